@@ -1,0 +1,66 @@
+import js from '@eslint/js';
+import globals from 'globals';
+import reactHooks from 'eslint-plugin-react-hooks';
+import security from 'eslint-plugin-security';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist', 'data', 'node_modules', 'coverage', 'test-results', 'playwright-report', 'src/server/db/migrations'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  security.configs.recommended,
+  {
+    languageOptions: { ecmaVersion: 2023, globals: { ...globals.node, ...globals.browser } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-explicit-any': 'error',
+      // Object lookups keyed by our own typed keys are everywhere; this rule cannot tell them from user input.
+      'security/detect-object-injection': 'off',
+      'no-console': ['error', { allow: ['warn', 'error'] }],
+    },
+  },
+  {
+    files: ['src/client/**/*.{ts,tsx}'],
+    plugins: { 'react-hooks': reactHooks },
+    rules: {
+      ...reactHooks.configs.recommended.rules,
+      'react-hooks/set-state-in-effect': 'off',
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/server/**', '@/server/*', '@/sandbox/*'], message: 'The client never imports server or sandbox code.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Features never import each other; app/routes composes them (STYLE §2).
+    files: ['src/client/features/**/*.{ts,tsx}'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['@/client/app/*'], message: 'Features must not import from app/.' },
+            { group: ['@/server/*', '@/sandbox/*'], message: 'The client never imports server or sandbox code.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/shared/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['@/server/*', '@/client/*', '@/sandbox/*', 'node:*'], message: 'src/shared is pure: zod only, no I/O.' }] },
+      ],
+    },
+  },
+  {
+    files: ['scripts/**', 'bench/**', 'e2e/**', 'src/sandbox/main.ts', 'src/server/server.ts', 'src/server/db/*-cli.ts'],
+    rules: { 'no-console': 'off' },
+  },
+);
