@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import { FEATURE_FLAG_FIELD_NAMES, type FeatureFlagField } from './feature-flags';
+
+/**
+ * The email rule of spec 000 §5: text, an at sign, a domain, a suffix of two or more letters.
+ * Empty is allowed where the field is optional.
+ */
+export const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[A-Za-z]{2,}$/;
+export const INVALID_EMAIL_MESSAGE = 'Please enter a valid email address';
+
+export function isValidEmail(value: string): boolean {
+  return EMAIL_PATTERN.test(value);
+}
+
+export const emailSchema = z.string().trim().max(254).regex(EMAIL_PATTERN, INVALID_EMAIL_MESSAGE);
+/** The email as edited by a person: empty means "no email". */
+export const optionalEmailSchema = z.union([z.literal(''), emailSchema]);
+
+export const USERNAME_MIN_LENGTH = 3;
+export const USERNAME_MAX_LENGTH = 64;
+export const usernameSchema = z
+  .string()
+  .trim()
+  .min(USERNAME_MIN_LENGTH, `Username must be at least ${USERNAME_MIN_LENGTH} characters`)
+  .max(USERNAME_MAX_LENGTH, `Username must be at most ${USERNAME_MAX_LENGTH} characters`)
+  .regex(/^[A-Za-z0-9._@+-]+$/, 'Username may contain letters, digits and . _ @ + - only');
+
+/** GET /api/admin/check (spec 000 §6); a failure is treated as false. */
+export const adminCheckResponseSchema = z.object({ isAdmin: z.boolean() });
+export type AdminCheckResponse = z.infer<typeof adminCheckResponseSchema>;
+
+/** GET /api/admin/organizations: one row per organisation (spec 000 §3). */
+export const adminOrganizationSchema = z.object({
+  id: z.number().int(),
+  tenantName: z.string().nullable(),
+  featurePayInvoices: z.boolean(),
+  featureAddInvoices: z.boolean(),
+  featureCisBills: z.boolean(),
+  featureStockJournal: z.boolean(),
+});
+export type AdminOrganization = z.infer<typeof adminOrganizationSchema>;
+export const adminOrganizationsResponseSchema = z.array(adminOrganizationSchema);
+
+/** GET /api/admin/users: one row per user (spec 000 §3). */
+export const adminUserSchema = z.object({
+  id: z.number().int(),
+  username: z.string(),
+  email: z.string().nullable(),
+  isAdmin: z.boolean(),
+  isXeroUser: z.boolean(),
+});
+export type AdminUser = z.infer<typeof adminUserSchema>;
+export const adminUsersResponseSchema = z.array(adminUserSchema);
+
+/**
+ * PATCH /api/admin/organizations/{orgId}/features: exactly one feature flag name with a boolean
+ * (spec 000 §7), e.g. `{ "featureCisBills": true }`.
+ */
+export const featureTogglePatchSchema = z.union(
+  FEATURE_FLAG_FIELD_NAMES.map((field) => z.object({ [field]: z.boolean() }).strict()) as [
+    z.ZodObject<{ featurePayInvoices: z.ZodBoolean }>,
+    z.ZodObject<{ featureAddInvoices: z.ZodBoolean }>,
+    z.ZodObject<{ featureCisBills: z.ZodBoolean }>,
+    z.ZodObject<{ featureStockJournal: z.ZodBoolean }>,
+  ],
+);
+export type FeatureTogglePatch = Partial<Record<FeatureFlagField, boolean>>;
+
+export function createFeatureTogglePatch(field: FeatureFlagField, enabled: boolean): FeatureTogglePatch {
+  return { [field]: enabled };
+}
+
+/** PATCH /api/admin/users/{userId}: any of username, email, isAdmin; only changed fields are sent. */
+export const adminUserPatchSchema = z
+  .object({
+    username: usernameSchema.optional(),
+    /** '' or null clears the email. */
+    email: optionalEmailSchema.nullable().optional(),
+    isAdmin: z.boolean().optional(),
+  })
+  .strict()
+  .refine((patch) => Object.keys(patch).length > 0, { message: 'No changes to save' });
+export type AdminUserPatch = z.infer<typeof adminUserPatchSchema>;
+
+/** PATCH /api/admin/users/{userId}/admin. */
+export const adminSetAdminRequestSchema = z.object({ isAdmin: z.boolean() });
+export type AdminSetAdminRequest = z.infer<typeof adminSetAdminRequestSchema>;
