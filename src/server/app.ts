@@ -1,0 +1,69 @@
+import { fileURLToPath } from 'node:url';
+import cookie from '@fastify/cookie';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppConfig } from './config/env';
+import type { Database } from './db/client';
+import { isDatabaseReady } from './db/client';
+import { createLoggerOptions } from './lib/logger';
+import { registerErrorHandler } from './plugins/error-handler';
+import { registerSecurity } from './plugins/security';
+import { registerSpa } from './plugins/spa';
+
+/** Where the Xero client sends its requests: Xero itself in live mode, the built-in sandbox in demo mode. */
+export interface XeroEndpoints {
+  issuer: string;
+  apiUrl: string;
+  clientId: string;
+  clientSecret: string;
+  scopes: string;
+  /** Only for an http issuer on loopback (the sandbox); never for the real Xero. */
+  allowInsecureRequests: boolean;
+}
+
+export interface BuildAppOptions {
+  config: AppConfig;
+  database: Database;
+  xero: XeroEndpoints;
+  /** false silences request logs (tests); an object is passed to pino. */
+  logger?: boolean | Record<string, unknown>;
+  /** Folder of the built client; defaults to dist/client. */
+  clientDir?: string;
+  /** Demo mode only: the bootstrap admin's credentials, offered to the development helper (spec 000 §6). */
+  demoCredentials?: { username: string; password: string } | undefined;
+}
+
+const DEFAULT_CLIENT_DIR = fileURLToPath(new URL('../../dist/client', import.meta.url));
+
+export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
+  const { config, database } = options;
+  const app = Fastify({
+    logger: options.logger === false ? false : { ...createLoggerOptions(config.logLevel), ...(typeof options.logger === 'object' ? options.logger : {}) },
+    bodyLimit: config.bodyLimitBytes,
+    trustProxy: config.trustProxy,
+    // Ids come from us, never from a client header.
+    genReqId: () => crypto.randomUUID(),
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  registerErrorHandler(app);
+  await registerSecurity(app, { appUrl: config.appUrl, https: config.session.secureCookie });
+  await app.register(cookie);
+
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', async (_request, reply) => {
+    const ready = await isDatabaseReady(database);
+    return reply.status(ready ? 200 : 503).send({ status: ready ? 'ready' : 'database unavailable' });
+  });
+
+  app.get(
+    '/api/config',
+    { schema: { response: { 200: z.object({ mode: z.enum(['demo', 'live']), demoLogin: z.boolean(), provider: z.literal('Xero') }) } } },
+    async () => ({ mode: config.xeroMode, demoLogin: Boolean(options.demoCredentials), provider: 'Xero' as const }),
+  );
+
+  await registerSpa(app, options.clientDir ?? DEFAULT_CLIENT_DIR);
+  return app;
+}

@@ -1,0 +1,171 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/**
+ * Every environment variable Ledgerlink reads, parsed once at start. `.env.example` documents each one;
+ * a bad value stops the process with one line naming the variable (see `formatConfigError`).
+ */
+const booleanish = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const port = (fallback: number) =>
+  z.coerce
+    .number({ error: 'must be a whole number from 0 to 65535' })
+    .int('must be a whole number from 0 to 65535')
+    .min(0, 'must be a whole number from 0 to 65535')
+    .max(65535, 'must be a whole number from 0 to 65535')
+    .default(fallback);
+
+const positiveInt = (fallback: number) =>
+  z.coerce.number({ error: 'must be a positive whole number' }).int('must be a positive whole number').positive('must be a positive whole number').default(fallback);
+
+const optionalText = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+
+export const DEFAULT_XERO_SCOPES =
+  'openid profile email offline_access accounting.invoices accounting.payments accounting.manualjournals accounting.settings accounting.contacts accounting.attachments';
+
+const envSchema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+    PORT: port(5000),
+    HOST: z.string().min(1).default('localhost'),
+    APP_URL: optionalText.pipe(z.url({ error: 'must be a URL such as https://ledgerlink.example.com' }).optional()),
+    DATA_DIR: z.string().min(1).default('./data'),
+    DATABASE_URL: optionalText.pipe(
+      z
+        .string()
+        .regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://')
+        .optional(),
+    ),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    TRUST_PROXY: booleanish.default(false),
+    BODY_LIMIT_BYTES: positiveInt(1_048_576),
+    SESSION_IDLE_TIMEOUT_MINUTES: positiveInt(120),
+    SESSION_ABSOLUTE_TIMEOUT_HOURS: positiveInt(12),
+    TOKEN_ENCRYPTION_KEY: optionalText.pipe(
+      z
+        .string()
+        .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes encoded as base64 (openssl rand -base64 32)')
+        .optional(),
+    ),
+    ADMIN_USERNAME: optionalText,
+    ADMIN_PASSWORD: optionalText,
+    REQUIRE_MFA_FOR_ADMINS: booleanish.default(false),
+    XERO_CLIENT_ID: optionalText,
+    XERO_CLIENT_SECRET: optionalText,
+    XERO_SCOPES: z.string().min(1).default(DEFAULT_XERO_SCOPES),
+    XERO_ISSUER: z.url().default('https://identity.xero.com'),
+    XERO_API_URL: z.url().default('https://api.xero.com'),
+    SANDBOX_PORT: port(5055),
+    SANDBOX_SCALE: positiveInt(1),
+    SANDBOX_SEED: positiveInt(1),
+  })
+  .superRefine((env, ctx) => {
+    if (Boolean(env.XERO_CLIENT_ID) !== Boolean(env.XERO_CLIENT_SECRET)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [env.XERO_CLIENT_ID ? 'XERO_CLIENT_SECRET' : 'XERO_CLIENT_ID'],
+        message: 'XERO_CLIENT_ID and XERO_CLIENT_SECRET must be set together (leave both unset for demo mode)',
+      });
+    }
+    if (env.XERO_CLIENT_ID && !env.TOKEN_ENCRYPTION_KEY) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['TOKEN_ENCRYPTION_KEY'],
+        message: 'is required with live Xero keys (openssl rand -base64 32)',
+      });
+    }
+    if (Boolean(env.ADMIN_USERNAME) !== Boolean(env.ADMIN_PASSWORD)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [env.ADMIN_USERNAME ? 'ADMIN_PASSWORD' : 'ADMIN_USERNAME'],
+        message: 'ADMIN_USERNAME and ADMIN_PASSWORD must be set together',
+      });
+    }
+  });
+
+export type RawEnv = z.infer<typeof envSchema>;
+
+export interface AppConfig {
+  env: RawEnv['NODE_ENV'];
+  port: number;
+  host: string;
+  /** The origin users reach the app on; used for OAuth redirect URIs and the same-origin check. */
+  appUrl: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  logLevel: RawEnv['LOG_LEVEL'];
+  trustProxy: boolean;
+  bodyLimitBytes: number;
+  session: { idleTimeoutMs: number; absoluteTimeoutMs: number; secureCookie: boolean };
+  tokenEncryptionKey: string | undefined;
+  admin: { username: string; password: string } | undefined;
+  requireMfaForAdmins: boolean;
+  /** 'demo' starts the built-in sandbox and points the Xero client at it; 'live' talks to Xero. */
+  xeroMode: 'demo' | 'live';
+  xero: {
+    clientId: string | undefined;
+    clientSecret: string | undefined;
+    scopes: string;
+    issuer: string;
+    apiUrl: string;
+  };
+  sandbox: { port: number; scale: number; seed: number };
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    readonly reason: string,
+  ) {
+    super(`Invalid configuration: ${variable} ${reason}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parse the environment; throws a ConfigError naming the first bad variable. */
+export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
+  const parsed = envSchema.safeParse(source);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const variable = String(issue?.path[0] ?? 'environment');
+    const raw = source[variable];
+    const got = raw === undefined ? '' : ` (got "${raw.length > 40 ? `${raw.slice(0, 40)}…` : raw}")`;
+    const secret = /SECRET|PASSWORD|KEY|DATABASE_URL/.test(variable);
+    throw new ConfigError(variable, `${issue?.message ?? 'is invalid'}${secret ? '' : got}`);
+  }
+  const env = parsed.data;
+  const appUrl = (env.APP_URL ?? `http://localhost:${env.PORT}`).replace(/\/$/, '');
+  return {
+    env: env.NODE_ENV,
+    port: env.PORT,
+    host: env.HOST,
+    appUrl,
+    dataDir: path.resolve(env.DATA_DIR),
+    databaseUrl: env.DATABASE_URL,
+    logLevel: env.LOG_LEVEL,
+    trustProxy: env.TRUST_PROXY,
+    bodyLimitBytes: env.BODY_LIMIT_BYTES,
+    session: {
+      idleTimeoutMs: env.SESSION_IDLE_TIMEOUT_MINUTES * 60_000,
+      absoluteTimeoutMs: env.SESSION_ABSOLUTE_TIMEOUT_HOURS * 3_600_000,
+      secureCookie: appUrl.startsWith('https://'),
+    },
+    tokenEncryptionKey: env.TOKEN_ENCRYPTION_KEY,
+    admin: env.ADMIN_USERNAME && env.ADMIN_PASSWORD ? { username: env.ADMIN_USERNAME, password: env.ADMIN_PASSWORD } : undefined,
+    requireMfaForAdmins: env.REQUIRE_MFA_FOR_ADMINS,
+    xeroMode: env.XERO_CLIENT_ID ? 'live' : 'demo',
+    xero: {
+      clientId: env.XERO_CLIENT_ID,
+      clientSecret: env.XERO_CLIENT_SECRET,
+      scopes: env.XERO_SCOPES,
+      issuer: env.XERO_ISSUER.replace(/\/$/, ''),
+      apiUrl: env.XERO_API_URL.replace(/\/$/, ''),
+    },
+    sandbox: { port: env.SANDBOX_PORT, scale: env.SANDBOX_SCALE, seed: env.SANDBOX_SEED },
+  };
+}

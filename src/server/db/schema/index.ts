@@ -1,0 +1,3 @@
+export * from './users.ts';
+export * from './xero.ts';
+export * from './audit.ts';

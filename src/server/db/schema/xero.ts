@@ -1,0 +1,100 @@
+import {
+  boolean,
+  index,
+  integer,
+  numeric,
+  pgTable,
+  primaryKey,
+  serial,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
+import { users } from './users.ts';
+
+/** An OAuth authorisation in flight: state, PKCE verifier and nonce kept on the server. */
+export const oauthRequests = pgTable('oauth_requests', {
+  state: text('state').primaryKey(),
+  purpose: text('purpose', { enum: ['signin', 'connect', 'reconnect'] }).notNull(),
+  userId: integer('user_id').references(() => users.id, { onDelete: 'cascade' }),
+  codeVerifier: text('code_verifier').notNull(),
+  nonce: text('nonce').notNull(),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** One Xero token set per user, covering every tenant that user authorised. Encrypted at rest. */
+export const xeroTokens = pgTable('xero_tokens', {
+  userId: integer('user_id')
+    .primaryKey()
+    .references(() => users.id, { onDelete: 'cascade' }),
+  xeroUserId: text('xero_user_id'),
+  accessTokenEnc: text('access_token_enc').notNull(),
+  refreshTokenEnc: text('refresh_token_enc'),
+  /** The refresh token before the last rotation: Xero still honours it for a grace period. */
+  previousRefreshTokenEnc: text('previous_refresh_token_enc'),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  scopes: text('scopes').notNull().default(''),
+  /** 'active', or 'reconnect_required' after invalid_grant: never retried in a loop. */
+  status: text('status', { enum: ['active', 'reconnect_required'] })
+    .notNull()
+    .default('active'),
+  lastError: text('last_error'),
+  refreshedAt: timestamp('refreshed_at', { withTimezone: true }),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+export const organizations = pgTable(
+  'organizations',
+  {
+    id: serial('id').primaryKey(),
+    tenantId: text('tenant_id').notNull(),
+    tenantName: text('tenant_name'),
+    featurePayInvoices: boolean('feature_pay_invoices').notNull().default(false),
+    featureAddInvoices: boolean('feature_add_invoices').notNull().default(false),
+    featureCisBills: boolean('feature_cis_bills').notNull().default(false),
+    featureStockJournal: boolean('feature_stock_journal').notNull().default(false),
+    defaultCreditCardAccountId: text('default_credit_card_account_id'),
+    defaultCashAccountId: text('default_cash_account_id'),
+    defaultSalesAccountId: text('default_sales_account_id'),
+    defaultVatRateId: text('default_vat_rate_id'),
+    defaultBillVatRateId: text('default_bill_vat_rate_id'),
+    defaultBillAccountId: text('default_bill_account_id'),
+    defaultContactId: text('default_contact_id'),
+    defaultTaxStatus: text('default_tax_status').notNull().default('Tax inclusive'),
+    defaultCisSubcontractorsGroupId: text('default_cis_subcontractors_group_id'),
+    defaultStockJournalContactId: text('default_stock_journal_contact_id'),
+    defaultStockJournalMarginRate: numeric('default_stock_journal_margin_rate', { precision: 10, scale: 2 })
+      .notNull()
+      .default('1.35'),
+    defaultStockJournalStockAccountId: text('default_stock_journal_stock_account_id'),
+    defaultStockJournalCostAccountId: text('default_stock_journal_cost_account_id'),
+    defaultStockJournalPostingStatus: text('default_stock_journal_posting_status').notNull().default('draft'),
+    /** Xero's remaining call budget, from the last answer's headers. */
+    rateMinuteRemaining: integer('rate_minute_remaining'),
+    rateDayRemaining: integer('rate_day_remaining'),
+    rateUpdatedAt: timestamp('rate_updated_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('organizations_tenant_idx').on(t.tenantId)],
+);
+
+/** Which user may use which organisation; exactly one active per user. */
+export const userOrganizations = pgTable(
+  'user_organizations',
+  {
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    organizationId: integer('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    /** Xero's connection id (GET /connections `id`), used to disconnect. */
+    connectionId: text('connection_id'),
+    connected: boolean('connected').notNull().default(true),
+    isActive: boolean('is_active').notNull().default(false),
+    lastAccessed: timestamp('last_accessed', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.organizationId] }), index('user_organizations_org_idx').on(t.organizationId)],
+);

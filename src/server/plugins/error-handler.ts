@@ -1,0 +1,51 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { AppError } from '../lib/app-error';
+
+function describeValidation(error: FastifyError): string {
+  if (hasZodFastifySchemaValidationErrors(error)) {
+    const first = error.validation[0];
+    if (first) {
+      const where = (first.instancePath || '').replace(/^\//, '').replace(/\//g, '.');
+      const context = error.validationContext ?? 'request';
+      const field = where ? `${context}.${where}` : context;
+      return `Invalid ${field}: ${first.message}`;
+    }
+  }
+  return error.message || 'Invalid request';
+}
+
+/**
+ * One error shape for the whole API: `{ message, error? }` (spec 000 §8 reads `message` first, then `error`).
+ * Client errors say what was wrong; server errors say nothing about internals.
+ */
+export function registerErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof AppError) {
+      if (error.statusCode >= 500) request.log.error({ err: error }, 'request failed');
+      return reply.status(error.statusCode).send({
+        message: error.message,
+        ...(error.detail ? { error: error.detail } : {}),
+        code: error.code,
+        ...error.extra,
+      });
+    }
+    if (error.validation || hasZodFastifySchemaValidationErrors(error)) {
+      return reply.status(400).send({ message: describeValidation(error), code: 'VALIDATION_ERROR' });
+    }
+    const status = error.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      const message =
+        status === 413
+          ? 'Request body is too large'
+          : status === 415
+            ? 'Unsupported content type: send JSON'
+            : error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError
+              ? 'Request body is not valid JSON'
+              : error.message;
+      return reply.status(status).send({ message, code: error.code ?? 'BAD_REQUEST' });
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return reply.status(500).send({ message: 'Internal server error', code: 'INTERNAL' });
+  });
+}

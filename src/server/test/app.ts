@@ -1,0 +1,64 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { buildApp, type XeroEndpoints } from '../app';
+import { loadConfig, type AppConfig } from '../config/env';
+import { createTestDatabase, type TestDatabase } from './database';
+
+export const TEST_ORIGIN = 'http://localhost:5000';
+
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  xero?: Partial<XeroEndpoints>;
+  clientDir?: string;
+  database?: TestDatabase;
+  demoCredentials?: { username: string; password: string };
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  config: AppConfig;
+  database: TestDatabase;
+  close(): Promise<void>;
+}
+
+/** buildApp on a fresh test database, the way server.ts builds it (STYLE §7). */
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ledgerlink-test-'));
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    DATA_DIR: dataDir,
+    APP_URL: TEST_ORIGIN,
+    ...options.env,
+  });
+  const database = options.database ?? (await createTestDatabase());
+  const app = await buildApp({
+    config,
+    database,
+    logger: false,
+    clientDir: options.clientDir ?? path.join(dataDir, 'no-client'),
+    demoCredentials: options.demoCredentials,
+    xero: {
+      issuer: 'http://127.0.0.1:9',
+      apiUrl: 'http://127.0.0.1:9',
+      clientId: 'test-client',
+      clientSecret: 'test-secret',
+      scopes: config.xero.scopes,
+      allowInsecureRequests: true,
+      ...options.xero,
+    },
+  });
+  await app.ready();
+  return {
+    app,
+    config,
+    database,
+    async close() {
+      await app.close();
+      if (!options.database) await database.destroy();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
