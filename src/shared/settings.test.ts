@@ -1,0 +1,153 @@
+import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_ID_FIELDS,
+  DEFAULT_MARGIN_RATE,
+  accountSchema,
+  connectionDefaultsSchema,
+  createEmptyConnectionDefaults,
+  getAccountIdPreview,
+  getAccountLabel,
+  marginRateSchema,
+  normalizeSelectValue,
+  parseMarginRateOnSave,
+  parseMarginRateWhileEditing,
+  postingStatusSchema,
+  settingsUpdateRequestSchema,
+  taxStatusSchema,
+  toSelectValue,
+} from './settings';
+
+describe('connection defaults (000 §3)', () => {
+  it('fills the spec defaults for a new organisation', () => {
+    const defaults = createEmptyConnectionDefaults();
+    for (const field of DEFAULT_ID_FIELDS) expect(defaults[field]).toBe('');
+    expect(defaults.defaultTaxStatus).toBe('Tax inclusive');
+    expect(defaults.defaultStockJournalMarginRate).toBe(1.35);
+    expect(defaults.defaultStockJournalPostingStatus).toBe('draft');
+  });
+
+  it('keeps the field names of the spec', () => {
+    expect(Object.keys(connectionDefaultsSchema.shape)).toEqual([
+      'defaultCreditCardAccountId',
+      'defaultCashAccountId',
+      'defaultSalesAccountId',
+      'defaultVatRateId',
+      'defaultBillVatRateId',
+      'defaultBillAccountId',
+      'defaultContactId',
+      'defaultTaxStatus',
+      'defaultCisSubcontractorsGroupId',
+      'defaultStockJournalContactId',
+      'defaultStockJournalMarginRate',
+      'defaultStockJournalStockAccountId',
+      'defaultStockJournalCostAccountId',
+      'defaultStockJournalPostingStatus',
+    ]);
+  });
+
+  it('turns missing ids (null) into empty text and keeps set values', () => {
+    const parsed = connectionDefaultsSchema.parse({
+      defaultCashAccountId: null,
+      defaultSalesAccountId: 'acc-1',
+      defaultTaxStatus: 'No tax',
+      defaultStockJournalMarginRate: 1.5,
+      defaultStockJournalPostingStatus: 'posted',
+    });
+    expect(parsed.defaultCashAccountId).toBe('');
+    expect(parsed.defaultSalesAccountId).toBe('acc-1');
+    expect(parsed.defaultTaxStatus).toBe('No tax');
+    expect(parsed.defaultStockJournalMarginRate).toBe(1.5);
+    expect(parsed.defaultStockJournalPostingStatus).toBe('posted');
+  });
+});
+
+describe('status values', () => {
+  it('has exactly the three tax statuses and two posting statuses', () => {
+    expect(taxStatusSchema.options).toEqual(['Tax inclusive', 'Tax exclusive', 'No tax']);
+    expect(postingStatusSchema.options).toEqual(['draft', 'posted']);
+    expect(taxStatusSchema.safeParse('tax inclusive').success).toBe(false);
+    expect(postingStatusSchema.safeParse('POSTED').success).toBe(false);
+  });
+});
+
+describe('"none" means null', () => {
+  it('normalises select values', () => {
+    expect(normalizeSelectValue('none')).toBeNull();
+    expect(normalizeSelectValue('')).toBeNull();
+    expect(normalizeSelectValue(undefined)).toBeNull();
+    expect(normalizeSelectValue(null)).toBeNull();
+    expect(normalizeSelectValue('abc')).toBe('abc');
+    expect(toSelectValue(null)).toBe('none');
+    expect(toSelectValue('')).toBe('none');
+    expect(toSelectValue('abc')).toBe('abc');
+  });
+});
+
+describe('margin rate (000 §5)', () => {
+  it('falls back to 1 while editing when invalid', () => {
+    expect(parseMarginRateWhileEditing('')).toBe(1);
+    expect(parseMarginRateWhileEditing('abc')).toBe(1);
+    expect(parseMarginRateWhileEditing('0.5')).toBe(1);
+    expect(parseMarginRateWhileEditing('-2')).toBe(1);
+    expect(parseMarginRateWhileEditing(Number.NaN)).toBe(1);
+    expect(parseMarginRateWhileEditing('1.4')).toBe(1.4);
+    expect(parseMarginRateWhileEditing(2)).toBe(2);
+  });
+
+  it('falls back to 1.35 on save when unparsable', () => {
+    expect(parseMarginRateOnSave('')).toBe(DEFAULT_MARGIN_RATE);
+    expect(parseMarginRateOnSave('abc')).toBe(1.35);
+    expect(parseMarginRateOnSave(null)).toBe(1.35);
+    expect(parseMarginRateOnSave(Number.POSITIVE_INFINITY)).toBe(1.35);
+    expect(parseMarginRateOnSave('1.5')).toBe(1.5);
+    expect(parseMarginRateOnSave('0.8')).toBe(1);
+    expect(parseMarginRateOnSave('1.355')).toBe(1.36);
+    expect(parseMarginRateOnSave('1.3449')).toBe(1.34);
+  });
+
+  it('validates saved rates: number, min 1, step 0.01', () => {
+    expect(marginRateSchema.safeParse(1).success).toBe(true);
+    expect(marginRateSchema.safeParse(1.35).success).toBe(true);
+    expect(marginRateSchema.safeParse(0.99).success).toBe(false);
+    expect(marginRateSchema.safeParse(1.355).success).toBe(false);
+    expect(marginRateSchema.safeParse('1.35').success).toBe(false);
+  });
+});
+
+describe('settings PATCH request', () => {
+  it('accepts any subset and reads "none" as null', () => {
+    const parsed = settingsUpdateRequestSchema.parse({
+      defaultCashAccountId: 'none',
+      defaultSalesAccountId: 'acc-2',
+      defaultContactId: null,
+      defaultTaxStatus: 'Tax exclusive',
+    });
+    expect(parsed).toEqual({
+      defaultCashAccountId: null,
+      defaultSalesAccountId: 'acc-2',
+      defaultContactId: null,
+      defaultTaxStatus: 'Tax exclusive',
+    });
+    expect(settingsUpdateRequestSchema.parse({})).toEqual({});
+  });
+
+  it('refuses unknown fields and invalid values', () => {
+    expect(settingsUpdateRequestSchema.safeParse({ featurePayInvoices: true }).success).toBe(false);
+    expect(settingsUpdateRequestSchema.safeParse({ defaultTaxStatus: 'VAT' }).success).toBe(false);
+    expect(settingsUpdateRequestSchema.safeParse({ defaultStockJournalMarginRate: 0.5 }).success).toBe(false);
+    expect(settingsUpdateRequestSchema.safeParse({ defaultStockJournalPostingStatus: 'POSTED' }).success).toBe(false);
+    expect(settingsUpdateRequestSchema.safeParse({ defaultCashAccountId: 5 }).success).toBe(false);
+  });
+});
+
+describe('reference items', () => {
+  it('labels accounts as "name (code)"', () => {
+    expect(getAccountLabel({ name: 'Subcontractors', code: '320' })).toBe('Subcontractors (320)');
+    expect(getAccountLabel(accountSchema.parse({ id: 'a', name: 'Business card', code: null }))).toBe('Business card');
+  });
+
+  it('previews the first 8 characters of an account id', () => {
+    expect(getAccountIdPreview('0123456789abcdef')).toBe('01234567');
+    expect(getAccountIdPreview(null)).toBe('');
+  });
+});

@@ -1,0 +1,216 @@
+/**
+ * Per-organisation default settings (000 §3 "Connection status" defaults, 000 §5 settings rules, 000 §7
+ * `PATCH /api/xero/settings`) and the reference-list items the settings screen chooses from.
+ */
+import { z } from 'zod';
+
+/** Tax status options (000 §5; 001 §4): "Tax inclusive", "Tax exclusive", "No tax". */
+export const TAX_STATUSES = ['Tax inclusive', 'Tax exclusive', 'No tax'] as const;
+export const taxStatusSchema = z.enum(TAX_STATUSES);
+export type TaxStatus = z.infer<typeof taxStatusSchema>;
+/** Default tax status (000 §9): "Tax inclusive". */
+export const DEFAULT_TAX_STATUS: TaxStatus = 'Tax inclusive';
+
+/** Stock journal posting status options (000 §5): "draft" or "posted". */
+export const POSTING_STATUSES = ['draft', 'posted'] as const;
+export const postingStatusSchema = z.enum(POSTING_STATUSES);
+export type PostingStatus = z.infer<typeof postingStatusSchema>;
+/** Default stock journal posting status (000 §9): draft. */
+export const DEFAULT_POSTING_STATUS: PostingStatus = 'draft';
+
+/** Default stock journal margin rate (000 §9): 1.35. */
+export const DEFAULT_MARGIN_RATE = 1.35;
+/** Minimum stock journal margin rate in settings (000 §5): 1. */
+export const MIN_MARGIN_RATE = 1;
+/** Step of the margin rate input (000 §5): 0.01. */
+export const MARGIN_RATE_STEP = 0.01;
+/** Largest margin rate the server accepts (a sanity bound, not from the spec). */
+export const MAX_MARGIN_RATE = 1000;
+
+/** The select value that means "no default" (000 §2 Settings: "In the selects the value "none" means null"). */
+export const NONE_SELECT_VALUE = 'none';
+
+/** The id-valued defaults of 000 §3, in the spec's order. */
+export const DEFAULT_ID_FIELDS = [
+  'defaultCreditCardAccountId',
+  'defaultCashAccountId',
+  'defaultSalesAccountId',
+  'defaultVatRateId',
+  'defaultBillVatRateId',
+  'defaultBillAccountId',
+  'defaultContactId',
+  'defaultCisSubcontractorsGroupId',
+  'defaultStockJournalContactId',
+  'defaultStockJournalStockAccountId',
+  'defaultStockJournalCostAccountId',
+] as const;
+export type DefaultIdField = (typeof DEFAULT_ID_FIELDS)[number];
+
+/**
+ * Turn a select value into a stored id: "none", empty text, null and undefined all mean null (000 §2
+ * Settings "the value "none" means null").
+ */
+export function normalizeSelectValue(value: string | null | undefined): string | null {
+  if (value === null || value === undefined) return null;
+  const trimmed = value.trim();
+  return trimmed === '' || trimmed === NONE_SELECT_VALUE ? null : trimmed;
+}
+
+/** Turn a stored id into a select value: no id shows as "none" (000 §2 Settings). */
+export function toSelectValue(id: string | null | undefined): string {
+  return normalizeSelectValue(id) ?? NONE_SELECT_VALUE;
+}
+
+function parseRate(value: string | number | null | undefined): number {
+  if (typeof value === 'number') return value;
+  if (value === null || value === undefined) return Number.NaN;
+  const text = value.trim();
+  return text === '' ? Number.NaN : Number(text);
+}
+
+function roundRate(value: number): number {
+  return Math.round((value + Number.EPSILON) * 100) / 100;
+}
+
+/**
+ * Margin rate while the user is editing (000 §5): "a number, step 0.01, minimum 1; it falls back to 1 if
+ * invalid while editing". Anything unparsable, non-finite or below 1 gives 1.
+ */
+export function parseMarginRateWhileEditing(value: string | number | null | undefined): number {
+  const rate = parseRate(value);
+  return Number.isFinite(rate) && rate >= MIN_MARGIN_RATE ? rate : MIN_MARGIN_RATE;
+}
+
+/**
+ * Margin rate on save (000 §5): "on save an unparsable value falls back to 1.35". A parsable value below
+ * the minimum of 1 is raised to 1 (the minimum of 000 §5), and the result is rounded to the 0.01 step.
+ */
+export function parseMarginRateOnSave(value: string | number | null | undefined): number {
+  const rate = parseRate(value);
+  if (!Number.isFinite(rate)) return DEFAULT_MARGIN_RATE;
+  return Math.min(MAX_MARGIN_RATE, roundRate(Math.max(MIN_MARGIN_RATE, rate)));
+}
+
+/** A margin rate as saved: a number from 1 with at most 2 decimals (000 §5). */
+export const marginRateSchema = z
+  .number()
+  .finite()
+  .min(MIN_MARGIN_RATE, 'Margin rate must be at least 1')
+  .max(MAX_MARGIN_RATE)
+  .refine((v) => Math.abs(v * 100 - Math.round(v * 100)) < 1e-6, 'Margin rate must have at most 2 decimals');
+
+/** An id as received: missing values become empty text (000 §3 "Missing id values become empty text"). */
+const idOrEmptySchema = z
+  .string()
+  .nullish()
+  .transform((v) => v ?? '');
+
+/**
+ * The connection defaults of 000 §3, as the client reads them from `GET /api/xero/connection`. Missing ids
+ * become "", defaultTaxStatus defaults to "Tax inclusive", defaultStockJournalMarginRate to 1.35 and
+ * defaultStockJournalPostingStatus to draft (000 §3, §9).
+ */
+export const connectionDefaultsSchema = z.object({
+  defaultCreditCardAccountId: idOrEmptySchema,
+  defaultCashAccountId: idOrEmptySchema,
+  defaultSalesAccountId: idOrEmptySchema,
+  defaultVatRateId: idOrEmptySchema,
+  defaultBillVatRateId: idOrEmptySchema,
+  defaultBillAccountId: idOrEmptySchema,
+  defaultContactId: idOrEmptySchema,
+  defaultTaxStatus: taxStatusSchema.nullish().transform((v) => v ?? DEFAULT_TAX_STATUS),
+  defaultCisSubcontractorsGroupId: idOrEmptySchema,
+  defaultStockJournalContactId: idOrEmptySchema,
+  defaultStockJournalMarginRate: z
+    .number()
+    .finite()
+    .nullish()
+    .transform((v) => v ?? DEFAULT_MARGIN_RATE),
+  defaultStockJournalStockAccountId: idOrEmptySchema,
+  defaultStockJournalCostAccountId: idOrEmptySchema,
+  defaultStockJournalPostingStatus: postingStatusSchema.nullish().transform((v) => v ?? DEFAULT_POSTING_STATUS),
+});
+export type ConnectionDefaults = z.infer<typeof connectionDefaultsSchema>;
+
+/** The defaults of a new organisation: no ids, "Tax inclusive", 1.35, draft (000 §3, §9). */
+export function createEmptyConnectionDefaults(): ConnectionDefaults {
+  return connectionDefaultsSchema.parse({});
+}
+
+/** An id in the settings PATCH: text id, or null to clear; "none" and "" are read as null. */
+const settingIdSchema = z
+  .string()
+  .max(200)
+  .nullable()
+  .transform((v) => normalizeSelectValue(v));
+
+/**
+ * Body of `PATCH /api/xero/settings` (000 §7 "the default fields of section 3"): any subset of the
+ * defaults; ids may be null (or "none") to clear them. Unknown fields are refused.
+ */
+export const settingsUpdateRequestSchema = z
+  .object({
+    defaultCreditCardAccountId: settingIdSchema,
+    defaultCashAccountId: settingIdSchema,
+    defaultSalesAccountId: settingIdSchema,
+    defaultVatRateId: settingIdSchema,
+    defaultBillVatRateId: settingIdSchema,
+    defaultBillAccountId: settingIdSchema,
+    defaultContactId: settingIdSchema,
+    defaultTaxStatus: taxStatusSchema,
+    defaultCisSubcontractorsGroupId: settingIdSchema,
+    defaultStockJournalContactId: settingIdSchema,
+    defaultStockJournalMarginRate: marginRateSchema,
+    defaultStockJournalStockAccountId: settingIdSchema,
+    defaultStockJournalCostAccountId: settingIdSchema,
+    defaultStockJournalPostingStatus: postingStatusSchema,
+  })
+  .partial()
+  .strict();
+export type SettingsUpdateRequest = z.infer<typeof settingsUpdateRequestSchema>;
+export type SettingsUpdateRequestInput = z.input<typeof settingsUpdateRequestSchema>;
+
+/**
+ * The defaults kept in browser local storage (000 §3 "A local key saves the default bill account, bill VAT
+ * rate, stock journal contact and margin rate").
+ */
+export const savedDefaultsSchema = z.object({
+  defaultBillAccountId: z.string().nullish(),
+  defaultBillVatRateId: z.string().nullish(),
+  defaultStockJournalContactId: z.string().nullish(),
+  defaultStockJournalMarginRate: z.number().finite().nullish(),
+});
+export type SavedDefaults = z.infer<typeof savedDefaultsSchema>;
+
+/** An account in a reference list (001 §3 "Account: id, code, name"). Bank accounts often have no code. */
+export const accountSchema = z.object({
+  id: z.string().min(1),
+  code: z.string().nullish().transform((v) => v ?? ''),
+  name: z.string(),
+});
+export type Account = z.infer<typeof accountSchema>;
+
+/** A VAT rate (001 §3 "VAT rate: id, name, rate"), rate in percent. */
+export const vatRateSchema = z.object({ id: z.string().min(1), name: z.string(), rate: z.number().finite() });
+export type VatRate = z.infer<typeof vatRateSchema>;
+
+/** A contact or customer (001 §3 "Customer: id, name. Contact: id, name."). */
+export const contactSchema = z.object({ id: z.string().min(1), name: z.string() });
+export type Contact = z.infer<typeof contactSchema>;
+
+/** A contact group (000 §3 reference lists: id and name). */
+export const contactGroupSchema = z.object({ id: z.string().min(1), name: z.string() });
+export type ContactGroup = z.infer<typeof contactGroupSchema>;
+
+/**
+ * Label of an account in a dropdown: "name (code)" (001 §2 CIS "Account Code dropdown showing 'name
+ * (code)'"), or the name alone when the account has no code.
+ */
+export function getAccountLabel(account: Pick<Account, 'name' | 'code'>): string {
+  return account.code ? `${account.name} (${account.code})` : account.name;
+}
+
+/** Preview of an account id: its first 8 characters (000 §9, 001 §9 "Account id preview: first 8 characters"). */
+export function getAccountIdPreview(id: string | null | undefined): string {
+  return (id ?? '').slice(0, 8);
+}
