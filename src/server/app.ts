@@ -10,6 +10,12 @@ import { createLoggerOptions } from './lib/logger';
 import { registerErrorHandler } from './plugins/error-handler';
 import { registerSecurity } from './plugins/security';
 import { registerSpa } from './plugins/spa';
+import { createAuditLog } from './modules/audit/audit';
+import { createUsersRepository } from './modules/auth/auth.repository';
+import { registerAuthRoutes } from './modules/auth/auth.routes';
+import { createAuthService } from './modules/auth/auth.service';
+import { createLoginLimiter } from './modules/auth/login-limiter';
+import { createSessionStore } from './modules/auth/sessions';
 
 /** Where the Xero client sends its requests: Xero itself in live mode, the built-in sandbox in demo mode. */
 export interface XeroEndpoints {
@@ -63,6 +69,28 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     { schema: { response: { 200: z.object({ mode: z.enum(['demo', 'live']), demoLogin: z.boolean(), provider: z.literal('Xero') }) } } },
     async () => ({ mode: config.xeroMode, demoLogin: Boolean(options.demoCredentials), provider: 'Xero' as const }),
   );
+
+  // Collaborators, wired once (STYLE §4).
+  const db = database.db;
+  const audit = createAuditLog(db, app.log);
+  const sessions = createSessionStore(db, config.session);
+  const users = createUsersRepository(db);
+  const limiter = createLoginLimiter(db);
+  const auth = createAuthService({ users, limiter, audit });
+
+  app.decorateRequest('session', null);
+  app.addHook('onRequest', async (request) => {
+    if (request.url.startsWith('/api/')) request.session = await sessions.load(request);
+  });
+
+  registerAuthRoutes(app, { auth, sessions, audit, demoCredentials: options.demoCredentials });
+
+  const housekeeping = setInterval(() => {
+    void sessions.purgeExpired().catch(() => undefined);
+    void limiter.purgeOld().catch(() => undefined);
+  }, 15 * 60_000);
+  housekeeping.unref();
+  app.addHook('onClose', async () => clearInterval(housekeeping));
 
   await registerSpa(app, options.clientDir ?? DEFAULT_CLIENT_DIR);
   return app;

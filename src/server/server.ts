@@ -2,6 +2,8 @@ import { buildApp, type XeroEndpoints } from './app';
 import { ConfigError, loadConfig, type AppConfig } from './config/env';
 import { DatabaseUnavailableError, migrateDatabase, openDatabase, type Database } from './db/client';
 import { startDemoSandbox } from './demo';
+import { createUsersRepository } from './modules/auth/auth.repository';
+import { ensureBootstrapAdmin } from './modules/auth/auth.service';
 
 /** Print one clear line and stop: a bad configuration never ends in a stack trace. */
 function fail(message: string): never {
@@ -47,7 +49,14 @@ async function main() {
     xero = sandbox.endpoints;
   }
 
-  const app = await buildApp({ config, database, xero });
+  const demoCredentials = await ensureBootstrapAdmin({
+    users: createUsersRepository(database.db),
+    admin: config.admin,
+    demo: config.xeroMode === 'demo',
+    dataDir: config.dataDir,
+    print: (line) => process.stdout.write(`${line}\n`),
+  });
+  const app = await buildApp({ config, database, xero, demoCredentials });
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {

@@ -1,0 +1,74 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { adminCheckResponseSchema } from '../../../shared/admin';
+import {
+  currentUserSchema,
+  devCredentialsSchema,
+  loginRequestSchema,
+  logoutResponseSchema,
+  registerRequestSchema,
+} from '../../../shared/auth';
+import { AppError } from '../../lib/app-error';
+import type { AuditLog } from '../audit/audit';
+import type { AuthService } from './auth.service';
+import { toCurrentUser } from './auth.service';
+import { requireUser } from './guards';
+import type { SessionStore } from './sessions';
+
+const errorBody = z.object({ message: z.string() }).passthrough();
+
+function isLoopback(ip: string): boolean {
+  return ip === '127.0.0.1' || ip === '::1' || ip === '::ffff:127.0.0.1';
+}
+
+export function registerAuthRoutes(
+  root: FastifyInstance,
+  deps: { auth: AuthService; sessions: SessionStore; audit: AuditLog; demoCredentials: { username: string; password: string } | undefined },
+) {
+  const app = root.withTypeProvider<ZodTypeProvider>();
+  const { auth, sessions, audit } = deps;
+
+  const currentUser = async (request: FastifyRequest) => {
+    const user = requireUser(request);
+    return { id: user.id, username: user.username, email: user.email, isAdmin: user.isAdmin, isXeroUser: user.isXeroUser };
+  };
+  const userResponse = { response: { 200: currentUserSchema, 401: errorBody } };
+  app.get('/api/user', { schema: userResponse }, currentUser);
+  app.get('/api/auth/current-user', { schema: userResponse }, currentUser);
+
+  app.post('/api/register', { schema: { body: registerRequestSchema, response: { 201: currentUserSchema } } }, async (request, reply) => {
+    const user = await auth.register(request.body, request.ip);
+    await sessions.create(reply, request, user.id);
+    return reply.status(201).send(toCurrentUser(user));
+  });
+
+  const login = async (request: FastifyRequest<{ Body: z.infer<typeof loginRequestSchema> }>, reply: FastifyReply) => {
+    const user = await auth.login(request.body.username, request.body.password, request.ip);
+    // A new session id at every sign-in: a session fixed before sign-in is never promoted.
+    await sessions.destroy(request, reply);
+    await sessions.create(reply, request, user.id);
+    return reply.send(toCurrentUser(user));
+  };
+  app.post('/api/login', { schema: { body: loginRequestSchema, response: { 200: currentUserSchema } } }, login);
+  app.post('/api/auth/login', { schema: { body: loginRequestSchema, response: { 200: currentUserSchema } } }, login);
+
+  const logout = async (request: FastifyRequest, reply: FastifyReply) => {
+    const user = request.session?.user;
+    await sessions.destroy(request, reply);
+    if (user) await audit.record({ userId: user.id, username: user.username, action: 'user.logout', result: 'success', ip: request.ip });
+    return reply.send({ ok: true as const });
+  };
+  app.post('/api/logout', { schema: { response: { 200: logoutResponseSchema } } }, logout);
+  app.post('/api/auth/logout', { schema: { response: { 200: logoutResponseSchema } } }, logout);
+
+  app.get('/api/admin/check', { schema: { response: { 200: adminCheckResponseSchema } } }, async (request) => ({
+    isAdmin: requireUser(request).isAdmin,
+  }));
+
+  // The development helper of spec 000 §6: demo mode only, and only to a browser on this machine.
+  app.get('/api/auth/dev-credentials', { schema: { response: { 200: devCredentialsSchema } } }, async (request) => {
+    if (!deps.demoCredentials || !isLoopback(request.ip)) throw new AppError('NOT_FOUND', 'Not found');
+    return deps.demoCredentials;
+  });
+}

@@ -1,0 +1,143 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sessions, users } from '../../db/schema/index.ts';
+import { createTestApp, TEST_ORIGIN, type TestApp } from '../../test/app';
+import { as, login, register, sessionCookie } from '../../test/session';
+import { LOGIN_LIMITS } from './login-limiter';
+
+const GOOD = 'Sturdy-Ledger-Pass-1';
+
+describe('accounts and sessions', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ demoCredentials: { username: 'admin', password: 'demo-pass-123' } });
+  });
+  afterAll(() => t.close());
+
+  it('makes the first user an administrator and later ones ordinary users', async () => {
+    const first = await register(t.app, 'first.user', GOOD, 'first@example.com');
+    expect(first.user).toMatchObject({ username: 'first.user', isAdmin: true, isXeroUser: false, email: 'first@example.com' });
+    const second = await register(t.app, 'second.user');
+    expect(second.user.isAdmin).toBe(false);
+    const check = await as(t.app, second.cookie)('GET', '/api/admin/check');
+    expect(check.json()).toEqual({ isAdmin: false });
+    expect((await as(t.app, first.cookie)('GET', '/api/admin/check')).json()).toEqual({ isAdmin: true });
+  });
+
+  it('sets an HttpOnly, SameSite=Lax session cookie holding only a random id', async () => {
+    const res = await t.app.inject({ method: 'POST', url: '/api/register', headers: { origin: TEST_ORIGIN }, payload: { username: 'cookie.user', password: GOOD } });
+    const raw = String(res.headers['set-cookie']);
+    expect(raw).toMatch(/HttpOnly/);
+    expect(raw).toMatch(/SameSite=Lax/);
+    expect(raw).not.toMatch(/Secure/);
+    const token = sessionCookie(res).split('=')[1] ?? '';
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    // The database keeps only a hash of it.
+    const rows = await t.database.db.select().from(sessions);
+    expect(rows.some((r) => r.id === token)).toBe(false);
+  });
+
+  it('refuses bad registrations with a message that says why', async () => {
+    const post = (payload: object) => t.app.inject({ method: 'POST', url: '/api/register', headers: { origin: TEST_ORIGIN }, payload });
+    const short = await post({ username: 'shorty', password: 'Ab1!x' });
+    expect(short.statusCode).toBe(400);
+    expect(short.json().message).toContain('Password must be at least 8 characters');
+    const common = await post({ username: 'commoner', password: 'password123' });
+    expect(common.statusCode).toBe(400);
+    expect(common.json().message).toBe('This password is too common. Choose one that is harder to guess.');
+    const taken = await post({ username: 'FIRST.user', password: GOOD });
+    expect(taken.statusCode).toBe(409);
+    expect(taken.json().message).toBe('Username already exists');
+    const badEmail = await post({ username: 'emailer', password: GOOD, email: 'not-an-email' });
+    expect(badEmail.statusCode).toBe(400);
+    expect(badEmail.json().message).toContain('Please enter a valid email address');
+    const long = await post({ username: 'longpass', password: `${'Zq9-'.repeat(16)}` });
+    expect(long.statusCode).toBe(201);
+  });
+
+  it('hashes with argon2id, at least 19 MiB and 2 iterations', async () => {
+    const [row] = await t.database.db.select().from(users).where(eq(users.username, 'first.user'));
+    expect(row?.passwordHash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+  });
+
+  it('answers an unknown user and a wrong password alike', async () => {
+    const wrong = await login(t.app, 'first.user', 'Wrong-Password-99', '10.0.0.1');
+    const unknown = await login(t.app, 'nobody.here', 'Wrong-Password-99', '10.0.0.1');
+    expect(wrong.statusCode).toBe(401);
+    expect(unknown.statusCode).toBe(401);
+    expect(wrong.json()).toEqual(unknown.json());
+    expect(wrong.json().message).toBe('Invalid username or password');
+  });
+
+  it('issues a new session at sign-in and ends it on the server at logout', async () => {
+    const a = await login(t.app, 'second.user', GOOD);
+    expect(a.statusCode).toBe(200);
+    const cookieA = sessionCookie(a);
+    const b = await login(t.app, 'second.user', GOOD);
+    const cookieB = sessionCookie(b);
+    expect(cookieB).not.toBe(cookieA);
+    const me = await as(t.app, cookieB)('GET', '/api/auth/current-user');
+    expect(me.json()).toMatchObject({ username: 'second.user', isAdmin: false });
+    const out = await as(t.app, cookieB)('POST', '/api/logout');
+    expect(out.json()).toEqual({ ok: true });
+    const replay = await as(t.app, cookieB)('GET', '/api/user');
+    expect(replay.statusCode).toBe(401);
+    expect(replay.json().message).toBe('Not authenticated');
+  });
+
+  it('expires idle and old sessions', async () => {
+    const res = await login(t.app, 'second.user', GOOD);
+    const cookie = sessionCookie(res);
+    expect((await as(t.app, cookie)('GET', '/api/user')).statusCode).toBe(200);
+    await t.database.db.update(sessions).set({ lastSeenAt: new Date(Date.now() - t.config.session.idleTimeoutMs - 1000) });
+    expect((await as(t.app, cookie)('GET', '/api/user')).statusCode).toBe(401);
+    const again = sessionCookie(await login(t.app, 'second.user', GOOD));
+    await t.database.db.update(sessions).set({ expiresAt: new Date(Date.now() - 1000) });
+    expect((await as(t.app, again)('GET', '/api/user')).statusCode).toBe(401);
+  });
+
+  it('limits password guessing per account and address without locking other accounts out', async () => {
+    await register(t.app, 'target.user');
+    const ip = '10.9.9.9';
+    for (let i = 0; i < LOGIN_LIMITS.accountAndAddress.max; i += 1) {
+      expect((await login(t.app, 'target.user', `Guess-${i}-xyz`, ip)).statusCode).toBe(401);
+    }
+    const blocked = await login(t.app, 'target.user', GOOD, ip);
+    expect(blocked.statusCode).toBe(429);
+    expect(blocked.json().message).toBe('Too many sign-in attempts. Try again in 15 minutes.');
+    // The owner, elsewhere, still gets in; so does another account from the same address.
+    expect((await login(t.app, 'target.user', GOOD, '10.1.1.1')).statusCode).toBe(200);
+    expect((await login(t.app, 'second.user', GOOD, ip)).statusCode).toBe(200);
+  });
+
+  it('offers the demo helper its credentials only on loopback', async () => {
+    const local = await t.app.inject({ url: '/api/auth/dev-credentials' });
+    expect(local.json()).toEqual({ username: 'admin', password: 'demo-pass-123' });
+    const remote = await t.app.inject({ url: '/api/auth/dev-credentials', remoteAddress: '192.0.2.10' });
+    expect(remote.statusCode).toBe(404);
+  });
+
+  it('never returns a password hash', async () => {
+    const res = await login(t.app, 'first.user', GOOD);
+    expect(res.body).not.toContain('argon2');
+    expect(res.body).not.toContain('password');
+  });
+});
+
+describe('without demo credentials, over https', () => {
+  it('has no development helper and marks the cookie Secure', async () => {
+    const t = await createTestApp({ env: { APP_URL: 'https://books.example.com' } });
+    try {
+      expect((await t.app.inject({ url: '/api/auth/dev-credentials' })).statusCode).toBe(404);
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/register',
+        headers: { origin: 'https://books.example.com' },
+        payload: { username: 'secure.user', password: GOOD },
+      });
+      expect(String(res.headers['set-cookie'])).toMatch(/Secure/);
+    } finally {
+      await t.close();
+    }
+  });
+});
