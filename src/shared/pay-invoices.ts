@@ -1,0 +1,508 @@
+/**
+ * Pay Invoices contracts and rules (001 §2–§9 Pay Invoices; DESIGN §4 Pay Invoices).
+ *
+ * Money arrives as pounds (JSON numbers with 2 decimals) and every rule below converts to integer pence
+ * before comparing or adding, so the 0.01 tolerance of 001 §9 is an exact 1-penny comparison.
+ */
+import { z } from 'zod';
+import { addDays, compareIsoDates, getDaysBetween, isoDateSchema } from './dates';
+import {
+  AMOUNT_TOLERANCE_PENCE,
+  formatMoney,
+  formatPenceAsDecimal,
+  fromPence,
+  moneyAmountSchema,
+  parseAmountInput,
+  positiveMoneySchema,
+  roundPoundsToPence,
+} from './money';
+
+/** An attachment id equal to this means the attachments must be fetched (001 §3). */
+export const PLACEHOLDER_ATTACHMENT_ID = 'placeholder';
+/** Due-soon window, days (001 §9). */
+export const DUE_SOON_DAYS = 7;
+
+/** An invoice attachment (001 §3): attachmentId, name, mimeType, url. */
+export const attachmentSchema = z.object({
+  attachmentId: z.string().min(1),
+  name: z.string(),
+  mimeType: z.string(),
+  url: z.string(),
+});
+export type Attachment = z.infer<typeof attachmentSchema>;
+
+/** The answer of `GET /api/xero/invoices/{invoiceId}/attachments` (001 §7): an array of attachments. */
+export const attachmentListResponseSchema = z.array(attachmentSchema);
+export type AttachmentListResponse = z.infer<typeof attachmentListResponseSchema>;
+
+/**
+ * An outstanding sales invoice (001 §3 "Invoice (Pay Invoices)"). Dates are `YYYY-MM-DD`; money is pounds
+ * with 2 decimals. `status` is Xero's text: AUTHORISED, SENT or PARTIAL (DESIGN §4).
+ */
+export const invoiceSchema = z.object({
+  invoiceId: z.string().min(1),
+  invoiceNumber: z.string(),
+  contactName: z.string(),
+  date: isoDateSchema,
+  dueDate: isoDateSchema.nullable(),
+  status: z.string(),
+  totalAmount: moneyAmountSchema,
+  amountDue: moneyAmountSchema,
+  currency: z.string().min(1).default('GBP'),
+  attachments: z.array(attachmentSchema).default([]),
+});
+export type Invoice = z.infer<typeof invoiceSchema>;
+
+/** The answer of `GET /api/xero/invoices` (001 §7): the invoice list. */
+export const invoiceListResponseSchema = z.array(invoiceSchema);
+export type InvoiceListResponse = z.infer<typeof invoiceListResponseSchema>;
+
+/** Body of `POST /api/xero/invoices/refresh` (001 §7): none for a force refresh, `{invoiceId}` for one invoice. */
+export const invoiceRefreshRequestSchema = z.object({ invoiceId: z.string().min(1).optional() }).strict();
+export type InvoiceRefreshRequest = z.infer<typeof invoiceRefreshRequestSchema>;
+
+/** Answer of a force refresh (001 §7 "force refresh returns count"). */
+export const forceRefreshResponseSchema = z.object({ count: z.number().int().min(0), message: z.string().optional() });
+export type ForceRefreshResponse = z.infer<typeof forceRefreshResponseSchema>;
+
+/** A payment already made on an invoice, as listed in an invoice refresh result. */
+export const invoicePaymentSchema = z.object({
+  paymentId: z.string().min(1),
+  date: isoDateSchema,
+  amount: moneyAmountSchema,
+  reference: z.string().nullish(),
+  accountId: z.string().nullish(),
+});
+export type InvoicePayment = z.infer<typeof invoicePaymentSchema>;
+
+/** Invoice refresh result (001 §3): message, invoice, payments. The invoice is null when it is gone. */
+export const invoiceRefreshResultSchema = z.object({
+  message: z.string(),
+  invoice: invoiceSchema.nullable(),
+  payments: z.array(invoicePaymentSchema),
+});
+export type InvoiceRefreshResult = z.infer<typeof invoiceRefreshResultSchema>;
+
+/** A bank account usable for payments (001 §3): accountId, name, bankAccountNumber. */
+export const bankAccountSchema = z.object({
+  accountId: z.string().min(1),
+  name: z.string(),
+  bankAccountNumber: z
+    .string()
+    .nullish()
+    .transform((v) => v ?? ''),
+});
+export type BankAccount = z.infer<typeof bankAccountSchema>;
+
+/** Bank accounts (001 §3; 000 §7 `GET /api/xero/bank-accounts`): creditCardAccounts and cashAccounts. */
+export const bankAccountsResponseSchema = z.object({
+  creditCardAccounts: z.array(bankAccountSchema),
+  cashAccounts: z.array(bankAccountSchema),
+});
+export type BankAccountsResponse = z.infer<typeof bankAccountsResponseSchema>;
+
+/** Duplicate bank account clean-up result (001 §3; 000 §7): deletedCount. */
+export const bankAccountsCleanupResponseSchema = z.object({ deletedCount: z.number().int().min(0) });
+export type BankAccountsCleanupResponse = z.infer<typeof bankAccountsCleanupResponseSchema>;
+
+/** Old data clean-up result (001 §3; 000 §7): deletedInvoices and deletedPayments. */
+export const dataCleanupResponseSchema = z.object({
+  deletedInvoices: z.number().int().min(0),
+  deletedPayments: z.number().int().min(0),
+});
+export type DataCleanupResponse = z.infer<typeof dataCleanupResponseSchema>;
+
+/**
+ * One payment (001 §3 "Payment request item"; body of `POST /api/xero/payments`, 001 §7): invoiceId,
+ * invoiceNumber, accountId, amount, reference, isCard, date (date part only).
+ */
+export const paymentRequestSchema = z
+  .object({
+    invoiceId: z.string().min(1),
+    invoiceNumber: z.string(),
+    accountId: z.string().min(1),
+    amount: positiveMoneySchema,
+    reference: z.string().max(255),
+    isCard: z.boolean(),
+    date: isoDateSchema,
+  })
+  .strict();
+export type PaymentRequest = z.infer<typeof paymentRequestSchema>;
+
+/** Answer of `POST /api/xero/payments` (001 §3, §7): isInvoiceFullyPaid. */
+export const paymentResponseSchema = z.object({ isInvoiceFullyPaid: z.boolean() });
+export type PaymentResponse = z.infer<typeof paymentResponseSchema>;
+
+/** A toast or validation message: a title and an optional description, both the spec's exact text. */
+export interface UserMessage {
+  title: string;
+  description: string;
+}
+
+/**
+ * Receivable invoices awaiting payment (001 §4): "amountDue > 0, and status (upper-cased) contains
+ * AUTHORISED, SENT or PARTIAL and does not contain BILL".
+ */
+export function isInvoiceAwaitingPayment(invoice: Pick<Invoice, 'amountDue' | 'status'>): boolean {
+  const status = invoice.status.toUpperCase();
+  return (
+    roundPoundsToPence(invoice.amountDue) > 0 &&
+    ['AUTHORISED', 'SENT', 'PARTIAL'].some((s) => status.includes(s)) &&
+    !status.includes('BILL')
+  );
+}
+
+/** "A balance of 0.01 or less is fully paid" (001 §4, §9), in pence. */
+export function isBalanceFullyPaid(balancePence: number): boolean {
+  return balancePence <= AMOUNT_TOLERANCE_PENCE;
+}
+
+/** Whether an amount counts as a payment: only amounts above 0.01 produce a payment item (001 §5). */
+export function isPayableAmount(amountPence: number): boolean {
+  return amountPence > AMOUNT_TOLERANCE_PENCE;
+}
+
+/**
+ * Auto-fill (001 §4): "Card amount typing auto-fills cash with the remainder of the amount due (0.00 if it
+ * exceeds the amount due), and vice versa." Given the amount due and the text just typed in one box,
+ * returns the text for the other box, with 2 decimals. Empty or unparsable typing counts as 0.
+ */
+export function getAutoFillAmount(amountDue: number, typedAmount: string): string {
+  const remainder = roundPoundsToPence(amountDue) - parseAmountInput(typedAmount);
+  return formatPenceAsDecimal(remainder > 0 ? remainder : 0);
+}
+
+/** Totals of the payment allocation (001 §2 "Remaining Balance and Total Allocated"), in pence. */
+export interface Allocation {
+  cardPence: number;
+  cashPence: number;
+  totalAllocatedPence: number;
+  remainingBalancePence: number;
+}
+
+/** Total allocated = card + cash; "Remaining balance = amountDue minus total allocated" (001 §4). */
+export function getAllocation(amountDue: number, cardAmount: string, cashAmount: string): Allocation {
+  const cardPence = parseAmountInput(cardAmount);
+  const cashPence = parseAmountInput(cashAmount);
+  const totalAllocatedPence = cardPence + cashPence;
+  return {
+    cardPence,
+    cashPence,
+    totalAllocatedPence,
+    remainingBalancePence: roundPoundsToPence(amountDue) - totalAllocatedPence,
+  };
+}
+
+/** "The Process Payments button is disabled while total allocated is 0 or less" (001 §5). */
+export function canProcessPayments(allocation: Pick<Allocation, 'totalAllocatedPence'>): boolean {
+  return allocation.totalAllocatedPence > 0;
+}
+
+/** What the user entered on the Pay Invoices screen, as checked before processing. */
+export interface PaymentForm {
+  invoice: Pick<Invoice, 'amountDue' | 'currency'> | null | undefined;
+  cardAmount: string;
+  cashAmount: string;
+  cardAccountId: string | null | undefined;
+  cashAccountId: string | null | undefined;
+}
+
+/**
+ * The checks run on Process Payments, in the order of 001 §5, with its exact texts. Returns the first
+ * failing message, or null when the payments may be sent.
+ */
+export function validatePaymentForm(form: PaymentForm): UserMessage | null {
+  if (!form.invoice) {
+    return { title: 'No Invoice', description: 'Cannot process payments: no invoice is selected' };
+  }
+  const { cardPence, cashPence, totalAllocatedPence } = getAllocation(
+    form.invoice.amountDue,
+    form.cardAmount,
+    form.cashAmount,
+  );
+  const duePence = roundPoundsToPence(form.invoice.amountDue);
+  const currency = form.invoice.currency;
+  const limit = duePence + AMOUNT_TOLERANCE_PENCE;
+  if (isPayableAmount(cardPence) && !form.cardAccountId) {
+    return {
+      title: 'Missing Credit Card Account',
+      description: 'Please select a credit card account before processing payment',
+    };
+  }
+  if (isPayableAmount(cashPence) && !form.cashAccountId) {
+    return { title: 'Missing Cash Account', description: 'Please select a cash account before processing payment' };
+  }
+  if (totalAllocatedPence > limit) {
+    return {
+      title: 'Payment Amount Exceeds Balance',
+      description: `Total payment amount (${formatMoney(totalAllocatedPence, currency)}) exceeds the amount due (${formatMoney(duePence, currency)})`,
+    };
+  }
+  if (cardPence > limit) {
+    return {
+      title: 'Card Payment Exceeds Balance',
+      description: `Card payment amount (${formatMoney(cardPence, currency)}) exceeds the amount due (${formatMoney(duePence, currency)})`,
+    };
+  }
+  if (cashPence > limit) {
+    return {
+      title: 'Cash Payment Exceeds Balance',
+      description: `Cash payment amount (${formatMoney(cashPence, currency)}) exceeds the amount due (${formatMoney(duePence, currency)})`,
+    };
+  }
+  if (!isPayableAmount(cardPence) && !isPayableAmount(cashPence)) {
+    return { title: 'No Payment Amount', description: 'Please enter at least one payment amount greater than £0' };
+  }
+  return null;
+}
+
+/** Payment reference (001 §3): 'Card payment for {invoiceNumber}' or 'Cash payment for {invoiceNumber}'. */
+export function getPaymentReference(invoiceNumber: string, isCard: boolean): string {
+  return isCard ? `Card payment for ${invoiceNumber}` : `Cash payment for ${invoiceNumber}`;
+}
+
+/**
+ * The payment items to send, card first then cash (001 §5 "Only amounts above 0.01 produce a payment item
+ * (one card, one cash)"). Call after {@link validatePaymentForm} passed; `date` is today's UK date.
+ */
+export function buildPaymentRequests(
+  invoice: Pick<Invoice, 'invoiceId' | 'invoiceNumber'>,
+  form: Pick<PaymentForm, 'cardAmount' | 'cashAmount' | 'cardAccountId' | 'cashAccountId'>,
+  date: string,
+): PaymentRequest[] {
+  const items: PaymentRequest[] = [];
+  const entries = [
+    { isCard: true, pence: parseAmountInput(form.cardAmount), accountId: form.cardAccountId },
+    { isCard: false, pence: parseAmountInput(form.cashAmount), accountId: form.cashAccountId },
+  ];
+  for (const entry of entries) {
+    if (!isPayableAmount(entry.pence) || !entry.accountId) continue;
+    items.push({
+      invoiceId: invoice.invoiceId,
+      invoiceNumber: invoice.invoiceNumber,
+      accountId: entry.accountId,
+      amount: fromPence(entry.pence),
+      reference: getPaymentReference(invoice.invoiceNumber, entry.isCard),
+      isCard: entry.isCard,
+      date,
+    });
+  }
+  return items;
+}
+
+/**
+ * Default accounts (001 §4): "the saved credit card default if present in the lists, else the first credit
+ * card account, else the first cash account; the cash default likewise, starting with cash accounts".
+ */
+export function chooseDefaultAccounts(
+  accounts: BankAccountsResponse,
+  defaults: { defaultCreditCardAccountId?: string | null; defaultCashAccountId?: string | null },
+): { cardAccountId: string | null; cashAccountId: string | null } {
+  const all = [...accounts.creditCardAccounts, ...accounts.cashAccounts];
+  const isKnown = (id: string | null | undefined): id is string => !!id && all.some((a) => a.accountId === id);
+  const firstCard = accounts.creditCardAccounts[0]?.accountId ?? null;
+  const firstCash = accounts.cashAccounts[0]?.accountId ?? null;
+  return {
+    cardAccountId: isKnown(defaults.defaultCreditCardAccountId)
+      ? defaults.defaultCreditCardAccountId
+      : (firstCard ?? firstCash),
+    cashAccountId: isKnown(defaults.defaultCashAccountId) ? defaults.defaultCashAccountId : (firstCash ?? firstCard),
+  };
+}
+
+/** Status badge of an invoice (001 §4). */
+export type InvoiceStatusBadge =
+  | { kind: 'paid'; label: 'Fully Paid' }
+  | { kind: 'overdue'; label: string; days: number }
+  | { kind: 'due-today'; label: 'Due today' }
+  | { kind: 'due'; label: string; days: number };
+
+/**
+ * Status badge (001 §4): "Fully Paid (amount due effectively zero), 'Overdue by {n} days', 'Due today',
+ * 'Due in {n} days'". Days are whole calendar days between the due date and today (UK). An invoice
+ * without a due date is treated as due today.
+ */
+export function getInvoiceStatusBadge(
+  invoice: Pick<Invoice, 'amountDue' | 'dueDate'>,
+  today: string,
+): InvoiceStatusBadge {
+  if (isBalanceFullyPaid(roundPoundsToPence(invoice.amountDue))) return { kind: 'paid', label: 'Fully Paid' };
+  const days = invoice.dueDate ? getDaysBetween(today, invoice.dueDate) : 0;
+  if (days < 0) return { kind: 'overdue', label: `Overdue by ${-days} days`, days: -days };
+  if (days === 0) return { kind: 'due-today', label: 'Due today' };
+  return { kind: 'due', label: `Due in ${days} days`, days };
+}
+
+/** Sort options of 001 §9; the first is the default ("date oldest first (default)"). */
+export const INVOICE_SORT_OPTIONS = [
+  'date-asc',
+  'date-desc',
+  'number-asc',
+  'number-desc',
+  'amount-asc',
+  'amount-desc',
+] as const;
+export const invoiceSortSchema = z.enum(INVOICE_SORT_OPTIONS);
+export type InvoiceSort = z.infer<typeof invoiceSortSchema>;
+export const DEFAULT_INVOICE_SORT: InvoiceSort = 'date-asc';
+
+/** Invoice number for sorting: "digits only compared, 0 if none" (001 §9). "INV-0012" → 12. */
+export function getInvoiceNumberValue(invoiceNumber: string): number {
+  const digits = invoiceNumber.replace(/\D/g, '');
+  return digits === '' ? 0 : Number(digits);
+}
+
+/**
+ * Sort invoices by one of the options of 001 §9 (a new array). Amount sorts compare the amount due (what
+ * the screen pays and what the amount filter compares). Ties keep their order.
+ */
+export function sortInvoices<T extends Pick<Invoice, 'date' | 'invoiceNumber' | 'amountDue'>>(
+  invoices: readonly T[],
+  sort: InvoiceSort = DEFAULT_INVOICE_SORT,
+): T[] {
+  const compare = (a: T, b: T): number => {
+    switch (sort) {
+      case 'date-asc':
+        return compareIsoDates(a.date, b.date);
+      case 'date-desc':
+        return compareIsoDates(b.date, a.date);
+      case 'number-asc':
+        return getInvoiceNumberValue(a.invoiceNumber) - getInvoiceNumberValue(b.invoiceNumber);
+      case 'number-desc':
+        return getInvoiceNumberValue(b.invoiceNumber) - getInvoiceNumberValue(a.invoiceNumber);
+      case 'amount-asc':
+        return roundPoundsToPence(a.amountDue) - roundPoundsToPence(b.amountDue);
+      case 'amount-desc':
+        return roundPoundsToPence(b.amountDue) - roundPoundsToPence(a.amountDue);
+    }
+  };
+  return [...invoices].sort(compare);
+}
+
+/** Status filter values (001 §2): All Outstanding, Overdue, Due Soon (7 days); default all (001 §9). */
+export const invoiceStatusFilterSchema = z.enum(['all', 'overdue', 'due-soon']);
+export type InvoiceStatusFilter = z.infer<typeof invoiceStatusFilterSchema>;
+
+/** The filter panel of 001 §2: date range, amount range (pounds text) and status. Empty means no bound. */
+export interface InvoiceFilters {
+  startDate?: string | null;
+  endDate?: string | null;
+  minAmount?: string | null;
+  maxAmount?: string | null;
+  status?: InvoiceStatusFilter;
+}
+
+/**
+ * Search (001 §2): "matching invoice number or contact name, case-insensitive".
+ */
+export function matchesInvoiceSearch(invoice: Pick<Invoice, 'invoiceNumber' | 'contactName'>, search: string): boolean {
+  const needle = search.trim().toLowerCase();
+  if (needle === '') return true;
+  return invoice.invoiceNumber.toLowerCase().includes(needle) || invoice.contactName.toLowerCase().includes(needle);
+}
+
+/**
+ * Filters (001 §5): "date range compares invoice date; amount range compares amountDue; overdue means
+ * dueDate before now; due-soon means dueDate between now and 7 days ahead". Dates are UK calendar days,
+ * bounds inclusive; `today` is the UK date.
+ */
+export function matchesInvoiceFilters(
+  invoice: Pick<Invoice, 'date' | 'dueDate' | 'amountDue'>,
+  filters: InvoiceFilters,
+  today: string,
+): boolean {
+  if (filters.startDate && invoice.date < filters.startDate) return false;
+  if (filters.endDate && invoice.date > filters.endDate) return false;
+  const due = roundPoundsToPence(invoice.amountDue);
+  if (filters.minAmount && filters.minAmount.trim() !== '' && due < parseAmountInput(filters.minAmount)) return false;
+  if (filters.maxAmount && filters.maxAmount.trim() !== '' && due > parseAmountInput(filters.maxAmount)) return false;
+  const status = filters.status ?? 'all';
+  if (status === 'overdue') return invoice.dueDate !== null && invoice.dueDate < today;
+  if (status === 'due-soon') {
+    return invoice.dueDate !== null && invoice.dueDate >= today && invoice.dueDate <= addDays(today, DUE_SOON_DAYS);
+  }
+  return true;
+}
+
+/**
+ * The list the screen walks through: awaiting-payment invoices (001 §4) matching search and filters,
+ * sorted (001 §9).
+ */
+export function findInvoicesToPay<T extends Invoice>(
+  invoices: readonly T[],
+  options: { search?: string; filters?: InvoiceFilters; sort?: InvoiceSort; today: string },
+): T[] {
+  const matching = invoices.filter(
+    (invoice) =>
+      isInvoiceAwaitingPayment(invoice) &&
+      matchesInvoiceSearch(invoice, options.search ?? '') &&
+      matchesInvoiceFilters(invoice, options.filters ?? {}, options.today),
+  );
+  return sortInvoices(matching, options.sort);
+}
+
+/** Whether the first attachment is the placeholder, so attachments must be fetched (001 §3, §4). */
+export function needsAttachmentFetch(attachments: readonly Pick<Attachment, 'attachmentId'>[] | null | undefined): boolean {
+  return attachments?.[0]?.attachmentId === PLACEHOLDER_ATTACHMENT_ID;
+}
+
+/**
+ * Server-side check of one payment against the invoice's current amount due (DESIGN §4: refuse amounts
+ * above the amount due plus 0.01 with messages containing "exceeds the invoice balance" / "already fully
+ * paid", which the client maps to 'Invoice Data Out of Sync', 001 §8). Null when the payment is allowed.
+ */
+export function checkPaymentAgainstBalance(amountPence: number, amountDuePence: number, currency = 'GBP'): string | null {
+  if (isBalanceFullyPaid(amountDuePence)) return 'Invoice is already fully paid';
+  if (amountPence > amountDuePence + AMOUNT_TOLERANCE_PENCE) {
+    return `Payment of ${formatMoney(amountPence, currency)} exceeds the invoice balance of ${formatMoney(amountDuePence, currency)}`;
+  }
+  return null;
+}
+
+/** Whether a payment error message means the invoice data is out of sync (001 §8). */
+export function isOutOfSyncPaymentError(message: string | null | undefined): boolean {
+  const text = (message ?? '').toLowerCase();
+  return ['already fully paid', 'exceeds the invoice balance', 'validation failed'].some((s) => text.includes(s));
+}
+
+/**
+ * Toast for a failed payment (001 §8): messages containing 'already fully paid', 'exceeds the invoice
+ * balance' or 'validation failed' give 'Invoice Data Out of Sync' and set the out-of-sync flag; anything
+ * else gives 'Payment Failed'.
+ */
+export function describePaymentError(message: string | null | undefined): UserMessage & { isOutOfSync: boolean } {
+  if (isOutOfSyncPaymentError(message)) {
+    return {
+      title: 'Invoice Data Out of Sync',
+      description: 'Payment validation failed. The invoice data may have changed. Try refreshing the invoice.',
+      isOutOfSync: true,
+    };
+  }
+  return { title: 'Payment Failed', description: 'Failed to process payments. Please try again.', isOutOfSync: false };
+}
+
+/** Success toast (001 §4): 'Payments Processed Successfully' / 'Processed {n} payment(s) for invoice {number}'. */
+export function describePaymentSuccess(count: number, invoiceNumber: string): UserMessage {
+  return {
+    title: 'Payments Processed Successfully',
+    description: `Processed ${count} payment(s) for invoice ${invoiceNumber}`,
+  };
+}
+
+/**
+ * Success banner content (001 §4): 'Payment Successful!', then 'Invoice fully paid' with a COMPLETED tag,
+ * or the remaining balance with a PARTIAL tag (£ for GBP, else $).
+ */
+export function describePaymentOutcome(
+  remainingBalancePence: number,
+  currency = 'GBP',
+): { title: 'Payment Successful!'; detail: string; tag: 'COMPLETED' | 'PARTIAL' } {
+  if (isBalanceFullyPaid(remainingBalancePence)) {
+    return { title: 'Payment Successful!', detail: 'Invoice fully paid', tag: 'COMPLETED' };
+  }
+  return {
+    title: 'Payment Successful!',
+    detail: `Remaining balance: ${formatMoney(remainingBalancePence, currency)}`,
+    tag: 'PARTIAL',
+  };
+}
