@@ -1,0 +1,286 @@
+/**
+ * Add Invoices contracts and rules (001 §2–§9 Add Invoices; DESIGN §4 Add Invoices: "cash amount" is the
+ * part of the invoice taken in cash, recorded as a payment to the default cash account).
+ */
+import { z } from 'zod';
+import { compareIsoDates, isIsoDate, isoDateSchema } from './dates';
+import { findPence, nonNegativeMoneySchema, parseAmountInput, positiveMoneySchema, roundPoundsToPence, toPence } from './money';
+
+/** A user-facing message: title and description, the spec's exact texts. */
+export interface UserMessage {
+  title: string;
+  description: string;
+}
+
+/**
+ * Organisation id (000 §5, 001 §5): "Organization IDs must be non-empty strings, else 'Invalid
+ * organization ID'". The web client also passes the numeric id (000 §7), so a positive integer is accepted.
+ */
+export const organizationIdSchema = z.union(
+  [z.string().trim().min(1, 'Invalid organization ID'), z.number().int().positive('Invalid organization ID')],
+  { error: 'Invalid organization ID' },
+);
+export type OrganizationId = z.infer<typeof organizationIdSchema>;
+
+/**
+ * A draft sales invoice (001 §3 "Draft invoice row (server): id, invoiceNumber, contactName, date,
+ * totalAmount (number), currency"). `pendingCashAmount` is the cash recorded in Ledgerlink for a draft
+ * that is not yet approved (DESIGN §4), 0 when none.
+ */
+export const draftInvoiceSchema = z.object({
+  id: z.string().min(1),
+  invoiceNumber: z.string(),
+  contactName: z.string(),
+  date: isoDateSchema,
+  totalAmount: nonNegativeMoneySchema,
+  currency: z.string().min(1).default('GBP'),
+  pendingCashAmount: nonNegativeMoneySchema.default(0),
+});
+export type DraftInvoice = z.infer<typeof draftInvoiceSchema>;
+
+/** Answer of `GET /api/xero/draft-invoices` (001 §7): the list of draft invoices. */
+export const draftInvoiceListResponseSchema = z.array(draftInvoiceSchema);
+export type DraftInvoiceListResponse = z.infer<typeof draftInvoiceListResponseSchema>;
+
+/** A draft row as the client holds it (001 §3 "Client adds cashAmount (text), approve (boolean), processing"). */
+export interface DraftInvoiceRow extends DraftInvoice {
+  cashAmount: string;
+  approve: boolean;
+  processing: boolean;
+}
+
+/** A fresh client row for a draft invoice: no cash typed, not approved, not processing. */
+export function createDraftInvoiceRow(invoice: DraftInvoice): DraftInvoiceRow {
+  return { ...invoice, cashAmount: '', approve: false, processing: false };
+}
+
+/** One item of the update request (001 §7): `{id, cashAmount (number), approve}`. */
+export const draftInvoiceUpdateItemSchema = z
+  .object({
+    id: z.string().min(1),
+    cashAmount: nonNegativeMoneySchema,
+    approve: z.boolean(),
+  })
+  .strict();
+export type DraftInvoiceUpdateItem = z.infer<typeof draftInvoiceUpdateItemSchema>;
+
+/** Most invoices one update request may carry (a bound for the server, not from the spec). */
+export const MAX_UPDATE_ITEMS = 500;
+
+/**
+ * Body of `POST /api/xero/draft-invoices/update` (001 §7): `{invoices:[{id, cashAmount, approve}],
+ * organizationId}`, organizationId sent by Process All only. Each invoice id appears once.
+ */
+export const draftInvoiceUpdateRequestSchema = z
+  .object({
+    invoices: z
+      .array(draftInvoiceUpdateItemSchema)
+      .min(1)
+      .max(MAX_UPDATE_ITEMS)
+      .refine((items) => new Set(items.map((i) => i.id)).size === items.length, 'Each invoice may appear only once'),
+    organizationId: organizationIdSchema.optional(),
+  })
+  .strict();
+export type DraftInvoiceUpdateRequest = z.infer<typeof draftInvoiceUpdateRequestSchema>;
+
+/** One invoice the update could not process, with the reason. */
+export const draftInvoiceFailureSchema = z.object({ id: z.string(), message: z.string() });
+export type DraftInvoiceFailure = z.infer<typeof draftInvoiceFailureSchema>;
+
+/**
+ * Answer of the update (001 §7 "Process All returns processed (count)"). `failed` lists the invoices that
+ * were not processed, so a partial failure keeps what succeeded (issue 8).
+ */
+export const draftInvoiceUpdateResponseSchema = z.object({
+  processed: z.number().int().min(0),
+  failed: z.array(draftInvoiceFailureSchema).default([]),
+});
+export type DraftInvoiceUpdateResponse = z.infer<typeof draftInvoiceUpdateResponseSchema>;
+
+/**
+ * Body of `POST /api/xero/draft-invoices/create` (001 §7): `{date, totalAmount, cashAmount, approve}`.
+ * Total above 0 (001 §5); cash 0 or more and, since it is paid against this invoice, not above the total.
+ */
+export const draftInvoiceCreateRequestSchema = z
+  .object({
+    date: isoDateSchema,
+    totalAmount: positiveMoneySchema,
+    cashAmount: nonNegativeMoneySchema.default(0),
+    approve: z.boolean(),
+  })
+  .strict()
+  .refine((body) => (findPence(body.cashAmount) ?? 0) <= (findPence(body.totalAmount) ?? Infinity), {
+    message: 'Cash amount cannot be more than the invoice total',
+    path: ['cashAmount'],
+  });
+export type DraftInvoiceCreateRequest = z.infer<typeof draftInvoiceCreateRequestSchema>;
+
+/** Answer of the create call (001 §7): `{invoiceNumber}`. */
+export const draftInvoiceCreateResponseSchema = z.object({ invoiceNumber: z.string() });
+export type DraftInvoiceCreateResponse = z.infer<typeof draftInvoiceCreateResponseSchema>;
+
+/** Error answer of the Add Invoices calls: the client shows `details` or `message` (001 §7). */
+export const draftInvoiceErrorResponseSchema = z.object({ message: z.string(), details: z.string().optional() });
+export type DraftInvoiceErrorResponse = z.infer<typeof draftInvoiceErrorResponseSchema>;
+
+/** The New Invoice form (001 §3): date (yyyy-MM-dd), totalAmount, cashAmount, approve; amounts as typed. */
+export interface NewInvoiceForm {
+  date: string;
+  totalAmount: string;
+  cashAmount: string;
+  approve: boolean;
+}
+
+/** The form after a create: date today, amounts empty, approve false (001 §4). */
+export function createNewInvoiceForm(today: string): NewInvoiceForm {
+  return { date: today, totalAmount: '', cashAmount: '', approve: false };
+}
+
+/**
+ * New-invoice checks of 001 §5 in order: "date required ('Date required' / 'Please enter a date for the
+ * invoice'); total greater than 0 ('Amount required' / 'Please enter a valid amount greater than 0')".
+ */
+export function validateNewInvoice(form: Pick<NewInvoiceForm, 'date' | 'totalAmount'>): UserMessage | null {
+  if (!form.date || !isIsoDate(form.date)) {
+    return { title: 'Date required', description: 'Please enter a date for the invoice' };
+  }
+  const total = findPence(form.totalAmount.trim());
+  if (total === null || total <= 0) {
+    return { title: 'Amount required', description: 'Please enter a valid amount greater than 0' };
+  }
+  return null;
+}
+
+/**
+ * "The new-invoice Process button is disabled without a default contact, default sales account, date or
+ * positive total" (001 §5).
+ */
+export function canProcessNewInvoice(input: {
+  defaultContactId: string | null | undefined;
+  defaultSalesAccountId: string | null | undefined;
+  date: string;
+  totalAmount: string;
+}): boolean {
+  return (
+    !!input.defaultContactId &&
+    !!input.defaultSalesAccountId &&
+    validateNewInvoice({ date: input.date, totalAmount: input.totalAmount }) === null
+  );
+}
+
+/** Turn the form into the create request; null when {@link validateNewInvoice} fails. */
+export function buildCreateRequest(form: NewInvoiceForm): DraftInvoiceCreateRequest | null {
+  if (validateNewInvoice(form) !== null) return null;
+  return {
+    date: form.date,
+    totalAmount: toPence(form.totalAmount.trim()) / 100,
+    cashAmount: parseAmountInput(form.cashAmount) / 100,
+    approve: form.approve,
+  };
+}
+
+/** Whether a row has something to save: cash above 0 or approve ticked (001 §5). */
+export function hasDraftInvoiceChanges(row: Pick<DraftInvoiceRow, 'cashAmount' | 'approve'>): boolean {
+  return row.approve || parseAmountInput(row.cashAmount) > 0;
+}
+
+/**
+ * Processing one row (001 §5): "with cash 0 and not approved: 'No changes to save' / 'Enter a cash amount
+ * or approve the invoice before saving'".
+ */
+export function validateDraftInvoiceRow(row: Pick<DraftInvoiceRow, 'cashAmount' | 'approve'>): UserMessage | null {
+  if (hasDraftInvoiceChanges(row)) return null;
+  return { title: 'No changes to save', description: 'Enter a cash amount or approve the invoice before saving' };
+}
+
+/**
+ * Process All (001 §5): "with no row having cash above 0 or approve: 'No changes to save' / 'Enter cash
+ * amounts or approve invoices before saving'".
+ */
+export function validateProcessAll(rows: readonly Pick<DraftInvoiceRow, 'cashAmount' | 'approve'>[]): UserMessage | null {
+  if (rows.some(hasDraftInvoiceChanges)) return null;
+  return { title: 'No changes to save', description: 'Enter cash amounts or approve invoices before saving' };
+}
+
+/** The update items for rows with changes (cash as a number of pounds with 2 decimals). */
+export function buildUpdateItems(rows: readonly Pick<DraftInvoiceRow, 'id' | 'cashAmount' | 'approve'>[]): DraftInvoiceUpdateItem[] {
+  return rows
+    .filter(hasDraftInvoiceChanges)
+    .map((row) => ({ id: row.id, cashAmount: parseAmountInput(row.cashAmount) / 100, approve: row.approve }));
+}
+
+/**
+ * After a successful process (001 §4): "An approved invoice is removed from the list on success. A
+ * non-approved invoice keeps its place with cash reset to empty." `processedIds` are the rows the server
+ * processed; failed rows stay as they were.
+ */
+export function applyProcessedRows<T extends Pick<DraftInvoiceRow, 'id' | 'cashAmount' | 'approve' | 'processing'>>(
+  rows: readonly T[],
+  processedIds: ReadonlySet<string> | readonly string[],
+): T[] {
+  const done = processedIds instanceof Set ? processedIds : new Set(processedIds as readonly string[]);
+  return rows
+    .filter((row) => !(done.has(row.id) && row.approve))
+    .map((row) => (done.has(row.id) ? { ...row, cashAmount: '', processing: false } : row));
+}
+
+/** Ticking approve with zero or empty cash opens the zero-amount confirmation (001 §4). */
+export function needsZeroAmountConfirmation(cashAmount: string): boolean {
+  return parseAmountInput(cashAmount) === 0;
+}
+
+/** The zero-amount confirmation dialog (001 §2), with the invoice number filled in. */
+export function getZeroAmountConfirmation(invoiceNumber: string): {
+  title: string;
+  description: string;
+  cancelLabel: string;
+  confirmLabel: string;
+} {
+  return {
+    title: 'Confirm Zero Amount Approval',
+    description: `You're about to approve invoice ${invoiceNumber} with £0 cash amount. Are you sure you want to continue?`,
+    cancelLabel: 'Cancel',
+    confirmLabel: 'Approve with £0',
+  };
+}
+
+/** Sortable columns (001 §2): invoiceNumber, contactName, date, totalAmount. */
+export const DRAFT_SORT_COLUMNS = ['invoiceNumber', 'contactName', 'date', 'totalAmount'] as const;
+export type DraftSortColumn = (typeof DRAFT_SORT_COLUMNS)[number];
+export interface DraftSort {
+  column: DraftSortColumn;
+  direction: 'asc' | 'desc';
+}
+/** "Default sort is date descending" (001 §2). */
+export const DEFAULT_DRAFT_SORT: DraftSort = { column: 'date', direction: 'desc' };
+
+/**
+ * Clicking a column header (001 §2 "clicking toggles ascending or descending"): the same column flips its
+ * direction; another column starts ascending.
+ */
+export function toggleDraftSort(current: DraftSort, column: DraftSortColumn): DraftSort {
+  if (current.column === column) return { column, direction: current.direction === 'asc' ? 'desc' : 'asc' };
+  return { column, direction: 'asc' };
+}
+
+/** Sort draft rows (a new array); text columns compare case-insensitively, amounts in pence. */
+export function sortDraftInvoices<T extends Pick<DraftInvoice, DraftSortColumn>>(
+  rows: readonly T[],
+  sort: DraftSort = DEFAULT_DRAFT_SORT,
+): T[] {
+  const sign = sort.direction === 'asc' ? 1 : -1;
+  const collator = new Intl.Collator('en-GB', { sensitivity: 'base', numeric: true });
+  const compare = (a: T, b: T): number => {
+    switch (sort.column) {
+      case 'date':
+        return compareIsoDates(a.date, b.date);
+      case 'totalAmount':
+        return roundPoundsToPence(a.totalAmount) - roundPoundsToPence(b.totalAmount);
+      case 'invoiceNumber':
+        return collator.compare(a.invoiceNumber, b.invoiceNumber);
+      case 'contactName':
+        return collator.compare(a.contactName, b.contactName);
+    }
+  };
+  return [...rows].sort((a, b) => sign * compare(a, b));
+}
