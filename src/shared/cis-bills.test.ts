@@ -1,0 +1,253 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_BILL_ACCOUNT_HEADER,
+  buildCreateBillRequest,
+  checkCanApproveBill,
+  cisContactSchema,
+  convertCisAmount,
+  createBillRequestSchema,
+  createLocalBill,
+  deriveHasValidUtr,
+  describeApproveBillError,
+  describeBillCreationSummary,
+  describeCreateBillError,
+  describeDeleteBillError,
+  draftBillSchema,
+  findCisSubcontractors,
+  getBillCreateStatus,
+  getCisContactLabel,
+  getCisPageState,
+  getCreateBillsButtonLabel,
+  getDefaultBillReference,
+  localBillSchema,
+  toBillFormRow,
+  updateBillRequestSchema,
+  validateBillAmountEdit,
+  validateBillEntry,
+  validateBillSubmission,
+} from './cis-bills';
+import { findPence, toPence } from './money';
+
+const contacts = [
+  cisContactSchema.parse({ id: 'c1', name: 'Zed Plastering', isContractor: false, isSupplier: true, hasValidUTR: true }),
+  cisContactSchema.parse({ id: 'c2', name: 'alpha Roofing', isContractor: true, isSupplier: false, hasValidUTR: false }),
+  cisContactSchema.parse({ id: 'c3', name: 'Customer Only', isContractor: false, isSupplier: false, hasValidUTR: true }),
+  cisContactSchema.parse({ id: 'c4', name: 'Bravo Electrical', isContractor: true, isSupplier: true, hasValidUTR: true }),
+];
+
+describe('local bills', () => {
+  it('computes 20 % and 80 % on pence', () => {
+    const bill = createLocalBill({
+      id: 'l1',
+      contactId: 'c1',
+      contactName: 'Zed Plastering',
+      date: '2025-04-06',
+      reference: getDefaultBillReference('2025-04-06'),
+      grossPence: toPence('999999.99'),
+      accountCode: '320',
+    });
+    expect(bill).toEqual({
+      id: 'l1',
+      contactId: 'c1',
+      contactName: 'Zed Plastering',
+      date: '2025-04-06',
+      reference: '0126',
+      status: 'DRAFT',
+      amount: 999999.99,
+      total: 999999.99,
+      cisDeduction: 200000,
+      amountDue: 799999.99,
+      accountCode: '320',
+      isLocal: true,
+    });
+    expect(localBillSchema.parse(bill)).toEqual(bill);
+  });
+
+  it('keeps total = deduction + amount due on the wire', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 99999999 }), (grossPence) => {
+        const bill = createLocalBill({ id: 'x', contactId: 'c', contactName: 'n', date: '2025-01-01', reference: 'r', grossPence, accountCode: 'a' });
+        expect(toPence(bill.cisDeduction) + toPence(bill.amountDue)).toBe(toPence(bill.total));
+      }),
+    );
+  });
+
+  it('maps a server draft bill to a form row', () => {
+    const draft = draftBillSchema.parse({
+      invoiceID: 'b1',
+      contactID: 'c1',
+      contact: { name: 'Zed' },
+      date: '2025-05-01',
+      reference: '0426',
+      status: 'DRAFT',
+      total: 100,
+      amountDue: 80,
+      cisDeduction: 20,
+      lineItems: [{ accountCode: '320' }],
+    });
+    expect(toBillFormRow(draft)).toMatchObject({ id: 'b1', contactName: 'Zed', amount: 100, originalAmount: 100, accountCode: '320', isLocal: false });
+    expect(toBillFormRow({ ...draft, lineItems: [] }).accountCode).toBe('');
+  });
+});
+
+describe('create request (001 §7)', () => {
+  const bill = createLocalBill({ id: 'l1', contactId: 'c1', contactName: 'Zed', date: '2025-04-06', reference: '0126', grossPence: 12345, accountCode: '320' });
+
+  it('is DRAFT by default and AUTHORISED when drafts are off', () => {
+    expect(getBillCreateStatus(true)).toBe('DRAFT');
+    expect(getBillCreateStatus(false)).toBe('AUTHORISED');
+    const request = buildCreateBillRequest(bill, false);
+    expect(request).toEqual({
+      contactId: 'c1',
+      date: '2025-04-06',
+      reference: '0126',
+      lineItems: [{ description: 'Subcontractor services - Zed', quantity: 1, unitAmount: 123.45, accountCode: '320' }],
+      status: 'AUTHORISED',
+    });
+    expect(createBillRequestSchema.parse(request)).toEqual(request);
+  });
+
+  it('refuses bad bodies', () => {
+    const request = buildCreateBillRequest(bill, true);
+    expect(createBillRequestSchema.safeParse({ ...request, status: 'PAID' }).success).toBe(false);
+    expect(createBillRequestSchema.safeParse({ ...request, lineItems: [] }).success).toBe(false);
+    expect(createBillRequestSchema.safeParse({ ...request, lineItems: [{ ...request.lineItems[0], unitAmount: 1.001 }] }).success).toBe(false);
+    expect(updateBillRequestSchema.safeParse({ amount: 10 }).success).toBe(true);
+    expect(updateBillRequestSchema.safeParse({ amount: 0 }).success).toBe(false);
+    expect(updateBillRequestSchema.safeParse({ amount: 10.999 }).success).toBe(false);
+    expect(DEFAULT_BILL_ACCOUNT_HEADER).toBe('x-default-bill-account-id');
+  });
+});
+
+describe('subcontractors', () => {
+  it('derives hasValidUTR from CIS settings', () => {
+    expect(deriveHasValidUtr({ cisEnabled: true, rate: 20 })).toBe(true);
+    expect(deriveHasValidUtr({ cisEnabled: true, rate: 0 })).toBe(true);
+    expect(deriveHasValidUtr({ cisEnabled: true, rate: 30 })).toBe(false);
+    expect(deriveHasValidUtr({ cisEnabled: false, rate: 20 })).toBe(false);
+    expect(deriveHasValidUtr(null)).toBe(false);
+  });
+
+  it('offers contractors or suppliers, searched and sorted by name', () => {
+    expect(findCisSubcontractors(contacts).map((c) => c.id)).toEqual(['c2', 'c4', 'c1']);
+    expect(findCisSubcontractors(contacts, 'RO').map((c) => c.id)).toEqual(['c2']);
+    expect(findCisSubcontractors(contacts, 'nobody')).toEqual([]);
+  });
+
+  it('marks contacts without a valid UTR', () => {
+    expect(getCisContactLabel(contacts[1]!)).toBe('alpha Roofing (No UTR)');
+    expect(getCisContactLabel(contacts[0]!)).toBe('Zed Plastering');
+  });
+});
+
+describe('validation (001 §5)', () => {
+  const ok = { contactId: 'c1', amount: '100', accountCode: '320', contacts };
+
+  it('checks in the spec order with its texts', () => {
+    expect(validateBillEntry({ ...ok, contactId: '', amount: '', accountCode: '' })).toEqual({
+      title: 'Missing information',
+      description: 'Please select a subcontractor',
+    });
+    expect(validateBillEntry({ ...ok, amount: '0', accountCode: '' })).toEqual({
+      title: 'Invalid amount',
+      description: 'Please enter a valid positive amount',
+    });
+    expect(validateBillEntry({ ...ok, amount: '-5' })?.title).toBe('Invalid amount');
+    expect(validateBillEntry({ ...ok, amount: 'abc' })?.title).toBe('Invalid amount');
+    expect(validateBillEntry({ ...ok, amount: '1.005' })?.title).toBe('Invalid amount');
+    expect(validateBillEntry({ ...ok, accountCode: '', contactId: 'nope' })?.description).toBe('Please select an account code');
+    expect(validateBillEntry({ ...ok, contactId: 'nope' })?.description).toBe('Selected subcontractor not found');
+    expect(validateBillEntry(ok)).toBeNull();
+  });
+
+  it('checks edited amounts and submission', () => {
+    expect(validateBillAmountEdit('0')?.description).toBe('Please enter a positive number');
+    expect(validateBillAmountEdit('')?.description).toBe('Please enter a positive number');
+    expect(validateBillAmountEdit('12.50')).toBeNull();
+    expect(validateBillSubmission([])).toEqual({ title: 'No bills to create', description: 'Add at least one bill before submitting' });
+    expect(validateBillSubmission([{}])).toBeNull();
+    expect(getCreateBillsButtonLabel(3, false)).toBe('Create 3 Bill(s) in Xero');
+    expect(getCreateBillsButtonLabel(3, true)).toBe('Processing...');
+  });
+});
+
+describe('gross/net convert (001 §2)', () => {
+  it('converts with the spec notices', () => {
+    expect(convertCisAmount('100', 'to-net')).toEqual({
+      amount: '80.00',
+      title: 'Converted to net (80%)',
+      description: 'Changed £100.00 to £80.00',
+    });
+    expect(convertCisAmount('80', 'to-gross')).toEqual({
+      amount: '100.00',
+      title: 'Converted to gross (100%)',
+      description: 'Changed £80.00 to £100.00',
+    });
+    expect(convertCisAmount('0.05', 'to-net')?.amount).toBe('0.04');
+    expect(convertCisAmount('1234.56', 'to-gross')?.description).toBe('Changed £1,234.56 to £1,543.20');
+    expect(convertCisAmount('abc', 'to-net')).toBeNull();
+    expect(convertCisAmount('', 'to-gross')).toBeNull();
+  });
+
+  it('net → gross → net is stable', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 79999999 }), (netPence) => {
+        const gross = convertCisAmount((netPence / 100).toFixed(2), 'to-gross');
+        const back = convertCisAmount(gross!.amount, 'to-net');
+        expect(findPence(back!.amount)).toBe(netPence);
+      }),
+    );
+  });
+});
+
+describe('screen state (001 §2)', () => {
+  it('orders session expired, not connected, disabled, main', () => {
+    expect(getCisPageState({ connected: false, error: 'Not authenticated' })).toBe('session-expired');
+    expect(getCisPageState({ connected: false, error: null, featureCisBills: true })).toBe('not-connected');
+    expect(getCisPageState({ connected: false, error: 'Token has expired', featureCisBills: true })).toBe('not-connected');
+    expect(getCisPageState({ connected: false, error: 'Token is about to expire', featureCisBills: true })).toBe('main');
+    expect(getCisPageState({ connected: true, featureCisBills: false })).toBe('disabled');
+    expect(getCisPageState({ connected: true, featureCisBills: true })).toBe('main');
+  });
+});
+
+describe('error texts (001 §8)', () => {
+  it('rewrites CIS configuration errors', () => {
+    expect(describeCreateBillError('A validation exception occurred: The contact is not a CIS subcontractor')).toEqual({
+      title: 'CIS Configuration Error',
+      description: 'The contact is not a CIS subcontractor. Please set up the CIS rate for this subcontractor in your Xero account.',
+    });
+    expect(describeCreateBillError('Error: No rate set. Please set up the CIS rate for this subcontractor in your Xero account.')).toEqual({
+      title: 'CIS Configuration Error',
+      description: 'No rate set. Please set up the CIS rate for this subcontractor in your Xero account.',
+    });
+    expect(describeCreateBillError('Construction Industry Scheme settings missing.').title).toBe('CIS Configuration Error');
+    expect(describeCreateBillError('Precision lost').title).toBe('Failed to create bills'); // "cis" inside a word is not CIS
+    expect(describeCreateBillError('Account code is archived')).toEqual({ title: 'Failed to create bills', description: 'Account code is archived' });
+  });
+
+  it('summarises several creations', () => {
+    expect(describeBillCreationSummary(3, 2)).toEqual({ isError: false, message: 'Successfully created 3 bills (2 failed)' });
+    expect(describeBillCreationSummary(0, 2)).toEqual({ isError: true, message: 'Failed to create bills' });
+    expect(describeBillCreationSummary(5, 0).message).toBe('Successfully created 5 bills');
+  });
+
+  it('describes delete and approve failures by status', () => {
+    expect(describeDeleteBillError(401)).toBe('Authentication error - please log in again');
+    expect(describeDeleteBillError(403, 'Forbidden')).toBe("You don't have permission to delete this bill");
+    expect(describeDeleteBillError(500)).toBe('Server error (500): Failed to delete bill');
+    expect(describeDeleteBillError(409, 'Bill is not a draft')).toBe('Bill is not a draft');
+    expect(describeApproveBillError(401)).toEqual({ message: 'Authentication error - your session has expired. Please log in again.', isAuthError: true });
+    expect(describeApproveBillError(502).message).toBe('Server error (502): Failed to approve bill');
+    expect(describeApproveBillError('network').message).toBe('Network error - please check your connection and try again');
+  });
+
+  it('needs a default bill account before approving', () => {
+    expect(checkCanApproveBill('')).toEqual({
+      title: 'Missing Default Account',
+      description: 'Please set a default bill account in the settings page before approving bills.',
+    });
+    expect(checkCanApproveBill('acc')).toBeNull();
+  });
+});

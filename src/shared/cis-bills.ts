@@ -1,0 +1,430 @@
+/**
+ * CIS Bills contracts and rules (001 §2–§9 CIS Bills; DESIGN §4 CIS Bills). The 20 % / 80 % maths and the
+ * tax-week reference live in `cis.ts`.
+ */
+import { z } from 'zod';
+import { splitCisTotal, getCisGrossFromNetPence, getCisNetFromGrossPence, getTaxWeekReference } from './cis';
+import { isoDateSchema } from './dates';
+import { findPence, formatMoney, formatPenceAsDecimal, fromPence, nonNegativeMoneySchema, positiveMoneySchema } from './money';
+
+/** A user-facing message: title and description, the spec's exact texts. */
+export interface UserMessage {
+  title: string;
+  description: string;
+}
+
+/** Bill statuses sent on create (001 §4, §9): DRAFT by default, AUTHORISED when drafts are switched off. */
+export const billCreateStatusSchema = z.enum(['DRAFT', 'AUTHORISED']);
+export type BillCreateStatus = z.infer<typeof billCreateStatusSchema>;
+
+/** Header carrying the saved default bill account id on approve (001 §7 "header carrying the saved bill account id"). */
+export const DEFAULT_BILL_ACCOUNT_HEADER = 'x-default-bill-account-id';
+
+/**
+ * A draft bill as the server sends it (001 §3 "Draft bill (server): invoiceID, contactID, contact.name,
+ * date, reference, status, total, amountDue, cisDeduction, lineItems[0].accountCode").
+ */
+export const draftBillSchema = z.object({
+  invoiceID: z.string().min(1),
+  contactID: z.string().min(1),
+  contact: z.object({ name: z.string() }),
+  date: isoDateSchema,
+  reference: z.string(),
+  status: z.string(),
+  total: nonNegativeMoneySchema,
+  amountDue: nonNegativeMoneySchema,
+  cisDeduction: nonNegativeMoneySchema,
+  lineItems: z.array(z.object({ accountCode: z.string().nullish() })),
+});
+export type DraftBill = z.infer<typeof draftBillSchema>;
+
+/** Answer of `GET /api/xero/draft-bills` (001 §7). */
+export const draftBillListResponseSchema = z.array(draftBillSchema);
+export type DraftBillListResponse = z.infer<typeof draftBillListResponseSchema>;
+
+/**
+ * A bill row as the client holds it (001 §3 "Client form: id, contactId, contactName, date, reference,
+ * status, amount, total, cisDeduction, amountDue, accountCode, isProcessed, isLocal, isEditing,
+ * originalAmount"). Money in pounds.
+ */
+export interface BillFormRow {
+  id: string;
+  contactId: string;
+  contactName: string;
+  date: string;
+  reference: string;
+  status: string;
+  amount: number;
+  total: number;
+  cisDeduction: number;
+  amountDue: number;
+  accountCode: string;
+  isProcessed: boolean;
+  isLocal: boolean;
+  isEditing: boolean;
+  originalAmount: number;
+}
+
+/** Client row for a server draft bill: the amount is the bill total. */
+export function toBillFormRow(bill: DraftBill): BillFormRow {
+  return {
+    id: bill.invoiceID,
+    contactId: bill.contactID,
+    contactName: bill.contact.name,
+    date: bill.date,
+    reference: bill.reference,
+    status: bill.status,
+    amount: bill.total,
+    total: bill.total,
+    cisDeduction: bill.cisDeduction,
+    amountDue: bill.amountDue,
+    accountCode: bill.lineItems[0]?.accountCode ?? '',
+    isProcessed: false,
+    isLocal: false,
+    isEditing: false,
+    originalAmount: bill.total,
+  };
+}
+
+/**
+ * A bill added locally before it is sent (001 §3 "Local bill to create: id, contactId, contactName, date,
+ * reference, status DRAFT, amount, total, cisDeduction, amountDue, accountCode, isLocal").
+ */
+export const localBillSchema = z.object({
+  id: z.string().min(1),
+  contactId: z.string().min(1),
+  contactName: z.string(),
+  date: isoDateSchema,
+  reference: z.string(),
+  status: z.literal('DRAFT'),
+  amount: positiveMoneySchema,
+  total: positiveMoneySchema,
+  cisDeduction: nonNegativeMoneySchema,
+  amountDue: nonNegativeMoneySchema,
+  accountCode: z.string().min(1),
+  isLocal: z.literal(true),
+});
+export type LocalBill = z.infer<typeof localBillSchema>;
+
+/**
+ * Build a local bill from the gross amount in pence (001 §3, §9): total = the amount, deduction 20 % and
+ * amount due 80 % computed on pence.
+ */
+export function createLocalBill(input: {
+  id: string;
+  contactId: string;
+  contactName: string;
+  date: string;
+  reference: string;
+  grossPence: number;
+  accountCode: string;
+}): LocalBill {
+  const split = splitCisTotal(input.grossPence);
+  return {
+    id: input.id,
+    contactId: input.contactId,
+    contactName: input.contactName,
+    date: input.date,
+    reference: input.reference,
+    status: 'DRAFT',
+    amount: fromPence(split.totalPence),
+    total: fromPence(split.totalPence),
+    cisDeduction: fromPence(split.cisDeductionPence),
+    amountDue: fromPence(split.amountDuePence),
+    accountCode: input.accountCode,
+    isLocal: true,
+  };
+}
+
+/** Default reference of a new bill: the tax-week reference of its date (001 §2, §9). */
+export function getDefaultBillReference(date: string): string {
+  return getTaxWeekReference(date);
+}
+
+/** A CIS contact (001 §3 "CIS contact: id, name, isContractor, isSupplier, hasValidUTR"). */
+export const cisContactSchema = z.object({
+  id: z.string().min(1),
+  name: z.string(),
+  isContractor: z.boolean(),
+  isSupplier: z.boolean(),
+  hasValidUTR: z.boolean(),
+});
+export type CisContact = z.infer<typeof cisContactSchema>;
+
+/** Answer of `GET /api/xero/cis-contacts` (001 §7). */
+export const cisContactListResponseSchema = z.array(cisContactSchema);
+export type CisContactListResponse = z.infer<typeof cisContactListResponseSchema>;
+
+/**
+ * hasValidUTR from a contact's Xero CIS settings (DESIGN §4; Xero exposes no UTR): true when CIS is
+ * enabled with a verified rate, 0 % (gross) or 20 % (standard). The 30 % higher rate means HMRC could not
+ * verify the subcontractor.
+ */
+export function deriveHasValidUtr(settings: { cisEnabled?: boolean | null; rate?: number | null } | null | undefined): boolean {
+  return settings?.cisEnabled === true && (settings.rate === 0 || settings.rate === 20);
+}
+
+/**
+ * Subcontractors offered in the dropdown (001 §2, §5): contractors or suppliers only, filtered by
+ * case-insensitive name search, sorted by name.
+ */
+export function findCisSubcontractors<T extends CisContact>(contacts: readonly T[], search = ''): T[] {
+  const needle = search.trim().toLowerCase();
+  const collator = new Intl.Collator('en-GB', { sensitivity: 'base', numeric: true });
+  return contacts
+    .filter((c) => (c.isContractor || c.isSupplier) && c.name.toLowerCase().includes(needle))
+    .sort((a, b) => collator.compare(a.name, b.name));
+}
+
+/** Dropdown label (001 §2): contacts whose hasValidUTR is false are marked '(No UTR)'. */
+export function getCisContactLabel(contact: Pick<CisContact, 'name' | 'hasValidUTR'>): string {
+  return contact.hasValidUTR ? contact.name : `${contact.name} (No UTR)`;
+}
+
+/** A bill line (001 §3 "Bill create line item: description, quantity, unitAmount, accountCode"). */
+export const billLineItemSchema = z
+  .object({
+    description: z.string().min(1).max(4000),
+    quantity: z.number().positive().max(1_000_000),
+    unitAmount: positiveMoneySchema,
+    accountCode: z.string().min(1).max(50),
+  })
+  .strict();
+export type BillLineItem = z.infer<typeof billLineItemSchema>;
+
+/**
+ * Body of `POST /api/xero/create-bill` (001 §7): `{contactId, date, reference, lineItems[{description,
+ * quantity, unitAmount, accountCode}], status}`.
+ */
+export const createBillRequestSchema = z
+  .object({
+    contactId: z.string().min(1),
+    date: isoDateSchema,
+    reference: z.string().max(255),
+    lineItems: z.array(billLineItemSchema).min(1).max(100),
+    status: billCreateStatusSchema,
+  })
+  .strict();
+export type CreateBillRequest = z.infer<typeof createBillRequestSchema>;
+
+/** The outcome of a bill write (create, update, approve, delete): the bill id and its status afterwards. */
+export const billActionResponseSchema = z.object({
+  invoiceID: z.string().min(1),
+  status: z.string(),
+  message: z.string().optional(),
+});
+export type BillActionResponse = z.infer<typeof billActionResponseSchema>;
+export const createBillResponseSchema = billActionResponseSchema;
+export type CreateBillResponse = BillActionResponse;
+export const approveBillResponseSchema = billActionResponseSchema;
+export type ApproveBillResponse = BillActionResponse;
+export const deleteBillResponseSchema = billActionResponseSchema;
+export type DeleteBillResponse = BillActionResponse;
+
+/** Body of `PATCH /api/xero/update-bill/{id}` (001 §7): `{amount}`, a positive amount with 2 decimals. */
+export const updateBillRequestSchema = z.object({ amount: positiveMoneySchema }).strict();
+export type UpdateBillRequest = z.infer<typeof updateBillRequestSchema>;
+
+/** Answer of the update: the bill as it now stands. */
+export const updateBillResponseSchema = draftBillSchema;
+export type UpdateBillResponse = DraftBill;
+
+/** Path parameter `{id}` of the bill calls. */
+export const billIdParamsSchema = z.object({ id: z.string().min(1).max(100) });
+export type BillIdParams = z.infer<typeof billIdParamsSchema>;
+
+/** Status to send (001 §4, §9): DRAFT when "Create as draft bills" is ticked (the default), else AUTHORISED. */
+export function getBillCreateStatus(createAsDraft: boolean): BillCreateStatus {
+  return createAsDraft ? 'DRAFT' : 'AUTHORISED';
+}
+
+/** The create request for a local bill: one line of quantity 1 at the gross amount on the chosen account. */
+export function buildCreateBillRequest(bill: LocalBill, createAsDraft: boolean): CreateBillRequest {
+  return {
+    contactId: bill.contactId,
+    date: bill.date,
+    reference: bill.reference,
+    lineItems: [
+      {
+        description: `Subcontractor services - ${bill.contactName}`,
+        quantity: 1,
+        unitAmount: bill.total,
+        accountCode: bill.accountCode,
+      },
+    ],
+    status: getBillCreateStatus(createAsDraft),
+  };
+}
+
+/**
+ * Checks when adding a bill, in the order of 001 §5: subcontractor required ('Missing information' /
+ * 'Please select a subcontractor'), amount a positive number ('Invalid amount' / 'Please enter a valid
+ * positive amount'), account code required ('Please select an account code'), subcontractor in the loaded
+ * list ('Selected subcontractor not found'). Amounts with more than 2 decimals are not valid amounts.
+ */
+export function validateBillEntry(input: {
+  contactId: string | null | undefined;
+  amount: string;
+  accountCode: string | null | undefined;
+  contacts: readonly Pick<CisContact, 'id'>[];
+}): UserMessage | null {
+  if (!input.contactId) return { title: 'Missing information', description: 'Please select a subcontractor' };
+  const pence = findPence(input.amount.trim());
+  if (pence === null || pence <= 0) {
+    return { title: 'Invalid amount', description: 'Please enter a valid positive amount' };
+  }
+  if (!input.accountCode) return { title: 'Missing information', description: 'Please select an account code' };
+  if (!input.contacts.some((c) => c.id === input.contactId)) {
+    return { title: 'Error', description: 'Selected subcontractor not found' };
+  }
+  return null;
+}
+
+/** Editing a draft's amount (001 §5): 'Please enter a positive number' unless it is one (2 decimals at most). */
+export function validateBillAmountEdit(amount: string): UserMessage | null {
+  const pence = findPence(amount.trim());
+  if (pence !== null && pence > 0) return null;
+  return { title: 'Invalid amount', description: 'Please enter a positive number' };
+}
+
+/** Submitting (001 §5): 'No bills to create' / 'Add at least one bill before submitting' with no local bills. */
+export function validateBillSubmission(bills: readonly unknown[]): UserMessage | null {
+  return bills.length > 0 ? null : { title: 'No bills to create', description: 'Add at least one bill before submitting' };
+}
+
+/** Label of the submit button (001 §2): 'Create N Bill(s) in Xero', 'Processing...' while busy. */
+export function getCreateBillsButtonLabel(count: number, isProcessing: boolean): string {
+  return isProcessing ? 'Processing...' : `Create ${count} Bill(s) in Xero`;
+}
+
+/**
+ * The gross/net convert toggle (001 §2): acts only on a parsable number; to net gives 80 % ("Converted to
+ * net (80%)"), to gross gives ÷ 0.8 ("Converted to gross (100%)"), with 'Changed £x to £y'. Returns the
+ * new text for the amount box and the notice, or null when the text is not an amount.
+ */
+export function convertCisAmount(
+  amount: string,
+  direction: 'to-net' | 'to-gross',
+): { amount: string; title: string; description: string } | null {
+  const pence = findPence(amount.trim());
+  if (pence === null || pence < 0) return null;
+  const converted = direction === 'to-net' ? getCisNetFromGrossPence(pence) : getCisGrossFromNetPence(pence);
+  return {
+    amount: formatPenceAsDecimal(converted),
+    title: direction === 'to-net' ? 'Converted to net (80%)' : 'Converted to gross (100%)',
+    description: `Changed ${formatMoney(pence)} to ${formatMoney(converted)}`,
+  };
+}
+
+/** Which of the four CIS screen states to show (001 §2 CIS Bills). */
+export type CisPageState = 'session-expired' | 'not-connected' | 'disabled' | 'main';
+
+/** Whether a connection error means the session expired (001 §4 "contains 'Not authenticated'"). */
+export function isSessionExpiredError(error: string | null | undefined): boolean {
+  return (error ?? '').includes('Not authenticated');
+}
+
+/** "A 'token is about to expire' error is treated as still usable" (001 §8). */
+export function isTokenAboutToExpireError(error: string | null | undefined): boolean {
+  return /about to expire/i.test(error ?? '');
+}
+
+/**
+ * The screen state (001 §2): session expired first; then not connected ("the connection is not live and
+ * the error is absent or is not a 'token about to expire' message"); then feature disabled; else main.
+ */
+export function getCisPageState(connection: {
+  connected: boolean;
+  error?: string | null;
+  featureCisBills?: boolean | null;
+}): CisPageState {
+  if (isSessionExpiredError(connection.error)) return 'session-expired';
+  if (!connection.connected && !isTokenAboutToExpireError(connection.error)) return 'not-connected';
+  if (!connection.featureCisBills) return 'disabled';
+  return 'main';
+}
+
+const CIS_ERROR_RE = /\bCIS\b|configuration|construction industry scheme|subcontractor|rate set/i;
+const CIS_RATE_ADVICE = 'Please set up the CIS rate for this subcontractor in your Xero account.';
+
+function stripErrorPrefixes(message: string): string {
+  let text = message.trim();
+  for (;;) {
+    const colon = text.indexOf(':');
+    if (colon <= 0 || colon > 60) return text;
+    const head = text.slice(0, colon).toLowerCase();
+    if (!/error|exception|failed|xero|validation/.test(head)) return text;
+    text = text.slice(colon + 1).trim();
+  }
+}
+
+/**
+ * Toast for a failed bill creation (001 §8): "messages mentioning CIS, configuration, Construction Industry
+ * Scheme, subcontractor or rate set get title 'CIS Configuration Error', with prefixes stripped and
+ * 'Please set up the CIS rate for this subcontractor in your Xero account.' appended if absent". Other
+ * messages keep their text under 'Failed to create bills'.
+ */
+export function describeCreateBillError(message: string | null | undefined): UserMessage {
+  const text = (message ?? '').trim();
+  if (!CIS_ERROR_RE.test(text)) {
+    return { title: 'Failed to create bills', description: text || 'Failed to create bills' };
+  }
+  const stripped = stripErrorPrefixes(text);
+  const description = stripped.includes(CIS_RATE_ADVICE)
+    ? stripped
+    : `${stripped}${stripped === '' || /[.!?]$/.test(stripped) ? '' : '.'} ${CIS_RATE_ADVICE}`.trim();
+  return { title: 'CIS Configuration Error', description };
+}
+
+/**
+ * Result of creating several bills (001 §8): 'Successfully created N bills (M failed)' on partial success,
+ * 'Failed to create bills' when all failed, 'Successfully created N bills' when all succeeded.
+ */
+export function describeBillCreationSummary(created: number, failed: number): { isError: boolean; message: string } {
+  if (created === 0 && failed > 0) return { isError: true, message: 'Failed to create bills' };
+  if (failed > 0) return { isError: false, message: `Successfully created ${created} bills (${failed} failed)` };
+  return { isError: false, message: `Successfully created ${created} bills` };
+}
+
+/**
+ * Delete failures (001 §8): 401 'Authentication error - please log in again'; 403 'You don't have
+ * permission to delete this bill'; otherwise the server message or 'Server error ({status}): Failed to
+ * delete bill'.
+ */
+export function describeDeleteBillError(status: number, serverMessage?: string | null): string {
+  if (status === 401) return 'Authentication error - please log in again';
+  if (status === 403) return "You don't have permission to delete this bill";
+  return serverMessage?.trim() || `Server error (${status}): Failed to delete bill`;
+}
+
+/**
+ * Approve failures (001 §8): an auth error (401) 'Authentication error - your session has expired...',
+ * other HTTP errors 'Server error ({status}): Failed to approve bill', no answer 'Network error - please
+ * check your connection and try again'. `isAuthError` tells the client to refresh connection and user and
+ * set the session-expired flag, toasting 'Your login session has expired. Please refresh the page and try
+ * again.'
+ */
+export function describeApproveBillError(status: number | 'network'): { message: string; isAuthError: boolean } {
+  if (status === 'network') {
+    return { message: 'Network error - please check your connection and try again', isAuthError: false };
+  }
+  if (status === 401) {
+    return { message: 'Authentication error - your session has expired. Please log in again.', isAuthError: true };
+  }
+  return { message: `Server error (${status}): Failed to approve bill`, isAuthError: false };
+}
+
+/** The toast shown on an approve auth error (001 §8). */
+export const SESSION_EXPIRED_TOAST = 'Your login session has expired. Please refresh the page and try again.';
+
+/**
+ * Before approving (001 §8): without a saved default bill account, 'Missing Default Account' / 'Please set
+ * a default bill account in the settings page before approving bills.' (then go to /settings).
+ */
+export function checkCanApproveBill(defaultBillAccountId: string | null | undefined): UserMessage | null {
+  if (defaultBillAccountId) return null;
+  return {
+    title: 'Missing Default Account',
+    description: 'Please set a default bill account in the settings page before approving bills.',
+  };
+}
