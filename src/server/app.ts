@@ -16,6 +16,18 @@ import { registerAuthRoutes } from './modules/auth/auth.routes';
 import { createAuthService } from './modules/auth/auth.service';
 import { createLoginLimiter } from './modules/auth/login-limiter';
 import { createSessionStore } from './modules/auth/sessions';
+import { registerXeroSignInRoutes } from './modules/auth/xero-signin.routes';
+import { createOrganizationsRepository } from './modules/organizations/organizations.repository';
+import { createTenancy } from './modules/organizations/tenancy';
+import { registerConnectionRoutes } from './modules/xero-connection/connection.routes';
+import { createConnectionService } from './modules/xero-connection/connection.service';
+import { createOAuthRequests } from './modules/xero-connection/oauth-requests';
+import { createSecretBox, loadEncryptionKey } from './lib/crypto';
+import { createXeroAdapter } from './xero/xero-http/adapter';
+import { createXeroHttp, type XeroHttpOptions } from './xero/xero-http/http';
+import { redirectUris } from './demo';
+import { createXeroOAuth } from './xero/xero-http/oauth';
+import { createTokenStore } from './xero/xero-http/token-store';
 
 /** Where the Xero client sends its requests: Xero itself in live mode, the built-in sandbox in demo mode. */
 export interface XeroEndpoints {
@@ -38,6 +50,29 @@ export interface BuildAppOptions {
   clientDir?: string;
   /** Demo mode only: the bootstrap admin's credentials, offered to the development helper (spec 000 §6). */
   demoCredentials?: { username: string; password: string } | undefined;
+  /** Tests tune retries and back-off of the Xero client. */
+  xeroHttp?: Partial<Pick<XeroHttpOptions, 'backoffMs' | 'maxAttempts' | 'maxRetryAfterMs' | 'timeoutMs' | 'gate'>>;
+}
+
+/** Collaborators the feature modules share, wired once in buildApp. */
+export interface AppServices {
+  db: Database['db'];
+  audit: ReturnType<typeof createAuditLog>;
+  sessions: ReturnType<typeof createSessionStore>;
+  users: ReturnType<typeof createUsersRepository>;
+  orgs: ReturnType<typeof createOrganizationsRepository>;
+  tokens: ReturnType<typeof createTokenStore>;
+  xeroHttp: ReturnType<typeof createXeroHttp>;
+  xero: ReturnType<typeof createXeroAdapter>;
+  connection: ReturnType<typeof createConnectionService>;
+  resolveTenant: ReturnType<typeof createTenancy>;
+  box: ReturnType<typeof createSecretBox>;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    services: AppServices;
+  }
 }
 
 const DEFAULT_CLIENT_DIR = fileURLToPath(new URL('../../dist/client', import.meta.url));
@@ -84,6 +119,33 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   });
 
   registerAuthRoutes(app, { auth, sessions, audit, demoCredentials: options.demoCredentials });
+
+  // Xero: the one client (STYLE §4), pointed at Xero or the sandbox by the endpoints alone.
+  const box = createSecretBox(loadEncryptionKey({ configured: config.tokenEncryptionKey, dataDir: config.dataDir }));
+  const oauth = createXeroOAuth(options.xero);
+  const tokens = createTokenStore({ db, box, oauth });
+  const orgs = createOrganizationsRepository(db);
+  const lastRateWrite = new Map<string, number>();
+  const xeroHttp = createXeroHttp({
+    apiUrl: options.xero.apiUrl,
+    tokens,
+    ...options.xeroHttp,
+    onRateLimits: (tenantId, limits) => {
+      // Remember the budget for the organisation cards, at most every few seconds per organisation.
+      const now = Date.now();
+      if (now - (lastRateWrite.get(tenantId) ?? 0) < 5_000) return;
+      lastRateWrite.set(tenantId, now);
+      void orgs.updateRateLimits(tenantId, limits).catch(() => undefined);
+    },
+  });
+  const xero = createXeroAdapter(xeroHttp);
+  const oauthRequests = createOAuthRequests(db);
+  const connection = createConnectionService({ orgs, tokens, xero, audit });
+  const resolveTenant = createTenancy(orgs);
+  const uris = redirectUris(config.appUrl);
+  registerConnectionRoutes(app, { connection, oauth, oauthRequests, tokens, audit, redirectUri: uris.connect, appUrl: config.appUrl });
+  registerXeroSignInRoutes(app, { oauth, oauthRequests, users, tokens, sessions, connection, audit, redirectUri: uris.signin });
+  app.decorate('services', { db, audit, sessions, users, orgs, tokens, xeroHttp, xero, connection, resolveTenant, box });
 
   const housekeeping = setInterval(() => {
     void sessions.purgeExpired().catch(() => undefined);

@@ -9,7 +9,10 @@ function describeValidation(error: FastifyError): string {
       const where = (first.instancePath || '').replace(/^\//, '').replace(/\//g, '.');
       const context = error.validationContext ?? 'request';
       const field = where ? `${context}.${where}` : context;
-      return `Invalid ${field}: ${first.message}`;
+      // Our own messages (the spec's wording) stand alone; zod's generic ones get the field's name.
+      const message = first.message ?? 'is invalid';
+      if (!/^(Invalid|Too (small|big)|Unrecognized|Expected|Required|is invalid)/.test(message)) return message;
+      return `Invalid ${field}: ${message}`;
     }
   }
   return error.message || 'Invalid request';

@@ -1,0 +1,129 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { OAuthError, type XeroOAuth } from '../../xero/xero-http/oauth';
+import type { TokenStore } from '../../xero/xero-http/token-store';
+import type { AuditLog } from '../audit/audit';
+import type { ConnectionService } from '../xero-connection/connection.service';
+import type { OAuthRequests } from '../xero-connection/oauth-requests';
+import type { UsersRepository } from './auth.repository';
+import type { SessionStore } from './sessions';
+
+function authUrl(params: Record<string, string>): string {
+  return `/auth?${new URLSearchParams(params).toString()}`;
+}
+
+/** A free username from the Xero profile: the email, or the email with a number after it. */
+async function pickUsername(users: UsersRepository, wanted: string): Promise<string> {
+  const base = wanted.slice(0, 60) || 'xero-user';
+  if (!(await users.findByUsername(base))) return base;
+  for (let i = 2; i < 1000; i += 1) {
+    const candidate = `${base}-${i}`;
+    if (!(await users.findByUsername(candidate))) return candidate;
+  }
+  return `${base}-${Date.now()}`;
+}
+
+/**
+ * Sign in with Xero (OpenID Connect): creates or links the user by Xero user id and, in the same consent,
+ * connects the organisations the user picked. Lands on /auth with the values of spec 000 §8.
+ */
+export function registerXeroSignInRoutes(
+  root: FastifyInstance,
+  deps: {
+    oauth: XeroOAuth;
+    oauthRequests: OAuthRequests;
+    users: UsersRepository;
+    tokens: TokenStore;
+    sessions: SessionStore;
+    connection: ConnectionService;
+    audit: AuditLog;
+    redirectUri: string;
+  },
+) {
+  const app = root.withTypeProvider<ZodTypeProvider>();
+  const { oauth, oauthRequests, users, tokens, sessions, connection, audit } = deps;
+
+  app.get('/api/auth/xero', async (request, reply) => {
+    const state = oauth.randomState();
+    const codeVerifier = oauth.randomCodeVerifier();
+    const nonce = oauth.randomNonce();
+    try {
+      const url = await oauth.createAuthorizationUrl({ redirectUri: deps.redirectUri, state, nonce, codeVerifier });
+      const signedIn = request.session && !request.session.mfaPending ? request.session.user.id : null;
+      await oauthRequests.create({ state, purpose: 'signin', userId: signedIn, codeVerifier, nonce });
+      return reply.redirect(url);
+    } catch (error) {
+      request.log.warn({ err: error }, 'Sign in with Xero could not start');
+      return reply.redirect(authUrl({ error: 'auth_configuration' }));
+    }
+  });
+
+  app.get(
+    '/api/auth/xero/callback',
+    {
+      schema: {
+        querystring: z.object({
+          code: z.string().max(2000).optional(),
+          state: z.string().max(500).optional(),
+          error: z.string().max(200).optional(),
+          error_description: z.string().max(1000).optional(),
+          scope: z.string().max(2000).optional(),
+        }),
+      },
+    },
+    async (request, reply) => {
+      const { code, state, error } = request.query;
+      const pending = state ? await oauthRequests.consume(state) : null;
+      if (error) {
+        if (error === 'access_denied') return reply.redirect('/xero-cancel');
+        return reply.redirect(authUrl({ error: `oauth_error`, reason: error }));
+      }
+      if (!code) return reply.redirect(authUrl({ error: 'missing_code' }));
+      if (!pending || pending.purpose !== 'signin') return reply.redirect(authUrl({ error: 'authentication_failed' }));
+
+      let tokenSet;
+      try {
+        const query = new URL(request.url, deps.redirectUri).search;
+        tokenSet = await oauth.exchangeCode(new URL(`${deps.redirectUri}${query}`), {
+          codeVerifier: pending.codeVerifier,
+          state: pending.state,
+          nonce: pending.nonce,
+        });
+      } catch (e) {
+        request.log.warn({ err: e }, 'Sign in with Xero: code exchange failed');
+        const kind = e instanceof OAuthError ? e.error : '';
+        return reply.redirect(authUrl({ error: kind === 'invalid_client' ? 'auth_configuration' : 'authentication_failed' }));
+      }
+      const claims = tokenSet.idTokenClaims;
+      const xeroUserId = claims?.xero_userid ?? claims?.sub;
+      if (!tokenSet.accessToken || !claims || !xeroUserId) return reply.redirect(authUrl({ error: 'missing_token' }));
+
+      let user = await users.findByXeroUserId(xeroUserId);
+      if (!user && pending.userId) {
+        await users.linkXero(pending.userId, xeroUserId);
+        user = await users.findById(pending.userId);
+      }
+      if (!user) {
+        const email = claims.email ?? null;
+        const username = await pickUsername(users, claims.email ?? claims.preferred_username ?? `xero-${xeroUserId.slice(0, 8)}`);
+        user = await users.create({ username, email, passwordHash: null, xeroUserId });
+        if (!user) return reply.redirect(authUrl({ error: 'authentication_failed' }));
+      }
+      await tokens.save(user.id, tokenSet, xeroUserId);
+
+      let warning: string | undefined;
+      try {
+        const orgs = await connection.syncFromXero(user.id);
+        if (orgs.length === 0) warning = 'no_tenants';
+      } catch (e) {
+        request.log.warn({ err: e }, 'Sign in with Xero: connections could not be read');
+        warning = 'connection_issue';
+      }
+      await sessions.destroy(request, reply);
+      await sessions.create(reply, request, user.id);
+      await audit.record({ userId: user.id, username: user.username, action: 'user.login', result: 'success', ip: request.ip, detail: { method: 'xero' } });
+      return reply.redirect(authUrl({ xero_callback: 'true', ...(warning ? { warning } : {}) }));
+    },
+  );
+}

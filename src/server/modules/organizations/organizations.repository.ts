@@ -1,0 +1,125 @@
+import { and, asc, eq, inArray, notInArray, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { organizations, userOrganizations } from '../../db/schema/index.ts';
+import type { XeroTenantConnection } from '../../xero/xero-port';
+
+export type OrganizationRow = typeof organizations.$inferSelect;
+export type MembershipRow = typeof userOrganizations.$inferSelect;
+
+export function createOrganizationsRepository(db: Db) {
+  return {
+    /**
+     * Records what Xero's GET /connections says this user has connected: organisations are created or
+     * renamed, the user is linked to each, and links Xero no longer lists are marked disconnected.
+     * The user keeps (or gets) exactly one active connected organisation.
+     */
+    async syncConnections(userId: number, connections: XeroTenantConnection[]): Promise<OrganizationRow[]> {
+      return db.transaction(async (tx) => {
+        const orgs: OrganizationRow[] = [];
+        for (const c of connections) {
+          const [org] = await tx
+            .insert(organizations)
+            .values({ tenantId: c.tenantId, tenantName: c.tenantName })
+            .onConflictDoUpdate({ target: organizations.tenantId, set: { tenantName: c.tenantName, updatedAt: new Date() } })
+            .returning();
+          if (!org) continue;
+          orgs.push(org);
+          await tx
+            .insert(userOrganizations)
+            .values({ userId, organizationId: org.id, connectionId: c.connectionId, connected: true })
+            .onConflictDoUpdate({
+              target: [userOrganizations.userId, userOrganizations.organizationId],
+              set: { connectionId: c.connectionId, connected: true },
+            });
+        }
+        const keep = orgs.map((o) => o.id);
+        await tx
+          .update(userOrganizations)
+          .set({ connected: false, isActive: false })
+          .where(and(eq(userOrganizations.userId, userId), keep.length > 0 ? notInArray(userOrganizations.organizationId, keep) : sql`true`));
+        const active = await tx
+          .select()
+          .from(userOrganizations)
+          .where(and(eq(userOrganizations.userId, userId), eq(userOrganizations.isActive, true), eq(userOrganizations.connected, true)));
+        if (active.length === 0 && orgs.length > 0) {
+          const first = [...orgs].sort((a, b) => (a.tenantName ?? '').localeCompare(b.tenantName ?? ''))[0];
+          if (first) {
+            await tx
+              .update(userOrganizations)
+              .set({ isActive: true, lastAccessed: new Date() })
+              .where(and(eq(userOrganizations.userId, userId), eq(userOrganizations.organizationId, first.id)));
+          }
+        }
+        return orgs;
+      });
+    },
+
+    async listForUser(userId: number) {
+      return db
+        .select({ org: organizations, membership: userOrganizations })
+        .from(userOrganizations)
+        .innerJoin(organizations, eq(organizations.id, userOrganizations.organizationId))
+        .where(eq(userOrganizations.userId, userId))
+        .orderBy(asc(organizations.tenantName));
+    },
+
+    async findMembership(userId: number, organizationId: number) {
+      const rows = await db
+        .select({ org: organizations, membership: userOrganizations })
+        .from(userOrganizations)
+        .innerJoin(organizations, eq(organizations.id, userOrganizations.organizationId))
+        .where(and(eq(userOrganizations.userId, userId), eq(userOrganizations.organizationId, organizationId)))
+        .limit(1);
+      return rows[0] ?? null;
+    },
+
+    async findActive(userId: number) {
+      const rows = await db
+        .select({ org: organizations, membership: userOrganizations })
+        .from(userOrganizations)
+        .innerJoin(organizations, eq(organizations.id, userOrganizations.organizationId))
+        .where(and(eq(userOrganizations.userId, userId), eq(userOrganizations.isActive, true)))
+        .limit(1);
+      return rows[0] ?? null;
+    },
+
+    async setActive(userId: number, organizationId: number): Promise<void> {
+      await db.transaction(async (tx) => {
+        await tx.update(userOrganizations).set({ isActive: false }).where(and(eq(userOrganizations.userId, userId), eq(userOrganizations.isActive, true)));
+        await tx
+          .update(userOrganizations)
+          .set({ isActive: true, lastAccessed: new Date() })
+          .where(and(eq(userOrganizations.userId, userId), eq(userOrganizations.organizationId, organizationId)));
+      });
+    },
+
+    async markDisconnected(userId: number, organizationIds?: number[]): Promise<void> {
+      await db
+        .update(userOrganizations)
+        .set({ connected: false, isActive: false })
+        .where(
+          and(
+            eq(userOrganizations.userId, userId),
+            organizationIds ? inArray(userOrganizations.organizationId, organizationIds.length > 0 ? organizationIds : [-1]) : sql`true`,
+          ),
+        );
+    },
+
+    async updateRateLimits(tenantId: string, limits: { minuteRemaining: number | null; dayRemaining: number | null }): Promise<void> {
+      await db
+        .update(organizations)
+        .set({
+          ...(limits.minuteRemaining !== null ? { rateMinuteRemaining: limits.minuteRemaining } : {}),
+          ...(limits.dayRemaining !== null ? { rateDayRemaining: limits.dayRemaining } : {}),
+          rateUpdatedAt: new Date(),
+        })
+        .where(eq(organizations.tenantId, tenantId));
+    },
+
+    async findById(organizationId: number) {
+      const rows = await db.select().from(organizations).where(eq(organizations.id, organizationId)).limit(1);
+      return rows[0] ?? null;
+    },
+  };
+}
+export type OrganizationsRepository = ReturnType<typeof createOrganizationsRepository>;

@@ -1,0 +1,170 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { connectionStatusSchema, xeroAuthUrlResponseSchema } from '../../../shared/connection';
+import { userOrganizationsResponseSchema } from '../../../shared/organizations';
+import { AppError } from '../../lib/app-error';
+import { OAuthError, type XeroOAuth } from '../../xero/xero-http/oauth';
+import type { TokenStore } from '../../xero/xero-http/token-store';
+import type { AuditLog } from '../audit/audit';
+import { requireUser } from '../auth/guards';
+import type { ConnectionService } from './connection.service';
+import type { OAuthRequests } from './oauth-requests';
+
+/** `organizationId` as the clients send it: a number, or a string of digits (spec 000 §5). */
+export const organizationIdSchema = z.union([z.number(), z.string()]).transform((value, ctx) => {
+  const id = typeof value === 'number' ? value : value.trim() === '' ? NaN : Number(value);
+  if (!Number.isInteger(id) || id <= 0 || id > 2_147_483_647) {
+    ctx.addIssue({ code: 'custom', message: 'Invalid organization ID' });
+    return z.NEVER;
+  }
+  return id;
+});
+
+const setActiveBody = z.object({ organizationId: organizationIdSchema });
+
+/** Where the organisations page learns what happened (spec 000 §8, query-string errors). */
+function organizationsUrl(params: Record<string, string>): string {
+  return `/organizations?${new URLSearchParams(params).toString()}`;
+}
+
+export function registerConnectionRoutes(
+  root: FastifyInstance,
+  deps: {
+    connection: ConnectionService;
+    oauth: XeroOAuth;
+    oauthRequests: OAuthRequests;
+    tokens: TokenStore;
+    audit: AuditLog;
+    redirectUri: string;
+    appUrl: string;
+  },
+) {
+  const app = root.withTypeProvider<ZodTypeProvider>();
+  const { connection, oauth, oauthRequests, tokens, audit } = deps;
+
+  const start = async (request: FastifyRequest, purpose: 'connect' | 'reconnect') => {
+    const user = requireUser(request);
+    const state = oauth.randomState();
+    const codeVerifier = oauth.randomCodeVerifier();
+    const nonce = oauth.randomNonce();
+    let url: string;
+    try {
+      url = await oauth.createAuthorizationUrl({ redirectUri: deps.redirectUri, state, nonce, codeVerifier });
+    } catch (error) {
+      request.log.warn({ err: error }, 'Xero authorization URL failed');
+      throw new AppError(
+        'XERO_UNAVAILABLE',
+        purpose === 'connect' ? 'Failed to generate Xero connection URL' : 'Failed to generate Xero reconnection URL',
+      );
+    }
+    await oauthRequests.create({ state, purpose, userId: user.id, codeVerifier, nonce });
+    return { url, cancelUrl: `${deps.appUrl}/xero-cancel` };
+  };
+  app.get('/api/xero/connect', { schema: { response: { 200: xeroAuthUrlResponseSchema } } }, (request) => start(request, 'connect'));
+  app.get('/api/xero/reconnect', { schema: { response: { 200: xeroAuthUrlResponseSchema } } }, (request) => start(request, 'reconnect'));
+
+  app.get(
+    '/api/xero/callback',
+    {
+      schema: {
+        querystring: z.object({
+          code: z.string().max(2000).optional(),
+          state: z.string().max(500).optional(),
+          error: z.string().max(200).optional(),
+          error_description: z.string().max(1000).optional(),
+          scope: z.string().max(2000).optional(),
+        }),
+      },
+    },
+    async (request, reply) => {
+      const { code, state, error } = request.query;
+      const pending = state ? await oauthRequests.consume(state) : null;
+      if (error) {
+        if (error === 'access_denied') return reply.redirect('/xero-cancel');
+        return reply.redirect(organizationsUrl({ error: 'oauth_error', reason: error }));
+      }
+      const user = request.session && !request.session.mfaPending ? request.session.user : null;
+      if (!user) return reply.redirect(organizationsUrl({ error: 'unauthorized' }));
+      if (!code) return reply.redirect(organizationsUrl({ error: 'missing_code' }));
+      if (!pending || pending.purpose === 'signin') return reply.redirect(organizationsUrl({ error: 'invalid_request' }));
+      if (pending.userId !== user.id) return reply.redirect(organizationsUrl({ error: 'unauthorized' }));
+
+      let tokenSet;
+      try {
+        const currentUrl = new URL(request.url, deps.redirectUri);
+        tokenSet = await oauth.exchangeCode(new URL(`${deps.redirectUri}${currentUrl.search}`), {
+          codeVerifier: pending.codeVerifier,
+          state: pending.state,
+          nonce: pending.nonce,
+        });
+      } catch (e) {
+        const kind = e instanceof OAuthError ? e.error : 'token_exchange_failed';
+        request.log.warn({ err: e, kind }, 'Xero code exchange failed');
+        const codeMap: Record<string, string> = { invalid_grant: 'invalid_grant', invalid_client: 'invalid_client', invalid_request: 'invalid_request' };
+        await audit.record({ userId: user.id, action: 'xero.connect', result: 'failure', ip: request.ip, detail: { reason: kind } });
+        return reply.redirect(organizationsUrl({ error: codeMap[kind] ?? 'token_exchange_failed' }));
+      }
+      if (!tokenSet.accessToken) return reply.redirect(organizationsUrl({ error: 'missing_access_token' }));
+      if (!tokenSet.refreshToken) return reply.redirect(organizationsUrl({ error: 'missing_refresh_token' }));
+      await tokens.save(user.id, tokenSet, tokenSet.idTokenClaims?.xero_userid ?? null);
+
+      let orgs;
+      try {
+        orgs = await connection.syncFromXero(user.id);
+      } catch (e) {
+        request.log.warn({ err: e }, 'Xero connections could not be read');
+        const message = e instanceof AppError ? e.message : 'Could not record the organisations';
+        return reply.redirect(
+          organizationsUrl(e instanceof AppError && e.code.startsWith('XERO') ? { error: 'xero_connection_failed' } : { error: 'tenant_update_failed', message }),
+        );
+      }
+      if (orgs.length === 0) return reply.redirect(organizationsUrl({ error: 'no_tenants' }));
+      await audit.record({
+        userId: user.id,
+        action: pending.purpose === 'reconnect' ? 'xero.reconnect' : 'xero.connect',
+        result: 'success',
+        ip: request.ip,
+        detail: { organizations: orgs.map((o) => o.tenantName) },
+      });
+      return reply.redirect(organizationsUrl({ connected: 'true' }));
+    },
+  );
+
+  app.get('/api/xero/connection', { schema: { response: { 200: connectionStatusSchema } } }, async (request, reply) => {
+    reply.header('cache-control', 'no-store');
+    return connection.getStatus(requireUser(request).id);
+  });
+
+  app.get('/api/user-organizations', { schema: { response: { 200: userOrganizationsResponseSchema } } }, async (request) =>
+    connection.listUserOrganizations(requireUser(request).id),
+  );
+
+  app.post(
+    '/api/xero/set-active-organization',
+    {
+      schema: {
+        body: setActiveBody,
+        response: {
+          200: z.object({
+            success: z.literal(true),
+            organizationId: z.number(),
+            tenantId: z.string(),
+            tenantName: z.string().nullable(),
+            warning: z.string().optional(),
+          }),
+        },
+      },
+    },
+    async (request) => connection.setActive(requireUser(request).id, request.body.organizationId, request.ip),
+  );
+
+  app.post(
+    '/api/xero/disconnect',
+    { schema: { body: setActiveBody, response: { 200: z.object({ success: z.literal(true) }) } } },
+    async (request) => {
+      await connection.disconnect(requireUser(request).id, request.body.organizationId, request.ip);
+      return { success: true as const };
+    },
+  );
+}

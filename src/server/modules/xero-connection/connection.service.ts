@@ -1,0 +1,139 @@
+import type { ConnectionStatus } from '../../../shared/connection';
+import { CONNECTION_ERRORS } from '../../../shared/connection';
+import type { UserOrganization } from '../../../shared/organizations';
+import { AppError } from '../../lib/app-error';
+import type { TokenStore } from '../../xero/xero-http/token-store';
+import { REFRESH_MARGIN_MS } from '../../xero/xero-http/token-store';
+import type { XeroPort } from '../../xero/xero-port';
+import type { AuditLog } from '../audit/audit';
+import type { OrganizationRow, OrganizationsRepository } from '../organizations/organizations.repository';
+
+export const NOT_CONNECTED_ERROR = 'Not connected to Xero';
+
+/** The saved defaults and flags of an organisation, as the connection status carries them (spec 000 §3). */
+export function toOrganizationDefaults(org: OrganizationRow) {
+  const margin = Number(org.defaultStockJournalMarginRate);
+  return {
+    defaultCreditCardAccountId: org.defaultCreditCardAccountId ?? '',
+    defaultCashAccountId: org.defaultCashAccountId ?? '',
+    defaultSalesAccountId: org.defaultSalesAccountId ?? '',
+    defaultVatRateId: org.defaultVatRateId ?? '',
+    defaultBillVatRateId: org.defaultBillVatRateId ?? '',
+    defaultBillAccountId: org.defaultBillAccountId ?? '',
+    defaultContactId: org.defaultContactId ?? '',
+    defaultTaxStatus: org.defaultTaxStatus as ConnectionStatus['defaultTaxStatus'],
+    defaultCisSubcontractorsGroupId: org.defaultCisSubcontractorsGroupId ?? '',
+    defaultStockJournalContactId: org.defaultStockJournalContactId ?? '',
+    defaultStockJournalMarginRate: Number.isFinite(margin) ? margin : 1.35,
+    defaultStockJournalStockAccountId: org.defaultStockJournalStockAccountId ?? '',
+    defaultStockJournalCostAccountId: org.defaultStockJournalCostAccountId ?? '',
+    defaultStockJournalPostingStatus: org.defaultStockJournalPostingStatus as ConnectionStatus['defaultStockJournalPostingStatus'],
+    featurePayInvoices: org.featurePayInvoices,
+    featureAddInvoices: org.featureAddInvoices,
+    featureCisBills: org.featureCisBills,
+    featureStockJournal: org.featureStockJournal,
+  };
+}
+
+export function createConnectionService(deps: { orgs: OrganizationsRepository; tokens: TokenStore; xero: XeroPort; audit: AuditLog }) {
+  const { orgs, tokens, xero, audit } = deps;
+
+  return {
+    /** GET /api/xero/connection: the user's active organisation, refreshing a token close to expiry. */
+    async getStatus(userId: number): Promise<ConnectionStatus> {
+      let current = await tokens.read(userId);
+      if (!current) return { connected: false, error: NOT_CONNECTED_ERROR };
+      if (current.status === 'reconnect_required') return { connected: false, error: current.lastError ?? CONNECTION_ERRORS.refreshFailed };
+      if (!current.refreshToken) return { connected: false, error: CONNECTION_ERRORS.noRefreshToken };
+      let error: string | undefined;
+      if (current.expiresAt.getTime() - Date.now() <= REFRESH_MARGIN_MS) {
+        try {
+          current = await tokens.refresh(userId);
+        } catch (e) {
+          if (e instanceof AppError && e.code === 'XERO_AUTH_EXPIRED') return { connected: false, error: e.message };
+          error = current.expiresAt.getTime() <= Date.now() ? CONNECTION_ERRORS.expired : CONNECTION_ERRORS.aboutToExpire;
+        }
+      }
+      const active = await orgs.findActive(userId);
+      if (!active || !active.membership.connected) {
+        return { connected: false, error: 'No connected organization. Connect an organization to continue.' };
+      }
+      return {
+        connected: true,
+        ...(error ? { error } : {}),
+        tenantName: active.org.tenantName,
+        tenantId: active.org.tenantId,
+        organizationId: active.org.id,
+        tokenExpiry: current.expiresAt.toISOString(),
+        ...toOrganizationDefaults(active.org),
+      };
+    },
+
+    async listUserOrganizations(userId: number): Promise<UserOrganization[]> {
+      const [rows, current] = await Promise.all([orgs.listForUser(userId), tokens.read(userId)]);
+      const expiry = current?.expiresAt ?? null;
+      const valid = Boolean(current && current.status === 'active' && expiry && expiry.getTime() > Date.now());
+      return rows.map(({ org, membership }) => ({
+        organizationId: org.id,
+        tenantId: org.tenantId,
+        tenantName: org.tenantName,
+        connected: membership.connected,
+        hasValidToken: membership.connected && valid,
+        isActive: membership.isActive,
+        lastAccessed: membership.lastAccessed?.toISOString() ?? null,
+        tokenExpiry: membership.connected && expiry ? expiry.toISOString() : null,
+        featurePayInvoices: org.featurePayInvoices,
+        featureAddInvoices: org.featureAddInvoices,
+        featureCisBills: org.featureCisBills,
+        featureStockJournal: org.featureStockJournal,
+        rateLimits:
+          org.rateUpdatedAt === null ? null : { minuteRemaining: org.rateMinuteRemaining ?? null, dayRemaining: org.rateDayRemaining ?? null },
+      }));
+    },
+
+    /** Validation messages of spec 000 §5. An expired token only warns. */
+    async setActive(userId: number, organizationId: number, ip: string) {
+      const found = await orgs.findMembership(userId, organizationId);
+      if (!found) throw new AppError('NOT_FOUND', `Organization with ID ${organizationId} not found`);
+      const name = found.org.tenantName ?? 'Unknown Organization';
+      if (!found.membership.connected) throw new AppError('VALIDATION_ERROR', `Organization "${name}" is not connected to Xero`);
+      await orgs.setActive(userId, organizationId);
+      await audit.record({ userId, organizationId, action: 'organization.activate', target: name, result: 'success', ip });
+      const current = await tokens.read(userId);
+      const expired = !current || current.expiresAt.getTime() <= Date.now();
+      return {
+        success: true as const,
+        organizationId,
+        tenantId: found.org.tenantId,
+        tenantName: found.org.tenantName,
+        ...(expired ? { warning: 'The Xero token has expired; it will be refreshed on the next call.' } : {}),
+      };
+    },
+
+    /** Pulls the user's connections from Xero and records them; returns how many organisations there are. */
+    async syncFromXero(userId: number): Promise<OrganizationRow[]> {
+      const connections = await xero.listConnections(userId);
+      return orgs.syncConnections(userId, connections);
+    },
+
+    /** Disconnects one organisation at Xero (DELETE /connections/{id}) and here. */
+    async disconnect(userId: number, organizationId: number, ip: string): Promise<void> {
+      const found = await orgs.findMembership(userId, organizationId);
+      if (!found) throw new AppError('NOT_FOUND', `Organization with ID ${organizationId} not found`);
+      if (found.membership.connectionId && found.membership.connected) {
+        try {
+          await xero.deleteConnection(userId, found.membership.connectionId);
+        } catch (error) {
+          // Already gone at Xero (404) is fine; anything else is reported.
+          if (!(error instanceof AppError && error.code === 'NOT_FOUND')) throw error;
+        }
+      }
+      await orgs.markDisconnected(userId, [organizationId]);
+      const rest = (await orgs.listForUser(userId)).filter((r) => r.membership.connected);
+      const next = rest[0];
+      if (found.membership.isActive && next) await orgs.setActive(userId, next.org.id);
+      await audit.record({ userId, organizationId, action: 'xero.disconnect', target: found.org.tenantName, result: 'success', ip });
+    },
+  };
+}
+export type ConnectionService = ReturnType<typeof createConnectionService>;

@@ -1,0 +1,217 @@
+import type { z } from 'zod';
+import { AppError } from '../../lib/app-error';
+import { TenantGate, XERO_LIMITS, type TenantGateOptions } from './tenant-gate';
+import type { TokenStore } from './token-store';
+
+export interface XeroRequest<T> {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** Path under the API base, e.g. `/api.xro/2.0/Invoices` or `/connections`. */
+  path: string;
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  /** Required for every write: Xero replays the first answer for a repeated key (6 minutes). */
+  idempotencyKey?: string;
+  ifModifiedSince?: Date;
+  schema?: z.ZodType<T>;
+  /** Return the raw bytes instead of JSON (attachments). */
+  binary?: boolean;
+}
+
+export interface XeroResponse<T> {
+  status: number;
+  data: T;
+  headers: Headers;
+}
+
+export interface XeroHttpOptions {
+  apiUrl: string;
+  tokens: TokenStore;
+  gate?: TenantGateOptions;
+  /** Called with Xero's remaining-call headers after each answer for a tenant. */
+  onRateLimits?: (tenantId: string, limits: { minuteRemaining: number | null; dayRemaining: number | null }) => void;
+  /** Test hook: how long to wait between retries (default: capped, jittered exponential back-off). */
+  backoffMs?: (attempt: number) => number;
+  maxAttempts?: number;
+  /** Longest Retry-After we wait for inside a request; longer ones fail fast with a clear message. */
+  maxRetryAfterMs?: number;
+  timeoutMs?: number;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export function defaultBackoff(attempt: number): number {
+  const base = Math.min(8_000, 300 * 2 ** attempt);
+  return Math.round(base / 2 + Math.random() * (base / 2));
+}
+
+function headerNumber(headers: Headers, name: string): number | null {
+  const raw = headers.get(name);
+  if (raw === null || raw.trim() === '') return null;
+  const n = Number(raw);
+  return Number.isFinite(n) ? n : null;
+}
+
+/** Xero's error bodies: ValidationException with Elements[].ValidationErrors[], or Message / Detail / Title. */
+export function describeXeroError(body: unknown): string {
+  if (!body || typeof body !== 'object') return typeof body === 'string' && body ? body.slice(0, 300) : '';
+  const b = body as Record<string, unknown>;
+  const messages = new Set<string>();
+  const collect = (list: unknown) => {
+    if (!Array.isArray(list)) return;
+    for (const item of list) {
+      if (item && typeof item === 'object') {
+        const m = (item as Record<string, unknown>).Message;
+        if (typeof m === 'string') messages.add(m);
+        collect((item as Record<string, unknown>).ValidationErrors);
+      }
+    }
+  };
+  collect(b.Elements);
+  for (const key of ['Payments', 'Invoices', 'ManualJournals']) collect(b[key]);
+  if (messages.size > 0) return [...messages].join('; ');
+  for (const key of ['Message', 'Detail', 'detail', 'Title', 'title', 'error_description', 'error']) {
+    if (typeof b[key] === 'string' && b[key]) return b[key] as string;
+  }
+  return '';
+}
+
+/**
+ * The one HTTP path to Xero. Per tenant it queues within Xero's limits; it honours Retry-After, retries
+ * 5xx and network failures with capped, jittered back-off, and retries a write only when it carries an
+ * Idempotency-Key (so Xero replays instead of applying it twice). A 401 gets one forced token refresh.
+ * Every JSON answer is parsed with the caller's zod schema; Xero's failures become our error codes.
+ */
+export function createXeroHttp(options: XeroHttpOptions) {
+  const gates = new Map<string, TenantGate>();
+  const gateFor = (tenantId: string) => {
+    let gate = gates.get(tenantId);
+    if (!gate) {
+      gate = new TenantGate(options.gate ?? XERO_LIMITS);
+      gates.set(tenantId, gate);
+    }
+    return gate;
+  };
+  const backoff = options.backoffMs ?? defaultBackoff;
+  const maxAttempts = options.maxAttempts ?? 4;
+  const maxRetryAfterMs = options.maxRetryAfterMs ?? 65_000;
+  const timeoutMs = options.timeoutMs ?? 30_000;
+
+  async function send<T>(userId: number, tenantId: string | null, request: XeroRequest<T>): Promise<XeroResponse<T>> {
+    const isWrite = request.method !== 'GET';
+    const url = new URL(options.apiUrl + request.path);
+    for (const [key, value] of Object.entries(request.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(key, String(value));
+    }
+    const gate = tenantId ? gateFor(tenantId) : null;
+    if (gate?.dayRemaining === 0) {
+      throw new AppError('XERO_RATE_LIMITED', "Xero's daily call limit for this organisation has been reached. Please try again tomorrow.");
+    }
+    let forcedRefresh = false;
+    for (let attempt = 0; ; attempt += 1) {
+      const tokens = await options.tokens.getAccessToken(userId);
+      const headers: Record<string, string> = { Accept: request.binary ? '*/*' : 'application/json', Authorization: `Bearer ${tokens.accessToken}` };
+      if (tenantId) headers['xero-tenant-id'] = tenantId;
+      if (request.body !== undefined) headers['Content-Type'] = 'application/json';
+      if (request.idempotencyKey) headers['Idempotency-Key'] = request.idempotencyKey;
+      if (request.ifModifiedSince) headers['If-Modified-Since'] = request.ifModifiedSince.toUTCString();
+
+      if (gate) await gate.acquire();
+      let response: Response;
+      try {
+        response = await fetch(url, {
+          method: request.method,
+          headers,
+          ...(request.body !== undefined ? { body: JSON.stringify(request.body) } : {}),
+          signal: AbortSignal.timeout(timeoutMs),
+        });
+      } catch (error) {
+        gate?.release();
+        // A write whose answer was lost may have been applied: only the idempotency key makes a resend safe.
+        const retryable = !isWrite || Boolean(request.idempotencyKey);
+        if (retryable && attempt + 1 < maxAttempts) {
+          await sleep(backoff(attempt));
+          continue;
+        }
+        throw new AppError('XERO_UNAVAILABLE', 'Xero could not be reached. Please try again.', error instanceof Error ? error.message : undefined);
+      }
+      gate?.release();
+
+      if (tenantId) {
+        const minuteRemaining = headerNumber(response.headers, 'x-minlimit-remaining');
+        const dayRemaining = headerNumber(response.headers, 'x-daylimit-remaining');
+        if (gate) {
+          gate.minuteRemaining = minuteRemaining ?? gate.minuteRemaining;
+          gate.dayRemaining = dayRemaining ?? gate.dayRemaining;
+        }
+        if (minuteRemaining !== null || dayRemaining !== null) options.onRateLimits?.(tenantId, { minuteRemaining, dayRemaining });
+      }
+
+      if (response.status === 429) {
+        await response.body?.cancel();
+        const problem = response.headers.get('x-rate-limit-problem') ?? '';
+        const retryAfterMs = (headerNumber(response.headers, 'retry-after') ?? 0) * 1000 || backoff(attempt);
+        if (/day/i.test(problem) || retryAfterMs > maxRetryAfterMs) {
+          if (gate && /day/i.test(problem)) gate.dayRemaining = 0;
+          throw new AppError('XERO_RATE_LIMITED', "Xero's call limit for this organisation has been reached. Please try again later.", undefined, {
+            retryAfterSeconds: Math.ceil(retryAfterMs / 1000),
+          });
+        }
+        gate?.pause(retryAfterMs);
+        if (attempt + 1 < maxAttempts + 2) continue;
+        throw new AppError('XERO_RATE_LIMITED', 'Xero is busy. Please try again in a minute.');
+      }
+      if (response.status >= 500) {
+        await response.body?.cancel();
+        const retryable = !isWrite || Boolean(request.idempotencyKey);
+        if (retryable && attempt + 1 < maxAttempts) {
+          await sleep(backoff(attempt));
+          continue;
+        }
+        throw new AppError('XERO_UNAVAILABLE', 'Xero is not answering properly right now. Please try again.', `Xero answered ${response.status}`);
+      }
+      if (response.status === 401 && !forcedRefresh) {
+        await response.body?.cancel();
+        forcedRefresh = true;
+        await options.tokens.refresh(userId, true);
+        continue;
+      }
+      if (response.status === 304) {
+        return { status: 304, data: undefined as T, headers: response.headers };
+      }
+      if (request.binary && response.ok) {
+        return { status: response.status, data: Buffer.from(await response.arrayBuffer()) as T, headers: response.headers };
+      }
+      const text = await response.text();
+      let body: unknown = undefined;
+      if (text) {
+        try {
+          body = JSON.parse(text);
+        } catch {
+          body = text;
+        }
+      }
+      if (!response.ok) {
+        const detail = describeXeroError(body);
+        if (response.status === 401) throw new AppError('XERO_AUTH_EXPIRED', 'Your Xero connection has expired. Please reconnect.', detail || undefined);
+        if (response.status === 403) {
+          throw new AppError('FORBIDDEN', 'Xero refused access to this organisation. Reconnect it from the Organizations page.', detail || undefined);
+        }
+        if (response.status === 404) throw new AppError('NOT_FOUND', detail || 'Not found in Xero');
+        throw new AppError('XERO_REJECTED', detail || `Xero refused the request (${response.status})`, undefined, { xeroStatus: response.status });
+      }
+      if (!request.schema) return { status: response.status, data: body as T, headers: response.headers };
+      const parsed = request.schema.safeParse(body);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        throw new AppError('XERO_UNAVAILABLE', 'Xero sent an answer Ledgerlink could not read. Please try again.', issue ? `${issue.path.join('.')}: ${issue.message}` : undefined);
+      }
+      return { status: response.status, data: parsed.data, headers: response.headers };
+    }
+  }
+
+  return {
+    send,
+    gateFor,
+  };
+}
+export type XeroHttp = ReturnType<typeof createXeroHttp>;

@@ -1,0 +1,72 @@
+/**
+ * Keeps one Xero organisation's calls within Xero's limits: at most 5 in flight and 60 in any rolling
+ * minute (a rolling window also satisfies Xero's per-minute count), a pause after a 429's Retry-After, and
+ * a stop when the day's budget (X-DayLimit-Remaining) is spent. Waiters are served first come, first served.
+ */
+export interface TenantGateOptions {
+  maxInFlight: number;
+  perMinute: number;
+  /** Extra spacing on the minute window, for clock and network skew between us and Xero. */
+  windowMs: number;
+}
+
+export const XERO_LIMITS: TenantGateOptions = { maxInFlight: 5, perMinute: 60, windowMs: 60_500 };
+
+export class TenantGate {
+  private inFlight = 0;
+  private readonly starts: number[] = [];
+  private readonly waiters: Array<() => void> = [];
+  private pausedUntil = 0;
+  private timer: NodeJS.Timeout | undefined;
+  dayRemaining: number | null = null;
+  minuteRemaining: number | null = null;
+
+  constructor(private readonly options: TenantGateOptions = XERO_LIMITS) {}
+
+  /** Resolves when a call may start; the caller must call `release()` once it has its answer. */
+  acquire(): Promise<void> {
+    return new Promise((resolve) => {
+      this.waiters.push(resolve);
+      this.pump();
+    });
+  }
+
+  release(): void {
+    this.inFlight -= 1;
+    this.pump();
+  }
+
+  /** Stop starting calls until `ms` from now (a 429's Retry-After). */
+  pause(ms: number): void {
+    this.pausedUntil = Math.max(this.pausedUntil, Date.now() + ms);
+    this.pump();
+  }
+
+  get pending(): number {
+    return this.waiters.length;
+  }
+
+  private pump(): void {
+    const now = Date.now();
+    while (this.starts.length > 0 && (this.starts[0] ?? 0) <= now - this.options.windowMs) this.starts.shift();
+    while (this.waiters.length > 0 && this.inFlight < this.options.maxInFlight && this.starts.length < this.options.perMinute && now >= this.pausedUntil) {
+      const next = this.waiters.shift();
+      this.inFlight += 1;
+      this.starts.push(now);
+      next?.();
+    }
+    if (this.waiters.length === 0 || this.timer) return;
+    // Blocked by time rather than by calls in flight: wake up when the window or pause allows.
+    const waitUntil = Math.max(
+      this.pausedUntil,
+      this.starts.length >= this.options.perMinute ? (this.starts[0] ?? now) + this.options.windowMs : 0,
+    );
+    if (waitUntil > now) {
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        this.pump();
+      }, waitUntil - now);
+      this.timer.unref();
+    }
+  }
+}

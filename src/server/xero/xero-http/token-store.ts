@@ -1,0 +1,140 @@
+import { eq } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { xeroTokens } from '../../db/schema/index.ts';
+import { AppError } from '../../lib/app-error';
+import type { SecretBox } from '../../lib/crypto';
+import { CONNECTION_ERRORS } from '../../../shared/connection';
+import { OAuthError, type TokenSet, type XeroOAuth } from './oauth';
+
+/** Refresh this long before the access token expires, so no call goes out with a dying token. */
+export const REFRESH_MARGIN_MS = 2 * 60_000;
+
+export interface StoredTokens {
+  userId: number;
+  xeroUserId: string | null;
+  accessToken: string;
+  refreshToken: string | null;
+  expiresAt: Date;
+  scopes: string;
+  status: 'active' | 'reconnect_required';
+  lastError: string | null;
+}
+
+type Row = typeof xeroTokens.$inferSelect;
+
+/**
+ * Xero tokens, encrypted at rest, one set per user. Refresh is single-flight per user: within an instance
+ * by a shared promise, across instances by a row lock (`SELECT … FOR UPDATE`) after which the row is read
+ * again and the refresh skipped if another instance already did it. The rotated refresh token is saved in
+ * the same transaction the refresh happens in, before anything uses the new access token; if the process
+ * dies before that commit, the old refresh token still works inside Xero's 30-minute grace period.
+ * `invalid_grant` marks the connection "reconnection required" and is never retried.
+ */
+export function createTokenStore(deps: { db: Db; box: SecretBox; oauth: XeroOAuth; onRefresh?: (userId: number) => void }) {
+  const { db, box, oauth } = deps;
+  const inFlight = new Map<number, Promise<StoredTokens>>();
+
+  const decode = (row: Row): StoredTokens => ({
+    userId: row.userId,
+    xeroUserId: row.xeroUserId,
+    accessToken: box.decrypt(row.accessTokenEnc),
+    refreshToken: row.refreshTokenEnc ? box.decrypt(row.refreshTokenEnc) : null,
+    expiresAt: row.expiresAt,
+    scopes: row.scopes,
+    status: row.status,
+    lastError: row.lastError,
+  });
+
+  async function read(userId: number): Promise<StoredTokens | null> {
+    const rows = await db.select().from(xeroTokens).where(eq(xeroTokens.userId, userId)).limit(1);
+    return rows[0] ? decode(rows[0]) : null;
+  }
+
+  async function save(userId: number, tokens: TokenSet, xeroUserId?: string | null): Promise<void> {
+    const values = {
+      accessTokenEnc: box.encrypt(tokens.accessToken),
+      refreshTokenEnc: tokens.refreshToken ? box.encrypt(tokens.refreshToken) : null,
+      expiresAt: tokens.expiresAt,
+      scopes: tokens.scope,
+      status: 'active' as const,
+      lastError: null,
+      updatedAt: new Date(),
+      ...(xeroUserId ? { xeroUserId } : {}),
+    };
+    await db
+      .insert(xeroTokens)
+      .values({ userId, ...values })
+      .onConflictDoUpdate({ target: xeroTokens.userId, set: values });
+  }
+
+  async function refreshLocked(userId: number, force: boolean): Promise<StoredTokens> {
+    return db.transaction(async (tx) => {
+      const rows = await tx.select().from(xeroTokens).where(eq(xeroTokens.userId, userId)).for('update');
+      const row = rows[0];
+      if (!row) throw new AppError('XERO_AUTH_EXPIRED', CONNECTION_ERRORS.noRefreshToken);
+      const current = decode(row);
+      if (current.status === 'reconnect_required') throw new AppError('XERO_AUTH_EXPIRED', current.lastError ?? CONNECTION_ERRORS.refreshFailed);
+      // Another request or instance refreshed while we waited for the lock.
+      if (!force && current.expiresAt.getTime() - Date.now() > REFRESH_MARGIN_MS) return current;
+      if (force && row.refreshedAt && Date.now() - row.refreshedAt.getTime() < 5_000) return current;
+      if (!current.refreshToken) {
+        await tx.update(xeroTokens).set({ status: 'reconnect_required', lastError: CONNECTION_ERRORS.noRefreshToken }).where(eq(xeroTokens.userId, userId));
+        throw new AppError('XERO_AUTH_EXPIRED', CONNECTION_ERRORS.noRefreshToken);
+      }
+      let fresh: TokenSet;
+      try {
+        deps.onRefresh?.(userId);
+        fresh = await oauth.refresh(current.refreshToken);
+      } catch (error) {
+        if (error instanceof OAuthError && (error.error === 'invalid_grant' || error.error === 'unauthorized_client')) {
+          await tx
+            .update(xeroTokens)
+            .set({ status: 'reconnect_required', lastError: CONNECTION_ERRORS.refreshFailed, updatedAt: new Date() })
+            .where(eq(xeroTokens.userId, userId));
+          throw new AppError('XERO_AUTH_EXPIRED', CONNECTION_ERRORS.refreshFailed);
+        }
+        throw new AppError('XERO_UNAVAILABLE', 'Xero could not be reached to refresh the connection. Please try again.');
+      }
+      const next = {
+        accessTokenEnc: box.encrypt(fresh.accessToken),
+        refreshTokenEnc: fresh.refreshToken ? box.encrypt(fresh.refreshToken) : row.refreshTokenEnc,
+        previousRefreshTokenEnc: row.refreshTokenEnc,
+        expiresAt: fresh.expiresAt,
+        scopes: fresh.scope || row.scopes,
+        refreshedAt: new Date(),
+        updatedAt: new Date(),
+      };
+      await tx.update(xeroTokens).set(next).where(eq(xeroTokens.userId, userId));
+      return { ...current, accessToken: fresh.accessToken, refreshToken: fresh.refreshToken ?? current.refreshToken, expiresAt: fresh.expiresAt, scopes: next.scopes };
+    });
+  }
+
+  function refresh(userId: number, force = false): Promise<StoredTokens> {
+    const running = inFlight.get(userId);
+    if (running) return running;
+    const promise = refreshLocked(userId, force).finally(() => inFlight.delete(userId));
+    inFlight.set(userId, promise);
+    return promise;
+  }
+
+  return {
+    read,
+    save,
+    refresh,
+    /** A usable access token, refreshed first when it is close to expiry. */
+    async getAccessToken(userId: number): Promise<StoredTokens> {
+      const current = await read(userId);
+      if (!current) throw new AppError('XERO_AUTH_EXPIRED', CONNECTION_ERRORS.noRefreshToken);
+      if (current.status === 'reconnect_required') throw new AppError('XERO_AUTH_EXPIRED', current.lastError ?? CONNECTION_ERRORS.refreshFailed);
+      if (current.expiresAt.getTime() - Date.now() > REFRESH_MARGIN_MS) return current;
+      return refresh(userId);
+    },
+    async markReconnectRequired(userId: number, message: string): Promise<void> {
+      await db.update(xeroTokens).set({ status: 'reconnect_required', lastError: message, updatedAt: new Date() }).where(eq(xeroTokens.userId, userId));
+    },
+    async remove(userId: number): Promise<void> {
+      await db.delete(xeroTokens).where(eq(xeroTokens.userId, userId));
+    },
+  };
+}
+export type TokenStore = ReturnType<typeof createTokenStore>;
