@@ -1,0 +1,14 @@
+import { useCrashRecovery } from '@/client/lib/crash-recovery';
+import { RecoveryScreen } from '@/client/components/errors/error-screens';
+import { AppProvider } from './provider';
+import { AppRouter } from './router';
+
+export function App() {
+  const { recoveryMode } = useCrashRecovery();
+  if (recoveryMode) return <RecoveryScreen />;
+  return (
+    <AppProvider>
+      <AppRouter />
+    </AppProvider>
+  );
+}

@@ -1,0 +1,5 @@
+import { AuthPage } from '@/client/features/auth/components/auth-page';
+
+export default function AuthRoute() {
+  return <AuthPage />;
+}

@@ -1,0 +1,5 @@
+import { OrganizationsPage } from '@/client/features/organisations/components/organizations-page';
+
+export default function OrganizationsRoute() {
+  return <OrganizationsPage />;
+}

@@ -1,0 +1,23 @@
+import { Tooltip as TooltipPrimitive } from 'radix-ui';
+import type { ReactNode } from 'react';
+
+export const TooltipProvider = TooltipPrimitive.Provider;
+
+/** A simple tooltip. Wrap disabled buttons in a span so the tooltip still opens on hover and focus. */
+export function Tooltip({ content, children, side = 'top' }: { content: ReactNode; children: ReactNode; side?: 'top' | 'bottom' | 'left' | 'right' }) {
+  return (
+    <TooltipPrimitive.Root>
+      <TooltipPrimitive.Trigger asChild>{children}</TooltipPrimitive.Trigger>
+      <TooltipPrimitive.Portal>
+        <TooltipPrimitive.Content
+          side={side}
+          sideOffset={6}
+          className="z-50 max-w-xs rounded-md bg-foreground px-2.5 py-1.5 text-xs text-background shadow-md animate-fade-in"
+        >
+          {content}
+          <TooltipPrimitive.Arrow className="fill-foreground" />
+        </TooltipPrimitive.Content>
+      </TooltipPrimitive.Portal>
+    </TooltipPrimitive.Root>
+  );
+}

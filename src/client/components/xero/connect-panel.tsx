@@ -1,0 +1,129 @@
+import { AlertCircle, Link2, RefreshCw } from 'lucide-react';
+import { useState } from 'react';
+import { Link } from 'wouter';
+import { isReconnectionRequired, PROVIDER_NAME, CONNECTION_ERRORS } from '@/shared/connection';
+import { apiPaths, paths } from '@/client/config/paths';
+import { api, getMessage, isApiError } from '@/client/lib/api-client';
+import { useConnection } from '@/client/lib/connection';
+import { toast } from '@/client/lib/toast';
+import { sleep } from '@/client/lib/utils';
+import {
+  clearAuthorizationInProgress,
+  markAuthorizationInProgress,
+  redirectToProvider,
+} from '@/client/lib/xero-authorization';
+import { SESSION_KEYS, writeStorage } from '@/client/lib/storage';
+import { Alert, AlertDescription, AlertTitle } from '@/client/components/ui/alert';
+import { Button } from '@/client/components/ui/button';
+import { Card, CardContent } from '@/client/components/ui/card';
+import { Spinner } from '@/client/components/ui/spinner';
+
+/** On the connect page the redirect to Xero is delayed 0.5 s (spec 000 §4). */
+export const CONNECT_PAGE_REDIRECT_DELAY_MS = 500;
+
+type Action = 'connect' | 'reconnect' | 'force';
+
+/**
+ * The connect page of spec 000 §2: shown at /connect and instead of a protected page's content when the user
+ * is not connected. Connect mode, or reconnect mode when the connection error asks for it.
+ */
+export function ConnectPanel() {
+  const { data: connection } = useConnection();
+  const [pending, setPending] = useState<Action | null>(null);
+  const [authError, setAuthError] = useState(false);
+  const reconnectMode = isReconnectionRequired(connection?.error);
+  const notAuthenticated = Boolean(connection?.error?.includes(CONNECTION_ERRORS.notAuthenticated));
+  const showAuthError = authError || notAuthenticated;
+
+  async function start(action: Action) {
+    // Reconnect is used for forced reconnects or when reconnection is required; otherwise connect.
+    const useReconnect = action === 'force' || action === 'reconnect' || reconnectMode;
+    setPending(action);
+    setAuthError(false);
+    markAuthorizationInProgress(useReconnect ? 'reconnect' : 'connect');
+    try {
+      const answer = await api.get<{ url?: unknown; cancelUrl?: unknown }>(
+        useReconnect ? apiPaths.xeroReconnect : apiPaths.xeroConnect,
+      );
+      const url = typeof answer.url === 'string' && answer.url !== '' ? answer.url : null;
+      if (!url) throw new Error('No authorization URL received from server');
+      if (typeof answer.cancelUrl === 'string') writeStorage('session', SESSION_KEYS.cancelUrl, answer.cancelUrl);
+      toast({
+        title: `Redirecting to ${PROVIDER_NAME}`,
+        description: `You'll be redirected to ${PROVIDER_NAME} for authorization...`,
+        variant: 'info',
+      });
+      await sleep(CONNECT_PAGE_REDIRECT_DELAY_MS);
+      if (!redirectToProvider(url)) setPending(null);
+    } catch (error) {
+      clearAuthorizationInProgress();
+      if (isApiError(error) && error.status === 401) setAuthError(true);
+      toast({
+        title: 'Connection Error',
+        description: getMessage(error, `Failed to connect to ${PROVIDER_NAME}`),
+        variant: 'destructive',
+      });
+      setPending(null);
+    }
+  }
+
+  const title = reconnectMode ? `Reconnect to ${PROVIDER_NAME}` : `Connect to ${PROVIDER_NAME}`;
+  const busy = pending !== null;
+
+  return (
+    <div className="mx-auto flex max-w-xl flex-col gap-4 py-6 sm:py-10">
+      <Card>
+        <CardContent className="flex flex-col items-center gap-5 p-6 text-center sm:p-8">
+          <div className="flex size-12 items-center justify-center rounded-full bg-accent text-accent-foreground">
+            <Link2 aria-hidden className="size-6" />
+          </div>
+          <div>
+            <h1 className="text-2xl font-semibold tracking-tight">{title}</h1>
+            <p className="mt-2 text-sm text-muted-foreground">
+              {reconnectMode
+                ? `Your ${PROVIDER_NAME} connection has expired. Reconnect to keep working with your organisations.`
+                : `Connect Ledgerlink to your ${PROVIDER_NAME} organisations to pay invoices, add sales, create CIS bills and post stock journals.`}
+            </p>
+          </div>
+
+          {showAuthError ? (
+            <Alert variant="destructive" className="text-left">
+              <AlertCircle aria-hidden />
+              <div>
+                <AlertTitle>Authentication Error</AlertTitle>
+                <AlertDescription>
+                  Your session has expired or you are not signed in.{' '}
+                  <Link href={paths.auth.getHref()} className="font-medium underline underline-offset-2">
+                    Sign in again
+                  </Link>{' '}
+                  and then connect.
+                </AlertDescription>
+              </div>
+            </Alert>
+          ) : null}
+
+          <div className="flex w-full flex-col gap-2 sm:flex-row sm:justify-center">
+            {reconnectMode ? (
+              <Button size="lg" disabled={busy} onClick={() => void start('reconnect')}>
+                {pending === 'reconnect' ? <Spinner className="size-4 text-current" label="Reconnecting" /> : <RefreshCw aria-hidden />}
+                Reconnect
+              </Button>
+            ) : (
+              <Button size="lg" disabled={busy} onClick={() => void start('connect')}>
+                {pending === 'connect' ? <Spinner className="size-4 text-current" label="Connecting" /> : <Link2 aria-hidden />}
+                Connect
+              </Button>
+            )}
+            <Button size="lg" variant="outline" disabled={busy} onClick={() => void start('force')}>
+              {pending === 'force' ? <Spinner className="size-4" label="Reconnecting" /> : <RefreshCw aria-hidden />}
+              Force Reconnect
+            </Button>
+          </div>
+          <p className="text-xs text-muted-foreground">
+            If you encounter connection issues, try using the Force Reconnect option.
+          </p>
+        </CardContent>
+      </Card>
+    </div>
+  );
+}

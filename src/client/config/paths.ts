@@ -1,0 +1,79 @@
+import type { FeatureKey } from '@/shared/feature-flags';
+
+type Query = Record<string, string | number | boolean | null | undefined>;
+
+function withQuery(path: string, query?: Query): string {
+  if (!query) return path;
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value === undefined || value === null || value === '' || value === false) continue;
+    params.set(key, String(value));
+  }
+  const text = params.toString();
+  return text ? `${path}?${text}` : path;
+}
+
+/** Every screen of spec 000 §2 with its href builder. Build links only from here (STYLE §2). */
+export const paths = {
+  home: { path: '/', getHref: () => '/' },
+  auth: { path: '/auth', getHref: (query?: Query) => withQuery('/auth', query) },
+  /** Not in the spec's route table, but the spec sends people to /login in two places; it redirects to /auth. */
+  login: { path: '/login', getHref: () => '/login' },
+  organizations: { path: '/organizations', getHref: (query?: Query) => withQuery('/organizations', query) },
+  connect: { path: '/connect', getHref: () => '/connect' },
+  invoices: { path: '/invoices', getHref: () => '/invoices' },
+  addInvoices: { path: '/add-invoices', getHref: () => '/add-invoices' },
+  cisInvoices: { path: '/cis-invoices', getHref: () => '/cis-invoices' },
+  stockJournal: { path: '/stock-journal', getHref: () => '/stock-journal' },
+  settings: {
+    path: '/settings',
+    getHref: (orgId?: string | number | null) => withQuery('/settings', { org: orgId ?? undefined }),
+  },
+  xeroCancel: { path: '/xero-cancel', getHref: () => '/xero-cancel' },
+} as const;
+
+export const featureHref: Record<FeatureKey, string> = {
+  'pay-invoices': paths.invoices.getHref(),
+  'add-invoices': paths.addInvoices.getHref(),
+  'cis-bills': paths.cisInvoices.getHref(),
+  'stock-journal': paths.stockJournal.getHref(),
+};
+
+/** The HTTP API of spec 000 §7 (feature endpoints of 001 §7 belong to their feature folders). */
+export const apiPaths = {
+  config: '/api/config',
+  currentUser: '/api/auth/current-user',
+  user: '/api/user',
+  login: '/api/login',
+  register: '/api/register',
+  logout: '/api/logout',
+  authLogin: '/api/auth/login',
+  authLogout: '/api/auth/logout',
+  /** Browser navigation, not fetch: starts Sign in with Xero. */
+  authXero: '/api/auth/xero',
+  devCredentials: '/api/auth/dev-credentials',
+  adminCheck: '/api/admin/check',
+  xeroConnect: '/api/xero/connect',
+  xeroReconnect: '/api/xero/reconnect',
+  /** During an organisation switch: cache-busting `t` and `org` parameters. */
+  xeroConnection: (query?: { t?: number; org?: string | number }) => withQuery('/api/xero/connection', query),
+  userOrganizations: '/api/user-organizations',
+  setActiveOrganization: '/api/xero/set-active-organization',
+  xeroSettings: '/api/xero/settings',
+  bankAccounts: (refresh?: boolean) => withQuery('/api/xero/bank-accounts', { refresh }),
+  bankAccountsCleanup: '/api/xero/bank-accounts/cleanup',
+  dataCleanup: '/api/xero/data/cleanup',
+  salesAccounts: (refresh?: boolean) => withQuery('/api/xero/sales-accounts', { refresh }),
+  vatRates: (refresh?: boolean) => withQuery('/api/xero/vat-rates', { refresh }),
+  billAccounts: (refresh?: boolean) => withQuery('/api/xero/bill-accounts', { refresh }),
+  assetAccounts: (refresh?: boolean) => withQuery('/api/xero/asset-accounts', { refresh }),
+  costAccounts: (refresh?: boolean) => withQuery('/api/xero/cost-accounts', { refresh }),
+  contactGroups: (refresh?: boolean) => withQuery('/api/xero/contact-groups', { refresh }),
+  contacts: (query?: { search?: string; refresh?: boolean }) => withQuery('/api/xero/contacts', query),
+  adminOrganizations: '/api/admin/organizations',
+  adminOrganizationFeatures: (orgId: string | number) =>
+    `/api/admin/organizations/${encodeURIComponent(String(orgId))}/features`,
+  adminUsers: '/api/admin/users',
+  adminUser: (userId: string | number) => `/api/admin/users/${encodeURIComponent(String(userId))}`,
+  adminUserAdmin: (userId: string | number) => `/api/admin/users/${encodeURIComponent(String(userId))}/admin`,
+} as const;

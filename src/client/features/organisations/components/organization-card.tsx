@@ -1,0 +1,136 @@
+import { formatDistanceToNowStrict } from 'date-fns';
+import { CheckCircle2, Clock, Gauge, Settings } from 'lucide-react';
+import { getTokenStatus, PROVIDER_NAME } from '@/shared/connection';
+import { FEATURE_KEYS, FEATURE_LABELS, isFeatureEnabled, type FeatureKey } from '@/shared/feature-flags';
+import { getOrganizationName, type UserOrganization } from '@/shared/organizations';
+import { Badge } from '@/client/components/ui/badge';
+import { Button } from '@/client/components/ui/button';
+import { Card, CardContent, CardFooter, CardHeader, CardTitle } from '@/client/components/ui/card';
+import { Spinner } from '@/client/components/ui/spinner';
+import { Tooltip } from '@/client/components/ui/tooltip';
+
+const dateTime = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short' });
+const fullDateTime = new Intl.DateTimeFormat('en-GB', { dateStyle: 'full', timeStyle: 'long' });
+const count = new Intl.NumberFormat('en-GB');
+
+function parseDate(value: string | null | undefined): Date | null {
+  if (!value) return null;
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? null : date;
+}
+
+function TokenExpiry({ tokenExpiry }: { tokenExpiry: string | null | undefined }) {
+  const expiry = parseDate(tokenExpiry);
+  if (!expiry) return <span className="text-muted-foreground">Unknown</span>;
+  const status = getTokenStatus(tokenExpiry);
+  const relative = formatDistanceToNowStrict(expiry, { addSuffix: true });
+  return (
+    <Tooltip content={`Full expiry: ${fullDateTime.format(expiry)}`}>
+      <span
+        tabIndex={0}
+        className={
+          status === 'expired'
+            ? 'cursor-help text-destructive underline decoration-dotted underline-offset-4'
+            : status === 'expiring'
+              ? 'cursor-help text-warning-foreground underline decoration-dotted underline-offset-4'
+              : 'cursor-help underline decoration-dotted underline-offset-4'
+        }
+      >
+        {status === 'expired' ? `Expired ${relative}` : `Expires ${relative}`}
+      </span>
+    </Tooltip>
+  );
+}
+
+export interface OrganizationCardProps {
+  organization: UserOrganization;
+  pending: boolean;
+  busy: boolean;
+  onActivate: () => void;
+  onOpenFeature: (feature: FeatureKey) => void;
+  onOpenSettings: () => void;
+}
+
+export function OrganizationCard({ organization: org, pending, busy, onActivate, onOpenFeature, onOpenSettings }: OrganizationCardProps) {
+  const name = getOrganizationName(org);
+  const lastAccessed = parseDate(org.lastAccessed);
+  return (
+    <Card className={org.isActive ? 'ring-2 ring-primary/60' : undefined} aria-label={name} role="group">
+      <CardHeader className="flex-row items-start justify-between gap-3">
+        <div className="min-w-0">
+          <CardTitle className="truncate text-lg" title={name}>
+            {name}
+          </CardTitle>
+          {!org.connected ? (
+            <Badge variant="destructive" className="mt-2">
+              Not connected
+            </Badge>
+          ) : null}
+        </div>
+        {org.isActive ? (
+          <Badge variant="success" className="shrink-0">
+            <CheckCircle2 aria-hidden className="size-3.5" /> Active
+          </Badge>
+        ) : (
+          <Button
+            size="sm"
+            variant="outline"
+            className="shrink-0"
+            disabled={!org.connected || busy}
+            onClick={onActivate}
+            aria-label={`Activate ${name}`}
+          >
+            {pending ? <Spinner className="size-4" label="Activating" /> : null}
+            Activate
+          </Button>
+        )}
+      </CardHeader>
+      <CardContent className="grid gap-2 text-sm">
+        <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1.5">
+          <dt className="text-muted-foreground">Last connected</dt>
+          <dd>{lastAccessed ? dateTime.format(lastAccessed) : 'Never'}</dd>
+          <dt className="flex items-center gap-1.5 text-muted-foreground">
+            <Clock aria-hidden className="size-3.5" /> Token
+          </dt>
+          <dd>
+            <TokenExpiry tokenExpiry={org.tokenExpiry} />
+          </dd>
+          {org.rateLimits ? (
+            <>
+              <dt className="flex items-center gap-1.5 text-muted-foreground">
+                <Gauge aria-hidden className="size-3.5" /> {PROVIDER_NAME} calls left
+              </dt>
+              <dd className="tabular">
+                {org.rateLimits.minuteRemaining ?? '–'} this minute · {org.rateLimits.dayRemaining === null ? '–' : count.format(org.rateLimits.dayRemaining)} today
+              </dd>
+            </>
+          ) : null}
+        </dl>
+      </CardContent>
+      <CardFooter className="flex-wrap gap-2">
+        {FEATURE_KEYS.map((feature) => {
+          const enabled = isFeatureEnabled(org, feature);
+          const disabled = !org.connected || !enabled || busy;
+          const button = (
+            <Button size="sm" variant="secondary" disabled={disabled} onClick={() => onOpenFeature(feature)}>
+              {FEATURE_LABELS[feature]}
+            </Button>
+          );
+          if (!enabled) {
+            return (
+              <Tooltip key={feature} content="Feature disabled by administrator">
+                <span tabIndex={0} className="inline-flex rounded-lg">
+                  {button}
+                </span>
+              </Tooltip>
+            );
+          }
+          return <span key={feature}>{button}</span>;
+        })}
+        <Button size="sm" variant="ghost" disabled={!org.connected || busy} onClick={onOpenSettings} className="ml-auto">
+          <Settings aria-hidden /> Settings
+        </Button>
+      </CardFooter>
+    </Card>
+  );
+}

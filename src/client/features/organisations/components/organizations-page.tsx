@@ -1,0 +1,149 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { Building2, Plus, RefreshCw } from 'lucide-react';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { useLocation, useSearch } from 'wouter';
+import { PROVIDER_NAME } from '@/shared/connection';
+import { sortOrganizationsByName } from '@/shared/organizations';
+import { featureHref } from '@/client/config/paths';
+import { needsReconnection, useConnection } from '@/client/lib/connection';
+import { useUserOrganizations } from '@/client/lib/organizations';
+import { queryKeys } from '@/client/lib/query-client';
+import { toast } from '@/client/lib/toast';
+import { clearAuthorizationInProgress, connectToXero, reconnectToXero } from '@/client/lib/xero-authorization';
+import { PageHeader } from '@/client/components/layouts/page-header';
+import { Button } from '@/client/components/ui/button';
+import { Card, CardContent } from '@/client/components/ui/card';
+import { PageSpinner, Spinner } from '@/client/components/ui/spinner';
+import { useOrganizationActions } from '../hooks/use-organization-actions';
+import { CONNECTED_TOAST, getConnectionErrorToast } from '../utils/connection-query-messages';
+import { OrganizationCard } from './organization-card';
+
+const RETURN_PARAMS = ['error', 'reason', 'message', 'connected'];
+
+/** The return from Xero: error, reason, message, connected — handled once per visit, then removed. */
+function useReturnParamsOnce() {
+  const search = useSearch();
+  const [location, navigate] = useLocation();
+  const queryClient = useQueryClient();
+  const handled = useRef(false);
+  useEffect(() => {
+    if (handled.current) return;
+    const params = new URLSearchParams(search);
+    if (!RETURN_PARAMS.some((key) => params.has(key))) return;
+    handled.current = true;
+    clearAuthorizationInProgress();
+    const error = params.get('error');
+    if (error) {
+      toast(getConnectionErrorToast(error, { reason: params.get('reason'), message: params.get('message') }));
+    } else if (params.get('connected') === 'true') {
+      toast(CONNECTED_TOAST);
+      void queryClient.invalidateQueries({ queryKey: queryKeys.connection });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.userOrganizations });
+    }
+    for (const key of RETURN_PARAMS) params.delete(key);
+    const rest = params.toString();
+    navigate(rest ? `${location}?${rest}` : location, { replace: true });
+  }, [search, location, navigate, queryClient]);
+}
+
+type Starting = 'connect' | 'reconnect' | null;
+
+export function OrganizationsPage() {
+  useReturnParamsOnce();
+  const { data: connection } = useConnection();
+  const organizationsQuery = useUserOrganizations();
+  const organizations = useMemo(() => sortOrganizationsByName(organizationsQuery.data ?? []), [organizationsQuery.data]);
+  const actions = useOrganizationActions(organizations);
+  const [starting, setStarting] = useState<Starting>(null);
+
+  async function start(mode: 'connect' | 'reconnect') {
+    setStarting(mode);
+    const redirected = mode === 'connect' ? await connectToXero() : await reconnectToXero();
+    if (!redirected) setStarting(null);
+  }
+
+  const topButtons = (
+    <>
+      <Button variant="outline" disabled={starting !== null} onClick={() => void start('reconnect')}>
+        {starting === 'reconnect' ? <Spinner className="size-4" label="Reconnecting" /> : <RefreshCw aria-hidden />}
+        Reconnect
+      </Button>
+      <Button disabled={starting !== null} onClick={() => void start('connect')}>
+        {starting === 'connect' ? <Spinner className="size-4 text-current" label="Connecting" /> : <Plus aria-hidden />}
+        Connect New Organization
+      </Button>
+    </>
+  );
+
+  return (
+    <div>
+      <PageHeader
+        title={`Your ${PROVIDER_NAME} Organizations`}
+        description="Choose the organisation you want to work with. Features are switched on per organisation by an administrator."
+        actions={topButtons}
+      />
+      {organizationsQuery.isLoading ? (
+        <PageSpinner label="Loading organizations" />
+      ) : organizations.length === 0 ? (
+        <EmptyState reconnect={needsReconnection(connection)} starting={starting} onStart={(mode) => void start(mode)} />
+      ) : (
+        <div className="grid gap-4 md:grid-cols-2 xl:grid-cols-3">
+          {organizations.map((org) => (
+            <OrganizationCard
+              key={org.organizationId}
+              organization={org}
+              pending={actions.pendingId === org.organizationId}
+              busy={actions.pendingId !== null}
+              onActivate={() => void actions.activate(org)}
+              onOpenFeature={(feature) => void actions.openFeature(org, featureHref[feature])}
+              onOpenSettings={() => void actions.openSettings(org)}
+            />
+          ))}
+        </div>
+      )}
+    </div>
+  );
+}
+
+function EmptyState({
+  reconnect,
+  starting,
+  onStart,
+}: {
+  reconnect: boolean;
+  starting: Starting;
+  onStart: (mode: 'connect' | 'reconnect') => void;
+}) {
+  return (
+    <Card>
+      <CardContent className="flex flex-col items-center gap-4 px-6 py-14 text-center">
+        <div className="flex size-12 items-center justify-center rounded-full bg-accent text-accent-foreground">
+          <Building2 aria-hidden className="size-6" />
+        </div>
+        {reconnect ? (
+          <>
+            <h2 className="text-lg font-semibold">{PROVIDER_NAME} Connection Needs Refreshing</h2>
+            <p className="max-w-md text-sm text-muted-foreground">
+              Your {PROVIDER_NAME} authorisation has expired. Reconnect to see and use your organisations again.
+            </p>
+            <Button disabled={starting !== null} onClick={() => onStart('reconnect')}>
+              {starting === 'reconnect' ? <Spinner className="size-4 text-current" label="Reconnecting" /> : <RefreshCw aria-hidden />}
+              Reconnect
+            </Button>
+          </>
+        ) : (
+          <>
+            <h2 className="text-lg font-semibold">No Organizations Connected</h2>
+            <p className="max-w-md text-sm text-muted-foreground">
+              Connect a {PROVIDER_NAME} organisation to start paying invoices, adding sales and posting journals.
+            </p>
+            <Button disabled={starting !== null} onClick={() => onStart('connect')}>
+              {starting === 'connect' ? <Spinner className="size-4 text-current" label="Connecting" /> : <Plus aria-hidden />}
+              Connect
+            </Button>
+          </>
+        )}
+      </CardContent>
+    </Card>
+  );
+}

@@ -1,0 +1,72 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useLocation } from 'wouter';
+import { getOrganizationName, type UserOrganization } from '@/shared/organizations';
+import { paths } from '@/client/config/paths';
+import { getMessage } from '@/client/lib/api-client';
+import { switchOrganization } from '@/client/lib/organizations';
+import { toast } from '@/client/lib/toast';
+import { sleep } from '@/client/lib/utils';
+
+/** After activating from a card the app navigates after 0.5 s (spec 000 §9 Post-select navigation). */
+export const POST_SELECT_NAVIGATION_MS = 500;
+
+/**
+ * Card actions of spec 000 §4 (Organization): Activate, a feature button and Settings. Activating uses the
+ * same switch protocol as the header, so the next page sees the chosen organisation.
+ */
+export function useOrganizationActions(organizations: readonly UserOrganization[]) {
+  const queryClient = useQueryClient();
+  const [, navigate] = useLocation();
+  const [pendingId, setPendingId] = useState<number | null>(null);
+
+  async function activate(org: UserOrganization): Promise<boolean> {
+    setPendingId(org.organizationId);
+    try {
+      const result = await switchOrganization(queryClient, organizations, org.organizationId);
+      toast({
+        title: 'Organization Changed',
+        description: `Now working with: ${result.connection?.tenantName || getOrganizationName(org)}`,
+        variant: 'success',
+      });
+      return true;
+    } catch (error) {
+      toast({
+        title: 'Activation Error',
+        description: getMessage(error, `Could not activate ${getOrganizationName(org)}`),
+        variant: 'destructive',
+      });
+      return false;
+    } finally {
+      setPendingId(null);
+    }
+  }
+
+  async function activateOnly(org: UserOrganization): Promise<void> {
+    if (org.isActive) {
+      toast({ title: 'Already Active', description: `${getOrganizationName(org)} is already the active organization.` });
+      return;
+    }
+    await activate(org);
+  }
+
+  async function openPage(org: UserOrganization, href: string): Promise<void> {
+    if (org.isActive) {
+      navigate(href);
+      return;
+    }
+    if (!(await activate(org))) return;
+    await sleep(POST_SELECT_NAVIGATION_MS);
+    navigate(href);
+  }
+
+  return {
+    pendingId,
+    activate: activateOnly,
+    openFeature: openPage,
+    openSettings: async (org: UserOrganization) => {
+      if (!org.isActive && !(await activate(org))) return;
+      navigate(paths.settings.getHref(org.organizationId));
+    },
+  };
+}

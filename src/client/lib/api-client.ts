@@ -1,0 +1,211 @@
+import type { z } from 'zod';
+import { env } from '@/client/config/env';
+import { recordConnectionFailure } from './connection-trouble';
+import { recordUnauthorized } from './session';
+import { sleep } from './utils';
+
+/**
+ * The one fetch wrapper (spec 000 §7–§8, DESIGN §7). Every call sends credentials; a JSON body is sent only
+ * when there is a payload; GET is the default; paths containing /auth/ bypass the HTTP cache.
+ */
+
+export const NETWORK_RETRY_DELAYS_MS = [1000, 2000] as const;
+/** returnNull mode: an attempt closer than 5 s to the previous one waits 2 s first (spec 000 §9). */
+export const AUTH_ATTEMPT_WINDOW_MS = 5000;
+export const AUTH_ATTEMPT_DELAY_MS = 2000;
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** A failed response: its status, its parsed body and the message of spec 000 §8. */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly body: unknown;
+  readonly path: string;
+  constructor(message: string, status: number, body: unknown, path: string) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status;
+    this.body = body;
+    this.path = path;
+  }
+  /** 422: an expected validation error (spec 000 §5). */
+  get isValidation(): boolean {
+    return this.status === 422;
+  }
+}
+
+export function isApiError(error: unknown): error is ApiError {
+  return error instanceof ApiError;
+}
+
+export interface RequestOptions<T> {
+  method?: HttpMethod;
+  /** The payload; sent as JSON only when present. */
+  body?: unknown;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+  /** Parses a successful answer; without it the answer is returned as it came. */
+  schema?: z.ZodType<T>;
+  /** Bypass the HTTP cache (always on for paths containing /auth/). */
+  noCache?: boolean;
+  /** Retry network errors (2 retries, 1 s then 2 s). On by default. */
+  retryNetworkErrors?: boolean;
+}
+
+function getField(body: unknown, field: 'message' | 'error'): string | undefined {
+  if (body && typeof body === 'object' && field in body) {
+    const value = (body as Record<string, unknown>)[field];
+    if (typeof value === 'string' && value.trim() !== '') return value;
+  }
+  return undefined;
+}
+
+/**
+ * The message of a failed response: the body's message, else its error, else the raw text, else the status
+ * text, else "HTTP Error {status}". A 422 appends the server's error text after a colon when both exist.
+ */
+export function getErrorMessage(status: number, statusText: string, body: unknown, rawText: string): string {
+  const message = getField(body, 'message');
+  const error = getField(body, 'error');
+  if (status === 422 && message && error && error !== message) return `${message}: ${error}`;
+  if (message) return message;
+  if (error) return error;
+  if (rawText.trim() !== '') return rawText;
+  if (statusText.trim() !== '') return statusText;
+  return `HTTP Error ${status}`;
+}
+
+function isAbort(error: unknown): boolean {
+  return error instanceof DOMException && error.name === 'AbortError';
+}
+
+function toUrl(path: string): string {
+  if (/^https?:\/\//.test(path)) return path;
+  const origin = env.apiOrigin ?? window.location.origin;
+  return new URL(path, origin).toString();
+}
+
+async function fetchWithRetry(url: string, init: RequestInit, retry: boolean): Promise<Response> {
+  const delays = retry ? NETWORK_RETRY_DELAYS_MS : [];
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await fetch(url, init);
+    } catch (error) {
+      const delay = delays[attempt];
+      if (isAbort(error) || delay === undefined) {
+        if (!isAbort(error)) recordConnectionFailure();
+        throw error;
+      }
+      await sleep(delay);
+    }
+  }
+}
+
+function buildInit<T>(path: string, options: RequestOptions<T>): RequestInit {
+  const headers: Record<string, string> = { Accept: 'application/json', ...options.headers };
+  const init: RequestInit = { method: options.method ?? 'GET', credentials: 'include', headers };
+  if (options.body !== undefined) {
+    headers['Content-Type'] = 'application/json';
+    init.body = JSON.stringify(options.body);
+  }
+  if (options.noCache || path.includes('/auth/')) init.cache = 'no-cache';
+  if (options.signal) init.signal = options.signal;
+  return init;
+}
+
+async function readBody(response: Response): Promise<string> {
+  try {
+    return await response.text();
+  } catch {
+    return '';
+  }
+}
+
+function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+async function handleResponse<T>(path: string, response: Response, options: RequestOptions<T>): Promise<T> {
+  const text = await readBody(response);
+  if (!response.ok) {
+    const parsed = text.trim() === '' ? { ok: true as const, value: {} } : parseJson(text);
+    const body = parsed.ok ? parsed.value : text;
+    if (response.status >= 500) recordConnectionFailure();
+    if (response.status === 401) recordUnauthorized();
+    throw new ApiError(
+      getErrorMessage(response.status, response.statusText, body, parsed.ok ? '' : text),
+      response.status,
+      body,
+      path,
+    );
+  }
+  let value: unknown = {};
+  if (text.trim() !== '') {
+    const parsed = parseJson(text);
+    if (!parsed.ok) throw new Error(`Failed to parse response from ${path}`);
+    value = parsed.value;
+  }
+  if (!options.schema) return value as T;
+  const result = options.schema.safeParse(value);
+  if (!result.success) {
+    console.warn(`Unexpected response shape from ${path}`, result.error.issues);
+    throw new Error(`Failed to parse response from ${path}`);
+  }
+  return result.data;
+}
+
+/** One request; throws ApiError on a failed response and the fetch error after the network retries. */
+export async function apiRequest<T = unknown>(path: string, options: RequestOptions<T> = {}): Promise<T> {
+  const response = await fetchWithRetry(toUrl(path), buildInit(path, options), options.retryNetworkErrors ?? true);
+  return handleResponse(path, response, options);
+}
+
+let lastNullableAttempt = 0;
+
+/**
+ * The "return null on 401" mode (spec 000 §8): a 401 yields null instead of an error, and an attempt less
+ * than 5 s after the previous one waits 2 s first.
+ */
+export async function apiRequestOrNull<T = unknown>(path: string, options: RequestOptions<T> = {}): Promise<T | null> {
+  const now = Date.now();
+  const closeToPrevious = lastNullableAttempt > 0 && now - lastNullableAttempt < AUTH_ATTEMPT_WINDOW_MS;
+  lastNullableAttempt = now;
+  if (closeToPrevious) await sleep(AUTH_ATTEMPT_DELAY_MS);
+  try {
+    return await apiRequest(path, options);
+  } catch (error) {
+    if (isApiError(error) && error.status === 401) return null;
+    throw error;
+  }
+}
+
+/** Test helper. */
+export function resetApiClientState(): void {
+  lastNullableAttempt = 0;
+}
+
+type BodylessOptions<T> = Omit<RequestOptions<T>, 'method' | 'body'>;
+
+export const api = {
+  get: <T = unknown>(path: string, options?: BodylessOptions<T>) => apiRequest<T>(path, { ...options, method: 'GET' }),
+  post: <T = unknown>(path: string, body?: unknown, options?: BodylessOptions<T>) =>
+    apiRequest<T>(path, { ...options, method: 'POST', body }),
+  put: <T = unknown>(path: string, body?: unknown, options?: BodylessOptions<T>) =>
+    apiRequest<T>(path, { ...options, method: 'PUT', body }),
+  patch: <T = unknown>(path: string, body?: unknown, options?: BodylessOptions<T>) =>
+    apiRequest<T>(path, { ...options, method: 'PATCH', body }),
+  delete: <T = unknown>(path: string, options?: BodylessOptions<T>) =>
+    apiRequest<T>(path, { ...options, method: 'DELETE' }),
+  getOrNull: <T = unknown>(path: string, options?: BodylessOptions<T>) =>
+    apiRequestOrNull<T>(path, { ...options, method: 'GET' }),
+};
+
+/** A readable message for any thrown value, with a fallback (e.g. "Login failed"). */
+export function getMessage(error: unknown, fallback: string): string {
+  if (error instanceof Error && error.message.trim() !== '') return error.message;
+  return fallback;
+}

@@ -1,0 +1,128 @@
+import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { adminCheckResponseSchema } from '@/shared/admin';
+import {
+  appConfigSchema,
+  currentUserSchema,
+  devCredentialsSchema,
+  type AppConfig,
+  type CurrentUser,
+  type LoginRequest,
+  type RegisterRequest,
+} from '@/shared/auth';
+import { apiPaths } from '@/client/config/paths';
+import { api, getMessage } from './api-client';
+import { CURRENT_USER_QUERY_OPTIONS, queryKeys } from './query-client';
+import { resetUnauthorizedCount } from './session';
+
+export const AUTH_FALLBACKS = {
+  login: 'Login failed',
+  register: 'Registration failed',
+  logout: 'Logout failed',
+} as const;
+
+/** GET /api/auth/current-user; a 401 gives null (signed out). */
+export async function getCurrentUser(): Promise<CurrentUser | null> {
+  const user = await api.getOrNull(apiPaths.currentUser, { schema: currentUserSchema });
+  if (user) resetUnauthorizedCount();
+  return user;
+}
+
+export const currentUserQueryOptions = () =>
+  queryOptions({ queryKey: queryKeys.currentUser, queryFn: getCurrentUser, ...CURRENT_USER_QUERY_OPTIONS });
+
+/** The signed-in user (polled every 30 s). `data` is null when signed out, undefined while loading. */
+export function useUser() {
+  return useQuery(currentUserQueryOptions());
+}
+
+/** GET /api/config: demo or live, and whether the demo sign-in helper exists. */
+export async function getAppConfig(): Promise<AppConfig> {
+  return api.get(apiPaths.config, { schema: appConfigSchema });
+}
+
+export function useAppConfig() {
+  return useQuery({ queryKey: queryKeys.config, queryFn: getAppConfig });
+}
+
+/** GET /api/admin/check; a failure is treated as false (spec 000 §6). */
+export async function getIsAdmin(): Promise<boolean> {
+  try {
+    const answer = await api.get(apiPaths.adminCheck, { schema: adminCheckResponseSchema });
+    return answer.isAdmin;
+  } catch {
+    return false;
+  }
+}
+
+export function useIsAdmin(enabled = true) {
+  return useQuery({ queryKey: queryKeys.adminCheck, queryFn: getIsAdmin, enabled });
+}
+
+async function rethrowWithFallback<T>(promise: Promise<T>, fallback: string): Promise<T> {
+  try {
+    return await promise;
+  } catch (error) {
+    throw new Error(getMessage(error, fallback), { cause: error });
+  }
+}
+
+export function login(body: LoginRequest): Promise<CurrentUser> {
+  return rethrowWithFallback(api.post(apiPaths.login, body, { schema: currentUserSchema }), AUTH_FALLBACKS.login);
+}
+
+export function register(body: RegisterRequest): Promise<CurrentUser> {
+  return rethrowWithFallback(api.post(apiPaths.register, body, { schema: currentUserSchema }), AUTH_FALLBACKS.register);
+}
+
+/** The development helper of spec 000 §6 (demo mode only): fetch the demo credentials and sign in with them. */
+export async function loginWithDemoAccount(): Promise<CurrentUser> {
+  return rethrowWithFallback(
+    (async () => {
+      const credentials = await api.get(apiPaths.devCredentials, { schema: devCredentialsSchema });
+      return api.post(apiPaths.authLogin, credentials, { schema: currentUserSchema });
+    })(),
+    AUTH_FALLBACKS.login,
+  );
+}
+
+export async function logout(): Promise<void> {
+  await rethrowWithFallback(api.post(apiPaths.logout), AUTH_FALLBACKS.logout);
+}
+
+function useSignedIn() {
+  const queryClient = useQueryClient();
+  return (user: CurrentUser) => {
+    resetUnauthorizedCount();
+    // Data cached for a previous user must never show for this one.
+    queryClient.removeQueries({ predicate: (q) => q.queryKey[0] !== queryKeys.currentUser[0] });
+    queryClient.setQueryData(queryKeys.currentUser, user);
+  };
+}
+
+export function useLogin() {
+  const signedIn = useSignedIn();
+  return useMutation({ mutationFn: login, onSuccess: signedIn });
+}
+
+export function useRegister() {
+  const signedIn = useSignedIn();
+  return useMutation({ mutationFn: register, onSuccess: signedIn });
+}
+
+export function useDemoLogin() {
+  const signedIn = useSignedIn();
+  return useMutation({ mutationFn: loginWithDemoAccount, onSuccess: signedIn });
+}
+
+/** Logout: call the server, then refresh the current-user query (spec 000 §4 Admin / Logout). */
+export function useLogout() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: logout,
+    onSuccess: () => {
+      queryClient.setQueryData(queryKeys.currentUser, null);
+      queryClient.removeQueries({ predicate: (q) => q.queryKey[0] !== queryKeys.currentUser[0] });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.currentUser });
+    },
+  });
+}

@@ -1,0 +1,143 @@
+import { queryOptions, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef } from 'react';
+import {
+  CONNECTION_ERRORS,
+  connectionStatusSchema,
+  getTokenStatus,
+  isReconnectionRequired,
+  isTokenRefreshPending,
+  normalizeConnectionStatus,
+  type NormalizedConnectionStatus,
+  type TokenStatus,
+} from '@/shared/connection';
+import { apiPaths } from '@/client/config/paths';
+import { api, getMessage } from './api-client';
+import { CONNECTION_QUERY_OPTIONS, queryKeys } from './query-client';
+import { markSessionExpired } from './session';
+import { LOCAL_KEYS, readStorage, writeStorage } from './storage';
+import { useUser } from './auth';
+
+export type Connection = NormalizedConnectionStatus;
+
+/** The saved defaults of spec 000 §3/§4: kept in local storage and restored when the connection fails. */
+export interface SavedDefaults {
+  defaultBillAccountId: string;
+  defaultBillVatRateId: string;
+  defaultStockJournalContactId: string;
+  defaultStockJournalMarginRate: number;
+}
+
+export function saveDefaults(connection: Connection): void {
+  const saved: SavedDefaults = {
+    defaultBillAccountId: connection.defaultBillAccountId,
+    defaultBillVatRateId: connection.defaultBillVatRateId,
+    defaultStockJournalContactId: connection.defaultStockJournalContactId,
+    defaultStockJournalMarginRate: connection.defaultStockJournalMarginRate,
+  };
+  writeStorage('local', LOCAL_KEYS.savedDefaults, JSON.stringify(saved));
+}
+
+export function readSavedDefaults(): Partial<SavedDefaults> {
+  const raw = readStorage('local', LOCAL_KEYS.savedDefaults);
+  if (!raw) return {};
+  try {
+    const value: unknown = JSON.parse(raw);
+    if (!value || typeof value !== 'object') return {};
+    const record = value as Record<string, unknown>;
+    const text = (key: keyof SavedDefaults) => (typeof record[key] === 'string' ? (record[key] as string) : undefined);
+    const margin = record.defaultStockJournalMarginRate;
+    const out: Partial<SavedDefaults> = {};
+    const bill = text('defaultBillAccountId');
+    const vat = text('defaultBillVatRateId');
+    const contact = text('defaultStockJournalContactId');
+    if (bill !== undefined) out.defaultBillAccountId = bill;
+    if (vat !== undefined) out.defaultBillVatRateId = vat;
+    if (contact !== undefined) out.defaultStockJournalContactId = contact;
+    if (typeof margin === 'number' && Number.isFinite(margin) && margin >= 1) out.defaultStockJournalMarginRate = margin;
+    return out;
+  } catch {
+    return {};
+  }
+}
+
+function disconnected(error: string): Connection {
+  return normalizeConnectionStatus({ connected: false, error });
+}
+
+/** Applies the saved-defaults rule and the session-expired flag to a fetched status. */
+function finish(connection: Connection): Connection {
+  if (connection.error?.includes(CONNECTION_ERRORS.notAuthenticated)) markSessionExpired();
+  if (connection.connected) {
+    saveDefaults(connection);
+    return connection;
+  }
+  if (connection.error) return { ...connection, ...readSavedDefaults() };
+  return connection;
+}
+
+export interface GetConnectionOptions {
+  /** During an organisation switch: cache-busting parameters and no-cache headers. */
+  bustCacheForOrg?: string | number;
+  signal?: AbortSignal;
+}
+
+/**
+ * GET /api/xero/connection. Never throws: a failed call reports connected false with an error text
+ * (spec 000 §4 Connection).
+ */
+export async function getConnection(options: GetConnectionOptions = {}): Promise<Connection> {
+  const bust = options.bustCacheForOrg !== undefined;
+  try {
+    const raw = await api.get(
+      bust ? apiPaths.xeroConnection({ t: Date.now(), org: options.bustCacheForOrg }) : apiPaths.xeroConnection(),
+      {
+        schema: connectionStatusSchema,
+        ...(options.signal ? { signal: options.signal } : {}),
+        ...(bust ? { noCache: true, headers: { 'Cache-Control': 'no-cache', Pragma: 'no-cache' } } : {}),
+      },
+    );
+    return finish(normalizeConnectionStatus(raw));
+  } catch (error) {
+    return finish(disconnected(getMessage(error, CONNECTION_ERRORS.unknown)));
+  }
+}
+
+export const connectionQueryOptions = () =>
+  queryOptions({
+    queryKey: queryKeys.connection,
+    queryFn: ({ signal }) => getConnection({ signal }),
+    ...CONNECTION_QUERY_OPTIONS,
+  });
+
+/** Minimum time between two automatic re-fetches after "Token is about to expire" / "Token has expired". */
+const AUTO_REFETCH_GAP_MS = 15_000;
+
+/**
+ * The connection status of the signed-in user. On "Token is about to expire" or "Token has expired" the
+ * connection and organisation data are re-fetched automatically (spec 000 §4).
+ */
+export function useConnection() {
+  const { data: user } = useUser();
+  const queryClient = useQueryClient();
+  const query = useQuery({ ...connectionQueryOptions(), enabled: Boolean(user) });
+  const lastAutoRefetch = useRef(0);
+  const error = query.data?.error;
+  const updatedAt = query.dataUpdatedAt;
+  useEffect(() => {
+    if (!isTokenRefreshPending(error)) return;
+    const now = Date.now();
+    if (now - lastAutoRefetch.current < AUTO_REFETCH_GAP_MS) return;
+    lastAutoRefetch.current = now;
+    void queryClient.invalidateQueries({ queryKey: queryKeys.connection });
+    void queryClient.invalidateQueries({ queryKey: queryKeys.userOrganizations });
+  }, [error, updatedAt, queryClient]);
+  return query;
+}
+
+export function getConnectionTokenStatus(connection: Connection | undefined, now = Date.now()): TokenStatus {
+  return getTokenStatus(connection?.tokenExpiry, now);
+}
+
+export function needsReconnection(connection: Connection | undefined): boolean {
+  return Boolean(connection && !connection.connected && isReconnectionRequired(connection.error));
+}

@@ -1,0 +1,17 @@
+import { resolveFeatureFlags, type FeatureKey } from '@/shared/feature-flags';
+import { useConnection } from './connection';
+import { useUserOrganizations } from './organizations';
+
+/**
+ * The four features for the active organisation: a flag on the active organisation takes precedence over
+ * the connection's flag; the default is false (spec 000 §3). UX only: the server decides (STYLE §2).
+ */
+export function useFeatureFlags(): { flags: Record<FeatureKey, boolean>; isLoading: boolean } {
+  const connection = useConnection();
+  const organizations = useUserOrganizations();
+  const active = organizations.data?.find((org) => org.isActive);
+  return {
+    flags: resolveFeatureFlags(active, connection.data),
+    isLoading: connection.isLoading || organizations.isLoading,
+  };
+}
