@@ -1,0 +1,620 @@
+/**
+ * Stock Journal contracts and rules (001 §2–§9 Stock Journal; DESIGN §4 Stock Journal).
+ *
+ * Weeks run Monday to Sunday. A week that spans two calendar months is split into two sub-periods, each
+ * with its own journal, looked up by the key `periodStart_periodEnd`. Periods are always whole weeks (not
+ * clipped to the from/to filter) so a period's key does not change when the user changes the date range.
+ * All sums are in integer pence; the journal amount is net ÷ margin rate rounded half up to the penny,
+ * computed as an exact fraction (no float division on money).
+ */
+import { z } from 'zod';
+import {
+  compareIsoDates,
+  formatDateMedium,
+  formatDateShort,
+  getDaysBetween,
+  getWeekEnd,
+  getWeekStart,
+  isoDateSchema,
+  isSameMonth,
+  splitRangeByMonth,
+} from './dates';
+import { formatMoney, fromPence, moneyAmountSchema, positiveMoneySchema, roundHalfUp, roundPoundsToPence, sumPence } from './money';
+
+/** A user-facing message: title and description, the spec's exact texts. */
+export interface UserMessage {
+  title: string;
+  description: string;
+}
+
+/** Customer fallback in the invoices card (001 §2). */
+export const DEFAULT_CUSTOMER_NAME = 'Daily Sales';
+/** The customer filter value meaning every customer (001 §2 "All Customers"; §5 "not 'all'"). */
+export const ALL_CUSTOMERS = 'all';
+/** Longest sales range one query may ask for, in days (a bound for the server, not from the spec). */
+export const MAX_SALES_RANGE_DAYS = 731;
+
+/**
+ * An invoice line of a sales period (001 §3 "Invoice line: customerName, invoiceNumber, date,
+ * formattedDate, grossAmount, vatAmount, netAmount"). Gross = total, VAT = total tax, net = subtotal
+ * (DESIGN §4); negative figures come from credit notes.
+ */
+export const salesInvoiceLineSchema = z.object({
+  customerName: z.string().nullish(),
+  invoiceNumber: z.string().nullish(),
+  date: isoDateSchema,
+  formattedDate: z.string(),
+  grossAmount: moneyAmountSchema,
+  vatAmount: moneyAmountSchema,
+  netAmount: moneyAmountSchema,
+});
+export type SalesInvoiceLine = z.infer<typeof salesInvoiceLineSchema>;
+
+/**
+ * A day of a sales period (001 §3 "Day: date, grossTotal, vatTotal, netTotal, invoiceCount, invoices[]").
+ * "Missing day totals count as 0 or an empty list."
+ */
+export const salesDaySchema = z.object({
+  date: isoDateSchema,
+  grossTotal: moneyAmountSchema.nullish().transform((v) => v ?? 0),
+  vatTotal: moneyAmountSchema.nullish().transform((v) => v ?? 0),
+  netTotal: moneyAmountSchema.nullish().transform((v) => v ?? 0),
+  invoiceCount: z.number().int().min(0).nullish().transform((v) => v ?? 0),
+  invoices: z.array(salesInvoiceLineSchema).nullish().transform((v) => v ?? []),
+});
+export type SalesDay = z.infer<typeof salesDaySchema>;
+
+/** Totals of a period or day, in pounds. */
+export interface SalesTotals {
+  grossTotal: number;
+  vatTotal: number;
+  netTotal: number;
+  invoiceCount: number;
+}
+
+/** Sum day totals in pence (001 §3 "missing period totals are summed from the days"). */
+export function sumSalesDays(days: readonly Pick<SalesDay, keyof SalesTotals>[]): SalesTotals {
+  return {
+    grossTotal: fromPence(sumPence(days.map((d) => roundPoundsToPence(d.grossTotal)))),
+    vatTotal: fromPence(sumPence(days.map((d) => roundPoundsToPence(d.vatTotal)))),
+    netTotal: fromPence(sumPence(days.map((d) => roundPoundsToPence(d.netTotal)))),
+    invoiceCount: days.reduce((n, d) => n + d.invoiceCount, 0),
+  };
+}
+
+/**
+ * A weekly sales period (001 §3 "Sales period (weekly): weekStart, weekEnd, formattedRange, grossTotal,
+ * vatTotal, netTotal, invoiceCount, days[]"). Missing totals are summed from the days.
+ */
+export const salesPeriodSchema = z
+  .object({
+    weekStart: isoDateSchema,
+    weekEnd: isoDateSchema,
+    formattedRange: z.string(),
+    grossTotal: moneyAmountSchema.nullish(),
+    vatTotal: moneyAmountSchema.nullish(),
+    netTotal: moneyAmountSchema.nullish(),
+    invoiceCount: z.number().int().min(0).nullish(),
+    days: z.array(salesDaySchema).nullish().transform((v) => v ?? []),
+  })
+  .transform((period) => {
+    const summed = sumSalesDays(period.days);
+    return {
+      ...period,
+      grossTotal: period.grossTotal ?? summed.grossTotal,
+      vatTotal: period.vatTotal ?? summed.vatTotal,
+      netTotal: period.netTotal ?? summed.netTotal,
+      invoiceCount: period.invoiceCount ?? summed.invoiceCount,
+    };
+  });
+export type SalesPeriod = z.output<typeof salesPeriodSchema>;
+
+/** Answer of `GET /api/xero/sales` (001 §7): an array of weekly periods. */
+export const salesResponseSchema = z.array(salesPeriodSchema);
+export type SalesResponse = z.output<typeof salesResponseSchema>;
+
+/**
+ * Query of `GET /api/xero/sales` (001 §7): customerId (omitted for all), fromDate, toDate (yyyy-MM-dd).
+ * The range may not run backwards and is at most {@link MAX_SALES_RANGE_DAYS} days.
+ */
+export const salesQuerySchema = z
+  .object({
+    customerId: z.string().min(1).max(100).optional(),
+    fromDate: isoDateSchema,
+    toDate: isoDateSchema,
+  })
+  .refine((q) => !isValidRange(q) || getDaysBetween(q.fromDate, q.toDate) >= 0, {
+    message: 'fromDate must not be after toDate',
+    path: ['toDate'],
+  })
+  .refine((q) => !isValidRange(q) || getDaysBetween(q.fromDate, q.toDate) < MAX_SALES_RANGE_DAYS, {
+    message: `The date range may be at most ${MAX_SALES_RANGE_DAYS} days`,
+    path: ['toDate'],
+  });
+export type SalesQuery = z.infer<typeof salesQuerySchema>;
+
+function isValidRange(q: { fromDate: unknown; toDate: unknown }): boolean {
+  return isoDateSchema.safeParse(q.fromDate).success && isoDateSchema.safeParse(q.toDate).success;
+}
+
+/**
+ * A stock journal entry (001 §3 "periodStart, periodEnd, journalId or xeroJournalId, status; looked up by
+ * the key periodStart_periodEnd").
+ */
+export const stockJournalEntrySchema = z.object({
+  periodStart: isoDateSchema,
+  periodEnd: isoDateSchema,
+  journalId: z.string().nullish(),
+  xeroJournalId: z.string().nullish(),
+  status: z.string().nullish(),
+});
+export type StockJournalEntry = z.infer<typeof stockJournalEntrySchema>;
+
+/** Answer of `GET /api/xero/stock-journal/entries` (001 §7): an array of entries. */
+export const stockJournalEntryListResponseSchema = z.array(stockJournalEntrySchema);
+export type StockJournalEntryListResponse = z.infer<typeof stockJournalEntryListResponseSchema>;
+
+/**
+ * Body of `POST /api/xero/stock-journal` (001 §3 "Journal create payload: periodStart, periodEnd,
+ * netAmount, contactId, stockAccountId, costAccountId, marginRate (number), reference").
+ */
+export const journalCreateRequestSchema = z
+  .object({
+    periodStart: isoDateSchema,
+    periodEnd: isoDateSchema,
+    netAmount: positiveMoneySchema,
+    contactId: z.string().min(1),
+    stockAccountId: z.string().min(1),
+    costAccountId: z.string().min(1),
+    marginRate: z.number().finite().positive().max(1000),
+    reference: z.string().min(1).max(255),
+  })
+  .strict()
+  .refine((body) => !isValidRange({ fromDate: body.periodStart, toDate: body.periodEnd }) || body.periodStart <= body.periodEnd, {
+    message: 'Invalid date range',
+    path: ['periodEnd'],
+  })
+  .refine(
+    (body) =>
+      !isValidRange({ fromDate: body.periodStart, toDate: body.periodEnd }) ||
+      body.periodStart > body.periodEnd ||
+      getDaysBetween(body.periodStart, body.periodEnd) < 7,
+    { message: 'Invalid date range', path: ['periodEnd'] },
+  );
+export type JournalCreateRequest = z.infer<typeof journalCreateRequestSchema>;
+
+/** Answer of the create call (001 §3 "Create response fields read: journalId, status"). */
+export const journalCreateResponseSchema = z.object({
+  journalId: z.string().nullish(),
+  status: z.string(),
+});
+export type JournalCreateResponse = z.infer<typeof journalCreateResponseSchema>;
+
+/** Answer of `POST /api/xero/stock-journal/sync-status` (001 §3, §7): updatedCount. */
+export const syncStatusResponseSchema = z.object({ updatedCount: z.number().int().min(0) });
+export type SyncStatusResponse = z.infer<typeof syncStatusResponseSchema>;
+
+/** Journal status filter (001 §2, §4): All Journals, Posted Only, Unposted Only. */
+export const journalStatusFilterSchema = z.enum(['all', 'posted', 'unposted']);
+export type JournalStatusFilter = z.infer<typeof journalStatusFilterSchema>;
+
+/** The lookup key of a journal entry (001 §3): `periodStart_periodEnd`. */
+export function getStockJournalKey(periodStart: string, periodEnd: string): string {
+  return `${periodStart}_${periodEnd}`;
+}
+
+/** Index entries by their key (001 §3). */
+export function indexStockJournalEntries(entries: readonly StockJournalEntry[]): Map<string, StockJournalEntry> {
+  return new Map(entries.map((e) => [getStockJournalKey(e.periodStart, e.periodEnd), e]));
+}
+
+/** Display of a period's range: "d MMM yyyy - d MMM yyyy". */
+export function formatPeriodRange(start: string, end: string): string {
+  return `${formatDateShort(start)} - ${formatDateShort(end)}`;
+}
+
+/** One invoice as the grouping takes it (the line of 001 §3 without its display date). */
+export type SalesLineInput = Omit<SalesInvoiceLine, 'formattedDate'> & { formattedDate?: string };
+
+/**
+ * Group invoice lines into Monday–Sunday weekly periods with days (001 §2, §3; DESIGN §4), sorted by start
+ * date ascending; days ascending, invoices by date in input order. Only weeks and days with invoices
+ * appear. Totals are summed in pence, so the periods add up to exactly the sum of the lines.
+ */
+export function groupSalesByWeek(lines: readonly SalesLineInput[]): SalesPeriod[] {
+  const weeks = new Map<string, Map<string, SalesInvoiceLine[]>>();
+  for (const line of lines) {
+    const weekStart = getWeekStart(line.date);
+    const days = weeks.get(weekStart) ?? new Map<string, SalesInvoiceLine[]>();
+    weeks.set(weekStart, days);
+    const invoices = days.get(line.date) ?? [];
+    days.set(line.date, invoices);
+    invoices.push({ ...line, formattedDate: line.formattedDate ?? formatDateMedium(line.date) });
+  }
+  return [...weeks.entries()]
+    .sort(([a], [b]) => compareIsoDates(a, b))
+    .map(([weekStart, dayMap]) => {
+      const days: SalesDay[] = [...dayMap.entries()]
+        .sort(([a], [b]) => compareIsoDates(a, b))
+        .map(([date, invoices]) => ({
+          date,
+          grossTotal: fromPence(sumPence(invoices.map((i) => roundPoundsToPence(i.grossAmount)))),
+          vatTotal: fromPence(sumPence(invoices.map((i) => roundPoundsToPence(i.vatAmount)))),
+          netTotal: fromPence(sumPence(invoices.map((i) => roundPoundsToPence(i.netAmount)))),
+          invoiceCount: invoices.length,
+          invoices,
+        }));
+      const weekEnd = getWeekEnd(weekStart);
+      return { weekStart, weekEnd, formattedRange: formatPeriodRange(weekStart, weekEnd), ...sumSalesDays(days), days };
+    });
+}
+
+/** A period a journal is posted for: a whole week, or one half of a week split at a month end. */
+export interface JournalPeriod extends SalesTotals {
+  periodStart: string;
+  periodEnd: string;
+  key: string;
+  formattedRange: string;
+  isSubPeriod: boolean;
+  days: SalesDay[];
+}
+
+/** Whether a weekly period spans two calendar months (001 §2). */
+export function isSplitPeriod(period: Pick<SalesPeriod, 'weekStart' | 'weekEnd'>): boolean {
+  return !isSameMonth(period.weekStart, period.weekEnd);
+}
+
+/**
+ * The journal periods of a week (001 §2): "A period spanning two calendar months is split into two
+ * sub-periods: first to the end of the start month, then the next month start through the period end."
+ * Each sub-period carries its own days and totals (summed from its days); a week inside one month gives
+ * itself, with the week's totals.
+ */
+export function splitSalesPeriod(period: SalesPeriod): JournalPeriod[] {
+  if (!isSplitPeriod(period)) {
+    return [
+      {
+        periodStart: period.weekStart,
+        periodEnd: period.weekEnd,
+        key: getStockJournalKey(period.weekStart, period.weekEnd),
+        formattedRange: period.formattedRange || formatPeriodRange(period.weekStart, period.weekEnd),
+        isSubPeriod: false,
+        grossTotal: period.grossTotal,
+        vatTotal: period.vatTotal,
+        netTotal: period.netTotal,
+        invoiceCount: period.invoiceCount,
+        days: period.days,
+      },
+    ];
+  }
+  return splitRangeByMonth(period.weekStart, period.weekEnd).map(({ start, end }) => {
+    const days = period.days.filter((d) => d.date >= start && d.date <= end);
+    return {
+      periodStart: start,
+      periodEnd: end,
+      key: getStockJournalKey(start, end),
+      formattedRange: formatPeriodRange(start, end),
+      isSubPeriod: true,
+      ...sumSalesDays(days),
+      days,
+    };
+  });
+}
+
+function toRational(rate: number): { numerator: bigint; denominator: bigint } | null {
+  if (!Number.isFinite(rate) || rate <= 0) return null;
+  let text = String(rate);
+  if (/e/i.test(text)) text = rate.toFixed(12);
+  const [whole = '0', fraction = ''] = text.split('.');
+  const digits = fraction.replace(/0+$/, '').slice(0, 12);
+  const numerator = BigInt(`${whole}${digits}`);
+  if (numerator === 0n) return null;
+  return { numerator, denominator: 10n ** BigInt(digits.length) };
+}
+
+/**
+ * Journal amount (001 §2, §9 "cost amount = net / margin rate", "2 decimals"), in pence: net pence ÷ the
+ * margin rate taken as its exact decimal value, rounded half up to the penny. Null when the rate is not a
+ * positive number.
+ */
+export function getJournalAmountPence(netPence: number, marginRate: number): number | null {
+  const rate = toRational(marginRate);
+  if (!rate) return null;
+  return Number(roundHalfUp(BigInt(netPence) * rate.denominator, rate.numerator));
+}
+
+/** Journal amount in pounds from a net in pounds (see {@link getJournalAmountPence}); 0 when the rate is invalid. */
+export function getJournalAmount(net: number, marginRate: number): number {
+  return fromPence(getJournalAmountPence(roundPoundsToPence(net), marginRate) ?? 0);
+}
+
+/**
+ * The journal reference and narration (001 §3): 'Stock Transfer Journal - {start d MMM yyyy} to {end d
+ * MMM yyyy}', e.g. "Stock Transfer Journal - 3 Nov 2025 to 9 Nov 2025".
+ */
+export function getStockJournalReference(periodStart: string, periodEnd: string): string {
+  return `Stock Transfer Journal - ${formatDateShort(periodStart)} to ${formatDateShort(periodEnd)}`;
+}
+
+/** Journal Date default (001 §2 "defaulting to the last day's date"): the last day with sales, else the period end. */
+export function getDefaultJournalDate(period: { periodEnd: string; days: readonly Pick<SalesDay, 'date'>[] }): string {
+  const dates = period.days.map((d) => d.date).sort(compareIsoDates);
+  return dates[dates.length - 1] ?? period.periodEnd;
+}
+
+/** The status of a period's journal (001 §4): none, draft, posted, or anything else = unclear. */
+export type JournalStatus = 'none' | 'draft' | 'posted' | 'unclear';
+
+/** The id of an entry's journal: journalId or xeroJournalId (001 §3). */
+export function getJournalId(entry: StockJournalEntry | null | undefined): string | null {
+  return entry?.journalId || entry?.xeroJournalId || null;
+}
+
+/**
+ * Journal status of a period (001 §4): no entry (or status "none" with no journal id) is none; "draft" and
+ * "posted" (any letter case, Xero sends DRAFT/POSTED) are themselves; anything else is unclear.
+ */
+export function getJournalStatus(entry: StockJournalEntry | null | undefined): JournalStatus {
+  if (!entry) return 'none';
+  const status = (entry.status ?? '').trim().toLowerCase();
+  if (status === 'draft' || status === 'posted') return status;
+  if ((status === '' || status === 'none') && !getJournalId(entry)) return 'none';
+  return 'unclear';
+}
+
+/** Badge of a journal status (001 §4): 'Unposted', amber 'Draft', green 'Posted', red 'Unclear'. */
+export function getJournalStatusBadge(status: JournalStatus): { label: 'Unposted' | 'Draft' | 'Posted' | 'Unclear'; tone: 'neutral' | 'amber' | 'green' | 'red' } {
+  switch (status) {
+    case 'none':
+      return { label: 'Unposted', tone: 'neutral' };
+    case 'draft':
+      return { label: 'Draft', tone: 'amber' };
+    case 'posted':
+      return { label: 'Posted', tone: 'green' };
+    case 'unclear':
+      return { label: 'Unclear', tone: 'red' };
+  }
+}
+
+/** The warning shown for an unclear status (001 §4), with its 'Check in Xero' link label. */
+export const JOURNAL_STATUS_UNCLEAR_WARNING = {
+  title: 'Journal Status Unclear',
+  description: 'The journal may have been created but the confirmation is incomplete. Please check Xero.',
+  linkLabel: 'Check in Xero',
+} as const;
+
+/**
+ * Combined badge of a split week (001 §4): "Posted if both halves are posted; Draft if both have ids and
+ * each is posted or draft; Partial if only one half has an id; otherwise Unposted." (Both halves with ids
+ * but one unclear therefore shows Unposted, as the spec says; each half's own badge shows Unclear.)
+ */
+export function getSplitPeriodBadge(
+  first: StockJournalEntry | null | undefined,
+  second: StockJournalEntry | null | undefined,
+): 'Posted' | 'Draft' | 'Partial' | 'Unposted' {
+  const s1 = getJournalStatus(first);
+  const s2 = getJournalStatus(second);
+  const id1 = getJournalId(first) !== null;
+  const id2 = getJournalId(second) !== null;
+  if (s1 === 'posted' && s2 === 'posted') return 'Posted';
+  const isDone = (s: JournalStatus): boolean => s === 'posted' || s === 'draft';
+  if (id1 && id2 && isDone(s1) && isDone(s2)) return 'Draft';
+  if (id1 !== id2) return 'Partial';
+  return 'Unposted';
+}
+
+/**
+ * The post button is disabled "while posting, when a journal already exists for the period, or when net
+ * is 0 or less" (001 §4).
+ */
+export function canPostJournal(input: { isPosting: boolean; entry: StockJournalEntry | null | undefined; netTotal: number }): boolean {
+  return !input.isPosting && getJournalId(input.entry) === null && roundPoundsToPence(input.netTotal) > 0;
+}
+
+/**
+ * Post button text (001 §2): 'Post Journal to Xero' ('Post Journal to Xero (range)' for a sub-period),
+ * 'Posting Journal to Xero...' while busy, 'Journal Posted' or 'Draft Journal Created' once a journal exists.
+ */
+export function getPostButtonLabel(input: { isPosting: boolean; entry: StockJournalEntry | null | undefined; isSubPeriod: boolean }): string {
+  if (input.isPosting) return 'Posting Journal to Xero...';
+  if (getJournalId(input.entry) !== null) {
+    return getJournalStatus(input.entry) === 'posted' ? 'Journal Posted' : 'Draft Journal Created';
+  }
+  return input.isSubPeriod ? 'Post Journal to Xero (range)' : 'Post Journal to Xero';
+}
+
+/**
+ * Journal status filter (001 §4): "'posted' keeps periods whose journal exists and is posted; 'unposted'
+ * keeps periods with no journal entry (a draft therefore counts as not unposted); 'all' keeps everything".
+ * For a split week: posted when every half is posted, unposted when no half has an entry.
+ */
+export function filterPeriodsByJournalStatus<T extends Pick<SalesPeriod, 'weekStart' | 'weekEnd'>>(
+  periods: readonly T[],
+  entries: ReadonlyMap<string, StockJournalEntry>,
+  filter: JournalStatusFilter,
+): T[] {
+  if (filter === 'all') return [...periods];
+  return periods.filter((period) => {
+    const halves = isSplitPeriod(period)
+      ? splitRangeByMonth(period.weekStart, period.weekEnd)
+      : [{ start: period.weekStart, end: period.weekEnd }];
+    const found = halves.map((h) => entries.get(getStockJournalKey(h.start, h.end)));
+    if (filter === 'posted') return found.every((e) => e !== undefined && getJournalStatus(e) === 'posted');
+    return found.every((e) => e === undefined);
+  });
+}
+
+/**
+ * Posting checks of 001 §5, in order, each an error toast: customer specific (not 'all'); stock account,
+ * cost account and margin rate all set; margin rate a number above zero; period net above 0.
+ */
+export function validateJournalPosting(input: {
+  customerId: string | null | undefined;
+  stockAccountId: string | null | undefined;
+  costAccountId: string | null | undefined;
+  marginRate: number | string | null | undefined;
+  netTotal: number;
+}): UserMessage | null {
+  if (!input.customerId || input.customerId === ALL_CUSTOMERS) {
+    return {
+      title: 'Customer Required',
+      description: "Please select a specific customer in the settings page under 'Stock Journal Settings'.",
+    };
+  }
+  const rateMissing = input.marginRate === null || input.marginRate === undefined || input.marginRate === '';
+  if (!input.stockAccountId || !input.costAccountId || rateMissing) {
+    return { title: 'Configuration Required', description: 'Please complete the stock journal settings first.' };
+  }
+  const rate = typeof input.marginRate === 'number' ? input.marginRate : Number(input.marginRate);
+  if (!Number.isFinite(rate) || rate <= 0) {
+    return { title: 'Invalid Margin Rate', description: 'Margin rate must be a positive number greater than zero.' };
+  }
+  if (roundPoundsToPence(input.netTotal) <= 0) {
+    return {
+      title: 'No Sales Data',
+      description: 'There are no sales for this period. A journal cannot be created without sales data.',
+    };
+  }
+  return null;
+}
+
+/** The legacy confirm path's check (001 §5): a week and a customer are required. */
+export function validateJournalConfirmation(input: { periodStart?: string | null; customerId?: string | null }): UserMessage | null {
+  if (input.periodStart && input.customerId && input.customerId !== ALL_CUSTOMERS) return null;
+  return {
+    title: 'Missing Required Information',
+    description: "Please ensure you've selected a week and customer before creating a journal.",
+  };
+}
+
+/** The create payload for a journal period (001 §3), with the spec's reference. */
+export function buildJournalCreateRequest(input: {
+  period: Pick<JournalPeriod, 'periodStart' | 'periodEnd' | 'netTotal'>;
+  contactId: string;
+  stockAccountId: string;
+  costAccountId: string;
+  marginRate: number;
+}): JournalCreateRequest {
+  return {
+    periodStart: input.period.periodStart,
+    periodEnd: input.period.periodEnd,
+    netAmount: input.period.netTotal,
+    contactId: input.contactId,
+    stockAccountId: input.stockAccountId,
+    costAccountId: input.costAccountId,
+    marginRate: input.marginRate,
+    reference: getStockJournalReference(input.period.periodStart, input.period.periodEnd),
+  };
+}
+
+/**
+ * Toast for a failed journal creation, by HTTP status (001 §8). `followUp` is the second toast shown
+ * after 1 s, when there is one.
+ */
+export function describeJournalError(status: number, serverMessage?: string | null): UserMessage & { followUp?: UserMessage } {
+  const message = (serverMessage ?? '').trim();
+  if (status === 409) {
+    return {
+      title: 'Journal Already Exists',
+      description: 'A journal entry already exists for this period. Check your Xero account for the existing journal.',
+    };
+  }
+  if (status === 400) {
+    const lower = message.toLowerCase();
+    let description = message || 'Please check your input values and try again.';
+    if (lower.includes('customer') || lower.includes('contact')) {
+      description = 'Invalid customer selection. Please select a valid customer in settings.';
+    } else if (lower.includes('account')) {
+      description = 'Invalid account selection. Please verify stock and cost accounts in settings.';
+    } else if (lower.includes('margin') || lower.includes('rate')) {
+      description = 'Invalid margin rate. Please provide a positive margin rate in settings.';
+    } else if (lower.includes('date')) {
+      description = 'Invalid date range. Please check the selected period dates.';
+    }
+    return { title: 'Invalid Journal Data', description };
+  }
+  if (status === 401 || status === 403) {
+    return {
+      title: 'Authentication Error',
+      description: "Your Xero connection has expired. Please reconnect to Xero by clicking 'Reconnect' in the header.",
+      followUp: { title: 'Reconnection Required', description: "Please reconnect to Xero by clicking 'Reconnect' in the header." },
+    };
+  }
+  if (status >= 500) {
+    return {
+      title: 'Xero Service Error',
+      description: "There was a problem communicating with Xero's servers. Please try again in a few minutes.",
+    };
+  }
+  return {
+    title: 'Failed to Create Draft Journal',
+    description: message || 'An unexpected error occurred. Please check your settings and try again.',
+    followUp: {
+      title: 'Troubleshooting Tips',
+      description: 'Make sure all required fields are filled in Settings, especially the Stock Account and Cost Account.',
+    },
+  };
+}
+
+/**
+ * Toast after a successful create (001 §8): 'Journal Created Successfully!' / 'Draft journal for {start} -
+ * {end} has been created in Xero.', or 'Journal Created - Please Verify' when no journalId came back.
+ */
+export function describeJournalCreated(periodStart: string, periodEnd: string, journalId: string | null | undefined): UserMessage {
+  if (!journalId) {
+    return {
+      title: 'Journal Created - Please Verify',
+      description: 'The journal may have been created but no journal id was returned. Please check Xero.',
+    };
+  }
+  return {
+    title: 'Journal Created Successfully!',
+    description: `Draft journal for ${formatDateShort(periodStart)} - ${formatDateShort(periodEnd)} has been created in Xero.`,
+  };
+}
+
+/**
+ * Toast after a status sync (001 §8): 'Status Updated' ('Updated N journal(s) with current status from
+ * Xero.') or 'Status Check Complete' ('All journals are already up to date.').
+ */
+export function describeSyncResult(updatedCount: number): UserMessage {
+  if (updatedCount > 0) {
+    return { title: 'Status Updated', description: `Updated ${updatedCount} journal(s) with current status from Xero.` };
+  }
+  return { title: 'Status Check Complete', description: 'All journals are already up to date.' };
+}
+
+/** Count column text (001 §2): 'N invoice(s)'. */
+export function formatInvoiceCount(count: number): string {
+  return `${count} invoice(s)`;
+}
+
+/**
+ * Display of an invoice line with the fallbacks of 001 §2: customer 'Daily Sales', invoice number 'INV-'
+ * plus a number (its 1-based position in the period's list).
+ */
+export function getInvoiceLineDisplay(line: Pick<SalesInvoiceLine, 'customerName' | 'invoiceNumber'>, index: number): { customerName: string; invoiceNumber: string } {
+  return {
+    customerName: line.customerName?.trim() || DEFAULT_CUSTOMER_NAME,
+    invoiceNumber: line.invoiceNumber?.trim() || `INV-${index + 1}`,
+  };
+}
+
+/** The invoices of a period, sorted by date (001 §2), stable within a day. */
+export function sortInvoiceLines<T extends Pick<SalesInvoiceLine, 'date'>>(lines: readonly T[]): T[] {
+  return [...lines].sort((a, b) => compareIsoDates(a.date, b.date));
+}
+
+/** Format a period total for the table (001 §2: in £ with 2 decimals). */
+export function formatPeriodMoney(pounds: number): string {
+  return formatMoney(roundPoundsToPence(pounds));
+}
+
+/**
+ * "View in Xero" (001 §2): the journal's view page when posted, else its edit page, under the given Xero
+ * web base URL (https://go.xero.com for the real Xero).
+ */
+export function getJournalXeroUrl(journalId: string, status: JournalStatus, baseUrl = 'https://go.xero.com'): string {
+  const page = status === 'posted' ? 'View' : 'Edit';
+  return `${baseUrl.replace(/\/+$/, '')}/Journal/${page}.aspx?invoiceID=${encodeURIComponent(journalId)}`;
+}
