@@ -13,6 +13,8 @@ import { registerSpa } from './plugins/spa';
 import { createAuditLog } from './modules/audit/audit';
 import { createUsersRepository } from './modules/auth/auth.repository';
 import { registerAuthRoutes } from './modules/auth/auth.routes';
+import { createAdminRepository } from './modules/admin/admin.repository';
+import { registerAdminRoutes } from './modules/admin/admin.routes';
 import { createAuthService } from './modules/auth/auth.service';
 import { createLoginLimiter } from './modules/auth/login-limiter';
 import { createSessionStore } from './modules/auth/sessions';
@@ -145,6 +147,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const uris = redirectUris(config.appUrl);
   registerConnectionRoutes(app, { connection, oauth, oauthRequests, tokens, audit, redirectUri: uris.connect, appUrl: config.appUrl });
   registerXeroSignInRoutes(app, { oauth, oauthRequests, users, tokens, sessions, connection, audit, redirectUri: uris.signin });
+  registerAdminRoutes(app, { admin: createAdminRepository(db), users, audit });
   app.decorate('services', { db, audit, sessions, users, orgs, tokens, xeroHttp, xero, connection, resolveTenant, box });
 
   const housekeeping = setInterval(() => {

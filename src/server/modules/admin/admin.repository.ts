@@ -1,0 +1,61 @@
+import { and, asc, count, desc, eq, gte, lte, ne, sql, type SQL } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { auditLog, organizations, users } from '../../db/schema/index.ts';
+
+export interface AuditQuery {
+  action?: string | undefined;
+  userId?: number | undefined;
+  organizationId?: number | undefined;
+  from?: Date | undefined;
+  to?: Date | undefined;
+  limit: number;
+}
+
+export function createAdminRepository(db: Db) {
+  return {
+    listOrganizations() {
+      return db.select().from(organizations).orderBy(asc(sql`lower(coalesce(${organizations.tenantName}, ''))`), asc(organizations.id));
+    },
+    async updateFeatures(organizationId: number, flags: Partial<Record<'featurePayInvoices' | 'featureAddInvoices' | 'featureCisBills' | 'featureStockJournal', boolean>>) {
+      const rows = await db
+        .update(organizations)
+        .set({ ...flags, updatedAt: new Date() })
+        .where(eq(organizations.id, organizationId))
+        .returning();
+      return rows[0] ?? null;
+    },
+    listUsers() {
+      return db.select().from(users).orderBy(asc(sql`lower(${users.username})`));
+    },
+    async countOtherAdmins(userId: number): Promise<number> {
+      const [row] = await db
+        .select({ n: count() })
+        .from(users)
+        .where(and(eq(users.isAdmin, true), ne(users.id, userId)));
+      return row?.n ?? 0;
+    },
+    async updateUser(userId: number, patch: { username?: string; email?: string | null; isAdmin?: boolean }) {
+      const rows = await db
+        .update(users)
+        .set({ ...patch, updatedAt: new Date() })
+        .where(eq(users.id, userId))
+        .returning();
+      return rows[0] ?? null;
+    },
+    listAudit(query: AuditQuery) {
+      const filters: SQL[] = [];
+      if (query.action) filters.push(sql`${auditLog.action} like ${`${query.action}%`}`);
+      if (query.userId) filters.push(eq(auditLog.userId, query.userId));
+      if (query.organizationId) filters.push(eq(auditLog.organizationId, query.organizationId));
+      if (query.from) filters.push(gte(auditLog.at, query.from));
+      if (query.to) filters.push(lte(auditLog.at, query.to));
+      return db
+        .select()
+        .from(auditLog)
+        .where(filters.length > 0 ? and(...filters) : undefined)
+        .orderBy(desc(auditLog.at), desc(auditLog.id))
+        .limit(query.limit);
+    },
+  };
+}
+export type AdminRepository = ReturnType<typeof createAdminRepository>;

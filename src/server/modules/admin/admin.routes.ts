@@ -1,0 +1,189 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  adminOrganizationSchema,
+  adminOrganizationsResponseSchema,
+  adminSetAdminRequestSchema,
+  adminUserPatchSchema,
+  adminUserSchema,
+  adminUsersResponseSchema,
+  featureTogglePatchSchema,
+} from '../../../shared/admin';
+import { AppError } from '../../lib/app-error';
+import type { AuditLog } from '../audit/audit';
+import type { UsersRepository } from '../auth/auth.repository';
+import { requireAdmin } from '../auth/guards';
+import type { AdminRepository } from './admin.repository';
+
+const idParam = (name: string) => z.object({ [name]: z.coerce.number().int().positive().max(2_147_483_647) });
+
+const LAST_ADMIN_MESSAGE = 'At least one administrator must remain. Make another user an administrator first.';
+
+type UserRow = NonNullable<Awaited<ReturnType<UsersRepository['findById']>>>;
+const toAdminUser = (u: UserRow) => ({ id: u.id, username: u.username, email: u.email, isAdmin: u.isAdmin, isXeroUser: u.xeroUserId !== null });
+
+const auditEntrySchema = z.object({
+  id: z.number(),
+  at: z.string(),
+  userId: z.number().nullable(),
+  username: z.string().nullable(),
+  organizationId: z.number().nullable(),
+  action: z.string(),
+  target: z.string().nullable(),
+  result: z.enum(['success', 'failure']),
+  detail: z.record(z.string(), z.unknown()).nullable(),
+  ip: z.string().nullable(),
+});
+
+const auditQuerySchema = z.object({
+  action: z.string().max(100).optional(),
+  userId: z.coerce.number().int().positive().optional(),
+  organizationId: z.coerce.number().int().positive().optional(),
+  from: z.iso.date().optional(),
+  to: z.iso.date().optional(),
+  limit: z.coerce.number().int().min(1).max(5000).default(500),
+});
+
+function csvCell(value: unknown): string {
+  const text = value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  // Quote everything; neutralise spreadsheet formulas (CSV injection).
+  const safe = /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+  return `"${safe.replace(/"/g, '""')}"`;
+}
+
+/** /api/admin/* of spec 000 §7: refused (403) to anyone who is not an administrator. */
+export function registerAdminRoutes(root: FastifyInstance, deps: { admin: AdminRepository; users: UsersRepository; audit: AuditLog }) {
+  const app = root.withTypeProvider<ZodTypeProvider>();
+  const { admin, users, audit } = deps;
+
+  app.get('/api/admin/organizations', { schema: { response: { 200: adminOrganizationsResponseSchema } } }, async (request) => {
+    requireAdmin(request);
+    return (await admin.listOrganizations()).map((o) => ({
+      id: o.id,
+      tenantName: o.tenantName,
+      featurePayInvoices: o.featurePayInvoices,
+      featureAddInvoices: o.featureAddInvoices,
+      featureCisBills: o.featureCisBills,
+      featureStockJournal: o.featureStockJournal,
+    }));
+  });
+
+  app.patch(
+    '/api/admin/organizations/:orgId/features',
+    { schema: { params: idParam('orgId'), body: featureTogglePatchSchema, response: { 200: adminOrganizationSchema } } },
+    async (request) => {
+      const actor = requireAdmin(request);
+      const orgId = Number((request.params as { orgId: number }).orgId);
+      const updated = await admin.updateFeatures(orgId, request.body);
+      if (!updated) throw new AppError('NOT_FOUND', `Organization with ID ${orgId} not found`);
+      await audit.record({
+        userId: actor.id,
+        username: actor.username,
+        organizationId: orgId,
+        action: 'admin.features',
+        target: updated.tenantName,
+        result: 'success',
+        ip: request.ip,
+        detail: request.body,
+      });
+      return {
+        id: updated.id,
+        tenantName: updated.tenantName,
+        featurePayInvoices: updated.featurePayInvoices,
+        featureAddInvoices: updated.featureAddInvoices,
+        featureCisBills: updated.featureCisBills,
+        featureStockJournal: updated.featureStockJournal,
+      };
+    },
+  );
+
+  app.get('/api/admin/users', { schema: { response: { 200: adminUsersResponseSchema } } }, async (request) => {
+    requireAdmin(request);
+    return (await admin.listUsers()).map(toAdminUser);
+  });
+
+  async function changeUser(actorId: number, actorName: string, ip: string, userId: number, patch: { username?: string; email?: string | null; isAdmin?: boolean }) {
+    const target = await users.findById(userId);
+    if (!target) throw new AppError('NOT_FOUND', `User with ID ${userId} not found`);
+    if (patch.isAdmin === false && target.isAdmin && (await admin.countOtherAdmins(userId)) === 0) {
+      throw new AppError('VALIDATION_ERROR', LAST_ADMIN_MESSAGE);
+    }
+    if (patch.username && patch.username.toLowerCase() !== target.username.toLowerCase()) {
+      const clash = await users.findByUsername(patch.username);
+      if (clash && clash.id !== userId) throw new AppError('CONFLICT', 'Username already exists');
+    }
+    const updated = await admin.updateUser(userId, patch);
+    if (!updated) throw new AppError('NOT_FOUND', `User with ID ${userId} not found`);
+    await audit.record({
+      userId: actorId,
+      username: actorName,
+      action: patch.isAdmin === undefined ? 'admin.user.update' : 'admin.user.admin',
+      target: updated.username,
+      result: 'success',
+      ip,
+      detail: { userId, changed: Object.keys(patch), ...(patch.isAdmin !== undefined ? { isAdmin: patch.isAdmin } : {}) },
+    });
+    return toAdminUser(updated);
+  }
+
+  app.patch(
+    '/api/admin/users/:userId',
+    { schema: { params: idParam('userId'), body: adminUserPatchSchema, response: { 200: adminUserSchema } } },
+    async (request) => {
+      const actor = requireAdmin(request);
+      const body = request.body;
+      const patch = {
+        ...(body.username !== undefined ? { username: body.username } : {}),
+        ...(body.email !== undefined ? { email: body.email ? body.email : null } : {}),
+        ...(body.isAdmin !== undefined ? { isAdmin: body.isAdmin } : {}),
+      };
+      return changeUser(actor.id, actor.username, request.ip, Number((request.params as { userId: number }).userId), patch);
+    },
+  );
+
+  app.patch(
+    '/api/admin/users/:userId/admin',
+    { schema: { params: idParam('userId'), body: adminSetAdminRequestSchema, response: { 200: adminUserSchema } } },
+    async (request) => {
+      const actor = requireAdmin(request);
+      return changeUser(actor.id, actor.username, request.ip, Number((request.params as { userId: number }).userId), { isAdmin: request.body.isAdmin });
+    },
+  );
+
+  app.get('/api/admin/audit', { schema: { querystring: auditQuerySchema, response: { 200: z.array(auditEntrySchema) } } }, async (request) => {
+    requireAdmin(request);
+    const q = request.query;
+    const rows = await admin.listAudit({
+      action: q.action,
+      userId: q.userId,
+      organizationId: q.organizationId,
+      from: q.from ? new Date(`${q.from}T00:00:00Z`) : undefined,
+      to: q.to ? new Date(`${q.to}T23:59:59.999Z`) : undefined,
+      limit: q.limit,
+    });
+    return rows.map((r) => ({ ...r, at: r.at.toISOString(), detail: r.detail ?? null }));
+  });
+
+  app.get('/api/admin/audit.csv', { schema: { querystring: auditQuerySchema } }, async (request, reply) => {
+    requireAdmin(request);
+    const q = request.query;
+    const rows = await admin.listAudit({
+      action: q.action,
+      userId: q.userId,
+      organizationId: q.organizationId,
+      from: q.from ? new Date(`${q.from}T00:00:00Z`) : undefined,
+      to: q.to ? new Date(`${q.to}T23:59:59.999Z`) : undefined,
+      limit: 5000,
+    });
+    const header = ['When (UTC)', 'User', 'Organization ID', 'Action', 'Target', 'Result', 'Detail', 'IP address'];
+    const lines = [header.map(csvCell).join(',')];
+    for (const r of rows) {
+      lines.push([r.at.toISOString(), r.username ?? r.userId, r.organizationId, r.action, r.target, r.result, r.detail, r.ip].map(csvCell).join(','));
+    }
+    return reply
+      .header('content-type', 'text/csv; charset=utf-8')
+      .header('content-disposition', 'attachment; filename="ledgerlink-activity.csv"')
+      .send(`${lines.join('\r\n')}\r\n`);
+  });
+}
