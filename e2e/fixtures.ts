@@ -1,0 +1,38 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { test as base, expect, type Page } from '@playwright/test';
+import { E2E_ADMIN } from '../playwright.config';
+
+export { expect };
+export const ADMIN = E2E_ADMIN;
+const SHOTS = path.resolve('e2e/screenshots');
+
+export const APP_ORIGIN = `http://localhost:${process.env.E2E_PORT ?? 5100}`;
+
+/** The sandbox's control port for this run (set by playwright.config.ts). */
+export const SANDBOX_URL = `http://127.0.0.1:${process.env.E2E_SANDBOX_PORT ?? 5155}`;
+
+/** Saves a full-page screenshot under e2e/screenshots (git-ignored) for a person to look at. */
+export async function screenshot(page: Page, name: string) {
+  fs.mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+}
+
+/** Signs in through the API (the sign-in journeys themselves go through the form). */
+export async function signInByApi(page: Page, username = ADMIN.username, password = ADMIN.password) {
+  const res = await page.request.post('/api/login', { data: { username, password }, headers: { origin: APP_ORIGIN } });
+  expect(res.status(), await res.text()).toBe(200);
+}
+
+export async function setTheme(page: Page, theme: 'light' | 'dark') {
+  await page.evaluate((t) => localStorage.setItem('theme', t), theme);
+}
+
+/** POST to the sandbox's loopback control API. */
+export async function sandbox(page: Page, pathName: string, body: unknown = {}) {
+  const res = await page.request.post(`${SANDBOX_URL}${pathName}`, { data: body });
+  expect(res.ok(), await res.text()).toBe(true);
+  return res.json();
+}
+
+export const test = base;
