@@ -156,7 +156,7 @@ function MarketingPanel() {
   return (
     <section
       aria-label="About Ledgerlink"
-      className="order-2 flex flex-col justify-between gap-8 rounded-xl bg-primary p-6 text-primary-foreground shadow-sm sm:p-8"
+      className="order-2 flex flex-col justify-between gap-8 rounded-xl bg-primary p-6 text-primary-foreground shadow-sm sm:p-8 dark:border dark:border-border dark:bg-accent dark:text-accent-foreground"
     >
       <div>
         <p className="text-sm font-medium uppercase tracking-wider opacity-80">Ledgerlink for {PROVIDER_NAME}</p>

@@ -1,0 +1,219 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { api, ApiError, apiRequest, getErrorMessage } from './api-client';
+import { isConnectionTroubleVisible, recordConnectionFailure } from './connection-trouble';
+import { SESSION_KEYS } from './storage';
+
+type FetchArgs = [string, RequestInit];
+
+function respond(body: string, init: ResponseInit = {}): Response {
+  return new Response(body, init);
+}
+
+let fetchMock: ReturnType<typeof vi.fn<(...args: FetchArgs) => Promise<Response>>>;
+
+beforeEach(() => {
+  fetchMock = vi.fn<(...args: FetchArgs) => Promise<Response>>();
+  vi.stubGlobal('fetch', fetchMock);
+});
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
+
+function lastInit(): RequestInit {
+  const call = fetchMock.mock.calls.at(-1);
+  if (!call) throw new Error('fetch was not called');
+  return call[1];
+}
+
+describe('request shape', () => {
+  it('GET by default, always with credentials, no body and no content type', async () => {
+    fetchMock.mockResolvedValue(respond('{"ok":true}'));
+    await expect(api.get('/api/xero/connection')).resolves.toEqual({ ok: true });
+    const init = lastInit();
+    expect(init.method).toBe('GET');
+    expect(init.credentials).toBe('include');
+    expect(init.body).toBeUndefined();
+    expect((init.headers as Record<string, string>)['Content-Type']).toBeUndefined();
+    expect(init.cache).toBeUndefined();
+  });
+
+  it('sends a JSON body only when a payload exists', async () => {
+    fetchMock.mockResolvedValue(respond('{}'));
+    await api.post('/api/login', { username: 'sam', password: 'secret-password' });
+    expect(lastInit().body).toBe('{"username":"sam","password":"secret-password"}');
+    expect((lastInit().headers as Record<string, string>)['Content-Type']).toBe('application/json');
+
+    await api.post('/api/logout');
+    expect(lastInit().method).toBe('POST');
+    expect(lastInit().credentials).toBe('include');
+    expect(lastInit().body).toBeUndefined();
+    expect((lastInit().headers as Record<string, string>)['Content-Type']).toBeUndefined();
+  });
+
+  it('bypasses the cache for paths containing /auth/', async () => {
+    fetchMock.mockResolvedValue(respond('{}'));
+    await api.get('/api/auth/current-user');
+    expect(lastInit().cache).toBe('no-cache');
+  });
+
+  it('resolves paths against the page origin', async () => {
+    fetchMock.mockResolvedValue(respond('{}'));
+    await api.get('/api/config');
+    expect(fetchMock.mock.calls[0]?.[0]).toBe(`${window.location.origin}/api/config`);
+  });
+});
+
+describe('answers', () => {
+  it('an empty body returns an empty object', async () => {
+    fetchMock.mockResolvedValue(respond('', { status: 200 }));
+    await expect(api.post('/api/logout')).resolves.toEqual({});
+  });
+
+  it('unparseable JSON fails with "Failed to parse response from {path}"', async () => {
+    fetchMock.mockResolvedValue(respond('<html>oops</html>', { status: 200 }));
+    await expect(api.get('/api/xero/connection')).rejects.toThrow('Failed to parse response from /api/xero/connection');
+  });
+});
+
+describe('error messages (spec 000 §8)', () => {
+  it.each([
+    ['body.message first', '{"message":"Bad thing","error":"detail"}', 400, 'Bad Request', 'Bad thing'],
+    ['then body.error', '{"error":"Only error"}', 400, 'Bad Request', 'Only error'],
+    ['then the raw text', 'plain text failure', 400, 'Bad Request', 'plain text failure'],
+    ['then the status text', '', 400, 'Bad Request', 'Bad Request'],
+    ['then "HTTP Error {status}"', '', 418, '', 'HTTP Error 418'],
+    ['422 appends the error after a colon', '{"message":"Validation failed","error":"amount too high"}', 422, '', 'Validation failed: amount too high'],
+    ['422 with only a message', '{"message":"Validation failed"}', 422, '', 'Validation failed'],
+  ])('%s', async (_name, body, status, statusText, expected) => {
+    fetchMock.mockResolvedValue(respond(body, { status, statusText }));
+    const error = await api.get('/api/x').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).message).toBe(expected);
+    expect((error as ApiError).status).toBe(status);
+  });
+
+  it('carries the parsed body', async () => {
+    fetchMock.mockResolvedValue(respond('{"message":"Nope","code":7}', { status: 403 }));
+    const error = (await api.get('/api/x').catch((e: unknown) => e)) as ApiError;
+    expect(error.body).toEqual({ message: 'Nope', code: 7 });
+    expect(error.isValidation).toBe(false);
+  });
+
+  it('getErrorMessage is pure', () => {
+    expect(getErrorMessage(500, 'Internal Server Error', {}, '')).toBe('Internal Server Error');
+  });
+});
+
+describe('401 counting (spec 000 §4 Session)', () => {
+  it('beyond 5 the sign-in progress flag and timestamp are cleared and the session marked expired', async () => {
+    sessionStorage.setItem(SESSION_KEYS.authInProgress, 'true');
+    sessionStorage.setItem(SESSION_KEYS.authTimestamp, String(Date.now()));
+    fetchMock.mockImplementation(async () => respond('{"message":"Not authenticated"}', { status: 401 }));
+    for (let i = 0; i < 5; i += 1) await api.get('/api/x').catch(() => undefined);
+    expect(sessionStorage.getItem(SESSION_KEYS.authInProgress)).toBe('true');
+    expect(sessionStorage.getItem(SESSION_KEYS.unauthorizedCount)).toBe('5');
+    await api.get('/api/x').catch(() => undefined);
+    expect(sessionStorage.getItem(SESSION_KEYS.authInProgress)).toBeNull();
+    expect(sessionStorage.getItem(SESSION_KEYS.authTimestamp)).toBeNull();
+    expect(sessionStorage.getItem(SESSION_KEYS.lastAuthState)).toBe('session_expired');
+  });
+});
+
+describe('return null on 401', () => {
+  it('yields null on 401 and other errors still throw', async () => {
+    fetchMock.mockResolvedValueOnce(respond('{"message":"Not authenticated"}', { status: 401 }));
+    await expect(api.getOrNull('/api/user')).resolves.toBeNull();
+  });
+
+  it('waits 2 s when the previous attempt was under 5 s earlier', async () => {
+    vi.useFakeTimers();
+    fetchMock.mockImplementation(async () => respond('{"message":"x"}', { status: 401 }));
+    await expect(api.getOrNull('/api/user')).resolves.toBeNull();
+    expect(fetchMock).toHaveBeenCalledTimes(1);
+
+    vi.advanceTimersByTime(1000);
+    const second = api.getOrNull('/api/user');
+    await vi.advanceTimersByTimeAsync(1999);
+    expect(fetchMock).toHaveBeenCalledTimes(1);
+    await vi.advanceTimersByTimeAsync(1);
+    await expect(second).resolves.toBeNull();
+    expect(fetchMock).toHaveBeenCalledTimes(2);
+
+    // More than 5 s later: no delay.
+    vi.advanceTimersByTime(6000);
+    await expect(api.getOrNull('/api/user')).resolves.toBeNull();
+    expect(fetchMock).toHaveBeenCalledTimes(3);
+  });
+});
+
+describe('network errors', () => {
+  it('retries twice, after 1 s and then 2 s', async () => {
+    vi.useFakeTimers();
+    fetchMock
+      .mockRejectedValueOnce(new TypeError('Failed to fetch'))
+      .mockRejectedValueOnce(new TypeError('Failed to fetch'))
+      .mockResolvedValueOnce(respond('{"ok":true}'));
+    const pending = api.get('/api/xero/connection');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(fetchMock).toHaveBeenCalledTimes(1);
+    await vi.advanceTimersByTimeAsync(999);
+    expect(fetchMock).toHaveBeenCalledTimes(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(fetchMock).toHaveBeenCalledTimes(2);
+    await vi.advanceTimersByTimeAsync(1999);
+    expect(fetchMock).toHaveBeenCalledTimes(2);
+    await vi.advanceTimersByTimeAsync(1);
+    await expect(pending).resolves.toEqual({ ok: true });
+    expect(fetchMock).toHaveBeenCalledTimes(3);
+  });
+
+  it('gives up after the second retry', async () => {
+    vi.useFakeTimers();
+    fetchMock.mockRejectedValue(new TypeError('Failed to fetch'));
+    const pending = apiRequest('/api/x').catch((e: unknown) => e);
+    await vi.advanceTimersByTimeAsync(3000);
+    expect(await pending).toBeInstanceOf(TypeError);
+    expect(fetchMock).toHaveBeenCalledTimes(3);
+  });
+
+  it('does not retry an aborted request', async () => {
+    fetchMock.mockRejectedValue(new DOMException('aborted', 'AbortError'));
+    await expect(api.get('/api/x')).rejects.toThrow('aborted');
+    expect(fetchMock).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('connection-trouble banner counter', () => {
+  it('shows after more than 5 server errors', async () => {
+    fetchMock.mockImplementation(async () => respond('{"message":"boom"}', { status: 503 }));
+    for (let i = 0; i < 5; i += 1) await api.get('/api/x').catch(() => undefined);
+    expect(isConnectionTroubleVisible()).toBe(false);
+    await api.get('/api/x').catch(() => undefined);
+    expect(isConnectionTroubleVisible()).toBe(true);
+  });
+
+  it('counts network errors once per failed call, not per retry', async () => {
+    vi.useFakeTimers();
+    fetchMock.mockRejectedValue(new TypeError('Failed to fetch'));
+    for (let i = 0; i < 5; i += 1) {
+      const pending = api.get('/api/x').catch(() => undefined);
+      await vi.advanceTimersByTimeAsync(3000);
+      await pending;
+    }
+    expect(isConnectionTroubleVisible()).toBe(false);
+  });
+
+  it('forgets errors older than 30 minutes', () => {
+    const start = Date.now();
+    for (let i = 0; i < 5; i += 1) recordConnectionFailure(start + i);
+    recordConnectionFailure(start + 31 * 60 * 1000);
+    expect(isConnectionTroubleVisible()).toBe(false);
+  });
+
+  it('4xx answers do not count', async () => {
+    fetchMock.mockImplementation(async () => respond('{"message":"no"}', { status: 404 }));
+    for (let i = 0; i < 8; i += 1) await api.get('/api/x').catch(() => undefined);
+    expect(isConnectionTroubleVisible()).toBe(false);
+  });
+});

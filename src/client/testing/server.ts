@@ -1,0 +1,20 @@
+import { http, HttpResponse } from 'msw';
+import { setupServer } from 'msw/node';
+import { builderOrg, makeConnection, shopOrg, testUser } from './fixtures';
+
+/** Default answers: a signed-in user connected to the shop organisation. Tests override with server.use(). */
+export const defaultHandlers = [
+  http.get('*/api/config', () => HttpResponse.json({ mode: 'demo', demoLogin: false })),
+  http.get('*/api/auth/current-user', () => HttpResponse.json(testUser)),
+  http.get('*/api/user', () => HttpResponse.json(testUser)),
+  http.get('*/api/admin/check', () => HttpResponse.json({ isAdmin: false })),
+  http.get('*/api/xero/connection', () => HttpResponse.json(makeConnection())),
+  http.get('*/api/user-organizations', () => HttpResponse.json([shopOrg, builderOrg])),
+];
+
+export const server = setupServer(...defaultHandlers);
+
+export const signedOutHandlers = [
+  http.get('*/api/auth/current-user', () => HttpResponse.json({ message: 'Not authenticated' }, { status: 401 })),
+  http.get('*/api/user', () => HttpResponse.json({ message: 'Not authenticated' }, { status: 401 })),
+];

@@ -1,0 +1,55 @@
+import '@testing-library/jest-dom/vitest';
+import { cleanup } from '@testing-library/react';
+import { afterAll, afterEach, beforeAll, vi } from 'vitest';
+import { resetApiClientState } from '@/client/lib/api-client';
+import { resetConnectionTrouble } from '@/client/lib/connection-trouble';
+import { resetCrashRecoveryState } from '@/client/lib/crash-recovery';
+import { resetToasts } from '@/client/lib/toast';
+import { resetAuthorizationState } from '@/client/lib/xero-authorization';
+import { server } from './server';
+
+// jsdom lacks these browser APIs that Radix primitives and the theme code use.
+if (!window.matchMedia) {
+  Object.defineProperty(window, 'matchMedia', {
+    writable: true,
+    value: (query: string) => ({
+      matches: false,
+      media: query,
+      onchange: null,
+      addListener: () => {},
+      removeListener: () => {},
+      addEventListener: () => {},
+      removeEventListener: () => {},
+      dispatchEvent: () => false,
+    }),
+  });
+}
+class ResizeObserverStub {
+  observe(): void {}
+  unobserve(): void {}
+  disconnect(): void {}
+}
+globalThis.ResizeObserver ??= ResizeObserverStub as unknown as typeof ResizeObserver;
+Element.prototype.scrollIntoView ??= function scrollIntoView() {};
+Element.prototype.hasPointerCapture ??= () => false;
+Element.prototype.releasePointerCapture ??= () => {};
+Element.prototype.setPointerCapture ??= () => {};
+
+beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+
+afterEach(() => {
+  cleanup();
+  server.resetHandlers();
+  vi.useRealTimers();
+  resetToasts();
+  resetConnectionTrouble();
+  resetCrashRecoveryState();
+  resetApiClientState();
+  resetAuthorizationState();
+  window.sessionStorage.clear();
+  window.localStorage.clear();
+  document.documentElement.classList.remove('dark');
+  window.history.replaceState(null, '', '/');
+});
+
+afterAll(() => server.close());
