@@ -66,7 +66,7 @@ describe('invoice DTO', () => {
 
   it('parses bank accounts with missing numbers as empty', () => {
     const parsed = bankAccountsResponseSchema.parse({
-      creditCardAccounts: [{ accountId: 'c1', name: 'Card', bankAccountNumber: null }],
+      creditCardAccounts: [{ accountId: 'c1', name: 'Card' }],
       cashAccounts: [],
     });
     expect(parsed.creditCardAccounts[0]?.bankAccountNumber).toBe('');

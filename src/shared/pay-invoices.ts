@@ -83,14 +83,11 @@ export const invoiceRefreshResultSchema = z.object({
 });
 export type InvoiceRefreshResult = z.infer<typeof invoiceRefreshResultSchema>;
 
-/** A bank account usable for payments (001 §3): accountId, name, bankAccountNumber. */
+/** A bank account usable for payments (001 §3): accountId, name, bankAccountNumber ("" when Xero has none). */
 export const bankAccountSchema = z.object({
   accountId: z.string().min(1),
   name: z.string(),
-  bankAccountNumber: z
-    .string()
-    .nullish()
-    .transform((v) => v ?? ''),
+  bankAccountNumber: z.string().default(''),
 });
 export type BankAccount = z.infer<typeof bankAccountSchema>;
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import {
   DEFAULT_ID_FIELDS,
   DEFAULT_MARGIN_RATE,
@@ -14,6 +15,7 @@ import {
   postingStatusSchema,
   settingsUpdateRequestSchema,
   taxStatusSchema,
+  toConnectionDefaults,
   toSelectValue,
 } from './settings';
 
@@ -45,9 +47,8 @@ describe('connection defaults (000 §3)', () => {
     ]);
   });
 
-  it('turns missing ids (null) into empty text and keeps set values', () => {
+  it('turns missing ids into empty text and keeps set values', () => {
     const parsed = connectionDefaultsSchema.parse({
-      defaultCashAccountId: null,
       defaultSalesAccountId: 'acc-1',
       defaultTaxStatus: 'No tax',
       defaultStockJournalMarginRate: 1.5,
@@ -58,6 +59,26 @@ describe('connection defaults (000 §3)', () => {
     expect(parsed.defaultTaxStatus).toBe('No tax');
     expect(parsed.defaultStockJournalMarginRate).toBe(1.5);
     expect(parsed.defaultStockJournalPostingStatus).toBe('posted');
+    expect(connectionDefaultsSchema.safeParse({ defaultTaxStatus: 'VAT' }).success).toBe(false);
+  });
+
+  it('builds defaults from stored values with nulls and junk', () => {
+    const defaults = toConnectionDefaults({
+      defaultCashAccountId: null,
+      defaultSalesAccountId: 'acc-1',
+      defaultTaxStatus: 'unknown',
+      defaultStockJournalMarginRate: '1.4',
+      defaultStockJournalPostingStatus: null,
+    });
+    expect(defaults).toEqual({ ...createEmptyConnectionDefaults(), defaultSalesAccountId: 'acc-1', defaultStockJournalMarginRate: 1.4 });
+    expect(toConnectionDefaults(null)).toEqual(createEmptyConnectionDefaults());
+    expect(toConnectionDefaults({ defaultStockJournalMarginRate: 'abc' }).defaultStockJournalMarginRate).toBe(1.35);
+    expect(connectionDefaultsSchema.parse(defaults)).toEqual(defaults);
+  });
+
+  it('can be turned into JSON Schema for responses', () => {
+    expect(() => z.toJSONSchema(connectionDefaultsSchema, { io: 'output' })).not.toThrow();
+    expect(() => z.toJSONSchema(settingsUpdateRequestSchema, { io: 'input' })).not.toThrow();
   });
 });
 
@@ -143,7 +164,7 @@ describe('settings PATCH request', () => {
 describe('reference items', () => {
   it('labels accounts as "name (code)"', () => {
     expect(getAccountLabel({ name: 'Subcontractors', code: '320' })).toBe('Subcontractors (320)');
-    expect(getAccountLabel(accountSchema.parse({ id: 'a', name: 'Business card', code: null }))).toBe('Business card');
+    expect(getAccountLabel(accountSchema.parse({ id: 'a', name: 'Business card' }))).toBe('Business card');
   });
 
   it('previews the first 8 characters of an account id', () => {

@@ -99,16 +99,14 @@ export const marginRateSchema = z
   .max(MAX_MARGIN_RATE)
   .refine((v) => Math.abs(v * 100 - Math.round(v * 100)) < 1e-6, 'Margin rate must have at most 2 decimals');
 
-/** An id as received: missing values become empty text (000 §3 "Missing id values become empty text"). */
-const idOrEmptySchema = z
-  .string()
-  .nullish()
-  .transform((v) => v ?? '');
+/** An id default as sent: text, "" when not set (000 §3 "Missing id values become empty text"). */
+const idOrEmptySchema = z.string().max(200).default('');
 
 /**
- * The connection defaults of 000 §3, as the client reads them from `GET /api/xero/connection`. Missing ids
- * become "", defaultTaxStatus defaults to "Tax inclusive", defaultStockJournalMarginRate to 1.35 and
- * defaultStockJournalPostingStatus to draft (000 §3, §9).
+ * The connection defaults of 000 §3, as `GET /api/xero/connection` sends them. Missing ids become "",
+ * defaultTaxStatus defaults to "Tax inclusive", defaultStockJournalMarginRate to 1.35 and
+ * defaultStockJournalPostingStatus to draft (000 §3, §9). No transforms, so it also serves as a response
+ * schema (JSON Schema) for the server; use {@link toConnectionDefaults} to build it from stored values.
  */
 export const connectionDefaultsSchema = z.object({
   defaultCreditCardAccountId: idOrEmptySchema,
@@ -118,19 +116,44 @@ export const connectionDefaultsSchema = z.object({
   defaultBillVatRateId: idOrEmptySchema,
   defaultBillAccountId: idOrEmptySchema,
   defaultContactId: idOrEmptySchema,
-  defaultTaxStatus: taxStatusSchema.nullish().transform((v) => v ?? DEFAULT_TAX_STATUS),
+  defaultTaxStatus: taxStatusSchema.default(DEFAULT_TAX_STATUS),
   defaultCisSubcontractorsGroupId: idOrEmptySchema,
   defaultStockJournalContactId: idOrEmptySchema,
-  defaultStockJournalMarginRate: z
-    .number()
-    .finite()
-    .nullish()
-    .transform((v) => v ?? DEFAULT_MARGIN_RATE),
+  defaultStockJournalMarginRate: z.number().finite().default(DEFAULT_MARGIN_RATE),
   defaultStockJournalStockAccountId: idOrEmptySchema,
   defaultStockJournalCostAccountId: idOrEmptySchema,
-  defaultStockJournalPostingStatus: postingStatusSchema.nullish().transform((v) => v ?? DEFAULT_POSTING_STATUS),
+  defaultStockJournalPostingStatus: postingStatusSchema.default(DEFAULT_POSTING_STATUS),
 });
 export type ConnectionDefaults = z.infer<typeof connectionDefaultsSchema>;
+
+/** Stored defaults as a database row may hold them: any field missing or null. */
+export type StoredDefaults = { [K in keyof ConnectionDefaults]?: ConnectionDefaults[K] | string | number | null };
+
+/**
+ * Build the connection defaults from stored values (000 §3): null or missing ids become "", an unknown or
+ * missing tax status becomes "Tax inclusive", a missing or non-numeric margin rate 1.35, an unknown
+ * posting status draft.
+ */
+export function toConnectionDefaults(stored: StoredDefaults | null | undefined): ConnectionDefaults {
+  const source = stored ?? {};
+  const ids = Object.fromEntries(
+    DEFAULT_ID_FIELDS.map((field) => {
+      const value = source[field];
+      return [field, typeof value === 'string' ? value : ''];
+    }),
+  ) as Record<DefaultIdField, string>;
+  const tax = taxStatusSchema.safeParse(source.defaultTaxStatus);
+  const posting = postingStatusSchema.safeParse(source.defaultStockJournalPostingStatus);
+  const rate = source.defaultStockJournalMarginRate;
+  const numericRate = typeof rate === 'string' && rate.trim() !== '' ? Number(rate) : rate;
+  return {
+    ...ids,
+    defaultTaxStatus: tax.success ? tax.data : DEFAULT_TAX_STATUS,
+    defaultStockJournalMarginRate:
+      typeof numericRate === 'number' && Number.isFinite(numericRate) ? numericRate : DEFAULT_MARGIN_RATE,
+    defaultStockJournalPostingStatus: posting.success ? posting.data : DEFAULT_POSTING_STATUS,
+  };
+}
 
 /** The defaults of a new organisation: no ids, "Tax inclusive", 1.35, draft (000 §3, §9). */
 export function createEmptyConnectionDefaults(): ConnectionDefaults {
@@ -182,10 +205,10 @@ export const savedDefaultsSchema = z.object({
 });
 export type SavedDefaults = z.infer<typeof savedDefaultsSchema>;
 
-/** An account in a reference list (001 §3 "Account: id, code, name"). Bank accounts often have no code. */
+/** An account in a reference list (001 §3 "Account: id, code, name"); code "" when it has none (bank accounts often have none). */
 export const accountSchema = z.object({
   id: z.string().min(1),
-  code: z.string().nullish().transform((v) => v ?? ''),
+  code: z.string().default(''),
   name: z.string(),
 });
 export type Account = z.infer<typeof accountSchema>;

@@ -27,8 +27,11 @@ import {
   indexStockJournalEntries,
   isSplitPeriod,
   journalCreateRequestSchema,
+  salesPeriodLenientSchema,
   salesPeriodSchema,
   salesQuerySchema,
+  salesResponseLenientSchema,
+  salesResponseSchema,
   sortInvoiceLines,
   splitSalesPeriod,
   validateJournalConfirmation,
@@ -150,7 +153,7 @@ describe('split periods (001 §2)', () => {
 
 describe('wire schemas (001 §3, §7)', () => {
   it('fills missing day and period totals', () => {
-    const period = salesPeriodSchema.parse({
+    const period = salesPeriodLenientSchema.parse({
       weekStart: '2025-11-03',
       weekEnd: '2025-11-09',
       formattedRange: '3 Nov 2025 - 9 Nov 2025',
@@ -162,7 +165,16 @@ describe('wire schemas (001 §3, §7)', () => {
     });
     expect(period).toMatchObject({ grossTotal: 0.3, vatTotal: 0, netTotal: 0.3, invoiceCount: 2 });
     expect(period.days[2]).toEqual({ date: '2025-11-05', grossTotal: 0, vatTotal: 0, netTotal: 0, invoiceCount: 0, invoices: [] });
-    expect(salesPeriodSchema.parse({ weekStart: '2025-11-03', weekEnd: '2025-11-09', formattedRange: '', netTotal: 5, days: [] }).netTotal).toBe(5);
+    const sparse = salesPeriodLenientSchema.parse({ weekStart: '2025-11-03', weekEnd: '2025-11-09', netTotal: 5 });
+    expect(sparse).toEqual({ weekStart: '2025-11-03', weekEnd: '2025-11-09', formattedRange: '3 Nov 2025 - 9 Nov 2025', grossTotal: 0, vatTotal: 0, netTotal: 5, invoiceCount: 0, days: [] });
+    expect(salesPeriodSchema.parse(sparse)).toEqual(sparse);
+    expect(salesResponseLenientSchema.parse([{ weekStart: '2025-11-03', weekEnd: '2025-11-09' }])).toHaveLength(1);
+  });
+
+  it('requires complete periods from the server', () => {
+    const grouped = groupSalesByWeek([line('2025-11-05', 1.2, 0.2, 1)]);
+    expect(salesResponseSchema.parse(grouped)).toEqual(grouped);
+    expect(salesPeriodSchema.safeParse({ weekStart: '2025-11-03', weekEnd: '2025-11-09', formattedRange: '', days: [] }).success).toBe(false);
   });
 
   it('validates the sales query', () => {

@@ -50,11 +50,21 @@ export const salesInvoiceLineSchema = z.object({
 });
 export type SalesInvoiceLine = z.infer<typeof salesInvoiceLineSchema>;
 
-/**
- * A day of a sales period (001 §3 "Day: date, grossTotal, vatTotal, netTotal, invoiceCount, invoices[]").
- * "Missing day totals count as 0 or an empty list."
- */
+/** A day of a sales period (001 §3 "Day: date, grossTotal, vatTotal, netTotal, invoiceCount, invoices[]"), as sent. */
 export const salesDaySchema = z.object({
+  date: isoDateSchema,
+  grossTotal: moneyAmountSchema,
+  vatTotal: moneyAmountSchema,
+  netTotal: moneyAmountSchema,
+  invoiceCount: z.number().int().min(0),
+  invoices: z.array(salesInvoiceLineSchema),
+});
+export type SalesDay = z.infer<typeof salesDaySchema>;
+
+/**
+ * A day as the client reads it (001 §3): "Missing day totals count as 0 or an empty list."
+ */
+export const salesDayLenientSchema = z.object({
   date: isoDateSchema,
   grossTotal: moneyAmountSchema.nullish().transform((v) => v ?? 0),
   vatTotal: moneyAmountSchema.nullish().transform((v) => v ?? 0),
@@ -62,7 +72,6 @@ export const salesDaySchema = z.object({
   invoiceCount: z.number().int().min(0).nullish().transform((v) => v ?? 0),
   invoices: z.array(salesInvoiceLineSchema).nullish().transform((v) => v ?? []),
 });
-export type SalesDay = z.infer<typeof salesDaySchema>;
 
 /** Totals of a period or day, in pounds. */
 export interface SalesTotals {
@@ -83,35 +92,57 @@ export function sumSalesDays(days: readonly Pick<SalesDay, keyof SalesTotals>[])
 }
 
 /**
- * A weekly sales period (001 §3 "Sales period (weekly): weekStart, weekEnd, formattedRange, grossTotal,
- * vatTotal, netTotal, invoiceCount, days[]"). Missing totals are summed from the days.
+ * A weekly sales period as the server sends it (001 §3 "Sales period (weekly): weekStart, weekEnd,
+ * formattedRange, grossTotal, vatTotal, netTotal, invoiceCount, days[]"). Transform-free, so it is also the
+ * response schema.
  */
-export const salesPeriodSchema = z
+export const salesPeriodSchema = z.object({
+  weekStart: isoDateSchema,
+  weekEnd: isoDateSchema,
+  formattedRange: z.string(),
+  grossTotal: moneyAmountSchema,
+  vatTotal: moneyAmountSchema,
+  netTotal: moneyAmountSchema,
+  invoiceCount: z.number().int().min(0),
+  days: z.array(salesDaySchema),
+});
+export type SalesPeriod = z.infer<typeof salesPeriodSchema>;
+
+/**
+ * A weekly period as the client reads it (001 §3): missing day totals count as 0 or an empty list, and
+ * "missing period totals are summed from the days". The output is a complete {@link SalesPeriod}.
+ */
+export const salesPeriodLenientSchema = z
   .object({
     weekStart: isoDateSchema,
     weekEnd: isoDateSchema,
-    formattedRange: z.string(),
+    formattedRange: z.string().nullish(),
     grossTotal: moneyAmountSchema.nullish(),
     vatTotal: moneyAmountSchema.nullish(),
     netTotal: moneyAmountSchema.nullish(),
     invoiceCount: z.number().int().min(0).nullish(),
-    days: z.array(salesDaySchema).nullish().transform((v) => v ?? []),
+    days: z.array(salesDayLenientSchema).nullish().transform((v) => v ?? []),
   })
-  .transform((period) => {
+  .transform((period): SalesPeriod => {
     const summed = sumSalesDays(period.days);
     return {
-      ...period,
+      weekStart: period.weekStart,
+      weekEnd: period.weekEnd,
+      formattedRange: period.formattedRange || formatPeriodRange(period.weekStart, period.weekEnd),
       grossTotal: period.grossTotal ?? summed.grossTotal,
       vatTotal: period.vatTotal ?? summed.vatTotal,
       netTotal: period.netTotal ?? summed.netTotal,
       invoiceCount: period.invoiceCount ?? summed.invoiceCount,
+      days: period.days,
     };
   });
-export type SalesPeriod = z.output<typeof salesPeriodSchema>;
 
-/** Answer of `GET /api/xero/sales` (001 §7): an array of weekly periods. */
+/** Answer of `GET /api/xero/sales` (001 §7): an array of weekly periods, as the server sends it. */
 export const salesResponseSchema = z.array(salesPeriodSchema);
-export type SalesResponse = z.output<typeof salesResponseSchema>;
+export type SalesResponse = z.infer<typeof salesResponseSchema>;
+
+/** The same answer read leniently by the client (see {@link salesPeriodLenientSchema}). */
+export const salesResponseLenientSchema = z.array(salesPeriodLenientSchema);
 
 /**
  * Query of `GET /api/xero/sales` (001 §7): customerId (omitted for all), fromDate, toDate (yyyy-MM-dd).
