@@ -3,6 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { fromPence, toPence } from './money';
 import {
   type Invoice,
+  ATTACHMENT_ZOOM,
+  PAYMENT_ERROR_EVENT,
+  PAYMENT_PAUSE_MS,
+  SUCCESS_BANNER_MS,
+  paymentErrorEventDetailSchema,
+  shouldSkipRemainingPayments,
+  stepAttachmentZoom,
   bankAccountsResponseSchema,
   buildPaymentRequests,
   canProcessPayments,
@@ -349,5 +356,30 @@ describe('messages', () => {
       detail: 'Remaining balance: $1,234.56',
       tag: 'PARTIAL',
     });
+  });
+});
+
+describe('processing constants and helpers (001 §4, §9)', () => {
+  it('keeps the spec timings', () => {
+    expect(PAYMENT_PAUSE_MS).toBe(500);
+    expect(SUCCESS_BANNER_MS).toBe(1500);
+    expect(PAYMENT_ERROR_EVENT).toBe('xero-payment-error');
+    expect(paymentErrorEventDetailSchema.parse({ needsRefresh: true, invoiceId: 'i1' })).toEqual({ needsRefresh: true, invoiceId: 'i1' });
+  });
+
+  it('skips remaining payments once the balance is 0.01 or less', () => {
+    expect(shouldSkipRemainingPayments(0.01)).toBe(true);
+    expect(shouldSkipRemainingPayments(0)).toBe(true);
+    expect(shouldSkipRemainingPayments(0.02)).toBe(false);
+  });
+
+  it('clamps attachment zoom between 0.5 and 3 without drift', () => {
+    expect(ATTACHMENT_ZOOM.initial).toBe(3);
+    expect(stepAttachmentZoom(3, ATTACHMENT_ZOOM.buttonStep)).toBe(3);
+    expect(stepAttachmentZoom(3, -ATTACHMENT_ZOOM.buttonStep)).toBe(2.75);
+    expect(stepAttachmentZoom(0.6, -ATTACHMENT_ZOOM.buttonStep)).toBe(0.5);
+    let zoom: number = ATTACHMENT_ZOOM.initial;
+    for (let i = 0; i < 7; i++) zoom = stepAttachmentZoom(zoom, -ATTACHMENT_ZOOM.wheelStep);
+    expect(zoom).toBe(2.3);
   });
 });
