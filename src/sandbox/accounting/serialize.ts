@@ -1,0 +1,295 @@
+/** Internal records → Xero's JSON (field names, money as numbers, /Date()/ dates, *String helpers). */
+import { amountDue } from '../invoice-math.ts';
+import { fromE4, pounds } from '../money.ts';
+import type { Runtime } from '../runtime.ts';
+import type { AccountRec, AttachmentRec, ContactRec, InvoiceRec, JournalRec, OrgRec, PaymentRec, TaxRateRec } from '../state.ts';
+import { dateString, msDate, msDateTime } from '../xero-dates.ts';
+
+export type Json = Record<string, unknown>;
+
+function compact(obj: Json): Json {
+  for (const k of Object.keys(obj)) if (obj[k] === undefined) delete obj[k];
+  return obj;
+}
+
+export function organisationJson(org: OrgRec): Json {
+  return compact({
+    OrganisationID: org.OrganisationID,
+    APIKey: '',
+    Name: org.Name,
+    LegalName: org.LegalName,
+    PaysTax: true,
+    Version: 'UK',
+    OrganisationType: 'COMPANY',
+    BaseCurrency: 'GBP',
+    CountryCode: 'GB',
+    IsDemoCompany: false,
+    OrganisationStatus: 'ACTIVE',
+    RegistrationNumber: org.RegistrationNumber,
+    TaxNumber: org.TaxNumber,
+    FinancialYearEndDay: 31,
+    FinancialYearEndMonth: 3,
+    SalesTaxBasis: 'ACCRUALS',
+    SalesTaxPeriod: 'QUARTERLY1',
+    DefaultSalesTax: 'Tax Exclusive',
+    DefaultPurchasesTax: 'Tax Exclusive',
+    PeriodLockDate: org.periodLockDate ? msDate(org.periodLockDate) : undefined,
+    CreatedDateUTC: msDateTime(org.createdMs),
+    OrganisationEntityType: 'COMPANY',
+    Timezone: 'GMTSTANDARDTIME',
+    ShortCode: org.ShortCode,
+    Class: 'STANDARD',
+    Edition: 'BUSINESS',
+    LineOfBusiness: org.Name.includes('Builders') ? 'Construction' : 'Retail',
+    Addresses: [],
+    Phones: [],
+    ExternalLinks: [],
+    PaymentTerms: { Bills: { Day: org.billTermsDays, Type: 'DAYSAFTERBILLDATE' }, Sales: { Day: org.salesTermsDays, Type: 'DAYSAFTERBILLDATE' } },
+  });
+}
+
+export function accountJson(a: AccountRec): Json {
+  return compact({
+    AccountID: a.AccountID,
+    Code: a.Code,
+    Name: a.Name,
+    Status: a.Status,
+    Type: a.Type,
+    TaxType: a.TaxType,
+    Description: a.Description,
+    Class: a.Class,
+    SystemAccount: a.SystemAccount,
+    EnablePaymentsToAccount: a.EnablePaymentsToAccount,
+    ShowInExpenseClaims: a.ShowInExpenseClaims,
+    BankAccountNumber: a.BankAccountNumber,
+    BankAccountType: a.Type === 'BANK' ? a.BankAccountType : '',
+    CurrencyCode: a.Type === 'BANK' ? 'GBP' : undefined,
+    ReportingCode: a.ReportingCode,
+    HasAttachments: false,
+    UpdatedDateUTC: msDateTime(a.updatedMs),
+    AddToWatchlist: false,
+  });
+}
+
+export function taxRateJson(t: TaxRateRec): Json {
+  const rate = t.rateE4 / 10000;
+  return {
+    Name: t.Name,
+    TaxType: t.TaxType,
+    ReportTaxType: t.ReportTaxType,
+    CanApplyToAssets: t.assets,
+    CanApplyToEquity: t.equity,
+    CanApplyToExpenses: t.expenses,
+    CanApplyToLiabilities: t.liabilities,
+    CanApplyToRevenue: t.revenue,
+    DisplayTaxRate: rate,
+    EffectiveRate: rate,
+    Status: t.Status,
+    TaxComponents: [{ Name: 'VAT', Rate: rate, IsCompound: false, IsNonRecoverable: false }],
+  };
+}
+
+export function contactGroupsOf(org: OrgRec, contactId: string): Json[] {
+  return org.contactGroups
+    .filter((g) => g.Status === 'ACTIVE' && g.contactIds.includes(contactId))
+    .map((g) => ({ ContactGroupID: g.ContactGroupID, Name: g.Name, Status: g.Status, Contacts: [], HasValidationErrors: false }));
+}
+
+export function contactJson(org: OrgRec, c: ContactRec, summary = false): Json {
+  const base = compact({
+    ContactID: c.ContactID,
+    ContactNumber: c.ContactNumber,
+    ContactStatus: c.ContactStatus,
+    Name: c.Name,
+    FirstName: c.FirstName,
+    LastName: c.LastName,
+    EmailAddress: c.EmailAddress,
+    TaxNumber: c.TaxNumber,
+    IsSupplier: c.IsSupplier,
+    IsCustomer: c.IsCustomer,
+    DefaultCurrency: 'GBP',
+    UpdatedDateUTC: msDateTime(c.updatedMs),
+    HasAttachments: false,
+    HasValidationErrors: false,
+  });
+  if (summary) return base;
+  return compact({
+    ...base,
+    AccountsReceivableTaxType: c.AccountsReceivableTaxType,
+    AccountsPayableTaxType: c.AccountsPayableTaxType,
+    SalesDefaultAccountCode: c.SalesDefaultAccountCode,
+    PurchasesDefaultAccountCode: c.PurchasesDefaultAccountCode,
+    Addresses: [
+      { AddressType: 'STREET', City: '', Region: '', PostalCode: '', Country: '' },
+      { AddressType: 'POBOX', City: '', Region: '', PostalCode: '', Country: '' },
+    ],
+    Phones: [
+      { PhoneType: 'DEFAULT', PhoneNumber: '', PhoneAreaCode: '', PhoneCountryCode: '' },
+      { PhoneType: 'MOBILE', PhoneNumber: '', PhoneAreaCode: '', PhoneCountryCode: '' },
+    ],
+    ContactGroups: contactGroupsOf(org, c.ContactID),
+    ContactPersons: [],
+  });
+}
+
+export function invoiceContactJson(org: OrgRec, contactId: string): Json {
+  const c = org.contacts.find((x) => x.ContactID === contactId);
+  return compact({
+    ContactID: contactId,
+    ContactNumber: c?.ContactNumber,
+    Name: c?.Name ?? '',
+    ContactStatus: c?.ContactStatus,
+    EmailAddress: c?.EmailAddress,
+    Addresses: [],
+    Phones: [],
+    ContactGroups: contactGroupsOf(org, contactId),
+    ContactPersons: [],
+    HasValidationErrors: false,
+  });
+}
+
+export function invoicePaymentsJson(org: OrgRec, invoice: InvoiceRec): Json[] {
+  return org.payments
+    .filter((p) => p.InvoiceID === invoice.InvoiceID && p.Status === 'AUTHORISED')
+    .map((p) => ({ PaymentID: p.PaymentID, Date: msDate(p.Date), Amount: pounds(p.amount), Reference: p.Reference, CurrencyRate: 1, HasAccount: false, HasValidationErrors: false }));
+}
+
+export interface InvoiceJsonOptions {
+  lineItems: boolean;
+  payments: boolean;
+  unitdp4?: boolean;
+}
+
+export function invoiceJson(org: OrgRec, inv: InvoiceRec, opts: InvoiceJsonOptions = { lineItems: true, payments: true }): Json {
+  const hasAttachments = org.attachments.some((a) => a.InvoiceID === inv.InvoiceID);
+  const lines = opts.lineItems
+    ? inv.lines.map((l) =>
+        compact({
+          Description: l.Description,
+          UnitAmount: opts.unitdp4 ? fromE4(l.unitE4) : Math.round(l.unitE4 / 100) / 100,
+          TaxType: l.TaxType,
+          TaxAmount: pounds(l.taxAmount),
+          LineAmount: pounds(l.lineAmount),
+          AccountCode: l.AccountCode,
+          AccountID: l.AccountID,
+          Tracking: [],
+          Quantity: fromE4(l.quantityE4),
+          LineItemID: l.LineItemID,
+          DiscountRate: l.discountE2 ? l.discountE2 / 100 : undefined,
+          ValidationErrors: [],
+        }),
+      )
+    : undefined;
+  return compact({
+    Type: inv.Type,
+    InvoiceID: inv.InvoiceID,
+    InvoiceNumber: inv.InvoiceNumber,
+    Reference: inv.Reference,
+    Payments: opts.payments ? invoicePaymentsJson(org, inv) : undefined,
+    CreditNotes: opts.payments ? [] : undefined,
+    Prepayments: opts.payments ? [] : undefined,
+    Overpayments: opts.payments ? [] : undefined,
+    AmountDue: pounds(amountDue(inv)),
+    AmountPaid: pounds(inv.amountPaid),
+    AmountCredited: 0,
+    CurrencyRate: 1,
+    IsDiscounted: inv.lines.some((l) => l.discountE2 > 0),
+    HasAttachments: hasAttachments,
+    HasErrors: false,
+    Contact: invoiceContactJson(org, inv.ContactID),
+    DateString: dateString(inv.Date),
+    Date: msDate(inv.Date),
+    DueDateString: inv.DueDate ? dateString(inv.DueDate) : undefined,
+    DueDate: inv.DueDate ? msDate(inv.DueDate) : undefined,
+    Status: inv.Status,
+    LineAmountTypes: inv.LineAmountTypes,
+    LineItems: lines,
+    SubTotal: pounds(inv.subTotal),
+    TotalTax: pounds(inv.totalTax),
+    Total: pounds(inv.total),
+    TotalDiscount: inv.lines.some((l) => l.discountE2 > 0) ? 0 : undefined,
+    UpdatedDateUTC: msDateTime(inv.updatedMs),
+    CurrencyCode: 'GBP',
+    FullyPaidOnDate: inv.fullyPaidOnDate ? msDate(inv.fullyPaidOnDate) : undefined,
+    SentToContact: inv.Type === 'ACCREC' ? inv.sentToContact : undefined,
+  });
+}
+
+export function paymentJson(org: OrgRec, p: PaymentRec): Json {
+  const account = org.accounts.find((a) => a.AccountID === p.AccountID);
+  const inv = org.invoices.find((i) => i.InvoiceID === p.InvoiceID);
+  return compact({
+    PaymentID: p.PaymentID,
+    Date: msDate(p.Date),
+    BankAmount: pounds(p.amount),
+    Amount: pounds(p.amount),
+    Reference: p.Reference,
+    CurrencyRate: 1,
+    PaymentType: p.PaymentType,
+    Status: p.Status,
+    UpdatedDateUTC: msDateTime(p.updatedMs),
+    HasAccount: true,
+    IsReconciled: p.IsReconciled,
+    Account: account ? compact({ AccountID: account.AccountID, Code: account.Code, Name: account.Name }) : undefined,
+    Invoice: inv
+      ? compact({
+          Type: inv.Type,
+          InvoiceID: inv.InvoiceID,
+          InvoiceNumber: inv.InvoiceNumber,
+          Reference: inv.Reference,
+          Status: inv.Status,
+          AmountDue: pounds(amountDue(inv)),
+          AmountPaid: pounds(inv.amountPaid),
+          Total: pounds(inv.total),
+          CurrencyCode: 'GBP',
+          Contact: { ContactID: inv.ContactID, Name: org.contacts.find((c) => c.ContactID === inv.ContactID)?.Name ?? '' },
+          Payments: [],
+          CreditNotes: [],
+          Prepayments: [],
+          Overpayments: [],
+          HasErrors: false,
+          IsDiscounted: false,
+          LineItems: [],
+        })
+      : undefined,
+    HasValidationErrors: false,
+  });
+}
+
+export function journalJson(org: OrgRec, j: JournalRec): Json {
+  return compact({
+    Date: msDate(j.Date),
+    DateString: dateString(j.Date),
+    Status: j.Status,
+    LineAmountTypes: j.LineAmountTypes,
+    UpdatedDateUTC: msDateTime(j.updatedMs),
+    ManualJournalID: j.ManualJournalID,
+    Narration: j.Narration,
+    Url: j.Url,
+    JournalLines: j.lines.map((l) =>
+      compact({
+        Description: l.Description,
+        TaxType: l.TaxType,
+        TaxAmount: pounds(l.taxAmount),
+        LineAmount: pounds(l.lineAmount),
+        AccountCode: l.AccountCode ?? org.accounts.find((a) => a.AccountID === l.AccountID)?.Code,
+        AccountID: l.AccountID,
+        Tracking: [],
+        IsBlank: false,
+      }),
+    ),
+    ShowOnCashBasisReports: j.ShowOnCashBasisReports,
+    HasAttachments: false,
+  });
+}
+
+export function attachmentJson(rt: Runtime, a: AttachmentRec, contentLength: number): Json {
+  return {
+    AttachmentID: a.AttachmentID,
+    FileName: a.FileName,
+    Url: `${rt.url}/api.xro/2.0/Invoices/${a.InvoiceID}/Attachments/${encodeURIComponent(a.FileName)}`,
+    MimeType: a.MimeType,
+    ContentLength: contentLength,
+    IncludeOnline: a.IncludeOnline,
+  };
+}

@@ -1,0 +1,118 @@
+/**
+ * Control endpoints under /__sandbox/ (loopback clients only, JSON): reset, faults, ledger,
+ * auto-consent, clock and run-time settings, info. Tests and scripts drive the sandbox through these
+ * (or through the same methods on the Sandbox object).
+ */
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { faultConfigSchema } from './faults.ts';
+import type { SandboxControl } from './sandbox.ts';
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
+
+export function isLoopback(address: string | undefined): boolean {
+  return Boolean(address && (LOOPBACK.has(address) || address.startsWith('127.') || address.startsWith('::ffff:127.')));
+}
+
+const faultsBodySchema = faultConfigSchema
+  .extend({
+    /** Remove every fault first. */
+    clear: z.boolean().optional(),
+    /** Expire every access token issued so far (optionally only this user's). */
+    expireTokens: z.union([z.boolean(), z.object({ email: z.string() })]).optional(),
+    /** Revoke every grant (refresh + access tokens, connections), as if the user disconnected the app. */
+    revokeTokens: z.union([z.boolean(), z.object({ email: z.string() })]).optional(),
+  })
+  .strict();
+
+const autoConsentSchema = z.object({
+  email: z.string().email().nullable(),
+  tenants: z.union([z.literal('all'), z.array(z.string())]).default('all'),
+});
+
+const clockSchema = z
+  .object({ advanceSeconds: z.number().optional(), set: z.string().datetime({ offset: true }).optional(), reset: z.boolean().optional() })
+  .strict();
+
+const settingsSchema = z
+  .object({
+    accessTokenTtlSeconds: z.number().int().positive(),
+    refreshGraceSeconds: z.number().int().min(0),
+    refreshTokenTtlSeconds: z.number().int().positive(),
+    codeTtlSeconds: z.number().int().positive(),
+    minuteLimit: z.number().int().positive(),
+    concurrentLimit: z.number().int().positive(),
+    dailyLimit: z.number().int().positive(),
+    appMinuteLimit: z.number().int().positive(),
+    idempotencyWindowSeconds: z.number().int().positive(),
+  })
+  .partial()
+  .strict();
+
+export function registerControlRoutes(app: FastifyInstance, control: SandboxControl): void {
+  app.addHook('onRequest', async (request, reply) => {
+    if (!isLoopback(request.socket.remoteAddress)) return reply.status(404).type('text/plain').send('Not found');
+    return undefined;
+  });
+  app.setErrorHandler((error: { statusCode?: number; message: string }, _request, reply) => {
+    const status = error.statusCode && error.statusCode < 500 ? error.statusCode : 500;
+    return reply.status(status).send({ error: error.message });
+  });
+  const parse = <T>(schema: z.ZodType<T>, body: unknown): T => {
+    const result = schema.safeParse(body ?? {});
+    if (!result.success) throw Object.assign(new Error(z.prettifyError(result.error)), { statusCode: 400 });
+    return result.data;
+  };
+
+  app.get('/info', async () => control.info());
+
+  app.post('/reset', async () => {
+    await control.reset();
+    return { ok: true, ...control.info() };
+  });
+
+  app.get('/faults', async () => control.getFaults());
+  app.delete('/faults', async () => {
+    control.clearFaults();
+    return control.getFaults();
+  });
+  app.post('/faults', async (request) => {
+    const { clear, expireTokens, revokeTokens, ...faults } = parse(faultsBodySchema, request.body);
+    if (clear) control.clearFaults();
+    control.setFaults(faults);
+    const expired = expireTokens ? control.expireTokens(typeof expireTokens === 'object' ? expireTokens.email : undefined) : 0;
+    const revoked = revokeTokens ? control.revokeTokens(typeof revokeTokens === 'object' ? revokeTokens.email : undefined) : 0;
+    return { faults: control.getFaults(), expiredTokens: expired, revokedGrants: revoked };
+  });
+
+  app.get('/ledger', async () => control.ledger());
+  app.delete('/ledger', async () => {
+    control.clearLedger();
+    return control.ledger();
+  });
+
+  app.get('/auto-consent', async () => ({ autoConsent: control.getAutoConsent() }));
+  app.post('/auto-consent', async (request) => {
+    const body = parse(autoConsentSchema, request.body);
+    control.setAutoConsent(body.email ? { email: body.email, tenants: body.tenants } : null);
+    return { autoConsent: control.getAutoConsent() };
+  });
+  app.delete('/auto-consent', async () => {
+    control.setAutoConsent(null);
+    return { autoConsent: null };
+  });
+
+  app.post('/clock', async (request) => {
+    const body = parse(clockSchema, request.body);
+    if (body.reset) control.setClockOffset(0);
+    if (body.set) control.setClock(new Date(body.set));
+    if (body.advanceSeconds) control.advanceClock(body.advanceSeconds);
+    return { now: new Date(control.now()).toISOString() };
+  });
+
+  app.get('/config', async () => control.getSettings());
+  app.post('/config', async (request) => {
+    control.configure(parse(settingsSchema, request.body));
+    return control.getSettings();
+  });
+}

@@ -1,0 +1,326 @@
+/**
+ * The built-in Xero sandbox: Xero's identity service, /connections and the Accounting API subset
+ * Ledgerlink uses, on one loopback port (DESIGN §6, issue 3). The server starts it in demo mode and
+ * tests start it on an ephemeral port; `npm run sandbox` runs it alone (main.ts).
+ */
+import path from 'node:path';
+import formbody from '@fastify/formbody';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { registerAttachmentRoutes } from './accounting/attachments.ts';
+import { registerContactRoutes } from './accounting/contacts.ts';
+import { registerInvoiceRoutes } from './accounting/invoices.ts';
+import { registerJournalRoutes } from './accounting/journals.ts';
+import { registerPaymentRoutes } from './accounting/payments.ts';
+import { installPipeline } from './accounting/pipeline.ts';
+import { registerSettingsRoutes } from './accounting/settings.ts';
+import { registerConnectionRoutes } from './connections.ts';
+import { registerControlRoutes } from './control.ts';
+import { Faults, type FaultConfig } from './faults.ts';
+import { IdempotencyStore } from './idempotency.ts';
+import { createSigningKeys, importSigningKeys, registerIdentityRoutes, revokeUserGrant } from './identity.ts';
+import { Ledger, type LedgerSnapshot } from './ledger.ts';
+import { RateLimits } from './limits.ts';
+import { loadState, StateSaver } from './persistence.ts';
+import { createRandom } from './random.ts';
+import type { AutoConsent, Runtime, RuntimeSettings } from './runtime.ts';
+import { createSeed } from './seed.ts';
+import { STATE_VERSION, type SandboxState } from './state.ts';
+
+export type { FaultConfig } from './faults.ts';
+export type { LedgerSnapshot, LedgerWrite } from './ledger.ts';
+export type { AutoConsent, RuntimeSettings } from './runtime.ts';
+export { SEED_NAMES } from './seed.ts';
+
+/** An OAuth app registered with the sandbox. */
+export interface SandboxClient {
+  clientId: string;
+  clientSecret: string;
+  redirectUris: string[];
+  /** Shown on the consent page; default "Ledgerlink". */
+  name?: string;
+}
+
+export interface SandboxOptions {
+  /** Default '127.0.0.1'. */
+  host?: string;
+  /** Default 5055; 0 = ephemeral (tests). */
+  port?: number;
+  /** State persisted under this folder (e.g. <DATA_DIR>/sandbox); null/undefined = in memory only. */
+  dataDir?: string | null;
+  /** Deterministic seed data, default 1. */
+  seed?: number;
+  /** SANDBOX_SCALE volume multiplier, default 1 (≈2,300 invoices; 10 ≈ 20,000). */
+  scale?: number;
+  /** Default 1800. */
+  accessTokenTtlSeconds?: number;
+  /** How long a rotated refresh token can still be redeemed. Default 1800. */
+  refreshGraceSeconds?: number;
+  /** Unused refresh tokens expire after this. Default 60 days. */
+  refreshTokenTtlSeconds?: number;
+  /** Default 300. */
+  codeTtlSeconds?: number;
+  /** Per tenant; default 60. */
+  minuteLimit?: number;
+  /** Per tenant; default 5. */
+  concurrentLimit?: number;
+  /** Per tenant; default 5000 (Xero Starter: 1000). */
+  dailyLimit?: number;
+  /** Per app; default 10000. */
+  appMinuteLimit?: number;
+  /** Idempotency-Key replay window; default 360 (6 minutes). */
+  idempotencyWindowSeconds?: number;
+  /** Registered OAuth apps. */
+  clients: SandboxClient[];
+  logger?: boolean;
+  /** Injectable clock for tests (default real time). */
+  now?: () => Date;
+  /** Faults active from the start. */
+  faults?: FaultConfig;
+  /** Authorizations approved at once as this user (same as POST /__sandbox/auto-consent). */
+  autoConsent?: AutoConsent | null;
+  /** Origin to publish (issuer) when it differs from http://host:port. */
+  publicUrl?: string;
+}
+
+export interface SandboxInfo {
+  url: string;
+  now: string;
+  seed: number;
+  scale: number;
+  orgs: { tenantId: string; name: string; invoiceCount: number }[];
+  users: { userId: string; email: string; name: string; tenantIds: string[] }[];
+  clients: string[];
+  settings: RuntimeSettings;
+}
+
+/** The run-time controls (also reachable over HTTP under /__sandbox/). */
+export interface SandboxControl {
+  info(): SandboxInfo;
+  reset(): Promise<void>;
+  getFaults(): FaultConfig;
+  setFaults(faults: FaultConfig): void;
+  clearFaults(): void;
+  /** Expire every access token issued so far (optionally one user's); returns how many. */
+  expireTokens(email?: string): number;
+  /** Revoke every grant (optionally one user's): refresh tokens, access tokens, connections; returns how many users. */
+  revokeTokens(email?: string): number;
+  ledger(): LedgerSnapshot;
+  clearLedger(): void;
+  getAutoConsent(): AutoConsent | null;
+  setAutoConsent(consent: AutoConsent | null): void;
+  now(): number;
+  advanceClock(seconds: number): void;
+  setClock(at: Date): void;
+  setClockOffset(ms: number): void;
+  getSettings(): RuntimeSettings;
+  configure(settings: Partial<RuntimeSettings>): void;
+}
+
+export interface Sandbox extends SandboxControl {
+  /** Origin, e.g. http://127.0.0.1:5055; also the OIDC issuer. */
+  url: string;
+  app: FastifyInstance;
+  close(): Promise<void>;
+  /** Back to the seeded state (data, users, connections, tokens, ledger, limits, faults, clock). */
+  reset(): Promise<void>;
+  /** Write pending state to disk now. */
+  flush(): Promise<void>;
+  /** The live state, for white-box tests. Do not keep references across reset(). */
+  readonly state: SandboxState;
+}
+
+function settingsFrom(options: SandboxOptions): RuntimeSettings {
+  return {
+    accessTokenTtlSeconds: options.accessTokenTtlSeconds ?? 1800,
+    refreshGraceSeconds: options.refreshGraceSeconds ?? 1800,
+    refreshTokenTtlSeconds: options.refreshTokenTtlSeconds ?? 60 * 86_400,
+    codeTtlSeconds: options.codeTtlSeconds ?? 300,
+    minuteLimit: options.minuteLimit ?? 60,
+    concurrentLimit: options.concurrentLimit ?? 5,
+    dailyLimit: options.dailyLimit ?? 5000,
+    appMinuteLimit: options.appMinuteLimit ?? 10_000,
+    idempotencyWindowSeconds: options.idempotencyWindowSeconds ?? 360,
+  };
+}
+
+async function freshState(seed: number, scale: number, nowMs: number): Promise<SandboxState> {
+  const { privateJwk, publicJwk } = await createSigningKeys();
+  const seeded = createSeed(seed, scale, nowMs);
+  return {
+    version: STATE_VERSION,
+    seed,
+    scale,
+    seededAtMs: nowMs,
+    identity: { privateJwk, publicJwk, users: seeded.users, connections: [], refreshTokens: [], accessTokens: [] },
+    orgs: seeded.orgs,
+  };
+}
+
+export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
+  const host = options.host ?? '127.0.0.1';
+  const port = options.port ?? 5055;
+  const seed = options.seed ?? 1;
+  const scale = options.scale ?? 1;
+  const dataDir = options.dataDir ? path.resolve(options.dataDir) : null;
+  const baseNow = options.now ?? (() => new Date());
+  let clockOffset = 0;
+  const now = (): number => baseNow().getTime() + clockOffset;
+
+  let state = dataDir ? await loadState(dataDir) : null;
+  if (state && (state.seed !== seed || state.scale !== scale)) {
+    console.warn(`[sandbox] stored state was seeded with seed ${state.seed} scale ${state.scale}; reseeding with seed ${seed} scale ${scale}`);
+    state = null;
+  }
+  const loaded = state !== null;
+  const initial = state ?? (await freshState(seed, scale, now()));
+  const keys = await importSigningKeys(initial.identity.privateJwk, initial.identity.publicJwk);
+
+  const random = createRandom(seed, 99);
+  const ledger = new Ledger(now);
+  const faults = new Faults(options.faults, () => random.next());
+  const saver = new StateSaver(dataDir, () => rt.state);
+  const rt: Runtime = {
+    url: options.publicUrl ?? '',
+    state: initial,
+    settings: settingsFrom(options),
+    clients: options.clients.map((c) => ({ ...c, redirectUris: [...c.redirectUris] })),
+    keys,
+    ledger,
+    faults,
+    autoConsent: options.autoConsent ?? null,
+    pending: new Map(),
+    codes: new Map(),
+    now,
+    markDirty: () => saver.markDirty(),
+  };
+  const limits = new RateLimits(() => rt.settings);
+  const idempotency = new IdempotencyStore();
+
+  const app = Fastify({ logger: options.logger ?? false, routerOptions: { caseSensitive: false }, bodyLimit: 10 * 1024 * 1024 });
+  await app.register(formbody);
+  registerIdentityRoutes(app, rt);
+  await app.register(async (scope) => registerConnectionRoutes(scope, rt));
+  await app.register(
+    async (scope) => {
+      installPipeline(scope, { rt, limits, idempotency });
+      registerSettingsRoutes(scope, rt);
+      registerContactRoutes(scope, rt);
+      registerInvoiceRoutes(scope, rt);
+      registerAttachmentRoutes(scope, rt);
+      registerPaymentRoutes(scope, rt);
+      registerJournalRoutes(scope, rt);
+    },
+    { prefix: '/api.xro/2.0' },
+  );
+
+  const userIdsFor = (email?: string): string[] =>
+    rt.state.identity.users.filter((u) => !email || u.email.toLowerCase() === email.toLowerCase()).map((u) => u.userId);
+
+  const control: SandboxControl = {
+    info: () => ({
+      url: rt.url,
+      now: new Date(now()).toISOString(),
+      seed: rt.state.seed,
+      scale: rt.state.scale,
+      orgs: rt.state.orgs.map((o) => ({ tenantId: o.OrganisationID, name: o.Name, invoiceCount: o.invoices.length })),
+      users: rt.state.identity.users.map((u) => ({ userId: u.userId, email: u.email, name: `${u.givenName} ${u.familyName}`, tenantIds: [...u.tenantIds] })),
+      clients: rt.clients.map((c) => c.clientId),
+      settings: { ...rt.settings },
+    }),
+    reset: async () => {
+      clockOffset = 0;
+      const fresh = await freshState(seed, scale, now());
+      // Keep the signing keys: clients cache the JWKS.
+      fresh.identity.privateJwk = rt.state.identity.privateJwk;
+      fresh.identity.publicJwk = rt.state.identity.publicJwk;
+      rt.state = fresh;
+      rt.settings = settingsFrom(options);
+      rt.autoConsent = options.autoConsent ?? null;
+      rt.pending.clear();
+      rt.codes.clear();
+      faults.clear();
+      if (options.faults) faults.set(options.faults);
+      ledger.clear();
+      limits.clear();
+      idempotency.clear();
+      saver.markDirty();
+      await saver.flush();
+    },
+    getFaults: () => structuredClone(faults.config),
+    setFaults: (f) => faults.set(f),
+    clearFaults: () => faults.clear(),
+    expireTokens: (email) => {
+      const users = userIdsFor(email);
+      let n = 0;
+      for (const t of rt.state.identity.accessTokens) {
+        if (users.includes(t.userId) && !t.forcedExpired) {
+          t.forcedExpired = true;
+          n++;
+        }
+      }
+      rt.markDirty();
+      return n;
+    },
+    revokeTokens: (email) => {
+      const users = userIdsFor(email);
+      const pairs = new Set<string>();
+      for (const t of rt.state.identity.refreshTokens) if (users.includes(t.userId) && !t.revoked) pairs.add(`${t.userId} ${t.clientId}`);
+      for (const c of rt.state.identity.connections) if (users.includes(c.userId)) pairs.add(`${c.userId} ${c.clientId}`);
+      for (const t of rt.state.identity.accessTokens) if (users.includes(t.userId)) t.revoked = true;
+      for (const pair of pairs) {
+        const [userId = '', clientId = ''] = pair.split(' ');
+        revokeUserGrant(rt, userId, clientId);
+      }
+      rt.markDirty();
+      return new Set([...pairs].map((p) => p.split(' ')[0])).size;
+    },
+    ledger: () => ledger.snapshot(),
+    clearLedger: () => ledger.clear(),
+    getAutoConsent: () => (rt.autoConsent ? { ...rt.autoConsent } : null),
+    setAutoConsent: (consent) => {
+      rt.autoConsent = consent;
+    },
+    now,
+    advanceClock: (seconds) => {
+      clockOffset += seconds * 1000;
+    },
+    setClock: (at) => {
+      clockOffset = at.getTime() - baseNow().getTime();
+    },
+    setClockOffset: (ms) => {
+      clockOffset = ms;
+    },
+    getSettings: () => ({ ...rt.settings }),
+    configure: (settings) => {
+      rt.settings = { ...rt.settings, ...settings };
+    },
+  };
+  await app.register(async (scope) => registerControlRoutes(scope, control), { prefix: '/__sandbox' });
+
+  await app.listen({ host, port });
+  const address = app.server.address();
+  const actualPort = typeof address === 'object' && address ? address.port : port;
+  const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  rt.url = options.publicUrl ?? `http://${urlHost}:${actualPort}`;
+  if (!loaded) {
+    saver.markDirty();
+    await saver.flush();
+  }
+
+  return {
+    ...control,
+    url: rt.url,
+    app,
+    get state() {
+      return rt.state;
+    },
+    flush: async () => {
+      saver.markDirty();
+      await saver.flush();
+    },
+    close: async () => {
+      await saver.flush();
+      await app.close();
+    },
+  };
+}
