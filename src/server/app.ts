@@ -30,6 +30,7 @@ import { createXeroHttp, type XeroHttpOptions } from './xero/xero-http/http';
 import { redirectUris } from './demo';
 import { createXeroOAuth } from './xero/xero-http/oauth';
 import { createTokenStore } from './xero/xero-http/token-store';
+import { createWriteLedger } from './xero/write-ledger';
 
 /** Where the Xero client sends its requests: Xero itself in live mode, the built-in sandbox in demo mode. */
 export interface XeroEndpoints {
@@ -69,6 +70,7 @@ export interface AppServices {
   connection: ReturnType<typeof createConnectionService>;
   resolveTenant: ReturnType<typeof createTenancy>;
   box: ReturnType<typeof createSecretBox>;
+  ledger: ReturnType<typeof createWriteLedger>;
 }
 
 declare module 'fastify' {
@@ -144,11 +146,12 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const oauthRequests = createOAuthRequests(db);
   const connection = createConnectionService({ orgs, tokens, xero, audit });
   const resolveTenant = createTenancy(orgs);
+  const ledger = createWriteLedger({ db, log: app.log });
   const uris = redirectUris(config.appUrl);
   registerConnectionRoutes(app, { connection, oauth, oauthRequests, tokens, audit, redirectUri: uris.connect, appUrl: config.appUrl });
   registerXeroSignInRoutes(app, { oauth, oauthRequests, users, tokens, sessions, connection, audit, redirectUri: uris.signin });
   registerAdminRoutes(app, { admin: createAdminRepository(db), users, audit });
-  app.decorate('services', { db, audit, sessions, users, orgs, tokens, xeroHttp, xero, connection, resolveTenant, box });
+  app.decorate('services', { db, audit, sessions, users, orgs, tokens, xeroHttp, xero, connection, resolveTenant, box, ledger });
 
   const housekeeping = setInterval(() => {
     void sessions.purgeExpired().catch(() => undefined);

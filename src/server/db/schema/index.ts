@@ -1,3 +1,5 @@
 export * from './users.ts';
 export * from './xero.ts';
 export * from './audit.ts';
+export * from './cache.ts';
+export * from './ledger.ts';

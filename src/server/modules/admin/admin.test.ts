@@ -100,3 +100,18 @@ describe('the admin API', () => {
     expect((await ordinary('GET', '/api/admin/audit')).statusCode).toBe(403);
   });
 });
+
+describe('the audit log', () => {
+  it('is append-only in the database itself', async () => {
+    const t = await createTestApp();
+    try {
+      await register(t.app, 'someone', 'Sturdy-Ledger-Pass-1');
+      const { auditLog } = await import('../../db/schema/index.ts');
+      await expect(t.database.db.update(auditLog).set({ action: 'tampered' })).rejects.toThrow();
+      await expect(t.database.db.delete(auditLog)).rejects.toThrow();
+      expect((await t.database.db.select().from(auditLog)).map((r) => r.action)).toContain('user.register');
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -1,0 +1,133 @@
+import { bigint, boolean, date, index, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { organizations } from './xero.ts';
+
+/**
+ * Cached Xero data per organisation (DESIGN §3). Money is integer pence (bigint, as JS numbers: safe far
+ * beyond any invoice). Every cache keeps its own high-water mark in `xero_sync_state` so refreshes ask Xero
+ * only for what changed (If-Modified-Since).
+ */
+const orgRef = () =>
+  integer('organization_id')
+    .notNull()
+    .references(() => organizations.id, { onDelete: 'cascade' });
+const pence = (name: string) => bigint(name, { mode: 'number' });
+
+export const xeroSyncState = pgTable(
+  'xero_sync_state',
+  {
+    organizationId: orgRef(),
+    /** 'invoices', 'accounts', 'tax-rates', 'contacts', 'contact-groups', 'manual-journals', … */
+    resource: text('resource').notNull(),
+    /** Largest UpdatedDateUTC seen: the next sync sends it as If-Modified-Since. */
+    highWater: timestamp('high_water', { withTimezone: true }),
+    lastSyncAt: timestamp('last_sync_at', { withTimezone: true }),
+    lastFullSyncAt: timestamp('last_full_sync_at', { withTimezone: true }),
+  },
+  (t) => [primaryKey({ columns: [t.organizationId, t.resource] })],
+);
+
+export const xeroInvoices = pgTable(
+  'xero_invoices',
+  {
+    organizationId: orgRef(),
+    invoiceId: text('invoice_id').notNull(),
+    /** ACCREC (sales invoice) or ACCPAY (bill). */
+    type: text('type').notNull(),
+    invoiceNumber: text('invoice_number'),
+    reference: text('reference'),
+    contactId: text('contact_id'),
+    contactName: text('contact_name'),
+    status: text('status').notNull(),
+    lineAmountTypes: text('line_amount_types'),
+    date: date('date'),
+    dueDate: date('due_date'),
+    subTotalPence: pence('sub_total_pence').notNull().default(0),
+    totalTaxPence: pence('total_tax_pence').notNull().default(0),
+    totalPence: pence('total_pence').notNull().default(0),
+    amountDuePence: pence('amount_due_pence').notNull().default(0),
+    amountPaidPence: pence('amount_paid_pence').notNull().default(0),
+    currencyCode: text('currency_code').notNull().default('GBP'),
+    sentToContact: boolean('sent_to_contact').notNull().default(false),
+    hasAttachments: boolean('has_attachments').notNull().default(false),
+    /** Line items and payments as Xero sent them, mapped to our camelCase shape. */
+    lines: jsonb('lines').$type<unknown[]>().notNull().default([]),
+    payments: jsonb('payments').$type<unknown[]>().notNull().default([]),
+    updatedUtc: timestamp('updated_utc', { withTimezone: true }),
+    syncedAt: timestamp('synced_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.invoiceId] }),
+    index('xero_invoices_status_idx').on(t.organizationId, t.type, t.status),
+    index('xero_invoices_contact_date_idx').on(t.organizationId, t.contactId, t.date),
+  ],
+);
+
+export const xeroAccounts = pgTable(
+  'xero_accounts',
+  {
+    organizationId: orgRef(),
+    accountId: text('account_id').notNull(),
+    code: text('code'),
+    name: text('name').notNull(),
+    type: text('type').notNull(),
+    class: text('class'),
+    status: text('status').notNull(),
+    bankAccountType: text('bank_account_type'),
+    taxType: text('tax_type'),
+    enablePaymentsToAccount: boolean('enable_payments_to_account').notNull().default(false),
+    systemAccount: text('system_account'),
+    updatedUtc: timestamp('updated_utc', { withTimezone: true }),
+    syncedAt: timestamp('synced_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.organizationId, t.accountId] })],
+);
+
+export const xeroTaxRates = pgTable(
+  'xero_tax_rates',
+  {
+    organizationId: orgRef(),
+    taxType: text('tax_type').notNull(),
+    name: text('name').notNull(),
+    /** Effective rate in percent, e.g. 20.0000. */
+    rate: numeric('rate', { precision: 9, scale: 4 }).notNull(),
+    status: text('status').notNull(),
+    canApplyToRevenue: boolean('can_apply_to_revenue').notNull().default(false),
+    canApplyToExpenses: boolean('can_apply_to_expenses').notNull().default(false),
+    syncedAt: timestamp('synced_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.organizationId, t.taxType] })],
+);
+
+export const xeroContacts = pgTable(
+  'xero_contacts',
+  {
+    organizationId: orgRef(),
+    contactId: text('contact_id').notNull(),
+    name: text('name').notNull(),
+    email: text('email'),
+    status: text('status').notNull(),
+    isSupplier: boolean('is_supplier').notNull().default(false),
+    isCustomer: boolean('is_customer').notNull().default(false),
+    groupIds: jsonb('group_ids').$type<string[]>().notNull().default([]),
+    /** Contact CIS settings (GET /Contacts/{id}/CISSettings), fetched once and refreshed on demand. */
+    cisEnabled: boolean('cis_enabled'),
+    cisRate: integer('cis_rate'),
+    cisCheckedAt: timestamp('cis_checked_at', { withTimezone: true }),
+    updatedUtc: timestamp('updated_utc', { withTimezone: true }),
+    syncedAt: timestamp('synced_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.organizationId, t.contactId] }), index('xero_contacts_name_idx').on(t.organizationId, t.name)],
+);
+
+export const xeroContactGroups = pgTable(
+  'xero_contact_groups',
+  {
+    organizationId: orgRef(),
+    groupId: text('group_id').notNull(),
+    name: text('name').notNull(),
+    status: text('status').notNull(),
+    contactIds: jsonb('contact_ids').$type<string[]>().notNull().default([]),
+    syncedAt: timestamp('synced_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.organizationId, t.groupId] })],
+);

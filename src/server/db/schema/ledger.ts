@@ -1,0 +1,86 @@
+import { bigint, bigserial, date, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { users } from './users.ts';
+import { organizations } from './xero.ts';
+
+/**
+ * The local ledger of money writes (DESIGN §3): every write to Xero is recorded here before it is sent,
+ * with its idempotency key and a fingerprint of the request, and moves pending → sent → confirmed | failed,
+ * or `unknown` when the answer was lost and Xero must be asked before anything is sent again.
+ */
+export const XERO_WRITE_STATES = ['pending', 'sent', 'confirmed', 'failed', 'unknown', 'needs_review'] as const;
+export type XeroWriteState = (typeof XERO_WRITE_STATES)[number];
+
+export const xeroWrites = pgTable(
+  'xero_writes',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    organizationId: integer('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    userId: integer('user_id').references(() => users.id, { onDelete: 'set null' }),
+    /** 'payment', 'payment.delete', 'invoice.create', 'invoice.approve', 'bill.create', 'bill.update', 'bill.approve', 'bill.delete', 'journal.create', … */
+    kind: text('kind').notNull(),
+    idempotencyKey: text('idempotency_key').notNull(),
+    /** SHA-256 of the canonical request: the same key with a different request is refused. */
+    fingerprint: text('fingerprint').notNull(),
+    /** The Xero object the write is about (invoice id for a payment, period key for a journal…). */
+    targetId: text('target_id'),
+    amountPence: bigint('amount_pence', { mode: 'number' }),
+    state: text('state', { enum: XERO_WRITE_STATES }).notNull().default('pending'),
+    request: jsonb('request').$type<unknown>().notNull(),
+    response: jsonb('response').$type<unknown>(),
+    /** The id Xero gave the created object (PaymentID, InvoiceID, ManualJournalID). */
+    xeroId: text('xero_id'),
+    error: text('error'),
+    attempts: integer('attempts').notNull().default(0),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    sentAt: timestamp('sent_at', { withTimezone: true }),
+    completedAt: timestamp('completed_at', { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex('xero_writes_key_idx').on(t.organizationId, t.idempotencyKey),
+    index('xero_writes_state_idx').on(t.state, t.createdAt),
+    index('xero_writes_target_idx').on(t.organizationId, t.kind, t.targetId),
+  ],
+);
+
+/** Cash taken against a draft invoice that is not approved yet: applied when it is approved here (DESIGN §4). */
+export const draftCashAmounts = pgTable(
+  'draft_cash_amounts',
+  {
+    organizationId: integer('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    invoiceId: text('invoice_id').notNull(),
+    amountPence: bigint('amount_pence', { mode: 'number' }).notNull(),
+    userId: integer('user_id').references(() => users.id, { onDelete: 'set null' }),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.organizationId, t.invoiceId] })],
+);
+
+/** One stock journal per organisation and period (DESIGN §4): a second post for the period is a 409. */
+export const stockJournalEntries = pgTable(
+  'stock_journal_entries',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    organizationId: integer('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    customerId: text('customer_id'),
+    periodStart: date('period_start').notNull(),
+    periodEnd: date('period_end').notNull(),
+    journalId: text('journal_id'),
+    /** DRAFT, POSTED, VOIDED, DELETED as Xero reports it; 'PENDING' while the write is in flight. */
+    status: text('status').notNull(),
+    netPence: bigint('net_pence', { mode: 'number' }).notNull(),
+    amountPence: bigint('amount_pence', { mode: 'number' }).notNull(),
+    marginRate: text('margin_rate').notNull(),
+    reference: text('reference').notNull(),
+    writeId: bigint('write_id', { mode: 'number' }),
+    userId: integer('user_id').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('stock_journal_period_idx').on(t.organizationId, t.periodStart, t.periodEnd)],
+);
