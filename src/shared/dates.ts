@@ -120,8 +120,11 @@ export function compareIsoDates(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+let londonFormat: Intl.DateTimeFormat | undefined;
+
 function getLondonParts(instant: Date): { year: number; month: number; day: number; hour: number; minute: number } {
-  const parts = new Intl.DateTimeFormat('en-GB', {
+  // One formatter for the process: building an Intl.DateTimeFormat costs far more than using it.
+  londonFormat ??= new Intl.DateTimeFormat('en-GB', {
     timeZone: UK_TIME_ZONE,
     year: 'numeric',
     month: '2-digit',
@@ -129,7 +132,8 @@ function getLondonParts(instant: Date): { year: number; month: number; day: numb
     hour: '2-digit',
     minute: '2-digit',
     hourCycle: 'h23',
-  }).formatToParts(instant);
+  });
+  const parts = londonFormat.formatToParts(instant);
   const get = (type: string): number => Number(parts.find((p) => p.type === type)?.value);
   return { year: get('year'), month: get('month'), day: get('day'), hour: get('hour'), minute: get('minute') };
 }

@@ -159,6 +159,11 @@ export function fromPence(pence: number): number {
  */
 export function roundPoundsToPence(value: number): number {
   if (!Number.isFinite(value)) throw new MoneyError(`Not a finite amount: ${value}`);
+  // Fast path: a figure within a millionth of a whole penny rounds to that penny under any rule (the usual
+  // case of a 2-decimal amount, whose ×100 is off by float noise only). Everything else is rounded exactly.
+  const scaled = value * 100;
+  const nearest = Math.round(scaled);
+  if (Math.abs(scaled - nearest) < 1e-6 && Math.abs(nearest) <= MAX_AMOUNT_PENCE) return nearest === 0 ? 0 : nearest;
   const parts = splitDecimal(expandNumber(value));
   if (!parts) throw new MoneyError(`Not a finite amount: ${value}`);
   const scale = 10n ** BigInt(parts.fraction.length);
@@ -183,8 +188,8 @@ export function multiplyPence(pence: number, numerator: number, denominator: num
 }
 
 /**
- * Amounts smaller than 0.01 count as zero (000 §9): true when the pounds figure rounds to no whole penny
- * in magnitude, i.e. |amount| < 0.01.
+ * Amounts smaller than 0.01 count as zero (000 §9): true when |amount| < 0.01. A non-finite figure (NaN
+ * from an empty field, Infinity) also counts as zero, so the screen shows "£0.00" rather than "£NaN".
  */
 export function isEffectivelyZero(pounds: number): boolean {
   return !Number.isFinite(pounds) || Math.abs(pounds) < 0.01 - 1e-9;

@@ -82,6 +82,14 @@ describe('weekly grouping (001 §2, §3)', () => {
     ]);
   });
 
+  it('keeps only the line DTO fields', () => {
+    const row = { ...line('2025-11-05', 1, 0, 1), organisationId: 7, secret: 'x' };
+    const invoice = groupSalesByWeek([row])[0]!.days[0]!.invoices[0]!;
+    expect(Object.keys(invoice).sort()).toEqual(
+      ['customerName', 'date', 'formattedDate', 'grossAmount', 'invoiceNumber', 'netAmount', 'vatAmount'],
+    );
+  });
+
   it('returns no periods for no lines', () => {
     expect(groupSalesByWeek([])).toEqual([]);
   });

@@ -254,13 +254,34 @@ export type SalesLineInput = Omit<SalesInvoiceLine, 'formattedDate'> & { formatt
  */
 export function groupSalesByWeek(lines: readonly SalesLineInput[]): SalesPeriod[] {
   const weeks = new Map<string, Map<string, SalesInvoiceLine[]>>();
+  // Many lines share a date: work out each date's week and display text once.
+  const dateInfo = new Map<string, { weekStart: string; formattedDate: string }>();
   for (const line of lines) {
-    const weekStart = getWeekStart(line.date);
-    const days = weeks.get(weekStart) ?? new Map<string, SalesInvoiceLine[]>();
-    weeks.set(weekStart, days);
-    const invoices = days.get(line.date) ?? [];
-    days.set(line.date, invoices);
-    invoices.push({ ...line, formattedDate: line.formattedDate ?? formatDateMedium(line.date) });
+    let info = dateInfo.get(line.date);
+    if (!info) {
+      info = { weekStart: getWeekStart(line.date), formattedDate: formatDateMedium(line.date) };
+      dateInfo.set(line.date, info);
+    }
+    let days = weeks.get(info.weekStart);
+    if (!days) {
+      days = new Map<string, SalesInvoiceLine[]>();
+      weeks.set(info.weekStart, days);
+    }
+    let invoices = days.get(line.date);
+    if (!invoices) {
+      invoices = [];
+      days.set(line.date, invoices);
+    }
+    // Only the fields of the line DTO, whatever else the caller's rows carry.
+    invoices.push({
+      customerName: line.customerName,
+      invoiceNumber: line.invoiceNumber,
+      date: line.date,
+      formattedDate: line.formattedDate ?? info.formattedDate,
+      grossAmount: line.grossAmount,
+      vatAmount: line.vatAmount,
+      netAmount: line.netAmount,
+    });
   }
   return [...weeks.entries()]
     .sort(([a], [b]) => compareIsoDates(a, b))
