@@ -113,6 +113,36 @@ describe('rounding', () => {
     );
   });
 
+  it('rounds any double as its decimal form, half away from zero', () => {
+    // Reference: exact decimal arithmetic on the shortest round-trip text of the number.
+    const reference = (x: number): number => {
+      const text = String(Math.abs(x));
+      const [whole = '0', fraction = ''] = text.split('.');
+      const scale = 10n ** BigInt(fraction.length);
+      const n = BigInt(whole + fraction) * 100n;
+      const q = n / scale;
+      const rounded = (n % scale) * 2n >= scale ? q + 1n : q;
+      const pence = Number(rounded);
+      return x < 0 && pence !== 0 ? -pence : pence;
+    };
+    fc.assert(
+      fc.property(
+        fc.double({ min: -1e6, max: 1e6, noNaN: true }).filter((x) => !String(x).includes('e')),
+        (x) => {
+          expect(roundPoundsToPence(x)).toBe(reference(x));
+        },
+      ),
+      { numRuns: 2000 },
+    );
+    // Exact half-penny ties written with 3 decimals always go away from zero.
+    fc.assert(
+      fc.property(fc.integer({ min: -99999999, max: 99999999 }), (pence) => {
+        const tie = Number(`${pence < 0 ? '-' : ''}${Math.trunc(Math.abs(pence) / 100)}.${String(Math.abs(pence) % 100).padStart(2, '0')}5`);
+        expect(roundPoundsToPence(tie)).toBe(pence < 0 ? pence - 1 : pence + 1);
+      }),
+    );
+  });
+
   it('multiplies by rational factors without drift', () => {
     expect(multiplyPence(1, 20, 100)).toBe(0);
     expect(multiplyPence(3, 20, 100)).toBe(1);
