@@ -167,18 +167,21 @@ export async function apiRequest<T = unknown>(path: string, options: RequestOpti
 let lastNullableAttempt = 0;
 
 /**
- * The "return null on 401" mode (spec 000 §8): a 401 yields null instead of an error, and an attempt less
- * than 5 s after the previous one waits 2 s first.
+ * The "return null on 401" mode (spec 000 §8): a 401 yields null instead of an error; when the previous
+ * attempt was less than 5 s earlier, the null comes after a 2 s delay, so a caller retrying in a loop
+ * cannot hammer the server.
  */
 export async function apiRequestOrNull<T = unknown>(path: string, options: RequestOptions<T> = {}): Promise<T | null> {
   const now = Date.now();
   const closeToPrevious = lastNullableAttempt > 0 && now - lastNullableAttempt < AUTH_ATTEMPT_WINDOW_MS;
   lastNullableAttempt = now;
-  if (closeToPrevious) await sleep(AUTH_ATTEMPT_DELAY_MS);
   try {
     return await apiRequest(path, options);
   } catch (error) {
-    if (isApiError(error) && error.status === 401) return null;
+    if (isApiError(error) && error.status === 401) {
+      if (closeToPrevious) await sleep(AUTH_ATTEMPT_DELAY_MS);
+      return null;
+    }
     throw error;
   }
 }

@@ -1,9 +1,8 @@
-import { useEffect, useState } from 'react';
+import { useEffect } from 'react';
 import { useLocation } from 'wouter';
-import { currentUserSchema } from '@/shared/auth';
 import { PROVIDER_NAME } from '@/shared/connection';
-import { apiPaths, paths } from '@/client/config/paths';
-import { api } from '@/client/lib/api-client';
+import { paths } from '@/client/config/paths';
+import { useUser } from '@/client/lib/auth';
 import { removeStorage, SESSION_KEYS, writeStorage } from '@/client/lib/storage';
 import { clearAuthorizationMarkers } from '@/client/lib/xero-authorization';
 import { Button } from '@/client/components/ui/button';
@@ -20,27 +19,18 @@ export const CANCEL_NOTIFICATION_CLEAR_MS = 10_000;
  */
 export function XeroCancelPage() {
   const [, navigate] = useLocation();
-  const [signedIn, setSignedIn] = useState<boolean | null>(null);
 
   useEffect(() => {
     clearAuthorizationMarkers();
     writeStorage('session', SESSION_KEYS.cancelNotification, 'true');
     writeStorage('session', SESSION_KEYS.lastAuthState, 'cancelled');
-    const clearFlag = setTimeout(() => removeStorage('session', SESSION_KEYS.cancelNotification), CANCEL_NOTIFICATION_CLEAR_MS);
-    let active = true;
-    api
-      .getOrNull(apiPaths.user, { schema: currentUserSchema })
-      .then((user) => {
-        if (active) setSignedIn(user !== null);
-      })
-      .catch(() => {
-        if (active) setSignedIn(false);
-      });
-    return () => {
-      active = false;
-      clearTimeout(clearFlag);
-    };
+    // Not cancelled on unmount: the page navigates away after 1.5 s, the flag must still go after 10 s.
+    setTimeout(() => removeStorage('session', SESSION_KEYS.cancelNotification), CANCEL_NOTIFICATION_CLEAR_MS);
   }, []);
+
+  // Whether the user is signed in comes from the current-user query (a failed check counts as signed out).
+  const { data: user, isLoading } = useUser();
+  const signedIn = isLoading ? null : Boolean(user);
 
   const target = signedIn ? paths.organizations.getHref() : paths.auth.getHref();
   useEffect(() => {

@@ -1,0 +1,161 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { http, HttpResponse } from 'msw';
+import { describe, expect, it } from 'vitest';
+import { inMinutes, makeConnection } from '@/client/testing/fixtures';
+import { renderApp } from '@/client/testing/render-app';
+import { server, signedOutHandlers } from '@/client/testing/server';
+
+describe('routes (spec 000 §2)', () => {
+  it('/ redirects to /organizations', async () => {
+    renderApp('/');
+    expect(await screen.findByRole('heading', { name: 'Your Xero Organizations' })).toBeInTheDocument();
+    expect(window.location.pathname).toBe('/organizations');
+  });
+
+  it('a protected route sends a signed-out visitor to /auth', async () => {
+    server.use(...signedOutHandlers);
+    renderApp('/invoices');
+    expect(await screen.findByRole('heading', { name: 'Welcome to Ledgerlink' })).toBeInTheDocument();
+    expect(window.location.pathname).toBe('/auth');
+    expect(screen.getByRole('link', { name: /Login/ })).toHaveAttribute('href', '/auth');
+  });
+
+  it('shows a spinner while the user loads', async () => {
+    let release: () => void = () => {};
+    server.use(
+      http.get('*/api/auth/current-user', async () => {
+        await new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        return HttpResponse.json({ message: 'Not authenticated' }, { status: 401 });
+      }),
+    );
+    renderApp('/organizations');
+    expect(await screen.findByRole('status', { name: 'Loading your account' })).toBeInTheDocument();
+    release();
+    await screen.findByRole('heading', { name: 'Welcome to Ledgerlink' });
+  });
+
+  it('an unknown path shows the 404 page', async () => {
+    renderApp('/no-such-page');
+    expect(await screen.findByRole('heading', { name: 'Page not found' })).toBeInTheDocument();
+  });
+
+  it('a feature page shows the connect page when not connected', async () => {
+    server.use(
+      http.get('*/api/xero/connection', () => HttpResponse.json({ connected: false, error: 'No active connection' })),
+    );
+    renderApp('/invoices');
+    expect(await screen.findByRole('heading', { name: 'Connect to Xero' })).toBeInTheDocument();
+    expect(screen.getByText('If you encounter connection issues, try using the Force Reconnect option.')).toBeInTheDocument();
+  });
+
+  it('a feature page shows its title when connected and the feature is on', async () => {
+    renderApp('/invoices');
+    expect(await screen.findByRole('heading', { name: 'Pay Invoices' })).toBeInTheDocument();
+  });
+});
+
+describe('header', () => {
+  it('the logo links to /organizations when signed in', async () => {
+    renderApp('/organizations');
+    await screen.findByRole('heading', { name: 'Your Xero Organizations' });
+    expect(screen.getByRole('link', { name: 'Ledgerlink' })).toHaveAttribute('href', '/organizations');
+  });
+
+  it('the logo links to /auth when signed out', async () => {
+    server.use(...signedOutHandlers);
+    renderApp('/auth');
+    await screen.findByRole('heading', { name: 'Welcome to Ledgerlink' });
+    expect(screen.getByRole('link', { name: 'Ledgerlink' })).toHaveAttribute('href', '/auth');
+  });
+
+  it.each([
+    ['green when valid', inMinutes(25), 'Connected to Xero', 'valid'],
+    ['yellow under 5 minutes', inMinutes(3), 'Token expires in <5 min', 'expiring'],
+    ['red when expired', inMinutes(-1), 'Connection needs refresh', 'expired'],
+    ['red when no expiry is known', null, 'Connection needs refresh', 'expired'],
+  ])('connection indicator: %s', async (_name, tokenExpiry, text, status) => {
+    server.use(http.get('*/api/xero/connection', () => HttpResponse.json(makeConnection({ tokenExpiry }))));
+    renderApp('/organizations');
+    const indicators = await screen.findAllByText(text);
+    expect(indicators[0]?.closest('[data-status]')).toHaveAttribute('data-status', status);
+  });
+
+  it('shows Reconnect going to /connect when not connected', async () => {
+    server.use(
+      http.get('*/api/xero/connection', () =>
+        HttpResponse.json({ connected: false, error: 'No refresh token, reconnection required' }),
+      ),
+    );
+    const user = userEvent.setup();
+    renderApp('/organizations');
+    const header = screen.getByRole('banner');
+    await user.click(await within(header).findByRole('button', { name: 'Reconnect' }));
+    expect(window.location.pathname).toBe('/connect');
+    expect(await screen.findByRole('heading', { name: 'Reconnect to Xero' })).toBeInTheDocument();
+    expect(screen.queryByRole('combobox', { name: 'Organization' })).not.toBeInTheDocument();
+  });
+
+  it('the user menu greys out features that are off', async () => {
+    const user = userEvent.setup();
+    renderApp('/organizations');
+    await user.click(await screen.findByRole('button', { name: 'User menu for sam' }));
+    const menu = await screen.findByRole('menu');
+    for (const name of ['Organizations', 'Pay Invoices', 'Add Invoices', 'Stock Journal', 'Settings', 'Logout']) {
+      expect(within(menu).getByRole('menuitem', { name })).not.toHaveAttribute('data-disabled');
+    }
+    expect(within(menu).getByRole('menuitem', { name: 'CIS Bills' })).toHaveAttribute('data-disabled');
+  });
+
+  it('Logout calls the server, toasts "Logged out" and goes to /auth', async () => {
+    let signedIn = true;
+    server.use(
+      http.post('*/api/logout', () => {
+        signedIn = false;
+        return HttpResponse.json({ ok: true });
+      }),
+      http.get('*/api/auth/current-user', () =>
+        signedIn
+          ? HttpResponse.json({ id: 1, username: 'sam', email: null, isAdmin: false, isXeroUser: false })
+          : HttpResponse.json({ message: 'Not authenticated' }, { status: 401 }),
+      ),
+    );
+    const user = userEvent.setup();
+    renderApp('/organizations');
+    await user.click(await screen.findByRole('button', { name: 'User menu for sam' }));
+    await user.click(await screen.findByRole('menuitem', { name: 'Logout' }));
+    expect(await screen.findByText('Logged out')).toBeInTheDocument();
+    await waitFor(() => expect(window.location.pathname).toBe('/auth'));
+    expect(await screen.findByRole('heading', { name: 'Welcome to Ledgerlink' })).toBeInTheDocument();
+  });
+
+  it('a failed logout says so', async () => {
+    server.use(http.post('*/api/logout', () => HttpResponse.json({ message: 'nope' }, { status: 500 })));
+    const user = userEvent.setup();
+    renderApp('/organizations');
+    await user.click(await screen.findByRole('button', { name: 'User menu for sam' }));
+    await user.click(await screen.findByRole('menuitem', { name: 'Logout' }));
+    expect(await screen.findByText('Failed to log out. Please try again.')).toBeInTheDocument();
+  });
+
+  it('the theme toggle switches the class and stores it under "theme"', async () => {
+    const user = userEvent.setup();
+    renderApp('/organizations');
+    await user.click(await screen.findByRole('button', { name: 'Switch to dark theme' }));
+    expect(document.documentElement).toHaveClass('dark');
+    expect(localStorage.getItem('theme')).toBe('dark');
+    await user.click(screen.getByRole('button', { name: 'Switch to light theme' }));
+    expect(document.documentElement).not.toHaveClass('dark');
+    expect(localStorage.getItem('theme')).toBe('light');
+  });
+
+  it('the footer shows the copyright line and a Settings button', async () => {
+    renderApp('/organizations');
+    await screen.findByRole('heading', { name: 'Your Xero Organizations' });
+    const footer = screen.getByRole('contentinfo');
+    expect(within(footer).getByText(/© \d{4} Ledgerlink/)).toBeInTheDocument();
+    expect(within(footer).getByRole('link', { name: 'Settings' })).toHaveAttribute('href', '/settings');
+  });
+});

@@ -1,0 +1,201 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { http, HttpResponse } from 'msw';
+import { describe, expect, it } from 'vitest';
+import { builderOrg, makeConnection, makeOrganization, shopOrg } from '@/client/testing/fixtures';
+import { renderApp } from '@/client/testing/render-app';
+import { server } from '@/client/testing/server';
+import { CONNECTION_QUERY_ERRORS } from '../utils/connection-query-messages';
+
+describe('Organizations page (spec 000 §2)', () => {
+  it('lists cards sorted by name with Active badge, Activate button, last connected and token expiry', async () => {
+    server.use(
+      http.get('*/api/user-organizations', () =>
+        HttpResponse.json([shopOrg, builderOrg, makeOrganization({ organizationId: 3, tenantName: null, isActive: false, lastAccessed: null })]),
+      ),
+    );
+    renderApp('/organizations');
+    const cards = await screen.findAllByRole('group');
+    expect(cards.map((card) => card.getAttribute('aria-label'))).toEqual([
+      'Acme Builders',
+      'Corner Shop Ltd',
+      'Unknown Organization',
+    ]);
+    const [builder, shop, unknown] = cards as [HTMLElement, HTMLElement, HTMLElement];
+    expect(within(shop).getByText('Active')).toBeInTheDocument();
+    expect(within(builder).getByRole('button', { name: 'Activate Acme Builders' })).toBeEnabled();
+    expect(within(unknown).getByText('Never')).toBeInTheDocument();
+    expect(within(shop).getByText('Last connected')).toBeInTheDocument();
+    expect(within(shop).getByText(/^Expires in/)).toBeInTheDocument();
+    expect(within(builder).getByText(/57 this minute · 4,980 today/)).toBeInTheDocument();
+    expect(within(shop).queryByText(/this minute/)).not.toBeInTheDocument();
+  });
+
+  it('feature buttons are disabled when the feature is off, with the administrator tooltip', async () => {
+    const user = userEvent.setup();
+    renderApp('/organizations');
+    const shop = await screen.findByRole('group', { name: 'Corner Shop Ltd' });
+    expect(within(shop).getByRole('button', { name: 'Pay Invoices' })).toBeEnabled();
+    const cis = within(shop).getByRole('button', { name: 'CIS Bills' });
+    expect(cis).toBeDisabled();
+    await user.hover(cis.parentElement as HTMLElement);
+    expect((await screen.findAllByText('Feature disabled by administrator')).length).toBeGreaterThan(0);
+  });
+
+  it('shows the full expiry in a tooltip', async () => {
+    const user = userEvent.setup();
+    renderApp('/organizations');
+    const shop = await screen.findByRole('group', { name: 'Corner Shop Ltd' });
+    await user.hover(within(shop).getByText(/^Expires in/));
+    expect((await screen.findAllByText(/^Full expiry: /)).length).toBeGreaterThan(0);
+  });
+
+  it('feature buttons are disabled when the organisation is not connected', async () => {
+    server.use(
+      http.get('*/api/user-organizations', () =>
+        HttpResponse.json([makeOrganization({ connected: false, isActive: false })]),
+      ),
+    );
+    renderApp('/organizations');
+    const card = await screen.findByRole('group', { name: 'Corner Shop Ltd' });
+    expect(within(card).getByRole('button', { name: 'Pay Invoices' })).toBeDisabled();
+    expect(within(card).getByRole('button', { name: 'Activate Corner Shop Ltd' })).toBeDisabled();
+    expect(within(card).getByText('Not connected')).toBeInTheDocument();
+  });
+
+  it('a feature button on the active organisation goes straight to the feature route', async () => {
+    const user = userEvent.setup();
+    renderApp('/organizations');
+    const shop = await screen.findByRole('group', { name: 'Corner Shop Ltd' });
+    await user.click(within(shop).getByRole('button', { name: 'Pay Invoices' }));
+    await waitFor(() => expect(window.location.pathname).toBe('/invoices'));
+  });
+
+  it('a feature button on another organisation activates it first, toasts, then navigates', async () => {
+    let active = 1;
+    const requests: unknown[] = [];
+    server.use(
+      http.post('*/api/xero/set-active-organization', async ({ request }) => {
+        const body = (await request.json()) as { organizationId: number };
+        requests.push(body);
+        active = body.organizationId;
+        return HttpResponse.json({ ok: true });
+      }),
+      http.get('*/api/xero/connection', () =>
+        HttpResponse.json(
+          active === 2
+            ? makeConnection({ organizationId: 2, tenantName: 'Acme Builders', featureCisBills: true })
+            : makeConnection(),
+        ),
+      ),
+      http.get('*/api/user-organizations', () =>
+        HttpResponse.json([
+          { ...shopOrg, isActive: active === 1 },
+          { ...builderOrg, isActive: active === 2 },
+        ]),
+      ),
+    );
+    const user = userEvent.setup();
+    renderApp('/organizations');
+    const builder = await screen.findByRole('group', { name: 'Acme Builders' });
+    await user.click(within(builder).getByRole('button', { name: 'CIS Bills' }));
+    expect(await screen.findByText('Now working with: Acme Builders', {}, { timeout: 4000 })).toBeInTheDocument();
+    expect(screen.getByText('Organization Changed')).toBeInTheDocument();
+    expect(requests).toEqual([{ organizationId: 2 }]);
+    await waitFor(() => expect(window.location.pathname).toBe('/cis-invoices'), { timeout: 3000 });
+    expect(await screen.findByRole('heading', { name: 'CIS Bills' })).toBeInTheDocument();
+  });
+
+  it('empty state: "No Organizations Connected"', async () => {
+    server.use(http.get('*/api/user-organizations', () => HttpResponse.json([])));
+    renderApp('/organizations');
+    expect(await screen.findByRole('heading', { name: 'No Organizations Connected' })).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Connect' })).toBeInTheDocument();
+  });
+
+  it('empty state: "Xero Connection Needs Refreshing" when reconnection is needed', async () => {
+    server.use(
+      http.get('*/api/user-organizations', () => HttpResponse.json([])),
+      http.get('*/api/xero/connection', () => HttpResponse.json({ connected: false, error: 'Token refresh failed' })),
+    );
+    renderApp('/organizations');
+    expect(await screen.findByRole('heading', { name: 'Xero Connection Needs Refreshing' })).toBeInTheDocument();
+  });
+
+  it('a failed organisations fetch yields the empty list', async () => {
+    server.use(http.get('*/api/user-organizations', () => HttpResponse.json({ message: 'boom' }, { status: 500 })));
+    renderApp('/organizations');
+    expect(await screen.findByRole('heading', { name: 'No Organizations Connected' })).toBeInTheDocument();
+  });
+
+  it('connected=true toasts "Connected to Xero" once and is removed from the URL', async () => {
+    renderApp('/organizations?connected=true');
+    expect(await screen.findByText('Connected to Xero', { selector: '[data-variant] *' })).toBeInTheDocument();
+    await waitFor(() => expect(window.location.search).toBe(''));
+  });
+
+  const cases: Array<[string, string, string]> = [
+    ['authentication_cancelled', 'Authentication Cancelled', "The Xero authentication process was cancelled. You can try connecting again when you're ready."],
+    ['unauthorized', 'Connection Error', 'You need to be logged in to connect to Xero'],
+    ['missing_code', 'Connection Error', 'Authorization code is missing'],
+    ['no_tenants', 'Connection Error', 'No organizations found in your Xero account'],
+    ['xero_connection_failed', 'Connection Error', 'Failed to establish connection with Xero'],
+    ['oauth_error', 'Connection Error', 'Xero reported an authorization error: access_denied'],
+    ['invalid_token', 'Connection Error', 'The authentication tokens were invalid. Please try connecting again.'],
+    ['token_expired', 'Connection Error', 'Your authentication with Xero has expired. Please try connecting again.'],
+    ['invalid_grant', 'Connection Error', 'The authorization was invalid or has expired. Please try connecting again.'],
+    ['invalid_client', 'Connection Error', 'The client credentials (Client ID and Client Secret) are invalid. Please check API keys.'],
+    ['tenant_update_failed', 'Connection Error', 'Failed to update your Xero organizations: db down'],
+    ['unexpected_error', 'Connection Error', 'An unexpected error occurred. Please try again later.'],
+    ['something_new', 'Connection Error', 'Failed to connect to Xero'],
+  ];
+
+  it.each(cases)('error=%s gives the "%s" toast', async (code, title, description) => {
+    renderApp(`/organizations?error=${code}&reason=access_denied&message=db%20down`);
+    expect(await screen.findByText(description)).toBeInTheDocument();
+    expect(screen.getByText(title, { selector: '[data-variant="destructive"] *' })).toBeInTheDocument();
+    await waitFor(() => expect(window.location.search).toBe(''));
+  });
+
+  it('every error code of the spec has a toast of its own', () => {
+    for (const code of [
+      'authentication_cancelled', 'unauthorized', 'missing_code', 'no_tenants', 'xero_connection_failed', 'oauth_error',
+      'invalid_token', 'token_expired', 'invalid_grant', 'token_exchange_failed', 'invalid_client', 'invalid_request',
+      'token_read_failed', 'missing_token_set', 'missing_access_token', 'missing_refresh_token', 'missing_expiry',
+      'tenant_update_failed', 'unexpected_error',
+    ]) {
+      expect(CONNECTION_QUERY_ERRORS[code], code).toBeDefined();
+    }
+  });
+
+  it('oauth_error without a reason says unknown', async () => {
+    renderApp('/organizations?error=oauth_error');
+    expect(await screen.findByText('Xero reported an authorization error: unknown')).toBeInTheDocument();
+  });
+});
+
+describe('Connect page (spec 000 §2)', () => {
+  it('a missing url gives "No authorization URL received from server"', async () => {
+    server.use(
+      http.get('*/api/xero/connection', () => HttpResponse.json({ connected: false })),
+      http.get('*/api/xero/connect', () => HttpResponse.json({})),
+    );
+    const user = userEvent.setup();
+    renderApp('/connect');
+    await user.click(await screen.findByRole('button', { name: 'Connect' }));
+    expect(await screen.findByText('No authorization URL received from server')).toBeInTheDocument();
+    expect(sessionStorage.getItem('xero_auth_in_progress')).toBeNull();
+  });
+
+  it('a failed response shows the body message; a 401 shows the Authentication Error alert', async () => {
+    server.use(
+      http.get('*/api/xero/connection', () => HttpResponse.json(makeConnection({ connected: false, error: undefined }))),
+      http.get('*/api/xero/reconnect', () => HttpResponse.json({ message: 'Session expired' }, { status: 401 })),
+    );
+    const user = userEvent.setup();
+    renderApp('/connect');
+    await user.click(await screen.findByRole('button', { name: 'Force Reconnect' }));
+    expect(await screen.findByText('Session expired')).toBeInTheDocument();
+    expect(screen.getByText('Authentication Error')).toBeInTheDocument();
+  });
+});
