@@ -6,6 +6,7 @@
 import path from 'node:path';
 import formbody from '@fastify/formbody';
 import Fastify, { type FastifyInstance } from 'fastify';
+import type { JWK } from 'jose';
 import { registerAttachmentRoutes } from './accounting/attachments.ts';
 import { registerContactRoutes } from './accounting/contacts.ts';
 import { registerInvoiceRoutes } from './accounting/invoices.ts';
@@ -143,8 +144,8 @@ function settingsFrom(options: SandboxOptions): RuntimeSettings {
   };
 }
 
-async function freshState(seed: number, scale: number, nowMs: number): Promise<SandboxState> {
-  const { privateJwk, publicJwk } = await createSigningKeys();
+async function freshState(seed: number, scale: number, nowMs: number, keys?: { privateJwk: JWK; publicJwk: JWK }): Promise<SandboxState> {
+  const { privateJwk, publicJwk } = keys ?? (await createSigningKeys());
   const seeded = createSeed(seed, scale, nowMs);
   return {
     version: STATE_VERSION,
@@ -229,11 +230,8 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     }),
     reset: async () => {
       clockOffset = 0;
-      const fresh = await freshState(seed, scale, now());
       // Keep the signing keys: clients cache the JWKS.
-      fresh.identity.privateJwk = rt.state.identity.privateJwk;
-      fresh.identity.publicJwk = rt.state.identity.publicJwk;
-      rt.state = fresh;
+      rt.state = await freshState(seed, scale, now(), { privateJwk: rt.state.identity.privateJwk, publicJwk: rt.state.identity.publicJwk });
       rt.settings = settingsFrom(options);
       rt.autoConsent = options.autoConsent ?? null;
       rt.pending.clear();
