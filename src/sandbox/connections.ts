@@ -1,6 +1,6 @@
 /** GET/DELETE /connections (xero-identity.yaml): the tenants a user has connected to this app. */
 import type { FastifyInstance } from 'fastify';
-import { authenticate } from './accounting/pipeline.ts';
+import { applyLatency, authenticate } from './accounting/pipeline.ts';
 import { XeroError } from './accounting/errors.ts';
 import { findOrg, type Runtime } from './runtime.ts';
 import { connectionDate } from './xero-dates.ts';
@@ -16,6 +16,7 @@ export function registerConnectionRoutes(app: FastifyInstance, rt: Runtime): voi
 
   app.get('/connections', async (request, reply) => {
     rt.ledger.countIdentity('connections');
+    await applyLatency(rt, request);
     const identity = await authenticate(rt, request);
     const q = request.query as Record<string, string | undefined>;
     const authEventId = (q.authEventId ?? q.autheventid)?.toLowerCase();

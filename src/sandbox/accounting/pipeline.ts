@@ -84,13 +84,16 @@ export interface PipelineDeps {
   idempotency: IdempotencyStore;
 }
 
-/** Shared by the accounting scope and /connections: latency, bearer token. */
-export async function authenticate(rt: Runtime, request: FastifyRequest): Promise<BearerIdentity> {
+/** Shared by the accounting scope and /connections: the bearer token. */
+export async function applyLatency(rt: Runtime, request: FastifyRequest): Promise<void> {
   const latency = rt.faults.latency(request.url);
   if (latency > 0) {
     rt.ledger.countFault('latency');
     await sleep(latency);
   }
+}
+
+export async function authenticate(rt: Runtime, request: FastifyRequest): Promise<BearerIdentity> {
   const result = await authenticateBearer(rt, request.headers.authorization);
   if (!result.ok) throw XeroError.problem(401, result.detail);
   return result.identity;
@@ -140,6 +143,8 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
     reply.raw.once('finish', release);
     reply.raw.once('close', release);
     contexts.set(request, { rt, org, identity, clientId: identity.clientId, q: lowerQuery(request) });
+    // Latency is added while the call holds its in-flight slot, as a slow Xero would.
+    await applyLatency(rt, request);
     const fault = rt.faults.takeError(request.url);
     if (fault) {
       rt.ledger.countFault('error');
