@@ -407,10 +407,9 @@ describe('payments', () => {
 
 describe('manual journals', () => {
   const journal = (lines: Json[], extra: Json = {}) => ({ ManualJournals: [{ Narration: 'Stock Transfer Journal - 5 Jan 2026 to 11 Jan 2026', Date: '2026-01-11', LineAmountTypes: 'NoTax', JournalLines: lines, ...extra }] });
-  const balanced = [
-    { LineAmount: 740.74, AccountCode: '310', Description: 'Cost of stock sold', TaxType: 'NONE' },
-    { LineAmount: -740.74, AccountCode: '630', Description: 'Transfer from stock', TaxType: 'NONE' },
-  ];
+  const debit: Json = { LineAmount: 740.74, AccountCode: '310', Description: 'Cost of stock sold', TaxType: 'NONE' };
+  const credit: Json = { LineAmount: -740.74, AccountCode: '630', Description: 'Transfer from stock', TaxType: 'NONE' };
+  const balanced = [debit, credit];
 
   it('creates DRAFT by default, posts, voids; refuses edits once posted', async () => {
     const created = await send<{ ManualJournals: { ManualJournalID: string; Status: string; JournalLines: Json[] }[] }>('PUT', '/ManualJournals', journal(balanced));
@@ -436,12 +435,12 @@ describe('manual journals', () => {
   });
 
   it('requires debits = credits, two lines, a narration, and refuses bank accounts', async () => {
-    const unbalanced = await send('PUT', '/ManualJournals', journal([balanced[0], { ...balanced[1], LineAmount: -740.73 }]));
+    const unbalanced = await send('PUT', '/ManualJournals', journal([debit, { ...credit, LineAmount: -740.73 }]));
     expect(unbalanced.status).toBe(400);
     expect(JSON.stringify(unbalanced.body)).toContain('The total debits (740.74) must equal total credits (740.73)');
-    const one = await send('PUT', '/ManualJournals', journal([balanced[0]]));
+    const one = await send('PUT', '/ManualJournals', journal([debit]));
     expect(JSON.stringify(one.body)).toContain('at least two');
-    const bank = await send('PUT', '/ManualJournals', journal([balanced[0], { LineAmount: -740.74, AccountCode: '090' }]));
+    const bank = await send('PUT', '/ManualJournals', journal([debit, { LineAmount: -740.74, AccountCode: '090' }]));
     expect(JSON.stringify(bank.body)).toContain('bank account');
     const noNarration = await send('PUT', '/ManualJournals', journal(balanced, { Narration: '' }));
     expect(JSON.stringify(noNarration.body)).toContain('Narration');

@@ -318,8 +318,9 @@ function numberInvoices(org: OrgRec): void {
     n++;
   }
   org.nextInvoiceNumber = n;
+  const byId = new Map(org.invoices.map((i) => [i.InvoiceID, i]));
   for (const p of org.payments) {
-    const inv = org.invoices.find((i) => i.InvoiceID === p.InvoiceID);
+    const inv = byId.get(p.InvoiceID);
     if (inv && inv.Type === 'ACCREC') p.Reference = p.Reference.replace(/for .*$/, `for ${inv.InvoiceNumber}`);
   }
 }

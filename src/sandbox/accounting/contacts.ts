@@ -7,7 +7,7 @@ import { UUID_RE } from './batch.ts';
 import { XeroError } from './errors.ts';
 import { apiRoute, ctxOf, envelope, type ApiRouteConfig } from './pipeline.ts';
 import { compileOrder, compileWhere, listParam, paginate, readPaging, type FieldMap } from './query.ts';
-import { contactJson } from './serialize.ts';
+import { contactJson, indexOrg } from './serialize.ts';
 
 function contactFields(org: OrgRec): FieldMap<ContactRec> {
   return {
@@ -22,7 +22,7 @@ function contactFields(org: OrgRec): FieldMap<ContactRec> {
     iscustomer: (c) => c.IsCustomer,
     taxnumber: (c) => c.TaxNumber ?? null,
     updateddateutc: (c) => ({ kind: 'date', ms: c.updatedMs }),
-    'contactgroups.name': (c) => org.contactGroups.find((g) => g.contactIds.includes(c.ContactID))?.Name ?? null,
+    'contactgroups.name': (c) => org.contactGroups.find((g) => g.Status === 'ACTIVE' && g.contactIds.includes(c.ContactID))?.Name ?? null,
   };
 }
 
@@ -60,7 +60,8 @@ export function registerContactRoutes(app: FastifyInstance, rt: Runtime): void {
     const paging = readPaging(q);
     const page = paginate(items, paging);
     const summary = q.summaryonly?.toLowerCase() === 'true';
-    return reply.send(envelope(rt, 'Contacts', page.items.map((c) => contactJson(org, c, summary)), page.pagination ? { pagination: page.pagination } : {}));
+    const idx = indexOrg(org);
+    return reply.send(envelope(rt, 'Contacts', page.items.map((c) => contactJson(org, c, summary, idx)), page.pagination ? { pagination: page.pagination } : {}));
   });
 
   app.get<{ Params: { ContactID: string } }>('/Contacts/:ContactID', apiRoute(read), async (request, reply) => {

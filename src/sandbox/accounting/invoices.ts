@@ -13,7 +13,7 @@ import { ElementErrors, elementsOf, isPlainObject, runBatch, summarizeFlag, UUID
 import { XeroError } from './errors.ts';
 import { apiRoute, ctxOf, envelope, type ApiContext, type ApiRouteConfig } from './pipeline.ts';
 import { compileOrder, compileWhere, listParam, paginate, readPaging, type FieldMap } from './query.ts';
-import { invoiceJson, type Json } from './serialize.ts';
+import { indexOrg, invoiceJson, type Json } from './serialize.ts';
 
 const TYPES = ['ACCPAY', 'ACCPAYCREDIT', 'APOVERPAYMENT', 'APPREPAYMENT', 'ACCREC', 'ACCRECCREDIT', 'AROVERPAYMENT', 'ARPREPAYMENT'];
 const STATUSES: InvoiceStatus[] = ['DRAFT', 'SUBMITTED', 'DELETED', 'AUTHORISED', 'PAID', 'VOIDED'];
@@ -32,7 +32,8 @@ const ALLOWED: Record<InvoiceStatus, InvoiceStatus[]> = {
 const ms = (v: number): { kind: 'date'; ms: number } => ({ kind: 'date', ms: v });
 
 export function invoiceFields(org: OrgRec): FieldMap<InvoiceRec> {
-  const contactName = (id: string): string => org.contacts.find((c) => c.ContactID === id)?.Name ?? '';
+  const idx = indexOrg(org);
+  const contactName = (id: string): string => idx.contacts.get(id)?.Name ?? '';
   return {
     type: (i) => i.Type,
     status: (i) => i.Status,
@@ -52,7 +53,7 @@ export function invoiceFields(org: OrgRec): FieldMap<InvoiceRec> {
     currencycode: () => 'GBP',
     lineamounttypes: (i) => i.LineAmountTypes,
     senttocontact: (i) => i.sentToContact,
-    hasattachments: (i) => org.attachments.some((a) => a.InvoiceID === i.InvoiceID),
+    hasattachments: (i) => idx.attachmentInvoices.has(i.InvoiceID),
     'contact.contactid': (i) => i.ContactID,
     'contact.name': (i) => contactName(i.ContactID),
     contactid: (i) => i.ContactID,
@@ -422,7 +423,8 @@ export function registerInvoiceRoutes(app: FastifyInstance, rt: Runtime): void {
     const summaryOnly = q.summaryonly?.toLowerCase() === 'true';
     const page = paginate(items, paging);
     const unitdp4 = q.unitdp === '4';
-    const json = page.items.map((i) => invoiceJson(org, i, { lineItems: Boolean(paging) && !summaryOnly, payments: !summaryOnly, unitdp4 }));
+    const idx = indexOrg(org);
+    const json = page.items.map((i) => invoiceJson(org, i, { lineItems: Boolean(paging) && !summaryOnly, payments: !summaryOnly, unitdp4, idx }));
     return reply.send(envelope(rt, 'Invoices', json, page.pagination ? { pagination: page.pagination } : {}));
   });
 

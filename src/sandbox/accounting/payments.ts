@@ -19,7 +19,8 @@ import { paymentJson } from './serialize.ts';
 const ms = (v: number): { kind: 'date'; ms: number } => ({ kind: 'date', ms: v });
 
 function paymentFields(org: OrgRec): FieldMap<PaymentRec> {
-  const inv = (p: PaymentRec) => org.invoices.find((i) => i.InvoiceID === p.InvoiceID);
+  const invoices = new Map(org.invoices.map((i) => [i.InvoiceID, i]));
+  const inv = (p: PaymentRec) => invoices.get(p.InvoiceID);
   return {
     paymentid: (p) => p.PaymentID,
     status: (p) => p.Status,
@@ -166,7 +167,8 @@ export function registerPaymentRoutes(app: FastifyInstance, rt: Runtime): void {
     const order = compileOrder(q.order, fields, 'Payment') ?? ((a: PaymentRec, b: PaymentRec) => a.updatedMs - b.updatedMs || (a.PaymentID < b.PaymentID ? -1 : 1));
     items = [...items].sort(order);
     const page = paginate(items, readPaging(q));
-    return reply.send(envelope(rt, 'Payments', page.items.map((p) => paymentJson(org, p)), page.pagination ? { pagination: page.pagination } : {}));
+    const invoices = new Map(org.invoices.map((i) => [i.InvoiceID, i]));
+    return reply.send(envelope(rt, 'Payments', page.items.map((p) => paymentJson(org, p, invoices)), page.pagination ? { pagination: page.pagination } : {}));
   });
 
   app.get<{ Params: { PaymentID: string } }>('/Payments/:PaymentID', apiRoute(read), async (request, reply) => {

@@ -2,10 +2,38 @@
 import { amountDue } from '../invoice-math.ts';
 import { fromE4, pounds } from '../money.ts';
 import type { Runtime } from '../runtime.ts';
-import type { AccountRec, AttachmentRec, ContactRec, InvoiceRec, JournalRec, OrgRec, PaymentRec, TaxRateRec } from '../state.ts';
+import type { AccountRec, AttachmentRec, ContactGroupRec, ContactRec, InvoiceRec, JournalRec, OrgRec, PaymentRec, TaxRateRec } from '../state.ts';
 import { dateString, msDate, msDateTime } from '../xero-dates.ts';
 
 export type Json = Record<string, unknown>;
+
+/** Lookups built once per request so large lists stay linear. */
+export interface OrgIndex {
+  paymentsByInvoice: Map<string, PaymentRec[]>;
+  attachmentInvoices: Set<string>;
+  contacts: Map<string, ContactRec>;
+  groupsByContact: Map<string, ContactGroupRec[]>;
+}
+
+export function indexOrg(org: OrgRec): OrgIndex {
+  const paymentsByInvoice = new Map<string, PaymentRec[]>();
+  for (const p of org.payments) {
+    const list = paymentsByInvoice.get(p.InvoiceID);
+    if (list) list.push(p);
+    else paymentsByInvoice.set(p.InvoiceID, [p]);
+  }
+  const groupsByContact = new Map<string, ContactGroupRec[]>();
+  for (const g of org.contactGroups) {
+    if (g.Status !== 'ACTIVE') continue;
+    for (const id of g.contactIds) groupsByContact.set(id, [...(groupsByContact.get(id) ?? []), g]);
+  }
+  return {
+    paymentsByInvoice,
+    attachmentInvoices: new Set(org.attachments.map((a) => a.InvoiceID)),
+    contacts: new Map(org.contacts.map((c) => [c.ContactID, c])),
+    groupsByContact,
+  };
+}
 
 function compact(obj: Json): Json {
   for (const k of Object.keys(obj)) if (obj[k] === undefined) delete obj[k];
@@ -89,13 +117,12 @@ export function taxRateJson(t: TaxRateRec): Json {
   };
 }
 
-export function contactGroupsOf(org: OrgRec, contactId: string): Json[] {
-  return org.contactGroups
-    .filter((g) => g.Status === 'ACTIVE' && g.contactIds.includes(contactId))
+export function contactGroupsOf(org: OrgRec, contactId: string, idx?: OrgIndex): Json[] {
+  return (idx ? (idx.groupsByContact.get(contactId) ?? []) : org.contactGroups.filter((g) => g.Status === 'ACTIVE' && g.contactIds.includes(contactId)))
     .map((g) => ({ ContactGroupID: g.ContactGroupID, Name: g.Name, Status: g.Status, Contacts: [], HasValidationErrors: false }));
 }
 
-export function contactJson(org: OrgRec, c: ContactRec, summary = false): Json {
+export function contactJson(org: OrgRec, c: ContactRec, summary = false, idx?: OrgIndex): Json {
   const base = compact({
     ContactID: c.ContactID,
     ContactNumber: c.ContactNumber,
@@ -127,13 +154,13 @@ export function contactJson(org: OrgRec, c: ContactRec, summary = false): Json {
       { PhoneType: 'DEFAULT', PhoneNumber: '', PhoneAreaCode: '', PhoneCountryCode: '' },
       { PhoneType: 'MOBILE', PhoneNumber: '', PhoneAreaCode: '', PhoneCountryCode: '' },
     ],
-    ContactGroups: contactGroupsOf(org, c.ContactID),
+    ContactGroups: contactGroupsOf(org, c.ContactID, idx),
     ContactPersons: [],
   });
 }
 
-export function invoiceContactJson(org: OrgRec, contactId: string): Json {
-  const c = org.contacts.find((x) => x.ContactID === contactId);
+export function invoiceContactJson(org: OrgRec, contactId: string, idx?: OrgIndex): Json {
+  const c = idx ? idx.contacts.get(contactId) : org.contacts.find((x) => x.ContactID === contactId);
   return compact({
     ContactID: contactId,
     ContactNumber: c?.ContactNumber,
@@ -142,14 +169,14 @@ export function invoiceContactJson(org: OrgRec, contactId: string): Json {
     EmailAddress: c?.EmailAddress,
     Addresses: [],
     Phones: [],
-    ContactGroups: contactGroupsOf(org, contactId),
+    ContactGroups: contactGroupsOf(org, contactId, idx),
     ContactPersons: [],
     HasValidationErrors: false,
   });
 }
 
-export function invoicePaymentsJson(org: OrgRec, invoice: InvoiceRec): Json[] {
-  return org.payments
+export function invoicePaymentsJson(org: OrgRec, invoice: InvoiceRec, idx?: OrgIndex): Json[] {
+  return (idx ? (idx.paymentsByInvoice.get(invoice.InvoiceID) ?? []) : org.payments)
     .filter((p) => p.InvoiceID === invoice.InvoiceID && p.Status === 'AUTHORISED')
     .map((p) => ({ PaymentID: p.PaymentID, Date: msDate(p.Date), Amount: pounds(p.amount), Reference: p.Reference, CurrencyRate: 1, HasAccount: false, HasValidationErrors: false }));
 }
@@ -158,10 +185,12 @@ export interface InvoiceJsonOptions {
   lineItems: boolean;
   payments: boolean;
   unitdp4?: boolean;
+  idx?: OrgIndex;
 }
 
 export function invoiceJson(org: OrgRec, inv: InvoiceRec, opts: InvoiceJsonOptions = { lineItems: true, payments: true }): Json {
-  const hasAttachments = org.attachments.some((a) => a.InvoiceID === inv.InvoiceID);
+  const idx = opts.idx;
+  const hasAttachments = idx ? idx.attachmentInvoices.has(inv.InvoiceID) : org.attachments.some((a) => a.InvoiceID === inv.InvoiceID);
   const lines = opts.lineItems
     ? inv.lines.map((l) =>
         compact({
@@ -185,7 +214,7 @@ export function invoiceJson(org: OrgRec, inv: InvoiceRec, opts: InvoiceJsonOptio
     InvoiceID: inv.InvoiceID,
     InvoiceNumber: inv.InvoiceNumber,
     Reference: inv.Reference,
-    Payments: opts.payments ? invoicePaymentsJson(org, inv) : undefined,
+    Payments: opts.payments ? invoicePaymentsJson(org, inv, idx) : undefined,
     CreditNotes: opts.payments ? [] : undefined,
     Prepayments: opts.payments ? [] : undefined,
     Overpayments: opts.payments ? [] : undefined,
@@ -196,7 +225,7 @@ export function invoiceJson(org: OrgRec, inv: InvoiceRec, opts: InvoiceJsonOptio
     IsDiscounted: inv.lines.some((l) => l.discountE2 > 0),
     HasAttachments: hasAttachments,
     HasErrors: false,
-    Contact: invoiceContactJson(org, inv.ContactID),
+    Contact: invoiceContactJson(org, inv.ContactID, idx),
     DateString: dateString(inv.Date),
     Date: msDate(inv.Date),
     DueDateString: inv.DueDate ? dateString(inv.DueDate) : undefined,
@@ -215,9 +244,9 @@ export function invoiceJson(org: OrgRec, inv: InvoiceRec, opts: InvoiceJsonOptio
   });
 }
 
-export function paymentJson(org: OrgRec, p: PaymentRec): Json {
+export function paymentJson(org: OrgRec, p: PaymentRec, invoices?: Map<string, InvoiceRec>): Json {
   const account = org.accounts.find((a) => a.AccountID === p.AccountID);
-  const inv = org.invoices.find((i) => i.InvoiceID === p.InvoiceID);
+  const inv = invoices ? invoices.get(p.InvoiceID) : org.invoices.find((i) => i.InvoiceID === p.InvoiceID);
   return compact({
     PaymentID: p.PaymentID,
     Date: msDate(p.Date),

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { amountDue } from './invoice-math.ts';
+import { createSeed, SEED_NAMES } from './seed.ts';
+import { addDays, isoDay } from './xero-dates.ts';
+
+const NOW = Date.parse('2026-06-15T12:00:00Z');
+
+describe('seed data', () => {
+  it('is deterministic for a seed and differs between seeds', () => {
+    const a = createSeed(1, 1, NOW);
+    const b = createSeed(1, 1, NOW);
+    const c = createSeed(2, 1, NOW);
+    expect(JSON.stringify(a)).toBe(JSON.stringify(b));
+    expect(c.orgs[0]?.OrganisationID).not.toBe(a.orgs[0]?.OrganisationID);
+  });
+
+  it('serves Pay Invoices, Add Invoices and Stock Journal in Demo Shop Ltd', () => {
+    const { orgs, users } = createSeed(1, 1, NOW);
+    const shop = orgs.find((o) => o.Name === SEED_NAMES.shop);
+    expect(shop).toBeDefined();
+    if (!shop) return;
+    const daily = shop.contacts.find((c) => c.Name === SEED_NAMES.dailySalesContact);
+    const invoices = shop.invoices.filter((i) => i.ContactID === daily?.ContactID);
+    expect(invoices.length).toBeGreaterThan(175);
+    const today = isoDay(NOW);
+    expect(invoices.some((i) => i.Date === today)).toBe(true);
+    expect(invoices.every((i) => i.Date >= addDays(today, -184))).toBe(true);
+    const status = (s: string) => invoices.filter((i) => i.Status === s);
+    expect(status('PAID').length).toBeGreaterThan(50);
+    expect(status('DRAFT').length).toBeGreaterThanOrEqual(5);
+    const outstanding = status('AUTHORISED');
+    expect(outstanding.some((i) => i.amountPaid > 0)).toBe(true);
+    expect(outstanding.some((i) => i.amountPaid === 0)).toBe(true);
+    expect(outstanding.some((i) => (i.DueDate ?? '') < today)).toBe(true);
+    expect(outstanding.every((i) => amountDue(i) > 0)).toBe(true);
+    expect(shop.attachments.some((a) => a.MimeType === 'image/png')).toBe(true);
+    expect(shop.attachments.some((a) => a.MimeType === 'application/pdf')).toBe(true);
+    const bank = shop.accounts.filter((a) => a.Type === 'BANK' && a.Status === 'ACTIVE');
+    expect(bank.map((a) => `${a.Name}:${a.BankAccountType}`).sort()).toEqual(['Business Credit Card:CREDITCARD', 'Business Current Account:BANK', 'Cash:BANK']);
+    expect(shop.accounts.find((a) => a.Code === '630')?.Type).toBe('INVENTORY');
+    // Money invariants hold in the seed.
+    for (const inv of shop.invoices) {
+      const paid = shop.payments.filter((p) => p.InvoiceID === inv.InvoiceID && p.Status === 'AUTHORISED').reduce((s, p) => s + p.amount, 0);
+      expect(paid).toBe(inv.amountPaid);
+      expect(inv.amountPaid).toBeLessThanOrEqual(inv.total);
+      if (inv.Status === 'PAID') expect(amountDue(inv)).toBe(0);
+      if (inv.Status === 'DRAFT') expect(inv.amountPaid).toBe(0);
+    }
+    const numbers = shop.invoices.filter((i) => i.Type === 'ACCREC').map((i) => i.InvoiceNumber);
+    expect(new Set(numbers).size).toBe(numbers.length);
+    expect(users.map((u) => u.email)).toEqual(Object.values(SEED_NAMES.users));
+    expect(users[0]?.tenantIds).toHaveLength(2);
+  });
+
+  it('serves CIS Bills in Demo Builders Ltd', () => {
+    const builders = createSeed(1, 1, NOW).orgs.find((o) => o.Name === SEED_NAMES.builders);
+    if (!builders) throw new Error('missing');
+    expect(builders.cis.contractor).toBe(true);
+    const group = builders.contactGroups.find((g) => g.Name === SEED_NAMES.cisGroup);
+    const subs = builders.contacts.filter((c) => group?.contactIds.includes(c.ContactID));
+    expect(subs.length).toBeGreaterThanOrEqual(12);
+    expect(subs.every((c) => c.IsSupplier)).toBe(true);
+    expect(subs.some((c) => c.cis?.enabled && c.cis.rate === 20)).toBe(true);
+    expect(subs.some((c) => c.cis?.enabled && c.cis.rate === 0)).toBe(true);
+    expect(subs.some((c) => c.cis?.enabled && c.cis.rate === 30)).toBe(true);
+    expect(subs.some((c) => !c.cis?.enabled)).toBe(true);
+    const bills = builders.invoices.filter((i) => i.Type === 'ACCPAY' && group?.contactIds.includes(i.ContactID));
+    expect(bills.filter((b) => b.Status === 'DRAFT').length).toBeGreaterThanOrEqual(5);
+    expect(bills.filter((b) => b.Status === 'AUTHORISED').length).toBeGreaterThanOrEqual(5);
+    expect(builders.accounts.filter((a) => a.Type === 'DIRECTCOSTS' && !a.SystemAccount).length).toBeGreaterThanOrEqual(5);
+  });
+
+  it('scales to tens of thousands of invoices quickly', () => {
+    const t0 = performance.now();
+    const big = createSeed(1, 10, NOW);
+    const elapsed = performance.now() - t0;
+    const count = big.orgs.reduce((s, o) => s + o.invoices.length, 0);
+    expect(count).toBeGreaterThan(20_000);
+    expect(elapsed).toBeLessThan(5000);
+  });
+});
