@@ -31,6 +31,7 @@ import { redirectUris } from './demo';
 import { createXeroOAuth } from './xero/xero-http/oauth';
 import { createTokenStore } from './xero/xero-http/token-store';
 import { createWriteLedger } from './xero/write-ledger';
+import { createXeroSync } from './xero/sync/sync.service';
 
 /** Where the Xero client sends its requests: Xero itself in live mode, the built-in sandbox in demo mode. */
 export interface XeroEndpoints {
@@ -71,6 +72,7 @@ export interface AppServices {
   resolveTenant: ReturnType<typeof createTenancy>;
   box: ReturnType<typeof createSecretBox>;
   ledger: ReturnType<typeof createWriteLedger>;
+  sync: ReturnType<typeof createXeroSync>;
 }
 
 declare module 'fastify' {
@@ -147,11 +149,12 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const connection = createConnectionService({ orgs, tokens, xero, audit });
   const resolveTenant = createTenancy(orgs);
   const ledger = createWriteLedger({ db, log: app.log });
+  const sync = createXeroSync({ db, http: xeroHttp });
   const uris = redirectUris(config.appUrl);
   registerConnectionRoutes(app, { connection, oauth, oauthRequests, tokens, audit, redirectUri: uris.connect, appUrl: config.appUrl });
   registerXeroSignInRoutes(app, { oauth, oauthRequests, users, tokens, sessions, connection, audit, redirectUri: uris.signin });
   registerAdminRoutes(app, { admin: createAdminRepository(db), users, audit });
-  app.decorate('services', { db, audit, sessions, users, orgs, tokens, xeroHttp, xero, connection, resolveTenant, box, ledger });
+  app.decorate('services', { db, audit, sessions, users, orgs, tokens, xeroHttp, xero, connection, resolveTenant, box, ledger, sync });
 
   const housekeeping = setInterval(() => {
     void sessions.purgeExpired().catch(() => undefined);

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { buildApp, type XeroEndpoints } from '../app';
+import { buildApp, type BuildAppOptions, type XeroEndpoints } from '../app';
 import { loadConfig, type AppConfig } from '../config/env';
 import { createTestDatabase, type TestDatabase } from './database';
 
@@ -14,6 +14,7 @@ export interface TestAppOptions {
   clientDir?: string;
   database?: TestDatabase;
   demoCredentials?: { username: string; password: string };
+  xeroHttp?: BuildAppOptions['xeroHttp'];
 }
 
 export interface TestApp {
@@ -31,6 +32,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     LOG_LEVEL: 'silent',
     DATA_DIR: dataDir,
     APP_URL: TEST_ORIGIN,
+    // One key for every instance in a test, as instances sharing a database must share it.
+    TOKEN_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
     ...options.env,
   });
   const database = options.database ?? (await createTestDatabase());
@@ -40,6 +43,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     logger: false,
     clientDir: options.clientDir ?? path.join(dataDir, 'no-client'),
     demoCredentials: options.demoCredentials,
+    ...(options.xeroHttp ? { xeroHttp: options.xeroHttp } : {}),
     xero: {
       issuer: 'http://127.0.0.1:9',
       apiUrl: 'http://127.0.0.1:9',

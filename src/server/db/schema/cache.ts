@@ -22,6 +22,8 @@ export const xeroSyncState = pgTable(
     highWater: timestamp('high_water', { withTimezone: true }),
     lastSyncAt: timestamp('last_sync_at', { withTimezone: true }),
     lastFullSyncAt: timestamp('last_full_sync_at', { withTimezone: true }),
+    /** Held by the instance syncing this resource now, so two instances never sync it twice at once. */
+    leaseUntil: timestamp('lease_until', { withTimezone: true }),
   },
   (t) => [primaryKey({ columns: [t.organizationId, t.resource] })],
 );

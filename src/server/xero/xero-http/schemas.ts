@@ -15,3 +15,96 @@ export const xeroConnectionSchema = z.object({
 });
 export const xeroConnectionsSchema = z.array(xeroConnectionSchema);
 export type XeroConnection = z.infer<typeof xeroConnectionSchema>;
+
+/** Xero sends money as JSON numbers with up to 2 (sometimes 4) decimals. */
+const amount = z.number().nullish();
+
+export const xeroLineItemSchema = z.object({
+  LineItemID: z.string().nullish(),
+  Description: z.string().nullish(),
+  Quantity: z.number().nullish(),
+  UnitAmount: z.number().nullish(),
+  AccountCode: z.string().nullish(),
+  AccountID: z.string().nullish(),
+  TaxType: z.string().nullish(),
+  TaxAmount: amount,
+  LineAmount: amount,
+});
+
+export const xeroInvoicePaymentSchema = z.object({
+  PaymentID: z.string(),
+  Date: z.string().nullish(),
+  Amount: amount,
+  Reference: z.string().nullish(),
+});
+
+export const xeroInvoiceSchema = z.object({
+  InvoiceID: z.string(),
+  Type: z.string(),
+  InvoiceNumber: z.string().nullish(),
+  Reference: z.string().nullish(),
+  Contact: z.object({ ContactID: z.string().nullish(), Name: z.string().nullish() }).nullish(),
+  Date: z.string().nullish(),
+  DueDate: z.string().nullish(),
+  Status: z.string(),
+  LineAmountTypes: z.string().nullish(),
+  LineItems: z.array(xeroLineItemSchema).nullish(),
+  SubTotal: amount,
+  TotalTax: amount,
+  Total: amount,
+  AmountDue: amount,
+  AmountPaid: amount,
+  CurrencyCode: z.string().nullish(),
+  SentToContact: z.boolean().nullish(),
+  HasAttachments: z.boolean().nullish(),
+  UpdatedDateUTC: z.string().nullish(),
+  Payments: z.array(xeroInvoicePaymentSchema).nullish(),
+});
+export type XeroInvoice = z.infer<typeof xeroInvoiceSchema>;
+export const xeroInvoicesEnvelope = z.object({ Invoices: z.array(xeroInvoiceSchema) });
+
+export const xeroAccountSchema = z.object({
+  AccountID: z.string(),
+  Code: z.string().nullish(),
+  Name: z.string(),
+  Type: z.string(),
+  Class: z.string().nullish(),
+  Status: z.string(),
+  BankAccountType: z.string().nullish(),
+  TaxType: z.string().nullish(),
+  EnablePaymentsToAccount: z.boolean().nullish(),
+  SystemAccount: z.string().nullish(),
+  UpdatedDateUTC: z.string().nullish(),
+});
+export const xeroAccountsEnvelope = z.object({ Accounts: z.array(xeroAccountSchema) });
+
+export const xeroTaxRateSchema = z.object({
+  Name: z.string(),
+  TaxType: z.string(),
+  Status: z.string(),
+  EffectiveRate: z.union([z.number(), z.string()]).nullish(),
+  DisplayTaxRate: z.union([z.number(), z.string()]).nullish(),
+  CanApplyToRevenue: z.boolean().nullish(),
+  CanApplyToExpenses: z.boolean().nullish(),
+});
+export const xeroTaxRatesEnvelope = z.object({ TaxRates: z.array(xeroTaxRateSchema) });
+
+export const xeroContactSchema = z.object({
+  ContactID: z.string(),
+  Name: z.string(),
+  EmailAddress: z.string().nullish(),
+  ContactStatus: z.string().nullish(),
+  IsSupplier: z.boolean().nullish(),
+  IsCustomer: z.boolean().nullish(),
+  ContactGroups: z.array(z.object({ ContactGroupID: z.string() }).passthrough()).nullish(),
+  UpdatedDateUTC: z.string().nullish(),
+});
+export const xeroContactsEnvelope = z.object({ Contacts: z.array(xeroContactSchema) });
+
+export const xeroContactGroupSchema = z.object({
+  ContactGroupID: z.string(),
+  Name: z.string(),
+  Status: z.string(),
+  Contacts: z.array(z.object({ ContactID: z.string() }).passthrough()).nullish(),
+});
+export const xeroContactGroupsEnvelope = z.object({ ContactGroups: z.array(xeroContactGroupSchema) });

@@ -68,18 +68,23 @@ export function createTokenStore(deps: { db: Db; box: SecretBox; oauth: XeroOAut
   }
 
   async function refreshLocked(userId: number, force: boolean): Promise<StoredTokens> {
-    return db.transaction(async (tx) => {
+    // A failure is returned, not thrown, from the transaction so that marking the connection
+    // "reconnection required" is committed rather than rolled back with it.
+    const outcome = await db.transaction(async (tx): Promise<StoredTokens | AppError> => {
       const rows = await tx.select().from(xeroTokens).where(eq(xeroTokens.userId, userId)).for('update');
       const row = rows[0];
-      if (!row) throw new AppError('XERO_AUTH_EXPIRED', CONNECTION_ERRORS.noRefreshToken);
+      if (!row) return new AppError('XERO_AUTH_EXPIRED', CONNECTION_ERRORS.noRefreshToken);
       const current = decode(row);
-      if (current.status === 'reconnect_required') throw new AppError('XERO_AUTH_EXPIRED', current.lastError ?? CONNECTION_ERRORS.refreshFailed);
+      if (current.status === 'reconnect_required') return new AppError('XERO_AUTH_EXPIRED', current.lastError ?? CONNECTION_ERRORS.refreshFailed);
       // Another request or instance refreshed while we waited for the lock.
       if (!force && current.expiresAt.getTime() - Date.now() > REFRESH_MARGIN_MS) return current;
       if (force && row.refreshedAt && Date.now() - row.refreshedAt.getTime() < 5_000) return current;
       if (!current.refreshToken) {
-        await tx.update(xeroTokens).set({ status: 'reconnect_required', lastError: CONNECTION_ERRORS.noRefreshToken }).where(eq(xeroTokens.userId, userId));
-        throw new AppError('XERO_AUTH_EXPIRED', CONNECTION_ERRORS.noRefreshToken);
+        await tx
+          .update(xeroTokens)
+          .set({ status: 'reconnect_required', lastError: CONNECTION_ERRORS.noRefreshToken, updatedAt: new Date() })
+          .where(eq(xeroTokens.userId, userId));
+        return new AppError('XERO_AUTH_EXPIRED', CONNECTION_ERRORS.noRefreshToken);
       }
       let fresh: TokenSet;
       try {
@@ -91,9 +96,9 @@ export function createTokenStore(deps: { db: Db; box: SecretBox; oauth: XeroOAut
             .update(xeroTokens)
             .set({ status: 'reconnect_required', lastError: CONNECTION_ERRORS.refreshFailed, updatedAt: new Date() })
             .where(eq(xeroTokens.userId, userId));
-          throw new AppError('XERO_AUTH_EXPIRED', CONNECTION_ERRORS.refreshFailed);
+          return new AppError('XERO_AUTH_EXPIRED', CONNECTION_ERRORS.refreshFailed);
         }
-        throw new AppError('XERO_UNAVAILABLE', 'Xero could not be reached to refresh the connection. Please try again.');
+        return new AppError('XERO_UNAVAILABLE', 'Xero could not be reached to refresh the connection. Please try again.');
       }
       const next = {
         accessTokenEnc: box.encrypt(fresh.accessToken),
@@ -107,6 +112,8 @@ export function createTokenStore(deps: { db: Db; box: SecretBox; oauth: XeroOAut
       await tx.update(xeroTokens).set(next).where(eq(xeroTokens.userId, userId));
       return { ...current, accessToken: fresh.accessToken, refreshToken: fresh.refreshToken ?? current.refreshToken, expiresAt: fresh.expiresAt, scopes: next.scopes };
     });
+    if (outcome instanceof AppError) throw outcome;
+    return outcome;
   }
 
   function refresh(userId: number, force = false): Promise<StoredTokens> {

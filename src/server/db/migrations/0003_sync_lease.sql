@@ -1,0 +1,1 @@
+ALTER TABLE "xero_sync_state" ADD COLUMN "lease_until" timestamp with time zone;

@@ -1,0 +1,186 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { xeroTokens } from '../../db/schema/index.ts';
+import { TEST_ORIGIN } from '../../test/app';
+import { as, register, sessionCookie } from '../../test/session';
+import { connectXero, createConnectedUser, createXeroTestApp, type XeroTestApp } from '../../test/xero';
+
+describe('connecting Xero and choosing an organisation', () => {
+  let t: XeroTestApp;
+  let owner: Awaited<ReturnType<typeof createConnectedUser>>;
+
+  beforeAll(async () => {
+    t = await createXeroTestApp();
+    owner = await createConnectedUser(t, 'owner');
+  });
+  afterAll(() => t.close());
+
+  it('links every organisation picked in the consent and makes one active', async () => {
+    expect(owner.orgs.map((o) => o.tenantName)).toEqual(['Demo Builders Ltd', 'Demo Shop Ltd']);
+    const status = (await owner.call('GET', '/api/xero/connection')).json();
+    expect(status).toMatchObject({
+      connected: true,
+      tenantName: 'Demo Builders Ltd',
+      defaultTaxStatus: 'Tax inclusive',
+      defaultStockJournalMarginRate: 1.35,
+      defaultStockJournalPostingStatus: 'draft',
+      defaultCashAccountId: '',
+      featurePayInvoices: false,
+      featureCisBills: false,
+    });
+    expect(Date.parse(status.tokenExpiry) - Date.now()).toBeGreaterThan(25 * 60_000);
+    const orgs = (await owner.call('GET', '/api/user-organizations')).json();
+    expect(orgs.filter((o: { isActive: boolean }) => o.isActive)).toHaveLength(1);
+    expect(orgs.every((o: { connected: boolean; hasValidToken: boolean }) => o.connected && o.hasValidToken)).toBe(true);
+  });
+
+  it('switches the active organisation with the validation messages of the spec', async () => {
+    const shop = owner.orgs.find((o) => o.tenantName === 'Demo Shop Ltd');
+    const ok = await owner.call('POST', '/api/xero/set-active-organization', { organizationId: shop?.organizationId });
+    expect(ok.json()).toMatchObject({ success: true, tenantName: 'Demo Shop Ltd' });
+    expect((await owner.call('GET', '/api/xero/connection')).json().tenantName).toBe('Demo Shop Ltd');
+    const asString = await owner.call('POST', '/api/xero/set-active-organization', { organizationId: String(shop?.organizationId) });
+    expect(asString.statusCode).toBe(200);
+    for (const bad of ['', 'abc', -1, 1.5]) {
+      const res = await owner.call('POST', '/api/xero/set-active-organization', { organizationId: bad });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().message).toBe('Invalid organization ID');
+    }
+    const missing = await owner.call('POST', '/api/xero/set-active-organization', { organizationId: 99999 });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json().message).toBe('Organization with ID 99999 not found');
+  });
+
+  it("never lets a user see or touch another user's organisation", async () => {
+    const stranger = await createConnectedUser(t, 'stranger', { email: 'bookkeeper@demobuilders.example', tenants: ['Demo Builders Ltd'] });
+    const theirs = stranger.orgs[0]?.organizationId ?? 0;
+    const ownerOnly = owner.orgs.find((o) => o.tenantName === 'Demo Shop Ltd')?.organizationId ?? 0;
+    const strangerView = (await stranger.call('GET', '/api/user-organizations')).json();
+    expect(strangerView.map((o: { tenantName: string }) => o.tenantName)).toEqual(['Demo Builders Ltd']);
+    const res = await stranger.call('POST', '/api/xero/set-active-organization', { organizationId: ownerOnly });
+    expect(res.statusCode).toBe(404);
+    expect(res.json().message).toBe(`Organization with ID ${ownerOnly} not found`);
+    const disconnect = await stranger.call('POST', '/api/xero/disconnect', { organizationId: ownerOnly });
+    expect(disconnect.statusCode).toBe(404);
+    expect(theirs).toBeGreaterThan(0);
+  });
+
+  it('stores no token in plain text', async () => {
+    const stored = await t.app.services.tokens.read(owner.user.id);
+    expect(stored?.accessToken.length).toBeGreaterThan(20);
+    const [row] = await t.database.db.select().from(xeroTokens).where(eq(xeroTokens.userId, owner.user.id));
+    const everything = JSON.stringify(row);
+    expect(everything).not.toContain(stored?.accessToken ?? 'x');
+    expect(everything).not.toContain(stored?.refreshToken ?? 'x');
+    expect(row?.accessTokenEnc).toMatch(/^v1\./);
+  });
+
+  it('refreshes an expiring token once for 50 requests arriving together', async () => {
+    await t.database.db.update(xeroTokens).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(xeroTokens.userId, owner.user.id));
+    const before = t.sandbox.ledger().refreshCount;
+    const answers = await Promise.all(Array.from({ length: 50 }, () => owner.call('GET', '/api/xero/connection')));
+    expect(answers.every((a) => a.json().connected === true)).toBe(true);
+    expect(t.sandbox.ledger().refreshCount - before).toBe(1);
+  });
+
+  it('refreshes once across two app instances sharing one database', async () => {
+    const second = await createXeroTestApp({ database: t.database, sandboxInstance: t.sandbox });
+    try {
+      await t.database.db.update(xeroTokens).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(xeroTokens.userId, owner.user.id));
+      const before = t.sandbox.ledger().refreshCount;
+      const viaSecond = as(second.app, owner.cookie);
+      const answers = await Promise.all(
+        Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? owner.call('GET', '/api/xero/connection') : viaSecond('GET', '/api/xero/connection'))),
+      );
+      expect(answers.every((a) => a.json().connected === true)).toBe(true);
+      expect(t.sandbox.ledger().refreshCount - before).toBe(1);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('turns a revoked connection into "reconnection required" without retrying in a loop', async () => {
+    const user = await createConnectedUser(t, 'revoked.user', { email: 'staff@demoshop.example' });
+    t.sandbox.revokeTokens('staff@demoshop.example');
+    await t.database.db.update(xeroTokens).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(xeroTokens.userId, user.user.id));
+    const first = (await user.call('GET', '/api/xero/connection')).json();
+    expect(first).toEqual({ connected: false, error: 'Token refresh failed' });
+    const refreshes = t.sandbox.ledger().refreshCount;
+    const again = (await user.call('GET', '/api/xero/connection')).json();
+    expect(again.error).toBe('Token refresh failed');
+    expect(t.sandbox.ledger().refreshCount).toBe(refreshes);
+    // Reconnecting through the consent brings it back.
+    expect(await connectXero(t.app, t.sandbox, user.cookie, { email: 'staff@demoshop.example' })).toBe('/organizations?connected=true');
+    expect((await user.call('GET', '/api/xero/connection')).json().connected).toBe(true);
+  });
+
+  it('disconnects an organisation at Xero and here', async () => {
+    const user = await createConnectedUser(t, 'leaver', { email: 'leaver@example.com' });
+    const shop = user.orgs.find((o) => o.tenantName === 'Demo Shop Ltd');
+    const res = await user.call('POST', '/api/xero/disconnect', { organizationId: shop?.organizationId });
+    expect(res.json()).toEqual({ success: true });
+    const orgs = (await user.call('GET', '/api/user-organizations')).json();
+    expect(orgs.find((o: { tenantName: string }) => o.tenantName === 'Demo Shop Ltd')?.connected).toBe(false);
+    const denied = await user.call('POST', '/api/xero/set-active-organization', { organizationId: shop?.organizationId });
+    expect(denied.statusCode).toBe(400);
+    expect(denied.json().message).toBe('Organization "Demo Shop Ltd" is not connected to Xero');
+  });
+
+  it('reports each failure of the callback with the spec query-string codes', async () => {
+    const { cookie } = await register(t.app, 'callback.user');
+    const get = (url: string, withCookie = true) => t.app.inject({ url, headers: withCookie ? { cookie } : {} });
+    expect((await get('/api/xero/callback?error=access_denied&state=x')).headers.location).toBe('/xero-cancel');
+    expect((await get('/api/xero/callback?error=server_error&state=x')).headers.location).toBe('/organizations?error=oauth_error&reason=server_error');
+    expect((await get('/api/xero/callback?state=x')).headers.location).toBe('/organizations?error=missing_code');
+    expect((await get('/api/xero/callback?code=abc&state=unknown')).headers.location).toBe('/organizations?error=invalid_request');
+    expect((await get('/api/xero/callback?code=abc&state=x', false)).headers.location).toBe('/organizations?error=unauthorized');
+  });
+});
+
+describe('Sign in with Xero', () => {
+  let t: XeroTestApp;
+  beforeAll(async () => {
+    t = await createXeroTestApp();
+  });
+  afterAll(() => t.close());
+
+  async function signIn(email: string, cookie?: string) {
+    const start = await t.app.inject({ url: '/api/auth/xero', headers: cookie ? { cookie } : {} });
+    expect(start.statusCode).toBe(302);
+    const authorizeUrl = String(start.headers.location);
+    expect(authorizeUrl).toContain('code_challenge_method=S256');
+    expect(authorizeUrl).toContain('nonce=');
+    t.sandbox.setAutoConsent({ email, tenants: 'all' });
+    const consent = await fetch(authorizeUrl, { redirect: 'manual' });
+    t.sandbox.setAutoConsent(null);
+    const callback = new URL(String(consent.headers.get('location')));
+    return t.app.inject({ url: `${callback.pathname}${callback.search}`, headers: cookie ? { cookie } : {} });
+  }
+
+  it('creates the user, connects the organisations and signs them in', async () => {
+    const res = await signIn('owner@demoshop.example');
+    expect(res.headers.location).toBe('/auth?xero_callback=true');
+    const cookie = sessionCookie(res);
+    const me = (await as(t.app, cookie)('GET', '/api/auth/current-user')).json();
+    expect(me).toMatchObject({ username: 'owner@demoshop.example', email: 'owner@demoshop.example', isXeroUser: true, isAdmin: true });
+    const orgs = (await as(t.app, cookie)('GET', '/api/user-organizations')).json();
+    expect(orgs).toHaveLength(2);
+    const again = await signIn('owner@demoshop.example');
+    expect((await as(t.app, sessionCookie(again))('GET', '/api/user')).json().id).toBe(me.id);
+  });
+
+  it('links Xero to the signed-in local account instead of creating another user', async () => {
+    const local = await register(t.app, 'local.person');
+    const res = await signIn('bookkeeper@demobuilders.example', local.cookie);
+    const me = (await as(t.app, sessionCookie(res))('GET', '/api/user')).json();
+    expect(me).toMatchObject({ id: local.user.id, username: 'local.person', isXeroUser: true });
+  });
+
+  it('lands on /auth with the spec error codes', async () => {
+    const get = (url: string) => t.app.inject({ url, headers: { origin: TEST_ORIGIN } });
+    expect((await get('/api/auth/xero/callback?state=x')).headers.location).toBe('/auth?error=missing_code');
+    expect((await get('/api/auth/xero/callback?code=a&state=nope')).headers.location).toBe('/auth?error=authentication_failed');
+    expect((await get('/api/auth/xero/callback?error=access_denied')).headers.location).toBe('/xero-cancel');
+    expect((await get('/api/auth/xero/callback?error=temporarily_unavailable')).headers.location).toBe('/auth?error=oauth_error&reason=temporarily_unavailable');
+  });
+});

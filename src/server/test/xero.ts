@@ -1,0 +1,89 @@
+import type { FastifyInstance } from 'fastify';
+import { startSandbox, type Sandbox, type SandboxOptions } from '../../sandbox/sandbox';
+import { createTestApp, TEST_ORIGIN, type TestApp, type TestAppOptions } from './app';
+import { as, register } from './session';
+
+export const TEST_CLIENT = { clientId: 'ledgerlink-test', clientSecret: 'ledgerlink-test-secret' };
+
+export interface XeroTestApp extends TestApp {
+  sandbox: Sandbox;
+}
+
+/** The app wired to a real sandbox on an ephemeral loopback port, as in demo mode. */
+export async function createXeroTestApp(
+  options: TestAppOptions & { sandbox?: Partial<SandboxOptions>; sandboxInstance?: Sandbox } = {},
+): Promise<XeroTestApp> {
+  const sandbox =
+    options.sandboxInstance ??
+    (await startSandbox({
+      port: 0,
+      dataDir: null,
+      clients: [
+        {
+          ...TEST_CLIENT,
+          redirectUris: [`${TEST_ORIGIN}/api/xero/callback`, `${TEST_ORIGIN}/api/auth/xero/callback`],
+        },
+      ],
+      ...options.sandbox,
+    }));
+  const t = await createTestApp({
+    ...options,
+    xero: { issuer: sandbox.url, apiUrl: sandbox.url, ...TEST_CLIENT, allowInsecureRequests: true },
+    xeroHttp: { backoffMs: () => 5, ...options.xeroHttp },
+  });
+  return {
+    ...t,
+    sandbox,
+    async close() {
+      await t.close();
+      if (!options.sandboxInstance) await sandbox.close();
+    },
+  };
+}
+
+/**
+ * Connects Xero for a signed-in user the way the browser does: /api/xero/connect, the sandbox's
+ * authorize endpoint (approved at once through auto-consent), then our callback. Returns where the
+ * callback redirected to.
+ */
+export async function connectXero(
+  app: FastifyInstance,
+  sandbox: Sandbox,
+  cookie: string,
+  consent: { email?: string; tenants?: 'all' | string[] } = {},
+): Promise<string> {
+  const start = await as(app, cookie)('GET', '/api/xero/connect');
+  if (start.statusCode !== 200) throw new Error(`connect failed: ${start.body}`);
+  sandbox.setAutoConsent({ email: consent.email ?? 'owner@demoshop.example', tenants: consent.tenants ?? 'all' });
+  const authorize = await fetch(start.json().url as string, { redirect: 'manual' });
+  sandbox.setAutoConsent(null);
+  const location = authorize.headers.get('location');
+  if (!location) throw new Error(`sandbox did not redirect (${authorize.status}): ${await authorize.text()}`);
+  const callback = new URL(location);
+  const res = await app.inject({ method: 'GET', url: `${callback.pathname}${callback.search}`, headers: { cookie } });
+  return String(res.headers.location);
+}
+
+/** A registered user with Xero connected (both demo organisations by default). */
+export async function createConnectedUser(
+  t: XeroTestApp,
+  username: string,
+  consent: { email?: string; tenants?: 'all' | string[] } = {},
+) {
+  const { cookie, user } = await register(t.app, username);
+  const landed = await connectXero(t.app, t.sandbox, cookie, consent);
+  if (landed !== '/organizations?connected=true') throw new Error(`connect landed on ${landed}`);
+  const call = as(t.app, cookie);
+  const orgs = (await call('GET', '/api/user-organizations')).json() as Array<{ organizationId: number; tenantName: string; tenantId: string }>;
+  return { cookie, user, call, orgs };
+}
+
+/** Switches all four features on for an organisation (as an administrator would). */
+export async function enableFeatures(t: TestApp, organizationId: number) {
+  const { organizations } = await import('../db/schema/index.ts');
+  const { eq } = await import('drizzle-orm');
+  await t.database.db
+    .update(organizations)
+    .set({ featurePayInvoices: true, featureAddInvoices: true, featureCisBills: true, featureStockJournal: true })
+    .where(eq(organizations.id, organizationId));
+}

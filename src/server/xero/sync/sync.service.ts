@@ -1,0 +1,363 @@
+import { and, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { AppError } from '../../lib/app-error';
+import { xeroAccounts, xeroContactGroups, xeroContacts, xeroInvoices, xeroSyncState, xeroTaxRates } from '../../db/schema/index.ts';
+import type { XeroHttp } from '../xero-http/http';
+import {
+  xeroAccountsEnvelope,
+  xeroContactGroupsEnvelope,
+  xeroContactsEnvelope,
+  xeroInvoicesEnvelope,
+  xeroTaxRatesEnvelope,
+} from '../xero-http/schemas';
+import { toAccountRow, toContactRow, toInvoiceRow } from './mappers';
+
+/** The organisation a sync works for, and whose Xero token it uses. */
+export interface SyncContext {
+  organizationId: number;
+  tenantId: string;
+  userId: number;
+}
+
+/**
+ * The slices of Xero's invoices each screen needs. A view's first sync asks only for its statuses
+ * (Pay Invoices: AUTHORISED sales invoices, 5 pages of 1,000 for 5,000 outstanding); later syncs ask for
+ * every invoice of its type changed since the view's high-water mark, whatever its status, so an
+ * invoice that was paid, approved, voided or deleted meanwhile is updated too. All views share one table.
+ */
+export type InvoiceView =
+  | { key: 'sales-open' }
+  | { key: 'sales-draft' }
+  | { key: 'bills-draft' }
+  | { key: 'sales-contact'; contactId: string };
+
+const ALL_STATUSES = 'DRAFT,SUBMITTED,AUTHORISED,PAID,VOIDED,DELETED';
+const PAGE_SIZE = 1000;
+const LEASE_MS = 120_000;
+
+function describeView(view: InvoiceView) {
+  switch (view.key) {
+    case 'sales-open':
+      return { resource: 'invoices:sales-open', type: 'ACCREC', initialStatuses: ['AUTHORISED'], contactId: undefined };
+    case 'sales-draft':
+      return { resource: 'invoices:sales-draft', type: 'ACCREC', initialStatuses: ['DRAFT'], contactId: undefined };
+    case 'bills-draft':
+      return { resource: 'invoices:bills-draft', type: 'ACCPAY', initialStatuses: ['DRAFT'], contactId: undefined };
+    case 'sales-contact':
+      return { resource: `invoices:contact:${view.contactId}`, type: 'ACCREC', initialStatuses: ['AUTHORISED', 'PAID'], contactId: view.contactId };
+  }
+}
+
+export interface SyncResult {
+  /** Xero calls this sync made (0 when another request or instance was already syncing it). */
+  calls: number;
+  fetched: number;
+  full: boolean;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Keeps Ledgerlink's copy of Xero's data fresh at the lowest cost in Xero calls: largest page size,
+ * If-Modified-Since from a per-resource high-water mark, and a lease per organisation and resource so
+ * concurrent requests (on this or another instance) never run the same sync twice: a latecomer waits
+ * for the running sync and reads its result.
+ */
+export function createXeroSync(deps: { db: Db; http: XeroHttp }) {
+  const { db, http } = deps;
+  const local = new Map<string, Promise<SyncResult>>();
+
+  async function readState(organizationId: number, resource: string) {
+    const [row] = await db
+      .select()
+      .from(xeroSyncState)
+      .where(and(eq(xeroSyncState.organizationId, organizationId), eq(xeroSyncState.resource, resource)));
+    return row ?? null;
+  }
+
+  async function acquireLease(organizationId: number, resource: string): Promise<boolean> {
+    await db.insert(xeroSyncState).values({ organizationId, resource }).onConflictDoNothing();
+    const rows = await db
+      .update(xeroSyncState)
+      .set({ leaseUntil: new Date(Date.now() + LEASE_MS) })
+      .where(
+        and(
+          eq(xeroSyncState.organizationId, organizationId),
+          eq(xeroSyncState.resource, resource),
+          or(isNull(xeroSyncState.leaseUntil), lt(xeroSyncState.leaseUntil, new Date())),
+        ),
+      )
+      .returning({ resource: xeroSyncState.resource });
+    return rows.length > 0;
+  }
+
+  async function releaseLease(organizationId: number, resource: string, values: Partial<typeof xeroSyncState.$inferInsert>) {
+    await db
+      .update(xeroSyncState)
+      .set({ ...values, leaseUntil: null })
+      .where(and(eq(xeroSyncState.organizationId, organizationId), eq(xeroSyncState.resource, resource)));
+  }
+
+  /** Runs `work` holding the lease; if someone else holds it, waits for them and reports 0 calls. */
+  function withLease(ctx: SyncContext, resource: string, work: () => Promise<SyncResult>): Promise<SyncResult> {
+    const localKey = `${ctx.organizationId}:${resource}`;
+    const running = local.get(localKey);
+    if (running) return running.then((r) => ({ ...r, calls: 0 }));
+    const promise = (async () => {
+      const deadline = Date.now() + LEASE_MS;
+      for (;;) {
+        if (await acquireLease(ctx.organizationId, resource)) break;
+        if (Date.now() > deadline) throw new AppError('XERO_UNAVAILABLE', 'Xero data is still being refreshed. Please try again in a minute.');
+        await sleep(150);
+        // Another request or instance holds the lease: once it lets go, its result is in the cache.
+        const state = await readState(ctx.organizationId, resource);
+        if (state && state.leaseUntil === null) return { calls: 0, fetched: 0, full: false };
+      }
+      try {
+        return await work();
+      } catch (error) {
+        await releaseLease(ctx.organizationId, resource, {});
+        throw error;
+      }
+    })().finally(() => local.delete(localKey));
+    local.set(localKey, promise);
+    return promise;
+  }
+
+  async function upsertInvoices(organizationId: number, invoices: ReturnType<typeof toInvoiceRow>[]) {
+    for (let i = 0; i < invoices.length; i += 500) {
+      const chunk = invoices.slice(i, i + 500);
+      await db
+        .insert(xeroInvoices)
+        .values(chunk)
+        .onConflictDoUpdate({
+          target: [xeroInvoices.organizationId, xeroInvoices.invoiceId],
+          set: {
+            type: sql`excluded.type`,
+            invoiceNumber: sql`excluded.invoice_number`,
+            reference: sql`excluded.reference`,
+            contactId: sql`excluded.contact_id`,
+            contactName: sql`excluded.contact_name`,
+            status: sql`excluded.status`,
+            lineAmountTypes: sql`excluded.line_amount_types`,
+            date: sql`excluded.date`,
+            dueDate: sql`excluded.due_date`,
+            subTotalPence: sql`excluded.sub_total_pence`,
+            totalTaxPence: sql`excluded.total_tax_pence`,
+            totalPence: sql`excluded.total_pence`,
+            amountDuePence: sql`excluded.amount_due_pence`,
+            amountPaidPence: sql`excluded.amount_paid_pence`,
+            currencyCode: sql`excluded.currency_code`,
+            sentToContact: sql`excluded.sent_to_contact`,
+            hasAttachments: sql`excluded.has_attachments`,
+            lines: sql`excluded.lines`,
+            payments: sql`excluded.payments`,
+            updatedUtc: sql`excluded.updated_utc`,
+            syncedAt: sql`excluded.synced_at`,
+          },
+        });
+    }
+  }
+
+  async function syncInvoicesNow(ctx: SyncContext, view: InvoiceView, full: boolean): Promise<SyncResult> {
+    const def = describeView(view);
+    const state = await readState(ctx.organizationId, def.resource);
+    const initial = full || !state?.highWater;
+    // Xero's If-Modified-Since has second precision: step back a second and let the upsert absorb repeats.
+    const since = initial || !state?.highWater ? undefined : new Date(state.highWater.getTime() - 1000);
+    let calls = 0;
+    let fetched = 0;
+    let highWater = initial ? null : (state?.highWater ?? null);
+    if (full) {
+      await db
+        .delete(xeroInvoices)
+        .where(
+          and(
+            eq(xeroInvoices.organizationId, ctx.organizationId),
+            eq(xeroInvoices.type, def.type),
+            inArray(xeroInvoices.status, def.initialStatuses),
+            def.contactId ? eq(xeroInvoices.contactId, def.contactId) : sql`true`,
+          ),
+        );
+    }
+    for (let page = 1; ; page += 1) {
+      const { data, status } = await http.send(ctx.userId, ctx.tenantId, {
+        method: 'GET',
+        path: '/api.xro/2.0/Invoices',
+        query: {
+          page,
+          pageSize: PAGE_SIZE,
+          where: `Type=="${def.type}"`,
+          Statuses: initial ? def.initialStatuses.join(',') : ALL_STATUSES,
+          ContactIDs: def.contactId,
+          order: 'UpdatedDateUTC ASC',
+        },
+        ...(since ? { ifModifiedSince: since } : {}),
+        schema: xeroInvoicesEnvelope,
+      });
+      calls += 1;
+      if (status === 304 || !data) break;
+      const rows = data.Invoices.map((inv) => toInvoiceRow(ctx.organizationId, inv));
+      await upsertInvoices(ctx.organizationId, rows);
+      fetched += rows.length;
+      for (const r of rows) {
+        if (r.updatedUtc && (!highWater || r.updatedUtc > highWater)) highWater = r.updatedUtc;
+      }
+      if (data.Invoices.length < PAGE_SIZE) break;
+    }
+    const now = new Date();
+    await releaseLease(ctx.organizationId, def.resource, {
+      highWater,
+      lastSyncAt: now,
+      ...(initial ? { lastFullSyncAt: now } : {}),
+    });
+    return { calls, fetched, full: initial };
+  }
+
+  return {
+    /** Brings one invoice view up to date (incremental unless `full`). */
+    syncInvoices(ctx: SyncContext, view: InvoiceView, options: { full?: boolean } = {}): Promise<SyncResult> {
+      const def = describeView(view);
+      return withLease(ctx, def.resource, () => syncInvoicesNow(ctx, view, options.full === true));
+    },
+
+    /** Syncs the view only if it has never been synced (first visit); otherwise serves the cache. */
+    async ensureInvoices(ctx: SyncContext, view: InvoiceView): Promise<SyncResult> {
+      const state = await readState(ctx.organizationId, describeView(view).resource);
+      if (state?.lastSyncAt) return { calls: 0, fetched: 0, full: false };
+      return this.syncInvoices(ctx, view);
+    },
+
+    /** Re-reads one invoice from Xero into the cache; returns its row, or null when Xero has no such invoice. */
+    async refreshInvoice(ctx: SyncContext, invoiceId: string) {
+      const { data } = await http.send(ctx.userId, ctx.tenantId, {
+        method: 'GET',
+        path: `/api.xro/2.0/Invoices/${encodeURIComponent(invoiceId)}`,
+        schema: xeroInvoicesEnvelope,
+      });
+      const inv = data.Invoices[0];
+      if (!inv) return null;
+      const row = toInvoiceRow(ctx.organizationId, inv);
+      await upsertInvoices(ctx.organizationId, [row]);
+      return row;
+    },
+
+    /** Accounts (incremental with If-Modified-Since; bank, sales, cost and stock accounts all come from here). */
+    syncAccounts(ctx: SyncContext, options: { force?: boolean } = {}): Promise<SyncResult> {
+      return withLease(ctx, 'accounts', async () => {
+        const state = await readState(ctx.organizationId, 'accounts');
+        if (state?.lastSyncAt && !options.force) {
+          await releaseLease(ctx.organizationId, 'accounts', {});
+          return { calls: 0, fetched: 0, full: false };
+        }
+        const since = state?.highWater ? new Date(state.highWater.getTime() - 1000) : undefined;
+        const { data, status } = await http.send(ctx.userId, ctx.tenantId, {
+          method: 'GET',
+          path: '/api.xro/2.0/Accounts',
+          ...(since ? { ifModifiedSince: since } : {}),
+          schema: xeroAccountsEnvelope,
+        });
+        let highWater = state?.highWater ?? null;
+        let fetched = 0;
+        if (status !== 304 && data) {
+          const rows = data.Accounts.map((a) => toAccountRow(ctx.organizationId, a));
+          fetched = rows.length;
+          for (const row of rows) {
+            await db
+              .insert(xeroAccounts)
+              .values(row)
+              .onConflictDoUpdate({ target: [xeroAccounts.organizationId, xeroAccounts.accountId], set: row });
+            if (row.updatedUtc && (!highWater || row.updatedUtc > highWater)) highWater = row.updatedUtc;
+          }
+        }
+        await releaseLease(ctx.organizationId, 'accounts', { highWater, lastSyncAt: new Date() });
+        return { calls: 1, fetched, full: !since };
+      });
+    },
+
+    /** Tax rates (not paged, no If-Modified-Since in Xero): fetched once, again only on request. */
+    syncTaxRates(ctx: SyncContext, options: { force?: boolean } = {}): Promise<SyncResult> {
+      return withLease(ctx, 'tax-rates', async () => {
+        const state = await readState(ctx.organizationId, 'tax-rates');
+        if (state?.lastSyncAt && !options.force) {
+          await releaseLease(ctx.organizationId, 'tax-rates', {});
+          return { calls: 0, fetched: 0, full: false };
+        }
+        const { data } = await http.send(ctx.userId, ctx.tenantId, { method: 'GET', path: '/api.xro/2.0/TaxRates', schema: xeroTaxRatesEnvelope });
+        await db.transaction(async (tx) => {
+          await tx.delete(xeroTaxRates).where(eq(xeroTaxRates.organizationId, ctx.organizationId));
+          if (data.TaxRates.length > 0) {
+            await tx.insert(xeroTaxRates).values(
+              data.TaxRates.map((t) => ({
+                organizationId: ctx.organizationId,
+                taxType: t.TaxType,
+                name: t.Name,
+                rate: String(Number(t.EffectiveRate ?? t.DisplayTaxRate ?? 0).toFixed(4)),
+                status: t.Status,
+                canApplyToRevenue: t.CanApplyToRevenue ?? false,
+                canApplyToExpenses: t.CanApplyToExpenses ?? false,
+              })),
+            );
+          }
+        });
+        await releaseLease(ctx.organizationId, 'tax-rates', { lastSyncAt: new Date() });
+        return { calls: 1, fetched: data.TaxRates.length, full: true };
+      });
+    },
+
+    /** Contacts (paged, If-Modified-Since) and contact groups (one call). Group membership comes from each contact. */
+    syncContacts(ctx: SyncContext, options: { force?: boolean } = {}): Promise<SyncResult> {
+      return withLease(ctx, 'contacts', async () => {
+        const state = await readState(ctx.organizationId, 'contacts');
+        if (state?.lastSyncAt && !options.force) {
+          await releaseLease(ctx.organizationId, 'contacts', {});
+          return { calls: 0, fetched: 0, full: false };
+        }
+        const since = state?.highWater ? new Date(state.highWater.getTime() - 1000) : undefined;
+        let calls = 0;
+        let fetched = 0;
+        let highWater = state?.highWater ?? null;
+        for (let page = 1; ; page += 1) {
+          const { data, status } = await http.send(ctx.userId, ctx.tenantId, {
+            method: 'GET',
+            path: '/api.xro/2.0/Contacts',
+            query: { page, pageSize: PAGE_SIZE, includeArchived: true },
+            ...(since ? { ifModifiedSince: since } : {}),
+            schema: xeroContactsEnvelope,
+          });
+          calls += 1;
+          if (status === 304 || !data) break;
+          for (const c of data.Contacts) {
+            const row = toContactRow(ctx.organizationId, c);
+            await db
+              .insert(xeroContacts)
+              .values(row)
+              .onConflictDoUpdate({ target: [xeroContacts.organizationId, xeroContacts.contactId], set: row });
+            if (row.updatedUtc && (!highWater || row.updatedUtc > highWater)) highWater = row.updatedUtc;
+          }
+          fetched += data.Contacts.length;
+          if (data.Contacts.length < PAGE_SIZE) break;
+        }
+        const groups = await http.send(ctx.userId, ctx.tenantId, { method: 'GET', path: '/api.xro/2.0/ContactGroups', schema: xeroContactGroupsEnvelope });
+        calls += 1;
+        await db.transaction(async (tx) => {
+          await tx.delete(xeroContactGroups).where(eq(xeroContactGroups.organizationId, ctx.organizationId));
+          if (groups.data.ContactGroups.length > 0) {
+            await tx.insert(xeroContactGroups).values(
+              groups.data.ContactGroups.map((g) => ({
+                organizationId: ctx.organizationId,
+                groupId: g.ContactGroupID,
+                name: g.Name,
+                status: g.Status,
+                contactIds: (g.Contacts ?? []).map((c) => c.ContactID),
+              })),
+            );
+          }
+        });
+        await releaseLease(ctx.organizationId, 'contacts', { highWater, lastSyncAt: new Date() });
+        return { calls, fetched, full: !since };
+      });
+    },
+  };
+}
+export type XeroSync = ReturnType<typeof createXeroSync>;
