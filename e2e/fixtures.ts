@@ -36,3 +36,47 @@ export async function sandbox(page: Page, pathName: string, body: unknown = {}) 
 }
 
 export const test = base;
+
+/**
+ * Signs in as the e2e administrator, connects the demo organisations through the sandbox (auto-consent,
+ * so no consent page), switches every feature on, and makes `active` the active organisation.
+ * Returns the organisations as GET /api/user-organizations lists them.
+ */
+export async function connectDemo(
+  page: Page,
+  options: { active?: 'Demo Shop Ltd' | 'Demo Builders Ltd'; email?: string; features?: boolean } = {},
+) {
+  await signInByApi(page);
+  await sandbox(page, '/__sandbox/auto-consent', { email: options.email ?? 'owner@demoshop.example', tenants: 'all' });
+  const start = await page.request.get('/api/xero/connect');
+  expect(start.status(), await start.text()).toBe(200);
+  await page.goto((await start.json()).url);
+  await expect(page).toHaveURL(/\/organizations/);
+  await page.request.delete(`${SANDBOX_URL}/__sandbox/auto-consent`);
+  const orgs = (await (await page.request.get('/api/user-organizations')).json()) as Array<{ organizationId: number; tenantName: string }>;
+  if (options.features !== false) {
+    for (const org of orgs) {
+      for (const flag of ['featurePayInvoices', 'featureAddInvoices', 'featureCisBills', 'featureStockJournal']) {
+        const res = await page.request.patch(`/api/admin/organizations/${org.organizationId}/features`, {
+          data: { [flag]: true },
+          headers: { origin: APP_ORIGIN },
+        });
+        expect(res.status()).toBe(200);
+      }
+    }
+  }
+  const active = orgs.find((o) => o.tenantName === (options.active ?? 'Demo Shop Ltd'));
+  if (active) {
+    const res = await page.request.post('/api/xero/set-active-organization', {
+      data: { organizationId: active.organizationId },
+      headers: { origin: APP_ORIGIN },
+    });
+    expect(res.status()).toBe(200);
+  }
+  return orgs;
+}
+
+/** Back to the seeded sandbox data (call at the start of a spec that writes to Xero). */
+export async function resetSandbox(page: Page) {
+  await sandbox(page, '/__sandbox/reset');
+}

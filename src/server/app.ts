@@ -10,6 +10,11 @@ import { createLoggerOptions } from './lib/logger';
 import { registerErrorHandler } from './plugins/error-handler';
 import { registerSecurity } from './plugins/security';
 import { registerSpa } from './plugins/spa';
+import { registerSettingsRoutes } from './modules/settings/settings.routes';
+import { registerPayInvoicesRoutes } from './modules/pay-invoices/pay-invoices.routes';
+import { registerAddInvoicesRoutes } from './modules/add-invoices/add-invoices.routes';
+import { registerCisBillsRoutes } from './modules/cis-bills/cis-bills.routes';
+import { registerStockJournalRoutes } from './modules/stock-journal/stock-journal.routes';
 import { createAuditLog } from './modules/audit/audit';
 import { createUsersRepository } from './modules/auth/auth.repository';
 import { registerAuthRoutes } from './modules/auth/auth.routes';
@@ -162,6 +167,13 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   }, 15 * 60_000);
   housekeeping.unref();
   app.addHook('onClose', async () => clearInterval(housekeeping));
+
+  // Feature modules: each registers its own routes and uses app.services.
+  registerSettingsRoutes(app);
+  registerPayInvoicesRoutes(app);
+  registerAddInvoicesRoutes(app);
+  registerCisBillsRoutes(app);
+  registerStockJournalRoutes(app);
 
   await registerSpa(app, options.clientDir ?? DEFAULT_CLIENT_DIR);
   return app;
