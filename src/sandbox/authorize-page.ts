@@ -14,7 +14,9 @@ body{font-family:-apple-system,BlinkMacSystemFont,"Segoe UI",Roboto,"Helvetica N
 .brand{display:flex;align-items:center;gap:12px;font-weight:700;font-size:20px;color:#0f2a44;letter-spacing:-.01em}
 .logo{width:44px;height:44px;border-radius:50%;background:#13b5ea;color:#fff;display:flex;align-items:center;justify-content:center;font-size:26px;font-weight:700;line-height:1;padding-bottom:3px}
 .badge{font-size:11px;font-weight:700;letter-spacing:.06em;text-transform:uppercase;color:#8a4b00;background:#fff1d6;border:1px solid #f3cf8a;border-radius:999px;padding:3px 9px}
-.card{background:#fff;width:100%;max-width:480px;border-radius:10px;box-shadow:0 1px 2px rgba(16,24,40,.06),0 6px 24px rgba(16,24,40,.08);padding:32px 36px;margin:0 16px}
+.card{background:#fff;width:calc(100% - 32px);max-width:480px;border-radius:10px;box-shadow:0 1px 2px rgba(16,24,40,.06),0 6px 24px rgba(16,24,40,.08);padding:32px 36px;margin:0 auto}
+fieldset{border:0;padding:0;margin:0 0 22px;min-width:0}
+legend{padding:0}
 h1{font-size:22px;margin:0 0 6px;color:#0f2a44;line-height:1.3}
 .sub{margin:0 0 24px;color:#5b6b7f;font-size:15px;line-height:1.5}
 .section{margin:0 0 22px}
@@ -26,7 +28,7 @@ h1{font-size:22px;margin:0 0 6px;color:#0f2a44;line-height:1.3}
 .org{width:36px;height:36px;border-radius:8px;background:#eef1f5;color:#34475d;font-weight:700;font-size:14px;display:flex;align-items:center;justify-content:center;flex:none}
 .who{display:flex;flex-direction:column;min-width:0}
 .who strong{font-size:15px;color:#1e2a3a}
-.who span{font-size:13px;color:#5b6b7f;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+.who span{display:block;font-size:13px;color:#5b6b7f;overflow-wrap:anywhere}
 input[type=email]{width:100%;font:inherit;font-size:15px;padding:11px 12px;border:1px solid #b9c4d0;border-radius:6px;color:#1e2a3a}
 input[type=email]:focus{outline:2px solid #13b5ea;outline-offset:1px;border-color:#13b5ea}
 .or{display:flex;align-items:center;gap:12px;color:#7a8899;font-size:13px;margin:18px 0 12px}
@@ -48,7 +50,7 @@ button{font:inherit;font-size:15px;font-weight:600;border-radius:6px;padding:12p
 .note{color:#7a8899;font-size:12.5px;line-height:1.5;margin:22px 0 0;text-align:center}
 .foot{color:#7a8899;font-size:12px;padding:24px 16px 32px;text-align:center}
 code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:13px;background:#f2f4f7;padding:1px 5px;border-radius:4px;word-break:break-all}
-@media (max-width:520px){.card{padding:24px 20px;border-radius:8px}.top{padding:22px 16px 14px}h1{font-size:20px}.actions{flex-direction:column-reverse}}
+@media (max-width:520px){.card{padding:24px 18px;border-radius:8px;width:calc(100% - 20px)}.top{padding:22px 16px 14px}h1{font-size:20px}.actions{flex-direction:column-reverse}.choice{gap:10px;padding:10px 12px}.avatar,.org{width:32px;height:32px;font-size:13px}}
 `;
 
 function layout(title: string, body: string): string {
@@ -93,7 +95,7 @@ export function renderLoginPage(input: { requestId: string; appName: string; use
     .map(
       (u, i) => `<label class="choice"><input type="radio" name="email" value="${escapeHtml(u.email)}"${i === 0 && !input.email ? ' checked' : ''}>
 <span class="avatar" aria-hidden="true">${escapeHtml(initials(u.name))}</span>
-<span class="who"><strong>${escapeHtml(u.name)}</strong><span>${escapeHtml(u.email)} &middot; ${u.orgCount} organisation${u.orgCount === 1 ? '' : 's'}</span></span></label>`,
+<span class="who"><strong>${escapeHtml(u.name)}</strong><span>${escapeHtml(u.email)}</span><span>${u.orgCount} organisation${u.orgCount === 1 ? '' : 's'}</span></span></label>`,
     )
     .join('\n');
   return layout(
@@ -103,7 +105,7 @@ export function renderLoginPage(input: { requestId: string; appName: string; use
 ${input.error ? `<div class="error" role="alert">${escapeHtml(input.error)}</div>` : ''}
 <form method="post" action="/identity/connect/authorize/login">
 <input type="hidden" name="request" value="${escapeHtml(input.requestId)}">
-<fieldset class="section" style="border:0;padding:0;margin:0">
+<fieldset>
 <legend class="label">Sandbox users</legend>
 ${users}
 </fieldset>
@@ -177,7 +179,7 @@ ${perms}
 </ul></div>
 ${
   input.needsOrg
-    ? `<fieldset class="section" style="border:0;padding:0;margin:0"><legend class="label">Organisations to connect</legend>
+    ? `<fieldset><legend class="label">Organisations to connect</legend>
 ${orgs || '<div class="error">This user has no organisations.</div>'}
 </fieldset>`
     : ''

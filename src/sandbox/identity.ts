@@ -611,7 +611,14 @@ export function registerIdentityRoutes(app: FastifyInstance, rt: Runtime): void 
 
   app.get('/connect/endsession', async (request, reply) => {
     const target = query(request).post_logout_redirect_uri;
-    const allowed = target && rt.clients.some((c) => c.redirectUris.some((u) => new URL(u).origin === new URL(target).origin));
+    const originOf = (u: string): string | null => {
+      try {
+        return new URL(u).origin;
+      } catch {
+        return null;
+      }
+    };
+    const allowed = target && originOf(target) && rt.clients.some((c) => c.redirectUris.some((u) => originOf(u) === originOf(target)));
     if (allowed && target) return reply.redirect(target, 302);
     return reply.type('text/html; charset=utf-8').send(renderErrorPage('logged_out', 'You have been signed out of the Xero sandbox.'));
   });
