@@ -103,7 +103,7 @@ export function createXeroHttp(options: XeroHttpOptions) {
       if (value !== undefined) url.searchParams.set(key, String(value));
     }
     const gate = tenantId ? gateFor(tenantId) : null;
-    if (gate?.dayRemaining === 0) {
+    if (gate && gate.dayBlockedUntil > Date.now()) {
       throw new AppError('XERO_RATE_LIMITED', "Xero's daily call limit for this organisation has been reached. Please try again tomorrow.");
     }
     let forcedRefresh = false;
@@ -151,7 +151,8 @@ export function createXeroHttp(options: XeroHttpOptions) {
         const problem = response.headers.get('x-rate-limit-problem') ?? '';
         const retryAfterMs = (headerNumber(response.headers, 'retry-after') ?? 0) * 1000 || backoff(attempt);
         if (/day/i.test(problem) || retryAfterMs > maxRetryAfterMs) {
-          if (gate && /day/i.test(problem)) gate.dayRemaining = 0;
+          // Xero says when the day's budget comes back; until then, fail fast without calling.
+          if (gate && /day/i.test(problem)) gate.dayBlockedUntil = Date.now() + retryAfterMs;
           throw new AppError('XERO_RATE_LIMITED', "Xero's call limit for this organisation has been reached. Please try again later.", undefined, {
             retryAfterSeconds: Math.ceil(retryAfterMs / 1000),
           });

@@ -19,6 +19,8 @@ export class TenantGate {
   private pausedUntil = 0;
   private timer: NodeJS.Timeout | undefined;
   dayRemaining: number | null = null;
+  /** After a daily-limit 429: no call starts before this time (ms since epoch). */
+  dayBlockedUntil = 0;
   minuteRemaining: number | null = null;
 
   constructor(private readonly options: TenantGateOptions = XERO_LIMITS) {}

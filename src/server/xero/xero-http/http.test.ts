@@ -1,0 +1,154 @@
+import { and, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { xeroAccounts, xeroInvoices } from '../../db/schema/index.ts';
+import { AppError } from '../../lib/app-error';
+import { createConnectedUser, createXeroTestApp, type XeroTestApp } from '../../test/xero';
+import { TenantGate } from './tenant-gate';
+
+describe('the Xero HTTP client against the sandbox', () => {
+  let t: XeroTestApp;
+  let userId: number;
+  let tenantId: string;
+  let organizationId: number;
+  let invoiceId: string;
+  let accountId: string;
+
+  beforeAll(async () => {
+    t = await createXeroTestApp();
+    const owner = await createConnectedUser(t, 'http.owner', { tenants: ['Demo Shop Ltd'] });
+    userId = owner.user.id;
+    const shop = owner.orgs[0];
+    tenantId = shop?.tenantId ?? '';
+    organizationId = shop?.organizationId ?? 0;
+    const ctx = { organizationId, tenantId, userId };
+    await t.app.services.sync.syncInvoices(ctx, { key: 'sales-open' });
+    await t.app.services.sync.syncAccounts(ctx);
+    const [inv] = await t.database.db
+      .select()
+      .from(xeroInvoices)
+      .where(and(eq(xeroInvoices.organizationId, organizationId), eq(xeroInvoices.status, 'AUTHORISED')))
+      .limit(1);
+    const [bank] = await t.database.db
+      .select()
+      .from(xeroAccounts)
+      .where(and(eq(xeroAccounts.organizationId, organizationId), eq(xeroAccounts.type, 'BANK')))
+      .limit(1);
+    invoiceId = inv?.invoiceId ?? '';
+    accountId = bank?.accountId ?? '';
+  });
+  afterAll(() => t.close());
+
+  const send = (request: Parameters<XeroTestApp['app']['services']['xeroHttp']['send']>[2]) => t.app.services.xeroHttp.send(userId, tenantId, request);
+  const paymentBody = (amount: number) => ({ Payments: [{ Invoice: { InvoiceID: invoiceId }, Account: { AccountID: accountId }, Amount: amount, Date: '2026-11-20' }] });
+  const paymentsFor = () => t.sandbox.ledger().writes.filter((w) => w.kind === 'payment');
+
+  it('found seeded data to work with', () => {
+    expect(invoiceId).not.toBe('');
+    expect(accountId).not.toBe('');
+  });
+
+  it('retries a read through 5xx answers', async () => {
+    t.sandbox.setFaults({ failNext: 2, errorStatus: 503 });
+    const res = await send({ method: 'GET', path: '/api.xro/2.0/Organisation' });
+    expect(res.status).toBe(200);
+    t.sandbox.clearFaults();
+  });
+
+  it('does not resend a write without an idempotency key after a 5xx', async () => {
+    t.sandbox.setFaults({ failNext: 1, errorStatus: 500 });
+    const before = t.sandbox.ledger().totals.all;
+    await expect(send({ method: 'PUT', path: '/api.xro/2.0/Payments', body: paymentBody(0.01) })).rejects.toMatchObject({ code: 'XERO_UNAVAILABLE' });
+    expect(t.sandbox.ledger().totals.all - before).toBe(1);
+    t.sandbox.clearFaults();
+  });
+
+  it('retries a write with the same key when the answer is lost, and Xero applies it once', async () => {
+    const before = paymentsFor().length;
+    t.sandbox.setFaults({ dropAfterWrite: 1 });
+    const res = await send({ method: 'PUT', path: '/api.xro/2.0/Payments', body: paymentBody(0.02), idempotencyKey: 'http-test-drop-1' });
+    expect(res.status).toBe(200);
+    expect(paymentsFor().length - before).toBe(1);
+    t.sandbox.clearFaults();
+  });
+
+  it('waits out a 429 with Retry-After, and one without it', async () => {
+    t.sandbox.setFaults({ rateLimitBurst: { count: 1, retryAfterSeconds: 1 } });
+    const started = Date.now();
+    expect((await send({ method: 'GET', path: '/api.xro/2.0/Organisation' })).status).toBe(200);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    t.sandbox.setFaults({ rateLimitBurst: { count: 1, retryAfterSeconds: null } });
+    expect((await send({ method: 'GET', path: '/api.xro/2.0/Organisation' })).status).toBe(200);
+  });
+
+  it('refreshes once and retries when Xero says the token is no longer valid', async () => {
+    t.sandbox.expireTokens();
+    const before = t.sandbox.ledger().refreshCount;
+    expect((await send({ method: 'GET', path: '/api.xro/2.0/Organisation' })).status).toBe(200);
+    expect(t.sandbox.ledger().refreshCount - before).toBe(1);
+  });
+
+  it('keeps at most 5 calls in flight for one organisation', async () => {
+    t.sandbox.setFaults({ latencyMs: 40 });
+    const before = t.sandbox.ledger().violations;
+    await Promise.all(Array.from({ length: 25 }, () => send({ method: 'GET', path: '/api.xro/2.0/Organisation' })));
+    const after = t.sandbox.ledger().violations;
+    expect(after.concurrent - before.concurrent).toBe(0);
+    expect(after.minute - before.minute).toBe(0);
+    t.sandbox.clearFaults();
+  });
+  it('stops at a daily-limit 429 with a clear message instead of hammering Xero', async () => {
+    t.sandbox.setFaults({ rateLimitBurst: { count: 1, problem: 'day', retryAfterSeconds: 40_000 } });
+    const error = await send({ method: 'GET', path: '/api.xro/2.0/Organisation' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AppError);
+    expect((error as AppError).message).toContain("Xero's call limit for this organisation has been reached");
+    // Until Retry-After has passed, calls fail fast without reaching Xero.
+    const before = t.sandbox.ledger().totals.all;
+    await expect(send({ method: 'GET', path: '/api.xro/2.0/Organisation' })).rejects.toMatchObject({ code: 'XERO_RATE_LIMITED' });
+    expect(t.sandbox.ledger().totals.all).toBe(before);
+    t.sandbox.clearFaults();
+  });
+});
+
+describe('TenantGate', () => {
+  it('lets at most 60 calls start in any rolling minute and 5 at once', async () => {
+    vi.useFakeTimers();
+    try {
+      const gate = new TenantGate({ maxInFlight: 5, perMinute: 60, windowMs: 60_000 });
+      let started = 0;
+      const run = async () => {
+        await gate.acquire();
+        started += 1;
+        await new Promise((r) => setTimeout(r, 10));
+        gate.release();
+      };
+      const all = Promise.all(Array.from({ length: 70 }, run));
+      await vi.advanceTimersByTimeAsync(5);
+      expect(started).toBe(5);
+      await vi.advanceTimersByTimeAsync(59_000);
+      expect(started).toBe(60);
+      await vi.advanceTimersByTimeAsync(2_000);
+      expect(started).toBe(70);
+      await all;
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('pauses after a Retry-After', async () => {
+    vi.useFakeTimers();
+    try {
+      const gate = new TenantGate();
+      gate.pause(3_000);
+      let started = false;
+      void gate.acquire().then(() => {
+        started = true;
+      });
+      await vi.advanceTimersByTimeAsync(2_900);
+      expect(started).toBe(false);
+      await vi.advanceTimersByTimeAsync(200);
+      expect(started).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
