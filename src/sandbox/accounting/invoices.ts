@@ -32,8 +32,9 @@ const ALLOWED: Record<InvoiceStatus, InvoiceStatus[]> = {
 const ms = (v: number): { kind: 'date'; ms: number } => ({ kind: 'date', ms: v });
 
 export function invoiceFields(org: OrgRec): FieldMap<InvoiceRec> {
-  const idx = indexOrg(org);
-  const contactName = (id: string): string => idx.contacts.get(id)?.Name ?? '';
+  let cached: ReturnType<typeof indexOrg> | null = null;
+  const index = (): ReturnType<typeof indexOrg> => (cached ??= indexOrg(org));
+  const contactName = (id: string): string => index().contacts.get(id)?.Name ?? '';
   return {
     type: (i) => i.Type,
     status: (i) => i.Status,
@@ -53,7 +54,7 @@ export function invoiceFields(org: OrgRec): FieldMap<InvoiceRec> {
     currencycode: () => 'GBP',
     lineamounttypes: (i) => i.LineAmountTypes,
     senttocontact: (i) => i.sentToContact,
-    hasattachments: (i) => idx.attachmentInvoices.has(i.InvoiceID),
+    hasattachments: (i) => index().attachmentInvoices.has(i.InvoiceID),
     'contact.contactid': (i) => i.ContactID,
     'contact.name': (i) => contactName(i.ContactID),
     contactid: (i) => i.ContactID,
