@@ -164,7 +164,8 @@ describe('OAuth 2 / OpenID Connect with openid-client', () => {
   it('refuses an unknown client or an unregistered redirect URI with an error page, never a redirect', async () => {
     const unknown = await fetch(`${sandbox.url}/identity/connect/authorize?response_type=code&client_id=nope&redirect_uri=${encodeURIComponent(REDIRECT)}&scope=openid`, { redirect: 'manual' });
     expect(unknown.status).toBe(400);
-    expect(await unknown.text()).toContain('unauthorized_client');
+    expect(unknown.headers.get('location')).toBeNull();
+    expect(await unknown.text()).toContain('invalid_client');
     const badRedirect = await fetch(`${sandbox.url}/identity/connect/authorize?response_type=code&client_id=${TEST_CLIENT.clientId}&redirect_uri=${encodeURIComponent('http://evil.example/cb')}&scope=openid`, { redirect: 'manual' });
     expect(badRedirect.status).toBe(400);
     expect(badRedirect.headers.get('location')).toBeNull();

@@ -419,7 +419,7 @@ export function registerIdentityRoutes(app: FastifyInstance, rt: Runtime): void 
     rt.ledger.countIdentity('authorize');
     const q = query(request);
     const client = rt.clients.find((c) => c.clientId === q.client_id);
-    if (!client) return errorPage(reply, 400, 'unauthorized_client', 'Unknown client or client not enabled');
+    if (!client) return errorPage(reply, 400, 'invalid_client', 'Unknown client or client not enabled');
     if (!q.redirect_uri || !client.redirectUris.includes(q.redirect_uri)) return errorPage(reply, 400, 'unauthorized_client', 'Invalid redirect_uri');
     const state = q.state;
     if (q.response_type !== 'code') return redirectWith(reply, q.redirect_uri, { error: 'unsupported_response_type', state });
