@@ -80,9 +80,16 @@ export interface AppServices {
   sync: ReturnType<typeof createXeroSync>;
 }
 
+export interface RegisteredRoute {
+  method: string;
+  url: string;
+  schema: { body?: unknown; querystring?: unknown; params?: unknown; response?: unknown; hide?: boolean };
+}
+
 declare module 'fastify' {
   interface FastifyInstance {
     services: AppServices;
+    routeTable: RegisteredRoute[];
   }
 }
 
@@ -97,6 +104,17 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     // Ids come from us, never from a client header.
     genReqId: () => crypto.randomUUID(),
   }).withTypeProvider<ZodTypeProvider>();
+
+  // Every route, as registered: the isolation and bad-input suites enumerate it so no route can be missed.
+  const routeTable: RegisteredRoute[] = [];
+  app.decorate('routeTable', routeTable);
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      if (method === 'HEAD' || method === 'OPTIONS') continue;
+      routeTable.push({ method, url: route.url, schema: (route.schema ?? {}) as RegisteredRoute['schema'] });
+    }
+  });
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

@@ -44,7 +44,7 @@ export function registerXeroSignInRoutes(
   const app = root.withTypeProvider<ZodTypeProvider>();
   const { oauth, oauthRequests, users, tokens, sessions, connection, audit } = deps;
 
-  app.get('/api/auth/xero', async (request, reply) => {
+  app.get('/api/auth/xero', { schema: { querystring: z.object({}).passthrough() } }, async (request, reply) => {
     const state = oauth.randomState();
     const codeVerifier = oauth.randomCodeVerifier();
     const nonce = oauth.randomNonce();

@@ -1,0 +1,150 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { organizations, xeroInvoices } from '../db/schema/index.ts';
+import { TEST_ORIGIN } from '../test/app';
+import { register } from '../test/session';
+import { createConnectedUser, createXeroTestApp, enableFeatures, type XeroTestApp } from '../test/xero';
+
+/**
+ * The tenant isolation matrix (issue 11): every registered /api route × {anonymous, user A, user B, admin}
+ * × {A's organisation, B's organisation, a feature switched off}. The route list comes from Fastify's own
+ * route table, so a route added later is covered without touching this file.
+ */
+
+/** Routes anyone may call signed out. */
+const PUBLIC = new Set([
+  'GET /api/config',
+  'POST /api/register',
+  'POST /api/login',
+  'POST /api/auth/login',
+  'POST /api/logout',
+  'POST /api/auth/logout',
+  'GET /api/auth/xero',
+  'GET /api/auth/xero/callback',
+  'GET /api/xero/callback',
+  'GET /api/auth/dev-credentials',
+]);
+
+/** Routes that are not part of a feature, so they answer with the feature flags off. */
+const NOT_FEATURE_GATED = [
+  /^\/api\/(config|register|login|logout|user|user-organizations)$/,
+  /^\/api\/auth\//,
+  /^\/api\/admin\//,
+  /^\/api\/xero\/(connect|reconnect|callback|connection|set-active-organization|disconnect)$/,
+  /^\/api\/xero\/settings/,
+  /^\/api\/xero\/(sales-accounts|vat-rates|bill-accounts|asset-accounts|cost-accounts|contact-groups|contacts)$/,
+  /^\/api\/xero\/bank-accounts/,
+  /^\/api\/xero\/data\/cleanup$/,
+];
+
+interface Caller {
+  name: string;
+  cookie: string | null;
+}
+
+describe('tenant isolation', () => {
+  let t: XeroTestApp;
+  let admin: Caller;
+  let a: Awaited<ReturnType<typeof createConnectedUser>>;
+  let b: Awaited<ReturnType<typeof createConnectedUser>>;
+  let orgA: { organizationId: number; tenantId: string; tenantName: string };
+  let orgB: { organizationId: number; tenantId: string; tenantName: string };
+  let bInvoiceId = 'no-invoice';
+
+  beforeAll(async () => {
+    t = await createXeroTestApp();
+    admin = { name: 'admin', cookie: (await register(t.app, 'matrix.admin')).cookie };
+    a = await createConnectedUser(t, 'matrix.a', { email: 'staff@demoshop.example', tenants: ['Demo Shop Ltd'] });
+    b = await createConnectedUser(t, 'matrix.b', { email: 'bookkeeper@demobuilders.example', tenants: ['Demo Builders Ltd'] });
+    orgA = a.orgs[0] as typeof orgA;
+    orgB = b.orgs[0] as typeof orgB;
+    await enableFeatures(t, orgA.organizationId);
+    await enableFeatures(t, orgB.organizationId);
+    // Give B some cached data worth stealing.
+    await t.app.services.sync.syncInvoices({ organizationId: orgB.organizationId, tenantId: orgB.tenantId, userId: b.user.id }, { key: 'bills-draft' });
+    const [row] = await t.database.db.select().from(xeroInvoices).where(eq(xeroInvoices.organizationId, orgB.organizationId)).limit(1);
+    bInvoiceId = row?.invoiceId ?? bInvoiceId;
+  }, 120_000);
+  afterAll(() => t.close());
+
+  const apiRoutes = () => t.app.routeTable.filter((r) => r.url.startsWith('/api/'));
+
+  function buildRequest(route: { method: string; url: string }, targetOrg: number, userId: number) {
+    const path = route.url
+      .replace(/:orgId\b/g, String(targetOrg))
+      .replace(/:organizationId\b/g, String(targetOrg))
+      .replace(/:userId\b/g, String(userId))
+      .replace(/:[A-Za-z]+/g, bInvoiceId);
+    const url = `${path}?org=${targetOrg}&organizationId=${targetOrg}`;
+    const body = ['POST', 'PUT', 'PATCH', 'DELETE'].includes(route.method) ? { organizationId: targetOrg } : undefined;
+    return { url, body };
+  }
+
+  async function call(caller: Caller, route: { method: string; url: string }, targetOrg: number, userId: number) {
+    const { url, body } = buildRequest(route, targetOrg, userId);
+    return t.app.inject({
+      method: route.method as 'GET',
+      url,
+      headers: { origin: TEST_ORIGIN, ...(caller.cookie ? { cookie: caller.cookie } : {}) },
+      ...(body ? { payload: body } : {}),
+    });
+  }
+
+  it('has a schema on every route', () => {
+    const missing = apiRoutes().filter((r) => !r.schema.body && !r.schema.querystring && !r.schema.params && !r.schema.response);
+    expect(missing.map((r) => `${r.method} ${r.url}`)).toEqual([]);
+  });
+
+  it('answers anonymous callers with 401 everywhere but the public routes', async () => {
+    const leaks: string[] = [];
+    for (const route of apiRoutes()) {
+      const key = `${route.method} ${route.url}`;
+      const res = await call({ name: 'anonymous', cookie: null }, route, orgA.organizationId, a.user.id);
+      expect(res.statusCode, key).toBeLessThan(500);
+      if (!PUBLIC.has(key) && res.statusCode < 400) leaks.push(`${key} → ${res.statusCode}`);
+      if (res.body.includes(orgA.tenantId) || res.body.includes(orgB.tenantId)) leaks.push(`${key} leaked a tenant`);
+    }
+    expect(leaks).toEqual([]);
+  });
+
+  it('never lets one user reach the other user\'s organisation: 0 cross-organisation successes', async () => {
+    const ledgerBefore = t.sandbox.ledger().writes.length;
+    const successes: string[] = [];
+    const pairs: Array<[Caller, typeof orgA, number]> = [
+      [{ name: 'A', cookie: a.cookie }, orgB, b.user.id],
+      [{ name: 'B', cookie: b.cookie }, orgA, a.user.id],
+      [admin, orgA, a.user.id],
+      [admin, orgB, b.user.id],
+    ];
+    for (const [caller, target, otherUser] of pairs) {
+      for (const route of apiRoutes()) {
+        if (caller === admin && route.url.startsWith('/api/admin/')) continue;
+        const res = await call(caller, route, target.organizationId, otherUser);
+        const key = `${caller.name} → ${target.tenantName}: ${route.method} ${route.url} (${res.statusCode})`;
+        expect(res.statusCode, key).toBeLessThan(500);
+        const leaked =
+          res.body.includes(target.tenantId) || res.body.includes(target.tenantName) || (target === orgB && res.body.includes(bInvoiceId));
+        if (leaked) successes.push(key);
+      }
+    }
+    expect(successes).toEqual([]);
+    expect(t.sandbox.ledger().writes.length).toBe(ledgerBefore);
+  });
+
+  it('refuses every feature route with 403 when the organisation has the feature switched off', async () => {
+    await t.database.db
+      .update(organizations)
+      .set({ featurePayInvoices: false, featureAddInvoices: false, featureCisBills: false, featureStockJournal: false })
+      .where(eq(organizations.id, orgA.organizationId));
+    const served: string[] = [];
+    for (const route of apiRoutes()) {
+      if (NOT_FEATURE_GATED.some((re) => re.test(route.url))) continue;
+      const res = await call({ name: 'A', cookie: a.cookie }, route, orgA.organizationId, a.user.id);
+      const key = `${route.method} ${route.url} → ${res.statusCode}`;
+      if (res.statusCode < 400) served.push(key);
+      if (route.method === 'GET' && res.statusCode !== 403 && res.statusCode !== 400) served.push(`${key} (expected 403)`);
+    }
+    expect(served).toEqual([]);
+    await enableFeatures(t, orgA.organizationId);
+  });
+});
