@@ -47,7 +47,7 @@ describe('organisation switch protocol (spec 000 §4)', () => {
     const pending = switchOrganization(client, [shopOrg, builderOrg], '2');
     await vi.advanceTimersByTimeAsync(0);
     expect(posted).toEqual([{ organizationId: 2 }]);
-    expect(client.getQueryData(queryKeys.connection)).toBeUndefined();
+    expect(client.getQueryState(queryKeys.connection)?.isInvalidated).toBe(true);
     await vi.advanceTimersByTimeAsync(999);
     expect(polls).toHaveLength(0);
     await vi.advanceTimersByTimeAsync(1);

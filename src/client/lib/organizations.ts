@@ -86,8 +86,12 @@ export async function switchOrganization(
     console.warn(`The token of "${getOrganizationName(organization)}" has expired; selecting it anyway.`);
   }
   await setActiveOrganization(organization.organizationId);
-  queryClient.removeQueries({ queryKey: queryKeys.connection });
-  queryClient.removeQueries({ queryKey: queryKeys.userOrganizations });
+  // "Clear the cached connection and organisations": stop what is in flight and mark them stale. Removing
+  // them instead would detach the screens observing them, which would then keep showing the old tenant.
+  for (const queryKey of [queryKeys.connection, queryKeys.userOrganizations]) {
+    await queryClient.cancelQueries({ queryKey });
+    await queryClient.invalidateQueries({ queryKey, refetchType: 'none' });
+  }
   await sleep(SWITCH_INITIAL_WAIT_MS);
 
   let connection: Connection | null = null;

@@ -28,7 +28,11 @@ export function Header() {
           <span className="text-[15px]">Ledgerlink</span>
         </Link>
 
-        {connected ? <OrganizationSwitcher className="hidden md:flex md:ml-4" /> : null}
+        {connected ? (
+          <div className="ml-4 hidden md:block">
+            <OrganizationSwitcher />
+          </div>
+        ) : null}
 
         <div className="ml-auto flex items-center gap-1.5 sm:gap-2">
           {user && connection ? (
