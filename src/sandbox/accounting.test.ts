@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from './sandbox.ts';
 import { api, connect, startTestSandbox, tenantByName, type ApiAnswer } from './testing.ts';
@@ -160,6 +161,8 @@ describe('reads', () => {
     expect(changed.body.Invoices.map((i) => i.InvoiceID)).toEqual([created.body.Invoices[0]?.InvoiceID]);
     const contacts = await get<{ Contacts: Json[] }>('/Contacts?page=1', shop, { 'If-Modified-Since': before });
     expect(contacts.body.Contacts).toHaveLength(0);
+    const httpDate = await get<InvList>('/Invoices?page=1', shop, { 'If-Modified-Since': new Date(Date.parse(`${before}Z`)).toUTCString() });
+    expect(httpDate.body.Invoices.map((i) => i.InvoiceID)).toEqual([created.body.Invoices[0]?.InvoiceID]);
   });
 
   it('gets one invoice by ID or number, 404 for an unknown one', async () => {
@@ -377,6 +380,28 @@ describe('payments', () => {
     expect(reopened).toMatchObject({ Status: 'AUTHORISED', AmountDue: 60.5, AmountPaid: 39.5 });
     const writes = sandbox.ledger().writes.filter((w) => w.kind === 'payment');
     expect(writes.map((w) => w.action)).toEqual(['create', 'create', 'delete']);
+  });
+
+  it('keeps AmountPaid + AmountDue = Total and never overpays, whatever the sequence of payments (property)', async () => {
+    const card = await accountByName('Business Credit Card');
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.integer({ min: 1, max: 6000 }), { minLength: 1, maxLength: 5 }), async (amounts) => {
+        const inv = (await createInvoice({}, [{ Description: 'Takings', Quantity: 1, UnitAmount: 47.99, AccountCode: '200', TaxType: 'OUTPUT2' }])).body.Invoices[0];
+        const id = inv?.InvoiceID ?? '';
+        let paid = 0;
+        for (const pence of amounts) {
+          const res = await send('PUT', '/Payments', { Payments: [{ Invoice: { InvoiceID: id }, Account: { AccountID: card.AccountID }, Amount: pence / 100 }] });
+          const accepted = paid + pence <= 4799;
+          expect(res.status).toBe(accepted ? 200 : 400);
+          if (accepted) paid += pence;
+          const now = (await get<InvList>(`/Invoices/${id}`)).body.Invoices[0];
+          expect(Math.round((now?.AmountPaid ?? 0) * 100)).toBe(paid);
+          expect(Math.round(((now?.AmountPaid ?? 0) + (now?.AmountDue ?? 0)) * 100)).toBe(4799);
+          expect(now?.Status).toBe(paid === 4799 ? 'PAID' : 'AUTHORISED');
+        }
+      }),
+      { numRuns: 12, seed: 42 },
+    );
   });
 
   it('refuses non-bank accounts unless payments are enabled', async () => {
