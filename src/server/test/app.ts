@@ -15,6 +15,8 @@ export interface TestAppOptions {
   database?: TestDatabase;
   demoCredentials?: { username: string; password: string };
   xeroHttp?: BuildAppOptions['xeroHttp'];
+  /** Pino options (e.g. a `stream` to capture log lines); silent by default. */
+  logger?: Record<string, unknown>;
 }
 
 export interface TestApp {
@@ -40,7 +42,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const app = await buildApp({
     config,
     database,
-    logger: false,
+    logger: options.logger ?? false,
     clientDir: options.clientDir ?? path.join(dataDir, 'no-client'),
     demoCredentials: options.demoCredentials,
     ...(options.xeroHttp ? { xeroHttp: options.xeroHttp } : {}),

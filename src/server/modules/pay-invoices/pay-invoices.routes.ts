@@ -1,6 +1,141 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  attachmentListResponseSchema,
+  bankAccountsResponseSchema,
+  forceRefreshResponseSchema,
+  invoiceListResponseSchema,
+  invoiceRefreshRequestSchema,
+  invoiceRefreshResultSchema,
+  paymentRequestSchema,
+  paymentResultSchema,
+  paymentUndoResultSchema,
+} from '../../../shared/pay-invoices';
+import { AppError } from '../../lib/app-error';
+import { createPayInvoicesRepository } from './pay-invoices.repository';
+import { createPayInvoicesService, type PayContext } from './pay-invoices.service';
 
-/** The pay-invoices endpoints (issue #7). Collaborators come from `app.services`, wired once in app.ts. */
-export function registerPayInvoicesRoutes(app: FastifyInstance): void {
-  void app;
+/** Xero ids are GUIDs; anything else is refused before it reaches Xero. */
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const guid = (label: string) => z.string().regex(GUID, `Invalid ${label} ID`);
+
+/** `?refresh=true`; `org`/`organizationId` pass through for resolveTenant. */
+const refreshQuery = z.looseObject({ refresh: z.enum(['true', 'false', '1', '0']).optional() });
+const isRefresh = (query: { refresh?: string | undefined }) => query.refresh === 'true' || query.refresh === '1';
+
+/** The Idempotency-Key a money write carries (one per user action, reused by its retries); ≤128 characters. */
+function readIdempotencyKey(request: FastifyRequest): string | undefined {
+  const raw = request.headers['idempotency-key'];
+  const key = Array.isArray(raw) ? raw[0] : raw;
+  if (key === undefined || key === '') return undefined;
+  if (key.length > 128 || !/^[\x21-\x7e]+$/.test(key)) {
+    throw new AppError('VALIDATION_ERROR', 'Idempotency-Key must be at most 128 visible characters');
+  }
+  return key;
+}
+
+/** The pay-invoices endpoints (issue #7; 001 §7 Pay Invoices rows, DESIGN §4). */
+export function registerPayInvoicesRoutes(root: FastifyInstance): void {
+  const app = root.withTypeProvider<ZodTypeProvider>();
+  const { db, sync, xeroHttp, ledger, audit, resolveTenant } = root.services;
+  const repo = createPayInvoicesRepository(db);
+  const service = createPayInvoicesService({ repo, sync, http: xeroHttp, ledger, audit });
+  // When a payment's answer is lost, reconciliation looks it up in Xero instead of paying again.
+  ledger.registerFinder('payment', service.findPaymentInXero);
+  ledger.registerFinder('payment.delete', service.findPaymentDeletionInXero);
+
+  async function contextOf(request: FastifyRequest): Promise<PayContext> {
+    const tenant = await resolveTenant(request, 'pay-invoices');
+    return {
+      organizationId: tenant.organizationId,
+      tenantId: tenant.tenantId,
+      userId: tenant.user.id,
+      username: tenant.user.username,
+      ip: request.ip,
+    };
+  }
+
+  app.get(
+    '/api/xero/invoices',
+    { schema: { querystring: refreshQuery, response: { 200: invoiceListResponseSchema } } },
+    async (request) => service.listInvoices(await contextOf(request), { refresh: isRefresh(request.query) }),
+  );
+
+  app.post(
+    '/api/xero/invoices/refresh',
+    {
+      schema: {
+        body: invoiceRefreshRequestSchema.optional(),
+        response: { 200: z.union([forceRefreshResponseSchema, invoiceRefreshResultSchema]) },
+      },
+    },
+    async (request) => {
+      const ctx = await contextOf(request);
+      const invoiceId = request.body?.invoiceId;
+      if (invoiceId !== undefined) {
+        if (!GUID.test(invoiceId)) throw new AppError('VALIDATION_ERROR', 'Invalid invoice ID');
+        return service.getInvoice(ctx, invoiceId, { refresh: true });
+      }
+      return service.forceRefresh(ctx);
+    },
+  );
+
+  app.get(
+    '/api/xero/invoices/:invoiceId',
+    { schema: { params: z.object({ invoiceId: guid('invoice') }), querystring: refreshQuery, response: { 200: invoiceRefreshResultSchema } } },
+    async (request) => service.getInvoice(await contextOf(request), request.params.invoiceId, { refresh: isRefresh(request.query) }),
+  );
+
+  app.get(
+    '/api/xero/invoices/:invoiceId/attachments',
+    { schema: { params: z.object({ invoiceId: guid('invoice') }), response: { 200: attachmentListResponseSchema } } },
+    async (request) => service.listAttachments(await contextOf(request), request.params.invoiceId),
+  );
+
+  app.get(
+    '/api/xero/invoices/:invoiceId/attachments/:attachmentId/content',
+    {
+      schema: {
+        params: z.object({ invoiceId: guid('invoice'), attachmentId: guid('attachment') }),
+        querystring: z.looseObject({ download: z.enum(['true', '1']).optional() }),
+      },
+    },
+    async (request, reply) => {
+      const ctx = await contextOf(request);
+      const file = await service.getAttachmentContent(ctx, request.params.invoiceId, request.params.attachmentId);
+      const asDownload = request.query.download !== undefined || !file.inline;
+      const safeName = file.fileName.replace(/[^\w.\- ()]/g, '_') || 'attachment';
+      reply
+        .type(file.mimeType)
+        .header('content-disposition', `${asDownload ? 'attachment' : 'inline'}; filename="${safeName}"; filename*=UTF-8''${encodeURIComponent(file.fileName)}`)
+        .header('content-length', String(file.body.length))
+        // Private to this user's browser; an attachment's bytes do not change under its id.
+        .header('cache-control', 'private, max-age=600');
+      // A file that is not a plain image, PDF or text never runs as a page of our origin.
+      if (!file.inline) reply.header('content-security-policy', "sandbox; default-src 'none'");
+      return reply.send(file.body);
+    },
+  );
+
+  app.get(
+    '/api/xero/bank-accounts',
+    { schema: { querystring: refreshQuery, response: { 200: bankAccountsResponseSchema } } },
+    async (request) => service.listBankAccounts(await contextOf(request), { refresh: isRefresh(request.query) }),
+  );
+
+  app.post(
+    '/api/xero/payments',
+    { schema: { body: paymentRequestSchema, response: { 200: paymentResultSchema } } },
+    async (request) => {
+      const key = readIdempotencyKey(request);
+      return service.pay(await contextOf(request), request.body, key);
+    },
+  );
+
+  app.post(
+    '/api/xero/payments/:paymentId/undo',
+    { schema: { params: z.object({ paymentId: guid('payment') }), response: { 200: paymentUndoResultSchema } } },
+    async (request) => service.undoPayment(await contextOf(request), request.params.paymentId),
+  );
 }

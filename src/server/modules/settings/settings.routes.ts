@@ -1,6 +1,109 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { bankAccountsCleanupResponseSchema, bankAccountsResponseSchema, dataCleanupResponseSchema } from '../../../shared/pay-invoices';
+import {
+  accountsResponseSchema,
+  contactGroupsResponseSchema,
+  contactsQuerySchema,
+  contactsResponseSchema,
+  referenceListQuerySchema,
+  settingsUpdateRequestSchema,
+  settingsUpdateResponseSchema,
+  vatRatesResponseSchema,
+} from '../../../shared/settings';
+import { createSettingsRepository } from './settings.repository';
+import { createSettingsService, type AccountKind, type ActorInfo } from './settings.service';
 
-/** The settings endpoints (issue #6). Collaborators come from `app.services`, wired once in app.ts. */
-export function registerSettingsRoutes(app: FastifyInstance): void {
-  void app;
+/** The reference lists of 000 §7 that are accounts, and the rule each one applies. */
+const ACCOUNT_LISTS: Array<[path: string, kind: AccountKind]> = [
+  ['/api/xero/sales-accounts', 'sales-account'],
+  ['/api/xero/bill-accounts', 'bill-account'],
+  ['/api/xero/asset-accounts', 'stock-account'],
+  ['/api/xero/cost-accounts', 'cost-account'],
+];
+
+function actorOf(request: FastifyRequest, user: { id: number; username: string }): ActorInfo {
+  return { userId: user.id, username: user.username, ip: request.ip };
+}
+
+/**
+ * The settings endpoints (issue #6): `PATCH /api/xero/settings`, the reference lists the defaults are chosen
+ * from, and the two cache clean-ups. Settings are not behind a feature flag, but every call is scoped to an
+ * organisation the user is linked to (`?org=` or `organizationId`, else the active one) by `resolveTenant`.
+ */
+export function registerSettingsRoutes(root: FastifyInstance): void {
+  const app = root.withTypeProvider<ZodTypeProvider>();
+  const { db, sync, xeroHttp, audit, resolveTenant } = root.services;
+  const settings = createSettingsService({ repo: createSettingsRepository(db), sync, http: xeroHttp, audit });
+  const isRefresh = (query: { refresh?: string | undefined }) => query.refresh === 'true';
+
+  app.patch(
+    '/api/xero/settings',
+    { schema: { body: settingsUpdateRequestSchema, response: { 200: settingsUpdateResponseSchema } } },
+    async (request) => {
+      const tenant = await resolveTenant(request);
+      const defaults = await settings.updateSettings(tenant, request.body, actorOf(request, tenant.user));
+      return { ...defaults, organizationId: tenant.organizationId };
+    },
+  );
+
+  for (const [path, kind] of ACCOUNT_LISTS) {
+    app.get(path, { schema: { querystring: referenceListQuerySchema, response: { 200: accountsResponseSchema } } }, async (request) => {
+      const tenant = await resolveTenant(request);
+      return settings.listAccounts(tenant, kind, { refresh: isRefresh(request.query) });
+    });
+  }
+
+  app.get('/api/xero/vat-rates', { schema: { querystring: referenceListQuerySchema, response: { 200: vatRatesResponseSchema } } }, async (request) => {
+    const tenant = await resolveTenant(request);
+    return settings.listVatRates(tenant, { refresh: isRefresh(request.query) });
+  });
+
+  app.get(
+    '/api/xero/contact-groups',
+    { schema: { querystring: referenceListQuerySchema, response: { 200: contactGroupsResponseSchema } } },
+    async (request) => {
+      const tenant = await resolveTenant(request);
+      return settings.listContactGroups(tenant, { refresh: isRefresh(request.query) });
+    },
+  );
+
+  app.get('/api/xero/contacts', { schema: { querystring: contactsQuerySchema, response: { 200: contactsResponseSchema } } }, async (request) => {
+    const tenant = await resolveTenant(request);
+    const ids = (request.query.ids ?? '')
+      .split(',')
+      .map((id) => id.trim())
+      .filter((id) => id !== '' && id !== 'none')
+      .slice(0, 20);
+    return settings.searchContacts(tenant, { search: request.query.search ?? '', ids, refresh: isRefresh(request.query) });
+  });
+
+  // The settings screen's card and cash selects. `GET /api/xero/bank-accounts` belongs to Pay Invoices and is
+  // behind its feature flag; the defaults can be read (and their card shown) whatever the flag.
+  app.get(
+    '/api/xero/settings/bank-accounts',
+    { schema: { querystring: referenceListQuerySchema, response: { 200: bankAccountsResponseSchema } } },
+    async (request) => {
+      const tenant = await resolveTenant(request);
+      return settings.listBankAccounts(tenant, { refresh: isRefresh(request.query) });
+    },
+  );
+
+  app.post(
+    '/api/xero/bank-accounts/cleanup',
+    { schema: { querystring: referenceListQuerySchema.pick({ org: true }), response: { 200: bankAccountsCleanupResponseSchema } } },
+    async (request) => {
+      const tenant = await resolveTenant(request);
+      return settings.cleanupBankAccounts(tenant, actorOf(request, tenant.user));
+    },
+  );
+
+  app.post(
+    '/api/xero/data/cleanup',
+    { schema: { querystring: referenceListQuerySchema.pick({ org: true }), response: { 200: dataCleanupResponseSchema } } },
+    async (request) => {
+      const tenant = await resolveTenant(request);
+      return settings.cleanupOldData(tenant, actorOf(request, tenant.user));
+    },
+  );
 }

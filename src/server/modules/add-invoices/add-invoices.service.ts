@@ -1,0 +1,634 @@
+import crypto from 'node:crypto';
+import type {
+  DraftInvoice,
+  DraftInvoiceCreateRequest,
+  DraftInvoiceCreateResponse,
+  DraftInvoiceFailure,
+  DraftInvoiceUpdateItem,
+  DraftInvoiceUpdateResponse,
+  NewInvoiceDefaults,
+} from '../../../shared/add-invoices';
+import { formatDateNumeric, getUkToday } from '../../../shared/dates';
+import { formatMoney, fromPence, toPence } from '../../../shared/money';
+import { AppError } from '../../lib/app-error';
+import type { XeroSync } from '../../xero/sync/sync.service';
+import { toInvoiceRow, toPenceFromXero } from '../../xero/sync/mappers';
+import type { WriteLedger, WriteRow } from '../../xero/write-ledger';
+import type { XeroHttp } from '../../xero/xero-http/http';
+import { xeroInvoicesEnvelope } from '../../xero/xero-http/schemas';
+import {
+  findElementErrors,
+  parseInvoiceElement,
+  parsePaymentElement,
+  xeroInvoiceBatchEnvelope,
+  xeroPaymentBatchEnvelope,
+  xeroPaymentsEnvelope,
+  type XeroApproveElement,
+  type XeroBatchElement,
+  type XeroNewInvoiceElement,
+  type XeroPaymentElement,
+} from '../../xero/xero-http/add-invoices';
+import type { XeroContext } from '../../xero/xero-port';
+import type { AuditLog } from '../audit/audit';
+import type { OrganizationRow } from '../organizations/organizations.repository';
+import type { AddInvoicesRepository, CachedInvoiceRow } from './add-invoices.repository';
+import { chunk, createBatchSender } from './batch-sender';
+
+/** Who acts, for which organisation (from `resolveTenant`), and from where (for the audit log). */
+export interface AddInvoicesContext {
+  organizationId: number;
+  tenantId: string;
+  userId: number;
+  username: string;
+  ip: string;
+  organization: OrganizationRow;
+}
+
+/** Largest batch per Xero call: REFERENCE §3 advises modest batches of about 50 elements. */
+export const XERO_BATCH_SIZE = 50;
+
+export const MISSING_CASH_ACCOUNT_MESSAGE =
+  'No default cash account is set for this organization. Choose a Default Cash Account in Settings before entering cash amounts.';
+export const NOT_A_DRAFT_MESSAGE = 'This invoice is not one of the draft invoices of this organization. Refresh the list and try again.';
+
+const TAX_STATUS_TO_LINE_AMOUNT_TYPES: Record<string, XeroNewInvoiceElement['LineAmountTypes']> = {
+  'Tax inclusive': 'Inclusive',
+  'Tax exclusive': 'Exclusive',
+  'No tax': 'NoTax',
+};
+
+interface ApprovalPlan {
+  item: DraftInvoiceUpdateItem;
+  invoice: CachedInvoiceRow;
+  /** Cash typed now plus cash kept pending for this draft: what is paid once it is approved. */
+  cashPence: number;
+  pendingPence: number;
+}
+
+interface PaymentPlan {
+  invoiceId: string;
+  invoiceNumber: string;
+  date: string;
+  cashPence: number;
+  /** The part of the cash that came from the pending amount, taken off it once paid. */
+  pendingPence: number;
+  key: string;
+}
+
+function numberOf(invoice: CachedInvoiceRow): string {
+  return invoice.invoiceNumber || invoice.invoiceId;
+}
+
+function messageOf(error: unknown): string {
+  if (error instanceof AppError) return error.detail && error.code !== 'XERO_UNAVAILABLE' ? `${error.message}: ${error.detail}` : error.message;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Add Invoices (001 §2–§8, DESIGN §4): draft sales invoices from the cache, approval and cash payments in
+ * as few Xero calls as the API allows (one `POST /Invoices` for up to 50 approvals, one `PUT /Payments` for
+ * up to 50 payments), every item recorded in the write ledger, and new invoices on the organisation's
+ * defaults. "Cash amount" is a payment to the default cash account; on a draft not approved yet it is
+ * kept here as pending and paid when the draft is approved through Ledgerlink.
+ */
+export function createAddInvoicesService(deps: {
+  repo: AddInvoicesRepository;
+  http: XeroHttp;
+  ledger: WriteLedger;
+  sync: XeroSync;
+  audit: AuditLog;
+}) {
+  const { repo, http, ledger, sync, audit } = deps;
+
+  const syncCtx = (ctx: AddInvoicesContext) => ({ organizationId: ctx.organizationId, tenantId: ctx.tenantId, userId: ctx.userId });
+
+  /** Sends up to 50 approvals in one `POST /Invoices?summarizeErrors=false`, one ledger row per invoice. */
+  async function approveChunk(ctx: AddInvoicesContext, plans: ApprovalPlan[], keyOf: (id: string) => string) {
+    const batch = createBatchSender<XeroApproveElement, XeroBatchElement>(plans.length, async (elements, batchKey) => {
+      const { data } = await http.send(ctx.userId, ctx.tenantId, {
+        method: 'POST',
+        path: '/api.xro/2.0/Invoices',
+        query: { summarizeErrors: false },
+        body: { Invoices: elements },
+        idempotencyKey: batchKey,
+        schema: xeroInvoiceBatchEnvelope,
+      });
+      // Xero answers in request order; match by id where the element carries one.
+      return elements.map((el, i) => data.Invoices.find((x) => x.InvoiceID === el.InvoiceID) ?? data.Invoices[i] ?? ({} as XeroBatchElement));
+    });
+    return Promise.allSettled(
+      plans.map(async (plan) => {
+        const element: XeroApproveElement = { InvoiceID: plan.invoice.invoiceId, Status: 'AUTHORISED' };
+        let joined = false;
+        try {
+          return await ledger.execute({
+            organizationId: ctx.organizationId,
+            tenantId: ctx.tenantId,
+            userId: ctx.userId,
+            kind: 'invoice.approve',
+            targetId: plan.invoice.invoiceId,
+            amountPence: plan.invoice.totalPence,
+            idempotencyKey: keyOf(plan.invoice.invoiceId),
+            request: element,
+            send: async (key) => {
+              joined = true;
+              const answer = await batch.join(key, element);
+              const errors = findElementErrors(answer);
+              if (errors) throw new AppError('XERO_REJECTED', errors);
+              return { xeroId: plan.invoice.invoiceId, response: answer as XeroBatchElement };
+            },
+          });
+        } finally {
+          if (!joined) batch.leave();
+        }
+      }),
+    );
+  }
+
+  /** Sends up to 50 cash payments in one `PUT /Payments?summarizeErrors=false`, one ledger row per payment. */
+  async function payChunk(ctx: AddInvoicesContext, plans: PaymentPlan[], cashAccountId: string) {
+    const batch = createBatchSender<XeroPaymentElement, XeroBatchElement>(plans.length, async (elements, batchKey) => {
+      const { data } = await http.send(ctx.userId, ctx.tenantId, {
+        method: 'PUT',
+        path: '/api.xro/2.0/Payments',
+        query: { summarizeErrors: false },
+        body: { Payments: elements },
+        idempotencyKey: batchKey,
+        schema: xeroPaymentBatchEnvelope,
+      });
+      return elements.map((_, i) => data.Payments[i] ?? ({} as XeroBatchElement));
+    });
+    return Promise.allSettled(
+      plans.map(async (plan) => {
+        const element: XeroPaymentElement = {
+          Invoice: { InvoiceID: plan.invoiceId },
+          Account: { AccountID: cashAccountId },
+          Amount: fromPence(plan.cashPence),
+          Date: plan.date,
+          Reference: `Cash payment for ${plan.invoiceNumber}`,
+        };
+        let joined = false;
+        try {
+          return await ledger.execute({
+            organizationId: ctx.organizationId,
+            tenantId: ctx.tenantId,
+            userId: ctx.userId,
+            kind: 'payment',
+            targetId: plan.invoiceId,
+            amountPence: plan.cashPence,
+            idempotencyKey: plan.key,
+            request: element,
+            send: async (key) => {
+              joined = true;
+              const answer = await batch.join(key, element);
+              const errors = findElementErrors(answer);
+              if (errors) throw new AppError('XERO_REJECTED', errors);
+              const payment = answer ? parsePaymentElement(answer) : null;
+              return { xeroId: payment?.PaymentID ?? null, response: answer as XeroBatchElement };
+            },
+          });
+        } finally {
+          if (!joined) batch.leave();
+        }
+      }),
+    );
+  }
+
+  /**
+   * Pays each plan into the default cash account (batched), then records what Xero accepted in the cache
+   * and takes the paid part off the pending cash. Returns the failures by invoice id.
+   */
+  async function payCash(ctx: AddInvoicesContext, plans: PaymentPlan[], cashAccountId: string): Promise<Map<string, string>> {
+    const failures = new Map<string, string>();
+    for (const part of chunk(plans, XERO_BATCH_SIZE)) {
+      const results = await payChunk(ctx, part, cashAccountId);
+      for (const [i, result] of results.entries()) {
+        const plan = part[i];
+        if (!plan) continue;
+        if (result.status === 'rejected') {
+          failures.set(plan.invoiceId, messageOf(result.reason));
+          await audit.record({
+            userId: ctx.userId,
+            username: ctx.username,
+            organizationId: ctx.organizationId,
+            action: 'add-invoices.cash-payment',
+            target: plan.invoiceId,
+            result: 'failure',
+            ip: ctx.ip,
+            detail: { invoiceNumber: plan.invoiceNumber, amountPence: plan.cashPence, accountId: cashAccountId, error: messageOf(result.reason) },
+          });
+          continue;
+        }
+        const payment = parsePaymentElement(result.value.response as XeroBatchElement);
+        await repo.applyPayment(ctx.organizationId, plan.invoiceId, plan.cashPence, {
+          status: payment?.Invoice?.Status ?? null,
+          amountDuePence: payment?.Invoice?.AmountDue !== undefined && payment.Invoice.AmountDue !== null ? toPenceFromXero(payment.Invoice.AmountDue) : null,
+          amountPaidPence:
+            payment?.Invoice?.AmountPaid !== undefined && payment.Invoice.AmountPaid !== null ? toPenceFromXero(payment.Invoice.AmountPaid) : null,
+        });
+        await repo.consumePendingCash(ctx.organizationId, plan.invoiceId, plan.pendingPence);
+        await audit.record({
+          userId: ctx.userId,
+          username: ctx.username,
+          organizationId: ctx.organizationId,
+          action: 'add-invoices.cash-payment',
+          target: plan.invoiceId,
+          result: 'success',
+          ip: ctx.ip,
+          detail: {
+            invoiceNumber: plan.invoiceNumber,
+            amountPence: plan.cashPence,
+            fromPendingPence: plan.pendingPence,
+            accountId: cashAccountId,
+            paymentId: result.value.xeroId ?? null,
+            writeId: result.value.writeId,
+          },
+        });
+      }
+    }
+    return failures;
+  }
+
+  function requireCashAccount(ctx: AddInvoicesContext): string {
+    const id = ctx.organization.defaultCashAccountId;
+    if (!id) throw new AppError('VALIDATION_ERROR', MISSING_CASH_ACCOUNT_MESSAGE);
+    return id;
+  }
+
+  function registerFinders() {
+    // An approval whose answer was lost: the invoice tells whether it was approved.
+    ledger.registerFinder('invoice.approve', async (xctx: XeroContext, row: WriteRow) => {
+      if (!row.targetId) return null;
+      const { data } = await http.send(xctx.userId, xctx.tenantId, {
+        method: 'GET',
+        path: `/api.xro/2.0/Invoices/${encodeURIComponent(row.targetId)}`,
+        schema: xeroInvoicesEnvelope,
+      });
+      const invoice = data.Invoices[0];
+      if (!invoice) return null;
+      // VOIDED can only follow AUTHORISED, so the approval was applied; DELETED only follows a draft.
+      return ['AUTHORISED', 'PAID', 'VOIDED'].includes(invoice.Status) ? { xeroId: invoice.InvoiceID, response: invoice } : null;
+    });
+
+    // A payment whose answer was lost: an unclaimed payment on the invoice for the amount (and account).
+    // Written from the ledger's own columns (targetId = invoice, amountPence) so it serves every payment.
+    ledger.registerFinder('payment', async (xctx: XeroContext, row: WriteRow) => {
+      if (!row.targetId || row.amountPence === null) return null;
+      const { data } = await http.send(xctx.userId, xctx.tenantId, {
+        method: 'GET',
+        path: '/api.xro/2.0/Payments',
+        query: { where: `Invoice.InvoiceID==Guid("${row.targetId}") AND Status=="AUTHORISED"` },
+        schema: xeroPaymentsEnvelope,
+      });
+      const request = (row.request ?? {}) as { Account?: { AccountID?: string } };
+      const claimed = await repo.findClaimedXeroIds(row.organizationId, 'payment', row.id);
+      const match = data.Payments.find(
+        (p) =>
+          !claimed.has(p.PaymentID) &&
+          toPenceFromXero(p.Amount) === row.amountPence &&
+          (!request.Account?.AccountID || !p.Account?.AccountID || p.Account.AccountID === request.Account.AccountID),
+      );
+      return match ? { xeroId: match.PaymentID, response: match } : null;
+    });
+
+    // A new invoice whose answer was lost: one of ours for the contact, date and total not matched yet.
+    ledger.registerFinder('invoice.create', async (xctx: XeroContext, row: WriteRow) => {
+      const request = (row.request ?? {}) as Partial<XeroNewInvoiceElement>;
+      if (!request.Contact?.ContactID || !request.Date || row.amountPence === null) return null;
+      const [y, m, d] = request.Date.split('-').map(Number);
+      const { data } = await http.send(xctx.userId, xctx.tenantId, {
+        method: 'GET',
+        path: '/api.xro/2.0/Invoices',
+        query: {
+          ContactIDs: request.Contact.ContactID,
+          createdByMyApp: true,
+          where: `Type=="ACCREC" AND Date==DateTime(${y}, ${m}, ${d})`,
+        },
+        schema: xeroInvoicesEnvelope,
+      });
+      const claimed = await repo.findClaimedXeroIds(row.organizationId, 'invoice.create', row.id);
+      const match = data.Invoices.find((inv) => !claimed.has(inv.InvoiceID) && inv.Status !== 'DELETED' && toPenceFromXero(inv.Total) === row.amountPence);
+      return match ? { xeroId: match.InvoiceID, response: match } : null;
+    });
+  }
+  registerFinders();
+
+  return {
+    /** Draft sales invoices (001 §7 GET /api/xero/draft-invoices), synced first when never seen or on `refresh`. */
+    async listDrafts(ctx: AddInvoicesContext, options: { refresh: boolean }): Promise<DraftInvoice[]> {
+      if (options.refresh) await sync.syncInvoices(syncCtx(ctx), { key: 'sales-draft' });
+      else await sync.ensureInvoices(syncCtx(ctx), { key: 'sales-draft' });
+      const rows = await repo.findDrafts(ctx.organizationId);
+      return rows
+        .map((r) => ({
+          id: r.invoiceId,
+          invoiceNumber: r.invoiceNumber ?? '',
+          contactName: r.contactName ?? '',
+          date: r.date ?? getUkToday(),
+          totalAmount: fromPence(r.totalPence),
+          currency: r.currencyCode || 'GBP',
+          pendingCashAmount: fromPence(r.pendingPence ?? 0),
+        }))
+        .sort((a, b) => (a.date < b.date ? 1 : a.date > b.date ? -1 : a.invoiceNumber.localeCompare(b.invoiceNumber)));
+    },
+
+    /**
+     * Process one row or Process All (001 §7 POST /api/xero/draft-invoices/update). Rows with cash and no
+     * approval keep the cash pending (no Xero call). Approvals go out in batches, then the cash of every
+     * approved row (typed now plus pending) goes out as batched payments. A refused item is reported with
+     * Xero's reason and never undoes the others.
+     */
+    async updateDrafts(ctx: AddInvoicesContext, items: DraftInvoiceUpdateItem[], actionKey: string): Promise<DraftInvoiceUpdateResponse> {
+      const failed: DraftInvoiceFailure[] = [];
+      const fail = (id: string, message: string) => failed.push({ id, message });
+      const ids = items.map((i) => i.id);
+      const invoices = new Map((await repo.findInvoices(ctx.organizationId, ids)).map((r) => [r.invoiceId, r]));
+      const pending = await repo.findPendingCash(ctx.organizationId, ids);
+
+      const approvals: ApprovalPlan[] = [];
+      const cashOnly: ApprovalPlan[] = [];
+      for (const item of items) {
+        const invoice = invoices.get(item.id);
+        const typed = toPence(item.cashAmount);
+        if (!invoice || invoice.type !== 'ACCREC') {
+          fail(item.id, NOT_A_DRAFT_MESSAGE);
+          continue;
+        }
+        if (invoice.status !== 'DRAFT') {
+          fail(item.id, `Invoice ${numberOf(invoice)} is no longer a draft in Xero (${invoice.status}). Refresh the list.`);
+          continue;
+        }
+        if (!item.approve && typed === 0) {
+          fail(item.id, 'Enter a cash amount or approve the invoice before saving');
+          continue;
+        }
+        const pendingPence = pending.get(item.id) ?? 0;
+        const cashPence = typed + pendingPence;
+        if (cashPence > invoice.totalPence) {
+          const already = pendingPence > 0 ? ` (${formatMoney(pendingPence)} is already pending)` : '';
+          fail(item.id, `The cash amount ${formatMoney(cashPence)}${already} is more than the total of invoice ${numberOf(invoice)}, ${formatMoney(invoice.totalPence)}.`);
+          continue;
+        }
+        (item.approve ? approvals : cashOnly).push({ item, invoice, cashPence: item.approve ? cashPence : typed, pendingPence });
+      }
+
+      const needsCash = approvals.some((p) => p.cashPence > 0) || cashOnly.length > 0;
+      const cashAccountId = needsCash ? requireCashAccount(ctx) : '';
+      let processed = 0;
+
+      // Cash on drafts that stay drafts: kept in Ledgerlink until the draft is approved here (DESIGN §4).
+      for (const plan of cashOnly) {
+        const typed = toPence(plan.item.cashAmount);
+        const ok = await repo.addPendingCash(ctx.organizationId, plan.invoice.invoiceId, typed, plan.invoice.totalPence, ctx.userId);
+        await audit.record({
+          userId: ctx.userId,
+          username: ctx.username,
+          organizationId: ctx.organizationId,
+          action: 'add-invoices.cash-pending',
+          target: plan.invoice.invoiceId,
+          result: ok ? 'success' : 'failure',
+          ip: ctx.ip,
+          detail: { invoiceNumber: numberOf(plan.invoice), amountPence: typed, pendingBeforePence: plan.pendingPence },
+        });
+        if (ok) processed += 1;
+        else fail(plan.invoice.invoiceId, `The cash amount is more than the total of invoice ${numberOf(plan.invoice)}. Refresh the list and try again.`);
+      }
+
+      // Approvals: refuse any invoice another request is approving (its cash could be paid twice).
+      const approveKey = (id: string) => `${actionKey}:approve:${id}`;
+      const busy = await repo.findApprovalsInFlight(
+        ctx.organizationId,
+        approvals.map((p) => p.invoice.invoiceId),
+        approvals.map((p) => approveKey(p.invoice.invoiceId)),
+      );
+      const toApprove = approvals.filter((p) => {
+        if (!busy.has(p.invoice.invoiceId)) return true;
+        fail(p.invoice.invoiceId, `Invoice ${numberOf(p.invoice)} is already being approved. Refresh the list in a moment.`);
+        return false;
+      });
+
+      const approved: ApprovalPlan[] = [];
+      for (const part of chunk(toApprove, XERO_BATCH_SIZE)) {
+        const results = await approveChunk(ctx, part, approveKey);
+        for (const [i, result] of results.entries()) {
+          const plan = part[i];
+          if (!plan) continue;
+          const number = numberOf(plan.invoice);
+          if (result.status === 'rejected') {
+            const reason = messageOf(result.reason);
+            fail(plan.invoice.invoiceId, `Invoice ${number} was not approved: ${reason}`);
+            await audit.record({
+              userId: ctx.userId,
+              username: ctx.username,
+              organizationId: ctx.organizationId,
+              action: 'add-invoices.approve',
+              target: plan.invoice.invoiceId,
+              result: 'failure',
+              ip: ctx.ip,
+              detail: { invoiceNumber: number, error: reason },
+            });
+            continue;
+          }
+          approved.push(plan);
+          const parsed = parseInvoiceElement(result.value.response as XeroBatchElement);
+          if (parsed) await repo.saveInvoice(toInvoiceRow(ctx.organizationId, parsed));
+          else await repo.saveInvoice({ ...plan.invoice, status: 'AUTHORISED', syncedAt: new Date() });
+          await audit.record({
+            userId: ctx.userId,
+            username: ctx.username,
+            organizationId: ctx.organizationId,
+            action: 'add-invoices.approve',
+            target: plan.invoice.invoiceId,
+            result: 'success',
+            ip: ctx.ip,
+            detail: { invoiceNumber: number, totalPence: plan.invoice.totalPence, cashPence: plan.cashPence, writeId: result.value.writeId },
+          });
+        }
+      }
+
+      // Cash of the approved drafts: Xero takes payments only once an invoice is approved (REFERENCE §4.1).
+      const payments: PaymentPlan[] = approved
+        .filter((p) => p.cashPence > 0)
+        .map((p) => ({
+          invoiceId: p.invoice.invoiceId,
+          invoiceNumber: numberOf(p.invoice),
+          date: p.invoice.date ?? getUkToday(),
+          cashPence: p.cashPence,
+          pendingPence: p.pendingPence,
+          key: `${actionKey}:payment:${p.invoice.invoiceId}`,
+        }));
+      const paymentFailures = payments.length > 0 ? await payCash(ctx, payments, cashAccountId) : new Map<string, string>();
+      for (const plan of approved) {
+        const paymentError = paymentFailures.get(plan.invoice.invoiceId);
+        if (paymentError) {
+          fail(
+            plan.invoice.invoiceId,
+            `Invoice ${numberOf(plan.invoice)} was approved, but its cash payment of ${formatMoney(plan.cashPence)} was not recorded: ${paymentError}. Record it on Pay Invoices.`,
+          );
+        } else {
+          processed += 1;
+        }
+      }
+      return { processed, failed };
+    },
+
+    /**
+     * A new invoice (001 §7 POST /api/xero/draft-invoices/create) to the default contact, one line on the
+     * default sales account, VAT rate and tax status; approved or draft; its cash paid or kept pending.
+     */
+    async createInvoice(ctx: AddInvoicesContext, body: DraftInvoiceCreateRequest, actionKey: string): Promise<DraftInvoiceCreateResponse> {
+      const org = ctx.organization;
+      const missing = [!org.defaultContactId && 'a Default Contact', !org.defaultSalesAccountId && 'a Default Sales Account'].filter(
+        (m): m is string => Boolean(m),
+      );
+      if (missing.length > 0) {
+        throw new AppError('VALIDATION_ERROR', `Set ${missing.join(' and ')} in Settings before creating an invoice.`);
+      }
+      const totalPence = toPence(body.totalAmount);
+      const cashPence = toPence(body.cashAmount);
+      const cashAccountId = cashPence > 0 ? requireCashAccount(ctx) : '';
+      const contactId = org.defaultContactId as string;
+      const salesAccountId = org.defaultSalesAccountId as string;
+
+      await sync.syncAccounts(syncCtx(ctx));
+      const account = await repo.findAccount(ctx.organizationId, salesAccountId);
+      const lineAmountTypes = TAX_STATUS_TO_LINE_AMOUNT_TYPES[org.defaultTaxStatus] ?? 'Inclusive';
+      const taxType = lineAmountTypes === 'NoTax' ? undefined : org.defaultVatRateId || undefined;
+      const element: XeroNewInvoiceElement = {
+        Type: 'ACCREC',
+        Contact: { ContactID: contactId },
+        Date: body.date,
+        // Cash sales are settled on the day: due on the invoice date.
+        DueDate: body.date,
+        LineAmountTypes: lineAmountTypes,
+        Status: body.approve ? 'AUTHORISED' : 'DRAFT',
+        LineItems: [
+          {
+            Description: `Sales ${formatDateNumeric(body.date)}`,
+            Quantity: 1,
+            UnitAmount: fromPence(totalPence),
+            ...(account?.code ? { AccountCode: account.code } : { AccountID: salesAccountId }),
+            ...(taxType ? { TaxType: taxType } : {}),
+          },
+        ],
+      };
+
+      let created;
+      try {
+        created = await ledger.execute({
+          organizationId: ctx.organizationId,
+          tenantId: ctx.tenantId,
+          userId: ctx.userId,
+          kind: 'invoice.create',
+          targetId: null,
+          amountPence: totalPence,
+          idempotencyKey: `${actionKey}:create`,
+          request: element,
+          send: async (key) => {
+            const { data } = await http.send(ctx.userId, ctx.tenantId, {
+              method: 'PUT',
+              path: '/api.xro/2.0/Invoices',
+              query: { summarizeErrors: false },
+              body: { Invoices: [element] },
+              idempotencyKey: key,
+              schema: xeroInvoiceBatchEnvelope,
+            });
+            const answer = data.Invoices[0];
+            const errors = findElementErrors(answer);
+            if (errors) throw new AppError('XERO_REJECTED', errors);
+            const invoice = answer ? parseInvoiceElement(answer) : null;
+            return { xeroId: invoice?.InvoiceID ?? null, response: answer as XeroBatchElement };
+          },
+        });
+      } catch (error) {
+        await audit.record({
+          userId: ctx.userId,
+          username: ctx.username,
+          organizationId: ctx.organizationId,
+          action: 'add-invoices.create',
+          result: 'failure',
+          ip: ctx.ip,
+          detail: { date: body.date, totalPence, cashPence, approve: body.approve, error: messageOf(error) },
+        });
+        throw error;
+      }
+      const invoice = parseInvoiceElement(created.response as XeroBatchElement);
+      if (!invoice) throw new AppError('XERO_UNAVAILABLE', 'Xero created the invoice but sent an answer Ledgerlink could not read. Refresh the list.');
+      const invoiceNumber = invoice.InvoiceNumber ?? '';
+      if (!created.replayed) await repo.saveInvoice(toInvoiceRow(ctx.organizationId, invoice));
+      await audit.record({
+        userId: ctx.userId,
+        username: ctx.username,
+        organizationId: ctx.organizationId,
+        action: 'add-invoices.create',
+        target: invoice.InvoiceID,
+        result: 'success',
+        ip: ctx.ip,
+        detail: { invoiceNumber, date: body.date, totalPence, cashPence, approve: body.approve, status: invoice.Status, writeId: created.writeId },
+      });
+
+      if (cashPence === 0) return { invoiceNumber };
+      if (!body.approve) {
+        if (!created.replayed) {
+          await repo.addPendingCash(ctx.organizationId, invoice.InvoiceID, cashPence, toPenceFromXero(invoice.Total), ctx.userId);
+          await audit.record({
+            userId: ctx.userId,
+            username: ctx.username,
+            organizationId: ctx.organizationId,
+            action: 'add-invoices.cash-pending',
+            target: invoice.InvoiceID,
+            result: 'success',
+            ip: ctx.ip,
+            detail: { invoiceNumber, amountPence: cashPence, pendingBeforePence: 0 },
+          });
+        }
+        return { invoiceNumber };
+      }
+      const failures = await payCash(
+        ctx,
+        [{ invoiceId: invoice.InvoiceID, invoiceNumber, date: body.date, cashPence, pendingPence: 0, key: `${actionKey}:payment:${invoice.InvoiceID}` }],
+        cashAccountId,
+      );
+      const paymentError = failures.get(invoice.InvoiceID);
+      if (paymentError) {
+        return {
+          invoiceNumber,
+          warning: `Invoice ${invoiceNumber} was created, but its cash payment of ${formatMoney(cashPence)} was not recorded: ${paymentError}. Record it on Pay Invoices.`,
+        };
+      }
+      return { invoiceNumber };
+    },
+
+    /** The defaults the New Invoice row shows and needs, named as Xero names them. */
+    async findNewInvoiceDefaults(ctx: AddInvoicesContext): Promise<NewInvoiceDefaults> {
+      const org = ctx.organization;
+      const sctx = syncCtx(ctx);
+      await Promise.all([
+        org.defaultContactId ? sync.syncContacts(sctx) : null,
+        org.defaultSalesAccountId || org.defaultCashAccountId ? sync.syncAccounts(sctx) : null,
+        org.defaultVatRateId ? sync.syncTaxRates(sctx) : null,
+      ]);
+      const [contact, sales, cash, vat] = await Promise.all([
+        org.defaultContactId ? repo.findContact(ctx.organizationId, org.defaultContactId) : null,
+        org.defaultSalesAccountId ? repo.findAccount(ctx.organizationId, org.defaultSalesAccountId) : null,
+        org.defaultCashAccountId ? repo.findAccount(ctx.organizationId, org.defaultCashAccountId) : null,
+        org.defaultVatRateId ? repo.findTaxRate(ctx.organizationId, org.defaultVatRateId) : null,
+      ]);
+      const named = (id: string | null, name: string | null | undefined) => (id ? { id, name: name ?? id } : null);
+      return {
+        contact: named(org.defaultContactId, contact?.name),
+        salesAccount: named(org.defaultSalesAccountId, sales ? `${sales.code ? `${sales.code} - ` : ''}${sales.name}` : null),
+        vatRate: named(org.defaultVatRateId, vat ? `${vat.name} (${Number(vat.rate)}%)` : null),
+        cashAccount: named(org.defaultCashAccountId, cash?.name),
+        taxStatus: org.defaultTaxStatus,
+        missing: [!org.defaultContactId && 'Default Contact', !org.defaultSalesAccountId && 'Default Sales Account'].filter((m): m is string => Boolean(m)),
+      };
+    },
+  };
+}
+export type AddInvoicesService = ReturnType<typeof createAddInvoicesService>;
+
+/** A fresh key for an action the browser sent without one. */
+export function createActionKey(): string {
+  return crypto.randomUUID();
+}

@@ -1,0 +1,597 @@
+import { convertXeroDate, convertXeroTimestamp, getUkToday } from '../../../shared/dates';
+import { findPence, fromPence, toPence } from '../../../shared/money';
+import {
+  checkPaymentAgainstBalance,
+  getPaymentReference,
+  isBalanceFullyPaid,
+  PAYMENT_UNDO_WINDOW_MS,
+  PLACEHOLDER_ATTACHMENT_ID,
+  type AttachmentListResponse,
+  type BankAccountsResponse,
+  type ForceRefreshResponse,
+  type Invoice,
+  type InvoiceRefreshResult,
+  type PaymentRequest,
+  type PaymentResult,
+  type PaymentUndoResult,
+} from '../../../shared/pay-invoices';
+import { AppError } from '../../lib/app-error';
+import type { XeroSync, SyncContext, InvoiceView } from '../../xero/sync/sync.service';
+import type { CachedPayment } from '../../xero/sync/mappers';
+import type { WriteLedger, WriteOutcome, WriteRow as LedgerWriteRow } from '../../xero/write-ledger';
+import type { XeroHttp } from '../../xero/xero-http/http';
+import {
+  buildPaymentBody,
+  DELETE_PAYMENT_BODY,
+  paymentsOfInvoiceWhere,
+  xeroAttachmentsEnvelope,
+  xeroPaymentsEnvelope,
+  type XeroPayment,
+} from '../../xero/xero-http/pay-invoices';
+import type { XeroContext } from '../../xero/xero-port';
+import type { AuditLog } from '../audit/audit';
+import type { AccountRow, InvoiceBalance, InvoiceRow, PayInvoicesRepository, WriteRow } from './pay-invoices.repository';
+
+const SALES_OPEN: InvoiceView = { key: 'sales-open' };
+
+/**
+ * A cached invoice Xero itself described this recently (a sync, a refresh, or the answer to a payment) is
+ * taken as current instead of asking Xero again. This is what keeps a card + cash payment at 3 Xero calls:
+ * the check before the first payment reads the invoice, Xero's answer to it carries the new balance, and the
+ * refresh between the two payments and the check before the second are served from that answer. A stale
+ * figure cannot cause a wrong payment: Xero refuses an amount above what is outstanding anyway.
+ */
+export const FRESH_FROM_XERO_MS = 10_000;
+
+/** An Undo arriving just after the client's window closes (clock drift, a slow network) is still honoured. */
+const UNDO_GRACE_MS = 30_000;
+
+/** A write still 'sent' after this long lost its answer (the server stopped mid-request): ask Xero. */
+const STALE_SENT_MS = 60_000;
+
+/** Attachment types a browser may show inline from our origin; anything else is downloaded, never rendered. */
+const INLINE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/bmp', 'application/pdf', 'text/plain']);
+
+/** Who is asking and for which organisation. */
+export interface PayContext extends SyncContext {
+  username?: string | null;
+  ip?: string | null;
+}
+
+/** What the ledger keeps as the request of a payment (also what the finder matches in Xero). */
+interface PaymentPayload {
+  invoiceId: string;
+  invoiceNumber: string;
+  accountId: string;
+  amount: number;
+  date: string;
+  reference: string;
+  isCard: boolean;
+}
+
+/** What the ledger keeps as Xero's answer to a payment. */
+interface StoredPayment {
+  paymentId: string;
+  amountDuePence: number | null;
+  amountPaidPence: number | null;
+  invoiceStatus: string | null;
+}
+
+export interface AttachmentContent {
+  body: Buffer;
+  mimeType: string;
+  fileName: string;
+  inline: boolean;
+}
+
+function toDto(row: InvoiceRow): Invoice {
+  return {
+    invoiceId: row.invoiceId,
+    invoiceNumber: row.invoiceNumber ?? '',
+    contactName: row.contactName ?? '',
+    date: row.date ?? row.dueDate ?? getUkToday(row.syncedAt),
+    dueDate: row.dueDate,
+    status: describeStatus(row),
+    totalAmount: fromPence(row.totalPence),
+    amountDue: fromPence(row.amountDuePence),
+    currency: row.currencyCode || 'GBP',
+    // The list never pays for attachment look-ups: a placeholder tells the screen to fetch them (001 §3).
+    attachments: row.hasAttachments ? [{ attachmentId: PLACEHOLDER_ATTACHMENT_ID, name: '', mimeType: '', url: '' }] : [],
+  };
+}
+
+/** DESIGN §4: AUTHORISED, SENT (sent to the contact) or PARTIAL (something already paid); Xero's word otherwise. */
+function describeStatus(row: Pick<InvoiceRow, 'status' | 'amountPaidPence' | 'sentToContact'>): string {
+  if (row.status !== 'AUTHORISED') return row.status;
+  if (row.amountPaidPence > 0) return 'PARTIAL';
+  return row.sentToContact ? 'SENT' : 'AUTHORISED';
+}
+
+function toPaymentsDto(row: InvoiceRow): InvoiceRefreshResult['payments'] {
+  return (row.payments as CachedPayment[]).map((p) => ({
+    paymentId: p.paymentId,
+    date: p.date ?? row.date ?? getUkToday(),
+    amount: fromPence(p.amountPence),
+    reference: p.reference,
+    accountId: null,
+  }));
+}
+
+function poundsToPence(value: number | null | undefined): number | null {
+  if (value === null || value === undefined) return null;
+  return findPence(value) ?? Math.round(value * 100);
+}
+
+/** Xero's words for "more than is outstanding" become the wording the screen maps to 'Invoice Data Out of Sync' (001 §8). */
+function translateRejection(error: unknown, amountPence: number, currency: string): never {
+  if (error instanceof AppError && (error.code === 'XERO_REJECTED' || error.code === 'VALIDATION_ERROR')) {
+    const text = error.message.toLowerCase();
+    if (text.includes('fully paid')) throw new AppError('UNPROCESSABLE', 'Invoice is already fully paid', error.message);
+    if (text.includes('exceeds the amount outstanding') || text.includes('exceeds the invoice balance')) {
+      throw new AppError('UNPROCESSABLE', `Payment of ${formatAmount(amountPence, currency)} exceeds the invoice balance in Xero`, error.message);
+    }
+    if (text.includes('authorised')) throw new AppError('UNPROCESSABLE', `Payment validation failed: ${error.message}`);
+  }
+  throw error;
+}
+
+function formatAmount(pence: number, currency: string): string {
+  return `${currency === 'GBP' ? '£' : '$'}${(pence / 100).toFixed(2)}`;
+}
+
+function firstValidationMessage(payment: XeroPayment | undefined): string {
+  const messages = (payment?.ValidationErrors ?? []).map((e) => e.Message).filter((m): m is string => Boolean(m));
+  return messages.join('; ') || 'Xero did not accept the payment';
+}
+
+function balanceFrom(payment: XeroPayment | undefined, fallback: InvoiceBalance): InvoiceBalance {
+  const due = poundsToPence(payment?.Invoice?.AmountDue);
+  const paid = poundsToPence(payment?.Invoice?.AmountPaid);
+  return {
+    amountDuePence: due ?? fallback.amountDuePence,
+    amountPaidPence: paid ?? fallback.amountPaidPence,
+    status: payment?.Invoice?.Status ?? fallback.status,
+  };
+}
+
+/**
+ * Pay Invoices (001 §2–§9; DESIGN §4): outstanding sales invoices from the cache, single-invoice refresh,
+ * attachments streamed through the server, bank accounts, and payments that go through the write ledger so a
+ * retried request never pays twice.
+ */
+export function createPayInvoicesService(deps: {
+  repo: PayInvoicesRepository;
+  sync: XeroSync;
+  http: XeroHttp;
+  ledger: WriteLedger;
+  audit: AuditLog;
+  now?: () => Date;
+}) {
+  const { repo, sync, http, ledger, audit } = deps;
+  const now = deps.now ?? (() => new Date());
+  /** Attachment names and types by organisation + attachment id, so streaming one needs no extra list call. */
+  const attachmentMeta = new Map<string, { mimeType: string; fileName: string }>();
+
+  const isFresh = (row: InvoiceRow) => now().getTime() - row.syncedAt.getTime() < FRESH_FROM_XERO_MS;
+
+  async function readFromXero(ctx: PayContext, invoiceId: string): Promise<InvoiceRow | null> {
+    try {
+      await sync.refreshInvoice(ctx, invoiceId);
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'NOT_FOUND') return null;
+      throw error;
+    }
+    return repo.findInvoice(ctx.organizationId, invoiceId);
+  }
+
+  /** The invoice as Xero has it now: the cached row when Xero described it seconds ago, else a fresh read. */
+  async function getCurrentInvoice(ctx: PayContext, invoiceId: string, force: boolean): Promise<InvoiceRow> {
+    const cached = await repo.findInvoice(ctx.organizationId, invoiceId);
+    const row = cached && (!force || isFresh(cached)) ? cached : await readFromXero(ctx, invoiceId);
+    if (!row || row.type !== 'ACCREC') throw new AppError('NOT_FOUND', 'Invoice not found in Xero');
+    return row;
+  }
+
+  /** A sales invoice of this organisation we know about (attachments are only fetched for those). */
+  async function getKnownInvoice(ctx: PayContext, invoiceId: string): Promise<InvoiceRow> {
+    const row = await repo.findInvoice(ctx.organizationId, invoiceId);
+    if (!row || row.type !== 'ACCREC') throw new AppError('NOT_FOUND', 'Invoice not found');
+    return row;
+  }
+
+  function toResult(stored: StoredPayment, completedAt: Date | null): PaymentResult {
+    const due = stored.amountDuePence ?? 0;
+    return {
+      isInvoiceFullyPaid: isBalanceFullyPaid(due),
+      paymentId: stored.paymentId,
+      amountDue: fromPence(due),
+      undoableUntil: new Date((completedAt ?? now()).getTime() + PAYMENT_UNDO_WINDOW_MS).toISOString(),
+    };
+  }
+
+  /**
+   * Looks a payment up in Xero when its answer was lost: a payment on the invoice, into the same account,
+   * for the same amount and date, changed after the write was sent, and not already another write's.
+   */
+  async function findPaymentInXero(ctx: XeroContext, row: LedgerWriteRow): Promise<WriteOutcome<StoredPayment> | null> {
+    const request = row.request as PaymentPayload;
+    const { data } = await http.send(ctx.userId, ctx.tenantId, {
+      method: 'GET',
+      path: '/api.xro/2.0/Payments',
+      query: { where: paymentsOfInvoiceWhere(request.invoiceId) },
+      schema: xeroPaymentsEnvelope,
+    });
+    const claimed = await repo.findClaimedPaymentIds(row.organizationId, row.targetId ?? request.invoiceId, row.id);
+    // Xero's clock and ours differ a little: allow two minutes either side of the moment it was sent.
+    const sentAt = (row.sentAt ?? row.createdAt).getTime() - 2 * 60_000;
+    const match = data.Payments.filter((p) => {
+      const updated = convertXeroTimestamp(p.UpdatedDateUTC);
+      return (
+        p.PaymentID &&
+        p.Status !== 'DELETED' &&
+        !claimed.has(p.PaymentID.toLowerCase()) &&
+        p.Account?.AccountID?.toLowerCase() === request.accountId.toLowerCase() &&
+        poundsToPence(p.Amount) === row.amountPence &&
+        convertXeroDate(p.Date) === request.date &&
+        (!updated || Date.parse(updated) >= sentAt)
+      );
+    }).sort((a, b) => Date.parse(convertXeroTimestamp(a.UpdatedDateUTC) ?? '') - Date.parse(convertXeroTimestamp(b.UpdatedDateUTC) ?? ''))[0];
+    if (!match?.PaymentID) return null;
+    return {
+      xeroId: match.PaymentID,
+      response: {
+        paymentId: match.PaymentID,
+        amountDuePence: poundsToPence(match.Invoice?.AmountDue),
+        amountPaidPence: poundsToPence(match.Invoice?.AmountPaid),
+        invoiceStatus: match.Invoice?.Status ?? null,
+      },
+    };
+  }
+
+  /** Looks a reversal up in Xero: the payment exists and is DELETED. */
+  async function findPaymentDeletionInXero(ctx: XeroContext, row: LedgerWriteRow): Promise<WriteOutcome<unknown> | null> {
+    const paymentId = row.targetId ?? (row.request as { paymentId: string }).paymentId;
+    const { data } = await http.send(ctx.userId, ctx.tenantId, {
+      method: 'GET',
+      path: `/api.xro/2.0/Payments/${encodeURIComponent(paymentId)}`,
+      schema: xeroPaymentsEnvelope,
+    });
+    const payment = data.Payments[0];
+    if (payment?.Status !== 'DELETED') return null;
+    return { xeroId: paymentId, response: { paymentId, amountDuePence: poundsToPence(payment.Invoice?.AmountDue), invoiceStatus: payment.Invoice?.Status ?? null } };
+  }
+
+  /**
+   * The same Idempotency-Key again (the browser retried, the user double-clicked): answer what the first
+   * request got, and never check the balance again first, since the first attempt may be what paid it. When the
+   * first attempt lost Xero's answer, Xero is asked whether the payment exists instead of sending it again.
+   */
+  async function replayPayment(ctx: PayContext, existing: WriteRow): Promise<PaymentResult> {
+    if (existing.kind !== 'payment') throw new AppError('VALIDATION_ERROR', 'This Idempotency-Key was already used for a different change');
+    let row = existing;
+    const unsettled = row.state === 'unknown' || (row.state === 'sent' && now().getTime() - (row.sentAt ?? row.createdAt).getTime() > STALE_SENT_MS);
+    if (unsettled) {
+      const found = await findPaymentInXero(ctx, row);
+      const settled = found
+        ? await repo.settleWrite(ctx.organizationId, row.id, { state: 'confirmed', xeroId: found.xeroId ?? '', response: found.response })
+        : await repo.settleWrite(ctx.organizationId, row.id, { state: 'failed', error: 'Xero does not have this payment: it was not applied.' });
+      row = settled ?? (await repo.findWriteByKey(ctx.organizationId, row.idempotencyKey)) ?? row;
+    }
+    if (row.state === 'failed') {
+      translateRejection(new AppError('XERO_REJECTED', row.error ?? 'Xero refused this payment'), row.amountPence ?? 0, 'GBP');
+    }
+    if (row.state !== 'confirmed') {
+      throw new AppError('CONFLICT', 'This payment is already being processed. Refresh in a moment to see the result.', undefined, {
+        writeId: row.id,
+        writeState: row.state,
+      });
+    }
+    const stored = row.response as StoredPayment;
+    const request = row.request as PaymentPayload;
+    if (stored.amountDuePence === null) {
+      const invoice = await getCurrentInvoice(ctx, request.invoiceId, true);
+      stored.amountDuePence = invoice.amountDuePence;
+    }
+    await repo.applyPayment(
+      ctx.organizationId,
+      request.invoiceId,
+      {
+        amountDuePence: stored.amountDuePence,
+        amountPaidPence: stored.amountPaidPence ?? 0,
+        status: stored.invoiceStatus ?? (isBalanceFullyPaid(stored.amountDuePence) ? 'PAID' : 'AUTHORISED'),
+      },
+      { paymentId: stored.paymentId, date: request.date, amountPence: row.amountPence ?? 0, reference: request.reference },
+    );
+    return toResult(stored, row.completedAt);
+  }
+
+  return {
+    findPaymentInXero,
+    findPaymentDeletionInXero,
+
+    /** GET /api/xero/invoices: the first visit syncs the view; `refresh` asks Xero what changed first. */
+    async listInvoices(ctx: PayContext, options: { refresh: boolean }): Promise<Invoice[]> {
+      if (options.refresh) await sync.syncInvoices(ctx, SALES_OPEN);
+      else await sync.ensureInvoices(ctx, SALES_OPEN);
+      return (await repo.listOutstanding(ctx.organizationId)).map(toDto);
+    },
+
+    /** POST /api/xero/invoices/refresh: drop the cached view and read it again from Xero. */
+    async forceRefresh(ctx: PayContext): Promise<ForceRefreshResponse> {
+      await sync.syncInvoices(ctx, SALES_OPEN, { full: true });
+      const count = await repo.countOutstanding(ctx.organizationId);
+      return { count, message: `${count} invoices loaded from Xero` };
+    },
+
+    /** One invoice, from Xero when `refresh` (unless Xero described it seconds ago), with its payments. */
+    async getInvoice(ctx: PayContext, invoiceId: string, options: { refresh: boolean }): Promise<InvoiceRefreshResult> {
+      const row = await getCurrentInvoice(ctx, invoiceId, options.refresh);
+      return {
+        message: options.refresh ? 'Invoice refreshed from Xero' : 'Invoice loaded',
+        invoice: toDto(row),
+        payments: toPaymentsDto(row),
+      };
+    },
+
+    async listAttachments(ctx: PayContext, invoiceId: string): Promise<AttachmentListResponse> {
+      const invoice = await getKnownInvoice(ctx, invoiceId);
+      const { data } = await http.send(ctx.userId, ctx.tenantId, {
+        method: 'GET',
+        path: `/api.xro/2.0/Invoices/${encodeURIComponent(invoice.invoiceId)}/Attachments`,
+        schema: xeroAttachmentsEnvelope,
+      });
+      return data.Attachments.map((a) => {
+        const mimeType = a.MimeType || 'application/octet-stream';
+        attachmentMeta.set(`${ctx.organizationId}:${a.AttachmentID.toLowerCase()}`, { mimeType, fileName: a.FileName });
+        if (attachmentMeta.size > 5000) attachmentMeta.delete(attachmentMeta.keys().next().value ?? '');
+        return {
+          attachmentId: a.AttachmentID,
+          name: a.FileName,
+          mimeType,
+          // Our own address: the browser never sees Xero's URL or a token.
+          url: `/api/xero/invoices/${encodeURIComponent(invoice.invoiceId)}/attachments/${encodeURIComponent(a.AttachmentID)}/content`,
+        };
+      });
+    },
+
+    /** The bytes of one attachment, typed with the MIME type Xero lists for it. */
+    async getAttachmentContent(ctx: PayContext, invoiceId: string, attachmentId: string): Promise<AttachmentContent> {
+      const invoice = await getKnownInvoice(ctx, invoiceId);
+      const key = `${ctx.organizationId}:${attachmentId.toLowerCase()}`;
+      if (!attachmentMeta.has(key)) await this.listAttachments(ctx, invoice.invoiceId);
+      const meta = attachmentMeta.get(key);
+      if (!meta) throw new AppError('NOT_FOUND', 'Attachment not found');
+      const { data, headers } = await http.send<Buffer>(ctx.userId, ctx.tenantId, {
+        method: 'GET',
+        path: `/api.xro/2.0/Invoices/${encodeURIComponent(invoice.invoiceId)}/Attachments/${encodeURIComponent(attachmentId)}`,
+        binary: true,
+      });
+      const sent = (headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+      const mimeType = meta.mimeType !== 'application/octet-stream' ? meta.mimeType.toLowerCase() : sent || meta.mimeType;
+      return { body: data, mimeType, fileName: meta.fileName, inline: INLINE_TYPES.has(mimeType) };
+    },
+
+    /** GET /api/xero/bank-accounts: BANK accounts, CREDITCARD → card, every other bank account → cash (DESIGN §4). */
+    async listBankAccounts(ctx: PayContext, options: { refresh: boolean }): Promise<BankAccountsResponse> {
+      await sync.syncAccounts(ctx, { force: options.refresh });
+      const rows = await repo.listBankAccounts(ctx.organizationId);
+      // Xero's API has no bank account number in the accounts cache yet: the screen shows names only.
+      const toDto = (a: AccountRow) => ({ accountId: a.accountId, name: a.name, bankAccountNumber: '' });
+      return {
+        creditCardAccounts: rows.filter((a) => a.bankAccountType === 'CREDITCARD').map(toDto),
+        cashAccounts: rows.filter((a) => a.bankAccountType !== 'CREDITCARD').map(toDto),
+      };
+    },
+
+    /**
+     * POST /api/xero/payments (DESIGN §4): checks the amount against what Xero says is outstanding now, records
+     * the payment in the ledger before sending it with the Idempotency-Key, updates the cached invoice from
+     * Xero's answer, and audits it.
+     */
+    async pay(ctx: PayContext, payment: PaymentRequest, idempotencyKey: string | undefined): Promise<PaymentResult> {
+      const amountPence = toPence(payment.amount);
+      if (idempotencyKey) {
+        const existing = await repo.findWriteByKey(ctx.organizationId, idempotencyKey);
+        if (existing) return replayPayment(ctx, existing);
+      }
+      let account = await repo.findPaymentAccount(ctx.organizationId, payment.accountId);
+      if (!account) {
+        await sync.syncAccounts(ctx);
+        account = await repo.findPaymentAccount(ctx.organizationId, payment.accountId);
+      }
+      if (!account) {
+        throw new AppError('VALIDATION_ERROR', 'The selected account cannot take payments in Xero. Refresh the accounts and choose another.');
+      }
+      const invoice = await getCurrentInvoice(ctx, payment.invoiceId, true);
+      const currency = invoice.currencyCode || 'GBP';
+      if (invoice.status !== 'AUTHORISED' && invoice.status !== 'PAID') {
+        throw new AppError('UNPROCESSABLE', `Payment validation failed: invoice ${invoice.invoiceNumber ?? ''} is ${invoice.status} in Xero`);
+      }
+      const refusal = checkPaymentAgainstBalance(amountPence, invoice.status === 'PAID' ? 0 : invoice.amountDuePence, currency);
+      if (refusal) {
+        await audit.record({
+          userId: ctx.userId,
+          username: ctx.username ?? null,
+          organizationId: ctx.organizationId,
+          action: 'payment.create',
+          target: invoice.invoiceId,
+          result: 'failure',
+          detail: { invoiceNumber: invoice.invoiceNumber, amountPence, accountId: account.accountId, reason: refusal },
+          ip: ctx.ip ?? null,
+        });
+        throw new AppError('UNPROCESSABLE', refusal);
+      }
+      const payload: PaymentPayload = {
+        invoiceId: invoice.invoiceId,
+        invoiceNumber: invoice.invoiceNumber ?? payment.invoiceNumber,
+        accountId: account.accountId,
+        amount: fromPence(amountPence),
+        // Xero dates a payment by the organisation's calendar: today in the UK, whatever the browser sent.
+        date: getUkToday(now()),
+        reference: payment.reference.trim() || getPaymentReference(invoice.invoiceNumber ?? payment.invoiceNumber, payment.isCard),
+        isCard: payment.isCard,
+      };
+      const before: InvoiceBalance = {
+        amountDuePence: invoice.amountDuePence - amountPence,
+        amountPaidPence: invoice.amountPaidPence + amountPence,
+        status: invoice.amountDuePence - amountPence <= 0 ? 'PAID' : 'AUTHORISED',
+      };
+      let outcome: Awaited<ReturnType<typeof ledger.execute<StoredPayment>>>;
+      try {
+        outcome = await ledger.execute<StoredPayment>({
+          organizationId: ctx.organizationId,
+          tenantId: ctx.tenantId,
+          userId: ctx.userId,
+          kind: 'payment',
+          targetId: invoice.invoiceId,
+          amountPence,
+          idempotencyKey,
+          request: payload,
+          send: async (key) => {
+            const { data } = await http.send(ctx.userId, ctx.tenantId, {
+              method: 'PUT',
+              path: '/api.xro/2.0/Payments',
+              body: buildPaymentBody(payload),
+              idempotencyKey: key,
+              schema: xeroPaymentsEnvelope,
+            });
+            const answer = data.Payments[0];
+            if (!answer?.PaymentID || answer.HasValidationErrors || answer.StatusAttributeString === 'ERROR') {
+              throw new AppError('XERO_REJECTED', firstValidationMessage(answer));
+            }
+            const balance = balanceFrom(answer, before);
+            return {
+              xeroId: answer.PaymentID,
+              response: {
+                paymentId: answer.PaymentID,
+                amountDuePence: balance.amountDuePence,
+                amountPaidPence: balance.amountPaidPence,
+                invoiceStatus: balance.status,
+              },
+            };
+          },
+        });
+      } catch (error) {
+        await audit.record({
+          userId: ctx.userId,
+          username: ctx.username ?? null,
+          organizationId: ctx.organizationId,
+          action: 'payment.create',
+          target: invoice.invoiceId,
+          result: 'failure',
+          detail: { invoiceNumber: invoice.invoiceNumber, amountPence, accountId: account.accountId, error: error instanceof Error ? error.message : String(error) },
+          ip: ctx.ip ?? null,
+        });
+        translateRejection(error, amountPence, currency);
+      }
+      const stored = outcome.response;
+      const balance: InvoiceBalance = {
+        amountDuePence: stored.amountDuePence ?? before.amountDuePence,
+        amountPaidPence: stored.amountPaidPence ?? before.amountPaidPence,
+        status: stored.invoiceStatus ?? before.status,
+      };
+      await repo.applyPayment(ctx.organizationId, invoice.invoiceId, balance, {
+        paymentId: stored.paymentId,
+        date: payload.date,
+        amountPence,
+        reference: payload.reference,
+      });
+      if (!outcome.replayed) {
+        await audit.record({
+          userId: ctx.userId,
+          username: ctx.username ?? null,
+          organizationId: ctx.organizationId,
+          action: 'payment.create',
+          target: invoice.invoiceId,
+          result: 'success',
+          detail: {
+            invoiceNumber: invoice.invoiceNumber,
+            amountPence,
+            accountId: account.accountId,
+            accountName: account.name,
+            isCard: payment.isCard,
+            paymentId: stored.paymentId,
+            writeId: outcome.writeId,
+            amountDueAfterPence: balance.amountDuePence,
+          },
+          ip: ctx.ip ?? null,
+        });
+      }
+      return toResult({ ...stored, amountDuePence: balance.amountDuePence }, null);
+    },
+
+    /**
+     * POST /api/xero/payments/{paymentId}/undo (beyond the spec): deletes in Xero a payment this user made here
+     * in the last couple of minutes. The ledger key is derived from the payment, so a repeated Undo replays the
+     * first answer instead of asking Xero to delete it twice.
+     */
+    async undoPayment(ctx: PayContext, paymentId: string): Promise<PaymentUndoResult> {
+      const write = await repo.findPaymentWrite(ctx.organizationId, paymentId);
+      if (!write) throw new AppError('NOT_FOUND', 'Payment not found');
+      if (write.userId !== ctx.userId) throw new AppError('FORBIDDEN', 'Only the person who made this payment can undo it here');
+      const madeAt = (write.completedAt ?? write.createdAt).getTime();
+      if (now().getTime() - madeAt > PAYMENT_UNDO_WINDOW_MS + UNDO_GRACE_MS) {
+        throw new AppError('CONFLICT', 'This payment can no longer be undone here. Remove it in Xero if it is wrong.');
+      }
+      const request = write.request as PaymentPayload;
+      const xeroPaymentId = write.xeroId ?? paymentId;
+      const fallback: InvoiceBalance = { amountDuePence: 0, amountPaidPence: 0, status: 'AUTHORISED' };
+      const cached = await repo.findInvoice(ctx.organizationId, request.invoiceId);
+      if (cached) {
+        fallback.amountDuePence = cached.amountDuePence + (write.amountPence ?? 0);
+        fallback.amountPaidPence = Math.max(0, cached.amountPaidPence - (write.amountPence ?? 0));
+      }
+      let outcome: Awaited<ReturnType<typeof ledger.execute<InvoiceBalance>>>;
+      try {
+        outcome = await ledger.execute<InvoiceBalance>({
+          organizationId: ctx.organizationId,
+          tenantId: ctx.tenantId,
+          userId: ctx.userId,
+          kind: 'payment.delete',
+          targetId: xeroPaymentId,
+          amountPence: write.amountPence,
+          idempotencyKey: `payment-undo:${xeroPaymentId.toLowerCase()}`,
+          request: { paymentId: xeroPaymentId, invoiceId: request.invoiceId },
+          send: async (key) => {
+            const { data } = await http.send(ctx.userId, ctx.tenantId, {
+              method: 'POST',
+              path: `/api.xro/2.0/Payments/${encodeURIComponent(xeroPaymentId)}`,
+              body: DELETE_PAYMENT_BODY,
+              idempotencyKey: key,
+              schema: xeroPaymentsEnvelope,
+            });
+            return { xeroId: xeroPaymentId, response: balanceFrom(data.Payments[0], fallback) };
+          },
+        });
+      } catch (error) {
+        await audit.record({
+          userId: ctx.userId,
+          username: ctx.username ?? null,
+          organizationId: ctx.organizationId,
+          action: 'payment.undo',
+          target: request.invoiceId,
+          result: 'failure',
+          detail: { paymentId: xeroPaymentId, error: error instanceof Error ? error.message : String(error) },
+          ip: ctx.ip ?? null,
+        });
+        throw error;
+      }
+      const balance = outcome.response;
+      await repo.removePayment(ctx.organizationId, request.invoiceId, balance, xeroPaymentId);
+      if (!outcome.replayed) {
+        await audit.record({
+          userId: ctx.userId,
+          username: ctx.username ?? null,
+          organizationId: ctx.organizationId,
+          action: 'payment.undo',
+          target: request.invoiceId,
+          result: 'success',
+          detail: { paymentId: xeroPaymentId, invoiceNumber: request.invoiceNumber, amountPence: write.amountPence, writeId: outcome.writeId },
+          ip: ctx.ip ?? null,
+        });
+      }
+      return { message: 'Payment removed from Xero', invoiceId: request.invoiceId, amountDue: fromPence(balance.amountDuePence) };
+    },
+  };
+}
+export type PayInvoicesService = ReturnType<typeof createPayInvoicesService>;

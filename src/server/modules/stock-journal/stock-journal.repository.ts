@@ -1,0 +1,194 @@
+import { and, asc, eq, gte, inArray, isNotNull, lte, or, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { stockJournalEntries, xeroContacts, xeroInvoices, xeroSyncState, xeroWrites } from '../../db/schema/index.ts';
+
+/** Sales invoices count once approved: awaiting payment or paid (DESIGN §4 Stock Journal). */
+export const SALES_STATUSES = ['AUTHORISED', 'PAID'] as const;
+
+/** The sync-state row that keeps the high-water mark of the manual journals Ledgerlink has read. */
+export const MANUAL_JOURNALS_RESOURCE = 'manual-journals';
+
+/** One cached sales invoice as the weekly grouping takes it: Xero's own figures, in pence. */
+export interface SalesInvoiceRow {
+  invoiceNumber: string | null;
+  contactName: string | null;
+  date: string;
+  totalPence: number;
+  totalTaxPence: number;
+  subTotalPence: number;
+}
+
+export type StockJournalEntryRow = typeof stockJournalEntries.$inferSelect;
+export type NewStockJournalEntry = typeof stockJournalEntries.$inferInsert;
+
+/** Drizzle queries of the Stock Journal; every one is filtered by the organisation. */
+export function createStockJournalRepository(db: Db) {
+  return {
+    /** A customer's approved and paid sales invoices dated in the range, oldest first (from the invoice cache). */
+    listSalesInvoices(organizationId: number, contactId: string, fromDate: string, toDate: string): Promise<SalesInvoiceRow[]> {
+      return db
+        .select({
+          invoiceNumber: xeroInvoices.invoiceNumber,
+          contactName: xeroInvoices.contactName,
+          date: sql<string>`${xeroInvoices.date}`,
+          totalPence: xeroInvoices.totalPence,
+          totalTaxPence: xeroInvoices.totalTaxPence,
+          subTotalPence: xeroInvoices.subTotalPence,
+        })
+        .from(xeroInvoices)
+        .where(
+          and(
+            eq(xeroInvoices.organizationId, organizationId),
+            eq(xeroInvoices.contactId, contactId),
+            eq(xeroInvoices.type, 'ACCREC'),
+            inArray(xeroInvoices.status, [...SALES_STATUSES]),
+            gte(xeroInvoices.date, fromDate),
+            lte(xeroInvoices.date, toDate),
+          ),
+        )
+        .orderBy(asc(xeroInvoices.date), asc(xeroInvoices.invoiceNumber));
+    },
+
+    /** Net sales (sum of SubTotal) of a customer over a period, in pence, from the invoice cache. */
+    async sumNetPence(organizationId: number, contactId: string, fromDate: string, toDate: string): Promise<number> {
+      const [row] = await db
+        .select({ net: sql<string | null>`sum(${xeroInvoices.subTotalPence})` })
+        .from(xeroInvoices)
+        .where(
+          and(
+            eq(xeroInvoices.organizationId, organizationId),
+            eq(xeroInvoices.contactId, contactId),
+            eq(xeroInvoices.type, 'ACCREC'),
+            inArray(xeroInvoices.status, [...SALES_STATUSES]),
+            gte(xeroInvoices.date, fromDate),
+            lte(xeroInvoices.date, toDate),
+          ),
+        );
+      return Number(row?.net ?? 0);
+    },
+
+    /** Customer contacts (active, flagged by Xero as customers), plus `alsoId` whatever its flags; by name. */
+    listCustomers(organizationId: number, alsoId: string | null) {
+      const isCustomer = and(eq(xeroContacts.isCustomer, true), eq(xeroContacts.status, 'ACTIVE'));
+      return db
+        .select({ id: xeroContacts.contactId, name: xeroContacts.name })
+        .from(xeroContacts)
+        .where(and(eq(xeroContacts.organizationId, organizationId), alsoId ? or(isCustomer, eq(xeroContacts.contactId, alsoId)) : isCustomer))
+        .orderBy(asc(sql`lower(${xeroContacts.name})`), asc(xeroContacts.contactId));
+    },
+
+    async findContact(organizationId: number, contactId: string) {
+      const [row] = await db
+        .select({ id: xeroContacts.contactId, name: xeroContacts.name, status: xeroContacts.status })
+        .from(xeroContacts)
+        .where(and(eq(xeroContacts.organizationId, organizationId), eq(xeroContacts.contactId, contactId)));
+      return row ?? null;
+    },
+
+    /** Whether a cached resource has ever been synced (so "not in the cache" means "not in Xero"). */
+    async hasSynced(organizationId: number, resource: string): Promise<boolean> {
+      const [row] = await db
+        .select({ lastSyncAt: xeroSyncState.lastSyncAt })
+        .from(xeroSyncState)
+        .where(and(eq(xeroSyncState.organizationId, organizationId), eq(xeroSyncState.resource, resource)));
+      return Boolean(row?.lastSyncAt);
+    },
+
+    async readHighWater(organizationId: number, resource: string): Promise<Date | null> {
+      const [row] = await db
+        .select({ highWater: xeroSyncState.highWater })
+        .from(xeroSyncState)
+        .where(and(eq(xeroSyncState.organizationId, organizationId), eq(xeroSyncState.resource, resource)));
+      return row?.highWater ?? null;
+    },
+
+    async writeHighWater(organizationId: number, resource: string, highWater: Date | null): Promise<void> {
+      const now = new Date();
+      await db
+        .insert(xeroSyncState)
+        .values({ organizationId, resource, highWater, lastSyncAt: now })
+        .onConflictDoUpdate({ target: [xeroSyncState.organizationId, xeroSyncState.resource], set: { highWater, lastSyncAt: now } });
+    },
+
+    listEntries(organizationId: number) {
+      return db
+        .select()
+        .from(stockJournalEntries)
+        .where(eq(stockJournalEntries.organizationId, organizationId))
+        .orderBy(asc(stockJournalEntries.periodStart), asc(stockJournalEntries.periodEnd));
+    },
+
+    async findEntry(organizationId: number, periodStart: string, periodEnd: string) {
+      const [row] = await db
+        .select()
+        .from(stockJournalEntries)
+        .where(
+          and(
+            eq(stockJournalEntries.organizationId, organizationId),
+            eq(stockJournalEntries.periodStart, periodStart),
+            eq(stockJournalEntries.periodEnd, periodEnd),
+          ),
+        );
+      return row ?? null;
+    },
+
+    /**
+     * Claims a period for a new journal. The unique index on (organisation, period) makes this the lock:
+     * of two posts for one period, only one gets a row; null means the period already has an entry.
+     */
+    async claimPeriod(entry: NewStockJournalEntry): Promise<StockJournalEntryRow | null> {
+      const rows = await db.insert(stockJournalEntries).values(entry).onConflictDoNothing().returning();
+      return rows[0] ?? null;
+    },
+
+    async updateEntry(organizationId: number, id: number, values: Partial<NewStockJournalEntry>) {
+      const [row] = await db
+        .update(stockJournalEntries)
+        .set({ ...values, updatedAt: new Date() })
+        .where(and(eq(stockJournalEntries.organizationId, organizationId), eq(stockJournalEntries.id, id)))
+        .returning();
+      return row ?? null;
+    },
+
+    async deleteEntry(organizationId: number, id: number): Promise<void> {
+      await db.delete(stockJournalEntries).where(and(eq(stockJournalEntries.organizationId, organizationId), eq(stockJournalEntries.id, id)));
+    },
+
+    /** Entries that have a journal in Xero (whose status can change there). */
+    listEntriesWithJournal(organizationId: number) {
+      return db
+        .select()
+        .from(stockJournalEntries)
+        .where(and(eq(stockJournalEntries.organizationId, organizationId), isNotNull(stockJournalEntries.journalId)));
+    },
+
+    /** The ledger row of a journal write, by its idempotency key (a retried post carries the same key). */
+    async findJournalWrite(organizationId: number, idempotencyKey: string) {
+      const [row] = await db
+        .select()
+        .from(xeroWrites)
+        .where(and(eq(xeroWrites.organizationId, organizationId), eq(xeroWrites.idempotencyKey, idempotencyKey), eq(xeroWrites.kind, 'journal.create')));
+      return row ?? null;
+    },
+
+    async findWriteById(organizationId: number, writeId: number) {
+      const [row] = await db
+        .select()
+        .from(xeroWrites)
+        .where(and(eq(xeroWrites.organizationId, organizationId), eq(xeroWrites.id, writeId)));
+      return row ?? null;
+    },
+
+    /** The newest journal write for a period (a crash may have left an entry without its write id). */
+    async findLatestWriteForPeriod(organizationId: number, periodKey: string) {
+      const [row] = await db
+        .select()
+        .from(xeroWrites)
+        .where(and(eq(xeroWrites.organizationId, organizationId), eq(xeroWrites.kind, 'journal.create'), eq(xeroWrites.targetId, periodKey)))
+        .orderBy(sql`${xeroWrites.id} desc`)
+        .limit(1);
+      return row ?? null;
+    },
+  };
+}
+export type StockJournalRepository = ReturnType<typeof createStockJournalRepository>;

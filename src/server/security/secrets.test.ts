@@ -1,0 +1,97 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_ORIGIN } from '../test/app';
+import { as, login } from '../test/session';
+import { connectXero, createXeroTestApp, TEST_CLIENT, type XeroTestApp } from '../test/xero';
+
+/**
+ * Secrets (issue 11): with canary passwords and real tokens in play, none of them appears in a log line,
+ * an API answer or the built JavaScript, and the database holds no token in plain text.
+ */
+const CANARY_PASSWORD = 'Canary-Pass-7731-Zebra';
+const CANARY_WRONG = 'Canary-Wrong-9917-Yak';
+
+describe('secrets never leak', () => {
+  let t: XeroTestApp;
+  const logs: string[] = [];
+  const answers: string[] = [];
+
+  beforeAll(async () => {
+    const stream = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        logs.push(chunk.toString());
+        done();
+      },
+    });
+    t = await createXeroTestApp({ logger: { level: 'trace', stream }, env: { LOG_LEVEL: 'trace' } });
+    const record = async (res: { body: string; headers: Record<string, unknown> }) => {
+      answers.push(res.body, JSON.stringify(res.headers));
+      return res;
+    };
+    const reg = await record(
+      await t.app.inject({ method: 'POST', url: '/api/register', headers: { origin: TEST_ORIGIN }, payload: { username: 'canary', password: CANARY_PASSWORD } }),
+    );
+    const cookie = String(reg.headers['set-cookie']).split(';')[0] ?? '';
+    await record(await login(t.app, 'canary', CANARY_WRONG));
+    await record(await login(t.app, 'canary', CANARY_PASSWORD));
+    await connectXero(t.app, t.sandbox, cookie);
+    const call = as(t.app, cookie);
+    for (const url of ['/api/auth/current-user', '/api/xero/connection', '/api/user-organizations', '/api/xero/connect', '/api/admin/users', '/api/admin/audit']) {
+      await record(await call('GET', url));
+    }
+    // A failing Xero call (revoked token) and a refresh, to exercise the error paths' logging too.
+    t.sandbox.expireTokens();
+    await record(await call('GET', '/api/xero/connection'));
+  }, 120_000);
+  afterAll(() => t.close());
+
+  async function secrets(): Promise<string[]> {
+    const rows = await t.database.db.execute(sql`select user_id from xero_tokens`);
+    const list = [CANARY_PASSWORD, CANARY_WRONG, TEST_CLIENT.clientSecret];
+    const ids = ((rows as unknown as { rows?: Array<{ user_id: number }> }).rows ?? (rows as unknown as Array<{ user_id: number }>)).map((r) => r.user_id);
+    for (const id of ids) {
+      const stored = await t.app.services.tokens.read(id);
+      if (stored) list.push(stored.accessToken, ...(stored.refreshToken ? [stored.refreshToken] : []));
+    }
+    return list;
+  }
+
+  it('keeps passwords, tokens and the client secret out of every log line', async () => {
+    expect(logs.length).toBeGreaterThan(5);
+    const all = logs.join('\n');
+    for (const secret of await secrets()) expect(all).not.toContain(secret);
+    expect(all).not.toMatch(/ll_session=/);
+  });
+
+  it('keeps them out of every API answer', async () => {
+    const all = answers.join('\n');
+    for (const secret of await secrets()) expect(all).not.toContain(secret);
+    expect(all).not.toContain('$argon2');
+  });
+
+  it('keeps them out of the database in plain text', async () => {
+    const dump = await t.database.db.execute(sql`select row_to_json(x)::text as row from (select * from xero_tokens) x union all select row_to_json(u)::text from (select * from users) u union all select row_to_json(s)::text from (select * from sessions) s union all select row_to_json(a)::text from (select * from audit_log) a`);
+    const text = JSON.stringify(dump);
+    for (const secret of await secrets()) expect(text).not.toContain(secret);
+  });
+
+  it('ships no secret and no server code in the built JavaScript', () => {
+    const dir = path.resolve('dist/client/assets');
+    if (!fs.existsSync(dir)) {
+      // The bundle is built by `npm test`'s e2e step and by `npm start`; without one there is nothing to scan.
+      expect(process.env.CI === 'true' && fs.existsSync(path.resolve('dist/client'))).toBe(false);
+      return;
+    }
+    const bundle = fs
+      .readdirSync(dir)
+      .filter((f) => f.endsWith('.js'))
+      .map((f) => fs.readFileSync(path.join(dir, f), 'utf8'))
+      .join('\n');
+    for (const needle of [TEST_CLIENT.clientSecret, 'TOKEN_ENCRYPTION_KEY', 'XERO_CLIENT_SECRET', 'DATABASE_URL', 'argon2', 'drizzle-orm', 'access_token_enc']) {
+      expect(bundle, needle).not.toContain(needle);
+    }
+  });
+});
