@@ -193,6 +193,16 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   registerCisBillsRoutes(app);
   registerStockJournalRoutes(app);
 
+  // Settle writes whose outcome was lost (a crash, a dropped answer) by asking Xero, at start and every minute.
+  const reconciler = setInterval(() => {
+    void ledger.reconcile().catch((error: unknown) => app.log.warn({ err: error }, 'reconcile failed'));
+  }, 60_000);
+  reconciler.unref();
+  app.addHook('onReady', async () => {
+    void ledger.reconcile().catch((error: unknown) => app.log.warn({ err: error }, 'reconcile failed'));
+  });
+  app.addHook('onClose', async () => clearInterval(reconciler));
+
   await registerSpa(app, options.clientDir ?? DEFAULT_CLIENT_DIR);
   return app;
 }
