@@ -101,3 +101,31 @@ describe('authorization with Xero (spec 000 §4)', () => {
     stop();
   });
 });
+
+describe('reconnect failures', () => {
+  it('a 401 asks the user to log in again; other failures give the generic text', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    server.use(http.get('*/api/xero/reconnect', () => HttpResponse.json({ message: 'no session' }, { status: 401 })));
+    let pending = reconnectToXero();
+    await vi.advanceTimersByTimeAsync(200);
+    await expect(pending).resolves.toBe(false);
+    expect(getToasts()[0]).toMatchObject({ title: 'Reconnection Error', description: 'Authentication required. Please log in again.' });
+
+    server.use(http.get('*/api/xero/reconnect', () => HttpResponse.json(['unexpected'])));
+    pending = reconnectToXero();
+    await vi.advanceTimersByTimeAsync(2500);
+    await expect(pending).resolves.toBe(false);
+    expect(warn).toHaveBeenCalledWith('Failed to reconnect to Xero:', 'Invalid response from Xero reconnect endpoint');
+    warn.mockRestore();
+  });
+
+  it('a missing url gives "Failed to generate Xero reconnection URL"', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    server.use(http.get('*/api/xero/reconnect', () => HttpResponse.json({ cancelUrl: '/xero-cancel' })));
+    const pending = reconnectToXero();
+    await vi.advanceTimersByTimeAsync(200);
+    await expect(pending).resolves.toBe(false);
+    expect(getToasts()[0]).toMatchObject({ description: 'Failed to generate Xero reconnection URL' });
+  });
+});

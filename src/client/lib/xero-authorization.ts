@@ -1,7 +1,6 @@
 import { currentUserSchema } from '@/shared/auth';
-import { PROVIDER_NAME } from '@/shared/connection';
 import { apiPaths } from '@/client/config/paths';
-import { api, getMessage } from './api-client';
+import { api, getMessage, isApiError } from './api-client';
 import { readStorage, removeStorage, SESSION_KEYS, writeStorage } from './storage';
 import { toast } from './toast';
 import { sleep } from './utils';
@@ -92,7 +91,7 @@ export function redirectToProvider(url: string): boolean {
     clearAuthorizationInProgress();
     toast({
       title: 'Redirect Failed',
-      description: `Could not redirect to ${PROVIDER_NAME}. Please try again.`,
+      description: `Could not redirect to Xero. Please try again.`,
       variant: 'destructive',
     });
     return false;
@@ -101,8 +100,8 @@ export function redirectToProvider(url: string): boolean {
 
 function announceRedirect(): void {
   toast({
-    title: `Redirecting to ${PROVIDER_NAME}`,
-    description: `You'll be redirected to ${PROVIDER_NAME} for authorization...`,
+    title: `Redirecting to Xero`,
+    description: `You'll be redirected to Xero for authorization...`,
     variant: 'info',
   });
 }
@@ -132,7 +131,7 @@ export async function connectToXero(): Promise<boolean> {
     console.warn('Failed to start Xero connection process', error);
     toast({
       title: 'Connection Error',
-      description: `An error occurred while connecting to ${PROVIDER_NAME}. Please try again.`,
+      description: `An error occurred while connecting to Xero. Please try again.`,
       variant: 'destructive',
     });
     return false;
@@ -141,7 +140,7 @@ export async function connectToXero(): Promise<boolean> {
     clearAuthorizationInProgress();
     toast({
       title: 'Connection Error',
-      description: `Failed to generate ${PROVIDER_NAME} connection URL`,
+      description: `Failed to generate Xero connection URL`,
       variant: 'destructive',
     });
     return false;
@@ -166,7 +165,7 @@ export async function reconnectToXero(): Promise<boolean> {
   if (!signedIn) {
     toast({
       title: 'Reconnection Error',
-      description: `Please log in again before reconnecting to ${PROVIDER_NAME}`,
+      description: `Please log in again before reconnecting to Xero`,
       variant: 'destructive',
     });
     return false;
@@ -175,15 +174,20 @@ export async function reconnectToXero(): Promise<boolean> {
   await sleep(RECONNECT_PRE_DELAY_MS);
   let answer: AuthUrl | null;
   try {
-    answer = readAuthUrl(await api.get(apiPaths.xeroReconnect));
+    const raw: unknown = await api.get(apiPaths.xeroReconnect);
+    if (raw !== null && (typeof raw !== 'object' || Array.isArray(raw))) {
+      throw new Error('Invalid response from Xero reconnect endpoint');
+    }
+    answer = readAuthUrl(raw);
   } catch (error) {
     clearAuthorizationInProgress();
+    const unauthenticated = isApiError(error) && error.status === 401;
+    console.warn('Failed to reconnect to Xero:', getMessage(error, 'Failed to reconnect to Xero'));
     toast({
       title: 'Reconnection Error',
-      description: getMessage(
-        error,
-        `An error occurred while reconnecting to ${PROVIDER_NAME}. Please try again.`,
-      ),
+      description: unauthenticated
+        ? 'Authentication required. Please log in again.'
+        : 'An error occurred while reconnecting to Xero. Please try again.',
       variant: 'destructive',
     });
     return false;
@@ -197,7 +201,7 @@ export async function reconnectToXero(): Promise<boolean> {
     clearAuthorizationInProgress();
     toast({
       title: 'Reconnection Error',
-      description: `Failed to generate ${PROVIDER_NAME} reconnection URL`,
+      description: `Failed to generate Xero reconnection URL`,
       variant: 'destructive',
     });
     return false;

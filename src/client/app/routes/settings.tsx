@@ -1,6 +1,5 @@
 import { ArrowLeft } from 'lucide-react';
 import { Link, useLocation } from 'wouter';
-import { PROVIDER_NAME } from '@/shared/connection';
 import { paths } from '@/client/config/paths';
 import { useConnection } from '@/client/lib/connection';
 import { PageHeader } from '@/client/components/layouts/page-header';
@@ -33,7 +32,7 @@ export default function SettingsRoute() {
           ) : !connection?.connected ? (
             <Card>
               <CardContent className="flex flex-col items-center gap-3 py-12 text-center">
-                <p className="font-medium">No active {PROVIDER_NAME} connection found</p>
+                <p className="font-medium">No active Xero connection found</p>
                 <Button asChild>
                   <Link href={paths.organizations.getHref()}>Select Organization</Link>
                 </Button>

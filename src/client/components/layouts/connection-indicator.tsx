@@ -1,10 +1,10 @@
-import { getTokenStatus, PROVIDER_NAME, type TokenStatus } from '@/shared/connection';
+import { getTokenStatus, type TokenStatus } from '@/shared/connection';
 import { useEffect, useState } from 'react';
 import type { Connection } from '@/client/lib/connection';
 import { cn } from '@/client/lib/utils';
 
 const LABELS: Record<TokenStatus, string> = {
-  valid: `Connected to ${PROVIDER_NAME}`,
+  valid: `Connected to Xero`,
   expiring: 'Token expires in <5 min',
   expired: 'Connection needs refresh',
 };

@@ -1,7 +1,7 @@
 import { AlertCircle, Link2, RefreshCw } from 'lucide-react';
 import { useState } from 'react';
 import { Link } from 'wouter';
-import { isReconnectionRequired, PROVIDER_NAME, CONNECTION_ERRORS } from '@/shared/connection';
+import { isReconnectionRequired, CONNECTION_ERRORS } from '@/shared/connection';
 import { apiPaths, paths } from '@/client/config/paths';
 import { api, getMessage, isApiError } from '@/client/lib/api-client';
 import { useConnection } from '@/client/lib/connection';
@@ -49,8 +49,8 @@ export function ConnectPanel() {
       if (!url) throw new Error('No authorization URL received from server');
       if (typeof answer.cancelUrl === 'string') writeStorage('session', SESSION_KEYS.cancelUrl, answer.cancelUrl);
       toast({
-        title: `Redirecting to ${PROVIDER_NAME}`,
-        description: `You'll be redirected to ${PROVIDER_NAME} for authorization...`,
+        title: `Redirecting to Xero`,
+        description: `You'll be redirected to Xero for authorization...`,
         variant: 'info',
       });
       await sleep(CONNECT_PAGE_REDIRECT_DELAY_MS);
@@ -60,14 +60,14 @@ export function ConnectPanel() {
       if (isApiError(error) && error.status === 401) setAuthError(true);
       toast({
         title: 'Connection Error',
-        description: getMessage(error, `Failed to connect to ${PROVIDER_NAME}`),
+        description: getMessage(error, `Failed to connect to Xero`),
         variant: 'destructive',
       });
       setPending(null);
     }
   }
 
-  const title = reconnectMode ? `Reconnect to ${PROVIDER_NAME}` : `Connect to ${PROVIDER_NAME}`;
+  const title = reconnectMode ? `Reconnect to Xero` : `Connect to Xero`;
   const busy = pending !== null;
 
   return (
@@ -81,8 +81,8 @@ export function ConnectPanel() {
             <h1 className="text-2xl font-semibold tracking-tight">{title}</h1>
             <p className="mt-2 text-sm text-muted-foreground">
               {reconnectMode
-                ? `Your ${PROVIDER_NAME} connection has expired. Reconnect to keep working with your organisations.`
-                : `Connect Ledgerlink to your ${PROVIDER_NAME} organisations to pay invoices, add sales, create CIS bills and post stock journals.`}
+                ? `Your Xero connection has expired. Reconnect to keep working with your organisations.`
+                : `Connect Ledgerlink to your Xero organisations to pay invoices, add sales, create CIS bills and post stock journals.`}
             </p>
           </div>
 

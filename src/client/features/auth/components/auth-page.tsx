@@ -1,7 +1,6 @@
 import { BarChart3, Building2, HardHat, ReceiptText, ShieldCheck, Sparkles } from 'lucide-react';
 import { useEffect, useRef, useState } from 'react';
 import { useLocation, useSearch } from 'wouter';
-import { PROVIDER_NAME } from '@/shared/connection';
 import { apiPaths, paths } from '@/client/config/paths';
 import { AUTH_FALLBACKS, useAppConfig, useDemoLogin, useUser } from '@/client/lib/auth';
 import { getMessage } from '@/client/lib/api-client';
@@ -67,7 +66,7 @@ export function AuthPage() {
     return (
       <div className="flex min-h-[50vh] flex-col items-center justify-center gap-3 text-center">
         <Spinner className="size-8" label="Signing you in" />
-        <p className="text-sm text-muted-foreground">Signed in with {PROVIDER_NAME}. Taking you to your organisations…</p>
+        <p className="text-sm text-muted-foreground">Signed in with Xero. Taking you to your organisations…</p>
       </div>
     );
   }
@@ -80,12 +79,12 @@ export function AuthPage() {
           <div>
             <h1 className="text-2xl font-semibold tracking-tight">Welcome to Ledgerlink</h1>
             <p className="mt-1.5 text-sm text-muted-foreground">
-              Sign in to work with your {PROVIDER_NAME} organisations.
+              Sign in to work with your Xero organisations.
             </p>
           </div>
 
           <Button size="lg" className="w-full" onClick={() => browser.assign(apiPaths.authXero)}>
-            <XeroGlyph /> Sign in with {PROVIDER_NAME}
+            <XeroGlyph /> Sign in with Xero
           </Button>
 
           {config.data?.demoLogin ? (
@@ -159,9 +158,9 @@ function MarketingPanel() {
       className="order-2 flex flex-col justify-between gap-8 rounded-xl bg-primary p-6 text-primary-foreground shadow-sm sm:p-8 dark:border dark:border-border dark:bg-accent dark:text-accent-foreground"
     >
       <div>
-        <p className="text-sm font-medium uppercase tracking-wider opacity-80">Ledgerlink for {PROVIDER_NAME}</p>
+        <p className="text-sm font-medium uppercase tracking-wider opacity-80">Ledgerlink for Xero</p>
         <h2 className="mt-2 text-2xl font-semibold leading-snug tracking-tight">
-          The daily {PROVIDER_NAME} work of a UK small business, done fast.
+          The daily Xero work of a UK small business, done fast.
         </h2>
       </div>
       <ul className="grid gap-5">
@@ -178,7 +177,7 @@ function MarketingPanel() {
         ))}
       </ul>
       <p className="flex items-center gap-2 text-sm opacity-85">
-        <ShieldCheck aria-hidden className="size-4" /> Your {PROVIDER_NAME} tokens never reach the browser.
+        <ShieldCheck aria-hidden className="size-4" /> Your Xero tokens never reach the browser.
       </p>
     </section>
   );

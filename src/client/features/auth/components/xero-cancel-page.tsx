@@ -1,6 +1,5 @@
 import { useEffect } from 'react';
 import { useLocation } from 'wouter';
-import { PROVIDER_NAME } from '@/shared/connection';
 import { paths } from '@/client/config/paths';
 import { useUser } from '@/client/lib/auth';
 import { removeStorage, SESSION_KEYS, writeStorage } from '@/client/lib/storage';
@@ -44,7 +43,7 @@ export function XeroCancelPage() {
       <Card>
         <CardContent className="flex flex-col items-center gap-4 p-8 text-center">
           <Spinner className="size-8" label="Returning to application" />
-          <h1 className="text-xl font-semibold tracking-tight">{PROVIDER_NAME} Authentication Process</h1>
+          <h1 className="text-xl font-semibold tracking-tight">Xero Authentication Process</h1>
           <p className="text-sm text-muted-foreground">Returning to application...</p>
           {signedIn === null ? null : signedIn ? (
             <Button onClick={() => navigate(paths.organizations.getHref())}>Go to Organizations</Button>

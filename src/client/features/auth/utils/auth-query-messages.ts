@@ -1,4 +1,3 @@
-import { PROVIDER_NAME } from '@/shared/connection';
 import type { ToastInput } from '@/client/lib/toast';
 
 /** The /auth toast for an `error` query value after Sign in with Xero (spec 000 §8 "On /auth"). */
@@ -7,19 +6,19 @@ export function getAuthErrorToast(code: string, reason: string | null): ToastInp
   if (code.includes('oauth_error')) {
     return {
       title,
-      description: `${PROVIDER_NAME} returned an error: ${reason || code.replace(/^oauth_error[:_]?/, '') || 'unknown'}`,
+      description: `Xero returned an error: ${reason || code.replace(/^oauth_error[:_]?/, '') || 'unknown'}`,
       variant: 'destructive',
     };
   }
   const descriptions: Record<string, string> = {
-    missing_code: `The sign-in with ${PROVIDER_NAME} was cancelled or interrupted. Please try again.`,
-    auth_configuration: `There is a configuration issue with the ${PROVIDER_NAME} integration. Please try again later.`,
-    authentication_failed: `Authentication with ${PROVIDER_NAME} failed. Please try again.`,
-    missing_token: `No authentication token was received from ${PROVIDER_NAME}. Please try again.`,
+    missing_code: `The sign-in with Xero was cancelled or interrupted. Please try again.`,
+    auth_configuration: `There is a configuration issue with the Xero integration. Please try again later.`,
+    authentication_failed: `Authentication with Xero failed. Please try again.`,
+    missing_token: `No authentication token was received from Xero. Please try again.`,
   };
   return {
     title,
-    description: descriptions[code] ?? `Sign-in with ${PROVIDER_NAME} did not complete. Please try again.`,
+    description: descriptions[code] ?? `Sign-in with Xero did not complete. Please try again.`,
     variant: 'destructive',
   };
 }
@@ -30,13 +29,13 @@ export const AUTH_WARNING_DURATION_MS = 6000;
 /** The /auth toast for a `warning` query value: no_tenants or connection_issue. */
 export function getAuthWarningToast(code: string): ToastInput | null {
   const descriptions: Record<string, string> = {
-    no_tenants: `You are signed in, but no ${PROVIDER_NAME} organisation was connected. You can connect one from the Organizations page.`,
-    connection_issue: `You are signed in, but there was a problem connecting your ${PROVIDER_NAME} organisations. You can reconnect from the Organizations page.`,
+    no_tenants: `You are signed in, but no Xero organisation was connected. You can connect one from the Organizations page.`,
+    connection_issue: `You are signed in, but there was a problem connecting your Xero organisations. You can reconnect from the Organizations page.`,
   };
   const description = descriptions[code];
   if (!description) return null;
   return {
-    title: `${PROVIDER_NAME} Connection Warning`,
+    title: `Xero Connection Warning`,
     description,
     variant: 'warning',
     duration: AUTH_WARNING_DURATION_MS,

@@ -1,6 +1,6 @@
 import { formatDistanceToNowStrict } from 'date-fns';
 import { CheckCircle2, Clock, Gauge, Settings } from 'lucide-react';
-import { getTokenStatus, PROVIDER_NAME } from '@/shared/connection';
+import { getTokenStatus } from '@/shared/connection';
 import { FEATURE_KEYS, FEATURE_LABELS, isFeatureEnabled, type FeatureKey } from '@/shared/feature-flags';
 import { getOrganizationName, type UserOrganization } from '@/shared/organizations';
 import { Badge } from '@/client/components/ui/badge';
@@ -98,7 +98,7 @@ export function OrganizationCard({ organization: org, pending, busy, onActivate,
           {org.rateLimits ? (
             <>
               <dt className="flex items-center gap-1.5 text-muted-foreground">
-                <Gauge aria-hidden className="size-3.5" /> {PROVIDER_NAME} calls left
+                <Gauge aria-hidden className="size-3.5" /> Xero calls left
               </dt>
               <dd className="tabular">
                 {org.rateLimits.minuteRemaining ?? '–'} this minute · {org.rateLimits.dayRemaining === null ? '–' : count.format(org.rateLimits.dayRemaining)} today

@@ -2,7 +2,6 @@ import { useQueryClient } from '@tanstack/react-query';
 import { Building2, Plus, RefreshCw } from 'lucide-react';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useLocation, useSearch } from 'wouter';
-import { PROVIDER_NAME } from '@/shared/connection';
 import { sortOrganizationsByName } from '@/shared/organizations';
 import { featureHref } from '@/client/config/paths';
 import { needsReconnection, useConnection } from '@/client/lib/connection';
@@ -78,7 +77,7 @@ export function OrganizationsPage() {
   return (
     <div>
       <PageHeader
-        title={`Your ${PROVIDER_NAME} Organizations`}
+        title={`Your Xero Organizations`}
         description="Choose the organisation you want to work with. Features are switched on per organisation by an administrator."
         actions={topButtons}
       />
@@ -122,9 +121,9 @@ function EmptyState({
         </div>
         {reconnect ? (
           <>
-            <h2 className="text-lg font-semibold">{PROVIDER_NAME} Connection Needs Refreshing</h2>
+            <h2 className="text-lg font-semibold">Xero Connection Needs Refreshing</h2>
             <p className="max-w-md text-sm text-muted-foreground">
-              Your {PROVIDER_NAME} authorisation has expired. Reconnect to see and use your organisations again.
+              Your Xero authorisation has expired. Reconnect to see and use your organisations again.
             </p>
             <Button disabled={starting !== null} onClick={() => onStart('reconnect')}>
               {starting === 'reconnect' ? <Spinner className="size-4 text-current" label="Reconnecting" /> : <RefreshCw aria-hidden />}
@@ -135,7 +134,7 @@ function EmptyState({
           <>
             <h2 className="text-lg font-semibold">No Organizations Connected</h2>
             <p className="max-w-md text-sm text-muted-foreground">
-              Connect a {PROVIDER_NAME} organisation to start paying invoices, adding sales and posting journals.
+              Connect a Xero organisation to start paying invoices, adding sales and posting journals.
             </p>
             <Button disabled={starting !== null} onClick={() => onStart('connect')}>
               {starting === 'connect' ? <Spinner className="size-4 text-current" label="Connecting" /> : <Plus aria-hidden />}

@@ -1,7 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useLocation } from 'wouter';
-import { getOrganizationName, type UserOrganization } from '@/shared/organizations';
+import { checkActiveOrganizationChoice, getOrganizationName, type UserOrganization } from '@/shared/organizations';
 import { paths } from '@/client/config/paths';
 import { getMessage } from '@/client/lib/api-client';
 import { switchOrganization } from '@/client/lib/organizations';
@@ -21,6 +21,11 @@ export function useOrganizationActions(organizations: readonly UserOrganization[
   const [pendingId, setPendingId] = useState<number | null>(null);
 
   async function activate(org: UserOrganization): Promise<boolean> {
+    const check = checkActiveOrganizationChoice(organizations, org.organizationId);
+    if (!check.ok) {
+      toast({ title: 'Selection Error', description: check.message, variant: 'destructive' });
+      return false;
+    }
     setPendingId(org.organizationId);
     try {
       const result = await switchOrganization(queryClient, organizations, org.organizationId);
@@ -50,14 +55,22 @@ export function useOrganizationActions(organizations: readonly UserOrganization[
     await activate(org);
   }
 
+  function go(href: string): void {
+    try {
+      navigate(href);
+    } catch (error) {
+      toast({ title: 'Navigation Error', description: getMessage(error, `Could not open ${href}`), variant: 'destructive' });
+    }
+  }
+
   async function openPage(org: UserOrganization, href: string): Promise<void> {
     if (org.isActive) {
-      navigate(href);
+      go(href);
       return;
     }
     if (!(await activate(org))) return;
     await sleep(POST_SELECT_NAVIGATION_MS);
-    navigate(href);
+    go(href);
   }
 
   return {
@@ -66,7 +79,7 @@ export function useOrganizationActions(organizations: readonly UserOrganization[
     openFeature: openPage,
     openSettings: async (org: UserOrganization) => {
       if (!org.isActive && !(await activate(org))) return;
-      navigate(paths.settings.getHref(org.organizationId));
+      go(paths.settings.getHref(org.organizationId));
     },
   };
 }

@@ -1,4 +1,3 @@
-import { PROVIDER_NAME } from '@/shared/connection';
 import type { ToastInput } from '@/client/lib/toast';
 
 interface Params {
@@ -14,52 +13,52 @@ export const CONNECTION_QUERY_ERRORS: Record<string, { title?: string; describe:
   authentication_cancelled: {
     title: 'Authentication Cancelled',
     describe: () =>
-      `The ${PROVIDER_NAME} authentication process was cancelled. You can try connecting again when you're ready.`,
+      `The Xero authentication process was cancelled. You can try connecting again when you're ready.`,
   },
-  unauthorized: { describe: () => `You need to be logged in to connect to ${PROVIDER_NAME}` },
+  unauthorized: { describe: () => `You need to be logged in to connect to Xero` },
   missing_code: { describe: () => 'Authorization code is missing' },
-  no_tenants: { describe: () => `No organizations found in your ${PROVIDER_NAME} account` },
-  xero_connection_failed: { describe: () => `Failed to establish connection with ${PROVIDER_NAME}` },
-  oauth_error: { describe: ({ reason }) => `${PROVIDER_NAME} reported an authorization error: ${reason || 'unknown'}` },
+  no_tenants: { describe: () => `No organizations found in your Xero account` },
+  xero_connection_failed: { describe: () => `Failed to establish connection with Xero` },
+  oauth_error: { describe: ({ reason }) => `Xero reported an authorization error: ${reason || 'unknown'}` },
   invalid_token: { describe: () => 'The authentication tokens were invalid. Please try connecting again.' },
   token_expired: {
-    describe: () => `Your authentication with ${PROVIDER_NAME} has expired. Please try connecting again.`,
+    describe: () => `Your authentication with Xero has expired. Please try connecting again.`,
   },
   invalid_grant: { describe: () => 'The authorization was invalid or has expired. Please try connecting again.' },
   token_exchange_failed: {
     describe: () =>
-      `There was a problem exchanging the authorization code for ${PROVIDER_NAME} tokens. Please try connecting again.`,
+      `There was a problem exchanging the authorization code for Xero tokens. Please try connecting again.`,
   },
   invalid_client: {
     describe: () => 'The client credentials (Client ID and Client Secret) are invalid. Please check API keys.',
   },
   invalid_request: {
-    describe: () => `The authorization request to ${PROVIDER_NAME} was invalid. Please try connecting again.`,
+    describe: () => `The authorization request to Xero was invalid. Please try connecting again.`,
   },
   token_read_failed: {
-    describe: () => `The tokens received from ${PROVIDER_NAME} could not be read. Please try connecting again.`,
+    describe: () => `The tokens received from Xero could not be read. Please try connecting again.`,
   },
-  missing_token_set: { describe: () => `${PROVIDER_NAME} did not return any tokens. Please try connecting again.` },
+  missing_token_set: { describe: () => `Xero did not return any tokens. Please try connecting again.` },
   missing_access_token: {
-    describe: () => `${PROVIDER_NAME} did not return an access token. Please try connecting again.`,
+    describe: () => `Xero did not return an access token. Please try connecting again.`,
   },
   missing_refresh_token: {
-    describe: () => `${PROVIDER_NAME} did not return a refresh token. Please try connecting again.`,
+    describe: () => `Xero did not return a refresh token. Please try connecting again.`,
   },
   missing_expiry: {
-    describe: () => `${PROVIDER_NAME} did not say when the tokens expire. Please try connecting again.`,
+    describe: () => `Xero did not say when the tokens expire. Please try connecting again.`,
   },
   tenant_update_failed: {
     describe: ({ message }) =>
-      `Failed to update your ${PROVIDER_NAME} organizations${message ? `: ${message}` : '. Please try again.'}`,
+      `Failed to update your Xero organizations${message ? `: ${message}` : '. Please try again.'}`,
   },
   unexpected_error: { describe: () => 'An unexpected error occurred. Please try again later.' },
 };
 
 export function getConnectionErrorToast(code: string, params: Params): ToastInput {
   const entry = CONNECTION_QUERY_ERRORS[code];
-  if (!entry) return { title: 'Connection Error', description: `Failed to connect to ${PROVIDER_NAME}`, variant: 'destructive' };
+  if (!entry) return { title: 'Connection Error', description: `Failed to connect to Xero`, variant: 'destructive' };
   return { title: entry.title ?? 'Connection Error', description: entry.describe(params), variant: 'destructive' };
 }
 
-export const CONNECTED_TOAST: ToastInput = { title: `Connected to ${PROVIDER_NAME}`, variant: 'success' };
+export const CONNECTED_TOAST: ToastInput = { title: `Connected to Xero`, variant: 'success' };
