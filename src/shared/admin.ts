@@ -6,6 +6,8 @@ import { FEATURE_FLAG_FIELD_NAMES, type FeatureFlagField } from './feature-flags
  * Empty is allowed where the field is optional.
  */
 export const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[A-Za-z]{2,}$/;
+/** Toast title and text when an edited email breaks the rule (spec 000 §5). */
+export const INVALID_EMAIL_TITLE = 'Invalid email format';
 export const INVALID_EMAIL_MESSAGE = 'Please enter a valid email address';
 
 export function isValidEmail(value: string): boolean {
