@@ -8,6 +8,9 @@ import {
   createEmptyConnectionDefaults,
   getAccountIdPreview,
   getAccountLabel,
+  getOldDataCutoffDate,
+  SETTING_FIELD_LABELS,
+  SETTING_REFERENCE_KINDS,
   marginRateSchema,
   normalizeSelectValue,
   parseMarginRateOnSave,
@@ -170,5 +173,29 @@ describe('reference items', () => {
   it('previews the first 8 characters of an account id', () => {
     expect(getAccountIdPreview('0123456789abcdef')).toBe('01234567');
     expect(getAccountIdPreview(null)).toBe('');
+  });
+});
+
+describe('old data clean-up cut-off (000 §9 "older than 3 months")', () => {
+  it('keeps the same day three calendar months back, clamped to short months', () => {
+    expect(getOldDataCutoffDate('2026-11-22')).toBe('2026-08-22');
+    expect(getOldDataCutoffDate('2026-02-15')).toBe('2025-11-15');
+    expect(getOldDataCutoffDate('2026-05-31')).toBe('2026-02-28');
+    expect(getOldDataCutoffDate('2028-05-31')).toBe('2028-02-29');
+    expect(getOldDataCutoffDate('2026-01-01')).toBe('2025-10-01');
+  });
+});
+
+describe('field labels and reference kinds', () => {
+  it('names every default and says what each id refers to', () => {
+    expect(Object.keys(SETTING_FIELD_LABELS)).toEqual(Object.keys(connectionDefaultsSchema.shape));
+    expect(Object.keys(SETTING_REFERENCE_KINDS)).toEqual([...DEFAULT_ID_FIELDS]);
+    expect(SETTING_FIELD_LABELS.defaultStockJournalStockAccountId).toBe('Stock account');
+  });
+
+  it('accepts an organisation id in the PATCH body', () => {
+    expect(settingsUpdateRequestSchema.parse({ organizationId: 3 })).toEqual({ organizationId: 3 });
+    expect(settingsUpdateRequestSchema.parse({ organizationId: '3' })).toEqual({ organizationId: '3' });
+    expect(settingsUpdateRequestSchema.safeParse({ organizationId: 'x' }).success).toBe(false);
   });
 });

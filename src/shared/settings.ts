@@ -3,6 +3,7 @@
  * `PATCH /api/xero/settings`) and the reference-list items the settings screen chooses from.
  */
 import { z } from 'zod';
+import { createIsoDate, getDateParts } from './dates';
 
 /** Tax status options (000 §5; 001 §4): "Tax inclusive", "Tax exclusive", "No tax". */
 export const TAX_STATUSES = ['Tax inclusive', 'Tax exclusive', 'No tax'] as const;
@@ -93,10 +94,10 @@ export function parseMarginRateOnSave(value: string | number | null | undefined)
 
 /** A margin rate as saved: a number from 1 with at most 2 decimals (000 §5). */
 export const marginRateSchema = z
-  .number()
-  .finite()
+  .number({ error: 'Margin rate must be a number' })
+  .finite('Margin rate must be a number')
   .min(MIN_MARGIN_RATE, 'Margin rate must be at least 1')
-  .max(MAX_MARGIN_RATE)
+  .max(MAX_MARGIN_RATE, `Margin rate must be at most ${MAX_MARGIN_RATE}`)
   .refine((v) => Math.abs(v * 100 - Math.round(v * 100)) < 1e-6, 'Margin rate must have at most 2 decimals');
 
 /** An id default as sent: text, "" when not set (000 §3 "Missing id values become empty text"). */
@@ -168,11 +169,57 @@ const settingIdSchema = z
   .transform((v) => normalizeSelectValue(v));
 
 /**
+ * What each default is called on the settings page; the server's refusals start with it, so a message
+ * always names the field ("Stock account: …").
+ */
+export const SETTING_FIELD_LABELS = {
+  defaultCreditCardAccountId: 'Credit card account',
+  defaultCashAccountId: 'Cash account',
+  defaultSalesAccountId: 'Sales account',
+  defaultVatRateId: 'VAT rate',
+  defaultBillVatRateId: 'Bill VAT rate',
+  defaultBillAccountId: 'Bill account',
+  defaultContactId: 'Default contact',
+  defaultTaxStatus: 'Tax status',
+  defaultCisSubcontractorsGroupId: 'CIS subcontractors group',
+  defaultStockJournalContactId: 'Stock journal contact',
+  defaultStockJournalMarginRate: 'Margin rate',
+  defaultStockJournalStockAccountId: 'Stock account',
+  defaultStockJournalCostAccountId: 'Cost account',
+  defaultStockJournalPostingStatus: 'Posting status',
+} as const satisfies Record<keyof ConnectionDefaults, string>;
+
+/**
+ * What each id default refers to in Xero, and so which cached list it is checked against. Account ids are
+ * Xero `AccountID`s (bank accounts often have no code), VAT rate ids are Xero `TaxType` codes, contacts and
+ * groups are `ContactID` / `ContactGroupID`.
+ */
+export const SETTING_REFERENCE_KINDS = {
+  defaultCreditCardAccountId: 'credit-card-account',
+  defaultCashAccountId: 'cash-account',
+  defaultSalesAccountId: 'sales-account',
+  defaultVatRateId: 'sales-vat-rate',
+  defaultBillVatRateId: 'bill-vat-rate',
+  defaultBillAccountId: 'bill-account',
+  defaultContactId: 'contact',
+  defaultCisSubcontractorsGroupId: 'contact-group',
+  defaultStockJournalContactId: 'contact',
+  defaultStockJournalStockAccountId: 'stock-account',
+  defaultStockJournalCostAccountId: 'cost-account',
+} as const satisfies Record<DefaultIdField, string>;
+export type SettingReferenceKind = (typeof SETTING_REFERENCE_KINDS)[DefaultIdField];
+
+/** An organisation id as a request may name it (the settings screen of `/settings?org={id}`). */
+const organizationIdFieldSchema = z.union([z.number().int().positive(), z.string().regex(/^\d{1,10}$/, 'Invalid organization ID')]);
+
+/**
  * Body of `PATCH /api/xero/settings` (000 §7 "the default fields of section 3"): any subset of the
- * defaults; ids may be null (or "none") to clear them. Unknown fields are refused.
+ * defaults; ids may be null (or "none") to clear them. Unknown fields are refused. `organizationId` may name
+ * the organisation (else the active one); the server checks the user is linked to it.
  */
 export const settingsUpdateRequestSchema = z
   .object({
+    organizationId: organizationIdFieldSchema,
     defaultCreditCardAccountId: settingIdSchema,
     defaultCashAccountId: settingIdSchema,
     defaultSalesAccountId: settingIdSchema,
@@ -180,13 +227,13 @@ export const settingsUpdateRequestSchema = z
     defaultBillVatRateId: settingIdSchema,
     defaultBillAccountId: settingIdSchema,
     defaultContactId: settingIdSchema,
-    defaultTaxStatus: taxStatusSchema,
+    defaultTaxStatus: z.enum(TAX_STATUSES, { error: 'Tax status must be "Tax inclusive", "Tax exclusive" or "No tax"' }),
     defaultCisSubcontractorsGroupId: settingIdSchema,
     defaultStockJournalContactId: settingIdSchema,
     defaultStockJournalMarginRate: marginRateSchema,
     defaultStockJournalStockAccountId: settingIdSchema,
     defaultStockJournalCostAccountId: settingIdSchema,
-    defaultStockJournalPostingStatus: postingStatusSchema,
+    defaultStockJournalPostingStatus: z.enum(POSTING_STATUSES, { error: 'Posting status must be "draft" or "posted"' }),
   })
   .partial()
   .strict();
@@ -213,8 +260,17 @@ export const accountSchema = z.object({
 });
 export type Account = z.infer<typeof accountSchema>;
 
-/** A VAT rate (001 §3 "VAT rate: id, name, rate"), rate in percent. */
-export const vatRateSchema = z.object({ id: z.string().min(1), name: z.string(), rate: z.number().finite() });
+/**
+ * A VAT rate (001 §3 "VAT rate: id, name, rate"), rate in percent; id is Xero's TaxType code. Whether it
+ * may go on sales or on bills is sent too, so each select offers only the rates Xero will accept there.
+ */
+export const vatRateSchema = z.object({
+  id: z.string().min(1),
+  name: z.string(),
+  rate: z.number().finite(),
+  canApplyToRevenue: z.boolean().optional(),
+  canApplyToExpenses: z.boolean().optional(),
+});
 export type VatRate = z.infer<typeof vatRateSchema>;
 
 /** A contact or customer (001 §3 "Customer: id, name. Contact: id, name."). */
@@ -236,4 +292,42 @@ export function getAccountLabel(account: Pick<Account, 'name' | 'code'>): string
 /** Preview of an account id: its first 8 characters (000 §9, 001 §9 "Account id preview: first 8 characters"). */
 export function getAccountIdPreview(id: string | null | undefined): string {
   return (id ?? '').slice(0, 8);
+}
+
+/** The settings PATCH answer: the organisation's defaults after the change (000 §3 shapes). */
+export const settingsUpdateResponseSchema = connectionDefaultsSchema.extend({ organizationId: z.number().int() });
+export type SettingsUpdateResponse = z.infer<typeof settingsUpdateResponseSchema>;
+
+/** Reference lists (000 §3 "Additional reference lists … id and name; VAT rates also carry a rate"). */
+export const accountsResponseSchema = z.array(accountSchema);
+export const vatRatesResponseSchema = z.array(vatRateSchema);
+export const contactsResponseSchema = z.array(contactSchema);
+export const contactGroupsResponseSchema = z.array(contactGroupSchema);
+
+/** Most contacts one search answers; the selector asks again as the user types (000 §2, 0.5 s debounce). */
+export const CONTACT_SEARCH_LIMIT = 50;
+
+/** Query of the reference lists: `?refresh=true` forces that cache's sync (000 §7). */
+export const referenceListQuerySchema = z.object({
+  refresh: z.enum(['true', 'false']).optional(),
+  org: z.string().max(12).optional(),
+});
+
+/** Query of `GET /api/xero/contacts`: search text, refresh, and `ids` to name contacts already chosen. */
+export const contactsQuerySchema = referenceListQuerySchema.extend({
+  search: z.string().max(100).optional(),
+  ids: z.string().max(2000).optional(),
+});
+
+/** Old data clean-up (000 §9 "older than 3 months"). */
+export const OLD_DATA_MONTHS = 3;
+
+/**
+ * The first day that is kept by the old-data clean-up: the same day three calendar months before `today`,
+ * or the month's last day when that month is shorter (31 May → 28 or 29 February).
+ */
+export function getOldDataCutoffDate(today: string, months: number = OLD_DATA_MONTHS): string {
+  const { year, month, day } = getDateParts(today);
+  const lastDay = Number(createIsoDate(year, month - months + 1, 0).slice(8, 10));
+  return createIsoDate(year, month - months, Math.min(day, lastDay));
 }
