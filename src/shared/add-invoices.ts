@@ -6,6 +6,10 @@ import { z } from 'zod';
 import { compareIsoDates, isIsoDate, isoDateSchema } from './dates';
 import { findPence, nonNegativeMoneySchema, parseAmountInput, positiveMoneySchema, roundPoundsToPence, toPence } from './money';
 
+/** 001 §5 new-invoice texts, shared by the form and the server's 400 answers. */
+export const NEW_INVOICE_DATE_MESSAGE = 'Please enter a date for the invoice';
+export const NEW_INVOICE_AMOUNT_MESSAGE = 'Please enter a valid amount greater than 0';
+
 /** A user-facing message: title and description, the spec's exact texts. */
 export interface UserMessage {
   title: string;
@@ -103,8 +107,12 @@ export type DraftInvoiceUpdateResponse = z.infer<typeof draftInvoiceUpdateRespon
  */
 export const draftInvoiceCreateRequestSchema = z
   .object({
-    date: isoDateSchema,
-    totalAmount: positiveMoneySchema,
+    // The server answers with the 001 §5 texts, the same the form shows.
+    date: z.string({ error: NEW_INVOICE_DATE_MESSAGE }).refine(isIsoDate, NEW_INVOICE_DATE_MESSAGE),
+    totalAmount: z
+      .number({ error: NEW_INVOICE_AMOUNT_MESSAGE })
+      .refine((v) => v > 0, NEW_INVOICE_AMOUNT_MESSAGE)
+      .pipe(positiveMoneySchema),
     cashAmount: nonNegativeMoneySchema.default(0),
     approve: z.boolean(),
   })
@@ -115,9 +123,31 @@ export const draftInvoiceCreateRequestSchema = z
   });
 export type DraftInvoiceCreateRequest = z.infer<typeof draftInvoiceCreateRequestSchema>;
 
-/** Answer of the create call (001 §7): `{invoiceNumber}`. */
-export const draftInvoiceCreateResponseSchema = z.object({ invoiceNumber: z.string() });
+/**
+ * Answer of the create call (001 §7): `{invoiceNumber}`. `warning` is set when the invoice was created but
+ * its cash payment was not (the invoice exists in Xero either way, so this is not an error answer).
+ */
+export const draftInvoiceCreateResponseSchema = z.object({ invoiceNumber: z.string(), warning: z.string().optional() });
 export type DraftInvoiceCreateResponse = z.infer<typeof draftInvoiceCreateResponseSchema>;
+
+/** A default the New Invoice row uses, as named in Settings; null when not set or not found in Xero. */
+const namedDefaultSchema = z.object({ id: z.string(), name: z.string() }).nullable();
+
+/**
+ * Answer of `GET /api/xero/draft-invoices/defaults` (Ledgerlink's own call, not in 001 §7): the defaults the
+ * New Invoice row shows and needs (001 §2 "a default contact display"; 001 §5 the row is disabled without a
+ * default contact or sales account), with the names of what is missing so the screen can say what to set.
+ */
+export const newInvoiceDefaultsSchema = z.object({
+  contact: namedDefaultSchema,
+  salesAccount: namedDefaultSchema,
+  vatRate: namedDefaultSchema,
+  cashAccount: namedDefaultSchema,
+  taxStatus: z.string(),
+  /** Settings labels of the defaults the New Invoice row cannot work without (contact, sales account). */
+  missing: z.array(z.string()),
+});
+export type NewInvoiceDefaults = z.infer<typeof newInvoiceDefaultsSchema>;
 
 /** Error answer of the Add Invoices calls: the client shows `details` or `message` (001 §7). */
 export const draftInvoiceErrorResponseSchema = z.object({ message: z.string(), details: z.string().optional() });
@@ -142,11 +172,11 @@ export function createNewInvoiceForm(today: string): NewInvoiceForm {
  */
 export function validateNewInvoice(form: Pick<NewInvoiceForm, 'date' | 'totalAmount'>): UserMessage | null {
   if (!form.date || !isIsoDate(form.date)) {
-    return { title: 'Date required', description: 'Please enter a date for the invoice' };
+    return { title: 'Date required', description: NEW_INVOICE_DATE_MESSAGE };
   }
   const total = findPence(form.totalAmount.trim());
   if (total === null || total <= 0) {
-    return { title: 'Amount required', description: 'Please enter a valid amount greater than 0' };
+    return { title: 'Amount required', description: NEW_INVOICE_AMOUNT_MESSAGE };
   }
   return null;
 }

@@ -132,6 +132,16 @@ export function createAddInvoicesRepository(db: Db) {
       return new Set(rows.filter((r) => r.targetId && !own.has(r.key)).map((r) => r.targetId as string));
     },
 
+    /** This action's earlier ledger rows (a retry of the same user action), by idempotency key. */
+    async findWritesByKeys(organizationId: number, keys: readonly string[]) {
+      if (keys.length === 0) return new Map<string, typeof xeroWrites.$inferSelect>();
+      const rows = await db
+        .select()
+        .from(xeroWrites)
+        .where(and(eq(xeroWrites.organizationId, organizationId), inArray(xeroWrites.idempotencyKey, [...keys])));
+      return new Map(rows.map((r) => [r.idempotencyKey, r]));
+    },
+
     /** Xero ids already matched to other writes of a kind (a finder must not claim them twice). */
     async findClaimedXeroIds(organizationId: number, kind: string, exceptWriteId: number): Promise<Set<string>> {
       const rows = await db

@@ -49,7 +49,12 @@ export function registerAddInvoicesRoutes(root: FastifyInstance): void {
     '/api/xero/draft-invoices',
     {
       schema: {
-        querystring: z.object({ refresh: z.enum(['true', 'false', '1', '0']).optional() }),
+        querystring: z.object({
+          refresh: z.enum(['true', 'false', '1', '0']).optional(),
+          // Read by resolveTenant: an organisation the request names must be one of the user's.
+          organizationId: z.string().max(20).optional(),
+          org: z.string().max(20).optional(),
+        }),
         response: { 200: draftInvoiceListResponseSchema },
       },
     },
@@ -60,10 +65,19 @@ export function registerAddInvoicesRoutes(root: FastifyInstance): void {
     },
   );
 
-  app.get('/api/xero/draft-invoices/defaults', { schema: { response: { 200: newInvoiceDefaultsSchema } } }, async (request) => {
-    const ctx = await contextOf(request);
-    return service.findNewInvoiceDefaults(ctx);
-  });
+  app.get(
+    '/api/xero/draft-invoices/defaults',
+    {
+      schema: {
+        querystring: z.object({ organizationId: z.string().max(20).optional(), org: z.string().max(20).optional() }),
+        response: { 200: newInvoiceDefaultsSchema },
+      },
+    },
+    async (request) => {
+      const ctx = await contextOf(request);
+      return service.findNewInvoiceDefaults(ctx);
+    },
+  );
 
   app.post(
     '/api/xero/draft-invoices/update',

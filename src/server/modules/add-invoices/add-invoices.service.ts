@@ -249,6 +249,52 @@ export function createAddInvoicesService(deps: {
     return failures;
   }
 
+  /**
+   * Keeps cash against a draft in Ledgerlink (DESIGN §4). It goes through the write ledger like a Xero
+   * write (kind 'cash.pending', nothing is sent to Xero) so a retried action adds it once, not twice.
+   */
+  async function keepPendingCash(
+    ctx: AddInvoicesContext,
+    invoice: { invoiceId: string; invoiceNumber: string; limitPence: number; pendingBeforePence: number },
+    pence: number,
+    key: string,
+  ): Promise<string | null> {
+    const request = { invoiceId: invoice.invoiceId, amountPence: pence };
+    let error: string | null = null;
+    try {
+      await ledger.execute({
+        organizationId: ctx.organizationId,
+        tenantId: ctx.tenantId,
+        userId: ctx.userId,
+        kind: 'cash.pending',
+        targetId: invoice.invoiceId,
+        amountPence: pence,
+        idempotencyKey: key,
+        request,
+        send: async () => {
+          const ok = await repo.addPendingCash(ctx.organizationId, invoice.invoiceId, pence, invoice.limitPence, ctx.userId);
+          if (!ok) {
+            throw new AppError('VALIDATION_ERROR', `The cash amount is more than the total of invoice ${invoice.invoiceNumber}. Refresh the list and try again.`);
+          }
+          return { xeroId: null, response: request };
+        },
+      });
+    } catch (e) {
+      error = messageOf(e);
+    }
+    await audit.record({
+      userId: ctx.userId,
+      username: ctx.username,
+      organizationId: ctx.organizationId,
+      action: 'add-invoices.cash-pending',
+      target: invoice.invoiceId,
+      result: error ? 'failure' : 'success',
+      ip: ctx.ip,
+      detail: { invoiceNumber: invoice.invoiceNumber, amountPence: pence, pendingBeforePence: invoice.pendingBeforePence, ...(error ? { error } : {}) },
+    });
+    return error;
+  }
+
   function requireCashAccount(ctx: AddInvoicesContext): string {
     const id = ctx.organization.defaultCashAccountId;
     if (!id) throw new AppError('VALIDATION_ERROR', MISSING_CASH_ACCOUNT_MESSAGE);
@@ -344,6 +390,12 @@ export function createAddInvoicesService(deps: {
       const ids = items.map((i) => i.id);
       const invoices = new Map((await repo.findInvoices(ctx.organizationId, ids)).map((r) => [r.invoiceId, r]));
       const pending = await repo.findPendingCash(ctx.organizationId, ids);
+      const approveKey = (id: string) => `${actionKey}:approve:${id}`;
+      const paymentKey = (id: string) => `${actionKey}:payment:${id}`;
+      const pendingKey = (id: string) => `${actionKey}:pending:${id}`;
+      // A retry of this same action (same key): its items replay from the ledger rather than being judged
+      // again on data the first attempt already changed.
+      const earlier = await repo.findWritesByKeys(ctx.organizationId, ids.flatMap((id) => [approveKey(id), paymentKey(id), pendingKey(id)]));
 
       const approvals: ApprovalPlan[] = [];
       const cashOnly: ApprovalPlan[] = [];
@@ -354,12 +406,21 @@ export function createAddInvoicesService(deps: {
           fail(item.id, NOT_A_DRAFT_MESSAGE);
           continue;
         }
-        if (invoice.status !== 'DRAFT') {
-          fail(item.id, `Invoice ${numberOf(invoice)} is no longer a draft in Xero (${invoice.status}). Refresh the list.`);
-          continue;
-        }
         if (!item.approve && typed === 0) {
           fail(item.id, 'Enter a cash amount or approve the invoice before saving');
+          continue;
+        }
+        const retried = earlier.has(item.approve ? approveKey(item.id) : pendingKey(item.id));
+        if (retried) {
+          const earlierPayment = earlier.get(paymentKey(item.id));
+          const plan = earlierPayment
+            ? { item, invoice, cashPence: earlierPayment.amountPence ?? typed, pendingPence: 0 }
+            : { item, invoice, cashPence: item.approve ? typed + (pending.get(item.id) ?? 0) : typed, pendingPence: pending.get(item.id) ?? 0 };
+          (item.approve ? approvals : cashOnly).push(plan);
+          continue;
+        }
+        if (invoice.status !== 'DRAFT') {
+          fail(item.id, `Invoice ${numberOf(invoice)} is no longer a draft in Xero (${invoice.status}). Refresh the list.`);
           continue;
         }
         const pendingPence = pending.get(item.id) ?? 0;
@@ -378,24 +439,17 @@ export function createAddInvoicesService(deps: {
 
       // Cash on drafts that stay drafts: kept in Ledgerlink until the draft is approved here (DESIGN §4).
       for (const plan of cashOnly) {
-        const typed = toPence(plan.item.cashAmount);
-        const ok = await repo.addPendingCash(ctx.organizationId, plan.invoice.invoiceId, typed, plan.invoice.totalPence, ctx.userId);
-        await audit.record({
-          userId: ctx.userId,
-          username: ctx.username,
-          organizationId: ctx.organizationId,
-          action: 'add-invoices.cash-pending',
-          target: plan.invoice.invoiceId,
-          result: ok ? 'success' : 'failure',
-          ip: ctx.ip,
-          detail: { invoiceNumber: numberOf(plan.invoice), amountPence: typed, pendingBeforePence: plan.pendingPence },
-        });
-        if (ok) processed += 1;
-        else fail(plan.invoice.invoiceId, `The cash amount is more than the total of invoice ${numberOf(plan.invoice)}. Refresh the list and try again.`);
+        const error = await keepPendingCash(
+          ctx,
+          { invoiceId: plan.invoice.invoiceId, invoiceNumber: numberOf(plan.invoice), limitPence: plan.invoice.totalPence, pendingBeforePence: plan.pendingPence },
+          plan.cashPence,
+          pendingKey(plan.invoice.invoiceId),
+        );
+        if (error) fail(plan.invoice.invoiceId, error);
+        else processed += 1;
       }
 
       // Approvals: refuse any invoice another request is approving (its cash could be paid twice).
-      const approveKey = (id: string) => `${actionKey}:approve:${id}`;
       const busy = await repo.findApprovalsInFlight(
         ctx.organizationId,
         approvals.map((p) => p.invoice.invoiceId),
@@ -455,7 +509,7 @@ export function createAddInvoicesService(deps: {
           date: p.invoice.date ?? getUkToday(),
           cashPence: p.cashPence,
           pendingPence: p.pendingPence,
-          key: `${actionKey}:payment:${p.invoice.invoiceId}`,
+          key: paymentKey(p.invoice.invoiceId),
         }));
       const paymentFailures = payments.length > 0 ? await payCash(ctx, payments, cashAccountId) : new Map<string, string>();
       for (const plan of approved) {
@@ -569,20 +623,13 @@ export function createAddInvoicesService(deps: {
 
       if (cashPence === 0) return { invoiceNumber };
       if (!body.approve) {
-        if (!created.replayed) {
-          await repo.addPendingCash(ctx.organizationId, invoice.InvoiceID, cashPence, toPenceFromXero(invoice.Total), ctx.userId);
-          await audit.record({
-            userId: ctx.userId,
-            username: ctx.username,
-            organizationId: ctx.organizationId,
-            action: 'add-invoices.cash-pending',
-            target: invoice.InvoiceID,
-            result: 'success',
-            ip: ctx.ip,
-            detail: { invoiceNumber, amountPence: cashPence, pendingBeforePence: 0 },
-          });
-        }
-        return { invoiceNumber };
+        const error = await keepPendingCash(
+          ctx,
+          { invoiceId: invoice.InvoiceID, invoiceNumber, limitPence: toPenceFromXero(invoice.Total), pendingBeforePence: 0 },
+          cashPence,
+          `${actionKey}:pending:${invoice.InvoiceID}`,
+        );
+        return error ? { invoiceNumber, warning: `Invoice ${invoiceNumber} was created, but its cash amount was not kept: ${error}` } : { invoiceNumber };
       }
       const failures = await payCash(
         ctx,
