@@ -28,7 +28,7 @@ export interface WriteSpec<R> {
 }
 
 /** Looks a write up in Xero when its answer was lost. Null means Xero does not have it. */
-export type WriteFinder = (ctx: XeroContext, row: WriteRow) => Promise<WriteOutcome<unknown> | null>;
+export type WriteFinder = (ctx: XeroContext & { organizationId: number }, row: WriteRow) => Promise<WriteOutcome<unknown> | null>;
 
 /** Errors where Xero certainly did not apply the write. */
 const DEFINITE_FAILURES = new Set(['XERO_REJECTED', 'VALIDATION_ERROR', 'BAD_REQUEST', 'NOT_FOUND', 'FORBIDDEN', 'CONFLICT', 'UNPROCESSABLE']);
@@ -160,7 +160,7 @@ export function createWriteLedger(deps: { db: Db; log?: { warn: (o: object, m: s
           continue;
         }
         try {
-          const found = await finder({ userId: write.userId, tenantId }, write);
+          const found = await finder({ userId: write.userId, tenantId, organizationId: write.organizationId }, write);
           if (found) {
             await update(write.id, { state: 'confirmed', xeroId: found.xeroId ?? null, response: found.response as object, completedAt: new Date(), error: null });
             counts.confirmed += 1;
