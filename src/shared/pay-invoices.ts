@@ -539,3 +539,36 @@ export type PaymentErrorEventDetail = z.infer<typeof paymentErrorEventDetailSche
 export function shouldSkipRemainingPayments(refreshedAmountDue: number): boolean {
   return isBalanceFullyPaid(roundPoundsToPence(refreshedAmountDue));
 }
+
+/**
+ * How long the user who made a payment can take it back from the success banner (beyond the spec: an Undo
+ * that deletes the payment in Xero). Short on purpose: it is for "wrong account / wrong amount, just now",
+ * not a way to edit history; older payments are reversed in Xero itself.
+ */
+export const PAYMENT_UNDO_WINDOW_MS = 2 * 60_000;
+
+/**
+ * The answer of `POST /api/xero/payments`: the spec's `isInvoiceFullyPaid` (001 §3), plus what Ledgerlink
+ * adds for the banner and the Undo: Xero's id for the payment, the invoice's amount due after it, and until
+ * when the payment can be undone.
+ */
+export const paymentResultSchema = paymentResponseSchema.extend({
+  paymentId: z.string().min(1),
+  amountDue: moneyAmountSchema,
+  undoableUntil: z.string(),
+});
+export type PaymentResult = z.infer<typeof paymentResultSchema>;
+
+/** The answer of `POST /api/xero/payments/{paymentId}/undo`: the invoice's amount due once the payment is gone. */
+export const paymentUndoResultSchema = z.object({
+  message: z.string(),
+  invoiceId: z.string().min(1),
+  amountDue: moneyAmountSchema,
+});
+export type PaymentUndoResult = z.infer<typeof paymentUndoResultSchema>;
+
+/** Undo toasts (beyond the spec). */
+export const UNDO_MESSAGES = {
+  success: { title: 'Payment Undone', description: 'The payment was removed from Xero.' },
+  failure: { title: 'Undo Failed', description: 'The payment could not be removed. Check the invoice in Xero.' },
+} as const satisfies Record<string, UserMessage>;

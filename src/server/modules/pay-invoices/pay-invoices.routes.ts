@@ -66,7 +66,7 @@ export function registerPayInvoicesRoutes(root: FastifyInstance): void {
     '/api/xero/invoices/refresh',
     {
       schema: {
-        body: invoiceRefreshRequestSchema.optional(),
+        body: invoiceRefreshRequestSchema.nullish(),
         response: { 200: z.union([forceRefreshResponseSchema, invoiceRefreshResultSchema]) },
       },
     },

@@ -67,6 +67,8 @@ interface PaymentPayload {
   date: string;
   reference: string;
   isCard: boolean;
+  /** What the browser asked for, in pence (the amount sent can be a penny less, within the tolerance). */
+  requestedPence: number;
 }
 
 /** What the ledger keeps as Xero's answer to a payment. */
@@ -266,8 +268,15 @@ export function createPayInvoicesService(deps: {
    * request got, and never check the balance again first, since the first attempt may be what paid it. When the
    * first attempt lost Xero's answer, Xero is asked whether the payment exists instead of sending it again.
    */
-  async function replayPayment(ctx: PayContext, existing: WriteRow): Promise<PaymentResult> {
-    if (existing.kind !== 'payment') throw new AppError('VALIDATION_ERROR', 'This Idempotency-Key was already used for a different change');
+  async function replayPayment(ctx: PayContext, existing: WriteRow, payment: PaymentRequest): Promise<PaymentResult> {
+    const first = existing.request as Partial<PaymentPayload>;
+    const same =
+      existing.kind === 'payment' &&
+      first.invoiceId?.toLowerCase() === payment.invoiceId.toLowerCase() &&
+      first.accountId?.toLowerCase() === payment.accountId.toLowerCase() &&
+      first.isCard === payment.isCard &&
+      first.requestedPence === toPence(payment.amount);
+    if (!same) throw new AppError('VALIDATION_ERROR', 'This Idempotency-Key was already used for a different change');
     let row = existing;
     const unsettled = row.state === 'unknown' || (row.state === 'sent' && now().getTime() - (row.sentAt ?? row.createdAt).getTime() > STALE_SENT_MS);
     if (unsettled) {
@@ -389,10 +398,10 @@ export function createPayInvoicesService(deps: {
      * Xero's answer, and audits it.
      */
     async pay(ctx: PayContext, payment: PaymentRequest, idempotencyKey: string | undefined): Promise<PaymentResult> {
-      const amountPence = toPence(payment.amount);
+      const requestedPence = toPence(payment.amount);
       if (idempotencyKey) {
         const existing = await repo.findWriteByKey(ctx.organizationId, idempotencyKey);
-        if (existing) return replayPayment(ctx, existing);
+        if (existing) return replayPayment(ctx, existing, payment);
       }
       let account = await repo.findPaymentAccount(ctx.organizationId, payment.accountId);
       if (!account) {
@@ -407,7 +416,7 @@ export function createPayInvoicesService(deps: {
       if (invoice.status !== 'AUTHORISED' && invoice.status !== 'PAID') {
         throw new AppError('UNPROCESSABLE', `Payment validation failed: invoice ${invoice.invoiceNumber ?? ''} is ${invoice.status} in Xero`);
       }
-      const refusal = checkPaymentAgainstBalance(amountPence, invoice.status === 'PAID' ? 0 : invoice.amountDuePence, currency);
+      const refusal = checkPaymentAgainstBalance(requestedPence, invoice.status === 'PAID' ? 0 : invoice.amountDuePence, currency);
       if (refusal) {
         await audit.record({
           userId: ctx.userId,
@@ -416,11 +425,14 @@ export function createPayInvoicesService(deps: {
           action: 'payment.create',
           target: invoice.invoiceId,
           result: 'failure',
-          detail: { invoiceNumber: invoice.invoiceNumber, amountPence, accountId: account.accountId, reason: refusal },
+          detail: { invoiceNumber: invoice.invoiceNumber, amountPence: requestedPence, accountId: account.accountId, reason: refusal },
           ip: ctx.ip ?? null,
         });
         throw new AppError('UNPROCESSABLE', refusal);
       }
+      // Within the 1p tolerance (001 §9) the payment settles the invoice: Xero is sent exactly what is due,
+      // since it refuses any amount above that.
+      const amountPence = Math.min(requestedPence, invoice.amountDuePence);
       const payload: PaymentPayload = {
         invoiceId: invoice.invoiceId,
         invoiceNumber: invoice.invoiceNumber ?? payment.invoiceNumber,
@@ -430,6 +442,7 @@ export function createPayInvoicesService(deps: {
         date: getUkToday(now()),
         reference: payment.reference.trim() || getPaymentReference(invoice.invoiceNumber ?? payment.invoiceNumber, payment.isCard),
         isCard: payment.isCard,
+        requestedPence,
       };
       const before: InvoiceBalance = {
         amountDuePence: invoice.amountDuePence - amountPence,
@@ -517,7 +530,8 @@ export function createPayInvoicesService(deps: {
           ip: ctx.ip ?? null,
         });
       }
-      return toResult({ ...stored, amountDuePence: balance.amountDuePence }, null);
+      const write = await ledger.findById(outcome.writeId);
+      return toResult({ ...stored, amountDuePence: balance.amountDuePence }, write?.completedAt ?? null);
     },
 
     /**
