@@ -8,7 +8,7 @@ import type {
   DraftInvoiceUpdateResponse,
   NewInvoiceDefaults,
 } from '../../../shared/add-invoices';
-import { formatDateNumeric, getUkToday } from '../../../shared/dates';
+import { convertXeroDate, formatDateNumeric, getUkToday } from '../../../shared/dates';
 import { formatMoney, fromPence, toPence } from '../../../shared/money';
 import { AppError } from '../../lib/app-error';
 import type { XeroSync } from '../../xero/sync/sync.service';
@@ -167,6 +167,18 @@ export function createAddInvoicesService(deps: {
           Date: plan.date,
           Reference: `Cash payment for ${plan.invoiceNumber}`,
         };
+        // Recorded as the spec's payment request item (001 §3), the shape Pay Invoices records too, so
+        // whichever 'payment' finder the ledger holds can look either feature's payments up.
+        const request = {
+          invoiceId: plan.invoiceId,
+          invoiceNumber: plan.invoiceNumber,
+          accountId: cashAccountId,
+          amount: element.Amount,
+          date: plan.date,
+          reference: element.Reference,
+          isCard: false,
+          requestedPence: plan.cashPence,
+        };
         let joined = false;
         try {
           return await ledger.execute({
@@ -177,7 +189,7 @@ export function createAddInvoicesService(deps: {
             targetId: plan.invoiceId,
             amountPence: plan.cashPence,
             idempotencyKey: plan.key,
-            request: element,
+            request,
             send: async (key) => {
               joined = true;
               const answer = await batch.join(key, element);
@@ -316,8 +328,9 @@ export function createAddInvoicesService(deps: {
       return ['AUTHORISED', 'PAID', 'VOIDED'].includes(invoice.Status) ? { xeroId: invoice.InvoiceID, response: invoice } : null;
     });
 
-    // A payment whose answer was lost: an unclaimed payment on the invoice for the amount (and account).
-    // Written from the ledger's own columns (targetId = invoice, amountPence) so it serves every payment.
+    // A payment whose answer was lost: an unclaimed payment on the invoice for the amount, account and
+    // date. Read from the ledger's own columns (targetId = invoice, amountPence) and the 001 §3 payment
+    // request item, so it serves Pay Invoices' payments as well as these.
     ledger.registerFinder('payment', async (xctx: XeroContext, row: WriteRow) => {
       if (!row.targetId || row.amountPence === null) return null;
       const { data } = await http.send(xctx.userId, xctx.tenantId, {
@@ -326,13 +339,15 @@ export function createAddInvoicesService(deps: {
         query: { where: `Invoice.InvoiceID==Guid("${row.targetId}") AND Status=="AUTHORISED"` },
         schema: xeroPaymentsEnvelope,
       });
-      const request = (row.request ?? {}) as { Account?: { AccountID?: string } };
+      const request = (row.request ?? {}) as { accountId?: string; date?: string };
       const claimed = await repo.findClaimedXeroIds(row.organizationId, 'payment', row.id);
+      const same = (a: string | null | undefined, b: string | undefined) => !a || !b || a.toLowerCase() === b.toLowerCase();
       const match = data.Payments.find(
         (p) =>
           !claimed.has(p.PaymentID) &&
           toPenceFromXero(p.Amount) === row.amountPence &&
-          (!request.Account?.AccountID || !p.Account?.AccountID || p.Account.AccountID === request.Account.AccountID),
+          same(p.Account?.AccountID, request.accountId) &&
+          same(convertXeroDate(p.Date), request.date),
       );
       return match ? { xeroId: match.PaymentID, response: match } : null;
     });

@@ -287,7 +287,7 @@ describe('Add Invoices API', () => {
         fingerprint: 'x',
         targetId: id,
         amountPence: 900,
-        request: { Invoice: { InvoiceID: id }, Account: { AccountID: defaults.cash }, Amount: 9 },
+        request: { invoiceId: id, accountId: defaults.cash, amount: 9, date: getUkToday() },
         state: 'unknown',
         sentAt: new Date(Date.now() - 60_000),
       })
