@@ -3,3 +3,4 @@ export * from './xero.ts';
 export * from './audit.ts';
 export * from './cache.ts';
 export * from './ledger.ts';
+export * from './mfa.ts';
