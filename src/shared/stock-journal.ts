@@ -8,13 +8,16 @@
  * computed as an exact fraction (no float division on money).
  */
 import { z } from 'zod';
+import { contactSchema } from './settings';
 import {
   compareIsoDates,
   formatDateMedium,
   formatDateShort,
   getDaysBetween,
+  getMonthEnd,
   getWeekEnd,
   getWeekStart,
+  isIsoDate,
   isoDateSchema,
   isSameMonth,
   splitRangeByMonth,
@@ -153,6 +156,8 @@ export const salesQuerySchema = z
     customerId: z.string().min(1).max(100).optional(),
     fromDate: isoDateSchema,
     toDate: isoDateSchema,
+    /** Ours: `true` brings the cached invoices up to date with Xero first (Refresh Data). */
+    refresh: z.enum(['true', 'false']).optional(),
   })
   .refine((q) => !isValidRange(q) || getDaysBetween(q.fromDate, q.toDate) >= 0, {
     message: 'fromDate must not be after toDate',
@@ -163,6 +168,19 @@ export const salesQuerySchema = z
     path: ['toDate'],
   });
 export type SalesQuery = z.infer<typeof salesQuerySchema>;
+
+/**
+ * The days a sales query covers: whole Monday–Sunday weeks around the from/to dates. Periods are whole
+ * weeks (their keys never change with the filter), so their totals must be whole weeks too: a journal is
+ * never posted from the part of a week that happened to fall inside the filter.
+ */
+export function getWeeklySalesRange(fromDate: string, toDate: string): { fromDate: string; toDate: string } {
+  return { fromDate: getWeekStart(fromDate), toDate: getWeekEnd(toDate) };
+}
+
+/** Answer of `GET /api/xero/customers` (001 §3 "Customer: id, name"; §7), sorted by name. */
+export const customersResponseSchema = z.array(contactSchema);
+export type Customer = z.infer<typeof contactSchema>;
 
 function isValidRange(q: { fromDate: unknown; toDate: unknown }): boolean {
   return isoDateSchema.safeParse(q.fromDate).success && isoDateSchema.safeParse(q.toDate).success;
@@ -178,6 +196,11 @@ export const stockJournalEntrySchema = z.object({
   journalId: z.string().nullish(),
   xeroJournalId: z.string().nullish(),
   status: z.string().nullish(),
+  /** Beyond the spec, for the chart and the CSV export: the journal's amount, the net it came from, its rate and narration. */
+  amount: moneyAmountSchema.nullish(),
+  netAmount: moneyAmountSchema.nullish(),
+  marginRate: z.number().finite().nullish(),
+  reference: z.string().nullish(),
 });
 export type StockJournalEntry = z.infer<typeof stockJournalEntrySchema>;
 
@@ -187,20 +210,31 @@ export type StockJournalEntryListResponse = z.infer<typeof stockJournalEntryList
 
 /**
  * Body of `POST /api/xero/stock-journal` (001 §3 "Journal create payload: periodStart, periodEnd,
- * netAmount, contactId, stockAccountId, costAccountId, marginRate (number), reference").
+ * netAmount, contactId, stockAccountId, costAccountId, marginRate (number), reference"). `journalDate` is
+ * ours: the Journal Date of the Stock Journal card (001 §2), inside the period; without it the journal is
+ * dated at the period end (DESIGN §4).
  */
 export const journalCreateRequestSchema = z
   .object({
     periodStart: isoDateSchema,
     periodEnd: isoDateSchema,
     netAmount: positiveMoneySchema,
-    contactId: z.string().min(1),
-    stockAccountId: z.string().min(1),
-    costAccountId: z.string().min(1),
+    contactId: z.string().min(1).max(100),
+    stockAccountId: z.string().min(1).max(100),
+    costAccountId: z.string().min(1).max(100),
     marginRate: z.number().finite().positive().max(1000),
     reference: z.string().min(1).max(255),
+    journalDate: isoDateSchema.optional(),
   })
   .strict()
+  .refine(
+    (body) =>
+      body.journalDate === undefined ||
+      !isValidRange({ fromDate: body.periodStart, toDate: body.periodEnd }) ||
+      !isIsoDate(body.journalDate) ||
+      (body.journalDate >= body.periodStart && body.journalDate <= body.periodEnd),
+    { message: 'Journal date must be within the period', path: ['journalDate'] },
+  )
   .refine((body) => !isValidRange({ fromDate: body.periodStart, toDate: body.periodEnd }) || body.periodStart <= body.periodEnd, {
     message: 'Invalid date range',
     path: ['periodEnd'],
@@ -386,6 +420,44 @@ export function getJournalAmount(net: number, marginRate: number): number {
  */
 export function getStockJournalReference(periodStart: string, periodEnd: string): string {
   return `Stock Transfer Journal - ${formatDateShort(periodStart)} to ${formatDateShort(periodEnd)}`;
+}
+
+const MONTH_NUMBERS: Record<string, number> = { jan: 1, feb: 2, mar: 3, apr: 4, may: 5, jun: 6, jul: 7, aug: 8, sep: 9, oct: 10, nov: 11, dec: 12 };
+
+function parseReferenceDate(text: string): string | null {
+  const trimmed = text.trim();
+  if (isIsoDate(trimmed)) return trimmed;
+  const match = /^(\d{1,2}) ([A-Za-z]{3}) (\d{4})$/.exec(trimmed);
+  const month = match ? MONTH_NUMBERS[match[2]!.toLowerCase()] : undefined;
+  if (!match || !month) return null;
+  const iso = `${match[3]}-${String(month).padStart(2, '0')}-${match[1]!.padStart(2, '0')}`;
+  return isIsoDate(iso) ? iso : null;
+}
+
+/**
+ * Reads the period back from a journal's narration: the reference of 001 §3, or the same words with ISO
+ * dates (as journals posted before Ledgerlink may carry). Null for any other narration, or a range that
+ * runs backwards or is longer than a week.
+ */
+export function parseStockJournalReference(narration: string | null | undefined): { periodStart: string; periodEnd: string } | null {
+  const match = /^Stock Transfer Journal - (.+) to (.+)$/.exec((narration ?? '').trim());
+  if (!match) return null;
+  const periodStart = parseReferenceDate(match[1]!);
+  const periodEnd = parseReferenceDate(match[2]!);
+  if (!periodStart || !periodEnd || periodStart > periodEnd || getDaysBetween(periodStart, periodEnd) >= 7) return null;
+  return { periodStart, periodEnd };
+}
+
+/**
+ * Whether a range is a journal period: a Monday–Sunday week inside one month, or one side of a week split
+ * at a month end (001 §2), so a journal is always dated in the month whose sales it covers.
+ */
+export function isJournalPeriod(periodStart: string, periodEnd: string): boolean {
+  if (!isIsoDate(periodStart) || !isIsoDate(periodEnd) || periodStart > periodEnd) return false;
+  if (getWeekStart(periodStart) !== getWeekStart(periodEnd) || !isSameMonth(periodStart, periodEnd)) return false;
+  const startsRight = getWeekStart(periodStart) === periodStart || periodStart.endsWith('-01');
+  const endsRight = getWeekEnd(periodEnd) === periodEnd || getMonthEnd(periodEnd) === periodEnd;
+  return startsRight && endsRight;
 }
 
 /** Journal Date default (001 §2 "defaulting to the last day's date"): the last day with sales, else the period end. */

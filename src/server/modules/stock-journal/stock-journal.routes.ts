@@ -1,6 +1,93 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  customersResponseSchema,
+  journalCreateRequestSchema,
+  journalCreateResponseSchema,
+  salesQuerySchema,
+  salesResponseSchema,
+  stockJournalEntryListResponseSchema,
+  syncStatusResponseSchema,
+} from '../../../shared/stock-journal';
+import { AppError } from '../../lib/app-error';
+import type { TenantContext } from '../organizations/tenancy';
+import { createStockJournalRepository } from './stock-journal.repository';
+import { createStockJournalService, JOURNAL_WRITE_KIND } from './stock-journal.service';
 
-/** The stock-journal endpoints (issue #10). Collaborators come from `app.services`, wired once in app.ts. */
-export function registerStockJournalRoutes(app: FastifyInstance): void {
-  void app;
+const FEATURE = 'stock-journal';
+
+/** The longest Idempotency-Key accepted (Xero's own limit, REFERENCE §3). */
+const MAX_IDEMPOTENCY_KEY_LENGTH = 128;
+
+/** The Idempotency-Key the browser sent for this user action (kept across its retries), validated. */
+function readIdempotencyKey(request: FastifyRequest): string | undefined {
+  const raw = request.headers['idempotency-key'];
+  if (raw === undefined) return undefined;
+  const key = Array.isArray(raw) ? raw[0] : raw;
+  if (!key || key.length > MAX_IDEMPOTENCY_KEY_LENGTH || !/^[\x21-\x7e]+$/.test(key)) {
+    throw new AppError('VALIDATION_ERROR', `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} visible characters`);
+  }
+  return key;
+}
+
+/** The stock-journal endpoints (issue #10; 001 §7). Collaborators come from `app.services`, wired once in app.ts. */
+export function registerStockJournalRoutes(root: FastifyInstance): void {
+  const app = root.withTypeProvider<ZodTypeProvider>();
+  const { db, sync, xeroHttp, ledger, audit, tokens, resolveTenant } = root.services;
+  const service = createStockJournalService({
+    repo: createStockJournalRepository(db),
+    sync,
+    http: xeroHttp,
+    ledger,
+    audit,
+    checkToken: (userId) => tokens.getAccessToken(userId),
+  });
+  ledger.registerFinder(JOURNAL_WRITE_KIND, service.findJournalWrite);
+
+  // Who and which organisation come first: before the request is validated, so a stranger or a switched-off
+  // feature gets 401/403, never a validation message about data they may not send.
+  const tenants = new WeakMap<FastifyRequest, TenantContext>();
+  const preValidation = async (request: FastifyRequest) => {
+    tenants.set(request, await resolveTenant(request, FEATURE));
+  };
+  const tenantOf = (request: FastifyRequest): TenantContext => {
+    const tenant = tenants.get(request);
+    if (!tenant) throw new AppError('INTERNAL', 'Organisation not resolved');
+    return tenant;
+  };
+
+  app.get(
+    '/api/xero/customers',
+    {
+      preValidation,
+      schema: {
+        querystring: z.object({ refresh: z.enum(['true', 'false']).optional() }),
+        response: { 200: customersResponseSchema },
+      },
+    },
+    async (request) => service.listCustomers(tenantOf(request), { refresh: request.query.refresh === 'true' }),
+  );
+
+  app.get('/api/xero/sales', { preValidation, schema: { querystring: salesQuerySchema, response: { 200: salesResponseSchema } } }, (request) =>
+    service.getSales(tenantOf(request), request.query),
+  );
+
+  app.get('/api/xero/stock-journal/entries', { preValidation, schema: { response: { 200: stockJournalEntryListResponseSchema } } }, (request) =>
+    service.listEntries(tenantOf(request)),
+  );
+
+  app.post(
+    '/api/xero/stock-journal',
+    { preValidation, schema: { body: journalCreateRequestSchema, response: { 201: journalCreateResponseSchema } } },
+    async (request, reply) => {
+      const idempotencyKey = readIdempotencyKey(request);
+      const result = await service.createJournal(tenantOf(request), request.body, { idempotencyKey, ip: request.ip });
+      return reply.status(201).send(result);
+    },
+  );
+
+  app.post('/api/xero/stock-journal/sync-status', { preValidation, schema: { response: { 200: syncStatusResponseSchema } } }, (request) =>
+    service.syncStatus(tenantOf(request)),
+  );
 }
