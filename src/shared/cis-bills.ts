@@ -5,7 +5,15 @@
 import { z } from 'zod';
 import { splitCisTotal, getCisGrossFromNetPence, getCisNetFromGrossPence, getTaxWeekReference } from './cis';
 import { isoDateSchema } from './dates';
-import { findPence, formatMoney, formatPenceAsDecimal, fromPence, nonNegativeMoneySchema, positiveMoneySchema } from './money';
+import {
+  findPence,
+  formatMoney,
+  formatPenceAsDecimal,
+  fromPence,
+  moneyAmountSchema,
+  nonNegativeMoneySchema,
+  positiveMoneySchema,
+} from './money';
 
 /** A user-facing message: title and description, the spec's exact texts. */
 export interface UserMessage {
@@ -28,7 +36,8 @@ export const draftBillSchema = z.object({
   invoiceID: z.string().min(1),
   contactID: z.string().min(1),
   contact: z.object({ name: z.string() }),
-  date: isoDateSchema,
+  /** Xero allows a draft without a date: "" then. */
+  date: z.union([isoDateSchema, z.literal('')]),
   reference: z.string(),
   status: z.string(),
   total: nonNegativeMoneySchema,
@@ -160,7 +169,9 @@ export type CisContactListResponse = z.infer<typeof cisContactListResponseSchema
  * enabled with a verified rate, 0 % (gross) or 20 % (standard). The 30 % higher rate means HMRC could not
  * verify the subcontractor.
  */
-export function deriveHasValidUtr(settings: { cisEnabled?: boolean | null; rate?: number | null } | null | undefined): boolean {
+export function deriveHasValidUtr(
+  settings: { cisEnabled?: boolean | null; rate?: number | null } | null | undefined,
+): boolean {
   return settings?.cisEnabled === true && (settings.rate === 0 || settings.rate === 20);
 }
 
@@ -184,10 +195,17 @@ export function getCisContactLabel(contact: Pick<CisContact, 'name' | 'hasValidU
 /** A bill line (001 §3 "Bill create line item: description, quantity, unitAmount, accountCode"). */
 export const billLineItemSchema = z
   .object({
-    description: z.string().min(1).max(4000),
-    quantity: z.number().positive().max(1_000_000),
-    unitAmount: positiveMoneySchema,
-    accountCode: z.string().min(1).max(50),
+    description: z.string().trim().min(1, 'Please enter a description').max(4000),
+    quantity: z
+      .number()
+      .positive('Quantity must be greater than 0')
+      .max(1_000_000)
+      .refine(
+        (q) => Math.abs(q * 10_000 - Math.round(q * 10_000)) < 1e-6,
+        'Quantity can have at most 4 decimals',
+      ),
+    unitAmount: moneyAmountSchema.refine((v) => v > 0, 'Please enter a valid positive amount'),
+    accountCode: z.string().trim().min(1, 'Please select an account code').max(50),
   })
   .strict();
 export type BillLineItem = z.infer<typeof billLineItemSchema>;
@@ -196,16 +214,62 @@ export type BillLineItem = z.infer<typeof billLineItemSchema>;
  * Body of `POST /api/xero/create-bill` (001 §7): `{contactId, date, reference, lineItems[{description,
  * quantity, unitAmount, accountCode}], status}`.
  */
-export const createBillRequestSchema = z
+const createBillFields = {
+  contactId: z.string().trim().min(1, 'Please select a subcontractor').max(100),
+  date: isoDateSchema,
+  reference: z.string().trim().max(255, 'Reference must be 255 characters or fewer'),
+  lineItems: z.array(billLineItemSchema).min(1, 'Add at least one line').max(100),
+  status: billCreateStatusSchema,
+};
+export const createBillRequestSchema = z.object(createBillFields).strict();
+export type CreateBillRequest = z.infer<typeof createBillRequestSchema>;
+
+/** Most bills sent in one `POST /api/xero/create-bills` (Xero advises modest batches, REFERENCE §3). */
+export const MAX_BILLS_PER_BATCH = 50;
+
+/**
+ * Body of `POST /api/xero/create-bills` (beyond the spec: several bills in one request, which the server
+ * sends to Xero as one batch). Each bill carries the local bill id it was added under: with the request's
+ * Idempotency-Key it names the bill across retries, so a retried batch never creates a bill twice.
+ */
+export const createBillsRequestSchema = z
   .object({
-    contactId: z.string().min(1),
-    date: isoDateSchema,
-    reference: z.string().max(255),
-    lineItems: z.array(billLineItemSchema).min(1).max(100),
-    status: billCreateStatusSchema,
+    bills: z
+      .array(z.object({ id: z.string().min(1).max(100), ...createBillFields }).strict())
+      .min(1, 'Add at least one bill before submitting')
+      .max(MAX_BILLS_PER_BATCH)
+      .refine((bills) => new Set(bills.map((b) => b.id)).size === bills.length, 'Each bill needs its own id'),
   })
   .strict();
-export type CreateBillRequest = z.infer<typeof createBillRequestSchema>;
+export type CreateBillsRequest = z.infer<typeof createBillsRequestSchema>;
+
+/** The outcome of one bill of a batch: created (or found already created), or refused with a message. */
+export const createBillResultSchema = z.object({
+  id: z.string(),
+  ok: z.boolean(),
+  invoiceID: z.string().optional(),
+  status: z.string().optional(),
+  /** HTTP status the bill would have had on its own (422 for a CIS validation problem). */
+  statusCode: z.number().int().optional(),
+  message: z.string().optional(),
+});
+export type CreateBillResult = z.infer<typeof createBillResultSchema>;
+
+export const createBillsResponseSchema = z.object({
+  results: z.array(createBillResultSchema),
+  created: z.number().int(),
+  failed: z.number().int(),
+});
+export type CreateBillsResponse = z.infer<typeof createBillsResponseSchema>;
+
+/** `?refresh=true` (sync with Xero first) and, for draft bills, `?cisOnly=true` (only CIS subcontractors). */
+export const cisBillsListQuerySchema = z.object({
+  refresh: z.enum(['true', 'false']).optional(),
+  cisOnly: z.enum(['true', 'false']).optional(),
+  org: z.string().max(20).optional(),
+  organizationId: z.string().max(20).optional(),
+});
+export type CisBillsListQuery = z.infer<typeof cisBillsListQuerySchema>;
 
 /** The outcome of a bill write (create, update, approve, delete): the bill id and its status afterwards. */
 export const billActionResponseSchema = z.object({
@@ -222,7 +286,9 @@ export const deleteBillResponseSchema = billActionResponseSchema;
 export type DeleteBillResponse = BillActionResponse;
 
 /** Body of `PATCH /api/xero/update-bill/{id}` (001 §7): `{amount}`, a positive amount with 2 decimals. */
-export const updateBillRequestSchema = z.object({ amount: positiveMoneySchema }).strict();
+export const updateBillRequestSchema = z
+  .object({ amount: moneyAmountSchema.refine((v) => v > 0, 'Please enter a positive number') })
+  .strict();
 export type UpdateBillRequest = z.infer<typeof updateBillRequestSchema>;
 
 /** Answer of the update: the bill as it now stands. */
@@ -273,7 +339,8 @@ export function validateBillEntry(input: {
   if (pence === null || pence <= 0) {
     return { title: 'Invalid amount', description: 'Please enter a valid positive amount' };
   }
-  if (!input.accountCode) return { title: 'Missing information', description: 'Please select an account code' };
+  if (!input.accountCode)
+    return { title: 'Missing information', description: 'Please select an account code' };
   if (!input.contacts.some((c) => c.id === input.contactId)) {
     return { title: 'Error', description: 'Selected subcontractor not found' };
   }
@@ -289,7 +356,9 @@ export function validateBillAmountEdit(amount: string): UserMessage | null {
 
 /** Submitting (001 §5): 'No bills to create' / 'Add at least one bill before submitting' with no local bills. */
 export function validateBillSubmission(bills: readonly unknown[]): UserMessage | null {
-  return bills.length > 0 ? null : { title: 'No bills to create', description: 'Add at least one bill before submitting' };
+  return bills.length > 0
+    ? null
+    : { title: 'No bills to create', description: 'Add at least one bill before submitting' };
 }
 
 /** Label of the submit button (001 §2): 'Create N Bill(s) in Xero', 'Processing...' while busy. */
@@ -380,9 +449,13 @@ export function describeCreateBillError(message: string | null | undefined): Use
  * Result of creating several bills (001 §8): 'Successfully created N bills (M failed)' on partial success,
  * 'Failed to create bills' when all failed, 'Successfully created N bills' when all succeeded.
  */
-export function describeBillCreationSummary(created: number, failed: number): { isError: boolean; message: string } {
+export function describeBillCreationSummary(
+  created: number,
+  failed: number,
+): { isError: boolean; message: string } {
   if (created === 0 && failed > 0) return { isError: true, message: 'Failed to create bills' };
-  if (failed > 0) return { isError: false, message: `Successfully created ${created} bills (${failed} failed)` };
+  if (failed > 0)
+    return { isError: false, message: `Successfully created ${created} bills (${failed} failed)` };
   return { isError: false, message: `Successfully created ${created} bills` };
 }
 
@@ -404,12 +477,18 @@ export function describeDeleteBillError(status: number, serverMessage?: string |
  * set the session-expired flag, toasting 'Your login session has expired. Please refresh the page and try
  * again.'
  */
-export function describeApproveBillError(status: number | 'network'): { message: string; isAuthError: boolean } {
+export function describeApproveBillError(status: number | 'network'): {
+  message: string;
+  isAuthError: boolean;
+} {
   if (status === 'network') {
     return { message: 'Network error - please check your connection and try again', isAuthError: false };
   }
   if (status === 401) {
-    return { message: 'Authentication error - your session has expired. Please log in again.', isAuthError: true };
+    return {
+      message: 'Authentication error - your session has expired. Please log in again.',
+      isAuthError: true,
+    };
   }
   return { message: `Server error (${status}): Failed to approve bill`, isAuthError: false };
 }

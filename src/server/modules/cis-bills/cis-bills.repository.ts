@@ -8,7 +8,15 @@ export type CachedBill = typeof xeroInvoices.$inferSelect;
 export type BillRow = typeof xeroInvoices.$inferInsert;
 
 /** Xero's CIS system accounts: Xero refuses API bills on them (REFERENCE §4.8), so they are never offered. */
-export const CIS_SYSTEM_ACCOUNTS = ['CISLABOUREXPENSE', 'CISMATERIALS', 'CISLABOURINCOME', 'CISLABOUR', 'CISASSET', 'CISASSETS', 'CISLIABILITY'];
+export const CIS_SYSTEM_ACCOUNTS = [
+  'CISLABOUREXPENSE',
+  'CISMATERIALS',
+  'CISLABOURINCOME',
+  'CISLABOUR',
+  'CISASSET',
+  'CISASSETS',
+  'CISLIABILITY',
+];
 
 /** Drizzle queries of the CIS Bills feature; every one is filtered by organisation. */
 export function createCisBillsRepository(db: Db) {
@@ -18,11 +26,15 @@ export function createCisBillsRepository(db: Db) {
      * no bill yet, so Xero has not flagged it a supplier), otherwise every supplier. Archived contacts never.
      */
     findSubcontractors(organizationId: number, groupId: string | null): Promise<CachedContact[]> {
-      const inGroup = groupId ? sql`${xeroContacts.groupIds} @> ${JSON.stringify([groupId])}::jsonb` : eq(xeroContacts.isSupplier, true);
+      const inGroup = groupId
+        ? sql`${xeroContacts.groupIds} @> ${JSON.stringify([groupId])}::jsonb`
+        : eq(xeroContacts.isSupplier, true);
       return db
         .select()
         .from(xeroContacts)
-        .where(and(eq(xeroContacts.organizationId, organizationId), ne(xeroContacts.status, 'ARCHIVED'), inGroup))
+        .where(
+          and(eq(xeroContacts.organizationId, organizationId), ne(xeroContacts.status, 'ARCHIVED'), inGroup),
+        )
         .orderBy(asc(sql`lower(${xeroContacts.name})`));
     },
 
@@ -34,7 +46,11 @@ export function createCisBillsRepository(db: Db) {
       return row ?? null;
     },
 
-    async saveContactCisSettings(organizationId: number, contactId: string, settings: { enabled: boolean; rate: number | null }) {
+    async saveContactCisSettings(
+      organizationId: number,
+      contactId: string,
+      settings: { enabled: boolean; rate: number | null },
+    ) {
       await db
         .update(xeroContacts)
         .set({ cisEnabled: settings.enabled, cisRate: settings.rate, cisCheckedAt: new Date() })
@@ -104,14 +120,24 @@ export function createCisBillsRepository(db: Db) {
             contactIds ? inArray(xeroInvoices.contactId, contactIds) : undefined,
           ),
         )
-        .orderBy(desc(xeroInvoices.date), asc(sql`lower(coalesce(${xeroInvoices.contactName}, ''))`), asc(xeroInvoices.invoiceId));
+        .orderBy(
+          desc(xeroInvoices.date),
+          asc(sql`lower(coalesce(${xeroInvoices.contactName}, ''))`),
+          asc(xeroInvoices.invoiceId),
+        );
     },
 
     async findBill(organizationId: number, invoiceId: string): Promise<CachedBill | null> {
       const [row] = await db
         .select()
         .from(xeroInvoices)
-        .where(and(eq(xeroInvoices.organizationId, organizationId), eq(xeroInvoices.invoiceId, invoiceId), eq(xeroInvoices.type, 'ACCPAY')));
+        .where(
+          and(
+            eq(xeroInvoices.organizationId, organizationId),
+            eq(xeroInvoices.invoiceId, invoiceId),
+            eq(xeroInvoices.type, 'ACCPAY'),
+          ),
+        );
       return row ?? null;
     },
 
@@ -142,7 +168,11 @@ export function createCisBillsRepository(db: Db) {
     },
 
     /** Of these bill ids, the ones another confirmed create already accounts for (so a lookup never claims one twice). */
-    async findClaimedBillIds(organizationId: number, invoiceIds: string[], exceptWriteId: number): Promise<Set<string>> {
+    async findClaimedBillIds(
+      organizationId: number,
+      invoiceIds: string[],
+      exceptWriteId: number,
+    ): Promise<Set<string>> {
       if (invoiceIds.length === 0) return new Set();
       const rows = await db
         .select({ xeroId: xeroWrites.xeroId })

@@ -1,6 +1,157 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import {
+  approveBillResponseSchema,
+  billIdParamsSchema,
+  cisBillsListQuerySchema,
+  cisContactListResponseSchema,
+  createBillRequestSchema,
+  createBillResponseSchema,
+  createBillsRequestSchema,
+  createBillsResponseSchema,
+  DEFAULT_BILL_ACCOUNT_HEADER,
+  deleteBillResponseSchema,
+  draftBillListResponseSchema,
+  updateBillRequestSchema,
+  updateBillResponseSchema,
+} from '../../../shared/cis-bills';
+import { accountSchema } from '../../../shared/settings';
+import { AppError } from '../../lib/app-error';
+import { createCisBillsRepository } from './cis-bills.repository';
+import { createCisBillsService, type CisBillsContext } from './cis-bills.service';
 
-/** The cis-bills endpoints (issue #9). Collaborators come from `app.services`, wired once in app.ts. */
-export function registerCisBillsRoutes(app: FastifyInstance): void {
-  void app;
+const IDEMPOTENCY_KEY_RE = /^[\x21-\x7e]{1,128}$/;
+
+/** The browser's Idempotency-Key for this user action (kept across its retries), validated; none is fine. */
+function readIdempotencyKey(request: FastifyRequest): string | undefined {
+  const raw = request.headers['idempotency-key'];
+  const key = Array.isArray(raw) ? raw[0] : raw;
+  if (key === undefined || key === '') return undefined;
+  if (!IDEMPOTENCY_KEY_RE.test(key))
+    throw new AppError('VALIDATION_ERROR', 'Idempotency-Key must be 1 to 128 printable characters');
+  return key;
+}
+
+function readHeader(request: FastifyRequest, name: string): string | null {
+  const raw = request.headers[name];
+  const value = (Array.isArray(raw) ? raw[0] : raw)?.trim();
+  return value ? value.slice(0, 200) : null;
+}
+
+/** The cis-bills endpoints (issue #9, 001 §7). Collaborators come from `app.services`, wired once in app.ts. */
+export function registerCisBillsRoutes(root: FastifyInstance): void {
+  const app = root.withTypeProvider<ZodTypeProvider>();
+  const { db, resolveTenant, xeroHttp, sync, ledger, audit } = root.services;
+  const service = createCisBillsService({
+    repo: createCisBillsRepository(db),
+    http: xeroHttp,
+    sync,
+    ledger,
+    audit,
+    log: root.log,
+  });
+  service.registerFinders();
+
+  async function contextOf(request: FastifyRequest): Promise<CisBillsContext> {
+    const tenant = await resolveTenant(request, 'cis-bills');
+    return {
+      organizationId: tenant.organizationId,
+      tenantId: tenant.tenantId,
+      userId: tenant.user.id,
+      isAdmin: tenant.user.isAdmin,
+      ip: request.ip,
+      defaultCisSubcontractorsGroupId: tenant.organization.defaultCisSubcontractorsGroupId,
+      defaultBillVatRateId: tenant.organization.defaultBillVatRateId,
+    };
+  }
+
+  app.get(
+    '/api/xero/cis-contacts',
+    { schema: { querystring: cisBillsListQuerySchema, response: { 200: cisContactListResponseSchema } } },
+    async (request) =>
+      service.listCisContacts(await contextOf(request), { refresh: request.query.refresh === 'true' }),
+  );
+
+  app.get(
+    '/api/xero/direct-costs-accounts',
+    { schema: { querystring: cisBillsListQuerySchema, response: { 200: accountSchema.array() } } },
+    async (request) =>
+      service.listDirectCostsAccounts(await contextOf(request), {
+        refresh: request.query.refresh === 'true',
+      }),
+  );
+
+  app.get(
+    '/api/xero/draft-bills',
+    { schema: { querystring: cisBillsListQuerySchema, response: { 200: draftBillListResponseSchema } } },
+    async (request) =>
+      service.listDraftBills(await contextOf(request), {
+        refresh: request.query.refresh === 'true',
+        cisOnly: request.query.cisOnly === 'true',
+      }),
+  );
+
+  app.post(
+    '/api/xero/create-bill',
+    { schema: { body: createBillRequestSchema, response: { 200: createBillResponseSchema } } },
+    async (request) =>
+      service.createBill(await contextOf(request), readIdempotencyKey(request), request.body),
+  );
+
+  // Beyond the spec: several bills in one request, sent to Xero as one batch (per-bill results).
+  app.post(
+    '/api/xero/create-bills',
+    { schema: { body: createBillsRequestSchema, response: { 200: createBillsResponseSchema } } },
+    async (request) => {
+      const ctx = await contextOf(request);
+      const key = readIdempotencyKey(request);
+      const results = await service.createBills(
+        ctx,
+        request.body.bills.map(({ id, ...bill }) => ({
+          id,
+          key: key ? `${key}:${id}` : undefined,
+          request: bill,
+        })),
+      );
+      const created = results.filter((r) => r.ok).length;
+      return { results, created, failed: results.length - created };
+    },
+  );
+
+  app.patch(
+    '/api/xero/update-bill/:id',
+    {
+      schema: {
+        params: billIdParamsSchema,
+        body: updateBillRequestSchema,
+        response: { 200: updateBillResponseSchema },
+      },
+    },
+    async (request) =>
+      service.updateBill(
+        await contextOf(request),
+        request.params.id,
+        request.body.amount,
+        readIdempotencyKey(request),
+      ),
+  );
+
+  app.post(
+    '/api/xero/approve-bill/:id',
+    { schema: { params: billIdParamsSchema, response: { 200: approveBillResponseSchema } } },
+    async (request) =>
+      service.approveBill(
+        await contextOf(request),
+        request.params.id,
+        readHeader(request, DEFAULT_BILL_ACCOUNT_HEADER),
+        readIdempotencyKey(request),
+      ),
+  );
+
+  app.post(
+    '/api/xero/delete-bill/:id',
+    { schema: { params: billIdParamsSchema, response: { 200: deleteBillResponseSchema } } },
+    async (request) =>
+      service.deleteBill(await contextOf(request), request.params.id, readIdempotencyKey(request)),
+  );
 }

@@ -1,0 +1,809 @@
+import crypto from 'node:crypto';
+import { splitCisTotal } from '../../../shared/cis';
+import {
+  deriveHasValidUtr,
+  type BillActionResponse,
+  type CisContact,
+  type CreateBillRequest,
+  type CreateBillResult,
+  type DraftBill,
+} from '../../../shared/cis-bills';
+import { fromPence, roundHalfUp, roundPoundsToPence, toPence } from '../../../shared/money';
+import type { Account } from '../../../shared/settings';
+import { AppError } from '../../lib/app-error';
+import type { CachedLine } from '../../xero/sync/mappers';
+import { toInvoiceRow } from '../../xero/sync/mappers';
+import type { SyncContext, XeroSync } from '../../xero/sync/sync.service';
+import type { WriteLedger, WriteOutcome, WriteRow } from '../../xero/write-ledger';
+import {
+  findElementErrors,
+  xeroBillsEnvelope,
+  xeroContactCisSettingsEnvelope,
+  type XeroBill,
+  type XeroBillInput,
+  type XeroBillLineInput,
+} from '../../xero/xero-http/cis-bills';
+import type { XeroHttp } from '../../xero/xero-http/http';
+import type { XeroContext } from '../../xero/xero-port';
+import type { AuditLog } from '../audit/audit';
+import { CIS_SYSTEM_ACCOUNTS, type CachedBill, type CisBillsRepository } from './cis-bills.repository';
+import { createWriteBatch } from './write-batch';
+
+/** Who acts, on which organisation, with its saved defaults. */
+export interface CisBillsContext extends SyncContext {
+  isAdmin: boolean;
+  ip: string | null;
+  defaultCisSubcontractorsGroupId: string | null;
+  defaultBillVatRateId: string | null;
+}
+
+const INVOICES = '/api.xro/2.0/Invoices';
+
+/** Xero validation messages about CIS set-up: answered 422 (001 §7 "a 422 is a CIS validation error"). */
+const CIS_MESSAGE_RE = /\bCIS\b|construction industry scheme|subcontractor|rate set/i;
+
+/** The canonical create request kept in the write ledger: what was sent, and what finds it again. */
+interface CreateRecord {
+  contactId: string;
+  date: string;
+  reference: string;
+  status: 'DRAFT' | 'AUTHORISED';
+  totalPence: number;
+  lineAmountTypes: 'Inclusive' | 'NoTax';
+  lines: {
+    description: string;
+    quantity: number;
+    unitPence: number;
+    accountCode: string;
+    taxType: string | null;
+  }[];
+}
+
+interface PreparedBill {
+  record: CreateRecord;
+  element: XeroBillInput;
+}
+
+function isUuid(id: string): boolean {
+  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
+}
+
+/** Line amount in pence: quantity (up to 4 decimals) × unit price, rounded half up as Xero rounds a line. */
+function getLinePence(quantity: number, unitPence: number): number {
+  const quantityE4 = BigInt(Math.round(quantity * 10_000));
+  return Number(roundHalfUp(quantityE4 * BigInt(unitPence), 10_000n));
+}
+
+function getBillPence(value: number | null | undefined): number {
+  return value === null || value === undefined ? 0 : roundPoundsToPence(value);
+}
+
+/** The draft bill DTO of 001 §3, with the 20 % deduction and 80 % amount due of 001 §9 on the bill total. */
+export function toDraftBill(row: CachedBill): DraftBill {
+  const split = splitCisTotal(Math.max(0, row.totalPence));
+  const lines = (row.lines as CachedLine[]) ?? [];
+  return {
+    invoiceID: row.invoiceId,
+    contactID: row.contactId ?? '',
+    contact: { name: row.contactName ?? '' },
+    date: row.date ?? '',
+    reference: row.invoiceNumber ?? '',
+    status: row.status,
+    total: fromPence(split.totalPence),
+    amountDue: fromPence(split.amountDuePence),
+    cisDeduction: fromPence(split.cisDeductionPence),
+    lineItems: lines.map((l) => ({ accountCode: l.accountCode ?? null })),
+  };
+}
+
+function describeFailure(error: unknown): { statusCode: number; message: string } {
+  if (error instanceof AppError) return { statusCode: error.statusCode, message: error.message };
+  return { statusCode: 500, message: 'Failed to create bill' };
+}
+
+/**
+ * CIS Bills (001 CIS Bills; DESIGN §4 CIS Bills). Reads come from the caches kept by the sync service;
+ * every write goes through the write ledger with an idempotency key and is audited.
+ */
+export function createCisBillsService(deps: {
+  repo: CisBillsRepository;
+  http: XeroHttp;
+  sync: XeroSync;
+  ledger: WriteLedger;
+  audit: AuditLog;
+  log?: { warn: (o: object, m: string) => void };
+}) {
+  const { repo, http, sync, ledger, audit } = deps;
+  /** One CIS settings call per contact even when two requests ask at once. */
+  const cisChecks = new Map<string, Promise<void>>();
+
+  function checkCisSettings(ctx: CisBillsContext, contactId: string): Promise<void> {
+    const key = `${ctx.organizationId}:${contactId}`;
+    const running = cisChecks.get(key);
+    if (running) return running;
+    const promise = (async () => {
+      const { data } = await http.send(ctx.userId, ctx.tenantId, {
+        method: 'GET',
+        path: `/api.xro/2.0/Contacts/${encodeURIComponent(contactId)}/CISSettings`,
+        schema: xeroContactCisSettingsEnvelope,
+      });
+      const setting = data.CISSettings?.[0];
+      const enabled = setting?.CISEnabled === true;
+      const rate = enabled && typeof setting?.Rate === 'number' ? Math.round(setting.Rate) : null;
+      await repo.saveContactCisSettings(ctx.organizationId, contactId, { enabled, rate });
+    })().finally(() => cisChecks.delete(key));
+    cisChecks.set(key, promise);
+    return promise;
+  }
+
+  async function findSubcontractorIds(ctx: CisBillsContext): Promise<string[]> {
+    const rows = await repo.findSubcontractors(ctx.organizationId, ctx.defaultCisSubcontractorsGroupId);
+    return rows.map((r) => r.contactId);
+  }
+
+  async function findAccount(
+    ctx: CisBillsContext,
+    find: () => ReturnType<CisBillsRepository['findAccountByCode']>,
+  ) {
+    const cached = await find();
+    if (cached) return cached;
+    // An account added in Xero since the last look: one incremental call brings it in.
+    await sync.syncAccounts(ctx, { force: true });
+    return find();
+  }
+
+  async function prepareBill(ctx: CisBillsContext, request: CreateBillRequest): Promise<PreparedBill> {
+    const contact = await repo.findContact(ctx.organizationId, request.contactId);
+    if (contact?.status === 'ARCHIVED')
+      throw new AppError('VALIDATION_ERROR', `${contact.name} is archived in Xero and cannot be billed`);
+    let taxType: string | null = null;
+    if (ctx.defaultBillVatRateId) {
+      await sync.syncTaxRates(ctx);
+      taxType = (await repo.findBillTaxRate(ctx.organizationId, ctx.defaultBillVatRateId))?.taxType ?? null;
+    }
+    const lines: CreateRecord['lines'] = [];
+    for (const line of request.lineItems) {
+      const account = await findAccount(ctx, () =>
+        repo.findAccountByCode(ctx.organizationId, line.accountCode),
+      );
+      if (!account || account.status !== 'ACTIVE') {
+        throw new AppError(
+          'VALIDATION_ERROR',
+          `Account code '${line.accountCode}' is not an active account in Xero. Refresh the accounts and choose another.`,
+        );
+      }
+      if (account.systemAccount && CIS_SYSTEM_ACCOUNTS.includes(account.systemAccount)) {
+        // Xero does not accept CIS bills through the API (REFERENCE §4.8): say so before spending a call.
+        throw new AppError(
+          'UNPROCESSABLE',
+          `${account.name} (${line.accountCode}) is a Construction Industry Scheme (CIS) system account, which Xero does not accept on bills created through the API. Choose an ordinary direct costs account.`,
+        );
+      }
+      if (account.type === 'BANK' || ['DEBTORS', 'CREDITORS', 'GST'].includes(account.systemAccount ?? '')) {
+        throw new AppError(
+          'VALIDATION_ERROR',
+          `Account code '${line.accountCode}' cannot be used on a bill.`,
+        );
+      }
+      lines.push({
+        description: line.description,
+        quantity: line.quantity,
+        unitPence: toPence(line.unitAmount),
+        accountCode: line.accountCode,
+        taxType,
+      });
+    }
+    const totalPence = lines.reduce((sum, l) => sum + getLinePence(l.quantity, l.unitPence), 0);
+    // The amount entered is the gross the subcontractor is owed: with a bill VAT rate it includes the VAT,
+    // without one there is none, so Xero's total is always the figure the 20 % / 80 % split was shown on.
+    const lineAmountTypes = taxType ? 'Inclusive' : 'NoTax';
+    const record: CreateRecord = {
+      contactId: request.contactId,
+      date: request.date,
+      reference: request.reference,
+      status: request.status,
+      totalPence,
+      lineAmountTypes,
+      lines,
+    };
+    const element: XeroBillInput = {
+      Type: 'ACCPAY',
+      Contact: { ContactID: request.contactId },
+      Date: request.date,
+      // A tax-week bill is due for that week; an explicit due date also keeps it approvable in any
+      // organisation, whatever its default bill terms.
+      DueDate: request.date,
+      InvoiceNumber: request.reference,
+      LineAmountTypes: lineAmountTypes,
+      Status: request.status,
+      LineItems: lines.map((l) => ({
+        Description: l.description,
+        Quantity: l.quantity,
+        UnitAmount: fromPence(l.unitPence),
+        AccountCode: l.accountCode,
+        ...(l.taxType ? { TaxType: l.taxType } : {}),
+      })),
+    };
+    return { record, element };
+  }
+
+  async function cacheBill(ctx: CisBillsContext, bill: XeroBill): Promise<CachedBill | null> {
+    if (!bill.InvoiceID) return null;
+    const row = toInvoiceRow(ctx.organizationId, {
+      ...bill,
+      InvoiceID: bill.InvoiceID,
+      Type: bill.Type ?? 'ACCPAY',
+      Status: bill.Status ?? 'DRAFT',
+    });
+    await repo.upsertBill(row);
+    return repo.findBill(ctx.organizationId, bill.InvoiceID);
+  }
+
+  /** One element of a write answer: the bill, or the definite refusal Xero gave it. */
+  function readElement(bill: XeroBill): XeroBill & { InvoiceID: string } {
+    const errors = findElementErrors(bill);
+    if (errors.length > 0) {
+      const message = errors.join('; ');
+      throw new AppError(CIS_MESSAGE_RE.test(message) ? 'UNPROCESSABLE' : 'XERO_REJECTED', message);
+    }
+    if (!bill.InvoiceID) throw new AppError('XERO_UNAVAILABLE', 'Xero did not say which bill it saved');
+    return bill as XeroBill & { InvoiceID: string };
+  }
+
+  /** Sends up to 50 new bills in one `PUT /Invoices`; summarizeErrors=false so each bill has its own outcome. */
+  async function sendCreateBatch(
+    ctx: CisBillsContext,
+    entries: { key: string; element: XeroBillInput }[],
+  ): Promise<XeroBill[]> {
+    const only = entries.length === 1 ? entries[0] : undefined;
+    // Retries of the same batch carry the same key, so Xero replays instead of creating the bills again.
+    const key =
+      only && only.key.length <= 128
+        ? only.key
+        : `bills-${crypto
+            .createHash('sha256')
+            .update(entries.map((e) => e.key).join('\n'))
+            .digest('hex')
+            .slice(0, 48)}`;
+    const { data } = await http.send(ctx.userId, ctx.tenantId, {
+      method: 'PUT',
+      path: INVOICES,
+      query: { summarizeErrors: false },
+      body: { Invoices: entries.map((e) => e.element) },
+      idempotencyKey: key,
+      schema: xeroBillsEnvelope,
+    });
+    return data.Invoices;
+  }
+
+  async function getBill(ctx: CisBillsContext, invoiceId: string): Promise<CachedBill> {
+    if (!isUuid(invoiceId)) throw new AppError('NOT_FOUND', 'Bill not found');
+    const cached = await repo.findBill(ctx.organizationId, invoiceId);
+    if (cached) return cached;
+    try {
+      const row = await sync.refreshInvoice(ctx, invoiceId);
+      if (row && row.type === 'ACCPAY') {
+        const found = await repo.findBill(ctx.organizationId, invoiceId);
+        if (found) return found;
+      }
+    } catch (error) {
+      if (!(error instanceof AppError && error.code === 'NOT_FOUND')) throw error;
+    }
+    throw new AppError('NOT_FOUND', 'Bill not found');
+  }
+
+  async function readBillFromXero(ctx: XeroContext, invoiceId: string): Promise<XeroBill | null> {
+    try {
+      const { data } = await http.send(ctx.userId, ctx.tenantId, {
+        method: 'GET',
+        path: `${INVOICES}/${encodeURIComponent(invoiceId)}`,
+        schema: xeroBillsEnvelope,
+      });
+      return data.Invoices[0] ?? null;
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'NOT_FOUND') return null;
+      throw error;
+    }
+  }
+
+  /**
+   * Finder for 'bill.create' (DESIGN §5: settle a lost answer by looking, never by resending): the bill of
+   * that contact, reference (InvoiceNumber) and date whose total is the amount, not already claimed by
+   * another create.
+   */
+  async function findCreatedBill(
+    ctx: XeroContext,
+    row: WriteRow,
+  ): Promise<WriteOutcome<BillActionResponse> | null> {
+    const record = row.request as CreateRecord;
+    const [y, m, d] = record.date.split('-').map(Number);
+    const { data } = await http.send(ctx.userId, ctx.tenantId, {
+      method: 'GET',
+      path: INVOICES,
+      query: {
+        ContactIDs: record.contactId,
+        Statuses: 'DRAFT,SUBMITTED,AUTHORISED,PAID',
+        where: `Type=="ACCPAY" AND Date==DateTime(${y}, ${String(m).padStart(2, '0')}, ${String(d).padStart(2, '0')})`,
+        page: 1,
+        pageSize: 1000,
+      },
+      schema: xeroBillsEnvelope,
+    });
+    const candidates = data.Invoices.filter(
+      (b): b is XeroBill & { InvoiceID: string } =>
+        Boolean(b.InvoiceID) &&
+        (b.InvoiceNumber ?? '') === record.reference &&
+        getBillPence(b.Total) === record.totalPence,
+    );
+    const claimed = await repo.findClaimedBillIds(
+      row.organizationId,
+      candidates.map((b) => b.InvoiceID),
+      row.id,
+    );
+    const found = candidates.find((b) => !claimed.has(b.InvoiceID));
+    if (!found) return null;
+    return {
+      xeroId: found.InvoiceID,
+      response: { invoiceID: found.InvoiceID, status: found.Status ?? record.status },
+    };
+  }
+
+  /** Finders for update/approve/delete: the bill is read back and the change is there or it is not. */
+  function statusFinder(applied: (bill: XeroBill, request: Record<string, unknown>) => boolean) {
+    return async (ctx: XeroContext, row: WriteRow): Promise<WriteOutcome<BillActionResponse> | null> => {
+      const request = row.request as Record<string, unknown>;
+      const invoiceId = String(request.invoiceId ?? row.targetId ?? '');
+      const bill = await readBillFromXero(ctx, invoiceId);
+      if (!bill?.InvoiceID || !applied(bill, request)) return null;
+      return { xeroId: bill.InvoiceID, response: { invoiceID: bill.InvoiceID, status: bill.Status ?? '' } };
+    };
+  }
+
+  async function record(
+    ctx: CisBillsContext,
+    action: string,
+    target: string | null,
+    ok: boolean,
+    detail: Record<string, unknown>,
+  ) {
+    await audit.record({
+      userId: ctx.userId,
+      organizationId: ctx.organizationId,
+      action,
+      target,
+      result: ok ? 'success' : 'failure',
+      detail,
+      ip: ctx.ip,
+    });
+  }
+
+  /** Sends one status/line change of an existing bill through the ledger and caches Xero's answer. */
+  async function writeBill(
+    ctx: CisBillsContext,
+    spec: {
+      kind: string;
+      invoiceId: string;
+      amountPence: number | null;
+      idempotencyKey: string | undefined;
+      request: Record<string, unknown>;
+      body: Record<string, unknown>;
+    },
+  ) {
+    let cached: CachedBill | null = null;
+    const outcome = await ledger.execute<BillActionResponse>({
+      organizationId: ctx.organizationId,
+      tenantId: ctx.tenantId,
+      userId: ctx.userId,
+      kind: spec.kind,
+      targetId: spec.invoiceId,
+      amountPence: spec.amountPence,
+      idempotencyKey: spec.idempotencyKey,
+      request: spec.request,
+      send: async (key) => {
+        const { data } = await http.send(ctx.userId, ctx.tenantId, {
+          method: 'POST',
+          path: `${INVOICES}/${encodeURIComponent(spec.invoiceId)}`,
+          query: { summarizeErrors: false },
+          body: { Invoices: [{ InvoiceID: spec.invoiceId, ...spec.body }] },
+          idempotencyKey: key,
+          schema: xeroBillsEnvelope,
+        });
+        const bill = readElement(data.Invoices[0] ?? { HasErrors: true });
+        cached = await cacheBill(ctx, bill);
+        return { xeroId: bill.InvoiceID, response: { invoiceID: bill.InvoiceID, status: bill.Status ?? '' } };
+      },
+    });
+    return { outcome, cached: cached as CachedBill | null };
+  }
+
+  return {
+    registerFinders() {
+      ledger.registerFinder('bill.create', findCreatedBill);
+      ledger.registerFinder(
+        'bill.update',
+        statusFinder((bill, request) => getBillPence(bill.Total) === Number(request.amountPence)),
+      );
+      ledger.registerFinder(
+        'bill.approve',
+        statusFinder((bill) => bill.Status === 'AUTHORISED' || bill.Status === 'PAID'),
+      );
+      ledger.registerFinder(
+        'bill.delete',
+        statusFinder((bill) => bill.Status === 'DELETED'),
+      );
+    },
+
+    /**
+     * Subcontractors (DESIGN §4): supplier contacts, or the CIS group's members when one is set, with
+     * hasValidUTR from each contact's CIS settings. The settings are fetched once per contact and kept;
+     * `refresh` syncs the contacts and fetches every contact's settings again.
+     */
+    async listCisContacts(ctx: CisBillsContext, options: { refresh: boolean }): Promise<CisContact[]> {
+      await sync.syncContacts(ctx, { force: options.refresh });
+      let rows = await repo.findSubcontractors(ctx.organizationId, ctx.defaultCisSubcontractorsGroupId);
+      const unchecked = rows.filter((r) => options.refresh || !r.cisCheckedAt);
+      if (unchecked.length > 0) {
+        const results = await Promise.allSettled(unchecked.map((r) => checkCisSettings(ctx, r.contactId)));
+        const failures = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+        for (const failure of failures)
+          deps.log?.warn({ err: failure.reason }, 'contact CIS settings could not be read');
+        // A partial answer is still useful (unchecked contacts show "(No UTR)"); nothing at all is an error.
+        if (failures.length === results.length && failures[0]) throw failures[0].reason;
+        rows = await repo.findSubcontractors(ctx.organizationId, ctx.defaultCisSubcontractorsGroupId);
+      }
+      const inGroup = Boolean(ctx.defaultCisSubcontractorsGroupId);
+      return rows.map((r) => ({
+        id: r.contactId,
+        name: r.name,
+        isContractor: inGroup || r.cisEnabled === true,
+        isSupplier: r.isSupplier,
+        hasValidUTR: deriveHasValidUtr({ cisEnabled: r.cisEnabled, rate: r.cisRate }),
+      }));
+    },
+
+    /** Active direct-costs accounts (DESIGN §4: bills go on the chosen direct-costs account), CIS system accounts left out. */
+    async listDirectCostsAccounts(ctx: CisBillsContext, options: { refresh: boolean }): Promise<Account[]> {
+      await sync.syncAccounts(ctx, { force: options.refresh });
+      const rows = await repo.findDirectCostsAccounts(ctx.organizationId);
+      return rows
+        .filter((a) => !(a.systemAccount && CIS_SYSTEM_ACCOUNTS.includes(a.systemAccount)))
+        .map((a) => ({ id: a.accountId, code: a.code ?? '', name: a.name }));
+    },
+
+    /** Draft bills (ACCPAY, DRAFT) from the cache; `refresh` asks Xero what changed first; `cisOnly` keeps subcontractors' bills. */
+    async listDraftBills(
+      ctx: CisBillsContext,
+      options: { refresh: boolean; cisOnly: boolean },
+    ): Promise<DraftBill[]> {
+      if (options.refresh) await sync.syncInvoices(ctx, { key: 'bills-draft' });
+      else await sync.ensureInvoices(ctx, { key: 'bills-draft' });
+      let contactIds: string[] | null = null;
+      if (options.cisOnly) {
+        await sync.syncContacts(ctx);
+        contactIds = await findSubcontractorIds(ctx);
+      }
+      const rows = await repo.findDraftBills(ctx.organizationId, contactIds);
+      return rows.filter((r) => r.contactId).map(toDraftBill);
+    },
+
+    /**
+     * Creates bills (001 §7 create-bill, one or a batch). Each bill is its own ledger write with its own key
+     * (`keys[i]`); the ones that need sending go to Xero together in one call. A bill that fails does not
+     * stop the others; each result says what happened.
+     */
+    async createBills(
+      ctx: CisBillsContext,
+      bills: { id: string; key: string | undefined; request: CreateBillRequest }[],
+    ): Promise<CreateBillResult[]> {
+      return (await createMany(ctx, bills)).map((o) => o.result);
+    },
+
+    /** POST create-bill (001 §7): one bill; a refusal is thrown with its own status (422 for CIS problems). */
+    async createBill(
+      ctx: CisBillsContext,
+      key: string | undefined,
+      request: CreateBillRequest,
+    ): Promise<BillActionResponse> {
+      const [outcome] = await createMany(ctx, [{ id: 'bill', key, request }]);
+      if (outcome?.result.ok && outcome.result.invoiceID)
+        return { invoiceID: outcome.result.invoiceID, status: outcome.result.status ?? request.status };
+      if (outcome?.error instanceof AppError) throw outcome.error;
+      throw new AppError('XERO_UNAVAILABLE', outcome?.result.message ?? 'Failed to create bill');
+    },
+
+    /** PATCH update-bill (001 §7 `{amount}`): the draft's one line gets the new gross amount. */
+    async updateBill(
+      ctx: CisBillsContext,
+      invoiceId: string,
+      amount: number,
+      idempotencyKey: string | undefined,
+    ): Promise<DraftBill> {
+      const bill = await getBill(ctx, invoiceId);
+      if (bill.status !== 'DRAFT')
+        throw new AppError(
+          'CONFLICT',
+          `This bill is ${bill.status.toLowerCase()} in Xero: only draft bills can be edited here`,
+        );
+      const lines = (bill.lines as CachedLine[]) ?? [];
+      const line = lines[0];
+      if (lines.length !== 1 || !line?.lineItemId)
+        throw new AppError('CONFLICT', 'This bill has more than one line: change its amount in Xero');
+      const amountPence = toPence(amount);
+      // The amount is the gross the split is shown on, so it must be the bill total: a VAT-exclusive bill
+      // becomes VAT-inclusive rather than have VAT added on top of the figure typed.
+      const lineAmountTypes = bill.lineAmountTypes === 'NoTax' ? 'NoTax' : 'Inclusive';
+      const newLine: XeroBillLineInput = {
+        LineItemID: line.lineItemId,
+        Description: line.description ?? 'Subcontractor services',
+        Quantity: 1,
+        UnitAmount: fromPence(amountPence),
+        AccountCode: line.accountCode ?? '',
+        ...(line.taxType && lineAmountTypes !== 'NoTax' ? { TaxType: line.taxType } : {}),
+      };
+      if (!newLine.AccountCode) delete (newLine as Partial<XeroBillLineInput>).AccountCode;
+      try {
+        const { outcome, cached } = await writeBill(ctx, {
+          kind: 'bill.update',
+          invoiceId,
+          amountPence,
+          idempotencyKey,
+          request: { invoiceId, amountPence, lineItemId: line.lineItemId },
+          // Status DRAFT guards the write: Xero refuses it if the bill was approved meanwhile.
+          body: { Status: 'DRAFT', LineAmountTypes: lineAmountTypes, LineItems: [newLine] },
+        });
+        await record(ctx, 'bill.update', invoiceId, true, {
+          before: bill.totalPence,
+          after: amountPence,
+          replayed: outcome.replayed,
+        });
+        const current = cached ?? (await repo.findBill(ctx.organizationId, invoiceId)) ?? bill;
+        return toDraftBill(current);
+      } catch (error) {
+        await record(ctx, 'bill.update', invoiceId, false, {
+          after: amountPence,
+          error: error instanceof Error ? error.message : String(error),
+        });
+        throw error;
+      }
+    },
+
+    /**
+     * POST approve-bill (001 §7, header carrying the saved default bill account): lines without an account
+     * are coded to that account, then the bill is authorised.
+     */
+    async approveBill(
+      ctx: CisBillsContext,
+      invoiceId: string,
+      defaultAccountId: string | null,
+      idempotencyKey: string | undefined,
+    ): Promise<BillActionResponse> {
+      if (!defaultAccountId)
+        throw new AppError(
+          'VALIDATION_ERROR',
+          'Please set a default bill account in the settings page before approving bills.',
+        );
+      const account = await findAccount(ctx, () =>
+        repo.findAccountById(ctx.organizationId, defaultAccountId),
+      );
+      if (!account || account.status !== 'ACTIVE' || !account.code) {
+        throw new AppError(
+          'VALIDATION_ERROR',
+          'The default bill account is not an active account in Xero. Choose another in Settings.',
+        );
+      }
+      const bill = await getBill(ctx, invoiceId);
+      if (bill.status === 'AUTHORISED' || bill.status === 'PAID')
+        return { invoiceID: invoiceId, status: bill.status, message: 'This bill is already approved' };
+      if (bill.status !== 'DRAFT' && bill.status !== 'SUBMITTED')
+        throw new AppError(
+          'CONFLICT',
+          `This bill is ${bill.status.toLowerCase()} in Xero and cannot be approved`,
+        );
+      const lines = (bill.lines as CachedLine[]) ?? [];
+      const needsAccount = lines.some((l) => !l.accountCode);
+      const body: Record<string, unknown> = { Status: 'AUTHORISED' };
+      if (!bill.dueDate && bill.date) body.DueDate = bill.date;
+      if (needsAccount) {
+        // Lines left out of an update are deleted by Xero, so every line is sent back with its id.
+        body.LineItems = lines.map((l) => ({
+          ...(l.lineItemId ? { LineItemID: l.lineItemId } : {}),
+          Description: l.description ?? 'Subcontractor services',
+          Quantity: l.quantity ?? 1,
+          UnitAmount: l.unitAmount ?? 0,
+          AccountCode: l.accountCode ?? account.code,
+          ...(l.taxType ? { TaxType: l.taxType } : {}),
+        }));
+      }
+      try {
+        const { outcome } = await writeBill(ctx, {
+          kind: 'bill.approve',
+          invoiceId,
+          amountPence: bill.totalPence,
+          idempotencyKey,
+          request: { invoiceId, defaultAccountId, codedLines: needsAccount },
+          body,
+        });
+        await record(ctx, 'bill.approve', invoiceId, true, {
+          amountPence: bill.totalPence,
+          defaultAccountId,
+          codedLines: needsAccount,
+          replayed: outcome.replayed,
+        });
+        return outcome.response;
+      } catch (error) {
+        await record(ctx, 'bill.approve', invoiceId, false, {
+          error: error instanceof Error ? error.message : String(error),
+        });
+        throw error;
+      }
+    },
+
+    /**
+     * POST delete-bill (001 §7; DESIGN §4 "Delete sets status DELETED"). Only drafts can be deleted. An
+     * administrator may delete any draft bill; other users only bills created through Ledgerlink, so a bill
+     * the accountant entered in Xero is not removed by someone else by mistake (001 §6: 403).
+     */
+    async deleteBill(
+      ctx: CisBillsContext,
+      invoiceId: string,
+      idempotencyKey: string | undefined,
+    ): Promise<BillActionResponse> {
+      const bill = await getBill(ctx, invoiceId);
+      if (!ctx.isAdmin && !(await repo.isCreatedHere(ctx.organizationId, invoiceId))) {
+        await record(ctx, 'bill.delete', invoiceId, false, { error: 'not permitted' });
+        throw new AppError('FORBIDDEN', "You don't have permission to delete this bill");
+      }
+      if (bill.status === 'DELETED')
+        return { invoiceID: invoiceId, status: 'DELETED', message: 'This bill was already deleted' };
+      if (bill.status !== 'DRAFT' && bill.status !== 'SUBMITTED') {
+        throw new AppError(
+          'CONFLICT',
+          `This bill is ${bill.status.toLowerCase()} in Xero: only draft bills can be deleted (approved bills are voided in Xero)`,
+        );
+      }
+      try {
+        const { outcome } = await writeBill(ctx, {
+          kind: 'bill.delete',
+          invoiceId,
+          amountPence: bill.totalPence,
+          idempotencyKey,
+          request: { invoiceId },
+          body: { Status: 'DELETED' },
+        });
+        await record(ctx, 'bill.delete', invoiceId, true, {
+          amountPence: bill.totalPence,
+          contactId: bill.contactId,
+          reference: bill.invoiceNumber,
+          replayed: outcome.replayed,
+        });
+        return outcome.response;
+      } catch (error) {
+        await record(ctx, 'bill.delete', invoiceId, false, {
+          error: error instanceof Error ? error.message : String(error),
+        });
+        throw error;
+      }
+    },
+  };
+
+  /**
+   * Each bill is its own ledger write with its own key; the ones that need sending go to Xero together in
+   * one call. A bill that fails does not stop the others.
+   */
+  async function createMany(
+    ctx: CisBillsContext,
+    bills: { id: string; key: string | undefined; request: CreateBillRequest }[],
+  ): Promise<{ result: CreateBillResult; error: unknown }[]> {
+    const prepared = await Promise.all(
+      bills.map(async (bill) => {
+        try {
+          return { bill, prepared: await prepareBill(ctx, bill.request), error: null };
+        } catch (error) {
+          return { bill, prepared: null, error };
+        }
+      }),
+    );
+    const sendable = prepared.filter((p) => p.prepared !== null);
+    const batch = createWriteBatch<XeroBillInput, XeroBill>(sendable.length, (entries) =>
+      sendCreateBatch(ctx, entries),
+    );
+    const results = await Promise.all(
+      prepared.map(
+        async ({ bill, prepared: ready, error }): Promise<{ result: CreateBillResult; error: unknown }> => {
+          const detail = {
+            contactId: bill.request.contactId,
+            reference: bill.request.reference,
+            date: bill.request.date,
+            status: bill.request.status,
+          };
+          if (!ready) {
+            const failure = describeFailure(error);
+            await record(ctx, 'bill.create', null, false, { ...detail, error: failure.message });
+            return { result: { id: bill.id, ok: false, ...failure }, error };
+          }
+          let queued = false;
+          try {
+            const outcome = await ledger.execute<BillActionResponse>({
+              organizationId: ctx.organizationId,
+              tenantId: ctx.tenantId,
+              userId: ctx.userId,
+              kind: 'bill.create',
+              targetId: bill.request.contactId,
+              amountPence: ready.record.totalPence,
+              idempotencyKey: bill.key,
+              request: ready.record,
+              send: async (key) => {
+                queued = true;
+                const answer = readElement(await batch.submit(key, ready.element));
+                await cacheBill(ctx, answer);
+                return {
+                  xeroId: answer.InvoiceID,
+                  response: { invoiceID: answer.InvoiceID, status: answer.Status ?? ready.record.status },
+                };
+              },
+            });
+            await record(ctx, 'bill.create', outcome.response.invoiceID, true, {
+              ...detail,
+              amountPence: ready.record.totalPence,
+              replayed: outcome.replayed,
+            });
+            return {
+              result: {
+                id: bill.id,
+                ok: true,
+                invoiceID: outcome.response.invoiceID,
+                status: outcome.response.status,
+              },
+              error: null,
+            };
+          } catch (error) {
+            const settled = await settleUnknownCreate(ctx, error);
+            if (settled) {
+              await record(ctx, 'bill.create', settled.invoiceID, true, {
+                ...detail,
+                amountPence: ready.record.totalPence,
+                foundInXero: true,
+              });
+              return {
+                result: { id: bill.id, ok: true, invoiceID: settled.invoiceID, status: settled.status },
+                error: null,
+              };
+            }
+            const failure = describeFailure(error);
+            await record(ctx, 'bill.create', null, false, {
+              ...detail,
+              amountPence: ready.record.totalPence,
+              error: failure.message,
+            });
+            return { result: { id: bill.id, ok: false, ...failure }, error };
+          } finally {
+            if (!queued) batch.skip();
+          }
+        },
+      ),
+    );
+    return results;
+  }
+
+  /**
+   * A retried create whose first answer was lost (ledger state unknown): look the bill up in Xero now, so
+   * the user gets the bill that exists instead of "still processing", and nothing is sent twice.
+   */
+  async function settleUnknownCreate(
+    ctx: CisBillsContext,
+    error: unknown,
+  ): Promise<BillActionResponse | null> {
+    if (!(error instanceof AppError) || error.code !== 'CONFLICT' || error.extra?.writeState !== 'unknown')
+      return null;
+    const writeId = Number(error.extra.writeId);
+    const row = Number.isInteger(writeId) ? await ledger.findById(writeId) : null;
+    if (!row || row.organizationId !== ctx.organizationId || row.kind !== 'bill.create') return null;
+    try {
+      const found = await findCreatedBill(ctx, row);
+      return found?.response ?? null;
+    } catch {
+      return null;
+    }
+  }
+}
+export type CisBillsService = ReturnType<typeof createCisBillsService>;
