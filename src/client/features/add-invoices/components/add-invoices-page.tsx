@@ -1,0 +1,440 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { Link2, Lock, RefreshCw, TriangleAlert } from 'lucide-react';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { Link } from 'wouter';
+import {
+  DEFAULT_DRAFT_SORT,
+  applyProcessedRows,
+  buildCreateRequest,
+  buildUpdateItems,
+  canProcessNewInvoice,
+  createDraftInvoiceRow,
+  createNewInvoiceForm,
+  needsZeroAmountConfirmation,
+  sortDraftInvoices,
+  toggleDraftSort,
+  validateDraftInvoiceRow,
+  validateNewInvoice,
+  validateProcessAll,
+  type DraftInvoice,
+  type DraftInvoiceRow,
+  type DraftInvoiceUpdateItem,
+  type DraftSort,
+  type NewInvoiceForm,
+} from '@/shared/add-invoices';
+import { getUkToday } from '@/shared/dates';
+import { fromPence, toPence } from '@/shared/money';
+import { paths } from '@/client/config/paths';
+import { Alert, AlertDescription, AlertTitle } from '@/client/components/ui/alert';
+import { Button } from '@/client/components/ui/button';
+import { Card, CardContent } from '@/client/components/ui/card';
+import { PageSpinner, Spinner } from '@/client/components/ui/spinner';
+import { getMessage, isApiError } from '@/client/lib/api-client';
+import { useConnection, type Connection } from '@/client/lib/connection';
+import { useFeatureFlags } from '@/client/lib/feature-access';
+import { queryKeys } from '@/client/lib/query-client';
+import { toast } from '@/client/lib/toast';
+import { createDraftInvoice } from '../api/create-draft-invoice';
+import { getDraftInvoices, useDraftInvoices } from '../api/get-draft-invoices';
+import { useNewInvoiceDefaults } from '../api/get-new-invoice-defaults';
+import { addInvoicesKeys } from '../api/query-keys';
+import { updateDraftInvoices } from '../api/update-draft-invoices';
+import { DraftInvoicesTable } from './draft-invoices-table';
+import { ProcessAllProgressBar, ProcessAllSummaryPanel, type ProcessAllProgress, type ProcessAllSummary } from './process-all-status';
+import { ZeroAmountDialog } from './zero-amount-dialog';
+
+/** 001 §2: the header is one line, "{title} - {subtitle}". */
+export const ADD_INVOICES_HEADER = 'Add Invoices - Add cash sales and approve draft invoices';
+const [HEADER_TITLE, HEADER_SUBTITLE] = ADD_INVOICES_HEADER.split(' - ') as [string, string];
+
+/**
+ * Rows per Process All request. One request already batches its approvals and payments into one Xero call
+ * each (up to 50); 25 per request lets the progress bar move on a long list for 2 extra Xero calls per 50.
+ */
+export const PROCESS_ALL_BATCH_SIZE = 25;
+
+type RowEdit = Pick<DraftInvoiceRow, 'cashAmount' | 'approve'>;
+
+/** The text of a failed call: the server's `details`, else its message (001 §7 "errors read details or message"). */
+function readServerText(error: unknown, fallback: string): string {
+  if (isApiError(error) && error.body && typeof error.body === 'object') {
+    const details = (error.body as Record<string, unknown>).details;
+    if (typeof details === 'string' && details.trim() !== '') return details;
+  }
+  return getMessage(error, fallback);
+}
+
+function isFeatureDisabledError(error: unknown): boolean {
+  return isApiError(error) && error.status === 403 && (error.body as { code?: unknown } | null)?.code === 'FEATURE_DISABLED';
+}
+
+function isNotConnectedError(error: unknown): boolean {
+  return isApiError(error) && error.status === 403 && /not connected to Xero/i.test(error.message);
+}
+
+function NotConnectedState() {
+  return (
+    <Card className="mx-auto mt-6 max-w-xl">
+      <CardContent className="flex flex-col items-center gap-4 p-8 text-center">
+        <div className="flex size-12 items-center justify-center rounded-full bg-accent text-accent-foreground">
+          <Link2 aria-hidden className="size-6" />
+        </div>
+        <p className="text-sm text-muted-foreground">You need to connect to Xero before managing draft invoices.</p>
+        <Button asChild>
+          <Link href={paths.organizations.getHref()}>Connect to Xero</Link>
+        </Button>
+      </CardContent>
+    </Card>
+  );
+}
+
+function FeatureDisabledState() {
+  return (
+    <Alert variant="warning" className="mx-auto mt-6 max-w-xl">
+      <Lock aria-hidden />
+      <div>
+        <AlertTitle>Add Invoices is not available</AlertTitle>
+        <AlertDescription>This feature is not enabled for your organization.</AlertDescription>
+      </div>
+    </Alert>
+  );
+}
+
+/**
+ * Add Invoices (001 §2): the connection is refreshed on entry; without one, or with the feature off, the
+ * screen says so; otherwise the draft invoices table with the New Invoice row and Process All.
+ */
+export function AddInvoicesPage() {
+  const queryClient = useQueryClient();
+  const { data: connection, isLoading } = useConnection();
+  const { flags, isLoading: flagsLoading } = useFeatureFlags();
+
+  useEffect(() => {
+    void queryClient.invalidateQueries({ queryKey: queryKeys.connection });
+  }, [queryClient]);
+
+  if (isLoading || !connection) return <PageSpinner label="Checking the Xero connection" />;
+  if (!connection.connected || connection.organizationId === null) return <NotConnectedState />;
+  if (!flagsLoading && !flags['add-invoices']) return <FeatureDisabledState />;
+  return <DraftInvoicesScreen key={connection.organizationId} connection={connection} orgId={connection.organizationId} />;
+}
+
+function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; orgId: number }) {
+  const queryClient = useQueryClient();
+  const drafts = useDraftInvoices(orgId);
+  const defaults = useNewInvoiceDefaults(orgId, [connection.defaultContactId, connection.defaultSalesAccountId, connection.defaultCashAccountId, connection.defaultVatRateId]);
+  const [edits, setEdits] = useState<Record<string, RowEdit>>({});
+  const [processingIds, setProcessingIds] = useState<ReadonlySet<string>>(new Set());
+  const [sort, setSort] = useState<DraftSort>(DEFAULT_DRAFT_SORT);
+  const [confirmRowId, setConfirmRowId] = useState<string | null>(null);
+  const [progress, setProgress] = useState<ProcessAllProgress | null>(null);
+  const [summary, setSummary] = useState<ProcessAllSummary | null>(null);
+  const [form, setForm] = useState<NewInvoiceForm>(() => createNewInvoiceForm(getUkToday()));
+  const [creating, setCreating] = useState(false);
+  const [refreshing, setRefreshing] = useState(false);
+
+  const rows = useMemo(
+    () =>
+      sortDraftInvoices(
+        (drafts.data ?? []).map((d) => ({ ...createDraftInvoiceRow(d), ...edits[d.id], processing: processingIds.has(d.id) })),
+        sort,
+      ),
+    [drafts.data, edits, processingIds, sort],
+  );
+
+  // 001 §8 "loading drafts fails: 'Error' / 'Failed to load draft invoices from Xero'" (once per failure).
+  const reportedError = useRef<unknown>(null);
+  useEffect(() => {
+    if (!drafts.error || reportedError.current === drafts.error) return;
+    reportedError.current = drafts.error;
+    if (isFeatureDisabledError(drafts.error) || isNotConnectedError(drafts.error)) return;
+    toast({ title: 'Error', description: 'Failed to load draft invoices from Xero', variant: 'destructive' });
+  }, [drafts.error]);
+
+  if (drafts.error && isFeatureDisabledError(drafts.error)) return <FeatureDisabledState />;
+  if (drafts.error && isNotConnectedError(drafts.error)) return <NotConnectedState />;
+
+  const busy = progress !== null;
+  const draftsKey = addInvoicesKeys.drafts(orgId);
+
+  /** 001 §4: re-fetch with refresh (the server asks Xero for what changed). */
+  async function refetchWithRefresh(): Promise<boolean> {
+    try {
+      await queryClient.fetchQuery({ queryKey: draftsKey, queryFn: () => getDraftInvoices(orgId, { refresh: true }), staleTime: 0 });
+      return true;
+    } catch {
+      toast({ title: 'Error', description: 'Failed to load draft invoices from Xero', variant: 'destructive' });
+      return false;
+    }
+  }
+
+  async function refreshInvoices() {
+    setRefreshing(true);
+    const ok = await refetchWithRefresh();
+    setRefreshing(false);
+    if (ok) toast({ title: 'Invoices Refreshed', description: 'Latest draft invoices from Xero have been loaded', variant: 'success' });
+  }
+
+  function setEdit(id: string, patch: Partial<RowEdit>) {
+    setEdits((prev) => {
+      const current = prev[id] ?? { cashAmount: '', approve: false };
+      return { ...prev, [id]: { ...current, ...patch } };
+    });
+  }
+
+  function markProcessing(ids: readonly string[], on: boolean) {
+    setProcessingIds((prev) => {
+      const next = new Set(prev);
+      for (const id of ids) {
+        if (on) next.add(id);
+        else next.delete(id);
+      }
+      return next;
+    });
+  }
+
+  /**
+   * 001 §4 after a successful process: an approved invoice leaves the list; one not approved keeps its
+   * place with cash cleared, and its cash now shows as pending.
+   */
+  function applyProcessed(items: readonly DraftInvoiceUpdateItem[]) {
+    const done = new Set(items.map((i) => i.id));
+    const byId = new Map(items.map((i) => [i.id, i]));
+    queryClient.setQueryData<DraftInvoice[]>(draftsKey, (old) => {
+      if (!old) return old;
+      const kept = applyProcessedRows(
+        old.map((d) => ({ ...createDraftInvoiceRow(d), approve: byId.get(d.id)?.approve ?? false })),
+        done,
+      );
+      const keptIds = new Set(kept.map((r) => r.id));
+      return old
+        .filter((d) => keptIds.has(d.id))
+        .map((d) => {
+          const item = byId.get(d.id);
+          if (!item || item.approve) return d;
+          return { ...d, pendingCashAmount: fromPence(toPence(d.pendingCashAmount) + toPence(item.cashAmount)) };
+        });
+    });
+    setEdits((prev) => {
+      const next = { ...prev };
+      for (const id of done) delete next[id];
+      return next;
+    });
+  }
+
+  function changeApprove(row: DraftInvoiceRow, checked: boolean) {
+    // 001 §4: approving with zero or empty cash asks first. Pending cash is paid on approval, so then it is not £0.
+    if (checked && needsZeroAmountConfirmation(row.cashAmount) && row.pendingCashAmount <= 0) {
+      setConfirmRowId(row.id);
+      return;
+    }
+    setEdit(row.id, { approve: checked });
+  }
+
+  function approveAll(checked: boolean) {
+    // 001 §4: "The header checkbox sets approve for all rows without confirmation."
+    setEdits((prev) => {
+      const next = { ...prev };
+      for (const row of rows) next[row.id] = { cashAmount: row.cashAmount, approve: checked };
+      return next;
+    });
+  }
+
+  async function processRow(row: DraftInvoiceRow) {
+    const invalid = validateDraftInvoiceRow(row);
+    if (invalid) {
+      toast({ ...invalid, variant: 'destructive' });
+      return;
+    }
+    const items = buildUpdateItems([row]);
+    markProcessing([row.id], true);
+    try {
+      const result = await updateDraftInvoices({ invoices: items });
+      const failure = result.failed.find((f) => f.id === row.id);
+      if (failure) {
+        toast({ title: 'Error processing invoice', description: failure.message, variant: 'destructive' });
+      } else {
+        applyProcessed(items);
+        toast({
+          title: row.approve ? 'Invoice Approved' : 'Cash Amount Saved',
+          description: row.approve
+            ? `${row.invoiceNumber} was approved in Xero${items[0] && items[0].cashAmount + row.pendingCashAmount > 0 ? ' and its cash payment recorded' : ''}.`
+            : `The cash amount for ${row.invoiceNumber} is kept and will be paid when the invoice is approved here.`,
+          variant: 'success',
+        });
+      }
+    } catch (error) {
+      toast({ title: 'Error processing invoice', description: readServerText(error, 'Failed to process the invoice'), variant: 'destructive' });
+    } finally {
+      markProcessing([row.id], false);
+    }
+  }
+
+  async function processAll() {
+    const invalid = validateProcessAll(rows);
+    if (invalid) {
+      toast({ ...invalid, variant: 'destructive' });
+      return;
+    }
+    const items = buildUpdateItems(rows);
+    const numberOf = new Map(rows.map((r) => [r.id, r.invoiceNumber || r.id]));
+    const succeeded: DraftInvoiceUpdateItem[] = [];
+    const failed: ProcessAllSummary['failed'] = [];
+    setSummary(null);
+    setProgress({ done: 0, total: items.length });
+    markProcessing(
+      items.map((i) => i.id),
+      true,
+    );
+    for (let start = 0; start < items.length; start += PROCESS_ALL_BATCH_SIZE) {
+      const batch = items.slice(start, start + PROCESS_ALL_BATCH_SIZE);
+      try {
+        const result = await updateDraftInvoices({ invoices: batch, organizationId: orgId });
+        const failedIds = new Map(result.failed.map((f) => [f.id, f.message]));
+        for (const item of batch) {
+          const message = failedIds.get(item.id);
+          if (message === undefined) succeeded.push(item);
+          else failed.push({ invoiceNumber: numberOf.get(item.id) ?? item.id, message });
+        }
+      } catch (error) {
+        const message = readServerText(error, 'Failed to save changes');
+        for (const item of batch) failed.push({ invoiceNumber: numberOf.get(item.id) ?? item.id, message });
+      }
+      setProgress({ done: Math.min(items.length, start + batch.length), total: items.length });
+    }
+    applyProcessed(succeeded);
+    markProcessing(
+      items.map((i) => i.id),
+      false,
+    );
+    setProgress(null);
+    setSummary({ succeeded: succeeded.map((i) => numberOf.get(i.id) ?? i.id), failed });
+    if (failed.length === 0) {
+      toast({ title: 'Invoices Processed', description: `Processed ${succeeded.length} invoice${succeeded.length === 1 ? '' : 's'}.`, variant: 'success' });
+    } else {
+      const first = failed[0];
+      toast({
+        title: 'Error saving changes',
+        description: failed.length === 1 && first ? `${first.invoiceNumber}: ${first.message}` : `${failed.length} of ${items.length} invoices could not be processed. See the summary below the table.`,
+        variant: 'destructive',
+      });
+    }
+    if (succeeded.length > 0) await refetchWithRefresh();
+  }
+
+  async function createInvoice() {
+    const invalid = validateNewInvoice(form);
+    if (invalid) {
+      toast({ ...invalid, variant: 'destructive' });
+      return;
+    }
+    const body = buildCreateRequest(form);
+    if (!body) return;
+    setCreating(true);
+    try {
+      const result = await createDraftInvoice(body);
+      toast({
+        title: 'Invoice Created',
+        description: `Invoice ${result.invoiceNumber} was created in Xero${body.approve ? ' and approved' : ' as a draft'}.`,
+        variant: 'success',
+      });
+      if (result.warning) toast({ title: 'Cash payment not recorded', description: result.warning, variant: 'warning', duration: 10_000 });
+      setForm(createNewInvoiceForm(getUkToday()));
+      await refetchWithRefresh();
+    } catch (error) {
+      toast({ title: 'Error creating invoice', description: readServerText(error, 'Failed to create the invoice'), variant: 'destructive' });
+    } finally {
+      setCreating(false);
+    }
+  }
+
+  const confirmRow = confirmRowId ? rows.find((r) => r.id === confirmRowId) : undefined;
+  const contactName = defaults.data?.contact?.name ?? (connection.defaultContactId ? '' : null);
+  const missing = defaults.data?.missing ?? [
+    ...(connection.defaultContactId ? [] : ['Default Contact']),
+    ...(connection.defaultSalesAccountId ? [] : ['Default Sales Account']),
+  ];
+  const canCreate = canProcessNewInvoice({
+    defaultContactId: connection.defaultContactId,
+    defaultSalesAccountId: connection.defaultSalesAccountId,
+    date: form.date,
+    totalAmount: form.totalAmount,
+  });
+
+  return (
+    <div className="flex flex-col gap-5">
+      <div className="flex flex-col gap-3 sm:flex-row sm:items-end sm:justify-between">
+        <h1 className="text-2xl font-semibold tracking-tight">
+          {HEADER_TITLE}
+          <span className="block text-base font-normal text-muted-foreground sm:inline">
+            <span className="hidden sm:inline"> - </span>
+            {HEADER_SUBTITLE}
+          </span>
+        </h1>
+        <Button variant="outline" onClick={() => void refreshInvoices()} disabled={refreshing || busy || drafts.isLoading}>
+          <RefreshCw aria-hidden className={refreshing ? 'animate-spin' : undefined} />
+          Refresh Invoices
+        </Button>
+      </div>
+
+      {drafts.isLoading ? (
+        <PageSpinner label="Loading draft invoices" />
+      ) : drafts.isError && !drafts.data ? (
+        <Alert variant="destructive">
+          <TriangleAlert aria-hidden />
+          <div className="flex-1">
+            <AlertTitle>Error</AlertTitle>
+            <AlertDescription>Failed to load draft invoices from Xero</AlertDescription>
+          </div>
+          <Button size="sm" variant="outline" onClick={() => void drafts.refetch()}>
+            Try again
+          </Button>
+        </Alert>
+      ) : (
+        <>
+          <DraftInvoicesTable
+            rows={rows}
+            sort={sort}
+            onSort={(column) => setSort((s) => toggleDraftSort(s, column))}
+            onCashChange={(id, text) => setEdit(id, { cashAmount: text })}
+            onApproveChange={changeApprove}
+            onApproveAll={approveAll}
+            onProcess={(row) => void processRow(row)}
+            busy={busy}
+            newInvoice={{
+              form,
+              onChange: (patch) => setForm((f) => ({ ...f, ...patch })),
+              contactName,
+              missing,
+              organizationId: orgId,
+              canProcess: canCreate,
+              creating,
+              onCreate: () => void createInvoice(),
+            }}
+          />
+          <div className="flex flex-col gap-3 sm:flex-row sm:items-center sm:justify-end">
+            {progress ? (
+              <div className="sm:mr-auto sm:w-80">
+                <ProcessAllProgressBar progress={progress} />
+              </div>
+            ) : null}
+            <Button onClick={() => void processAll()} disabled={busy || rows.length === 0} className="sm:min-w-36">
+              {busy ? <Spinner className="size-4 text-current" label="Processing invoices" /> : null}
+              Process All
+            </Button>
+          </div>
+          {summary ? <ProcessAllSummaryPanel summary={summary} onDismiss={() => setSummary(null)} /> : null}
+        </>
+      )}
+
+      <ZeroAmountDialog
+        invoiceNumber={confirmRow ? confirmRow.invoiceNumber || confirmRow.id : null}
+        onCancel={() => setConfirmRowId(null)}
+        onConfirm={() => {
+          if (confirmRowId) setEdit(confirmRowId, { approve: true });
+          setConfirmRowId(null);
+        }}
+      />
+    </div>
+  );
+}
