@@ -1,46 +1,99 @@
+import { useQueryClient } from '@tanstack/react-query';
 import { ArrowLeft } from 'lucide-react';
-import { Link, useLocation } from 'wouter';
+import { useEffect, useRef, useState } from 'react';
+import { useLocation, useSearch } from 'wouter';
+import { getOrganizationName } from '@/shared/organizations';
 import { paths } from '@/client/config/paths';
-import { useConnection } from '@/client/lib/connection';
+import { getMessage } from '@/client/lib/api-client';
+import { useIsAdmin, useUser } from '@/client/lib/auth';
+import { useConnection, type Connection } from '@/client/lib/connection';
+import { useFeatureFlags } from '@/client/lib/feature-access';
+import { switchOrganization, useUserOrganizations } from '@/client/lib/organizations';
+import { toast } from '@/client/lib/toast';
 import { PageHeader } from '@/client/components/layouts/page-header';
 import { Button } from '@/client/components/ui/button';
-import { Card, CardContent } from '@/client/components/ui/card';
 import { PageSpinner } from '@/client/components/ui/spinner';
 import { Tabs, TabsContent, TabsList, TabsTrigger } from '@/client/components/ui/tabs';
+import { AdminPanel } from '@/client/features/admin/components/admin-panel';
+import { useFollowFeatureFlags } from '@/client/features/admin/hooks/use-follow-feature-flags';
+import { SettingsGeneral } from '@/client/features/settings/components/settings-general';
 
 /**
- * /settings (spec 000 §2): Back, and the General and Admin tabs. The cards of each tab live in
- * `src/client/features/settings` and `src/client/features/admin` and are composed here.
+ * `/settings?org={id}` (000 §2, §4): the card's Settings button activates the organisation before coming
+ * here; someone arriving with another organisation in the link gets it activated the same way (the header's
+ * switch protocol), and "Selection Error" when it cannot be chosen.
  */
+function useOrganizationFromLink(connection: Connection | undefined): boolean {
+  const search = useSearch();
+  const queryClient = useQueryClient();
+  const organizations = useUserOrganizations();
+  const requested = new URLSearchParams(search).get('org');
+  const [switching, setSwitching] = useState(false);
+  const tried = useRef<string | null>(null);
+
+  useEffect(() => {
+    if (!requested || !connection || !organizations.data || tried.current === requested) return;
+    if (connection.connected && String(connection.organizationId) === requested) return;
+    tried.current = requested;
+    const list = organizations.data;
+    setSwitching(true);
+    switchOrganization(queryClient, list, requested)
+      .then((result) =>
+        toast({
+          title: 'Organization Changed',
+          description: `Now working with: ${result.connection?.tenantName || getOrganizationName(result.organization)}`,
+          variant: 'success',
+        }),
+      )
+      .catch((error: unknown) => toast({ title: 'Selection Error', description: getMessage(error, 'Could not select the organization'), variant: 'destructive' }))
+      .finally(() => setSwitching(false));
+  }, [requested, connection, organizations.data, queryClient]);
+
+  return switching;
+}
+
+/** /settings (000 §2): Back, and the General and Admin tabs composed from the settings and admin features. */
 export default function SettingsRoute() {
   const [, navigate] = useLocation();
+  const search = useSearch();
+  const { data: user } = useUser();
   const { data: connection, isLoading } = useConnection();
+  const { flags, isLoading: flagsLoading } = useFeatureFlags();
+  const admin = useIsAdmin(Boolean(user));
+  const switching = useOrganizationFromLink(connection);
+  // While an admin is here, flag changes made elsewhere reach the menu, cards and pages within the 4 s poll.
+  useFollowFeatureFlags(admin.data === true);
+  const initialTab = new URLSearchParams(search).get('tab') === 'admin' ? 'admin' : 'general';
+
+  function goBack() {
+    if (window.history.length > 1) window.history.back();
+    else navigate(paths.organizations.getHref());
+  }
+
   return (
     <div>
-      <Button variant="ghost" size="sm" className="-ml-2 mb-3" onClick={() => (window.history.length > 1 ? window.history.back() : navigate(paths.organizations.getHref()))}>
+      <Button variant="ghost" size="sm" className="-ml-2 mb-3" onClick={goBack}>
         <ArrowLeft aria-hidden /> Back
       </Button>
-      <PageHeader title="Settings" description={connection?.tenantName ? `Defaults for ${connection.tenantName}` : undefined} />
-      <Tabs defaultValue="general">
+      <PageHeader
+        title="Settings"
+        description={connection?.connected && connection.tenantName ? `Defaults for ${connection.tenantName}` : 'Defaults used by each feature'}
+      />
+      <Tabs defaultValue={initialTab}>
         <TabsList>
           <TabsTrigger value="general">General</TabsTrigger>
           <TabsTrigger value="admin">Admin</TabsTrigger>
         </TabsList>
         <TabsContent value="general">
-          {isLoading ? (
-            <PageSpinner label="Loading settings" />
-          ) : !connection?.connected ? (
-            <Card>
-              <CardContent className="flex flex-col items-center gap-3 py-12 text-center">
-                <p className="font-medium">No active Xero connection found</p>
-                <Button asChild>
-                  <Link href={paths.organizations.getHref()}>Select Organization</Link>
-                </Button>
-              </CardContent>
-            </Card>
-          ) : null}
+          {switching ? (
+            <PageSpinner label="Selecting the organization" />
+          ) : (
+            <SettingsGeneral connection={connection} isLoading={isLoading || flagsLoading} flags={flags} />
+          )}
         </TabsContent>
-        <TabsContent value="admin" />
+        <TabsContent value="admin">
+          <AdminPanel />
+        </TabsContent>
       </Tabs>
     </div>
   );

@@ -1,0 +1,203 @@
+import { Download, RotateCcw } from 'lucide-react';
+import { useMemo, useState } from 'react';
+import { getOrganizationName } from '@/shared/organizations';
+import { getMessage } from '@/client/lib/api-client';
+import { Badge } from '@/client/components/ui/badge';
+import { Button } from '@/client/components/ui/button';
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/client/components/ui/card';
+import { FormField } from '@/client/components/ui/form-field';
+import { Input } from '@/client/components/ui/input';
+import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from '@/client/components/ui/select';
+import { Spinner } from '@/client/components/ui/spinner';
+import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@/client/components/ui/table';
+import { useAdminOrganizations } from '../api/get-admin-organizations';
+import { useAdminUsers } from '../api/get-admin-users';
+import { AUDIT_PAGE_LIMIT, getAuditCsvHref, useAuditLog, type AuditEntry, type AuditFilters } from '../api/get-audit-log';
+
+const ALL = 'all';
+
+/** Kinds of activity, by the prefix of their action name. */
+const ACTION_KINDS: Array<[prefix: string, label: string]> = [
+  ['user.', 'Sign-in and accounts'],
+  ['xero.', 'Xero connections'],
+  ['organization.', 'Organization choice'],
+  ['admin.', 'Administration'],
+  ['settings.', 'Settings and maintenance'],
+  ['payment.', 'Payments'],
+  ['add-invoices.', 'Add Invoices'],
+  ['cis-bills.', 'CIS Bills'],
+  ['stock-journal.', 'Stock Journal'],
+];
+
+const when = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'medium' });
+
+function describeValue(value: unknown): string {
+  if (value === null || value === undefined || value === '') return 'none';
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
+/** A short, readable form of an entry's detail: "field: before → after" for changes, "key: value" otherwise. */
+export function describeDetail(detail: AuditEntry['detail']): string {
+  if (!detail) return '';
+  const before = detail.before as Record<string, unknown> | undefined;
+  const after = detail.after as Record<string, unknown> | undefined;
+  if (before && after && typeof before === 'object' && typeof after === 'object') {
+    return Object.keys(after)
+      .map((key) => `${key.replace(/^default/, '')}: ${describeValue(before[key])} → ${describeValue(after[key])}`)
+      .join('; ');
+  }
+  return Object.entries(detail)
+    .map(([key, value]) => `${key}: ${describeValue(value)}`)
+    .join('; ');
+}
+
+/** Activity (beyond the spec): the audit log with filters and a CSV export of the same selection. */
+export function ActivityTab() {
+  const [filters, setFilters] = useState<AuditFilters>({});
+  const log = useAuditLog(filters, true);
+  const users = useAdminUsers(true);
+  const organizations = useAdminOrganizations(true);
+  const orgNames = useMemo(() => new Map((organizations.data ?? []).map((o) => [o.id, getOrganizationName(o)])), [organizations.data]);
+  const entries = log.data ?? [];
+  const set = (next: Partial<AuditFilters>) => setFilters((f) => ({ ...f, ...next }));
+  const filtered = Object.values(filters).some((v) => v !== undefined && v !== '');
+
+  return (
+    <Card>
+      <CardHeader className="flex-row items-start justify-between gap-3">
+        <div>
+          <CardTitle>Activity</CardTitle>
+          <CardDescription className="mt-1">
+            Sign-ins, connections, administration, settings changes and every money write, newest first. The log cannot be edited.
+          </CardDescription>
+        </div>
+        <Button variant="outline" size="sm" asChild>
+          <a href={getAuditCsvHref(filters)} download>
+            <Download aria-hidden /> Export CSV
+          </a>
+        </Button>
+      </CardHeader>
+      <CardContent className="grid gap-4">
+        <div className="grid gap-3 sm:grid-cols-2 lg:grid-cols-5">
+          <FormField label="Action">
+            <Select value={filters.action ?? ALL} onValueChange={(v) => set({ action: v === ALL ? undefined : v })}>
+              <SelectTrigger>
+                <SelectValue />
+              </SelectTrigger>
+              <SelectContent>
+                <SelectItem value={ALL}>All activity</SelectItem>
+                {ACTION_KINDS.map(([prefix, label]) => (
+                  <SelectItem key={prefix} value={prefix}>
+                    {label}
+                  </SelectItem>
+                ))}
+              </SelectContent>
+            </Select>
+          </FormField>
+          <FormField label="User">
+            <Select value={filters.userId ? String(filters.userId) : ALL} onValueChange={(v) => set({ userId: v === ALL ? undefined : Number(v) })}>
+              <SelectTrigger>
+                <SelectValue />
+              </SelectTrigger>
+              <SelectContent>
+                <SelectItem value={ALL}>All users</SelectItem>
+                {(users.data ?? []).map((u) => (
+                  <SelectItem key={u.id} value={String(u.id)}>
+                    {u.username}
+                  </SelectItem>
+                ))}
+              </SelectContent>
+            </Select>
+          </FormField>
+          <FormField label="Organization">
+            <Select
+              value={filters.organizationId ? String(filters.organizationId) : ALL}
+              onValueChange={(v) => set({ organizationId: v === ALL ? undefined : Number(v) })}
+            >
+              <SelectTrigger>
+                <SelectValue />
+              </SelectTrigger>
+              <SelectContent>
+                <SelectItem value={ALL}>All organizations</SelectItem>
+                {(organizations.data ?? []).map((o) => (
+                  <SelectItem key={o.id} value={String(o.id)}>
+                    {getOrganizationName(o)}
+                  </SelectItem>
+                ))}
+              </SelectContent>
+            </Select>
+          </FormField>
+          <FormField label="From">
+            <Input type="date" value={filters.from ?? ''} max={filters.to} onChange={(e) => set({ from: e.target.value || undefined })} />
+          </FormField>
+          <FormField label="To">
+            <Input type="date" value={filters.to ?? ''} min={filters.from} onChange={(e) => set({ to: e.target.value || undefined })} />
+          </FormField>
+        </div>
+        <div className="flex flex-wrap items-center justify-between gap-2 text-sm text-muted-foreground">
+          <span>
+            {log.isFetching ? <Spinner className="mr-2 size-4 align-middle" label="Loading activity" /> : null}
+            {entries.length === AUDIT_PAGE_LIMIT ? `Showing the latest ${AUDIT_PAGE_LIMIT} entries; the CSV export holds up to 5,000.` : `${entries.length} ${entries.length === 1 ? 'entry' : 'entries'}`}
+          </span>
+          {filtered ? (
+            <Button variant="ghost" size="sm" onClick={() => setFilters({})}>
+              <RotateCcw aria-hidden /> Clear filters
+            </Button>
+          ) : null}
+        </div>
+        {log.isError && !log.data ? (
+          <p className="py-6 text-center text-sm text-destructive">{getMessage(log.error, 'Could not load the activity log.')}</p>
+        ) : log.isLoading ? (
+          <div className="flex justify-center py-10">
+            <Spinner className="size-6" label="Loading activity" />
+          </div>
+        ) : (
+          <Table className="min-w-[48rem]">
+            <TableHeader>
+              <TableRow>
+                <TableHead>When</TableHead>
+                <TableHead>User</TableHead>
+                <TableHead>Organization</TableHead>
+                <TableHead>Action</TableHead>
+                <TableHead>Result</TableHead>
+                <TableHead>Details</TableHead>
+              </TableRow>
+            </TableHeader>
+            <TableBody>
+              {entries.length === 0 ? (
+                <TableRow>
+                  <TableCell colSpan={6} className="py-6 text-center text-muted-foreground">
+                    No activity matches these filters.
+                  </TableCell>
+                </TableRow>
+              ) : null}
+              {entries.map((entry) => {
+                const detail = describeDetail(entry.detail);
+                return (
+                  <TableRow key={entry.id}>
+                    <TableCell className="whitespace-nowrap tabular">{when.format(new Date(entry.at))}</TableCell>
+                    <TableCell>{entry.username ?? (entry.userId ? `#${entry.userId}` : '—')}</TableCell>
+                    <TableCell>{entry.organizationId ? (orgNames.get(entry.organizationId) ?? `#${entry.organizationId}`) : '—'}</TableCell>
+                    <TableCell>
+                      <code className="text-xs">{entry.action}</code>
+                      {entry.target ? <div className="text-xs text-muted-foreground">{entry.target}</div> : null}
+                    </TableCell>
+                    <TableCell>
+                      <Badge variant={entry.result === 'success' ? 'success' : 'destructive'}>{entry.result === 'success' ? 'Success' : 'Failure'}</Badge>
+                    </TableCell>
+                    <TableCell className="max-w-[22rem]">
+                      <p className="line-clamp-2 break-words text-xs text-muted-foreground" title={detail}>
+                        {detail || '—'}
+                      </p>
+                    </TableCell>
+                  </TableRow>
+                );
+              })}
+            </TableBody>
+          </Table>
+        )}
+      </CardContent>
+    </Card>
+  );
+}

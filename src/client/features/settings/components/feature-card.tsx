@@ -1,0 +1,57 @@
+import { RefreshCw } from 'lucide-react';
+import type { ComponentType, ReactNode } from 'react';
+import { Badge } from '@/client/components/ui/badge';
+import { Button } from '@/client/components/ui/button';
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/client/components/ui/card';
+import { Spinner } from '@/client/components/ui/spinner';
+import { cn } from '@/client/lib/utils';
+
+export const FEATURE_DISABLED_TEXT =
+  'This feature is currently disabled for this organization. Please contact an administrator to enable it.';
+
+export interface FeatureCardProps {
+  title: string;
+  description: string;
+  icon: ComponentType<{ 'aria-hidden'?: boolean; className?: string }>;
+  /** The organisation's flag for this feature (000 §2: a card whose flag is off is dimmed and locked). */
+  enabled: boolean;
+  refreshLabel: string;
+  onRefresh: () => void;
+  refreshing: boolean;
+  /** Refresh buttons are also disabled while loading (000 §2). */
+  loading: boolean;
+  children: ReactNode;
+}
+
+/** One feature's defaults: title, the refresh button, and its controls, all disabled when the feature is off. */
+export function FeatureCard({ title, description, icon: Icon, enabled, refreshLabel, onRefresh, refreshing, loading, children }: FeatureCardProps) {
+  return (
+    <Card role="region" aria-label={title} className={cn('flex flex-col transition-opacity', !enabled && 'opacity-60')}>
+      <CardHeader className="flex-row items-start justify-between gap-3">
+        <div className="flex min-w-0 items-start gap-3">
+          <span className="mt-0.5 flex size-9 shrink-0 items-center justify-center rounded-lg bg-accent text-accent-foreground">
+            <Icon aria-hidden className="size-4" />
+          </span>
+          <div className="min-w-0">
+            <div className="flex flex-wrap items-center gap-2">
+              <CardTitle>{title}</CardTitle>
+              {!enabled ? <Badge variant="secondary">Feature disabled</Badge> : null}
+            </div>
+            <CardDescription className="mt-1">{description}</CardDescription>
+          </div>
+        </div>
+        <Button variant="outline" size="sm" className="shrink-0" onClick={onRefresh} disabled={!enabled || loading || refreshing}>
+          {refreshing ? <Spinner className="size-4" label={`${refreshLabel} in progress`} /> : <RefreshCw aria-hidden />}
+          {refreshLabel}
+        </Button>
+      </CardHeader>
+      <CardContent className="flex flex-1 flex-col gap-4">
+        {!enabled ? <p className="rounded-lg bg-muted px-3 py-2 text-sm text-muted-foreground">{FEATURE_DISABLED_TEXT}</p> : null}
+        <fieldset disabled={!enabled} className="grid min-w-0 gap-4 sm:grid-cols-2">
+          <legend className="sr-only">{title} defaults</legend>
+          {children}
+        </fieldset>
+      </CardContent>
+    </Card>
+  );
+}
