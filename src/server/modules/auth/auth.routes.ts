@@ -9,11 +9,13 @@ import {
   logoutResponseSchema,
   registerRequestSchema,
 } from '../../../shared/auth';
+import { loginResponseSchema } from '../../../shared/mfa';
 import { AppError } from '../../lib/app-error';
 import type { AuditLog } from '../audit/audit';
 import type { AuthService } from './auth.service';
 import { toCurrentUser } from './auth.service';
 import { requireUser } from './guards';
+import { registerMfaRoutes } from './mfa.routes';
 import type { SessionStore } from './sessions';
 
 const errorBody = z.object({ message: z.string() }).passthrough();
@@ -24,10 +26,18 @@ function isLoopback(ip: string): boolean {
 
 export function registerAuthRoutes(
   root: FastifyInstance,
-  deps: { auth: AuthService; sessions: SessionStore; audit: AuditLog; demoCredentials: { username: string; password: string } | undefined },
+  deps: {
+    auth: AuthService;
+    sessions: SessionStore;
+    audit: AuditLog;
+    demoCredentials: { username: string; password: string } | undefined;
+    /** REQUIRE_MFA_FOR_ADMINS; read from the environment when not given. */
+    requireMfaForAdmins?: boolean;
+  },
 ) {
   const app = root.withTypeProvider<ZodTypeProvider>();
   const { auth, sessions, audit } = deps;
+  const mfa = registerMfaRoutes(root, { sessions, audit, requireMfaForAdmins: deps.requireMfaForAdmins });
 
   const currentUser = async (request: FastifyRequest) => {
     const user = requireUser(request);
@@ -37,8 +47,11 @@ export function registerAuthRoutes(
   app.get('/api/user', { schema: userResponse }, currentUser);
   app.get('/api/auth/current-user', { schema: userResponse }, currentUser);
 
-  app.post('/api/register', { schema: { body: registerRequestSchema, response: { 201: currentUserSchema } } }, async (request, reply) => {
+  app.post('/api/register', { schema: { body: registerRequestSchema, response: { 201: loginResponseSchema } } }, async (request, reply) => {
     const user = await auth.register(request.body, request.ip);
+    // The first user is an administrator: with REQUIRE_MFA_FOR_ADMINS they set up two-step sign-in first.
+    const step = mfa.getLoginStep(user);
+    if (step !== 'none') return reply.status(201).send(await mfa.startPendingSession(request, reply, user, step));
     await sessions.create(reply, request, user.id);
     return reply.status(201).send(toCurrentUser(user));
   });
@@ -47,11 +60,14 @@ export function registerAuthRoutes(
     const user = await auth.login(request.body.username, request.body.password, request.ip);
     // A new session id at every sign-in: a session fixed before sign-in is never promoted.
     await sessions.destroy(request, reply);
+    // Two-step sign-in: the session stays pending (signed out for everything else) until its code, or its set-up.
+    const step = mfa.getLoginStep(user);
+    if (step !== 'none') return reply.send(await mfa.startPendingSession(request, reply, user, step));
     await sessions.create(reply, request, user.id);
     return reply.send(toCurrentUser(user));
   };
-  app.post('/api/login', { schema: { body: loginRequestSchema, response: { 200: currentUserSchema } } }, login);
-  app.post('/api/auth/login', { schema: { body: loginRequestSchema, response: { 200: currentUserSchema } } }, login);
+  app.post('/api/login', { schema: { body: loginRequestSchema, response: { 200: loginResponseSchema } } }, login);
+  app.post('/api/auth/login', { schema: { body: loginRequestSchema, response: { 200: loginResponseSchema } } }, login);
 
   const logout = async (request: FastifyRequest, reply: FastifyReply) => {
     const user = request.session?.user;
