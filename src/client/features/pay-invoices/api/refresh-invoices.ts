@@ -1,0 +1,8 @@
+import { forceRefreshResponseSchema, type ForceRefreshResponse } from '@/shared/pay-invoices';
+import { api } from '@/client/lib/api-client';
+import { withOrg } from './keys';
+
+/** POST /api/xero/invoices/refresh with no body: Force Refresh (Clear Cache); answers the count (001 §7). */
+export function forceRefreshInvoices(orgId: number): Promise<ForceRefreshResponse> {
+  return api.post(withOrg('/api/xero/invoices/refresh', orgId), undefined, { schema: forceRefreshResponseSchema });
+}

@@ -1,0 +1,117 @@
+import { AlertTriangle, Inbox, Lock, RefreshCw, SearchX, WifiOff } from 'lucide-react';
+import type { ReactNode } from 'react';
+import { Button } from '@/client/components/ui/button';
+import { Card, CardContent } from '@/client/components/ui/card';
+import { Spinner } from '@/client/components/ui/spinner';
+
+function StateCard({ icon, title, children, actions, tone = 'muted' }: { icon: ReactNode; title: string; children?: ReactNode; actions?: ReactNode; tone?: 'muted' | 'destructive' }) {
+  return (
+    <Card>
+      <CardContent className="flex flex-col items-center gap-3 px-6 py-14 text-center">
+        <div
+          className={
+            tone === 'destructive'
+              ? 'flex size-12 items-center justify-center rounded-full bg-destructive-soft text-destructive'
+              : 'flex size-12 items-center justify-center rounded-full bg-accent text-accent-foreground'
+          }
+        >
+          {icon}
+        </div>
+        <h2 className="text-lg font-semibold">{title}</h2>
+        {children ? <div className="max-w-md text-sm text-muted-foreground">{children}</div> : null}
+        {actions ? <div className="mt-1 flex flex-wrap justify-center gap-2">{actions}</div> : null}
+      </CardContent>
+    </Card>
+  );
+}
+
+/** 001 §2 empty state: 'No Invoices to Pay' with a Refresh Invoices button. */
+export function NoInvoicesState({ onRefresh, isRefreshing }: { onRefresh: () => void; isRefreshing: boolean }) {
+  return (
+    <StateCard
+      icon={<Inbox aria-hidden className="size-6" />}
+      title="No Invoices to Pay"
+      actions={
+        <Button onClick={onRefresh} disabled={isRefreshing}>
+          {isRefreshing ? <Spinner className="size-4 text-current" label="Refreshing invoices" /> : <RefreshCw aria-hidden />}
+          Refresh Invoices
+        </Button>
+      }
+    >
+      Every approved sales invoice in Xero is paid. New invoices appear here once they are approved.
+    </StateCard>
+  );
+}
+
+/** Search or filters hide every invoice: say so and offer the way back. */
+export function NoMatchesState({ onClear }: { onClear: () => void }) {
+  return (
+    <StateCard icon={<SearchX aria-hidden className="size-6" />} title="No invoices match" actions={<Button variant="outline" onClick={onClear}>Clear search and filters</Button>}>
+      No outstanding invoice matches the search and filters.
+    </StateCard>
+  );
+}
+
+/** 001 §2 feature disabled: 'Feature Not Available' with Refresh Permissions and Return to Organizations. */
+export function FeatureNotAvailableState({ onRefreshPermissions, onReturn, isRefreshing }: { onRefreshPermissions: () => void; onReturn: () => void; isRefreshing: boolean }) {
+  return (
+    <div role="alert">
+      <StateCard
+        icon={<Lock aria-hidden className="size-6" />}
+        title="Feature Not Available"
+        actions={
+          <>
+            <Button variant="outline" onClick={onRefreshPermissions} disabled={isRefreshing}>
+              {isRefreshing ? <Spinner className="size-4" label="Refreshing permissions" /> : <RefreshCw aria-hidden />}
+              Refresh Permissions
+            </Button>
+            <Button onClick={onReturn}>Return to Organizations</Button>
+          </>
+        }
+      >
+        Pay Invoices is not enabled for this organization. An administrator can switch it on.
+      </StateCard>
+    </div>
+  );
+}
+
+/** 001 §2 connection in error: 'Connection Error' with Retry Connection. */
+export function ConnectionErrorState({ message, onRetry, isRetrying }: { message: string; onRetry: () => void; isRetrying: boolean }) {
+  return (
+    <div role="alert">
+      <StateCard
+        tone="destructive"
+        icon={<WifiOff aria-hidden className="size-6" />}
+        title="Connection Error"
+        actions={
+          <Button onClick={onRetry} disabled={isRetrying}>
+            {isRetrying ? <Spinner className="size-4 text-current" label="Retrying" /> : <RefreshCw aria-hidden />}
+            Retry Connection
+          </Button>
+        }
+      >
+        <p>Invoices could not be loaded from Xero.</p>
+        <p className="mt-1 text-xs">{message}</p>
+      </StateCard>
+    </div>
+  );
+}
+
+/** 001 §2: a null invoice shows 'Error Loading Invoice'. */
+export function InvoiceLoadErrorState({ onReload }: { onReload: () => void }) {
+  return (
+    <StateCard tone="destructive" icon={<AlertTriangle aria-hidden className="size-6" />} title="Error Loading Invoice" actions={<Button variant="outline" onClick={onReload}>Back to the first invoice</Button>}>
+      This invoice could not be shown.
+    </StateCard>
+  );
+}
+
+/** First load: the first visit reads every outstanding invoice from Xero, which can take a few seconds. */
+export function LoadingInvoicesState() {
+  return (
+    <div className="flex min-h-[40vh] flex-col items-center justify-center gap-3 text-sm text-muted-foreground">
+      <Spinner className="size-8" label="Loading invoices" />
+      Loading invoices from Xero...
+    </div>
+  );
+}

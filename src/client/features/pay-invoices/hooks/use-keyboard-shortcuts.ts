@@ -1,0 +1,58 @@
+import { useEffect, useRef } from 'react';
+
+export interface PayShortcuts {
+  previous: () => void;
+  next: () => void;
+  focusCard: () => void;
+  focusCash: () => void;
+  focusSearch: () => void;
+  process: () => void;
+}
+
+function isTyping(target: EventTarget | null): boolean {
+  if (!(target instanceof HTMLElement)) return false;
+  if (target.isContentEditable) return true;
+  const tag = target.tagName;
+  return tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT' || target.getAttribute('role') === 'combobox';
+}
+
+/**
+ * Keyboard operation (beyond the spec): ← / → previous and next invoice, 1 card amount, 2 cash amount,
+ * / search, Ctrl+Enter (⌘+Enter) process payments from anywhere. Single keys only act when the user is not
+ * typing, and nothing acts while a dialog or menu is open or while payments are being processed.
+ */
+export function useKeyboardShortcuts(shortcuts: PayShortcuts, enabled: boolean) {
+  const latest = useRef(shortcuts);
+  useEffect(() => {
+    latest.current = shortcuts;
+  });
+  useEffect(() => {
+    if (!enabled) return;
+    const onKeyDown = (event: KeyboardEvent) => {
+      if (event.defaultPrevented || event.altKey) return;
+      if (document.querySelector('[role="dialog"][data-state="open"], [role="menu"], [role="listbox"]')) return;
+      const actions = latest.current;
+      if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
+        event.preventDefault();
+        actions.process();
+        return;
+      }
+      if (event.ctrlKey || event.metaKey || isTyping(event.target)) return;
+      // An element that uses the keys itself (the attachment viewer scrolls with the arrows) keeps them.
+      if (event.target instanceof Element && event.target.closest('[data-keyboard-scope="local"]')) return;
+      const map: Record<string, (() => void) | undefined> = {
+        ArrowLeft: actions.previous,
+        ArrowRight: actions.next,
+        '1': actions.focusCard,
+        '2': actions.focusCash,
+        '/': actions.focusSearch,
+      };
+      const action = map[event.key];
+      if (!action) return;
+      event.preventDefault();
+      action();
+    };
+    window.addEventListener('keydown', onKeyDown);
+    return () => window.removeEventListener('keydown', onKeyDown);
+  }, [enabled]);
+}

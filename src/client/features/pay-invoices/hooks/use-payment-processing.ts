@@ -1,0 +1,125 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { useCallback, useRef, useState } from 'react';
+import { roundPoundsToPence } from '@/shared/money';
+import {
+  describePaymentError,
+  describePaymentOutcome,
+  describePaymentSuccess,
+  PAYMENT_PAUSE_MS,
+  shouldSkipRemainingPayments,
+  UNDO_MESSAGES,
+  type Invoice,
+  type PaymentRequest,
+} from '@/shared/pay-invoices';
+import { getMessage } from '@/client/lib/api-client';
+import { toast } from '@/client/lib/toast';
+import { sleep } from '@/client/lib/utils';
+import { createPayment } from '../api/create-payment';
+import { payInvoicesKeys } from '../api/keys';
+import { refreshInvoice } from '../api/refresh-invoice';
+import { undoPayment } from '../api/undo-payment';
+import { updateInvoiceInList } from '../utils/invoice-cache';
+import { announcePaymentError } from './use-out-of-sync';
+
+/** One Process Payments run that sent at least one payment: what the banner and the Undo need. */
+export interface PaymentRun {
+  invoiceId: string;
+  invoiceNumber: string;
+  currency: string;
+  payments: { paymentId: string; amount: number; isCard: boolean }[];
+  outcome: ReturnType<typeof describePaymentOutcome>;
+  /** Epoch ms until which the server accepts an Undo. */
+  undoableUntil: number;
+}
+
+/**
+ * Sequential processing (001 §4): payments go one after another; after each non-last payment the invoice is
+ * refreshed and 0.5 s is waited; when the refreshed amount due is 0.01 or less the remaining payments are
+ * skipped and the invoice is fully paid. Ends with the success toast, or the 001 §8 error toast (and the
+ * out-of-sync flag through the `xero-payment-error` event).
+ */
+export function usePaymentProcessing(orgId: number) {
+  const queryClient = useQueryClient();
+  const [isProcessing, setProcessing] = useState(false);
+  const running = useRef(false);
+
+  const process = useCallback(
+    async (invoice: Invoice, items: PaymentRequest[]): Promise<PaymentRun | null> => {
+      if (running.current || items.length === 0) return null;
+      running.current = true;
+      setProcessing(true);
+      // One key per payment item for this user action; every retry of that request carries the same key.
+      const keys = items.map(() => crypto.randomUUID());
+      const made: PaymentRun['payments'] = [];
+      let remainingPence = roundPoundsToPence(invoice.amountDue);
+      let undoableUntil = Number.POSITIVE_INFINITY;
+      try {
+        for (let i = 0; i < items.length; i += 1) {
+          const item = items[i] as PaymentRequest;
+          const result = await createPayment(orgId, item, keys[i] as string);
+          made.push({ paymentId: result.paymentId, amount: item.amount, isCard: item.isCard });
+          remainingPence = result.isInvoiceFullyPaid ? 0 : roundPoundsToPence(result.amountDue);
+          undoableUntil = Math.min(undoableUntil, Date.parse(result.undoableUntil) || Date.now());
+          if (i < items.length - 1) {
+            const refreshed = await refreshInvoice(orgId, invoice.invoiceId);
+            updateInvoiceInList(queryClient, orgId, invoice.invoiceId, refreshed.invoice);
+            await sleep(PAYMENT_PAUSE_MS);
+            if (!refreshed.invoice || shouldSkipRemainingPayments(refreshed.invoice.amountDue)) {
+              remainingPence = 0;
+              break;
+            }
+            remainingPence = roundPoundsToPence(refreshed.invoice.amountDue);
+          }
+        }
+        const success = describePaymentSuccess(made.length, invoice.invoiceNumber);
+        toast({ ...success, variant: 'success' });
+        return {
+          invoiceId: invoice.invoiceId,
+          invoiceNumber: invoice.invoiceNumber,
+          currency: invoice.currency,
+          payments: made,
+          outcome: describePaymentOutcome(remainingPence, invoice.currency),
+          undoableUntil,
+        };
+      } catch (error) {
+        const message = getMessage(error, '');
+        const described = describePaymentError(message);
+        toast({ title: described.title, description: described.description, variant: 'destructive' });
+        if (described.isOutOfSync) announcePaymentError({ needsRefresh: true, invoiceId: invoice.invoiceId });
+        return null;
+      } finally {
+        running.current = false;
+        setProcessing(false);
+        // The server updated its copy from Xero's answers: reading the list back costs no Xero call.
+        void queryClient.invalidateQueries({ queryKey: payInvoicesKeys.invoices(orgId) });
+      }
+    },
+    [orgId, queryClient],
+  );
+
+  return { process, isProcessing };
+}
+
+/** Undo (beyond the spec): removes the payments of one run from Xero, last first. */
+export function useUndoPayments(orgId: number) {
+  const queryClient = useQueryClient();
+  const [isUndoing, setUndoing] = useState(false);
+  const undo = useCallback(
+    async (run: PaymentRun): Promise<boolean> => {
+      setUndoing(true);
+      try {
+        for (const payment of [...run.payments].reverse()) await undoPayment(orgId, payment.paymentId);
+        toast({ ...UNDO_MESSAGES.success, description: `The payment(s) for invoice ${run.invoiceNumber} were removed from Xero.`, variant: 'success' });
+        return true;
+      } catch (error) {
+        toast({ title: UNDO_MESSAGES.failure.title, description: getMessage(error, UNDO_MESSAGES.failure.description), variant: 'destructive' });
+        return false;
+      } finally {
+        setUndoing(false);
+        await queryClient.invalidateQueries({ queryKey: payInvoicesKeys.invoices(orgId) });
+      }
+    },
+    [orgId, queryClient],
+  );
+  return { undo, isUndoing };
+}
