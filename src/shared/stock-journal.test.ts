@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { getIsoWeekday } from './dates';
+import { addDays, getIsoWeekday } from './dates';
 import { fromPence, sumPence, toPence } from './money';
 import {
   type SalesLineInput,
@@ -25,8 +25,12 @@ import {
   getStockJournalReference,
   groupSalesByWeek,
   indexStockJournalEntries,
+  isJournalPeriod,
   isSplitPeriod,
+  JOURNAL_SERVER_MESSAGES,
   journalCreateRequestSchema,
+  parseStockJournalReference,
+  getWeeklySalesRange,
   salesPeriodLenientSchema,
   salesPeriodSchema,
   salesQuerySchema,
@@ -401,5 +405,65 @@ describe('messages (001 §8)', () => {
     expect(describeJournalCreated('2025-11-03', '2025-11-09', null).title).toBe('Journal Created - Please Verify');
     expect(describeSyncResult(3)).toEqual({ title: 'Status Updated', description: 'Updated 3 journal(s) with current status from Xero.' });
     expect(describeSyncResult(0)).toEqual({ title: 'Status Check Complete', description: 'All journals are already up to date.' });
+  });
+});
+
+describe('periods, references and server messages', () => {
+  it('widens a sales range to whole Monday–Sunday weeks', () => {
+    expect(getWeeklySalesRange('2025-11-01', '2025-11-30')).toEqual({ fromDate: '2025-10-27', toDate: '2025-11-30' });
+    expect(getWeeklySalesRange('2025-11-03', '2025-11-09')).toEqual({ fromDate: '2025-11-03', toDate: '2025-11-09' });
+  });
+
+  it('knows a journal period: a week inside one month, or one side of a week split at a month end', () => {
+    expect(isJournalPeriod('2025-11-03', '2025-11-09')).toBe(true);
+    expect(isJournalPeriod('2025-10-27', '2025-10-31')).toBe(true);
+    expect(isJournalPeriod('2025-11-01', '2025-11-02')).toBe(true);
+    expect(isJournalPeriod('2025-10-27', '2025-11-02')).toBe(false);
+    expect(isJournalPeriod('2025-11-04', '2025-11-09')).toBe(false);
+    expect(isJournalPeriod('2025-11-03', '2025-11-10')).toBe(false);
+    expect(isJournalPeriod('2025-11-09', '2025-11-03')).toBe(false);
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 3000 }), (offset) => {
+        const monday = getWeeklySalesRange(addDays('2020-01-06', offset * 7), addDays('2020-01-06', offset * 7)).fromDate;
+        const week = groupSalesByWeek([line(monday, 1, 0, 1)])[0];
+        if (!week) return false;
+        return splitSalesPeriod(week).every((p) => isJournalPeriod(p.periodStart, p.periodEnd));
+      }),
+    );
+  });
+
+  it('reads the period back from a narration, in the spec format or with ISO dates', () => {
+    expect(parseStockJournalReference(getStockJournalReference('2025-11-03', '2025-11-09'))).toEqual({ periodStart: '2025-11-03', periodEnd: '2025-11-09' });
+    expect(parseStockJournalReference('Stock Transfer Journal - 2025-10-27 to 2025-10-31')).toEqual({ periodStart: '2025-10-27', periodEnd: '2025-10-31' });
+    expect(parseStockJournalReference('Stock Transfer Journal - 3 Nov 2025 to 30 Nov 2025')).toBeNull();
+    expect(parseStockJournalReference('Stock Transfer Journal - 31 Feb 2025 to 2 Mar 2025')).toBeNull();
+    expect(parseStockJournalReference('Wages journal')).toBeNull();
+    expect(parseStockJournalReference(null)).toBeNull();
+  });
+
+  it('accepts a journal date inside the period only', () => {
+    const body = {
+      periodStart: '2025-11-03',
+      periodEnd: '2025-11-09',
+      netAmount: 100,
+      contactId: 'c',
+      stockAccountId: 's',
+      costAccountId: 'k',
+      marginRate: 1.35,
+      reference: getStockJournalReference('2025-11-03', '2025-11-09'),
+    };
+    expect(journalCreateRequestSchema.safeParse({ ...body, journalDate: '2025-11-07' }).success).toBe(true);
+    expect(journalCreateRequestSchema.safeParse({ ...body, journalDate: '2025-11-10' }).success).toBe(false);
+    expect(journalCreateRequestSchema.safeParse({ ...body, journalDate: '2025-11-31' }).success).toBe(false);
+  });
+
+  it("words each server refusal so the client's 400 mapping picks the right text", () => {
+    const described = (message: string) => describeJournalError(400, message).description;
+    expect(described(JOURNAL_SERVER_MESSAGES.sameAccounts)).toBe('Invalid account selection. Please verify stock and cost accounts in settings.');
+    expect(described(JOURNAL_SERVER_MESSAGES.unknownCustomer)).toBe('Invalid customer selection. Please select a valid customer in settings.');
+    expect(described(JOURNAL_SERVER_MESSAGES.badPeriod)).toBe('Invalid date range. Please check the selected period dates.');
+    expect(described(JOURNAL_SERVER_MESSAGES.zeroAmount)).toBe('Invalid margin rate. Please provide a positive margin rate in settings.');
+    expect(described(JOURNAL_SERVER_MESSAGES.salesChanged)).toBe(JOURNAL_SERVER_MESSAGES.salesChanged);
+    expect(describeJournalError(409, JOURNAL_SERVER_MESSAGES.alreadyExists).description).toBe(JOURNAL_SERVER_MESSAGES.alreadyExists);
   });
 });

@@ -632,6 +632,20 @@ export function buildJournalCreateRequest(input: {
 }
 
 /**
+ * What the server answers when it refuses a journal. The client maps a 400 by keyword (001 §8 "Invalid
+ * Journal Data"), so each names what is wrong: customer, account, margin rate or date.
+ */
+export const JOURNAL_SERVER_MESSAGES = {
+  alreadyExists: 'A journal entry already exists for this period. Check your Xero account for the existing journal.',
+  sameAccounts: 'Invalid account selection: the stock account and the cost account must be different accounts.',
+  unknownCustomer: 'Invalid customer: this customer was not found in Xero.',
+  badPeriod: 'Invalid date range: a journal covers one Monday to Sunday week, split at a month end.',
+  salesChanged: 'The sales for this period have changed since they were loaded. Refresh Data and try again.',
+  zeroAmount: 'Invalid margin rate: the journal amount would be £0.00.',
+  noAnswer: 'Xero did not return the journal it created.',
+} as const;
+
+/**
  * Toast for a failed journal creation, by HTTP status (001 §8). `followUp` is the second toast shown
  * after 1 s, when there is one.
  */

@@ -8,6 +8,7 @@ import {
   getWeeklySalesRange,
   groupSalesByWeek,
   isJournalPeriod,
+  JOURNAL_SERVER_MESSAGES,
   parseStockJournalReference,
   type Customer,
   type JournalCreateRequest,
@@ -45,16 +46,8 @@ const IN_FLIGHT_MS = 2 * 60_000;
 const PAGE_SIZE = 1000;
 const GUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Texts the client maps by keyword (001 §8 "Invalid Journal Data"), so each names what is wrong. */
-export const JOURNAL_MESSAGES = {
-  alreadyExists: 'A journal entry already exists for this period. Check your Xero account for the existing journal.',
-  sameAccounts: 'Invalid account selection: the stock account and the cost account must be different accounts.',
-  unknownCustomer: 'Invalid customer: this customer was not found in Xero.',
-  badPeriod: 'Invalid date range: a journal covers one Monday to Sunday week, split at a month end.',
-  salesChanged: 'The sales for this period have changed since they were loaded. Refresh Data and try again.',
-  zeroAmount: 'Invalid margin rate: the journal amount would be £0.00.',
-  noAnswer: 'Xero did not return the journal it created.',
-} as const;
+/** Texts the client maps by keyword (001 §8 "Invalid Journal Data"). */
+export const JOURNAL_MESSAGES = JOURNAL_SERVER_MESSAGES;
 
 /** What the write ledger stores for a journal creation: enough for the finder to look it up again. */
 interface JournalWriteRequest extends StockTransferJournal {
@@ -214,11 +207,18 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
     throw new AppError('CONFLICT', JOURNAL_MESSAGES.alreadyExists);
   }
 
+  /**
+   * The ledger row of a pending entry: by its id once known, else the period's newest write made after the
+   * entry (an older write of the period belongs to an earlier, settled post).
+   */
+  async function findEntryWrite(organizationId: number, entry: StockJournalEntryRow): Promise<WriteRow | null> {
+    if (entry.writeId) return repo.findWriteById(organizationId, entry.writeId);
+    const latest = await repo.findLatestWriteForPeriod(organizationId, getStockJournalKey(entry.periodStart, entry.periodEnd));
+    return latest && latest.createdAt >= entry.createdAt ? latest : null;
+  }
+
   async function settlePendingEntry(tenant: TenantContext, entry: StockJournalEntryRow): Promise<'updated' | 'removed' | 'waiting'> {
-    const periodKey = getStockJournalKey(entry.periodStart, entry.periodEnd);
-    const write = entry.writeId
-      ? await repo.findWriteById(tenant.organizationId, entry.writeId)
-      : await repo.findLatestWriteForPeriod(tenant.organizationId, periodKey);
+    const write = await findEntryWrite(tenant.organizationId, entry);
     if (write?.state === 'confirmed' && write.xeroId) {
       const response = write.response as JournalCreateResponse | null;
       await repo.updateEntry(tenant.organizationId, entry.id, { journalId: write.xeroId, status: response?.status ?? 'DRAFT', writeId: write.id });
@@ -350,8 +350,31 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
       return buildSalesPeriods(await repo.listSalesInvoices(tenant.organizationId, view.contactId, range.fromDate, range.toDate));
     },
 
+    /**
+     * The organisation's entries (001 §3). A pending entry whose write the ledger has since settled (its
+     * reconciler runs every minute) takes that outcome here, from the database alone.
+     */
     async listEntries(tenant: TenantContext): Promise<StockJournalEntry[]> {
-      return (await repo.listEntries(tenant.organizationId)).map(toEntryDto);
+      const rows = await repo.listEntries(tenant.organizationId);
+      const out: StockJournalEntry[] = [];
+      for (const row of rows) {
+        if (row.status === PENDING_STATUS) {
+          const write = await findEntryWrite(tenant.organizationId, row);
+          if (write?.state === 'confirmed' && write.xeroId) {
+            const response = write.response as JournalCreateResponse | null;
+            const updated = await repo.updateEntry(tenant.organizationId, row.id, { journalId: write.xeroId, status: response?.status ?? 'DRAFT', writeId: write.id });
+            if (updated) out.push(toEntryDto(updated));
+            continue;
+          }
+          if (row.writeId && write?.state === 'failed') {
+            // Settled as "Xero does not have it" by the ledger's lookup: the period is free again.
+            await repo.deleteEntry(tenant.organizationId, row.id);
+            continue;
+          }
+        }
+        out.push(toEntryDto(row));
+      }
+      return out;
     },
 
     /**
