@@ -1,9 +1,6 @@
-import { PageHeader } from '@/client/components/layouts/page-header';
+import { CisBillsPage } from '@/client/features/cis-bills/components/cis-bills-page';
 
-/**
- * CIS Bills (spec 001 §2). The route already checks sign-in, the Xero connection and the feature flag; the
- * screen itself lives in `src/client/features/cis-bills` and is composed here.
- */
+/** CIS Bills (spec 001 §2): the screen lives in `src/client/features/cis-bills`. */
 export default function CISBillsRoute() {
-  return <PageHeader title="CIS Bills" description="Create Construction Industry Scheme subcontractor bills and manage drafts." />;
+  return <CisBillsPage />;
 }

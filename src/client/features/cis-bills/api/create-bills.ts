@@ -1,0 +1,28 @@
+import {
+  createBillsResponseSchema,
+  type CreateBillRequest,
+  type CreateBillsResponse,
+} from '@/shared/cis-bills';
+import { api } from '@/client/lib/api-client';
+import { withOrg } from './query-keys';
+
+/**
+ * POST /api/xero/create-bills: several bills in one request, which the server sends to Xero as one call, with
+ * a result per bill. Each bill carries its local id; with the action's Idempotency-Key it names the bill on
+ * every retry, so a retried request never creates a bill twice. (001 §7's one-bill `create-bill` is the same
+ * thing for a single bill.)
+ */
+export function createBills(
+  orgId: number,
+  bills: Array<CreateBillRequest & { id: string }>,
+  idempotencyKey: string,
+): Promise<CreateBillsResponse> {
+  return api.post(
+    withOrg('/api/xero/create-bills', orgId),
+    { bills },
+    {
+      schema: createBillsResponseSchema,
+      headers: { 'Idempotency-Key': idempotencyKey },
+    },
+  );
+}

@@ -1,0 +1,376 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { Check, Pencil, RefreshCw, Trash2, X } from 'lucide-react';
+import { useState } from 'react';
+import { useLocation } from 'wouter';
+import {
+  checkCanApproveBill,
+  describeApproveBillError,
+  describeDeleteBillError,
+  isTokenAboutToExpireError,
+  SESSION_EXPIRED_TOAST,
+  validateBillAmountEdit,
+  type DraftBill,
+} from '@/shared/cis-bills';
+import { formatDateMedium } from '@/shared/dates';
+import { findPence, formatPounds, fromPence } from '@/shared/money';
+import { paths } from '@/client/config/paths';
+import { Button } from '@/client/components/ui/button';
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/client/components/ui/card';
+import { Input } from '@/client/components/ui/input';
+import { Spinner } from '@/client/components/ui/spinner';
+import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@/client/components/ui/table';
+import { Tooltip } from '@/client/components/ui/tooltip';
+import { getMessage, isApiError } from '@/client/lib/api-client';
+import { readSavedDefaults, type Connection } from '@/client/lib/connection';
+import { queryKeys } from '@/client/lib/query-client';
+import { toast } from '@/client/lib/toast';
+import { approveBill } from '../api/approve-bill';
+import { deleteBill } from '../api/delete-bill';
+import { getDraftBills, useDraftBills } from '../api/get-draft-bills';
+import { cisBillsKeys, createIdempotencyKey } from '../api/query-keys';
+import { updateBill } from '../api/update-bill';
+import { DeleteBillDialog } from './delete-bill-dialog';
+
+/** A server message worth showing after the spec's own text, when it says more. */
+function readServerMessage(error: unknown): string | null {
+  return isApiError(error) && error.message.trim() !== '' && !/^HTTP Error/.test(error.message)
+    ? error.message
+    : null;
+}
+
+/**
+ * 'Draft CIS Bills' (001 §2): Refresh, the drafts with Subcontractor, Reference, Date, Gross Amount, CIS
+ * Deduction, Amount Due, and per row Edit amount (Save/Cancel), Approve (spinner) and Delete (confirmation).
+ */
+export function DraftBillsCard({
+  connection,
+  orgId,
+  onSessionExpired,
+}: {
+  connection: Connection;
+  orgId: number;
+  onSessionExpired: () => void;
+}) {
+  const queryClient = useQueryClient();
+  const [, navigate] = useLocation();
+  const drafts = useDraftBills(orgId);
+  const [refreshing, setRefreshing] = useState(false);
+  const [editing, setEditing] = useState<{ id: string; amount: string; original: number } | null>(null);
+  const [savingId, setSavingId] = useState<string | null>(null);
+  const [approvingIds, setApprovingIds] = useState<ReadonlySet<string>>(new Set());
+  const [toDelete, setToDelete] = useState<DraftBill | null>(null);
+  const [deleting, setDeleting] = useState(false);
+
+  const bills = drafts.data ?? [];
+  const key = cisBillsKeys.drafts(orgId);
+
+  function replaceBill(id: string, next: DraftBill | null) {
+    queryClient.setQueryData<DraftBill[]>(key, (list) =>
+      (list ?? []).flatMap((b) =>
+        b.invoiceID === id ? (next && next.status === 'DRAFT' ? [next] : []) : [b],
+      ),
+    );
+  }
+
+  async function refresh() {
+    setRefreshing(true);
+    try {
+      queryClient.setQueryData(key, await getDraftBills(orgId, { refresh: true }));
+    } catch (error) {
+      toast({
+        title: 'Error Refreshing Bills',
+        description: getMessage(error, 'Could not read the draft bills from Xero.'),
+        variant: 'destructive',
+      });
+    } finally {
+      setRefreshing(false);
+    }
+  }
+
+  async function save() {
+    if (!editing) return;
+    const problem = validateBillAmountEdit(editing.amount);
+    if (problem) {
+      toast({ title: problem.title, description: problem.description, variant: 'destructive' });
+      return;
+    }
+    const pence = findPence(editing.amount.trim()) ?? 0;
+    if (fromPence(pence) === editing.original) {
+      setEditing(null);
+      return;
+    }
+    setSavingId(editing.id);
+    try {
+      const updated = await updateBill(orgId, editing.id, fromPence(pence), createIdempotencyKey());
+      replaceBill(editing.id, updated);
+      setEditing(null);
+      toast({
+        title: 'Bill Updated',
+        description: `${updated.contact.name}: gross amount now ${formatPounds(updated.total)}`,
+        variant: 'success',
+      });
+    } catch (error) {
+      toast({
+        title: 'Error updating bill',
+        description: getMessage(error, 'Failed to update bill'),
+        variant: 'destructive',
+      });
+    } finally {
+      setSavingId(null);
+    }
+  }
+
+  async function approve(bill: DraftBill) {
+    if (!connection.connected || !connection.tenantId) {
+      toast({
+        title: 'Connection Error',
+        description: 'Not connected to Xero. Connect again and retry.',
+        variant: 'destructive',
+      });
+      return;
+    }
+    const connectionError = connection.error ?? '';
+    if (!isTokenAboutToExpireError(connectionError) && /Not authenticated|expire/i.test(connectionError)) {
+      toast({ title: 'Session Expired', description: connectionError, variant: 'destructive' });
+      return;
+    }
+    const accountId = connection.defaultBillAccountId || readSavedDefaults().defaultBillAccountId || '';
+    const missing = checkCanApproveBill(accountId);
+    if (missing) {
+      toast({ title: missing.title, description: missing.description, variant: 'destructive' });
+      navigate(paths.settings.getHref(orgId));
+      return;
+    }
+    setApprovingIds((ids) => new Set(ids).add(bill.invoiceID));
+    try {
+      await approveBill(orgId, bill.invoiceID, accountId, createIdempotencyKey());
+      replaceBill(bill.invoiceID, null);
+      toast({
+        title: 'Bill Approved',
+        description: `${bill.contact.name} ${bill.reference} for ${formatPounds(bill.total)} is approved in Xero.`,
+        variant: 'success',
+      });
+    } catch (error) {
+      const described = describeApproveBillError(isApiError(error) ? error.status : 'network');
+      if (described.isAuthError) {
+        toast({ title: 'Session Expired', description: SESSION_EXPIRED_TOAST, variant: 'destructive' });
+        void queryClient.invalidateQueries({ queryKey: queryKeys.connection });
+        void queryClient.invalidateQueries({ queryKey: queryKeys.currentUser });
+        onSessionExpired();
+      } else {
+        const detail = readServerMessage(error);
+        toast({
+          title: described.message,
+          ...(detail ? { description: detail } : {}),
+          variant: 'destructive',
+        });
+      }
+    } finally {
+      setApprovingIds((ids) => {
+        const next = new Set(ids);
+        next.delete(bill.invoiceID);
+        return next;
+      });
+    }
+  }
+
+  async function confirmDelete() {
+    if (!toDelete) return;
+    setDeleting(true);
+    try {
+      await deleteBill(orgId, toDelete.invoiceID, createIdempotencyKey());
+      replaceBill(toDelete.invoiceID, null);
+      toast({
+        title: 'Bill Deleted',
+        description: `${toDelete.contact.name} ${toDelete.reference} was deleted in Xero.`,
+        variant: 'success',
+      });
+      setToDelete(null);
+    } catch (error) {
+      const message = isApiError(error)
+        ? describeDeleteBillError(error.status, error.message)
+        : 'Network error - please check your connection and try again';
+      toast({ title: 'Error deleting bill', description: message, variant: 'destructive' });
+    } finally {
+      setDeleting(false);
+    }
+  }
+
+  return (
+    <Card>
+      <CardHeader className="flex-row flex-wrap items-start justify-between gap-3">
+        <div className="min-w-0">
+          <CardTitle>Draft CIS Bills</CardTitle>
+          <CardDescription>Draft bills for your CIS subcontractors in Xero.</CardDescription>
+        </div>
+        <Button variant="outline" size="sm" onClick={() => void refresh()} disabled={refreshing}>
+          {refreshing ? <Spinner className="size-4" label="Refreshing bills" /> : <RefreshCw aria-hidden />}
+          Refresh
+        </Button>
+      </CardHeader>
+      <CardContent>
+        <Table aria-label="Draft CIS bills">
+          <TableHeader>
+            <TableRow>
+              <TableHead>Subcontractor</TableHead>
+              <TableHead>Reference</TableHead>
+              <TableHead>Date</TableHead>
+              <TableHead className="text-right">Gross Amount</TableHead>
+              <TableHead className="text-right">CIS Deduction</TableHead>
+              <TableHead className="text-right">Amount Due</TableHead>
+              <TableHead className="text-right">Actions</TableHead>
+            </TableRow>
+          </TableHeader>
+          <TableBody>
+            {drafts.isLoading ? (
+              <TableRow>
+                <TableCell colSpan={7} className="py-8 text-center text-muted-foreground">
+                  <span className="inline-flex items-center gap-2">
+                    <Spinner className="size-4" label="Loading" />
+                    Loading draft bills...
+                  </span>
+                </TableCell>
+              </TableRow>
+            ) : drafts.isError && bills.length === 0 ? (
+              <TableRow>
+                <TableCell colSpan={7} className="py-8 text-center text-destructive">
+                  {getMessage(drafts.error, 'Could not load the draft bills.')}{' '}
+                  <Button variant="link" className="h-auto p-0" onClick={() => void drafts.refetch()}>
+                    Try again
+                  </Button>
+                </TableCell>
+              </TableRow>
+            ) : bills.length === 0 ? (
+              <TableRow>
+                <TableCell colSpan={7} className="py-8 text-center text-muted-foreground">
+                  No draft bills found. Create a new bill above or check your Xero account.
+                </TableCell>
+              </TableRow>
+            ) : (
+              bills.map((bill) => {
+                const isEditing = editing?.id === bill.invoiceID;
+                const isSaving = savingId === bill.invoiceID;
+                const isApproving = approvingIds.has(bill.invoiceID);
+                const busy = isSaving || isApproving || (deleting && toDelete?.invoiceID === bill.invoiceID);
+                return (
+                  <TableRow key={bill.invoiceID}>
+                    <TableCell className="font-medium">{bill.contact.name}</TableCell>
+                    <TableCell className="tabular-nums">{bill.reference || '—'}</TableCell>
+                    <TableCell className="whitespace-nowrap">
+                      {bill.date ? formatDateMedium(bill.date) : '—'}
+                    </TableCell>
+                    <TableCell className="text-right tabular-nums">
+                      {isEditing ? (
+                        <Input
+                          type="number"
+                          min={0}
+                          step={0.01}
+                          autoFocus
+                          aria-label={`Gross amount for ${bill.contact.name}`}
+                          className="ml-auto h-8 w-28 text-right tabular-nums"
+                          value={editing.amount}
+                          onChange={(e) => setEditing({ ...editing, amount: e.target.value })}
+                          onKeyDown={(e) => {
+                            if (e.key === 'Enter') void save();
+                            if (e.key === 'Escape') setEditing(null);
+                          }}
+                          disabled={isSaving}
+                        />
+                      ) : (
+                        formatPounds(bill.total)
+                      )}
+                    </TableCell>
+                    <TableCell className="text-right tabular-nums">
+                      {formatPounds(bill.cisDeduction)}
+                    </TableCell>
+                    <TableCell className="text-right tabular-nums">{formatPounds(bill.amountDue)}</TableCell>
+                    <TableCell>
+                      <div className="flex justify-end gap-1">
+                        {isEditing ? (
+                          <>
+                            <Button size="sm" onClick={() => void save()} disabled={isSaving}>
+                              {isSaving ? (
+                                <Spinner className="size-4 text-current" label="Saving" />
+                              ) : (
+                                <Check aria-hidden />
+                              )}
+                              Save
+                            </Button>
+                            <Button
+                              size="sm"
+                              variant="outline"
+                              onClick={() => setEditing(null)}
+                              disabled={isSaving}
+                            >
+                              <X aria-hidden />
+                              Cancel
+                            </Button>
+                          </>
+                        ) : (
+                          <>
+                            <Tooltip content="Edit amount">
+                              <Button
+                                variant="ghost"
+                                size="icon"
+                                className="size-8"
+                                aria-label={`Edit amount of ${bill.contact.name} ${bill.reference}`}
+                                onClick={() =>
+                                  setEditing({
+                                    id: bill.invoiceID,
+                                    amount: bill.total.toFixed(2),
+                                    original: bill.total,
+                                  })
+                                }
+                                disabled={busy}
+                              >
+                                <Pencil aria-hidden />
+                              </Button>
+                            </Tooltip>
+                            <Tooltip content="Approve bill">
+                              <Button
+                                variant="ghost"
+                                size="icon"
+                                className="size-8 text-success"
+                                aria-label={`Approve bill ${bill.contact.name} ${bill.reference}`}
+                                onClick={() => void approve(bill)}
+                                disabled={busy}
+                              >
+                                {isApproving ? (
+                                  <Spinner className="size-4" label="Approving" />
+                                ) : (
+                                  <Check aria-hidden />
+                                )}
+                              </Button>
+                            </Tooltip>
+                            <Tooltip content="Delete bill">
+                              <Button
+                                variant="ghost"
+                                size="icon"
+                                className="size-8 text-destructive"
+                                aria-label={`Delete bill ${bill.contact.name} ${bill.reference}`}
+                                onClick={() => setToDelete(bill)}
+                                disabled={busy}
+                              >
+                                <Trash2 aria-hidden />
+                              </Button>
+                            </Tooltip>
+                          </>
+                        )}
+                      </div>
+                    </TableCell>
+                  </TableRow>
+                );
+              })
+            )}
+          </TableBody>
+        </Table>
+      </CardContent>
+      <DeleteBillDialog
+        bill={toDelete}
+        isDeleting={deleting}
+        onCancel={() => setToDelete(null)}
+        onConfirm={() => void confirmDelete()}
+      />
+    </Card>
+  );
+}
