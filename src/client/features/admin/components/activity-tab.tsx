@@ -1,12 +1,12 @@
 import { Download, RotateCcw } from 'lucide-react';
-import { useMemo, useState } from 'react';
+import { useMemo, useState, type ReactNode } from 'react';
 import { getOrganizationName } from '@/shared/organizations';
 import { getMessage } from '@/client/lib/api-client';
 import { Badge } from '@/client/components/ui/badge';
 import { Button } from '@/client/components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/client/components/ui/card';
-import { FormField } from '@/client/components/ui/form-field';
 import { Input } from '@/client/components/ui/input';
+import { Label } from '@/client/components/ui/label';
 import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from '@/client/components/ui/select';
 import { Spinner } from '@/client/components/ui/spinner';
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@/client/components/ui/table';
@@ -52,6 +52,15 @@ export function describeDetail(detail: AuditEntry['detail']): string {
     .join('; ');
 }
 
+function Filter({ id, label, children }: { id: string; label: string; children: ReactNode }) {
+  return (
+    <div className="grid gap-1.5">
+      <Label htmlFor={id}>{label}</Label>
+      {children}
+    </div>
+  );
+}
+
 /** Activity (beyond the spec): the audit log with filters and a CSV export of the same selection. */
 export function ActivityTab() {
   const [filters, setFilters] = useState<AuditFilters>({});
@@ -80,9 +89,9 @@ export function ActivityTab() {
       </CardHeader>
       <CardContent className="grid gap-4">
         <div className="grid gap-3 sm:grid-cols-2 lg:grid-cols-5">
-          <FormField label="Action">
+          <Filter id="activity-action" label="Action">
             <Select value={filters.action ?? ALL} onValueChange={(v) => set({ action: v === ALL ? undefined : v })}>
-              <SelectTrigger>
+              <SelectTrigger id="activity-action">
                 <SelectValue />
               </SelectTrigger>
               <SelectContent>
@@ -94,10 +103,10 @@ export function ActivityTab() {
                 ))}
               </SelectContent>
             </Select>
-          </FormField>
-          <FormField label="User">
+          </Filter>
+          <Filter id="activity-user" label="User">
             <Select value={filters.userId ? String(filters.userId) : ALL} onValueChange={(v) => set({ userId: v === ALL ? undefined : Number(v) })}>
-              <SelectTrigger>
+              <SelectTrigger id="activity-user">
                 <SelectValue />
               </SelectTrigger>
               <SelectContent>
@@ -109,13 +118,13 @@ export function ActivityTab() {
                 ))}
               </SelectContent>
             </Select>
-          </FormField>
-          <FormField label="Organization">
+          </Filter>
+          <Filter id="activity-organization" label="Organization">
             <Select
               value={filters.organizationId ? String(filters.organizationId) : ALL}
               onValueChange={(v) => set({ organizationId: v === ALL ? undefined : Number(v) })}
             >
-              <SelectTrigger>
+              <SelectTrigger id="activity-organization">
                 <SelectValue />
               </SelectTrigger>
               <SelectContent>
@@ -127,13 +136,13 @@ export function ActivityTab() {
                 ))}
               </SelectContent>
             </Select>
-          </FormField>
-          <FormField label="From">
-            <Input type="date" value={filters.from ?? ''} max={filters.to} onChange={(e) => set({ from: e.target.value || undefined })} />
-          </FormField>
-          <FormField label="To">
-            <Input type="date" value={filters.to ?? ''} min={filters.from} onChange={(e) => set({ to: e.target.value || undefined })} />
-          </FormField>
+          </Filter>
+          <Filter id="activity-from" label="From">
+            <Input id="activity-from" type="date" value={filters.from ?? ''} max={filters.to} onChange={(e) => set({ from: e.target.value || undefined })} />
+          </Filter>
+          <Filter id="activity-to" label="To">
+            <Input id="activity-to" type="date" value={filters.to ?? ''} min={filters.from} onChange={(e) => set({ to: e.target.value || undefined })} />
+          </Filter>
         </div>
         <div className="flex flex-wrap items-center justify-between gap-2 text-sm text-muted-foreground">
           <span>

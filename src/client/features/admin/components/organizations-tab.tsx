@@ -86,49 +86,30 @@ export function OrganizationsTab() {
         ) : rows.length === 0 ? (
           <p className="py-6 text-center text-sm text-muted-foreground">No organizations have been connected yet.</p>
         ) : (
-          <>
-            <div className="hidden sm:block">
-              <Table>
-                <TableHeader>
-                  <TableRow>
-                    <TableHead>Organization</TableHead>
-                    {FEATURE_KEYS.map((feature) => (
-                      <TableHead key={feature} className="text-center">
-                        {FEATURE_LABELS[feature]}
-                      </TableHead>
-                    ))}
-                  </TableRow>
-                </TableHeader>
-                <TableBody>
-                  {rows.map((org) => (
-                    <TableRow key={org.id}>
-                      <TableCell className="font-medium">{organizationName(org)}</TableCell>
-                      {FEATURE_KEYS.map((feature) => (
-                        <TableCell key={feature} className="text-center">
-                          {switchFor(org, feature)}
-                        </TableCell>
-                      ))}
-                    </TableRow>
-                  ))}
-                </TableBody>
-              </Table>
-            </div>
-            <ul className="grid gap-3 sm:hidden">
+          <Table>
+            <TableHeader>
+              <TableRow>
+                <TableHead className="whitespace-normal">Organization</TableHead>
+                {FEATURE_KEYS.map((feature) => (
+                  <TableHead key={feature} className="whitespace-normal text-center">
+                    {FEATURE_LABELS[feature]}
+                  </TableHead>
+                ))}
+              </TableRow>
+            </TableHeader>
+            <TableBody>
               {rows.map((org) => (
-                <li key={org.id} className="rounded-lg border border-border p-3">
-                  <p className="mb-2 font-medium">{organizationName(org)}</p>
-                  <div className="grid gap-2">
-                    {FEATURE_KEYS.map((feature) => (
-                      <label key={feature} className="flex items-center justify-between gap-3 text-sm">
-                        {FEATURE_LABELS[feature]}
-                        {switchFor(org, feature)}
-                      </label>
-                    ))}
-                  </div>
-                </li>
+                <TableRow key={org.id}>
+                  <TableCell className="font-medium">{organizationName(org)}</TableCell>
+                  {FEATURE_KEYS.map((feature) => (
+                    <TableCell key={feature} className="text-center">
+                      {switchFor(org, feature)}
+                    </TableCell>
+                  ))}
+                </TableRow>
               ))}
-            </ul>
-          </>
+            </TableBody>
+          </Table>
         )}
       </CardContent>
     </Card>

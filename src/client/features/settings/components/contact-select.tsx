@@ -101,7 +101,7 @@ export function ContactSelect({ id, orgId, value, onChange, disabled, ...aria }:
               <ContactOption key={contact.id} label={contact.name} selected={contact.id === value} onSelect={() => choose(contact.id)} />
             ))}
             {!searching && matches.length === 0 ? (
-              <li className="px-3 py-2 text-sm text-muted-foreground">No contacts match “{debounced.trim()}”.</li>
+              <li role="presentation" className="px-3 py-2 text-sm text-muted-foreground">No contacts match “{debounced.trim()}”.</li>
             ) : null}
           </ul>
         </Popover.Content>
@@ -112,9 +112,11 @@ export function ContactSelect({ id, orgId, value, onChange, disabled, ...aria }:
 
 function ContactOption({ label, selected, onSelect, muted }: { label: string; selected: boolean; onSelect: () => void; muted?: boolean }) {
   return (
-    <li role="option" aria-selected={selected}>
+    <li role="presentation">
       <button
         type="button"
+        role="option"
+        aria-selected={selected}
         onClick={onSelect}
         className={cn(
           'flex w-full items-center gap-2 rounded-md px-2 py-2 text-left text-sm hover:bg-muted focus-visible:bg-muted focus-visible:outline-none',

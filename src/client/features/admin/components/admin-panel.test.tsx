@@ -1,0 +1,213 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { http, HttpResponse } from 'msw';
+import { describe, expect, it } from 'vitest';
+import type { AdminOrganization, AdminUser } from '@/shared/admin';
+import { renderApp } from '@/client/testing/render-app';
+import { server } from '@/client/testing/server';
+import { getChangedFields } from './users-tab';
+
+const organizations: AdminOrganization[] = [
+  { id: 1, tenantName: 'Corner Shop Ltd', featurePayInvoices: true, featureAddInvoices: true, featureCisBills: false, featureStockJournal: true },
+  { id: 2, tenantName: 'Acme Builders', featurePayInvoices: false, featureAddInvoices: false, featureCisBills: true, featureStockJournal: false },
+];
+const users: AdminUser[] = [
+  { id: 1, username: 'sam', email: 'sam@example.co.uk', isAdmin: true, isXeroUser: false },
+  { id: 2, username: 'olivia', email: null, isAdmin: false, isXeroUser: true },
+];
+
+/** An admin session with the admin endpoints; returns what was sent. */
+function useAdminServer(options: { featurePatch?: () => Response } = {}) {
+  const sent = { features: [] as Array<{ orgId: string; body: unknown }>, users: [] as Array<{ userId: string; body: unknown }>, admin: [] as unknown[], orgReads: 0 };
+  server.use(
+    http.get('*/api/admin/check', () => HttpResponse.json({ isAdmin: true })),
+    http.get('*/api/admin/organizations', () => {
+      sent.orgReads += 1;
+      return HttpResponse.json(organizations);
+    }),
+    http.patch('*/api/admin/organizations/:orgId/features', async ({ request, params }) => {
+      const body = (await request.json()) as Record<string, boolean>;
+      sent.features.push({ orgId: String(params.orgId), body });
+      if (options.featurePatch) return options.featurePatch();
+      const org = organizations.find((o) => String(o.id) === params.orgId);
+      return HttpResponse.json({ ...org, ...body });
+    }),
+    http.get('*/api/admin/users', () => HttpResponse.json(users)),
+    http.patch('*/api/admin/users/:userId', async ({ request, params }) => {
+      const body = (await request.json()) as Record<string, unknown>;
+      sent.users.push({ userId: String(params.userId), body });
+      const user = users.find((u) => String(u.id) === params.userId);
+      return HttpResponse.json({ ...user, ...body });
+    }),
+    http.patch('*/api/admin/users/:userId/admin', async ({ request, params }) => {
+      const body = (await request.json()) as { isAdmin: boolean };
+      sent.admin.push({ userId: String(params.userId), ...body });
+      const user = users.find((u) => String(u.id) === params.userId);
+      return HttpResponse.json({ ...user, ...body });
+    }),
+    http.get('*/api/admin/audit', ({ request }) =>
+      HttpResponse.json(
+        new URL(request.url).searchParams.get('action') === 'settings.'
+          ? []
+          : [
+              {
+                id: 7,
+                at: '2026-11-20T09:30:00.000Z',
+                userId: 1,
+                username: 'sam',
+                organizationId: 1,
+                action: 'settings.update',
+                target: 'Corner Shop Ltd',
+                result: 'success',
+                detail: { before: { defaultTaxStatus: 'Tax inclusive' }, after: { defaultTaxStatus: 'No tax' } },
+                ip: '127.0.0.1',
+              },
+            ],
+      ),
+    ),
+  );
+  return sent;
+}
+
+async function openAdminTab(user: ReturnType<typeof userEvent.setup>) {
+  // The General tab behind loads its reference lists: empty ones will do here.
+  server.use(
+    http.get('*/api/xero/settings/bank-accounts', () => HttpResponse.json({ creditCardAccounts: [], cashAccounts: [] })),
+    http.get('*/api/xero/:list', () => HttpResponse.json([])),
+  );
+  renderApp('/settings');
+  await user.click(await screen.findByRole('tab', { name: 'Admin' }, { timeout: 5000 }));
+}
+
+describe('Admin panel (000 §2, §4, §6)', () => {
+  it('tells a non-admin they have no administrator access, and loads no admin list', async () => {
+    const user = userEvent.setup();
+    let adminReads = 0;
+    server.use(
+      http.get('*/api/admin/organizations', () => {
+        adminReads += 1;
+        return HttpResponse.json([]);
+      }),
+    );
+    await openAdminTab(user);
+    expect(await screen.findByText('You do not have administrator access.')).toBeInTheDocument();
+    expect(screen.queryByText('Organization Feature Management')).not.toBeInTheDocument();
+    expect(adminReads).toBe(0);
+  });
+
+  it('switches a feature at once, then sends only that flag', async () => {
+    const user = userEvent.setup();
+    const sent = useAdminServer();
+    await openAdminTab(user);
+    expect(await screen.findByText('Organization Feature Management')).toBeInTheDocument();
+    const toggle = await screen.findByRole('switch', { name: 'CIS Bills for Corner Shop Ltd' });
+    expect(toggle).toHaveAttribute('aria-checked', 'false');
+    await user.click(toggle);
+    expect(toggle).toHaveAttribute('aria-checked', 'true');
+    expect(await screen.findByText('Features updated')).toBeInTheDocument();
+    expect(sent.features).toEqual([{ orgId: '1', body: { featureCisBills: true } }]);
+  });
+
+  it('puts the toggle back and says so when the change is refused', async () => {
+    const user = userEvent.setup();
+    useAdminServer({ featurePatch: () => HttpResponse.json({ message: 'Administrator access required' }, { status: 403 }) });
+    await openAdminTab(user);
+    const toggle = await screen.findByRole('switch', { name: 'Pay Invoices for Acme Builders' });
+    await user.click(toggle);
+    expect(await screen.findByText('Failed to update features')).toBeInTheDocument();
+    await waitFor(() => expect(toggle).toHaveAttribute('aria-checked', 'false'));
+  });
+
+  it('polls the organisation list every 4 s', async () => {
+    const user = userEvent.setup();
+    const sent = useAdminServer();
+    await openAdminTab(user);
+    await screen.findByText('Organization Feature Management');
+    const first = sent.orgReads;
+    await waitFor(() => expect(sent.orgReads).toBeGreaterThan(first), { timeout: 6000 });
+  }, 15_000);
+
+  it('edits a user inline: the email rule, "No changes to save", and only changed fields sent', async () => {
+    const user = userEvent.setup();
+    const sent = useAdminServer();
+    await openAdminTab(user);
+    await user.click(await screen.findByRole('tab', { name: 'Users' }));
+    expect(await screen.findByText('User Management')).toBeInTheDocument();
+    const table = await screen.findByRole('table');
+    expect(within(table).getAllByRole('columnheader').map((h) => h.textContent)).toEqual(['Username', 'Email', 'Admin', 'Xero', 'Actions']);
+    expect(within(table).getByText('Local')).toBeInTheDocument();
+    expect(within(table).getByText('Xero', { selector: 'span' })).toBeInTheDocument();
+
+    await user.click(screen.getByRole('button', { name: 'Edit olivia' }));
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    expect(await screen.findByText('No changes to save')).toBeInTheDocument();
+
+    const email = screen.getByRole('textbox', { name: 'Email of olivia' });
+    await user.type(email, 'olivia@shop');
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    expect(await screen.findByText('Invalid email format')).toBeInTheDocument();
+    expect(screen.getByText('Please enter a valid email address')).toBeInTheDocument();
+    expect(sent.users).toEqual([]);
+
+    await user.type(email, '.co.uk');
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    expect(await screen.findByText('User updated successfully')).toBeInTheDocument();
+    expect(sent.users).toEqual([{ userId: '2', body: { email: 'olivia@shop.co.uk' } }]);
+  });
+
+  it('searches users by name or email', async () => {
+    const user = userEvent.setup();
+    useAdminServer();
+    await openAdminTab(user);
+    await user.click(await screen.findByRole('tab', { name: 'Users' }));
+    const table = await screen.findByRole('table');
+    await within(table).findByText('olivia');
+    await user.type(screen.getByPlaceholderText('Search users...'), 'example.co');
+    await waitFor(() => expect(within(table).queryByText('olivia')).not.toBeInTheDocument());
+    expect(within(table).getByText('sam')).toBeInTheDocument();
+  });
+
+  it('grants admin through the confirm dialog, and Cancel changes nothing', async () => {
+    const user = userEvent.setup();
+    const sent = useAdminServer();
+    await openAdminTab(user);
+    await user.click(await screen.findByRole('tab', { name: 'Users' }));
+    await user.click(await screen.findByRole('button', { name: 'Grant admin privileges to olivia' }));
+    let dialog = await screen.findByRole('dialog');
+    expect(within(dialog).getByText('Grant Admin Privileges')).toBeInTheDocument();
+    await user.click(within(dialog).getByRole('button', { name: 'Cancel' }));
+    expect(sent.admin).toEqual([]);
+    await user.click(screen.getByRole('button', { name: 'Remove admin privileges from sam' }));
+    dialog = await screen.findByRole('dialog');
+    expect(within(dialog).getByText('Remove Admin Privileges')).toBeInTheDocument();
+    await user.click(within(dialog).getByRole('button', { name: 'Cancel' }));
+    await user.click(screen.getByRole('button', { name: 'Grant admin privileges to olivia' }));
+    await user.click(within(await screen.findByRole('dialog')).getByRole('button', { name: 'Confirm' }));
+    expect(await screen.findByText('Admin status updated successfully')).toBeInTheDocument();
+    expect(sent.admin).toEqual([{ userId: '2', isAdmin: true }]);
+  });
+
+  it('lists the activity log with filters and a CSV export of the same selection', async () => {
+    const user = userEvent.setup();
+    useAdminServer();
+    await openAdminTab(user);
+    await user.click(await screen.findByRole('tab', { name: 'Activity' }));
+    expect(await screen.findByText('settings.update')).toBeInTheDocument();
+    expect(screen.getByText('TaxStatus: Tax inclusive → No tax')).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'Export CSV' })).toHaveAttribute('href', '/api/admin/audit.csv');
+    await user.click(screen.getByLabelText('Action'));
+    await user.click(await screen.findByRole('option', { name: 'Settings and maintenance' }));
+    expect(await screen.findByText('No activity matches these filters.')).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'Export CSV' })).toHaveAttribute('href', '/api/admin/audit.csv?action=settings.');
+  });
+});
+
+describe('getChangedFields', () => {
+  it('keeps only what differs, trimmed; an emptied email is sent as ""', () => {
+    const olivia = users[1] as AdminUser;
+    expect(getChangedFields(olivia, { username: 'olivia', email: '' })).toEqual({});
+    expect(getChangedFields(olivia, { username: ' olivia2 ', email: '' })).toEqual({ username: 'olivia2' });
+    const sam = users[0] as AdminUser;
+    expect(getChangedFields(sam, { username: 'sam', email: '' })).toEqual({ email: '' });
+  });
+});
