@@ -1,0 +1,33 @@
+/** The part of autocannon's API the benchmarks use (the package ships no types). */
+declare module 'autocannon' {
+  interface Histogram {
+    average: number;
+    mean: number;
+    min: number;
+    max: number;
+    total: number;
+    p50: number;
+    p90: number;
+    p99: number;
+  }
+  interface Result {
+    requests: Histogram;
+    latency: Histogram;
+    throughput: Histogram;
+    duration: number;
+    errors: number;
+    timeouts: number;
+    non2xx: number;
+    statusCodeStats: Record<string, { count: number }>;
+  }
+  interface Options {
+    url: string;
+    connections?: number;
+    duration?: number;
+    headers?: Record<string, string>;
+    requests?: Array<{ path?: string; method?: string; headers?: Record<string, string> }>;
+    timeout?: number;
+  }
+  function autocannon(options: Options): Promise<Result>;
+  export default autocannon;
+}

@@ -1,0 +1,58 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import readline from 'node:readline';
+
+export interface ChildServer {
+  pid: number;
+  url: string;
+  /** Resident memory now and its peak since start (Linux /proc VmRSS and VmHWM), MB; null elsewhere. */
+  memoryMb(): { rss: number; peak: number } | null;
+  stop(): Promise<void>;
+}
+
+/** Starts `bench/serve.ts <args>` as its own Node process (node directly, so the pid is the server's own). */
+export async function spawnServer(args: string[], timeoutMs = 180_000): Promise<ChildServer> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/serve.ts', ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, NODE_ENV: 'production' },
+  });
+  const pid = child.pid;
+  if (pid === undefined) throw new Error('could not start the server process');
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server process did not start within ${timeoutMs / 1000} s`)), timeoutMs);
+    const lines = readline.createInterface({ input: child.stdout });
+    lines.on('line', (line) => {
+      const match = /^READY (\d+)$/.exec(line.trim());
+      if (match) {
+        clearTimeout(timer);
+        resolve(Number(match[1]));
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server process exited with ${code} before it was ready`));
+    });
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    pid,
+    url: `http://127.0.0.1:${port}`,
+    memoryMb() {
+      try {
+        const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+        const rss = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? NaN);
+        const peak = Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? NaN);
+        return { rss: rss / 1024, peak: peak / 1024 };
+      } catch {
+        return null;
+      }
+    },
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}

@@ -1,0 +1,199 @@
+/**
+ * bench/results.md: one table per part, each figure as "median (min–max)" over the runs, the goal beside
+ * it, and what a missed goal means.
+ */
+import type { CallsResult, CallsRow } from '../parts/xero-calls';
+import type { PageResult } from '../parts/page';
+import type { ScaleOutResult } from '../parts/scale-out';
+import type { ServerResult } from '../parts/server';
+import type { MachineInfo } from './machine';
+import { formatBytes, formatNumber, formatSpread, type Spread } from './stats';
+
+export type PartOutcome<T> = { kind: 'ok'; value: T } | { kind: 'skipped'; reason: string } | { kind: 'failed'; error: string };
+
+export interface BenchResults {
+  machine: MachineInfo;
+  command: string;
+  startedAt: Date;
+  seconds: number;
+  quick: boolean;
+  calls?: PartOutcome<CallsResult>;
+  server?: PartOutcome<ServerResult>;
+  page?: PartOutcome<PageResult>;
+  scaleOut?: PartOutcome<ScaleOutResult>;
+}
+
+const mark = (met: boolean) => (met ? 'met' : '**missed**');
+
+function outcomeBlock<T>(outcome: PartOutcome<T> | undefined, render: (value: T) => string[]): string[] {
+  if (!outcome) return ['Not run (not selected).', ''];
+  if (outcome.kind === 'skipped') return [`Skipped: ${outcome.reason}`, ''];
+  if (outcome.kind === 'failed') return [`**Failed:** ${outcome.error}`, ''];
+  return render(outcome.value);
+}
+
+function ratioText(row: CallsRow): string {
+  if (row.status !== 'ok') return '—';
+  if (!row.ratio) return row.calls?.median === 0 ? '∞ (no calls)' : '—';
+  return `${formatSpread(row.ratio, 1)}×`;
+}
+
+function goalText(row: CallsRow): string {
+  if (!row.goal) return '—';
+  if (row.status !== 'ok' || !row.calls) return '—';
+  const ratio = row.calls.median === 0 ? Infinity : (row.naive?.median ?? 0) / row.calls.median;
+  const fiveTimes = ratio >= 5;
+  if (row.key.includes('day')) return `< 100: ${mark(row.calls.median < 100)}; ≥ 5×: ${mark(fiveTimes)}`;
+  return `≥ 5×: ${mark(fiveTimes)}`;
+}
+
+function callsCell(row: CallsRow): string {
+  if (row.status === 'not-built') return 'endpoint not built yet';
+  if (row.status === 'failed') return '**failed**';
+  return formatSpread(row.calls);
+}
+
+function endpointsText(endpoints: Record<string, number>): string {
+  const parts = Object.entries(endpoints)
+    .sort(([, a], [, b]) => b - a)
+    .map(([k, v]) => `${k} ×${v}`);
+  return parts.length > 0 ? parts.join(', ') : 'none';
+}
+
+function renderCalls(result: CallsResult): string[] {
+  const lines = [
+    `Sandbox scale ${result.scale}: ${formatNumber(result.outstanding)} outstanding sales invoices and ${formatNumber(result.drafts)} draft sales invoices in Demo Shop Ltd at the start of each run; ${result.runs} run(s), each on a freshly seeded sandbox and fresh databases (${formatNumber(result.seconds)} s in all).`,
+    'Counted: Accounting API calls the sandbox received for the organisation (what Xero\'s 60/minute and daily limits count); token refreshes go to the identity service and are listed in the notes.',
+    '',
+    '| Action | Xero calls | Naive | Naive ÷ ours | Goal | Time (ms) | Calls in the last run |',
+    '|---|---|---|---|---|---|---|',
+  ];
+  for (const row of result.rows) {
+    lines.push(
+      `| ${row.label} | ${callsCell(row)} | ${formatSpread(row.naive)} | ${ratioText(row)} | ${goalText(row)} | ${row.status === 'ok' ? formatSpread(row.ms) : '—'} | ${row.status === 'ok' ? endpointsText(row.endpoints) : row.notes.join('; ')} |`,
+    );
+  }
+  lines.push('', 'Naive model (same screen flow, computed from the sandbox\'s data in the same run): lists at Xero\'s default 100 a page, no cache and no If-Modified-Since, one call per item written.', '');
+  for (const row of result.rows) {
+    if (row.naiveModel !== '—') lines.push(`- ${row.label}: ${row.naiveModel}.`);
+  }
+  const notes = result.rows.filter((r) => r.notes.length > 0 && r.status === 'ok');
+  if (notes.length > 0) {
+    lines.push('', 'Notes:', '');
+    for (const row of notes) lines.push(`- ${row.label}: ${row.notes.join('; ')}.`);
+  }
+  lines.push('');
+  return lines;
+}
+
+function spreadOr(spread: Spread | null, decimals = 0, unit = ''): string {
+  return formatSpread(spread, decimals, unit);
+}
+
+function renderServer(result: ServerResult): string[] {
+  const lines = [
+    `autocannon on loopback, ${result.connections} connections, ${result.durationSec} s per measurement, ${result.runs} measurement(s) per target, app and bare route alternating; the app runs in its own process on ${result.database}, signed in, every read served from the cache (Xero calls during the load: ${result.xeroCallsDuringLoad}).`,
+    'The bare route is a plain Fastify route in a separate process answering the very same bytes, so the ratio is what the app\'s session, tenancy, database read and serialisation cost.',
+    '',
+    '| Target | Bytes | App req/s | App p99 (ms) | Bare req/s | Bare p99 (ms) | App ÷ bare (req/s) | Goal ≥ 0.5 |',
+    '|---|---|---|---|---|---|---|---|',
+  ];
+  for (const t of result.targets) {
+    lines.push(
+      `| ${t.label} | ${formatBytes(t.bytes)} | ${spreadOr(t.app.rps)} | ${spreadOr(t.app.p99)} | ${spreadOr(t.bare.rps)} | ${spreadOr(t.bare.p99)} | ${spreadOr(t.ratio, 2)} | ${t.ratio ? mark(t.ratio.median >= 0.5) : '—'} |`,
+    );
+  }
+  for (const t of result.missing) lines.push(`| ${t} | — | endpoint not built yet | | | | | |`);
+  lines.push('');
+  if (result.memory) {
+    const m = result.memory;
+    lines.push(
+      `Memory, ${formatNumber(m.orgs)} organisations × ${formatNumber(m.invoicesPerOrg)} outstanding invoices cached (${formatNumber(m.orgs * m.invoicesPerOrg)} rows written straight into \`xero_invoices\` through Drizzle, ${m.database}; ${formatNumber(m.seedSeconds, 1)} s to write), then every organisation's /api/xero/invoices requested with ${result.connections} connections for ${m.loadSeconds} s:`,
+      '',
+      '| Server process | RSS |',
+      '|---|---|',
+      `| After start, idle | ${spreadOr(m.idleMb, 0, ' MB')} |`,
+      `| Peak (VmHWM) after the load | ${spreadOr(m.peakMb, 0, ' MB')} |`,
+      `| Requests answered during the load | ${spreadOr(m.requests)} |`,
+      '',
+    );
+    if (m.note) lines.push(m.note, '');
+  }
+  return lines;
+}
+
+function renderPage(result: PageResult): string[] {
+  const lines = [
+    `Client built with Vite into a scratch folder (${formatNumber(result.buildSeconds, 1)} s). First screen = the entry chunk, the chunks it imports statically and its CSS (sign-in and the organisations list are in the entry; everything else is lazy).`,
+    '',
+    '| First screen | Files | Raw | gzip | Goal < 150 KB gzip |',
+    '|---|---|---|---|---|',
+    `| JavaScript | ${result.js.files} | ${formatBytes(result.js.raw)} | ${formatBytes(result.js.gzip)} | |`,
+    `| CSS | ${result.css.files} | ${formatBytes(result.css.raw)} | ${formatBytes(result.css.gzip)} | |`,
+    `| Total | ${result.js.files + result.css.files} | ${formatBytes(result.js.raw + result.css.raw)} | ${formatBytes(result.js.gzip + result.css.gzip)} | ${mark(result.js.gzip + result.css.gzip < 150 * 1024)} |`,
+    '',
+    'Feature routes (must be lazy):',
+    '',
+    '| Route module | Lazy | Own chunk gzip |',
+    '|---|---|---|',
+  ];
+  for (const r of result.routes) lines.push(`| ${r.module} | ${r.lazy ? 'yes' : '**no: in the first screen**'} | ${r.gzip === null ? '—' : formatBytes(r.gzip)} |`);
+  lines.push('', `Served compressed by the app: ${result.servedCompressed ? 'yes' : '**no** (the app sends the bundle uncompressed; see the notes)'}.`, '');
+  if (result.browser.kind === 'ok') {
+    const b = result.browser.value;
+    lines.push(
+      `Headless Chromium on loopback, ${b.runs} page loads, a new browser context each (empty HTTP cache), server cache warm with ${formatNumber(b.invoices)} outstanding invoices:`,
+      '',
+      '| Page | Median (min–max) |',
+      '|---|---|',
+      `| /invoices: navigation to the first invoice shown | ${spreadOr(b.firstInvoiceMs, 0, ' ms')} |`,
+      `| /invoices: DOMContentLoaded | ${spreadOr(b.domContentLoadedMs, 0, ' ms')} |`,
+      `| /organizations: navigation to the first organisation card | ${spreadOr(b.organisationsMs, 0, ' ms')} |`,
+      `| /invoices: bytes transferred (all requests) | ${spreadOr(b.transferredKb, 0, ' KB')} |`,
+      '',
+    );
+  } else if (result.browser.kind === 'skipped') {
+    lines.push(`Browser timings skipped: ${result.browser.reason}`, '');
+  } else {
+    lines.push(`**Browser timings failed:** ${result.browser.error}`, '');
+  }
+  lines.push(`Lighthouse: ${result.lighthouse}`, '');
+  return lines;
+}
+
+function renderScaleOut(result: ScaleOutResult): string[] {
+  const lines = [
+    `Two app instances (buildApp, each on its own loopback port, own Xero client and caches) sharing one PostgreSQL ${result.postgres} and one sandbox; ${result.runs} run(s).`,
+    '',
+    '| Check | Result | Expected |',
+    '|---|---|---|',
+  ];
+  for (const c of result.checks) lines.push(`| ${c.label} | ${c.passed ? c.detail : `**${c.detail}**`} | ${c.expected} |`);
+  lines.push('');
+  return lines;
+}
+
+export function renderResults(results: BenchResults): string {
+  const m = results.machine;
+  const lines = [
+    '# Benchmark results',
+    '',
+    `Produced by \`${results.command}\` on ${results.startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC in ${formatNumber(results.seconds)} s${results.quick ? ' (BENCH_QUICK: reduced sizes, not the goal sizes)' : ''}.`,
+    `Machine: ${m.cores} cores (${m.cpuModel}), ${m.memoryGb} GB memory, Node ${m.node}, ${m.os}; load average at start ${m.loadAtStart.join(' / ')} (the machine is shared: timings are noisy, call counts are not).`,
+    'Each figure is the median of the runs, with the smallest and largest in brackets. How to run and what each figure means: bench/README.md.',
+    '',
+    '## 1. Xero calls per action',
+    '',
+    ...outcomeBlock(results.calls, renderCalls),
+    '## 2. Server: cached reads under load, and memory',
+    '',
+    ...outcomeBlock(results.server, renderServer),
+    '## 3. Page: first screen and time to first invoice',
+    '',
+    ...outcomeBlock(results.page, renderPage),
+    '## 4. Scale-out: two instances, one PostgreSQL',
+    '',
+    ...outcomeBlock(results.scaleOut, renderScaleOut),
+  ];
+  return `${lines.join('\n').trimEnd()}\n`;
+}

@@ -1,0 +1,219 @@
+/**
+ * Part 3: what the first screen costs the browser (JavaScript and CSS, from the Vite build's manifest), that
+ * every feature route is loaded lazily, and how long /invoices takes to show its first invoice in headless
+ * Chromium on loopback.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { chromium, type Browser } from '@playwright/test';
+import { getUkToday } from '../../src/shared/dates';
+import { findInvoicesToPay, type Invoice } from '../../src/shared/pay-invoices';
+import { createTestDatabase } from '../../src/server/test/database';
+import {
+  ApiClient,
+  connectXero,
+  enableAllFeatures,
+  makeTempDir,
+  setActiveOrganization,
+  signIn,
+  startBenchApp,
+  startBenchSandbox,
+} from '../lib/harness';
+import type { BenchOptions } from '../lib/options';
+import type { PartOutcome } from '../lib/report';
+import { summarize, type Spread } from '../lib/stats';
+
+/** The feature routes of spec 000 §2 / 001 §2 that must not be in the first screen's download. */
+const LAZY_ROUTES = ['pay-invoices', 'add-invoices', 'cis-bills', 'stock-journal', 'settings', 'connect', 'xero-cancel'];
+const BROWSER_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const FIRST_INVOICE_TIMEOUT_MS = 30_000;
+
+interface ManifestChunk {
+  file: string;
+  src?: string;
+  isEntry?: boolean;
+  isDynamicEntry?: boolean;
+  imports?: string[];
+  dynamicImports?: string[];
+  css?: string[];
+}
+
+export interface BrowserResult {
+  runs: number;
+  invoices: number;
+  firstInvoiceMs: Spread | null;
+  domContentLoadedMs: Spread | null;
+  organisationsMs: Spread | null;
+  transferredKb: Spread | null;
+}
+
+export interface PageResult {
+  buildSeconds: number;
+  js: { files: number; raw: number; gzip: number };
+  css: { files: number; raw: number; gzip: number };
+  routes: Array<{ module: string; lazy: boolean; gzip: number | null }>;
+  servedCompressed: boolean;
+  browser: PartOutcome<BrowserResult>;
+  lighthouse: string;
+}
+
+const gzipSize = (file: string) => zlib.gzipSync(fs.readFileSync(file)).length;
+
+/** Builds the client into a scratch folder with a manifest (dist/ is left alone: others serve it). */
+function buildClient(outDir: string): number {
+  const started = performance.now();
+  const vite = path.resolve('node_modules/vite/bin/vite.js');
+  const res = spawnSync(process.execPath, [vite, 'build', '--outDir', outDir, '--emptyOutDir', '--manifest', '--logLevel', 'warn'], { encoding: 'utf8' });
+  if (res.status !== 0) throw new Error(`vite build failed: ${(res.stderr || res.stdout).slice(-800)}`);
+  return (performance.now() - started) / 1000;
+}
+
+function analyseBundle(outDir: string) {
+  const manifest = JSON.parse(fs.readFileSync(path.join(outDir, '.vite', 'manifest.json'), 'utf8')) as Record<string, ManifestChunk>;
+  const entryKey = Object.keys(manifest).find((k) => manifest[k]?.isEntry);
+  if (!entryKey) throw new Error('the build manifest has no entry');
+  // The entry and everything it imports statically: what the browser must fetch before the first screen.
+  const firstScreen = new Set<string>();
+  const visit = (key: string) => {
+    if (firstScreen.has(key)) return;
+    firstScreen.add(key);
+    for (const child of manifest[key]?.imports ?? []) visit(child);
+  };
+  visit(entryKey);
+  const jsFiles = new Set<string>();
+  const cssFiles = new Set<string>();
+  for (const key of firstScreen) {
+    const chunk = manifest[key];
+    if (!chunk) continue;
+    if (chunk.file.endsWith('.js')) jsFiles.add(chunk.file);
+    for (const css of chunk.css ?? []) cssFiles.add(css);
+  }
+  const total = (files: Set<string>) => {
+    let raw = 0;
+    let gzip = 0;
+    for (const f of files) {
+      const full = path.join(outDir, f);
+      raw += fs.statSync(full).size;
+      gzip += gzipSize(full);
+    }
+    return { files: files.size, raw, gzip };
+  };
+  const routes = LAZY_ROUTES.map((name) => {
+    const key = Object.keys(manifest).find((k) => k.endsWith(`app/routes/${name}.tsx`));
+    const chunk = key ? manifest[key] : undefined;
+    if (!key || !chunk) return { module: `app/routes/${name}.tsx`, lazy: true, gzip: null };
+    return { module: key, lazy: !firstScreen.has(key) && chunk.isDynamicEntry === true, gzip: gzipSize(path.join(outDir, chunk.file)) };
+  });
+  const entryFile = manifest[entryKey]?.file ?? '';
+  return { js: total(jsFiles), css: total(cssFiles), routes, entryFile };
+}
+
+async function timePages(browser: Browser, appUrl: string, cookie: string, firstInvoice: string, runs: number) {
+  const [name = '', value = ''] = cookie.split('=');
+  const first: number[] = [];
+  const dcl: number[] = [];
+  const orgs: number[] = [];
+  const transferred: number[] = [];
+  for (let run = 0; run < runs; run++) {
+    const context = await browser.newContext({ baseURL: appUrl });
+    try {
+      await context.addCookies([{ name, value, url: appUrl }]);
+      const page = await context.newPage();
+      await page.goto('/invoices', { waitUntil: 'commit' });
+      const shownAt = await page.waitForFunction((text) => (document.body?.innerText.includes(text) ? performance.now() : false), firstInvoice, {
+        polling: 'raf',
+        timeout: FIRST_INVOICE_TIMEOUT_MS,
+      });
+      first.push(Number(await shownAt.jsonValue()));
+      const timing = await page.evaluate(() => {
+        const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined;
+        const resources = performance.getEntriesByType('resource') as PerformanceResourceTiming[];
+        return {
+          dcl: nav?.domContentLoadedEventEnd ?? NaN,
+          bytes: (nav?.transferSize ?? 0) + resources.reduce((sum, r) => sum + r.transferSize, 0),
+        };
+      });
+      dcl.push(timing.dcl);
+      transferred.push(timing.bytes / 1024);
+      await page.goto('/organizations', { waitUntil: 'commit' });
+      const orgAt = await page.waitForFunction(() => (document.body?.innerText.includes('Demo Shop Ltd') ? performance.now() : false), undefined, {
+        polling: 'raf',
+        timeout: FIRST_INVOICE_TIMEOUT_MS,
+      });
+      orgs.push(Number(await orgAt.jsonValue()));
+    } finally {
+      await context.close();
+    }
+  }
+  return { first, dcl, orgs, transferred };
+}
+
+async function measureBrowser(options: BenchOptions, clientDir: string, entryFile: string, log: (line: string) => void) {
+  const sandbox = await startBenchSandbox({ scale: options.scale });
+  const dataDir = makeTempDir('page');
+  const running = await startBenchApp({ database: await createTestDatabase(), sandboxUrl: sandbox.url, dataDir, clientDir });
+  try {
+    const gz = await fetch(`${running.url}/${entryFile}`, { headers: { 'accept-encoding': 'gzip, br' } });
+    await gz.arrayBuffer();
+    const servedCompressed = Boolean(gz.headers.get('content-encoding'));
+    if (!fs.existsSync(options.chromiumPath)) {
+      return { servedCompressed, browser: { kind: 'skipped', reason: `no Chromium at ${options.chromiumPath} (set CHROMIUM_PATH)` } as const };
+    }
+    const client = new ApiClient(running.url);
+    await signIn(client);
+    const orgs = await connectXero(client, sandbox);
+    await enableAllFeatures(client, orgs);
+    const shop = orgs.find((o) => o.tenantName === 'Demo Shop Ltd');
+    if (!shop) throw new Error('Demo Shop Ltd was not connected');
+    await setActiveOrganization(client, shop);
+    log('page: warming the server cache');
+    const invoices = await client.json<Invoice[]>('GET', '/api/xero/invoices');
+    await client.call('GET', '/api/xero/bank-accounts');
+    const firstInvoice = findInvoicesToPay(invoices, { today: getUkToday() })[0]?.invoiceNumber;
+    if (!firstInvoice) throw new Error('no outstanding invoice to show');
+    const browser = await chromium.launch({ executablePath: options.chromiumPath, args: BROWSER_ARGS });
+    try {
+      log(`page: ${options.pageRuns} page loads in Chromium`);
+      const t = await timePages(browser, running.url, client.cookie, firstInvoice, options.pageRuns);
+      const value: BrowserResult = {
+        runs: options.pageRuns,
+        invoices: invoices.length,
+        firstInvoiceMs: summarize(t.first),
+        domContentLoadedMs: summarize(t.dcl),
+        organisationsMs: summarize(t.orgs),
+        transferredKb: summarize(t.transferred),
+      };
+      return { servedCompressed, browser: { kind: 'ok', value } as const };
+    } catch (error) {
+      const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
+      const hint = /Timeout/i.test(message ?? '') ? ` (invoice ${firstInvoice} never appeared on /invoices within ${FIRST_INVOICE_TIMEOUT_MS / 1000} s: is the Pay Invoices screen built?)` : '';
+      return { servedCompressed, browser: { kind: 'failed', error: `${message}${hint}` } as const };
+    } finally {
+      await browser.close();
+    }
+  } finally {
+    await running.close();
+    await sandbox.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+function describeLighthouse(): string {
+  if (fs.existsSync(path.resolve('node_modules/lighthouse'))) return 'installed but not wired into the benchmark yet.';
+  return 'not run. Lighthouse is not a dependency of the project and cannot be installed without the network; the Chromium timings above measure the same first-load path on loopback.';
+}
+
+export async function runPage(options: BenchOptions, log: (line: string) => void): Promise<PageResult> {
+  const outDir = makeTempDir('client');
+  try {
+    log('page: building the client');
+    const buildSeconds = buildClient(outDir);
+    const bundle = analyseBundle(outDir);
+    const { servedCompressed, browser } = await measureBrowser(options, outDir, bundle.entryFile, log);
+    return { buildSeconds, js: bundle.js, css: bundle.css, routes: bundle.routes, servedCompressed, browser, lighthouse: describeLighthouse() };
+  } finally {
+    fs.rmSync(outDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,261 @@
+/**
+ * Part 2: the server under load on its cached reads, beside a bare Fastify route answering the same bytes,
+ * and the server's peak memory with many organisations' invoices cached.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import type { Sandbox } from '../../src/sandbox/sandbox';
+import { addDays, getUkToday } from '../../src/shared/dates';
+import type { Invoice } from '../../src/shared/pay-invoices';
+import { spawnServer, type ChildServer } from '../lib/child';
+import {
+  ApiClient,
+  connectXero,
+  enableAllFeatures,
+  makeTempDir,
+  openBenchDatabase,
+  RouteMissingError,
+  sandboxOrg,
+  setActiveOrganization,
+  signIn,
+  startBenchApp,
+  startBenchSandbox,
+} from '../lib/harness';
+import type { BenchOptions } from '../lib/options';
+import { summarize, type Spread } from '../lib/stats';
+import { insertCachedOrganization, insertOutstandingInvoices, markSalesOpenSynced } from '../lib/synthetic';
+
+export interface LoadFigures {
+  rps: Spread | null;
+  p99: Spread | null;
+}
+
+export interface TargetResult {
+  label: string;
+  bytes: number;
+  app: LoadFigures;
+  bare: LoadFigures;
+  ratio: Spread | null;
+}
+
+export interface MemoryResult {
+  orgs: number;
+  invoicesPerOrg: number;
+  database: string;
+  seedSeconds: number;
+  loadSeconds: number;
+  idleMb: Spread | null;
+  peakMb: Spread | null;
+  requests: Spread | null;
+  note: string;
+}
+
+export interface ServerResult {
+  connections: number;
+  durationSec: number;
+  runs: number;
+  database: string;
+  targets: TargetResult[];
+  missing: string[];
+  xeroCallsDuringLoad: number;
+  memory: MemoryResult | null;
+}
+
+interface Target {
+  label: string;
+  path: string;
+}
+
+async function load(url: string, cookie: string, options: BenchOptions, requests?: Array<{ path: string }>) {
+  const result = await autocannon({
+    url,
+    connections: options.connections,
+    duration: options.durationSec,
+    headers: { cookie },
+    timeout: 30,
+    ...(requests ? { requests } : {}),
+  });
+  const failures = result.non2xx + result.errors;
+  if (failures > 0) throw new Error(`${url}: ${failures} failed requests (${JSON.stringify(result.statusCodeStats)})`);
+  return { rps: result.requests.average, p99: result.latency.p99, total: result.requests.total };
+}
+
+/** A database with a connected user, both demo organisations synced, and the caches topped up to the target sizes. */
+async function prepareDatabase(sandbox: Sandbox, dir: string, options: BenchOptions) {
+  const database = await openBenchDatabase({ dir });
+  const running = await startBenchApp({ database, sandboxUrl: sandbox.url, dataDir: dir });
+  try {
+    const client = new ApiClient(running.url);
+    await signIn(client);
+    const orgs = await connectXero(client, sandbox);
+    await enableAllFeatures(client, orgs);
+    const shop = orgs.find((o) => o.tenantName === 'Demo Shop Ltd');
+    const builders = orgs.find((o) => o.tenantName === 'Demo Builders Ltd');
+    if (!shop || !builders) throw new Error('demo organisations missing');
+    await setActiveOrganization(client, shop);
+    const [small, large] = options.invoiceSizes;
+    for (const [org, size] of [[builders, small], [shop, large]] as const) {
+      const listed = await client.json<Invoice[]>('GET', `/api/xero/invoices?org=${org.organizationId}`);
+      if (listed.length < size) await insertOutstandingInvoices(running.database.db, org.organizationId, size - listed.length, 1 + org.organizationId * 1_000_000);
+      const after = await client.json<Invoice[]>('GET', `/api/xero/invoices?org=${org.organizationId}`);
+      if (after.length !== size) throw new Error(`${org.tenantName}: ${after.length} outstanding invoices cached, wanted ${size}`);
+    }
+    const dailySales = sandboxOrg(sandbox, 'Demo Shop Ltd').contacts.find((c) => c.Name === 'Daily Sales')?.ContactID ?? '';
+    const today = getUkToday();
+    const targets: Target[] = [
+      { label: `GET /api/xero/invoices, ${small.toLocaleString('en-GB')} invoices cached`, path: `/api/xero/invoices?org=${builders.organizationId}` },
+      { label: `GET /api/xero/invoices, ${large.toLocaleString('en-GB')} invoices cached`, path: `/api/xero/invoices?org=${shop.organizationId}` },
+      { label: 'GET /api/xero/connection', path: '/api/xero/connection' },
+      { label: 'GET /api/xero/sales, a year of weeks (Daily Sales)', path: `/api/xero/sales?customerId=${dailySales}&fromDate=${addDays(today, -364)}&toDate=${today}` },
+    ];
+    return { cookie: client.cookie, targets };
+  } finally {
+    await running.close();
+  }
+}
+
+async function measureTargets(sandbox: Sandbox, options: BenchOptions, log: (line: string) => void) {
+  const dir = makeTempDir('server');
+  let app: ChildServer | null = null;
+  let bare: ChildServer | null = null;
+  try {
+    log('server: preparing the database (connect, sync, top up the caches)');
+    const { cookie, targets } = await prepareDatabase(sandbox, dir, options);
+    app = await spawnServer(['app', JSON.stringify({ dataDir: dir, sandboxUrl: sandbox.url })]);
+    const client = new ApiClient(app.url, cookie);
+    const live: Array<Target & { body: Buffer; contentType: string }> = [];
+    const missing: string[] = [];
+    for (const target of targets) {
+      try {
+        const res = await client.call('GET', target.path);
+        live.push({ ...target, body: Buffer.from(res.text), contentType: res.headers.get('content-type') ?? 'application/json' });
+      } catch (error) {
+        if (error instanceof RouteMissingError) missing.push(target.label);
+        else throw error;
+      }
+    }
+    const bodiesFile = path.join(dir, 'bodies.json');
+    fs.writeFileSync(bodiesFile, JSON.stringify(live.map((t) => ({ contentType: t.contentType, base64: t.body.toString('base64') }))));
+    bare = await spawnServer(['bare', bodiesFile]);
+    sandbox.clearLedger();
+    const samples = live.map(() => ({ appRps: [] as number[], appP99: [] as number[], bareRps: [] as number[], bareP99: [] as number[], ratio: [] as number[] }));
+    for (let run = 1; run <= options.loadRuns; run++) {
+      for (const [i, target] of live.entries()) {
+        log(`server: ${target.label} (run ${run} of ${options.loadRuns})`);
+        const ours = await load(`${app.url}${target.path}`, cookie, options);
+        const plain = await load(`${bare.url}/bare/${i}`, cookie, options);
+        const s = samples[i];
+        if (!s) continue;
+        s.appRps.push(ours.rps);
+        s.appP99.push(ours.p99);
+        s.bareRps.push(plain.rps);
+        s.bareP99.push(plain.p99);
+        s.ratio.push(plain.rps > 0 ? ours.rps / plain.rps : 0);
+      }
+    }
+    const results: TargetResult[] = live.map((t, i) => {
+      const s = samples[i];
+      return {
+        label: t.label,
+        bytes: t.body.length,
+        app: { rps: summarize(s?.appRps ?? []), p99: summarize(s?.appP99 ?? []) },
+        bare: { rps: summarize(s?.bareRps ?? []), p99: summarize(s?.bareP99 ?? []) },
+        ratio: summarize(s?.ratio ?? []),
+      };
+    });
+    return { targets: results, missing, xeroCalls: sandbox.ledger().totals.all };
+  } finally {
+    await app?.stop();
+    await bare?.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Peak RSS of the server process with `memOrgs` × `memInvoices` outstanding invoices cached, each organisation's list requested under load. */
+async function measureMemory(sandbox: Sandbox, options: BenchOptions, log: (line: string) => void): Promise<MemoryResult> {
+  const dir = makeTempDir('memory');
+  try {
+    log(`server: writing ${options.memOrgs} × ${options.memInvoices} cached invoices`);
+    const seedStarted = performance.now();
+    const database = await openBenchDatabase({ dir });
+    const running = await startBenchApp({ database, sandboxUrl: sandbox.url, dataDir: dir });
+    let cookie = '';
+    const orgIds: number[] = [];
+    try {
+      const client = new ApiClient(running.url);
+      await signIn(client);
+      cookie = client.cookie;
+      const user = await client.json<{ id: number }>('GET', '/api/user');
+      for (let i = 1; i <= options.memOrgs; i++) {
+        const id = await insertCachedOrganization(running.database.db, user.id, `Bench Organisation ${i}`);
+        await insertOutstandingInvoices(running.database.db, id, options.memInvoices, i * 1_000_000);
+        await markSalesOpenSynced(running.database.db, id);
+        orgIds.push(id);
+      }
+    } finally {
+      await running.close();
+    }
+    const seedSeconds = (performance.now() - seedStarted) / 1000;
+    const idle: number[] = [];
+    const peak: number[] = [];
+    const requests: number[] = [];
+    const loadSeconds = options.durationSec * 2;
+    for (let run = 1; run <= options.loadRuns; run++) {
+      log(`server: memory run ${run} of ${options.loadRuns}`);
+      const app = await spawnServer(['app', JSON.stringify({ dataDir: dir, sandboxUrl: sandbox.url })]);
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        const before = app.memoryMb();
+        const result = await autocannon({
+          url: app.url,
+          connections: options.connections,
+          duration: loadSeconds,
+          headers: { cookie },
+          timeout: 60,
+          requests: orgIds.map((id) => ({ path: `/api/xero/invoices?org=${id}` })),
+        });
+        if (result.non2xx + result.errors > 0) throw new Error(`memory load: ${result.non2xx + result.errors} failed requests (${JSON.stringify(result.statusCodeStats)})`);
+        const after = app.memoryMb();
+        if (before) idle.push(before.rss);
+        if (after) peak.push(after.peak);
+        requests.push(result.requests.total);
+      } finally {
+        await app.stop();
+      }
+    }
+    return {
+      orgs: options.memOrgs,
+      invoicesPerOrg: options.memInvoices,
+      database: 'PGlite on disk inside the server process',
+      seedSeconds,
+      loadSeconds,
+      idleMb: summarize(idle),
+      peakMb: summarize(peak),
+      requests: summarize(requests),
+      note: peak.length === 0 ? 'RSS is read from /proc, which this system does not have.' : '',
+    };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function runServer(options: BenchOptions, log: (line: string) => void): Promise<ServerResult> {
+  const sandbox = await startBenchSandbox({ scale: 1 });
+  try {
+    const measured = await measureTargets(sandbox, options, log);
+    const memory = await measureMemory(sandbox, options, log);
+    return {
+      connections: options.connections,
+      durationSec: options.durationSec,
+      runs: options.loadRuns,
+      database: 'PGlite on disk (the default deployment)',
+      targets: measured.targets,
+      missing: measured.missing,
+      xeroCallsDuringLoad: measured.xeroCalls,
+      memory,
+    };
+  } finally {
+    await sandbox.close();
+  }
+}

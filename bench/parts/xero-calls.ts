@@ -1,0 +1,559 @@
+/**
+ * Part 1: Xero calls per user action, counted in the sandbox's call ledger while the real app is driven
+ * through its HTTP API by a signed-in, connected user, each beside what a naive integration would spend on
+ * the same screen flow (computed from the sandbox's data in the same run).
+ */
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import { eq } from 'drizzle-orm';
+import type { Sandbox } from '../../src/sandbox/sandbox';
+import type { OrgRec } from '../../src/sandbox/state';
+import { organizations } from '../../src/server/db/schema/index.ts';
+import { addDays, getUkToday } from '../../src/shared/dates';
+import { findInvoicesToPay, type BankAccountsResponse, type Invoice } from '../../src/shared/pay-invoices';
+import { getDefaultBillReference, type CisContact } from '../../src/shared/cis-bills';
+import { getStockJournalReference, splitSalesPeriod, type SalesPeriod, type StockJournalEntry } from '../../src/shared/stock-journal';
+import type { DraftInvoice } from '../../src/shared/add-invoices';
+import { fromPence, roundPoundsToPence } from '../../src/shared/money';
+import {
+  ApiClient,
+  connectXero,
+  countTenantCalls,
+  enableAllFeatures,
+  HttpError,
+  makeTempDir,
+  RouteMissingError,
+  sandboxOrg,
+  setActiveOrganization,
+  signIn,
+  startBenchApp,
+  startBenchSandbox,
+  type RunningApp,
+  type UserOrganization,
+} from '../lib/harness';
+import { createTestDatabase } from '../../src/server/test/database';
+import type { BenchOptions } from '../lib/options';
+import { summarize, type Spread } from '../lib/stats';
+
+const SHOP = 'Demo Shop Ltd';
+const BUILDERS = 'Demo Builders Ltd';
+/** Xero's default page size, the one a naive integration lists with. */
+const NAIVE_PAGE = 100;
+
+export type ActionStatus = 'ok' | 'not-built' | 'failed';
+
+/** One action of one run. */
+interface Sample {
+  status: ActionStatus;
+  calls: number;
+  naive: number;
+  ms: number;
+  endpoints: Record<string, number>;
+  note: string;
+  refreshes: number;
+}
+
+/** One row of the results table: an action over every run. */
+export interface CallsRow {
+  key: string;
+  label: string;
+  naiveModel: string;
+  /** Whether the ≥5× goal applies (not to informational rows). */
+  goal: boolean;
+  status: ActionStatus;
+  calls: Spread | null;
+  naive: Spread | null;
+  ms: Spread | null;
+  ratio: Spread | null;
+  endpoints: Record<string, number>;
+  notes: string[];
+}
+
+export interface CallsResult {
+  rows: CallsRow[];
+  scale: number;
+  outstanding: number;
+  drafts: number;
+  runs: number;
+  seconds: number;
+}
+
+interface Context {
+  sandbox: Sandbox;
+  client: ApiClient;
+  running: RunningApp;
+  shop: UserOrganization;
+  builders: UserOrganization;
+  today: string;
+  options: BenchOptions;
+  /** What the screens handed over from one step to the next (accounts, lists). */
+  bank?: BankAccountsResponse;
+}
+
+const pages = (count: number, size = NAIVE_PAGE) => Math.max(1, Math.ceil(count / size));
+
+// What the sandbox holds right now, the inputs of the naive model.
+const amountDue = (i: OrgRec['invoices'][number]) => i.total - i.amountPaid;
+const outstandingOf = (org: OrgRec) => org.invoices.filter((i) => i.Type === 'ACCREC' && i.Status === 'AUTHORISED' && amountDue(i) > 0).length;
+const draftsOf = (org: OrgRec) => org.invoices.filter((i) => i.Type === 'ACCREC' && i.Status === 'DRAFT').length;
+const draftBillsOf = (org: OrgRec) => org.invoices.filter((i) => i.Type === 'ACCPAY' && i.Status === 'DRAFT').length;
+const contactsOf = (org: OrgRec) => org.contacts.length;
+const cisGroupSizeOf = (org: OrgRec) => org.contactGroups.find((g) => g.Name === 'CIS Subcontractors')?.contactIds.length ?? 0;
+function salesOf(org: OrgRec, contactName: string, from: string, to: string): number {
+  const contact = org.contacts.find((c) => c.Name === contactName);
+  return org.invoices.filter(
+    (i) => i.Type === 'ACCREC' && i.ContactID === contact?.ContactID && (i.Status === 'AUTHORISED' || i.Status === 'PAID') && i.Date >= from && i.Date <= to,
+  ).length;
+}
+
+/** Naive cost of opening each screen once (lists at 100 a page, no cache, no If-Modified-Since). */
+function naiveScreens(ctx: Context) {
+  const shop = sandboxOrg(ctx.sandbox, SHOP);
+  const builders = sandboxOrg(ctx.sandbox, BUILDERS);
+  const monthStart = `${ctx.today.slice(0, 8)}01`;
+  return {
+    organisations: 1, // GET /connections
+    payInvoices: pages(outstandingOf(shop)) + 1, // outstanding invoices + Accounts (bank accounts)
+    addInvoices: pages(draftsOf(shop)) + 1, // drafts + Accounts (default cash account)
+    stockJournal: pages(contactsOf(shop)) + pages(salesOf(shop, 'Daily Sales', monthStart, ctx.today)) + 1, // customers + the month's sales + ManualJournals
+    settings: 1 + 1 + 1 + pages(contactsOf(shop)), // Accounts, TaxRates, ContactGroups, Contacts
+    cisBills: 1 + pages(contactsOf(builders)) + cisGroupSizeOf(builders) + pages(draftBillsOf(builders)), // Accounts, Contacts, one CISSettings per subcontractor, draft bills
+  };
+}
+
+async function measure(ctx: Context, tenantIds: string[], naive: () => number, action: () => Promise<string | void>): Promise<Sample> {
+  const naiveCount = naive();
+  ctx.sandbox.clearLedger();
+  const started = performance.now();
+  let status: ActionStatus = 'ok';
+  let note = '';
+  try {
+    note = (await action()) ?? '';
+  } catch (error) {
+    if (error instanceof RouteMissingError) {
+      status = 'not-built';
+      note = `endpoint not built yet: ${error.route}`;
+    } else {
+      status = 'failed';
+      note = error instanceof HttpError ? `${error.route} answered ${error.status}: ${error.body.slice(0, 160)}` : String(error instanceof Error ? error.message : error);
+    }
+  }
+  const ms = performance.now() - started;
+  const endpoints: Record<string, number> = {};
+  let calls = 0;
+  for (const tenantId of tenantIds) {
+    const counted = countTenantCalls(ctx.sandbox, tenantId);
+    calls += counted.total;
+    for (const [k, v] of Object.entries(counted.byEndpoint)) endpoints[k] = (endpoints[k] ?? 0) + v;
+  }
+  return { status, calls, naive: naiveCount, ms, endpoints, note, refreshes: ctx.sandbox.ledger().refreshCount };
+}
+
+const withKey = () => ({ 'idempotency-key': randomUUID() });
+
+// The screens, as the client opens them (spec 001 §7 and 000 §7).
+async function openPayInvoices(ctx: Context): Promise<Invoice[]> {
+  await ctx.client.call('GET', '/api/xero/connection');
+  const invoices = await ctx.client.json<Invoice[]>('GET', '/api/xero/invoices');
+  ctx.bank = await ctx.client.json<BankAccountsResponse>('GET', '/api/xero/bank-accounts');
+  return invoices;
+}
+
+async function openAddInvoices(ctx: Context): Promise<DraftInvoice[]> {
+  const drafts = await ctx.client.json<DraftInvoice[]>('GET', '/api/xero/draft-invoices');
+  await ctx.client.send('GET', '/api/xero/draft-invoices/defaults');
+  return drafts;
+}
+
+async function openStockJournal(ctx: Context, customerId: string): Promise<void> {
+  await ctx.client.call('GET', '/api/xero/customers');
+  await ctx.client.call('GET', `/api/xero/sales?customerId=${customerId}&fromDate=${ctx.today.slice(0, 8)}01&toDate=${ctx.today}`);
+  await ctx.client.call('GET', '/api/xero/stock-journal/entries');
+}
+
+async function openSettings(ctx: Context): Promise<void> {
+  await ctx.client.call('GET', '/api/xero/connection');
+  for (const list of ['sales-accounts', 'vat-rates', 'bill-accounts', 'asset-accounts', 'cost-accounts', 'contact-groups', 'contacts']) {
+    await ctx.client.call('GET', `/api/xero/${list}`);
+  }
+}
+
+async function openCisBills(ctx: Context): Promise<CisContact[]> {
+  await ctx.client.call('GET', '/api/xero/connection');
+  await ctx.client.call('GET', '/api/xero/direct-costs-accounts');
+  const contacts = await ctx.client.json<CisContact[]>('GET', '/api/xero/cis-contacts');
+  await ctx.client.call('GET', '/api/xero/draft-bills');
+  return contacts;
+}
+
+function bankAccounts(ctx: Context): { card: string; cash: string } {
+  const card = ctx.bank?.creditCardAccounts[0]?.accountId;
+  const cash = ctx.bank?.cashAccounts.find((a) => a.name === 'Cash')?.accountId ?? ctx.bank?.cashAccounts[0]?.accountId;
+  if (!card || !cash) throw new Error('no card or cash bank account to pay from');
+  return { card, cash };
+}
+
+/**
+ * Pays one invoice by card and cash as the Pay Invoices screen does (001 §4): the card payment, a refresh
+ * of the invoice, the cash payment, then the list again.
+ */
+async function payCardAndCash(ctx: Context, invoice: Invoice): Promise<void> {
+  const { card, cash } = bankAccounts(ctx);
+  const due = roundPoundsToPence(invoice.amountDue);
+  const cardPence = Math.floor(due / 2);
+  const base = { invoiceId: invoice.invoiceId, invoiceNumber: invoice.invoiceNumber, date: ctx.today };
+  await ctx.client.call('POST', '/api/xero/payments', { ...base, accountId: card, amount: fromPence(cardPence), reference: `Card payment for ${invoice.invoiceNumber}`, isCard: true }, withKey());
+  await ctx.client.call('GET', `/api/xero/invoices/${invoice.invoiceId}?refresh=true`);
+  await ctx.client.call('POST', '/api/xero/payments', { ...base, accountId: cash, amount: fromPence(due - cardPence), reference: `Cash payment for ${invoice.invoiceNumber}`, isCard: false }, withKey());
+  await ctx.client.call('GET', '/api/xero/invoices');
+}
+
+function invoicesToPay(invoices: Invoice[], count: number, today: string): Invoice[] {
+  return findInvoicesToPay(invoices, { today }).filter((i) => roundPoundsToPence(i.amountDue) >= 2).slice(0, count);
+}
+
+/** Approves `count` drafts with half of each total taken in cash, then reloads the list (001 §4 Add Invoices). */
+async function approveDrafts(ctx: Context, drafts: DraftInvoice[], count: number): Promise<string> {
+  const chosen = drafts.filter((d) => d.totalAmount > 0).slice(0, count);
+  if (chosen.length < count) throw new Error(`only ${chosen.length} drafts to approve (wanted ${count}); raise BENCH_SCALE`);
+  const invoices = chosen.map((d) => ({ id: d.id, cashAmount: fromPence(Math.floor(roundPoundsToPence(d.totalAmount) / 2)), approve: true }));
+  const answer = await ctx.client.json<{ processed: number; failed?: unknown[] }>(
+    'POST',
+    '/api/xero/draft-invoices/update',
+    { invoices, organizationId: ctx.shop.organizationId },
+    withKey(),
+  );
+  await ctx.client.call('GET', '/api/xero/draft-invoices?refresh=true');
+  return answer.processed === count ? '' : `processed ${answer.processed} of ${count}`;
+}
+
+/** Creates `count` CIS bills in one submit (the batch endpoint when there is one), then reloads the drafts. */
+async function createBills(ctx: Context, contacts: CisContact[], count: number): Promise<string> {
+  const usable = contacts.filter((c) => c.hasValidUTR);
+  if (usable.length === 0) throw new Error('no CIS subcontractor with a verified rate');
+  const bills = Array.from({ length: count }, (_, i) => ({
+    id: randomUUID(),
+    contactId: usable[i % usable.length]?.id ?? '',
+    date: ctx.today,
+    reference: getDefaultBillReference(ctx.today),
+    lineItems: [{ description: `Labour - bench week ${i + 1}`, quantity: 1, unitAmount: 480 + i, accountCode: '321' }],
+    status: 'DRAFT' as const,
+  }));
+  let note = 'one POST /api/xero/create-bills';
+  try {
+    await ctx.client.call('POST', '/api/xero/create-bills', { bills }, withKey());
+  } catch (error) {
+    if (!(error instanceof RouteMissingError)) throw error;
+    note = `${count} × POST /api/xero/create-bill`;
+    for (const { id: _id, ...bill } of bills) await ctx.client.call('POST', '/api/xero/create-bill', bill, withKey());
+  }
+  await ctx.client.call('GET', '/api/xero/draft-bills');
+  return note;
+}
+
+/** Journal periods with sales and no journal yet, oldest first. */
+function journalCandidates(periods: SalesPeriod[], entries: StockJournalEntry[]) {
+  const taken = new Set(entries.map((e) => `${e.periodStart}_${e.periodEnd}`));
+  return periods
+    .flatMap((p) => splitSalesPeriod(p))
+    .filter((p) => p.netTotal > 0 && !taken.has(`${p.periodStart}_${p.periodEnd}`))
+    .sort((a, b) => a.periodStart.localeCompare(b.periodStart));
+}
+
+async function postJournals(ctx: Context, periods: SalesPeriod[], count: number): Promise<string> {
+  const shop = sandboxOrg(ctx.sandbox, SHOP);
+  const contact = shop.contacts.find((c) => c.Name === 'Daily Sales');
+  const stock = shop.accounts.find((a) => a.Code === '630');
+  const cost = shop.accounts.find((a) => a.Code === '310');
+  if (!contact || !stock || !cost) throw new Error('seed lacks Daily Sales or the stock/cost accounts');
+  let entries = await ctx.client.json<StockJournalEntry[]>('GET', '/api/xero/stock-journal/entries');
+  const chosen = journalCandidates(periods, entries).slice(0, count);
+  if (chosen.length < count) throw new Error(`only ${chosen.length} periods without a journal`);
+  for (const period of chosen) {
+    await ctx.client.call(
+      'POST',
+      '/api/xero/stock-journal',
+      {
+        periodStart: period.periodStart,
+        periodEnd: period.periodEnd,
+        netAmount: period.netTotal,
+        contactId: contact.ContactID,
+        stockAccountId: stock.AccountID,
+        costAccountId: cost.AccountID,
+        marginRate: 1.35,
+        reference: getStockJournalReference(period.periodStart, period.periodEnd),
+      },
+      withKey(),
+    );
+    entries = await ctx.client.json<StockJournalEntry[]>('GET', '/api/xero/stock-journal/entries');
+  }
+  return '';
+}
+
+/** The defaults the features need (Settings screen), through PATCH /api/xero/settings, or straight into the database while that is missing. */
+async function saveSettings(ctx: Context): Promise<string> {
+  const shop = sandboxOrg(ctx.sandbox, SHOP);
+  const builders = sandboxOrg(ctx.sandbox, BUILDERS);
+  const account = (org: OrgRec, test: (a: OrgRec['accounts'][number]) => boolean) => org.accounts.find(test)?.AccountID ?? null;
+  const daily = shop.contacts.find((c) => c.Name === 'Daily Sales')?.ContactID ?? null;
+  const shopDefaults = {
+    defaultCreditCardAccountId: account(shop, (a) => a.Name === 'Business Credit Card'),
+    defaultCashAccountId: account(shop, (a) => a.Name === 'Cash'),
+    defaultSalesAccountId: account(shop, (a) => a.Code === '200'),
+    defaultVatRateId: 'OUTPUT2',
+    defaultContactId: daily,
+    defaultTaxStatus: 'Tax inclusive' as const,
+    defaultStockJournalContactId: daily,
+    defaultStockJournalMarginRate: 1.35,
+    defaultStockJournalStockAccountId: account(shop, (a) => a.Code === '630'),
+    defaultStockJournalCostAccountId: account(shop, (a) => a.Code === '310'),
+    defaultStockJournalPostingStatus: 'draft' as const,
+  };
+  const buildersDefaults = {
+    defaultBillAccountId: account(builders, (a) => a.Code === '321'),
+    defaultBillVatRateId: 'INPUT2',
+    defaultCisSubcontractorsGroupId: builders.contactGroups.find((g) => g.Name === 'CIS Subcontractors')?.ContactGroupID ?? null,
+  };
+  try {
+    await ctx.client.call('PATCH', '/api/xero/settings', { organizationId: ctx.shop.organizationId, ...shopDefaults });
+    await ctx.client.call('PATCH', '/api/xero/settings', { organizationId: ctx.builders.organizationId, ...buildersDefaults });
+    return '';
+  } catch (error) {
+    if (!(error instanceof RouteMissingError)) throw error;
+    const db = ctx.running.database.db;
+    await db.update(organizations).set({ ...shopDefaults, defaultStockJournalMarginRate: String(shopDefaults.defaultStockJournalMarginRate) }).where(eq(organizations.id, ctx.shop.organizationId));
+    await db.update(organizations).set(buildersDefaults).where(eq(organizations.id, ctx.builders.organizationId));
+    return 'PATCH /api/xero/settings not built yet: defaults written to the database';
+  }
+}
+
+/** Runs one step of the typical day; a step whose endpoint is missing is skipped and named. */
+async function step(skipped: string[], work: () => Promise<unknown>): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    if (error instanceof RouteMissingError) skipped.push(error.route);
+    else throw error;
+  }
+}
+
+interface DayResult {
+  shop: Sample;
+  builders: Sample;
+}
+
+/** "A typical day": open every screen once, pay N invoices, approve M drafts, K bills, J journals. */
+async function runTypicalDay(ctx: Context): Promise<DayResult> {
+  const { day } = ctx.options;
+  const skipped: string[] = [];
+  const shopRec = sandboxOrg(ctx.sandbox, SHOP);
+  const dailySales = shopRec.contacts.find((c) => c.Name === 'Daily Sales')?.ContactID ?? '';
+  const screens = naiveScreens(ctx);
+  const naiveShop =
+    screens.organisations +
+    screens.payInvoices +
+    screens.addInvoices +
+    screens.stockJournal +
+    screens.settings +
+    day.payInvoices * (5 + pages(outstandingOf(shopRec))) +
+    2 * day.approveDrafts +
+    pages(draftsOf(shopRec)) +
+    day.journals;
+  const naiveBuilders = screens.cisBills + day.bills + pages(draftBillsOf(sandboxOrg(ctx.sandbox, BUILDERS)));
+  const sample = await measure(
+    ctx,
+    [ctx.shop.tenantId],
+    () => naiveShop,
+    async () => {
+      await setActiveOrganization(ctx.client, ctx.shop);
+      await ctx.client.call('GET', '/api/user-organizations');
+      await ctx.client.call('GET', '/api/xero/connection');
+      let invoices: Invoice[] = [];
+      await step(skipped, async () => {
+        invoices = await openPayInvoices(ctx);
+      });
+      let drafts: DraftInvoice[] = [];
+      await step(skipped, async () => {
+        drafts = await openAddInvoices(ctx);
+      });
+      await step(skipped, () => openStockJournal(ctx, dailySales));
+      await step(skipped, () => openSettings(ctx));
+      for (const invoice of invoicesToPay(invoices, day.payInvoices, ctx.today)) await step(skipped, () => payCardAndCash(ctx, invoice));
+      if (day.approveDrafts > 0) await step(skipped, () => approveDrafts(ctx, drafts, day.approveDrafts));
+      if (day.journals > 0) {
+        await step(skipped, async () => {
+          const periods = await ctx.client.json<SalesPeriod[]>('GET', `/api/xero/sales?customerId=${dailySales}&fromDate=${addDays(ctx.today, -120)}&toDate=${ctx.today}`);
+          await postJournals(ctx, periods, day.journals);
+        });
+      }
+      return skipped.length > 0 ? `partial: not built yet: ${[...new Set(skipped)].join(', ')}` : '';
+    },
+  );
+  const builderSkipped: string[] = [];
+  const builders = await measure(
+    ctx,
+    [ctx.builders.tenantId],
+    () => naiveBuilders,
+    async () => {
+      await setActiveOrganization(ctx.client, ctx.builders);
+      let contacts: CisContact[] = [];
+      await step(builderSkipped, async () => {
+        contacts = await openCisBills(ctx);
+      });
+      if (day.bills > 0) await step(builderSkipped, () => createBills(ctx, contacts, day.bills));
+      await setActiveOrganization(ctx.client, ctx.shop);
+      return builderSkipped.length > 0 ? `partial: not built yet: ${[...new Set(builderSkipped)].join(', ')}` : '';
+    },
+  );
+  return { shop: sample, builders };
+}
+
+async function connectFresh(sandbox: Sandbox, options: BenchOptions, dataDir: string) {
+  // A migrated in-memory PGlite cloned from a template (as the server tests do): seconds faster than migrating.
+  const database = await createTestDatabase();
+  const running = await startBenchApp({ database, sandboxUrl: sandbox.url, dataDir });
+  const client = new ApiClient(running.url);
+  await signIn(client);
+  const orgs = await connectXero(client, sandbox);
+  await enableAllFeatures(client, orgs);
+  const shop = orgs.find((o) => o.tenantName === SHOP);
+  const builders = orgs.find((o) => o.tenantName === BUILDERS);
+  if (!shop || !builders) throw new Error('the demo organisations were not connected');
+  await setActiveOrganization(client, shop);
+  const ctx: Context = { sandbox, client, running, shop, builders, today: getUkToday(), options };
+  return ctx;
+}
+
+/**
+ * One full run on a freshly seeded sandbox: first a user's first day (fresh database, settings saved, then
+ * the typical day on empty caches), then every action once on another fresh database, then the typical day
+ * again with the caches those actions left (the day after).
+ */
+async function runOnce(sandbox: Sandbox, options: BenchOptions, dataDir: string): Promise<Map<string, Sample>> {
+  const samples = new Map<string, Sample>();
+  const first = await connectFresh(sandbox, options, dataDir);
+  try {
+    await saveSettings(first);
+    const day = await runTypicalDay(first);
+    samples.set('first-day-shop', day.shop);
+    samples.set('first-day-builders', day.builders);
+  } finally {
+    await first.running.close();
+  }
+
+  const ctx = await connectFresh(sandbox, options, dataDir);
+  try {
+    const shopRec = () => sandboxOrg(sandbox, SHOP);
+    const buildersRec = () => sandboxOrg(sandbox, BUILDERS);
+    const shopIds = [ctx.shop.tenantId];
+    let invoices: Invoice[] = [];
+
+    samples.set('open', await measure(ctx, shopIds, () => pages(outstandingOf(shopRec())) + 1, async () => {
+      invoices = await openPayInvoices(ctx);
+      return `${invoices.length} invoices listed`;
+    }));
+    samples.set('reopen', await measure(ctx, shopIds, () => pages(outstandingOf(shopRec())) + 1, async () => {
+      invoices = await openPayInvoices(ctx);
+    }));
+    samples.set('refresh', await measure(ctx, shopIds, () => pages(outstandingOf(shopRec())), async () => {
+      invoices = await ctx.client.json<Invoice[]>('GET', '/api/xero/invoices?refresh=true');
+    }));
+    samples.set('settings', await measure(ctx, [ctx.shop.tenantId, ctx.builders.tenantId], () => 0, () => saveSettings(ctx)));
+    samples.set('pay-one', await measure(ctx, shopIds, () => 5 + pages(outstandingOf(shopRec())), async () => {
+      const [invoice] = invoicesToPay(invoices, 1, ctx.today);
+      if (!invoice) throw new Error('no invoice to pay');
+      if (!ctx.bank) throw new Error('bank accounts were not loaded');
+      await payCardAndCash(ctx, invoice);
+    }));
+    let drafts: DraftInvoice[] = [];
+    try {
+      drafts = await ctx.client.json<DraftInvoice[]>('GET', '/api/xero/draft-invoices');
+    } catch (error) {
+      if (!(error instanceof RouteMissingError)) throw error;
+    }
+    const approveCount = 50;
+    samples.set('approve', await measure(ctx, shopIds, () => 2 * approveCount + pages(draftsOf(shopRec())), () => approveDrafts(ctx, drafts, approveCount)));
+
+    const billCount = 20;
+    let contacts: CisContact[] = [];
+    await setActiveOrganization(ctx.client, ctx.builders);
+    try {
+      contacts = await openCisBills(ctx);
+    } catch (error) {
+      if (!(error instanceof RouteMissingError)) throw error;
+    }
+    samples.set('bills', await measure(ctx, [ctx.builders.tenantId], () => billCount + pages(draftBillsOf(buildersRec())), () => createBills(ctx, contacts, billCount)));
+    await setActiveOrganization(ctx.client, ctx.shop);
+
+    const journalCount = 4;
+    const from = addDays(ctx.today, -364);
+    const dailySales = shopRec().contacts.find((c) => c.Name === 'Daily Sales')?.ContactID ?? '';
+    samples.set('journals', await measure(ctx, shopIds, () => pages(salesOf(shopRec(), 'Daily Sales', from, ctx.today)) + 1 + journalCount, async () => {
+      const periods = await ctx.client.json<SalesPeriod[]>('GET', `/api/xero/sales?customerId=${dailySales}&fromDate=${from}&toDate=${ctx.today}`);
+      await postJournals(ctx, periods, journalCount);
+      return `${periods.length} weeks listed`;
+    }));
+
+    const day = await runTypicalDay(ctx);
+    samples.set('day-shop', day.shop);
+    samples.set('day-builders', day.builders);
+  } finally {
+    await ctx.running.close();
+  }
+  return samples;
+}
+
+const ROWS: Array<Pick<CallsRow, 'key' | 'label' | 'naiveModel' | 'goal'>> = [
+  { key: 'open', label: 'Open Pay Invoices (first visit, empty cache)', naiveModel: 'outstanding invoices at 100 a page + Accounts', goal: true },
+  { key: 'reopen', label: 'Open Pay Invoices again (cache warm)', naiveModel: 'as above (no cache)', goal: true },
+  { key: 'refresh', label: 'Standard refresh, nothing changed', naiveModel: 'outstanding invoices at 100 a page (no If-Modified-Since)', goal: true },
+  { key: 'pay-one', label: 'Pay one invoice, card + cash', naiveModel: '2 × (read invoice + PUT payment) + refresh between + list again at 100 a page', goal: true },
+  { key: 'approve', label: 'Approve 50 drafts with cash', naiveModel: '50 × (approve + PUT payment) + drafts again at 100 a page', goal: true },
+  { key: 'bills', label: 'Create 20 CIS bills', naiveModel: '20 × PUT bill + draft bills again at 100 a page', goal: true },
+  { key: 'journals', label: 'A year of stock-journal weeks + 4 journals', naiveModel: "the customer's year of sales at 100 a page + ManualJournals + 4 × PUT journal", goal: true },
+  { key: 'day-shop', label: 'Typical day, Demo Shop Ltd (caches from the day before)', naiveModel: 'screens as listed below + 30 × pay card + cash + approve 10 + 1 journal', goal: true },
+  { key: 'day-builders', label: 'Typical day, Demo Builders Ltd (CIS Bills screen + 5 bills)', naiveModel: 'CIS screen (Accounts, Contacts, one CISSettings per subcontractor, draft bills) + 5 × PUT bill + drafts again', goal: true },
+  { key: 'first-day-shop', label: 'First day, Demo Shop Ltd (empty caches)', naiveModel: 'as the typical day', goal: true },
+  { key: 'first-day-builders', label: 'First day, Demo Builders Ltd (empty caches)', naiveModel: 'as the typical day', goal: true },
+  { key: 'settings', label: 'Save settings for both organisations (setup, for information)', naiveModel: '—', goal: false },
+];
+
+export async function runXeroCalls(options: BenchOptions, log: (line: string) => void): Promise<CallsResult> {
+  const started = performance.now();
+  const dataDir = makeTempDir('calls');
+  log(`calls: seeding the sandbox at scale ${options.scale}`);
+  const sandbox = await startBenchSandbox({ scale: options.scale });
+  const all: Array<Map<string, Sample>> = [];
+  const outstanding = outstandingOf(sandboxOrg(sandbox, SHOP));
+  const drafts = draftsOf(sandboxOrg(sandbox, SHOP));
+  try {
+    for (let run = 1; run <= options.callRuns; run++) {
+      if (run > 1) await sandbox.reset();
+      log(`calls: run ${run} of ${options.callRuns}`);
+      all.push(await runOnce(sandbox, options, dataDir));
+    }
+  } finally {
+    await sandbox.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+  const rows: CallsRow[] = ROWS.map((row) => {
+    const samples = all.map((m) => m.get(row.key)).filter((s): s is Sample => s !== undefined);
+    const ok = samples.filter((s) => s.status === 'ok');
+    const worst = samples.find((s) => s.status === 'not-built') ?? samples.find((s) => s.status === 'failed');
+    const status: ActionStatus = ok.length === samples.length && ok.length > 0 ? 'ok' : (worst?.status ?? 'failed');
+    const notes = [...new Set(samples.map((s) => s.note).filter(Boolean))];
+    const refreshes = Math.max(0, ...samples.map((s) => s.refreshes));
+    if (refreshes > 0) notes.push(`${refreshes} token refresh(es) (identity, not counted)`);
+    return {
+      ...row,
+      status,
+      calls: summarize(ok.map((s) => s.calls)),
+      naive: summarize(samples.map((s) => s.naive)),
+      ms: summarize(ok.map((s) => s.ms)),
+      ratio: summarize(ok.filter((s) => s.calls > 0 || s.naive > 0).map((s) => (s.calls === 0 ? Infinity : s.naive / s.calls))),
+      endpoints: (ok[ok.length - 1] ?? samples[samples.length - 1])?.endpoints ?? {},
+      notes,
+    };
+  });
+  return { rows, scale: options.scale, outstanding, drafts, runs: options.callRuns, seconds: (performance.now() - started) / 1000 };
+}
