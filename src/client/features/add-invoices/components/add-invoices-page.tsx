@@ -365,11 +365,9 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
     <div className="flex flex-col gap-5">
       <div className="flex flex-col gap-3 sm:flex-row sm:items-end sm:justify-between">
         <h1 className="text-2xl font-semibold tracking-tight">
-          {HEADER_TITLE}
-          <span className="block text-base font-normal text-muted-foreground sm:inline">
-            <span className="hidden sm:inline"> - </span>
-            {HEADER_SUBTITLE}
-          </span>
+          {HEADER_TITLE}{' '}
+          <span className="hidden font-normal text-muted-foreground sm:inline">-</span>{' '}
+          <span className="mt-1 block text-base font-normal text-muted-foreground sm:mt-0 sm:inline">{HEADER_SUBTITLE}</span>
         </h1>
         <Button variant="outline" onClick={() => void refreshInvoices()} disabled={refreshing || busy || drafts.isLoading}>
           <RefreshCw aria-hidden className={refreshing ? 'animate-spin' : undefined} />

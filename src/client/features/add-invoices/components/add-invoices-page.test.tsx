@@ -1,0 +1,305 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { http, HttpResponse } from 'msw';
+import { describe, expect, it } from 'vitest';
+import type { DraftInvoice, DraftInvoiceUpdateRequest } from '@/shared/add-invoices';
+import { makeConnection } from '@/client/testing/fixtures';
+import { renderApp, renderWithProviders } from '@/client/testing/render-app';
+import { server } from '@/client/testing/server';
+import { AddInvoicesPage } from './add-invoices-page';
+
+const drafts: DraftInvoice[] = [
+  { id: 'a', invoiceNumber: 'INV-0101', contactName: 'Daily Sales', date: '2026-11-18', totalAmount: 1250.5, currency: 'GBP', pendingCashAmount: 0 },
+  { id: 'b', invoiceNumber: 'INV-0102', contactName: 'Blue Door Bakery', date: '2026-11-20', totalAmount: 80, currency: 'GBP', pendingCashAmount: 12.25 },
+  { id: 'c', invoiceNumber: 'INV-0100', contactName: 'Corner Deli', date: '2026-11-19', totalAmount: 300, currency: 'GBP', pendingCashAmount: 0 },
+];
+
+const connected = makeConnection({
+  defaultContactId: 'contact-1',
+  defaultSalesAccountId: 'sales-1',
+  defaultCashAccountId: 'cash-1',
+  defaultVatRateId: 'OUTPUT2',
+});
+
+const defaultsAnswer = {
+  contact: { id: 'contact-1', name: 'Daily Sales' },
+  salesAccount: { id: 'sales-1', name: '200 - Sales' },
+  vatRate: { id: 'OUTPUT2', name: '20% (VAT on Income) (20%)' },
+  cashAccount: { id: 'cash-1', name: 'Cash' },
+  taxStatus: 'Tax inclusive',
+  missing: [],
+};
+
+interface Recorded {
+  lists: string[];
+  updates: Array<{ body: DraftInvoiceUpdateRequest; key: string | null }>;
+  creates: Array<{ body: unknown; key: string | null }>;
+}
+
+function useHandlers(options: { list?: DraftInvoice[]; update?: (body: DraftInvoiceUpdateRequest) => unknown; connection?: ReturnType<typeof makeConnection> } = {}) {
+  const recorded: Recorded = { lists: [], updates: [], creates: [] };
+  let list = options.list ?? drafts;
+  server.use(
+    http.get('*/api/xero/connection', () => HttpResponse.json(options.connection ?? connected)),
+    http.get('*/api/xero/draft-invoices', ({ request }) => {
+      recorded.lists.push(new URL(request.url).search);
+      return HttpResponse.json(list);
+    }),
+    http.get('*/api/xero/draft-invoices/defaults', () => HttpResponse.json(defaultsAnswer)),
+    http.post('*/api/xero/draft-invoices/update', async ({ request }) => {
+      const body = (await request.json()) as DraftInvoiceUpdateRequest;
+      recorded.updates.push({ body, key: request.headers.get('idempotency-key') });
+      const answer = (options.update?.(body) ?? { processed: body.invoices.length, failed: [] }) as { failed: Array<{ id: string }> };
+      const refused = new Set(answer.failed.map((f) => f.id));
+      const approved = new Set(body.invoices.filter((i) => i.approve && !refused.has(i.id)).map((i) => i.id));
+      list = list.filter((d) => !approved.has(d.id));
+      return HttpResponse.json(answer);
+    }),
+    http.post('*/api/xero/draft-invoices/create', async ({ request }) => {
+      recorded.creates.push({ body: await request.json(), key: request.headers.get('idempotency-key') });
+      return HttpResponse.json({ invoiceNumber: 'INV-0200' });
+    }),
+  );
+  return recorded;
+}
+
+/** The first render loads the route lazily: allow for a slow machine. */
+const findRows = () => screen.findByText('INV-0101', undefined, { timeout: 5000 });
+const bodyRows = () => screen.getAllByRole('row').filter((r) => r.hasAttribute('data-invoice-id'));
+
+describe('Add Invoices screen (001 §2–§8)', () => {
+  it('shows the header, the drafts newest first with dd/mm/yyyy dates, pending cash and the New Invoice row', async () => {
+    useHandlers();
+    renderApp('/add-invoices');
+    await findRows();
+    expect(screen.getByRole('heading', { name: 'Add Invoices - Add cash sales and approve draft invoices' })).toBeInTheDocument();
+    expect(bodyRows().map((r) => within(r).getAllByRole('cell')[0]?.textContent)).toEqual(['INV-0102', 'INV-0100', 'INV-0101']);
+    expect(screen.getByText('20/11/2026')).toBeInTheDocument();
+    expect(screen.getByText('£1,250.50')).toBeInTheDocument();
+    expect(screen.getByText('£12.25 cash pending')).toBeInTheDocument();
+    const newRow = screen.getAllByRole('row').find((r) => r.hasAttribute('data-new-invoice-row')) as HTMLElement;
+    expect(within(newRow).getByText('New Invoice')).toBeInTheDocument();
+    expect(within(newRow).getByText('Daily Sales')).toBeInTheDocument();
+    expect(screen.getByRole('columnheader', { name: /Date/ })).toHaveAttribute('aria-sort', 'descending');
+    for (const name of ['Invoice #', 'Contact', 'Total', 'Cash Amount', 'Action']) expect(screen.getByRole('columnheader', { name: new RegExp(name) })).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Refresh Invoices' })).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Process All' })).toBeInTheDocument();
+  });
+
+  it('sorts by a column, toggling ascending and descending', async () => {
+    const user = userEvent.setup();
+    useHandlers();
+    renderApp('/add-invoices');
+    await findRows();
+    await user.click(screen.getByRole('button', { name: /Invoice #/ }));
+    expect(bodyRows().map((r) => within(r).getAllByRole('cell')[0]?.textContent)).toEqual(['INV-0100', 'INV-0101', 'INV-0102']);
+    await user.click(screen.getByRole('button', { name: /Invoice #/ }));
+    expect(bodyRows().map((r) => within(r).getAllByRole('cell')[0]?.textContent)).toEqual(['INV-0102', 'INV-0101', 'INV-0100']);
+    await user.click(screen.getByRole('button', { name: /Total/ }));
+    expect(screen.getByRole('columnheader', { name: /Total/ })).toHaveAttribute('aria-sort', 'ascending');
+    expect(bodyRows().map((r) => within(r).getAllByRole('cell')[0]?.textContent)).toEqual(['INV-0102', 'INV-0100', 'INV-0101']);
+  });
+
+  it('shows the empty state with the New Invoice row still there', async () => {
+    useHandlers({ list: [] });
+    renderApp('/add-invoices');
+    expect(await screen.findByText('No draft invoices found in Xero.')).toBeInTheDocument();
+    expect(screen.getByText('Create a new invoice below or create draft invoices in Xero.')).toBeInTheDocument();
+    expect(screen.getByText('New Invoice')).toBeInTheDocument();
+  });
+
+  it('asks before approving with £0, and the header checkbox approves all without asking', async () => {
+    const user = userEvent.setup();
+    useHandlers();
+    renderApp('/add-invoices');
+    await findRows();
+    await user.click(screen.getByRole('checkbox', { name: 'Approve INV-0101' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Confirm Zero Amount Approval' });
+    expect(within(dialog).getByText("You're about to approve invoice INV-0101 with £0 cash amount. Are you sure you want to continue?")).toBeInTheDocument();
+    await user.click(within(dialog).getByRole('button', { name: 'Cancel' }));
+    expect(screen.getByRole('checkbox', { name: 'Approve INV-0101' })).not.toBeChecked();
+    await user.click(screen.getByRole('checkbox', { name: 'Approve INV-0101' }));
+    await user.click(await screen.findByRole('button', { name: 'Approve with £0' }));
+    expect(screen.getByRole('checkbox', { name: 'Approve INV-0101' })).toBeChecked();
+    // With cash typed, or cash already pending, there is nothing to confirm.
+    await user.type(screen.getByLabelText('Cash amount for INV-0100'), '10');
+    await user.click(screen.getByRole('checkbox', { name: 'Approve INV-0100' }));
+    await user.click(screen.getByRole('checkbox', { name: 'Approve INV-0102' }));
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+    expect(screen.getByRole('checkbox', { name: 'Approve all invoices' })).toBeChecked();
+    await user.click(screen.getByRole('checkbox', { name: 'Approve all invoices' }));
+    expect(screen.getByRole('checkbox', { name: 'Approve INV-0101' })).not.toBeChecked();
+    await user.click(screen.getByRole('checkbox', { name: 'Approve all invoices' }));
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+    expect(bodyRows().every((r) => within(r).getByRole('checkbox').getAttribute('aria-checked') === 'true')).toBe(true);
+  });
+
+  it('accepts only amounts with at most two decimals in the cash boxes', async () => {
+    const user = userEvent.setup();
+    useHandlers();
+    renderApp('/add-invoices');
+    await findRows();
+    const cash = screen.getByLabelText('Cash amount for INV-0101');
+    await user.type(cash, '12.345');
+    expect(cash).toHaveValue(12.34);
+  });
+
+  it('processes one row: "No changes to save" first, then an approval that leaves the list', async () => {
+    const user = userEvent.setup();
+    const recorded = useHandlers();
+    renderApp('/add-invoices');
+    await findRows();
+    await user.click(screen.getByRole('button', { name: 'Process INV-0101' }));
+    expect(await screen.findByText('No changes to save')).toBeInTheDocument();
+    expect(screen.getByText('Enter a cash amount or approve the invoice before saving')).toBeInTheDocument();
+    expect(recorded.updates).toHaveLength(0);
+
+    await user.type(screen.getByLabelText('Cash amount for INV-0101'), '100.5');
+    await user.click(screen.getByRole('checkbox', { name: 'Approve INV-0101' }));
+    await user.click(screen.getByRole('button', { name: 'Process INV-0101' }));
+    await waitFor(() => expect(screen.queryByText('INV-0101')).not.toBeInTheDocument());
+    expect(recorded.updates[0]?.body).toEqual({ invoices: [{ id: 'a', cashAmount: 100.5, approve: true }] });
+    expect(recorded.updates[0]?.key).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await screen.findByText('Invoice Approved')).toBeInTheDocument();
+  });
+
+  it('keeps a row processed without approval in its place, cash cleared and shown as pending', async () => {
+    const user = userEvent.setup();
+    const recorded = useHandlers();
+    renderApp('/add-invoices');
+    await findRows();
+    const cash = screen.getByLabelText('Cash amount for INV-0100');
+    await user.type(cash, '40{Enter}');
+    await waitFor(() => expect(recorded.updates).toHaveLength(1));
+    expect(recorded.updates[0]?.body).toEqual({ invoices: [{ id: 'c', cashAmount: 40, approve: false }] });
+    expect(await screen.findByText('£40.00 cash pending')).toBeInTheDocument();
+    expect(screen.getByLabelText('Cash amount for INV-0100')).toHaveValue(null);
+    expect(bodyRows().map((r) => within(r).getAllByRole('cell')[0]?.textContent)).toEqual(['INV-0102', 'INV-0100', 'INV-0101']);
+  });
+
+  it('shows the server reason when a row is refused', async () => {
+    const user = userEvent.setup();
+    useHandlers({ update: (body) => ({ processed: 0, failed: [{ id: body.invoices[0]?.id ?? '', message: 'Invoice INV-0101 was not approved: it is locked' }] }) });
+    renderApp('/add-invoices');
+    await findRows();
+    await user.type(screen.getByLabelText('Cash amount for INV-0101'), '5');
+    await user.click(screen.getByRole('button', { name: 'Process INV-0101' }));
+    expect(await screen.findByText('Error processing invoice')).toBeInTheDocument();
+    expect(screen.getByText('Invoice INV-0101 was not approved: it is locked')).toBeInTheDocument();
+    expect(screen.getByLabelText('Cash amount for INV-0101')).toHaveValue(5);
+  });
+
+  it('Process All: checks there is something to save, sends the organisation, reports what failed and re-fetches with refresh', async () => {
+    const user = userEvent.setup();
+    const recorded = useHandlers({
+      update: (body) => ({ processed: body.invoices.length - 1, failed: [{ id: 'c', message: 'Invoice INV-0100 was not approved: This document cannot be edited' }] }),
+    });
+    renderApp('/add-invoices');
+    await findRows();
+    await user.click(screen.getByRole('button', { name: 'Process All' }));
+    expect(await screen.findByText('Enter cash amounts or approve invoices before saving')).toBeInTheDocument();
+
+    await user.type(screen.getByLabelText('Cash amount for INV-0101'), '20');
+    await user.click(screen.getByRole('checkbox', { name: 'Approve INV-0101' }));
+    await user.type(screen.getByLabelText('Cash amount for INV-0100'), '30');
+    await user.click(screen.getByRole('checkbox', { name: 'Approve INV-0100' }));
+    await user.type(screen.getByLabelText('Cash amount for INV-0102'), '1');
+    const listsBefore = recorded.lists.length;
+    await user.click(screen.getByRole('button', { name: 'Process All' }));
+    expect(await screen.findByText('2 of 3 invoices processed, 1 failed')).toBeInTheDocument();
+    expect(screen.getByText('Invoice INV-0100 was not approved: This document cannot be edited')).toBeInTheDocument();
+    expect(recorded.updates[0]?.body).toEqual({
+      invoices: [
+        { id: 'b', cashAmount: 1, approve: false },
+        { id: 'c', cashAmount: 30, approve: true },
+        { id: 'a', cashAmount: 20, approve: true },
+      ],
+      organizationId: 1,
+    });
+    await waitFor(() => expect(recorded.lists.slice(listsBefore)).toContain('?organizationId=1&refresh=true'));
+    // The failed row keeps what was typed; the approved one left; the other kept its place with cash cleared.
+    await waitFor(() => expect(screen.queryByText('INV-0101')).not.toBeInTheDocument());
+    expect(screen.getByLabelText('Cash amount for INV-0100')).toHaveValue(30);
+    expect(screen.getByRole('checkbox', { name: 'Approve INV-0100' })).toBeChecked();
+    expect(screen.getByLabelText('Cash amount for INV-0102')).toHaveValue(null);
+    // A second error toast waits a second for the first ("No changes to save") to be read (000 §9).
+    expect(await screen.findByText('Error saving changes', undefined, { timeout: 3000 })).toBeInTheDocument();
+  });
+
+  it('creates a new invoice on the defaults, resets the form and re-fetches with refresh', async () => {
+    const user = userEvent.setup();
+    const recorded = useHandlers();
+    renderApp('/add-invoices');
+    await findRows();
+    const process = screen.getByRole('button', { name: 'Process new invoice' });
+    expect(process).toBeDisabled();
+    const date = screen.getByLabelText('New invoice date (dd/mm/yyyy)');
+    await user.clear(date);
+    await user.type(date, '21/11/2026');
+    await user.type(screen.getByLabelText('New invoice total'), '150');
+    await user.type(screen.getByLabelText('New invoice cash amount'), '40');
+    await user.click(screen.getByRole('checkbox', { name: 'Approve new invoice' }));
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+    expect(process).toBeEnabled();
+    const listsBefore = recorded.lists.length;
+    await user.click(process);
+    expect(await screen.findByText('Invoice INV-0200 was created in Xero and approved.')).toBeInTheDocument();
+    expect(recorded.creates[0]?.body).toEqual({ date: '2026-11-21', totalAmount: 150, cashAmount: 40, approve: true });
+    expect(recorded.creates[0]?.key).toMatch(/^[0-9a-f-]{36}$/);
+    await waitFor(() => expect(recorded.lists.slice(listsBefore)).toContain('?organizationId=1&refresh=true'));
+    expect(screen.getByLabelText('New invoice total')).toHaveValue(null);
+    expect(screen.getByRole('checkbox', { name: 'Approve new invoice' })).not.toBeChecked();
+    expect(screen.getByLabelText('New invoice date (dd/mm/yyyy)')).not.toHaveValue('21/11/2026');
+  });
+
+  it('keeps the new invoice disabled without a default contact and says what to set', async () => {
+    useHandlers({ connection: makeConnection({ defaultSalesAccountId: 'sales-1' }) });
+    server.use(http.get('*/api/xero/draft-invoices/defaults', () => HttpResponse.json({ ...defaultsAnswer, contact: null, missing: ['Default Contact'] })));
+    const user = userEvent.setup();
+    renderApp('/add-invoices');
+    await findRows();
+    await user.type(screen.getByLabelText('New invoice total'), '10');
+    expect(screen.getByRole('button', { name: 'Process new invoice' })).toBeDisabled();
+    expect(screen.getByText('No default contact')).toBeInTheDocument();
+    const hint = screen.getByText(/To create invoices here, set a Default Contact in/);
+    expect(within(hint).getByRole('link', { name: 'Settings' })).toHaveAttribute('href', '/settings?org=1');
+  });
+
+  it('shows "Error creating invoice" with the server text', async () => {
+    const user = userEvent.setup();
+    useHandlers();
+    server.use(http.post('*/api/xero/draft-invoices/create', () => HttpResponse.json({ message: 'Xero refused it', details: 'The contact is archived' }, { status: 400 })));
+    renderApp('/add-invoices');
+    await findRows();
+    await user.type(screen.getByLabelText('New invoice total'), '10');
+    await user.click(screen.getByRole('button', { name: 'Process new invoice' }));
+    expect(await screen.findByText('Error creating invoice')).toBeInTheDocument();
+    expect(screen.getByText('The contact is archived')).toBeInTheDocument();
+  });
+
+  it('says when the drafts cannot be loaded', async () => {
+    useHandlers();
+    server.use(http.get('*/api/xero/draft-invoices', () => HttpResponse.json({ message: 'Xero is not answering properly right now.' }, { status: 502 })));
+    renderApp('/add-invoices');
+    expect(await screen.findAllByText('Failed to load draft invoices from Xero')).not.toHaveLength(0);
+    expect(screen.getByRole('button', { name: 'Try again' })).toBeInTheDocument();
+  });
+
+  it('shows the not-connected state with a Connect to Xero button to /organizations', async () => {
+    server.use(http.get('*/api/xero/connection', () => HttpResponse.json({ connected: false })));
+    renderWithProviders(<AddInvoicesPage />);
+    expect(await screen.findByText('You need to connect to Xero before managing draft invoices.')).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'Connect to Xero' })).toHaveAttribute('href', '/organizations');
+  });
+
+  it('shows the feature-disabled notice when the server says the feature is off', async () => {
+    useHandlers();
+    server.use(
+      http.get('*/api/xero/draft-invoices', () =>
+        HttpResponse.json({ message: 'Add Invoices is disabled for this organization.', code: 'FEATURE_DISABLED' }, { status: 403 }),
+      ),
+    );
+    renderWithProviders(<AddInvoicesPage />);
+    expect(await screen.findByText('This feature is not enabled for your organization.')).toBeInTheDocument();
+  });
+});
