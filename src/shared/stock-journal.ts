@@ -756,3 +756,8 @@ export function getJournalXeroUrl(journalId: string, status: JournalStatus, base
   const page = status === 'posted' ? 'View' : 'Edit';
   return `${baseUrl.replace(/\/+$/, '')}/Journal/${page}.aspx?invoiceID=${encodeURIComponent(journalId)}`;
 }
+
+/** Xero's list of manual journals, for 'Check in Xero' when a journal's id is not known (001 §4). */
+export function getManualJournalsXeroUrl(baseUrl = 'https://go.xero.com'): string {
+  return `${baseUrl.replace(/\/+$/, '')}/Journal/Search.aspx`;
+}

@@ -1,0 +1,20 @@
+import { queryOptions, useQuery } from '@tanstack/react-query';
+import { stockJournalEntryListResponseSchema, type StockJournalEntry } from '@/shared/stock-journal';
+import { api } from '@/client/lib/api-client';
+import { stockJournalKeys, withOrg } from './keys';
+
+/** GET /api/xero/stock-journal/entries (001 §7): the journals posted per period. */
+export function getJournalEntries(orgId: number): Promise<StockJournalEntry[]> {
+  return api.get(withOrg('/api/xero/stock-journal/entries', orgId), { schema: stockJournalEntryListResponseSchema });
+}
+
+export const journalEntriesQueryOptions = (orgId: number) =>
+  queryOptions({
+    queryKey: stockJournalKeys.entries(orgId),
+    queryFn: () => getJournalEntries(orgId),
+  });
+
+/** Only when connected and the feature is on (001 §7). */
+export function useJournalEntries(orgId: number | null, enabled: boolean) {
+  return useQuery({ ...journalEntriesQueryOptions(orgId ?? 0), enabled: enabled && orgId !== null });
+}

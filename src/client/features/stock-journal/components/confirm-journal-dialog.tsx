@@ -1,0 +1,63 @@
+import { TriangleAlert } from 'lucide-react';
+import { formatPeriodMoney } from '@/shared/stock-journal';
+import { Alert, AlertDescription } from '@/client/components/ui/alert';
+import { Button } from '@/client/components/ui/button';
+import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '@/client/components/ui/dialog';
+import type { JournalPart } from '../utils/periods';
+
+export interface PendingConfirmation {
+  part: JournalPart;
+  journalDate: string;
+  amount: number;
+  customerName: string;
+}
+
+/**
+ * 'Confirm Stock Journal' (001 §2): Period, Net Sales, Cost Amount, Customer and the warning about
+ * duplicate entries. Ledgerlink asks for it when journals go straight to POSTED (the organisation's posting
+ * status), where a mistake is harder to take back than a draft.
+ */
+export function ConfirmJournalDialog({
+  pending,
+  onCancel,
+  onConfirm,
+}: {
+  pending: PendingConfirmation | null;
+  onCancel: () => void;
+  onConfirm: (pending: PendingConfirmation) => void;
+}) {
+  return (
+    <Dialog open={pending !== null} onOpenChange={(open) => (!open ? onCancel() : undefined)}>
+      <DialogContent>
+        <DialogHeader>
+          <DialogTitle>Confirm Stock Journal</DialogTitle>
+          <DialogDescription>This journal will be posted to Xero straight away, not kept as a draft.</DialogDescription>
+        </DialogHeader>
+        {pending ? (
+          <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-2 text-sm">
+            <dt className="text-muted-foreground">Period</dt>
+            <dd>{pending.part.period.formattedRange}</dd>
+            <dt className="text-muted-foreground">Net Sales</dt>
+            <dd className="tabular-nums">{formatPeriodMoney(pending.part.period.netTotal)}</dd>
+            <dt className="text-muted-foreground">Cost Amount</dt>
+            <dd className="tabular-nums">{formatPeriodMoney(pending.amount)}</dd>
+            <dt className="text-muted-foreground">Customer</dt>
+            <dd>{pending.customerName}</dd>
+          </dl>
+        ) : null}
+        <Alert variant="warning">
+          <TriangleAlert aria-hidden />
+          <AlertDescription className="mt-0">
+            If a journal for this period was already entered in Xero by hand, posting another one creates a duplicate entry in Xero.
+          </AlertDescription>
+        </Alert>
+        <DialogFooter>
+          <Button variant="outline" onClick={onCancel}>
+            Cancel
+          </Button>
+          <Button onClick={() => pending && onConfirm(pending)}>Post Journal to Xero</Button>
+        </DialogFooter>
+      </DialogContent>
+    </Dialog>
+  );
+}

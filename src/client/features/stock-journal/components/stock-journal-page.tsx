@@ -1,0 +1,263 @@
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { Download, Info, Lock } from 'lucide-react';
+import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
+import { Link } from 'wouter';
+import { getCurrentMonthRange } from '@/shared/dates';
+import {
+  ALL_CUSTOMERS,
+  describeSyncResult,
+  filterPeriodsByJournalStatus,
+  indexStockJournalEntries,
+} from '@/shared/stock-journal';
+import { paths } from '@/client/config/paths';
+import { isApiError } from '@/client/lib/api-client';
+import { connectionQueryOptions } from '@/client/lib/connection';
+import { useFeatureFlags } from '@/client/lib/feature-access';
+import { toast } from '@/client/lib/toast';
+import { Alert, AlertDescription, AlertTitle } from '@/client/components/ui/alert';
+import { Button } from '@/client/components/ui/button';
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/client/components/ui/card';
+import { getSales } from '../api/get-sales';
+import { useCustomers } from '../api/get-customers';
+import { useJournalEntries } from '../api/get-journal-entries';
+import { useSales } from '../api/get-sales';
+import { stockJournalKeys, type StockJournalFilters } from '../api/keys';
+import { syncJournalStatus } from '../api/sync-journal-status';
+import { useJournalPosting } from '../hooks/use-journal-posting';
+import { buildPeriodsCsv, downloadCsv } from '../utils/export-csv';
+import { buildChartPoints, buildWeekRows, getPartAmount, parseMarginRate, type JournalPart } from '../utils/periods';
+import { ConfirmJournalDialog, type PendingConfirmation } from './confirm-journal-dialog';
+import { JournalFilters } from './journal-filters';
+import { SalesPeriods } from './sales-periods';
+
+const SalesChart = lazy(() => import('./sales-chart'));
+
+/** The header of 001 §2, written as the spec has it. */
+const HEADER = 'Stock Journal: View and analyze sales data by date range';
+/** The connection is cached 10 minutes on this screen (001 §9). */
+const CONNECTION_STALE_MS = 10 * 60_000;
+
+function Skeleton({ className }: { className?: string }) {
+  return <div aria-hidden className={`animate-pulse rounded-md bg-muted ${className ?? ''}`} />;
+}
+
+function PeriodsSkeleton() {
+  return (
+    <div role="status" aria-label="Loading sales data" className="grid gap-2">
+      <Skeleton className="h-10 w-full" />
+      {Array.from({ length: 5 }, (_, i) => (
+        <Skeleton key={i} className="h-12 w-full" />
+      ))}
+    </div>
+  );
+}
+
+function FeatureNotAvailable() {
+  return (
+    <div className="mx-auto flex max-w-md flex-col items-center gap-3 py-16 text-center">
+      <div className="flex size-12 items-center justify-center rounded-full bg-muted text-muted-foreground">
+        <Lock aria-hidden className="size-6" />
+      </div>
+      <h1 className="text-lg font-semibold">Feature Not Available</h1>
+      <p className="text-sm text-muted-foreground">This feature is not enabled for your organization.</p>
+      <Button variant="outline" asChild>
+        <Link href={paths.organizations.getHref()}>Return to Organizations</Link>
+      </Button>
+    </div>
+  );
+}
+
+/** Stock Journal (001 §2 /stock-journal): weekly sales, their journals, and posting. */
+export function StockJournalPage() {
+  const queryClient = useQueryClient();
+  const { data: connection } = useQuery({
+    ...connectionQueryOptions(),
+    staleTime: CONNECTION_STALE_MS,
+    gcTime: CONNECTION_STALE_MS,
+    refetchOnWindowFocus: false,
+    refetchOnMount: false,
+  });
+  const { flags } = useFeatureFlags();
+  const orgId = connection?.organizationId ?? null;
+  const enabled = Boolean(connection?.connected) && flags['stock-journal'];
+
+  const [filters, setFilters] = useState<StockJournalFilters>(() => ({
+    customerId: connection?.defaultStockJournalContactId || ALL_CUSTOMERS,
+    marginRate: connection ? String(connection.defaultStockJournalMarginRate) : '',
+    journalStatus: 'all',
+    ...getCurrentMonthRange(),
+  }));
+  // The saved customer and margin rate arrive with the connection; take them once, unless the user chose first.
+  const [seededFor, setSeededFor] = useState<number | null>(connection ? orgId : null);
+  useEffect(() => {
+    if (!connection || seededFor === orgId) return;
+    setSeededFor(orgId);
+    setFilters((f) => ({
+      ...f,
+      customerId: connection.defaultStockJournalContactId || ALL_CUSTOMERS,
+      marginRate: String(connection.defaultStockJournalMarginRate),
+    }));
+  }, [connection, orgId, seededFor]);
+
+  const customers = useCustomers(orgId, enabled);
+  const sales = useSales(orgId, filters, enabled);
+  const entries = useJournalEntries(orgId, enabled);
+  const [openKey, setOpenKey] = useState('');
+  const [isRefreshing, setRefreshing] = useState(false);
+  const [pending, setPending] = useState<PendingConfirmation | null>(null);
+
+  const marginRate = parseMarginRate(filters.marginRate);
+  const posting = useJournalPosting(orgId, {
+    customerId: filters.customerId,
+    stockAccountId: connection?.defaultStockJournalStockAccountId ?? '',
+    costAccountId: connection?.defaultStockJournalCostAccountId ?? '',
+    marginRate: filters.marginRate,
+  });
+
+  const entryIndex = useMemo(() => indexStockJournalEntries(entries.data ?? []), [entries.data]);
+  const periods = sales.data?.periods;
+  const rows = useMemo(() => {
+    const shown = filterPeriodsByJournalStatus(periods ?? [], entryIndex, filters.journalStatus);
+    return buildWeekRows(shown, entryIndex);
+  }, [periods, entryIndex, filters.journalStatus]);
+  const chartPoints = useMemo(() => buildChartPoints(rows, marginRate), [rows, marginRate]);
+
+  if (entries.error && isApiError(entries.error) && entries.error.status === 403) return <FeatureNotAvailable />;
+
+  const customerName =
+    filters.customerId === ALL_CUSTOMERS ? 'All Customers' : (customers.data?.find((c) => c.id === filters.customerId)?.name ?? 'Selected customer');
+  const settingsMissing = Boolean(connection) && (!connection?.defaultStockJournalStockAccountId || !connection.defaultStockJournalCostAccountId);
+
+  function changeFilters(next: Partial<StockJournalFilters>) {
+    setFilters((f) => ({ ...f, ...next }));
+    if (next.customerId !== undefined || next.fromDate !== undefined || next.toDate !== undefined) setOpenKey('');
+  }
+
+  /** Refresh Data (001 §2): refetch sales, refetch journal entries and run a status sync, together. */
+  async function refreshData() {
+    if (orgId === null) return;
+    setRefreshing(true);
+    try {
+      const salesKey = stockJournalKeys.sales(orgId, filters);
+      const refreshSales = getSales(orgId, filters, { refresh: true }).then((result) => queryClient.setQueryData(salesKey, result));
+      const refetchEntries = queryClient.refetchQueries({ queryKey: stockJournalKeys.entries(orgId) });
+      const syncStatus = syncJournalStatus(orgId).then(
+        async (result) => {
+          const message = describeSyncResult(result.updatedCount);
+          toast({ title: message.title, description: message.description, variant: result.updatedCount > 0 ? 'success' : 'default' });
+          await queryClient.invalidateQueries({ queryKey: stockJournalKeys.entries(orgId) });
+        },
+        () => toast({ title: 'Sync Failed', description: 'Unable to sync journal status from Xero. Please try again.', variant: 'destructive' }),
+      );
+      await Promise.allSettled([refreshSales, refetchEntries, syncStatus]);
+    } finally {
+      setRefreshing(false);
+    }
+  }
+
+  function requestPost(part: JournalPart, journalDate: string) {
+    if (!posting.check(part.period)) return;
+    if (connection?.defaultStockJournalPostingStatus === 'posted') {
+      setPending({ part, journalDate, amount: getPartAmount(part, marginRate), customerName });
+      return;
+    }
+    void posting.post(part.period, { journalDate, onPosted: () => setOpenKey('') });
+  }
+
+  function confirmPost(confirmed: PendingConfirmation) {
+    setPending(null);
+    void posting.post(confirmed.part.period, { journalDate: confirmed.journalDate, confirmed: true, onPosted: () => setOpenKey('') });
+  }
+
+  function exportCsv() {
+    const customer = filters.customerId === ALL_CUSTOMERS ? 'all-customers' : customerName.toLowerCase().replace(/[^a-z0-9]+/g, '-');
+    downloadCsv(`stock-journal-${customer}-${filters.fromDate}-to-${filters.toDate}.csv`, buildPeriodsCsv(rows, marginRate));
+  }
+
+  const [title, subtitle] = HEADER.split(': ');
+  const loading = sales.isLoading || (sales.isFetching && !sales.data);
+
+  return (
+    <div className="grid gap-5">
+      <header>
+        <h1 className="text-2xl font-semibold tracking-tight">
+          {title}
+          <span className="sr-only">: </span>
+        </h1>
+        <p className="mt-1 text-sm text-muted-foreground">{subtitle}</p>
+      </header>
+
+      {settingsMissing ? (
+        <Alert variant="info">
+          <Info aria-hidden />
+          <div>
+            <AlertTitle>Stock journal settings incomplete</AlertTitle>
+            <AlertDescription>
+              Choose the stock account and the cost account under Stock Journal Settings before posting journals.{' '}
+              <Link href={paths.settings.getHref(orgId)} className="font-medium underline underline-offset-2">
+                Open Settings
+              </Link>
+            </AlertDescription>
+          </div>
+        </Alert>
+      ) : null}
+
+      <JournalFilters
+        filters={filters}
+        customers={customers.data ?? []}
+        customersLoading={customers.isLoading}
+        isRefreshing={isRefreshing}
+        onChange={changeFilters}
+        onRefresh={() => void refreshData()}
+      />
+
+      <Card>
+        <CardHeader className="flex-row flex-wrap items-start justify-between gap-3">
+          <div className="grid gap-1.5">
+            <CardTitle>Sales Invoices</CardTitle>
+            <CardDescription>
+              {loading
+                ? 'Loading weekly sales…'
+                : rows.length > 0
+                  ? `${rows.length} week(s), Monday to Sunday · ${customerName}`
+                  : `Weekly sales, Monday to Sunday · ${customerName}`}
+            </CardDescription>
+          </div>
+          <Button variant="outline" size="sm" onClick={exportCsv} disabled={loading || rows.length === 0}>
+            <Download aria-hidden />
+            Export CSV
+          </Button>
+        </CardHeader>
+        <CardContent className="grid gap-5">
+          {loading ? (
+            <PeriodsSkeleton />
+          ) : rows.length === 0 ? (
+            <div className="grid justify-items-center gap-1 rounded-xl border border-dashed border-border px-4 py-12 text-center">
+              <p className="font-medium">No sales data found</p>
+              <p className="max-w-md text-sm text-muted-foreground">
+                There&apos;s no sales data matching your filter criteria. Try selecting a different customer or check back later.
+              </p>
+              {sales.data?.error ? <p className="mt-2 text-xs text-destructive">{sales.data.error}</p> : null}
+            </div>
+          ) : (
+            <>
+              <Suspense fallback={<Skeleton className="h-64 w-full" />}>
+                <SalesChart points={chartPoints} />
+              </Suspense>
+              <SalesPeriods
+                rows={rows}
+                openKey={openKey}
+                onOpenChange={setOpenKey}
+                marginRate={marginRate}
+                postingKey={posting.postingKey}
+                onPost={requestPost}
+              />
+            </>
+          )}
+        </CardContent>
+      </Card>
+
+      <ConfirmJournalDialog pending={pending} onCancel={() => setPending(null)} onConfirm={confirmPost} />
+    </div>
+  );
+}
