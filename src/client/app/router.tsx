@@ -20,6 +20,7 @@ const PayInvoicesRoute = lazy(() => import('./routes/pay-invoices'));
 const AddInvoicesRoute = lazy(() => import('./routes/add-invoices'));
 const CisBillsRoute = lazy(() => import('./routes/cis-bills'));
 const StockJournalRoute = lazy(() => import('./routes/stock-journal'));
+const AccountSecurityRoute = lazy(() => import('./routes/account-security'));
 
 function Page({ children }: { children: ReactNode }) {
   const [location] = useLocation();
@@ -95,6 +96,11 @@ export function AppRouter() {
         <Route path={paths.settings.path}>
           <Protected>
             <SettingsRoute />
+          </Protected>
+        </Route>
+        <Route path={paths.accountSecurity.path}>
+          <Protected>
+            <AccountSecurityRoute />
           </Protected>
         </Route>
         <Route path={paths.xeroCancel.path}>

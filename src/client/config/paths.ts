@@ -30,6 +30,8 @@ export const paths = {
     getHref: (orgId?: string | number | null) => withQuery('/settings', { org: orgId ?? undefined }),
   },
   xeroCancel: { path: '/xero-cancel', getHref: () => '/xero-cancel' },
+  /** Not in the spec: two-step sign-in for accounts with a password (reached from the user menu). */
+  accountSecurity: { path: '/account/security', getHref: () => '/account/security' },
 } as const;
 
 export const featureHref: Record<FeatureKey, string> = {
@@ -52,6 +54,12 @@ export const apiPaths = {
   /** Browser navigation, not fetch: starts Sign in with Xero. */
   authXero: '/api/auth/xero',
   devCredentials: '/api/auth/dev-credentials',
+  mfaStatus: '/api/auth/mfa',
+  mfaSetup: '/api/auth/mfa/setup',
+  mfaEnable: '/api/auth/mfa/enable',
+  mfaVerify: '/api/auth/mfa/verify',
+  mfaDisable: '/api/auth/mfa/disable',
+  mfaRecoveryCodes: '/api/auth/mfa/recovery-codes',
   adminCheck: '/api/admin/check',
   xeroConnect: '/api/xero/connect',
   xeroReconnect: '/api/xero/reconnect',

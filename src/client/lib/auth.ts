@@ -9,6 +9,7 @@ import {
   type LoginRequest,
   type RegisterRequest,
 } from '@/shared/auth';
+import { isMfaChallenge, loginResponseSchema, type LoginResponse } from '@/shared/mfa';
 import { apiPaths } from '@/client/config/paths';
 import { api, getMessage } from './api-client';
 import { CURRENT_USER_QUERY_OPTIONS, queryKeys } from './query-client';
@@ -66,20 +67,21 @@ async function rethrowWithFallback<T>(promise: Promise<T>, fallback: string): Pr
   }
 }
 
-export function login(body: LoginRequest): Promise<CurrentUser> {
-  return rethrowWithFallback(api.post(apiPaths.login, body, { schema: currentUserSchema }), AUTH_FALLBACKS.login);
+/** The user, or (two-step sign-in) the step still missing: a code, or setting it up first. */
+export function login(body: LoginRequest): Promise<LoginResponse> {
+  return rethrowWithFallback(api.post(apiPaths.login, body, { schema: loginResponseSchema }), AUTH_FALLBACKS.login);
 }
 
-export function register(body: RegisterRequest): Promise<CurrentUser> {
-  return rethrowWithFallback(api.post(apiPaths.register, body, { schema: currentUserSchema }), AUTH_FALLBACKS.register);
+export function register(body: RegisterRequest): Promise<LoginResponse> {
+  return rethrowWithFallback(api.post(apiPaths.register, body, { schema: loginResponseSchema }), AUTH_FALLBACKS.register);
 }
 
 /** The development helper of spec 000 §6 (demo mode only): fetch the demo credentials and sign in with them. */
-export async function loginWithDemoAccount(): Promise<CurrentUser> {
+export async function loginWithDemoAccount(): Promise<LoginResponse> {
   return rethrowWithFallback(
     (async () => {
       const credentials = await api.get(apiPaths.devCredentials, { schema: devCredentialsSchema });
-      return api.post(apiPaths.authLogin, credentials, { schema: currentUserSchema });
+      return api.post(apiPaths.authLogin, credentials, { schema: loginResponseSchema });
     })(),
     AUTH_FALLBACKS.login,
   );
@@ -89,9 +91,13 @@ export async function logout(): Promise<void> {
   await rethrowWithFallback(api.post(apiPaths.logout), AUTH_FALLBACKS.logout);
 }
 
-function useSignedIn() {
+/** Makes `user` the signed-in user: the 401 count restarts and nothing cached for someone else survives. */
+export function useSignedIn() {
   const queryClient = useQueryClient();
-  return (user: CurrentUser) => {
+  return (answer: LoginResponse) => {
+    // A sign-in still waiting for its second step is not a sign-in yet.
+    if (isMfaChallenge(answer)) return;
+    const user: CurrentUser = answer;
     resetUnauthorizedCount();
     // Data cached for a previous user must never show for this one.
     queryClient.removeQueries({ predicate: (q) => q.queryKey[0] !== queryKeys.currentUser[0] });

@@ -7,6 +7,7 @@ import {
   PackageOpen,
   ReceiptText,
   Settings,
+  ShieldCheck,
   UserRound,
 } from 'lucide-react';
 import type { ComponentType } from 'react';
@@ -88,6 +89,9 @@ export function UserMenu({ user }: { user: CurrentUser }) {
         <DropdownMenuSeparator />
         <DropdownMenuItem onSelect={() => navigate(paths.settings.getHref())}>
           <Settings aria-hidden /> Settings
+        </DropdownMenuItem>
+        <DropdownMenuItem onSelect={() => navigate(paths.accountSecurity.getHref())}>
+          <ShieldCheck aria-hidden /> Two-step sign-in
         </DropdownMenuItem>
         <DropdownMenuItem disabled={logout.isPending} onSelect={() => logout.run()}>
           <LogOut aria-hidden /> Logout

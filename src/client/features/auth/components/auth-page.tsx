@@ -2,7 +2,7 @@ import { BarChart3, Building2, HardHat, ReceiptText, ShieldCheck, Sparkles } fro
 import { useEffect, useRef, useState } from 'react';
 import { useLocation, useSearch } from 'wouter';
 import { apiPaths, paths } from '@/client/config/paths';
-import { AUTH_FALLBACKS, useAppConfig, useDemoLogin, useUser } from '@/client/lib/auth';
+import { AUTH_FALLBACKS, logout, useAppConfig, useDemoLogin, useUser } from '@/client/lib/auth';
 import { getMessage } from '@/client/lib/api-client';
 import { toast } from '@/client/lib/toast';
 import { browser } from '@/client/lib/xero-authorization';
@@ -11,7 +11,9 @@ import { Card, CardContent } from '@/client/components/ui/card';
 import { PageSpinner, Spinner } from '@/client/components/ui/spinner';
 import { Tabs, TabsContent, TabsList, TabsTrigger } from '@/client/components/ui/tabs';
 import { getAuthErrorToast, getAuthWarningToast } from '../utils/auth-query-messages';
-import { LoginForm } from './login-form';
+import { getMfaStep, LoginForm, type MfaStep } from './login-form';
+import { MfaRequiredSetup } from './mfa-required-setup';
+import { MfaVerifyForm } from './mfa-verify-form';
 import { RegisterForm } from './register-form';
 
 /** After Sign in with Xero, the signed-in user goes on to /organizations after 1.5 s (spec 000 §2). */
@@ -51,17 +53,27 @@ export function AuthPage() {
   const isCallback = useAuthQueryOnce();
   const config = useAppConfig();
   const demoLogin = useDemoLogin();
+  // Two-step sign-in: the password was right and the session waits for a code, or for the set-up.
+  const [mfaStep, setMfaStep] = useState<MfaStep | null>(null);
+  const [showingCodes, setShowingCodes] = useState(false);
+
+  function cancelMfaStep() {
+    setMfaStep(null);
+    setShowingCodes(false);
+    // Ends the half-signed-in session on the server; failing that, it simply expires in minutes.
+    void logout().catch(() => undefined);
+  }
 
   useEffect(() => {
-    if (!user) return;
+    if (!user || showingCodes) return;
     if (isCallback) {
       const timer = setTimeout(() => navigate(paths.organizations.getHref()), XERO_CALLBACK_REDIRECT_MS);
       return () => clearTimeout(timer);
     }
     navigate(paths.home.getHref(), { replace: true });
-  }, [user, isCallback, navigate]);
+  }, [user, isCallback, navigate, showingCodes]);
 
-  if (isLoading) return <PageSpinner label="Checking your session" />;
+  if (isLoading && !mfaStep) return <PageSpinner label="Checking your session" />;
   if (user && isCallback) {
     return (
       <div className="flex min-h-[50vh] flex-col items-center justify-center gap-3 text-center">
@@ -70,7 +82,24 @@ export function AuthPage() {
       </div>
     );
   }
-  if (user) return <PageSpinner />;
+  if (user && !showingCodes) return <PageSpinner />;
+
+  if (mfaStep) {
+    return (
+      <div className="mx-auto grid max-w-5xl items-stretch gap-6 py-2 sm:py-6 lg:grid-cols-[minmax(0,1fr)_minmax(0,1fr)] lg:gap-10">
+        <Card className="order-1">
+          <CardContent className="p-6 sm:p-8">
+            {mfaStep === 'verify' ? (
+              <MfaVerifyForm onCancel={cancelMfaStep} />
+            ) : (
+              <MfaRequiredSetup onCancel={cancelMfaStep} onShowingCodes={setShowingCodes} />
+            )}
+          </CardContent>
+        </Card>
+        <MarketingPanel />
+      </div>
+    );
+  }
 
   return (
     <div className="mx-auto grid max-w-5xl items-stretch gap-6 py-2 sm:py-6 lg:grid-cols-[minmax(0,1fr)_minmax(0,1fr)] lg:gap-10">
@@ -95,6 +124,7 @@ export function AuthPage() {
               disabled={demoLogin.isPending}
               onClick={() =>
                 demoLogin.mutate(undefined, {
+                  onSuccess: (answer) => setMfaStep(getMfaStep(answer)),
                   onError: (error) =>
                     toast({
                       title: AUTH_FALLBACKS.login,
@@ -121,10 +151,10 @@ export function AuthPage() {
               <TabsTrigger value="register">Create account</TabsTrigger>
             </TabsList>
             <TabsContent value="login">
-              <LoginForm />
+              <LoginForm onMfaStep={setMfaStep} />
             </TabsContent>
             <TabsContent value="register">
-              <RegisterForm />
+              <RegisterForm onMfaStep={setMfaStep} />
             </TabsContent>
           </Tabs>
         </CardContent>

@@ -1,6 +1,7 @@
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useForm } from 'react-hook-form';
 import { loginRequestSchema, type LoginRequest } from '@/shared/auth';
+import { isMfaChallenge, type LoginResponse } from '@/shared/mfa';
 import { AUTH_FALLBACKS, useLogin } from '@/client/lib/auth';
 import { getMessage } from '@/client/lib/api-client';
 import { toast } from '@/client/lib/toast';
@@ -9,7 +10,15 @@ import { FormField } from '@/client/components/ui/form-field';
 import { Input } from '@/client/components/ui/input';
 import { Spinner } from '@/client/components/ui/spinner';
 
-export function LoginForm() {
+export type MfaStep = 'verify' | 'setup';
+
+/** The step a sign-in answer still asks for, or null when it signed the user in. */
+export function getMfaStep(answer: LoginResponse): MfaStep | null {
+  if (!isMfaChallenge(answer)) return null;
+  return 'mfaRequired' in answer ? 'verify' : 'setup';
+}
+
+export function LoginForm({ onMfaStep }: { onMfaStep: (step: MfaStep) => void }) {
   const login = useLogin();
   const form = useForm<LoginRequest>({
     resolver: zodResolver(loginRequestSchema),
@@ -19,6 +28,10 @@ export function LoginForm() {
 
   const onSubmit = form.handleSubmit((values) =>
     login.mutate(values, {
+      onSuccess: (answer) => {
+        const step = getMfaStep(answer);
+        if (step) onMfaStep(step);
+      },
       onError: (error) => {
         toast({ title: AUTH_FALLBACKS.login, description: getMessage(error, AUTH_FALLBACKS.login), variant: 'destructive' });
         form.setValue('password', '');

@@ -10,6 +10,7 @@ import { Button } from '@/client/components/ui/button';
 import { FormField } from '@/client/components/ui/form-field';
 import { Input } from '@/client/components/ui/input';
 import { Spinner } from '@/client/components/ui/spinner';
+import { getMfaStep, type MfaStep } from './login-form';
 
 const registerFormSchema = registerRequestSchema
   .extend({
@@ -24,7 +25,7 @@ const registerFormSchema = registerRequestSchema
 type RegisterFormInput = z.input<typeof registerFormSchema>;
 type RegisterFormValues = z.output<typeof registerFormSchema>;
 
-export function RegisterForm() {
+export function RegisterForm({ onMfaStep }: { onMfaStep: (step: MfaStep) => void }) {
   const registerUser = useRegister();
   const form = useForm<RegisterFormInput, unknown, RegisterFormValues>({
     resolver: zodResolver(registerFormSchema),
@@ -36,6 +37,10 @@ export function RegisterForm() {
     registerUser.mutate(
       { username, password, ...(email ? { email } : {}) },
       {
+        onSuccess: (answer) => {
+          const step = getMfaStep(answer);
+          if (step) onMfaStep(step);
+        },
         onError: (error) => {
           toast({
             title: AUTH_FALLBACKS.register,
