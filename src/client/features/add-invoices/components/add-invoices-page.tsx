@@ -39,6 +39,8 @@ import { getDraftInvoices, useDraftInvoices } from '../api/get-draft-invoices';
 import { useNewInvoiceDefaults } from '../api/get-new-invoice-defaults';
 import { addInvoicesKeys } from '../api/query-keys';
 import { updateDraftInvoices } from '../api/update-draft-invoices';
+import { useNarrowScreen } from '../hooks/use-narrow-screen';
+import { DraftInvoiceCards } from './draft-invoice-cards';
 import { DraftInvoicesTable } from './draft-invoices-table';
 import { ProcessAllProgressBar, ProcessAllSummaryPanel, type ProcessAllProgress, type ProcessAllSummary } from './process-all-status';
 import { ZeroAmountDialog } from './zero-amount-dialog';
@@ -132,6 +134,8 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
   const [form, setForm] = useState<NewInvoiceForm>(() => createNewInvoiceForm(getUkToday()));
   const [creating, setCreating] = useState(false);
   const [refreshing, setRefreshing] = useState(false);
+  const narrow = useNarrowScreen();
+  const DraftInvoicesView = narrow ? DraftInvoiceCards : DraftInvoicesTable;
 
   const rows = useMemo(
     () =>
@@ -390,7 +394,7 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
         </Alert>
       ) : (
         <>
-          <DraftInvoicesTable
+          <DraftInvoicesView
             rows={rows}
             sort={sort}
             onSort={(column) => setSort((s) => toggleDraftSort(s, column))}

@@ -1,17 +1,13 @@
 import { ArrowDown, ArrowUp, ArrowUpDown, FileText } from 'lucide-react';
-import { useEffect, useState, type KeyboardEvent } from 'react';
 import { Link } from 'wouter';
 import type { DraftInvoiceRow, DraftSort, DraftSortColumn, NewInvoiceForm } from '@/shared/add-invoices';
-import { formatDateNumeric, parseDateNumeric } from '@/shared/dates';
-import { formatPounds, isAmountInput } from '@/shared/money';
+import { formatDateNumeric } from '@/shared/dates';
+import { formatPounds } from '@/shared/money';
 import { paths } from '@/client/config/paths';
-import { Badge } from '@/client/components/ui/badge';
-import { Button } from '@/client/components/ui/button';
 import { Checkbox } from '@/client/components/ui/checkbox';
-import { Input } from '@/client/components/ui/input';
-import { Spinner } from '@/client/components/ui/spinner';
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@/client/components/ui/table';
 import { cn } from '@/client/lib/utils';
+import { AmountInput, ApproveCheckbox, labelOf, NewInvoiceDateInput, onEnter, PendingCashBadge, ProcessButton } from './row-fields';
 
 export interface NewInvoiceRowProps {
   form: NewInvoiceForm;
@@ -26,7 +22,7 @@ export interface NewInvoiceRowProps {
   onCreate: () => void;
 }
 
-export interface DraftInvoicesTableProps {
+export interface DraftInvoicesViewProps {
   rows: DraftInvoiceRow[];
   sort: DraftSort;
   onSort: (column: DraftSortColumn) => void;
@@ -39,6 +35,12 @@ export interface DraftInvoicesTableProps {
   newInvoice: NewInvoiceRowProps;
 }
 
+/** The header checkbox: on when every row is ticked, mixed when some are. */
+export function getApproveAllState(rows: readonly DraftInvoiceRow[]): boolean | 'indeterminate' {
+  const approved = rows.filter((r) => r.approve).length;
+  return rows.length > 0 && approved === rows.length ? true : approved > 0 ? 'indeterminate' : false;
+}
+
 const COLUMNS: Array<{ column: DraftSortColumn; label: string; align?: 'right' }> = [
   { column: 'invoiceNumber', label: 'Invoice #' },
   { column: 'contactName', label: 'Contact' },
@@ -46,7 +48,19 @@ const COLUMNS: Array<{ column: DraftSortColumn; label: string; align?: 'right' }
   { column: 'totalAmount', label: 'Total', align: 'right' },
 ];
 
-function SortableHead({ column, label, align, sort, onSort }: { column: DraftSortColumn; label: string; align?: 'right'; sort: DraftSort; onSort: (c: DraftSortColumn) => void }) {
+function SortableHead({
+  column,
+  label,
+  align,
+  sort,
+  onSort,
+}: {
+  column: DraftSortColumn;
+  label: string;
+  align?: 'right';
+  sort: DraftSort;
+  onSort: (c: DraftSortColumn) => void;
+}) {
   const active = sort.column === column;
   const Icon = !active ? ArrowUpDown : sort.direction === 'asc' ? ArrowUp : ArrowDown;
   return (
@@ -67,32 +81,9 @@ function SortableHead({ column, label, align, sort, onSort }: { column: DraftSor
   );
 }
 
-/** Text typed into an amount box is kept only if it is an amount (digits, at most 2 decimals). */
-function acceptAmount(text: string, apply: (text: string) => void) {
-  if (isAmountInput(text)) apply(text);
-}
-
-function DraftRow({
-  row,
-  busy,
-  onCashChange,
-  onApproveChange,
-  onProcess,
-}: {
-  row: DraftInvoiceRow;
-  busy: boolean;
-  onCashChange: DraftInvoicesTableProps['onCashChange'];
-  onApproveChange: DraftInvoicesTableProps['onApproveChange'];
-  onProcess: DraftInvoicesTableProps['onProcess'];
-}) {
-  const label = row.invoiceNumber || 'draft invoice';
+function DraftRow({ row, busy, ...handlers }: { row: DraftInvoiceRow; busy: boolean } & Pick<DraftInvoicesViewProps, 'onCashChange' | 'onApproveChange' | 'onProcess'>) {
+  const label = labelOf(row);
   const locked = busy || row.processing;
-  const processOnEnter = (event: KeyboardEvent<HTMLInputElement>) => {
-    if (event.key === 'Enter' && !locked) {
-      event.preventDefault();
-      onProcess(row);
-    }
-  };
   return (
     <TableRow data-invoice-id={row.id} className={cn(row.processing && 'opacity-70')}>
       <TableCell className="font-medium whitespace-nowrap">{row.invoiceNumber || '—'}</TableCell>
@@ -103,59 +94,48 @@ function DraftRow({
       <TableCell className="text-right whitespace-nowrap tabular-nums">{formatPounds(row.totalAmount, row.currency)}</TableCell>
       <TableCell>
         <div className="flex flex-col gap-1">
-          <Input
-            type="number"
-            inputMode="decimal"
-            min={0}
-            step={0.01}
-            placeholder="0.00"
-            aria-label={`Cash amount for ${label}`}
+          <AmountInput
+            label={`Cash amount for ${label}`}
             value={row.cashAmount}
+            min={0}
             disabled={locked}
-            onChange={(e) => acceptAmount(e.target.value, (text) => onCashChange(row.id, text))}
-            onKeyDown={processOnEnter}
-            className="h-8 w-28 text-right tabular-nums"
+            onChange={(text) => handlers.onCashChange(row.id, text)}
+            onKeyDown={onEnter(() => handlers.onProcess(row), !locked)}
           />
-          {row.pendingCashAmount > 0 ? (
-            <Badge variant="warning" className="w-fit" title="Cash recorded in Ledgerlink; it is paid into the cash account when this invoice is approved here">
-              {formatPounds(row.pendingCashAmount, row.currency)} cash pending
-            </Badge>
-          ) : null}
+          <PendingCashBadge row={row} />
         </div>
       </TableCell>
       <TableCell>
-        <Checkbox
-          aria-label={`Approve ${label}`}
-          checked={row.approve}
-          disabled={locked}
-          onCheckedChange={(checked) => onApproveChange(row, checked === true)}
-        />
+        <div className="flex items-center">
+          <ApproveCheckbox label={`Approve ${label}`} checked={row.approve} disabled={locked} onChange={(checked) => handlers.onApproveChange(row, checked)} />
+        </div>
       </TableCell>
       <TableCell className="text-right">
-        <Button size="sm" variant="outline" disabled={locked} onClick={() => onProcess(row)} aria-label={`Process ${label}`}>
-          {row.processing ? <Spinner className="size-3.5 text-current" label={`Processing ${label}`} /> : null}
-          Process
-        </Button>
+        <ProcessButton label={`Process ${label}`} busyLabel={`Processing ${label}`} busy={row.processing} disabled={locked} onClick={() => handlers.onProcess(row)} />
       </TableCell>
     </TableRow>
+  );
+}
+
+/** Says which Settings defaults the New Invoice row lacks, with a link there (001 §5). */
+export function MissingDefaultsHint({ missing, organizationId }: { missing: string[]; organizationId: number }) {
+  if (missing.length === 0) return null;
+  return (
+    <p className="text-xs text-muted-foreground">
+      To create invoices here, set a {missing.join(' and a ')} in{' '}
+      <Link href={paths.settings.getHref(organizationId)} className="font-medium text-primary underline-offset-2 hover:underline">
+        Settings
+      </Link>
+      .
+    </p>
   );
 }
 
 /** The last row: a new invoice on the organisation's defaults (001 §2, §3, §5). */
 function NewInvoiceRow({ props, busy }: { props: NewInvoiceRowProps; busy: boolean }) {
   const { form, onChange, contactName, missing, canProcess, creating, onCreate } = props;
-  const [dateText, setDateText] = useState(() => (form.date ? formatDateNumeric(form.date) : ''));
-  // The form resets to today after a create: show that, unless the text already means the same date.
-  useEffect(() => {
-    setDateText((text) => (parseDateNumeric(text) === form.date ? text : form.date ? formatDateNumeric(form.date) : text));
-  }, [form.date]);
   const locked = busy || creating;
-  const createOnEnter = (event: KeyboardEvent<HTMLInputElement>) => {
-    if (event.key === 'Enter' && canProcess && !locked) {
-      event.preventDefault();
-      onCreate();
-    }
-  };
+  const createOnEnter = onEnter(onCreate, canProcess && !locked);
   return (
     <>
       <TableRow className="bg-accent/40 hover:bg-accent/50" data-new-invoice-row>
@@ -169,70 +149,42 @@ function NewInvoiceRow({ props, busy }: { props: NewInvoiceRowProps; busy: boole
           {contactName ?? <span className="text-muted-foreground">No default contact</span>}
         </TableCell>
         <TableCell>
-          <Input
-            inputMode="numeric"
-            placeholder="dd/mm/yyyy"
-            aria-label="New invoice date (dd/mm/yyyy)"
-            value={dateText}
-            disabled={locked}
-            maxLength={10}
-            aria-invalid={dateText !== '' && parseDateNumeric(dateText) === null ? true : undefined}
-            onChange={(e) => {
-              setDateText(e.target.value);
-              onChange({ date: parseDateNumeric(e.target.value) ?? '' });
-            }}
-            onKeyDown={createOnEnter}
-            className="h-8 w-28 tabular-nums"
-          />
+          <NewInvoiceDateInput date={form.date} onChange={(date) => onChange({ date })} disabled={locked} onKeyDown={createOnEnter} />
         </TableCell>
         <TableCell className="text-right">
-          <Input
-            type="number"
-            inputMode="decimal"
-            min={0.01}
-            step={0.01}
-            placeholder="0.00"
-            aria-label="New invoice total"
+          <AmountInput
+            label="New invoice total"
             value={form.totalAmount}
+            min={0.01}
             disabled={locked}
-            onChange={(e) => acceptAmount(e.target.value, (text) => onChange({ totalAmount: text }))}
+            onChange={(totalAmount) => onChange({ totalAmount })}
             onKeyDown={createOnEnter}
-            className="ml-auto h-8 w-28 text-right tabular-nums"
+            className="ml-auto"
           />
         </TableCell>
         <TableCell>
-          <Input
-            type="number"
-            inputMode="decimal"
-            min={0}
-            step={0.01}
-            placeholder="0.00"
-            aria-label="New invoice cash amount"
+          <AmountInput
+            label="New invoice cash amount"
             value={form.cashAmount}
+            min={0}
             disabled={locked}
-            onChange={(e) => acceptAmount(e.target.value, (text) => onChange({ cashAmount: text }))}
+            onChange={(cashAmount) => onChange({ cashAmount })}
             onKeyDown={createOnEnter}
-            className="h-8 w-28 text-right tabular-nums"
           />
         </TableCell>
         <TableCell>
-          <Checkbox aria-label="Approve new invoice" checked={form.approve} disabled={locked} onCheckedChange={(checked) => onChange({ approve: checked === true })} />
+          <div className="flex items-center">
+            <ApproveCheckbox label="Approve new invoice" checked={form.approve} disabled={locked} onChange={(approve) => onChange({ approve })} />
+          </div>
         </TableCell>
         <TableCell className="text-right">
-          <Button size="sm" disabled={!canProcess || locked} onClick={onCreate} aria-label="Process new invoice">
-            {creating ? <Spinner className="size-3.5 text-current" label="Creating invoice" /> : null}
-            Process
-          </Button>
+          <ProcessButton label="Process new invoice" busyLabel="Creating invoice" busy={creating} disabled={!canProcess || locked} onClick={onCreate} variant="default" />
         </TableCell>
       </TableRow>
       {missing.length > 0 ? (
         <TableRow className="hover:bg-transparent">
-          <TableCell colSpan={7} className="py-2 text-xs text-muted-foreground">
-            To create invoices here, set a {missing.join(' and a ')} in{' '}
-            <Link href={paths.settings.getHref(props.organizationId)} className="font-medium text-primary underline-offset-2 hover:underline">
-              Settings
-            </Link>
-            .
+          <TableCell colSpan={7} className="py-2">
+            <MissingDefaultsHint missing={missing} organizationId={props.organizationId} />
           </TableCell>
         </TableRow>
       ) : null}
@@ -241,10 +193,8 @@ function NewInvoiceRow({ props, busy }: { props: NewInvoiceRowProps; busy: boole
 }
 
 /** The draft invoices table of 001 §2 with the New Invoice row last. */
-export function DraftInvoicesTable(props: DraftInvoicesTableProps) {
+export function DraftInvoicesTable(props: DraftInvoicesViewProps) {
   const { rows, sort, onSort, busy } = props;
-  const approved = rows.filter((r) => r.approve).length;
-  const allChecked = rows.length > 0 && approved === rows.length ? true : approved > 0 ? 'indeterminate' : false;
   return (
     <Table className="min-w-[780px]">
       <TableHeader>
@@ -254,10 +204,10 @@ export function DraftInvoicesTable(props: DraftInvoicesTableProps) {
           ))}
           <TableHead>Cash Amount</TableHead>
           <TableHead>
-            <span className="inline-flex items-center gap-2">
+            <span className="inline-flex items-center gap-2 align-middle">
               <Checkbox
                 aria-label="Approve all invoices"
-                checked={allChecked}
+                checked={getApproveAllState(rows)}
                 disabled={busy || rows.length === 0}
                 onCheckedChange={(checked) => props.onApproveAll(checked === true)}
               />
@@ -271,8 +221,7 @@ export function DraftInvoicesTable(props: DraftInvoicesTableProps) {
         {rows.length === 0 ? (
           <TableRow className="hover:bg-transparent">
             <TableCell colSpan={7} className="py-10 text-center">
-              <p className="font-medium">No draft invoices found in Xero.</p>
-              <p className="mt-1 text-sm text-muted-foreground">Create a new invoice below or create draft invoices in Xero.</p>
+              <EmptyDrafts />
             </TableCell>
           </TableRow>
         ) : (
@@ -283,5 +232,15 @@ export function DraftInvoicesTable(props: DraftInvoicesTableProps) {
         <NewInvoiceRow props={props.newInvoice} busy={busy} />
       </TableBody>
     </Table>
+  );
+}
+
+/** 001 §2 empty state. */
+export function EmptyDrafts() {
+  return (
+    <>
+      <p className="font-medium">No draft invoices found in Xero.</p>
+      <p className="mt-1 text-sm text-muted-foreground">Create a new invoice below or create draft invoices in Xero.</p>
+    </>
   );
 }

@@ -1,0 +1,196 @@
+import { FileText } from 'lucide-react';
+import { DRAFT_SORT_COLUMNS, type DraftInvoiceRow, type DraftSort, type DraftSortColumn } from '@/shared/add-invoices';
+import { formatDateNumeric } from '@/shared/dates';
+import { formatPounds } from '@/shared/money';
+import { Card } from '@/client/components/ui/card';
+import { Checkbox } from '@/client/components/ui/checkbox';
+import { Label } from '@/client/components/ui/label';
+import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from '@/client/components/ui/select';
+import { cn } from '@/client/lib/utils';
+import { EmptyDrafts, getApproveAllState, MissingDefaultsHint, type DraftInvoicesViewProps, type NewInvoiceRowProps } from './draft-invoices-table';
+import { AmountInput, ApproveCheckbox, labelOf, NewInvoiceDateInput, onEnter, PendingCashBadge, ProcessButton } from './row-fields';
+
+const COLUMN_LABELS: Record<DraftSortColumn, { name: string; asc: string; desc: string }> = {
+  invoiceNumber: { name: 'Invoice #', asc: 'A to Z', desc: 'Z to A' },
+  contactName: { name: 'Contact', asc: 'A to Z', desc: 'Z to A' },
+  date: { name: 'Date', asc: 'oldest first', desc: 'newest first' },
+  totalAmount: { name: 'Total', asc: 'smallest first', desc: 'largest first' },
+};
+
+const SORT_OPTIONS = DRAFT_SORT_COLUMNS.flatMap((column) =>
+  (['desc', 'asc'] as const).map((direction) => ({
+    value: `${column}:${direction}`,
+    label: `${COLUMN_LABELS[column].name}, ${COLUMN_LABELS[column][direction]}`,
+  })),
+);
+
+function DraftCard({ row, busy, ...handlers }: { row: DraftInvoiceRow; busy: boolean } & Pick<DraftInvoicesViewProps, 'onCashChange' | 'onApproveChange' | 'onProcess'>) {
+  const label = labelOf(row);
+  const locked = busy || row.processing;
+  const cashId = `cash-${row.id}`;
+  return (
+    <li data-invoice-id={row.id}>
+      <Card className={cn('flex flex-col gap-3 p-4', row.processing && 'opacity-70')}>
+        <div className="flex items-start justify-between gap-3">
+          <div className="min-w-0">
+            <p className="font-semibold">{row.invoiceNumber || '—'}</p>
+            <p className="truncate text-sm text-muted-foreground">
+              {row.contactName || '—'} · <span className="tabular-nums">{formatDateNumeric(row.date)}</span>
+            </p>
+          </div>
+          <p className="shrink-0 font-semibold tabular-nums">{formatPounds(row.totalAmount, row.currency)}</p>
+        </div>
+        <div className="flex flex-wrap items-end gap-3">
+          <div className="flex flex-col gap-1">
+            <Label htmlFor={cashId} className="text-xs text-muted-foreground">
+              Cash Amount
+            </Label>
+            <AmountInput
+              id={cashId}
+              label={`Cash amount for ${label}`}
+              value={row.cashAmount}
+              min={0}
+              disabled={locked}
+              onChange={(text) => handlers.onCashChange(row.id, text)}
+              onKeyDown={onEnter(() => handlers.onProcess(row), !locked)}
+              className="h-9"
+            />
+          </div>
+          <label className="flex h-9 items-center gap-2 text-sm">
+            <ApproveCheckbox label={`Approve ${label}`} checked={row.approve} disabled={locked} onChange={(checked) => handlers.onApproveChange(row, checked)} />
+            Approve
+          </label>
+          <ProcessButton
+            label={`Process ${label}`}
+            busyLabel={`Processing ${label}`}
+            busy={row.processing}
+            disabled={locked}
+            onClick={() => handlers.onProcess(row)}
+            className="ml-auto h-9"
+          />
+        </div>
+        <PendingCashBadge row={row} />
+      </Card>
+    </li>
+  );
+}
+
+function NewInvoiceCard({ props, busy }: { props: NewInvoiceRowProps; busy: boolean }) {
+  const { form, onChange, contactName, missing, canProcess, creating, onCreate } = props;
+  const locked = busy || creating;
+  const createOnEnter = onEnter(onCreate, canProcess && !locked);
+  return (
+    <Card className="flex flex-col gap-3 border-primary/30 bg-accent/40 p-4" data-new-invoice-row>
+      <div className="flex items-center justify-between gap-3">
+        <p className="inline-flex items-center gap-1.5 font-semibold">
+          <FileText aria-hidden className="size-4 text-primary" />
+          New Invoice
+        </p>
+        <p className="truncate text-sm">{contactName ?? <span className="text-muted-foreground">No default contact</span>}</p>
+      </div>
+      <div className="grid grid-cols-3 gap-2">
+        <div className="flex flex-col gap-1">
+          <Label htmlFor="new-invoice-date" className="text-xs text-muted-foreground">
+            Date
+          </Label>
+          <NewInvoiceDateInput id="new-invoice-date" date={form.date} onChange={(date) => onChange({ date })} disabled={locked} onKeyDown={createOnEnter} className="h-9 w-full px-2" />
+        </div>
+        <div className="flex flex-col gap-1">
+          <Label htmlFor="new-invoice-total" className="text-xs text-muted-foreground">
+            Total
+          </Label>
+          <AmountInput
+            id="new-invoice-total"
+            label="New invoice total"
+            value={form.totalAmount}
+            min={0.01}
+            disabled={locked}
+            onChange={(totalAmount) => onChange({ totalAmount })}
+            onKeyDown={createOnEnter}
+            className="h-9 w-full"
+          />
+        </div>
+        <div className="flex flex-col gap-1">
+          <Label htmlFor="new-invoice-cash" className="text-xs text-muted-foreground">
+            Cash
+          </Label>
+          <AmountInput
+            id="new-invoice-cash"
+            label="New invoice cash amount"
+            value={form.cashAmount}
+            min={0}
+            disabled={locked}
+            onChange={(cashAmount) => onChange({ cashAmount })}
+            onKeyDown={createOnEnter}
+            className="h-9 w-full"
+          />
+        </div>
+      </div>
+      <div className="flex items-center justify-between gap-3">
+        <label className="flex items-center gap-2 text-sm">
+          <ApproveCheckbox label="Approve new invoice" checked={form.approve} disabled={locked} onChange={(approve) => onChange({ approve })} />
+          Approve
+        </label>
+        <ProcessButton label="Process new invoice" busyLabel="Creating invoice" busy={creating} disabled={!canProcess || locked} onClick={onCreate} variant="default" className="h-9" />
+      </div>
+      <MissingDefaultsHint missing={missing} organizationId={props.organizationId} />
+    </Card>
+  );
+}
+
+/**
+ * The same rows as cards, for screens narrower than `sm`: a phone shows every field of a row without
+ * scrolling sideways. Sorting and select-all move to a toolbar above the cards.
+ */
+export function DraftInvoiceCards(props: DraftInvoicesViewProps) {
+  const { rows, sort, busy } = props;
+  const setSort = (value: string) => {
+    const [column, direction] = value.split(':') as [DraftSortColumn, DraftSort['direction']];
+    // A column's first click sorts ascending and its second descending (toggleDraftSort); pick the same result.
+    if (sort.column !== column) {
+      props.onSort(column);
+      if (direction === 'desc') props.onSort(column);
+    } else if (sort.direction !== direction) {
+      props.onSort(column);
+    }
+  };
+  return (
+    <div className="flex flex-col gap-3">
+      <div className="flex items-center justify-between gap-3">
+        <label className="flex items-center gap-2 text-sm font-medium">
+          <Checkbox
+            aria-label="Approve all invoices"
+            checked={getApproveAllState(rows)}
+            disabled={busy || rows.length === 0}
+            onCheckedChange={(checked) => props.onApproveAll(checked === true)}
+          />
+          Approve all
+        </label>
+        <Select value={`${sort.column}:${sort.direction}`} onValueChange={setSort}>
+          <SelectTrigger aria-label="Sort invoices" className="h-9 w-auto min-w-0 max-w-[60%]">
+            <SelectValue />
+          </SelectTrigger>
+          <SelectContent>
+            {SORT_OPTIONS.map((o) => (
+              <SelectItem key={o.value} value={o.value}>
+                {o.label}
+              </SelectItem>
+            ))}
+          </SelectContent>
+        </Select>
+      </div>
+      {rows.length === 0 ? (
+        <Card className="p-8 text-center">
+          <EmptyDrafts />
+        </Card>
+      ) : (
+        <ul className="flex list-none flex-col gap-3 p-0" aria-label="Draft invoices">
+          {rows.map((row) => (
+            <DraftCard key={row.id} row={row} busy={busy} onCashChange={props.onCashChange} onApproveChange={props.onApproveChange} onProcess={props.onProcess} />
+          ))}
+        </ul>
+      )}
+      <NewInvoiceCard props={props.newInvoice} busy={busy} />
+    </div>
+  );
+}
