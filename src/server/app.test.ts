@@ -111,3 +111,21 @@ describe('over https', () => {
     }
   });
 });
+
+describe('the API description', () => {
+  it('serves an OpenAPI document generated from the route schemas, and a browsable page', async () => {
+    const t = await createTestApp();
+    try {
+      const doc = await t.app.inject({ url: '/api/docs/json' });
+      expect(doc.statusCode).toBe(200);
+      const paths = Object.keys(doc.json().paths);
+      expect(paths).toContain('/api/xero/connection');
+      expect(paths).toContain('/api/admin/users/{userId}');
+      const page = await t.app.inject({ url: '/api/docs/' });
+      expect(page.statusCode).toBe(200);
+      expect(page.body).not.toMatch(/<script>[^<]/);
+    } finally {
+      await t.close();
+    }
+  });
+});

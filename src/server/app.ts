@@ -1,7 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import cookie from '@fastify/cookie';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppConfig } from './config/env';
 import type { Database } from './db/client';
@@ -121,6 +123,12 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   registerErrorHandler(app);
   await registerSecurity(app, { appUrl: config.appUrl, https: config.session.secureCookie });
   await app.register(cookie);
+  // OpenAPI description of our own API, generated from the zod schemas, browsable at /api/docs.
+  await app.register(swagger, {
+    openapi: { info: { title: 'Ledgerlink API', version: '1' }, components: { securitySchemes: { session: { type: 'apiKey', in: 'cookie', name: 'll_session' } } } },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(swaggerUi, { routePrefix: '/api/docs', staticCSP: false });
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {

@@ -77,18 +77,13 @@ describe('under load and faults', () => {
     t.sandbox.setFaults({ errorRate: 0.2, errorStatus: 503, latencyMs: 2000 });
     const loop = monitorEventLoopDelay({ resolution: 10 });
     loop.enable();
-    const result = await new Promise<autocannon.Result>((resolve, reject) => {
-      autocannon(
-        {
-          url: baseUrl,
-          connections: SIZES.connections,
-          duration: SIZES.loadSeconds,
-          overallRate: SIZES.rate,
-          headers: { cookie: owner.cookie, origin: TEST_ORIGIN },
-          requests: [{ method: 'GET', path: '/api/xero/connection' }, { method: 'GET', path: '/api/user-organizations' }, { method: 'GET', path: '/api/auth/current-user' }],
-        },
-        (error, res) => (error ? reject(error) : resolve(res)),
-      );
+    const result = await autocannon({
+      url: baseUrl,
+      connections: SIZES.connections,
+      duration: SIZES.loadSeconds,
+      overallRate: SIZES.rate,
+      headers: { cookie: owner.cookie, origin: TEST_ORIGIN },
+      requests: [{ method: 'GET', path: '/api/xero/connection' }, { method: 'GET', path: '/api/user-organizations' }, { method: 'GET', path: '/api/auth/current-user' }],
     });
     loop.disable();
     t.sandbox.clearFaults();
