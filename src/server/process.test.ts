@@ -32,7 +32,8 @@ async function freePort(): Promise<number> {
 }
 
 async function waitForReady(port: number, child: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 60_000;
+  // Generous: a first start creates and migrates a new embedded database, slow on a busy machine.
+  const deadline = Date.now() + 150_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error('server exited early');
     try {
@@ -79,7 +80,7 @@ describe('the server process', () => {
     expect(stderr).not.toMatch(/\bat .+:\d+:\d+/);
   });
 
-  it('keeps data written before a kill -9', { timeout: 120_000 }, async () => {
+  it('keeps data written before a kill -9', { timeout: 360_000 }, async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ledgerlink-kill-'));
     tmpDirs.push(dataDir);
     const port = await freePort();
