@@ -13,7 +13,6 @@ import { describeCommand, describeMachine } from './lib/machine';
 import { readOptions } from './lib/options';
 import { startPostgres, type PostgresServer } from './lib/postgres';
 import { renderResults, type BenchResults, type PartOutcome } from './lib/report';
-import { TMP_ROOT } from './lib/harness';
 import { runPage } from './parts/page';
 import { runScaleOut } from './parts/scale-out';
 import { runServer } from './parts/server';
@@ -46,27 +45,27 @@ const results: BenchResults = {
 };
 log(`parts: ${options.parts.join(', ')}${options.quick ? ' (BENCH_QUICK)' : ''}`);
 
-if (options.parts.includes('calls')) results.calls = await runPart('calls', () => runXeroCalls(options, log));
-if (options.parts.includes('server')) results.server = await runPart('server', () => runServer(options, log));
-if (options.parts.includes('page')) results.page = await runPart('page', () => runPage(options, log));
-if (options.parts.includes('scale-out')) {
-  const pg = await startPostgres(options.pgBin);
-  if ('unavailable' in pg) {
-    results.scaleOut = { kind: 'skipped', reason: pg.unavailable };
-  } else {
-    const server: PostgresServer = pg;
-    try {
-      results.scaleOut = await runPart('scale-out', () => runScaleOut(options, server, log));
-    } finally {
-      server.stop();
-    }
+// One PostgreSQL for the parts that use it (load on PostgreSQL beside PGlite; scale-out), when one can start.
+const needsPg = options.parts.includes('server') || options.parts.includes('scale-out');
+const pgStart = needsPg ? await startPostgres(options.pgBin) : null;
+const pg: PostgresServer | null = pgStart && !('unavailable' in pgStart) ? pgStart : null;
+const pgMissing = pgStart && 'unavailable' in pgStart ? pgStart.unavailable : null;
+if (pgMissing) log(`PostgreSQL: ${pgMissing}`);
+try {
+  if (options.parts.includes('calls')) results.calls = await runPart('calls', () => runXeroCalls(options, log));
+  if (options.parts.includes('server')) results.server = await runPart('server', () => runServer(options, log, pg));
+  if (options.parts.includes('page')) results.page = await runPart('page', () => runPage(options, log));
+  if (options.parts.includes('scale-out')) {
+    const server = pg;
+    results.scaleOut = server ? await runPart('scale-out', () => runScaleOut(options, server, log)) : { kind: 'skipped', reason: pgMissing ?? 'no PostgreSQL' };
   }
+} finally {
+  pg?.stop();
 }
 
 results.seconds = (performance.now() - started) / 1000;
 fs.mkdirSync(path.dirname(options.out), { recursive: true });
 fs.writeFileSync(options.out, renderResults(results));
-fs.rmSync(TMP_ROOT, { recursive: true, force: true });
 log(`wrote ${options.out}`);
 // Pools, sockets and timers of the parts are closed; exit anyway so a stray handle cannot hold the run.
 process.exit(0);

@@ -91,24 +91,31 @@ function spreadOr(spread: Spread | null, decimals = 0, unit = ''): string {
 }
 
 function renderServer(result: ServerResult): string[] {
+  const pg = result.postgres !== null && result.targets.some((t) => t.pg);
   const lines = [
-    `autocannon on loopback, ${result.connections} connections, ${result.durationSec} s per measurement, ${result.runs} measurement(s) per target, app and bare route alternating; the app runs in its own process on ${result.database}, signed in, every read served from the cache (Xero calls during the load: ${result.xeroCallsDuringLoad}).`,
-    'The bare route is a plain Fastify route in a separate process answering the very same bytes, so the ratio is what the app\'s session, tenancy, database read and serialisation cost.',
+    `autocannon on loopback, ${result.connections} connections, ${result.durationSec} s per measurement, ${result.runs} measurement(s) per target, app${pg ? ', app on PostgreSQL' : ''} and bare route back to back in each round. The app runs in its own process on ${result.database}${pg ? ` and, beside it, on ${result.postgres} (same data)` : ''}, signed in, every read served from its cache (Xero calls during the load: ${result.xeroCallsDuringLoad}).`,
+    'The bare route is a plain Fastify route in another process answering the very same bytes, so the ratio is what the app\'s session, tenancy, database read and serialisation cost. Goal: app ÷ bare ≥ 0.5.',
     '',
-    '| Target | Bytes | App req/s | App p99 (ms) | Bare req/s | Bare p99 (ms) | App ÷ bare (req/s) | Goal ≥ 0.5 |',
-    '|---|---|---|---|---|---|---|---|',
+    pg
+      ? '| Target | Bytes | App (PGlite) req/s | p99 ms | App (PostgreSQL) req/s | p99 ms | Bare req/s | p99 ms | ÷ bare, PGlite | ÷ bare, PostgreSQL |'
+      : '| Target | Bytes | App req/s | p99 ms | Bare req/s | p99 ms | App ÷ bare |',
+    pg ? '|---|---|---|---|---|---|---|---|---|---|' : '|---|---|---|---|---|---|---|',
   ];
+  const ratioCell = (r: Spread | null) => (r ? `${formatSpread(r, 3)} ${r.median >= 0.5 ? '(met)' : '(**missed**)'}` : '—');
   for (const t of result.targets) {
+    const base = `| ${t.label} | ${formatBytes(t.bytes)} | ${spreadOr(t.app.rps)} | ${spreadOr(t.app.p99)} |`;
     lines.push(
-      `| ${t.label} | ${formatBytes(t.bytes)} | ${spreadOr(t.app.rps)} | ${spreadOr(t.app.p99)} | ${spreadOr(t.bare.rps)} | ${spreadOr(t.bare.p99)} | ${spreadOr(t.ratio, 2)} | ${t.ratio ? mark(t.ratio.median >= 0.5) : '—'} |`,
+      pg
+        ? `${base} ${spreadOr(t.pg?.rps ?? null)} | ${spreadOr(t.pg?.p99 ?? null)} | ${spreadOr(t.bare.rps)} | ${spreadOr(t.bare.p99)} | ${ratioCell(t.ratio)} | ${ratioCell(t.pg?.ratio ?? null)} |`
+        : `${base} ${spreadOr(t.bare.rps)} | ${spreadOr(t.bare.p99)} | ${ratioCell(t.ratio)} |`,
     );
   }
-  for (const t of result.missing) lines.push(`| ${t} | — | endpoint not built yet | | | | | |`);
+  for (const t of result.missing) lines.push(`| ${t} | endpoint not built yet |${' |'.repeat(pg ? 8 : 5)}`);
   lines.push('');
   if (result.memory) {
     const m = result.memory;
     lines.push(
-      `Memory, ${formatNumber(m.orgs)} organisations × ${formatNumber(m.invoicesPerOrg)} outstanding invoices cached (${formatNumber(m.orgs * m.invoicesPerOrg)} rows written straight into \`xero_invoices\` through Drizzle, ${m.database}; ${formatNumber(m.seedSeconds, 1)} s to write), then every organisation's /api/xero/invoices requested with ${result.connections} connections for ${m.loadSeconds} s:`,
+      `Memory, ${formatNumber(m.orgs)} organisations × ${formatNumber(m.invoicesPerOrg)} outstanding invoices cached (${formatNumber(m.orgs * m.invoicesPerOrg)} rows written straight into \`xero_invoices\` through Drizzle, ${m.database}; ${formatNumber(m.seedSeconds, 1)} s to write), then every organisation's /api/xero/invoices requested with ${result.connections} connections for ${m.loadSeconds} s, a fresh server process per run:`,
       '',
       '| Server process | RSS |',
       '|---|---|',
@@ -132,6 +139,9 @@ function renderPage(result: PageResult): string[] {
     `| CSS | ${result.css.files} | ${formatBytes(result.css.raw)} | ${formatBytes(result.css.gzip)} | |`,
     `| Total | ${result.js.files + result.css.files} | ${formatBytes(result.js.raw + result.css.raw)} | ${formatBytes(result.js.gzip + result.css.gzip)} | ${mark(result.js.gzip + result.css.gzip < 150 * 1024)} |`,
     '',
+    ...(result.composition.length > 0
+      ? ['Largest parts of the first screen (gzip of each package\'s share of the chunks, from the source maps):', '', `${result.composition.map((c) => `${c.name} ${formatBytes(c.gzip)}`).join(' · ')}`, '']
+      : []),
     'Feature routes (must be lazy):',
     '',
     '| Route module | Lazy | Own chunk gzip |',

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { chromium, type Browser } from '@playwright/test';
+import { SourceMapConsumer, type MappingItem, type RawSourceMap } from 'source-map-js';
 import { getUkToday } from '../../src/shared/dates';
 import { findInvoicesToPay, type Invoice } from '../../src/shared/pay-invoices';
 import { createTestDatabase } from '../../src/server/test/database';
@@ -51,6 +52,8 @@ export interface BrowserResult {
 
 export interface PageResult {
   buildSeconds: number;
+  /** The biggest contributors to the first screen, by package or source folder. */
+  composition: Array<{ name: string; gzip: number }>;
   js: { files: number; raw: number; gzip: number };
   css: { files: number; raw: number; gzip: number };
   routes: Array<{ module: string; lazy: boolean; gzip: number | null }>;
@@ -65,7 +68,8 @@ const gzipSize = (file: string) => zlib.gzipSync(fs.readFileSync(file)).length;
 function buildClient(outDir: string): number {
   const started = performance.now();
   const vite = path.resolve('node_modules/vite/bin/vite.js');
-  const res = spawnSync(process.execPath, [vite, 'build', '--outDir', outDir, '--emptyOutDir', '--manifest', '--logLevel', 'warn'], { encoding: 'utf8' });
+  // Source maps only feed the composition figures; they are separate files and change no chunk's size.
+  const res = spawnSync(process.execPath, [vite, 'build', '--outDir', outDir, '--emptyOutDir', '--manifest', '--sourcemap', '--logLevel', 'error'], { encoding: 'utf8' });
   if (res.status !== 0) throw new Error(`vite build failed: ${(res.stderr || res.stdout).slice(-800)}`);
   return (performance.now() - started) / 1000;
 }
@@ -107,7 +111,44 @@ function analyseBundle(outDir: string) {
     return { module: key, lazy: !firstScreen.has(key) && chunk.isDynamicEntry === true, gzip: gzipSize(path.join(outDir, chunk.file)) };
   });
   const entryFile = manifest[entryKey]?.file ?? '';
-  return { js: total(jsFiles), css: total(cssFiles), routes, entryFile };
+  return { js: total(jsFiles), css: total(cssFiles), routes, entryFile, composition: describeComposition(outDir, jsFiles) };
+}
+
+/** "react-dom", "@radix-ui/react-select", "src/client/components"…: who a source map segment belongs to. */
+function ownerOf(source: string): string {
+  const at = source.lastIndexOf('node_modules/');
+  if (at >= 0) {
+    const parts = source.slice(at + 'node_modules/'.length).split('/');
+    return parts[0]?.startsWith('@') ? `${parts[0]}/${parts[1] ?? ''}` : (parts[0] ?? source);
+  }
+  const src = source.indexOf('src/');
+  return src >= 0 ? source.slice(src).split('/').slice(0, 3).join('/') : source;
+}
+
+/** Splits the first screen's JavaScript by owner through the source maps and gzips each owner's share. */
+function describeComposition(outDir: string, jsFiles: Set<string>): Array<{ name: string; gzip: number }> {
+  const shares = new Map<string, string[]>();
+  for (const file of jsFiles) {
+    const full = path.join(outDir, file);
+    if (!fs.existsSync(`${full}.map`)) continue;
+    const lines = fs.readFileSync(full, 'utf8').split('\n');
+    const consumer = new SourceMapConsumer(JSON.parse(fs.readFileSync(`${full}.map`, 'utf8')) as RawSourceMap);
+    const mappings: MappingItem[] = [];
+    consumer.eachMapping((m) => mappings.push(m));
+    mappings.forEach((m, i) => {
+      const next = mappings[i + 1];
+      const line = lines[m.generatedLine - 1] ?? '';
+      const end = next && next.generatedLine === m.generatedLine ? next.generatedColumn : line.length;
+      const owner = ownerOf(m.source ?? 'unknown');
+      const list = shares.get(owner) ?? [];
+      list.push(line.slice(m.generatedColumn, end));
+      shares.set(owner, list);
+    });
+  }
+  return [...shares]
+    .map(([name, parts]) => ({ name, gzip: zlib.gzipSync(parts.join('')).length }))
+    .sort((a, b) => b.gzip - a.gzip)
+    .slice(0, 10);
 }
 
 async function timePages(browser: Browser, appUrl: string, cookie: string, firstInvoice: string, runs: number) {
@@ -212,7 +253,7 @@ export async function runPage(options: BenchOptions, log: (line: string) => void
     const buildSeconds = buildClient(outDir);
     const bundle = analyseBundle(outDir);
     const { servedCompressed, browser } = await measureBrowser(options, outDir, bundle.entryFile, log);
-    return { buildSeconds, js: bundle.js, css: bundle.css, routes: bundle.routes, servedCompressed, browser, lighthouse: describeLighthouse() };
+    return { buildSeconds, composition: bundle.composition, js: bundle.js, css: bundle.css, routes: bundle.routes, servedCompressed, browser, lighthouse: describeLighthouse() };
   } finally {
     fs.rmSync(outDir, { recursive: true, force: true });
   }

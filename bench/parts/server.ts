@@ -23,6 +23,7 @@ import {
   startBenchSandbox,
 } from '../lib/harness';
 import type { BenchOptions } from '../lib/options';
+import type { PostgresServer } from '../lib/postgres';
 import { summarize, type Spread } from '../lib/stats';
 import { insertCachedOrganization, insertOutstandingInvoices, markSalesOpenSynced } from '../lib/synthetic';
 
@@ -37,6 +38,8 @@ export interface TargetResult {
   app: LoadFigures;
   bare: LoadFigures;
   ratio: Spread | null;
+  /** The same app on PostgreSQL, when a server could be started. */
+  pg: (LoadFigures & { ratio: Spread | null }) | null;
 }
 
 export interface MemoryResult {
@@ -56,6 +59,7 @@ export interface ServerResult {
   durationSec: number;
   runs: number;
   database: string;
+  postgres: string | null;
   targets: TargetResult[];
   missing: string[];
   xeroCallsDuringLoad: number;
@@ -82,8 +86,8 @@ async function load(url: string, cookie: string, options: BenchOptions, requests
 }
 
 /** A database with a connected user, both demo organisations synced, and the caches topped up to the target sizes. */
-async function prepareDatabase(sandbox: Sandbox, dir: string, options: BenchOptions) {
-  const database = await openBenchDatabase({ dir });
+export async function prepareDatabase(sandbox: Sandbox, dir: string, options: BenchOptions, url?: string) {
+  const database = await openBenchDatabase(url ? { url } : { dir });
   const running = await startBenchApp({ database, sandboxUrl: sandbox.url, dataDir: dir });
   try {
     const client = new ApiClient(running.url);
@@ -115,21 +119,43 @@ async function prepareDatabase(sandbox: Sandbox, dir: string, options: BenchOpti
   }
 }
 
-async function measureTargets(sandbox: Sandbox, options: BenchOptions, log: (line: string) => void) {
+interface Served {
+  server: ChildServer;
+  cookie: string;
+  targets: Target[];
+}
+
+/** Prepares a database and starts the app on it in its own process. */
+async function serveApp(sandbox: Sandbox, options: BenchOptions, dir: string, databaseUrl?: string): Promise<Served> {
+  const { cookie, targets } = await prepareDatabase(sandbox, dir, options, databaseUrl);
+  const server = await spawnServer(['app', JSON.stringify({ dataDir: dir, sandboxUrl: sandbox.url, ...(databaseUrl ? { databaseUrl } : {}) })]);
+  return { server, cookie, targets };
+}
+
+async function measureTargets(sandbox: Sandbox, options: BenchOptions, log: (line: string) => void, pg: PostgresServer | null) {
   const dir = makeTempDir('server');
-  let app: ChildServer | null = null;
-  let bare: ChildServer | null = null;
+  const servers: ChildServer[] = [];
   try {
     log('server: preparing the database (connect, sync, top up the caches)');
-    const { cookie, targets } = await prepareDatabase(sandbox, dir, options);
-    app = await spawnServer(['app', JSON.stringify({ dataDir: dir, sandboxUrl: sandbox.url })]);
-    const client = new ApiClient(app.url, cookie);
-    const live: Array<Target & { body: Buffer; contentType: string }> = [];
+    const lite = await serveApp(sandbox, options, dir);
+    servers.push(lite.server);
+    let onPg: Served | null = null;
+    if (pg) {
+      const name = `ledgerlink_bench_load_${process.pid}`;
+      pg.createDatabase(name);
+      log('server: preparing the same data on PostgreSQL');
+      onPg = await serveApp(sandbox, options, makeTempDir('server-pg'), pg.databaseUrl(name));
+      servers.push(onPg.server);
+    }
+    const client = new ApiClient(lite.server.url, lite.cookie);
+    const live: Array<Target & { body: Buffer; contentType: string; pgPath: string | null }> = [];
     const missing: string[] = [];
-    for (const target of targets) {
+    for (const [i, target] of lite.targets.entries()) {
       try {
         const res = await client.call('GET', target.path);
-        live.push({ ...target, body: Buffer.from(res.text), contentType: res.headers.get('content-type') ?? 'application/json' });
+        const pgPath = onPg?.targets[i]?.path ?? null;
+        if (onPg && pgPath) await new ApiClient(onPg.server.url, onPg.cookie).call('GET', pgPath);
+        live.push({ ...target, body: Buffer.from(res.text), contentType: res.headers.get('content-type') ?? 'application/json', pgPath });
       } catch (error) {
         if (error instanceof RouteMissingError) missing.push(target.label);
         else throw error;
@@ -137,37 +163,44 @@ async function measureTargets(sandbox: Sandbox, options: BenchOptions, log: (lin
     }
     const bodiesFile = path.join(dir, 'bodies.json');
     fs.writeFileSync(bodiesFile, JSON.stringify(live.map((t) => ({ contentType: t.contentType, base64: t.body.toString('base64') }))));
-    bare = await spawnServer(['bare', bodiesFile]);
+    const bare = await spawnServer(['bare', bodiesFile]);
+    servers.push(bare);
     sandbox.clearLedger();
-    const samples = live.map(() => ({ appRps: [] as number[], appP99: [] as number[], bareRps: [] as number[], bareP99: [] as number[], ratio: [] as number[] }));
+    const samples = live.map(() => ({ appRps: [] as number[], appP99: [] as number[], pgRps: [] as number[], pgP99: [] as number[], bareRps: [] as number[], bareP99: [] as number[] }));
     for (let run = 1; run <= options.loadRuns; run++) {
       for (const [i, target] of live.entries()) {
         log(`server: ${target.label} (run ${run} of ${options.loadRuns})`);
-        const ours = await load(`${app.url}${target.path}`, cookie, options);
-        const plain = await load(`${bare.url}/bare/${i}`, cookie, options);
         const s = samples[i];
         if (!s) continue;
+        const ours = await load(`${lite.server.url}${target.path}`, lite.cookie, options);
         s.appRps.push(ours.rps);
         s.appP99.push(ours.p99);
+        if (onPg && target.pgPath) {
+          const onPostgres = await load(`${onPg.server.url}${target.pgPath}`, onPg.cookie, options);
+          s.pgRps.push(onPostgres.rps);
+          s.pgP99.push(onPostgres.p99);
+        }
+        const plain = await load(`${bare.url}/bare/${i}`, lite.cookie, options);
         s.bareRps.push(plain.rps);
         s.bareP99.push(plain.p99);
-        s.ratio.push(plain.rps > 0 ? ours.rps / plain.rps : 0);
       }
     }
+    // Each app measurement against the bare one of the same round (they ran back to back).
+    const ratios = (app: number[], bareRps: number[]) => app.map((v, k) => (bareRps[k] ? v / (bareRps[k] ?? 1) : 0));
     const results: TargetResult[] = live.map((t, i) => {
-      const s = samples[i];
+      const s = samples[i] ?? { appRps: [], appP99: [], pgRps: [], pgP99: [], bareRps: [], bareP99: [] };
       return {
         label: t.label,
         bytes: t.body.length,
-        app: { rps: summarize(s?.appRps ?? []), p99: summarize(s?.appP99 ?? []) },
-        bare: { rps: summarize(s?.bareRps ?? []), p99: summarize(s?.bareP99 ?? []) },
-        ratio: summarize(s?.ratio ?? []),
+        app: { rps: summarize(s.appRps), p99: summarize(s.appP99) },
+        bare: { rps: summarize(s.bareRps), p99: summarize(s.bareP99) },
+        ratio: summarize(ratios(s.appRps, s.bareRps)),
+        pg: s.pgRps.length > 0 ? { rps: summarize(s.pgRps), p99: summarize(s.pgP99), ratio: summarize(ratios(s.pgRps, s.bareRps)) } : null,
       };
     });
     return { targets: results, missing, xeroCalls: sandbox.ledger().totals.all };
   } finally {
-    await app?.stop();
-    await bare?.stop();
+    for (const server of servers) await server.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -240,16 +273,17 @@ async function measureMemory(sandbox: Sandbox, options: BenchOptions, log: (line
   }
 }
 
-export async function runServer(options: BenchOptions, log: (line: string) => void): Promise<ServerResult> {
+export async function runServer(options: BenchOptions, log: (line: string) => void, pg: PostgresServer | null): Promise<ServerResult> {
   const sandbox = await startBenchSandbox({ scale: 1 });
   try {
-    const measured = await measureTargets(sandbox, options, log);
+    const measured = await measureTargets(sandbox, options, log, pg);
     const memory = await measureMemory(sandbox, options, log);
     return {
       connections: options.connections,
       durationSec: options.durationSec,
       runs: options.loadRuns,
       database: 'PGlite on disk (the default deployment)',
+      postgres: pg ? pg.version : null,
       targets: measured.targets,
       missing: measured.missing,
       xeroCallsDuringLoad: measured.xeroCalls,
