@@ -89,11 +89,11 @@ export function JournalFilters({
           </Select>
         </div>
         <div className="grid gap-1.5">
-          <Label htmlFor="sj-from">From</Label>
+          <Label htmlFor="sj-from">From date</Label>
           <Input id="sj-from" type="date" value={filters.fromDate} max={filters.toDate || undefined} onChange={(e) => onChange({ fromDate: e.target.value })} />
         </div>
         <div className="grid gap-1.5">
-          <Label htmlFor="sj-to">To</Label>
+          <Label htmlFor="sj-to">To date</Label>
           <Input id="sj-to" type="date" value={filters.toDate} min={filters.fromDate || undefined} onChange={(e) => onChange({ toDate: e.target.value })} />
         </div>
         <Button variant="outline" onClick={onRefresh} disabled={isRefreshing} className="sm:col-span-2 lg:col-span-1">

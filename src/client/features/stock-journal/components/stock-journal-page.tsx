@@ -180,10 +180,7 @@ export function StockJournalPage() {
   return (
     <div className="grid gap-5">
       <header>
-        <h1 className="text-2xl font-semibold tracking-tight">
-          {title}
-          <span className="sr-only">: </span>
-        </h1>
+        <h1 className="text-2xl font-semibold tracking-tight">{title}</h1>
         <p className="mt-1 text-sm text-muted-foreground">{subtitle}</p>
       </header>
 
