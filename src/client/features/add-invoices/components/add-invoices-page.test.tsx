@@ -208,6 +208,8 @@ describe('Add Invoices screen (001 §2–§8)', () => {
     await user.click(screen.getByRole('button', { name: 'Process All' }));
     expect(await screen.findByText('2 of 3 invoices processed, 1 failed')).toBeInTheDocument();
     expect(screen.getByText('Invoice INV-0100 was not approved: This document cannot be edited')).toBeInTheDocument();
+    expect(screen.getByText('Approved:').parentElement).toHaveTextContent('Approved: INV-0101');
+    expect(screen.getByText('Cash kept pending:').parentElement).toHaveTextContent('Cash kept pending: INV-0102');
     expect(recorded.updates[0]?.body).toEqual({
       invoices: [
         { id: 'b', cashAmount: 1, approve: false },
@@ -218,7 +220,7 @@ describe('Add Invoices screen (001 §2–§8)', () => {
     });
     await waitFor(() => expect(recorded.lists.slice(listsBefore)).toContain('?organizationId=1&refresh=true'));
     // The failed row keeps what was typed; the approved one left; the other kept its place with cash cleared.
-    await waitFor(() => expect(screen.queryByText('INV-0101')).not.toBeInTheDocument());
+    await waitFor(() => expect(screen.queryByLabelText('Cash amount for INV-0101')).not.toBeInTheDocument());
     expect(screen.getByLabelText('Cash amount for INV-0100')).toHaveValue(30);
     expect(screen.getByRole('checkbox', { name: 'Approve INV-0100' })).toBeChecked();
     expect(screen.getByLabelText('Cash amount for INV-0102')).toHaveValue(null);

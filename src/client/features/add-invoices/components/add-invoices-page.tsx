@@ -312,7 +312,11 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
       false,
     );
     setProgress(null);
-    setSummary({ succeeded: succeeded.map((i) => numberOf.get(i.id) ?? i.id), failed });
+    setSummary({
+      approved: succeeded.filter((i) => i.approve).map((i) => numberOf.get(i.id) ?? i.id),
+      cashKept: succeeded.filter((i) => !i.approve).map((i) => numberOf.get(i.id) ?? i.id),
+      failed,
+    });
     if (failed.length === 0) {
       toast({ title: 'Invoices Processed', description: `Processed ${succeeded.length} invoice${succeeded.length === 1 ? '' : 's'}.`, variant: 'success' });
     } else {

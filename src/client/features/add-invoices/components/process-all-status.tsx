@@ -8,7 +8,10 @@ export interface ProcessAllProgress {
 }
 
 export interface ProcessAllSummary {
-  succeeded: string[];
+  /** Invoices approved (their cash, if any, paid into the cash account). */
+  approved: string[];
+  /** Invoices left as drafts with their cash kept pending. */
+  cashKept: string[];
   failed: Array<{ invoiceNumber: string; message: string }>;
 }
 
@@ -41,7 +44,8 @@ export function ProcessAllProgressBar({ progress }: { progress: ProcessAllProgre
 
 /** What Process All did: how many succeeded, and each failure with Xero's reason. */
 export function ProcessAllSummaryPanel({ summary, onDismiss }: { summary: ProcessAllSummary; onDismiss: () => void }) {
-  const total = summary.succeeded.length + summary.failed.length;
+  const done = summary.approved.length + summary.cashKept.length;
+  const total = done + summary.failed.length;
   const allGood = summary.failed.length === 0;
   return (
     <Alert variant={allGood ? 'default' : 'warning'} aria-live="polite">
@@ -50,12 +54,17 @@ export function ProcessAllSummaryPanel({ summary, onDismiss }: { summary: Proces
         <AlertTitle>
           {allGood
             ? `All ${total} invoice${total === 1 ? '' : 's'} processed`
-            : `${summary.succeeded.length} of ${total} invoice${total === 1 ? '' : 's'} processed, ${summary.failed.length} failed`}
+            : `${done} of ${total} invoice${total === 1 ? '' : 's'} processed, ${summary.failed.length} failed`}
         </AlertTitle>
         <AlertDescription>
-          {summary.succeeded.length > 0 ? (
+          {summary.approved.length > 0 ? (
             <p>
-              <span className="font-medium">Done:</span> {summary.succeeded.join(', ')}
+              <span className="font-medium">Approved:</span> {summary.approved.join(', ')}
+            </p>
+          ) : null}
+          {summary.cashKept.length > 0 ? (
+            <p>
+              <span className="font-medium">Cash kept pending:</span> {summary.cashKept.join(', ')}
             </p>
           ) : null}
           {summary.failed.length > 0 ? (
