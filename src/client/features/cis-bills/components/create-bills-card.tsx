@@ -332,7 +332,7 @@ export function CreateBillsCard({ connection, orgId }: { connection: Connection;
       </CardHeader>
       <CardContent className="grid gap-5">
         <div className="grid gap-4 sm:grid-cols-3">
-          <div className="grid gap-1.5">
+          <div className="grid content-start gap-1.5">
             <Label htmlFor={`${formId}-date`}>Bill Date</Label>
             <Input
               id={`${formId}-date`}
@@ -342,7 +342,7 @@ export function CreateBillsCard({ connection, orgId }: { connection: Connection;
               disabled={isProcessing}
             />
           </div>
-          <div className="grid gap-1.5">
+          <div className="grid content-start gap-1.5">
             <Label htmlFor={`${formId}-reference`}>Reference Number</Label>
             <Input
               id={`${formId}-reference`}
@@ -360,7 +360,7 @@ export function CreateBillsCard({ connection, orgId }: { connection: Connection;
               Tax week and year, from the bill date
             </p>
           </div>
-          <div className="grid gap-1.5">
+          <div className="grid content-start gap-1.5">
             <Label htmlFor={`${formId}-account`}>Account Code</Label>
             <AccountCodeSelect
               id={`${formId}-account`}
@@ -387,7 +387,7 @@ export function CreateBillsCard({ connection, orgId }: { connection: Connection;
         </div>
 
         <div className="rounded-xl border border-border">
-          <div className="hidden grid-cols-[minmax(0,2.2fr)_minmax(0,1.2fr)_auto_minmax(0,1fr)_minmax(0,1fr)_auto] items-center gap-3 border-b border-border bg-muted/60 px-3 py-2 text-xs font-semibold uppercase tracking-wide text-muted-foreground md:grid">
+          <div className="hidden grid-cols-[minmax(0,2.2fr)_minmax(0,1.2fr)_6.5rem_minmax(0,1fr)_minmax(0,1fr)_5.5rem] items-center gap-3 border-b border-border bg-muted/60 px-3 py-2 text-xs font-semibold uppercase tracking-wide text-muted-foreground md:grid">
             <span className="flex items-center gap-1">
               Subcontractor
               <Tooltip content="Read the subcontractors and their CIS settings again from Xero">
@@ -411,7 +411,7 @@ export function CreateBillsCard({ connection, orgId }: { connection: Connection;
             <span>Amount Due (80%)</span>
             <span>Actions</span>
           </div>
-          <div className="grid grid-cols-2 items-start gap-3 p-3 md:grid-cols-[minmax(0,2.2fr)_minmax(0,1.2fr)_auto_minmax(0,1fr)_minmax(0,1fr)_auto] md:items-center">
+          <div className="grid grid-cols-2 items-start gap-3 p-3 md:grid-cols-[minmax(0,2.2fr)_minmax(0,1.2fr)_6.5rem_minmax(0,1fr)_minmax(0,1fr)_5.5rem] md:items-center">
             <div className="col-span-2 grid gap-1.5 md:col-span-1">
               <Label htmlFor={`${formId}-contact`} className="md:sr-only">
                 Subcontractor

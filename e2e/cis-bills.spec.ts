@@ -1,0 +1,185 @@
+import type { Page } from '@playwright/test';
+import { APP_ORIGIN, connectDemo, expect, resetSandbox, SANDBOX_URL, screenshot, setTheme, test } from './fixtures';
+
+interface SandboxWrite {
+  kind: string;
+  action: string;
+  id: string;
+  summary: Record<string, string | number | boolean | null>;
+}
+
+/** The bills the sandbox applied since the ledger was last cleared. */
+async function billWrites(page: Page): Promise<SandboxWrite[]> {
+  const res = await page.request.get(`${SANDBOX_URL}/__sandbox/ledger`);
+  const ledger = (await res.json()) as { writes: SandboxWrite[] };
+  return ledger.writes.filter((w) => w.kind === 'bill');
+}
+
+/**
+ * Saves the default bill account (321 Subcontractors) and the CIS group through the settings API, as the
+ * settings screen would.
+ */
+async function saveCisSettings(page: Page) {
+  const accounts = (await (await page.request.get('/api/xero/direct-costs-accounts')).json()) as Array<{ id: string; code: string }>;
+  const groups = (await (await page.request.get('/api/xero/contact-groups')).json()) as Array<{ id: string; name: string }>;
+  const res = await page.request.patch('/api/xero/settings', {
+    data: {
+      defaultBillAccountId: accounts.find((a) => a.code === '321')?.id,
+      defaultCisSubcontractorsGroupId: groups.find((g) => g.name === 'CIS Subcontractors')?.id,
+    },
+    headers: { origin: APP_ORIGIN },
+  });
+  expect(res.status(), await res.text()).toBe(200);
+}
+
+async function addBill(page: Page, subcontractor: string, amount: string) {
+  await page.getByRole('combobox', { name: /^Subcontractor/ }).click();
+  await page.getByRole('textbox', { name: 'Search contractors' }).fill(subcontractor.slice(0, 6));
+  const escaped = subcontractor.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  await page.getByRole('option', { name: new RegExp(`^${escaped}( \\(No UTR\\))?$`) }).click();
+  await page.getByRole('spinbutton', { name: 'Gross Amount' }).fill(amount);
+  await page.getByRole('button', { name: 'Add', exact: true }).click();
+}
+
+function draftRow(page: Page, text: string) {
+  return page.getByRole('table', { name: 'Draft CIS bills' }).getByRole('row').filter({ hasText: text });
+}
+
+test.describe('CIS Bills', () => {
+  test('creates three drafts and two approved bills, edits, approves and deletes; the sandbox ledger matches', async ({ page }) => {
+    // A long journey on a machine shared with other test runs.
+    test.setTimeout(240_000);
+    await resetSandbox(page);
+    await connectDemo(page, { active: 'Demo Builders Ltd' });
+    await saveCisSettings(page);
+    await page.request.delete(`${SANDBOX_URL}/__sandbox/ledger`);
+
+    await page.goto('/cis-invoices');
+    await expect(page.getByRole('heading', { name: 'CIS Bills', exact: true })).toBeVisible();
+    await expect(page.getByText('No bills added yet. Add a bill using the form above.')).toBeVisible();
+    await expect(page.getByRole('combobox', { name: 'Account Code' })).toContainText('Subcontractors (321)');
+    await expect(page.getByRole('checkbox', { name: 'Create as draft bills (uncheck to approve immediately)' })).toBeChecked();
+    const reference = await page.getByRole('textbox', { name: 'Reference Number' }).inputValue();
+    expect(reference).toMatch(/^\d{4}$/);
+
+    // The subcontractor search, with "(No UTR)" on subcontractors without verified CIS settings.
+    await page.getByRole('combobox', { name: /^Subcontractor/ }).click();
+    await expect(page.getByRole('option', { name: 'Stone & Sons Brickwork (No UTR)' })).toBeVisible();
+    await expect(page.getByRole('option', { name: 'Hughes Groundworks Ltd', exact: true })).toBeVisible();
+    await page.getByRole('textbox', { name: 'Search contractors' }).fill('zzz');
+    await expect(page.getByText('No CIS subcontractors found')).toBeVisible();
+    await page.keyboard.press('Escape');
+
+    // Validation before anything is sent.
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    await expect(page.getByText('Please select a subcontractor').first()).toBeVisible();
+
+    // Gross/net convert: 800 net is 1,000 gross.
+    await page.getByRole('spinbutton', { name: 'Gross Amount' }).fill('800');
+    await page.getByRole('button', { name: 'Convert to net (80%)' }).click();
+    await expect(page.getByText('Converted to net (80%)').first()).toBeVisible();
+    await expect(page.getByRole('spinbutton', { name: 'Net Amount (80%)' })).toHaveValue('640.00');
+    await page.getByRole('button', { name: 'Convert to gross (100%)' }).click();
+    await expect(page.getByRole('spinbutton', { name: 'Gross Amount' })).toHaveValue('800.00');
+    await page.getByRole('spinbutton', { name: 'Gross Amount' }).fill('');
+
+    await addBill(page, 'Hughes Groundworks Ltd', '1111.11');
+    await addBill(page, 'A. Patel Plastering', '2222.22');
+    await addBill(page, 'Stone & Sons Brickwork', '333.33');
+    await expect(page.getByText('Check CIS before sending')).toBeVisible();
+    const added = page.getByRole('table', { name: 'Bills to create' });
+    await expect(added.getByRole('row').filter({ hasText: 'Hughes Groundworks Ltd' })).toContainText('£222.22');
+    await expect(added.getByRole('row').filter({ hasText: 'Hughes Groundworks Ltd' })).toContainText('£888.89');
+    await screenshot(page, 'cis-bills-added-light-1280');
+    await page.getByRole('button', { name: 'Create 3 Bill(s) in Xero' }).click();
+    await expect(page.getByText('Created 3 of 3 bill(s) in Xero')).toBeVisible();
+    await expect(page.getByText('No bills added yet. Add a bill using the form above.')).toBeVisible();
+    await screenshot(page, 'cis-bills-created-light-1280');
+
+    await page.getByRole('checkbox', { name: 'Create as draft bills (uncheck to approve immediately)' }).click();
+    await addBill(page, 'Northside Electrical Ltd', '4444.44');
+    await addBill(page, 'K. Nowak Carpentry', '555.55');
+    await page.getByRole('button', { name: 'Create 2 Bill(s) in Xero' }).click();
+    await expect(page.getByText('Created 2 of 2 bill(s) in Xero')).toBeVisible();
+    await expect(page.getByText('Created and approved').first()).toBeVisible();
+
+    // The three drafts are listed; the approved ones are not.
+    await expect(draftRow(page, '£1,111.11')).toHaveCount(1);
+    await expect(draftRow(page, '£2,222.22')).toHaveCount(1);
+    await expect(draftRow(page, '£333.33')).toHaveCount(1);
+    await expect(draftRow(page, '£4,444.44')).toHaveCount(0);
+
+    // Edit a draft's amount.
+    await draftRow(page, '£2,222.22').getByRole('button', { name: /^Edit amount/ }).click();
+    await page.getByRole('spinbutton', { name: 'Gross amount for A. Patel Plastering' }).fill('2500');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect(draftRow(page, '£2,500.00')).toContainText('£500.00');
+    await expect(draftRow(page, '£2,500.00')).toContainText('£2,000.00');
+
+    // Approve one.
+    await draftRow(page, '£1,111.11').getByRole('button', { name: /^Approve bill/ }).click();
+    await expect(page.getByText('Bill Approved').first()).toBeVisible();
+    await expect(draftRow(page, '£1,111.11')).toHaveCount(0);
+
+    // Delete one through the dialog.
+    await draftRow(page, '£333.33').getByRole('button', { name: /^Delete bill/ }).click();
+    const dialog = page.getByRole('dialog', { name: 'Confirm Deletion' });
+    await expect(dialog).toContainText('Stone & Sons Brickwork');
+    await expect(dialog).toContainText('This action cannot be undone.');
+    await screenshot(page, 'cis-bills-delete-dialog-light-1280');
+    await dialog.getByRole('button', { name: 'Delete' }).click();
+    await expect(dialog).toBeHidden();
+    await expect(draftRow(page, '£333.33')).toHaveCount(0);
+
+    // Exactly what the user did, nothing more.
+    const writes = await billWrites(page);
+    const creates = writes.filter((w) => w.action === 'create');
+    expect(creates.map((w) => [w.summary.total, w.summary.status, w.summary.invoiceNumber])).toEqual([
+      [1111.11, 'DRAFT', reference],
+      [2222.22, 'DRAFT', reference],
+      [333.33, 'DRAFT', reference],
+      [4444.44, 'AUTHORISED', reference],
+      [555.55, 'AUTHORISED', reference],
+    ]);
+    const byTotal = (total: number) => creates.find((w) => w.summary.total === total)?.id;
+    expect(writes.filter((w) => w.action !== 'create').map((w) => [w.action, w.id, w.summary.status, w.summary.total])).toEqual([
+      ['update', byTotal(2222.22), 'DRAFT', 2500],
+      ['approve', byTotal(1111.11), 'AUTHORISED', 1111.11],
+      ['delete', byTotal(333.33), 'DELETED', 333.33],
+    ]);
+    expect(writes).toHaveLength(8);
+  });
+
+  test('approving without a default bill account sends the user to the settings', async ({ page }) => {
+    await resetSandbox(page);
+    await connectDemo(page, { active: 'Demo Builders Ltd' });
+    const res = await page.request.patch('/api/xero/settings', { data: { defaultBillAccountId: null }, headers: { origin: APP_ORIGIN } });
+    expect(res.status()).toBe(200);
+    await page.goto('/cis-invoices');
+    await page.evaluate(() => localStorage.clear());
+    await page.reload();
+    const row = page.getByRole('table', { name: 'Draft CIS bills' }).getByRole('row').nth(1);
+    await row.getByRole('button', { name: /^Approve bill/ }).click();
+    await expect(page.getByText('Please set a default bill account in the settings page before approving bills.').first()).toBeVisible();
+    await expect(page).toHaveURL(/\/settings/);
+  });
+
+  for (const theme of ['light', 'dark'] as const) {
+    for (const width of [1280, 375]) {
+      test(`looks finished: CIS Bills, ${theme}, ${width}px`, async ({ page }) => {
+        await connectDemo(page, { active: 'Demo Builders Ltd' });
+        await page.setViewportSize({ width, height: 900 });
+        await page.goto('/cis-invoices');
+        await setTheme(page, theme);
+        await page.reload();
+        await expect(page.getByRole('heading', { name: 'CIS Bills', exact: true })).toBeVisible();
+        await expect(page.getByText('Loading draft bills...')).toBeHidden();
+        await addBill(page, 'R. Singh Tiling', '1500');
+        await screenshot(page, `cis-bills-${theme}-${width}`);
+        await page.getByRole('combobox', { name: /^Subcontractor/ }).click();
+        await expect(page.getByRole('listbox', { name: 'Subcontractors' })).toBeVisible();
+        await page.screenshot({ path: `e2e/screenshots/cis-bills-picker-${theme}-${width}.png` });
+      });
+    }
+  }
+});
