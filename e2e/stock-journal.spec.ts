@@ -285,6 +285,9 @@ test.describe('Stock Journal', () => {
         if (!week) throw new Error('no week');
         await expand(page, week.formattedRange);
         await screenshot(page, `stock-journal-open-${theme}-${width}`);
+        // What a person sees without scrolling past the open week: the journal card at this width.
+        await page.getByRole('region', { name: `Journal for ${week.formattedRange}` }).scrollIntoViewIfNeeded();
+        await page.screenshot({ path: `e2e/screenshots/stock-journal-open-view-${theme}-${width}.png` });
       });
     }
   }

@@ -51,7 +51,7 @@ export function SalesPeriods({
                 >
                   <span className="flex min-w-0 items-center gap-2 font-medium">
                     <ChevronDown aria-hidden className="size-4 shrink-0 text-muted-foreground transition-transform group-data-[state=open]:rotate-180" />
-                    <span className="truncate">{row.week.formattedRange}</span>
+                    <span className="md:truncate">{row.week.formattedRange}</span>
                   </span>
                   <span className="justify-self-end md:justify-self-start md:order-none">
                     <span className="md:hidden">
@@ -75,7 +75,7 @@ export function SalesPeriods({
               </h3>
             </Accordion.Header>
             <Accordion.Content className="border-t border-border bg-background/60 p-3 sm:p-4">
-              <div className="grid gap-4 lg:grid-cols-[minmax(0,2fr)_minmax(0,3fr)]">
+              <div className="grid grid-cols-[minmax(0,1fr)] items-start gap-4 lg:grid-cols-[minmax(0,2fr)_minmax(0,3fr)]">
                 <PeriodJournalCard parts={row.parts} marginRate={marginRate} postingKey={postingKey} onPost={onPost} />
                 <PeriodInvoicesCard week={row.week} />
               </div>
