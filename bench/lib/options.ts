@@ -64,7 +64,7 @@ export function readOptions(argv: string[]): BenchOptions {
       bills: readInt('BENCH_DAY_BILLS', 5, 0),
       journals: readInt('BENCH_DAY_JOURNALS', 1, 0),
     },
-    durationSec: readInt('BENCH_DURATION', quick ? 2 : 5),
+    durationSec: readInt('BENCH_DURATION', quick ? 3 : 5),
     loadRuns: readInt('BENCH_LOAD_RUNS', quick ? 1 : 3),
     connections: readInt('BENCH_CONNECTIONS', 10),
     invoiceSizes: [readInt('BENCH_INVOICES_SMALL', quick ? 200 : 1000), readInt('BENCH_INVOICES_LARGE', quick ? 1000 : 5000)],

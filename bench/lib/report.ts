@@ -33,7 +33,7 @@ function outcomeBlock<T>(outcome: PartOutcome<T> | undefined, render: (value: T)
 }
 
 function ratioText(row: CallsRow): string {
-  if (row.status !== 'ok') return '—';
+  if (row.status !== 'ok' || !row.goal) return '—';
   if (!row.ratio) return row.calls?.median === 0 ? '∞ (no calls)' : '—';
   return `${formatSpread(row.ratio, 1)}×`;
 }
