@@ -26,8 +26,8 @@ export interface FeatureCardProps {
 /** One feature's defaults: title, the refresh button, and its controls, all disabled when the feature is off. */
 export function FeatureCard({ title, description, icon: Icon, enabled, refreshLabel, onRefresh, refreshing, loading, children }: FeatureCardProps) {
   return (
-    <Card role="region" aria-label={title} className={cn('flex flex-col transition-opacity', !enabled && 'opacity-60')}>
-      <CardHeader className="flex-row items-start justify-between gap-3">
+    <Card role="region" aria-label={title} className={cn('flex min-w-0 flex-col transition-opacity', !enabled && 'opacity-60')}>
+      <CardHeader className="flex-col items-stretch gap-3 sm:flex-row sm:items-start sm:justify-between">
         <div className="flex min-w-0 items-start gap-3">
           <span className="mt-0.5 flex size-9 shrink-0 items-center justify-center rounded-lg bg-accent text-accent-foreground">
             <Icon aria-hidden className="size-4" />
@@ -40,7 +40,7 @@ export function FeatureCard({ title, description, icon: Icon, enabled, refreshLa
             <CardDescription className="mt-1">{description}</CardDescription>
           </div>
         </div>
-        <Button variant="outline" size="sm" className="shrink-0" onClick={onRefresh} disabled={!enabled || loading || refreshing}>
+        <Button variant="outline" size="sm" className="shrink-0 self-start" onClick={onRefresh} disabled={!enabled || loading || refreshing}>
           {refreshing ? <Spinner className="size-4" label={`${refreshLabel} in progress`} /> : <RefreshCw aria-hidden />}
           {refreshLabel}
         </Button>

@@ -65,7 +65,7 @@ export function MaintenanceCard({ orgId }: { orgId: OrgId }) {
 
   const job = confirming ? JOBS[confirming] : null;
   return (
-    <Card role="region" aria-label="Database Maintenance">
+    <Card role="region" aria-label="Database Maintenance" className="min-w-0">
       <CardHeader className="flex-row items-start gap-3">
         <span className="mt-0.5 flex size-9 shrink-0 items-center justify-center rounded-lg bg-accent text-accent-foreground">
           <Database aria-hidden className="size-4" />

@@ -189,8 +189,8 @@ function SettingsForm({ connection, orgId, flags }: { connection: Connection; or
   const example = getJournalAmountPence(10_000, form.editingMarginRate);
 
   return (
-    <form onSubmit={submit} noValidate className="grid gap-5">
-      <div className="grid gap-5 lg:grid-cols-2">
+    <form onSubmit={submit} noValidate className="grid grid-cols-1 gap-5">
+      <div className="grid grid-cols-1 gap-5 lg:grid-cols-2">
         <FeatureCard
           title="Pay Invoices"
           description="Where card and cash payments of sales invoices are recorded."
