@@ -1,0 +1,991 @@
+/**
+ * The world the exactly-once property drives (issue 11, "money writes survive every fault exactly once"):
+ * a fresh Ledgerlink on a fresh database against a freshly reset sandbox, one connected user, the four
+ * money-writing actions sent the way the browser sends them (one Idempotency-Key per action, the same
+ * request again with the same key after a 5xx, up to twice), faults aimed at Xero on a schedule the
+ * property chooses, crashes left in the write ledger as a stopped server would leave them, a restarted
+ * instance that reconciles, and the check that Xero holds exactly what the users were told.
+ */
+import { and, eq, inArray } from 'drizzle-orm';
+import type { LightMyRequestResponse } from 'fastify';
+import { getUkToday } from '../../shared/dates';
+import { fromPence } from '../../shared/money';
+import { getStockJournalKey, getStockJournalReference, splitSalesPeriod, type JournalPeriod, type SalesPeriod } from '../../shared/stock-journal';
+import { SEED_NAMES, startSandbox, type LedgerWrite, type Sandbox } from '../../sandbox/sandbox';
+import type { OrgRec } from '../../sandbox/state';
+import { organizations, stockJournalEntries, xeroWrites } from '../db/schema/index.ts';
+import { TEST_ORIGIN } from '../test/app';
+import { createConnectedUser, createXeroTestApp, enableFeatures, TEST_CLIENT, type XeroTestApp } from '../test/xero';
+import { fingerprintOf, type WriteRow } from '../xero/write-ledger';
+import { buildPaymentBody } from '../xero/xero-http/pay-invoices';
+import { buildManualJournalBody } from '../xero/xero-http/stock-journal';
+
+export type Owner = Awaited<ReturnType<typeof createConnectedUser>>;
+
+/** Where a fault is aimed: at the action's write endpoint only, or at every Accounting API call. */
+export type FaultAim = 'write' | 'all';
+
+/** One action's fault schedule (src/sandbox/faults.ts), set just before the action is sent. */
+export interface FaultPlan {
+  aim: FaultAim;
+  /** The next N calls answer `errorStatus`. */
+  failNext: number;
+  errorStatus: 500 | 503;
+  /** A 429 burst, with Retry-After: 1 or without Retry-After. */
+  burst: { count: number; retryAfterSeconds: 1 | null } | null;
+  latencyMs: number;
+  /** The next N writes are applied, then the connection is dropped before the answer. */
+  dropAfterWrite: number;
+  /** Every access token expires just as the action's first write leaves Ledgerlink. */
+  expireMidWrite: boolean;
+}
+
+export const NO_FAULTS: FaultPlan = { aim: 'all', failNext: 0, errorStatus: 500, burst: null, latencyMs: 0, dropAfterWrite: 0, expireMidWrite: false };
+
+export type CashShare = 'none' | 'part' | 'full';
+export type CrashedKind = 'payment' | 'bill.create' | 'journal.create' | 'invoice.approve';
+export type CrashPoint = 'pending' | 'sent-applied' | 'sent-lost';
+
+export type Op =
+  | { kind: 'pay'; share: 'full' | 'part' | 'penny'; isCard: boolean; faults: FaultPlan; double: boolean }
+  | { kind: 'bill'; pence: number; authorised: boolean; faults: FaultPlan; double: boolean }
+  | { kind: 'bills'; bills: Array<{ pence: number; authorised: boolean }>; faults: FaultPlan; double: boolean }
+  | { kind: 'approve'; cash: CashShare[]; faults: FaultPlan; double: boolean }
+  | { kind: 'journal'; faults: FaultPlan; double: boolean }
+  | { kind: 'crash'; write: CrashedKind; at: CrashPoint };
+
+/** The Xero write an action or a crash is about, as the sandbox ledger records it. */
+export type WriteType = 'payment' | 'bill' | 'journal' | 'approve';
+
+export interface Target {
+  type: WriteType;
+  /** Invoice id (payment, approve), bill reference, or journal narration: what the sandbox write carries. */
+  target: string;
+  /** The ledger key of this write (rows are looked up by it). */
+  key: string;
+  amountPence: number;
+}
+
+/** What one user action was told, after the browser's retries. */
+export type Told = 'success' | 'refused' | 'in-doubt';
+
+export interface ActionRecord {
+  label: string;
+  targets: Target[];
+  /** Per target key: what the user was told about that write, and the Xero id when told it succeeded. */
+  told: Map<string, { told: Told; xeroId?: string; message?: string }>;
+  /** Final HTTP statuses of each submission (two for a double submit). */
+  statuses: number[];
+  attempts: number;
+}
+
+export interface CrashRecord {
+  label: string;
+  target: Target;
+  at: CrashPoint;
+  /** The Xero id of the write applied directly (sent-applied). */
+  appliedId?: string;
+  journalEntryId?: number;
+}
+
+export interface World {
+  t: XeroTestApp;
+  sandbox: Sandbox;
+  owner: Owner;
+  label: string;
+  shop: { organizationId: number; tenantId: string };
+  builders: { organizationId: number; tenantId: string };
+  ids: { card: string; cash: string; stock: string; cost: string; dailySales: string; subcontractors: string[] };
+  today: string;
+  /** Open sales invoices nothing has been paid on, handed out one per payment. */
+  invoices: Array<{ invoiceId: string; invoiceNumber: string; duePence: number }>;
+  drafts: Array<{ invoiceId: string; invoiceNumber: string; totalPence: number }> | null;
+  periods: JournalPeriod[] | null;
+  serial: number;
+  actions: ActionRecord[];
+  crashes: CrashRecord[];
+  /** Product misbehaviour seen on the wire (a 500, a refusal without a message…). */
+  problems: string[];
+  counts: Record<string, number>;
+}
+
+/** Xero's limits are raised: the runs count writes, and Retry-After waits are the 429s the faults send. */
+export const XERO_HTTP_OPTIONS = {
+  backoffMs: () => 5,
+  gate: { maxInFlight: 5, perMinute: 100_000, windowMs: 60_500 },
+};
+
+export async function startExactlyOnceSandbox(): Promise<Sandbox> {
+  return startSandbox({
+    port: 0,
+    dataDir: null,
+    clients: [{ ...TEST_CLIENT, redirectUris: [`${TEST_ORIGIN}/api/xero/callback`, `${TEST_ORIGIN}/api/auth/xero/callback`] }],
+    minuteLimit: 100_000,
+    concurrentLimit: 50,
+    appMinuteLimit: 1_000_000,
+  });
+}
+
+function orgRec(sandbox: Sandbox, tenantId: string): OrgRec {
+  const org = sandbox.state.orgs.find((o) => o.OrganisationID === tenantId);
+  if (!org) throw new Error(`sandbox has no organisation ${tenantId}`);
+  return org;
+}
+
+function required<T>(value: T | undefined | null, what: string): T {
+  if (value === undefined || value === null) throw new Error(`seed has no ${what}`);
+  return value;
+}
+
+/** A reset sandbox and a new Ledgerlink (new database) with one user connected to both demo organisations. */
+export async function createWorld(sandbox: Sandbox, label: string): Promise<World> {
+  await sandbox.reset();
+  const t = await createXeroTestApp({ sandboxInstance: sandbox, xeroHttp: XERO_HTTP_OPTIONS });
+  const owner = await createConnectedUser(t, `eo.${label}`);
+  const shopOrg = required(
+    owner.orgs.find((o) => o.tenantName === SEED_NAMES.shop),
+    'Demo Shop',
+  );
+  const buildersOrg = required(
+    owner.orgs.find((o) => o.tenantName === SEED_NAMES.builders),
+    'Demo Builders',
+  );
+  await enableFeatures(t, shopOrg.organizationId);
+  await enableFeatures(t, buildersOrg.organizationId);
+  const shopRec = orgRec(sandbox, shopOrg.tenantId);
+  const buildersRec = orgRec(sandbox, buildersOrg.tenantId);
+  const account = (org: OrgRec, test: (a: OrgRec['accounts'][number]) => boolean, what: string) => required(org.accounts.find(test), what).AccountID;
+  const ids = {
+    card: account(shopRec, (a) => a.Name === SEED_NAMES.creditCardAccount, 'card account'),
+    cash: account(shopRec, (a) => a.Name === SEED_NAMES.cashAccount, 'cash account'),
+    stock: account(shopRec, (a) => a.Code === '630', 'stock account'),
+    cost: account(shopRec, (a) => a.Code === '310', 'cost account'),
+    dailySales: required(
+      shopRec.contacts.find((c) => c.Name === SEED_NAMES.dailySalesContact),
+      'Daily Sales',
+    ).ContactID,
+    subcontractors: required(
+      buildersRec.contactGroups.find((g) => g.Name === SEED_NAMES.cisGroup),
+      'CIS group',
+    ).contactIds,
+  };
+  // The defaults the features need, as Settings would save them.
+  await t.database.db
+    .update(organizations)
+    .set({
+      defaultCashAccountId: ids.cash,
+      defaultStockJournalContactId: ids.dailySales,
+      defaultStockJournalStockAccountId: ids.stock,
+      defaultStockJournalCostAccountId: ids.cost,
+      defaultStockJournalMarginRate: '1.35',
+      defaultStockJournalPostingStatus: 'draft',
+    })
+    .where(eq(organizations.id, shopOrg.organizationId));
+  const invoices = shopRec.invoices
+    .filter((i) => i.Type === 'ACCREC' && i.Status === 'AUTHORISED' && i.amountPaid === 0 && i.total > 100)
+    .map((i) => ({ invoiceId: i.InvoiceID, invoiceNumber: i.InvoiceNumber, duePence: i.total }));
+  return {
+    t,
+    sandbox,
+    owner,
+    label,
+    shop: { organizationId: shopOrg.organizationId, tenantId: shopOrg.tenantId },
+    builders: { organizationId: buildersOrg.organizationId, tenantId: buildersOrg.tenantId },
+    ids,
+    today: getUkToday(),
+    invoices,
+    drafts: null,
+    periods: null,
+    serial: 0,
+    actions: [],
+    crashes: [],
+    problems: [],
+    counts: {},
+  };
+}
+
+function count(world: World, name: string, by = 1) {
+  world.counts[name] = (world.counts[name] ?? 0) + by;
+}
+
+/* ------------------------------------------------------------------ faults */
+
+let armedSandbox: Sandbox | null = null;
+let realFetch: typeof fetch | null = null;
+
+/**
+ * Token expiry mid-write: the test wraps fetch (the app runs in this process) so that, when armed, every
+ * access token expires just as the next write to the Accounting API leaves Ledgerlink: after the write was
+ * recorded and its token read, before Xero sees it.
+ */
+export function installMidWriteExpiry(): void {
+  if (realFetch) return;
+  const original = globalThis.fetch;
+  realFetch = original;
+  globalThis.fetch = (async (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => {
+    const method = (init?.method ?? 'GET').toUpperCase();
+    const url = input instanceof URL ? input : new URL(typeof input === 'string' ? input : input.url);
+    if (armedSandbox && method !== 'GET' && url.pathname.startsWith('/api.xro/') && url.origin === armedSandbox.url) {
+      const sandbox = armedSandbox;
+      armedSandbox = null;
+      sandbox.expireTokens();
+    }
+    return original(input, init);
+  }) as typeof fetch;
+}
+
+export function removeMidWriteExpiry(): void {
+  if (realFetch) globalThis.fetch = realFetch;
+  realFetch = null;
+  armedSandbox = null;
+}
+
+function writePathOf(op: Op): string {
+  switch (op.kind) {
+    case 'pay':
+      return '/api.xro/2.0/Payments';
+    case 'journal':
+      return '/api.xro/2.0/ManualJournals';
+    default:
+      return '/api.xro/2.0/Invoices';
+  }
+}
+
+export function applyFaults(world: World, plan: FaultPlan, writePath: string): void {
+  world.sandbox.clearFaults();
+  armedSandbox = plan.expireMidWrite ? world.sandbox : null;
+  const faults: Parameters<Sandbox['setFaults']>[0] = {};
+  if (plan.aim === 'write') faults.pathPrefix = writePath;
+  if (plan.failNext > 0) {
+    faults.failNext = plan.failNext;
+    faults.errorStatus = plan.errorStatus;
+  }
+  if (plan.burst) faults.rateLimitBurst = { count: plan.burst.count, retryAfterSeconds: plan.burst.retryAfterSeconds };
+  if (plan.latencyMs > 0) faults.latencyMs = plan.latencyMs;
+  if (plan.dropAfterWrite > 0) faults.dropAfterWrite = plan.dropAfterWrite;
+  world.sandbox.setFaults(faults);
+  for (const [name, on] of Object.entries({
+    failNext: plan.failNext > 0,
+    burst429RetryAfter: plan.burst?.retryAfterSeconds === 1,
+    burst429NoRetryAfter: plan.burst?.retryAfterSeconds === null,
+    latency: plan.latencyMs > 0,
+    dropAfterWrite: plan.dropAfterWrite > 0,
+    expireMidWrite: plan.expireMidWrite,
+  })) {
+    if (on) count(world, `fault.${name}`);
+  }
+}
+
+export function clearFaults(world: World): void {
+  world.sandbox.clearFaults();
+  armedSandbox = null;
+}
+
+/* ------------------------------------------------------------------ the browser */
+
+export interface Answer {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+function parse(res: LightMyRequestResponse): Answer {
+  let body: Record<string, unknown> = {};
+  try {
+    const parsed: unknown = res.json();
+    if (parsed && typeof parsed === 'object') body = parsed as Record<string, unknown>;
+  } catch {
+    body = { unparsed: res.body.slice(0, 200) };
+  }
+  return { status: res.statusCode, body };
+}
+
+/** One request, sent once (the user closed the tab before the browser could retry). */
+export async function postOnce(world: World, url: string, payload: unknown, key: string): Promise<Answer> {
+  const res = await world.t.app.inject({
+    method: 'POST',
+    url,
+    headers: { cookie: world.owner.cookie, origin: TEST_ORIGIN, 'idempotency-key': key },
+    payload: payload as Record<string, unknown>,
+  });
+  return parse(res);
+}
+
+/** One user action as the browser sends it: the same request and key again after a 5xx, up to twice. */
+async function sendAsBrowser(world: World, url: string, payload: unknown, key: string): Promise<{ answer: Answer; attempts: number }> {
+  let answer: Answer = { status: 0, body: {} };
+  let attempts = 0;
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    attempts += 1;
+    const res = await world.t.app.inject({
+      method: 'POST',
+      url,
+      headers: { cookie: world.owner.cookie, origin: TEST_ORIGIN, 'idempotency-key': key },
+      payload: payload as Record<string, unknown>,
+    });
+    answer = parse(res);
+    if (answer.status < 500) break;
+  }
+  return { answer, attempts };
+}
+
+/** A 4xx must carry a message; a 5xx may only pass on Xero's unavailability, with a message. */
+function checkAnswer(world: World, label: string, answer: Answer): void {
+  const message = answer.body.message;
+  if (answer.status >= 400 && (typeof message !== 'string' || message.trim() === '')) {
+    world.problems.push(`${label}: ${answer.status} without a message: ${JSON.stringify(answer.body).slice(0, 200)}`);
+  }
+  if (answer.status >= 500 && (answer.status === 500 || answer.body.code !== 'XERO_UNAVAILABLE')) {
+    world.problems.push(`${label}: ${answer.status} ${String(answer.body.code)}: ${String(message)}`);
+  }
+  count(world, `answer.${answer.status}`);
+}
+
+/** What a whole-request answer tells about the request's writes. */
+function toldBy(answer: Answer): Told {
+  if (answer.status >= 200 && answer.status < 300) return 'success';
+  const state = answer.body.writeState;
+  if (state === 'pending' || state === 'sent' || state === 'unknown') return 'in-doubt';
+  // Xero did not answer: whatever happened is for the ledger and its lookups to settle.
+  if (answer.status >= 500) return 'in-doubt';
+  return 'refused';
+}
+
+/** Two submissions of one action (a double click): the user believes the better of the two answers. */
+function combine(a: Told, b: Told): Told {
+  if (a === 'success' || b === 'success') return 'success';
+  if (a === 'in-doubt' || b === 'in-doubt') return 'in-doubt';
+  return 'refused';
+}
+
+async function submit(world: World, op: { double: boolean }, url: string, payload: unknown, key: string, label: string) {
+  const runs = op.double ? [sendAsBrowser(world, url, payload, key), sendAsBrowser(world, url, payload, key)] : [sendAsBrowser(world, url, payload, key)];
+  if (op.double) count(world, 'doubleSubmit');
+  const results = await Promise.all(runs);
+  for (const r of results) checkAnswer(world, label, r.answer);
+  return { answers: results.map((r) => r.answer), attempts: results.reduce((s, r) => s + r.attempts, 0) };
+}
+
+function nextKey(world: World, what: string): string {
+  world.serial += 1;
+  return `eo-${world.label}-${what}-${world.serial}`;
+}
+
+/* ------------------------------------------------------------------ pools */
+
+export async function takeInvoice(world: World) {
+  return world.invoices.shift() ?? null;
+}
+
+export async function loadDrafts(world: World) {
+  if (world.drafts) return world.drafts;
+  const res = await world.owner.call('GET', `/api/xero/draft-invoices?org=${world.shop.organizationId}`);
+  if (res.statusCode !== 200) throw new Error(`draft invoices: ${res.statusCode} ${res.body}`);
+  const list = res.json() as Array<{ id: string; invoiceNumber: string; totalAmount: number }>;
+  world.drafts = list.filter((d) => d.totalAmount > 0.1).map((d) => ({ invoiceId: d.id, invoiceNumber: d.invoiceNumber, totalPence: Math.round(d.totalAmount * 100) }));
+  return world.drafts;
+}
+
+export async function loadPeriods(world: World) {
+  if (world.periods) return world.periods;
+  // As the Stock Journal screen does on opening: the status sync (adopts journals made outside), then the weeks.
+  const sync = await world.owner.call('POST', `/api/xero/stock-journal/sync-status?org=${world.shop.organizationId}`);
+  if (sync.statusCode !== 200) throw new Error(`sync-status: ${sync.statusCode} ${sync.body}`);
+  const from = new Date(Date.now() - 150 * 86_400_000).toISOString().slice(0, 10);
+  const res = await world.owner.call(
+    'GET',
+    `/api/xero/sales?org=${world.shop.organizationId}&customerId=${world.ids.dailySales}&fromDate=${from}&toDate=${world.today}`,
+  );
+  if (res.statusCode !== 200) throw new Error(`sales: ${res.statusCode} ${res.body}`);
+  const periods = (res.json() as SalesPeriod[]).flatMap((p) => splitSalesPeriod(p)).filter((p) => p.netTotal > 0 && p.periodEnd < world.today);
+  const journals = orgRec(world.sandbox, world.shop.tenantId).journals;
+  // Periods with a journal already are left for the 409 they must get; the pool hands out free ones.
+  world.periods = periods.filter((p) => !journals.some((j) => j.Narration === getStockJournalReference(p.periodStart, p.periodEnd)));
+  return world.periods;
+}
+
+/* ------------------------------------------------------------------ actions */
+
+export async function rowsByKeys(world: World, keys: string[]): Promise<Map<string, WriteRow>> {
+  if (keys.length === 0) return new Map();
+  const rows = await world.t.database.db
+    .select()
+    .from(xeroWrites)
+    .where(inArray(xeroWrites.idempotencyKey, keys));
+  return new Map(rows.map((r) => [r.idempotencyKey, r]));
+}
+
+function recordAction(world: World, label: string, targets: Target[], answers: Answer[], attempts: number): ActionRecord {
+  const record: ActionRecord = { label, targets, told: new Map(), statuses: answers.map((a) => a.status), attempts };
+  world.actions.push(record);
+  return record;
+}
+
+async function runPay(world: World, op: Extract<Op, { kind: 'pay' }>) {
+  const invoice = await takeInvoice(world);
+  if (!invoice) return;
+  const pence = op.share === 'full' ? invoice.duePence : op.share === 'part' ? Math.max(1, Math.floor(invoice.duePence / 2)) : 1;
+  const key = nextKey(world, 'pay');
+  const body = {
+    invoiceId: invoice.invoiceId,
+    invoiceNumber: invoice.invoiceNumber,
+    accountId: op.isCard ? world.ids.card : world.ids.cash,
+    amount: fromPence(pence),
+    reference: '',
+    isCard: op.isCard,
+    date: world.today,
+  };
+  applyFaults(world, op.faults, writePathOf(op));
+  const { answers, attempts } = await submit(world, op, `/api/xero/payments?org=${world.shop.organizationId}`, body, key, `pay ${invoice.invoiceNumber}`);
+  clearFaults(world);
+  const target: Target = { type: 'payment', target: invoice.invoiceId, key, amountPence: pence };
+  const record = recordAction(world, `pay ${invoice.invoiceNumber} £${fromPence(pence)}${op.double ? ' ×2' : ''}`, [target], answers, attempts);
+  let told: Told | null = null;
+  let xeroId: string | undefined;
+  for (const answer of answers) {
+    told = told ? combine(told, toldBy(answer)) : toldBy(answer);
+    if (answer.status === 200 && typeof answer.body.paymentId === 'string') {
+      if (xeroId && xeroId !== answer.body.paymentId) world.problems.push(`${record.label}: two answers name different payments`);
+      xeroId = answer.body.paymentId;
+    }
+  }
+  record.told.set(key, { told: told ?? 'refused', ...(xeroId ? { xeroId } : {}), message: String(answers[0]?.body.message ?? '') });
+}
+
+export function billRequest(world: World, reference: string, pence: number, authorised: boolean, contactId: string) {
+  return {
+    contactId,
+    date: world.today,
+    reference,
+    lineItems: [{ description: 'Subcontractor services', quantity: 1, unitAmount: fromPence(pence), accountCode: '321' }],
+    status: authorised ? 'AUTHORISED' : 'DRAFT',
+  };
+}
+
+export function pickSubcontractor(world: World): string {
+  const list = world.ids.subcontractors;
+  return required(list[world.serial % list.length], 'subcontractor');
+}
+
+async function runBill(world: World, op: Extract<Op, { kind: 'bill' }>) {
+  const key = nextKey(world, 'bill');
+  const reference = `EO${world.serial}`;
+  const body = billRequest(world, reference, op.pence, op.authorised, pickSubcontractor(world));
+  applyFaults(world, op.faults, writePathOf(op));
+  const { answers, attempts } = await submit(world, op, `/api/xero/create-bill?org=${world.builders.organizationId}`, body, key, `bill ${reference}`);
+  clearFaults(world);
+  const target: Target = { type: 'bill', target: reference, key, amountPence: op.pence };
+  const record = recordAction(world, `bill ${reference} £${fromPence(op.pence)} ${body.status}${op.double ? ' ×2' : ''}`, [target], answers, attempts);
+  let told: Told | null = null;
+  let xeroId: string | undefined;
+  for (const answer of answers) {
+    told = told ? combine(told, toldBy(answer)) : toldBy(answer);
+    if (answer.status === 200 && typeof answer.body.invoiceID === 'string') {
+      if (xeroId && xeroId !== answer.body.invoiceID) world.problems.push(`${record.label}: two answers name different bills`);
+      xeroId = answer.body.invoiceID;
+    }
+  }
+  record.told.set(key, { told: told ?? 'refused', ...(xeroId ? { xeroId } : {}), message: String(answers[0]?.body.message ?? '') });
+}
+
+async function runBills(world: World, op: Extract<Op, { kind: 'bills' }>) {
+  const key = nextKey(world, 'bills');
+  const bills = op.bills.map((b, i) => {
+    world.serial += 1;
+    const reference = `EO${world.serial}`;
+    return { id: `b${i}`, pence: b.pence, bill: billRequest(world, reference, b.pence, b.authorised, pickSubcontractor(world)) };
+  });
+  applyFaults(world, op.faults, writePathOf(op));
+  const { answers, attempts } = await submit(
+    world,
+    op,
+    `/api/xero/create-bills?org=${world.builders.organizationId}`,
+    { bills: bills.map((b) => ({ id: b.id, ...b.bill })) },
+    key,
+    `bills ${bills.map((b) => b.bill.reference).join(',')}`,
+  );
+  clearFaults(world);
+  const targets: Target[] = bills.map((b) => ({ type: 'bill', target: b.bill.reference, key: `${key}:${b.id}`, amountPence: b.pence }));
+  const record = recordAction(world, `bills ${bills.map((b) => `${b.bill.reference} £${fromPence(b.pence)} ${b.bill.status}`).join(', ')}${op.double ? ' ×2' : ''}`, targets, answers, attempts);
+  for (const bill of bills) {
+    let told: Told | null = null;
+    let xeroId: string | undefined;
+    let message = '';
+    for (const answer of answers) {
+      let itemTold = toldBy(answer);
+      if (answer.status === 200) {
+        const results = (answer.body.results ?? []) as Array<{ id: string; ok: boolean; invoiceID?: string; message?: string; statusCode?: number }>;
+        const result = results.find((r) => r.id === bill.id);
+        if (!result) {
+          world.problems.push(`${record.label}: no result for bill ${bill.id}`);
+          itemTold = 'in-doubt';
+        } else if (result.ok && result.invoiceID) {
+          itemTold = 'success';
+          if (xeroId && xeroId !== result.invoiceID) world.problems.push(`${record.label}: two answers name different bills`);
+          xeroId = result.invoiceID;
+        } else {
+          if (!result.message) world.problems.push(`${record.label}: bill ${bill.id} failed without a message`);
+          if ((result.statusCode ?? 0) >= 500 && result.statusCode !== 502) world.problems.push(`${record.label}: bill ${bill.id} failed with ${result.statusCode}`);
+          message = result.message ?? '';
+          // A failed bill whose write is still open is in doubt; the ledger row says which (checked later).
+          itemTold = (result.statusCode ?? 0) >= 500 || result.statusCode === 409 ? 'in-doubt' : 'refused';
+        }
+      }
+      told = told ? combine(told, itemTold) : itemTold;
+    }
+    record.told.set(`${key}:${bill.id}`, { told: told ?? 'refused', ...(xeroId ? { xeroId } : {}), message });
+  }
+}
+
+async function runApprove(world: World, op: Extract<Op, { kind: 'approve' }>) {
+  const drafts = await loadDrafts(world);
+  const chosen = op.cash.map((share) => ({ share, draft: drafts.shift() })).filter((c): c is { share: CashShare; draft: NonNullable<(typeof c)['draft']> } => Boolean(c.draft));
+  if (chosen.length === 0) return;
+  const key = nextKey(world, 'approve');
+  const items = chosen.map(({ share, draft }) => ({
+    draft,
+    cashPence: share === 'none' ? 0 : share === 'full' ? draft.totalPence : Math.max(1, Math.floor(draft.totalPence / 3)),
+  }));
+  applyFaults(world, op.faults, op.faults.aim === 'write' && items.some((i) => i.cashPence > 0) && world.serial % 2 === 0 ? '/api.xro/2.0/Payments' : writePathOf(op));
+  const { answers, attempts } = await submit(
+    world,
+    op,
+    `/api/xero/draft-invoices/update?org=${world.shop.organizationId}`,
+    { invoices: items.map((i) => ({ id: i.draft.invoiceId, cashAmount: fromPence(i.cashPence), approve: true })) },
+    key,
+    `approve ${items.map((i) => i.draft.invoiceNumber).join(',')}`,
+  );
+  clearFaults(world);
+  const targets: Target[] = items.flatMap((i) => [
+    { type: 'approve' as const, target: i.draft.invoiceId, key: `${key}:approve:${i.draft.invoiceId}`, amountPence: i.draft.totalPence },
+    ...(i.cashPence > 0 ? [{ type: 'payment' as const, target: i.draft.invoiceId, key: `${key}:payment:${i.draft.invoiceId}`, amountPence: i.cashPence }] : []),
+  ]);
+  const record = recordAction(
+    world,
+    `approve ${items.map((i) => `${i.draft.invoiceNumber} cash £${fromPence(i.cashPence)}`).join(', ')}${op.double ? ' ×2' : ''}`,
+    targets,
+    answers,
+    attempts,
+  );
+  // The answer lists the invoices not processed, each with a message; the ledger rows say which of their
+  // writes are open (in doubt) and which were refused.
+  const rows = await rowsByKeys(world, targets.map((tg) => tg.key));
+  for (const target of targets) {
+    let told: Told | null = null;
+    let message = '';
+    for (const answer of answers) {
+      let itemTold = toldBy(answer);
+      if (answer.status === 200) {
+        const failed = ((answer.body.failed ?? []) as Array<{ id: string; message: string }>).find((f) => f.id === target.target);
+        if (!failed) itemTold = 'success';
+        else {
+          message = failed.message;
+          if (!failed.message) world.problems.push(`${record.label}: ${target.target} failed without a message`);
+          const approvedAnyway = /was approved, but its cash payment/.test(failed.message);
+          if (target.type === 'approve' && approvedAnyway) itemTold = 'success';
+          else {
+            const state = rows.get(target.key)?.state;
+            itemTold = state === 'failed' || state === undefined ? 'refused' : state === 'confirmed' ? 'success' : 'in-doubt';
+          }
+        }
+      }
+      told = told ? combine(told, itemTold) : itemTold;
+    }
+    record.told.set(target.key, { told: told ?? 'refused', message });
+  }
+}
+
+async function runJournal(world: World, op: Extract<Op, { kind: 'journal' }>) {
+  const periods = await loadPeriods(world);
+  const period = periods.shift();
+  if (!period) return;
+  const key = nextKey(world, 'journal');
+  const narration = getStockJournalReference(period.periodStart, period.periodEnd);
+  const body = {
+    periodStart: period.periodStart,
+    periodEnd: period.periodEnd,
+    netAmount: period.netTotal,
+    contactId: world.ids.dailySales,
+    stockAccountId: world.ids.stock,
+    costAccountId: world.ids.cost,
+    marginRate: 1.35,
+    reference: narration,
+  };
+  applyFaults(world, op.faults, writePathOf(op));
+  const { answers, attempts } = await submit(world, op, `/api/xero/stock-journal?org=${world.shop.organizationId}`, body, key, `journal ${period.periodStart}`);
+  clearFaults(world);
+  const target: Target = { type: 'journal', target: narration, key, amountPence: 0 };
+  const record = recordAction(world, `journal ${period.periodStart}..${period.periodEnd}${op.double ? ' ×2' : ''}`, [target], answers, attempts);
+  let told: Told | null = null;
+  let xeroId: string | undefined;
+  for (const answer of answers) {
+    told = told ? combine(told, toldBy(answer)) : toldBy(answer);
+    if (answer.status === 201 && typeof answer.body.journalId === 'string') {
+      if (xeroId && xeroId !== answer.body.journalId) world.problems.push(`${record.label}: two answers name different journals`);
+      xeroId = answer.body.journalId;
+    }
+  }
+  record.told.set(key, { told: told ?? 'refused', ...(xeroId ? { xeroId } : {}), message: String(answers[0]?.body.message ?? '') });
+}
+
+/* ------------------------------------------------------------------ crashes */
+
+/**
+ * A server that stopped between recording a write and hearing back: the ledger row is left `pending` (stopped
+ * before sending) or `sent` (stopped while waiting); for `sent-applied` Xero got the write, sent here
+ * directly with the row's own key as the stopped server would have sent it.
+ */
+async function runCrash(world: World, op: Extract<Op, { kind: 'crash' }>) {
+  clearFaults(world);
+  const key = nextKey(world, `crash-${op.write}`);
+  const userId = world.owner.user.id;
+  const http = world.t.app.services.xeroHttp;
+  const sentAt = op.at === 'pending' ? null : new Date();
+  const base = { userId, idempotencyKey: key, state: op.at === 'pending' ? ('pending' as const) : ('sent' as const), attempts: op.at === 'pending' ? 0 : 1, sentAt };
+  const apply = op.at === 'sent-applied';
+  let target: Target;
+  let appliedId: string | undefined;
+  let journalEntryId: number | undefined;
+
+  if (op.write === 'payment') {
+    const invoice = await takeInvoice(world);
+    if (!invoice) return;
+    const pence = Math.max(1, Math.floor(invoice.duePence / 4));
+    const request = {
+      invoiceId: invoice.invoiceId,
+      invoiceNumber: invoice.invoiceNumber,
+      accountId: world.ids.cash,
+      amount: fromPence(pence),
+      date: world.today,
+      reference: `Cash payment for ${invoice.invoiceNumber}`,
+      isCard: false,
+      requestedPence: pence,
+    };
+    target = { type: 'payment', target: invoice.invoiceId, key, amountPence: pence };
+    await world.t.database.db.insert(xeroWrites).values({
+      ...base,
+      organizationId: world.shop.organizationId,
+      kind: 'payment',
+      fingerprint: fingerprintOf('payment', request),
+      targetId: invoice.invoiceId,
+      amountPence: pence,
+      request,
+    });
+    if (apply) {
+      const { data } = await http.send<{ Payments: Array<{ PaymentID: string }> }>(userId, world.shop.tenantId, {
+        method: 'PUT',
+        path: '/api.xro/2.0/Payments',
+        body: buildPaymentBody(request),
+        idempotencyKey: key,
+      });
+      appliedId = data.Payments[0]?.PaymentID;
+    }
+  } else if (op.write === 'bill.create') {
+    world.serial += 1;
+    const reference = `EO${world.serial}`;
+    const contactId = pickSubcontractor(world);
+    const pence = 12_345 + world.serial;
+    const line = { description: 'Subcontractor services', quantity: 1, unitPence: pence, accountCode: '321', taxType: null };
+    const request = { contactId, date: world.today, reference, status: 'DRAFT', totalPence: pence, lineAmountTypes: 'NoTax', lines: [line] };
+    target = { type: 'bill', target: reference, key, amountPence: pence };
+    await world.t.database.db.insert(xeroWrites).values({
+      ...base,
+      organizationId: world.builders.organizationId,
+      kind: 'bill.create',
+      fingerprint: fingerprintOf('bill.create', request),
+      targetId: contactId,
+      amountPence: pence,
+      request,
+    });
+    if (apply) {
+      const element = {
+        Type: 'ACCPAY',
+        Contact: { ContactID: contactId },
+        Date: world.today,
+        DueDate: world.today,
+        InvoiceNumber: reference,
+        LineAmountTypes: 'NoTax',
+        Status: 'DRAFT',
+        LineItems: [{ Description: line.description, Quantity: 1, UnitAmount: fromPence(pence), AccountCode: '321' }],
+      };
+      const { data } = await http.send<{ Invoices: Array<{ InvoiceID: string }> }>(userId, world.builders.tenantId, {
+        method: 'PUT',
+        path: '/api.xro/2.0/Invoices',
+        query: { summarizeErrors: false },
+        body: { Invoices: [element] },
+        idempotencyKey: key,
+      });
+      appliedId = data.Invoices[0]?.InvoiceID;
+    }
+  } else if (op.write === 'journal.create') {
+    const period = (await loadPeriods(world)).shift();
+    if (!period) return;
+    const narration = getStockJournalReference(period.periodStart, period.periodEnd);
+    const netPence = Math.round(period.netTotal * 100);
+    const amountPence = Math.round(netPence / 1.35);
+    const request = {
+      periodStart: period.periodStart,
+      periodEnd: period.periodEnd,
+      netPence,
+      marginRate: 1.35,
+      narration,
+      date: period.periodEnd,
+      status: 'DRAFT' as const,
+      amountPence,
+      costAccountId: world.ids.cost,
+      stockAccountId: world.ids.stock,
+      costDescription: 'Cost of sales',
+      stockDescription: 'Transfer from stock',
+    };
+    target = { type: 'journal', target: narration, key, amountPence };
+    // The stopped post had claimed its period first (one journal per period), as createJournal does.
+    const [entry] = await world.t.database.db
+      .insert(stockJournalEntries)
+      .values({
+        organizationId: world.shop.organizationId,
+        customerId: world.ids.dailySales.toLowerCase(),
+        periodStart: period.periodStart,
+        periodEnd: period.periodEnd,
+        status: 'PENDING',
+        netPence,
+        amountPence,
+        marginRate: '1.35',
+        reference: narration,
+        userId,
+      })
+      .returning();
+    journalEntryId = entry?.id;
+    await world.t.database.db.insert(xeroWrites).values({
+      ...base,
+      organizationId: world.shop.organizationId,
+      kind: 'journal.create',
+      fingerprint: fingerprintOf('journal.create', request),
+      targetId: getStockJournalKey(period.periodStart, period.periodEnd),
+      amountPence,
+      request,
+    });
+    if (apply) {
+      const { data } = await http.send<{ ManualJournals: Array<{ ManualJournalID: string }> }>(userId, world.shop.tenantId, {
+        method: 'PUT',
+        path: '/api.xro/2.0/ManualJournals',
+        body: buildManualJournalBody(request),
+        idempotencyKey: key,
+      });
+      appliedId = data.ManualJournals[0]?.ManualJournalID;
+    }
+  } else {
+    const draft = (await loadDrafts(world)).shift();
+    if (!draft) return;
+    const request = { InvoiceID: draft.invoiceId, Status: 'AUTHORISED' };
+    target = { type: 'approve', target: draft.invoiceId, key, amountPence: draft.totalPence };
+    await world.t.database.db.insert(xeroWrites).values({
+      ...base,
+      organizationId: world.shop.organizationId,
+      kind: 'invoice.approve',
+      fingerprint: fingerprintOf('invoice.approve', request),
+      targetId: draft.invoiceId,
+      amountPence: draft.totalPence,
+      request,
+    });
+    if (apply) {
+      await http.send(userId, world.shop.tenantId, {
+        method: 'POST',
+        path: '/api.xro/2.0/Invoices',
+        query: { summarizeErrors: false },
+        body: { Invoices: [request] },
+        idempotencyKey: key,
+      });
+      appliedId = draft.invoiceId;
+    }
+  }
+  if (apply && !appliedId) world.problems.push(`crash ${op.write}: the direct write got no id back`);
+  count(world, `crash.${op.write}.${op.at}`);
+  world.crashes.push({ label: `crash ${op.write} ${op.at} ${target.target}`, target, at: op.at, ...(appliedId ? { appliedId } : {}), ...(journalEntryId ? { journalEntryId } : {}) });
+}
+
+export async function runOp(world: World, op: Op): Promise<void> {
+  count(world, `op.${op.kind}`);
+  switch (op.kind) {
+    case 'pay':
+      return runPay(world, op);
+    case 'bill':
+      return runBill(world, op);
+    case 'bills':
+      return runBills(world, op);
+    case 'approve':
+      return runApprove(world, op);
+    case 'journal':
+      return runJournal(world, op);
+    case 'crash':
+      return runCrash(world, op);
+  }
+}
+
+/* ------------------------------------------------------------------ restart and the invariant */
+
+/** A new instance on the same database and sandbox (the server came back), reconciling everything open. */
+export async function restartAndReconcile(world: World) {
+  clearFaults(world);
+  const restarted = await createXeroTestApp({ database: world.t.database, sandboxInstance: world.sandbox, xeroHttp: XERO_HTTP_OPTIONS });
+  try {
+    const counts = await restarted.app.services.ledger.reconcile(0);
+    // The Stock Journal screen's status sync settles an entry a stopped post left claimed.
+    if (world.crashes.some((c) => c.target.type === 'journal')) {
+      const res = await restarted.app.inject({
+        method: 'POST',
+        url: `/api/xero/stock-journal/sync-status?org=${world.shop.organizationId}`,
+        headers: { cookie: world.owner.cookie, origin: TEST_ORIGIN },
+      });
+      if (res.statusCode !== 200) world.problems.push(`sync-status after the restart: ${res.statusCode} ${res.body.slice(0, 200)}`);
+    }
+    return counts;
+  } finally {
+    await restarted.close();
+  }
+}
+
+const ROW_KIND: Record<string, WriteType> = { payment: 'payment', 'bill.create': 'bill', 'journal.create': 'journal', 'invoice.approve': 'approve' };
+
+/** The sandbox write a ledger row names: its type and the Xero id (an approval is of the invoice itself). */
+function typeOfWrite(w: LedgerWrite): WriteType | null {
+  if (w.kind === 'payment' && w.action === 'create') return 'payment';
+  if (w.kind === 'bill' && w.action === 'create') return 'bill';
+  if (w.kind === 'journal' && w.action === 'create') return 'journal';
+  if (w.kind === 'invoice' && w.action === 'approve') return 'approve';
+  return null;
+}
+
+/** Invoice id, bill reference or journal narration: the target the sandbox write is about. */
+function targetOfWrite(type: WriteType, w: LedgerWrite): string {
+  if (type === 'payment') return String(w.summary.invoiceId ?? '').toLowerCase();
+  if (type === 'bill') return String(w.summary.invoiceNumber ?? '');
+  if (type === 'journal') return String(w.summary.narration ?? '');
+  return w.id.toLowerCase();
+}
+
+function normalTarget(target: Target): string {
+  return target.type === 'payment' || target.type === 'approve' ? target.target.toLowerCase() : target.target;
+}
+
+/**
+ * The invariant, after the restart reconciled: Xero's writes (sandbox ledger, the run's organisations) and the
+ * confirmed rows of the write ledger match one to one; nothing is left open; no target was written twice;
+ * every write a user was told succeeded is in Xero under the id they were told; nothing a user was told was
+ * refused is in Xero; crashes ended as they must.
+ */
+export async function findViolations(world: World): Promise<string[]> {
+  const violations = [...world.problems];
+  const tenants = new Set([world.shop.tenantId, world.builders.tenantId]);
+  const writes = world.sandbox.ledger().writes.filter((w) => tenants.has(w.tenantId));
+  const rows = await world.t.database.db
+    .select()
+    .from(xeroWrites)
+    .where(inArray(xeroWrites.organizationId, [world.shop.organizationId, world.builders.organizationId]));
+  const tracked = rows.filter((r) => ROW_KIND[r.kind]);
+  const byKey = new Map(tracked.map((r) => [r.idempotencyKey, r]));
+
+  for (const row of rows) {
+    if (row.state === 'pending' || row.state === 'sent' || row.state === 'unknown') {
+      violations.push(`row ${row.kind} ${row.idempotencyKey} still ${row.state} after reconcile`);
+    }
+    if (row.state === 'failed' && !row.error) violations.push(`row ${row.kind} ${row.idempotencyKey} failed without a message`);
+  }
+
+  // One to one: every write Xero has is a confirmed row's, and every confirmed row's write is in Xero once.
+  const confirmedById = new Map<string, WriteRow[]>();
+  for (const row of tracked) {
+    if (row.state !== 'confirmed') continue;
+    const type = ROW_KIND[row.kind] as WriteType;
+    const id = (type === 'approve' ? (row.xeroId ?? row.targetId) : row.xeroId)?.toLowerCase();
+    if (!id) {
+      violations.push(`row ${row.kind} ${row.idempotencyKey} confirmed without a Xero id`);
+      continue;
+    }
+    const list = confirmedById.get(`${type}:${id}`) ?? [];
+    list.push(row);
+    confirmedById.set(`${type}:${id}`, list);
+  }
+  const review = tracked.filter((r) => r.state === 'needs_review');
+  const perTarget = new Map<string, number>();
+  const seen = new Set<string>();
+  for (const w of writes) {
+    const type = typeOfWrite(w);
+    if (!type) {
+      violations.push(`unexpected write in Xero: ${w.kind} ${w.action} ${w.id}`);
+      continue;
+    }
+    const target = targetOfWrite(type, w);
+    perTarget.set(`${type}:${target}`, (perTarget.get(`${type}:${target}`) ?? 0) + 1);
+    const id = `${type}:${w.id.toLowerCase()}`;
+    seen.add(id);
+    const owners = confirmedById.get(id) ?? [];
+    if (owners.length > 1) violations.push(`${type} ${w.id} is claimed by ${owners.length} ledger rows`);
+    if (owners.length === 0) {
+      // A write marked for a person to check may be in Xero, once.
+      const reviewed = review.findIndex((r) => ROW_KIND[r.kind] === type);
+      if (reviewed >= 0) review.splice(reviewed, 1);
+      else violations.push(`duplicate or untracked ${type} in Xero: ${w.id} (${JSON.stringify(w.summary)})`);
+    }
+    if (type === 'payment' && owners[0] && Math.round(Number(w.summary.amount) * 100) !== owners[0].amountPence) {
+      violations.push(`payment ${w.id} is £${String(w.summary.amount)} in Xero but ${owners[0].amountPence}p in the ledger`);
+    }
+  }
+  for (const [id, owners] of confirmedById) {
+    if (!seen.has(id)) violations.push(`lost: ledger row ${owners[0]?.idempotencyKey} is confirmed as ${id} but Xero has no such write`);
+  }
+  for (const [target, n] of perTarget) if (n > 1) violations.push(`duplicate: ${n} writes in Xero for ${target}`);
+
+  // What each user was told.
+  for (const action of world.actions) {
+    for (const target of action.targets) {
+      const told = action.told.get(target.key);
+      if (!told) continue;
+      const row = byKey.get(target.key);
+      const inXero = perTarget.get(`${target.type}:${normalTarget(target)}`) ?? 0;
+      if (told.told === 'success') {
+        if (!row || row.state !== 'confirmed') violations.push(`${action.label}: told it succeeded, but its ledger row is ${row?.state ?? 'missing'}`);
+        if (inXero !== 1) violations.push(`${action.label}: told it succeeded, Xero has ${inXero} such writes (lost)`);
+        if (told.xeroId && row?.xeroId && told.xeroId.toLowerCase() !== row.xeroId.toLowerCase()) {
+          violations.push(`${action.label}: told Xero id ${told.xeroId}, the ledger confirmed ${row.xeroId}`);
+        }
+      } else if (told.told === 'refused') {
+        if (inXero > 0) violations.push(`${action.label}: told it failed ("${told.message}"), but Xero has it`);
+        if (row && row.state !== 'failed') violations.push(`${action.label}: told it failed, but its ledger row is ${row.state}`);
+      }
+      count(world, `told.${told.told}`);
+    }
+  }
+
+  // Crashes: a pending row was never sent and fails; a sent row is confirmed if Xero has it, failed if not.
+  for (const crash of world.crashes) {
+    const row = byKey.get(crash.target.key);
+    const inXero = perTarget.get(`${crash.target.type}:${normalTarget(crash.target)}`) ?? 0;
+    const expected = crash.at === 'sent-applied' ? 'confirmed' : 'failed';
+    if (row?.state !== expected) violations.push(`${crash.label}: ended ${row?.state ?? 'missing'}, expected ${expected}`);
+    if (inXero !== (crash.at === 'sent-applied' ? 1 : 0)) violations.push(`${crash.label}: Xero has ${inXero} such writes`);
+    if (crash.appliedId && row?.xeroId && row.xeroId.toLowerCase() !== crash.appliedId.toLowerCase()) {
+      violations.push(`${crash.label}: confirmed as ${row.xeroId}, but Xero's write is ${crash.appliedId}`);
+    }
+    if (crash.journalEntryId !== undefined) {
+      const [entry] = await world.t.database.db
+        .select()
+        .from(stockJournalEntries)
+        .where(and(eq(stockJournalEntries.organizationId, world.shop.organizationId), eq(stockJournalEntries.id, crash.journalEntryId)));
+      if (crash.at === 'sent-applied' && (!entry || entry.status === 'PENDING' || entry.journalId?.toLowerCase() !== crash.appliedId?.toLowerCase())) {
+        violations.push(`${crash.label}: the period's entry is ${entry ? `${entry.status} ${entry.journalId}` : 'gone'}, expected the journal`);
+      }
+      if (crash.at !== 'sent-applied' && entry) violations.push(`${crash.label}: the period is still claimed (${entry.status}) though nothing was posted`);
+    }
+  }
+  return violations;
+}
+
+/** Counts of ledger row states in the run's organisations (for the run summary). */
+export async function countRowStates(world: World): Promise<Record<string, number>> {
+  const rows = await world.t.database.db
+    .select({ state: xeroWrites.state, kind: xeroWrites.kind })
+    .from(xeroWrites)
+    .where(inArray(xeroWrites.organizationId, [world.shop.organizationId, world.builders.organizationId]));
+  const out: Record<string, number> = {};
+  for (const r of rows) if (ROW_KIND[r.kind]) out[r.state] = (out[r.state] ?? 0) + 1;
+  return out;
+}
