@@ -28,8 +28,9 @@ export interface AuditFilters {
   to?: string;
 }
 
-/** Lines shown on screen; the CSV export carries up to 5,000. */
-export const AUDIT_PAGE_LIMIT = 200;
+/** Lines shown at first, and added by each "Show more"; the CSV export carries up to 5,000. */
+export const AUDIT_PAGE_SIZE = 50;
+export const AUDIT_MAX_LIMIT = 5000;
 
 function toQuery(filters: AuditFilters, limit?: number): string {
   const params = new URLSearchParams();
@@ -43,8 +44,8 @@ function toQuery(filters: AuditFilters, limit?: number): string {
   return text ? `?${text}` : '';
 }
 
-export function getAuditLog(filters: AuditFilters): Promise<AuditEntry[]> {
-  return api.get(`/api/admin/audit${toQuery(filters, AUDIT_PAGE_LIMIT)}`, { schema: z.array(auditEntrySchema) });
+export function getAuditLog(filters: AuditFilters, limit: number = AUDIT_PAGE_SIZE): Promise<AuditEntry[]> {
+  return api.get(`/api/admin/audit${toQuery(filters, Math.min(limit, AUDIT_MAX_LIMIT))}`, { schema: z.array(auditEntrySchema) });
 }
 
 /** The CSV download of the same filters (`GET /api/admin/audit.csv`). */
@@ -52,9 +53,9 @@ export function getAuditCsvHref(filters: AuditFilters): string {
   return `/api/admin/audit.csv${toQuery(filters)}`;
 }
 
-export const auditLogQueryOptions = (filters: AuditFilters) =>
-  queryOptions({ queryKey: adminKeys.audit(filters), queryFn: () => getAuditLog(filters) });
+export const auditLogQueryOptions = (filters: AuditFilters, limit: number) =>
+  queryOptions({ queryKey: adminKeys.audit({ ...filters, limit }), queryFn: () => getAuditLog(filters, limit) });
 
-export function useAuditLog(filters: AuditFilters, isAdmin: boolean) {
-  return useQuery({ ...auditLogQueryOptions(filters), enabled: isAdmin, placeholderData: keepPreviousData });
+export function useAuditLog(filters: AuditFilters, limit: number, isAdmin: boolean) {
+  return useQuery({ ...auditLogQueryOptions(filters, limit), enabled: isAdmin, placeholderData: keepPreviousData });
 }

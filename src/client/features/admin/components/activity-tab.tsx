@@ -12,7 +12,7 @@ import { Spinner } from '@/client/components/ui/spinner';
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@/client/components/ui/table';
 import { useAdminOrganizations } from '../api/get-admin-organizations';
 import { useAdminUsers } from '../api/get-admin-users';
-import { AUDIT_PAGE_LIMIT, getAuditCsvHref, useAuditLog, type AuditEntry, type AuditFilters } from '../api/get-audit-log';
+import { AUDIT_MAX_LIMIT, AUDIT_PAGE_SIZE, getAuditCsvHref, useAuditLog, type AuditEntry, type AuditFilters } from '../api/get-audit-log';
 
 const ALL = 'all';
 
@@ -64,24 +64,31 @@ function Filter({ id, label, children }: { id: string; label: string; children: 
 /** Activity (beyond the spec): the audit log with filters and a CSV export of the same selection. */
 export function ActivityTab() {
   const [filters, setFilters] = useState<AuditFilters>({});
-  const log = useAuditLog(filters, true);
+  const [limit, setLimit] = useState(AUDIT_PAGE_SIZE);
+  const log = useAuditLog(filters, limit, true);
   const users = useAdminUsers(true);
   const organizations = useAdminOrganizations(true);
   const orgNames = useMemo(() => new Map((organizations.data ?? []).map((o) => [o.id, getOrganizationName(o)])), [organizations.data]);
+  const userNames = useMemo(() => new Map((users.data ?? []).map((u) => [u.id, u.username])), [users.data]);
+  const userName = (entry: AuditEntry) => entry.username ?? (entry.userId ? (userNames.get(entry.userId) ?? `User #${entry.userId}`) : '—');
   const entries = log.data ?? [];
-  const set = (next: Partial<AuditFilters>) => setFilters((f) => ({ ...f, ...next }));
+  const set = (next: Partial<AuditFilters>) => {
+    setFilters((f) => ({ ...f, ...next }));
+    setLimit(AUDIT_PAGE_SIZE);
+  };
+  const hasMore = entries.length >= limit && limit < AUDIT_MAX_LIMIT;
   const filtered = Object.values(filters).some((v) => v !== undefined && v !== '');
 
   return (
     <Card>
-      <CardHeader className="flex-row items-start justify-between gap-3">
+      <CardHeader className="flex-col items-stretch gap-3 sm:flex-row sm:items-start sm:justify-between">
         <div>
           <CardTitle>Activity</CardTitle>
           <CardDescription className="mt-1">
             Sign-ins, connections, administration, settings changes and every money write, newest first. The log cannot be edited.
           </CardDescription>
         </div>
-        <Button variant="outline" size="sm" asChild>
+        <Button variant="outline" size="sm" className="shrink-0 self-start" asChild>
           <a href={getAuditCsvHref(filters)} download>
             <Download aria-hidden /> Export CSV
           </a>
@@ -147,10 +154,17 @@ export function ActivityTab() {
         <div className="flex flex-wrap items-center justify-between gap-2 text-sm text-muted-foreground">
           <span>
             {log.isFetching ? <Spinner className="mr-2 size-4 align-middle" label="Loading activity" /> : null}
-            {entries.length === AUDIT_PAGE_LIMIT ? `Showing the latest ${AUDIT_PAGE_LIMIT} entries; the CSV export holds up to 5,000.` : `${entries.length} ${entries.length === 1 ? 'entry' : 'entries'}`}
+            {hasMore ? `The latest ${entries.length} entries` : `${entries.length} ${entries.length === 1 ? 'entry' : 'entries'}`}
           </span>
           {filtered ? (
-            <Button variant="ghost" size="sm" onClick={() => setFilters({})}>
+            <Button
+              variant="ghost"
+              size="sm"
+              onClick={() => {
+                setFilters({});
+                setLimit(AUDIT_PAGE_SIZE);
+              }}
+            >
               <RotateCcw aria-hidden /> Clear filters
             </Button>
           ) : null}
@@ -162,8 +176,8 @@ export function ActivityTab() {
             <Spinner className="size-6" label="Loading activity" />
           </div>
         ) : (
-          <Table className="min-w-[48rem]">
-            <TableHeader>
+          <Table className="min-w-[48rem] max-sm:block max-sm:min-w-0">
+            <TableHeader className="max-sm:hidden">
               <TableRow>
                 <TableHead>When</TableHead>
                 <TableHead>User</TableHead>
@@ -173,7 +187,7 @@ export function ActivityTab() {
                 <TableHead>Details</TableHead>
               </TableRow>
             </TableHeader>
-            <TableBody>
+            <TableBody className="max-sm:block">
               {entries.length === 0 ? (
                 <TableRow>
                   <TableCell colSpan={6} className="py-6 text-center text-muted-foreground">
@@ -184,18 +198,18 @@ export function ActivityTab() {
               {entries.map((entry) => {
                 const detail = describeDetail(entry.detail);
                 return (
-                  <TableRow key={entry.id}>
-                    <TableCell className="whitespace-nowrap tabular">{when.format(new Date(entry.at))}</TableCell>
-                    <TableCell>{entry.username ?? (entry.userId ? `#${entry.userId}` : '—')}</TableCell>
-                    <TableCell>{entry.organizationId ? (orgNames.get(entry.organizationId) ?? `#${entry.organizationId}`) : '—'}</TableCell>
-                    <TableCell>
+                  <TableRow key={entry.id} className="max-sm:flex max-sm:flex-wrap max-sm:items-center max-sm:gap-x-2 max-sm:gap-y-1 max-sm:px-3 max-sm:py-3">
+                    <TableCell className="whitespace-nowrap tabular max-sm:basis-full max-sm:p-0 max-sm:text-xs max-sm:text-muted-foreground">{when.format(new Date(entry.at))}</TableCell>
+                    <TableCell className="max-sm:order-3 max-sm:p-0 max-sm:text-sm">{userName(entry)}</TableCell>
+                    <TableCell className="max-sm:order-4 max-sm:p-0 max-sm:text-sm max-sm:text-muted-foreground">{entry.organizationId ? (orgNames.get(entry.organizationId) ?? `#${entry.organizationId}`) : '—'}</TableCell>
+                    <TableCell className="max-sm:order-1 max-sm:p-0">
                       <code className="text-xs">{entry.action}</code>
                       {entry.target ? <div className="text-xs text-muted-foreground">{entry.target}</div> : null}
                     </TableCell>
-                    <TableCell>
+                    <TableCell className="max-sm:order-2 max-sm:ml-auto max-sm:p-0">
                       <Badge variant={entry.result === 'success' ? 'success' : 'destructive'}>{entry.result === 'success' ? 'Success' : 'Failure'}</Badge>
                     </TableCell>
-                    <TableCell className="max-w-[22rem]">
+                    <TableCell className="max-w-[22rem] max-sm:order-5 max-sm:max-w-none max-sm:basis-full max-sm:p-0">
                       <p className="line-clamp-2 break-words text-xs text-muted-foreground" title={detail}>
                         {detail || '—'}
                       </p>
@@ -206,6 +220,11 @@ export function ActivityTab() {
             </TableBody>
           </Table>
         )}
+        {hasMore ? (
+          <Button variant="outline" className="justify-self-center" disabled={log.isFetching} onClick={() => setLimit((l) => Math.min(AUDIT_MAX_LIMIT, l + AUDIT_PAGE_SIZE))}>
+            Show more
+          </Button>
+        ) : null}
       </CardContent>
     </Card>
   );

@@ -66,12 +66,12 @@ export function OrganizationsTab() {
 
   return (
     <Card>
-      <CardHeader className="flex-row items-start justify-between gap-3">
+      <CardHeader className="flex-col items-stretch gap-3 sm:flex-row sm:items-start sm:justify-between">
         <div>
           <CardTitle>Organization Feature Management</CardTitle>
           <CardDescription className="mt-1">Switch each feature on or off per organization. Changes apply to every user of that organization.</CardDescription>
         </div>
-        <Button variant="outline" size="sm" onClick={() => void refresh()} disabled={refreshing}>
+        <Button variant="outline" size="sm" className="shrink-0 self-start" onClick={() => void refresh()} disabled={refreshing}>
           {refreshing ? <Spinner className="size-4" label="Refreshing organizations" /> : <RefreshCw aria-hidden />}
           Refresh
         </Button>
@@ -86,8 +86,8 @@ export function OrganizationsTab() {
         ) : rows.length === 0 ? (
           <p className="py-6 text-center text-sm text-muted-foreground">No organizations have been connected yet.</p>
         ) : (
-          <Table>
-            <TableHeader>
+          <Table className="max-sm:block">
+            <TableHeader className="max-sm:hidden">
               <TableRow>
                 <TableHead className="whitespace-normal">Organization</TableHead>
                 {FEATURE_KEYS.map((feature) => (
@@ -97,12 +97,15 @@ export function OrganizationsTab() {
                 ))}
               </TableRow>
             </TableHeader>
-            <TableBody>
+            <TableBody className="max-sm:block">
               {rows.map((org) => (
-                <TableRow key={org.id}>
-                  <TableCell className="font-medium">{organizationName(org)}</TableCell>
+                <TableRow key={org.id} className="max-sm:block max-sm:py-2">
+                  <TableCell className="font-medium max-sm:block max-sm:pb-1">{organizationName(org)}</TableCell>
                   {FEATURE_KEYS.map((feature) => (
-                    <TableCell key={feature} className="text-center">
+                    <TableCell key={feature} className="text-center max-sm:flex max-sm:items-center max-sm:justify-between max-sm:py-1.5">
+                      <span aria-hidden className="text-sm text-muted-foreground sm:hidden">
+                        {FEATURE_LABELS[feature]}
+                      </span>
                       {switchFor(org, feature)}
                     </TableCell>
                   ))}

@@ -106,12 +106,12 @@ export function UsersTab({ currentUserId }: { currentUserId: number | undefined 
   return (
     <Card>
       <CardHeader className="gap-3">
-        <div className="flex items-start justify-between gap-3">
+        <div className="flex flex-col items-stretch gap-3 sm:flex-row sm:items-start sm:justify-between">
           <div>
             <CardTitle>User Management</CardTitle>
             <CardDescription className="mt-1">Edit names and email addresses, and choose who may administer Ledgerlink.</CardDescription>
           </div>
-          <Button variant="outline" size="sm" onClick={() => void refresh()} disabled={refreshing}>
+          <Button variant="outline" size="sm" className="shrink-0 self-start" onClick={() => void refresh()} disabled={refreshing}>
             {refreshing ? <Spinner className="size-4" label="Refreshing users" /> : <RefreshCw aria-hidden />}
             Refresh
           </Button>
@@ -129,8 +129,8 @@ export function UsersTab({ currentUserId }: { currentUserId: number | undefined 
         ) : users.isError && !users.data ? (
           <p className="py-6 text-center text-sm text-destructive">{getMessage(users.error, 'Could not load the users.')}</p>
         ) : (
-          <Table className="min-w-[40rem]">
-            <TableHeader>
+          <Table className="min-w-[40rem] max-sm:block max-sm:min-w-0">
+            <TableHeader className="max-sm:hidden">
               <TableRow>
                 <TableHead>Username</TableHead>
                 <TableHead>Email</TableHead>
@@ -139,7 +139,7 @@ export function UsersTab({ currentUserId }: { currentUserId: number | undefined 
                 <TableHead className="text-right">Actions</TableHead>
               </TableRow>
             </TableHeader>
-            <TableBody>
+            <TableBody className="max-sm:block">
               {rows.length === 0 ? (
                 <TableRow>
                   <TableCell colSpan={5} className="py-6 text-center text-muted-foreground">
@@ -152,8 +152,8 @@ export function UsersTab({ currentUserId }: { currentUserId: number | undefined 
                 const setDraft = (next: Partial<Draft>) => setEditing((e) => (e && e.id === user.id ? { id: e.id, draft: { ...e.draft, ...next } } : e));
                 const saving = update.isPending && update.variables?.userId === user.id;
                 return (
-                  <TableRow key={user.id}>
-                    <TableCell className="font-medium">
+                  <TableRow key={user.id} className="max-sm:flex max-sm:flex-wrap max-sm:items-center max-sm:gap-x-2 max-sm:gap-y-1 max-sm:px-3 max-sm:py-3">
+                    <TableCell className="font-medium max-sm:basis-full max-sm:p-0">
                       {draft ? (
                         <Input aria-label={`Username of ${user.username}`} value={draft.username} onChange={(e) => setDraft({ username: e.target.value })} className="h-8 min-w-[9rem]" />
                       ) : (
@@ -163,7 +163,7 @@ export function UsersTab({ currentUserId }: { currentUserId: number | undefined 
                         </span>
                       )}
                     </TableCell>
-                    <TableCell>
+                    <TableCell className="max-sm:basis-full max-sm:p-0 max-sm:text-sm">
                       {draft ? (
                         <Input
                           aria-label={`Email of ${user.username}`}
@@ -177,7 +177,7 @@ export function UsersTab({ currentUserId }: { currentUserId: number | undefined 
                         <span className={cn(!user.email && 'text-muted-foreground')}>{user.email ?? '—'}</span>
                       )}
                     </TableCell>
-                    <TableCell>
+                    <TableCell className="max-sm:p-0">
                       <button
                         type="button"
                         onClick={() => setConfirming(user)}
@@ -191,10 +191,10 @@ export function UsersTab({ currentUserId }: { currentUserId: number | undefined 
                         {user.isAdmin ? 'Admin' : 'User'}
                       </button>
                     </TableCell>
-                    <TableCell>
+                    <TableCell className="max-sm:p-0">
                       <Badge variant={user.isXeroUser ? 'default' : 'outline'}>{user.isXeroUser ? PROVIDER_NAME : 'Local'}</Badge>
                     </TableCell>
-                    <TableCell className="text-right">
+                    <TableCell className="text-right max-sm:ml-auto max-sm:p-0">
                       {draft ? (
                         <div className="flex justify-end gap-1.5">
                           <Button size="sm" onClick={() => save(user, draft)} disabled={saving}>
