@@ -87,7 +87,7 @@ export function AuthPage() {
   if (mfaStep) {
     return (
       <div className="mx-auto grid max-w-5xl items-stretch gap-6 py-2 sm:py-6 lg:grid-cols-[minmax(0,1fr)_minmax(0,1fr)] lg:gap-10">
-        <Card className="order-1">
+        <Card className="order-1 lg:self-start">
           <CardContent className="p-6 sm:p-8">
             {mfaStep === 'verify' ? (
               <MfaVerifyForm onCancel={cancelMfaStep} />
