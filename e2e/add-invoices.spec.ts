@@ -200,6 +200,20 @@ test.describe('Add Invoices', () => {
       expect(drafts.find((d) => d.invoiceNumber === pending)?.pendingCashAmount).toBe(10);
       expect(drafts.find((d) => d.invoiceNumber === five[3])?.pendingCashAmount).toBe(3);
     });
+
+    await test.step('a Process All where one row is refused reports it and keeps the other done', async () => {
+      const [ok, refused] = (await invoiceNumbers(page)).filter((n) => n !== pending && n !== five[3]) as [string, string];
+      await page.getByLabel(`Cash amount for ${ok}`).fill('1');
+      await page.getByRole('checkbox', { name: `Approve ${ok}` }).click();
+      await page.getByLabel(`Cash amount for ${refused}`).fill('999999');
+      await page.getByRole('checkbox', { name: `Approve ${refused}` }).click();
+      await page.getByRole('button', { name: 'Process All' }).click();
+      await expect(page.getByText('1 of 2 invoices processed, 1 failed')).toBeVisible();
+      await expect(page.locator('li', { hasText: `${refused}: The cash amount £999,999.00 is more than the total of invoice ${refused}` }).first()).toBeVisible();
+      await expect(rowOf(page, ok)).toHaveCount(0);
+      await expect(page.getByLabel(`Cash amount for ${refused}`)).toHaveValue('999999');
+      await screenshot(page, 'add-invoices-partial-failure-light-1280');
+    });
   });
 
   for (const theme of ['light', 'dark'] as const) {
