@@ -54,7 +54,7 @@ function CisBillsMain({
         title="CIS Bills"
         description={`Create Construction Industry Scheme subcontractor bills and manage drafts${connection.tenantName ? ` for ${connection.tenantName}` : ''}.`}
       />
-      <div className="grid gap-6">
+      <div className="grid grid-cols-1 gap-6">
         <CreateBillsCard connection={connection} orgId={orgId} />
         <DraftBillsCard connection={connection} orgId={orgId} onSessionExpired={onSessionExpired} />
       </div>

@@ -330,7 +330,7 @@ export function CreateBillsCard({ connection, orgId }: { connection: Connection;
           Refresh Accounts
         </Button>
       </CardHeader>
-      <CardContent className="grid gap-5">
+      <CardContent className="grid grid-cols-1 gap-5">
         <div className="grid gap-4 sm:grid-cols-3">
           <div className="grid content-start gap-1.5">
             <Label htmlFor={`${formId}-date`}>Bill Date</Label>
@@ -406,7 +406,7 @@ export function CreateBillsCard({ connection, orgId }: { connection: Connection;
               </Tooltip>
             </span>
             <span>Gross Amount</span>
-            <span className="sr-only">Convert</span>
+            <span aria-hidden />
             <span>CIS Deduction (20%)</span>
             <span>Amount Due (80%)</span>
             <span>Actions</span>

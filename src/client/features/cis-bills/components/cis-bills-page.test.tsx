@@ -1,0 +1,554 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { http, HttpResponse, delay } from 'msw';
+import { describe, expect, it, vi } from 'vitest';
+import type { CisContact, DraftBill } from '@/shared/cis-bills';
+import { getTaxWeekReference } from '@/shared/cis';
+import { getUkToday } from '@/shared/dates';
+import { makeConnection, makeOrganization } from '@/client/testing/fixtures';
+import { renderApp, renderWithProviders } from '@/client/testing/render-app';
+import { server } from '@/client/testing/server';
+import { CisBillsPage } from './cis-bills-page';
+
+const FIND = { timeout: 5000 };
+const ACCOUNT_321 = '8c1f2d3e-4b5a-4c6d-8e7f-901234567890';
+
+const contacts: CisContact[] = [
+  { id: 'c-stone', name: 'Stone & Sons Brickwork', isContractor: true, isSupplier: true, hasValidUTR: false },
+  { id: 'c-hughes', name: 'Hughes Groundworks Ltd', isContractor: true, isSupplier: true, hasValidUTR: true },
+  { id: 'c-patel', name: 'A. Patel Plastering', isContractor: true, isSupplier: true, hasValidUTR: true },
+  { id: 'c-customer', name: 'Mr & Mrs Green', isContractor: false, isSupplier: false, hasValidUTR: false },
+];
+const accounts = [
+  { id: 'a-310', code: '310', name: 'Cost of Goods Sold' },
+  { id: ACCOUNT_321, code: '321', name: 'Subcontractors' },
+];
+
+function makeDraft(overrides: Partial<DraftBill> = {}): DraftBill {
+  return {
+    invoiceID: 'bill-1',
+    contactID: 'c-hughes',
+    contact: { name: 'Hughes Groundworks Ltd' },
+    date: '2026-11-20',
+    reference: '3327',
+    status: 'DRAFT',
+    total: 1000,
+    cisDeduction: 200,
+    amountDue: 800,
+    lineItems: [{ accountCode: '321' }],
+    ...overrides,
+  };
+}
+
+const builderOrg = makeOrganization({
+  organizationId: 2,
+  tenantId: 'tenant-builder',
+  tenantName: 'Demo Builders Ltd',
+  featureCisBills: true,
+});
+
+/** The builder organisation, connected, CIS Bills on, with a saved default bill account. */
+function useBuilder(
+  options: { connection?: Parameters<typeof makeConnection>[0]; drafts?: DraftBill[] } = {},
+) {
+  server.use(
+    http.get('*/api/xero/connection', () =>
+      HttpResponse.json(
+        makeConnection({
+          tenantName: 'Demo Builders Ltd',
+          tenantId: 'tenant-builder',
+          organizationId: 2,
+          featureCisBills: true,
+          defaultBillAccountId: ACCOUNT_321,
+          ...options.connection,
+        }),
+      ),
+    ),
+    http.get('*/api/user-organizations', () => HttpResponse.json([builderOrg])),
+    http.get('*/api/xero/cis-contacts', () => HttpResponse.json(contacts)),
+    http.get('*/api/xero/direct-costs-accounts', () => HttpResponse.json(accounts)),
+    http.get('*/api/xero/draft-bills', () => HttpResponse.json(options.drafts ?? [])),
+  );
+}
+
+async function openMain() {
+  renderApp('/cis-invoices');
+  await screen.findByRole('heading', { name: 'CIS Bills', exact: true }, FIND);
+}
+
+async function addBill(user: ReturnType<typeof userEvent.setup>, name: string, amount: string) {
+  await user.click(screen.getByRole('combobox', { name: /^Subcontractor/ }));
+  await user.click(await screen.findByRole('option', { name: new RegExp(`^${name.replace(/[.&]/g, '.')}`) }));
+  await user.clear(screen.getByRole('spinbutton', { name: 'Gross Amount' }));
+  await user.type(screen.getByRole('spinbutton', { name: 'Gross Amount' }), amount);
+  await user.click(screen.getByRole('button', { name: 'Add', exact: true }));
+}
+
+describe('CIS Bills screen states (001 §2)', () => {
+  it('session expired: Authentication Required with Log In Again', async () => {
+    server.use(
+      http.get('*/api/xero/connection', () =>
+        HttpResponse.json({ connected: false, error: 'Not authenticated' }),
+      ),
+    );
+    renderWithProviders(<CisBillsPage />);
+    expect(await screen.findByRole('heading', { name: 'Authentication Required' }, FIND)).toBeInTheDocument();
+    expect(
+      screen.getByText('Your session has expired. Please log in again to continue using the application.'),
+    ).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Log In Again' })).toBeInTheDocument();
+  });
+
+  it('not connected: Back to Home and Connect to Xero', async () => {
+    server.use(http.get('*/api/xero/connection', () => HttpResponse.json({ connected: false })));
+    renderWithProviders(<CisBillsPage />);
+    expect(await screen.findByRole('heading', { name: 'Not connected to Xero' }, FIND)).toBeInTheDocument();
+    expect(screen.getByText('Please connect to Xero first to manage CIS bills.')).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'Connect to Xero' })).toHaveAttribute('href', '/connect');
+    expect(screen.getByRole('link', { name: 'Back to Home' })).toHaveAttribute('href', '/');
+  });
+
+  it('a "token about to expire" error still counts as usable', async () => {
+    useBuilder();
+    server.use(
+      http.get('*/api/xero/connection', () =>
+        HttpResponse.json(
+          makeConnection({
+            connected: false,
+            error: 'Token is about to expire',
+            organizationId: 2,
+            featureCisBills: true,
+          }),
+        ),
+      ),
+    );
+    renderWithProviders(<CisBillsPage />);
+    expect(await screen.findByRole('heading', { name: 'Create CIS Bills' }, FIND)).toBeInTheDocument();
+  });
+
+  it('feature disabled: the notice and Back to Home', async () => {
+    server.use(
+      http.get('*/api/xero/connection', () => HttpResponse.json(makeConnection({ featureCisBills: false }))),
+      http.get('*/api/user-organizations', () =>
+        HttpResponse.json([makeOrganization({ featureCisBills: false })]),
+      ),
+    );
+    renderWithProviders(<CisBillsPage />);
+    expect(
+      await screen.findByText('This feature is not enabled for your organization.', {}, FIND),
+    ).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'Back to Home' })).toBeInTheDocument();
+  });
+});
+
+describe('Create CIS Bills card', () => {
+  it('shows the default account preview, the tax-week reference, the default account and the draft box ticked', async () => {
+    useBuilder();
+    await openMain();
+    expect(screen.getByText('8c1f2d3e')).toBeInTheDocument();
+    expect(screen.getByRole('textbox', { name: 'Reference Number' })).toHaveValue(
+      getTaxWeekReference(getUkToday()),
+    );
+    expect(screen.getByRole('textbox', { name: 'Reference Number' })).toHaveAttribute('placeholder', '0123');
+    expect(await screen.findByText('Subcontractors (321)', {}, FIND)).toBeInTheDocument();
+    expect(
+      screen.getByRole('checkbox', { name: 'Create as draft bills (uncheck to approve immediately)' }),
+    ).toBeChecked();
+    expect(screen.getByText('No bills added yet. Add a bill using the form above.')).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Create 0 Bill(s) in Xero' })).toBeDisabled();
+  });
+
+  it('regenerates the reference when the date changes, until the user edits it', async () => {
+    const user = userEvent.setup();
+    useBuilder();
+    await openMain();
+    const date = screen.getByLabelText('Bill Date');
+    const reference = screen.getByRole('textbox', { name: 'Reference Number' });
+    await user.clear(date);
+    await user.type(date, '2025-04-06');
+    expect(reference).toHaveValue('0126');
+    await user.clear(reference);
+    await user.type(reference, 'W1');
+    await user.clear(date);
+    await user.type(date, '2025-04-13');
+    expect(reference).toHaveValue('W1');
+  });
+
+  it('account dropdown: "No accounts found", and opening it empty refreshes the accounts', async () => {
+    const user = userEvent.setup();
+    useBuilder();
+    const asked: string[] = [];
+    server.use(
+      http.get('*/api/xero/direct-costs-accounts', ({ request }) => {
+        asked.push(new URL(request.url).search);
+        return HttpResponse.json(asked.length > 1 ? accounts : []);
+      }),
+    );
+    await openMain();
+    expect(await screen.findByText('No accounts found', {}, FIND)).toBeInTheDocument();
+    await user.click(screen.getByRole('combobox', { name: 'Account Code' }));
+    await waitFor(() => expect(asked.some((q) => q.includes('refresh=true'))).toBe(true));
+  });
+
+  it('account dropdown: "Loading accounts..." then "Error loading accounts - Click refresh"', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    useBuilder();
+    server.use(
+      http.get('*/api/xero/direct-costs-accounts', async () => {
+        await delay(200);
+        return HttpResponse.json({ message: 'Xero is not answering' }, { status: 502 });
+      }),
+    );
+    await openMain();
+    expect(screen.getByText('Loading accounts...')).toBeInTheDocument();
+    await vi.advanceTimersByTimeAsync(20_000);
+    expect(await screen.findByText('Error loading accounts - Click refresh', {}, FIND)).toBeInTheDocument();
+  });
+
+  it('subcontractor search: sorted by name, contractors or suppliers only, (No UTR), and the empty text', async () => {
+    const user = userEvent.setup();
+    useBuilder();
+    await openMain();
+    await user.click(screen.getByRole('combobox', { name: /^Subcontractor/ }));
+    const list = await screen.findByRole('listbox', { name: 'Subcontractors' });
+    expect(
+      within(list)
+        .getAllByRole('option')
+        .map((o) => o.getAttribute('aria-label')),
+    ).toEqual(['A. Patel Plastering', 'Hughes Groundworks Ltd', 'Stone & Sons Brickwork (No UTR)']);
+    await user.type(screen.getByRole('textbox', { name: 'Search contractors' }), 'HUGH');
+    expect(within(list).getAllByRole('option')).toHaveLength(1);
+    await user.clear(screen.getByRole('textbox', { name: 'Search contractors' }));
+    await user.type(screen.getByRole('textbox', { name: 'Search contractors' }), 'nobody');
+    expect(within(list).getByText('No CIS subcontractors found')).toBeInTheDocument();
+  });
+
+  it('validates in the spec order before adding', async () => {
+    const user = userEvent.setup();
+    useBuilder();
+    await openMain();
+    await user.click(screen.getByRole('button', { name: 'Add', exact: true }));
+    expect((await screen.findAllByText('Please select a subcontractor')).length).toBeGreaterThan(0);
+    await user.click(screen.getByRole('combobox', { name: /^Subcontractor/ }));
+    await user.click(await screen.findByRole('option', { name: 'Hughes Groundworks Ltd' }));
+    await user.type(screen.getByRole('spinbutton', { name: 'Gross Amount' }), '0');
+    await user.click(screen.getByRole('button', { name: 'Add', exact: true }));
+    expect(
+      (await screen.findAllByText('Please enter a valid positive amount', {}, FIND)).length,
+    ).toBeGreaterThan(0);
+  });
+
+  it('converts between gross and net with the notice, and adds the gross', async () => {
+    const user = userEvent.setup();
+    useBuilder();
+    await openMain();
+    await screen.findByText('Subcontractors (321)', {}, FIND);
+    await user.type(screen.getByRole('spinbutton', { name: 'Gross Amount' }), '800');
+    await user.click(screen.getByRole('button', { name: 'Convert to net (80%)' }));
+    expect((await screen.findAllByText('Converted to net (80%)')).length).toBeGreaterThan(0);
+    expect(screen.getAllByText('Changed £800.00 to £640.00').length).toBeGreaterThan(0);
+    expect(screen.getByRole('spinbutton', { name: 'Net Amount (80%)' })).toHaveValue(640);
+    await user.clear(screen.getByRole('spinbutton', { name: 'Net Amount (80%)' }));
+    await user.type(screen.getByRole('spinbutton', { name: 'Net Amount (80%)' }), '800');
+    expect(screen.getByLabelText('CIS Deduction (20%)')).toHaveTextContent('£200.00');
+    expect(screen.getByLabelText('Amount Due (80%)')).toHaveTextContent('£800.00');
+    await user.click(screen.getByRole('combobox', { name: /^Subcontractor/ }));
+    await user.click(await screen.findByRole('option', { name: 'Hughes Groundworks Ltd' }));
+    await user.click(screen.getByRole('button', { name: 'Add', exact: true }));
+    const row = within(screen.getByRole('table', { name: 'Bills to create' })).getByRole('row', {
+      name: /Hughes/,
+    });
+    expect(row).toHaveTextContent('£1,000.00');
+    expect(row).toHaveTextContent('£200.00');
+    expect(row).toHaveTextContent('£800.00');
+  });
+
+  it('adds and removes rows, flags subcontractors without verified CIS, and counts the bills on the button', async () => {
+    const user = userEvent.setup();
+    useBuilder();
+    await openMain();
+    await screen.findByText('Subcontractors (321)', {}, FIND);
+    await addBill(user, 'Hughes Groundworks Ltd', '1111.11');
+    await addBill(user, 'Stone & Sons Brickwork', '333.33');
+    expect(screen.getByText('CIS not verified')).toBeInTheDocument();
+    expect(screen.getByText('Check CIS before sending')).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Create 2 Bill(s) in Xero' })).toBeEnabled();
+    await user.click(screen.getByRole('button', { name: 'Remove bill for Stone & Sons Brickwork' }));
+    expect(screen.queryByText('Check CIS before sending')).not.toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Create 1 Bill(s) in Xero' })).toBeEnabled();
+  });
+
+  it('creates the bills with progress and a result per bill; partial success keeps the failed bill', async () => {
+    const user = userEvent.setup();
+    useBuilder();
+    const sent: Array<{
+      key: string | null;
+      body: {
+        bills: Array<{
+          id: string;
+          contactId: string;
+          status: string;
+          lineItems: Array<{ unitAmount: number; accountCode: string }>;
+        }>;
+      };
+    }> = [];
+    server.use(
+      http.post('*/api/xero/create-bills', async ({ request }) => {
+        const body = (await request.json()) as (typeof sent)[number]['body'];
+        sent.push({ key: request.headers.get('idempotency-key'), body });
+        return HttpResponse.json({
+          results: body.bills.map((b) =>
+            b.contactId === 'c-stone'
+              ? {
+                  id: b.id,
+                  ok: false,
+                  statusCode: 422,
+                  message: 'Validation error: The contact is not a CIS subcontractor',
+                }
+              : { id: b.id, ok: true, invoiceID: `inv-${b.id}`, status: b.status },
+          ),
+          created: 1,
+          failed: 1,
+        });
+      }),
+    );
+    await openMain();
+    await screen.findByText('Subcontractors (321)', {}, FIND);
+    await addBill(user, 'Hughes Groundworks Ltd', '1111.11');
+    await addBill(user, 'Stone & Sons Brickwork', '333.33');
+    await user.click(screen.getByRole('button', { name: 'Create 2 Bill(s) in Xero' }));
+    expect(
+      (await screen.findAllByText('Successfully created 1 bills (1 failed)', {}, FIND)).length,
+    ).toBeGreaterThan(0);
+    expect(screen.getByRole('progressbar')).toHaveAttribute('aria-valuenow', '2');
+    const results = screen.getByRole('region', { name: 'Bill creation results' });
+    expect(within(results).getByText('Created as draft')).toBeInTheDocument();
+    expect(
+      within(results).getByText(
+        'The contact is not a CIS subcontractor. Please set up the CIS rate for this subcontractor in your Xero account.',
+      ),
+    ).toBeInTheDocument();
+    expect(sent).toHaveLength(1);
+    expect(sent[0]?.key).toMatch(/^[0-9a-f-]{36}$/);
+    expect(
+      sent[0]?.body.bills.map((b) => [
+        b.contactId,
+        b.status,
+        b.lineItems[0]?.unitAmount,
+        b.lineItems[0]?.accountCode,
+      ]),
+    ).toEqual([
+      ['c-hughes', 'DRAFT', 1111.11, '321'],
+      ['c-stone', 'DRAFT', 333.33, '321'],
+    ]);
+    // The refused bill stays, ready to be fixed and sent again.
+    expect(screen.getByRole('button', { name: 'Create 1 Bill(s) in Xero' })).toBeEnabled();
+  });
+
+  it('all refused for a CIS reason: "CIS Configuration Error"; approved when the draft box is off', async () => {
+    const user = userEvent.setup();
+    useBuilder();
+    const statuses: string[] = [];
+    server.use(
+      http.post('*/api/xero/create-bills', async ({ request }) => {
+        const body = (await request.json()) as { bills: Array<{ id: string; status: string }> };
+        statuses.push(...body.bills.map((b) => b.status));
+        return HttpResponse.json({
+          results: body.bills.map((b) => ({
+            id: b.id,
+            ok: false,
+            statusCode: 422,
+            message: 'No CIS rate set for this contact',
+          })),
+          created: 0,
+          failed: body.bills.length,
+        });
+      }),
+    );
+    await openMain();
+    await screen.findByText('Subcontractors (321)', {}, FIND);
+    await user.click(
+      screen.getByRole('checkbox', { name: 'Create as draft bills (uncheck to approve immediately)' }),
+    );
+    await addBill(user, 'A. Patel Plastering', '50');
+    await user.click(screen.getByRole('button', { name: 'Create 1 Bill(s) in Xero' }));
+    expect((await screen.findAllByText('CIS Configuration Error', {}, FIND)).length).toBeGreaterThan(0);
+    expect(statuses).toEqual(['AUTHORISED']);
+  });
+});
+
+describe('Draft CIS Bills card', () => {
+  it('shows the loading text, then the empty text', async () => {
+    useBuilder();
+    server.use(
+      http.get('*/api/xero/draft-bills', async () => {
+        await delay(300);
+        return HttpResponse.json([]);
+      }),
+    );
+    await openMain();
+    expect(screen.getByText('Loading draft bills...')).toBeInTheDocument();
+    expect(
+      await screen.findByText(
+        'No draft bills found. Create a new bill above or check your Xero account.',
+        {},
+        FIND,
+      ),
+    ).toBeInTheDocument();
+  });
+
+  it('lists drafts with dd MMM yyyy dates and the CIS split; Refresh asks Xero', async () => {
+    const user = userEvent.setup();
+    useBuilder({ drafts: [makeDraft()] });
+    const queries: string[] = [];
+    server.use(
+      http.get('*/api/xero/draft-bills', ({ request }) => {
+        queries.push(new URL(request.url).search);
+        return HttpResponse.json([makeDraft()]);
+      }),
+    );
+    await openMain();
+    const table = await screen.findByRole('table', { name: 'Draft CIS bills' });
+    const row = await within(table).findByRole('row', { name: /Hughes Groundworks Ltd/ }, FIND);
+    expect(row).toHaveTextContent('20 Nov 2026');
+    expect(row).toHaveTextContent('£1,000.00');
+    expect(row).toHaveTextContent('£200.00');
+    expect(row).toHaveTextContent('£800.00');
+    await user.click(screen.getByRole('button', { name: 'Refresh', exact: true }));
+    await waitFor(() => expect(queries.some((q) => q.includes('refresh=true'))).toBe(true));
+  });
+
+  it('edits the amount inline: Save sends {amount}, a bad amount is refused, Cancel leaves it', async () => {
+    const user = userEvent.setup();
+    useBuilder({ drafts: [makeDraft()] });
+    const bodies: unknown[] = [];
+    server.use(
+      http.patch('*/api/xero/update-bill/bill-1', async ({ request }) => {
+        bodies.push(await request.json());
+        return HttpResponse.json(makeDraft({ total: 1250, cisDeduction: 250, amountDue: 1000 }));
+      }),
+    );
+    await openMain();
+    await user.click(
+      await screen.findByRole('button', { name: 'Edit amount of Hughes Groundworks Ltd 3327' }, FIND),
+    );
+    const input = screen.getByRole('spinbutton', { name: 'Gross amount for Hughes Groundworks Ltd' });
+    await user.clear(input);
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    expect((await screen.findAllByText('Please enter a positive number')).length).toBeGreaterThan(0);
+    await user.type(input, '1250');
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(bodies).toEqual([{ amount: 1250 }]));
+    expect(await screen.findByText('£1,250.00', {}, FIND)).toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Edit amount of Hughes Groundworks Ltd 3327' }));
+    await user.click(screen.getByRole('button', { name: 'Cancel' }));
+    expect(bodies).toHaveLength(1);
+  });
+
+  it('approves with the saved bill account in the header and removes the row', async () => {
+    const user = userEvent.setup();
+    useBuilder({ drafts: [makeDraft()] });
+    const headers: Array<string | null> = [];
+    server.use(
+      http.post('*/api/xero/approve-bill/bill-1', ({ request }) => {
+        headers.push(request.headers.get('x-default-bill-account-id'));
+        return HttpResponse.json({ invoiceID: 'bill-1', status: 'AUTHORISED' });
+      }),
+    );
+    await openMain();
+    await user.click(
+      await screen.findByRole('button', { name: 'Approve bill Hughes Groundworks Ltd 3327' }, FIND),
+    );
+    expect(
+      await screen.findByText(
+        'No draft bills found. Create a new bill above or check your Xero account.',
+        {},
+        FIND,
+      ),
+    ).toBeInTheDocument();
+    expect(headers).toEqual([ACCOUNT_321]);
+  });
+
+  it('without a default bill account: "Missing Default Account" and off to the settings', async () => {
+    const user = userEvent.setup();
+    useBuilder({ drafts: [makeDraft()], connection: { defaultBillAccountId: '' } });
+    const approve = vi.fn();
+    server.use(http.post('*/api/xero/approve-bill/bill-1', approve));
+    await openMain();
+    await user.click(
+      await screen.findByRole('button', { name: 'Approve bill Hughes Groundworks Ltd 3327' }, FIND),
+    );
+    expect(
+      (
+        await screen.findAllByText(
+          'Please set a default bill account in the settings page before approving bills.',
+        )
+      ).length,
+    ).toBeGreaterThan(0);
+    await waitFor(() => expect(window.location.pathname).toBe('/settings'));
+    expect(approve).not.toHaveBeenCalled();
+  });
+
+  it('approve errors by status: 500 is a server error, 401 shows the session-expired state', async () => {
+    const user = userEvent.setup();
+    useBuilder({ drafts: [makeDraft()] });
+    let status = 500;
+    server.use(
+      http.post('*/api/xero/approve-bill/bill-1', () => HttpResponse.json({ message: 'boom' }, { status })),
+    );
+    await openMain();
+    await user.click(
+      await screen.findByRole('button', { name: 'Approve bill Hughes Groundworks Ltd 3327' }, FIND),
+    );
+    expect(
+      (await screen.findAllByText('Server error (500): Failed to approve bill', {}, FIND)).length,
+    ).toBeGreaterThan(0);
+    status = 401;
+    await user.click(screen.getByRole('button', { name: 'Approve bill Hughes Groundworks Ltd 3327' }));
+    expect(await screen.findByRole('heading', { name: 'Authentication Required' }, FIND)).toBeInTheDocument();
+  });
+
+  it('deletes through the confirmation dialog; a 403 is a permission message', async () => {
+    const user = userEvent.setup();
+    useBuilder({
+      drafts: [
+        makeDraft(),
+        makeDraft({
+          invoiceID: 'bill-2',
+          contact: { name: 'A. Patel Plastering' },
+          contactID: 'c-patel',
+          total: 500,
+        }),
+      ],
+    });
+    server.use(
+      http.post('*/api/xero/delete-bill/bill-1', () =>
+        HttpResponse.json({ invoiceID: 'bill-1', status: 'DELETED' }),
+      ),
+      http.post('*/api/xero/delete-bill/bill-2', () =>
+        HttpResponse.json({ message: 'Forbidden' }, { status: 403 }),
+      ),
+    );
+    await openMain();
+    await user.click(
+      await screen.findByRole('button', { name: 'Delete bill Hughes Groundworks Ltd 3327' }, FIND),
+    );
+    const dialog = await screen.findByRole('dialog', { name: 'Confirm Deletion' });
+    expect(dialog).toHaveTextContent('Hughes Groundworks Ltd');
+    expect(dialog).toHaveTextContent('3327');
+    expect(dialog).toHaveTextContent('£1,000.00');
+    expect(within(dialog).getByText('This action cannot be undone.')).toBeInTheDocument();
+    await user.click(within(dialog).getByRole('button', { name: 'Delete' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    expect(screen.queryByRole('row', { name: /Hughes Groundworks Ltd/ })).not.toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Delete bill A. Patel Plastering 3327' }));
+    await user.click(
+      within(await screen.findByRole('dialog', { name: 'Confirm Deletion' })).getByRole('button', {
+        name: 'Delete',
+      }),
+    );
+    expect(
+      (await screen.findAllByText("You don't have permission to delete this bill", {}, FIND)).length,
+    ).toBeGreaterThan(0);
+  });
+});
