@@ -34,9 +34,8 @@ function DraftCard({ row, busy, ...handlers }: { row: DraftInvoiceRow; busy: boo
         <div className="flex items-start justify-between gap-3">
           <div className="min-w-0">
             <p className="font-semibold">{row.invoiceNumber || '—'}</p>
-            <p className="flex min-w-0 gap-1 text-sm text-muted-foreground">
-              <span className="truncate">{row.contactName || '—'}</span>
-              <span className="shrink-0 tabular-nums">· {formatDateNumeric(row.date)}</span>
+            <p className="text-sm break-words text-muted-foreground">
+              {row.contactName || '—'} <span className="whitespace-nowrap tabular-nums">· {formatDateNumeric(row.date)}</span>
             </p>
           </div>
           <p className="shrink-0 font-semibold tabular-nums">{formatPounds(row.totalAmount, row.currency)}</p>
