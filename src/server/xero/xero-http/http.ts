@@ -173,7 +173,7 @@ export function createXeroHttp(options: XeroHttpOptions) {
       if (response.status === 401 && !forcedRefresh) {
         await response.body?.cancel();
         forcedRefresh = true;
-        await options.tokens.refresh(userId, true);
+        await options.tokens.refresh(userId, true, tokens.accessToken);
         continue;
       }
       if (response.status === 304) {

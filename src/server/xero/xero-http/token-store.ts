@@ -67,7 +67,7 @@ export function createTokenStore(deps: { db: Db; box: SecretBox; oauth: XeroOAut
       .onConflictDoUpdate({ target: xeroTokens.userId, set: values });
   }
 
-  async function refreshLocked(userId: number, force: boolean): Promise<StoredTokens> {
+  async function refreshLocked(userId: number, force: boolean, rejectedAccessToken?: string): Promise<StoredTokens> {
     // A failure is returned, not thrown, from the transaction so that marking the connection
     // "reconnection required" is committed rather than rolled back with it.
     const outcome = await db.transaction(async (tx): Promise<StoredTokens | AppError> => {
@@ -78,7 +78,11 @@ export function createTokenStore(deps: { db: Db; box: SecretBox; oauth: XeroOAut
       if (current.status === 'reconnect_required') return new AppError('XERO_AUTH_EXPIRED', current.lastError ?? CONNECTION_ERRORS.refreshFailed);
       // Another request or instance refreshed while we waited for the lock.
       if (!force && current.expiresAt.getTime() - Date.now() > REFRESH_MARGIN_MS) return current;
-      if (force && row.refreshedAt && Date.now() - row.refreshedAt.getTime() < 5_000) return current;
+      if (force && rejectedAccessToken !== undefined) {
+        // Xero refused that token: refresh unless another request has already replaced it. (A refresh a few
+        // seconds ago is no reason to skip: the token it gave can be the very one Xero just refused.)
+        if (current.accessToken !== rejectedAccessToken) return current;
+      } else if (force && row.refreshedAt && Date.now() - row.refreshedAt.getTime() < 5_000) return current;
       if (!current.refreshToken) {
         await tx
           .update(xeroTokens)
@@ -116,10 +120,11 @@ export function createTokenStore(deps: { db: Db; box: SecretBox; oauth: XeroOAut
     return outcome;
   }
 
-  function refresh(userId: number, force = false): Promise<StoredTokens> {
+  /** `rejectedAccessToken`: the token Xero answered 401 to, so a forced refresh knows whether it is still the stored one. */
+  function refresh(userId: number, force = false, rejectedAccessToken?: string): Promise<StoredTokens> {
     const running = inFlight.get(userId);
     if (running) return running;
-    const promise = refreshLocked(userId, force).finally(() => inFlight.delete(userId));
+    const promise = refreshLocked(userId, force, rejectedAccessToken).finally(() => inFlight.delete(userId));
     inFlight.set(userId, promise);
     return promise;
   }
