@@ -35,10 +35,12 @@ export interface DraftInvoicesViewProps {
   newInvoice: NewInvoiceRowProps;
 }
 
-/** The header checkbox: on when every row is ticked, mixed when some are. */
-export function getApproveAllState(rows: readonly DraftInvoiceRow[]): boolean | 'indeterminate' {
-  const approved = rows.filter((r) => r.approve).length;
-  return rows.length > 0 && approved === rows.length ? true : approved > 0 ? 'indeterminate' : false;
+/**
+ * The header checkbox is ticked when every row is. (No mixed state: the kit's checkbox would draw it as a
+ * tick in an empty box, which reads as "all".)
+ */
+export function getApproveAllState(rows: readonly DraftInvoiceRow[]): boolean {
+  return rows.length > 0 && rows.every((r) => r.approve);
 }
 
 const COLUMNS: Array<{ column: DraftSortColumn; label: string; align?: 'right' }> = [
