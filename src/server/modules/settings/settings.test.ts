@@ -50,6 +50,18 @@ describe('settings, reference lists and clean-ups', () => {
   afterAll(() => t.close());
 
   describe('reference lists', () => {
+    it('opening the settings screen on an organisation never synced costs 4 Xero calls, then none', async () => {
+      const lists = ['settings/bank-accounts', 'sales-accounts', 'vat-rates', 'bill-accounts', 'asset-accounts', 'cost-accounts', 'contact-groups', 'contacts'];
+      const open = () => Promise.all(lists.map((path) => owner.call('GET', `/api/xero/${path}?org=${buildersId}`)));
+      const first = await measure(open);
+      expect(first.result.map((r) => r.statusCode)).toEqual(lists.map(() => 200));
+      // Accounts once for the six account lists, tax rates once, one page of contacts, the contact groups.
+      expect(first.endpoints.sort()).toEqual(['GET /api.xro/2.0/Accounts', 'GET /api.xro/2.0/ContactGroups', 'GET /api.xro/2.0/Contacts', 'GET /api.xro/2.0/TaxRates']);
+      expect(first.calls).toBe(4);
+      const again = await measure(open);
+      expect(again.calls).toBe(0);
+    });
+
     it('offers only active accounts of the right kind, as {id, name, code}', async () => {
       const sales = await list(owner.call, '/api/xero/sales-accounts');
       expect(sales.map((a) => a.name)).toEqual(['Sales', 'Other Revenue', 'Interest Income']);
@@ -296,6 +308,9 @@ describe('settings, reference lists and clean-ups', () => {
     it('syncs a never-synced cache first: the first save costs one call per reference kind', async () => {
       const res = await stranger.call('PATCH', '/api/xero/settings', { defaultTaxStatus: 'No tax', defaultStockJournalMarginRate: 2 });
       expect(res.statusCode).toBe(200);
+      // As if the organisation's VAT rates had never been read.
+      await t.database.db.delete(xeroTaxRates).where(eq(xeroTaxRates.organizationId, buildersId));
+      await t.database.db.delete(xeroSyncState).where(and(eq(xeroSyncState.organizationId, buildersId), eq(xeroSyncState.resource, 'tax-rates')));
       const firstVat = await measure(() => stranger.call('PATCH', '/api/xero/settings', { defaultBillVatRateId: 'INPUT2' }));
       expect(firstVat.result.statusCode, firstVat.result.body).toBe(200);
       expect(firstVat.endpoints).toEqual(['GET /api.xro/2.0/TaxRates']);
