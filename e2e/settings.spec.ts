@@ -111,6 +111,19 @@ test.describe('settings', () => {
     expect(restored).toMatchObject({ defaultCashAccountId: '', defaultContactId: '', defaultTaxStatus: 'Tax inclusive', defaultStockJournalMarginRate: 1.35, defaultStockJournalPostingStatus: 'draft' });
   });
 
+  test('/settings?org= opens the settings of that organisation, activating it first', async ({ page }) => {
+    const orgs = (await (await page.request.get('/api/user-organizations')).json()) as Array<{ organizationId: number; tenantName: string }>;
+    const builders = orgs.find((o) => o.tenantName === 'Demo Builders Ltd')?.organizationId;
+    await page.goto(`/settings?org=${builders}`);
+    await expect(toastWith(page, 'Organization Changed')).toBeVisible({ timeout: 15_000 });
+    await expect(page.getByText('Defaults for Demo Builders Ltd')).toBeVisible();
+    await expect(card(page, 'CIS Bills').getByLabel('CIS subcontractors group')).toBeVisible();
+    await page.goto('/settings?org=99999');
+    await expect(toastWith(page, 'Selection Error')).toBeVisible();
+    await expect(toastWith(page, 'Organization with ID 99999 not found')).toBeVisible();
+    await expect(page.getByText('Defaults for Demo Builders Ltd')).toBeVisible();
+  });
+
   test('offers no bank account for the stock account, and the server refuses one with a clear message', async ({ page }) => {
     await page.goto('/settings');
     const stock = card(page, 'Stock Journal');
