@@ -118,7 +118,12 @@ export function createAddInvoicesService(deps: {
     });
     return Promise.allSettled(
       plans.map(async (plan) => {
-        const element: XeroApproveElement = { InvoiceID: plan.invoice.invoiceId, Status: 'AUTHORISED' };
+        const element: XeroApproveElement = {
+          InvoiceID: plan.invoice.invoiceId,
+          Status: 'AUTHORISED',
+          // A cash sale is due when made: a draft saved without a due date gets its own date.
+          ...(plan.invoice.dueDate ? {} : { DueDate: plan.invoice.date ?? getUkToday() }),
+        };
         let joined = false;
         try {
           return await ledger.execute({

@@ -48,6 +48,8 @@ export const xeroPaymentsEnvelope = z.object({ Payments: z.array(xeroPaymentSche
 export interface XeroApproveElement {
   InvoiceID: string;
   Status: 'AUTHORISED';
+  /** Only for a draft without one: Xero refuses to approve an invoice that has no due date. */
+  DueDate?: string;
 }
 
 /** A payment into a bank account (REFERENCE §4.3): amount in pounds with 2 decimals, date YYYY-MM-DD. */
