@@ -69,13 +69,13 @@ export function InvoiceFiltersPanel({
                 <Label htmlFor={`${id}-start`} className="text-xs text-muted-foreground">
                   Start date
                 </Label>
-                <Input id={`${id}-start`} type="date" value={draft.startDate} onChange={(e) => set('startDate', e.target.value)} />
+                <Input id={`${id}-start`} type="date" className="dark:[color-scheme:dark]" value={draft.startDate} onChange={(e) => set('startDate', e.target.value)} />
               </div>
               <div className="grid gap-1">
                 <Label htmlFor={`${id}-end`} className="text-xs text-muted-foreground">
                   End date
                 </Label>
-                <Input id={`${id}-end`} type="date" value={draft.endDate} onChange={(e) => set('endDate', e.target.value)} />
+                <Input id={`${id}-end`} type="date" className="dark:[color-scheme:dark]" value={draft.endDate} onChange={(e) => set('endDate', e.target.value)} />
               </div>
             </div>
           </fieldset>

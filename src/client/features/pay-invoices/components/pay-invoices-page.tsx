@@ -158,7 +158,7 @@ function KeyboardHint() {
   return (
     <p className="hidden flex-wrap items-center gap-x-3 gap-y-1 text-xs text-muted-foreground md:flex" aria-label="Keyboard shortcuts">
       <span>
-        {key('←')} {key('→')} previous / next
+        {key('←')} {key('→')} or {key('PgUp')} {key('PgDn')} previous / next
       </span>
       <span>{key('1')} card amount</span>
       <span>{key('2')} cash amount</span>
@@ -221,15 +221,25 @@ function PayInvoicesWorkspace({
   const searchInput = useRef<HTMLInputElement>(null);
   const invoiceKey = invoice ? `${invoice.invoiceId}:${invoice.amountDue}` : '';
   const isFirstInvoice = useRef(true);
+  /** Which amounts the user typed for this invoice; only the other, untouched one is auto-filled. */
+  const typed = useRef({ card: false, cash: false });
   useEffect(() => {
     // When the invoice changes both amounts clear and the amount input is focused (001 §4).
     setCardAmount('');
     setCashAmount('');
+    typed.current = { card: false, cash: false };
     if (isFirstInvoice.current) {
       isFirstInvoice.current = false;
       return;
     }
-    if (invoiceKey) cardInput.current?.focus();
+    // Never pull focus out of a field the user is typing in (the search box narrows the list as they type).
+    const active = document.activeElement;
+    const isBusyElsewhere =
+      active instanceof HTMLElement &&
+      active !== cardInput.current &&
+      active !== cashInput.current &&
+      (active.tagName === 'INPUT' || active.tagName === 'TEXTAREA' || active.getAttribute('role') === 'combobox');
+    if (invoiceKey && !isBusyElsewhere) cardInput.current?.focus();
   }, [invoiceKey]);
 
   const defaults = useMemo(
@@ -245,13 +255,17 @@ function PayInvoicesWorkspace({
   useEffect(() => setCardAccountId(defaults.cardAccountId), [defaults.cardAccountId]);
   useEffect(() => setCashAccountId(defaults.cashAccountId), [defaults.cashAccountId]);
 
+  // Auto-fill (001 §4): typing one amount fills the other with the rest of the amount due (0.00 beyond it).
+  // Once the user has typed in both boxes neither overwrites the other, so a part payment can be entered.
   const onCardAmountChange = (value: string) => {
     setCardAmount(value);
-    if (invoice) setCashAmount(getAutoFillAmount(invoice.amountDue, value));
+    typed.current.card = true;
+    if (invoice && !typed.current.cash) setCashAmount(getAutoFillAmount(invoice.amountDue, value));
   };
   const onCashAmountChange = (value: string) => {
     setCashAmount(value);
-    if (invoice) setCardAmount(getAutoFillAmount(invoice.amountDue, value));
+    typed.current.cash = true;
+    if (invoice && !typed.current.card) setCardAmount(getAutoFillAmount(invoice.amountDue, value));
   };
   const allocation = invoice ? getAllocation(invoice.amountDue, cardAmount, cashAmount) : null;
   const canProcess = allocation !== null && canProcessPayments(allocation);
@@ -279,23 +293,6 @@ function PayInvoicesWorkspace({
     [list.length, outOfSync],
   );
 
-  const refreshCurrent = async () => {
-    if (!invoice) return;
-    setRefreshingInvoice(true);
-    try {
-      const result = await refreshInvoice(orgId, invoice.invoiceId);
-      updateInvoiceInList(queryClient, orgId, invoice.invoiceId, result.invoice);
-      toast({ title: 'Invoice Refreshed', description: 'Latest data from Xero has been loaded', variant: 'success' });
-      outOfSync.clear();
-      setRefreshError(false);
-    } catch (error) {
-      toast({ title: 'Refresh Failed', description: getMessage(error, 'The invoice could not be refreshed'), variant: 'destructive' });
-      setRefreshError(true);
-    } finally {
-      setRefreshingInvoice(false);
-    }
-  };
-
   const standardRefresh = async () => {
     setRefreshingList(true);
     try {
@@ -306,6 +303,29 @@ function PayInvoicesWorkspace({
       toast({ title: 'Refresh Failed', description: getMessage(error, 'Invoices could not be refreshed'), variant: 'destructive' });
     } finally {
       setRefreshingList(false);
+    }
+  };
+
+  /** Refresh Invoice; from the out-of-sync banner it also works once the invoice has left the list. */
+  const refreshCurrent = async () => {
+    const invoiceId = invoice?.invoiceId ?? outOfSync.outOfSyncInvoiceId;
+    if (!invoiceId) {
+      await standardRefresh();
+      outOfSync.clear();
+      return;
+    }
+    setRefreshingInvoice(true);
+    try {
+      const result = await refreshInvoice(orgId, invoiceId);
+      updateInvoiceInList(queryClient, orgId, invoiceId, result.invoice);
+      toast({ title: 'Invoice Refreshed', description: 'Latest data from Xero has been loaded', variant: 'success' });
+      outOfSync.clear();
+      setRefreshError(false);
+    } catch (error) {
+      toast({ title: 'Refresh Failed', description: getMessage(error, 'The invoice could not be refreshed'), variant: 'destructive' });
+      setRefreshError(true);
+    } finally {
+      setRefreshingInvoice(false);
     }
   };
 

@@ -17,7 +17,7 @@ function isTyping(target: EventTarget | null): boolean {
 }
 
 /**
- * Keyboard operation (beyond the spec): ← / → previous and next invoice, 1 card amount, 2 cash amount,
+ * Keyboard operation (beyond the spec): ← / → (Page Up / Page Down from anywhere) previous and next invoice, 1 card amount, 2 cash amount,
  * / search, Ctrl+Enter (⌘+Enter) process payments from anywhere. Single keys only act when the user is not
  * typing, and nothing acts while a dialog or menu is open or while payments are being processed.
  */
@@ -35,6 +35,14 @@ export function useKeyboardShortcuts(shortcuts: PayShortcuts, enabled: boolean) 
       if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
         event.preventDefault();
         actions.process();
+        return;
+      }
+      // Page Up / Page Down move between invoices from anywhere, amounts included: moving focuses the card
+      // amount (001 §4), where the arrow keys belong to the text.
+      if ((event.key === 'PageUp' || event.key === 'PageDown') && !event.ctrlKey && !event.metaKey && !event.shiftKey) {
+        event.preventDefault();
+        if (event.key === 'PageUp') actions.previous();
+        else actions.next();
         return;
       }
       if (event.ctrlKey || event.metaKey || isTyping(event.target)) return;
