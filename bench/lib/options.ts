@@ -56,7 +56,7 @@ export function readOptions(argv: string[]): BenchOptions {
   return {
     parts: readParts(argv),
     quick,
-    callRuns: readInt('BENCH_CALL_RUNS', quick ? 1 : 3),
+    callRuns: readInt('BENCH_CALL_RUNS', quick ? 1 : 2),
     scale: readInt('BENCH_SCALE', quick ? 5 : 25),
     day: {
       payInvoices: readInt('BENCH_DAY_PAYMENTS', 30, 0),

@@ -195,9 +195,11 @@ function bankAccounts(ctx: Context): { card: string; cash: string } {
 
 /**
  * Pays one invoice by card and cash as the Pay Invoices screen does (001 §4): the card payment, a refresh
- * of the invoice, the cash payment, then the list again.
+ * of the invoice, the cash payment, then the list again. The list comes from the cache (no Xero call, as
+ * "pay one invoice" shows) but reading 5,000 cached invoices takes seconds on PGlite, so the typical day
+ * leaves it out (`relist: false`) to keep the benchmark short; its count is the same either way.
  */
-async function payCardAndCash(ctx: Context, invoice: Invoice): Promise<void> {
+async function payCardAndCash(ctx: Context, invoice: Invoice, options: { relist?: boolean } = {}): Promise<void> {
   const { card, cash } = bankAccounts(ctx);
   const due = roundPoundsToPence(invoice.amountDue);
   const cardPence = Math.floor(due / 2);
@@ -205,7 +207,7 @@ async function payCardAndCash(ctx: Context, invoice: Invoice): Promise<void> {
   await ctx.client.call('POST', '/api/xero/payments', { ...base, accountId: card, amount: fromPence(cardPence), reference: `Card payment for ${invoice.invoiceNumber}`, isCard: true }, withKey());
   await ctx.client.call('GET', `/api/xero/invoices/${invoice.invoiceId}?refresh=true`);
   await ctx.client.call('POST', '/api/xero/payments', { ...base, accountId: cash, amount: fromPence(due - cardPence), reference: `Cash payment for ${invoice.invoiceNumber}`, isCard: false }, withKey());
-  await ctx.client.call('GET', '/api/xero/invoices');
+  if (options.relist !== false) await ctx.client.call('GET', '/api/xero/invoices');
 }
 
 function invoicesToPay(invoices: Invoice[], count: number, today: string): Invoice[] {
@@ -330,10 +332,11 @@ async function saveSettings(ctx: Context): Promise<string> {
   }
 }
 
-/** Runs one step of the typical day; a step whose endpoint is missing is skipped and named. */
-async function step(skipped: string[], work: () => Promise<unknown>): Promise<void> {
+/** Runs one step of the typical day; a step whose endpoint is missing is skipped and named, a step's remark kept. */
+async function step(skipped: string[], work: () => Promise<unknown>, remarks?: string[]): Promise<void> {
   try {
-    await work();
+    const remark = await work();
+    if (remarks && typeof remark === 'string' && remark !== '') remarks.push(remark);
   } catch (error) {
     if (error instanceof RouteMissingError) skipped.push(error.route);
     else throw error;
@@ -349,6 +352,7 @@ interface DayResult {
 async function runTypicalDay(ctx: Context): Promise<DayResult> {
   const { day } = ctx.options;
   const skipped: string[] = [];
+  const remarks: string[] = [];
   const shopRec = sandboxOrg(ctx.sandbox, SHOP);
   const dailySales = shopRec.contacts.find((c) => c.Name === 'Daily Sales')?.ContactID ?? '';
   const screens = naiveScreens(ctx);
@@ -381,15 +385,18 @@ async function runTypicalDay(ctx: Context): Promise<DayResult> {
       });
       await step(skipped, () => openStockJournal(ctx, dailySales));
       await step(skipped, () => openSettings(ctx));
-      for (const invoice of invoicesToPay(invoices, day.payInvoices, ctx.today)) await step(skipped, () => payCardAndCash(ctx, invoice));
-      if (day.approveDrafts > 0) await step(skipped, () => approveDrafts(ctx, drafts, day.approveDrafts));
+      for (const invoice of invoicesToPay(invoices, day.payInvoices, ctx.today)) await step(skipped, () => payCardAndCash(ctx, invoice, { relist: false }));
+      // The screen shows the list again once the day's payments are done.
+      await step(skipped, () => ctx.client.call('GET', '/api/xero/invoices'));
+      if (day.approveDrafts > 0) await step(skipped, () => approveDrafts(ctx, drafts, day.approveDrafts), remarks);
       if (day.journals > 0) {
         await step(skipped, async () => {
           const periods = await ctx.client.json<SalesPeriod[]>('GET', `/api/xero/sales?customerId=${dailySales}&fromDate=${addDays(ctx.today, -120)}&toDate=${ctx.today}`);
           await postJournals(ctx, periods, day.journals);
         });
       }
-      return skipped.length > 0 ? `partial: not built yet: ${[...new Set(skipped)].join(', ')}` : '';
+      const notBuilt = skipped.length > 0 ? [`partial: not built yet: ${[...new Set(skipped)].join(', ')}`] : [];
+      return [...notBuilt, ...remarks].join('; ');
     },
   );
   const builderSkipped: string[] = [];
