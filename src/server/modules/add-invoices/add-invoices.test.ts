@@ -3,6 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { DraftInvoice } from '../../../shared/add-invoices';
 import { getUkToday } from '../../../shared/dates';
 import { auditLog, draftCashAmounts, organizations, xeroAccounts, xeroContacts, xeroWrites } from '../../db/schema/index.ts';
+import { loadOracle } from '../../../sandbox/openapi-oracle';
 import { createConnectedUser, createXeroTestApp, enableFeatures, type XeroTestApp } from '../../test/xero';
 import { MISSING_CASH_ACCOUNT_MESSAGE, NOT_A_DRAFT_MESSAGE } from './add-invoices.service';
 
@@ -325,6 +326,37 @@ describe('Add Invoices API', () => {
       expect(listed).toMatchObject({ totalAmount: 80, pendingCashAmount: 30, date: '2026-01-15' });
     } finally {
       await setDefaults({ defaultTaxStatus: 'Tax inclusive' });
+    }
+  });
+
+  it("sends Xero only write bodies its OpenAPI file accepts", async () => {
+    const oracle = await loadOracle();
+    if (!oracle) return; // the OpenAPI folder is absent outside this workspace; the sandbox contract test reports it
+    const http = t.app.services.xeroHttp;
+    const original = http.send;
+    const sent: Array<{ method: string; path: string; body: unknown }> = [];
+    http.send = ((userId, tenantId, request) => {
+      if (request.method !== 'GET') sent.push({ method: request.method, path: request.path, body: request.body });
+      return original(userId, tenantId, request);
+    }) as typeof http.send;
+    try {
+      const [a, b] = await createDraftsInXero(2, 15);
+      sent.length = 0;
+      await listDrafts(true);
+      await owner.call('POST', '/api/xero/draft-invoices/update', { invoices: [{ id: a, cashAmount: 3, approve: true }, { id: b, cashAmount: 0, approve: true }] });
+      await owner.call('POST', '/api/xero/draft-invoices/create', { date: getUkToday(), totalAmount: 12, cashAmount: 2, approve: true });
+    } finally {
+      http.send = original;
+    }
+    expect(sent.map((s) => `${s.method} ${s.path}`)).toEqual([
+      'POST /api.xro/2.0/Invoices',
+      'PUT /api.xro/2.0/Payments',
+      'PUT /api.xro/2.0/Invoices',
+      'PUT /api.xro/2.0/Payments',
+    ]);
+    expect(oracle.validateRequest('PUT', '/Payments', { Payments: [{ Amount: 'ten' }] })).not.toEqual([]);
+    for (const s of sent) {
+      expect(oracle.validateRequest(s.method, s.path.replace('/api.xro/2.0', ''), s.body), `${s.method} ${s.path}`).toEqual([]);
     }
   });
 
