@@ -19,7 +19,8 @@ function parseDate(value: string | null | undefined): Date | null {
   return Number.isNaN(date.getTime()) ? null : date;
 }
 
-function TokenExpiry({ tokenExpiry }: { tokenExpiry: string | null | undefined }) {
+function TokenExpiry({ tokenExpiry, reconnectRequired }: { tokenExpiry: string | null | undefined; reconnectRequired: boolean }) {
+  if (reconnectRequired) return <span className="font-medium text-destructive">Reconnect needed</span>;
   const expiry = parseDate(tokenExpiry);
   if (!expiry) return <span className="text-muted-foreground">Unknown</span>;
   const status = getTokenStatus(tokenExpiry);
@@ -44,6 +45,8 @@ function TokenExpiry({ tokenExpiry }: { tokenExpiry: string | null | undefined }
 
 export interface OrganizationCardProps {
   organization: UserOrganization;
+  /** Xero refused the user's tokens (revoked or refresh failed): the expiry no longer means anything. */
+  reconnectRequired?: boolean;
   pending: boolean;
   busy: boolean;
   onActivate: () => void;
@@ -51,7 +54,15 @@ export interface OrganizationCardProps {
   onOpenSettings: () => void;
 }
 
-export function OrganizationCard({ organization: org, pending, busy, onActivate, onOpenFeature, onOpenSettings }: OrganizationCardProps) {
+export function OrganizationCard({
+  organization: org,
+  reconnectRequired = false,
+  pending,
+  busy,
+  onActivate,
+  onOpenFeature,
+  onOpenSettings,
+}: OrganizationCardProps) {
   const name = getOrganizationName(org);
   const lastAccessed = parseDate(org.lastAccessed);
   return (
@@ -93,7 +104,7 @@ export function OrganizationCard({ organization: org, pending, busy, onActivate,
             <Clock aria-hidden className="size-3.5" /> Token
           </dt>
           <dd>
-            <TokenExpiry tokenExpiry={org.tokenExpiry} />
+            <TokenExpiry tokenExpiry={org.tokenExpiry} reconnectRequired={reconnectRequired && org.connected} />
           </dd>
           {org.rateLimits ? (
             <>

@@ -1,5 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { Building2, Plus, RefreshCw } from 'lucide-react';
+import { AlertTriangle, Building2, Plus, RefreshCw } from 'lucide-react';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useLocation, useSearch } from 'wouter';
 import { sortOrganizationsByName } from '@/shared/organizations';
@@ -8,8 +8,13 @@ import { needsReconnection, useConnection } from '@/client/lib/connection';
 import { useUserOrganizations } from '@/client/lib/organizations';
 import { queryKeys } from '@/client/lib/query-client';
 import { toast } from '@/client/lib/toast';
-import { clearAuthorizationInProgress, connectToXero, reconnectToXero } from '@/client/lib/xero-authorization';
+import {
+  clearAuthorizationInProgress,
+  connectToXero,
+  reconnectToXero,
+} from '@/client/lib/xero-authorization';
 import { PageHeader } from '@/client/components/layouts/page-header';
+import { Alert, AlertDescription, AlertTitle } from '@/client/components/ui/alert';
 import { Button } from '@/client/components/ui/button';
 import { Card, CardContent } from '@/client/components/ui/card';
 import { PageSpinner, Spinner } from '@/client/components/ui/spinner';
@@ -51,9 +56,20 @@ export function OrganizationsPage() {
   useReturnParamsOnce();
   const { data: connection } = useConnection();
   const organizationsQuery = useUserOrganizations();
-  const organizations = useMemo(() => sortOrganizationsByName(organizationsQuery.data ?? []), [organizationsQuery.data]);
+  const organizations = useMemo(
+    () => sortOrganizationsByName(organizationsQuery.data ?? []),
+    [organizationsQuery.data],
+  );
   const actions = useOrganizationActions(organizations);
   const [starting, setStarting] = useState<Starting>(null);
+  const reconnectRequired = needsReconnection(connection);
+  const queryClient = useQueryClient();
+
+  // The list is cached without expiry (spec 000 §9): when the connection turns out to need a reconnect, the
+  // cards' token lines are re-read once so they stop promising a token that no longer works.
+  useEffect(() => {
+    if (reconnectRequired) void queryClient.invalidateQueries({ queryKey: queryKeys.userOrganizations });
+  }, [reconnectRequired, queryClient]);
 
   async function start(mode: 'connect' | 'reconnect') {
     setStarting(mode);
@@ -64,11 +80,19 @@ export function OrganizationsPage() {
   const topButtons = (
     <>
       <Button variant="outline" disabled={starting !== null} onClick={() => void start('reconnect')}>
-        {starting === 'reconnect' ? <Spinner className="size-4" label="Reconnecting" /> : <RefreshCw aria-hidden />}
+        {starting === 'reconnect' ? (
+          <Spinner className="size-4" label="Reconnecting" />
+        ) : (
+          <RefreshCw aria-hidden />
+        )}
         Reconnect
       </Button>
       <Button disabled={starting !== null} onClick={() => void start('connect')}>
-        {starting === 'connect' ? <Spinner className="size-4 text-current" label="Connecting" /> : <Plus aria-hidden />}
+        {starting === 'connect' ? (
+          <Spinner className="size-4 text-current" label="Connecting" />
+        ) : (
+          <Plus aria-hidden />
+        )}
         Connect New Organization
       </Button>
     </>
@@ -84,21 +108,54 @@ export function OrganizationsPage() {
       {organizationsQuery.isLoading ? (
         <PageSpinner label="Loading organizations" />
       ) : organizations.length === 0 ? (
-        <EmptyState reconnect={needsReconnection(connection)} starting={starting} onStart={(mode) => void start(mode)} />
+        <EmptyState
+          reconnect={needsReconnection(connection)}
+          starting={starting}
+          onStart={(mode) => void start(mode)}
+        />
       ) : (
-        <div className="grid gap-4 md:grid-cols-2 xl:grid-cols-3">
-          {organizations.map((org) => (
-            <OrganizationCard
-              key={org.organizationId}
-              organization={org}
-              pending={actions.pendingId === org.organizationId}
-              busy={actions.pendingId !== null}
-              onActivate={() => void actions.activate(org)}
-              onOpenFeature={(feature) => void actions.openFeature(org, featureHref[feature])}
-              onOpenSettings={() => void actions.openSettings(org)}
-            />
-          ))}
-        </div>
+        <>
+          {reconnectRequired ? (
+            <Alert variant="warning" className="mb-4 items-start">
+              <AlertTriangle aria-hidden />
+              <div className="flex flex-1 flex-col gap-3 sm:flex-row sm:items-center sm:justify-between">
+                <div>
+                  <AlertTitle>Xero Connection Needs Refreshing</AlertTitle>
+                  <AlertDescription>
+                    Xero no longer accepts this connection. Reconnect to keep working with your organisations.
+                  </AlertDescription>
+                </div>
+                <Button
+                  size="sm"
+                  className="shrink-0 self-start sm:self-center"
+                  disabled={starting !== null}
+                  onClick={() => void start('reconnect')}
+                >
+                  {starting === 'reconnect' ? (
+                    <Spinner className="size-4 text-current" label="Reconnecting" />
+                  ) : (
+                    <RefreshCw aria-hidden />
+                  )}
+                  Reconnect now
+                </Button>
+              </div>
+            </Alert>
+          ) : null}
+          <div className="grid gap-4 md:grid-cols-2 xl:grid-cols-3">
+            {organizations.map((org) => (
+              <OrganizationCard
+                key={org.organizationId}
+                organization={org}
+                reconnectRequired={reconnectRequired}
+                pending={actions.pendingId === org.organizationId}
+                busy={actions.pendingId !== null}
+                onActivate={() => void actions.activate(org)}
+                onOpenFeature={(feature) => void actions.openFeature(org, featureHref[feature])}
+                onOpenSettings={() => void actions.openSettings(org)}
+              />
+            ))}
+          </div>
+        </>
       )}
     </div>
   );
@@ -126,7 +183,11 @@ function EmptyState({
               Your Xero authorisation has expired. Reconnect to see and use your organisations again.
             </p>
             <Button disabled={starting !== null} onClick={() => onStart('reconnect')}>
-              {starting === 'reconnect' ? <Spinner className="size-4 text-current" label="Reconnecting" /> : <RefreshCw aria-hidden />}
+              {starting === 'reconnect' ? (
+                <Spinner className="size-4 text-current" label="Reconnecting" />
+              ) : (
+                <RefreshCw aria-hidden />
+              )}
               Reconnect
             </Button>
           </>
@@ -137,7 +198,11 @@ function EmptyState({
               Connect a Xero organisation to start paying invoices, adding sales and posting journals.
             </p>
             <Button disabled={starting !== null} onClick={() => onStart('connect')}>
-              {starting === 'connect' ? <Spinner className="size-4 text-current" label="Connecting" /> : <Plus aria-hidden />}
+              {starting === 'connect' ? (
+                <Spinner className="size-4 text-current" label="Connecting" />
+              ) : (
+                <Plus aria-hidden />
+              )}
               Connect
             </Button>
           </>
