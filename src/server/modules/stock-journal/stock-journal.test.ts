@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, getUkToday, getWeekEnd, getWeekStart, isSameMonth } from '../../../shared/dates';
 import {
   getStockJournalReference,
+  salesResponseSchema,
   splitSalesPeriod,
   type JournalPeriod,
   type SalesPeriod,
@@ -189,6 +190,8 @@ describe('Stock Journal API', () => {
     );
     const sum = (pick: (i: (typeof expected)[number]) => number) => expected.reduce((n, i) => n + pick(i), 0);
     const toPence = (pounds: number) => Math.round(pounds * 100);
+    // The route sends its answer without a second zod pass: the answer must still match the schema.
+    expect(salesResponseSchema.safeParse(periods).success).toBe(true);
     expect(periods.reduce((n, p) => n + p.invoiceCount, 0)).toBe(expected.length);
     expect(periods.reduce((n, p) => n + toPence(p.grossTotal), 0)).toBe(sum((i) => i.total));
     expect(periods.reduce((n, p) => n + toPence(p.vatTotal), 0)).toBe(sum((i) => i.totalTax));
