@@ -223,6 +223,8 @@ test.describe('CIS Bills', () => {
         await screenshot(page, `cis-bills-${theme}-${width}`);
         await page.getByRole('combobox', { name: /^Subcontractor/ }).click();
         await expect(page.getByRole('listbox', { name: 'Subcontractors' })).toBeVisible();
+        // Let the open animation finish before the picture.
+        await page.waitForTimeout(400);
         await page.screenshot({ path: `e2e/screenshots/cis-bills-picker-${theme}-${width}.png` });
       });
     }

@@ -7,6 +7,7 @@ import {
   cisContactSchema,
   convertCisAmount,
   createBillRequestSchema,
+  createBillsRequestSchema,
   createLocalBill,
   deriveHasValidUtr,
   describeApproveBillError,
@@ -30,10 +31,34 @@ import {
 import { findPence, toPence } from './money';
 
 const contacts = [
-  cisContactSchema.parse({ id: 'c1', name: 'Zed Plastering', isContractor: false, isSupplier: true, hasValidUTR: true }),
-  cisContactSchema.parse({ id: 'c2', name: 'alpha Roofing', isContractor: true, isSupplier: false, hasValidUTR: false }),
-  cisContactSchema.parse({ id: 'c3', name: 'Customer Only', isContractor: false, isSupplier: false, hasValidUTR: true }),
-  cisContactSchema.parse({ id: 'c4', name: 'Bravo Electrical', isContractor: true, isSupplier: true, hasValidUTR: true }),
+  cisContactSchema.parse({
+    id: 'c1',
+    name: 'Zed Plastering',
+    isContractor: false,
+    isSupplier: true,
+    hasValidUTR: true,
+  }),
+  cisContactSchema.parse({
+    id: 'c2',
+    name: 'alpha Roofing',
+    isContractor: true,
+    isSupplier: false,
+    hasValidUTR: false,
+  }),
+  cisContactSchema.parse({
+    id: 'c3',
+    name: 'Customer Only',
+    isContractor: false,
+    isSupplier: false,
+    hasValidUTR: true,
+  }),
+  cisContactSchema.parse({
+    id: 'c4',
+    name: 'Bravo Electrical',
+    isContractor: true,
+    isSupplier: true,
+    hasValidUTR: true,
+  }),
 ];
 
 describe('local bills', () => {
@@ -67,7 +92,15 @@ describe('local bills', () => {
   it('keeps total = deduction + amount due on the wire', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 99999999 }), (grossPence) => {
-        const bill = createLocalBill({ id: 'x', contactId: 'c', contactName: 'n', date: '2025-01-01', reference: 'r', grossPence, accountCode: 'a' });
+        const bill = createLocalBill({
+          id: 'x',
+          contactId: 'c',
+          contactName: 'n',
+          date: '2025-01-01',
+          reference: 'r',
+          grossPence,
+          accountCode: 'a',
+        });
         expect(toPence(bill.cisDeduction) + toPence(bill.amountDue)).toBe(toPence(bill.total));
       }),
     );
@@ -86,13 +119,28 @@ describe('local bills', () => {
       cisDeduction: 20,
       lineItems: [{ accountCode: '320' }],
     });
-    expect(toBillFormRow(draft)).toMatchObject({ id: 'b1', contactName: 'Zed', amount: 100, originalAmount: 100, accountCode: '320', isLocal: false });
+    expect(toBillFormRow(draft)).toMatchObject({
+      id: 'b1',
+      contactName: 'Zed',
+      amount: 100,
+      originalAmount: 100,
+      accountCode: '320',
+      isLocal: false,
+    });
     expect(toBillFormRow({ ...draft, lineItems: [] }).accountCode).toBe('');
   });
 });
 
 describe('create request (001 §7)', () => {
-  const bill = createLocalBill({ id: 'l1', contactId: 'c1', contactName: 'Zed', date: '2025-04-06', reference: '0126', grossPence: 12345, accountCode: '320' });
+  const bill = createLocalBill({
+    id: 'l1',
+    contactId: 'c1',
+    contactName: 'Zed',
+    date: '2025-04-06',
+    reference: '0126',
+    grossPence: 12345,
+    accountCode: '320',
+  });
 
   it('is DRAFT by default and AUTHORISED when drafts are off', () => {
     expect(getBillCreateStatus(true)).toBe('DRAFT');
@@ -102,7 +150,9 @@ describe('create request (001 §7)', () => {
       contactId: 'c1',
       date: '2025-04-06',
       reference: '0126',
-      lineItems: [{ description: 'Subcontractor services - Zed', quantity: 1, unitAmount: 123.45, accountCode: '320' }],
+      lineItems: [
+        { description: 'Subcontractor services - Zed', quantity: 1, unitAmount: 123.45, accountCode: '320' },
+      ],
       status: 'AUTHORISED',
     });
     expect(createBillRequestSchema.parse(request)).toEqual(request);
@@ -112,7 +162,12 @@ describe('create request (001 §7)', () => {
     const request = buildCreateBillRequest(bill, true);
     expect(createBillRequestSchema.safeParse({ ...request, status: 'PAID' }).success).toBe(false);
     expect(createBillRequestSchema.safeParse({ ...request, lineItems: [] }).success).toBe(false);
-    expect(createBillRequestSchema.safeParse({ ...request, lineItems: [{ ...request.lineItems[0], unitAmount: 1.001 }] }).success).toBe(false);
+    expect(
+      createBillRequestSchema.safeParse({
+        ...request,
+        lineItems: [{ ...request.lineItems[0], unitAmount: 1.001 }],
+      }).success,
+    ).toBe(false);
     expect(updateBillRequestSchema.safeParse({ amount: 10 }).success).toBe(true);
     expect(updateBillRequestSchema.safeParse({ amount: 0 }).success).toBe(false);
     expect(updateBillRequestSchema.safeParse({ amount: 10.999 }).success).toBe(false);
@@ -156,8 +211,12 @@ describe('validation (001 §5)', () => {
     expect(validateBillEntry({ ...ok, amount: '-5' })?.title).toBe('Invalid amount');
     expect(validateBillEntry({ ...ok, amount: 'abc' })?.title).toBe('Invalid amount');
     expect(validateBillEntry({ ...ok, amount: '1.005' })?.title).toBe('Invalid amount');
-    expect(validateBillEntry({ ...ok, accountCode: '', contactId: 'nope' })?.description).toBe('Please select an account code');
-    expect(validateBillEntry({ ...ok, contactId: 'nope' })?.description).toBe('Selected subcontractor not found');
+    expect(validateBillEntry({ ...ok, accountCode: '', contactId: 'nope' })?.description).toBe(
+      'Please select an account code',
+    );
+    expect(validateBillEntry({ ...ok, contactId: 'nope' })?.description).toBe(
+      'Selected subcontractor not found',
+    );
     expect(validateBillEntry(ok)).toBeNull();
   });
 
@@ -165,7 +224,10 @@ describe('validation (001 §5)', () => {
     expect(validateBillAmountEdit('0')?.description).toBe('Please enter a positive number');
     expect(validateBillAmountEdit('')?.description).toBe('Please enter a positive number');
     expect(validateBillAmountEdit('12.50')).toBeNull();
-    expect(validateBillSubmission([])).toEqual({ title: 'No bills to create', description: 'Add at least one bill before submitting' });
+    expect(validateBillSubmission([])).toEqual({
+      title: 'No bills to create',
+      description: 'Add at least one bill before submitting',
+    });
     expect(validateBillSubmission([{}])).toBeNull();
     expect(getCreateBillsButtonLabel(3, false)).toBe('Create 3 Bill(s) in Xero');
     expect(getCreateBillsButtonLabel(3, true)).toBe('Processing...');
@@ -205,8 +267,12 @@ describe('screen state (001 §2)', () => {
   it('orders session expired, not connected, disabled, main', () => {
     expect(getCisPageState({ connected: false, error: 'Not authenticated' })).toBe('session-expired');
     expect(getCisPageState({ connected: false, error: null, featureCisBills: true })).toBe('not-connected');
-    expect(getCisPageState({ connected: false, error: 'Token has expired', featureCisBills: true })).toBe('not-connected');
-    expect(getCisPageState({ connected: false, error: 'Token is about to expire', featureCisBills: true })).toBe('main');
+    expect(getCisPageState({ connected: false, error: 'Token has expired', featureCisBills: true })).toBe(
+      'not-connected',
+    );
+    expect(
+      getCisPageState({ connected: false, error: 'Token is about to expire', featureCisBills: true }),
+    ).toBe('main');
     expect(getCisPageState({ connected: true, featureCisBills: false })).toBe('disabled');
     expect(getCisPageState({ connected: true, featureCisBills: true })).toBe('main');
   });
@@ -214,21 +280,36 @@ describe('screen state (001 §2)', () => {
 
 describe('error texts (001 §8)', () => {
   it('rewrites CIS configuration errors', () => {
-    expect(describeCreateBillError('A validation exception occurred: The contact is not a CIS subcontractor')).toEqual({
+    expect(
+      describeCreateBillError('A validation exception occurred: The contact is not a CIS subcontractor'),
+    ).toEqual({
       title: 'CIS Configuration Error',
-      description: 'The contact is not a CIS subcontractor. Please set up the CIS rate for this subcontractor in your Xero account.',
+      description:
+        'The contact is not a CIS subcontractor. Please set up the CIS rate for this subcontractor in your Xero account.',
     });
-    expect(describeCreateBillError('Error: No rate set. Please set up the CIS rate for this subcontractor in your Xero account.')).toEqual({
+    expect(
+      describeCreateBillError(
+        'Error: No rate set. Please set up the CIS rate for this subcontractor in your Xero account.',
+      ),
+    ).toEqual({
       title: 'CIS Configuration Error',
       description: 'No rate set. Please set up the CIS rate for this subcontractor in your Xero account.',
     });
-    expect(describeCreateBillError('Construction Industry Scheme settings missing.').title).toBe('CIS Configuration Error');
+    expect(describeCreateBillError('Construction Industry Scheme settings missing.').title).toBe(
+      'CIS Configuration Error',
+    );
     expect(describeCreateBillError('Precision lost').title).toBe('Failed to create bills'); // "cis" inside a word is not CIS
-    expect(describeCreateBillError('Account code is archived')).toEqual({ title: 'Failed to create bills', description: 'Account code is archived' });
+    expect(describeCreateBillError('Account code is archived')).toEqual({
+      title: 'Failed to create bills',
+      description: 'Account code is archived',
+    });
   });
 
   it('summarises several creations', () => {
-    expect(describeBillCreationSummary(3, 2)).toEqual({ isError: false, message: 'Successfully created 3 bills (2 failed)' });
+    expect(describeBillCreationSummary(3, 2)).toEqual({
+      isError: false,
+      message: 'Successfully created 3 bills (2 failed)',
+    });
     expect(describeBillCreationSummary(0, 2)).toEqual({ isError: true, message: 'Failed to create bills' });
     expect(describeBillCreationSummary(5, 0).message).toBe('Successfully created 5 bills');
   });
@@ -238,9 +319,14 @@ describe('error texts (001 §8)', () => {
     expect(describeDeleteBillError(403, 'Forbidden')).toBe("You don't have permission to delete this bill");
     expect(describeDeleteBillError(500)).toBe('Server error (500): Failed to delete bill');
     expect(describeDeleteBillError(409, 'Bill is not a draft')).toBe('Bill is not a draft');
-    expect(describeApproveBillError(401)).toEqual({ message: 'Authentication error - your session has expired. Please log in again.', isAuthError: true });
+    expect(describeApproveBillError(401)).toEqual({
+      message: 'Authentication error - your session has expired. Please log in again.',
+      isAuthError: true,
+    });
     expect(describeApproveBillError(502).message).toBe('Server error (502): Failed to approve bill');
-    expect(describeApproveBillError('network').message).toBe('Network error - please check your connection and try again');
+    expect(describeApproveBillError('network').message).toBe(
+      'Network error - please check your connection and try again',
+    );
   });
 
   it('needs a default bill account before approving', () => {
@@ -249,5 +335,83 @@ describe('error texts (001 §8)', () => {
       description: 'Please set a default bill account in the settings page before approving bills.',
     });
     expect(checkCanApproveBill('acc')).toBeNull();
+  });
+});
+
+describe('server-side checks of the create and update bodies', () => {
+  const bill = createLocalBill({
+    id: 'l1',
+    contactId: 'c1',
+    contactName: 'Zed',
+    date: '2025-04-06',
+    reference: '0126',
+    grossPence: 1,
+    accountCode: '321',
+  });
+  const firstMessage = (result: { success: boolean; error?: { issues: { message: string }[] } }) =>
+    result.error?.issues[0]?.message;
+
+  it('answer with the spec texts', () => {
+    const request = buildCreateBillRequest(bill, true);
+    expect(firstMessage(createBillRequestSchema.safeParse({ ...request, contactId: '' }))).toBe(
+      'Please select a subcontractor',
+    );
+    expect(
+      firstMessage(
+        createBillRequestSchema.safeParse({
+          ...request,
+          lineItems: [{ ...request.lineItems[0], unitAmount: 0 }],
+        }),
+      ),
+    ).toBe('Please enter a valid positive amount');
+    expect(
+      firstMessage(
+        createBillRequestSchema.safeParse({
+          ...request,
+          lineItems: [{ ...request.lineItems[0], accountCode: ' ' }],
+        }),
+      ),
+    ).toBe('Please select an account code');
+    expect(firstMessage(updateBillRequestSchema.safeParse({ amount: -1 }))).toBe(
+      'Please enter a positive number',
+    );
+    expect(firstMessage(createBillsRequestSchema.safeParse({ bills: [] }))).toBe(
+      'Add at least one bill before submitting',
+    );
+  });
+
+  it('a batch names each bill once', () => {
+    const request = buildCreateBillRequest(bill, false);
+    expect(
+      createBillsRequestSchema.safeParse({
+        bills: [
+          { id: 'a', ...request },
+          { id: 'b', ...request },
+        ],
+      }).success,
+    ).toBe(true);
+    expect(
+      createBillsRequestSchema.safeParse({
+        bills: [
+          { id: 'a', ...request },
+          { id: 'a', ...request },
+        ],
+      }).success,
+    ).toBe(false);
+  });
+
+  it('splits the awkward amounts 0.01, 0.05 and 999999.99 as the bill is sent', () => {
+    const split = (pounds: string) => {
+      const local = createLocalBill({ ...bill, grossPence: toPence(pounds) });
+      return [
+        local.total,
+        local.cisDeduction,
+        local.amountDue,
+        buildCreateBillRequest(local, true).lineItems[0]?.unitAmount,
+      ];
+    };
+    expect(split('0.01')).toEqual([0.01, 0, 0.01, 0.01]);
+    expect(split('0.05')).toEqual([0.05, 0.01, 0.04, 0.05]);
+    expect(split('999999.99')).toEqual([999999.99, 200000, 799999.99, 999999.99]);
   });
 });

@@ -432,6 +432,7 @@ describe('CIS Bills API (001 §7 CIS rows)', () => {
         billBody(subs['R. Singh Tiling'] ?? '', 200),
       );
       const id = created.json().invoiceID as string;
+      t.sandbox.clearLedger();
       const res = await call(
         'PATCH',
         `/api/xero/update-bill/${id}`,
@@ -439,6 +440,7 @@ describe('CIS Bills API (001 §7 CIS rows)', () => {
         { 'idempotency-key': crypto.randomUUID() },
       );
       expect(res.statusCode, res.body).toBe(200);
+      expect(t.sandbox.ledger().totals.all).toBe(1);
       expect(res.json()).toMatchObject({
         invoiceID: id,
         total: 250.05,
@@ -505,11 +507,13 @@ describe('CIS Bills API (001 §7 CIS rows)', () => {
         'x-default-bill-account-id': '00000000-0000-4000-8000-000000000000',
       });
       expect(wrong.statusCode).toBe(400);
+      t.sandbox.clearLedger();
       const res = await call('POST', `/api/xero/approve-bill/${id}`, undefined, {
         'x-default-bill-account-id': account?.id ?? '',
       });
       expect(res.statusCode, res.body).toBe(200);
       expect(res.json()).toMatchObject({ invoiceID: id, status: 'AUTHORISED' });
+      expect(t.sandbox.ledger().totals.all).toBe(1);
       expect(billWrites().at(-1)).toMatchObject({ action: 'approve', id });
       const drafts = (await call('GET', '/api/xero/draft-bills')).json() as Array<{ invoiceID: string }>;
       expect(drafts.some((d) => d.invoiceID === id)).toBe(false);
@@ -538,8 +542,10 @@ describe('CIS Bills API (001 §7 CIS rows)', () => {
       });
       expect(deleted.statusCode, deleted.body).toBe(200);
       expect(deleted.json().status).toBe('DELETED');
+      t.sandbox.clearLedger();
       const adminDelete = await call('POST', `/api/xero/delete-bill/${seededDraft?.InvoiceID}`);
       expect(adminDelete.json()).toMatchObject({ status: 'DELETED' });
+      expect(t.sandbox.ledger().totals.all).toBe(1);
       expect(billWrites().at(-1)).toMatchObject({ action: 'delete', id: seededDraft?.InvoiceID });
       const approved = await call(
         'POST',
