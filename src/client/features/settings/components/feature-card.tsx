@@ -47,7 +47,7 @@ export function FeatureCard({ title, description, icon: Icon, enabled, refreshLa
       </CardHeader>
       <CardContent className="flex flex-1 flex-col gap-4">
         {!enabled ? <p className="rounded-lg bg-muted px-3 py-2 text-sm text-muted-foreground">{FEATURE_DISABLED_TEXT}</p> : null}
-        <fieldset disabled={!enabled} className="grid min-w-0 gap-4 sm:grid-cols-2">
+        <fieldset disabled={!enabled} className="grid min-w-0 items-start gap-4 sm:grid-cols-2">
           <legend className="sr-only">{title} defaults</legend>
           {children}
         </fieldset>
