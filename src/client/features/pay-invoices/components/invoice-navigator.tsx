@@ -16,6 +16,7 @@ export function InvoiceNavigator({
   onProcess,
   canProcess,
   isBusy,
+  showProcess,
 }: {
   position: number;
   total: number;
@@ -26,6 +27,8 @@ export function InvoiceNavigator({
   onProcess: () => void;
   canProcess: boolean;
   isBusy: boolean;
+  /** Under 768 px the button sits under the amounts instead, where the thumb is. */
+  showProcess: boolean;
 }) {
   return (
     <div className="flex flex-wrap items-center gap-2">
@@ -45,11 +48,12 @@ export function InvoiceNavigator({
           {isRefreshing ? <Spinner className="size-4" label="Refreshing invoice" /> : <RefreshCw aria-hidden />}
           Refresh Invoice
         </Button>
-        {/* Under 768 px the button sits under the amounts instead, where the thumb is. */}
-        <Button className="hidden md:inline-flex" onClick={onProcess} disabled={!canProcess || isBusy} title="Process Payments (Ctrl+Enter)">
-          <CreditCard aria-hidden />
-          Process Payments
-        </Button>
+        {showProcess ? (
+          <Button onClick={onProcess} disabled={!canProcess || isBusy} title="Process Payments (Ctrl+Enter)">
+            <CreditCard aria-hidden />
+            Process Payments
+          </Button>
+        ) : null}
       </div>
     </div>
   );

@@ -479,6 +479,7 @@ function PayInvoicesWorkspace({
                   onProcess={() => void processPayments()}
                   canProcess={canProcess}
                   isBusy={isProcessing}
+                  showProcess={isWide}
                 />
                 <KeyboardHint />
               </div>
@@ -503,10 +504,12 @@ function PayInvoicesWorkspace({
                 }}
                 disabled={isProcessing || isAccountsLoading}
               />
-              <Button className="w-full md:hidden" size="lg" onClick={() => void processPayments()} disabled={!canProcess || isProcessing}>
-                <CreditCard aria-hidden />
-                Process Payments
-              </Button>
+              {isWide ? null : (
+                <Button className="w-full" size="lg" onClick={() => void processPayments()} disabled={!canProcess || isProcessing}>
+                  <CreditCard aria-hidden />
+                  Process Payments
+                </Button>
+              )}
             </CardContent>
           </Card>
           {attachments}
