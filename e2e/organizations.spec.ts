@@ -154,6 +154,8 @@ test.describe('organisations', () => {
     const reconnect = page.getByRole('banner').getByRole('button', { name: 'Reconnect' });
     await expect(reconnect).toBeVisible();
     await expect(indicator(page)).toHaveCount(0);
+    await expect(page.getByRole('alert').filter({ hasText: 'Xero Connection Needs Refreshing' })).toBeVisible();
+    await expect(page.getByRole('group', { name: SHOP }).getByText('Reconnect needed')).toBeVisible();
     await screenshot(page, 'organizations-revoked-light-1280');
 
     await reconnect.click();
