@@ -231,6 +231,24 @@ test.describe('Ledgerlink accounts', () => {
     }
   });
 
+  test('the compulsory set-up for administrators looks finished (REQUIRE_MFA_FOR_ADMINS answer simulated)', async ({ page }) => {
+    // The e2e server runs without REQUIRE_MFA_FOR_ADMINS; the integration tests cover the server side. Here
+    // the sign-in answer is replaced so the screen can be seen, and the set-up itself is the real one.
+    await registerByApi(page, uniqueName('e2e.forced'));
+    await page.route('**/api/auth/current-user', (route) => route.fulfill({ status: 401, json: { message: 'Not authenticated' } }));
+    await page.route('**/api/login', (route) => route.fulfill({ status: 200, json: { mfaSetupRequired: true } }));
+    for (const [theme, width] of [['light', 1280], ['dark', 375]] as const) {
+      await page.setViewportSize({ width, height: 800 });
+      await page.goto('/auth');
+      await setTheme(page, theme);
+      await signInWithPassword(page, 'admin.example', 'any-password-1');
+      await expect(page.getByRole('heading', { name: 'Set up two-step sign-in' })).toBeVisible();
+      await page.getByRole('button', { name: 'Set up now' }).click();
+      await expect(page.getByRole('img', { name: /QR code/ })).toBeVisible();
+      await screenshot(page, `mfa-compulsory-setup-${theme}-${width}`);
+    }
+  });
+
   test('no serious or critical accessibility problems on /auth and its second step', async ({ page }) => {
     await page.goto('/auth');
     await expect(page.getByRole('heading', { name: 'Welcome to Ledgerlink' })).toBeVisible();

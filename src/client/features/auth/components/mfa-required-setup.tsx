@@ -47,7 +47,7 @@ export function MfaRequiredSetup({ onCancel, onShowingCodes }: { onCancel: () =>
               setEnabled(result);
             }}
           />
-          <Button type="button" variant="ghost" size="sm" className="justify-self-start" onClick={onCancel}>
+          <Button type="button" variant="ghost" size="sm" className="-ml-3 justify-self-start" onClick={onCancel}>
             Back to sign in
           </Button>
         </>
