@@ -85,6 +85,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
     }),
   },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('journal' as const), faults: faultPlan, double }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('return' as const), pick: fc.nat(), later: fc.boolean(), faults: faultPlan }) },
   {
     weight: 1,
     arbitrary: fc.record({
@@ -133,12 +134,12 @@ describe('money writes survive every fault exactly once', () => {
       let run = 0;
       const seed = process.env.EXACTLY_ONCE_SEED ? Number(process.env.EXACTLY_ONCE_SEED) : undefined;
       await fc.assert(
-        fc.asyncProperty(fc.array(op, { minLength: SIZES.minOps, maxLength: SIZES.maxOps }), async (ops) => {
+        fc.asyncProperty(fc.array(op, { minLength: SIZES.minOps, maxLength: SIZES.maxOps }), fc.option(faultPlan, { freq: 2 }), async (ops, restartFaults) => {
           run += 1;
           const world = await createWorld(sandbox, `r${run}`);
           try {
             for (const next of ops) await runOp(world, next);
-            const reconciled = await restartAndReconcile(world);
+            const reconciled = await restartAndReconcile(world, restartFaults);
             const violations = await findViolations(world);
             addCounts(totals, world.counts);
             addCounts(totals, Object.fromEntries(Object.entries(await countRowStates(world)).map(([k, v]) => [`row.${k}`, v])));
