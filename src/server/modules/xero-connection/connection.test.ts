@@ -126,6 +126,39 @@ describe('connecting Xero and choosing an organisation', () => {
     expect(denied.json().message).toBe('Organization "Demo Shop Ltd" is not connected to Xero');
   });
 
+  it('costs Xero: connect = 1 code exchange + 1 GET /connections; status, list and switch = 0; disconnect = 1 DELETE', async () => {
+    const { cookie } = await register(t.app, 'cost.user');
+    const call = as(t.app, cookie);
+    const snapshot = () => {
+      const l = t.sandbox.ledger();
+      return { api: l.totals.all, code: l.token.authorizationCode, refresh: l.refreshCount, connections: l.identity.connections ?? 0, deletes: l.identity.connectionsDelete ?? 0 };
+    };
+    const diff = (a: ReturnType<typeof snapshot>, b: ReturnType<typeof snapshot>) => ({
+      api: b.api - a.api,
+      code: b.code - a.code,
+      refresh: b.refresh - a.refresh,
+      connections: b.connections - a.connections,
+      deletes: b.deletes - a.deletes,
+    });
+    const none = { api: 0, code: 0, refresh: 0, connections: 0, deletes: 0 };
+
+    let before = snapshot();
+    expect(await connectXero(t.app, t.sandbox, cookie, { email: 'cost@example.com' })).toBe('/organizations?connected=true');
+    expect(diff(before, snapshot())).toEqual({ ...none, code: 1, connections: 1 });
+
+    before = snapshot();
+    const orgs = (await call('GET', '/api/user-organizations')).json() as Array<{ organizationId: number; isActive: boolean }>;
+    await call('GET', '/api/xero/connection');
+    const other = orgs.find((o) => !o.isActive);
+    expect((await call('POST', '/api/xero/set-active-organization', { organizationId: other?.organizationId })).statusCode).toBe(200);
+    await call('GET', '/api/xero/connection');
+    expect(diff(before, snapshot())).toEqual(none);
+
+    before = snapshot();
+    expect((await call('POST', '/api/xero/disconnect', { organizationId: other?.organizationId })).statusCode).toBe(200);
+    expect(diff(before, snapshot())).toEqual({ ...none, deletes: 1 });
+  });
+
   it('reports each failure of the callback with the spec query-string codes', async () => {
     const { cookie } = await register(t.app, 'callback.user');
     const get = (url: string, withCookie = true) => t.app.inject({ url, headers: withCookie ? { cookie } : {} });
