@@ -131,7 +131,10 @@ describe('Pay Invoices screen', () => {
     const user = userEvent.setup();
     await user.type(screen.getByRole('textbox', { name: 'Card amount' }), '30');
     await user.click(screen.getByRole('button', { name: 'Process Payments' }));
+    // The 0.5 s pause between the two payments keeps the overlay up long enough to see.
+    expect(await screen.findByRole('alertdialog', { name: 'Processing payments...' })).toBeInTheDocument();
     expect(await screen.findByText('Payment Successful!', undefined, { timeout: 5000 })).toBeInTheDocument();
+    expect(screen.queryByRole('alertdialog', { name: 'Processing payments...' })).not.toBeInTheDocument();
     expect(screen.getByText('COMPLETED')).toBeInTheDocument();
     expect(api.calls.filter((c) => !c.startsWith('list'))).toEqual(['pay card 30 key=yes', 'refresh 01', 'pay cash 20 key=yes']);
   });
