@@ -3,6 +3,7 @@
  *
  *   node --import tsx bench/stock-journal.ts            # 100,000 cached invoices of one customer
  *   SJ_BENCH_INVOICES=20000 SJ_BENCH_RUNS=3 node --import tsx bench/stock-journal.ts
+ *   SJ_BENCH_PG=1 node --import tsx bench/stock-journal.ts   # on PostgreSQL (Debian's, BENCH_PG_BIN) instead of PGlite
  *
  * The rows are written straight into `xero_invoices` (PGlite in memory, migrated schema) for one customer
  * over two years, then the server's own path is timed: the repository query the sales endpoint runs, the
@@ -18,6 +19,7 @@ import { organizations, xeroInvoices } from '../src/server/db/schema/index.ts';
 import { createStockJournalRepository, type SalesInvoiceRow } from '../src/server/modules/stock-journal/stock-journal.repository';
 import { buildSalesPeriods } from '../src/server/modules/stock-journal/stock-journal.service';
 import { createTestDatabase } from '../src/server/test/database';
+import { startPostgres, type PostgresServer } from './lib/postgres';
 
 const COUNT = Number(process.env.SJ_BENCH_INVOICES ?? 100_000);
 const RUNS = Number(process.env.SJ_BENCH_RUNS ?? 5);
@@ -52,6 +54,14 @@ function groupPlain(rows: readonly SalesInvoiceRow[]) {
 }
 
 async function main() {
+  let pg: PostgresServer | null = null;
+  if (process.env.SJ_BENCH_PG === '1') {
+    const started = await startPostgres(process.env.BENCH_PG_BIN ?? '/usr/lib/postgresql/15/bin');
+    if ('unavailable' in started) throw new Error(started.unavailable);
+    pg = started;
+    process.env.TEST_DATABASE_URL = pg.databaseUrl('postgres');
+  }
+  const engine = pg ? pg.version : 'PGlite (in memory)';
   const database = await createTestDatabase();
   const db = database.db;
   const [org] = await db.insert(organizations).values({ tenantId: randomUUID(), tenantName: 'Bench Shop', featureStockJournal: true }).returning({ id: organizations.id });
@@ -117,10 +127,11 @@ async function main() {
     if (reference.length !== periods.length) throw new Error(`grouping disagrees: ${reference.length} vs ${periods.length} weeks`);
   }
   await database.destroy();
+  pg?.stop();
 
   const total = query.map((q, i) => q + (group[i] ?? 0) + (stringify[i] ?? 0));
   const report = [
-    `Stock Journal weekly periods from ${COUNT.toLocaleString('en-GB')} cached invoices (${lines.toLocaleString('en-GB')} in range, ${weeks} weeks, ${(bytes / 1e6).toFixed(1)} MB of JSON); ${RUNS} runs, median (min–max)`,
+    `Stock Journal weekly periods on ${engine} from ${COUNT.toLocaleString('en-GB')} cached invoices (${lines.toLocaleString('en-GB')} in range, ${weeks} weeks, ${(bytes / 1e6).toFixed(1)} MB of JSON); ${RUNS} runs, median (min–max)`,
     `  rows written straight into xero_invoices: ${insertMs.toFixed(0)} ms`,
     `  server: repository query             ${fmt(stats(query))}`,
     `  server: weekly grouping (shared)     ${fmt(stats(group))}`,
