@@ -76,3 +76,18 @@ export function checkActiveOrganizationChoice<
   }
   return { ok: true, organization, tokenExpired: !organization.hasValidToken };
 }
+
+/**
+ * GET /api/feature-flags: the four flags of every organisation the user is linked to. Cheap to poll, so every
+ * signed-in browser follows an administrator's switch within the admin poll interval (4 s) without
+ * re-fetching the organisation list, which the spec caches without expiry.
+ */
+export const featureFlagsEntrySchema = z.object({
+  organizationId: z.number().int(),
+  featurePayInvoices: z.boolean(),
+  featureAddInvoices: z.boolean(),
+  featureCisBills: z.boolean(),
+  featureStockJournal: z.boolean(),
+});
+export type FeatureFlagsEntry = z.infer<typeof featureFlagsEntrySchema>;
+export const featureFlagsResponseSchema = z.array(featureFlagsEntrySchema);

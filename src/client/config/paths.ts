@@ -66,6 +66,7 @@ export const apiPaths = {
   /** During an organisation switch: cache-busting `t` and `org` parameters. */
   xeroConnection: (query?: { t?: number; org?: string | number }) => withQuery('/api/xero/connection', query),
   userOrganizations: '/api/user-organizations',
+  featureFlags: '/api/feature-flags',
   setActiveOrganization: '/api/xero/set-active-organization',
   xeroSettings: '/api/xero/settings',
   bankAccounts: (refresh?: boolean) => withQuery('/api/xero/bank-accounts', { refresh }),

@@ -10,6 +10,17 @@ export const defaultHandlers = [
   http.get('*/api/admin/check', () => HttpResponse.json({ isAdmin: false })),
   http.get('*/api/xero/connection', () => HttpResponse.json(makeConnection())),
   http.get('*/api/user-organizations', () => HttpResponse.json([shopOrg, builderOrg])),
+  http.get('*/api/feature-flags', () =>
+    HttpResponse.json(
+      [shopOrg, builderOrg].map((o) => ({
+        organizationId: o.organizationId,
+        featurePayInvoices: o.featurePayInvoices === true,
+        featureAddInvoices: o.featureAddInvoices === true,
+        featureCisBills: o.featureCisBills === true,
+        featureStockJournal: o.featureStockJournal === true,
+      })),
+    ),
+  ),
 ];
 
 export const server = setupServer(...defaultHandlers);

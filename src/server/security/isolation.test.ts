@@ -27,7 +27,7 @@ const PUBLIC = new Set([
 
 /** Routes that are not part of a feature, so they answer with the feature flags off. */
 const NOT_FEATURE_GATED = [
-  /^\/api\/(config|register|login|logout|user|user-organizations)$/,
+  /^\/api\/(config|register|login|logout|user|user-organizations|feature-flags)$/,
   /^\/api\/docs/,
   /^\/api\/auth\//,
   /^\/api\/admin\//,

@@ -2,6 +2,15 @@ import type { ReactNode } from 'react';
 import { ConnectionTroubleBanner, ResetApplicationBanner } from '@/client/components/banners';
 import { Footer } from './footer';
 import { Header } from './header';
+import { useUser } from '@/client/lib/auth';
+import { useFeatureFlagWatch } from '@/client/lib/feature-flag-watch';
+
+/** Every signed-in browser follows an administrator's feature switches within the 4 s poll. */
+function FeatureFlagWatch() {
+  const user = useUser();
+  useFeatureFlagWatch(Boolean(user.data));
+  return null;
+}
 
 export function AppLayout({ children }: { children: ReactNode }) {
   return (
@@ -12,6 +21,7 @@ export function AppLayout({ children }: { children: ReactNode }) {
       >
         Skip to content
       </a>
+      <FeatureFlagWatch />
       <Header />
       <ResetApplicationBanner />
       <ConnectionTroubleBanner />

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { connectionStatusSchema, xeroAuthUrlResponseSchema } from '../../../shared/connection';
-import { userOrganizationsResponseSchema } from '../../../shared/organizations';
+import { featureFlagsResponseSchema, userOrganizationsResponseSchema } from '../../../shared/organizations';
 import { AppError } from '../../lib/app-error';
 import { OAuthError, type XeroOAuth } from '../../xero/xero-http/oauth';
 import type { TokenStore } from '../../xero/xero-http/token-store';
@@ -139,6 +139,18 @@ export function registerConnectionRoutes(
   app.get('/api/user-organizations', { schema: { response: { 200: userOrganizationsResponseSchema } } }, async (request) =>
     connection.listUserOrganizations(requireUser(request).id),
   );
+
+  app.get('/api/feature-flags', { schema: { response: { 200: featureFlagsResponseSchema } } }, async (request, reply) => {
+    reply.header('cache-control', 'no-store');
+    const rows = await connection.listUserOrganizations(requireUser(request).id);
+    return rows.map((o) => ({
+      organizationId: o.organizationId,
+      featurePayInvoices: o.featurePayInvoices === true,
+      featureAddInvoices: o.featureAddInvoices === true,
+      featureCisBills: o.featureCisBills === true,
+      featureStockJournal: o.featureStockJournal === true,
+    }));
+  });
 
   app.post(
     '/api/xero/set-active-organization',
