@@ -105,6 +105,33 @@ test.describe('admin panel', () => {
     await other.context.close();
   });
 
+  test('an ordinary user\'s menu, card buttons and page follow a switch within the poll too', async ({ page, browser }) => {
+    test.setTimeout(120_000);
+    const other = await signUp(browser, unique('cashier'), { email: 'staff@demoshop.example', tenants: ['Demo Shop Ltd'] });
+    await other.page.goto('/organizations');
+    const orgCard = other.page.getByRole('group', { name: 'Demo Shop Ltd' });
+    await expect(orgCard.getByRole('button', { name: 'Pay Invoices' })).toBeEnabled();
+
+    await openAdmin(page);
+    const toggle = page.getByRole('switch', { name: 'Pay Invoices for Demo Shop Ltd' });
+    await expect(toggle).toBeChecked();
+    await toggle.click();
+    await expect(toastWith(page, 'Features updated')).toBeVisible();
+    const switchedAt = Date.now();
+
+    await expect(orgCard.getByRole('button', { name: 'Pay Invoices' })).toBeDisabled({ timeout: 7_000 });
+    expect(Date.now() - switchedAt).toBeLessThan(8_000);
+    await other.page.getByRole('button', { name: /^User menu for/ }).click();
+    await expect(other.page.getByRole('menuitem', { name: 'Pay Invoices' })).toBeDisabled();
+    await other.page.keyboard.press('Escape');
+    expect((await other.page.request.get('/api/xero/invoices')).status()).toBe(403);
+
+    await toggle.click();
+    await expect(toggle).toBeChecked();
+    await expect(orgCard.getByRole('button', { name: 'Pay Invoices' })).toBeEnabled({ timeout: 7_000 });
+    await other.context.close();
+  });
+
   test('editing a user: an invalid email and an unchanged edit show the spec toasts; only the change is saved', async ({ page, browser }) => {
     const other = await signUp(browser, unique('clerk'));
     await other.context.close();
