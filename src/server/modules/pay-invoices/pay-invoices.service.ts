@@ -146,6 +146,21 @@ function firstValidationMessage(payment: XeroPayment | undefined): string {
   return messages.join('; ') || 'Xero did not accept the payment';
 }
 
+/**
+ * Xero's answer as the ledger kept it. Rows this module confirmed hold a StoredPayment; a row settled by
+ * `ledger.reconcile()` through another module's 'payment' finder (Add Invoices registers one too) may hold
+ * Xero's raw Payment instead, so both shapes are read.
+ */
+function readStoredPayment(row: WriteRow): StoredPayment {
+  const raw = (row.response ?? {}) as Partial<StoredPayment> & XeroPayment;
+  return {
+    paymentId: raw.paymentId ?? raw.PaymentID ?? row.xeroId ?? '',
+    amountDuePence: raw.amountDuePence ?? poundsToPence(raw.Invoice?.AmountDue),
+    amountPaidPence: raw.amountPaidPence ?? poundsToPence(raw.Invoice?.AmountPaid),
+    invoiceStatus: raw.invoiceStatus ?? raw.Invoice?.Status ?? null,
+  };
+}
+
 function balanceFrom(payment: XeroPayment | undefined, fallback: InvoiceBalance): InvoiceBalance {
   const due = poundsToPence(payment?.Invoice?.AmountDue);
   const paid = poundsToPence(payment?.Invoice?.AmountPaid);
@@ -295,7 +310,7 @@ export function createPayInvoicesService(deps: {
         writeState: row.state,
       });
     }
-    const stored = row.response as StoredPayment;
+    const stored = readStoredPayment(row);
     const request = row.request as PaymentPayload;
     if (stored.amountDuePence === null) {
       const invoice = await getCurrentInvoice(ctx, request.invoiceId, true);

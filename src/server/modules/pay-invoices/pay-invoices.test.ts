@@ -329,6 +329,11 @@ describe('Pay Invoices API', () => {
       const made = paymentWrites(t).filter((w) => w.summary.invoiceId === invoice.invoiceId);
       expect(made).toHaveLength(1);
       expect(write).toMatchObject({ state: 'confirmed', xeroId: made[0]?.id });
+      // The browser retrying now gets the payment reconciliation found, whichever module's finder found it.
+      const retried = await pay(paymentOf(invoice, cash, 3, false), key);
+      expect(retried.statusCode, retried.body).toBe(200);
+      expect(retried.json()).toMatchObject({ paymentId: made[0]?.id, isInvoiceFullyPaid: false });
+      expect(paymentWrites(t).filter((w) => w.summary.invoiceId === invoice.invoiceId)).toHaveLength(1);
     } finally {
       t.sandbox.clearFaults();
       await impatient.close();
