@@ -25,6 +25,8 @@ export interface BenchOptions {
   /** Peak-memory scenario: organisations × invoices each. */
   memOrgs: number;
   memInvoices: number;
+  /** Memory runs, each a fresh server process. */
+  memRuns: number;
   /** Page loads timed in Chromium. */
   pageRuns: number;
   chromiumPath: string;
@@ -70,6 +72,7 @@ export function readOptions(argv: string[]): BenchOptions {
     invoiceSizes: [readInt('BENCH_INVOICES_SMALL', quick ? 200 : 1000), readInt('BENCH_INVOICES_LARGE', quick ? 1000 : 5000)],
     memOrgs: readInt('BENCH_MEM_ORGS', quick ? 2 : 10),
     memInvoices: readInt('BENCH_MEM_INVOICES', quick ? 2000 : 10_000),
+    memRuns: readInt('BENCH_MEM_RUNS', quick ? 1 : 2),
     pageRuns: readInt('BENCH_PAGE_RUNS', quick ? 2 : 5),
     chromiumPath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     pgBin: process.env.BENCH_PG_BIN ?? '/usr/lib/postgresql/15/bin',

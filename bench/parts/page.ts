@@ -243,7 +243,7 @@ async function measureBrowser(options: BenchOptions, clientDir: string, entryFil
 
 function describeLighthouse(): string {
   if (fs.existsSync(path.resolve('node_modules/lighthouse'))) return 'installed but not wired into the benchmark yet.';
-  return 'not run. Lighthouse is not a dependency of the project and cannot be installed without the network; the Chromium timings above measure the same first-load path on loopback.';
+  return 'not run: Lighthouse is not among the project\'s dependencies. Once installed from the npm registry it would need no network to audit the loopback server with this Chromium; until then the Chromium timings above measure the same first load.';
 }
 
 export async function runPage(options: BenchOptions, log: (line: string) => void): Promise<PageResult> {

@@ -71,15 +71,31 @@ interface Target {
   path: string;
 }
 
-async function load(url: string, cookie: string, options: BenchOptions, requests?: Array<{ path: string }>) {
+/**
+ * autocannon stops sending when its time is up, but the server may still owe answers (a slow target with 10
+ * connections leaves a queue): wait until its database answers promptly, so that queue is not charged to
+ * the next measurement.
+ */
+async function waitUntilIdle(baseUrl: string): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    const started = performance.now();
+    const res = await fetch(`${baseUrl}/readyz`).catch(() => null);
+    await res?.arrayBuffer();
+    if (res?.ok && performance.now() - started < 250) return;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+async function load(url: string, cookie: string, options: BenchOptions, drain: boolean) {
   const result = await autocannon({
     url,
     connections: options.connections,
     duration: options.durationSec,
     headers: { cookie },
     timeout: 30,
-    ...(requests ? { requests } : {}),
   });
+  if (drain) await waitUntilIdle(new URL(url).origin);
   const failures = result.non2xx + result.errors;
   if (failures > 0) throw new Error(`${url}: ${failures} failed requests (${JSON.stringify(result.statusCodeStats)})`);
   return { rps: result.requests.average, p99: result.latency.p99, total: result.requests.total };
@@ -172,15 +188,15 @@ async function measureTargets(sandbox: Sandbox, options: BenchOptions, log: (lin
         log(`server: ${target.label} (run ${run} of ${options.loadRuns})`);
         const s = samples[i];
         if (!s) continue;
-        const ours = await load(`${lite.server.url}${target.path}`, lite.cookie, options);
+        const ours = await load(`${lite.server.url}${target.path}`, lite.cookie, options, true);
         s.appRps.push(ours.rps);
         s.appP99.push(ours.p99);
         if (onPg && target.pgPath) {
-          const onPostgres = await load(`${onPg.server.url}${target.pgPath}`, onPg.cookie, options);
+          const onPostgres = await load(`${onPg.server.url}${target.pgPath}`, onPg.cookie, options, true);
           s.pgRps.push(onPostgres.rps);
           s.pgP99.push(onPostgres.p99);
         }
-        const plain = await load(`${bare.url}/bare/${i}`, lite.cookie, options);
+        const plain = await load(`${bare.url}/bare/${i}`, lite.cookie, options, false);
         s.bareRps.push(plain.rps);
         s.bareP99.push(plain.p99);
       }
@@ -234,8 +250,8 @@ async function measureMemory(sandbox: Sandbox, options: BenchOptions, log: (line
     const peak: number[] = [];
     const requests: number[] = [];
     const loadSeconds = options.durationSec * 2;
-    for (let run = 1; run <= options.loadRuns; run++) {
-      log(`server: memory run ${run} of ${options.loadRuns}`);
+    for (let run = 1; run <= options.memRuns; run++) {
+      log(`server: memory run ${run} of ${options.memRuns}`);
       const app = await spawnServer(['app', JSON.stringify({ dataDir: dir, sandboxUrl: sandbox.url })]);
       try {
         await new Promise((resolve) => setTimeout(resolve, 1000));
