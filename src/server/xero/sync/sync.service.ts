@@ -203,7 +203,7 @@ export function createXeroSync(deps: { db: Db; http: XeroHttp }) {
       for (const r of rows) {
         if (r.updatedUtc && (!highWater || r.updatedUtc > highWater)) highWater = r.updatedUtc;
       }
-      if (data.Invoices.length < PAGE_SIZE) break;
+      if (data.Invoices.length < PAGE_SIZE || (data.pagination?.pageCount != null && page >= data.pagination.pageCount)) break;
     }
     const now = new Date();
     await releaseLease(ctx.organizationId, def.resource, {
@@ -336,7 +336,7 @@ export function createXeroSync(deps: { db: Db; http: XeroHttp }) {
             if (row.updatedUtc && (!highWater || row.updatedUtc > highWater)) highWater = row.updatedUtc;
           }
           fetched += data.Contacts.length;
-          if (data.Contacts.length < PAGE_SIZE) break;
+          if (data.Contacts.length < PAGE_SIZE || (data.pagination?.pageCount != null && page >= data.pagination.pageCount)) break;
         }
         const groups = await http.send(ctx.userId, ctx.tenantId, { method: 'GET', path: '/api.xro/2.0/ContactGroups', schema: xeroContactGroupsEnvelope });
         calls += 1;

@@ -61,7 +61,11 @@ export const xeroInvoiceSchema = z.object({
   Payments: z.array(xeroInvoicePaymentSchema).nullish(),
 });
 export type XeroInvoice = z.infer<typeof xeroInvoiceSchema>;
-export const xeroInvoicesEnvelope = z.object({ Invoices: z.array(xeroInvoiceSchema) });
+/** Paged answers carry `pagination` (REFERENCE §3): the sync stops at the last page without asking for an empty one. */
+export const xeroPaginationSchema = z
+  .object({ page: z.number().nullish(), pageSize: z.number().nullish(), pageCount: z.number().nullish(), itemCount: z.number().nullish() })
+  .nullish();
+export const xeroInvoicesEnvelope = z.object({ Invoices: z.array(xeroInvoiceSchema), pagination: xeroPaginationSchema });
 
 export const xeroAccountSchema = z.object({
   AccountID: z.string(),
@@ -99,7 +103,7 @@ export const xeroContactSchema = z.object({
   ContactGroups: z.array(z.object({ ContactGroupID: z.string() }).passthrough()).nullish(),
   UpdatedDateUTC: z.string().nullish(),
 });
-export const xeroContactsEnvelope = z.object({ Contacts: z.array(xeroContactSchema) });
+export const xeroContactsEnvelope = z.object({ Contacts: z.array(xeroContactSchema), pagination: xeroPaginationSchema });
 
 export const xeroContactGroupSchema = z.object({
   ContactGroupID: z.string(),
