@@ -37,6 +37,7 @@ import { createBills } from '../api/create-bills';
 import { getCisContacts, useCisContacts } from '../api/get-cis-contacts';
 import { getDirectCostsAccounts, useDirectCostsAccounts } from '../api/get-direct-costs-accounts';
 import { cisBillsKeys, createIdempotencyKey } from '../api/query-keys';
+import { checkConnectionForWrite } from '../utils/check-connection';
 import { AccountCodeSelect } from './account-code-select';
 import { CreationProgress, type BillRun, type BillRunResult } from './creation-progress';
 import { SubcontractorPicker } from './subcontractor-picker';
@@ -203,7 +204,7 @@ export function CreateBillsCard({ connection, orgId }: { connection: Connection;
   }
 
   async function submit() {
-    const problem = validateBillSubmission(bills);
+    const problem = validateBillSubmission(bills) ?? checkConnectionForWrite(connection);
     if (problem) return showMessage(problem);
     const sending = bills;
     const results = new Map<string, BillRunResult>(

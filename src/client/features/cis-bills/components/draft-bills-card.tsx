@@ -6,7 +6,6 @@ import {
   checkCanApproveBill,
   describeApproveBillError,
   describeDeleteBillError,
-  isTokenAboutToExpireError,
   SESSION_EXPIRED_TOAST,
   validateBillAmountEdit,
   type DraftBill,
@@ -29,6 +28,7 @@ import { deleteBill } from '../api/delete-bill';
 import { getDraftBills, useDraftBills } from '../api/get-draft-bills';
 import { cisBillsKeys, createIdempotencyKey } from '../api/query-keys';
 import { updateBill } from '../api/update-bill';
+import { checkConnectionForWrite } from '../utils/check-connection';
 import { DeleteBillDialog } from './delete-bill-dialog';
 
 /** A server message worth showing after the spec's own text, when it says more. */
@@ -121,17 +121,13 @@ export function DraftBillsCard({
   }
 
   async function approve(bill: DraftBill) {
-    if (!connection.connected || !connection.tenantId) {
+    const connectionProblem = checkConnectionForWrite(connection);
+    if (connectionProblem) {
       toast({
-        title: 'Connection Error',
-        description: 'Not connected to Xero. Connect again and retry.',
+        title: connectionProblem.title,
+        description: connectionProblem.description,
         variant: 'destructive',
       });
-      return;
-    }
-    const connectionError = connection.error ?? '';
-    if (!isTokenAboutToExpireError(connectionError) && /Not authenticated|expire/i.test(connectionError)) {
-      toast({ title: 'Session Expired', description: connectionError, variant: 'destructive' });
       return;
     }
     const accountId = connection.defaultBillAccountId || readSavedDefaults().defaultBillAccountId || '';
