@@ -66,6 +66,12 @@ export function registerControlRoutes(app: FastifyInstance, control: SandboxCont
 
   app.get('/info', async () => control.info());
 
+  app.post('/manual-journals/:id/status', async (request) => {
+    const { status } = parse(z.object({ status: z.enum(['POSTED', 'DELETED', 'VOIDED']) }).strict(), request.body);
+    const id = (request.params as { id: string }).id;
+    return { journalId: id, status: control.setJournalStatus(id, status) };
+  });
+
   app.post('/reset', async () => {
     await control.reset();
     return { ok: true, ...control.info() };

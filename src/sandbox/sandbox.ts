@@ -3,6 +3,7 @@
  * Ledgerlink uses, on one loopback port (DESIGN §6, issue 3). The server starts it in demo mode and
  * tests start it on an ephemeral port; `npm run sandbox` runs it alone (main.ts).
  */
+import { nextUpdated } from './runtime.ts';
 import path from 'node:path';
 import formbody from '@fastify/formbody';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -103,6 +104,11 @@ export interface SandboxControl {
   clearFaults(): void;
   /** Expire every access token issued so far (optionally one user's); returns how many. */
   expireTokens(email?: string): number;
+  /**
+   * Change a manual journal's status as a person would in Xero's own web app (e.g. post a draft), outside
+   * any API client: not counted as an API call nor listed among the writes. Returns the new status.
+   */
+  setJournalStatus(journalId: string, status: 'POSTED' | 'DELETED' | 'VOIDED'): string;
   /** Revoke every grant (optionally one user's): refresh tokens, access tokens, connections; returns how many users. */
   revokeTokens(email?: string): number;
   ledger(): LedgerSnapshot;
@@ -258,6 +264,21 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       }
       rt.markDirty();
       return n;
+    },
+    setJournalStatus: (journalId, status) => {
+      const allowed: Record<string, string[]> = { DRAFT: ['POSTED', 'DELETED'], POSTED: ['VOIDED'] };
+      for (const org of rt.state.orgs) {
+        const journal = org.journals.find((j) => j.ManualJournalID === journalId);
+        if (!journal) continue;
+        if (!(allowed[journal.Status] ?? []).includes(status)) {
+          throw Object.assign(new Error(`The status of a ${journal.Status} manual journal cannot be changed to ${status}`), { statusCode: 400 });
+        }
+        journal.Status = status;
+        journal.updatedMs = nextUpdated(rt, journal.updatedMs);
+        rt.markDirty();
+        return journal.Status;
+      }
+      throw Object.assign(new Error(`Manual journal with ID '${journalId}' could not be found`), { statusCode: 404 });
     },
     revokeTokens: (email) => {
       const users = userIdsFor(email);

@@ -155,7 +155,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     if (request.url.startsWith('/api/')) request.session = await sessions.load(request);
   });
 
-  registerAuthRoutes(app, { auth, sessions, audit, demoCredentials: options.demoCredentials });
+  registerAuthRoutes(app, { auth, sessions, audit, demoCredentials: options.demoCredentials, requireMfaForAdmins: config.requireMfaForAdmins });
 
   // Xero: the one client (STYLE §4), pointed at Xero or the sandbox by the endpoints alone.
   const box = createSecretBox(loadEncryptionKey({ configured: config.tokenEncryptionKey, dataDir: config.dataDir }));

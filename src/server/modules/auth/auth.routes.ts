@@ -31,8 +31,8 @@ export function registerAuthRoutes(
     sessions: SessionStore;
     audit: AuditLog;
     demoCredentials: { username: string; password: string } | undefined;
-    /** REQUIRE_MFA_FOR_ADMINS; read from the environment when not given. */
-    requireMfaForAdmins?: boolean;
+    /** REQUIRE_MFA_FOR_ADMINS from the parsed configuration. */
+    requireMfaForAdmins: boolean;
   },
 ) {
   const app = root.withTypeProvider<ZodTypeProvider>();

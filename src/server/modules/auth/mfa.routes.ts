@@ -29,14 +29,6 @@ export const PENDING_SESSION_MS = 10 * 60_000;
 const errorBody = z.object({ message: z.string() }).passthrough();
 const recoveryCodesResponseSchema = z.object({ recoveryCodes: z.array(z.string()) });
 
-/**
- * REQUIRE_MFA_FOR_ADMINS as parsed by config/env.ts. buildApp does not hand its config to the auth routes,
- * so when the caller does not pass the value it is read from the same environment server.ts parses.
- */
-export function readRequireMfaForAdmins(env: NodeJS.ProcessEnv = process.env): boolean {
-  return ['true', '1', 'yes'].includes(String(env.REQUIRE_MFA_FOR_ADMINS ?? '').trim());
-}
-
 function contextOf(request: FastifyRequest, user: SessionUser): MfaContext {
   return { userId: user.id, username: user.username, ip: request.ip };
 }
@@ -70,11 +62,11 @@ export interface MfaSignIn {
  */
 export function registerMfaRoutes(
   root: FastifyInstance,
-  deps: { sessions: SessionStore; audit: AuditLog; requireMfaForAdmins?: boolean | undefined },
+  deps: { sessions: SessionStore; audit: AuditLog; requireMfaForAdmins: boolean },
 ): MfaSignIn {
   const app = root.withTypeProvider<ZodTypeProvider>();
   const { sessions, audit } = deps;
-  const requireMfaForAdmins = deps.requireMfaForAdmins ?? readRequireMfaForAdmins();
+  const requireMfaForAdmins = deps.requireMfaForAdmins;
 
   let service: MfaService | undefined;
   const mfa = (): MfaService => {

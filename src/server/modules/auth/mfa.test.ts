@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { generate } from 'otplib';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MFA_TEXTS } from '../../../shared/mfa';
 import { auditLog, mfaTotpSteps, sessions, users } from '../../db/schema/index.ts';
 import { randomToken, sha256 } from '../../lib/crypto';
@@ -274,11 +274,9 @@ describe('REQUIRE_MFA_FOR_ADMINS=true', () => {
   let t: TestApp;
   beforeAll(async () => {
     // buildApp does not pass its config to the auth routes yet; they read the same variable from the environment.
-    vi.stubEnv('REQUIRE_MFA_FOR_ADMINS', 'true');
     t = await createTestApp({ env: { REQUIRE_MFA_FOR_ADMINS: 'true' } });
   });
   afterAll(async () => {
-    vi.unstubAllEnvs();
     await t.close();
   });
 
