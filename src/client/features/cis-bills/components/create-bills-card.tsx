@@ -414,9 +414,21 @@ export function CreateBillsCard({ connection, orgId }: { connection: Connection;
           </div>
           <div className="grid grid-cols-2 items-start gap-3 p-3 md:grid-cols-[minmax(0,2.2fr)_minmax(0,1.2fr)_6.5rem_minmax(0,1fr)_minmax(0,1fr)_5.5rem] md:items-center">
             <div className="col-span-2 grid gap-1.5 md:col-span-1">
-              <Label htmlFor={`${formId}-contact`} className="md:sr-only">
-                Subcontractor
-              </Label>
+              <div className="flex items-center justify-between gap-2 md:contents">
+                <Label htmlFor={`${formId}-contact`} className="md:sr-only">
+                  Subcontractor
+                </Label>
+                <Button
+                  variant="ghost"
+                  size="sm"
+                  className="h-7 px-2 text-xs md:hidden"
+                  onClick={() => void refreshContacts()}
+                  disabled={refreshingContacts}
+                >
+                  <RefreshCw aria-hidden className={refreshingContacts ? 'animate-spin' : undefined} />
+                  Refresh subcontractors
+                </Button>
+              </div>
               <SubcontractorPicker
                 id={`${formId}-contact`}
                 contacts={contactList}
