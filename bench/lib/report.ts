@@ -35,7 +35,7 @@ function outcomeBlock<T>(outcome: PartOutcome<T> | undefined, render: (value: T)
 function ratioText(row: CallsRow): string {
   if (row.status !== 'ok' || !row.goal) return '—';
   if (!row.ratio) return row.calls?.median === 0 ? '∞ (no calls)' : '—';
-  return `${formatSpread(row.ratio, 1)}×`;
+  return formatSpread(row.ratio, 1, '×');
 }
 
 function goalText(row: CallsRow): string {
@@ -122,6 +122,8 @@ function renderServer(result: ServerResult): string[] {
       `| After start, idle | ${spreadOr(m.idleMb, 0, ' MB')} |`,
       `| Peak (VmHWM) after the load | ${spreadOr(m.peakMb, 0, ' MB')} |`,
       `| Requests answered during the load | ${spreadOr(m.requests)} |`,
+      '',
+      `For comparison, the load test's app processes just after start (2 organisations cached): ${m.idleLoadMb.pglite === null ? 'n/a' : `${formatNumber(m.idleLoadMb.pglite)} MB`} with PGlite inside, ${m.idleLoadMb.postgres === null ? 'n/a (no PostgreSQL)' : `${formatNumber(m.idleLoadMb.postgres)} MB`} on PostgreSQL (the database's memory is then in its own processes).`,
       '',
     );
     if (m.note) lines.push(m.note, '');

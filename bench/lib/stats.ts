@@ -23,8 +23,8 @@ export function formatNumber(value: number, decimals = 0): string {
 export function formatSpread(spread: Spread | null, decimals = 0, unit = ''): string {
   if (!spread) return 'n/a';
   const m = `${formatNumber(spread.median, decimals)}${unit}`;
-  if (spread.min === spread.max) return spread.runs > 1 ? `${m} (all ${spread.runs} runs)` : m;
-  return `${m} (${formatNumber(spread.min, decimals)}–${formatNumber(spread.max, decimals)})`;
+  if (spread.min === spread.max) return spread.runs > 1 ? `${m} (every run)` : m;
+  return `${m} (${formatNumber(spread.min, decimals)}–${formatNumber(spread.max, decimals)}${unit})`;
 }
 
 export function formatBytes(bytes: number): string {

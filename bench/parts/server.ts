@@ -43,6 +43,8 @@ export interface TargetResult {
 }
 
 export interface MemoryResult {
+  /** Idle RSS of the app processes of the load test, just after start: PGlite inside, and on PostgreSQL. */
+  idleLoadMb: { pglite: number | null; postgres: number | null };
   orgs: number;
   invoicesPerOrg: number;
   database: string;
@@ -155,6 +157,7 @@ async function measureTargets(sandbox: Sandbox, options: BenchOptions, log: (lin
     log('server: preparing the database (connect, sync, top up the caches)');
     const lite = await serveApp(sandbox, options, dir);
     servers.push(lite.server);
+    const idleLoadMb: { pglite: number | null; postgres: number | null } = { pglite: lite.server.memoryMb()?.rss ?? null, postgres: null };
     let onPg: Served | null = null;
     if (pg) {
       const name = `ledgerlink_bench_load_${process.pid}`;
@@ -162,6 +165,7 @@ async function measureTargets(sandbox: Sandbox, options: BenchOptions, log: (lin
       log('server: preparing the same data on PostgreSQL');
       onPg = await serveApp(sandbox, options, makeTempDir('server-pg'), pg.databaseUrl(name));
       servers.push(onPg.server);
+      idleLoadMb.postgres = onPg.server.memoryMb()?.rss ?? null;
     }
     const client = new ApiClient(lite.server.url, lite.cookie);
     const live: Array<Target & { body: Buffer; contentType: string; pgPath: string | null }> = [];
@@ -214,7 +218,7 @@ async function measureTargets(sandbox: Sandbox, options: BenchOptions, log: (lin
         pg: s.pgRps.length > 0 ? { rps: summarize(s.pgRps), p99: summarize(s.pgP99), ratio: summarize(ratios(s.pgRps, s.bareRps)) } : null,
       };
     });
-    return { targets: results, missing, xeroCalls: sandbox.ledger().totals.all };
+    return { targets: results, missing, xeroCalls: sandbox.ledger().totals.all, idleLoadMb };
   } finally {
     for (const server of servers) await server.stop();
     fs.rmSync(dir, { recursive: true, force: true });
@@ -222,7 +226,7 @@ async function measureTargets(sandbox: Sandbox, options: BenchOptions, log: (lin
 }
 
 /** Peak RSS of the server process with `memOrgs` × `memInvoices` outstanding invoices cached, each organisation's list requested under load. */
-async function measureMemory(sandbox: Sandbox, options: BenchOptions, log: (line: string) => void): Promise<MemoryResult> {
+async function measureMemory(sandbox: Sandbox, options: BenchOptions, log: (line: string) => void): Promise<Omit<MemoryResult, 'idleLoadMb'>> {
   const dir = makeTempDir('memory');
   try {
     log(`server: writing ${options.memOrgs} × ${options.memInvoices} cached invoices`);
@@ -293,7 +297,7 @@ export async function runServer(options: BenchOptions, log: (line: string) => vo
   const sandbox = await startBenchSandbox({ scale: 1 });
   try {
     const measured = await measureTargets(sandbox, options, log, pg);
-    const memory = await measureMemory(sandbox, options, log);
+    const memory: MemoryResult = { ...(await measureMemory(sandbox, options, log)), idleLoadMb: measured.idleLoadMb };
     return {
       connections: options.connections,
       durationSec: options.durationSec,
