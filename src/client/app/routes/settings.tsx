@@ -5,7 +5,6 @@ import { useLocation, useSearch } from 'wouter';
 import { getOrganizationName } from '@/shared/organizations';
 import { paths } from '@/client/config/paths';
 import { getMessage } from '@/client/lib/api-client';
-import { useIsAdmin, useUser } from '@/client/lib/auth';
 import { useConnection, type Connection } from '@/client/lib/connection';
 import { useFeatureFlags } from '@/client/lib/feature-access';
 import { switchOrganization, useUserOrganizations } from '@/client/lib/organizations';
@@ -15,7 +14,6 @@ import { Button } from '@/client/components/ui/button';
 import { PageSpinner } from '@/client/components/ui/spinner';
 import { Tabs, TabsContent, TabsList, TabsTrigger } from '@/client/components/ui/tabs';
 import { AdminPanel } from '@/client/features/admin/components/admin-panel';
-import { useFollowFeatureFlags } from '@/client/features/admin/hooks/use-follow-feature-flags';
 import { SettingsGeneral } from '@/client/features/settings/components/settings-general';
 
 /**
@@ -56,13 +54,9 @@ function useOrganizationFromLink(connection: Connection | undefined): boolean {
 export default function SettingsRoute() {
   const [, navigate] = useLocation();
   const search = useSearch();
-  const { data: user } = useUser();
   const { data: connection, isLoading } = useConnection();
   const { flags, isLoading: flagsLoading } = useFeatureFlags();
-  const admin = useIsAdmin(Boolean(user));
   const switching = useOrganizationFromLink(connection);
-  // While an admin is here, flag changes made elsewhere reach the menu, cards and pages within the 4 s poll.
-  useFollowFeatureFlags(admin.data === true);
   const initialTab = new URLSearchParams(search).get('tab') === 'admin' ? 'admin' : 'general';
 
   function goBack() {
