@@ -1,7 +1,7 @@
 import type { Locator, Page } from '@playwright/test';
 import { addDays, getUkToday, getWeekEnd, isSameMonth } from '../src/shared/dates';
 import { getStockJournalReference, splitSalesPeriod, type SalesPeriod, type StockJournalEntry } from '../src/shared/stock-journal';
-import { APP_ORIGIN, connectDemo, expect, resetSandbox, SANDBOX_URL, screenshot, setTheme, test } from './fixtures';
+import { APP_ORIGIN, connectDemo, expect, resetSandbox, sandbox, SANDBOX_URL, screenshot, setTheme, test } from './fixtures';
 
 interface LedgerWrite {
   tenantName: string;
@@ -155,6 +155,15 @@ test.describe('Stock Journal', () => {
     await expect(weekTrigger(page, week.formattedRange)).toBeHidden();
     await expect(weekTrigger(page, postedWeek.formattedRange)).toBeHidden();
     await expect(page.locator('[data-state]').filter({ hasText: 'Unposted' }).first()).toBeVisible();
+
+    // The bookkeeper posts our draft in Xero's own web app; Refresh Data brings it back as Posted.
+    await page.getByRole('combobox', { name: 'Journal Status' }).click();
+    await page.getByRole('option', { name: 'Posted Only', exact: true }).click();
+    await expect(weekTrigger(page, week.formattedRange)).toBeHidden();
+    await sandbox(page, `/__sandbox/manual-journals/${entry?.journalId}/status`, { status: 'POSTED' });
+    await page.getByRole('button', { name: 'Refresh Data' }).click();
+    await expect(page.getByText('Updated 1 journal(s) with current status from Xero.', { exact: true })).toBeVisible();
+    await expect(weekTrigger(page, week.formattedRange)).toContainText('Posted');
   });
 
   test('splits a week across a month end into two sub-periods, posts each, and refuses a second post for a period', async ({ page }) => {
