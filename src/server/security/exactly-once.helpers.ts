@@ -641,12 +641,22 @@ async function returnToAction(world: World, op: Extract<Op, { kind: 'return' }>)
   const open = world.actions.filter((a) => [...a.told.values()].some((v) => v.told === 'in-doubt'));
   const record = open[op.pick % Math.max(1, open.length)];
   if (!record) return;
-  if (op.later) {
-    world.sandbox.advanceClock(400);
-    count(world, 'clock.advanced400s');
+  if (!op.later) {
+    await perform(world, record.spec, op.faults, false, record);
+    record.label = `${record.label}, repeated`;
+    return;
   }
-  await perform(world, record.spec, op.faults, false, record);
-  record.label = `${record.label}, repeated${op.later ? ' 7 min later' : ''}`;
+  // Only the sandbox's clock moves: while it runs 400 s ahead of Ledgerlink's, an ID token from a refresh
+  // would look issued in the future, so no token expires during this one, and the clock comes back after
+  // (the keys Xero dropped meanwhile stay dropped).
+  world.sandbox.advanceClock(400);
+  count(world, 'clock.advanced400s');
+  try {
+    await perform(world, record.spec, { ...op.faults, expireMidWrite: false }, false, record);
+  } finally {
+    world.sandbox.advanceClock(-400);
+  }
+  record.label = `${record.label}, repeated 7 min later`;
 }
 
 /* ------------------------------------------------------------------ crashes */
@@ -878,14 +888,16 @@ export async function restartAndReconcile(world: World, faults: FaultPlan | null
     const counts = await restarted.app.services.ledger.reconcile(0);
     const sent = countWriteCalls(world.sandbox) - writeCallsBefore;
     if (sent !== 0) world.problems.push(`reconciling sent ${sent} write(s) to Xero`);
-    // The Stock Journal screen's status sync settles an entry a stopped post left claimed.
-    if (world.crashes.some((c) => c.target.type === 'journal')) {
-      const res = await restarted.app.inject({
-        method: 'POST',
-        url: `/api/xero/stock-journal/sync-status?org=${world.shop.organizationId}`,
-        headers: { cookie: world.owner.cookie, origin: TEST_ORIGIN },
-      });
-      if (res.statusCode !== 200) world.problems.push(`sync-status after the restart: ${res.statusCode} ${res.body.slice(0, 200)}`);
+    // The Stock Journal screen, opened again: its entries take the ledger's outcomes, and its status sync
+    // settles an entry a stopped post left claimed.
+    if (world.periods) {
+      for (const [method, url] of [
+        ['GET', `/api/xero/stock-journal/entries?org=${world.shop.organizationId}`],
+        ['POST', `/api/xero/stock-journal/sync-status?org=${world.shop.organizationId}`],
+      ] as const) {
+        const res = await restarted.app.inject({ method, url, headers: { cookie: world.owner.cookie, origin: TEST_ORIGIN } });
+        if (res.statusCode !== 200) world.problems.push(`${method} ${url.split('?')[0]} after the restart: ${res.statusCode} ${res.body.slice(0, 200)}`);
+      }
     }
     return counts;
   } finally {
@@ -1025,6 +1037,22 @@ export async function findViolations(world: World): Promise<string[]> {
         violations.push(`${crash.label}: the period's entry is ${entry ? `${entry.status} ${entry.journalId}` : 'gone'}, expected the journal`);
       }
       if (crash.at !== 'sent-applied' && entry) violations.push(`${crash.label}: the period is still claimed (${entry.status}) though nothing was posted`);
+    }
+  }
+  // One journal per period: every journal Xero has for a post made here is the period's entry, and no
+  // entry is left claimed by a post whose outcome is settled.
+  if (world.periods) {
+    const entries = await world.t.database.db.select().from(stockJournalEntries).where(eq(stockJournalEntries.organizationId, world.shop.organizationId));
+    for (const entry of entries) {
+      if (entry.status === 'PENDING') violations.push(`journal entry ${entry.periodStart}..${entry.periodEnd} is still PENDING after the ledger settled`);
+    }
+    for (const row of tracked) {
+      if (row.kind !== 'journal.create' || row.state !== 'confirmed') continue;
+      const request = row.request as { periodStart: string; periodEnd: string };
+      const entry = entries.find((e) => e.periodStart === request.periodStart && e.periodEnd === request.periodEnd);
+      if (entry?.journalId?.toLowerCase() !== row.xeroId?.toLowerCase()) {
+        violations.push(`journal ${request.periodStart}..${request.periodEnd} is ${row.xeroId} in Xero, but its entry here is ${entry ? `${entry.status} ${entry.journalId}` : 'gone'}`);
+      }
     }
   }
   return violations;
