@@ -5,7 +5,7 @@ import { OAuthError, type XeroOAuth } from '../../xero/xero-http/oauth';
 import type { TokenStore } from '../../xero/xero-http/token-store';
 import type { AuditLog } from '../audit/audit';
 import type { ConnectionService } from '../xero-connection/connection.service';
-import type { OAuthRequests } from '../xero-connection/oauth-requests';
+import { oauthCallbackQuerySchema, type OAuthRequests } from '../xero-connection/oauth-requests';
 import type { UsersRepository } from './auth.repository';
 import type { SessionStore } from './sessions';
 
@@ -63,13 +63,7 @@ export function registerXeroSignInRoutes(
     '/api/auth/xero/callback',
     {
       schema: {
-        querystring: z.object({
-          code: z.string().max(2000).optional(),
-          state: z.string().max(500).optional(),
-          error: z.string().max(200).optional(),
-          error_description: z.string().max(1000).optional(),
-          scope: z.string().max(2000).optional(),
-        }),
+        querystring: oauthCallbackQuerySchema,
       },
     },
     async (request, reply) => {

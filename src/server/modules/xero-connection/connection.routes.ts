@@ -9,7 +9,7 @@ import type { TokenStore } from '../../xero/xero-http/token-store';
 import type { AuditLog } from '../audit/audit';
 import { requireUser } from '../auth/guards';
 import type { ConnectionService } from './connection.service';
-import type { OAuthRequests } from './oauth-requests';
+import { oauthCallbackQuerySchema, type OAuthRequests } from './oauth-requests';
 
 /** `organizationId` as the clients send it: a number, or a string of digits (spec 000 §5). */
 export const organizationIdSchema = z.union([z.number(), z.string()]).transform((value, ctx) => {
@@ -68,13 +68,7 @@ export function registerConnectionRoutes(
     '/api/xero/callback',
     {
       schema: {
-        querystring: z.object({
-          code: z.string().max(2000).optional(),
-          state: z.string().max(500).optional(),
-          error: z.string().max(200).optional(),
-          error_description: z.string().max(1000).optional(),
-          scope: z.string().max(2000).optional(),
-        }),
+        querystring: oauthCallbackQuerySchema,
       },
     },
     async (request, reply) => {

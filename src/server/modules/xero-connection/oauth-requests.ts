@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { eq, lt } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { oauthRequests } from '../../db/schema/index.ts';
@@ -24,3 +25,12 @@ export function createOAuthRequests(db: Db) {
   };
 }
 export type OAuthRequests = ReturnType<typeof createOAuthRequests>;
+
+/** What Xero sends back to a redirect URI: a code and our state, or an OAuth error (RFC 6749 §4.1.2). */
+export const oauthCallbackQuerySchema = z.object({
+  code: z.string().max(2000).optional(),
+  state: z.string().max(500).optional(),
+  error: z.string().max(200).optional(),
+  error_description: z.string().max(1000).optional(),
+  scope: z.string().max(2000).optional(),
+});
