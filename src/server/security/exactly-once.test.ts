@@ -182,6 +182,24 @@ describe('money writes survive every fault exactly once', () => {
     }
   });
 
+  it('refreshes a token Xero refuses mid-write even when it was refreshed seconds before', { timeout: 120_000 }, async () => {
+    const world = await createWorld(sandbox, 'expiry');
+    try {
+      // Two payments, each meeting an expired token as its write leaves: the second refresh comes seconds
+      // after the first, and must still happen (it once handed back the refused token: "reconnect").
+      for (const share of ['part', 'penny'] as const) {
+        await runOp(world, { kind: 'pay', share, isCard: false, double: false, faults: { ...NO_FAULTS, aim: 'write', expireMidWrite: true } });
+      }
+      expect(world.actions.map((a) => a.statuses)).toEqual([[200], [200]]);
+      expect(world.actions.map((a) => a.attempts)).toEqual([1, 1]);
+      expect(sandbox.ledger().token.refresh).toBe(2);
+      await restartAndReconcile(world);
+      expect(await findViolations(world)).toEqual([]);
+    } finally {
+      await world.t.close();
+    }
+  });
+
   it("settles a lost answer by looking it up, not by sending again, once Xero's 6-minute idempotency window has passed", { timeout: 180_000 }, async () => {
     const world = await createWorld(sandbox, 'window');
     // The write is applied but its answer is lost, and Xero fails the client's own retries: the outcome is unknown.
