@@ -386,6 +386,10 @@ async function runTypicalDay(ctx: Context): Promise<DayResult> {
       });
       await step(skipped, () => openStockJournal(ctx, dailySales));
       await step(skipped, () => openSettings(ctx));
+      // A card payment re-reads its invoice from Xero unless the cache read it in the last few seconds
+      // (FRESH_FROM_XERO_MS). A bookkeeper spends longer than that on each invoice, so the day starts paying
+      // once the list it opened is that old; otherwise the count would depend on how fast this machine is.
+      await new Promise((resolve) => setTimeout(resolve, FRESH_FROM_XERO_MS + 1000));
       for (const invoice of invoicesToPay(invoices, day.payInvoices, ctx.today)) await step(skipped, () => payCardAndCash(ctx, invoice, { relist: false }));
       // The screen shows the list again once the day's payments are done.
       await step(skipped, () => ctx.client.call('GET', '/api/xero/invoices'));
