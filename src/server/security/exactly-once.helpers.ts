@@ -946,6 +946,9 @@ export async function findViolations(world: World): Promise<string[]> {
   const tracked = rows.filter((r) => ROW_KIND[r.kind]);
   const byKey = new Map(tracked.map((r) => [r.idempotencyKey, r]));
 
+  // Every money write recorded is one a user asked for (or a crash left): nothing is written on its own.
+  const known = new Set([...world.actions.flatMap((a) => a.targets.map((tg) => tg.key)), ...world.crashes.map((c) => c.target.key)]);
+  for (const row of tracked) if (!known.has(row.idempotencyKey)) violations.push(`row ${row.kind} ${row.idempotencyKey} belongs to no user action`);
   for (const row of rows) {
     if (row.state === 'pending' || row.state === 'sent' || row.state === 'unknown') {
       violations.push(`row ${row.kind} ${row.idempotencyKey} still ${row.state} after reconcile`);
@@ -1015,6 +1018,7 @@ export async function findViolations(world: World): Promise<string[]> {
         if (row && row.state !== 'failed') violations.push(`${action.label}: told it failed, but its ledger row is ${row.state}`);
       }
       count(world, `told.${told.told}`);
+      if (told.told === 'in-doubt') count(world, `told.in-doubt.ended-${row?.state ?? 'unsent'}`);
     }
   }
 
