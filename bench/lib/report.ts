@@ -150,7 +150,8 @@ function renderPage(result: PageResult): string[] {
     '|---|---|---|',
   ];
   for (const r of result.routes) lines.push(`| ${r.module} | ${r.lazy ? 'yes' : '**no: in the first screen**'} | ${r.gzip === null ? '—' : formatBytes(r.gzip)} |`);
-  lines.push('', `Served compressed by the app: ${result.servedCompressed ? 'yes' : '**no** (the app sends the bundle uncompressed; see the notes)'}.`, '');
+  const sent = formatBytes(result.js.raw + result.css.raw);
+  lines.push('', `Served compressed by the app: ${result.servedCompressed ? 'yes' : `**no**: the first screen goes over the wire as ${sent}, not the gzip figure above, and API answers are uncompressed too`}.`, '');
   if (result.browser.kind === 'ok') {
     const b = result.browser.value;
     lines.push(
