@@ -107,6 +107,8 @@ export interface World {
   serial: number;
   actions: ActionRecord[];
   crashes: CrashRecord[];
+  /** Keys of writes a test sent itself (outside `runOp`), so the invariant knows whose they are. */
+  manualKeys: Set<string>;
   /** Product misbehaviour seen on the wire (a 500, a refusal without a message…). */
   problems: string[];
   counts: Record<string, number>;
@@ -202,6 +204,7 @@ export async function createWorld(sandbox: Sandbox, label: string): Promise<Worl
     serial: 0,
     actions: [],
     crashes: [],
+    manualKeys: new Set(),
     problems: [],
     counts: {},
   };
@@ -947,7 +950,7 @@ export async function findViolations(world: World): Promise<string[]> {
   const byKey = new Map(tracked.map((r) => [r.idempotencyKey, r]));
 
   // Every money write recorded is one a user asked for (or a crash left): nothing is written on its own.
-  const known = new Set([...world.actions.flatMap((a) => a.targets.map((tg) => tg.key)), ...world.crashes.map((c) => c.target.key)]);
+  const known = new Set([...world.actions.flatMap((a) => a.targets.map((tg) => tg.key)), ...world.crashes.map((c) => c.target.key), ...world.manualKeys]);
   for (const row of tracked) if (!known.has(row.idempotencyKey)) violations.push(`row ${row.kind} ${row.idempotencyKey} belongs to no user action`);
   for (const row of rows) {
     if (row.state === 'pending' || row.state === 'sent' || row.state === 'unknown') {

@@ -234,6 +234,7 @@ describe('money writes survive every fault exactly once', () => {
       };
       const approve = { url: `/api/xero/draft-invoices/update?org=${shop}`, body: { invoices: [{ id: draft.invoiceId, cashAmount: 0, approve: true }] }, key: 'window-approve' };
 
+      for (const key of [payment.key, bill.key, journal.key, `${approve.key}:approve:${draft.invoiceId}`]) world.manualKeys.add(key);
       lostAnswer('/api.xro/2.0/Payments');
       const paid = await postOnce(world, payment.url, payment.body, payment.key);
       lostAnswer('/api.xro/2.0/Invoices');
