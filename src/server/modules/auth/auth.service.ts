@@ -34,16 +34,16 @@ export function createAuthService(deps: { users: UsersRepository; limiter: Login
 
     /** Same answer, and about the same time, for an unknown user and a wrong password. */
     async login(username: string, password: string, ip: string): Promise<UserRow> {
-      const wait = await limiter.check(username, ip);
-      if (wait > 0) {
+      const attempt = await limiter.begin(username, ip);
+      if ('waitMinutes' in attempt) {
         await audit.record({ username, action: 'user.login', result: 'failure', ip, detail: { reason: 'rate_limited' } });
-        throw new AppError('RATE_LIMITED', `Too many sign-in attempts. Try again in ${wait} minutes.`);
+        throw new AppError('RATE_LIMITED', `Too many sign-in attempts. Try again in ${attempt.waitMinutes} minutes.`);
       }
       const user = await users.findByUsername(username);
       const ok = user?.passwordHash
         ? await verifyPassword(user.passwordHash, password)
         : (await verifyPassword(await getDummyHash(), password), false);
-      await limiter.record(username, ip, ok);
+      await limiter.finish(attempt.id, ok);
       if (!user || !ok) {
         await audit.record({ userId: user?.id ?? null, username, action: 'user.login', result: 'failure', ip, detail: { reason: 'invalid_credentials' } });
         throw new AppError('UNAUTHENTICATED', INVALID_CREDENTIALS_MESSAGE);

@@ -110,6 +110,16 @@ describe('accounts and sessions', () => {
     expect((await login(t.app, 'second.user', GOOD, ip)).statusCode).toBe(200);
   });
 
+  it('lets parallel password guesses through only up to the limit', async () => {
+    await register(t.app, 'parallel.target');
+    const ip = '10.9.9.10';
+    const max = LOGIN_LIMITS.accountAndAddress.max;
+    const guesses = await Promise.all(Array.from({ length: max + 4 }, (_, i) => login(t.app, 'parallel.target', `Guess-${i}-xyz`, ip)));
+    expect(guesses.filter((r) => r.statusCode === 401)).toHaveLength(max);
+    expect(guesses.filter((r) => r.statusCode === 429)).toHaveLength(4);
+    expect((await login(t.app, 'parallel.target', GOOD, ip)).statusCode).toBe(429);
+  });
+
   it('offers the demo helper its credentials only on loopback', async () => {
     const local = await t.app.inject({ url: '/api/auth/dev-credentials' });
     expect(local.json()).toEqual({ username: 'admin', password: 'demo-pass-123' });

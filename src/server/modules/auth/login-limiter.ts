@@ -1,4 +1,4 @@
-import { and, count, eq, gt, lt } from 'drizzle-orm';
+import { and, count, eq, gt, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { loginAttempts } from '../../db/schema/index.ts';
 
@@ -19,10 +19,12 @@ export function usernameKey(username: string): string {
   return username.trim().toLowerCase();
 }
 
+type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+
 export function createLoginLimiter(db: Db) {
-  async function countSince(filters: ReturnType<typeof eq>[], windowMs: number) {
+  async function countSince(tx: Tx, filters: ReturnType<typeof eq>[], windowMs: number) {
     const since = new Date(Date.now() - windowMs);
-    const [row] = await db
+    const [row] = await tx
       .select({ n: count() })
       .from(loginAttempts)
       .where(and(...filters, gt(loginAttempts.at, since)));
@@ -30,21 +32,29 @@ export function createLoginLimiter(db: Db) {
   }
 
   return {
-    /** Minutes to wait, or 0 when this attempt may be evaluated. */
-    async check(username: string, ip: string): Promise<number> {
+    /**
+     * Reserves one evaluation: under transaction-scoped advisory locks on the account and the address (always
+     * taken in that order), counts what went before and, when under every limit, records this attempt as a
+     * failure until `finish` says otherwise. Parallel guesses therefore cannot slip past a limit together, on
+     * one instance or many. Answers the minutes to wait, or the attempt's id.
+     */
+    async begin(username: string, ip: string): Promise<{ waitMinutes: number } | { id: number }> {
       const key = usernameKey(username);
-      const failed = eq(loginAttempts.success, false);
-      const [pair, account, address] = await Promise.all([
-        countSince([eq(loginAttempts.usernameKey, key), eq(loginAttempts.ip, ip), failed], LOGIN_LIMITS.accountAndAddress.windowMs),
-        countSince([eq(loginAttempts.usernameKey, key)], LOGIN_LIMITS.account.windowMs),
-        countSince([eq(loginAttempts.ip, ip), failed], LOGIN_LIMITS.address.windowMs),
-      ]);
-      if (pair >= LOGIN_LIMITS.accountAndAddress.max) return 15;
-      if (account >= LOGIN_LIMITS.account.max || address >= LOGIN_LIMITS.address.max) return 60;
-      return 0;
+      return db.transaction(async (tx) => {
+        await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`login-account:${key}`}))`);
+        await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`login-address:${ip}`}))`);
+        const failed = eq(loginAttempts.success, false);
+        const pair = await countSince(tx, [eq(loginAttempts.usernameKey, key), eq(loginAttempts.ip, ip), failed], LOGIN_LIMITS.accountAndAddress.windowMs);
+        if (pair >= LOGIN_LIMITS.accountAndAddress.max) return { waitMinutes: 15 };
+        const account = await countSince(tx, [eq(loginAttempts.usernameKey, key)], LOGIN_LIMITS.account.windowMs);
+        const address = await countSince(tx, [eq(loginAttempts.ip, ip), failed], LOGIN_LIMITS.address.windowMs);
+        if (account >= LOGIN_LIMITS.account.max || address >= LOGIN_LIMITS.address.max) return { waitMinutes: 60 };
+        const [row] = await tx.insert(loginAttempts).values({ usernameKey: key, ip, success: false }).returning({ id: loginAttempts.id });
+        return { id: row?.id ?? 0 };
+      });
     },
-    async record(username: string, ip: string, success: boolean): Promise<void> {
-      await db.insert(loginAttempts).values({ usernameKey: usernameKey(username), ip, success });
+    async finish(attemptId: number, success: boolean): Promise<void> {
+      if (success) await db.update(loginAttempts).set({ success: true }).where(eq(loginAttempts.id, attemptId));
     },
     async purgeOld(): Promise<void> {
       await db.delete(loginAttempts).where(lt(loginAttempts.at, new Date(Date.now() - 2 * 60 * 60_000)));
