@@ -1,7 +1,7 @@
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Invoice } from '../../../shared/pay-invoices';
-import { auditLog, organizations, xeroWrites } from '../../db/schema/index.ts';
+import { auditLog, organizations, xeroSyncState, xeroWrites } from '../../db/schema/index.ts';
 import { TEST_ORIGIN } from '../../test/app';
 import { createConnectedUser, createXeroTestApp, enableFeatures, type XeroTestApp } from '../../test/xero';
 
@@ -105,6 +105,24 @@ describe('Pay Invoices API', () => {
     expect(callsFor(t, tenantId) - cached).toBe(1);
     // Invoices with nothing paid first, largest first, so each test gets a clean one.
     invoices.sort((a, b) => b.amountDue - a.amountDue);
+  });
+
+  it('a refresh another instance finished after this one was asked for serves it; a full resync is not served by an incremental one', async () => {
+    // As if another instance's sync, running when this request arrived, let go of the lease just before this
+    // instance asked for it: its finish time is after this request's arrival.
+    const later = new Date(Date.now() + 60_000);
+    const finishedLater = () =>
+      t.database.db
+        .update(xeroSyncState)
+        .set({ lastSyncAt: later })
+        .where(and(eq(xeroSyncState.organizationId, shopId), eq(xeroSyncState.resource, 'invoices:sales-open')));
+    await finishedLater();
+    const before = callsFor(t, tenantId);
+    expect((await owner.call('GET', '/api/xero/invoices?refresh=true')).statusCode).toBe(200);
+    expect(callsFor(t, tenantId) - before).toBe(0);
+    const full = await owner.call('POST', '/api/xero/invoices/refresh', {});
+    expect(full.statusCode).toBe(200);
+    expect(callsFor(t, tenantId) - before).toBeGreaterThan(0);
   });
 
   it('splits bank accounts into card and cash lists, keyed on AccountID, without archived accounts', async () => {

@@ -75,9 +75,10 @@ export function createXeroSync(deps: { db: Db; http: XeroHttp }) {
     return row ?? null;
   }
 
-  async function acquireLease(organizationId: number, resource: string): Promise<boolean> {
+  /** Takes the lease when free; answers when the resource last finished syncing (and fully), or null when held. */
+  async function acquireLease(organizationId: number, resource: string) {
     await db.insert(xeroSyncState).values({ organizationId, resource }).onConflictDoNothing();
-    const rows = await db
+    const [row] = await db
       .update(xeroSyncState)
       .set({ leaseUntil: new Date(Date.now() + LEASE_MS) })
       .where(
@@ -87,8 +88,8 @@ export function createXeroSync(deps: { db: Db; http: XeroHttp }) {
           or(isNull(xeroSyncState.leaseUntil), lt(xeroSyncState.leaseUntil, new Date())),
         ),
       )
-      .returning({ resource: xeroSyncState.resource });
-    return rows.length > 0;
+      .returning({ lastSyncAt: xeroSyncState.lastSyncAt, lastFullSyncAt: xeroSyncState.lastFullSyncAt });
+    return row ?? null;
   }
 
   async function releaseLease(organizationId: number, resource: string, values: Partial<typeof xeroSyncState.$inferInsert>) {
@@ -98,15 +99,30 @@ export function createXeroSync(deps: { db: Db; http: XeroHttp }) {
       .where(and(eq(xeroSyncState.organizationId, organizationId), eq(xeroSyncState.resource, resource)));
   }
 
-  /** Runs `work` holding the lease; if someone else holds it, waits for them and reports 0 calls. */
-  function withLease(ctx: SyncContext, resource: string, work: () => Promise<SyncResult>): Promise<SyncResult> {
+  /**
+   * Runs `work` holding the lease; if someone else holds it, waits for them and reports 0 calls. A sync that
+   * finished after this request arrived was running (or started) by then, so it serves this request too, as
+   * a sync already running on this instance does: two instances asked at once read Xero once, even when the
+   * first lets go of the lease before the second asks for it. A full resync is served only by a full one.
+   */
+  function withLease(ctx: SyncContext, resource: string, work: () => Promise<SyncResult>, options: { full?: boolean } = {}): Promise<SyncResult> {
     const localKey = `${ctx.organizationId}:${resource}`;
     const running = local.get(localKey);
     if (running) return running.then((r) => ({ ...r, calls: 0 }));
+    const requestedAt = new Date();
+    const servedBy = (state: { lastSyncAt: Date | null; lastFullSyncAt: Date | null }) => {
+      const finished = options.full ? state.lastFullSyncAt : state.lastSyncAt;
+      return finished !== null && finished >= requestedAt;
+    };
     const promise = (async () => {
       const deadline = Date.now() + LEASE_MS;
       for (;;) {
-        if (await acquireLease(ctx.organizationId, resource)) break;
+        const acquired = await acquireLease(ctx.organizationId, resource);
+        if (acquired && servedBy(acquired)) {
+          await releaseLease(ctx.organizationId, resource, {});
+          return { calls: 0, fetched: 0, full: false };
+        }
+        if (acquired) break;
         if (Date.now() > deadline) throw new AppError('XERO_UNAVAILABLE', 'Xero data is still being refreshed. Please try again in a minute.');
         await sleep(150);
         // Another request or instance holds the lease: once it lets go, its result is in the cache.
@@ -218,7 +234,7 @@ export function createXeroSync(deps: { db: Db; http: XeroHttp }) {
     /** Brings one invoice view up to date (incremental unless `full`). */
     syncInvoices(ctx: SyncContext, view: InvoiceView, options: { full?: boolean } = {}): Promise<SyncResult> {
       const def = describeView(view);
-      return withLease(ctx, def.resource, () => syncInvoicesNow(ctx, view, options.full === true));
+      return withLease(ctx, def.resource, () => syncInvoicesNow(ctx, view, options.full === true), { full: options.full === true });
     },
 
     /** Syncs the view only if it has never been synced (first visit); otherwise serves the cache. */
