@@ -1,15 +1,16 @@
 import { and, eq, inArray, isNotNull, ne, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { draftCashAmounts, xeroAccounts, xeroContacts, xeroInvoices, xeroTaxRates, xeroWrites } from '../../db/schema/index.ts';
+import { draftCashAmounts, xeroInvoices, xeroWrites } from '../../db/schema/index.ts';
+import { createCacheRepository, type CachedInvoice } from '../../xero/cache/cache.repository';
 
-export type CachedInvoiceRow = typeof xeroInvoices.$inferSelect;
-export type NewCachedInvoiceRow = typeof xeroInvoices.$inferInsert;
+export type CachedInvoiceRow = CachedInvoice;
 
 /** States of a ledger write that mean it may have reached Xero (or is on its way). */
 const LIVE_WRITE_STATES = ['pending', 'sent', 'confirmed', 'unknown', 'needs_review'] as const;
 
 /** Drizzle queries of Add Invoices. Every query is scoped to one organisation. */
 export function createAddInvoicesRepository(db: Db) {
+  const cache = createCacheRepository(db);
   return {
     /** Draft sales invoices in the cache, each with the cash recorded against it in Ledgerlink. */
     async findDrafts(organizationId: number) {
@@ -32,13 +33,7 @@ export function createAddInvoicesRepository(db: Db) {
     },
 
     /** Cached sales invoices by id (any status), so the service can tell drafts from the rest. */
-    async findInvoices(organizationId: number, invoiceIds: readonly string[]): Promise<CachedInvoiceRow[]> {
-      if (invoiceIds.length === 0) return [];
-      return db
-        .select()
-        .from(xeroInvoices)
-        .where(and(eq(xeroInvoices.organizationId, organizationId), inArray(xeroInvoices.invoiceId, [...invoiceIds])));
-    },
+    findInvoices: cache.findInvoices,
 
     async findPendingCash(organizationId: number, invoiceIds: readonly string[]): Promise<Map<string, number>> {
       if (invoiceIds.length === 0) return new Map();
@@ -79,13 +74,7 @@ export function createAddInvoicesRepository(db: Db) {
     },
 
     /** Writes Xero's answer for an invoice into the cache, so the list is right without asking Xero again. */
-    async saveInvoice(row: NewCachedInvoiceRow): Promise<void> {
-      const { organizationId: _org, invoiceId: _id, ...set } = row;
-      await db
-        .insert(xeroInvoices)
-        .values(row)
-        .onConflictDoUpdate({ target: [xeroInvoices.organizationId, xeroInvoices.invoiceId], set });
-    },
+    saveInvoice: cache.saveInvoice,
 
     /** Records a payment Xero accepted on the cached invoice: amount due, amount paid and (when known) status. */
     async applyPayment(
@@ -159,29 +148,9 @@ export function createAddInvoicesRepository(db: Db) {
       return new Set(rows.map((r) => r.xeroId as string));
     },
 
-    async findAccount(organizationId: number, accountId: string) {
-      const [row] = await db
-        .select()
-        .from(xeroAccounts)
-        .where(and(eq(xeroAccounts.organizationId, organizationId), eq(xeroAccounts.accountId, accountId)));
-      return row ?? null;
-    },
-
-    async findContact(organizationId: number, contactId: string) {
-      const [row] = await db
-        .select({ contactId: xeroContacts.contactId, name: xeroContacts.name, status: xeroContacts.status })
-        .from(xeroContacts)
-        .where(and(eq(xeroContacts.organizationId, organizationId), eq(xeroContacts.contactId, contactId)));
-      return row ?? null;
-    },
-
-    async findTaxRate(organizationId: number, taxType: string) {
-      const [row] = await db
-        .select()
-        .from(xeroTaxRates)
-        .where(and(eq(xeroTaxRates.organizationId, organizationId), eq(xeroTaxRates.taxType, taxType)));
-      return row ?? null;
-    },
+    findAccount: cache.findAccount,
+    findContact: cache.findContact,
+    findTaxRate: cache.findTaxRate,
   };
 }
 export type AddInvoicesRepository = ReturnType<typeof createAddInvoicesRepository>;

@@ -1,10 +1,10 @@
 import { and, asc, desc, eq, inArray, isNotNull, ne, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { xeroAccounts, xeroContacts, xeroInvoices, xeroTaxRates, xeroWrites } from '../../db/schema/index.ts';
+import { xeroAccounts, xeroContacts, xeroInvoices, xeroWrites } from '../../db/schema/index.ts';
+import { createCacheRepository, type CachedAccount, type CachedContact, type CachedInvoice, type CachedTaxRate } from '../../xero/cache/cache.repository';
 
-export type CachedContact = typeof xeroContacts.$inferSelect;
-export type CachedAccount = typeof xeroAccounts.$inferSelect;
-export type CachedBill = typeof xeroInvoices.$inferSelect;
+export type { CachedAccount, CachedContact } from '../../xero/cache/cache.repository';
+export type CachedBill = CachedInvoice;
 export type BillRow = typeof xeroInvoices.$inferInsert;
 
 /** Xero's CIS system accounts: Xero refuses API bills on them (REFERENCE §4.8), so they are never offered. */
@@ -20,6 +20,7 @@ export const CIS_SYSTEM_ACCOUNTS = [
 
 /** Drizzle queries of the CIS Bills feature; every one is filtered by organisation. */
 export function createCisBillsRepository(db: Db) {
+  const cache = createCacheRepository(db);
   return {
     /**
      * Subcontractor candidates: the members of the CIS contact group when one is set (a new subcontractor has
@@ -38,13 +39,7 @@ export function createCisBillsRepository(db: Db) {
         .orderBy(asc(sql`lower(${xeroContacts.name})`));
     },
 
-    async findContact(organizationId: number, contactId: string): Promise<CachedContact | null> {
-      const [row] = await db
-        .select()
-        .from(xeroContacts)
-        .where(and(eq(xeroContacts.organizationId, organizationId), eq(xeroContacts.contactId, contactId)));
-      return row ?? null;
-    },
+    findContact: cache.findContact,
 
     async saveContactCisSettings(
       organizationId: number,
@@ -74,36 +69,13 @@ export function createCisBillsRepository(db: Db) {
         .orderBy(asc(xeroAccounts.code), asc(xeroAccounts.name));
     },
 
-    async findAccountByCode(organizationId: number, code: string): Promise<CachedAccount | null> {
-      const [row] = await db
-        .select()
-        .from(xeroAccounts)
-        .where(and(eq(xeroAccounts.organizationId, organizationId), eq(xeroAccounts.code, code)));
-      return row ?? null;
-    },
-
-    async findAccountById(organizationId: number, accountId: string): Promise<CachedAccount | null> {
-      const [row] = await db
-        .select()
-        .from(xeroAccounts)
-        .where(and(eq(xeroAccounts.organizationId, organizationId), eq(xeroAccounts.accountId, accountId)));
-      return row ?? null;
-    },
+    findAccountByCode: cache.findAccountByCode,
+    findAccountById: cache.findAccount,
 
     /** A tax rate usable on bills (active, applies to expenses), or null. */
-    async findBillTaxRate(organizationId: number, taxType: string) {
-      const [row] = await db
-        .select()
-        .from(xeroTaxRates)
-        .where(
-          and(
-            eq(xeroTaxRates.organizationId, organizationId),
-            eq(xeroTaxRates.taxType, taxType),
-            eq(xeroTaxRates.status, 'ACTIVE'),
-            eq(xeroTaxRates.canApplyToExpenses, true),
-          ),
-        );
-      return row ?? null;
+    async findBillTaxRate(organizationId: number, taxType: string): Promise<CachedTaxRate | null> {
+      const rate = await cache.findTaxRate(organizationId, taxType);
+      return rate && rate.status === 'ACTIVE' && rate.canApplyToExpenses ? rate : null;
     },
 
     /** Draft bills (ACCPAY, DRAFT), newest first; only those of `contactIds` when given. */
@@ -127,28 +99,14 @@ export function createCisBillsRepository(db: Db) {
         );
     },
 
+    /** A cached bill (ACCPAY) by id; a sales invoice with that id is no bill. */
     async findBill(organizationId: number, invoiceId: string): Promise<CachedBill | null> {
-      const [row] = await db
-        .select()
-        .from(xeroInvoices)
-        .where(
-          and(
-            eq(xeroInvoices.organizationId, organizationId),
-            eq(xeroInvoices.invoiceId, invoiceId),
-            eq(xeroInvoices.type, 'ACCPAY'),
-          ),
-        );
-      return row ?? null;
+      const row = await cache.findInvoice(organizationId, invoiceId);
+      return row?.type === 'ACCPAY' ? row : null;
     },
 
     /** Writes Xero's answer into the invoice cache, so the next list needs no call to Xero. */
-    async upsertBill(row: BillRow): Promise<void> {
-      const { organizationId: _org, invoiceId: _id, ...rest } = row;
-      await db
-        .insert(xeroInvoices)
-        .values(row)
-        .onConflictDoUpdate({ target: [xeroInvoices.organizationId, xeroInvoices.invoiceId], set: rest });
-    },
+    upsertBill: cache.saveInvoice,
 
     /** Whether this bill was created through Ledgerlink (a confirmed create in the write ledger). */
     async isCreatedHere(organizationId: number, invoiceId: string): Promise<boolean> {

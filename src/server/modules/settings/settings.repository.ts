@@ -10,10 +10,11 @@ import {
   xeroTaxRates,
   xeroWrites,
 } from '../../db/schema/index.ts';
+import { createCacheRepository, type CachedAccount, type CachedContact, type CachedTaxRate } from '../../xero/cache/cache.repository';
 
-export type AccountRow = typeof xeroAccounts.$inferSelect;
-export type TaxRateRow = typeof xeroTaxRates.$inferSelect;
-export type ContactRow = typeof xeroContacts.$inferSelect;
+export type AccountRow = CachedAccount;
+export type TaxRateRow = CachedTaxRate;
+export type ContactRow = CachedContact;
 export type ContactGroupRow = typeof xeroContactGroups.$inferSelect;
 export type OrganizationDefaultsUpdate = Partial<
   Pick<
@@ -42,38 +43,16 @@ function escapeLike(text: string): string {
 
 /** Settings, reference lists and maintenance: Drizzle queries only, each filtered by organisation. */
 export function createSettingsRepository(db: Db) {
+  const cache = createCacheRepository(db);
   return {
-    async isSynced(organizationId: number, resource: string): Promise<boolean> {
-      const [row] = await db
-        .select({ lastSyncAt: xeroSyncState.lastSyncAt })
-        .from(xeroSyncState)
-        .where(and(eq(xeroSyncState.organizationId, organizationId), eq(xeroSyncState.resource, resource)));
-      return Boolean(row?.lastSyncAt);
-    },
-
-    listAccounts(organizationId: number): Promise<AccountRow[]> {
-      return db.select().from(xeroAccounts).where(eq(xeroAccounts.organizationId, organizationId));
-    },
-
-    findAccounts(organizationId: number, accountIds: string[]): Promise<AccountRow[]> {
-      if (accountIds.length === 0) return Promise.resolve([]);
-      return db
-        .select()
-        .from(xeroAccounts)
-        .where(and(eq(xeroAccounts.organizationId, organizationId), inArray(xeroAccounts.accountId, accountIds)));
-    },
+    listAccounts: cache.listAccounts,
+    findAccounts: cache.findAccounts,
 
     listTaxRates(organizationId: number): Promise<TaxRateRow[]> {
       return db.select().from(xeroTaxRates).where(eq(xeroTaxRates.organizationId, organizationId)).orderBy(asc(xeroTaxRates.name));
     },
 
-    findTaxRates(organizationId: number, taxTypes: string[]): Promise<TaxRateRow[]> {
-      if (taxTypes.length === 0) return Promise.resolve([]);
-      return db
-        .select()
-        .from(xeroTaxRates)
-        .where(and(eq(xeroTaxRates.organizationId, organizationId), inArray(xeroTaxRates.taxType, taxTypes)));
-    },
+    findTaxRates: cache.findTaxRates,
 
     /** Active contacts whose name contains the search text (any case), by name. */
     searchContacts(organizationId: number, search: string, limit: number): Promise<ContactRow[]> {
@@ -92,13 +71,7 @@ export function createSettingsRepository(db: Db) {
         .limit(limit);
     },
 
-    findContacts(organizationId: number, contactIds: string[]): Promise<ContactRow[]> {
-      if (contactIds.length === 0) return Promise.resolve([]);
-      return db
-        .select()
-        .from(xeroContacts)
-        .where(and(eq(xeroContacts.organizationId, organizationId), inArray(xeroContacts.contactId, contactIds)));
-    },
+    findContacts: cache.findContacts,
 
     listContactGroups(organizationId: number): Promise<ContactGroupRow[]> {
       return db

@@ -1,6 +1,7 @@
 import { and, asc, eq, gte, inArray, isNotNull, lte, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { stockJournalEntries, xeroContacts, xeroInvoices, xeroSyncState, xeroWrites } from '../../db/schema/index.ts';
+import { createCacheRepository } from '../../xero/cache/cache.repository';
 
 /** Sales invoices count once approved: awaiting payment or paid (DESIGN §4 Stock Journal). */
 export const SALES_STATUSES = ['AUTHORISED', 'PAID'] as const;
@@ -23,6 +24,18 @@ export type NewStockJournalEntry = typeof stockJournalEntries.$inferInsert;
 
 /** Drizzle queries of the Stock Journal; every one is filtered by the organisation. */
 export function createStockJournalRepository(db: Db) {
+  const cache = createCacheRepository(db);
+  /** A customer's approved and paid sales invoices dated in the range (both ends included). */
+  const salesInRange = (organizationId: number, contactId: string, fromDate: string, toDate: string) =>
+    and(
+      eq(xeroInvoices.organizationId, organizationId),
+      eq(xeroInvoices.contactId, contactId),
+      eq(xeroInvoices.type, 'ACCREC'),
+      inArray(xeroInvoices.status, [...SALES_STATUSES]),
+      gte(xeroInvoices.date, fromDate),
+      lte(xeroInvoices.date, toDate),
+    );
+
   return {
     /** A customer's approved and paid sales invoices dated in the range, oldest first (from the invoice cache). */
     listSalesInvoices(organizationId: number, contactId: string, fromDate: string, toDate: string): Promise<SalesInvoiceRow[]> {
@@ -36,16 +49,7 @@ export function createStockJournalRepository(db: Db) {
           subTotalPence: xeroInvoices.subTotalPence,
         })
         .from(xeroInvoices)
-        .where(
-          and(
-            eq(xeroInvoices.organizationId, organizationId),
-            eq(xeroInvoices.contactId, contactId),
-            eq(xeroInvoices.type, 'ACCREC'),
-            inArray(xeroInvoices.status, [...SALES_STATUSES]),
-            gte(xeroInvoices.date, fromDate),
-            lte(xeroInvoices.date, toDate),
-          ),
-        )
+        .where(salesInRange(organizationId, contactId, fromDate, toDate))
         .orderBy(asc(xeroInvoices.date), asc(xeroInvoices.invoiceNumber));
     },
 
@@ -54,16 +58,7 @@ export function createStockJournalRepository(db: Db) {
       const [row] = await db
         .select({ net: sql<string | null>`sum(${xeroInvoices.subTotalPence})` })
         .from(xeroInvoices)
-        .where(
-          and(
-            eq(xeroInvoices.organizationId, organizationId),
-            eq(xeroInvoices.contactId, contactId),
-            eq(xeroInvoices.type, 'ACCREC'),
-            inArray(xeroInvoices.status, [...SALES_STATUSES]),
-            gte(xeroInvoices.date, fromDate),
-            lte(xeroInvoices.date, toDate),
-          ),
-        );
+        .where(salesInRange(organizationId, contactId, fromDate, toDate));
       return Number(row?.net ?? 0);
     },
 
@@ -77,22 +72,10 @@ export function createStockJournalRepository(db: Db) {
         .orderBy(asc(sql`lower(${xeroContacts.name})`), asc(xeroContacts.contactId));
     },
 
-    async findContact(organizationId: number, contactId: string) {
-      const [row] = await db
-        .select({ id: xeroContacts.contactId, name: xeroContacts.name, status: xeroContacts.status })
-        .from(xeroContacts)
-        .where(and(eq(xeroContacts.organizationId, organizationId), eq(xeroContacts.contactId, contactId)));
-      return row ?? null;
-    },
+    findContact: cache.findContact,
 
     /** Whether a cached resource has ever been synced (so "not in the cache" means "not in Xero"). */
-    async hasSynced(organizationId: number, resource: string): Promise<boolean> {
-      const [row] = await db
-        .select({ lastSyncAt: xeroSyncState.lastSyncAt })
-        .from(xeroSyncState)
-        .where(and(eq(xeroSyncState.organizationId, organizationId), eq(xeroSyncState.resource, resource)));
-      return Boolean(row?.lastSyncAt);
-    },
+    hasSynced: cache.hasSynced,
 
     async readHighWater(organizationId: number, resource: string): Promise<Date | null> {
       const [row] = await db
