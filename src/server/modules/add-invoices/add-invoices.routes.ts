@@ -9,22 +9,13 @@ import {
   draftInvoiceUpdateResponseSchema,
   newInvoiceDefaultsSchema,
 } from '../../../shared/add-invoices';
-import { AppError } from '../../lib/app-error';
+import { readIdempotencyKey } from '../../lib/idempotency-key';
 import { createAddInvoicesRepository } from './add-invoices.repository';
 import { createActionKey, createAddInvoicesService, type AddInvoicesContext } from './add-invoices.service';
 
-/** Xero's own bound for an Idempotency-Key (REFERENCE §3); the browser's key is kept to the same. */
-const MAX_IDEMPOTENCY_KEY_LENGTH = 128;
-
 /** The browser's key for one user action (kept across that action's retries), or a fresh one. */
 function readActionKey(request: FastifyRequest): string {
-  const raw = request.headers['idempotency-key'];
-  if (raw === undefined) return createActionKey();
-  const key = Array.isArray(raw) ? raw[0] : raw;
-  if (!key || key.trim() === '' || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
-    throw new AppError('VALIDATION_ERROR', `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`);
-  }
-  return key.trim();
+  return readIdempotencyKey(request) ?? createActionKey();
 }
 
 /** The add-invoices endpoints (issue #8). Collaborators come from `app.services`, wired once in app.ts. */

@@ -16,21 +16,9 @@ import {
   updateBillResponseSchema,
 } from '../../../shared/cis-bills';
 import { accountSchema } from '../../../shared/settings';
-import { AppError } from '../../lib/app-error';
+import { readIdempotencyKey } from '../../lib/idempotency-key';
 import { createCisBillsRepository } from './cis-bills.repository';
 import { createCisBillsService, type CisBillsContext } from './cis-bills.service';
-
-const IDEMPOTENCY_KEY_RE = /^[\x21-\x7e]{1,128}$/;
-
-/** The browser's Idempotency-Key for this user action (kept across its retries), validated; none is fine. */
-function readIdempotencyKey(request: FastifyRequest): string | undefined {
-  const raw = request.headers['idempotency-key'];
-  const key = Array.isArray(raw) ? raw[0] : raw;
-  if (key === undefined || key === '') return undefined;
-  if (!IDEMPOTENCY_KEY_RE.test(key))
-    throw new AppError('VALIDATION_ERROR', 'Idempotency-Key must be 1 to 128 printable characters');
-  return key;
-}
 
 function readHeader(request: FastifyRequest, name: string): string | null {
   const raw = request.headers[name];

@@ -11,25 +11,12 @@ import {
   syncStatusResponseSchema,
 } from '../../../shared/stock-journal';
 import { AppError } from '../../lib/app-error';
+import { readIdempotencyKey } from '../../lib/idempotency-key';
 import type { TenantContext } from '../organizations/tenancy';
 import { createStockJournalRepository } from './stock-journal.repository';
 import { createStockJournalService, JOURNAL_WRITE_KIND } from './stock-journal.service';
 
 const FEATURE = 'stock-journal';
-
-/** The longest Idempotency-Key accepted (Xero's own limit, REFERENCE §3). */
-const MAX_IDEMPOTENCY_KEY_LENGTH = 128;
-
-/** The Idempotency-Key the browser sent for this user action (kept across its retries), validated. */
-function readIdempotencyKey(request: FastifyRequest): string | undefined {
-  const raw = request.headers['idempotency-key'];
-  if (raw === undefined) return undefined;
-  const key = Array.isArray(raw) ? raw[0] : raw;
-  if (!key || key.length > MAX_IDEMPOTENCY_KEY_LENGTH || !/^[\x21-\x7e]+$/.test(key)) {
-    throw new AppError('VALIDATION_ERROR', `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} visible characters`);
-  }
-  return key;
-}
 
 /** The stock-journal endpoints (issue #10; 001 §7). Collaborators come from `app.services`, wired once in app.ts. */
 export function registerStockJournalRoutes(root: FastifyInstance): void {
