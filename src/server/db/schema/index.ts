@@ -4,3 +4,4 @@ export * from './audit.ts';
 export * from './cache.ts';
 export * from './ledger.ts';
 export * from './mfa.ts';
+export * from './cache-versions.ts';
