@@ -13,7 +13,7 @@ import { formatMoney, fromPence, toPence } from '../../../shared/money';
 import { AppError } from '../../lib/app-error';
 import type { XeroSync } from '../../xero/sync/sync.service';
 import { toInvoiceRow, toPenceFromXero } from '../../xero/sync/mappers';
-import type { WriteLedger, WriteRow } from '../../xero/write-ledger';
+import type { WriteLedger, WriteRow, WriteSpec } from '../../xero/write-ledger';
 import type { XeroHttp } from '../../xero/xero-http/http';
 import { xeroInvoicesEnvelope } from '../../xero/xero-http/schemas';
 import {
@@ -32,7 +32,7 @@ import type { XeroContext } from '../../xero/xero-port';
 import type { AuditLog } from '../audit/audit';
 import type { OrganizationRow } from '../organizations/organizations.repository';
 import type { AddInvoicesRepository, CachedInvoiceRow } from './add-invoices.repository';
-import { chunk, createBatchSender } from './batch-sender';
+import { chunk, createBatchSender, type BatchSender } from './batch-sender';
 
 /** Who acts, for which organisation (from `resolveTenant`), and from where (for the audit log). */
 export interface AddInvoicesContext {
@@ -102,6 +102,40 @@ export function createAddInvoicesService(deps: {
 
   const syncCtx = (ctx: AddInvoicesContext) => ({ organizationId: ctx.organizationId, tenantId: ctx.tenantId, userId: ctx.userId });
 
+  /**
+   * One item's ledger write, sent as an element of a batch call: the item joins the batch when the ledger
+   * asks to send, and leaves it when the ledger answers without sending (a replay, a conflict), so the batch
+   * never waits for an item that will not come. An element Xero refused fails this item alone.
+   */
+  async function executeInBatch<E>(
+    ctx: AddInvoicesContext,
+    batch: BatchSender<E, XeroBatchElement>,
+    element: E,
+    write: Pick<WriteSpec<XeroBatchElement>, 'kind' | 'targetId' | 'amountPence' | 'idempotencyKey' | 'request'> & {
+      xeroIdOf: (answer: XeroBatchElement | undefined) => string | null;
+    },
+  ) {
+    const { xeroIdOf, ...spec } = write;
+    let joined = false;
+    try {
+      return await ledger.execute({
+        organizationId: ctx.organizationId,
+        tenantId: ctx.tenantId,
+        userId: ctx.userId,
+        ...spec,
+        send: async (key) => {
+          joined = true;
+          const answer = await batch.join(key, element);
+          const errors = findElementErrors(answer);
+          if (errors) throw new AppError('XERO_REJECTED', errors);
+          return { xeroId: xeroIdOf(answer), response: answer as XeroBatchElement };
+        },
+      });
+    } finally {
+      if (!joined) batch.leave();
+    }
+  }
+
   /** Sends up to 50 approvals in one `POST /Invoices?summarizeErrors=false`, one ledger row per invoice. */
   async function approveChunk(ctx: AddInvoicesContext, plans: ApprovalPlan[], keyOf: (id: string) => string) {
     const batch = createBatchSender<XeroApproveElement, XeroBatchElement>(plans.length, async (elements, batchKey) => {
@@ -124,28 +158,14 @@ export function createAddInvoicesService(deps: {
           // A cash sale is due when made: a draft saved without a due date gets its own date.
           ...(plan.invoice.dueDate ? {} : { DueDate: plan.invoice.date ?? getUkToday() }),
         };
-        let joined = false;
-        try {
-          return await ledger.execute({
-            organizationId: ctx.organizationId,
-            tenantId: ctx.tenantId,
-            userId: ctx.userId,
-            kind: 'invoice.approve',
-            targetId: plan.invoice.invoiceId,
-            amountPence: plan.invoice.totalPence,
-            idempotencyKey: keyOf(plan.invoice.invoiceId),
-            request: element,
-            send: async (key) => {
-              joined = true;
-              const answer = await batch.join(key, element);
-              const errors = findElementErrors(answer);
-              if (errors) throw new AppError('XERO_REJECTED', errors);
-              return { xeroId: plan.invoice.invoiceId, response: answer as XeroBatchElement };
-            },
-          });
-        } finally {
-          if (!joined) batch.leave();
-        }
+        return executeInBatch(ctx, batch, element, {
+          kind: 'invoice.approve',
+          targetId: plan.invoice.invoiceId,
+          amountPence: plan.invoice.totalPence,
+          idempotencyKey: keyOf(plan.invoice.invoiceId),
+          request: element,
+          xeroIdOf: () => plan.invoice.invoiceId,
+        });
       }),
     );
   }
@@ -184,29 +204,14 @@ export function createAddInvoicesService(deps: {
           isCard: false,
           requestedPence: plan.cashPence,
         };
-        let joined = false;
-        try {
-          return await ledger.execute({
-            organizationId: ctx.organizationId,
-            tenantId: ctx.tenantId,
-            userId: ctx.userId,
-            kind: 'payment',
-            targetId: plan.invoiceId,
-            amountPence: plan.cashPence,
-            idempotencyKey: plan.key,
-            request,
-            send: async (key) => {
-              joined = true;
-              const answer = await batch.join(key, element);
-              const errors = findElementErrors(answer);
-              if (errors) throw new AppError('XERO_REJECTED', errors);
-              const payment = answer ? parsePaymentElement(answer) : null;
-              return { xeroId: payment?.PaymentID ?? null, response: answer as XeroBatchElement };
-            },
-          });
-        } finally {
-          if (!joined) batch.leave();
-        }
+        return executeInBatch(ctx, batch, element, {
+          kind: 'payment',
+          targetId: plan.invoiceId,
+          amountPence: plan.cashPence,
+          idempotencyKey: plan.key,
+          request,
+          xeroIdOf: (answer) => (answer ? parsePaymentElement(answer) : null)?.PaymentID ?? null,
+        });
       }),
     );
   }

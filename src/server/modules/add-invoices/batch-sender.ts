@@ -51,6 +51,8 @@ export function createBatchSender<E, A>(
   };
 }
 
+export type BatchSender<E, A> = ReturnType<typeof createBatchSender<E, A>>;
+
 /** Splits a list into chunks of at most `size`. */
 export function chunk<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];
