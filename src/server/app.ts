@@ -31,6 +31,7 @@ import { createTenancy } from './modules/organizations/tenancy';
 import { registerConnectionRoutes } from './modules/xero-connection/connection.routes';
 import { createConnectionService } from './modules/xero-connection/connection.service';
 import { createOAuthRequests } from './modules/xero-connection/oauth-requests';
+import { createBodyCache } from './lib/body-cache';
 import { createSecretBox, loadEncryptionKey } from './lib/crypto';
 import { createXeroAdapter } from './xero/xero-http/adapter';
 import { createXeroHttp, type XeroHttpOptions } from './xero/xero-http/http';
@@ -80,6 +81,8 @@ export interface AppServices {
   box: ReturnType<typeof createSecretBox>;
   ledger: ReturnType<typeof createWriteLedger>;
   sync: ReturnType<typeof createXeroSync>;
+  /** Serialised answers of cached reads, per organisation and cache version (src/server/lib/body-cache.ts). */
+  bodies: ReturnType<typeof createBodyCache>;
 }
 
 export interface RegisteredRoute {
@@ -94,6 +97,9 @@ declare module 'fastify' {
     routeTable: RegisteredRoute[];
   }
 }
+
+/** Memory for serialised cached answers: a 5,000-invoice list is about 1.3 MB. */
+const BODY_CACHE_MAX_BYTES = 64 * 1024 * 1024;
 
 const DEFAULT_CLIENT_DIR = fileURLToPath(new URL('../../dist/client', import.meta.url));
 
@@ -185,7 +191,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   registerConnectionRoutes(app, { connection, oauth, oauthRequests, tokens, audit, redirectUri: uris.connect, appUrl: config.appUrl });
   registerXeroSignInRoutes(app, { oauth, oauthRequests, users, tokens, sessions, connection, audit, redirectUri: uris.signin });
   registerAdminRoutes(app, { admin: createAdminRepository(db), users, audit });
-  app.decorate('services', { db, audit, sessions, users, orgs, tokens, xeroHttp, xero, connection, resolveTenant, box, ledger, sync });
+  const bodies = createBodyCache({ maxBytes: BODY_CACHE_MAX_BYTES });
+  app.decorate('services', { db, audit, sessions, users, orgs, tokens, xeroHttp, xero, connection, resolveTenant, box, ledger, sync, bodies });
 
   const housekeeping = setInterval(() => {
     void sessions.purgeExpired().catch(() => undefined);

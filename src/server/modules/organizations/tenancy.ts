@@ -10,6 +10,8 @@ export interface TenantContext {
   organization: OrganizationRow;
   organizationId: number;
   tenantId: string;
+  /** The organisation's invoice-cache version, when it was read with the session (src/server/lib/body-cache.ts). */
+  cacheVersion?: number | undefined;
 }
 
 /** An organisation id a request names: `?org=`, `?organizationId=`, or `organizationId` in a JSON body. */

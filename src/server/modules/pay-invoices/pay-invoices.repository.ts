@@ -4,6 +4,24 @@ import { xeroAccounts, xeroInvoices, xeroWrites } from '../../db/schema/index.ts
 import type { CachedPayment } from '../../xero/sync/mappers';
 
 export type InvoiceRow = typeof xeroInvoices.$inferSelect;
+
+/** The columns the invoice list shows (001 §3): no line items or payments, which the list never sends. */
+const LIST_COLUMNS = {
+  invoiceId: xeroInvoices.invoiceId,
+  invoiceNumber: xeroInvoices.invoiceNumber,
+  contactName: xeroInvoices.contactName,
+  date: xeroInvoices.date,
+  dueDate: xeroInvoices.dueDate,
+  status: xeroInvoices.status,
+  amountPaidPence: xeroInvoices.amountPaidPence,
+  sentToContact: xeroInvoices.sentToContact,
+  totalPence: xeroInvoices.totalPence,
+  amountDuePence: xeroInvoices.amountDuePence,
+  currencyCode: xeroInvoices.currencyCode,
+  hasAttachments: xeroInvoices.hasAttachments,
+  syncedAt: xeroInvoices.syncedAt,
+};
+export type InvoiceListRow = Pick<InvoiceRow, keyof typeof LIST_COLUMNS>;
 export type AccountRow = typeof xeroAccounts.$inferSelect;
 export type WriteRow = typeof xeroWrites.$inferSelect;
 
@@ -28,10 +46,10 @@ export function createPayInvoicesRepository(db: Db) {
     );
 
   return {
-    /** Approved sales invoices with something left to pay (001 §4), oldest first. */
-    async listOutstanding(organizationId: number): Promise<InvoiceRow[]> {
+    /** Approved sales invoices with something left to pay (001 §4), oldest first: the list's columns only. */
+    async listOutstanding(organizationId: number): Promise<InvoiceListRow[]> {
       return db
-        .select()
+        .select(LIST_COLUMNS)
         .from(xeroInvoices)
         .where(outstanding(organizationId))
         .orderBy(asc(xeroInvoices.date), asc(xeroInvoices.invoiceNumber));

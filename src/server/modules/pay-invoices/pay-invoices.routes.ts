@@ -13,6 +13,7 @@ import {
   paymentUndoResultSchema,
 } from '../../../shared/pay-invoices';
 import { AppError } from '../../lib/app-error';
+import { sendCachedBody } from '../../lib/body-cache';
 import { createPayInvoicesRepository } from './pay-invoices.repository';
 import { createPayInvoicesService, type PayContext } from './pay-invoices.service';
 
@@ -38,9 +39,9 @@ function readIdempotencyKey(request: FastifyRequest): string | undefined {
 /** The pay-invoices endpoints (issue #7; 001 §7 Pay Invoices rows, DESIGN §4). */
 export function registerPayInvoicesRoutes(root: FastifyInstance): void {
   const app = root.withTypeProvider<ZodTypeProvider>();
-  const { db, sync, xeroHttp, ledger, audit, resolveTenant } = root.services;
+  const { db, sync, xeroHttp, ledger, audit, resolveTenant, bodies } = root.services;
   const repo = createPayInvoicesRepository(db);
-  const service = createPayInvoicesService({ repo, sync, http: xeroHttp, ledger, audit });
+  const service = createPayInvoicesService({ repo, sync, http: xeroHttp, ledger, audit, bodies });
   // When a payment's answer is lost, reconciliation looks it up in Xero instead of paying again.
   ledger.registerFinder('payment', service.findPaymentInXero);
   ledger.registerFinder('payment.delete', service.findPaymentDeletionInXero);
@@ -53,13 +54,19 @@ export function registerPayInvoicesRoutes(root: FastifyInstance): void {
       userId: tenant.user.id,
       username: tenant.user.username,
       ip: request.ip,
+      cacheVersion: tenant.cacheVersion,
     };
   }
 
+  // The list is served from its serialised body while the organisation's invoice cache is unchanged (the
+  // schema documents it; the tests parse answers with it).
   app.get(
     '/api/xero/invoices',
     { schema: { querystring: refreshQuery, response: { 200: invoiceListResponseSchema } } },
-    async (request) => service.listInvoices(await contextOf(request), { refresh: isRefresh(request.query) }),
+    async (request, reply) => {
+      const body = await service.listInvoicesBody(await contextOf(request), { refresh: isRefresh(request.query) });
+      return sendCachedBody(request, reply, body);
+    },
   );
 
   app.post(

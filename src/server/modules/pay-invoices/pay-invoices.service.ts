@@ -30,7 +30,8 @@ import {
 } from '../../xero/xero-http/pay-invoices';
 import type { XeroContext } from '../../xero/xero-port';
 import type { AuditLog } from '../audit/audit';
-import type { AccountRow, InvoiceBalance, InvoiceRow, PayInvoicesRepository, WriteRow } from './pay-invoices.repository';
+import type { BodyCache, CachedBody } from '../../lib/body-cache';
+import type { AccountRow, InvoiceBalance, InvoiceListRow, InvoiceRow, PayInvoicesRepository, WriteRow } from './pay-invoices.repository';
 
 const SALES_OPEN: InvoiceView = { key: 'sales-open' };
 
@@ -56,6 +57,8 @@ const INLINE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/web
 export interface PayContext extends SyncContext {
   username?: string | null;
   ip?: string | null;
+  /** The organisation's invoice-cache version as read with the session, when it was. */
+  cacheVersion?: number | undefined;
 }
 
 /** What the ledger keeps as the request of a payment (also what the finder matches in Xero). */
@@ -86,7 +89,7 @@ export interface AttachmentContent {
   inline: boolean;
 }
 
-function toDto(row: InvoiceRow): Invoice {
+function toDto(row: InvoiceListRow): Invoice {
   return {
     invoiceId: row.invoiceId,
     invoiceNumber: row.invoiceNumber ?? '',
@@ -182,9 +185,11 @@ export function createPayInvoicesService(deps: {
   http: XeroHttp;
   ledger: WriteLedger;
   audit: AuditLog;
+  /** Serialised invoice lists per organisation and cache version. */
+  bodies: BodyCache;
   now?: () => Date;
 }) {
-  const { repo, sync, http, ledger, audit } = deps;
+  const { repo, sync, http, ledger, audit, bodies } = deps;
   const now = deps.now ?? (() => new Date());
   /** Attachment names and types by organisation + attachment id, so streaming one needs no extra list call. */
   const attachmentMeta = new Map<string, { mimeType: string; fileName: string }>();
@@ -333,11 +338,18 @@ export function createPayInvoicesService(deps: {
     findPaymentInXero,
     findPaymentDeletionInXero,
 
-    /** GET /api/xero/invoices: the first visit syncs the view; `refresh` asks Xero what changed first. */
-    async listInvoices(ctx: PayContext, options: { refresh: boolean }): Promise<Invoice[]> {
+    /**
+     * GET /api/xero/invoices, serialised: `refresh` asks Xero what changed first; otherwise the list built at the
+     * organisation's current cache version is answered as it is. A miss (first visit, or something changed)
+     * syncs the view if it never was, then reads the list's columns and serialises them once.
+     */
+    async listInvoicesBody(ctx: PayContext, options: { refresh: boolean }): Promise<CachedBody> {
       if (options.refresh) await sync.syncInvoices(ctx, SALES_OPEN);
-      else await sync.ensureInvoices(ctx, SALES_OPEN);
-      return (await repo.listOutstanding(ctx.organizationId)).map(toDto);
+      const version = options.refresh || ctx.cacheVersion === undefined ? await sync.readCacheVersion(ctx.organizationId) : ctx.cacheVersion;
+      return bodies.get(`invoices:${ctx.organizationId}:sales-open`, version, async () => {
+        await sync.ensureInvoices(ctx, SALES_OPEN);
+        return (await repo.listOutstanding(ctx.organizationId)).map(toDto);
+      });
     },
 
     /** POST /api/xero/invoices/refresh: drop the cached view and read it again from Xero. */

@@ -11,6 +11,7 @@ import {
   syncStatusResponseSchema,
 } from '../../../shared/stock-journal';
 import { AppError } from '../../lib/app-error';
+import { sendCachedBody } from '../../lib/body-cache';
 import { readIdempotencyKey } from '../../lib/idempotency-key';
 import type { TenantContext } from '../organizations/tenancy';
 import { createStockJournalRepository } from './stock-journal.repository';
@@ -21,13 +22,14 @@ const FEATURE = 'stock-journal';
 /** The stock-journal endpoints (issue #10; 001 §7). Collaborators come from `app.services`, wired once in app.ts. */
 export function registerStockJournalRoutes(root: FastifyInstance): void {
   const app = root.withTypeProvider<ZodTypeProvider>();
-  const { db, sync, xeroHttp, ledger, audit, tokens, resolveTenant } = root.services;
+  const { db, sync, xeroHttp, ledger, audit, tokens, resolveTenant, bodies } = root.services;
   const service = createStockJournalService({
     repo: createStockJournalRepository(db),
     sync,
     http: xeroHttp,
     ledger,
     audit,
+    bodies,
     checkToken: (userId) => tokens.getAccessToken(userId),
   });
   ledger.registerFinder(JOURNAL_WRITE_KIND, service.findJournalWrite);
@@ -66,7 +68,13 @@ export function registerStockJournalRoutes(root: FastifyInstance): void {
       // The schema still documents the route, and the integration tests parse answers with it.
       serializerCompiler: () => (data) => JSON.stringify(data),
     },
-    (request) => service.getSales(tenantOf(request), request.query),
+    async (request, reply) => {
+      // One customer's weeks come from the invoice cache, serialised once per cache version; every customer
+      // at once is read from Xero each time.
+      const cached = await service.getSalesBody(tenantOf(request), request.query);
+      if (cached) return sendCachedBody(request, reply, cached);
+      return service.getSales(tenantOf(request), request.query);
+    },
   );
 
   app.get('/api/xero/stock-journal/entries', { preValidation, schema: { response: { 200: stockJournalEntryListResponseSchema } } }, (request) =>

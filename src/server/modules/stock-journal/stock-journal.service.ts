@@ -19,6 +19,7 @@ import {
   type StockJournalEntry,
 } from '../../../shared/stock-journal';
 import { AppError } from '../../lib/app-error';
+import type { BodyCache, CachedBody } from '../../lib/body-cache';
 import type { TenantContext } from '../organizations/tenancy';
 import type { AuditLog } from '../audit/audit';
 import type { XeroSync } from '../../xero/sync/sync.service';
@@ -63,6 +64,8 @@ export interface StockJournalServiceDeps {
   http: XeroHttp;
   ledger: WriteLedger;
   audit: AuditLog;
+  /** Serialised weekly sales per organisation, customer, weeks and cache version. */
+  bodies: BodyCache;
   /** Makes sure the user's Xero token is usable before a write is recorded (a refused token is no unknown outcome). */
   checkToken: (userId: number) => Promise<unknown>;
 }
@@ -117,7 +120,7 @@ function getDebitPence(journal: XeroManualJournal): number {
  * posted journals, journal creation through the write ledger, and the status sync with Xero.
  */
 export function createStockJournalService(deps: StockJournalServiceDeps) {
-  const { repo, sync, http, ledger, audit } = deps;
+  const { repo, sync, http, ledger, audit, bodies } = deps;
   const statusSyncs = new Map<number, Promise<{ updatedCount: number }>>();
 
   /** Looks a journal up in Xero by narration and date: how a create whose answer was lost is found. */
@@ -348,6 +351,26 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
       if (query.refresh === 'true') await sync.syncInvoices(toSyncContext(tenant), view);
       else await sync.ensureInvoices(toSyncContext(tenant), view);
       return buildSalesPeriods(await repo.listSalesInvoices(tenant.organizationId, view.contactId, range.fromDate, range.toDate));
+    },
+
+    /**
+     * One customer's weekly sales (as `getSales`), serialised and kept under the organisation's invoice-cache
+     * version, so a repeated read is answered without reading or grouping the invoices again. Null for every
+     * customer at once: that is read from Xero itself, never from the cache.
+     */
+    async getSalesBody(tenant: TenantContext, query: SalesQuery): Promise<CachedBody | null> {
+      const customerId = query.customerId && query.customerId !== ALL_CUSTOMERS ? query.customerId : null;
+      if (!customerId) return null;
+      if (!GUID_RE.test(customerId)) throw new AppError('VALIDATION_ERROR', JOURNAL_MESSAGES.unknownCustomer);
+      const view = { key: 'sales-contact', contactId: customerId.toLowerCase() } as const;
+      const range = getWeeklySalesRange(query.fromDate, query.toDate);
+      const refresh = query.refresh === 'true';
+      if (refresh) await sync.syncInvoices(toSyncContext(tenant), view);
+      const version = refresh || tenant.cacheVersion === undefined ? await sync.readCacheVersion(tenant.organizationId) : tenant.cacheVersion;
+      return bodies.get(`sales:${tenant.organizationId}:${view.contactId}:${range.fromDate}:${range.toDate}`, version, async () => {
+        await sync.ensureInvoices(toSyncContext(tenant), view);
+        return buildSalesPeriods(await repo.listSalesInvoices(tenant.organizationId, view.contactId, range.fromDate, range.toDate));
+      });
     },
 
     /**

@@ -1,7 +1,7 @@
 import { and, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { AppError } from '../../lib/app-error';
-import { xeroAccounts, xeroContactGroups, xeroContacts, xeroInvoices, xeroSyncState, xeroTaxRates } from '../../db/schema/index.ts';
+import { xeroAccounts, xeroCacheVersions, xeroContactGroups, xeroContacts, xeroInvoices, xeroSyncState, xeroTaxRates } from '../../db/schema/index.ts';
 import type { XeroHttp } from '../xero-http/http';
 import {
   xeroAccountsEnvelope,
@@ -231,6 +231,16 @@ export function createXeroSync(deps: { db: Db; http: XeroHttp }) {
   }
 
   return {
+    /**
+     * The organisation's invoice-cache version: database triggers move it on with every change to its cached
+     * invoices and every forgotten view (migration 0005), so answers built from the cache can be kept under it.
+     * Requests usually get it with their session (one query); this reads it after a sync.
+     */
+    async readCacheVersion(organizationId: number): Promise<number> {
+      const [row] = await db.select({ version: xeroCacheVersions.version }).from(xeroCacheVersions).where(eq(xeroCacheVersions.organizationId, organizationId));
+      return row?.version ?? 0;
+    },
+
     /** Brings one invoice view up to date (incremental unless `full`). */
     syncInvoices(ctx: SyncContext, view: InvoiceView, options: { full?: boolean } = {}): Promise<SyncResult> {
       const def = describeView(view);

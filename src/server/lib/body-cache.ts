@@ -1,0 +1,100 @@
+import crypto from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+/** A JSON answer serialised once, with the cache version it was built at and an ETag of its bytes. */
+export interface CachedBody {
+  version: number;
+  body: Buffer;
+  etag: string;
+}
+
+/**
+ * Serialised answers of cached reads (the outstanding-invoice list, a customer's weekly sales), kept in memory
+ * per scope (organisation + view + parameters) under the organisation's cache version. The version comes from
+ * the database on every request (with the session, in one query) and every write to the invoice cache moves
+ * it on in the writer's transaction (migration 0005), so an answer is served only while nothing it was built
+ * from has changed, on this instance or any other. A body is built after its version was read, so it is never
+ * older than its version. Only the newest version of a scope is kept; least recently used scopes go first
+ * once `maxBytes` is reached. Concurrent misses of one scope and version build it once.
+ */
+export function createBodyCache(options: { maxBytes: number }) {
+  const entries = new Map<string, CachedBody>();
+  const building = new Map<string, Promise<CachedBody>>();
+  let bytes = 0;
+
+  function forget(scope: string): void {
+    const old = entries.get(scope);
+    if (!old) return;
+    entries.delete(scope);
+    bytes -= old.body.length;
+  }
+
+  function remember(scope: string, entry: CachedBody): void {
+    const old = entries.get(scope);
+    // A request that read an older version finished late: the newer body stays.
+    if (old && old.version > entry.version) return;
+    forget(scope);
+    if (entry.body.length > options.maxBytes) return;
+    entries.set(scope, entry);
+    bytes += entry.body.length;
+    for (const [key, value] of entries) {
+      if (bytes <= options.maxBytes) break;
+      entries.delete(key);
+      bytes -= value.body.length;
+    }
+  }
+
+  return {
+    /** The body of `scope` at `version`: from memory, or built by `build` (once for concurrent callers). */
+    get(scope: string, version: number, build: () => Promise<unknown>): Promise<CachedBody> {
+      const hit = entries.get(scope);
+      if (hit && hit.version === version) {
+        // Most recently used goes last, so eviction takes the coldest first.
+        entries.delete(scope);
+        entries.set(scope, hit);
+        return Promise.resolve(hit);
+      }
+      const key = `${scope}@${version}`;
+      const running = building.get(key);
+      if (running) return running;
+      const promise = (async () => {
+        const body = Buffer.from(JSON.stringify(await build()));
+        const entry: CachedBody = { version, body, etag: describeEtag(body) };
+        remember(scope, entry);
+        return entry;
+      })().finally(() => building.delete(key));
+      building.set(key, promise);
+      return promise;
+    },
+
+    /** Bytes held and scopes cached (tests and diagnostics). */
+    size(): { bytes: number; scopes: number } {
+      return { bytes, scopes: entries.size };
+    },
+  };
+}
+export type BodyCache = ReturnType<typeof createBodyCache>;
+
+/** A strong ETag from the bytes themselves: equal answers match whichever version or instance built them. */
+function describeEtag(body: Buffer): string {
+  return `"${crypto.createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+}
+
+/** Whether an If-None-Match header names this ETag (weak comparison, as RFC 9110 §13.1.2 asks for GET). */
+export function matchesEtag(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+}
+
+/**
+ * Sends a cached body as it is, without the route's schema serialisation (the tests parse these bodies with the
+ * route's response schema). `private, no-cache` lets the browser keep it and ask again with
+ * If-None-Match every time; an unchanged answer is then a 304 without a body.
+ */
+export function sendCachedBody(request: FastifyRequest, reply: FastifyReply, entry: CachedBody): FastifyReply {
+  reply.header('cache-control', 'private, no-cache').header('etag', entry.etag);
+  const condition = request.headers['if-none-match'];
+  if (matchesEtag(Array.isArray(condition) ? condition.join(',') : condition, entry.etag)) return reply.code(304).send();
+  return reply.type('application/json; charset=utf-8').send(entry.body);
+}
