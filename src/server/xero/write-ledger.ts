@@ -3,6 +3,7 @@ import { and, eq, inArray, isNull, lt, or } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { organizations, xeroWrites, type XeroWriteState } from '../db/schema/index.ts';
 import { AppError } from '../lib/app-error';
+import { isNotApplied } from './xero-http/http';
 import type { XeroContext } from './xero-port';
 
 export type WriteRow = typeof xeroWrites.$inferSelect;
@@ -74,7 +75,7 @@ export function createWriteLedger(deps: { db: Db; log?: { warn: (o: object, m: s
       await update(row.id, { state: 'confirmed', xeroId: outcome.xeroId ?? null, response: outcome.response as object, completedAt: new Date(), error: null });
       return { ...outcome, writeId: row.id, replayed: false };
     } catch (error) {
-      if (error instanceof AppError && DEFINITE_FAILURES.has(error.code)) {
+      if (error instanceof AppError && (DEFINITE_FAILURES.has(error.code) || isNotApplied(error))) {
         await update(row.id, { state: 'failed', error: error.message, completedAt: new Date() });
         throw error;
       }

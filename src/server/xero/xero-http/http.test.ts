@@ -1,8 +1,9 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { xeroAccounts, xeroInvoices } from '../../db/schema/index.ts';
+import { xeroAccounts, xeroInvoices, xeroWrites } from '../../db/schema/index.ts';
 import { AppError } from '../../lib/app-error';
 import { createConnectedUser, createXeroTestApp, type XeroTestApp } from '../../test/xero';
+import { isNotApplied } from './http';
 import { TenantGate } from './tenant-gate';
 
 describe('the Xero HTTP client against the sandbox', () => {
@@ -96,6 +97,39 @@ describe('the Xero HTTP client against the sandbox', () => {
     expect(after.minute - before.minute).toBe(0);
     t.sandbox.clearFaults();
   });
+  it('a write Xero refused before processing (429 with a long Retry-After) is recorded as failed, not unknown', async () => {
+    t.sandbox.setFaults({ rateLimitBurst: { count: 1, problem: 'minute', retryAfterSeconds: 600 }, pathPrefix: '/api.xro/2.0/Payments' });
+    const key = crypto.randomUUID();
+    const before = paymentsFor().length;
+    const error = await t.app.services.ledger
+      .execute({
+        organizationId,
+        tenantId,
+        userId,
+        kind: 'payment',
+        idempotencyKey: key,
+        request: paymentBody(0.02),
+        send: (idempotencyKey) => send({ method: 'PUT', path: '/api.xro/2.0/Payments', body: paymentBody(0.02), idempotencyKey }).then(() => ({ xeroId: null, response: {} })),
+      })
+      .catch((e: unknown) => e);
+    t.sandbox.clearFaults();
+    expect(isNotApplied(error)).toBe(true);
+    expect(error).toMatchObject({ code: 'XERO_RATE_LIMITED', message: "Xero's call limit for this organisation has been reached. Please try again later." });
+    expect(paymentsFor()).toHaveLength(before);
+    const [row] = await t.database.db.select().from(xeroWrites).where(eq(xeroWrites.idempotencyKey, key));
+    expect(row).toMatchObject({ state: 'failed' });
+  });
+
+  it('a write whose answer was lost is never called "not applied", whatever comes after', async () => {
+    t.sandbox.setFaults({ dropAfterWrite: 1, pathPrefix: '/api.xro/2.0/Payments' });
+    const error = await t.app.services.xeroHttp
+      .send(userId, tenantId, { method: 'PUT', path: '/api.xro/2.0/Payments', body: paymentBody(0.03) })
+      .catch((e: unknown) => e);
+    t.sandbox.clearFaults();
+    expect(error).toMatchObject({ code: 'XERO_UNAVAILABLE' });
+    expect(isNotApplied(error)).toBe(false);
+  });
+
   it('stops at a daily-limit 429 with a clear message instead of hammering Xero', async () => {
     t.sandbox.setFaults({ rateLimitBurst: { count: 1, problem: 'day', retryAfterSeconds: 40_000 } });
     const error = await send({ method: 'GET', path: '/api.xro/2.0/Organisation' }).catch((e: unknown) => e);

@@ -75,6 +75,15 @@ export function describeXeroError(body: unknown): string {
   return '';
 }
 
+/** Answers Xero gives before it processes a request: a write that only ever got these was not applied. */
+const REFUSED_BEFORE_PROCESSING = new Set(['XERO_RATE_LIMITED', 'XERO_AUTH_EXPIRED']);
+const notApplied = new WeakSet<Error>();
+
+/** True when the write that failed with `error` certainly never reached Xero's books. */
+export function isNotApplied(error: unknown): boolean {
+  return error instanceof Error && notApplied.has(error);
+}
+
 /**
  * The one HTTP path to Xero. Per tenant it queues within Xero's limits; it honours Retry-After, retries
  * 5xx and network failures with capped, jittered back-off, and retries a write only when it carries an
@@ -96,7 +105,24 @@ export function createXeroHttp(options: XeroHttpOptions) {
   const maxRetryAfterMs = options.maxRetryAfterMs ?? 65_000;
   const timeoutMs = options.timeoutMs ?? 30_000;
 
+  /**
+   * Sends a request; when a write fails, marks the error if Xero cannot have applied it (every attempt was
+   * refused before processing: 429, 401, an unusable token, the day's budget), so the write ledger can call it
+   * failed instead of unknown. A lost answer or a 5xx on any attempt leaves it unmarked.
+   */
   async function send<T>(userId: number, tenantId: string | null, request: XeroRequest<T>): Promise<XeroResponse<T>> {
+    const attempts = { mayHaveApplied: false };
+    try {
+      return await sendAttempts(userId, tenantId, request, attempts);
+    } catch (error) {
+      if (request.method !== 'GET' && !attempts.mayHaveApplied && error instanceof AppError && REFUSED_BEFORE_PROCESSING.has(error.code)) {
+        notApplied.add(error);
+      }
+      throw error;
+    }
+  }
+
+  async function sendAttempts<T>(userId: number, tenantId: string | null, request: XeroRequest<T>, attempts: { mayHaveApplied: boolean }): Promise<XeroResponse<T>> {
     const isWrite = request.method !== 'GET';
     const url = new URL(options.apiUrl + request.path);
     for (const [key, value] of Object.entries(request.query ?? {})) {
@@ -126,6 +152,7 @@ export function createXeroHttp(options: XeroHttpOptions) {
         });
       } catch (error) {
         gate?.release();
+        attempts.mayHaveApplied = true;
         // A write whose answer was lost may have been applied: only the idempotency key makes a resend safe.
         const retryable = !isWrite || Boolean(request.idempotencyKey);
         if (retryable && attempt + 1 < maxAttempts) {
@@ -163,6 +190,7 @@ export function createXeroHttp(options: XeroHttpOptions) {
       }
       if (response.status >= 500) {
         await response.body?.cancel();
+        attempts.mayHaveApplied = true;
         const retryable = !isWrite || Boolean(request.idempotencyKey);
         if (retryable && attempt + 1 < maxAttempts) {
           await sleep(backoff(attempt));
