@@ -212,14 +212,27 @@ export function createSettingsService(deps: { repo: SettingsRepository; sync: Xe
     return repo.listAccounts(tenant.organizationId);
   }
 
-  /** Looks ids up in a cache; when some are missing, syncs that cache once more and looks again. */
-  async function findWithResync<R>(ids: string[], find: () => Promise<R[]>, idOf: (row: R) => string, resync: () => Promise<unknown>) {
-    let rows = await find();
-    if (ids.some((id) => !rows.some((r) => idOf(r) === id))) {
-      await resync();
-      rows = await find();
+  /**
+   * Checks changed references against one cache: looks their ids up and, when some are missing, syncs that
+   * cache once more (an item may be new in Xero) and looks again; then refuses the first field whose item
+   * has a problem (`problemOf` gets undefined for an item Xero does not have).
+   */
+  async function checkFields<R>(
+    fields: Array<[DefaultIdField, string]>,
+    cache: { find: (ids: string[]) => Promise<R[]>; idOf: (row: R) => string; resync: () => Promise<unknown> },
+    problemOf: (field: DefaultIdField, row: R | undefined) => string | null,
+  ) {
+    const ids = fields.map(([, id]) => id);
+    let rows = await cache.find(ids);
+    if (ids.some((id) => !rows.some((r) => cache.idOf(r) === id))) {
+      await cache.resync();
+      rows = await cache.find(ids);
     }
-    return new Map(rows.map((r) => [idOf(r), r]));
+    const found = new Map(rows.map((r) => [cache.idOf(r), r]));
+    for (const [field, id] of fields) {
+      const problem = problemOf(field, found.get(id));
+      if (problem) refuse(field, problem);
+    }
   }
 
   async function checkReferences(tenant: TenantContext, changed: Partial<Record<DefaultIdField, string>>) {
@@ -230,52 +243,35 @@ export function createSettingsService(deps: { repo: SettingsRepository; sync: Xe
 
     const accountFields = byKind(['credit-card-account', 'cash-account', 'sales-account', 'bill-account', 'stock-account', 'cost-account']);
     if (accountFields.length > 0) {
-      const ids = accountFields.map(([, id]) => id);
       await sync.syncAccounts(ctx);
-      const found = await findWithResync(ids, () => repo.findAccounts(orgId, ids), (r) => r.accountId, () => sync.syncAccounts(ctx, { force: true }));
-      for (const [field, id] of accountFields) {
+      const accounts = { find: (ids: string[]) => repo.findAccounts(orgId, ids), idOf: (r: AccountRow) => r.accountId, resync: () => sync.syncAccounts(ctx, { force: true }) };
+      await checkFields(accountFields, accounts, (field, account) => {
         const kind = SETTING_REFERENCE_KINDS[field] as AccountKind;
-        const account = found.get(id);
-        if (!account) refuse(field, NOT_FOUND[kind]);
-        const problem = findAccountProblem(kind, account);
-        if (problem) refuse(field, problem);
-      }
+        return account ? findAccountProblem(kind, account) : NOT_FOUND[kind];
+      });
     }
 
     const vatFields = byKind(['sales-vat-rate', 'bill-vat-rate']);
     if (vatFields.length > 0) {
-      const ids = vatFields.map(([, id]) => id);
       await sync.syncTaxRates(ctx);
-      const found = await findWithResync(ids, () => repo.findTaxRates(orgId, ids), (r) => r.taxType, () => sync.syncTaxRates(ctx, { force: true }));
-      for (const [field, id] of vatFields) {
+      const rates = { find: (ids: string[]) => repo.findTaxRates(orgId, ids), idOf: (r: TaxRateRow) => r.taxType, resync: () => sync.syncTaxRates(ctx, { force: true }) };
+      await checkFields(vatFields, rates, (field, rate) => {
         const kind = SETTING_REFERENCE_KINDS[field] as VatRateKind;
-        const rate = found.get(id);
-        if (!rate) refuse(field, NOT_FOUND[kind]);
-        const problem = findVatRateProblem(kind, rate);
-        if (problem) refuse(field, problem);
-      }
+        return rate ? findVatRateProblem(kind, rate) : NOT_FOUND[kind];
+      });
     }
 
     const contactFields = byKind(['contact']);
     const groupFields = byKind(['contact-group']);
     if (contactFields.length > 0 || groupFields.length > 0) await sync.syncContacts(ctx);
+    const resyncContacts = () => sync.syncContacts(ctx, { force: true });
     if (contactFields.length > 0) {
-      const ids = contactFields.map(([, id]) => id);
-      const found = await findWithResync(ids, () => repo.findContacts(orgId, ids), (r) => r.contactId, () => sync.syncContacts(ctx, { force: true }));
-      for (const [field, id] of contactFields) {
-        const contact = found.get(id);
-        if (!contact) refuse(field, NOT_FOUND.contact);
-        const problem = findContactProblem(contact);
-        if (problem) refuse(field, problem);
-      }
+      const contacts = { find: (ids: string[]) => repo.findContacts(orgId, ids), idOf: (r: ContactRow) => r.contactId, resync: resyncContacts };
+      await checkFields(contactFields, contacts, (_, contact) => (contact ? findContactProblem(contact) : NOT_FOUND.contact));
     }
     if (groupFields.length > 0) {
-      const ids = groupFields.map(([, id]) => id);
-      const found = await findWithResync(ids, () => repo.findContactGroups(orgId, ids), (r) => r.groupId, () => sync.syncContacts(ctx, { force: true }));
-      for (const [field, id] of groupFields) {
-        const group = found.get(id);
-        if (!group || group.status !== 'ACTIVE') refuse(field, NOT_FOUND['contact-group']);
-      }
+      const groups = { find: (ids: string[]) => repo.findContactGroups(orgId, ids), idOf: (r: ContactGroupRow) => r.groupId, resync: resyncContacts };
+      await checkFields(groupFields, groups, (_, group) => (group?.status === 'ACTIVE' ? null : NOT_FOUND['contact-group']));
     }
   }
 
