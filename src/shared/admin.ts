@@ -87,3 +87,36 @@ export type AdminUserPatch = z.infer<typeof adminUserPatchSchema>;
 /** PATCH /api/admin/users/{userId}/admin. */
 export const adminSetAdminRequestSchema = z.object({ isAdmin: z.boolean() });
 export type AdminSetAdminRequest = z.infer<typeof adminSetAdminRequestSchema>;
+
+/** The most lines the activity log answers at once; the CSV export carries that many. */
+export const AUDIT_MAX_LIMIT = 5000;
+
+/** One line of the activity log (`GET /api/admin/audit`, beyond the spec). */
+export const auditEntrySchema = z.object({
+  id: z.number(),
+  at: z.string(),
+  userId: z.number().nullable(),
+  username: z.string().nullable(),
+  organizationId: z.number().nullable(),
+  action: z.string(),
+  target: z.string().nullable(),
+  result: z.enum(['success', 'failure']),
+  detail: z.record(z.string(), z.unknown()).nullable(),
+  ip: z.string().nullable(),
+});
+export type AuditEntry = z.infer<typeof auditEntrySchema>;
+
+/** The query of `GET /api/admin/audit` and `GET /api/admin/audit.csv`: the activity log's filters and a line count. */
+export const auditQuerySchema = z.object({
+  /** An action prefix: "settings." matches every settings action. */
+  action: z.string().max(100).optional(),
+  userId: z.coerce.number().int().positive().optional(),
+  organizationId: z.coerce.number().int().positive().optional(),
+  /** YYYY-MM-DD, inclusive (UTC days). */
+  from: z.iso.date().optional(),
+  to: z.iso.date().optional(),
+  limit: z.coerce.number().int().min(1).max(AUDIT_MAX_LIMIT).default(500),
+});
+export type AuditQuery = z.output<typeof auditQuerySchema>;
+/** The activity log's filters, as the admin screen holds them. */
+export type AuditFilters = Omit<AuditQuery, 'limit'>;

@@ -8,7 +8,11 @@ import {
   adminUserPatchSchema,
   adminUserSchema,
   adminUsersResponseSchema,
+  AUDIT_MAX_LIMIT,
+  auditEntrySchema,
+  auditQuerySchema,
   featureTogglePatchSchema,
+  type AuditQuery,
 } from '../../../shared/admin';
 import { AppError } from '../../lib/app-error';
 import type { AuditLog } from '../audit/audit';
@@ -23,27 +27,17 @@ const LAST_ADMIN_MESSAGE = 'At least one administrator must remain. Make another
 type UserRow = NonNullable<Awaited<ReturnType<UsersRepository['findById']>>>;
 const toAdminUser = (u: UserRow) => ({ id: u.id, username: u.username, email: u.email, isAdmin: u.isAdmin, isXeroUser: u.xeroUserId !== null });
 
-const auditEntrySchema = z.object({
-  id: z.number(),
-  at: z.string(),
-  userId: z.number().nullable(),
-  username: z.string().nullable(),
-  organizationId: z.number().nullable(),
-  action: z.string(),
-  target: z.string().nullable(),
-  result: z.enum(['success', 'failure']),
-  detail: z.record(z.string(), z.unknown()).nullable(),
-  ip: z.string().nullable(),
-});
-
-const auditQuerySchema = z.object({
-  action: z.string().max(100).optional(),
-  userId: z.coerce.number().int().positive().optional(),
-  organizationId: z.coerce.number().int().positive().optional(),
-  from: z.iso.date().optional(),
-  to: z.iso.date().optional(),
-  limit: z.coerce.number().int().min(1).max(5000).default(500),
-});
+/** The activity log's filters as the repository takes them: a range of whole UTC days. */
+function toAuditFilter(q: AuditQuery, limit: number) {
+  return {
+    action: q.action,
+    userId: q.userId,
+    organizationId: q.organizationId,
+    from: q.from ? new Date(`${q.from}T00:00:00Z`) : undefined,
+    to: q.to ? new Date(`${q.to}T23:59:59.999Z`) : undefined,
+    limit,
+  };
+}
 
 function csvCell(value: unknown): string {
   const text = value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
@@ -153,29 +147,13 @@ export function registerAdminRoutes(root: FastifyInstance, deps: { admin: AdminR
 
   app.get('/api/admin/audit', { schema: { querystring: auditQuerySchema, response: { 200: z.array(auditEntrySchema) } } }, async (request) => {
     requireAdmin(request);
-    const q = request.query;
-    const rows = await admin.listAudit({
-      action: q.action,
-      userId: q.userId,
-      organizationId: q.organizationId,
-      from: q.from ? new Date(`${q.from}T00:00:00Z`) : undefined,
-      to: q.to ? new Date(`${q.to}T23:59:59.999Z`) : undefined,
-      limit: q.limit,
-    });
+    const rows = await admin.listAudit(toAuditFilter(request.query, request.query.limit));
     return rows.map((r) => ({ ...r, at: r.at.toISOString(), detail: r.detail ?? null }));
   });
 
   app.get('/api/admin/audit.csv', { schema: { querystring: auditQuerySchema } }, async (request, reply) => {
     requireAdmin(request);
-    const q = request.query;
-    const rows = await admin.listAudit({
-      action: q.action,
-      userId: q.userId,
-      organizationId: q.organizationId,
-      from: q.from ? new Date(`${q.from}T00:00:00Z`) : undefined,
-      to: q.to ? new Date(`${q.to}T23:59:59.999Z`) : undefined,
-      limit: 5000,
-    });
+    const rows = await admin.listAudit(toAuditFilter(request.query, AUDIT_MAX_LIMIT));
     const header = ['When (UTC)', 'User', 'Organization ID', 'Action', 'Target', 'Result', 'Detail', 'IP address'];
     const lines = [header.map(csvCell).join(',')];
     for (const r of rows) {

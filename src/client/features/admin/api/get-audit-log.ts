@@ -1,36 +1,11 @@
 import { keepPreviousData, queryOptions, useQuery } from '@tanstack/react-query';
 import { z } from 'zod';
+import { AUDIT_MAX_LIMIT, auditEntrySchema, type AuditEntry, type AuditFilters } from '@/shared/admin';
 import { api } from '@/client/lib/api-client';
 import { adminKeys } from './query-keys';
 
-/** One line of the activity log (`GET /api/admin/audit`, beyond the spec). */
-export const auditEntrySchema = z.object({
-  id: z.number(),
-  at: z.string(),
-  userId: z.number().nullable(),
-  username: z.string().nullable(),
-  organizationId: z.number().nullable(),
-  action: z.string(),
-  target: z.string().nullable(),
-  result: z.enum(['success', 'failure']),
-  detail: z.record(z.string(), z.unknown()).nullable(),
-  ip: z.string().nullable(),
-});
-export type AuditEntry = z.infer<typeof auditEntrySchema>;
-
-export interface AuditFilters {
-  /** An action prefix: "settings." matches every settings action. */
-  action?: string;
-  userId?: number;
-  organizationId?: number;
-  /** YYYY-MM-DD, inclusive (UTC days). */
-  from?: string;
-  to?: string;
-}
-
-/** Lines shown at first, and added by each "Show more"; the CSV export carries up to 5,000. */
+/** Lines shown at first, and added by each "Show more"; the CSV export carries up to AUDIT_MAX_LIMIT. */
 export const AUDIT_PAGE_SIZE = 50;
-export const AUDIT_MAX_LIMIT = 5000;
 
 function toQuery(filters: AuditFilters, limit?: number): string {
   const params = new URLSearchParams();

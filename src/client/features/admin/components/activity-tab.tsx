@@ -1,5 +1,6 @@
 import { Download, RotateCcw } from 'lucide-react';
 import { useMemo, useState, type ReactNode } from 'react';
+import { AUDIT_MAX_LIMIT, type AuditEntry, type AuditFilters } from '@/shared/admin';
 import { getOrganizationName } from '@/shared/organizations';
 import { getMessage } from '@/client/lib/api-client';
 import { Badge } from '@/client/components/ui/badge';
@@ -12,7 +13,7 @@ import { Spinner } from '@/client/components/ui/spinner';
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@/client/components/ui/table';
 import { useAdminOrganizations } from '../api/get-admin-organizations';
 import { useAdminUsers } from '../api/get-admin-users';
-import { AUDIT_MAX_LIMIT, AUDIT_PAGE_SIZE, getAuditCsvHref, useAuditLog, type AuditEntry, type AuditFilters } from '../api/get-audit-log';
+import { AUDIT_PAGE_SIZE, getAuditCsvHref, useAuditLog } from '../api/get-audit-log';
 
 const ALL = 'all';
 
