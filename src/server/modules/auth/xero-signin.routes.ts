@@ -5,7 +5,13 @@ import { OAuthError, type XeroOAuth } from '../../xero/xero-http/oauth';
 import type { TokenStore } from '../../xero/xero-http/token-store';
 import type { AuditLog } from '../audit/audit';
 import type { ConnectionService } from '../xero-connection/connection.service';
-import { oauthCallbackQuerySchema, type OAuthRequests } from '../xero-connection/oauth-requests';
+import {
+  createAuthorization,
+  exchangeCallbackCode,
+  findOAuthErrorRedirect,
+  oauthCallbackQuerySchema,
+  type OAuthRequests,
+} from '../xero-connection/oauth-requests';
 import type { UsersRepository } from './auth.repository';
 import type { SessionStore } from './sessions';
 
@@ -45,13 +51,10 @@ export function registerXeroSignInRoutes(
   const { oauth, oauthRequests, users, tokens, sessions, connection, audit } = deps;
 
   app.get('/api/auth/xero', { schema: { querystring: z.object({}).passthrough() } }, async (request, reply) => {
-    const state = oauth.randomState();
-    const codeVerifier = oauth.randomCodeVerifier();
-    const nonce = oauth.randomNonce();
     try {
-      const url = await oauth.createAuthorizationUrl({ redirectUri: deps.redirectUri, state, nonce, codeVerifier });
+      const { url, checks } = await createAuthorization(oauth, deps.redirectUri);
       const signedIn = request.session && !request.session.mfaPending ? request.session.user.id : null;
-      await oauthRequests.create({ state, purpose: 'signin', userId: signedIn, codeVerifier, nonce });
+      await oauthRequests.create({ ...checks, purpose: 'signin', userId: signedIn });
       return reply.redirect(url);
     } catch (error) {
       request.log.warn({ err: error }, 'Sign in with Xero could not start');
@@ -68,22 +71,15 @@ export function registerXeroSignInRoutes(
     },
     async (request, reply) => {
       const { code, state, error } = request.query;
-      const pending = state ? await oauthRequests.consume(state) : null;
-      if (error) {
-        if (error === 'access_denied') return reply.redirect('/xero-cancel');
-        return reply.redirect(authUrl({ error: `oauth_error`, reason: error }));
-      }
+      const pending = await oauthRequests.consume(state);
+      const errorRedirect = findOAuthErrorRedirect(error, authUrl);
+      if (errorRedirect) return reply.redirect(errorRedirect);
       if (!code) return reply.redirect(authUrl({ error: 'missing_code' }));
       if (!pending || pending.purpose !== 'signin') return reply.redirect(authUrl({ error: 'authentication_failed' }));
 
       let tokenSet;
       try {
-        const query = new URL(request.url, deps.redirectUri).search;
-        tokenSet = await oauth.exchangeCode(new URL(`${deps.redirectUri}${query}`), {
-          codeVerifier: pending.codeVerifier,
-          state: pending.state,
-          nonce: pending.nonce,
-        });
+        tokenSet = await exchangeCallbackCode(oauth, deps.redirectUri, request.url, pending);
       } catch (e) {
         request.log.warn({ err: e }, 'Sign in with Xero: code exchange failed');
         const kind = e instanceof OAuthError ? e.error : '';

@@ -9,7 +9,13 @@ import type { TokenStore } from '../../xero/xero-http/token-store';
 import type { AuditLog } from '../audit/audit';
 import { requireUser } from '../auth/guards';
 import type { ConnectionService } from './connection.service';
-import { oauthCallbackQuerySchema, type OAuthRequests } from './oauth-requests';
+import {
+  createAuthorization,
+  exchangeCallbackCode,
+  findOAuthErrorRedirect,
+  oauthCallbackQuerySchema,
+  type OAuthRequests,
+} from './oauth-requests';
 
 /** `organizationId` as the clients send it: a number, or a string of digits (spec 000 §5). */
 export const organizationIdSchema = z.union([z.number(), z.string()]).transform((value, ctx) => {
@@ -45,12 +51,9 @@ export function registerConnectionRoutes(
 
   const start = async (request: FastifyRequest, purpose: 'connect' | 'reconnect') => {
     const user = requireUser(request);
-    const state = oauth.randomState();
-    const codeVerifier = oauth.randomCodeVerifier();
-    const nonce = oauth.randomNonce();
-    let url: string;
+    let authorization: Awaited<ReturnType<typeof createAuthorization>>;
     try {
-      url = await oauth.createAuthorizationUrl({ redirectUri: deps.redirectUri, state, nonce, codeVerifier });
+      authorization = await createAuthorization(oauth, deps.redirectUri);
     } catch (error) {
       request.log.warn({ err: error }, 'Xero authorization URL failed');
       throw new AppError(
@@ -58,8 +61,8 @@ export function registerConnectionRoutes(
         purpose === 'connect' ? 'Failed to generate Xero connection URL' : 'Failed to generate Xero reconnection URL',
       );
     }
-    await oauthRequests.create({ state, purpose, userId: user.id, codeVerifier, nonce });
-    return { url, cancelUrl: `${deps.appUrl}/xero-cancel` };
+    await oauthRequests.create({ ...authorization.checks, purpose, userId: user.id });
+    return { url: authorization.url, cancelUrl: `${deps.appUrl}/xero-cancel` };
   };
   app.get('/api/xero/connect', { schema: { response: { 200: xeroAuthUrlResponseSchema } } }, (request) => start(request, 'connect'));
   app.get('/api/xero/reconnect', { schema: { response: { 200: xeroAuthUrlResponseSchema } } }, (request) => start(request, 'reconnect'));
@@ -73,11 +76,9 @@ export function registerConnectionRoutes(
     },
     async (request, reply) => {
       const { code, state, error } = request.query;
-      const pending = state ? await oauthRequests.consume(state) : null;
-      if (error) {
-        if (error === 'access_denied') return reply.redirect('/xero-cancel');
-        return reply.redirect(organizationsUrl({ error: 'oauth_error', reason: error }));
-      }
+      const pending = await oauthRequests.consume(state);
+      const errorRedirect = findOAuthErrorRedirect(error, organizationsUrl);
+      if (errorRedirect) return reply.redirect(errorRedirect);
       const user = request.session && !request.session.mfaPending ? request.session.user : null;
       if (!user) return reply.redirect(organizationsUrl({ error: 'unauthorized' }));
       if (!code) return reply.redirect(organizationsUrl({ error: 'missing_code' }));
@@ -86,12 +87,7 @@ export function registerConnectionRoutes(
 
       let tokenSet;
       try {
-        const currentUrl = new URL(request.url, deps.redirectUri);
-        tokenSet = await oauth.exchangeCode(new URL(`${deps.redirectUri}${currentUrl.search}`), {
-          codeVerifier: pending.codeVerifier,
-          state: pending.state,
-          nonce: pending.nonce,
-        });
+        tokenSet = await exchangeCallbackCode(oauth, deps.redirectUri, request.url, pending);
       } catch (e) {
         const kind = e instanceof OAuthError ? e.error : 'token_exchange_failed';
         request.log.warn({ err: e, kind }, 'Xero code exchange failed');

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { eq, lt } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { oauthRequests } from '../../db/schema/index.ts';
+import type { XeroOAuth } from '../../xero/xero-http/oauth';
 
 /** An authorisation older than this is refused at the callback. */
 const MAX_AGE_MS = 15 * 60_000;
@@ -15,8 +16,9 @@ export function createOAuthRequests(db: Db) {
       await db.delete(oauthRequests).where(lt(oauthRequests.createdAt, new Date(Date.now() - MAX_AGE_MS)));
       await db.insert(oauthRequests).values(values);
     },
-    /** Returns and deletes the request for this state, or null when unknown, used or stale. */
-    async consume(state: string) {
+    /** Returns and deletes the request for this state, or null when there is none, or it is unknown, used or stale. */
+    async consume(state: string | undefined) {
+      if (!state) return null;
       const rows = await db.delete(oauthRequests).where(eq(oauthRequests.state, state)).returning();
       const row = rows[0];
       if (!row || row.createdAt.getTime() < Date.now() - MAX_AGE_MS) return null;
@@ -34,3 +36,42 @@ export const oauthCallbackQuerySchema = z.object({
   error_description: z.string().max(1000).optional(),
   scope: z.string().max(2000).optional(),
 });
+
+/** What an authorisation in flight keeps for its callback: our state, the PKCE verifier and the OIDC nonce. */
+export interface OAuthChecks {
+  state: string;
+  codeVerifier: string;
+  nonce: string;
+}
+
+/**
+ * Starts an authorisation at Xero (sign-in, connect and reconnect alike): fresh checks and Xero's consent URL
+ * for them. The caller keeps the checks (`OAuthRequests.create`) once the URL could be made.
+ */
+export async function createAuthorization(oauth: XeroOAuth, redirectUri: string): Promise<{ url: string; checks: OAuthChecks }> {
+  const checks = { state: oauth.randomState(), codeVerifier: oauth.randomCodeVerifier(), nonce: oauth.randomNonce() };
+  const url = await oauth.createAuthorizationUrl({ redirectUri, ...checks });
+  return { url, checks };
+}
+
+/**
+ * Where a callback goes when Xero sent an OAuth error: a declined consent to /xero-cancel, any other error to
+ * the page's error display with Xero's reason (spec 000 §8). Null when Xero sent no error.
+ */
+export function findOAuthErrorRedirect(error: string | undefined, pageUrl: (params: Record<string, string>) => string): string | null {
+  if (!error) return null;
+  return error === 'access_denied' ? '/xero-cancel' : pageUrl({ error: 'oauth_error', reason: error });
+}
+
+/**
+ * Trades the callback's code for tokens, checked against the stored request. Xero's answer is read as it
+ * reached our redirect URI (the public one, whatever host or proxy the request came through).
+ */
+export function exchangeCallbackCode(oauth: XeroOAuth, redirectUri: string, requestUrl: string, pending: OAuthChecks) {
+  const { search } = new URL(requestUrl, redirectUri);
+  return oauth.exchangeCode(new URL(`${redirectUri}${search}`), {
+    codeVerifier: pending.codeVerifier,
+    state: pending.state,
+    nonce: pending.nonce,
+  });
+}
