@@ -166,26 +166,6 @@ const toVatRate = (row: TaxRateRow): VatRate => ({
   canApplyToExpenses: row.canApplyToExpenses,
 });
 
-/** The stored organisation defaults of 000 §3 (ids as "" when unset). */
-export function toDefaults(org: TenantContext['organization']): ConnectionDefaults {
-  return toConnectionDefaults({
-    defaultCreditCardAccountId: org.defaultCreditCardAccountId,
-    defaultCashAccountId: org.defaultCashAccountId,
-    defaultSalesAccountId: org.defaultSalesAccountId,
-    defaultVatRateId: org.defaultVatRateId,
-    defaultBillVatRateId: org.defaultBillVatRateId,
-    defaultBillAccountId: org.defaultBillAccountId,
-    defaultContactId: org.defaultContactId,
-    defaultTaxStatus: org.defaultTaxStatus,
-    defaultCisSubcontractorsGroupId: org.defaultCisSubcontractorsGroupId,
-    defaultStockJournalContactId: org.defaultStockJournalContactId,
-    defaultStockJournalMarginRate: org.defaultStockJournalMarginRate,
-    defaultStockJournalStockAccountId: org.defaultStockJournalStockAccountId,
-    defaultStockJournalCostAccountId: org.defaultStockJournalCostAccountId,
-    defaultStockJournalPostingStatus: org.defaultStockJournalPostingStatus,
-  });
-}
-
 type SettingsChange = Partial<Record<keyof ConnectionDefaults, string | number | null>>;
 
 /** Who asked, for the audit log. */
@@ -319,7 +299,7 @@ export function createSettingsService(deps: { repo: SettingsRepository; sync: Xe
      * changed reference against Xero's data; records the change with before and after in the audit log.
      */
     async updateSettings(tenant: TenantContext, patch: SettingsUpdateRequest, actor: ActorInfo): Promise<ConnectionDefaults> {
-      const current = toDefaults(tenant.organization);
+      const current = toConnectionDefaults(tenant.organization);
       const before: SettingsChange = {};
       const after: SettingsChange = {};
       const update: OrganizationDefaultsUpdate = {};
@@ -391,7 +371,7 @@ export function createSettingsService(deps: { repo: SettingsRepository; sync: Xe
         ip: actor.ip,
         detail: { before, after },
       });
-      return toDefaults(row);
+      return toConnectionDefaults(row);
     },
 
     /**

@@ -1,6 +1,7 @@
 import type { ConnectionStatus } from '../../../shared/connection';
 import { CONNECTION_ERRORS } from '../../../shared/connection';
 import type { UserOrganization } from '../../../shared/organizations';
+import { toConnectionDefaults } from '../../../shared/settings';
 import { AppError } from '../../lib/app-error';
 import type { TokenStore } from '../../xero/xero-http/token-store';
 import { REFRESH_MARGIN_MS } from '../../xero/xero-http/token-store';
@@ -12,22 +13,8 @@ export const NOT_CONNECTED_ERROR = 'Not connected to Xero';
 
 /** The saved defaults and flags of an organisation, as the connection status carries them (spec 000 §3). */
 export function toOrganizationDefaults(org: OrganizationRow) {
-  const margin = Number(org.defaultStockJournalMarginRate);
   return {
-    defaultCreditCardAccountId: org.defaultCreditCardAccountId ?? '',
-    defaultCashAccountId: org.defaultCashAccountId ?? '',
-    defaultSalesAccountId: org.defaultSalesAccountId ?? '',
-    defaultVatRateId: org.defaultVatRateId ?? '',
-    defaultBillVatRateId: org.defaultBillVatRateId ?? '',
-    defaultBillAccountId: org.defaultBillAccountId ?? '',
-    defaultContactId: org.defaultContactId ?? '',
-    defaultTaxStatus: org.defaultTaxStatus as ConnectionStatus['defaultTaxStatus'],
-    defaultCisSubcontractorsGroupId: org.defaultCisSubcontractorsGroupId ?? '',
-    defaultStockJournalContactId: org.defaultStockJournalContactId ?? '',
-    defaultStockJournalMarginRate: Number.isFinite(margin) ? margin : 1.35,
-    defaultStockJournalStockAccountId: org.defaultStockJournalStockAccountId ?? '',
-    defaultStockJournalCostAccountId: org.defaultStockJournalCostAccountId ?? '',
-    defaultStockJournalPostingStatus: org.defaultStockJournalPostingStatus as ConnectionStatus['defaultStockJournalPostingStatus'],
+    ...toConnectionDefaults(org),
     featurePayInvoices: org.featurePayInvoices,
     featureAddInvoices: org.featureAddInvoices,
     featureCisBills: org.featureCisBills,
