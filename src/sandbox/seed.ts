@@ -3,6 +3,7 @@
  * sandbox users who can sign in. Same seed + same "today" → identical data (IDs included).
  * Volume scales with `scale` (1 ≈ 2,300 invoices; 10 ≈ 20,000) and stays fast to generate.
  */
+import { XERO_ACCOUNT_CLASS_BY_TYPE } from '../shared/xero-accounts.ts';
 import { priceLine, applyTotals } from './invoice-math.ts';
 import type { LineAmountTypes } from './money.ts';
 import { createRandom, type Random } from './random.ts';
@@ -46,26 +47,6 @@ export const SEED_NAMES = {
 const DAY = 86_400_000;
 
 type AccountSeed = [code: string | undefined, name: string, type: string, taxType: string, extra?: Partial<AccountRec>];
-
-const CLASS_BY_TYPE: Record<string, AccountRec['Class']> = {
-  BANK: 'ASSET',
-  CURRENT: 'ASSET',
-  INVENTORY: 'ASSET',
-  FIXED: 'ASSET',
-  PREPAYMENT: 'ASSET',
-  NONCURRENT: 'ASSET',
-  REVENUE: 'REVENUE',
-  SALES: 'REVENUE',
-  OTHERINCOME: 'REVENUE',
-  DIRECTCOSTS: 'EXPENSE',
-  EXPENSE: 'EXPENSE',
-  OVERHEADS: 'EXPENSE',
-  DEPRECIATN: 'EXPENSE',
-  CURRLIAB: 'LIABILITY',
-  LIABILITY: 'LIABILITY',
-  TERMLIAB: 'LIABILITY',
-  EQUITY: 'EQUITY',
-};
 
 const COMMON_ACCOUNTS: AccountSeed[] = [
   ['090', 'Business Current Account', 'BANK', 'NONE', { BankAccountType: 'BANK', BankAccountNumber: '20-45-77 43518862' }],
@@ -147,7 +128,7 @@ function makeAccounts(rnd: Random, seeds: AccountSeed[], createdMs: number): Acc
     Name: name,
     Type: type,
     Status: 'ACTIVE' as const,
-    Class: CLASS_BY_TYPE[type] ?? 'ASSET',
+    Class: XERO_ACCOUNT_CLASS_BY_TYPE[type] ?? 'ASSET',
     ...(type === 'BANK' ? { BankAccountType: 'BANK' as const } : {}),
     TaxType: taxType,
     EnablePaymentsToAccount: false,

@@ -15,6 +15,7 @@ import {
   type SettingsUpdateRequest,
   type VatRate,
 } from '../../../shared/settings';
+import { XERO_ACCOUNT_CLASS_BY_TYPE } from '../../../shared/xero-accounts';
 import { AppError } from '../../lib/app-error';
 import { toAccountRow } from '../../xero/sync/mappers';
 import type { XeroSync } from '../../xero/sync/sync.service';
@@ -30,34 +31,13 @@ export type AccountKind = Extract<
 >;
 type VatRateKind = Extract<SettingReferenceKind, 'sales-vat-rate' | 'bill-vat-rate'>;
 
-/** Xero's account classes by type, for a cached row that came without one (Class is read-only in Xero). */
-const CLASS_BY_TYPE: Record<string, string> = {
-  BANK: 'ASSET',
-  CURRENT: 'ASSET',
-  INVENTORY: 'ASSET',
-  FIXED: 'ASSET',
-  PREPAYMENT: 'ASSET',
-  NONCURRENT: 'ASSET',
-  REVENUE: 'REVENUE',
-  SALES: 'REVENUE',
-  OTHERINCOME: 'REVENUE',
-  DIRECTCOSTS: 'EXPENSE',
-  EXPENSE: 'EXPENSE',
-  OVERHEADS: 'EXPENSE',
-  DEPRECIATN: 'EXPENSE',
-  CURRLIAB: 'LIABILITY',
-  LIABILITY: 'LIABILITY',
-  TERMLIAB: 'LIABILITY',
-  EQUITY: 'EQUITY',
-};
-
 /** Account types a bill line or the cost side of a stock journal may use (REFERENCE §4.4 pickers). */
 const COST_TYPES = new Set(['DIRECTCOSTS', 'EXPENSE', 'OVERHEADS']);
 
 type AccountFacts = Pick<AccountRow, 'name' | 'type' | 'class' | 'status' | 'bankAccountType' | 'systemAccount'>;
 
 function getAccountClass(account: AccountFacts): string | null {
-  return account.class ?? CLASS_BY_TYPE[account.type] ?? null;
+  return account.class ?? XERO_ACCOUNT_CLASS_BY_TYPE[account.type] ?? null;
 }
 
 function isSystemAccount(account: AccountFacts): boolean {

@@ -1,0 +1,26 @@
+/** Xero's account classes (REFERENCE §4.4): read-only in Xero, they follow from the account's Type. */
+export type XeroAccountClass = 'ASSET' | 'EQUITY' | 'EXPENSE' | 'LIABILITY' | 'REVENUE';
+
+/**
+ * The class of each account type (REFERENCE §4.4). The sandbox gives its seeded accounts their class from
+ * it, and the settings rules read it for a cached account that came without one.
+ */
+export const XERO_ACCOUNT_CLASS_BY_TYPE: Readonly<Record<string, XeroAccountClass>> = {
+  BANK: 'ASSET',
+  CURRENT: 'ASSET',
+  INVENTORY: 'ASSET',
+  FIXED: 'ASSET',
+  PREPAYMENT: 'ASSET',
+  NONCURRENT: 'ASSET',
+  REVENUE: 'REVENUE',
+  SALES: 'REVENUE',
+  OTHERINCOME: 'REVENUE',
+  DIRECTCOSTS: 'EXPENSE',
+  EXPENSE: 'EXPENSE',
+  OVERHEADS: 'EXPENSE',
+  DEPRECIATN: 'EXPENSE',
+  CURRLIAB: 'LIABILITY',
+  LIABILITY: 'LIABILITY',
+  TERMLIAB: 'LIABILITY',
+  EQUITY: 'EQUITY',
+};
