@@ -1,8 +1,8 @@
-import { Popover } from 'radix-ui';
 import { Check, ChevronDown, Search, TriangleAlert } from 'lucide-react';
 import { useId, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { findCisSubcontractors, getCisContactLabel, type CisContact } from '@/shared/cis-bills';
 import { cn } from '@/client/lib/utils';
+import { Picker, PickerContent, PickerTrigger } from '@/client/components/ui/picker';
 import { Spinner } from '@/client/components/ui/spinner';
 
 /**
@@ -53,7 +53,7 @@ export function SubcontractorPicker({
   }
 
   return (
-    <Popover.Root
+    <Picker
       open={open}
       onOpenChange={(next) => {
         setOpen(next);
@@ -67,99 +67,84 @@ export function SubcontractorPicker({
         else setSearch('');
       }}
     >
-      <Popover.Trigger asChild>
-        <button
-          id={id}
-          type="button"
-          role="combobox"
-          aria-expanded={open}
-          aria-controls={listId}
-          aria-haspopup="listbox"
-          aria-invalid={invalid || undefined}
-          aria-label={selected ? `Subcontractor: ${getCisContactLabel(selected)}` : 'Subcontractor'}
-          className={cn(
-            'flex h-9 w-full min-w-0 items-center justify-between gap-2 rounded-lg border border-input bg-card px-3 text-left text-sm shadow-xs focus-visible:outline-2 focus-visible:outline-ring aria-invalid:border-destructive',
-            !selected && 'text-muted-foreground',
-          )}
+      <PickerTrigger
+        id={id}
+        expanded={open}
+        listId={listId}
+        aria-haspopup="listbox"
+        aria-invalid={invalid || undefined}
+        aria-label={selected ? `Subcontractor: ${getCisContactLabel(selected)}` : 'Subcontractor'}
+        className={cn(!selected && 'text-muted-foreground')}
+      >
+        <span className="flex min-w-0 items-center gap-1.5">
+          {selected && !selected.hasValidUTR ? (
+            <TriangleAlert aria-hidden className="size-3.5 shrink-0 text-warning-foreground" />
+          ) : null}
+          <span className="truncate">{selected ? getCisContactLabel(selected) : 'Select subcontractor'}</span>
+        </span>
+        {isLoading ? (
+          <Spinner className="size-4" label="Loading subcontractors" />
+        ) : (
+          <ChevronDown aria-hidden className="size-4 shrink-0 opacity-60" />
+        )}
+      </PickerTrigger>
+      <PickerContent className="p-1 animate-fade-in">
+        <div className="flex items-center gap-2 border-b border-border px-2 pb-1">
+          <Search aria-hidden className="size-4 shrink-0 text-muted-foreground" />
+          <input
+            autoFocus
+            value={search}
+            onChange={(e) => {
+              setSearch(e.target.value);
+              setActive(0);
+            }}
+            onKeyDown={onKeyDown}
+            placeholder="Search contractors..."
+            aria-label="Search contractors"
+            aria-controls={listId}
+            aria-activedescendant={options[active] ? `${listId}-${active}` : undefined}
+            className="h-9 w-full bg-transparent text-sm outline-none placeholder:text-muted-foreground"
+          />
+        </div>
+        <ul
+          ref={listRef}
+          id={listId}
+          role="listbox"
+          aria-label="Subcontractors"
+          className="max-h-64 overflow-y-auto py-1"
         >
-          <span className="flex min-w-0 items-center gap-1.5">
-            {selected && !selected.hasValidUTR ? (
-              <TriangleAlert aria-hidden className="size-3.5 shrink-0 text-warning-foreground" />
-            ) : null}
-            <span className="truncate">
-              {selected ? getCisContactLabel(selected) : 'Select subcontractor'}
-            </span>
-          </span>
-          {isLoading ? (
-            <Spinner className="size-4" label="Loading subcontractors" />
+          {options.length === 0 ? (
+            <li className="px-3 py-6 text-center text-sm text-muted-foreground">
+              {isLoading ? 'Loading subcontractors...' : 'No CIS subcontractors found'}
+            </li>
           ) : (
-            <ChevronDown aria-hidden className="size-4 shrink-0 opacity-60" />
-          )}
-        </button>
-      </Popover.Trigger>
-      <Popover.Portal>
-        <Popover.Content
-          align="start"
-          sideOffset={4}
-          className="z-50 w-[var(--radix-popover-trigger-width)] min-w-64 rounded-xl border border-border bg-card p-1 text-card-foreground shadow-lg animate-fade-in"
-        >
-          <div className="flex items-center gap-2 border-b border-border px-2 pb-1">
-            <Search aria-hidden className="size-4 shrink-0 text-muted-foreground" />
-            <input
-              autoFocus
-              value={search}
-              onChange={(e) => {
-                setSearch(e.target.value);
-                setActive(0);
-              }}
-              onKeyDown={onKeyDown}
-              placeholder="Search contractors..."
-              aria-label="Search contractors"
-              aria-controls={listId}
-              aria-activedescendant={options[active] ? `${listId}-${active}` : undefined}
-              className="h-9 w-full bg-transparent text-sm outline-none placeholder:text-muted-foreground"
-            />
-          </div>
-          <ul
-            ref={listRef}
-            id={listId}
-            role="listbox"
-            aria-label="Subcontractors"
-            className="max-h-64 overflow-y-auto py-1"
-          >
-            {options.length === 0 ? (
-              <li className="px-3 py-6 text-center text-sm text-muted-foreground">
-                {isLoading ? 'Loading subcontractors...' : 'No CIS subcontractors found'}
+            options.map((contact, index) => (
+              <li
+                key={contact.id}
+                id={`${listId}-${index}`}
+                data-index={index}
+                role="option"
+                aria-label={getCisContactLabel(contact)}
+                aria-selected={contact.id === value}
+                onMouseEnter={() => setActive(index)}
+                onClick={() => choose(contact)}
+                className={cn(
+                  'relative flex cursor-default select-none items-center gap-2 rounded-md py-2 pl-8 pr-2 text-sm',
+                  index === active && 'bg-muted',
+                )}
+              >
+                {contact.id === value ? (
+                  <Check aria-hidden className="absolute left-2 size-4 text-primary" />
+                ) : null}
+                <span className="truncate">{contact.name}</span>
+                {contact.hasValidUTR ? null : (
+                  <span className="shrink-0 text-xs font-medium text-warning-foreground">(No UTR)</span>
+                )}
               </li>
-            ) : (
-              options.map((contact, index) => (
-                <li
-                  key={contact.id}
-                  id={`${listId}-${index}`}
-                  data-index={index}
-                  role="option"
-                  aria-label={getCisContactLabel(contact)}
-                  aria-selected={contact.id === value}
-                  onMouseEnter={() => setActive(index)}
-                  onClick={() => choose(contact)}
-                  className={cn(
-                    'relative flex cursor-default select-none items-center gap-2 rounded-md py-2 pl-8 pr-2 text-sm',
-                    index === active && 'bg-muted',
-                  )}
-                >
-                  {contact.id === value ? (
-                    <Check aria-hidden className="absolute left-2 size-4 text-primary" />
-                  ) : null}
-                  <span className="truncate">{contact.name}</span>
-                  {contact.hasValidUTR ? null : (
-                    <span className="shrink-0 text-xs font-medium text-warning-foreground">(No UTR)</span>
-                  )}
-                </li>
-              ))
-            )}
-          </ul>
-        </Popover.Content>
-      </Popover.Portal>
-    </Popover.Root>
+            ))
+          )}
+        </ul>
+      </PickerContent>
+    </Picker>
   );
 }

@@ -1,8 +1,8 @@
 import { Check, ChevronDown, Search } from 'lucide-react';
-import { Popover } from 'radix-ui';
 import { useEffect, useId, useMemo, useState } from 'react';
 import { NONE_SELECT_VALUE } from '@/shared/settings';
 import { Input } from '@/client/components/ui/input';
+import { Picker, PickerContent, PickerTrigger } from '@/client/components/ui/picker';
 import { Spinner } from '@/client/components/ui/spinner';
 import { cn } from '@/client/lib/utils';
 import { useContacts } from '../api/get-contacts';
@@ -56,57 +56,46 @@ export function ContactSelect({ id, orgId, value, onChange, disabled, ...aria }:
   }
 
   return (
-    <Popover.Root open={open} onOpenChange={setOpen}>
-      <Popover.Trigger asChild>
-        <button
-          id={id}
-          type="button"
-          role="combobox"
-          aria-expanded={open}
-          aria-controls={listId}
-          aria-invalid={aria['aria-invalid']}
-          aria-describedby={aria['aria-describedby']}
-          disabled={disabled}
-          className="flex h-9 w-full items-center justify-between gap-2 rounded-lg border border-input bg-card px-3 text-left text-sm shadow-xs focus-visible:outline-2 focus-visible:outline-ring disabled:cursor-not-allowed disabled:opacity-60 aria-invalid:border-destructive"
-        >
-          <span className={cn('truncate', chosen.length === 0 && 'text-muted-foreground')}>{label}</span>
-          <ChevronDown aria-hidden className="size-4 shrink-0 opacity-60" />
-        </button>
-      </Popover.Trigger>
-      <Popover.Portal>
-        <Popover.Content
-          align="start"
-          sideOffset={4}
-          className="z-50 w-[var(--radix-popover-trigger-width)] min-w-[16rem] rounded-xl border border-border bg-card p-2 text-card-foreground shadow-lg"
-        >
-          <div className="relative">
-            <Search aria-hidden className="pointer-events-none absolute left-2.5 top-1/2 size-4 -translate-y-1/2 text-muted-foreground" />
-            <Input
-              autoFocus
-              aria-label="Search contacts"
-              placeholder="Search contacts..."
-              value={search}
-              onChange={(event) => setSearch(event.target.value)}
-              className="pl-8"
-            />
-            {searching ? (
-              <span className="absolute right-2.5 top-1/2 -translate-y-1/2">
-                <Spinner className="size-4" label="Searching contacts" />
-              </span>
-            ) : null}
-          </div>
-          <ul id={listId} role="listbox" aria-label="Contacts" className="mt-2 max-h-64 overflow-y-auto">
-            <ContactOption label="None" selected={chosen.length === 0} onSelect={() => choose(NONE_SELECT_VALUE)} muted />
-            {matches.map((contact) => (
-              <ContactOption key={contact.id} label={contact.name} selected={contact.id === value} onSelect={() => choose(contact.id)} />
-            ))}
-            {!searching && matches.length === 0 ? (
-              <li role="presentation" className="px-3 py-2 text-sm text-muted-foreground">No contacts match “{debounced.trim()}”.</li>
-            ) : null}
-          </ul>
-        </Popover.Content>
-      </Popover.Portal>
-    </Popover.Root>
+    <Picker open={open} onOpenChange={setOpen}>
+      <PickerTrigger
+        id={id}
+        expanded={open}
+        listId={listId}
+        aria-invalid={aria['aria-invalid']}
+        aria-describedby={aria['aria-describedby']}
+        disabled={disabled}
+      >
+        <span className={cn('truncate', chosen.length === 0 && 'text-muted-foreground')}>{label}</span>
+        <ChevronDown aria-hidden className="size-4 shrink-0 opacity-60" />
+      </PickerTrigger>
+      <PickerContent className="p-2">
+        <div className="relative">
+          <Search aria-hidden className="pointer-events-none absolute left-2.5 top-1/2 size-4 -translate-y-1/2 text-muted-foreground" />
+          <Input
+            autoFocus
+            aria-label="Search contacts"
+            placeholder="Search contacts..."
+            value={search}
+            onChange={(event) => setSearch(event.target.value)}
+            className="pl-8"
+          />
+          {searching ? (
+            <span className="absolute right-2.5 top-1/2 -translate-y-1/2">
+              <Spinner className="size-4" label="Searching contacts" />
+            </span>
+          ) : null}
+        </div>
+        <ul id={listId} role="listbox" aria-label="Contacts" className="mt-2 max-h-64 overflow-y-auto">
+          <ContactOption label="None" selected={chosen.length === 0} onSelect={() => choose(NONE_SELECT_VALUE)} muted />
+          {matches.map((contact) => (
+            <ContactOption key={contact.id} label={contact.name} selected={contact.id === value} onSelect={() => choose(contact.id)} />
+          ))}
+          {!searching && matches.length === 0 ? (
+            <li role="presentation" className="px-3 py-2 text-sm text-muted-foreground">No contacts match “{debounced.trim()}”.</li>
+          ) : null}
+        </ul>
+      </PickerContent>
+    </Picker>
   );
 }
 
