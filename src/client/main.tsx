@@ -6,9 +6,13 @@ import { initCrashRecovery, watchGlobalErrors } from '@/client/lib/crash-recover
 import { applyTheme, getStoredTheme } from '@/client/lib/theme';
 import { clearStaleAuthorization, watchAuthorizationInterruptions } from '@/client/lib/xero-authorization';
 import { App } from './app/app';
+import { prefetchPage } from './app/page-chunks';
 
 // The theme is applied before the first render (no inline script: the CSP forbids them).
 applyTheme(getStoredTheme());
+// Pages are lazy chunks: the one in the address bar starts downloading now, beside the user's first request,
+// rather than after React has rendered the route.
+prefetchPage(window.location.pathname);
 
 const container = document.getElementById('root');
 try {

@@ -1,29 +1,11 @@
 import { z } from 'zod';
+import { POSTING_STATUSES, TAX_STATUSES } from './connection-rules';
 
-/** Xero's name in user-visible texts ("{provider}" in the spec). */
-export const PROVIDER_NAME = 'Xero';
+// Texts and rules are zod-free so the client's first screen can import them without zod.
+export * from './connection-rules';
 
-export const TAX_STATUSES = ['Tax inclusive', 'Tax exclusive', 'No tax'] as const;
 export const taxStatusSchema = z.enum(TAX_STATUSES);
-export type TaxStatus = z.infer<typeof taxStatusSchema>;
-
-export const POSTING_STATUSES = ['draft', 'posted'] as const;
 export const postingStatusSchema = z.enum(POSTING_STATUSES);
-export type PostingStatus = z.infer<typeof postingStatusSchema>;
-
-export const DEFAULT_TAX_STATUS: TaxStatus = 'Tax inclusive';
-export const DEFAULT_STOCK_JOURNAL_MARGIN_RATE = 1.35;
-export const DEFAULT_STOCK_JOURNAL_POSTING_STATUS: PostingStatus = 'draft';
-
-/** Connection error texts the client reacts to (spec 000 §4, DESIGN §4). */
-export const CONNECTION_ERRORS = {
-  noRefreshToken: 'No refresh token, reconnection required',
-  refreshFailed: 'Token refresh failed',
-  aboutToExpire: 'Token is about to expire',
-  expired: 'Token has expired',
-  notAuthenticated: 'Not authenticated',
-  unknown: 'Unknown error getting connection status',
-} as const;
 
 const optionalId = z.string().nullish();
 
@@ -60,95 +42,6 @@ export const connectionStatusSchema = z.object({
   featureStockJournal: z.boolean().nullish(),
 });
 export type ConnectionStatus = z.infer<typeof connectionStatusSchema>;
-
-/** The connection status with the spec's defaults applied: missing ids are '', flags are false. */
-export interface NormalizedConnectionStatus {
-  connected: boolean;
-  error?: string;
-  tenantName: string;
-  tenantId: string;
-  organizationId: number | null;
-  tokenExpiry: string | null;
-  defaultCreditCardAccountId: string;
-  defaultCashAccountId: string;
-  defaultSalesAccountId: string;
-  defaultVatRateId: string;
-  defaultBillVatRateId: string;
-  defaultBillAccountId: string;
-  defaultContactId: string;
-  defaultTaxStatus: TaxStatus;
-  defaultCisSubcontractorsGroupId: string;
-  defaultStockJournalContactId: string;
-  defaultStockJournalMarginRate: number;
-  defaultStockJournalStockAccountId: string;
-  defaultStockJournalCostAccountId: string;
-  defaultStockJournalPostingStatus: PostingStatus;
-  featurePayInvoices: boolean;
-  featureAddInvoices: boolean;
-  featureCisBills: boolean;
-  featureStockJournal: boolean;
-}
-
-export function normalizeConnectionStatus(raw: ConnectionStatus): NormalizedConnectionStatus {
-  const margin = raw.defaultStockJournalMarginRate;
-  return {
-    connected: raw.connected,
-    ...(raw.error ? { error: raw.error } : {}),
-    tenantName: raw.tenantName ?? '',
-    tenantId: raw.tenantId ?? '',
-    organizationId: raw.organizationId ?? null,
-    tokenExpiry: raw.tokenExpiry ?? null,
-    defaultCreditCardAccountId: raw.defaultCreditCardAccountId ?? '',
-    defaultCashAccountId: raw.defaultCashAccountId ?? '',
-    defaultSalesAccountId: raw.defaultSalesAccountId ?? '',
-    defaultVatRateId: raw.defaultVatRateId ?? '',
-    defaultBillVatRateId: raw.defaultBillVatRateId ?? '',
-    defaultBillAccountId: raw.defaultBillAccountId ?? '',
-    defaultContactId: raw.defaultContactId ?? '',
-    defaultTaxStatus: raw.defaultTaxStatus ?? DEFAULT_TAX_STATUS,
-    defaultCisSubcontractorsGroupId: raw.defaultCisSubcontractorsGroupId ?? '',
-    defaultStockJournalContactId: raw.defaultStockJournalContactId ?? '',
-    defaultStockJournalMarginRate:
-      typeof margin === 'number' && Number.isFinite(margin) ? margin : DEFAULT_STOCK_JOURNAL_MARGIN_RATE,
-    defaultStockJournalStockAccountId: raw.defaultStockJournalStockAccountId ?? '',
-    defaultStockJournalCostAccountId: raw.defaultStockJournalCostAccountId ?? '',
-    defaultStockJournalPostingStatus: raw.defaultStockJournalPostingStatus ?? DEFAULT_STOCK_JOURNAL_POSTING_STATUS,
-    featurePayInvoices: raw.featurePayInvoices === true,
-    featureAddInvoices: raw.featureAddInvoices === true,
-    featureCisBills: raw.featureCisBills === true,
-    featureStockJournal: raw.featureStockJournal === true,
-  };
-}
-
-/** Under this much time left the token counts as expiring (spec 000 §9). */
-export const TOKEN_EXPIRING_THRESHOLD_MS = 5 * 60 * 1000;
-
-export type TokenStatus = 'valid' | 'expiring' | 'expired';
-
-/** No expiry or an expiry in the past means expired; under 5 minutes left means expiring (spec 000 §4). */
-export function getTokenStatus(tokenExpiry: string | null | undefined, now: number = Date.now()): TokenStatus {
-  if (!tokenExpiry) return 'expired';
-  const expiresAt = Date.parse(tokenExpiry);
-  if (Number.isNaN(expiresAt) || expiresAt <= now) return 'expired';
-  if (expiresAt - now < TOKEN_EXPIRING_THRESHOLD_MS) return 'expiring';
-  return 'valid';
-}
-
-/**
- * Reconnection is needed when the error is "No refresh token, reconnection required" or "Token refresh
- * failed", or the message mentions a refresh token (spec 000 §4) or reconnection (spec 000 §2, Connect page).
- */
-export function isReconnectionRequired(error: string | null | undefined): boolean {
-  if (!error) return false;
-  if (error === CONNECTION_ERRORS.noRefreshToken || error === CONNECTION_ERRORS.refreshFailed) return true;
-  const lower = error.toLowerCase();
-  return lower.includes('refresh token') || lower.includes('reconnection required');
-}
-
-/** Errors after which connection and organisation data are re-fetched automatically (spec 000 §4). */
-export function isTokenRefreshPending(error: string | null | undefined): boolean {
-  return error === CONNECTION_ERRORS.aboutToExpire || error === CONNECTION_ERRORS.expired;
-}
 
 /** GET /api/xero/connect and /api/xero/reconnect. */
 export const xeroAuthUrlResponseSchema = z.object({

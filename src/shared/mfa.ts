@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { currentUserSchema, PASSWORD_MAX_LENGTH } from './auth';
 
+// The sign-in answer's check is zod-free so the client's first screen can import it without zod.
+export * from './mfa-rules';
+
 /**
  * Two-step sign-in (TOTP) for accounts that sign in with a password. Not in the spec: Xero's security
  * standard for connected apps asks for it (or for Sign in with Xero, which has Xero's own two-step sign-in).
@@ -115,7 +118,3 @@ export const mfaSetupRequiredSchema = z.object({ mfaSetupRequired: z.literal(tru
 export const loginResponseSchema = z.union([currentUserSchema, mfaRequiredSchema, mfaSetupRequiredSchema]);
 export type LoginResponse = z.infer<typeof loginResponseSchema>;
 export type MfaChallenge = z.infer<typeof mfaRequiredSchema> | z.infer<typeof mfaSetupRequiredSchema>;
-
-export function isMfaChallenge(answer: LoginResponse): answer is MfaChallenge {
-  return 'mfaRequired' in answer || 'mfaSetupRequired' in answer;
-}

@@ -1,26 +1,54 @@
-import { lazy, Suspense, type ComponentType, type ReactNode } from 'react';
+import { Suspense, useEffect, type ComponentType, type ReactNode } from 'react';
 import { Redirect, Route, Switch, useLocation } from 'wouter';
-import type { FeatureKey } from '@/shared/feature-flags';
+import type { FeatureKey } from '@/shared/feature-flags-rules';
 import { paths } from '@/client/config/paths';
 import { ErrorBoundary, isChunkLoadError } from '@/client/components/errors/error-boundary';
 import { AppErrorScreen, ErrorScreen } from '@/client/components/errors/error-screens';
 import { AppLayout } from '@/client/components/layouts/app-layout';
 import { PageSpinner } from '@/client/components/ui/spinner';
 import { FeatureGuard, RequireXeroConnection } from '@/client/components/xero/connection-gate';
+import { useUser } from '@/client/lib/auth';
+import { useFeatureFlags } from '@/client/lib/feature-access';
+import { getLikelyNextPages, lazyPage, prefetchPage } from './page-chunks';
 import { ProtectedRoute } from './protected-route';
-import AuthRoute from './routes/auth';
 import NotFoundRoute from './routes/not-found';
-import OrganizationsRoute from './routes/organizations';
 
-// Everything but the two first screens (sign-in and the organisation list) loads on demand.
-const ConnectRoute = lazy(() => import('./routes/connect'));
-const XeroCancelRoute = lazy(() => import('./routes/xero-cancel'));
-const SettingsRoute = lazy(() => import('./routes/settings'));
-const PayInvoicesRoute = lazy(() => import('./routes/pay-invoices'));
-const AddInvoicesRoute = lazy(() => import('./routes/add-invoices'));
-const CisBillsRoute = lazy(() => import('./routes/cis-bills'));
-const StockJournalRoute = lazy(() => import('./routes/stock-journal'));
-const AccountSecurityRoute = lazy(() => import('./routes/account-security'));
+// Every page but the 404 loads on demand: the first screen is the shell (header, router, spinner) only.
+const AuthRoute = lazyPage(paths.auth.path);
+const OrganizationsRoute = lazyPage(paths.organizations.path);
+const ConnectRoute = lazyPage(paths.connect.path);
+const XeroCancelRoute = lazyPage(paths.xeroCancel.path);
+const SettingsRoute = lazyPage(paths.settings.path);
+const PayInvoicesRoute = lazyPage(paths.invoices.path);
+const AddInvoicesRoute = lazyPage(paths.addInvoices.path);
+const CisBillsRoute = lazyPage(paths.cisInvoices.path);
+const StockJournalRoute = lazyPage(paths.stockJournal.path);
+const AccountSecurityRoute = lazyPage(paths.accountSecurity.path);
+
+/** Runs `work` when the browser is idle (after the first paint), or soon where requestIdleCallback is missing. */
+function whenIdle(work: () => void): () => void {
+  if (typeof window.requestIdleCallback === 'function') {
+    const id = window.requestIdleCallback(work, { timeout: 2000 });
+    return () => window.cancelIdleCallback(id);
+  }
+  const id = window.setTimeout(work, 200);
+  return () => window.clearTimeout(id);
+}
+
+/** Fetches the pages likely to be opened next (the list, the features on for the active organisation). */
+function PrefetchLikelyPages() {
+  const [location] = useLocation();
+  const user = useUser();
+  const { flags, isLoading } = useFeatureFlags();
+  const signedIn = Boolean(user.data);
+  const settled = !user.isLoading && (!signedIn || !isLoading);
+  const next = settled ? getLikelyNextPages(location, signedIn, flags).join(' ') : '';
+  useEffect(() => {
+    if (!next) return;
+    return whenIdle(() => next.split(' ').forEach(prefetchPage));
+  }, [next]);
+  return null;
+}
 
 function Page({ children }: { children: ReactNode }) {
   const [location] = useLocation();
@@ -59,6 +87,7 @@ function FeaturePage({ feature, component: Component }: { feature: FeatureKey; c
 export function AppRouter() {
   return (
     <AppLayout>
+      <PrefetchLikelyPages />
       <Switch>
         <Route path={paths.home.path}>
           <Redirect to={paths.organizations.getHref()} replace />

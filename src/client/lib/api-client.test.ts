@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
 import { api, ApiError, apiRequest, getErrorMessage } from './api-client';
 import { isConnectionTroubleVisible, recordConnectionFailure } from './connection-trouble';
 import { SESSION_KEYS } from './storage';
@@ -73,6 +74,54 @@ describe('answers', () => {
   it('unparseable JSON fails with "Failed to parse response from {path}"', async () => {
     fetchMock.mockResolvedValue(respond('<html>oops</html>', { status: 200 }));
     await expect(api.get('/api/xero/connection')).rejects.toThrow('Failed to parse response from /api/xero/connection');
+  });
+});
+
+describe('lazily loaded schemas (first screen without zod, bench §3)', () => {
+  const userSchema = z.object({ id: z.number(), username: z.string() });
+
+  it('starts loading the schema before the request and parses the answer with it', async () => {
+    const order: string[] = [];
+    fetchMock.mockImplementation(async () => {
+      order.push('fetch');
+      return respond('{"id":1,"username":"sam","extra":true}');
+    });
+    const load = vi.fn(async () => {
+      order.push('load');
+      return userSchema;
+    });
+    await expect(api.get('/api/auth/current-user', { schema: load })).resolves.toEqual({ id: 1, username: 'sam' });
+    expect(order).toEqual(['load', 'fetch']);
+    expect(load).toHaveBeenCalledTimes(1);
+  });
+
+  it('accepts a loader that hands the schema over at once', async () => {
+    fetchMock.mockResolvedValue(respond('{"id":"one"}'));
+    vi.spyOn(console, 'warn').mockImplementation(() => {});
+    await expect(api.get('/api/auth/current-user', { schema: () => userSchema })).rejects.toThrow(
+      'Failed to parse response from /api/auth/current-user',
+    );
+  });
+
+  it('a failed request reports its own error, not the schema load, and leaves no unhandled rejection', async () => {
+    const unhandled = vi.fn();
+    process.on('unhandledRejection', unhandled);
+    try {
+      fetchMock.mockResolvedValue(respond('{"message":"Not authenticated"}', { status: 401 }));
+      const load = () => Promise.reject(new Error('chunk failed'));
+      await expect(api.get('/api/auth/current-user', { schema: load })).rejects.toThrow('Not authenticated');
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      expect(unhandled).not.toHaveBeenCalled();
+    } finally {
+      process.off('unhandledRejection', unhandled);
+    }
+  });
+
+  it('a schema that fails to load fails the call', async () => {
+    fetchMock.mockResolvedValue(respond('{"id":1,"username":"sam"}'));
+    await expect(api.get('/api/auth/current-user', { schema: () => Promise.reject(new Error('chunk failed')) })).rejects.toThrow(
+      'chunk failed',
+    );
   });
 });
 

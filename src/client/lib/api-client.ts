@@ -16,6 +16,12 @@ export const AUTH_ATTEMPT_DELAY_MS = 2000;
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
+/**
+ * A response schema, or a loader for one. The shell's own calls pass loaders (`lib/response-schemas`), so zod
+ * is fetched beside their first request instead of being part of the first screen's download (bench §3).
+ */
+export type SchemaSource<T> = z.ZodType<T> | (() => z.ZodType<T> | Promise<z.ZodType<T>>);
+
 /** A failed response: its status, its parsed body and the message of spec 000 §8. */
 export class ApiError extends Error {
   readonly status: number;
@@ -45,7 +51,7 @@ export interface RequestOptions<T> {
   headers?: Record<string, string>;
   signal?: AbortSignal;
   /** Parses a successful answer; without it the answer is returned as it came. */
-  schema?: z.ZodType<T>;
+  schema?: SchemaSource<T>;
   /** Bypass the HTTP cache (always on for paths containing /auth/). */
   noCache?: boolean;
   /** Retry network errors (2 retries, 1 s then 2 s). On by default. */
@@ -129,7 +135,20 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
   }
 }
 
-async function handleResponse<T>(path: string, response: Response, options: RequestOptions<T>): Promise<T> {
+/** Starts loading a lazy schema at once, so it downloads while the request is in flight. */
+function startLoadingSchema<T>(source: SchemaSource<T> | undefined): Promise<z.ZodType<T> | undefined> {
+  if (typeof source !== 'function') return Promise.resolve(source);
+  const loading = Promise.resolve(source());
+  // Awaited only after a successful answer; a failed request must not leave the load's failure unhandled.
+  loading.catch(() => undefined);
+  return loading;
+}
+
+async function handleResponse<T>(
+  path: string,
+  response: Response,
+  schemaReady: Promise<z.ZodType<T> | undefined>,
+): Promise<T> {
   const text = await readBody(response);
   if (!response.ok) {
     const parsed = text.trim() === '' ? { ok: true as const, value: {} } : parseJson(text);
@@ -149,8 +168,9 @@ async function handleResponse<T>(path: string, response: Response, options: Requ
     if (!parsed.ok) throw new Error(`Failed to parse response from ${path}`);
     value = parsed.value;
   }
-  if (!options.schema) return value as T;
-  const result = options.schema.safeParse(value);
+  const schema = await schemaReady;
+  if (!schema) return value as T;
+  const result = schema.safeParse(value);
   if (!result.success) {
     console.warn(`Unexpected response shape from ${path}`, result.error.issues);
     throw new Error(`Failed to parse response from ${path}`);
@@ -160,8 +180,9 @@ async function handleResponse<T>(path: string, response: Response, options: Requ
 
 /** One request; throws ApiError on a failed response and the fetch error after the network retries. */
 export async function apiRequest<T = unknown>(path: string, options: RequestOptions<T> = {}): Promise<T> {
+  const schemaReady = startLoadingSchema(options.schema);
   const response = await fetchWithRetry(toUrl(path), buildInit(path, options), options.retryNetworkErrors ?? true);
-  return handleResponse(path, response, options);
+  return handleResponse(path, response, schemaReady);
 }
 
 let lastNullableAttempt = 0;

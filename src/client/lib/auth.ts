@@ -1,17 +1,10 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { adminCheckResponseSchema } from '@/shared/admin';
-import {
-  appConfigSchema,
-  currentUserSchema,
-  devCredentialsSchema,
-  type AppConfig,
-  type CurrentUser,
-  type LoginRequest,
-  type RegisterRequest,
-} from '@/shared/auth';
-import { isMfaChallenge, loginResponseSchema, type LoginResponse } from '@/shared/mfa';
+import type { AppConfig, CurrentUser, LoginRequest, RegisterRequest } from '@/shared/auth';
+import type { LoginResponse } from '@/shared/mfa';
+import { isMfaChallenge } from '@/shared/mfa-rules';
 import { apiPaths } from '@/client/config/paths';
 import { api, getMessage } from './api-client';
+import { lazySchema } from './lazy-schema';
 import { CURRENT_USER_QUERY_OPTIONS, queryKeys } from './query-client';
 import { resetUnauthorizedCount } from './session';
 
@@ -23,7 +16,7 @@ export const AUTH_FALLBACKS = {
 
 /** GET /api/auth/current-user; a 401 gives null (signed out). */
 export async function getCurrentUser(): Promise<CurrentUser | null> {
-  const user = await api.getOrNull(apiPaths.currentUser, { schema: currentUserSchema });
+  const user = await api.getOrNull(apiPaths.currentUser, { schema: lazySchema('currentUserSchema') });
   if (user) resetUnauthorizedCount();
   return user;
 }
@@ -38,7 +31,7 @@ export function useUser() {
 
 /** GET /api/config: demo or live, and whether the demo sign-in helper exists. */
 export async function getAppConfig(): Promise<AppConfig> {
-  return api.get(apiPaths.config, { schema: appConfigSchema });
+  return api.get(apiPaths.config, { schema: lazySchema('appConfigSchema') });
 }
 
 export function useAppConfig() {
@@ -48,7 +41,7 @@ export function useAppConfig() {
 /** GET /api/admin/check; a failure is treated as false (spec 000 §6). */
 export async function getIsAdmin(): Promise<boolean> {
   try {
-    const answer = await api.get(apiPaths.adminCheck, { schema: adminCheckResponseSchema });
+    const answer = await api.get(apiPaths.adminCheck, { schema: lazySchema('adminCheckResponseSchema') });
     return answer.isAdmin;
   } catch {
     return false;
@@ -69,19 +62,19 @@ async function rethrowWithFallback<T>(promise: Promise<T>, fallback: string): Pr
 
 /** The user, or (two-step sign-in) the step still missing: a code, or setting it up first. */
 export function login(body: LoginRequest): Promise<LoginResponse> {
-  return rethrowWithFallback(api.post(apiPaths.login, body, { schema: loginResponseSchema }), AUTH_FALLBACKS.login);
+  return rethrowWithFallback(api.post(apiPaths.login, body, { schema: lazySchema('loginResponseSchema') }), AUTH_FALLBACKS.login);
 }
 
 export function register(body: RegisterRequest): Promise<LoginResponse> {
-  return rethrowWithFallback(api.post(apiPaths.register, body, { schema: loginResponseSchema }), AUTH_FALLBACKS.register);
+  return rethrowWithFallback(api.post(apiPaths.register, body, { schema: lazySchema('loginResponseSchema') }), AUTH_FALLBACKS.register);
 }
 
 /** The development helper of spec 000 §6 (demo mode only): fetch the demo credentials and sign in with them. */
 export async function loginWithDemoAccount(): Promise<LoginResponse> {
   return rethrowWithFallback(
     (async () => {
-      const credentials = await api.get(apiPaths.devCredentials, { schema: devCredentialsSchema });
-      return api.post(apiPaths.authLogin, credentials, { schema: loginResponseSchema });
+      const credentials = await api.get(apiPaths.devCredentials, { schema: lazySchema('devCredentialsSchema') });
+      return api.post(apiPaths.authLogin, credentials, { schema: lazySchema('loginResponseSchema') });
     })(),
     AUTH_FALLBACKS.login,
   );

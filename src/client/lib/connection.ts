@@ -2,16 +2,16 @@ import { queryOptions, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import {
   CONNECTION_ERRORS,
-  connectionStatusSchema,
   getTokenStatus,
   isReconnectionRequired,
   isTokenRefreshPending,
   normalizeConnectionStatus,
   type NormalizedConnectionStatus,
   type TokenStatus,
-} from '@/shared/connection';
+} from '@/shared/connection-rules';
 import { apiPaths } from '@/client/config/paths';
 import { api, getMessage } from './api-client';
+import { lazySchema } from './lazy-schema';
 import { CONNECTION_QUERY_OPTIONS, queryKeys } from './query-client';
 import { markSessionExpired } from './session';
 import { LOCAL_KEYS, readStorage, writeStorage } from './storage';
@@ -91,7 +91,7 @@ export async function getConnection(options: GetConnectionOptions = {}): Promise
     const raw = await api.get(
       bust ? apiPaths.xeroConnection({ t: Date.now(), org: options.bustCacheForOrg }) : apiPaths.xeroConnection(),
       {
-        schema: connectionStatusSchema,
+        schema: lazySchema('connectionStatusSchema'),
         ...(options.signal ? { signal: options.signal } : {}),
         ...(bust ? { noCache: true, headers: { 'Cache-Control': 'no-cache', Pragma: 'no-cache' } } : {}),
       },

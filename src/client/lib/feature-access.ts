@@ -1,4 +1,4 @@
-import { resolveFeatureFlags, type FeatureKey } from '@/shared/feature-flags';
+import { resolveFeatureFlags, type FeatureKey } from '@/shared/feature-flags-rules';
 import { useConnection } from './connection';
 import { useUserOrganizations } from './organizations';
 

@@ -1,9 +1,10 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import { apiPaths } from '@/client/config/paths';
-import { FEATURE_FLAG_FIELD_NAMES } from '@/shared/feature-flags';
-import { featureFlagsResponseSchema, type FeatureFlagsEntry } from '@/shared/organizations';
+import { FEATURE_FLAG_FIELD_NAMES } from '@/shared/feature-flags-rules';
+import type { FeatureFlagsEntry } from '@/shared/organizations';
 import { api } from './api-client';
+import { lazySchema } from './lazy-schema';
 import { queryKeys } from './query-client';
 
 /** The admin list poll of spec 000 §9: other browsers follow an administrator's switch within it. */
@@ -23,7 +24,7 @@ export function useFeatureFlagWatch(enabled: boolean) {
   const queryClient = useQueryClient();
   const flags = useQuery({
     queryKey: ['feature-flags'],
-    queryFn: () => api.get(apiPaths.featureFlags, { schema: featureFlagsResponseSchema }),
+    queryFn: () => api.get(apiPaths.featureFlags, { schema: lazySchema('featureFlagsResponseSchema') }),
     enabled,
     refetchInterval: FEATURE_FLAG_POLL_MS,
     refetchIntervalInBackground: false,

@@ -1,13 +1,10 @@
 import { queryOptions, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
-import {
-  checkActiveOrganizationChoice,
-  getOrganizationName,
-  userOrganizationsResponseSchema,
-  type UserOrganization,
-} from '@/shared/organizations';
+import type { UserOrganization } from '@/shared/organizations';
+import { checkActiveOrganizationChoice, getOrganizationName } from '@/shared/organizations-rules';
 import { apiPaths } from '@/client/config/paths';
 import { api, isApiError } from './api-client';
 import { getConnection, type Connection } from './connection';
+import { lazySchema } from './lazy-schema';
 import { ORGANIZATION_SWITCH_INVALIDATION, queryKeys, USER_ORGANIZATIONS_QUERY_OPTIONS } from './query-client';
 import { toast } from './toast';
 import { sleep } from './utils';
@@ -16,7 +13,7 @@ import { useUser } from './auth';
 /** GET /api/user-organizations; a failed fetch yields an empty list (spec 000 §7). */
 export async function getUserOrganizations(): Promise<UserOrganization[]> {
   try {
-    return await api.get(apiPaths.userOrganizations, { schema: userOrganizationsResponseSchema });
+    return await api.get(apiPaths.userOrganizations, { schema: lazySchema('userOrganizationsResponseSchema') });
   } catch (error) {
     console.warn(
       isApiError(error)

@@ -1,6 +1,6 @@
-import { currentUserSchema } from '@/shared/auth';
 import { apiPaths } from '@/client/config/paths';
 import { api, getMessage, isApiError } from './api-client';
+import { lazySchema } from './lazy-schema';
 import { readStorage, removeStorage, SESSION_KEYS, writeStorage } from './storage';
 import { toast } from './toast';
 import { sleep } from './utils';
@@ -158,7 +158,7 @@ export async function connectToXero(): Promise<boolean> {
 export async function reconnectToXero(): Promise<boolean> {
   let signedIn = false;
   try {
-    signedIn = (await api.getOrNull(apiPaths.user, { schema: currentUserSchema })) !== null;
+    signedIn = (await api.getOrNull(apiPaths.user, { schema: lazySchema('currentUserSchema') })) !== null;
   } catch {
     signedIn = false;
   }

@@ -1,8 +1,14 @@
 import { render } from '@testing-library/react';
 import type { ReactElement } from 'react';
+import { beforeAll } from 'vitest';
+import { loadPage } from '@/client/app/page-chunks';
 import { AppProvider } from '@/client/app/provider';
 import { AppRouter } from '@/client/app/router';
 import { createQueryClient } from '@/client/lib/query-client';
+
+// Sign-in and the organisation list are lazy chunks, as in the browser (the browser starts fetching them at
+// startup): loaded before the tests so a first import on a busy machine does not eat a findBy's 1 s.
+beforeAll(() => Promise.all([loadPage('/auth'), loadPage('/organizations')]), 60_000);
 
 /** Renders the whole app (real providers and router) at the given URL. */
 export function renderApp(url = '/') {

@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, vi } from 'vitest';
 import { resetApiClientState } from '@/client/lib/api-client';
 import { resetConnectionTrouble } from '@/client/lib/connection-trouble';
 import { resetCrashRecoveryState } from '@/client/lib/crash-recovery';
+import { loadResponseSchemas } from '@/client/lib/lazy-schema';
 import { resetToasts } from '@/client/lib/toast';
 import { resetAuthorizationState } from '@/client/lib/xero-authorization';
 import { server } from './server';
@@ -36,6 +37,9 @@ Element.prototype.releasePointerCapture ??= () => {};
 Element.prototype.setPointerCapture ??= () => {};
 
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+// The shell's response schemas load on first use in the browser; loaded up front here, so tests with fake
+// timers see each request answered in the same tick as before.
+beforeAll(() => loadResponseSchemas().then(() => undefined), 60_000);
 
 afterEach(() => {
   cleanup();

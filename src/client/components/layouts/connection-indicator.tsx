@@ -1,4 +1,4 @@
-import { getTokenStatus, type TokenStatus } from '@/shared/connection';
+import { getTokenStatus, type TokenStatus } from '@/shared/connection-rules';
 import { useEffect, useState } from 'react';
 import type { Connection } from '@/client/lib/connection';
 import { cn } from '@/client/lib/utils';

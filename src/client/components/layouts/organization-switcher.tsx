@@ -1,12 +1,16 @@
-import { Building2, RefreshCw } from 'lucide-react';
-import { useMemo, useState } from 'react';
+import { Building2, ChevronDown, RefreshCw } from 'lucide-react';
+import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
-import { getOrganizationName, sortOrganizationsByName } from '@/shared/organizations';
+import type { UserOrganization } from '@/shared/organizations';
+import { getOrganizationName, sortOrganizationsByName } from '@/shared/organizations-rules';
 import { queryKeys } from '@/client/lib/query-client';
 import { useSwitchOrganization, useUserOrganizations } from '@/client/lib/organizations';
 import { cn } from '@/client/lib/utils';
-import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from '@/client/components/ui/select';
+import { SELECT_TRIGGER_CLASS } from '@/client/components/ui/select-trigger-class';
 import { Spinner } from '@/client/components/ui/spinner';
+
+const loadOrganizationSelect = () => import('./organization-select');
+const OrganizationSelect = lazy(loadOrganizationSelect);
 
 /** The spinner of a manual refresh shows at least this long (spec 000 §9 Refresh spinner). */
 const REFRESH_SPINNER_MS = 500;
@@ -24,6 +28,11 @@ export function OrganizationSwitcher({ className }: { className?: string }) {
   const connected = useMemo(() => sortOrganizationsByName((all ?? []).filter((org) => org.connected)), [all]);
   const active = connected.find((org) => org.isActive);
   const changing = switchOrganization.isPending;
+
+  // The Select chunk downloads beside the organisation list, not after it.
+  useEffect(() => {
+    loadOrganizationSelect().catch(() => undefined);
+  }, []);
 
   async function refresh() {
     setRefreshing(true);
@@ -71,38 +80,15 @@ export function OrganizationSwitcher({ className }: { className?: string }) {
 
   return (
     <div className={cn(box, 'flex items-center gap-2')}>
-      <Select
-        value={active ? String(active.organizationId) : ''}
-        disabled={changing || refreshing}
-        onValueChange={(value) => {
-          if (value === (active ? String(active.organizationId) : '')) return;
-          switchOrganization.mutate({ organizations: all, organizationId: value });
-        }}
-      >
-        <SelectTrigger aria-label="Organization" className="min-w-0 flex-1">
-          <span className="flex min-w-0 items-center gap-2">
-            {changing ? (
-              <Spinner className="size-4" label="Changing organization" />
-            ) : (
-              <Building2 aria-hidden className="size-4 shrink-0 text-muted-foreground" />
-            )}
-            <span className="truncate">
-              <SelectValue placeholder="Select organization" />
-            </span>
-          </span>
-        </SelectTrigger>
-        <SelectContent>
-          {connected.map((org) => (
-            <SelectItem
-              key={org.organizationId}
-              value={String(org.organizationId)}
-              className={cn(org.isActive && 'font-semibold text-foreground')}
-            >
-              {getOrganizationName(org)}
-            </SelectItem>
-          ))}
-        </SelectContent>
-      </Select>
+      <Suspense fallback={<OrganizationSelectPlaceholder active={active} />}>
+        <OrganizationSelect
+          connected={connected}
+          active={active}
+          changing={changing}
+          disabled={changing || refreshing}
+          onChoose={(organizationId) => switchOrganization.mutate({ organizations: all, organizationId })}
+        />
+      </Suspense>
     </div>
   );
 }
@@ -115,6 +101,19 @@ function SelectShell({ text, busy = false }: { text: string; busy?: boolean }) {
     >
       {busy ? <Spinner className="size-4" label={text} /> : <Building2 aria-hidden className="size-4 shrink-0" />}
       <span className="truncate">{text}</span>
+    </div>
+  );
+}
+
+/** The Select's closed trigger, drawn the same way, for the moment its chunk is still on its way. */
+function OrganizationSelectPlaceholder({ active }: { active: UserOrganization | undefined }) {
+  return (
+    <div aria-hidden data-placeholder={active ? undefined : ''} className={cn(SELECT_TRIGGER_CLASS, 'min-w-0 flex-1')}>
+      <span className="flex min-w-0 items-center gap-2">
+        <Building2 aria-hidden className="size-4 shrink-0 text-muted-foreground" />
+        <span className="truncate">{active ? getOrganizationName(active) : 'Select organization'}</span>
+      </span>
+      <ChevronDown aria-hidden className="size-4 shrink-0 opacity-60" />
     </div>
   );
 }

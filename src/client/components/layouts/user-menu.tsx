@@ -1,102 +1,23 @@
-import {
-  Building2,
-  ChevronDown,
-  FilePlus2,
-  HardHat,
-  LogOut,
-  PackageOpen,
-  ReceiptText,
-  Settings,
-  ShieldCheck,
-  UserRound,
-} from 'lucide-react';
-import type { ComponentType } from 'react';
-import { useLocation } from 'wouter';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import type { CurrentUser } from '@/shared/auth';
-import { FEATURE_LABELS, type FeatureKey } from '@/shared/feature-flags';
-import { featureHref, paths } from '@/client/config/paths';
-import { useLogout } from '@/client/lib/auth';
-import { useFeatureFlags } from '@/client/lib/feature-access';
-import { toast } from '@/client/lib/toast';
-import { Button } from '@/client/components/ui/button';
-import {
-  DropdownMenu,
-  DropdownMenuContent,
-  DropdownMenuItem,
-  DropdownMenuLabel,
-  DropdownMenuSeparator,
-  DropdownMenuTrigger,
-} from '@/client/components/ui/dropdown-menu';
+import { UserMenuButton } from './user-menu-button';
 
-const FEATURE_ICONS: Record<FeatureKey, ComponentType<{ 'aria-hidden'?: boolean }>> = {
-  'pay-invoices': ReceiptText,
-  'add-invoices': FilePlus2,
-  'cis-bills': HardHat,
-  'stock-journal': PackageOpen,
-};
+const loadUserMenuDropdown = () => import('./user-menu-dropdown');
+const UserMenuDropdown = lazy(loadUserMenuDropdown);
 
-const FEATURE_ORDER: FeatureKey[] = ['pay-invoices', 'add-invoices', 'cis-bills', 'stock-journal'];
-
-/** Logout (spec 000 §4): call, refresh the current user, toast "Logged out", go to /auth. */
-export function useLogoutAction() {
-  const logout = useLogout();
-  const [, navigate] = useLocation();
-  return {
-    isPending: logout.isPending,
-    run: () =>
-      logout.mutate(undefined, {
-        onSuccess: () => {
-          toast({ title: 'Logged out', variant: 'success' });
-          navigate(paths.auth.getHref());
-        },
-        onError: () => {
-          toast({ title: 'Logout failed', description: 'Failed to log out. Please try again.', variant: 'destructive' });
-        },
-      }),
-  };
-}
-
-/** The user menu (spec 000 §2): username, the pages (features greyed out when off), Settings and Logout. */
+/**
+ * The header's user menu. Its Radix DropdownMenu is a separate chunk, outside the first screen's download
+ * (bench §3): the same button shows until it arrives (it starts downloading as soon as the header shows a
+ * signed-in user), and a press meanwhile opens the menu when it does.
+ */
 export function UserMenu({ user }: { user: CurrentUser }) {
-  const [, navigate] = useLocation();
-  const { flags } = useFeatureFlags();
-  const logout = useLogoutAction();
+  const [openRequested, setOpenRequested] = useState(false);
+  useEffect(() => {
+    loadUserMenuDropdown().catch(() => undefined);
+  }, []);
   return (
-    <DropdownMenu>
-      <DropdownMenuTrigger asChild>
-        <Button variant="ghost" className="h-9 max-w-[12rem] gap-2 px-2 sm:px-3" aria-label={`User menu for ${user.username}`}>
-          <span className="flex size-7 shrink-0 items-center justify-center rounded-full bg-accent text-accent-foreground">
-            <UserRound aria-hidden className="size-4" />
-          </span>
-          <span className="hidden truncate sm:inline">{user.username}</span>
-          <ChevronDown aria-hidden className="hidden opacity-60 sm:block" />
-        </Button>
-      </DropdownMenuTrigger>
-      <DropdownMenuContent>
-        <DropdownMenuLabel className="truncate text-sm text-foreground">{user.username}</DropdownMenuLabel>
-        <DropdownMenuSeparator />
-        <DropdownMenuItem onSelect={() => navigate(paths.organizations.getHref())}>
-          <Building2 aria-hidden /> Organizations
-        </DropdownMenuItem>
-        {FEATURE_ORDER.map((feature) => {
-          const Icon = FEATURE_ICONS[feature];
-          return (
-            <DropdownMenuItem key={feature} disabled={!flags[feature]} onSelect={() => navigate(featureHref[feature])}>
-              <Icon aria-hidden /> {FEATURE_LABELS[feature]}
-            </DropdownMenuItem>
-          );
-        })}
-        <DropdownMenuSeparator />
-        <DropdownMenuItem onSelect={() => navigate(paths.settings.getHref())}>
-          <Settings aria-hidden /> Settings
-        </DropdownMenuItem>
-        <DropdownMenuItem onSelect={() => navigate(paths.accountSecurity.getHref())}>
-          <ShieldCheck aria-hidden /> Two-step sign-in
-        </DropdownMenuItem>
-        <DropdownMenuItem disabled={logout.isPending} onSelect={() => logout.run()}>
-          <LogOut aria-hidden /> Logout
-        </DropdownMenuItem>
-      </DropdownMenuContent>
-    </DropdownMenu>
+    <Suspense fallback={<UserMenuButton user={user} aria-haspopup="menu" onClick={() => setOpenRequested(true)} />}>
+      <UserMenuDropdown user={user} defaultOpen={openRequested} />
+    </Suspense>
   );
 }

@@ -1,7 +1,7 @@
 import { AlertCircle, Link2, RefreshCw } from 'lucide-react';
 import { useState } from 'react';
 import { Link } from 'wouter';
-import { isReconnectionRequired, CONNECTION_ERRORS } from '@/shared/connection';
+import { isReconnectionRequired, CONNECTION_ERRORS } from '@/shared/connection-rules';
 import { apiPaths, paths } from '@/client/config/paths';
 import { api, getMessage, isApiError } from '@/client/lib/api-client';
 import { useConnection } from '@/client/lib/connection';

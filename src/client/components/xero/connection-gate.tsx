@@ -1,7 +1,7 @@
 import { Lock } from 'lucide-react';
 import { useEffect, useRef, type ReactNode } from 'react';
 import { useLocation } from 'wouter';
-import { FEATURE_LABELS, type FeatureKey } from '@/shared/feature-flags';
+import { FEATURE_LABELS, type FeatureKey } from '@/shared/feature-flags-rules';
 import { paths } from '@/client/config/paths';
 import { useConnection } from '@/client/lib/connection';
 import { useFeatureFlags } from '@/client/lib/feature-access';

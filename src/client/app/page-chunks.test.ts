@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { getLikelyNextPages, lazyPage, loadPage } from './page-chunks';
+
+const NONE = { 'pay-invoices': false, 'add-invoices': false, 'cis-bills': false, 'stock-journal': false };
+
+describe('page chunks', () => {
+  it('a signed-out visitor is likely to sign in next', () => {
+    expect(getLikelyNextPages('/organizations', false, NONE)).toEqual(['/auth']);
+  });
+
+  it('a signed-in user: the organisation list and the features on for the active organisation', () => {
+    const flags = { ...NONE, 'pay-invoices': true, 'stock-journal': true };
+    expect(getLikelyNextPages('/auth', true, flags)).toEqual(['/organizations', '/invoices', '/stock-journal']);
+  });
+
+  it('never the page already shown, under any of its addresses', () => {
+    const flags = { ...NONE, 'pay-invoices': true };
+    expect(getLikelyNextPages('/organizations', true, flags)).toEqual(['/invoices']);
+    expect(getLikelyNextPages('/', true, flags)).toEqual(['/invoices']);
+    expect(getLikelyNextPages('/invoices/?x=1', true, flags)).toEqual(['/organizations']);
+  });
+
+  it('loads a page by its path; redirects load their target; unknown paths load nothing', async () => {
+    await expect(loadPage('/login')).resolves.toBeUndefined();
+    await expect(loadPage('/no-such-page')).resolves.toBeUndefined();
+    expect(() => lazyPage('/no-such-page')).toThrow('No page is registered for /no-such-page');
+  });
+});

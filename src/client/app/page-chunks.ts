@@ -1,0 +1,65 @@
+import { lazy, type ComponentType } from 'react';
+import { FEATURE_PATHS, type FeatureKey } from '@/shared/feature-flags-rules';
+import { paths } from '@/client/config/paths';
+
+type PageLoader = () => Promise<{ default: ComponentType }>;
+
+/**
+ * Every page but the 404 is its own chunk, outside the first screen's download (bench §3: under 150 KB gzip).
+ * One loader per path, shared by the router (`lazyPage`) and the prefetcher, so a prefetched page renders
+ * without a second request.
+ */
+const PAGE_LOADERS: Record<string, PageLoader> = {
+  [paths.auth.path]: () => import('./routes/auth'),
+  [paths.organizations.path]: () => import('./routes/organizations'),
+  [paths.connect.path]: () => import('./routes/connect'),
+  [paths.xeroCancel.path]: () => import('./routes/xero-cancel'),
+  [paths.settings.path]: () => import('./routes/settings'),
+  [paths.accountSecurity.path]: () => import('./routes/account-security'),
+  [paths.invoices.path]: () => import('./routes/pay-invoices'),
+  [paths.addInvoices.path]: () => import('./routes/add-invoices'),
+  [paths.cisInvoices.path]: () => import('./routes/cis-bills'),
+  [paths.stockJournal.path]: () => import('./routes/stock-journal'),
+};
+
+/** Paths the router redirects: their page is the one to fetch. */
+const REDIRECTS: Record<string, string> = {
+  [paths.home.path]: paths.organizations.path,
+  [paths.login.path]: paths.auth.path,
+};
+
+function loaderFor(path: string): PageLoader | undefined {
+  const bare = (path.split(/[?#]/)[0] ?? '').replace(/(.)\/+$/, '$1');
+  return PAGE_LOADERS[REDIRECTS[bare] ?? bare];
+}
+
+/** The page of `path` as a lazy component (the router wraps it in Suspense with the page spinner). */
+export function lazyPage(path: string) {
+  const load = loaderFor(path);
+  if (!load) throw new Error(`No page is registered for ${path}`);
+  return lazy(load);
+}
+
+/** Loads the page of `path` (resolves at once for an unknown path). */
+export async function loadPage(path: string): Promise<void> {
+  await loaderFor(path)?.();
+}
+
+/**
+ * Starts downloading the page of `path` (no-op for an unknown path). A failed prefetch is ignored: the
+ * router's own import retries and shows the chunk error screen if it fails again.
+ */
+export function prefetchPage(path: string): void {
+  loadPage(path).catch(() => undefined);
+}
+
+/** The pages a person is likely to open next from `path`, once signed in with these features on. */
+export function getLikelyNextPages(path: string, signedIn: boolean, features: Record<FeatureKey, boolean>): string[] {
+  if (!signedIn) return [paths.auth.path];
+  const next: string[] = [paths.organizations.path];
+  for (const [feature, on] of Object.entries(features) as Array<[FeatureKey, boolean]>) {
+    if (on) next.push(FEATURE_PATHS[feature]);
+  }
+  const current = loaderFor(path);
+  return next.filter((candidate) => loaderFor(candidate) !== current);
+}
