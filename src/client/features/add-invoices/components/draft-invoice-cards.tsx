@@ -1,14 +1,15 @@
 import { FileText } from 'lucide-react';
+import type { ReactNode } from 'react';
 import { DRAFT_SORT_COLUMNS, type DraftInvoiceRow, type DraftSort, type DraftSortColumn } from '@/shared/add-invoices';
 import { formatDateNumeric } from '@/shared/dates';
 import { formatPounds } from '@/shared/money';
 import { Card } from '@/client/components/ui/card';
-import { Checkbox } from '@/client/components/ui/checkbox';
 import { Label } from '@/client/components/ui/label';
 import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from '@/client/components/ui/select';
 import { cn } from '@/client/lib/utils';
-import { EmptyDrafts, getApproveAllState, MissingDefaultsHint, type DraftInvoicesViewProps, type NewInvoiceRowProps } from './draft-invoices-table';
-import { AmountInput, ApproveCheckbox, labelOf, NewInvoiceDateInput, onEnter, PendingCashBadge, ProcessButton } from './row-fields';
+import { EmptyDrafts, MissingDefaultsHint, type DraftInvoicesViewProps, type NewInvoiceRowProps } from './draft-invoices-table';
+import { getDraftRowControls, getNewInvoiceControls } from './row-controls';
+import { AmountInput, ApproveAllCheckbox, ApproveCheckbox, NewInvoiceDateInput, PendingCashBadge, ProcessButton } from './row-fields';
 
 const COLUMN_LABELS: Record<DraftSortColumn, { name: string; asc: string; desc: string }> = {
   invoiceNumber: { name: 'Invoice #', asc: 'A to Z', desc: 'Z to A' },
@@ -24,9 +25,20 @@ const SORT_OPTIONS = DRAFT_SORT_COLUMNS.flatMap((column) =>
   })),
 );
 
+/** A label above its field, the cards' way of naming what the table names in its header. */
+function StackedField({ id, label, children }: { id: string; label: string; children: ReactNode }) {
+  return (
+    <div className="flex flex-col gap-1">
+      <Label htmlFor={id} className="text-xs text-muted-foreground">
+        {label}
+      </Label>
+      {children}
+    </div>
+  );
+}
+
 function DraftCard({ row, busy, ...handlers }: { row: DraftInvoiceRow; busy: boolean } & Pick<DraftInvoicesViewProps, 'onCashChange' | 'onApproveChange' | 'onProcess'>) {
-  const label = labelOf(row);
-  const locked = busy || row.processing;
+  const controls = getDraftRowControls(row, busy, handlers);
   const cashId = `cash-${row.id}`;
   return (
     <li data-invoice-id={row.id}>
@@ -41,33 +53,14 @@ function DraftCard({ row, busy, ...handlers }: { row: DraftInvoiceRow; busy: boo
           <p className="shrink-0 font-semibold tabular-nums">{formatPounds(row.totalAmount, row.currency)}</p>
         </div>
         <div className="flex flex-wrap items-end gap-3">
-          <div className="flex flex-col gap-1">
-            <Label htmlFor={cashId} className="text-xs text-muted-foreground">
-              Cash Amount
-            </Label>
-            <AmountInput
-              id={cashId}
-              label={`Cash amount for ${label}`}
-              value={row.cashAmount}
-              min={0}
-              disabled={locked}
-              onChange={(text) => handlers.onCashChange(row.id, text)}
-              onKeyDown={onEnter(() => handlers.onProcess(row), !locked)}
-              className="h-9"
-            />
-          </div>
+          <StackedField id={cashId} label="Cash Amount">
+            <AmountInput id={cashId} {...controls.cash} className="h-9" />
+          </StackedField>
           <label className="flex h-9 items-center gap-2 text-sm">
-            <ApproveCheckbox label={`Approve ${label}`} checked={row.approve} disabled={locked} onChange={(checked) => handlers.onApproveChange(row, checked)} />
+            <ApproveCheckbox {...controls.approve} />
             Approve
           </label>
-          <ProcessButton
-            label={`Process ${label}`}
-            busyLabel={`Processing ${label}`}
-            busy={row.processing}
-            disabled={locked}
-            onClick={() => handlers.onProcess(row)}
-            className="ml-auto h-9"
-          />
+          <ProcessButton {...controls.process} className="ml-auto h-9" />
         </div>
         <PendingCashBadge row={row} />
       </Card>
@@ -76,9 +69,8 @@ function DraftCard({ row, busy, ...handlers }: { row: DraftInvoiceRow; busy: boo
 }
 
 function NewInvoiceCard({ props, busy }: { props: NewInvoiceRowProps; busy: boolean }) {
-  const { form, onChange, contactName, missing, canProcess, creating, onCreate } = props;
-  const locked = busy || creating;
-  const createOnEnter = onEnter(onCreate, canProcess && !locked);
+  const { contactName, missing } = props;
+  const controls = getNewInvoiceControls(props, busy);
   return (
     <Card className="flex flex-col gap-3 border-primary/30 bg-accent/40 p-4" data-new-invoice-row>
       <div className="flex items-center justify-between gap-3">
@@ -89,49 +81,22 @@ function NewInvoiceCard({ props, busy }: { props: NewInvoiceRowProps; busy: bool
         <p className="truncate text-sm">{contactName ?? <span className="text-muted-foreground">No default contact</span>}</p>
       </div>
       <div className="grid grid-cols-3 gap-2">
-        <div className="flex flex-col gap-1">
-          <Label htmlFor="new-invoice-date" className="text-xs text-muted-foreground">
-            Date
-          </Label>
-          <NewInvoiceDateInput id="new-invoice-date" date={form.date} onChange={(date) => onChange({ date })} disabled={locked} onKeyDown={createOnEnter} className="h-9 w-full px-2" />
-        </div>
-        <div className="flex flex-col gap-1">
-          <Label htmlFor="new-invoice-total" className="text-xs text-muted-foreground">
-            Total
-          </Label>
-          <AmountInput
-            id="new-invoice-total"
-            label="New invoice total"
-            value={form.totalAmount}
-            min={0.01}
-            disabled={locked}
-            onChange={(totalAmount) => onChange({ totalAmount })}
-            onKeyDown={createOnEnter}
-            className="h-9 w-full"
-          />
-        </div>
-        <div className="flex flex-col gap-1">
-          <Label htmlFor="new-invoice-cash" className="text-xs text-muted-foreground">
-            Cash
-          </Label>
-          <AmountInput
-            id="new-invoice-cash"
-            label="New invoice cash amount"
-            value={form.cashAmount}
-            min={0}
-            disabled={locked}
-            onChange={(cashAmount) => onChange({ cashAmount })}
-            onKeyDown={createOnEnter}
-            className="h-9 w-full"
-          />
-        </div>
+        <StackedField id="new-invoice-date" label="Date">
+          <NewInvoiceDateInput id="new-invoice-date" {...controls.date} className="h-9 w-full px-2" />
+        </StackedField>
+        <StackedField id="new-invoice-total" label="Total">
+          <AmountInput id="new-invoice-total" {...controls.total} className="h-9 w-full" />
+        </StackedField>
+        <StackedField id="new-invoice-cash" label="Cash">
+          <AmountInput id="new-invoice-cash" {...controls.cash} className="h-9 w-full" />
+        </StackedField>
       </div>
       <div className="flex items-center justify-between gap-3">
         <label className="flex items-center gap-2 text-sm">
-          <ApproveCheckbox label="Approve new invoice" checked={form.approve} disabled={locked} onChange={(approve) => onChange({ approve })} />
+          <ApproveCheckbox {...controls.approve} />
           Approve
         </label>
-        <ProcessButton label="Process new invoice" busyLabel="Creating invoice" busy={creating} disabled={!canProcess || locked} onClick={onCreate} variant="default" className="h-9" />
+        <ProcessButton {...controls.process} className="h-9" />
       </div>
       <MissingDefaultsHint missing={missing} organizationId={props.organizationId} />
     </Card>
@@ -158,12 +123,7 @@ export function DraftInvoiceCards(props: DraftInvoicesViewProps) {
     <div className="flex flex-col gap-3">
       <div className="flex items-center justify-between gap-3">
         <label className="flex items-center gap-2 text-sm font-medium">
-          <Checkbox
-            aria-label="Approve all invoices"
-            checked={getApproveAllState(rows)}
-            disabled={busy || rows.length === 0}
-            onCheckedChange={(checked) => props.onApproveAll(checked === true)}
-          />
+          <ApproveAllCheckbox rows={rows} busy={busy} onApproveAll={props.onApproveAll} />
           Approve all
         </label>
         <Select value={`${sort.column}:${sort.direction}`} onValueChange={setSort}>

@@ -1,13 +1,14 @@
 import { ArrowDown, ArrowUp, ArrowUpDown, FileText } from 'lucide-react';
+import type { ComponentProps } from 'react';
 import { Link } from 'wouter';
 import type { DraftInvoiceRow, DraftSort, DraftSortColumn, NewInvoiceForm } from '@/shared/add-invoices';
 import { formatDateNumeric } from '@/shared/dates';
 import { formatPounds } from '@/shared/money';
 import { paths } from '@/client/config/paths';
-import { Checkbox } from '@/client/components/ui/checkbox';
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@/client/components/ui/table';
 import { cn } from '@/client/lib/utils';
-import { AmountInput, ApproveCheckbox, labelOf, NewInvoiceDateInput, onEnter, PendingCashBadge, ProcessButton } from './row-fields';
+import { getDraftRowControls, getNewInvoiceControls } from './row-controls';
+import { AmountInput, ApproveAllCheckbox, ApproveCheckbox, NewInvoiceDateInput, PendingCashBadge, ProcessButton } from './row-fields';
 
 export interface NewInvoiceRowProps {
   form: NewInvoiceForm;
@@ -33,14 +34,6 @@ export interface DraftInvoicesViewProps {
   /** While Process All runs every row is read-only. */
   busy: boolean;
   newInvoice: NewInvoiceRowProps;
-}
-
-/**
- * The header checkbox is ticked when every row is. (No mixed state: the kit's checkbox would draw it as a
- * tick in an empty box, which reads as "all".)
- */
-export function getApproveAllState(rows: readonly DraftInvoiceRow[]): boolean {
-  return rows.length > 0 && rows.every((r) => r.approve);
 }
 
 const COLUMNS: Array<{ column: DraftSortColumn; label: string; align?: 'right' }> = [
@@ -83,9 +76,24 @@ function SortableHead({
   );
 }
 
+/** A row's last two cells, the same on a draft and on the New Invoice: its approve box and its Process button. */
+function ApproveAndProcessCells({ approve, process }: { approve: ComponentProps<typeof ApproveCheckbox>; process: ComponentProps<typeof ProcessButton> }) {
+  return (
+    <>
+      <TableCell>
+        <div className="flex items-center">
+          <ApproveCheckbox {...approve} />
+        </div>
+      </TableCell>
+      <TableCell className="text-right">
+        <ProcessButton {...process} />
+      </TableCell>
+    </>
+  );
+}
+
 function DraftRow({ row, busy, ...handlers }: { row: DraftInvoiceRow; busy: boolean } & Pick<DraftInvoicesViewProps, 'onCashChange' | 'onApproveChange' | 'onProcess'>) {
-  const label = labelOf(row);
-  const locked = busy || row.processing;
+  const controls = getDraftRowControls(row, busy, handlers);
   return (
     <TableRow data-invoice-id={row.id} className={cn(row.processing && 'opacity-70')}>
       <TableCell className="font-medium whitespace-nowrap">{row.invoiceNumber || '—'}</TableCell>
@@ -96,25 +104,11 @@ function DraftRow({ row, busy, ...handlers }: { row: DraftInvoiceRow; busy: bool
       <TableCell className="text-right whitespace-nowrap tabular-nums">{formatPounds(row.totalAmount, row.currency)}</TableCell>
       <TableCell>
         <div className="flex flex-col gap-1">
-          <AmountInput
-            label={`Cash amount for ${label}`}
-            value={row.cashAmount}
-            min={0}
-            disabled={locked}
-            onChange={(text) => handlers.onCashChange(row.id, text)}
-            onKeyDown={onEnter(() => handlers.onProcess(row), !locked)}
-          />
+          <AmountInput {...controls.cash} />
           <PendingCashBadge row={row} />
         </div>
       </TableCell>
-      <TableCell>
-        <div className="flex items-center">
-          <ApproveCheckbox label={`Approve ${label}`} checked={row.approve} disabled={locked} onChange={(checked) => handlers.onApproveChange(row, checked)} />
-        </div>
-      </TableCell>
-      <TableCell className="text-right">
-        <ProcessButton label={`Process ${label}`} busyLabel={`Processing ${label}`} busy={row.processing} disabled={locked} onClick={() => handlers.onProcess(row)} />
-      </TableCell>
+      <ApproveAndProcessCells approve={controls.approve} process={controls.process} />
     </TableRow>
   );
 }
@@ -135,9 +129,8 @@ export function MissingDefaultsHint({ missing, organizationId }: { missing: stri
 
 /** The last row: a new invoice on the organisation's defaults (001 §2, §3, §5). */
 function NewInvoiceRow({ props, busy }: { props: NewInvoiceRowProps; busy: boolean }) {
-  const { form, onChange, contactName, missing, canProcess, creating, onCreate } = props;
-  const locked = busy || creating;
-  const createOnEnter = onEnter(onCreate, canProcess && !locked);
+  const { contactName, missing } = props;
+  const controls = getNewInvoiceControls(props, busy);
   return (
     <>
       <TableRow className="bg-accent/40 hover:bg-accent/50" data-new-invoice-row>
@@ -151,37 +144,15 @@ function NewInvoiceRow({ props, busy }: { props: NewInvoiceRowProps; busy: boole
           {contactName ?? <span className="text-muted-foreground">No default contact</span>}
         </TableCell>
         <TableCell>
-          <NewInvoiceDateInput date={form.date} onChange={(date) => onChange({ date })} disabled={locked} onKeyDown={createOnEnter} />
+          <NewInvoiceDateInput {...controls.date} />
         </TableCell>
         <TableCell className="text-right">
-          <AmountInput
-            label="New invoice total"
-            value={form.totalAmount}
-            min={0.01}
-            disabled={locked}
-            onChange={(totalAmount) => onChange({ totalAmount })}
-            onKeyDown={createOnEnter}
-            className="ml-auto"
-          />
+          <AmountInput {...controls.total} className="ml-auto" />
         </TableCell>
         <TableCell>
-          <AmountInput
-            label="New invoice cash amount"
-            value={form.cashAmount}
-            min={0}
-            disabled={locked}
-            onChange={(cashAmount) => onChange({ cashAmount })}
-            onKeyDown={createOnEnter}
-          />
+          <AmountInput {...controls.cash} />
         </TableCell>
-        <TableCell>
-          <div className="flex items-center">
-            <ApproveCheckbox label="Approve new invoice" checked={form.approve} disabled={locked} onChange={(approve) => onChange({ approve })} />
-          </div>
-        </TableCell>
-        <TableCell className="text-right">
-          <ProcessButton label="Process new invoice" busyLabel="Creating invoice" busy={creating} disabled={!canProcess || locked} onClick={onCreate} variant="default" />
-        </TableCell>
+        <ApproveAndProcessCells approve={controls.approve} process={controls.process} />
       </TableRow>
       {missing.length > 0 ? (
         <TableRow className="hover:bg-transparent">
@@ -207,12 +178,7 @@ export function DraftInvoicesTable(props: DraftInvoicesViewProps) {
           <TableHead>Cash Amount</TableHead>
           <TableHead>
             <span className="inline-flex items-center gap-2 align-middle">
-              <Checkbox
-                aria-label="Approve all invoices"
-                checked={getApproveAllState(rows)}
-                disabled={busy || rows.length === 0}
-                onCheckedChange={(checked) => props.onApproveAll(checked === true)}
-              />
+              <ApproveAllCheckbox rows={rows} busy={busy} onApproveAll={props.onApproveAll} />
               Approve
             </span>
           </TableHead>

@@ -77,6 +77,26 @@ export function PendingCashBadge({ row }: { row: Pick<DraftInvoiceRow, 'pendingC
   );
 }
 
+/**
+ * The header checkbox is ticked when every row is. (No mixed state: the kit's checkbox would draw it as a
+ * tick in an empty box, which reads as "all".)
+ */
+export function getApproveAllState(rows: readonly DraftInvoiceRow[]): boolean {
+  return rows.length > 0 && rows.every((r) => r.approve);
+}
+
+/** "Approve all": the table's header box and the cards' toolbar box. */
+export function ApproveAllCheckbox({ rows, busy, onApproveAll }: { rows: readonly DraftInvoiceRow[]; busy: boolean; onApproveAll: (checked: boolean) => void }) {
+  return (
+    <Checkbox
+      aria-label="Approve all invoices"
+      checked={getApproveAllState(rows)}
+      disabled={busy || rows.length === 0}
+      onCheckedChange={(checked) => onApproveAll(checked === true)}
+    />
+  );
+}
+
 export function ApproveCheckbox({ label, checked, disabled, onChange }: { label: string; checked: boolean; disabled: boolean; onChange: (checked: boolean) => void }) {
   return <Checkbox aria-label={label} checked={checked} disabled={disabled} onCheckedChange={(value) => onChange(value === true)} />;
 }
