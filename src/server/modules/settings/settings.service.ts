@@ -175,12 +175,12 @@ export function createSettingsService(deps: { repo: SettingsRepository; sync: Xe
   /**
    * Checks changed references against one cache: looks their ids up and, when some are missing, syncs that
    * cache once more (an item may be new in Xero) and looks again; then refuses the first field whose item
-   * has a problem (`problemOf` gets undefined for an item Xero does not have).
+   * Xero does not have, or whose item has a problem.
    */
   async function checkFields<R>(
     fields: Array<[DefaultIdField, string]>,
     cache: { find: (ids: string[]) => Promise<R[]>; idOf: (row: R) => string; resync: () => Promise<unknown> },
-    problemOf: (field: DefaultIdField, row: R | undefined) => string | null,
+    problemOf: (field: DefaultIdField, row: R) => string | null,
   ) {
     const ids = fields.map(([, id]) => id);
     let rows = await cache.find(ids);
@@ -190,7 +190,9 @@ export function createSettingsService(deps: { repo: SettingsRepository; sync: Xe
     }
     const found = new Map(rows.map((r) => [cache.idOf(r), r]));
     for (const [field, id] of fields) {
-      const problem = problemOf(field, found.get(id));
+      const row = found.get(id);
+      if (!row) refuse(field, NOT_FOUND[SETTING_REFERENCE_KINDS[field]]);
+      const problem = problemOf(field, row);
       if (problem) refuse(field, problem);
     }
   }
@@ -205,20 +207,14 @@ export function createSettingsService(deps: { repo: SettingsRepository; sync: Xe
     if (accountFields.length > 0) {
       await sync.syncAccounts(ctx);
       const accounts = { find: (ids: string[]) => repo.findAccounts(orgId, ids), idOf: (r: AccountRow) => r.accountId, resync: () => sync.syncAccounts(ctx, { force: true }) };
-      await checkFields(accountFields, accounts, (field, account) => {
-        const kind = SETTING_REFERENCE_KINDS[field] as AccountKind;
-        return account ? findAccountProblem(kind, account) : NOT_FOUND[kind];
-      });
+      await checkFields(accountFields, accounts, (field, account) => findAccountProblem(SETTING_REFERENCE_KINDS[field] as AccountKind, account));
     }
 
     const vatFields = byKind(['sales-vat-rate', 'bill-vat-rate']);
     if (vatFields.length > 0) {
       await sync.syncTaxRates(ctx);
       const rates = { find: (ids: string[]) => repo.findTaxRates(orgId, ids), idOf: (r: TaxRateRow) => r.taxType, resync: () => sync.syncTaxRates(ctx, { force: true }) };
-      await checkFields(vatFields, rates, (field, rate) => {
-        const kind = SETTING_REFERENCE_KINDS[field] as VatRateKind;
-        return rate ? findVatRateProblem(kind, rate) : NOT_FOUND[kind];
-      });
+      await checkFields(vatFields, rates, (field, rate) => findVatRateProblem(SETTING_REFERENCE_KINDS[field] as VatRateKind, rate));
     }
 
     const contactFields = byKind(['contact']);
@@ -227,11 +223,11 @@ export function createSettingsService(deps: { repo: SettingsRepository; sync: Xe
     const resyncContacts = () => sync.syncContacts(ctx, { force: true });
     if (contactFields.length > 0) {
       const contacts = { find: (ids: string[]) => repo.findContacts(orgId, ids), idOf: (r: ContactRow) => r.contactId, resync: resyncContacts };
-      await checkFields(contactFields, contacts, (_, contact) => (contact ? findContactProblem(contact) : NOT_FOUND.contact));
+      await checkFields(contactFields, contacts, (_, contact) => findContactProblem(contact));
     }
     if (groupFields.length > 0) {
       const groups = { find: (ids: string[]) => repo.findContactGroups(orgId, ids), idOf: (r: ContactGroupRow) => r.groupId, resync: resyncContacts };
-      await checkFields(groupFields, groups, (_, group) => (group?.status === 'ACTIVE' ? null : NOT_FOUND['contact-group']));
+      await checkFields(groupFields, groups, (_, group) => (group.status === 'ACTIVE' ? null : NOT_FOUND['contact-group']));
     }
   }
 
@@ -321,36 +317,31 @@ export function createSettingsService(deps: { repo: SettingsRepository; sync: Xe
         refuse('defaultStockJournalCostAccountId', 'the cost account must differ from the stock account, or the journal would move nothing.');
       }
 
+      /** The audit line of this change: refused with the reason and what was attempted, or saved with before and after. */
+      const recordUpdate = (result: 'success' | 'failure', detail: Record<string, unknown>) =>
+        audit.record({
+          userId: actor.userId,
+          username: actor.username,
+          organizationId: tenant.organizationId,
+          action: 'settings.update',
+          target: tenant.organization.tenantName,
+          result,
+          ip: actor.ip,
+          detail,
+        });
+
       try {
         await checkReferences(tenant, changedIds);
       } catch (error) {
         if (error instanceof AppError && error.code === 'VALIDATION_ERROR') {
-          await audit.record({
-            userId: actor.userId,
-            username: actor.username,
-            organizationId: tenant.organizationId,
-            action: 'settings.update',
-            target: tenant.organization.tenantName,
-            result: 'failure',
-            ip: actor.ip,
-            detail: { reason: error.message, attempted: after },
-          });
+          await recordUpdate('failure', { reason: error.message, attempted: after });
         }
         throw error;
       }
 
       const row = await repo.updateDefaults(tenant.organizationId, update);
       if (!row) throw new AppError('NOT_FOUND', `Organization with ID ${tenant.organizationId} not found`);
-      await audit.record({
-        userId: actor.userId,
-        username: actor.username,
-        organizationId: tenant.organizationId,
-        action: 'settings.update',
-        target: tenant.organization.tenantName,
-        result: 'success',
-        ip: actor.ip,
-        detail: { before, after },
-      });
+      await recordUpdate('success', { before, after });
       return toConnectionDefaults(row);
     },
 
