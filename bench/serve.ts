@@ -42,6 +42,8 @@ if (!server) {
   console.error('usage: serve.ts app <json> | bare <file>');
   process.exit(2);
 }
+// The monotonic clock CPU profiles use (µs): bench/profile-server.ts leaves out what came before it.
+process.stdout.write(`LISTENING_AT_US ${process.hrtime.bigint() / 1000n}\n`);
 process.stdout.write(`READY ${server.port}\n`);
 process.on('SIGTERM', () => {
   void server.close().finally(() => process.exit(0));

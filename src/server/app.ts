@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { AppConfig } from './config/env';
 import type { Database } from './db/client';
 import { isDatabaseReady } from './db/client';
+import { createPreparedDb } from './db/prepared';
 import { createLoggerOptions } from './lib/logger';
 import { registerErrorHandler } from './plugins/error-handler';
 import { registerSecurity } from './plugins/security';
@@ -27,7 +28,7 @@ import { createLoginLimiter } from './modules/auth/login-limiter';
 import { createSessionStore } from './modules/auth/sessions';
 import { registerXeroSignInRoutes } from './modules/auth/xero-signin.routes';
 import { createOrganizationsRepository } from './modules/organizations/organizations.repository';
-import { createTenancy } from './modules/organizations/tenancy';
+import { createTenancy, readRequestedOrganization } from './modules/organizations/tenancy';
 import { registerConnectionRoutes } from './modules/xero-connection/connection.routes';
 import { createConnectionService } from './modules/xero-connection/connection.service';
 import { createOAuthRequests } from './modules/xero-connection/oauth-requests';
@@ -151,14 +152,20 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   // Collaborators, wired once (STYLE §4).
   const db = database.db;
   const audit = createAuditLog(db, app.log);
-  const sessions = createSessionStore(db, config.session);
+  const sessions = createSessionStore(db, { ...config.session, principalQueriesInFlight: database.kind === 'pglite' ? 1 : 4 }, createPreparedDb(database));
   const users = createUsersRepository(db);
   const limiter = createLoginLimiter(db);
   const auth = createAuthService({ users, limiter, audit });
 
   app.decorateRequest('session', null);
+  app.decorateRequest('principal', null);
+  // Who asks, their Xero token's state and the organisation the request names (or their active one), in one
+  // query shared with the requests arriving at the same moment (src/server/modules/auth/sessions.ts).
   app.addHook('onRequest', async (request) => {
-    if (request.url.startsWith('/api/')) request.session = await sessions.load(request);
+    if (!request.url.startsWith('/api/')) return;
+    const principal = await sessions.loadPrincipal(request, readRequestedOrganization(request));
+    request.principal = principal;
+    request.session = principal.session;
   });
 
   registerAuthRoutes(app, { auth, sessions, audit, demoCredentials: options.demoCredentials, requireMfaForAdmins: config.requireMfaForAdmins });

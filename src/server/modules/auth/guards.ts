@@ -1,11 +1,13 @@
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../lib/app-error';
-import type { SessionInfo, SessionUser } from './sessions';
+import type { RequestPrincipal, SessionInfo, SessionUser } from './sessions';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The signed-in session, resolved once per /api request (null when signed out). */
     session: SessionInfo | null;
+    /** Read with the session: the Xero token's state and the organisation asked for (null outside /api). */
+    principal: RequestPrincipal | null;
   }
 }
 

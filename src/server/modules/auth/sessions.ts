@@ -1,8 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { and, eq, lt, or } from 'drizzle-orm';
+import { and, eq, lt, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { sessions, users } from '../../db/schema/index.ts';
+import { organizations, sessions, userOrganizations, users, xeroCacheVersions, xeroTokens } from '../../db/schema/index.ts';
+import { createBatchLoader } from '../../lib/batch-loader';
 import { randomToken, sha256 } from '../../lib/crypto';
+import type { MembershipRow, OrganizationRow } from '../organizations/organizations.repository';
 
 export const SESSION_COOKIE = 'll_session';
 
@@ -25,16 +27,49 @@ export interface SessionOptions {
   idleTimeoutMs: number;
   absoluteTimeoutMs: number;
   secureCookie: boolean;
+  /** Principal queries running at once: 1 for PGlite (one thread anyway), a few for a PostgreSQL pool. */
+  principalQueriesInFlight?: number;
 }
+
+/** What the request's user has of Xero's token: its state only, never the token (nothing is decrypted). */
+export interface XeroTokenStatus {
+  status: 'active' | 'reconnect_required';
+  expiresAt: Date;
+  lastError: string | null;
+  hasRefreshToken: boolean;
+}
+
+/** The organisation a request works on, read with its session: membership, flags, and invoice-cache version. */
+export interface TenancySnapshot {
+  /** The organisation the query string named, or 0 for the user's active one. */
+  requested: number;
+  found: { org: OrganizationRow; membership: MembershipRow } | null;
+  cacheVersion: number;
+}
+
+/**
+ * Everything an /api request needs to know about who asks, read in one query when it arrives: the session
+ * and user, the state of their Xero token, and the organisation the request names (or their active one)
+ * with the membership, feature flags and cache version. Nothing here is kept between requests.
+ */
+export interface RequestPrincipal {
+  session: SessionInfo | null;
+  xeroToken: XeroTokenStatus | null;
+  tenancy: TenancySnapshot | null;
+}
+
+const SIGNED_OUT: RequestPrincipal = { session: null, xeroToken: null, tenancy: null };
 
 /** Refresh `last_seen_at` at most this often, so reads do not turn into a write per request. */
 const TOUCH_INTERVAL_MS = 60_000;
 
 /**
  * Server-side sessions. The cookie holds a random token; the database holds its SHA-256, so a leaked
- * sessions table cannot be replayed. Idle and absolute timeouts come from configuration.
+ * sessions table cannot be replayed. Idle and absolute timeouts come from configuration. Each /api request
+ * reads its session with its principal (loadPrincipal): one statement, planned once, shared by the requests
+ * that arrive together.
  */
-export function createSessionStore(db: Db, options: SessionOptions) {
+export function createSessionStore(db: Db, options: SessionOptions, preparedDb: Db = db) {
   const cookieOptions = {
     path: '/',
     httpOnly: true,
@@ -42,7 +77,131 @@ export function createSessionStore(db: Db, options: SessionOptions) {
     secure: options.secureCookie,
   };
 
+  // One statement for a whole batch of requests: `r` lists each request's session hash and the organisation
+  // it asks for (0: the user's active one; -1: none), in arrival order.
+  // On `preparedDb` it is planned once, not per execution (src/server/db/prepared.ts).
+  const principalQuery = preparedDb
+    .select({
+      ord: sql<number>`r.ord`.mapWith(Number),
+      requested: sql<number>`r.org`.mapWith(Number),
+      session: {
+        id: sessions.id,
+        expiresAt: sessions.expiresAt,
+        lastSeenAt: sessions.lastSeenAt,
+        mfaPending: sessions.mfaPending,
+      },
+      user: {
+        id: users.id,
+        username: users.username,
+        email: users.email,
+        isAdmin: users.isAdmin,
+        xeroUserId: users.xeroUserId,
+        mfaEnabled: users.mfaEnabled,
+      },
+      token: {
+        status: xeroTokens.status,
+        expiresAt: xeroTokens.expiresAt,
+        lastError: xeroTokens.lastError,
+        refreshTokenEnc: xeroTokens.refreshTokenEnc,
+      },
+      membership: userOrganizations,
+      org: organizations,
+      cacheVersion: xeroCacheVersions.version,
+    })
+    .from(sql`unnest(${sql.placeholder('ids')}::text[], ${sql.placeholder('orgs')}::int[]) with ordinality as r(sid, org, ord)`)
+    .innerJoin(sessions, sql`${sessions.id} = r.sid`)
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .leftJoin(xeroTokens, eq(xeroTokens.userId, sessions.userId))
+    .leftJoin(
+      userOrganizations,
+      and(
+        eq(userOrganizations.userId, sessions.userId),
+        sql`(case when r.org = 0 then ${userOrganizations.isActive} else ${userOrganizations.organizationId} = r.org end)`,
+      ),
+    )
+    .leftJoin(organizations, eq(organizations.id, userOrganizations.organizationId))
+    .leftJoin(xeroCacheVersions, eq(xeroCacheVersions.organizationId, organizations.id))
+    .prepare('request_principal');
+  type PrincipalRow = Awaited<ReturnType<typeof principalQuery.execute>>[number];
+
+  const principals = createBatchLoader<{ id: string; org: number }, PrincipalRow | null>({
+    maxInFlight: options.principalQueriesInFlight ?? 1,
+    maxBatch: 200,
+    identify: (key) => `${key.id}:${key.org}`,
+    async run(keys) {
+      const rows = await principalQuery.execute({ ids: keys.map((k) => k.id), orgs: keys.map((k) => k.org) });
+      const byOrd = new Map<number, PrincipalRow>();
+      for (const row of rows) {
+        if (byOrd.has(row.ord)) continue;
+        // Requests asking the same at once share these rows: nobody may change them.
+        if (row.org) Object.freeze(row.org);
+        if (row.membership) Object.freeze(row.membership);
+        byOrd.set(row.ord, row);
+      }
+      return keys.map((_, i) => byOrd.get(i + 1) ?? null);
+    },
+  });
+
+  // A burst of requests on one session refreshes last_seen_at once.
+  const touching = new Map<string, Promise<unknown>>();
+  function touch(id: string, now: number): Promise<unknown> {
+    const running = touching.get(id);
+    if (running) return running;
+    const promise = db
+      .update(sessions)
+      .set({ lastSeenAt: new Date(now) })
+      .where(eq(sessions.id, id))
+      .finally(() => touching.delete(id));
+    touching.set(id, promise);
+    return promise;
+  }
+
+  /**
+   * The request's principal (see RequestPrincipal): `organizationId` is the organisation the query string
+   * names, 0 for the active one, or -1 to read none. An expired session is deleted and reads as signed out.
+   */
+  async function loadPrincipal(request: FastifyRequest, organizationId = 0): Promise<RequestPrincipal> {
+    const token = request.cookies[SESSION_COOKIE];
+    if (!token || token.length > 100) return SIGNED_OUT;
+    const id = sha256(token);
+    const row = await principals.load({ id, org: organizationId });
+    if (!row) return SIGNED_OUT;
+    const now = Date.now();
+    if (row.session.expiresAt.getTime() <= now || row.session.lastSeenAt.getTime() + options.idleTimeoutMs <= now) {
+      await db.delete(sessions).where(eq(sessions.id, id));
+      return SIGNED_OUT;
+    }
+    if (now - row.session.lastSeenAt.getTime() > TOUCH_INTERVAL_MS) await touch(id, now);
+    return {
+      session: {
+        id,
+        mfaPending: row.session.mfaPending,
+        user: {
+          id: row.user.id,
+          username: row.user.username,
+          email: row.user.email,
+          isAdmin: row.user.isAdmin,
+          isXeroUser: row.user.xeroUserId !== null,
+          mfaEnabled: row.user.mfaEnabled,
+        },
+      },
+      xeroToken: row.token
+        ? { status: row.token.status, expiresAt: row.token.expiresAt, lastError: row.token.lastError, hasRefreshToken: row.token.refreshTokenEnc !== null }
+        : null,
+      tenancy:
+        row.requested < 0
+          ? null
+          : {
+              requested: row.requested,
+              found: row.org && row.membership ? { org: row.org, membership: row.membership } : null,
+              cacheVersion: row.cacheVersion ?? 0,
+            },
+    };
+  }
+
   return {
+    loadPrincipal,
+
     async create(
       reply: FastifyReply,
       request: FastifyRequest,
@@ -63,38 +222,9 @@ export function createSessionStore(db: Db, options: SessionOptions) {
       return token;
     },
 
+    /** The signed-in session of a request, or null (see loadPrincipal). */
     async load(request: FastifyRequest): Promise<SessionInfo | null> {
-      const token = request.cookies[SESSION_COOKIE];
-      if (!token || token.length > 100) return null;
-      const id = sha256(token);
-      const rows = await db
-        .select({ session: sessions, user: users })
-        .from(sessions)
-        .innerJoin(users, eq(users.id, sessions.userId))
-        .where(eq(sessions.id, id))
-        .limit(1);
-      const row = rows[0];
-      if (!row) return null;
-      const now = Date.now();
-      if (row.session.expiresAt.getTime() <= now || row.session.lastSeenAt.getTime() + options.idleTimeoutMs <= now) {
-        await db.delete(sessions).where(eq(sessions.id, id));
-        return null;
-      }
-      if (now - row.session.lastSeenAt.getTime() > TOUCH_INTERVAL_MS) {
-        await db.update(sessions).set({ lastSeenAt: new Date(now) }).where(eq(sessions.id, id));
-      }
-      return {
-        id,
-        mfaPending: row.session.mfaPending,
-        user: {
-          id: row.user.id,
-          username: row.user.username,
-          email: row.user.email,
-          isAdmin: row.user.isAdmin,
-          isXeroUser: row.user.xeroUserId !== null,
-          mfaEnabled: row.user.mfaEnabled,
-        },
-      };
+      return (await loadPrincipal(request, -1)).session;
     },
 
     async completeMfa(sessionId: string): Promise<void> {

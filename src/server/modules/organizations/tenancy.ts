@@ -25,6 +25,19 @@ function namedOrganizationId(request: FastifyRequest): number | undefined {
   return id;
 }
 
+/**
+ * The organisation to read with the session when a request arrives (before its body is parsed): the one the
+ * query string names, 0 for the user's active one, or -1 when the query names none in a usable form (the
+ * request then resolves its organisation with a query of its own, and an invalid id is refused there).
+ */
+export function readRequestedOrganization(request: FastifyRequest): number {
+  const query = (request.query ?? {}) as Record<string, unknown>;
+  const raw = query.org ?? query.organizationId;
+  if (raw === undefined || raw === null || raw === '') return 0;
+  const id = typeof raw === 'string' && /^\d{1,9}$/.test(raw) ? Number(raw) : NaN;
+  return Number.isInteger(id) && id > 0 ? id : -1;
+}
+
 export function featureDisabledMessage(feature: FeatureKey): string {
   return `${FEATURE_LABELS[feature]} is disabled for this organization. Please contact an administrator to enable it.`;
 }
@@ -38,7 +51,11 @@ export function createTenancy(repo: OrganizationsRepository) {
   return async function resolveTenant(request: FastifyRequest, feature?: FeatureKey): Promise<TenantContext> {
     const user = requireUser(request);
     const named = namedOrganizationId(request);
-    const found = named !== undefined ? await repo.findMembership(user.id, named) : await repo.findActive(user.id);
+    // The membership read with this request's session (same query, same moment) when it is the one asked for;
+    // otherwise (an organisation named in the body, say) it is read now.
+    const snapshot = request.principal?.tenancy;
+    const known = snapshot && snapshot.requested === (named ?? 0) && request.principal?.session?.user.id === user.id ? snapshot : null;
+    const found = known ? known.found : named !== undefined ? await repo.findMembership(user.id, named) : await repo.findActive(user.id);
     if (!found) {
       if (named !== undefined) throw new AppError('FORBIDDEN', 'You do not have access to this organization');
       throw new AppError('FORBIDDEN', 'No active organization. Select an organization first.');
@@ -49,7 +66,7 @@ export function createTenancy(repo: OrganizationsRepository) {
     if (feature && !found.org[FEATURE_FLAG_FIELDS[feature]]) {
       throw new AppError('FEATURE_DISABLED', featureDisabledMessage(feature));
     }
-    return { user, organization: found.org, organizationId: found.org.id, tenantId: found.org.tenantId };
+    return { user, organization: found.org, organizationId: found.org.id, tenantId: found.org.tenantId, cacheVersion: known?.cacheVersion };
   };
 }
 export type ResolveTenant = ReturnType<typeof createTenancy>;

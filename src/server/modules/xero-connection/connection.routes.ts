@@ -123,16 +123,16 @@ export function registerConnectionRoutes(
 
   app.get('/api/xero/connection', { schema: { response: { 200: connectionStatusSchema } } }, async (request, reply) => {
     reply.header('cache-control', 'no-store');
-    return connection.getStatus(requireUser(request).id);
+    return connection.getStatus(requireUser(request).id, request.principal);
   });
 
   app.get('/api/user-organizations', { schema: { response: { 200: userOrganizationsResponseSchema } } }, async (request) =>
-    connection.listUserOrganizations(requireUser(request).id),
+    connection.listUserOrganizations(requireUser(request).id, request.principal),
   );
 
   app.get('/api/feature-flags', { schema: { response: { 200: featureFlagsResponseSchema } } }, async (request, reply) => {
     reply.header('cache-control', 'no-store');
-    const rows = await connection.listUserOrganizations(requireUser(request).id);
+    const rows = await connection.listUserOrganizations(requireUser(request).id, request.principal);
     return rows.map((o) => ({
       organizationId: o.organizationId,
       featurePayInvoices: o.featurePayInvoices === true,

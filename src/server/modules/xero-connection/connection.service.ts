@@ -7,6 +7,7 @@ import type { TokenStore } from '../../xero/xero-http/token-store';
 import { REFRESH_MARGIN_MS } from '../../xero/xero-http/token-store';
 import type { XeroPort } from '../../xero/xero-port';
 import type { AuditLog } from '../audit/audit';
+import type { RequestPrincipal, XeroTokenStatus } from '../auth/sessions';
 import type { OrganizationRow, OrganizationsRepository } from '../organizations/organizations.repository';
 
 export const NOT_CONNECTED_ERROR = 'Not connected to Xero';
@@ -22,16 +23,53 @@ export function toOrganizationDefaults(org: OrganizationRow) {
   };
 }
 
+const NO_CONNECTED_ORGANIZATION = 'No connected organization. Connect an organization to continue.';
+
+/** A token that cannot be used whatever its expiry: the answer is settled without reading it further. */
+function describeSettledToken(token: Pick<XeroTokenStatus, 'status' | 'lastError' | 'hasRefreshToken'>): ConnectionStatus | null {
+  if (token.status === 'reconnect_required') return { connected: false, error: token.lastError ?? CONNECTION_ERRORS.refreshFailed };
+  if (!token.hasRefreshToken) return { connected: false, error: CONNECTION_ERRORS.noRefreshToken };
+  return null;
+}
+
+function describeConnected(org: OrganizationRow, tokenExpiry: Date, error?: string): ConnectionStatus {
+  return {
+    connected: true,
+    ...(error ? { error } : {}),
+    tenantName: org.tenantName,
+    tenantId: org.tenantId,
+    organizationId: org.id,
+    tokenExpiry: tokenExpiry.toISOString(),
+    ...toOrganizationDefaults(org),
+  };
+}
+
 export function createConnectionService(deps: { orgs: OrganizationsRepository; tokens: TokenStore; xero: XeroPort; audit: AuditLog }) {
   const { orgs, tokens, xero, audit } = deps;
 
   return {
-    /** GET /api/xero/connection: the user's active organisation, refreshing a token close to expiry. */
-    async getStatus(userId: number): Promise<ConnectionStatus> {
+    /**
+     * GET /api/xero/connection: the user's active organisation, refreshing a token close to expiry. With the
+     * request's principal (read with its session), a token that needs nothing and the active organisation
+     * come from there, so the answer costs no further query.
+     */
+    async getStatus(userId: number, principal?: RequestPrincipal | null): Promise<ConnectionStatus> {
+      const known = principal?.session?.user.id === userId ? principal : null;
+      const knownActive = known?.tenancy?.requested === 0 ? known.tenancy.found : undefined;
+      if (known && knownActive !== undefined) {
+        const token = known.xeroToken;
+        if (!token) return { connected: false, error: NOT_CONNECTED_ERROR };
+        const settled = describeSettledToken(token);
+        if (settled) return settled;
+        if (token.expiresAt.getTime() - Date.now() > REFRESH_MARGIN_MS) {
+          if (!knownActive || !knownActive.membership.connected) return { connected: false, error: NO_CONNECTED_ORGANIZATION };
+          return describeConnected(knownActive.org, token.expiresAt);
+        }
+      }
       let current = await tokens.read(userId);
       if (!current) return { connected: false, error: NOT_CONNECTED_ERROR };
-      if (current.status === 'reconnect_required') return { connected: false, error: current.lastError ?? CONNECTION_ERRORS.refreshFailed };
-      if (!current.refreshToken) return { connected: false, error: CONNECTION_ERRORS.noRefreshToken };
+      const settled = describeSettledToken({ ...current, hasRefreshToken: Boolean(current.refreshToken) });
+      if (settled) return settled;
       let error: string | undefined;
       if (current.expiresAt.getTime() - Date.now() <= REFRESH_MARGIN_MS) {
         try {
@@ -42,22 +80,14 @@ export function createConnectionService(deps: { orgs: OrganizationsRepository; t
         }
       }
       const active = await orgs.findActive(userId);
-      if (!active || !active.membership.connected) {
-        return { connected: false, error: 'No connected organization. Connect an organization to continue.' };
-      }
-      return {
-        connected: true,
-        ...(error ? { error } : {}),
-        tenantName: active.org.tenantName,
-        tenantId: active.org.tenantId,
-        organizationId: active.org.id,
-        tokenExpiry: current.expiresAt.toISOString(),
-        ...toOrganizationDefaults(active.org),
-      };
+      if (!active || !active.membership.connected) return { connected: false, error: NO_CONNECTED_ORGANIZATION };
+      return describeConnected(active.org, current.expiresAt, error);
     },
 
-    async listUserOrganizations(userId: number): Promise<UserOrganization[]> {
-      const [rows, current] = await Promise.all([orgs.listForUser(userId), tokens.read(userId)]);
+    /** The user's organisations; the token's state comes from the request's principal when it was read. */
+    async listUserOrganizations(userId: number, principal?: RequestPrincipal | null): Promise<UserOrganization[]> {
+      const known = principal?.session?.user.id === userId ? principal : null;
+      const [rows, current] = await Promise.all([orgs.listForUser(userId), known ? known.xeroToken : tokens.read(userId)]);
       const expiry = current?.expiresAt ?? null;
       const valid = Boolean(current && current.status === 'active' && expiry && expiry.getTime() > Date.now());
       return rows.map(({ org, membership }) => ({

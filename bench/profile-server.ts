@@ -1,0 +1,144 @@
+/**
+ * Where a cached read's time goes: the server part's data (bench/parts/server.ts), the app in its own process
+ * under `node --cpu-prof`, one process per target loaded with autocannon, then each profile's self time by
+ * function and by area (database driver, PGlite, Fastify, zod, JSON, our code).
+ *
+ *   node --import tsx bench/profile-server.ts [seconds]          PGlite on disk
+ *   BENCH_PG_URL=postgres://… node --import tsx bench/profile-server.ts     PostgreSQL (an empty database)
+ *   BENCH_PROFILE_TARGETS=0,2 … only some targets (0: 1,000 invoices, 1: 5,000, 2: connection, 3: sales)
+ *
+ * Profiles are kept under bench/.tmp/profile-<time>/ for Chrome DevTools; the summary goes to stdout.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import readline from 'node:readline';
+import autocannon from 'autocannon';
+import { makeTempDir, startBenchSandbox } from './lib/harness';
+import { readOptions } from './lib/options';
+import { prepareDatabase } from './parts/server';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+interface CpuProfile {
+  startTime: number;
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** An area a function's self time is charged to, from its source file. */
+function describeArea(url: string, name: string): string {
+  if (!url) return name === '(garbage collector)' ? 'GC' : name.startsWith('(') ? name : 'native / V8';
+  const inPackage = url.split('node_modules/').pop();
+  if (inPackage !== undefined && inPackage !== url) {
+    const [scope = '', name = ''] = inPackage.split('/');
+    return scope.startsWith('@') ? `${scope}/${name}` : scope;
+  }
+  if (url.startsWith('node:')) return url.split('/')[0] ?? url;
+  const src = /\/(src\/.*|bench\/.*)$/.exec(url);
+  return src?.[1] ?? url;
+}
+
+function summarizeProfile(file: string, requests: number, fromUs: number): string {
+  const profile = JSON.parse(fs.readFileSync(file, 'utf8')) as CpuProfile;
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const selfUs = new Map<number, number>();
+  // Start-up (module loading, migrations) is left out: only samples taken once the server listened count.
+  let at = profile.startTime;
+  profile.samples.forEach((id, i) => {
+    const delta = profile.timeDeltas[i] ?? 0;
+    at += delta;
+    if (at >= fromUs) selfUs.set(id, (selfUs.get(id) ?? 0) + delta);
+  });
+  const byFunction = new Map<string, number>();
+  const byArea = new Map<string, number>();
+  let total = 0;
+  let idle = 0;
+  for (const [id, us] of selfUs) {
+    const node = byId.get(id);
+    if (!node) continue;
+    const { functionName, url, lineNumber } = node.callFrame;
+    if (functionName === '(idle)') {
+      idle += us;
+      continue;
+    }
+    total += us;
+    const area = describeArea(url, functionName);
+    byArea.set(area, (byArea.get(area) ?? 0) + us);
+    const key = `${functionName || '(anonymous)'} ${area}:${lineNumber + 1}`;
+    byFunction.set(key, (byFunction.get(key) ?? 0) + us);
+  }
+  const perRequest = (us: number) => (requests > 0 ? `${(us / requests).toFixed(0)} µs/req` : '');
+  const top = (m: Map<string, number>, n: number) =>
+    [...m.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([k, us]) => `    ${((100 * us) / total).toFixed(1).padStart(5)} %  ${perRequest(us).padStart(12)}  ${k}`)
+      .join('\n');
+  return [
+    `  busy ${(total / 1e6).toFixed(1)} s, idle ${(idle / 1e6).toFixed(1)} s, ${requests} requests → ${perRequest(total)} of CPU on the server thread`,
+    '  by area:',
+    top(byArea, 14),
+    '  by function (self time):',
+    top(byFunction, 25),
+  ].join('\n');
+}
+
+async function spawnProfiled(spec: object, profileDir: string): Promise<{ url: string; listeningAtUs: number; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--import', 'tsx', 'bench/serve.ts', 'app', JSON.stringify(spec)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, NODE_ENV: 'production' },
+  });
+  let listeningAtUs = 0;
+  const port = await new Promise<number>((resolve, reject) => {
+    readline.createInterface({ input: child.stdout }).on('line', (line) => {
+      const at = /^LISTENING_AT_US (\d+)$/.exec(line.trim());
+      if (at) listeningAtUs = Number(at[1]);
+      const match = /^READY (\d+)$/.exec(line.trim());
+      if (match) resolve(Number(match[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    url: `http://127.0.0.1:${port}`,
+    listeningAtUs,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+const seconds = Number(process.argv[2] ?? 5);
+const options = readOptions([]);
+const pgUrl = process.env.BENCH_PG_URL;
+const only = (process.env.BENCH_PROFILE_TARGETS ?? '').split(',').filter(Boolean).map(Number);
+const sandbox = await startBenchSandbox({ scale: 1 });
+const dir = makeTempDir('profile-data');
+const outDir = path.resolve(`bench/.tmp/profile-${Date.now()}`);
+fs.mkdirSync(outDir, { recursive: true });
+try {
+  const { cookie, targets } = await prepareDatabase(sandbox, dir, options, pgUrl);
+  for (const [i, target] of targets.entries()) {
+    if (only.length > 0 && !only.includes(i)) continue;
+    const profileDir = path.join(outDir, `target-${i}`);
+    const server = await spawnProfiled({ dataDir: dir, sandboxUrl: sandbox.url, ...(pgUrl ? { databaseUrl: pgUrl } : {}) }, profileDir);
+    // A short warm-up so JIT and caches settle, then the measured load.
+    const warm = await autocannon({ url: `${server.url}${target.path}`, connections: options.connections, duration: 1, headers: { cookie } });
+    const result = await autocannon({ url: `${server.url}${target.path}`, connections: options.connections, duration: seconds, headers: { cookie } });
+    await server.stop();
+    const file = fs.readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'));
+    console.log(`\n${target.label}: ${result.requests.average} req/s, p99 ${result.latency.p99} ms, ${result.non2xx} non-2xx`);
+    if (file) console.log(summarizeProfile(path.join(profileDir, file), warm.requests.total + result.requests.total, server.listeningAtUs));
+  }
+  console.log(`\nprofiles: ${outDir}`);
+} finally {
+  await sandbox.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+process.exit(0);
