@@ -1,4 +1,5 @@
 import type { ConnectionStatus } from './connection';
+import type { ConnectionDefaults } from './settings';
 
 /**
  * Connection texts and rules without zod: the client's first screen (header, connection indicator, gates)
@@ -18,6 +19,54 @@ export type PostingStatus = (typeof POSTING_STATUSES)[number];
 export const DEFAULT_TAX_STATUS: TaxStatus = 'Tax inclusive';
 export const DEFAULT_STOCK_JOURNAL_MARGIN_RATE = 1.35;
 export const DEFAULT_STOCK_JOURNAL_POSTING_STATUS: PostingStatus = 'draft';
+
+/** The id-valued defaults of 000 §3, in the spec's order. */
+export const DEFAULT_ID_FIELDS = [
+  'defaultCreditCardAccountId',
+  'defaultCashAccountId',
+  'defaultSalesAccountId',
+  'defaultVatRateId',
+  'defaultBillVatRateId',
+  'defaultBillAccountId',
+  'defaultContactId',
+  'defaultCisSubcontractorsGroupId',
+  'defaultStockJournalContactId',
+  'defaultStockJournalStockAccountId',
+  'defaultStockJournalCostAccountId',
+] as const;
+export type DefaultIdField = (typeof DEFAULT_ID_FIELDS)[number];
+
+/** Stored defaults as a database row or an answer may hold them: any field missing or null. */
+export type StoredDefaults = { [K in keyof ConnectionDefaults]?: ConnectionDefaults[K] | string | number | null };
+
+const isOneOf = <T extends string>(options: readonly T[], value: unknown): value is T => (options as readonly unknown[]).includes(value);
+
+/**
+ * Build the connection defaults from stored values (000 §3): null or missing ids become "", an unknown or
+ * missing tax status becomes "Tax inclusive", a missing or non-numeric margin rate 1.35, an unknown
+ * posting status draft. The one mapping of the defaults: the server's connection status and settings
+ * answers, the settings form and the client's connection status all go through it.
+ */
+export function toConnectionDefaults(stored: StoredDefaults | null | undefined): ConnectionDefaults {
+  const source = stored ?? {};
+  const ids = Object.fromEntries(
+    DEFAULT_ID_FIELDS.map((field) => {
+      const value = source[field];
+      return [field, typeof value === 'string' ? value : ''];
+    }),
+  ) as Record<DefaultIdField, string>;
+  const tax = source.defaultTaxStatus;
+  const posting = source.defaultStockJournalPostingStatus;
+  const rate = source.defaultStockJournalMarginRate;
+  const numericRate = typeof rate === 'string' && rate.trim() !== '' ? Number(rate) : rate;
+  return {
+    ...ids,
+    defaultTaxStatus: isOneOf(TAX_STATUSES, tax) ? tax : DEFAULT_TAX_STATUS,
+    defaultStockJournalMarginRate:
+      typeof numericRate === 'number' && Number.isFinite(numericRate) ? numericRate : DEFAULT_STOCK_JOURNAL_MARGIN_RATE,
+    defaultStockJournalPostingStatus: isOneOf(POSTING_STATUSES, posting) ? posting : DEFAULT_STOCK_JOURNAL_POSTING_STATUS,
+  };
+}
 
 /** Connection error texts the client reacts to (spec 000 §4, DESIGN §4). */
 export const CONNECTION_ERRORS = {
@@ -58,7 +107,6 @@ export interface NormalizedConnectionStatus {
 }
 
 export function normalizeConnectionStatus(raw: ConnectionStatus): NormalizedConnectionStatus {
-  const margin = raw.defaultStockJournalMarginRate;
   return {
     connected: raw.connected,
     ...(raw.error ? { error: raw.error } : {}),
@@ -66,21 +114,7 @@ export function normalizeConnectionStatus(raw: ConnectionStatus): NormalizedConn
     tenantId: raw.tenantId ?? '',
     organizationId: raw.organizationId ?? null,
     tokenExpiry: raw.tokenExpiry ?? null,
-    defaultCreditCardAccountId: raw.defaultCreditCardAccountId ?? '',
-    defaultCashAccountId: raw.defaultCashAccountId ?? '',
-    defaultSalesAccountId: raw.defaultSalesAccountId ?? '',
-    defaultVatRateId: raw.defaultVatRateId ?? '',
-    defaultBillVatRateId: raw.defaultBillVatRateId ?? '',
-    defaultBillAccountId: raw.defaultBillAccountId ?? '',
-    defaultContactId: raw.defaultContactId ?? '',
-    defaultTaxStatus: raw.defaultTaxStatus ?? DEFAULT_TAX_STATUS,
-    defaultCisSubcontractorsGroupId: raw.defaultCisSubcontractorsGroupId ?? '',
-    defaultStockJournalContactId: raw.defaultStockJournalContactId ?? '',
-    defaultStockJournalMarginRate:
-      typeof margin === 'number' && Number.isFinite(margin) ? margin : DEFAULT_STOCK_JOURNAL_MARGIN_RATE,
-    defaultStockJournalStockAccountId: raw.defaultStockJournalStockAccountId ?? '',
-    defaultStockJournalCostAccountId: raw.defaultStockJournalCostAccountId ?? '',
-    defaultStockJournalPostingStatus: raw.defaultStockJournalPostingStatus ?? DEFAULT_STOCK_JOURNAL_POSTING_STATUS,
+    ...toConnectionDefaults(raw),
     featurePayInvoices: raw.featurePayInvoices === true,
     featureAddInvoices: raw.featureAddInvoices === true,
     featureCisBills: raw.featureCisBills === true,

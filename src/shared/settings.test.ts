@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   DEFAULT_ID_FIELDS,
-  DEFAULT_MARGIN_RATE,
+  DEFAULT_STOCK_JOURNAL_MARGIN_RATE,
   accountSchema,
   connectionDefaultsSchema,
   createEmptyConnectionDefaults,
@@ -21,6 +21,7 @@ import {
   toConnectionDefaults,
   toSelectValue,
 } from './settings';
+import { normalizeConnectionStatus } from './connection';
 
 describe('connection defaults (000 §3)', () => {
   it('fills the spec defaults for a new organisation', () => {
@@ -79,6 +80,13 @@ describe('connection defaults (000 §3)', () => {
     expect(connectionDefaultsSchema.parse(defaults)).toEqual(defaults);
   });
 
+  it('are the defaults the normalised connection status carries (one mapping for both)', () => {
+    const raw = { connected: true, defaultSalesAccountId: 'acc-1', defaultVatRateId: null, defaultTaxStatus: 'No tax' as const, defaultStockJournalMarginRate: 2 };
+    const status = normalizeConnectionStatus(raw);
+    for (const [field, value] of Object.entries(toConnectionDefaults(raw))) expect(status).toHaveProperty(field, value);
+    expect(normalizeConnectionStatus({ connected: false })).toMatchObject(createEmptyConnectionDefaults());
+  });
+
   it('can be turned into JSON Schema for responses', () => {
     expect(() => z.toJSONSchema(connectionDefaultsSchema, { io: 'output' })).not.toThrow();
     expect(() => z.toJSONSchema(settingsUpdateRequestSchema, { io: 'input' })).not.toThrow();
@@ -119,7 +127,7 @@ describe('margin rate (000 §5)', () => {
   });
 
   it('falls back to 1.35 on save when unparsable', () => {
-    expect(parseMarginRateOnSave('')).toBe(DEFAULT_MARGIN_RATE);
+    expect(parseMarginRateOnSave('')).toBe(DEFAULT_STOCK_JOURNAL_MARGIN_RATE);
     expect(parseMarginRateOnSave('abc')).toBe(1.35);
     expect(parseMarginRateOnSave(null)).toBe(1.35);
     expect(parseMarginRateOnSave(Number.POSITIVE_INFINITY)).toBe(1.35);

@@ -3,24 +3,37 @@
  * `PATCH /api/xero/settings`) and the reference-list items the settings screen chooses from.
  */
 import { z } from 'zod';
+import {
+  DEFAULT_STOCK_JOURNAL_MARGIN_RATE,
+  DEFAULT_STOCK_JOURNAL_POSTING_STATUS,
+  DEFAULT_TAX_STATUS,
+  POSTING_STATUSES,
+  postingStatusSchema,
+  TAX_STATUSES,
+  taxStatusSchema,
+  type DefaultIdField,
+} from './connection';
 import { createIsoDate, getDateParts } from './dates';
 
-/** Tax status options (000 §5; 001 §4): "Tax inclusive", "Tax exclusive", "No tax". */
-export const TAX_STATUSES = ['Tax inclusive', 'Tax exclusive', 'No tax'] as const;
-export const taxStatusSchema = z.enum(TAX_STATUSES);
-export type TaxStatus = z.infer<typeof taxStatusSchema>;
-/** Default tax status (000 §9): "Tax inclusive". */
-export const DEFAULT_TAX_STATUS: TaxStatus = 'Tax inclusive';
+// The tax and posting statuses (000 §5; 001 §4), their defaults (000 §9: "Tax inclusive", draft, 1.35), the
+// id-valued defaults and their mapping are the connection status's (000 §3), defined once in the connection
+// contract; the settings screen and the settings routes read them from here too.
+export {
+  DEFAULT_ID_FIELDS,
+  DEFAULT_STOCK_JOURNAL_MARGIN_RATE,
+  DEFAULT_STOCK_JOURNAL_POSTING_STATUS,
+  DEFAULT_TAX_STATUS,
+  POSTING_STATUSES,
+  postingStatusSchema,
+  TAX_STATUSES,
+  taxStatusSchema,
+  toConnectionDefaults,
+  type DefaultIdField,
+  type PostingStatus,
+  type StoredDefaults,
+  type TaxStatus,
+} from './connection';
 
-/** Stock journal posting status options (000 §5): "draft" or "posted". */
-export const POSTING_STATUSES = ['draft', 'posted'] as const;
-export const postingStatusSchema = z.enum(POSTING_STATUSES);
-export type PostingStatus = z.infer<typeof postingStatusSchema>;
-/** Default stock journal posting status (000 §9): draft. */
-export const DEFAULT_POSTING_STATUS: PostingStatus = 'draft';
-
-/** Default stock journal margin rate (000 §9): 1.35. */
-export const DEFAULT_MARGIN_RATE = 1.35;
 /** Minimum stock journal margin rate in settings (000 §5): 1. */
 export const MIN_MARGIN_RATE = 1;
 /** Step of the margin rate input (000 §5): 0.01. */
@@ -30,22 +43,6 @@ export const MAX_MARGIN_RATE = 1000;
 
 /** The select value that means "no default" (000 §2 Settings: "In the selects the value "none" means null"). */
 export const NONE_SELECT_VALUE = 'none';
-
-/** The id-valued defaults of 000 §3, in the spec's order. */
-export const DEFAULT_ID_FIELDS = [
-  'defaultCreditCardAccountId',
-  'defaultCashAccountId',
-  'defaultSalesAccountId',
-  'defaultVatRateId',
-  'defaultBillVatRateId',
-  'defaultBillAccountId',
-  'defaultContactId',
-  'defaultCisSubcontractorsGroupId',
-  'defaultStockJournalContactId',
-  'defaultStockJournalStockAccountId',
-  'defaultStockJournalCostAccountId',
-] as const;
-export type DefaultIdField = (typeof DEFAULT_ID_FIELDS)[number];
 
 /**
  * Turn a select value into a stored id: "none", empty text, null and undefined all mean null (000 §2
@@ -88,7 +85,7 @@ export function parseMarginRateWhileEditing(value: string | number | null | unde
  */
 export function parseMarginRateOnSave(value: string | number | null | undefined): number {
   const rate = parseRate(value);
-  if (!Number.isFinite(rate)) return DEFAULT_MARGIN_RATE;
+  if (!Number.isFinite(rate)) return DEFAULT_STOCK_JOURNAL_MARGIN_RATE;
   return Math.min(MAX_MARGIN_RATE, roundRate(Math.max(MIN_MARGIN_RATE, rate)));
 }
 
@@ -120,41 +117,12 @@ export const connectionDefaultsSchema = z.object({
   defaultTaxStatus: taxStatusSchema.default(DEFAULT_TAX_STATUS),
   defaultCisSubcontractorsGroupId: idOrEmptySchema,
   defaultStockJournalContactId: idOrEmptySchema,
-  defaultStockJournalMarginRate: z.number().finite().default(DEFAULT_MARGIN_RATE),
+  defaultStockJournalMarginRate: z.number().finite().default(DEFAULT_STOCK_JOURNAL_MARGIN_RATE),
   defaultStockJournalStockAccountId: idOrEmptySchema,
   defaultStockJournalCostAccountId: idOrEmptySchema,
-  defaultStockJournalPostingStatus: postingStatusSchema.default(DEFAULT_POSTING_STATUS),
+  defaultStockJournalPostingStatus: postingStatusSchema.default(DEFAULT_STOCK_JOURNAL_POSTING_STATUS),
 });
 export type ConnectionDefaults = z.infer<typeof connectionDefaultsSchema>;
-
-/** Stored defaults as a database row may hold them: any field missing or null. */
-export type StoredDefaults = { [K in keyof ConnectionDefaults]?: ConnectionDefaults[K] | string | number | null };
-
-/**
- * Build the connection defaults from stored values (000 §3): null or missing ids become "", an unknown or
- * missing tax status becomes "Tax inclusive", a missing or non-numeric margin rate 1.35, an unknown
- * posting status draft.
- */
-export function toConnectionDefaults(stored: StoredDefaults | null | undefined): ConnectionDefaults {
-  const source = stored ?? {};
-  const ids = Object.fromEntries(
-    DEFAULT_ID_FIELDS.map((field) => {
-      const value = source[field];
-      return [field, typeof value === 'string' ? value : ''];
-    }),
-  ) as Record<DefaultIdField, string>;
-  const tax = taxStatusSchema.safeParse(source.defaultTaxStatus);
-  const posting = postingStatusSchema.safeParse(source.defaultStockJournalPostingStatus);
-  const rate = source.defaultStockJournalMarginRate;
-  const numericRate = typeof rate === 'string' && rate.trim() !== '' ? Number(rate) : rate;
-  return {
-    ...ids,
-    defaultTaxStatus: tax.success ? tax.data : DEFAULT_TAX_STATUS,
-    defaultStockJournalMarginRate:
-      typeof numericRate === 'number' && Number.isFinite(numericRate) ? numericRate : DEFAULT_MARGIN_RATE,
-    defaultStockJournalPostingStatus: posting.success ? posting.data : DEFAULT_POSTING_STATUS,
-  };
-}
 
 /** The defaults of a new organisation: no ids, "Tax inclusive", 1.35, draft (000 §3, §9). */
 export function createEmptyConnectionDefaults(): ConnectionDefaults {
