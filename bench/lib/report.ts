@@ -133,7 +133,7 @@ function renderServer(result: ServerResult): string[] {
 
 function renderPage(result: PageResult): string[] {
   const lines = [
-    `Client built with Vite into a scratch folder (${formatNumber(result.buildSeconds, 1)} s). First screen = the entry chunk, the chunks it imports statically and its CSS (sign-in and the organisations list are in the entry; everything else is lazy).`,
+    `Client built with Vite into a scratch folder (${formatNumber(result.buildSeconds, 1)} s, with the .br/.gz files the app serves). First screen = the entry chunk, the chunks it imports statically and its CSS: the shell (header, router, page spinner); every page, sign-in and the organisations list included, is a lazy chunk.`,
     '',
     '| First screen | Files | Raw | gzip | Goal < 150 KB gzip |',
     '|---|---|---|---|---|',
@@ -144,14 +144,21 @@ function renderPage(result: PageResult): string[] {
     ...(result.composition.length > 0
       ? ['Largest parts of the first screen (gzip of each package\'s share of the chunks, from the source maps):', '', `${result.composition.map((c) => `${c.name} ${formatBytes(c.gzip)}`).join(' · ')}`, '']
       : []),
-    'Feature routes (must be lazy):',
+    'Pages (must be lazy):',
     '',
     '| Route module | Lazy | Own chunk gzip |',
     '|---|---|---|',
   ];
   for (const r of result.routes) lines.push(`| ${r.module} | ${r.lazy ? 'yes' : '**no: in the first screen**'} | ${r.gzip === null ? '—' : formatBytes(r.gzip)} |`);
-  const sent = formatBytes(result.js.raw + result.css.raw);
-  lines.push('', `Served compressed by the app: ${result.servedCompressed ? 'yes' : `**no**: the first screen goes over the wire as ${sent}, not the gzip figure above, and API answers are uncompressed too`}.`, '');
+  const sent = formatBytes(result.wire?.bytes ?? result.js.raw + result.css.raw);
+  const how = result.wire ? ` (${result.wire.encodings.join(', ')})` : '';
+  lines.push(
+    '',
+    result.servedCompressed
+      ? `Served compressed by the app: yes: the first screen goes over the wire as ${sent}${how}, to a browser that accepts Brotli and gzip (files compressed at build time).`
+      : `Served compressed by the app: **no**: the first screen goes over the wire as ${sent}, not the gzip figure above, and API answers are uncompressed too.`,
+    '',
+  );
   if (result.browser.kind === 'ok') {
     const b = result.browser.value;
     lines.push(

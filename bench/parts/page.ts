@@ -1,10 +1,11 @@
 /**
- * Part 3: what the first screen costs the browser (JavaScript and CSS, from the Vite build's manifest), that
- * every feature route is loaded lazily, and how long /invoices takes to show its first invoice in headless
- * Chromium on loopback.
+ * Part 3: what the first screen costs the browser (JavaScript and CSS, from the Vite build's manifest), what
+ * the app sends of it over the wire, that every page is loaded lazily, and how long /invoices takes to show
+ * its first invoice in headless Chromium on loopback.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { chromium, type Browser } from '@playwright/test';
@@ -26,8 +27,8 @@ import type { BenchOptions } from '../lib/options';
 import type { PartOutcome } from '../lib/report';
 import { summarize, type Spread } from '../lib/stats';
 
-/** The feature routes of spec 000 §2 / 001 §2 that must not be in the first screen's download. */
-const LAZY_ROUTES = ['pay-invoices', 'add-invoices', 'cis-bills', 'stock-journal', 'settings', 'connect', 'xero-cancel'];
+/** The pages of spec 000 §2 / 001 §2 that must not be in the first screen's download (the shell is). */
+const LAZY_ROUTES = ['auth', 'organizations', 'pay-invoices', 'add-invoices', 'cis-bills', 'stock-journal', 'settings', 'connect', 'xero-cancel', 'account-security'];
 const BROWSER_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 const FIRST_INVOICE_TIMEOUT_MS = 30_000;
 
@@ -50,6 +51,13 @@ export interface BrowserResult {
   transferredKb: Spread | null;
 }
 
+/** The first screen as the app sends it to a browser that accepts Brotli and gzip. */
+export interface WireResult {
+  /** Content-Encoding of each file ('identity' when sent plain). */
+  encodings: string[];
+  bytes: number;
+}
+
 export interface PageResult {
   buildSeconds: number;
   /** The biggest contributors to the first screen, by package or source folder. */
@@ -58,6 +66,7 @@ export interface PageResult {
   css: { files: number; raw: number; gzip: number };
   routes: Array<{ module: string; lazy: boolean; gzip: number | null }>;
   servedCompressed: boolean;
+  wire: WireResult | null;
   browser: PartOutcome<BrowserResult>;
   lighthouse: string;
 }
@@ -111,7 +120,8 @@ function analyseBundle(outDir: string) {
     return { module: key, lazy: !firstScreen.has(key) && chunk.isDynamicEntry === true, gzip: gzipSize(path.join(outDir, chunk.file)) };
   });
   const entryFile = manifest[entryKey]?.file ?? '';
-  return { js: total(jsFiles), css: total(cssFiles), routes, entryFile, composition: describeComposition(outDir, jsFiles) };
+  const firstScreenFiles = [...jsFiles, ...cssFiles];
+  return { js: total(jsFiles), css: total(cssFiles), routes, entryFile, firstScreenFiles, composition: describeComposition(outDir, jsFiles) };
 }
 
 /** "react-dom", "@radix-ui/react-select", "src/client/components"…: who a source map segment belongs to. */
@@ -191,7 +201,25 @@ async function timePages(browser: Browser, appUrl: string, cookie: string, first
   return { first, dcl, orgs, transferred };
 }
 
-async function measureBrowser(options: BenchOptions, clientDir: string, entryFile: string, log: (line: string) => void) {
+/** Bytes on the wire (no decompression) and Content-Encoding of one GET, as a browser accepting br and gzip asks. */
+function fetchRaw(url: string): Promise<{ bytes: number; encoding: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { headers: { 'accept-encoding': 'br, gzip' } }, (res) => {
+      let bytes = 0;
+      res.on('data', (chunk: Buffer) => (bytes += chunk.length));
+      res.on('end', () => resolve({ bytes, encoding: String(res.headers['content-encoding'] ?? 'identity') }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+  });
+}
+
+async function measureWire(appUrl: string, files: string[]): Promise<WireResult> {
+  const answers = await Promise.all(files.map((f) => fetchRaw(`${appUrl}/${f}`)));
+  return { encodings: [...new Set(answers.map((a) => a.encoding))], bytes: answers.reduce((sum, a) => sum + a.bytes, 0) };
+}
+
+async function measureBrowser(options: BenchOptions, clientDir: string, entryFile: string, firstScreenFiles: string[], log: (line: string) => void) {
   const sandbox = await startBenchSandbox({ scale: options.scale });
   const dataDir = makeTempDir('page');
   const running = await startBenchApp({ database: await createTestDatabase(), sandboxUrl: sandbox.url, dataDir, clientDir });
@@ -199,8 +227,9 @@ async function measureBrowser(options: BenchOptions, clientDir: string, entryFil
     const gz = await fetch(`${running.url}/${entryFile}`, { headers: { 'accept-encoding': 'gzip, br' } });
     await gz.arrayBuffer();
     const servedCompressed = Boolean(gz.headers.get('content-encoding'));
+    const wire = await measureWire(running.url, firstScreenFiles);
     if (!fs.existsSync(options.chromiumPath)) {
-      return { servedCompressed, browser: { kind: 'skipped', reason: `no Chromium at ${options.chromiumPath} (set CHROMIUM_PATH)` } as const };
+      return { servedCompressed, wire, browser: { kind: 'skipped', reason: `no Chromium at ${options.chromiumPath} (set CHROMIUM_PATH)` } as const };
     }
     const client = new ApiClient(running.url);
     await signIn(client);
@@ -226,11 +255,11 @@ async function measureBrowser(options: BenchOptions, clientDir: string, entryFil
         organisationsMs: summarize(t.orgs),
         transferredKb: summarize(t.transferred),
       };
-      return { servedCompressed, browser: { kind: 'ok', value } as const };
+      return { servedCompressed, wire, browser: { kind: 'ok', value } as const };
     } catch (error) {
       const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
       const hint = /Timeout/i.test(message ?? '') ? ` (invoice ${firstInvoice} never appeared on /invoices within ${FIRST_INVOICE_TIMEOUT_MS / 1000} s: is the Pay Invoices screen built?)` : '';
-      return { servedCompressed, browser: { kind: 'failed', error: `${message}${hint}` } as const };
+      return { servedCompressed, wire, browser: { kind: 'failed', error: `${message}${hint}` } as const };
     } finally {
       await browser.close();
     }
@@ -252,8 +281,8 @@ export async function runPage(options: BenchOptions, log: (line: string) => void
     log('page: building the client');
     const buildSeconds = buildClient(outDir);
     const bundle = analyseBundle(outDir);
-    const { servedCompressed, browser } = await measureBrowser(options, outDir, bundle.entryFile, log);
-    return { buildSeconds, composition: bundle.composition, js: bundle.js, css: bundle.css, routes: bundle.routes, servedCompressed, browser, lighthouse: describeLighthouse() };
+    const { servedCompressed, wire, browser } = await measureBrowser(options, outDir, bundle.entryFile, bundle.firstScreenFiles, log);
+    return { buildSeconds, composition: bundle.composition, js: bundle.js, css: bundle.css, routes: bundle.routes, servedCompressed, wire, browser, lighthouse: describeLighthouse() };
   } finally {
     fs.rmSync(outDir, { recursive: true, force: true });
   }
