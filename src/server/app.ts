@@ -8,7 +8,6 @@ import { z } from 'zod';
 import type { AppConfig } from './config/env';
 import type { Database } from './db/client';
 import { isDatabaseReady } from './db/client';
-import { createPreparedDb } from './db/prepared';
 import { createLoggerOptions } from './lib/logger';
 import { registerErrorHandler } from './plugins/error-handler';
 import { registerSecurity } from './plugins/security';
@@ -152,7 +151,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   // Collaborators, wired once (STYLE §4).
   const db = database.db;
   const audit = createAuditLog(db, app.log);
-  const sessions = createSessionStore(db, { ...config.session, principalQueriesInFlight: database.kind === 'pglite' ? 1 : 4 }, createPreparedDb(database));
+  const sessions = createSessionStore(database, { ...config.session, principalQueriesInFlight: database.kind === 'pglite' ? 1 : 4 });
   const users = createUsersRepository(db);
   const limiter = createLoginLimiter(db);
   const auth = createAuthService({ users, limiter, audit });

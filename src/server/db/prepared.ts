@@ -1,50 +1,60 @@
-import type { PGlite, QueryOptions, Results } from '@electric-sql/pglite';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import type { Database, Db } from './client';
-import * as schema from './schema/index.ts';
+import crypto from 'node:crypto';
+import type { PGlite } from '@electric-sql/pglite';
+import { getTableColumns, type Table } from 'drizzle-orm';
+import type { Database } from './client';
+
+/** A read statement every request runs, planned once per connection. */
+export interface PreparedStatement {
+  /** Rows as objects keyed by column name, values as the driver parses them (keep to int, text, bool). */
+  run(params: unknown[]): Promise<Array<Record<string, unknown>>>;
+}
+
+/** Statements already PREPAREd on each PGlite (two apps on one PGlite, in tests, share its one connection). */
+const preparedOnPglite = new WeakMap<PGlite, Map<string, Promise<string>>>();
 
 /**
- * A Drizzle handle for the statements every request runs, planned once instead of at every execution.
- *
- * node-postgres already keeps a named statement (Drizzle's `.prepare(name)`) prepared per connection. PGlite
- * sends every query unnamed, so the server parses and plans it each time: for a join of several tables that
- * is most of its cost, on the app's own thread. Here each distinct statement is PREPAREd once on PGlite's one
- * connection and then run with EXECUTE (simple protocol), its parameters written as SQL literals; Drizzle maps
- * the rows exactly as it would its own (the columns come back in the same order). Use it for read statements
- * with a fixed shape only; transactions are not supported.
+ * A statement planned once instead of at every execution. node-postgres keeps a named statement prepared per
+ * pooled connection. PGlite sends every query unnamed, so its server would parse and plan it each time, on the
+ * app's own thread: here it is PREPAREd once and run with EXECUTE (simple protocol), its parameters written as
+ * SQL literals (`toSqlLiteral`). `text` must type its parameters itself (`$1::text[]`).
  */
-let handles = 0;
-
-export function createPreparedDb(database: Database): Db {
-  if (database.kind !== 'pglite') return database.db;
-  const pglite = (database.db as unknown as { $client: PGlite }).$client;
-  const names = new Map<string, Promise<string>>();
-  // Two apps on one PGlite (tests of two instances) share its connection, so their names must differ.
-  handles += 1;
-  const prefix = `ll_prepared_${handles}_`;
-
-  function prepare(text: string): Promise<string> {
-    let name = names.get(text);
-    if (!name) {
-      const chosen = `${prefix}${names.size + 1}`;
-      name = pglite.query(`PREPARE ${chosen} AS ${text}`).then(() => chosen);
-      // A failed PREPARE is tried again next time rather than remembered.
-      name.catch(() => names.delete(text));
-      names.set(text, name);
-    }
-    return name;
+export function createPreparedStatement(database: Database, text: string): PreparedStatement {
+  const name = `ll_${crypto.createHash('sha256').update(text).digest('hex').slice(0, 20)}`;
+  if (database.kind !== 'pglite') {
+    const pool = database.pool;
+    if (!pool) throw new Error('PostgreSQL database without a pool');
+    return {
+      async run(params) {
+        const result = await pool.query<Record<string, unknown>>({ name, text, values: params });
+        return result.rows;
+      },
+    };
   }
-
-  const client = {
-    async query(text: string, params: unknown[] = [], options?: QueryOptions): Promise<Results> {
-      const name = await prepare(text);
+  const pglite = (database.db as unknown as { $client: PGlite }).$client;
+  let prepared = preparedOnPglite.get(pglite);
+  if (!prepared) {
+    prepared = new Map();
+    preparedOnPglite.set(pglite, prepared);
+  }
+  const statements = prepared;
+  const prepare = (): Promise<string> => {
+    let ready = statements.get(text);
+    if (!ready) {
+      ready = pglite.query(`PREPARE ${name} AS ${text}`).then(() => name);
+      // A failed PREPARE is tried again next time rather than remembered.
+      ready.catch(() => statements.delete(text));
+      statements.set(text, ready);
+    }
+    return ready;
+  };
+  return {
+    async run(params) {
+      await prepare();
       const args = params.length > 0 ? `(${params.map(toSqlLiteral).join(', ')})` : '';
-      const [result] = await pglite.exec(`EXECUTE ${name}${args}`, options);
-      if (!result) throw new Error('EXECUTE returned no result');
-      return result;
+      const [result] = await pglite.exec(`EXECUTE ${name}${args}`);
+      return (result?.rows ?? []) as Array<Record<string, unknown>>;
     },
   };
-  return drizzlePglite(client as unknown as PGlite, { schema }) as unknown as Db;
 }
 
 /**
@@ -52,15 +62,18 @@ export function createPreparedDb(database: Database): Db {
  * array literals; the prepared statement's own parameter types (`$1::text[]`) give them their type.
  */
 export function toSqlLiteral(value: unknown): string {
+  if (Array.isArray(value)) return quote(`{${value.map(toArrayElement).join(',')}}`);
+  if (typeof value === 'string') return quote(value);
+  return toScalar(value);
+}
+
+function toScalar(value: unknown): string {
   if (value === null || value === undefined) return 'NULL';
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) throw new Error('Not a finite number');
     return String(value);
   }
   if (typeof value === 'boolean') return value ? 'true' : 'false';
-  if (typeof value === 'string') return quote(value);
-  if (value instanceof Date) return quote(value.toISOString());
-  if (Array.isArray(value)) return quote(`{${value.map(toArrayElement).join(',')}}`);
   throw new Error(`Unsupported parameter type: ${typeof value}`);
 }
 
@@ -70,12 +83,25 @@ function quote(text: string): string {
 }
 
 function toArrayElement(value: unknown): string {
-  if (value === null || value === undefined) return 'NULL';
-  if (typeof value === 'number') {
-    if (!Number.isFinite(value)) throw new Error('Not a finite number');
-    return String(value);
-  }
-  if (typeof value === 'boolean') return value ? 'true' : 'false';
   if (typeof value === 'string') return `"${value.replace(/[\\"]/g, '\\$&')}"`;
-  throw new Error(`Unsupported array element type: ${typeof value}`);
+  return toScalar(value);
+}
+
+/**
+ * A table row from its `row_to_json` form, typed as Drizzle types it (`$inferSelect`): one JSON text column
+ * is far cheaper for PGlite to hand over than dozens of columns. Each column goes through Drizzle's own
+ * driver mapping; numeric columns with a scale keep PostgreSQL's text form ("1.30", not "1.3").
+ */
+export function readJsonRow<T extends Table>(table: T, json: Record<string, unknown>): T['$inferSelect'] {
+  const row: Record<string, unknown> = {};
+  for (const [key, column] of Object.entries(getTableColumns(table))) {
+    const raw = json[column.name];
+    if (raw === null || raw === undefined) {
+      row[key] = null;
+      continue;
+    }
+    const scale = (column as { scale?: number }).scale;
+    row[key] = column.columnType === 'PgNumeric' && typeof raw === 'number' && scale !== undefined ? raw.toFixed(scale) : column.mapFromDriverValue(raw);
+  }
+  return row as T['$inferSelect'];
 }

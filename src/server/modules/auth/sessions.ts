@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { and, eq, lt, or, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client';
-import { organizations, sessions, userOrganizations, users, xeroCacheVersions, xeroTokens } from '../../db/schema/index.ts';
+import { and, eq, lt, or } from 'drizzle-orm';
+import type { Database } from '../../db/client';
+import { createPreparedStatement, readJsonRow } from '../../db/prepared';
+import { organizations, sessions, userOrganizations } from '../../db/schema/index.ts';
 import { createBatchLoader } from '../../lib/batch-loader';
 import { randomToken, sha256 } from '../../lib/crypto';
 import type { MembershipRow, OrganizationRow } from '../organizations/organizations.repository';
@@ -60,6 +61,84 @@ export interface RequestPrincipal {
 
 const SIGNED_OUT: RequestPrincipal = { session: null, xeroToken: null, tenancy: null };
 
+/**
+ * The principal of each request of a batch: `$1` the session hashes, `$2` the organisation each asks for (0:
+ * the user's active one; -1: none), in arrival order (`ord`). Each row is one JSON text column: PGlite hands
+ * over one column far more cheaply than the forty this would be (bench/profile-server.ts showed row decoding
+ * as most of the statement's cost). Only what a request needs of the user and the token is selected (never a
+ * password hash, a secret or a token); the organisation and membership rows are whole.
+ */
+const PRINCIPAL_SQL = `select r.ord::int as ord, json_build_object(
+  'expiresAt', s.expires_at, 'lastSeenAt', s.last_seen_at, 'mfaPending', s.mfa_pending,
+  'userId', u.id, 'username', u.username, 'email', u.email, 'isAdmin', u.is_admin,
+  'isXeroUser', u.xero_user_id is not null, 'mfaEnabled', u.mfa_enabled,
+  'token', case when t.user_id is null then null else json_build_object(
+    'status', t.status, 'expiresAt', t.expires_at, 'lastError', t.last_error, 'hasRefreshToken', t.refresh_token_enc is not null) end,
+  'requested', r.org, 'membership', row_to_json(uo), 'org', row_to_json(o), 'cacheVersion', coalesce(v.version, 0)
+)::text as principal
+from unnest($1::text[], $2::int[]) with ordinality as r(sid, org, ord)
+join sessions s on s.id = r.sid
+join users u on u.id = s.user_id
+left join xero_tokens t on t.user_id = s.user_id
+left join user_organizations uo on uo.user_id = s.user_id
+  and (case when r.org = 0 then uo.is_active else uo.organization_id = r.org end)
+left join organizations o on o.id = uo.organization_id
+left join xero_cache_versions v on v.organization_id = o.id`;
+
+interface PrincipalRow {
+  expiresAt: Date;
+  lastSeenAt: Date;
+  mfaPending: boolean;
+  user: SessionUser;
+  token: XeroTokenStatus | null;
+  requested: number;
+  found: { org: OrganizationRow; membership: MembershipRow } | null;
+  cacheVersion: number;
+}
+
+interface PrincipalJson {
+  expiresAt: string;
+  lastSeenAt: string;
+  mfaPending: boolean;
+  userId: number;
+  username: string;
+  email: string | null;
+  isAdmin: boolean;
+  isXeroUser: boolean;
+  mfaEnabled: boolean;
+  token: { status: XeroTokenStatus['status']; expiresAt: string; lastError: string | null; hasRefreshToken: boolean } | null;
+  requested: number;
+  membership: Record<string, unknown> | null;
+  org: Record<string, unknown> | null;
+  cacheVersion: number;
+}
+
+function readPrincipalRow(text: string): PrincipalRow {
+  const json = JSON.parse(text) as PrincipalJson;
+  // Requests asking the same at once share these rows: nobody may change them.
+  const found =
+    json.org && json.membership
+      ? { org: Object.freeze(readJsonRow(organizations, json.org)), membership: Object.freeze(readJsonRow(userOrganizations, json.membership)) }
+      : null;
+  return {
+    expiresAt: new Date(json.expiresAt),
+    lastSeenAt: new Date(json.lastSeenAt),
+    mfaPending: json.mfaPending,
+    user: {
+      id: json.userId,
+      username: json.username,
+      email: json.email,
+      isAdmin: json.isAdmin,
+      isXeroUser: json.isXeroUser,
+      mfaEnabled: json.mfaEnabled,
+    },
+    token: json.token ? { ...json.token, expiresAt: new Date(json.token.expiresAt) } : null,
+    requested: json.requested,
+    found,
+    cacheVersion: Number(json.cacheVersion),
+  };
+}
+
 /** Refresh `last_seen_at` at most this often, so reads do not turn into a write per request. */
 const TOUCH_INTERVAL_MS = 60_000;
 
@@ -69,7 +148,8 @@ const TOUCH_INTERVAL_MS = 60_000;
  * reads its session with its principal (loadPrincipal): one statement, planned once, shared by the requests
  * that arrive together.
  */
-export function createSessionStore(db: Db, options: SessionOptions, preparedDb: Db = db) {
+export function createSessionStore(database: Database, options: SessionOptions) {
+  const db = database.db;
   const cookieOptions = {
     path: '/',
     httpOnly: true,
@@ -77,66 +157,18 @@ export function createSessionStore(db: Db, options: SessionOptions, preparedDb: 
     secure: options.secureCookie,
   };
 
-  // One statement for a whole batch of requests: `r` lists each request's session hash and the organisation
-  // it asks for (0: the user's active one; -1: none), in arrival order.
-  // On `preparedDb` it is planned once, not per execution (src/server/db/prepared.ts).
-  const principalQuery = preparedDb
-    .select({
-      ord: sql<number>`r.ord`.mapWith(Number),
-      requested: sql<number>`r.org`.mapWith(Number),
-      session: {
-        id: sessions.id,
-        expiresAt: sessions.expiresAt,
-        lastSeenAt: sessions.lastSeenAt,
-        mfaPending: sessions.mfaPending,
-      },
-      user: {
-        id: users.id,
-        username: users.username,
-        email: users.email,
-        isAdmin: users.isAdmin,
-        xeroUserId: users.xeroUserId,
-        mfaEnabled: users.mfaEnabled,
-      },
-      token: {
-        status: xeroTokens.status,
-        expiresAt: xeroTokens.expiresAt,
-        lastError: xeroTokens.lastError,
-        refreshTokenEnc: xeroTokens.refreshTokenEnc,
-      },
-      membership: userOrganizations,
-      org: organizations,
-      cacheVersion: xeroCacheVersions.version,
-    })
-    .from(sql`unnest(${sql.placeholder('ids')}::text[], ${sql.placeholder('orgs')}::int[]) with ordinality as r(sid, org, ord)`)
-    .innerJoin(sessions, sql`${sessions.id} = r.sid`)
-    .innerJoin(users, eq(users.id, sessions.userId))
-    .leftJoin(xeroTokens, eq(xeroTokens.userId, sessions.userId))
-    .leftJoin(
-      userOrganizations,
-      and(
-        eq(userOrganizations.userId, sessions.userId),
-        sql`(case when r.org = 0 then ${userOrganizations.isActive} else ${userOrganizations.organizationId} = r.org end)`,
-      ),
-    )
-    .leftJoin(organizations, eq(organizations.id, userOrganizations.organizationId))
-    .leftJoin(xeroCacheVersions, eq(xeroCacheVersions.organizationId, organizations.id))
-    .prepare('request_principal');
-  type PrincipalRow = Awaited<ReturnType<typeof principalQuery.execute>>[number];
-
+  // One statement for a whole batch of requests (see PRINCIPAL_SQL), planned once per connection.
+  const principalStatement = createPreparedStatement(database, PRINCIPAL_SQL);
   const principals = createBatchLoader<{ id: string; org: number }, PrincipalRow | null>({
     maxInFlight: options.principalQueriesInFlight ?? 1,
     maxBatch: 200,
     identify: (key) => `${key.id}:${key.org}`,
     async run(keys) {
-      const rows = await principalQuery.execute({ ids: keys.map((k) => k.id), orgs: keys.map((k) => k.org) });
+      const rows = await principalStatement.run([keys.map((k) => k.id), keys.map((k) => k.org)]);
       const byOrd = new Map<number, PrincipalRow>();
       for (const row of rows) {
-        if (byOrd.has(row.ord)) continue;
-        // Requests asking the same at once share these rows: nobody may change them.
-        if (row.org) Object.freeze(row.org);
-        if (row.membership) Object.freeze(row.membership);
-        byOrd.set(row.ord, row);
+        const ord = Number(row.ord);
+        if (!byOrd.has(ord)) byOrd.set(ord, readPrincipalRow(String(row.principal)));
       }
       return keys.map((_, i) => byOrd.get(i + 1) ?? null);
     },
@@ -167,35 +199,15 @@ export function createSessionStore(db: Db, options: SessionOptions, preparedDb: 
     const row = await principals.load({ id, org: organizationId });
     if (!row) return SIGNED_OUT;
     const now = Date.now();
-    if (row.session.expiresAt.getTime() <= now || row.session.lastSeenAt.getTime() + options.idleTimeoutMs <= now) {
+    if (row.expiresAt.getTime() <= now || row.lastSeenAt.getTime() + options.idleTimeoutMs <= now) {
       await db.delete(sessions).where(eq(sessions.id, id));
       return SIGNED_OUT;
     }
-    if (now - row.session.lastSeenAt.getTime() > TOUCH_INTERVAL_MS) await touch(id, now);
+    if (now - row.lastSeenAt.getTime() > TOUCH_INTERVAL_MS) await touch(id, now);
     return {
-      session: {
-        id,
-        mfaPending: row.session.mfaPending,
-        user: {
-          id: row.user.id,
-          username: row.user.username,
-          email: row.user.email,
-          isAdmin: row.user.isAdmin,
-          isXeroUser: row.user.xeroUserId !== null,
-          mfaEnabled: row.user.mfaEnabled,
-        },
-      },
-      xeroToken: row.token
-        ? { status: row.token.status, expiresAt: row.token.expiresAt, lastError: row.token.lastError, hasRefreshToken: row.token.refreshTokenEnc !== null }
-        : null,
-      tenancy:
-        row.requested < 0
-          ? null
-          : {
-              requested: row.requested,
-              found: row.org && row.membership ? { org: row.org, membership: row.membership } : null,
-              cacheVersion: row.cacheVersion ?? 0,
-            },
+      session: { id, mfaPending: row.mfaPending, user: { ...row.user } },
+      xeroToken: row.token ? { ...row.token } : null,
+      tenancy: row.requested < 0 ? null : { requested: row.requested, found: row.found, cacheVersion: row.cacheVersion },
     };
   }
 

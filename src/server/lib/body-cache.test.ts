@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { createBodyCache, matchesEtag } from './body-cache';
+
+describe('body cache', () => {
+  it('builds a scope once per version and serves the same bytes until the version moves on', async () => {
+    const cache = createBodyCache({ maxBytes: 1_000_000 });
+    let builds = 0;
+    const build = (value: unknown) => async () => {
+      builds += 1;
+      return value;
+    };
+    const first = await cache.get('invoices:1', 3, build([{ a: 1 }]));
+    const again = await cache.get('invoices:1', 3, build([{ a: 2 }]));
+    expect(builds).toBe(1);
+    expect(again.body.toString()).toBe('[{"a":1}]');
+    expect(again.etag).toBe(first.etag);
+    const moved = await cache.get('invoices:1', 4, build([{ a: 2 }]));
+    expect(builds).toBe(2);
+    expect(moved.body.toString()).toBe('[{"a":2}]');
+    expect(moved.etag).not.toBe(first.etag);
+  });
+
+  it('builds once for concurrent requests of one scope and version', async () => {
+    const cache = createBodyCache({ maxBytes: 1_000_000 });
+    let builds = 0;
+    const slow = async () => {
+      builds += 1;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return { n: builds };
+    };
+    const bodies = await Promise.all(Array.from({ length: 10 }, () => cache.get('sales:1', 1, slow)));
+    expect(builds).toBe(1);
+    expect(new Set(bodies.map((b) => b.body.toString()))).toEqual(new Set(['{"n":1}']));
+  });
+
+  it('keeps the newest version when an older request finishes late, and builds nothing when the build fails', async () => {
+    const cache = createBodyCache({ maxBytes: 1_000_000 });
+    await cache.get('s', 5, async () => 'new');
+    const late = await cache.get('s', 4, async () => 'old');
+    expect(late.body.toString()).toBe('"old"');
+    let builds = 0;
+    await cache.get('s', 5, async () => {
+      builds += 1;
+      return 'rebuilt';
+    });
+    expect(builds).toBe(0);
+    await expect(cache.get('t', 1, async () => Promise.reject(new Error('Xero unavailable')))).rejects.toThrow('Xero unavailable');
+    expect(cache.size().scopes).toBe(1);
+  });
+
+  it('drops the least recently used scopes beyond its byte budget', async () => {
+    const cache = createBodyCache({ maxBytes: 25 });
+    const ten = 'x'.repeat(8); // "xxxxxxxx" with quotes: 10 bytes
+    await cache.get('a', 1, async () => ten);
+    await cache.get('b', 1, async () => ten);
+    await cache.get('a', 1, async () => 'unused');
+    await cache.get('c', 1, async () => ten);
+    expect(cache.size()).toEqual({ bytes: 20, scopes: 2 });
+    let rebuilt = false;
+    await cache.get('b', 1, async () => {
+      rebuilt = true;
+      return ten;
+    });
+    expect(rebuilt).toBe(true);
+    const huge = await cache.get('big', 1, async () => 'y'.repeat(100));
+    expect(huge.body.length).toBe(102);
+    expect(cache.size().bytes).toBeLessThanOrEqual(25);
+  });
+
+  it('compares If-None-Match as RFC 9110 asks for GET (weak comparison, lists, *)', () => {
+    const etag = '"abc"';
+    expect(matchesEtag('"abc"', etag)).toBe(true);
+    expect(matchesEtag('W/"abc"', etag)).toBe(true);
+    expect(matchesEtag('"x", "abc"', etag)).toBe(true);
+    expect(matchesEtag('*', etag)).toBe(true);
+    expect(matchesEtag('"abcd"', etag)).toBe(false);
+    expect(matchesEtag(undefined, etag)).toBe(false);
+  });
+});
