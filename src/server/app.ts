@@ -173,7 +173,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const box = createSecretBox(loadEncryptionKey({ configured: config.tokenEncryptionKey, dataDir: config.dataDir }));
   const oauth = createXeroOAuth(options.xero);
   const tokens = createTokenStore({ db, box, oauth });
-  const orgs = createOrganizationsRepository(db);
+  const orgs = createOrganizationsRepository(database);
   const lastRateWrite = new Map<string, number>();
   const xeroHttp = createXeroHttp({
     apiUrl: options.xero.apiUrl,

@@ -1,12 +1,21 @@
-import { and, asc, eq, inArray, notInArray, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client';
+import { and, eq, inArray, notInArray, sql } from 'drizzle-orm';
+import type { Database } from '../../db/client';
+import { createPreparedStatement, readJsonRow } from '../../db/prepared';
 import { organizations, userOrganizations } from '../../db/schema/index.ts';
 import type { XeroTenantConnection } from '../../xero/xero-port';
 
 export type OrganizationRow = typeof organizations.$inferSelect;
 export type MembershipRow = typeof userOrganizations.$inferSelect;
 
-export function createOrganizationsRepository(db: Db) {
+/** A user's organisations with their memberships, by name: the organisation list and switcher read it often. */
+const LIST_FOR_USER_SQL = `select row_to_json(o)::text as org, row_to_json(uo)::text as membership
+from user_organizations uo join organizations o on o.id = uo.organization_id
+where uo.user_id = $1::int order by o.tenant_name asc`;
+
+export function createOrganizationsRepository(database: Database) {
+  const db = database.db;
+  // Planned once, and one JSON column per row instead of forty for PGlite to decode (src/server/db/prepared.ts).
+  const listForUserStatement = createPreparedStatement(database, LIST_FOR_USER_SQL);
   return {
     /**
      * Records what Xero's GET /connections says this user has connected: organisations are created or
@@ -54,13 +63,12 @@ export function createOrganizationsRepository(db: Db) {
       });
     },
 
-    async listForUser(userId: number) {
-      return db
-        .select({ org: organizations, membership: userOrganizations })
-        .from(userOrganizations)
-        .innerJoin(organizations, eq(organizations.id, userOrganizations.organizationId))
-        .where(eq(userOrganizations.userId, userId))
-        .orderBy(asc(organizations.tenantName));
+    async listForUser(userId: number): Promise<Array<{ org: OrganizationRow; membership: MembershipRow }>> {
+      const rows = await listForUserStatement.run([userId]);
+      return rows.map((row) => ({
+        org: readJsonRow(organizations, JSON.parse(String(row.org)) as Record<string, unknown>),
+        membership: readJsonRow(userOrganizations, JSON.parse(String(row.membership)) as Record<string, unknown>),
+      }));
     },
 
     async findMembership(userId: number, organizationId: number) {
