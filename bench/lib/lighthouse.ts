@@ -86,8 +86,12 @@ async function auditOnce(target: LighthouseTarget, chromiumPath: string, profile
       warnings: lhr.runWarnings,
     };
   } finally {
+    // Chromium's helper processes may still be writing the profile: wait for the browser to go, then clean up.
+    const exited = child.exitCode !== null ? Promise.resolve() : new Promise<void>((resolve) => child.once('exit', () => resolve()));
     child.kill('SIGKILL');
-    fs.rmSync(profile, { recursive: true, force: true });
+    await exited;
+    await new Promise((r) => setTimeout(r, 300));
+    fs.rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
   }
 }
 

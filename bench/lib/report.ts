@@ -177,7 +177,22 @@ function renderPage(result: PageResult): string[] {
   } else {
     lines.push(`**Browser timings failed:** ${result.browser.error}`, '');
   }
-  lines.push(`Lighthouse: ${result.lighthouse}`, '');
+  if (typeof result.lighthouse === 'string') {
+    lines.push(`Lighthouse: ${result.lighthouse}`, '');
+  } else {
+    const rows = result.lighthouse;
+    const names = rows[0]?.metrics.map((m) => m.name) ?? [];
+    lines.push(
+      "Lighthouse performance audit (Lighthouse's own Chromium session on loopback, a fresh browser per run; median (min–max)):",
+      '',
+      `| Target | Runs | Score | ${names.join(' | ')} |`,
+      `|---|---|---|${names.map(() => '---').join('|')}|`,
+      ...rows.map((r) => `| ${r.label} | ${r.runs} | ${spreadOr(r.score)} | ${r.metrics.map((m) => (m.unit === 'ms' ? spreadOr(m.value, 0, ' ms') : spreadOr(m.value, 3))).join(' | ')} |`),
+      '',
+    );
+    const warnings = rows.flatMap((r) => r.warnings.map((w) => `${r.label}: ${w}`));
+    if (warnings.length > 0) lines.push('Lighthouse warnings:', '', ...warnings.map((w) => `- ${w}`), '');
+  }
   return lines;
 }
 

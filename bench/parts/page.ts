@@ -25,6 +25,7 @@ import {
 } from '../lib/harness';
 import type { BenchOptions } from '../lib/options';
 import type { PartOutcome } from '../lib/report';
+import { runLighthouse, type LighthouseRow } from '../lib/lighthouse';
 import { summarize, type Spread } from '../lib/stats';
 
 /** The pages of spec 000 §2 / 001 §2 that must not be in the first screen's download (the shell is). */
@@ -68,7 +69,8 @@ export interface PageResult {
   servedCompressed: boolean;
   wire: WireResult | null;
   browser: PartOutcome<BrowserResult>;
-  lighthouse: string;
+  /** Lighthouse's performance audit per target, or why it did not run. */
+  lighthouse: LighthouseRow[] | string;
 }
 
 const gzipSize = (file: string) => zlib.gzipSync(fs.readFileSync(file)).length;
@@ -229,7 +231,7 @@ async function measureBrowser(options: BenchOptions, clientDir: string, entryFil
     const servedCompressed = Boolean(gz.headers.get('content-encoding'));
     const wire = await measureWire(running.url, firstScreenFiles);
     if (!fs.existsSync(options.chromiumPath)) {
-      return { servedCompressed, wire, browser: { kind: 'skipped', reason: `no Chromium at ${options.chromiumPath} (set CHROMIUM_PATH)` } as const };
+      return { servedCompressed, wire, browser: { kind: 'skipped', reason: `no Chromium at ${options.chromiumPath} (set CHROMIUM_PATH)` } as const, lighthouse: `not run: no Chromium at ${options.chromiumPath}.` };
     }
     const client = new ApiClient(running.url);
     await signIn(client);
@@ -255,11 +257,21 @@ async function measureBrowser(options: BenchOptions, clientDir: string, entryFil
         organisationsMs: summarize(t.orgs),
         transferredKb: summarize(t.transferred),
       };
-      return { servedCompressed, wire, browser: { kind: 'ok', value } as const };
+      const lighthouseRuns = Math.min(3, options.pageRuns);
+      log(`page: Lighthouse performance audits, ${lighthouseRuns} run(s) per target`);
+      const lighthouse = await runLighthouse(
+        [
+          { label: "/auth (the first screen), Lighthouse's mobile preset (simulated slow 4G, 4× CPU slowdown)", url: `${running.url}/auth`, preset: 'mobile' },
+          { label: '/auth, desktop preset', url: `${running.url}/auth`, preset: 'desktop' },
+          { label: `/invoices signed in (${formatCount(invoices.length)} outstanding invoices), desktop preset`, url: `${running.url}/invoices`, preset: 'desktop', headers: { Cookie: client.cookie } },
+        ],
+        { runs: lighthouseRuns, chromiumPath: options.chromiumPath, tmpDir: dataDir, log },
+      );
+      return { servedCompressed, wire, browser: { kind: 'ok', value } as const, lighthouse };
     } catch (error) {
       const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
       const hint = /Timeout/i.test(message ?? '') ? ` (invoice ${firstInvoice} never appeared on /invoices within ${FIRST_INVOICE_TIMEOUT_MS / 1000} s: is the Pay Invoices screen built?)` : '';
-      return { servedCompressed, wire, browser: { kind: 'failed', error: `${message}${hint}` } as const };
+      return { servedCompressed, wire, browser: { kind: 'failed', error: `${message}${hint}` } as const, lighthouse: `not run: the browser timings failed first.` };
     } finally {
       await browser.close();
     }
@@ -270,10 +282,7 @@ async function measureBrowser(options: BenchOptions, clientDir: string, entryFil
   }
 }
 
-function describeLighthouse(): string {
-  if (fs.existsSync(path.resolve('node_modules/lighthouse'))) return 'installed but not wired into the benchmark yet.';
-  return 'not run: Lighthouse is not among the project\'s dependencies. Once installed from the npm registry it would need no network to audit the loopback server with this Chromium; until then the Chromium timings above measure the same first load.';
-}
+const formatCount = (n: number) => n.toLocaleString('en-GB');
 
 export async function runPage(options: BenchOptions, log: (line: string) => void): Promise<PageResult> {
   const outDir = makeTempDir('client');
@@ -281,8 +290,8 @@ export async function runPage(options: BenchOptions, log: (line: string) => void
     log('page: building the client');
     const buildSeconds = buildClient(outDir);
     const bundle = analyseBundle(outDir);
-    const { servedCompressed, wire, browser } = await measureBrowser(options, outDir, bundle.entryFile, bundle.firstScreenFiles, log);
-    return { buildSeconds, composition: bundle.composition, js: bundle.js, css: bundle.css, routes: bundle.routes, servedCompressed, wire, browser, lighthouse: describeLighthouse() };
+    const { servedCompressed, wire, browser, lighthouse } = await measureBrowser(options, outDir, bundle.entryFile, bundle.firstScreenFiles, log);
+    return { buildSeconds, composition: bundle.composition, js: bundle.js, css: bundle.css, routes: bundle.routes, servedCompressed, wire, browser, lighthouse };
   } finally {
     fs.rmSync(outDir, { recursive: true, force: true });
   }
