@@ -1,4 +1,7 @@
+import { screen } from '@testing-library/react';
+import { createElement, Suspense } from 'react';
 import { describe, expect, it } from 'vitest';
+import { renderWithProviders } from '@/client/testing/render-app';
 import { getLikelyNextPages, lazyPage, loadPage } from './page-chunks';
 
 const NONE = { 'pay-invoices': false, 'add-invoices': false, 'cis-bills': false, 'stock-journal': false };
@@ -24,5 +27,12 @@ describe('page chunks', () => {
     await expect(loadPage('/login')).resolves.toBeUndefined();
     await expect(loadPage('/no-such-page')).resolves.toBeUndefined();
     expect(() => lazyPage('/no-such-page')).toThrow('No page is registered for /no-such-page');
+  });
+
+  it('a page whose chunk is here renders at once, without the Suspense fallback', async () => {
+    await loadPage('/auth');
+    const AuthPage = lazyPage('/auth');
+    renderWithProviders(createElement(Suspense, { fallback: createElement('p', null, 'fallback') }, createElement(AuthPage)));
+    expect(screen.queryByText('fallback')).not.toBeInTheDocument();
   });
 });

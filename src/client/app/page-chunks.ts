@@ -2,7 +2,8 @@ import { lazy, type ComponentType } from 'react';
 import { FEATURE_PATHS, type FeatureKey } from '@/shared/feature-flags-rules';
 import { paths } from '@/client/config/paths';
 
-type PageLoader = () => Promise<{ default: ComponentType }>;
+type PageModule = { default: ComponentType };
+type PageLoader = () => Promise<PageModule>;
 
 /**
  * Every page but the 404 is its own chunk, outside the first screen's download (bench §3: under 150 KB gzip).
@@ -33,16 +34,38 @@ function loaderFor(path: string): PageLoader | undefined {
   return PAGE_LOADERS[REDIRECTS[bare] ?? bare];
 }
 
-/** The page of `path` as a lazy component (the router wraps it in Suspense with the page spinner). */
+/** Pages whose chunk has arrived, by loader. */
+const loadedPages = new Map<PageLoader, PageModule>();
+
+function loadAndRemember(load: PageLoader): Promise<PageModule> {
+  return load().then((page) => {
+    loadedPages.set(load, page);
+    return page;
+  });
+}
+
+/**
+ * The page of `path` as a lazy component (the router wraps it in Suspense with the page spinner). A page whose
+ * chunk is already here (prefetched) renders at once: React.lazy reads a thenable that answers synchronously
+ * without suspending, whereas a pending import, even of a loaded module, would show the spinner and then hold
+ * the page back for React's 300 ms fallback throttle.
+ */
 export function lazyPage(path: string) {
   const load = loaderFor(path);
   if (!load) throw new Error(`No page is registered for ${path}`);
-  return lazy(load);
+  return lazy(() => {
+    const page = loadedPages.get(load);
+    if (!page) return loadAndRemember(load);
+    // React.lazy only calls `then`; its types ask for a Promise, whose `then` would answer a tick later.
+    const loaded: PromiseLike<PageModule> = { then: (onLoaded) => Promise.resolve(onLoaded ? onLoaded(page) : page) } as PromiseLike<PageModule>;
+    return loaded as Promise<PageModule>;
+  });
 }
 
 /** Loads the page of `path` (resolves at once for an unknown path). */
 export async function loadPage(path: string): Promise<void> {
-  await loaderFor(path)?.();
+  const load = loaderFor(path);
+  if (load) await loadAndRemember(load);
 }
 
 /**

@@ -1,12 +1,27 @@
 import { QueryClientProvider, type QueryClient } from '@tanstack/react-query';
-import { lazy, Suspense, useState, type ReactNode } from 'react';
+import { useEffect, useState, useSyncExternalStore, type ReactNode } from 'react';
+import { useDeferredElement } from '@/client/lib/deferred-component';
+import { whenIdle } from '@/client/lib/idle';
 import { createQueryClient } from '@/client/lib/query-client';
+import { getToasts, subscribeToasts } from '@/client/lib/toast';
 import { ErrorBoundary } from '@/client/components/errors/error-boundary';
 import { AppErrorScreen } from '@/client/components/errors/error-screens';
 
-// Nothing is toasted before the first paint: the toast area (Radix Toast) loads after it, outside the first
-// screen's download (bench §3). Toasts raised meanwhile wait in the store and show when it arrives.
-const Toaster = lazy(() => import('@/client/components/ui/toaster').then((module) => ({ default: module.Toaster })));
+const loadToaster = () => import('@/client/components/ui/toaster').then((module) => module.Toaster);
+
+/**
+ * The toast area (Radix Toast) is not part of the first screen's download (bench §3): it loads once the browser
+ * is idle, behind the page's own requests, or at once when a toast is raised before that; the toast waits in
+ * the store meanwhile.
+ */
+function DeferredToaster() {
+  const [wanted, setWanted] = useState(false);
+  const hasToast = useSyncExternalStore(subscribeToasts, () => getToasts().length > 0, () => false);
+  useEffect(() => whenIdle(() => setWanted(true)), []);
+  // Once there, it stays: a toast closing must not unmount its own area mid-animation.
+  if (hasToast && !wanted) setWanted(true);
+  return useDeferredElement(loadToaster, wanted, {}, null);
+}
 
 /** QueryClient with the cache policies of spec 000 §9, the toast area and the outer error boundary (tooltips bring their own provider). */
 export function AppProvider({ children, queryClient }: { children: ReactNode; queryClient?: QueryClient }) {
@@ -15,9 +30,7 @@ export function AppProvider({ children, queryClient }: { children: ReactNode; qu
     <ErrorBoundary fallback={() => <AppErrorScreen />}>
       <QueryClientProvider client={client}>
         {children}
-        <Suspense fallback={null}>
-          <Toaster />
-        </Suspense>
+        <DeferredToaster />
       </QueryClientProvider>
     </ErrorBoundary>
   );

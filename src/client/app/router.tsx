@@ -9,6 +9,7 @@ import { PageSpinner } from '@/client/components/ui/spinner';
 import { FeatureGuard, RequireXeroConnection } from '@/client/components/xero/connection-gate';
 import { useUser } from '@/client/lib/auth';
 import { useFeatureFlags } from '@/client/lib/feature-access';
+import { whenIdle } from '@/client/lib/idle';
 import { getLikelyNextPages, lazyPage, prefetchPage } from './page-chunks';
 import { ProtectedRoute } from './protected-route';
 import NotFoundRoute from './routes/not-found';
@@ -24,16 +25,6 @@ const AddInvoicesRoute = lazyPage(paths.addInvoices.path);
 const CisBillsRoute = lazyPage(paths.cisInvoices.path);
 const StockJournalRoute = lazyPage(paths.stockJournal.path);
 const AccountSecurityRoute = lazyPage(paths.accountSecurity.path);
-
-/** Runs `work` when the browser is idle (after the first paint), or soon where requestIdleCallback is missing. */
-function whenIdle(work: () => void): () => void {
-  if (typeof window.requestIdleCallback === 'function') {
-    const id = window.requestIdleCallback(work, { timeout: 2000 });
-    return () => window.cancelIdleCallback(id);
-  }
-  const id = window.setTimeout(work, 200);
-  return () => window.clearTimeout(id);
-}
 
 /** Fetches the pages likely to be opened next (the list, the features on for the active organisation). */
 function PrefetchLikelyPages() {

@@ -11,6 +11,8 @@ export interface OrganizationSelectProps {
   active: UserOrganization | undefined;
   changing: boolean;
   disabled: boolean;
+  /** Open at once: the placeholder was pressed while this chunk was on its way. */
+  defaultOpen?: boolean;
   onChoose: (organizationId: string) => void;
 }
 
@@ -18,10 +20,11 @@ export interface OrganizationSelectProps {
  * The switcher's Radix Select, in its own chunk: the header draws `OrganizationSelectPlaceholder` (same look)
  * until it arrives, so Radix Select is not part of the first screen's download (bench §3).
  */
-export default function OrganizationSelect({ connected, active, changing, disabled, onChoose }: OrganizationSelectProps) {
+export default function OrganizationSelect({ connected, active, changing, disabled, defaultOpen = false, onChoose }: OrganizationSelectProps) {
   const activeValue = active ? String(active.organizationId) : '';
   return (
     <Select
+      defaultOpen={defaultOpen}
       value={activeValue}
       disabled={disabled}
       onValueChange={(value) => {

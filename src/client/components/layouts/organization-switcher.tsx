@@ -1,16 +1,18 @@
 import { Building2, ChevronDown, RefreshCw } from 'lucide-react';
-import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import type { UserOrganization } from '@/shared/organizations';
 import { getOrganizationName, sortOrganizationsByName } from '@/shared/organizations-rules';
+import { useDeferredElement } from '@/client/lib/deferred-component';
+import { whenIdle } from '@/client/lib/idle';
 import { queryKeys } from '@/client/lib/query-client';
 import { useSwitchOrganization, useUserOrganizations } from '@/client/lib/organizations';
 import { cn } from '@/client/lib/utils';
 import { SELECT_TRIGGER_CLASS } from '@/client/components/ui/select-trigger-class';
 import { Spinner } from '@/client/components/ui/spinner';
+import type { OrganizationSelectProps } from './organization-select';
 
-const loadOrganizationSelect = () => import('./organization-select');
-const OrganizationSelect = lazy(loadOrganizationSelect);
+const loadOrganizationSelect = () => import('./organization-select').then((module) => module.default);
 
 /** The spinner of a manual refresh shows at least this long (spec 000 §9 Refresh spinner). */
 const REFRESH_SPINNER_MS = 500;
@@ -28,11 +30,6 @@ export function OrganizationSwitcher({ className }: { className?: string }) {
   const connected = useMemo(() => sortOrganizationsByName((all ?? []).filter((org) => org.connected)), [all]);
   const active = connected.find((org) => org.isActive);
   const changing = switchOrganization.isPending;
-
-  // The Select chunk downloads beside the organisation list, not after it.
-  useEffect(() => {
-    loadOrganizationSelect().catch(() => undefined);
-  }, []);
 
   async function refresh() {
     setRefreshing(true);
@@ -80,17 +77,37 @@ export function OrganizationSwitcher({ className }: { className?: string }) {
 
   return (
     <div className={cn(box, 'flex items-center gap-2')}>
-      <Suspense fallback={<OrganizationSelectPlaceholder active={active} />}>
-        <OrganizationSelect
-          connected={connected}
-          active={active}
-          changing={changing}
-          disabled={changing || refreshing}
-          onChoose={(organizationId) => switchOrganization.mutate({ organizations: all, organizationId })}
-        />
-      </Suspense>
+      <DeferredOrganizationSelect
+        connected={connected}
+        active={active}
+        changing={changing}
+        disabled={changing || refreshing}
+        onChoose={(organizationId) => switchOrganization.mutate({ organizations: all, organizationId })}
+      />
     </div>
   );
+}
+
+/**
+ * Radix Select is a separate chunk (bench §3: first screen). It downloads once the browser is idle, so it does
+ * not queue in front of the page's requests, or at once when the placeholder is pressed, which then opens the
+ * list as soon as it arrives.
+ */
+function DeferredOrganizationSelect(props: Omit<OrganizationSelectProps, 'defaultOpen'>) {
+  const [wanted, setWanted] = useState(false);
+  const [openRequested, setOpenRequested] = useState(false);
+  useEffect(() => whenIdle(() => setWanted(true)), []);
+  const placeholder = (
+    <OrganizationSelectPlaceholder
+      active={props.active}
+      disabled={props.disabled}
+      onPress={() => {
+        setOpenRequested(true);
+        setWanted(true);
+      }}
+    />
+  );
+  return useDeferredElement(loadOrganizationSelect, wanted, { ...props, defaultOpen: openRequested }, placeholder);
 }
 
 function SelectShell({ text, busy = false }: { text: string; busy?: boolean }) {
@@ -105,15 +122,32 @@ function SelectShell({ text, busy = false }: { text: string; busy?: boolean }) {
   );
 }
 
-/** The Select's closed trigger, drawn the same way, for the moment its chunk is still on its way. */
-function OrganizationSelectPlaceholder({ active }: { active: UserOrganization | undefined }) {
+/** The Select's closed trigger, drawn the same way, until its chunk is there; a press opens the list then. */
+function OrganizationSelectPlaceholder({
+  active,
+  disabled,
+  onPress,
+}: {
+  active: UserOrganization | undefined;
+  disabled: boolean;
+  onPress: () => void;
+}) {
   return (
-    <div aria-hidden data-placeholder={active ? undefined : ''} className={cn(SELECT_TRIGGER_CLASS, 'min-w-0 flex-1')}>
+    <button
+      type="button"
+      role="combobox"
+      aria-expanded="false"
+      aria-label="Organization"
+      disabled={disabled}
+      data-placeholder={active ? undefined : ''}
+      className={cn(SELECT_TRIGGER_CLASS, 'min-w-0 flex-1')}
+      onClick={onPress}
+    >
       <span className="flex min-w-0 items-center gap-2">
         <Building2 aria-hidden className="size-4 shrink-0 text-muted-foreground" />
         <span className="truncate">{active ? getOrganizationName(active) : 'Select organization'}</span>
       </span>
       <ChevronDown aria-hidden className="size-4 shrink-0 opacity-60" />
-    </div>
+    </button>
   );
 }

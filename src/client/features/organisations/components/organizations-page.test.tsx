@@ -64,6 +64,11 @@ describe('Organizations page (spec 000 §2)', () => {
   });
 
   it('a feature button on the active organisation goes straight to the feature route', async () => {
+    // The page may already be prefetched and then shows at once: answer what it loads.
+    server.use(
+      http.get('*/api/xero/invoices', () => HttpResponse.json([])),
+      http.get('*/api/xero/bank-accounts', () => HttpResponse.json({ creditCardAccounts: [], cashAccounts: [] })),
+    );
     const user = userEvent.setup();
     renderApp('/organizations');
     const shop = await screen.findByRole('group', { name: 'Corner Shop Ltd' });
