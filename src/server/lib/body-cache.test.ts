@@ -1,5 +1,7 @@
+import zlib from 'node:zlib';
+import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { createBodyCache, matchesEtag } from './body-cache';
+import { createBodyCache, matchesEtag, sendCachedBody } from './body-cache';
 
 describe('body cache', () => {
   it('builds a scope once per version and serves the same bytes until the version moves on', async () => {
@@ -75,5 +77,30 @@ describe('body cache', () => {
     expect(matchesEtag('*', etag)).toBe(true);
     expect(matchesEtag('"abcd"', etag)).toBe(false);
     expect(matchesEtag(undefined, etag)).toBe(false);
+  });
+
+  it('sends a big body gzip-compressed to a browser that accepts gzip, compressing it once', async () => {
+    const cache = createBodyCache({ maxBytes: 10_000_000 });
+    const list = Array.from({ length: 2_000 }, (_, i) => ({ invoiceNumber: `INV-${i}`, contact: 'Daily Sales', amountDue: i / 100 }));
+    const app = Fastify();
+    app.get('/list', async (request, reply) => sendCachedBody(request, reply, await cache.get('list', 1, async () => list)));
+    app.get('/tiny', async (request, reply) => sendCachedBody(request, reply, await cache.get('tiny', 1, async () => ({ ok: true }))));
+    try {
+      const plain = await app.inject({ url: '/list' });
+      expect(plain.headers['content-encoding']).toBeUndefined();
+      expect(plain.json()).toEqual(list);
+      for (const accept of ['gzip, deflate, br', 'br;q=1, gzip;q=0.8']) {
+        const packed = await app.inject({ url: '/list', headers: { 'accept-encoding': accept } });
+        expect(packed.headers['content-encoding']).toBe('gzip');
+        expect(packed.headers.vary).toContain('Accept-Encoding');
+        expect(packed.rawPayload.length).toBeLessThan(plain.rawPayload.length / 4);
+        expect(JSON.parse(zlib.gunzipSync(packed.rawPayload).toString())).toEqual(list);
+        expect(packed.headers.etag).toBe(plain.headers.etag);
+      }
+      expect((await app.inject({ url: '/list', headers: { 'accept-encoding': 'gzip;q=0' } })).headers['content-encoding']).toBeUndefined();
+      expect((await app.inject({ url: '/tiny', headers: { 'accept-encoding': 'gzip' } })).headers['content-encoding']).toBeUndefined();
+    } finally {
+      await app.close();
+    }
   });
 });

@@ -1,4 +1,6 @@
 import crypto from 'node:crypto';
+import { promisify } from 'node:util';
+import zlib from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /** A JSON answer serialised once, with the cache version it was built at and an ETag of its bytes. */
@@ -6,6 +8,22 @@ export interface CachedBody {
   version: number;
   body: Buffer;
   etag: string;
+  /** The body gzip-compressed, made the first time a browser that accepts gzip asks (off the event loop). */
+  gzipped?: Promise<Buffer>;
+}
+
+const gzip = promisify(zlib.gzip);
+/** Below this, compressing costs more than it saves. */
+const COMPRESS_FROM_BYTES = 1024;
+
+function acceptsGzip(request: FastifyRequest): boolean {
+  const header = request.headers['accept-encoding'];
+  const value = Array.isArray(header) ? header.join(',') : (header ?? '');
+  return value.split(',').some((part) => {
+    const [coding, ...params] = part.trim().toLowerCase().split(';');
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    return (coding === 'gzip' || coding === '*') && (q === undefined || Number(q.slice(2)) > 0);
+  });
 }
 
 /**
@@ -90,11 +108,17 @@ export function matchesEtag(header: string | undefined, etag: string): boolean {
 /**
  * Sends a cached body as it is, without the route's schema serialisation (the tests parse these bodies with the
  * route's response schema). `private, no-cache` lets the browser keep it and ask again with
- * If-None-Match every time; an unchanged answer is then a 304 without a body.
+ * If-None-Match every time; an unchanged answer is then a 304 without a body. A browser that accepts gzip gets
+ * the body compressed once per cached entry (a 5,000-invoice list goes from 1.3 MB to about a tenth of it).
  */
-export function sendCachedBody(request: FastifyRequest, reply: FastifyReply, entry: CachedBody): FastifyReply {
-  reply.header('cache-control', 'private, no-cache').header('etag', entry.etag);
+export async function sendCachedBody(request: FastifyRequest, reply: FastifyReply, entry: CachedBody): Promise<FastifyReply> {
+  reply.header('cache-control', 'private, no-cache').header('etag', entry.etag).header('vary', 'Accept-Encoding');
   const condition = request.headers['if-none-match'];
   if (matchesEtag(Array.isArray(condition) ? condition.join(',') : condition, entry.etag)) return reply.code(304).send();
-  return reply.type('application/json; charset=utf-8').send(entry.body);
+  reply.type('application/json; charset=utf-8');
+  if (entry.body.length >= COMPRESS_FROM_BYTES && acceptsGzip(request)) {
+    entry.gzipped ??= gzip(entry.body, { level: 6 });
+    return reply.header('content-encoding', 'gzip').send(await entry.gzipped);
+  }
+  return reply.send(entry.body);
 }
