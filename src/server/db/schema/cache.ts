@@ -75,6 +75,8 @@ export const xeroAccounts = pgTable(
     class: text('class'),
     status: text('status').notNull(),
     bankAccountType: text('bank_account_type'),
+    /** As Xero shows it (sort code and number, a masked card number); null when Xero has none. */
+    bankAccountNumber: text('bank_account_number'),
     taxType: text('tax_type'),
     enablePaymentsToAccount: boolean('enable_payments_to_account').notNull().default(false),
     systemAccount: text('system_account'),

@@ -13,6 +13,7 @@ import {
   paymentUndoResultSchema,
 } from '../../../shared/pay-invoices';
 import { AppError } from '../../lib/app-error';
+import { readIdempotencyKey } from '../../lib/idempotency-key';
 import { sendCachedBody } from '../../lib/body-cache';
 import { createPayInvoicesRepository } from './pay-invoices.repository';
 import { createPayInvoicesService, type PayContext } from './pay-invoices.service';
@@ -24,17 +25,6 @@ const guid = (label: string) => z.string().regex(GUID, `Invalid ${label} ID`);
 /** `?refresh=true`; `org`/`organizationId` pass through for resolveTenant. */
 const refreshQuery = z.looseObject({ refresh: z.enum(['true', 'false', '1', '0']).optional() });
 const isRefresh = (query: { refresh?: string | undefined }) => query.refresh === 'true' || query.refresh === '1';
-
-/** The Idempotency-Key a money write carries (one per user action, reused by its retries); ≤128 characters. */
-function readIdempotencyKey(request: FastifyRequest): string | undefined {
-  const raw = request.headers['idempotency-key'];
-  const key = Array.isArray(raw) ? raw[0] : raw;
-  if (key === undefined || key === '') return undefined;
-  if (key.length > 128 || !/^[\x21-\x7e]+$/.test(key)) {
-    throw new AppError('VALIDATION_ERROR', 'Idempotency-Key must be at most 128 visible characters');
-  }
-  return key;
-}
 
 /** The pay-invoices endpoints (issue #7; 001 §7 Pay Invoices rows, DESIGN §4). */
 export function registerPayInvoicesRoutes(root: FastifyInstance): void {

@@ -412,7 +412,7 @@ export function createPayInvoicesService(deps: {
       await sync.syncAccounts(ctx, { force: options.refresh });
       const rows = await repo.listBankAccounts(ctx.organizationId);
       // Xero's API has no bank account number in the accounts cache yet: the screen shows names only.
-      const toDto = (a: AccountRow) => ({ accountId: a.accountId, name: a.name, bankAccountNumber: '' });
+      const toDto = (a: AccountRow) => ({ accountId: a.accountId, name: a.name, bankAccountNumber: a.bankAccountNumber ?? '' });
       return {
         creditCardAccounts: rows.filter((a) => a.bankAccountType === 'CREDITCARD').map(toDto),
         cashAccounts: rows.filter((a) => a.bankAccountType !== 'CREDITCARD').map(toDto),

@@ -131,6 +131,9 @@ describe('Pay Invoices API', () => {
     const body = res.json() as { creditCardAccounts: { accountId: string; name: string }[]; cashAccounts: { accountId: string; name: string }[] };
     expect(body.creditCardAccounts.map((a) => a.name)).toEqual(['Business Credit Card']);
     expect(body.cashAccounts.map((a) => a.name)).toEqual(['Business Current Account', 'Cash']);
+    // Xero's own account numbers, as the spec's bank account entity carries them.
+    expect(body.creditCardAccounts[0]).toMatchObject({ bankAccountNumber: '4929 **** **** 7781' });
+    expect(body.cashAccounts.map((a) => (a as { bankAccountNumber?: string }).bankAccountNumber)).toEqual(['20-45-77 43518862', 'Till float']);
     card = body.creditCardAccounts[0]?.accountId ?? '';
     current = body.cashAccounts[0]?.accountId ?? '';
     cash = body.cashAccounts[1]?.accountId ?? '';

@@ -241,7 +241,7 @@ export function createSettingsService(deps: { repo: SettingsRepository; sync: Xe
     /** Card and cash accounts for the Pay Invoices defaults, from the accounts cache. */
     async listBankAccounts(tenant: TenantContext, options: { refresh?: boolean } = {}) {
       const rows = (await loadAccounts(tenant, options.refresh === true)).sort(compareAccounts);
-      const toBank = (r: AccountRow) => ({ accountId: r.accountId, name: r.name, bankAccountNumber: '' });
+      const toBank = (r: AccountRow) => ({ accountId: r.accountId, name: r.name, bankAccountNumber: r.bankAccountNumber ?? '' });
       return {
         creditCardAccounts: rows.filter((r) => findAccountProblem('credit-card-account', r) === null).map(toBank),
         cashAccounts: rows.filter((r) => findAccountProblem('cash-account', r) === null).map(toBank),

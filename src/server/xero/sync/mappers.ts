@@ -89,6 +89,7 @@ export function toAccountRow(organizationId: number, a: z.infer<typeof xeroAccou
     class: a.Class ?? null,
     status: a.Status,
     bankAccountType: a.BankAccountType ?? null,
+    bankAccountNumber: a.BankAccountNumber ?? null,
     taxType: a.TaxType ?? null,
     enablePaymentsToAccount: a.EnablePaymentsToAccount ?? false,
     systemAccount: a.SystemAccount ?? null,

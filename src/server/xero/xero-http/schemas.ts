@@ -75,6 +75,7 @@ export const xeroAccountSchema = z.object({
   Class: z.string().nullish(),
   Status: z.string(),
   BankAccountType: z.string().nullish(),
+  BankAccountNumber: z.string().nullish(),
   TaxType: z.string().nullish(),
   EnablePaymentsToAccount: z.boolean().nullish(),
   SystemAccount: z.string().nullish(),
