@@ -87,9 +87,9 @@ test.describe('Pay Invoices', () => {
     await page.goto('/invoices');
     await expect(page.getByRole('heading', { name: 'Pay Invoices' })).toBeVisible();
     await expect(page.getByText(`${invoices.length} invoices awaiting payment`)).toBeVisible();
-    // Default accounts come from the saved settings.
-    await expect(page.getByRole('combobox', { name: 'Credit card account' })).toHaveText('Business Credit Card');
-    await expect(page.getByRole('combobox', { name: 'Cash account' })).toHaveText('Cash');
+    // Default accounts come from the saved settings, with Xero's account number beside the name.
+    await expect(page.getByRole('combobox', { name: 'Credit card account' })).toHaveText('Business Credit Card · 4929 **** **** 7781');
+    await expect(page.getByRole('combobox', { name: 'Cash account' })).toHaveText('Cash · Till float');
 
     // 1. In full by card: the cash box fills itself with 0.00.
     await showInvoice(page, full);
