@@ -63,7 +63,7 @@ function PaymentBlock({
         ];
   const empty = accounts.creditCardAccounts.length + accounts.cashAccounts.length === 0;
   return (
-    <fieldset className="grid gap-3 rounded-xl border border-border bg-muted/40 p-4" disabled={disabled}>
+    <fieldset className="grid min-w-0 grid-cols-1 gap-3 rounded-xl border border-border bg-muted/40 p-4" disabled={disabled}>
       <legend className="sr-only">{title}</legend>
       <div className="flex items-center gap-2 text-sm font-semibold" aria-hidden>
         <Icon className="size-4 text-primary" />
@@ -74,7 +74,7 @@ function PaymentBlock({
           {kind === 'card' ? 'Credit card account' : 'Cash account'}
         </Label>
         <Select value={accountId ?? ''} onValueChange={onAccountChange} disabled={disabled || empty}>
-          <SelectTrigger id={`${id}-account`} aria-label={kind === 'card' ? 'Credit card account' : 'Cash account'}>
+          <SelectTrigger id={`${id}-account`} className="min-w-0 [&>span]:min-w-0" aria-label={kind === 'card' ? 'Credit card account' : 'Cash account'}>
             <SelectValue placeholder={empty ? 'No bank accounts found' : 'Select an account'} />
           </SelectTrigger>
           <SelectContent>
