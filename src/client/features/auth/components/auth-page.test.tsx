@@ -180,7 +180,8 @@ describe('/xero-cancel', () => {
     renderApp('/xero-cancel');
     expect(await screen.findByRole('heading', { name: 'Xero Authentication Process' })).toBeInTheDocument();
     expect(screen.getByText('Returning to application...')).toBeInTheDocument();
-    expect(sessionStorage.getItem('xero_auth_in_progress')).toBeNull();
+    // The page clears the markers in an effect just after its first paint.
+    await waitFor(() => expect(sessionStorage.getItem('xero_auth_in_progress')).toBeNull());
     expect(sessionStorage.getItem('xero_cancel_url')).toBeNull();
     expect(await screen.findByRole('button', { name: 'Go to Login' })).toBeInTheDocument();
     expect(sessionStorage.getItem('xero_auth_cancelled')).toBe('true');
