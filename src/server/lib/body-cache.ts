@@ -117,8 +117,13 @@ export async function sendCachedBody(request: FastifyRequest, reply: FastifyRepl
   if (matchesEtag(Array.isArray(condition) ? condition.join(',') : condition, entry.etag)) return reply.code(304).send();
   reply.type('application/json; charset=utf-8');
   if (entry.body.length >= COMPRESS_FROM_BYTES && acceptsGzip(request)) {
-    entry.gzipped ??= gzip(entry.body, { level: 6 });
-    return reply.header('content-encoding', 'gzip').send(await entry.gzipped);
+    const gzipped = (entry.gzipped ??= gzip(entry.body, { level: 6 }));
+    const packed = await gzipped.catch(() => {
+      // A failed compression is not remembered: this answer goes plain, the next one tries again.
+      if (entry.gzipped === gzipped) delete entry.gzipped;
+      return null;
+    });
+    if (packed) return reply.header('content-encoding', 'gzip').send(packed);
   }
   return reply.send(entry.body);
 }
