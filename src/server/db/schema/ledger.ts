@@ -32,6 +32,12 @@ export const xeroWrites = pgTable(
     /** The id Xero gave the created object (PaymentID, InvoiceID, ManualJournalID). */
     xeroId: text('xero_id'),
     error: text('error'),
+    /**
+     * The activity-log line this write stands for (action, target, username, ip, detail): the ledger writes it
+     * once, when the row reaches confirmed or failed, whoever settles it (the request, a same-key retry, the
+     * reconciler after a restart). Null for writes that are not logged.
+     */
+    audit: jsonb('audit').$type<unknown>(),
     attempts: integer('attempts').notNull().default(0),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     sentAt: timestamp('sent_at', { withTimezone: true }),

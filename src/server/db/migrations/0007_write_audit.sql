@@ -1,0 +1,1 @@
+ALTER TABLE "xero_writes" ADD COLUMN "audit" jsonb;
