@@ -5,3 +5,4 @@ export * from './cache.ts';
 export * from './ledger.ts';
 export * from './mfa.ts';
 export * from './cache-versions.ts';
+export * from './xero-gate.ts';
