@@ -16,4 +16,5 @@ CREATE TABLE "xero_gate_tenants" (
 --> statement-breakpoint
 CREATE INDEX "xero_gate_calls_tenant_state_idx" ON "xero_gate_calls" USING btree ("tenant_id","state","id");--> statement-breakpoint
 CREATE INDEX "xero_gate_calls_tenant_started_idx" ON "xero_gate_calls" USING btree ("tenant_id","started_at");--> statement-breakpoint
-CREATE INDEX "xero_gate_calls_answered_idx" ON "xero_gate_calls" USING btree ("answered_at");
+CREATE INDEX "xero_gate_calls_answered_idx" ON "xero_gate_calls" USING btree ("answered_at");--> statement-breakpoint
+CREATE INDEX "xero_gate_calls_state_idx" ON "xero_gate_calls" USING btree ("state","started_at");

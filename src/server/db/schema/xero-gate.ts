@@ -24,6 +24,7 @@ export const xeroGateCalls = pgTable(
     index('xero_gate_calls_tenant_state_idx').on(t.tenantId, t.state, t.id),
     index('xero_gate_calls_tenant_started_idx').on(t.tenantId, t.startedAt),
     index('xero_gate_calls_answered_idx').on(t.answeredAt),
+    index('xero_gate_calls_state_idx').on(t.state, t.startedAt),
   ],
 );
 
