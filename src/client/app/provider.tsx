@@ -2,6 +2,7 @@ import { QueryClientProvider, type QueryClient } from '@tanstack/react-query';
 import { useEffect, useState, useSyncExternalStore, type ReactNode } from 'react';
 import { useDeferredElement } from '@/client/lib/deferred-component';
 import { whenIdle } from '@/client/lib/idle';
+import { watchXeroAccessLost } from '@/client/lib/connection';
 import { createQueryClient } from '@/client/lib/query-client';
 import { getToasts, subscribeToasts } from '@/client/lib/toast';
 import { ErrorBoundary } from '@/client/components/errors/error-boundary';
@@ -26,6 +27,7 @@ function DeferredToaster() {
 /** QueryClient with the cache policies of spec 000 §9, the toast area and the outer error boundary (tooltips bring their own provider). */
 export function AppProvider({ children, queryClient }: { children: ReactNode; queryClient?: QueryClient }) {
   const [client] = useState(() => queryClient ?? createQueryClient());
+  useEffect(() => watchXeroAccessLost(client), [client]);
   return (
     <ErrorBoundary fallback={() => <AppErrorScreen />}>
       <QueryClientProvider client={client}>

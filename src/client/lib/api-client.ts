@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { env } from '@/client/config/env';
 import { recordConnectionFailure } from './connection-trouble';
 import { recordUnauthorized } from './session';
+import { isXeroAccessLostAnswer, reportXeroAccessLost } from './xero-access';
 import { sleep } from './utils';
 
 /**
@@ -154,7 +155,9 @@ async function handleResponse<T>(
     const parsed = text.trim() === '' ? { ok: true as const, value: {} } : parseJson(text);
     const body = parsed.ok ? parsed.value : text;
     if (response.status >= 500) recordConnectionFailure();
-    if (response.status === 401) recordUnauthorized();
+    // A 401 saying the Xero connection is gone is not about the session: the header moves to Reconnect.
+    if (isXeroAccessLostAnswer(response.status, body)) reportXeroAccessLost();
+    else if (response.status === 401) recordUnauthorized();
     throw new ApiError(
       getErrorMessage(response.status, response.statusText, body, parsed.ok ? '' : text),
       response.status,

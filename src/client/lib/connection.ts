@@ -1,4 +1,4 @@
-import { queryOptions, useQuery, useQueryClient } from '@tanstack/react-query';
+import { queryOptions, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import {
   CONNECTION_ERRORS,
@@ -16,6 +16,7 @@ import { CONNECTION_QUERY_OPTIONS, queryKeys } from './query-client';
 import { markSessionExpired } from './session';
 import { LOCAL_KEYS, readStorage, writeStorage } from './storage';
 import { useUser } from './auth';
+import { onXeroAccessLost } from './xero-access';
 
 export type Connection = NormalizedConnectionStatus;
 
@@ -132,6 +133,26 @@ export function useConnection() {
     void queryClient.invalidateQueries({ queryKey: queryKeys.userOrganizations });
   }, [error, updatedAt, queryClient]);
   return query;
+}
+
+/**
+ * An answer saying the Xero connection is gone moves the cached status to "reconnection required" at once (the
+ * header shows Reconnect, the feature pages their reconnect states); the organisation cards are read again.
+ */
+export function markConnectionLost(queryClient: QueryClient): void {
+  const current = queryClient.getQueryData<Connection>(queryKeys.connection);
+  if (current && !current.connected && isReconnectionRequired(current.error)) return;
+  queryClient.setQueryData<Connection>(queryKeys.connection, {
+    ...disconnected(CONNECTION_ERRORS.noRefreshToken),
+    ...readSavedDefaults(),
+    ...(current ? { tenantName: current.tenantName, organizationId: current.organizationId } : {}),
+  });
+  void queryClient.invalidateQueries({ queryKey: queryKeys.userOrganizations });
+}
+
+/** Wires the "Xero access lost" answers of the fetch wrapper to the connection status; returns the unsubscribe. */
+export function watchXeroAccessLost(queryClient: QueryClient): () => void {
+  return onXeroAccessLost(() => markConnectionLost(queryClient));
 }
 
 export function getConnectionTokenStatus(connection: Connection | undefined, now = Date.now()): TokenStatus {

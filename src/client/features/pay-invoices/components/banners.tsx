@@ -1,5 +1,6 @@
 import { AlertTriangle, CheckCircle2, RefreshCw, Undo2 } from 'lucide-react';
 import { useEffect, useRef, useState } from 'react';
+import { formatMoney } from '@/shared/money';
 import { SUCCESS_BANNER_EXIT_MS, SUCCESS_BANNER_MS } from '@/shared/pay-invoices';
 import { Button } from '@/client/components/ui/button';
 import { Spinner } from '@/client/components/ui/spinner';
@@ -100,10 +101,7 @@ export function UndoStrip({ run, onUndo, isUndoing, onExpire }: { run: PaymentRu
   return (
     <div className="flex flex-wrap items-center gap-2 rounded-lg border border-border bg-muted/50 px-3 py-2 text-sm">
       <CheckCircle2 aria-hidden className="size-4 text-success" />
-      <span className="min-w-0 flex-1">
-        Paid {run.currency === 'GBP' ? '£' : '$'}
-        {(total / 100).toFixed(2)} ({parts}) on {run.invoiceNumber}
-      </span>
+      <span className="min-w-0 flex-1">{`Paid ${formatMoney(total, run.currency)} (${parts}) on ${run.invoiceNumber}`}</span>
       <Button size="sm" variant="ghost" onClick={onUndo} disabled={isUndoing}>
         {isUndoing ? <Spinner className="size-4" label="Undoing" /> : <Undo2 aria-hidden />}
         Undo ({formatLeft(left)})

@@ -182,6 +182,51 @@ describe('Pay Invoices screen', () => {
     expect(screen.queryByText('Invoice Data May Be Out of Sync')).not.toBeInTheDocument();
   });
 
+  it('tells what was recorded when the card went through and the cash failed, and keeps the Undo for the card', async () => {
+    const api = useScreenApi();
+    server.use(
+      http.post('*/api/xero/payments', async ({ request }) => {
+        const body = (await request.json()) as PaymentRequest;
+        if (body.isCard) {
+          api.calls.push('pay card');
+          return HttpResponse.json({
+            isInvoiceFullyPaid: false,
+            paymentId: 'bbbbbbbb-0000-4000-8000-000000000099',
+            amountDue: 20,
+            undoableUntil: new Date(Date.now() + 120_000).toISOString(),
+          });
+        }
+        return HttpResponse.json({ message: 'Xero is not answering', code: 'XERO_UNAVAILABLE' }, { status: 503 });
+      }),
+    );
+    await openScreen();
+    const user = userEvent.setup();
+    await user.type(screen.getByRole('textbox', { name: 'Card amount' }), '30');
+    await user.click(screen.getByRole('button', { name: 'Process Payments' }));
+    expect(await screen.findByText('Card £30.00 recorded; cash £20.00 not recorded — try the cash again.', undefined, { timeout: 5000 })).toBeInTheDocument();
+    expect(screen.queryByText('Failed to process payments. Please try again.')).not.toBeInTheDocument();
+    expect(screen.getByText('Invoice Data May Be Out of Sync')).toBeInTheDocument();
+    // No "Payment Successful!" banner for a run that half failed; the Undo strip offers the card back.
+    expect(await screen.findByText('Paid £30.00 (card) on INV-0001')).toBeInTheDocument();
+    expect(screen.queryByText('Payment Successful!')).not.toBeInTheDocument();
+    expect(screen.getByRole('button', { name: /^Undo/ })).toBeInTheDocument();
+  });
+
+  it('moves the header to Reconnect at once when Xero access is gone during a payment, and says Reconnect to Xero', async () => {
+    useScreenApi({
+      onPayment: () => HttpResponse.json({ message: 'Your Xero connection has expired. Please reconnect.', code: 'XERO_AUTH_EXPIRED' }, { status: 401 }),
+    });
+    await openScreen();
+    expect(screen.getAllByText('Connected to Xero').length).toBeGreaterThan(0);
+    const user = userEvent.setup();
+    await user.type(screen.getByRole('textbox', { name: 'Card amount' }), '50');
+    await user.click(screen.getByRole('button', { name: 'Process Payments' }));
+    expect(await screen.findByText(/Reconnect to Xero to carry on/)).toBeInTheDocument();
+    expect(screen.queryByText('Failed to process payments. Please try again.')).not.toBeInTheDocument();
+    expect((await screen.findAllByRole('button', { name: 'Reconnect' })).length).toBeGreaterThan(0);
+    expect(screen.queryByText('Connected to Xero')).not.toBeInTheDocument();
+  });
+
   it('shows the empty state', async () => {
     useScreenApi({ invoices: [] });
     renderApp('/invoices');

@@ -365,7 +365,10 @@ function PayInvoicesWorkspace({
       return;
     }
     const run = await process(invoice, buildPaymentRequests(invoice, form, today));
-    if (run) {
+    if (run?.partial) {
+      // Part failed: no success banner; the out-of-sync flag stays and the Undo strip offers what was paid.
+      setLastRun(run);
+    } else if (run) {
       outOfSync.clear();
       setBannerRun(run);
       setLastRun(run);

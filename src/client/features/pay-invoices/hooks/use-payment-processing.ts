@@ -1,6 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useRef, useState } from 'react';
-import { roundPoundsToPence } from '@/shared/money';
+import { formatPounds, roundPoundsToPence } from '@/shared/money';
 import {
   describePaymentError,
   describePaymentOutcome,
@@ -13,6 +13,7 @@ import {
 } from '@/shared/pay-invoices';
 import { getMessage } from '@/client/lib/api-client';
 import { toast } from '@/client/lib/toast';
+import { isXeroAccessLost, XERO_ACCESS_LOST_MESSAGE } from '@/client/lib/xero-access';
 import { sleep } from '@/client/lib/utils';
 import { createPayment } from '../api/create-payment';
 import { payInvoicesKeys } from '../api/keys';
@@ -30,6 +31,27 @@ export interface PaymentRun {
   outcome: ReturnType<typeof describePaymentOutcome>;
   /** Epoch ms until which the server accepts an Undo. */
   undoableUntil: number;
+  /** A later payment of the run failed after these were recorded. */
+  partial?: boolean;
+}
+
+function describePart(p: { amount: number; isCard: boolean }, currency: string): string {
+  return `${p.isCard ? 'card' : 'cash'} ${formatPounds(p.amount, currency)}`;
+}
+
+/** "Card £200.00 recorded; cash £112.88 not recorded — try the cash again." */
+export function describePartialRun(
+  made: readonly { amount: number; isCard: boolean }[],
+  failed: readonly { amount: number; isCard: boolean }[],
+  currency: string,
+  accessLost: boolean,
+): string {
+  const recorded = made.map((p) => describePart(p, currency)).join(' and ');
+  const missing = failed.map((p) => describePart(p, currency)).join(' and ');
+  const kind = failed.length === 1 ? (failed[0]?.isCard ? 'the card' : 'the cash') : 'them';
+  const next = accessLost ? `reconnect to Xero, then try ${kind} again` : `try ${kind} again`;
+  const text = `${recorded} recorded; ${missing} not recorded — ${next}.`;
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 /**
@@ -82,6 +104,32 @@ export function usePaymentProcessing(orgId: number) {
           undoableUntil,
         };
       } catch (error) {
+        const lost = isXeroAccessLost(error);
+        if (made.length > 0) {
+          // Part of the run reached Xero: say exactly what was recorded and what was not, keep the banner and
+          // the Undo for what was paid, and mark the invoice out of sync (issue 17 item 1).
+          const failed = items.slice(made.length);
+          toast({
+            title: 'Payment Partly Recorded',
+            description: describePartialRun(made, failed, invoice.currency, lost),
+            variant: 'destructive',
+            duration: 10_000,
+          });
+          announcePaymentError({ needsRefresh: true, invoiceId: invoice.invoiceId });
+          return {
+            invoiceId: invoice.invoiceId,
+            invoiceNumber: invoice.invoiceNumber,
+            currency: invoice.currency,
+            payments: made,
+            outcome: describePaymentOutcome(remainingPence, invoice.currency),
+            undoableUntil,
+            partial: true,
+          };
+        }
+        if (lost) {
+          toast({ ...XERO_ACCESS_LOST_MESSAGE, variant: 'destructive' });
+          return null;
+        }
         const message = getMessage(error, '');
         const described = describePaymentError(message);
         toast({ title: described.title, description: described.description, variant: 'destructive' });
