@@ -10,6 +10,7 @@ import type { Database } from './db/client';
 import { isDatabaseReady } from './db/client';
 import { createLoggerOptions } from './lib/logger';
 import { registerErrorHandler } from './plugins/error-handler';
+import { answerFrameworkError, registerInputGuard } from './plugins/input-guard';
 import { registerSecurity } from './plugins/security';
 import { registerSpa } from './plugins/spa';
 import { registerSettingsRoutes } from './modules/settings/settings.routes';
@@ -111,6 +112,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     trustProxy: config.trustProxy,
     // Ids come from us, never from a client header.
     genReqId: () => crypto.randomUUID(),
+    // A path parameter beyond its length (414) or a malformed URL answers in our { message, code } shape.
+    frameworkErrors: answerFrameworkError,
   }).withTypeProvider<ZodTypeProvider>();
 
   // Every route, as registered: the isolation and bad-input suites enumerate it so no route can be missed.
@@ -127,6 +130,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandler(app);
+  registerInputGuard(app);
   await registerSecurity(app, { appUrl: config.appUrl, https: config.session.secureCookie });
   await app.register(cookie);
   // OpenAPI description of our own API, generated from the zod schemas, browsable at /api/docs.

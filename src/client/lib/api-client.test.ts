@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { api, ApiError, apiRequest, getErrorMessage } from './api-client';
+import { api, ApiError, apiRequest, getErrorMessage, getMessage, USER_MESSAGES } from './api-client';
 import { isConnectionTroubleVisible, recordConnectionFailure } from './connection-trouble';
 import { SESSION_KEYS } from './storage';
 
@@ -275,5 +275,22 @@ describe('connection-trouble banner counter', () => {
     fetchMock.mockImplementation(async () => respond('{"message":"no"}', { status: 404 }));
     for (let i = 0; i < 8; i += 1) await api.get('/api/x').catch(() => undefined);
     expect(isConnectionTroubleVisible()).toBe(false);
+  });
+});
+
+describe('messages users read (issue 17 item 12)', () => {
+  it('never shows the browser or server jargon; keeps what the server says in words', () => {
+    expect(getMessage(new TypeError('Failed to fetch'), 'x')).toBe(USER_MESSAGES.offline);
+    expect(getMessage(new ApiError('Internal Server Error', 500, {}, '/api/x'), 'x')).toBe(USER_MESSAGES.serverFault);
+    expect(getMessage(new ApiError('Internal server error', 500, { code: 'INTERNAL' }, '/api/x'), 'x')).toBe(USER_MESSAGES.serverFault);
+    expect(getMessage(new ApiError('HTTP Error 502', 502, {}, '/api/x'), 'x')).toBe(USER_MESSAGES.serverFault);
+    expect(getMessage(new Error('Failed to parse response from /api/x'), 'x')).toBe(USER_MESSAGES.unreadable);
+    const refused = new ApiError('Token refresh failed', 401, { code: 'XERO_AUTH_EXPIRED' }, '/api/x');
+    expect(getMessage(refused, 'x')).toMatch(/Reconnect to Xero/);
+    const switched = new Error('Failed to set active organization: 500 Internal server error', {
+      cause: new ApiError('Internal server error', 500, {}, '/api/xero/set-active-organization'),
+    });
+    expect(getMessage(switched, 'x')).toBe(USER_MESSAGES.serverFault);
+    expect(getMessage(new ApiError('Invoice is already fully paid', 422, {}, '/api/x'), 'x')).toBe('Invoice is already fully paid');
   });
 });

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { env } from '@/client/config/env';
 import { recordConnectionFailure } from './connection-trouble';
 import { recordUnauthorized } from './session';
-import { isXeroAccessLostAnswer, reportXeroAccessLost } from './xero-access';
+import { isXeroAccessLost, isXeroAccessLostAnswer, reportXeroAccessLost, XERO_ACCESS_LOST_MESSAGE } from './xero-access';
 import { sleep } from './utils';
 
 /**
@@ -231,8 +231,39 @@ export const api = {
     apiRequestOrNull<T>(path, { ...options, method: 'GET' }),
 };
 
-/** A readable message for any thrown value, with a fallback (e.g. "Login failed"). */
+/** What users read instead of the browser's or the server's jargon (issue 17 item 12). */
+export const USER_MESSAGES = {
+  offline: 'Ledgerlink could not be reached. Check your internet connection, then try again.',
+  serverFault: 'Something went wrong on our side. Please try again in a moment.',
+  unreadable: 'Ledgerlink received an answer it could not read. Please try again.',
+  xeroAccessLost: XERO_ACCESS_LOST_MESSAGE.description,
+} as const;
+
+/** Texts that are the transport's, not ours: the fetch failure, HTTP status lines, "Internal server error". */
+const NETWORK_JARGON = /^(failed to fetch|fetch failed|load failed|networkerror\b.*|network request failed)$/i;
+const SERVER_JARGON = /^(internal server error|http error \d{3}|bad gateway|service unavailable|gateway time-?out)$/i;
+
+function humanise(error: unknown, message: string): string {
+  if (isXeroAccessLost(error) || isReconnectionText(message)) return USER_MESSAGES.xeroAccessLost;
+  if (error instanceof TypeError && NETWORK_JARGON.test(message.trim())) return USER_MESSAGES.offline;
+  if (/^Failed to parse response from /.test(message)) return USER_MESSAGES.unreadable;
+  if (isApiError(error) && error.status >= 500 && SERVER_JARGON.test(message.trim())) return USER_MESSAGES.serverFault;
+  // A wrapped failure ("Failed to set active organization: 500 …") reads as its cause does.
+  const cause = error instanceof Error ? error.cause : undefined;
+  if (cause instanceof Error) {
+    const inner = humanise(cause, cause.message);
+    if (inner !== cause.message) return inner;
+    if (isApiError(cause) && cause.status >= 500) return USER_MESSAGES.serverFault;
+  }
+  return message;
+}
+
+function isReconnectionText(message: string): boolean {
+  return message === 'Token refresh failed' || message === 'No refresh token, reconnection required';
+}
+
+/** A readable message for any thrown value, with a fallback (e.g. "Login failed"); jargon becomes words. */
 export function getMessage(error: unknown, fallback: string): string {
-  if (error instanceof Error && error.message.trim() !== '') return error.message;
+  if (error instanceof Error && error.message.trim() !== '') return humanise(error, error.message);
   return fallback;
 }

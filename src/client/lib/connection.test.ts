@@ -1,3 +1,4 @@
+import { USER_MESSAGES } from './api-client';
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 import { makeConnection } from '@/client/testing/fixtures';
@@ -24,9 +25,9 @@ describe('connection status (spec 000 §3–§4)', () => {
     await expect(getConnection()).resolves.toMatchObject({ connected: false, error: 'Token refresh failed' });
   });
 
-  it('a failure without a body uses the status text', async () => {
+  it('a failure without a body says so in words, not the status text (issue 17 item 12)', async () => {
     server.use(http.get('*/api/xero/connection', () => new HttpResponse('', { status: 500 })));
-    await expect(getConnection()).resolves.toMatchObject({ connected: false, error: 'Internal Server Error' });
+    await expect(getConnection()).resolves.toMatchObject({ connected: false, error: USER_MESSAGES.serverFault });
   });
 
   it('saves the defaults when connected and restores them when the connection fails', async () => {

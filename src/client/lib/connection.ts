@@ -99,7 +99,10 @@ export async function getConnection(options: GetConnectionOptions = {}): Promise
     );
     return finish(normalizeConnectionStatus(raw));
   } catch (error) {
-    return finish(disconnected(getMessage(error, CONNECTION_ERRORS.unknown)));
+    // The status's error text is also read by the rules (reconnect, session expired): those stay as sent.
+    const raw = error instanceof Error ? error.message : '';
+    const ruled = isReconnectionRequired(raw) || raw.includes(CONNECTION_ERRORS.notAuthenticated);
+    return finish(disconnected(ruled ? raw : getMessage(error, CONNECTION_ERRORS.unknown)));
   }
 }
 
