@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FEATURE_FLAG_FIELD_NAMES, type FeatureFlagField } from './feature-flags';
+import { idTextSchema, textSchema } from './input';
 
 /**
  * The email rule of spec 000 §5: text, an at sign, a domain, a suffix of two or more letters.
@@ -14,7 +15,7 @@ export function isValidEmail(value: string): boolean {
   return EMAIL_PATTERN.test(value);
 }
 
-export const emailSchema = z.string().trim().max(254).regex(EMAIL_PATTERN, INVALID_EMAIL_MESSAGE);
+export const emailSchema = textSchema(254).trim().regex(EMAIL_PATTERN, INVALID_EMAIL_MESSAGE);
 /** The email as edited by a person: empty means "no email". */
 export const optionalEmailSchema = z.union([z.literal(''), emailSchema]);
 
@@ -109,9 +110,9 @@ export type AuditEntry = z.infer<typeof auditEntrySchema>;
 /** The query of `GET /api/admin/audit` and `GET /api/admin/audit.csv`: the activity log's filters and a line count. */
 export const auditQuerySchema = z.object({
   /** An action prefix: "settings." matches every settings action. */
-  action: z.string().max(100).optional(),
-  userId: z.coerce.number().int().positive().optional(),
-  organizationId: z.coerce.number().int().positive().optional(),
+  action: textSchema(100).optional(),
+  userId: idTextSchema('Invalid user ID').optional(),
+  organizationId: idTextSchema('Invalid organization ID').optional(),
   /** YYYY-MM-DD, inclusive (UTC days). */
   from: z.iso.date().optional(),
   to: z.iso.date().optional(),

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { emailSchema, usernameSchema } from './admin';
+import { textSchema } from './input';
 
 export const PASSWORD_MIN_LENGTH = 8;
 export const PASSWORD_MAX_LENGTH = 128;
 
-export const passwordSchema = z
-  .string()
+export const passwordSchema = textSchema(PASSWORD_MAX_LENGTH)
   .min(PASSWORD_MIN_LENGTH, `Password must be at least ${PASSWORD_MIN_LENGTH} characters`)
   .max(PASSWORD_MAX_LENGTH, `Password must be at most ${PASSWORD_MAX_LENGTH} characters`);
 
@@ -21,8 +21,8 @@ export type CurrentUser = z.infer<typeof currentUserSchema>;
 
 /** POST /api/login and POST /api/auth/login. Only presence is checked: the rules apply at registration. */
 export const loginRequestSchema = z.object({
-  username: z.string().trim().min(1, 'Username is required').max(254),
-  password: z.string().min(1, 'Password is required').max(PASSWORD_MAX_LENGTH),
+  username: textSchema(254).trim().min(1, 'Username is required'),
+  password: textSchema(PASSWORD_MAX_LENGTH).min(1, 'Password is required'),
 });
 export type LoginRequest = z.infer<typeof loginRequestSchema>;
 

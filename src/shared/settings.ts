@@ -3,6 +3,7 @@
  * `PATCH /api/xero/settings`) and the reference-list items the settings screen chooses from.
  */
 import { z } from 'zod';
+import { idSchema, isDbId, textSchema } from './input';
 import {
   DEFAULT_STOCK_JOURNAL_MARGIN_RATE,
   DEFAULT_STOCK_JOURNAL_POSTING_STATUS,
@@ -178,7 +179,7 @@ export const SETTING_REFERENCE_KINDS = {
 export type SettingReferenceKind = (typeof SETTING_REFERENCE_KINDS)[DefaultIdField];
 
 /** An organisation id as a request may name it (the settings screen of `/settings?org={id}`). */
-const organizationIdFieldSchema = z.union([z.number().int().positive(), z.string().regex(/^\d{1,10}$/, 'Invalid organization ID')]);
+const organizationIdFieldSchema = z.union([idSchema('Invalid organization ID'), z.string().refine(isDbId, 'Invalid organization ID')]);
 
 /**
  * Body of `PATCH /api/xero/settings` (000 §7 "the default fields of section 3"): any subset of the
@@ -283,7 +284,7 @@ export const referenceListQuerySchema = z.object({
 
 /** Query of `GET /api/xero/contacts`: search text, refresh, and `ids` to name contacts already chosen. */
 export const contactsQuerySchema = referenceListQuerySchema.extend({
-  search: z.string().max(100).optional(),
+  search: textSchema(100).optional(),
   ids: z.string().max(2000).optional(),
 });
 

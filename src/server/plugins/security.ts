@@ -48,6 +48,10 @@ export async function registerSecurity(app: FastifyInstance, options: { appUrl: 
     crossOriginEmbedderPolicy: false,
   });
   app.addHook('onRequest', (request, reply, done) => {
+    // Private API answers stay out of every cache, the browser's included, so nothing of an account can be read
+    // back after sign-out (issue 16). A route that may be cached says so itself: the ETag-validated lists send
+    // `private, no-cache` (src/server/lib/body-cache.ts).
+    if (request.url.startsWith('/api/')) reply.raw.setHeader('cache-control', 'no-store');
     setSecurityHeaders(request.raw, reply.raw, (error?: unknown) => done(error instanceof Error ? error : undefined));
   });
 

@@ -5,7 +5,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_ORIGIN } from '../test/app';
 import { as, login } from '../test/session';
-import { connectXero, createXeroTestApp, TEST_CLIENT, type XeroTestApp } from '../test/xero';
+import { connectXero, createXeroTestApp, enableFeatures, TEST_CLIENT, type XeroTestApp } from '../test/xero';
 
 /**
  * Secrets (issue 11): with canary passwords and real tokens in play, none of them appears in a log line,
@@ -18,6 +18,7 @@ describe('secrets never leak', () => {
   let t: XeroTestApp;
   const logs: string[] = [];
   const answers: string[] = [];
+  let cookie = '';
 
   beforeAll(async () => {
     const stream = new Writable({
@@ -34,7 +35,7 @@ describe('secrets never leak', () => {
     const reg = await record(
       await t.app.inject({ method: 'POST', url: '/api/register', headers: { origin: TEST_ORIGIN }, payload: { username: 'canary', password: CANARY_PASSWORD } }),
     );
-    const cookie = String(reg.headers['set-cookie']).split(';')[0] ?? '';
+    cookie = String(reg.headers['set-cookie']).split(';')[0] ?? '';
     await record(await login(t.app, 'canary', CANARY_WRONG));
     await record(await login(t.app, 'canary', CANARY_PASSWORD));
     await connectXero(t.app, t.sandbox, cookie);
@@ -93,5 +94,37 @@ describe('secrets never leak', () => {
     for (const needle of [TEST_CLIENT.clientSecret, 'TOKEN_ENCRYPTION_KEY', 'XERO_CLIENT_SECRET', 'DATABASE_URL', 'argon2', 'drizzle-orm', 'access_token_enc']) {
       expect(bundle, needle).not.toContain(needle);
     }
+  });
+
+  it('keeps every private API answer out of caches: no-store, or private, no-cache for the ETag-validated lists', async () => {
+    // A fresh sign-in: the token expiry above left this user's Xero connection needing a reconnect.
+    const fresh = await login(t.app, 'canary', CANARY_PASSWORD);
+    const session = String(fresh.headers['set-cookie']).split(';')[0] ?? '';
+    await connectXero(t.app, t.sandbox, session);
+    const call = as(t.app, session);
+    const orgs = (await call('GET', '/api/user-organizations')).json() as Array<{ organizationId: number }>;
+    for (const org of orgs) await enableFeatures(t, org.organizationId);
+    const cacheable: string[] = [];
+    const reads = t.app.routeTable.filter((r) => r.method === 'GET' && r.url.startsWith('/api/') && !r.url.startsWith('/api/docs') && !r.url.includes(':') && !/callback|^\/api\/auth\/xero$/.test(r.url));
+    for (const route of reads) {
+      const res = await call('GET', route.url);
+      const header = String(res.headers['cache-control']);
+      if (header !== 'no-store' && !(header === 'private, no-cache' && res.headers.etag)) cacheable.push(`${route.url} (${res.statusCode}): ${header}`);
+    }
+    expect(reads.length).toBeGreaterThan(30);
+    expect(cacheable).toEqual([]);
+    // The TOTP secret of a set-up in progress, and an error answer.
+    expect((await call('POST', '/api/auth/mfa/setup', {})).headers['cache-control']).toBe('no-store');
+    expect((await t.app.inject({ method: 'GET', url: '/api/user' })).headers['cache-control']).toBe('no-store');
+    // An invoice's attachment: after sign-out the browser must not open it from its cache.
+    const invoices = (await call('GET', '/api/xero/invoices')).json() as Array<{ invoiceId: string; attachments: unknown[] }>;
+    const withFile = invoices.find((i) => i.attachments.length > 0);
+    const list = await call('GET', `/api/xero/invoices/${withFile?.invoiceId}/attachments`);
+    expect(list.headers['cache-control']).toBe('no-store');
+    const file = (list.json() as Array<{ url: string }>)[0];
+    expect(file).toBeDefined();
+    const content = await call('GET', file?.url ?? '');
+    expect(content.statusCode).toBe(200);
+    expect(content.headers['cache-control']).toBe('no-store');
   });
 });

@@ -14,13 +14,14 @@ import {
   featureTogglePatchSchema,
   type AuditQuery,
 } from '../../../shared/admin';
+import { idTextSchema } from '../../../shared/input';
 import { AppError } from '../../lib/app-error';
 import type { AuditLog } from '../audit/audit';
 import type { UsersRepository } from '../auth/auth.repository';
 import { requireAdmin } from '../auth/guards';
 import type { AdminRepository } from './admin.repository';
 
-const idParam = (name: string) => z.object({ [name]: z.coerce.number().int().positive().max(2_147_483_647) });
+const idParam = (name: string) => z.object({ [name]: idTextSchema() });
 
 const LAST_ADMIN_MESSAGE = 'At least one administrator must remain. Make another user an administrator first.';
 

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { FEATURE_FLAG_FIELDS, FEATURE_LABELS, type FeatureKey } from '../../../shared/feature-flags';
+import { isDbId } from '../../../shared/input';
 import { AppError } from '../../lib/app-error';
 import { requireUser } from '../auth/guards';
 import type { SessionUser } from '../auth/sessions';
@@ -20,9 +21,8 @@ function namedOrganizationId(request: FastifyRequest): number | undefined {
   const body = (request.body && typeof request.body === 'object' ? request.body : {}) as Record<string, unknown>;
   const raw = query.org ?? query.organizationId ?? body.organizationId;
   if (raw === undefined || raw === null || raw === '') return undefined;
-  const id = Number(raw);
-  if (!Number.isInteger(id) || id <= 0) throw new AppError('VALIDATION_ERROR', 'Invalid organization ID');
-  return id;
+  if (!isDbId(raw)) throw new AppError('VALIDATION_ERROR', 'Invalid organization ID');
+  return Number(raw);
 }
 
 /**

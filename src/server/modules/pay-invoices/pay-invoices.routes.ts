@@ -107,8 +107,8 @@ export function registerPayInvoicesRoutes(root: FastifyInstance): void {
         .type(file.mimeType)
         .header('content-disposition', `${asDownload ? 'attachment' : 'inline'}; filename="${safeName}"; filename*=UTF-8''${encodeURIComponent(file.fileName)}`)
         .header('content-length', String(file.body.length))
-        // Private to this user's browser; an attachment's bytes do not change under its id.
-        .header('cache-control', 'private, max-age=600');
+        // Never kept by the browser: after sign-out the same browser must not open the invoice from its cache.
+        .header('cache-control', 'no-store');
       // A file that is not a plain image, PDF or text never runs as a page of our origin.
       if (!file.inline) reply.header('content-security-policy', "sandbox; default-src 'none'");
       return reply.send(file.body);

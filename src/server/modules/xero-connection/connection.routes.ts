@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { connectionStatusSchema, xeroAuthUrlResponseSchema } from '../../../shared/connection';
 import { featureFlagsResponseSchema, userOrganizationsResponseSchema } from '../../../shared/organizations';
+import { idOrIdTextSchema } from '../../../shared/input';
 import { AppError } from '../../lib/app-error';
 import { OAuthError, type XeroOAuth } from '../../xero/xero-http/oauth';
 import type { TokenStore } from '../../xero/xero-http/token-store';
@@ -18,14 +19,7 @@ import {
 } from './oauth-requests';
 
 /** `organizationId` as the clients send it: a number, or a string of digits (spec 000 §5). */
-export const organizationIdSchema = z.union([z.number(), z.string()]).transform((value, ctx) => {
-  const id = typeof value === 'number' ? value : value.trim() === '' ? NaN : Number(value);
-  if (!Number.isInteger(id) || id <= 0 || id > 2_147_483_647) {
-    ctx.addIssue({ code: 'custom', message: 'Invalid organization ID' });
-    return z.NEVER;
-  }
-  return id;
-});
+export const organizationIdSchema = idOrIdTextSchema('Invalid organization ID');
 
 const setActiveBody = z.object({ organizationId: organizationIdSchema });
 

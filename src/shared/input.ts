@@ -1,0 +1,70 @@
+import { z } from 'zod';
+
+/**
+ * Rules every text and id a client sends must keep, whatever the field (issue 16): the database refuses a NUL
+ * and an id beyond its integer column, so they are refused here first, with a 400 and a message.
+ */
+
+/** The largest id our tables hold (PostgreSQL `integer`). */
+export const MAX_DB_ID = 2_147_483_647;
+
+/** C0 control characters but tab, line feed and carriage return; DEL; the C1 controls. */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const CONTROL_CHARACTER = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
+/** A UTF-16 surrogate without its partner: not a character at all, and not encodable as UTF-8. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+export const UNSAFE_TEXT_MESSAGE = 'Text must not contain control characters or invalid Unicode';
+export const INVALID_ID_MESSAGE = 'Invalid ID';
+
+/** True when a text holds a control character (other than tab and line breaks) or a lone surrogate. */
+export function hasUnsafeCharacters(value: string): boolean {
+  return CONTROL_CHARACTER.test(value) || LONE_SURROGATE.test(value);
+}
+
+/**
+ * The path of the first text anywhere in a parsed value (body, query string, route parameters) that breaks the
+ * rule, e.g. `email` or `invoices.3.reference`; '' for the value itself; null when every text is safe.
+ */
+export function findUnsafeText(value: unknown, path = '', depth = 0): string | null {
+  if (typeof value === 'string') return hasUnsafeCharacters(value) ? path : null;
+  if (depth > 32 || value === null || typeof value !== 'object') return null;
+  for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+    const where = path ? `${path}.${key}` : key;
+    if (hasUnsafeCharacters(key)) return where;
+    const found = findUnsafeText(item, where, depth + 1);
+    if (found !== null) return found;
+  }
+  return null;
+}
+
+/** A text field: at most `max` characters, no control characters (tab and line breaks allowed), no lone surrogates. */
+export function textSchema(max: number) {
+  return z.string().max(max).refine((value) => !hasUnsafeCharacters(value), UNSAFE_TEXT_MESSAGE);
+}
+
+/** One of our row ids as JSON sends it: a whole number from 1 to MAX_DB_ID. */
+export function idSchema(message = INVALID_ID_MESSAGE) {
+  return z.number({ error: message }).int(message).positive(message).max(MAX_DB_ID, message);
+}
+
+/** One of our row ids as a query string or a path sends it: digits only, from 1 to MAX_DB_ID, read as a number. */
+export function idTextSchema(message = INVALID_ID_MESSAGE) {
+  return z
+    .string({ error: message })
+    .trim()
+    .regex(/^\d{1,10}$/, message)
+    .transform(Number)
+    .refine((id) => id >= 1 && id <= MAX_DB_ID, message);
+}
+
+/** An id a client may send either way (`organizationId: 12` or `"12"`), read as a number. */
+export function idOrIdTextSchema(message = INVALID_ID_MESSAGE) {
+  return z.union([idSchema(message), idTextSchema(message)]);
+}
+
+/** True when a value is one of our row ids, or its digits. */
+export function isDbId(value: unknown): boolean {
+  const id = typeof value === 'number' ? value : typeof value === 'string' && /^\d{1,10}$/.test(value.trim()) ? Number(value) : NaN;
+  return Number.isInteger(id) && id >= 1 && id <= MAX_DB_ID;
+}
