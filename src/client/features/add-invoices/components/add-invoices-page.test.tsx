@@ -189,6 +189,29 @@ describe('Add Invoices screen (001 §2–§8)', () => {
     expect(screen.getByLabelText('Cash amount for INV-0101')).toHaveValue(5);
   });
 
+  it('approved but its cash failed: one clear message, the row leaves the list, the cash is offered on Pay Invoices', async () => {
+    const user = userEvent.setup();
+    let approvedInXero = false;
+    useHandlers({
+      update: (body) => {
+        approvedInXero = true;
+        const message =
+          'Invoice INV-0101 was approved, but its cash payment of £100.50 was not recorded: Xero did not confirm this change in time. Ledgerlink will check with Xero before anything is sent again; refresh in a minute to see the result.. Record it on Pay Invoices.';
+        return { processed: 0, failed: [{ id: body.invoices[0]?.id ?? '', message }] };
+      },
+    });
+    server.use(http.get('*/api/xero/draft-invoices', () => HttpResponse.json(approvedInXero ? drafts.filter((d) => d.id !== 'a') : drafts)));
+    renderApp('/add-invoices');
+    await findRows();
+    await user.type(screen.getByLabelText('Cash amount for INV-0101'), '100.5');
+    await user.click(screen.getByRole('checkbox', { name: 'Approve INV-0101' }));
+    await user.click(screen.getByRole('button', { name: 'Process INV-0101' }));
+    expect(await screen.findByText('Approved, Cash Not Recorded')).toBeInTheDocument();
+    expect(screen.getByText('INV-0101 was approved in Xero, but its cash payment of £100.50 was not recorded. Pay it on Pay Invoices, where the invoice is now waiting.')).toBeInTheDocument();
+    await waitFor(() => expect(screen.queryByLabelText('Cash amount for INV-0101')).not.toBeInTheDocument());
+    expect(screen.queryByText(/\.\./)).not.toBeInTheDocument();
+  });
+
   it('Process All: checks there is something to save, sends the organisation, reports what failed and re-fetches with refresh', async () => {
     const user = userEvent.setup();
     const recorded = useHandlers({

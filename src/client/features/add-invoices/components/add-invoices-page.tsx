@@ -23,7 +23,7 @@ import {
   type NewInvoiceForm,
 } from '@/shared/add-invoices';
 import { getUkToday } from '@/shared/dates';
-import { fromPence, toPence } from '@/shared/money';
+import { formatPounds, fromPence, toPence } from '@/shared/money';
 import { paths } from '@/client/config/paths';
 import { Alert, AlertDescription, AlertTitle } from '@/client/components/ui/alert';
 import { Button } from '@/client/components/ui/button';
@@ -56,6 +56,15 @@ const [HEADER_TITLE, HEADER_SUBTITLE] = ADD_INVOICES_HEADER.split(' - ') as [str
 export const PROCESS_ALL_BATCH_SIZE = 25;
 
 type RowEdit = Pick<DraftInvoiceRow, 'cashAmount' | 'approve'>;
+
+/** One clear message for an invoice Xero approved whose cash payment was not recorded (issue 17 item 3). */
+export function describeApprovedCashFailed(invoiceNumber: string, cashAmount: number, currency: string) {
+  const cash = cashAmount > 0 ? `its cash payment of ${formatPounds(cashAmount, currency)}` : 'its cash payment';
+  return {
+    title: 'Approved, Cash Not Recorded',
+    description: `${invoiceNumber} was approved in Xero, but ${cash} was not recorded. Pay it on Pay Invoices, where the invoice is now waiting.`,
+  };
+}
 
 /** The text of a failed call: the server's `details`, else its message (001 §7 "errors read details or message"). */
 function readServerText(error: unknown, fallback: string): string {
@@ -179,6 +188,16 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
     if (ok) toast({ title: 'Invoices Refreshed', description: 'Latest draft invoices from Xero have been loaded', variant: 'success' });
   }
 
+  /** After a refused approval: reads the drafts again and says whether the invoice has left them (Xero approved it). */
+  async function leftTheDrafts(id: string): Promise<boolean> {
+    try {
+      const fresh = await queryClient.fetchQuery({ queryKey: draftsKey, queryFn: () => getDraftInvoices(orgId, { refresh: true }), staleTime: 0 });
+      return !fresh.some((d) => d.id === id);
+    } catch {
+      return false;
+    }
+  }
+
   function setEdit(id: string, patch: Partial<RowEdit>) {
     setEdits((prev) => {
       const current = prev[id] ?? { cashAmount: '', approve: false };
@@ -255,7 +274,10 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
     try {
       const result = await updateDraftInvoices({ invoices: items });
       const failure = result.failed.find((f) => f.id === row.id);
-      if (failure) {
+      if (failure && row.approve && (await leftTheDrafts(row.id))) {
+        // Xero approved it, then the cash failed: the invoice is no longer a draft (issue 17 item 3).
+        toast({ ...describeApprovedCashFailed(row.invoiceNumber, (items[0]?.cashAmount ?? 0) + row.pendingCashAmount, row.currency), variant: 'warning', duration: 10_000 });
+      } else if (failure) {
         toast({ title: 'Error processing invoice', description: failure.message, variant: 'destructive' });
       } else {
         applyProcessed(items);
@@ -327,7 +349,8 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
         variant: 'destructive',
       });
     }
-    if (succeeded.length > 0) await refetchWithRefresh();
+    // A failed approval may still have been applied (approved, then the cash failed): read the list again.
+    if (succeeded.length > 0 || failed.length > 0) await refetchWithRefresh();
   }
 
   async function createInvoice() {
