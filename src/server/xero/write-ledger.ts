@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
-import { and, eq, inArray, isNull, lt, or } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, isNull, lt, ne, or, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { organizations, xeroWrites, type XeroWriteState } from '../db/schema/index.ts';
+import { auditLog, organizations, xeroWrites, type XeroWriteState } from '../db/schema/index.ts';
 import { AppError } from '../lib/app-error';
 import { isNotApplied } from './xero-http/http';
 import type { XeroContext } from './xero-port';
@@ -12,6 +12,25 @@ export interface WriteOutcome<R> {
   xeroId?: string | null;
   response: R;
 }
+
+/**
+ * The activity-log line a write stands for. The ledger writes it itself, once, when the write settles:
+ * `success` when Xero applied it (answered, or found later by look-up or by the reconciler), `failure` when
+ * Xero certainly did not. Nothing is logged while the outcome is unknown, and a replayed answer logs nothing.
+ */
+export interface WriteAudit {
+  /** e.g. 'payment.create', 'add-invoices.approve', 'cis-bills.create'. */
+  action: string;
+  target?: string | null;
+  /** The acting user's name: every line names who acted. */
+  username: string;
+  ip?: string | null;
+  /** What to show with the line; the ledger adds writeId and xeroId (success) or error (failure). */
+  detail?: Record<string, unknown>;
+}
+
+/** Writes the ledger has not settled yet: Xero may or may not have them. */
+export const OPEN_WRITE_STATES = ['pending', 'sent', 'unknown'] as const;
 
 export interface WriteSpec<R> {
   organizationId: number;
@@ -26,6 +45,14 @@ export interface WriteSpec<R> {
   /** The canonical request: stored, fingerprinted, and handed to the finder when the outcome is unknown. */
   request: unknown;
   send: (idempotencyKey: string) => Promise<WriteOutcome<R>>;
+  /** The activity-log line, written by the ledger when the write settles (see WriteAudit). */
+  audit?: WriteAudit;
+  /**
+   * At most one open write of this kind per target: a new one (under another key) while an earlier one is
+   * pending, sent or unknown is refused with `busyMessage` (409). Checked under a lock, so two concurrent
+   * requests cannot both pass.
+   */
+  exclusiveTarget?: { busyMessage: string };
 }
 
 /** Looks a write up in Xero when its answer was lost. Null means Xero does not have it. */
@@ -49,7 +76,10 @@ function canonical(value: unknown): string {
 }
 
 export function fingerprintOf(kind: string, request: unknown): string {
-  return crypto.createHash('sha256').update(`${kind}\n${canonical(request)}`).digest('hex');
+  return crypto
+    .createHash('sha256')
+    .update(`${kind}\n${canonical(request)}`)
+    .digest('hex');
 }
 
 /**
@@ -68,46 +98,144 @@ export function createWriteLedger(deps: { db: Db; log?: { warn: (o: object, m: s
     await db.update(xeroWrites).set(values).where(eq(xeroWrites.id, id));
   }
 
+  /**
+   * Moves an open write to confirmed or failed and, in the same transaction, writes its activity-log line.
+   * Only a row still open changes, so whoever settles it first (the request, a retry, the reconciler) logs
+   * it, and nobody logs it twice. Returns the settled row, or null when it was already settled.
+   */
+  async function settle(
+    id: number,
+    outcome: { state: 'confirmed'; xeroId: string | null; response: unknown } | { state: 'failed'; error: string },
+  ): Promise<WriteRow | null> {
+    const values =
+      outcome.state === 'confirmed'
+        ? {
+            state: 'confirmed' as const,
+            xeroId: outcome.xeroId,
+            response: outcome.response as object,
+            error: null,
+            completedAt: new Date(),
+          }
+        : { state: 'failed' as const, error: outcome.error, completedAt: new Date() };
+    return db.transaction(async (tx) => {
+      const [row] = await tx
+        .update(xeroWrites)
+        .set(values)
+        .where(and(eq(xeroWrites.id, id), inArray(xeroWrites.state, [...OPEN_WRITE_STATES, 'needs_review'])))
+        .returning();
+      if (!row) return null;
+      const audit = row.audit as WriteAudit | null;
+      if (audit) {
+        await tx.insert(auditLog).values({
+          userId: row.userId,
+          username: audit.username,
+          organizationId: row.organizationId,
+          action: audit.action,
+          target: audit.target ?? row.targetId ?? row.xeroId ?? null,
+          result: row.state === 'confirmed' ? 'success' : 'failure',
+          detail: row.state === 'confirmed' ? { ...audit.detail, writeId: row.id, xeroId: row.xeroId } : { ...audit.detail, writeId: row.id, error: row.error },
+          ip: audit.ip ?? null,
+        });
+      }
+      return row;
+    });
+  }
+
   async function finish<R>(row: WriteRow, spec: WriteSpec<R>): Promise<WriteOutcome<R> & { writeId: number; replayed: boolean }> {
     await update(row.id, { state: 'sent', attempts: row.attempts + 1, sentAt: new Date() });
+    let outcome: WriteOutcome<R>;
     try {
-      const outcome = await spec.send(row.idempotencyKey);
-      await update(row.id, { state: 'confirmed', xeroId: outcome.xeroId ?? null, response: outcome.response as object, completedAt: new Date(), error: null });
-      return { ...outcome, writeId: row.id, replayed: false };
+      outcome = await spec.send(row.idempotencyKey);
     } catch (error) {
       if (error instanceof AppError && (DEFINITE_FAILURES.has(error.code) || isNotApplied(error))) {
-        await update(row.id, { state: 'failed', error: error.message, completedAt: new Date() });
+        await settle(row.id, { state: 'failed', error: error.message });
         throw error;
       }
       const message = error instanceof Error ? error.message : String(error);
       await update(row.id, { state: 'unknown', error: message });
-      throw new AppError('XERO_UNAVAILABLE', UNKNOWN_OUTCOME_MESSAGE, message, { writeId: row.id, writeState: 'unknown' });
+      throw new AppError('XERO_UNAVAILABLE', UNKNOWN_OUTCOME_MESSAGE, message, {
+        writeId: row.id,
+        writeState: 'unknown',
+      });
     }
+    await settle(row.id, { state: 'confirmed', xeroId: outcome.xeroId ?? null, response: outcome.response });
+    return { ...outcome, writeId: row.id, replayed: false };
+  }
+
+  async function findByKey(organizationId: number, idempotencyKey: string): Promise<WriteRow | null> {
+    const [row] = await db
+      .select()
+      .from(xeroWrites)
+      .where(and(eq(xeroWrites.organizationId, organizationId), eq(xeroWrites.idempotencyKey, idempotencyKey)));
+    return row ?? null;
+  }
+
+  /**
+   * Asks Xero (through the kind's finder) whether an open write was applied, and settles it: confirmed with
+   * what was found, failed when Xero does not have it. Returns the row as it stands afterwards; a row with
+   * no finder, or whose look-up failed, stays as it was.
+   */
+  async function lookUp(row: WriteRow, tenantId: string): Promise<WriteRow> {
+    const finder = finders.get(row.kind);
+    if (!finder || row.userId === null) return row;
+    const found = await finder({ userId: row.userId, tenantId, organizationId: row.organizationId }, row);
+    const settled = found
+      ? await settle(row.id, { state: 'confirmed', xeroId: found.xeroId ?? null, response: found.response })
+      : await settle(row.id, {
+          state: 'failed',
+          error: 'Xero does not have this change: it was not applied.',
+        });
+    return settled ?? (await findByKey(row.organizationId, row.idempotencyKey)) ?? row;
   }
 
   return {
+    /** One finder per kind: a second registration is a wiring mistake and fails at start. */
     registerFinder(kind: string, finder: WriteFinder) {
+      if (finders.has(kind)) throw new Error(`A finder for '${kind}' writes is already registered`);
       finders.set(kind, finder);
     },
 
     async execute<R>(spec: WriteSpec<R>): Promise<WriteOutcome<R> & { writeId: number; replayed: boolean }> {
       const key = spec.idempotencyKey ?? crypto.randomUUID();
       const fingerprint = fingerprintOf(spec.kind, spec.request);
-      const inserted = await db
-        .insert(xeroWrites)
-        .values({
-          organizationId: spec.organizationId,
-          userId: spec.userId,
-          kind: spec.kind,
-          idempotencyKey: key,
-          fingerprint,
-          targetId: spec.targetId ?? null,
-          amountPence: spec.amountPence ?? null,
-          request: spec.request as object,
-          state: 'pending',
-        })
-        .onConflictDoNothing()
-        .returning();
+      const values = {
+        organizationId: spec.organizationId,
+        userId: spec.userId,
+        kind: spec.kind,
+        idempotencyKey: key,
+        fingerprint,
+        targetId: spec.targetId ?? null,
+        amountPence: spec.amountPence ?? null,
+        request: spec.request as object,
+        audit: spec.audit ?? null,
+        state: 'pending' as const,
+      };
+      const exclusive = spec.exclusiveTarget;
+      const inserted =
+        exclusive && spec.targetId
+          ? await db.transaction(async (tx) => {
+              // One open write per kind and target, across instances: the check and the insert hold a lock.
+              await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`${spec.organizationId}:${spec.kind}:${spec.targetId}`}))`);
+              const [busy] = await tx
+                .select({ id: xeroWrites.id })
+                .from(xeroWrites)
+                .where(
+                  and(
+                    eq(xeroWrites.organizationId, spec.organizationId),
+                    eq(xeroWrites.kind, spec.kind),
+                    eq(xeroWrites.targetId, spec.targetId as string),
+                    inArray(xeroWrites.state, [...OPEN_WRITE_STATES]),
+                    ne(xeroWrites.idempotencyKey, key),
+                  ),
+                );
+              if (busy)
+                throw new AppError('CONFLICT', exclusive.busyMessage, undefined, {
+                  writeId: busy.id,
+                  writeState: 'busy',
+                });
+              return tx.insert(xeroWrites).values(values).onConflictDoNothing().returning();
+            })
+          : await db.insert(xeroWrites).values(values).onConflictDoNothing().returning();
       const row = inserted[0];
       if (row) return finish(row, spec);
 
@@ -121,7 +249,12 @@ export function createWriteLedger(deps: { db: Db; log?: { warn: (o: object, m: s
         throw new AppError('VALIDATION_ERROR', 'This Idempotency-Key was already used for a different change');
       }
       if (existing.state === 'confirmed') {
-        return { xeroId: existing.xeroId, response: existing.response as R, writeId: existing.id, replayed: true };
+        return {
+          xeroId: existing.xeroId,
+          response: existing.response as R,
+          writeId: existing.id,
+          replayed: true,
+        };
       }
       if (existing.state === 'failed') throw new AppError('XERO_REJECTED', existing.error ?? 'Xero refused this change');
       throw new AppError('CONFLICT', 'This change is already being processed. Refresh in a moment to see the result.', undefined, {
@@ -136,7 +269,14 @@ export function createWriteLedger(deps: { db: Db; log?: { warn: (o: object, m: s
      * failed (Xero does not have it), or needs_review when there is no way to tell.
      */
     async reconcile(olderThanMs = 2 * 60_000): Promise<Record<XeroWriteState, number>> {
-      const counts: Record<XeroWriteState, number> = { pending: 0, sent: 0, confirmed: 0, failed: 0, unknown: 0, needs_review: 0 };
+      const counts: Record<XeroWriteState, number> = {
+        pending: 0,
+        sent: 0,
+        confirmed: 0,
+        failed: 0,
+        unknown: 0,
+        needs_review: 0,
+      };
       const cutoff = new Date(Date.now() - olderThanMs);
       const rows = await db
         .select({ write: xeroWrites, tenantId: organizations.tenantId })
@@ -150,30 +290,149 @@ export function createWriteLedger(deps: { db: Db; log?: { warn: (o: object, m: s
         );
       for (const { write, tenantId } of rows) {
         if (write.state === 'pending') {
-          await update(write.id, { state: 'failed', error: 'Not sent: Ledgerlink stopped before sending it to Xero.', completedAt: new Date() });
-          counts.failed += 1;
+          if (
+            await settle(write.id, {
+              state: 'failed',
+              error: 'Not sent: Ledgerlink stopped before sending it to Xero.',
+            })
+          )
+            counts.failed += 1;
           continue;
         }
-        const finder = finders.get(write.kind);
-        if (!finder || write.userId === null) {
-          await update(write.id, { state: 'needs_review', error: write.error ?? 'Outcome unknown: please check this in Xero.' });
+        if (!finders.has(write.kind) || write.userId === null) {
+          await update(write.id, {
+            state: 'needs_review',
+            error: write.error ?? 'Outcome unknown: please check this in Xero.',
+          });
           counts.needs_review += 1;
           continue;
         }
         try {
-          const found = await finder({ userId: write.userId, tenantId, organizationId: write.organizationId }, write);
-          if (found) {
-            await update(write.id, { state: 'confirmed', xeroId: found.xeroId ?? null, response: found.response as object, completedAt: new Date(), error: null });
-            counts.confirmed += 1;
-          } else {
-            await update(write.id, { state: 'failed', error: 'Xero does not have this change: it was not applied.', completedAt: new Date() });
-            counts.failed += 1;
-          }
+          const settled = await lookUp(write, tenantId);
+          if (settled.state === 'confirmed') counts.confirmed += 1;
+          else if (settled.state === 'failed') counts.failed += 1;
         } catch (error) {
           deps.log?.warn({ err: error, writeId: write.id }, 'reconcile lookup failed; will try again');
         }
       }
       return counts;
+    },
+
+    /** Settles one open write by asking Xero (see lookUp); the row as it stands afterwards. */
+    lookUp,
+
+    /**
+     * Settles by look-up the open writes of this kind on a target that are unknown, or sent longer than
+     * `staleSentMs` ago (their answer was lost), before a new write on it is judged. Returns how many it
+     * settled and the writes still open (in flight now, or Xero could not be asked).
+     */
+    async settleOpenOnTarget(
+      scope: { organizationId: number; tenantId: string; kind: string; targetId: string },
+      staleSentMs: number,
+    ): Promise<{ settled: WriteRow[]; open: WriteRow[] }> {
+      const rows = await db
+        .select()
+        .from(xeroWrites)
+        .where(
+          and(
+            eq(xeroWrites.organizationId, scope.organizationId),
+            eq(xeroWrites.kind, scope.kind),
+            eq(xeroWrites.targetId, scope.targetId),
+            inArray(xeroWrites.state, [...OPEN_WRITE_STATES]),
+          ),
+        );
+      const settled: WriteRow[] = [];
+      const open: WriteRow[] = [];
+      const staleBefore = Date.now() - staleSentMs;
+      for (const row of rows) {
+        const stale = row.state === 'unknown' || (row.state === 'sent' && (row.sentAt ?? row.createdAt).getTime() < staleBefore);
+        let now = row;
+        if (stale) {
+          try {
+            now = await lookUp(row, scope.tenantId);
+          } catch (error) {
+            deps.log?.warn({ err: error, writeId: row.id }, 'look-up of an open write failed');
+          }
+        }
+        (now.state === 'confirmed' || now.state === 'failed' ? settled : open).push(now);
+      }
+      return { settled, open };
+    },
+
+    findByKey,
+
+    /** The writes recorded under these keys, by key. */
+    async findByKeys(organizationId: number, keys: readonly string[]): Promise<Map<string, WriteRow>> {
+      if (keys.length === 0) return new Map();
+      const rows = await db
+        .select()
+        .from(xeroWrites)
+        .where(and(eq(xeroWrites.organizationId, organizationId), inArray(xeroWrites.idempotencyKey, [...keys])));
+      return new Map(rows.map((r) => [r.idempotencyKey, r]));
+    },
+
+    /** The confirmed write of this kind that created (or acted on) this Xero object. */
+    async findConfirmedByXeroId(organizationId: number, kind: string, xeroId: string): Promise<WriteRow | null> {
+      const [row] = await db
+        .select()
+        .from(xeroWrites)
+        .where(
+          and(
+            eq(xeroWrites.organizationId, organizationId),
+            eq(xeroWrites.kind, kind),
+            eq(xeroWrites.state, 'confirmed'),
+            sql`lower(${xeroWrites.xeroId}) = ${xeroId.toLowerCase()}`,
+          ),
+        );
+      return row ?? null;
+    },
+
+    /**
+     * Xero ids other writes of this kind already account for (confirmed, or held for review), lower-cased: a
+     * finder must never claim one Xero object for two writes. `targetId` narrows it to one target.
+     */
+    async claimedXeroIds(organizationId: number, kind: string, exceptWriteId: number, targetId?: string): Promise<Set<string>> {
+      const rows = await db
+        .select({ xeroId: xeroWrites.xeroId })
+        .from(xeroWrites)
+        .where(
+          and(
+            eq(xeroWrites.organizationId, organizationId),
+            eq(xeroWrites.kind, kind),
+            inArray(xeroWrites.state, ['confirmed', 'needs_review']),
+            isNotNull(xeroWrites.xeroId),
+            ne(xeroWrites.id, exceptWriteId),
+            ...(targetId ? [eq(xeroWrites.targetId, targetId)] : []),
+          ),
+        );
+      return new Set(rows.map((r) => (r.xeroId as string).toLowerCase()));
+    },
+
+    /**
+     * Targets among `targetIds` with a write of this kind in one of `states` (open ones unless told) under a
+     * key other than `ownKeys`.
+     */
+    async findTargetsWritten(
+      organizationId: number,
+      kind: string,
+      targetIds: readonly string[],
+      ownKeys: readonly string[],
+      states: readonly XeroWriteState[] = OPEN_WRITE_STATES,
+    ): Promise<Set<string>> {
+      if (targetIds.length === 0) return new Set();
+      const rows = await db
+        .select({ targetId: xeroWrites.targetId, key: xeroWrites.idempotencyKey })
+        .from(xeroWrites)
+        .where(
+          and(
+            eq(xeroWrites.organizationId, organizationId),
+            eq(xeroWrites.kind, kind),
+            inArray(xeroWrites.targetId, [...targetIds]),
+            inArray(xeroWrites.state, [...states]),
+          ),
+        );
+      const own = new Set(ownKeys);
+      return new Set(rows.filter((r) => r.targetId && !own.has(r.key)).map((r) => r.targetId as string));
     },
 
     async findById(id: number) {

@@ -1,12 +1,12 @@
-import { and, eq, inArray, isNotNull, ne, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { draftCashAmounts, xeroInvoices, xeroWrites } from '../../db/schema/index.ts';
+import { draftCashAmounts, xeroInvoices } from '../../db/schema/index.ts';
 import { createCacheRepository, type CachedInvoice } from '../../xero/cache/cache.repository';
 
 export type CachedInvoiceRow = CachedInvoice;
 
 /** States of a ledger write that mean it may have reached Xero (or is on its way). */
-const LIVE_WRITE_STATES = ['pending', 'sent', 'confirmed', 'unknown', 'needs_review'] as const;
+export const LIVE_WRITE_STATES = ['pending', 'sent', 'confirmed', 'unknown', 'needs_review'] as const;
 
 /** Drizzle queries of Add Invoices. Every query is scoped to one organisation. */
 export function createAddInvoicesRepository(db: Db) {
@@ -55,7 +55,11 @@ export function createAddInvoicesRepository(db: Db) {
         .values({ organizationId, invoiceId, amountPence: pence, userId, updatedAt: new Date() })
         .onConflictDoUpdate({
           target: [draftCashAmounts.organizationId, draftCashAmounts.invoiceId],
-          set: { amountPence: sql`${draftCashAmounts.amountPence} + ${pence}`, userId, updatedAt: new Date() },
+          set: {
+            amountPence: sql`${draftCashAmounts.amountPence} + ${pence}`,
+            userId,
+            updatedAt: new Date(),
+          },
           setWhere: sql`${draftCashAmounts.amountPence} + ${pence} <= ${limitPence}`,
         })
         .returning({ amountPence: draftCashAmounts.amountPence });
@@ -68,7 +72,10 @@ export function createAddInvoicesRepository(db: Db) {
       const where = and(eq(draftCashAmounts.organizationId, organizationId), eq(draftCashAmounts.invoiceId, invoiceId));
       await db
         .update(draftCashAmounts)
-        .set({ amountPence: sql`greatest(${draftCashAmounts.amountPence} - ${pence}, 0)`, updatedAt: new Date() })
+        .set({
+          amountPence: sql`greatest(${draftCashAmounts.amountPence} - ${pence}, 0)`,
+          updatedAt: new Date(),
+        })
         .where(where);
       await db.delete(draftCashAmounts).where(and(where, sql`${draftCashAmounts.amountPence} <= 0`));
     },
@@ -76,76 +83,43 @@ export function createAddInvoicesRepository(db: Db) {
     /** Writes Xero's answer for an invoice into the cache, so the list is right without asking Xero again. */
     saveInvoice: cache.saveInvoice,
 
-    /** Records a payment Xero accepted on the cached invoice: amount due, amount paid and (when known) status. */
+    /**
+     * Records a payment Xero accepted on the cached invoice: amount due, amount paid and (when known) status.
+     * Newest wins: only when Xero's answer (`asOf`, its UpdatedDateUTC) is at least as new as the cached row;
+     * otherwise, or without a time, the row is marked stale so the next check reads Xero.
+     */
     async applyPayment(
       organizationId: number,
       invoiceId: string,
       paidPence: number,
       fromXero: { status?: string | null; amountDuePence?: number | null; amountPaidPence?: number | null },
+      asOf: Date | null,
     ): Promise<void> {
-      await db
-        .update(xeroInvoices)
-        .set({
-          amountDuePence:
-            fromXero.amountDuePence !== null && fromXero.amountDuePence !== undefined
-              ? fromXero.amountDuePence
-              : sql`greatest(${xeroInvoices.amountDuePence} - ${paidPence}, 0)`,
-          amountPaidPence:
-            fromXero.amountPaidPence !== null && fromXero.amountPaidPence !== undefined
-              ? fromXero.amountPaidPence
-              : sql`${xeroInvoices.amountPaidPence} + ${paidPence}`,
-          ...(fromXero.status ? { status: fromXero.status } : {}),
-          syncedAt: new Date(),
-        })
-        .where(and(eq(xeroInvoices.organizationId, organizationId), eq(xeroInvoices.invoiceId, invoiceId)));
-    },
-
-    /**
-     * Invoices with an approval on its way or done under another key: a second approval could pay the
-     * cash twice, so those items are refused rather than sent.
-     */
-    async findApprovalsInFlight(organizationId: number, invoiceIds: readonly string[], ownKeys: readonly string[]): Promise<Set<string>> {
-      if (invoiceIds.length === 0) return new Set();
-      const rows = await db
-        .select({ targetId: xeroWrites.targetId, key: xeroWrites.idempotencyKey })
-        .from(xeroWrites)
-        .where(
-          and(
-            eq(xeroWrites.organizationId, organizationId),
-            eq(xeroWrites.kind, 'invoice.approve'),
-            inArray(xeroWrites.targetId, [...invoiceIds]),
-            inArray(xeroWrites.state, [...LIVE_WRITE_STATES]),
-          ),
-        );
-      const own = new Set(ownKeys);
-      return new Set(rows.filter((r) => r.targetId && !own.has(r.key)).map((r) => r.targetId as string));
-    },
-
-    /** This action's earlier ledger rows (a retry of the same user action), by idempotency key. */
-    async findWritesByKeys(organizationId: number, keys: readonly string[]) {
-      if (keys.length === 0) return new Map<string, typeof xeroWrites.$inferSelect>();
-      const rows = await db
-        .select()
-        .from(xeroWrites)
-        .where(and(eq(xeroWrites.organizationId, organizationId), inArray(xeroWrites.idempotencyKey, [...keys])));
-      return new Map(rows.map((r) => [r.idempotencyKey, r]));
-    },
-
-    /** Xero ids already matched to other writes of a kind (a finder must not claim them twice). */
-    async findClaimedXeroIds(organizationId: number, kind: string, exceptWriteId: number): Promise<Set<string>> {
-      const rows = await db
-        .select({ xeroId: xeroWrites.xeroId })
-        .from(xeroWrites)
-        .where(
-          and(
-            eq(xeroWrites.organizationId, organizationId),
-            eq(xeroWrites.kind, kind),
-            eq(xeroWrites.state, 'confirmed'),
-            isNotNull(xeroWrites.xeroId),
-            ne(xeroWrites.id, exceptWriteId),
-          ),
-        );
-      return new Set(rows.map((r) => r.xeroId as string));
+      const row = and(eq(xeroInvoices.organizationId, organizationId), eq(xeroInvoices.invoiceId, invoiceId));
+      const changed = asOf
+        ? await db
+            .update(xeroInvoices)
+            .set({
+              amountDuePence:
+                fromXero.amountDuePence !== null && fromXero.amountDuePence !== undefined
+                  ? fromXero.amountDuePence
+                  : sql`greatest(${xeroInvoices.amountDuePence} - ${paidPence}, 0)`,
+              amountPaidPence:
+                fromXero.amountPaidPence !== null && fromXero.amountPaidPence !== undefined
+                  ? fromXero.amountPaidPence
+                  : sql`${xeroInvoices.amountPaidPence} + ${paidPence}`,
+              ...(fromXero.status ? { status: fromXero.status } : {}),
+              updatedUtc: asOf,
+              syncedAt: new Date(),
+            })
+            .where(and(row, or(isNull(xeroInvoices.updatedUtc), lte(xeroInvoices.updatedUtc, asOf))))
+            .returning({ id: xeroInvoices.invoiceId })
+        : [];
+      if (changed.length === 0)
+        await db
+          .update(xeroInvoices)
+          .set({ syncedAt: new Date(0) })
+          .where(row);
     },
 
     findAccount: cache.findAccount,

@@ -8,12 +8,12 @@ import type {
   DraftInvoiceUpdateResponse,
   NewInvoiceDefaults,
 } from '../../../shared/add-invoices';
-import { convertXeroDate, formatDateNumeric, getUkToday } from '../../../shared/dates';
+import { convertXeroTimestamp, formatDateNumeric, getUkToday } from '../../../shared/dates';
 import { formatMoney, fromPence, toPence } from '../../../shared/money';
 import { AppError } from '../../lib/app-error';
 import type { XeroSync } from '../../xero/sync/sync.service';
 import { toInvoiceRow, toPenceFromXero } from '../../xero/sync/mappers';
-import type { WriteLedger, WriteRow, WriteSpec } from '../../xero/write-ledger';
+import type { WriteAudit, WriteLedger, WriteRow, WriteSpec } from '../../xero/write-ledger';
 import type { XeroHttp } from '../../xero/xero-http/http';
 import { xeroInvoicesEnvelope } from '../../xero/xero-http/schemas';
 import {
@@ -22,7 +22,6 @@ import {
   parsePaymentElement,
   xeroInvoiceBatchEnvelope,
   xeroPaymentBatchEnvelope,
-  xeroPaymentsEnvelope,
   type XeroApproveElement,
   type XeroBatchElement,
   type XeroNewInvoiceElement,
@@ -31,7 +30,7 @@ import {
 import type { XeroContext } from '../../xero/xero-port';
 import type { AuditLog } from '../audit/audit';
 import type { OrganizationRow } from '../organizations/organizations.repository';
-import type { AddInvoicesRepository, CachedInvoiceRow } from './add-invoices.repository';
+import { LIVE_WRITE_STATES, type AddInvoicesRepository, type CachedInvoiceRow } from './add-invoices.repository';
 import { chunk, createBatchSender, type BatchSender } from './batch-sender';
 
 /** Who acts, for which organisation (from `resolveTenant`), and from where (for the audit log). */
@@ -79,6 +78,13 @@ function numberOf(invoice: CachedInvoiceRow): string {
   return invoice.invoiceNumber || invoice.invoiceId;
 }
 
+/** Xero's UpdatedDateUTC of an answer: when what it says was true (newest wins in the cache). */
+function answerTime(updated: string | null | undefined): Date | null {
+  const iso = convertXeroTimestamp(updated);
+  const ms = iso ? Date.parse(iso) : NaN;
+  return Number.isFinite(ms) ? new Date(ms) : null;
+}
+
 function messageOf(error: unknown): string {
   if (error instanceof AppError) return error.detail && error.code !== 'XERO_UNAVAILABLE' ? `${error.message}: ${error.detail}` : error.message;
   return error instanceof Error ? error.message : String(error);
@@ -96,11 +102,25 @@ export function createAddInvoicesService(deps: {
   http: XeroHttp;
   ledger: WriteLedger;
   sync: XeroSync;
-  audit: AuditLog;
+  /** Kept for the wiring; every line of this feature is written by the ledger when its write settles. */
+  audit?: AuditLog;
 }) {
-  const { repo, http, ledger, sync, audit } = deps;
+  const { repo, http, ledger, sync } = deps;
 
-  const syncCtx = (ctx: AddInvoicesContext) => ({ organizationId: ctx.organizationId, tenantId: ctx.tenantId, userId: ctx.userId });
+  const syncCtx = (ctx: AddInvoicesContext) => ({
+    organizationId: ctx.organizationId,
+    tenantId: ctx.tenantId,
+    userId: ctx.userId,
+  });
+
+  /** The activity-log line of a write: the ledger writes it once the write settles. */
+  const auditOf = (ctx: AddInvoicesContext, action: string, target: string | null, detail: Record<string, unknown>): WriteAudit => ({
+    action,
+    target,
+    username: ctx.username,
+    ip: ctx.ip,
+    detail,
+  });
 
   /**
    * One item's ledger write, sent as an element of a batch call: the item joins the batch when the ledger
@@ -111,7 +131,7 @@ export function createAddInvoicesService(deps: {
     ctx: AddInvoicesContext,
     batch: BatchSender<E, XeroBatchElement>,
     element: E,
-    write: Pick<WriteSpec<XeroBatchElement>, 'kind' | 'targetId' | 'amountPence' | 'idempotencyKey' | 'request'> & {
+    write: Pick<WriteSpec<XeroBatchElement>, 'kind' | 'targetId' | 'amountPence' | 'idempotencyKey' | 'request' | 'audit'> & {
       xeroIdOf: (answer: XeroBatchElement | undefined) => string | null;
     },
   ) {
@@ -164,6 +184,11 @@ export function createAddInvoicesService(deps: {
           amountPence: plan.invoice.totalPence,
           idempotencyKey: keyOf(plan.invoice.invoiceId),
           request: element,
+          audit: auditOf(ctx, 'add-invoices.approve', plan.invoice.invoiceId, {
+            invoiceNumber: numberOf(plan.invoice),
+            totalPence: plan.invoice.totalPence,
+            cashPence: plan.cashPence,
+          }),
           xeroIdOf: () => plan.invoice.invoiceId,
         });
       }),
@@ -210,6 +235,12 @@ export function createAddInvoicesService(deps: {
           amountPence: plan.cashPence,
           idempotencyKey: plan.key,
           request,
+          audit: auditOf(ctx, 'add-invoices.cash-payment', plan.invoiceId, {
+            invoiceNumber: plan.invoiceNumber,
+            amountPence: plan.cashPence,
+            fromPendingPence: plan.pendingPence,
+            accountId: cashAccountId,
+          }),
           xeroIdOf: (answer) => (answer ? parsePaymentElement(answer) : null)?.PaymentID ?? null,
         });
       }),
@@ -229,43 +260,24 @@ export function createAddInvoicesService(deps: {
         if (!plan) continue;
         if (result.status === 'rejected') {
           failures.set(plan.invoiceId, messageOf(result.reason));
-          await audit.record({
-            userId: ctx.userId,
-            username: ctx.username,
-            organizationId: ctx.organizationId,
-            action: 'add-invoices.cash-payment',
-            target: plan.invoiceId,
-            result: 'failure',
-            ip: ctx.ip,
-            detail: { invoiceNumber: plan.invoiceNumber, amountPence: plan.cashPence, accountId: cashAccountId, error: messageOf(result.reason) },
-          });
           continue;
         }
+        // A replayed answer is old news: the cache and the pending cash already took it the first time.
+        if (result.value.replayed) continue;
         const payment = parsePaymentElement(result.value.response as XeroBatchElement);
-        await repo.applyPayment(ctx.organizationId, plan.invoiceId, plan.cashPence, {
-          status: payment?.Invoice?.Status ?? null,
-          amountDuePence: payment?.Invoice?.AmountDue !== undefined && payment.Invoice.AmountDue !== null ? toPenceFromXero(payment.Invoice.AmountDue) : null,
-          amountPaidPence:
-            payment?.Invoice?.AmountPaid !== undefined && payment.Invoice.AmountPaid !== null ? toPenceFromXero(payment.Invoice.AmountPaid) : null,
-        });
-        await repo.consumePendingCash(ctx.organizationId, plan.invoiceId, plan.pendingPence);
-        await audit.record({
-          userId: ctx.userId,
-          username: ctx.username,
-          organizationId: ctx.organizationId,
-          action: 'add-invoices.cash-payment',
-          target: plan.invoiceId,
-          result: 'success',
-          ip: ctx.ip,
-          detail: {
-            invoiceNumber: plan.invoiceNumber,
-            amountPence: plan.cashPence,
-            fromPendingPence: plan.pendingPence,
-            accountId: cashAccountId,
-            paymentId: result.value.xeroId ?? null,
-            writeId: result.value.writeId,
+        const pence = (value: number | null | undefined) => (value !== undefined && value !== null ? toPenceFromXero(value) : null);
+        await repo.applyPayment(
+          ctx.organizationId,
+          plan.invoiceId,
+          plan.cashPence,
+          {
+            status: payment?.Invoice?.Status ?? null,
+            amountDuePence: pence(payment?.Invoice?.AmountDue),
+            amountPaidPence: pence(payment?.Invoice?.AmountPaid),
           },
-        });
+          answerTime(payment?.UpdatedDateUTC),
+        );
+        await repo.consumePendingCash(ctx.organizationId, plan.invoiceId, plan.pendingPence);
       }
     }
     return failures;
@@ -282,7 +294,6 @@ export function createAddInvoicesService(deps: {
     key: string,
   ): Promise<string | null> {
     const request = { invoiceId: invoice.invoiceId, amountPence: pence };
-    let error: string | null = null;
     try {
       await ledger.execute({
         organizationId: ctx.organizationId,
@@ -293,6 +304,11 @@ export function createAddInvoicesService(deps: {
         amountPence: pence,
         idempotencyKey: key,
         request,
+        audit: auditOf(ctx, 'add-invoices.cash-pending', invoice.invoiceId, {
+          invoiceNumber: invoice.invoiceNumber,
+          amountPence: pence,
+          pendingBeforePence: invoice.pendingBeforePence,
+        }),
         send: async () => {
           const ok = await repo.addPendingCash(ctx.organizationId, invoice.invoiceId, pence, invoice.limitPence, ctx.userId);
           if (!ok) {
@@ -301,20 +317,10 @@ export function createAddInvoicesService(deps: {
           return { xeroId: null, response: request };
         },
       });
+      return null;
     } catch (e) {
-      error = messageOf(e);
+      return messageOf(e);
     }
-    await audit.record({
-      userId: ctx.userId,
-      username: ctx.username,
-      organizationId: ctx.organizationId,
-      action: 'add-invoices.cash-pending',
-      target: invoice.invoiceId,
-      result: error ? 'failure' : 'success',
-      ip: ctx.ip,
-      detail: { invoiceNumber: invoice.invoiceNumber, amountPence: pence, pendingBeforePence: invoice.pendingBeforePence, ...(error ? { error } : {}) },
-    });
-    return error;
   }
 
   function requireCashAccount(ctx: AddInvoicesContext): string {
@@ -338,30 +344,6 @@ export function createAddInvoicesService(deps: {
       return ['AUTHORISED', 'PAID', 'VOIDED'].includes(invoice.Status) ? { xeroId: invoice.InvoiceID, response: invoice } : null;
     });
 
-    // A payment whose answer was lost: an unclaimed payment on the invoice for the amount, account and
-    // date. Read from the ledger's own columns (targetId = invoice, amountPence) and the 001 §3 payment
-    // request item, so it serves Pay Invoices' payments as well as these.
-    ledger.registerFinder('payment', async (xctx: XeroContext, row: WriteRow) => {
-      if (!row.targetId || row.amountPence === null) return null;
-      const { data } = await http.send(xctx.userId, xctx.tenantId, {
-        method: 'GET',
-        path: '/api.xro/2.0/Payments',
-        query: { where: `Invoice.InvoiceID==Guid("${row.targetId}") AND Status=="AUTHORISED"` },
-        schema: xeroPaymentsEnvelope,
-      });
-      const request = (row.request ?? {}) as { accountId?: string; date?: string };
-      const claimed = await repo.findClaimedXeroIds(row.organizationId, 'payment', row.id);
-      const same = (a: string | null | undefined, b: string | undefined) => !a || !b || a.toLowerCase() === b.toLowerCase();
-      const match = data.Payments.find(
-        (p) =>
-          !claimed.has(p.PaymentID) &&
-          toPenceFromXero(p.Amount) === row.amountPence &&
-          same(p.Account?.AccountID, request.accountId) &&
-          same(convertXeroDate(p.Date), request.date),
-      );
-      return match ? { xeroId: match.PaymentID, response: match } : null;
-    });
-
     // A new invoice whose answer was lost: one of ours for the contact, date and total not matched yet.
     ledger.registerFinder('invoice.create', async (xctx: XeroContext, row: WriteRow) => {
       const request = (row.request ?? {}) as Partial<XeroNewInvoiceElement>;
@@ -377,8 +359,8 @@ export function createAddInvoicesService(deps: {
         },
         schema: xeroInvoicesEnvelope,
       });
-      const claimed = await repo.findClaimedXeroIds(row.organizationId, 'invoice.create', row.id);
-      const match = data.Invoices.find((inv) => !claimed.has(inv.InvoiceID) && inv.Status !== 'DELETED' && toPenceFromXero(inv.Total) === row.amountPence);
+      const claimed = await ledger.claimedXeroIds(row.organizationId, 'invoice.create', row.id);
+      const match = data.Invoices.find((inv) => !claimed.has(inv.InvoiceID.toLowerCase()) && inv.Status !== 'DELETED' && toPenceFromXero(inv.Total) === row.amountPence);
       return match ? { xeroId: match.InvoiceID, response: match } : null;
     });
   }
@@ -420,7 +402,10 @@ export function createAddInvoicesService(deps: {
       const pendingKey = (id: string) => `${actionKey}:pending:${id}`;
       // A retry of this same action (same key): its items replay from the ledger rather than being judged
       // again on data the first attempt already changed.
-      const earlier = await repo.findWritesByKeys(ctx.organizationId, ids.flatMap((id) => [approveKey(id), paymentKey(id), pendingKey(id)]));
+      const earlier = await ledger.findByKeys(
+        ctx.organizationId,
+        ids.flatMap((id) => [approveKey(id), paymentKey(id), pendingKey(id)]),
+      );
 
       const approvals: ApprovalPlan[] = [];
       const cashOnly: ApprovalPlan[] = [];
@@ -440,7 +425,12 @@ export function createAddInvoicesService(deps: {
           const earlierPayment = earlier.get(paymentKey(item.id));
           const plan = earlierPayment
             ? { item, invoice, cashPence: earlierPayment.amountPence ?? typed, pendingPence: 0 }
-            : { item, invoice, cashPence: item.approve ? typed + (pending.get(item.id) ?? 0) : typed, pendingPence: pending.get(item.id) ?? 0 };
+            : {
+                item,
+                invoice,
+                cashPence: item.approve ? typed + (pending.get(item.id) ?? 0) : typed,
+                pendingPence: pending.get(item.id) ?? 0,
+              };
           (item.approve ? approvals : cashOnly).push(plan);
           continue;
         }
@@ -452,10 +442,18 @@ export function createAddInvoicesService(deps: {
         const cashPence = typed + pendingPence;
         if (cashPence > invoice.totalPence) {
           const already = pendingPence > 0 ? ` (${formatMoney(pendingPence)} is already pending)` : '';
-          fail(item.id, `The cash amount ${formatMoney(cashPence)}${already} is more than the total of invoice ${numberOf(invoice)}, ${formatMoney(invoice.totalPence)}.`);
+          fail(
+            item.id,
+            `The cash amount ${formatMoney(cashPence)}${already} is more than the total of invoice ${numberOf(invoice)}, ${formatMoney(invoice.totalPence)}.`,
+          );
           continue;
         }
-        (item.approve ? approvals : cashOnly).push({ item, invoice, cashPence: item.approve ? cashPence : typed, pendingPence });
+        (item.approve ? approvals : cashOnly).push({
+          item,
+          invoice,
+          cashPence: item.approve ? cashPence : typed,
+          pendingPence,
+        });
       }
 
       const needsCash = approvals.some((p) => p.cashPence > 0) || cashOnly.length > 0;
@@ -466,7 +464,12 @@ export function createAddInvoicesService(deps: {
       for (const plan of cashOnly) {
         const error = await keepPendingCash(
           ctx,
-          { invoiceId: plan.invoice.invoiceId, invoiceNumber: numberOf(plan.invoice), limitPence: plan.invoice.totalPence, pendingBeforePence: plan.pendingPence },
+          {
+            invoiceId: plan.invoice.invoiceId,
+            invoiceNumber: numberOf(plan.invoice),
+            limitPence: plan.invoice.totalPence,
+            pendingBeforePence: plan.pendingPence,
+          },
           plan.cashPence,
           pendingKey(plan.invoice.invoiceId),
         );
@@ -475,10 +478,12 @@ export function createAddInvoicesService(deps: {
       }
 
       // Approvals: refuse any invoice another request is approving (its cash could be paid twice).
-      const busy = await repo.findApprovalsInFlight(
+      const busy = await ledger.findTargetsWritten(
         ctx.organizationId,
+        'invoice.approve',
         approvals.map((p) => p.invoice.invoiceId),
         approvals.map((p) => approveKey(p.invoice.invoiceId)),
+        LIVE_WRITE_STATES,
       );
       const toApprove = approvals.filter((p) => {
         if (!busy.has(p.invoice.invoiceId)) return true;
@@ -494,34 +499,15 @@ export function createAddInvoicesService(deps: {
           if (!plan) continue;
           const number = numberOf(plan.invoice);
           if (result.status === 'rejected') {
-            const reason = messageOf(result.reason);
-            fail(plan.invoice.invoiceId, `Invoice ${number} was not approved: ${reason}`);
-            await audit.record({
-              userId: ctx.userId,
-              username: ctx.username,
-              organizationId: ctx.organizationId,
-              action: 'add-invoices.approve',
-              target: plan.invoice.invoiceId,
-              result: 'failure',
-              ip: ctx.ip,
-              detail: { invoiceNumber: number, error: reason },
-            });
+            fail(plan.invoice.invoiceId, `Invoice ${number} was not approved: ${messageOf(result.reason)}`);
             continue;
           }
           approved.push(plan);
+          // A replayed answer is old news: the cache took it the first time.
+          if (result.value.replayed) continue;
           const parsed = parseInvoiceElement(result.value.response as XeroBatchElement);
           if (parsed) await repo.saveInvoice(toInvoiceRow(ctx.organizationId, parsed));
           else await repo.saveInvoice({ ...plan.invoice, status: 'AUTHORISED', syncedAt: new Date() });
-          await audit.record({
-            userId: ctx.userId,
-            username: ctx.username,
-            organizationId: ctx.organizationId,
-            action: 'add-invoices.approve',
-            target: plan.invoice.invoiceId,
-            result: 'success',
-            ip: ctx.ip,
-            detail: { invoiceNumber: number, totalPence: plan.invoice.totalPence, cashPence: plan.cashPence, writeId: result.value.writeId },
-          });
         }
       }
 
@@ -557,9 +543,7 @@ export function createAddInvoicesService(deps: {
      */
     async createInvoice(ctx: AddInvoicesContext, body: DraftInvoiceCreateRequest, actionKey: string): Promise<DraftInvoiceCreateResponse> {
       const org = ctx.organization;
-      const missing = [!org.defaultContactId && 'a Default Contact', !org.defaultSalesAccountId && 'a Default Sales Account'].filter(
-        (m): m is string => Boolean(m),
-      );
+      const missing = [!org.defaultContactId && 'a Default Contact', !org.defaultSalesAccountId && 'a Default Sales Account'].filter((m): m is string => Boolean(m));
       if (missing.length > 0) {
         throw new AppError('VALIDATION_ERROR', `Set ${missing.join(' and ')} in Settings before creating an invoice.`);
       }
@@ -592,73 +576,74 @@ export function createAddInvoicesService(deps: {
         ],
       };
 
-      let created;
-      try {
-        created = await ledger.execute({
-          organizationId: ctx.organizationId,
-          tenantId: ctx.tenantId,
-          userId: ctx.userId,
-          kind: 'invoice.create',
-          targetId: null,
-          amountPence: totalPence,
-          idempotencyKey: `${actionKey}:create`,
-          request: element,
-          send: async (key) => {
-            const { data } = await http.send(ctx.userId, ctx.tenantId, {
-              method: 'PUT',
-              path: '/api.xro/2.0/Invoices',
-              query: { summarizeErrors: false },
-              body: { Invoices: [element] },
-              idempotencyKey: key,
-              schema: xeroInvoiceBatchEnvelope,
-            });
-            const answer = data.Invoices[0];
-            const errors = findElementErrors(answer);
-            if (errors) throw new AppError('XERO_REJECTED', errors);
-            const invoice = answer ? parseInvoiceElement(answer) : null;
-            return { xeroId: invoice?.InvoiceID ?? null, response: answer as XeroBatchElement };
-          },
-        });
-      } catch (error) {
-        await audit.record({
-          userId: ctx.userId,
-          username: ctx.username,
-          organizationId: ctx.organizationId,
-          action: 'add-invoices.create',
-          result: 'failure',
-          ip: ctx.ip,
-          detail: { date: body.date, totalPence, cashPence, approve: body.approve, error: messageOf(error) },
-        });
-        throw error;
-      }
+      const created = await ledger.execute({
+        organizationId: ctx.organizationId,
+        tenantId: ctx.tenantId,
+        userId: ctx.userId,
+        kind: 'invoice.create',
+        targetId: null,
+        amountPence: totalPence,
+        idempotencyKey: `${actionKey}:create`,
+        request: element,
+        audit: auditOf(ctx, 'add-invoices.create', null, {
+          date: body.date,
+          totalPence,
+          cashPence,
+          approve: body.approve,
+        }),
+        send: async (key) => {
+          const { data } = await http.send(ctx.userId, ctx.tenantId, {
+            method: 'PUT',
+            path: '/api.xro/2.0/Invoices',
+            query: { summarizeErrors: false },
+            body: { Invoices: [element] },
+            idempotencyKey: key,
+            schema: xeroInvoiceBatchEnvelope,
+          });
+          const answer = data.Invoices[0];
+          const errors = findElementErrors(answer);
+          if (errors) throw new AppError('XERO_REJECTED', errors);
+          const invoice = answer ? parseInvoiceElement(answer) : null;
+          return { xeroId: invoice?.InvoiceID ?? null, response: answer as XeroBatchElement };
+        },
+      });
       const invoice = parseInvoiceElement(created.response as XeroBatchElement);
       if (!invoice) throw new AppError('XERO_UNAVAILABLE', 'Xero created the invoice but sent an answer Ledgerlink could not read. Refresh the list.');
       const invoiceNumber = invoice.InvoiceNumber ?? '';
       if (!created.replayed) await repo.saveInvoice(toInvoiceRow(ctx.organizationId, invoice));
-      await audit.record({
-        userId: ctx.userId,
-        username: ctx.username,
-        organizationId: ctx.organizationId,
-        action: 'add-invoices.create',
-        target: invoice.InvoiceID,
-        result: 'success',
-        ip: ctx.ip,
-        detail: { invoiceNumber, date: body.date, totalPence, cashPence, approve: body.approve, status: invoice.Status, writeId: created.writeId },
-      });
 
       if (cashPence === 0) return { invoiceNumber };
       if (!body.approve) {
         const error = await keepPendingCash(
           ctx,
-          { invoiceId: invoice.InvoiceID, invoiceNumber, limitPence: toPenceFromXero(invoice.Total), pendingBeforePence: 0 },
+          {
+            invoiceId: invoice.InvoiceID,
+            invoiceNumber,
+            limitPence: toPenceFromXero(invoice.Total),
+            pendingBeforePence: 0,
+          },
           cashPence,
           `${actionKey}:pending:${invoice.InvoiceID}`,
         );
-        return error ? { invoiceNumber, warning: `Invoice ${invoiceNumber} was created, but its cash amount was not kept: ${error}` } : { invoiceNumber };
+        return error
+          ? {
+              invoiceNumber,
+              warning: `Invoice ${invoiceNumber} was created, but its cash amount was not kept: ${error}`,
+            }
+          : { invoiceNumber };
       }
       const failures = await payCash(
         ctx,
-        [{ invoiceId: invoice.InvoiceID, invoiceNumber, date: body.date, cashPence, pendingPence: 0, key: `${actionKey}:payment:${invoice.InvoiceID}` }],
+        [
+          {
+            invoiceId: invoice.InvoiceID,
+            invoiceNumber,
+            date: body.date,
+            cashPence,
+            pendingPence: 0,
+            key: `${actionKey}:payment:${invoice.InvoiceID}`,
+          },
+        ],
         cashAccountId,
       );
       const paymentError = failures.get(invoice.InvoiceID);

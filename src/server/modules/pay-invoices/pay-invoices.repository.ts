@@ -1,6 +1,6 @@
-import { and, asc, count, eq, gt, ne, sql } from 'drizzle-orm';
+import { and, asc, count, eq, gt, isNull, lte, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { xeroAccounts, xeroInvoices, xeroWrites } from '../../db/schema/index.ts';
+import { xeroAccounts, xeroInvoices, type xeroWrites } from '../../db/schema/index.ts';
 import type { CachedPayment } from '../../xero/sync/mappers';
 
 export type InvoiceRow = typeof xeroInvoices.$inferSelect;
@@ -45,6 +45,23 @@ export function createPayInvoicesRepository(db: Db) {
       gt(xeroInvoices.amountDuePence, 0),
     );
 
+  const rowOf = (row: InvoiceRow) => and(eq(xeroInvoices.organizationId, row.organizationId), eq(xeroInvoices.invoiceId, row.invoiceId));
+
+  async function writeIfNewer(row: InvoiceRow, values: Partial<InvoiceRow>, asOf: Date | null): Promise<void> {
+    const changed = asOf
+      ? await db
+          .update(xeroInvoices)
+          .set({ ...values, updatedUtc: asOf, syncedAt: new Date() })
+          .where(and(rowOf(row), or(isNull(xeroInvoices.updatedUtc), lte(xeroInvoices.updatedUtc, asOf))))
+          .returning({ id: xeroInvoices.invoiceId })
+      : [];
+    if (changed.length === 0)
+      await db
+        .update(xeroInvoices)
+        .set({ syncedAt: new Date(0) })
+        .where(rowOf(row));
+  }
+
   return {
     /** Approved sales invoices with something left to pay (001 §4), oldest first: the list's columns only. */
     async listOutstanding(organizationId: number): Promise<InvoiceListRow[]> {
@@ -75,28 +92,47 @@ export function createPayInvoicesRepository(db: Db) {
     },
 
     /**
-     * Records a payment Xero just confirmed on the cached invoice: its new balance and status from Xero's
-     * answer, and the payment in the invoice's list (once, however often it is replayed).
+     * Records a payment Xero just confirmed on the cached invoice: its balance and status from Xero's answer,
+     * and the payment in the invoice's list (once). Newest wins: the row changes only when the answer is at
+     * least as new as what the cache holds (`asOf`, Xero's UpdatedDateUTC of the answer); an older answer,
+     * or one without a time, leaves the figures and marks the row stale so the next check reads Xero.
      */
-    async applyPayment(organizationId: number, invoiceId: string, balance: InvoiceBalance, payment: CachedPayment): Promise<void> {
+    async applyPayment(
+      organizationId: number,
+      invoiceId: string,
+      balance: InvoiceBalance,
+      payment: CachedPayment,
+      asOf: Date | null,
+    ): Promise<void> {
       const row = await this.findInvoice(organizationId, invoiceId);
       if (!row) return;
       const payments = (row.payments as CachedPayment[]).filter((p) => p.paymentId !== payment.paymentId);
-      await db
-        .update(xeroInvoices)
-        .set({ ...balance, payments: [...payments, payment], syncedAt: new Date() })
-        .where(and(eq(xeroInvoices.organizationId, organizationId), eq(xeroInvoices.invoiceId, row.invoiceId)));
+      await writeIfNewer(row, { ...balance, payments: [...payments, payment] }, asOf);
     },
 
-    /** Takes a reversed payment off the cached invoice, with the balance Xero reported after the reversal. */
-    async removePayment(organizationId: number, invoiceId: string, balance: InvoiceBalance, paymentId: string): Promise<void> {
+    /** Takes a reversed payment off the cached invoice, with the balance Xero reported after the reversal (newest wins). */
+    async removePayment(
+      organizationId: number,
+      invoiceId: string,
+      balance: InvoiceBalance,
+      paymentId: string,
+      asOf: Date | null,
+    ): Promise<void> {
       const row = await this.findInvoice(organizationId, invoiceId);
       if (!row) return;
       const payments = (row.payments as CachedPayment[]).filter((p) => p.paymentId.toLowerCase() !== paymentId.toLowerCase());
+      await writeIfNewer(row, { ...balance, payments }, asOf);
+    },
+
+    /**
+     * Marks a cached invoice as not known to be current (a payment on it is on its way to Xero): until Xero's
+     * answer is written, a check or a refresh reads the invoice from Xero instead of trusting the cache.
+     */
+    async markStale(organizationId: number, invoiceId: string): Promise<void> {
       await db
         .update(xeroInvoices)
-        .set({ ...balance, payments, syncedAt: new Date() })
-        .where(and(eq(xeroInvoices.organizationId, organizationId), eq(xeroInvoices.invoiceId, row.invoiceId)));
+        .set({ syncedAt: new Date(0) })
+        .where(and(eq(xeroInvoices.organizationId, organizationId), eq(xeroInvoices.invoiceId, invoiceId)));
     },
 
     /** Active Xero bank accounts (card, current, cash…), by name. */
@@ -122,74 +158,6 @@ export function createPayInvoicesRepository(db: Db) {
         );
       if (!row || (row.type !== 'BANK' && !row.enablePaymentsToAccount)) return null;
       return row;
-    },
-
-    /** The ledger row of an earlier request with this Idempotency-Key, if any. */
-    async findWriteByKey(organizationId: number, idempotencyKey: string): Promise<WriteRow | null> {
-      const [row] = await db
-        .select()
-        .from(xeroWrites)
-        .where(and(eq(xeroWrites.organizationId, organizationId), eq(xeroWrites.idempotencyKey, idempotencyKey)));
-      return row ?? null;
-    },
-
-    /** The confirmed payment write that created this Xero payment. */
-    async findPaymentWrite(organizationId: number, paymentId: string): Promise<WriteRow | null> {
-      const [row] = await db
-        .select()
-        .from(xeroWrites)
-        .where(
-          and(
-            eq(xeroWrites.organizationId, organizationId),
-            eq(xeroWrites.kind, 'payment'),
-            eq(xeroWrites.state, 'confirmed'),
-            sql`lower(${xeroWrites.xeroId}) = ${paymentId.toLowerCase()}`,
-          ),
-        );
-      return row ?? null;
-    },
-
-    /** Xero payment ids other payment writes on this invoice already account for (a finder must not claim them twice). */
-    async findClaimedPaymentIds(organizationId: number, invoiceId: string, exceptWriteId: number): Promise<Set<string>> {
-      const rows = await db
-        .select({ xeroId: xeroWrites.xeroId })
-        .from(xeroWrites)
-        .where(
-          and(
-            eq(xeroWrites.organizationId, organizationId),
-            eq(xeroWrites.kind, 'payment'),
-            eq(xeroWrites.targetId, invoiceId),
-            ne(xeroWrites.id, exceptWriteId),
-          ),
-        );
-      return new Set(rows.map((r) => r.xeroId?.toLowerCase()).filter((id): id is string => Boolean(id)));
-    },
-
-    /**
-     * Settles a write whose answer was lost once Xero has been asked: confirmed with what was found, or failed
-     * when Xero does not have it. Only rows still unsettled change, so a concurrent reconcile wins cleanly.
-     */
-    async settleWrite(
-      organizationId: number,
-      writeId: number,
-      outcome: { state: 'confirmed'; xeroId: string; response: object } | { state: 'failed'; error: string },
-    ): Promise<WriteRow | null> {
-      const values =
-        outcome.state === 'confirmed'
-          ? { state: 'confirmed' as const, xeroId: outcome.xeroId, response: outcome.response, error: null, completedAt: new Date() }
-          : { state: 'failed' as const, error: outcome.error, completedAt: new Date() };
-      const [row] = await db
-        .update(xeroWrites)
-        .set(values)
-        .where(
-          and(
-            eq(xeroWrites.organizationId, organizationId),
-            eq(xeroWrites.id, writeId),
-            sql`${xeroWrites.state} in ('sent', 'unknown')`,
-          ),
-        )
-        .returning();
-      return row ?? null;
     },
   };
 }

@@ -50,12 +50,17 @@ const UNDO_GRACE_MS = 30_000;
 /** A write still 'sent' after this long lost its answer (the server stopped mid-request): ask Xero. */
 const STALE_SENT_MS = 60_000;
 
+/** What a second payment on an invoice hears while an earlier one is not settled yet. */
+function busyMessage(invoiceNumber: string): string {
+  return `A payment on invoice ${invoiceNumber} is still being confirmed by Xero. Refresh the invoice in a moment and check its balance before paying again.`;
+}
+
 /** Attachment types a browser may show inline from our origin; anything else is downloaded, never rendered. */
 const INLINE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/bmp', 'application/pdf', 'text/plain']);
 
 /** Who is asking and for which organisation. */
 export interface PayContext extends SyncContext {
-  username?: string | null;
+  username: string;
   ip?: string | null;
   /** The organisation's invoice-cache version as read with the session, when it was. */
   cacheVersion?: number | undefined;
@@ -80,6 +85,8 @@ interface StoredPayment {
   amountDuePence: number | null;
   amountPaidPence: number | null;
   invoiceStatus: string | null;
+  /** Xero's UpdatedDateUTC of the payment: the moment the balance above was Xero's (newest wins in the cache). */
+  updatedUtc?: string | null;
 }
 
 export interface AttachmentContent {
@@ -164,6 +171,13 @@ function readStoredPayment(row: WriteRow): StoredPayment {
   };
 }
 
+/** When Xero's answer was true: the payment's UpdatedDateUTC, or null when Xero sent none. */
+function answerTime(payment: XeroPayment | undefined): Date | null {
+  const iso = convertXeroTimestamp(payment?.UpdatedDateUTC);
+  const ms = iso ? Date.parse(iso) : NaN;
+  return Number.isFinite(ms) ? new Date(ms) : null;
+}
+
 function balanceFrom(payment: XeroPayment | undefined, fallback: InvoiceBalance): InvoiceBalance {
   const due = poundsToPence(payment?.Invoice?.AmountDue);
   const paid = poundsToPence(payment?.Invoice?.AmountPaid);
@@ -207,9 +221,9 @@ export function createPayInvoicesService(deps: {
   }
 
   /** The invoice as Xero has it now: the cached row when Xero described it seconds ago, else a fresh read. */
-  async function getCurrentInvoice(ctx: PayContext, invoiceId: string, force: boolean): Promise<InvoiceRow> {
+  async function getCurrentInvoice(ctx: PayContext, invoiceId: string, force: boolean, trustFresh = true): Promise<InvoiceRow> {
     const cached = await repo.findInvoice(ctx.organizationId, invoiceId);
-    const row = cached && (!force || isFresh(cached)) ? cached : await readFromXero(ctx, invoiceId);
+    const row = cached && (!force || (trustFresh && isFresh(cached))) ? cached : await readFromXero(ctx, invoiceId);
     if (!row || row.type !== 'ACCREC') throw new AppError('NOT_FOUND', 'Invoice not found in Xero');
     return row;
   }
@@ -243,7 +257,7 @@ export function createPayInvoicesService(deps: {
       query: { where: paymentsOfInvoiceWhere(request.invoiceId) },
       schema: xeroPaymentsEnvelope,
     });
-    const claimed = await repo.findClaimedPaymentIds(row.organizationId, row.targetId ?? request.invoiceId, row.id);
+    const claimed = await ledger.claimedXeroIds(row.organizationId, 'payment', row.id, row.targetId ?? request.invoiceId);
     // Xero's clock and ours differ a little: allow two minutes either side of the moment it was sent.
     const sentAt = (row.sentAt ?? row.createdAt).getTime() - 2 * 60_000;
     const match = data.Payments.filter((p) => {
@@ -266,6 +280,7 @@ export function createPayInvoicesService(deps: {
         amountDuePence: poundsToPence(match.Invoice?.AmountDue),
         amountPaidPence: poundsToPence(match.Invoice?.AmountPaid),
         invoiceStatus: match.Invoice?.Status ?? null,
+        updatedUtc: answerTime(match)?.toISOString() ?? null,
       },
     };
   }
@@ -280,7 +295,14 @@ export function createPayInvoicesService(deps: {
     });
     const payment = data.Payments[0];
     if (payment?.Status !== 'DELETED') return null;
-    return { xeroId: paymentId, response: { paymentId, amountDuePence: poundsToPence(payment.Invoice?.AmountDue), invoiceStatus: payment.Invoice?.Status ?? null } };
+    return {
+      xeroId: paymentId,
+      response: {
+        paymentId,
+        amountDuePence: poundsToPence(payment.Invoice?.AmountDue),
+        invoiceStatus: payment.Invoice?.Status ?? null,
+      },
+    };
   }
 
   /**
@@ -299,13 +321,9 @@ export function createPayInvoicesService(deps: {
     if (!same) throw new AppError('VALIDATION_ERROR', 'This Idempotency-Key was already used for a different change');
     let row = existing;
     const unsettled = row.state === 'unknown' || (row.state === 'sent' && now().getTime() - (row.sentAt ?? row.createdAt).getTime() > STALE_SENT_MS);
-    if (unsettled) {
-      const found = await findPaymentInXero(ctx, row);
-      const settled = found
-        ? await repo.settleWrite(ctx.organizationId, row.id, { state: 'confirmed', xeroId: found.xeroId ?? '', response: found.response })
-        : await repo.settleWrite(ctx.organizationId, row.id, { state: 'failed', error: 'Xero does not have this payment: it was not applied.' });
-      row = settled ?? (await repo.findWriteByKey(ctx.organizationId, row.idempotencyKey)) ?? row;
-    }
+    // The first attempt lost Xero's answer: ask Xero whether the payment exists instead of sending it again
+    // (the ledger logs it once it is settled).
+    if (unsettled) row = await ledger.lookUp(row, ctx.tenantId);
     if (row.state === 'failed') {
       translateRejection(new AppError('XERO_REJECTED', row.error ?? 'Xero refused this payment'), row.amountPence ?? 0, 'GBP');
     }
@@ -317,21 +335,12 @@ export function createPayInvoicesService(deps: {
     }
     const stored = readStoredPayment(row);
     const request = row.request as PaymentPayload;
-    if (stored.amountDuePence === null) {
-      const invoice = await getCurrentInvoice(ctx, request.invoiceId, true);
-      stored.amountDuePence = invoice.amountDuePence;
-    }
-    await repo.applyPayment(
-      ctx.organizationId,
-      request.invoiceId,
-      {
-        amountDuePence: stored.amountDuePence,
-        amountPaidPence: stored.amountPaidPence ?? 0,
-        status: stored.invoiceStatus ?? (isBalanceFullyPaid(stored.amountDuePence) ? 'PAID' : 'AUTHORISED'),
-      },
-      { paymentId: stored.paymentId, date: request.date, amountPence: row.amountPence ?? 0, reference: request.reference },
-    );
-    return toResult(stored, row.completedAt);
+    // The first answer is old news: the invoice may have been paid since. The cache is never written from a
+    // replayed answer; the caller is told the balance the cache holds now, read from Xero when this retry
+    // is what settled the payment (the cache has not seen it yet).
+    const invoice = await getCurrentInvoice(ctx, request.invoiceId, unsettled, false).catch(() => null);
+    const due = invoice ? (invoice.status === 'PAID' ? 0 : invoice.amountDuePence) : (stored.amountDuePence ?? 0);
+    return toResult({ ...stored, amountDuePence: due }, row.completedAt);
   }
 
   return {
@@ -378,7 +387,10 @@ export function createPayInvoicesService(deps: {
       });
       return data.Attachments.map((a) => {
         const mimeType = a.MimeType || 'application/octet-stream';
-        attachmentMeta.set(`${ctx.organizationId}:${a.AttachmentID.toLowerCase()}`, { mimeType, fileName: a.FileName });
+        attachmentMeta.set(`${ctx.organizationId}:${a.AttachmentID.toLowerCase()}`, {
+          mimeType,
+          fileName: a.FileName,
+        });
         if (attachmentMeta.size > 5000) attachmentMeta.delete(attachmentMeta.keys().next().value ?? '');
         return {
           attachmentId: a.AttachmentID,
@@ -412,7 +424,11 @@ export function createPayInvoicesService(deps: {
       await sync.syncAccounts(ctx, { force: options.refresh });
       const rows = await repo.listBankAccounts(ctx.organizationId);
       // Xero's API has no bank account number in the accounts cache yet: the screen shows names only.
-      const toDto = (a: AccountRow) => ({ accountId: a.accountId, name: a.name, bankAccountNumber: a.bankAccountNumber ?? '' });
+      const toDto = (a: AccountRow) => ({
+        accountId: a.accountId,
+        name: a.name,
+        bankAccountNumber: a.bankAccountNumber ?? '',
+      });
       return {
         creditCardAccounts: rows.filter((a) => a.bankAccountType === 'CREDITCARD').map(toDto),
         cashAccounts: rows.filter((a) => a.bankAccountType !== 'CREDITCARD').map(toDto),
@@ -427,7 +443,7 @@ export function createPayInvoicesService(deps: {
     async pay(ctx: PayContext, payment: PaymentRequest, idempotencyKey: string | undefined): Promise<PaymentResult> {
       const requestedPence = toPence(payment.amount);
       if (idempotencyKey) {
-        const existing = await repo.findWriteByKey(ctx.organizationId, idempotencyKey);
+        const existing = await ledger.findByKey(ctx.organizationId, idempotencyKey);
         if (existing) return replayPayment(ctx, existing, payment);
       }
       let account = await repo.findPaymentAccount(ctx.organizationId, payment.accountId);
@@ -438,7 +454,13 @@ export function createPayInvoicesService(deps: {
       if (!account) {
         throw new AppError('VALIDATION_ERROR', 'The selected account cannot take payments in Xero. Refresh the accounts and choose another.');
       }
-      const invoice = await getCurrentInvoice(ctx, payment.invoiceId, true);
+      // An earlier payment on this invoice whose outcome is not known yet: settle it by look-up first; while
+      // one is still in flight, refuse (its amount may or may not be in the balance Xero shows).
+      const target = (await repo.findInvoice(ctx.organizationId, payment.invoiceId))?.invoiceId ?? payment.invoiceId;
+      const earlier = await ledger.settleOpenOnTarget({ organizationId: ctx.organizationId, tenantId: ctx.tenantId, kind: 'payment', targetId: target }, STALE_SENT_MS);
+      if (earlier.open.length > 0) throw new AppError('CONFLICT', busyMessage(payment.invoiceNumber));
+      // A payment settled just now is not in the cached balance: read the invoice from Xero.
+      const invoice = await getCurrentInvoice(ctx, payment.invoiceId, true, earlier.settled.length === 0);
       const currency = invoice.currencyCode || 'GBP';
       if (invoice.status !== 'AUTHORISED' && invoice.status !== 'PAID') {
         throw new AppError('UNPROCESSABLE', `Payment validation failed: invoice ${invoice.invoiceNumber ?? ''} is ${invoice.status} in Xero`);
@@ -447,12 +469,17 @@ export function createPayInvoicesService(deps: {
       if (refusal) {
         await audit.record({
           userId: ctx.userId,
-          username: ctx.username ?? null,
+          username: ctx.username,
           organizationId: ctx.organizationId,
           action: 'payment.create',
           target: invoice.invoiceId,
           result: 'failure',
-          detail: { invoiceNumber: invoice.invoiceNumber, amountPence: requestedPence, accountId: account.accountId, reason: refusal },
+          detail: {
+            invoiceNumber: invoice.invoiceNumber,
+            amountPence: requestedPence,
+            accountId: account.accountId,
+            reason: refusal,
+          },
           ip: ctx.ip ?? null,
         });
         throw new AppError('UNPROCESSABLE', refusal);
@@ -478,6 +505,9 @@ export function createPayInvoicesService(deps: {
       };
       let outcome: Awaited<ReturnType<typeof ledger.execute<StoredPayment>>>;
       try {
+        // Until Xero's answer is in, the cached balance is not known to be current: if the answer is lost (or
+        // the server stops), the next check or refresh reads the invoice from Xero.
+        await repo.markStale(ctx.organizationId, invoice.invoiceId);
         outcome = await ledger.execute<StoredPayment>({
           organizationId: ctx.organizationId,
           tenantId: ctx.tenantId,
@@ -487,6 +517,20 @@ export function createPayInvoicesService(deps: {
           amountPence,
           idempotencyKey,
           request: payload,
+          exclusiveTarget: { busyMessage: busyMessage(invoice.invoiceNumber ?? payment.invoiceNumber) },
+          audit: {
+            action: 'payment.create',
+            target: invoice.invoiceId,
+            username: ctx.username,
+            ip: ctx.ip ?? null,
+            detail: {
+              invoiceNumber: invoice.invoiceNumber,
+              amountPence,
+              accountId: account.accountId,
+              accountName: account.name,
+              isCard: payment.isCard,
+            },
+          },
           send: async (key) => {
             const { data } = await http.send(ctx.userId, ctx.tenantId, {
               method: 'PUT',
@@ -507,21 +551,12 @@ export function createPayInvoicesService(deps: {
                 amountDuePence: balance.amountDuePence,
                 amountPaidPence: balance.amountPaidPence,
                 invoiceStatus: balance.status,
+                updatedUtc: answerTime(answer)?.toISOString() ?? null,
               },
             };
           },
         });
       } catch (error) {
-        await audit.record({
-          userId: ctx.userId,
-          username: ctx.username ?? null,
-          organizationId: ctx.organizationId,
-          action: 'payment.create',
-          target: invoice.invoiceId,
-          result: 'failure',
-          detail: { invoiceNumber: invoice.invoiceNumber, amountPence, accountId: account.accountId, error: error instanceof Error ? error.message : String(error) },
-          ip: ctx.ip ?? null,
-        });
         translateRejection(error, amountPence, currency);
       }
       const stored = outcome.response;
@@ -530,33 +565,14 @@ export function createPayInvoicesService(deps: {
         amountPaidPence: stored.amountPaidPence ?? before.amountPaidPence,
         status: stored.invoiceStatus ?? before.status,
       };
-      await repo.applyPayment(ctx.organizationId, invoice.invoiceId, balance, {
-        paymentId: stored.paymentId,
-        date: payload.date,
-        amountPence,
-        reference: payload.reference,
-      });
-      if (!outcome.replayed) {
-        await audit.record({
-          userId: ctx.userId,
-          username: ctx.username ?? null,
-          organizationId: ctx.organizationId,
-          action: 'payment.create',
-          target: invoice.invoiceId,
-          result: 'success',
-          detail: {
-            invoiceNumber: invoice.invoiceNumber,
-            amountPence,
-            accountId: account.accountId,
-            accountName: account.name,
-            isCard: payment.isCard,
-            paymentId: stored.paymentId,
-            writeId: outcome.writeId,
-            amountDueAfterPence: balance.amountDuePence,
-          },
-          ip: ctx.ip ?? null,
-        });
-      }
+      // Newest wins: an answer older than what the cache holds (a concurrent payment answered later) leaves it.
+      await repo.applyPayment(
+        ctx.organizationId,
+        invoice.invoiceId,
+        balance,
+        { paymentId: stored.paymentId, date: payload.date, amountPence, reference: payload.reference },
+        stored.updatedUtc ? new Date(stored.updatedUtc) : null,
+      );
       const write = await ledger.findById(outcome.writeId);
       return toResult({ ...stored, amountDuePence: balance.amountDuePence }, write?.completedAt ?? null);
     },
@@ -567,7 +583,7 @@ export function createPayInvoicesService(deps: {
      * first answer instead of asking Xero to delete it twice.
      */
     async undoPayment(ctx: PayContext, paymentId: string): Promise<PaymentUndoResult> {
-      const write = await repo.findPaymentWrite(ctx.organizationId, paymentId);
+      const write = await ledger.findConfirmedByXeroId(ctx.organizationId, 'payment', paymentId);
       if (!write) throw new AppError('NOT_FOUND', 'Payment not found');
       if (write.userId !== ctx.userId) throw new AppError('FORBIDDEN', 'Only the person who made this payment can undo it here');
       const madeAt = (write.completedAt ?? write.createdAt).getTime();
@@ -582,56 +598,54 @@ export function createPayInvoicesService(deps: {
         fallback.amountDuePence = cached.amountDuePence + (write.amountPence ?? 0);
         fallback.amountPaidPence = Math.max(0, cached.amountPaidPence - (write.amountPence ?? 0));
       }
-      let outcome: Awaited<ReturnType<typeof ledger.execute<InvoiceBalance>>>;
-      try {
-        outcome = await ledger.execute<InvoiceBalance>({
-          organizationId: ctx.organizationId,
-          tenantId: ctx.tenantId,
-          userId: ctx.userId,
-          kind: 'payment.delete',
-          targetId: xeroPaymentId,
-          amountPence: write.amountPence,
-          idempotencyKey: `payment-undo:${xeroPaymentId.toLowerCase()}`,
-          request: { paymentId: xeroPaymentId, invoiceId: request.invoiceId },
-          send: async (key) => {
-            const { data } = await http.send(ctx.userId, ctx.tenantId, {
-              method: 'POST',
-              path: `/api.xro/2.0/Payments/${encodeURIComponent(xeroPaymentId)}`,
-              body: DELETE_PAYMENT_BODY,
-              idempotencyKey: key,
-              schema: xeroPaymentsEnvelope,
-            });
-            return { xeroId: xeroPaymentId, response: balanceFrom(data.Payments[0], fallback) };
+      const outcome = await ledger.execute<InvoiceBalance & { updatedUtc?: string | null }>({
+        organizationId: ctx.organizationId,
+        tenantId: ctx.tenantId,
+        userId: ctx.userId,
+        kind: 'payment.delete',
+        targetId: xeroPaymentId,
+        amountPence: write.amountPence,
+        idempotencyKey: `payment-undo:${xeroPaymentId.toLowerCase()}`,
+        request: { paymentId: xeroPaymentId, invoiceId: request.invoiceId },
+        audit: {
+          action: 'payment.undo',
+          target: request.invoiceId,
+          username: ctx.username,
+          ip: ctx.ip ?? null,
+          detail: {
+            paymentId: xeroPaymentId,
+            invoiceNumber: request.invoiceNumber,
+            amountPence: write.amountPence,
           },
-        });
-      } catch (error) {
-        await audit.record({
-          userId: ctx.userId,
-          username: ctx.username ?? null,
-          organizationId: ctx.organizationId,
-          action: 'payment.undo',
-          target: request.invoiceId,
-          result: 'failure',
-          detail: { paymentId: xeroPaymentId, error: error instanceof Error ? error.message : String(error) },
-          ip: ctx.ip ?? null,
-        });
-        throw error;
-      }
-      const balance = outcome.response;
-      await repo.removePayment(ctx.organizationId, request.invoiceId, balance, xeroPaymentId);
+        },
+        send: async (key) => {
+          const { data } = await http.send(ctx.userId, ctx.tenantId, {
+            method: 'POST',
+            path: `/api.xro/2.0/Payments/${encodeURIComponent(xeroPaymentId)}`,
+            body: DELETE_PAYMENT_BODY,
+            idempotencyKey: key,
+            schema: xeroPaymentsEnvelope,
+          });
+          const answer = data.Payments[0];
+          return {
+            xeroId: xeroPaymentId,
+            response: {
+              ...balanceFrom(answer, fallback),
+              updatedUtc: answerTime(answer)?.toISOString() ?? null,
+            },
+          };
+        },
+      });
+      const { updatedUtc, ...balance } = outcome.response;
+      // A replayed Undo is old news: the cache keeps what it holds.
       if (!outcome.replayed) {
-        await audit.record({
-          userId: ctx.userId,
-          username: ctx.username ?? null,
-          organizationId: ctx.organizationId,
-          action: 'payment.undo',
-          target: request.invoiceId,
-          result: 'success',
-          detail: { paymentId: xeroPaymentId, invoiceNumber: request.invoiceNumber, amountPence: write.amountPence, writeId: outcome.writeId },
-          ip: ctx.ip ?? null,
-        });
+        await repo.removePayment(ctx.organizationId, request.invoiceId, balance, xeroPaymentId, updatedUtc ? new Date(updatedUtc) : null);
       }
-      return { message: 'Payment removed from Xero', invoiceId: request.invoiceId, amountDue: fromPence(balance.amountDuePence) };
+      return {
+        message: 'Payment removed from Xero',
+        invoiceId: request.invoiceId,
+        amountDue: fromPence(balance.amountDuePence),
+      };
     },
   };
 }

@@ -361,6 +361,152 @@ describe('Pay Invoices API', () => {
     }
   });
 
+  /** What Xero holds as the invoice's amount due, in pence, asked of Xero itself. */
+  async function xeroDuePence(invoiceId: string): Promise<number> {
+    const { data } = await t.app.services.xeroHttp.send<{ Invoices: Array<{ AmountDue: number }> }>(owner.user.id, tenantId, {
+      method: 'GET',
+      path: `/api.xro/2.0/Invoices/${invoiceId}`,
+    });
+    return Math.round((data.Invoices[0]?.AmountDue ?? NaN) * 100);
+  }
+
+  /** The amount due the screens show: the single invoice on refresh, and its row in the list. */
+  async function shownDuePence(invoiceId: string): Promise<{ single: number; list: number | null }> {
+    const single = await owner.call('GET', `/api/xero/invoices/${invoiceId}?refresh=true`);
+    expect(single.statusCode, single.body).toBe(200);
+    const list = (await owner.call('GET', '/api/xero/invoices')).json() as Invoice[];
+    const row = list.find((i) => i.invoiceId === invoiceId);
+    return { single: Math.round(single.json().invoice.amountDue * 100), list: row ? Math.round(row.amountDue * 100) : null };
+  }
+
+  it('a late resend of an old Idempotency-Key after a later payment never rolls the shown balance back', async () => {
+    const invoice = takeInvoice((i) => i.amountDue > 20);
+    const cardKey = crypto.randomUUID();
+    const cardBody = paymentOf(invoice, card, 10, true);
+    const first = await pay(cardBody, cardKey);
+    expect(first.statusCode, first.body).toBe(200);
+    const cashed = await pay(paymentOf(invoice, cash, 3, false), crypto.randomUUID());
+    expect(cashed.statusCode, cashed.body).toBe(200);
+    const truth = await xeroDuePence(invoice.invoiceId);
+    expect(truth).toBe(Math.round(invoice.amountDue * 100) - 1300);
+
+    // A second tab (or a proxy, or a request resumed after a crash) sends the card payment again.
+    const late = await pay(cardBody, cardKey);
+    expect(late.statusCode, late.body).toBe(200);
+    expect(late.json().paymentId).toBe(first.json().paymentId);
+    // The answer and every screen tell Xero's balance now, not the one stored with the card payment.
+    expect(Math.round(late.json().amountDue * 100)).toBe(truth);
+    expect(await shownDuePence(invoice.invoiceId)).toEqual({ single: truth, list: truth });
+    expect(paymentWrites(t).filter((w) => w.summary.invoiceId === invoice.invoiceId)).toHaveLength(2);
+
+    // Paying what the screen shows settles the invoice, once.
+    const rest = await pay(paymentOf(invoice, cash, truth / 100, false), crypto.randomUUID());
+    expect(rest.statusCode, rest.body).toBe(200);
+    expect(rest.json()).toMatchObject({ isInvoiceFullyPaid: true, amountDue: 0 });
+    expect(await xeroDuePence(invoice.invoiceId)).toBe(0);
+  });
+
+  it('a late resend after the cache was refreshed from Xero and after a restart leaves the newer balance too', async () => {
+    const invoice = takeInvoice((i) => i.amountDue > 20);
+    const key = crypto.randomUUID();
+    const body = paymentOf(invoice, card, 4, true);
+    expect((await pay(body, key)).statusCode).toBe(200);
+    expect((await pay(paymentOf(invoice, cash, 2, false), crypto.randomUUID())).statusCode).toBe(200);
+    const truth = await xeroDuePence(invoice.invoiceId);
+    const restarted = await createXeroTestApp({ database: t.database, sandboxInstance: t.sandbox });
+    try {
+      const late = await payAs(t, owner.cookie, restarted.app)(body, key);
+      expect(late.statusCode, late.body).toBe(200);
+      expect(Math.round(late.json().amountDue * 100)).toBe(truth);
+    } finally {
+      await restarted.close();
+    }
+    expect(await shownDuePence(invoice.invoiceId)).toEqual({ single: truth, list: truth });
+  });
+
+  it('refuses a new payment on an invoice whose earlier payment is still on its way to Xero, with a clear message', async () => {
+    const invoice = takeInvoice((i) => i.amountDue > 20);
+    // Another tab's payment: recorded and sent, Xero's answer not back yet.
+    await t.database.db.insert(xeroWrites).values({
+      organizationId: shopId,
+      userId: owner.user.id,
+      kind: 'payment',
+      idempotencyKey: `in-flight-${invoice.invoiceId}`,
+      fingerprint: 'x',
+      targetId: invoice.invoiceId,
+      amountPence: 500,
+      state: 'sent',
+      sentAt: new Date(),
+      request: { invoiceId: invoice.invoiceId, accountId: cash, date: '2026-01-01' },
+    });
+    const calls = callsFor(t, tenantId);
+    const refused = await pay(paymentOf(invoice, cash, 5, false), crypto.randomUUID());
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().message).toBe(
+      `A payment on invoice ${invoice.invoiceNumber} is still being confirmed by Xero. Refresh the invoice in a moment and check its balance before paying again.`,
+    );
+    expect(callsFor(t, tenantId)).toBe(calls);
+    expect(paymentWrites(t).filter((w) => w.summary.invoiceId === invoice.invoiceId)).toHaveLength(0);
+
+    // Its answer was lost and Xero never got it: the next payment settles it by look-up, then goes ahead.
+    await t.database.db.update(xeroWrites).set({ state: 'unknown' }).where(eq(xeroWrites.idempotencyKey, `in-flight-${invoice.invoiceId}`));
+    const next = await pay(paymentOf(invoice, cash, 5, false), crypto.randomUUID());
+    expect(next.statusCode, next.body).toBe(200);
+    const [settled] = await t.database.db.select().from(xeroWrites).where(eq(xeroWrites.idempotencyKey, `in-flight-${invoice.invoiceId}`));
+    expect(settled?.state).toBe('failed');
+    expect(paymentWrites(t).filter((w) => w.summary.invoiceId === invoice.invoiceId)).toHaveLength(1);
+  });
+
+  it('two payments on one invoice at the same moment: each is sent or refused as busy, Xero holds the ones answered 200, the balance shown is Xero\'s', async () => {
+    const invoice = takeInvoice((i) => i.amountDue > 20);
+    const [a, b] = await Promise.all([
+      pay(paymentOf(invoice, cash, 2, false), crypto.randomUUID()),
+      pay(paymentOf(invoice, card, 3, true), crypto.randomUUID()),
+    ]);
+    const statuses = [a?.statusCode, b?.statusCode].sort();
+    const made = paymentWrites(t).filter((w) => w.summary.invoiceId === invoice.invoiceId);
+    expect(made).toHaveLength(statuses.filter((s) => s === 200).length);
+    for (const s of statuses) expect([200, 409]).toContain(s);
+    const truth = await xeroDuePence(invoice.invoiceId);
+    expect(await shownDuePence(invoice.invoiceId)).toEqual({ single: truth, list: truth });
+  });
+
+  it('a payment whose answer was lost is read back before the next one: the balance shown is Xero\'s, and it is logged once', async () => {
+    const impatient = await createXeroTestApp({ database: t.database, sandboxInstance: t.sandbox, xeroHttp: { maxAttempts: 1 } });
+    try {
+      const invoice = takeInvoice((i) => i.amountDue > 20);
+      const key = crypto.randomUUID();
+      t.sandbox.setFaults({ dropAfterWrite: 1, pathPrefix: '/api.xro/2.0/Payments' });
+      const lost = await payAs(t, owner.cookie, impatient.app)(paymentOf(invoice, cash, 7, false), key);
+      t.sandbox.clearFaults();
+      expect(lost.statusCode).toBe(502);
+      const truth = await xeroDuePence(invoice.invoiceId);
+      expect(truth).toBe(Math.round(invoice.amountDue * 100) - 700);
+      // The screen refreshes the invoice: Xero's balance, with the lost cash in it.
+      expect((await shownDuePence(invoice.invoiceId)).single).toBe(truth);
+      // The user pays the balance the screen showed before: refused, nothing paid twice.
+      const again = await pay(paymentOf(invoice, cash, invoice.amountDue, false), crypto.randomUUID());
+      expect(again.statusCode).toBe(422);
+      expect(paymentWrites(t).filter((w) => w.summary.invoiceId === invoice.invoiceId)).toHaveLength(1);
+      const [write] = await t.database.db.select().from(xeroWrites).where(eq(xeroWrites.idempotencyKey, key));
+      expect(write?.state).toBe('confirmed');
+      const retried = await pay(paymentOf(invoice, cash, 7, false), key);
+      expect(retried.statusCode, retried.body).toBe(200);
+      await t.app.services.ledger.reconcile(0);
+      const lines = (await t.database.db.select().from(auditLog).where(eq(auditLog.action, 'payment.create'))).filter(
+        (l) => (l.detail as { writeId?: number } | null)?.writeId === write?.id,
+      );
+      expect(lines.map((l) => [l.result, l.username])).toEqual([['success', 'owner']]);
+    } finally {
+      t.sandbox.clearFaults();
+      await impatient.close();
+    }
+  });
+
+  it('one finder per kind of write: registering a second one fails', () => {
+    expect(() => t.app.services.ledger.registerFinder('payment', async () => null)).toThrow(/already registered/);
+  });
+
   it('undoes a payment just made by this user, once, and only within the window', async () => {
     const invoice = takeInvoice();
     const paid = (await pay(paymentOf(invoice, card, invoice.amountDue, true), crypto.randomUUID())).json();

@@ -27,6 +27,7 @@ export const xeroPaymentSchema = z.object({
   Amount: z.number().nullish(),
   Reference: z.string().nullish(),
   Status: z.string().nullish(),
+  UpdatedDateUTC: z.string().nullish(),
   Account: z.object({ AccountID: z.string().nullish(), Code: z.string().nullish() }).passthrough().nullish(),
   Invoice: z
     .object({
@@ -83,8 +84,7 @@ export interface XeroNewInvoiceElement {
 export function findElementErrors(element: XeroBatchElement | undefined): string | null {
   if (!element) return 'Xero did not answer for this item';
   const messages = (element.ValidationErrors ?? []).map((e) => e.Message).filter((m): m is string => typeof m === 'string' && m.trim() !== '');
-  const failed =
-    element.StatusAttributeString === 'ERROR' || element.HasErrors === true || element.HasValidationErrors === true || messages.length > 0;
+  const failed = element.StatusAttributeString === 'ERROR' || element.HasErrors === true || element.HasValidationErrors === true || messages.length > 0;
   if (!failed) return null;
   return messages.length > 0 ? [...new Set(messages)].join('; ') : 'Xero refused this item';
 }
