@@ -1,29 +1,47 @@
 /** `npm run sandbox`: the Xero sandbox on its own (SANDBOX_PORT, DATA_DIR/sandbox, SANDBOX_SCALE, SANDBOX_SEED). */
 import path from 'node:path';
+import { loadSandboxConfig, SandboxConfigError } from './config.ts';
 import { startSandbox } from './sandbox.ts';
 
-const env = process.env;
-const sandbox = await startSandbox({
-  host: env.SANDBOX_HOST ?? '127.0.0.1',
-  port: Number(env.SANDBOX_PORT ?? 5055),
-  dataDir: path.join(env.DATA_DIR ?? './data', 'sandbox'),
-  scale: Number(env.SANDBOX_SCALE ?? 1),
-  seed: Number(env.SANDBOX_SEED ?? 1),
-  clients: [
-    {
-      clientId: 'ledgerlink-demo',
-      clientSecret: env.SANDBOX_CLIENT_SECRET ?? 'demo-secret',
-      redirectUris: (env.SANDBOX_REDIRECT_URIS ?? 'http://localhost:5000/api/xero/callback,http://localhost:5000/api/auth/xero/callback')
-        .split(',')
-        .map((u) => u.trim())
-        .filter(Boolean),
-    },
-  ],
-});
+/** One clear line and stop, as the server does: a bad setting or a taken port never ends in a stack trace. */
+function fail(message: string): never {
+  process.stderr.write(`sandbox: ${message}\n`);
+  process.exit(1);
+}
+
+let config: ReturnType<typeof loadSandboxConfig>;
+try {
+  config = loadSandboxConfig();
+} catch (error) {
+  if (error instanceof SandboxConfigError) fail(error.message);
+  throw error;
+}
+
+let sandbox: Awaited<ReturnType<typeof startSandbox>>;
+try {
+  sandbox = await startSandbox({
+    host: config.host,
+    port: config.port,
+    dataDir: path.join(config.dataDir, 'sandbox'),
+    scale: config.scale,
+    seed: config.seed,
+    clients: [
+      { clientId: 'ledgerlink-demo', clientSecret: config.clientSecret, redirectUris: config.redirectUris },
+    ],
+  });
+} catch (error) {
+  fail(
+    `cannot start on ${config.host}:${config.port} (SANDBOX_HOST/SANDBOX_PORT): ${error instanceof Error ? error.message : String(error)}`,
+  );
+}
 
 const info = sandbox.info();
-console.log(`Xero sandbox listening on ${sandbox.url} (issuer; discovery at ${sandbox.url}/.well-known/openid-configuration)`);
-console.log(`Client: ledgerlink-demo. Organisations: ${info.orgs.map((o) => `${o.name} (${o.tenantId})`).join(', ')}`);
+console.log(
+  `Xero sandbox listening on ${sandbox.url} (issuer; discovery at ${sandbox.url}/.well-known/openid-configuration)`,
+);
+console.log(
+  `Client: ledgerlink-demo. Organisations: ${info.orgs.map((o) => `${o.name} (${o.tenantId})`).join(', ')}`,
+);
 console.log(`Users: ${info.users.map((u) => u.email).join(', ')}`);
 
 const stop = (): void => {

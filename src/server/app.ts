@@ -36,6 +36,8 @@ import { createBodyCache } from './lib/body-cache';
 import { createSecretBox, loadEncryptionKey } from './lib/crypto';
 import { createXeroAdapter } from './xero/xero-http/adapter';
 import { createXeroHttp, type XeroHttpOptions } from './xero/xero-http/http';
+import { createSharedGates, type SharedGateOptions } from './xero/xero-http/shared-gate';
+import { registerMetrics, type AppMetrics } from './metrics/metrics';
 import { redirectUris } from './demo';
 import { createXeroOAuth } from './xero/xero-http/oauth';
 import { createTokenStore } from './xero/xero-http/token-store';
@@ -65,6 +67,8 @@ export interface BuildAppOptions {
   demoCredentials?: { username: string; password: string } | undefined;
   /** Tests tune retries and back-off of the Xero client. */
   xeroHttp?: Partial<Pick<XeroHttpOptions, 'backoffMs' | 'maxAttempts' | 'maxRetryAfterMs' | 'timeoutMs' | 'gate'>>;
+  /** On PostgreSQL: limits of the Xero gate shared by all instances (tests lower them with the sandbox's). */
+  xeroGate?: Partial<SharedGateOptions>;
 }
 
 /** Collaborators the feature modules share, wired once in buildApp. */
@@ -179,10 +183,17 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const tokens = createTokenStore({ db, box, oauth });
   const orgs = createOrganizationsRepository(database);
   const lastRateWrite = new Map<string, number>();
+  // On PostgreSQL the instances keep Xero's limits together (shared-gate.ts); PGlite has one instance.
+  const sharedGates =
+    database.kind === 'postgres' && database.pool ? createSharedGates(database.pool, { ...options.xeroHttp?.gate, ...options.xeroGate }, app.log) : undefined;
+  if (sharedGates) app.addHook('onClose', () => sharedGates.close());
+  let metrics: AppMetrics | undefined;
   const xeroHttp = createXeroHttp({
     apiUrl: options.xero.apiUrl,
     tokens,
     ...options.xeroHttp,
+    ...(sharedGates ? { createGate: sharedGates.createGate } : {}),
+    onCall: (event) => metrics?.onXeroCall(event),
     onRateLimits: (tenantId, limits) => {
       // Remember the budget for the organisation cards, at most every few seconds per organisation.
       const now = Date.now();
@@ -197,6 +208,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const resolveTenant = createTenancy(orgs);
   const ledger = createWriteLedger({ db, log: app.log });
   const sync = createXeroSync({ db, http: xeroHttp });
+  metrics = registerMetrics(app, { ...config.metrics, db, gateQueues: xeroHttp.gateQueues });
   const uris = redirectUris(config.appUrl);
   registerConnectionRoutes(app, { connection, oauth, oauthRequests, tokens, audit, redirectUri: uris.connect, appUrl: config.appUrl });
   registerXeroSignInRoutes(app, { oauth, oauthRequests, users, tokens, sessions, connection, audit, redirectUri: uris.signin });
@@ -219,13 +231,17 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   registerStockJournalRoutes(app);
 
   // Settle writes whose outcome was lost (a crash, a dropped answer) by asking Xero, at start and every minute.
-  const reconciler = setInterval(() => {
-    void ledger.reconcile().catch((error: unknown) => app.log.warn({ err: error }, 'reconcile failed'));
-  }, 60_000);
+  const reconcile = () =>
+    void ledger.reconcile().then(
+      () => metrics?.reconcilerRan('ok'),
+      (error: unknown) => {
+        metrics?.reconcilerRan('error');
+        app.log.warn({ err: error }, 'reconcile failed');
+      },
+    );
+  const reconciler = setInterval(reconcile, 60_000);
   reconciler.unref();
-  app.addHook('onReady', async () => {
-    void ledger.reconcile().catch((error: unknown) => app.log.warn({ err: error }, 'reconcile failed'));
-  });
+  app.addHook('onReady', async () => reconcile());
   app.addHook('onClose', async () => clearInterval(reconciler));
 
   await registerSpa(app, options.clientDir ?? DEFAULT_CLIENT_DIR);

@@ -1,5 +1,7 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { XeroEndpoints } from './app';
 import type { AppConfig } from './config/env';
 
@@ -27,7 +29,9 @@ export async function startDemoSandbox(config: AppConfig) {
     dataDir: path.join(config.dataDir, 'sandbox'),
     seed: config.sandbox.seed,
     scale: config.sandbox.scale,
-    clients: [{ clientId: DEMO_CLIENT_ID, clientSecret, redirectUris: [uris.connect, uris.signin, ...redirects] }],
+    clients: [
+      { clientId: DEMO_CLIENT_ID, clientSecret, redirectUris: [uris.connect, uris.signin, ...redirects] },
+    ],
   });
   const endpoints: XeroEndpoints = {
     issuer: sandbox.url,
@@ -38,4 +42,147 @@ export async function startDemoSandbox(config: AppConfig) {
     allowInsecureRequests: true,
   };
   return { url: sandbox.url, endpoints, close: () => sandbox.close(), sandbox };
+}
+
+/**
+ * Where demo mode's first start got to, under DATA_DIR: `pending` (the demo administrator exists, the demo is
+ * not prepared or its password was never shown), `connected` (organisations connected and features on, the
+ * password not yet shown: the listen failed), `ready`. A data folder without the file is left alone.
+ */
+export const DEMO_SETUP_FILE = 'demo-setup.json';
+export type DemoSetupState = 'pending' | 'connected' | 'ready';
+
+export function readDemoSetup(
+  dataDir: string,
+): { state: DemoSetupState; organizations: string[] } | undefined {
+  try {
+    const saved = JSON.parse(fs.readFileSync(path.join(dataDir, DEMO_SETUP_FILE), 'utf8')) as {
+      state?: unknown;
+      organizations?: unknown;
+    };
+    const state = saved.state;
+    if (state !== 'pending' && state !== 'connected' && state !== 'ready') return undefined;
+    const organizations = Array.isArray(saved.organizations)
+      ? saved.organizations.filter((o): o is string => typeof o === 'string')
+      : [];
+    return { state, organizations };
+  } catch {
+    return undefined;
+  }
+}
+
+export function writeDemoSetup(
+  dataDir: string,
+  state: DemoSetupState,
+  detail: Record<string, unknown> = {},
+): void {
+  fs.mkdirSync(dataDir, { recursive: true });
+  fs.writeFileSync(
+    path.join(dataDir, DEMO_SETUP_FILE),
+    JSON.stringify({ state, at: new Date().toISOString(), ...detail }),
+  );
+}
+
+const FEATURE_FIELDS = [
+  'featurePayInvoices',
+  'featureAddInvoices',
+  'featureCisBills',
+  'featureStockJournal',
+] as const;
+
+/**
+ * Demo mode's first start: the demo administrator connects both sandbox organisations and switches every
+ * feature on, through the app's own routes exactly as a person would — sign in, GET /api/xero/connect,
+ * the sandbox's authorize endpoint (auto-consent standing in for the consent page's clicks), the OAuth
+ * callback, PATCH /api/admin/organizations/:id/features, sign out. Nothing is written behind the app's back.
+ * Throws with the step that failed; returns the organisations connected.
+ */
+export async function prepareDemo(options: {
+  app: FastifyInstance;
+  sandbox: Awaited<ReturnType<typeof startDemoSandbox>>;
+  credentials: { username: string; password: string };
+  appUrl: string;
+  dataDir: string;
+}): Promise<string[]> {
+  const { app, sandbox, credentials, appUrl } = options;
+  const cookies = new Map<string, string>();
+  const call = async (
+    method: 'GET' | 'POST' | 'PATCH',
+    url: string,
+    payload?: unknown,
+  ): Promise<LightMyRequestResponse> => {
+    const res = await app.inject({
+      method,
+      url,
+      headers: {
+        origin: appUrl,
+        cookie: [...cookies].map(([name, value]) => `${name}=${value}`).join('; '),
+        ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
+    });
+    for (const cookie of res.cookies as Array<{ name: string; value: string }>)
+      cookies.set(cookie.name, cookie.value);
+    return res;
+  };
+  const expectStatus = (step: string, res: LightMyRequestResponse, status: number) => {
+    if (res.statusCode !== status)
+      throw new Error(`${step} answered ${res.statusCode}: ${res.body.slice(0, 200)}`);
+  };
+
+  expectStatus('sign-in', await call('POST', '/api/login', credentials), 200);
+  const owner =
+    sandbox.sandbox.info().users.find((u) => u.tenantIds.length > 1) ?? sandbox.sandbox.info().users[0];
+  if (!owner) throw new Error('the sandbox has no user');
+  sandbox.sandbox.setAutoConsent({ email: owner.email, tenants: 'all' });
+  try {
+    const start = await call('GET', '/api/xero/connect');
+    expectStatus('GET /api/xero/connect', start, 200);
+    // The browser's trip through Xero's authorize endpoint: follow its redirects until it comes back to us.
+    let location = (JSON.parse(start.body) as { url: string }).url;
+    for (let hop = 0; hop < 5 && location.startsWith(sandbox.url); hop++) {
+      const res = await fetch(location, { redirect: 'manual' });
+      const next = res.headers.get('location');
+      if (!next) throw new Error(`the sandbox's authorize page answered ${res.status} without a redirect`);
+      location = new URL(next, location).toString();
+    }
+    const callback = new URL(location);
+    if (callback.pathname !== '/api/xero/callback')
+      throw new Error(`authorization ended at ${callback.pathname}`);
+    const done = await call('GET', `${callback.pathname}${callback.search}`);
+    const landed = String(done.headers.location ?? '');
+    if (done.statusCode !== 302 || !landed.includes('connected=true'))
+      throw new Error(`the Xero callback sent the user to ${landed || done.statusCode}`);
+  } finally {
+    sandbox.sandbox.setAutoConsent(null);
+  }
+
+  const listed = await call('GET', '/api/admin/organizations');
+  expectStatus('GET /api/admin/organizations', listed, 200);
+  const organizations = JSON.parse(listed.body) as Array<
+    { id: number; tenantName: string | null } & Partial<Record<(typeof FEATURE_FIELDS)[number], boolean>>
+  >;
+  for (const org of organizations) {
+    for (const field of FEATURE_FIELDS) {
+      if (org[field]) continue;
+      expectStatus(
+        `switching ${field} on for ${org.tenantName}`,
+        await call('PATCH', `/api/admin/organizations/${org.id}/features`, { [field]: true }),
+        200,
+      );
+    }
+  }
+  // The first organisation of the seed (Demo Shop Ltd: invoices to pay) is the one the demo opens on.
+  const first = organizations.find((o) => o.tenantName === sandbox.sandbox.info().orgs[0]?.name);
+  if (first) {
+    expectStatus(
+      'choosing the active organisation',
+      await call('POST', '/api/xero/set-active-organization', { organizationId: first.id }),
+      200,
+    );
+  }
+  await call('POST', '/api/logout');
+  const names = organizations.map((o) => o.tenantName ?? `organisation ${o.id}`);
+  writeDemoSetup(options.dataDir, 'connected', { organizations: names });
+  return names;
 }

@@ -5,11 +5,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
-/** The real entry point, as `npm start` runs it. */
+/** The real entry points, as `npm start` and `npm run sandbox` run them. */
 const ENTRY = path.resolve('src/server/server.ts');
+const SANDBOX_ENTRY = path.resolve('src/sandbox/main.ts');
 
-function run(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', ENTRY], {
+function run(env: Record<string, string>, entry = ENTRY) {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -47,6 +48,14 @@ async function waitForReady(port: number, child: ChildProcess): Promise<void> {
   throw new Error('server did not become ready');
 }
 
+/** Resolves with the first stdout line matching `pattern` (the server's ready line, say). */
+async function waitForLine(p: ReturnType<typeof run>, pattern: RegExp): Promise<void> {
+  while (!pattern.test(p.output().stdout)) {
+    if (p.child.exitCode !== null) throw new Error(`exited early: ${p.output().stderr}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
 const tmpDirs: string[] = [];
 const children: ChildProcess[] = [];
 afterEach(() => {
@@ -65,9 +74,18 @@ const LIVE = {
 
 describe('the server process', () => {
   it.each([
-    [{ PORT: 'abc' }, /^ledgerlink: Invalid configuration: PORT must be a whole number from 0 to 65535 \(got "abc"\)$/],
-    [{ DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' }, /^ledgerlink: Invalid configuration: DATABASE_URL cannot connect to the database \(.+\)$/],
-    [{ XERO_CLIENT_ID: 'only-one' }, /^ledgerlink: Invalid configuration: XERO_CLIENT_SECRET /],
+    [
+      { PORT: 'abc' },
+      /^ledgerlink: Invalid configuration: PORT must be a whole number from 0 to 65535 \(got "abc"\)$/,
+    ],
+    [
+      { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' },
+      /^ledgerlink: Invalid configuration: DATABASE_URL cannot connect to the database \(.+\)$/,
+    ],
+    [
+      { XERO_CLIENT_ID: 'only-one' },
+      /^ledgerlink: Invalid configuration: XERO_CLIENT_SECRET is not set, but XERO_CLIENT_ID is: set both for live Xero, or neither for demo mode$/,
+    ],
   ])('stops on bad configuration with one clear line: %o', async (env, line) => {
     const p = run(env);
     children.push(p.child);
@@ -80,11 +98,101 @@ describe('the server process', () => {
     expect(stderr).not.toMatch(/\bat .+:\d+:\d+/);
   });
 
+  it('npm run sandbox stops on a bad SANDBOX_PORT with one clear line', async () => {
+    const p = run({ SANDBOX_PORT: 'abc' }, SANDBOX_ENTRY);
+    children.push(p.child);
+    expect(await p.exited).toBe(1);
+    expect(p.output().stderr).toBe(
+      'sandbox: Invalid configuration: SANDBOX_PORT must be a whole number from 0 to 65535 (got "abc")\n',
+    );
+  });
+
+  it(
+    'refuses a second server on the same data folder, naming the folder and the first one',
+    { timeout: 360_000 },
+    async () => {
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ledgerlink-twice-'));
+      tmpDirs.push(dataDir);
+      const [portA, portB] = [await freePort(), await freePort()];
+      const first = run({ ...LIVE, PORT: String(portA), HOST: '127.0.0.1', DATA_DIR: dataDir });
+      children.push(first.child);
+      await waitForReady(portA, first.child);
+
+      const second = run({ ...LIVE, PORT: String(portB), HOST: '127.0.0.1', DATA_DIR: dataDir });
+      children.push(second.child);
+      // Before the lock, the second one started too: it must stop instead of answering on its port.
+      const listening = waitForReady(portB, second.child).then(
+        () => 'listening',
+        () => 'stopped',
+      );
+      expect(await Promise.race([second.exited.then(() => 'stopped'), listening])).toBe('stopped');
+      expect(await second.exited).toBe(1);
+      const line = second.output().stderr;
+      expect(line.split('\n')).toEqual([expect.any(String), '']);
+      expect(
+        line.startsWith(
+          `ledgerlink: DATA_DIR ${dataDir} is in use by another Ledgerlink server (pid ${first.child.pid}, started `,
+        ),
+      ).toBe(true);
+      expect(line.endsWith('); stop it or set DATA_DIR to another folder\n')).toBe(true);
+      // The first server is untouched and still answers.
+      expect((await fetch(`http://127.0.0.1:${portA}/readyz`)).ok).toBe(true);
+
+      // Stopped cleanly, it leaves the folder free for the next start.
+      first.child.kill('SIGTERM');
+      expect(await first.exited).toBe(0);
+      expect(fs.existsSync(path.join(dataDir, 'ledgerlink.lock'))).toBe(false);
+    },
+  );
+
+  it(
+    'demo mode: no password before a start that fails on a taken port; the next start prepares the demo and shows it',
+    { timeout: 360_000 },
+    async () => {
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ledgerlink-demo-'));
+      tmpDirs.push(dataDir);
+      const taken = net.createServer();
+      await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+      const takenPort = (taken.address() as net.AddressInfo).port;
+      const env = { HOST: '127.0.0.1', DATA_DIR: dataDir, SANDBOX_PORT: String(await freePort()) };
+
+      const refused = run({ ...env, PORT: String(takenPort) });
+      children.push(refused.child);
+      expect(await refused.exited).toBe(1);
+      await new Promise((resolve) => taken.close(resolve));
+      expect(refused.output().stderr).toMatch(
+        /^ledgerlink: cannot listen on 127\.0\.0\.1:\d+ \(PORT\/HOST\): .*EADDRINUSE/,
+      );
+      expect(refused.output().stdout).not.toMatch(/password/i);
+
+      const port = await freePort();
+      const started = run({ ...env, PORT: String(port), APP_URL: `http://127.0.0.1:${port}` });
+      children.push(started.child);
+      await waitForLine(started, /password "[^"]+"/);
+      const lines = started.output().stdout.trim().split('\n');
+      expect(lines).toEqual([
+        expect.stringMatching(
+          /^Ledgerlink ready on http:\/\/127\.0\.0\.1:\d+ · database: PGlite \(embedded\)/,
+        ),
+        'Demo ready: Demo Builders Ltd and Demo Shop Ltd connected, every feature switched on',
+        expect.stringMatching(/^Demo administrator: username "admin", password "[^"]+" \(shown once;/),
+      ]);
+      started.child.kill('SIGTERM');
+      expect(await started.exited).toBe(0);
+    },
+  );
+
   it('keeps data written before a kill -9', { timeout: 360_000 }, async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ledgerlink-kill-'));
     tmpDirs.push(dataDir);
     const port = await freePort();
-    const env = { ...LIVE, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, APP_URL: `http://127.0.0.1:${port}` };
+    const env = {
+      ...LIVE,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      APP_URL: `http://127.0.0.1:${port}`,
+    };
     const origin = `http://127.0.0.1:${port}`;
 
     const first = run(env);
@@ -100,6 +208,8 @@ describe('the server process', () => {
     expect(created.status).toBe(201);
     first.child.kill('SIGKILL');
     await first.exited;
+    // Its lock stays behind; the next start sees that its process is gone and takes the folder over.
+    expect(fs.existsSync(path.join(dataDir, 'ledgerlink.lock'))).toBe(true);
 
     const second = run(env);
     children.push(second.child);

@@ -1,7 +1,9 @@
 import { buildApp, type XeroEndpoints } from './app';
 import { ConfigError, loadConfig, type AppConfig } from './config/env';
 import { DatabaseUnavailableError, migrateDatabase, openDatabase, type Database } from './db/client';
-import { startDemoSandbox } from './demo';
+import { prepareDemo, readDemoSetup, startDemoSandbox, writeDemoSetup } from './demo';
+import { DataDirInUseError, lockDataDir } from './lib/data-dir-lock';
+import { createPrettyStream, requestsAtDebug } from './lib/logger';
 import { createUsersRepository } from './modules/auth/auth.repository';
 import { ensureBootstrapAdmin } from './modules/auth/auth.service';
 
@@ -20,12 +22,27 @@ async function main() {
     throw error;
   }
 
+  // The embedded database and the demo's sandbox live in DATA_DIR: one server per folder.
+  if (!config.databaseUrl || config.xeroMode === 'demo') {
+    try {
+      lockDataDir(config.dataDir);
+    } catch (error) {
+      if (error instanceof DataDirInUseError) fail(error.message);
+      fail(
+        `cannot use DATA_DIR ${config.dataDir} (${error instanceof Error ? error.message : String(error)})`,
+      );
+    }
+  }
+
   let database: Database;
   try {
     database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   } catch (error) {
-    if (error instanceof DatabaseUnavailableError) fail(`Invalid configuration: DATABASE_URL ${error.message}`);
-    fail(`cannot open the embedded database under DATA_DIR (${error instanceof Error ? error.message : String(error)})`);
+    if (error instanceof DatabaseUnavailableError)
+      fail(`Invalid configuration: DATABASE_URL ${error.message}`);
+    fail(
+      `cannot open the embedded database under DATA_DIR (${error instanceof Error ? error.message : String(error)})`,
+    );
   }
   await migrateDatabase(database);
 
@@ -44,26 +61,76 @@ async function main() {
     try {
       sandbox = await startDemoSandbox(config);
     } catch (error) {
-      fail(`cannot start the built-in Xero sandbox on port ${config.sandbox.port} (SANDBOX_PORT): ${error instanceof Error ? error.message : String(error)}`);
+      fail(
+        `cannot start the built-in Xero sandbox on port ${config.sandbox.port} (SANDBOX_PORT): ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
     xero = sandbox.endpoints;
   }
 
+  // Printed only once the server listens: a start that fails on a taken port shows no password.
+  const created: string[] = [];
   const demoCredentials = await ensureBootstrapAdmin({
     users: createUsersRepository(database.db),
     admin: config.admin,
     demo: config.xeroMode === 'demo',
     dataDir: config.dataDir,
-    print: (line) => process.stdout.write(`${line}\n`),
+    print: (line) => created.push(line),
   });
-  const app = await buildApp({ config, database, xero, demoCredentials });
+  if (sandbox && demoCredentials && created.length > 0) writeDemoSetup(config.dataDir, 'pending');
+  const setup = sandbox && demoCredentials ? readDemoSetup(config.dataDir) : undefined;
+
+  const app = await buildApp({
+    config,
+    database,
+    xero,
+    demoCredentials,
+    logger: {
+      // Demo mode: the terminal keeps the ready line and the password; LOG_LEVEL=debug shows each request.
+      ...(config.xeroMode === 'demo' ? { hooks: requestsAtDebug } : {}),
+      // A person at a terminal reads lines; a pipe or a file keeps pino's JSON.
+      ...(process.stdout.isTTY ? { stream: createPrettyStream(process.stdout) } : {}),
+    },
+  });
+
+  // Demo mode's first start: both organisations connected and every feature on, through the app's own routes.
+  let demoLine: string | undefined;
+  if (sandbox && demoCredentials && setup?.state === 'pending') {
+    try {
+      const names = await prepareDemo({
+        app,
+        sandbox,
+        credentials: demoCredentials,
+        appUrl: config.appUrl,
+        dataDir: config.dataDir,
+      });
+      demoLine = `Demo ready: ${names.join(' and ')} connected, every feature switched on`;
+    } catch (error) {
+      demoLine = `Demo not prepared (${error instanceof Error ? error.message : String(error)}): connect the organisations from the Organizations page and switch the features on under Settings → Admin`;
+    }
+  } else if (setup?.state === 'connected') {
+    // Prepared by a start that then could not listen: say so now.
+    demoLine = `Demo ready: ${setup.organizations.join(' and ')} connected, every feature switched on`;
+  }
+
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {
-    fail(`cannot listen on ${config.host}:${config.port} (PORT/HOST): ${error instanceof Error ? error.message : String(error)}`);
+    fail(
+      `cannot listen on ${config.host}:${config.port} (PORT/HOST): ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   const xeroLine = sandbox ? `demo (built-in sandbox at ${sandbox.url})` : `live (${config.xero.issuer})`;
-  process.stdout.write(`Ledgerlink ready on ${config.appUrl} · database: ${database.description} · Xero: ${xeroLine}\n`);
+  process.stdout.write(
+    `Ledgerlink ready on ${config.appUrl} · database: ${database.description} · Xero: ${xeroLine}\n`,
+  );
+  if (demoLine) process.stdout.write(`${demoLine}\n`);
+  if (demoCredentials && setup && setup.state !== 'ready') {
+    process.stdout.write(
+      `Demo administrator: username "${demoCredentials.username}", password "${demoCredentials.password}" (shown once; the sign-in page's "Try the demo" button signs in with it)\n`,
+    );
+    writeDemoSetup(config.dataDir, 'ready');
+  }
 
   let closing = false;
   const shutdown = async (signal: string) => {

@@ -16,10 +16,23 @@ describe('loadConfig', () => {
     [{ PORT: 'abc' }, 'PORT', 'PORT must be a whole number from 0 to 65535 (got "abc")'],
     [{ PORT: '70000' }, 'PORT', 'PORT must be a whole number from 0 to 65535'],
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL', 'DATABASE_URL must start with postgres://'],
-    [{ XERO_CLIENT_ID: 'abc' }, 'XERO_CLIENT_SECRET', 'XERO_CLIENT_SECRET XERO_CLIENT_ID and XERO_CLIENT_SECRET must be set together'],
-    [{ XERO_CLIENT_ID: 'a', XERO_CLIENT_SECRET: 'b' }, 'TOKEN_ENCRYPTION_KEY', 'TOKEN_ENCRYPTION_KEY is required with live Xero keys'],
+    [
+      { XERO_CLIENT_ID: 'abc' },
+      'XERO_CLIENT_SECRET',
+      'Invalid configuration: XERO_CLIENT_SECRET is not set, but XERO_CLIENT_ID is: set both for live Xero, or neither for demo mode',
+    ],
+    [{ XERO_CLIENT_SECRET: 'abc' }, 'XERO_CLIENT_ID', 'XERO_CLIENT_ID is not set, but XERO_CLIENT_SECRET is'],
+    [
+      { XERO_CLIENT_ID: 'a', XERO_CLIENT_SECRET: 'b' },
+      'TOKEN_ENCRYPTION_KEY',
+      'TOKEN_ENCRYPTION_KEY is required with live Xero keys',
+    ],
     [{ TOKEN_ENCRYPTION_KEY: 'short' }, 'TOKEN_ENCRYPTION_KEY', 'must be 32 bytes'],
-    [{ ADMIN_USERNAME: 'boss' }, 'ADMIN_PASSWORD', 'ADMIN_PASSWORD ADMIN_USERNAME and ADMIN_PASSWORD must be set together'],
+    [
+      { ADMIN_USERNAME: 'boss' },
+      'ADMIN_PASSWORD',
+      'ADMIN_PASSWORD is not set, but ADMIN_USERNAME is: set both to create the first administrator, or neither',
+    ],
     [{ REQUIRE_MFA_FOR_ADMINS: 'maybe' }, 'REQUIRE_MFA_FOR_ADMINS', 'REQUIRE_MFA_FOR_ADMINS'],
   ])('names the variable that is wrong: %o', (env, variable, text) => {
     let caught: unknown;

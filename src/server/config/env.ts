@@ -18,7 +18,11 @@ const port = (fallback: number) =>
     .default(fallback);
 
 const positiveInt = (fallback: number) =>
-  z.coerce.number({ error: 'must be a positive whole number' }).int('must be a positive whole number').positive('must be a positive whole number').default(fallback);
+  z.coerce
+    .number({ error: 'must be a positive whole number' })
+    .int('must be a positive whole number')
+    .positive('must be a positive whole number')
+    .default(fallback);
 
 const optionalText = z
   .string()
@@ -33,7 +37,9 @@ const envSchema = z
     NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
     PORT: port(5000),
     HOST: z.string().min(1).default('localhost'),
-    APP_URL: optionalText.pipe(z.url({ error: 'must be a URL such as https://ledgerlink.example.com' }).optional()),
+    APP_URL: optionalText.pipe(
+      z.url({ error: 'must be a URL such as https://ledgerlink.example.com' }).optional(),
+    ),
     DATA_DIR: z.string().min(1).default('./data'),
     DATABASE_URL: optionalText.pipe(
       z
@@ -49,7 +55,10 @@ const envSchema = z
     TOKEN_ENCRYPTION_KEY: optionalText.pipe(
       z
         .string()
-        .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes encoded as base64 (openssl rand -base64 32)')
+        .refine(
+          (v) => Buffer.from(v, 'base64').length === 32,
+          'must be 32 bytes encoded as base64 (openssl rand -base64 32)',
+        )
         .optional(),
     ),
     ADMIN_USERNAME: optionalText,
@@ -63,13 +72,16 @@ const envSchema = z
     SANDBOX_PORT: port(5055),
     SANDBOX_SCALE: positiveInt(1),
     SANDBOX_SEED: positiveInt(1),
+    // Operations (README "Metrics"): GET /metrics, off by default, behind a bearer token when on.
+    METRICS_ENABLED: booleanish.default(false),
+    METRICS_TOKEN: optionalText.pipe(z.string().min(16, 'must be at least 16 characters (openssl rand -hex 24)').optional()),
   })
   .superRefine((env, ctx) => {
     if (Boolean(env.XERO_CLIENT_ID) !== Boolean(env.XERO_CLIENT_SECRET)) {
       ctx.addIssue({
         code: 'custom',
         path: [env.XERO_CLIENT_ID ? 'XERO_CLIENT_SECRET' : 'XERO_CLIENT_ID'],
-        message: 'XERO_CLIENT_ID and XERO_CLIENT_SECRET must be set together (leave both unset for demo mode)',
+        message: `is not set, but ${env.XERO_CLIENT_ID ? 'XERO_CLIENT_ID' : 'XERO_CLIENT_SECRET'} is: set both for live Xero, or neither for demo mode`,
       });
     }
     if (env.XERO_CLIENT_ID && !env.TOKEN_ENCRYPTION_KEY) {
@@ -79,11 +91,14 @@ const envSchema = z
         message: 'is required with live Xero keys (openssl rand -base64 32)',
       });
     }
+    if (env.METRICS_ENABLED && !env.METRICS_TOKEN) {
+      ctx.addIssue({ code: 'custom', path: ['METRICS_TOKEN'], message: 'is required with METRICS_ENABLED=true, so the metrics are not public (openssl rand -hex 24)' });
+    }
     if (Boolean(env.ADMIN_USERNAME) !== Boolean(env.ADMIN_PASSWORD)) {
       ctx.addIssue({
         code: 'custom',
         path: [env.ADMIN_USERNAME ? 'ADMIN_PASSWORD' : 'ADMIN_USERNAME'],
-        message: 'ADMIN_USERNAME and ADMIN_PASSWORD must be set together',
+        message: `is not set, but ${env.ADMIN_USERNAME ? 'ADMIN_USERNAME' : 'ADMIN_PASSWORD'} is: set both to create the first administrator, or neither`,
       });
     }
   });
@@ -115,6 +130,8 @@ export interface AppConfig {
     apiUrl: string;
   };
   sandbox: { port: number; scale: number; seed: number };
+  /** GET /metrics (Prometheus): served only when enabled, to `Authorization: Bearer <token>`. */
+  metrics: { enabled: boolean; token: string | undefined };
 }
 
 export class ConfigError extends Error {
@@ -127,17 +144,20 @@ export class ConfigError extends Error {
   }
 }
 
+/** The first issue of a failed parse as a ConfigError naming the variable (secret values are never echoed). */
+function configError(error: z.ZodError, source: NodeJS.ProcessEnv): ConfigError {
+  const issue = error.issues[0];
+  const variable = String(issue?.path[0] ?? 'environment');
+  const raw = source[variable];
+  const got = raw === undefined ? '' : ` (got "${raw.length > 40 ? `${raw.slice(0, 40)}…` : raw}")`;
+  const secret = /SECRET|PASSWORD|KEY|TOKEN|DATABASE_URL/.test(variable);
+  return new ConfigError(variable, `${issue?.message ?? 'is invalid'}${secret ? '' : got}`);
+}
+
 /** Parse the environment; throws a ConfigError naming the first bad variable. */
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
   const parsed = envSchema.safeParse(source);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const variable = String(issue?.path[0] ?? 'environment');
-    const raw = source[variable];
-    const got = raw === undefined ? '' : ` (got "${raw.length > 40 ? `${raw.slice(0, 40)}…` : raw}")`;
-    const secret = /SECRET|PASSWORD|KEY|DATABASE_URL/.test(variable);
-    throw new ConfigError(variable, `${issue?.message ?? 'is invalid'}${secret ? '' : got}`);
-  }
+  if (!parsed.success) throw configError(parsed.error, source);
   const env = parsed.data;
   const appUrl = (env.APP_URL ?? `http://localhost:${env.PORT}`).replace(/\/$/, '');
   return {
@@ -156,7 +176,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       secureCookie: appUrl.startsWith('https://'),
     },
     tokenEncryptionKey: env.TOKEN_ENCRYPTION_KEY,
-    admin: env.ADMIN_USERNAME && env.ADMIN_PASSWORD ? { username: env.ADMIN_USERNAME, password: env.ADMIN_PASSWORD } : undefined,
+    admin:
+      env.ADMIN_USERNAME && env.ADMIN_PASSWORD
+        ? { username: env.ADMIN_USERNAME, password: env.ADMIN_PASSWORD }
+        : undefined,
     requireMfaForAdmins: env.REQUIRE_MFA_FOR_ADMINS,
     xeroMode: env.XERO_CLIENT_ID ? 'live' : 'demo',
     xero: {
@@ -167,5 +190,6 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       apiUrl: env.XERO_API_URL.replace(/\/$/, ''),
     },
     sandbox: { port: env.SANDBOX_PORT, scale: env.SANDBOX_SCALE, seed: env.SANDBOX_SEED },
+    metrics: { enabled: env.METRICS_ENABLED, token: env.METRICS_TOKEN },
   };
 }

@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream';
 import type { LoggerOptions } from 'pino';
 
 /**
@@ -44,4 +45,98 @@ export function createLoggerOptions(level: string): LoggerOptions {
       },
     },
   };
+}
+
+/** Fastify's per-request lines and its "listening" lines: in demo mode they are debug, not info. */
+const ROUTINE_MESSAGES = new Set([
+  'incoming request',
+  'request completed',
+  'request errored',
+  'Server listening at',
+]);
+
+function isRoutine(args: unknown[]): boolean {
+  const message = typeof args[0] === 'string' ? args[0] : args[1];
+  return (
+    typeof message === 'string' &&
+    (ROUTINE_MESSAGES.has(message) || message.startsWith('Server listening at'))
+  );
+}
+
+/**
+ * Logs each request at debug instead of info (demo mode: the terminal keeps the ready line, the demo password
+ * and what went wrong; LOG_LEVEL=debug shows every request again).
+ */
+export const requestsAtDebug: NonNullable<LoggerOptions['hooks']> = {
+  logMethod(args, method, level) {
+    if (level === 30 && isRoutine(args)) {
+      (this.debug as (...a: unknown[]) => void)(...args);
+      return;
+    }
+    method.apply(this, args);
+  },
+};
+
+const LEVELS: Record<number, { name: string; colour: string }> = {
+  10: { name: 'TRACE', colour: '90' },
+  20: { name: 'DEBUG', colour: '90' },
+  30: { name: 'INFO ', colour: '32' },
+  40: { name: 'WARN ', colour: '33' },
+  50: { name: 'ERROR', colour: '31' },
+  60: { name: 'FATAL', colour: '35' },
+};
+const OMIT = new Set([
+  'level',
+  'time',
+  'pid',
+  'hostname',
+  'msg',
+  'reqId',
+  'req',
+  'res',
+  'responseTime',
+  'err',
+]);
+
+/** One JSON log line as a person reads it: `12:04:05 INFO  message  GET /path 200 3 ms  key=value`. */
+export function formatLogLine(line: string, colour: boolean): string {
+  let entry: Record<string, unknown>;
+  try {
+    entry = JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return line;
+  }
+  const paint = (code: string, text: string) => (colour ? `\u001b[${code}m${text}\u001b[0m` : text);
+  const level = LEVELS[Number(entry.level)] ?? { name: String(entry.level), colour: '0' };
+  const time = typeof entry.time === 'number' ? new Date(entry.time).toTimeString().slice(0, 8) : '';
+  const parts = [paint('90', time), paint(level.colour, level.name), String(entry.msg ?? '')];
+  const req = entry.req as { method?: string; path?: string } | undefined;
+  const res = entry.res as { statusCode?: number } | undefined;
+  if (req?.method) parts.push(`${req.method} ${req.path ?? ''}`);
+  if (res?.statusCode) parts.push(String(res.statusCode));
+  if (typeof entry.responseTime === 'number') parts.push(`${entry.responseTime.toFixed(0)} ms`);
+  const extra = Object.entries(entry)
+    .filter(([key]) => !OMIT.has(key))
+    .map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`);
+  if (extra.length > 0) parts.push(paint('90', extra.join(' ')));
+  let text = parts.filter(Boolean).join('  ');
+  const err = entry.err as { message?: string; stack?: string } | undefined;
+  if (err)
+    text += `\n    ${Number(entry.level) >= 50 && err.stack ? err.stack.replace(/\n/g, '\n    ') : (err.message ?? '')}`;
+  return text;
+}
+
+/** A stream for pino that writes `formatLogLine` output (a terminal); not a TTY keeps pino's JSON. */
+export function createPrettyStream(out: NodeJS.WritableStream & { hasColors?: () => boolean }): Writable {
+  const colour = typeof out.hasColors === 'function' ? out.hasColors() : false;
+  let pending = '';
+  return new Writable({
+    write(chunk: Buffer | string, _encoding, done) {
+      pending += chunk.toString();
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) if (line) out.write(`${formatLogLine(line, colour)}\n`);
+      done();
+    },
+  });
 }

@@ -15,6 +15,7 @@ export interface TestAppOptions {
   database?: TestDatabase;
   demoCredentials?: { username: string; password: string };
   xeroHttp?: BuildAppOptions['xeroHttp'];
+  xeroGate?: BuildAppOptions['xeroGate'];
   /** Pino options (e.g. a `stream` to capture log lines); silent by default. */
   logger?: Record<string, unknown>;
 }
@@ -46,6 +47,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     clientDir: options.clientDir ?? path.join(dataDir, 'no-client'),
     demoCredentials: options.demoCredentials,
     ...(options.xeroHttp ? { xeroHttp: options.xeroHttp } : {}),
+    ...(options.xeroGate ? { xeroGate: options.xeroGate } : {}),
     xero: {
       issuer: 'http://127.0.0.1:9',
       apiUrl: 'http://127.0.0.1:9',

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { AppError } from '../../lib/app-error';
-import { TenantGate, XERO_LIMITS, type TenantGateOptions } from './tenant-gate';
+import { TenantGate, XERO_LIMITS, type TenantGateOptions, type XeroGate } from './tenant-gate';
 import type { TokenStore } from './token-store';
 
 export interface XeroRequest<T> {
@@ -23,10 +23,25 @@ export interface XeroResponse<T> {
   headers: Headers;
 }
 
+export interface XeroCallEvent {
+  tenantId: string | null;
+  method: string;
+  path: string;
+  status: number;
+  durationMs: number;
+  /** On a 429: Xero's X-Rate-Limit-Problem and the Retry-After it asked for. */
+  rateLimitProblem?: string;
+  retryAfterMs?: number;
+}
+
 export interface XeroHttpOptions {
   apiUrl: string;
   tokens: TokenStore;
   gate?: TenantGateOptions;
+  /** Where a tenant's gate comes from: by default one in-memory TenantGate per tenant (one instance). */
+  createGate?: (tenantId: string) => XeroGate;
+  /** Called after every attempt (metrics): status 0 when no answer came. */
+  onCall?: (event: XeroCallEvent) => void;
   /** Called with Xero's remaining-call headers after each answer for a tenant. */
   onRateLimits?: (tenantId: string, limits: { minuteRemaining: number | null; dayRemaining: number | null }) => void;
   /** Test hook: how long to wait between retries (default: capped, jittered exponential back-off). */
@@ -91,11 +106,11 @@ export function isNotApplied(error: unknown): boolean {
  * Every JSON answer is parsed with the caller's zod schema; Xero's failures become our error codes.
  */
 export function createXeroHttp(options: XeroHttpOptions) {
-  const gates = new Map<string, TenantGate>();
-  const gateFor = (tenantId: string) => {
+  const gates = new Map<string, XeroGate>();
+  const gateFor = (tenantId: string): XeroGate => {
     let gate = gates.get(tenantId);
     if (!gate) {
-      gate = new TenantGate(options.gate ?? XERO_LIMITS);
+      gate = options.createGate?.(tenantId) ?? new TenantGate(options.gate ?? XERO_LIMITS);
       gates.set(tenantId, gate);
     }
     return gate;
@@ -129,9 +144,6 @@ export function createXeroHttp(options: XeroHttpOptions) {
       if (value !== undefined) url.searchParams.set(key, String(value));
     }
     const gate = tenantId ? gateFor(tenantId) : null;
-    if (gate && gate.dayBlockedUntil > Date.now()) {
-      throw new AppError('XERO_RATE_LIMITED', "Xero's daily call limit for this organisation has been reached. Please try again tomorrow.");
-    }
     let forcedRefresh = false;
     for (let attempt = 0; ; attempt += 1) {
       const tokens = await options.tokens.getAccessToken(userId);
@@ -142,6 +154,9 @@ export function createXeroHttp(options: XeroHttpOptions) {
       if (request.ifModifiedSince) headers['If-Modified-Since'] = request.ifModifiedSince.toUTCString();
 
       if (gate) await gate.acquire();
+      const sentAt = performance.now();
+      const report = (status: number, extra: Partial<XeroCallEvent> = {}) =>
+        options.onCall?.({ tenantId, method: request.method, path: request.path, status, durationMs: performance.now() - sentAt, ...extra });
       let response: Response;
       try {
         response = await fetch(url, {
@@ -152,6 +167,7 @@ export function createXeroHttp(options: XeroHttpOptions) {
         });
       } catch (error) {
         gate?.release();
+        report(0);
         attempts.mayHaveApplied = true;
         // A write whose answer was lost may have been applied: only the idempotency key makes a resend safe.
         const retryable = !isWrite || Boolean(request.idempotencyKey);
@@ -177,9 +193,10 @@ export function createXeroHttp(options: XeroHttpOptions) {
         await response.body?.cancel();
         const problem = response.headers.get('x-rate-limit-problem') ?? '';
         const retryAfterMs = (headerNumber(response.headers, 'retry-after') ?? 0) * 1000 || backoff(attempt);
+        report(429, { rateLimitProblem: problem, retryAfterMs });
         if (/day/i.test(problem) || retryAfterMs > maxRetryAfterMs) {
           // Xero says when the day's budget comes back; until then, fail fast without calling.
-          if (gate && /day/i.test(problem)) gate.dayBlockedUntil = Date.now() + retryAfterMs;
+          if (gate && /day/i.test(problem)) gate.blockDay(retryAfterMs);
           throw new AppError('XERO_RATE_LIMITED', "Xero's call limit for this organisation has been reached. Please try again later.", undefined, {
             retryAfterSeconds: Math.ceil(retryAfterMs / 1000),
           });
@@ -188,6 +205,7 @@ export function createXeroHttp(options: XeroHttpOptions) {
         if (attempt + 1 < maxAttempts + 2) continue;
         throw new AppError('XERO_RATE_LIMITED', 'Xero is busy. Please try again in a minute.');
       }
+      if (response.status !== 429) report(response.status);
       if (response.status >= 500) {
         await response.body?.cancel();
         attempts.mayHaveApplied = true;
@@ -241,6 +259,8 @@ export function createXeroHttp(options: XeroHttpOptions) {
   return {
     send,
     gateFor,
+    /** Calls waiting at each tenant's gate on this instance (metrics). */
+    gateQueues: (): Array<[string, number]> => [...gates].map(([tenantId, gate]) => [tenantId, gate.pending]),
   };
 }
 export type XeroHttp = ReturnType<typeof createXeroHttp>;

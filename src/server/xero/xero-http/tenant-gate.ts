@@ -1,3 +1,5 @@
+import { AppError } from '../../lib/app-error';
+
 /**
  * Keeps one Xero organisation's calls within Xero's limits: at most 5 in flight and 60 in any rolling
  * minute (a rolling window also satisfies Xero's per-minute count), a pause after a 429's Retry-After, and
@@ -17,7 +19,27 @@ export interface TenantGateOptions {
 
 export const XERO_LIMITS: TenantGateOptions = { maxInFlight: 5, perMinute: 60, windowMs: 60_500 };
 
-export class TenantGate {
+/**
+ * What the Xero client needs of a gate: this in-memory one (one instance, PGlite) or the one shared through
+ * PostgreSQL (shared-gate.ts). `acquire` rejects with XERO_RATE_LIMITED while the day's budget is spent.
+ */
+export interface XeroGate {
+  acquire(): Promise<void>;
+  release(): void;
+  pause(ms: number): void;
+  /** A daily-limit 429: no call starts for `ms`. */
+  blockDay(ms: number): void;
+  /** Calls of this instance waiting for a slot. */
+  readonly pending: number;
+  dayRemaining: number | null;
+  minuteRemaining: number | null;
+}
+
+export function dayLimitError(): AppError {
+  return new AppError('XERO_RATE_LIMITED', "Xero's daily call limit for this organisation has been reached. Please try again tomorrow.");
+}
+
+export class TenantGate implements XeroGate {
   private inFlight = 0;
   /** When each answer of the last minute arrived. */
   private readonly starts: number[] = [];
@@ -33,6 +55,7 @@ export class TenantGate {
 
   /** Resolves when a call may start; the caller must call `release()` once it has its answer. */
   acquire(): Promise<void> {
+    if (this.dayBlockedUntil > Date.now()) return Promise.reject(dayLimitError());
     return new Promise((resolve) => {
       this.waiters.push(resolve);
       this.pump();
@@ -49,6 +72,10 @@ export class TenantGate {
   pause(ms: number): void {
     this.pausedUntil = Math.max(this.pausedUntil, Date.now() + ms);
     this.pump();
+  }
+
+  blockDay(ms: number): void {
+    this.dayBlockedUntil = Date.now() + ms;
   }
 
   get pending(): number {
