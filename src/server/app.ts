@@ -187,13 +187,13 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const sharedGates =
     database.kind === 'postgres' && database.pool ? createSharedGates(database.pool, { ...options.xeroHttp?.gate, ...options.xeroGate }, app.log) : undefined;
   if (sharedGates) app.addHook('onClose', () => sharedGates.close());
-  let metrics: AppMetrics | undefined;
+  const metrics: AppMetrics = registerMetrics(app, { ...config.metrics, db, gateQueues: () => xeroHttp.gateQueues() });
   const xeroHttp = createXeroHttp({
     apiUrl: options.xero.apiUrl,
     tokens,
     ...options.xeroHttp,
     ...(sharedGates ? { createGate: sharedGates.createGate } : {}),
-    onCall: (event) => metrics?.onXeroCall(event),
+    onCall: (event) => metrics.onXeroCall(event),
     onRateLimits: (tenantId, limits) => {
       // Remember the budget for the organisation cards, at most every few seconds per organisation.
       const now = Date.now();
@@ -208,7 +208,6 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const resolveTenant = createTenancy(orgs);
   const ledger = createWriteLedger({ db, log: app.log });
   const sync = createXeroSync({ db, http: xeroHttp });
-  metrics = registerMetrics(app, { ...config.metrics, db, gateQueues: xeroHttp.gateQueues });
   const uris = redirectUris(config.appUrl);
   registerConnectionRoutes(app, { connection, oauth, oauthRequests, tokens, audit, redirectUri: uris.connect, appUrl: config.appUrl });
   registerXeroSignInRoutes(app, { oauth, oauthRequests, users, tokens, sessions, connection, audit, redirectUri: uris.signin });
@@ -233,9 +232,9 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   // Settle writes whose outcome was lost (a crash, a dropped answer) by asking Xero, at start and every minute.
   const reconcile = () =>
     void ledger.reconcile().then(
-      () => metrics?.reconcilerRan('ok'),
+      () => metrics.reconcilerRan('ok'),
       (error: unknown) => {
-        metrics?.reconcilerRan('error');
+        metrics.reconcilerRan('error');
         app.log.warn({ err: error }, 'reconcile failed');
       },
     );

@@ -20,7 +20,9 @@ describe('GET /metrics configuration', () => {
 
   it('refuses to start enabled without a token, naming the variable and not echoing it', () => {
     expect(() => loadConfig({ METRICS_ENABLED: 'true' })).toThrow(ConfigError);
-    expect(() => loadConfig({ METRICS_ENABLED: 'true' })).toThrow(/METRICS_TOKEN is required with METRICS_ENABLED=true/);
+    expect(() => loadConfig({ METRICS_ENABLED: 'true' })).toThrow(
+      /METRICS_TOKEN is required with METRICS_ENABLED=true/,
+    );
     let message = '';
     try {
       loadConfig({ METRICS_ENABLED: 'true', METRICS_TOKEN: 'short-secret' });
@@ -32,7 +34,9 @@ describe('GET /metrics configuration', () => {
   });
 
   it('names an endpoint without the ids in its path', () => {
-    expect(xeroEndpoint('GET', '/api.xro/2.0/Invoices/0f2b1c9e-5a3d-4c7e-9f00-123456789abc/Attachments')).toBe('GET /Invoices/:id/Attachments');
+    expect(
+      xeroEndpoint('GET', '/api.xro/2.0/Invoices/0f2b1c9e-5a3d-4c7e-9f00-123456789abc/Attachments'),
+    ).toBe('GET /Invoices/:id/Attachments');
     expect(xeroEndpoint('PUT', '/api.xro/2.0/Payments')).toBe('PUT /Payments');
     expect(xeroEndpoint('GET', '/connections')).toBe('GET /connections');
   });
@@ -49,12 +53,16 @@ describe('GET /metrics enabled', () => {
     const shop = owner.orgs[0];
     tenantId = shop?.tenantId ?? '';
     userId = owner.user.id;
-    await t.app.services.sync.syncInvoices({ organizationId: shop?.organizationId ?? 0, tenantId, userId }, { key: 'sales-open' });
+    await t.app.services.sync.syncInvoices(
+      { organizationId: shop?.organizationId ?? 0, tenantId, userId },
+      { key: 'sales-open' },
+    );
     await owner.call('GET', '/api/user-organizations');
   });
   afterAll(() => t.close());
 
-  const scrape = (authorization?: string) => t.app.inject({ method: 'GET', url: '/metrics', headers: authorization ? { authorization } : {} });
+  const scrape = (authorization?: string) =>
+    t.app.inject({ method: 'GET', url: '/metrics', headers: authorization ? { authorization } : {} });
 
   it('asks for the token: none or a wrong one is a 401 with a Bearer challenge', async () => {
     for (const auth of [undefined, 'Bearer wrong-token-0123456789', `Basic ${TOKEN}`]) {
@@ -68,7 +76,10 @@ describe('GET /metrics enabled', () => {
   it('answers the Prometheus text format with the series an operator needs', async () => {
     // A 429 with Retry-After on one call, so those series have something to say.
     t.sandbox.setFaults({ rateLimitBurst: { count: 1, problem: 'minute', retryAfterSeconds: 1 } });
-    await t.app.services.xeroHttp.send(userId, tenantId, { method: 'GET', path: '/api.xro/2.0/Organisation' });
+    await t.app.services.xeroHttp.send(userId, tenantId, {
+      method: 'GET',
+      path: '/api.xro/2.0/Organisation',
+    });
     t.sandbox.clearFaults();
     await t.app.inject({ method: 'GET', url: '/healthz' });
 
@@ -77,17 +88,25 @@ describe('GET /metrics enabled', () => {
     expect(res.headers['content-type']).toContain('text/plain');
     const body = res.body;
     // HTTP latency by route pattern, never the raw URL.
-    expect(body).toMatch(/ledgerlink_http_request_duration_seconds_bucket\{[^}]*method="GET",route="\/api\/user-organizations",status_code="200"/);
+    expect(body).toMatch(
+      /ledgerlink_http_request_duration_seconds_bucket\{[^}]*method="GET",route="\/api\/user-organizations",status_code="200"/,
+    );
     expect(body).toMatch(/ledgerlink_http_request_duration_seconds_count\{[^}]*route="\/healthz"/);
     // Xero calls by organisation, endpoint and status; the 429 and the second it asked for.
-    expect(body).toContain(`ledgerlink_xero_calls_total{tenant="${tenantId}",endpoint="GET /Invoices",status="200"}`);
-    expect(body).toContain(`ledgerlink_xero_calls_total{tenant="${tenantId}",endpoint="GET /Organisation",status="429"} 1`);
+    expect(body).toContain(
+      `ledgerlink_xero_calls_total{tenant="${tenantId}",endpoint="GET /Invoices",status="200"}`,
+    );
+    expect(body).toContain(
+      `ledgerlink_xero_calls_total{tenant="${tenantId}",endpoint="GET /Organisation",status="429"} 1`,
+    );
     expect(body).toContain(`ledgerlink_xero_rate_limited_total{tenant="${tenantId}",problem="minute"} 1`);
     expect(body).toContain(`ledgerlink_xero_retry_after_seconds_total{tenant="${tenantId}"} 1`);
     expect(body).toContain(`ledgerlink_xero_gate_queue_length{tenant="${tenantId}"} 0`);
     // Read from the database at scrape time.
     expect(body).toContain('ledgerlink_xero_writes{state="needs_review"} 0');
-    expect(body).toMatch(new RegExp(`ledgerlink_sync_lag_seconds\\{organization="\\d+",resource="[^"]+"\\} \\d`));
+    expect(body).toMatch(
+      new RegExp(`ledgerlink_sync_lag_seconds\\{organization="\\d+",resource="[^"]+"\\} \\d`),
+    );
     expect(body).toMatch(/ledgerlink_reconciler_runs_total\{outcome="ok"\} [1-9]/);
     // Process figures (prom-client's default metrics).
     expect(body).toMatch(/ledgerlink_process_resident_memory_bytes \d+/);

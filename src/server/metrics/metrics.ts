@@ -73,7 +73,7 @@ export function registerMetrics(app: FastifyInstance, options: MetricsOptions): 
   });
   const retryAfter = new Counter({
     name: 'ledgerlink_xero_retry_after_seconds_total',
-    help: "Seconds of Retry-After Xero asked for on 429 answers, by organisation (the gate pauses that long).",
+    help: 'Seconds of Retry-After Xero asked for on 429 answers, by organisation (the gate pauses that long).',
     labelNames: ['tenant'] as const,
     registers,
   });
@@ -99,7 +99,10 @@ export function registerMetrics(app: FastifyInstance, options: MetricsOptions): 
     labelNames: ['state'] as const,
     registers,
     async collect() {
-      const rows = await options.db.select({ state: xeroWrites.state, n: count() }).from(xeroWrites).groupBy(xeroWrites.state);
+      const rows = await options.db
+        .select({ state: xeroWrites.state, n: count() })
+        .from(xeroWrites)
+        .groupBy(xeroWrites.state);
       this.reset();
       for (const state of XERO_WRITE_STATES) this.set({ state }, 0);
       for (const row of rows) this.set({ state: row.state }, row.n);
@@ -112,11 +115,16 @@ export function registerMetrics(app: FastifyInstance, options: MetricsOptions): 
     registers,
     async collect() {
       const rows = await options.db
-        .select({ organizationId: xeroSyncState.organizationId, resource: xeroSyncState.resource, lag: sql<string>`extract(epoch from (now() - ${xeroSyncState.lastSyncAt}))` })
+        .select({
+          organizationId: xeroSyncState.organizationId,
+          resource: xeroSyncState.resource,
+          lag: sql<string>`extract(epoch from (now() - ${xeroSyncState.lastSyncAt}))`,
+        })
         .from(xeroSyncState)
         .where(isNotNull(xeroSyncState.lastSyncAt));
       this.reset();
-      for (const row of rows) this.set({ organization: String(row.organizationId), resource: row.resource }, Number(row.lag));
+      for (const row of rows)
+        this.set({ organization: String(row.organizationId), resource: row.resource }, Number(row.lag));
     },
   });
 
@@ -124,7 +132,11 @@ export function registerMetrics(app: FastifyInstance, options: MetricsOptions): 
     app.addHook('onResponse', async (request, reply) => {
       if (request.url === '/metrics') return;
       httpDuration.observe(
-        { method: request.method, route: request.routeOptions.url ?? '(no route)', status_code: String(reply.statusCode) },
+        {
+          method: request.method,
+          route: request.routeOptions.url ?? '(no route)',
+          status_code: String(reply.statusCode),
+        },
         reply.elapsedTime / 1000,
       );
     });
@@ -132,11 +144,15 @@ export function registerMetrics(app: FastifyInstance, options: MetricsOptions): 
 
   const expected = options.token ? sha(options.token) : undefined;
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
-    if (!options.enabled || !expected) return reply.status(404).send({ message: 'Not found', code: 'NOT_FOUND' });
+    if (!options.enabled || !expected)
+      return reply.status(404).send({ message: 'Not found', code: 'NOT_FOUND' });
     const header = request.headers.authorization ?? '';
     const given = header.startsWith('Bearer ') ? header.slice(7) : '';
     if (!given || !timingSafeEqual(sha(given), expected)) {
-      return reply.status(401).header('www-authenticate', 'Bearer realm="metrics"').send({ message: 'A valid metrics token is required', code: 'UNAUTHORIZED' });
+      return reply
+        .status(401)
+        .header('www-authenticate', 'Bearer realm="metrics"')
+        .send({ message: 'A valid metrics token is required', code: 'UNAUTHORIZED' });
     }
     const body = await registry.metrics();
     return reply.type(registry.contentType).send(body);

@@ -43,7 +43,10 @@ async function freshDatabase(): Promise<TestDatabase> {
 beforeAll(async () => {
   if (serverUrl) return;
   const started = await startPostgres(process.env.BENCH_PG_BIN ?? '/usr/lib/postgresql/15/bin');
-  if ('unavailable' in started) throw new Error(`the shared Xero gate needs PostgreSQL: ${started.unavailable} (or set TEST_DATABASE_URL)`);
+  if ('unavailable' in started)
+    throw new Error(
+      `the shared Xero gate needs PostgreSQL: ${started.unavailable} (or set TEST_DATABASE_URL)`,
+    );
   server = started;
   server.createDatabase('ledgerlink_gate');
   serverUrl = server.databaseUrl('ledgerlink_gate');
@@ -64,7 +67,9 @@ describe('the shared gate itself', () => {
   });
   /** Another instance: its own pool on the same database and its own gates. */
   async function instance(options: Parameters<typeof createSharedGates>[1] = {}) {
-    const db = await openDatabase({ databaseUrl: (database.pool?.options as { connectionString: string }).connectionString });
+    const db = await openDatabase({
+      databaseUrl: (database.pool?.options as { connectionString: string }).connectionString,
+    });
     open.push(db);
     const shared = createSharedGates(db.pool as pg.Pool, options);
     gates.push(shared);
@@ -73,7 +78,10 @@ describe('the shared gate itself', () => {
   /** Waits until the gate rows of `tenant` in `state` number `count` (what the instances have written so far). */
   async function rows(tenant: string, state: string, count: number) {
     for (;;) {
-      const { rows: found } = await (database.pool as pg.Pool).query<{ n: string }>(`select count(*) as n from xero_gate_calls where tenant_id = $1 and state = $2`, [tenant, state]);
+      const { rows: found } = await (database.pool as pg.Pool).query<{ n: string }>(
+        `select count(*) as n from xero_gate_calls where tenant_id = $1 and state = $2`,
+        [tenant, state],
+      );
       if (Number(found[0]?.n) >= count) return;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
@@ -114,7 +122,9 @@ describe('the shared gate itself', () => {
     const b = (await instance()).createGate('tenant-day');
     a.blockDay(60_000);
     for (;;) {
-      const { rows: found } = await (database.pool as pg.Pool).query(`select 1 from xero_gate_tenants where tenant_id = 'tenant-day' and day_blocked_until > now()`);
+      const { rows: found } = await (database.pool as pg.Pool).query(
+        `select 1 from xero_gate_tenants where tenant_id = 'tenant-day' and day_blocked_until > now()`,
+      );
       if (found.length > 0) break;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
@@ -136,7 +146,12 @@ describe('the shared gate itself', () => {
     await (database.pool as pg.Pool).query(`delete from xero_gate_calls`);
     const a = await instance({ appPerMinute: 4 });
     const b = await instance({ appPerMinute: 4 });
-    const first = [a.createGate('app-1'), b.createGate('app-2'), a.createGate('app-3'), b.createGate('app-4')];
+    const first = [
+      a.createGate('app-1'),
+      b.createGate('app-2'),
+      a.createGate('app-3'),
+      b.createGate('app-4'),
+    ];
     for (const gate of first) {
       await gate.acquire();
       gate.release();
@@ -150,7 +165,11 @@ describe('the shared gate itself', () => {
     await rows('app-5', 'waiting', 1);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(fifth).toBe(false);
-    await expect((database.pool as pg.Pool).query(`select state from xero_gate_calls where tenant_id = 'app-5'`).then((r) => r.rows)).resolves.toEqual([{ state: 'waiting' }]);
+    await expect(
+      (database.pool as pg.Pool)
+        .query(`select state from xero_gate_calls where tenant_id = 'app-5'`)
+        .then((r) => r.rows),
+    ).resolves.toEqual([{ state: 'waiting' }]);
   });
 });
 
@@ -165,7 +184,11 @@ describe('three instances writing for one organisation through the sandbox', () 
 
   beforeAll(async () => {
     database = await freshDatabase();
-    first = await createXeroTestApp({ database, sandbox: { concurrentLimit: 2, minuteLimit: 20 }, xeroGate: { maxInFlight: 2, perMinute: 20 } });
+    first = await createXeroTestApp({
+      database,
+      sandbox: { concurrentLimit: 2, minuteLimit: 20 },
+      xeroGate: { maxInFlight: 2, perMinute: 20 },
+    });
     const owner = await createConnectedUser(first, 'gate.owner', { tenants: ['Demo Shop Ltd'] });
     userId = owner.user.id;
     const shop = owner.orgs[0];
@@ -189,7 +212,12 @@ describe('three instances writing for one organisation through the sandbox', () 
       others.push(
         await createTestApp({
           database,
-          xero: { issuer: first.sandbox.url, apiUrl: first.sandbox.url, ...TEST_CLIENT, allowInsecureRequests: true },
+          xero: {
+            issuer: first.sandbox.url,
+            apiUrl: first.sandbox.url,
+            ...TEST_CLIENT,
+            allowInsecureRequests: true,
+          },
           xeroHttp: { backoffMs: () => 5 },
           xeroGate: { maxInFlight: 2, perMinute: 20 },
         }),
@@ -202,29 +230,42 @@ describe('three instances writing for one organisation through the sandbox', () 
     await database.destroy();
   });
 
-  it('sends 30 payments from three instances with no limit broken, in at least the minute the limit asks for', { timeout: 180_000 }, async () => {
-    expect(invoiceId).not.toBe('');
-    first.sandbox.clearLedger();
-    first.sandbox.setFaults({ latencyMs: 100 });
-    const apps = [first.app, ...others.map((t) => t.app)];
-    const started = Date.now();
-    const results = await Promise.allSettled(
-      Array.from({ length: 30 }, (_, i) =>
-        apps[i % 3]?.services.xeroHttp.send(userId, tenantId, {
-          method: 'PUT',
-          path: '/api.xro/2.0/Payments',
-          idempotencyKey: crypto.randomUUID(),
-          body: { Payments: [{ Invoice: { InvoiceID: invoiceId }, Account: { AccountID: accountId }, Amount: 0.01, Date: '2026-11-20' }] },
-        }),
-      ),
-    );
-    const elapsed = Date.now() - started;
-    first.sandbox.clearFaults();
-    const ledger = first.sandbox.ledger();
-    expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
-    expect(ledger.violations).toEqual({ minute: 0, concurrent: 0, day: 0, appMinute: 0 });
-    expect(ledger.writes.filter((w) => w.kind === 'payment')).toHaveLength(30);
-    // 20 a minute (the setup's reads among them): the last payments wait for the second minute.
-    expect(elapsed).toBeGreaterThan(60_000);
-  });
+  it(
+    'sends 30 payments from three instances with no limit broken, in at least the minute the limit asks for',
+    { timeout: 180_000 },
+    async () => {
+      expect(invoiceId).not.toBe('');
+      first.sandbox.clearLedger();
+      first.sandbox.setFaults({ latencyMs: 100 });
+      const apps = [first.app, ...others.map((t) => t.app)];
+      const started = Date.now();
+      const results = await Promise.allSettled(
+        Array.from({ length: 30 }, (_, i) =>
+          apps[i % 3]?.services.xeroHttp.send(userId, tenantId, {
+            method: 'PUT',
+            path: '/api.xro/2.0/Payments',
+            idempotencyKey: crypto.randomUUID(),
+            body: {
+              Payments: [
+                {
+                  Invoice: { InvoiceID: invoiceId },
+                  Account: { AccountID: accountId },
+                  Amount: 0.01,
+                  Date: '2026-11-20',
+                },
+              ],
+            },
+          }),
+        ),
+      );
+      const elapsed = Date.now() - started;
+      first.sandbox.clearFaults();
+      const ledger = first.sandbox.ledger();
+      expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
+      expect(ledger.violations).toEqual({ minute: 0, concurrent: 0, day: 0, appMinute: 0 });
+      expect(ledger.writes.filter((w) => w.kind === 'payment')).toHaveLength(30);
+      // 20 a minute (the setup's reads among them): the last payments wait for the second minute.
+      expect(elapsed).toBeGreaterThan(60_000);
+    },
+  );
 });

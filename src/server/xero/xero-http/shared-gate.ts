@@ -28,7 +28,15 @@ export interface SharedGateOptions extends TenantGateOptions {
   pollMs: number;
 }
 
-export const SHARED_XERO_LIMITS: SharedGateOptions = { maxInFlight: 5, perMinute: 60, windowMs: 60_500, perDay: 5_000, appPerMinute: 10_000, leaseMs: 30_000, pollMs: 250 };
+export const SHARED_XERO_LIMITS: SharedGateOptions = {
+  maxInFlight: 5,
+  perMinute: 60,
+  windowMs: 60_500,
+  perDay: 5_000,
+  appPerMinute: 10_000,
+  leaseMs: 30_000,
+  pollMs: 250,
+};
 
 /** Any constant, the same for every instance (the migration lock is 7_263_011). */
 const GATE_LOCK_ID = 7_263_012;
@@ -53,7 +61,11 @@ interface Logger {
   warn(obj: unknown, msg: string): void;
 }
 
-export function createSharedGates(pool: pg.Pool, options: Partial<SharedGateOptions> = {}, log?: Logger): SharedGates {
+export function createSharedGates(
+  pool: pg.Pool,
+  options: Partial<SharedGateOptions> = {},
+  log?: Logger,
+): SharedGates {
   const o: SharedGateOptions = { ...SHARED_XERO_LIMITS, ...options };
   const instanceId = randomUUID();
   const gates = new Map<string, SharedTenantGate>();
@@ -91,26 +103,23 @@ export function createSharedGates(pool: pg.Pool, options: Partial<SharedGateOpti
       const ids = [...gates.values()].flatMap((g) => g.heldIds());
       if (ids.length === 0) return;
       void pool
-        .query(`update xero_gate_calls set lease_until = clock_timestamp() + make_interval(secs => $2::double precision / 1000) where id = any($1::bigint[]) and state <> 'done'`, [
-          ids,
-          o.leaseMs,
-        ])
+        .query(
+          `update xero_gate_calls set lease_until = clock_timestamp() + make_interval(secs => $2::double precision / 1000) where id = any($1::bigint[]) and state <> 'done'`,
+          [ids, o.leaseMs],
+        )
         .catch((error: unknown) => log?.warn({ err: error }, 'xero gate: lease renewal failed'));
     },
     Math.max(1_000, Math.floor(o.leaseMs / 3)),
   );
   heartbeat.unref();
   // Forget calls that no longer count for anything (older than a day), and rows of instances long gone.
-  const cleanup = setInterval(
-    () => {
-      void pool
-        .query(
-          `delete from xero_gate_calls where (state = 'done' and answered_at < clock_timestamp() - interval '25 hours') or (state <> 'done' and lease_until < clock_timestamp() - interval '1 hour')`,
-        )
-        .catch(() => undefined);
-    },
-    10 * 60_000,
-  );
+  const cleanup = setInterval(() => {
+    void pool
+      .query(
+        `delete from xero_gate_calls where (state = 'done' and answered_at < clock_timestamp() - interval '25 hours') or (state <> 'done' and lease_until < clock_timestamp() - interval '1 hour')`,
+      )
+      .catch(() => undefined);
+  }, 10 * 60_000);
   cleanup.unref();
 
   class SharedTenantGate implements XeroGate {
@@ -152,7 +161,9 @@ export function createSharedGates(pool: pg.Pool, options: Partial<SharedGateOpti
           `with done as (update xero_gate_calls set state = 'done', answered_at = clock_timestamp() where id = $1 returning tenant_id) select pg_notify('${CHANNEL}', tenant_id) from done`,
           [id],
         )
-        .catch((error: unknown) => log?.warn({ err: error }, 'xero gate: release not recorded; the lease will end it'))
+        .catch((error: unknown) =>
+          log?.warn({ err: error }, 'xero gate: release not recorded; the lease will end it'),
+        )
         .finally(() => this.pump());
     }
 
@@ -197,7 +208,11 @@ export function createSharedGates(pool: pg.Pool, options: Partial<SharedGateOpti
       void this.run()
         .catch((error: unknown) => {
           // The database failed us: the waiting calls fail rather than wait forever.
-          const failure = new AppError('XERO_UNAVAILABLE', 'Xero could not be reached. Please try again.', error instanceof Error ? error.message : undefined);
+          const failure = new AppError(
+            'XERO_UNAVAILABLE',
+            'Xero could not be reached. Please try again.',
+            error instanceof Error ? error.message : undefined,
+          );
           for (const waiter of this.waiters.splice(0)) waiter.reject(failure);
         })
         .finally(() => {
@@ -231,7 +246,9 @@ export function createSharedGates(pool: pg.Pool, options: Partial<SharedGateOpti
             w.reject(dayLimitError());
             return w.id;
           });
-          await pool.query(`delete from xero_gate_calls where id = any($1::bigint[])`, [ids.filter((id) => id !== undefined)]);
+          await pool.query(`delete from xero_gate_calls where id = any($1::bigint[])`, [
+            ids.filter((id) => id !== undefined),
+          ]);
           return;
         }
         if (!this.again) return this.sleep(decision.waitMs);
@@ -319,11 +336,19 @@ export function createSharedGates(pool: pg.Pool, options: Partial<SharedGateOpti
         } else if (Number(r.ahead) > 0 || inFlight >= o.maxInFlight) {
           decision = { grant: false, waitMs: o.pollMs };
         } else if (Number(r.minute_done) + inFlight >= o.perMinute) {
-          decision = { grant: false, waitMs: r.minute_oldest_ms ? Number(r.minute_oldest_ms) + o.windowMs - now : o.pollMs };
+          decision = {
+            grant: false,
+            waitMs: r.minute_oldest_ms ? Number(r.minute_oldest_ms) + o.windowMs - now : o.pollMs,
+          };
         } else if (Number(r.day) >= o.perDay) {
           decision = { grant: false, dayLimit: true };
         } else if (Number(r.app_minute) >= o.appPerMinute) {
-          decision = { grant: false, waitMs: r.app_oldest_ms ? Math.max(o.pollMs, Number(r.app_oldest_ms) + o.windowMs - now) : o.pollMs };
+          decision = {
+            grant: false,
+            waitMs: r.app_oldest_ms
+              ? Math.max(o.pollMs, Number(r.app_oldest_ms) + o.windowMs - now)
+              : o.pollMs,
+          };
         } else {
           await client.query(
             `update xero_gate_calls set state = 'in_flight', started_at = clock_timestamp(), lease_until = clock_timestamp() + make_interval(secs => $2::double precision / 1000) where id = $1`,
