@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm test`: the whole suite in order — typecheck, lint, unit + integration + contract (Vitest),
 // end to end (Playwright in Chromium). Stops at the first failing step and ends with one line
-// "N passed, N failed, N skipped" counting every test that ran.
+// "N passed, N failed, N skipped" counting every test that ran, followed by the step that failed and the
+// steps that did not run, if any; above it, what was skipped for want of a browser or Xero's OpenAPI files.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -15,7 +16,11 @@ const only = process.env.TEST_STEPS?.split(',');
 const steps = [
   ['typecheck', 'npx', ['tsc', '--noEmit', '-p', 'tsconfig.json']],
   ['lint', 'npm', ['run', '--silent', 'lint']],
-  ['vitest', 'npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestReport}`]],
+  [
+    'vitest',
+    'npx',
+    ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestReport}`],
+  ],
   ['e2e', 'node', ['scripts/e2e.mjs']],
 ];
 
@@ -37,9 +42,29 @@ function count() {
   }
 }
 
+// Where the contract tests look for Xero's OpenAPI files (src/sandbox/openapi-oracle.ts: OPENAPI_DIR).
+const openapiDir = path.resolve(process.cwd(), '../shared/xero-openapi');
+const openapiFiles = ['xero_accounting.yaml', 'xero-identity.yaml'];
+const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+const notes = [];
+const selected = steps.filter(([name]) => !only || only.includes(name));
+const suiteStarted = Date.now();
 let status = 0;
-for (const [name, cmd, args] of steps) {
-  if (only && !only.includes(name)) continue;
+let failed;
+const ran = [];
+for (const [name, cmd, args] of selected) {
+  ran.push(name);
+  if (name === 'vitest' && openapiFiles.some((f) => !fs.existsSync(path.join(openapiDir, f)))) {
+    notes.push(
+      `contract tests SKIPPED: Xero's OpenAPI files were not found; expected ${openapiFiles.join(' and ')} in ${openapiDir}`,
+    );
+  }
+  if (name === 'e2e' && !fs.existsSync(chromium) && process.env.CI !== 'true') {
+    notes.push(
+      `end-to-end tests SKIPPED: no Chromium at ${chromium} (apt-get install -y chromium, or set CHROMIUM_PATH)`,
+    );
+  }
   const started = Date.now();
   console.log(`\n── ${name} ──`);
   const result = spawnSync(cmd, args, { stdio: 'inherit', env: { ...process.env, E2E_REPORT: e2eReport } });
@@ -49,10 +74,21 @@ for (const [name, cmd, args] of steps) {
     console.log(`── ${name}: FAILED after ${seconds} s ──`);
     status = result.status ?? 1;
     if (totals.failed === 0) totals.failed = 1;
+    failed = name;
     break;
   }
   console.log(`── ${name}: ok in ${seconds} s ──`);
 }
 fs.rmSync(reports, { recursive: true, force: true });
-console.log(`\n${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
+const seconds = Math.round((Date.now() - suiteStarted) / 1000);
+const took = seconds >= 60 ? `${Math.floor(seconds / 60)} min ${seconds % 60} s` : `${seconds} s`;
+console.log('');
+for (const note of notes) console.log(`!! ${note}`);
+const notRun = selected.map(([name]) => name).filter((name) => !ran.includes(name));
+const outcome = failed
+  ? ` · ${failed} FAILED; not run: ${notRun.length > 0 ? notRun.join(', ') : 'none'}`
+  : '';
+console.log(
+  `${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped${outcome} (${took})`,
+);
 process.exit(status);

@@ -1,6 +1,7 @@
 /**
  * Contract tests: every sandbox answer Ledgerlink uses validates against Xero's own OpenAPI files
- * (../shared/xero-openapi). Skipped with a message when the folder is absent; required in CI.
+ * (../shared/xero-openapi). Skipped with a loud message naming where they are expected when absent (npm test
+ * repeats it above its last line); required in CI.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadOracle, OPENAPI_DIR, type Oracle } from './openapi-oracle.ts';
@@ -8,7 +9,8 @@ import type { Sandbox } from './sandbox.ts';
 import { api, connect, startTestSandbox, tenantByName } from './testing.ts';
 
 const oracle: Oracle | null = await loadOracle();
-if (!oracle) console.warn(`[contract] ${OPENAPI_DIR} not found: Xero OpenAPI contract tests skipped`);
+const MISSING = `Xero's OpenAPI files were not found: expected xero_accounting.yaml and xero-identity.yaml in ${OPENAPI_DIR}`;
+if (!oracle) console.warn(`\n!! [contract] contract tests SKIPPED. ${MISSING}\n`);
 
 describe('the OpenAPI oracle', () => {
   it('is present in CI', () => {
@@ -16,7 +18,7 @@ describe('the OpenAPI oracle', () => {
   });
 });
 
-describe.skipIf(!oracle)('sandbox answers match Xero’s OpenAPI', () => {
+describe.skipIf(!oracle)(oracle ? 'sandbox answers match Xero’s OpenAPI' : `sandbox answers match Xero’s OpenAPI (SKIPPED: ${MISSING})`, () => {
   let sandbox: Sandbox;
   let token = '';
   let shop = '';

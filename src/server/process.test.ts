@@ -182,6 +182,36 @@ describe('the server process', () => {
     },
   );
 
+  it(
+    'npm test ends by naming the step that failed and the steps that did not run',
+    { timeout: 120_000 },
+    async () => {
+      // A project whose typecheck fails, with this project's tools.
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ledgerlink-npm-test-'));
+      tmpDirs.push(dir);
+      fs.symlinkSync(path.resolve('node_modules'), path.join(dir, 'node_modules'));
+      fs.writeFileSync(
+        path.join(dir, 'tsconfig.json'),
+        JSON.stringify({ compilerOptions: { strict: true, noEmit: true }, files: ['bad.ts'] }),
+      );
+      fs.writeFileSync(path.join(dir, 'bad.ts'), "export const total: number = 'twelve';\n");
+      const child = spawn(process.execPath, [path.resolve('scripts/test.mjs')], {
+        cwd: dir,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      children.push(child);
+      const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+      expect(code).not.toBe(0);
+      const lines = stdout.trim().split('\n');
+      expect(lines.at(-1)).toMatch(
+        /^0 passed, 1 failed, 0 skipped · typecheck FAILED; not run: lint, vitest, e2e \(\d+ s\)$/,
+      );
+    },
+  );
+
   it('keeps data written before a kill -9', { timeout: 360_000 }, async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ledgerlink-kill-'));
     tmpDirs.push(dataDir);
