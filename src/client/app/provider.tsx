@@ -2,6 +2,7 @@ import { QueryClientProvider, type QueryClient } from '@tanstack/react-query';
 import { useEffect, useState, useSyncExternalStore, type ReactNode } from 'react';
 import { useDeferredElement } from '@/client/lib/deferred-component';
 import { whenIdle } from '@/client/lib/idle';
+import { watchSessionEnded } from '@/client/lib/auth';
 import { watchXeroAccessLost } from '@/client/lib/connection';
 import { createQueryClient } from '@/client/lib/query-client';
 import { getToasts, subscribeToasts } from '@/client/lib/toast';
@@ -28,6 +29,7 @@ function DeferredToaster() {
 export function AppProvider({ children, queryClient }: { children: ReactNode; queryClient?: QueryClient }) {
   const [client] = useState(() => queryClient ?? createQueryClient());
   useEffect(() => watchXeroAccessLost(client), [client]);
+  useEffect(() => watchSessionEnded(client), [client]);
   return (
     <ErrorBoundary fallback={() => <AppErrorScreen />}>
       <QueryClientProvider client={client}>

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { env } from '@/client/config/env';
 import { recordConnectionFailure } from './connection-trouble';
-import { recordUnauthorized } from './session';
+import { isSessionEndedAnswer, recordUnauthorized, reportSessionEnded } from './session';
 import { isXeroAccessLost, isXeroAccessLostAnswer, reportXeroAccessLost, XERO_ACCESS_LOST_MESSAGE } from './xero-access';
 import { sleep } from './utils';
 
@@ -157,7 +157,10 @@ async function handleResponse<T>(
     if (response.status >= 500) recordConnectionFailure();
     // A 401 saying the Xero connection is gone is not about the session: the header moves to Reconnect.
     if (isXeroAccessLostAnswer(response.status, body)) reportXeroAccessLost();
-    else if (response.status === 401) recordUnauthorized();
+    else if (response.status === 401) {
+      recordUnauthorized();
+      if (isSessionEndedAnswer(response.status, body)) reportSessionEnded();
+    }
     throw new ApiError(
       getErrorMessage(response.status, response.statusText, body, parsed.ok ? '' : text),
       response.status,

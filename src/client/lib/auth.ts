@@ -1,4 +1,4 @@
-import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { queryOptions, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import type { AppConfig, CurrentUser, LoginRequest, RegisterRequest } from '@/shared/auth';
 import type { LoginResponse } from '@/shared/mfa';
 import { isMfaChallenge } from '@/shared/mfa-rules';
@@ -6,7 +6,8 @@ import { apiPaths } from '@/client/config/paths';
 import { api, getMessage } from './api-client';
 import { lazySchema } from './lazy-schema';
 import { CURRENT_USER_QUERY_OPTIONS, queryKeys } from './query-client';
-import { resetUnauthorizedCount } from './session';
+import { clearSessionExpired, markSessionExpired, onSessionEnded, resetUnauthorizedCount } from './session';
+import { dismissToast } from './toast';
 
 export const AUTH_FALLBACKS = {
   login: 'Login failed',
@@ -92,6 +93,9 @@ export function useSignedIn() {
     if (isMfaChallenge(answer)) return;
     const user: CurrentUser = answer;
     resetUnauthorizedCount();
+    clearSessionExpired();
+    // A message about the failed attempt (e.g. "Login failed") must not stay over the next page.
+    dismissToast();
     // Data cached for a previous user must never show for this one.
     queryClient.removeQueries({ predicate: (q) => q.queryKey[0] !== queryKeys.currentUser[0] });
     queryClient.setQueryData(queryKeys.currentUser, user);
@@ -123,5 +127,19 @@ export function useLogout() {
       queryClient.removeQueries({ predicate: (q) => q.queryKey[0] !== queryKeys.currentUser[0] });
       void queryClient.invalidateQueries({ queryKey: queryKeys.currentUser });
     },
+  });
+}
+
+/**
+ * A signed-in user whose session ended elsewhere (signed out in another tab, expired) goes to /auth at the
+ * first "Not authenticated" answer, where "Your session has ended" is shown (issue 17 item 10), instead of
+ * polling 401s until the next current-user read.
+ */
+export function watchSessionEnded(queryClient: QueryClient): () => void {
+  return onSessionEnded(() => {
+    if (!queryClient.getQueryData(queryKeys.currentUser)) return;
+    markSessionExpired();
+    queryClient.setQueryData(queryKeys.currentUser, null);
+    queryClient.removeQueries({ predicate: (q) => q.queryKey[0] !== queryKeys.currentUser[0] });
   });
 }

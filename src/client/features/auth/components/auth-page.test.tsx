@@ -5,6 +5,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { testUser } from '@/client/testing/fixtures';
 import { renderApp } from '@/client/testing/render-app';
 import { server, signedOutHandlers } from '@/client/testing/server';
+import { api } from '@/client/lib/api-client';
 import { browser } from '@/client/lib/xero-authorization';
 
 describe('/auth (spec 000 §2)', () => {
@@ -199,5 +200,45 @@ describe('/xero-cancel', () => {
     renderApp('/xero-cancel');
     expect(await screen.findByRole('button', { name: 'Go to Organizations' })).toBeInTheDocument();
     await waitFor(() => expect(window.location.pathname).toBe('/organizations'), { timeout: 3000 });
+  });
+});
+
+describe('a session that ends elsewhere (issue 17 items 8, 10)', () => {
+  it('goes to /auth at the first "Not authenticated" answer and says the session has ended', async () => {
+    renderApp('/organizations');
+    await waitFor(() => expect(window.location.pathname).toBe('/organizations'));
+    expect((await screen.findAllByText('Corner Shop Ltd', undefined, { timeout: 5000 })).length).toBeGreaterThan(0);
+    // Signed out in another tab: the next API answer is the guard's 401.
+    server.use(
+      ...signedOutHandlers,
+      http.get('*/api/user-organizations', () => HttpResponse.json({ message: 'Not authenticated', code: 'UNAUTHENTICATED' }, { status: 401 })),
+    );
+    await act(async () => {
+      await api.get('/api/user-organizations').catch(() => undefined);
+    });
+    await waitFor(() => expect(window.location.pathname).toBe('/auth'));
+    expect(await screen.findByText('Your session has ended')).toBeInTheDocument();
+    expect(screen.getByText('Please sign in again to carry on.')).toBeInTheDocument();
+  });
+
+  it('a stale "Login failed" toast does not stay over the next page after signing in', async () => {
+    server.use(...signedOutHandlers);
+    renderApp('/auth');
+    expect(await screen.findByRole('heading', { name: 'Welcome to Ledgerlink' })).toBeInTheDocument();
+    server.use(http.post('*/api/login', () => HttpResponse.json({ message: 'Invalid email or password' }, { status: 401 })));
+    const user = userEvent.setup();
+    await user.type(screen.getByLabelText('Username'), 'owner');
+    await user.type(screen.getByLabelText('Password'), 'wrong-password-1');
+    await user.click(screen.getByRole('button', { name: /^Sign in$/ }));
+    expect(await screen.findByText('Invalid email or password')).toBeInTheDocument();
+    server.use(
+      http.post('*/api/login', () => HttpResponse.json(testUser)),
+      http.get('*/api/auth/current-user', () => HttpResponse.json(testUser)),
+      http.get('*/api/user', () => HttpResponse.json(testUser)),
+    );
+    await user.type(screen.getByLabelText('Password'), 'right-password-1');
+    await user.click(screen.getByRole('button', { name: /^Sign in$/ }));
+    await waitFor(() => expect(window.location.pathname).toBe('/organizations'));
+    await waitFor(() => expect(screen.queryByText('Invalid email or password')).not.toBeInTheDocument());
   });
 });

@@ -4,7 +4,9 @@ import { useLocation, useSearch } from 'wouter';
 import { apiPaths, paths } from '@/client/config/paths';
 import { AUTH_FALLBACKS, logout, useAppConfig, useDemoLogin, useUser } from '@/client/lib/auth';
 import { getMessage } from '@/client/lib/api-client';
+import { isSessionExpired } from '@/client/lib/session';
 import { toast } from '@/client/lib/toast';
+import { Alert, AlertDescription, AlertTitle } from '@/client/components/ui/alert';
 import { browser } from '@/client/lib/xero-authorization';
 import { Button } from '@/client/components/ui/button';
 import { Card, CardContent } from '@/client/components/ui/card';
@@ -56,6 +58,8 @@ export function AuthPage() {
   // Two-step sign-in: the password was right and the session waits for a code, or for the set-up.
   const [mfaStep, setMfaStep] = useState<MfaStep | null>(null);
   const [showingCodes, setShowingCodes] = useState(false);
+  // Signed out elsewhere or expired: said here rather than by a silent jump (issue 17 item 10).
+  const [sessionEnded] = useState(isSessionExpired);
 
   function cancelMfaStep() {
     setMfaStep(null);
@@ -111,6 +115,13 @@ export function AuthPage() {
               Sign in to work with your Xero organisations.
             </p>
           </div>
+
+          {sessionEnded ? (
+            <Alert variant="warning">
+              <AlertTitle>Your session has ended</AlertTitle>
+              <AlertDescription>Please sign in again to carry on.</AlertDescription>
+            </Alert>
+          ) : null}
 
           <Button size="lg" className="w-full" onClick={() => browser.assign(apiPaths.authXero)}>
             <XeroGlyph /> Sign in with Xero
