@@ -1,6 +1,7 @@
 import { and, asc, eq, gte, inArray, isNotNull, lte, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { stockJournalEntries, xeroContacts, xeroInvoices, xeroSyncState, xeroWrites } from '../../db/schema/index.ts';
+import { stockJournalEntries, xeroContacts, xeroInvoices, xeroSyncState } from '../../db/schema/index.ts';
+import type { SaleInvoice } from '../../xero/journals';
 import { createCacheRepository } from '../../xero/cache/cache.repository';
 
 /** Sales invoices count once approved: awaiting payment or paid (DESIGN §4 Stock Journal). */
@@ -10,14 +11,7 @@ export const SALES_STATUSES = ['AUTHORISED', 'PAID'] as const;
 export const MANUAL_JOURNALS_RESOURCE = 'manual-journals';
 
 /** One cached sales invoice as the weekly grouping takes it: Xero's own figures, in pence. */
-export interface SalesInvoiceRow {
-  invoiceNumber: string | null;
-  contactName: string | null;
-  date: string;
-  totalPence: number;
-  totalTaxPence: number;
-  subTotalPence: number;
-}
+export type SalesInvoiceRow = SaleInvoice;
 
 export type StockJournalEntryRow = typeof stockJournalEntries.$inferSelect;
 export type NewStockJournalEntry = typeof stockJournalEntries.$inferInsert;
@@ -143,34 +137,6 @@ export function createStockJournalRepository(db: Db) {
         .select()
         .from(stockJournalEntries)
         .where(and(eq(stockJournalEntries.organizationId, organizationId), isNotNull(stockJournalEntries.journalId)));
-    },
-
-    /** The ledger row of a journal write, by its idempotency key (a retried post carries the same key). */
-    async findJournalWrite(organizationId: number, idempotencyKey: string) {
-      const [row] = await db
-        .select()
-        .from(xeroWrites)
-        .where(and(eq(xeroWrites.organizationId, organizationId), eq(xeroWrites.idempotencyKey, idempotencyKey), eq(xeroWrites.kind, 'journal.create')));
-      return row ?? null;
-    },
-
-    async findWriteById(organizationId: number, writeId: number) {
-      const [row] = await db
-        .select()
-        .from(xeroWrites)
-        .where(and(eq(xeroWrites.organizationId, organizationId), eq(xeroWrites.id, writeId)));
-      return row ?? null;
-    },
-
-    /** The newest journal write for a period (a crash may have left an entry without its write id). */
-    async findLatestWriteForPeriod(organizationId: number, periodKey: string) {
-      const [row] = await db
-        .select()
-        .from(xeroWrites)
-        .where(and(eq(xeroWrites.organizationId, organizationId), eq(xeroWrites.kind, 'journal.create'), eq(xeroWrites.targetId, periodKey)))
-        .orderBy(sql`${xeroWrites.id} desc`)
-        .limit(1);
-      return row ?? null;
     },
   };
 }

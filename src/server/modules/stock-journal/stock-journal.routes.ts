@@ -14,6 +14,7 @@ import { AppError } from '../../lib/app-error';
 import { sendCachedBody } from '../../lib/body-cache';
 import { readIdempotencyKey } from '../../lib/idempotency-key';
 import type { TenantContext } from '../organizations/tenancy';
+import { createJournalsHttp, createSalesHttp } from '../../xero/xero-http/stock-journal';
 import { createStockJournalRepository } from './stock-journal.repository';
 import { createStockJournalService, JOURNAL_WRITE_KIND } from './stock-journal.service';
 
@@ -26,11 +27,13 @@ export function registerStockJournalRoutes(root: FastifyInstance): void {
   const service = createStockJournalService({
     repo: createStockJournalRepository(db),
     sync,
-    http: xeroHttp,
+    journals: createJournalsHttp(xeroHttp),
+    sales: createSalesHttp(xeroHttp),
     ledger,
     audit,
     bodies,
     checkToken: (userId) => tokens.getAccessToken(userId),
+    log: root.log,
   });
   ledger.registerFinder(JOURNAL_WRITE_KIND, service.findJournalWrite);
 

@@ -1,4 +1,4 @@
-import { convertXeroDate } from '../../../shared/dates';
+import crypto from 'node:crypto';
 import { fromPence, formatMoney, roundPoundsToPence } from '../../../shared/money';
 import {
   ALL_CUSTOMERS,
@@ -23,20 +23,10 @@ import type { BodyCache, CachedBody } from '../../lib/body-cache';
 import type { TenantContext } from '../organizations/tenancy';
 import type { AuditLog } from '../audit/audit';
 import type { XeroSync } from '../../xero/sync/sync.service';
-import { toDateOrNull, toPenceFromXero } from '../../xero/sync/mappers';
+import { isLiveJournal, type Journal, type JournalsPort, type SaleInvoice, type SalesPort, type StockTransferJournal } from '../../xero/journals';
 import type { WriteLedger, WriteOutcome, WriteRow } from '../../xero/write-ledger';
-import type { XeroHttp } from '../../xero/xero-http/http';
-import { xeroInvoicesEnvelope } from '../../xero/xero-http/schemas';
-import {
-  buildManualJournalBody,
-  whereJournalByNarration,
-  whereSalesInRange,
-  xeroManualJournalsEnvelope,
-  type StockTransferJournal,
-  type XeroManualJournal,
-} from '../../xero/xero-http/stock-journal';
 import type { XeroContext } from '../../xero/xero-port';
-import { MANUAL_JOURNALS_RESOURCE, SALES_STATUSES, type SalesInvoiceRow, type StockJournalEntryRow, type StockJournalRepository } from './stock-journal.repository';
+import { MANUAL_JOURNALS_RESOURCE, type NewStockJournalEntry, type StockJournalEntryRow, type StockJournalRepository } from './stock-journal.repository';
 
 /** The kind the write ledger files journal creations under (and finds lost ones by). */
 export const JOURNAL_WRITE_KIND = 'journal.create';
@@ -44,11 +34,14 @@ export const JOURNAL_WRITE_KIND = 'journal.create';
 export const PENDING_STATUS = 'PENDING';
 /** A write still in flight is left alone this long before its outcome is looked up in Xero. */
 const IN_FLIGHT_MS = 2 * 60_000;
-const PAGE_SIZE = 1000;
 const GUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Texts the client maps by keyword (001 §8 "Invalid Journal Data"). */
-export const JOURNAL_MESSAGES = JOURNAL_SERVER_MESSAGES;
+export const JOURNAL_MESSAGES = {
+  ...JOURNAL_SERVER_MESSAGES,
+  /** A create Xero did not apply (its answer failed, and a look-up found nothing): nothing is held. */
+  notPosted: 'Xero did not create the journal, so nothing was posted for this period. Please try again in a few minutes.',
+} as const;
 
 /** What the write ledger stores for a journal creation: enough for the finder to look it up again. */
 interface JournalWriteRequest extends StockTransferJournal {
@@ -61,21 +54,28 @@ interface JournalWriteRequest extends StockTransferJournal {
 export interface StockJournalServiceDeps {
   repo: StockJournalRepository;
   sync: XeroSync;
-  http: XeroHttp;
+  /** Xero's manual journals and every customer's sales, in our vocabulary (src/server/xero/journals.ts). */
+  journals: JournalsPort;
+  sales: SalesPort;
   ledger: WriteLedger;
   audit: AuditLog;
   /** Serialised weekly sales per organisation, customer, weeks and cache version. */
   bodies: BodyCache;
   /** Makes sure the user's Xero token is usable before a write is recorded (a refused token is no unknown outcome). */
   checkToken: (userId: number) => Promise<unknown>;
+  log?: { warn: (o: object, m: string) => void };
 }
 
 function toSyncContext(tenant: TenantContext) {
   return { organizationId: tenant.organizationId, tenantId: tenant.tenantId, userId: tenant.user.id };
 }
 
+function toXeroContext(tenant: TenantContext): XeroContext {
+  return { userId: tenant.user.id, tenantId: tenant.tenantId };
+}
+
 /** Invoice rows to the grouping's lines: gross = Total, VAT = TotalTax, net = SubTotal, as Xero computed them. */
-export function buildSalesPeriods(rows: readonly SalesInvoiceRow[]): SalesPeriod[] {
+export function buildSalesPeriods(rows: readonly SaleInvoice[]): SalesPeriod[] {
   const lines: SalesLineInput[] = rows.map((r) => ({
     customerName: r.contactName,
     invoiceNumber: r.invoiceNumber,
@@ -103,72 +103,62 @@ export function toEntryDto(row: StockJournalEntryRow): StockJournalEntry {
   };
 }
 
-function toJournalOutcome(journal: XeroManualJournal, fallbackStatus: string): WriteOutcome<JournalCreateResponse> {
-  return { xeroId: journal.ManualJournalID, response: { journalId: journal.ManualJournalID, status: journal.Status ?? fallbackStatus } };
+/** The journal of a period among journals Xero holds: a live stock transfer journal whose narration names that period. */
+export function findPeriodJournal(journals: readonly Journal[], periodStart: string, periodEnd: string): Journal | null {
+  return (
+    journals.find((j) => {
+      if (!isLiveJournal(j)) return false;
+      const period = parseStockJournalReference(j.narration);
+      return period?.periodStart === periodStart && period.periodEnd === periodEnd;
+    }) ?? null
+  );
 }
 
-/** The debit side of a journal, in pence (an adopted journal's amount). */
-function getDebitPence(journal: XeroManualJournal): number {
-  return (journal.JournalLines ?? []).reduce((sum, l) => {
-    const pence = toPenceFromXero(l.LineAmount);
-    return pence > 0 ? sum + pence : sum;
-  }, 0);
+/** What an entry holds for a journal Xero has but Ledgerlink did not post (its rate, hence its net, is unknown). */
+function adoptedValues(journal: Journal): Partial<NewStockJournalEntry> {
+  return {
+    journalId: journal.journalId,
+    status: journal.status,
+    netPence: 0,
+    amountPence: journal.debitPence,
+    marginRate: '',
+    reference: journal.narration ?? '',
+  };
+}
+
+function toJournalOutcome(journal: Journal, fallbackStatus: string): WriteOutcome<JournalCreateResponse> {
+  return { xeroId: journal.journalId, response: { journalId: journal.journalId, status: journal.status || fallbackStatus } };
 }
 
 /**
  * Stock Journal (001 Stock Journal; DESIGN §4): weekly sales from the invoice cache, the local entries of
- * posted journals, journal creation through the write ledger, and the status sync with Xero.
+ * posted journals kept level with Xero's journals, journal creation through the write ledger, and the
+ * status sync with Xero. Every Xero call goes through the journals and sales ports.
  */
 export function createStockJournalService(deps: StockJournalServiceDeps) {
-  const { repo, sync, http, ledger, audit, bodies } = deps;
+  const { repo, sync, journals, sales, ledger, bodies } = deps;
   const statusSyncs = new Map<number, Promise<{ updatedCount: number }>>();
+  const journalReads = new Map<number, Promise<JournalChange[]>>();
 
-  /** Looks a journal up in Xero by narration and date: how a create whose answer was lost is found. */
-  async function findJournal(ctx: XeroContext, narration: string, date: string): Promise<XeroManualJournal | null> {
-    const { data } = await http.send(ctx.userId, ctx.tenantId, {
-      method: 'GET',
-      path: '/api.xro/2.0/ManualJournals',
-      query: { where: whereJournalByNarration(narration, date) },
-      schema: xeroManualJournalsEnvelope,
-    });
-    return data.ManualJournals.find((j) => j.Status !== 'DELETED' && j.Status !== 'VOIDED') ?? null;
+  /** Live journals Xero holds for a period (read just before a post, and when a lost post is looked up). */
+  async function findJournalInXero(ctx: XeroContext, periodStart: string, periodEnd: string): Promise<Journal | null> {
+    return findPeriodJournal(await journals.listDated(ctx, periodStart, periodEnd), periodStart, periodEnd);
   }
 
-  /** The write ledger's finder for 'journal.create'. */
-  async function findJournalWrite(ctx: XeroContext, row: WriteRow): Promise<WriteOutcome<unknown> | null> {
+  /** The write ledger's finder for 'journal.create': the period's journal, unless another write already accounts for it. */
+  async function findJournalWrite(ctx: XeroContext & { organizationId: number }, row: WriteRow): Promise<WriteOutcome<unknown> | null> {
     const request = row.request as JournalWriteRequest;
-    const found = await findJournal(ctx, request.narration, request.date);
+    const claimed = await ledger.claimedXeroIds(ctx.organizationId, JOURNAL_WRITE_KIND, row.id);
+    const dated = await journals.listDated(ctx, request.periodStart, request.periodEnd);
+    const found = findPeriodJournal(
+      dated.filter((j) => !claimed.has(j.journalId.toLowerCase())),
+      request.periodStart,
+      request.periodEnd,
+    );
     return found ? toJournalOutcome(found, request.status) : null;
   }
 
-  /** Every customer's sales in a range, read from Xero directly (the invoice cache keeps one customer per view). */
-  async function fetchAllCustomerSales(tenant: TenantContext, fromDate: string, toDate: string): Promise<SalesInvoiceRow[]> {
-    const rows: SalesInvoiceRow[] = [];
-    for (let page = 1; ; page += 1) {
-      const { data } = await http.send(tenant.user.id, tenant.tenantId, {
-        method: 'GET',
-        path: '/api.xro/2.0/Invoices',
-        query: { page, pageSize: PAGE_SIZE, where: whereSalesInRange(fromDate, toDate), Statuses: SALES_STATUSES.join(','), order: 'Date ASC' },
-        schema: xeroInvoicesEnvelope,
-      });
-      for (const inv of data.Invoices) {
-        const date = convertXeroDate(inv.Date);
-        if (!date || date < fromDate || date > toDate) continue;
-        rows.push({
-          invoiceNumber: inv.InvoiceNumber ?? null,
-          contactName: inv.Contact?.Name ?? null,
-          date,
-          totalPence: toPenceFromXero(inv.Total),
-          totalTaxPence: toPenceFromXero(inv.TotalTax),
-          subTotalPence: toPenceFromXero(inv.SubTotal),
-        });
-      }
-      if (data.Invoices.length < PAGE_SIZE) break;
-    }
-    return rows.sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
-  }
-
-  function buildWriteSpec(tenant: TenantContext, request: JournalWriteRequest, idempotencyKey: string) {
+  function buildWriteSpec(tenant: TenantContext, request: JournalWriteRequest, idempotencyKey: string, ip: string | null) {
     return {
       organizationId: tenant.organizationId,
       tenantId: tenant.tenantId,
@@ -178,155 +168,240 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
       amountPence: request.amountPence,
       idempotencyKey,
       request,
-      send: async (key: string): Promise<WriteOutcome<JournalCreateResponse>> => {
-        const { data } = await http.send(tenant.user.id, tenant.tenantId, {
-          method: 'PUT',
-          path: '/api.xro/2.0/ManualJournals',
-          body: buildManualJournalBody(request),
-          idempotencyKey: key,
-          schema: xeroManualJournalsEnvelope,
-        });
-        const journal = data.ManualJournals[0];
-        if (!journal) throw new AppError('XERO_UNAVAILABLE', JOURNAL_MESSAGES.noAnswer);
-        return toJournalOutcome(journal, request.status);
+      // The ledger writes this line once, when Xero's outcome is settled (by the answer or by a look-up).
+      audit: {
+        action: 'stock-journal.create',
+        target: request.narration,
+        username: tenant.user.username,
+        ip,
+        detail: {
+          period: getStockJournalKey(request.periodStart, request.periodEnd),
+          status: request.status,
+          netPence: request.netPence,
+          amountPence: request.amountPence,
+          marginRate: request.marginRate,
+          date: request.date,
+        },
       },
+      send: async (key: string): Promise<WriteOutcome<JournalCreateResponse>> =>
+        toJournalOutcome(await journals.create(toXeroContext(tenant), request, key), request.status),
     };
   }
 
-  /** A post whose period is already taken: the same action retried (same key) replays; anything else is a 409. */
-  async function handleTakenPeriod(tenant: TenantContext, request: JournalWriteRequest, idempotencyKey: string | undefined) {
+  /** A ledger row of this organisation, by id. */
+  async function findWrite(organizationId: number, writeId: number): Promise<WriteRow | null> {
+    const row = await ledger.findById(writeId);
+    return row && row.organizationId === organizationId ? row : null;
+  }
+
+  /**
+   * Settles a pending entry against Xero: from its write's settled outcome, by looking the write up when
+   * its answer was lost (or it is older than IN_FLIGHT_MS), or, when the entry never got its write (a crash
+   * between the two), by looking for the period's journal. 'waiting' while a write is still in flight.
+   */
+  async function settlePendingEntry(tenant: TenantContext, entry: StockJournalEntryRow): Promise<'updated' | 'removed' | 'waiting'> {
+    const orgId = tenant.organizationId;
+    let write = entry.writeId ? await findWrite(orgId, entry.writeId) : null;
+    if (write) {
+      const open = write.state === 'pending' || write.state === 'sent' || write.state === 'unknown';
+      if (open) {
+        const inFlight = write.state !== 'unknown' && Date.now() - (write.sentAt ?? write.createdAt).getTime() < IN_FLIGHT_MS;
+        if (inFlight) return 'waiting';
+        write = await ledger.lookUp(write, tenant.tenantId);
+      }
+      if (write.state === 'confirmed' && write.xeroId) {
+        const response = write.response as JournalCreateResponse | null;
+        await repo.updateEntry(orgId, entry.id, { journalId: write.xeroId, status: response?.status ?? 'DRAFT', writeId: write.id });
+        return 'updated';
+      }
+      if (write.state === 'failed') {
+        // Xero certainly does not have it: the period is free to post again.
+        await repo.deleteEntry(orgId, entry.id);
+        return 'removed';
+      }
+      return 'waiting';
+    }
+    if (Date.now() - entry.createdAt.getTime() < IN_FLIGHT_MS) return 'waiting';
+    const targetId = getStockJournalKey(entry.periodStart, entry.periodEnd);
+    const { open } = await ledger.settleOpenOnTarget({ organizationId: orgId, tenantId: tenant.tenantId, kind: JOURNAL_WRITE_KIND, targetId }, IN_FLIGHT_MS);
+    if (open.length > 0) return 'waiting';
+    const found = await findJournalInXero(toXeroContext(tenant), entry.periodStart, entry.periodEnd);
+    if (found) {
+      await repo.updateEntry(orgId, entry.id, { journalId: found.journalId, status: found.status || 'DRAFT' });
+      return 'updated';
+    }
+    await repo.deleteEntry(orgId, entry.id);
+    return 'removed';
+  }
+
+  /**
+   * One pass over the journals Xero changed since the last look (If-Modified-Since: one call, answered
+   * 304 when nothing changed): status changes of our entries, deleted or voided journals free their
+   * period, and stock transfer journals made outside Ledgerlink are adopted so their period is not posted twice.
+   */
+  async function readJournalChangesNow(tenant: TenantContext): Promise<JournalChange[]> {
+    const orgId = tenant.organizationId;
+    const changes: JournalChange[] = [];
+    const highWater = await repo.readHighWater(orgId, MANUAL_JOURNALS_RESOURCE);
+    const since = highWater ? new Date(highWater.getTime() - 1000) : undefined;
+    const { journals: changed, notModified } = await journals.list(toXeroContext(tenant), since ? { since } : {});
+    if (notModified) return changes;
+    let newHighWater = highWater;
+    const entries = await repo.listEntries(orgId);
+    const byJournal = new Map(entries.filter((e) => e.journalId).map((e) => [e.journalId?.toLowerCase() ?? '', e]));
+    const byPeriod = new Map(entries.map((e) => [getStockJournalKey(e.periodStart, e.periodEnd), e]));
+    for (const journal of changed) {
+      if (journal.updatedAt && (!newHighWater || journal.updatedAt > newHighWater)) newHighWater = journal.updatedAt;
+      const entry = byJournal.get(journal.journalId.toLowerCase());
+      if (entry) {
+        if (entry.status === journal.status) continue;
+        const period = getStockJournalKey(entry.periodStart, entry.periodEnd);
+        if (!isLiveJournal(journal)) {
+          // A deleted or voided journal no longer records the transfer: the period may be posted again.
+          await repo.deleteEntry(orgId, entry.id);
+          byPeriod.delete(period);
+        } else {
+          await repo.updateEntry(orgId, entry.id, { status: journal.status });
+        }
+        byJournal.delete(journal.journalId.toLowerCase());
+        changes.push({ period, from: entry.status, to: journal.status, journalId: journal.journalId });
+        continue;
+      }
+      const period = parseStockJournalReference(journal.narration);
+      if (!period || (journal.status !== 'DRAFT' && journal.status !== 'POSTED')) continue;
+      const key = getStockJournalKey(period.periodStart, period.periodEnd);
+      if (byPeriod.has(key)) continue;
+      const adopted = await repo.claimPeriod({
+        organizationId: orgId,
+        customerId: null,
+        periodStart: period.periodStart,
+        periodEnd: period.periodEnd,
+        journalId: journal.journalId,
+        reference: journal.narration ?? getStockJournalReference(period.periodStart, period.periodEnd),
+        status: journal.status,
+        netPence: 0,
+        amountPence: journal.debitPence,
+        marginRate: '',
+        userId: tenant.user.id,
+      });
+      if (adopted) {
+        byPeriod.set(key, adopted);
+        byJournal.set(journal.journalId.toLowerCase(), adopted);
+        changes.push({ period: key, from: 'NONE', to: journal.status, journalId: journal.journalId });
+      }
+    }
+    await repo.writeHighWater(orgId, MANUAL_JOURNALS_RESOURCE, newHighWater);
+    return changes;
+  }
+
+  /** readJournalChangesNow, one run per organisation at a time (the screen and the status sync share it). */
+  function readJournalChanges(tenant: TenantContext): Promise<JournalChange[]> {
+    const running = journalReads.get(tenant.organizationId);
+    if (running) return running;
+    const promise = readJournalChangesNow(tenant).finally(() => journalReads.delete(tenant.organizationId));
+    journalReads.set(tenant.organizationId, promise);
+    return promise;
+  }
+
+  async function recordChanges(tenant: TenantContext, changes: JournalChange[]) {
+    if (changes.length === 0) return;
+    await deps.audit.record({
+      userId: tenant.user.id,
+      username: tenant.user.username,
+      organizationId: tenant.organizationId,
+      action: 'stock-journal.sync-status',
+      target: `${changes.length} journal(s)`,
+      result: 'success',
+      detail: { changes },
+    });
+  }
+
+  async function syncStatusNow(tenant: TenantContext): Promise<{ updatedCount: number }> {
+    const changes: JournalChange[] = [];
+    for (const entry of await repo.listEntries(tenant.organizationId)) {
+      if (entry.status !== PENDING_STATUS) continue;
+      const result = await settlePendingEntry(tenant, entry);
+      if (result !== 'waiting') {
+        changes.push({
+          period: getStockJournalKey(entry.periodStart, entry.periodEnd),
+          from: PENDING_STATUS,
+          to: result === 'removed' ? 'NONE' : 'FOUND',
+          journalId: entry.journalId,
+        });
+      }
+    }
+    changes.push(...(await readJournalChanges(tenant)));
+    await recordChanges(tenant, changes);
+    return { updatedCount: changes.length };
+  }
+
+  /**
+   * A post whose period already has an entry. The same action retried (same key) replays its outcome. A
+   * pending entry left by a post whose outcome was unknown is settled now (look-up): if Xero does not have
+   * it, the period is free and the new post claims it. Anything else is a 409.
+   */
+  async function handleTakenPeriod(
+    tenant: TenantContext,
+    request: JournalWriteRequest,
+    entry: NewStockJournalEntry,
+    idempotencyKey: string | undefined,
+    ip: string | null,
+  ): Promise<{ replay: JournalCreateResponse } | { entry: StockJournalEntryRow }> {
+    const targetId = getStockJournalKey(request.periodStart, request.periodEnd);
     if (idempotencyKey) {
       // The first request may have claimed the period a moment before recording its write.
       for (let attempt = 0; attempt < 10; attempt += 1) {
-        const write = await repo.findJournalWrite(tenant.organizationId, idempotencyKey);
+        const write = await ledger.findByKey(tenant.organizationId, idempotencyKey);
         if (write) {
-          if (write.targetId !== getStockJournalKey(request.periodStart, request.periodEnd)) break;
-          const outcome = await ledger.execute(buildWriteSpec(tenant, request, idempotencyKey));
-          return outcome.response;
+          if (write.kind !== JOURNAL_WRITE_KIND || write.targetId !== targetId) break;
+          const outcome = await ledger.execute(buildWriteSpec(tenant, request, idempotencyKey, ip));
+          return { replay: outcome.response };
         }
+        const existing = await repo.findEntry(tenant.organizationId, request.periodStart, request.periodEnd);
+        if (existing?.writeId || existing?.status !== PENDING_STATUS) break;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
+    }
+    const existing = await repo.findEntry(tenant.organizationId, request.periodStart, request.periodEnd);
+    if (existing?.status === PENDING_STATUS && (await settlePendingEntry(tenant, existing)) === 'removed') {
+      const claimed = await repo.claimPeriod(entry);
+      if (claimed) return { entry: claimed };
+    }
+    if (!existing) {
+      const claimed = await repo.claimPeriod(entry);
+      if (claimed) return { entry: claimed };
     }
     throw new AppError('CONFLICT', JOURNAL_MESSAGES.alreadyExists);
   }
 
   /**
-   * The ledger row of a pending entry: by its id once known, else the period's newest write made after the
-   * entry (an older write of the period belongs to an earlier, settled post).
+   * After a create whose answer was lost or failed: looks it up in Xero before telling the user anything.
+   * Xero has it → the entry takes it; Xero does not → the entry goes (the period is free) and the answer
+   * says nothing was posted; Xero cannot be asked → the period stays pending and the error stands.
    */
-  async function findEntryWrite(organizationId: number, entry: StockJournalEntryRow): Promise<WriteRow | null> {
-    if (entry.writeId) return repo.findWriteById(organizationId, entry.writeId);
-    const latest = await repo.findLatestWriteForPeriod(organizationId, getStockJournalKey(entry.periodStart, entry.periodEnd));
-    return latest && latest.createdAt >= entry.createdAt ? latest : null;
-  }
-
-  async function settlePendingEntry(tenant: TenantContext, entry: StockJournalEntryRow): Promise<'updated' | 'removed' | 'waiting'> {
-    const write = await findEntryWrite(tenant.organizationId, entry);
-    if (write?.state === 'confirmed' && write.xeroId) {
-      const response = write.response as JournalCreateResponse | null;
-      await repo.updateEntry(tenant.organizationId, entry.id, { journalId: write.xeroId, status: response?.status ?? 'DRAFT', writeId: write.id });
-      return 'updated';
-    }
-    const since = write?.sentAt ?? write?.createdAt ?? entry.createdAt;
-    const inFlight = (!write || write.state === 'pending' || write.state === 'sent') && Date.now() - since.getTime() < IN_FLIGHT_MS;
-    if (inFlight) return 'waiting';
-    const request = write?.request as JournalWriteRequest | undefined;
-    const found = await findJournal({ userId: tenant.user.id, tenantId: tenant.tenantId }, entry.reference, request?.date ?? entry.periodEnd);
-    if (found) {
-      await repo.updateEntry(tenant.organizationId, entry.id, { journalId: found.ManualJournalID, status: found.Status ?? 'DRAFT' });
-      return 'updated';
-    }
-    // Xero does not have it: the post never happened, so the period is free to post again.
-    await repo.deleteEntry(tenant.organizationId, entry.id);
-    return 'removed';
-  }
-
-  async function syncStatusNow(tenant: TenantContext): Promise<{ updatedCount: number }> {
+  async function settleAfterFailedSend(tenant: TenantContext, entry: StockJournalEntryRow, writeId: number, error: unknown): Promise<JournalCreateResponse> {
     const orgId = tenant.organizationId;
-    const changes: Array<{ period: string; from: string; to: string; journalId: string | null }> = [];
-
-    for (const entry of await repo.listEntries(orgId)) {
-      if (entry.status !== PENDING_STATUS) continue;
-      const result = await settlePendingEntry(tenant, entry);
-      if (result !== 'waiting') {
-        changes.push({ period: getStockJournalKey(entry.periodStart, entry.periodEnd), from: PENDING_STATUS, to: result === 'removed' ? 'NONE' : 'FOUND', journalId: entry.journalId });
-      }
+    await repo.updateEntry(orgId, entry.id, { writeId });
+    let write = await findWrite(orgId, writeId);
+    if (!write) throw error;
+    try {
+      write = await ledger.lookUp(write, tenant.tenantId);
+    } catch (lookupError) {
+      deps.log?.warn({ err: lookupError, writeId }, 'look-up of a journal create failed; the period stays pending');
+      throw error;
     }
-
-    // One pass over the journals Xero changed since the last look (If-Modified-Since), usually one call.
-    const highWater = await repo.readHighWater(orgId, MANUAL_JOURNALS_RESOURCE);
-    const since = highWater ? new Date(highWater.getTime() - 1000) : undefined;
-    let newHighWater = highWater;
-    const entries = await repo.listEntries(orgId);
-    const byJournal = new Map(entries.filter((e) => e.journalId).map((e) => [e.journalId?.toLowerCase() ?? '', e]));
-    const byPeriod = new Map(entries.map((e) => [getStockJournalKey(e.periodStart, e.periodEnd), e]));
-    for (let page = 1; ; page += 1) {
-      const { data, status } = await http.send(tenant.user.id, tenant.tenantId, {
-        method: 'GET',
-        path: '/api.xro/2.0/ManualJournals',
-        query: { page, pageSize: PAGE_SIZE, order: 'UpdatedDateUTC ASC' },
-        ...(since ? { ifModifiedSince: since } : {}),
-        schema: xeroManualJournalsEnvelope,
-      });
-      if (status === 304 || !data) break;
-      for (const journal of data.ManualJournals) {
-        const updated = toDateOrNull(journal.UpdatedDateUTC);
-        if (updated && (!newHighWater || updated > newHighWater)) newHighWater = updated;
-        const xeroStatus = journal.Status ?? '';
-        const entry = byJournal.get(journal.ManualJournalID.toLowerCase());
-        if (entry) {
-          if (entry.status === xeroStatus) continue;
-          const period = getStockJournalKey(entry.periodStart, entry.periodEnd);
-          if (xeroStatus === 'DELETED' || xeroStatus === 'VOIDED') {
-            // A deleted or voided journal no longer records the transfer: the period may be posted again.
-            await repo.deleteEntry(orgId, entry.id);
-            byPeriod.delete(period);
-          } else {
-            await repo.updateEntry(orgId, entry.id, { status: xeroStatus });
-          }
-          byJournal.delete(journal.ManualJournalID.toLowerCase());
-          changes.push({ period, from: entry.status, to: xeroStatus, journalId: journal.ManualJournalID });
-          continue;
-        }
-        // A stock transfer journal posted outside Ledgerlink: adopt it, so its period is not posted twice.
-        const period = parseStockJournalReference(journal.Narration);
-        if (!period || (xeroStatus !== 'DRAFT' && xeroStatus !== 'POSTED')) continue;
-        const key = getStockJournalKey(period.periodStart, period.periodEnd);
-        if (byPeriod.has(key)) continue;
-        const adopted = await repo.claimPeriod({
-          organizationId: orgId,
-          customerId: null,
-          periodStart: period.periodStart,
-          periodEnd: period.periodEnd,
-          journalId: journal.ManualJournalID,
-          status: xeroStatus,
-          netPence: 0,
-          amountPence: getDebitPence(journal),
-          marginRate: '',
-          reference: journal.Narration ?? getStockJournalReference(period.periodStart, period.periodEnd),
-          userId: tenant.user.id,
-        });
-        if (adopted) {
-          byPeriod.set(key, adopted);
-          byJournal.set(journal.ManualJournalID.toLowerCase(), adopted);
-          changes.push({ period: key, from: 'NONE', to: xeroStatus, journalId: journal.ManualJournalID });
-        }
-      }
-      if (data.ManualJournals.length < PAGE_SIZE) break;
+    if (write.state === 'confirmed' && write.xeroId) {
+      const response = write.response as JournalCreateResponse | null;
+      const status = response?.status ?? 'DRAFT';
+      await repo.updateEntry(orgId, entry.id, { journalId: write.xeroId, status, writeId });
+      return { journalId: write.xeroId, status: status.toLowerCase() };
     }
-    await repo.writeHighWater(orgId, MANUAL_JOURNALS_RESOURCE, newHighWater);
-    if (changes.length > 0) {
-      await audit.record({
-        userId: tenant.user.id,
-        username: tenant.user.username,
-        organizationId: orgId,
-        action: 'stock-journal.sync-status',
-        target: `${changes.length} journal(s)`,
-        result: 'success',
-        detail: { changes },
-      });
+    if (write.state === 'failed') {
+      await repo.deleteEntry(orgId, entry.id);
+      const cause = error instanceof AppError ? error.detail : undefined;
+      throw new AppError('XERO_UNAVAILABLE', JOURNAL_MESSAGES.notPosted, typeof cause === 'string' ? cause : undefined);
     }
-    return { updatedCount: changes.length };
+    throw error;
   }
 
   return {
@@ -345,7 +420,7 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
     async getSales(tenant: TenantContext, query: SalesQuery): Promise<SalesPeriod[]> {
       const customerId = query.customerId && query.customerId !== ALL_CUSTOMERS ? query.customerId : null;
       const range = getWeeklySalesRange(query.fromDate, query.toDate);
-      if (!customerId) return buildSalesPeriods(await fetchAllCustomerSales(tenant, range.fromDate, range.toDate));
+      if (!customerId) return buildSalesPeriods(await sales.listInRange(toXeroContext(tenant), range.fromDate, range.toDate));
       if (!GUID_RE.test(customerId)) throw new AppError('VALIDATION_ERROR', JOURNAL_MESSAGES.unknownCustomer);
       const view = { key: 'sales-contact', contactId: customerId.toLowerCase() } as const;
       if (query.refresh === 'true') await sync.syncInvoices(toSyncContext(tenant), view);
@@ -374,23 +449,31 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
     },
 
     /**
-     * The organisation's entries (001 §3). A pending entry whose write the ledger has since settled (its
-     * reconciler runs every minute) takes that outcome here, from the database alone.
+     * The organisation's entries (001 §3), level with Xero's journals: the screen reads this when it opens,
+     * so first the journals Xero changed since the last look are read (If-Modified-Since, usually a 304), and
+     * a week Xero already has a journal for shows it instead of offering Post. If Xero cannot be reached the
+     * entries are still listed (the post itself checks Xero again). A pending entry whose write the ledger has
+     * since settled takes that outcome, from the database alone.
      */
     async listEntries(tenant: TenantContext): Promise<StockJournalEntry[]> {
+      try {
+        await recordChanges(tenant, await readJournalChanges(tenant));
+      } catch (error) {
+        deps.log?.warn({ err: error, organizationId: tenant.organizationId }, 'reading the journals from Xero failed; listing the entries as they are');
+      }
       const rows = await repo.listEntries(tenant.organizationId);
       const out: StockJournalEntry[] = [];
       for (const row of rows) {
-        if (row.status === PENDING_STATUS) {
-          const write = await findEntryWrite(tenant.organizationId, row);
+        if (row.status === PENDING_STATUS && row.writeId) {
+          const write = await findWrite(tenant.organizationId, row.writeId);
           if (write?.state === 'confirmed' && write.xeroId) {
             const response = write.response as JournalCreateResponse | null;
-            const updated = await repo.updateEntry(tenant.organizationId, row.id, { journalId: write.xeroId, status: response?.status ?? 'DRAFT', writeId: write.id });
+            const updated = await repo.updateEntry(tenant.organizationId, row.id, { journalId: write.xeroId, status: response?.status ?? 'DRAFT' });
             if (updated) out.push(toEntryDto(updated));
             continue;
           }
-          if (row.writeId && write?.state === 'failed') {
-            // Settled as "Xero does not have it" by the ledger's lookup: the period is free again.
+          if (write?.state === 'failed') {
+            // Settled as "Xero does not have it": the period is free again.
             await repo.deleteEntry(tenant.organizationId, row.id);
             continue;
           }
@@ -403,8 +486,10 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
     /**
      * Posts the stock transfer journal of a period (DESIGN §4): net sales re-read from the cache must match
      * what the user saw; cost = net ÷ margin rate to the penny; debit cost, credit stock, dated in the
-     * period; DRAFT or POSTED from the organisation's setting. One journal per period (409 otherwise),
-     * claimed before anything is sent; the write goes through the ledger with the action's idempotency key.
+     * period; DRAFT or POSTED from the organisation's setting. One journal per period: claimed here before
+     * anything is sent (409 when taken), then checked against Xero's journals of the period (409, and the
+     * entry takes Xero's journal, when Xero already has one), then written through the ledger with the
+     * action's idempotency key. A create whose answer failed is looked up before the user is told.
      */
     async createJournal(
       tenant: TenantContext,
@@ -413,7 +498,6 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
     ): Promise<JournalCreateResponse> {
       const orgId = tenant.organizationId;
       const { periodStart, periodEnd } = body;
-      const periodKey = getStockJournalKey(periodStart, periodEnd);
       if (!isJournalPeriod(periodStart, periodEnd)) throw new AppError('VALIDATION_ERROR', JOURNAL_MESSAGES.badPeriod);
       if (body.stockAccountId.toLowerCase() === body.costAccountId.toLowerCase()) throw new AppError('VALIDATION_ERROR', JOURNAL_MESSAGES.sameAccounts);
       if (!GUID_RE.test(body.contactId)) throw new AppError('VALIDATION_ERROR', JOURNAL_MESSAGES.unknownCustomer);
@@ -447,15 +531,8 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
       // A token Xero will refuse is found out here, before anything is recorded as sent.
       await deps.checkToken(tenant.user.id);
 
-      const auditBase = {
-        userId: tenant.user.id,
-        username: tenant.user.username,
-        organizationId: orgId,
-        action: 'stock-journal.create',
-        target: narration,
-        ip: options.ip ?? null,
-      };
-      const entry = await repo.claimPeriod({
+      const ip = options.ip ?? null;
+      const newEntry: NewStockJournalEntry = {
         organizationId: orgId,
         customerId: contactId,
         periodStart,
@@ -467,38 +544,47 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
         marginRate: String(body.marginRate),
         reference: narration,
         userId: tenant.user.id,
-      });
-      if (!entry) return handleTakenPeriod(tenant, request, options.idempotencyKey);
+      };
+      let entry = await repo.claimPeriod(newEntry);
+      if (!entry) {
+        const taken = await handleTakenPeriod(tenant, request, newEntry, options.idempotencyKey, ip);
+        if ('replay' in taken) return { journalId: taken.replay.journalId, status: taken.replay.status.toLowerCase() };
+        entry = taken.entry;
+      }
+
+      // The last check: Xero may have a journal for this period that Ledgerlink has not seen yet.
+      let inXero: Journal | null;
+      try {
+        inXero = await findJournalInXero(toXeroContext(tenant), periodStart, periodEnd);
+      } catch (error) {
+        // Nothing was sent: the period is not held.
+        await repo.deleteEntry(orgId, entry.id);
+        throw error;
+      }
+      if (inXero) {
+        await repo.updateEntry(orgId, entry.id, { ...adoptedValues(inXero), customerId: null });
+        throw new AppError('CONFLICT', JOURNAL_MESSAGES.alreadyExists);
+      }
 
       try {
-        const outcome = await ledger.execute(buildWriteSpec(tenant, request, options.idempotencyKey ?? crypto.randomUUID()));
+        const outcome = await ledger.execute(buildWriteSpec(tenant, request, options.idempotencyKey ?? crypto.randomUUID(), ip));
         const journalStatus = outcome.response.status || status;
-        await repo.updateEntry(orgId, entry.id, { journalId: outcome.xeroId ?? outcome.response.journalId ?? null, status: journalStatus, writeId: outcome.writeId });
-        await audit.record({
-          ...auditBase,
-          result: 'success',
-          detail: { period: periodKey, journalId: outcome.xeroId, status: journalStatus, netPence, amountPence, marginRate: body.marginRate, date: request.date },
-        });
-        return { journalId: outcome.xeroId ?? outcome.response.journalId ?? null, status: journalStatus.toLowerCase() };
+        const journalId = outcome.xeroId ?? outcome.response.journalId ?? null;
+        await repo.updateEntry(orgId, entry.id, { journalId, status: journalStatus, writeId: outcome.writeId });
+        return { journalId, status: journalStatus.toLowerCase() };
       } catch (error) {
         const writeState = error instanceof AppError ? error.extra?.writeState : undefined;
         const writeId = error instanceof AppError ? error.extra?.writeId : undefined;
-        if (writeState === 'unknown' || writeState === 'sent' || writeState === 'pending') {
-          // Xero may have it: keep the period claimed ("Journal Status Unclear") until the status sync looks it up.
-          if (typeof writeId === 'number') await repo.updateEntry(orgId, entry.id, { writeId });
-        } else {
-          await repo.deleteEntry(orgId, entry.id);
+        if (typeof writeId === 'number' && (writeState === 'unknown' || writeState === 'sent' || writeState === 'pending')) {
+          return settleAfterFailedSend(tenant, entry, writeId, error);
         }
-        await audit.record({
-          ...auditBase,
-          result: 'failure',
-          detail: { period: periodKey, error: error instanceof Error ? error.message : String(error), writeState: writeState ?? 'failed' },
-        });
+        // Xero certainly did not apply it (refused, or never sent): the period is free at once.
+        await repo.deleteEntry(orgId, entry.id);
         throw error;
       }
     },
 
-    /** Re-reads the journals from Xero and updates local statuses (001 §7 sync-status); one run per organisation at a time. */
+    /** Settles pending entries and re-reads the journals Xero changed (001 §7 sync-status); one run per organisation at a time. */
     syncStatus(tenant: TenantContext): Promise<{ updatedCount: number }> {
       const running = statusSyncs.get(tenant.organizationId);
       if (running) return running;
@@ -509,3 +595,10 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
   };
 }
 export type StockJournalService = ReturnType<typeof createStockJournalService>;
+
+interface JournalChange {
+  period: string;
+  from: string;
+  to: string;
+  journalId: string | null;
+}

@@ -137,7 +137,8 @@ describe('Stock Journal: Xero calls for a year of weeks and four journals', () =
     const total = countCalls(t, ids.tenantId);
     const journalCalls = countCalls(t, ids.tenantId, (c) => c.method === 'PUT' && c.endpoint.includes('ManualJournals'));
     expect(journalCalls).toBe(4);
-    expect(total).toBeLessThanOrEqual(1 + 4);
+    // Each post checks the period's journals in Xero just before sending; the list reads what Xero changed.
+    expect(total).toBeLessThanOrEqual(1 + 4 * 2 + 1);
 
     // Showing the weeks again costs nothing; Refresh Data costs one call (answered 304 when nothing changed).
     t.sandbox.clearLedger();
@@ -253,7 +254,9 @@ describe('Stock Journal API', () => {
     expect(res.statusCode, res.body).toBe(201);
     const { journalId, status } = res.json();
     expect(status).toBe('draft');
-    expect(countCalls(t, ids.tenantId)).toBe(1);
+    // The last check of the period's journals in Xero, then the create.
+    expect(countCalls(t, ids.tenantId, (c) => c.method === 'GET' && c.endpoint.includes('ManualJournals'))).toBe(1);
+    expect(countCalls(t, ids.tenantId)).toBe(2);
 
     const journal = shopOf(t).journals.find((j) => j.ManualJournalID === journalId);
     expect(journal).toMatchObject({ Narration: getStockJournalReference(period.periodStart, period.periodEnd), Date: period.periodEnd, Status: 'DRAFT' });
@@ -379,11 +382,10 @@ describe('Stock Journal API', () => {
     }
   });
 
-  it('sync-status adopts journals posted outside Ledgerlink, then reports Xero status changes', async () => {
+  it('the entries list adopts journals posted outside Ledgerlink; sync-status reports Xero status changes', async () => {
     const first = await owner.call('POST', '/api/xero/stock-journal/sync-status');
     expect(first.statusCode, first.body).toBe(200);
-    // The two seeded stock transfer journals (one POSTED, one DRAFT) are adopted.
-    expect(first.json().updatedCount).toBe(2);
+    // The two seeded stock transfer journals (one POSTED, one DRAFT) were adopted when the entries were first listed.
     let entries = await getEntries(owner);
     for (const seeded of shopOf(t).journals.filter((j) => /^Stock Transfer Journal - \d{4}-/.test(j.Narration))) {
       const entry = entries.find((e) => e.journalId === seeded.ManualJournalID);
@@ -393,6 +395,9 @@ describe('Stock Journal API', () => {
     const quiet = await owner.call('POST', '/api/xero/stock-journal/sync-status');
     expect(quiet.json()).toEqual({ updatedCount: 0 });
     expect(countCalls(t, ids.tenantId)).toBe(1);
+    // Opening the screen again costs one call too (If-Modified-Since, nothing changed).
+    await getEntries(owner);
+    expect(countCalls(t, ids.tenantId)).toBe(2);
 
     // Post the first draft in Xero; delete another there.
     const drafts = entries.filter((e) => e.status === 'draft' && e.netAmount !== null);
@@ -506,20 +511,55 @@ describe('Stock Journal: a post whose answer never came back', () => {
   });
   afterAll(() => t.close());
 
-  it('keeps the period pending ("unclear") and the status sync finds the journal in Xero', async () => {
+  it('a lost answer is looked up before the user is told: Xero has the journal, so the post succeeds', async () => {
     const { owner, ids } = await createShopOwner(t, 'unlucky');
     const today = getUkToday();
     const periods = await getPeriods(owner, ids.dailySales, addDays(today, -60), today);
-    const period = journalPeriods(periods)[0];
+    const taken = new Set((await getEntries(owner)).map((e) => `${e.periodStart}_${e.periodEnd}`));
+    const period = journalPeriods(periods).find((p) => !taken.has(p.key));
     if (!period) throw new Error('no period');
     t.sandbox.setFaults({ dropAfterWrite: 1, pathPrefix: '/api.xro/2.0/ManualJournals' });
     const res = await post(owner, journalBody(period, ids));
     t.sandbox.clearFaults();
+    expect(res.statusCode, res.body).toBe(201);
+    const narration = getStockJournalReference(period.periodStart, period.periodEnd);
+    const inXero = shopOf(t).journals.filter((j) => j.Narration === narration);
+    expect(inXero).toHaveLength(1);
+    expect(res.json()).toEqual({ journalId: inXero[0]?.ManualJournalID, status: 'draft' });
+    const entry = (await getEntries(owner)).find((e) => e.periodStart === period.periodStart && e.periodEnd === period.periodEnd);
+    expect(entry).toMatchObject({ status: 'draft', journalId: inXero[0]?.ManualJournalID });
+  });
+
+  it('keeps the period pending ("unclear") when Xero cannot be asked either, and the status sync finds the journal later', async () => {
+    const { owner, ids } = await createShopOwner(t, 'unluckier');
+    const today = getUkToday();
+    const periods = await getPeriods(owner, ids.dailySales, addDays(today, -60), today);
+    const taken = new Set((await getEntries(owner)).map((e) => `${e.periodStart}_${e.periodEnd}`));
+    const period = journalPeriods(periods).find((p) => !taken.has(p.key));
+    if (!period) throw new Error('no period');
+    // The create is applied but its answer lost; every journal read after it answers 503.
+    const http = t.app.services.xeroHttp;
+    const send = http.send.bind(http);
+    http.send = (async (userId, tenantId, request) => {
+      if (request.method !== 'PUT' || !request.path.endsWith('/ManualJournals')) return send(userId, tenantId, request);
+      t.sandbox.setFaults({ dropAfterWrite: 1, pathPrefix: '/api.xro/2.0/ManualJournals' });
+      try {
+        return await send(userId, tenantId, request);
+      } finally {
+        t.sandbox.setFaults({ dropAfterWrite: 0, failNext: 100, errorStatus: 503 });
+      }
+    }) as typeof http.send;
+    let res;
+    try {
+      res = await post(owner, journalBody(period, ids));
+    } finally {
+      http.send = send;
+      t.sandbox.clearFaults();
+    }
     expect(res.statusCode).toBe(502);
+    expect(res.json().message).toContain('did not confirm');
     const pending = (await getEntries(owner)).find((e) => e.periodStart === period.periodStart && e.periodEnd === period.periodEnd);
     expect(pending?.status).toBe('pending');
-    const again = await post(owner, journalBody(period, ids));
-    expect(again.statusCode).toBe(409);
     const synced = await owner.call('POST', '/api/xero/stock-journal/sync-status');
     expect(synced.statusCode, synced.body).toBe(200);
     expect(synced.json().updatedCount).toBeGreaterThanOrEqual(1);
@@ -528,5 +568,127 @@ describe('Stock Journal: a post whose answer never came back', () => {
     expect(inXero).toHaveLength(1);
     const settled = (await getEntries(owner)).find((e) => e.periodStart === period.periodStart && e.periodEnd === period.periodEnd);
     expect(settled).toMatchObject({ status: 'draft', journalId: inXero[0]?.ManualJournalID });
+    const again = await post(owner, journalBody(period, ids));
+    expect(again.statusCode).toBe(409);
+  });
+});
+
+describe('Stock Journal: weeks Xero already has (issue 15)', () => {
+  let t: XeroTestApp;
+  beforeAll(async () => {
+    t = await createXeroTestApp();
+  });
+  afterAll(() => t.close());
+
+  /** Journals in the sandbox with this narration that still count (not deleted or voided). */
+  function liveJournals(narration: string) {
+    return shopOf(t).journals.filter((j) => j.Narration === narration && j.Status !== 'DELETED' && j.Status !== 'VOIDED');
+  }
+
+  it('shows the week Xero holds a journal for as posted when the screen opens, and refuses to post it again', async () => {
+    const { owner, ids } = await createShopOwner(t, 'fresh');
+    const seeded = shopOf(t).journals.find((j) => j.Status === 'POSTED' && /^Stock Transfer Journal - \d{4}-/.test(j.Narration));
+    if (!seeded) throw new Error('no seeded POSTED journal');
+    const periods = await getPeriods(owner, ids.dailySales, addDays(getUkToday(), -60), getUkToday());
+    // No Refresh Data, no sync-status: only what the screen asks for when it opens.
+    const entries = await getEntries(owner);
+    const entry = entries.find((e) => e.journalId === seeded.ManualJournalID);
+    expect(entry?.status).toBe('posted');
+    const period = journalPeriods(periods).find((p) => p.periodStart === entry?.periodStart && p.periodEnd === entry?.periodEnd);
+    if (!period) throw new Error('the seeded week has no sales period');
+    const res = await post(owner, journalBody(period, ids));
+    expect(res.statusCode, res.body).toBe(409);
+    expect(res.json().message).toBe(JOURNAL_MESSAGES.alreadyExists);
+    expect(liveJournals(seeded.Narration)).toHaveLength(1);
+  });
+
+  it('checks Xero just before sending: a journal made in Xero after the screen opened is not posted twice', async () => {
+    const { owner, ids } = await createShopOwner(t, 'late');
+    const periods = await getPeriods(owner, ids.dailySales, addDays(getUkToday(), -120), getUkToday());
+    const taken = new Set((await getEntries(owner)).map((e) => `${e.periodStart}_${e.periodEnd}`));
+    const period = journalPeriods(periods).find((p) => !taken.has(p.key));
+    if (!period) throw new Error('no free period');
+    const narration = getStockJournalReference(period.periodStart, period.periodEnd);
+    // Someone posts the week in Xero itself.
+    await t.app.services.xeroHttp.send(owner.user.id, ids.tenantId, {
+      method: 'PUT',
+      path: '/api.xro/2.0/ManualJournals',
+      body: {
+        ManualJournals: [
+          {
+            Narration: narration,
+            Date: period.periodEnd,
+            Status: 'POSTED',
+            LineAmountTypes: 'NoTax',
+            JournalLines: [
+              { AccountID: ids.cost, LineAmount: 10, Description: 'Cost', TaxType: 'NONE' },
+              { AccountID: ids.stock, LineAmount: -10, Description: 'Stock', TaxType: 'NONE' },
+            ],
+          },
+        ],
+      },
+      idempotencyKey: `outside-${period.key}`,
+    });
+    const res = await post(owner, journalBody(period, ids));
+    expect(res.statusCode, res.body).toBe(409);
+    expect(res.json().message).toBe(JOURNAL_MESSAGES.alreadyExists);
+    expect(liveJournals(narration)).toHaveLength(1);
+    const entry = (await getEntries(owner)).find((e) => e.periodStart === period.periodStart && e.periodEnd === period.periodEnd);
+    expect(entry?.status).toBe('posted');
+  });
+
+  it('a post Xero answered 503 leaves nothing claimed: posting again works once Xero is back, one journal', async () => {
+    const { owner, ids } = await createShopOwner(t, 'outage');
+    const periods = await getPeriods(owner, ids.dailySales, addDays(getUkToday(), -120), getUkToday());
+    const taken = new Set((await getEntries(owner)).map((e) => `${e.periodStart}_${e.periodEnd}`));
+    const period = journalPeriods(periods).find((p) => !taken.has(p.key));
+    if (!period) throw new Error('no free period');
+    t.sandbox.setFaults({ failNext: 100, errorStatus: 503, pathPrefix: '/api.xro/2.0/ManualJournals' });
+    const failed = await post(owner, journalBody(period, ids));
+    t.sandbox.clearFaults();
+    expect(failed.statusCode).toBe(502);
+    const narration = getStockJournalReference(period.periodStart, period.periodEnd);
+    expect(liveJournals(narration)).toHaveLength(0);
+    // Not "unclear": nothing of the period is left claimed.
+    expect((await getEntries(owner)).some((e) => e.periodStart === period.periodStart && e.periodEnd === period.periodEnd)).toBe(false);
+    const again = await post(owner, journalBody(period, ids));
+    expect(again.statusCode, again.body).toBe(201);
+    expect(liveJournals(narration)).toHaveLength(1);
+  });
+
+  it('a create Xero answered 503 is looked up before the user is told: not in Xero → the period is free at once', async () => {
+    const { owner, ids } = await createShopOwner(t, 'lookup');
+    const periods = await getPeriods(owner, ids.dailySales, addDays(getUkToday(), -120), getUkToday());
+    const taken = new Set((await getEntries(owner)).map((e) => `${e.periodStart}_${e.periodEnd}`));
+    const period = journalPeriods(periods).find((p) => !taken.has(p.key));
+    if (!period) throw new Error('no free period');
+    // Only the create fails (every attempt answers 503); the reads around it work.
+    const http = t.app.services.xeroHttp;
+    const send = http.send.bind(http);
+    http.send = (async (userId, tenantId, request) => {
+      if (request.method !== 'PUT' || !request.path.endsWith('/ManualJournals')) return send(userId, tenantId, request);
+      t.sandbox.setFaults({ failNext: 100, errorStatus: 503, pathPrefix: '/api.xro/2.0/ManualJournals' });
+      try {
+        return await send(userId, tenantId, request);
+      } finally {
+        t.sandbox.clearFaults();
+      }
+    }) as typeof http.send;
+    let failed;
+    try {
+      failed = await post(owner, journalBody(period, ids));
+    } finally {
+      http.send = send;
+    }
+    expect(failed.statusCode).toBe(502);
+    expect(failed.json().message).not.toContain('did not confirm');
+    const narration = getStockJournalReference(period.periodStart, period.periodEnd);
+    expect(liveJournals(narration)).toHaveLength(0);
+    expect((await getEntries(owner)).some((e) => e.periodStart === period.periodStart && e.periodEnd === period.periodEnd)).toBe(false);
+    const [write] = await t.database.db.select().from(xeroWrites).where(and(eq(xeroWrites.kind, 'journal.create'), eq(xeroWrites.targetId, period.key)));
+    expect(write?.state).toBe('failed');
+    const again = await post(owner, journalBody(period, ids));
+    expect(again.statusCode, again.body).toBe(201);
+    expect(liveJournals(narration)).toHaveLength(1);
   });
 });
