@@ -1,6 +1,6 @@
-import { and, asc, desc, eq, inArray, isNotNull, ne, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNotNull, ne, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { xeroAccounts, xeroContacts, xeroInvoices, xeroWrites } from '../../db/schema/index.ts';
+import { xeroAccounts, xeroContacts, xeroInvoices } from '../../db/schema/index.ts';
 import { createCacheRepository, type CachedAccount, type CachedContact, type CachedInvoice, type CachedTaxRate } from '../../xero/cache/cache.repository';
 
 export type { CachedAccount, CachedContact } from '../../xero/cache/cache.repository';
@@ -109,43 +109,6 @@ export function createCisBillsRepository(db: Db) {
     upsertBill: cache.saveInvoice,
 
     /** Whether this bill was created through Ledgerlink (a confirmed create in the write ledger). */
-    async isCreatedHere(organizationId: number, invoiceId: string): Promise<boolean> {
-      const [row] = await db
-        .select({ id: xeroWrites.id })
-        .from(xeroWrites)
-        .where(
-          and(
-            eq(xeroWrites.organizationId, organizationId),
-            eq(xeroWrites.kind, 'bill.create'),
-            eq(xeroWrites.state, 'confirmed'),
-            eq(xeroWrites.xeroId, invoiceId),
-          ),
-        )
-        .limit(1);
-      return Boolean(row);
-    },
-
-    /** Of these bill ids, the ones another confirmed create already accounts for (so a lookup never claims one twice). */
-    async findClaimedBillIds(
-      organizationId: number,
-      invoiceIds: string[],
-      exceptWriteId: number,
-    ): Promise<Set<string>> {
-      if (invoiceIds.length === 0) return new Set();
-      const rows = await db
-        .select({ xeroId: xeroWrites.xeroId })
-        .from(xeroWrites)
-        .where(
-          and(
-            eq(xeroWrites.organizationId, organizationId),
-            eq(xeroWrites.kind, 'bill.create'),
-            inArray(xeroWrites.xeroId, invoiceIds),
-            ne(xeroWrites.id, exceptWriteId),
-            or(eq(xeroWrites.state, 'confirmed'), eq(xeroWrites.state, 'needs_review')),
-          ),
-        );
-      return new Set(rows.map((r) => r.xeroId).filter((id): id is string => Boolean(id)));
-    },
   };
 }
 export type CisBillsRepository = ReturnType<typeof createCisBillsRepository>;

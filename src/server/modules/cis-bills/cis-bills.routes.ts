@@ -46,6 +46,7 @@ export function registerCisBillsRoutes(root: FastifyInstance): void {
       organizationId: tenant.organizationId,
       tenantId: tenant.tenantId,
       userId: tenant.user.id,
+      username: tenant.user.username,
       isAdmin: tenant.user.isAdmin,
       ip: request.ip,
       defaultCisSubcontractorsGroupId: tenant.organization.defaultCisSubcontractorsGroupId,

@@ -31,6 +31,8 @@ import { createWriteBatch } from './write-batch';
 
 /** Who acts, on which organisation, with its saved defaults. */
 export interface CisBillsContext extends SyncContext {
+  /** The acting user's name: every activity-log line names who acted. */
+  username: string;
   isAdmin: boolean;
   ip: string | null;
   defaultCisSubcontractorsGroupId: string | null;
@@ -312,7 +314,7 @@ export function createCisBillsService(deps: {
    * another create.
    */
   async function findCreatedBill(
-    ctx: XeroContext,
+    ctx: XeroContext & { organizationId: number },
     row: WriteRow,
   ): Promise<WriteOutcome<BillActionResponse> | null> {
     const record = row.request as CreateRecord;
@@ -335,12 +337,9 @@ export function createCisBillsService(deps: {
         (b.InvoiceNumber ?? '') === record.reference &&
         getBillPence(b.Total) === record.totalPence,
     );
-    const claimed = await repo.findClaimedBillIds(
-      row.organizationId,
-      candidates.map((b) => b.InvoiceID),
-      row.id,
-    );
-    const found = candidates.find((b) => !claimed.has(b.InvoiceID));
+    // A bill another create already accounts for is not this one's.
+    const claimed = await ledger.claimedXeroIds(row.organizationId, 'bill.create', row.id);
+    const found = candidates.find((b) => !claimed.has(b.InvoiceID.toLowerCase()));
     if (!found) return null;
     return {
       xeroId: found.InvoiceID,
@@ -359,22 +358,12 @@ export function createCisBillsService(deps: {
     };
   }
 
-  async function record(
-    ctx: CisBillsContext,
-    action: string,
-    target: string | null,
-    ok: boolean,
-    detail: Record<string, unknown>,
-  ) {
-    await audit.record({
-      userId: ctx.userId,
-      organizationId: ctx.organizationId,
-      action,
-      target,
-      result: ok ? 'success' : 'failure',
-      detail,
-      ip: ctx.ip,
-    });
+  /**
+   * The activity-log line of a bill write, handed to the ledger: it writes it once, when Xero's outcome is
+   * settled (answered, or found by look-up), so the log holds one line per write Xero applied or refused.
+   */
+  function auditOf(ctx: CisBillsContext, action: string, target: string | null, detail: Record<string, unknown>) {
+    return { action, target, username: ctx.username, ip: ctx.ip, detail };
   }
 
   /** Sends one status/line change of an existing bill through the ledger and caches Xero's answer. */
@@ -387,10 +376,12 @@ export function createCisBillsService(deps: {
       idempotencyKey: string | undefined;
       request: Record<string, unknown>;
       body: Record<string, unknown>;
+      detail: Record<string, unknown>;
     },
   ) {
     let cached: CachedBill | null = null;
     const outcome = await ledger.execute<BillActionResponse>({
+      audit: auditOf(ctx, spec.kind, spec.invoiceId, spec.detail),
       organizationId: ctx.organizationId,
       tenantId: ctx.tenantId,
       userId: ctx.userId,
@@ -541,30 +532,18 @@ export function createCisBillsService(deps: {
         ...(line.taxType && lineAmountTypes !== 'NoTax' ? { TaxType: line.taxType } : {}),
       };
       if (!newLine.AccountCode) delete (newLine as Partial<XeroBillLineInput>).AccountCode;
-      try {
-        const { outcome, cached } = await writeBill(ctx, {
-          kind: 'bill.update',
-          invoiceId,
-          amountPence,
-          idempotencyKey,
-          request: { invoiceId, amountPence, lineItemId: line.lineItemId },
-          // Status DRAFT guards the write: Xero refuses it if the bill was approved meanwhile.
-          body: { Status: 'DRAFT', LineAmountTypes: lineAmountTypes, LineItems: [newLine] },
-        });
-        await record(ctx, 'bill.update', invoiceId, true, {
-          before: bill.totalPence,
-          after: amountPence,
-          replayed: outcome.replayed,
-        });
-        const current = cached ?? (await repo.findBill(ctx.organizationId, invoiceId)) ?? bill;
-        return toDraftBill(current);
-      } catch (error) {
-        await record(ctx, 'bill.update', invoiceId, false, {
-          after: amountPence,
-          error: error instanceof Error ? error.message : String(error),
-        });
-        throw error;
-      }
+      const { cached } = await writeBill(ctx, {
+        kind: 'bill.update',
+        invoiceId,
+        amountPence,
+        idempotencyKey,
+        request: { invoiceId, amountPence, lineItemId: line.lineItemId },
+        // Status DRAFT guards the write: Xero refuses it if the bill was approved meanwhile.
+        body: { Status: 'DRAFT', LineAmountTypes: lineAmountTypes, LineItems: [newLine] },
+        detail: { before: bill.totalPence, after: amountPence },
+      });
+      const current = cached ?? (await repo.findBill(ctx.organizationId, invoiceId)) ?? bill;
+      return toDraftBill(current);
     },
 
     /**
@@ -614,28 +593,16 @@ export function createCisBillsService(deps: {
           ...(l.taxType ? { TaxType: l.taxType } : {}),
         }));
       }
-      try {
-        const { outcome } = await writeBill(ctx, {
-          kind: 'bill.approve',
-          invoiceId,
-          amountPence: bill.totalPence,
-          idempotencyKey,
-          request: { invoiceId, defaultAccountId, codedLines: needsAccount },
-          body,
-        });
-        await record(ctx, 'bill.approve', invoiceId, true, {
-          amountPence: bill.totalPence,
-          defaultAccountId,
-          codedLines: needsAccount,
-          replayed: outcome.replayed,
-        });
-        return outcome.response;
-      } catch (error) {
-        await record(ctx, 'bill.approve', invoiceId, false, {
-          error: error instanceof Error ? error.message : String(error),
-        });
-        throw error;
-      }
+      const { outcome } = await writeBill(ctx, {
+        kind: 'bill.approve',
+        invoiceId,
+        amountPence: bill.totalPence,
+        idempotencyKey,
+        request: { invoiceId, defaultAccountId, codedLines: needsAccount },
+        body,
+        detail: { amountPence: bill.totalPence, defaultAccountId, codedLines: needsAccount },
+      });
+      return outcome.response;
     },
 
     /**
@@ -649,8 +616,17 @@ export function createCisBillsService(deps: {
       idempotencyKey: string | undefined,
     ): Promise<BillActionResponse> {
       const bill = await getBill(ctx, invoiceId);
-      if (!ctx.isAdmin && !(await repo.isCreatedHere(ctx.organizationId, invoiceId))) {
-        await record(ctx, 'bill.delete', invoiceId, false, { error: 'not permitted' });
+      if (!ctx.isAdmin && !(await ledger.findConfirmedByXeroId(ctx.organizationId, 'bill.create', invoiceId))) {
+        await audit.record({
+          userId: ctx.userId,
+          username: ctx.username,
+          organizationId: ctx.organizationId,
+          action: 'bill.delete',
+          target: invoiceId,
+          result: 'failure',
+          detail: { error: 'not permitted' },
+          ip: ctx.ip,
+        });
         throw new AppError('FORBIDDEN', "You don't have permission to delete this bill");
       }
       if (bill.status === 'DELETED')
@@ -661,28 +637,16 @@ export function createCisBillsService(deps: {
           `This bill is ${bill.status.toLowerCase()} in Xero: only draft bills can be deleted (approved bills are voided in Xero)`,
         );
       }
-      try {
-        const { outcome } = await writeBill(ctx, {
-          kind: 'bill.delete',
-          invoiceId,
-          amountPence: bill.totalPence,
-          idempotencyKey,
-          request: { invoiceId },
-          body: { Status: 'DELETED' },
-        });
-        await record(ctx, 'bill.delete', invoiceId, true, {
-          amountPence: bill.totalPence,
-          contactId: bill.contactId,
-          reference: bill.invoiceNumber,
-          replayed: outcome.replayed,
-        });
-        return outcome.response;
-      } catch (error) {
-        await record(ctx, 'bill.delete', invoiceId, false, {
-          error: error instanceof Error ? error.message : String(error),
-        });
-        throw error;
-      }
+      const { outcome } = await writeBill(ctx, {
+        kind: 'bill.delete',
+        invoiceId,
+        amountPence: bill.totalPence,
+        idempotencyKey,
+        request: { invoiceId },
+        body: { Status: 'DELETED' },
+        detail: { amountPence: bill.totalPence, contactId: bill.contactId, reference: bill.invoiceNumber },
+      });
+      return outcome.response;
     },
   };
 
@@ -710,15 +674,9 @@ export function createCisBillsService(deps: {
     const results = await Promise.all(
       prepared.map(
         async ({ bill, prepared: ready, error }): Promise<{ result: CreateBillResult; error: unknown }> => {
-          const detail = {
-            contactId: bill.request.contactId,
-            reference: bill.request.reference,
-            date: bill.request.date,
-            status: bill.request.status,
-          };
           if (!ready) {
+            // Refused before anything was recorded or sent: not a write, so no activity-log line.
             const failure = describeFailure(error);
-            await record(ctx, 'bill.create', null, false, { ...detail, error: failure.message });
             return { result: { id: bill.id, ok: false, ...failure }, error };
           }
           let queued = false;
@@ -732,6 +690,13 @@ export function createCisBillsService(deps: {
               amountPence: ready.record.totalPence,
               idempotencyKey: bill.key,
               request: ready.record,
+              audit: auditOf(ctx, 'bill.create', bill.request.reference, {
+                contactId: bill.request.contactId,
+                reference: bill.request.reference,
+                date: bill.request.date,
+                status: bill.request.status,
+                amountPence: ready.record.totalPence,
+              }),
               send: async (key) => {
                 queued = true;
                 const answer = readElement(await batch.submit(key, ready.element));
@@ -741,11 +706,6 @@ export function createCisBillsService(deps: {
                   response: { invoiceID: answer.InvoiceID, status: answer.Status ?? ready.record.status },
                 };
               },
-            });
-            await record(ctx, 'bill.create', outcome.response.invoiceID, true, {
-              ...detail,
-              amountPence: ready.record.totalPence,
-              replayed: outcome.replayed,
             });
             return {
               result: {
@@ -759,22 +719,12 @@ export function createCisBillsService(deps: {
           } catch (error) {
             const settled = await settleUnknownCreate(ctx, error);
             if (settled) {
-              await record(ctx, 'bill.create', settled.invoiceID, true, {
-                ...detail,
-                amountPence: ready.record.totalPence,
-                foundInXero: true,
-              });
               return {
                 result: { id: bill.id, ok: true, invoiceID: settled.invoiceID, status: settled.status },
                 error: null,
               };
             }
             const failure = describeFailure(error);
-            await record(ctx, 'bill.create', null, false, {
-              ...detail,
-              amountPence: ready.record.totalPence,
-              error: failure.message,
-            });
             return { result: { id: bill.id, ok: false, ...failure }, error };
           } finally {
             if (!queued) batch.skip();
@@ -799,9 +749,13 @@ export function createCisBillsService(deps: {
     const row = Number.isInteger(writeId) ? await ledger.findById(writeId) : null;
     if (!row || row.organizationId !== ctx.organizationId || row.kind !== 'bill.create') return null;
     try {
-      const found = await findCreatedBill(ctx, row);
-      return found?.response ?? null;
-    } catch {
+      // The ledger settles the write with what it finds (and writes its activity-log line then, once).
+      const settled = await ledger.lookUp(row, ctx.tenantId);
+      if (settled.state !== 'confirmed' || !settled.xeroId) return null;
+      const response = settled.response as BillActionResponse | null;
+      return { invoiceID: settled.xeroId, status: response?.status ?? (row.request as CreateRecord).status };
+    } catch (lookupError) {
+      deps.log?.warn({ err: lookupError, writeId }, 'look-up of a bill create failed; it stays unknown');
       return null;
     }
   }

@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { organizations, xeroWrites } from '../../db/schema/index.ts';
+import { auditLog, organizations, xeroWrites } from '../../db/schema/index.ts';
 import type { LedgerSnapshot } from '../../../sandbox/ledger';
 import { TEST_ORIGIN } from '../../test/app';
 import { createConnectedUser, createXeroTestApp, enableFeatures, type XeroTestApp } from '../../test/xero';
@@ -232,7 +232,9 @@ describe('CIS Bills API (001 §7 CIS rows)', () => {
       const audit = await t.database.db.query.auditLog.findMany({
         where: (a, { eq: e }) => e(a.action, 'bill.create'),
       });
-      expect(audit.some((a) => a.target === first.json().invoiceID && a.result === 'success')).toBe(true);
+      // One line for the bill, though the request came twice (the second was a replay).
+      const lines = audit.filter((a) => (a.detail as { xeroId?: string } | null)?.xeroId === first.json().invoiceID);
+      expect(lines).toMatchObject([{ result: 'success', target: '0726', username: 'owner' }]);
     });
 
     it('creates an approved bill when drafts are off', async () => {
@@ -340,21 +342,12 @@ describe('CIS Bills API (001 §7 CIS rows)', () => {
         expect(billWrites().length - before).toBe(1);
         const created = billWrites().at(-1);
         expect(retried.json().invoiceID).toBe(created?.id);
-        // The ledger's own reconciliation settles the write the same way, by looking it up.
+        // The retry's look-up settled the ledger's write: the reconciler has nothing left to do.
         const [row] = await t.database.db
           .select()
           .from(xeroWrites)
           .where(and(eq(xeroWrites.organizationId, buildersId), eq(xeroWrites.idempotencyKey, key)));
-        expect(row?.state).toBe('unknown');
-        await t.database.db
-          .update(xeroWrites)
-          .set({ sentAt: new Date(Date.now() - 10 * 60_000) })
-          .where(eq(xeroWrites.id, row?.id ?? 0));
-        await impatient.app.services.ledger.reconcile();
-        expect(await impatient.app.services.ledger.findById(row?.id ?? 0)).toMatchObject({
-          state: 'confirmed',
-          xeroId: created?.id,
-        });
+        expect(row).toMatchObject({ state: 'confirmed', xeroId: created?.id });
         const replay = await send(body, key);
         expect(replay.json().invoiceID).toBe(created?.id);
         expect(billWrites().length - before).toBe(1);
@@ -646,5 +639,92 @@ describe('CIS Bills API (001 §7 CIS rows)', () => {
         expect(res.statusCode, url).toBe(401);
       }
     });
+  });
+});
+
+describe('CIS Bills activity log: one line per bill write, as Xero holds them (issue 15)', () => {
+  let t: XeroTestApp;
+  afterAll(() => t?.close());
+
+  it('after lost answers, retries, replays, approvals and a refusal, the log equals the sandbox writes one to one, each naming the user', async () => {
+    t = await createXeroTestApp({
+      sandbox: { minuteLimit: 10_000 },
+      xeroHttp: { gate: { maxInFlight: 5, perMinute: 10_000, windowMs: 60_500 } },
+    });
+    const owner = await createConnectedUser(t, 'owner');
+    const buildersId = owner.orgs.find((o) => o.tenantName === 'Demo Builders Ltd')?.organizationId ?? 0;
+    await enableFeatures(t, buildersId);
+    const builders = t.sandbox.state.orgs.find((o) => o.Name === 'Demo Builders Ltd');
+    const subIds = (builders?.contacts ?? []).filter((c) => c.IsSupplier).map((c) => c.ContactID);
+    const account = builders?.accounts.find((a) => a.Code === '321');
+    // A second app on the same sandbox and database whose Xero client never retries: a lost answer stays lost.
+    const impatient = await createXeroTestApp({ sandboxInstance: t.sandbox, database: t.database, xeroHttp: { maxAttempts: 1 } });
+    const send = (app: XeroTestApp, method: 'POST', url: string, body: unknown, key?: string) =>
+      app.app.inject({
+        method,
+        url,
+        headers: { cookie: owner.cookie, origin: TEST_ORIGIN, ...(key ? { 'idempotency-key': key } : {}), 'x-default-bill-account-id': account?.AccountID ?? '' },
+        ...(body === undefined ? {} : { payload: body as Record<string, unknown> }),
+      });
+    try {
+      expect((await send(t, 'POST', '/api/xero/set-active-organization', { organizationId: buildersId })).statusCode).toBe(200);
+      t.sandbox.clearLedger();
+      const day = new Date().toISOString().slice(0, 10);
+      const bill = (i: number, contactId = subIds[i % subIds.length] ?? '') => ({
+        id: `b${i}`,
+        contactId,
+        date: day,
+        reference: `LOG-${i}`,
+        lineItems: [{ description: 'Subcontractor services', quantity: 1, unitAmount: 100 + i }],
+        status: 'DRAFT',
+      });
+      const withAccount = (b: ReturnType<typeof bill>) => ({ ...b, lineItems: b.lineItems.map((l) => ({ ...l, accountCode: '321' })) });
+
+      // Four bills whose answer is lost; the same request again settles them by look-up; then once more (a replay).
+      const four = [0, 1, 2, 3].map((i) => withAccount(bill(i)));
+      t.sandbox.setFaults({ dropAfterWrite: 1, pathPrefix: '/api.xro/2.0/Invoices' });
+      const lost = await send(impatient, 'POST', '/api/xero/create-bills', { bills: four }, 'batch-four');
+      t.sandbox.clearFaults();
+      expect(lost.statusCode, lost.body).toBe(200);
+      for (let i = 0; i < 2; i += 1) {
+        const again = await send(t, 'POST', '/api/xero/create-bills', { bills: four }, 'batch-four');
+        expect(again.json(), again.body).toMatchObject({ created: 4, failed: 0 });
+      }
+      // A batch of three: one refused by Xero (no such contact), two created.
+      const three = [withAccount(bill(4)), withAccount(bill(5, '00000000-0000-4000-8000-000000000000')), withAccount(bill(6))];
+      const mixed = await send(t, 'POST', '/api/xero/create-bills', { bills: three }, 'batch-three');
+      expect(mixed.json()).toMatchObject({ created: 2, failed: 1 });
+      // Approve two bills (one of them twice with its key), delete a third.
+      const created = t.sandbox.ledger().writes.filter((w) => w.kind === 'bill' && w.action === 'create').map((w) => w.id);
+      expect(created).toHaveLength(6);
+      for (const [id, key] of [
+        [created[0], 'approve-0'],
+        [created[0], 'approve-0'],
+        [created[1], 'approve-1'],
+      ] as const) {
+        const res = await send(t, 'POST', `/api/xero/approve-bill/${id}`, undefined, key);
+        expect(res.statusCode, res.body).toBe(200);
+      }
+      const deleted = await send(t, 'POST', `/api/xero/delete-bill/${created[2]}`, undefined, 'delete-2');
+      expect(deleted.statusCode, deleted.body).toBe(200);
+
+      const applied = t.sandbox
+        .ledger()
+        .writes.filter((w) => w.kind === 'bill')
+        .map((w) => `${w.action}:${w.id.toLowerCase()}`)
+        .sort();
+      const lines = await t.database.db.select().from(auditLog).where(eq(auditLog.organizationId, buildersId));
+      const billLines = lines.filter((l) => l.action.startsWith('bill.'));
+      const successes = billLines
+        .filter((l) => l.result === 'success')
+        .map((l) => `${l.action.slice('bill.'.length)}:${String((l.detail as { xeroId?: string } | null)?.xeroId).toLowerCase()}`)
+        .sort();
+      expect(successes).toEqual(applied);
+      // The one bill Xero refused: one failure line, nothing else failed.
+      expect(billLines.filter((l) => l.result === 'failure')).toHaveLength(1);
+      expect(billLines.every((l) => l.username === 'owner')).toBe(true);
+    } finally {
+      await impatient.close();
+    }
   });
 });
