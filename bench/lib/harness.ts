@@ -182,8 +182,14 @@ export class ApiClient {
     });
     const text = await res.text();
     const ms = performance.now() - started;
-    const session = res.headers.getSetCookie().find((c) => c.startsWith('ll_session='));
-    if (session) this.cookie = session.split(';')[0] ?? '';
+    // The session, and the OAuth flow's browser binding (a callback is only honoured with it), as a browser keeps them.
+    for (const set of res.headers.getSetCookie()) {
+      const pair = set.split(';')[0] ?? '';
+      const name = pair.split('=')[0];
+      if (name !== 'll_session' && name !== 'll_oauth') continue;
+      const others = this.cookie.split('; ').filter((c) => c && !c.startsWith(`${name}=`));
+      this.cookie = [...others, ...(pair.endsWith('=') ? [] : [pair])].join('; ');
+    }
     return { status: res.status, text, ms, headers: res.headers, json: <T>() => JSON.parse(text) as T };
   }
 
@@ -237,7 +243,9 @@ export async function connectXero(
   }
   const callback = new URL(location);
   const via = options.callbackClient ?? client;
-  const landed = await via.send('GET', `${callback.pathname}${callback.search}`);
+  const landed = await via.send('GET', `${callback.pathname}${callback.search}`, undefined, { cookie: client.cookie });
+  // The binding is used once: the browser that finished the flow holds its session cookie alone again.
+  client.cookie = client.cookie.split('; ').filter((c) => !c.startsWith('ll_oauth=')).join('; ');
   const target = landed.headers.get('location') ?? '';
   if (!target.startsWith('/organizations?connected=true')) throw new Error(`connect landed on ${target || landed.status}: ${landed.text.slice(0, 200)}`);
   return client.json<UserOrganization[]>('GET', '/api/user-organizations');

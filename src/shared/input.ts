@@ -60,7 +60,13 @@ export function idTextSchema(message = INVALID_ID_MESSAGE) {
 
 /** An id a client may send either way (`organizationId: 12` or `"12"`), read as a number. */
 export function idOrIdTextSchema(message = INVALID_ID_MESSAGE) {
-  return z.union([idSchema(message), idTextSchema(message)]);
+  return z.union([z.number(), z.string()], { error: message }).transform((value, ctx) => {
+    if (!isDbId(value)) {
+      ctx.addIssue({ code: 'custom', message });
+      return z.NEVER;
+    }
+    return Number(value);
+  });
 }
 
 /** True when a value is one of our row ids, or its digits. */

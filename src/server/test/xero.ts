@@ -54,14 +54,23 @@ export async function connectXero(
 ): Promise<string> {
   const start = await as(app, cookie)('GET', '/api/xero/connect');
   if (start.statusCode !== 200) throw new Error(`connect failed: ${start.body}`);
+  // The browser that started the flow finishes it: its OAuth binding cookie goes to the callback.
+  const binding = oauthBindingCookie(start);
   sandbox.setAutoConsent({ email: consent.email ?? 'owner@demoshop.example', tenants: consent.tenants ?? 'all' });
   const authorize = await fetch(start.json().url as string, { redirect: 'manual' });
   sandbox.setAutoConsent(null);
   const location = authorize.headers.get('location');
   if (!location) throw new Error(`sandbox did not redirect (${authorize.status}): ${await authorize.text()}`);
   const callback = new URL(location);
-  const res = await app.inject({ method: 'GET', url: `${callback.pathname}${callback.search}`, headers: { cookie } });
+  const res = await app.inject({ method: 'GET', url: `${callback.pathname}${callback.search}`, headers: { cookie: [cookie, binding].filter(Boolean).join('; ') } });
   return String(res.headers.location);
+}
+
+/** The `ll_oauth=…` pair an OAuth start sets (the browser binding of issue 16), or '' when there is none. */
+export function oauthBindingCookie(res: { headers: Record<string, unknown> }): string {
+  const raw = res.headers['set-cookie'];
+  const list = (Array.isArray(raw) ? raw : raw ? [raw] : []) as string[];
+  return list.find((c) => c.startsWith('ll_oauth='))?.split(';')[0] ?? '';
 }
 
 /** A registered user with Xero connected (both demo organisations by default). */

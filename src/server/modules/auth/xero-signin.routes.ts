@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { USERNAME_MIN_LENGTH, usernameSchema } from '../../../shared/admin';
 import { OAuthError, type XeroOAuth } from '../../xero/xero-http/oauth';
 import type { TokenStore } from '../../xero/xero-http/token-store';
 import type { AuditLog } from '../audit/audit';
@@ -10,6 +11,8 @@ import {
   exchangeCallbackCode,
   findOAuthErrorRedirect,
   oauthCallbackQuerySchema,
+  bindToBrowser,
+  takeBrowserBinding,
   type OAuthRequests,
 } from '../xero-connection/oauth-requests';
 import type { UsersRepository } from './auth.repository';
@@ -19,9 +22,20 @@ function authUrl(params: Record<string, string>): string {
   return `/auth?${new URLSearchParams(params).toString()}`;
 }
 
-/** A free username from the Xero profile: the email, or the email with a number after it. */
+/**
+ * The username rule's form of what Xero says about the person (their email, usually): only the characters the
+ * rule allows, at most 50 of them so a number fits after it, and 'xero-user' when too little is left (issue 16:
+ * an email such as `"><svg/onload=alert(9)>@e.co` is Xero's to allow, not a username of ours).
+ */
+export function deriveUsername(wanted: string): string {
+  const kept = wanted.replace(/[^A-Za-z0-9._@+-]+/g, '').slice(0, 50).replace(/^[.@+-]+|[.@+-]+$/g, '');
+  const base = kept.length >= USERNAME_MIN_LENGTH ? kept : 'xero-user';
+  return usernameSchema.safeParse(base).success ? base : 'xero-user';
+}
+
+/** A free username from the Xero profile: the derived one, or it with a number after it. */
 async function pickUsername(users: UsersRepository, wanted: string): Promise<string> {
-  const base = wanted.slice(0, 60) || 'xero-user';
+  const base = deriveUsername(wanted);
   if (!(await users.findByUsername(base))) return base;
   for (let i = 2; i < 1000; i += 1) {
     const candidate = `${base}-${i}`;
@@ -45,6 +59,8 @@ export function registerXeroSignInRoutes(
     connection: ConnectionService;
     audit: AuditLog;
     redirectUri: string;
+    /** Cookies over HTTPS only (the session's setting). */
+    secureCookie: boolean;
   },
 ) {
   const app = root.withTypeProvider<ZodTypeProvider>();
@@ -55,6 +71,7 @@ export function registerXeroSignInRoutes(
       const { url, checks } = await createAuthorization(oauth, deps.redirectUri);
       const signedIn = request.session && !request.session.mfaPending ? request.session.user.id : null;
       await oauthRequests.create({ ...checks, purpose: 'signin', userId: signedIn });
+      bindToBrowser(request, reply, checks.state, deps.secureCookie);
       return reply.redirect(url);
     } catch (error) {
       request.log.warn({ err: error }, 'Sign in with Xero could not start');
@@ -72,10 +89,17 @@ export function registerXeroSignInRoutes(
     async (request, reply) => {
       const { code, state, error } = request.query;
       const pending = await oauthRequests.consume(state);
+      const startedHere = takeBrowserBinding(request, reply, state, deps.secureCookie);
       const errorRedirect = findOAuthErrorRedirect(error, authUrl);
       if (errorRedirect) return reply.redirect(errorRedirect);
       if (!code) return reply.redirect(authUrl({ error: 'missing_code' }));
       if (!pending || pending.purpose !== 'signin') return reply.redirect(authUrl({ error: 'authentication_failed' }));
+      // A callback this browser did not start (a link finished elsewhere) signs no one in.
+      if (!startedHere) {
+        request.log.warn('Sign in with Xero: callback from a browser that did not start the flow');
+        await audit.record({ userId: null, action: 'user.login', result: 'failure', ip: request.ip, detail: { method: 'xero', reason: 'state_not_bound_to_browser' } });
+        return reply.redirect(authUrl({ error: 'authentication_failed' }));
+      }
 
       let tokenSet;
       try {

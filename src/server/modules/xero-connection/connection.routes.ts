@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { connectionStatusSchema, xeroAuthUrlResponseSchema } from '../../../shared/connection';
@@ -15,6 +15,8 @@ import {
   exchangeCallbackCode,
   findOAuthErrorRedirect,
   oauthCallbackQuerySchema,
+  bindToBrowser,
+  takeBrowserBinding,
   type OAuthRequests,
 } from './oauth-requests';
 
@@ -38,12 +40,14 @@ export function registerConnectionRoutes(
     audit: AuditLog;
     redirectUri: string;
     appUrl: string;
+    /** Cookies over HTTPS only (the session's setting). */
+    secureCookie: boolean;
   },
 ) {
   const app = root.withTypeProvider<ZodTypeProvider>();
   const { connection, oauth, oauthRequests, tokens, audit } = deps;
 
-  const start = async (request: FastifyRequest, purpose: 'connect' | 'reconnect') => {
+  const start = async (request: FastifyRequest, reply: FastifyReply, purpose: 'connect' | 'reconnect') => {
     const user = requireUser(request);
     let authorization: Awaited<ReturnType<typeof createAuthorization>>;
     try {
@@ -56,10 +60,11 @@ export function registerConnectionRoutes(
       );
     }
     await oauthRequests.create({ ...authorization.checks, purpose, userId: user.id });
+    bindToBrowser(request, reply, authorization.checks.state, deps.secureCookie);
     return { url: authorization.url, cancelUrl: `${deps.appUrl}/xero-cancel` };
   };
-  app.get('/api/xero/connect', { schema: { response: { 200: xeroAuthUrlResponseSchema } } }, (request) => start(request, 'connect'));
-  app.get('/api/xero/reconnect', { schema: { response: { 200: xeroAuthUrlResponseSchema } } }, (request) => start(request, 'reconnect'));
+  app.get('/api/xero/connect', { schema: { response: { 200: xeroAuthUrlResponseSchema } } }, (request, reply) => start(request, reply, 'connect'));
+  app.get('/api/xero/reconnect', { schema: { response: { 200: xeroAuthUrlResponseSchema } } }, (request, reply) => start(request, reply, 'reconnect'));
 
   app.get(
     '/api/xero/callback',
@@ -71,6 +76,7 @@ export function registerConnectionRoutes(
     async (request, reply) => {
       const { code, state, error } = request.query;
       const pending = await oauthRequests.consume(state);
+      const startedHere = takeBrowserBinding(request, reply, state, deps.secureCookie);
       const errorRedirect = findOAuthErrorRedirect(error, organizationsUrl);
       if (errorRedirect) return reply.redirect(errorRedirect);
       const user = request.session && !request.session.mfaPending ? request.session.user : null;
@@ -78,6 +84,11 @@ export function registerConnectionRoutes(
       if (!code) return reply.redirect(organizationsUrl({ error: 'missing_code' }));
       if (!pending || pending.purpose === 'signin') return reply.redirect(organizationsUrl({ error: 'invalid_request' }));
       if (pending.userId !== user.id) return reply.redirect(organizationsUrl({ error: 'unauthorized' }));
+      // A callback this browser did not start connects nothing (issue 16).
+      if (!startedHere) {
+        await audit.record({ userId: user.id, action: `xero.${pending.purpose}`, result: 'failure', ip: request.ip, detail: { reason: 'state_not_bound_to_browser' } });
+        return reply.redirect(organizationsUrl({ error: 'invalid_request' }));
+      }
 
       let tokenSet;
       try {

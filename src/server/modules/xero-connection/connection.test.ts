@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { xeroTokens } from '../../db/schema/index.ts';
 import { TEST_ORIGIN } from '../../test/app';
 import { as, register, sessionCookie } from '../../test/session';
-import { connectXero, createConnectedUser, createXeroTestApp, type XeroTestApp } from '../../test/xero';
+import { usernameSchema } from '../../../shared/admin';
+import { connectXero, createConnectedUser, createXeroTestApp, oauthBindingCookie, type XeroTestApp } from '../../test/xero';
 
 describe('connecting Xero and choosing an organisation', () => {
   let t: XeroTestApp;
@@ -177,18 +178,78 @@ describe('Sign in with Xero', () => {
   });
   afterAll(() => t.close());
 
-  async function signIn(email: string, cookie?: string) {
+  /** Starts Sign in with Xero in one browser and finishes the consent at the sandbox: the callback path, and the browser's binding cookie. */
+  async function startSignIn(email: string, cookie?: string) {
     const start = await t.app.inject({ url: '/api/auth/xero', headers: cookie ? { cookie } : {} });
     expect(start.statusCode).toBe(302);
     const authorizeUrl = String(start.headers.location);
     expect(authorizeUrl).toContain('code_challenge_method=S256');
     expect(authorizeUrl).toContain('nonce=');
+    const binding = oauthBindingCookie(start);
     t.sandbox.setAutoConsent({ email, tenants: 'all' });
     const consent = await fetch(authorizeUrl, { redirect: 'manual' });
     t.sandbox.setAutoConsent(null);
     const callback = new URL(String(consent.headers.get('location')));
-    return t.app.inject({ url: `${callback.pathname}${callback.search}`, headers: cookie ? { cookie } : {} });
+    return { callbackPath: `${callback.pathname}${callback.search}`, binding };
   }
+
+  async function signIn(email: string, cookie?: string) {
+    const { callbackPath, binding } = await startSignIn(email, cookie);
+    const jar = [cookie, binding].filter(Boolean).join('; ');
+    return t.app.inject({ url: callbackPath, headers: jar ? { cookie: jar } : {} });
+  }
+
+  it('binds the flow to the browser that started it: a callback link finished elsewhere signs no one in', async () => {
+    const start = await t.app.inject({ url: '/api/auth/xero' });
+    const setCookie = String(start.headers['set-cookie']);
+    expect(setCookie).toMatch(/^ll_oauth=/);
+    expect(setCookie).toMatch(/HttpOnly/);
+    expect(setCookie).toMatch(/SameSite=Lax/);
+    expect(setCookie).toMatch(/Max-Age=900/);
+    // The attacker finishes their own consent and sends the callback link to a victim, whose browser never started it.
+    const attacker = await startSignIn('attacker@demoshop.example');
+    const victim = await t.app.inject({ url: attacker.callbackPath });
+    expect(victim.headers.location).toBe('/auth?error=authentication_failed');
+    expect(String(victim.headers['set-cookie'] ?? '')).not.toMatch(/ll_session=[^;]/);
+    // A browser with a binding of its own, for another flow, fares no better.
+    const other = await startSignIn('owner@demoshop.example');
+    const attacker2 = await startSignIn('attacker@demoshop.example');
+    const mixed = await t.app.inject({ url: attacker2.callbackPath, headers: { cookie: other.binding } });
+    expect(mixed.headers.location).toBe('/auth?error=authentication_failed');
+    expect(String(mixed.headers['set-cookie'] ?? '')).not.toMatch(/ll_session=[^;]/);
+    // The browser that started it signs in.
+    const own = await t.app.inject({ url: other.callbackPath, headers: { cookie: other.binding } });
+    expect(own.headers.location).toBe('/auth?xero_callback=true');
+  });
+
+  it('binds connect and reconnect to the browser that started them: a callback without it connects nothing', async () => {
+    const local = await register(t.app, 'bound.person');
+    for (const route of ['/api/xero/connect', '/api/xero/reconnect']) {
+      const start = await as(t.app, local.cookie)('GET', route);
+      expect(String(start.headers['set-cookie'])).toMatch(/^ll_oauth=.+HttpOnly.+SameSite=Lax/);
+      t.sandbox.setAutoConsent({ email: 'owner@demoshop.example', tenants: 'all' });
+      const consent = await fetch(start.json().url as string, { redirect: 'manual' });
+      t.sandbox.setAutoConsent(null);
+      const callback = new URL(String(consent.headers.get('location')));
+      const res = await t.app.inject({ url: `${callback.pathname}${callback.search}`, headers: { cookie: local.cookie } });
+      expect(res.headers.location, route).toBe('/organizations?error=invalid_request');
+      expect((await as(t.app, local.cookie)('GET', '/api/user-organizations')).json(), route).toEqual([]);
+    }
+  });
+
+  it('derives a username that keeps the username rule from any Xero email, and a unique one', async () => {
+    const hostile = '"><svg/onload=alert(9)>@e.co';
+    const first = (await as(t.app, sessionCookie(await signIn(hostile)))('GET', '/api/user')).json();
+    expect(usernameSchema.safeParse(first.username).success).toBe(true);
+    expect(first.username).not.toMatch(/[<>"/]/);
+    expect(first.email).toBe(hostile);
+    const long = `${'a'.repeat(70)}@example.com`;
+    const second = (await as(t.app, sessionCookie(await signIn(long)))('GET', '/api/user')).json();
+    expect(usernameSchema.safeParse(second.username).success).toBe(true);
+    const third = (await as(t.app, sessionCookie(await signIn(`${'a'.repeat(70)}@example.org`)))('GET', '/api/user')).json();
+    expect(usernameSchema.safeParse(third.username).success).toBe(true);
+    expect(third.username).not.toBe(second.username);
+  });
 
   it('creates the user, connects the organisations and signs them in', async () => {
     const res = await signIn('owner@demoshop.example');

@@ -1,3 +1,4 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { eq, lt } from 'drizzle-orm';
 import type { Db } from '../../db/client';
@@ -27,6 +28,43 @@ export function createOAuthRequests(db: Db) {
   };
 }
 export type OAuthRequests = ReturnType<typeof createOAuthRequests>;
+
+/**
+ * The browser that started an authorisation (issue 16): a short-lived, HttpOnly, SameSite=Lax cookie holding
+ * the states it started, checked at the callback. A callback link finished by someone else (an attacker's own
+ * sign-in, sent to a victim) then signs no one in and connects nothing: the victim's browser never started it.
+ * A few states are kept so two tabs can each finish their own flow.
+ */
+export const OAUTH_BROWSER_COOKIE = 'll_oauth';
+const BROWSER_FLOWS_KEPT = 3;
+
+function cookieOptions(secure: boolean) {
+  return { httpOnly: true, sameSite: 'lax' as const, secure, path: '/api' };
+}
+
+function readBrowserStates(request: FastifyRequest): string[] {
+  const raw = request.cookies?.[OAUTH_BROWSER_COOKIE];
+  return raw ? raw.split('.').filter((s) => /^[\w-]{16,200}$/.test(s)) : [];
+}
+
+/** Marks this browser as the one that started the authorisation of `state`. */
+export function bindToBrowser(request: FastifyRequest, reply: FastifyReply, state: string, secure: boolean): void {
+  const states = [...readBrowserStates(request).slice(-(BROWSER_FLOWS_KEPT - 1)), state];
+  reply.setCookie(OAUTH_BROWSER_COOKIE, states.join('.'), { ...cookieOptions(secure), maxAge: Math.floor(MAX_AGE_MS / 1000) });
+}
+
+/**
+ * At the callback: true when this browser started the authorisation of `state`. The state is forgotten by the
+ * browser either way (it is used once, as the stored request is).
+ */
+export function takeBrowserBinding(request: FastifyRequest, reply: FastifyReply, state: string | undefined, secure: boolean): boolean {
+  const states = readBrowserStates(request);
+  const bound = state !== undefined && states.includes(state);
+  const rest = states.filter((s) => s !== state);
+  if (rest.length > 0) reply.setCookie(OAUTH_BROWSER_COOKIE, rest.join('.'), { ...cookieOptions(secure), maxAge: Math.floor(MAX_AGE_MS / 1000) });
+  else if (states.length > 0) reply.clearCookie(OAUTH_BROWSER_COOKIE, cookieOptions(secure));
+  return bound;
+}
 
 /** What Xero sends back to a redirect URI: a code and our state, or an OAuth error (RFC 6749 §4.1.2). */
 export const oauthCallbackQuerySchema = z.object({
