@@ -16,7 +16,7 @@
       var stored = window.localStorage.getItem('theme');
       if (stored === 'dark') return true;
       if (stored === 'light') return false;
-    } catch (e) {
+    } catch {
       /* storage blocked: follow the system */
     }
     return Boolean(window.matchMedia && window.matchMedia('(prefers-color-scheme: dark)').matches);
