@@ -1,0 +1,118 @@
+/**
+ * A new user's first hour: `npm start` on an empty data folder, then "Try the demo". This spec starts its own
+ * server as `npm start` does (demo mode, no ADMIN_* variables, its own DATA_DIR and ports) instead of the
+ * shared e2e server, whose administrator is created from ADMIN_USERNAME/ADMIN_PASSWORD.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { expect, screenshot, test } from './fixtures';
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+let server: ChildProcess | undefined;
+let dataDir = '';
+let origin = '';
+let stdout = '';
+
+test.describe('a fresh demo', () => {
+  test.describe.configure({ timeout: 240_000 });
+
+  test.beforeAll(async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ledgerlink-first-hour-'));
+    const [port, sandboxPort] = [await freePort(), await freePort()];
+    origin = `http://localhost:${port}`;
+    server = spawn(process.execPath, ['--import', 'tsx', 'src/server/server.ts'], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        NODE_ENV: 'production',
+        PORT: String(port),
+        SANDBOX_PORT: String(sandboxPort),
+        DATA_DIR: dataDir,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    server.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
+    server.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+    // The password line comes last, once the server listens and the demo is prepared.
+    await new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (/^Demo administrator: .*password/m.test(stdout)) resolve();
+        else if (server?.exitCode !== null) reject(new Error(`the server stopped: ${stderr}`));
+        else setTimeout(check, 200);
+      };
+      check();
+    });
+  });
+
+  test.afterAll(async () => {
+    if (server && server.exitCode === null) {
+      const exited = new Promise((resolve) => server?.once('exit', resolve));
+      server.kill('SIGTERM');
+      await exited;
+    }
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test('"Try the demo" reaches an invoice to pay and the CIS Bills form with no other step', async ({
+    page,
+  }) => {
+    expect(stdout.trim().split('\n')).toEqual([
+      expect.stringMatching(
+        /^Ledgerlink ready on http:\/\/localhost:\d+ · database: PGlite \(embedded\) .* · Xero: demo/,
+      ),
+      'Demo ready: Demo Builders Ltd and Demo Shop Ltd connected, every feature switched on',
+      expect.stringMatching(/^Demo administrator: username "admin", password "[^"]+"/),
+    ]);
+
+    await page.goto(`${origin}/`);
+    await expect(page).toHaveURL(/\/auth/);
+    await screenshot(page, 'first-hour-1-sign-in');
+    await page.getByRole('button', { name: 'Try the demo' }).click();
+
+    await expect(page).toHaveURL(/\/organizations/);
+    const shop = page.getByRole('group', { name: 'Demo Shop Ltd' });
+    const builders = page.getByRole('group', { name: 'Demo Builders Ltd' });
+    await expect(shop.getByText('Active')).toBeVisible();
+    await expect(builders.getByRole('button', { name: 'Activate Demo Builders Ltd' })).toBeVisible();
+    for (const card of [shop, builders]) {
+      for (const feature of ['Pay Invoices', 'Add Invoices', 'CIS Bills', 'Stock Journal']) {
+        await expect(card.getByRole('button', { name: feature, exact: true })).toBeEnabled();
+      }
+    }
+    await expect(page.getByText('No Organizations Connected')).toHaveCount(0);
+    await screenshot(page, 'first-hour-2-organizations');
+
+    await shop.getByRole('button', { name: 'Pay Invoices', exact: true }).click();
+    await expect(page).toHaveURL(/\/invoices$/);
+    await expect(page.getByRole('heading', { name: 'Pay Invoices', exact: true })).toBeVisible();
+    await expect(page.getByText(/^INV-\d+$/).first()).toBeVisible();
+    await screenshot(page, 'first-hour-3-pay-invoices');
+
+    await page.goBack();
+    await page
+      .getByRole('group', { name: 'Demo Shop Ltd' })
+      .getByRole('button', { name: 'CIS Bills', exact: true })
+      .click();
+    await expect(page).toHaveURL(/\/cis-invoices$/);
+    await expect(page.getByRole('heading', { name: 'CIS Bills', exact: true })).toBeVisible();
+    await expect(page.getByRole('combobox', { name: /^Subcontractor/ })).toBeVisible();
+    await expect(page.getByRole('spinbutton', { name: 'Gross Amount' })).toBeVisible();
+    await screenshot(page, 'first-hour-4-cis-bills');
+
+    await page.setViewportSize({ width: 375, height: 800 });
+    await screenshot(page, 'first-hour-4-cis-bills-375');
+  });
+});
