@@ -12,11 +12,12 @@ import { getUkToday } from '../../shared/dates';
 import { fromPence } from '../../shared/money';
 import { getStockJournalKey, getStockJournalReference, splitSalesPeriod, type JournalPeriod, type SalesPeriod } from '../../shared/stock-journal';
 import { SEED_NAMES, startSandbox, type LedgerWrite, type Sandbox } from '../../sandbox/sandbox';
+import { amountDue } from '../../sandbox/invoice-math';
 import type { OrgRec } from '../../sandbox/state';
-import { organizations, stockJournalEntries, xeroWrites } from '../db/schema/index.ts';
+import { auditLog, organizations, stockJournalEntries, xeroWrites } from '../db/schema/index.ts';
 import { TEST_ORIGIN } from '../test/app';
 import { createConnectedUser, createXeroTestApp, enableFeatures, TEST_CLIENT, type XeroTestApp } from '../test/xero';
-import { fingerprintOf, type WriteRow } from '../xero/write-ledger';
+import { fingerprintOf, type WriteAudit, type WriteRow } from '../xero/write-ledger';
 import { buildPaymentBody } from '../xero/xero-http/pay-invoices';
 import { buildManualJournalBody } from '../xero/xero-http/stock-journal';
 
@@ -53,7 +54,13 @@ export type Op =
   | { kind: 'approve'; cash: CashShare[]; faults: FaultPlan; double: boolean }
   | { kind: 'journal'; faults: FaultPlan; double: boolean }
   | { kind: 'crash'; write: CrashedKind; at: CrashPoint }
-  | { kind: 'return'; pick: number; later: boolean; faults: FaultPlan };
+  | { kind: 'return'; pick: number; later: boolean; faults: FaultPlan }
+  /** A later payment (a new key) on an invoice an earlier action paid part of. */
+  | { kind: 'payAgain'; pick: number; isCard: boolean; faults: FaultPlan; double: boolean }
+  /** An earlier payment request sent again, same key and body, after later payments (a second tab, a proxy, a resumed request), on this instance or a restarted one. */
+  | { kind: 'resend'; pick: number; restart: boolean }
+  /** Two payments on one invoice at the same moment, under two keys (two tabs). */
+  | { kind: 'payTogether'; faults: FaultPlan };
 
 /** The Xero write an action or a crash is about, as the sandbox ledger records it. */
 export type WriteType = 'payment' | 'bill' | 'journal' | 'approve';
@@ -111,6 +118,8 @@ export interface World {
   manualKeys: Set<string>;
   /** Product misbehaviour seen on the wire (a 500, a refusal without a message…). */
   problems: string[];
+  /** Invoices payments were made on, by id: their balances must be shown as Xero has them. */
+  touched: Map<string, string>;
   counts: Record<string, number>;
 }
 
@@ -206,6 +215,7 @@ export async function createWorld(sandbox: Sandbox, label: string): Promise<Worl
     crashes: [],
     manualKeys: new Set(),
     problems: [],
+    touched: new Map(),
     counts: {},
   };
 }
@@ -461,9 +471,14 @@ async function perform(world: World, spec: ActionSpec, faults: FaultPlan, double
   if (!record) world.actions.push(target);
 }
 
-function payAction(world: World, op: Extract<Op, { kind: 'pay' }>): ActionSpec | null {
-  const invoice = world.invoices.shift();
+function payAction(
+  world: World,
+  op: Pick<Extract<Op, { kind: 'pay' }>, 'share' | 'isCard'>,
+  given?: { invoiceId: string; invoiceNumber: string; duePence: number },
+): ActionSpec | null {
+  const invoice = given ?? world.invoices.shift();
   if (!invoice) return null;
+  world.touched.set(invoice.invoiceId.toLowerCase(), invoice.invoiceNumber);
   const pence = op.share === 'full' ? invoice.duePence : op.share === 'part' ? Math.max(1, Math.floor(invoice.duePence / 2)) : 1;
   const key = nextKey(world, 'pay');
   return {
@@ -696,6 +711,8 @@ async function runCrash(world: World, op: Extract<Op, { kind: 'crash' }>) {
       requestedPence: pence,
     };
     target = { type: 'payment', target: invoice.invoiceId, key, amountPence: pence };
+    world.touched.set(invoice.invoiceId.toLowerCase(), invoice.invoiceNumber);
+    const audit: WriteAudit = { action: 'payment.create', target: invoice.invoiceId, username: world.owner.user.username, detail: { amountPence: pence } };
     await world.t.database.db.insert(xeroWrites).values({
       ...base,
       organizationId: world.shop.organizationId,
@@ -704,6 +721,7 @@ async function runCrash(world: World, op: Extract<Op, { kind: 'crash' }>) {
       targetId: invoice.invoiceId,
       amountPence: pence,
       request,
+      audit,
     });
     if (apply) {
       const { data } = await http.send<{ Payments: Array<{ PaymentID: string }> }>(userId, world.shop.tenantId, {
@@ -812,6 +830,7 @@ async function runCrash(world: World, op: Extract<Op, { kind: 'crash' }>) {
     if (!draft) return;
     const request = { InvoiceID: draft.invoiceId, Status: 'AUTHORISED' };
     target = { type: 'approve', target: draft.invoiceId, key, amountPence: draft.totalPence };
+    const audit: WriteAudit = { action: 'add-invoices.approve', target: draft.invoiceId, username: world.owner.user.username, detail: { invoiceNumber: draft.invoiceNumber } };
     await world.t.database.db.insert(xeroWrites).values({
       ...base,
       organizationId: world.shop.organizationId,
@@ -820,6 +839,7 @@ async function runCrash(world: World, op: Extract<Op, { kind: 'crash' }>) {
       targetId: draft.invoiceId,
       amountPence: draft.totalPence,
       request,
+      audit,
     });
     if (apply) {
       await http.send(userId, world.shop.tenantId, {
@@ -837,6 +857,95 @@ async function runCrash(world: World, op: Extract<Op, { kind: 'crash' }>) {
   world.crashes.push({ label: `crash ${op.write} ${op.at} ${target.target}`, target, at: op.at, ...(appliedId ? { appliedId } : {}), ...(journalEntryId ? { journalEntryId } : {}) });
 }
 
+/** What Xero holds as an invoice's amount due, in pence (the sandbox's own state). */
+function xeroDuePence(world: World, invoiceId: string): number | null {
+  const inv = orgRec(world.sandbox, world.shop.tenantId).invoices.find((i) => i.InvoiceID.toLowerCase() === invoiceId.toLowerCase());
+  return inv ? amountDue(inv) : null;
+}
+
+/** Earlier payment actions, oldest first. */
+function paymentActions(world: World): ActionRecord[] {
+  return world.actions.filter((a) => a.targets.length === 1 && a.targets[0]?.type === 'payment');
+}
+
+async function payAgain(world: World, op: Extract<Op, { kind: 'payAgain' }>) {
+  const open = paymentActions(world).filter((a) => (xeroDuePence(world, a.targets[0]?.target ?? '') ?? 0) > 1);
+  const record = open[op.pick % Math.max(1, open.length)];
+  const target = record?.targets[0];
+  if (!record || !target) return;
+  const payload = record.spec.payload as { invoiceNumber: string };
+  const due = xeroDuePence(world, target.target) ?? 0;
+  const spec = payAction(world, { share: 'penny', isCard: op.isCard }, { invoiceId: target.target, invoiceNumber: payload.invoiceNumber, duePence: due });
+  if (spec) await perform(world, spec, op.faults, op.double);
+}
+
+/** The same request and key again, later: on this instance, or on a new one (the server was restarted). */
+async function resend(world: World, op: Extract<Op, { kind: 'resend' }>) {
+  const sent = paymentActions(world);
+  const record = sent[op.pick % Math.max(1, sent.length)];
+  if (!record) return;
+  const original = world.t;
+  const restarted = op.restart ? await createXeroTestApp({ database: world.t.database, sandboxInstance: world.sandbox, xeroHttp: XERO_HTTP_OPTIONS }) : null;
+  if (restarted) world.t = restarted;
+  try {
+    await perform(world, record.spec, NO_FAULTS, false, record);
+    record.label = `${record.label}, resent${op.restart ? ' after a restart' : ''}`;
+    await checkShownBalances(world, [record.targets[0]?.target ?? ''], `after resending ${record.label}`);
+  } finally {
+    world.t = original;
+    if (restarted) await restarted.close();
+  }
+}
+
+async function payTogether(world: World, op: Extract<Op, { kind: 'payTogether' }>) {
+  const invoice = world.invoices.shift();
+  if (!invoice || invoice.duePence < 4) return;
+  const half = { ...invoice, duePence: Math.floor(invoice.duePence / 2) };
+  const card = payAction(world, { share: 'full', isCard: true }, half);
+  const cash = payAction(world, { share: 'part', isCard: false }, half);
+  if (!card || !cash) return;
+  applyFaults(world, op.faults, '/api.xro/2.0/Payments');
+  try {
+    await Promise.all([perform(world, card, NO_FAULTS, false), perform(world, cash, NO_FAULTS, false)]);
+  } finally {
+    clearFaults(world);
+  }
+}
+
+/**
+ * Every balance a user is shown for these invoices equals Xero's: the single invoice as Refresh Invoice
+ * gives it, and its row in the list (gone when nothing is due).
+ */
+export async function checkShownBalances(world: World, invoiceIds: readonly string[], when: string): Promise<void> {
+  clearFaults(world);
+  const org = world.shop.organizationId;
+  for (const id of invoiceIds) {
+    const truth = xeroDuePence(world, id);
+    if (truth === null) continue;
+    const single = await world.t.app.inject({ method: 'GET', url: `/api/xero/invoices/${id}?refresh=true&org=${org}`, headers: { cookie: world.owner.cookie } });
+    const shown = single.statusCode === 200 ? Math.round((single.json() as { invoice: { amountDue: number } }).invoice.amountDue * 100) : null;
+    if (shown !== truth) {
+      world.problems.push(`stale balance ${when}: invoice ${world.touched.get(id.toLowerCase()) ?? id} shows ${shown ?? single.statusCode}p on refresh, Xero has ${truth}p`);
+      count(world, 'staleBalance');
+    }
+  }
+  const list = await world.t.app.inject({ method: 'GET', url: `/api/xero/invoices?org=${org}`, headers: { cookie: world.owner.cookie } });
+  if (list.statusCode !== 200) {
+    world.problems.push(`invoice list ${when}: ${list.statusCode}`);
+    return;
+  }
+  const rows = new Map((list.json() as Array<{ invoiceId: string; amountDue: number }>).map((r) => [r.invoiceId.toLowerCase(), Math.round(r.amountDue * 100)]));
+  for (const id of invoiceIds) {
+    const truth = xeroDuePence(world, id);
+    if (truth === null) continue;
+    const shown = rows.get(id.toLowerCase()) ?? 0;
+    if (shown !== truth) {
+      world.problems.push(`stale balance ${when}: invoice ${world.touched.get(id.toLowerCase()) ?? id} shows ${shown}p in the list, Xero has ${truth}p`);
+      count(world, 'staleBalance');
+    }
+  }
+}
+
 export async function runOp(world: World, op: Op): Promise<void> {
   count(world, `op.${op.kind}`);
   switch (op.kind) {
@@ -848,6 +957,12 @@ export async function runOp(world: World, op: Op): Promise<void> {
       const spec = payAction(world, op);
       return spec ? perform(world, spec, op.faults, op.double) : undefined;
     }
+    case 'payAgain':
+      return payAgain(world, op);
+    case 'resend':
+      return resend(world, op);
+    case 'payTogether':
+      return payTogether(world, op);
     case 'bill':
       return perform(world, billAction(world, op), op.faults, op.double);
     case 'bills':
@@ -939,6 +1054,8 @@ function normalTarget(target: Target): string {
  * refused is in Xero; crashes ended as they must.
  */
 export async function findViolations(world: World): Promise<string[]> {
+  // Every balance shown for an invoice paid in this run is Xero's, whatever happened to its writes.
+  await checkShownBalances(world, [...world.touched.keys()], 'after the run');
   const violations = [...world.problems];
   const tenants = new Set([world.shop.tenantId, world.builders.tenantId]);
   const writes = world.sandbox.ledger().writes.filter((w) => tenants.has(w.tenantId));
@@ -1001,7 +1118,54 @@ export async function findViolations(world: World): Promise<string[]> {
   for (const [id, owners] of confirmedById) {
     if (!seen.has(id)) violations.push(`lost: ledger row ${owners[0]?.idempotencyKey} is confirmed as ${id} but Xero has no such write`);
   }
-  for (const [target, n] of perTarget) if (n > 1) violations.push(`duplicate: ${n} writes in Xero for ${target}`);
+  // An invoice may take several payments (each its own key): those are matched one to one by id above.
+  for (const [target, n] of perTarget) if (n > 1 && !target.startsWith('payment:')) violations.push(`duplicate: ${n} writes in Xero for ${target}`);
+  const xeroIds = new Set(writes.map((w) => w.id.toLowerCase()));
+  /** How many writes Xero has for a target: a payment by its row's Xero id (an invoice can have several). */
+  const inXeroFor = (target: Target, row: WriteRow | undefined) =>
+    target.type === 'payment'
+      ? row?.state === 'confirmed' && row.xeroId && xeroIds.has(row.xeroId.toLowerCase())
+        ? 1
+        : 0
+      : (perTarget.get(`${target.type}:${normalTarget(target)}`) ?? 0);
+
+  // The activity log is Xero's writes, one to one: every settled write that carries a line has exactly one,
+  // success when Xero has it and failure when it certainly does not; nothing while unsettled; every line
+  // names who acted; no success line stands for no write.
+  const lines = await world.t.database.db
+    .select()
+    .from(auditLog)
+    .where(inArray(auditLog.organizationId, [world.shop.organizationId, world.builders.organizationId]));
+  const linesByWrite = new Map<number, typeof lines>();
+  for (const line of lines) {
+    const writeId = (line.detail as { writeId?: unknown } | null)?.writeId;
+    if (typeof writeId === 'number') linesByWrite.set(writeId, [...(linesByWrite.get(writeId) ?? []), line]);
+  }
+  const loggedActions = new Set(['payment.create', 'add-invoices.approve', 'add-invoices.cash-payment']);
+  for (const row of rows) {
+    const audit = row.audit as WriteAudit | null;
+    if (!audit) {
+      if (row.kind === 'payment' || row.kind === 'invoice.approve') violations.push(`log: ${row.kind} ${row.idempotencyKey} carries no activity-log line`);
+      continue;
+    }
+    loggedActions.add(audit.action);
+    const mine = linesByWrite.get(row.id) ?? [];
+    const expected = row.state === 'confirmed' ? 'success' : row.state === 'failed' ? 'failure' : null;
+    if (!expected && mine.length > 0) violations.push(`log: ${row.kind} ${row.idempotencyKey} is ${row.state} but logged ${mine.map((l) => l.result).join(', ')}`);
+    if (expected && (mine.length !== 1 || mine[0]?.result !== expected)) {
+      violations.push(`log: ${row.kind} ${row.idempotencyKey} is ${row.state}, logged ${mine.length === 0 ? 'nothing' : mine.map((l) => l.result).join(', ')}`);
+      count(world, 'logMismatch');
+    }
+  }
+  for (const line of lines) {
+    if (!loggedActions.has(line.action)) continue;
+    if (!line.username) violations.push(`log: ${line.action} ${line.result} line without a username`);
+    const writeId = (line.detail as { writeId?: unknown } | null)?.writeId;
+    if (line.result === 'success' && typeof writeId !== 'number') {
+      violations.push(`log: ${line.action} success line for no write (${line.target ?? ''})`);
+      count(world, 'logMismatch');
+    }
+  }
 
   // What each user was told.
   for (const action of world.actions) {
@@ -1009,7 +1173,7 @@ export async function findViolations(world: World): Promise<string[]> {
       const told = action.told.get(target.key);
       if (!told) continue;
       const row = byKey.get(target.key);
-      const inXero = perTarget.get(`${target.type}:${normalTarget(target)}`) ?? 0;
+      const inXero = inXeroFor(target, row);
       if (told.told === 'success') {
         if (!row || row.state !== 'confirmed') violations.push(`${action.label}: told it succeeded, but its ledger row is ${row?.state ?? 'missing'}`);
         if (inXero !== 1) violations.push(`${action.label}: told it succeeded, Xero has ${inXero} such writes (lost)`);
@@ -1028,7 +1192,7 @@ export async function findViolations(world: World): Promise<string[]> {
   // Crashes: a pending row was never sent and fails; a sent row is confirmed if Xero has it, failed if not.
   for (const crash of world.crashes) {
     const row = byKey.get(crash.target.key);
-    const inXero = perTarget.get(`${crash.target.type}:${normalTarget(crash.target)}`) ?? 0;
+    const inXero = inXeroFor(crash.target, row);
     const expected = crash.at === 'sent-applied' ? 'confirmed' : 'failed';
     if (row?.state !== expected) violations.push(`${crash.label}: ended ${row?.state ?? 'missing'}, expected ${expected}`);
     if (inXero !== (crash.at === 'sent-applied' ? 1 : 0)) violations.push(`${crash.label}: Xero has ${inXero} such writes`);

@@ -35,7 +35,10 @@ import {
  * the sandbox fails, throttles, stalls, drops connections after applying writes and expires tokens on a
  * schedule fast-check chooses; crashes are left in the write ledger as a stopped server leaves them, and a
  * restarted instance reconciles. After every run Xero holds exactly the writes the ledger confirmed, once
- * each; every write a user was told succeeded is there; nothing a user was told failed is there.
+ * each; every write a user was told succeeded is there; nothing a user was told failed is there; the
+ * activity log has one line per settled write (success for what Xero has, failure for what it never got);
+ * and every balance shown (Refresh Invoice and the list) is Xero's, also right after a late resend of an
+ * old key following later payments (issue 15).
  *
  * `npm test` runs it small; `npm run test:stress` (STRESS_FULL=true) runs more and longer sequences.
  * EXACTLY_ONCE_SEED (and EXACTLY_ONCE_PATH) replay a reported failure.
@@ -86,6 +89,11 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('journal' as const), faults: faultPlan, double }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('return' as const), pick: fc.nat(), later: fc.boolean(), faults: faultPlan }) },
+  // Later payments on an invoice already paid in part, late resends of old keys (also after a restart),
+  // and two payments on one invoice at once (issue 15).
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('payAgain' as const), pick: fc.nat(), isCard: fc.boolean(), faults: faultPlan, double }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('resend' as const), pick: fc.nat(), restart: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('payTogether' as const), faults: faultPlan }) },
   {
     weight: 1,
     arbitrary: fc.record({

@@ -85,8 +85,9 @@ export function createAddInvoicesRepository(db: Db) {
 
     /**
      * Records a payment Xero accepted on the cached invoice: amount due, amount paid and (when known) status.
-     * Newest wins: only when Xero's answer (`asOf`, its UpdatedDateUTC) is at least as new as the cached row;
-     * otherwise, or without a time, the row is marked stale so the next check reads Xero.
+     * Newest wins: only when Xero's answer (`asOf`, its UpdatedDateUTC) is at least as new as the cached row,
+     * or nothing was written to the row since the payment left (`since`); otherwise the row is marked stale so
+     * the next check reads Xero.
      */
     async applyPayment(
       organizationId: number,
@@ -94,27 +95,29 @@ export function createAddInvoicesRepository(db: Db) {
       paidPence: number,
       fromXero: { status?: string | null; amountDuePence?: number | null; amountPaidPence?: number | null },
       asOf: Date | null,
+      since: Date,
     ): Promise<void> {
       const row = and(eq(xeroInvoices.organizationId, organizationId), eq(xeroInvoices.invoiceId, invoiceId));
-      const changed = asOf
-        ? await db
-            .update(xeroInvoices)
-            .set({
-              amountDuePence:
-                fromXero.amountDuePence !== null && fromXero.amountDuePence !== undefined
-                  ? fromXero.amountDuePence
-                  : sql`greatest(${xeroInvoices.amountDuePence} - ${paidPence}, 0)`,
-              amountPaidPence:
-                fromXero.amountPaidPence !== null && fromXero.amountPaidPence !== undefined
-                  ? fromXero.amountPaidPence
-                  : sql`${xeroInvoices.amountPaidPence} + ${paidPence}`,
-              ...(fromXero.status ? { status: fromXero.status } : {}),
-              updatedUtc: asOf,
-              syncedAt: new Date(),
-            })
-            .where(and(row, or(isNull(xeroInvoices.updatedUtc), lte(xeroInvoices.updatedUtc, asOf))))
-            .returning({ id: xeroInvoices.invoiceId })
-        : [];
+      const newer = asOf
+        ? or(isNull(xeroInvoices.updatedUtc), lte(xeroInvoices.updatedUtc, asOf), lte(xeroInvoices.syncedAt, since))
+        : lte(xeroInvoices.syncedAt, since);
+      const changed = await db
+        .update(xeroInvoices)
+        .set({
+          amountDuePence:
+            fromXero.amountDuePence !== null && fromXero.amountDuePence !== undefined
+              ? fromXero.amountDuePence
+              : sql`greatest(${xeroInvoices.amountDuePence} - ${paidPence}, 0)`,
+          amountPaidPence:
+            fromXero.amountPaidPence !== null && fromXero.amountPaidPence !== undefined
+              ? fromXero.amountPaidPence
+              : sql`${xeroInvoices.amountPaidPence} + ${paidPence}`,
+          ...(fromXero.status ? { status: fromXero.status } : {}),
+          ...(asOf ? { updatedUtc: asOf } : {}),
+          syncedAt: new Date(),
+        })
+        .where(and(row, newer))
+        .returning({ id: xeroInvoices.invoiceId });
       if (changed.length === 0)
         await db
           .update(xeroInvoices)

@@ -254,6 +254,7 @@ export function createAddInvoicesService(deps: {
   async function payCash(ctx: AddInvoicesContext, plans: PaymentPlan[], cashAccountId: string): Promise<Map<string, string>> {
     const failures = new Map<string, string>();
     for (const part of chunk(plans, XERO_BATCH_SIZE)) {
+      const sentAt = new Date();
       const results = await payChunk(ctx, part, cashAccountId);
       for (const [i, result] of results.entries()) {
         const plan = part[i];
@@ -276,6 +277,7 @@ export function createAddInvoicesService(deps: {
             amountPaidPence: pence(payment?.Invoice?.AmountPaid),
           },
           answerTime(payment?.UpdatedDateUTC),
+          sentAt,
         );
         await repo.consumePendingCash(ctx.organizationId, plan.invoiceId, plan.pendingPence);
       }

@@ -47,14 +47,21 @@ export function createPayInvoicesRepository(db: Db) {
 
   const rowOf = (row: InvoiceRow) => and(eq(xeroInvoices.organizationId, row.organizationId), eq(xeroInvoices.invoiceId, row.invoiceId));
 
-  async function writeIfNewer(row: InvoiceRow, values: Partial<InvoiceRow>, asOf: Date | null): Promise<void> {
-    const changed = asOf
-      ? await db
-          .update(xeroInvoices)
-          .set({ ...values, updatedUtc: asOf, syncedAt: new Date() })
-          .where(and(rowOf(row), or(isNull(xeroInvoices.updatedUtc), lte(xeroInvoices.updatedUtc, asOf))))
-          .returning({ id: xeroInvoices.invoiceId })
-      : [];
+  /**
+   * Newest wins: the row takes Xero's answer when the answer's UpdatedDateUTC (`asOf`) is at least the cached
+   * one's, or when nothing was written to the row since the request left (`since`). Otherwise (a concurrent
+   * payment's answer was written meanwhile and is newer) it keeps its figures and is marked stale, so the next
+   * check reads Xero.
+   */
+  async function writeIfNewer(row: InvoiceRow, values: Partial<InvoiceRow>, asOf: Date | null, since: Date): Promise<void> {
+    const newer = asOf
+      ? or(isNull(xeroInvoices.updatedUtc), lte(xeroInvoices.updatedUtc, asOf), lte(xeroInvoices.syncedAt, since))
+      : lte(xeroInvoices.syncedAt, since);
+    const changed = await db
+      .update(xeroInvoices)
+      .set({ ...values, ...(asOf ? { updatedUtc: asOf } : {}), syncedAt: new Date() })
+      .where(and(rowOf(row), newer))
+      .returning({ id: xeroInvoices.invoiceId });
     if (changed.length === 0)
       await db
         .update(xeroInvoices)
@@ -93,9 +100,7 @@ export function createPayInvoicesRepository(db: Db) {
 
     /**
      * Records a payment Xero just confirmed on the cached invoice: its balance and status from Xero's answer,
-     * and the payment in the invoice's list (once). Newest wins: the row changes only when the answer is at
-     * least as new as what the cache holds (`asOf`, Xero's UpdatedDateUTC of the answer); an older answer,
-     * or one without a time, leaves the figures and marks the row stale so the next check reads Xero.
+     * and the payment in the invoice's list (once), newest wins (see writeIfNewer).
      */
     async applyPayment(
       organizationId: number,
@@ -103,11 +108,12 @@ export function createPayInvoicesRepository(db: Db) {
       balance: InvoiceBalance,
       payment: CachedPayment,
       asOf: Date | null,
+      since: Date,
     ): Promise<void> {
       const row = await this.findInvoice(organizationId, invoiceId);
       if (!row) return;
       const payments = (row.payments as CachedPayment[]).filter((p) => p.paymentId !== payment.paymentId);
-      await writeIfNewer(row, { ...balance, payments: [...payments, payment] }, asOf);
+      await writeIfNewer(row, { ...balance, payments: [...payments, payment] }, asOf, since);
     },
 
     /** Takes a reversed payment off the cached invoice, with the balance Xero reported after the reversal (newest wins). */
@@ -117,11 +123,12 @@ export function createPayInvoicesRepository(db: Db) {
       balance: InvoiceBalance,
       paymentId: string,
       asOf: Date | null,
+      since: Date,
     ): Promise<void> {
       const row = await this.findInvoice(organizationId, invoiceId);
       if (!row) return;
       const payments = (row.payments as CachedPayment[]).filter((p) => p.paymentId.toLowerCase() !== paymentId.toLowerCase());
-      await writeIfNewer(row, { ...balance, payments }, asOf);
+      await writeIfNewer(row, { ...balance, payments }, asOf, since);
     },
 
     /**

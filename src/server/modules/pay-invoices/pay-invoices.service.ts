@@ -504,9 +504,11 @@ export function createPayInvoicesService(deps: {
         status: invoice.amountDuePence - amountPence <= 0 ? 'PAID' : 'AUTHORISED',
       };
       let outcome: Awaited<ReturnType<typeof ledger.execute<StoredPayment>>>;
+      let sentAt = new Date();
       try {
         // Until Xero's answer is in, the cached balance is not known to be current: if the answer is lost (or
         // the server stops), the next check or refresh reads the invoice from Xero.
+        sentAt = new Date();
         await repo.markStale(ctx.organizationId, invoice.invoiceId);
         outcome = await ledger.execute<StoredPayment>({
           organizationId: ctx.organizationId,
@@ -572,6 +574,7 @@ export function createPayInvoicesService(deps: {
         balance,
         { paymentId: stored.paymentId, date: payload.date, amountPence, reference: payload.reference },
         stored.updatedUtc ? new Date(stored.updatedUtc) : null,
+        sentAt,
       );
       const write = await ledger.findById(outcome.writeId);
       return toResult({ ...stored, amountDuePence: balance.amountDuePence }, write?.completedAt ?? null);
@@ -598,6 +601,7 @@ export function createPayInvoicesService(deps: {
         fallback.amountDuePence = cached.amountDuePence + (write.amountPence ?? 0);
         fallback.amountPaidPence = Math.max(0, cached.amountPaidPence - (write.amountPence ?? 0));
       }
+      const sentAt = new Date();
       const outcome = await ledger.execute<InvoiceBalance & { updatedUtc?: string | null }>({
         organizationId: ctx.organizationId,
         tenantId: ctx.tenantId,
@@ -639,7 +643,7 @@ export function createPayInvoicesService(deps: {
       const { updatedUtc, ...balance } = outcome.response;
       // A replayed Undo is old news: the cache keeps what it holds.
       if (!outcome.replayed) {
-        await repo.removePayment(ctx.organizationId, request.invoiceId, balance, xeroPaymentId, updatedUtc ? new Date(updatedUtc) : null);
+        await repo.removePayment(ctx.organizationId, request.invoiceId, balance, xeroPaymentId, updatedUtc ? new Date(updatedUtc) : null, sentAt);
       }
       return {
         message: 'Payment removed from Xero',

@@ -140,7 +140,13 @@ export function createXeroSync(deps: { db: Db; http: XeroHttp }) {
     return promise;
   }
 
-  async function upsertInvoices(organizationId: number, invoices: ReturnType<typeof toInvoiceRow>[]) {
+  /**
+   * Writes invoices Xero just described. Newest wins: a row changes when Xero's UpdatedDateUTC is at least the
+   * cached one's, or when nothing was written to the row since this read left (`readAt`: Xero's answer is then
+   * the newest thing known, whatever Xero's clock says), so a read never puts back a state older than an
+   * answer written while it was on its way.
+   */
+  async function upsertInvoices(organizationId: number, invoices: ReturnType<typeof toInvoiceRow>[], readAt: Date) {
     for (let i = 0; i < invoices.length; i += 500) {
       const chunk = invoices.slice(i, i + 500);
       await db
@@ -171,6 +177,7 @@ export function createXeroSync(deps: { db: Db; http: XeroHttp }) {
             updatedUtc: sql`excluded.updated_utc`,
             syncedAt: sql`excluded.synced_at`,
           },
+          setWhere: sql`${xeroInvoices.updatedUtc} is null or excluded.updated_utc is null or excluded.updated_utc >= ${xeroInvoices.updatedUtc} or ${xeroInvoices.syncedAt} <= ${readAt.toISOString()}::timestamptz`,
         });
     }
   }
@@ -197,6 +204,7 @@ export function createXeroSync(deps: { db: Db; http: XeroHttp }) {
         );
     }
     for (let page = 1; ; page += 1) {
+      const readAt = new Date();
       const { data, status } = await http.send(ctx.userId, ctx.tenantId, {
         method: 'GET',
         path: '/api.xro/2.0/Invoices',
@@ -214,7 +222,7 @@ export function createXeroSync(deps: { db: Db; http: XeroHttp }) {
       calls += 1;
       if (status === 304 || !data) break;
       const rows = data.Invoices.map((inv) => toInvoiceRow(ctx.organizationId, inv));
-      await upsertInvoices(ctx.organizationId, rows);
+      await upsertInvoices(ctx.organizationId, rows, readAt);
       fetched += rows.length;
       for (const r of rows) {
         if (r.updatedUtc && (!highWater || r.updatedUtc > highWater)) highWater = r.updatedUtc;
@@ -256,6 +264,7 @@ export function createXeroSync(deps: { db: Db; http: XeroHttp }) {
 
     /** Re-reads one invoice from Xero into the cache; returns its row, or null when Xero has no such invoice. */
     async refreshInvoice(ctx: SyncContext, invoiceId: string) {
+      const readAt = new Date();
       const { data } = await http.send(ctx.userId, ctx.tenantId, {
         method: 'GET',
         path: `/api.xro/2.0/Invoices/${encodeURIComponent(invoiceId)}`,
@@ -264,7 +273,7 @@ export function createXeroSync(deps: { db: Db; http: XeroHttp }) {
       const inv = data.Invoices[0];
       if (!inv) return null;
       const row = toInvoiceRow(ctx.organizationId, inv);
-      await upsertInvoices(ctx.organizationId, [row]);
+      await upsertInvoices(ctx.organizationId, [row], readAt);
       return row;
     },
 
