@@ -256,7 +256,6 @@ function humanise(error: unknown, message: string): string {
   if (cause instanceof Error) {
     const inner = humanise(cause, cause.message);
     if (inner !== cause.message) return inner;
-    if (isApiError(cause) && cause.status >= 500) return USER_MESSAGES.serverFault;
   }
   return message;
 }

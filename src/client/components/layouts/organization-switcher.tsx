@@ -1,3 +1,4 @@
+import { confirmDiscardUnsaved } from '@/client/lib/unsaved-changes';
 import { Building2, ChevronDown, RefreshCw } from 'lucide-react';
 import { useEffect, useMemo, useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
@@ -82,7 +83,10 @@ export function OrganizationSwitcher({ className }: { className?: string }) {
         active={active}
         changing={changing}
         disabled={changing || refreshing}
-        onChoose={(organizationId) => switchOrganization.mutate({ organizations: all, organizationId })}
+        onChoose={(organizationId) => {
+          // Unsaved changes (Settings) are not dropped by a switch without asking (issue 17 item 11).
+          if (confirmDiscardUnsaved()) switchOrganization.mutate({ organizations: all, organizationId });
+        }}
       />
     </div>
   );

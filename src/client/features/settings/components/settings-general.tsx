@@ -22,6 +22,7 @@ import { paths } from '@/client/config/paths';
 import { getMessage } from '@/client/lib/api-client';
 import type { Connection } from '@/client/lib/connection';
 import { toast } from '@/client/lib/toast';
+import { useUnsavedChangesWarning } from '@/client/lib/unsaved-changes';
 import { sleep } from '@/client/lib/utils';
 import { Button } from '@/client/components/ui/button';
 import { Card, CardContent } from '@/client/components/ui/card';
@@ -159,8 +160,18 @@ function SettingsForm({ connection, orgId, flags }: { connection: Connection; or
       return `${a.length} stock accounts, ${c.length} cost accounts and the contacts are up to date.`;
     });
 
+  useUnsavedChangesWarning(form.dirty);
+
   function submit(event: React.FormEvent) {
     event.preventDefault();
+    // A margin below the minimum is refused with the rule, not saved as 1 without a word (issue 17 item 11).
+    const typedMargin = Number(form.values.marginText.trim());
+    if (form.values.marginText.trim() !== '' && Number.isFinite(typedMargin) && typedMargin < MIN_MARGIN_RATE) {
+      const message = `Margin rate must be at least ${MIN_MARGIN_RATE}`;
+      form.setFieldError({ field: 'defaultStockJournalMarginRate', message });
+      toast({ title: 'Error', description: `Failed to save settings. ${message}.`, variant: 'destructive' });
+      return;
+    }
     save.mutate(toSettingsRequest(form.values), {
       onSuccess: (saved) => {
         form.markSaved(saved);

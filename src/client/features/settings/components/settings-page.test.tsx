@@ -1,7 +1,8 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { UNSAVED_CHANGES_QUESTION } from '@/client/lib/unsaved-changes';
 import { makeConnection, makeOrganization } from '@/client/testing/fixtures';
 import { renderApp } from '@/client/testing/render-app';
 import { server } from '@/client/testing/server';
@@ -149,6 +150,44 @@ describe('Settings page, General tab (000 §2)', () => {
     await user.click(screen.getByRole('button', { name: 'Save Settings' }));
     await waitFor(() => expect(sent.patches).toHaveLength(2));
     expect(sent.patches[1]?.defaultStockJournalMarginRate).toBe(1.35);
+  });
+
+  it('refuses a margin rate below 1 with the rule instead of saving 1 without a word', async () => {
+    const user = userEvent.setup();
+    const sent = useSettingsServer();
+    renderApp('/settings');
+    const stock = await findCard('Stock Journal');
+    const margin = within(stock).getByLabelText('Margin rate');
+    await user.clear(margin);
+    await user.type(margin, '0.5');
+    await user.click(screen.getByRole('button', { name: 'Save Settings' }));
+    expect(await within(stock).findByText('Margin rate must be at least 1')).toBeInTheDocument();
+    expect(screen.queryByText('Settings Saved')).not.toBeInTheDocument();
+    expect(sent.patches).toHaveLength(0);
+  });
+
+  it('asks before unsaved changes are left behind by a link or an organisation switch', async () => {
+    const user = userEvent.setup();
+    useSettingsServer();
+    const confirm = vi.spyOn(window, 'confirm').mockReturnValue(false);
+    renderApp('/settings');
+    const stock = await findCard('Stock Journal');
+    await user.clear(within(stock).getByLabelText('Margin rate'));
+    await user.type(within(stock).getByLabelText('Margin rate'), '1.6');
+    expect(screen.getByText('You have unsaved changes.')).toBeInTheDocument();
+    const link = screen.getAllByRole('link').find((a) => a.getAttribute('href') === '/organizations');
+    expect(link).toBeDefined();
+    await user.click(link as HTMLElement);
+    expect(confirm).toHaveBeenCalledWith(UNSAVED_CHANGES_QUESTION);
+    expect(window.location.pathname).toBe('/settings');
+    expect(within(stock).getByLabelText('Margin rate')).toHaveValue(1.6);
+    const beforeUnload = new Event('beforeunload', { cancelable: true });
+    window.dispatchEvent(beforeUnload);
+    expect(beforeUnload.defaultPrevented).toBe(true);
+    confirm.mockReturnValue(true);
+    await user.click(link as HTMLElement);
+    await waitFor(() => expect(window.location.pathname).toBe('/organizations'));
+    confirm.mockRestore();
   });
 
   it('shows the server refusal in an "Error" toast and under the field it names', async () => {
