@@ -107,8 +107,6 @@ export function createCisBillsRepository(db: Db) {
 
     /** Writes Xero's answer into the invoice cache, so the next list needs no call to Xero. */
     upsertBill: cache.saveInvoice,
-
-    /** Whether this bill was created through Ledgerlink (a confirmed create in the write ledger). */
   };
 }
 export type CisBillsRepository = ReturnType<typeof createCisBillsRepository>;

@@ -19,6 +19,7 @@ import { accountSchema } from '../../../shared/settings';
 import { readIdempotencyKey } from '../../lib/idempotency-key';
 import { createCisBillsRepository } from './cis-bills.repository';
 import { createCisBillsService, type CisBillsContext } from './cis-bills.service';
+import { createBillsHttp, createContactsHttp } from '../../xero/xero-http/cis-bills';
 
 function readHeader(request: FastifyRequest, name: string): string | null {
   const raw = request.headers[name];
@@ -32,7 +33,8 @@ export function registerCisBillsRoutes(root: FastifyInstance): void {
   const { db, resolveTenant, xeroHttp, sync, ledger, audit } = root.services;
   const service = createCisBillsService({
     repo: createCisBillsRepository(db),
-    http: xeroHttp,
+    bills: createBillsHttp(xeroHttp),
+    contacts: createContactsHttp(xeroHttp),
     sync,
     ledger,
     audit,

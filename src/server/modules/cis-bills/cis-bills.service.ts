@@ -8,22 +8,13 @@ import {
   type CreateBillResult,
   type DraftBill,
 } from '../../../shared/cis-bills';
-import { fromPence, roundHalfUp, roundPoundsToPence, toPence } from '../../../shared/money';
+import { fromPence, roundHalfUp, toPence } from '../../../shared/money';
 import type { Account } from '../../../shared/settings';
 import { AppError } from '../../lib/app-error';
+import type { Bill, BillAnswer, BillChange, BillLineInput, BillsPort, ContactsPort, NewBill } from '../../xero/bills';
 import type { CachedLine } from '../../xero/sync/mappers';
-import { toInvoiceRow } from '../../xero/sync/mappers';
 import type { SyncContext, XeroSync } from '../../xero/sync/sync.service';
 import type { WriteLedger, WriteOutcome, WriteRow } from '../../xero/write-ledger';
-import {
-  findElementErrors,
-  xeroBillsEnvelope,
-  xeroContactCisSettingsEnvelope,
-  type XeroBill,
-  type XeroBillInput,
-  type XeroBillLineInput,
-} from '../../xero/xero-http/cis-bills';
-import type { XeroHttp } from '../../xero/xero-http/http';
 import type { XeroContext } from '../../xero/xero-port';
 import type { AuditLog } from '../audit/audit';
 import { CIS_SYSTEM_ACCOUNTS, type CachedBill, type CisBillsRepository } from './cis-bills.repository';
@@ -38,8 +29,6 @@ export interface CisBillsContext extends SyncContext {
   defaultCisSubcontractorsGroupId: string | null;
   defaultBillVatRateId: string | null;
 }
-
-const INVOICES = '/api.xro/2.0/Invoices';
 
 /** Xero validation messages about CIS set-up: answered 422 (001 §7 "a 422 is a CIS validation error"). */
 const CIS_MESSAGE_RE = /\bCIS\b|construction industry scheme|subcontractor|rate set/i;
@@ -63,7 +52,7 @@ interface CreateRecord {
 
 interface PreparedBill {
   record: CreateRecord;
-  element: XeroBillInput;
+  element: NewBill;
 }
 
 function isUuid(id: string): boolean {
@@ -76,8 +65,9 @@ function getLinePence(quantity: number, unitPence: number): number {
   return Number(roundHalfUp(quantityE4 * BigInt(unitPence), 10_000n));
 }
 
-function getBillPence(value: number | null | undefined): number {
-  return value === null || value === undefined ? 0 : roundPoundsToPence(value);
+/** A cached line's unit amount (pounds, up to 4 decimals) in pence, keeping the fractions of a penny. */
+function getUnitPence(unitAmount: number | null | undefined): number {
+  return Math.round((unitAmount ?? 0) * 1_000_000) / 10_000;
 }
 
 /** The draft bill DTO of 001 §3, with the 20 % deduction and 80 % amount due of 001 §9 on the bill total. */
@@ -109,13 +99,15 @@ function describeFailure(error: unknown): { statusCode: number; message: string 
  */
 export function createCisBillsService(deps: {
   repo: CisBillsRepository;
-  http: XeroHttp;
+  /** Xero's bills and contacts, in our vocabulary (src/server/xero/bills.ts). */
+  bills: BillsPort;
+  contacts: ContactsPort;
   sync: XeroSync;
   ledger: WriteLedger;
   audit: AuditLog;
   log?: { warn: (o: object, m: string) => void };
 }) {
-  const { repo, http, sync, ledger, audit } = deps;
+  const { repo, bills: xeroBills, contacts, sync, ledger, audit } = deps;
   /** One CIS settings call per contact even when two requests ask at once. */
   const cisChecks = new Map<string, Promise<void>>();
 
@@ -124,15 +116,8 @@ export function createCisBillsService(deps: {
     const running = cisChecks.get(key);
     if (running) return running;
     const promise = (async () => {
-      const { data } = await http.send(ctx.userId, ctx.tenantId, {
-        method: 'GET',
-        path: `/api.xro/2.0/Contacts/${encodeURIComponent(contactId)}/CISSettings`,
-        schema: xeroContactCisSettingsEnvelope,
-      });
-      const setting = data.CISSettings?.[0];
-      const enabled = setting?.CISEnabled === true;
-      const rate = enabled && typeof setting?.Rate === 'number' ? Math.round(setting.Rate) : null;
-      await repo.saveContactCisSettings(ctx.organizationId, contactId, { enabled, rate });
+      const settings = await contacts.cisSettings(ctx, contactId);
+      await repo.saveContactCisSettings(ctx.organizationId, contactId, settings);
     })().finally(() => cisChecks.delete(key));
     cisChecks.set(key, promise);
     return promise;
@@ -208,55 +193,35 @@ export function createCisBillsService(deps: {
       lineAmountTypes,
       lines,
     };
-    const element: XeroBillInput = {
-      Type: 'ACCPAY',
-      Contact: { ContactID: request.contactId },
-      Date: request.date,
+    const element: NewBill = {
+      contactId: request.contactId,
+      date: request.date,
       // A tax-week bill is due for that week; an explicit due date also keeps it approvable in any
       // organisation, whatever its default bill terms.
-      DueDate: request.date,
-      InvoiceNumber: request.reference,
-      LineAmountTypes: lineAmountTypes,
-      Status: request.status,
-      LineItems: lines.map((l) => ({
-        Description: l.description,
-        Quantity: l.quantity,
-        UnitAmount: fromPence(l.unitPence),
-        AccountCode: l.accountCode,
-        ...(l.taxType ? { TaxType: l.taxType } : {}),
-      })),
+      dueDate: request.date,
+      reference: request.reference,
+      lineAmountTypes,
+      status: request.status,
+      lines,
     };
     return { record, element };
   }
 
-  async function cacheBill(ctx: CisBillsContext, bill: XeroBill): Promise<CachedBill | null> {
-    if (!bill.InvoiceID) return null;
-    const row = toInvoiceRow(ctx.organizationId, {
-      ...bill,
-      InvoiceID: bill.InvoiceID,
-      Type: bill.Type ?? 'ACCPAY',
-      Status: bill.Status ?? 'DRAFT',
-    });
-    await repo.upsertBill(row);
-    return repo.findBill(ctx.organizationId, bill.InvoiceID);
+  async function cacheBill(ctx: CisBillsContext, bill: Bill): Promise<CachedBill | null> {
+    await repo.upsertBill({ ...bill, organizationId: ctx.organizationId });
+    return repo.findBill(ctx.organizationId, bill.invoiceId);
   }
 
-  /** One element of a write answer: the bill, or the definite refusal Xero gave it. */
-  function readElement(bill: XeroBill): XeroBill & { InvoiceID: string } {
-    const errors = findElementErrors(bill);
-    if (errors.length > 0) {
-      const message = errors.join('; ');
-      throw new AppError(CIS_MESSAGE_RE.test(message) ? 'UNPROCESSABLE' : 'XERO_REJECTED', message);
-    }
-    if (!bill.InvoiceID) throw new AppError('XERO_UNAVAILABLE', 'Xero did not say which bill it saved');
-    return bill as XeroBill & { InvoiceID: string };
+  /** One bill of a write answer: the bill, or the definite refusal Xero gave it (unknown when Xero did not say). */
+  function readElement(answer: BillAnswer): Bill {
+    if (answer.ok) return answer.bill;
+    const message = answer.errors.join('; ');
+    if (answer.unknown) throw new AppError('XERO_UNAVAILABLE', message);
+    throw new AppError(CIS_MESSAGE_RE.test(message) ? 'UNPROCESSABLE' : 'XERO_REJECTED', message);
   }
 
-  /** Sends up to 50 new bills in one `PUT /Invoices`; summarizeErrors=false so each bill has its own outcome. */
-  async function sendCreateBatch(
-    ctx: CisBillsContext,
-    entries: { key: string; element: XeroBillInput }[],
-  ): Promise<XeroBill[]> {
+  /** Sends up to 50 new bills in one call; each bill has its own outcome. */
+  async function sendCreateBatch(ctx: CisBillsContext, entries: { key: string; element: NewBill }[]): Promise<BillAnswer[]> {
     const only = entries.length === 1 ? entries[0] : undefined;
     // Retries of the same batch carry the same key, so Xero replays instead of creating the bills again.
     const key =
@@ -267,15 +232,7 @@ export function createCisBillsService(deps: {
             .update(entries.map((e) => e.key).join('\n'))
             .digest('hex')
             .slice(0, 48)}`;
-    const { data } = await http.send(ctx.userId, ctx.tenantId, {
-      method: 'PUT',
-      path: INVOICES,
-      query: { summarizeErrors: false },
-      body: { Invoices: entries.map((e) => e.element) },
-      idempotencyKey: key,
-      schema: xeroBillsEnvelope,
-    });
-    return data.Invoices;
+    return xeroBills.createMany(ctx, entries.map((e) => e.element), key);
   }
 
   async function getBill(ctx: CisBillsContext, invoiceId: string): Promise<CachedBill> {
@@ -294,20 +251,6 @@ export function createCisBillsService(deps: {
     throw new AppError('NOT_FOUND', 'Bill not found');
   }
 
-  async function readBillFromXero(ctx: XeroContext, invoiceId: string): Promise<XeroBill | null> {
-    try {
-      const { data } = await http.send(ctx.userId, ctx.tenantId, {
-        method: 'GET',
-        path: `${INVOICES}/${encodeURIComponent(invoiceId)}`,
-        schema: xeroBillsEnvelope,
-      });
-      return data.Invoices[0] ?? null;
-    } catch (error) {
-      if (error instanceof AppError && error.code === 'NOT_FOUND') return null;
-      throw error;
-    }
-  }
-
   /**
    * Finder for 'bill.create' (DESIGN §5: settle a lost answer by looking, never by resending): the bill of
    * that contact, reference (InvoiceNumber) and date whose total is the amount, not already claimed by
@@ -318,43 +261,27 @@ export function createCisBillsService(deps: {
     row: WriteRow,
   ): Promise<WriteOutcome<BillActionResponse> | null> {
     const record = row.request as CreateRecord;
-    const [y, m, d] = record.date.split('-').map(Number);
-    const { data } = await http.send(ctx.userId, ctx.tenantId, {
-      method: 'GET',
-      path: INVOICES,
-      query: {
-        ContactIDs: record.contactId,
-        Statuses: 'DRAFT,SUBMITTED,AUTHORISED,PAID',
-        where: `Type=="ACCPAY" AND Date==DateTime(${y}, ${String(m).padStart(2, '0')}, ${String(d).padStart(2, '0')})`,
-        page: 1,
-        pageSize: 1000,
-      },
-      schema: xeroBillsEnvelope,
-    });
-    const candidates = data.Invoices.filter(
-      (b): b is XeroBill & { InvoiceID: string } =>
-        Boolean(b.InvoiceID) &&
-        (b.InvoiceNumber ?? '') === record.reference &&
-        getBillPence(b.Total) === record.totalPence,
+    const candidates = (await xeroBills.listForContactOn(ctx, record.contactId, record.date)).filter(
+      (b) => (b.invoiceNumber ?? '') === record.reference && b.totalPence === record.totalPence,
     );
     // A bill another create already accounts for is not this one's.
     const claimed = await ledger.claimedXeroIds(row.organizationId, 'bill.create', row.id);
-    const found = candidates.find((b) => !claimed.has(b.InvoiceID.toLowerCase()));
+    const found = candidates.find((b) => !claimed.has(b.invoiceId.toLowerCase()));
     if (!found) return null;
     return {
-      xeroId: found.InvoiceID,
-      response: { invoiceID: found.InvoiceID, status: found.Status ?? record.status },
+      xeroId: found.invoiceId,
+      response: { invoiceID: found.invoiceId, status: found.status || record.status },
     };
   }
 
   /** Finders for update/approve/delete: the bill is read back and the change is there or it is not. */
-  function statusFinder(applied: (bill: XeroBill, request: Record<string, unknown>) => boolean) {
+  function statusFinder(applied: (bill: Bill, request: Record<string, unknown>) => boolean) {
     return async (ctx: XeroContext, row: WriteRow): Promise<WriteOutcome<BillActionResponse> | null> => {
       const request = row.request as Record<string, unknown>;
       const invoiceId = String(request.invoiceId ?? row.targetId ?? '');
-      const bill = await readBillFromXero(ctx, invoiceId);
-      if (!bill?.InvoiceID || !applied(bill, request)) return null;
-      return { xeroId: bill.InvoiceID, response: { invoiceID: bill.InvoiceID, status: bill.Status ?? '' } };
+      const bill = isUuid(invoiceId) ? await xeroBills.get(ctx, invoiceId) : null;
+      if (!bill || !applied(bill, request)) return null;
+      return { xeroId: bill.invoiceId, response: { invoiceID: bill.invoiceId, status: bill.status } };
     };
   }
 
@@ -375,7 +302,7 @@ export function createCisBillsService(deps: {
       amountPence: number | null;
       idempotencyKey: string | undefined;
       request: Record<string, unknown>;
-      body: Record<string, unknown>;
+      change: BillChange;
       detail: Record<string, unknown>;
     },
   ) {
@@ -391,17 +318,9 @@ export function createCisBillsService(deps: {
       idempotencyKey: spec.idempotencyKey,
       request: spec.request,
       send: async (key) => {
-        const { data } = await http.send(ctx.userId, ctx.tenantId, {
-          method: 'POST',
-          path: `${INVOICES}/${encodeURIComponent(spec.invoiceId)}`,
-          query: { summarizeErrors: false },
-          body: { Invoices: [{ InvoiceID: spec.invoiceId, ...spec.body }] },
-          idempotencyKey: key,
-          schema: xeroBillsEnvelope,
-        });
-        const bill = readElement(data.Invoices[0] ?? { HasErrors: true });
+        const bill = readElement(await xeroBills.update(ctx, spec.invoiceId, spec.change, key));
         cached = await cacheBill(ctx, bill);
-        return { xeroId: bill.InvoiceID, response: { invoiceID: bill.InvoiceID, status: bill.Status ?? '' } };
+        return { xeroId: bill.invoiceId, response: { invoiceID: bill.invoiceId, status: bill.status } };
       },
     });
     return { outcome, cached: cached as CachedBill | null };
@@ -412,15 +331,15 @@ export function createCisBillsService(deps: {
       ledger.registerFinder('bill.create', findCreatedBill);
       ledger.registerFinder(
         'bill.update',
-        statusFinder((bill, request) => getBillPence(bill.Total) === Number(request.amountPence)),
+        statusFinder((bill, request) => bill.totalPence === Number(request.amountPence)),
       );
       ledger.registerFinder(
         'bill.approve',
-        statusFinder((bill) => bill.Status === 'AUTHORISED' || bill.Status === 'PAID'),
+        statusFinder((bill) => bill.status === 'AUTHORISED' || bill.status === 'PAID'),
       );
       ledger.registerFinder(
         'bill.delete',
-        statusFinder((bill) => bill.Status === 'DELETED'),
+        statusFinder((bill) => bill.status === 'DELETED'),
       );
     },
 
@@ -523,15 +442,14 @@ export function createCisBillsService(deps: {
       // The amount is the gross the split is shown on, so it must be the bill total: a VAT-exclusive bill
       // becomes VAT-inclusive rather than have VAT added on top of the figure typed.
       const lineAmountTypes = bill.lineAmountTypes === 'NoTax' ? 'NoTax' : 'Inclusive';
-      const newLine: XeroBillLineInput = {
-        LineItemID: line.lineItemId,
-        Description: line.description ?? 'Subcontractor services',
-        Quantity: 1,
-        UnitAmount: fromPence(amountPence),
-        AccountCode: line.accountCode ?? '',
-        ...(line.taxType && lineAmountTypes !== 'NoTax' ? { TaxType: line.taxType } : {}),
+      const newLine: BillLineInput = {
+        lineItemId: line.lineItemId,
+        description: line.description ?? 'Subcontractor services',
+        quantity: 1,
+        unitPence: amountPence,
+        accountCode: line.accountCode,
+        taxType: line.taxType && lineAmountTypes !== 'NoTax' ? line.taxType : null,
       };
-      if (!newLine.AccountCode) delete (newLine as Partial<XeroBillLineInput>).AccountCode;
       const { cached } = await writeBill(ctx, {
         kind: 'bill.update',
         invoiceId,
@@ -539,7 +457,7 @@ export function createCisBillsService(deps: {
         idempotencyKey,
         request: { invoiceId, amountPence, lineItemId: line.lineItemId },
         // Status DRAFT guards the write: Xero refuses it if the bill was approved meanwhile.
-        body: { Status: 'DRAFT', LineAmountTypes: lineAmountTypes, LineItems: [newLine] },
+        change: { status: 'DRAFT', lineAmountTypes, lines: [newLine] },
         detail: { before: bill.totalPence, after: amountPence },
       });
       const current = cached ?? (await repo.findBill(ctx.organizationId, invoiceId)) ?? bill;
@@ -580,17 +498,17 @@ export function createCisBillsService(deps: {
         );
       const lines = (bill.lines as CachedLine[]) ?? [];
       const needsAccount = lines.some((l) => !l.accountCode);
-      const body: Record<string, unknown> = { Status: 'AUTHORISED' };
-      if (!bill.dueDate && bill.date) body.DueDate = bill.date;
+      const change: BillChange = { status: 'AUTHORISED' };
+      if (!bill.dueDate && bill.date) change.dueDate = bill.date;
       if (needsAccount) {
         // Lines left out of an update are deleted by Xero, so every line is sent back with its id.
-        body.LineItems = lines.map((l) => ({
-          ...(l.lineItemId ? { LineItemID: l.lineItemId } : {}),
-          Description: l.description ?? 'Subcontractor services',
-          Quantity: l.quantity ?? 1,
-          UnitAmount: l.unitAmount ?? 0,
-          AccountCode: l.accountCode ?? account.code,
-          ...(l.taxType ? { TaxType: l.taxType } : {}),
+        change.lines = lines.map((l) => ({
+          lineItemId: l.lineItemId,
+          description: l.description ?? 'Subcontractor services',
+          quantity: l.quantity ?? 1,
+          unitPence: getUnitPence(l.unitAmount),
+          accountCode: l.accountCode ?? account.code,
+          taxType: l.taxType,
         }));
       }
       const { outcome } = await writeBill(ctx, {
@@ -599,7 +517,7 @@ export function createCisBillsService(deps: {
         amountPence: bill.totalPence,
         idempotencyKey,
         request: { invoiceId, defaultAccountId, codedLines: needsAccount },
-        body,
+        change,
         detail: { amountPence: bill.totalPence, defaultAccountId, codedLines: needsAccount },
       });
       return outcome.response;
@@ -643,7 +561,7 @@ export function createCisBillsService(deps: {
         amountPence: bill.totalPence,
         idempotencyKey,
         request: { invoiceId },
-        body: { Status: 'DELETED' },
+        change: { status: 'DELETED' },
         detail: { amountPence: bill.totalPence, contactId: bill.contactId, reference: bill.invoiceNumber },
       });
       return outcome.response;
@@ -668,7 +586,7 @@ export function createCisBillsService(deps: {
       }),
     );
     const sendable = prepared.filter((p) => p.prepared !== null);
-    const batch = createWriteBatch<XeroBillInput, XeroBill>(sendable.length, (entries) =>
+    const batch = createWriteBatch<NewBill, BillAnswer>(sendable.length, (entries) =>
       sendCreateBatch(ctx, entries),
     );
     const results = await Promise.all(
@@ -702,8 +620,8 @@ export function createCisBillsService(deps: {
                 const answer = readElement(await batch.submit(key, ready.element));
                 await cacheBill(ctx, answer);
                 return {
-                  xeroId: answer.InvoiceID,
-                  response: { invoiceID: answer.InvoiceID, status: answer.Status ?? ready.record.status },
+                  xeroId: answer.invoiceId,
+                  response: { invoiceID: answer.invoiceId, status: answer.status || ready.record.status },
                 };
               },
             });

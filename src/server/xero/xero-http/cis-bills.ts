@@ -1,4 +1,8 @@
 import { z } from 'zod';
+import { AppError } from '../../lib/app-error';
+import type { Bill, BillAnswer, BillLineInput, BillsPort, ContactsPort, NewBill } from '../bills';
+import { toInvoiceRow } from '../sync/mappers';
+import type { XeroHttp } from './http';
 import { xeroInvoiceSchema } from './schemas';
 
 /**
@@ -67,4 +71,140 @@ export function findElementErrors(bill: XeroBill): string[] {
   if (messages.length > 0) return messages;
   if (bill.HasErrors || bill.StatusAttributeString === 'ERROR') return ['Xero refused this bill'];
   return [];
+}
+
+const INVOICES = '/api.xro/2.0/Invoices';
+
+/** Xero's bill in our vocabulary: the invoice cache's row without the organisation. */
+export function toBill(bill: XeroBill & { InvoiceID: string }): Bill {
+  const { organizationId: _organizationId, ...row } = toInvoiceRow(0, {
+    ...bill,
+    InvoiceID: bill.InvoiceID,
+    Type: bill.Type ?? 'ACCPAY',
+    Status: bill.Status ?? 'DRAFT',
+  });
+  return { ...row, invoiceId: bill.InvoiceID, status: row.status, totalPence: row.totalPence ?? 0 };
+}
+
+function toAnswer(bill: XeroBill | undefined): BillAnswer {
+  if (!bill) return { ok: false, errors: ['Xero did not answer for this bill'], unknown: true };
+  const errors = findElementErrors(bill);
+  if (errors.length > 0) return { ok: false, errors };
+  if (!bill.InvoiceID) return { ok: false, errors: ['Xero did not say which bill it saved'], unknown: true };
+  return { ok: true, bill: toBill({ ...bill, InvoiceID: bill.InvoiceID }) };
+}
+
+/** Pence (possibly with fractions of a penny) to Xero's decimal pounds, 4 decimals at most. */
+function toXeroUnitAmount(unitPence: number): number {
+  return Number((unitPence / 100).toFixed(4));
+}
+
+function toXeroLine(line: BillLineInput): XeroBillLineInput {
+  return {
+    ...(line.lineItemId ? { LineItemID: line.lineItemId } : {}),
+    Description: line.description,
+    Quantity: line.quantity,
+    UnitAmount: toXeroUnitAmount(line.unitPence),
+    ...(line.accountCode ? { AccountCode: line.accountCode } : {}),
+    ...(line.taxType ? { TaxType: line.taxType } : {}),
+  } as XeroBillLineInput;
+}
+
+function toXeroBill(bill: NewBill): XeroBillInput {
+  return {
+    Type: 'ACCPAY',
+    Contact: { ContactID: bill.contactId },
+    Date: bill.date,
+    DueDate: bill.dueDate,
+    InvoiceNumber: bill.reference,
+    LineAmountTypes: bill.lineAmountTypes,
+    Status: bill.status,
+    LineItems: bill.lines.map(toXeroLine),
+  };
+}
+
+function whereDay(isoDate: string): string {
+  const [y, m, d] = isoDate.split('-').map(Number);
+  return `DateTime(${y}, ${String(m).padStart(2, '0')}, ${String(d).padStart(2, '0')})`;
+}
+
+/** Purchase bills over HTTP (REFERENCE §4.1; `summarizeErrors=false` so each bill has its own outcome). */
+export function createBillsHttp(http: XeroHttp): BillsPort {
+  return {
+    async createMany(ctx, bills, idempotencyKey) {
+      const { data } = await http.send(ctx.userId, ctx.tenantId, {
+        method: 'PUT',
+        path: INVOICES,
+        query: { summarizeErrors: false },
+        body: { Invoices: bills.map(toXeroBill) },
+        idempotencyKey,
+        schema: xeroBillsEnvelope,
+      });
+      return bills.map((_, i) => toAnswer(data.Invoices[i]));
+    },
+
+    async update(ctx, invoiceId, change, idempotencyKey) {
+      const element: Record<string, unknown> = { InvoiceID: invoiceId };
+      if (change.status) element.Status = change.status;
+      if (change.dueDate) element.DueDate = change.dueDate;
+      if (change.lineAmountTypes) element.LineAmountTypes = change.lineAmountTypes;
+      if (change.lines) element.LineItems = change.lines.map(toXeroLine);
+      const { data } = await http.send(ctx.userId, ctx.tenantId, {
+        method: 'POST',
+        path: `${INVOICES}/${encodeURIComponent(invoiceId)}`,
+        query: { summarizeErrors: false },
+        body: { Invoices: [element] },
+        idempotencyKey,
+        schema: xeroBillsEnvelope,
+      });
+      return toAnswer(data.Invoices[0]);
+    },
+
+    async get(ctx, invoiceId) {
+      try {
+        const { data } = await http.send(ctx.userId, ctx.tenantId, {
+          method: 'GET',
+          path: `${INVOICES}/${encodeURIComponent(invoiceId)}`,
+          schema: xeroBillsEnvelope,
+        });
+        const bill = data.Invoices[0];
+        return bill?.InvoiceID ? toBill({ ...bill, InvoiceID: bill.InvoiceID }) : null;
+      } catch (error) {
+        if (error instanceof AppError && error.code === 'NOT_FOUND') return null;
+        throw error;
+      }
+    },
+
+    async listForContactOn(ctx, contactId, date) {
+      const { data } = await http.send(ctx.userId, ctx.tenantId, {
+        method: 'GET',
+        path: INVOICES,
+        query: {
+          ContactIDs: contactId,
+          Statuses: 'DRAFT,SUBMITTED,AUTHORISED,PAID',
+          where: `Type=="ACCPAY" AND Date==${whereDay(date)}`,
+          page: 1,
+          pageSize: 1000,
+        },
+        schema: xeroBillsEnvelope,
+      });
+      return data.Invoices.filter((b): b is XeroBill & { InvoiceID: string } => Boolean(b.InvoiceID)).map(toBill);
+    },
+  };
+}
+
+/** A contact's CIS settings over HTTP (`GET /Contacts/{ContactID}/CISSettings`, REFERENCE §4.8). */
+export function createContactsHttp(http: XeroHttp): ContactsPort {
+  return {
+    async cisSettings(ctx, contactId) {
+      const { data } = await http.send(ctx.userId, ctx.tenantId, {
+        method: 'GET',
+        path: `/api.xro/2.0/Contacts/${encodeURIComponent(contactId)}/CISSettings`,
+        schema: xeroContactCisSettingsEnvelope,
+      });
+      const setting = data.CISSettings?.[0];
+      const enabled = setting?.CISEnabled === true;
+      return { enabled, rate: enabled && typeof setting?.Rate === 'number' ? Math.round(setting.Rate) : null };
+    },
+  };
 }
