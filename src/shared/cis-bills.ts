@@ -363,7 +363,9 @@ export function validateBillSubmission(bills: readonly unknown[]): UserMessage |
 
 /** Label of the submit button (001 §2): 'Create N Bill(s) in Xero', 'Processing...' while busy. */
 export function getCreateBillsButtonLabel(count: number, isProcessing: boolean): string {
-  return isProcessing ? 'Processing...' : `Create ${count} Bill(s) in Xero`;
+  if (isProcessing) return 'Processing...';
+  // 001 §3's 'Create N Bill(s) in Xero'; with nothing to create, no "0 Bill(s)" (issue 17 item 15).
+  return count > 0 ? `Create ${count} Bill(s) in Xero` : 'Create Bills in Xero';
 }
 
 /**

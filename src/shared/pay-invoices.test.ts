@@ -263,7 +263,8 @@ describe('status badge (001 §4)', () => {
     expect(getInvoiceStatusBadge({ amountDue: 5, dueDate: '2025-11-17' }, today).label).toBe('Overdue by 3 days');
     expect(getInvoiceStatusBadge({ amountDue: 5, dueDate: '2025-11-20' }, today).label).toBe('Due today');
     expect(getInvoiceStatusBadge({ amountDue: 5, dueDate: '2025-11-27' }, today).label).toBe('Due in 7 days');
-    expect(getInvoiceStatusBadge({ amountDue: 5, dueDate: '2026-01-01' }, '2025-12-31').label).toBe('Due in 1 days');
+    expect(getInvoiceStatusBadge({ amountDue: 5, dueDate: '2026-01-01' }, '2025-12-31').label).toBe('Due in 1 day');
+    expect(getInvoiceStatusBadge({ amountDue: 5, dueDate: '2025-12-30' }, '2025-12-31').label).toBe('Overdue by 1 day');
   });
 });
 

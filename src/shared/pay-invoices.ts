@@ -325,9 +325,9 @@ export function getInvoiceStatusBadge(
 ): InvoiceStatusBadge {
   if (isBalanceFullyPaid(roundPoundsToPence(invoice.amountDue))) return { kind: 'paid', label: 'Fully Paid' };
   const days = invoice.dueDate ? getDaysBetween(today, invoice.dueDate) : 0;
-  if (days < 0) return { kind: 'overdue', label: `Overdue by ${-days} days`, days: -days };
+  if (days < 0) return { kind: 'overdue', label: `Overdue by ${-days} day${days === -1 ? '' : 's'}`, days: -days };
   if (days === 0) return { kind: 'due-today', label: 'Due today' };
-  return { kind: 'due', label: `Due in ${days} days`, days };
+  return { kind: 'due', label: `Due in ${days} day${days === 1 ? '' : 's'}`, days };
 }
 
 /** Sort options of 001 §9; the first is the default ("date oldest first (default)"). */

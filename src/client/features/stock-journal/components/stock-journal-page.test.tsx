@@ -115,7 +115,7 @@ describe('Stock Journal screen (001 §2–§8)', () => {
   it('shows the header, the filters with their defaults, skeletons while loading, then the weeks', async () => {
     const recorded = useHandlers({ salesDelayMs: 150 });
     renderApp('/stock-journal');
-    expect(await screen.findByRole('heading', { name: 'Stock Journal' }, { timeout: 15_000 })).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { name: 'Stock Journal: View and analyze sales data by date range' }, { timeout: 15_000 })).toBeInTheDocument();
     expect(screen.getByText('View and analyze sales data by date range')).toBeInTheDocument();
     expect(await screen.findByRole('status', { name: 'Loading sales data' })).toBeInTheDocument();
     const month = getCurrentMonthRange();

@@ -180,8 +180,12 @@ export function StockJournalPage() {
   return (
     <div className="grid gap-5">
       <header>
-        <h1 className="text-2xl font-semibold tracking-tight">{title}</h1>
-        <p className="mt-1 text-sm text-muted-foreground">{subtitle}</p>
+        {/* One line as 001 §2 quotes it, "Stock Journal: View and analyze sales data by date range". */}
+        <h1 className="text-2xl font-semibold tracking-tight">
+          {title}
+          <span className="hidden font-normal text-muted-foreground sm:inline">:</span>{' '}
+          <span className="mt-1 block text-base font-normal text-muted-foreground sm:mt-0 sm:inline">{subtitle}</span>
+        </h1>
       </header>
 
       {settingsMissing ? (
