@@ -31,7 +31,7 @@ import type { XeroContext } from '../../xero/xero-port';
 import type { AuditLog } from '../audit/audit';
 import type { OrganizationRow } from '../organizations/organizations.repository';
 import { LIVE_WRITE_STATES, type AddInvoicesRepository, type CachedInvoiceRow } from './add-invoices.repository';
-import { chunk, createBatchSender, type BatchSender } from './batch-sender';
+import { chunk, createBatcher, type Batcher } from '../../xero/batcher';
 
 /** Who acts, for which organisation (from `resolveTenant`), and from where (for the audit log). */
 export interface AddInvoicesContext {
@@ -129,7 +129,7 @@ export function createAddInvoicesService(deps: {
    */
   async function executeInBatch<E>(
     ctx: AddInvoicesContext,
-    batch: BatchSender<E, XeroBatchElement>,
+    batch: Batcher<E, XeroBatchElement>,
     element: E,
     write: Pick<WriteSpec<XeroBatchElement>, 'kind' | 'targetId' | 'amountPence' | 'idempotencyKey' | 'request' | 'audit'> & {
       xeroIdOf: (answer: XeroBatchElement | undefined) => string | null;
@@ -158,7 +158,7 @@ export function createAddInvoicesService(deps: {
 
   /** Sends up to 50 approvals in one `POST /Invoices?summarizeErrors=false`, one ledger row per invoice. */
   async function approveChunk(ctx: AddInvoicesContext, plans: ApprovalPlan[], keyOf: (id: string) => string) {
-    const batch = createBatchSender<XeroApproveElement, XeroBatchElement>(plans.length, async (elements, batchKey) => {
+    const batch = createBatcher<XeroApproveElement, XeroBatchElement>(plans.length, async (elements, batchKey) => {
       const { data } = await http.send(ctx.userId, ctx.tenantId, {
         method: 'POST',
         path: '/api.xro/2.0/Invoices',
@@ -197,7 +197,7 @@ export function createAddInvoicesService(deps: {
 
   /** Sends up to 50 cash payments in one `PUT /Payments?summarizeErrors=false`, one ledger row per payment. */
   async function payChunk(ctx: AddInvoicesContext, plans: PaymentPlan[], cashAccountId: string) {
-    const batch = createBatchSender<XeroPaymentElement, XeroBatchElement>(plans.length, async (elements, batchKey) => {
+    const batch = createBatcher<XeroPaymentElement, XeroBatchElement>(plans.length, async (elements, batchKey) => {
       const { data } = await http.send(ctx.userId, ctx.tenantId, {
         method: 'PUT',
         path: '/api.xro/2.0/Payments',
