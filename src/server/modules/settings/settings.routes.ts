@@ -13,6 +13,7 @@ import {
 } from '../../../shared/settings';
 import { createSettingsRepository } from './settings.repository';
 import { createSettingsService, type AccountKind, type ActorInfo } from './settings.service';
+import { createAccountsHttp } from '../../xero/xero-http/settings';
 
 /** The reference lists of 000 §7 that are accounts, and the rule each one applies. */
 const ACCOUNT_LISTS: Array<[path: string, kind: AccountKind]> = [
@@ -34,7 +35,7 @@ function actorOf(request: FastifyRequest, user: { id: number; username: string }
 export function registerSettingsRoutes(root: FastifyInstance): void {
   const app = root.withTypeProvider<ZodTypeProvider>();
   const { db, sync, xeroHttp, audit, resolveTenant } = root.services;
-  const settings = createSettingsService({ repo: createSettingsRepository(db), sync, http: xeroHttp, audit });
+  const settings = createSettingsService({ repo: createSettingsRepository(db), sync, accounts: createAccountsHttp(xeroHttp), audit });
   const isRefresh = (query: { refresh?: string | undefined }) => query.refresh === 'true';
 
   app.patch(

@@ -17,10 +17,8 @@ import {
 } from '../../../shared/settings';
 import { XERO_ACCOUNT_CLASS_BY_TYPE } from '../../../shared/xero-accounts';
 import { AppError } from '../../lib/app-error';
-import { toAccountRow } from '../../xero/sync/mappers';
+import type { AccountsPort } from '../../xero/accounts';
 import type { XeroSync } from '../../xero/sync/sync.service';
-import type { XeroHttp } from '../../xero/xero-http/http';
-import { fetchXeroBankAccounts, type SettingsXeroContext } from '../../xero/xero-http/settings';
 import type { AuditLog } from '../audit/audit';
 import type { TenantContext } from '../organizations/tenancy';
 import type { AccountRow, ContactGroupRow, ContactRow, OrganizationDefaultsUpdate, SettingsRepository, TaxRateRow } from './settings.repository';
@@ -155,7 +153,7 @@ export interface ActorInfo {
   ip: string;
 }
 
-function syncContext(tenant: TenantContext): SettingsXeroContext {
+function syncContext(tenant: TenantContext) {
   return { organizationId: tenant.organizationId, tenantId: tenant.tenantId, userId: tenant.user.id };
 }
 
@@ -164,8 +162,8 @@ function syncContext(tenant: TenantContext): SettingsXeroContext {
  * reference is checked against Ledgerlink's copy of the organisation's Xero data, which is synced first
  * when it never was, and once more when a chosen item is missing (it may be new in Xero).
  */
-export function createSettingsService(deps: { repo: SettingsRepository; sync: XeroSync; http: XeroHttp; audit: AuditLog }) {
-  const { repo, sync, http, audit } = deps;
+export function createSettingsService(deps: { repo: SettingsRepository; sync: XeroSync; accounts: AccountsPort; audit: AuditLog }) {
+  const { repo, sync, accounts: accountsPort, audit } = deps;
 
   async function loadAccounts(tenant: TenantContext, refresh: boolean) {
     await sync.syncAccounts(syncContext(tenant), { force: refresh });
@@ -352,12 +350,12 @@ export function createSettingsService(deps: { repo: SettingsRepository; sync: Xe
      */
     async cleanupBankAccounts(tenant: TenantContext, actor: ActorInfo): Promise<{ deletedCount: number }> {
       const ctx = syncContext(tenant);
-      const live = (await fetchXeroBankAccounts(http, ctx)).filter((a) => a.Status !== 'DELETED');
-      const liveIds = new Set(live.map((a) => a.AccountID));
+      const live = (await accountsPort.listBank(ctx)).filter((a) => a.status !== 'DELETED');
+      const liveIds = new Set(live.map((a) => a.accountId));
       const cached = await repo.listBankAccounts(tenant.organizationId);
       const stale = cached.filter((row) => !liveIds.has(row.accountId)).map((row) => row.accountId);
       const deletedCount = await repo.deleteAccounts(tenant.organizationId, stale);
-      await repo.upsertAccounts(live.map((a) => toAccountRow(tenant.organizationId, a)));
+      await repo.upsertAccounts(live.map((a) => ({ ...a, organizationId: tenant.organizationId })));
       await audit.record({
         userId: actor.userId,
         username: actor.username,
