@@ -29,6 +29,8 @@ test.describe('a fresh demo', () => {
   test.describe.configure({ timeout: 240_000 });
 
   test.beforeAll(async () => {
+    // A first start creates and migrates a new embedded database and prepares the demo: slow on a busy machine.
+    test.setTimeout(240_000);
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ledgerlink-first-hour-'));
     const [port, sandboxPort] = [await freePort(), await freePort()];
     origin = `http://localhost:${port}`;

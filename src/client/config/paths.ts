@@ -27,7 +27,8 @@ export const paths = {
   stockJournal: { path: '/stock-journal', getHref: () => '/stock-journal' },
   settings: {
     path: '/settings',
-    getHref: (orgId?: string | number | null) => withQuery('/settings', { org: orgId ?? undefined }),
+    /** `tab: 'admin'` opens Settings → Admin (the feature switches). */
+    getHref: (orgId?: string | number | null, tab?: 'admin') => withQuery('/settings', { org: orgId ?? undefined, tab }),
   },
   xeroCancel: { path: '/xero-cancel', getHref: () => '/xero-cancel' },
   /** Not in the spec: two-step sign-in for accounts with a password (reached from the user menu). */

@@ -73,7 +73,8 @@ export default function SettingsRoute() {
         title="Settings"
         description={connection?.connected && connection.tenantName ? `Defaults for ${connection.tenantName}` : 'Defaults used by each feature'}
       />
-      <Tabs defaultValue={initialTab}>
+      {/* Keyed by the tab in the link, so "Switch it on in Admin" from the General tab opens Admin. */}
+      <Tabs key={initialTab} defaultValue={initialTab}>
         <TabsList>
           <TabsTrigger value="general">General</TabsTrigger>
           <TabsTrigger value="admin">Admin</TabsTrigger>

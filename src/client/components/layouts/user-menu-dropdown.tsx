@@ -7,6 +7,7 @@ import {
   ReceiptText,
   Settings,
   ShieldCheck,
+  UserCog,
 } from 'lucide-react';
 import type { ComponentType } from 'react';
 import { useLocation } from 'wouter';
@@ -55,7 +56,8 @@ export function useLogoutAction() {
 }
 
 /**
- * The user menu (spec 000 §2): username, the pages (features greyed out when off), Settings and Logout. In its
+ * The user menu (spec 000 §2): username, the pages (features greyed out when off), Settings, Administration
+ * (Settings → Admin, for administrators) and Logout. In its
  * own chunk (Radix DropdownMenu stays out of the first screen's download, bench §3); `UserMenu` draws the same
  * button until it arrives and opens the menu then if the button was pressed meanwhile.
  */
@@ -86,6 +88,11 @@ export default function UserMenuDropdown({ user, defaultOpen = false }: { user: 
         <DropdownMenuItem onSelect={() => navigate(paths.settings.getHref())}>
           <Settings aria-hidden /> Settings
         </DropdownMenuItem>
+        {user.isAdmin ? (
+          <DropdownMenuItem onSelect={() => navigate(paths.settings.getHref(undefined, 'admin'))}>
+            <UserCog aria-hidden /> Administration
+          </DropdownMenuItem>
+        ) : null}
         <DropdownMenuItem onSelect={() => navigate(paths.accountSecurity.getHref())}>
           <ShieldCheck aria-hidden /> Two-step sign-in
         </DropdownMenuItem>

@@ -8,6 +8,7 @@ import { Button } from '@/client/components/ui/button';
 import { Card, CardContent, CardFooter, CardHeader, CardTitle } from '@/client/components/ui/card';
 import { Spinner } from '@/client/components/ui/spinner';
 import { Tooltip } from '@/client/components/ui/tooltip';
+import { SwitchOnInAdmin, useIsAdministrator } from '@/client/components/switch-on-in-admin';
 
 const dateTime = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short' });
 const fullDateTime = new Intl.DateTimeFormat('en-GB', { dateStyle: 'full', timeStyle: 'long' });
@@ -65,6 +66,7 @@ export function OrganizationCard({
 }: OrganizationCardProps) {
   const name = getOrganizationName(org);
   const lastAccessed = parseDate(org.lastAccessed);
+  const administrator = useIsAdministrator();
   return (
     <Card className={org.isActive ? 'ring-2 ring-primary/60' : undefined} aria-label={name} role="group">
       <CardHeader className="flex-row items-start justify-between gap-3">
@@ -141,6 +143,11 @@ export function OrganizationCard({
         <Button size="sm" variant="ghost" disabled={!org.connected || busy} onClick={onOpenSettings} className="ml-auto">
           <Settings aria-hidden /> Settings
         </Button>
+        {administrator && FEATURE_KEYS.some((feature) => !isFeatureEnabled(org, feature)) ? (
+          <p className="basis-full text-sm text-muted-foreground">
+            A greyed-out feature is off for this organization. <SwitchOnInAdmin />
+          </p>
+        ) : null}
       </CardFooter>
     </Card>
   );

@@ -4,10 +4,13 @@ import { Badge } from '@/client/components/ui/badge';
 import { Button } from '@/client/components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/client/components/ui/card';
 import { Spinner } from '@/client/components/ui/spinner';
+import { SwitchOnInAdmin, useIsAdministrator } from '@/client/components/switch-on-in-admin';
 import { cn } from '@/client/lib/utils';
 
 export const FEATURE_DISABLED_TEXT =
   'This feature is currently disabled for this organization. Please contact an administrator to enable it.';
+/** What an administrator reads instead, followed by the link to the switch. */
+export const FEATURE_DISABLED_ADMIN_TEXT = 'This feature is currently disabled for this organization.';
 
 export interface FeatureCardProps {
   title: string;
@@ -25,6 +28,7 @@ export interface FeatureCardProps {
 
 /** One feature's defaults: title, the refresh button, and its controls, all disabled when the feature is off. */
 export function FeatureCard({ title, description, icon: Icon, enabled, refreshLabel, onRefresh, refreshing, loading, children }: FeatureCardProps) {
+  const administrator = useIsAdministrator();
   return (
     <Card role="region" aria-label={title} className={cn('flex min-w-0 flex-col transition-opacity', !enabled && 'opacity-60')}>
       <CardHeader className="flex-col items-stretch gap-3 sm:flex-row sm:items-start sm:justify-between">
@@ -46,7 +50,11 @@ export function FeatureCard({ title, description, icon: Icon, enabled, refreshLa
         </Button>
       </CardHeader>
       <CardContent className="flex flex-1 flex-col gap-4">
-        {!enabled ? <p className="rounded-lg bg-muted px-3 py-2 text-sm text-muted-foreground">{FEATURE_DISABLED_TEXT}</p> : null}
+        {!enabled ? (
+          <p className="rounded-lg bg-muted px-3 py-2 text-sm text-muted-foreground">
+            {administrator ? FEATURE_DISABLED_ADMIN_TEXT : FEATURE_DISABLED_TEXT} <SwitchOnInAdmin />
+          </p>
+        ) : null}
         <fieldset disabled={!enabled} className="grid min-w-0 items-start gap-4 sm:grid-cols-2">
           <legend className="sr-only">{title} defaults</legend>
           {children}
