@@ -205,6 +205,24 @@ function renderScaleOut(result: ScaleOutResult): string[] {
   ];
   for (const c of result.checks) lines.push(`| ${c.label} | ${c.passed ? c.detail : `**${c.detail}**`} | ${c.expected} |`);
   lines.push('');
+  if (result.gate.length > 0) {
+    const one = result.gate.find((g) => g.instances === 1);
+    lines.push(
+      `Shared Xero gate: each row sends the same payments for one organisation at once, spread over the instances, against a sandbox with Xero's limits (60 a minute, 5 in flight); violations are the calls the sandbox counted over a limit. Goal: 0 with three instances.`,
+      '',
+      '| Instances | Payments sent | Failed | Violations (minute / in flight / day / app) | Time | vs one instance |',
+      '|---|---|---|---|---|---|',
+    );
+    for (const g of result.gate) {
+      const v = g.violations;
+      const total = v.minute + v.concurrent + v.day + v.appMinute;
+      const violations = `${v.minute} / ${v.concurrent} / ${v.day} / ${v.appMinute}`;
+      lines.push(
+        `| ${g.instances} | ${g.payments} of ${g.writes} | ${g.failed} | ${total === 0 ? violations : `**${violations}**`} | ${formatNumber(g.seconds)} s | ${one ? `${(g.seconds / one.seconds).toFixed(2)}×` : ''} |`,
+      );
+    }
+    lines.push('');
+  }
   return lines;
 }
 

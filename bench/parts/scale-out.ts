@@ -28,6 +28,7 @@ import {
 } from '../lib/harness';
 import type { BenchOptions } from '../lib/options';
 import type { PostgresServer } from '../lib/postgres';
+import { runGateScaleOut, type GateRun } from './gate';
 
 export interface Check {
   label: string;
@@ -40,6 +41,8 @@ export interface ScaleOutResult {
   postgres: string;
   runs: number;
   checks: Check[];
+  /** The shared Xero gate: one instance, then three, sending the same payments for one organisation. */
+  gate: GateRun[];
 }
 
 type Outcome = { passed: boolean; detail: string };
@@ -250,5 +253,8 @@ export async function runScaleOut(options: BenchOptions, pg: PostgresServer, log
     const details = [...new Set(list.map((o) => o.detail))];
     return { label: c.label, expected: c.expected, passed, detail: `${passed ? 'pass' : 'FAIL'}: ${details.join(' / ')}` };
   });
-  return { postgres: pg.version, runs, checks };
+  const writes = Number(process.env.BENCH_GATE_WRITES ?? (options.quick ? 60 : 300));
+  const gate: GateRun[] = [];
+  for (const instances of [1, 3]) gate.push(await runGateScaleOut(pg, instances, writes, log));
+  return { postgres: pg.version, runs, checks, gate };
 }
