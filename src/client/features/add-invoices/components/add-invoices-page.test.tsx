@@ -134,6 +134,20 @@ describe('Add Invoices screen (001 §2–§8)', () => {
     expect(bodyRows().every((r) => within(r).getByRole('checkbox').getAttribute('aria-checked') === 'true')).toBe(true);
   });
 
+  it('the £0 dialog opens on Cancel, so Enter does not confirm the risky choice, and Escape gives the focus back to the row', async () => {
+    const user = userEvent.setup();
+    useHandlers();
+    renderApp('/add-invoices');
+    await findRows();
+    await user.click(screen.getByRole('checkbox', { name: 'Approve INV-0101' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Confirm Zero Amount Approval' });
+    await waitFor(() => expect(within(dialog).getByRole('button', { name: 'Cancel' })).toHaveFocus());
+    await user.keyboard('{Escape}');
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    expect(screen.getByRole('checkbox', { name: 'Approve INV-0101' })).not.toBeChecked();
+    await waitFor(() => expect(screen.getByRole('checkbox', { name: 'Approve INV-0101' })).toHaveFocus());
+  });
+
   it('accepts only amounts with at most two decimals in the cash boxes', async () => {
     const user = userEvent.setup();
     useHandlers();
