@@ -236,6 +236,14 @@ describe('default accounts (001 §4)', () => {
     });
   });
 
+  it('with no saved cash default, prefers an account named like cash over the first one (issue 17 item 18)', () => {
+    const cashAccounts = [
+      { accountId: 'current', name: 'Business Current Account', bankAccountNumber: '' },
+      { accountId: 'till', name: 'Cash', bankAccountNumber: '' },
+    ];
+    expect(chooseDefaultAccounts({ creditCardAccounts: accounts.creditCardAccounts, cashAccounts }, {}).cashAccountId).toBe('till');
+  });
+
   it('falls back to the first account of the right list, then of the other', () => {
     expect(chooseDefaultAccounts(accounts, { defaultCreditCardAccountId: 'gone', defaultCashAccountId: '' })).toEqual({
       cardAccountId: 'card-1',

@@ -298,7 +298,9 @@ export function chooseDefaultAccounts(
   const all = [...accounts.creditCardAccounts, ...accounts.cashAccounts];
   const isKnown = (id: string | null | undefined): id is string => !!id && all.some((a) => a.accountId === id);
   const firstCard = accounts.creditCardAccounts[0]?.accountId ?? null;
-  const firstCash = accounts.cashAccounts[0]?.accountId ?? null;
+  // Beyond the spec's "first cash account": one named like cash (e.g. "Cash", "Petty Cash", "Cash in Till")
+  // comes before a current account listed first (issue 17 item 18).
+  const firstCash = (accounts.cashAccounts.find((a) => /\bcash\b/i.test(a.name)) ?? accounts.cashAccounts[0])?.accountId ?? null;
   return {
     cardAccountId: isKnown(defaults.defaultCreditCardAccountId)
       ? defaults.defaultCreditCardAccountId
