@@ -62,6 +62,34 @@ export default tseslint.config(
     },
   },
   {
+    // Issue 15: feature modules speak Ledgerlink's types; every Xero path, body and PascalCase field lives
+    // behind the port in src/server/xero. Every module but Add Invoices' service has moved (it joins once it
+    // no longer builds Xero requests); tests may name Xero paths.
+    files: ['src/server/modules/**/*.ts'],
+    ignores: ['**/*.test.ts', 'src/server/modules/add-invoices/add-invoices.service.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'Literal[value=/\\/(Invoices|Payments|ManualJournals|Contacts|ContactGroups|Accounts|TaxRates|Attachments|CreditNotes|Organisation)\\b/]',
+          message: 'No Xero paths in feature modules: call a typed operation of the Xero port (src/server/xero).',
+        },
+        {
+          selector: 'TemplateElement[value.raw=/\\/(Invoices|Payments|ManualJournals|Contacts|ContactGroups|Accounts|TaxRates|Attachments|CreditNotes|Organisation)\\b/]',
+          message: 'No Xero paths in feature modules: call a typed operation of the Xero port (src/server/xero).',
+        },
+        {
+          selector: 'MemberExpression[computed=false][property.name=/^[A-Z][a-z0-9]+[A-Z]?[A-Za-z0-9]*$/]',
+          message: 'No PascalCase Xero fields in feature modules: the Xero port maps them to our types.',
+        },
+        {
+          selector: 'ObjectExpression > Property[key.name=/^[A-Z][a-z0-9]+[A-Z]?[A-Za-z0-9]*$/]',
+          message: 'No Xero request bodies in feature modules: the Xero port builds them.',
+        },
+      ],
+    },
+  },
+  {
     files: ['scripts/**', 'bench/**', 'e2e/**', 'src/sandbox/main.ts', 'src/server/server.ts', 'src/server/db/*-cli.ts'],
     rules: { 'no-console': 'off' },
   },

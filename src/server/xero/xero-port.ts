@@ -21,3 +21,43 @@ export interface XeroPort {
   listConnections(userId: number): Promise<XeroTenantConnection[]>;
   deleteConnection(userId: number, connectionId: string): Promise<void>;
 }
+
+/** A payment as Ledgerlink speaks of it: pence, ids, and the invoice's balance Xero reported with it. */
+export interface XeroPaymentFacts {
+  paymentId: string;
+  amountPence: number | null;
+  accountId: string | null;
+  /** The payment's date, YYYY-MM-DD. */
+  date: string | null;
+  /** AUTHORISED or DELETED. */
+  status: string | null;
+  /** Xero's UpdatedDateUTC of the payment (ISO): when the balance below was Xero's. */
+  updatedUtc: string | null;
+  invoice: { invoiceId: string | null; status: string | null; amountDuePence: number | null; amountPaidPence: number | null } | null;
+}
+
+/** A new payment against a sales invoice, into a bank account (or one that takes payments). */
+export interface NewPayment {
+  invoiceId: string;
+  accountId: string;
+  amountPence: number;
+  date: string;
+  reference: string;
+}
+
+/** Pay Invoices' operations on Xero (REFERENCE §4.2 attachments, §4.3 payments). */
+export interface PayInvoicesXero {
+  payments: {
+    /** Sends one payment under the ledger's key; Xero's refusal is an AppError XERO_REJECTED with Xero's words. */
+    create(ctx: XeroContext, payment: NewPayment, idempotencyKey: string): Promise<XeroPaymentFacts>;
+    /** Every payment of one invoice, as Xero lists them (a lost answer is looked up here). */
+    findForInvoice(ctx: XeroContext, invoiceId: string): Promise<XeroPaymentFacts[]>;
+    get(ctx: XeroContext, paymentId: string): Promise<XeroPaymentFacts | null>;
+    /** Reverses a payment (Xero marks it DELETED); the answer carries the invoice's balance after it. */
+    delete(ctx: XeroContext, paymentId: string, idempotencyKey: string): Promise<XeroPaymentFacts | null>;
+  };
+  attachments: {
+    list(ctx: XeroContext, invoiceId: string): Promise<Array<{ attachmentId: string; fileName: string; mimeType: string | null }>>;
+    get(ctx: XeroContext, invoiceId: string, attachmentId: string): Promise<{ body: Buffer; contentType: string | null }>;
+  };
+}

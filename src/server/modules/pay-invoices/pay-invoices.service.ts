@@ -1,5 +1,5 @@
-import { convertXeroDate, convertXeroTimestamp, getUkToday } from '../../../shared/dates';
-import { findPence, fromPence, toPence } from '../../../shared/money';
+import { getUkToday } from '../../../shared/dates';
+import { fromPence, toPence } from '../../../shared/money';
 import {
   checkPaymentAgainstBalance,
   getPaymentReference,
@@ -20,15 +20,8 @@ import type { XeroSync, SyncContext, InvoiceView } from '../../xero/sync/sync.se
 import type { CachedPayment } from '../../xero/sync/mappers';
 import type { WriteLedger, WriteOutcome, WriteRow as LedgerWriteRow } from '../../xero/write-ledger';
 import type { XeroHttp } from '../../xero/xero-http/http';
-import {
-  buildPaymentBody,
-  DELETE_PAYMENT_BODY,
-  paymentsOfInvoiceWhere,
-  xeroAttachmentsEnvelope,
-  xeroPaymentsEnvelope,
-  type XeroPayment,
-} from '../../xero/xero-http/pay-invoices';
-import type { XeroContext } from '../../xero/xero-port';
+import { createPayInvoicesXero, readStoredPaymentAnswer } from '../../xero/xero-http/pay-invoices';
+import type { PayInvoicesXero, XeroContext, XeroPaymentFacts } from '../../xero/xero-port';
 import type { AuditLog } from '../audit/audit';
 import type { BodyCache, CachedBody } from '../../lib/body-cache';
 import type { AccountRow, InvoiceBalance, InvoiceListRow, InvoiceRow, PayInvoicesRepository, WriteRow } from './pay-invoices.repository';
@@ -129,11 +122,6 @@ function toPaymentsDto(row: InvoiceRow): InvoiceRefreshResult['payments'] {
   }));
 }
 
-function poundsToPence(value: number | null | undefined): number | null {
-  if (value === null || value === undefined) return null;
-  return findPence(value) ?? Math.round(value * 100);
-}
-
 /** Xero's words for "more than is outstanding" become the wording the screen maps to 'Invoice Data Out of Sync' (001 §8). */
 function translateRejection(error: unknown, amountPence: number, currency: string): never {
   if (error instanceof AppError && (error.code === 'XERO_REJECTED' || error.code === 'VALIDATION_ERROR')) {
@@ -151,40 +139,17 @@ function formatAmount(pence: number, currency: string): string {
   return `${currency === 'GBP' ? '£' : '$'}${(pence / 100).toFixed(2)}`;
 }
 
-function firstValidationMessage(payment: XeroPayment | undefined): string {
-  const messages = (payment?.ValidationErrors ?? []).map((e) => e.Message).filter((m): m is string => Boolean(m));
-  return messages.join('; ') || 'Xero did not accept the payment';
-}
-
-/**
- * Xero's answer as the ledger kept it. Rows this module confirmed hold a StoredPayment; a row settled by
- * `ledger.reconcile()` through another module's 'payment' finder (Add Invoices registers one too) may hold
- * Xero's raw Payment instead, so both shapes are read.
- */
+/** Xero's answer as the ledger kept it (either feature's shape, read in the Xero module). */
 function readStoredPayment(row: WriteRow): StoredPayment {
-  const raw = (row.response ?? {}) as Partial<StoredPayment> & XeroPayment;
-  return {
-    paymentId: raw.paymentId ?? raw.PaymentID ?? row.xeroId ?? '',
-    amountDuePence: raw.amountDuePence ?? poundsToPence(raw.Invoice?.AmountDue),
-    amountPaidPence: raw.amountPaidPence ?? poundsToPence(raw.Invoice?.AmountPaid),
-    invoiceStatus: raw.invoiceStatus ?? raw.Invoice?.Status ?? null,
-  };
+  return readStoredPaymentAnswer(row.response, row.xeroId);
 }
 
-/** When Xero's answer was true: the payment's UpdatedDateUTC, or null when Xero sent none. */
-function answerTime(payment: XeroPayment | undefined): Date | null {
-  const iso = convertXeroTimestamp(payment?.UpdatedDateUTC);
-  const ms = iso ? Date.parse(iso) : NaN;
-  return Number.isFinite(ms) ? new Date(ms) : null;
-}
-
-function balanceFrom(payment: XeroPayment | undefined, fallback: InvoiceBalance): InvoiceBalance {
-  const due = poundsToPence(payment?.Invoice?.AmountDue);
-  const paid = poundsToPence(payment?.Invoice?.AmountPaid);
+/** The invoice's balance Xero reported with a payment, or `fallback` where it reported none. */
+function balanceFrom(payment: XeroPaymentFacts | null, fallback: InvoiceBalance): InvoiceBalance {
   return {
-    amountDuePence: due ?? fallback.amountDuePence,
-    amountPaidPence: paid ?? fallback.amountPaidPence,
-    status: payment?.Invoice?.Status ?? fallback.status,
+    amountDuePence: payment?.invoice?.amountDuePence ?? fallback.amountDuePence,
+    amountPaidPence: payment?.invoice?.amountPaidPence ?? fallback.amountPaidPence,
+    status: payment?.invoice?.status ?? fallback.status,
   };
 }
 
@@ -197,13 +162,16 @@ export function createPayInvoicesService(deps: {
   repo: PayInvoicesRepository;
   sync: XeroSync;
   http: XeroHttp;
+  /** Xero's operations for this feature; over `http` unless a test hands in a fake. */
+  xero?: PayInvoicesXero;
   ledger: WriteLedger;
   audit: AuditLog;
   /** Serialised invoice lists per organisation and cache version. */
   bodies: BodyCache;
   now?: () => Date;
 }) {
-  const { repo, sync, http, ledger, audit, bodies } = deps;
+  const { repo, sync, ledger, audit, bodies } = deps;
+  const xero = deps.xero ?? createPayInvoicesXero(deps.http);
   const now = deps.now ?? (() => new Date());
   /** Attachment names and types by organisation + attachment id, so streaming one needs no extra list call. */
   const attachmentMeta = new Map<string, { mimeType: string; fileName: string }>();
@@ -251,36 +219,31 @@ export function createPayInvoicesService(deps: {
    */
   async function findPaymentInXero(ctx: XeroContext, row: LedgerWriteRow): Promise<WriteOutcome<StoredPayment> | null> {
     const request = row.request as PaymentPayload;
-    const { data } = await http.send(ctx.userId, ctx.tenantId, {
-      method: 'GET',
-      path: '/api.xro/2.0/Payments',
-      query: { where: paymentsOfInvoiceWhere(request.invoiceId) },
-      schema: xeroPaymentsEnvelope,
-    });
+    const payments = await xero.payments.findForInvoice(ctx, request.invoiceId);
     const claimed = await ledger.claimedXeroIds(row.organizationId, 'payment', row.id, row.targetId ?? request.invoiceId);
     // Xero's clock and ours differ a little: allow two minutes either side of the moment it was sent.
     const sentAt = (row.sentAt ?? row.createdAt).getTime() - 2 * 60_000;
-    const match = data.Payments.filter((p) => {
-      const updated = convertXeroTimestamp(p.UpdatedDateUTC);
-      return (
-        p.PaymentID &&
-        p.Status !== 'DELETED' &&
-        !claimed.has(p.PaymentID.toLowerCase()) &&
-        p.Account?.AccountID?.toLowerCase() === request.accountId.toLowerCase() &&
-        poundsToPence(p.Amount) === row.amountPence &&
-        convertXeroDate(p.Date) === request.date &&
-        (!updated || Date.parse(updated) >= sentAt)
-      );
-    }).sort((a, b) => Date.parse(convertXeroTimestamp(a.UpdatedDateUTC) ?? '') - Date.parse(convertXeroTimestamp(b.UpdatedDateUTC) ?? ''))[0];
-    if (!match?.PaymentID) return null;
+    const match = payments
+      .filter(
+        (p) =>
+          p.paymentId &&
+          p.status !== 'DELETED' &&
+          !claimed.has(p.paymentId.toLowerCase()) &&
+          p.accountId?.toLowerCase() === request.accountId.toLowerCase() &&
+          p.amountPence === row.amountPence &&
+          p.date === request.date &&
+          (!p.updatedUtc || Date.parse(p.updatedUtc) >= sentAt),
+      )
+      .sort((a, b) => Date.parse(a.updatedUtc ?? '') - Date.parse(b.updatedUtc ?? ''))[0];
+    if (!match) return null;
     return {
-      xeroId: match.PaymentID,
+      xeroId: match.paymentId,
       response: {
-        paymentId: match.PaymentID,
-        amountDuePence: poundsToPence(match.Invoice?.AmountDue),
-        amountPaidPence: poundsToPence(match.Invoice?.AmountPaid),
-        invoiceStatus: match.Invoice?.Status ?? null,
-        updatedUtc: answerTime(match)?.toISOString() ?? null,
+        paymentId: match.paymentId,
+        amountDuePence: match.invoice?.amountDuePence ?? null,
+        amountPaidPence: match.invoice?.amountPaidPence ?? null,
+        invoiceStatus: match.invoice?.status ?? null,
+        updatedUtc: match.updatedUtc,
       },
     };
   }
@@ -288,20 +251,11 @@ export function createPayInvoicesService(deps: {
   /** Looks a reversal up in Xero: the payment exists and is DELETED. */
   async function findPaymentDeletionInXero(ctx: XeroContext, row: LedgerWriteRow): Promise<WriteOutcome<unknown> | null> {
     const paymentId = row.targetId ?? (row.request as { paymentId: string }).paymentId;
-    const { data } = await http.send(ctx.userId, ctx.tenantId, {
-      method: 'GET',
-      path: `/api.xro/2.0/Payments/${encodeURIComponent(paymentId)}`,
-      schema: xeroPaymentsEnvelope,
-    });
-    const payment = data.Payments[0];
-    if (payment?.Status !== 'DELETED') return null;
+    const payment = await xero.payments.get(ctx, paymentId);
+    if (payment?.status !== 'DELETED') return null;
     return {
       xeroId: paymentId,
-      response: {
-        paymentId,
-        amountDuePence: poundsToPence(payment.Invoice?.AmountDue),
-        invoiceStatus: payment.Invoice?.Status ?? null,
-      },
+      response: { paymentId, amountDuePence: payment.invoice?.amountDuePence ?? null, invoiceStatus: payment.invoice?.status ?? null },
     };
   }
 
@@ -380,24 +334,17 @@ export function createPayInvoicesService(deps: {
 
     async listAttachments(ctx: PayContext, invoiceId: string): Promise<AttachmentListResponse> {
       const invoice = await getKnownInvoice(ctx, invoiceId);
-      const { data } = await http.send(ctx.userId, ctx.tenantId, {
-        method: 'GET',
-        path: `/api.xro/2.0/Invoices/${encodeURIComponent(invoice.invoiceId)}/Attachments`,
-        schema: xeroAttachmentsEnvelope,
-      });
-      return data.Attachments.map((a) => {
-        const mimeType = a.MimeType || 'application/octet-stream';
-        attachmentMeta.set(`${ctx.organizationId}:${a.AttachmentID.toLowerCase()}`, {
-          mimeType,
-          fileName: a.FileName,
-        });
+      const attachments = await xero.attachments.list(ctx, invoice.invoiceId);
+      return attachments.map((a) => {
+        const mimeType = a.mimeType || 'application/octet-stream';
+        attachmentMeta.set(`${ctx.organizationId}:${a.attachmentId.toLowerCase()}`, { mimeType, fileName: a.fileName });
         if (attachmentMeta.size > 5000) attachmentMeta.delete(attachmentMeta.keys().next().value ?? '');
         return {
-          attachmentId: a.AttachmentID,
-          name: a.FileName,
+          attachmentId: a.attachmentId,
+          name: a.fileName,
           mimeType,
           // Our own address: the browser never sees Xero's URL or a token.
-          url: `/api/xero/invoices/${encodeURIComponent(invoice.invoiceId)}/attachments/${encodeURIComponent(a.AttachmentID)}/content`,
+          url: `/api/xero/invoices/${encodeURIComponent(invoice.invoiceId)}/attachments/${encodeURIComponent(a.attachmentId)}/content`,
         };
       });
     },
@@ -409,14 +356,10 @@ export function createPayInvoicesService(deps: {
       if (!attachmentMeta.has(key)) await this.listAttachments(ctx, invoice.invoiceId);
       const meta = attachmentMeta.get(key);
       if (!meta) throw new AppError('NOT_FOUND', 'Attachment not found');
-      const { data, headers } = await http.send<Buffer>(ctx.userId, ctx.tenantId, {
-        method: 'GET',
-        path: `/api.xro/2.0/Invoices/${encodeURIComponent(invoice.invoiceId)}/Attachments/${encodeURIComponent(attachmentId)}`,
-        binary: true,
-      });
-      const sent = (headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+      const { body, contentType } = await xero.attachments.get(ctx, invoice.invoiceId, attachmentId);
+      const sent = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
       const mimeType = meta.mimeType !== 'application/octet-stream' ? meta.mimeType.toLowerCase() : sent || meta.mimeType;
-      return { body: data, mimeType, fileName: meta.fileName, inline: INLINE_TYPES.has(mimeType) };
+      return { body, mimeType, fileName: meta.fileName, inline: INLINE_TYPES.has(mimeType) };
     },
 
     /** GET /api/xero/bank-accounts: BANK accounts, CREDITCARD → card, every other bank account → cash (DESIGN §4). */
@@ -534,26 +477,20 @@ export function createPayInvoicesService(deps: {
             },
           },
           send: async (key) => {
-            const { data } = await http.send(ctx.userId, ctx.tenantId, {
-              method: 'PUT',
-              path: '/api.xro/2.0/Payments',
-              body: buildPaymentBody(payload),
-              idempotencyKey: key,
-              schema: xeroPaymentsEnvelope,
-            });
-            const answer = data.Payments[0];
-            if (!answer?.PaymentID || answer.HasValidationErrors || answer.StatusAttributeString === 'ERROR') {
-              throw new AppError('XERO_REJECTED', firstValidationMessage(answer));
-            }
+            const answer = await xero.payments.create(
+              ctx,
+              { invoiceId: payload.invoiceId, accountId: payload.accountId, amountPence, date: payload.date, reference: payload.reference },
+              key,
+            );
             const balance = balanceFrom(answer, before);
             return {
-              xeroId: answer.PaymentID,
+              xeroId: answer.paymentId,
               response: {
-                paymentId: answer.PaymentID,
+                paymentId: answer.paymentId,
                 amountDuePence: balance.amountDuePence,
                 amountPaidPence: balance.amountPaidPence,
                 invoiceStatus: balance.status,
-                updatedUtc: answerTime(answer)?.toISOString() ?? null,
+                updatedUtc: answer.updatedUtc,
               },
             };
           },
@@ -623,21 +560,8 @@ export function createPayInvoicesService(deps: {
           },
         },
         send: async (key) => {
-          const { data } = await http.send(ctx.userId, ctx.tenantId, {
-            method: 'POST',
-            path: `/api.xro/2.0/Payments/${encodeURIComponent(xeroPaymentId)}`,
-            body: DELETE_PAYMENT_BODY,
-            idempotencyKey: key,
-            schema: xeroPaymentsEnvelope,
-          });
-          const answer = data.Payments[0];
-          return {
-            xeroId: xeroPaymentId,
-            response: {
-              ...balanceFrom(answer, fallback),
-              updatedUtc: answerTime(answer)?.toISOString() ?? null,
-            },
-          };
+          const answer = await xero.payments.delete(ctx, xeroPaymentId, key);
+          return { xeroId: xeroPaymentId, response: { ...balanceFrom(answer, fallback), updatedUtc: answer?.updatedUtc ?? null } };
         },
       });
       const { updatedUtc, ...balance } = outcome.response;

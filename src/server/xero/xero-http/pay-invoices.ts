@@ -1,4 +1,9 @@
 import { z } from 'zod';
+import { convertXeroDate, convertXeroTimestamp } from '../../../shared/dates';
+import { findPence, fromPence } from '../../../shared/money';
+import { AppError } from '../../lib/app-error';
+import type { NewPayment, PayInvoicesXero, XeroPaymentFacts } from '../xero-port';
+import type { XeroHttp } from './http';
 
 /**
  * Xero's shapes for Pay Invoices (REFERENCE §4.2 attachments, §4.3 payments). PascalCase stays in
@@ -64,4 +69,124 @@ export const DELETE_PAYMENT_BODY = { Status: 'DELETED' } as const;
 /** Xero's filter for the payments of one invoice (`Guid` comparison, REFERENCE §3 `where`). */
 export function paymentsOfInvoiceWhere(invoiceId: string): string {
   return `Invoice.InvoiceID==Guid("${invoiceId.replace(/[^0-9a-fA-F-]/g, '')}")`;
+}
+
+function poundsToPence(value: number | null | undefined): number | null {
+  if (value === null || value === undefined) return null;
+  return findPence(value) ?? Math.round(value * 100);
+}
+
+/** Xero's payment in Ledgerlink's words. */
+export function toPaymentFacts(p: XeroPayment): XeroPaymentFacts {
+  const updated = convertXeroTimestamp(p.UpdatedDateUTC);
+  const ms = updated ? Date.parse(updated) : NaN;
+  return {
+    paymentId: p.PaymentID ?? '',
+    amountPence: poundsToPence(p.Amount),
+    accountId: p.Account?.AccountID ?? null,
+    date: convertXeroDate(p.Date) ?? null,
+    status: p.Status ?? null,
+    updatedUtc: Number.isFinite(ms) ? new Date(ms).toISOString() : null,
+    invoice: p.Invoice
+      ? {
+          invoiceId: p.Invoice.InvoiceID ?? null,
+          status: p.Invoice.Status ?? null,
+          amountDuePence: poundsToPence(p.Invoice.AmountDue),
+          amountPaidPence: poundsToPence(p.Invoice.AmountPaid),
+        }
+      : null,
+  };
+}
+
+/**
+ * A payment answer as the ledger kept it, in Ledgerlink's words. Rows written by Pay Invoices hold its own
+ * shape; rows settled by the old Add Invoices finder hold Xero's raw Payment: both are read.
+ */
+export function readStoredPaymentAnswer(raw: unknown, xeroId: string | null) {
+  const r = (raw ?? {}) as Partial<{
+    paymentId: string;
+    amountDuePence: number | null;
+    amountPaidPence: number | null;
+    invoiceStatus: string | null;
+    updatedUtc: string | null;
+  }> &
+    XeroPayment;
+  return {
+    paymentId: r.paymentId ?? r.PaymentID ?? xeroId ?? '',
+    amountDuePence: r.amountDuePence ?? poundsToPence(r.Invoice?.AmountDue),
+    amountPaidPence: r.amountPaidPence ?? poundsToPence(r.Invoice?.AmountPaid),
+    invoiceStatus: r.invoiceStatus ?? r.Invoice?.Status ?? null,
+    updatedUtc: r.updatedUtc ?? null,
+  };
+}
+
+function firstValidationMessage(payment: XeroPayment | undefined): string {
+  const messages = (payment?.ValidationErrors ?? []).map((e) => e.Message).filter((m): m is string => Boolean(m));
+  return messages.join('; ') || 'Xero did not accept the payment';
+}
+
+/** Pay Invoices' Xero operations over HTTP: every path, body and PascalCase field of the feature is here. */
+export function createPayInvoicesXero(http: XeroHttp): PayInvoicesXero {
+  const invoicePath = (invoiceId: string) => `/api.xro/2.0/Invoices/${encodeURIComponent(invoiceId)}/Attachments`;
+  return {
+    payments: {
+      async create(ctx, payment: NewPayment, idempotencyKey) {
+        const { data } = await http.send(ctx.userId, ctx.tenantId, {
+          method: 'PUT',
+          path: '/api.xro/2.0/Payments',
+          body: buildPaymentBody({ ...payment, amount: fromPence(payment.amountPence) }),
+          idempotencyKey,
+          schema: xeroPaymentsEnvelope,
+        });
+        const answer = data.Payments[0];
+        if (!answer?.PaymentID || answer.HasValidationErrors || answer.StatusAttributeString === 'ERROR') {
+          throw new AppError('XERO_REJECTED', firstValidationMessage(answer));
+        }
+        return toPaymentFacts(answer);
+      },
+      async findForInvoice(ctx, invoiceId) {
+        const { data } = await http.send(ctx.userId, ctx.tenantId, {
+          method: 'GET',
+          path: '/api.xro/2.0/Payments',
+          query: { where: paymentsOfInvoiceWhere(invoiceId) },
+          schema: xeroPaymentsEnvelope,
+        });
+        return data.Payments.filter((p) => p.PaymentID).map(toPaymentFacts);
+      },
+      async get(ctx, paymentId) {
+        const { data } = await http.send(ctx.userId, ctx.tenantId, {
+          method: 'GET',
+          path: `/api.xro/2.0/Payments/${encodeURIComponent(paymentId)}`,
+          schema: xeroPaymentsEnvelope,
+        });
+        const payment = data.Payments[0];
+        return payment ? toPaymentFacts({ ...payment, PaymentID: payment.PaymentID ?? paymentId }) : null;
+      },
+      async delete(ctx, paymentId, idempotencyKey) {
+        const { data } = await http.send(ctx.userId, ctx.tenantId, {
+          method: 'POST',
+          path: `/api.xro/2.0/Payments/${encodeURIComponent(paymentId)}`,
+          body: DELETE_PAYMENT_BODY,
+          idempotencyKey,
+          schema: xeroPaymentsEnvelope,
+        });
+        const payment = data.Payments[0];
+        return payment ? toPaymentFacts({ ...payment, PaymentID: payment.PaymentID ?? paymentId }) : null;
+      },
+    },
+    attachments: {
+      async list(ctx, invoiceId) {
+        const { data } = await http.send(ctx.userId, ctx.tenantId, { method: 'GET', path: invoicePath(invoiceId), schema: xeroAttachmentsEnvelope });
+        return data.Attachments.map((a) => ({ attachmentId: a.AttachmentID, fileName: a.FileName, mimeType: a.MimeType ?? null }));
+      },
+      async get(ctx, invoiceId, attachmentId) {
+        const { data, headers } = await http.send<Buffer>(ctx.userId, ctx.tenantId, {
+          method: 'GET',
+          path: `${invoicePath(invoiceId)}/${encodeURIComponent(attachmentId)}`,
+          binary: true,
+        });
+        return { body: data, contentType: headers.get('content-type') };
+      },
+    },
+  };
 }
