@@ -1,5 +1,7 @@
+import nodeCrypto from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import cookie from '@fastify/cookie';
+import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -9,6 +11,7 @@ import type { AppConfig } from './config/env';
 import type { Database } from './db/client';
 import { isDatabaseReady } from './db/client';
 import { createLoggerOptions } from './lib/logger';
+import { documentErrorResponses } from './plugins/api-errors';
 import { registerErrorHandler } from './plugins/error-handler';
 import { answerFrameworkError, registerInputGuard } from './plugins/input-guard';
 import { registerSecurity } from './plugins/security';
@@ -124,6 +127,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const routeTable: RegisteredRoute[] = [];
   app.decorate('routeTable', routeTable);
   app.addHook('onRoute', (route) => {
+    // Every /api route documents its error answers in the { message, code } shape (issue 16).
+    documentErrorResponses(route);
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     for (const method of methods) {
       if (method === 'HEAD' || method === 'OPTIONS') continue;
@@ -137,6 +142,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   registerInputGuard(app);
   await registerSecurity(app, { appUrl: config.appUrl, https: config.session.secureCookie });
   await app.register(cookie);
+  // Per-route request limits (registration); the sign-in and code limits live in the database (login-limiter.ts).
+  await app.register(rateLimit, { global: false });
   // OpenAPI description of our own API, generated from the zod schemas, browsable at /api/docs.
   await app.register(swagger, {
     openapi: { info: { title: 'Ledgerlink API', version: '1' }, components: { securitySchemes: { session: { type: 'apiKey', in: 'cookie', name: 'll_session' } } } },
@@ -161,7 +168,9 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const audit = createAuditLog(db, app.log);
   const sessions = createSessionStore(database, { ...config.session, principalQueriesInFlight: database.kind === 'pglite' ? 1 : 4 });
   const users = createUsersRepository(db);
-  const limiter = createLoginLimiter(db);
+  const encryptionKey = loadEncryptionKey({ configured: config.tokenEncryptionKey, dataDir: config.dataDir });
+  // Device cookies of the sign-in limits are signed with a key of their own, derived from the encryption key.
+  const limiter = createLoginLimiter(db, nodeCrypto.createHmac('sha256', encryptionKey).update('ledgerlink device cookie').digest());
   const auth = createAuthService({ users, limiter, audit });
 
   app.decorateRequest('session', null);
@@ -175,10 +184,10 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     request.session = principal.session;
   });
 
-  registerAuthRoutes(app, { auth, sessions, audit, demoCredentials: options.demoCredentials, requireMfaForAdmins: config.requireMfaForAdmins });
+  registerAuthRoutes(app, { auth, sessions, audit, demoCredentials: options.demoCredentials, requireMfaForAdmins: config.requireMfaForAdmins, limiter, secureCookie: config.session.secureCookie });
 
   // Xero: the one client (STYLE §4), pointed at Xero or the sandbox by the endpoints alone.
-  const box = createSecretBox(loadEncryptionKey({ configured: config.tokenEncryptionKey, dataDir: config.dataDir }));
+  const box = createSecretBox(encryptionKey);
   const oauth = createXeroOAuth(options.xero);
   const tokens = createTokenStore({ db, box, oauth });
   const orgs = createOrganizationsRepository(database);
@@ -211,7 +220,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const uris = redirectUris(config.appUrl);
   registerConnectionRoutes(app, { connection, oauth, oauthRequests, tokens, audit, redirectUri: uris.connect, appUrl: config.appUrl, secureCookie: config.session.secureCookie });
   registerXeroSignInRoutes(app, { oauth, oauthRequests, users, tokens, sessions, connection, audit, redirectUri: uris.signin, secureCookie: config.session.secureCookie });
-  registerAdminRoutes(app, { admin: createAdminRepository(db), users, audit });
+  registerAdminRoutes(app, { admin: createAdminRepository(db), users, audit, limiter });
   const bodies = createBodyCache({ maxBytes: BODY_CACHE_MAX_BYTES });
   app.decorate('services', { db, audit, sessions, users, orgs, tokens, xeroHttp, xero, connection, resolveTenant, box, ledger, sync, bodies });
 

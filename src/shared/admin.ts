@@ -51,8 +51,13 @@ export const adminUserSchema = z.object({
   email: z.string().nullable(),
   isAdmin: z.boolean(),
   isXeroUser: z.boolean(),
+  /** Sign-in is refused to browsers the account has not signed in from (too many failed attempts); an administrator can lift it. */
+  signInLocked: z.boolean().optional(),
 });
 export type AdminUser = z.infer<typeof adminUserSchema>;
+
+/** POST /api/admin/users/{userId}/unlock: lifts the account's sign-in lock. */
+export const adminUnlockResponseSchema = z.object({ ok: z.literal(true) });
 export const adminUsersResponseSchema = z.array(adminUserSchema);
 
 /**

@@ -25,6 +25,11 @@ function describeValidation(error: FastifyError): string {
  */
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
+    // Every 429 says when to try again (RFC 9110 §10.2.3): the limit's own wait, @fastify/rate-limit's header, or a minute.
+    if ((error.statusCode ?? 0) === 429 && !reply.hasHeader('retry-after')) {
+      const seconds = error instanceof AppError ? Number(error.extra?.retryAfterSeconds) : NaN;
+      reply.header('retry-after', String(Number.isFinite(seconds) && seconds > 0 ? Math.ceil(seconds) : 60));
+    }
     if (error instanceof AppError) {
       if (error.statusCode >= 500) request.log.error({ err: error }, 'request failed');
       return reply.status(error.statusCode).send({

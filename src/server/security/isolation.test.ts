@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { organizations, xeroInvoices } from '../db/schema/index.ts';
 import { TEST_ORIGIN } from '../test/app';
@@ -37,6 +37,37 @@ const NOT_FEATURE_GATED = [
   /^\/api\/xero\/bank-accounts/,
   /^\/api\/xero\/data\/cleanup$/,
 ];
+
+/**
+ * Routes that work on the caller's own account, not on an organisation a request names: every other /api
+ * route is organisation-scoped and must refuse another tenant's organisation with 403 or 404.
+ */
+const USER_SCOPED = [
+  /^\/api\/(config|register|login|logout|user|user-organizations|feature-flags)$/,
+  /^\/api\/docs/,
+  /^\/api\/auth\//,
+  /^\/api\/admin\//,
+  /^\/api\/xero\/(connect|reconnect|callback|connection)$/,
+];
+
+/** Tables of per-organisation rows that a request of another tenant could change (the audit log only grows). */
+async function fingerprintOrganization(t: XeroTestApp, organizationId: number): Promise<Record<string, string>> {
+  const result = await t.database.db.execute(
+    sql`select table_name from information_schema.columns where table_schema = 'public' and column_name = 'organization_id' and table_name <> 'audit_log' order by table_name`,
+  );
+  const rows = ((result as unknown as { rows?: Array<{ table_name: string }> }).rows ?? (result as unknown as Array<{ table_name: string }>)).map((r) => r.table_name);
+  const prints: Record<string, string> = {};
+  for (const table of rows) {
+    const found = await t.database.db.execute(
+      sql`select count(*)::int as n, coalesce(md5(string_agg(row_to_json(x)::text, '|' order by row_to_json(x)::text)), '') as h from ${sql.identifier(table)} x where organization_id = ${organizationId}`,
+    );
+    const row = ((found as unknown as { rows?: Array<{ n: number; h: string }> }).rows ?? (found as unknown as Array<{ n: number; h: string }>))[0];
+    prints[table] = `${row?.n ?? 0}:${row?.h ?? ''}`;
+  }
+  const org = await t.database.db.execute(sql`select row_to_json(o)::text as r from organizations o where id = ${organizationId}`);
+  prints.organizations = JSON.stringify(org);
+  return prints;
+}
 
 interface Caller {
   name: string;
@@ -150,5 +181,27 @@ describe('tenant isolation', () => {
     }
     expect(served).toEqual([]);
     await enableFeatures(t, orgA.organizationId);
+  });
+
+  it("refuses every organisation-scoped route on another tenant's organisation with 403 or 404, and changes none of its rows", async () => {
+    const before = await fingerprintOrganization(t, orgB.organizationId);
+    expect(Object.keys(before).length).toBeGreaterThan(5);
+    expect(Object.values(before).some((p) => !p.startsWith('0:'))).toBe(true);
+    const ledgerBefore = t.sandbox.ledger().writes.length;
+    const wrong: string[] = [];
+    const statuses: Record<string, number> = {};
+    const scoped = signedInRoutes().filter((r) => !USER_SCOPED.some((re) => re.test(r.url)));
+    for (const route of scoped) {
+      const res = await call({ name: 'A', cookie: a.cookie }, route, orgB.organizationId, b.user.id);
+      statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1;
+      // 400: the request was refused before it named an organisation (its body is not one the route takes).
+      const refused = res.statusCode === 403 || res.statusCode === 404 || (res.statusCode === 400 && (res.json() as { code?: string }).code === 'VALIDATION_ERROR');
+      if (!refused) wrong.push(`${route.method} ${route.url} → ${res.statusCode} ${res.body.slice(0, 120)}`);
+    }
+    console.warn(`isolation: ${scoped.length} organisation-scoped routes called by A on B's organisation: ${JSON.stringify(statuses)}`);
+    expect(scoped.length).toBeGreaterThan(30);
+    expect(wrong).toEqual([]);
+    expect(await fingerprintOrganization(t, orgB.organizationId)).toEqual(before);
+    expect(t.sandbox.ledger().writes.length).toBe(ledgerBefore);
   });
 });

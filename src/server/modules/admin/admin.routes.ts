@@ -4,6 +4,7 @@ import { z } from 'zod';
 import {
   adminOrganizationSchema,
   adminOrganizationsResponseSchema,
+  adminUnlockResponseSchema,
   adminSetAdminRequestSchema,
   adminUserPatchSchema,
   adminUserSchema,
@@ -18,6 +19,7 @@ import { idTextSchema } from '../../../shared/input';
 import { AppError } from '../../lib/app-error';
 import type { AuditLog } from '../audit/audit';
 import type { UsersRepository } from '../auth/auth.repository';
+import type { LoginLimiter } from '../auth/login-limiter';
 import { requireAdmin } from '../auth/guards';
 import type { AdminRepository } from './admin.repository';
 
@@ -48,7 +50,7 @@ function csvCell(value: unknown): string {
 }
 
 /** /api/admin/* of spec 000 §7: refused (403) to anyone who is not an administrator. */
-export function registerAdminRoutes(root: FastifyInstance, deps: { admin: AdminRepository; users: UsersRepository; audit: AuditLog }) {
+export function registerAdminRoutes(root: FastifyInstance, deps: { admin: AdminRepository; users: UsersRepository; audit: AuditLog; limiter: LoginLimiter }) {
   const app = root.withTypeProvider<ZodTypeProvider>();
   const { admin, users, audit } = deps;
 
@@ -95,8 +97,25 @@ export function registerAdminRoutes(root: FastifyInstance, deps: { admin: AdminR
 
   app.get('/api/admin/users', { schema: { response: { 200: adminUsersResponseSchema } } }, async (request) => {
     requireAdmin(request);
-    return (await admin.listUsers()).map(toAdminUser);
+    const rows = await admin.listUsers();
+    const locked = await deps.limiter.findLocked(rows.map((u) => u.username));
+    return rows.map((u) => ({ ...toAdminUser(u), signInLocked: locked.has(u.username) }));
   });
+
+  // Lifts a sign-in lock (issue 16): the account's recent failed attempts are forgotten, from every address.
+  app.post(
+    '/api/admin/users/:userId/unlock',
+    { schema: { params: idParam('userId'), response: { 200: adminUnlockResponseSchema } } },
+    async (request) => {
+      const actor = requireAdmin(request);
+      const userId = Number((request.params as { userId: number }).userId);
+      const target = await users.findById(userId);
+      if (!target) throw new AppError('NOT_FOUND', `User with ID ${userId} not found`);
+      const cleared = await deps.limiter.unlock(target.username);
+      await audit.record({ userId: actor.id, username: actor.username, action: 'admin.unlock', target: target.username, result: 'success', ip: request.ip, detail: { userId, attemptsCleared: cleared } });
+      return { ok: true as const };
+    },
+  );
 
   async function changeUser(actorId: number, actorName: string, ip: string, userId: number, patch: { username?: string; email?: string | null; isAdmin?: boolean }) {
     const target = await users.findById(userId);

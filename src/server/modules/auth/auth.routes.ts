@@ -13,12 +13,19 @@ import { loginResponseSchema } from '../../../shared/mfa';
 import { AppError } from '../../lib/app-error';
 import type { AuditLog } from '../audit/audit';
 import type { AuthService } from './auth.service';
+import { DEVICE_COOKIE, DEVICE_COOKIE_MAX_AGE_MS, type LoginLimiter } from './login-limiter';
 import { toCurrentUser } from './auth.service';
 import { requireUser } from './guards';
 import { registerMfaRoutes } from './mfa.routes';
 import type { SessionStore } from './sessions';
 
 const errorBody = z.object({ message: z.string() }).passthrough();
+
+/**
+ * New accounts per address (issue 16): each costs an argon2 hash and a row, so one source cannot make them
+ * without end. An office behind one address still registers its people; more waits an hour (Retry-After).
+ */
+export const REGISTRATION_LIMIT = { max: 20, timeWindow: 60 * 60_000 } as const;
 
 function isLoopback(ip: string): boolean {
   return ip === '127.0.0.1' || ip === '::1' || ip === '::ffff:127.0.0.1';
@@ -33,6 +40,9 @@ export function registerAuthRoutes(
     demoCredentials: { username: string; password: string } | undefined;
     /** REQUIRE_MFA_FOR_ADMINS from the parsed configuration. */
     requireMfaForAdmins: boolean;
+    limiter: LoginLimiter;
+    /** Cookies over HTTPS only (the session's setting). */
+    secureCookie: boolean;
   },
 ) {
   const app = root.withTypeProvider<ZodTypeProvider>();
@@ -47,7 +57,12 @@ export function registerAuthRoutes(
   app.get('/api/user', { schema: userResponse }, currentUser);
   app.get('/api/auth/current-user', { schema: userResponse }, currentUser);
 
-  app.post('/api/register', { schema: { body: registerRequestSchema, response: { 201: loginResponseSchema } } }, async (request, reply) => {
+  const registrationLimit = {
+    ...REGISTRATION_LIMIT,
+    errorResponseBuilder: (_request: FastifyRequest, context: { after: string }) =>
+      Object.assign(new Error(`Too many new accounts from this address. Try again in ${context.after}.`), { statusCode: 429, code: 'RATE_LIMITED' }),
+  };
+  app.post('/api/register', { config: { rateLimit: registrationLimit }, schema: { body: registerRequestSchema, response: { 201: loginResponseSchema } } }, async (request, reply) => {
     const user = await auth.register(request.body, request.ip);
     // The first user is an administrator: with REQUIRE_MFA_FOR_ADMINS they set up two-step sign-in first.
     const step = mfa.getLoginStep(user);
@@ -57,13 +72,28 @@ export function registerAuthRoutes(
   });
 
   const login = async (request: FastifyRequest<{ Body: z.infer<typeof loginRequestSchema> }>, reply: FastifyReply) => {
-    const user = await auth.login(request.body.username, request.body.password, request.ip);
+    const user = await auth.login(request.body.username, request.body.password, request.ip, request.cookies[DEVICE_COOKIE]);
+    // The password was right: this browser is now a known device of the account (login-limiter.ts). Set after
+    // the session cookie, which stays the first one of the answer.
+    const rememberDevice = () =>
+      reply.setCookie(DEVICE_COOKIE, deps.limiter.createDeviceToken(user.username), {
+        httpOnly: true,
+        sameSite: 'strict',
+        secure: deps.secureCookie,
+        path: '/api',
+        maxAge: Math.floor(DEVICE_COOKIE_MAX_AGE_MS / 1000),
+      });
     // A new session id at every sign-in: a session fixed before sign-in is never promoted.
     await sessions.destroy(request, reply);
     // Two-step sign-in: the session stays pending (signed out for everything else) until its code, or its set-up.
     const step = mfa.getLoginStep(user);
-    if (step !== 'none') return reply.send(await mfa.startPendingSession(request, reply, user, step));
+    if (step !== 'none') {
+      const pending = await mfa.startPendingSession(request, reply, user, step);
+      rememberDevice();
+      return reply.send(pending);
+    }
     await sessions.create(reply, request, user.id);
+    rememberDevice();
     return reply.send(toCurrentUser(user));
   };
   app.post('/api/login', { schema: { body: loginRequestSchema, response: { 200: loginResponseSchema } } }, login);

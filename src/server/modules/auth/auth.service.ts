@@ -33,11 +33,15 @@ export function createAuthService(deps: { users: UsersRepository; limiter: Login
     },
 
     /** Same answer, and about the same time, for an unknown user and a wrong password. */
-    async login(username: string, password: string, ip: string): Promise<UserRow> {
-      const attempt = await limiter.begin(username, ip);
-      if ('waitMinutes' in attempt) {
+    async login(username: string, password: string, ip: string, deviceToken?: string): Promise<UserRow> {
+      // A browser that signed in to this account before is held to its own limit only (login-limiter.ts).
+      const device = limiter.readDevice(username, deviceToken);
+      const attempt = await limiter.begin(username, ip, device);
+      if ('waitSeconds' in attempt) {
         await audit.record({ username, action: 'user.login', result: 'failure', ip, detail: { reason: 'rate_limited' } });
-        throw new AppError('RATE_LIMITED', `Too many sign-in attempts. Try again in ${attempt.waitMinutes} minutes.`);
+        throw new AppError('RATE_LIMITED', `Too many sign-in attempts. Try again in ${Math.ceil(attempt.waitSeconds / 60)} minutes.`, undefined, {
+          retryAfterSeconds: attempt.waitSeconds,
+        });
       }
       const user = await users.findByUsername(username);
       const ok = user?.passwordHash

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sessions, users } from '../../db/schema/index.ts';
 import { createTestApp, TEST_ORIGIN, type TestApp } from '../../test/app';
 import { as, login, register, sessionCookie } from '../../test/session';
+import { REGISTRATION_LIMIT } from './auth.routes';
 import { LOGIN_LIMITS } from './login-limiter';
 
 const GOOD = 'Sturdy-Ledger-Pass-1';
@@ -149,5 +150,84 @@ describe('without demo credentials, over https', () => {
     } finally {
       await t.close();
     }
+  });
+});
+
+describe('sign-in limits that keep guessers out without locking owners out (issue 16)', () => {
+  let t: TestApp;
+  let adminCookie: string;
+  beforeAll(async () => {
+    t = await createTestApp();
+    adminCookie = (await register(t.app, 'limits.admin')).cookie;
+  });
+  afterAll(() => t.close());
+
+  const deviceCookieOf = (res: { headers: Record<string, unknown> }) => {
+    const raw = res.headers['set-cookie'];
+    const list = (Array.isArray(raw) ? raw : raw ? [raw] : []) as string[];
+    return list.find((c) => c.startsWith('ll_device='))?.split(';')[0] ?? '';
+  };
+
+  it("lets the owner's known browser in while a guesser at the same address is held back, with Retry-After", async () => {
+    await register(t.app, 'owner.known');
+    const ip = '10.20.0.1';
+    const first = await login(t.app, 'owner.known', GOOD, ip);
+    expect(first.statusCode).toBe(200);
+    const device = deviceCookieOf(first);
+    expect(String(first.headers['set-cookie'])).toMatch(/ll_device=[^;]+;.*HttpOnly/);
+    // Someone at the same address (an office, a café) guesses until the limit.
+    for (let i = 0; i < LOGIN_LIMITS.accountAndAddress.max; i += 1) {
+      expect((await login(t.app, 'owner.known', `Guess-${i}-xyz`, ip)).statusCode).toBe(401);
+    }
+    const guesser = await login(t.app, 'owner.known', `Guess-again-xyz`, ip);
+    expect(guesser.statusCode).toBe(429);
+    expect(guesser.headers['retry-after']).toBe('900');
+    expect(guesser.json()).toMatchObject({ message: 'Too many sign-in attempts. Try again in 15 minutes.', code: 'RATE_LIMITED' });
+    // The owner, in the browser they signed in from before, is not locked out by it.
+    const owner = await t.app.inject({ method: 'POST', url: '/api/login', headers: { origin: TEST_ORIGIN, cookie: device }, payload: { username: 'owner.known', password: GOOD }, remoteAddress: ip });
+    expect(owner.statusCode).toBe(200);
+    // A device cookie of another account, or a forged one, counts for nothing.
+    const forged = await t.app.inject({ method: 'POST', url: '/api/login', headers: { origin: TEST_ORIGIN, cookie: `${device.slice(0, -4)}AAAA` }, payload: { username: 'owner.known', password: GOOD }, remoteAddress: ip });
+    expect(forged.statusCode).toBe(429);
+  });
+
+  it('shows a locked account to an administrator, who can lift the lock (and it is audited)', async () => {
+    const { user } = await register(t.app, 'locked.person');
+    const ip = '10.20.0.2';
+    for (let i = 0; i < LOGIN_LIMITS.accountAndAddress.max; i += 1) await login(t.app, 'locked.person', `Guess-${i}-xyz`, ip);
+    expect((await login(t.app, 'locked.person', GOOD, ip)).statusCode).toBe(429);
+    const admin = as(t.app, adminCookie);
+    const listed = (await admin('GET', '/api/admin/users')).json() as Array<{ id: number; signInLocked?: boolean }>;
+    expect(listed.find((u) => u.id === user.id)?.signInLocked).toBe(true);
+    expect(listed[0]?.signInLocked).toBe(false);
+    // Only an administrator may lift it.
+    const self = sessionCookie(await login(t.app, 'locked.person', GOOD, '10.20.0.3'));
+    expect((await as(t.app, self)('POST', `/api/admin/users/${user.id}/unlock`)).statusCode).toBe(403);
+    const unlock = await admin('POST', `/api/admin/users/${user.id}/unlock`);
+    expect(unlock.statusCode).toBe(200);
+    expect(((await admin('GET', '/api/admin/users')).json() as Array<{ id: number; signInLocked?: boolean }>).find((u) => u.id === user.id)?.signInLocked).toBe(false);
+    expect((await login(t.app, 'locked.person', GOOD, ip)).statusCode).toBe(200);
+    const audit = (await admin('GET', '/api/admin/audit?action=admin.unlock')).json() as Array<{ action: string; target: string; username: string }>;
+    expect(audit[0]).toMatchObject({ action: 'admin.unlock', target: 'locked.person', username: 'limits.admin' });
+    expect((await admin('POST', '/api/admin/users/999999/unlock')).statusCode).toBe(404);
+  });
+
+  it('limits registrations per address, with Retry-After', async () => {
+    const ip = '10.20.0.9';
+    const answers: number[] = [];
+    for (let i = 0; i <= REGISTRATION_LIMIT.max; i += 1) {
+      const res = await t.app.inject({ method: 'POST', url: '/api/register', headers: { origin: TEST_ORIGIN }, payload: { username: `many.${i}`, password: GOOD }, remoteAddress: ip });
+      answers.push(res.statusCode);
+      if (i === REGISTRATION_LIMIT.max) {
+        expect(res.statusCode).toBe(429);
+        expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+        expect(res.json()).toMatchObject({ code: 'RATE_LIMITED' });
+        expect(res.json().message).toMatch(/^Too many new accounts from this address\. Try again in /);
+      }
+    }
+    expect(answers.filter((s) => s === 201)).toHaveLength(REGISTRATION_LIMIT.max);
+    // Another address is not affected.
+    const elsewhere = await t.app.inject({ method: 'POST', url: '/api/register', headers: { origin: TEST_ORIGIN }, payload: { username: 'many.elsewhere', password: GOOD }, remoteAddress: '10.20.0.10' });
+    expect(elsewhere.statusCode).toBe(201);
   });
 });

@@ -46,7 +46,9 @@ export function createMfaLimiter(db: Db) {
         const [row] = await tx.insert(mfaAttempts).values({ userId, ip, success: false }).returning({ id: mfaAttempts.id });
         return { id: row?.id ?? 0 };
       });
-      if ('refusedForMs' in outcome) throw new AppError('RATE_LIMITED', MFA_TEXTS.tooManyAttempts(outcome.refusedForMs / 60_000));
+      if ('refusedForMs' in outcome) {
+        throw new AppError('RATE_LIMITED', MFA_TEXTS.tooManyAttempts(outcome.refusedForMs / 60_000), undefined, { retryAfterSeconds: outcome.refusedForMs / 1000 });
+      }
       return outcome.id;
     },
     async succeed(attemptId: number): Promise<void> {
