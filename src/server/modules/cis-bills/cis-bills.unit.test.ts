@@ -1,0 +1,210 @@
+import crypto from 'node:crypto';
+import { and, desc, eq, gt } from 'drizzle-orm';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { auditLog, organizations, users, xeroAccounts } from '../../db/schema/index.ts';
+import { createTestDatabase, type TestDatabase } from '../../test/database';
+import type { Bill, BillAnswer, BillChange, BillsPort, ContactsPort, NewBill } from '../../xero/bills';
+import type { XeroSync } from '../../xero/sync/sync.service';
+import { createWriteLedger } from '../../xero/write-ledger';
+import { createAuditLog } from '../audit/audit';
+import { createCisBillsRepository } from './cis-bills.repository';
+import { createCisBillsService, toDraftBill, type CisBillsContext } from './cis-bills.service';
+
+/** Xero's bills, in memory: pence in, pence out, as the port speaks. */
+function createFakeBills() {
+  const bills = new Map<string, Bill>();
+  const calls: { op: string; count: number }[] = [];
+  const sent: NewBill[] = [];
+  const changes: BillChange[] = [];
+  const refuse = new Set<string>();
+  const toBill = (b: NewBill): Bill => {
+    const totalPence = b.lines.reduce((sum, l) => sum + Math.round(l.quantity * l.unitPence), 0);
+    return {
+      invoiceId: crypto.randomUUID(),
+      type: 'ACCPAY',
+      status: b.status,
+      invoiceNumber: b.reference,
+      contactId: b.contactId,
+      date: b.date,
+      dueDate: b.dueDate,
+      lineAmountTypes: b.lineAmountTypes,
+      totalPence,
+      subTotalPence: totalPence,
+      lines: b.lines.map((l) => ({
+        lineItemId: crypto.randomUUID(),
+        description: l.description,
+        quantity: l.quantity,
+        unitAmount: l.unitPence / 100,
+        accountCode: l.accountCode ?? null,
+        accountId: null,
+        taxType: l.taxType ?? null,
+        taxAmountPence: 0,
+        lineAmountPence: Math.round(l.quantity * l.unitPence),
+      })),
+    };
+  };
+  const port: BillsPort = {
+    async createMany(_ctx, newBills) {
+      calls.push({ op: 'createMany', count: newBills.length });
+      return newBills.map((b): BillAnswer => {
+        sent.push(b);
+        if (refuse.has(b.contactId)) return { ok: false, errors: ['The contact is archived'] };
+        const bill = toBill(b);
+        bills.set(bill.invoiceId, bill);
+        return { ok: true, bill };
+      });
+    },
+    async update(_ctx, invoiceId, change) {
+      calls.push({ op: 'update', count: 1 });
+      changes.push(change);
+      const bill = bills.get(invoiceId);
+      if (!bill) return { ok: false, errors: ['Invoice not found'] };
+      const next: Bill = { ...bill, status: change.status ?? bill.status };
+      if (change.lines) {
+        next.totalPence = change.lines.reduce((sum, l) => sum + Math.round(l.quantity * l.unitPence), 0);
+      }
+      bills.set(invoiceId, next);
+      return { ok: true, bill: next };
+    },
+    async get(_ctx, invoiceId) {
+      return bills.get(invoiceId) ?? null;
+    },
+    async listForContactOn(_ctx, contactId, date) {
+      return [...bills.values()].filter((b) => b.contactId === contactId && b.date === date);
+    },
+  };
+  return { port, bills, calls, sent, changes, refuse };
+}
+
+const SUB_A = '44444444-4444-4444-8444-444444444444';
+const SUB_B = '55555555-5555-4555-8555-555555555555';
+const DAY = '2026-11-20';
+
+describe('CIS Bills money rules, against an in-memory Xero', () => {
+  let database: TestDatabase;
+  let ctx: CisBillsContext;
+  let fake: ReturnType<typeof createFakeBills>;
+  let service: ReturnType<typeof createCisBillsService>;
+
+  const request = (contactId: string, lines: { quantity: number; unitAmount: number }[], reference = '4726') => ({
+    contactId,
+    date: DAY,
+    reference,
+    lineItems: lines.map((l) => ({ description: 'Labour', accountCode: '321', ...l })),
+    status: 'DRAFT' as const,
+  });
+  const newLines = async (since: number) =>
+    database.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.organizationId, ctx.organizationId), gt(auditLog.id, since)));
+  const lastAuditId = async () => (await database.db.select({ id: auditLog.id }).from(auditLog).orderBy(desc(auditLog.id)).limit(1))[0]?.id ?? 0;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    const [user] = await database.db.insert(users).values({ username: 'cara' }).returning();
+    const [org] = await database.db.insert(organizations).values({ tenantId: 'fake-builders' }).returning();
+    if (!user || !org) throw new Error('seed failed');
+    await database.db.insert(xeroAccounts).values({
+      organizationId: org.id,
+      accountId: '66666666-6666-4666-8666-666666666666',
+      code: '321',
+      name: 'Subcontractors',
+      type: 'DIRECTCOSTS',
+      status: 'ACTIVE',
+    });
+    ctx = {
+      organizationId: org.id,
+      tenantId: 'fake-builders',
+      userId: user.id,
+      username: 'cara',
+      isAdmin: false,
+      ip: null,
+      defaultCisSubcontractorsGroupId: null,
+      defaultBillVatRateId: null,
+    };
+  });
+  afterAll(() => database.destroy());
+
+  beforeEach(() => {
+    fake = createFakeBills();
+    const ledger = createWriteLedger({ db: database.db });
+    const noSync = { syncAccounts: async () => undefined, syncTaxRates: async () => undefined } as unknown as XeroSync;
+    const contacts: ContactsPort = { cisSettings: async () => ({ enabled: true, rate: 20 }) };
+    service = createCisBillsService({
+      repo: createCisBillsRepository(database.db),
+      bills: fake.port,
+      contacts,
+      sync: noSync,
+      ledger,
+      audit: createAuditLog(database.db, { warn: () => undefined }),
+    });
+    service.registerFinders();
+  });
+
+  it('shows the 20 % deduction and 80 % amount due on the bill total, to the penny', () => {
+    const draft = toDraftBill({ invoiceId: 'b', contactId: SUB_A, contactName: 'A', date: DAY, invoiceNumber: 'r', status: 'DRAFT', totalPence: 123_456, lines: [] } as never);
+    expect(draft).toMatchObject({ total: 1234.56, cisDeduction: 246.91, amountDue: 987.65 });
+  });
+
+  it('sends each line in pence as entered, due on its date, with no VAT without a bill VAT rate', async () => {
+    const answer = await service.createBill(ctx, undefined, request(SUB_A, [{ quantity: 1.5, unitAmount: 10.01 }, { quantity: 1, unitAmount: 0.1 }]));
+    expect(answer.status).toBe('DRAFT');
+    expect(fake.sent[0]).toMatchObject({
+      contactId: SUB_A,
+      reference: '4726',
+      dueDate: DAY,
+      lineAmountTypes: 'NoTax',
+      lines: [
+        { quantity: 1.5, unitPence: 1001, accountCode: '321', taxType: null },
+        { quantity: 1, unitPence: 10, accountCode: '321', taxType: null },
+      ],
+    });
+  });
+
+  it('sends a batch in one call; a bill Xero refuses does not stop the others; one log line per bill, naming the user', async () => {
+    fake.refuse.add(SUB_B);
+    const since = await lastAuditId();
+    const results = await service.createBills(ctx, [
+      { id: 'a', key: `k-${crypto.randomUUID()}`, request: request(SUB_A, [{ quantity: 1, unitAmount: 100 }], 'B1') },
+      { id: 'b', key: `k-${crypto.randomUUID()}`, request: request(SUB_B, [{ quantity: 1, unitAmount: 200 }], 'B2') },
+      { id: 'c', key: `k-${crypto.randomUUID()}`, request: request(SUB_A, [{ quantity: 2, unitAmount: 150 }], 'B3') },
+    ]);
+    expect(fake.calls).toEqual([{ op: 'createMany', count: 3 }]);
+    expect(results.map((r) => r.ok)).toEqual([true, false, true]);
+    const lines = await newLines(since);
+    expect(lines.map((l) => [l.action, l.result]).sort()).toEqual([
+      ['bill.create', 'failure'],
+      ['bill.create', 'success'],
+      ['bill.create', 'success'],
+    ]);
+    expect(lines.every((l) => l.username === 'cara')).toBe(true);
+  });
+
+  it('a batch retried with the same keys replays: nothing is sent again and nothing is logged twice', async () => {
+    const keys = [`r-${crypto.randomUUID()}`, `r-${crypto.randomUUID()}`];
+    const bills = keys.map((key, i) => ({ id: String(i), key, request: request(SUB_A, [{ quantity: 1, unitAmount: 40 + i }], `R${i}`) }));
+    const since = await lastAuditId();
+    const first = await service.createBills(ctx, bills);
+    const again = await service.createBills(ctx, bills);
+    expect(again).toEqual(first);
+    expect(fake.calls).toEqual([{ op: 'createMany', count: 2 }]);
+    expect(await newLines(since)).toHaveLength(2);
+  });
+
+  it('an amount change makes the one line the gross typed; approving codes a line without account, keeping its unit to 4 decimals', async () => {
+    const created = await service.createBill(ctx, undefined, request(SUB_A, [{ quantity: 1, unitAmount: 100 }], 'U1'));
+    const updated = await service.updateBill(ctx, created.invoiceID, 250.5, undefined);
+    expect(fake.changes[0]).toMatchObject({ status: 'DRAFT', lines: [{ quantity: 1, unitPence: 25_050 }] });
+    expect(updated).toMatchObject({ total: 250.5, cisDeduction: 50.1, amountDue: 200.4 });
+
+    // A bill entered in Xero with an uncoded line of £12.3456 a unit.
+    const bill = fake.bills.get(created.invoiceID);
+    if (!bill) throw new Error('no bill');
+    const uncoded = { ...bill, invoiceId: crypto.randomUUID(), lines: [{ ...(bill.lines as object[])[0], accountCode: null, unitAmount: 12.3456, quantity: 2 }] } as Bill;
+    fake.bills.set(uncoded.invoiceId, uncoded);
+    await createCisBillsRepository(database.db).upsertBill({ ...uncoded, organizationId: ctx.organizationId });
+    await service.approveBill(ctx, uncoded.invoiceId, '66666666-6666-4666-8666-666666666666', undefined);
+    expect(fake.changes[1]).toMatchObject({ status: 'AUTHORISED', lines: [{ quantity: 2, unitPence: 1234.56, accountCode: '321' }] });
+  });
+});
