@@ -86,4 +86,5 @@ export const apiPaths = {
   adminUsers: '/api/admin/users',
   adminUser: (userId: string | number) => `/api/admin/users/${encodeURIComponent(String(userId))}`,
   adminUserAdmin: (userId: string | number) => `/api/admin/users/${encodeURIComponent(String(userId))}/admin`,
+  adminUserUnlock: (userId: string | number) => `/api/admin/users/${encodeURIComponent(String(userId))}/unlock`,
 } as const;

@@ -167,6 +167,29 @@ describe('Admin panel (000 §2, §4, §6)', () => {
     expect(within(table).getByText('sam')).toBeInTheDocument();
   });
 
+  it('shows a sign-in lock and lifts it with Unlock', async () => {
+    const locked = [users[0], { ...users[1], signInLocked: true }];
+    const unlocked: string[] = [];
+    useAdminServer();
+    server.use(
+      http.get('*/api/admin/users', () => HttpResponse.json(unlocked.length > 0 ? users : locked)),
+      http.post('*/api/admin/users/:userId/unlock', ({ params }) => {
+        unlocked.push(String(params.userId));
+        return HttpResponse.json({ ok: true });
+      }),
+    );
+    const user = userEvent.setup();
+    await openAdminTab(user);
+    await user.click(await screen.findByRole('tab', { name: 'Users' }));
+    const row = (await screen.findByText('olivia')).closest('tr') as HTMLElement;
+    expect(within(row).getByText('Sign-in locked')).toBeInTheDocument();
+    expect(screen.getAllByText('Sign-in locked')).toHaveLength(1);
+    await user.click(within(row).getByRole('button', { name: 'Lift the sign-in lock of olivia' }));
+    expect(await screen.findByText('Sign-in lock lifted')).toBeInTheDocument();
+    expect(unlocked).toEqual(['2']);
+    await waitFor(() => expect(screen.queryByText('Sign-in locked')).not.toBeInTheDocument());
+  });
+
   it('grants admin through the confirm dialog, and Cancel changes nothing', async () => {
     const user = userEvent.setup();
     const sent = useAdminServer();

@@ -1,4 +1,4 @@
-import { Check, Pencil, RefreshCw, Search, X } from 'lucide-react';
+import { Check, LockOpen, Pencil, RefreshCw, Search, X } from 'lucide-react';
 import { useMemo, useState } from 'react';
 import { INVALID_EMAIL_MESSAGE, isValidEmail, type AdminUser, type AdminUserPatch } from '@/shared/admin';
 import { PROVIDER_NAME } from '@/shared/connection';
@@ -15,6 +15,7 @@ import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@
 import { cn } from '@/client/lib/utils';
 import { useAdminUsers } from '../api/get-admin-users';
 import { useSetUserAdmin } from '../api/set-user-admin';
+import { useUnlockAdminUser } from '../api/unlock-admin-user';
 import { useUpdateAdminUser } from '../api/update-admin-user';
 
 const REFRESH_SPINNER_MS = 500;
@@ -42,6 +43,7 @@ export function UsersTab({ currentUserId }: { currentUserId: number | undefined 
   const users = useAdminUsers(true);
   const update = useUpdateAdminUser();
   const setAdmin = useSetUserAdmin();
+  const unlock = useUnlockAdminUser();
   const [search, setSearch] = useState('');
   const [editing, setEditing] = useState<{ id: number; draft: Draft } | null>(null);
   const [confirming, setConfirming] = useState<AdminUser | null>(null);
@@ -86,6 +88,17 @@ export function UsersTab({ currentUserId }: { currentUserId: number | undefined 
           toast({ title: 'User updated successfully', variant: 'success' });
         },
         onError: (error) => toast({ title: 'Failed to update user', description: getMessage(error, 'The change was not saved.'), variant: 'destructive' }),
+      },
+    );
+  }
+
+  /** Lifts a sign-in lock: too many failed sign-ins held the account back for browsers it never signed in from. */
+  function unlockUser(user: AdminUser) {
+    unlock.mutate(
+      { userId: user.id },
+      {
+        onSuccess: () => toast({ title: 'Sign-in lock lifted', description: `${user.username} can sign in again.`, variant: 'success' }),
+        onError: (error) => toast({ title: 'Failed to lift the sign-in lock', description: getMessage(error, 'The lock was not lifted.'), variant: 'destructive' }),
       },
     );
   }
@@ -160,6 +173,11 @@ export function UsersTab({ currentUserId }: { currentUserId: number | undefined 
                         <span>
                           {user.username}
                           {user.id === currentUserId ? <span className="ml-2 text-xs font-normal text-muted-foreground">(you)</span> : null}
+                          {user.signInLocked ? (
+                            <Badge variant="destructive" className="ml-2" title="Too many failed sign-ins: browsers this user has not signed in from are refused for now">
+                              Sign-in locked
+                            </Badge>
+                          ) : null}
                         </span>
                       )}
                     </TableCell>
@@ -206,14 +224,27 @@ export function UsersTab({ currentUserId }: { currentUserId: number | undefined 
                           </Button>
                         </div>
                       ) : (
-                        <Button
-                          size="sm"
-                          variant="ghost"
-                          aria-label={`Edit ${user.username}`}
-                          onClick={() => setEditing({ id: user.id, draft: { username: user.username, email: user.email ?? '' } })}
-                        >
-                          <Pencil aria-hidden /> Edit
-                        </Button>
+                        <div className="flex justify-end gap-1.5">
+                          {user.signInLocked ? (
+                            <Button
+                              size="sm"
+                              variant="outline"
+                              aria-label={`Lift the sign-in lock of ${user.username}`}
+                              onClick={() => unlockUser(user)}
+                              disabled={unlock.isPending && unlock.variables?.userId === user.id}
+                            >
+                              <LockOpen aria-hidden /> Unlock
+                            </Button>
+                          ) : null}
+                          <Button
+                            size="sm"
+                            variant="ghost"
+                            aria-label={`Edit ${user.username}`}
+                            onClick={() => setEditing({ id: user.id, draft: { username: user.username, email: user.email ?? '' } })}
+                          >
+                            <Pencil aria-hidden /> Edit
+                          </Button>
+                        </div>
                       )}
                     </TableCell>
                   </TableRow>
