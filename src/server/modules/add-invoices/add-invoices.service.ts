@@ -8,26 +8,14 @@ import type {
   DraftInvoiceUpdateResponse,
   NewInvoiceDefaults,
 } from '../../../shared/add-invoices';
-import { convertXeroTimestamp, formatDateNumeric, getUkToday } from '../../../shared/dates';
+import { formatDateNumeric, getUkToday } from '../../../shared/dates';
 import { formatMoney, fromPence, toPence } from '../../../shared/money';
 import { AppError } from '../../lib/app-error';
 import type { XeroSync } from '../../xero/sync/sync.service';
-import { toInvoiceRow, toPenceFromXero } from '../../xero/sync/mappers';
 import type { WriteAudit, WriteLedger, WriteRow, WriteSpec } from '../../xero/write-ledger';
 import type { XeroHttp } from '../../xero/xero-http/http';
-import { xeroInvoicesEnvelope } from '../../xero/xero-http/schemas';
-import {
-  findElementErrors,
-  parseInvoiceElement,
-  parsePaymentElement,
-  xeroInvoiceBatchEnvelope,
-  xeroPaymentBatchEnvelope,
-  type XeroApproveElement,
-  type XeroBatchElement,
-  type XeroNewInvoiceElement,
-  type XeroPaymentElement,
-} from '../../xero/xero-http/add-invoices';
-import type { XeroContext } from '../../xero/xero-port';
+import { createAddInvoicesXero, type AddInvoicesXero, type ElementResult, type InvoiceFacts } from '../../xero/xero-http/add-invoices';
+import type { NewPayment, XeroContext, XeroPaymentFacts } from '../../xero/xero-port';
 import type { AuditLog } from '../audit/audit';
 import type { OrganizationRow } from '../organizations/organizations.repository';
 import { LIVE_WRITE_STATES, type AddInvoicesRepository, type CachedInvoiceRow } from './add-invoices.repository';
@@ -49,12 +37,6 @@ export const XERO_BATCH_SIZE = 50;
 export const MISSING_CASH_ACCOUNT_MESSAGE =
   'No default cash account is set for this organization. Choose a Default Cash Account in Settings before entering cash amounts.';
 export const NOT_A_DRAFT_MESSAGE = 'This invoice is not one of the draft invoices of this organization. Refresh the list and try again.';
-
-const TAX_STATUS_TO_LINE_AMOUNT_TYPES: Record<string, XeroNewInvoiceElement['LineAmountTypes']> = {
-  'Tax inclusive': 'Inclusive',
-  'Tax exclusive': 'Exclusive',
-  'No tax': 'NoTax',
-};
 
 interface ApprovalPlan {
   item: DraftInvoiceUpdateItem;
@@ -78,13 +60,6 @@ function numberOf(invoice: CachedInvoiceRow): string {
   return invoice.invoiceNumber || invoice.invoiceId;
 }
 
-/** Xero's UpdatedDateUTC of an answer: when what it says was true (newest wins in the cache). */
-function answerTime(updated: string | null | undefined): Date | null {
-  const iso = convertXeroTimestamp(updated);
-  const ms = iso ? Date.parse(iso) : NaN;
-  return Number.isFinite(ms) ? new Date(ms) : null;
-}
-
 function messageOf(error: unknown): string {
   if (error instanceof AppError) return error.detail && error.code !== 'XERO_UNAVAILABLE' ? `${error.message}: ${error.detail}` : error.message;
   return error instanceof Error ? error.message : String(error);
@@ -100,12 +75,15 @@ function messageOf(error: unknown): string {
 export function createAddInvoicesService(deps: {
   repo: AddInvoicesRepository;
   http: XeroHttp;
+  /** Xero's operations for this feature; over `http` unless a test hands in a fake. */
+  xero?: AddInvoicesXero;
   ledger: WriteLedger;
   sync: XeroSync;
   /** Kept for the wiring; every line of this feature is written by the ledger when its write settles. */
   audit?: AuditLog;
 }) {
-  const { repo, http, ledger, sync } = deps;
+  const { repo, ledger, sync } = deps;
+  const xero = deps.xero ?? createAddInvoicesXero(deps.http);
 
   const syncCtx = (ctx: AddInvoicesContext) => ({
     organizationId: ctx.organizationId,
@@ -127,18 +105,16 @@ export function createAddInvoicesService(deps: {
    * asks to send, and leaves it when the ledger answers without sending (a replay, a conflict), so the batch
    * never waits for an item that will not come. An element Xero refused fails this item alone.
    */
-  async function executeInBatch<E>(
+  async function executeInBatch<E, A>(
     ctx: AddInvoicesContext,
-    batch: Batcher<E, XeroBatchElement>,
+    batch: Batcher<E, ElementResult<A>>,
     element: E,
-    write: Pick<WriteSpec<XeroBatchElement>, 'kind' | 'targetId' | 'amountPence' | 'idempotencyKey' | 'request' | 'audit'> & {
-      xeroIdOf: (answer: XeroBatchElement | undefined) => string | null;
-    },
+    write: Pick<WriteSpec<A>, 'kind' | 'targetId' | 'amountPence' | 'idempotencyKey' | 'request' | 'audit'> & { xeroIdOf: (answer: A) => string | null },
   ) {
     const { xeroIdOf, ...spec } = write;
     let joined = false;
     try {
-      return await ledger.execute({
+      return await ledger.execute<A>({
         organizationId: ctx.organizationId,
         tenantId: ctx.tenantId,
         userId: ctx.userId,
@@ -146,9 +122,9 @@ export function createAddInvoicesService(deps: {
         send: async (key) => {
           joined = true;
           const answer = await batch.join(key, element);
-          const errors = findElementErrors(answer);
-          if (errors) throw new AppError('XERO_REJECTED', errors);
-          return { xeroId: xeroIdOf(answer), response: answer as XeroBatchElement };
+          if (!answer) throw new AppError('XERO_REJECTED', 'Xero did not answer for this item');
+          if (!answer.ok) throw new AppError('XERO_REJECTED', answer.error);
+          return { xeroId: xeroIdOf(answer.value), response: answer.value };
         },
       });
     } finally {
@@ -156,34 +132,22 @@ export function createAddInvoicesService(deps: {
     }
   }
 
-  /** Sends up to 50 approvals in one `POST /Invoices?summarizeErrors=false`, one ledger row per invoice. */
+  /** Sends up to 50 approvals in one Xero call, one ledger row per invoice. */
   async function approveChunk(ctx: AddInvoicesContext, plans: ApprovalPlan[], keyOf: (id: string) => string) {
-    const batch = createBatcher<XeroApproveElement, XeroBatchElement>(plans.length, async (elements, batchKey) => {
-      const { data } = await http.send(ctx.userId, ctx.tenantId, {
-        method: 'POST',
-        path: '/api.xro/2.0/Invoices',
-        query: { summarizeErrors: false },
-        body: { Invoices: elements },
-        idempotencyKey: batchKey,
-        schema: xeroInvoiceBatchEnvelope,
-      });
-      // Xero answers in request order; match by id where the element carries one.
-      return elements.map((el, i) => data.Invoices.find((x) => x.InvoiceID === el.InvoiceID) ?? data.Invoices[i] ?? ({} as XeroBatchElement));
-    });
+    const xctx = { userId: ctx.userId, tenantId: ctx.tenantId, organizationId: ctx.organizationId };
+    const batch = createBatcher<ReturnType<typeof xero.approvalRequest>, ElementResult<InvoiceFacts | null>>(plans.length, (requests, batchKey) =>
+      xero.approveMany(xctx, requests, batchKey),
+    );
     return Promise.allSettled(
       plans.map(async (plan) => {
-        const element: XeroApproveElement = {
-          InvoiceID: plan.invoice.invoiceId,
-          Status: 'AUTHORISED',
-          // A cash sale is due when made: a draft saved without a due date gets its own date.
-          ...(plan.invoice.dueDate ? {} : { DueDate: plan.invoice.date ?? getUkToday() }),
-        };
-        return executeInBatch(ctx, batch, element, {
+        // A cash sale is due when made: a draft saved without a due date gets its own date.
+        const request = xero.approvalRequest(plan.invoice.invoiceId, plan.invoice.dueDate ? null : (plan.invoice.date ?? getUkToday()));
+        return executeInBatch(ctx, batch, request, {
           kind: 'invoice.approve',
           targetId: plan.invoice.invoiceId,
           amountPence: plan.invoice.totalPence,
           idempotencyKey: keyOf(plan.invoice.invoiceId),
-          request: element,
+          request,
           audit: auditOf(ctx, 'add-invoices.approve', plan.invoice.invoiceId, {
             invoiceNumber: numberOf(plan.invoice),
             totalPence: plan.invoice.totalPence,
@@ -195,41 +159,31 @@ export function createAddInvoicesService(deps: {
     );
   }
 
-  /** Sends up to 50 cash payments in one `PUT /Payments?summarizeErrors=false`, one ledger row per payment. */
+  /** Sends up to 50 cash payments in one Xero call, one ledger row per payment. */
   async function payChunk(ctx: AddInvoicesContext, plans: PaymentPlan[], cashAccountId: string) {
-    const batch = createBatcher<XeroPaymentElement, XeroBatchElement>(plans.length, async (elements, batchKey) => {
-      const { data } = await http.send(ctx.userId, ctx.tenantId, {
-        method: 'PUT',
-        path: '/api.xro/2.0/Payments',
-        query: { summarizeErrors: false },
-        body: { Payments: elements },
-        idempotencyKey: batchKey,
-        schema: xeroPaymentBatchEnvelope,
-      });
-      return elements.map((_, i) => data.Payments[i] ?? ({} as XeroBatchElement));
-    });
+    const batch = createBatcher<NewPayment, ElementResult<XeroPaymentFacts | null>>(plans.length, (payments, batchKey) => xero.createPayments(ctx, payments, batchKey));
     return Promise.allSettled(
       plans.map(async (plan) => {
-        const element: XeroPaymentElement = {
-          Invoice: { InvoiceID: plan.invoiceId },
-          Account: { AccountID: cashAccountId },
-          Amount: fromPence(plan.cashPence),
-          Date: plan.date,
-          Reference: `Cash payment for ${plan.invoiceNumber}`,
+        const payment: NewPayment = {
+          invoiceId: plan.invoiceId,
+          accountId: cashAccountId,
+          amountPence: plan.cashPence,
+          date: plan.date,
+          reference: `Cash payment for ${plan.invoiceNumber}`,
         };
-        // Recorded as the spec's payment request item (001 §3), the shape Pay Invoices records too, so
-        // whichever 'payment' finder the ledger holds can look either feature's payments up.
+        // Recorded as the spec's payment request item (001 §3), the shape Pay Invoices records too, so the
+        // one 'payment' finder looks either feature's payments up.
         const request = {
           invoiceId: plan.invoiceId,
           invoiceNumber: plan.invoiceNumber,
           accountId: cashAccountId,
-          amount: element.Amount,
+          amount: fromPence(plan.cashPence),
           date: plan.date,
-          reference: element.Reference,
+          reference: payment.reference,
           isCard: false,
           requestedPence: plan.cashPence,
         };
-        return executeInBatch(ctx, batch, element, {
+        return executeInBatch(ctx, batch, payment, {
           kind: 'payment',
           targetId: plan.invoiceId,
           amountPence: plan.cashPence,
@@ -241,7 +195,7 @@ export function createAddInvoicesService(deps: {
             fromPendingPence: plan.pendingPence,
             accountId: cashAccountId,
           }),
-          xeroIdOf: (answer) => (answer ? parsePaymentElement(answer) : null)?.PaymentID ?? null,
+          xeroIdOf: (answer) => answer?.paymentId ?? null,
         });
       }),
     );
@@ -265,18 +219,17 @@ export function createAddInvoicesService(deps: {
         }
         // A replayed answer is old news: the cache and the pending cash already took it the first time.
         if (result.value.replayed) continue;
-        const payment = parsePaymentElement(result.value.response as XeroBatchElement);
-        const pence = (value: number | null | undefined) => (value !== undefined && value !== null ? toPenceFromXero(value) : null);
+        const payment = result.value.response;
         await repo.applyPayment(
           ctx.organizationId,
           plan.invoiceId,
           plan.cashPence,
           {
-            status: payment?.Invoice?.Status ?? null,
-            amountDuePence: pence(payment?.Invoice?.AmountDue),
-            amountPaidPence: pence(payment?.Invoice?.AmountPaid),
+            status: payment?.invoice?.status ?? null,
+            amountDuePence: payment?.invoice?.amountDuePence ?? null,
+            amountPaidPence: payment?.invoice?.amountPaidPence ?? null,
           },
-          answerTime(payment?.UpdatedDateUTC),
+          payment?.updatedUtc ? new Date(payment.updatedUtc) : null,
           sentAt,
         );
         await repo.consumePendingCash(ctx.organizationId, plan.invoiceId, plan.pendingPence);
@@ -335,35 +288,16 @@ export function createAddInvoicesService(deps: {
     // An approval whose answer was lost: the invoice tells whether it was approved.
     ledger.registerFinder('invoice.approve', async (xctx: XeroContext, row: WriteRow) => {
       if (!row.targetId) return null;
-      const { data } = await http.send(xctx.userId, xctx.tenantId, {
-        method: 'GET',
-        path: `/api.xro/2.0/Invoices/${encodeURIComponent(row.targetId)}`,
-        schema: xeroInvoicesEnvelope,
-      });
-      const invoice = data.Invoices[0];
-      if (!invoice) return null;
-      // VOIDED can only follow AUTHORISED, so the approval was applied; DELETED only follows a draft.
-      return ['AUTHORISED', 'PAID', 'VOIDED'].includes(invoice.Status) ? { xeroId: invoice.InvoiceID, response: invoice } : null;
+      const found = await xero.findApproval(xctx, row.targetId);
+      return found ? { xeroId: found.invoiceId, response: found } : null;
     });
 
     // A new invoice whose answer was lost: one of ours for the contact, date and total not matched yet.
-    ledger.registerFinder('invoice.create', async (xctx: XeroContext, row: WriteRow) => {
-      const request = (row.request ?? {}) as Partial<XeroNewInvoiceElement>;
-      if (!request.Contact?.ContactID || !request.Date || row.amountPence === null) return null;
-      const [y, m, d] = request.Date.split('-').map(Number);
-      const { data } = await http.send(xctx.userId, xctx.tenantId, {
-        method: 'GET',
-        path: '/api.xro/2.0/Invoices',
-        query: {
-          ContactIDs: request.Contact.ContactID,
-          createdByMyApp: true,
-          where: `Type=="ACCREC" AND Date==DateTime(${y}, ${m}, ${d})`,
-        },
-        schema: xeroInvoicesEnvelope,
-      });
+    ledger.registerFinder('invoice.create', async (xctx: XeroContext & { organizationId: number }, row: WriteRow) => {
+      if (row.amountPence === null) return null;
       const claimed = await ledger.claimedXeroIds(row.organizationId, 'invoice.create', row.id);
-      const match = data.Invoices.find((inv) => !claimed.has(inv.InvoiceID.toLowerCase()) && inv.Status !== 'DELETED' && toPenceFromXero(inv.Total) === row.amountPence);
-      return match ? { xeroId: match.InvoiceID, response: match } : null;
+      const found = await xero.findCreatedInvoice(xctx, row.request, row.amountPence, claimed);
+      return found ? { xeroId: found.invoiceId, response: found } : null;
     });
   }
   registerFinders();
@@ -507,8 +441,8 @@ export function createAddInvoicesService(deps: {
           approved.push(plan);
           // A replayed answer is old news: the cache took it the first time.
           if (result.value.replayed) continue;
-          const parsed = parseInvoiceElement(result.value.response as XeroBatchElement);
-          if (parsed) await repo.saveInvoice(toInvoiceRow(ctx.organizationId, parsed));
+          const approvedInvoice = result.value.response;
+          if (approvedInvoice) await repo.saveInvoice(approvedInvoice.cacheRow);
           else await repo.saveInvoice({ ...plan.invoice, status: 'AUTHORISED', syncedAt: new Date() });
         }
       }
@@ -557,28 +491,19 @@ export function createAddInvoicesService(deps: {
 
       await sync.syncAccounts(syncCtx(ctx));
       const account = await repo.findAccount(ctx.organizationId, salesAccountId);
-      const lineAmountTypes = TAX_STATUS_TO_LINE_AMOUNT_TYPES[org.defaultTaxStatus] ?? 'Inclusive';
-      const taxType = lineAmountTypes === 'NoTax' ? undefined : org.defaultVatRateId || undefined;
-      const element: XeroNewInvoiceElement = {
-        Type: 'ACCREC',
-        Contact: { ContactID: contactId },
-        Date: body.date,
-        // Cash sales are settled on the day: due on the invoice date.
-        DueDate: body.date,
-        LineAmountTypes: lineAmountTypes,
-        Status: body.approve ? 'AUTHORISED' : 'DRAFT',
-        LineItems: [
-          {
-            Description: `Sales ${formatDateNumeric(body.date)}`,
-            Quantity: 1,
-            UnitAmount: fromPence(totalPence),
-            ...(account?.code ? { AccountCode: account.code } : { AccountID: salesAccountId }),
-            ...(taxType ? { TaxType: taxType } : {}),
-          },
-        ],
-      };
+      const request = xero.newInvoiceRequest({
+        contactId,
+        date: body.date,
+        taxStatus: org.defaultTaxStatus,
+        approve: body.approve,
+        description: `Sales ${formatDateNumeric(body.date)}`,
+        amountPence: totalPence,
+        accountCode: account?.code ?? null,
+        accountId: salesAccountId,
+        taxType: org.defaultVatRateId || null,
+      });
 
-      const created = await ledger.execute({
+      const created = await ledger.execute<InvoiceFacts | null>({
         organizationId: ctx.organizationId,
         tenantId: ctx.tenantId,
         userId: ctx.userId,
@@ -586,46 +511,30 @@ export function createAddInvoicesService(deps: {
         targetId: null,
         amountPence: totalPence,
         idempotencyKey: `${actionKey}:create`,
-        request: element,
-        audit: auditOf(ctx, 'add-invoices.create', null, {
-          date: body.date,
-          totalPence,
-          cashPence,
-          approve: body.approve,
-        }),
+        request,
+        audit: auditOf(ctx, 'add-invoices.create', null, { date: body.date, totalPence, cashPence, approve: body.approve }),
         send: async (key) => {
-          const { data } = await http.send(ctx.userId, ctx.tenantId, {
-            method: 'PUT',
-            path: '/api.xro/2.0/Invoices',
-            query: { summarizeErrors: false },
-            body: { Invoices: [element] },
-            idempotencyKey: key,
-            schema: xeroInvoiceBatchEnvelope,
-          });
-          const answer = data.Invoices[0];
-          const errors = findElementErrors(answer);
-          if (errors) throw new AppError('XERO_REJECTED', errors);
-          const invoice = answer ? parseInvoiceElement(answer) : null;
-          return { xeroId: invoice?.InvoiceID ?? null, response: answer as XeroBatchElement };
+          const facts = await xero.createInvoice({ userId: ctx.userId, tenantId: ctx.tenantId, organizationId: ctx.organizationId }, request, key);
+          return { xeroId: facts?.invoiceId ?? null, response: facts };
         },
       });
-      const invoice = parseInvoiceElement(created.response as XeroBatchElement);
+      const invoice = created.response;
       if (!invoice) throw new AppError('XERO_UNAVAILABLE', 'Xero created the invoice but sent an answer Ledgerlink could not read. Refresh the list.');
-      const invoiceNumber = invoice.InvoiceNumber ?? '';
-      if (!created.replayed) await repo.saveInvoice(toInvoiceRow(ctx.organizationId, invoice));
+      const invoiceNumber = invoice.invoiceNumber ?? '';
+      if (!created.replayed) await repo.saveInvoice(invoice.cacheRow);
 
       if (cashPence === 0) return { invoiceNumber };
       if (!body.approve) {
         const error = await keepPendingCash(
           ctx,
           {
-            invoiceId: invoice.InvoiceID,
+            invoiceId: invoice.invoiceId,
             invoiceNumber,
-            limitPence: toPenceFromXero(invoice.Total),
+            limitPence: invoice.totalPence,
             pendingBeforePence: 0,
           },
           cashPence,
-          `${actionKey}:pending:${invoice.InvoiceID}`,
+          `${actionKey}:pending:${invoice.invoiceId}`,
         );
         return error
           ? {
@@ -638,17 +547,17 @@ export function createAddInvoicesService(deps: {
         ctx,
         [
           {
-            invoiceId: invoice.InvoiceID,
+            invoiceId: invoice.invoiceId,
             invoiceNumber,
             date: body.date,
             cashPence,
             pendingPence: 0,
-            key: `${actionKey}:payment:${invoice.InvoiceID}`,
+            key: `${actionKey}:payment:${invoice.invoiceId}`,
           },
         ],
         cashAccountId,
       );
-      const paymentError = failures.get(invoice.InvoiceID);
+      const paymentError = failures.get(invoice.invoiceId);
       if (paymentError) {
         return {
           invoiceNumber,

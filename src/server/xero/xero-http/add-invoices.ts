@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { xeroInvoiceSchema } from './schemas';
+import { convertXeroDate, convertXeroTimestamp } from '../../../shared/dates';
+import { fromPence } from '../../../shared/money';
+import { AppError } from '../../lib/app-error';
+import { toInvoiceRow, toPenceFromXero } from '../sync/mappers';
+import type { NewPayment, XeroContext, XeroPaymentFacts } from '../xero-port';
+import type { XeroHttp } from './http';
+import { xeroInvoicesEnvelope, xeroInvoiceSchema } from './schemas';
 
 /**
  * Xero request and answer shapes for Add Invoices (REFERENCE §3, §4.1, §4.3). Batch writes are sent with
@@ -99,3 +105,195 @@ export function parsePaymentElement(element: XeroBatchElement): XeroPayment | nu
   const parsed = xeroPaymentSchema.safeParse(element);
   return parsed.success ? parsed.data : null;
 }
+
+/** The answer for one element of a batch: Xero's facts, or its words for why it refused the element. */
+export type ElementResult<T> = { ok: true; value: T } | { ok: false; error: string };
+
+/** An invoice as Add Invoices needs it back from Xero, with the cache row ready to write. */
+export interface InvoiceFacts {
+  invoiceId: string;
+  invoiceNumber: string | null;
+  status: string;
+  totalPence: number;
+  cacheRow: ReturnType<typeof toInvoiceRow>;
+}
+
+/** What a new invoice is made of, in Ledgerlink's words (DESIGN §4 Add Invoices). */
+export interface NewInvoiceSpec {
+  contactId: string;
+  date: string;
+  /** 'Tax inclusive' | 'Tax exclusive' | 'No tax' (Settings' tax status). */
+  taxStatus: string;
+  approve: boolean;
+  description: string;
+  amountPence: number;
+  /** The sales account by code when it has one, else by id. */
+  accountCode: string | null;
+  accountId: string;
+  taxType: string | null;
+}
+
+const TAX_STATUS_TO_LINE_AMOUNT_TYPES: Record<string, XeroNewInvoiceElement['LineAmountTypes']> = {
+  'Tax inclusive': 'Inclusive',
+  'Tax exclusive': 'Exclusive',
+  'No tax': 'NoTax',
+};
+
+function toInvoiceFacts(organizationId: number, element: XeroBatchElement | undefined): InvoiceFacts | null {
+  const invoice = element ? parseInvoiceElement(element) : null;
+  if (!invoice) return null;
+  return {
+    invoiceId: invoice.InvoiceID,
+    invoiceNumber: invoice.InvoiceNumber ?? null,
+    status: invoice.Status,
+    totalPence: toPenceFromXero(invoice.Total),
+    cacheRow: toInvoiceRow(organizationId, invoice),
+  };
+}
+
+function toPaymentFactsOf(element: XeroBatchElement | undefined): XeroPaymentFacts | null {
+  const p = element ? parsePaymentElement(element) : null;
+  if (!p) return null;
+  const pence = (v: number | null | undefined) => (v === null || v === undefined ? null : toPenceFromXero(v));
+  const updated = convertXeroTimestamp(p.UpdatedDateUTC);
+  const ms = updated ? Date.parse(updated) : NaN;
+  return {
+    paymentId: p.PaymentID,
+    amountPence: pence(p.Amount),
+    accountId: p.Account?.AccountID ?? null,
+    date: convertXeroDate(p.Date) ?? null,
+    status: p.Status ?? null,
+    updatedUtc: Number.isFinite(ms) ? new Date(ms).toISOString() : null,
+    invoice: p.Invoice
+      ? {
+          invoiceId: p.Invoice.InvoiceID ?? null,
+          status: p.Invoice.Status ?? null,
+          amountDuePence: pence(p.Invoice.AmountDue),
+          amountPaidPence: pence(p.Invoice.AmountPaid),
+        }
+      : null,
+  };
+}
+
+function resultOf<T>(element: XeroBatchElement | undefined, read: (e: XeroBatchElement | undefined) => T): ElementResult<T> {
+  const errors = findElementErrors(element);
+  return errors ? { ok: false, error: errors } : { ok: true, value: read(element) };
+}
+
+/**
+ * Add Invoices' Xero operations over HTTP: every path, body and PascalCase field of the feature lives here.
+ * The `...Request` builders give what the ledger records (and fingerprints) and what is sent for it.
+ */
+export function createAddInvoicesXero(http: XeroHttp) {
+  return {
+    /** A status-only approval of a draft; a draft without a due date gets `dueDate` (Xero refuses it otherwise). */
+    approvalRequest(invoiceId: string, dueDate: string | null): XeroApproveElement {
+      return { InvoiceID: invoiceId, Status: 'AUTHORISED', ...(dueDate ? { DueDate: dueDate } : {}) };
+    },
+
+    /** Up to 50 approvals in one `POST /Invoices?summarizeErrors=false`; one result per request, in order. */
+    async approveMany(
+      ctx: XeroContext & { organizationId: number },
+      requests: XeroApproveElement[],
+      batchKey: string,
+    ): Promise<Array<ElementResult<InvoiceFacts | null>>> {
+      const { data } = await http.send(ctx.userId, ctx.tenantId, {
+        method: 'POST',
+        path: '/api.xro/2.0/Invoices',
+        query: { summarizeErrors: false },
+        body: { Invoices: requests },
+        idempotencyKey: batchKey,
+        schema: xeroInvoiceBatchEnvelope,
+      });
+      // Xero answers in request order; match by id where the element carries one.
+      return requests.map((el, i) => resultOf(data.Invoices.find((x) => x.InvoiceID === el.InvoiceID) ?? data.Invoices[i], (e) => toInvoiceFacts(ctx.organizationId, e)));
+    },
+
+    /** Up to 50 payments in one `PUT /Payments?summarizeErrors=false`; one result per payment, in order. */
+    async createPayments(ctx: XeroContext, payments: NewPayment[], batchKey: string): Promise<Array<ElementResult<XeroPaymentFacts | null>>> {
+      const elements: XeroPaymentElement[] = payments.map((p) => ({
+        Invoice: { InvoiceID: p.invoiceId },
+        Account: { AccountID: p.accountId },
+        Amount: fromPence(p.amountPence),
+        Date: p.date,
+        Reference: p.reference,
+      }));
+      const { data } = await http.send(ctx.userId, ctx.tenantId, {
+        method: 'PUT',
+        path: '/api.xro/2.0/Payments',
+        query: { summarizeErrors: false },
+        body: { Payments: elements },
+        idempotencyKey: batchKey,
+        schema: xeroPaymentBatchEnvelope,
+      });
+      return elements.map((_, i) => resultOf(data.Payments[i], toPaymentFactsOf));
+    },
+
+    newInvoiceRequest(spec: NewInvoiceSpec): XeroNewInvoiceElement {
+      const lineAmountTypes = TAX_STATUS_TO_LINE_AMOUNT_TYPES[spec.taxStatus] ?? 'Inclusive';
+      const taxType = lineAmountTypes === 'NoTax' ? undefined : spec.taxType || undefined;
+      return {
+        Type: 'ACCREC',
+        Contact: { ContactID: spec.contactId },
+        Date: spec.date,
+        // Cash sales are settled on the day: due on the invoice date.
+        DueDate: spec.date,
+        LineAmountTypes: lineAmountTypes,
+        Status: spec.approve ? 'AUTHORISED' : 'DRAFT',
+        LineItems: [
+          {
+            Description: spec.description,
+            Quantity: 1,
+            UnitAmount: fromPence(spec.amountPence),
+            ...(spec.accountCode ? { AccountCode: spec.accountCode } : { AccountID: spec.accountId }),
+            ...(taxType ? { TaxType: taxType } : {}),
+          },
+        ],
+      };
+    },
+
+    /** `PUT /Invoices` of one new invoice; Xero's refusal is an AppError XERO_REJECTED with its words. */
+    async createInvoice(ctx: XeroContext & { organizationId: number }, request: XeroNewInvoiceElement, idempotencyKey: string): Promise<InvoiceFacts | null> {
+      const { data } = await http.send(ctx.userId, ctx.tenantId, {
+        method: 'PUT',
+        path: '/api.xro/2.0/Invoices',
+        query: { summarizeErrors: false },
+        body: { Invoices: [request] },
+        idempotencyKey,
+        schema: xeroInvoiceBatchEnvelope,
+      });
+      const result = resultOf(data.Invoices[0], (e) => toInvoiceFacts(ctx.organizationId, e));
+      if (!result.ok) throw new AppError('XERO_REJECTED', result.error);
+      return result.value;
+    },
+
+    /** An approval whose answer was lost: whether the invoice is approved (VOIDED only follows AUTHORISED). */
+    async findApproval(ctx: XeroContext, invoiceId: string): Promise<{ invoiceId: string; status: string } | null> {
+      const { data } = await http.send(ctx.userId, ctx.tenantId, {
+        method: 'GET',
+        path: `/api.xro/2.0/Invoices/${encodeURIComponent(invoiceId)}`,
+        schema: xeroInvoicesEnvelope,
+      });
+      const invoice = data.Invoices[0];
+      return invoice && ['AUTHORISED', 'PAID', 'VOIDED'].includes(invoice.Status) ? { invoiceId: invoice.InvoiceID, status: invoice.Status } : null;
+    },
+
+    /** A new invoice whose answer was lost: one this app made for the request's contact, date and total, not `claimed`. */
+    async findCreatedInvoice(ctx: XeroContext & { organizationId: number }, request: unknown, totalPence: number, claimed: Set<string>): Promise<InvoiceFacts | null> {
+      const r = (request ?? {}) as Partial<XeroNewInvoiceElement>;
+      if (!r.Contact?.ContactID || !r.Date) return null;
+      const [y, m, d] = r.Date.split('-').map(Number);
+      const { data } = await http.send(ctx.userId, ctx.tenantId, {
+        method: 'GET',
+        path: '/api.xro/2.0/Invoices',
+        query: { ContactIDs: r.Contact.ContactID, createdByMyApp: true, where: `Type=="ACCREC" AND Date==DateTime(${y}, ${m}, ${d})` },
+        schema: xeroInvoicesEnvelope,
+      });
+      const match = data.Invoices.find((inv) => !claimed.has(inv.InvoiceID.toLowerCase()) && inv.Status !== 'DELETED' && toPenceFromXero(inv.Total) === totalPence);
+      return match
+        ? { invoiceId: match.InvoiceID, invoiceNumber: match.InvoiceNumber ?? null, status: match.Status, totalPence, cacheRow: toInvoiceRow(ctx.organizationId, match) }
+        : null;
+    },
+  };
+}
+export type AddInvoicesXero = ReturnType<typeof createAddInvoicesXero>;
