@@ -30,10 +30,17 @@ export interface FeatureCardProps {
 export function FeatureCard({ title, description, icon: Icon, enabled, refreshLabel, onRefresh, refreshing, loading, children }: FeatureCardProps) {
   const administrator = useIsAdministrator();
   return (
-    <Card role="region" aria-label={title} className={cn('flex min-w-0 flex-col transition-opacity', !enabled && 'opacity-60')}>
+    // A card whose feature is off is marked by its dashed border, badge and notice, not by fading the whole card:
+    // faded text fell to 2.4–2.6:1 contrast (issue 17 item 17). Its controls are disabled (and dimmed) as such.
+    <Card role="region" aria-label={title} className={cn('flex min-w-0 flex-col', !enabled && 'border-dashed bg-muted/30 shadow-none')}>
       <CardHeader className="flex-col items-stretch gap-3 sm:flex-row sm:items-start sm:justify-between">
         <div className="flex min-w-0 items-start gap-3">
-          <span className="mt-0.5 flex size-9 shrink-0 items-center justify-center rounded-lg bg-accent text-accent-foreground">
+          <span
+            className={cn(
+              'mt-0.5 flex size-9 shrink-0 items-center justify-center rounded-lg',
+              enabled ? 'bg-accent text-accent-foreground' : 'bg-muted text-muted-foreground',
+            )}
+          >
             <Icon aria-hidden className="size-4" />
           </span>
           <div className="min-w-0">

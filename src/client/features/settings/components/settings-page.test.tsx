@@ -90,7 +90,7 @@ describe('Settings page, General tab (000 §2)', () => {
     ).toBeInTheDocument();
     expect(within(cis).getByRole('button', { name: 'Refresh CIS Settings' })).toBeDisabled();
     expect(within(cis).getByLabelText('Bill account')).toBeDisabled();
-    expect(cis.className).toContain('opacity-60');
+    expect(cis.className).toContain('border-dashed');
     const add = screen.getByRole('region', { name: 'Add Invoices' });
     expect(within(add).queryByText('Feature disabled')).not.toBeInTheDocument();
   });
