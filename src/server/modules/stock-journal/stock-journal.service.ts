@@ -194,6 +194,13 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
     return row && row.organizationId === organizationId ? row : null;
   }
 
+  /** The ledger row of a pending entry: by its id once known, else the period's newest write made after the entry. */
+  async function findEntryWrite(organizationId: number, entry: StockJournalEntryRow): Promise<WriteRow | null> {
+    if (entry.writeId) return findWrite(organizationId, entry.writeId);
+    const latest = await repo.findLatestWriteForPeriod(organizationId, getStockJournalKey(entry.periodStart, entry.periodEnd));
+    return latest && latest.createdAt >= entry.createdAt ? latest : null;
+  }
+
   /**
    * Settles a pending entry against Xero: from its write's settled outcome, by looking the write up when
    * its answer was lost (or it is older than IN_FLIGHT_MS), or, when the entry never got its write (a crash
@@ -201,7 +208,7 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
    */
   async function settlePendingEntry(tenant: TenantContext, entry: StockJournalEntryRow): Promise<'updated' | 'removed' | 'waiting'> {
     const orgId = tenant.organizationId;
-    let write = entry.writeId ? await findWrite(orgId, entry.writeId) : null;
+    let write = await findEntryWrite(orgId, entry);
     if (write) {
       const open = write.state === 'pending' || write.state === 'sent' || write.state === 'unknown';
       if (open) {
@@ -464,11 +471,11 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
       const rows = await repo.listEntries(tenant.organizationId);
       const out: StockJournalEntry[] = [];
       for (const row of rows) {
-        if (row.status === PENDING_STATUS && row.writeId) {
-          const write = await findWrite(tenant.organizationId, row.writeId);
+        if (row.status === PENDING_STATUS) {
+          const write = await findEntryWrite(tenant.organizationId, row);
           if (write?.state === 'confirmed' && write.xeroId) {
             const response = write.response as JournalCreateResponse | null;
-            const updated = await repo.updateEntry(tenant.organizationId, row.id, { journalId: write.xeroId, status: response?.status ?? 'DRAFT' });
+            const updated = await repo.updateEntry(tenant.organizationId, row.id, { journalId: write.xeroId, status: response?.status ?? 'DRAFT', writeId: write.id });
             if (updated) out.push(toEntryDto(updated));
             continue;
           }
