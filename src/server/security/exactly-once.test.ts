@@ -255,11 +255,14 @@ describe('money writes survive every fault exactly once', () => {
 
       expect([paid.status, paid.body.writeState]).toEqual([502, 'unknown']);
       expect([billed.status, billed.body.writeState]).toEqual([502, 'unknown']);
-      expect([journalled.status, journalled.body.writeState]).toEqual([502, 'unknown']);
+      // A journal whose answer was lost is looked up before the user is told anything (issue 15, finding 4):
+      // Xero has it, so the post answers 201 with that journal and its write is already settled.
+      expect(journalled.status, JSON.stringify(journalled.body)).toBe(201);
       expect(approved.status).toBe(200);
       expect((approved.body.failed as Array<{ message: string }>)[0]?.message).toMatch(/did not confirm/);
-      const rows = await rowsByKeys(world, [payment.key, bill.key, journal.key, `${approve.key}:approve:${draft.invoiceId}`]);
-      expect([...rows.values()].map((r) => r.state)).toEqual(['unknown', 'unknown', 'unknown', 'unknown']);
+      const windowKeys = [payment.key, bill.key, journal.key, `${approve.key}:approve:${draft.invoiceId}`];
+      const rows = await rowsByKeys(world, windowKeys);
+      expect(windowKeys.map((k) => rows.get(k)?.state)).toEqual(['unknown', 'unknown', 'confirmed', 'unknown']);
       // Xero did apply each of them, once.
       const applied = sandbox.ledger().writes.length;
       expect(applied).toBe(4);
