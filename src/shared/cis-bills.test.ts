@@ -211,6 +211,10 @@ describe('validation (001 §5)', () => {
     expect(validateBillEntry({ ...ok, amount: '-5' })?.title).toBe('Invalid amount');
     expect(validateBillEntry({ ...ok, amount: 'abc' })?.title).toBe('Invalid amount');
     expect(validateBillEntry({ ...ok, amount: '1.005' })?.title).toBe('Invalid amount');
+    // Issue 17 item 15: too many decimals is said as such, not as "not a positive amount".
+    expect(validateBillEntry({ ...ok, amount: '12.345' })?.description).toMatch(/at most two decimal places/);
+    expect(validateBillAmountEdit('12.345')?.description).toMatch(/at most two decimal places/);
+    expect(validateBillAmountEdit('-1')?.description).toBe('Please enter a positive number');
     expect(validateBillEntry({ ...ok, accountCode: '', contactId: 'nope' })?.description).toBe(
       'Please select an account code',
     );

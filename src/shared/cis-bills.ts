@@ -328,6 +328,10 @@ export function buildCreateBillRequest(bill: LocalBill, createAsDraft: boolean):
  * positive amount'), account code required ('Please select an account code'), subcontractor in the loaded
  * list ('Selected subcontractor not found'). Amounts with more than 2 decimals are not valid amounts.
  */
+/** Issue 17 item 15: a positive figure with too many decimals is refused for that, not as "not positive". */
+const TOO_MANY_DECIMALS = /^\d*\.\d{3,}$/;
+const TWO_DECIMALS_MESSAGE = 'Amounts have at most two decimal places (pounds and pence)';
+
 export function validateBillEntry(input: {
   contactId: string | null | undefined;
   amount: string;
@@ -336,6 +340,9 @@ export function validateBillEntry(input: {
 }): UserMessage | null {
   if (!input.contactId) return { title: 'Missing information', description: 'Please select a subcontractor' };
   const pence = findPence(input.amount.trim());
+  if (pence === null && TOO_MANY_DECIMALS.test(input.amount.trim())) {
+    return { title: 'Invalid amount', description: TWO_DECIMALS_MESSAGE };
+  }
   if (pence === null || pence <= 0) {
     return { title: 'Invalid amount', description: 'Please enter a valid positive amount' };
   }
@@ -351,6 +358,7 @@ export function validateBillEntry(input: {
 export function validateBillAmountEdit(amount: string): UserMessage | null {
   const pence = findPence(amount.trim());
   if (pence !== null && pence > 0) return null;
+  if (TOO_MANY_DECIMALS.test(amount.trim())) return { title: 'Invalid amount', description: TWO_DECIMALS_MESSAGE };
   return { title: 'Invalid amount', description: 'Please enter a positive number' };
 }
 

@@ -267,7 +267,9 @@ describe('default accounts (001 §4)', () => {
 describe('status badge (001 §4)', () => {
   const today = '2025-11-20';
   it('shows the spec wording', () => {
-    expect(getInvoiceStatusBadge({ amountDue: 0.01, dueDate: '2025-11-01' }, today).label).toBe('Fully Paid');
+    expect(getInvoiceStatusBadge({ amountDue: 0, dueDate: '2025-11-01' }, today).label).toBe('Fully Paid');
+    // Issue 17 item 15: a penny left is said, not shown as "Fully Paid".
+    expect(getInvoiceStatusBadge({ amountDue: 0.01, dueDate: '2025-11-01' }, today).label).toBe('£0.01 left to pay');
     expect(getInvoiceStatusBadge({ amountDue: 5, dueDate: '2025-11-17' }, today).label).toBe('Overdue by 3 days');
     expect(getInvoiceStatusBadge({ amountDue: 5, dueDate: '2025-11-20' }, today).label).toBe('Due today');
     expect(getInvoiceStatusBadge({ amountDue: 5, dueDate: '2025-11-27' }, today).label).toBe('Due in 7 days');

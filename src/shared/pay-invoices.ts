@@ -312,6 +312,7 @@ export function chooseDefaultAccounts(
 /** Status badge of an invoice (001 §4). */
 export type InvoiceStatusBadge =
   | { kind: 'paid'; label: 'Fully Paid' }
+  | { kind: 'left'; label: string }
   | { kind: 'overdue'; label: string; days: number }
   | { kind: 'due-today'; label: 'Due today' }
   | { kind: 'due'; label: string; days: number };
@@ -322,10 +323,13 @@ export type InvoiceStatusBadge =
  * without a due date is treated as due today.
  */
 export function getInvoiceStatusBadge(
-  invoice: Pick<Invoice, 'amountDue' | 'dueDate'>,
+  invoice: Pick<Invoice, 'amountDue' | 'dueDate'> & Partial<Pick<Invoice, 'currency'>>,
   today: string,
 ): InvoiceStatusBadge {
-  if (isBalanceFullyPaid(roundPoundsToPence(invoice.amountDue))) return { kind: 'paid', label: 'Fully Paid' };
+  const duePence = roundPoundsToPence(invoice.amountDue);
+  if (duePence <= 0) return { kind: 'paid', label: 'Fully Paid' };
+  // A penny within the tolerance is not "Fully Paid" to the eye: say what is left (issue 17 item 15).
+  if (isBalanceFullyPaid(duePence)) return { kind: 'left', label: `${formatMoney(duePence, invoice.currency)} left to pay` };
   const days = invoice.dueDate ? getDaysBetween(today, invoice.dueDate) : 0;
   if (days < 0) return { kind: 'overdue', label: `Overdue by ${-days} day${days === -1 ? '' : 's'}`, days: -days };
   if (days === 0) return { kind: 'due-today', label: 'Due today' };

@@ -385,6 +385,10 @@ describe('messages (001 §8)', () => {
     expect(describeJournalError(400, 'Account is archived').description).toBe('Invalid account selection. Please verify stock and cost accounts in settings.');
     expect(describeJournalError(400, 'Margin must be positive').description).toBe('Invalid margin rate. Please provide a positive margin rate in settings.');
     expect(describeJournalError(400, 'Bad date').description).toBe('Invalid date range. Please check the selected period dates.');
+    // Issue 17 item 15: the server's precise date message is shown, not replaced.
+    expect(describeJournalError(400, 'Journal date must be within the period').description).toBe(
+      'Journal date must be within the period',
+    );
     expect(describeJournalError(400, 'Something odd')).toEqual({ title: 'Invalid Journal Data', description: 'Something odd' });
     expect(describeJournalError(400).description).toBe('Please check your input values and try again.');
     const auth = describeJournalError(403);

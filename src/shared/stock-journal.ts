@@ -666,7 +666,9 @@ export function describeJournalError(status: number, serverMessage?: string | nu
       description = 'Invalid account selection. Please verify stock and cost accounts in settings.';
     } else if (lower.includes('margin') || lower.includes('rate')) {
       description = 'Invalid margin rate. Please provide a positive margin rate in settings.';
-    } else if (lower.includes('date')) {
+    } else if (lower.includes('date') && !lower.includes('must be within')) {
+      // A server message that says what is wrong with the date ("Journal date must be within the period")
+      // is shown as it is (issue 17 item 15); vaguer ones get the spec's wording.
       description = 'Invalid date range. Please check the selected period dates.';
     }
     return { title: 'Invalid Journal Data', description };

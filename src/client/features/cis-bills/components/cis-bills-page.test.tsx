@@ -240,6 +240,11 @@ describe('Create CIS Bills card', () => {
     expect(
       (await screen.findAllByText('Please enter a valid positive amount', {}, FIND)).length,
     ).toBeGreaterThan(0);
+    // Issue 17 item 15: 12.345 is refused for its decimals, not as "not a positive amount".
+    await user.clear(screen.getByRole('spinbutton', { name: 'Gross Amount' }));
+    await user.type(screen.getByRole('spinbutton', { name: 'Gross Amount' }), '12.345');
+    await user.click(screen.getByRole('button', { name: 'Add' }));
+    expect((await screen.findAllByText(/at most two decimal places/, {}, FIND)).length).toBeGreaterThan(0);
   });
 
   it('converts between gross and net with the notice, and adds the gross', async () => {

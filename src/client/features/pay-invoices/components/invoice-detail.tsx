@@ -4,17 +4,24 @@ import { formatMoney, formatPounds, roundPoundsToPence } from '@/shared/money';
 import { getInvoiceStatusBadge, type Invoice } from '@/shared/pay-invoices';
 import { Badge } from '@/client/components/ui/badge';
 
-const BADGE_VARIANT = { paid: 'success', overdue: 'destructive', 'due-today': 'warning', due: 'secondary' } as const;
+const BADGE_VARIANT = { paid: 'success', left: 'warning', overdue: 'destructive', 'due-today': 'warning', due: 'secondary' } as const;
 
 /** The status badge of 001 §4: Fully Paid, 'Overdue by {n} days', 'Due today', 'Due in {n} days'. */
-export function InvoiceStatusBadge({ invoice, today }: { invoice: Pick<Invoice, 'amountDue' | 'dueDate'>; today: string }) {
+export function InvoiceStatusBadge({
+  invoice,
+  today,
+}: {
+  invoice: Pick<Invoice, 'amountDue' | 'dueDate'> & Partial<Pick<Invoice, 'currency'>>;
+  today: string;
+}) {
   const badge = getInvoiceStatusBadge(invoice, today);
   return <Badge variant={BADGE_VARIANT[badge.kind]}>{badge.label}</Badge>;
 }
 
-function Field({ label, children, strong }: { label: string; children: ReactNode; strong?: boolean }) {
+function Field({ label, children, strong, wide }: { label: string; children: ReactNode; strong?: boolean; wide?: boolean }) {
+  // Each dt/dd pair sits in a div that is a direct child of the dl (axe definition-list/dlitem, issue 17 item 17).
   return (
-    <div className="min-w-0">
+    <div className={wide ? 'col-span-2 min-w-0 sm:col-span-3' : 'min-w-0'}>
       <dt className="text-xs font-medium uppercase tracking-wide text-muted-foreground">{label}</dt>
       <dd className={strong ? 'mt-0.5 text-lg font-semibold tabular' : 'mt-0.5 truncate text-sm tabular'}>{children}</dd>
     </div>
@@ -38,9 +45,9 @@ export function InvoiceDetail({ invoice, today }: { invoice: Invoice; today: str
         {invoice.status === 'SENT' ? <Badge variant="outline">Sent</Badge> : null}
       </div>
       <dl className="grid grid-cols-2 gap-x-4 gap-y-3 sm:grid-cols-3">
-        <div className="col-span-2 sm:col-span-3">
-          <Field label="Client">{invoice.contactName || '—'}</Field>
-        </div>
+        <Field label="Client" wide>
+          {invoice.contactName || '—'}
+        </Field>
         <Field label="Invoice date">{formatDateMedium(invoice.date)}</Field>
         <Field label="Due date">{invoice.dueDate ? formatDateMedium(invoice.dueDate) : '—'}</Field>
         <Field label="Currency">{invoice.currency}</Field>
