@@ -435,6 +435,90 @@ export function createWriteLedger(deps: { db: Db; log?: { warn: (o: object, m: s
       return new Set(rows.filter((r) => r.targetId && !own.has(r.key)).map((r) => r.targetId as string));
     },
 
+    // --- Writes that need a person (issue 20 part 4): the admin review list. ---
+
+    /** Writes the ledger ended as needs_review, oldest first, with their organisation. */
+    async listNeedsReview() {
+      return db
+        .select({ write: xeroWrites, tenantId: organizations.tenantId, tenantName: organizations.tenantName })
+        .from(xeroWrites)
+        .innerJoin(organizations, eq(organizations.id, xeroWrites.organizationId))
+        .where(eq(xeroWrites.state, 'needs_review'))
+        .orderBy(xeroWrites.createdAt, xeroWrites.id);
+    },
+
+    /** Asks Xero (through the kind's finder) whether it has this write, without settling anything. */
+    async peekInXero(row: WriteRow, tenantId: string): Promise<{ status: 'found'; xeroId: string | null } | { status: 'missing' } | { status: 'unavailable'; message: string }> {
+      const finder = finders.get(row.kind);
+      if (!finder || row.userId === null) return { status: 'unavailable', message: 'Ledgerlink has no way to look this kind of change up in Xero.' };
+      try {
+        const found = await finder({ userId: row.userId, tenantId, organizationId: row.organizationId }, row);
+        return found ? { status: 'found', xeroId: found.xeroId ?? null } : { status: 'missing' };
+      } catch (error) {
+        return { status: 'unavailable', message: error instanceof Error ? error.message : String(error) };
+      }
+    },
+
+    /**
+     * An administrator settles a needs_review write: confirmed (mark done) or failed (cancel). In one
+     * transaction: the write's own success/failure line (once, as settle() would) and one admin.write.settle
+     * line naming the administrator. Null when the row is not (or no longer) needs_review.
+     */
+    async settleReview(
+      id: number,
+      outcome: { state: 'confirmed'; xeroId: string | null } | { state: 'failed'; error: string },
+      admin: { userId: number; username: string; ip?: string | null },
+    ): Promise<{ before: WriteRow; after: WriteRow } | null> {
+      return db.transaction(async (tx) => {
+        const [before] = await tx.select().from(xeroWrites).where(eq(xeroWrites.id, id)).for('update');
+        if (!before || before.state !== 'needs_review') return null;
+        const values =
+          outcome.state === 'confirmed'
+            ? { state: 'confirmed' as const, xeroId: outcome.xeroId ?? before.xeroId, error: null, completedAt: new Date() }
+            : { state: 'failed' as const, error: outcome.error, completedAt: new Date() };
+        const [after] = await tx
+          .update(xeroWrites)
+          .set(values)
+          .where(and(eq(xeroWrites.id, id), eq(xeroWrites.state, 'needs_review')))
+          .returning();
+        if (!after) return null;
+        const audit = after.audit as WriteAudit | null;
+        if (audit) {
+          await tx.insert(auditLog).values({
+            userId: after.userId,
+            username: audit.username,
+            organizationId: after.organizationId,
+            action: audit.action,
+            target: audit.target ?? after.targetId ?? after.xeroId ?? null,
+            result: after.state === 'confirmed' ? 'success' : 'failure',
+            detail:
+              after.state === 'confirmed'
+                ? { ...audit.detail, writeId: after.id, xeroId: after.xeroId, settledBy: admin.username }
+                : { ...audit.detail, writeId: after.id, error: after.error, settledBy: admin.username },
+            ip: audit.ip ?? null,
+          });
+        }
+        await tx.insert(auditLog).values({
+          userId: admin.userId,
+          username: admin.username,
+          organizationId: after.organizationId,
+          action: 'admin.write.settle',
+          target: after.targetId ?? after.xeroId ?? `write ${after.id}`,
+          result: 'success',
+          detail: {
+            writeId: after.id,
+            kind: after.kind,
+            before: { state: before.state, xeroId: before.xeroId, error: before.error },
+            after: { state: after.state, xeroId: after.xeroId, error: after.error },
+          },
+          ip: admin.ip ?? null,
+        });
+        return { before, after };
+      });
+    },
+
+    // --- end of the review list block ---
+
     async findById(id: number) {
       const [row] = await db.select().from(xeroWrites).where(eq(xeroWrites.id, id));
       return row ?? null;

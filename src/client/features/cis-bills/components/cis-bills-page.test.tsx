@@ -452,6 +452,14 @@ describe('Draft CIS Bills card', () => {
     await user.click(screen.getByRole('button', { name: 'Edit amount of Hughes Groundworks Ltd 3327' }));
     await user.click(screen.getByRole('button', { name: 'Cancel' }));
     expect(bodies).toHaveLength(1);
+    // Issue 17 item 16: Escape from the inline edit gives the focus back to the row's Edit button.
+    await user.click(screen.getByRole('button', { name: 'Edit amount of Hughes Groundworks Ltd 3327' }));
+    expect(screen.getByRole('spinbutton', { name: 'Gross amount for Hughes Groundworks Ltd' })).toHaveFocus();
+    await user.keyboard('{Escape}');
+    await waitFor(() =>
+      expect(screen.getByRole('button', { name: 'Edit amount of Hughes Groundworks Ltd 3327' })).toHaveFocus(),
+    );
+    expect(bodies).toHaveLength(1);
   });
 
   it('approves with the saved bill account in the header and removes the row', async () => {
@@ -559,5 +567,9 @@ describe('Draft CIS Bills card', () => {
     expect(
       (await screen.findAllByText("You don't have permission to delete this bill", {}, FIND)).length,
     ).toBeGreaterThan(0);
+    // Issue 17 item 16: the failed delete's dialog closes with one Escape (the error toast is open too).
+    expect(screen.getByRole('dialog', { name: 'Confirm Deletion' })).toBeInTheDocument();
+    await user.keyboard('{Escape}');
+    await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Confirm Deletion' })).not.toBeInTheDocument());
   });
 });

@@ -1,3 +1,4 @@
+import { useEffect } from 'react';
 import type { DraftBill } from '@/shared/cis-bills';
 import { formatPounds } from '@/shared/money';
 import { Button } from '@/client/components/ui/button';
@@ -23,6 +24,17 @@ export function DeleteBillDialog({
   onCancel: () => void;
   onConfirm: () => void;
 }) {
+  // After a failed delete the error toast is the top layer and would take the first Escape: one Escape
+  // closes this dialog whatever else is open (issue 17 item 16).
+  const open = bill !== null;
+  useEffect(() => {
+    if (!open || isDeleting) return;
+    const onKeyDown = (e: KeyboardEvent) => {
+      if (e.key === 'Escape') onCancel();
+    };
+    document.addEventListener('keydown', onKeyDown);
+    return () => document.removeEventListener('keydown', onKeyDown);
+  }, [open, isDeleting, onCancel]);
   return (
     <Dialog
       open={bill !== null}

@@ -1,6 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { Check, Pencil, RefreshCw, Trash2, X } from 'lucide-react';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useLocation } from 'wouter';
 import {
   checkCanApproveBill,
@@ -60,6 +60,19 @@ export function DraftBillsCard({
   const [approvingIds, setApprovingIds] = useState<ReadonlySet<string>>(new Set());
   const [toDelete, setToDelete] = useState<DraftBill | null>(null);
   const [deleting, setDeleting] = useState(false);
+  // Each row's Edit button, so leaving an inline edit gives the focus back to it (issue 17 item 16).
+  const editButtons = useRef(new Map<string, HTMLButtonElement>());
+  const [refocusEditOf, setRefocusEditOf] = useState<string | null>(null);
+  useEffect(() => {
+    if (refocusEditOf === null || editing) return;
+    editButtons.current.get(refocusEditOf)?.focus();
+    setRefocusEditOf(null);
+  }, [refocusEditOf, editing]);
+
+  function leaveEdit() {
+    if (editing) setRefocusEditOf(editing.id);
+    setEditing(null);
+  }
 
   const bills = drafts.data ?? [];
   const key = cisBillsKeys.drafts(orgId);
@@ -268,7 +281,7 @@ export function DraftBillsCard({
                           onChange={(e) => setEditing({ ...editing, amount: e.target.value })}
                           onKeyDown={(e) => {
                             if (e.key === 'Enter') void save();
-                            if (e.key === 'Escape') setEditing(null);
+                            if (e.key === 'Escape') leaveEdit();
                           }}
                           disabled={isSaving}
                         />
@@ -295,7 +308,7 @@ export function DraftBillsCard({
                             <Button
                               size="sm"
                               variant="outline"
-                              onClick={() => setEditing(null)}
+                              onClick={leaveEdit}
                               disabled={isSaving}
                             >
                               <X aria-hidden />
@@ -310,6 +323,10 @@ export function DraftBillsCard({
                                 size="icon"
                                 className="size-8"
                                 aria-label={`Edit amount of ${bill.contact.name} ${bill.reference}`}
+                                ref={(el) => {
+                                  if (el) editButtons.current.set(bill.invoiceID, el);
+                                  else editButtons.current.delete(bill.invoiceID);
+                                }}
                                 onClick={() =>
                                   setEditing({
                                     id: bill.invoiceID,
