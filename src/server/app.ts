@@ -220,7 +220,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const uris = redirectUris(config.appUrl);
   registerConnectionRoutes(app, { connection, oauth, oauthRequests, tokens, audit, redirectUri: uris.connect, appUrl: config.appUrl, secureCookie: config.session.secureCookie });
   registerXeroSignInRoutes(app, { oauth, oauthRequests, users, tokens, sessions, connection, audit, redirectUri: uris.signin, secureCookie: config.session.secureCookie });
-  registerAdminRoutes(app, { admin: createAdminRepository(db), users, audit, limiter });
+  registerAdminRoutes(app, { admin: createAdminRepository(db), users, audit, limiter, ledger });
   const bodies = createBodyCache({ maxBytes: BODY_CACHE_MAX_BYTES });
   app.decorate('services', { db, audit, sessions, users, orgs, tokens, xeroHttp, xero, connection, resolveTenant, box, ledger, sync, bodies });
 

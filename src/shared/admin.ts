@@ -126,3 +126,43 @@ export const auditQuerySchema = z.object({
 export type AuditQuery = z.output<typeof auditQuerySchema>;
 /** The activity log's filters, as the admin screen holds them. */
 export type AuditFilters = Omit<AuditQuery, 'limit'>;
+
+/**
+ * Writes that need a person (issue 20 part 4): the ledger could not tell whether Xero applied them.
+ * GET /api/admin/writes/review lists them; GET /api/admin/writes/{writeId} adds Xero's current state.
+ */
+export const adminReviewWriteSchema = z.object({
+  id: z.number().int(),
+  organizationId: z.number().int(),
+  organizationName: z.string().nullable(),
+  kind: z.string(),
+  amountPence: z.number().int().nullable(),
+  targetId: z.string().nullable(),
+  username: z.string().nullable(),
+  createdAt: z.string(),
+  /** The activity-log line the write stands for, e.g. 'payment.create'; null when it has none. */
+  summary: z.string().nullable(),
+  request: z.unknown(),
+  error: z.string().nullable(),
+  state: z.string(),
+});
+export type AdminReviewWrite = z.infer<typeof adminReviewWriteSchema>;
+export const adminReviewWritesResponseSchema = z.array(adminReviewWriteSchema);
+
+/** What Xero says now: it has the change (with its id), it does not, or it could not be asked. */
+export const xeroLookupSchema = z.discriminatedUnion('status', [
+  z.object({ status: z.literal('found'), xeroId: z.string().nullable() }),
+  z.object({ status: z.literal('missing') }),
+  z.object({ status: z.literal('unavailable'), message: z.string() }),
+]);
+export type XeroLookup = z.infer<typeof xeroLookupSchema>;
+export const adminReviewWriteDetailSchema = adminReviewWriteSchema.extend({ xero: xeroLookupSchema });
+export type AdminReviewWriteDetail = z.infer<typeof adminReviewWriteDetailSchema>;
+
+/** POST /api/admin/writes/{writeId}/settle: mark done (optionally with the Xero id found) or cancel. */
+export const adminSettleWriteRequestSchema = z.discriminatedUnion('action', [
+  z.object({ action: z.literal('done'), xeroId: textSchema(100).trim().optional() }).strict(),
+  z.object({ action: z.literal('cancel') }).strict(),
+]);
+export type AdminSettleWriteRequest = z.infer<typeof adminSettleWriteRequestSchema>;
+export const ADMIN_CANCELLED_MESSAGE = 'cancelled by an administrator';

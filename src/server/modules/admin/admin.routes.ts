@@ -13,6 +13,11 @@ import {
   auditEntrySchema,
   auditQuerySchema,
   featureTogglePatchSchema,
+  ADMIN_CANCELLED_MESSAGE,
+  adminReviewWriteDetailSchema,
+  adminReviewWriteSchema,
+  adminReviewWritesResponseSchema,
+  adminSettleWriteRequestSchema,
   type AuditQuery,
 } from '../../../shared/admin';
 import { idTextSchema } from '../../../shared/input';
@@ -21,10 +26,12 @@ import type { AuditLog } from '../audit/audit';
 import type { UsersRepository } from '../auth/auth.repository';
 import type { LoginLimiter } from '../auth/login-limiter';
 import { requireAdmin } from '../auth/guards';
+import type { WriteLedger, WriteAudit, WriteRow } from '../../xero/write-ledger';
 import type { AdminRepository } from './admin.repository';
 
 const idParam = (name: string) => z.object({ [name]: idTextSchema() });
 
+const ALREADY_SETTLED_MESSAGE = 'This write was already settled. Refresh the list.';
 const LAST_ADMIN_MESSAGE = 'At least one administrator must remain. Make another user an administrator first.';
 
 type UserRow = NonNullable<Awaited<ReturnType<UsersRepository['findById']>>>;
@@ -50,7 +57,7 @@ function csvCell(value: unknown): string {
 }
 
 /** /api/admin/* of spec 000 §7: refused (403) to anyone who is not an administrator. */
-export function registerAdminRoutes(root: FastifyInstance, deps: { admin: AdminRepository; users: UsersRepository; audit: AuditLog; limiter: LoginLimiter }) {
+export function registerAdminRoutes(root: FastifyInstance, deps: { admin: AdminRepository; users: UsersRepository; audit: AuditLog; limiter: LoginLimiter; ledger: WriteLedger }) {
   const app = root.withTypeProvider<ZodTypeProvider>();
   const { admin, users, audit } = deps;
 
@@ -184,4 +191,62 @@ export function registerAdminRoutes(root: FastifyInstance, deps: { admin: AdminR
       .header('content-disposition', 'attachment; filename="ledgerlink-activity.csv"')
       .send(`${lines.join('\r\n')}\r\n`);
   });
+
+  // Writes that need a person (issue 20 part 4): what Ledgerlink knows, what Xero says now, and settling them.
+  const reviewView = (write: WriteRow, tenantName: string | null) => ({
+    id: write.id,
+    organizationId: write.organizationId,
+    organizationName: tenantName,
+    kind: write.kind,
+    amountPence: write.amountPence,
+    targetId: write.targetId,
+    username: (write.audit as WriteAudit | null)?.username ?? null,
+    createdAt: write.createdAt.toISOString(),
+    summary: (write.audit as WriteAudit | null)?.action ?? null,
+    request: write.request ?? null,
+    error: write.error,
+    state: write.state,
+  });
+
+  /** The write while it awaits review; once settled, a look is a 404 and a second settle a 409. */
+  async function findReviewRow(writeId: number, settledIs: 'NOT_FOUND' | 'CONFLICT') {
+    const row = (await deps.ledger.listNeedsReview()).find((r) => r.write.id === writeId);
+    if (row) return row;
+    const exists = await deps.ledger.findById(writeId);
+    if (!exists) throw new AppError('NOT_FOUND', `Write with ID ${writeId} not found`);
+    throw new AppError(settledIs, ALREADY_SETTLED_MESSAGE);
+  }
+
+  app.get('/api/admin/writes/review', { schema: { response: { 200: adminReviewWritesResponseSchema } } }, async (request) => {
+    requireAdmin(request);
+    return (await deps.ledger.listNeedsReview()).map((r) => reviewView(r.write, r.tenantName));
+  });
+
+  app.get(
+    '/api/admin/writes/:writeId',
+    { schema: { params: idParam('writeId'), response: { 200: adminReviewWriteDetailSchema } } },
+    async (request) => {
+      requireAdmin(request);
+      const { write, tenantId, tenantName } = await findReviewRow(Number((request.params as { writeId: number }).writeId), 'NOT_FOUND');
+      return { ...reviewView(write, tenantName), xero: await deps.ledger.peekInXero(write, tenantId) };
+    },
+  );
+
+  app.post(
+    '/api/admin/writes/:writeId/settle',
+    { schema: { params: idParam('writeId'), body: adminSettleWriteRequestSchema, response: { 200: adminReviewWriteSchema } } },
+    async (request) => {
+      const actor = requireAdmin(request);
+      const writeId = Number((request.params as { writeId: number }).writeId);
+      const { tenantName } = await findReviewRow(writeId, 'CONFLICT');
+      const body = request.body;
+      const settled = await deps.ledger.settleReview(
+        writeId,
+        body.action === 'done' ? { state: 'confirmed', xeroId: body.xeroId ? body.xeroId : null } : { state: 'failed', error: ADMIN_CANCELLED_MESSAGE },
+        { userId: actor.id, username: actor.username, ip: request.ip },
+      );
+      if (!settled) throw new AppError('CONFLICT', ALREADY_SETTLED_MESSAGE);
+      return reviewView(settled.after, tenantName);
+    },
+  );
 }

@@ -115,3 +115,133 @@ describe('the audit log', () => {
     }
   });
 });
+
+describe('writes that need a person', () => {
+  let t: TestApp;
+  let admin: ReturnType<typeof as>;
+  let user: ReturnType<typeof as>;
+  let orgId: number;
+  let clerkId: number;
+  /** What the test finder answers for the next look-up. */
+  let xeroAnswer: 'found' | 'missing' | 'down' = 'missing';
+
+  async function reviewWrite(key: string, kind = 'review.test') {
+    const { xeroWrites } = await import('../../db/schema/index.ts');
+    const [row] = await t.database.db
+      .insert(xeroWrites)
+      .values({
+        organizationId: orgId,
+        userId: clerkId,
+        kind,
+        idempotencyKey: key,
+        fingerprint: `fp-${key}`,
+        targetId: `INV-${key}`,
+        amountPence: 12_345,
+        request: { invoice: `INV-${key}`, amount: '123.45' },
+        audit: { action: 'payment.create', username: 'clerk', target: `INV-${key}` },
+        state: 'needs_review',
+        error: 'Outcome unknown: please check this in Xero.',
+      })
+      .returning();
+    return row?.id ?? 0;
+  }
+
+  async function auditLines(action: string, writeId: number) {
+    const { auditLog } = await import('../../db/schema/index.ts');
+    const rows = await t.database.db.select().from(auditLog);
+    return rows.filter((r) => r.action === action && (r.detail as { writeId?: number } | null)?.writeId === writeId);
+  }
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    const a = await register(t.app, 'boss', 'Sturdy-Ledger-Pass-1');
+    const u = await register(t.app, 'clerk', 'Sturdy-Ledger-Pass-1');
+    admin = as(t.app, a.cookie);
+    user = as(t.app, u.cookie);
+    clerkId = u.user.id;
+    const [org] = await t.database.db.insert(organizations).values({ tenantId: 'tenant-r', tenantName: 'Review Shop Ltd' }).returning();
+    orgId = org?.id ?? 0;
+    t.app.services.ledger.registerFinder('review.test', async () => {
+      if (xeroAnswer === 'down') throw new Error('Xero is not answering');
+      return xeroAnswer === 'found' ? { xeroId: 'PAY-IN-XERO', response: {} } : null;
+    });
+  });
+  afterAll(() => t.close());
+
+  it('is for administrators only (403 for others) and validates ids', async () => {
+    const id = await reviewWrite('forbidden');
+    for (const [method, url, body] of [
+      ['GET', '/api/admin/writes/review'],
+      ['GET', `/api/admin/writes/${id}`],
+      ['POST', `/api/admin/writes/${id}/settle`, { action: 'cancel' }],
+    ] as Array<[Parameters<typeof user>[0], string, unknown?]>) {
+      const res = await user(method, url, body);
+      expect(res.statusCode, `${method} ${url}`).toBe(403);
+    }
+    expect((await admin('GET', '/api/admin/writes/abc')).statusCode).toBe(400);
+    expect((await admin('GET', '/api/admin/writes/99999999999')).statusCode).toBe(400);
+    expect((await admin('GET', '/api/admin/writes/999999')).statusCode).toBe(404);
+    expect((await admin('POST', `/api/admin/writes/${id}/settle`, { action: 'retry' })).statusCode).toBe(400);
+  });
+
+  it('lists what Ledgerlink knows and looks Xero up when an item is opened', async () => {
+    const id = await reviewWrite('listed');
+    const list = await admin('GET', '/api/admin/writes/review');
+    expect(list.statusCode).toBe(200);
+    expect((list.json() as Array<{ id: number }>).find((w) => w.id === id)).toMatchObject({
+      organizationName: 'Review Shop Ltd',
+      kind: 'review.test',
+      amountPence: 12_345,
+      targetId: 'INV-listed',
+      username: 'clerk',
+      summary: 'payment.create',
+      error: 'Outcome unknown: please check this in Xero.',
+      state: 'needs_review',
+    });
+    xeroAnswer = 'found';
+    expect((await admin('GET', `/api/admin/writes/${id}`)).json().xero).toEqual({ status: 'found', xeroId: 'PAY-IN-XERO' });
+    xeroAnswer = 'missing';
+    expect((await admin('GET', `/api/admin/writes/${id}`)).json().xero).toEqual({ status: 'missing' });
+    xeroAnswer = 'down';
+    expect((await admin('GET', `/api/admin/writes/${id}`)).json().xero).toEqual({ status: 'unavailable', message: 'Xero is not answering' });
+    const other = await reviewWrite('nofinder', 'kind.without.finder');
+    expect((await admin('GET', `/api/admin/writes/${other}`)).json().xero.status).toBe('unavailable');
+    // Looking up never settles the write.
+    expect((await t.app.services.ledger.findById(id))?.state).toBe('needs_review');
+  });
+
+  it('marks a write done with one audit line, and a second settle is a 409', async () => {
+    const id = await reviewWrite('done');
+    const res = await admin('POST', `/api/admin/writes/${id}/settle`, { action: 'done', xeroId: 'PAY-FOUND' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ id, state: 'confirmed' });
+    expect(await t.app.services.ledger.findById(id)).toMatchObject({ state: 'confirmed', xeroId: 'PAY-FOUND' });
+    const lines = await auditLines('admin.write.settle', id);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ username: 'boss', result: 'success' });
+    expect(lines[0]?.detail).toMatchObject({ before: { state: 'needs_review' }, after: { state: 'confirmed', xeroId: 'PAY-FOUND' } });
+    expect(await auditLines('payment.create', id)).toHaveLength(1);
+
+    const again = await admin('POST', `/api/admin/writes/${id}/settle`, { action: 'cancel' });
+    expect(again.statusCode).toBe(409);
+    expect(await auditLines('admin.write.settle', id)).toHaveLength(1);
+    expect(await auditLines('payment.create', id)).toHaveLength(1);
+    expect((await t.app.services.ledger.findById(id))?.state).toBe('confirmed');
+    expect((await admin('GET', `/api/admin/writes/${id}`)).statusCode).toBe(404);
+  });
+
+  it('cancels a write as failed, cancelled by an administrator, with one audit line', async () => {
+    const id = await reviewWrite('cancel');
+    const res = await admin('POST', `/api/admin/writes/${id}/settle`, { action: 'cancel' });
+    expect(res.statusCode).toBe(200);
+    expect(await t.app.services.ledger.findById(id)).toMatchObject({ state: 'failed', error: 'cancelled by an administrator' });
+    const lines = await auditLines('admin.write.settle', id);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]?.detail).toMatchObject({ before: { state: 'needs_review' }, after: { state: 'failed', error: 'cancelled by an administrator' } });
+    const own = await auditLines('payment.create', id);
+    expect(own).toHaveLength(1);
+    expect(own[0]?.result).toBe('failure');
+    expect((await admin('POST', `/api/admin/writes/${id}/settle`, { action: 'done' })).statusCode).toBe(409);
+    expect((await admin('GET', '/api/admin/writes/review')).json().map((w: { id: number }) => w.id)).not.toContain(id);
+  });
+});
