@@ -234,3 +234,85 @@ describe('getChangedFields', () => {
     expect(getChangedFields(sam, { username: 'sam', email: '' })).toEqual({ email: '' });
   });
 });
+
+describe('Admin → Needs review (issue 20 part 4)', () => {
+  it('lists writes that need a person, asks Xero when one is opened, and marks it done', async () => {
+    const user = userEvent.setup();
+    useAdminServer();
+    const write = {
+      id: 41,
+      organizationId: 1,
+      organizationName: 'Corner Shop Ltd',
+      kind: 'payment',
+      amountPence: 12_345,
+      targetId: 'INV-0042',
+      username: 'olivia',
+      createdAt: '2026-11-20T09:30:00.000Z',
+      summary: 'payment.create',
+      request: { invoice: 'INV-0042' },
+      error: 'Outcome unknown: please check this in Xero.',
+      state: 'needs_review',
+    };
+    let settled = false;
+    let lookups = 0;
+    const sent: unknown[] = [];
+    server.use(
+      http.get('*/api/admin/writes/review', () => HttpResponse.json(settled ? [] : [write])),
+      http.get('*/api/admin/writes/:writeId', () => {
+        lookups += 1;
+        return HttpResponse.json({ ...write, xero: lookups === 1 ? { status: 'unavailable', message: 'Xero is not answering' } : { status: 'found', xeroId: 'PAY-77' } });
+      }),
+      http.post('*/api/admin/writes/:writeId/settle', async ({ request }) => {
+        sent.push(await request.json());
+        settled = true;
+        return HttpResponse.json({ ...write, state: 'confirmed' });
+      }),
+    );
+    await openAdminTab(user);
+    await user.click(await screen.findByRole('tab', { name: 'Needs review' }));
+    const row = (await screen.findByText('INV-0042')).closest('tr') as HTMLElement;
+    expect(within(row).getByText('Corner Shop Ltd')).toBeInTheDocument();
+    expect(within(row).getByText('£123.45')).toBeInTheDocument();
+    expect(within(row).getByText('olivia')).toBeInTheDocument();
+    await user.click(within(row).getByRole('button', { name: 'Review' }));
+    const item = await screen.findByRole('region', { name: 'Write 41' });
+    expect(await within(item).findByText('Could not ask Xero: Xero is not answering')).toBeInTheDocument();
+    expect(within(item).getByText('Outcome unknown: please check this in Xero.')).toBeInTheDocument();
+    await user.click(within(item).getByRole('button', { name: /Ask Xero again/ }));
+    expect(await within(item).findByText('Xero has it (PAY-77)')).toBeInTheDocument();
+    await user.click(within(item).getByRole('button', { name: 'Mark done' }));
+    expect(await screen.findByText('Marked as done')).toBeInTheDocument();
+    expect(sent).toEqual([{ action: 'done', xeroId: 'PAY-77' }]);
+    expect(await screen.findByText('Nothing needs review: every write to Xero has been settled.')).toBeInTheDocument();
+  }, 20_000);
+
+  it('cancels a write', async () => {
+    const user = userEvent.setup();
+    useAdminServer();
+    const sent: unknown[] = [];
+    server.use(
+      http.get('*/api/admin/writes/review', () =>
+        HttpResponse.json(
+          sent.length
+            ? []
+            : [{ id: 5, organizationId: 2, organizationName: 'Acme Builders', kind: 'bill.create', amountPence: null, targetId: null, username: null, createdAt: '2026-11-20T09:30:00.000Z', summary: null, request: {}, error: null, state: 'needs_review' }],
+        ),
+      ),
+      http.get('*/api/admin/writes/:writeId', () =>
+        HttpResponse.json({ id: 5, organizationId: 2, organizationName: 'Acme Builders', kind: 'bill.create', amountPence: null, targetId: null, username: null, createdAt: '2026-11-20T09:30:00.000Z', summary: null, request: {}, error: null, state: 'needs_review', xero: { status: 'missing' } }),
+      ),
+      http.post('*/api/admin/writes/:writeId/settle', async ({ request }) => {
+        sent.push(await request.json());
+        return HttpResponse.json({ id: 5, organizationId: 2, organizationName: 'Acme Builders', kind: 'bill.create', amountPence: null, targetId: null, username: null, createdAt: '2026-11-20T09:30:00.000Z', summary: null, request: {}, error: 'cancelled by an administrator', state: 'failed' });
+      }),
+    );
+    await openAdminTab(user);
+    await user.click(await screen.findByRole('tab', { name: 'Needs review' }));
+    await user.click(await screen.findByRole('button', { name: 'Review' }));
+    const item = await screen.findByRole('region', { name: 'Write 5' });
+    expect(await within(item).findByText('Xero does not have it')).toBeInTheDocument();
+    await user.click(within(item).getByRole('button', { name: 'Cancel write' }));
+    expect(await screen.findByText('Write cancelled')).toBeInTheDocument();
+    expect(sent).toEqual([{ action: 'cancel' }]);
+  }, 20_000);
+});

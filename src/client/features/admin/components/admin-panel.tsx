@@ -5,11 +5,12 @@ import { PageSpinner } from '@/client/components/ui/spinner';
 import { Tabs, TabsContent, TabsList, TabsTrigger } from '@/client/components/ui/tabs';
 import { ActivityTab } from './activity-tab';
 import { OrganizationsTab } from './organizations-tab';
+import { ReviewTab } from './review-tab';
 import { UsersTab } from './users-tab';
 
 export const NO_ADMIN_ACCESS_TEXT = 'You do not have administrator access.';
 
-/** The Admin tab (000 §2 Admin panel, §6): Organizations, Users, and Activity (beyond the spec), for admins only. */
+/** The Admin tab (000 §2 Admin panel, §6): Organizations, Users, Activity and Needs review (beyond the spec), for admins only. */
 export function AdminPanel() {
   const { data: user } = useUser();
   const admin = useIsAdmin(Boolean(user));
@@ -32,6 +33,7 @@ export function AdminPanel() {
         <TabsTrigger value="organizations">Organizations</TabsTrigger>
         <TabsTrigger value="users">Users</TabsTrigger>
         <TabsTrigger value="activity">Activity</TabsTrigger>
+        <TabsTrigger value="review">Needs review</TabsTrigger>
       </TabsList>
       <TabsContent value="organizations">
         <OrganizationsTab />
@@ -41,6 +43,9 @@ export function AdminPanel() {
       </TabsContent>
       <TabsContent value="activity">
         <ActivityTab />
+      </TabsContent>
+      <TabsContent value="review">
+        <ReviewTab />
       </TabsContent>
     </Tabs>
   );
