@@ -97,10 +97,10 @@ test.describe('CIS Bills', () => {
 
     // Gross/net convert: 800 net is 1,000 gross.
     await page.getByRole('spinbutton', { name: 'Gross Amount' }).fill('800');
-    await page.getByRole('button', { name: 'Convert to net (80%)' }).click();
+    await page.getByRole('button', { name: 'Gross: convert to net (80%)' }).click();
     await expect(page.getByText('Converted to net (80%)').first()).toBeVisible();
     await expect(page.getByRole('spinbutton', { name: 'Net Amount (80%)' })).toHaveValue('640.00');
-    await page.getByRole('button', { name: 'Convert to gross (100%)' }).click();
+    await page.getByRole('button', { name: 'Net: convert to gross (100%)' }).click();
     await expect(page.getByRole('spinbutton', { name: 'Gross Amount' })).toHaveValue('800.00');
     await page.getByRole('spinbutton', { name: 'Gross Amount' }).fill('');
 

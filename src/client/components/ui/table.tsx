@@ -1,9 +1,18 @@
 import type { ComponentProps } from 'react';
 import { cn } from '@/client/lib/utils';
 
-export function Table({ className, ...props }: ComponentProps<'table'>) {
+/**
+ * A table in a sideways-scrolling frame. The frame is a labelled, focusable region (named after the table's
+ * aria-label unless `scrollLabel` says otherwise) so keyboard users can scroll it (axe
+ * scrollable-region-focusable, issue 17 item 17).
+ */
+export function Table({ className, scrollLabel, ...props }: ComponentProps<'table'> & { scrollLabel?: string }) {
+  const label = scrollLabel ?? props['aria-label'];
   return (
-    <div className="relative w-full overflow-x-auto rounded-xl border border-border bg-card">
+    <div
+      className="relative w-full overflow-x-auto rounded-xl border border-border bg-card focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring"
+      {...(label ? { role: 'region', 'aria-label': label, tabIndex: 0 } : {})}
+    >
       <table className={cn('w-full caption-bottom text-sm', className)} {...props} />
     </div>
   );

@@ -169,7 +169,7 @@ function NewInvoiceRow({ props, busy }: { props: NewInvoiceRowProps; busy: boole
 export function DraftInvoicesTable(props: DraftInvoicesViewProps) {
   const { rows, sort, onSort, busy } = props;
   return (
-    <Table className="min-w-[780px]">
+    <Table className="min-w-[780px]" aria-label="Draft invoices">
       <TableHeader>
         <TableRow className="hover:bg-transparent">
           {COLUMNS.map((c) => (

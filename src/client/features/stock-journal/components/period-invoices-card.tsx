@@ -15,7 +15,7 @@ export function PeriodInvoicesCard({ week }: { week: SalesPeriod }) {
         {lines.length === 0 ? (
           <p className="text-sm text-muted-foreground">No invoice data available for this period</p>
         ) : (
-          <Table>
+          <Table aria-label="Sales invoices of the period">
             <TableHeader>
               <TableRow>
                 <TableHead>Customer</TableHead>
