@@ -288,7 +288,9 @@ test.describe('Pay Invoices', () => {
     const image = page.getByRole('img', { name: picture?.name });
     await expect(image).toBeVisible();
     await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
-    await expect(page.getByText('300%', { exact: true }).first()).toBeVisible();
+    // It opens fitted to the panel; the reset goes to 300%.
+    await expect(page.getByText('100%', { exact: true }).first()).toBeVisible();
+    await page.getByRole('button', { name: 'Reset zoom to 300%' }).click();
     await expect(page.getByRole('button', { name: 'Zoom in' })).toBeDisabled();
     await page.getByRole('button', { name: 'Zoom out' }).click();
     await expect(page.getByText('275%', { exact: true })).toBeVisible();

@@ -9,6 +9,12 @@ import { cn } from '@/client/lib/utils';
  * between 50% and 300%, reset to 300%, and drag to pan. Zoom is relative to the panel's width, so 100% shows
  * the whole width of the page and the default 300% reads a till receipt at a glance.
  */
+/**
+ * A picture opens fitted to the panel (100%: the page's whole width), not on a blurred corner at 300%;
+ * 300% stays one press away as the reset (issue 17 item 18).
+ */
+const FIT_ZOOM = 1;
+
 export function ImageViewer({
   src,
   name,
@@ -20,14 +26,14 @@ export function ImageViewer({
   onExpand?: () => void;
   className?: string;
 }) {
-  const [zoom, setZoom] = useState<number>(ATTACHMENT_ZOOM.initial);
+  const [zoom, setZoom] = useState<number>(FIT_ZOOM);
   const [failed, setFailed] = useState(false);
   const viewport = useRef<HTMLDivElement>(null);
   const drag = useRef<{ x: number; y: number; left: number; top: number } | null>(null);
   const [isDragging, setDragging] = useState(false);
 
   useEffect(() => {
-    setZoom(ATTACHMENT_ZOOM.initial);
+    setZoom(FIT_ZOOM);
     setFailed(false);
   }, [src]);
 
