@@ -10,6 +10,10 @@ export interface PendingConfirmation {
   journalDate: string;
   amount: number;
   customerName: string;
+  /** The week has not ended yet (today is on or before its last day). */
+  unfinished?: boolean;
+  /** The organisation posts journals as POSTED, not as drafts. */
+  posted?: boolean;
 }
 
 /**
@@ -31,8 +35,21 @@ export function ConfirmJournalDialog({
       <DialogContent>
         <DialogHeader>
           <DialogTitle>Confirm Stock Journal</DialogTitle>
-          <DialogDescription>This journal will be posted to Xero straight away, not kept as a draft.</DialogDescription>
+          <DialogDescription>
+            {pending?.posted === false
+              ? 'This journal will be created in Xero as a draft.'
+              : 'This journal will be posted to Xero straight away, not kept as a draft.'}
+          </DialogDescription>
         </DialogHeader>
+        {pending?.unfinished ? (
+          <Alert variant="warning">
+            <TriangleAlert aria-hidden />
+            <AlertDescription className="mt-0">
+              The week {pending.part.period.formattedRange} has not ended yet: sales still to come this week will not be in
+              this journal.
+            </AlertDescription>
+          </Alert>
+        ) : null}
         {pending ? (
           <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-2 text-sm">
             <dt className="text-muted-foreground">Period</dt>

@@ -2,7 +2,7 @@ import { QueryClientProvider } from '@tanstack/react-query';
 import { act, fireEvent, renderHook, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { getCurrentMonthRange } from '@/shared/dates';
 import { splitSalesPeriod, type SalesPeriod, type StockJournalEntry } from '@/shared/stock-journal';
 import { makeConnection } from '@/client/testing/fixtures';
@@ -342,6 +342,26 @@ describe('Stock Journal screen (001 §2–§8)', () => {
     await findTrigger(W1.formattedRange);
     for (const hidden of [SPLIT, DRAFTED, UNCLEAR]) {
       expect(screen.queryByRole('button', { name: startsWith(hidden.formattedRange) })).toBeNull();
+    }
+  });
+
+  it('warns before posting the current, unfinished week, naming it (issue 17 item 18)', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2026-11-05T12:00:00Z'));
+    try {
+      const recorded = useHandlers();
+      const user = userEvent.setup();
+      renderApp('/stock-journal');
+      await openWeek(user, W1.formattedRange);
+      await user.click(within(journalRegion(W1.formattedRange)).getByRole('button', { name: 'Post Journal to Xero' }));
+      const dialog = await screen.findByRole('dialog', { name: 'Confirm Stock Journal' });
+      expect(within(dialog).getByText(`The week ${W1.formattedRange} has not ended yet`, { exact: false })).toBeInTheDocument();
+      expect(recorded.posts).toHaveLength(0);
+      await user.click(within(dialog).getByRole('button', { name: 'Post Journal to Xero' }));
+      expect(await screen.findByText('Journal Created Successfully!')).toBeInTheDocument();
+      expect(recorded.posts).toHaveLength(1);
+    } finally {
+      vi.useRealTimers();
     }
   });
 

@@ -2,7 +2,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Download, Info, Lock } from 'lucide-react';
 import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import { Link } from 'wouter';
-import { getCurrentMonthRange } from '@/shared/dates';
+import { getCurrentMonthRange, getUkToday } from '@/shared/dates';
 import {
   ALL_CUSTOMERS,
   describeSyncResult,
@@ -157,8 +157,17 @@ export function StockJournalPage() {
 
   function requestPost(part: JournalPart, journalDate: string) {
     if (!posting.check(part.period)) return;
-    if (connection?.defaultStockJournalPostingStatus === 'posted') {
-      setPending({ part, journalDate, amount: getPartAmount(part, marginRate), customerName });
+    // A week that has not ended yet may still take sales: ask first (issue 17 item 18).
+    const unfinished = getUkToday() <= part.period.periodEnd;
+    if (unfinished || connection?.defaultStockJournalPostingStatus === 'posted') {
+      setPending({
+        part,
+        journalDate,
+        amount: getPartAmount(part, marginRate),
+        customerName,
+        unfinished,
+        posted: connection?.defaultStockJournalPostingStatus === 'posted',
+      });
       return;
     }
     void posting.post(part.period, { journalDate, onPosted: () => setOpenKey('') });
