@@ -31,6 +31,14 @@ describe('the one batcher for batched Xero writes', () => {
     expect((await sendOnce([], 2)).sent).toEqual([]);
   });
 
+  it('an answer with fewer or more elements than sent fails every item: none is taken as refused or given another\'s answer', async () => {
+    for (const answer of [['only one'], ['one', 'two', 'three']]) {
+      const batcher = createBatcher<string, string>(2, async () => answer);
+      const results = await Promise.allSettled([batcher.join('a', 'x'), batcher.join('b', 'y')]);
+      expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    }
+  });
+
   it('a failed batch call fails every item of it', async () => {
     const batcher = createBatcher<string, string>(2, async () => {
       throw new Error('Xero unavailable');

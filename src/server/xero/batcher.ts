@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 
 /**
- * The one batcher for batched Xero writes (Add Invoices' approvals and cash payments, CIS bills): gathers the
+ * The one batcher for batched Xero writes (Add Invoices' approvals and cash payments, CIS Bills' creates): gathers the
  * items of one Xero batch call from several concurrent `ledger.execute` calls, so each item keeps its own
  * ledger row (recorded before sending, settled on its own) while Xero sees one request.
  *
@@ -12,9 +12,14 @@ import crypto from 'node:crypto';
  * The one rule for batch keys: the elements are sorted by their items' keys and the batch key is a hash of
  * those keys, so a retry of the same items sends the very same body under the very same key (Xero refuses a
  * known Idempotency-Key with a different body, and replays the first answer for the same one).
+ *
+ * Xero's answer must hold exactly one element per element sent: answers are matched to items by position,
+ * so an answer with more or fewer elements cannot be matched safely and fails every item of the batch with
+ * an error the ledger treats as an unknown outcome (each write is then settled by look-up, never taken as
+ * refused or as another item's answer).
  */
 export function createBatcher<E, A>(expected: number, sendBatch: (elements: E[], batchKey: string) => Promise<A[]>) {
-  const joined: Array<{ key: string; element: E; resolve: (answer: A | undefined) => void; reject: (error: unknown) => void }> = [];
+  const joined: Array<{ key: string; element: E; resolve: (answer: A) => void; reject: (error: unknown) => void }> = [];
   let left = 0;
   let flushed = false;
 
@@ -28,20 +33,20 @@ export function createBatcher<E, A>(expected: number, sendBatch: (elements: E[],
       batchKeyOf(joined.map((j) => j.key)),
     ).then(
       (answers) => {
-        if (answers.length > joined.length) {
+        if (answers.length !== joined.length) {
           const error = new Error(`Xero answered ${answers.length} elements for ${joined.length} sent`);
           joined.forEach((j) => j.reject(error));
           return;
         }
-        joined.forEach((j, i) => j.resolve(answers[i]));
+        joined.forEach((j, i) => j.resolve(answers[i] as A));
       },
       (error: unknown) => joined.forEach((j) => j.reject(error)),
     );
   }
 
   return {
-    /** Called from the ledger's `send`: waits for the batch and returns this item's element (undefined if Xero sent none). */
-    join(key: string, element: E): Promise<A | undefined> {
+    /** Called from the ledger's `send`: waits for the batch and returns this item's element of the answer. */
+    join(key: string, element: E): Promise<A> {
       return new Promise((resolve, reject) => {
         joined.push({ key, element, resolve, reject });
         flushWhenComplete();

@@ -122,7 +122,6 @@ export function createAddInvoicesService(deps: {
         send: async (key) => {
           joined = true;
           const answer = await batch.join(key, element);
-          if (!answer) throw new AppError('XERO_REJECTED', 'Xero did not answer for this item');
           if (!answer.ok) throw new AppError('XERO_REJECTED', answer.error);
           return { xeroId: xeroIdOf(answer.value), response: answer.value };
         },

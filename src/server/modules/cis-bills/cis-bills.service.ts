@@ -1,4 +1,3 @@
-import crypto from 'node:crypto';
 import { splitCisTotal } from '../../../shared/cis';
 import {
   deriveHasValidUtr,
@@ -15,10 +14,10 @@ import type { Bill, BillAnswer, BillChange, BillLineInput, BillsPort, ContactsPo
 import type { CachedLine } from '../../xero/sync/mappers';
 import type { SyncContext, XeroSync } from '../../xero/sync/sync.service';
 import type { WriteLedger, WriteOutcome, WriteRow } from '../../xero/write-ledger';
+import { createBatcher } from '../../xero/batcher';
 import type { XeroContext } from '../../xero/xero-port';
 import type { AuditLog } from '../audit/audit';
 import { CIS_SYSTEM_ACCOUNTS, type CachedBill, type CisBillsRepository } from './cis-bills.repository';
-import { createWriteBatch } from './write-batch';
 
 /** Who acts, on which organisation, with its saved defaults. */
 export interface CisBillsContext extends SyncContext {
@@ -218,21 +217,6 @@ export function createCisBillsService(deps: {
     const message = answer.errors.join('; ');
     if (answer.unknown) throw new AppError('XERO_UNAVAILABLE', message);
     throw new AppError(CIS_MESSAGE_RE.test(message) ? 'UNPROCESSABLE' : 'XERO_REJECTED', message);
-  }
-
-  /** Sends up to 50 new bills in one call; each bill has its own outcome. */
-  async function sendCreateBatch(ctx: CisBillsContext, entries: { key: string; element: NewBill }[]): Promise<BillAnswer[]> {
-    const only = entries.length === 1 ? entries[0] : undefined;
-    // Retries of the same batch carry the same key, so Xero replays instead of creating the bills again.
-    const key =
-      only && only.key.length <= 128
-        ? only.key
-        : `bills-${crypto
-            .createHash('sha256')
-            .update(entries.map((e) => e.key).join('\n'))
-            .digest('hex')
-            .slice(0, 48)}`;
-    return xeroBills.createMany(ctx, entries.map((e) => e.element), key);
   }
 
   async function getBill(ctx: CisBillsContext, invoiceId: string): Promise<CachedBill> {
@@ -586,8 +570,10 @@ export function createCisBillsService(deps: {
       }),
     );
     const sendable = prepared.filter((p) => p.prepared !== null);
-    const batch = createWriteBatch<NewBill, BillAnswer>(sendable.length, (entries) =>
-      sendCreateBatch(ctx, entries),
+    // One Xero call for the bills that need sending, under the one batcher's rule: the bills sorted by their
+    // keys and a key made from them, so a retry of the same bills sends the same body under the same key.
+    const batch = createBatcher<NewBill, BillAnswer>(sendable.length, (elements, batchKey) =>
+      xeroBills.createMany(ctx, elements, batchKey),
     );
     const results = await Promise.all(
       prepared.map(
@@ -617,7 +603,7 @@ export function createCisBillsService(deps: {
               }),
               send: async (key) => {
                 queued = true;
-                const answer = readElement(await batch.submit(key, ready.element));
+                const answer = readElement(await batch.join(key, ready.element));
                 await cacheBill(ctx, answer);
                 return {
                   xeroId: answer.invoiceId,
@@ -645,7 +631,7 @@ export function createCisBillsService(deps: {
             const failure = describeFailure(error);
             return { result: { id: bill.id, ok: false, ...failure }, error };
           } finally {
-            if (!queued) batch.skip();
+            if (!queued) batch.leave();
           }
         },
       ),

@@ -5,6 +5,7 @@ import { auditLog, organizations, users, xeroAccounts } from '../../db/schema/in
 import { createTestDatabase, type TestDatabase } from '../../test/database';
 import type { Bill, BillAnswer, BillChange, BillsPort, ContactsPort, NewBill } from '../../xero/bills';
 import type { XeroSync } from '../../xero/sync/sync.service';
+import { batchKeyOf } from '../../xero/batcher';
 import { createWriteLedger } from '../../xero/write-ledger';
 import { createAuditLog } from '../audit/audit';
 import { createCisBillsRepository } from './cis-bills.repository';
@@ -15,6 +16,7 @@ function createFakeBills() {
   const bills = new Map<string, Bill>();
   const calls: { op: string; count: number }[] = [];
   const sent: NewBill[] = [];
+  const batches: { key: string; references: string[] }[] = [];
   const changes: BillChange[] = [];
   const refuse = new Set<string>();
   const toBill = (b: NewBill): Bill => {
@@ -44,8 +46,9 @@ function createFakeBills() {
     };
   };
   const port: BillsPort = {
-    async createMany(_ctx, newBills) {
+    async createMany(_ctx, newBills, idempotencyKey) {
       calls.push({ op: 'createMany', count: newBills.length });
+      batches.push({ key: idempotencyKey, references: newBills.map((b) => b.reference) });
       return newBills.map((b): BillAnswer => {
         sent.push(b);
         if (refuse.has(b.contactId)) return { ok: false, errors: ['The contact is archived'] };
@@ -73,7 +76,7 @@ function createFakeBills() {
       return [...bills.values()].filter((b) => b.contactId === contactId && b.date === date);
     },
   };
-  return { port, bills, calls, sent, changes, refuse };
+  return { port, bills, calls, sent, changes, refuse, batches };
 }
 
 const SUB_A = '44444444-4444-4444-8444-444444444444';
@@ -179,6 +182,19 @@ describe('CIS Bills money rules, against an in-memory Xero', () => {
       ['bill.create', 'success'],
     ]);
     expect(lines.every((l) => l.username === 'cara')).toBe(true);
+  });
+
+  it('a batch goes through the one batcher: bills sorted by their keys, under a key made from them, whatever order they came in', async () => {
+    const id = crypto.randomUUID();
+    const bills = [
+      { id: 'z', key: `z-${id}`, request: request(SUB_A, [{ quantity: 1, unitAmount: 10 }], 'Z1') },
+      { id: 'm', key: `m-${id}`, request: request(SUB_B, [{ quantity: 1, unitAmount: 20 }], 'M1') },
+      { id: 'a', key: `a-${id}`, request: request(SUB_A, [{ quantity: 1, unitAmount: 30 }], 'A1') },
+    ];
+    const results = await service.createBills(ctx, bills);
+    expect(results.map((r) => [r.id, r.ok])).toEqual([['z', true], ['m', true], ['a', true]]);
+    // The same bills sent again (Xero's answer lost) make the same body under the same key, so Xero replays.
+    expect(fake.batches).toEqual([{ key: batchKeyOf(bills.map((b) => b.key)), references: ['A1', 'M1', 'Z1'] }]);
   });
 
   it('a batch retried with the same keys replays: nothing is sent again and nothing is logged twice', async () => {
