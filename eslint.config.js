@@ -86,6 +86,19 @@ export default tseslint.config(
           message: 'No Xero request bodies in feature modules: the Xero port builds them.',
         },
       ],
+      // The write ledger (src/server/xero/write-ledger.ts) owns the table xero_writes alone: modules ask it.
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/db/schema', '**/db/schema/**'],
+              importNames: ['xeroWrites'],
+              message: 'The write ledger owns xero_writes: use a function of src/server/xero/write-ledger.ts.',
+            },
+          ],
+        },
+      ],
     },
   },
   {

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { and, eq, inArray, isNotNull, isNull, lt, ne, or, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNotNull, isNull, lt, ne, or, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { auditLog, organizations, xeroWrites, type XeroWriteState } from '../db/schema/index.ts';
 import { AppError } from '../lib/app-error';
@@ -522,6 +522,37 @@ export function createWriteLedger(deps: { db: Db; log?: { warn: (o: object, m: s
     async findById(id: number) {
       const [row] = await db.select().from(xeroWrites).where(eq(xeroWrites.id, id));
       return row ?? null;
+    },
+
+    /** The newest write of this kind on a target, whatever its state (null when there is none). */
+    async findLatestOnTarget(scope: { organizationId: number; kind: string; targetId: string }): Promise<WriteRow | null> {
+      const [row] = await db
+        .select()
+        .from(xeroWrites)
+        .where(and(eq(xeroWrites.organizationId, scope.organizationId), eq(xeroWrites.kind, scope.kind), eq(xeroWrites.targetId, scope.targetId)))
+        .orderBy(desc(xeroWrites.id))
+        .limit(1);
+      return row ?? null;
+    },
+
+    /**
+     * Forgets the confirmed writes of these kinds settled before the cut-off (housekeeping of an
+     * organisation's ledger); open, failed and held writes are always kept. Returns how many it forgot.
+     */
+    async forgetConfirmedBefore(organizationId: number, kinds: readonly string[], completedBefore: Date): Promise<number> {
+      if (kinds.length === 0) return 0;
+      const rows = await db
+        .delete(xeroWrites)
+        .where(
+          and(
+            eq(xeroWrites.organizationId, organizationId),
+            eq(xeroWrites.state, 'confirmed'),
+            inArray(xeroWrites.kind, [...kinds]),
+            lt(xeroWrites.completedAt, completedBefore),
+          ),
+        )
+        .returning({ id: xeroWrites.id });
+      return rows.length;
     },
   };
 }

@@ -1,6 +1,7 @@
 import { and, asc, count, eq, gt, isNull, lte, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { xeroAccounts, xeroInvoices, type xeroWrites } from '../../db/schema/index.ts';
+import { xeroAccounts, xeroInvoices } from '../../db/schema/index.ts';
+import type { WriteRow } from '../../xero/write-ledger';
 import type { CachedPayment } from '../../xero/sync/mappers';
 
 export type InvoiceRow = typeof xeroInvoices.$inferSelect;
@@ -23,7 +24,7 @@ const LIST_COLUMNS = {
 };
 export type InvoiceListRow = Pick<InvoiceRow, keyof typeof LIST_COLUMNS>;
 export type AccountRow = typeof xeroAccounts.$inferSelect;
-export type WriteRow = typeof xeroWrites.$inferSelect;
+export type { WriteRow };
 
 /** What Xero's answer to a payment (or its reversal) says about the invoice now. */
 export interface InvoiceBalance {

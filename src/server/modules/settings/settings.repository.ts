@@ -8,7 +8,6 @@ import {
   xeroInvoices,
   xeroSyncState,
   xeroTaxRates,
-  xeroWrites,
 } from '../../db/schema/index.ts';
 import { createCacheRepository, type CachedAccount, type CachedContact, type CachedTaxRate } from '../../xero/cache/cache.repository';
 
@@ -139,22 +138,6 @@ export function createSettingsRepository(db: Db) {
           ),
         )
         .returning({ invoiceId: xeroInvoices.invoiceId });
-      return rows.length;
-    },
-
-    /** Confirmed payment writes of the local ledger completed before the cut-off. */
-    async deleteConfirmedPaymentWritesBefore(organizationId: number, cutoff: Date): Promise<number> {
-      const rows = await db
-        .delete(xeroWrites)
-        .where(
-          and(
-            eq(xeroWrites.organizationId, organizationId),
-            eq(xeroWrites.state, 'confirmed'),
-            like(xeroWrites.kind, '%payment%'),
-            lt(xeroWrites.completedAt, cutoff),
-          ),
-        )
-        .returning({ id: xeroWrites.id });
       return rows.length;
     },
 

@@ -34,8 +34,8 @@ function actorOf(request: FastifyRequest, user: { id: number; username: string }
  */
 export function registerSettingsRoutes(root: FastifyInstance): void {
   const app = root.withTypeProvider<ZodTypeProvider>();
-  const { db, sync, xeroHttp, audit, resolveTenant } = root.services;
-  const settings = createSettingsService({ repo: createSettingsRepository(db), sync, accounts: createAccountsHttp(xeroHttp), audit });
+  const { db, sync, xeroHttp, audit, ledger, resolveTenant } = root.services;
+  const settings = createSettingsService({ repo: createSettingsRepository(db), sync, accounts: createAccountsHttp(xeroHttp), audit, ledger });
   const isRefresh = (query: { refresh?: string | undefined }) => query.refresh === 'true';
 
   app.patch(

@@ -19,6 +19,7 @@ import { XERO_ACCOUNT_CLASS_BY_TYPE } from '../../../shared/xero-accounts';
 import { AppError } from '../../lib/app-error';
 import type { AccountsPort } from '../../xero/accounts';
 import type { XeroSync } from '../../xero/sync/sync.service';
+import type { WriteLedger } from '../../xero/write-ledger';
 import type { AuditLog } from '../audit/audit';
 import type { TenantContext } from '../organizations/tenancy';
 import type { AccountRow, ContactGroupRow, ContactRow, OrganizationDefaultsUpdate, SettingsRepository, TaxRateRow } from './settings.repository';
@@ -28,6 +29,9 @@ export type AccountKind = Extract<
   'credit-card-account' | 'cash-account' | 'sales-account' | 'bill-account' | 'stock-account' | 'cost-account'
 >;
 type VatRateKind = Extract<SettingReferenceKind, 'sales-vat-rate' | 'bill-vat-rate'>;
+
+/** The ledger's kinds of payment writes (Pay Invoices' and Add Invoices' payments, and their deletions): what the data clean-up forgets. */
+const PAYMENT_WRITE_KINDS = ['payment', 'payment.delete'] as const;
 
 /** Account types a bill line or the cost side of a stock journal may use (REFERENCE §4.4 pickers). */
 const COST_TYPES = new Set(['DIRECTCOSTS', 'EXPENSE', 'OVERHEADS']);
@@ -162,8 +166,8 @@ function syncContext(tenant: TenantContext) {
  * reference is checked against Ledgerlink's copy of the organisation's Xero data, which is synced first
  * when it never was, and once more when a chosen item is missing (it may be new in Xero).
  */
-export function createSettingsService(deps: { repo: SettingsRepository; sync: XeroSync; accounts: AccountsPort; audit: AuditLog }) {
-  const { repo, sync, accounts: accountsPort, audit } = deps;
+export function createSettingsService(deps: { repo: SettingsRepository; sync: XeroSync; accounts: AccountsPort; audit: AuditLog; ledger: WriteLedger }) {
+  const { repo, sync, accounts: accountsPort, audit, ledger } = deps;
 
   async function loadAccounts(tenant: TenantContext, refresh: boolean) {
     await sync.syncAccounts(syncContext(tenant), { force: refresh });
@@ -379,7 +383,7 @@ export function createSettingsService(deps: { repo: SettingsRepository; sync: Xe
       const cutoff = new Date(`${cutoffDate}T00:00:00Z`);
       const deletedInvoices = await repo.deleteFinishedInvoicesBefore(tenant.organizationId, cutoffDate);
       if (deletedInvoices > 0) await repo.resetCustomerInvoiceViews(tenant.organizationId);
-      const deletedPayments = await repo.deleteConfirmedPaymentWritesBefore(tenant.organizationId, cutoff);
+      const deletedPayments = await ledger.forgetConfirmedBefore(tenant.organizationId, PAYMENT_WRITE_KINDS, cutoff);
       await audit.record({
         userId: actor.userId,
         username: actor.username,

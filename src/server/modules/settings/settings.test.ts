@@ -395,6 +395,7 @@ describe('settings, reference lists and clean-ups', () => {
         .insert(xeroWrites)
         .values([
           write('old-payment', 'confirmed', old),
+          write('old-payment-deletion', 'confirmed', old, 'payment.delete'),
           write('old-failed-payment', 'failed', old),
           write('old-journal', 'confirmed', old, 'journal.create'),
           write('new-payment', 'confirmed', new Date()),
@@ -406,7 +407,7 @@ describe('settings, reference lists and clean-ups', () => {
 
       const run = await measure(() => owner.call('POST', `/api/xero/data/cleanup?org=${shopId}`));
       expect(run.result.statusCode, run.result.body).toBe(200);
-      expect(run.result.json()).toEqual({ deletedInvoices: 2, deletedPayments: 1 });
+      expect(run.result.json()).toEqual({ deletedInvoices: 2, deletedPayments: 2 });
       expect(run.calls).toBe(0);
 
       const left = await t.database.db.select({ id: xeroInvoices.invoiceId }).from(xeroInvoices).where(eq(xeroInvoices.organizationId, shopId));
@@ -425,7 +426,7 @@ describe('settings, reference lists and clean-ups', () => {
       expect(views.map((v) => v.resource)).not.toContain('invoices:contact:someone');
       expect(views.map((v) => v.resource)).toContain('invoices:sales-open');
       const [entry] = await t.database.db.select().from(auditLog).where(eq(auditLog.action, 'settings.cleanup.data'));
-      expect(entry).toMatchObject({ organizationId: shopId, detail: { deletedInvoices: 2, deletedPayments: 1 } });
+      expect(entry).toMatchObject({ organizationId: shopId, detail: { deletedInvoices: 2, deletedPayments: 2 } });
     });
 
     it("never cleans another user's organisation", async () => {

@@ -1,6 +1,6 @@
 import { and, asc, eq, gte, inArray, isNotNull, lte, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { stockJournalEntries, xeroContacts, xeroInvoices, xeroSyncState, xeroWrites } from '../../db/schema/index.ts';
+import { stockJournalEntries, xeroContacts, xeroInvoices, xeroSyncState } from '../../db/schema/index.ts';
 import type { SaleInvoice } from '../../xero/journals';
 import { createCacheRepository } from '../../xero/cache/cache.repository';
 
@@ -137,20 +137,6 @@ export function createStockJournalRepository(db: Db) {
         .select()
         .from(stockJournalEntries)
         .where(and(eq(stockJournalEntries.organizationId, organizationId), isNotNull(stockJournalEntries.journalId)));
-    },
-
-    /**
-     * The newest journal write for a period (a crash may have left an entry without its write id).
-     * TEMPORARY: a query on the write ledger's table until the ledger offers one (issue 15).
-     */
-    async findLatestWriteForPeriod(organizationId: number, periodKey: string) {
-      const [row] = await db
-        .select()
-        .from(xeroWrites)
-        .where(and(eq(xeroWrites.organizationId, organizationId), eq(xeroWrites.kind, 'journal.create'), eq(xeroWrites.targetId, periodKey)))
-        .orderBy(sql`${xeroWrites.id} desc`)
-        .limit(1);
-      return row ?? null;
     },
   };
 }

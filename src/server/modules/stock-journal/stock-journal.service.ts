@@ -197,7 +197,7 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
   /** The ledger row of a pending entry: by its id once known, else the period's newest write made after the entry. */
   async function findEntryWrite(organizationId: number, entry: StockJournalEntryRow): Promise<WriteRow | null> {
     if (entry.writeId) return findWrite(organizationId, entry.writeId);
-    const latest = await repo.findLatestWriteForPeriod(organizationId, getStockJournalKey(entry.periodStart, entry.periodEnd));
+    const latest = await ledger.findLatestOnTarget({ organizationId, kind: JOURNAL_WRITE_KIND, targetId: getStockJournalKey(entry.periodStart, entry.periodEnd) });
     return latest && latest.createdAt >= entry.createdAt ? latest : null;
   }
 

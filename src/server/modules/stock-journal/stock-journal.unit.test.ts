@@ -12,7 +12,7 @@ import { createWriteLedger } from '../../xero/write-ledger';
 import { createAuditLog } from '../audit/audit';
 import type { TenantContext } from '../organizations/tenancy';
 import { createStockJournalRepository } from './stock-journal.repository';
-import { createStockJournalService, JOURNAL_MESSAGES, JOURNAL_WRITE_KIND } from './stock-journal.service';
+import { createStockJournalService, JOURNAL_MESSAGES, JOURNAL_WRITE_KIND, PENDING_STATUS } from './stock-journal.service';
 
 /** Xero's manual journals, in memory, with the failures a test asks for. */
 function createFakeJournals() {
@@ -198,5 +198,21 @@ describe('Stock Journal money rules, against an in-memory Xero', () => {
     expect((await failure(service.createJournal(tenant, body(WEEK, 1000))))?.code).toBe('XERO_UNAVAILABLE');
     expect(fake.journals).toHaveLength(0);
     expect(await entryOf(WEEK)).toBeUndefined();
+  });
+
+  it("a pending entry a crash left without its write id takes the outcome of its period's newest write", async () => {
+    // An earlier create of the week that Xero refused, then the one that posted.
+    fake.state.nextCreate = 'refused';
+    await failure(service.createJournal(tenant, body(WEEK, 1000)));
+    const answer = await service.createJournal(tenant, body(WEEK, 1000));
+    // The server stopped after the write but before the entry learnt of it.
+    await database.db
+      .update(stockJournalEntries)
+      .set({ status: PENDING_STATUS, writeId: null, journalId: null })
+      .where(eq(stockJournalEntries.organizationId, tenant.organizationId));
+    // Xero cannot be read now: only the write ledger can tell.
+    fake.state.readsFail = true;
+    expect(await entryOf(WEEK)).toMatchObject({ journalId: answer.journalId, status: 'draft' });
+    expect(fake.created).toHaveLength(1);
   });
 });
