@@ -145,7 +145,9 @@ test.describe('settings', () => {
     await page.goto('/settings');
     const cis = card(page, 'CIS Bills');
     await expect(cis.getByText('Feature disabled')).toBeVisible();
-    await expect(cis.getByText('This feature is currently disabled for this organization. Please contact an administrator to enable it.')).toBeVisible();
+    // The viewer is an administrator: pointed at the switch instead of told to contact one (issue 22).
+    await expect(cis.getByText('This feature is currently disabled for this organization.')).toBeVisible();
+    await expect(cis.getByRole('link', { name: 'Switch it on in Admin' })).toBeVisible();
     await expect(cis.getByRole('button', { name: 'Refresh CIS Settings' })).toBeDisabled();
     await expect(cis.getByLabel('Bill account')).toBeDisabled();
     await expect(card(page, 'Pay Invoices').getByRole('button', { name: 'Refresh Accounts' })).toBeEnabled();
