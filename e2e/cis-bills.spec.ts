@@ -169,7 +169,7 @@ test.describe('CIS Bills', () => {
     const creates = writes.filter((w) => w.action === 'create');
     // A batch goes to Xero in the order of its items' keys (one rule for every batch), not the order typed.
     const created = creates.map((w) => [w.summary.total, w.summary.status, w.summary.invoiceNumber] as const);
-    expect([...created].sort((a, b) => a[0] - b[0])).toEqual([
+    expect([...created].sort((a, b) => Number(a[0]) - Number(b[0]))).toEqual([
       [333.33, 'DRAFT', reference],
       [555.55, 'AUTHORISED', reference],
       [1111.11, 'DRAFT', reference],

@@ -190,6 +190,27 @@ describe('money writes survive every fault exactly once', () => {
     }
   });
 
+  it('shows Xero\'s balance on Refresh Invoice right after a restart settles a payment the stopped server had sent', { timeout: 120_000 }, async () => {
+    // Found by the property (CI seed 1248499157): the invoice was read from Xero seconds before the stopped
+    // server's payment reached Xero, so the cached row looked fresh; the reconciler confirmed the payment
+    // and Refresh Invoice trusted the seconds-old row, showing the balance from before it.
+    const world = await createWorld(sandbox, 'fresh-crash');
+    try {
+      const ops: Op[] = [
+        { kind: 'resend', pick: 3, restart: true },
+        { kind: 'crash', write: 'journal.create', at: 'sent-applied' },
+        { kind: 'bill', pence: 118, authorised: true, faults: { ...NO_FAULTS, aim: 'all', errorStatus: 503, dropAfterWrite: 2 }, double: false },
+        { kind: 'crash', write: 'payment', at: 'sent-applied' },
+      ];
+      for (const next of ops) await runOp(world, next);
+      expect(world.crashes).toHaveLength(2);
+      await restartAndReconcile(world, { ...NO_FAULTS, aim: 'write', failNext: 2, errorStatus: 503 });
+      expect(await findViolations(world)).toEqual([]);
+    } finally {
+      await world.t.close();
+    }
+  });
+
   it('refreshes a token Xero refuses mid-write even when it was refreshed seconds before', { timeout: 120_000 }, async () => {
     const world = await createWorld(sandbox, 'expiry');
     try {

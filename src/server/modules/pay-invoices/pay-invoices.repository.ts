@@ -137,10 +137,17 @@ export function createPayInvoicesRepository(db: Db) {
      * answer is written, a check or a refresh reads the invoice from Xero instead of trusting the cache.
      */
     async markStale(organizationId: number, invoiceId: string): Promise<void> {
+      const marked = await db
+        .update(xeroInvoices)
+        .set({ syncedAt: new Date(0) })
+        .where(and(eq(xeroInvoices.organizationId, organizationId), eq(xeroInvoices.invoiceId, invoiceId)))
+        .returning({ id: xeroInvoices.invoiceId });
+      if (marked.length > 0) return;
+      // Xero ids are case-insensitive; a ledger row may name the invoice in another case than the cache.
       await db
         .update(xeroInvoices)
         .set({ syncedAt: new Date(0) })
-        .where(and(eq(xeroInvoices.organizationId, organizationId), eq(xeroInvoices.invoiceId, invoiceId)));
+        .where(and(eq(xeroInvoices.organizationId, organizationId), sql`lower(${xeroInvoices.invoiceId}) = ${invoiceId.toLowerCase()}`));
     },
 
     /** Active Xero bank accounts (card, current, cash…), by name. */

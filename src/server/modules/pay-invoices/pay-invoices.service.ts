@@ -236,6 +236,9 @@ export function createPayInvoicesService(deps: {
       )
       .sort((a, b) => Date.parse(a.updatedUtc ?? '') - Date.parse(b.updatedUtc ?? ''))[0];
     if (!match) return null;
+    // Xero applied a payment whose answer never reached the cache (lost, or the server stopped): the cached
+    // balance is from before it, so the next check or refresh must read Xero, however recently it synced.
+    await repo.markStale(row.organizationId, request.invoiceId);
     return {
       xeroId: match.paymentId,
       response: {
@@ -253,6 +256,8 @@ export function createPayInvoicesService(deps: {
     const paymentId = row.targetId ?? (row.request as { paymentId: string }).paymentId;
     const payment = await xero.payments.get(ctx, paymentId);
     if (payment?.status !== 'DELETED') return null;
+    const invoiceId = payment.invoice?.invoiceId;
+    if (invoiceId) await repo.markStale(row.organizationId, invoiceId);
     return {
       xeroId: paymentId,
       response: { paymentId, amountDuePence: payment.invoice?.amountDuePence ?? null, invoiceStatus: payment.invoice?.status ?? null },
