@@ -1,6 +1,7 @@
 /**
  * Fault injection for tests and demos: latency, a 500/503 rate (or the next N calls), 429 bursts with
- * or without Retry-After, and "apply the write, then drop the connection" for the next N writes.
+ * or without Retry-After, "apply the write, then drop the connection" for the next N writes, and slow answers
+ * to writes already applied.
  * Token faults (expire / revoke) act on the identity state at once and are not kept here.
  */
 import { z } from 'zod';
@@ -25,6 +26,11 @@ export const faultConfigSchema = z
       .optional(),
     /** The next N writes (POST/PUT/PATCH/DELETE to the API) are applied, then the connection is dropped. */
     dropAfterWrite: z.number().int().min(0).optional(),
+    /**
+     * Writes are applied at once, then their answer waits this long (a slow answer, not a slow request): a
+     * client that stops waiting, or dies, leaves a write Xero has.
+     */
+    answerDelayMs: z.number().int().min(0).max(120_000).optional(),
     /** Limit faults to paths matching this prefix (case-insensitive), e.g. "/api.xro/2.0/Payments". */
     pathPrefix: z.string().optional(),
   })
@@ -57,6 +63,10 @@ export class Faults {
 
   latency(path: string): number {
     return this.applies(path) ? (this.config.latencyMs ?? 0) : 0;
+  }
+
+  answerDelay(path: string): number {
+    return this.applies(path) ? (this.config.answerDelayMs ?? 0) : 0;
   }
 
   /** The status to fail this call with, if any (consumes failNext). */

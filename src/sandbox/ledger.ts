@@ -27,7 +27,7 @@ export interface LedgerSnapshot {
   refreshCount: number;
   writes: LedgerWrite[];
   violations: { minute: number; concurrent: number; day: number; appMinute: number };
-  faults: { latency: number; error: number; burst429: number; dropped: number };
+  faults: { latency: number; answerDelay: number; error: number; burst429: number; dropped: number };
 }
 
 export class Ledger {
@@ -39,7 +39,7 @@ export class Ledger {
   private writes: LedgerWrite[] = [];
   private rejected429 = 0;
   private violations = { minute: 0, concurrent: 0, day: 0, appMinute: 0 };
-  private faults = { latency: 0, error: 0, burst429: 0, dropped: 0 };
+  private faults = { latency: 0, answerDelay: 0, error: 0, burst429: 0, dropped: 0 };
 
   constructor(private readonly now: () => number) {
     this.since = new Date(now());
@@ -103,6 +103,6 @@ export class Ledger {
     this.writes = [];
     this.rejected429 = 0;
     this.violations = { minute: 0, concurrent: 0, day: 0, appMinute: 0 };
-    this.faults = { latency: 0, error: 0, burst429: 0, dropped: 0 };
+    this.faults = { latency: 0, answerDelay: 0, error: 0, burst429: 0, dropped: 0 };
   }
 }

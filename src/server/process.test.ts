@@ -255,4 +255,173 @@ describe('the server process', () => {
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
   });
+
+  it(
+    'a payment whose server was killed (kill -9) while Xero applied it reaches Xero once, and the restarted server says so once',
+    { timeout: 420_000 },
+    async () => {
+      const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ledgerlink-kill-pay-'));
+      tmpDirs.push(root);
+      const [port, sandboxPort] = [await freePort(), await freePort()];
+      const origin = `http://127.0.0.1:${port}`;
+      const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
+
+      // Xero stands apart from Ledgerlink (`npm run sandbox`), so it outlives the killed server as Xero does.
+      const xero = run(
+        {
+          SANDBOX_PORT: String(sandboxPort),
+          DATA_DIR: path.join(root, 'xero'),
+          SANDBOX_CLIENT_SECRET: 'kill-nine-secret',
+          SANDBOX_REDIRECT_URIS: `${origin}/api/xero/callback`,
+        },
+        SANDBOX_ENTRY,
+      );
+      children.push(xero.child);
+      await waitForLine(xero, /Xero sandbox listening/);
+      const control = async (method: string, what: string, body?: unknown) => {
+        const res = await fetch(`${sandboxUrl}/__sandbox/${what}`, {
+          method,
+          ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+        });
+        expect(res.status, `sandbox ${method} ${what}`).toBe(200);
+        return res.json() as Promise<Record<string, unknown>>;
+      };
+
+      const env = {
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATA_DIR: path.join(root, 'app'),
+        APP_URL: origin,
+        XERO_CLIENT_ID: 'ledgerlink-demo',
+        XERO_CLIENT_SECRET: 'kill-nine-secret',
+        TOKEN_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
+        XERO_ISSUER: sandboxUrl,
+        XERO_API_URL: sandboxUrl,
+      };
+
+      // The browser: a cookie jar and the same-origin header every change carries.
+      const jar = new Map<string, string>();
+      const call = async (method: string, url: string, body?: unknown, headers: Record<string, string> = {}) => {
+        const res = await fetch(url.startsWith('http') ? url : `${origin}${url}`, {
+          method,
+          redirect: 'manual',
+          headers: {
+            origin,
+            cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; '),
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+            ...headers,
+          },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+        for (const c of res.headers.getSetCookie()) {
+          const [pair] = c.split(';');
+          const at = pair?.indexOf('=') ?? -1;
+          if (pair && at > 0) jar.set(pair.slice(0, at), pair.slice(at + 1));
+        }
+        return res;
+      };
+
+      const first = run(env);
+      children.push(first.child);
+      await waitForReady(port, first.child);
+      const credentials = { username: 'owner', password: 'Kill-Nine-Owner-7' };
+      expect((await call('POST', '/api/register', credentials)).status).toBe(201);
+      expect((await call('POST', '/api/login', credentials)).status).toBe(200);
+
+      // Connect to Xero as a person would: the authorize page (consent given by the sandbox) and back.
+      const info = (await control('GET', 'info')) as { users: Array<{ email: string; tenantIds: string[] }>; orgs: Array<{ name: string }> };
+      const person = info.users.find((u) => u.tenantIds.length > 1) ?? info.users[0];
+      await control('POST', 'auto-consent', { email: person?.email, tenants: 'all' });
+      const start = await call('GET', '/api/xero/connect');
+      expect(start.status).toBe(200);
+      let location = ((await start.json()) as { url: string }).url;
+      for (let hop = 0; hop < 5 && location.startsWith(sandboxUrl); hop++) {
+        const res = await fetch(location, { redirect: 'manual' });
+        location = new URL(res.headers.get('location') ?? '', location).toString();
+      }
+      const callback = await call('GET', location);
+      expect(callback.headers.get('location')).toContain('connected=true');
+      const orgs = (await (await call('GET', '/api/admin/organizations')).json()) as Array<{ id: number; tenantName: string }>;
+      const shop = orgs.find((o) => o.tenantName === info.orgs[0]?.name);
+      if (!shop) throw new Error('Demo Shop is not connected');
+      expect((await call('PATCH', `/api/admin/organizations/${shop.id}/features`, { featurePayInvoices: true })).status).toBe(200);
+
+      const invoices = (await (await call('GET', `/api/xero/invoices?org=${shop.id}`)).json()) as Array<{ invoiceId: string; invoiceNumber: string; amountDue: number }>;
+      const invoice = invoices.find((i) => i.amountDue > 5);
+      const accounts = (await (await call('GET', `/api/xero/bank-accounts?org=${shop.id}`)).json()) as { cashAccounts: Array<{ accountId: string; name: string }> };
+      const cash = accounts.cashAccounts.find((a) => /cash/i.test(a.name)) ?? accounts.cashAccounts[0];
+      if (!invoice || !cash) throw new Error('the seed has no invoice to pay or no bank account');
+      const dueBefore = Math.round(invoice.amountDue * 100);
+      const payment = {
+        invoiceId: invoice.invoiceId,
+        invoiceNumber: invoice.invoiceNumber,
+        accountId: cash.accountId,
+        amount: 1.23,
+        reference: `Cash payment for ${invoice.invoiceNumber}`,
+        isCard: false,
+        date: new Date().toISOString().slice(0, 10),
+      };
+      const pay = (key: string) => call('POST', `/api/xero/payments?org=${shop.id}`, payment, { 'idempotency-key': key });
+      const paymentsInXero = async () =>
+        ((await control('GET', 'ledger')) as { writes: Array<{ kind: string; action: string; id: string; summary: Record<string, unknown> }> }).writes.filter(
+          (w) => w.kind === 'payment' && w.action === 'create' && String(w.summary.invoiceId).toLowerCase() === invoice.invoiceId.toLowerCase(),
+        );
+
+      // Xero applies this payment at once but takes 4 s to answer; the server is killed while it waits: the
+      // write reached Xero, its answer never came back.
+      await control('POST', 'faults', { clear: true, answerDelayMs: 4_000, pathPrefix: '/api.xro/2.0/Payments' });
+      const inFlight = pay('kill-nine-payment').catch(() => null);
+      await new Promise((r) => setTimeout(r, 1_000));
+      first.child.kill('SIGKILL');
+      await first.exited;
+      expect(await inFlight).toBeNull();
+      const applied = await paymentsInXero();
+      expect(applied).toHaveLength(1);
+      await control('DELETE', 'faults');
+
+      const second = run(env);
+      children.push(second.child);
+      await waitForReady(port, second.child);
+
+      // The balance on screen is Xero's at once, though the stopped server never heard Xero's answer.
+      const refreshed = await call('GET', `/api/xero/invoices/${invoice.invoiceId}?refresh=true&org=${shop.id}`);
+      expect(refreshed.status).toBe(200);
+      expect(Math.round(((await refreshed.json()) as { invoice: { amountDue: number } }).invoice.amountDue * 100)).toBe(dueBefore - 123);
+
+      // The browser's retry with the same key: "still being processed" while the write may yet be answered,
+      // then, once it is old enough to be called lost, Xero is asked and the first payment is the answer.
+      const statuses: number[] = [];
+      let answer: { paymentId: string; amountDue: number } | null = null;
+      const until = Date.now() + 180_000;
+      while (!answer && Date.now() < until) {
+        const res = await pay('kill-nine-payment');
+        statuses.push(res.status);
+        if (res.status === 200) answer = (await res.json()) as { paymentId: string; amountDue: number };
+        else {
+          expect(res.status).toBe(409);
+          expect(((await res.json()) as { message?: string; error?: string }).message ?? '').toContain('already being processed');
+          await new Promise((r) => setTimeout(r, 5_000));
+        }
+      }
+      expect(answer?.paymentId.toLowerCase()).toBe(applied[0]?.id.toLowerCase());
+      expect(Math.round((answer?.amountDue ?? 0) * 100)).toBe(dueBefore - 123);
+
+      // A new payment on the invoice goes through, judged against the true balance.
+      const next = await pay('kill-nine-second-payment');
+      expect(next.status).toBe(200);
+      expect(Math.round(((await next.json()) as { amountDue: number }).amountDue * 100)).toBe(dueBefore - 246);
+
+      // Xero has each payment once; the activity log says each once, as a success, naming the owner.
+      expect(await paymentsInXero()).toHaveLength(2);
+      const audit = (await (await call('GET', '/api/admin/audit')).json()) as Array<{ action: string; target: string | null; result: string; username: string | null }>;
+      const lines = audit.filter((a) => a.action === 'payment.create' && a.target?.toLowerCase() === invoice.invoiceId.toLowerCase());
+      expect(lines.map((l) => [l.result, l.username])).toEqual([
+        ['success', 'owner'],
+        ['success', 'owner'],
+      ]);
+
+      second.child.kill('SIGTERM');
+      expect(await second.exited).toBe(0);
+    },
+  );
 });

@@ -7,6 +7,11 @@ import { createPrettyStream, requestsAtDebug } from './lib/logger';
 import { createUsersRepository } from './modules/auth/auth.repository';
 import { ensureBootstrapAdmin } from './modules/auth/auth.service';
 
+function isLoopbackHttp(url: string): boolean {
+  const { protocol, hostname } = new URL(url);
+  return protocol === 'http:' && (hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname));
+}
+
 /** Print one clear line and stop: a bad configuration never ends in a stack trace. */
 function fail(message: string): never {
   process.stderr.write(`ledgerlink: ${message}\n`);
@@ -55,7 +60,8 @@ async function main() {
       clientId: config.xero.clientId ?? '',
       clientSecret: config.xero.clientSecret ?? '',
       scopes: config.xero.scopes,
-      allowInsecureRequests: false,
+      // Plain http only to this machine (the sandbox run on its own by `npm run sandbox`); Xero itself is https.
+      allowInsecureRequests: isLoopbackHttp(config.xero.issuer),
     };
   } else {
     try {

@@ -199,6 +199,11 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
       }
     }
     const config = request.routeOptions.config as Partial<ApiRouteConfig> | undefined;
+    const answerDelay = config?.scope && isWrite(request.method) ? rt.faults.answerDelay(request.url) : 0;
+    if (answerDelay > 0) {
+      rt.ledger.countFault('answerDelay');
+      await sleep(answerDelay);
+    }
     if (config?.scope && isWrite(request.method) && reply.statusCode < 500 && contexts.has(request) && !replayed.has(request) && rt.faults.takeDrop(request.url)) {
       rt.ledger.countFault('dropped');
       request.raw.socket?.destroy();
