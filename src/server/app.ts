@@ -46,6 +46,10 @@ import { createXeroOAuth } from './xero/xero-http/oauth';
 import { createTokenStore } from './xero/xero-http/token-store';
 import { createWriteLedger } from './xero/write-ledger';
 import { createXeroSync } from './xero/sync/sync.service';
+import { createLiveEvents } from './lib/live-events';
+import { createWebhookProcessor } from './xero/webhooks/processor';
+import { registerXeroWebhookRoutes, WEBHOOK_PATH } from './modules/xero-webhooks/webhooks.routes';
+import { registerLiveEventsRoutes } from './modules/live-events/live-events.routes';
 
 /** Where the Xero client sends its requests: Xero itself in live mode, the built-in sandbox in demo mode. */
 export interface XeroEndpoints {
@@ -56,6 +60,8 @@ export interface XeroEndpoints {
   scopes: string;
   /** Only for an http issuer on loopback (the sandbox); never for the real Xero. */
   allowInsecureRequests: boolean;
+  /** The key Xero signs webhooks with; demo mode shares one with its sandbox. Default: XERO_WEBHOOK_KEY. */
+  webhookKey?: string | undefined;
 }
 
 export interface BuildAppOptions {
@@ -140,7 +146,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandler(app);
   registerInputGuard(app);
-  await registerSecurity(app, { appUrl: config.appUrl, https: config.session.secureCookie });
+  await registerSecurity(app, { appUrl: config.appUrl, https: config.session.secureCookie, signedPaths: [WEBHOOK_PATH] });
   await app.register(cookie);
   // Per-route request limits (registration); the sign-in and code limits live in the database (login-limiter.ts).
   await app.register(rateLimit, { global: false });
@@ -178,7 +184,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   // Who asks, their Xero token's state and the organisation the request names (or their active one), in one
   // query shared with the requests arriving at the same moment (src/server/modules/auth/sessions.ts).
   app.addHook('onRequest', async (request) => {
-    if (!request.url.startsWith('/api/')) return;
+    // Xero's webhook deliveries carry no session: they are trusted by their signature alone.
+    if (!request.url.startsWith('/api/') || request.url === WEBHOOK_PATH || request.url.startsWith(`${WEBHOOK_PATH}?`)) return;
     const principal = await sessions.loadPrincipal(request, readRequestedOrganization(request));
     request.principal = principal;
     request.session = principal.session;
@@ -237,6 +244,27 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   registerAddInvoicesRoutes(app);
   registerCisBillsRoutes(app);
   registerStockJournalRoutes(app);
+
+  // Xero's webhooks in (signed deliveries, applied after the answer), live screens out (docs/decisions/018-webhooks.md).
+  const live = createLiveEvents({ database, log: app.log });
+  const webhooks = createWebhookProcessor({ db, sync, live, log: app.log });
+  const webhookKey = options.xero.webhookKey ?? config.xero.webhookKey;
+  registerXeroWebhookRoutes(app, { webhookKey, processor: webhooks });
+  registerLiveEventsRoutes(app, { live });
+  app.addHook('onReady', async () => {
+    await live.start();
+    // Events stored by an instance that stopped before applying them.
+    if (webhookKey) void webhooks.drain();
+  });
+  const webhookSweep = setInterval(() => {
+    if (webhookKey) void webhooks.drain();
+    void live.purgeOld().catch(() => undefined);
+  }, 30_000);
+  webhookSweep.unref();
+  app.addHook('onClose', async () => {
+    clearInterval(webhookSweep);
+    await live.close();
+  });
 
   // Settle writes whose outcome was lost (a crash, a dropped answer) by asking Xero, at start and every minute.
   const reconcile = () =>

@@ -69,6 +69,8 @@ const envSchema = z
     XERO_SCOPES: z.string().min(1).default(DEFAULT_XERO_SCOPES),
     XERO_ISSUER: z.url().default('https://identity.xero.com'),
     XERO_API_URL: z.url().default('https://api.xero.com'),
+    // The signing key of the app's webhook in Xero's developer portal (docs/decisions/018-webhooks.md).
+    XERO_WEBHOOK_KEY: optionalText.pipe(z.string().min(16, 'must be the webhook key shown in Xero\'s developer portal').optional()),
     SANDBOX_PORT: port(5055),
     SANDBOX_SCALE: positiveInt(1),
     SANDBOX_SEED: positiveInt(1),
@@ -128,6 +130,8 @@ export interface AppConfig {
     scopes: string;
     issuer: string;
     apiUrl: string;
+    /** Signs Xero's webhook deliveries; unset = no webhooks, screens refresh with If-Modified-Since as before. */
+    webhookKey: string | undefined;
   };
   sandbox: { port: number; scale: number; seed: number };
   /** GET /metrics (Prometheus): served only when enabled, to `Authorization: Bearer <token>`. */
@@ -188,6 +192,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       scopes: env.XERO_SCOPES,
       issuer: env.XERO_ISSUER.replace(/\/$/, ''),
       apiUrl: env.XERO_API_URL.replace(/\/$/, ''),
+      webhookKey: env.XERO_WEBHOOK_KEY,
     },
     sandbox: { port: env.SANDBOX_PORT, scale: env.SANDBOX_SCALE, seed: env.SANDBOX_SEED },
     metrics: { enabled: env.METRICS_ENABLED, token: env.METRICS_TOKEN },

@@ -8,6 +8,7 @@ import type { LoggerOptions } from 'pino';
 export const REDACT_PATHS = [
   'req.headers.cookie',
   'req.headers.authorization',
+  'req.headers["x-xero-signature"]',
   'res.headers["set-cookie"]',
   '*.password',
   '*.passwordHash',
@@ -20,6 +21,7 @@ export const REDACT_PATHS = [
   '*.id_token',
   '*.idToken',
   '*.clientSecret',
+  '*.webhookKey',
   '*.client_secret',
   '*.code_verifier',
   '*.codeVerifier',

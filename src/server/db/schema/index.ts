@@ -6,3 +6,4 @@ export * from './ledger.ts';
 export * from './mfa.ts';
 export * from './cache-versions.ts';
 export * from './xero-gate.ts';
+export * from './webhooks.ts';

@@ -239,6 +239,16 @@ export function createSessionStore(database: Database, options: SessionOptions) 
       return (await loadPrincipal(request, -1)).session;
     },
 
+    /**
+     * Whether a session is still signed in, without counting this as activity: a long-lived request (the live
+     * events stream) checks this so an open tab does not keep an idle session alive.
+     */
+    async isLive(sessionId: string): Promise<boolean> {
+      const [row] = await db.select({ expiresAt: sessions.expiresAt, lastSeenAt: sessions.lastSeenAt }).from(sessions).where(eq(sessions.id, sessionId));
+      const now = Date.now();
+      return Boolean(row && row.expiresAt.getTime() > now && row.lastSeenAt.getTime() + options.idleTimeoutMs > now);
+    },
+
     async completeMfa(sessionId: string): Promise<void> {
       await db.update(sessions).set({ mfaPending: false }).where(eq(sessions.id, sessionId));
     },

@@ -1,0 +1,100 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { FEATURE_FLAG_FIELDS } from '../../../shared/feature-flags';
+import { AppError } from '../../lib/app-error';
+import type { LiveEvent, LiveEvents } from '../../lib/live-events';
+
+const HEARTBEAT_MS = 25_000;
+/** How often an open stream checks that its user may still use the organisation (sign-out, disconnect). */
+const RECHECK_MS = 30_000;
+
+const eventsQuery = z.looseObject({
+  lastEventId: z.string().regex(/^\d{1,15}$/, 'Invalid lastEventId').optional(),
+});
+
+/**
+ * `GET /api/events`: a server-sent-events stream of the changes Xero reported for one organisation the user
+ * may use (`?org=`, or their active one), so open screens update in place. Each event carries its number; a
+ * browser that reconnects sends it back (Last-Event-ID) and gets what it missed first. The stream ends when the
+ * session or the membership does; EventSource then reconnects and is refused if it may no longer read.
+ */
+export function registerLiveEventsRoutes(root: FastifyInstance, deps: { live: LiveEvents }): void {
+  const app = root.withTypeProvider<ZodTypeProvider>();
+  const { live } = deps;
+  const { resolveTenant, sessions, orgs } = root.services;
+  // Open streams end when the server closes, so a shutdown does not wait for browsers to hang up.
+  const open = new Set<() => void>();
+  root.addHook('preClose', async () => {
+    for (const end of [...open]) end();
+  });
+
+  app.get('/api/events', { schema: { querystring: eventsQuery } }, async (request, reply) => {
+    const tenant = await resolveTenant(request);
+    const org = tenant.organization;
+    if (!Object.values(FEATURE_FLAG_FIELDS).some((field) => org[field])) {
+      throw new AppError('FEATURE_DISABLED', 'Every feature is switched off for this organization: there is nothing to update live.');
+    }
+    // EventSource always asks for an event stream; anything else gets an answer, not a stream that never ends.
+    if (!String(request.headers.accept ?? '').includes('text/event-stream')) {
+      throw new AppError('BAD_REQUEST', 'This address sends an event stream: ask for Accept: text/event-stream');
+    }
+    const header = request.headers['last-event-id'];
+    const resumeRaw = typeof header === 'string' && /^\d{1,15}$/.test(header) ? header : request.query.lastEventId;
+    const organizationId = tenant.organizationId;
+    const userId = tenant.user.id;
+    const sessionId = request.session?.id ?? '';
+
+    // Events published while the replay is read are queued, then sent in order without repeats.
+    let lastSent = resumeRaw !== undefined ? Number(resumeRaw) : await live.lastId();
+    let replaying = true;
+    const queued: LiveEvent[] = [];
+    const raw = reply.raw;
+    const write = (event: LiveEvent) => {
+      if (event.id <= lastSent) return;
+      lastSent = event.id;
+      raw.write(`id: ${event.id}\nevent: ${event.kind}\ndata: ${JSON.stringify({ organizationId: event.organizationId, ...(event.payload as object) })}\n\n`);
+    };
+    const unsubscribe = live.subscribe((event) => {
+      if (event.organizationId !== organizationId) return;
+      if (replaying) queued.push(event);
+      else write(event);
+    });
+
+    reply.hijack();
+    raw.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      connection: 'keep-alive',
+      // Proxies (nginx) must pass each event on at once.
+      'x-accel-buffering': 'no',
+    });
+    raw.write(`retry: 2000\n: stream for organization ${organizationId}\n\n`);
+    for (const event of await live.readSince([organizationId], lastSent)) write(event);
+    replaying = false;
+    for (const event of queued.splice(0)) write(event);
+
+    const heartbeat = setInterval(() => raw.write(': keep-alive\n\n'), HEARTBEAT_MS);
+    const recheck = setInterval(() => {
+      void (async () => {
+        try {
+          const signedIn = await sessions.isLive(sessionId);
+          const found = signedIn ? await orgs.findMembership(userId, organizationId) : null;
+          if (!found?.membership.connected) raw.end();
+        } catch {
+          // The database did not answer: check again next time.
+        }
+      })();
+    }, RECHECK_MS);
+    const end = () => raw.end();
+    open.add(end);
+    const stop = () => {
+      open.delete(end);
+      clearInterval(heartbeat);
+      clearInterval(recheck);
+      unsubscribe();
+    };
+    raw.on('close', stop);
+    raw.on('error', stop);
+  });
+}

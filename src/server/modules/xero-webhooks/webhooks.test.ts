@@ -1,0 +1,176 @@
+import crypto from 'node:crypto';
+import { and, eq, isNotNull } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { liveEvents, xeroInvoices, xeroWebhookEvents } from '../../db/schema/index.ts';
+import { createTestApp, type TestApp } from '../../test/app';
+import { createConnectedUser, createXeroTestApp, enableFeatures, type XeroTestApp } from '../../test/xero';
+
+const KEY = 'test-webhook-key-0123456789abcdef';
+const sign = (body: string, key = KEY) => crypto.createHmac('sha256', key).update(body).digest('base64');
+
+function delivery(events: Array<Record<string, unknown>>, sequence = 1) {
+  return JSON.stringify({ events, firstEventSequence: sequence, lastEventSequence: sequence + Math.max(0, events.length - 1), entropy: crypto.randomBytes(8).toString('hex') });
+}
+
+function invoiceEvent(tenantId: string, invoiceId: string, at = new Date()) {
+  return {
+    resourceUrl: `https://api.xero.com/api.xro/2.0/Invoices/${invoiceId}`,
+    resourceId: invoiceId,
+    // Xero's own examples have no zone and a mixed-case type: both are accepted.
+    eventDateUtc: at.toISOString().replace('Z', ''),
+    eventType: 'Update',
+    eventCategory: 'INVOICE',
+    tenantId,
+    tenantType: 'ORGANISATION',
+  };
+}
+
+function post(t: TestApp, body: string, signature?: string) {
+  return t.app.inject({
+    method: 'POST',
+    url: '/api/xero/webhooks',
+    headers: { 'content-type': 'application/json', ...(signature === undefined ? {} : { 'x-xero-signature': signature }) },
+    payload: body,
+  });
+}
+
+async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean, ms = 10_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await read();
+    if (ok(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('Xero webhook receiver', () => {
+  let t: XeroTestApp;
+  let shopId: number;
+  let tenantId: string;
+  let builderTenant: string;
+
+  beforeAll(async () => {
+    t = await createXeroTestApp({ env: { XERO_WEBHOOK_KEY: KEY } });
+    const owner = await createConnectedUser(t, 'hook.owner', { email: 'owner@demoshop.example', tenants: ['Demo Shop Ltd'] });
+    const shop = owner.orgs.find((o) => o.tenantName === 'Demo Shop Ltd');
+    if (!shop) throw new Error('no shop');
+    shopId = shop.organizationId;
+    tenantId = shop.tenantId;
+    builderTenant = t.sandbox.info().orgs.find((o) => o.name === 'Demo Builders Ltd')!.tenantId;
+    await enableFeatures(t, shopId);
+    await t.app.services.sync.syncInvoices({ organizationId: shopId, tenantId, userId: owner.user.id }, { key: 'sales-open' });
+  }, 120_000);
+  afterAll(() => t.close());
+
+  const stored = () => t.database.db.select().from(xeroWebhookEvents);
+
+  it('answers the intent-to-receive check: 200 with no body for a correctly signed payload, 401 for an incorrectly signed one', async () => {
+    const body = JSON.stringify({ events: [], lastEventSequence: 0, firstEventSequence: 0, entropy: 'S0m3r4Nd0mt3xt' });
+    const good = await post(t, body, sign(body));
+    expect(good.statusCode).toBe(200);
+    expect(good.body).toBe('');
+    expect(good.headers['set-cookie']).toBeUndefined();
+    expect((await post(t, body, sign(body, 'another-key-0123456789'))).statusCode).toBe(401);
+    expect((await post(t, body)).statusCode).toBe(401);
+    expect((await post(t, body, 'not base64 at all!')).statusCode).toBe(401);
+  });
+
+  it('changes nothing for a badly signed delivery, even one that names a real invoice', async () => {
+    const [cached] = await t.database.db.select().from(xeroInvoices).where(eq(xeroInvoices.organizationId, shopId)).limit(1);
+    const body = delivery([invoiceEvent(tenantId, cached!.invoiceId)]);
+    const callsBefore = t.sandbox.ledger().totals.all;
+    const res = await post(t, body, sign(`${body} `));
+    expect(res.statusCode).toBe(401);
+    expect(await stored()).toHaveLength(0);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(t.sandbox.ledger().totals.all).toBe(callsBefore);
+  });
+
+  it('refuses a signed delivery that is not Xero\'s shape with a 400, storing nothing', async () => {
+    const body = JSON.stringify({ events: [{ resourceId: 'x' }], entropy: 1 });
+    const res = await post(t, body, sign(body));
+    expect(res.statusCode).toBe(400);
+    expect(await stored()).toHaveLength(0);
+  });
+
+  it('stores a valid delivery before answering, then reads the changed invoice in one call and updates the cache', async () => {
+    const [cached] = await t.database.db
+      .select()
+      .from(xeroInvoices)
+      .where(and(eq(xeroInvoices.organizationId, shopId), eq(xeroInvoices.status, 'AUTHORISED')))
+      .limit(1);
+    const org = t.sandbox.state.orgs.find((o) => o.OrganisationID === tenantId)!;
+    const inXero = org.invoices.find((i) => i.InvoiceID === cached!.invoiceId)!;
+    // Paid in Xero's own app: £1.00 more paid, a newer UpdatedDateUTC.
+    inXero.amountPaid += 100;
+    inXero.updatedMs = Math.max(Date.now(), inXero.updatedMs + 1000);
+    const callsBefore = t.sandbox.ledger().totals.all;
+    const body = delivery([invoiceEvent(tenantId, cached!.invoiceId), invoiceEvent(tenantId, cached!.invoiceId, new Date(Date.now() - 5000))], 10);
+    const res = await post(t, body, sign(body));
+    expect(res.statusCode).toBe(200);
+    expect((await stored()).length).toBe(2);
+    const processed = await until(
+      () => t.database.db.select().from(xeroWebhookEvents).where(isNotNull(xeroWebhookEvents.processedAt)),
+      (rows) => rows.length === 2,
+    );
+    expect(processed.map((r) => r.outcome)).toEqual(['applied', 'applied']);
+    const [after] = await t.database.db.select().from(xeroInvoices).where(and(eq(xeroInvoices.organizationId, shopId), eq(xeroInvoices.invoiceId, cached!.invoiceId)));
+    expect(after!.amountDuePence).toBe(cached!.amountDuePence - 100);
+    // One read for the batch: two events of one invoice, one GET /Invoices?IDs=….
+    expect(t.sandbox.ledger().totals.all - callsBefore).toBe(1);
+    const [event] = await t.database.db.select().from(liveEvents).where(eq(liveEvents.organizationId, shopId));
+    const change = (event!.payload as { invoices: Array<{ invoiceId: string; before: { amountDuePence: number }; after: { amountDuePence: number } }> }).invoices[0];
+    expect(change).toMatchObject({ invoiceId: cached!.invoiceId, before: { amountDuePence: cached!.amountDuePence }, after: { amountDuePence: cached!.amountDuePence - 100 } });
+  });
+
+  it('makes a replayed delivery and an older event arriving late harmless', async () => {
+    const [cached] = await t.database.db
+      .select()
+      .from(xeroInvoices)
+      .where(and(eq(xeroInvoices.organizationId, shopId), eq(xeroInvoices.status, 'AUTHORISED')))
+      .limit(1);
+    const at = new Date();
+    const body = delivery([invoiceEvent(tenantId, cached!.invoiceId, at)], 20);
+    expect((await post(t, body, sign(body))).statusCode).toBe(200);
+    await until(() => t.database.db.select().from(xeroWebhookEvents).where(isNotNull(xeroWebhookEvents.processedAt)), (rows) => rows.length === 3);
+    const callsBefore = t.sandbox.ledger().totals.all;
+    // Xero retries the same delivery: the events are known, nothing is read again.
+    expect((await post(t, body, sign(body))).statusCode).toBe(200);
+    // An event older than the one applied arrives now: Xero's current state is read, the cache does not go back.
+    const late = delivery([invoiceEvent(tenantId, cached!.invoiceId, new Date(at.getTime() - 60_000))], 15);
+    expect((await post(t, late, sign(late))).statusCode).toBe(200);
+    const rows = await until(() => t.database.db.select().from(xeroWebhookEvents).where(isNotNull(xeroWebhookEvents.processedAt)), (r) => r.length === 4);
+    expect(rows).toHaveLength(4);
+    expect(t.sandbox.ledger().totals.all - callsBefore).toBe(1);
+    const [after] = await t.database.db.select().from(xeroInvoices).where(and(eq(xeroInvoices.organizationId, shopId), eq(xeroInvoices.invoiceId, cached!.invoiceId)));
+    expect(after!.amountDuePence).toBe(cached!.amountDuePence);
+  });
+
+  it('ignores events of an organisation no user has connected, without calling Xero', async () => {
+    const callsBefore = t.sandbox.ledger().totals.all;
+    const invoiceId = t.sandbox.state.orgs.find((o) => o.OrganisationID === builderTenant)!.invoices[0]!.InvoiceID;
+    const body = delivery([invoiceEvent(builderTenant, invoiceId)], 30);
+    expect((await post(t, body, sign(body))).statusCode).toBe(200);
+    const [row] = await until(
+      () => t.database.db.select().from(xeroWebhookEvents).where(and(eq(xeroWebhookEvents.tenantId, builderTenant), isNotNull(xeroWebhookEvents.processedAt))),
+      (r) => r.length === 1,
+    );
+    expect(row!.outcome).toBe('ignored');
+    expect(t.sandbox.ledger().totals.all).toBe(callsBefore);
+  });
+});
+
+describe('Xero webhook receiver without a key', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('answers 404 and stores nothing: the app refreshes as before', async () => {
+    const body = JSON.stringify({ events: [], lastEventSequence: 0, firstEventSequence: 0, entropy: 'x' });
+    const res = await post(t, body, sign(body));
+    expect(res.statusCode).toBe(404);
+    expect(await t.database.db.select().from(xeroWebhookEvents)).toHaveLength(0);
+  });
+});

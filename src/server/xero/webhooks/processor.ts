@@ -1,0 +1,167 @@
+import { and, asc, desc, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { organizations, userOrganizations, xeroInvoices, xeroTokens, xeroWebhookEvents } from '../../db/schema/index.ts';
+import type { LiveEvents } from '../../lib/live-events';
+import type { XeroSync } from '../sync/sync.service';
+import type { XeroWebhookPayload } from './payload';
+
+/** How long an instance holds the events it works on; a crash frees them after this. */
+const CLAIM_MS = 60_000;
+const BATCH = 500;
+const MAX_ATTEMPTS = 8;
+
+/** One invoice as a screen shows it, before and after a change Xero reported. */
+export interface InvoiceChangeFacts {
+  invoiceId: string;
+  invoiceNumber: string | null;
+  type: string;
+  before: { status: string; amountDuePence: number; amountPaidPence: number } | null;
+  after: { status: string; amountDuePence: number; amountPaidPence: number; totalPence: number };
+  /** Payments Xero lists on the invoice now that the cache did not have (id, pence). */
+  newPayments: Array<{ paymentId: string; amountPence: number }>;
+}
+
+interface Logger {
+  warn(obj: object, msg: string): void;
+}
+
+/**
+ * Stores Xero's webhook deliveries and, after the receiver has answered, applies them: per organisation and
+ * claim, the changed invoices are read in one call (`GET /Invoices?IDs=…`) and the changed contacts in another,
+ * written with the cache's newest-wins rule, and the open screens are told (live events). An organisation no
+ * user has connected is ignored; events whose processing fails are tried again later (the claim lapses).
+ */
+export function createWebhookProcessor(deps: { db: Db; sync: XeroSync; live: LiveEvents; log: Logger }) {
+  const { db, sync, live, log } = deps;
+  let running: Promise<void> | null = null;
+  let again = false;
+
+  /** Keeps the delivery's events; a repeated event (Xero retried, or sent it twice) is dropped. Returns how many were new. */
+  async function store(payload: XeroWebhookPayload): Promise<number> {
+    const rows = payload.events
+      .filter((e) => e.tenantType === 'ORGANISATION' && (e.eventCategory === 'INVOICE' || e.eventCategory === 'CONTACT'))
+      .map((e) => ({
+        tenantId: e.tenantId.toLowerCase(),
+        category: e.eventCategory,
+        eventType: e.eventType,
+        resourceId: e.resourceId.toLowerCase(),
+        eventAt: e.eventDateUtc,
+        sequence: payload.lastEventSequence,
+      }));
+    if (rows.length === 0) return 0;
+    const inserted = await db.insert(xeroWebhookEvents).values(rows).onConflictDoNothing().returning({ id: xeroWebhookEvents.id });
+    return inserted.length;
+  }
+
+  async function claim() {
+    const now = new Date();
+    const pending = db
+      .select({ id: xeroWebhookEvents.id })
+      .from(xeroWebhookEvents)
+      .where(and(isNull(xeroWebhookEvents.processedAt), or(isNull(xeroWebhookEvents.claimedUntil), lt(xeroWebhookEvents.claimedUntil, now))))
+      .orderBy(asc(xeroWebhookEvents.id))
+      .limit(BATCH)
+      .for('update', { skipLocked: true });
+    return db
+      .update(xeroWebhookEvents)
+      .set({ claimedUntil: new Date(now.getTime() + CLAIM_MS), attempts: sql`${xeroWebhookEvents.attempts} + 1` })
+      .where(inArray(xeroWebhookEvents.id, pending))
+      .returning();
+  }
+
+  async function finish(ids: number[], outcome: string) {
+    if (ids.length === 0) return;
+    await db.update(xeroWebhookEvents).set({ processedAt: new Date(), claimedUntil: null, outcome }).where(inArray(xeroWebhookEvents.id, ids));
+  }
+
+  /** The organisation of a tenant and a user whose Xero token reads it, or null when nobody connected it. */
+  async function findReader(tenantId: string) {
+    const [row] = await db
+      .select({ organizationId: organizations.id, tenantId: organizations.tenantId, userId: userOrganizations.userId })
+      .from(organizations)
+      .innerJoin(userOrganizations, and(eq(userOrganizations.organizationId, organizations.id), eq(userOrganizations.connected, true)))
+      .innerJoin(xeroTokens, and(eq(xeroTokens.userId, userOrganizations.userId), eq(xeroTokens.status, 'active')))
+      .where(sql`lower(${organizations.tenantId}) = ${tenantId}`)
+      .orderBy(desc(xeroTokens.updatedAt))
+      .limit(1);
+    return row ?? null;
+  }
+
+  async function applyTenant(tenantId: string, events: Array<typeof xeroWebhookEvents.$inferSelect>) {
+    const ids = events.map((e) => e.id);
+    const reader = await findReader(tenantId);
+    if (!reader) {
+      await finish(ids, 'ignored');
+      return;
+    }
+    const ctx = { organizationId: reader.organizationId, tenantId: reader.tenantId, userId: reader.userId };
+    const invoiceIds = [...new Set(events.filter((e) => e.category === 'INVOICE').map((e) => e.resourceId))];
+    const contactIds = [...new Set(events.filter((e) => e.category === 'CONTACT').map((e) => e.resourceId))];
+    try {
+      if (invoiceIds.length > 0) {
+        const before = await db
+          .select()
+          .from(xeroInvoices)
+          .where(and(eq(xeroInvoices.organizationId, ctx.organizationId), inArray(sql`lower(${xeroInvoices.invoiceId})`, invoiceIds)));
+        const beforeById = new Map(before.map((r) => [r.invoiceId.toLowerCase(), r]));
+        const { rows } = await sync.refreshInvoicesByIds(ctx, invoiceIds);
+        const changes: InvoiceChangeFacts[] = rows.map((r) => {
+          const old = beforeById.get(r.invoiceId.toLowerCase());
+          const known = new Set(((old?.payments ?? []) as Array<{ paymentId: string }>).map((p) => p.paymentId.toLowerCase()));
+          const payments = (r.payments ?? []) as Array<{ paymentId: string; amountPence: number }>;
+          return {
+            invoiceId: r.invoiceId,
+            invoiceNumber: r.invoiceNumber ?? null,
+            type: r.type,
+            before: old ? { status: old.status, amountDuePence: old.amountDuePence, amountPaidPence: old.amountPaidPence } : null,
+            after: { status: r.status, amountDuePence: r.amountDuePence ?? 0, amountPaidPence: r.amountPaidPence ?? 0, totalPence: r.totalPence ?? 0 },
+            newPayments: old ? payments.filter((p) => !known.has(p.paymentId.toLowerCase())).map((p) => ({ paymentId: p.paymentId, amountPence: p.amountPence })) : [],
+          };
+        });
+        if (changes.length > 0) await live.publish(ctx.organizationId, 'invoices', { invoices: changes });
+      }
+      if (contactIds.length > 0) {
+        const { rows } = await sync.refreshContactsByIds(ctx, contactIds);
+        if (rows.length > 0) await live.publish(ctx.organizationId, 'contacts', { contactIds: rows.map((r) => r.contactId) });
+      }
+      await finish(ids, 'applied');
+    } catch (error) {
+      log.warn({ err: error, tenantId }, 'webhook events not applied yet');
+      const spent = events.filter((e) => e.attempts >= MAX_ATTEMPTS).map((e) => e.id);
+      await finish(spent, `failed: ${error instanceof Error ? error.message.slice(0, 200) : 'unknown error'}`);
+    }
+  }
+
+  async function drainOnce(): Promise<void> {
+    for (;;) {
+      const claimed = await claim();
+      if (claimed.length === 0) return;
+      const byTenant = new Map<string, typeof claimed>();
+      for (const e of claimed) byTenant.set(e.tenantId, [...(byTenant.get(e.tenantId) ?? []), e]);
+      await Promise.all([...byTenant].map(([tenantId, events]) => applyTenant(tenantId, events)));
+      if (claimed.length < BATCH) return;
+    }
+  }
+
+  /** Applies every stored event not yet applied; one run at a time per instance (a call during a run queues one more). */
+  function drain(): Promise<void> {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      do {
+        again = false;
+        await drainOnce();
+      } while (again);
+    })()
+      .catch((error: unknown) => log.warn({ err: error }, 'webhook processing failed'))
+      .finally(() => {
+        running = null;
+      });
+    return running;
+  }
+
+  return { store, drain };
+}
+export type WebhookProcessor = ReturnType<typeof createWebhookProcessor>;
