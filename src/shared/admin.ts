@@ -145,6 +145,10 @@ export const adminReviewWriteSchema = z.object({
   request: z.unknown(),
   error: z.string().nullable(),
   state: z.string(),
+  /** Whether an administrator can send this kind of change again from the list ("Send again"). */
+  canRetry: z.boolean(),
+  /** After "Send again": the new write that carried the change (its ledger id and Xero id). */
+  retriedAs: z.object({ writeId: z.number().int(), xeroId: z.string().nullable() }).optional(),
 });
 export type AdminReviewWrite = z.infer<typeof adminReviewWriteSchema>;
 export const adminReviewWritesResponseSchema = z.array(adminReviewWriteSchema);
@@ -159,10 +163,11 @@ export type XeroLookup = z.infer<typeof xeroLookupSchema>;
 export const adminReviewWriteDetailSchema = adminReviewWriteSchema.extend({ xero: xeroLookupSchema });
 export type AdminReviewWriteDetail = z.infer<typeof adminReviewWriteDetailSchema>;
 
-/** POST /api/admin/writes/{writeId}/settle: mark done (optionally with the Xero id found) or cancel. */
+/** POST /api/admin/writes/{writeId}/settle: mark done (optionally with the Xero id found), cancel, or send again. */
 export const adminSettleWriteRequestSchema = z.discriminatedUnion('action', [
   z.object({ action: z.literal('done'), xeroId: textSchema(100).trim().optional() }).strict(),
   z.object({ action: z.literal('cancel') }).strict(),
+  z.object({ action: z.literal('retry') }).strict(),
 ]);
 export type AdminSettleWriteRequest = z.infer<typeof adminSettleWriteRequestSchema>;
 export const ADMIN_CANCELLED_MESSAGE = 'cancelled by an administrator';

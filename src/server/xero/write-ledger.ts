@@ -58,6 +58,24 @@ export interface WriteSpec<R> {
 /** Looks a write up in Xero when its answer was lost. Null means Xero does not have it. */
 export type WriteFinder = (ctx: XeroContext & { organizationId: number }, row: WriteRow) => Promise<WriteOutcome<unknown> | null>;
 
+/** Who sends a held write again (an administrator), and to which Xero organisation. */
+export interface RetryActor {
+  userId: number;
+  username: string;
+  ip?: string | null;
+  tenantId: string;
+}
+
+/**
+ * Sends a held write's change again through its feature's own path (its checks, its ledger row, its audit
+ * line) under `idempotencyKey`; answers the new write's ledger id and Xero id.
+ */
+export type WriteRetrier = (row: WriteRow, by: RetryActor, idempotencyKey: string) => Promise<{ writeId: number; xeroId: string | null }>;
+
+export const RETRY_REFUSED_FOUND = 'Xero already has this change: mark it done instead of sending it again.';
+export const RETRY_REFUSED_KIND = 'Ledgerlink cannot send this kind of change again from here: cancel it and redo it on its screen.';
+export const RETRY_REFUSED_UNAVAILABLE = 'Could not ask Xero whether it has this change, so it was not sent again. Try again in a moment.';
+
 /** Errors where Xero certainly did not apply the write. */
 const DEFINITE_FAILURES = new Set(['XERO_REJECTED', 'VALIDATION_ERROR', 'BAD_REQUEST', 'NOT_FOUND', 'FORBIDDEN', 'CONFLICT', 'UNPROCESSABLE']);
 
@@ -93,6 +111,7 @@ export function fingerprintOf(kind: string, request: unknown): string {
 export function createWriteLedger(deps: { db: Db; log?: { warn: (o: object, m: string) => void } }) {
   const { db } = deps;
   const finders = new Map<string, WriteFinder>();
+  const retriers = new Map<string, WriteRetrier>();
 
   async function update(id: number, values: Partial<typeof xeroWrites.$inferInsert>) {
     await db.update(xeroWrites).set(values).where(eq(xeroWrites.id, id));
@@ -468,6 +487,7 @@ export function createWriteLedger(deps: { db: Db; log?: { warn: (o: object, m: s
       id: number,
       outcome: { state: 'confirmed'; xeroId: string | null } | { state: 'failed'; error: string },
       admin: { userId: number; username: string; ip?: string | null },
+      note: Record<string, unknown> = {},
     ): Promise<{ before: WriteRow; after: WriteRow } | null> {
       return db.transaction(async (tx) => {
         const [before] = await tx.select().from(xeroWrites).where(eq(xeroWrites.id, id)).for('update');
@@ -510,11 +530,46 @@ export function createWriteLedger(deps: { db: Db; log?: { warn: (o: object, m: s
             kind: after.kind,
             before: { state: before.state, xeroId: before.xeroId, error: before.error },
             after: { state: after.state, xeroId: after.xeroId, error: after.error },
+            ...note,
           },
           ip: admin.ip ?? null,
         });
         return { before, after };
       });
+    },
+
+    /** One retrier per kind, as for finders: the kinds an administrator may send again from the review list. */
+    registerRetrier(kind: string, retrier: WriteRetrier) {
+      if (retriers.has(kind)) throw new Error(`A retrier for '${kind}' writes is already registered`);
+      retriers.set(kind, retrier);
+    },
+
+    canRetry(kind: string): boolean {
+      return retriers.has(kind) && finders.has(kind);
+    },
+
+    /**
+     * An administrator sends a held write again: only when Xero, asked now, does not have it. The change goes
+     * through its feature's path under a key derived from the held write, so a second click (or a retry after
+     * a crash in between) replays that one new write instead of making another; then the held write ends as
+     * failed, naming the new one, with its lines. Null when the row is not (or no longer) held.
+     */
+    async retryReview(id: number, tenantId: string, admin: { userId: number; username: string; ip?: string | null }) {
+      const [row] = await db.select().from(xeroWrites).where(eq(xeroWrites.id, id));
+      if (!row || row.state !== 'needs_review') return null;
+      const retrier = retriers.get(row.kind);
+      if (!retrier || !finders.has(row.kind)) throw new AppError('CONFLICT', RETRY_REFUSED_KIND);
+      const inXero = await this.peekInXero(row, tenantId);
+      if (inXero.status === 'found') throw new AppError('CONFLICT', RETRY_REFUSED_FOUND);
+      if (inXero.status === 'unavailable') throw new AppError('XERO_UNAVAILABLE', RETRY_REFUSED_UNAVAILABLE, inXero.message);
+      const sent = await retrier(row, { ...admin, tenantId }, `review-retry-${row.id}`);
+      const settled = await this.settleReview(
+        id,
+        { state: 'failed', error: `Sent again by ${admin.username} as write ${sent.writeId}.` },
+        admin,
+        { action: 'retry', retriedAs: { writeId: sent.writeId, xeroId: sent.xeroId } },
+      );
+      return { ...(settled ?? { before: row, after: (await this.findById(id)) ?? row }), retried: sent };
     },
 
     // --- end of the review list block ---

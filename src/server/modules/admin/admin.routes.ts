@@ -206,6 +206,7 @@ export function registerAdminRoutes(root: FastifyInstance, deps: { admin: AdminR
     request: write.request ?? null,
     error: write.error,
     state: write.state,
+    canRetry: deps.ledger.canRetry(write.kind),
   });
 
   /** The write while it awaits review; once settled, a look is a 404 and a second settle a 409. */
@@ -238,8 +239,13 @@ export function registerAdminRoutes(root: FastifyInstance, deps: { admin: AdminR
     async (request) => {
       const actor = requireAdmin(request);
       const writeId = Number((request.params as { writeId: number }).writeId);
-      const { tenantName } = await findReviewRow(writeId, 'CONFLICT');
+      const { tenantName, tenantId } = await findReviewRow(writeId, 'CONFLICT');
       const body = request.body;
+      if (body.action === 'retry') {
+        const retried = await deps.ledger.retryReview(writeId, tenantId, { userId: actor.id, username: actor.username, ip: request.ip });
+        if (!retried) throw new AppError('CONFLICT', ALREADY_SETTLED_MESSAGE);
+        return { ...reviewView(retried.after, tenantName), retriedAs: retried.retried };
+      }
       const settled = await deps.ledger.settleReview(
         writeId,
         body.action === 'done' ? { state: 'confirmed', xeroId: body.xeroId ? body.xeroId : null } : { state: 'failed', error: ADMIN_CANCELLED_MESSAGE },

@@ -181,7 +181,12 @@ describe('writes that need a person', () => {
     expect((await admin('GET', '/api/admin/writes/abc')).statusCode).toBe(400);
     expect((await admin('GET', '/api/admin/writes/99999999999')).statusCode).toBe(400);
     expect((await admin('GET', '/api/admin/writes/999999')).statusCode).toBe(404);
-    expect((await admin('POST', `/api/admin/writes/${id}/settle`, { action: 'retry' })).statusCode).toBe(400);
+    expect((await admin('POST', `/api/admin/writes/${id}/settle`, { action: 'resend' })).statusCode).toBe(400);
+    // A kind no feature can send again: refused in words, and the write stays held.
+    const retry = await admin('POST', `/api/admin/writes/${id}/settle`, { action: 'retry' });
+    expect(retry.statusCode).toBe(409);
+    expect(retry.json()).toMatchObject({ message: 'Ledgerlink cannot send this kind of change again from here: cancel it and redo it on its screen.' });
+    expect((await t.app.services.ledger.findById(id))?.state).toBe('needs_review');
   });
 
   it('lists what Ledgerlink knows and looks Xero up when an item is opened', async () => {

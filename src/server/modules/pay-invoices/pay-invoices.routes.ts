@@ -35,6 +35,8 @@ export function registerPayInvoicesRoutes(root: FastifyInstance): void {
   // When a payment's answer is lost, reconciliation looks it up in Xero instead of paying again.
   ledger.registerFinder('payment', service.findPaymentInXero);
   ledger.registerFinder('payment.delete', service.findPaymentDeletionInXero);
+  // A payment held for review that Xero does not have can be sent again by an administrator (issue 20).
+  ledger.registerRetrier('payment', (row, by, key) => service.retryHeldPayment(row, by, key));
 
   async function contextOf(request: FastifyRequest): Promise<PayContext> {
     const tenant = await resolveTenant(request, 'pay-invoices');

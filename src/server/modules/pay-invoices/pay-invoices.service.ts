@@ -18,7 +18,7 @@ import {
 import { AppError } from '../../lib/app-error';
 import type { XeroSync, SyncContext, InvoiceView } from '../../xero/sync/sync.service';
 import type { CachedPayment } from '../../xero/sync/mappers';
-import type { WriteLedger, WriteOutcome, WriteRow as LedgerWriteRow } from '../../xero/write-ledger';
+import type { RetryActor, WriteLedger, WriteOutcome, WriteRow as LedgerWriteRow } from '../../xero/write-ledger';
 import type { XeroHttp } from '../../xero/xero-http/http';
 import { createPayInvoicesXero, readStoredPaymentAnswer } from '../../xero/xero-http/pay-invoices';
 import type { PayInvoicesXero, XeroContext, XeroPaymentFacts } from '../../xero/xero-port';
@@ -381,6 +381,33 @@ export function createPayInvoicesService(deps: {
         creditCardAccounts: rows.filter((a) => a.bankAccountType === 'CREDITCARD').map(toDto),
         cashAccounts: rows.filter((a) => a.bankAccountType !== 'CREDITCARD').map(toDto),
       };
+    },
+
+    /**
+     * "Send again" from the administrators' review list (issue 20): the held payment goes through pay() as a
+     * new write, checked against what Xero says is outstanding now, in the name of the administrator. Xero is
+     * reached with the grant that made the first attempt.
+     */
+    async retryHeldPayment(row: LedgerWriteRow, by: RetryActor, idempotencyKey: string): Promise<{ writeId: number; xeroId: string | null }> {
+      if (row.userId === null) {
+        throw new AppError('CONFLICT', 'The user who made this payment no longer exists: cancel it and pay it again on Pay Invoices.');
+      }
+      const held = row.request as PaymentPayload;
+      const result = await this.pay(
+        { organizationId: row.organizationId, tenantId: by.tenantId, userId: row.userId, username: by.username, ip: by.ip ?? null },
+        {
+          invoiceId: held.invoiceId,
+          invoiceNumber: held.invoiceNumber,
+          accountId: held.accountId,
+          amount: fromPence(held.requestedPence),
+          reference: held.reference,
+          isCard: held.isCard,
+          date: held.date,
+        },
+        idempotencyKey,
+      );
+      const written = await ledger.findByKey(row.organizationId, idempotencyKey);
+      return { writeId: written?.id ?? 0, xeroId: result.paymentId };
     },
 
     /**

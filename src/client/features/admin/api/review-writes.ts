@@ -39,7 +39,7 @@ export function useReviewWrite(writeId: number | null) {
   });
 }
 
-/** POST /api/admin/writes/{writeId}/settle: mark done or cancel. */
+/** POST /api/admin/writes/{writeId}/settle: mark done, cancel, or send again. */
 export function useSettleWrite() {
   const queryClient = useQueryClient();
   return useMutation({

@@ -252,6 +252,7 @@ describe('Admin → Needs review (issue 20 part 4)', () => {
       request: { invoice: 'INV-0042' },
       error: 'Outcome unknown: please check this in Xero.',
       state: 'needs_review',
+      canRetry: true,
     };
     let settled = false;
     let lookups = 0;
@@ -280,6 +281,8 @@ describe('Admin → Needs review (issue 20 part 4)', () => {
     expect(within(item).getByText('Outcome unknown: please check this in Xero.')).toBeInTheDocument();
     await user.click(within(item).getByRole('button', { name: /Ask Xero again/ }));
     expect(await within(item).findByText('Xero has it (PAY-77)')).toBeInTheDocument();
+    // Xero has it: sending it again is not offered.
+    expect(within(item).getByRole('button', { name: 'Send again' })).toBeDisabled();
     await user.click(within(item).getByRole('button', { name: 'Mark done' }));
     expect(await screen.findByText('Marked as done')).toBeInTheDocument();
     expect(sent).toEqual([{ action: 'done', xeroId: 'PAY-77' }]);
@@ -295,15 +298,15 @@ describe('Admin → Needs review (issue 20 part 4)', () => {
         HttpResponse.json(
           sent.length
             ? []
-            : [{ id: 5, organizationId: 2, organizationName: 'Acme Builders', kind: 'bill.create', amountPence: null, targetId: null, username: null, createdAt: '2026-11-20T09:30:00.000Z', summary: null, request: {}, error: null, state: 'needs_review' }],
+            : [{ id: 5, organizationId: 2, organizationName: 'Acme Builders', kind: 'bill.create', amountPence: null, targetId: null, username: null, createdAt: '2026-11-20T09:30:00.000Z', summary: null, request: {}, error: null, state: 'needs_review', canRetry: false }],
         ),
       ),
       http.get('*/api/admin/writes/:writeId', () =>
-        HttpResponse.json({ id: 5, organizationId: 2, organizationName: 'Acme Builders', kind: 'bill.create', amountPence: null, targetId: null, username: null, createdAt: '2026-11-20T09:30:00.000Z', summary: null, request: {}, error: null, state: 'needs_review', xero: { status: 'missing' } }),
+        HttpResponse.json({ id: 5, organizationId: 2, organizationName: 'Acme Builders', kind: 'bill.create', amountPence: null, targetId: null, username: null, createdAt: '2026-11-20T09:30:00.000Z', summary: null, request: {}, error: null, state: 'needs_review', canRetry: false, xero: { status: 'missing' } }),
       ),
       http.post('*/api/admin/writes/:writeId/settle', async ({ request }) => {
         sent.push(await request.json());
-        return HttpResponse.json({ id: 5, organizationId: 2, organizationName: 'Acme Builders', kind: 'bill.create', amountPence: null, targetId: null, username: null, createdAt: '2026-11-20T09:30:00.000Z', summary: null, request: {}, error: 'cancelled by an administrator', state: 'failed' });
+        return HttpResponse.json({ id: 5, organizationId: 2, organizationName: 'Acme Builders', kind: 'bill.create', amountPence: null, targetId: null, username: null, createdAt: '2026-11-20T09:30:00.000Z', summary: null, request: {}, error: 'cancelled by an administrator', state: 'failed', canRetry: false });
       }),
     );
     await openAdminTab(user);
@@ -311,8 +314,35 @@ describe('Admin → Needs review (issue 20 part 4)', () => {
     await user.click(await screen.findByRole('button', { name: 'Review' }));
     const item = await screen.findByRole('region', { name: 'Write 5' });
     expect(await within(item).findByText('Xero does not have it')).toBeInTheDocument();
+    // A bill cannot be sent again from here: the way back is its own screen.
+    expect(within(item).queryByRole('button', { name: 'Send again' })).toBeNull();
+    expect(within(item).getByText('To send it again, cancel it and make the change again on its screen.')).toBeInTheDocument();
     await user.click(within(item).getByRole('button', { name: 'Cancel write' }));
     expect(await screen.findByText('Write cancelled')).toBeInTheDocument();
     expect(sent).toEqual([{ action: 'cancel' }]);
+  }, 20_000);
+
+  it('sends a payment Xero does not have again, and says which write carried it', async () => {
+    const user = userEvent.setup();
+    useAdminServer();
+    const write = { id: 9, organizationId: 1, organizationName: 'Corner Shop Ltd', kind: 'payment', amountPence: 5_000, targetId: 'INV-0077', username: 'olivia', createdAt: '2026-11-20T09:30:00.000Z', summary: 'payment.create', request: {}, error: 'Outcome unknown: please check this in Xero.', state: 'needs_review', canRetry: true };
+    const sent: unknown[] = [];
+    server.use(
+      http.get('*/api/admin/writes/review', () => HttpResponse.json(sent.length ? [] : [write])),
+      http.get('*/api/admin/writes/:writeId', () => HttpResponse.json({ ...write, xero: { status: 'missing' } })),
+      http.post('*/api/admin/writes/:writeId/settle', async ({ request }) => {
+        sent.push(await request.json());
+        return HttpResponse.json({ ...write, state: 'failed', error: 'Sent again by boss as write 12.', retriedAs: { writeId: 12, xeroId: 'PAY-12' } });
+      }),
+    );
+    await openAdminTab(user);
+    await user.click(await screen.findByRole('tab', { name: 'Needs review' }));
+    await user.click(await screen.findByRole('button', { name: 'Review' }));
+    const item = await screen.findByRole('region', { name: 'Write 9' });
+    expect(await within(item).findByText('Xero does not have it')).toBeInTheDocument();
+    await user.click(within(item).getByRole('button', { name: 'Send again' }));
+    expect(await screen.findByText('Sent again')).toBeInTheDocument();
+    expect(await screen.findByText('Xero has it now (PAY-12); it is write 12 in the activity log.')).toBeInTheDocument();
+    expect(sent).toEqual([{ action: 'retry' }]);
   }, 20_000);
 });

@@ -1,6 +1,6 @@
 import { RefreshCw } from 'lucide-react';
 import { useState } from 'react';
-import type { AdminReviewWrite, XeroLookup } from '@/shared/admin';
+import type { AdminReviewWrite, AdminSettleWriteRequest, XeroLookup } from '@/shared/admin';
 import { getMessage } from '@/client/lib/api-client';
 import { toast } from '@/client/lib/toast';
 import { Button } from '@/client/components/ui/button';
@@ -29,13 +29,24 @@ function ReviewItem({ write, onClose }: { write: AdminReviewWrite; onClose: () =
   const [xeroId, setXeroId] = useState('');
   const found = detail.data?.xero.status === 'found' ? detail.data.xero.xeroId : null;
 
-  async function run(body: { action: 'done'; xeroId?: string } | { action: 'cancel' }, title: string) {
+  const missing = detail.data?.xero.status === 'missing';
+
+  async function run(body: AdminSettleWriteRequest, title: string) {
     try {
-      await settle.mutateAsync({ writeId: write.id, body });
-      toast({ title, variant: 'success' });
+      const settled = await settle.mutateAsync({ writeId: write.id, body });
+      const description = settled.retriedAs
+        ? `Xero has it now${settled.retriedAs.xeroId ? ` (${settled.retriedAs.xeroId})` : ''}; it is write ${settled.retriedAs.writeId} in the activity log.`
+        : undefined;
+      toast({ title, ...(description ? { description } : {}), variant: 'success' });
       onClose();
     } catch (error) {
-      toast({ title: 'Could not settle this write', description: getMessage(error, 'Please try again.'), variant: 'destructive' });
+      toast({
+        title: body.action === 'retry' ? 'Not sent again' : 'Could not settle this write',
+        description: getMessage(error, 'Please try again.'),
+        variant: 'destructive',
+      });
+      // What Xero has may have changed (or the write was settled elsewhere): ask again.
+      void detail.refetch();
     }
   }
 
@@ -62,11 +73,20 @@ function ReviewItem({ write, onClose }: { write: AdminReviewWrite; onClose: () =
         <Button disabled={settle.isPending} onClick={() => void run({ action: 'done', ...((xeroId.trim() || found) ? { xeroId: xeroId.trim() || (found ?? undefined) } : {}) }, 'Marked as done')}>
           Mark done
         </Button>
+        {write.canRetry ? (
+          <Button variant="outline" disabled={settle.isPending || !missing} onClick={() => void run({ action: 'retry' }, 'Sent again')}>
+            Send again
+          </Button>
+        ) : null}
         <Button variant="destructive" disabled={settle.isPending} onClick={() => void run({ action: 'cancel' }, 'Write cancelled')}>
           Cancel write
         </Button>
       </div>
-      <p className="text-xs text-muted-foreground">To send it again, cancel it and make the change again on its screen.</p>
+      <p className="text-xs text-muted-foreground">
+        {write.canRetry
+          ? 'Send again is open once Xero, asked just now, does not have it; it goes through the same checks as on its screen.'
+          : 'To send it again, cancel it and make the change again on its screen.'}
+      </p>
     </div>
   );
 }
