@@ -135,10 +135,15 @@ function toJournalOutcome(journal: Journal, fallbackStatus: string): WriteOutcom
  * posted journals kept level with Xero's journals, journal creation through the write ledger, and the
  * status sync with Xero. Every Xero call goes through the journals and sales ports.
  */
+/** Journal changes read from Xero this recently are not read again when the entries are listed. */
+export const JOURNALS_FRESH_MS = 10_000;
+
 export function createStockJournalService(deps: StockJournalServiceDeps) {
   const { repo, sync, journals, sales, ledger, bodies } = deps;
   const statusSyncs = new Map<number, Promise<{ updatedCount: number }>>();
   const journalReads = new Map<number, Promise<JournalChange[]>>();
+  /** When this instance last read an organisation's journal changes from Xero (see listEntries). */
+  const lastJournalRead = new Map<number, number>();
 
   /** Live journals Xero holds for a period (read just before a post, and when a lost post is looked up). */
   async function findJournalInXero(ctx: XeroContext, periodStart: string, periodEnd: string): Promise<Journal | null> {
@@ -305,7 +310,12 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
   function readJournalChanges(tenant: TenantContext): Promise<JournalChange[]> {
     const running = journalReads.get(tenant.organizationId);
     if (running) return running;
-    const promise = readJournalChangesNow(tenant).finally(() => journalReads.delete(tenant.organizationId));
+    const promise = readJournalChangesNow(tenant)
+      .then((changes) => {
+        lastJournalRead.set(tenant.organizationId, Date.now());
+        return changes;
+      })
+      .finally(() => journalReads.delete(tenant.organizationId));
     journalReads.set(tenant.organizationId, promise);
     return promise;
   }
@@ -464,7 +474,10 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
      */
     async listEntries(tenant: TenantContext): Promise<StockJournalEntry[]> {
       try {
-        await recordChanges(tenant, await readJournalChanges(tenant));
+        // Read again right after a read (the list re-read after each post, say) it is served as it stands:
+        // the post itself always checks Xero, and Sync Status always reads.
+        const last = lastJournalRead.get(tenant.organizationId);
+        if (last === undefined || Date.now() - last >= JOURNALS_FRESH_MS) await recordChanges(tenant, await readJournalChanges(tenant));
       } catch (error) {
         deps.log?.warn({ err: error, organizationId: tenant.organizationId }, 'reading the journals from Xero failed; listing the entries as they are');
       }
