@@ -70,12 +70,12 @@ describe('seed data', () => {
     expect(builders.accounts.filter((a) => a.Type === 'DIRECTCOSTS' && !a.SystemAccount).length).toBeGreaterThanOrEqual(5);
   });
 
-  it('scales to tens of thousands of invoices quickly', () => {
-    const t0 = performance.now();
+  // How fast it seeds is a benchmark figure (the bench seeds at scale 25 and reports its time), not a test:
+  // a timed assertion fails on a busy machine without anything being wrong.
+  it('scales to tens of thousands of invoices, every one with its own id', () => {
     const big = createSeed(1, 10, NOW);
-    const elapsed = performance.now() - t0;
-    const count = big.orgs.reduce((s, o) => s + o.invoices.length, 0);
-    expect(count).toBeGreaterThan(20_000);
-    expect(elapsed).toBeLessThan(5000);
+    const invoices = big.orgs.flatMap((o) => o.invoices);
+    expect(invoices.length).toBeGreaterThan(20_000);
+    expect(new Set(invoices.map((i) => i.InvoiceID)).size).toBe(invoices.length);
   });
 });
