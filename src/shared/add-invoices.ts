@@ -87,8 +87,19 @@ export const draftInvoiceUpdateRequestSchema = z
   .strict();
 export type DraftInvoiceUpdateRequest = z.infer<typeof draftInvoiceUpdateRequestSchema>;
 
-/** One invoice the update could not process, with the reason. */
-export const draftInvoiceFailureSchema = z.object({ id: z.string(), message: z.string() });
+/**
+ * One invoice the update could not process, with the reason. `approved` says Xero approved it but its cash
+ * payment of `unrecordedCashAmount` was not recorded (`cashOutcome` 'not-recorded': Xero refused it or it was
+ * not sent) or not confirmed ('unconfirmed': no clear answer, Ledgerlink checks with Xero): the invoice has
+ * left the drafts and its cash is paid on Pay Invoices (issue 17 item 3).
+ */
+export const draftInvoiceFailureSchema = z.object({
+  id: z.string(),
+  message: z.string(),
+  approved: z.boolean().optional(),
+  unrecordedCashAmount: nonNegativeMoneySchema.optional(),
+  cashOutcome: z.enum(['not-recorded', 'unconfirmed']).optional(),
+});
 export type DraftInvoiceFailure = z.infer<typeof draftInvoiceFailureSchema>;
 
 /**

@@ -20,6 +20,7 @@ import type { AuditLog } from '../audit/audit';
 import type { OrganizationRow } from '../organizations/organizations.repository';
 import { LIVE_WRITE_STATES, type AddInvoicesRepository, type CachedInvoiceRow } from './add-invoices.repository';
 import { chunk, createBatcher, type Batcher } from '../../xero/batcher';
+import { describeWriteFailure, type WriteFailure } from '../../xero/write-failure';
 
 /** Who acts, for which organisation (from `resolveTenant`), and from where (for the audit log). */
 export interface AddInvoicesContext {
@@ -58,6 +59,17 @@ interface PaymentPlan {
 
 function numberOf(invoice: CachedInvoiceRow): string {
   return invoice.invoiceNumber || invoice.invoiceId;
+}
+
+/**
+ * One message for an invoice Xero approved (or created approved) whose cash payment failed (issue 17 item 3):
+ * what happened to the cash, why, and where to pay it. Never "did not confirm" when Xero refused it.
+ */
+export function describeCashFailure(what: 'approved' | 'created', invoiceNumber: string, cashPence: number, failure: WriteFailure): string {
+  const cash = formatMoney(cashPence);
+  return failure.outcome === 'unconfirmed'
+    ? `Invoice ${invoiceNumber} was ${what}, but Xero did not confirm its cash payment of ${cash} (${failure.reason}). Ledgerlink is checking with Xero: look at the invoice on Pay Invoices in a minute, and pay the cash there only if it is still due.`
+    : `Invoice ${invoiceNumber} was ${what}, but its cash payment of ${cash} was not recorded (${failure.reason}). Pay it on Pay Invoices.`;
 }
 
 function messageOf(error: unknown): string {
@@ -204,8 +216,8 @@ export function createAddInvoicesService(deps: {
    * Pays each plan into the default cash account (batched), then records what Xero accepted in the cache
    * and takes the paid part off the pending cash. Returns the failures by invoice id.
    */
-  async function payCash(ctx: AddInvoicesContext, plans: PaymentPlan[], cashAccountId: string): Promise<Map<string, string>> {
-    const failures = new Map<string, string>();
+  async function payCash(ctx: AddInvoicesContext, plans: PaymentPlan[], cashAccountId: string): Promise<Map<string, WriteFailure>> {
+    const failures = new Map<string, WriteFailure>();
     for (const part of chunk(plans, XERO_BATCH_SIZE)) {
       const sentAt = new Date();
       const results = await payChunk(ctx, part, cashAccountId);
@@ -213,7 +225,7 @@ export function createAddInvoicesService(deps: {
         const plan = part[i];
         if (!plan) continue;
         if (result.status === 'rejected') {
-          failures.set(plan.invoiceId, messageOf(result.reason));
+          failures.set(plan.invoiceId, describeWriteFailure(result.reason));
           continue;
         }
         // A replayed answer is old news: the cache and the pending cash already took it the first time.
@@ -457,14 +469,17 @@ export function createAddInvoicesService(deps: {
           pendingPence: p.pendingPence,
           key: paymentKey(p.invoice.invoiceId),
         }));
-      const paymentFailures = payments.length > 0 ? await payCash(ctx, payments, cashAccountId) : new Map<string, string>();
+      const paymentFailures = payments.length > 0 ? await payCash(ctx, payments, cashAccountId) : new Map<string, WriteFailure>();
       for (const plan of approved) {
-        const paymentError = paymentFailures.get(plan.invoice.invoiceId);
-        if (paymentError) {
-          fail(
-            plan.invoice.invoiceId,
-            `Invoice ${numberOf(plan.invoice)} was approved, but its cash payment of ${formatMoney(plan.cashPence)} was not recorded: ${paymentError}. Record it on Pay Invoices.`,
-          );
+        const paymentFailure = paymentFailures.get(plan.invoice.invoiceId);
+        if (paymentFailure) {
+          failed.push({
+            id: plan.invoice.invoiceId,
+            message: describeCashFailure('approved', numberOf(plan.invoice), plan.cashPence, paymentFailure),
+            approved: true,
+            unrecordedCashAmount: fromPence(plan.cashPence),
+            cashOutcome: paymentFailure.outcome === 'unconfirmed' ? 'unconfirmed' : 'not-recorded',
+          });
         } else {
           processed += 1;
         }
@@ -556,13 +571,8 @@ export function createAddInvoicesService(deps: {
         ],
         cashAccountId,
       );
-      const paymentError = failures.get(invoice.invoiceId);
-      if (paymentError) {
-        return {
-          invoiceNumber,
-          warning: `Invoice ${invoiceNumber} was created, but its cash payment of ${formatMoney(cashPence)} was not recorded: ${paymentError}. Record it on Pay Invoices.`,
-        };
-      }
+      const paymentFailure = failures.get(invoice.invoiceId);
+      if (paymentFailure) return { invoiceNumber, warning: describeCashFailure('created', invoiceNumber, cashPence, paymentFailure) };
       return { invoiceNumber };
     },
 

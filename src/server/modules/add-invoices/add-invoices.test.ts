@@ -249,10 +249,31 @@ describe('Add Invoices API', () => {
     try {
       const res = await owner.call('POST', '/api/xero/draft-invoices/update', { invoices: [{ id, cashAmount: 5, approve: true }] });
       expect(res.json().processed).toBe(0);
-      expect(res.json().failed[0].message).toMatch(/was approved, but its cash payment of £5\.00 was not recorded: .*Record it on Pay Invoices\./);
+      const [failure] = res.json().failed;
+      // One clear message (issue 17 item 3): Xero refused it, said once, no double full stop, paid on Pay Invoices.
+      expect(failure.message).toMatch(/^Invoice INV-\d+ was approved, but its cash payment of £5\.00 was not recorded \(Xero refused it: [^)]*[^.]\)\. Pay it on Pay Invoices\.$/);
+      expect(failure.message).not.toMatch(/\.\.|did not confirm|check/);
+      expect(failure).toMatchObject({ id, approved: true, unrecordedCashAmount: 5, cashOutcome: 'not-recorded' });
     } finally {
       await setDefaults({ defaultCashAccountId: defaults.cash });
     }
+  });
+
+  it('says Xero gave no clear answer, not that it refused, when Payments answer 503 after the approval', async () => {
+    const [id] = await createDraftsInXero(1, 26);
+    if (!id) throw new Error('draft not created');
+    await listDrafts(true);
+    t.sandbox.setFaults({ errorRate: 1, errorStatus: 503, pathPrefix: '/api.xro/2.0/Payments' });
+    const res = await owner.call('POST', '/api/xero/draft-invoices/update', { invoices: [{ id, cashAmount: 6, approve: true }] });
+    t.sandbox.clearFaults();
+    expect(res.statusCode).toBe(200);
+    const [failure] = res.json().failed;
+    expect(failure).toMatchObject({ id, approved: true, unrecordedCashAmount: 6, cashOutcome: 'unconfirmed' });
+    expect(failure.message).toBe(
+      `Invoice ${failure.message.match(/INV-\d+/)?.[0]} was approved, but Xero did not confirm its cash payment of £6.00 (Xero answered with an error and did not confirm it). Ledgerlink is checking with Xero: look at the invoice on Pay Invoices in a minute, and pay the cash there only if it is still due.`,
+    );
+    // The invoice has left the drafts.
+    expect((await listDrafts(true)).some((d) => d.id === id)).toBe(false);
   });
 
   it('settles a payment whose answer was lost by looking it up in Xero, never by sending it again', async () => {

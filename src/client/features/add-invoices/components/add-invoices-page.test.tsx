@@ -226,6 +226,28 @@ describe('Add Invoices screen (001 §2–§8)', () => {
     expect(screen.queryByText(/\.\./)).not.toBeInTheDocument();
   });
 
+  it("approved, cash unconfirmed: the server's one message and title, the row leaves the list", async () => {
+    const user = userEvent.setup();
+    let approvedInXero = false;
+    const message =
+      'Invoice INV-0101 was approved, but Xero did not confirm its cash payment of £100.50 (no answer from Xero). Ledgerlink is checking with Xero: look at the invoice on Pay Invoices in a minute, and pay the cash there only if it is still due.';
+    useHandlers({
+      update: (body) => {
+        approvedInXero = true;
+        return { processed: 0, failed: [{ id: body.invoices[0]?.id ?? '', message, approved: true, unrecordedCashAmount: 100.5, cashOutcome: 'unconfirmed' }] };
+      },
+    });
+    server.use(http.get('*/api/xero/draft-invoices', () => HttpResponse.json(approvedInXero ? drafts.filter((d) => d.id !== 'a') : drafts)));
+    renderApp('/add-invoices');
+    await findRows();
+    await user.type(screen.getByLabelText('Cash amount for INV-0101'), '100.5');
+    await user.click(screen.getByRole('checkbox', { name: 'Approve INV-0101' }));
+    await user.click(screen.getByRole('button', { name: 'Process INV-0101' }));
+    expect(await screen.findByText('Approved, Cash Not Confirmed')).toBeInTheDocument();
+    expect(screen.getByText(message)).toBeInTheDocument();
+    await waitFor(() => expect(screen.queryByLabelText('Cash amount for INV-0101')).not.toBeInTheDocument());
+  });
+
   it('Process All: checks there is something to save, sends the organisation, reports what failed and re-fetches with refresh', async () => {
     const user = userEvent.setup();
     const recorded = useHandlers({

@@ -274,7 +274,16 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
     try {
       const result = await updateDraftInvoices({ invoices: items });
       const failure = result.failed.find((f) => f.id === row.id);
-      if (failure && row.approve && (await leftTheDrafts(row.id))) {
+      if (failure?.approved) {
+        // The server says Xero approved it and how its cash failed (issue 17 item 3): its one message, the row leaves.
+        await leftTheDrafts(row.id);
+        toast({
+          title: failure.cashOutcome === 'unconfirmed' ? 'Approved, Cash Not Confirmed' : 'Approved, Cash Not Recorded',
+          description: failure.message,
+          variant: 'warning',
+          duration: 10_000,
+        });
+      } else if (failure && row.approve && (await leftTheDrafts(row.id))) {
         // Xero approved it, then the cash failed: the invoice is no longer a draft (issue 17 item 3).
         toast({ ...describeApprovedCashFailed(row.invoiceNumber, (items[0]?.cashAmount ?? 0) + row.pendingCashAmount, row.currency), variant: 'warning', duration: 10_000 });
       } else if (failure) {
