@@ -72,6 +72,50 @@ export function registerControlRoutes(app: FastifyInstance, control: SandboxCont
     return { journalId: id, status: control.setJournalStatus(id, status) };
   });
 
+  // Webhooks as Xero sends them, and changes made as a person in Xero's web app (src/sandbox/person.ts).
+  const webhookSchema = z
+    .object({ url: z.url(), key: z.string().min(16).max(200), batchMs: z.number().int().min(0).max(60_000).optional(), retryBaseMs: z.number().int().min(10).max(60_000).optional() })
+    .strict();
+  app.get('/webhooks', async () => control.getWebhooks());
+  app.post('/webhooks', async (request) => {
+    control.setWebhooks(parse(webhookSchema, request.body));
+    return control.getWebhooks();
+  });
+  app.delete('/webhooks', async () => {
+    control.setWebhooks(null);
+    return control.getWebhooks();
+  });
+  app.post('/webhooks/flush', async () => {
+    await control.flushWebhooks();
+    return control.getWebhooks();
+  });
+  const idOf = (request: { params: unknown }) => parse(z.object({ id: z.string().uuid() }), request.params).id;
+  app.post('/invoices/:id/pay', async (request) => {
+    const body = parse(
+      z
+        .object({
+          // Pounds; more than 2 decimals is refused by payInvoice as Xero does.
+          amount: z.union([z.number().positive(), z.string().max(15)]),
+          accountId: z.string().uuid().optional(),
+          date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional(),
+          reference: z.string().max(255).optional(),
+        })
+        .strict(),
+      request.body,
+    );
+    return control.payInvoice(idOf(request), body);
+  });
+  app.post('/invoices/:id/approve', async (request) => control.approveInvoice(idOf(request)));
+  app.post('/invoices/:id/void', async (request) => control.voidInvoice(idOf(request)));
+  app.post('/invoices/:id/edit', async (request) => {
+    const body = parse(z.object({ reference: z.string().max(255).optional(), dueDate: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional() }).strict(), request.body);
+    return control.editInvoice(idOf(request), body);
+  });
+  app.post('/contacts/:id/edit', async (request) => {
+    const body = parse(z.object({ name: z.string().min(1).max(255).optional(), email: z.string().email().max(255).optional() }).strict(), request.body);
+    return control.editContact(idOf(request), body);
+  });
+
   app.post('/reset', async () => {
     await control.reset();
     return { ok: true, ...control.info() };

@@ -2,6 +2,7 @@
 import type { CryptoKey } from 'jose';
 import type { Faults } from './faults.ts';
 import type { Ledger } from './ledger.ts';
+import type { WebhookSender } from './webhooks.ts';
 import type { OrgRec, SandboxState, UserRec } from './state.ts';
 
 export interface SandboxClientConfig {
@@ -75,6 +76,8 @@ export interface Runtime {
   now(): number;
   /** Schedule a debounced save of the state. */
   markDirty(): void;
+  /** Tells a subscribed app about changes, as Xero's webhooks do (src/sandbox/webhooks.ts). */
+  webhooks?: Pick<WebhookSender, 'notify'>;
 }
 
 export function findOrg(rt: Runtime, tenantId: string): OrgRec | undefined {

@@ -27,10 +27,14 @@ import { createRandom } from './random.ts';
 import type { AutoConsent, Runtime, RuntimeSettings } from './runtime.ts';
 import { createSeed } from './seed.ts';
 import { STATE_VERSION, type SandboxState } from './state.ts';
+import { approveInvoice, editContact, editInvoice, payInvoice, voidInvoice, type InvoiceFacts, type PersonPayment } from './person.ts';
+import { WebhookSender, type WebhookConfig, type WebhookStatus } from './webhooks.ts';
 
 export type { FaultConfig } from './faults.ts';
 export type { LedgerSnapshot, LedgerWrite } from './ledger.ts';
 export type { AutoConsent, RuntimeSettings } from './runtime.ts';
+export type { WebhookConfig, WebhookStatus } from './webhooks.ts';
+export type { InvoiceFacts, PersonPayment } from './person.ts';
 export { SEED_NAMES } from './seed.ts';
 
 /** An OAuth app registered with the sandbox. */
@@ -82,6 +86,8 @@ export interface SandboxOptions {
   autoConsent?: AutoConsent | null;
   /** Origin to publish (issuer) when it differs from http://host:port. */
   publicUrl?: string;
+  /** A webhook subscription from the start (same as POST /__sandbox/webhooks). */
+  webhooks?: WebhookConfig | null;
 }
 
 export interface SandboxInfo {
@@ -109,6 +115,18 @@ export interface SandboxControl {
    * any API client: not counted as an API call nor listed among the writes. Returns the new status.
    */
   setJournalStatus(journalId: string, status: 'POSTED' | 'DELETED' | 'VOIDED'): string;
+  /** As a person in Xero's web app (not API calls; reported by webhook): pay, approve, void, edit an invoice. */
+  payInvoice(invoiceId: string, payment: PersonPayment): InvoiceFacts & { paymentId: string };
+  approveInvoice(invoiceId: string): InvoiceFacts;
+  voidInvoice(invoiceId: string): InvoiceFacts;
+  editInvoice(invoiceId: string, changes: { reference?: string | undefined; dueDate?: string | undefined }): InvoiceFacts;
+  /** As a person in Xero's web app: change a contact's name or email address. */
+  editContact(contactId: string, changes: { name?: string | undefined; email?: string | undefined }): { contactId: string; name: string };
+  /** The webhook subscription (never its key); set one (starts the intent-to-receive check) or remove it. */
+  getWebhooks(): WebhookStatus;
+  setWebhooks(config: WebhookConfig | null): void;
+  /** Sends the queued webhook events now and waits for the answer (tests). */
+  flushWebhooks(): Promise<void>;
   /** Revoke every grant (optionally one user's): refresh tokens, access tokens, connections; returns how many users. */
   revokeTokens(email?: string): number;
   ledger(): LedgerSnapshot;
@@ -200,6 +218,8 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     now,
     markDirty: () => saver.markDirty(),
   };
+  const webhooks = new WebhookSender(() => rt.url, now);
+  rt.webhooks = webhooks;
   const limits = new RateLimits(() => rt.settings);
   const idempotency = new IdempotencyStore();
 
@@ -280,6 +300,14 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       }
       throw Object.assign(new Error(`Manual journal with ID '${journalId}' could not be found`), { statusCode: 404 });
     },
+    payInvoice: (invoiceId, payment) => payInvoice(rt, invoiceId, payment),
+    approveInvoice: (invoiceId) => approveInvoice(rt, invoiceId),
+    voidInvoice: (invoiceId) => voidInvoice(rt, invoiceId),
+    editInvoice: (invoiceId, changes) => editInvoice(rt, invoiceId, changes),
+    editContact: (contactId, changes) => editContact(rt, contactId, changes),
+    getWebhooks: () => webhooks.status(),
+    setWebhooks: (config) => webhooks.configure(config),
+    flushWebhooks: () => webhooks.flush(),
     revokeTokens: (email) => {
       const users = userIdsFor(email);
       const pairs = new Set<string>();
@@ -321,6 +349,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const actualPort = typeof address === 'object' && address ? address.port : port;
   const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   rt.url = options.publicUrl ?? `http://${urlHost}:${actualPort}`;
+  if (options.webhooks) webhooks.configure(options.webhooks);
   if (!loaded) {
     saver.markDirty();
     await saver.flush();
@@ -338,6 +367,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       await saver.flush();
     },
     close: async () => {
+      webhooks.close();
       await saver.flush();
       await app.close();
     },

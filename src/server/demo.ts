@@ -23,6 +23,9 @@ export async function startDemoSandbox(config: AppConfig) {
   // Accept the loopback spellings of the app's address too, as a developer may open either.
   const alternates = [config.appUrl, `http://localhost:${config.port}`, `http://127.0.0.1:${config.port}`];
   const redirects = [...new Set(alternates.flatMap((origin) => Object.values(redirectUris(origin))))];
+  // One webhook key for both ends, new at each start: the sandbox signs its webhooks with it and the app
+  // checks them (docs/decisions/018-webhooks.md). The sandbox retries until the app listens.
+  const webhookKey = crypto.randomBytes(32).toString('base64');
   const sandbox = await startSandbox({
     host: '127.0.0.1',
     port: config.sandbox.port,
@@ -32,6 +35,7 @@ export async function startDemoSandbox(config: AppConfig) {
     clients: [
       { clientId: DEMO_CLIENT_ID, clientSecret, redirectUris: [uris.connect, uris.signin, ...redirects] },
     ],
+    webhooks: { url: `${config.appUrl}/api/xero/webhooks`, key: webhookKey },
   });
   const endpoints: XeroEndpoints = {
     issuer: sandbox.url,
@@ -40,6 +44,7 @@ export async function startDemoSandbox(config: AppConfig) {
     clientSecret,
     scopes: config.xero.scopes,
     allowInsecureRequests: true,
+    webhookKey,
   };
   return { url: sandbox.url, endpoints, close: () => sandbox.close(), sandbox };
 }

@@ -303,6 +303,8 @@ function applyInvoiceElement(ctx: ApiContext, el: Record<string, unknown>, pathI
           summary: { invoiceNumber: inv.InvoiceNumber, status: inv.Status, total: inv.total / 100, contactId: inv.ContactID },
         });
         rt.markDirty();
+        for (const c of createdContacts) rt.webhooks?.notify(org.OrganisationID, 'CONTACT', c.ContactID, 'CREATE');
+        rt.webhooks?.notify(org.OrganisationID, 'INVOICE', inv.InvoiceID, 'CREATE');
       },
     };
   }
@@ -387,6 +389,8 @@ function applyInvoiceElement(ctx: ApiContext, el: Record<string, unknown>, pathI
         summary: { invoiceNumber: inv.InvoiceNumber, status: inv.Status, previousStatus: before.Status, total: inv.total / 100 },
       });
       rt.markDirty();
+      for (const c of createdContacts) rt.webhooks?.notify(org.OrganisationID, 'CONTACT', c.ContactID, 'CREATE');
+      rt.webhooks?.notify(org.OrganisationID, 'INVOICE', inv.InvoiceID, 'UPDATE');
     },
   };
 }

@@ -136,6 +136,8 @@ function applyPaymentElement(ctx: ApiContext, el: Record<string, unknown>): Elem
         summary: { invoiceId: inv.InvoiceID, invoiceNumber: inv.InvoiceNumber, accountId: account.AccountID, amount: amount / 100, invoiceStatus: inv.Status, amountDue: amountDue(inv) / 100 },
       });
       rt.markDirty();
+      // A payment changes its invoice (amount due, status): Xero reports it as an INVOICE update.
+      rt.webhooks?.notify(org.OrganisationID, 'INVOICE', inv.InvoiceID, 'UPDATE');
     },
   };
 }
@@ -150,6 +152,7 @@ function recordDelete(rt: Runtime, org: OrgRec, payment: PaymentRec): void {
     summary: { invoiceId: payment.InvoiceID, amount: payment.amount / 100 },
   });
   rt.markDirty();
+  rt.webhooks?.notify(org.OrganisationID, 'INVOICE', payment.InvoiceID, 'UPDATE');
 }
 
 export function registerPaymentRoutes(app: FastifyInstance, rt: Runtime): void {

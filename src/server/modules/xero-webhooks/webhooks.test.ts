@@ -146,6 +146,27 @@ describe('Xero webhook receiver', () => {
     expect(after!.amountDuePence).toBe(cached!.amountDuePence);
   });
 
+  it('passes the sandbox\'s intent-to-receive check and applies what a person does in Xero, as the demo does', async () => {
+    const base = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    t.sandbox.setWebhooks({ url: `${base}/api/xero/webhooks`, key: KEY, batchMs: 50 });
+    await until(async () => t.sandbox.getWebhooks().state, (state) => state === 'active');
+    expect(t.sandbox.getWebhooks().state).toBe('active');
+    const [cached] = await t.database.db
+      .select()
+      .from(xeroInvoices)
+      .where(and(eq(xeroInvoices.organizationId, shopId), eq(xeroInvoices.status, 'AUTHORISED')))
+      .limit(1);
+    const started = Date.now();
+    t.sandbox.payInvoice(cached!.invoiceId, { amount: '2.50' });
+    const [after] = await until(
+      () => t.database.db.select().from(xeroInvoices).where(and(eq(xeroInvoices.organizationId, shopId), eq(xeroInvoices.invoiceId, cached!.invoiceId))),
+      (rows) => rows[0]!.amountDuePence === cached!.amountDuePence - 250,
+    );
+    expect(after!.amountDuePence).toBe(cached!.amountDuePence - 250);
+    expect(Date.now() - started).toBeLessThan(2000);
+    t.sandbox.setWebhooks(null);
+  });
+
   it('ignores events of an organisation no user has connected, without calling Xero', async () => {
     const callsBefore = t.sandbox.ledger().totals.all;
     const invoiceId = t.sandbox.state.orgs.find((o) => o.OrganisationID === builderTenant)!.invoices[0]!.InvoiceID;
