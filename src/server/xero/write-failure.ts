@@ -21,7 +21,7 @@ export function describeWriteFailure(error: unknown): WriteFailure {
     const reached = !/could not be reached/i.test(error.detail ?? '');
     return {
       outcome: 'unconfirmed',
-      reason: reached ? 'Xero answered with an error and did not confirm it' : 'no answer from Xero',
+      reason: reached ? 'Xero answered with an error' : 'no answer from Xero',
     };
   }
   if (error instanceof AppError && (error.code === 'XERO_REJECTED' || error.code === 'UNPROCESSABLE')) {

@@ -270,7 +270,7 @@ describe('Add Invoices API', () => {
     const [failure] = res.json().failed;
     expect(failure).toMatchObject({ id, approved: true, unrecordedCashAmount: 6, cashOutcome: 'unconfirmed' });
     expect(failure.message).toBe(
-      `Invoice ${failure.message.match(/INV-\d+/)?.[0]} was approved, but Xero did not confirm its cash payment of £6.00 (Xero answered with an error and did not confirm it). Ledgerlink is checking with Xero: look at the invoice on Pay Invoices in a minute, and pay the cash there only if it is still due.`,
+      `Invoice ${failure.message.match(/INV-\d+/)?.[0]} was approved, but Xero did not confirm its cash payment of £6.00 (Xero answered with an error). Ledgerlink is checking with Xero: look at the invoice on Pay Invoices in a minute, and pay the cash there only if it is still due.`,
     );
     // The invoice has left the drafts.
     expect((await listDrafts(true)).some((d) => d.id === id)).toBe(false);
