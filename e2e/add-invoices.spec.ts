@@ -1,5 +1,5 @@
 import type { Locator, Page } from '@playwright/test';
-import { APP_ORIGIN, connectDemo, expect, resetSandbox, SANDBOX_URL, screenshot, setTheme, test } from './fixtures';
+import { APP_ORIGIN, connectDemo, expect, resetSandbox, sandbox, SANDBOX_URL, screenshot, setTheme, test } from './fixtures';
 
 interface SandboxWrite {
   kind: string;
@@ -252,4 +252,30 @@ test.describe('Add Invoices', () => {
       });
     }
   }
+
+  test('approved, then Payments answer 503: one clear message, the row leaves the drafts (issue 17 item 3)', async ({ page }) => {
+    await page.goto('/auth');
+    await resetSandbox(page);
+    const orgs = await connectDemo(page, { active: 'Demo Shop Ltd' });
+    const shop = orgs.find((o) => o.tenantName === 'Demo Shop Ltd');
+    if (!shop) throw new Error('Demo Shop not connected');
+    await setAddInvoicesDefaults(page, shop.organizationId);
+    await page.goto('/add-invoices');
+    await expect(draftRows(page).first()).toBeVisible();
+    const [first] = await invoiceNumbers(page);
+    if (!first) throw new Error('no draft');
+    await sandbox(page, '/__sandbox/faults', { errorRate: 1, errorStatus: 503, pathPrefix: '/api.xro/2.0/Payments' });
+    try {
+      await page.getByLabel(`Cash amount for ${first}`).fill('12.5');
+      await page.getByRole('checkbox', { name: `Approve ${first}` }).click();
+      await page.getByRole('button', { name: `Process ${first}` }).click();
+      await expect(page.getByText('Approved, Cash Not Confirmed').first()).toBeVisible({ timeout: 30_000 });
+      await expect(page.getByText(`Invoice ${first} was approved, but Xero did not confirm its cash payment of £12.50`).first()).toBeVisible();
+      await expect(page.getByText(/\.\./)).toHaveCount(0);
+      await expect(rowOf(page, first)).toHaveCount(0);
+      await screenshot(page, 'add-invoices-approved-cash-unconfirmed-light-1280');
+    } finally {
+      await page.request.delete(`${SANDBOX_URL}/__sandbox/faults`);
+    }
+  });
 });

@@ -298,6 +298,33 @@ test.describe('Stock Journal', () => {
     }
   }
 
+  test('an organisation that posts journals as POSTED is told the journal was posted (issue 17 item 4)', async ({ page }) => {
+    await resetSandbox(page);
+    await connectDemo(page, { active: 'Demo Shop Ltd' });
+    ids = await saveSettings(page, { defaultStockJournalPostingStatus: 'posted' });
+    await page.request.delete(`${SANDBOX_URL}/__sandbox/ledger`);
+    try {
+      const periods = await loadPeriods(page, ids.dailySales);
+      const seeded = seededWeekEnds();
+      const week = periods.find((p) => isSameMonth(p.weekStart, p.weekEnd) && p.netTotal > 0 && !seeded.includes(p.weekEnd) && p.weekEnd < addDays(today, -21));
+      if (!week) throw new Error('no whole week to post');
+      await openScreen(page);
+      await expand(page, week.formattedRange);
+      const journalCard = page.getByRole('region', { name: `Journal for ${week.formattedRange}` });
+      await journalCard.getByRole('button', { name: 'Post Journal to Xero', exact: true }).click();
+      const dialog = page.getByRole('dialog', { name: 'Confirm Stock Journal' });
+      await dialog.getByRole('button', { name: 'Post Journal to Xero' }).click();
+      await expect(page.getByText('Journal Posted Successfully!', { exact: true })).toBeVisible();
+      await expect(page.getByText(`Journal for ${week.formattedRange} has been posted in Xero.`, { exact: true })).toBeVisible();
+      await expect(page.getByText(/Draft journal for/)).toHaveCount(0);
+      await screenshot(page, 'stock-journal-posted-toast-light-1280');
+      const [write] = await journalWrites(page);
+      expect(write?.summary.status).toBe('POSTED');
+    } finally {
+      ids = await saveSettings(page);
+    }
+  });
+
   test('exports the period list as CSV', async ({ page }) => {
     await openScreen(page);
     const download = page.waitForEvent('download');

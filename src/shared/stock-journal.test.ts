@@ -406,6 +406,12 @@ describe('messages (001 §8)', () => {
       title: 'Journal Created Successfully!',
       description: 'Draft journal for 3 Nov 2025 - 9 Nov 2025 has been created in Xero.',
     });
+    expect(describeJournalCreated('2025-11-03', '2025-11-09', 'j1', 'draft').description).toBe('Draft journal for 3 Nov 2025 - 9 Nov 2025 has been created in Xero.');
+    // Issue 17 item 4: an organisation that posts journals as POSTED is told it was posted, not "Draft journal".
+    expect(describeJournalCreated('2025-11-03', '2025-11-09', 'j1', 'posted')).toEqual({
+      title: 'Journal Posted Successfully!',
+      description: 'Journal for 3 Nov 2025 - 9 Nov 2025 has been posted in Xero.',
+    });
     expect(describeJournalCreated('2025-11-03', '2025-11-09', null).title).toBe('Journal Created - Please Verify');
     expect(describeSyncResult(3)).toEqual({ title: 'Status Updated', description: 'Updated 3 journal(s) with current status from Xero.' });
     expect(describeSyncResult(0)).toEqual({ title: 'Status Check Complete', description: 'All journals are already up to date.' });

@@ -698,13 +698,25 @@ export function describeJournalError(status: number, serverMessage?: string | nu
 
 /**
  * Toast after a successful create (001 §8): 'Journal Created Successfully!' / 'Draft journal for {start} -
- * {end} has been created in Xero.', or 'Journal Created - Please Verify' when no journalId came back.
+ * {end} has been created in Xero.', or 'Journal Created - Please Verify' when no journalId came back. A journal
+ * Xero holds as POSTED (the organisation's posting status) is said to be posted, never a draft (issue 17 item 4).
  */
-export function describeJournalCreated(periodStart: string, periodEnd: string, journalId: string | null | undefined): UserMessage {
+export function describeJournalCreated(
+  periodStart: string,
+  periodEnd: string,
+  journalId: string | null | undefined,
+  status?: string | null,
+): UserMessage {
   if (!journalId) {
     return {
       title: 'Journal Created - Please Verify',
       description: 'The journal may have been created but no journal id was returned. Please check Xero.',
+    };
+  }
+  if (status?.toLowerCase() === 'posted') {
+    return {
+      title: 'Journal Posted Successfully!',
+      description: `Journal for ${formatDateShort(periodStart)} - ${formatDateShort(periodEnd)} has been posted in Xero.`,
     };
   }
   return {

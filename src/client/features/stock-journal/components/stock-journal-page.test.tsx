@@ -365,8 +365,11 @@ describe('Stock Journal screen (001 §2–§8)', () => {
     }
   });
 
-  it('asks for confirmation before posting straight to POSTED', async () => {
-    const recorded = useHandlers({ connection: { ...connected, defaultStockJournalPostingStatus: 'posted' } });
+  it('asks for confirmation before posting straight to POSTED, then says the journal was posted (issue 17 item 4)', async () => {
+    const recorded = useHandlers({
+      connection: { ...connected, defaultStockJournalPostingStatus: 'posted' },
+      post: () => HttpResponse.json({ journalId: 'j-new', status: 'posted' }, { status: 201 }),
+    });
     const user = userEvent.setup();
     renderApp('/stock-journal');
     await openWeek(user, W1.formattedRange);
@@ -378,7 +381,9 @@ describe('Stock Journal screen (001 §2–§8)', () => {
     expect(within(dialog).getByText(/duplicate entry in Xero/)).toBeInTheDocument();
     expect(recorded.posts).toHaveLength(0);
     await user.click(within(dialog).getByRole('button', { name: 'Post Journal to Xero' }));
-    expect(await screen.findByText('Journal Created Successfully!')).toBeInTheDocument();
+    expect(await screen.findByText('Journal Posted Successfully!')).toBeInTheDocument();
+    expect(screen.getByText(`Journal for ${W1.formattedRange} has been posted in Xero.`)).toBeInTheDocument();
+    expect(screen.queryByText(/Draft journal for/)).toBeNull();
     expect(recorded.posts).toHaveLength(1);
   });
 });

@@ -95,7 +95,7 @@ export function useJournalPosting(orgId: number | null, settings: PostingSetting
     toast({ title: 'Creating Journal...', description: `Sending the journal for ${period.formattedRange} to Xero.`, variant: 'info' });
     try {
       const result = await createJournal(orgId, request, idempotencyKey);
-      const created = describeJournalCreated(period.periodStart, period.periodEnd, result.journalId);
+      const created = describeJournalCreated(period.periodStart, period.periodEnd, result.journalId, result.status);
       toast({ title: created.title, description: created.description, variant: result.journalId ? 'success' : 'warning' });
       queryClient.setQueryData<StockJournalEntry[]>(stockJournalKeys.entries(orgId), (entries = []) => [
         ...entries.filter((e) => !(e.periodStart === period.periodStart && e.periodEnd === period.periodEnd)),
