@@ -39,9 +39,9 @@ describe('administrators are pointed at the switch', () => {
     signInAs(true);
     const user = userEvent.setup();
     renderApp('/organizations');
-    await user.click(await screen.findByRole('button', { name: 'User menu for sam' }, { timeout: 10_000 }));
+    await user.click(await screen.findByRole('button', { name: 'User menu for sam' }));
     await user.click(
-      within(await screen.findByRole('menu', {}, { timeout: 10_000 })).getByRole('menuitem', {
+      within(await screen.findByRole('menu', {})).getByRole('menuitem', {
         name: 'Administration',
       }),
     );
@@ -53,8 +53,8 @@ describe('administrators are pointed at the switch', () => {
     signInAs(false);
     const user = userEvent.setup();
     renderApp('/organizations');
-    await user.click(await screen.findByRole('button', { name: 'User menu for sam' }, { timeout: 10_000 }));
-    const menu = await screen.findByRole('menu', {}, { timeout: 10_000 });
+    await user.click(await screen.findByRole('button', { name: 'User menu for sam' }));
+    const menu = await screen.findByRole('menu', {});
     expect(within(menu).getByRole('menuitem', { name: 'Settings' })).toBeInTheDocument();
     expect(within(menu).queryByRole('menuitem', { name: 'Administration' })).not.toBeInTheDocument();
   });
@@ -83,7 +83,7 @@ describe('administrators are pointed at the switch', () => {
   it('an organisation card with a feature off links an administrator to the switches', async () => {
     signInAs(true);
     renderApp('/organizations');
-    const shop = await screen.findByRole('group', { name: 'Corner Shop Ltd' }, { timeout: 10_000 });
+    const shop = await screen.findByRole('group', { name: 'Corner Shop Ltd' });
     expect(await within(shop).findByRole('link', { name: 'Switch it on in Admin' })).toHaveAttribute(
       'href',
       '/settings?tab=admin',
@@ -93,7 +93,7 @@ describe('administrators are pointed at the switch', () => {
   it('an organisation card with a feature off shows an ordinary user no link', async () => {
     signInAs(false);
     renderApp('/organizations');
-    const shop = await screen.findByRole('group', { name: 'Corner Shop Ltd' }, { timeout: 10_000 });
+    const shop = await screen.findByRole('group', { name: 'Corner Shop Ltd' });
     expect(within(shop).getByRole('button', { name: 'Pay Invoices' })).toBeInTheDocument();
     expect(within(shop).queryByRole('link', { name: 'Switch it on in Admin' })).not.toBeInTheDocument();
   });

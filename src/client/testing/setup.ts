@@ -1,5 +1,5 @@
 import '@testing-library/jest-dom/vitest';
-import { cleanup } from '@testing-library/react';
+import { cleanup, configure } from '@testing-library/react';
 import { afterAll, afterEach, beforeAll, vi } from 'vitest';
 import { resetApiClientState } from '@/client/lib/api-client';
 import { resetConnectionTrouble } from '@/client/lib/connection-trouble';
@@ -35,6 +35,10 @@ Element.prototype.scrollIntoView ??= function scrollIntoView() {};
 Element.prototype.hasPointerCapture ??= () => false;
 Element.prototype.releasePointerCapture ??= () => {};
 Element.prototype.setPointerCapture ??= () => {};
+
+// findBy…/waitFor wait for what the user waits for (the element, the text); how long they may wait is a ceiling
+// for a busy machine, not a speed target (issue 21: the default 1 s failed tests with nothing wrong).
+configure({ asyncUtilTimeout: 15_000 });
 
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
 // The shell's response schemas load on first use in the browser; loaded up front here, so tests with fake

@@ -76,7 +76,7 @@ async function openAdminTab(user: ReturnType<typeof userEvent.setup>) {
     http.get('*/api/xero/:list', () => HttpResponse.json([])),
   );
   renderApp('/settings');
-  await user.click(await screen.findByRole('tab', { name: 'Admin' }, { timeout: 5000 }));
+  await user.click(await screen.findByRole('tab', { name: 'Admin' }));
 }
 
 describe('Admin panel (000 §2, §4, §6)', () => {
@@ -124,7 +124,7 @@ describe('Admin panel (000 §2, §4, §6)', () => {
     await openAdminTab(user);
     await screen.findByText('Organization Feature Management');
     const first = sent.orgReads;
-    await waitFor(() => expect(sent.orgReads).toBeGreaterThan(first), { timeout: 6000 });
+    await waitFor(() => expect(sent.orgReads).toBeGreaterThan(first), { timeout: 15_000 });
   }, 15_000);
 
   it('edits a user inline: the email rule, "No changes to save", and only changed fields sent', async () => {
