@@ -231,4 +231,29 @@ test.describe('CIS Bills', () => {
       });
     }
   }
+
+  for (const theme of ['light', 'dark'] as const) {
+    test(`at 375 px the drafts stack as cards, amounts and buttons in view, no sideways scroll (issue 17 item 13), ${theme}`, async ({ page }) => {
+      await connectDemo(page, { active: 'Demo Builders Ltd' });
+      await saveCisSettings(page);
+      await page.setViewportSize({ width: 375, height: 800 });
+      await page.goto('/cis-invoices');
+      await setTheme(page, theme);
+      await page.reload();
+      const list = page.getByRole('list', { name: 'Draft CIS bills' });
+      await expect(list.getByRole('listitem').first()).toBeVisible();
+      await expect(page.getByRole('table', { name: 'Draft CIS bills' })).toHaveCount(0);
+      const card = list.getByRole('listitem').first();
+      await card.scrollIntoViewIfNeeded();
+      for (const label of ['Gross Amount', 'CIS Deduction', 'Amount Due']) await expect(card.getByText(label)).toBeVisible();
+      for (const name of [/^Edit amount of/, /^Approve bill/, /^Delete bill/]) await expect(card.getByRole('button', { name })).toBeInViewport();
+      const overflow = await page.evaluate(() => ({
+        page: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+        inside: [...document.querySelectorAll('ul[aria-label="Draft CIS bills"] *')].filter((el) => el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX !== 'visible').length,
+      }));
+      expect(overflow).toEqual({ page: 0, inside: 0 });
+      await card.screenshot({ path: `e2e/screenshots/cis-bills-draft-card-${theme}-375.png` });
+      await screenshot(page, `cis-bills-draft-cards-${theme}-375`);
+    });
+  }
 });

@@ -430,6 +430,28 @@ describe('Draft CIS Bills card', () => {
     await waitFor(() => expect(queries.some((q) => q.includes('refresh=true'))).toBe(true));
   });
 
+  it('below 640 px the drafts are cards with every amount and labelled Edit/Approve/Delete buttons (issue 17 item 13)', async () => {
+    const original = window.matchMedia;
+    window.matchMedia = vi.fn((query: string) => ({ ...original(query), matches: query.includes('max-width: 639') })) as typeof window.matchMedia;
+    try {
+      useBuilder({ drafts: [makeDraft()] });
+      await openMain();
+      const list = await screen.findByRole('list', { name: 'Draft CIS bills' }, FIND);
+      expect(screen.queryByRole('table', { name: 'Draft CIS bills' })).toBeNull();
+      const [card] = within(list).getAllByRole('listitem');
+      if (!card) throw new Error('no card');
+      for (const text of ['Hughes Groundworks Ltd', '20 Nov 2026', 'Gross Amount', '£1,000.00', 'CIS Deduction', '£200.00', 'Amount Due', '£800.00']) {
+        expect(card).toHaveTextContent(text);
+      }
+      for (const name of ['Edit amount of', 'Approve bill', 'Delete bill']) {
+        const button = within(card).getByRole('button', { name: `${name} Hughes Groundworks Ltd 3327` });
+        expect(button).toHaveTextContent(/Edit|Approve|Delete/);
+      }
+    } finally {
+      window.matchMedia = original;
+    }
+  });
+
   it('edits the amount inline: Save sends {amount}, a bad amount is refused, Cancel leaves it', async () => {
     const user = userEvent.setup();
     useBuilder({ drafts: [makeDraft()] });

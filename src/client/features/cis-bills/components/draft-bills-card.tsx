@@ -20,6 +20,7 @@ import { Spinner } from '@/client/components/ui/spinner';
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@/client/components/ui/table';
 import { Tooltip } from '@/client/components/ui/tooltip';
 import { getMessage, isApiError } from '@/client/lib/api-client';
+import { useNarrowScreen } from '@/client/lib/narrow-screen';
 import { readSavedDefaults, type Connection } from '@/client/lib/connection';
 import { queryKeys } from '@/client/lib/query-client';
 import { toast } from '@/client/lib/toast';
@@ -38,6 +39,14 @@ function readServerMessage(error: unknown): string | null {
     : null;
 }
 
+/** What a draft's row or card shows while it is edited, saved, approved or deleted. */
+interface RowState {
+  isEditing: boolean;
+  isSaving: boolean;
+  isApproving: boolean;
+  busy: boolean;
+}
+
 /**
  * 'Draft CIS Bills' (001 §2): Refresh, the drafts with Subcontractor, Reference, Date, Gross Amount, CIS
  * Deduction, Amount Due, and per row Edit amount (Save/Cancel), Approve (spinner) and Delete (confirmation).
@@ -54,6 +63,7 @@ export function DraftBillsCard({
   const queryClient = useQueryClient();
   const [, navigate] = useLocation();
   const drafts = useDraftBills(orgId);
+  const narrow = useNarrowScreen();
   const [refreshing, setRefreshing] = useState(false);
   const [editing, setEditing] = useState<{ id: string; amount: string; original: number } | null>(null);
   const [savingId, setSavingId] = useState<string | null>(null);
@@ -205,6 +215,172 @@ export function DraftBillsCard({
     }
   }
 
+  function rowState(bill: DraftBill): RowState {
+    const isSaving = savingId === bill.invoiceID;
+    const isApproving = approvingIds.has(bill.invoiceID);
+    return {
+      isEditing: editing?.id === bill.invoiceID,
+      isSaving,
+      isApproving,
+      busy: isSaving || isApproving || (deleting && toDelete?.invoiceID === bill.invoiceID),
+    };
+  }
+
+  /** The gross amount, or its input while the row is being edited. */
+  function renderAmount(bill: DraftBill, row: RowState) {
+    if (!row.isEditing || !editing) return formatPounds(bill.total);
+    return (
+      <Input
+        type="number"
+        min={0}
+        step={0.01}
+        autoFocus
+        aria-label={`Gross amount for ${bill.contact.name}`}
+        className="ml-auto h-8 w-28 text-right tabular-nums"
+        value={editing.amount}
+        onChange={(e) => setEditing({ ...editing, amount: e.target.value })}
+        onKeyDown={(e) => {
+          if (e.key === 'Enter') void save();
+          if (e.key === 'Escape') leaveEdit();
+        }}
+        disabled={row.isSaving}
+      />
+    );
+  }
+
+  /** Save/Cancel while editing, else Edit, Approve and Delete; named with the bill, labelled on cards. */
+  function renderActions(bill: DraftBill, row: RowState, labelled = false) {
+    if (row.isEditing) {
+      return (
+        <>
+          <Button size="sm" onClick={() => void save()} disabled={row.isSaving}>
+            {row.isSaving ? (
+              <Spinner className="size-4 text-current" label="Saving" />
+            ) : (
+              <Check aria-hidden />
+            )}
+            Save
+          </Button>
+          <Button size="sm" variant="outline" onClick={leaveEdit} disabled={row.isSaving}>
+            <X aria-hidden />
+            Cancel
+          </Button>
+        </>
+      );
+    }
+    const iconOnly = labelled ? 'h-9 min-w-0 flex-1 px-2' : 'size-8';
+    return (
+      <>
+        <Tooltip content="Edit amount">
+          <Button
+            variant={labelled ? 'outline' : 'ghost'}
+            size={labelled ? 'sm' : 'icon'}
+            className={iconOnly}
+            aria-label={`Edit amount of ${bill.contact.name} ${bill.reference}`}
+            ref={(el) => {
+              if (el) editButtons.current.set(bill.invoiceID, el);
+              else editButtons.current.delete(bill.invoiceID);
+            }}
+            onClick={() =>
+              setEditing({ id: bill.invoiceID, amount: bill.total.toFixed(2), original: bill.total })
+            }
+            disabled={row.busy}
+          >
+            <Pencil aria-hidden />
+            {labelled ? 'Edit' : null}
+          </Button>
+        </Tooltip>
+        <Tooltip content="Approve bill">
+          <Button
+            variant={labelled ? 'outline' : 'ghost'}
+            size={labelled ? 'sm' : 'icon'}
+            className={`${iconOnly} text-success`}
+            aria-label={`Approve bill ${bill.contact.name} ${bill.reference}`}
+            onClick={() => void approve(bill)}
+            disabled={row.busy}
+          >
+            {row.isApproving ? <Spinner className="size-4" label="Approving" /> : <Check aria-hidden />}
+            {labelled ? 'Approve' : null}
+          </Button>
+        </Tooltip>
+        <Tooltip content="Delete bill">
+          <Button
+            variant={labelled ? 'outline' : 'ghost'}
+            size={labelled ? 'sm' : 'icon'}
+            className={`${iconOnly} text-destructive`}
+            aria-label={`Delete bill ${bill.contact.name} ${bill.reference}`}
+            onClick={() => setToDelete(bill)}
+            disabled={row.busy}
+          >
+            <Trash2 aria-hidden />
+            {labelled ? 'Delete' : null}
+          </Button>
+        </Tooltip>
+      </>
+    );
+  }
+
+  /** Below 640 px each draft is a card: every amount and button in view, no sideways scroll (issue 17 item 13). */
+  function renderCards() {
+    if (drafts.isLoading) {
+      return (
+        <p className="inline-flex items-center gap-2 py-6 text-muted-foreground">
+          <Spinner className="size-4" label="Loading" />
+          Loading draft bills...
+        </p>
+      );
+    }
+    if (drafts.isError && bills.length === 0) {
+      return (
+        <p className="py-6 text-destructive">
+          {getMessage(drafts.error, 'Could not load the draft bills.')}{' '}
+          <Button variant="link" className="h-auto p-0" onClick={() => void drafts.refetch()}>
+            Try again
+          </Button>
+        </p>
+      );
+    }
+    if (bills.length === 0) {
+      return (
+        <p className="py-6 text-muted-foreground">
+          No draft bills found. Create a new bill above or check your Xero account.
+        </p>
+      );
+    }
+    return (
+      <ul className="flex list-none flex-col gap-3 p-0" aria-label="Draft CIS bills">
+        {bills.map((bill) => {
+          const row = rowState(bill);
+          return (
+            <li key={bill.invoiceID} data-bill-id={bill.invoiceID} className="rounded-lg border p-3">
+              <p className="font-medium break-words">{bill.contact.name}</p>
+              <p className="text-sm text-muted-foreground tabular-nums">
+                {bill.reference || '—'} · {bill.date ? formatDateMedium(bill.date) : '—'}
+              </p>
+              <div className="mt-2 grid grid-cols-3 gap-2 text-sm">
+                <div className="min-w-0">
+                  <p className="text-xs text-muted-foreground">Gross Amount</p>
+                  <div className="tabular-nums [&_input]:ml-0 [&_input]:w-full">
+                    {renderAmount(bill, row)}
+                  </div>
+                </div>
+                <div className="min-w-0">
+                  <p className="text-xs text-muted-foreground">CIS Deduction</p>
+                  <p className="tabular-nums">{formatPounds(bill.cisDeduction)}</p>
+                </div>
+                <div className="min-w-0">
+                  <p className="text-xs text-muted-foreground">Amount Due</p>
+                  <p className="font-medium tabular-nums">{formatPounds(bill.amountDue)}</p>
+                </div>
+              </div>
+              <div className="mt-3 flex justify-end gap-2">{renderActions(bill, row, true)}</div>
+            </li>
+          );
+        })}
+      </ul>
+    );
+  }
+
   return (
     <Card>
       <CardHeader className="flex-row flex-wrap items-start justify-between gap-3">
@@ -218,165 +394,73 @@ export function DraftBillsCard({
         </Button>
       </CardHeader>
       <CardContent>
-        <Table aria-label="Draft CIS bills">
-          <TableHeader>
-            <TableRow>
-              <TableHead>Subcontractor</TableHead>
-              <TableHead>Reference</TableHead>
-              <TableHead>Date</TableHead>
-              <TableHead className="text-right">Gross Amount</TableHead>
-              <TableHead className="text-right">CIS Deduction</TableHead>
-              <TableHead className="text-right">Amount Due</TableHead>
-              <TableHead className="text-right">Actions</TableHead>
-            </TableRow>
-          </TableHeader>
-          <TableBody>
-            {drafts.isLoading ? (
+        {narrow ? (
+          renderCards()
+        ) : (
+          <Table aria-label="Draft CIS bills">
+            <TableHeader>
               <TableRow>
-                <TableCell colSpan={7} className="py-8 text-center text-muted-foreground">
-                  <span className="inline-flex items-center gap-2">
-                    <Spinner className="size-4" label="Loading" />
-                    Loading draft bills...
-                  </span>
-                </TableCell>
+                <TableHead>Subcontractor</TableHead>
+                <TableHead>Reference</TableHead>
+                <TableHead>Date</TableHead>
+                <TableHead className="text-right">Gross Amount</TableHead>
+                <TableHead className="text-right">CIS Deduction</TableHead>
+                <TableHead className="text-right">Amount Due</TableHead>
+                <TableHead className="text-right">Actions</TableHead>
               </TableRow>
-            ) : drafts.isError && bills.length === 0 ? (
-              <TableRow>
-                <TableCell colSpan={7} className="py-8 text-center text-destructive">
-                  {getMessage(drafts.error, 'Could not load the draft bills.')}{' '}
-                  <Button variant="link" className="h-auto p-0" onClick={() => void drafts.refetch()}>
-                    Try again
-                  </Button>
-                </TableCell>
-              </TableRow>
-            ) : bills.length === 0 ? (
-              <TableRow>
-                <TableCell colSpan={7} className="py-8 text-center text-muted-foreground">
-                  No draft bills found. Create a new bill above or check your Xero account.
-                </TableCell>
-              </TableRow>
-            ) : (
-              bills.map((bill) => {
-                const isEditing = editing?.id === bill.invoiceID;
-                const isSaving = savingId === bill.invoiceID;
-                const isApproving = approvingIds.has(bill.invoiceID);
-                const busy = isSaving || isApproving || (deleting && toDelete?.invoiceID === bill.invoiceID);
-                return (
-                  <TableRow key={bill.invoiceID}>
-                    <TableCell className="font-medium">{bill.contact.name}</TableCell>
-                    <TableCell className="tabular-nums">{bill.reference || '—'}</TableCell>
-                    <TableCell className="whitespace-nowrap">
-                      {bill.date ? formatDateMedium(bill.date) : '—'}
-                    </TableCell>
-                    <TableCell className="text-right tabular-nums">
-                      {isEditing ? (
-                        <Input
-                          type="number"
-                          min={0}
-                          step={0.01}
-                          autoFocus
-                          aria-label={`Gross amount for ${bill.contact.name}`}
-                          className="ml-auto h-8 w-28 text-right tabular-nums"
-                          value={editing.amount}
-                          onChange={(e) => setEditing({ ...editing, amount: e.target.value })}
-                          onKeyDown={(e) => {
-                            if (e.key === 'Enter') void save();
-                            if (e.key === 'Escape') leaveEdit();
-                          }}
-                          disabled={isSaving}
-                        />
-                      ) : (
-                        formatPounds(bill.total)
-                      )}
-                    </TableCell>
-                    <TableCell className="text-right tabular-nums">
-                      {formatPounds(bill.cisDeduction)}
-                    </TableCell>
-                    <TableCell className="text-right tabular-nums">{formatPounds(bill.amountDue)}</TableCell>
-                    <TableCell>
-                      <div className="flex justify-end gap-1">
-                        {isEditing ? (
-                          <>
-                            <Button size="sm" onClick={() => void save()} disabled={isSaving}>
-                              {isSaving ? (
-                                <Spinner className="size-4 text-current" label="Saving" />
-                              ) : (
-                                <Check aria-hidden />
-                              )}
-                              Save
-                            </Button>
-                            <Button
-                              size="sm"
-                              variant="outline"
-                              onClick={leaveEdit}
-                              disabled={isSaving}
-                            >
-                              <X aria-hidden />
-                              Cancel
-                            </Button>
-                          </>
-                        ) : (
-                          <>
-                            <Tooltip content="Edit amount">
-                              <Button
-                                variant="ghost"
-                                size="icon"
-                                className="size-8"
-                                aria-label={`Edit amount of ${bill.contact.name} ${bill.reference}`}
-                                ref={(el) => {
-                                  if (el) editButtons.current.set(bill.invoiceID, el);
-                                  else editButtons.current.delete(bill.invoiceID);
-                                }}
-                                onClick={() =>
-                                  setEditing({
-                                    id: bill.invoiceID,
-                                    amount: bill.total.toFixed(2),
-                                    original: bill.total,
-                                  })
-                                }
-                                disabled={busy}
-                              >
-                                <Pencil aria-hidden />
-                              </Button>
-                            </Tooltip>
-                            <Tooltip content="Approve bill">
-                              <Button
-                                variant="ghost"
-                                size="icon"
-                                className="size-8 text-success"
-                                aria-label={`Approve bill ${bill.contact.name} ${bill.reference}`}
-                                onClick={() => void approve(bill)}
-                                disabled={busy}
-                              >
-                                {isApproving ? (
-                                  <Spinner className="size-4" label="Approving" />
-                                ) : (
-                                  <Check aria-hidden />
-                                )}
-                              </Button>
-                            </Tooltip>
-                            <Tooltip content="Delete bill">
-                              <Button
-                                variant="ghost"
-                                size="icon"
-                                className="size-8 text-destructive"
-                                aria-label={`Delete bill ${bill.contact.name} ${bill.reference}`}
-                                onClick={() => setToDelete(bill)}
-                                disabled={busy}
-                              >
-                                <Trash2 aria-hidden />
-                              </Button>
-                            </Tooltip>
-                          </>
-                        )}
-                      </div>
-                    </TableCell>
-                  </TableRow>
-                );
-              })
-            )}
-          </TableBody>
-        </Table>
+            </TableHeader>
+            <TableBody>
+              {drafts.isLoading ? (
+                <TableRow>
+                  <TableCell colSpan={7} className="py-8 text-center text-muted-foreground">
+                    <span className="inline-flex items-center gap-2">
+                      <Spinner className="size-4" label="Loading" />
+                      Loading draft bills...
+                    </span>
+                  </TableCell>
+                </TableRow>
+              ) : drafts.isError && bills.length === 0 ? (
+                <TableRow>
+                  <TableCell colSpan={7} className="py-8 text-center text-destructive">
+                    {getMessage(drafts.error, 'Could not load the draft bills.')}{' '}
+                    <Button variant="link" className="h-auto p-0" onClick={() => void drafts.refetch()}>
+                      Try again
+                    </Button>
+                  </TableCell>
+                </TableRow>
+              ) : bills.length === 0 ? (
+                <TableRow>
+                  <TableCell colSpan={7} className="py-8 text-center text-muted-foreground">
+                    No draft bills found. Create a new bill above or check your Xero account.
+                  </TableCell>
+                </TableRow>
+              ) : (
+                bills.map((bill) => {
+                  const row = rowState(bill);
+                  return (
+                    <TableRow key={bill.invoiceID}>
+                      <TableCell className="font-medium">{bill.contact.name}</TableCell>
+                      <TableCell className="tabular-nums">{bill.reference || '—'}</TableCell>
+                      <TableCell className="whitespace-nowrap">
+                        {bill.date ? formatDateMedium(bill.date) : '—'}
+                      </TableCell>
+                      <TableCell className="text-right tabular-nums">{renderAmount(bill, row)}</TableCell>
+                      <TableCell className="text-right tabular-nums">
+                        {formatPounds(bill.cisDeduction)}
+                      </TableCell>
+                      <TableCell className="text-right tabular-nums">
+                        {formatPounds(bill.amountDue)}
+                      </TableCell>
+                      <TableCell>
+                        <div className="flex justify-end gap-1">{renderActions(bill, row)}</div>
+                      </TableCell>
+                    </TableRow>
+                  );
+                })
+              )}
+            </TableBody>
+          </Table>
+        )}
       </CardContent>
       <DeleteBillDialog
         bill={toDelete}

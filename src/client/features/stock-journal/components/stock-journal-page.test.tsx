@@ -345,6 +345,24 @@ describe('Stock Journal screen (001 §2–§8)', () => {
     }
   });
 
+  it("below 640 px an open week's invoices are cards with Gross, VAT and Net (issue 17 item 13)", async () => {
+    const original = window.matchMedia;
+    window.matchMedia = vi.fn((query: string) => ({ ...original(query), matches: query.includes('max-width: 639') })) as typeof window.matchMedia;
+    try {
+      useHandlers();
+      const user = userEvent.setup();
+      renderApp('/stock-journal');
+      await openWeek(user, W1.formattedRange);
+      const list = await screen.findByRole('list', { name: 'Sales invoices of the period' });
+      expect(screen.queryByRole('table', { name: 'Sales invoices of the period' })).toBeNull();
+      const cards = within(list).getAllByRole('listitem');
+      expect(cards).toHaveLength(2);
+      for (const label of ['Gross', 'VAT', 'Net']) expect(cards[0]).toHaveTextContent(label);
+    } finally {
+      window.matchMedia = original;
+    }
+  });
+
   it('warns before posting the current, unfinished week, naming it (issue 17 item 18)', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(new Date('2026-11-05T12:00:00Z'));
