@@ -325,6 +325,30 @@ test.describe('Stock Journal', () => {
     }
   });
 
+  for (const theme of ['light', 'dark'] as const) {
+    test(`at 375 px an open week's invoices stack as cards, no sideways scroll (issue 17 item 13), ${theme}`, async ({ page }) => {
+      await page.setViewportSize({ width: 375, height: 800 });
+      await setTheme(page, theme);
+      await openScreen(page);
+      const periods = await loadPeriods(page, ids.dailySales);
+      const week = periods.find((p) => isSameMonth(p.weekStart, p.weekEnd) && p.netTotal > 0 && p.weekEnd < addDays(today, -7));
+      if (!week) throw new Error('no week');
+      await expand(page, week.formattedRange);
+      const list = page.getByRole('list', { name: 'Sales invoices of the period' });
+      await expect(list.getByRole('listitem').first()).toBeVisible();
+      await expect(page.getByRole('table', { name: 'Sales invoices of the period' })).toHaveCount(0);
+      const card = list.getByRole('listitem').first();
+      await card.scrollIntoViewIfNeeded();
+      for (const label of ['Gross', 'VAT', 'Net']) await expect(card.getByText(label, { exact: true })).toBeInViewport();
+      const overflow = await page.evaluate(() => ({
+        page: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+        inside: [...document.querySelectorAll('ul[aria-label="Sales invoices of the period"] *')].filter((el) => el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX !== 'visible').length,
+      }));
+      expect(overflow).toEqual({ page: 0, inside: 0 });
+      await list.screenshot({ path: `e2e/screenshots/stock-journal-invoice-cards-${theme}-375.png` });
+    });
+  }
+
   test('exports the period list as CSV', async ({ page }) => {
     await openScreen(page);
     const download = page.waitForEvent('download');
