@@ -1,9 +1,12 @@
 import { StockJournalPage } from '@/client/features/stock-journal/components/stock-journal-page';
+import { useLiveEvents } from '@/client/lib/live-events';
 
 /**
  * Stock Journal (spec 001 §2). The route already checks sign-in, the Xero connection and the feature flag; the
  * screen itself lives in `src/client/features/stock-journal` and is composed here.
  */
 export default function StockJournalRoute() {
+  // Changes made in Xero or another browser update the screen in place (issue 18).
+  useLiveEvents();
   return <StockJournalPage />;
 }

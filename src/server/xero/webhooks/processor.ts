@@ -18,7 +18,7 @@ export interface InvoiceChangeFacts {
   before: { status: string; amountDuePence: number; amountPaidPence: number } | null;
   after: { status: string; amountDuePence: number; amountPaidPence: number; totalPence: number };
   /** Payments Xero lists on the invoice now that the cache did not have (id, pence). */
-  newPayments: Array<{ paymentId: string; amountPence: number }>;
+  newPayments: Array<{ paymentId: string; amountPence: number; reference: string | null }>;
 }
 
 interface Logger {
@@ -108,14 +108,14 @@ export function createWebhookProcessor(deps: { db: Db; sync: XeroSync; live: Liv
         const changes: InvoiceChangeFacts[] = rows.map((r) => {
           const old = beforeById.get(r.invoiceId.toLowerCase());
           const known = new Set(((old?.payments ?? []) as Array<{ paymentId: string }>).map((p) => p.paymentId.toLowerCase()));
-          const payments = (r.payments ?? []) as Array<{ paymentId: string; amountPence: number }>;
+          const payments = (r.payments ?? []) as Array<{ paymentId: string; amountPence: number; reference?: string | null }>;
           return {
             invoiceId: r.invoiceId,
             invoiceNumber: r.invoiceNumber ?? null,
             type: r.type,
             before: old ? { status: old.status, amountDuePence: old.amountDuePence, amountPaidPence: old.amountPaidPence } : null,
             after: { status: r.status, amountDuePence: r.amountDuePence ?? 0, amountPaidPence: r.amountPaidPence ?? 0, totalPence: r.totalPence ?? 0 },
-            newPayments: old ? payments.filter((p) => !known.has(p.paymentId.toLowerCase())).map((p) => ({ paymentId: p.paymentId, amountPence: p.amountPence })) : [],
+            newPayments: old ? payments.filter((p) => !known.has(p.paymentId.toLowerCase())).map((p) => ({ paymentId: p.paymentId, amountPence: p.amountPence, reference: p.reference ?? null })) : [],
           };
         });
         if (changes.length > 0) await live.publish(ctx.organizationId, 'invoices', { invoices: changes });

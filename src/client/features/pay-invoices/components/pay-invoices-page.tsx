@@ -36,6 +36,7 @@ import { refreshInvoice } from '../api/refresh-invoice';
 import { forceRefreshInvoices } from '../api/refresh-invoices';
 import { useKeyboardShortcuts } from '../hooks/use-keyboard-shortcuts';
 import { useMediaQuery, WIDE_SCREEN_QUERY } from '../hooks/use-media-query';
+import { useChangedElsewhere } from '../hooks/use-changed-elsewhere';
 import { useOutOfSync } from '../hooks/use-out-of-sync';
 import { usePaymentProcessing, useUndoPayments, type PaymentRun } from '../hooks/use-payment-processing';
 import { updateInvoiceInList } from '../utils/invoice-cache';
@@ -212,6 +213,9 @@ function PayInvoicesWorkspace({
   const position = Math.min(index, Math.max(list.length - 1, 0));
   const invoice = list[position] ?? null;
   const next = list[position + 1] ?? null;
+  // Paid or changed in Xero or another browser while on screen: said in words, and no payment against the old balance.
+  const changedElsewhere = useChangedElsewhere(invoice, invoices);
+  const dismissChangedElsewhere = changedElsewhere.dismiss;
 
   // Payment allocation.
   const [cardAmount, setCardAmount] = useState('');
@@ -268,7 +272,7 @@ function PayInvoicesWorkspace({
     if (invoice && !typed.current.card) setCardAmount(getAutoFillAmount(invoice.amountDue, value));
   };
   const allocation = invoice ? getAllocation(invoice.amountDue, cardAmount, cashAmount) : null;
-  const canProcess = allocation !== null && canProcessPayments(allocation);
+  const canProcess = allocation !== null && canProcessPayments(allocation) && !changedElsewhere.isStale;
 
   // Banners and flags.
   const outOfSync = useOutOfSync();
@@ -289,8 +293,9 @@ function PayInvoicesWorkspace({
       // Previous and next clear the out-of-sync flag (001 §4); moving on clears the refresh error.
       outOfSync.clear();
       setRefreshError(false);
+      dismissChangedElsewhere();
     },
-    [list.length, outOfSync],
+    [list.length, outOfSync, dismissChangedElsewhere],
   );
 
   const standardRefresh = async () => {
@@ -364,6 +369,7 @@ function PayInvoicesWorkspace({
       toast({ title: problem?.title ?? 'No Invoice', description: problem?.description ?? '', variant: 'destructive' });
       return;
     }
+    changedElsewhere.expectOwnChange(invoice.invoiceId);
     const run = await process(invoice, buildPaymentRequests(invoice, form, today));
     if (run?.partial) {
       // Part failed: no success banner; the out-of-sync flag stays and the Undo strip offers what was paid.
@@ -376,6 +382,7 @@ function PayInvoicesWorkspace({
   };
 
   const undoRun = async (run: PaymentRun) => {
+    changedElsewhere.expectOwnChange(run.invoiceId);
     const ok = await undo(run);
     if (ok) {
       setBannerRun(null);
@@ -444,6 +451,18 @@ function PayInvoicesWorkspace({
       />
       {isFilterOpen ? <InvoiceFiltersPanel applied={filters} onApply={setFilters} /> : null}
       {outOfSync.isOutOfSync ? <OutOfSyncBanner onRefresh={() => void refreshCurrent()} isRefreshing={isRefreshingInvoice} /> : null}
+      {changedElsewhere.notice ? (
+        <Alert>
+          <AlertTriangle aria-hidden />
+          <div className="min-w-0 flex-1">
+            <AlertTitle>Changed elsewhere</AlertTitle>
+            <AlertDescription>{changedElsewhere.notice}</AlertDescription>
+          </div>
+          <Button size="sm" variant="outline" onClick={changedElsewhere.dismiss}>
+            Dismiss
+          </Button>
+        </Alert>
+      ) : null}
       {hasRefreshError ? (
         <Alert variant="destructive">
           <AlertTriangle aria-hidden />
