@@ -188,10 +188,31 @@ describe('Xero webhook receiver without a key', () => {
   });
   afterAll(() => t.close());
 
-  it('answers 404 and stores nothing: the app refreshes as before', async () => {
+  it('answers 404 and stores nothing', async () => {
     const body = JSON.stringify({ events: [], lastEventSequence: 0, firstEventSequence: 0, entropy: 'x' });
     const res = await post(t, body, sign(body));
     expect(res.statusCode).toBe(404);
+    expect(await t.database.db.select().from(xeroWebhookEvents)).toHaveLength(0);
+  });
+});
+
+describe('without webhooks (no XERO_WEBHOOK_KEY)', () => {
+  let t: XeroTestApp;
+  afterAll(() => t.close());
+
+  it('still learns of a change made in Xero through a standard refresh (If-Modified-Since), as before', async () => {
+    t = await createXeroTestApp();
+    const owner = await createConnectedUser(t, 'nohook.owner', { email: 'owner@demoshop.example', tenants: ['Demo Shop Ltd'] });
+    const shop = owner.orgs[0]!;
+    await enableFeatures(t, shop.organizationId);
+    await owner.call('POST', '/api/xero/set-active-organization', { organizationId: shop.organizationId });
+    const list = (await owner.call('GET', '/api/xero/invoices')).json() as Array<{ invoiceId: string; amountDue: number }>;
+    const target = list[0]!;
+    // No subscription: the sandbox's person-in-Xero payment is not pushed anywhere.
+    t.sandbox.payInvoice(target.invoiceId, { amount: 1 });
+    expect(t.sandbox.getWebhooks().state).toBe('off');
+    const refreshed = (await owner.call('GET', '/api/xero/invoices?refresh=true')).json() as Array<{ invoiceId: string; amountDue: number }>;
+    expect(refreshed.find((i) => i.invoiceId === target.invoiceId)!.amountDue).toBeCloseTo(target.amountDue - 1, 2);
     expect(await t.database.db.select().from(xeroWebhookEvents)).toHaveLength(0);
   });
 });
