@@ -232,6 +232,47 @@ test.describe('CIS Bills', () => {
     }
   }
 
+  test("001's own states: not connected, and the feature switched off while the page is open (issue 17 item 14)", async ({ page }) => {
+    // A new person with no Xero connection sees CIS Bills' own words, not the connect page.
+    const username = `cis-nc-${Date.now()}`;
+    const res = await page.request.post('/api/register', { data: { username, password: 'a-long-e2e-password-8812' }, headers: { origin: APP_ORIGIN } });
+    expect(res.status(), await res.text()).toBe(201);
+    await page.goto('/cis-invoices');
+    await expect(page.getByRole('heading', { name: 'Not connected to Xero' })).toBeVisible();
+    await expect(page.getByText('Please connect to Xero first to manage CIS bills.')).toBeVisible();
+    await expect(page.getByRole('link', { name: 'Connect to Xero' })).toBeVisible();
+    await screenshot(page, 'cis-bills-not-connected-light-1280');
+    await page.goto('/add-invoices');
+    await expect(page.getByText('You need to connect to Xero before managing draft invoices.')).toBeVisible();
+    await screenshot(page, 'add-invoices-not-connected-light-1280');
+    await page.request.post('/api/logout', { headers: { origin: APP_ORIGIN } });
+
+    // The administrator switches CIS Bills off while the page is open: the notice of 001, no redirect.
+    const orgs = await connectDemo(page, { active: 'Demo Builders Ltd' });
+    const builders = orgs.find((o) => o.tenantName === 'Demo Builders Ltd');
+    if (!builders) throw new Error('Demo Builders not connected');
+    await saveCisSettings(page);
+    await page.goto('/cis-invoices');
+    await expect(page.getByText('Draft CIS Bills')).toBeVisible();
+    const off = await page.request.patch(`/api/admin/organizations/${builders.organizationId}/features`, {
+      data: { featureCisBills: false },
+      headers: { origin: APP_ORIGIN },
+    });
+    expect(off.status()).toBe(200);
+    try {
+      await expect(page.getByRole('heading', { name: 'CIS Bills is not enabled' })).toBeVisible({ timeout: 15_000 });
+      await expect(page.getByText('This feature is not enabled for your organization.')).toBeVisible();
+      await page.waitForTimeout(1000);
+      await expect(page).toHaveURL(/\/cis-invoices/);
+      await screenshot(page, 'cis-bills-switched-off-light-1280');
+    } finally {
+      await page.request.patch(`/api/admin/organizations/${builders.organizationId}/features`, {
+        data: { featureCisBills: true },
+        headers: { origin: APP_ORIGIN },
+      });
+    }
+  });
+
   for (const theme of ['light', 'dark'] as const) {
     test(`at 375 px the drafts stack as cards, amounts and buttons in view, no sideways scroll (issue 17 item 13), ${theme}`, async ({ page }) => {
       await connectDemo(page, { active: 'Demo Builders Ltd' });

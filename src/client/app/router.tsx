@@ -61,15 +61,28 @@ function Protected({ children }: { children: ReactNode }) {
   );
 }
 
-/** A feature page: signed in, connected (else the connect page), and the feature on for the organisation. */
-function FeaturePage({ feature, component: Component }: { feature: FeatureKey; component: ComponentType }) {
+/**
+ * A feature page: signed in, connected (else the connect page), and the feature on for the organisation.
+ * Pages whose own 001 states say what to do without a connection (Add Invoices, CIS Bills) show those
+ * instead of the connect page (issue 17 item 14).
+ */
+function FeaturePage({
+  feature,
+  component: Component,
+  ownConnectionStates = false,
+}: {
+  feature: FeatureKey;
+  component: ComponentType;
+  ownConnectionStates?: boolean;
+}) {
+  const page = (
+    <FeatureGuard feature={feature}>
+      <Component />
+    </FeatureGuard>
+  );
   return (
     <Protected>
-      <RequireXeroConnection>
-        <FeatureGuard feature={feature}>
-          <Component />
-        </FeatureGuard>
-      </RequireXeroConnection>
+      {ownConnectionStates ? page : <RequireXeroConnection>{page}</RequireXeroConnection>}
     </Protected>
   );
 }
@@ -105,10 +118,10 @@ export function AppRouter() {
           <FeaturePage feature="pay-invoices" component={PayInvoicesRoute} />
         </Route>
         <Route path={paths.addInvoices.path}>
-          <FeaturePage feature="add-invoices" component={AddInvoicesRoute} />
+          <FeaturePage feature="add-invoices" component={AddInvoicesRoute} ownConnectionStates />
         </Route>
         <Route path={paths.cisInvoices.path}>
-          <FeaturePage feature="cis-bills" component={CisBillsRoute} />
+          <FeaturePage feature="cis-bills" component={CisBillsRoute} ownConnectionStates />
         </Route>
         <Route path={paths.stockJournal.path}>
           <FeaturePage feature="stock-journal" component={StockJournalRoute} />

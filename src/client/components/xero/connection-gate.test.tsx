@@ -1,6 +1,7 @@
 import { act, screen } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it, vi } from 'vitest';
+import { makeConnection, makeOrganization } from '@/client/testing/fixtures';
 import { renderApp } from '@/client/testing/render-app';
 import { server } from '@/client/testing/server';
 
@@ -14,6 +15,8 @@ describe('feature-route guard (spec 000 §4)', () => {
       await screen.findByText('The selected organization does not have access to this feature. Redirecting to organization page.'),
     ).toBeInTheDocument();
     expect(screen.getAllByText('Feature not available').length).toBeGreaterThan(0);
+    // Until the redirect the page says it in 001's words, not the guard's (issue 17 item 14).
+    expect(await screen.findByText('This feature is not enabled for your organization.')).toBeInTheDocument();
     expect(window.location.pathname).toBe('/cis-invoices');
     await act(async () => {
       await vi.advanceTimersByTimeAsync(500);
@@ -38,6 +41,67 @@ describe('feature-route guard (spec 000 §4)', () => {
     renderApp('/cis-invoices');
     // The page loads on demand: give its chunk time on a busy machine.
     expect(await screen.findByRole('heading', { name: 'CIS Bills' }, { timeout: 5000 })).toBeInTheDocument();
+  });
+});
+
+describe("001's page states on the feature pages (issue 17 item 14)", () => {
+  const orgList = (overrides: Record<string, unknown> = {}) =>
+    http.get('*/api/user-organizations', () => HttpResponse.json([makeOrganization({ featureCisBills: true, ...overrides })]));
+
+  it('CIS Bills without a connection: "Not connected to Xero" with Back to Home and Connect to Xero', async () => {
+    server.use(
+      http.get('*/api/xero/connection', () => HttpResponse.json({ connected: false })),
+      orgList({ connected: false, hasValidToken: false }),
+    );
+    renderApp('/cis-invoices');
+    expect(await screen.findByRole('heading', { name: 'Not connected to Xero' }, { timeout: 5000 })).toBeInTheDocument();
+    expect(screen.getByText('Please connect to Xero first to manage CIS bills.')).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'Connect to Xero' })).toHaveAttribute('href', '/connect');
+    expect(screen.getByRole('link', { name: 'Back to Home' })).toBeInTheDocument();
+  });
+
+  it('CIS Bills with a "token is about to expire" error is still usable: the main view, not a connect page', async () => {
+    server.use(
+      http.get('*/api/xero/connection', () =>
+        HttpResponse.json(makeConnection({ connected: false, featureCisBills: true, error: 'Token is about to expire' })),
+      ),
+      orgList(),
+      http.get('*/api/xero/*', () => HttpResponse.json([])),
+    );
+    renderApp('/cis-invoices');
+    expect(await screen.findByText('Draft CIS Bills', {}, { timeout: 5000 })).toBeInTheDocument();
+    expect(screen.queryByText('Not connected to Xero')).toBeNull();
+  });
+
+  it('Add Invoices without a connection: "You need to connect to Xero before managing draft invoices."', async () => {
+    server.use(
+      http.get('*/api/xero/connection', () => HttpResponse.json({ connected: false })),
+      orgList({ connected: false, hasValidToken: false }),
+    );
+    renderApp('/add-invoices');
+    expect(await screen.findByText('You need to connect to Xero before managing draft invoices.', {}, { timeout: 5000 })).toBeInTheDocument();
+  });
+
+  it('a feature switched off while its page is open shows the 001 notice and stays on the page', async () => {
+    let on = true;
+    server.use(
+      http.get('*/api/xero/connection', () => HttpResponse.json(makeConnection({ featureCisBills: on }))),
+      http.get('*/api/user-organizations', () => HttpResponse.json([makeOrganization({ featureCisBills: on })])),
+      http.get('*/api/xero/*', () => HttpResponse.json([])),
+    );
+    const { queryClient } = renderApp('/cis-invoices');
+    expect(await screen.findByText('Draft CIS Bills', {}, { timeout: 5000 })).toBeInTheDocument();
+    on = false;
+    await act(async () => {
+      await queryClient.invalidateQueries();
+    });
+    expect(await screen.findByText('This feature is not enabled for your organization.')).toBeInTheDocument();
+    expect(screen.getByRole('heading', { name: 'CIS Bills is not enabled' })).toBeInTheDocument();
+    await act(async () => {
+      await new Promise((r) => setTimeout(r, 800));
+    });
+    expect(window.location.pathname).toBe('/cis-invoices');
+    expect(screen.queryByText('The selected organization does not have access to this feature. Redirecting to organization page.')).toBeNull();
   });
 });
 

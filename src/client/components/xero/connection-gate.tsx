@@ -1,7 +1,6 @@
-import { Lock } from 'lucide-react';
 import { useEffect, useRef, type ReactNode } from 'react';
 import { useLocation } from 'wouter';
-import { FEATURE_LABELS, type FeatureKey } from '@/shared/feature-flags-rules';
+import type { FeatureKey } from '@/shared/feature-flags-rules';
 import { paths } from '@/client/config/paths';
 import { useConnection } from '@/client/lib/connection';
 import { useFeatureFlags } from '@/client/lib/feature-access';
@@ -21,42 +20,40 @@ export function RequireXeroConnection({ children }: { children: ReactNode }) {
 export const FEATURE_REDIRECT_DELAY_MS = 500;
 
 /**
- * The feature-route guard (spec 000 §4 Organization): when the active organisation lacks the page's feature,
- * toast "Feature not available", keep the organisation, and go to /organizations after 500 ms.
+ * The feature-route guard (spec 000 §4 Organization): when the active organisation lacks the page's feature on
+ * entry, toast "Feature not available", keep the organisation, and go to /organizations after 500 ms. The page
+ * itself stays on screen meanwhile, so where 000's guard and 001's page states overlap the user reads 001's
+ * words; a feature switched off while the page is open keeps the page and its 001 notice, with no redirect
+ * (issue 17 item 14).
  */
 export function FeatureGuard({ feature, children }: { feature: FeatureKey; children: ReactNode }) {
   const { flags, isLoading } = useFeatureFlags();
+  const { data: connection } = useConnection();
   const [, navigate] = useLocation();
   const warned = useRef(false);
+  /** Whether the feature was off when the page was entered (null until the flags are known). */
+  const offOnEntry = useRef<boolean | null>(null);
   const enabled = flags[feature];
+  const connected = Boolean(connection?.connected);
 
   useEffect(() => {
-    if (isLoading || enabled) return;
+    if (isLoading || !connection) return;
+    // A page whose organisation is not connected shows its own not-connected state instead (001 §2).
+    offOnEntry.current ??= connected && !enabled;
+    if (!offOnEntry.current || enabled) return;
     if (!warned.current) {
       warned.current = true;
       toast({
         title: 'Feature not available',
-        description: 'The selected organization does not have access to this feature. Redirecting to organization page.',
+        description:
+          'The selected organization does not have access to this feature. Redirecting to organization page.',
         variant: 'destructive',
       });
     }
     const timer = setTimeout(() => navigate(paths.organizations.getHref()), FEATURE_REDIRECT_DELAY_MS);
     return () => clearTimeout(timer);
-  }, [enabled, isLoading, navigate]);
+  }, [connected, connection, enabled, isLoading, navigate]);
 
   if (isLoading) return <PageSpinner />;
-  if (!enabled) {
-    return (
-      <div className="mx-auto flex max-w-md flex-col items-center gap-3 py-16 text-center">
-        <div className="flex size-12 items-center justify-center rounded-full bg-muted text-muted-foreground">
-          <Lock aria-hidden className="size-6" />
-        </div>
-        <h1 className="text-lg font-semibold">Feature not available</h1>
-        <p className="text-sm text-muted-foreground">
-          {FEATURE_LABELS[feature]} is not enabled for the selected organization. Redirecting to organization page.
-        </p>
-      </div>
-    );
-  }
   return <>{children}</>;
 }
