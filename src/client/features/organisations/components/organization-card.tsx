@@ -1,5 +1,5 @@
 import { formatDistanceToNowStrict } from 'date-fns';
-import { CheckCircle2, Clock, Gauge, Settings } from 'lucide-react';
+import { CheckCircle2, Clock, Gauge, Lock, Settings } from 'lucide-react';
 import { getTokenStatus } from '@/shared/connection';
 import { FEATURE_KEYS, FEATURE_LABELS, isFeatureEnabled, type FeatureKey } from '@/shared/feature-flags';
 import { getOrganizationName, type UserOrganization } from '@/shared/organizations';
@@ -67,6 +67,7 @@ export function OrganizationCard({
   const name = getOrganizationName(org);
   const lastAccessed = parseDate(org.lastAccessed);
   const administrator = useIsAdministrator();
+  const needsReconnect = reconnectRequired && org.connected;
   return (
     <Card className={org.isActive ? 'ring-2 ring-primary/60' : undefined} aria-label={name} role="group">
       <CardHeader className="flex-row items-start justify-between gap-3">
@@ -123,16 +124,32 @@ export function OrganizationCard({
       <CardFooter className="flex-wrap gap-2">
         {FEATURE_KEYS.map((feature) => {
           const enabled = isFeatureEnabled(org, feature);
-          const disabled = !org.connected || !enabled || busy;
+          // Xero refused the tokens: nothing on this organisation can be opened until it is reconnected (issue 17 item 7).
+          const blocked = !org.connected || needsReconnect;
+          const usable = enabled && !blocked;
           const button = (
-            <Button size="sm" variant="secondary" disabled={disabled} onClick={() => onOpenFeature(feature)}>
+            <Button
+              size="sm"
+              variant={usable ? 'outline' : 'ghost'}
+              data-feature-state={usable ? 'on' : enabled ? 'reconnect' : 'off'}
+              // On: a bordered button in the primary colour. Off: no border, a lock, muted text at full opacity
+              // (readable, not a faded copy of the on state), and a not-allowed cursor on its wrapper.
+              className={
+                usable
+                  ? 'border-primary/50 text-primary hover:bg-primary/10'
+                  : 'border border-dashed border-border text-muted-foreground disabled:opacity-100'
+              }
+              disabled={!usable || busy}
+              onClick={() => onOpenFeature(feature)}
+            >
+              {usable ? null : <Lock aria-hidden />}
               {FEATURE_LABELS[feature]}
             </Button>
           );
-          if (!enabled) {
+          if (!usable) {
             return (
-              <Tooltip key={feature} content="Feature disabled by administrator">
-                <span tabIndex={0} className="inline-flex rounded-lg">
+              <Tooltip key={feature} content={enabled ? 'Reconnect to Xero first' : 'Feature disabled by administrator'}>
+                <span tabIndex={0} className="inline-flex cursor-not-allowed rounded-lg">
                   {button}
                 </span>
               </Tooltip>
@@ -145,7 +162,7 @@ export function OrganizationCard({
         </Button>
         {administrator && FEATURE_KEYS.some((feature) => !isFeatureEnabled(org, feature)) ? (
           <p className="basis-full text-sm text-muted-foreground">
-            A greyed-out feature is off for this organization. <SwitchOnInAdmin />
+            A feature with a lock is off for this organization. <SwitchOnInAdmin />
           </p>
         ) : null}
       </CardFooter>

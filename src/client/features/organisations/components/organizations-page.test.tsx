@@ -130,6 +130,28 @@ describe('Organizations page (spec 000 §2)', () => {
     const shop = screen.getByRole('group', { name: 'Corner Shop Ltd' });
     expect(within(shop).getByText('Reconnect needed')).toBeInTheDocument();
     expect(within(shop).queryByText(/^Expires in/)).not.toBeInTheDocument();
+    // Issue 17 item 7: no feature can be opened until the organisation is reconnected.
+    for (const name of ['Pay Invoices', 'Add Invoices', 'Stock Journal']) {
+      const button = within(shop).getByRole('button', { name });
+      expect(button).toBeDisabled();
+      expect(button).toHaveAttribute('data-feature-state', 'reconnect');
+    }
+  });
+
+  it('enabled and disabled feature buttons look different: border and colour, a lock, a not-allowed cursor (issue 17 item 7)', async () => {
+    renderApp('/organizations');
+    const shop = await screen.findByRole('group', { name: 'Corner Shop Ltd' });
+    const on = within(shop).getByRole('button', { name: 'Pay Invoices' });
+    const off = within(shop).getByRole('button', { name: 'CIS Bills' });
+    expect(on).toBeEnabled();
+    expect(on).toHaveAttribute('data-feature-state', 'on');
+    expect(on.className).toMatch(/text-primary/);
+    expect(off).toBeDisabled();
+    expect(off).toHaveAttribute('data-feature-state', 'off');
+    expect(off.className).toMatch(/border-dashed/);
+    expect(off.className).toMatch(/disabled:opacity-100/);
+    expect(off.querySelector('svg')).not.toBeNull();
+    expect(off.parentElement?.className).toMatch(/cursor-not-allowed/);
   });
 
   it('empty state: "Xero Connection Needs Refreshing" when reconnection is needed', async () => {
