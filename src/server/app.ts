@@ -50,19 +50,9 @@ import { createLiveEvents } from './lib/live-events';
 import { createWebhookProcessor } from './xero/webhooks/processor';
 import { registerXeroWebhookRoutes, WEBHOOK_PATH } from './modules/xero-webhooks/webhooks.routes';
 import { registerLiveEventsRoutes } from './modules/live-events/live-events.routes';
+import type { XeroEndpoints } from './xero/endpoints';
 
-/** Where the Xero client sends its requests: Xero itself in live mode, the built-in sandbox in demo mode. */
-export interface XeroEndpoints {
-  issuer: string;
-  apiUrl: string;
-  clientId: string;
-  clientSecret: string;
-  scopes: string;
-  /** Only for an http issuer on loopback (the sandbox); never for the real Xero. */
-  allowInsecureRequests: boolean;
-  /** The key Xero signs webhooks with; demo mode shares one with its sandbox. Default: XERO_WEBHOOK_KEY. */
-  webhookKey?: string | undefined;
-}
+export type { XeroEndpoints };
 
 export interface BuildAppOptions {
   config: AppConfig;

@@ -1,5 +1,5 @@
 import * as client from 'openid-client';
-import type { XeroEndpoints } from '../../app';
+import type { XeroEndpoints } from '../endpoints';
 
 export interface TokenSet {
   accessToken: string;
