@@ -138,6 +138,24 @@ describe('Organizations page (spec 000 §2)', () => {
     }
   });
 
+  it('re-reads the cards when the connection reports a renewed token, so "Expired" does not stay red (issue 17 item 5)', async () => {
+    const past = new Date(Date.now() - 12 * 60_000).toISOString();
+    const renewed = new Date(Date.now() + 29 * 60_000).toISOString();
+    let listReads = 0;
+    server.use(
+      http.get('*/api/xero/connection', () => HttpResponse.json(makeConnection({ tokenExpiry: renewed }))),
+      http.get('*/api/user-organizations', () => {
+        listReads += 1;
+        return HttpResponse.json([makeOrganization({ tokenExpiry: listReads === 1 ? past : renewed })]);
+      }),
+    );
+    renderApp('/organizations');
+    const shop = await screen.findByRole('group', { name: 'Corner Shop Ltd' });
+    expect(await within(shop).findByText(/^Expires in 2[89] minutes$/)).toBeInTheDocument();
+    expect(within(shop).queryByText(/^Expired/)).toBeNull();
+    expect(listReads).toBe(2);
+  });
+
   it('enabled and disabled feature buttons look different: border and colour, a lock, a not-allowed cursor (issue 17 item 7)', async () => {
     renderApp('/organizations');
     const shop = await screen.findByRole('group', { name: 'Corner Shop Ltd' });

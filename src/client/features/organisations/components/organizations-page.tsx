@@ -71,6 +71,18 @@ export function OrganizationsPage() {
     if (reconnectRequired) void queryClient.invalidateQueries({ queryKey: queryKeys.userOrganizations });
   }, [reconnectRequired, queryClient]);
 
+  // The same when the token was renewed: the connection carries a later expiry than the cards, which would
+  // otherwise keep "Expired N minutes ago" in red (issue 17 item 5). Only a later expiry re-reads, so the
+  // two answers cannot chase each other.
+  const renewedExpiry = connection?.connected ? (connection.tokenExpiry ?? null) : null;
+  const listedExpiry = organizationsQuery.data?.find((org) => org.connected && org.tokenExpiry)?.tokenExpiry ?? null;
+  useEffect(() => {
+    if (!renewedExpiry || !listedExpiry) return;
+    if (Date.parse(renewedExpiry) > Date.parse(listedExpiry)) {
+      void queryClient.invalidateQueries({ queryKey: queryKeys.userOrganizations });
+    }
+  }, [renewedExpiry, listedExpiry, queryClient]);
+
   async function start(mode: 'connect' | 'reconnect') {
     setStarting(mode);
     const redirected = mode === 'connect' ? await connectToXero() : await reconnectToXero();
