@@ -4,7 +4,7 @@ import type { UserOrganization } from '../../../shared/organizations';
 import { toConnectionDefaults } from '../../../shared/settings';
 import { AppError } from '../../lib/app-error';
 import type { TokenStore } from '../../xero/xero-http/token-store';
-import { REFRESH_MARGIN_MS } from '../../xero/xero-http/token-store';
+import { REFRESH_MARGIN_MS, RENEW_AHEAD_MS } from '../../xero/xero-http/token-store';
 import type { XeroPort } from '../../xero/xero-port';
 import type { AuditLog } from '../audit/audit';
 import type { RequestPrincipal, XeroTokenStatus } from '../auth/sessions';
@@ -61,7 +61,7 @@ export function createConnectionService(deps: { orgs: OrganizationsRepository; t
         if (!token) return { connected: false, error: NOT_CONNECTED_ERROR };
         const settled = describeSettledToken(token);
         if (settled) return settled;
-        if (token.expiresAt.getTime() - Date.now() > REFRESH_MARGIN_MS) {
+        if (token.expiresAt.getTime() - Date.now() > RENEW_AHEAD_MS) {
           if (!knownActive || !knownActive.membership.connected) return { connected: false, error: NO_CONNECTED_ORGANIZATION };
           return describeConnected(knownActive.org, token.expiresAt);
         }
@@ -71,12 +71,15 @@ export function createConnectionService(deps: { orgs: OrganizationsRepository; t
       const settled = describeSettledToken({ ...current, hasRefreshToken: Boolean(current.refreshToken) });
       if (settled) return settled;
       let error: string | undefined;
-      if (current.expiresAt.getTime() - Date.now() <= REFRESH_MARGIN_MS) {
+      // Renewed ahead of expiry (single-flight), so a healthy idle connection never shows as expiring.
+      if (current.expiresAt.getTime() - Date.now() <= RENEW_AHEAD_MS) {
         try {
-          current = await tokens.refresh(userId);
+          current = await tokens.refresh(userId, false, undefined, RENEW_AHEAD_MS);
         } catch (e) {
           if (e instanceof AppError && e.code === 'XERO_AUTH_EXPIRED') return { connected: false, error: e.message };
-          error = current.expiresAt.getTime() <= Date.now() ? CONNECTION_ERRORS.expired : CONNECTION_ERRORS.aboutToExpire;
+          // Xero could not be reached: a token with time left is still good; say so only when it is running out.
+          const left = current.expiresAt.getTime() - Date.now();
+          if (left <= REFRESH_MARGIN_MS) error = left <= 0 ? CONNECTION_ERRORS.expired : CONNECTION_ERRORS.aboutToExpire;
         }
       }
       const active = await orgs.findActive(userId);

@@ -84,6 +84,22 @@ describe('connecting Xero and choosing an organisation', () => {
     expect(t.sandbox.ledger().refreshCount - before).toBe(1);
   });
 
+  it('renews a token with 8 minutes left when the status is read, so a healthy idle connection is never amber (issue 17 item 6)', async () => {
+    await t.database.db.update(xeroTokens).set({ expiresAt: new Date(Date.now() + 8 * 60_000) }).where(eq(xeroTokens.userId, owner.user.id));
+    const before = t.sandbox.ledger().refreshCount;
+    const answers = await Promise.all(Array.from({ length: 10 }, () => owner.call('GET', '/api/xero/connection')));
+    expect(t.sandbox.ledger().refreshCount - before).toBe(1);
+    for (const answer of answers) {
+      expect(answer.json()).toMatchObject({ connected: true });
+      expect(answer.json().error).toBeUndefined();
+      // Well clear of the 5-minute amber threshold.
+      expect(Date.parse(answer.json().tokenExpiry) - Date.now()).toBeGreaterThan(20 * 60_000);
+    }
+    // A token with plenty left is not renewed again.
+    await owner.call('GET', '/api/xero/connection');
+    expect(t.sandbox.ledger().refreshCount - before).toBe(1);
+  });
+
   it('refreshes once across two app instances sharing one database', async () => {
     const second = await createXeroTestApp({ database: t.database, sandboxInstance: t.sandbox });
     try {

@@ -9,6 +9,13 @@ import { OAuthError, type TokenSet, type XeroOAuth } from './oauth';
 /** Refresh this long before the access token expires, so no call goes out with a dying token. */
 export const REFRESH_MARGIN_MS = 2 * 60_000;
 
+/**
+ * The connection status renews the token this long ahead of expiry (issue 17 item 6): more than the 5 minutes
+ * under which the header turns amber (000 §9) plus the 2-minute connection refetch, so a healthy idle
+ * connection is renewed before it can look like it is running out.
+ */
+export const RENEW_AHEAD_MS = 10 * 60_000;
+
 export interface StoredTokens {
   userId: number;
   xeroUserId: string | null;
@@ -67,7 +74,7 @@ export function createTokenStore(deps: { db: Db; box: SecretBox; oauth: XeroOAut
       .onConflictDoUpdate({ target: xeroTokens.userId, set: values });
   }
 
-  async function refreshLocked(userId: number, force: boolean, rejectedAccessToken?: string): Promise<StoredTokens> {
+  async function refreshLocked(userId: number, force: boolean, rejectedAccessToken?: string, marginMs = REFRESH_MARGIN_MS): Promise<StoredTokens> {
     // A failure is returned, not thrown, from the transaction so that marking the connection
     // "reconnection required" is committed rather than rolled back with it.
     const outcome = await db.transaction(async (tx): Promise<StoredTokens | AppError> => {
@@ -77,7 +84,7 @@ export function createTokenStore(deps: { db: Db; box: SecretBox; oauth: XeroOAut
       const current = decode(row);
       if (current.status === 'reconnect_required') return new AppError('XERO_AUTH_EXPIRED', current.lastError ?? CONNECTION_ERRORS.refreshFailed);
       // Another request or instance refreshed while we waited for the lock.
-      if (!force && current.expiresAt.getTime() - Date.now() > REFRESH_MARGIN_MS) return current;
+      if (!force && current.expiresAt.getTime() - Date.now() > marginMs) return current;
       if (force && rejectedAccessToken !== undefined) {
         // Xero refused that token: refresh unless another request has already replaced it. (A refresh a few
         // seconds ago is no reason to skip: the token it gave can be the very one Xero just refused.)
@@ -120,11 +127,15 @@ export function createTokenStore(deps: { db: Db; box: SecretBox; oauth: XeroOAut
     return outcome;
   }
 
-  /** `rejectedAccessToken`: the token Xero answered 401 to, so a forced refresh knows whether it is still the stored one. */
-  function refresh(userId: number, force = false, rejectedAccessToken?: string): Promise<StoredTokens> {
+  /**
+   * `rejectedAccessToken`: the token Xero answered 401 to, so a forced refresh knows whether it is still the
+   * stored one. `marginMs`: refresh when less than this is left (default REFRESH_MARGIN_MS; RENEW_AHEAD_MS to
+   * renew ahead). Single-flight either way.
+   */
+  function refresh(userId: number, force = false, rejectedAccessToken?: string, marginMs = REFRESH_MARGIN_MS): Promise<StoredTokens> {
     const running = inFlight.get(userId);
     if (running) return running;
-    const promise = refreshLocked(userId, force, rejectedAccessToken).finally(() => inFlight.delete(userId));
+    const promise = refreshLocked(userId, force, rejectedAccessToken, marginMs).finally(() => inFlight.delete(userId));
     inFlight.set(userId, promise);
     return promise;
   }
