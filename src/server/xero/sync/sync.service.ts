@@ -264,13 +264,17 @@ export function createXeroSync(deps: { db: Db; http: XeroHttp }) {
       return this.syncInvoices(ctx, view);
     },
 
-    /** Re-reads one invoice from Xero into the cache; returns its row, or null when Xero has no such invoice. */
+    /**
+     * Re-reads one invoice from Xero into the cache; returns its row, or null when Xero has no such invoice.
+     * One try: a person is waiting and the screens retry on their own (issue 17 item 18).
+     */
     async refreshInvoice(ctx: SyncContext, invoiceId: string) {
       const readAt = new Date();
       const { data } = await http.send(ctx.userId, ctx.tenantId, {
         method: 'GET',
         path: `/api.xro/2.0/Invoices/${encodeURIComponent(invoiceId)}`,
         schema: xeroInvoicesEnvelope,
+        attempts: 1,
       });
       const inv = data.Invoices[0];
       if (!inv) return null;

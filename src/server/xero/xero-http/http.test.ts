@@ -55,6 +55,21 @@ describe('the Xero HTTP client against the sandbox', () => {
     t.sandbox.clearFaults();
   });
 
+  it('a failed single-invoice refresh is said after one try, not after the back-off (issue 17 item 18)', async () => {
+    t.sandbox.setFaults({ errorRate: 1, errorStatus: 503, pathPrefix: '/api.xro/2.0/Invoices/' });
+    try {
+      const before = t.sandbox.ledger().totals.all;
+      await expect(t.app.services.sync.refreshInvoice({ organizationId, tenantId, userId }, invoiceId)).rejects.toMatchObject({ code: 'XERO_UNAVAILABLE' });
+      expect(t.sandbox.ledger().totals.all - before).toBe(1);
+    } finally {
+      t.sandbox.clearFaults();
+    }
+    // Other reads keep their retries through a passing 5xx.
+    t.sandbox.setFaults({ failNext: 1, errorStatus: 503 });
+    expect((await send({ method: 'GET', path: `/api.xro/2.0/Invoices/${invoiceId}` })).status).toBe(200);
+    t.sandbox.clearFaults();
+  });
+
   it('does not resend a write without an idempotency key after a 5xx', async () => {
     t.sandbox.setFaults({ failNext: 1, errorStatus: 500 });
     const before = t.sandbox.ledger().totals.all;

@@ -15,6 +15,12 @@ export interface XeroRequest<T> {
   schema?: z.ZodType<T>;
   /** Return the raw bytes instead of JSON (attachments). */
   binary?: boolean;
+  /**
+   * How many times a 5xx or a lost answer is tried (default: the client's `maxAttempts`). A user-facing read
+   * whose caller already retries on its own (Pay Invoices' Refresh Invoice, 001 §8) uses 1, so a failure is
+   * said at once instead of after the back-off (issue 17 item 18).
+   */
+  attempts?: number;
 }
 
 export interface XeroResponse<T> {
@@ -144,6 +150,7 @@ export function createXeroHttp(options: XeroHttpOptions) {
       if (value !== undefined) url.searchParams.set(key, String(value));
     }
     const gate = tenantId ? gateFor(tenantId) : null;
+    const triesAllowed = Math.max(1, request.attempts ?? maxAttempts);
     let forcedRefresh = false;
     for (let attempt = 0; ; attempt += 1) {
       const tokens = await options.tokens.getAccessToken(userId);
@@ -171,7 +178,7 @@ export function createXeroHttp(options: XeroHttpOptions) {
         attempts.mayHaveApplied = true;
         // A write whose answer was lost may have been applied: only the idempotency key makes a resend safe.
         const retryable = !isWrite || Boolean(request.idempotencyKey);
-        if (retryable && attempt + 1 < maxAttempts) {
+        if (retryable && attempt + 1 < triesAllowed) {
           await sleep(backoff(attempt));
           continue;
         }
@@ -210,7 +217,7 @@ export function createXeroHttp(options: XeroHttpOptions) {
         await response.body?.cancel();
         attempts.mayHaveApplied = true;
         const retryable = !isWrite || Boolean(request.idempotencyKey);
-        if (retryable && attempt + 1 < maxAttempts) {
+        if (retryable && attempt + 1 < triesAllowed) {
           await sleep(backoff(attempt));
           continue;
         }
