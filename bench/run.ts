@@ -12,7 +12,7 @@ import path from 'node:path';
 import { describeCommand, describeMachine } from './lib/machine';
 import { readOptions } from './lib/options';
 import { startPostgres, type PostgresServer } from './lib/postgres';
-import { renderResults, type BenchResults, type PartOutcome } from './lib/report';
+import { keepUnselectedSections, renderResults, type BenchResults, type PartOutcome } from './lib/report';
 import { runPage } from './parts/page';
 import { runScaleOut } from './parts/scale-out';
 import { runServer } from './parts/server';
@@ -65,7 +65,8 @@ try {
 
 results.seconds = (performance.now() - started) / 1000;
 fs.mkdirSync(path.dirname(options.out), { recursive: true });
-fs.writeFileSync(options.out, renderResults(results));
+const previous = fs.existsSync(options.out) ? fs.readFileSync(options.out, 'utf8') : null;
+fs.writeFileSync(options.out, keepUnselectedSections(renderResults(results), previous));
 log(`wrote ${options.out}`);
 // Pools, sockets and timers of the parts are closed; exit anyway so a stray handle cannot hold the run.
 process.exit(0);

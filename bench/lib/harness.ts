@@ -272,15 +272,17 @@ export function sandboxOrg(sandbox: Sandbox, name: string): OrgRec {
 }
 
 /** Accounting API calls the sandbox counted for one organisation (what Xero's per-organisation limits count). */
-export function countTenantCalls(sandbox: Sandbox, tenantId: string): { total: number; byEndpoint: Record<string, number> } {
+export function countTenantCalls(sandbox: Sandbox, tenantId: string): { total: number; bytes: number; byEndpoint: Record<string, number> } {
   const snapshot = sandbox.ledger();
   const byEndpoint: Record<string, number> = {};
   let total = 0;
+  let bytes = 0;
   for (const row of snapshot.calls) {
     if (row.tenantId !== tenantId) continue;
     const key = `${row.method} ${row.endpoint.replace('/api.xro/2.0', '')}`;
     byEndpoint[key] = (byEndpoint[key] ?? 0) + row.count;
     total += row.count;
+    bytes += row.bytes;
   }
-  return { total, byEndpoint };
+  return { total, bytes, byEndpoint };
 }

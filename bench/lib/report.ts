@@ -63,14 +63,14 @@ function endpointsText(endpoints: Record<string, number>): string {
 function renderCalls(result: CallsResult): string[] {
   const lines = [
     `Sandbox scale ${result.scale}: ${formatNumber(result.outstanding)} outstanding sales invoices and ${formatNumber(result.drafts)} draft sales invoices in Demo Shop Ltd at the start of each run; ${result.runs} run(s), each on a freshly seeded sandbox and fresh databases (${formatNumber(result.seconds)} s in all).`,
-    'Counted: Accounting API calls the sandbox received for the organisation (what Xero\'s 60/minute and daily limits count); token refreshes go to the identity service and are listed in the notes.',
+    'Counted: Accounting API calls the sandbox received for the organisation (what Xero\'s 60/minute and daily limits count), and the bytes of their answers (what Xero\'s egress pricing counts; median of the runs); token refreshes go to the identity service and are listed in the notes.',
     '',
-    '| Action | Xero calls | Naive | Naive ÷ ours | Goal | Time (ms) | Calls in the last run |',
-    '|---|---|---|---|---|---|---|',
+    '| Action | Xero calls | Naive | Naive ÷ ours | Goal | Downloaded (egress) | Time (ms) | Calls in the last run |',
+    '|---|---|---|---|---|---|---|---|',
   ];
   for (const row of result.rows) {
     lines.push(
-      `| ${row.label} | ${callsCell(row)} | ${formatSpread(row.naive)} | ${ratioText(row)} | ${goalText(row)} | ${row.status === 'ok' ? formatSpread(row.ms) : '—'} | ${row.status === 'ok' ? endpointsText(row.endpoints) : row.notes.join('; ')} |`,
+      `| ${row.label} | ${callsCell(row)} | ${formatSpread(row.naive)} | ${ratioText(row)} | ${goalText(row)} | ${row.status === 'ok' && row.bytes ? formatBytes(row.bytes.median) : '—'} | ${row.status === 'ok' ? formatSpread(row.ms) : '—'} | ${row.status === 'ok' ? endpointsText(row.endpoints) : row.notes.join('; ')} |`,
     );
   }
   lines.push('', 'Naive model (same screen flow, computed from the sandbox\'s data in the same run): lists at Xero\'s default 100 a page, no cache and no If-Modified-Since, one call per item written.', '');
@@ -249,4 +249,35 @@ export function renderResults(results: BenchResults): string {
     ...outcomeBlock(results.scaleOut, renderScaleOut),
   ];
   return `${lines.join('\n').trimEnd()}\n`;
+}
+
+/**
+ * A run of some parts only (`npm run bench -- calls`) keeps the other parts' sections from the results file it
+ * replaces, each marked with the run that produced it, instead of wiping them.
+ */
+export function keepUnselectedSections(fresh: string, previous: string | null): string {
+  if (!previous) return fresh;
+  const produced = /^Produced by .*$/m.exec(previous)?.[0].replace(/^Produced by /, '').replace(/\.$/, '');
+  const sections = (text: string) => {
+    const out = new Map<string, string>();
+    const parts = text.split(/^(?=## \d+\. )/m);
+    for (const part of parts.slice(1)) out.set(part.split('\n', 1)[0] ?? '', part);
+    return out;
+  };
+  const old = sections(previous);
+  return fresh
+    .split(/^(?=## \d+\. )/m)
+    .map((part) => {
+      const title = part.split('\n', 1)[0] ?? '';
+      const kept = old.get(title);
+      if (!title.startsWith('## ') || !part.includes('Not run (not selected).') || !kept || kept.includes('Not run (not selected).')) return part;
+      let body = kept.slice(title.length).replace(/^\n+/, '');
+      // A section already kept names the run that measured it; keep that name.
+      const earlier = /^\(Kept from an earlier run: (.*)\.\)\n\n/.exec(body);
+      if (earlier) body = body.slice(earlier[0].length);
+      return `${title}\n\n(Kept from an earlier run: ${earlier?.[1] ?? produced ?? 'an earlier run'}.)\n\n${body.trimEnd()}\n\n`;
+    })
+    .join('')
+    .replace(/\n{3,}/g, '\n\n')
+    .replace(/\s*$/, '\n');
 }

@@ -47,6 +47,8 @@ export type ActionStatus = 'ok' | 'not-built' | 'failed';
 interface Sample {
   status: ActionStatus;
   calls: number;
+  /** Bytes of Xero's answers (egress, as the sandbox counts it like Xero's egress report). */
+  bytes: number;
   naive: number;
   ms: number;
   endpoints: Record<string, number>;
@@ -63,6 +65,7 @@ export interface CallsRow {
   goal: boolean;
   status: ActionStatus;
   calls: Spread | null;
+  bytes: Spread | null;
   naive: Spread | null;
   ms: Spread | null;
   ratio: Spread | null;
@@ -142,12 +145,14 @@ async function measure(ctx: Context, tenantIds: string[], naive: () => number, a
   const ms = performance.now() - started;
   const endpoints: Record<string, number> = {};
   let calls = 0;
+  let bytes = 0;
   for (const tenantId of tenantIds) {
     const counted = countTenantCalls(ctx.sandbox, tenantId);
     calls += counted.total;
+    bytes += counted.bytes;
     for (const [k, v] of Object.entries(counted.byEndpoint)) endpoints[k] = (endpoints[k] ?? 0) + v;
   }
-  return { status, calls, naive: naiveCount, ms, endpoints, note, refreshes: ctx.sandbox.ledger().refreshCount };
+  return { status, calls, bytes, naive: naiveCount, ms, endpoints, note, refreshes: ctx.sandbox.ledger().refreshCount };
 }
 
 const withKey = () => ({ 'idempotency-key': randomUUID() });
@@ -567,6 +572,7 @@ export async function runXeroCalls(options: BenchOptions, log: (line: string) =>
       ...row,
       status,
       calls: summarize(ok.map((s) => s.calls)),
+      bytes: summarize(ok.map((s) => s.bytes)),
       naive: summarize(samples.map((s) => s.naive)),
       ms: summarize(ok.map((s) => s.ms)),
       ratio: summarize(ok.filter((s) => s.calls > 0 || s.naive > 0).map((s) => (s.calls === 0 ? Infinity : s.naive / s.calls))),

@@ -1,5 +1,6 @@
 /**
- * The call ledger: every request counted per tenant, method and endpoint, identity calls counted
+ * The call ledger: every request counted per tenant, method and endpoint (with the bytes of its answers, as
+ * Xero's egress report counts them), identity calls counted
  * separately, every applied write listed, and every limit violation counted. Kept in memory; zeroed by
  * a reset (or DELETE /__sandbox/ledger).
  */
@@ -18,9 +19,12 @@ export interface LedgerWrite {
 
 export interface LedgerSnapshot {
   since: string;
-  /** One row per tenant × method × endpoint (endpoint is the route pattern, e.g. "/api.xro/2.0/Invoices/:id"). */
-  calls: { tenantId: string; tenantName: string; method: string; endpoint: string; count: number }[];
-  totals: { all: number; byTenant: Record<string, number>; rejected429: number };
+  /**
+   * One row per tenant × method × endpoint (endpoint is the route pattern, e.g. "/api.xro/2.0/Invoices/:id"),
+   * with the bytes of the answer bodies sent (egress).
+   */
+  calls: { tenantId: string; tenantName: string; method: string; endpoint: string; count: number; bytes: number }[];
+  totals: { all: number; byTenant: Record<string, number>; rejected429: number; bytes: number; bytesByTenant: Record<string, number> };
   identity: Record<string, number>;
   token: { authorizationCode: number; refresh: number; refreshFailed: number; failed: number };
   /** Refresh-token grant requests (successful or not). */
@@ -32,7 +36,7 @@ export interface LedgerSnapshot {
 
 export class Ledger {
   private since = new Date();
-  private calls = new Map<string, { tenantId: string; tenantName: string; method: string; endpoint: string; count: number }>();
+  private calls = new Map<string, { tenantId: string; tenantName: string; method: string; endpoint: string; count: number; bytes: number }>();
   private identity: Record<string, number> = {};
   private token = { authorizationCode: 0, refresh: 0, refreshFailed: 0, failed: 0 };
   private refreshCount = 0;
@@ -49,7 +53,13 @@ export class Ledger {
     const key = `${tenantId} ${method} ${endpoint}`;
     const row = this.calls.get(key);
     if (row) row.count++;
-    else this.calls.set(key, { tenantId, tenantName, method, endpoint, count: 1 });
+    else this.calls.set(key, { tenantId, tenantName, method, endpoint, count: 1, bytes: 0 });
+  }
+
+  /** The bytes of an answer body sent for a call counted by countCall (egress). */
+  countBytes(tenantId: string, method: string, endpoint: string, bytes: number): void {
+    const row = this.calls.get(`${tenantId} ${method} ${endpoint}`);
+    if (row) row.bytes += bytes;
   }
 
   countIdentity(kind: string): void {
@@ -80,11 +90,21 @@ export class Ledger {
   snapshot(): LedgerSnapshot {
     const calls = [...this.calls.values()].map((c) => ({ ...c }));
     const byTenant: Record<string, number> = {};
-    for (const c of calls) byTenant[c.tenantId] = (byTenant[c.tenantId] ?? 0) + c.count;
+    const bytesByTenant: Record<string, number> = {};
+    for (const c of calls) {
+      byTenant[c.tenantId] = (byTenant[c.tenantId] ?? 0) + c.count;
+      bytesByTenant[c.tenantId] = (bytesByTenant[c.tenantId] ?? 0) + c.bytes;
+    }
     return {
       since: this.since.toISOString(),
       calls,
-      totals: { all: calls.reduce((s, c) => s + c.count, 0), byTenant, rejected429: this.rejected429 },
+      totals: {
+        all: calls.reduce((s, c) => s + c.count, 0),
+        byTenant,
+        rejected429: this.rejected429,
+        bytes: calls.reduce((s, c) => s + c.bytes, 0),
+        bytesByTenant,
+      },
       identity: { ...this.identity },
       token: { ...this.token },
       refreshCount: this.refreshCount,

@@ -223,6 +223,27 @@ describe('ledger', () => {
     expect(ledger.totals.all).toBe(4);
   });
 
+  it('counts the bytes of every answer per organisation and endpoint, as Xero\'s egress report does', async () => {
+    await fetch(`${sandbox.url}/__sandbox/ledger`, { method: 'DELETE' });
+    const received: Record<string, number> = {};
+    for (const path of ['/Organisation', '/Invoices?page=1&pageSize=50', '/Invoices?page=1&pageSize=50&summaryOnly=true']) {
+      const res = await fetch(`${sandbox.url}/api.xro/2.0${path}`, { headers: { authorization: `Bearer ${token}`, 'xero-tenant-id': shop, accept: 'application/json' } });
+      expect(res.status).toBe(200);
+      const endpoint = path.split('?')[0] ?? '';
+      received[endpoint] = (received[endpoint] ?? 0) + Buffer.byteLength(await res.text());
+    }
+    const ledger = (await (await fetch(`${sandbox.url}/__sandbox/ledger`)).json()) as {
+      calls: { tenantId: string; method: string; endpoint: string; count: number; bytes: number }[];
+      totals: { bytes: number; bytesByTenant: Record<string, number> };
+    };
+    const bytes = (endpoint: string) => ledger.calls.find((c) => c.tenantId === shop && c.endpoint === `/api.xro/2.0${endpoint}`)?.bytes;
+    expect(bytes('/Organisation')).toBe(received['/Organisation']);
+    expect(bytes('/Invoices')).toBe(received['/Invoices']);
+    expect(received['/Invoices']).toBeGreaterThan(10_000);
+    expect(ledger.totals.bytesByTenant[shop]).toBe((received['/Organisation'] ?? 0) + (received['/Invoices'] ?? 0));
+    expect(ledger.totals.bytes).toBe(ledger.totals.bytesByTenant[shop]);
+  });
+
   it('answers control endpoints to loopback clients only', async () => {
     const remote = await sandbox.app.inject({ method: 'GET', url: '/__sandbox/ledger', remoteAddress: '10.1.2.3' });
     expect(remote.statusCode).toBe(404);

@@ -99,8 +99,17 @@ export async function authenticate(rt: Runtime, request: FastifyRequest): Promis
   return result.identity;
 }
 
+/** The bytes of an answer body: a string or buffer as sent, a stream by its Content-Length. */
+function bodyBytes(payload: unknown, reply: FastifyReply): number {
+  if (typeof payload === 'string') return Buffer.byteLength(payload);
+  if (Buffer.isBuffer(payload)) return payload.length;
+  return Number(reply.getHeader('content-length')) || 0;
+}
+
 export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void {
   const { rt, limits, idempotency } = deps;
+  /** The counted call each request is (tenant and route pattern), so its answer's bytes go to the same row. */
+  const counted = new WeakMap<FastifyRequest, { tenantId: string; endpoint: string }>();
 
   app.addHook('onRequest', async (request, reply) => {
     const config = request.routeOptions.config as Partial<ApiRouteConfig> | undefined;
@@ -114,6 +123,7 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
     if (!hasScope(identity.scopes, config.scope, Boolean(config.write))) throw XeroError.problem(401, 'AuthorizationUnsuccessful');
     const endpoint = request.routeOptions.url ?? request.url.split('?')[0] ?? '';
     rt.ledger.countCall(org.OrganisationID, org.Name, request.method, endpoint);
+    counted.set(request, { tenantId: org.OrganisationID, endpoint });
     const now = rt.now();
     const burst = rt.faults.takeBurst(request.url);
     if (burst) {
@@ -189,6 +199,8 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
+    const call = counted.get(request);
+    if (call) rt.ledger.countBytes(call.tenantId, request.method, call.endpoint, bodyBytes(payload, reply));
     const handle = idempotencyHandles.get(request);
     if (handle) {
       idempotencyHandles.delete(request);
