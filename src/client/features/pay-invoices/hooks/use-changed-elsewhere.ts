@@ -39,7 +39,10 @@ export function useChangedElsewhere(invoice: Invoice | null, invoices: readonly 
       const onScreen = current.current;
       if (!onScreen || !detail) return;
       const change = detail.invoices.find((c) => c.invoiceId.toLowerCase() === onScreen.invoiceId.toLowerCase());
-      if (!change || isOwnChange(own.current, onScreen.invoiceId)) return;
+      if (!change) return;
+      // This browser's own payments are in the cache before Xero's webhook arrives, so they are never "new"
+      // here; a change without new payments just after our own payment or Undo is ours.
+      if (change.newPayments.length === 0 && isOwnChange(own.current, onScreen.invoiceId)) return;
       const text = describeChangeElsewhere(change, new Set(), onScreen.currency);
       if (text) setNotice(`${onScreen.invoiceNumber}: ${text}`);
       if (roundPoundsToPence(onScreen.amountDue) !== change.after.amountDuePence) setExpected({ invoiceId: onScreen.invoiceId, amountDuePence: change.after.amountDuePence });
