@@ -29,3 +29,20 @@ export function describeWriteFailure(error: unknown): WriteFailure {
   }
   return { outcome: 'not-applied', reason: clause(error instanceof Error ? error.message : String(error)) };
 }
+
+/**
+ * The write ledger's error for a write left unconfirmed, reworded to say whether Xero answered with an error or
+ * gave no answer at all (issue 17 item 3: 'did not confirm in time' read as if Xero had refused); same code and
+ * extra, so callers and the client treat it as before. Any other error is returned unchanged.
+ */
+export function explainUnconfirmed(error: unknown): unknown {
+  if (!(error instanceof AppError) || error.extra?.writeState !== 'unknown') return error;
+  const { reason } = describeWriteFailure(error);
+  const opening = reason.charAt(0).toUpperCase() + reason.slice(1);
+  return new AppError(
+    error.code,
+    `${opening}: it did not confirm this change. Ledgerlink will check with Xero before anything is sent again; refresh in a minute to see the result.`,
+    error.detail,
+    error.extra,
+  );
+}

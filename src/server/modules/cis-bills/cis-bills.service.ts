@@ -10,6 +10,7 @@ import {
 import { fromPence, roundHalfUp, toPence } from '../../../shared/money';
 import type { Account } from '../../../shared/settings';
 import { AppError } from '../../lib/app-error';
+import { explainUnconfirmed } from '../../xero/write-failure';
 import type { Bill, BillAnswer, BillChange, BillLineInput, BillsPort, ContactsPort, NewBill } from '../../xero/bills';
 import type { CachedLine } from '../../xero/sync/mappers';
 import type { SyncContext, XeroSync } from '../../xero/sync/sync.service';
@@ -291,7 +292,7 @@ export function createCisBillsService(deps: {
     },
   ) {
     let cached: CachedBill | null = null;
-    const outcome = await ledger.execute<BillActionResponse>({
+    const execute = ledger.execute<BillActionResponse>({
       audit: auditOf(ctx, spec.kind, spec.invoiceId, spec.detail),
       organizationId: ctx.organizationId,
       tenantId: ctx.tenantId,
@@ -306,6 +307,10 @@ export function createCisBillsService(deps: {
         cached = await cacheBill(ctx, bill);
         return { xeroId: bill.invoiceId, response: { invoiceID: bill.invoiceId, status: bill.status } };
       },
+    });
+    // Say whether Xero answered with an error or not at all (issue 17 item 3).
+    const outcome = await execute.catch((error: unknown) => {
+      throw explainUnconfirmed(error);
     });
     return { outcome, cached: cached as CachedBill | null };
   }
@@ -628,8 +633,9 @@ export function createCisBillsService(deps: {
                 error: null,
               };
             }
-            const failure = describeFailure(error);
-            return { result: { id: bill.id, ok: false, ...failure }, error };
+            const explained = explainUnconfirmed(error);
+            const failure = describeFailure(explained);
+            return { result: { id: bill.id, ok: false, ...failure }, error: explained };
           } finally {
             if (!queued) batch.leave();
           }

@@ -527,6 +527,24 @@ describe('CIS Bills API (001 §7 CIS rows)', () => {
       const drafts = (await call('GET', '/api/xero/draft-bills')).json() as Array<{ invoiceID: string }>;
       expect(drafts.some((d) => d.invoiceID === id)).toBe(false);
     });
+
+    it('says Xero answered with an error, not "in time", when every approval attempt gets a 503 (issue 17 item 3)', async () => {
+      const created = await call('POST', '/api/xero/create-bill', billBody(subs['D. Walsh Joinery'] ?? '', 410));
+      const id = created.json().invoiceID as string;
+      const accounts = (await call('GET', '/api/xero/direct-costs-accounts')).json() as Array<{ id: string; code: string }>;
+      const account = accounts.find((a) => a.code === '321');
+      t.sandbox.setFaults({ errorRate: 1, errorStatus: 503, pathPrefix: '/api.xro/2.0/Invoices' });
+      let res;
+      try {
+        res = await call('POST', `/api/xero/approve-bill/${id}`, undefined, { 'x-default-bill-account-id': account?.id ?? '' });
+      } finally {
+        t.sandbox.clearFaults();
+      }
+      expect(res.statusCode).toBe(502);
+      expect(res.json().message).toBe(
+        'Xero answered with an error: it did not confirm this change. Ledgerlink will check with Xero before anything is sent again; refresh in a minute to see the result.',
+      );
+    });
   });
 
   describe('POST /api/xero/delete-bill/{id}', () => {

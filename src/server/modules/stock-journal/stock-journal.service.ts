@@ -19,6 +19,7 @@ import {
   type StockJournalEntry,
 } from '../../../shared/stock-journal';
 import { AppError } from '../../lib/app-error';
+import { explainUnconfirmed } from '../../xero/write-failure';
 import type { BodyCache, CachedBody } from '../../lib/body-cache';
 import type { TenantContext } from '../organizations/tenancy';
 import type { AuditLog } from '../audit/audit';
@@ -400,12 +401,12 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
     const orgId = tenant.organizationId;
     await repo.updateEntry(orgId, entry.id, { writeId });
     let write = await findWrite(orgId, writeId);
-    if (!write) throw error;
+    if (!write) throw explainUnconfirmed(error);
     try {
       write = await ledger.lookUp(write, tenant.tenantId);
     } catch (lookupError) {
       deps.log?.warn({ err: lookupError, writeId }, 'look-up of a journal create failed; the period stays pending');
-      throw error;
+      throw explainUnconfirmed(error);
     }
     if (write.state === 'confirmed' && write.xeroId) {
       const response = write.response as JournalCreateResponse | null;
@@ -418,7 +419,7 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
       const cause = error instanceof AppError ? error.detail : undefined;
       throw new AppError('XERO_UNAVAILABLE', JOURNAL_MESSAGES.notPosted, typeof cause === 'string' ? cause : undefined);
     }
-    throw error;
+    throw explainUnconfirmed(error);
   }
 
   return {

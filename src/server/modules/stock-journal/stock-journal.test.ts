@@ -558,6 +558,8 @@ describe('Stock Journal: a post whose answer never came back', () => {
     }
     expect(res.statusCode).toBe(502);
     expect(res.json().message).toContain('did not confirm');
+    // The answer was lost, not refused: the message says there was no answer (issue 17 item 3).
+    expect(res.json().message).toMatch(/^No answer from Xero: it did not confirm this change\./);
     const pending = (await getEntries(owner)).find((e) => e.periodStart === period.periodStart && e.periodEnd === period.periodEnd);
     expect(pending?.status).toBe('pending');
     const synced = await owner.call('POST', '/api/xero/stock-journal/sync-status');
