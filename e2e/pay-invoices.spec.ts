@@ -1,6 +1,6 @@
 import type { Page } from '@playwright/test';
 import { formatMoney } from '../src/shared/money';
-import { APP_ORIGIN, connectDemo, expect, resetSandbox, SANDBOX_URL, screenshot, setTheme, test } from './fixtures';
+import { APP_ORIGIN, connectDemo, expect, resetSandbox, sandbox, SANDBOX_URL, screenshot, setTheme, test } from './fixtures';
 
 interface Invoice {
   invoiceId: string;
@@ -338,4 +338,26 @@ test.describe('Pay Invoices', () => {
       });
     }
   }
+
+  test('a failed Refresh Invoice says so within a few seconds (issue 17 item 18)', async ({ page }) => {
+    const { invoices } = await openShop(page);
+    const [first] = invoices;
+    if (!first) throw new Error('no invoice');
+    await page.goto('/invoices');
+    await showInvoice(page, first);
+    await sandbox(page, '/__sandbox/faults', { errorRate: 1, errorStatus: 503, pathPrefix: '/api.xro/2.0/Invoices/' });
+    // An invoice Xero described less than 10 s ago is served as it is (FRESH_FROM_XERO_MS): let that pass.
+    await page.waitForTimeout(10_500);
+    try {
+      const started = Date.now();
+      await page.getByRole('button', { name: 'Refresh Invoice', exact: true }).click();
+      await expect(page.getByText('Refresh Failed').first()).toBeVisible({ timeout: 15_000 });
+      // The screen tries 3 rounds, 1 s and 2 s apart (001 §8); each server call now fails at its first 503.
+      expect(Date.now() - started).toBeLessThan(6_000);
+      await expect(page.getByText('Could not refresh invoice after multiple attempts').first()).toBeVisible();
+      await screenshot(page, 'pay-invoices-refresh-failed-light-1280');
+    } finally {
+      await page.request.delete(`${SANDBOX_URL}/__sandbox/faults`);
+    }
+  });
 });
