@@ -29,7 +29,8 @@ export function AdminPanel() {
   }
   return (
     <Tabs defaultValue="organizations">
-      <TabsList>
+      {/* Four tabs are wider than a 375 px phone: they wrap instead of scrolling the page sideways (issue 17). */}
+      <TabsList className="h-auto flex-wrap">
         <TabsTrigger value="organizations">Organizations</TabsTrigger>
         <TabsTrigger value="users">Users</TabsTrigger>
         <TabsTrigger value="activity">Activity</TabsTrigger>
