@@ -24,7 +24,8 @@ export async function startDemoSandbox(config: AppConfig) {
   const alternates = [config.appUrl, `http://localhost:${config.port}`, `http://127.0.0.1:${config.port}`];
   const redirects = [...new Set(alternates.flatMap((origin) => Object.values(redirectUris(origin))))];
   // One webhook key for both ends, new at each start: the sandbox signs its webhooks with it and the app
-  // checks them (docs/decisions/018-webhooks.md). The sandbox retries until the app listens.
+  // checks them (docs/decisions/018-webhooks.md). The subscription starts once the app listens
+  // (startWebhooks), so a start that cannot listen sends nothing to whatever holds the port.
   const webhookKey = crypto.randomBytes(32).toString('base64');
   const sandbox = await startSandbox({
     host: '127.0.0.1',
@@ -35,7 +36,6 @@ export async function startDemoSandbox(config: AppConfig) {
     clients: [
       { clientId: DEMO_CLIENT_ID, clientSecret, redirectUris: [uris.connect, uris.signin, ...redirects] },
     ],
-    webhooks: { url: `${config.appUrl}/api/xero/webhooks`, key: webhookKey },
   });
   const endpoints: XeroEndpoints = {
     issuer: sandbox.url,
@@ -46,7 +46,8 @@ export async function startDemoSandbox(config: AppConfig) {
     allowInsecureRequests: true,
     webhookKey,
   };
-  return { url: sandbox.url, endpoints, close: () => sandbox.close(), sandbox };
+  const startWebhooks = () => sandbox.setWebhooks({ url: `${config.appUrl}/api/xero/webhooks`, key: webhookKey });
+  return { url: sandbox.url, endpoints, close: () => sandbox.close(), sandbox, startWebhooks };
 }
 
 /**

@@ -126,6 +126,8 @@ async function main() {
       `cannot listen on ${config.host}:${config.port} (PORT/HOST): ${error instanceof Error ? error.message : String(error)}`,
     );
   }
+  // Demo mode: the sandbox now sends its webhooks to this app, as Xero would (intent to receive first).
+  sandbox?.startWebhooks();
   const xeroLine = sandbox ? `demo (built-in sandbox at ${sandbox.url})` : `live (${config.xero.issuer})`;
   process.stdout.write(
     `Ledgerlink ready on ${config.appUrl} · database: ${database.description} · Xero: ${xeroLine}\n`,
