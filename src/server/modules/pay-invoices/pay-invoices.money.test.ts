@@ -24,7 +24,9 @@ interface FakeInvoice {
 }
 
 function createFakeXero() {
-  let clock = Date.parse('2026-11-24T09:00:00Z');
+  // Xero's clock runs with ours (a fixed start time made the look-up's "changed after it was sent" window miss
+  // from 09:02 on the day it was written).
+  let clock = Date.now();
   const invoices = new Map<string, FakeInvoice>();
   const payments: Array<XeroPaymentFacts & { invoiceId: string }> = [];
   const calls = { create: 0, find: 0 };
@@ -120,7 +122,7 @@ describe('Pay Invoices money rules (in-memory Xero)', () => {
   async function newInvoice(totalPence: number): Promise<string> {
     serial += 1;
     const invoiceId = `inv-${serial}`;
-    xero.invoices.set(invoiceId, { invoiceId, totalPence, paidPence: 0, updatedMs: Date.parse('2026-11-24T08:00:00Z') });
+    xero.invoices.set(invoiceId, { invoiceId, totalPence, paidPence: 0, updatedMs: Date.now() - 3_600_000 });
     await database.db.insert(xeroInvoices).values({
       organizationId: ctx.organizationId,
       invoiceId,
