@@ -23,6 +23,9 @@ interface FakeInvoice {
   updatedMs: number;
 }
 
+/** When the test's invoices were last changed in Xero: an hour before the run, in Xero and in the cache alike. */
+const CREATED_MS = Date.now() - 3_600_000;
+
 function createFakeXero() {
   // Xero's clock runs with ours (a fixed start time made the look-up's "changed after it was sent" window miss
   // from 09:02 on the day it was written).
@@ -122,7 +125,7 @@ describe('Pay Invoices money rules (in-memory Xero)', () => {
   async function newInvoice(totalPence: number): Promise<string> {
     serial += 1;
     const invoiceId = `inv-${serial}`;
-    xero.invoices.set(invoiceId, { invoiceId, totalPence, paidPence: 0, updatedMs: Date.now() - 3_600_000 });
+    xero.invoices.set(invoiceId, { invoiceId, totalPence, paidPence: 0, updatedMs: CREATED_MS });
     await database.db.insert(xeroInvoices).values({
       organizationId: ctx.organizationId,
       invoiceId,
@@ -131,7 +134,7 @@ describe('Pay Invoices money rules (in-memory Xero)', () => {
       status: 'AUTHORISED',
       totalPence,
       amountDuePence: totalPence,
-      updatedUtc: new Date('2026-11-24T08:00:00Z'),
+      updatedUtc: new Date(CREATED_MS),
     });
     return invoiceId;
   }
