@@ -185,7 +185,9 @@ test.describe('Pay Invoices', () => {
     await expect(page.getByText('Please select a cash account before processing payment', { exact: true })).toBeVisible();
     await page.unroute('**/api/xero/bank-accounts**');
 
-    // Paid meanwhile elsewhere: the server refuses, the screen says the data is out of sync.
+    // Paid meanwhile elsewhere, before the screen heard of it (its live events cut off, as when they lag): the
+    // server refuses, the screen says the data is out of sync. (live-updates.spec.ts covers the screen hearing.)
+    await page.route('**/api/events**', (route) => route.abort());
     await page.reload();
     await showInvoice(page, target);
     await api(page, 'POST', '/api/xero/payments', {
@@ -204,6 +206,7 @@ test.describe('Pay Invoices', () => {
     await expect(page.getByText('Invoice Data May Be Out of Sync')).toBeVisible();
     await page.getByRole('button', { name: 'Refresh invoice', exact: true }).click();
     await expect(page.getByText('Invoice Data May Be Out of Sync')).toBeHidden();
+    await page.unroute('**/api/events**');
 
     // The window event raises the banner too.
     await page.getByRole('searchbox', { name: 'Search invoices' }).fill('');
