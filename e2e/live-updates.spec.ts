@@ -9,6 +9,12 @@ interface Invoice {
 }
 
 const money = (pounds: number) => formatMoney(Math.round(pounds * 100), 'GBP');
+/**
+ * How long a change may take to reach the other screen here. It arrives in well under 2 s on a quiet machine; a
+ * timed assertion on these shared 2-core machines fails with nothing wrong, so the test asserts that it arrives
+ * without a reload, and the time itself belongs in the bench.
+ */
+const LIVE_CEILING_MS = 10_000;
 const cardAmount = (page: Page) => page.getByRole('textbox', { name: 'Card amount' });
 const cashAmount = (page: Page) => page.getByRole('textbox', { name: 'Cash amount' });
 const processButton = (page: Page) => page.getByRole('button', { name: 'Process Payments' });
@@ -66,7 +72,7 @@ test('a payment made in another browser, and one made in Xero, reach an open Pay
     await processButton(first.page).click();
     await expect(first.page.getByText('Payment Successful!')).toBeVisible();
     const afterOne = target.amountDue - 1;
-    await expect(second.page.getByText(`${target.invoiceNumber}: Paid in Xero a moment ago: ${money(1)}; ${money(afterOne)} still due`)).toBeVisible({ timeout: 2000 });
+    await expect(second.page.getByText(`${target.invoiceNumber}: Paid in Xero a moment ago: ${money(1)}; ${money(afterOne)} still due`)).toBeVisible({ timeout: LIVE_CEILING_MS });
     // The amount typed against the old balance is gone: nothing to send.
     await expect(cardAmount(second.page)).toHaveValue('');
     await expect(processButton(second.page)).toBeDisabled();
@@ -74,8 +80,8 @@ test('a payment made in another browser, and one made in Xero, reach an open Pay
     // Someone pays £2.00 in Xero's own web app.
     await sandbox(second.page, `/__sandbox/invoices/${target.invoiceId}/pay`, { amount: 2, accountId: card.accountId });
     const afterTwo = afterOne - 2;
-    await expect(second.page.getByText(`${target.invoiceNumber}: Paid in Xero a moment ago: ${money(2)}; ${money(afterTwo)} still due`)).toBeVisible({ timeout: 2000 });
-    await expect(first.page.getByText(`${target.invoiceNumber}: Paid in Xero a moment ago: ${money(2)}; ${money(afterTwo)} still due`)).toBeVisible({ timeout: 2000 });
+    await expect(second.page.getByText(`${target.invoiceNumber}: Paid in Xero a moment ago: ${money(2)}; ${money(afterTwo)} still due`)).toBeVisible({ timeout: LIVE_CEILING_MS });
+    await expect(first.page.getByText(`${target.invoiceNumber}: Paid in Xero a moment ago: ${money(2)}; ${money(afterTwo)} still due`)).toBeVisible({ timeout: LIVE_CEILING_MS });
     await expect(processButton(second.page)).toBeDisabled();
     // The balance on screen is Xero's: the whole of it can be paid now, and no more.
     await cardAmount(second.page).fill(String(Math.round(afterTwo * 100) / 100));
