@@ -352,11 +352,16 @@ test.describe('Pay Invoices', () => {
     // An invoice Xero described less than 10 s ago is served as it is (FRESH_FROM_XERO_MS): let that pass.
     await page.waitForTimeout(10_500);
     try {
-      const started = Date.now();
+      await page.request.delete(`${SANDBOX_URL}/__sandbox/ledger`);
       await page.getByRole('button', { name: 'Refresh Invoice', exact: true }).click();
       await expect(page.getByText('Refresh Failed').first()).toBeVisible({ timeout: 15_000 });
-      // The screen tries 3 rounds, 1 s and 2 s apart (001 §8); each server call now fails at its first 503.
-      expect(Date.now() - started).toBeLessThan(6_000);
+      // The screen tries 3 rounds, 1 s and 2 s apart (001 §8); each server call now fails at its first 503
+      // instead of being retried with back-off (which took ~13 s). Counted, not timed: a shared machine's
+      // clock says nothing, the calls Xero received do.
+      const ledger = (await (await page.request.get(`${SANDBOX_URL}/__sandbox/ledger`)).json()) as { calls: Array<{ method: string; endpoint: string; count: number }> };
+      const reads = ledger.calls.filter((c) => c.method === 'GET' && c.endpoint.startsWith('/api.xro/2.0/Invoices/')).reduce((n, c) => n + c.count, 0);
+      expect(reads).toBeGreaterThan(0);
+      expect(reads).toBeLessThanOrEqual(6);
       await expect(page.getByText('Could not refresh invoice after multiple attempts').first()).toBeVisible();
       await screenshot(page, 'pay-invoices-refresh-failed-light-1280');
     } finally {
