@@ -246,9 +246,14 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     // Events stored by an instance that stopped before applying them.
     if (webhookKey) void webhooks.drain();
   });
+  let lastWebhookPurge = 0;
   const webhookSweep = setInterval(() => {
     if (webhookKey) void webhooks.drain();
-    void live.purgeOld().catch(() => undefined);
+    void live.purgeOld().catch((error: unknown) => app.log.warn({ err: error }, 'purging old live events failed'));
+    if (Date.now() - lastWebhookPurge > 15 * 60_000) {
+      lastWebhookPurge = Date.now();
+      void webhooks.purgeProcessed().catch((error: unknown) => app.log.warn({ err: error }, 'purging processed webhook events failed'));
+    }
   }, 30_000);
   webhookSweep.unref();
   app.addHook('onClose', async () => {

@@ -2,7 +2,10 @@ import crypto from 'node:crypto';
 import { and, eq, isNotNull } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { liveEvents, xeroInvoices, xeroWebhookEvents } from '../../db/schema/index.ts';
+import type { LiveEvents } from '../../lib/live-events';
 import { createTestApp, type TestApp } from '../../test/app';
+import type { XeroSync } from '../../xero/sync/sync.service';
+import { createWebhookProcessor } from '../../xero/webhooks/processor';
 import { createConnectedUser, createXeroTestApp, enableFeatures, type XeroTestApp } from '../../test/xero';
 
 const KEY = 'test-webhook-key-0123456789abcdef';
@@ -178,6 +181,38 @@ describe('Xero webhook receiver', () => {
     );
     expect(row!.outcome).toBe('ignored');
     expect(t.sandbox.ledger().totals.all).toBe(callsBefore);
+  });
+});
+
+describe('processed webhook events', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('are forgotten two days after processing; events not yet processed are kept however old', async () => {
+    const processor = createWebhookProcessor({
+      db: t.database.db,
+      sync: {} as XeroSync,
+      live: {} as LiveEvents,
+      log: { warn: () => undefined },
+    });
+    const day = 24 * 60 * 60_000;
+    const row = (resourceId: string, processedAgo: number | null) => ({
+      tenantId: 'tenant-purge',
+      category: 'INVOICE',
+      eventType: 'UPDATE',
+      resourceId,
+      eventAt: new Date(Date.now() - 3 * day),
+      receivedAt: new Date(Date.now() - 3 * day),
+      processedAt: processedAgo === null ? null : new Date(Date.now() - processedAgo),
+      outcome: processedAgo === null ? null : 'applied',
+    });
+    await t.database.db.insert(xeroWebhookEvents).values([row('old-done', 3 * day), row('recent-done', day), row('old-waiting', null)]);
+    expect(await processor.purgeProcessed()).toBe(1);
+    const left = await t.database.db.select({ resourceId: xeroWebhookEvents.resourceId }).from(xeroWebhookEvents).where(eq(xeroWebhookEvents.tenantId, 'tenant-purge'));
+    expect(left.map((r) => r.resourceId).sort()).toEqual(['old-waiting', 'recent-done']);
   });
 });
 

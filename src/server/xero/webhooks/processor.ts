@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { organizations, userOrganizations, xeroInvoices, xeroTokens, xeroWebhookEvents } from '../../db/schema/index.ts';
 import type { LiveEvents } from '../../lib/live-events';
@@ -9,6 +9,12 @@ import type { XeroWebhookPayload } from './payload';
 const CLAIM_MS = 60_000;
 const BATCH = 500;
 const MAX_ATTEMPTS = 8;
+/**
+ * Processed events are kept two days, then forgotten: Xero retries a delivery for up to a day, and a repeat
+ * within that time is dropped by the unique key (one arriving later is applied again, harmlessly: processing
+ * reads Xero's current state).
+ */
+export const PROCESSED_KEEP_MS = 2 * 24 * 60 * 60_000;
 
 /** One invoice as a screen shows it, before and after a change Xero reported. */
 export interface InvoiceChangeFacts {
@@ -162,6 +168,15 @@ export function createWebhookProcessor(deps: { db: Db; sync: XeroSync; live: Liv
     return running;
   }
 
-  return { store, drain };
+  /** Forgets events processed longer than `keepMs` ago; events not yet processed are always kept. */
+  async function purgeProcessed(keepMs = PROCESSED_KEEP_MS): Promise<number> {
+    const gone = await db
+      .delete(xeroWebhookEvents)
+      .where(and(isNotNull(xeroWebhookEvents.processedAt), lt(xeroWebhookEvents.processedAt, new Date(Date.now() - keepMs))))
+      .returning({ id: xeroWebhookEvents.id });
+    return gone.length;
+  }
+
+  return { store, drain, purgeProcessed };
 }
 export type WebhookProcessor = ReturnType<typeof createWebhookProcessor>;
