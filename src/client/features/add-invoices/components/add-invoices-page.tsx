@@ -39,7 +39,7 @@ import { getDraftInvoices, useDraftInvoices } from '../api/get-draft-invoices';
 import { useNewInvoiceDefaults } from '../api/get-new-invoice-defaults';
 import { addInvoicesKeys } from '../api/query-keys';
 import { updateDraftInvoices } from '../api/update-draft-invoices';
-import { useNarrowScreen } from '../hooks/use-narrow-screen';
+import { useNarrowScreen } from '@/client/lib/narrow-screen';
 import { DraftInvoiceCards } from './draft-invoice-cards';
 import { DraftInvoicesTable } from './draft-invoices-table';
 import { ProcessAllProgressBar, ProcessAllSummaryPanel, type ProcessAllProgress, type ProcessAllSummary } from './process-all-status';
