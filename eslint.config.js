@@ -5,7 +5,17 @@ import security from 'eslint-plugin-security';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist', 'data', 'node_modules', 'coverage', 'test-results', 'playwright-report', 'src/server/db/migrations'] },
+  {
+    ignores: [
+      'dist',
+      'data',
+      'node_modules',
+      'coverage',
+      'test-results',
+      'playwright-report',
+      'src/server/db/migrations',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   security.configs.recommended,
@@ -31,7 +41,10 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['**/server/**', '@/server/*', '@/sandbox/*'], message: 'The client never imports server or sandbox code.' },
+            {
+              group: ['**/server/**', '@/server/*', '@/sandbox/*'],
+              message: 'The client never imports server or sandbox code.',
+            },
           ],
         },
       ],
@@ -46,7 +59,10 @@ export default tseslint.config(
         {
           patterns: [
             { group: ['@/client/app/*'], message: 'Features must not import from app/.' },
-            { group: ['@/server/*', '@/sandbox/*'], message: 'The client never imports server or sandbox code.' },
+            {
+              group: ['@/server/*', '@/sandbox/*'],
+              message: 'The client never imports server or sandbox code.',
+            },
           ],
         },
       ],
@@ -57,7 +73,14 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['@/server/*', '@/client/*', '@/sandbox/*', 'node:*'], message: 'src/shared is pure: zod only, no I/O.' }] },
+        {
+          patterns: [
+            {
+              group: ['@/server/*', '@/client/*', '@/sandbox/*', 'node:*'],
+              message: 'src/shared is pure: zod only, no I/O.',
+            },
+          ],
+        },
       ],
     },
   },
@@ -70,12 +93,16 @@ export default tseslint.config(
       'no-restricted-syntax': [
         'error',
         {
-          selector: 'Literal[value=/\\/(Invoices|Payments|ManualJournals|Contacts|ContactGroups|Accounts|TaxRates|Attachments|CreditNotes|Organisation)\\b/]',
-          message: 'No Xero paths in feature modules: call a typed operation of the Xero port (src/server/xero).',
+          selector:
+            'Literal[value=/\\/(Invoices|Payments|ManualJournals|Contacts|ContactGroups|Accounts|TaxRates|Attachments|CreditNotes|Organisation)\\b/]',
+          message:
+            'No Xero paths in feature modules: call a typed operation of the Xero port (src/server/xero).',
         },
         {
-          selector: 'TemplateElement[value.raw=/\\/(Invoices|Payments|ManualJournals|Contacts|ContactGroups|Accounts|TaxRates|Attachments|CreditNotes|Organisation)\\b/]',
-          message: 'No Xero paths in feature modules: call a typed operation of the Xero port (src/server/xero).',
+          selector:
+            'TemplateElement[value.raw=/\\/(Invoices|Payments|ManualJournals|Contacts|ContactGroups|Accounts|TaxRates|Attachments|CreditNotes|Organisation)\\b/]',
+          message:
+            'No Xero paths in feature modules: call a typed operation of the Xero port (src/server/xero).',
         },
         {
           selector: 'MemberExpression[computed=false][property.name=/^[A-Z][a-z0-9]+[A-Z]?[A-Za-z0-9]*$/]',
@@ -94,7 +121,8 @@ export default tseslint.config(
             {
               group: ['**/db/schema', '**/db/schema/**'],
               importNames: ['xeroWrites'],
-              message: 'The write ledger owns xero_writes: use a function of src/server/xero/write-ledger.ts.',
+              message:
+                'The write ledger owns xero_writes: use a function of src/server/xero/write-ledger.ts.',
             },
           ],
         },
@@ -102,7 +130,14 @@ export default tseslint.config(
     },
   },
   {
-    files: ['scripts/**', 'bench/**', 'e2e/**', 'src/sandbox/main.ts', 'src/server/server.ts', 'src/server/db/*-cli.ts'],
+    files: [
+      'scripts/**',
+      'bench/**',
+      'e2e/**',
+      'src/sandbox/main.ts',
+      'src/server/server.ts',
+      'src/server/db/*-cli.ts',
+    ],
     rules: { 'no-console': 'off' },
   },
 );

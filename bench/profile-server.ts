@@ -77,7 +77,10 @@ function summarizeProfile(file: string, requests: number, fromUs: number): strin
     [...m.entries()]
       .sort((a, b) => b[1] - a[1])
       .slice(0, n)
-      .map(([k, us]) => `    ${((100 * us) / total).toFixed(1).padStart(5)} %  ${perRequest(us).padStart(12)}  ${k}`)
+      .map(
+        ([k, us]) =>
+          `    ${((100 * us) / total).toFixed(1).padStart(5)} %  ${perRequest(us).padStart(12)}  ${k}`,
+      )
       .join('\n');
   return [
     `  busy ${(total / 1e6).toFixed(1)} s, idle ${(idle / 1e6).toFixed(1)} s, ${requests} requests → ${perRequest(total)} of CPU on the server thread`,
@@ -88,11 +91,26 @@ function summarizeProfile(file: string, requests: number, fromUs: number): strin
   ].join('\n');
 }
 
-async function spawnProfiled(spec: object, profileDir: string): Promise<{ url: string; listeningAtUs: number; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--import', 'tsx', 'bench/serve.ts', 'app', JSON.stringify(spec)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, NODE_ENV: 'production' },
-  });
+async function spawnProfiled(
+  spec: object,
+  profileDir: string,
+): Promise<{ url: string; listeningAtUs: number; stop: () => Promise<void> }> {
+  const child = spawn(
+    process.execPath,
+    [
+      '--cpu-prof',
+      `--cpu-prof-dir=${profileDir}`,
+      '--import',
+      'tsx',
+      'bench/serve.ts',
+      'app',
+      JSON.stringify(spec),
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, NODE_ENV: 'production' },
+    },
+  );
   let listeningAtUs = 0;
   const port = await new Promise<number>((resolve, reject) => {
     readline.createInterface({ input: child.stdout }).on('line', (line) => {
@@ -127,14 +145,36 @@ try {
   for (const [i, target] of targets.entries()) {
     if (only.length > 0 && !only.includes(i)) continue;
     const profileDir = path.join(outDir, `target-${i}`);
-    const server = await spawnProfiled({ dataDir: dir, sandboxUrl: sandbox.url, ...(pgUrl ? { databaseUrl: pgUrl } : {}) }, profileDir);
+    const server = await spawnProfiled(
+      { dataDir: dir, sandboxUrl: sandbox.url, ...(pgUrl ? { databaseUrl: pgUrl } : {}) },
+      profileDir,
+    );
     // A short warm-up so JIT and caches settle, then the measured load.
-    const warm = await autocannon({ url: `${server.url}${target.path}`, connections: options.connections, duration: 1, headers: { cookie } });
-    const result = await autocannon({ url: `${server.url}${target.path}`, connections: options.connections, duration: seconds, headers: { cookie } });
+    const warm = await autocannon({
+      url: `${server.url}${target.path}`,
+      connections: options.connections,
+      duration: 1,
+      headers: { cookie },
+    });
+    const result = await autocannon({
+      url: `${server.url}${target.path}`,
+      connections: options.connections,
+      duration: seconds,
+      headers: { cookie },
+    });
     await server.stop();
     const file = fs.readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'));
-    console.log(`\n${target.label}: ${result.requests.average} req/s, p99 ${result.latency.p99} ms, ${result.non2xx} non-2xx`);
-    if (file) console.log(summarizeProfile(path.join(profileDir, file), warm.requests.total + result.requests.total, server.listeningAtUs));
+    console.log(
+      `\n${target.label}: ${result.requests.average} req/s, p99 ${result.latency.p99} ms, ${result.non2xx} non-2xx`,
+    );
+    if (file)
+      console.log(
+        summarizeProfile(
+          path.join(profileDir, file),
+          warm.requests.total + result.requests.total,
+          server.listeningAtUs,
+        ),
+      );
   }
   console.log(`\nprofiles: ${outDir}`);
 } finally {

@@ -21,7 +21,8 @@ import { runXeroCalls } from './parts/xero-calls';
 const argv = process.argv.slice(2);
 const options = readOptions(argv);
 const started = performance.now();
-const log = (line: string) => console.log(`[bench ${Math.round((performance.now() - started) / 1000)}s] ${line}`);
+const log = (line: string) =>
+  console.log(`[bench ${Math.round((performance.now() - started) / 1000)}s] ${line}`);
 
 async function runPart<T>(name: string, work: () => Promise<T>): Promise<PartOutcome<T>> {
   const partStarted = performance.now();
@@ -32,7 +33,10 @@ async function runPart<T>(name: string, work: () => Promise<T>): Promise<PartOut
   } catch (error) {
     const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
     console.error(`[bench] ${name} failed: ${message}`);
-    return { kind: 'failed', error: (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'unknown error' };
+    return {
+      kind: 'failed',
+      error: (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'unknown error',
+    };
   }
 }
 
@@ -52,12 +56,16 @@ const pg: PostgresServer | null = pgStart && !('unavailable' in pgStart) ? pgSta
 const pgMissing = pgStart && 'unavailable' in pgStart ? pgStart.unavailable : null;
 if (pgMissing) log(`PostgreSQL: ${pgMissing}`);
 try {
-  if (options.parts.includes('calls')) results.calls = await runPart('calls', () => runXeroCalls(options, log));
-  if (options.parts.includes('server')) results.server = await runPart('server', () => runServer(options, log, pg));
+  if (options.parts.includes('calls'))
+    results.calls = await runPart('calls', () => runXeroCalls(options, log));
+  if (options.parts.includes('server'))
+    results.server = await runPart('server', () => runServer(options, log, pg));
   if (options.parts.includes('page')) results.page = await runPart('page', () => runPage(options, log));
   if (options.parts.includes('scale-out')) {
     const server = pg;
-    results.scaleOut = server ? await runPart('scale-out', () => runScaleOut(options, server, log)) : { kind: 'skipped', reason: pgMissing ?? 'no PostgreSQL' };
+    results.scaleOut = server
+      ? await runPart('scale-out', () => runScaleOut(options, server, log))
+      : { kind: 'skipped', reason: pgMissing ?? 'no PostgreSQL' };
   }
 } finally {
   pg?.stop();

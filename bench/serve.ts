@@ -18,7 +18,9 @@ interface AppSpec {
 }
 
 async function startApp(spec: AppSpec): Promise<{ port: number; close: () => Promise<void> }> {
-  const database = await openBenchDatabase(spec.databaseUrl ? { url: spec.databaseUrl } : { dir: spec.dataDir });
+  const database = await openBenchDatabase(
+    spec.databaseUrl ? { url: spec.databaseUrl } : { dir: spec.dataDir },
+  );
   const running = await startBenchApp({ database, sandboxUrl: spec.sandboxUrl, dataDir: spec.dataDir });
   return { port: Number(new URL(running.url).port), close: () => running.close() };
 }
@@ -37,7 +39,8 @@ async function startBare(file: string): Promise<{ port: number; close: () => Pro
 }
 
 const [mode, arg = ''] = process.argv.slice(2);
-const server = mode === 'app' ? await startApp(JSON.parse(arg) as AppSpec) : mode === 'bare' ? await startBare(arg) : null;
+const server =
+  mode === 'app' ? await startApp(JSON.parse(arg) as AppSpec) : mode === 'bare' ? await startBare(arg) : null;
 if (!server) {
   console.error('usage: serve.ts app <json> | bare <file>');
   process.exit(2);

@@ -16,7 +16,10 @@ import { randomUUID } from 'node:crypto';
 import { addDays, getUkToday, getWeekStart } from '../src/shared/dates';
 import { salesResponseSchema } from '../src/shared/stock-journal';
 import { organizations, xeroInvoices } from '../src/server/db/schema/index.ts';
-import { createStockJournalRepository, type SalesInvoiceRow } from '../src/server/modules/stock-journal/stock-journal.repository';
+import {
+  createStockJournalRepository,
+  type SalesInvoiceRow,
+} from '../src/server/modules/stock-journal/stock-journal.repository';
 import { buildSalesPeriods } from '../src/server/modules/stock-journal/stock-journal.service';
 import { createTestDatabase } from '../src/server/test/database';
 import { startPostgres, type PostgresServer } from './lib/postgres';
@@ -27,14 +30,22 @@ const DAYS = 730;
 
 function stats(samples: number[]) {
   const sorted = [...samples].sort((a, b) => a - b);
-  return { median: sorted[Math.floor(sorted.length / 2)] ?? 0, min: sorted[0] ?? 0, max: sorted[sorted.length - 1] ?? 0 };
+  return {
+    median: sorted[Math.floor(sorted.length / 2)] ?? 0,
+    min: sorted[0] ?? 0,
+    max: sorted[sorted.length - 1] ?? 0,
+  };
 }
 
-const fmt = (s: ReturnType<typeof stats>) => `${s.median.toFixed(0)} ms (${s.min.toFixed(0)}–${s.max.toFixed(0)})`;
+const fmt = (s: ReturnType<typeof stats>) =>
+  `${s.median.toFixed(0)} ms (${s.min.toFixed(0)}–${s.max.toFixed(0)})`;
 
 /** The reference: what a hand-written grouping of rows already in memory costs. */
 function groupPlain(rows: readonly SalesInvoiceRow[]) {
-  const weeks = new Map<string, { gross: number; vat: number; net: number; count: number; days: Map<string, SalesInvoiceRow[]> }>();
+  const weeks = new Map<
+    string,
+    { gross: number; vat: number; net: number; count: number; days: Map<string, SalesInvoiceRow[]> }
+  >();
   for (const row of rows) {
     const key = getWeekStart(row.date);
     let week = weeks.get(key);
@@ -64,7 +75,10 @@ async function main() {
   const engine = pg ? pg.version : 'PGlite (in memory)';
   const database = await createTestDatabase();
   const db = database.db;
-  const [org] = await db.insert(organizations).values({ tenantId: randomUUID(), tenantName: 'Bench Shop', featureStockJournal: true }).returning({ id: organizations.id });
+  const [org] = await db
+    .insert(organizations)
+    .values({ tenantId: randomUUID(), tenantName: 'Bench Shop', featureStockJournal: true })
+    .returning({ id: organizations.id });
   if (!org) throw new Error('no organisation');
   const contactId = randomUUID();
   const today = getUkToday();
@@ -124,7 +138,8 @@ async function main() {
     weeks = periods.length;
     lines = rows.length;
     bytes = body.length;
-    if (reference.length !== periods.length) throw new Error(`grouping disagrees: ${reference.length} vs ${periods.length} weeks`);
+    if (reference.length !== periods.length)
+      throw new Error(`grouping disagrees: ${reference.length} vs ${periods.length} weeks`);
   }
   await database.destroy();
   pg?.stop();

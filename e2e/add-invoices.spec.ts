@@ -1,5 +1,15 @@
 import type { Locator, Page } from '@playwright/test';
-import { APP_ORIGIN, connectDemo, expect, resetSandbox, sandbox, SANDBOX_URL, screenshot, setTheme, test } from './fixtures';
+import {
+  APP_ORIGIN,
+  connectDemo,
+  expect,
+  resetSandbox,
+  sandbox,
+  SANDBOX_URL,
+  screenshot,
+  setTheme,
+  test,
+} from './fixtures';
 
 interface SandboxWrite {
   kind: string;
@@ -31,7 +41,9 @@ async function setAddInvoicesDefaults(page: Page, organizationId: number) {
     expect(res.status(), await res.text()).toBe(200);
     return res.json() as Promise<T>;
   };
-  const bank = await get<{ cashAccounts: Array<{ accountId: string; name: string }> }>('/api/xero/settings/bank-accounts');
+  const bank = await get<{ cashAccounts: Array<{ accountId: string; name: string }> }>(
+    '/api/xero/settings/bank-accounts',
+  );
   const sales = await get<Array<{ id: string; code: string }>>('/api/xero/sales-accounts');
   const vat = await get<Array<{ id: string }>>('/api/xero/vat-rates');
   const contacts = await get<Array<{ id: string; name: string }>>('/api/xero/contacts?search=Daily');
@@ -52,7 +64,12 @@ async function setAddInvoicesDefaults(page: Page, organizationId: number) {
 const draftRows = (page: Page) => page.locator('tbody tr[data-invoice-id], li[data-invoice-id]');
 
 async function invoiceNumbers(page: Page): Promise<string[]> {
-  const ids = await draftRows(page).evaluateAll((rows) => rows.map((r) => (r.tagName === 'LI' ? r.querySelector('p')?.textContent : r.querySelector('td')?.textContent) ?? ''));
+  const ids = await draftRows(page).evaluateAll((rows) =>
+    rows.map(
+      (r) =>
+        (r.tagName === 'LI' ? r.querySelector('p')?.textContent : r.querySelector('td')?.textContent) ?? '',
+    ),
+  );
   return ids;
 }
 
@@ -68,7 +85,9 @@ async function parseUkDate(text: string): Promise<string> {
 test.describe('Add Invoices', () => {
   test.describe.configure({ mode: 'serial' });
 
-  test('approves, keeps cash pending, creates an invoice and processes five rows at once, with exactly those writes in Xero', async ({ page }) => {
+  test('approves, keeps cash pending, creates an invoice and processes five rows at once, with exactly those writes in Xero', async ({
+    page,
+  }) => {
     test.setTimeout(180_000);
     await page.goto('/auth');
     await resetSandbox(page);
@@ -79,7 +98,9 @@ test.describe('Add Invoices', () => {
     await clearSandboxLedger(page);
 
     await page.goto('/add-invoices');
-    await expect(page.getByRole('heading', { name: 'Add Invoices - Add cash sales and approve draft invoices' })).toBeVisible();
+    await expect(
+      page.getByRole('heading', { name: 'Add Invoices - Add cash sales and approve draft invoices' }),
+    ).toBeVisible();
     await expect(draftRows(page).first()).toBeVisible();
     await expect(page.getByRole('columnheader', { name: /Date/ })).toHaveAttribute('aria-sort', 'descending');
     // Dates as dd/mm/yyyy, newest first.
@@ -105,7 +126,9 @@ test.describe('Add Invoices', () => {
     await test.step('approve a draft with £0 through the confirmation', async () => {
       await page.getByRole('checkbox', { name: `Approve ${zero}` }).click();
       const dialog = page.getByRole('dialog', { name: 'Confirm Zero Amount Approval' });
-      await expect(dialog).toContainText(`You're about to approve invoice ${zero} with £0 cash amount. Are you sure you want to continue?`);
+      await expect(dialog).toContainText(
+        `You're about to approve invoice ${zero} with £0 cash amount. Are you sure you want to continue?`,
+      );
       await screenshot(page, 'add-invoices-zero-confirm-light-1280');
       await dialog.getByRole('button', { name: 'Cancel' }).click();
       await expect(page.getByRole('checkbox', { name: `Approve ${zero}` })).not.toBeChecked();
@@ -160,10 +183,16 @@ test.describe('Add Invoices', () => {
       await expect(rowOf(page, pending)).toContainText('£10.00 cash pending');
       const after = await sandboxLedger(page);
       const countOf = (l: SandboxLedger, method: string, endpoint: string) =>
-        l.calls.filter((c) => c.method === method && c.endpoint === endpoint).reduce((sum, c) => sum + c.count, 0);
+        l.calls
+          .filter((c) => c.method === method && c.endpoint === endpoint)
+          .reduce((sum, c) => sum + c.count, 0);
       // Four approvals in one call, three payments in one call.
-      expect(countOf(after, 'POST', '/api.xro/2.0/Invoices') - countOf(before, 'POST', '/api.xro/2.0/Invoices')).toBe(1);
-      expect(countOf(after, 'PUT', '/api.xro/2.0/Payments') - countOf(before, 'PUT', '/api.xro/2.0/Payments')).toBe(1);
+      expect(
+        countOf(after, 'POST', '/api.xro/2.0/Invoices') - countOf(before, 'POST', '/api.xro/2.0/Invoices'),
+      ).toBe(1);
+      expect(
+        countOf(after, 'PUT', '/api.xro/2.0/Payments') - countOf(before, 'PUT', '/api.xro/2.0/Payments'),
+      ).toBe(1);
       expect(after.writes.length - before.writes.length).toBe(7);
       await screenshot(page, 'add-invoices-after-process-all-light-1280');
     });
@@ -173,7 +202,12 @@ test.describe('Add Invoices', () => {
       const cash = defaults.defaultCashAccountId;
       const [p1, p2, p3, , p5] = five;
       expect(writes.every((w) => w.tenantName === 'Demo Shop Ltd')).toBe(true);
-      expect(writes.filter((w) => w.kind === 'invoice').map((w) => [w.summary.invoiceNumber, w.action, w.summary.status]).sort()).toEqual(
+      expect(
+        writes
+          .filter((w) => w.kind === 'invoice')
+          .map((w) => [w.summary.invoiceNumber, w.action, w.summary.status])
+          .sort(),
+      ).toEqual(
         [
           [withCash, 'approve', 'AUTHORISED'],
           [zero, 'approve', 'AUTHORISED'],
@@ -184,7 +218,12 @@ test.describe('Add Invoices', () => {
           [p5, 'approve', 'AUTHORISED'],
         ].sort(),
       );
-      expect(writes.filter((w) => w.kind === 'payment').map((w) => [w.summary.invoiceNumber, w.summary.amount, w.summary.accountId]).sort()).toEqual(
+      expect(
+        writes
+          .filter((w) => w.kind === 'payment')
+          .map((w) => [w.summary.invoiceNumber, w.summary.amount, w.summary.accountId])
+          .sort(),
+      ).toEqual(
         [
           [withCash, 25.5, cash],
           [created, 40, cash],
@@ -195,21 +234,32 @@ test.describe('Add Invoices', () => {
       );
       expect(writes.filter((w) => w.kind !== 'invoice' && w.kind !== 'payment')).toEqual([]);
       // The cash kept pending was not sent to Xero: it shows on its rows after a refresh.
-      const res = await page.request.get(`/api/xero/draft-invoices?refresh=true&organizationId=${shop.organizationId}`);
+      const res = await page.request.get(
+        `/api/xero/draft-invoices?refresh=true&organizationId=${shop.organizationId}`,
+      );
       const drafts = (await res.json()) as Array<{ invoiceNumber: string; pendingCashAmount: number }>;
       expect(drafts.find((d) => d.invoiceNumber === pending)?.pendingCashAmount).toBe(10);
       expect(drafts.find((d) => d.invoiceNumber === five[3])?.pendingCashAmount).toBe(3);
     });
 
     await test.step('a Process All where one row is refused reports it and keeps the other done', async () => {
-      const [ok, refused] = (await invoiceNumbers(page)).filter((n) => n !== pending && n !== five[3]) as [string, string];
+      const [ok, refused] = (await invoiceNumbers(page)).filter((n) => n !== pending && n !== five[3]) as [
+        string,
+        string,
+      ];
       await page.getByLabel(`Cash amount for ${ok}`).fill('1');
       await page.getByRole('checkbox', { name: `Approve ${ok}` }).click();
       await page.getByLabel(`Cash amount for ${refused}`).fill('999999');
       await page.getByRole('checkbox', { name: `Approve ${refused}` }).click();
       await page.getByRole('button', { name: 'Process All' }).click();
       await expect(page.getByText('1 of 2 invoices processed, 1 failed')).toBeVisible();
-      await expect(page.locator('li', { hasText: `${refused}: The cash amount £999,999.00 is more than the total of invoice ${refused}` }).first()).toBeVisible();
+      await expect(
+        page
+          .locator('li', {
+            hasText: `${refused}: The cash amount £999,999.00 is more than the total of invoice ${refused}`,
+          })
+          .first(),
+      ).toBeVisible();
       await expect(rowOf(page, ok)).toHaveCount(0);
       await expect(page.getByLabel(`Cash amount for ${refused}`)).toHaveValue('999999');
       await screenshot(page, 'add-invoices-partial-failure-light-1280');
@@ -235,7 +285,10 @@ test.describe('Add Invoices', () => {
           // Keyboard: a sortable header works with Enter, and Tab walks a row's cash box, Approve and Process.
           await page.getByRole('button', { name: /Invoice #/ }).focus();
           await page.keyboard.press('Enter');
-          await expect(page.getByRole('columnheader', { name: /Invoice #/ })).toHaveAttribute('aria-sort', 'ascending');
+          await expect(page.getByRole('columnheader', { name: /Invoice #/ })).toHaveAttribute(
+            'aria-sort',
+            'ascending',
+          );
           const [top] = await invoiceNumbers(page);
           await page.getByLabel(`Cash amount for ${top}`).focus();
           await page.keyboard.press('Tab');
@@ -253,7 +306,9 @@ test.describe('Add Invoices', () => {
     }
   }
 
-  test('approved, then Payments answer 503: one clear message, the row leaves the drafts (issue 17 item 3)', async ({ page }) => {
+  test('approved, then Payments answer 503: one clear message, the row leaves the drafts (issue 17 item 3)', async ({
+    page,
+  }) => {
     await page.goto('/auth');
     await resetSandbox(page);
     const orgs = await connectDemo(page, { active: 'Demo Shop Ltd' });
@@ -265,19 +320,31 @@ test.describe('Add Invoices', () => {
     // A draft with no cash kept pending from an earlier test (that would be paid with the typed amount).
     let first: string | undefined;
     for (const number of await invoiceNumbers(page)) {
-      if ((await rowOf(page, number).getByText(/cash pending/).count()) === 0) {
+      if (
+        (await rowOf(page, number)
+          .getByText(/cash pending/)
+          .count()) === 0
+      ) {
         first = number;
         break;
       }
     }
     if (!first) throw new Error('no draft without pending cash');
-    await sandbox(page, '/__sandbox/faults', { errorRate: 1, errorStatus: 503, pathPrefix: '/api.xro/2.0/Payments' });
+    await sandbox(page, '/__sandbox/faults', {
+      errorRate: 1,
+      errorStatus: 503,
+      pathPrefix: '/api.xro/2.0/Payments',
+    });
     try {
       await page.getByLabel(`Cash amount for ${first}`).fill('12.5');
       await page.getByRole('checkbox', { name: `Approve ${first}` }).click();
       await page.getByRole('button', { name: `Process ${first}` }).click();
       await expect(page.getByText('Approved, Cash Not Confirmed').first()).toBeVisible({ timeout: 30_000 });
-      await expect(page.getByText(`Invoice ${first} was approved, but Xero did not confirm its cash payment of £12.50`).first()).toBeVisible();
+      await expect(
+        page
+          .getByText(`Invoice ${first} was approved, but Xero did not confirm its cash payment of £12.50`)
+          .first(),
+      ).toBeVisible();
       await expect(page.getByText(/\.\./)).toHaveCount(0);
       await expect(rowOf(page, first)).toHaveCount(0);
       await screenshot(page, 'add-invoices-approved-cash-unconfirmed-light-1280');

@@ -1,5 +1,14 @@
 import type { Browser, Page } from '@playwright/test';
-import { APP_ORIGIN, SANDBOX_URL, connectDemo, expect, sandbox, screenshot, setTheme, test } from './fixtures';
+import {
+  APP_ORIGIN,
+  SANDBOX_URL,
+  connectDemo,
+  expect,
+  sandbox,
+  screenshot,
+  setTheme,
+  test,
+} from './fixtures';
 
 const PASSWORD = 'Sturdy-Ledger-Pass-1';
 const unique = (name: string) => `${name}-${Date.now().toString(36)}`;
@@ -9,9 +18,15 @@ const toastWith = (page: Page, text: string) => page.locator('.toast-root').filt
 async function signUp(browser: Browser, username: string, xero?: { email: string; tenants: string[] }) {
   const context = await browser.newContext();
   const page = await context.newPage();
-  const res = await page.request.post('/api/register', { data: { username, password: PASSWORD }, headers: { origin: APP_ORIGIN } });
+  const res = await page.request.post('/api/register', {
+    data: { username, password: PASSWORD },
+    headers: { origin: APP_ORIGIN },
+  });
   expect(res.status(), await res.text()).toBe(201);
-  const me = (await (await page.request.get('/api/auth/current-user')).json()) as { id: number; username: string };
+  const me = (await (await page.request.get('/api/auth/current-user')).json()) as {
+    id: number;
+    username: string;
+  };
   if (xero) {
     await sandbox(page, '/__sandbox/auto-consent', xero);
     const start = await page.request.get('/api/xero/connect');
@@ -24,7 +39,11 @@ async function signUp(browser: Browser, username: string, xero?: { email: string
 }
 
 async function call(page: Page, method: 'GET' | 'PATCH', url: string, data?: unknown) {
-  const res = await page.request.fetch(url, { method, headers: { origin: APP_ORIGIN }, ...(data === undefined ? {} : { data }) });
+  const res = await page.request.fetch(url, {
+    method,
+    headers: { origin: APP_ORIGIN },
+    ...(data === undefined ? {} : { data }),
+  });
   return res.status();
 }
 
@@ -59,13 +78,20 @@ test.describe('admin panel', () => {
       ['GET', '/api/admin/audit'],
       ['GET', '/api/admin/audit.csv'],
     ];
-    for (const [method, url, data] of endpoints) expect(await call(other.page, method, url, data), `${method} ${url}`).toBe(403);
+    for (const [method, url, data] of endpoints)
+      expect(await call(other.page, method, url, data), `${method} ${url}`).toBe(403);
     await other.context.close();
   });
 
-  test('switching a feature off reaches another signed-in admin within the poll, and its API answers 403', async ({ page, browser }) => {
+  test('switching a feature off reaches another signed-in admin within the poll, and its API answers 403', async ({
+    page,
+    browser,
+  }) => {
     test.setTimeout(120_000);
-    const other = await signUp(browser, unique('manager'), { email: 'staff@demoshop.example', tenants: ['Demo Shop Ltd'] });
+    const other = await signUp(browser, unique('manager'), {
+      email: 'staff@demoshop.example',
+      tenants: ['Demo Shop Ltd'],
+    });
     expect(await call(page, 'PATCH', `/api/admin/users/${other.id}/admin`, { isAdmin: true })).toBe(200);
     // The other administrator is at work on the settings screen; their menu shows Stock Journal on.
     await other.page.goto('/settings');
@@ -97,17 +123,27 @@ test.describe('admin panel', () => {
     await expect(other.page).toHaveURL(/\/organizations$/);
     const refused = await other.page.request.get('/api/xero/stock-journal/entries');
     expect(refused.status()).toBe(403);
-    expect((await refused.json()).message).toBe('Stock Journal is disabled for this organization. Please contact an administrator to enable it.');
+    expect((await refused.json()).message).toBe(
+      'Stock Journal is disabled for this organization. Please contact an administrator to enable it.',
+    );
 
     await toggle.click();
     await expect(toggle).toBeChecked();
-    await expect.poll(async () => (await other.page.request.get('/api/xero/stock-journal/entries')).status()).toBe(200);
+    await expect
+      .poll(async () => (await other.page.request.get('/api/xero/stock-journal/entries')).status())
+      .toBe(200);
     await other.context.close();
   });
 
-  test('an ordinary user\'s menu, card buttons and page follow a switch within the poll too', async ({ page, browser }) => {
+  test("an ordinary user's menu, card buttons and page follow a switch within the poll too", async ({
+    page,
+    browser,
+  }) => {
     test.setTimeout(120_000);
-    const other = await signUp(browser, unique('cashier'), { email: 'staff@demoshop.example', tenants: ['Demo Shop Ltd'] });
+    const other = await signUp(browser, unique('cashier'), {
+      email: 'staff@demoshop.example',
+      tenants: ['Demo Shop Ltd'],
+    });
     await other.page.goto('/organizations');
     const orgCard = other.page.getByRole('group', { name: 'Demo Shop Ltd' });
     await expect(orgCard.getByRole('button', { name: 'Pay Invoices' })).toBeEnabled();
@@ -132,7 +168,10 @@ test.describe('admin panel', () => {
     await other.context.close();
   });
 
-  test('editing a user: an invalid email and an unchanged edit show the spec toasts; only the change is saved', async ({ page, browser }) => {
+  test('editing a user: an invalid email and an unchanged edit show the spec toasts; only the change is saved', async ({
+    page,
+    browser,
+  }) => {
     const other = await signUp(browser, unique('clerk'));
     await other.context.close();
     await openAdmin(page, 'Users');
@@ -157,7 +196,9 @@ test.describe('admin panel', () => {
     await page.reload();
     await page.getByRole('tab', { name: 'Users' }).click();
     await page.getByPlaceholder('Search users...').fill(other.username);
-    await expect(page.getByRole('row').filter({ hasText: other.username })).toContainText('clerk@demoshop.example');
+    await expect(page.getByRole('row').filter({ hasText: other.username })).toContainText(
+      'clerk@demoshop.example',
+    );
   });
 
   test('grants and removes admin rights through the confirm dialog', async ({ page, browser }) => {
@@ -169,14 +210,18 @@ test.describe('admin panel', () => {
     const dialog = page.getByRole('dialog');
     await expect(dialog.getByRole('heading', { name: 'Grant Admin Privileges' })).toBeVisible();
     await dialog.getByRole('button', { name: 'Cancel' }).click();
-    await expect(page.getByRole('button', { name: `Grant admin privileges to ${other.username}` })).toBeVisible();
+    await expect(
+      page.getByRole('button', { name: `Grant admin privileges to ${other.username}` }),
+    ).toBeVisible();
     await page.getByRole('button', { name: `Grant admin privileges to ${other.username}` }).click();
     await dialog.getByRole('button', { name: 'Confirm' }).click();
     await expect(toastWith(page, 'Admin status updated successfully')).toBeVisible();
     await page.getByRole('button', { name: `Remove admin privileges from ${other.username}` }).click();
     await expect(dialog.getByRole('heading', { name: 'Remove Admin Privileges' })).toBeVisible();
     await dialog.getByRole('button', { name: 'Confirm' }).click();
-    await expect(page.getByRole('button', { name: `Grant admin privileges to ${other.username}` })).toBeVisible();
+    await expect(
+      page.getByRole('button', { name: `Grant admin privileges to ${other.username}` }),
+    ).toBeVisible();
   });
 
   test('the activity log lists what happened, filters it and exports it as CSV', async ({ page }) => {
@@ -184,7 +229,10 @@ test.describe('admin panel', () => {
     await expect(page.getByRole('cell', { name: /admin\.features/ }).first()).toBeVisible();
     await page.getByLabel('Action').click();
     await page.getByRole('option', { name: 'Administration' }).click();
-    await expect(page.getByRole('link', { name: 'Export CSV' })).toHaveAttribute('href', '/api/admin/audit.csv?action=admin.');
+    await expect(page.getByRole('link', { name: 'Export CSV' })).toHaveAttribute(
+      'href',
+      '/api/admin/audit.csv?action=admin.',
+    );
     await expect(page.getByRole('cell', { name: /^user\.login/ })).toHaveCount(0);
     const csv = await page.request.get('/api/admin/audit.csv?action=admin.');
     expect(csv.status()).toBe(200);
@@ -204,7 +252,10 @@ test.describe('admin panel', () => {
         await page.getByRole('tab', { name: 'Users' }).click();
         await expect(page.getByRole('button', { name: /^Edit / }).first()).toBeVisible();
         await screenshot(page, `admin-users-${theme}-${width}`);
-        await page.getByRole('button', { name: /^(Grant|Remove) admin privileges/ }).first().click();
+        await page
+          .getByRole('button', { name: /^(Grant|Remove) admin privileges/ })
+          .first()
+          .click();
         await expect(page.getByRole('dialog')).toBeVisible();
         await page.screenshot({ path: `e2e/screenshots/admin-dialog-${theme}-${width}.png` });
         await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();

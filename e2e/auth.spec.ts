@@ -15,7 +15,10 @@ function toast(page: Page) {
 }
 
 async function registerByApi(page: Page, username: string) {
-  const res = await page.request.post('/api/register', { data: { username, password: PASSWORD }, headers: { origin: APP_ORIGIN } });
+  const res = await page.request.post('/api/register', {
+    data: { username, password: PASSWORD },
+    headers: { origin: APP_ORIGIN },
+  });
   expect(res.status(), await res.text()).toBe(201);
 }
 
@@ -45,7 +48,10 @@ async function noSeriousViolations(page: Page, label: string) {
   const results = await new AxeBuilder({ page }).analyze();
   const serious = results.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${label}: ${v.id} (${v.impact}) ${v.help} → ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+    .map(
+      (v) =>
+        `${label}: ${v.id} (${v.impact}) ${v.help} → ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
+    );
   expect(serious).toEqual([]);
 }
 
@@ -135,7 +141,9 @@ test.describe('Ledgerlink accounts', () => {
     const code = await nextCode(secret, 0);
     await page.getByLabel('Code from the app').fill(code === '000000' ? '111111' : '000000');
     await page.getByRole('button', { name: 'Turn on two-step sign-in' }).click();
-    await expect(page.getByText('That code is not right. Check your authenticator app and try again.')).toBeVisible();
+    await expect(
+      page.getByText('That code is not right. Check your authenticator app and try again.'),
+    ).toBeVisible();
     await page.getByLabel('Code from the app').fill(code);
     await page.getByRole('button', { name: 'Turn on two-step sign-in' }).click();
     const codesList = page.getByRole('list', { name: 'Recovery codes' });
@@ -171,7 +179,9 @@ test.describe('Ledgerlink accounts', () => {
     await page.getByRole('button', { name: 'Use a recovery code' }).click();
     await page.getByLabel('Recovery code').fill(recoveryCodes[0] ?? '');
     await page.getByRole('button', { name: 'Verify' }).click();
-    await expect(page.getByText('That code is not right. Check your authenticator app and try again.')).toBeVisible();
+    await expect(
+      page.getByText('That code is not right. Check your authenticator app and try again.'),
+    ).toBeVisible();
     await page.getByRole('button', { name: 'Back to sign in' }).click();
     await expect(page.getByRole('heading', { name: 'Welcome to Ledgerlink' })).toBeVisible();
   });
@@ -180,8 +190,13 @@ test.describe('Ledgerlink accounts', () => {
     test.setTimeout(240_000);
     const username = uniqueName('e2e.look');
     await registerByApi(page, username);
-    const setup = await (await page.request.post('/api/auth/mfa/setup', { headers: { origin: APP_ORIGIN } })).json();
-    const enabled = await page.request.post('/api/auth/mfa/enable', { data: { code: await nextCode(setup.secret, 0) }, headers: { origin: APP_ORIGIN } });
+    const setup = await (
+      await page.request.post('/api/auth/mfa/setup', { headers: { origin: APP_ORIGIN } })
+    ).json();
+    const enabled = await page.request.post('/api/auth/mfa/enable', {
+      data: { code: await nextCode(setup.secret, 0) },
+      headers: { origin: APP_ORIGIN },
+    });
     expect(enabled.status()).toBe(200);
     const recoveryCodes = ((await enabled.json()) as { recoveryCodes: string[] }).recoveryCodes;
     let round = 0;
@@ -231,13 +246,22 @@ test.describe('Ledgerlink accounts', () => {
     }
   });
 
-  test('the compulsory set-up for administrators looks finished (REQUIRE_MFA_FOR_ADMINS answer simulated)', async ({ page }) => {
+  test('the compulsory set-up for administrators looks finished (REQUIRE_MFA_FOR_ADMINS answer simulated)', async ({
+    page,
+  }) => {
     // The e2e server runs without REQUIRE_MFA_FOR_ADMINS; the integration tests cover the server side. Here
     // the sign-in answer is replaced so the screen can be seen, and the set-up itself is the real one.
     await registerByApi(page, uniqueName('e2e.forced'));
-    await page.route('**/api/auth/current-user', (route) => route.fulfill({ status: 401, json: { message: 'Not authenticated' } }));
-    await page.route('**/api/login', (route) => route.fulfill({ status: 200, json: { mfaSetupRequired: true } }));
-    for (const [theme, width] of [['light', 1280], ['dark', 375]] as const) {
+    await page.route('**/api/auth/current-user', (route) =>
+      route.fulfill({ status: 401, json: { message: 'Not authenticated' } }),
+    );
+    await page.route('**/api/login', (route) =>
+      route.fulfill({ status: 200, json: { mfaSetupRequired: true } }),
+    );
+    for (const [theme, width] of [
+      ['light', 1280],
+      ['dark', 375],
+    ] as const) {
       await page.setViewportSize({ width, height: 800 });
       await page.goto('/auth');
       await setTheme(page, theme);
@@ -258,10 +282,15 @@ test.describe('Ledgerlink accounts', () => {
 
     const username = uniqueName('e2e.axe');
     await registerByApi(page, username);
-    const setup = await (await page.request.post('/api/auth/mfa/setup', { headers: { origin: APP_ORIGIN } })).json();
+    const setup = await (
+      await page.request.post('/api/auth/mfa/setup', { headers: { origin: APP_ORIGIN } })
+    ).json();
     await page.goto('/account/security');
     await expect(page.getByRole('heading', { name: 'Two-step sign-in' })).toBeVisible();
-    await page.request.post('/api/auth/mfa/enable', { data: { code: await nextCode(setup.secret, 0) }, headers: { origin: APP_ORIGIN } });
+    await page.request.post('/api/auth/mfa/enable', {
+      data: { code: await nextCode(setup.secret, 0) },
+      headers: { origin: APP_ORIGIN },
+    });
     await page.request.post('/api/logout', { headers: { origin: APP_ORIGIN } });
     await signInWithPassword(page, username);
     await expect(page.getByRole('heading', { name: 'Two-step sign-in' })).toBeVisible();
@@ -271,8 +300,14 @@ test.describe('Ledgerlink accounts', () => {
 
 /** Signs back in through the API with the password and a recovery code (the page shares the cookies). */
 async function signInWithRecoveryCode(page: Page, username: string, code: string) {
-  const res = await page.request.post('/api/login', { data: { username, password: PASSWORD }, headers: { origin: APP_ORIGIN } });
+  const res = await page.request.post('/api/login', {
+    data: { username, password: PASSWORD },
+    headers: { origin: APP_ORIGIN },
+  });
   expect(await res.json()).toEqual({ mfaRequired: true });
-  const verified = await page.request.post('/api/auth/mfa/verify', { data: { code }, headers: { origin: APP_ORIGIN } });
+  const verified = await page.request.post('/api/auth/mfa/verify', {
+    data: { code },
+    headers: { origin: APP_ORIGIN },
+  });
   expect(verified.status(), await verified.text()).toBe(200);
 }

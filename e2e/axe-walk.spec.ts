@@ -7,25 +7,47 @@ import { APP_ORIGIN, connectDemo, expect, setTheme, test } from './fixtures';
  * and no sideways scrolling of the page (a table may scroll inside its own focusable frame).
  */
 const SCREENS: Array<{ path: string; ready: (page: Page) => Promise<void> }> = [
-  { path: '/organizations', ready: (page) => expect(page.getByRole('heading', { name: 'Your Xero Organizations' })).toBeVisible() },
-  { path: '/invoices', ready: (page) => expect(page.getByRole('button', { name: 'Process Payments' }).first()).toBeVisible() },
-  { path: '/add-invoices', ready: (page) => expect(page.getByRole('button', { name: 'Process All' })).toBeVisible() },
+  {
+    path: '/organizations',
+    ready: (page) => expect(page.getByRole('heading', { name: 'Your Xero Organizations' })).toBeVisible(),
+  },
+  {
+    path: '/invoices',
+    ready: (page) => expect(page.getByRole('button', { name: 'Process Payments' }).first()).toBeVisible(),
+  },
+  {
+    path: '/add-invoices',
+    ready: (page) => expect(page.getByRole('button', { name: 'Process All' })).toBeVisible(),
+  },
   { path: '/cis-invoices', ready: (page) => expect(page.getByText('Draft CIS Bills')).toBeVisible() },
-  { path: '/stock-journal', ready: (page) => expect(page.getByRole('heading', { level: 1, name: /^Stock Journal\b/ })).toBeVisible() },
-  { path: '/settings', ready: (page) => expect(page.getByRole('heading', { name: /Settings/ }).first()).toBeVisible() },
-  { path: '/settings?tab=admin', ready: (page) => expect(page.getByRole('heading', { name: /Settings/ }).first()).toBeVisible() },
+  {
+    path: '/stock-journal',
+    ready: (page) => expect(page.getByRole('heading', { level: 1, name: /^Stock Journal\b/ })).toBeVisible(),
+  },
+  {
+    path: '/settings',
+    ready: (page) => expect(page.getByRole('heading', { name: /Settings/ }).first()).toBeVisible(),
+  },
+  {
+    path: '/settings?tab=admin',
+    ready: (page) => expect(page.getByRole('heading', { name: /Settings/ }).first()).toBeVisible(),
+  },
   { path: '/connect', ready: (page) => expect(page.getByRole('heading').first()).toBeVisible() },
   { path: '/account/security', ready: (page) => expect(page.getByRole('heading').first()).toBeVisible() },
 ];
 
 async function check(page: Page, label: string): Promise<string[]> {
   // Spinners and skeletons first: axe looks at what a person would see once the screen has loaded.
-  await expect(page.locator('[aria-busy="true"]')).toHaveCount(0, { timeout: 15_000 }).catch(() => undefined);
+  await expect(page.locator('[aria-busy="true"]'))
+    .toHaveCount(0, { timeout: 15_000 })
+    .catch(() => undefined);
   const results = await new AxeBuilder({ page }).analyze();
   const problems = results.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${label}: ${v.id} (${v.impact}) → ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  const overflow = await page.evaluate(
+    () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+  );
   if (overflow > 0) problems.push(`${label}: the page scrolls sideways by ${overflow}px`);
   return problems;
 }
@@ -35,7 +57,9 @@ test.describe('axe walk over every screen (issue 17)', () => {
 
   for (const theme of ['light', 'dark'] as const) {
     for (const width of [1280, 375]) {
-      test(`every screen, ${theme}, ${width}px: axe serious + critical = 0, no sideways scroll`, async ({ page }) => {
+      test(`every screen, ${theme}, ${width}px: axe serious + critical = 0, no sideways scroll`, async ({
+        page,
+      }) => {
         await page.setViewportSize({ width, height: 900 });
         await page.goto('/auth');
         await setTheme(page, theme);
@@ -56,7 +80,10 @@ test.describe('axe walk over every screen (issue 17)', () => {
         if (!shop) throw new Error('Demo Shop not connected');
         const flags = ['featurePayInvoices', 'featureAddInvoices', 'featureCisBills', 'featureStockJournal'];
         const patch = (flag: string, on: boolean) =>
-          page.request.patch(`/api/admin/organizations/${shop.organizationId}/features`, { data: { [flag]: on }, headers: { origin: APP_ORIGIN } });
+          page.request.patch(`/api/admin/organizations/${shop.organizationId}/features`, {
+            data: { [flag]: on },
+            headers: { origin: APP_ORIGIN },
+          });
         try {
           for (const flag of flags) expect((await patch(flag, false)).status()).toBe(200);
           await page.goto('/settings');

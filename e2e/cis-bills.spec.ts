@@ -232,10 +232,15 @@ test.describe('CIS Bills', () => {
     }
   }
 
-  test("001's own states: not connected, and the feature switched off while the page is open (issue 17 item 14)", async ({ page }) => {
+  test("001's own states: not connected, and the feature switched off while the page is open (issue 17 item 14)", async ({
+    page,
+  }) => {
     // A new person with no Xero connection sees CIS Bills' own words, not the connect page.
     const username = `cis-nc-${Date.now()}`;
-    const res = await page.request.post('/api/register', { data: { username, password: 'a-long-e2e-password-8812' }, headers: { origin: APP_ORIGIN } });
+    const res = await page.request.post('/api/register', {
+      data: { username, password: 'a-long-e2e-password-8812' },
+      headers: { origin: APP_ORIGIN },
+    });
     expect(res.status(), await res.text()).toBe(201);
     await page.goto('/cis-invoices');
     await expect(page.getByRole('heading', { name: 'Not connected to Xero' })).toBeVisible();
@@ -260,7 +265,9 @@ test.describe('CIS Bills', () => {
     });
     expect(off.status()).toBe(200);
     try {
-      await expect(page.getByRole('heading', { name: 'CIS Bills is not enabled' })).toBeVisible({ timeout: 15_000 });
+      await expect(page.getByRole('heading', { name: 'CIS Bills is not enabled' })).toBeVisible({
+        timeout: 15_000,
+      });
       await expect(page.getByText('This feature is not enabled for your organization.')).toBeVisible();
       await page.waitForTimeout(1000);
       await expect(page).toHaveURL(/\/cis-invoices/);
@@ -274,7 +281,9 @@ test.describe('CIS Bills', () => {
   });
 
   for (const theme of ['light', 'dark'] as const) {
-    test(`at 375 px the drafts stack as cards, amounts and buttons in view, no sideways scroll (issue 17 item 13), ${theme}`, async ({ page }) => {
+    test(`at 375 px the drafts stack as cards, amounts and buttons in view, no sideways scroll (issue 17 item 13), ${theme}`, async ({
+      page,
+    }) => {
       await connectDemo(page, { active: 'Demo Builders Ltd' });
       await saveCisSettings(page);
       await page.setViewportSize({ width: 375, height: 800 });
@@ -286,11 +295,15 @@ test.describe('CIS Bills', () => {
       await expect(page.getByRole('table', { name: 'Draft CIS bills' })).toHaveCount(0);
       const card = list.getByRole('listitem').first();
       await card.scrollIntoViewIfNeeded();
-      for (const label of ['Gross Amount', 'CIS Deduction', 'Amount Due']) await expect(card.getByText(label)).toBeVisible();
-      for (const name of [/^Edit amount of/, /^Approve bill/, /^Delete bill/]) await expect(card.getByRole('button', { name })).toBeInViewport();
+      for (const label of ['Gross Amount', 'CIS Deduction', 'Amount Due'])
+        await expect(card.getByText(label)).toBeVisible();
+      for (const name of [/^Edit amount of/, /^Approve bill/, /^Delete bill/])
+        await expect(card.getByRole('button', { name })).toBeInViewport();
       const overflow = await page.evaluate(() => ({
         page: document.documentElement.scrollWidth - document.documentElement.clientWidth,
-        inside: [...document.querySelectorAll('ul[aria-label="Draft CIS bills"] *')].filter((el) => el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX !== 'visible').length,
+        inside: [...document.querySelectorAll('ul[aria-label="Draft CIS bills"] *')].filter(
+          (el) => el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX !== 'visible',
+        ).length,
       }));
       expect(overflow).toEqual({ page: 0, inside: 0 });
       await card.screenshot({ path: `e2e/screenshots/cis-bills-draft-card-${theme}-375.png` });

@@ -20,7 +20,10 @@ export async function screenshot(page: Page, name: string) {
 
 /** Signs in through the API (the sign-in journeys themselves go through the form). */
 export async function signInByApi(page: Page, username = ADMIN.username, password = ADMIN.password) {
-  const res = await page.request.post('/api/login', { data: { username, password }, headers: { origin: APP_ORIGIN } });
+  const res = await page.request.post('/api/login', {
+    data: { username, password },
+    headers: { origin: APP_ORIGIN },
+  });
   expect(res.status(), await res.text()).toBe(200);
 }
 
@@ -47,16 +50,27 @@ export async function connectDemo(
   options: { active?: 'Demo Shop Ltd' | 'Demo Builders Ltd'; email?: string; features?: boolean } = {},
 ) {
   await signInByApi(page);
-  await sandbox(page, '/__sandbox/auto-consent', { email: options.email ?? 'owner@demoshop.example', tenants: 'all' });
+  await sandbox(page, '/__sandbox/auto-consent', {
+    email: options.email ?? 'owner@demoshop.example',
+    tenants: 'all',
+  });
   const start = await page.request.get('/api/xero/connect');
   expect(start.status(), await start.text()).toBe(200);
   await page.goto((await start.json()).url);
   await expect(page).toHaveURL(/\/organizations/);
   await page.request.delete(`${SANDBOX_URL}/__sandbox/auto-consent`);
-  const orgs = (await (await page.request.get('/api/user-organizations')).json()) as Array<{ organizationId: number; tenantName: string }>;
+  const orgs = (await (await page.request.get('/api/user-organizations')).json()) as Array<{
+    organizationId: number;
+    tenantName: string;
+  }>;
   if (options.features !== false) {
     for (const org of orgs) {
-      for (const flag of ['featurePayInvoices', 'featureAddInvoices', 'featureCisBills', 'featureStockJournal']) {
+      for (const flag of [
+        'featurePayInvoices',
+        'featureAddInvoices',
+        'featureCisBills',
+        'featureStockJournal',
+      ]) {
         const res = await page.request.patch(`/api/admin/organizations/${org.organizationId}/features`, {
           data: { [flag]: true },
           headers: { origin: APP_ORIGIN },

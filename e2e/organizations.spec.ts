@@ -1,6 +1,15 @@
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
-import { APP_ORIGIN, connectDemo, expect, sandbox, SANDBOX_URL, screenshot, setTheme, test } from './fixtures';
+import {
+  APP_ORIGIN,
+  connectDemo,
+  expect,
+  sandbox,
+  SANDBOX_URL,
+  screenshot,
+  setTheme,
+  test,
+} from './fixtures';
 
 const PASSWORD = 'Sturdy-Ledger-Pass-1';
 const SHOP = 'Demo Shop Ltd';
@@ -17,7 +26,10 @@ function toast(page: Page) {
 /** A fresh Ledgerlink account, signed in (specs share one server, so nobody else's connection gets in the way). */
 async function signUp(page: Page): Promise<string> {
   const username = uniqueName('e2e.org.');
-  const res = await page.request.post('/api/register', { data: { username, password: PASSWORD }, headers: { origin: APP_ORIGIN } });
+  const res = await page.request.post('/api/register', {
+    data: { username, password: PASSWORD },
+    headers: { origin: APP_ORIGIN },
+  });
   expect(res.status(), await res.text()).toBe(201);
   return username;
 }
@@ -26,7 +38,11 @@ async function signUp(page: Page): Promise<string> {
  * The sandbox's login and consent pages, as a person uses them: a sandbox user (or any email, which makes a
  * new sandbox user with the demo organisations), the organisations to tick, Allow access.
  */
-async function consentInSandbox(page: Page, who: { user: RegExp } | { email: string }, tenants: string[] = [SHOP, BUILDERS]) {
+async function consentInSandbox(
+  page: Page,
+  who: { user: RegExp } | { email: string },
+  tenants: string[] = [SHOP, BUILDERS],
+) {
   await expect(page.getByRole('heading', { name: 'Log in to Xero' })).toBeVisible();
   if ('user' in who) await page.getByRole('radio', { name: who.user }).check();
   else await page.getByLabel('Email address').fill(who.email);
@@ -36,7 +52,10 @@ async function consentInSandbox(page: Page, who: { user: RegExp } | { email: str
   await page.getByRole('button', { name: 'Allow access' }).click();
 }
 
-async function connectBothThroughConsent(page: Page, who: { user: RegExp } | { email: string } = { user: /Olivia Owner/ }) {
+async function connectBothThroughConsent(
+  page: Page,
+  who: { user: RegExp } | { email: string } = { user: /Olivia Owner/ },
+) {
   await page.goto('/organizations');
   await page.getByRole('button', { name: 'Connect New Organization' }).click();
   await consentInSandbox(page, who);
@@ -47,7 +66,10 @@ async function connectBothThroughConsent(page: Page, who: { user: RegExp } | { e
 }
 
 function indicator(page: Page) {
-  return page.getByRole('banner').getByRole('status').filter({ hasText: /Connected to Xero|Token expires in <5 min|Connection needs refresh/ });
+  return page
+    .getByRole('banner')
+    .getByRole('status')
+    .filter({ hasText: /Connected to Xero|Token expires in <5 min|Connection needs refresh/ });
 }
 
 async function activeCard(page: Page): Promise<string> {
@@ -69,7 +91,10 @@ async function noSeriousViolations(page: Page, label: string, disableRules: stri
   const results = await new AxeBuilder({ page }).disableRules(disableRules).analyze();
   const serious = results.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${label}: ${v.id} (${v.impact}) ${v.help} → ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+    .map(
+      (v) =>
+        `${label}: ${v.id} (${v.impact}) ${v.help} → ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
+    );
   expect(serious).toEqual([]);
 }
 
@@ -83,14 +108,18 @@ test.describe('organisations', () => {
     await sandbox(page, '/__sandbox/config', { accessTokenTtlSeconds: defaultTtl });
   });
 
-  test('connect both demo organisations, then switch from the header and from the cards', async ({ page }) => {
+  test('connect both demo organisations, then switch from the header and from the cards', async ({
+    page,
+  }) => {
     await signUp(page);
     await page.goto('/organizations');
     await expect(page.getByRole('heading', { name: 'No Organizations Connected' })).toBeVisible();
     await connectBothThroughConsent(page);
 
     // Cards sorted by name, each with Last connected and the token expiry.
-    const names = await page.getByRole('group').evaluateAll((cards) => cards.map((c) => c.getAttribute('aria-label')));
+    const names = await page
+      .getByRole('group')
+      .evaluateAll((cards) => cards.map((c) => c.getAttribute('aria-label')));
     expect(names.filter((n) => n === SHOP || n === BUILDERS)).toEqual([BUILDERS, SHOP]);
     await expect(page.getByRole('group', { name: SHOP }).getByText('Last connected')).toBeVisible();
     await expect(page.getByRole('group', { name: SHOP }).getByText(/^Expires in /)).toBeVisible();
@@ -111,13 +140,17 @@ test.describe('organisations', () => {
 
     // From the cards.
     await page.getByRole('button', { name: `Activate ${first}` }).click();
-    await expect(toast(page).filter({ hasText: `Now working with: ${first}` })).toBeVisible({ timeout: 15_000 });
+    await expect(toast(page).filter({ hasText: `Now working with: ${first}` })).toBeVisible({
+      timeout: 15_000,
+    });
     await expectActive(page, first);
     await expect(page.getByRole('combobox', { name: 'Organization' })).toContainText(first);
   });
 
   for (const theme of ['light', 'dark'] as const) {
-    test(`feature buttons on and off look different on the cards (issue 17 item 7), ${theme}`, async ({ page }) => {
+    test(`feature buttons on and off look different on the cards (issue 17 item 7), ${theme}`, async ({
+      page,
+    }) => {
       await page.goto('/auth');
       await setTheme(page, theme);
       const orgs = await connectDemo(page, { active: 'Demo Shop Ltd' });
@@ -131,13 +164,24 @@ test.describe('organisations', () => {
       try {
         await page.goto('/organizations');
         const card = page.getByRole('group', { name: SHOP });
-        await expect(card.getByRole('button', { name: 'Pay Invoices' })).toHaveAttribute('data-feature-state', 'on');
-        await expect(card.getByRole('button', { name: 'CIS Bills' })).toHaveAttribute('data-feature-state', 'off');
+        await expect(card.getByRole('button', { name: 'Pay Invoices' })).toHaveAttribute(
+          'data-feature-state',
+          'on',
+        );
+        await expect(card.getByRole('button', { name: 'CIS Bills' })).toHaveAttribute(
+          'data-feature-state',
+          'off',
+        );
         await expect(card.getByRole('button', { name: 'CIS Bills' })).toBeDisabled();
         const look = (name: string) =>
           card.getByRole('button', { name }).evaluate((el) => {
             const style = getComputedStyle(el);
-            return { opacity: style.opacity, border: style.borderStyle, color: style.color, cursor: getComputedStyle(el.parentElement as Element).cursor };
+            return {
+              opacity: style.opacity,
+              border: style.borderStyle,
+              color: style.color,
+              cursor: getComputedStyle(el.parentElement as Element).cursor,
+            };
           });
         const on = await look('Pay Invoices');
         const off = await look('CIS Bills');
@@ -173,7 +217,9 @@ test.describe('organisations', () => {
     await expect(page).toHaveURL(/\/organizations$/);
     await expect(indicator(page)).toHaveText('Token expires in <5 min');
     await expect(indicator(page)).toHaveAttribute('data-status', 'expiring');
-    await expect(page.getByRole('group', { name: SHOP }).getByText(/^Expires in [1-4] minutes?$/)).toBeVisible();
+    await expect(
+      page.getByRole('group', { name: SHOP }).getByText(/^Expires in [1-4] minutes?$/),
+    ).toBeVisible();
     await screenshot(page, 'organizations-token-expiring-light-1280');
 
     // Five minutes later in the browser, the token is past its expiry.
@@ -182,7 +228,9 @@ test.describe('organisations', () => {
     await expect(indicator(page)).toHaveAttribute('data-status', 'expired');
   });
 
-  test('after the sandbox revokes the token, the header offers Reconnect and reconnecting brings it back', async ({ page }) => {
+  test('after the sandbox revokes the token, the header offers Reconnect and reconnecting brings it back', async ({
+    page,
+  }) => {
     await signUp(page);
     const email = `${uniqueName('revoke')}@example.com`;
     // 100-second tokens: every connection check refreshes, so a revoked grant shows at once.
@@ -195,19 +243,25 @@ test.describe('organisations', () => {
     const reconnect = page.getByRole('banner').getByRole('button', { name: 'Reconnect' });
     await expect(reconnect).toBeVisible();
     await expect(indicator(page)).toHaveCount(0);
-    await expect(page.getByRole('alert').filter({ hasText: 'Xero Connection Needs Refreshing' })).toBeVisible();
+    await expect(
+      page.getByRole('alert').filter({ hasText: 'Xero Connection Needs Refreshing' }),
+    ).toBeVisible();
     await expect(page.getByRole('group', { name: SHOP }).getByText('Reconnect needed')).toBeVisible();
     // Issue 17 item 7: nothing on the card opens until the organisation is reconnected.
     for (const name of ['Pay Invoices', 'Add Invoices', 'CIS Bills', 'Stock Journal']) {
       await expect(page.getByRole('group', { name: SHOP }).getByRole('button', { name })).toBeDisabled();
     }
-    await page.getByRole('group', { name: SHOP }).screenshot({ path: 'e2e/screenshots/organizations-card-reconnect-light-1280.png' });
+    await page
+      .getByRole('group', { name: SHOP })
+      .screenshot({ path: 'e2e/screenshots/organizations-card-reconnect-light-1280.png' });
     await screenshot(page, 'organizations-revoked-light-1280');
 
     await reconnect.click();
     await expect(page).toHaveURL(/\/connect$/);
     await expect(page.getByRole('heading', { name: 'Reconnect to Xero' })).toBeVisible();
-    await expect(page.getByText('If you encounter connection issues, try using the Force Reconnect option.')).toBeVisible();
+    await expect(
+      page.getByText('If you encounter connection issues, try using the Force Reconnect option.'),
+    ).toBeVisible();
     await noSeriousViolations(page, '/connect (reconnect)');
     await screenshot(page, 'connect-reconnect-light-1280');
     await sandbox(page, '/__sandbox/config', { accessTokenTtlSeconds: defaultTtl });
@@ -219,30 +273,88 @@ test.describe('organisations', () => {
   });
 
   const ERRORS: Array<{ query: string; title: string; text: string }> = [
-    { query: 'authentication_cancelled', title: 'Authentication Cancelled', text: "The Xero authentication process was cancelled. You can try connecting again when you're ready." },
+    {
+      query: 'authentication_cancelled',
+      title: 'Authentication Cancelled',
+      text: "The Xero authentication process was cancelled. You can try connecting again when you're ready.",
+    },
     { query: 'unauthorized', title: 'Connection Error', text: 'You need to be logged in to connect to Xero' },
     { query: 'missing_code', title: 'Connection Error', text: 'Authorization code is missing' },
     { query: 'no_tenants', title: 'Connection Error', text: 'No organizations found in your Xero account' },
-    { query: 'xero_connection_failed', title: 'Connection Error', text: 'Failed to establish connection with Xero' },
+    {
+      query: 'xero_connection_failed',
+      title: 'Connection Error',
+      text: 'Failed to establish connection with Xero',
+    },
     { query: 'oauth_error&reason=access_denied', title: 'Connection Error', text: 'access_denied' },
     { query: 'oauth_error', title: 'Connection Error', text: 'unknown' },
-    { query: 'invalid_token', title: 'Connection Error', text: 'The authentication tokens were invalid. Please try connecting again.' },
-    { query: 'token_expired', title: 'Connection Error', text: 'Your authentication with Xero has expired. Please try connecting again.' },
-    { query: 'invalid_grant', title: 'Connection Error', text: 'The authorization was invalid or has expired. Please try connecting again.' },
+    {
+      query: 'invalid_token',
+      title: 'Connection Error',
+      text: 'The authentication tokens were invalid. Please try connecting again.',
+    },
+    {
+      query: 'token_expired',
+      title: 'Connection Error',
+      text: 'Your authentication with Xero has expired. Please try connecting again.',
+    },
+    {
+      query: 'invalid_grant',
+      title: 'Connection Error',
+      text: 'The authorization was invalid or has expired. Please try connecting again.',
+    },
     { query: 'token_exchange_failed', title: 'Connection Error', text: 'exchanging the authorization code' },
-    { query: 'invalid_client', title: 'Connection Error', text: 'The client credentials (Client ID and Client Secret) are invalid. Please check API keys.' },
-    { query: 'invalid_request', title: 'Connection Error', text: 'The authorization request to Xero was invalid. Please try connecting again.' },
-    { query: 'token_read_failed', title: 'Connection Error', text: 'The tokens received from Xero could not be read. Please try connecting again.' },
-    { query: 'missing_token_set', title: 'Connection Error', text: 'Xero did not return any tokens. Please try connecting again.' },
-    { query: 'missing_access_token', title: 'Connection Error', text: 'Xero did not return an access token. Please try connecting again.' },
-    { query: 'missing_refresh_token', title: 'Connection Error', text: 'Xero did not return a refresh token. Please try connecting again.' },
-    { query: 'missing_expiry', title: 'Connection Error', text: 'Xero did not say when the tokens expire. Please try connecting again.' },
-    { query: 'tenant_update_failed&message=Database%20busy', title: 'Connection Error', text: 'Database busy' },
-    { query: 'unexpected_error', title: 'Connection Error', text: 'An unexpected error occurred. Please try again later.' },
+    {
+      query: 'invalid_client',
+      title: 'Connection Error',
+      text: 'The client credentials (Client ID and Client Secret) are invalid. Please check API keys.',
+    },
+    {
+      query: 'invalid_request',
+      title: 'Connection Error',
+      text: 'The authorization request to Xero was invalid. Please try connecting again.',
+    },
+    {
+      query: 'token_read_failed',
+      title: 'Connection Error',
+      text: 'The tokens received from Xero could not be read. Please try connecting again.',
+    },
+    {
+      query: 'missing_token_set',
+      title: 'Connection Error',
+      text: 'Xero did not return any tokens. Please try connecting again.',
+    },
+    {
+      query: 'missing_access_token',
+      title: 'Connection Error',
+      text: 'Xero did not return an access token. Please try connecting again.',
+    },
+    {
+      query: 'missing_refresh_token',
+      title: 'Connection Error',
+      text: 'Xero did not return a refresh token. Please try connecting again.',
+    },
+    {
+      query: 'missing_expiry',
+      title: 'Connection Error',
+      text: 'Xero did not say when the tokens expire. Please try connecting again.',
+    },
+    {
+      query: 'tenant_update_failed&message=Database%20busy',
+      title: 'Connection Error',
+      text: 'Database busy',
+    },
+    {
+      query: 'unexpected_error',
+      title: 'Connection Error',
+      text: 'An unexpected error occurred. Please try again later.',
+    },
     { query: 'something_else', title: 'Connection Error', text: 'Failed to connect to Xero' },
   ];
 
-  test('each query-string error code shows its toast on /organizations, once, and leaves the address clean', async ({ page }) => {
+  test('each query-string error code shows its toast on /organizations, once, and leaves the address clean', async ({
+    page,
+  }) => {
     test.setTimeout(180_000);
     await signUp(page);
     for (const { query, title, text } of ERRORS) {
@@ -259,7 +371,9 @@ test.describe('organisations', () => {
     await expect(page).toHaveURL(/\/organizations$/);
   });
 
-  test('no serious or critical accessibility problems on /organizations and the connect page', async ({ page }) => {
+  test('no serious or critical accessibility problems on /organizations and the connect page', async ({
+    page,
+  }) => {
     await signUp(page);
     await page.goto('/connect');
     await expect(page.getByRole('heading', { name: 'Connect to Xero' })).toBeVisible();

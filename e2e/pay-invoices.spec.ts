@@ -1,6 +1,16 @@
 import type { Page } from '@playwright/test';
 import { formatMoney } from '../src/shared/money';
-import { APP_ORIGIN, connectDemo, expect, resetSandbox, sandbox, SANDBOX_URL, screenshot, setTheme, test } from './fixtures';
+import {
+  APP_ORIGIN,
+  connectDemo,
+  expect,
+  resetSandbox,
+  sandbox,
+  SANDBOX_URL,
+  screenshot,
+  setTheme,
+  test,
+} from './fixtures';
 
 interface Invoice {
   invoiceId: string;
@@ -25,14 +35,21 @@ interface LedgerWrite {
 const money = (value: number) => formatMoney(value, 'GBP');
 const pence = (pounds: number) => Math.round(pounds * 100);
 
-async function api<T>(page: Page, method: 'GET' | 'POST' | 'PATCH', path: string, data?: unknown): Promise<T> {
+async function api<T>(
+  page: Page,
+  method: 'GET' | 'POST' | 'PATCH',
+  path: string,
+  data?: unknown,
+): Promise<T> {
   const res = await page.request.fetch(path, { method, data, headers: { origin: APP_ORIGIN } });
   expect(res.ok(), `${method} ${path}: ${await res.text()}`).toBe(true);
   return (await res.json()) as T;
 }
 
 async function shopWrites(page: Page): Promise<LedgerWrite[]> {
-  const ledger = (await (await page.request.get(`${SANDBOX_URL}/__sandbox/ledger`)).json()) as { writes: LedgerWrite[] };
+  const ledger = (await (await page.request.get(`${SANDBOX_URL}/__sandbox/ledger`)).json()) as {
+    writes: LedgerWrite[];
+  };
   return ledger.writes.filter((w) => w.kind === 'payment' && w.tenantName === 'Demo Shop Ltd');
 }
 
@@ -43,7 +60,10 @@ async function openShop(page: Page) {
   const card = accounts.creditCardAccounts.find((a) => a.name === 'Business Credit Card');
   const cash = accounts.cashAccounts.find((a) => a.name === 'Cash');
   expect(card && cash).toBeTruthy();
-  await api(page, 'PATCH', '/api/xero/settings', { defaultCreditCardAccountId: card?.accountId, defaultCashAccountId: cash?.accountId });
+  await api(page, 'PATCH', '/api/xero/settings', {
+    defaultCreditCardAccountId: card?.accountId,
+    defaultCashAccountId: cash?.accountId,
+  });
   await api(page, 'POST', '/api/xero/invoices/refresh');
   const invoices = await api<Invoice[]>(page, 'GET', '/api/xero/invoices');
   return { invoices, card: card?.accountId ?? '', cash: cash?.accountId ?? '' };
@@ -52,7 +72,11 @@ async function openShop(page: Page) {
 /** A Daily Sales invoice whose attachment is a picture (a Z report). */
 async function findInvoiceWithImage(page: Page, invoices: Invoice[]): Promise<Invoice> {
   for (const invoice of invoices.filter((i) => i.contactName === 'Daily Sales' && i.attachments.length > 0)) {
-    const files = await api<{ mimeType: string }[]>(page, 'GET', `/api/xero/invoices/${invoice.invoiceId}/attachments`);
+    const files = await api<{ mimeType: string }[]>(
+      page,
+      'GET',
+      `/api/xero/invoices/${invoice.invoiceId}/attachments`,
+    );
     if (files.some((f) => f.mimeType.startsWith('image/'))) return invoice;
   }
   throw new Error('no invoice with a picture attached');
@@ -72,7 +96,9 @@ const processButton = (page: Page) => page.getByRole('button', { name: 'Process 
 test.describe('Pay Invoices', () => {
   test.describe.configure({ mode: 'serial' });
 
-  test('pays in full by card, split card and cash, and in part; the sandbox ledger shows exactly those payments', async ({ page }) => {
+  test('pays in full by card, split card and cash, and in part; the sandbox ledger shows exactly those payments', async ({
+    page,
+  }) => {
     await resetSandbox(page);
     const { invoices, card, cash } = await openShop(page);
     await page.request.delete(`${SANDBOX_URL}/__sandbox/ledger`);
@@ -88,7 +114,9 @@ test.describe('Pay Invoices', () => {
     await expect(page.getByRole('heading', { name: 'Pay Invoices' })).toBeVisible();
     await expect(page.getByText(`${invoices.length} invoices awaiting payment`)).toBeVisible();
     // Default accounts come from the saved settings, with Xero's account number beside the name.
-    await expect(page.getByRole('combobox', { name: 'Credit card account' })).toHaveText('Business Credit Card · 4929 **** **** 7781');
+    await expect(page.getByRole('combobox', { name: 'Credit card account' })).toHaveText(
+      'Business Credit Card · 4929 **** **** 7781',
+    );
     await expect(page.getByRole('combobox', { name: 'Cash account' })).toHaveText('Cash · Till float');
 
     // 1. In full by card: the cash box fills itself with 0.00.
@@ -106,7 +134,9 @@ test.describe('Pay Invoices', () => {
     const cardPart = Math.round(pence(split.amountDue) * 0.4);
     await cardAmount(page).fill((cardPart / 100).toFixed(2));
     await expect(cashAmount(page)).toHaveValue(((pence(split.amountDue) - cardPart) / 100).toFixed(2));
-    await expect(page.getByText('Total Allocated').locator('..')).toContainText(money(pence(split.amountDue)));
+    await expect(page.getByText('Total Allocated').locator('..')).toContainText(
+      money(pence(split.amountDue)),
+    );
     await processButton(page).click();
     await expect(page.getByText('Payment Successful!')).toBeVisible();
     await expect(page.getByText('COMPLETED')).toBeVisible();
@@ -116,14 +146,18 @@ test.describe('Pay Invoices', () => {
     await showInvoice(page, part);
     await cardAmount(page).fill('10');
     await cashAmount(page).fill('');
-    await expect(page.getByText('Remaining Balance').locator('..')).toContainText(money(pence(part.amountDue) - 1000));
+    await expect(page.getByText('Remaining Balance').locator('..')).toContainText(
+      money(pence(part.amountDue) - 1000),
+    );
     await processButton(page).click();
     await expect(page.getByText('PARTIAL')).toBeVisible();
     await expect(page.getByText(`Remaining balance: ${money(pence(part.amountDue) - 1000)}`)).toBeVisible();
     await expect(page.getByRole('heading', { name: part.invoiceNumber, exact: true })).toBeVisible();
 
     const writes = await shopWrites(page);
-    expect(writes.map((w) => [w.action, w.summary.invoiceNumber, w.summary.accountId, w.summary.amount])).toEqual([
+    expect(
+      writes.map((w) => [w.action, w.summary.invoiceNumber, w.summary.accountId, w.summary.amount]),
+    ).toEqual([
       ['create', full.invoiceNumber, card, full.amountDue],
       ['create', split.invoiceNumber, card, cardPart / 100],
       ['create', split.invoiceNumber, cash, (pence(split.amountDue) - cardPart) / 100],
@@ -144,14 +178,21 @@ test.describe('Pay Invoices', () => {
     await expect(cashAmount(page)).toHaveValue('0.00');
     await processButton(page).click();
     await expect(page.getByText('Payment Amount Exceeds Balance', { exact: true })).toBeVisible();
-    await expect(page.getByText(`Total payment amount (${money(pence(target.amountDue) + 500)}) exceeds the amount due (${money(pence(target.amountDue))})`, { exact: true })).toBeVisible();
+    await expect(
+      page.getByText(
+        `Total payment amount (${money(pence(target.amountDue) + 500)}) exceeds the amount due (${money(pence(target.amountDue))})`,
+        { exact: true },
+      ),
+    ).toBeVisible();
 
     // Nothing above 1p.
     await cashAmount(page).fill('0');
     await cardAmount(page).fill('0.01');
     await processButton(page).click();
     await expect(page.getByText('No Payment Amount', { exact: true })).toBeVisible();
-    await expect(page.getByText('Please enter at least one payment amount greater than £0', { exact: true })).toBeVisible();
+    await expect(
+      page.getByText('Please enter at least one payment amount greater than £0', { exact: true }),
+    ).toBeVisible();
 
     // Only digits with two decimals are taken.
     await cardAmount(page).fill('');
@@ -167,22 +208,30 @@ test.describe('Pay Invoices', () => {
     await page.getByRole('searchbox', { name: 'Search invoices' }).fill('no such invoice');
     await expect(page.getByText('No invoices match')).toBeVisible();
     await page.getByRole('searchbox', { name: 'Search invoices' }).press('Control+Enter');
-    await expect(page.getByText('Cannot process payments: no invoice is selected', { exact: true })).toBeVisible();
+    await expect(
+      page.getByText('Cannot process payments: no invoice is selected', { exact: true }),
+    ).toBeVisible();
 
     // Without bank accounts, the missing-account messages.
-    await page.route('**/api/xero/bank-accounts**', (route) => route.fulfill({ json: { creditCardAccounts: [], cashAccounts: [] } }));
+    await page.route('**/api/xero/bank-accounts**', (route) =>
+      route.fulfill({ json: { creditCardAccounts: [], cashAccounts: [] } }),
+    );
     await page.reload();
     await showInvoice(page, target);
     await cardAmount(page).fill('5');
     await cashAmount(page).fill('');
     await processButton(page).click();
     await expect(page.getByText('Missing Credit Card Account', { exact: true })).toBeVisible();
-    await expect(page.getByText('Please select a credit card account before processing payment', { exact: true })).toBeVisible();
+    await expect(
+      page.getByText('Please select a credit card account before processing payment', { exact: true }),
+    ).toBeVisible();
     await cardAmount(page).fill('');
     await cashAmount(page).fill('5');
     await processButton(page).click();
     await expect(page.getByText('Missing Cash Account', { exact: true })).toBeVisible();
-    await expect(page.getByText('Please select a cash account before processing payment', { exact: true })).toBeVisible();
+    await expect(
+      page.getByText('Please select a cash account before processing payment', { exact: true }),
+    ).toBeVisible();
     await page.unroute('**/api/xero/bank-accounts**');
 
     // Paid meanwhile elsewhere, before the screen heard of it (its live events cut off, as when they lag): the
@@ -202,7 +251,12 @@ test.describe('Pay Invoices', () => {
     await cardAmount(page).fill(String(target.amountDue));
     await processButton(page).click();
     await expect(page.getByText('Invoice Data Out of Sync', { exact: true })).toBeVisible();
-    await expect(page.getByText('Payment validation failed. The invoice data may have changed. Try refreshing the invoice.', { exact: true })).toBeVisible();
+    await expect(
+      page.getByText(
+        'Payment validation failed. The invoice data may have changed. Try refreshing the invoice.',
+        { exact: true },
+      ),
+    ).toBeVisible();
     await expect(page.getByText('Invoice Data May Be Out of Sync')).toBeVisible();
     await page.getByRole('button', { name: 'Refresh invoice', exact: true }).click();
     await expect(page.getByText('Invoice Data May Be Out of Sync')).toBeHidden();
@@ -210,14 +264,20 @@ test.describe('Pay Invoices', () => {
 
     // The window event raises the banner too.
     await page.getByRole('searchbox', { name: 'Search invoices' }).fill('');
-    await page.evaluate(() => window.dispatchEvent(new CustomEvent('xero-payment-error', { detail: { needsRefresh: true, invoiceId: null } })));
+    await page.evaluate(() =>
+      window.dispatchEvent(
+        new CustomEvent('xero-payment-error', { detail: { needsRefresh: true, invoiceId: null } }),
+      ),
+    );
     await expect(page.getByText('Invoice Data May Be Out of Sync')).toBeVisible();
     await page.getByRole('button', { name: 'Next' }).click();
     await expect(page.getByText('Invoice Data May Be Out of Sync')).toBeHidden();
 
     // Only the payment made through the API reached Xero.
     const writes = (await shopWrites(page)).slice(before);
-    expect(writes.map((w) => [w.action, w.summary.invoiceNumber])).toEqual([['create', target.invoiceNumber]]);
+    expect(writes.map((w) => [w.action, w.summary.invoiceNumber])).toEqual([
+      ['create', target.invoiceNumber],
+    ]);
   });
 
   test('undo removes the payment just made; keyboard operation', async ({ page }) => {
@@ -280,17 +340,25 @@ test.describe('Pay Invoices', () => {
     const floor = Math.floor(largest.amountDue);
     await page.getByLabel('Min (£)').fill(String(floor));
     await page.getByRole('button', { name: 'Apply Filters' }).click();
-    await expect(page.getByText(`1 of ${invoices.filter((i) => i.amountDue >= floor).length}`, { exact: true })).toBeVisible();
+    await expect(
+      page.getByText(`1 of ${invoices.filter((i) => i.amountDue >= floor).length}`, { exact: true }),
+    ).toBeVisible();
     await page.getByRole('button', { name: 'Reset', exact: true }).click();
     await expect(page.getByText(`1 of ${invoices.length}`)).toBeVisible();
 
     // A picture: zoom buttons, the wheel, reset to 300%, Expand.
     const withImage = await findInvoiceWithImage(page, invoices);
     await showInvoice(page, withImage);
-    const [picture] = await api<{ name: string }[]>(page, 'GET', `/api/xero/invoices/${withImage.invoiceId}/attachments`);
+    const [picture] = await api<{ name: string }[]>(
+      page,
+      'GET',
+      `/api/xero/invoices/${withImage.invoiceId}/attachments`,
+    );
     const image = page.getByRole('img', { name: picture?.name });
     await expect(image).toBeVisible();
-    await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
+    await expect
+      .poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0))
+      .toBe(true);
     // It opens fitted to the panel; the reset goes to 300%.
     await expect(page.getByText('100%', { exact: true }).first()).toBeVisible();
     await page.getByRole('button', { name: 'Reset zoom to 300%' }).click();
@@ -309,12 +377,21 @@ test.describe('Pay Invoices', () => {
     await page.keyboard.press('Escape');
 
     // Any other file: View and Download, streamed by our server with its type.
-    const withPdf = invoices.find((i) => i.contactName === 'Daily Sales' && i.attachments.length > 0 && i.invoiceId !== withImage.invoiceId) as Invoice;
-    const pdfFiles = await api<{ mimeType: string; url: string }[]>(page, 'GET', `/api/xero/invoices/${withPdf.invoiceId}/attachments`);
+    const withPdf = invoices.find(
+      (i) =>
+        i.contactName === 'Daily Sales' && i.attachments.length > 0 && i.invoiceId !== withImage.invoiceId,
+    ) as Invoice;
+    const pdfFiles = await api<{ mimeType: string; url: string }[]>(
+      page,
+      'GET',
+      `/api/xero/invoices/${withPdf.invoiceId}/attachments`,
+    );
     if (pdfFiles[0]?.mimeType === 'application/pdf') {
       await showInvoice(page, withPdf);
       await expect(page.getByRole('link', { name: 'View' })).toHaveAttribute('target', '_blank');
-      const download = await page.request.get(await page.getByRole('link', { name: 'Download' }).getAttribute('href') ?? '');
+      const download = await page.request.get(
+        (await page.getByRole('link', { name: 'Download' }).getAttribute('href')) ?? '',
+      );
       expect(download.headers()['content-type']).toContain('application/pdf');
       expect(download.headers()['content-disposition']).toContain('attachment');
     }
@@ -332,7 +409,14 @@ test.describe('Pay Invoices', () => {
         await showInvoice(page, withImage);
         await cardAmount(page).fill((Math.round(pence(withImage.amountDue) * 0.6) / 100).toFixed(2));
         await expect(page.getByText('Loading attachments...')).toBeHidden();
-        await expect.poll(() => page.getByRole('img').first().evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
+        await expect
+          .poll(() =>
+            page
+              .getByRole('img')
+              .first()
+              .evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0),
+          )
+          .toBe(true);
         await page.getByRole('heading', { name: 'Pay Invoices' }).click();
         await page.evaluate(() => window.scrollTo(0, 0));
         await screenshot(page, `pay-invoices-${theme}-${width}`);
@@ -348,7 +432,11 @@ test.describe('Pay Invoices', () => {
     if (!first) throw new Error('no invoice');
     await page.goto('/invoices');
     await showInvoice(page, first);
-    await sandbox(page, '/__sandbox/faults', { errorRate: 1, errorStatus: 503, pathPrefix: '/api.xro/2.0/Invoices/' });
+    await sandbox(page, '/__sandbox/faults', {
+      errorRate: 1,
+      errorStatus: 503,
+      pathPrefix: '/api.xro/2.0/Invoices/',
+    });
     // An invoice Xero described less than 10 s ago is served as it is (FRESH_FROM_XERO_MS): let that pass.
     await page.waitForTimeout(10_500);
     try {
@@ -358,8 +446,12 @@ test.describe('Pay Invoices', () => {
       // The screen tries 3 rounds, 1 s and 2 s apart (001 §8); each server call now fails at its first 503
       // instead of being retried with back-off (which took ~13 s). Counted, not timed: a shared machine's
       // clock says nothing, the calls Xero received do.
-      const ledger = (await (await page.request.get(`${SANDBOX_URL}/__sandbox/ledger`)).json()) as { calls: Array<{ method: string; endpoint: string; count: number }> };
-      const reads = ledger.calls.filter((c) => c.method === 'GET' && c.endpoint.startsWith('/api.xro/2.0/Invoices/')).reduce((n, c) => n + c.count, 0);
+      const ledger = (await (await page.request.get(`${SANDBOX_URL}/__sandbox/ledger`)).json()) as {
+        calls: Array<{ method: string; endpoint: string; count: number }>;
+      };
+      const reads = ledger.calls
+        .filter((c) => c.method === 'GET' && c.endpoint.startsWith('/api.xro/2.0/Invoices/'))
+        .reduce((n, c) => n + c.count, 0);
       expect(reads).toBeGreaterThan(0);
       expect(reads).toBeLessThanOrEqual(6);
       await expect(page.getByText('Could not refresh invoice after multiple attempts').first()).toBeVisible();

@@ -68,9 +68,20 @@ test.describe('settings', () => {
     await expect(page.getByText('You have unsaved changes.')).toBeHidden();
 
     const saved = await (await page.request.get('/api/xero/connection')).json();
-    expect(saved).toMatchObject({ defaultTaxStatus: 'Tax exclusive', defaultStockJournalMarginRate: 1.5, defaultStockJournalPostingStatus: 'posted', defaultVatRateId: 'OUTPUT2' });
-    const stored = JSON.parse((await page.evaluate(() => localStorage.getItem('xero_saved_defaults'))) ?? '{}');
-    expect(stored).toMatchObject({ defaultBillAccountId: saved.defaultBillAccountId, defaultBillVatRateId: 'INPUT2', defaultStockJournalMarginRate: 1.5 });
+    expect(saved).toMatchObject({
+      defaultTaxStatus: 'Tax exclusive',
+      defaultStockJournalMarginRate: 1.5,
+      defaultStockJournalPostingStatus: 'posted',
+      defaultVatRateId: 'OUTPUT2',
+    });
+    const stored = JSON.parse(
+      (await page.evaluate(() => localStorage.getItem('xero_saved_defaults'))) ?? '{}',
+    );
+    expect(stored).toMatchObject({
+      defaultBillAccountId: saved.defaultBillAccountId,
+      defaultBillVatRateId: 'INPUT2',
+      defaultStockJournalMarginRate: 1.5,
+    });
 
     await page.reload();
     await expect(pay.getByLabel('Credit card account')).toContainText('Business Credit Card');
@@ -109,11 +120,20 @@ test.describe('settings', () => {
     await expect(add.getByLabel('Default contact')).toContainText('None');
     await expect(stock.getByLabel('Margin rate')).toHaveValue('1.35');
     const restored = await (await page.request.get('/api/xero/connection')).json();
-    expect(restored).toMatchObject({ defaultCashAccountId: '', defaultContactId: '', defaultTaxStatus: 'Tax inclusive', defaultStockJournalMarginRate: 1.35, defaultStockJournalPostingStatus: 'draft' });
+    expect(restored).toMatchObject({
+      defaultCashAccountId: '',
+      defaultContactId: '',
+      defaultTaxStatus: 'Tax inclusive',
+      defaultStockJournalMarginRate: 1.35,
+      defaultStockJournalPostingStatus: 'draft',
+    });
   });
 
   test('/settings?org= opens the settings of that organisation, activating it first', async ({ page }) => {
-    const orgs = (await (await page.request.get('/api/user-organizations')).json()) as Array<{ organizationId: number; tenantName: string }>;
+    const orgs = (await (await page.request.get('/api/user-organizations')).json()) as Array<{
+      organizationId: number;
+      tenantName: string;
+    }>;
     const builders = orgs.find((o) => o.tenantName === 'Demo Builders Ltd')?.organizationId;
     await page.goto(`/settings?org=${builders}`);
     await expect(toastWith(page, 'Organization Changed')).toBeVisible({ timeout: 15_000 });
@@ -125,7 +145,9 @@ test.describe('settings', () => {
     await expect(page.getByText('Defaults for Demo Builders Ltd')).toBeVisible();
   });
 
-  test('offers no bank account for the stock account, and the server refuses one with a clear message', async ({ page }) => {
+  test('offers no bank account for the stock account, and the server refuses one with a clear message', async ({
+    page,
+  }) => {
     await page.goto('/settings');
     const stock = card(page, 'Stock Journal');
     await stock.getByLabel('Stock account').click();
@@ -133,15 +155,24 @@ test.describe('settings', () => {
     await expect(page.getByRole('option', { name: 'Business Current Account' })).toHaveCount(0);
     await page.keyboard.press('Escape');
 
-    const bank = (await (await page.request.get('/api/xero/settings/bank-accounts')).json()) as { cashAccounts: Array<{ accountId: string; name: string }> };
+    const bank = (await (await page.request.get('/api/xero/settings/bank-accounts')).json()) as {
+      cashAccounts: Array<{ accountId: string; name: string }>;
+    };
     const current = bank.cashAccounts.find((a) => a.name === 'Business Current Account')?.accountId;
-    const refused = await patchAsAdmin(page, '/api/xero/settings', { defaultStockJournalStockAccountId: current });
+    const refused = await patchAsAdmin(page, '/api/xero/settings', {
+      defaultStockJournalStockAccountId: current,
+    });
     expect(refused.status).toBe(400);
-    expect(refused.body.message).toBe('Stock account: a bank account cannot be used in a stock journal. Choose an inventory or current asset account.');
+    expect(refused.body.message).toBe(
+      'Stock account: a bank account cannot be used in a stock journal. Choose an inventory or current asset account.',
+    );
   });
 
   test('a card whose feature is off is dimmed, says so, and cannot be changed', async ({ page }) => {
-    expect((await patchAsAdmin(page, `/api/admin/organizations/${shopId}/features`, { featureCisBills: false })).status).toBe(200);
+    expect(
+      (await patchAsAdmin(page, `/api/admin/organizations/${shopId}/features`, { featureCisBills: false }))
+        .status,
+    ).toBe(200);
     await page.goto('/settings');
     const cis = card(page, 'CIS Bills');
     await expect(cis.getByText('Feature disabled')).toBeVisible();
@@ -151,7 +182,10 @@ test.describe('settings', () => {
     await expect(cis.getByRole('button', { name: 'Refresh CIS Settings' })).toBeDisabled();
     await expect(cis.getByLabel('Bill account')).toBeDisabled();
     await expect(card(page, 'Pay Invoices').getByRole('button', { name: 'Refresh Accounts' })).toBeEnabled();
-    expect((await patchAsAdmin(page, `/api/admin/organizations/${shopId}/features`, { featureCisBills: true })).status).toBe(200);
+    expect(
+      (await patchAsAdmin(page, `/api/admin/organizations/${shopId}/features`, { featureCisBills: true }))
+        .status,
+    ).toBe(200);
   });
 
   test('refresh buttons reload a card from Xero', async ({ page }) => {
@@ -176,12 +210,18 @@ test.describe('settings', () => {
     await maintenance.getByRole('button', { name: 'Clean Up Old Data' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Clean Up Old Data' }).click();
     await expect(toastWith(page, 'Data Cleaned Up')).toBeVisible();
-    await expect(page.locator('.toast-root').getByText(/^Removed \d+ invoices? and \d+ payments? older than 3 months\.$/)).toBeVisible();
+    await expect(
+      page
+        .locator('.toast-root')
+        .getByText(/^Removed \d+ invoices? and \d+ payments? older than 3 months\.$/),
+    ).toBeVisible();
   });
 
   for (const theme of ['light', 'dark'] as const) {
     for (const width of [1280, 375]) {
-      test(`settings with every feature off: axe serious 0, no sideways scroll, ${theme}, ${width}px`, async ({ page }) => {
+      test(`settings with every feature off: axe serious 0, no sideways scroll, ${theme}, ${width}px`, async ({
+        page,
+      }) => {
         await page.setViewportSize({ width, height: 900 });
         await page.goto('/settings');
         await setTheme(page, theme);
@@ -190,7 +230,8 @@ test.describe('settings', () => {
         // text was at 2.4–2.6:1 under the dimmed card), and no sideways scrolling.
         const flags = ['featurePayInvoices', 'featureAddInvoices', 'featureStockJournal'] as const;
         // The admin endpoint takes one flag per call.
-        for (const flag of flags) await patchAsAdmin(page, `/api/admin/organizations/${shopId}/features`, { [flag]: false });
+        for (const flag of flags)
+          await patchAsAdmin(page, `/api/admin/organizations/${shopId}/features`, { [flag]: false });
         await page.reload();
         await expect(card(page, 'Stock Journal').getByText('Feature disabled')).toBeVisible();
         await screenshot(page, `settings-all-off-${theme}-${width}`);
@@ -199,8 +240,11 @@ test.describe('settings', () => {
           .filter((v) => v.impact === 'serious' || v.impact === 'critical')
           .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
         expect(serious).toEqual([]);
-        expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
-        for (const flag of flags) await patchAsAdmin(page, `/api/admin/organizations/${shopId}/features`, { [flag]: true });
+        expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(
+          true,
+        );
+        for (const flag of flags)
+          await patchAsAdmin(page, `/api/admin/organizations/${shopId}/features`, { [flag]: true });
         await patchAsAdmin(page, `/api/admin/organizations/${shopId}/features`, { featureCisBills: true });
       });
 

@@ -21,11 +21,15 @@ test.describe('the application shell', () => {
     await expect(page.getByText('404')).toBeVisible();
   });
 
-  test('when the app script cannot load, the Critical Error screen shows instead of a blank page', async ({ page }) => {
+  test('when the app script cannot load, the Critical Error screen shows instead of a blank page', async ({
+    page,
+  }) => {
     await page.route('**/assets/*.js', (route) => route.abort('failed'));
     await page.goto('/auth');
     await expect(page.getByRole('heading', { name: 'Critical Error' })).toBeVisible();
-    await expect(page.getByText('Ledgerlink could not load. Check your internet connection, then refresh the page.')).toBeVisible();
+    await expect(
+      page.getByText('Ledgerlink could not load. Check your internet connection, then refresh the page.'),
+    ).toBeVisible();
     await expect(page.getByRole('button', { name: 'Refresh Page' })).toBeVisible();
     await screenshot(page, 'critical-error-1280');
   });

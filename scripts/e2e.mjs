@@ -19,7 +19,8 @@ if (!fs.existsSync(chromium)) {
 const run = (cmd, args, env = {}) =>
   spawnSync(cmd, args, { stdio: 'inherit', env: { ...process.env, ...env } }).status ?? 1;
 
-if (process.env.E2E_SKIP_BUILD !== 'true' && run('npx', ['vite', 'build', '--logLevel', 'warn']) !== 0) process.exit(1);
+if (process.env.E2E_SKIP_BUILD !== 'true' && run('npx', ['vite', 'build', '--logLevel', 'warn']) !== 0)
+  process.exit(1);
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ledgerlink-e2e-'));
 const status = run('npx', ['playwright', 'test', ...process.argv.slice(2)], {

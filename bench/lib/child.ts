@@ -19,7 +19,10 @@ export async function spawnServer(args: string[], timeoutMs = 180_000): Promise<
   const pid = child.pid;
   if (pid === undefined) throw new Error('could not start the server process');
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server process did not start within ${timeoutMs / 1000} s`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`server process did not start within ${timeoutMs / 1000} s`)),
+      timeoutMs,
+    );
     const lines = readline.createInterface({ input: child.stdout });
     lines.on('line', (line) => {
       const match = /^READY (\d+)$/.exec(line.trim());

@@ -30,7 +30,11 @@ export const OWNER_EMAIL = 'owner@demoshop.example';
  * both sides (the sandbox and the app's per-tenant gate) and keeps Xero's 5 calls in flight.
  */
 export const UNPACED_GATE: TenantGateOptions = { maxInFlight: 5, perMinute: 1_000_000, windowMs: 60_500 };
-const UNPACED_SANDBOX: Partial<SandboxOptions> = { minuteLimit: 1_000_000, appMinuteLimit: 1_000_000, dailyLimit: 1_000_000 };
+const UNPACED_SANDBOX: Partial<SandboxOptions> = {
+  minuteLimit: 1_000_000,
+  appMinuteLimit: 1_000_000,
+  dailyLimit: 1_000_000,
+};
 
 export const TMP_ROOT = path.resolve('bench/.tmp');
 
@@ -40,7 +44,11 @@ export function makeTempDir(prefix: string): string {
   return fs.mkdtempSync(path.join(TMP_ROOT, `${prefix}-`));
 }
 
-export async function startBenchSandbox(options: { scale: number; origins?: string[]; paced?: boolean }): Promise<Sandbox> {
+export async function startBenchSandbox(options: {
+  scale: number;
+  origins?: string[];
+  paced?: boolean;
+}): Promise<Sandbox> {
   const origins = options.origins ?? [BENCH_ORIGIN];
   return startSandbox({
     port: 0,
@@ -58,7 +66,13 @@ export async function startBenchSandbox(options: { scale: number; origins?: stri
 }
 
 export function sandboxEndpoints(sandboxUrl: string, config: AppConfig): XeroEndpoints {
-  return { issuer: sandboxUrl, apiUrl: sandboxUrl, ...BENCH_CLIENT, scopes: config.xero.scopes, allowInsecureRequests: true };
+  return {
+    issuer: sandboxUrl,
+    apiUrl: sandboxUrl,
+    ...BENCH_CLIENT,
+    scopes: config.xero.scopes,
+    allowInsecureRequests: true,
+  };
 }
 
 export function benchConfig(dataDir: string, extra: Record<string, string> = {}): AppConfig {
@@ -77,7 +91,9 @@ export function benchConfig(dataDir: string, extra: Record<string, string> = {})
 
 /** A migrated database: PostgreSQL at `url`, PGlite under `dir`, or PGlite in memory. */
 export async function openBenchDatabase(where: { url?: string; dir?: string | null }): Promise<Database> {
-  const database = await openDatabase(where.url ? { databaseUrl: where.url } : { dataDir: where.dir ?? null });
+  const database = await openDatabase(
+    where.url ? { databaseUrl: where.url } : { dataDir: where.dir ?? null },
+  );
   await migrateDatabase(database);
   return database;
 }
@@ -103,7 +119,13 @@ export async function startBenchApp(options: {
   closeDatabase?: boolean;
 }): Promise<RunningApp> {
   const config = benchConfig(options.dataDir);
-  await ensureBootstrapAdmin({ users: createUsersRepository(options.database.db), admin: config.admin, demo: false, dataDir: options.dataDir, print: () => undefined });
+  await ensureBootstrapAdmin({
+    users: createUsersRepository(options.database.db),
+    admin: config.admin,
+    demo: false,
+    dataDir: options.dataDir,
+    print: () => undefined,
+  });
   const app = await buildApp({
     config,
     database: options.database,
@@ -167,7 +189,12 @@ export class ApiClient {
     return new ApiClient(base, this.cookie, this.origin);
   }
 
-  async send(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse> {
+  async send(
+    method: string,
+    url: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<ApiResponse> {
     const started = performance.now();
     const res = await fetch(`${this.base}${url}`, {
       method,
@@ -197,15 +224,26 @@ export class ApiClient {
    * Sends and insists on a 2xx/3xx answer. A JSON 404 "Not found: METHOD /path" means the route does not
    * exist yet (features are still being built): that is a RouteMissingError, reported as such.
    */
-  async call(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse> {
+  async call(
+    method: string,
+    url: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<ApiResponse> {
     const res = await this.send(method, url, body, headers);
     const route = `${method} ${url.split('?')[0]}`;
-    if (res.status === 404 && /"code":"NOT_FOUND"/.test(res.text) && /Not found: /.test(res.text)) throw new RouteMissingError(route);
+    if (res.status === 404 && /"code":"NOT_FOUND"/.test(res.text) && /Not found: /.test(res.text))
+      throw new RouteMissingError(route);
     if (res.status >= 400) throw new HttpError(route, res.status, res.text);
     return res;
   }
 
-  async json<T>(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
+  async json<T>(
+    method: string,
+    url: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<T> {
     return (await this.call(method, url, body, headers)).json<T>();
   }
 }
@@ -237,24 +275,36 @@ export async function connectXero(
   try {
     const authorize = await fetch(url, { redirect: 'manual' });
     location = authorize.headers.get('location');
-    if (!location) throw new Error(`sandbox did not redirect (${authorize.status}): ${await authorize.text()}`);
+    if (!location)
+      throw new Error(`sandbox did not redirect (${authorize.status}): ${await authorize.text()}`);
   } finally {
     sandbox.setAutoConsent(null);
   }
   const callback = new URL(location);
   const via = options.callbackClient ?? client;
-  const landed = await via.send('GET', `${callback.pathname}${callback.search}`, undefined, { cookie: client.cookie });
+  const landed = await via.send('GET', `${callback.pathname}${callback.search}`, undefined, {
+    cookie: client.cookie,
+  });
   // The binding is used once: the browser that finished the flow holds its session cookie alone again.
-  client.cookie = client.cookie.split('; ').filter((c) => !c.startsWith('ll_oauth=')).join('; ');
+  client.cookie = client.cookie
+    .split('; ')
+    .filter((c) => !c.startsWith('ll_oauth='))
+    .join('; ');
   const target = landed.headers.get('location') ?? '';
-  if (!target.startsWith('/organizations?connected=true')) throw new Error(`connect landed on ${target || landed.status}: ${landed.text.slice(0, 200)}`);
+  if (!target.startsWith('/organizations?connected=true'))
+    throw new Error(`connect landed on ${target || landed.status}: ${landed.text.slice(0, 200)}`);
   return client.json<UserOrganization[]>('GET', '/api/user-organizations');
 }
 
 /** Switches the four features on for every organisation, through the admin API (the user is the administrator). */
 export async function enableAllFeatures(client: ApiClient, orgs: UserOrganization[]): Promise<void> {
   for (const org of orgs) {
-    for (const flag of ['featurePayInvoices', 'featureAddInvoices', 'featureCisBills', 'featureStockJournal']) {
+    for (const flag of [
+      'featurePayInvoices',
+      'featureAddInvoices',
+      'featureCisBills',
+      'featureStockJournal',
+    ]) {
       await client.call('PATCH', `/api/admin/organizations/${org.organizationId}/features`, { [flag]: true });
     }
   }
@@ -272,7 +322,10 @@ export function sandboxOrg(sandbox: Sandbox, name: string): OrgRec {
 }
 
 /** Accounting API calls the sandbox counted for one organisation (what Xero's per-organisation limits count). */
-export function countTenantCalls(sandbox: Sandbox, tenantId: string): { total: number; bytes: number; byEndpoint: Record<string, number> } {
+export function countTenantCalls(
+  sandbox: Sandbox,
+  tenantId: string,
+): { total: number; bytes: number; byEndpoint: Record<string, number> } {
   const snapshot = sandbox.ledger();
   const byEndpoint: Record<string, number> = {};
   let total = 0;

@@ -11,7 +11,15 @@ import lighthouse from 'lighthouse';
 import desktopConfig from 'lighthouse/core/config/desktop-config.js';
 import { summarize, type Spread } from './stats';
 
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 
 /** The metrics Lighthouse scores performance on (v10+ weights), in the order the report lists them. */
 const METRICS = [
@@ -46,7 +54,9 @@ function freePort(): Promise<number> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (address && typeof address === 'object' ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        address && typeof address === 'object' ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -69,12 +79,22 @@ async function waitForDevTools(port: number, child: ChildProcess): Promise<void>
 async function auditOnce(target: LighthouseTarget, chromiumPath: string, profileRoot: string) {
   const port = await freePort();
   const profile = fs.mkdtempSync(path.join(profileRoot, 'lighthouse-'));
-  const child = spawn(chromiumPath, [...CHROMIUM_ARGS, `--remote-debugging-port=${port}`, `--user-data-dir=${profile}`, 'about:blank'], { stdio: 'ignore' });
+  const child = spawn(
+    chromiumPath,
+    [...CHROMIUM_ARGS, `--remote-debugging-port=${port}`, `--user-data-dir=${profile}`, 'about:blank'],
+    { stdio: 'ignore' },
+  );
   try {
     await waitForDevTools(port, child);
     const result = await lighthouse(
       target.url,
-      { port, output: 'json', logLevel: 'error', onlyCategories: ['performance'], ...(target.headers ? { extraHeaders: target.headers } : {}) },
+      {
+        port,
+        output: 'json',
+        logLevel: 'error',
+        onlyCategories: ['performance'],
+        ...(target.headers ? { extraHeaders: target.headers } : {}),
+      },
       target.preset === 'desktop' ? desktopConfig : undefined,
     );
     if (!result) throw new Error('Lighthouse returned no result');
@@ -87,7 +107,10 @@ async function auditOnce(target: LighthouseTarget, chromiumPath: string, profile
     };
   } finally {
     // Chromium's helper processes may still be writing the profile: wait for the browser to go, then clean up.
-    const exited = child.exitCode !== null ? Promise.resolve() : new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    const exited =
+      child.exitCode !== null
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => child.once('exit', () => resolve()));
     child.kill('SIGKILL');
     await exited;
     await new Promise((r) => setTimeout(r, 300));
@@ -96,7 +119,10 @@ async function auditOnce(target: LighthouseTarget, chromiumPath: string, profile
 }
 
 /** Runs each target `runs` times (a fresh browser each time) and reports the median with min and max. */
-export async function runLighthouse(targets: LighthouseTarget[], options: { runs: number; chromiumPath: string; tmpDir: string; log: (m: string) => void }): Promise<LighthouseRow[]> {
+export async function runLighthouse(
+  targets: LighthouseTarget[],
+  options: { runs: number; chromiumPath: string; tmpDir: string; log: (m: string) => void },
+): Promise<LighthouseRow[]> {
   const rows: LighthouseRow[] = [];
   for (const target of targets) {
     const scores: number[] = [];
@@ -111,7 +137,9 @@ export async function runLighthouse(targets: LighthouseTarget[], options: { runs
       } catch (error) {
         warnings.add(`run ${run + 1} failed: ${error instanceof Error ? error.message : String(error)}`);
       }
-      options.log(`lighthouse ${target.label}: run ${run + 1}/${options.runs}${scores.length > 0 ? `, score ${scores.at(-1)}` : ''}`);
+      options.log(
+        `lighthouse ${target.label}: run ${run + 1}/${options.runs}${scores.length > 0 ? `, score ${scores.at(-1)}` : ''}`,
+      );
     }
     rows.push({
       label: target.label,

@@ -39,16 +39,24 @@ function readInt(name: string, fallback: number, min = 1): number {
   const raw = process.env[name];
   if (raw === undefined || raw.trim() === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be a whole number of at least ${min} (got "${raw}")`);
+  if (!Number.isInteger(value) || value < min)
+    throw new Error(`${name} must be a whole number of at least ${min} (got "${raw}")`);
   return value;
 }
 
 /** Parts named on the command line (`npm run bench -- calls page`) or in BENCH_PARTS; all by default. */
 function readParts(argv: string[]): BenchPart[] {
-  const named = argv.length > 0 ? argv : (process.env.BENCH_PARTS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const named =
+    argv.length > 0
+      ? argv
+      : (process.env.BENCH_PARTS ?? '')
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
   if (named.length === 0) return [...BENCH_PARTS];
   for (const name of named) {
-    if (!(BENCH_PARTS as readonly string[]).includes(name)) throw new Error(`unknown part "${name}" (parts: ${BENCH_PARTS.join(', ')})`);
+    if (!(BENCH_PARTS as readonly string[]).includes(name))
+      throw new Error(`unknown part "${name}" (parts: ${BENCH_PARTS.join(', ')})`);
   }
   return BENCH_PARTS.filter((p) => named.includes(p));
 }
@@ -69,7 +77,10 @@ export function readOptions(argv: string[]): BenchOptions {
     durationSec: readInt('BENCH_DURATION', quick ? 3 : 5),
     loadRuns: readInt('BENCH_LOAD_RUNS', quick ? 1 : 3),
     connections: readInt('BENCH_CONNECTIONS', 10),
-    invoiceSizes: [readInt('BENCH_INVOICES_SMALL', quick ? 200 : 1000), readInt('BENCH_INVOICES_LARGE', quick ? 1000 : 5000)],
+    invoiceSizes: [
+      readInt('BENCH_INVOICES_SMALL', quick ? 200 : 1000),
+      readInt('BENCH_INVOICES_LARGE', quick ? 1000 : 5000),
+    ],
     memOrgs: readInt('BENCH_MEM_ORGS', quick ? 2 : 10),
     memInvoices: readInt('BENCH_MEM_INVOICES', quick ? 2000 : 10_000),
     memRuns: readInt('BENCH_MEM_RUNS', quick ? 1 : 2),

@@ -32,25 +32,41 @@ export async function freePort(): Promise<number> {
 /** Starts a server, or returns why it cannot (the benchmark then skips what needs it). */
 export async function startPostgres(pgBin: string): Promise<PostgresServer | { unavailable: string }> {
   const initdb = path.join(pgBin, 'initdb');
-  if (!fs.existsSync(initdb)) return { unavailable: `no PostgreSQL at ${pgBin} (apt-get install -y postgresql, or set BENCH_PG_BIN)` };
+  if (!fs.existsSync(initdb))
+    return { unavailable: `no PostgreSQL at ${pgBin} (apt-get install -y postgresql, or set BENCH_PG_BIN)` };
   const asRoot = process.getuid?.() === 0;
-  if (asRoot && spawnSync('id', ['postgres']).status !== 0) return { unavailable: 'running as root and there is no postgres user to run PostgreSQL as' };
+  if (asRoot && spawnSync('id', ['postgres']).status !== 0)
+    return { unavailable: 'running as root and there is no postgres user to run PostgreSQL as' };
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ledgerlink-bench-pg-'));
   if (asRoot) spawnSync('chown', ['postgres:postgres', dir]);
   const run = (bin: string, args: string[]) => {
     const full = path.join(pgBin, bin);
-    const res = asRoot ? spawnSync('runuser', ['-u', 'postgres', '--', full, ...args], { encoding: 'utf8' }) : spawnSync(full, args, { encoding: 'utf8' });
-    if (res.status !== 0) throw new Error(`${bin} failed: ${(res.stderr || res.stdout || '').trim().slice(-400)}`);
+    const res = asRoot
+      ? spawnSync('runuser', ['-u', 'postgres', '--', full, ...args], { encoding: 'utf8' })
+      : spawnSync(full, args, { encoding: 'utf8' });
+    if (res.status !== 0)
+      throw new Error(`${bin} failed: ${(res.stderr || res.stdout || '').trim().slice(-400)}`);
     return res.stdout;
   };
   const port = await freePort();
   const data = path.join(dir, 'data');
   try {
     run('initdb', ['-D', data, '-U', 'app', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8']);
-    run('pg_ctl', ['-D', data, '-l', path.join(dir, 'server.log'), '-w', '-o', `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir}`, 'start']);
+    run('pg_ctl', [
+      '-D',
+      data,
+      '-l',
+      path.join(dir, 'server.log'),
+      '-w',
+      '-o',
+      `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir}`,
+      'start',
+    ]);
   } catch (error) {
     fs.rmSync(dir, { recursive: true, force: true });
-    return { unavailable: `PostgreSQL did not start: ${error instanceof Error ? error.message : String(error)}` };
+    return {
+      unavailable: `PostgreSQL did not start: ${error instanceof Error ? error.message : String(error)}`,
+    };
   }
   const version = run('postgres', ['--version']).trim();
   return {

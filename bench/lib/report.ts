@@ -9,7 +9,8 @@ import type { ServerResult } from '../parts/server';
 import type { MachineInfo } from './machine';
 import { formatBytes, formatNumber, formatSpread, type Spread } from './stats';
 
-export type PartOutcome<T> = { kind: 'ok'; value: T } | { kind: 'skipped'; reason: string } | { kind: 'failed'; error: string };
+export type PartOutcome<T> =
+  { kind: 'ok'; value: T } | { kind: 'skipped'; reason: string } | { kind: 'failed'; error: string };
 
 export interface BenchResults {
   machine: MachineInfo;
@@ -63,7 +64,7 @@ function endpointsText(endpoints: Record<string, number>): string {
 function renderCalls(result: CallsResult): string[] {
   const lines = [
     `Sandbox scale ${result.scale}: ${formatNumber(result.outstanding)} outstanding sales invoices and ${formatNumber(result.drafts)} draft sales invoices in Demo Shop Ltd at the start of each run; ${result.runs} run(s), each on a freshly seeded sandbox and fresh databases (${formatNumber(result.seconds)} s in all).`,
-    'Counted: Accounting API calls the sandbox received for the organisation (what Xero\'s 60/minute and daily limits count), and the bytes of their answers (what Xero\'s egress pricing counts; median of the runs); token refreshes go to the identity service and are listed in the notes.',
+    "Counted: Accounting API calls the sandbox received for the organisation (what Xero's 60/minute and daily limits count), and the bytes of their answers (what Xero's egress pricing counts; median of the runs); token refreshes go to the identity service and are listed in the notes.",
     '',
     '| Action | Xero calls | Naive | Naive ÷ ours | Goal | Downloaded (egress) | Time (ms) | Calls in the last run |',
     '|---|---|---|---|---|---|---|---|',
@@ -73,7 +74,11 @@ function renderCalls(result: CallsResult): string[] {
       `| ${row.label} | ${callsCell(row)} | ${formatSpread(row.naive)} | ${ratioText(row)} | ${goalText(row)} | ${row.status === 'ok' && row.bytes ? formatBytes(row.bytes.median) : '—'} | ${row.status === 'ok' ? formatSpread(row.ms) : '—'} | ${row.status === 'ok' ? endpointsText(row.endpoints) : row.notes.join('; ')} |`,
     );
   }
-  lines.push('', 'Naive model (same screen flow, computed from the sandbox\'s data in the same run): lists at Xero\'s default 100 a page, no cache and no If-Modified-Since, one call per item written.', '');
+  lines.push(
+    '',
+    "Naive model (same screen flow, computed from the sandbox's data in the same run): lists at Xero's default 100 a page, no cache and no If-Modified-Since, one call per item written.",
+    '',
+  );
   for (const row of result.rows) {
     if (row.naiveModel !== '—') lines.push(`- ${row.label}: ${row.naiveModel}.`);
   }
@@ -94,14 +99,15 @@ function renderServer(result: ServerResult): string[] {
   const pg = result.postgres !== null && result.targets.some((t) => t.pg);
   const lines = [
     `autocannon on loopback, ${result.connections} connections, ${result.durationSec} s per measurement, ${result.runs} measurement(s) per target, app${pg ? ', app on PostgreSQL' : ''} and bare route back to back in each round. The app runs in its own process on ${result.database}${pg ? ` and, beside it, on ${result.postgres} (same data)` : ''}, signed in, every read served from its cache (Xero calls during the load: ${result.xeroCallsDuringLoad}).`,
-    'The bare route is a plain Fastify route in another process answering the very same bytes, so the ratio is what the app\'s session, tenancy, database read and serialisation cost. Goal: app ÷ bare ≥ 0.5.',
+    "The bare route is a plain Fastify route in another process answering the very same bytes, so the ratio is what the app's session, tenancy, database read and serialisation cost. Goal: app ÷ bare ≥ 0.5.",
     '',
     pg
       ? '| Target | Bytes | App (PGlite) req/s | p99 ms | App (PostgreSQL) req/s | p99 ms | Bare req/s | p99 ms | ÷ bare, PGlite | ÷ bare, PostgreSQL |'
       : '| Target | Bytes | App req/s | p99 ms | Bare req/s | p99 ms | App ÷ bare |',
     pg ? '|---|---|---|---|---|---|---|---|---|---|' : '|---|---|---|---|---|---|---|',
   ];
-  const ratioCell = (r: Spread | null) => (r ? `${formatSpread(r, 3)} ${r.median >= 0.5 ? '(met)' : '(**missed**)'}` : '—');
+  const ratioCell = (r: Spread | null) =>
+    r ? `${formatSpread(r, 3)} ${r.median >= 0.5 ? '(met)' : '(**missed**)'}` : '—';
   for (const t of result.targets) {
     const base = `| ${t.label} | ${formatBytes(t.bytes)} | ${spreadOr(t.app.rps)} | ${spreadOr(t.app.p99)} |`;
     lines.push(
@@ -142,14 +148,22 @@ function renderPage(result: PageResult): string[] {
     `| Total | ${result.js.files + result.css.files} | ${formatBytes(result.js.raw + result.css.raw)} | ${formatBytes(result.js.gzip + result.css.gzip)} | ${mark(result.js.gzip + result.css.gzip < 150 * 1024)} |`,
     '',
     ...(result.composition.length > 0
-      ? ['Largest parts of the first screen (gzip of each package\'s share of the chunks, from the source maps):', '', `${result.composition.map((c) => `${c.name} ${formatBytes(c.gzip)}`).join(' · ')}`, '']
+      ? [
+          "Largest parts of the first screen (gzip of each package's share of the chunks, from the source maps):",
+          '',
+          `${result.composition.map((c) => `${c.name} ${formatBytes(c.gzip)}`).join(' · ')}`,
+          '',
+        ]
       : []),
     'Pages (must be lazy):',
     '',
     '| Route module | Lazy | Own chunk gzip |',
     '|---|---|---|',
   ];
-  for (const r of result.routes) lines.push(`| ${r.module} | ${r.lazy ? 'yes' : '**no: in the first screen**'} | ${r.gzip === null ? '—' : formatBytes(r.gzip)} |`);
+  for (const r of result.routes)
+    lines.push(
+      `| ${r.module} | ${r.lazy ? 'yes' : '**no: in the first screen**'} | ${r.gzip === null ? '—' : formatBytes(r.gzip)} |`,
+    );
   const sent = formatBytes(result.wire?.bytes ?? result.js.raw + result.css.raw);
   const how = result.wire ? ` (${result.wire.encodings.join(', ')})` : '';
   lines.push(
@@ -187,7 +201,10 @@ function renderPage(result: PageResult): string[] {
       '',
       `| Target | Runs | Score | ${names.join(' | ')} |`,
       `|---|---|---|${names.map(() => '---').join('|')}|`,
-      ...rows.map((r) => `| ${r.label} | ${r.runs} | ${spreadOr(r.score)} | ${r.metrics.map((m) => (m.unit === 'ms' ? spreadOr(m.value, 0, ' ms') : spreadOr(m.value, 3))).join(' | ')} |`),
+      ...rows.map(
+        (r) =>
+          `| ${r.label} | ${r.runs} | ${spreadOr(r.score)} | ${r.metrics.map((m) => (m.unit === 'ms' ? spreadOr(m.value, 0, ' ms') : spreadOr(m.value, 3))).join(' | ')} |`,
+      ),
       '',
     );
     const warnings = rows.flatMap((r) => r.warnings.map((w) => `${r.label}: ${w}`));
@@ -203,7 +220,8 @@ function renderScaleOut(result: ScaleOutResult): string[] {
     '| Check | Result | Expected |',
     '|---|---|---|',
   ];
-  for (const c of result.checks) lines.push(`| ${c.label} | ${c.passed ? c.detail : `**${c.detail}**`} | ${c.expected} |`);
+  for (const c of result.checks)
+    lines.push(`| ${c.label} | ${c.passed ? c.detail : `**${c.detail}**`} | ${c.expected} |`);
   lines.push('');
   if (result.gate.length > 0) {
     const one = result.gate.find((g) => g.instances === 1);
@@ -257,7 +275,10 @@ export function renderResults(results: BenchResults): string {
  */
 export function keepUnselectedSections(fresh: string, previous: string | null): string {
   if (!previous) return fresh;
-  const produced = /^Produced by .*$/m.exec(previous)?.[0].replace(/^Produced by /, '').replace(/\.$/, '');
+  const produced = /^Produced by .*$/m
+    .exec(previous)?.[0]
+    .replace(/^Produced by /, '')
+    .replace(/\.$/, '');
   const sections = (text: string) => {
     const out = new Map<string, string>();
     const parts = text.split(/^(?=## \d+\. )/m);
@@ -270,7 +291,13 @@ export function keepUnselectedSections(fresh: string, previous: string | null): 
     .map((part) => {
       const title = part.split('\n', 1)[0] ?? '';
       const kept = old.get(title);
-      if (!title.startsWith('## ') || !part.includes('Not run (not selected).') || !kept || kept.includes('Not run (not selected).')) return part;
+      if (
+        !title.startsWith('## ') ||
+        !part.includes('Not run (not selected).') ||
+        !kept ||
+        kept.includes('Not run (not selected).')
+      )
+        return part;
       let body = kept.slice(title.length).replace(/^\n+/, '');
       // A section already kept names the run that measured it; keep that name.
       const earlier = /^\(Kept from an earlier run: (.*)\.\)\n\n/.exec(body);

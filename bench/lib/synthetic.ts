@@ -6,7 +6,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import { organizations, userOrganizations, xeroInvoices, xeroSyncState } from '../../src/server/db/schema/index.ts';
+import {
+  organizations,
+  userOrganizations,
+  xeroInvoices,
+  xeroSyncState,
+} from '../../src/server/db/schema/index.ts';
 import type { Db } from '../../src/server/db/client';
 
 /** The resource name the shared sync keeps the Pay Invoices view's state under (sync.service.ts). */
@@ -17,7 +22,12 @@ const SALES_OPEN_RESOURCE = 'invoices:sales-open';
  * INSERT … SELECT over generate_series, so 100,000 rows take seconds rather than minutes of row-by-row
  * parameters. Each row has two lines (standard-rated and zero-rated takings), every fifth a part payment.
  */
-export async function insertOutstandingInvoices(db: Db, organizationId: number, count: number, from = 1): Promise<void> {
+export async function insertOutstandingInvoices(
+  db: Db,
+  organizationId: number,
+  count: number,
+  from = 1,
+): Promise<void> {
   const last = from + count - 1;
   await db.execute(sql`
     insert into ${xeroInvoices} (
@@ -55,8 +65,17 @@ export async function markSalesOpenSynced(db: Db, organizationId: number): Promi
   const now = new Date();
   await db
     .insert(xeroSyncState)
-    .values({ organizationId, resource: SALES_OPEN_RESOURCE, highWater: now, lastSyncAt: now, lastFullSyncAt: now })
-    .onConflictDoUpdate({ target: [xeroSyncState.organizationId, xeroSyncState.resource], set: { lastSyncAt: now, leaseUntil: null } });
+    .values({
+      organizationId,
+      resource: SALES_OPEN_RESOURCE,
+      highWater: now,
+      lastSyncAt: now,
+      lastFullSyncAt: now,
+    })
+    .onConflictDoUpdate({
+      target: [xeroSyncState.organizationId, xeroSyncState.resource],
+      set: { lastSyncAt: now, leaseUntil: null },
+    });
 }
 
 /** An organisation that exists only in the cache (no Xero behind it), linked to the user, Pay Invoices on. */
@@ -66,6 +85,8 @@ export async function insertCachedOrganization(db: Db, userId: number, name: str
     .values({ tenantId: randomUUID(), tenantName: name, featurePayInvoices: true })
     .returning({ id: organizations.id });
   if (!org) throw new Error('organisation insert returned nothing');
-  await db.insert(userOrganizations).values({ userId, organizationId: org.id, connected: true, isActive: false });
+  await db
+    .insert(userOrganizations)
+    .values({ userId, organizationId: org.id, connected: true, isActive: false });
   return org.id;
 }

@@ -29,8 +29,28 @@ import { runLighthouse, type LighthouseRow } from '../lib/lighthouse';
 import { summarize, type Spread } from '../lib/stats';
 
 /** The pages of spec 000 §2 / 001 §2 that must not be in the first screen's download (the shell is). */
-const LAZY_ROUTES = ['auth', 'organizations', 'pay-invoices', 'add-invoices', 'cis-bills', 'stock-journal', 'settings', 'connect', 'xero-cancel', 'account-security'];
-const BROWSER_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const LAZY_ROUTES = [
+  'auth',
+  'organizations',
+  'pay-invoices',
+  'add-invoices',
+  'cis-bills',
+  'stock-journal',
+  'settings',
+  'connect',
+  'xero-cancel',
+  'account-security',
+];
+const BROWSER_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 const FIRST_INVOICE_TIMEOUT_MS = 30_000;
 
 interface ManifestChunk {
@@ -80,13 +100,20 @@ function buildClient(outDir: string): number {
   const started = performance.now();
   const vite = path.resolve('node_modules/vite/bin/vite.js');
   // Source maps only feed the composition figures; they are separate files and change no chunk's size.
-  const res = spawnSync(process.execPath, [vite, 'build', '--outDir', outDir, '--emptyOutDir', '--manifest', '--sourcemap', '--logLevel', 'error'], { encoding: 'utf8' });
+  const res = spawnSync(
+    process.execPath,
+    [vite, 'build', '--outDir', outDir, '--emptyOutDir', '--manifest', '--sourcemap', '--logLevel', 'error'],
+    { encoding: 'utf8' },
+  );
   if (res.status !== 0) throw new Error(`vite build failed: ${(res.stderr || res.stdout).slice(-800)}`);
   return (performance.now() - started) / 1000;
 }
 
 function analyseBundle(outDir: string) {
-  const manifest = JSON.parse(fs.readFileSync(path.join(outDir, '.vite', 'manifest.json'), 'utf8')) as Record<string, ManifestChunk>;
+  const manifest = JSON.parse(fs.readFileSync(path.join(outDir, '.vite', 'manifest.json'), 'utf8')) as Record<
+    string,
+    ManifestChunk
+  >;
   const entryKey = Object.keys(manifest).find((k) => manifest[k]?.isEntry);
   if (!entryKey) throw new Error('the build manifest has no entry');
   // The entry and everything it imports statically: what the browser must fetch before the first screen.
@@ -119,11 +146,22 @@ function analyseBundle(outDir: string) {
     const key = Object.keys(manifest).find((k) => k.endsWith(`app/routes/${name}.tsx`));
     const chunk = key ? manifest[key] : undefined;
     if (!key || !chunk) return { module: `app/routes/${name}.tsx`, lazy: true, gzip: null };
-    return { module: key, lazy: !firstScreen.has(key) && chunk.isDynamicEntry === true, gzip: gzipSize(path.join(outDir, chunk.file)) };
+    return {
+      module: key,
+      lazy: !firstScreen.has(key) && chunk.isDynamicEntry === true,
+      gzip: gzipSize(path.join(outDir, chunk.file)),
+    };
   });
   const entryFile = manifest[entryKey]?.file ?? '';
   const firstScreenFiles = [...jsFiles, ...cssFiles];
-  return { js: total(jsFiles), css: total(cssFiles), routes, entryFile, firstScreenFiles, composition: describeComposition(outDir, jsFiles) };
+  return {
+    js: total(jsFiles),
+    css: total(cssFiles),
+    routes,
+    entryFile,
+    firstScreenFiles,
+    composition: describeComposition(outDir, jsFiles),
+  };
 }
 
 /** "react-dom", "@radix-ui/react-select", "src/client/components"…: who a source map segment belongs to. */
@@ -144,7 +182,9 @@ function describeComposition(outDir: string, jsFiles: Set<string>): Array<{ name
     const full = path.join(outDir, file);
     if (!fs.existsSync(`${full}.map`)) continue;
     const lines = fs.readFileSync(full, 'utf8').split('\n');
-    const consumer = new SourceMapConsumer(JSON.parse(fs.readFileSync(`${full}.map`, 'utf8')) as RawSourceMap);
+    const consumer = new SourceMapConsumer(
+      JSON.parse(fs.readFileSync(`${full}.map`, 'utf8')) as RawSourceMap,
+    );
     const mappings: MappingItem[] = [];
     consumer.eachMapping((m) => mappings.push(m));
     mappings.forEach((m, i) => {
@@ -163,7 +203,13 @@ function describeComposition(outDir: string, jsFiles: Set<string>): Array<{ name
     .slice(0, 10);
 }
 
-async function timePages(browser: Browser, appUrl: string, cookie: string, firstInvoice: string, runs: number) {
+async function timePages(
+  browser: Browser,
+  appUrl: string,
+  cookie: string,
+  firstInvoice: string,
+  runs: number,
+) {
   const [name = '', value = ''] = cookie.split('=');
   const first: number[] = [];
   const dcl: number[] = [];
@@ -175,10 +221,14 @@ async function timePages(browser: Browser, appUrl: string, cookie: string, first
       await context.addCookies([{ name, value, url: appUrl }]);
       const page = await context.newPage();
       await page.goto('/invoices', { waitUntil: 'commit' });
-      const shownAt = await page.waitForFunction((text) => (document.body?.innerText.includes(text) ? performance.now() : false), firstInvoice, {
-        polling: 'raf',
-        timeout: FIRST_INVOICE_TIMEOUT_MS,
-      });
+      const shownAt = await page.waitForFunction(
+        (text) => (document.body?.innerText.includes(text) ? performance.now() : false),
+        firstInvoice,
+        {
+          polling: 'raf',
+          timeout: FIRST_INVOICE_TIMEOUT_MS,
+        },
+      );
       first.push(Number(await shownAt.jsonValue()));
       const timing = await page.evaluate(() => {
         const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined;
@@ -191,10 +241,14 @@ async function timePages(browser: Browser, appUrl: string, cookie: string, first
       dcl.push(timing.dcl);
       transferred.push(timing.bytes / 1024);
       await page.goto('/organizations', { waitUntil: 'commit' });
-      const orgAt = await page.waitForFunction(() => (document.body?.innerText.includes('Demo Shop Ltd') ? performance.now() : false), undefined, {
-        polling: 'raf',
-        timeout: FIRST_INVOICE_TIMEOUT_MS,
-      });
+      const orgAt = await page.waitForFunction(
+        () => (document.body?.innerText.includes('Demo Shop Ltd') ? performance.now() : false),
+        undefined,
+        {
+          polling: 'raf',
+          timeout: FIRST_INVOICE_TIMEOUT_MS,
+        },
+      );
       orgs.push(Number(await orgAt.jsonValue()));
     } finally {
       await context.close();
@@ -209,7 +263,9 @@ function fetchRaw(url: string): Promise<{ bytes: number; encoding: string }> {
     const req = http.get(url, { headers: { 'accept-encoding': 'br, gzip' } }, (res) => {
       let bytes = 0;
       res.on('data', (chunk: Buffer) => (bytes += chunk.length));
-      res.on('end', () => resolve({ bytes, encoding: String(res.headers['content-encoding'] ?? 'identity') }));
+      res.on('end', () =>
+        resolve({ bytes, encoding: String(res.headers['content-encoding'] ?? 'identity') }),
+      );
       res.on('error', reject);
     });
     req.on('error', reject);
@@ -218,20 +274,42 @@ function fetchRaw(url: string): Promise<{ bytes: number; encoding: string }> {
 
 async function measureWire(appUrl: string, files: string[]): Promise<WireResult> {
   const answers = await Promise.all(files.map((f) => fetchRaw(`${appUrl}/${f}`)));
-  return { encodings: [...new Set(answers.map((a) => a.encoding))], bytes: answers.reduce((sum, a) => sum + a.bytes, 0) };
+  return {
+    encodings: [...new Set(answers.map((a) => a.encoding))],
+    bytes: answers.reduce((sum, a) => sum + a.bytes, 0),
+  };
 }
 
-async function measureBrowser(options: BenchOptions, clientDir: string, entryFile: string, firstScreenFiles: string[], log: (line: string) => void) {
+async function measureBrowser(
+  options: BenchOptions,
+  clientDir: string,
+  entryFile: string,
+  firstScreenFiles: string[],
+  log: (line: string) => void,
+) {
   const sandbox = await startBenchSandbox({ scale: options.scale });
   const dataDir = makeTempDir('page');
-  const running = await startBenchApp({ database: await createTestDatabase(), sandboxUrl: sandbox.url, dataDir, clientDir });
+  const running = await startBenchApp({
+    database: await createTestDatabase(),
+    sandboxUrl: sandbox.url,
+    dataDir,
+    clientDir,
+  });
   try {
     const gz = await fetch(`${running.url}/${entryFile}`, { headers: { 'accept-encoding': 'gzip, br' } });
     await gz.arrayBuffer();
     const servedCompressed = Boolean(gz.headers.get('content-encoding'));
     const wire = await measureWire(running.url, firstScreenFiles);
     if (!fs.existsSync(options.chromiumPath)) {
-      return { servedCompressed, wire, browser: { kind: 'skipped', reason: `no Chromium at ${options.chromiumPath} (set CHROMIUM_PATH)` } as const, lighthouse: `not run: no Chromium at ${options.chromiumPath}.` };
+      return {
+        servedCompressed,
+        wire,
+        browser: {
+          kind: 'skipped',
+          reason: `no Chromium at ${options.chromiumPath} (set CHROMIUM_PATH)`,
+        } as const,
+        lighthouse: `not run: no Chromium at ${options.chromiumPath}.`,
+      };
     }
     const client = new ApiClient(running.url);
     await signIn(client);
@@ -261,17 +339,34 @@ async function measureBrowser(options: BenchOptions, clientDir: string, entryFil
       log(`page: Lighthouse performance audits, ${lighthouseRuns} run(s) per target`);
       const lighthouse = await runLighthouse(
         [
-          { label: "/auth (the first screen), Lighthouse's mobile preset (simulated slow 4G, 4× CPU slowdown)", url: `${running.url}/auth`, preset: 'mobile' },
+          {
+            label:
+              "/auth (the first screen), Lighthouse's mobile preset (simulated slow 4G, 4× CPU slowdown)",
+            url: `${running.url}/auth`,
+            preset: 'mobile',
+          },
           { label: '/auth, desktop preset', url: `${running.url}/auth`, preset: 'desktop' },
-          { label: `/invoices signed in (${formatCount(invoices.length)} outstanding invoices), desktop preset`, url: `${running.url}/invoices`, preset: 'desktop', headers: { Cookie: client.cookie } },
+          {
+            label: `/invoices signed in (${formatCount(invoices.length)} outstanding invoices), desktop preset`,
+            url: `${running.url}/invoices`,
+            preset: 'desktop',
+            headers: { Cookie: client.cookie },
+          },
         ],
         { runs: lighthouseRuns, chromiumPath: options.chromiumPath, tmpDir: dataDir, log },
       );
       return { servedCompressed, wire, browser: { kind: 'ok', value } as const, lighthouse };
     } catch (error) {
       const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
-      const hint = /Timeout/i.test(message ?? '') ? ` (invoice ${firstInvoice} never appeared on /invoices within ${FIRST_INVOICE_TIMEOUT_MS / 1000} s: is the Pay Invoices screen built?)` : '';
-      return { servedCompressed, wire, browser: { kind: 'failed', error: `${message}${hint}` } as const, lighthouse: `not run: the browser timings failed first.` };
+      const hint = /Timeout/i.test(message ?? '')
+        ? ` (invoice ${firstInvoice} never appeared on /invoices within ${FIRST_INVOICE_TIMEOUT_MS / 1000} s: is the Pay Invoices screen built?)`
+        : '';
+      return {
+        servedCompressed,
+        wire,
+        browser: { kind: 'failed', error: `${message}${hint}` } as const,
+        lighthouse: `not run: the browser timings failed first.`,
+      };
     } finally {
       await browser.close();
     }
@@ -290,8 +385,24 @@ export async function runPage(options: BenchOptions, log: (line: string) => void
     log('page: building the client');
     const buildSeconds = buildClient(outDir);
     const bundle = analyseBundle(outDir);
-    const { servedCompressed, wire, browser, lighthouse } = await measureBrowser(options, outDir, bundle.entryFile, bundle.firstScreenFiles, log);
-    return { buildSeconds, composition: bundle.composition, js: bundle.js, css: bundle.css, routes: bundle.routes, servedCompressed, wire, browser, lighthouse };
+    const { servedCompressed, wire, browser, lighthouse } = await measureBrowser(
+      options,
+      outDir,
+      bundle.entryFile,
+      bundle.firstScreenFiles,
+      log,
+    );
+    return {
+      buildSeconds,
+      composition: bundle.composition,
+      js: bundle.js,
+      css: bundle.css,
+      routes: bundle.routes,
+      servedCompressed,
+      wire,
+      browser,
+      lighthouse,
+    };
   } finally {
     fs.rmSync(outDir, { recursive: true, force: true });
   }

@@ -53,13 +53,22 @@ interface Pair {
   sandbox: Sandbox;
 }
 
-async function startPair(pg: PostgresServer, name: string, sandbox: Sandbox, dir: string): Promise<{ pair: Pair; startTogether: Outcome }> {
+async function startPair(
+  pg: PostgresServer,
+  name: string,
+  sandbox: Sandbox,
+  dir: string,
+): Promise<{ pair: Pair; startTogether: Outcome }> {
   pg.createDatabase(name);
   const url = pg.databaseUrl(name);
   // Both instances open, migrate and bootstrap the administrator at the same moment, as after a deploy.
   const opened = await Promise.allSettled([openBenchDatabase({ url }), openBenchDatabase({ url })]);
-  const databases = opened.filter((o): o is PromiseFulfilledResult<Database> => o.status === 'fulfilled').map((o) => o.value);
-  const startErrors: string[] = opened.filter((o): o is PromiseRejectedResult => o.status === 'rejected').map((o) => String(o.reason));
+  const databases = opened
+    .filter((o): o is PromiseFulfilledResult<Database> => o.status === 'fulfilled')
+    .map((o) => o.value);
+  const startErrors: string[] = opened
+    .filter((o): o is PromiseRejectedResult => o.status === 'rejected')
+    .map((o) => String(o.reason));
   while (databases.length < 2) databases.push(await openBenchDatabase({ url }));
   const [dbA, dbB] = databases as [Database, Database];
   const started = await Promise.allSettled([
@@ -71,7 +80,13 @@ async function startPair(pg: PostgresServer, name: string, sandbox: Sandbox, dir
     startErrors.push(String(s.reason instanceof Error ? s.reason.message : s.reason));
     return i;
   });
-  const [a, b] = await Promise.all(apps.map((app, i) => (typeof app === 'number' ? startBenchApp({ database: i === 0 ? dbA : dbB, sandboxUrl: sandbox.url, dataDir: dir, paced: true }) : app)));
+  const [a, b] = await Promise.all(
+    apps.map((app, i) =>
+      typeof app === 'number'
+        ? startBenchApp({ database: i === 0 ? dbA : dbB, sandboxUrl: sandbox.url, dataDir: dir, paced: true })
+        : app,
+    ),
+  );
   if (!a || !b) throw new Error('instances did not start');
   return {
     pair: { a, b, sandbox },
@@ -91,27 +106,53 @@ async function checkSessions(pair: Pair): Promise<Outcome> {
   await onB.call('POST', '/api/logout');
   const afterLogout = await onA.on(pair.a.url).send('GET', '/api/user');
   const passed = seenOnB && afterLogout.status === 401;
-  return { passed, detail: `signed in on A → B answers ${me.status}; signed out on B → A answers ${afterLogout.status}` };
+  return {
+    passed,
+    detail: `signed in on A → B answers ${me.status}; signed out on B → A answers ${afterLogout.status}`,
+  };
 }
 
-async function checkRefresh(pair: Pair, client: ApiClient, database: Database, rotations: number): Promise<Outcome> {
+async function checkRefresh(
+  pair: Pair,
+  client: ApiClient,
+  database: Database,
+  rotations: number,
+): Promise<Outcome> {
   const before = pair.sandbox.ledger().refreshCount;
   const statuses: string[] = [];
   for (let r = 0; r < rotations; r++) {
     // Every instance now sees a token inside its refresh margin; 10 requests spread over both race to refresh it.
     await database.db.update(xeroTokens).set({ expiresAt: new Date(Date.now() + 30_000) });
     const answers = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => client.on(i % 2 === 0 ? pair.a.url : pair.b.url).send('GET', '/api/xero/connection')),
+      Array.from({ length: 10 }, (_, i) =>
+        client.on(i % 2 === 0 ? pair.a.url : pair.b.url).send('GET', '/api/xero/connection'),
+      ),
     );
-    const bad = answers.filter((res) => res.status !== 200 || res.json<{ connected: boolean; error?: string }>().connected !== true || res.json<{ error?: string }>().error);
-    statuses.push(bad.length === 0 ? 'all 10 connected' : `${bad.length} of 10 not connected: ${bad[0]?.text.slice(0, 120)}`);
+    const bad = answers.filter(
+      (res) =>
+        res.status !== 200 ||
+        res.json<{ connected: boolean; error?: string }>().connected !== true ||
+        res.json<{ error?: string }>().error,
+    );
+    statuses.push(
+      bad.length === 0
+        ? 'all 10 connected'
+        : `${bad.length} of 10 not connected: ${bad[0]?.text.slice(0, 120)}`,
+    );
   }
   const refreshes = pair.sandbox.ledger().refreshCount - before;
   const passed = refreshes === rotations && statuses.every((s) => s === 'all 10 connected');
-  return { passed, detail: `${rotations} rotation(s), 10 concurrent requests each over A and B → ${refreshes} refresh(es); ${statuses.join('; ')}` };
+  return {
+    passed,
+    detail: `${rotations} rotation(s), 10 concurrent requests each over A and B → ${refreshes} refresh(es); ${statuses.join('; ')}`,
+  };
 }
 
-async function countInvoiceReads(pair: Pair, tenantId: string, work: () => Promise<unknown>): Promise<number> {
+async function countInvoiceReads(
+  pair: Pair,
+  tenantId: string,
+  work: () => Promise<unknown>,
+): Promise<number> {
   pair.sandbox.clearLedger();
   // Each sandbox answer takes 300 ms, so the two requests are surely in flight together.
   pair.sandbox.setFaults({ latencyMs: 300 });
@@ -127,39 +168,62 @@ async function countInvoiceReads(pair: Pair, tenantId: string, work: () => Promi
  * Both instances open Pay Invoices for the first time at once, for each organisation: the sync lease must
  * let one of them read Xero and the other wait for its result.
  */
-async function checkFirstOpen(pair: Pair, client: ApiClient, orgs: Array<{ organizationId: number; tenantId: string }>): Promise<Outcome> {
+async function checkFirstOpen(
+  pair: Pair,
+  client: ApiClient,
+  orgs: Array<{ organizationId: number; tenantId: string }>,
+): Promise<Outcome> {
   const reads: number[] = [];
   const lengths: string[] = [];
   for (const org of orgs) {
     const path = `/api/xero/invoices?org=${org.organizationId}`;
     reads.push(
       await countInvoiceReads(pair, org.tenantId, async () => {
-        const answers = await Promise.all([client.on(pair.a.url).json<Invoice[]>('GET', path), client.on(pair.b.url).json<Invoice[]>('GET', path)]);
+        const answers = await Promise.all([
+          client.on(pair.a.url).json<Invoice[]>('GET', path),
+          client.on(pair.b.url).json<Invoice[]>('GET', path),
+        ]);
         lengths.push(answers.map((a) => a.length).join('/'));
       }),
     );
   }
-  return { passed: reads.every((r) => r === 1), detail: `GET /Invoices per simultaneous pair: ${reads.join(', ')} (invoices answered by A/B: ${lengths.join(', ')})` };
+  return {
+    passed: reads.every((r) => r === 1),
+    detail: `GET /Invoices per simultaneous pair: ${reads.join(', ')} (invoices answered by A/B: ${lengths.join(', ')})`,
+  };
 }
 
 /** Standard refresh on both instances at once, several times: every pair must cost one If-Modified-Since call. */
-async function checkRefreshSync(pair: Pair, client: ApiClient, tenantId: string, trials: number): Promise<Outcome> {
+async function checkRefreshSync(
+  pair: Pair,
+  client: ApiClient,
+  tenantId: string,
+  trials: number,
+): Promise<Outcome> {
   const reads: number[] = [];
   for (let i = 0; i < trials; i++) {
     reads.push(
       await countInvoiceReads(pair, tenantId, () =>
-        Promise.all([client.on(pair.a.url).call('GET', '/api/xero/invoices?refresh=true'), client.on(pair.b.url).call('GET', '/api/xero/invoices?refresh=true')]),
+        Promise.all([
+          client.on(pair.a.url).call('GET', '/api/xero/invoices?refresh=true'),
+          client.on(pair.b.url).call('GET', '/api/xero/invoices?refresh=true'),
+        ]),
       ),
     );
   }
   const extra = reads.filter((r) => r > 1).length;
-  return { passed: extra === 0, detail: `GET /Invoices per simultaneous pair: ${reads.join(', ')}${extra > 0 ? ` (${extra} of ${trials} pairs read Xero twice)` : ''}` };
+  return {
+    passed: extra === 0,
+    detail: `GET /Invoices per simultaneous pair: ${reads.join(', ')}${extra > 0 ? ` (${extra} of ${trials} pairs read Xero twice)` : ''}`,
+  };
 }
 
 async function checkPaymentRetry(pair: Pair, client: ApiClient, tenantId: string): Promise<Outcome> {
   const invoices = await client.on(pair.a.url).json<Invoice[]>('GET', '/api/xero/invoices');
   const bank = await client.on(pair.a.url).json<BankAccountsResponse>('GET', '/api/xero/bank-accounts');
-  const invoice = findInvoicesToPay(invoices, { today: getUkToday() }).find((i) => roundPoundsToPence(i.amountDue) >= 2);
+  const invoice = findInvoicesToPay(invoices, { today: getUkToday() }).find(
+    (i) => roundPoundsToPence(i.amountDue) >= 2,
+  );
   const account = bank.creditCardAccounts[0]?.accountId;
   if (!invoice || !account) return { passed: false, detail: 'no invoice or card account to pay with' };
   const body = {
@@ -177,7 +241,10 @@ async function checkPaymentRetry(pair: Pair, client: ApiClient, tenantId: string
   const retry = await client.on(pair.b.url).send('POST', '/api/xero/payments', body, headers);
   const puts = countTenantCalls(pair.sandbox, tenantId).byEndpoint['PUT /Payments'] ?? 0;
   const payments = pair.sandbox.ledger().writes.filter((w) => w.kind === 'payment').length;
-  const samePayment = first.status === 200 && retry.status === 200 && first.json<{ paymentId: string }>().paymentId === retry.json<{ paymentId: string }>().paymentId;
+  const samePayment =
+    first.status === 200 &&
+    retry.status === 200 &&
+    first.json<{ paymentId: string }>().paymentId === retry.json<{ paymentId: string }>().paymentId;
   return {
     passed: payments === 1 && samePayment,
     detail: `sent on A (${first.status}), retried on B with the same Idempotency-Key (${retry.status}) → ${puts} PUT /Payments, ${payments} payment(s) in Xero${samePayment ? ', same payment answered' : ''}`,
@@ -190,31 +257,64 @@ async function attempt(work: () => Promise<Outcome>): Promise<Outcome> {
     return await work();
   } catch (error) {
     if (error instanceof RouteMissingError) return { passed: false, detail: error.message };
-    return { passed: false, detail: `error: ${error instanceof Error ? error.message.slice(0, 300) : String(error)}` };
+    return {
+      passed: false,
+      detail: `error: ${error instanceof Error ? error.message.slice(0, 300) : String(error)}`,
+    };
   }
 }
 
 const CHECKS = [
-  { key: 'start', label: 'Both instances start together on an empty database (migrations, bootstrap administrator)', expected: 'both start' },
-  { key: 'sessions', label: 'Sessions work on both (sign in on A, call B; sign out on B, call A)', expected: '200, then 401' },
+  {
+    key: 'start',
+    label: 'Both instances start together on an empty database (migrations, bootstrap administrator)',
+    expected: 'both start',
+  },
+  {
+    key: 'sessions',
+    label: 'Sessions work on both (sign in on A, call B; sign out on B, call A)',
+    expected: '200, then 401',
+  },
   { key: 'oauth', label: 'Connect Xero: started on A, callback answered by B', expected: 'connected' },
-  { key: 'refresh', label: 'One token refresh per rotation (sandbox refreshCount)', expected: '1 refresh per rotation, every request connected' },
-  { key: 'first-open', label: 'First open of Pay Invoices on A and B at once (each organisation)', expected: '1 GET /Invoices per pair' },
-  { key: 'refresh-sync', label: 'Standard refresh on A and B at once (5 pairs)', expected: '1 GET /Invoices per pair' },
+  {
+    key: 'refresh',
+    label: 'One token refresh per rotation (sandbox refreshCount)',
+    expected: '1 refresh per rotation, every request connected',
+  },
+  {
+    key: 'first-open',
+    label: 'First open of Pay Invoices on A and B at once (each organisation)',
+    expected: '1 GET /Invoices per pair',
+  },
+  {
+    key: 'refresh-sync',
+    label: 'Standard refresh on A and B at once (5 pairs)',
+    expected: '1 GET /Invoices per pair',
+  },
   { key: 'payment', label: 'A payment retried on the other instance', expected: '1 payment in Xero' },
 ] as const;
 
-export async function runScaleOut(options: BenchOptions, pg: PostgresServer, log: (line: string) => void): Promise<ScaleOutResult> {
+export async function runScaleOut(
+  options: BenchOptions,
+  pg: PostgresServer,
+  log: (line: string) => void,
+): Promise<ScaleOutResult> {
   const runs = options.quick ? 1 : 2;
   const outcomes = new Map<string, Outcome[]>();
-  const record = (key: string, outcome: Outcome) => outcomes.set(key, [...(outcomes.get(key) ?? []), outcome]);
+  const record = (key: string, outcome: Outcome) =>
+    outcomes.set(key, [...(outcomes.get(key) ?? []), outcome]);
   for (let run = 1; run <= runs; run++) {
     log(`scale-out: run ${run} of ${runs}`);
     const dir = makeTempDir('scale-out');
     const sandbox = await startBenchSandbox({ scale: 1, paced: true });
     let pair: Pair | null = null;
     try {
-      const started = await startPair(pg, `ledgerlink_bench_${process.pid}_${run}_${Date.now()}`, sandbox, dir);
+      const started = await startPair(
+        pg,
+        `ledgerlink_bench_${process.pid}_${run}_${Date.now()}`,
+        sandbox,
+        dir,
+      );
       pair = started.pair;
       const p = pair;
       record('start', started.startTogether);
@@ -251,7 +351,12 @@ export async function runScaleOut(options: BenchOptions, pg: PostgresServer, log
     const list = outcomes.get(c.key) ?? [];
     const passed = list.length === runs && list.every((o) => o.passed);
     const details = [...new Set(list.map((o) => o.detail))];
-    return { label: c.label, expected: c.expected, passed, detail: `${passed ? 'pass' : 'FAIL'}: ${details.join(' / ')}` };
+    return {
+      label: c.label,
+      expected: c.expected,
+      passed,
+      detail: `${passed ? 'pass' : 'FAIL'}: ${details.join(' / ')}`,
+    };
   });
   const writes = Number(process.env.BENCH_GATE_WRITES ?? (options.quick ? 60 : 300));
   const gate: GateRun[] = [];

@@ -99,7 +99,8 @@ async function load(url: string, cookie: string, options: BenchOptions, drain: b
   });
   if (drain) await waitUntilIdle(new URL(url).origin);
   const failures = result.non2xx + result.errors;
-  if (failures > 0) throw new Error(`${url}: ${failures} failed requests (${JSON.stringify(result.statusCodeStats)})`);
+  if (failures > 0)
+    throw new Error(`${url}: ${failures} failed requests (${JSON.stringify(result.statusCodeStats)})`);
   return { rps: result.requests.average, p99: result.latency.p99, total: result.requests.total };
 }
 
@@ -117,19 +118,39 @@ export async function prepareDatabase(sandbox: Sandbox, dir: string, options: Be
     if (!shop || !builders) throw new Error('demo organisations missing');
     await setActiveOrganization(client, shop);
     const [small, large] = options.invoiceSizes;
-    for (const [org, size] of [[builders, small], [shop, large]] as const) {
+    for (const [org, size] of [
+      [builders, small],
+      [shop, large],
+    ] as const) {
       const listed = await client.json<Invoice[]>('GET', `/api/xero/invoices?org=${org.organizationId}`);
-      if (listed.length < size) await insertOutstandingInvoices(running.database.db, org.organizationId, size - listed.length, 1 + org.organizationId * 1_000_000);
+      if (listed.length < size)
+        await insertOutstandingInvoices(
+          running.database.db,
+          org.organizationId,
+          size - listed.length,
+          1 + org.organizationId * 1_000_000,
+        );
       const after = await client.json<Invoice[]>('GET', `/api/xero/invoices?org=${org.organizationId}`);
-      if (after.length !== size) throw new Error(`${org.tenantName}: ${after.length} outstanding invoices cached, wanted ${size}`);
+      if (after.length !== size)
+        throw new Error(`${org.tenantName}: ${after.length} outstanding invoices cached, wanted ${size}`);
     }
-    const dailySales = sandboxOrg(sandbox, 'Demo Shop Ltd').contacts.find((c) => c.Name === 'Daily Sales')?.ContactID ?? '';
+    const dailySales =
+      sandboxOrg(sandbox, 'Demo Shop Ltd').contacts.find((c) => c.Name === 'Daily Sales')?.ContactID ?? '';
     const today = getUkToday();
     const targets: Target[] = [
-      { label: `GET /api/xero/invoices, ${small.toLocaleString('en-GB')} invoices cached`, path: `/api/xero/invoices?org=${builders.organizationId}` },
-      { label: `GET /api/xero/invoices, ${large.toLocaleString('en-GB')} invoices cached`, path: `/api/xero/invoices?org=${shop.organizationId}` },
+      {
+        label: `GET /api/xero/invoices, ${small.toLocaleString('en-GB')} invoices cached`,
+        path: `/api/xero/invoices?org=${builders.organizationId}`,
+      },
+      {
+        label: `GET /api/xero/invoices, ${large.toLocaleString('en-GB')} invoices cached`,
+        path: `/api/xero/invoices?org=${shop.organizationId}`,
+      },
       { label: 'GET /api/xero/connection', path: '/api/xero/connection' },
-      { label: 'GET /api/xero/sales, a year of weeks (Daily Sales)', path: `/api/xero/sales?customerId=${dailySales}&fromDate=${addDays(today, -364)}&toDate=${today}` },
+      {
+        label: 'GET /api/xero/sales, a year of weeks (Daily Sales)',
+        path: `/api/xero/sales?customerId=${dailySales}&fromDate=${addDays(today, -364)}&toDate=${today}`,
+      },
     ];
     return { cookie: client.cookie, targets };
   } finally {
@@ -144,20 +165,36 @@ interface Served {
 }
 
 /** Prepares a database and starts the app on it in its own process. */
-async function serveApp(sandbox: Sandbox, options: BenchOptions, dir: string, databaseUrl?: string): Promise<Served> {
+async function serveApp(
+  sandbox: Sandbox,
+  options: BenchOptions,
+  dir: string,
+  databaseUrl?: string,
+): Promise<Served> {
   const { cookie, targets } = await prepareDatabase(sandbox, dir, options, databaseUrl);
-  const server = await spawnServer(['app', JSON.stringify({ dataDir: dir, sandboxUrl: sandbox.url, ...(databaseUrl ? { databaseUrl } : {}) })]);
+  const server = await spawnServer([
+    'app',
+    JSON.stringify({ dataDir: dir, sandboxUrl: sandbox.url, ...(databaseUrl ? { databaseUrl } : {}) }),
+  ]);
   return { server, cookie, targets };
 }
 
-async function measureTargets(sandbox: Sandbox, options: BenchOptions, log: (line: string) => void, pg: PostgresServer | null) {
+async function measureTargets(
+  sandbox: Sandbox,
+  options: BenchOptions,
+  log: (line: string) => void,
+  pg: PostgresServer | null,
+) {
   const dir = makeTempDir('server');
   const servers: ChildServer[] = [];
   try {
     log('server: preparing the database (connect, sync, top up the caches)');
     const lite = await serveApp(sandbox, options, dir);
     servers.push(lite.server);
-    const idleLoadMb: { pglite: number | null; postgres: number | null } = { pglite: lite.server.memoryMb()?.rss ?? null, postgres: null };
+    const idleLoadMb: { pglite: number | null; postgres: number | null } = {
+      pglite: lite.server.memoryMb()?.rss ?? null,
+      postgres: null,
+    };
     let onPg: Served | null = null;
     if (pg) {
       const name = `ledgerlink_bench_load_${process.pid}`;
@@ -175,18 +212,33 @@ async function measureTargets(sandbox: Sandbox, options: BenchOptions, log: (lin
         const res = await client.call('GET', target.path);
         const pgPath = onPg?.targets[i]?.path ?? null;
         if (onPg && pgPath) await new ApiClient(onPg.server.url, onPg.cookie).call('GET', pgPath);
-        live.push({ ...target, body: Buffer.from(res.text), contentType: res.headers.get('content-type') ?? 'application/json', pgPath });
+        live.push({
+          ...target,
+          body: Buffer.from(res.text),
+          contentType: res.headers.get('content-type') ?? 'application/json',
+          pgPath,
+        });
       } catch (error) {
         if (error instanceof RouteMissingError) missing.push(target.label);
         else throw error;
       }
     }
     const bodiesFile = path.join(dir, 'bodies.json');
-    fs.writeFileSync(bodiesFile, JSON.stringify(live.map((t) => ({ contentType: t.contentType, base64: t.body.toString('base64') }))));
+    fs.writeFileSync(
+      bodiesFile,
+      JSON.stringify(live.map((t) => ({ contentType: t.contentType, base64: t.body.toString('base64') }))),
+    );
     const bare = await spawnServer(['bare', bodiesFile]);
     servers.push(bare);
     sandbox.clearLedger();
-    const samples = live.map(() => ({ appRps: [] as number[], appP99: [] as number[], pgRps: [] as number[], pgP99: [] as number[], bareRps: [] as number[], bareP99: [] as number[] }));
+    const samples = live.map(() => ({
+      appRps: [] as number[],
+      appP99: [] as number[],
+      pgRps: [] as number[],
+      pgP99: [] as number[],
+      bareRps: [] as number[],
+      bareP99: [] as number[],
+    }));
     for (let run = 1; run <= options.loadRuns; run++) {
       for (const [i, target] of live.entries()) {
         log(`server: ${target.label} (run ${run} of ${options.loadRuns})`);
@@ -206,7 +258,8 @@ async function measureTargets(sandbox: Sandbox, options: BenchOptions, log: (lin
       }
     }
     // Each app measurement against the bare one of the same round (they ran back to back).
-    const ratios = (app: number[], bareRps: number[]) => app.map((v, k) => (bareRps[k] ? v / (bareRps[k] ?? 1) : 0));
+    const ratios = (app: number[], bareRps: number[]) =>
+      app.map((v, k) => (bareRps[k] ? v / (bareRps[k] ?? 1) : 0));
     const results: TargetResult[] = live.map((t, i) => {
       const s = samples[i] ?? { appRps: [], appP99: [], pgRps: [], pgP99: [], bareRps: [], bareP99: [] };
       return {
@@ -215,7 +268,14 @@ async function measureTargets(sandbox: Sandbox, options: BenchOptions, log: (lin
         app: { rps: summarize(s.appRps), p99: summarize(s.appP99) },
         bare: { rps: summarize(s.bareRps), p99: summarize(s.bareP99) },
         ratio: summarize(ratios(s.appRps, s.bareRps)),
-        pg: s.pgRps.length > 0 ? { rps: summarize(s.pgRps), p99: summarize(s.pgP99), ratio: summarize(ratios(s.pgRps, s.bareRps)) } : null,
+        pg:
+          s.pgRps.length > 0
+            ? {
+                rps: summarize(s.pgRps),
+                p99: summarize(s.pgP99),
+                ratio: summarize(ratios(s.pgRps, s.bareRps)),
+              }
+            : null,
       };
     });
     return { targets: results, missing, xeroCalls: sandbox.ledger().totals.all, idleLoadMb };
@@ -226,7 +286,11 @@ async function measureTargets(sandbox: Sandbox, options: BenchOptions, log: (lin
 }
 
 /** Peak RSS of the server process with `memOrgs` × `memInvoices` outstanding invoices cached, each organisation's list requested under load. */
-async function measureMemory(sandbox: Sandbox, options: BenchOptions, log: (line: string) => void): Promise<Omit<MemoryResult, 'idleLoadMb'>> {
+async function measureMemory(
+  sandbox: Sandbox,
+  options: BenchOptions,
+  log: (line: string) => void,
+): Promise<Omit<MemoryResult, 'idleLoadMb'>> {
   const dir = makeTempDir('memory');
   try {
     log(`server: writing ${options.memOrgs} × ${options.memInvoices} cached invoices`);
@@ -268,7 +332,10 @@ async function measureMemory(sandbox: Sandbox, options: BenchOptions, log: (line
           timeout: 60,
           requests: orgIds.map((id) => ({ path: `/api/xero/invoices?org=${id}` })),
         });
-        if (result.non2xx + result.errors > 0) throw new Error(`memory load: ${result.non2xx + result.errors} failed requests (${JSON.stringify(result.statusCodeStats)})`);
+        if (result.non2xx + result.errors > 0)
+          throw new Error(
+            `memory load: ${result.non2xx + result.errors} failed requests (${JSON.stringify(result.statusCodeStats)})`,
+          );
         const after = app.memoryMb();
         if (before) idle.push(before.rss);
         if (after) peak.push(after.peak);
@@ -293,11 +360,18 @@ async function measureMemory(sandbox: Sandbox, options: BenchOptions, log: (line
   }
 }
 
-export async function runServer(options: BenchOptions, log: (line: string) => void, pg: PostgresServer | null): Promise<ServerResult> {
+export async function runServer(
+  options: BenchOptions,
+  log: (line: string) => void,
+  pg: PostgresServer | null,
+): Promise<ServerResult> {
   const sandbox = await startBenchSandbox({ scale: 1 });
   try {
     const measured = await measureTargets(sandbox, options, log, pg);
-    const memory: MemoryResult = { ...(await measureMemory(sandbox, options, log)), idleLoadMb: measured.idleLoadMb };
+    const memory: MemoryResult = {
+      ...(await measureMemory(sandbox, options, log)),
+      idleLoadMb: measured.idleLoadMb,
+    };
     return {
       connections: options.connections,
       durationSec: options.durationSec,

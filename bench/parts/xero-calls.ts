@@ -12,7 +12,12 @@ import { organizations } from '../../src/server/db/schema/index.ts';
 import { addDays, getUkToday } from '../../src/shared/dates';
 import { findInvoicesToPay, type BankAccountsResponse, type Invoice } from '../../src/shared/pay-invoices';
 import { getDefaultBillReference, type CisContact } from '../../src/shared/cis-bills';
-import { getStockJournalReference, splitSalesPeriod, type SalesPeriod, type StockJournalEntry } from '../../src/shared/stock-journal';
+import {
+  getStockJournalReference,
+  splitSalesPeriod,
+  type SalesPeriod,
+  type StockJournalEntry,
+} from '../../src/shared/stock-journal';
 import type { DraftInvoice } from '../../src/shared/add-invoices';
 import { fromPence, roundPoundsToPence } from '../../src/shared/money';
 import {
@@ -98,15 +103,24 @@ const pages = (count: number, size = NAIVE_PAGE) => Math.max(1, Math.ceil(count 
 
 // What the sandbox holds right now, the inputs of the naive model.
 const amountDue = (i: OrgRec['invoices'][number]) => i.total - i.amountPaid;
-const outstandingOf = (org: OrgRec) => org.invoices.filter((i) => i.Type === 'ACCREC' && i.Status === 'AUTHORISED' && amountDue(i) > 0).length;
-const draftsOf = (org: OrgRec) => org.invoices.filter((i) => i.Type === 'ACCREC' && i.Status === 'DRAFT').length;
-const draftBillsOf = (org: OrgRec) => org.invoices.filter((i) => i.Type === 'ACCPAY' && i.Status === 'DRAFT').length;
+const outstandingOf = (org: OrgRec) =>
+  org.invoices.filter((i) => i.Type === 'ACCREC' && i.Status === 'AUTHORISED' && amountDue(i) > 0).length;
+const draftsOf = (org: OrgRec) =>
+  org.invoices.filter((i) => i.Type === 'ACCREC' && i.Status === 'DRAFT').length;
+const draftBillsOf = (org: OrgRec) =>
+  org.invoices.filter((i) => i.Type === 'ACCPAY' && i.Status === 'DRAFT').length;
 const contactsOf = (org: OrgRec) => org.contacts.length;
-const cisGroupSizeOf = (org: OrgRec) => org.contactGroups.find((g) => g.Name === 'CIS Subcontractors')?.contactIds.length ?? 0;
+const cisGroupSizeOf = (org: OrgRec) =>
+  org.contactGroups.find((g) => g.Name === 'CIS Subcontractors')?.contactIds.length ?? 0;
 function salesOf(org: OrgRec, contactName: string, from: string, to: string): number {
   const contact = org.contacts.find((c) => c.Name === contactName);
   return org.invoices.filter(
-    (i) => i.Type === 'ACCREC' && i.ContactID === contact?.ContactID && (i.Status === 'AUTHORISED' || i.Status === 'PAID') && i.Date >= from && i.Date <= to,
+    (i) =>
+      i.Type === 'ACCREC' &&
+      i.ContactID === contact?.ContactID &&
+      (i.Status === 'AUTHORISED' || i.Status === 'PAID') &&
+      i.Date >= from &&
+      i.Date <= to,
   ).length;
 }
 
@@ -125,7 +139,12 @@ function naiveScreens(ctx: Context) {
   };
 }
 
-async function measure(ctx: Context, tenantIds: string[], naive: () => number, action: () => Promise<string | void>): Promise<Sample> {
+async function measure(
+  ctx: Context,
+  tenantIds: string[],
+  naive: () => number,
+  action: () => Promise<string | void>,
+): Promise<Sample> {
   const naiveCount = naive();
   ctx.sandbox.clearLedger();
   const started = performance.now();
@@ -139,7 +158,10 @@ async function measure(ctx: Context, tenantIds: string[], naive: () => number, a
       note = `endpoint not built yet: ${error.route}`;
     } else {
       status = 'failed';
-      note = error instanceof HttpError ? `${error.route} answered ${error.status}: ${error.body.slice(0, 160)}` : String(error instanceof Error ? error.message : error);
+      note =
+        error instanceof HttpError
+          ? `${error.route} answered ${error.status}: ${error.body.slice(0, 160)}`
+          : String(error instanceof Error ? error.message : error);
     }
   }
   const ms = performance.now() - started;
@@ -152,7 +174,16 @@ async function measure(ctx: Context, tenantIds: string[], naive: () => number, a
     bytes += counted.bytes;
     for (const [k, v] of Object.entries(counted.byEndpoint)) endpoints[k] = (endpoints[k] ?? 0) + v;
   }
-  return { status, calls, bytes, naive: naiveCount, ms, endpoints, note, refreshes: ctx.sandbox.ledger().refreshCount };
+  return {
+    status,
+    calls,
+    bytes,
+    naive: naiveCount,
+    ms,
+    endpoints,
+    note,
+    refreshes: ctx.sandbox.ledger().refreshCount,
+  };
 }
 
 const withKey = () => ({ 'idempotency-key': randomUUID() });
@@ -173,13 +204,24 @@ async function openAddInvoices(ctx: Context): Promise<DraftInvoice[]> {
 
 async function openStockJournal(ctx: Context, customerId: string): Promise<void> {
   await ctx.client.call('GET', '/api/xero/customers');
-  await ctx.client.call('GET', `/api/xero/sales?customerId=${customerId}&fromDate=${ctx.today.slice(0, 8)}01&toDate=${ctx.today}`);
+  await ctx.client.call(
+    'GET',
+    `/api/xero/sales?customerId=${customerId}&fromDate=${ctx.today.slice(0, 8)}01&toDate=${ctx.today}`,
+  );
   await ctx.client.call('GET', '/api/xero/stock-journal/entries');
 }
 
 async function openSettings(ctx: Context): Promise<void> {
   await ctx.client.call('GET', '/api/xero/connection');
-  for (const list of ['sales-accounts', 'vat-rates', 'bill-accounts', 'asset-accounts', 'cost-accounts', 'contact-groups', 'contacts']) {
+  for (const list of [
+    'sales-accounts',
+    'vat-rates',
+    'bill-accounts',
+    'asset-accounts',
+    'cost-accounts',
+    'contact-groups',
+    'contacts',
+  ]) {
     await ctx.client.call('GET', `/api/xero/${list}`);
   }
 }
@@ -194,7 +236,8 @@ async function openCisBills(ctx: Context): Promise<CisContact[]> {
 
 function bankAccounts(ctx: Context): { card: string; cash: string } {
   const card = ctx.bank?.creditCardAccounts[0]?.accountId;
-  const cash = ctx.bank?.cashAccounts.find((a) => a.name === 'Cash')?.accountId ?? ctx.bank?.cashAccounts[0]?.accountId;
+  const cash =
+    ctx.bank?.cashAccounts.find((a) => a.name === 'Cash')?.accountId ?? ctx.bank?.cashAccounts[0]?.accountId;
   if (!card || !cash) throw new Error('no card or cash bank account to pay from');
   return { card, cash };
 }
@@ -205,19 +248,47 @@ function bankAccounts(ctx: Context): { card: string; cash: string } {
  * "pay one invoice" shows) but reading 5,000 cached invoices takes seconds on PGlite, so the typical day
  * leaves it out (`relist: false`) to keep the benchmark short; its count is the same either way.
  */
-async function payCardAndCash(ctx: Context, invoice: Invoice, options: { relist?: boolean } = {}): Promise<void> {
+async function payCardAndCash(
+  ctx: Context,
+  invoice: Invoice,
+  options: { relist?: boolean } = {},
+): Promise<void> {
   const { card, cash } = bankAccounts(ctx);
   const due = roundPoundsToPence(invoice.amountDue);
   const cardPence = Math.floor(due / 2);
   const base = { invoiceId: invoice.invoiceId, invoiceNumber: invoice.invoiceNumber, date: ctx.today };
-  await ctx.client.call('POST', '/api/xero/payments', { ...base, accountId: card, amount: fromPence(cardPence), reference: `Card payment for ${invoice.invoiceNumber}`, isCard: true }, withKey());
+  await ctx.client.call(
+    'POST',
+    '/api/xero/payments',
+    {
+      ...base,
+      accountId: card,
+      amount: fromPence(cardPence),
+      reference: `Card payment for ${invoice.invoiceNumber}`,
+      isCard: true,
+    },
+    withKey(),
+  );
   await ctx.client.call('GET', `/api/xero/invoices/${invoice.invoiceId}?refresh=true`);
-  await ctx.client.call('POST', '/api/xero/payments', { ...base, accountId: cash, amount: fromPence(due - cardPence), reference: `Cash payment for ${invoice.invoiceNumber}`, isCard: false }, withKey());
+  await ctx.client.call(
+    'POST',
+    '/api/xero/payments',
+    {
+      ...base,
+      accountId: cash,
+      amount: fromPence(due - cardPence),
+      reference: `Cash payment for ${invoice.invoiceNumber}`,
+      isCard: false,
+    },
+    withKey(),
+  );
   if (options.relist !== false) await ctx.client.call('GET', '/api/xero/invoices');
 }
 
 function invoicesToPay(invoices: Invoice[], count: number, today: string): Invoice[] {
-  return findInvoicesToPay(invoices, { today }).filter((i) => roundPoundsToPence(i.amountDue) >= 2).slice(0, count);
+  return findInvoicesToPay(invoices, { today })
+    .filter((i) => roundPoundsToPence(i.amountDue) >= 2)
+    .slice(0, count);
 }
 
 /**
@@ -227,7 +298,11 @@ function invoicesToPay(invoices: Invoice[], count: number, today: string): Invoi
 async function approveDrafts(ctx: Context, drafts: DraftInvoice[], count: number): Promise<string> {
   const chosen = drafts.filter((d) => d.totalAmount > 0).slice(0, count);
   if (chosen.length === 0) return `no drafts left to approve (wanted ${count}; raise BENCH_SCALE)`;
-  const invoices = chosen.map((d) => ({ id: d.id, cashAmount: fromPence(Math.floor(roundPoundsToPence(d.totalAmount) / 2)), approve: true }));
+  const invoices = chosen.map((d) => ({
+    id: d.id,
+    cashAmount: fromPence(Math.floor(roundPoundsToPence(d.totalAmount) / 2)),
+    approve: true,
+  }));
   const answer = await ctx.client.json<{ processed: number; failed?: unknown[] }>(
     'POST',
     '/api/xero/draft-invoices/update',
@@ -235,7 +310,9 @@ async function approveDrafts(ctx: Context, drafts: DraftInvoice[], count: number
     withKey(),
   );
   await ctx.client.call('GET', '/api/xero/draft-invoices?refresh=true');
-  return answer.processed === count ? '' : `approved ${answer.processed} of the ${count} wanted (${chosen.length} drafts were left)`;
+  return answer.processed === count
+    ? ''
+    : `approved ${answer.processed} of the ${count} wanted (${chosen.length} drafts were left)`;
 }
 
 /** Creates `count` CIS bills in one submit (the batch endpoint when there is one), then reloads the drafts. */
@@ -247,7 +324,9 @@ async function createBills(ctx: Context, contacts: CisContact[], count: number):
     contactId: usable[i % usable.length]?.id ?? '',
     date: ctx.today,
     reference: getDefaultBillReference(ctx.today),
-    lineItems: [{ description: `Labour - bench week ${i + 1}`, quantity: 1, unitAmount: 480 + i, accountCode: '321' }],
+    lineItems: [
+      { description: `Labour - bench week ${i + 1}`, quantity: 1, unitAmount: 480 + i, accountCode: '321' },
+    ],
     status: 'DRAFT' as const,
   }));
   let note = 'one POST /api/xero/create-bills';
@@ -256,7 +335,8 @@ async function createBills(ctx: Context, contacts: CisContact[], count: number):
   } catch (error) {
     if (!(error instanceof RouteMissingError)) throw error;
     note = `${count} × POST /api/xero/create-bill`;
-    for (const { id: _id, ...bill } of bills) await ctx.client.call('POST', '/api/xero/create-bill', bill, withKey());
+    for (const { id: _id, ...bill } of bills)
+      await ctx.client.call('POST', '/api/xero/create-bill', bill, withKey());
   }
   await ctx.client.call('GET', '/api/xero/draft-bills');
   return note;
@@ -305,7 +385,8 @@ async function postJournals(ctx: Context, periods: SalesPeriod[], count: number)
 async function saveSettings(ctx: Context): Promise<string> {
   const shop = sandboxOrg(ctx.sandbox, SHOP);
   const builders = sandboxOrg(ctx.sandbox, BUILDERS);
-  const account = (org: OrgRec, test: (a: OrgRec['accounts'][number]) => boolean) => org.accounts.find(test)?.AccountID ?? null;
+  const account = (org: OrgRec, test: (a: OrgRec['accounts'][number]) => boolean) =>
+    org.accounts.find(test)?.AccountID ?? null;
   const daily = shop.contacts.find((c) => c.Name === 'Daily Sales')?.ContactID ?? null;
   const shopDefaults = {
     defaultCreditCardAccountId: account(shop, (a) => a.Name === 'Business Credit Card'),
@@ -323,17 +404,33 @@ async function saveSettings(ctx: Context): Promise<string> {
   const buildersDefaults = {
     defaultBillAccountId: account(builders, (a) => a.Code === '321'),
     defaultBillVatRateId: 'INPUT2',
-    defaultCisSubcontractorsGroupId: builders.contactGroups.find((g) => g.Name === 'CIS Subcontractors')?.ContactGroupID ?? null,
+    defaultCisSubcontractorsGroupId:
+      builders.contactGroups.find((g) => g.Name === 'CIS Subcontractors')?.ContactGroupID ?? null,
   };
   try {
-    await ctx.client.call('PATCH', '/api/xero/settings', { organizationId: ctx.shop.organizationId, ...shopDefaults });
-    await ctx.client.call('PATCH', '/api/xero/settings', { organizationId: ctx.builders.organizationId, ...buildersDefaults });
+    await ctx.client.call('PATCH', '/api/xero/settings', {
+      organizationId: ctx.shop.organizationId,
+      ...shopDefaults,
+    });
+    await ctx.client.call('PATCH', '/api/xero/settings', {
+      organizationId: ctx.builders.organizationId,
+      ...buildersDefaults,
+    });
     return '';
   } catch (error) {
     if (!(error instanceof RouteMissingError)) throw error;
     const db = ctx.running.database.db;
-    await db.update(organizations).set({ ...shopDefaults, defaultStockJournalMarginRate: String(shopDefaults.defaultStockJournalMarginRate) }).where(eq(organizations.id, ctx.shop.organizationId));
-    await db.update(organizations).set(buildersDefaults).where(eq(organizations.id, ctx.builders.organizationId));
+    await db
+      .update(organizations)
+      .set({
+        ...shopDefaults,
+        defaultStockJournalMarginRate: String(shopDefaults.defaultStockJournalMarginRate),
+      })
+      .where(eq(organizations.id, ctx.shop.organizationId));
+    await db
+      .update(organizations)
+      .set(buildersDefaults)
+      .where(eq(organizations.id, ctx.builders.organizationId));
     return 'PATCH /api/xero/settings not built yet: defaults written to the database';
   }
 }
@@ -395,17 +492,23 @@ async function runTypicalDay(ctx: Context): Promise<DayResult> {
       // (FRESH_FROM_XERO_MS). A bookkeeper spends longer than that on each invoice, so the day starts paying
       // once the list it opened is that old; otherwise the count would depend on how fast this machine is.
       await new Promise((resolve) => setTimeout(resolve, FRESH_FROM_XERO_MS + 1000));
-      for (const invoice of invoicesToPay(invoices, day.payInvoices, ctx.today)) await step(skipped, () => payCardAndCash(ctx, invoice, { relist: false }));
+      for (const invoice of invoicesToPay(invoices, day.payInvoices, ctx.today))
+        await step(skipped, () => payCardAndCash(ctx, invoice, { relist: false }));
       // The screen shows the list again once the day's payments are done.
       await step(skipped, () => ctx.client.call('GET', '/api/xero/invoices'));
-      if (day.approveDrafts > 0) await step(skipped, () => approveDrafts(ctx, drafts, day.approveDrafts), remarks);
+      if (day.approveDrafts > 0)
+        await step(skipped, () => approveDrafts(ctx, drafts, day.approveDrafts), remarks);
       if (day.journals > 0) {
         await step(skipped, async () => {
-          const periods = await ctx.client.json<SalesPeriod[]>('GET', `/api/xero/sales?customerId=${dailySales}&fromDate=${addDays(ctx.today, -120)}&toDate=${ctx.today}`);
+          const periods = await ctx.client.json<SalesPeriod[]>(
+            'GET',
+            `/api/xero/sales?customerId=${dailySales}&fromDate=${addDays(ctx.today, -120)}&toDate=${ctx.today}`,
+          );
           await postJournals(ctx, periods, day.journals);
         });
       }
-      const notBuilt = skipped.length > 0 ? [`partial: not built yet: ${[...new Set(skipped)].join(', ')}`] : [];
+      const notBuilt =
+        skipped.length > 0 ? [`partial: not built yet: ${[...new Set(skipped)].join(', ')}`] : [];
       return [...notBuilt, ...remarks].join('; ');
     },
   );
@@ -422,7 +525,9 @@ async function runTypicalDay(ctx: Context): Promise<DayResult> {
       });
       if (day.bills > 0) await step(builderSkipped, () => createBills(ctx, contacts, day.bills));
       await setActiveOrganization(ctx.client, ctx.shop);
-      return builderSkipped.length > 0 ? `partial: not built yet: ${[...new Set(builderSkipped)].join(', ')}` : '';
+      return builderSkipped.length > 0
+        ? `partial: not built yet: ${[...new Set(builderSkipped)].join(', ')}`
+        : '';
     },
   );
   return { shop: sample, builders };
@@ -449,7 +554,11 @@ async function connectFresh(sandbox: Sandbox, options: BenchOptions, dataDir: st
  * the typical day on empty caches), then every action once on another fresh database, then the typical day
  * again with the caches those actions left (the day after).
  */
-async function runOnce(sandbox: Sandbox, options: BenchOptions, dataDir: string): Promise<Map<string, Sample>> {
+async function runOnce(
+  sandbox: Sandbox,
+  options: BenchOptions,
+  dataDir: string,
+): Promise<Map<string, Sample>> {
   const samples = new Map<string, Sample>();
   const first = await connectFresh(sandbox, options, dataDir);
   try {
@@ -468,27 +577,69 @@ async function runOnce(sandbox: Sandbox, options: BenchOptions, dataDir: string)
     const shopIds = [ctx.shop.tenantId];
     let invoices: Invoice[] = [];
 
-    samples.set('open', await measure(ctx, shopIds, () => pages(outstandingOf(shopRec())) + 1, async () => {
-      invoices = await openPayInvoices(ctx);
-      return `${invoices.length.toLocaleString('en-GB')} invoices listed`;
-    }));
-    samples.set('reopen', await measure(ctx, shopIds, () => pages(outstandingOf(shopRec())) + 1, async () => {
-      invoices = await openPayInvoices(ctx);
-    }));
-    samples.set('refresh', await measure(ctx, shopIds, () => pages(outstandingOf(shopRec())), async () => {
-      invoices = await ctx.client.json<Invoice[]>('GET', '/api/xero/invoices?refresh=true');
-    }));
+    samples.set(
+      'open',
+      await measure(
+        ctx,
+        shopIds,
+        () => pages(outstandingOf(shopRec())) + 1,
+        async () => {
+          invoices = await openPayInvoices(ctx);
+          return `${invoices.length.toLocaleString('en-GB')} invoices listed`;
+        },
+      ),
+    );
+    samples.set(
+      'reopen',
+      await measure(
+        ctx,
+        shopIds,
+        () => pages(outstandingOf(shopRec())) + 1,
+        async () => {
+          invoices = await openPayInvoices(ctx);
+        },
+      ),
+    );
+    samples.set(
+      'refresh',
+      await measure(
+        ctx,
+        shopIds,
+        () => pages(outstandingOf(shopRec())),
+        async () => {
+          invoices = await ctx.client.json<Invoice[]>('GET', '/api/xero/invoices?refresh=true');
+        },
+      ),
+    );
     const listReadAt = Date.now();
-    samples.set('settings', await measure(ctx, [ctx.shop.tenantId, ctx.builders.tenantId], () => 0, () => saveSettings(ctx)));
+    samples.set(
+      'settings',
+      await measure(
+        ctx,
+        [ctx.shop.tenantId, ctx.builders.tenantId],
+        () => 0,
+        () => saveSettings(ctx),
+      ),
+    );
     // The card payment re-reads the invoice from Xero unless the cache read it moments ago
     // (FRESH_FROM_XERO_MS); a user takes longer than that to look at an invoice and type two amounts.
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, listReadAt + FRESH_FROM_XERO_MS + 1000 - Date.now())));
-    samples.set('pay-one', await measure(ctx, shopIds, () => 5 + pages(outstandingOf(shopRec())), async () => {
-      const [invoice] = invoicesToPay(invoices, 1, ctx.today);
-      if (!invoice) throw new Error('no invoice to pay');
-      if (!ctx.bank) throw new Error('bank accounts were not loaded');
-      await payCardAndCash(ctx, invoice);
-    }));
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.max(0, listReadAt + FRESH_FROM_XERO_MS + 1000 - Date.now())),
+    );
+    samples.set(
+      'pay-one',
+      await measure(
+        ctx,
+        shopIds,
+        () => 5 + pages(outstandingOf(shopRec())),
+        async () => {
+          const [invoice] = invoicesToPay(invoices, 1, ctx.today);
+          if (!invoice) throw new Error('no invoice to pay');
+          if (!ctx.bank) throw new Error('bank accounts were not loaded');
+          await payCardAndCash(ctx, invoice);
+        },
+      ),
+    );
     let drafts: DraftInvoice[] = [];
     try {
       drafts = await ctx.client.json<DraftInvoice[]>('GET', '/api/xero/draft-invoices');
@@ -496,7 +647,15 @@ async function runOnce(sandbox: Sandbox, options: BenchOptions, dataDir: string)
       if (!(error instanceof RouteMissingError)) throw error;
     }
     const approveCount = 50;
-    samples.set('approve', await measure(ctx, shopIds, () => 2 * approveCount + pages(draftsOf(shopRec())), () => approveDrafts(ctx, drafts, approveCount)));
+    samples.set(
+      'approve',
+      await measure(
+        ctx,
+        shopIds,
+        () => 2 * approveCount + pages(draftsOf(shopRec())),
+        () => approveDrafts(ctx, drafts, approveCount),
+      ),
+    );
 
     const billCount = 20;
     let contacts: CisContact[] = [];
@@ -506,17 +665,36 @@ async function runOnce(sandbox: Sandbox, options: BenchOptions, dataDir: string)
     } catch (error) {
       if (!(error instanceof RouteMissingError)) throw error;
     }
-    samples.set('bills', await measure(ctx, [ctx.builders.tenantId], () => billCount + pages(draftBillsOf(buildersRec())), () => createBills(ctx, contacts, billCount)));
+    samples.set(
+      'bills',
+      await measure(
+        ctx,
+        [ctx.builders.tenantId],
+        () => billCount + pages(draftBillsOf(buildersRec())),
+        () => createBills(ctx, contacts, billCount),
+      ),
+    );
     await setActiveOrganization(ctx.client, ctx.shop);
 
     const journalCount = 4;
     const from = addDays(ctx.today, -364);
     const dailySales = shopRec().contacts.find((c) => c.Name === 'Daily Sales')?.ContactID ?? '';
-    samples.set('journals', await measure(ctx, shopIds, () => pages(salesOf(shopRec(), 'Daily Sales', from, ctx.today)) + 1 + journalCount, async () => {
-      const periods = await ctx.client.json<SalesPeriod[]>('GET', `/api/xero/sales?customerId=${dailySales}&fromDate=${from}&toDate=${ctx.today}`);
-      await postJournals(ctx, periods, journalCount);
-      return `${periods.length} weeks listed`;
-    }));
+    samples.set(
+      'journals',
+      await measure(
+        ctx,
+        shopIds,
+        () => pages(salesOf(shopRec(), 'Daily Sales', from, ctx.today)) + 1 + journalCount,
+        async () => {
+          const periods = await ctx.client.json<SalesPeriod[]>(
+            'GET',
+            `/api/xero/sales?customerId=${dailySales}&fromDate=${from}&toDate=${ctx.today}`,
+          );
+          await postJournals(ctx, periods, journalCount);
+          return `${periods.length} weeks listed`;
+        },
+      ),
+    );
 
     const day = await runTypicalDay(ctx);
     samples.set('day-shop', day.shop);
@@ -528,18 +706,79 @@ async function runOnce(sandbox: Sandbox, options: BenchOptions, dataDir: string)
 }
 
 const ROWS: Array<Pick<CallsRow, 'key' | 'label' | 'naiveModel' | 'goal'>> = [
-  { key: 'open', label: 'Open Pay Invoices (first visit, empty cache)', naiveModel: 'outstanding invoices at 100 a page + Accounts', goal: true },
-  { key: 'reopen', label: 'Open Pay Invoices again (cache warm)', naiveModel: 'as above (no cache)', goal: true },
-  { key: 'refresh', label: 'Standard refresh, nothing changed', naiveModel: 'outstanding invoices at 100 a page (no If-Modified-Since)', goal: true },
-  { key: 'pay-one', label: 'Pay one invoice, card + cash', naiveModel: '2 × (read invoice + PUT payment) + refresh between + list again at 100 a page', goal: true },
-  { key: 'approve', label: 'Approve 50 drafts with cash', naiveModel: '50 × (approve + PUT payment) + drafts again at 100 a page', goal: true },
-  { key: 'bills', label: 'Create 20 CIS bills', naiveModel: '20 × PUT bill + draft bills again at 100 a page', goal: true },
-  { key: 'journals', label: 'A year of stock-journal weeks + 4 journals', naiveModel: "the customer's year of sales at 100 a page + ManualJournals + 4 × PUT journal", goal: true },
-  { key: 'day-shop', label: 'Typical day, Demo Shop Ltd (caches from the day before)', naiveModel: 'screens as listed below + 30 × pay card + cash + approve 10 + 1 journal', goal: true },
-  { key: 'day-builders', label: 'Typical day, Demo Builders Ltd (CIS Bills screen + 5 bills)', naiveModel: 'CIS screen (Accounts, Contacts, one CISSettings per subcontractor, draft bills) + 5 × PUT bill + drafts again', goal: true },
-  { key: 'first-day-shop', label: 'First day, Demo Shop Ltd (empty caches)', naiveModel: 'as the typical day', goal: true },
-  { key: 'first-day-builders', label: 'First day, Demo Builders Ltd (empty caches)', naiveModel: 'as the typical day', goal: true },
-  { key: 'settings', label: 'Save settings for both organisations (setup, for information)', naiveModel: '—', goal: false },
+  {
+    key: 'open',
+    label: 'Open Pay Invoices (first visit, empty cache)',
+    naiveModel: 'outstanding invoices at 100 a page + Accounts',
+    goal: true,
+  },
+  {
+    key: 'reopen',
+    label: 'Open Pay Invoices again (cache warm)',
+    naiveModel: 'as above (no cache)',
+    goal: true,
+  },
+  {
+    key: 'refresh',
+    label: 'Standard refresh, nothing changed',
+    naiveModel: 'outstanding invoices at 100 a page (no If-Modified-Since)',
+    goal: true,
+  },
+  {
+    key: 'pay-one',
+    label: 'Pay one invoice, card + cash',
+    naiveModel: '2 × (read invoice + PUT payment) + refresh between + list again at 100 a page',
+    goal: true,
+  },
+  {
+    key: 'approve',
+    label: 'Approve 50 drafts with cash',
+    naiveModel: '50 × (approve + PUT payment) + drafts again at 100 a page',
+    goal: true,
+  },
+  {
+    key: 'bills',
+    label: 'Create 20 CIS bills',
+    naiveModel: '20 × PUT bill + draft bills again at 100 a page',
+    goal: true,
+  },
+  {
+    key: 'journals',
+    label: 'A year of stock-journal weeks + 4 journals',
+    naiveModel: "the customer's year of sales at 100 a page + ManualJournals + 4 × PUT journal",
+    goal: true,
+  },
+  {
+    key: 'day-shop',
+    label: 'Typical day, Demo Shop Ltd (caches from the day before)',
+    naiveModel: 'screens as listed below + 30 × pay card + cash + approve 10 + 1 journal',
+    goal: true,
+  },
+  {
+    key: 'day-builders',
+    label: 'Typical day, Demo Builders Ltd (CIS Bills screen + 5 bills)',
+    naiveModel:
+      'CIS screen (Accounts, Contacts, one CISSettings per subcontractor, draft bills) + 5 × PUT bill + drafts again',
+    goal: true,
+  },
+  {
+    key: 'first-day-shop',
+    label: 'First day, Demo Shop Ltd (empty caches)',
+    naiveModel: 'as the typical day',
+    goal: true,
+  },
+  {
+    key: 'first-day-builders',
+    label: 'First day, Demo Builders Ltd (empty caches)',
+    naiveModel: 'as the typical day',
+    goal: true,
+  },
+  {
+    key: 'settings',
+    label: 'Save settings for both organisations (setup, for information)',
+    naiveModel: '—',
+    goal: false,
+  },
 ];
 
 export async function runXeroCalls(options: BenchOptions, log: (line: string) => void): Promise<CallsResult> {
@@ -564,7 +803,8 @@ export async function runXeroCalls(options: BenchOptions, log: (line: string) =>
     const samples = all.map((m) => m.get(row.key)).filter((s): s is Sample => s !== undefined);
     const ok = samples.filter((s) => s.status === 'ok');
     const worst = samples.find((s) => s.status === 'not-built') ?? samples.find((s) => s.status === 'failed');
-    const status: ActionStatus = ok.length === samples.length && ok.length > 0 ? 'ok' : (worst?.status ?? 'failed');
+    const status: ActionStatus =
+      ok.length === samples.length && ok.length > 0 ? 'ok' : (worst?.status ?? 'failed');
     const notes = [...new Set(samples.map((s) => s.note).filter(Boolean))];
     const refreshes = Math.max(0, ...samples.map((s) => s.refreshes));
     if (refreshes > 0) notes.push(`${refreshes} token refresh(es) (identity, not counted)`);
@@ -575,10 +815,21 @@ export async function runXeroCalls(options: BenchOptions, log: (line: string) =>
       bytes: summarize(ok.map((s) => s.bytes)),
       naive: summarize(samples.map((s) => s.naive)),
       ms: summarize(ok.map((s) => s.ms)),
-      ratio: summarize(ok.filter((s) => s.calls > 0 || s.naive > 0).map((s) => (s.calls === 0 ? Infinity : s.naive / s.calls))),
+      ratio: summarize(
+        ok
+          .filter((s) => s.calls > 0 || s.naive > 0)
+          .map((s) => (s.calls === 0 ? Infinity : s.naive / s.calls)),
+      ),
       endpoints: (ok[ok.length - 1] ?? samples[samples.length - 1])?.endpoints ?? {},
       notes,
     };
   });
-  return { rows, scale: options.scale, outstanding, drafts, runs: options.callRuns, seconds: (performance.now() - started) / 1000 };
+  return {
+    rows,
+    scale: options.scale,
+    outstanding,
+    drafts,
+    runs: options.callRuns,
+    seconds: (performance.now() - started) / 1000,
+  };
 }

@@ -3,7 +3,10 @@
  * like Xero's own login → "allow access" screens, clearly marked as the sandbox.
  */
 export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+  return value.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
+  );
 }
 
 const CSS = `
@@ -90,10 +93,19 @@ export interface LoginPageUser {
   orgCount: number;
 }
 
-export function renderLoginPage(input: { requestId: string; appName: string; users: LoginPageUser[]; error?: string; email?: string }): string {
+export function renderLoginPage(input: {
+  requestId: string;
+  appName: string;
+  users: LoginPageUser[];
+  error?: string;
+  email?: string;
+}): string {
   const users = input.users
     .map(
-      (u, i) => `<label class="choice"><input type="radio" name="email" value="${escapeHtml(u.email)}"${i === 0 && !input.email ? ' checked' : ''}>
+      (
+        u,
+        i,
+      ) => `<label class="choice"><input type="radio" name="email" value="${escapeHtml(u.email)}"${i === 0 && !input.email ? ' checked' : ''}>
 <span class="avatar" aria-hidden="true">${escapeHtml(initials(u.name))}</span>
 <span class="who"><strong>${escapeHtml(u.name)}</strong><span>${escapeHtml(u.email)}</span><span>${u.orgCount} organisation${u.orgCount === 1 ? '' : 's'}</span></span></label>`,
     )
@@ -156,11 +168,16 @@ export function renderConsentPage(input: {
 }): string {
   const perms = input.scopes
     .filter((s) => s !== 'openid')
-    .map((s) => `<li><span class="tick" aria-hidden="true">&#10003;</span><span>${escapeHtml(SCOPE_TEXT[s] ?? s)}</span></li>`)
+    .map(
+      (s) =>
+        `<li><span class="tick" aria-hidden="true">&#10003;</span><span>${escapeHtml(SCOPE_TEXT[s] ?? s)}</span></li>`,
+    )
     .join('\n');
   const orgs = input.orgs
     .map(
-      (o) => `<label class="choice"><input type="checkbox" name="tenants" value="${escapeHtml(o.tenantId)}"${o.checked ? ' checked' : ''}>
+      (
+        o,
+      ) => `<label class="choice"><input type="checkbox" name="tenants" value="${escapeHtml(o.tenantId)}"${o.checked ? ' checked' : ''}>
 <span class="org" aria-hidden="true">${escapeHtml(initials(o.name))}</span>
 <span class="who"><strong>${escapeHtml(o.name)}</strong><span>United Kingdom &middot; GBP</span></span></label>`,
     )

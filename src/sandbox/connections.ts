@@ -9,7 +9,10 @@ export function registerConnectionRoutes(app: FastifyInstance, rt: Runtime): voi
   app.setErrorHandler((error, _request, reply) => {
     if (error instanceof XeroError) {
       reply.headers(error.headers);
-      return reply.status(error.status).type(error.contentType).send(typeof error.body === 'string' ? error.body : JSON.stringify(error.body));
+      return reply
+        .status(error.status)
+        .type(error.contentType)
+        .send(typeof error.body === 'string' ? error.body : JSON.stringify(error.body));
     }
     return reply.send(error);
   });
@@ -41,7 +44,9 @@ export function registerConnectionRoutes(app: FastifyInstance, rt: Runtime): voi
     const identity = await authenticate(rt, request);
     const id = request.params.id.toLowerCase();
     const ids = rt.state.identity;
-    const found = ids.connections.find((c) => c.id === id && c.userId === identity.user.userId && c.clientId === identity.clientId);
+    const found = ids.connections.find(
+      (c) => c.id === id && c.userId === identity.user.userId && c.clientId === identity.clientId,
+    );
     if (!found) return reply.status(404).send();
     ids.connections = ids.connections.filter((c) => c !== found);
     rt.markDirty();

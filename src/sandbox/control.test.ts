@@ -15,22 +15,35 @@ describe('control: acting in Xero as a person would', () => {
   afterAll(() => sandbox.close());
 
   it('posts a draft manual journal outside the API, and the change shows to API clients', async () => {
-    const accounts = await api<{ Accounts: Array<{ Code?: string; Type: string }> }>(sandbox, token, tenantId, 'GET', '/Accounts');
+    const accounts = await api<{ Accounts: Array<{ Code?: string; Type: string }> }>(
+      sandbox,
+      token,
+      tenantId,
+      'GET',
+      '/Accounts',
+    );
     const cost = accounts.body.Accounts.find((a) => a.Code === '310');
     const stock = accounts.body.Accounts.find((a) => a.Code === '630');
-    const created = await api<{ ManualJournals: Array<{ ManualJournalID: string; Status: string }> }>(sandbox, token, tenantId, 'PUT', '/ManualJournals', {
-      ManualJournals: [
-        {
-          Narration: 'Control test',
-          Date: '2026-11-01',
-          LineAmountTypes: 'NoTax',
-          JournalLines: [
-            { LineAmount: 10, AccountCode: cost?.Code },
-            { LineAmount: -10, AccountCode: stock?.Code },
-          ],
-        },
-      ],
-    });
+    const created = await api<{ ManualJournals: Array<{ ManualJournalID: string; Status: string }> }>(
+      sandbox,
+      token,
+      tenantId,
+      'PUT',
+      '/ManualJournals',
+      {
+        ManualJournals: [
+          {
+            Narration: 'Control test',
+            Date: '2026-11-01',
+            LineAmountTypes: 'NoTax',
+            JournalLines: [
+              { LineAmount: 10, AccountCode: cost?.Code },
+              { LineAmount: -10, AccountCode: stock?.Code },
+            ],
+          },
+        ],
+      },
+    );
     expect(created.status).toBe(200);
     const id = created.body.ManualJournals[0]?.ManualJournalID ?? '';
     const writesBefore = sandbox.ledger().writes.length;
@@ -40,7 +53,13 @@ describe('control: acting in Xero as a person would', () => {
       body: JSON.stringify({ status: 'POSTED' }),
     });
     expect(await res.json()).toEqual({ journalId: id, status: 'POSTED' });
-    const read = await api<{ ManualJournals: Array<{ Status: string }> }>(sandbox, token, tenantId, 'GET', `/ManualJournals/${id}`);
+    const read = await api<{ ManualJournals: Array<{ Status: string }> }>(
+      sandbox,
+      token,
+      tenantId,
+      'GET',
+      `/ManualJournals/${id}`,
+    );
     expect(read.body.ManualJournals[0]?.Status).toBe('POSTED');
     expect(sandbox.ledger().writes.length).toBe(writesBefore);
     const again = await fetch(`${sandbox.url}/__sandbox/manual-journals/${id}/status`, {

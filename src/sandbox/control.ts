@@ -11,7 +11,9 @@ import type { SandboxControl } from './sandbox.ts';
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
 
 export function isLoopback(address: string | undefined): boolean {
-  return Boolean(address && (LOOPBACK.has(address) || address.startsWith('127.') || address.startsWith('::ffff:127.')));
+  return Boolean(
+    address && (LOOPBACK.has(address) || address.startsWith('127.') || address.startsWith('::ffff:127.')),
+  );
 }
 
 const faultsBodySchema = faultConfigSchema
@@ -31,7 +33,11 @@ const autoConsentSchema = z.object({
 });
 
 const clockSchema = z
-  .object({ advanceSeconds: z.number().optional(), set: z.string().datetime({ offset: true }).optional(), reset: z.boolean().optional() })
+  .object({
+    advanceSeconds: z.number().optional(),
+    set: z.string().datetime({ offset: true }).optional(),
+    reset: z.boolean().optional(),
+  })
   .strict();
 
 const settingsSchema = z
@@ -51,7 +57,8 @@ const settingsSchema = z
 
 export function registerControlRoutes(app: FastifyInstance, control: SandboxControl): void {
   app.addHook('onRequest', async (request, reply) => {
-    if (!isLoopback(request.socket.remoteAddress)) return reply.status(404).type('text/plain').send('Not found');
+    if (!isLoopback(request.socket.remoteAddress))
+      return reply.status(404).type('text/plain').send('Not found');
     return undefined;
   });
   app.setErrorHandler((error: { statusCode?: number; message: string }, _request, reply) => {
@@ -67,14 +74,22 @@ export function registerControlRoutes(app: FastifyInstance, control: SandboxCont
   app.get('/info', async () => control.info());
 
   app.post('/manual-journals/:id/status', async (request) => {
-    const { status } = parse(z.object({ status: z.enum(['POSTED', 'DELETED', 'VOIDED']) }).strict(), request.body);
+    const { status } = parse(
+      z.object({ status: z.enum(['POSTED', 'DELETED', 'VOIDED']) }).strict(),
+      request.body,
+    );
     const id = (request.params as { id: string }).id;
     return { journalId: id, status: control.setJournalStatus(id, status) };
   });
 
   // Webhooks as Xero sends them, and changes made as a person in Xero's web app (src/sandbox/person.ts).
   const webhookSchema = z
-    .object({ url: z.url(), key: z.string().min(16).max(200), batchMs: z.number().int().min(0).max(60_000).optional(), retryBaseMs: z.number().int().min(10).max(60_000).optional() })
+    .object({
+      url: z.url(),
+      key: z.string().min(16).max(200),
+      batchMs: z.number().int().min(0).max(60_000).optional(),
+      retryBaseMs: z.number().int().min(10).max(60_000).optional(),
+    })
     .strict();
   app.get('/webhooks', async () => control.getWebhooks());
   app.post('/webhooks', async (request) => {
@@ -89,7 +104,8 @@ export function registerControlRoutes(app: FastifyInstance, control: SandboxCont
     await control.flushWebhooks();
     return control.getWebhooks();
   });
-  const idOf = (request: { params: unknown }) => parse(z.object({ id: z.string().uuid() }), request.params).id;
+  const idOf = (request: { params: unknown }) =>
+    parse(z.object({ id: z.string().uuid() }), request.params).id;
   app.post('/invoices/:id/pay', async (request) => {
     const body = parse(
       z
@@ -97,7 +113,10 @@ export function registerControlRoutes(app: FastifyInstance, control: SandboxCont
           // Pounds; more than 2 decimals is refused by payInvoice as Xero does.
           amount: z.union([z.number().positive(), z.string().max(15)]),
           accountId: z.string().uuid().optional(),
-          date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional(),
+          date: z
+            .string()
+            .regex(/^\d{4}-\d{2}-\d{2}$/)
+            .optional(),
           reference: z.string().max(255).optional(),
         })
         .strict(),
@@ -108,11 +127,30 @@ export function registerControlRoutes(app: FastifyInstance, control: SandboxCont
   app.post('/invoices/:id/approve', async (request) => control.approveInvoice(idOf(request)));
   app.post('/invoices/:id/void', async (request) => control.voidInvoice(idOf(request)));
   app.post('/invoices/:id/edit', async (request) => {
-    const body = parse(z.object({ reference: z.string().max(255).optional(), dueDate: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional() }).strict(), request.body);
+    const body = parse(
+      z
+        .object({
+          reference: z.string().max(255).optional(),
+          dueDate: z
+            .string()
+            .regex(/^\d{4}-\d{2}-\d{2}$/)
+            .optional(),
+        })
+        .strict(),
+      request.body,
+    );
     return control.editInvoice(idOf(request), body);
   });
   app.post('/contacts/:id/edit', async (request) => {
-    const body = parse(z.object({ name: z.string().min(1).max(255).optional(), email: z.string().email().max(255).optional() }).strict(), request.body);
+    const body = parse(
+      z
+        .object({
+          name: z.string().min(1).max(255).optional(),
+          email: z.string().email().max(255).optional(),
+        })
+        .strict(),
+      request.body,
+    );
     return control.editContact(idOf(request), body);
   });
 
@@ -130,8 +168,12 @@ export function registerControlRoutes(app: FastifyInstance, control: SandboxCont
     const { clear, expireTokens, revokeTokens, ...faults } = parse(faultsBodySchema, request.body);
     if (clear) control.clearFaults();
     control.setFaults(faults);
-    const expired = expireTokens ? control.expireTokens(typeof expireTokens === 'object' ? expireTokens.email : undefined) : 0;
-    const revoked = revokeTokens ? control.revokeTokens(typeof revokeTokens === 'object' ? revokeTokens.email : undefined) : 0;
+    const expired = expireTokens
+      ? control.expireTokens(typeof expireTokens === 'object' ? expireTokens.email : undefined)
+      : 0;
+    const revoked = revokeTokens
+      ? control.revokeTokens(typeof revokeTokens === 'object' ? revokeTokens.email : undefined)
+      : 0;
     return { faults: control.getFaults(), expiredTokens: expired, revokedGrants: revoked };
   });
 

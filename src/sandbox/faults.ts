@@ -87,7 +87,10 @@ export class Faults {
     if (!burst || burst.count <= 0 || !this.applies(path)) return null;
     burst.count--;
     if (burst.count <= 0) delete this.config.rateLimitBurst;
-    return { problem: burst.problem ?? 'minute', retryAfterSeconds: burst.retryAfterSeconds === undefined ? 1 : burst.retryAfterSeconds };
+    return {
+      problem: burst.problem ?? 'minute',
+      retryAfterSeconds: burst.retryAfterSeconds === undefined ? 1 : burst.retryAfterSeconds,
+    };
   }
 
   takeDrop(path: string): boolean {

@@ -85,8 +85,10 @@ export function createPng(title: string): Buffer {
         g = 248;
         b = 240;
         if (y >= 24 && y < 44 && x >= 60 && x < width - 60) [r, g, b] = [30, 41, 59];
-        if (y >= 60 && y < 236 && (y - 60) % 16 < 5 && x >= 40 && x < 40 + lineWidth) [r, g, b] = [148, 153, 160];
-        if (y >= 60 && y < 236 && (y - 60) % 16 < 5 && x >= width - 80 && x < width - 40) [r, g, b] = [120, 125, 130];
+        if (y >= 60 && y < 236 && (y - 60) % 16 < 5 && x >= 40 && x < 40 + lineWidth)
+          [r, g, b] = [148, 153, 160];
+        if (y >= 60 && y < 236 && (y - 60) % 16 < 5 && x >= width - 80 && x < width - 40)
+          [r, g, b] = [120, 125, 130];
         if (y >= 256 && y < 270 && x >= 40 && x < width - 40) [r, g, b] = [19, 120, 190];
       }
       const i = row + 1 + x * 3;

@@ -33,7 +33,12 @@ export function fingerprintOf(method: string, path: string, body: unknown): stri
 export class IdempotencyStore {
   private entries = new Map<string, Entry>();
 
-  async lookup(scopeKey: string, fingerprint: string, now: number, windowMs: number): Promise<IdempotencyLookup> {
+  async lookup(
+    scopeKey: string,
+    fingerprint: string,
+    now: number,
+    windowMs: number,
+  ): Promise<IdempotencyLookup> {
     for (const [k, e] of this.entries) if (e.expiresMs <= now && e.answer) this.entries.delete(k);
     let entry = this.entries.get(scopeKey);
     if (entry && entry.expiresMs <= now && entry.answer) {
@@ -44,7 +49,8 @@ export class IdempotencyStore {
       if (entry.fingerprint !== fingerprint) return { kind: 'mismatch' };
       if (!entry.answer) await entry.done;
       const settled = this.entries.get(scopeKey);
-      if (settled?.answer && settled.fingerprint === fingerprint) return { kind: 'replay', answer: settled.answer };
+      if (settled?.answer && settled.fingerprint === fingerprint)
+        return { kind: 'replay', answer: settled.answer };
       return this.lookup(scopeKey, fingerprint, now, windowMs);
     }
     let resolve: () => void = () => undefined;

@@ -1,7 +1,15 @@
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from './sandbox.ts';
-import { api, basicAuth, connect, FULL_SCOPES, startTestSandbox, TEST_CLIENT, tenantByName } from './testing.ts';
+import {
+  api,
+  basicAuth,
+  connect,
+  FULL_SCOPES,
+  startTestSandbox,
+  TEST_CLIENT,
+  tenantByName,
+} from './testing.ts';
 
 const REDIRECT = TEST_CLIENT.redirectUris[0] ?? '';
 
@@ -18,7 +26,9 @@ async function discover(basic = false): Promise<oidc.Configuration> {
     new URL(sandbox.url),
     TEST_CLIENT.clientId,
     TEST_CLIENT.clientSecret,
-    basic ? oidc.ClientSecretBasic(TEST_CLIENT.clientSecret) : oidc.ClientSecretPost(TEST_CLIENT.clientSecret),
+    basic
+      ? oidc.ClientSecretBasic(TEST_CLIENT.clientSecret)
+      : oidc.ClientSecretPost(TEST_CLIENT.clientSecret),
     { execute: [oidc.allowInsecureRequests] },
   );
 }
@@ -30,7 +40,12 @@ function hidden(html: string, name: string): string {
 }
 
 /** Click through the login and consent pages like a browser would; returns the callback URL. */
-async function consentThroughPages(authUrl: URL, email: string, pick: (orgs: { id: string; name: string }[]) => string[], action = 'allow'): Promise<URL> {
+async function consentThroughPages(
+  authUrl: URL,
+  email: string,
+  pick: (orgs: { id: string; name: string }[]) => string[],
+  action = 'allow',
+): Promise<URL> {
   const loginPage = await fetch(authUrl, { redirect: 'manual' });
   expect(loginPage.status).toBe(200);
   expect(loginPage.headers.get('content-type')).toContain('text/html');
@@ -47,7 +62,11 @@ async function consentThroughPages(authUrl: URL, email: string, pick: (orgs: { i
   const consent = await fetch(new URL(login.headers.get('location') ?? '', sandbox.url));
   const consentHtml = await consent.text();
   expect(consentHtml).toContain('wants to access your Xero data');
-  const orgs = [...consentHtml.matchAll(/name="tenants" value="([^"]+)"[^>]*>\s*<span class="org"[^>]*>[^<]*<\/span>\s*<span class="who"><strong>([^<]+)<\/strong>/g)].map((m) => ({
+  const orgs = [
+    ...consentHtml.matchAll(
+      /name="tenants" value="([^"]+)"[^>]*>\s*<span class="org"[^>]*>[^<]*<\/span>\s*<span class="who"><strong>([^<]+)<\/strong>/g,
+    ),
+  ].map((m) => ({
     id: m[1] ?? '',
     name: (m[2] ?? '').replace('&amp;', '&'),
   }));
@@ -86,9 +105,16 @@ describe('OAuth 2 / OpenID Connect with openid-client', () => {
       state,
       nonce,
     });
-    const callback = await consentThroughPages(authUrl, 'owner@demoshop.example', (orgs) => orgs.map((o) => o.id));
+    const callback = await consentThroughPages(authUrl, 'owner@demoshop.example', (orgs) =>
+      orgs.map((o) => o.id),
+    );
     expect(callback.searchParams.get('state')).toBe(state);
-    const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce, idTokenExpected: true });
+    const tokens = await oidc.authorizationCodeGrant(config, callback, {
+      pkceCodeVerifier: verifier,
+      expectedState: state,
+      expectedNonce: nonce,
+      idTokenExpected: true,
+    });
     expect(tokens.token_type.toLowerCase()).toBe('bearer');
     expect(tokens.expires_in).toBe(1800);
     expect(tokens.refresh_token).toBeTruthy();
@@ -105,18 +131,36 @@ describe('OAuth 2 / OpenID Connect with openid-client', () => {
     const info = await oidc.fetchUserInfo(config, tokens.access_token, String(claims?.sub));
     expect(info.email).toBe('owner@demoshop.example');
 
-    const accessClaims = JSON.parse(Buffer.from(tokens.access_token.split('.')[1] ?? '', 'base64url').toString()) as Record<string, unknown>;
+    const accessClaims = JSON.parse(
+      Buffer.from(tokens.access_token.split('.')[1] ?? '', 'base64url').toString(),
+    ) as Record<string, unknown>;
     expect(accessClaims.client_id).toBe(TEST_CLIENT.clientId);
     expect(accessClaims.scope).toContain('accounting.invoices');
 
     const connections = (await (
-      await oidc.fetchProtectedResource(config, tokens.access_token, new URL(`${sandbox.url}/connections?authEventId=${String(accessClaims.authentication_event_id)}`), 'GET')
+      await oidc.fetchProtectedResource(
+        config,
+        tokens.access_token,
+        new URL(`${sandbox.url}/connections?authEventId=${String(accessClaims.authentication_event_id)}`),
+        'GET',
+      )
     ).json()) as { tenantId: string; tenantName: string; tenantType: string; authEventId: string }[];
     expect(connections.map((c) => c.tenantName).sort()).toEqual(['Demo Builders Ltd', 'Demo Shop Ltd']);
-    expect(connections.every((c) => c.tenantType === 'ORGANISATION' && c.authEventId === accessClaims.authentication_event_id)).toBe(true);
+    expect(
+      connections.every(
+        (c) => c.tenantType === 'ORGANISATION' && c.authEventId === accessClaims.authentication_event_id,
+      ),
+    ).toBe(true);
 
     const shop = tenantByName(connections, 'Demo Shop Ltd');
-    const org = await oidc.fetchProtectedResource(config, tokens.access_token, new URL(`${sandbox.url}/api.xro/2.0/Organisation`), 'GET', undefined, new Headers({ 'xero-tenant-id': shop, accept: 'application/json' }));
+    const org = await oidc.fetchProtectedResource(
+      config,
+      tokens.access_token,
+      new URL(`${sandbox.url}/api.xro/2.0/Organisation`),
+      'GET',
+      undefined,
+      new Headers({ 'xero-tenant-id': shop, accept: 'application/json' }),
+    );
     expect(org.status).toBe(200);
     const body = (await org.json()) as { Organisations: { Name: string; OrganisationID: string }[] };
     expect(body.Organisations[0]?.Name).toBe('Demo Shop Ltd');
@@ -129,9 +173,13 @@ describe('OAuth 2 / OpenID Connect with openid-client', () => {
 
     // Revocation removes every connection of the user to this app.
     await oidc.tokenRevocation(config, refreshed.refresh_token ?? '');
-    const after = await fetch(`${sandbox.url}/connections`, { headers: { authorization: `Bearer ${refreshed.access_token}` } });
+    const after = await fetch(`${sandbox.url}/connections`, {
+      headers: { authorization: `Bearer ${refreshed.access_token}` },
+    });
     expect(after.status).toBe(401);
-    await expect(oidc.refreshTokenGrant(config, refreshed.refresh_token ?? '')).rejects.toMatchObject({ error: 'invalid_grant' });
+    await expect(oidc.refreshTokenGrant(config, refreshed.refresh_token ?? '')).rejects.toMatchObject({
+      error: 'invalid_grant',
+    });
   });
 
   it('a new email signs in as a new sandbox user; ticking one organisation connects only that one', async () => {
@@ -145,16 +193,29 @@ describe('OAuth 2 / OpenID Connect with openid-client', () => {
       code_challenge_method: 'S256',
       state,
     });
-    const callback = await consentThroughPages(authUrl, 'new.person@example.com', (orgs) => orgs.filter((o) => o.name === 'Demo Builders Ltd').map((o) => o.id));
-    const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state });
+    const callback = await consentThroughPages(authUrl, 'new.person@example.com', (orgs) =>
+      orgs.filter((o) => o.name === 'Demo Builders Ltd').map((o) => o.id),
+    );
+    const tokens = await oidc.authorizationCodeGrant(config, callback, {
+      pkceCodeVerifier: verifier,
+      expectedState: state,
+    });
     expect(tokens.claims()?.given_name).toBe('New');
-    const conns = (await (await fetch(`${sandbox.url}/connections`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).json()) as { tenantName: string }[];
+    const conns = (await (
+      await fetch(`${sandbox.url}/connections`, {
+        headers: { authorization: `Bearer ${tokens.access_token}` },
+      })
+    ).json()) as { tenantName: string }[];
     expect(conns.map((c) => c.tenantName)).toEqual(['Demo Builders Ltd']);
   });
 
   it('Cancel redirects back with error=access_denied and the state', async () => {
     const config = await discover();
-    const authUrl = oidc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: FULL_SCOPES, state: 'abc' });
+    const authUrl = oidc.buildAuthorizationUrl(config, {
+      redirect_uri: REDIRECT,
+      scope: FULL_SCOPES,
+      state: 'abc',
+    });
     const callback = await consentThroughPages(authUrl, 'owner@demoshop.example', () => [], 'cancel');
     expect(callback.searchParams.get('error')).toBe('access_denied');
     expect(callback.searchParams.get('state')).toBe('abc');
@@ -162,11 +223,17 @@ describe('OAuth 2 / OpenID Connect with openid-client', () => {
   });
 
   it('refuses an unknown client or an unregistered redirect URI with an error page, never a redirect', async () => {
-    const unknown = await fetch(`${sandbox.url}/identity/connect/authorize?response_type=code&client_id=nope&redirect_uri=${encodeURIComponent(REDIRECT)}&scope=openid`, { redirect: 'manual' });
+    const unknown = await fetch(
+      `${sandbox.url}/identity/connect/authorize?response_type=code&client_id=nope&redirect_uri=${encodeURIComponent(REDIRECT)}&scope=openid`,
+      { redirect: 'manual' },
+    );
     expect(unknown.status).toBe(400);
     expect(unknown.headers.get('location')).toBeNull();
     expect(await unknown.text()).toContain('invalid_client');
-    const badRedirect = await fetch(`${sandbox.url}/identity/connect/authorize?response_type=code&client_id=${TEST_CLIENT.clientId}&redirect_uri=${encodeURIComponent('http://evil.example/cb')}&scope=openid`, { redirect: 'manual' });
+    const badRedirect = await fetch(
+      `${sandbox.url}/identity/connect/authorize?response_type=code&client_id=${TEST_CLIENT.clientId}&redirect_uri=${encodeURIComponent('http://evil.example/cb')}&scope=openid`,
+      { redirect: 'manual' },
+    );
     expect(badRedirect.status).toBe(400);
     expect(badRedirect.headers.get('location')).toBeNull();
     expect(await badRedirect.text()).toContain('Invalid redirect_uri');
@@ -175,7 +242,10 @@ describe('OAuth 2 / OpenID Connect with openid-client', () => {
   it('answers invalid_client for a wrong secret and invalid_grant for a reused code or a wrong PKCE verifier', async () => {
     const wrong = await fetch(`${sandbox.url}/connect/token`, {
       method: 'POST',
-      headers: { authorization: basicAuth(TEST_CLIENT.clientId, 'wrong'), 'content-type': 'application/x-www-form-urlencoded' },
+      headers: {
+        authorization: basicAuth(TEST_CLIENT.clientId, 'wrong'),
+        'content-type': 'application/x-www-form-urlencoded',
+      },
       body: 'grant_type=refresh_token&refresh_token=x',
     });
     expect(wrong.status).toBe(401);
@@ -193,7 +263,14 @@ describe('OAuth 2 / OpenID Connect with openid-client', () => {
       fetch(`${sandbox.url}/connect/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier, client_id: TEST_CLIENT.clientId, client_secret: TEST_CLIENT.clientSecret }),
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: REDIRECT,
+          code_verifier: verifier,
+          client_id: TEST_CLIENT.clientId,
+          client_secret: TEST_CLIENT.clientSecret,
+        }),
       });
     const bad = await exchange('b'.repeat(43));
     expect(bad.status).toBe(400);
@@ -207,7 +284,10 @@ describe('OAuth 2 / OpenID Connect with openid-client', () => {
 
   it('expires codes after codeTtlSeconds', async () => {
     sandbox.setAutoConsent({ email: 'owner@demoshop.example', tenants: 'all' });
-    const res = await fetch(`${sandbox.url}/identity/connect/authorize?${new URLSearchParams({ response_type: 'code', client_id: TEST_CLIENT.clientId, redirect_uri: REDIRECT, scope: FULL_SCOPES })}`, { redirect: 'manual' });
+    const res = await fetch(
+      `${sandbox.url}/identity/connect/authorize?${new URLSearchParams({ response_type: 'code', client_id: TEST_CLIENT.clientId, redirect_uri: REDIRECT, scope: FULL_SCOPES })}`,
+      { redirect: 'manual' },
+    );
     sandbox.setAutoConsent(null);
     const code = new URL(res.headers.get('location') ?? '').searchParams.get('code') ?? '';
     sandbox.advanceClock(301);
@@ -263,7 +343,13 @@ describe('tokens over time (sandbox clock)', () => {
     try {
       expect((await api(sandbox, tokens.access_token, shop, 'GET', '/Organisation')).status).toBe(200);
       sandbox.advanceClock(1801);
-      const expired = await api<{ Status: number; Detail: string; Title: string }>(sandbox, tokens.access_token, shop, 'GET', '/Organisation');
+      const expired = await api<{ Status: number; Detail: string; Title: string }>(
+        sandbox,
+        tokens.access_token,
+        shop,
+        'GET',
+        '/Organisation',
+      );
       expect(expired.status).toBe(401);
       expect(expired.body.Title).toBe('Unauthorized');
       expect(expired.body.Detail).toMatch(/^TokenExpired: token expired at /);
@@ -280,45 +366,88 @@ describe('connections, tenants and scopes', () => {
     const { tokens, tenants } = await connect(sandbox, { email: 'staff@demoshop.example' });
     expect(tenants.map((t) => t.tenantName)).toEqual(['Demo Shop Ltd']);
     const builders = sandbox.info().orgs.find((o) => o.name === 'Demo Builders Ltd')?.tenantId ?? '';
-    const forbidden = await api<{ Status: number; Detail: string }>(sandbox, tokens.access_token, builders, 'GET', '/Organisation');
+    const forbidden = await api<{ Status: number; Detail: string }>(
+      sandbox,
+      tokens.access_token,
+      builders,
+      'GET',
+      '/Organisation',
+    );
     expect(forbidden.status).toBe(403);
     expect(forbidden.body.Detail).toBe('AuthenticationUnsuccessful');
-    const missing = await fetch(`${sandbox.url}/api.xro/2.0/Organisation`, { headers: { authorization: `Bearer ${tokens.access_token}`, accept: 'application/json' } });
+    const missing = await fetch(`${sandbox.url}/api.xro/2.0/Organisation`, {
+      headers: { authorization: `Bearer ${tokens.access_token}`, accept: 'application/json' },
+    });
     expect(missing.status).toBe(403);
 
     const shopConn = tenants[0];
-    const del = await fetch(`${sandbox.url}/Connections/${shopConn?.id ?? ''}`, { method: 'DELETE', headers: { authorization: `Bearer ${tokens.access_token}` } });
+    const del = await fetch(`${sandbox.url}/Connections/${shopConn?.id ?? ''}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${tokens.access_token}` },
+    });
     expect(del.status).toBe(204);
-    expect((await api(sandbox, tokens.access_token, shopConn?.tenantId ?? '', 'GET', '/Organisation')).status).toBe(403);
-    const unknown = await fetch(`${sandbox.url}/connections/${shopConn?.id ?? ''}`, { method: 'DELETE', headers: { authorization: `Bearer ${tokens.access_token}` } });
+    expect(
+      (await api(sandbox, tokens.access_token, shopConn?.tenantId ?? '', 'GET', '/Organisation')).status,
+    ).toBe(403);
+    const unknown = await fetch(`${sandbox.url}/connections/${shopConn?.id ?? ''}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${tokens.access_token}` },
+    });
     expect(unknown.status).toBe(404);
   });
 
   it('checks scopes per endpoint and accepts both the broad and the granular vocabulary', async () => {
-    const broad = await connect(sandbox, { scope: 'openid offline_access accounting.transactions accounting.settings.read accounting.contacts.read' });
+    const broad = await connect(sandbox, {
+      scope:
+        'openid offline_access accounting.transactions accounting.settings.read accounting.contacts.read',
+    });
     const shop = tenantByName(broad.tenants, 'Demo Shop Ltd');
-    expect((await api(sandbox, broad.tokens.access_token, shop, 'GET', '/Invoices?page=1&pageSize=1')).status).toBe(200);
+    expect(
+      (await api(sandbox, broad.tokens.access_token, shop, 'GET', '/Invoices?page=1&pageSize=1')).status,
+    ).toBe(200);
     expect((await api(sandbox, broad.tokens.access_token, shop, 'GET', '/ManualJournals')).status).toBe(200);
     expect((await api(sandbox, broad.tokens.access_token, shop, 'GET', '/Payments?page=1')).status).toBe(200);
     expect((await api(sandbox, broad.tokens.access_token, shop, 'GET', '/Accounts')).status).toBe(200);
-    const noAttachments = await api<{ Detail: string }>(sandbox, broad.tokens.access_token, shop, 'GET', '/Invoices/00000000-0000-4000-8000-000000000000/Attachments');
+    const noAttachments = await api<{ Detail: string }>(
+      sandbox,
+      broad.tokens.access_token,
+      shop,
+      'GET',
+      '/Invoices/00000000-0000-4000-8000-000000000000/Attachments',
+    );
     expect(noAttachments.status).toBe(401);
     expect(noAttachments.body.Detail).toBe('AuthorizationUnsuccessful');
 
-    const narrow = await connect(sandbox, { scope: 'openid offline_access accounting.invoices.read accounting.settings' });
+    const narrow = await connect(sandbox, {
+      scope: 'openid offline_access accounting.invoices.read accounting.settings',
+    });
     const t = tenantByName(narrow.tenants, 'Demo Shop Ltd');
-    expect((await api(sandbox, narrow.tokens.access_token, t, 'GET', '/Invoices?page=1&pageSize=1')).status).toBe(200);
+    expect(
+      (await api(sandbox, narrow.tokens.access_token, t, 'GET', '/Invoices?page=1&pageSize=1')).status,
+    ).toBe(200);
     expect((await api(sandbox, narrow.tokens.access_token, t, 'GET', '/Payments')).status).toBe(401);
-    expect((await api(sandbox, narrow.tokens.access_token, t, 'PUT', '/Invoices', { Invoices: [] })).status).toBe(401);
+    expect(
+      (await api(sandbox, narrow.tokens.access_token, t, 'PUT', '/Invoices', { Invoices: [] })).status,
+    ).toBe(401);
     // CIS settings need accounting.settings, not contacts.
     const contactId = sandbox.state.orgs[0]?.contacts[0]?.ContactID ?? '';
-    expect((await api(sandbox, narrow.tokens.access_token, t, 'GET', `/Contacts/${contactId}/CISSettings`)).status).toBe(200);
-    expect((await api(sandbox, narrow.tokens.access_token, t, 'GET', `/Contacts/${contactId}`)).status).toBe(401);
+    expect(
+      (await api(sandbox, narrow.tokens.access_token, t, 'GET', `/Contacts/${contactId}/CISSettings`)).status,
+    ).toBe(200);
+    expect((await api(sandbox, narrow.tokens.access_token, t, 'GET', `/Contacts/${contactId}`)).status).toBe(
+      401,
+    );
   });
 
   it('refuses requests without a valid bearer token with Xero’s 401 problem body', async () => {
-    const res = await fetch(`${sandbox.url}/api.xro/2.0/Invoices`, { headers: { authorization: 'Bearer nonsense', accept: 'application/json' } });
+    const res = await fetch(`${sandbox.url}/api.xro/2.0/Invoices`, {
+      headers: { authorization: 'Bearer nonsense', accept: 'application/json' },
+    });
     expect(res.status).toBe(401);
-    expect(await res.json()).toMatchObject({ Title: 'Unauthorized', Status: 401, Detail: 'AuthenticationUnsuccessful' });
+    expect(await res.json()).toMatchObject({
+      Title: 'Unauthorized',
+      Status: 401,
+      Detail: 'AuthenticationUnsuccessful',
+    });
   });
 });

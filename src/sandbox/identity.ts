@@ -5,7 +5,15 @@
  */
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, jwtVerify, SignJWT, type JWK } from 'jose';
+import {
+  calculateJwkThumbprint,
+  exportJWK,
+  generateKeyPair,
+  importJWK,
+  jwtVerify,
+  SignJWT,
+  type JWK,
+} from 'jose';
 import { renderConsentPage, renderErrorPage, renderLoginPage } from './authorize-page.ts';
 import type { AuthCode, PendingAuthorization, Runtime, SandboxClientConfig, SigningKeys } from './runtime.ts';
 import { findOrg, findUser } from './runtime.ts';
@@ -44,13 +52,18 @@ export async function createSigningKeys(): Promise<{ keys: SigningKeys; privateJ
   const privateJwk = await exportJWK(pair.privateKey);
   const publicJwk = await exportJWK(pair.publicKey);
   const kid = await calculateJwkThumbprint(publicJwk);
-  return { keys: { ...pair, kid }, privateJwk: { ...privateJwk, kid, alg: 'RS256' }, publicJwk: { ...publicJwk, kid, alg: 'RS256', use: 'sig' } };
+  return {
+    keys: { ...pair, kid },
+    privateJwk: { ...privateJwk, kid, alg: 'RS256' },
+    publicJwk: { ...publicJwk, kid, alg: 'RS256', use: 'sig' },
+  };
 }
 
 export async function importSigningKeys(privateJwk: JWK, publicJwk: JWK): Promise<SigningKeys> {
   const privateKey = await importJWK(privateJwk, 'RS256');
   const publicKey = await importJWK(publicJwk, 'RS256');
-  if (privateKey instanceof Uint8Array || publicKey instanceof Uint8Array) throw new Error('expected RSA keys');
+  if (privateKey instanceof Uint8Array || publicKey instanceof Uint8Array)
+    throw new Error('expected RSA keys');
   return { privateKey, publicKey, kid: publicJwk.kid ?? (await calculateJwkThumbprint(publicJwk)) };
 }
 
@@ -64,7 +77,19 @@ export function discoveryDocument(url: string): Record<string, unknown> {
     end_session_endpoint: `${url}/connect/endsession`,
     jwks_uri: `${url}/.well-known/openid-configuration/jwks`,
     scopes_supported: SUPPORTED_SCOPES,
-    claims_supported: ['sub', 'xero_userid', 'email', 'given_name', 'family_name', 'preferred_username', 'global_session_id', 'sid', 'auth_time', 'idp', 'amr'],
+    claims_supported: [
+      'sub',
+      'xero_userid',
+      'email',
+      'given_name',
+      'family_name',
+      'preferred_username',
+      'global_session_id',
+      'sid',
+      'auth_time',
+      'idp',
+      'amr',
+    ],
     grant_types_supported: ['authorization_code', 'refresh_token'],
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
@@ -102,7 +127,8 @@ function appName(client: SandboxClientConfig): string {
 function query(request: FastifyRequest): Record<string, string | undefined> {
   const q = request.query as Record<string, unknown>;
   const out: Record<string, string | undefined> = {};
-  for (const [k, v] of Object.entries(q ?? {})) out[k] = typeof v === 'string' ? v : Array.isArray(v) && typeof v[0] === 'string' ? v[0] : undefined;
+  for (const [k, v] of Object.entries(q ?? {}))
+    out[k] = typeof v === 'string' ? v : Array.isArray(v) && typeof v[0] === 'string' ? v[0] : undefined;
   return out;
 }
 
@@ -115,7 +141,11 @@ function str(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-function redirectWith(reply: FastifyReply, redirectUri: string, params: Record<string, string | undefined>): FastifyReply {
+function redirectWith(
+  reply: FastifyReply,
+  redirectUri: string,
+  params: Record<string, string | undefined>,
+): FastifyReply {
   const target = new URL(redirectUri);
   for (const [k, v] of Object.entries(params)) if (v !== undefined) target.searchParams.set(k, v);
   return reply.redirect(target.toString(), 302);
@@ -151,17 +181,33 @@ function needsOrganisation(scopes: string[]): boolean {
 }
 
 /** Finish a consent: connect the tenants, mint a code and send the browser back to the app. */
-function approve(rt: Runtime, reply: FastifyReply, pending: PendingAuthorization, user: UserRec, tenantIds: string[]): FastifyReply {
+function approve(
+  rt: Runtime,
+  reply: FastifyReply,
+  pending: PendingAuthorization,
+  user: UserRec,
+  tenantIds: string[],
+): FastifyReply {
   const now = rt.now();
   const authEventId = randomUUID();
   const clientId = pending.clientId;
   for (const tenantId of tenantIds) {
-    const existing = rt.state.identity.connections.find((c) => c.userId === user.userId && c.clientId === clientId && c.tenantId === tenantId);
+    const existing = rt.state.identity.connections.find(
+      (c) => c.userId === user.userId && c.clientId === clientId && c.tenantId === tenantId,
+    );
     if (existing) {
       existing.authEventId = authEventId;
       existing.updatedMs = now;
     } else {
-      rt.state.identity.connections.push({ id: randomUUID(), userId: user.userId, clientId, tenantId, authEventId, createdMs: now, updatedMs: now });
+      rt.state.identity.connections.push({
+        id: randomUUID(),
+        userId: user.userId,
+        clientId,
+        tenantId,
+        authEventId,
+        createdMs: now,
+        updatedMs: now,
+      });
     }
   }
   const code: AuthCode = {
@@ -179,14 +225,21 @@ function approve(rt: Runtime, reply: FastifyReply, pending: PendingAuthorization
   rt.codes.set(code.code, code);
   rt.pending.delete(pending.id);
   rt.markDirty();
-  return redirectWith(reply, pending.redirectUri, { code: code.code, scope: pending.scopes.join(' '), state: pending.state, session_state: randomToken(16) });
+  return redirectWith(reply, pending.redirectUri, {
+    code: code.code,
+    scope: pending.scopes.join(' '),
+    state: pending.state,
+    session_state: randomToken(16),
+  });
 }
 
 function tenantsForAutoConsent(rt: Runtime, user: UserRec, tenants: 'all' | string[]): string[] {
   const allowed = rt.state.orgs.filter((o) => user.tenantIds.includes(o.OrganisationID));
   if (tenants === 'all') return allowed.map((o) => o.OrganisationID);
   const wanted = tenants.map((t) => t.toLowerCase());
-  return allowed.filter((o) => wanted.includes(o.Name.toLowerCase()) || wanted.includes(o.OrganisationID)).map((o) => o.OrganisationID);
+  return allowed
+    .filter((o) => wanted.includes(o.Name.toLowerCase()) || wanted.includes(o.OrganisationID))
+    .map((o) => o.OrganisationID);
 }
 
 function getPending(rt: Runtime, id: string | undefined): PendingAuthorization | undefined {
@@ -200,12 +253,34 @@ function getPending(rt: Runtime, id: string | undefined): PendingAuthorization |
   return pending;
 }
 
-function loginPage(rt: Runtime, pending: PendingAuthorization, client: SandboxClientConfig, error?: string, email?: string): string {
-  const users = rt.state.identity.users.map((u) => ({ email: u.email, name: displayName(u), orgCount: u.tenantIds.length }));
-  return renderLoginPage({ requestId: pending.id, appName: appName(client), users, ...(error ? { error } : {}), ...(email ? { email } : {}) });
+function loginPage(
+  rt: Runtime,
+  pending: PendingAuthorization,
+  client: SandboxClientConfig,
+  error?: string,
+  email?: string,
+): string {
+  const users = rt.state.identity.users.map((u) => ({
+    email: u.email,
+    name: displayName(u),
+    orgCount: u.tenantIds.length,
+  }));
+  return renderLoginPage({
+    requestId: pending.id,
+    appName: appName(client),
+    users,
+    ...(error ? { error } : {}),
+    ...(email ? { email } : {}),
+  });
 }
 
-function consentPage(rt: Runtime, pending: PendingAuthorization, client: SandboxClientConfig, user: UserRec, error?: string): string {
+function consentPage(
+  rt: Runtime,
+  pending: PendingAuthorization,
+  client: SandboxClientConfig,
+  user: UserRec,
+  error?: string,
+): string {
   const orgs = rt.state.orgs
     .filter((o) => user.tenantIds.includes(o.OrganisationID))
     .map((o, i) => ({ tenantId: o.OrganisationID, name: o.Name, checked: i === 0 }));
@@ -244,7 +319,13 @@ function authenticateClient(rt: Runtime, request: FastifyRequest): ClientAuthRes
     };
     id = dec(sep >= 0 ? decoded.slice(0, sep) : decoded);
     secret = dec(sep >= 0 ? decoded.slice(sep + 1) : '');
-    if (str(body.client_secret)) return { error: { status: 400, body: { error: 'invalid_request', error_description: 'Use one client authentication method' } } };
+    if (str(body.client_secret))
+      return {
+        error: {
+          status: 400,
+          body: { error: 'invalid_request', error_description: 'Use one client authentication method' },
+        },
+      };
   } else {
     id = str(body.client_id);
     secret = str(body.client_secret);
@@ -263,7 +344,16 @@ function atHash(accessToken: string): string {
 
 async function issueTokens(
   rt: Runtime,
-  input: { client: SandboxClientConfig; user: UserRec; scopes: string[]; authEventId: string; sid: string; familyId: string; authTimeMs: number; nonce?: string | undefined },
+  input: {
+    client: SandboxClientConfig;
+    user: UserRec;
+    scopes: string[];
+    authEventId: string;
+    sid: string;
+    familyId: string;
+    authTimeMs: number;
+    nonce?: string | undefined;
+  },
 ): Promise<Record<string, unknown>> {
   const now = rt.now();
   const iat = Math.floor(now / 1000);
@@ -289,11 +379,24 @@ async function issueTokens(
     .setNotBefore(iat)
     .setExpirationTime(iat + ttl)
     .sign(rt.keys.privateKey);
-  const accessRec: AccessTokenRec = { jti, familyId: input.familyId, userId: input.user.userId, clientId: input.client.clientId, expMs: (iat + ttl) * 1000, revoked: false, forcedExpired: false };
+  const accessRec: AccessTokenRec = {
+    jti,
+    familyId: input.familyId,
+    userId: input.user.userId,
+    clientId: input.client.clientId,
+    expMs: (iat + ttl) * 1000,
+    revoked: false,
+    forcedExpired: false,
+  };
   const ids = rt.state.identity;
   ids.accessTokens = ids.accessTokens.filter((t) => t.expMs > now - 60_000);
   ids.accessTokens.push(accessRec);
-  const response: Record<string, unknown> = { access_token: accessToken, expires_in: ttl, token_type: 'Bearer', scope: input.scopes.join(' ') };
+  const response: Record<string, unknown> = {
+    access_token: accessToken,
+    expires_in: ttl,
+    token_type: 'Bearer',
+    scope: input.scopes.join(' '),
+  };
   if (input.scopes.includes('openid')) {
     const claims: Record<string, unknown> = {
       auth_time: Math.floor(input.authTimeMs / 1000),
@@ -337,7 +440,9 @@ async function issueTokens(
     };
     // Drop tokens that can no longer be redeemed so the state does not grow forever.
     const graceMs = rt.settings.refreshGraceSeconds * 1000;
-    ids.refreshTokens = ids.refreshTokens.filter((t) => !t.revoked && (t.rotatedMs === null || now - t.rotatedMs <= Math.max(graceMs, 24 * 3_600_000)));
+    ids.refreshTokens = ids.refreshTokens.filter(
+      (t) => !t.revoked && (t.rotatedMs === null || now - t.rotatedMs <= Math.max(graceMs, 24 * 3_600_000)),
+    );
     ids.refreshTokens.push(refresh);
     response.refresh_token = refresh.token;
   }
@@ -367,7 +472,12 @@ export async function authenticateBearer(rt: Runtime, header: string | undefined
   const token = header.replace(/^bearer\s+/i, '').trim();
   let payload: Record<string, unknown>;
   try {
-    const verified = await jwtVerify(token, rt.keys.publicKey, { issuer: rt.url, audience: `${rt.url}/resources`, algorithms: ['RS256'], currentDate: new Date(rt.now()) });
+    const verified = await jwtVerify(token, rt.keys.publicKey, {
+      issuer: rt.url,
+      audience: `${rt.url}/resources`,
+      algorithms: ['RS256'],
+      currentDate: new Date(rt.now()),
+    });
     payload = verified.payload as Record<string, unknown>;
   } catch (error) {
     if ((error as { code?: string }).code === 'ERR_JWT_EXPIRED') {
@@ -386,13 +496,26 @@ export async function authenticateBearer(rt: Runtime, header: string | undefined
   const jti = String(payload.jti ?? '');
   const rec = rt.state.identity.accessTokens.find((t) => t.jti === jti);
   if (!rec || rec.revoked) return { ok: false, detail: 'AuthenticationUnsuccessful' };
-  if (rec.forcedExpired) return { ok: false, detail: `TokenExpired: token expired at ${formatXeroTime(rt.now())}` };
+  if (rec.forcedExpired)
+    return { ok: false, detail: `TokenExpired: token expired at ${formatXeroTime(rt.now())}` };
   const family = rt.state.identity.refreshTokens.filter((t) => t.familyId === rec.familyId);
-  if (family.length > 0 && family.every((t) => t.revoked)) return { ok: false, detail: 'AuthenticationUnsuccessful' };
+  if (family.length > 0 && family.every((t) => t.revoked))
+    return { ok: false, detail: 'AuthenticationUnsuccessful' };
   const user = findUser(rt, String(payload.xero_userid ?? ''));
   if (!user) return { ok: false, detail: 'AuthenticationUnsuccessful' };
-  const scopes = Array.isArray(payload.scope) ? payload.scope.map(String) : String(payload.scope ?? '').split(' ');
-  return { ok: true, identity: { user, clientId: String(payload.client_id ?? ''), scopes, authEventId: String(payload.authentication_event_id ?? ''), jti } };
+  const scopes = Array.isArray(payload.scope)
+    ? payload.scope.map(String)
+    : String(payload.scope ?? '').split(' ');
+  return {
+    ok: true,
+    identity: {
+      user,
+      clientId: String(payload.client_id ?? ''),
+      scopes,
+      authEventId: String(payload.authentication_event_id ?? ''),
+      jti,
+    },
+  };
 }
 
 /** Revoke every token and connection a user has given a client (Xero's revocation semantics). */
@@ -420,15 +543,32 @@ export function registerIdentityRoutes(app: FastifyInstance, rt: Runtime): void 
     const q = query(request);
     const client = rt.clients.find((c) => c.clientId === q.client_id);
     if (!client) return errorPage(reply, 400, 'invalid_client', 'Unknown client or client not enabled');
-    if (!q.redirect_uri || !client.redirectUris.includes(q.redirect_uri)) return errorPage(reply, 400, 'unauthorized_client', 'Invalid redirect_uri');
+    if (!q.redirect_uri || !client.redirectUris.includes(q.redirect_uri))
+      return errorPage(reply, 400, 'unauthorized_client', 'Invalid redirect_uri');
     const state = q.state;
-    if (q.response_type !== 'code') return redirectWith(reply, q.redirect_uri, { error: 'unsupported_response_type', state });
+    if (q.response_type !== 'code')
+      return redirectWith(reply, q.redirect_uri, { error: 'unsupported_response_type', state });
     const scopes = (q.scope ?? '').split(/\s+/).filter(Boolean);
     const unknown = scopes.filter((s) => !SUPPORTED_SCOPES.includes(s));
-    if (scopes.length === 0 || unknown.length > 0) return redirectWith(reply, q.redirect_uri, { error: 'invalid_scope', error_description: unknown.join(' ') || 'scope is required', state });
+    if (scopes.length === 0 || unknown.length > 0)
+      return redirectWith(reply, q.redirect_uri, {
+        error: 'invalid_scope',
+        error_description: unknown.join(' ') || 'scope is required',
+        state,
+      });
     if (q.code_challenge !== undefined) {
-      if ((q.code_challenge_method ?? 'plain') !== 'S256') return redirectWith(reply, q.redirect_uri, { error: 'invalid_request', error_description: 'code_challenge_method must be S256', state });
-      if (!/^[A-Za-z0-9_-]{43}$/.test(q.code_challenge)) return redirectWith(reply, q.redirect_uri, { error: 'invalid_request', error_description: 'invalid code_challenge', state });
+      if ((q.code_challenge_method ?? 'plain') !== 'S256')
+        return redirectWith(reply, q.redirect_uri, {
+          error: 'invalid_request',
+          error_description: 'code_challenge_method must be S256',
+          state,
+        });
+      if (!/^[A-Za-z0-9_-]{43}$/.test(q.code_challenge))
+        return redirectWith(reply, q.redirect_uri, {
+          error: 'invalid_request',
+          error_description: 'invalid code_challenge',
+          state,
+        });
     }
     const pending: PendingAuthorization = {
       id: randomToken(18),
@@ -443,22 +583,36 @@ export function registerIdentityRoutes(app: FastifyInstance, rt: Runtime): void 
     rt.pending.set(pending.id, pending);
     if (rt.autoConsent) {
       const user = findOrCreateUser(rt, rt.autoConsent.email);
-      const tenants = needsOrganisation(scopes) ? tenantsForAutoConsent(rt, user, rt.autoConsent.tenants) : [];
+      const tenants = needsOrganisation(scopes)
+        ? tenantsForAutoConsent(rt, user, rt.autoConsent.tenants)
+        : [];
       return approve(rt, reply, pending, user, tenants);
     }
-    return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(loginPage(rt, pending, client));
+    return reply
+      .type('text/html; charset=utf-8')
+      .header('cache-control', 'no-store')
+      .send(loginPage(rt, pending, client));
   });
 
   app.post('/identity/connect/authorize/login', async (request, reply) => {
     const body = form(request);
     const pending = getPending(rt, str(body.request));
-    if (!pending) return errorPage(reply, 400, 'invalid_request', 'This sign-in request has expired. Go back to the app and try again.');
+    if (!pending)
+      return errorPage(
+        reply,
+        400,
+        'invalid_request',
+        'This sign-in request has expired. Go back to the app and try again.',
+      );
     const client = rt.clients.find((c) => c.clientId === pending.clientId);
     if (!client) return errorPage(reply, 400, 'unauthorized_client', 'Unknown client or client not enabled');
     const typed = str(body.new_email)?.trim();
     const email = typed || str(body.email);
     if (!email || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) {
-      return reply.status(400).type('text/html; charset=utf-8').send(loginPage(rt, pending, client, 'Enter a valid email address or pick a sandbox user.', typed));
+      return reply
+        .status(400)
+        .type('text/html; charset=utf-8')
+        .send(loginPage(rt, pending, client, 'Enter a valid email address or pick a sandbox user.', typed));
     }
     const user = findOrCreateUser(rt, email);
     pending.userId = user.userId;
@@ -467,7 +621,13 @@ export function registerIdentityRoutes(app: FastifyInstance, rt: Runtime): void 
 
   app.get('/identity/connect/authorize/switch', async (request, reply) => {
     const pending = getPending(rt, query(request).request);
-    if (!pending) return errorPage(reply, 400, 'invalid_request', 'This sign-in request has expired. Go back to the app and try again.');
+    if (!pending)
+      return errorPage(
+        reply,
+        400,
+        'invalid_request',
+        'This sign-in request has expired. Go back to the app and try again.',
+      );
     const client = rt.clients.find((c) => c.clientId === pending.clientId);
     if (!client) return errorPage(reply, 400, 'unauthorized_client', 'Unknown client or client not enabled');
     delete pending.userId;
@@ -476,18 +636,33 @@ export function registerIdentityRoutes(app: FastifyInstance, rt: Runtime): void 
 
   app.get('/identity/connect/consent', async (request, reply) => {
     const pending = getPending(rt, query(request).request);
-    if (!pending) return errorPage(reply, 400, 'invalid_request', 'This sign-in request has expired. Go back to the app and try again.');
+    if (!pending)
+      return errorPage(
+        reply,
+        400,
+        'invalid_request',
+        'This sign-in request has expired. Go back to the app and try again.',
+      );
     const client = rt.clients.find((c) => c.clientId === pending.clientId);
     const user = pending.userId ? findUser(rt, pending.userId) : undefined;
     if (!client || !user) return errorPage(reply, 400, 'invalid_request', 'Log in first.');
-    return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(consentPage(rt, pending, client, user));
+    return reply
+      .type('text/html; charset=utf-8')
+      .header('cache-control', 'no-store')
+      .send(consentPage(rt, pending, client, user));
   });
 
   app.post('/identity/connect/consent', async (request, reply) => {
     rt.ledger.countIdentity('consent');
     const body = form(request);
     const pending = getPending(rt, str(body.request));
-    if (!pending) return errorPage(reply, 400, 'invalid_request', 'This sign-in request has expired. Go back to the app and try again.');
+    if (!pending)
+      return errorPage(
+        reply,
+        400,
+        'invalid_request',
+        'This sign-in request has expired. Go back to the app and try again.',
+      );
     const client = rt.clients.find((c) => c.clientId === pending.clientId);
     const user = pending.userId ? findUser(rt, pending.userId) : undefined;
     if (!client || !user) return errorPage(reply, 400, 'invalid_request', 'Log in first.');
@@ -496,9 +671,14 @@ export function registerIdentityRoutes(app: FastifyInstance, rt: Runtime): void 
       return redirectWith(reply, pending.redirectUri, { error: 'access_denied', state: pending.state });
     }
     const raw = body.tenants;
-    const picked = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).map(String).filter((t) => user.tenantIds.includes(t) && findOrg(rt, t));
+    const picked = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw])
+      .map(String)
+      .filter((t) => user.tenantIds.includes(t) && findOrg(rt, t));
     if (needsOrganisation(pending.scopes) && picked.length === 0) {
-      return reply.status(400).type('text/html; charset=utf-8').send(consentPage(rt, pending, client, user, 'Select at least one organisation to connect.'));
+      return reply
+        .status(400)
+        .type('text/html; charset=utf-8')
+        .send(consentPage(rt, pending, client, user, 'Select at least one organisation to connect.'));
     }
     return approve(rt, reply, pending, user, needsOrganisation(pending.scopes) ? picked : []);
   });
@@ -527,10 +707,12 @@ export function registerIdentityRoutes(app: FastifyInstance, rt: Runtime): void 
         rt.codes.delete(code.code);
         return fail(400, 'invalid_grant');
       }
-      if (str(body.redirect_uri) !== code.redirectUri) return fail(400, 'invalid_grant', 'redirect_uri does not match');
+      if (str(body.redirect_uri) !== code.redirectUri)
+        return fail(400, 'invalid_grant', 'redirect_uri does not match');
       const verifier = str(body.code_verifier);
       if (code.codeChallenge) {
-        if (!verifier || !/^[A-Za-z0-9\-._~]{43,128}$/.test(verifier)) return fail(400, 'invalid_grant', 'code_verifier required');
+        if (!verifier || !/^[A-Za-z0-9\-._~]{43,128}$/.test(verifier))
+          return fail(400, 'invalid_grant', 'code_verifier required');
         const challenge = b64url(createHash('sha256').update(verifier).digest());
         if (challenge !== code.codeChallenge) return fail(400, 'invalid_grant', 'PKCE verification failed');
       } else if (verifier) {
@@ -555,8 +737,10 @@ export function registerIdentityRoutes(app: FastifyInstance, rt: Runtime): void 
     if (body.grant_type === 'refresh_token') {
       const rec = rt.state.identity.refreshTokens.find((t) => t.token === str(body.refresh_token));
       if (!rec || rec.clientId !== client.clientId || rec.revoked) return fail(400, 'invalid_grant');
-      if (rec.rotatedMs === null && now - rec.issuedMs > rt.settings.refreshTokenTtlSeconds * 1000) return fail(400, 'invalid_grant');
-      if (rec.rotatedMs !== null && now - rec.rotatedMs > rt.settings.refreshGraceSeconds * 1000) return fail(400, 'invalid_grant');
+      if (rec.rotatedMs === null && now - rec.issuedMs > rt.settings.refreshTokenTtlSeconds * 1000)
+        return fail(400, 'invalid_grant');
+      if (rec.rotatedMs !== null && now - rec.rotatedMs > rt.settings.refreshGraceSeconds * 1000)
+        return fail(400, 'invalid_grant');
       const user = findUser(rt, rec.userId);
       if (!user) return fail(400, 'invalid_grant');
       if (rec.rotatedMs === null) rec.rotatedMs = now;
@@ -578,11 +762,20 @@ export function registerIdentityRoutes(app: FastifyInstance, rt: Runtime): void 
   const userinfo = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     rt.ledger.countIdentity('userinfo');
     const result = await authenticateBearer(rt, request.headers.authorization);
-    if (!result.ok) return reply.status(401).header('www-authenticate', 'Bearer error="invalid_token"').send({ error: 'invalid_token' });
+    if (!result.ok)
+      return reply
+        .status(401)
+        .header('www-authenticate', 'Bearer error="invalid_token"')
+        .send({ error: 'invalid_token' });
     const { user, scopes } = result.identity;
     const info: Record<string, unknown> = { sub: user.userId.replace(/-/g, ''), xero_userid: user.userId };
     if (scopes.includes('email')) info.email = user.email;
-    if (scopes.includes('profile')) Object.assign(info, { given_name: user.givenName, family_name: user.familyName, preferred_username: user.email });
+    if (scopes.includes('profile'))
+      Object.assign(info, {
+        given_name: user.givenName,
+        family_name: user.familyName,
+        preferred_username: user.email,
+      });
     return reply.send(info);
   };
   app.get('/connect/userinfo', userinfo);
@@ -591,10 +784,13 @@ export function registerIdentityRoutes(app: FastifyInstance, rt: Runtime): void 
   app.post('/connect/revocation', async (request, reply) => {
     rt.ledger.countIdentity('revocation');
     const auth = authenticateClient(rt, request);
-    if (auth.error || !auth.client) return reply.status(auth.error?.status ?? 400).send(auth.error?.body ?? { error: 'invalid_client' });
+    if (auth.error || !auth.client)
+      return reply.status(auth.error?.status ?? 400).send(auth.error?.body ?? { error: 'invalid_client' });
     const token = str(form(request).token);
     if (!token) return reply.status(400).send({ error: 'invalid_request' });
-    const refresh = rt.state.identity.refreshTokens.find((t) => t.token === token && t.clientId === auth.client?.clientId);
+    const refresh = rt.state.identity.refreshTokens.find(
+      (t) => t.token === token && t.clientId === auth.client?.clientId,
+    );
     if (refresh) {
       revokeUserGrant(rt, refresh.userId, refresh.clientId);
     } else {
@@ -618,8 +814,13 @@ export function registerIdentityRoutes(app: FastifyInstance, rt: Runtime): void 
         return null;
       }
     };
-    const allowed = target && originOf(target) && rt.clients.some((c) => c.redirectUris.some((u) => originOf(u) === originOf(target)));
+    const allowed =
+      target &&
+      originOf(target) &&
+      rt.clients.some((c) => c.redirectUris.some((u) => originOf(u) === originOf(target)));
     if (allowed && target) return reply.redirect(target, 302);
-    return reply.type('text/html; charset=utf-8').send(renderErrorPage('logged_out', 'You have been signed out of the Xero sandbox.'));
+    return reply
+      .type('text/html; charset=utf-8')
+      .send(renderErrorPage('logged_out', 'You have been signed out of the Xero sandbox.'));
   });
 }

@@ -7,7 +7,11 @@ export function rateOf(taxRates: TaxRateRec[], taxType: string): number {
 }
 
 /** Recompute a line's amount (unless given) and tax; returns a new line. */
-export function priceLine(line: Omit<LineRec, 'lineAmount' | 'taxAmount'> & { lineAmount?: number }, mode: LineAmountTypes, taxRates: TaxRateRec[]): LineRec {
+export function priceLine(
+  line: Omit<LineRec, 'lineAmount' | 'taxAmount'> & { lineAmount?: number },
+  mode: LineAmountTypes,
+  taxRates: TaxRateRec[],
+): LineRec {
   const lineAmount = line.lineAmount ?? lineAmountPence(line);
   const taxType = mode === 'NoTax' ? 'NONE' : line.TaxType;
   const taxAmount = lineTaxPence(lineAmount, rateOf(taxRates, taxType), mode);

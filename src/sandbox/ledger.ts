@@ -23,8 +23,21 @@ export interface LedgerSnapshot {
    * One row per tenant × method × endpoint (endpoint is the route pattern, e.g. "/api.xro/2.0/Invoices/:id"),
    * with the bytes of the answer bodies sent (egress).
    */
-  calls: { tenantId: string; tenantName: string; method: string; endpoint: string; count: number; bytes: number }[];
-  totals: { all: number; byTenant: Record<string, number>; rejected429: number; bytes: number; bytesByTenant: Record<string, number> };
+  calls: {
+    tenantId: string;
+    tenantName: string;
+    method: string;
+    endpoint: string;
+    count: number;
+    bytes: number;
+  }[];
+  totals: {
+    all: number;
+    byTenant: Record<string, number>;
+    rejected429: number;
+    bytes: number;
+    bytesByTenant: Record<string, number>;
+  };
   identity: Record<string, number>;
   token: { authorizationCode: number; refresh: number; refreshFailed: number; failed: number };
   /** Refresh-token grant requests (successful or not). */
@@ -36,7 +49,10 @@ export interface LedgerSnapshot {
 
 export class Ledger {
   private since = new Date();
-  private calls = new Map<string, { tenantId: string; tenantName: string; method: string; endpoint: string; count: number; bytes: number }>();
+  private calls = new Map<
+    string,
+    { tenantId: string; tenantName: string; method: string; endpoint: string; count: number; bytes: number }
+  >();
   private identity: Record<string, number> = {};
   private token = { authorizationCode: 0, refresh: 0, refreshFailed: 0, failed: 0 };
   private refreshCount = 0;

@@ -25,10 +25,26 @@ beforeEach(async () => {
 const org = (tenant = shop) => api(sandbox, token, tenant, 'GET', '/Organisation');
 
 async function authorisedInvoice(): Promise<{ id: string; due: number; cardId: string }> {
-  const inv = await api<{ Invoices: { InvoiceID: string; AmountDue: number }[] }>(sandbox, token, shop, 'GET', `/Invoices?page=1&pageSize=1&Statuses=AUTHORISED&where=${encodeURIComponent('Type=="ACCREC" AND AmountPaid==0')}`);
-  const accounts = await api<{ Accounts: { AccountID: string; Name: string }[] }>(sandbox, token, shop, 'GET', '/Accounts');
+  const inv = await api<{ Invoices: { InvoiceID: string; AmountDue: number }[] }>(
+    sandbox,
+    token,
+    shop,
+    'GET',
+    `/Invoices?page=1&pageSize=1&Statuses=AUTHORISED&where=${encodeURIComponent('Type=="ACCREC" AND AmountPaid==0')}`,
+  );
+  const accounts = await api<{ Accounts: { AccountID: string; Name: string }[] }>(
+    sandbox,
+    token,
+    shop,
+    'GET',
+    '/Accounts',
+  );
   const first = inv.body.Invoices[0];
-  return { id: first?.InvoiceID ?? '', due: first?.AmountDue ?? 0, cardId: accounts.body.Accounts.find((a) => a.Name === 'Business Credit Card')?.AccountID ?? '' };
+  return {
+    id: first?.InvoiceID ?? '',
+    due: first?.AmountDue ?? 0,
+    cardId: accounts.body.Accounts.find((a) => a.Name === 'Business Credit Card')?.AccountID ?? '',
+  };
 }
 
 describe('rate limits', () => {
@@ -79,20 +95,50 @@ describe('Idempotency-Key', () => {
   it('replays the first answer for the same key and body, and refuses the key with another body', async () => {
     sandbox.configure({ minuteLimit: 1000 });
     const { id, cardId } = await authorisedInvoice();
-    const body = { Payments: [{ Invoice: { InvoiceID: id }, Account: { AccountID: cardId }, Amount: 1.23, Date: '2026-01-06' }] };
+    const body = {
+      Payments: [
+        { Invoice: { InvoiceID: id }, Account: { AccountID: cardId }, Amount: 1.23, Date: '2026-01-06' },
+      ],
+    };
     const headers = { 'Idempotency-Key': 'pay-1' };
-    const first = await api<{ Payments: { PaymentID: string }[] }>(sandbox, token, shop, 'PUT', '/Payments', body, headers);
-    const second = await api<{ Payments: { PaymentID: string }[] }>(sandbox, token, shop, 'PUT', '/Payments', body, headers);
+    const first = await api<{ Payments: { PaymentID: string }[] }>(
+      sandbox,
+      token,
+      shop,
+      'PUT',
+      '/Payments',
+      body,
+      headers,
+    );
+    const second = await api<{ Payments: { PaymentID: string }[] }>(
+      sandbox,
+      token,
+      shop,
+      'PUT',
+      '/Payments',
+      body,
+      headers,
+    );
     expect(first.status).toBe(200);
     expect(second.status).toBe(200);
     expect(second.body.Payments[0]?.PaymentID).toBe(first.body.Payments[0]?.PaymentID);
     expect(second.headers.get('idempotent-replayed')).toBe('true');
     expect(sandbox.ledger().writes.filter((w) => w.kind === 'payment')).toHaveLength(1);
-    const other = await api<{ Detail: string }>(sandbox, token, shop, 'PUT', '/Payments', { Payments: [{ ...body.Payments[0], Amount: 2 }] }, headers);
+    const other = await api<{ Detail: string }>(
+      sandbox,
+      token,
+      shop,
+      'PUT',
+      '/Payments',
+      { Payments: [{ ...body.Payments[0], Amount: 2 }] },
+      headers,
+    );
     expect(other.status).toBe(400);
     expect(other.body.Detail).toContain('different request');
     // Errors are replayed too, even when the state would now allow the call.
-    const tooMuch = { Payments: [{ Invoice: { InvoiceID: id }, Account: { AccountID: cardId }, Amount: 1_000_000 }] };
+    const tooMuch = {
+      Payments: [{ Invoice: { InvoiceID: id }, Account: { AccountID: cardId }, Amount: 1_000_000 }],
+    };
     const err1 = await api(sandbox, token, shop, 'PUT', '/Payments', tooMuch, { 'Idempotency-Key': 'pay-2' });
     const err2 = await api(sandbox, token, shop, 'PUT', '/Payments', tooMuch, { 'Idempotency-Key': 'pay-2' });
     expect(err1.status).toBe(400);
@@ -101,7 +147,15 @@ describe('Idempotency-Key', () => {
     // After the 6-minute window the key is free again.
     sandbox.advanceClock(361);
     try {
-      const later = await api<{ Payments: { PaymentID: string }[] }>(sandbox, token, shop, 'PUT', '/Payments', body, headers);
+      const later = await api<{ Payments: { PaymentID: string }[] }>(
+        sandbox,
+        token,
+        shop,
+        'PUT',
+        '/Payments',
+        body,
+        headers,
+      );
       expect(later.body.Payments[0]?.PaymentID).not.toBe(first.body.Payments[0]?.PaymentID);
     } finally {
       sandbox.setClockOffset(0);
@@ -144,12 +198,26 @@ describe('faults', () => {
 
   it('applies a write, then drops the connection; a retry with the same key replays without paying twice', async () => {
     const { id, cardId } = await authorisedInvoice();
-    const body = { Payments: [{ Invoice: { InvoiceID: id }, Account: { AccountID: cardId }, Amount: 5, Date: '2026-01-06' }] };
+    const body = {
+      Payments: [
+        { Invoice: { InvoiceID: id }, Account: { AccountID: cardId }, Amount: 5, Date: '2026-01-06' },
+      ],
+    };
     sandbox.setFaults({ dropAfterWrite: 1 });
-    await expect(api(sandbox, token, shop, 'PUT', '/Payments', body, { 'Idempotency-Key': 'drop-1' })).rejects.toThrow();
+    await expect(
+      api(sandbox, token, shop, 'PUT', '/Payments', body, { 'Idempotency-Key': 'drop-1' }),
+    ).rejects.toThrow();
     const payments = sandbox.ledger().writes.filter((w) => w.kind === 'payment');
     expect(payments).toHaveLength(1);
-    const retry = await api<{ Payments: { PaymentID: string }[] }>(sandbox, token, shop, 'PUT', '/Payments', body, { 'Idempotency-Key': 'drop-1' });
+    const retry = await api<{ Payments: { PaymentID: string }[] }>(
+      sandbox,
+      token,
+      shop,
+      'PUT',
+      '/Payments',
+      body,
+      { 'Idempotency-Key': 'drop-1' },
+    );
     expect(retry.status).toBe(200);
     expect(retry.body.Payments[0]?.PaymentID).toBe(payments[0]?.id);
     expect(sandbox.ledger().writes.filter((w) => w.kind === 'payment')).toHaveLength(1);
@@ -158,47 +226,101 @@ describe('faults', () => {
 
   it('expires and revokes tokens through the control endpoint (loopback only)', async () => {
     const c = await connect(sandbox);
-    const expire = await fetch(`${sandbox.url}/__sandbox/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ expireTokens: true }) });
+    const expire = await fetch(`${sandbox.url}/__sandbox/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ expireTokens: true }),
+    });
     expect(expire.status).toBe(200);
-    const expired = await api<{ Detail: string }>(sandbox, c.tokens.access_token, shop, 'GET', '/Organisation');
+    const expired = await api<{ Detail: string }>(
+      sandbox,
+      c.tokens.access_token,
+      shop,
+      'GET',
+      '/Organisation',
+    );
     expect(expired.status).toBe(401);
     expect(expired.body.Detail).toMatch(/^TokenExpired/);
     const refreshed = await fetch(`${sandbox.url}/connect/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: c.tokens.refresh_token, client_id: 'test-client', client_secret: 'test-secret' }),
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: c.tokens.refresh_token,
+        client_id: 'test-client',
+        client_secret: 'test-secret',
+      }),
     });
     const fresh = (await refreshed.json()) as { access_token: string; refresh_token: string };
     expect((await api(sandbox, fresh.access_token, shop, 'GET', '/Organisation')).status).toBe(200);
 
-    await fetch(`${sandbox.url}/__sandbox/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ revokeTokens: { email: 'owner@demoshop.example' } }) });
+    await fetch(`${sandbox.url}/__sandbox/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ revokeTokens: { email: 'owner@demoshop.example' } }),
+    });
     expect((await api(sandbox, fresh.access_token, shop, 'GET', '/Organisation')).status).toBe(401);
     const dead = await fetch(`${sandbox.url}/connect/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: fresh.refresh_token, client_id: 'test-client', client_secret: 'test-secret' }),
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: fresh.refresh_token,
+        client_id: 'test-client',
+        client_secret: 'test-secret',
+      }),
     });
     expect(await dead.json()).toEqual({ error: 'invalid_grant' });
   });
 
   it('sets faults, clock and auto-consent over HTTP and reports them', async () => {
-    const set = await fetch(`${sandbox.url}/__sandbox/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ failNext: 1, errorStatus: 503 }) });
-    expect(((await set.json()) as { faults: Record<string, unknown> }).faults).toMatchObject({ failNext: 1, errorStatus: 503 });
-    const bad = await fetch(`${sandbox.url}/__sandbox/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ errorStatus: 418 }) });
+    const set = await fetch(`${sandbox.url}/__sandbox/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ failNext: 1, errorStatus: 503 }),
+    });
+    expect(((await set.json()) as { faults: Record<string, unknown> }).faults).toMatchObject({
+      failNext: 1,
+      errorStatus: 503,
+    });
+    const bad = await fetch(`${sandbox.url}/__sandbox/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ errorStatus: 418 }),
+    });
     expect(bad.status).toBe(400);
     await fetch(`${sandbox.url}/__sandbox/faults`, { method: 'DELETE' });
     expect((await org()).status).toBe(200);
-    const clock = await fetch(`${sandbox.url}/__sandbox/clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ advanceSeconds: 3600 }) });
+    const clock = await fetch(`${sandbox.url}/__sandbox/clock`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ advanceSeconds: 3600 }),
+    });
     const now = Date.parse(((await clock.json()) as { now: string }).now);
     expect(now - Date.now()).toBeGreaterThan(3_500_000);
-    await fetch(`${sandbox.url}/__sandbox/clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ reset: true }) });
-    const consent = await fetch(`${sandbox.url}/__sandbox/auto-consent`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'bookkeeper@demobuilders.example', tenants: ['Demo Builders Ltd'] }) });
+    await fetch(`${sandbox.url}/__sandbox/clock`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ reset: true }),
+    });
+    const consent = await fetch(`${sandbox.url}/__sandbox/auto-consent`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'bookkeeper@demobuilders.example', tenants: ['Demo Builders Ltd'] }),
+    });
     expect(consent.status).toBe(200);
-    const auth = await fetch(`${sandbox.url}/identity/connect/authorize?response_type=code&client_id=test-client&redirect_uri=${encodeURIComponent('http://localhost:5000/api/xero/callback')}&scope=openid%20accounting.settings&state=s1`, { redirect: 'manual' });
+    const auth = await fetch(
+      `${sandbox.url}/identity/connect/authorize?response_type=code&client_id=test-client&redirect_uri=${encodeURIComponent('http://localhost:5000/api/xero/callback')}&scope=openid%20accounting.settings&state=s1`,
+      { redirect: 'manual' },
+    );
     expect(auth.status).toBe(302);
     expect(new URL(auth.headers.get('location') ?? '').searchParams.get('code')).toBeTruthy();
     await fetch(`${sandbox.url}/__sandbox/auto-consent`, { method: 'DELETE' });
-    const config = await fetch(`${sandbox.url}/__sandbox/config`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ accessTokenTtlSeconds: 5 }) });
+    const config = await fetch(`${sandbox.url}/__sandbox/config`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ accessTokenTtlSeconds: 5 }),
+    });
     expect(((await config.json()) as { accessTokenTtlSeconds: number }).accessTokenTtlSeconds).toBe(5);
   });
 });
@@ -215,7 +337,8 @@ describe('ledger', () => {
       calls: { tenantId: string; method: string; endpoint: string; count: number }[];
       totals: { all: number; byTenant: Record<string, number> };
     };
-    const row = (tenant: string, endpoint: string) => ledger.calls.find((c) => c.tenantId === tenant && c.endpoint === endpoint && c.method === 'GET')?.count;
+    const row = (tenant: string, endpoint: string) =>
+      ledger.calls.find((c) => c.tenantId === tenant && c.endpoint === endpoint && c.method === 'GET')?.count;
     expect(row(shop, '/api.xro/2.0/Organisation')).toBe(2);
     expect(row(shop, '/api.xro/2.0/Invoices')).toBe(1);
     expect(row(builders, '/api.xro/2.0/Organisation')).toBe(1);
@@ -223,11 +346,17 @@ describe('ledger', () => {
     expect(ledger.totals.all).toBe(4);
   });
 
-  it('counts the bytes of every answer per organisation and endpoint, as Xero\'s egress report does', async () => {
+  it("counts the bytes of every answer per organisation and endpoint, as Xero's egress report does", async () => {
     await fetch(`${sandbox.url}/__sandbox/ledger`, { method: 'DELETE' });
     const received: Record<string, number> = {};
-    for (const path of ['/Organisation', '/Invoices?page=1&pageSize=50', '/Invoices?page=1&pageSize=50&summaryOnly=true']) {
-      const res = await fetch(`${sandbox.url}/api.xro/2.0${path}`, { headers: { authorization: `Bearer ${token}`, 'xero-tenant-id': shop, accept: 'application/json' } });
+    for (const path of [
+      '/Organisation',
+      '/Invoices?page=1&pageSize=50',
+      '/Invoices?page=1&pageSize=50&summaryOnly=true',
+    ]) {
+      const res = await fetch(`${sandbox.url}/api.xro/2.0${path}`, {
+        headers: { authorization: `Bearer ${token}`, 'xero-tenant-id': shop, accept: 'application/json' },
+      });
       expect(res.status).toBe(200);
       const endpoint = path.split('?')[0] ?? '';
       received[endpoint] = (received[endpoint] ?? 0) + Buffer.byteLength(await res.text());
@@ -236,19 +365,33 @@ describe('ledger', () => {
       calls: { tenantId: string; method: string; endpoint: string; count: number; bytes: number }[];
       totals: { bytes: number; bytesByTenant: Record<string, number> };
     };
-    const bytes = (endpoint: string) => ledger.calls.find((c) => c.tenantId === shop && c.endpoint === `/api.xro/2.0${endpoint}`)?.bytes;
+    const bytes = (endpoint: string) =>
+      ledger.calls.find((c) => c.tenantId === shop && c.endpoint === `/api.xro/2.0${endpoint}`)?.bytes;
     expect(bytes('/Organisation')).toBe(received['/Organisation']);
     expect(bytes('/Invoices')).toBe(received['/Invoices']);
     expect(received['/Invoices']).toBeGreaterThan(10_000);
-    expect(ledger.totals.bytesByTenant[shop]).toBe((received['/Organisation'] ?? 0) + (received['/Invoices'] ?? 0));
+    expect(ledger.totals.bytesByTenant[shop]).toBe(
+      (received['/Organisation'] ?? 0) + (received['/Invoices'] ?? 0),
+    );
     expect(ledger.totals.bytes).toBe(ledger.totals.bytesByTenant[shop]);
   });
 
   it('answers control endpoints to loopback clients only', async () => {
-    const remote = await sandbox.app.inject({ method: 'GET', url: '/__sandbox/ledger', remoteAddress: '10.1.2.3' });
+    const remote = await sandbox.app.inject({
+      method: 'GET',
+      url: '/__sandbox/ledger',
+      remoteAddress: '10.1.2.3',
+    });
     expect(remote.statusCode).toBe(404);
-    const local = await sandbox.app.inject({ method: 'GET', url: '/__sandbox/info', remoteAddress: '127.0.0.1' });
+    const local = await sandbox.app.inject({
+      method: 'GET',
+      url: '/__sandbox/info',
+      remoteAddress: '127.0.0.1',
+    });
     expect(local.statusCode).toBe(200);
-    expect((local.json() as { orgs: { name: string }[] }).orgs.map((o) => o.name)).toEqual(['Demo Shop Ltd', 'Demo Builders Ltd']);
+    expect((local.json() as { orgs: { name: string }[] }).orgs.map((o) => o.name)).toEqual([
+      'Demo Shop Ltd',
+      'Demo Builders Ltd',
+    ]);
   });
 });

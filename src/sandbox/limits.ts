@@ -67,9 +67,12 @@ export class RateLimits {
     const day = this.win(this.day, tenantId, 86_400_000);
     const app = this.win(this.app, clientId, 60_000);
     if ((this.inFlight.get(tenantId) ?? 0) >= s.concurrentLimit) return { ok: false, problem: 'concurrent' };
-    if (minute.count(now) >= s.minuteLimit) return { ok: false, problem: 'minute', retryAfterSeconds: minute.retryAfter(now) };
-    if (day.count(now) >= s.dailyLimit) return { ok: false, problem: 'day', retryAfterSeconds: day.retryAfter(now) };
-    if (app.count(now) >= s.appMinuteLimit) return { ok: false, problem: 'appminute', retryAfterSeconds: app.retryAfter(now) };
+    if (minute.count(now) >= s.minuteLimit)
+      return { ok: false, problem: 'minute', retryAfterSeconds: minute.retryAfter(now) };
+    if (day.count(now) >= s.dailyLimit)
+      return { ok: false, problem: 'day', retryAfterSeconds: day.retryAfter(now) };
+    if (app.count(now) >= s.appMinuteLimit)
+      return { ok: false, problem: 'appminute', retryAfterSeconds: app.retryAfter(now) };
     minute.add(now);
     day.add(now);
     app.add(now);
@@ -84,9 +87,15 @@ export class RateLimits {
   headers(tenantId: string, clientId: string, now: number): Record<string, string> {
     const s = this.settings();
     return {
-      'x-minlimit-remaining': String(Math.max(0, s.minuteLimit - this.win(this.minute, tenantId, 60_000).count(now))),
-      'x-daylimit-remaining': String(Math.max(0, s.dailyLimit - this.win(this.day, tenantId, 86_400_000).count(now))),
-      'x-appminlimit-remaining': String(Math.max(0, s.appMinuteLimit - this.win(this.app, clientId, 60_000).count(now))),
+      'x-minlimit-remaining': String(
+        Math.max(0, s.minuteLimit - this.win(this.minute, tenantId, 60_000).count(now)),
+      ),
+      'x-daylimit-remaining': String(
+        Math.max(0, s.dailyLimit - this.win(this.day, tenantId, 86_400_000).count(now)),
+      ),
+      'x-appminlimit-remaining': String(
+        Math.max(0, s.appMinuteLimit - this.win(this.app, clientId, 60_000).count(now)),
+      ),
     };
   }
 

@@ -1,6 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { divRound, documentTotals, lineAmountPence, lineTaxPence, penceFrom, toScaled, type LineAmountTypes } from './money.ts';
+import {
+  divRound,
+  documentTotals,
+  lineAmountPence,
+  lineTaxPence,
+  penceFrom,
+  toScaled,
+  type LineAmountTypes,
+} from './money.ts';
 
 describe('money in integers', () => {
   it('rounds half away from zero', () => {
@@ -29,19 +37,34 @@ describe('money in integers', () => {
   });
 
   it('keeps SubTotal + TotalTax = Total and tax within half a penny per line (property)', () => {
-    const line = fc.record({ amount: fc.integer({ min: -1_000_000, max: 10_000_000 }), rate: fc.constantFrom(0, 50000, 200000) });
+    const line = fc.record({
+      amount: fc.integer({ min: -1_000_000, max: 10_000_000 }),
+      rate: fc.constantFrom(0, 50000, 200000),
+    });
     fc.assert(
-      fc.property(fc.array(line, { minLength: 1, maxLength: 20 }), fc.constantFrom<LineAmountTypes>('Inclusive', 'Exclusive', 'NoTax'), (lines, mode) => {
-        const priced = lines.map((l) => ({ lineAmount: l.amount, taxAmount: lineTaxPence(l.amount, l.rate, mode) }));
-        const t = documentTotals(priced, mode);
-        expect(t.subTotal + t.totalTax).toBe(t.total);
-        for (const [i, l] of lines.entries()) {
-          const exact = mode === 'NoTax' ? 0 : mode === 'Exclusive' ? (l.amount * l.rate) / 1e6 : (l.amount * l.rate) / (1e6 + l.rate);
-          expect(Math.abs((priced[i]?.taxAmount ?? 0) - exact)).toBeLessThanOrEqual(0.5 + 1e-9);
-        }
-        if (mode === 'Inclusive') expect(t.total).toBe(lines.reduce((s, l) => s + l.amount, 0));
-        else expect(t.subTotal).toBe(lines.reduce((s, l) => s + l.amount, 0));
-      }),
+      fc.property(
+        fc.array(line, { minLength: 1, maxLength: 20 }),
+        fc.constantFrom<LineAmountTypes>('Inclusive', 'Exclusive', 'NoTax'),
+        (lines, mode) => {
+          const priced = lines.map((l) => ({
+            lineAmount: l.amount,
+            taxAmount: lineTaxPence(l.amount, l.rate, mode),
+          }));
+          const t = documentTotals(priced, mode);
+          expect(t.subTotal + t.totalTax).toBe(t.total);
+          for (const [i, l] of lines.entries()) {
+            const exact =
+              mode === 'NoTax'
+                ? 0
+                : mode === 'Exclusive'
+                  ? (l.amount * l.rate) / 1e6
+                  : (l.amount * l.rate) / (1e6 + l.rate);
+            expect(Math.abs((priced[i]?.taxAmount ?? 0) - exact)).toBeLessThanOrEqual(0.5 + 1e-9);
+          }
+          if (mode === 'Inclusive') expect(t.total).toBe(lines.reduce((s, l) => s + l.amount, 0));
+          else expect(t.subTotal).toBe(lines.reduce((s, l) => s + l.amount, 0));
+        },
+      ),
     );
   });
 });

@@ -85,7 +85,10 @@ export interface Totals {
 }
 
 /** Document totals from per-line amounts and taxes (pence). */
-export function documentTotals(lines: { lineAmount: number; taxAmount: number }[], mode: LineAmountTypes): Totals {
+export function documentTotals(
+  lines: { lineAmount: number; taxAmount: number }[],
+  mode: LineAmountTypes,
+): Totals {
   const sumLines = lines.reduce((s, l) => s + l.lineAmount, 0);
   const totalTax = lines.reduce((s, l) => s + l.taxAmount, 0);
   if (mode === 'Inclusive') return { subTotal: sumLines - totalTax, totalTax, total: sumLines };

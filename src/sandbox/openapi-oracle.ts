@@ -24,7 +24,8 @@ function clean(value: unknown): unknown {
   if (!isNode(value)) return value;
   if (typeof value.$ref === 'string') return { $ref: value.$ref };
   const out: Node = {};
-  for (const [k, v] of Object.entries(value)) out[k] = k === 'example' || k === 'examples' ? undefined : clean(v);
+  for (const [k, v] of Object.entries(value))
+    out[k] = k === 'example' || k === 'examples' ? undefined : clean(v);
   for (const k of Object.keys(out)) if (out[k] === undefined) delete out[k];
   return out;
 }
@@ -35,7 +36,13 @@ function pointer(...parts: string[]): string {
 
 export interface Oracle {
   /** Errors (empty when valid) for an answer of `method path` (spec path, e.g. "/Invoices/{InvoiceID}"). */
-  validateResponse(spec: 'accounting' | 'identity', method: string, specPath: string, status: number, body: unknown): string[];
+  validateResponse(
+    spec: 'accounting' | 'identity',
+    method: string,
+    specPath: string,
+    status: number,
+    body: unknown,
+  ): string[];
   /** Errors for a request body sent to `method path`. */
   validateRequest(method: string, specPath: string, body: unknown): string[];
   /** Errors for data against a component schema, e.g. "Invoices". */
@@ -43,7 +50,9 @@ export interface Oracle {
 }
 
 function format(errors: ErrorObject[] | null | undefined): string[] {
-  return (errors ?? []).slice(0, 10).map((e) => `${e.instancePath || '/'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
+  return (errors ?? [])
+    .slice(0, 10)
+    .map((e) => `${e.instancePath || '/'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
 }
 
 export async function loadOracle(dir = OPENAPI_DIR): Promise<Oracle | null> {
@@ -54,7 +63,8 @@ export async function loadOracle(dir = OPENAPI_DIR): Promise<Oracle | null> {
   const identity = clean(YAML.parse(await readFile(identityFile, 'utf8'))) as Node;
   // Real /connections dates have no offset ("2019-12-07T18:46:19.5165400"), which strict date-time refuses.
   const conn = ((identity.components as Node).schemas as Node).Connection as Node;
-  for (const key of ['createdDateUtc', 'updatedDateUtc']) delete ((conn.properties as Node)[key] as Node).format;
+  for (const key of ['createdDateUtc', 'updatedDateUtc'])
+    delete ((conn.properties as Node)[key] as Node).format;
 
   const ajv = new Ajv({ strict: false, allErrors: true, validateSchema: false, logger: false });
   const addFormats = addFormatsModule as unknown as (a: Ajv) => Ajv;
@@ -85,20 +95,28 @@ export async function loadOracle(dir = OPENAPI_DIR): Promise<Oracle | null> {
       let response = (op.responses as Node)[String(status)];
       let base = `${spec}#/paths/${pointer(specPath, method.toLowerCase(), 'responses', String(status))}`;
       if (isNode(response) && typeof response.$ref === 'string') {
-        base = `${spec}${response.$ref.split('/').map((p, i) => (i === 0 ? p : encodeURIComponent(p))).join('/')}`;
+        base = `${spec}${response.$ref
+          .split('/')
+          .map((p, i) => (i === 0 ? p : encodeURIComponent(p)))
+          .join('/')}`;
         const name = response.$ref.split('/').pop() ?? '';
         response = ((docs[spec].components as Node).responses as Node)[name];
       }
       if (!isNode(response)) return [`${method} ${specPath} documents no ${status} answer`];
       const content = response.content as Node | undefined;
-      if (!content?.['application/json']) return body === undefined || body === '' ? [] : [`${method} ${specPath} ${status} documents no JSON body`];
+      if (!content?.['application/json'])
+        return body === undefined || body === ''
+          ? []
+          : [`${method} ${specPath} ${status} documents no JSON body`];
       const validate = validator(`${base}/content/${encodeURIComponent('application~1json')}/schema`);
       return validate(body) ? [] : format(validate.errors);
     },
     validateRequest(method, specPath, body) {
       const op = operation('accounting', method, specPath);
       if (!isNode(op.requestBody)) return [`${method} ${specPath} takes no body`];
-      const validate = validator(`accounting#/paths/${pointer(specPath, method.toLowerCase(), 'requestBody', 'content', 'application/json', 'schema')}`);
+      const validate = validator(
+        `accounting#/paths/${pointer(specPath, method.toLowerCase(), 'requestBody', 'content', 'application/json', 'schema')}`,
+      );
       return validate(body) ? [] : format(validate.errors);
     },
     validateComponent(name, data) {

@@ -63,14 +63,29 @@ export interface PersonPayment {
 }
 
 /** Records a payment on an approved invoice, as "Add payment" on the invoice in Xero does. */
-export function payInvoice(rt: Runtime, invoiceId: string, input: PersonPayment): InvoiceFacts & { paymentId: string } {
+export function payInvoice(
+  rt: Runtime,
+  invoiceId: string,
+  input: PersonPayment,
+): InvoiceFacts & { paymentId: string } {
   const { org, inv } = findInvoice(rt, invoiceId);
   const amount = penceFrom(input.amount);
-  if (amount === null || amount <= 0 || hasMoreDecimals(input.amount, 2)) throw fail(400, 'Amount must be a positive amount with at most 2 decimal places');
-  if (inv.Status !== 'AUTHORISED') throw fail(400, `Payments can only be made against AUTHORISED documents; this one is ${inv.Status}`);
-  if (amount > amountDue(inv)) throw fail(400, `Payment amount exceeds the amount outstanding on this document (${formatPounds(amountDue(inv))})`);
+  if (amount === null || amount <= 0 || hasMoreDecimals(input.amount, 2))
+    throw fail(400, 'Amount must be a positive amount with at most 2 decimal places');
+  if (inv.Status !== 'AUTHORISED')
+    throw fail(400, `Payments can only be made against AUTHORISED documents; this one is ${inv.Status}`);
+  if (amount > amountDue(inv))
+    throw fail(
+      400,
+      `Payment amount exceeds the amount outstanding on this document (${formatPounds(amountDue(inv))})`,
+    );
   const account = input.accountId
-    ? org.accounts.find((a) => a.AccountID === input.accountId!.toLowerCase() && a.Status === 'ACTIVE' && (a.Type === 'BANK' || a.EnablePaymentsToAccount))
+    ? org.accounts.find(
+        (a) =>
+          a.AccountID === input.accountId!.toLowerCase() &&
+          a.Status === 'ACTIVE' &&
+          (a.Type === 'BANK' || a.EnablePaymentsToAccount),
+      )
     : org.accounts.find((a) => a.Type === 'BANK' && a.Status === 'ACTIVE');
   if (!account) throw fail(400, 'Account could not be found');
   const date = input.date === undefined ? isoDay(rt.now()) : parseRequestDay(input.date);
@@ -99,8 +114,10 @@ export function payInvoice(rt: Runtime, invoiceId: string, input: PersonPayment)
 /** Approves a draft or submitted invoice. */
 export function approveInvoice(rt: Runtime, invoiceId: string): InvoiceFacts {
   const { org, inv } = findInvoice(rt, invoiceId);
-  if (inv.Status !== 'DRAFT' && inv.Status !== 'SUBMITTED') throw fail(400, `Invoice status cannot be changed from ${inv.Status} to AUTHORISED`);
-  if (inv.lines.length === 0 || !inv.DueDate) throw fail(400, 'This document needs a line item and a due date before it can be approved');
+  if (inv.Status !== 'DRAFT' && inv.Status !== 'SUBMITTED')
+    throw fail(400, `Invoice status cannot be changed from ${inv.Status} to AUTHORISED`);
+  if (inv.lines.length === 0 || !inv.DueDate)
+    throw fail(400, 'This document needs a line item and a due date before it can be approved');
   inv.Status = 'AUTHORISED';
   return touched(rt, org, inv);
 }
@@ -109,16 +126,23 @@ export function approveInvoice(rt: Runtime, invoiceId: string): InvoiceFacts {
 export function voidInvoice(rt: Runtime, invoiceId: string): InvoiceFacts {
   const { org, inv } = findInvoice(rt, invoiceId);
   if (inv.Status === 'DRAFT' || inv.Status === 'SUBMITTED') inv.Status = 'DELETED';
-  else if (inv.Status !== 'AUTHORISED') throw fail(400, `Invoice status cannot be changed from ${inv.Status} to VOIDED`);
-  else if (inv.amountPaid > 0) throw fail(400, 'This document cannot be voided as it has a payment or credit note allocated to it.');
+  else if (inv.Status !== 'AUTHORISED')
+    throw fail(400, `Invoice status cannot be changed from ${inv.Status} to VOIDED`);
+  else if (inv.amountPaid > 0)
+    throw fail(400, 'This document cannot be voided as it has a payment or credit note allocated to it.');
   else inv.Status = 'VOIDED';
   return touched(rt, org, inv);
 }
 
 /** Edits an invoice's reference or due date. */
-export function editInvoice(rt: Runtime, invoiceId: string, input: { reference?: string | undefined; dueDate?: string | undefined }): InvoiceFacts {
+export function editInvoice(
+  rt: Runtime,
+  invoiceId: string,
+  input: { reference?: string | undefined; dueDate?: string | undefined },
+): InvoiceFacts {
   const { org, inv } = findInvoice(rt, invoiceId);
-  if (['PAID', 'VOIDED', 'DELETED'].includes(inv.Status)) throw fail(400, `This document cannot be edited as it is ${inv.Status}.`);
+  if (['PAID', 'VOIDED', 'DELETED'].includes(inv.Status))
+    throw fail(400, `This document cannot be edited as it is ${inv.Status}.`);
   if (input.dueDate !== undefined) {
     const due = parseRequestDay(input.dueDate);
     if (!due) throw fail(400, 'DueDate is not a valid date');
@@ -129,12 +153,17 @@ export function editInvoice(rt: Runtime, invoiceId: string, input: { reference?:
 }
 
 /** Edits a contact's name or email address. */
-export function editContact(rt: Runtime, contactId: string, input: { name?: string | undefined; email?: string | undefined }): { contactId: string; name: string } {
+export function editContact(
+  rt: Runtime,
+  contactId: string,
+  input: { name?: string | undefined; email?: string | undefined },
+): { contactId: string; name: string } {
   const { org, contact } = findContact(rt, contactId);
   if (input.name !== undefined) {
     const name = input.name.trim();
     if (!name) throw fail(400, 'The contact name must not be empty');
-    if (org.contacts.some((c) => c !== contact && c.Name.toLowerCase() === name.toLowerCase())) throw fail(400, 'The contact name must be unique across all active contacts.');
+    if (org.contacts.some((c) => c !== contact && c.Name.toLowerCase() === name.toLowerCase()))
+      throw fail(400, 'The contact name must be unique across all active contacts.');
     contact.Name = name;
   }
   if (input.email !== undefined) contact.EmailAddress = input.email;

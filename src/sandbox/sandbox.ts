@@ -27,7 +27,15 @@ import { createRandom } from './random.ts';
 import type { AutoConsent, Runtime, RuntimeSettings } from './runtime.ts';
 import { createSeed } from './seed.ts';
 import { STATE_VERSION, type SandboxState } from './state.ts';
-import { approveInvoice, editContact, editInvoice, payInvoice, voidInvoice, type InvoiceFacts, type PersonPayment } from './person.ts';
+import {
+  approveInvoice,
+  editContact,
+  editInvoice,
+  payInvoice,
+  voidInvoice,
+  type InvoiceFacts,
+  type PersonPayment,
+} from './person.ts';
 import { WebhookSender, type WebhookConfig, type WebhookStatus } from './webhooks.ts';
 
 export type { FaultConfig } from './faults.ts';
@@ -119,9 +127,15 @@ export interface SandboxControl {
   payInvoice(invoiceId: string, payment: PersonPayment): InvoiceFacts & { paymentId: string };
   approveInvoice(invoiceId: string): InvoiceFacts;
   voidInvoice(invoiceId: string): InvoiceFacts;
-  editInvoice(invoiceId: string, changes: { reference?: string | undefined; dueDate?: string | undefined }): InvoiceFacts;
+  editInvoice(
+    invoiceId: string,
+    changes: { reference?: string | undefined; dueDate?: string | undefined },
+  ): InvoiceFacts;
   /** As a person in Xero's web app: change a contact's name or email address. */
-  editContact(contactId: string, changes: { name?: string | undefined; email?: string | undefined }): { contactId: string; name: string };
+  editContact(
+    contactId: string,
+    changes: { name?: string | undefined; email?: string | undefined },
+  ): { contactId: string; name: string };
   /** The webhook subscription (never its key); set one (starts the intent-to-receive check) or remove it. */
   getWebhooks(): WebhookStatus;
   setWebhooks(config: WebhookConfig | null): void;
@@ -168,7 +182,12 @@ function settingsFrom(options: SandboxOptions): RuntimeSettings {
   };
 }
 
-async function freshState(seed: number, scale: number, nowMs: number, keys?: { privateJwk: JWK; publicJwk: JWK }): Promise<SandboxState> {
+async function freshState(
+  seed: number,
+  scale: number,
+  nowMs: number,
+  keys?: { privateJwk: JWK; publicJwk: JWK },
+): Promise<SandboxState> {
   const { privateJwk, publicJwk } = keys ?? (await createSigningKeys());
   const seeded = createSeed(seed, scale, nowMs);
   return {
@@ -176,7 +195,14 @@ async function freshState(seed: number, scale: number, nowMs: number, keys?: { p
     seed,
     scale,
     seededAtMs: nowMs,
-    identity: { privateJwk, publicJwk, users: seeded.users, connections: [], refreshTokens: [], accessTokens: [] },
+    identity: {
+      privateJwk,
+      publicJwk,
+      users: seeded.users,
+      connections: [],
+      refreshTokens: [],
+      accessTokens: [],
+    },
     orgs: seeded.orgs,
   };
 }
@@ -193,7 +219,9 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
 
   let state = dataDir ? await loadState(dataDir) : null;
   if (state && (state.seed !== seed || state.scale !== scale)) {
-    console.warn(`[sandbox] stored state was seeded with seed ${state.seed} scale ${state.scale}; reseeding with seed ${seed} scale ${scale}`);
+    console.warn(
+      `[sandbox] stored state was seeded with seed ${state.seed} scale ${state.scale}; reseeding with seed ${seed} scale ${scale}`,
+    );
     state = null;
   }
   const loaded = state !== null;
@@ -223,7 +251,11 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const limits = new RateLimits(() => rt.settings);
   const idempotency = new IdempotencyStore();
 
-  const app = Fastify({ logger: options.logger ?? false, routerOptions: { caseSensitive: false }, bodyLimit: 10 * 1024 * 1024 });
+  const app = Fastify({
+    logger: options.logger ?? false,
+    routerOptions: { caseSensitive: false },
+    bodyLimit: 10 * 1024 * 1024,
+  });
   await app.register(formbody);
   registerIdentityRoutes(app, rt);
   await app.register(async (scope) => registerConnectionRoutes(scope, rt));
@@ -241,7 +273,9 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   );
 
   const userIdsFor = (email?: string): string[] =>
-    rt.state.identity.users.filter((u) => !email || u.email.toLowerCase() === email.toLowerCase()).map((u) => u.userId);
+    rt.state.identity.users
+      .filter((u) => !email || u.email.toLowerCase() === email.toLowerCase())
+      .map((u) => u.userId);
 
   const control: SandboxControl = {
     info: () => ({
@@ -249,15 +283,27 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       now: new Date(now()).toISOString(),
       seed: rt.state.seed,
       scale: rt.state.scale,
-      orgs: rt.state.orgs.map((o) => ({ tenantId: o.OrganisationID, name: o.Name, invoiceCount: o.invoices.length })),
-      users: rt.state.identity.users.map((u) => ({ userId: u.userId, email: u.email, name: `${u.givenName} ${u.familyName}`, tenantIds: [...u.tenantIds] })),
+      orgs: rt.state.orgs.map((o) => ({
+        tenantId: o.OrganisationID,
+        name: o.Name,
+        invoiceCount: o.invoices.length,
+      })),
+      users: rt.state.identity.users.map((u) => ({
+        userId: u.userId,
+        email: u.email,
+        name: `${u.givenName} ${u.familyName}`,
+        tenantIds: [...u.tenantIds],
+      })),
       clients: rt.clients.map((c) => c.clientId),
       settings: { ...rt.settings },
     }),
     reset: async () => {
       clockOffset = 0;
       // Keep the signing keys: clients cache the JWKS.
-      rt.state = await freshState(seed, scale, now(), { privateJwk: rt.state.identity.privateJwk, publicJwk: rt.state.identity.publicJwk });
+      rt.state = await freshState(seed, scale, now(), {
+        privateJwk: rt.state.identity.privateJwk,
+        publicJwk: rt.state.identity.publicJwk,
+      });
       rt.settings = settingsFrom(options);
       rt.autoConsent = options.autoConsent ?? null;
       rt.pending.clear();
@@ -291,14 +337,19 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
         const journal = org.journals.find((j) => j.ManualJournalID === journalId);
         if (!journal) continue;
         if (!(allowed[journal.Status] ?? []).includes(status)) {
-          throw Object.assign(new Error(`The status of a ${journal.Status} manual journal cannot be changed to ${status}`), { statusCode: 400 });
+          throw Object.assign(
+            new Error(`The status of a ${journal.Status} manual journal cannot be changed to ${status}`),
+            { statusCode: 400 },
+          );
         }
         journal.Status = status;
         journal.updatedMs = nextUpdated(rt, journal.updatedMs);
         rt.markDirty();
         return journal.Status;
       }
-      throw Object.assign(new Error(`Manual journal with ID '${journalId}' could not be found`), { statusCode: 404 });
+      throw Object.assign(new Error(`Manual journal with ID '${journalId}' could not be found`), {
+        statusCode: 404,
+      });
     },
     payInvoice: (invoiceId, payment) => payInvoice(rt, invoiceId, payment),
     approveInvoice: (invoiceId) => approveInvoice(rt, invoiceId),
@@ -311,8 +362,10 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     revokeTokens: (email) => {
       const users = userIdsFor(email);
       const pairs = new Set<string>();
-      for (const t of rt.state.identity.refreshTokens) if (users.includes(t.userId) && !t.revoked) pairs.add(`${t.userId} ${t.clientId}`);
-      for (const c of rt.state.identity.connections) if (users.includes(c.userId)) pairs.add(`${c.userId} ${c.clientId}`);
+      for (const t of rt.state.identity.refreshTokens)
+        if (users.includes(t.userId) && !t.revoked) pairs.add(`${t.userId} ${t.clientId}`);
+      for (const c of rt.state.identity.connections)
+        if (users.includes(c.userId)) pairs.add(`${c.userId} ${c.clientId}`);
       for (const t of rt.state.identity.accessTokens) if (users.includes(t.userId)) t.revoked = true;
       for (const pair of pairs) {
         const [userId = '', clientId = ''] = pair.split(' ');

@@ -36,11 +36,17 @@ describe('seed data', () => {
     expect(shop.attachments.some((a) => a.MimeType === 'image/png')).toBe(true);
     expect(shop.attachments.some((a) => a.MimeType === 'application/pdf')).toBe(true);
     const bank = shop.accounts.filter((a) => a.Type === 'BANK' && a.Status === 'ACTIVE');
-    expect(bank.map((a) => `${a.Name}:${a.BankAccountType}`).sort()).toEqual(['Business Credit Card:CREDITCARD', 'Business Current Account:BANK', 'Cash:BANK']);
+    expect(bank.map((a) => `${a.Name}:${a.BankAccountType}`).sort()).toEqual([
+      'Business Credit Card:CREDITCARD',
+      'Business Current Account:BANK',
+      'Cash:BANK',
+    ]);
     expect(shop.accounts.find((a) => a.Code === '630')?.Type).toBe('INVENTORY');
     // Money invariants hold in the seed.
     for (const inv of shop.invoices) {
-      const paid = shop.payments.filter((p) => p.InvoiceID === inv.InvoiceID && p.Status === 'AUTHORISED').reduce((s, p) => s + p.amount, 0);
+      const paid = shop.payments
+        .filter((p) => p.InvoiceID === inv.InvoiceID && p.Status === 'AUTHORISED')
+        .reduce((s, p) => s + p.amount, 0);
       expect(paid).toBe(inv.amountPaid);
       expect(inv.amountPaid).toBeLessThanOrEqual(inv.total);
       if (inv.Status === 'PAID') expect(amountDue(inv)).toBe(0);
@@ -64,10 +70,14 @@ describe('seed data', () => {
     expect(subs.some((c) => c.cis?.enabled && c.cis.rate === 0)).toBe(true);
     expect(subs.some((c) => c.cis?.enabled && c.cis.rate === 30)).toBe(true);
     expect(subs.some((c) => !c.cis?.enabled)).toBe(true);
-    const bills = builders.invoices.filter((i) => i.Type === 'ACCPAY' && group?.contactIds.includes(i.ContactID));
+    const bills = builders.invoices.filter(
+      (i) => i.Type === 'ACCPAY' && group?.contactIds.includes(i.ContactID),
+    );
     expect(bills.filter((b) => b.Status === 'DRAFT').length).toBeGreaterThanOrEqual(5);
     expect(bills.filter((b) => b.Status === 'AUTHORISED').length).toBeGreaterThanOrEqual(5);
-    expect(builders.accounts.filter((a) => a.Type === 'DIRECTCOSTS' && !a.SystemAccount).length).toBeGreaterThanOrEqual(5);
+    expect(
+      builders.accounts.filter((a) => a.Type === 'DIRECTCOSTS' && !a.SystemAccount).length,
+    ).toBeGreaterThanOrEqual(5);
   });
 
   // How fast it seeds is a benchmark figure (the bench seeds at scale 25 and reports its time), not a test:

@@ -46,11 +46,29 @@ export const SEED_NAMES = {
 
 const DAY = 86_400_000;
 
-type AccountSeed = [code: string | undefined, name: string, type: string, taxType: string, extra?: Partial<AccountRec>];
+type AccountSeed = [
+  code: string | undefined,
+  name: string,
+  type: string,
+  taxType: string,
+  extra?: Partial<AccountRec>,
+];
 
 const COMMON_ACCOUNTS: AccountSeed[] = [
-  ['090', 'Business Current Account', 'BANK', 'NONE', { BankAccountType: 'BANK', BankAccountNumber: '20-45-77 43518862' }],
-  [undefined, 'Business Credit Card', 'BANK', 'NONE', { BankAccountType: 'CREDITCARD', BankAccountNumber: '4929 **** **** 7781' }],
+  [
+    '090',
+    'Business Current Account',
+    'BANK',
+    'NONE',
+    { BankAccountType: 'BANK', BankAccountNumber: '20-45-77 43518862' },
+  ],
+  [
+    undefined,
+    'Business Credit Card',
+    'BANK',
+    'NONE',
+    { BankAccountType: 'CREDITCARD', BankAccountNumber: '4929 **** **** 7781' },
+  ],
   [undefined, 'Cash', 'BANK', 'NONE', { BankAccountType: 'BANK', BankAccountNumber: 'Till float' }],
   ['200', 'Sales', 'REVENUE', 'OUTPUT2'],
   ['260', 'Other Revenue', 'REVENUE', 'OUTPUT2'],
@@ -91,7 +109,13 @@ const BUILDER_ACCOUNTS: AccountSeed[] = [
   ['815', 'CIS Liability', 'CURRLIAB', 'NONE', { SystemAccount: 'CISLIABILITY' }],
 ];
 
-function taxRate(Name: string, TaxType: string, ReportTaxType: string, percent: number, applies: 'revenue' | 'expenses' | 'all'): TaxRateRec {
+function taxRate(
+  Name: string,
+  TaxType: string,
+  ReportTaxType: string,
+  percent: number,
+  applies: 'revenue' | 'expenses' | 'all',
+): TaxRateRec {
   return {
     Name,
     TaxType,
@@ -117,7 +141,10 @@ export function ukTaxRates(): TaxRateRec[] {
     taxRate('Exempt Income', 'EXEMPTOUTPUT', 'EXEMPTOUTPUT', 0, 'revenue'),
     taxRate('Exempt Expenses', 'EXEMPTINPUT', 'EXEMPTINPUT', 0, 'expenses'),
     taxRate('No VAT', 'NONE', 'NONE', 0, 'all'),
-    { ...taxRate('20% (VAT on Capital Expenses)', 'CAPEXINPUT2', 'CAPEXINPUT', 20, 'expenses'), revenue: false },
+    {
+      ...taxRate('20% (VAT on Capital Expenses)', 'CAPEXINPUT2', 'CAPEXINPUT', 20, 'expenses'),
+      revenue: false,
+    },
   ];
 }
 
@@ -139,7 +166,10 @@ function makeAccounts(rnd: Random, seeds: AccountSeed[], createdMs: number): Acc
 }
 
 function contact(rnd: Random, name: string, updatedMs: number, extra: Partial<ContactRec> = {}): ContactRec {
-  const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, '.').replace(/^\.|\.$/g, '');
+  const slug = name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '.')
+    .replace(/^\.|\.$/g, '');
   return {
     ContactID: rnd.uuid(),
     Name: name,
@@ -232,12 +262,20 @@ function addInvoice(b: Builder, s: InvoiceSeed): InvoiceRec {
   invoice.Status = status[s.plan];
   if (s.plan === 'paid' || s.plan === 'part') {
     const total = invoice.total;
-    const firstShare = s.plan === 'paid' ? (rnd.chance(0.3) ? total : Math.round(total * (0.55 + rnd.next() * 0.35))) : Math.round(total * (0.3 + rnd.next() * 0.5));
+    const firstShare =
+      s.plan === 'paid'
+        ? rnd.chance(0.3)
+          ? total
+          : Math.round(total * (0.55 + rnd.next() * 0.35))
+        : Math.round(total * (0.3 + rnd.next() * 0.5));
     const amounts = s.plan === 'paid' && firstShare < total ? [firstShare, total - firstShare] : [firstShare];
     amounts.forEach((amount, i) => {
       const account = s.payAccounts[i % s.payAccounts.length];
       if (!account || amount <= 0) return;
-      const payDate = addDays(s.date, Math.min(rnd.int(0, 10), Math.max(0, (dayToMs(b.today) - dayToMs(s.date)) / DAY)));
+      const payDate = addDays(
+        s.date,
+        Math.min(rnd.int(0, 10), Math.max(0, (dayToMs(b.today) - dayToMs(s.date)) / DAY)),
+      );
       const paidMs = clampMs(b, Math.max(createdMs + 60_000, dayToMs(payDate) + rnd.int(9, 18) * 3_600_000));
       const payment: PaymentRec = {
         PaymentID: rnd.uuid(),
@@ -302,16 +340,35 @@ function numberInvoices(org: OrgRec): void {
   const byId = new Map(org.invoices.map((i) => [i.InvoiceID, i]));
   for (const p of org.payments) {
     const inv = byId.get(p.InvoiceID);
-    if (inv && inv.Type === 'ACCREC') p.Reference = p.Reference.replace(/for .*$/, `for ${inv.InvoiceNumber}`);
+    if (inv && inv.Type === 'ACCREC')
+      p.Reference = p.Reference.replace(/for .*$/, `for ${inv.InvoiceNumber}`);
   }
 }
 
 const CUSTOMER_NAMES = [
-  'Green Leaf Cafe', 'Harbour View Hotel', "St Mary's Primary School", 'Riverside Events Ltd', 'The Corner Deli',
-  'Northfield Care Home', 'Blue Door Bakery', 'Millbrook Golf Club', 'Parkside Nursery', 'The Old Bell Inn',
-  'Willow Tree Florists', 'Kingsway Dental Practice', 'Oakridge Sports Centre', 'Castle Street Books', 'Meadow Farm Shop',
+  'Green Leaf Cafe',
+  'Harbour View Hotel',
+  "St Mary's Primary School",
+  'Riverside Events Ltd',
+  'The Corner Deli',
+  'Northfield Care Home',
+  'Blue Door Bakery',
+  'Millbrook Golf Club',
+  'Parkside Nursery',
+  'The Old Bell Inn',
+  'Willow Tree Florists',
+  'Kingsway Dental Practice',
+  'Oakridge Sports Centre',
+  'Castle Street Books',
+  'Meadow Farm Shop',
 ];
-const SUPPLIER_NAMES_SHOP = ['Fresh Fields Wholesale', 'Coastal Dairy Supplies', 'Brightlight Energy', 'Southgate Property Lettings', 'FastNet Broadband'];
+const SUPPLIER_NAMES_SHOP = [
+  'Fresh Fields Wholesale',
+  'Coastal Dairy Supplies',
+  'Brightlight Energy',
+  'Southgate Property Lettings',
+  'FastNet Broadband',
+];
 const SUBCONTRACTORS: [name: string, cis: ContactRec['cis'], vat: boolean][] = [
   ['Hughes Groundworks Ltd', { enabled: true, rate: 20 }, true],
   ['A. Patel Plastering', { enabled: true, rate: 20 }, false],
@@ -326,9 +383,21 @@ const SUBCONTRACTORS: [name: string, cis: ContactRec['cis'], vat: boolean][] = [
   ['Coastal Drylining Ltd', { enabled: true, rate: 20 }, true],
   ['D. Walsh Joinery', null, false],
 ];
-const BUILDER_CUSTOMERS = ['Mr & Mrs Green', 'Harbour Housing Association', 'Oakwood Developments Ltd', 'Elm Street Surgery', 'Mrs P. Adeyemi'];
+const BUILDER_CUSTOMERS = [
+  'Mr & Mrs Green',
+  'Harbour Housing Association',
+  'Oakwood Developments Ltd',
+  'Elm Street Surgery',
+  'Mrs P. Adeyemi',
+];
 const BUILDER_SUPPLIERS = ['Northern Timber Merchants', 'City Builders Merchants', 'Acme Plant Hire'];
-const SITES = ['Elm Street extension', 'Harbour Court refurbishment', 'Oakwood plot 14', 'Green kitchen extension', 'Surgery roof repair'];
+const SITES = [
+  'Elm Street extension',
+  'Harbour Court refurbishment',
+  'Oakwood plot 14',
+  'Green kitchen extension',
+  'Surgery roof repair',
+];
 
 function makeOrg(rnd: Random, name: string, nowMs: number, extra: Partial<OrgRec>): OrgRec {
   const createdMs = nowMs - 3 * 365 * DAY;
@@ -366,20 +435,39 @@ function seedShop(rnd: Random, nowMs: number, scale: number): OrgRec {
   const cash = org.accounts.find((a) => a.Name === 'Cash');
   const current = org.accounts.find((a) => a.Name === 'Business Current Account');
   if (!card || !cash || !current) throw new Error('seed accounts missing');
-  const daily = contact(rnd, DAILY_SALES, org.createdMs, { IsCustomer: true, EmailAddress: undefined, SalesDefaultAccountCode: '200', AccountsReceivableTaxType: 'OUTPUT2' });
+  const daily = contact(rnd, DAILY_SALES, org.createdMs, {
+    IsCustomer: true,
+    EmailAddress: undefined,
+    SalesDefaultAccountCode: '200',
+    AccountsReceivableTaxType: 'OUTPUT2',
+  });
   org.contacts.push(daily);
   const customerCount = Math.max(3, Math.round(15 * scale));
   const customers: ContactRec[] = [];
   for (let i = 0; i < customerCount; i++) {
     const base = CUSTOMER_NAMES[i % CUSTOMER_NAMES.length] ?? 'Customer';
     const name = i < CUSTOMER_NAMES.length ? base : `${base} (${Math.floor(i / CUSTOMER_NAMES.length) + 1})`;
-    customers.push(contact(rnd, name, org.createdMs + i * 1000, { ContactNumber: `C${String(i + 1).padStart(4, '0')}` }));
+    customers.push(
+      contact(rnd, name, org.createdMs + i * 1000, { ContactNumber: `C${String(i + 1).padStart(4, '0')}` }),
+    );
   }
-  const suppliers = SUPPLIER_NAMES_SHOP.map((n, i) => contact(rnd, n, org.createdMs + 50_000 + i, { PurchasesDefaultAccountCode: '310' }));
+  const suppliers = SUPPLIER_NAMES_SHOP.map((n, i) =>
+    contact(rnd, n, org.createdMs + 50_000 + i, { PurchasesDefaultAccountCode: '310' }),
+  );
   org.contacts.push(...customers, ...suppliers);
   org.contactGroups.push(
-    { ContactGroupID: rnd.uuid(), Name: 'Trade Customers', Status: 'ACTIVE', contactIds: customers.slice(0, 6).map((c) => c.ContactID) },
-    { ContactGroupID: rnd.uuid(), Name: 'Suppliers', Status: 'ACTIVE', contactIds: suppliers.map((c) => c.ContactID) },
+    {
+      ContactGroupID: rnd.uuid(),
+      Name: 'Trade Customers',
+      Status: 'ACTIVE',
+      contactIds: customers.slice(0, 6).map((c) => c.ContactID),
+    },
+    {
+      ContactGroupID: rnd.uuid(),
+      Name: 'Suppliers',
+      Status: 'ACTIVE',
+      contactIds: suppliers.map((c) => c.ContactID),
+    },
   );
 
   // Daily takings: six months ending today, tax inclusive (shop prices include VAT).
@@ -390,9 +478,31 @@ function seedShop(rnd: Random, nowMs: number, scale: number): OrgRec {
     if (date.endsWith('-12-25')) continue;
     const base = weekday === 6 ? 1400 : weekday === 0 ? 650 : 900;
     const standard = Math.round((base + rnd.int(-250, 450)) * 100 + rnd.int(0, 99));
-    const lines: InvoiceSeed['lines'] = [{ description: `Takings ${date} - standard rated goods`, quantity: 1, unitPence: standard, accountCode: '200', taxType: 'OUTPUT2' }];
-    if (rnd.chance(0.8)) lines.push({ description: `Takings ${date} - zero rated food`, quantity: 1, unitPence: rnd.int(8000, 42000), accountCode: '200', taxType: 'ZERORATEDOUTPUT' });
-    if (rnd.chance(0.15)) lines.push({ description: `Takings ${date} - reduced rate goods`, quantity: 1, unitPence: rnd.int(1500, 9000), accountCode: '200', taxType: 'RROUTPUT' });
+    const lines: InvoiceSeed['lines'] = [
+      {
+        description: `Takings ${date} - standard rated goods`,
+        quantity: 1,
+        unitPence: standard,
+        accountCode: '200',
+        taxType: 'OUTPUT2',
+      },
+    ];
+    if (rnd.chance(0.8))
+      lines.push({
+        description: `Takings ${date} - zero rated food`,
+        quantity: 1,
+        unitPence: rnd.int(8000, 42000),
+        accountCode: '200',
+        taxType: 'ZERORATEDOUTPUT',
+      });
+    if (rnd.chance(0.15))
+      lines.push({
+        description: `Takings ${date} - reduced rate goods`,
+        quantity: 1,
+        unitPence: rnd.int(1500, 9000),
+        accountCode: '200',
+        taxType: 'RROUTPUT',
+      });
     let plan: InvoiceSeed['plan'];
     if (age <= 4) plan = 'draft';
     else if (age <= 12) plan = rnd.pick(['outstanding', 'outstanding', 'part', 'draft', 'paid'] as const);
@@ -411,8 +521,20 @@ function seedShop(rnd: Random, nowMs: number, scale: number): OrgRec {
       payAccounts: [card, cash],
       ...(withAttachment
         ? rnd.chance(0.6)
-          ? { attachment: { kind: 'png' as const, fileName: `z-report-${date}.png`, title: `Z report ${date}` } }
-          : { attachment: { kind: 'pdf' as const, fileName: `takings-summary-${date}.pdf`, title: `Takings summary ${date}` } }
+          ? {
+              attachment: {
+                kind: 'png' as const,
+                fileName: `z-report-${date}.png`,
+                title: `Z report ${date}`,
+              },
+            }
+          : {
+              attachment: {
+                kind: 'pdf' as const,
+                fileName: `takings-summary-${date}.pdf`,
+                title: `Takings summary ${date}`,
+              },
+            }
         : {}),
     });
   }
@@ -435,7 +557,13 @@ function seedShop(rnd: Random, nowMs: number, scale: number): OrgRec {
     const lines: InvoiceSeed['lines'] = [];
     for (let l = 0; l < lineCount; l++) {
       const [description, unitPence, taxType] = rnd.pick(products);
-      lines.push({ description, quantity: rnd.int(1, 12), unitPence, accountCode: rnd.chance(0.9) ? '200' : '260', taxType });
+      lines.push({
+        description,
+        quantity: rnd.int(1, 12),
+        unitPence,
+        accountCode: rnd.chance(0.9) ? '200' : '260',
+        taxType,
+      });
     }
     const plan = planFor(rnd, age, dueDate < today);
     addInvoice(b, {
@@ -448,7 +576,15 @@ function seedShop(rnd: Random, nowMs: number, scale: number): OrgRec {
       lines,
       plan,
       payAccounts: rnd.chance(0.5) ? [current] : [card, cash],
-      ...(rnd.chance(0.05) ? { attachment: { kind: 'pdf' as const, fileName: `purchase-order-${i + 1}.pdf`, title: `Purchase order ${i + 1}` } } : {}),
+      ...(rnd.chance(0.05)
+        ? {
+            attachment: {
+              kind: 'pdf' as const,
+              fileName: `purchase-order-${i + 1}.pdf`,
+              title: `Purchase order ${i + 1}`,
+            },
+          }
+        : {}),
     });
   }
 
@@ -466,7 +602,15 @@ function seedShop(rnd: Random, nowMs: number, scale: number): OrgRec {
       mode: 'Exclusive',
       reference: '',
       invoiceNumber: `SUP-${rnd.int(10000, 99999)}`,
-      lines: [{ description: 'Stock purchase', quantity: 1, unitPence: rnd.int(5000, 90000), accountCode: supplier.PurchasesDefaultAccountCode ?? '310', taxType: 'INPUT2' }],
+      lines: [
+        {
+          description: 'Stock purchase',
+          quantity: 1,
+          unitPence: rnd.int(5000, 90000),
+          accountCode: supplier.PurchasesDefaultAccountCode ?? '310',
+          taxType: 'INPUT2',
+        },
+      ],
       plan: planFor(rnd, age, age > 30),
       payAccounts: [current],
     });
@@ -477,7 +621,10 @@ function seedShop(rnd: Random, nowMs: number, scale: number): OrgRec {
   const stock = org.accounts.find((a) => a.Code === '630');
   const cost = org.accounts.find((a) => a.Code === '310');
   if (stock && cost) {
-    for (const [weeksAgo, status] of [[3, 'POSTED'], [2, 'DRAFT']] as const) {
+    for (const [weeksAgo, status] of [
+      [3, 'POSTED'],
+      [2, 'DRAFT'],
+    ] as const) {
       const end = addDays(today, -((new Date(nowMs).getUTCDay() + 6) % 7) - 1 - 7 * (weeksAgo - 1));
       const start = addDays(end, -6);
       const amount = rnd.int(200000, 450000);
@@ -489,8 +636,22 @@ function seedShop(rnd: Random, nowMs: number, scale: number): OrgRec {
         LineAmountTypes: 'NoTax',
         ShowOnCashBasisReports: true,
         lines: [
-          { lineAmount: amount, taxAmount: 0, AccountID: cost.AccountID, AccountCode: '310', Description: 'Cost of stock sold', TaxType: 'NONE' },
-          { lineAmount: -amount, taxAmount: 0, AccountID: stock.AccountID, AccountCode: '630', Description: 'Transfer from stock', TaxType: 'NONE' },
+          {
+            lineAmount: amount,
+            taxAmount: 0,
+            AccountID: cost.AccountID,
+            AccountCode: '310',
+            Description: 'Cost of stock sold',
+            TaxType: 'NONE',
+          },
+          {
+            lineAmount: -amount,
+            taxAmount: 0,
+            AccountID: stock.AccountID,
+            AccountCode: '630',
+            Description: 'Transfer from stock',
+            TaxType: 'NONE',
+          },
         ],
         updatedMs: clampMs(b, dayToMs(end) + DAY + 3_600_000),
       };
@@ -511,7 +672,8 @@ function seedBuilders(rnd: Random, nowMs: number, scale: number): OrgRec {
   const subCount = Math.max(SUBCONTRACTORS.length, Math.round(SUBCONTRACTORS.length * scale));
   for (let i = 0; i < subCount; i++) {
     const [baseName, cis, vat] = SUBCONTRACTORS[i % SUBCONTRACTORS.length] ?? ['Subcontractor', null, false];
-    const name = i < SUBCONTRACTORS.length ? baseName : `${baseName} (${Math.floor(i / SUBCONTRACTORS.length) + 1})`;
+    const name =
+      i < SUBCONTRACTORS.length ? baseName : `${baseName} (${Math.floor(i / SUBCONTRACTORS.length) + 1})`;
     const [first, ...rest] = baseName.replace(/ Ltd$/, '').split(' ');
     subs.push(
       contact(rnd, name, org.createdMs + i * 1000, {
@@ -526,10 +688,22 @@ function seedBuilders(rnd: Random, nowMs: number, scale: number): OrgRec {
     );
   }
   const customers = BUILDER_CUSTOMERS.map((n, i) => contact(rnd, n, org.createdMs + 90_000 + i));
-  const suppliers = BUILDER_SUPPLIERS.map((n, i) => contact(rnd, n, org.createdMs + 95_000 + i, { PurchasesDefaultAccountCode: '322' }));
+  const suppliers = BUILDER_SUPPLIERS.map((n, i) =>
+    contact(rnd, n, org.createdMs + 95_000 + i, { PurchasesDefaultAccountCode: '322' }),
+  );
   org.contacts.push(...subs, ...customers, ...suppliers);
-  const group: ContactGroupRec = { ContactGroupID: rnd.uuid(), Name: CIS_GROUP, Status: 'ACTIVE', contactIds: subs.map((c) => c.ContactID) };
-  org.contactGroups.push(group, { ContactGroupID: rnd.uuid(), Name: 'Merchants', Status: 'ACTIVE', contactIds: suppliers.map((c) => c.ContactID) });
+  const group: ContactGroupRec = {
+    ContactGroupID: rnd.uuid(),
+    Name: CIS_GROUP,
+    Status: 'ACTIVE',
+    contactIds: subs.map((c) => c.ContactID),
+  };
+  org.contactGroups.push(group, {
+    ContactGroupID: rnd.uuid(),
+    Name: 'Merchants',
+    Status: 'ACTIVE',
+    contactIds: suppliers.map((c) => c.ContactID),
+  });
 
   const taxWeek = (day: string): string => {
     const ms = dayToMs(day);
@@ -556,7 +730,15 @@ function seedBuilders(rnd: Random, nowMs: number, scale: number): OrgRec {
       mode: vat ? 'Exclusive' : 'NoTax',
       reference: '',
       invoiceNumber: taxWeek(date),
-      lines: [{ description: `Labour - ${rnd.pick(SITES)}`, quantity: 1, unitPence: rnd.int(40, 320) * 1000, accountCode: '321', taxType: vat ? 'INPUT2' : 'NONE' }],
+      lines: [
+        {
+          description: `Labour - ${rnd.pick(SITES)}`,
+          quantity: 1,
+          unitPence: rnd.int(40, 320) * 1000,
+          accountCode: '321',
+          taxType: vat ? 'INPUT2' : 'NONE',
+        },
+      ],
       plan,
       payAccounts: [current],
     });
@@ -572,7 +754,15 @@ function seedBuilders(rnd: Random, nowMs: number, scale: number): OrgRec {
       mode: 'Exclusive',
       reference: '',
       invoiceNumber: `M${rnd.int(100000, 999999)}`,
-      lines: [{ description: 'Building materials', quantity: rnd.int(1, 20), unitPence: rnd.int(1500, 25000), accountCode: '322', taxType: 'INPUT2' }],
+      lines: [
+        {
+          description: 'Building materials',
+          quantity: rnd.int(1, 20),
+          unitPence: rnd.int(1500, 25000),
+          accountCode: '322',
+          taxType: 'INPUT2',
+        },
+      ],
       plan: planFor(rnd, age, age > 30),
       payAccounts: [current],
     });
@@ -587,10 +777,26 @@ function seedBuilders(rnd: Random, nowMs: number, scale: number): OrgRec {
       dueDate: addDays(date, 30),
       mode: 'Exclusive',
       reference: rnd.pick(SITES),
-      lines: [{ description: `Stage payment - ${rnd.pick(SITES)}`, quantity: 1, unitPence: rnd.int(150, 1800) * 1000, accountCode: '200', taxType: 'OUTPUT2' }],
+      lines: [
+        {
+          description: `Stage payment - ${rnd.pick(SITES)}`,
+          quantity: 1,
+          unitPence: rnd.int(150, 1800) * 1000,
+          accountCode: '200',
+          taxType: 'OUTPUT2',
+        },
+      ],
       plan: planFor(rnd, age, age > 30),
       payAccounts: [current],
-      ...(rnd.chance(0.2) ? { attachment: { kind: 'pdf' as const, fileName: `valuation-${i + 1}.pdf`, title: `Valuation ${i + 1}` } } : {}),
+      ...(rnd.chance(0.2)
+        ? {
+            attachment: {
+              kind: 'pdf' as const,
+              fileName: `valuation-${i + 1}.pdf`,
+              title: `Valuation ${i + 1}`,
+            },
+          }
+        : {}),
     });
   }
   numberInvoices(org);

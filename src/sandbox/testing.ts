@@ -5,8 +5,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { startSandbox, type Sandbox, type SandboxOptions } from './sandbox.ts';
 
-export const TEST_CLIENT = { clientId: 'test-client', clientSecret: 'test-secret', redirectUris: ['http://localhost:5000/api/xero/callback', 'http://localhost:5000/api/auth/xero/callback'] };
-export const FULL_SCOPES = 'openid profile email offline_access accounting.invoices accounting.payments accounting.manualjournals accounting.settings accounting.contacts accounting.attachments';
+export const TEST_CLIENT = {
+  clientId: 'test-client',
+  clientSecret: 'test-secret',
+  redirectUris: ['http://localhost:5000/api/xero/callback', 'http://localhost:5000/api/auth/xero/callback'],
+};
+export const FULL_SCOPES =
+  'openid profile email offline_access accounting.invoices accounting.payments accounting.manualjournals accounting.settings accounting.contacts accounting.attachments';
 
 export async function startTestSandbox(options: Partial<SandboxOptions> = {}): Promise<Sandbox> {
   return startSandbox({ port: 0, dataDir: null, clients: [TEST_CLIENT], ...options });
@@ -50,10 +55,17 @@ export async function connect(
   const tokenRes = await fetch(`${sandbox.url}/connect/token`, {
     method: 'POST',
     headers: { authorization: basicAuth(), 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: TEST_CLIENT.redirectUris[0] ?? '', code_verifier: verifier }),
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: TEST_CLIENT.redirectUris[0] ?? '',
+      code_verifier: verifier,
+    }),
   });
   const tokens = (await tokenRes.json()) as TokenSet;
-  const conns = (await (await fetch(`${sandbox.url}/connections`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).json()) as {
+  const conns = (await (
+    await fetch(`${sandbox.url}/connections`, { headers: { authorization: `Bearer ${tokens.access_token}` } })
+  ).json()) as {
     tenantId: string;
     tenantName: string;
     id: string;

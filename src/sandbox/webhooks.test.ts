@@ -9,7 +9,19 @@ const KEY = 'sandbox-webhook-key-0123456789';
 
 interface Delivery {
   signatureValid: boolean;
-  body: { events: Array<{ resourceId: string; eventCategory: string; eventType: string; tenantId: string; tenantType: string; resourceUrl: string }>; firstEventSequence: number; lastEventSequence: number; entropy: string };
+  body: {
+    events: Array<{
+      resourceId: string;
+      eventCategory: string;
+      eventType: string;
+      tenantId: string;
+      tenantType: string;
+      resourceUrl: string;
+    }>;
+    firstEventSequence: number;
+    lastEventSequence: number;
+    entropy: string;
+  };
 }
 
 /** A receiver that behaves as Xero asks (200 to a good signature, 401 to a bad one), or fails when told to. */
@@ -35,7 +47,12 @@ async function startReceiver() {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/xero/webhooks`;
-  return { url, deliveries, state, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    url,
+    deliveries,
+    state,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
 
 async function until(ok: () => boolean, ms = 5000) {
@@ -67,7 +84,12 @@ describe('sandbox webhooks', () => {
     receiver.state.alwaysOk = false;
   });
 
-  const openInvoice = () => sandbox.state.orgs.find((o) => o.OrganisationID === shopTenant)!.invoices.find((i) => i.Type === 'ACCREC' && i.Status === 'AUTHORISED' && i.total - i.amountPaid > 500)!;
+  const openInvoice = () =>
+    sandbox.state.orgs
+      .find((o) => o.OrganisationID === shopTenant)!
+      .invoices.find(
+        (i) => i.Type === 'ACCREC' && i.Status === 'AUTHORISED' && i.total - i.amountPaid > 500,
+      )!;
   const events = () => receiver.deliveries.filter((d) => d.body.events.length > 0);
 
   it('checks intent to receive first: a correctly and an incorrectly signed empty payload, then sends events', async () => {
@@ -98,9 +120,18 @@ describe('sandbox webhooks', () => {
     const due = (inv.total - inv.amountPaid) / 100;
     const paid = sandbox.payInvoice(inv.InvoiceID, { amount: 2 });
     expect(paid.amountDue).toBeCloseTo(due - 2, 2);
-    const bank = sandbox.state.orgs.find((o) => o.OrganisationID === shopTenant)!.accounts.find((a) => a.Type === 'BANK' && a.Status === 'ACTIVE')!;
+    const bank = sandbox.state.orgs
+      .find((o) => o.OrganisationID === shopTenant)!
+      .accounts.find((a) => a.Type === 'BANK' && a.Status === 'ACTIVE')!;
     const res = await api(sandbox, token, shopTenant, 'PUT', '/Payments', {
-      Payments: [{ Invoice: { InvoiceID: inv.InvoiceID }, Account: { AccountID: bank.AccountID }, Amount: 1, Date: '2026-01-02' }],
+      Payments: [
+        {
+          Invoice: { InvoiceID: inv.InvoiceID },
+          Account: { AccountID: bank.AccountID },
+          Amount: 1,
+          Date: '2026-01-02',
+        },
+      ],
     });
     expect(res.status).toBe(200);
     await until(() => events().length >= 1);
@@ -109,7 +140,13 @@ describe('sandbox webhooks', () => {
     // Both changes within the batch window travel in one delivery.
     expect(delivery!.body.events).toHaveLength(2);
     expect(delivery!.body).toMatchObject({ firstEventSequence: 1, lastEventSequence: 2 });
-    expect(delivery!.body.events[0]).toMatchObject({ resourceId: inv.InvoiceID, eventCategory: 'INVOICE', eventType: 'UPDATE', tenantId: shopTenant, tenantType: 'ORGANISATION' });
+    expect(delivery!.body.events[0]).toMatchObject({
+      resourceId: inv.InvoiceID,
+      eventCategory: 'INVOICE',
+      eventType: 'UPDATE',
+      tenantId: shopTenant,
+      tenantType: 'ORGANISATION',
+    });
     expect(delivery!.body.events[0]!.resourceUrl).toContain(`/api.xro/2.0/Invoices/${inv.InvoiceID}`);
     // Not API calls: the person's payment is not among the API's writes.
     expect(sandbox.ledger().writes.filter((w) => w.kind === 'payment')).toHaveLength(1);
@@ -120,23 +157,44 @@ describe('sandbox webhooks', () => {
     await until(() => sandbox.getWebhooks().state === 'active');
     receiver.state.failNext = 2;
     const started = Date.now();
-    sandbox.editContact(sandbox.state.orgs.find((o) => o.OrganisationID === shopTenant)!.contacts[0]!.ContactID, { email: 'new@example.com' });
-    const contactEvents = () => events().filter((d) => d.body.events.some((e) => e.eventCategory === 'CONTACT'));
+    sandbox.editContact(
+      sandbox.state.orgs.find((o) => o.OrganisationID === shopTenant)!.contacts[0]!.ContactID,
+      { email: 'new@example.com' },
+    );
+    const contactEvents = () =>
+      events().filter((d) => d.body.events.some((e) => e.eventCategory === 'CONTACT'));
     await until(() => contactEvents().length >= 1);
     expect(Date.now() - started).toBeGreaterThanOrEqual(30 + 60);
     expect(sandbox.getWebhooks()).toMatchObject({ state: 'active', failedAttempts: 2, queued: 0 });
-    expect(contactEvents()[0]!.body.events[0]).toMatchObject({ eventCategory: 'CONTACT', eventType: 'UPDATE' });
+    expect(contactEvents()[0]!.body.events[0]).toMatchObject({
+      eventCategory: 'CONTACT',
+      eventType: 'UPDATE',
+    });
   });
 
   it('approves, voids and edits invoices as a person would, and refuses what Xero refuses', async () => {
     const org = sandbox.state.orgs.find((o) => o.OrganisationID === shopTenant)!;
-    const draft = org.invoices.find((i) => i.Type === 'ACCREC' && i.Status === 'DRAFT' && i.lines.length > 0 && i.DueDate)!;
+    const draft = org.invoices.find(
+      (i) => i.Type === 'ACCREC' && i.Status === 'DRAFT' && i.lines.length > 0 && i.DueDate,
+    )!;
     const control = (path: string, body: unknown = {}) =>
-      fetch(`${sandbox.url}/__sandbox${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    expect((await (await control(`/invoices/${draft.InvoiceID}/approve`)).json()) as object).toMatchObject({ status: 'AUTHORISED' });
-    expect((await (await control(`/invoices/${draft.InvoiceID}/edit`, { reference: 'Changed in Xero' })).json()) as object).toMatchObject({ invoiceId: draft.InvoiceID });
+      fetch(`${sandbox.url}/__sandbox${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    expect((await (await control(`/invoices/${draft.InvoiceID}/approve`)).json()) as object).toMatchObject({
+      status: 'AUTHORISED',
+    });
+    expect(
+      (await (
+        await control(`/invoices/${draft.InvoiceID}/edit`, { reference: 'Changed in Xero' })
+      ).json()) as object,
+    ).toMatchObject({ invoiceId: draft.InvoiceID });
     expect(draft.Reference).toBe('Changed in Xero');
-    expect((await (await control(`/invoices/${draft.InvoiceID}/void`)).json()) as object).toMatchObject({ status: 'VOIDED' });
+    expect((await (await control(`/invoices/${draft.InvoiceID}/void`)).json()) as object).toMatchObject({
+      status: 'VOIDED',
+    });
     expect((await control(`/invoices/${draft.InvoiceID}/pay`, { amount: 1 })).status).toBe(400);
     expect((await control(`/invoices/${crypto.randomUUID()}/approve`)).status).toBe(404);
     expect((await control(`/invoices/not-an-id/approve`)).status).toBe(400);

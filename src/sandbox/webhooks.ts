@@ -152,7 +152,11 @@ export class WebhookSender {
   private async post(config: WebhookConfig, body: string, signature: string): Promise<number> {
     const res = await fetch(config.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-xero-signature': signature, 'user-agent': 'Xero-Webhooks (sandbox)' },
+      headers: {
+        'content-type': 'application/json',
+        'x-xero-signature': signature,
+        'user-agent': 'Xero-Webhooks (sandbox)',
+      },
       body,
       signal: AbortSignal.timeout(TIMEOUT_MS),
     });
@@ -171,16 +175,29 @@ export class WebhookSender {
     try {
       if (this.state === 'validating') {
         // Intent to receive: one correctly and one incorrectly signed empty delivery.
-        const body = JSON.stringify({ events: [], lastEventSequence: 0, firstEventSequence: 0, entropy: crypto.randomBytes(10).toString('base64url') });
+        const body = JSON.stringify({
+          events: [],
+          lastEventSequence: 0,
+          firstEventSequence: 0,
+          entropy: crypto.randomBytes(10).toString('base64url'),
+        });
         const good = await this.post(config, body, this.sign(body, config.key));
         const bad = await this.post(config, body, this.sign(body, `${config.key}-not`));
-        if (good !== 200 || bad !== 401) throw new Error(`intent to receive failed: ${good} to a correctly signed payload, ${bad} to an incorrectly signed one`);
+        if (good !== 200 || bad !== 401)
+          throw new Error(
+            `intent to receive failed: ${good} to a correctly signed payload, ${bad} to an incorrectly signed one`,
+          );
         if (generation !== this.generation) return;
         this.state = 'active';
       } else if (this.queue.length > 0) {
         const events = this.queue.slice(0, MAX_EVENTS_PER_DELIVERY);
         const first = this.sequence + 1;
-        const body = JSON.stringify({ events, firstEventSequence: first, lastEventSequence: first + events.length - 1, entropy: crypto.randomBytes(10).toString('base64url') });
+        const body = JSON.stringify({
+          events,
+          firstEventSequence: first,
+          lastEventSequence: first + events.length - 1,
+          entropy: crypto.randomBytes(10).toString('base64url'),
+        });
         const status = await this.post(config, body, this.sign(body, config.key));
         if (status !== 200) throw new Error(`delivery answered ${status}`);
         if (generation !== this.generation) return;

@@ -59,7 +59,9 @@ export function parseRequestDay(value: unknown): string | null {
 export function parseModifiedSince(value: string | undefined): number | null {
   if (!value) return null;
   const trimmed = value.trim();
-  const iso = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?$/.test(trimmed) ? `${trimmed}${trimmed.includes('T') ? '' : 'T00:00:00'}Z` : trimmed;
+  const iso = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?$/.test(trimmed)
+    ? `${trimmed}${trimmed.includes('T') ? '' : 'T00:00:00'}Z`
+    : trimmed;
   const ms = Date.parse(iso);
   return Number.isNaN(ms) ? null : ms;
 }

@@ -11,7 +11,10 @@ describe('the server shell', () => {
   beforeAll(async () => {
     clientDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ledgerlink-client-'));
     fs.mkdirSync(path.join(clientDir, 'assets'));
-    fs.writeFileSync(path.join(clientDir, 'index.html'), '<!doctype html><title>Ledgerlink</title><div id="root"></div>');
+    fs.writeFileSync(
+      path.join(clientDir, 'index.html'),
+      '<!doctype html><title>Ledgerlink</title><div id="root"></div>',
+    );
     fs.writeFileSync(path.join(clientDir, 'assets', 'app-abc123.js'), 'console.log(1)');
     t = await createTestApp({ clientDir });
   });
@@ -84,7 +87,12 @@ describe('the server shell', () => {
       payload: {},
     });
     expect(referer.statusCode).toBe(403);
-    const sameOrigin = await t.app.inject({ method: 'POST', url: '/api/anything', headers: { origin: TEST_ORIGIN }, payload: {} });
+    const sameOrigin = await t.app.inject({
+      method: 'POST',
+      url: '/api/anything',
+      headers: { origin: TEST_ORIGIN },
+      payload: {},
+    });
     expect(sameOrigin.statusCode).toBe(404);
   });
 

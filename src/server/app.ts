@@ -5,7 +5,12 @@ import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import {
+  jsonSchemaTransform,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppConfig } from './config/env';
 import type { Database } from './db/client';
@@ -65,7 +70,9 @@ export interface BuildAppOptions {
   /** Demo mode only: the bootstrap admin's credentials, offered to the development helper (spec 000 §6). */
   demoCredentials?: { username: string; password: string } | undefined;
   /** Tests tune retries and back-off of the Xero client. */
-  xeroHttp?: Partial<Pick<XeroHttpOptions, 'backoffMs' | 'maxAttempts' | 'maxRetryAfterMs' | 'timeoutMs' | 'gate'>>;
+  xeroHttp?: Partial<
+    Pick<XeroHttpOptions, 'backoffMs' | 'maxAttempts' | 'maxRetryAfterMs' | 'timeoutMs' | 'gate'>
+  >;
   /** On PostgreSQL: limits of the Xero gate shared by all instances (tests lower them with the sandbox's). */
   xeroGate?: Partial<SharedGateOptions>;
 }
@@ -110,7 +117,13 @@ const DEFAULT_CLIENT_DIR = fileURLToPath(new URL('../../dist/client', import.met
 export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
   const { config, database } = options;
   const app = Fastify({
-    logger: options.logger === false ? false : { ...createLoggerOptions(config.logLevel), ...(typeof options.logger === 'object' ? options.logger : {}) },
+    logger:
+      options.logger === false
+        ? false
+        : {
+            ...createLoggerOptions(config.logLevel),
+            ...(typeof options.logger === 'object' ? options.logger : {}),
+          },
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     // Ids come from us, never from a client header.
@@ -136,13 +149,20 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandler(app);
   registerInputGuard(app);
-  await registerSecurity(app, { appUrl: config.appUrl, https: config.session.secureCookie, signedPaths: [WEBHOOK_PATH] });
+  await registerSecurity(app, {
+    appUrl: config.appUrl,
+    https: config.session.secureCookie,
+    signedPaths: [WEBHOOK_PATH],
+  });
   await app.register(cookie);
   // Per-route request limits (registration); the sign-in and code limits live in the database (login-limiter.ts).
   await app.register(rateLimit, { global: false });
   // OpenAPI description of our own API, generated from the zod schemas, browsable at /api/docs.
   await app.register(swagger, {
-    openapi: { info: { title: 'Ledgerlink API', version: '1' }, components: { securitySchemes: { session: { type: 'apiKey', in: 'cookie', name: 'll_session' } } } },
+    openapi: {
+      info: { title: 'Ledgerlink API', version: '1' },
+      components: { securitySchemes: { session: { type: 'apiKey', in: 'cookie', name: 'll_session' } } },
+    },
     transform: jsonSchemaTransform,
   });
   await app.register(swaggerUi, { routePrefix: '/api/docs', staticCSP: false });
@@ -155,18 +175,38 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
 
   app.get(
     '/api/config',
-    { schema: { response: { 200: z.object({ mode: z.enum(['demo', 'live']), demoLogin: z.boolean(), provider: z.literal('Xero') }) } } },
-    async () => ({ mode: config.xeroMode, demoLogin: Boolean(options.demoCredentials), provider: 'Xero' as const }),
+    {
+      schema: {
+        response: {
+          200: z.object({
+            mode: z.enum(['demo', 'live']),
+            demoLogin: z.boolean(),
+            provider: z.literal('Xero'),
+          }),
+        },
+      },
+    },
+    async () => ({
+      mode: config.xeroMode,
+      demoLogin: Boolean(options.demoCredentials),
+      provider: 'Xero' as const,
+    }),
   );
 
   // Collaborators, wired once (STYLE §4).
   const db = database.db;
   const audit = createAuditLog(db, app.log);
-  const sessions = createSessionStore(database, { ...config.session, principalQueriesInFlight: database.kind === 'pglite' ? 1 : 4 });
+  const sessions = createSessionStore(database, {
+    ...config.session,
+    principalQueriesInFlight: database.kind === 'pglite' ? 1 : 4,
+  });
   const users = createUsersRepository(db);
   const encryptionKey = loadEncryptionKey({ configured: config.tokenEncryptionKey, dataDir: config.dataDir });
   // Device cookies of the sign-in limits are signed with a key of their own, derived from the encryption key.
-  const limiter = createLoginLimiter(db, nodeCrypto.createHmac('sha256', encryptionKey).update('ledgerlink device cookie').digest());
+  const limiter = createLoginLimiter(
+    db,
+    nodeCrypto.createHmac('sha256', encryptionKey).update('ledgerlink device cookie').digest(),
+  );
   const auth = createAuthService({ users, limiter, audit });
 
   app.decorateRequest('session', null);
@@ -175,13 +215,26 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   // query shared with the requests arriving at the same moment (src/server/modules/auth/sessions.ts).
   app.addHook('onRequest', async (request) => {
     // Xero's webhook deliveries carry no session: they are trusted by their signature alone.
-    if (!request.url.startsWith('/api/') || request.url === WEBHOOK_PATH || request.url.startsWith(`${WEBHOOK_PATH}?`)) return;
+    if (
+      !request.url.startsWith('/api/') ||
+      request.url === WEBHOOK_PATH ||
+      request.url.startsWith(`${WEBHOOK_PATH}?`)
+    )
+      return;
     const principal = await sessions.loadPrincipal(request, readRequestedOrganization(request));
     request.principal = principal;
     request.session = principal.session;
   });
 
-  registerAuthRoutes(app, { auth, sessions, audit, demoCredentials: options.demoCredentials, requireMfaForAdmins: config.requireMfaForAdmins, limiter, secureCookie: config.session.secureCookie });
+  registerAuthRoutes(app, {
+    auth,
+    sessions,
+    audit,
+    demoCredentials: options.demoCredentials,
+    requireMfaForAdmins: config.requireMfaForAdmins,
+    limiter,
+    secureCookie: config.session.secureCookie,
+  });
 
   // Xero: the one client (STYLE §4), pointed at Xero or the sandbox by the endpoints alone.
   const box = createSecretBox(encryptionKey);
@@ -191,9 +244,15 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const lastRateWrite = new Map<string, number>();
   // On PostgreSQL the instances keep Xero's limits together (shared-gate.ts); PGlite has one instance.
   const sharedGates =
-    database.kind === 'postgres' && database.pool ? createSharedGates(database.pool, { ...options.xeroHttp?.gate, ...options.xeroGate }, app.log) : undefined;
+    database.kind === 'postgres' && database.pool
+      ? createSharedGates(database.pool, { ...options.xeroHttp?.gate, ...options.xeroGate }, app.log)
+      : undefined;
   if (sharedGates) app.addHook('onClose', () => sharedGates.close());
-  const metrics: AppMetrics = registerMetrics(app, { ...config.metrics, db, gateQueues: () => xeroHttp.gateQueues() });
+  const metrics: AppMetrics = registerMetrics(app, {
+    ...config.metrics,
+    db,
+    gateQueues: () => xeroHttp.gateQueues(),
+  });
   const xeroHttp = createXeroHttp({
     apiUrl: options.xero.apiUrl,
     tokens,
@@ -215,11 +274,45 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const ledger = createWriteLedger({ db, log: app.log });
   const sync = createXeroSync({ db, http: xeroHttp });
   const uris = redirectUris(config.appUrl);
-  registerConnectionRoutes(app, { connection, oauth, oauthRequests, tokens, audit, redirectUri: uris.connect, appUrl: config.appUrl, secureCookie: config.session.secureCookie });
-  registerXeroSignInRoutes(app, { oauth, oauthRequests, users, tokens, sessions, connection, audit, redirectUri: uris.signin, secureCookie: config.session.secureCookie });
+  registerConnectionRoutes(app, {
+    connection,
+    oauth,
+    oauthRequests,
+    tokens,
+    audit,
+    redirectUri: uris.connect,
+    appUrl: config.appUrl,
+    secureCookie: config.session.secureCookie,
+  });
+  registerXeroSignInRoutes(app, {
+    oauth,
+    oauthRequests,
+    users,
+    tokens,
+    sessions,
+    connection,
+    audit,
+    redirectUri: uris.signin,
+    secureCookie: config.session.secureCookie,
+  });
   registerAdminRoutes(app, { admin: createAdminRepository(db), users, audit, limiter, ledger });
   const bodies = createBodyCache({ maxBytes: BODY_CACHE_MAX_BYTES });
-  app.decorate('services', { db, audit, sessions, users, orgs, tokens, xeroHttp, xero, connection, resolveTenant, box, ledger, sync, bodies });
+  app.decorate('services', {
+    db,
+    audit,
+    sessions,
+    users,
+    orgs,
+    tokens,
+    xeroHttp,
+    xero,
+    connection,
+    resolveTenant,
+    box,
+    ledger,
+    sync,
+    bodies,
+  });
 
   const housekeeping = setInterval(() => {
     void sessions.purgeExpired().catch(() => undefined);
@@ -249,10 +342,14 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   let lastWebhookPurge = 0;
   const webhookSweep = setInterval(() => {
     if (webhookKey) void webhooks.drain();
-    void live.purgeOld().catch((error: unknown) => app.log.warn({ err: error }, 'purging old live events failed'));
+    void live
+      .purgeOld()
+      .catch((error: unknown) => app.log.warn({ err: error }, 'purging old live events failed'));
     if (Date.now() - lastWebhookPurge > 15 * 60_000) {
       lastWebhookPurge = Date.now();
-      void webhooks.purgeProcessed().catch((error: unknown) => app.log.warn({ err: error }, 'purging processed webhook events failed'));
+      void webhooks
+        .purgeProcessed()
+        .catch((error: unknown) => app.log.warn({ err: error }, 'purging processed webhook events failed'));
     }
   }, 30_000);
   webhookSweep.unref();

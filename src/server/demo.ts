@@ -46,7 +46,8 @@ export async function startDemoSandbox(config: AppConfig) {
     allowInsecureRequests: true,
     webhookKey,
   };
-  const startWebhooks = () => sandbox.setWebhooks({ url: `${config.appUrl}/api/xero/webhooks`, key: webhookKey });
+  const startWebhooks = () =>
+    sandbox.setWebhooks({ url: `${config.appUrl}/api/xero/webhooks`, key: webhookKey });
   return { url: sandbox.url, endpoints, close: () => sandbox.close(), sandbox, startWebhooks };
 }
 

@@ -281,7 +281,9 @@ describe('the server process', () => {
       const control = async (method: string, what: string, body?: unknown) => {
         const res = await fetch(`${sandboxUrl}/__sandbox/${what}`, {
           method,
-          ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+          ...(body === undefined
+            ? {}
+            : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
         });
         expect(res.status, `sandbox ${method} ${what}`).toBe(200);
         return res.json() as Promise<Record<string, unknown>>;
@@ -301,7 +303,12 @@ describe('the server process', () => {
 
       // The browser: a cookie jar and the same-origin header every change carries.
       const jar = new Map<string, string>();
-      const call = async (method: string, url: string, body?: unknown, headers: Record<string, string> = {}) => {
+      const call = async (
+        method: string,
+        url: string,
+        body?: unknown,
+        headers: Record<string, string> = {},
+      ) => {
         const res = await fetch(url.startsWith('http') ? url : `${origin}${url}`, {
           method,
           redirect: 'manual',
@@ -329,7 +336,10 @@ describe('the server process', () => {
       expect((await call('POST', '/api/login', credentials)).status).toBe(200);
 
       // Connect to Xero as a person would: the authorize page (consent given by the sandbox) and back.
-      const info = (await control('GET', 'info')) as { users: Array<{ email: string; tenantIds: string[] }>; orgs: Array<{ name: string }> };
+      const info = (await control('GET', 'info')) as {
+        users: Array<{ email: string; tenantIds: string[] }>;
+        orgs: Array<{ name: string }>;
+      };
       const person = info.users.find((u) => u.tenantIds.length > 1) ?? info.users[0];
       await control('POST', 'auto-consent', { email: person?.email, tenants: 'all' });
       const start = await call('GET', '/api/xero/connect');
@@ -341,14 +351,26 @@ describe('the server process', () => {
       }
       const callback = await call('GET', location);
       expect(callback.headers.get('location')).toContain('connected=true');
-      const orgs = (await (await call('GET', '/api/admin/organizations')).json()) as Array<{ id: number; tenantName: string }>;
+      const orgs = (await (await call('GET', '/api/admin/organizations')).json()) as Array<{
+        id: number;
+        tenantName: string;
+      }>;
       const shop = orgs.find((o) => o.tenantName === info.orgs[0]?.name);
       if (!shop) throw new Error('Demo Shop is not connected');
-      expect((await call('PATCH', `/api/admin/organizations/${shop.id}/features`, { featurePayInvoices: true })).status).toBe(200);
+      expect(
+        (await call('PATCH', `/api/admin/organizations/${shop.id}/features`, { featurePayInvoices: true }))
+          .status,
+      ).toBe(200);
 
-      const invoices = (await (await call('GET', `/api/xero/invoices?org=${shop.id}`)).json()) as Array<{ invoiceId: string; invoiceNumber: string; amountDue: number }>;
+      const invoices = (await (await call('GET', `/api/xero/invoices?org=${shop.id}`)).json()) as Array<{
+        invoiceId: string;
+        invoiceNumber: string;
+        amountDue: number;
+      }>;
       const invoice = invoices.find((i) => i.amountDue > 5);
-      const accounts = (await (await call('GET', `/api/xero/bank-accounts?org=${shop.id}`)).json()) as { cashAccounts: Array<{ accountId: string; name: string }> };
+      const accounts = (await (await call('GET', `/api/xero/bank-accounts?org=${shop.id}`)).json()) as {
+        cashAccounts: Array<{ accountId: string; name: string }>;
+      };
       const cash = accounts.cashAccounts.find((a) => /cash/i.test(a.name)) ?? accounts.cashAccounts[0];
       if (!invoice || !cash) throw new Error('the seed has no invoice to pay or no bank account');
       const dueBefore = Math.round(invoice.amountDue * 100);
@@ -361,15 +383,27 @@ describe('the server process', () => {
         isCard: false,
         date: new Date().toISOString().slice(0, 10),
       };
-      const pay = (key: string) => call('POST', `/api/xero/payments?org=${shop.id}`, payment, { 'idempotency-key': key });
+      const pay = (key: string) =>
+        call('POST', `/api/xero/payments?org=${shop.id}`, payment, { 'idempotency-key': key });
       const paymentsInXero = async () =>
-        ((await control('GET', 'ledger')) as { writes: Array<{ kind: string; action: string; id: string; summary: Record<string, unknown> }> }).writes.filter(
-          (w) => w.kind === 'payment' && w.action === 'create' && String(w.summary.invoiceId).toLowerCase() === invoice.invoiceId.toLowerCase(),
+        (
+          (await control('GET', 'ledger')) as {
+            writes: Array<{ kind: string; action: string; id: string; summary: Record<string, unknown> }>;
+          }
+        ).writes.filter(
+          (w) =>
+            w.kind === 'payment' &&
+            w.action === 'create' &&
+            String(w.summary.invoiceId).toLowerCase() === invoice.invoiceId.toLowerCase(),
         );
 
       // Xero applies this payment at once but takes 4 s to answer; the server is killed while it waits: the
       // write reached Xero, its answer never came back.
-      await control('POST', 'faults', { clear: true, answerDelayMs: 4_000, pathPrefix: '/api.xro/2.0/Payments' });
+      await control('POST', 'faults', {
+        clear: true,
+        answerDelayMs: 4_000,
+        pathPrefix: '/api.xro/2.0/Payments',
+      });
       const inFlight = pay('kill-nine-payment').catch(() => null);
       await new Promise((r) => setTimeout(r, 1_000));
       first.child.kill('SIGKILL');
@@ -384,9 +418,14 @@ describe('the server process', () => {
       await waitForReady(port, second.child);
 
       // The balance on screen is Xero's at once, though the stopped server never heard Xero's answer.
-      const refreshed = await call('GET', `/api/xero/invoices/${invoice.invoiceId}?refresh=true&org=${shop.id}`);
+      const refreshed = await call(
+        'GET',
+        `/api/xero/invoices/${invoice.invoiceId}?refresh=true&org=${shop.id}`,
+      );
       expect(refreshed.status).toBe(200);
-      expect(Math.round(((await refreshed.json()) as { invoice: { amountDue: number } }).invoice.amountDue * 100)).toBe(dueBefore - 123);
+      expect(
+        Math.round(((await refreshed.json()) as { invoice: { amountDue: number } }).invoice.amountDue * 100),
+      ).toBe(dueBefore - 123);
 
       // The browser's retry with the same key: "still being processed" while the write may yet be answered,
       // then, once it is old enough to be called lost, Xero is asked and the first payment is the answer.
@@ -399,7 +438,9 @@ describe('the server process', () => {
         if (res.status === 200) answer = (await res.json()) as { paymentId: string; amountDue: number };
         else {
           expect(res.status).toBe(409);
-          expect(((await res.json()) as { message?: string; error?: string }).message ?? '').toContain('already being processed');
+          expect(((await res.json()) as { message?: string; error?: string }).message ?? '').toContain(
+            'already being processed',
+          );
           await new Promise((r) => setTimeout(r, 5_000));
         }
       }
@@ -409,12 +450,21 @@ describe('the server process', () => {
       // A new payment on the invoice goes through, judged against the true balance.
       const next = await pay('kill-nine-second-payment');
       expect(next.status).toBe(200);
-      expect(Math.round(((await next.json()) as { amountDue: number }).amountDue * 100)).toBe(dueBefore - 246);
+      expect(Math.round(((await next.json()) as { amountDue: number }).amountDue * 100)).toBe(
+        dueBefore - 246,
+      );
 
       // Xero has each payment once; the activity log says each once, as a success, naming the owner.
       expect(await paymentsInXero()).toHaveLength(2);
-      const audit = (await (await call('GET', '/api/admin/audit')).json()) as Array<{ action: string; target: string | null; result: string; username: string | null }>;
-      const lines = audit.filter((a) => a.action === 'payment.create' && a.target?.toLowerCase() === invoice.invoiceId.toLowerCase());
+      const audit = (await (await call('GET', '/api/admin/audit')).json()) as Array<{
+        action: string;
+        target: string | null;
+        result: string;
+        username: string | null;
+      }>;
+      const lines = audit.filter(
+        (a) => a.action === 'payment.create' && a.target?.toLowerCase() === invoice.invoiceId.toLowerCase(),
+      );
       expect(lines.map((l) => [l.result, l.username])).toEqual([
         ['success', 'owner'],
         ['success', 'owner'],

@@ -9,7 +9,10 @@ import { ensureBootstrapAdmin } from './modules/auth/auth.service';
 
 function isLoopbackHttp(url: string): boolean {
   const { protocol, hostname } = new URL(url);
-  return protocol === 'http:' && (hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname));
+  return (
+    protocol === 'http:' &&
+    (hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname))
+  );
 }
 
 /** Print one clear line and stop: a bad configuration never ends in a stack trace. */

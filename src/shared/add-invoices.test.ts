@@ -26,7 +26,13 @@ import {
 function makeRow(overrides: Partial<DraftInvoiceRow> = {}): DraftInvoiceRow {
   return {
     ...createDraftInvoiceRow(
-      draftInvoiceSchema.parse({ id: 'd1', invoiceNumber: 'INV-1', contactName: 'Cash Sales', date: '2025-11-01', totalAmount: 100 }),
+      draftInvoiceSchema.parse({
+        id: 'd1',
+        invoiceNumber: 'INV-1',
+        contactName: 'Cash Sales',
+        date: '2025-11-01',
+        totalAmount: 100,
+      }),
     ),
     ...overrides,
   };
@@ -35,11 +41,25 @@ function makeRow(overrides: Partial<DraftInvoiceRow> = {}): DraftInvoiceRow {
 describe('draft invoice DTO', () => {
   it('fills currency and pending cash', () => {
     const row = makeRow();
-    expect(row).toMatchObject({ currency: 'GBP', pendingCashAmount: 0, cashAmount: '', approve: false, processing: false });
+    expect(row).toMatchObject({
+      currency: 'GBP',
+      pendingCashAmount: 0,
+      cashAmount: '',
+      approve: false,
+      processing: false,
+    });
   });
 
   it('rejects bad money', () => {
-    expect(draftInvoiceSchema.safeParse({ id: 'x', invoiceNumber: '', contactName: '', date: '2025-01-01', totalAmount: 1.001 }).success).toBe(false);
+    expect(
+      draftInvoiceSchema.safeParse({
+        id: 'x',
+        invoiceNumber: '',
+        contactName: '',
+        date: '2025-01-01',
+        totalAmount: 1.001,
+      }).success,
+    ).toBe(false);
   });
 });
 
@@ -47,16 +67,26 @@ describe('update request (001 §7)', () => {
   it('accepts {invoices:[{id, cashAmount, approve}], organizationId}', () => {
     const body = { invoices: [{ id: 'a', cashAmount: 12.5, approve: true }], organizationId: 3 };
     expect(draftInvoiceUpdateRequestSchema.parse(body)).toEqual(body);
-    expect(draftInvoiceUpdateRequestSchema.parse({ invoices: [{ id: 'a', cashAmount: 0, approve: false }] })).toBeTruthy();
-    expect(draftInvoiceUpdateRequestSchema.parse({ ...body, organizationId: 'org-uuid' }).organizationId).toBe('org-uuid');
+    expect(
+      draftInvoiceUpdateRequestSchema.parse({ invoices: [{ id: 'a', cashAmount: 0, approve: false }] }),
+    ).toBeTruthy();
+    expect(
+      draftInvoiceUpdateRequestSchema.parse({ ...body, organizationId: 'org-uuid' }).organizationId,
+    ).toBe('org-uuid');
   });
 
   it('refuses bad bodies', () => {
     const item = { id: 'a', cashAmount: 1, approve: true };
     expect(draftInvoiceUpdateRequestSchema.safeParse({ invoices: [] }).success).toBe(false);
-    expect(draftInvoiceUpdateRequestSchema.safeParse({ invoices: [{ ...item, cashAmount: -1 }] }).success).toBe(false);
-    expect(draftInvoiceUpdateRequestSchema.safeParse({ invoices: [{ ...item, cashAmount: 1.234 }] }).success).toBe(false);
-    expect(draftInvoiceUpdateRequestSchema.safeParse({ invoices: [{ ...item, cashAmount: '1' }] }).success).toBe(false);
+    expect(
+      draftInvoiceUpdateRequestSchema.safeParse({ invoices: [{ ...item, cashAmount: -1 }] }).success,
+    ).toBe(false);
+    expect(
+      draftInvoiceUpdateRequestSchema.safeParse({ invoices: [{ ...item, cashAmount: 1.234 }] }).success,
+    ).toBe(false);
+    expect(
+      draftInvoiceUpdateRequestSchema.safeParse({ invoices: [{ ...item, cashAmount: '1' }] }).success,
+    ).toBe(false);
     expect(draftInvoiceUpdateRequestSchema.safeParse({ invoices: [item, item] }).success).toBe(false);
     expect(draftInvoiceUpdateRequestSchema.safeParse({ invoices: [item], extra: 1 }).success).toBe(false);
   });
@@ -78,8 +108,13 @@ describe('create request (001 §7)', () => {
   it('accepts {date, totalAmount, cashAmount, approve} and answers {invoiceNumber}', () => {
     const body = { date: '2025-11-20', totalAmount: 100, cashAmount: 40, approve: true };
     expect(draftInvoiceCreateRequestSchema.parse(body)).toEqual(body);
-    expect(draftInvoiceCreateRequestSchema.parse({ date: '2025-11-20', totalAmount: 100, approve: false }).cashAmount).toBe(0);
-    expect(draftInvoiceCreateResponseSchema.parse({ invoiceNumber: 'INV-0042' })).toEqual({ invoiceNumber: 'INV-0042' });
+    expect(
+      draftInvoiceCreateRequestSchema.parse({ date: '2025-11-20', totalAmount: 100, approve: false })
+        .cashAmount,
+    ).toBe(0);
+    expect(draftInvoiceCreateResponseSchema.parse({ invoiceNumber: 'INV-0042' })).toEqual({
+      invoiceNumber: 'INV-0042',
+    });
   });
 
   it('refuses zero totals, 3 decimals and cash above the total', () => {
@@ -95,7 +130,10 @@ describe('create request (001 §7)', () => {
 describe('new invoice validation (001 §5)', () => {
   it('checks the date first, then the total', () => {
     const dateRequired = { title: 'Date required', description: 'Please enter a date for the invoice' };
-    const amountRequired = { title: 'Amount required', description: 'Please enter a valid amount greater than 0' };
+    const amountRequired = {
+      title: 'Amount required',
+      description: 'Please enter a valid amount greater than 0',
+    };
     expect(validateNewInvoice({ date: '', totalAmount: '' })).toEqual(dateRequired);
     expect(validateNewInvoice({ date: '2025-02-30', totalAmount: '5' })).toEqual(dateRequired);
     expect(validateNewInvoice({ date: '2025-11-20', totalAmount: '' })).toEqual(amountRequired);
@@ -115,14 +153,21 @@ describe('new invoice validation (001 §5)', () => {
   });
 
   it('builds the request and resets the form', () => {
-    expect(buildCreateRequest({ date: '2025-11-20', totalAmount: '120.50', cashAmount: '', approve: true })).toEqual({
+    expect(
+      buildCreateRequest({ date: '2025-11-20', totalAmount: '120.50', cashAmount: '', approve: true }),
+    ).toEqual({
       date: '2025-11-20',
       totalAmount: 120.5,
       cashAmount: 0,
       approve: true,
     });
     expect(buildCreateRequest({ date: '', totalAmount: '1', cashAmount: '', approve: false })).toBeNull();
-    expect(createNewInvoiceForm('2025-11-20')).toEqual({ date: '2025-11-20', totalAmount: '', cashAmount: '', approve: false });
+    expect(createNewInvoiceForm('2025-11-20')).toEqual({
+      date: '2025-11-20',
+      totalAmount: '',
+      cashAmount: '',
+      approve: false,
+    });
   });
 });
 
@@ -138,12 +183,22 @@ describe('processing rows (001 §4, §5)', () => {
   });
 
   it('needs at least one changed row for Process All', () => {
-    expect(validateProcessAll([{ cashAmount: '', approve: false }, { cashAmount: '0', approve: false }])).toEqual({
+    expect(
+      validateProcessAll([
+        { cashAmount: '', approve: false },
+        { cashAmount: '0', approve: false },
+      ]),
+    ).toEqual({
       title: 'No changes to save',
       description: 'Enter cash amounts or approve invoices before saving',
     });
     expect(validateProcessAll([])).not.toBeNull();
-    expect(validateProcessAll([{ cashAmount: '', approve: false }, { cashAmount: '3', approve: false }])).toBeNull();
+    expect(
+      validateProcessAll([
+        { cashAmount: '', approve: false },
+        { cashAmount: '3', approve: false },
+      ]),
+    ).toBeNull();
   });
 
   it('sends only changed rows, cash as numbers', () => {
@@ -177,7 +232,8 @@ describe('processing rows (001 §4, §5)', () => {
     expect(needsZeroAmountConfirmation('0.01')).toBe(false);
     expect(getZeroAmountConfirmation('INV-12')).toEqual({
       title: 'Confirm Zero Amount Approval',
-      description: "You're about to approve invoice INV-12 with £0 cash amount. Are you sure you want to continue?",
+      description:
+        "You're about to approve invoice INV-12 with £0 cash amount. Are you sure you want to continue?",
       cancelLabel: 'Cancel',
       confirmLabel: 'Approve with £0',
     });
@@ -198,11 +254,29 @@ describe('sorting (001 §2)', () => {
   });
 
   it('sorts each column and toggles direction', () => {
-    expect(ids(sortDraftInvoices(rows, { column: 'invoiceNumber', direction: 'asc' }))).toEqual(['b', 'a', 'c']);
-    expect(ids(sortDraftInvoices(rows, { column: 'contactName', direction: 'asc' }))).toEqual(['b', 'a', 'c']);
-    expect(ids(sortDraftInvoices(rows, { column: 'totalAmount', direction: 'desc' }))).toEqual(['b', 'a', 'c']);
+    expect(ids(sortDraftInvoices(rows, { column: 'invoiceNumber', direction: 'asc' }))).toEqual([
+      'b',
+      'a',
+      'c',
+    ]);
+    expect(ids(sortDraftInvoices(rows, { column: 'contactName', direction: 'asc' }))).toEqual([
+      'b',
+      'a',
+      'c',
+    ]);
+    expect(ids(sortDraftInvoices(rows, { column: 'totalAmount', direction: 'desc' }))).toEqual([
+      'b',
+      'a',
+      'c',
+    ]);
     expect(toggleDraftSort(DEFAULT_DRAFT_SORT, 'date')).toEqual({ column: 'date', direction: 'asc' });
-    expect(toggleDraftSort({ column: 'date', direction: 'asc' }, 'date')).toEqual({ column: 'date', direction: 'desc' });
-    expect(toggleDraftSort(DEFAULT_DRAFT_SORT, 'totalAmount')).toEqual({ column: 'totalAmount', direction: 'asc' });
+    expect(toggleDraftSort({ column: 'date', direction: 'asc' }, 'date')).toEqual({
+      column: 'date',
+      direction: 'desc',
+    });
+    expect(toggleDraftSort(DEFAULT_DRAFT_SORT, 'totalAmount')).toEqual({
+      column: 'totalAmount',
+      direction: 'asc',
+    });
   });
 });

@@ -4,7 +4,14 @@
  */
 import { z } from 'zod';
 import { compareIsoDates, isIsoDate, isoDateSchema } from './dates';
-import { findPence, nonNegativeMoneySchema, parseAmountInput, positiveMoneySchema, roundPoundsToPence, toPence } from './money';
+import {
+  findPence,
+  nonNegativeMoneySchema,
+  parseAmountInput,
+  positiveMoneySchema,
+  roundPoundsToPence,
+  toPence,
+} from './money';
 
 /** 001 §5 new-invoice texts, shared by the form and the server's 400 answers. */
 export const NEW_INVOICE_DATE_MESSAGE = 'Please enter a date for the invoice';
@@ -81,7 +88,10 @@ export const draftInvoiceUpdateRequestSchema = z
       .array(draftInvoiceUpdateItemSchema)
       .min(1)
       .max(MAX_UPDATE_ITEMS)
-      .refine((items) => new Set(items.map((i) => i.id)).size === items.length, 'Each invoice may appear only once'),
+      .refine(
+        (items) => new Set(items.map((i) => i.id)).size === items.length,
+        'Each invoice may appear only once',
+      ),
     organizationId: organizationIdSchema.optional(),
   })
   .strict();
@@ -138,7 +148,10 @@ export type DraftInvoiceCreateRequest = z.infer<typeof draftInvoiceCreateRequest
  * Answer of the create call (001 §7): `{invoiceNumber}`. `warning` is set when the invoice was created but
  * its cash payment was not (the invoice exists in Xero either way, so this is not an error answer).
  */
-export const draftInvoiceCreateResponseSchema = z.object({ invoiceNumber: z.string(), warning: z.string().optional() });
+export const draftInvoiceCreateResponseSchema = z.object({
+  invoiceNumber: z.string(),
+  warning: z.string().optional(),
+});
 export type DraftInvoiceCreateResponse = z.infer<typeof draftInvoiceCreateResponseSchema>;
 
 /** A default the New Invoice row uses, as named in Settings; null when not set or not found in Xero. */
@@ -161,7 +174,10 @@ export const newInvoiceDefaultsSchema = z.object({
 export type NewInvoiceDefaults = z.infer<typeof newInvoiceDefaultsSchema>;
 
 /** Error answer of the Add Invoices calls: the client shows `details` or `message` (001 §7). */
-export const draftInvoiceErrorResponseSchema = z.object({ message: z.string(), details: z.string().optional() });
+export const draftInvoiceErrorResponseSchema = z.object({
+  message: z.string(),
+  details: z.string().optional(),
+});
 export type DraftInvoiceErrorResponse = z.infer<typeof draftInvoiceErrorResponseSchema>;
 
 /** The New Invoice form (001 §3): date (yyyy-MM-dd), totalAmount, cashAmount, approve; amounts as typed. */
@@ -229,22 +245,31 @@ export function hasDraftInvoiceChanges(row: Pick<DraftInvoiceRow, 'cashAmount' |
  * Processing one row (001 §5): "with cash 0 and not approved: 'No changes to save' / 'Enter a cash amount
  * or approve the invoice before saving'".
  */
-export function validateDraftInvoiceRow(row: Pick<DraftInvoiceRow, 'cashAmount' | 'approve'>): UserMessage | null {
+export function validateDraftInvoiceRow(
+  row: Pick<DraftInvoiceRow, 'cashAmount' | 'approve'>,
+): UserMessage | null {
   if (hasDraftInvoiceChanges(row)) return null;
-  return { title: 'No changes to save', description: 'Enter a cash amount or approve the invoice before saving' };
+  return {
+    title: 'No changes to save',
+    description: 'Enter a cash amount or approve the invoice before saving',
+  };
 }
 
 /**
  * Process All (001 §5): "with no row having cash above 0 or approve: 'No changes to save' / 'Enter cash
  * amounts or approve invoices before saving'".
  */
-export function validateProcessAll(rows: readonly Pick<DraftInvoiceRow, 'cashAmount' | 'approve'>[]): UserMessage | null {
+export function validateProcessAll(
+  rows: readonly Pick<DraftInvoiceRow, 'cashAmount' | 'approve'>[],
+): UserMessage | null {
   if (rows.some(hasDraftInvoiceChanges)) return null;
   return { title: 'No changes to save', description: 'Enter cash amounts or approve invoices before saving' };
 }
 
 /** The update items for rows with changes (cash as a number of pounds with 2 decimals). */
-export function buildUpdateItems(rows: readonly Pick<DraftInvoiceRow, 'id' | 'cashAmount' | 'approve'>[]): DraftInvoiceUpdateItem[] {
+export function buildUpdateItems(
+  rows: readonly Pick<DraftInvoiceRow, 'id' | 'cashAmount' | 'approve'>[],
+): DraftInvoiceUpdateItem[] {
   return rows
     .filter(hasDraftInvoiceChanges)
     .map((row) => ({ id: row.id, cashAmount: parseAmountInput(row.cashAmount) / 100, approve: row.approve }));
@@ -255,10 +280,9 @@ export function buildUpdateItems(rows: readonly Pick<DraftInvoiceRow, 'id' | 'ca
  * non-approved invoice keeps its place with cash reset to empty." `processedIds` are the rows the server
  * processed; failed rows stay as they were.
  */
-export function applyProcessedRows<T extends Pick<DraftInvoiceRow, 'id' | 'cashAmount' | 'approve' | 'processing'>>(
-  rows: readonly T[],
-  processedIds: ReadonlySet<string> | readonly string[],
-): T[] {
+export function applyProcessedRows<
+  T extends Pick<DraftInvoiceRow, 'id' | 'cashAmount' | 'approve' | 'processing'>,
+>(rows: readonly T[], processedIds: ReadonlySet<string> | readonly string[]): T[] {
   const done = processedIds instanceof Set ? processedIds : new Set(processedIds as readonly string[]);
   return rows
     .filter((row) => !(done.has(row.id) && row.approve))

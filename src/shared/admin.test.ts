@@ -3,7 +3,15 @@ import { AUDIT_MAX_LIMIT, auditQuerySchema } from './admin';
 
 describe('auditQuerySchema (the activity log query the server reads and the admin screen sends)', () => {
   it('reads the query string: numbers from text, 500 lines unless asked', () => {
-    expect(auditQuerySchema.parse({ action: 'settings.', userId: '3', organizationId: '7', from: '2025-04-01', to: '2025-04-30' })).toEqual({
+    expect(
+      auditQuerySchema.parse({
+        action: 'settings.',
+        userId: '3',
+        organizationId: '7',
+        from: '2025-04-01',
+        to: '2025-04-30',
+      }),
+    ).toEqual({
       action: 'settings.',
       userId: 3,
       organizationId: 7,

@@ -49,5 +49,10 @@ export const devCredentialsSchema = z.object({ username: z.string(), password: z
 export type DevCredentials = z.infer<typeof devCredentialsSchema>;
 
 /** Query-string values on /auth after Sign in with Xero (spec 000 §8). */
-export const AUTH_ERROR_CODES = ['missing_code', 'auth_configuration', 'authentication_failed', 'missing_token'] as const;
+export const AUTH_ERROR_CODES = [
+  'missing_code',
+  'auth_configuration',
+  'authentication_failed',
+  'missing_token',
+] as const;
 export const AUTH_WARNING_CODES = ['no_tenants', 'connection_issue'] as const;

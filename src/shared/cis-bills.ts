@@ -358,7 +358,8 @@ export function validateBillEntry(input: {
 export function validateBillAmountEdit(amount: string): UserMessage | null {
   const pence = findPence(amount.trim());
   if (pence !== null && pence > 0) return null;
-  if (TOO_MANY_DECIMALS.test(amount.trim())) return { title: 'Invalid amount', description: TWO_DECIMALS_MESSAGE };
+  if (TOO_MANY_DECIMALS.test(amount.trim()))
+    return { title: 'Invalid amount', description: TWO_DECIMALS_MESSAGE };
   return { title: 'Invalid amount', description: 'Please enter a positive number' };
 }
 

@@ -24,7 +24,11 @@ describe('CIS split (001 §9)', () => {
       cisDeductionPence: 20000000,
       amountDuePence: 79999999,
     });
-    expect(splitCisTotal(toPence(1000))).toEqual({ totalPence: 100000, cisDeductionPence: 20000, amountDuePence: 80000 });
+    expect(splitCisTotal(toPence(1000))).toEqual({
+      totalPence: 100000,
+      cisDeductionPence: 20000,
+      amountDuePence: 80000,
+    });
     expect(splitCisTotal(0)).toEqual({ totalPence: 0, cisDeductionPence: 0, amountDuePence: 0 });
   });
 
@@ -97,7 +101,11 @@ describe('UK tax year and week', () => {
 
   it('always gives four digits with week 1–53', () => {
     const dateArb = fc
-      .date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2099-12-31T00:00:00Z'), noInvalidDate: true })
+      .date({
+        min: new Date('2000-01-01T00:00:00Z'),
+        max: new Date('2099-12-31T00:00:00Z'),
+        noInvalidDate: true,
+      })
       .map((d) => d.toISOString().slice(0, 10));
     fc.assert(
       fc.property(dateArb, (date) => {

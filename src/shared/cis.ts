@@ -37,7 +37,11 @@ export function getCisAmountDuePence(totalPence: number): number {
 /** Split a CIS bill total into deduction (20 %) and amount due (80 %); the parts add up to the total (001 §9). */
 export function splitCisTotal(totalPence: number): CisSplit {
   const cisDeductionPence = getCisDeductionPence(totalPence);
-  return { totalPence: assertPence(totalPence), cisDeductionPence, amountDuePence: totalPence - cisDeductionPence };
+  return {
+    totalPence: assertPence(totalPence),
+    cisDeductionPence,
+    amountDuePence: totalPence - cisDeductionPence,
+  };
 }
 
 /**

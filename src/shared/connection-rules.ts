@@ -37,9 +37,12 @@ export const DEFAULT_ID_FIELDS = [
 export type DefaultIdField = (typeof DEFAULT_ID_FIELDS)[number];
 
 /** Stored defaults as a database row or an answer may hold them: any field missing or null. */
-export type StoredDefaults = { [K in keyof ConnectionDefaults]?: ConnectionDefaults[K] | string | number | null };
+export type StoredDefaults = {
+  [K in keyof ConnectionDefaults]?: ConnectionDefaults[K] | string | number | null;
+};
 
-const isOneOf = <T extends string>(options: readonly T[], value: unknown): value is T => (options as readonly unknown[]).includes(value);
+const isOneOf = <T extends string>(options: readonly T[], value: unknown): value is T =>
+  (options as readonly unknown[]).includes(value);
 
 /**
  * Build the connection defaults from stored values (000 §3): null or missing ids become "", an unknown or
@@ -63,8 +66,12 @@ export function toConnectionDefaults(stored: StoredDefaults | null | undefined):
     ...ids,
     defaultTaxStatus: isOneOf(TAX_STATUSES, tax) ? tax : DEFAULT_TAX_STATUS,
     defaultStockJournalMarginRate:
-      typeof numericRate === 'number' && Number.isFinite(numericRate) ? numericRate : DEFAULT_STOCK_JOURNAL_MARGIN_RATE,
-    defaultStockJournalPostingStatus: isOneOf(POSTING_STATUSES, posting) ? posting : DEFAULT_STOCK_JOURNAL_POSTING_STATUS,
+      typeof numericRate === 'number' && Number.isFinite(numericRate)
+        ? numericRate
+        : DEFAULT_STOCK_JOURNAL_MARGIN_RATE,
+    defaultStockJournalPostingStatus: isOneOf(POSTING_STATUSES, posting)
+      ? posting
+      : DEFAULT_STOCK_JOURNAL_POSTING_STATUS,
   };
 }
 
@@ -128,7 +135,10 @@ export const TOKEN_EXPIRING_THRESHOLD_MS = 5 * 60 * 1000;
 export type TokenStatus = 'valid' | 'expiring' | 'expired';
 
 /** No expiry or an expiry in the past means expired; under 5 minutes left means expiring (spec 000 §4). */
-export function getTokenStatus(tokenExpiry: string | null | undefined, now: number = Date.now()): TokenStatus {
+export function getTokenStatus(
+  tokenExpiry: string | null | undefined,
+  now: number = Date.now(),
+): TokenStatus {
   if (!tokenExpiry) return 'expired';
   const expiresAt = Date.parse(tokenExpiry);
   if (Number.isNaN(expiresAt) || expiresAt <= now) return 'expired';

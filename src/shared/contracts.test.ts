@@ -16,7 +16,8 @@ describe('shared schemas convert to JSON Schema', () => {
   for (const [moduleName, mod] of Object.entries(modules)) {
     for (const [name, value] of Object.entries(mod)) {
       if (!name.endsWith('Schema') || !(value instanceof z.ZodType)) continue;
-      const io = /(Request|Query|Params)Schema$/.test(name) || name.endsWith('LenientSchema') ? 'input' : 'output';
+      const io =
+        /(Request|Query|Params)Schema$/.test(name) || name.endsWith('LenientSchema') ? 'input' : 'output';
       it(`${moduleName}.${name} (${io})`, () => {
         expect(() => z.toJSONSchema(value, { io })).not.toThrow();
       });

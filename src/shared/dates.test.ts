@@ -90,7 +90,9 @@ describe('ISO dates', () => {
       { start: '2025-12-29', end: '2025-12-31' },
       { start: '2026-01-01', end: '2026-01-04' },
     ]);
-    expect(splitRangeByMonth('2025-11-03', '2025-11-09')).toEqual([{ start: '2025-11-03', end: '2025-11-09' }]);
+    expect(splitRangeByMonth('2025-11-03', '2025-11-09')).toEqual([
+      { start: '2025-11-03', end: '2025-11-09' },
+    ]);
     expect(splitRangeByMonth('2025-11-30', '2025-12-01')).toHaveLength(2);
     expect(() => splitRangeByMonth('2025-11-09', '2025-11-03')).toThrow(RangeError);
   });

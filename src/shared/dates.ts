@@ -13,10 +13,33 @@ export const UK_TIME_ZONE = 'Europe/London';
 
 const ISO_DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DAY_MS = 86_400_000;
-const MONTHS_SHORT = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'] as const;
+const MONTHS_SHORT = [
+  'Jan',
+  'Feb',
+  'Mar',
+  'Apr',
+  'May',
+  'Jun',
+  'Jul',
+  'Aug',
+  'Sep',
+  'Oct',
+  'Nov',
+  'Dec',
+] as const;
 const MONTHS_LONG = [
-  'January', 'February', 'March', 'April', 'May', 'June',
-  'July', 'August', 'September', 'October', 'November', 'December',
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
 ] as const;
 
 /** Whether text is a real calendar date written `YYYY-MM-DD` (so 2025-02-29 is false). */
@@ -24,8 +47,12 @@ export function isIsoDate(text: string): boolean {
   const match = ISO_DATE_RE.exec(text);
   if (!match) return false;
   const date = new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])));
-  return date.getUTCFullYear() === Number(match[1]) && date.getUTCMonth() === Number(match[2]) - 1
-    && date.getUTCDate() === Number(match[3]) && Number(match[1]) >= 1000;
+  return (
+    date.getUTCFullYear() === Number(match[1]) &&
+    date.getUTCMonth() === Number(match[2]) - 1 &&
+    date.getUTCDate() === Number(match[3]) &&
+    Number(match[1]) >= 1000
+  );
 }
 
 /** A calendar date on the wire: `YYYY-MM-DD` (001 §7 "yyyy-MM-dd"; STYLE §3 "Dates cross the wire as ISO strings"). */
@@ -122,7 +149,13 @@ export function compareIsoDates(a: string, b: string): number {
 
 let londonFormat: Intl.DateTimeFormat | undefined;
 
-function getLondonParts(instant: Date): { year: number; month: number; day: number; hour: number; minute: number } {
+function getLondonParts(instant: Date): {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+} {
   // One formatter for the process: building an Intl.DateTimeFormat costs far more than using it.
   londonFormat ??= new Intl.DateTimeFormat('en-GB', {
     timeZone: UK_TIME_ZONE,
@@ -135,7 +168,13 @@ function getLondonParts(instant: Date): { year: number; month: number; day: numb
   });
   const parts = londonFormat.formatToParts(instant);
   const get = (type: string): number => Number(parts.find((p) => p.type === type)?.value);
-  return { year: get('year'), month: get('month'), day: get('day'), hour: get('hour'), minute: get('minute') };
+  return {
+    year: get('year'),
+    month: get('month'),
+    day: get('day'),
+    hour: get('hour'),
+    minute: get('minute'),
+  };
 }
 
 /** The calendar date of an instant in UK time (Europe/London, GMT or BST). */
@@ -233,8 +272,14 @@ export function formatDateShort(isoDate: string): string {
 /** Display an ISO date like date-fns `PPP` with its default locale (001 §9 "PPP elsewhere"): "April 6th, 2025". */
 export function formatDateLong(isoDate: string): string {
   const { year, month, day } = getDateParts(isoDate);
-  const suffix = day % 10 === 1 && day !== 11 ? 'st' : day % 10 === 2 && day !== 12 ? 'nd'
-    : day % 10 === 3 && day !== 13 ? 'rd' : 'th';
+  const suffix =
+    day % 10 === 1 && day !== 11
+      ? 'st'
+      : day % 10 === 2 && day !== 12
+        ? 'nd'
+        : day % 10 === 3 && day !== 13
+          ? 'rd'
+          : 'th';
   return `${MONTHS_LONG[month - 1]} ${day}${suffix}, ${year}`;
 }
 

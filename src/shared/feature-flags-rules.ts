@@ -60,7 +60,10 @@ export function getFeatureForPath(path: string): RouteFeature {
 }
 
 /** Flag on one source (organisation or connection); missing means false. */
-export function isFeatureEnabled(flags: PartialFeatureFlags | null | undefined, feature: FeatureKey): boolean {
+export function isFeatureEnabled(
+  flags: PartialFeatureFlags | null | undefined,
+  feature: FeatureKey,
+): boolean {
   return flags?.[FEATURE_FLAG_FIELDS[feature]] === true;
 }
 

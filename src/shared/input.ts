@@ -40,7 +40,10 @@ export function findUnsafeText(value: unknown, path = '', depth = 0): string | n
 
 /** A text field: at most `max` characters, no control characters (tab and line breaks allowed), no lone surrogates. */
 export function textSchema(max: number) {
-  return z.string().max(max).refine((value) => !hasUnsafeCharacters(value), UNSAFE_TEXT_MESSAGE);
+  return z
+    .string()
+    .max(max)
+    .refine((value) => !hasUnsafeCharacters(value), UNSAFE_TEXT_MESSAGE);
 }
 
 /** One of our row ids as JSON sends it: a whole number from 1 to MAX_DB_ID. */
@@ -71,6 +74,11 @@ export function idOrIdTextSchema(message = INVALID_ID_MESSAGE) {
 
 /** True when a value is one of our row ids, or its digits. */
 export function isDbId(value: unknown): boolean {
-  const id = typeof value === 'number' ? value : typeof value === 'string' && /^\d{1,10}$/.test(value.trim()) ? Number(value) : NaN;
+  const id =
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string' && /^\d{1,10}$/.test(value.trim())
+        ? Number(value)
+        : NaN;
   return Number.isInteger(id) && id >= 1 && id <= MAX_DB_ID;
 }

@@ -13,21 +13,42 @@ const change = (overrides: Partial<LiveInvoiceChange> = {}): LiveInvoiceChange =
 
 describe('describeChangeElsewhere', () => {
   it('says what was paid, how, and what is still due', () => {
-    expect(describeChangeElsewhere(change())).toBe('Paid in Xero a moment ago: £20.00 by card; £15.00 still due');
+    expect(describeChangeElsewhere(change())).toBe(
+      'Paid in Xero a moment ago: £20.00 by card; £15.00 still due',
+    );
   });
 
   it('says nothing is left to pay, and leaves out a method it does not know', () => {
-    const paid = change({ after: { status: 'PAID', amountDuePence: 0, amountPaidPence: 3500, totalPence: 3500 }, newPayments: [{ paymentId: 'p', amountPence: 3500, reference: null }] });
+    const paid = change({
+      after: { status: 'PAID', amountDuePence: 0, amountPaidPence: 3500, totalPence: 3500 },
+      newPayments: [{ paymentId: 'p', amountPence: 3500, reference: null }],
+    });
     expect(describeChangeElsewhere(paid)).toBe('Paid in Xero a moment ago: £35.00; nothing left to pay');
   });
 
-  it('stays quiet about this browser\'s own payment and about changes a payment does not depend on', () => {
+  it("stays quiet about this browser's own payment and about changes a payment does not depend on", () => {
     expect(describeChangeElsewhere(change(), new Set(['pay-1']))).toBeNull();
-    expect(describeChangeElsewhere(change({ after: { status: 'AUTHORISED', amountDuePence: 3500, amountPaidPence: 0, totalPence: 3500 }, newPayments: [] }))).toBeNull();
+    expect(
+      describeChangeElsewhere(
+        change({
+          after: { status: 'AUTHORISED', amountDuePence: 3500, amountPaidPence: 0, totalPence: 3500 },
+          newPayments: [],
+        }),
+      ),
+    ).toBeNull();
   });
 
   it('names a voided invoice and a balance changed another way', () => {
-    expect(describeChangeElsewhere(change({ after: { status: 'VOIDED', amountDuePence: 0, amountPaidPence: 0, totalPence: 3500 }, newPayments: [] }))).toContain('Voided in Xero');
-    expect(describeChangeElsewhere(change({ newPayments: [] }))).toBe('Changed in Xero a moment ago: £15.00 still due');
+    expect(
+      describeChangeElsewhere(
+        change({
+          after: { status: 'VOIDED', amountDuePence: 0, amountPaidPence: 0, totalPence: 3500 },
+          newPayments: [],
+        }),
+      ),
+    ).toContain('Voided in Xero');
+    expect(describeChangeElsewhere(change({ newPayments: [] }))).toBe(
+      'Changed in Xero a moment ago: £15.00 still due',
+    );
   });
 });

@@ -6,7 +6,11 @@ import { formatMoney } from './money';
  * contacts changed in Xero. Money is integer pence; the invoice's figures before (as Ledgerlink had them) and
  * after (as Xero has them now), and the payments Xero lists that Ledgerlink did not know.
  */
-const balanceSchema = z.object({ status: z.string(), amountDuePence: z.number().int(), amountPaidPence: z.number().int() });
+const balanceSchema = z.object({
+  status: z.string(),
+  amountDuePence: z.number().int(),
+  amountPaidPence: z.number().int(),
+});
 
 export const liveInvoiceChangeSchema = z.object({
   invoiceId: z.string(),
@@ -14,14 +18,22 @@ export const liveInvoiceChangeSchema = z.object({
   type: z.string(),
   before: balanceSchema.nullable(),
   after: balanceSchema.extend({ totalPence: z.number().int() }),
-  newPayments: z.array(z.object({ paymentId: z.string(), amountPence: z.number().int(), reference: z.string().nullish() })),
+  newPayments: z.array(
+    z.object({ paymentId: z.string(), amountPence: z.number().int(), reference: z.string().nullish() }),
+  ),
 });
 export type LiveInvoiceChange = z.infer<typeof liveInvoiceChangeSchema>;
 
-export const liveInvoicesEventSchema = z.object({ organizationId: z.number().int(), invoices: z.array(liveInvoiceChangeSchema) });
+export const liveInvoicesEventSchema = z.object({
+  organizationId: z.number().int(),
+  invoices: z.array(liveInvoiceChangeSchema),
+});
 export type LiveInvoicesEvent = z.infer<typeof liveInvoicesEventSchema>;
 
-export const liveContactsEventSchema = z.object({ organizationId: z.number().int(), contactIds: z.array(z.string()) });
+export const liveContactsEventSchema = z.object({
+  organizationId: z.number().int(),
+  contactIds: z.array(z.string()),
+});
 export type LiveContactsEvent = z.infer<typeof liveContactsEventSchema>;
 
 /** How a payment was taken, from Ledgerlink's own references ("Card payment for …"); unknown otherwise. */
@@ -37,13 +49,23 @@ function describeMethod(reference: string | null | undefined): string {
  * changed (or the only new payments are this browser's own): "Paid in Xero a moment ago: £20.00 by card;
  * £15.00 still due".
  */
-export function describeChangeElsewhere(change: LiveInvoiceChange, ownPaymentIds: ReadonlySet<string> = new Set(), currency = 'GBP'): string | null {
+export function describeChangeElsewhere(
+  change: LiveInvoiceChange,
+  ownPaymentIds: ReadonlySet<string> = new Set(),
+  currency = 'GBP',
+): string | null {
   const { before, after } = change;
   const payments = change.newPayments.filter((p) => !ownPaymentIds.has(p.paymentId.toLowerCase()));
-  if (after.status === 'VOIDED' || after.status === 'DELETED') return `${after.status === 'VOIDED' ? 'Voided' : 'Deleted'} in Xero a moment ago: nothing can be paid on it now`;
-  const due = after.amountDuePence > 0 ? `${formatMoney(after.amountDuePence, currency)} still due` : 'nothing left to pay';
+  if (after.status === 'VOIDED' || after.status === 'DELETED')
+    return `${after.status === 'VOIDED' ? 'Voided' : 'Deleted'} in Xero a moment ago: nothing can be paid on it now`;
+  const due =
+    after.amountDuePence > 0
+      ? `${formatMoney(after.amountDuePence, currency)} still due`
+      : 'nothing left to pay';
   if (payments.length > 0) {
-    const paid = payments.map((p) => `${formatMoney(p.amountPence, currency)}${describeMethod(p.reference)}`).join(' and ');
+    const paid = payments
+      .map((p) => `${formatMoney(p.amountPence, currency)}${describeMethod(p.reference)}`)
+      .join(' and ');
     return `Paid in Xero a moment ago: ${paid}; ${due}`;
   }
   if (change.newPayments.length > 0) return null;

@@ -23,7 +23,8 @@ export const MFA_TEXTS = {
   usedCode: 'That code has already been used. Wait for the next one.',
   disableProof: 'Enter a code from your authenticator app or your password',
   wrongPassword: 'That password is not right',
-  notAvailable: 'Two-step sign-in is for accounts that sign in with a password. Sign in with Xero uses Xero’s own two-step sign-in.',
+  notAvailable:
+    'Two-step sign-in is for accounts that sign in with a password. Sign in with Xero uses Xero’s own two-step sign-in.',
   alreadyOn: 'Two-step sign-in is already on',
   notOn: 'Two-step sign-in is not on',
   noSetup: 'Start the set-up again: no authenticator key is waiting to be confirmed',

@@ -137,7 +137,9 @@ describe('rounding', () => {
     // Exact half-penny ties written with 3 decimals always go away from zero.
     fc.assert(
       fc.property(fc.integer({ min: -99999999, max: 99999999 }), (pence) => {
-        const tie = Number(`${pence < 0 ? '-' : ''}${Math.trunc(Math.abs(pence) / 100)}.${String(Math.abs(pence) % 100).padStart(2, '0')}5`);
+        const tie = Number(
+          `${pence < 0 ? '-' : ''}${Math.trunc(Math.abs(pence) / 100)}.${String(Math.abs(pence) % 100).padStart(2, '0')}5`,
+        );
         expect(roundPoundsToPence(tie)).toBe(pence < 0 ? pence - 1 : pence + 1);
       }),
     );
@@ -217,7 +219,8 @@ describe('formatting', () => {
 describe('amount inputs', () => {
   it('accepts only digits with at most two decimals, empty allowed', () => {
     for (const ok of ['', '0', '12', '12.', '12.3', '12.34', '.5']) expect(isAmountInput(ok)).toBe(true);
-    for (const bad of ['12.345', '-1', '1,000', 'abc', '1e2', ' 1', '£5']) expect(isAmountInput(bad)).toBe(false);
+    for (const bad of ['12.345', '-1', '1,000', 'abc', '1e2', ' 1', '£5'])
+      expect(isAmountInput(bad)).toBe(false);
   });
 
   it('parses typed text, empty or invalid as 0', () => {

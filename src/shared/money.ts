@@ -127,7 +127,10 @@ export function findPence(value: number | string): number | null {
     if (!Number.isFinite(value)) return null;
     text = expandNumber(value);
   } else {
-    text = value.trim().replace(/^(-?)£/, '$1').replace(/,(?=\d{3}(?:\D|$))/g, '');
+    text = value
+      .trim()
+      .replace(/^(-?)£/, '$1')
+      .replace(/,(?=\d{3}(?:\D|$))/g, '');
   }
   const parts = splitDecimal(text);
   if (!parts || parts.fraction.length > 2 || parts.whole.length > 15) return null;
@@ -163,7 +166,8 @@ export function roundPoundsToPence(value: number): number {
   // case of a 2-decimal amount, whose ×100 is off by float noise only). Everything else is rounded exactly.
   const scaled = value * 100;
   const nearest = Math.round(scaled);
-  if (Math.abs(scaled - nearest) < 1e-6 && Math.abs(nearest) <= MAX_AMOUNT_PENCE) return nearest === 0 ? 0 : nearest;
+  if (Math.abs(scaled - nearest) < 1e-6 && Math.abs(nearest) <= MAX_AMOUNT_PENCE)
+    return nearest === 0 ? 0 : nearest;
   const parts = splitDecimal(expandNumber(value));
   if (!parts) throw new MoneyError(`Not a finite amount: ${value}`);
   const scale = 10n ** BigInt(parts.fraction.length);

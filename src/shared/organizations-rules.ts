@@ -27,17 +27,22 @@ export const ACTIVE_ORGANIZATION_ERRORS = {
 } as const;
 
 export type ActiveOrganizationCheck<T> =
-  | { ok: true; organization: T; tokenExpired: boolean }
-  | { ok: false; message: string };
+  { ok: true; organization: T; tokenExpired: boolean } | { ok: false; message: string };
 
 /**
  * The organisation must exist in the list and be connected; the id must be a non-empty string (or a
  * number). An expired token only warns (`tokenExpired`) and still allows the selection.
  */
 export function checkActiveOrganizationChoice<
-  T extends { organizationId: number; tenantName?: string | null; connected: boolean; hasValidToken: boolean },
+  T extends {
+    organizationId: number;
+    tenantName?: string | null;
+    connected: boolean;
+    hasValidToken: boolean;
+  },
 >(orgs: readonly T[], id: unknown): ActiveOrganizationCheck<T> {
-  const text = typeof id === 'number' && Number.isFinite(id) ? String(id) : typeof id === 'string' ? id.trim() : '';
+  const text =
+    typeof id === 'number' && Number.isFinite(id) ? String(id) : typeof id === 'string' ? id.trim() : '';
   if (text === '') return { ok: false, message: ACTIVE_ORGANIZATION_ERRORS.invalidId };
   const organization = orgs.find((org) => String(org.organizationId) === text);
   if (!organization) return { ok: false, message: ACTIVE_ORGANIZATION_ERRORS.notFound(text) };

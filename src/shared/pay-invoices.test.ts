@@ -152,11 +152,27 @@ describe('validation order and texts (001 §5)', () => {
   });
 
   it('needs the card account, then the cash account', () => {
-    expect(validatePaymentForm({ ...base, cardAmount: '500', cashAmount: '5', cardAccountId: '', cashAccountId: '' })).toEqual({
+    expect(
+      validatePaymentForm({
+        ...base,
+        cardAmount: '500',
+        cashAmount: '5',
+        cardAccountId: '',
+        cashAccountId: '',
+      }),
+    ).toEqual({
       title: 'Missing Credit Card Account',
       description: 'Please select a credit card account before processing payment',
     });
-    expect(validatePaymentForm({ ...base, cardAmount: '0.01', cashAmount: '500', cardAccountId: '', cashAccountId: '' })).toEqual({
+    expect(
+      validatePaymentForm({
+        ...base,
+        cardAmount: '0.01',
+        cashAmount: '500',
+        cardAccountId: '',
+        cashAccountId: '',
+      }),
+    ).toEqual({
       title: 'Missing Cash Account',
       description: 'Please select a cash account before processing payment',
     });
@@ -171,11 +187,16 @@ describe('validation order and texts (001 §5)', () => {
   });
 
   it('refuses a single amount above the balance (reached through the total check first)', () => {
-    expect(validatePaymentForm({ ...base, cardAmount: '100.02' })?.title).toBe('Payment Amount Exceeds Balance');
+    expect(validatePaymentForm({ ...base, cardAmount: '100.02' })?.title).toBe(
+      'Payment Amount Exceeds Balance',
+    );
   });
 
   it('needs at least one amount above 0.01', () => {
-    const noAmount = { title: 'No Payment Amount', description: 'Please enter at least one payment amount greater than £0' };
+    const noAmount = {
+      title: 'No Payment Amount',
+      description: 'Please enter at least one payment amount greater than £0',
+    };
     expect(validatePaymentForm(base)).toEqual(noAmount);
     expect(validatePaymentForm({ ...base, cardAmount: '0.01', cashAmount: '0.01' })).toEqual(noAmount);
     expect(validatePaymentForm({ ...base, cardAmount: '0.02' })).toBeNull();
@@ -196,17 +217,45 @@ describe('payment items', () => {
       '2025-11-20',
     );
     expect(items).toEqual([
-      { invoiceId: 'i9', invoiceNumber: 'INV-9', accountId: 'c', amount: 20.5, reference: 'Card payment for INV-9', isCard: true, date: '2025-11-20' },
-      { invoiceId: 'i9', invoiceNumber: 'INV-9', accountId: 'k', amount: 99.5, reference: 'Cash payment for INV-9', isCard: false, date: '2025-11-20' },
+      {
+        invoiceId: 'i9',
+        invoiceNumber: 'INV-9',
+        accountId: 'c',
+        amount: 20.5,
+        reference: 'Card payment for INV-9',
+        isCard: true,
+        date: '2025-11-20',
+      },
+      {
+        invoiceId: 'i9',
+        invoiceNumber: 'INV-9',
+        accountId: 'k',
+        amount: 99.5,
+        reference: 'Cash payment for INV-9',
+        isCard: false,
+        date: '2025-11-20',
+      },
     ]);
     for (const item of items) expect(paymentRequestSchema.parse(item)).toEqual(item);
     expect(
-      buildPaymentRequests(invoice, { cardAmount: '0.01', cashAmount: '5', cardAccountId: 'c', cashAccountId: 'k' }, '2025-11-20'),
+      buildPaymentRequests(
+        invoice,
+        { cardAmount: '0.01', cashAmount: '5', cardAccountId: 'c', cashAccountId: 'k' },
+        '2025-11-20',
+      ),
     ).toHaveLength(1);
   });
 
   it('validates the wire shapes', () => {
-    const good = { invoiceId: 'i', invoiceNumber: 'N', accountId: 'a', amount: 1.5, reference: 'r', isCard: true, date: '2025-01-01' };
+    const good = {
+      invoiceId: 'i',
+      invoiceNumber: 'N',
+      accountId: 'a',
+      amount: 1.5,
+      reference: 'r',
+      isCard: true,
+      date: '2025-01-01',
+    };
     expect(paymentRequestSchema.safeParse(good).success).toBe(true);
     expect(paymentRequestSchema.safeParse({ ...good, amount: 0 }).success).toBe(false);
     expect(paymentRequestSchema.safeParse({ ...good, amount: -1 }).success).toBe(false);
@@ -230,7 +279,12 @@ describe('default accounts (001 §4)', () => {
   };
 
   it('uses saved defaults that are present in the lists', () => {
-    expect(chooseDefaultAccounts(accounts, { defaultCreditCardAccountId: 'card-2', defaultCashAccountId: 'cash-2' })).toEqual({
+    expect(
+      chooseDefaultAccounts(accounts, {
+        defaultCreditCardAccountId: 'card-2',
+        defaultCashAccountId: 'cash-2',
+      }),
+    ).toEqual({
       cardAccountId: 'card-2',
       cashAccountId: 'cash-2',
     });
@@ -241,19 +295,28 @@ describe('default accounts (001 §4)', () => {
       { accountId: 'current', name: 'Business Current Account', bankAccountNumber: '' },
       { accountId: 'till', name: 'Cash', bankAccountNumber: '' },
     ];
-    expect(chooseDefaultAccounts({ creditCardAccounts: accounts.creditCardAccounts, cashAccounts }, {}).cashAccountId).toBe('till');
+    expect(
+      chooseDefaultAccounts({ creditCardAccounts: accounts.creditCardAccounts, cashAccounts }, {})
+        .cashAccountId,
+    ).toBe('till');
   });
 
   it('falls back to the first account of the right list, then of the other', () => {
-    expect(chooseDefaultAccounts(accounts, { defaultCreditCardAccountId: 'gone', defaultCashAccountId: '' })).toEqual({
+    expect(
+      chooseDefaultAccounts(accounts, { defaultCreditCardAccountId: 'gone', defaultCashAccountId: '' }),
+    ).toEqual({
       cardAccountId: 'card-1',
       cashAccountId: 'cash-1',
     });
-    expect(chooseDefaultAccounts({ creditCardAccounts: [], cashAccounts: accounts.cashAccounts }, {})).toEqual({
+    expect(
+      chooseDefaultAccounts({ creditCardAccounts: [], cashAccounts: accounts.cashAccounts }, {}),
+    ).toEqual({
       cardAccountId: 'cash-1',
       cashAccountId: 'cash-1',
     });
-    expect(chooseDefaultAccounts({ creditCardAccounts: accounts.creditCardAccounts, cashAccounts: [] }, {})).toEqual({
+    expect(
+      chooseDefaultAccounts({ creditCardAccounts: accounts.creditCardAccounts, cashAccounts: [] }, {}),
+    ).toEqual({
       cardAccountId: 'card-1',
       cashAccountId: 'card-1',
     });
@@ -269,21 +332,56 @@ describe('status badge (001 §4)', () => {
   it('shows the spec wording', () => {
     expect(getInvoiceStatusBadge({ amountDue: 0, dueDate: '2025-11-01' }, today).label).toBe('Fully Paid');
     // Issue 17 item 15: a penny left is said, not shown as "Fully Paid".
-    expect(getInvoiceStatusBadge({ amountDue: 0.01, dueDate: '2025-11-01' }, today).label).toBe('£0.01 left to pay');
-    expect(getInvoiceStatusBadge({ amountDue: 5, dueDate: '2025-11-17' }, today).label).toBe('Overdue by 3 days');
+    expect(getInvoiceStatusBadge({ amountDue: 0.01, dueDate: '2025-11-01' }, today).label).toBe(
+      '£0.01 left to pay',
+    );
+    expect(getInvoiceStatusBadge({ amountDue: 5, dueDate: '2025-11-17' }, today).label).toBe(
+      'Overdue by 3 days',
+    );
     expect(getInvoiceStatusBadge({ amountDue: 5, dueDate: '2025-11-20' }, today).label).toBe('Due today');
     expect(getInvoiceStatusBadge({ amountDue: 5, dueDate: '2025-11-27' }, today).label).toBe('Due in 7 days');
-    expect(getInvoiceStatusBadge({ amountDue: 5, dueDate: '2026-01-01' }, '2025-12-31').label).toBe('Due in 1 day');
-    expect(getInvoiceStatusBadge({ amountDue: 5, dueDate: '2025-12-30' }, '2025-12-31').label).toBe('Overdue by 1 day');
+    expect(getInvoiceStatusBadge({ amountDue: 5, dueDate: '2026-01-01' }, '2025-12-31').label).toBe(
+      'Due in 1 day',
+    );
+    expect(getInvoiceStatusBadge({ amountDue: 5, dueDate: '2025-12-30' }, '2025-12-31').label).toBe(
+      'Overdue by 1 day',
+    );
   });
 });
 
 describe('search, filters and sort', () => {
   const invoices = [
-    makeInvoice({ invoiceId: 'a', invoiceNumber: 'INV-0010', contactName: 'Bravo', date: '2025-11-03', dueDate: '2025-11-10', amountDue: 50 }),
-    makeInvoice({ invoiceId: 'b', invoiceNumber: 'INV-0002', contactName: 'alpha', date: '2025-11-01', dueDate: '2025-11-25', amountDue: 500 }),
-    makeInvoice({ invoiceId: 'c', invoiceNumber: 'X', contactName: 'Charlie', date: '2025-11-05', dueDate: '2025-12-31', amountDue: 5 }),
-    makeInvoice({ invoiceId: 'd', invoiceNumber: 'INV-0003', contactName: 'Delta', status: 'PAID', amountDue: 0 }),
+    makeInvoice({
+      invoiceId: 'a',
+      invoiceNumber: 'INV-0010',
+      contactName: 'Bravo',
+      date: '2025-11-03',
+      dueDate: '2025-11-10',
+      amountDue: 50,
+    }),
+    makeInvoice({
+      invoiceId: 'b',
+      invoiceNumber: 'INV-0002',
+      contactName: 'alpha',
+      date: '2025-11-01',
+      dueDate: '2025-11-25',
+      amountDue: 500,
+    }),
+    makeInvoice({
+      invoiceId: 'c',
+      invoiceNumber: 'X',
+      contactName: 'Charlie',
+      date: '2025-11-05',
+      dueDate: '2025-12-31',
+      amountDue: 5,
+    }),
+    makeInvoice({
+      invoiceId: 'd',
+      invoiceNumber: 'INV-0003',
+      contactName: 'Delta',
+      status: 'PAID',
+      amountDue: 0,
+    }),
   ];
   const today = '2025-11-20';
 
@@ -312,7 +410,10 @@ describe('search, filters and sort', () => {
 
   it('filters by date, amount due and status', () => {
     const pick = (filters: Parameters<typeof matchesInvoiceFilters>[1]) =>
-      invoices.slice(0, 3).filter((i) => matchesInvoiceFilters(i, filters, today)).map((i) => i.invoiceId);
+      invoices
+        .slice(0, 3)
+        .filter((i) => matchesInvoiceFilters(i, filters, today))
+        .map((i) => i.invoiceId);
     expect(pick({ startDate: '2025-11-02', endDate: '2025-11-04' })).toEqual(['a']);
     expect(pick({ minAmount: '10', maxAmount: '100' })).toEqual(['a']);
     expect(pick({ minAmount: '', maxAmount: '' })).toEqual(['a', 'b', 'c']);
@@ -335,7 +436,8 @@ describe('messages', () => {
   it('maps payment errors (001 §8)', () => {
     expect(describePaymentError('Invoice is already fully paid')).toEqual({
       title: 'Invoice Data Out of Sync',
-      description: 'Payment validation failed. The invoice data may have changed. Try refreshing the invoice.',
+      description:
+        'Payment validation failed. The invoice data may have changed. Try refreshing the invoice.',
       isOutOfSync: true,
     });
     expect(describePaymentError('Validation failed for Payment').isOutOfSync).toBe(true);
@@ -361,7 +463,11 @@ describe('messages', () => {
       title: 'Payments Processed Successfully',
       description: 'Processed 2 payment(s) for invoice INV-9',
     });
-    expect(describePaymentOutcome(1)).toEqual({ title: 'Payment Successful!', detail: 'Invoice fully paid', tag: 'COMPLETED' });
+    expect(describePaymentOutcome(1)).toEqual({
+      title: 'Payment Successful!',
+      detail: 'Invoice fully paid',
+      tag: 'COMPLETED',
+    });
     expect(describePaymentOutcome(123456, 'USD')).toEqual({
       title: 'Payment Successful!',
       detail: 'Remaining balance: $1,234.56',
@@ -375,7 +481,10 @@ describe('processing constants and helpers (001 §4, §9)', () => {
     expect(PAYMENT_PAUSE_MS).toBe(500);
     expect(SUCCESS_BANNER_MS).toBe(1500);
     expect(PAYMENT_ERROR_EVENT).toBe('xero-payment-error');
-    expect(paymentErrorEventDetailSchema.parse({ needsRefresh: true, invoiceId: 'i1' })).toEqual({ needsRefresh: true, invoiceId: 'i1' });
+    expect(paymentErrorEventDetailSchema.parse({ needsRefresh: true, invoiceId: 'i1' })).toEqual({
+      needsRefresh: true,
+      invoiceId: 'i1',
+    });
   });
 
   it('skips remaining payments once the balance is 0.01 or less', () => {

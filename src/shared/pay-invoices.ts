@@ -62,7 +62,10 @@ export const invoiceRefreshRequestSchema = z.object({ invoiceId: z.string().min(
 export type InvoiceRefreshRequest = z.infer<typeof invoiceRefreshRequestSchema>;
 
 /** Answer of a force refresh (001 §7 "force refresh returns count"). */
-export const forceRefreshResponseSchema = z.object({ count: z.number().int().min(0), message: z.string().optional() });
+export const forceRefreshResponseSchema = z.object({
+  count: z.number().int().min(0),
+  message: z.string().optional(),
+});
 export type ForceRefreshResponse = z.infer<typeof forceRefreshResponseSchema>;
 
 /** A payment already made on an invoice, as listed in an invoice refresh result. */
@@ -227,7 +230,10 @@ export function validatePaymentForm(form: PaymentForm): UserMessage | null {
     };
   }
   if (isPayableAmount(cashPence) && !form.cashAccountId) {
-    return { title: 'Missing Cash Account', description: 'Please select a cash account before processing payment' };
+    return {
+      title: 'Missing Cash Account',
+      description: 'Please select a cash account before processing payment',
+    };
   }
   if (totalAllocatedPence > limit) {
     return {
@@ -248,7 +254,10 @@ export function validatePaymentForm(form: PaymentForm): UserMessage | null {
     };
   }
   if (!isPayableAmount(cardPence) && !isPayableAmount(cashPence)) {
-    return { title: 'No Payment Amount', description: 'Please enter at least one payment amount greater than £0' };
+    return {
+      title: 'No Payment Amount',
+      description: 'Please enter at least one payment amount greater than £0',
+    };
   }
   return null;
 }
@@ -296,16 +305,21 @@ export function chooseDefaultAccounts(
   defaults: { defaultCreditCardAccountId?: string | null; defaultCashAccountId?: string | null },
 ): { cardAccountId: string | null; cashAccountId: string | null } {
   const all = [...accounts.creditCardAccounts, ...accounts.cashAccounts];
-  const isKnown = (id: string | null | undefined): id is string => !!id && all.some((a) => a.accountId === id);
+  const isKnown = (id: string | null | undefined): id is string =>
+    !!id && all.some((a) => a.accountId === id);
   const firstCard = accounts.creditCardAccounts[0]?.accountId ?? null;
   // Beyond the spec's "first cash account": one named like cash (e.g. "Cash", "Petty Cash", "Cash in Till")
   // comes before a current account listed first (issue 17 item 18).
-  const firstCash = (accounts.cashAccounts.find((a) => /\bcash\b/i.test(a.name)) ?? accounts.cashAccounts[0])?.accountId ?? null;
+  const firstCash =
+    (accounts.cashAccounts.find((a) => /\bcash\b/i.test(a.name)) ?? accounts.cashAccounts[0])?.accountId ??
+    null;
   return {
     cardAccountId: isKnown(defaults.defaultCreditCardAccountId)
       ? defaults.defaultCreditCardAccountId
       : (firstCard ?? firstCash),
-    cashAccountId: isKnown(defaults.defaultCashAccountId) ? defaults.defaultCashAccountId : (firstCash ?? firstCard),
+    cashAccountId: isKnown(defaults.defaultCashAccountId)
+      ? defaults.defaultCashAccountId
+      : (firstCash ?? firstCard),
   };
 }
 
@@ -329,9 +343,11 @@ export function getInvoiceStatusBadge(
   const duePence = roundPoundsToPence(invoice.amountDue);
   if (duePence <= 0) return { kind: 'paid', label: 'Fully Paid' };
   // A penny within the tolerance is not "Fully Paid" to the eye: say what is left (issue 17 item 15).
-  if (isBalanceFullyPaid(duePence)) return { kind: 'left', label: `${formatMoney(duePence, invoice.currency)} left to pay` };
+  if (isBalanceFullyPaid(duePence))
+    return { kind: 'left', label: `${formatMoney(duePence, invoice.currency)} left to pay` };
   const days = invoice.dueDate ? getDaysBetween(today, invoice.dueDate) : 0;
-  if (days < 0) return { kind: 'overdue', label: `Overdue by ${-days} day${days === -1 ? '' : 's'}`, days: -days };
+  if (days < 0)
+    return { kind: 'overdue', label: `Overdue by ${-days} day${days === -1 ? '' : 's'}`, days: -days };
   if (days === 0) return { kind: 'due-today', label: 'Due today' };
   return { kind: 'due', label: `Due in ${days} day${days === 1 ? '' : 's'}`, days };
 }
@@ -398,10 +414,15 @@ export interface InvoiceFilters {
 /**
  * Search (001 §2): "matching invoice number or contact name, case-insensitive".
  */
-export function matchesInvoiceSearch(invoice: Pick<Invoice, 'invoiceNumber' | 'contactName'>, search: string): boolean {
+export function matchesInvoiceSearch(
+  invoice: Pick<Invoice, 'invoiceNumber' | 'contactName'>,
+  search: string,
+): boolean {
   const needle = search.trim().toLowerCase();
   if (needle === '') return true;
-  return invoice.invoiceNumber.toLowerCase().includes(needle) || invoice.contactName.toLowerCase().includes(needle);
+  return (
+    invoice.invoiceNumber.toLowerCase().includes(needle) || invoice.contactName.toLowerCase().includes(needle)
+  );
 }
 
 /**
@@ -417,12 +438,16 @@ export function matchesInvoiceFilters(
   if (filters.startDate && invoice.date < filters.startDate) return false;
   if (filters.endDate && invoice.date > filters.endDate) return false;
   const due = roundPoundsToPence(invoice.amountDue);
-  if (filters.minAmount && filters.minAmount.trim() !== '' && due < parseAmountInput(filters.minAmount)) return false;
-  if (filters.maxAmount && filters.maxAmount.trim() !== '' && due > parseAmountInput(filters.maxAmount)) return false;
+  if (filters.minAmount && filters.minAmount.trim() !== '' && due < parseAmountInput(filters.minAmount))
+    return false;
+  if (filters.maxAmount && filters.maxAmount.trim() !== '' && due > parseAmountInput(filters.maxAmount))
+    return false;
   const status = filters.status ?? 'all';
   if (status === 'overdue') return invoice.dueDate !== null && invoice.dueDate < today;
   if (status === 'due-soon') {
-    return invoice.dueDate !== null && invoice.dueDate >= today && invoice.dueDate <= addDays(today, DUE_SOON_DAYS);
+    return (
+      invoice.dueDate !== null && invoice.dueDate >= today && invoice.dueDate <= addDays(today, DUE_SOON_DAYS)
+    );
   }
   return true;
 }
@@ -445,7 +470,9 @@ export function findInvoicesToPay<T extends Invoice>(
 }
 
 /** Whether the first attachment is the placeholder, so attachments must be fetched (001 §3, §4). */
-export function needsAttachmentFetch(attachments: readonly Pick<Attachment, 'attachmentId'>[] | null | undefined): boolean {
+export function needsAttachmentFetch(
+  attachments: readonly Pick<Attachment, 'attachmentId'>[] | null | undefined,
+): boolean {
   return attachments?.[0]?.attachmentId === PLACEHOLDER_ATTACHMENT_ID;
 }
 
@@ -454,7 +481,11 @@ export function needsAttachmentFetch(attachments: readonly Pick<Attachment, 'att
  * above the amount due plus 0.01 with messages containing "exceeds the invoice balance" / "already fully
  * paid", which the client maps to 'Invoice Data Out of Sync', 001 §8). Null when the payment is allowed.
  */
-export function checkPaymentAgainstBalance(amountPence: number, amountDuePence: number, currency = 'GBP'): string | null {
+export function checkPaymentAgainstBalance(
+  amountPence: number,
+  amountDuePence: number,
+  currency = 'GBP',
+): string | null {
   if (isBalanceFullyPaid(amountDuePence)) return 'Invoice is already fully paid';
   if (amountPence > amountDuePence + AMOUNT_TOLERANCE_PENCE) {
     return `Payment of ${formatMoney(amountPence, currency)} exceeds the invoice balance of ${formatMoney(amountDuePence, currency)}`;
@@ -465,7 +496,9 @@ export function checkPaymentAgainstBalance(amountPence: number, amountDuePence: 
 /** Whether a payment error message means the invoice data is out of sync (001 §8). */
 export function isOutOfSyncPaymentError(message: string | null | undefined): boolean {
   const text = (message ?? '').toLowerCase();
-  return ['already fully paid', 'exceeds the invoice balance', 'validation failed'].some((s) => text.includes(s));
+  return ['already fully paid', 'exceeds the invoice balance', 'validation failed'].some((s) =>
+    text.includes(s),
+  );
 }
 
 /**
@@ -473,15 +506,22 @@ export function isOutOfSyncPaymentError(message: string | null | undefined): boo
  * balance' or 'validation failed' give 'Invoice Data Out of Sync' and set the out-of-sync flag; anything
  * else gives 'Payment Failed'.
  */
-export function describePaymentError(message: string | null | undefined): UserMessage & { isOutOfSync: boolean } {
+export function describePaymentError(
+  message: string | null | undefined,
+): UserMessage & { isOutOfSync: boolean } {
   if (isOutOfSyncPaymentError(message)) {
     return {
       title: 'Invoice Data Out of Sync',
-      description: 'Payment validation failed. The invoice data may have changed. Try refreshing the invoice.',
+      description:
+        'Payment validation failed. The invoice data may have changed. Try refreshing the invoice.',
       isOutOfSync: true,
     };
   }
-  return { title: 'Payment Failed', description: 'Failed to process payments. Please try again.', isOutOfSync: false };
+  return {
+    title: 'Payment Failed',
+    description: 'Failed to process payments. Please try again.',
+    isOutOfSync: false,
+  };
 }
 
 /** Success toast (001 §4): 'Payments Processed Successfully' / 'Processed {n} payment(s) for invoice {number}'. */
@@ -576,5 +616,8 @@ export type PaymentUndoResult = z.infer<typeof paymentUndoResultSchema>;
 /** Undo toasts (beyond the spec). */
 export const UNDO_MESSAGES = {
   success: { title: 'Payment Undone', description: 'The payment was removed from Xero.' },
-  failure: { title: 'Undo Failed', description: 'The payment could not be removed. Check the invoice in Xero.' },
+  failure: {
+    title: 'Undo Failed',
+    description: 'The payment could not be removed. Check the invoice in Xero.',
+  },
 } as const satisfies Record<string, UserMessage>;

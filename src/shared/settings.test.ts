@@ -74,16 +74,29 @@ describe('connection defaults (000 §3)', () => {
       defaultStockJournalMarginRate: '1.4',
       defaultStockJournalPostingStatus: null,
     });
-    expect(defaults).toEqual({ ...createEmptyConnectionDefaults(), defaultSalesAccountId: 'acc-1', defaultStockJournalMarginRate: 1.4 });
+    expect(defaults).toEqual({
+      ...createEmptyConnectionDefaults(),
+      defaultSalesAccountId: 'acc-1',
+      defaultStockJournalMarginRate: 1.4,
+    });
     expect(toConnectionDefaults(null)).toEqual(createEmptyConnectionDefaults());
-    expect(toConnectionDefaults({ defaultStockJournalMarginRate: 'abc' }).defaultStockJournalMarginRate).toBe(1.35);
+    expect(toConnectionDefaults({ defaultStockJournalMarginRate: 'abc' }).defaultStockJournalMarginRate).toBe(
+      1.35,
+    );
     expect(connectionDefaultsSchema.parse(defaults)).toEqual(defaults);
   });
 
   it('are the defaults the normalised connection status carries (one mapping for both)', () => {
-    const raw = { connected: true, defaultSalesAccountId: 'acc-1', defaultVatRateId: null, defaultTaxStatus: 'No tax' as const, defaultStockJournalMarginRate: 2 };
+    const raw = {
+      connected: true,
+      defaultSalesAccountId: 'acc-1',
+      defaultVatRateId: null,
+      defaultTaxStatus: 'No tax' as const,
+      defaultStockJournalMarginRate: 2,
+    };
     const status = normalizeConnectionStatus(raw);
-    for (const [field, value] of Object.entries(toConnectionDefaults(raw))) expect(status).toHaveProperty(field, value);
+    for (const [field, value] of Object.entries(toConnectionDefaults(raw)))
+      expect(status).toHaveProperty(field, value);
     expect(normalizeConnectionStatus({ connected: false })).toMatchObject(createEmptyConnectionDefaults());
   });
 
@@ -167,7 +180,9 @@ describe('settings PATCH request', () => {
     expect(settingsUpdateRequestSchema.safeParse({ featurePayInvoices: true }).success).toBe(false);
     expect(settingsUpdateRequestSchema.safeParse({ defaultTaxStatus: 'VAT' }).success).toBe(false);
     expect(settingsUpdateRequestSchema.safeParse({ defaultStockJournalMarginRate: 0.5 }).success).toBe(false);
-    expect(settingsUpdateRequestSchema.safeParse({ defaultStockJournalPostingStatus: 'POSTED' }).success).toBe(false);
+    expect(
+      settingsUpdateRequestSchema.safeParse({ defaultStockJournalPostingStatus: 'POSTED' }).success,
+    ).toBe(false);
     expect(settingsUpdateRequestSchema.safeParse({ defaultCashAccountId: 5 }).success).toBe(false);
   });
 });

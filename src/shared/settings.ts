@@ -179,7 +179,10 @@ export const SETTING_REFERENCE_KINDS = {
 export type SettingReferenceKind = (typeof SETTING_REFERENCE_KINDS)[DefaultIdField];
 
 /** An organisation id as a request may name it (the settings screen of `/settings?org={id}`). */
-const organizationIdFieldSchema = z.union([idSchema('Invalid organization ID'), z.string().refine(isDbId, 'Invalid organization ID')]);
+const organizationIdFieldSchema = z.union([
+  idSchema('Invalid organization ID'),
+  z.string().refine(isDbId, 'Invalid organization ID'),
+]);
 
 /**
  * Body of `PATCH /api/xero/settings` (000 §7 "the default fields of section 3"): any subset of the
@@ -196,13 +199,17 @@ export const settingsUpdateRequestSchema = z
     defaultBillVatRateId: settingIdSchema,
     defaultBillAccountId: settingIdSchema,
     defaultContactId: settingIdSchema,
-    defaultTaxStatus: z.enum(TAX_STATUSES, { error: 'Tax status must be "Tax inclusive", "Tax exclusive" or "No tax"' }),
+    defaultTaxStatus: z.enum(TAX_STATUSES, {
+      error: 'Tax status must be "Tax inclusive", "Tax exclusive" or "No tax"',
+    }),
     defaultCisSubcontractorsGroupId: settingIdSchema,
     defaultStockJournalContactId: settingIdSchema,
     defaultStockJournalMarginRate: marginRateSchema,
     defaultStockJournalStockAccountId: settingIdSchema,
     defaultStockJournalCostAccountId: settingIdSchema,
-    defaultStockJournalPostingStatus: z.enum(POSTING_STATUSES, { error: 'Posting status must be "draft" or "posted"' }),
+    defaultStockJournalPostingStatus: z.enum(POSTING_STATUSES, {
+      error: 'Posting status must be "draft" or "posted"',
+    }),
   })
   .partial()
   .strict();
@@ -264,7 +271,9 @@ export function getAccountIdPreview(id: string | null | undefined): string {
 }
 
 /** The settings PATCH answer: the organisation's defaults after the change (000 §3 shapes). */
-export const settingsUpdateResponseSchema = connectionDefaultsSchema.extend({ organizationId: z.number().int() });
+export const settingsUpdateResponseSchema = connectionDefaultsSchema.extend({
+  organizationId: z.number().int(),
+});
 export type SettingsUpdateResponse = z.infer<typeof settingsUpdateResponseSchema>;
 
 /** Reference lists (000 §3 "Additional reference lists … id and name; VAT rates also carry a rate"). */

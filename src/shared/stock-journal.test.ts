@@ -42,8 +42,22 @@ import {
   validateJournalPosting,
 } from './stock-journal';
 
-function line(date: string, gross: number, vat: number, net: number, extra: Partial<SalesLineInput> = {}): SalesLineInput {
-  return { customerName: 'Shop', invoiceNumber: `INV-${date}`, date, grossAmount: gross, vatAmount: vat, netAmount: net, ...extra };
+function line(
+  date: string,
+  gross: number,
+  vat: number,
+  net: number,
+  extra: Partial<SalesLineInput> = {},
+): SalesLineInput {
+  return {
+    customerName: 'Shop',
+    invoiceNumber: `INV-${date}`,
+    date,
+    grossAmount: gross,
+    vatAmount: vat,
+    netAmount: net,
+    ...extra,
+  };
 }
 
 describe('weekly grouping (001 §2, §3)', () => {
@@ -89,9 +103,15 @@ describe('weekly grouping (001 §2, §3)', () => {
   it('keeps only the line DTO fields', () => {
     const row = { ...line('2025-11-05', 1, 0, 1), organisationId: 7, secret: 'x' };
     const invoice = groupSalesByWeek([row])[0]!.days[0]!.invoices[0]!;
-    expect(Object.keys(invoice).sort()).toEqual(
-      ['customerName', 'date', 'formattedDate', 'grossAmount', 'invoiceNumber', 'netAmount', 'vatAmount'],
-    );
+    expect(Object.keys(invoice).sort()).toEqual([
+      'customerName',
+      'date',
+      'formattedDate',
+      'grossAmount',
+      'invoiceNumber',
+      'netAmount',
+      'vatAmount',
+    ]);
   });
 
   it('returns no periods for no lines', () => {
@@ -101,17 +121,25 @@ describe('weekly grouping (001 §2, §3)', () => {
   it('preserves the sum and puts each line in its own week', () => {
     const lineArb = fc.record({
       date: fc
-        .date({ min: new Date('2024-01-01T00:00:00Z'), max: new Date('2026-12-31T00:00:00Z'), noInvalidDate: true })
+        .date({
+          min: new Date('2024-01-01T00:00:00Z'),
+          max: new Date('2026-12-31T00:00:00Z'),
+          noInvalidDate: true,
+        })
         .map((d) => d.toISOString().slice(0, 10)),
       net: fc.integer({ min: -100000, max: 10000000 }),
       vat: fc.integer({ min: 0, max: 2000000 }),
     });
     fc.assert(
       fc.property(fc.array(lineArb, { maxLength: 60 }), (raw) => {
-        const lines = raw.map((r) => line(r.date, fromPence(r.net + r.vat), fromPence(r.vat), fromPence(r.net)));
+        const lines = raw.map((r) =>
+          line(r.date, fromPence(r.net + r.vat), fromPence(r.vat), fromPence(r.net)),
+        );
         const periods = groupSalesByWeek(lines);
         expect(sumPence(periods.map((p) => toPence(p.netTotal)))).toBe(sumPence(raw.map((r) => r.net)));
-        expect(sumPence(periods.map((p) => toPence(p.grossTotal)))).toBe(sumPence(raw.map((r) => r.net + r.vat)));
+        expect(sumPence(periods.map((p) => toPence(p.grossTotal)))).toBe(
+          sumPence(raw.map((r) => r.net + r.vat)),
+        );
         expect(periods.reduce((n, p) => n + p.invoiceCount, 0)).toBe(lines.length);
         for (const p of periods) {
           expect(getIsoWeekday(p.weekStart)).toBe(1);
@@ -122,7 +150,8 @@ describe('weekly grouping (001 §2, §3)', () => {
           expect(sumPence(parts.map((s) => toPence(s.netTotal)))).toBe(toPence(p.netTotal));
           expect(parts.reduce((n, s) => n + s.invoiceCount, 0)).toBe(p.invoiceCount);
         }
-        for (let i = 1; i < periods.length; i++) expect(periods[i - 1]!.weekStart < periods[i]!.weekStart).toBe(true);
+        for (let i = 1; i < periods.length; i++)
+          expect(periods[i - 1]!.weekStart < periods[i]!.weekStart).toBe(true);
       }),
     );
   });
@@ -130,10 +159,16 @@ describe('weekly grouping (001 §2, §3)', () => {
 
 describe('split periods (001 §2)', () => {
   it('splits a week spanning two months at the month end', () => {
-    const [period] = groupSalesByWeek([line('2025-10-28', 12, 2, 10), line('2025-11-01', 24, 4, 20), line('2025-11-02', 6, 1, 5)]);
+    const [period] = groupSalesByWeek([
+      line('2025-10-28', 12, 2, 10),
+      line('2025-11-01', 24, 4, 20),
+      line('2025-11-02', 6, 1, 5),
+    ]);
     expect(isSplitPeriod(period!)).toBe(true);
     const parts = splitSalesPeriod(period!);
-    expect(parts.map((p) => [p.periodStart, p.periodEnd, p.key, p.netTotal, p.invoiceCount, p.isSubPeriod])).toEqual([
+    expect(
+      parts.map((p) => [p.periodStart, p.periodEnd, p.key, p.netTotal, p.invoiceCount, p.isSubPeriod]),
+    ).toEqual([
       ['2025-10-27', '2025-10-31', '2025-10-27_2025-10-31', 10, 1, true],
       ['2025-11-01', '2025-11-02', '2025-11-01_2025-11-02', 25, 2, true],
     ]);
@@ -153,13 +188,21 @@ describe('split periods (001 §2)', () => {
     const [period] = groupSalesByWeek([line('2025-11-05', 1, 0, 1)]);
     const parts = splitSalesPeriod(period!);
     expect(parts).toHaveLength(1);
-    expect(parts[0]).toMatchObject({ periodStart: '2025-11-03', periodEnd: '2025-11-09', isSubPeriod: false, key: '2025-11-03_2025-11-09' });
+    expect(parts[0]).toMatchObject({
+      periodStart: '2025-11-03',
+      periodEnd: '2025-11-09',
+      isSubPeriod: false,
+      key: '2025-11-03_2025-11-09',
+    });
   });
 
   it('splits a week ending on the last day of February (leap year)', () => {
     const [period] = groupSalesByWeek([line('2024-02-27', 1, 0, 1)]);
     expect(period).toMatchObject({ weekStart: '2024-02-26', weekEnd: '2024-03-03' });
-    expect(splitSalesPeriod(period!).map((p) => p.key)).toEqual(['2024-02-26_2024-02-29', '2024-03-01_2024-03-03']);
+    expect(splitSalesPeriod(period!).map((p) => p.key)).toEqual([
+      '2024-02-26_2024-02-29',
+      '2024-03-01_2024-03-03',
+    ]);
   });
 });
 
@@ -171,27 +214,65 @@ describe('wire schemas (001 §3, §7)', () => {
       formattedRange: '3 Nov 2025 - 9 Nov 2025',
       days: [
         { date: '2025-11-03', grossTotal: 0.1, netTotal: 0.1, invoiceCount: 1 },
-        { date: '2025-11-04', grossTotal: 0.2, vatTotal: null, netTotal: 0.2, invoiceCount: 1, invoices: null },
+        {
+          date: '2025-11-04',
+          grossTotal: 0.2,
+          vatTotal: null,
+          netTotal: 0.2,
+          invoiceCount: 1,
+          invoices: null,
+        },
         { date: '2025-11-05' },
       ],
     });
     expect(period).toMatchObject({ grossTotal: 0.3, vatTotal: 0, netTotal: 0.3, invoiceCount: 2 });
-    expect(period.days[2]).toEqual({ date: '2025-11-05', grossTotal: 0, vatTotal: 0, netTotal: 0, invoiceCount: 0, invoices: [] });
-    const sparse = salesPeriodLenientSchema.parse({ weekStart: '2025-11-03', weekEnd: '2025-11-09', netTotal: 5 });
-    expect(sparse).toEqual({ weekStart: '2025-11-03', weekEnd: '2025-11-09', formattedRange: '3 Nov 2025 - 9 Nov 2025', grossTotal: 0, vatTotal: 0, netTotal: 5, invoiceCount: 0, days: [] });
+    expect(period.days[2]).toEqual({
+      date: '2025-11-05',
+      grossTotal: 0,
+      vatTotal: 0,
+      netTotal: 0,
+      invoiceCount: 0,
+      invoices: [],
+    });
+    const sparse = salesPeriodLenientSchema.parse({
+      weekStart: '2025-11-03',
+      weekEnd: '2025-11-09',
+      netTotal: 5,
+    });
+    expect(sparse).toEqual({
+      weekStart: '2025-11-03',
+      weekEnd: '2025-11-09',
+      formattedRange: '3 Nov 2025 - 9 Nov 2025',
+      grossTotal: 0,
+      vatTotal: 0,
+      netTotal: 5,
+      invoiceCount: 0,
+      days: [],
+    });
     expect(salesPeriodSchema.parse(sparse)).toEqual(sparse);
-    expect(salesResponseLenientSchema.parse([{ weekStart: '2025-11-03', weekEnd: '2025-11-09' }])).toHaveLength(1);
+    expect(
+      salesResponseLenientSchema.parse([{ weekStart: '2025-11-03', weekEnd: '2025-11-09' }]),
+    ).toHaveLength(1);
   });
 
   it('requires complete periods from the server', () => {
     const grouped = groupSalesByWeek([line('2025-11-05', 1.2, 0.2, 1)]);
     expect(salesResponseSchema.parse(grouped)).toEqual(grouped);
-    expect(salesPeriodSchema.safeParse({ weekStart: '2025-11-03', weekEnd: '2025-11-09', formattedRange: '', days: [] }).success).toBe(false);
+    expect(
+      salesPeriodSchema.safeParse({
+        weekStart: '2025-11-03',
+        weekEnd: '2025-11-09',
+        formattedRange: '',
+        days: [],
+      }).success,
+    ).toBe(false);
   });
 
   it('validates the sales query', () => {
     expect(salesQuerySchema.safeParse({ fromDate: '2025-11-01', toDate: '2025-11-30' }).success).toBe(true);
-    expect(salesQuerySchema.safeParse({ customerId: 'c1', fromDate: '2025-11-01', toDate: '2025-11-01' }).success).toBe(true);
+    expect(
+      salesQuerySchema.safeParse({ customerId: 'c1', fromDate: '2025-11-01', toDate: '2025-11-01' }).success,
+    ).toBe(true);
     expect(salesQuerySchema.safeParse({ fromDate: '2025-11-30', toDate: '2025-11-01' }).success).toBe(false);
     expect(salesQuerySchema.safeParse({ fromDate: '2020-01-01', toDate: '2025-01-01' }).success).toBe(false);
     expect(salesQuerySchema.safeParse({ fromDate: 'x', toDate: '2025-01-01' }).success).toBe(false);
@@ -199,7 +280,13 @@ describe('wire schemas (001 §3, §7)', () => {
 
   it('validates the journal payload', () => {
     const period = { periodStart: '2025-11-03', periodEnd: '2025-11-09', netTotal: 1350 };
-    const body = buildJournalCreateRequest({ period, contactId: 'c', stockAccountId: 's', costAccountId: 'k', marginRate: 1.35 });
+    const body = buildJournalCreateRequest({
+      period,
+      contactId: 'c',
+      stockAccountId: 's',
+      costAccountId: 'k',
+      marginRate: 1.35,
+    });
     expect(body).toEqual({
       periodStart: '2025-11-03',
       periodEnd: '2025-11-09',
@@ -237,36 +324,63 @@ describe('journal amount (001 §9: net / margin rate, 2 decimals)', () => {
 
   it('never drifts from the exact quotient by more than half a penny', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 99999999 }), fc.integer({ min: 100, max: 500 }), (net, rateHundredths) => {
-        const amount = getJournalAmountPence(net, rateHundredths / 100)!;
-        // |amount − net·100/rate| ≤ ½  ⇔  |2·amount·rate − 2·net·100| ≤ rate (all integers)
-        expect(Math.abs(2 * amount * rateHundredths - 2 * net * 100)).toBeLessThanOrEqual(rateHundredths);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 99999999 }),
+        fc.integer({ min: 100, max: 500 }),
+        (net, rateHundredths) => {
+          const amount = getJournalAmountPence(net, rateHundredths / 100)!;
+          // |amount − net·100/rate| ≤ ½  ⇔  |2·amount·rate − 2·net·100| ≤ rate (all integers)
+          expect(Math.abs(2 * amount * rateHundredths - 2 * net * 100)).toBeLessThanOrEqual(rateHundredths);
+        },
+      ),
     );
   });
 });
 
 describe('texts (001 §2, §3)', () => {
   it('writes the reference exactly', () => {
-    expect(getStockJournalReference('2025-10-27', '2025-10-31')).toBe('Stock Transfer Journal - 27 Oct 2025 to 31 Oct 2025');
-    expect(getStockJournalReference('2026-01-01', '2026-01-04')).toBe('Stock Transfer Journal - 1 Jan 2026 to 4 Jan 2026');
+    expect(getStockJournalReference('2025-10-27', '2025-10-31')).toBe(
+      'Stock Transfer Journal - 27 Oct 2025 to 31 Oct 2025',
+    );
+    expect(getStockJournalReference('2026-01-01', '2026-01-04')).toBe(
+      'Stock Transfer Journal - 1 Jan 2026 to 4 Jan 2026',
+    );
   });
 
   it('uses the display fallbacks', () => {
     expect(formatInvoiceCount(1)).toBe('1 invoice(s)');
-    expect(getInvoiceLineDisplay({ customerName: null, invoiceNumber: '' }, 2)).toEqual({ customerName: 'Daily Sales', invoiceNumber: 'INV-3' });
-    expect(getInvoiceLineDisplay({ customerName: 'Shop', invoiceNumber: 'INV-0042' }, 0)).toEqual({ customerName: 'Shop', invoiceNumber: 'INV-0042' });
-    expect(sortInvoiceLines([{ date: '2025-11-05' }, { date: '2025-11-03' }]).map((l) => l.date)).toEqual(['2025-11-03', '2025-11-05']);
+    expect(getInvoiceLineDisplay({ customerName: null, invoiceNumber: '' }, 2)).toEqual({
+      customerName: 'Daily Sales',
+      invoiceNumber: 'INV-3',
+    });
+    expect(getInvoiceLineDisplay({ customerName: 'Shop', invoiceNumber: 'INV-0042' }, 0)).toEqual({
+      customerName: 'Shop',
+      invoiceNumber: 'INV-0042',
+    });
+    expect(sortInvoiceLines([{ date: '2025-11-05' }, { date: '2025-11-03' }]).map((l) => l.date)).toEqual([
+      '2025-11-03',
+      '2025-11-05',
+    ]);
   });
 
   it('defaults the journal date to the last day', () => {
-    expect(getDefaultJournalDate({ periodEnd: '2025-11-09', days: [{ date: '2025-11-03' }, { date: '2025-11-07' }] })).toBe('2025-11-07');
+    expect(
+      getDefaultJournalDate({
+        periodEnd: '2025-11-09',
+        days: [{ date: '2025-11-03' }, { date: '2025-11-07' }],
+      }),
+    ).toBe('2025-11-07');
     expect(getDefaultJournalDate({ periodEnd: '2025-11-09', days: [] })).toBe('2025-11-09');
   });
 });
 
 describe('status rules (001 §4)', () => {
-  const entry = (start: string, end: string, status: string | null, journalId: string | null = 'j'): StockJournalEntry => ({
+  const entry = (
+    start: string,
+    end: string,
+    status: string | null,
+    journalId: string | null = 'j',
+  ): StockJournalEntry => ({
     periodStart: start,
     periodEnd: end,
     journalId,
@@ -280,7 +394,9 @@ describe('status rules (001 §4)', () => {
     expect(getJournalStatus(entry('a', 'b', 'none', null))).toBe('none');
     expect(getJournalStatus(entry('a', 'b', null, 'j'))).toBe('unclear');
     expect(getJournalStatus(entry('a', 'b', 'pending'))).toBe('unclear');
-    expect(getJournalStatus({ periodStart: 'a', periodEnd: 'b', xeroJournalId: 'x', status: 'VOIDED' })).toBe('unclear');
+    expect(getJournalStatus({ periodStart: 'a', periodEnd: 'b', xeroJournalId: 'x', status: 'VOIDED' })).toBe(
+      'unclear',
+    );
     expect(getJournalStatusBadge('none')).toEqual({ label: 'Unposted', tone: 'neutral' });
     expect(getJournalStatusBadge('draft')).toEqual({ label: 'Draft', tone: 'amber' });
     expect(getJournalStatusBadge('posted')).toEqual({ label: 'Posted', tone: 'green' });
@@ -309,11 +425,21 @@ describe('status rules (001 §4)', () => {
   });
 
   it('labels the post button', () => {
-    expect(getPostButtonLabel({ isPosting: false, entry: undefined, isSubPeriod: false })).toBe('Post Journal to Xero');
-    expect(getPostButtonLabel({ isPosting: false, entry: undefined, isSubPeriod: true })).toBe('Post Journal to Xero (range)');
-    expect(getPostButtonLabel({ isPosting: true, entry: undefined, isSubPeriod: false })).toBe('Posting Journal to Xero...');
-    expect(getPostButtonLabel({ isPosting: false, entry: entry('a', 'b', 'posted'), isSubPeriod: false })).toBe('Journal Posted');
-    expect(getPostButtonLabel({ isPosting: false, entry: entry('a', 'b', 'draft'), isSubPeriod: false })).toBe('Draft Journal Created');
+    expect(getPostButtonLabel({ isPosting: false, entry: undefined, isSubPeriod: false })).toBe(
+      'Post Journal to Xero',
+    );
+    expect(getPostButtonLabel({ isPosting: false, entry: undefined, isSubPeriod: true })).toBe(
+      'Post Journal to Xero (range)',
+    );
+    expect(getPostButtonLabel({ isPosting: true, entry: undefined, isSubPeriod: false })).toBe(
+      'Posting Journal to Xero...',
+    );
+    expect(
+      getPostButtonLabel({ isPosting: false, entry: entry('a', 'b', 'posted'), isSubPeriod: false }),
+    ).toBe('Journal Posted');
+    expect(
+      getPostButtonLabel({ isPosting: false, entry: entry('a', 'b', 'draft'), isSubPeriod: false }),
+    ).toBe('Draft Journal Created');
   });
 
   it('filters by journal status', () => {
@@ -339,7 +465,9 @@ describe('status rules (001 §4)', () => {
 
   it('links to the view page when posted, else the edit page', () => {
     expect(getJournalXeroUrl('j 1', 'posted')).toBe('https://go.xero.com/Journal/View.aspx?invoiceID=j%201');
-    expect(getJournalXeroUrl('j1', 'draft', 'http://127.0.0.1:4000/')).toBe('http://127.0.0.1:4000/Journal/Edit.aspx?invoiceID=j1');
+    expect(getJournalXeroUrl('j1', 'draft', 'http://127.0.0.1:4000/')).toBe(
+      'http://127.0.0.1:4000/Journal/Edit.aspx?invoiceID=j1',
+    );
   });
 });
 
@@ -352,12 +480,18 @@ describe('posting checks in order (001 §5)', () => {
       description: "Please select a specific customer in the settings page under 'Stock Journal Settings'.",
     });
     expect(validateJournalPosting({ ...ok, customerId: '' })?.title).toBe('Customer Required');
-    const config = { title: 'Configuration Required', description: 'Please complete the stock journal settings first.' };
+    const config = {
+      title: 'Configuration Required',
+      description: 'Please complete the stock journal settings first.',
+    };
     expect(validateJournalPosting({ ...ok, stockAccountId: '', marginRate: -1 })).toEqual(config);
     expect(validateJournalPosting({ ...ok, costAccountId: null })).toEqual(config);
     expect(validateJournalPosting({ ...ok, marginRate: null })).toEqual(config);
     expect(validateJournalPosting({ ...ok, marginRate: '' })).toEqual(config);
-    const rate = { title: 'Invalid Margin Rate', description: 'Margin rate must be a positive number greater than zero.' };
+    const rate = {
+      title: 'Invalid Margin Rate',
+      description: 'Margin rate must be a positive number greater than zero.',
+    };
     expect(validateJournalPosting({ ...ok, marginRate: 0, netTotal: 0 })).toEqual(rate);
     expect(validateJournalPosting({ ...ok, marginRate: 'abc' })).toEqual(rate);
     expect(validateJournalPosting({ ...ok, netTotal: 0 })).toEqual({
@@ -381,15 +515,26 @@ describe('posting checks in order (001 §5)', () => {
 describe('messages (001 §8)', () => {
   it('maps errors by status', () => {
     expect(describeJournalError(409).title).toBe('Journal Already Exists');
-    expect(describeJournalError(400, 'Contact not found').description).toBe('Invalid customer selection. Please select a valid customer in settings.');
-    expect(describeJournalError(400, 'Account is archived').description).toBe('Invalid account selection. Please verify stock and cost accounts in settings.');
-    expect(describeJournalError(400, 'Margin must be positive').description).toBe('Invalid margin rate. Please provide a positive margin rate in settings.');
-    expect(describeJournalError(400, 'Bad date').description).toBe('Invalid date range. Please check the selected period dates.');
+    expect(describeJournalError(400, 'Contact not found').description).toBe(
+      'Invalid customer selection. Please select a valid customer in settings.',
+    );
+    expect(describeJournalError(400, 'Account is archived').description).toBe(
+      'Invalid account selection. Please verify stock and cost accounts in settings.',
+    );
+    expect(describeJournalError(400, 'Margin must be positive').description).toBe(
+      'Invalid margin rate. Please provide a positive margin rate in settings.',
+    );
+    expect(describeJournalError(400, 'Bad date').description).toBe(
+      'Invalid date range. Please check the selected period dates.',
+    );
     // Issue 17 item 15: the server's precise date message is shown, not replaced.
     expect(describeJournalError(400, 'Journal date must be within the period').description).toBe(
       'Journal date must be within the period',
     );
-    expect(describeJournalError(400, 'Something odd')).toEqual({ title: 'Invalid Journal Data', description: 'Something odd' });
+    expect(describeJournalError(400, 'Something odd')).toEqual({
+      title: 'Invalid Journal Data',
+      description: 'Something odd',
+    });
     expect(describeJournalError(400).description).toBe('Please check your input values and try again.');
     const auth = describeJournalError(403);
     expect(auth.title).toBe('Authentication Error');
@@ -406,22 +551,38 @@ describe('messages (001 §8)', () => {
       title: 'Journal Created Successfully!',
       description: 'Draft journal for 3 Nov 2025 - 9 Nov 2025 has been created in Xero.',
     });
-    expect(describeJournalCreated('2025-11-03', '2025-11-09', 'j1', 'draft').description).toBe('Draft journal for 3 Nov 2025 - 9 Nov 2025 has been created in Xero.');
+    expect(describeJournalCreated('2025-11-03', '2025-11-09', 'j1', 'draft').description).toBe(
+      'Draft journal for 3 Nov 2025 - 9 Nov 2025 has been created in Xero.',
+    );
     // Issue 17 item 4: an organisation that posts journals as POSTED is told it was posted, not "Draft journal".
     expect(describeJournalCreated('2025-11-03', '2025-11-09', 'j1', 'posted')).toEqual({
       title: 'Journal Posted Successfully!',
       description: 'Journal for 3 Nov 2025 - 9 Nov 2025 has been posted in Xero.',
     });
-    expect(describeJournalCreated('2025-11-03', '2025-11-09', null).title).toBe('Journal Created - Please Verify');
-    expect(describeSyncResult(3)).toEqual({ title: 'Status Updated', description: 'Updated 3 journal(s) with current status from Xero.' });
-    expect(describeSyncResult(0)).toEqual({ title: 'Status Check Complete', description: 'All journals are already up to date.' });
+    expect(describeJournalCreated('2025-11-03', '2025-11-09', null).title).toBe(
+      'Journal Created - Please Verify',
+    );
+    expect(describeSyncResult(3)).toEqual({
+      title: 'Status Updated',
+      description: 'Updated 3 journal(s) with current status from Xero.',
+    });
+    expect(describeSyncResult(0)).toEqual({
+      title: 'Status Check Complete',
+      description: 'All journals are already up to date.',
+    });
   });
 });
 
 describe('periods, references and server messages', () => {
   it('widens a sales range to whole Monday–Sunday weeks', () => {
-    expect(getWeeklySalesRange('2025-11-01', '2025-11-30')).toEqual({ fromDate: '2025-10-27', toDate: '2025-11-30' });
-    expect(getWeeklySalesRange('2025-11-03', '2025-11-09')).toEqual({ fromDate: '2025-11-03', toDate: '2025-11-09' });
+    expect(getWeeklySalesRange('2025-11-01', '2025-11-30')).toEqual({
+      fromDate: '2025-10-27',
+      toDate: '2025-11-30',
+    });
+    expect(getWeeklySalesRange('2025-11-03', '2025-11-09')).toEqual({
+      fromDate: '2025-11-03',
+      toDate: '2025-11-09',
+    });
   });
 
   it('knows a journal period: a week inside one month, or one side of a week split at a month end', () => {
@@ -434,7 +595,10 @@ describe('periods, references and server messages', () => {
     expect(isJournalPeriod('2025-11-09', '2025-11-03')).toBe(false);
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 3000 }), (offset) => {
-        const monday = getWeeklySalesRange(addDays('2020-01-06', offset * 7), addDays('2020-01-06', offset * 7)).fromDate;
+        const monday = getWeeklySalesRange(
+          addDays('2020-01-06', offset * 7),
+          addDays('2020-01-06', offset * 7),
+        ).fromDate;
         const week = groupSalesByWeek([line(monday, 1, 0, 1)])[0];
         if (!week) return false;
         return splitSalesPeriod(week).every((p) => isJournalPeriod(p.periodStart, p.periodEnd));
@@ -443,8 +607,14 @@ describe('periods, references and server messages', () => {
   });
 
   it('reads the period back from a narration, in the spec format or with ISO dates', () => {
-    expect(parseStockJournalReference(getStockJournalReference('2025-11-03', '2025-11-09'))).toEqual({ periodStart: '2025-11-03', periodEnd: '2025-11-09' });
-    expect(parseStockJournalReference('Stock Transfer Journal - 2025-10-27 to 2025-10-31')).toEqual({ periodStart: '2025-10-27', periodEnd: '2025-10-31' });
+    expect(parseStockJournalReference(getStockJournalReference('2025-11-03', '2025-11-09'))).toEqual({
+      periodStart: '2025-11-03',
+      periodEnd: '2025-11-09',
+    });
+    expect(parseStockJournalReference('Stock Transfer Journal - 2025-10-27 to 2025-10-31')).toEqual({
+      periodStart: '2025-10-27',
+      periodEnd: '2025-10-31',
+    });
     expect(parseStockJournalReference('Stock Transfer Journal - 3 Nov 2025 to 30 Nov 2025')).toBeNull();
     expect(parseStockJournalReference('Stock Transfer Journal - 31 Feb 2025 to 2 Mar 2025')).toBeNull();
     expect(parseStockJournalReference('Wages journal')).toBeNull();
@@ -469,11 +639,21 @@ describe('periods, references and server messages', () => {
 
   it("words each server refusal so the client's 400 mapping picks the right text", () => {
     const described = (message: string) => describeJournalError(400, message).description;
-    expect(described(JOURNAL_SERVER_MESSAGES.sameAccounts)).toBe('Invalid account selection. Please verify stock and cost accounts in settings.');
-    expect(described(JOURNAL_SERVER_MESSAGES.unknownCustomer)).toBe('Invalid customer selection. Please select a valid customer in settings.');
-    expect(described(JOURNAL_SERVER_MESSAGES.badPeriod)).toBe('Invalid date range. Please check the selected period dates.');
-    expect(described(JOURNAL_SERVER_MESSAGES.zeroAmount)).toBe('Invalid margin rate. Please provide a positive margin rate in settings.');
+    expect(described(JOURNAL_SERVER_MESSAGES.sameAccounts)).toBe(
+      'Invalid account selection. Please verify stock and cost accounts in settings.',
+    );
+    expect(described(JOURNAL_SERVER_MESSAGES.unknownCustomer)).toBe(
+      'Invalid customer selection. Please select a valid customer in settings.',
+    );
+    expect(described(JOURNAL_SERVER_MESSAGES.badPeriod)).toBe(
+      'Invalid date range. Please check the selected period dates.',
+    );
+    expect(described(JOURNAL_SERVER_MESSAGES.zeroAmount)).toBe(
+      'Invalid margin rate. Please provide a positive margin rate in settings.',
+    );
     expect(described(JOURNAL_SERVER_MESSAGES.salesChanged)).toBe(JOURNAL_SERVER_MESSAGES.salesChanged);
-    expect(describeJournalError(409, JOURNAL_SERVER_MESSAGES.alreadyExists).description).toBe(JOURNAL_SERVER_MESSAGES.alreadyExists);
+    expect(describeJournalError(409, JOURNAL_SERVER_MESSAGES.alreadyExists).description).toBe(
+      JOURNAL_SERVER_MESSAGES.alreadyExists,
+    );
   });
 });

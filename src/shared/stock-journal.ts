@@ -22,7 +22,15 @@ import {
   isSameMonth,
   splitRangeByMonth,
 } from './dates';
-import { formatMoney, fromPence, moneyAmountSchema, positiveMoneySchema, roundHalfUp, roundPoundsToPence, sumPence } from './money';
+import {
+  formatMoney,
+  fromPence,
+  moneyAmountSchema,
+  positiveMoneySchema,
+  roundHalfUp,
+  roundPoundsToPence,
+  sumPence,
+} from './money';
 
 /** A user-facing message: title and description, the spec's exact texts. */
 export interface UserMessage {
@@ -72,8 +80,16 @@ export const salesDayLenientSchema = z.object({
   grossTotal: moneyAmountSchema.nullish().transform((v) => v ?? 0),
   vatTotal: moneyAmountSchema.nullish().transform((v) => v ?? 0),
   netTotal: moneyAmountSchema.nullish().transform((v) => v ?? 0),
-  invoiceCount: z.number().int().min(0).nullish().transform((v) => v ?? 0),
-  invoices: z.array(salesInvoiceLineSchema).nullish().transform((v) => v ?? []),
+  invoiceCount: z
+    .number()
+    .int()
+    .min(0)
+    .nullish()
+    .transform((v) => v ?? 0),
+  invoices: z
+    .array(salesInvoiceLineSchema)
+    .nullish()
+    .transform((v) => v ?? []),
 });
 
 /** Totals of a period or day, in pounds. */
@@ -124,7 +140,10 @@ export const salesPeriodLenientSchema = z
     vatTotal: moneyAmountSchema.nullish(),
     netTotal: moneyAmountSchema.nullish(),
     invoiceCount: z.number().int().min(0).nullish(),
-    days: z.array(salesDayLenientSchema).nullish().transform((v) => v ?? []),
+    days: z
+      .array(salesDayLenientSchema)
+      .nullish()
+      .transform((v) => v ?? []),
   })
   .transform((period): SalesPeriod => {
     const summed = sumSalesDays(period.days);
@@ -235,10 +254,15 @@ export const journalCreateRequestSchema = z
       (body.journalDate >= body.periodStart && body.journalDate <= body.periodEnd),
     { message: 'Journal date must be within the period', path: ['journalDate'] },
   )
-  .refine((body) => !isValidRange({ fromDate: body.periodStart, toDate: body.periodEnd }) || body.periodStart <= body.periodEnd, {
-    message: 'Invalid date range',
-    path: ['periodEnd'],
-  })
+  .refine(
+    (body) =>
+      !isValidRange({ fromDate: body.periodStart, toDate: body.periodEnd }) ||
+      body.periodStart <= body.periodEnd,
+    {
+      message: 'Invalid date range',
+      path: ['periodEnd'],
+    },
+  )
   .refine(
     (body) =>
       !isValidRange({ fromDate: body.periodStart, toDate: body.periodEnd }) ||
@@ -269,7 +293,9 @@ export function getStockJournalKey(periodStart: string, periodEnd: string): stri
 }
 
 /** Index entries by their key (001 §3). */
-export function indexStockJournalEntries(entries: readonly StockJournalEntry[]): Map<string, StockJournalEntry> {
+export function indexStockJournalEntries(
+  entries: readonly StockJournalEntry[],
+): Map<string, StockJournalEntry> {
   return new Map(entries.map((e) => [getStockJournalKey(e.periodStart, e.periodEnd), e]));
 }
 
@@ -331,7 +357,13 @@ export function groupSalesByWeek(lines: readonly SalesLineInput[]): SalesPeriod[
           invoices,
         }));
       const weekEnd = getWeekEnd(weekStart);
-      return { weekStart, weekEnd, formattedRange: formatPeriodRange(weekStart, weekEnd), ...sumSalesDays(days), days };
+      return {
+        weekStart,
+        weekEnd,
+        formattedRange: formatPeriodRange(weekStart, weekEnd),
+        ...sumSalesDays(days),
+        days,
+      };
     });
 }
 
@@ -422,7 +454,20 @@ export function getStockJournalReference(periodStart: string, periodEnd: string)
   return `Stock Transfer Journal - ${formatDateShort(periodStart)} to ${formatDateShort(periodEnd)}`;
 }
 
-const MONTH_NUMBERS: Record<string, number> = { jan: 1, feb: 2, mar: 3, apr: 4, may: 5, jun: 6, jul: 7, aug: 8, sep: 9, oct: 10, nov: 11, dec: 12 };
+const MONTH_NUMBERS: Record<string, number> = {
+  jan: 1,
+  feb: 2,
+  mar: 3,
+  apr: 4,
+  may: 5,
+  jun: 6,
+  jul: 7,
+  aug: 8,
+  sep: 9,
+  oct: 10,
+  nov: 11,
+  dec: 12,
+};
 
 function parseReferenceDate(text: string): string | null {
   const trimmed = text.trim();
@@ -439,12 +484,15 @@ function parseReferenceDate(text: string): string | null {
  * dates (as journals posted before Ledgerlink may carry). Null for any other narration, or a range that
  * runs backwards or is longer than a week.
  */
-export function parseStockJournalReference(narration: string | null | undefined): { periodStart: string; periodEnd: string } | null {
+export function parseStockJournalReference(
+  narration: string | null | undefined,
+): { periodStart: string; periodEnd: string } | null {
   const match = /^Stock Transfer Journal - (.+) to (.+)$/.exec((narration ?? '').trim());
   if (!match) return null;
   const periodStart = parseReferenceDate(match[1]!);
   const periodEnd = parseReferenceDate(match[2]!);
-  if (!periodStart || !periodEnd || periodStart > periodEnd || getDaysBetween(periodStart, periodEnd) >= 7) return null;
+  if (!periodStart || !periodEnd || periodStart > periodEnd || getDaysBetween(periodStart, periodEnd) >= 7)
+    return null;
   return { periodStart, periodEnd };
 }
 
@@ -454,14 +502,18 @@ export function parseStockJournalReference(narration: string | null | undefined)
  */
 export function isJournalPeriod(periodStart: string, periodEnd: string): boolean {
   if (!isIsoDate(periodStart) || !isIsoDate(periodEnd) || periodStart > periodEnd) return false;
-  if (getWeekStart(periodStart) !== getWeekStart(periodEnd) || !isSameMonth(periodStart, periodEnd)) return false;
+  if (getWeekStart(periodStart) !== getWeekStart(periodEnd) || !isSameMonth(periodStart, periodEnd))
+    return false;
   const startsRight = getWeekStart(periodStart) === periodStart || periodStart.endsWith('-01');
   const endsRight = getWeekEnd(periodEnd) === periodEnd || getMonthEnd(periodEnd) === periodEnd;
   return startsRight && endsRight;
 }
 
 /** Journal Date default (001 §2 "defaulting to the last day's date"): the last day with sales, else the period end. */
-export function getDefaultJournalDate(period: { periodEnd: string; days: readonly Pick<SalesDay, 'date'>[] }): string {
+export function getDefaultJournalDate(period: {
+  periodEnd: string;
+  days: readonly Pick<SalesDay, 'date'>[];
+}): string {
   const dates = period.days.map((d) => d.date).sort(compareIsoDates);
   return dates[dates.length - 1] ?? period.periodEnd;
 }
@@ -487,7 +539,10 @@ export function getJournalStatus(entry: StockJournalEntry | null | undefined): J
 }
 
 /** Badge of a journal status (001 §4): 'Unposted', amber 'Draft', green 'Posted', red 'Unclear'. */
-export function getJournalStatusBadge(status: JournalStatus): { label: 'Unposted' | 'Draft' | 'Posted' | 'Unclear'; tone: 'neutral' | 'amber' | 'green' | 'red' } {
+export function getJournalStatusBadge(status: JournalStatus): {
+  label: 'Unposted' | 'Draft' | 'Posted' | 'Unclear';
+  tone: 'neutral' | 'amber' | 'green' | 'red';
+} {
   switch (status) {
     case 'none':
       return { label: 'Unposted', tone: 'neutral' };
@@ -531,7 +586,11 @@ export function getSplitPeriodBadge(
  * The post button is disabled "while posting, when a journal already exists for the period, or when net
  * is 0 or less" (001 §4).
  */
-export function canPostJournal(input: { isPosting: boolean; entry: StockJournalEntry | null | undefined; netTotal: number }): boolean {
+export function canPostJournal(input: {
+  isPosting: boolean;
+  entry: StockJournalEntry | null | undefined;
+  netTotal: number;
+}): boolean {
   return !input.isPosting && getJournalId(input.entry) === null && roundPoundsToPence(input.netTotal) > 0;
 }
 
@@ -539,7 +598,11 @@ export function canPostJournal(input: { isPosting: boolean; entry: StockJournalE
  * Post button text (001 §2): 'Post Journal to Xero' ('Post Journal to Xero (range)' for a sub-period),
  * 'Posting Journal to Xero...' while busy, 'Journal Posted' or 'Draft Journal Created' once a journal exists.
  */
-export function getPostButtonLabel(input: { isPosting: boolean; entry: StockJournalEntry | null | undefined; isSubPeriod: boolean }): string {
+export function getPostButtonLabel(input: {
+  isPosting: boolean;
+  entry: StockJournalEntry | null | undefined;
+  isSubPeriod: boolean;
+}): string {
   if (input.isPosting) return 'Posting Journal to Xero...';
   if (getJournalId(input.entry) !== null) {
     return getJournalStatus(input.entry) === 'posted' ? 'Journal Posted' : 'Draft Journal Created';
@@ -587,11 +650,17 @@ export function validateJournalPosting(input: {
   }
   const rateMissing = input.marginRate === null || input.marginRate === undefined || input.marginRate === '';
   if (!input.stockAccountId || !input.costAccountId || rateMissing) {
-    return { title: 'Configuration Required', description: 'Please complete the stock journal settings first.' };
+    return {
+      title: 'Configuration Required',
+      description: 'Please complete the stock journal settings first.',
+    };
   }
   const rate = typeof input.marginRate === 'number' ? input.marginRate : Number(input.marginRate);
   if (!Number.isFinite(rate) || rate <= 0) {
-    return { title: 'Invalid Margin Rate', description: 'Margin rate must be a positive number greater than zero.' };
+    return {
+      title: 'Invalid Margin Rate',
+      description: 'Margin rate must be a positive number greater than zero.',
+    };
   }
   if (roundPoundsToPence(input.netTotal) <= 0) {
     return {
@@ -603,7 +672,10 @@ export function validateJournalPosting(input: {
 }
 
 /** The legacy confirm path's check (001 §5): a week and a customer are required. */
-export function validateJournalConfirmation(input: { periodStart?: string | null; customerId?: string | null }): UserMessage | null {
+export function validateJournalConfirmation(input: {
+  periodStart?: string | null;
+  customerId?: string | null;
+}): UserMessage | null {
   if (input.periodStart && input.customerId && input.customerId !== ALL_CUSTOMERS) return null;
   return {
     title: 'Missing Required Information',
@@ -636,8 +708,10 @@ export function buildJournalCreateRequest(input: {
  * Journal Data"), so each names what is wrong: customer, account, margin rate or date.
  */
 export const JOURNAL_SERVER_MESSAGES = {
-  alreadyExists: 'A journal entry already exists for this period. Check your Xero account for the existing journal.',
-  sameAccounts: 'Invalid account selection: the stock account and the cost account must be different accounts.',
+  alreadyExists:
+    'A journal entry already exists for this period. Check your Xero account for the existing journal.',
+  sameAccounts:
+    'Invalid account selection: the stock account and the cost account must be different accounts.',
   unknownCustomer: 'Invalid customer: this customer was not found in Xero.',
   badPeriod: 'Invalid date range: a journal covers one Monday to Sunday week, split at a month end.',
   salesChanged: 'The sales for this period have changed since they were loaded. Refresh Data and try again.',
@@ -649,12 +723,16 @@ export const JOURNAL_SERVER_MESSAGES = {
  * Toast for a failed journal creation, by HTTP status (001 §8). `followUp` is the second toast shown
  * after 1 s, when there is one.
  */
-export function describeJournalError(status: number, serverMessage?: string | null): UserMessage & { followUp?: UserMessage } {
+export function describeJournalError(
+  status: number,
+  serverMessage?: string | null,
+): UserMessage & { followUp?: UserMessage } {
   const message = (serverMessage ?? '').trim();
   if (status === 409) {
     return {
       title: 'Journal Already Exists',
-      description: 'A journal entry already exists for this period. Check your Xero account for the existing journal.',
+      description:
+        'A journal entry already exists for this period. Check your Xero account for the existing journal.',
     };
   }
   if (status === 400) {
@@ -676,14 +754,19 @@ export function describeJournalError(status: number, serverMessage?: string | nu
   if (status === 401 || status === 403) {
     return {
       title: 'Authentication Error',
-      description: "Your Xero connection has expired. Please reconnect to Xero by clicking 'Reconnect' in the header.",
-      followUp: { title: 'Reconnection Required', description: "Please reconnect to Xero by clicking 'Reconnect' in the header." },
+      description:
+        "Your Xero connection has expired. Please reconnect to Xero by clicking 'Reconnect' in the header.",
+      followUp: {
+        title: 'Reconnection Required',
+        description: "Please reconnect to Xero by clicking 'Reconnect' in the header.",
+      },
     };
   }
   if (status >= 500) {
     return {
       title: 'Xero Service Error',
-      description: "There was a problem communicating with Xero's servers. Please try again in a few minutes.",
+      description:
+        "There was a problem communicating with Xero's servers. Please try again in a few minutes.",
     };
   }
   return {
@@ -691,7 +774,8 @@ export function describeJournalError(status: number, serverMessage?: string | nu
     description: message || 'An unexpected error occurred. Please check your settings and try again.',
     followUp: {
       title: 'Troubleshooting Tips',
-      description: 'Make sure all required fields are filled in Settings, especially the Stock Account and Cost Account.',
+      description:
+        'Make sure all required fields are filled in Settings, especially the Stock Account and Cost Account.',
     },
   };
 }
@@ -731,7 +815,10 @@ export function describeJournalCreated(
  */
 export function describeSyncResult(updatedCount: number): UserMessage {
   if (updatedCount > 0) {
-    return { title: 'Status Updated', description: `Updated ${updatedCount} journal(s) with current status from Xero.` };
+    return {
+      title: 'Status Updated',
+      description: `Updated ${updatedCount} journal(s) with current status from Xero.`,
+    };
   }
   return { title: 'Status Check Complete', description: 'All journals are already up to date.' };
 }
@@ -745,7 +832,10 @@ export function formatInvoiceCount(count: number): string {
  * Display of an invoice line with the fallbacks of 001 §2: customer 'Daily Sales', invoice number 'INV-'
  * plus a number (its 1-based position in the period's list).
  */
-export function getInvoiceLineDisplay(line: Pick<SalesInvoiceLine, 'customerName' | 'invoiceNumber'>, index: number): { customerName: string; invoiceNumber: string } {
+export function getInvoiceLineDisplay(
+  line: Pick<SalesInvoiceLine, 'customerName' | 'invoiceNumber'>,
+  index: number,
+): { customerName: string; invoiceNumber: string } {
   return {
     customerName: line.customerName?.trim() || DEFAULT_CUSTOMER_NAME,
     invoiceNumber: line.invoiceNumber?.trim() || `INV-${index + 1}`,
@@ -766,7 +856,11 @@ export function formatPeriodMoney(pounds: number): string {
  * "View in Xero" (001 §2): the journal's view page when posted, else its edit page, under the given Xero
  * web base URL (https://go.xero.com for the real Xero).
  */
-export function getJournalXeroUrl(journalId: string, status: JournalStatus, baseUrl = 'https://go.xero.com'): string {
+export function getJournalXeroUrl(
+  journalId: string,
+  status: JournalStatus,
+  baseUrl = 'https://go.xero.com',
+): string {
   const page = status === 'posted' ? 'View' : 'Edit';
   return `${baseUrl.replace(/\/+$/, '')}/Journal/${page}.aspx?invoiceID=${encodeURIComponent(journalId)}`;
 }

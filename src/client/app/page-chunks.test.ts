@@ -13,7 +13,11 @@ describe('page chunks', () => {
 
   it('a signed-in user: the organisation list and the features on for the active organisation', () => {
     const flags = { ...NONE, 'pay-invoices': true, 'stock-journal': true };
-    expect(getLikelyNextPages('/auth', true, flags)).toEqual(['/organizations', '/invoices', '/stock-journal']);
+    expect(getLikelyNextPages('/auth', true, flags)).toEqual([
+      '/organizations',
+      '/invoices',
+      '/stock-journal',
+    ]);
   });
 
   it('never the page already shown, under any of its addresses', () => {
@@ -32,7 +36,9 @@ describe('page chunks', () => {
   it('a page whose chunk is here renders at once, without the Suspense fallback', async () => {
     await loadPage('/auth');
     const AuthPage = lazyPage('/auth');
-    renderWithProviders(createElement(Suspense, { fallback: createElement('p', null, 'fallback') }, createElement(AuthPage)));
+    renderWithProviders(
+      createElement(Suspense, { fallback: createElement('p', null, 'fallback') }, createElement(AuthPage)),
+    );
     expect(screen.queryByText('fallback')).not.toBeInTheDocument();
   });
 });

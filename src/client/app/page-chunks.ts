@@ -57,7 +57,9 @@ export function lazyPage(path: string) {
     const page = loadedPages.get(load);
     if (!page) return loadAndRemember(load);
     // React.lazy only calls `then`; its types ask for a Promise, whose `then` would answer a tick later.
-    const loaded: PromiseLike<PageModule> = { then: (onLoaded) => Promise.resolve(onLoaded ? onLoaded(page) : page) } as PromiseLike<PageModule>;
+    const loaded: PromiseLike<PageModule> = {
+      then: (onLoaded) => Promise.resolve(onLoaded ? onLoaded(page) : page),
+    } as PromiseLike<PageModule>;
     return loaded as Promise<PageModule>;
   });
 }
@@ -77,7 +79,11 @@ export function prefetchPage(path: string): void {
 }
 
 /** The pages a person is likely to open next from `path`, once signed in with these features on. */
-export function getLikelyNextPages(path: string, signedIn: boolean, features: Record<FeatureKey, boolean>): string[] {
+export function getLikelyNextPages(
+  path: string,
+  signedIn: boolean,
+  features: Record<FeatureKey, boolean>,
+): string[] {
   if (!signedIn) return [paths.auth.path];
   const next: string[] = [paths.organizations.path];
   for (const [feature, on] of Object.entries(features) as Array<[FeatureKey, boolean]>) {

@@ -18,7 +18,11 @@ const loadToaster = () => import('@/client/components/ui/toaster').then((module)
  */
 function DeferredToaster() {
   const [wanted, setWanted] = useState(false);
-  const hasToast = useSyncExternalStore(subscribeToasts, () => getToasts().length > 0, () => false);
+  const hasToast = useSyncExternalStore(
+    subscribeToasts,
+    () => getToasts().length > 0,
+    () => false,
+  );
   useEffect(() => whenIdle(() => setWanted(true)), []);
   // Once there, it stays: a toast closing must not unmount its own area mid-animation.
   if (hasToast && !wanted) setWanted(true);

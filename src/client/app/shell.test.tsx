@@ -44,21 +44,29 @@ describe('routes (spec 000 §2)', () => {
 
   it('a feature page shows the connect page when not connected', async () => {
     server.use(
-      http.get('*/api/xero/connection', () => HttpResponse.json({ connected: false, error: 'No active connection' })),
+      http.get('*/api/xero/connection', () =>
+        HttpResponse.json({ connected: false, error: 'No active connection' }),
+      ),
     );
     renderApp('/invoices');
     expect(await screen.findByRole('heading', { name: 'Connect to Xero' })).toBeInTheDocument();
-    expect(screen.getByText('If you encounter connection issues, try using the Force Reconnect option.')).toBeInTheDocument();
+    expect(
+      screen.getByText('If you encounter connection issues, try using the Force Reconnect option.'),
+    ).toBeInTheDocument();
   });
 
   it('a feature page shows its title when connected and the feature is on', async () => {
     server.use(
       http.get('*/api/xero/invoices', () => HttpResponse.json([])),
-      http.get('*/api/xero/bank-accounts', () => HttpResponse.json({ creditCardAccounts: [], cashAccounts: [] })),
+      http.get('*/api/xero/bank-accounts', () =>
+        HttpResponse.json({ creditCardAccounts: [], cashAccounts: [] }),
+      ),
     );
     renderApp('/invoices');
     // The page is a lazily loaded chunk: on a busy machine its first import takes a while.
-    expect(await screen.findByRole('heading', { name: 'Pay Invoices' }, { timeout: 15_000 })).toBeInTheDocument();
+    expect(
+      await screen.findByRole('heading', { name: 'Pay Invoices' }, { timeout: 15_000 }),
+    ).toBeInTheDocument();
   });
 });
 
@@ -108,7 +116,14 @@ describe('header', () => {
     renderApp('/organizations');
     await user.click(await screen.findByRole('button', { name: 'User menu for sam' }));
     const menu = await screen.findByRole('menu');
-    for (const name of ['Organizations', 'Pay Invoices', 'Add Invoices', 'Stock Journal', 'Settings', 'Logout']) {
+    for (const name of [
+      'Organizations',
+      'Pay Invoices',
+      'Add Invoices',
+      'Stock Journal',
+      'Settings',
+      'Logout',
+    ]) {
       expect(within(menu).getByRole('menuitem', { name })).not.toHaveAttribute('data-disabled');
     }
     expect(within(menu).getByRole('menuitem', { name: 'CIS Bills' })).toHaveAttribute('data-disabled');

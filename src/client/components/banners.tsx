@@ -7,7 +7,11 @@ import { Button } from '@/client/components/ui/button';
 
 /** After more than 5 server or network errors in 30 minutes (spec 000 §8). Only one is shown. */
 export function ConnectionTroubleBanner() {
-  const visible = useSyncExternalStore(subscribeConnectionTrouble, isConnectionTroubleVisible, isConnectionTroubleVisible);
+  const visible = useSyncExternalStore(
+    subscribeConnectionTrouble,
+    isConnectionTroubleVisible,
+    isConnectionTroubleVisible,
+  );
   if (!visible) return null;
   return (
     <div role="alert" className="border-b border-warning/40 bg-warning-soft text-warning-foreground">
@@ -30,7 +34,9 @@ export function ResetApplicationBanner() {
     <div role="alert" className="border-b border-destructive/30 bg-destructive-soft text-destructive">
       <div className="mx-auto flex max-w-7xl flex-wrap items-center gap-3 px-4 py-2.5 text-sm sm:px-6">
         <AlertTriangle aria-hidden className="size-4 shrink-0" />
-        <p className="flex-1">Ledgerlink has run into several errors. Resetting the application usually fixes this.</p>
+        <p className="flex-1">
+          Ledgerlink has run into several errors. Resetting the application usually fixes this.
+        </p>
         <Button size="sm" variant="destructive" onClick={() => resetApplication(paths.login.getHref())}>
           <RotateCcw aria-hidden /> Reset Application
         </Button>

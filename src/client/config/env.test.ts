@@ -10,7 +10,9 @@ describe('client settings (import.meta.env)', () => {
   it('VITE_API_ORIGIN must be an http(s) URL', () => {
     expect(readApiOrigin('http://localhost:5000')).toBe('http://localhost:5000');
     expect(readApiOrigin('https://api.example.com')).toBe('https://api.example.com');
-    expect(() => readApiOrigin('localhost:5000')).toThrow('VITE_API_ORIGIN must be an http(s) URL, got "localhost:5000"');
+    expect(() => readApiOrigin('localhost:5000')).toThrow(
+      'VITE_API_ORIGIN must be an http(s) URL, got "localhost:5000"',
+    );
     expect(() => readApiOrigin('http://')).toThrow('VITE_API_ORIGIN must be an http(s) URL');
     expect(() => readApiOrigin(5000)).toThrow('VITE_API_ORIGIN must be an http(s) URL, got 5000');
   });

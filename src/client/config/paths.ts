@@ -28,7 +28,8 @@ export const paths = {
   settings: {
     path: '/settings',
     /** `tab: 'admin'` opens Settings → Admin (the feature switches). */
-    getHref: (orgId?: string | number | null, tab?: 'admin') => withQuery('/settings', { org: orgId ?? undefined, tab }),
+    getHref: (orgId?: string | number | null, tab?: 'admin') =>
+      withQuery('/settings', { org: orgId ?? undefined, tab }),
   },
   xeroCancel: { path: '/xero-cancel', getHref: () => '/xero-cancel' },
   /** Not in the spec: two-step sign-in for accounts with a password (reached from the user menu). */
@@ -86,5 +87,6 @@ export const apiPaths = {
   adminUsers: '/api/admin/users',
   adminUser: (userId: string | number) => `/api/admin/users/${encodeURIComponent(String(userId))}`,
   adminUserAdmin: (userId: string | number) => `/api/admin/users/${encodeURIComponent(String(userId))}/admin`,
-  adminUserUnlock: (userId: string | number) => `/api/admin/users/${encodeURIComponent(String(userId))}/unlock`,
+  adminUserUnlock: (userId: string | number) =>
+    `/api/admin/users/${encodeURIComponent(String(userId))}/unlock`,
 } as const;

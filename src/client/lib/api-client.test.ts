@@ -73,7 +73,9 @@ describe('answers', () => {
 
   it('unparseable JSON fails with "Failed to parse response from {path}"', async () => {
     fetchMock.mockResolvedValue(respond('<html>oops</html>', { status: 200 }));
-    await expect(api.get('/api/xero/connection')).rejects.toThrow('Failed to parse response from /api/xero/connection');
+    await expect(api.get('/api/xero/connection')).rejects.toThrow(
+      'Failed to parse response from /api/xero/connection',
+    );
   });
 });
 
@@ -90,7 +92,10 @@ describe('lazily loaded schemas (first screen without zod, bench §3)', () => {
       order.push('load');
       return userSchema;
     });
-    await expect(api.get('/api/auth/current-user', { schema: load })).resolves.toEqual({ id: 1, username: 'sam' });
+    await expect(api.get('/api/auth/current-user', { schema: load })).resolves.toEqual({
+      id: 1,
+      username: 'sam',
+    });
     expect(order).toEqual(['load', 'fetch']);
     expect(load).toHaveBeenCalledTimes(1);
   });
@@ -119,9 +124,9 @@ describe('lazily loaded schemas (first screen without zod, bench §3)', () => {
 
   it('a schema that fails to load fails the call', async () => {
     fetchMock.mockResolvedValue(respond('{"id":1,"username":"sam"}'));
-    await expect(api.get('/api/auth/current-user', { schema: () => Promise.reject(new Error('chunk failed')) })).rejects.toThrow(
-      'chunk failed',
-    );
+    await expect(
+      api.get('/api/auth/current-user', { schema: () => Promise.reject(new Error('chunk failed')) }),
+    ).rejects.toThrow('chunk failed');
   });
 });
 
@@ -132,7 +137,13 @@ describe('error messages (spec 000 §8)', () => {
     ['then the raw text', 'plain text failure', 400, 'Bad Request', 'plain text failure'],
     ['then the status text', '', 400, 'Bad Request', 'Bad Request'],
     ['then "HTTP Error {status}"', '', 418, '', 'HTTP Error 418'],
-    ['422 appends the error after a colon', '{"message":"Validation failed","error":"amount too high"}', 422, '', 'Validation failed: amount too high'],
+    [
+      '422 appends the error after a colon',
+      '{"message":"Validation failed","error":"amount too high"}',
+      422,
+      '',
+      'Validation failed: amount too high',
+    ],
     ['422 with only a message', '{"message":"Validation failed"}', 422, '', 'Validation failed'],
   ])('%s', async (_name, body, status, statusText, expected) => {
     fetchMock.mockResolvedValue(respond(body, { status, statusText }));
@@ -281,9 +292,15 @@ describe('connection-trouble banner counter', () => {
 describe('messages users read (issue 17 item 12)', () => {
   it('never shows the browser or server jargon; keeps what the server says in words', () => {
     expect(getMessage(new TypeError('Failed to fetch'), 'x')).toBe(USER_MESSAGES.offline);
-    expect(getMessage(new ApiError('Internal Server Error', 500, {}, '/api/x'), 'x')).toBe(USER_MESSAGES.serverFault);
-    expect(getMessage(new ApiError('Internal server error', 500, { code: 'INTERNAL' }, '/api/x'), 'x')).toBe(USER_MESSAGES.serverFault);
-    expect(getMessage(new ApiError('HTTP Error 502', 502, {}, '/api/x'), 'x')).toBe(USER_MESSAGES.serverFault);
+    expect(getMessage(new ApiError('Internal Server Error', 500, {}, '/api/x'), 'x')).toBe(
+      USER_MESSAGES.serverFault,
+    );
+    expect(getMessage(new ApiError('Internal server error', 500, { code: 'INTERNAL' }, '/api/x'), 'x')).toBe(
+      USER_MESSAGES.serverFault,
+    );
+    expect(getMessage(new ApiError('HTTP Error 502', 502, {}, '/api/x'), 'x')).toBe(
+      USER_MESSAGES.serverFault,
+    );
     expect(getMessage(new Error('Failed to parse response from /api/x'), 'x')).toBe(USER_MESSAGES.unreadable);
     const refused = new ApiError('Token refresh failed', 401, { code: 'XERO_AUTH_EXPIRED' }, '/api/x');
     expect(getMessage(refused, 'x')).toMatch(/Reconnect to Xero/);
@@ -291,6 +308,8 @@ describe('messages users read (issue 17 item 12)', () => {
       cause: new ApiError('Internal server error', 500, {}, '/api/xero/set-active-organization'),
     });
     expect(getMessage(switched, 'x')).toBe(USER_MESSAGES.serverFault);
-    expect(getMessage(new ApiError('Invoice is already fully paid', 422, {}, '/api/x'), 'x')).toBe('Invoice is already fully paid');
+    expect(getMessage(new ApiError('Invoice is already fully paid', 422, {}, '/api/x'), 'x')).toBe(
+      'Invoice is already fully paid',
+    );
   });
 });

@@ -2,7 +2,12 @@ import type { z } from 'zod';
 import { env } from '@/client/config/env';
 import { recordConnectionFailure } from './connection-trouble';
 import { isSessionEndedAnswer, recordUnauthorized, reportSessionEnded } from './session';
-import { isXeroAccessLost, isXeroAccessLostAnswer, reportXeroAccessLost, XERO_ACCESS_LOST_MESSAGE } from './xero-access';
+import {
+  isXeroAccessLost,
+  isXeroAccessLostAnswer,
+  reportXeroAccessLost,
+  XERO_ACCESS_LOST_MESSAGE,
+} from './xero-access';
 import { sleep } from './utils';
 
 /**
@@ -187,7 +192,11 @@ async function handleResponse<T>(
 /** One request; throws ApiError on a failed response and the fetch error after the network retries. */
 export async function apiRequest<T = unknown>(path: string, options: RequestOptions<T> = {}): Promise<T> {
   const schemaReady = startLoadingSchema(options.schema);
-  const response = await fetchWithRetry(toUrl(path), buildInit(path, options), options.retryNetworkErrors ?? true);
+  const response = await fetchWithRetry(
+    toUrl(path),
+    buildInit(path, options),
+    options.retryNetworkErrors ?? true,
+  );
   return handleResponse(path, response, schemaReady);
 }
 
@@ -198,7 +207,10 @@ let lastNullableAttempt = 0;
  * attempt was less than 5 s earlier, the null comes after a 2 s delay, so a caller retrying in a loop
  * cannot hammer the server.
  */
-export async function apiRequestOrNull<T = unknown>(path: string, options: RequestOptions<T> = {}): Promise<T | null> {
+export async function apiRequestOrNull<T = unknown>(
+  path: string,
+  options: RequestOptions<T> = {},
+): Promise<T | null> {
   const now = Date.now();
   const closeToPrevious = lastNullableAttempt > 0 && now - lastNullableAttempt < AUTH_ATTEMPT_WINDOW_MS;
   lastNullableAttempt = now;
@@ -221,7 +233,8 @@ export function resetApiClientState(): void {
 type BodylessOptions<T> = Omit<RequestOptions<T>, 'method' | 'body'>;
 
 export const api = {
-  get: <T = unknown>(path: string, options?: BodylessOptions<T>) => apiRequest<T>(path, { ...options, method: 'GET' }),
+  get: <T = unknown>(path: string, options?: BodylessOptions<T>) =>
+    apiRequest<T>(path, { ...options, method: 'GET' }),
   post: <T = unknown>(path: string, body?: unknown, options?: BodylessOptions<T>) =>
     apiRequest<T>(path, { ...options, method: 'POST', body }),
   put: <T = unknown>(path: string, body?: unknown, options?: BodylessOptions<T>) =>
@@ -243,14 +256,17 @@ export const USER_MESSAGES = {
 } as const;
 
 /** Texts that are the transport's, not ours: the fetch failure, HTTP status lines, "Internal server error". */
-const NETWORK_JARGON = /^(failed to fetch|fetch failed|load failed|networkerror\b.*|network request failed)$/i;
-const SERVER_JARGON = /^(internal server error|http error \d{3}|bad gateway|service unavailable|gateway time-?out)$/i;
+const NETWORK_JARGON =
+  /^(failed to fetch|fetch failed|load failed|networkerror\b.*|network request failed)$/i;
+const SERVER_JARGON =
+  /^(internal server error|http error \d{3}|bad gateway|service unavailable|gateway time-?out)$/i;
 
 function humanise(error: unknown, message: string): string {
   if (isXeroAccessLost(error) || isReconnectionText(message)) return USER_MESSAGES.xeroAccessLost;
   if (error instanceof TypeError && NETWORK_JARGON.test(message.trim())) return USER_MESSAGES.offline;
   if (/^Failed to parse response from /.test(message)) return USER_MESSAGES.unreadable;
-  if (isApiError(error) && error.status >= 500 && SERVER_JARGON.test(message.trim())) return USER_MESSAGES.serverFault;
+  if (isApiError(error) && error.status >= 500 && SERVER_JARGON.test(message.trim()))
+    return USER_MESSAGES.serverFault;
   // A wrapped failure ("Failed to set active organization: 500 …") reads as its cause does.
   const cause = error instanceof Error ? error.cause : undefined;
   if (cause instanceof Error) {

@@ -63,18 +63,26 @@ async function rethrowWithFallback<T>(promise: Promise<T>, fallback: string): Pr
 
 /** The user, or (two-step sign-in) the step still missing: a code, or setting it up first. */
 export function login(body: LoginRequest): Promise<LoginResponse> {
-  return rethrowWithFallback(api.post(apiPaths.login, body, { schema: lazySchema('loginResponseSchema') }), AUTH_FALLBACKS.login);
+  return rethrowWithFallback(
+    api.post(apiPaths.login, body, { schema: lazySchema('loginResponseSchema') }),
+    AUTH_FALLBACKS.login,
+  );
 }
 
 export function register(body: RegisterRequest): Promise<LoginResponse> {
-  return rethrowWithFallback(api.post(apiPaths.register, body, { schema: lazySchema('loginResponseSchema') }), AUTH_FALLBACKS.register);
+  return rethrowWithFallback(
+    api.post(apiPaths.register, body, { schema: lazySchema('loginResponseSchema') }),
+    AUTH_FALLBACKS.register,
+  );
 }
 
 /** The development helper of spec 000 §6 (demo mode only): fetch the demo credentials and sign in with them. */
 export async function loginWithDemoAccount(): Promise<LoginResponse> {
   return rethrowWithFallback(
     (async () => {
-      const credentials = await api.get(apiPaths.devCredentials, { schema: lazySchema('devCredentialsSchema') });
+      const credentials = await api.get(apiPaths.devCredentials, {
+        schema: lazySchema('devCredentialsSchema'),
+      });
       return api.post(apiPaths.authLogin, credentials, { schema: lazySchema('loginResponseSchema') });
     })(),
     AUTH_FALLBACKS.login,

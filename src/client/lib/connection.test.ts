@@ -8,7 +8,9 @@ import { LOCAL_KEYS, SESSION_KEYS } from './storage';
 
 describe('connection status (spec 000 §3–§4)', () => {
   it('applies the defaults: empty ids, "Tax inclusive", margin 1.35, flags false', async () => {
-    server.use(http.get('*/api/xero/connection', () => HttpResponse.json({ connected: true, tenantName: 'Shop' })));
+    server.use(
+      http.get('*/api/xero/connection', () => HttpResponse.json({ connected: true, tenantName: 'Shop' })),
+    );
     const connection = await getConnection();
     expect(connection).toMatchObject({
       connected: true,
@@ -21,13 +23,20 @@ describe('connection status (spec 000 §3–§4)', () => {
   });
 
   it('a failed call reports connected false with the error text', async () => {
-    server.use(http.get('*/api/xero/connection', () => HttpResponse.json({ message: 'Token refresh failed' }, { status: 400 })));
+    server.use(
+      http.get('*/api/xero/connection', () =>
+        HttpResponse.json({ message: 'Token refresh failed' }, { status: 400 }),
+      ),
+    );
     await expect(getConnection()).resolves.toMatchObject({ connected: false, error: 'Token refresh failed' });
   });
 
   it('a failure without a body says so in words, not the status text (issue 17 item 12)', async () => {
     server.use(http.get('*/api/xero/connection', () => new HttpResponse('', { status: 500 })));
-    await expect(getConnection()).resolves.toMatchObject({ connected: false, error: USER_MESSAGES.serverFault });
+    await expect(getConnection()).resolves.toMatchObject({
+      connected: false,
+      error: USER_MESSAGES.serverFault,
+    });
   });
 
   it('saves the defaults when connected and restores them when the connection fails', async () => {
@@ -50,7 +59,11 @@ describe('connection status (spec 000 §3–§4)', () => {
       defaultStockJournalContactId: 'c-9',
       defaultStockJournalMarginRate: 1.5,
     });
-    server.use(http.get('*/api/xero/connection', () => HttpResponse.json({ connected: false, error: 'Token has expired' })));
+    server.use(
+      http.get('*/api/xero/connection', () =>
+        HttpResponse.json({ connected: false, error: 'Token has expired' }),
+      ),
+    );
     await expect(getConnection()).resolves.toMatchObject({
       connected: false,
       defaultBillAccountId: 'bill-1',
@@ -59,7 +72,11 @@ describe('connection status (spec 000 §3–§4)', () => {
   });
 
   it('"Not authenticated" sets the session-expired flag', async () => {
-    server.use(http.get('*/api/xero/connection', () => HttpResponse.json({ message: 'Not authenticated' }, { status: 401 })));
+    server.use(
+      http.get('*/api/xero/connection', () =>
+        HttpResponse.json({ message: 'Not authenticated' }, { status: 401 }),
+      ),
+    );
     await getConnection();
     expect(sessionStorage.getItem(SESSION_KEYS.lastAuthState)).toBe('session_expired');
   });

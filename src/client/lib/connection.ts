@@ -45,7 +45,8 @@ export function readSavedDefaults(): Partial<SavedDefaults> {
     const value: unknown = JSON.parse(raw);
     if (!value || typeof value !== 'object') return {};
     const record = value as Record<string, unknown>;
-    const text = (key: keyof SavedDefaults) => (typeof record[key] === 'string' ? (record[key] as string) : undefined);
+    const text = (key: keyof SavedDefaults) =>
+      typeof record[key] === 'string' ? (record[key] as string) : undefined;
     const margin = record.defaultStockJournalMarginRate;
     const out: Partial<SavedDefaults> = {};
     const bill = text('defaultBillAccountId');
@@ -54,7 +55,8 @@ export function readSavedDefaults(): Partial<SavedDefaults> {
     if (bill !== undefined) out.defaultBillAccountId = bill;
     if (vat !== undefined) out.defaultBillVatRateId = vat;
     if (contact !== undefined) out.defaultStockJournalContactId = contact;
-    if (typeof margin === 'number' && Number.isFinite(margin) && margin >= 1) out.defaultStockJournalMarginRate = margin;
+    if (typeof margin === 'number' && Number.isFinite(margin) && margin >= 1)
+      out.defaultStockJournalMarginRate = margin;
     return out;
   } catch {
     return {};
@@ -90,7 +92,9 @@ export async function getConnection(options: GetConnectionOptions = {}): Promise
   const bust = options.bustCacheForOrg !== undefined;
   try {
     const raw = await api.get(
-      bust ? apiPaths.xeroConnection({ t: Date.now(), org: options.bustCacheForOrg }) : apiPaths.xeroConnection(),
+      bust
+        ? apiPaths.xeroConnection({ t: Date.now(), org: options.bustCacheForOrg })
+        : apiPaths.xeroConnection(),
       {
         schema: lazySchema('connectionStatusSchema'),
         ...(options.signal ? { signal: options.signal } : {}),

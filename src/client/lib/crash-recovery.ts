@@ -52,7 +52,11 @@ function subscribe(listener: Listener): () => void {
 }
 
 export function useCrashRecovery(): { recoveryMode: boolean; errorCount: number; showResetBanner: boolean } {
-  const current = useSyncExternalStore(subscribe, () => state, () => state);
+  const current = useSyncExternalStore(
+    subscribe,
+    () => state,
+    () => state,
+  );
   return { ...current, showResetBanner: current.errorCount >= RESET_BANNER_THRESHOLD };
 }
 

@@ -10,7 +10,12 @@ function Greeting({ name }: { name: string }) {
 
 function Host({ load }: { load: () => Promise<typeof Greeting> }) {
   const [wanted, setWanted] = useState(false);
-  const element = useDeferredElement(load, wanted, { name: 'Sam' }, <button onClick={() => setWanted(true)}>Load</button>);
+  const element = useDeferredElement(
+    load,
+    wanted,
+    { name: 'Sam' },
+    <button onClick={() => setWanted(true)}>Load</button>,
+  );
   return <>{element}</>;
 }
 

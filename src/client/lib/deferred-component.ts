@@ -10,7 +10,12 @@ const loadedComponents = new Map<Loader<never>, ComponentType<never>>();
  * component already loaded shows at once and one that arrives is not held back by React's 300 ms Suspense
  * throttle. A failed download leaves the placeholder and is tried again the next time `wanted` turns true.
  */
-export function useDeferredElement<P extends object>(load: Loader<P>, wanted: boolean, props: P, placeholder: ReactNode): ReactNode {
+export function useDeferredElement<P extends object>(
+  load: Loader<P>,
+  wanted: boolean,
+  props: P,
+  placeholder: ReactNode,
+): ReactNode {
   const component = useDeferredComponent(load, wanted);
   // The component's identity is stable (one per loader, cached above), so it never remounts.
   return component ? createElement(component, props) : placeholder;

@@ -12,12 +12,22 @@ describe('useFeatureFlagWatch', () => {
     let payOn = true;
     server.use(
       http.get('*/api/feature-flags', () =>
-        HttpResponse.json([{ organizationId: 1, featurePayInvoices: payOn, featureAddInvoices: false, featureCisBills: false, featureStockJournal: false }]),
+        HttpResponse.json([
+          {
+            organizationId: 1,
+            featurePayInvoices: payOn,
+            featureAddInvoices: false,
+            featureCisBills: false,
+            featureStockJournal: false,
+          },
+        ]),
       ),
     );
     const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
     const invalidate = vi.spyOn(client, 'invalidateQueries');
-    const wrapper = ({ children }: { children: ReactNode }) => <QueryClientProvider client={client}>{children}</QueryClientProvider>;
+    const wrapper = ({ children }: { children: ReactNode }) => (
+      <QueryClientProvider client={client}>{children}</QueryClientProvider>
+    );
     renderHook(() => useFeatureFlagWatch(true), { wrapper });
     await waitFor(() => expect(client.getQueryData(['feature-flags'])).toBeDefined());
     expect(invalidate).not.toHaveBeenCalled();

@@ -11,7 +11,9 @@ import { queryKeys } from './query-client';
 export const FEATURE_FLAG_POLL_MS = 4000;
 
 function signatureOf(rows: readonly FeatureFlagsEntry[]): string {
-  return rows.map((row) => `${row.organizationId}:${FEATURE_FLAG_FIELD_NAMES.map((f) => (row[f] ? 1 : 0)).join('')}`).join('|');
+  return rows
+    .map((row) => `${row.organizationId}:${FEATURE_FLAG_FIELD_NAMES.map((f) => (row[f] ? 1 : 0)).join('')}`)
+    .join('|');
 }
 
 /**

@@ -20,6 +20,8 @@ export function loadResponseSchemas(): Promise<ResponseSchemas> {
  * validate their answers with the shared zod schemas without importing zod themselves (bench §3). Once loaded,
  * the schema is handed over at once.
  */
-export function lazySchema<K extends keyof ResponseSchemas>(name: K): () => ResponseSchemas[K] | Promise<ResponseSchemas[K]> {
+export function lazySchema<K extends keyof ResponseSchemas>(
+  name: K,
+): () => ResponseSchemas[K] | Promise<ResponseSchemas[K]> {
   return () => (loaded ? loaded[name] : loadResponseSchemas().then((schemas) => schemas[name]));
 }

@@ -7,7 +7,8 @@ function clientWith(keys: unknown[][]) {
   for (const key of keys) queryClient.setQueryData(key, 'cached');
   return queryClient;
 }
-const isStale = (queryClient: QueryClient, key: unknown[]) => queryClient.getQueryState(key)?.isInvalidated === true;
+const isStale = (queryClient: QueryClient, key: unknown[]) =>
+  queryClient.getQueryState(key)?.isInvalidated === true;
 
 describe('applyLiveEvent', () => {
   const keys = [
@@ -37,11 +38,16 @@ describe('applyLiveEvent', () => {
     expect(keys.filter((k) => isStale(queryClient, k))).toEqual([keys[4]]);
   });
 
-  it('ignores another organisation\'s event and anything it cannot read', () => {
+  it("ignores another organisation's event and anything it cannot read", () => {
     const queryClient = clientWith(keys);
     applyLiveEvent(queryClient, 1, 'invoices', JSON.stringify({ organizationId: 2, invoices: [] }));
     applyLiveEvent(queryClient, 1, 'invoices', 'not json');
-    applyLiveEvent(queryClient, 1, 'invoices', JSON.stringify({ organizationId: 1, invoices: [{ invoiceId: 3 }] }));
+    applyLiveEvent(
+      queryClient,
+      1,
+      'invoices',
+      JSON.stringify({ organizationId: 1, invoices: [{ invoiceId: 3 }] }),
+    );
     expect(keys.filter((k) => isStale(queryClient, k))).toEqual([]);
   });
 });

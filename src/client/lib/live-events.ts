@@ -1,6 +1,10 @@
 import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
-import { liveContactsEventSchema, liveInvoicesEventSchema, type LiveInvoicesEvent } from '@/shared/live-events';
+import {
+  liveContactsEventSchema,
+  liveInvoicesEventSchema,
+  type LiveInvoicesEvent,
+} from '@/shared/live-events';
 import { env } from '@/client/config/env';
 import { connectionQueryOptions } from './connection';
 
@@ -24,8 +28,13 @@ const CONTACT_QUERIES: ReadonlyArray<readonly [string, string]> = [
 /** A stream the server refused (signed out, feature off) is tried again after this long. */
 const REOPEN_MS = 10_000;
 
-function invalidate(queryClient: QueryClient, orgId: number, parts: ReadonlyArray<readonly [string, string]>) {
-  for (const [feature, part] of parts) void queryClient.invalidateQueries({ queryKey: ['org', orgId, feature, part] });
+function invalidate(
+  queryClient: QueryClient,
+  orgId: number,
+  parts: ReadonlyArray<readonly [string, string]>,
+) {
+  for (const [feature, part] of parts)
+    void queryClient.invalidateQueries({ queryKey: ['org', orgId, feature, part] });
 }
 
 /** Handles one event of the stream: the queries it makes stale are invalidated, invoice changes re-announced. */

@@ -21,7 +21,9 @@ function setup(reportOrgAfterPolls: number) {
       expect(url.searchParams.get('t')).not.toBeNull();
       expect(request.headers.get('cache-control')).toBe('no-cache');
       const switched = polls.length >= reportOrgAfterPolls;
-      return HttpResponse.json(makeConnection(switched ? { organizationId: 2, tenantName: 'Acme Builders' } : {}));
+      return HttpResponse.json(
+        makeConnection(switched ? { organizationId: 2, tenantName: 'Acme Builders' } : {}),
+      );
     }),
   );
   return { polls, posted };
@@ -30,8 +32,12 @@ function setup(reportOrgAfterPolls: number) {
 describe('organisation switch protocol (spec 000 §4)', () => {
   it('validates the choice with the spec messages', async () => {
     const client = new QueryClient();
-    await expect(switchOrganization(client, [shopOrg, builderOrg], '')).rejects.toThrow('Invalid organization ID');
-    await expect(switchOrganization(client, [shopOrg, builderOrg], '99')).rejects.toThrow('Organization with ID 99 not found');
+    await expect(switchOrganization(client, [shopOrg, builderOrg], '')).rejects.toThrow(
+      'Invalid organization ID',
+    );
+    await expect(switchOrganization(client, [shopOrg, builderOrg], '99')).rejects.toThrow(
+      'Organization with ID 99 not found',
+    );
     await expect(
       switchOrganization(client, [shopOrg, { ...builderOrg, connected: false }], '2'),
     ).rejects.toThrow('Organization "Acme Builders" is not connected to Xero');
@@ -71,7 +77,7 @@ describe('organisation switch protocol (spec 000 §4)', () => {
     const client = new QueryClient();
     client.setQueryData(['org', 1, 'invoices'], ['old']);
     const pending = switchOrganization(client, [shopOrg, builderOrg], 2);
-    await vi.advanceTimersByTimeAsync(1000 + 200 * (19 * 20) / 2 + 10);
+    await vi.advanceTimersByTimeAsync(1000 + (200 * (19 * 20)) / 2 + 10);
     const result = await pending;
     expect(polls).toHaveLength(20);
     expect(result.synced).toBe(false);
@@ -82,7 +88,9 @@ describe('organisation switch protocol (spec 000 §4)', () => {
 
   it('a server failure carries "Failed to set active organization: {status} {text}"', async () => {
     server.use(
-      http.post('*/api/xero/set-active-organization', () => HttpResponse.json({ message: 'Forbidden org' }, { status: 403 })),
+      http.post('*/api/xero/set-active-organization', () =>
+        HttpResponse.json({ message: 'Forbidden org' }, { status: 403 }),
+      ),
     );
     await expect(switchOrganization(new QueryClient(), [shopOrg, builderOrg], 2)).rejects.toThrow(
       'Failed to set active organization: 403 Forbidden org',

@@ -5,7 +5,11 @@ import { apiPaths } from '@/client/config/paths';
 import { api, isApiError } from './api-client';
 import { getConnection, type Connection } from './connection';
 import { lazySchema } from './lazy-schema';
-import { ORGANIZATION_SWITCH_INVALIDATION, queryKeys, USER_ORGANIZATIONS_QUERY_OPTIONS } from './query-client';
+import {
+  ORGANIZATION_SWITCH_INVALIDATION,
+  queryKeys,
+  USER_ORGANIZATIONS_QUERY_OPTIONS,
+} from './query-client';
 import { toast } from './toast';
 import { sleep } from './utils';
 import { useUser } from './auth';
@@ -13,7 +17,9 @@ import { useUser } from './auth';
 /** GET /api/user-organizations; a failed fetch yields an empty list (spec 000 §7). */
 export async function getUserOrganizations(): Promise<UserOrganization[]> {
   try {
-    return await api.get(apiPaths.userOrganizations, { schema: lazySchema('userOrganizationsResponseSchema') });
+    return await api.get(apiPaths.userOrganizations, {
+      schema: lazySchema('userOrganizationsResponseSchema'),
+    });
   } catch (error) {
     console.warn(
       isApiError(error)
@@ -42,7 +48,9 @@ export async function setActiveOrganization(organizationId: number): Promise<voi
     await api.post(apiPaths.setActiveOrganization, { organizationId });
   } catch (error) {
     if (isApiError(error)) {
-      throw new Error(`Failed to set active organization: ${error.status} ${error.message}`, { cause: error });
+      throw new Error(`Failed to set active organization: ${error.status} ${error.message}`, {
+        cause: error,
+      });
     }
     throw error;
   }
@@ -105,7 +113,9 @@ export async function switchOrganization(
     console.warn(
       `Organization switch: the connection did not report organization ${organization.organizationId} after ${SWITCH_MAX_POLLS} attempts`,
     );
-    await Promise.all(ORGANIZATION_SWITCH_INVALIDATION.map((queryKey) => queryClient.resetQueries({ queryKey })));
+    await Promise.all(
+      ORGANIZATION_SWITCH_INVALIDATION.map((queryKey) => queryClient.resetQueries({ queryKey })),
+    );
     return { synced: false, organization, connection: null };
   }
   queryClient.setQueryData(queryKeys.connection, connection);
@@ -117,8 +127,13 @@ export async function switchOrganization(
 export function useSwitchOrganization() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: ({ organizations, organizationId }: { organizations: readonly UserOrganization[]; organizationId: unknown }) =>
-      switchOrganization(queryClient, organizations, organizationId),
+    mutationFn: ({
+      organizations,
+      organizationId,
+    }: {
+      organizations: readonly UserOrganization[];
+      organizationId: unknown;
+    }) => switchOrganization(queryClient, organizations, organizationId),
     onSuccess: ({ organization, connection }) => {
       toast({
         title: 'Organization Changed',

@@ -6,7 +6,8 @@
 export const XERO_ACCESS_LOST_CODE = 'XERO_AUTH_EXPIRED';
 export const XERO_ACCESS_LOST_MESSAGE = {
   title: 'Xero Connection Lost',
-  description: 'Ledgerlink can no longer reach your Xero organisation. Reconnect to Xero to carry on; nothing more was sent.',
+  description:
+    'Ledgerlink can no longer reach your Xero organisation. Reconnect to Xero to carry on; nothing more was sent.',
 } as const;
 
 type Listener = () => void;

@@ -15,7 +15,11 @@ import {
 describe('authorization with Xero (spec 000 §4)', () => {
   it('connect: sets the in-progress flag, then redirects to the provider after 100 ms', async () => {
     vi.useFakeTimers();
-    server.use(http.get('*/api/xero/connect', () => HttpResponse.json({ url: 'https://login.example/authorize', cancelUrl: '/xero-cancel' })));
+    server.use(
+      http.get('*/api/xero/connect', () =>
+        HttpResponse.json({ url: 'https://login.example/authorize', cancelUrl: '/xero-cancel' }),
+      ),
+    );
     const assign = vi.spyOn(browser, 'assign').mockImplementation(() => {});
     const pending = connectToXero();
     await vi.advanceTimersByTimeAsync(0);
@@ -35,7 +39,10 @@ describe('authorization with Xero (spec 000 §4)', () => {
     server.use(http.get('*/api/xero/connect', () => HttpResponse.json({ cancelUrl: '/x' })));
     await expect(connectToXero()).resolves.toBe(false);
     expect(sessionStorage.getItem(SESSION_KEYS.authInProgress)).toBeNull();
-    expect(getToasts()[0]).toMatchObject({ title: 'Connection Error', description: 'Failed to generate Xero connection URL' });
+    expect(getToasts()[0]).toMatchObject({
+      title: 'Connection Error',
+      description: 'Failed to generate Xero connection URL',
+    });
   });
 
   it('connect: an error clears the flag and toasts', async () => {
@@ -82,7 +89,10 @@ describe('authorization with Xero (spec 000 §4)', () => {
     const pending = reconnectToXero();
     await vi.advanceTimersByTimeAsync(200);
     await expect(pending).resolves.toBe(false);
-    expect(getToasts()[0]).toMatchObject({ title: 'Reconnection Failed', description: 'Received empty response from server' });
+    expect(getToasts()[0]).toMatchObject({
+      title: 'Reconnection Failed',
+      description: 'Received empty response from server',
+    });
   });
 
   it('an attempt older than 30 minutes is cleared on load', () => {
@@ -106,17 +116,25 @@ describe('reconnect failures', () => {
   it('a 401 asks the user to log in again; other failures give the generic text', async () => {
     vi.useFakeTimers({ shouldAdvanceTime: true });
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
-    server.use(http.get('*/api/xero/reconnect', () => HttpResponse.json({ message: 'no session' }, { status: 401 })));
+    server.use(
+      http.get('*/api/xero/reconnect', () => HttpResponse.json({ message: 'no session' }, { status: 401 })),
+    );
     let pending = reconnectToXero();
     await vi.advanceTimersByTimeAsync(200);
     await expect(pending).resolves.toBe(false);
-    expect(getToasts()[0]).toMatchObject({ title: 'Reconnection Error', description: 'Authentication required. Please log in again.' });
+    expect(getToasts()[0]).toMatchObject({
+      title: 'Reconnection Error',
+      description: 'Authentication required. Please log in again.',
+    });
 
     server.use(http.get('*/api/xero/reconnect', () => HttpResponse.json(['unexpected'])));
     pending = reconnectToXero();
     await vi.advanceTimersByTimeAsync(2500);
     await expect(pending).resolves.toBe(false);
-    expect(warn).toHaveBeenCalledWith('Failed to reconnect to Xero:', 'Invalid response from Xero reconnect endpoint');
+    expect(warn).toHaveBeenCalledWith(
+      'Failed to reconnect to Xero:',
+      'Invalid response from Xero reconnect endpoint',
+    );
     warn.mockRestore();
   });
 

@@ -194,7 +194,11 @@ export async function reconnectToXero(): Promise<boolean> {
   }
   if (!answer) {
     clearAuthorizationInProgress();
-    toast({ title: 'Reconnection Failed', description: 'Received empty response from server', variant: 'destructive' });
+    toast({
+      title: 'Reconnection Failed',
+      description: 'Received empty response from server',
+      variant: 'destructive',
+    });
     return false;
   }
   if (!answer.url) {

@@ -35,19 +35,26 @@
     box.style.cssText =
       'display:flex;min-height:100vh;flex-direction:column;align-items:center;justify-content:center;gap:12px;' +
       'padding:16px;box-sizing:border-box;text-align:center;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;' +
-      'color:' + (dark ? '#e5e7eb' : '#111827') + ';';
+      'color:' +
+      (dark ? '#e5e7eb' : '#111827') +
+      ';';
     var title = document.createElement('h1');
     title.textContent = 'Critical Error';
     title.style.cssText = 'margin:0;font-size:20px;font-weight:600;';
     var text = document.createElement('p');
     text.textContent = 'Ledgerlink could not load. Check your internet connection, then refresh the page.';
-    text.style.cssText = 'margin:0;max-width:28rem;font-size:14px;line-height:1.5;color:' + (dark ? '#cbd5e1' : '#374151') + ';';
+    text.style.cssText =
+      'margin:0;max-width:28rem;font-size:14px;line-height:1.5;color:' + (dark ? '#cbd5e1' : '#374151') + ';';
     var button = document.createElement('button');
     button.type = 'button';
     button.textContent = 'Refresh Page';
     button.style.cssText =
       'margin-top:8px;border:0;border-radius:8px;padding:10px 16px;font:inherit;font-size:14px;font-weight:500;cursor:pointer;' +
-      'background:' + (dark ? '#e5e7eb' : '#111827') + ';color:' + (dark ? '#111827' : '#ffffff') + ';';
+      'background:' +
+      (dark ? '#e5e7eb' : '#111827') +
+      ';color:' +
+      (dark ? '#111827' : '#ffffff') +
+      ';';
     button.addEventListener('click', function () {
       window.location.reload();
     });

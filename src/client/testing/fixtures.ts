@@ -2,7 +2,13 @@ import type { CurrentUser } from '@/shared/auth';
 import type { ConnectionStatus } from '@/shared/connection';
 import type { UserOrganization } from '@/shared/organizations';
 
-export const testUser: CurrentUser = { id: 1, username: 'sam', email: 'sam@example.co.uk', isAdmin: false, isXeroUser: false };
+export const testUser: CurrentUser = {
+  id: 1,
+  username: 'sam',
+  email: 'sam@example.co.uk',
+  isAdmin: false,
+  isXeroUser: false,
+};
 
 export function inMinutes(minutes: number): string {
   return new Date(Date.now() + minutes * 60_000).toISOString();

@@ -9,7 +9,11 @@ import { createQueryClient } from '@/client/lib/query-client';
 // Sign-in and the organisation list are lazy chunks, as in the browser (the browser starts fetching them at
 // startup): loaded before the tests so a first import on a busy machine does not eat a findBy's 1 s.
 // The toast area loads after the first paint the same way.
-beforeAll(() => Promise.all([loadPage('/auth'), loadPage('/organizations'), import('@/client/components/ui/toaster')]), 60_000);
+beforeAll(
+  () =>
+    Promise.all([loadPage('/auth'), loadPage('/organizations'), import('@/client/components/ui/toaster')]),
+  60_000,
+);
 
 /** Renders the whole app (real providers and router) at the given URL. */
 export function renderApp(url = '/') {

@@ -26,6 +26,8 @@ export const defaultHandlers = [
 export const server = setupServer(...defaultHandlers);
 
 export const signedOutHandlers = [
-  http.get('*/api/auth/current-user', () => HttpResponse.json({ message: 'Not authenticated' }, { status: 401 })),
+  http.get('*/api/auth/current-user', () =>
+    HttpResponse.json({ message: 'Not authenticated' }, { status: 401 }),
+  ),
   http.get('*/api/user', () => HttpResponse.json({ message: 'Not authenticated' }, { status: 401 })),
 ];

@@ -18,7 +18,14 @@ export function attachmentContent(a: AttachmentRec): Buffer {
   const key = `${a.AttachmentID}:${a.MimeType}:${a.title}`;
   let content = cache.get(key);
   if (!content) {
-    content = a.MimeType === 'application/pdf' ? createPdf(a.title, ['Ledgerlink sandbox document', `File: ${a.FileName}`, 'Generated from seed data.']) : createPng(a.title);
+    content =
+      a.MimeType === 'application/pdf'
+        ? createPdf(a.title, [
+            'Ledgerlink sandbox document',
+            `File: ${a.FileName}`,
+            'Generated from seed data.',
+          ])
+        : createPng(a.title);
     if (cache.size > 2000) cache.clear();
     cache.set(key, content);
   }
@@ -28,14 +35,20 @@ export function attachmentContent(a: AttachmentRec): Buffer {
 export function registerAttachmentRoutes(app: FastifyInstance, rt: Runtime): void {
   const read: ApiRouteConfig = { scope: 'attachments' };
 
-  app.get<{ Params: { InvoiceID: string } }>('/Invoices/:InvoiceID/Attachments', apiRoute(read), async (request, reply) => {
-    const { org } = ctxOf(request);
-    const id = request.params.InvoiceID.toLowerCase();
-    const inv = UUID_RE.test(id) ? org.invoices.find((i) => i.InvoiceID === id) : undefined;
-    if (!inv) throw XeroError.notFound();
-    const items = org.attachments.filter((a) => a.InvoiceID === inv.InvoiceID).map((a) => attachmentJson(rt, a, attachmentContent(a).length));
-    return reply.send(envelope(rt, 'Attachments', items));
-  });
+  app.get<{ Params: { InvoiceID: string } }>(
+    '/Invoices/:InvoiceID/Attachments',
+    apiRoute(read),
+    async (request, reply) => {
+      const { org } = ctxOf(request);
+      const id = request.params.InvoiceID.toLowerCase();
+      const inv = UUID_RE.test(id) ? org.invoices.find((i) => i.InvoiceID === id) : undefined;
+      if (!inv) throw XeroError.notFound();
+      const items = org.attachments
+        .filter((a) => a.InvoiceID === inv.InvoiceID)
+        .map((a) => attachmentJson(rt, a, attachmentContent(a).length));
+      return reply.send(envelope(rt, 'Attachments', items));
+    },
+  );
 
   app.get<{ Params: { InvoiceID: string; Attachment: string } }>(
     '/Invoices/:InvoiceID/Attachments/:Attachment',
@@ -45,7 +58,9 @@ export function registerAttachmentRoutes(app: FastifyInstance, rt: Runtime): voi
       const id = request.params.InvoiceID.toLowerCase();
       const key = request.params.Attachment;
       const list = org.attachments.filter((a) => a.InvoiceID === id);
-      const found = UUID_RE.test(key) ? list.find((a) => a.AttachmentID === key.toLowerCase()) : list.find((a) => a.FileName.toLowerCase() === key.toLowerCase());
+      const found = UUID_RE.test(key)
+        ? list.find((a) => a.AttachmentID === key.toLowerCase())
+        : list.find((a) => a.FileName.toLowerCase() === key.toLowerCase());
       if (!found) throw XeroError.notFound();
       const content = attachmentContent(found);
       return reply

@@ -53,7 +53,9 @@ export function runBatch(
   const failed = outcomes.filter((o): o is Extract<ElementOutcome, { ok: false }> => !o.ok);
   if (summarizeErrors && failed.length > 0) {
     for (const o of [...outcomes].reverse()) if (o.ok) o.undo();
-    throw XeroError.validation(failed.map((f) => ({ ...f.echo, ValidationErrors: f.errors.map((Message) => ({ Message })) })));
+    throw XeroError.validation(
+      failed.map((f) => ({ ...f.echo, ValidationErrors: f.errors.map((Message) => ({ Message })) })),
+    );
   }
   for (const o of outcomes) if (o.ok) o.commit();
   return outcomes.map((o) =>
@@ -61,7 +63,12 @@ export function runBatch(
       ? summarizeErrors
         ? o.json
         : { ...o.json, StatusAttributeString: 'OK' }
-      : { ...o.echo, [errorFlag]: true, StatusAttributeString: 'ERROR', ValidationErrors: o.errors.map((Message) => ({ Message })) },
+      : {
+          ...o.echo,
+          [errorFlag]: true,
+          StatusAttributeString: 'ERROR',
+          ValidationErrors: o.errors.map((Message) => ({ Message })),
+        },
   );
 }
 

@@ -22,7 +22,9 @@ function contactFields(org: OrgRec): FieldMap<ContactRec> {
     iscustomer: (c) => c.IsCustomer,
     taxnumber: (c) => c.TaxNumber ?? null,
     updateddateutc: (c) => ({ kind: 'date', ms: c.updatedMs }),
-    'contactgroups.name': (c) => org.contactGroups.find((g) => g.Status === 'ACTIVE' && g.contactIds.includes(c.ContactID))?.Name ?? null,
+    'contactgroups.name': (c) =>
+      org.contactGroups.find((g) => g.Status === 'ACTIVE' && g.contactIds.includes(c.ContactID))?.Name ??
+      null,
   };
 }
 
@@ -44,43 +46,65 @@ export function registerContactRoutes(app: FastifyInstance, rt: Runtime): void {
     const { org, q } = ctxOf(request);
     const fields = contactFields(org);
     let items = org.contacts;
-    if (q.includearchived?.toLowerCase() !== 'true') items = items.filter((c) => c.ContactStatus !== 'ARCHIVED');
+    if (q.includearchived?.toLowerCase() !== 'true')
+      items = items.filter((c) => c.ContactStatus !== 'ARCHIVED');
     const ids = listParam(q.ids).map((s) => s.toLowerCase());
     if (ids.length) items = items.filter((c) => ids.includes(c.ContactID));
     if (q.searchterm) {
       const term = q.searchterm.toLowerCase();
-      items = items.filter((c) => [c.Name, c.FirstName, c.LastName, c.ContactNumber, c.EmailAddress].some((v) => v?.toLowerCase().includes(term)));
+      items = items.filter((c) =>
+        [c.Name, c.FirstName, c.LastName, c.ContactNumber, c.EmailAddress].some((v) =>
+          v?.toLowerCase().includes(term),
+        ),
+      );
     }
     const since = parseModifiedSince(request.headers['if-modified-since']);
     if (since !== null) items = items.filter((c) => c.updatedMs > since);
     const where = compileWhere(q.where, fields, 'Contact');
     if (where) items = items.filter(where);
-    const order = compileOrder(q.order, fields, 'Contact') ?? ((a: ContactRec, b: ContactRec) => a.Name.localeCompare(b.Name));
+    const order =
+      compileOrder(q.order, fields, 'Contact') ??
+      ((a: ContactRec, b: ContactRec) => a.Name.localeCompare(b.Name));
     items = [...items].sort(order);
     const paging = readPaging(q);
     const page = paginate(items, paging);
     const summary = q.summaryonly?.toLowerCase() === 'true';
     const idx = indexOrg(org);
-    return reply.send(envelope(rt, 'Contacts', page.items.map((c) => contactJson(org, c, summary, idx)), page.pagination ? { pagination: page.pagination } : {}));
+    return reply.send(
+      envelope(
+        rt,
+        'Contacts',
+        page.items.map((c) => contactJson(org, c, summary, idx)),
+        page.pagination ? { pagination: page.pagination } : {},
+      ),
+    );
   });
 
-  app.get<{ Params: { ContactID: string } }>('/Contacts/:ContactID', apiRoute(read), async (request, reply) => {
-    const { org } = ctxOf(request);
-    const contact = findContact(org, request.params.ContactID);
-    if (!contact) throw XeroError.notFound();
-    return reply.send(envelope(rt, 'Contacts', [contactJson(org, contact)]));
-  });
+  app.get<{ Params: { ContactID: string } }>(
+    '/Contacts/:ContactID',
+    apiRoute(read),
+    async (request, reply) => {
+      const { org } = ctxOf(request);
+      const contact = findContact(org, request.params.ContactID);
+      if (!contact) throw XeroError.notFound();
+      return reply.send(envelope(rt, 'Contacts', [contactJson(org, contact)]));
+    },
+  );
 
   // CIS settings are settings, not contacts (xero_accounting.yaml …/CISSettings/get/security).
-  app.get<{ Params: { ContactID: string } }>('/Contacts/:ContactID/CISSettings', apiRoute({ scope: 'settings' }), async (request, reply) => {
-    const { org } = ctxOf(request);
-    const contact = findContact(org, request.params.ContactID);
-    if (!contact) throw XeroError.notFound();
-    const cis = contact.cis;
-    const setting: Record<string, unknown> = { CISEnabled: Boolean(cis?.enabled) };
-    if (cis?.enabled && cis.rate !== undefined) setting.Rate = cis.rate;
-    return reply.send({ CISSettings: [setting] });
-  });
+  app.get<{ Params: { ContactID: string } }>(
+    '/Contacts/:ContactID/CISSettings',
+    apiRoute({ scope: 'settings' }),
+    async (request, reply) => {
+      const { org } = ctxOf(request);
+      const contact = findContact(org, request.params.ContactID);
+      if (!contact) throw XeroError.notFound();
+      const cis = contact.cis;
+      const setting: Record<string, unknown> = { CISEnabled: Boolean(cis?.enabled) };
+      if (cis?.enabled && cis.rate !== undefined) setting.Rate = cis.rate;
+      return reply.send({ CISSettings: [setting] });
+    },
+  );
 
   app.get('/ContactGroups', apiRoute(read), async (request, reply) => {
     const { org, q } = ctxOf(request);
@@ -89,18 +113,44 @@ export function registerContactRoutes(app: FastifyInstance, rt: Runtime): void {
     if (where) items = org.contactGroups.filter(where);
     const order = compileOrder(q.order, groupFields, 'ContactGroup');
     if (order) items = [...items].sort(order);
-    return reply.send(envelope(rt, 'ContactGroups', items.map((g) => ({ ContactGroupID: g.ContactGroupID, Name: g.Name, Status: g.Status, Contacts: [], HasValidationErrors: false }))));
+    return reply.send(
+      envelope(
+        rt,
+        'ContactGroups',
+        items.map((g) => ({
+          ContactGroupID: g.ContactGroupID,
+          Name: g.Name,
+          Status: g.Status,
+          Contacts: [],
+          HasValidationErrors: false,
+        })),
+      ),
+    );
   });
 
-  app.get<{ Params: { ContactGroupID: string } }>('/ContactGroups/:ContactGroupID', apiRoute(read), async (request, reply) => {
-    const { org } = ctxOf(request);
-    const id = request.params.ContactGroupID.toLowerCase();
-    const group = UUID_RE.test(id) ? org.contactGroups.find((g) => g.ContactGroupID === id) : undefined;
-    if (!group) throw XeroError.notFound();
-    const contacts = group.contactIds
-      .map((cid) => org.contacts.find((c) => c.ContactID === cid))
-      .filter((c): c is ContactRec => Boolean(c))
-      .map((c) => ({ ContactID: c.ContactID, Name: c.Name }));
-    return reply.send(envelope(rt, 'ContactGroups', [{ ContactGroupID: group.ContactGroupID, Name: group.Name, Status: group.Status, Contacts: contacts, HasValidationErrors: false }]));
-  });
+  app.get<{ Params: { ContactGroupID: string } }>(
+    '/ContactGroups/:ContactGroupID',
+    apiRoute(read),
+    async (request, reply) => {
+      const { org } = ctxOf(request);
+      const id = request.params.ContactGroupID.toLowerCase();
+      const group = UUID_RE.test(id) ? org.contactGroups.find((g) => g.ContactGroupID === id) : undefined;
+      if (!group) throw XeroError.notFound();
+      const contacts = group.contactIds
+        .map((cid) => org.contacts.find((c) => c.ContactID === cid))
+        .filter((c): c is ContactRec => Boolean(c))
+        .map((c) => ({ ContactID: c.ContactID, Name: c.Name }));
+      return reply.send(
+        envelope(rt, 'ContactGroups', [
+          {
+            ContactGroupID: group.ContactGroupID,
+            Name: group.Name,
+            Status: group.Status,
+            Contacts: contacts,
+            HasValidationErrors: false,
+          },
+        ]),
+      );
+    },
+  );
 }

@@ -17,7 +17,12 @@ export class XeroError extends Error {
 
   /** 400 ValidationException with the offending elements echoed back. */
   static validation(elements: Record<string, unknown>[]): XeroError {
-    return new XeroError(400, { ErrorNumber: 10, Type: 'ValidationException', Message: 'A validation exception occurred', Elements: elements });
+    return new XeroError(400, {
+      ErrorNumber: 10,
+      Type: 'ValidationException',
+      Message: 'A validation exception occurred',
+      Elements: elements,
+    });
   }
 
   static postDataInvalid(message: string): XeroError {
@@ -33,6 +38,13 @@ export class XeroError extends Error {
   }
 
   static problem(status: 401 | 403, detail: string): XeroError {
-    return new XeroError(status, { Type: null, Title: status === 401 ? 'Unauthorized' : 'Forbidden', Status: status, Detail: detail, Instance: randomUUID(), Extensions: {} });
+    return new XeroError(status, {
+      Type: null,
+      Title: status === 401 ? 'Unauthorized' : 'Forbidden',
+      Status: status,
+      Detail: detail,
+      Instance: randomUUID(),
+      Extensions: {},
+    });
   }
 }

@@ -5,17 +5,41 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { amountDue, applyTotals, priceLine } from '../invoice-math.ts';
-import { hasMoreDecimals, lineAmountPence, penceFrom, toScaled, formatPounds, type LineAmountTypes } from '../money.ts';
+import {
+  hasMoreDecimals,
+  lineAmountPence,
+  penceFrom,
+  toScaled,
+  formatPounds,
+  type LineAmountTypes,
+} from '../money.ts';
 import { nextUpdated, type Runtime } from '../runtime.ts';
 import type { ContactRec, InvoiceRec, InvoiceStatus, InvoiceType, LineRec, OrgRec } from '../state.ts';
 import { addDays, dayToMs, isoDay, parseModifiedSince, parseRequestDay } from '../xero-dates.ts';
-import { ElementErrors, elementsOf, isPlainObject, runBatch, summarizeFlag, UUID_RE, type ElementOutcome } from './batch.ts';
+import {
+  ElementErrors,
+  elementsOf,
+  isPlainObject,
+  runBatch,
+  summarizeFlag,
+  UUID_RE,
+  type ElementOutcome,
+} from './batch.ts';
 import { XeroError } from './errors.ts';
 import { apiRoute, ctxOf, envelope, type ApiContext, type ApiRouteConfig } from './pipeline.ts';
 import { compileOrder, compileWhere, listParam, paginate, readPaging, type FieldMap } from './query.ts';
 import { indexOrg, invoiceJson, type Json } from './serialize.ts';
 
-const TYPES = ['ACCPAY', 'ACCPAYCREDIT', 'APOVERPAYMENT', 'APPREPAYMENT', 'ACCREC', 'ACCRECCREDIT', 'AROVERPAYMENT', 'ARPREPAYMENT'];
+const TYPES = [
+  'ACCPAY',
+  'ACCPAYCREDIT',
+  'APOVERPAYMENT',
+  'APPREPAYMENT',
+  'ACCREC',
+  'ACCRECCREDIT',
+  'AROVERPAYMENT',
+  'ARPREPAYMENT',
+];
 const STATUSES: InvoiceStatus[] = ['DRAFT', 'SUBMITTED', 'DELETED', 'AUTHORISED', 'PAID', 'VOIDED'];
 const LINE_AMOUNT_TYPES: LineAmountTypes[] = ['Exclusive', 'Inclusive', 'NoTax'];
 const CIS_SYSTEM_ACCOUNTS = ['CISLABOUREXPENSE', 'CISMATERIALS', 'CISLABOURINCOME', 'CISLABOUR'];
@@ -62,20 +86,37 @@ export function invoiceFields(org: OrgRec): FieldMap<InvoiceRec> {
 }
 
 function validateEnums(el: Record<string, unknown>): void {
-  if (el.Type !== undefined && !TYPES.includes(String(el.Type))) throw XeroError.postDataInvalid(`Invalid value '${String(el.Type)}' for Type`);
-  if (el.Status !== undefined && !STATUSES.includes(el.Status as InvoiceStatus)) throw XeroError.postDataInvalid(`Invalid value '${String(el.Status)}' for Status`);
-  if (el.LineAmountTypes !== undefined && !LINE_AMOUNT_TYPES.includes(el.LineAmountTypes as LineAmountTypes)) {
-    throw XeroError.postDataInvalid(`Invalid value '${String(el.LineAmountTypes)}' for LineAmountTypes. Use Exclusive, Inclusive or NoTax`);
+  if (el.Type !== undefined && !TYPES.includes(String(el.Type)))
+    throw XeroError.postDataInvalid(`Invalid value '${String(el.Type)}' for Type`);
+  if (el.Status !== undefined && !STATUSES.includes(el.Status as InvoiceStatus))
+    throw XeroError.postDataInvalid(`Invalid value '${String(el.Status)}' for Status`);
+  if (
+    el.LineAmountTypes !== undefined &&
+    !LINE_AMOUNT_TYPES.includes(el.LineAmountTypes as LineAmountTypes)
+  ) {
+    throw XeroError.postDataInvalid(
+      `Invalid value '${String(el.LineAmountTypes)}' for LineAmountTypes. Use Exclusive, Inclusive or NoTax`,
+    );
   }
-  if (el.LineItems !== undefined && !Array.isArray(el.LineItems)) throw XeroError.postDataInvalid('LineItems must be an array');
+  if (el.LineItems !== undefined && !Array.isArray(el.LineItems))
+    throw XeroError.postDataInvalid('LineItems must be an array');
 }
 
 function findInvoice(org: OrgRec, idOrNumber: string): InvoiceRec | undefined {
   if (UUID_RE.test(idOrNumber)) return org.invoices.find((i) => i.InvoiceID === idOrNumber.toLowerCase());
-  return org.invoices.find((i) => i.InvoiceNumber === idOrNumber && i.Type === 'ACCREC') ?? org.invoices.find((i) => i.InvoiceNumber === idOrNumber);
+  return (
+    org.invoices.find((i) => i.InvoiceNumber === idOrNumber && i.Type === 'ACCREC') ??
+    org.invoices.find((i) => i.InvoiceNumber === idOrNumber)
+  );
 }
 
-function resolveContact(org: OrgRec, raw: unknown, errors: string[], created: ContactRec[], now: number): ContactRec | undefined {
+function resolveContact(
+  org: OrgRec,
+  raw: unknown,
+  errors: string[],
+  created: ContactRec[],
+  now: number,
+): ContactRec | undefined {
   if (!isPlainObject(raw)) {
     errors.push('A Contact must be specified for this type of transaction');
     return undefined;
@@ -84,14 +125,23 @@ function resolveContact(org: OrgRec, raw: unknown, errors: string[], created: Co
   if (id) {
     const found = org.contacts.find((c) => c.ContactID === id);
     if (!found) errors.push(`The contact with ID '${id}' could not be found`);
-    else if (found.ContactStatus === 'ARCHIVED') errors.push(`The contact '${found.Name}' is archived and cannot be used`);
+    else if (found.ContactStatus === 'ARCHIVED')
+      errors.push(`The contact '${found.Name}' is archived and cannot be used`);
     return found;
   }
   const name = typeof raw.Name === 'string' ? raw.Name.trim() : '';
   if (name) {
     const found = org.contacts.find((c) => c.Name.toLowerCase() === name.toLowerCase());
     if (found) return found;
-    const contact: ContactRec = { ContactID: randomUUID(), Name: name, ContactStatus: 'ACTIVE', IsSupplier: false, IsCustomer: false, cis: null, updatedMs: now };
+    const contact: ContactRec = {
+      ContactID: randomUUID(),
+      Name: name,
+      ContactStatus: 'ACTIVE',
+      IsSupplier: false,
+      IsCustomer: false,
+      cis: null,
+      updatedMs: now,
+    };
     created.push(contact);
     return contact;
   }
@@ -126,8 +176,10 @@ function parseLine(raw: unknown, index: number, lc: LineContext, errors: string[
   const givenLine = raw.LineAmount !== undefined ? penceFrom(raw.LineAmount) : null;
   if (raw.Quantity !== undefined && quantityE4 === null) errors.push(`Line ${n}: Quantity must be a number`);
   if (raw.UnitAmount !== undefined && unitE4 === null) errors.push(`Line ${n}: UnitAmount must be a number`);
-  if (raw.LineAmount !== undefined && givenLine === null) errors.push(`Line ${n}: LineAmount must be a number`);
-  if (raw.LineAmount !== undefined && hasMoreDecimals(raw.LineAmount, 2)) errors.push(`Line ${n}: LineAmount can have at most 2 decimal places`);
+  if (raw.LineAmount !== undefined && givenLine === null)
+    errors.push(`Line ${n}: LineAmount must be a number`);
+  if (raw.LineAmount !== undefined && hasMoreDecimals(raw.LineAmount, 2))
+    errors.push(`Line ${n}: LineAmount can have at most 2 decimal places`);
   let discountE2 = previous?.discountE2 ?? 0;
   if (raw.DiscountRate !== undefined) {
     const d = toScaled(raw.DiscountRate, 2);
@@ -141,7 +193,10 @@ function parseLine(raw: unknown, index: number, lc: LineContext, errors: string[
   if (givenLine !== null) {
     if (unit !== null) {
       const expected = lineAmountPence({ quantityE4: q, unitE4: unit, discountE2 });
-      if (Math.abs(expected - givenLine) > 1) errors.push(`Line ${n}: the LineAmount ${formatPounds(givenLine)} does not match Quantity × UnitAmount (${formatPounds(expected)})`);
+      if (Math.abs(expected - givenLine) > 1)
+        errors.push(
+          `Line ${n}: the LineAmount ${formatPounds(givenLine)} does not match Quantity × UnitAmount (${formatPounds(expected)})`,
+        );
     } else {
       if (q === 0) q = 10000;
       unit = Math.round((givenLine * 100 * 10000) / q);
@@ -161,11 +216,19 @@ function parseLine(raw: unknown, index: number, lc: LineContext, errors: string[
     if (!account || account.Status !== 'ACTIVE' || account.Type === 'BANK') {
       errors.push(`Account code '${shown}' is not a valid code for this document.`);
       account = undefined;
-    } else if (lc.type === 'ACCPAY' && account.SystemAccount && CIS_SYSTEM_ACCOUNTS.includes(account.SystemAccount)) {
+    } else if (
+      lc.type === 'ACCPAY' &&
+      account.SystemAccount &&
+      CIS_SYSTEM_ACCOUNTS.includes(account.SystemAccount)
+    ) {
       errors.push(
         `CIS bills can't be created or edited through the API: account '${shown}' is a Construction Industry Scheme (CIS) system account. Use an ordinary direct costs account.`,
       );
-    } else if (account.SystemAccount === 'DEBTORS' || account.SystemAccount === 'CREDITORS' || account.SystemAccount === 'GST') {
+    } else if (
+      account.SystemAccount === 'DEBTORS' ||
+      account.SystemAccount === 'CREDITORS' ||
+      account.SystemAccount === 'GST'
+    ) {
       errors.push(`Account code '${shown}' is a system account and cannot be used on this document.`);
     }
   } else if (previous) {
@@ -180,7 +243,10 @@ function parseLine(raw: unknown, index: number, lc: LineContext, errors: string[
   if (lc.mode !== 'NoTax') {
     const rate = lc.org.taxRates.find((t) => t.TaxType === taxType);
     const usable = rate && rate.Status === 'ACTIVE' && (lc.type === 'ACCREC' ? rate.revenue : rate.expenses);
-    if (!usable) errors.push(`The TaxType code '${taxType}' does not exist or cannot be used for this type of transaction.`);
+    if (!usable)
+      errors.push(
+        `The TaxType code '${taxType}' does not exist or cannot be used for this type of transaction.`,
+      );
   }
   return priceLine(
     {
@@ -201,7 +267,8 @@ function parseLine(raw: unknown, index: number, lc: LineContext, errors: string[
 
 function checkApprovable(inv: InvoiceRec, errors: string[]): void {
   if (inv.lines.length === 0) errors.push('At least one line item is required to approve this document');
-  if (inv.lines.some((l) => !l.AccountID)) errors.push('Account code must be specified for every line item on an approved document');
+  if (inv.lines.some((l) => !l.AccountID))
+    errors.push('Account code must be specified for every line item on an approved document');
   if (!inv.DueDate) errors.push('Due Date is required for an approved document');
 }
 
@@ -217,7 +284,11 @@ function nextNumber(org: OrgRec): string {
   }
 }
 
-function applyInvoiceElement(ctx: ApiContext, el: Record<string, unknown>, pathId: string | undefined): ElementOutcome {
+function applyInvoiceElement(
+  ctx: ApiContext,
+  el: Record<string, unknown>,
+  pathId: string | undefined,
+): ElementOutcome {
   const { rt, org } = ctx;
   validateEnums(el);
   const errors: string[] = [];
@@ -235,24 +306,33 @@ function applyInvoiceElement(ctx: ApiContext, el: Record<string, unknown>, pathI
   if (!existing) {
     const type = el.Type as InvoiceType | undefined;
     if (!type) throw new ElementErrors(['Invoice Type must be specified']);
-    if (type !== 'ACCREC' && type !== 'ACCPAY') throw new ElementErrors([`Invoices of type ${type} are not supported by the sandbox`]);
+    if (type !== 'ACCREC' && type !== 'ACCPAY')
+      throw new ElementErrors([`Invoices of type ${type} are not supported by the sandbox`]);
     const contact = resolveContact(org, el.Contact, errors, createdContacts, now);
     const date = el.Date === undefined ? isoDay(now) : parseRequestDay(el.Date);
     if (date === null) errors.push('Date is not a valid date');
     const due = el.DueDate === undefined ? null : parseRequestDay(el.DueDate);
     if (el.DueDate !== undefined && due === null) errors.push('DueDate is not a valid date');
     const status = (el.Status as InvoiceStatus | undefined) ?? 'DRAFT';
-    if (!['DRAFT', 'SUBMITTED', 'AUTHORISED'].includes(status)) errors.push(`A new document cannot be created with status ${status}`);
+    if (!['DRAFT', 'SUBMITTED', 'AUTHORISED'].includes(status))
+      errors.push(`A new document cannot be created with status ${status}`);
     const mode = (el.LineAmountTypes as LineAmountTypes | undefined) ?? 'Exclusive';
     const lc: LineContext = { org, type, mode, unitdp4, existing: [] };
-    const lines = ((el.LineItems as unknown[] | undefined) ?? []).map((l, i) => parseLine(l, i, lc, errors)).filter((l): l is LineRec => l !== null);
+    const lines = ((el.LineItems as unknown[] | undefined) ?? [])
+      .map((l, i) => parseLine(l, i, lc, errors))
+      .filter((l): l is LineRec => l !== null);
     let number = typeof el.InvoiceNumber === 'string' ? el.InvoiceNumber.trim() : '';
-    if (type === 'ACCREC' && number && org.invoices.some((i) => i.Type === 'ACCREC' && i.InvoiceNumber === number && i.Status !== 'DELETED')) {
+    if (
+      type === 'ACCREC' &&
+      number &&
+      org.invoices.some((i) => i.Type === 'ACCREC' && i.InvoiceNumber === number && i.Status !== 'DELETED')
+    ) {
       errors.push('Invoice # must be unique.');
     }
     if (number.length > 255) errors.push('InvoiceNumber must be 255 characters or fewer');
     const effectiveDate = date ?? isoDay(now);
-    if (org.periodLockDate && effectiveDate <= org.periodLockDate) errors.push('The document date cannot be on or before the period lock date');
+    if (org.periodLockDate && effectiveDate <= org.periodLockDate)
+      errors.push('The document date cannot be on or before the period lock date');
     const inv: InvoiceRec = {
       InvoiceID: randomUUID(),
       Type: type,
@@ -282,7 +362,12 @@ function applyInvoiceElement(ctx: ApiContext, el: Record<string, unknown>, pathI
     inv.InvoiceNumber = number;
     org.contacts.push(...createdContacts);
     org.invoices.push(inv);
-    const flagContact = contact && !contact.IsCustomer && type === 'ACCREC' ? 'IsCustomer' : contact && !contact.IsSupplier && type === 'ACCPAY' ? 'IsSupplier' : null;
+    const flagContact =
+      contact && !contact.IsCustomer && type === 'ACCREC'
+        ? 'IsCustomer'
+        : contact && !contact.IsSupplier && type === 'ACCPAY'
+          ? 'IsSupplier'
+          : null;
     // Xero sets IsCustomer/IsSupplier without moving the contact's UpdatedDateUTC (REFERENCE §3).
     if (contact && flagContact) contact[flagContact] = true;
     return {
@@ -300,10 +385,16 @@ function applyInvoiceElement(ctx: ApiContext, el: Record<string, unknown>, pathI
           kind: writeKind(inv),
           action: 'create',
           id: inv.InvoiceID,
-          summary: { invoiceNumber: inv.InvoiceNumber, status: inv.Status, total: inv.total / 100, contactId: inv.ContactID },
+          summary: {
+            invoiceNumber: inv.InvoiceNumber,
+            status: inv.Status,
+            total: inv.total / 100,
+            contactId: inv.ContactID,
+          },
         });
         rt.markDirty();
-        for (const c of createdContacts) rt.webhooks?.notify(org.OrganisationID, 'CONTACT', c.ContactID, 'CREATE');
+        for (const c of createdContacts)
+          rt.webhooks?.notify(org.OrganisationID, 'CONTACT', c.ContactID, 'CREATE');
         rt.webhooks?.notify(org.OrganisationID, 'INVOICE', inv.InvoiceID, 'CREATE');
       },
     };
@@ -313,17 +404,22 @@ function applyInvoiceElement(ctx: ApiContext, el: Record<string, unknown>, pathI
   const inv = existing;
   const before = structuredClone(inv);
   const target = (el.Status as InvoiceStatus | undefined) ?? inv.Status;
-  if (el.Type !== undefined && el.Type !== inv.Type) errors.push('The Type of an existing document cannot be changed');
+  if (el.Type !== undefined && el.Type !== inv.Type)
+    errors.push('The Type of an existing document cannot be changed');
   if (['PAID', 'VOIDED', 'DELETED'].includes(inv.Status)) {
-    const onlyStatus = Object.keys(el).every((k) => ['InvoiceID', 'Status', 'InvoiceNumber'].includes(k)) && target === inv.Status;
+    const onlyStatus =
+      Object.keys(el).every((k) => ['InvoiceID', 'Status', 'InvoiceNumber'].includes(k)) &&
+      target === inv.Status;
     if (!onlyStatus) throw new ElementErrors([`This document cannot be edited as it is ${inv.Status}.`]);
   }
   if (!ALLOWED[inv.Status].includes(target)) {
     errors.push(`Invoice status cannot be changed from ${inv.Status} to ${target}`);
   }
-  if (target === 'VOIDED' && inv.amountPaid > 0) errors.push('This document cannot be voided as it has a payment or credit note allocated to it.');
+  if (target === 'VOIDED' && inv.amountPaid > 0)
+    errors.push('This document cannot be voided as it has a payment or credit note allocated to it.');
   const editsContent = ['Contact', 'Date', 'LineItems', 'LineAmountTypes'].some((k) => el[k] !== undefined);
-  if (inv.amountPaid > 0 && editsContent) errors.push('This document cannot be edited as it has a payment or credit note allocated to it.');
+  if (inv.amountPaid > 0 && editsContent)
+    errors.push('This document cannot be edited as it has a payment or credit note allocated to it.');
   if (errors.length > 0) return { ok: false, echo: echo(inv), errors };
 
   if (el.Contact !== undefined) {
@@ -343,7 +439,12 @@ function applyInvoiceElement(ctx: ApiContext, el: Record<string, unknown>, pathI
   if (el.Reference !== undefined) inv.Reference = String(el.Reference);
   if (typeof el.InvoiceNumber === 'string' && el.InvoiceNumber !== inv.InvoiceNumber) {
     const number = el.InvoiceNumber.trim();
-    if (inv.Type === 'ACCREC' && org.invoices.some((i) => i !== inv && i.Type === 'ACCREC' && i.InvoiceNumber === number && i.Status !== 'DELETED')) {
+    if (
+      inv.Type === 'ACCREC' &&
+      org.invoices.some(
+        (i) => i !== inv && i.Type === 'ACCREC' && i.InvoiceNumber === number && i.Status !== 'DELETED',
+      )
+    ) {
       errors.push('Invoice # must be unique.');
     }
     inv.InvoiceNumber = number;
@@ -359,7 +460,8 @@ function applyInvoiceElement(ctx: ApiContext, el: Record<string, unknown>, pathI
     inv.lines = source.map((l, i) => parseLine(l, i, lc, errors)).filter((l): l is LineRec => l !== null);
     applyTotals(inv);
   }
-  if (org.periodLockDate && (inv.Date <= org.periodLockDate || before.Date <= org.periodLockDate)) errors.push('The document date cannot be on or before the period lock date');
+  if (org.periodLockDate && (inv.Date <= org.periodLockDate || before.Date <= org.periodLockDate))
+    errors.push('The document date cannot be on or before the period lock date');
   inv.Status = target;
   if (target === 'AUTHORISED' || target === 'SUBMITTED') checkApprovable(inv, errors);
   if (inv.total < 0) errors.push('The document total cannot be negative');
@@ -370,7 +472,16 @@ function applyInvoiceElement(ctx: ApiContext, el: Record<string, unknown>, pathI
   org.contacts.push(...createdContacts);
   const changed = JSON.stringify(before) !== JSON.stringify(inv);
   if (changed) inv.updatedMs = nextUpdated(rt, before.updatedMs);
-  const action = target !== before.Status ? (target === 'AUTHORISED' ? 'approve' : target === 'VOIDED' ? 'void' : target === 'DELETED' ? 'delete' : 'update') : 'update';
+  const action =
+    target !== before.Status
+      ? target === 'AUTHORISED'
+        ? 'approve'
+        : target === 'VOIDED'
+          ? 'void'
+          : target === 'DELETED'
+            ? 'delete'
+            : 'update'
+      : 'update';
   return {
     ok: true,
     json: invoiceJson(org, inv, { lineItems: true, payments: true, unitdp4 }),
@@ -386,10 +497,16 @@ function applyInvoiceElement(ctx: ApiContext, el: Record<string, unknown>, pathI
         kind: writeKind(inv),
         action,
         id: inv.InvoiceID,
-        summary: { invoiceNumber: inv.InvoiceNumber, status: inv.Status, previousStatus: before.Status, total: inv.total / 100 },
+        summary: {
+          invoiceNumber: inv.InvoiceNumber,
+          status: inv.Status,
+          previousStatus: before.Status,
+          total: inv.total / 100,
+        },
       });
       rt.markDirty();
-      for (const c of createdContacts) rt.webhooks?.notify(org.OrganisationID, 'CONTACT', c.ContactID, 'CREATE');
+      for (const c of createdContacts)
+        rt.webhooks?.notify(org.OrganisationID, 'CONTACT', c.ContactID, 'CREATE');
       rt.webhooks?.notify(org.OrganisationID, 'INVOICE', inv.InvoiceID, 'UPDATE');
     },
   };
@@ -411,46 +528,74 @@ export function registerInvoiceRoutes(app: FastifyInstance, rt: Runtime): void {
     const contactIds = listParam(q.contactids).map((s) => s.toLowerCase());
     if (contactIds.length) items = items.filter((i) => contactIds.includes(i.ContactID));
     const statuses = listParam(q.statuses).map((s) => s.toUpperCase());
-    if (statuses.some((s) => !STATUSES.includes(s as InvoiceStatus))) throw XeroError.queryParse(`Invalid status in Statuses: ${q.statuses ?? ''}`);
+    if (statuses.some((s) => !STATUSES.includes(s as InvoiceStatus)))
+      throw XeroError.queryParse(`Invalid status in Statuses: ${q.statuses ?? ''}`);
     if (statuses.length) items = items.filter((i) => statuses.includes(i.Status));
-    if (q.createdbymyapp?.toLowerCase() === 'true') items = items.filter((i) => i.createdByClientId === ctx.clientId);
+    if (q.createdbymyapp?.toLowerCase() === 'true')
+      items = items.filter((i) => i.createdByClientId === ctx.clientId);
     if (q.searchterm) {
       const term = q.searchterm.toLowerCase();
-      items = items.filter((i) => i.InvoiceNumber.toLowerCase().includes(term) || i.Reference.toLowerCase().includes(term));
+      items = items.filter(
+        (i) => i.InvoiceNumber.toLowerCase().includes(term) || i.Reference.toLowerCase().includes(term),
+      );
     }
     const since = parseModifiedSince(request.headers['if-modified-since']);
     if (since !== null) items = items.filter((i) => i.updatedMs > since);
     const where = compileWhere(q.where, fields, 'Invoice');
     if (where) items = items.filter(where);
-    const order = compileOrder(q.order, fields, 'Invoice') ?? ((a: InvoiceRec, b: InvoiceRec) => a.updatedMs - b.updatedMs || (a.InvoiceID < b.InvoiceID ? -1 : 1));
+    const order =
+      compileOrder(q.order, fields, 'Invoice') ??
+      ((a: InvoiceRec, b: InvoiceRec) => a.updatedMs - b.updatedMs || (a.InvoiceID < b.InvoiceID ? -1 : 1));
     items = [...items].sort(order);
     const paging = readPaging(q);
     const summaryOnly = q.summaryonly?.toLowerCase() === 'true';
     const page = paginate(items, paging);
     const unitdp4 = q.unitdp === '4';
     const idx = indexOrg(org);
-    const json = page.items.map((i) => invoiceJson(org, i, { lineItems: Boolean(paging) && !summaryOnly, payments: !summaryOnly, unitdp4, idx }));
+    const json = page.items.map((i) =>
+      invoiceJson(org, i, {
+        lineItems: Boolean(paging) && !summaryOnly,
+        payments: !summaryOnly,
+        unitdp4,
+        idx,
+      }),
+    );
     return reply.send(envelope(rt, 'Invoices', json, page.pagination ? { pagination: page.pagination } : {}));
   });
 
-  app.get<{ Params: { InvoiceID: string } }>('/Invoices/:InvoiceID', apiRoute(read), async (request, reply) => {
-    const ctx = ctxOf(request);
-    const inv = findInvoice(ctx.org, request.params.InvoiceID);
-    if (!inv) throw XeroError.notFound();
-    return reply.send(envelope(rt, 'Invoices', [invoiceJson(ctx.org, inv, { lineItems: true, payments: true, unitdp4: ctx.q.unitdp === '4' })]));
-  });
+  app.get<{ Params: { InvoiceID: string } }>(
+    '/Invoices/:InvoiceID',
+    apiRoute(read),
+    async (request, reply) => {
+      const ctx = ctxOf(request);
+      const inv = findInvoice(ctx.org, request.params.InvoiceID);
+      if (!inv) throw XeroError.notFound();
+      return reply.send(
+        envelope(rt, 'Invoices', [
+          invoiceJson(ctx.org, inv, { lineItems: true, payments: true, unitdp4: ctx.q.unitdp === '4' }),
+        ]),
+      );
+    },
+  );
 
-  const createOrUpdate = (allowUpdate: boolean) => async (request: import('fastify').FastifyRequest<{ Params: { InvoiceID?: string } }>, reply: import('fastify').FastifyReply) => {
-    const ctx = ctxOf(request);
-    const elements = elementsOf(request.body, 'Invoices');
-    const pathId = request.params.InvoiceID;
-    if (pathId && elements.length !== 1) throw XeroError.postDataInvalid('Only one invoice can be updated at this address');
-    const results = runBatch(elements, summarizeFlag(ctx.q), 'HasErrors', (el) => {
-      if (!allowUpdate && (el.InvoiceID !== undefined)) throw new ElementErrors(['PUT creates new invoices only: use POST to update an existing invoice']);
-      return applyInvoiceElement(ctx, el, pathId);
-    });
-    return reply.status(200).send(envelope(rt, 'Invoices', results));
-  };
+  const createOrUpdate =
+    (allowUpdate: boolean) =>
+    async (
+      request: import('fastify').FastifyRequest<{ Params: { InvoiceID?: string } }>,
+      reply: import('fastify').FastifyReply,
+    ) => {
+      const ctx = ctxOf(request);
+      const elements = elementsOf(request.body, 'Invoices');
+      const pathId = request.params.InvoiceID;
+      if (pathId && elements.length !== 1)
+        throw XeroError.postDataInvalid('Only one invoice can be updated at this address');
+      const results = runBatch(elements, summarizeFlag(ctx.q), 'HasErrors', (el) => {
+        if (!allowUpdate && el.InvoiceID !== undefined)
+          throw new ElementErrors(['PUT creates new invoices only: use POST to update an existing invoice']);
+        return applyInvoiceElement(ctx, el, pathId);
+      });
+      return reply.status(200).send(envelope(rt, 'Invoices', results));
+    };
   app.put('/Invoices', apiRoute(write), createOrUpdate(false));
   app.post('/Invoices', apiRoute(write), createOrUpdate(true));
   app.post('/Invoices/:InvoiceID', apiRoute(write), createOrUpdate(true));

@@ -10,7 +10,15 @@ import { formatPounds, hasMoreDecimals, penceFrom } from '../money.ts';
 import { nextUpdated, type Runtime } from '../runtime.ts';
 import type { OrgRec, PaymentRec } from '../state.ts';
 import { dayToMs, isoDay, parseModifiedSince, parseRequestDay } from '../xero-dates.ts';
-import { ElementErrors, elementsOf, isPlainObject, runBatch, summarizeFlag, UUID_RE, type ElementOutcome } from './batch.ts';
+import {
+  ElementErrors,
+  elementsOf,
+  isPlainObject,
+  runBatch,
+  summarizeFlag,
+  UUID_RE,
+  type ElementOutcome,
+} from './batch.ts';
 import { XeroError } from './errors.ts';
 import { apiRoute, ctxOf, envelope, type ApiContext, type ApiRouteConfig } from './pipeline.ts';
 import { compileOrder, compileWhere, paginate, readPaging, type FieldMap } from './query.ts';
@@ -68,21 +76,44 @@ function applyPaymentElement(ctx: ApiContext, el: Record<string, unknown>): Elem
     const undo = deletePayment(rt, org, payment);
     return { ok: true, json: paymentJson(org, payment), undo, commit: () => recordDelete(rt, org, payment) };
   }
-  if (el.PaymentID !== undefined) throw new ElementErrors(['Payments cannot be edited; delete the payment and create a new one']);
-  const invRef = isPlainObject(el.Invoice) ? el.Invoice : isPlainObject(el.CreditNote) || isPlainObject(el.Prepayment) || isPlainObject(el.Overpayment) ? null : undefined;
+  if (el.PaymentID !== undefined)
+    throw new ElementErrors(['Payments cannot be edited; delete the payment and create a new one']);
+  const invRef = isPlainObject(el.Invoice)
+    ? el.Invoice
+    : isPlainObject(el.CreditNote) || isPlainObject(el.Prepayment) || isPlainObject(el.Overpayment)
+      ? null
+      : undefined;
   if (invRef === null) throw new ElementErrors(['The sandbox supports payments against invoices only']);
   const invoiceId = typeof invRef?.InvoiceID === 'string' ? invRef.InvoiceID.toLowerCase() : undefined;
-  const invoiceNumber = typeof invRef?.InvoiceNumber === 'string' ? invRef.InvoiceNumber : typeof el.InvoiceNumber === 'string' ? el.InvoiceNumber : undefined;
-  const inv = invoiceId ? org.invoices.find((i) => i.InvoiceID === invoiceId) : invoiceNumber ? org.invoices.find((i) => i.InvoiceNumber === invoiceNumber) : undefined;
-  if (!invoiceId && !invoiceNumber) errors.push('Invoice or CreditNote or Prepayment or Overpayment must be specified');
+  const invoiceNumber =
+    typeof invRef?.InvoiceNumber === 'string'
+      ? invRef.InvoiceNumber
+      : typeof el.InvoiceNumber === 'string'
+        ? el.InvoiceNumber
+        : undefined;
+  const inv = invoiceId
+    ? org.invoices.find((i) => i.InvoiceID === invoiceId)
+    : invoiceNumber
+      ? org.invoices.find((i) => i.InvoiceNumber === invoiceNumber)
+      : undefined;
+  if (!invoiceId && !invoiceNumber)
+    errors.push('Invoice or CreditNote or Prepayment or Overpayment must be specified');
   else if (!inv) errors.push(`Invoice could not be found`);
   const accRef = isPlainObject(el.Account) ? el.Account : undefined;
   const accId = typeof accRef?.AccountID === 'string' ? accRef.AccountID.toLowerCase() : undefined;
-  const accCode = typeof accRef?.Code === 'string' ? accRef.Code : typeof el.Code === 'string' ? el.Code : undefined;
-  const account = accId ? org.accounts.find((a) => a.AccountID === accId) : accCode ? org.accounts.find((a) => a.Code === accCode) : undefined;
+  const accCode =
+    typeof accRef?.Code === 'string' ? accRef.Code : typeof el.Code === 'string' ? el.Code : undefined;
+  const account = accId
+    ? org.accounts.find((a) => a.AccountID === accId)
+    : accCode
+      ? org.accounts.find((a) => a.Code === accCode)
+      : undefined;
   if (!accId && !accCode) errors.push('Account must be specified');
   else if (!account || account.Status !== 'ACTIVE') errors.push('Account could not be found');
-  else if (account.Type !== 'BANK' && !account.EnablePaymentsToAccount) errors.push(`Account type is invalid for making a payment to/from: payments can only be made to bank accounts or accounts with payments enabled`);
+  else if (account.Type !== 'BANK' && !account.EnablePaymentsToAccount)
+    errors.push(
+      `Account type is invalid for making a payment to/from: payments can only be made to bank accounts or accounts with payments enabled`,
+    );
   const amount = penceFrom(el.Amount);
   if (el.Amount === undefined || amount === null) errors.push('Amount must be specified');
   else if (hasMoreDecimals(el.Amount, 2)) errors.push('Amount can have at most 2 decimal places');
@@ -91,13 +122,21 @@ function applyPaymentElement(ctx: ApiContext, el: Record<string, unknown>): Elem
   if (date === null) errors.push('Date is not a valid date');
   if (inv) {
     if (inv.Status !== 'AUTHORISED') {
-      errors.push(inv.Status === 'PAID' ? 'Payment amount exceeds the amount outstanding on this document: the invoice is already fully paid' : `Payments can only be made against AUTHORISED documents; this one is ${inv.Status}`);
+      errors.push(
+        inv.Status === 'PAID'
+          ? 'Payment amount exceeds the amount outstanding on this document: the invoice is already fully paid'
+          : `Payments can only be made against AUTHORISED documents; this one is ${inv.Status}`,
+      );
     } else if (amount !== null && amount > amountDue(inv)) {
-      errors.push(`Payment amount exceeds the amount outstanding on this document (${formatPounds(amountDue(inv))})`);
+      errors.push(
+        `Payment amount exceeds the amount outstanding on this document (${formatPounds(amountDue(inv))})`,
+      );
     }
   }
-  if (org.periodLockDate && date && date <= org.periodLockDate) errors.push('The payment date cannot be on or before the period lock date');
-  if (errors.length > 0 || !inv || !account || amount === null || !date) return { ok: false, echo: el, errors };
+  if (org.periodLockDate && date && date <= org.periodLockDate)
+    errors.push('The payment date cannot be on or before the period lock date');
+  if (errors.length > 0 || !inv || !account || amount === null || !date)
+    return { ok: false, echo: el, errors };
 
   const beforeInv = structuredClone(inv);
   const payment: PaymentRec = {
@@ -133,7 +172,14 @@ function applyPaymentElement(ctx: ApiContext, el: Record<string, unknown>): Elem
         kind: 'payment',
         action: 'create',
         id: payment.PaymentID,
-        summary: { invoiceId: inv.InvoiceID, invoiceNumber: inv.InvoiceNumber, accountId: account.AccountID, amount: amount / 100, invoiceStatus: inv.Status, amountDue: amountDue(inv) / 100 },
+        summary: {
+          invoiceId: inv.InvoiceID,
+          invoiceNumber: inv.InvoiceNumber,
+          accountId: account.AccountID,
+          amount: amount / 100,
+          invoiceStatus: inv.Status,
+          amountDue: amountDue(inv) / 100,
+        },
       });
       rt.markDirty();
       // A payment changes its invoice (amount due, status): Xero reports it as an INVOICE update.
@@ -167,47 +213,80 @@ export function registerPaymentRoutes(app: FastifyInstance, rt: Runtime): void {
     if (since !== null) items = items.filter((p) => p.updatedMs > since);
     const where = compileWhere(q.where, fields, 'Payment');
     if (where) items = items.filter(where);
-    const order = compileOrder(q.order, fields, 'Payment') ?? ((a: PaymentRec, b: PaymentRec) => a.updatedMs - b.updatedMs || (a.PaymentID < b.PaymentID ? -1 : 1));
+    const order =
+      compileOrder(q.order, fields, 'Payment') ??
+      ((a: PaymentRec, b: PaymentRec) => a.updatedMs - b.updatedMs || (a.PaymentID < b.PaymentID ? -1 : 1));
     items = [...items].sort(order);
     const page = paginate(items, readPaging(q));
     const invoices = new Map(org.invoices.map((i) => [i.InvoiceID, i]));
-    return reply.send(envelope(rt, 'Payments', page.items.map((p) => paymentJson(org, p, invoices)), page.pagination ? { pagination: page.pagination } : {}));
+    return reply.send(
+      envelope(
+        rt,
+        'Payments',
+        page.items.map((p) => paymentJson(org, p, invoices)),
+        page.pagination ? { pagination: page.pagination } : {},
+      ),
+    );
   });
 
-  app.get<{ Params: { PaymentID: string } }>('/Payments/:PaymentID', apiRoute(read), async (request, reply) => {
-    const { org } = ctxOf(request);
-    const id = request.params.PaymentID.toLowerCase();
-    const payment = UUID_RE.test(id) ? org.payments.find((p) => p.PaymentID === id) : undefined;
-    if (!payment) throw XeroError.notFound();
-    return reply.send(envelope(rt, 'Payments', [paymentJson(org, payment)]));
-  });
+  app.get<{ Params: { PaymentID: string } }>(
+    '/Payments/:PaymentID',
+    apiRoute(read),
+    async (request, reply) => {
+      const { org } = ctxOf(request);
+      const id = request.params.PaymentID.toLowerCase();
+      const payment = UUID_RE.test(id) ? org.payments.find((p) => p.PaymentID === id) : undefined;
+      if (!payment) throw XeroError.notFound();
+      return reply.send(envelope(rt, 'Payments', [paymentJson(org, payment)]));
+    },
+  );
 
   const batch = (bare: boolean) => async (request: FastifyRequest, reply: FastifyReply) => {
     const ctx = ctxOf(request);
     const body = request.body;
-    const elements = bare && isPlainObject(body) && body.Payments === undefined ? [body] : elementsOf(body, 'Payments');
-    const results = runBatch(elements, summarizeFlag(ctx.q), 'HasValidationErrors', (el) => applyPaymentElement(ctx, el));
+    const elements =
+      bare && isPlainObject(body) && body.Payments === undefined ? [body] : elementsOf(body, 'Payments');
+    const results = runBatch(elements, summarizeFlag(ctx.q), 'HasValidationErrors', (el) =>
+      applyPaymentElement(ctx, el),
+    );
     return reply.send(envelope(rt, 'Payments', results));
   };
   app.put('/Payments', apiRoute(write), batch(false));
   app.post('/Payments', apiRoute(write), batch(true));
 
-  app.post<{ Params: { PaymentID: string } }>('/Payments/:PaymentID', apiRoute(write), async (request, reply) => {
-    const ctx = ctxOf(request);
-    const { org } = ctx;
-    const id = request.params.PaymentID.toLowerCase();
-    const payment = UUID_RE.test(id) ? org.payments.find((p) => p.PaymentID === id) : undefined;
-    if (!payment) throw XeroError.notFound();
-    const body = request.body;
-    const el = isPlainObject(body) && Array.isArray(body.Payments) && isPlainObject(body.Payments[0]) ? body.Payments[0] : body;
-    if (!isPlainObject(el) || el.Status !== 'DELETED') {
-      throw XeroError.validation([{ PaymentID: payment.PaymentID, ValidationErrors: [{ Message: 'Payments can only be updated to a Status of DELETED' }] }]);
-    }
-    if (payment.Status === 'DELETED') {
-      throw XeroError.validation([{ PaymentID: payment.PaymentID, ValidationErrors: [{ Message: 'This payment has already been deleted' }] }]);
-    }
-    deletePayment(rt, org, payment);
-    recordDelete(rt, org, payment);
-    return reply.send(envelope(rt, 'Payments', [paymentJson(org, payment)]));
-  });
+  app.post<{ Params: { PaymentID: string } }>(
+    '/Payments/:PaymentID',
+    apiRoute(write),
+    async (request, reply) => {
+      const ctx = ctxOf(request);
+      const { org } = ctx;
+      const id = request.params.PaymentID.toLowerCase();
+      const payment = UUID_RE.test(id) ? org.payments.find((p) => p.PaymentID === id) : undefined;
+      if (!payment) throw XeroError.notFound();
+      const body = request.body;
+      const el =
+        isPlainObject(body) && Array.isArray(body.Payments) && isPlainObject(body.Payments[0])
+          ? body.Payments[0]
+          : body;
+      if (!isPlainObject(el) || el.Status !== 'DELETED') {
+        throw XeroError.validation([
+          {
+            PaymentID: payment.PaymentID,
+            ValidationErrors: [{ Message: 'Payments can only be updated to a Status of DELETED' }],
+          },
+        ]);
+      }
+      if (payment.Status === 'DELETED') {
+        throw XeroError.validation([
+          {
+            PaymentID: payment.PaymentID,
+            ValidationErrors: [{ Message: 'This payment has already been deleted' }],
+          },
+        ]);
+      }
+      deletePayment(rt, org, payment);
+      recordDelete(rt, org, payment);
+      return reply.send(envelope(rt, 'Payments', [paymentJson(org, payment)]));
+    },
+  );
 }

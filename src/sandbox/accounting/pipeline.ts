@@ -4,7 +4,13 @@
  * the Accept check, Idempotency-Key replay, and finally "drop the connection after the write".
  */
 import { randomUUID } from 'node:crypto';
-import type { FastifyContextConfig, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type {
+  FastifyContextConfig,
+  FastifyError,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+} from 'fastify';
 import { authenticateBearer, type BearerIdentity } from '../identity.ts';
 import { fingerprintOf, type IdempotencyStore, type StoredAnswer } from '../idempotency.ts';
 import type { RateLimits } from '../limits.ts';
@@ -37,7 +43,10 @@ export function apiRoute(config: ApiRouteConfig): { config: FastifyContextConfig
 }
 
 const contexts = new WeakMap<FastifyRequest, ApiContext>();
-const idempotencyHandles = new WeakMap<FastifyRequest, { complete: (a: StoredAnswer) => void; abandon: () => void }>();
+const idempotencyHandles = new WeakMap<
+  FastifyRequest,
+  { complete: (a: StoredAnswer) => void; abandon: () => void }
+>();
 const replayed = new WeakSet<FastifyRequest>();
 
 export function ctxOf(request: FastifyRequest): ApiContext {
@@ -68,8 +77,20 @@ export function lowerQuery(request: FastifyRequest): Record<string, string | und
   return out;
 }
 
-export function envelope(rt: Runtime, key: string, items: unknown[], extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { Id: randomUUID(), Status: 'OK', ProviderName: 'Ledgerlink Sandbox', DateTimeUTC: msDateTimeNoOffset(rt.now()), ...extra, [key]: items };
+export function envelope(
+  rt: Runtime,
+  key: string,
+  items: unknown[],
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    Id: randomUUID(),
+    Status: 'OK',
+    ProviderName: 'Ledgerlink Sandbox',
+    DateTimeUTC: msDateTimeNoOffset(rt.now()),
+    ...extra,
+    [key]: items,
+  };
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -117,10 +138,16 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
     const identity = await authenticate(rt, request);
     const tenantHeader = request.headers['xero-tenant-id'];
     const tenantId = (Array.isArray(tenantHeader) ? tenantHeader[0] : tenantHeader)?.trim().toLowerCase();
-    const connected = tenantId && rt.state.identity.connections.some((c) => c.userId === identity.user.userId && c.clientId === identity.clientId && c.tenantId === tenantId);
+    const connected =
+      tenantId &&
+      rt.state.identity.connections.some(
+        (c) =>
+          c.userId === identity.user.userId && c.clientId === identity.clientId && c.tenantId === tenantId,
+      );
     const org = tenantId ? findOrg(rt, tenantId) : undefined;
     if (!tenantId || !connected || !org) throw XeroError.problem(403, 'AuthenticationUnsuccessful');
-    if (!hasScope(identity.scopes, config.scope, Boolean(config.write))) throw XeroError.problem(401, 'AuthorizationUnsuccessful');
+    if (!hasScope(identity.scopes, config.scope, Boolean(config.write)))
+      throw XeroError.problem(401, 'AuthorizationUnsuccessful');
     const endpoint = request.routeOptions.url ?? request.url.split('?')[0] ?? '';
     rt.ledger.countCall(org.OrganisationID, org.Name, request.method, endpoint);
     counted.set(request, { tenantId: org.OrganisationID, endpoint });
@@ -132,7 +159,12 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
       reply.headers(limits.headers(org.OrganisationID, identity.clientId, now));
       const headers: Record<string, string> = { 'x-rate-limit-problem': burst.problem };
       if (burst.retryAfterSeconds !== null) headers['retry-after'] = String(burst.retryAfterSeconds);
-      throw new XeroError(429, { Title: 'Too Many Requests', Status: 429, Detail: `Rate limit exceeded: ${burst.problem}` }, 'application/json; charset=utf-8', headers);
+      throw new XeroError(
+        429,
+        { Title: 'Too Many Requests', Status: 429, Detail: `Rate limit exceeded: ${burst.problem}` },
+        'application/json; charset=utf-8',
+        headers,
+      );
     }
     const decision = limits.acquire(org.OrganisationID, identity.clientId, now);
     reply.headers(limits.headers(org.OrganisationID, identity.clientId, now));
@@ -141,8 +173,14 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
       rt.ledger.countViolation(problem === 'appminute' ? 'appMinute' : problem);
       rt.ledger.countRejected();
       const headers: Record<string, string> = { 'x-rate-limit-problem': problem };
-      if (decision.retryAfterSeconds !== undefined) headers['retry-after'] = String(decision.retryAfterSeconds);
-      throw new XeroError(429, { Title: 'Too Many Requests', Status: 429, Detail: `Rate limit exceeded: ${problem}` }, 'application/json; charset=utf-8', headers);
+      if (decision.retryAfterSeconds !== undefined)
+        headers['retry-after'] = String(decision.retryAfterSeconds);
+      throw new XeroError(
+        429,
+        { Title: 'Too Many Requests', Status: 429, Detail: `Rate limit exceeded: ${problem}` },
+        'application/json; charset=utf-8',
+        headers,
+      );
     }
     let released = false;
     const release = (): void => {
@@ -158,7 +196,13 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
     const fault = rt.faults.takeError(request.url);
     if (fault) {
       rt.ledger.countFault('error');
-      throw new XeroError(fault, fault === 503 ? 'The Xero API is currently unavailable (sandbox fault).' : 'An unhandled error occurred (sandbox fault).', 'text/plain; charset=utf-8');
+      throw new XeroError(
+        fault,
+        fault === 503
+          ? 'The Xero API is currently unavailable (sandbox fault).'
+          : 'An unhandled error occurred (sandbox fault).',
+        'text/plain; charset=utf-8',
+      );
     }
     const accept = request.headers.accept ?? '';
     if (!config.binary && !/application\/json/i.test(accept)) {
@@ -180,7 +224,12 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
     const ctx = ctxOf(request);
     const scopeKey = `${ctx.clientId}|${ctx.org.OrganisationID}|${key}`;
     const fingerprint = fingerprintOf(request.method, request.url, request.body);
-    const found = await idempotency.lookup(scopeKey, fingerprint, rt.now(), rt.settings.idempotencyWindowSeconds * 1000);
+    const found = await idempotency.lookup(
+      scopeKey,
+      fingerprint,
+      rt.now(),
+      rt.settings.idempotencyWindowSeconds * 1000,
+    );
     if (found.kind === 'mismatch') {
       throw new XeroError(400, {
         Title: 'Bad Request',
@@ -206,8 +255,13 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
       idempotencyHandles.delete(request);
       if (reply.statusCode >= 500) handle.abandon();
       else {
-        const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
-        handle.complete({ status: reply.statusCode, contentType: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'), body });
+        const body =
+          typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
+        handle.complete({
+          status: reply.statusCode,
+          contentType: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'),
+          body,
+        });
       }
     }
     const config = request.routeOptions.config as Partial<ApiRouteConfig> | undefined;
@@ -216,7 +270,14 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
       rt.ledger.countFault('answerDelay');
       await sleep(answerDelay);
     }
-    if (config?.scope && isWrite(request.method) && reply.statusCode < 500 && contexts.has(request) && !replayed.has(request) && rt.faults.takeDrop(request.url)) {
+    if (
+      config?.scope &&
+      isWrite(request.method) &&
+      reply.statusCode < 500 &&
+      contexts.has(request) &&
+      !replayed.has(request) &&
+      rt.faults.takeDrop(request.url)
+    ) {
       rt.ledger.countFault('dropped');
       request.raw.socket?.destroy();
     }
@@ -226,17 +287,32 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
   app.setErrorHandler((error: FastifyError | XeroError, _request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof XeroError) {
       reply.headers(error.headers);
-      return reply.status(error.status).type(error.contentType).send(typeof error.body === 'string' ? error.body : JSON.stringify(error.body));
+      return reply
+        .status(error.status)
+        .type(error.contentType)
+        .send(typeof error.body === 'string' ? error.body : JSON.stringify(error.body));
     }
     const status = error.statusCode ?? 500;
-    if (status === 415) return reply.status(415).type('text/plain; charset=utf-8').send('Unsupported Content-Type: send application/json');
+    if (status === 415)
+      return reply
+        .status(415)
+        .type('text/plain; charset=utf-8')
+        .send('Unsupported Content-Type: send application/json');
     if (status === 413) return reply.status(413).type('text/plain; charset=utf-8').send('Request too large');
     if (status >= 400 && status < 500) {
-      return reply.status(400).type('application/json; charset=utf-8').send(JSON.stringify({ ErrorNumber: 14, Type: 'PostDataInvalidException', Message: error.message }));
+      return reply
+        .status(400)
+        .type('application/json; charset=utf-8')
+        .send(JSON.stringify({ ErrorNumber: 14, Type: 'PostDataInvalidException', Message: error.message }));
     }
     console.warn(`[sandbox] unhandled error: ${error.stack ?? error.message}`);
     return reply.status(500).type('text/plain; charset=utf-8').send('An unhandled error occurred');
   });
 
-  app.setNotFoundHandler((_request, reply) => reply.status(404).type('text/plain; charset=utf-8').send("The resource you're looking for cannot be found"));
+  app.setNotFoundHandler((_request, reply) =>
+    reply
+      .status(404)
+      .type('text/plain; charset=utf-8')
+      .send("The resource you're looking for cannot be found"),
+  );
 }

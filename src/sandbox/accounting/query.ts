@@ -16,7 +16,12 @@ export type FieldValue = string | number | boolean | null | undefined | DateValu
 /** Lower-cased field path → getter. */
 export type FieldMap<T> = Record<string, (rec: T) => FieldValue>;
 
-type Token = { t: 'str'; v: string } | { t: 'num'; v: number } | { t: 'id'; v: string } | { t: 'op'; v: string } | { t: 'punc'; v: string };
+type Token =
+  | { t: 'str'; v: string }
+  | { t: 'num'; v: number }
+  | { t: 'id'; v: string }
+  | { t: 'op'; v: string }
+  | { t: 'punc'; v: string };
 
 function tokenize(input: string): Token[] {
   const tokens: Token[] = [];
@@ -233,7 +238,11 @@ function compare(op: string, a: FieldValue, b: FieldValue): boolean {
 export type Predicate<T> = (rec: T) => boolean;
 
 /** Compile a `where` expression, or throw Xero's QueryParseException. */
-export function compileWhere<T>(expression: string | undefined, fields: FieldMap<T>, entity: string): Predicate<T> | null {
+export function compileWhere<T>(
+  expression: string | undefined,
+  fields: FieldMap<T>,
+  entity: string,
+): Predicate<T> | null {
   if (!expression || !expression.trim()) return null;
   let ast: Node;
   try {
@@ -242,7 +251,8 @@ export function compileWhere<T>(expression: string | undefined, fields: FieldMap
     throw XeroError.queryParse(`Operator or expression expected: ${(error as Error).message}`);
   }
   const check = (node: Node): void => {
-    if (node.k === 'field' && !fields[node.path.toLowerCase()]) throw XeroError.queryParse(`No property or field '${node.path}' exists in type '${entity}'`);
+    if (node.k === 'field' && !fields[node.path.toLowerCase()])
+      throw XeroError.queryParse(`No property or field '${node.path}' exists in type '${entity}'`);
     if (node.k === 'and' || node.k === 'or' || node.k === 'cmp') {
       check(node.a);
       check(node.b);
@@ -251,7 +261,8 @@ export function compileWhere<T>(expression: string | undefined, fields: FieldMap
     if (node.k === 'call') {
       check(node.target);
       node.args.forEach(check);
-      if (!['contains', 'startswith', 'endswith', 'tolower', 'toupper'].includes(node.method)) throw XeroError.queryParse(`No applicable method '${node.method}' exists`);
+      if (!['contains', 'startswith', 'endswith', 'tolower', 'toupper'].includes(node.method))
+        throw XeroError.queryParse(`No applicable method '${node.method}' exists`);
     }
   };
   check(ast);
@@ -294,13 +305,18 @@ export function compileWhere<T>(expression: string | undefined, fields: FieldMap
 }
 
 /** Compile `order` ("Date DESC, InvoiceNumber") into a comparator. */
-export function compileOrder<T>(order: string | undefined, fields: FieldMap<T>, entity: string): ((a: T, b: T) => number) | null {
+export function compileOrder<T>(
+  order: string | undefined,
+  fields: FieldMap<T>,
+  entity: string,
+): ((a: T, b: T) => number) | null {
   if (!order || !order.trim()) return null;
   const keys = order.split(',').map((part) => {
     const [name = '', dir = 'ASC'] = part.trim().split(/\s+/);
     const getter = fields[name.toLowerCase()];
     if (!getter) throw XeroError.queryParse(`No property or field '${name}' exists in type '${entity}'`);
-    if (!['ASC', 'DESC'].includes(dir.toUpperCase())) throw XeroError.queryParse(`Invalid sort direction '${dir}'`);
+    if (!['ASC', 'DESC'].includes(dir.toUpperCase()))
+      throw XeroError.queryParse(`Invalid sort direction '${dir}'`);
     return { getter, sign: dir.toUpperCase() === 'DESC' ? -1 : 1 };
   });
   return (a, b) => {
@@ -332,12 +348,20 @@ export function readPaging(q: Record<string, string | undefined>): Paging | null
   return { page: Number.isFinite(page) && page > 0 ? page : 1, pageSize };
 }
 
-export function paginate<T>(items: T[], paging: Paging | null): { items: T[]; pagination?: { page: number; pageSize: number; pageCount: number; itemCount: number } } {
+export function paginate<T>(
+  items: T[],
+  paging: Paging | null,
+): { items: T[]; pagination?: { page: number; pageSize: number; pageCount: number; itemCount: number } } {
   if (!paging) return { items };
   const start = (paging.page - 1) * paging.pageSize;
   return {
     items: items.slice(start, start + paging.pageSize),
-    pagination: { page: paging.page, pageSize: paging.pageSize, pageCount: Math.ceil(items.length / paging.pageSize), itemCount: items.length },
+    pagination: {
+      page: paging.page,
+      pageSize: paging.pageSize,
+      pageCount: Math.ceil(items.length / paging.pageSize),
+      itemCount: items.length,
+    },
   };
 }
 

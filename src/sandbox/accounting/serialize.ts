@@ -2,7 +2,17 @@
 import { amountDue } from '../invoice-math.ts';
 import { fromE4, pounds } from '../money.ts';
 import type { Runtime } from '../runtime.ts';
-import type { AccountRec, AttachmentRec, ContactGroupRec, ContactRec, InvoiceRec, JournalRec, OrgRec, PaymentRec, TaxRateRec } from '../state.ts';
+import type {
+  AccountRec,
+  AttachmentRec,
+  ContactGroupRec,
+  ContactRec,
+  InvoiceRec,
+  JournalRec,
+  OrgRec,
+  PaymentRec,
+  TaxRateRec,
+} from '../state.ts';
 import { dateString, msDate, msDateTime } from '../xero-dates.ts';
 
 export type Json = Record<string, unknown>;
@@ -72,7 +82,10 @@ export function organisationJson(org: OrgRec): Json {
     Addresses: [],
     Phones: [],
     ExternalLinks: [],
-    PaymentTerms: { Bills: { Day: org.billTermsDays, Type: 'DAYSAFTERBILLDATE' }, Sales: { Day: org.salesTermsDays, Type: 'DAYSAFTERBILLDATE' } },
+    PaymentTerms: {
+      Bills: { Day: org.billTermsDays, Type: 'DAYSAFTERBILLDATE' },
+      Sales: { Day: org.salesTermsDays, Type: 'DAYSAFTERBILLDATE' },
+    },
   });
 }
 
@@ -118,8 +131,17 @@ export function taxRateJson(t: TaxRateRec): Json {
 }
 
 export function contactGroupsOf(org: OrgRec, contactId: string, idx?: OrgIndex): Json[] {
-  return (idx ? (idx.groupsByContact.get(contactId) ?? []) : org.contactGroups.filter((g) => g.Status === 'ACTIVE' && g.contactIds.includes(contactId)))
-    .map((g) => ({ ContactGroupID: g.ContactGroupID, Name: g.Name, Status: g.Status, Contacts: [], HasValidationErrors: false }));
+  return (
+    idx
+      ? (idx.groupsByContact.get(contactId) ?? [])
+      : org.contactGroups.filter((g) => g.Status === 'ACTIVE' && g.contactIds.includes(contactId))
+  ).map((g) => ({
+    ContactGroupID: g.ContactGroupID,
+    Name: g.Name,
+    Status: g.Status,
+    Contacts: [],
+    HasValidationErrors: false,
+  }));
 }
 
 export function contactJson(org: OrgRec, c: ContactRec, summary = false, idx?: OrgIndex): Json {
@@ -178,7 +200,15 @@ export function invoiceContactJson(org: OrgRec, contactId: string, idx?: OrgInde
 export function invoicePaymentsJson(org: OrgRec, invoice: InvoiceRec, idx?: OrgIndex): Json[] {
   return (idx ? (idx.paymentsByInvoice.get(invoice.InvoiceID) ?? []) : org.payments)
     .filter((p) => p.InvoiceID === invoice.InvoiceID && p.Status === 'AUTHORISED')
-    .map((p) => ({ PaymentID: p.PaymentID, Date: msDate(p.Date), Amount: pounds(p.amount), Reference: p.Reference, CurrencyRate: 1, HasAccount: false, HasValidationErrors: false }));
+    .map((p) => ({
+      PaymentID: p.PaymentID,
+      Date: msDate(p.Date),
+      Amount: pounds(p.amount),
+      Reference: p.Reference,
+      CurrencyRate: 1,
+      HasAccount: false,
+      HasValidationErrors: false,
+    }));
 }
 
 export interface InvoiceJsonOptions {
@@ -188,9 +218,15 @@ export interface InvoiceJsonOptions {
   idx?: OrgIndex;
 }
 
-export function invoiceJson(org: OrgRec, inv: InvoiceRec, opts: InvoiceJsonOptions = { lineItems: true, payments: true }): Json {
+export function invoiceJson(
+  org: OrgRec,
+  inv: InvoiceRec,
+  opts: InvoiceJsonOptions = { lineItems: true, payments: true },
+): Json {
   const idx = opts.idx;
-  const hasAttachments = idx ? idx.attachmentInvoices.has(inv.InvoiceID) : org.attachments.some((a) => a.InvoiceID === inv.InvoiceID);
+  const hasAttachments = idx
+    ? idx.attachmentInvoices.has(inv.InvoiceID)
+    : org.attachments.some((a) => a.InvoiceID === inv.InvoiceID);
   const lines = opts.lineItems
     ? inv.lines.map((l) =>
         compact({
@@ -259,7 +295,9 @@ export function paymentJson(org: OrgRec, p: PaymentRec, invoices?: Map<string, I
     UpdatedDateUTC: msDateTime(p.updatedMs),
     HasAccount: true,
     IsReconciled: p.IsReconciled,
-    Account: account ? compact({ AccountID: account.AccountID, Code: account.Code, Name: account.Name }) : undefined,
+    Account: account
+      ? compact({ AccountID: account.AccountID, Code: account.Code, Name: account.Name })
+      : undefined,
     Invoice: inv
       ? compact({
           Type: inv.Type,
@@ -271,7 +309,10 @@ export function paymentJson(org: OrgRec, p: PaymentRec, invoices?: Map<string, I
           AmountPaid: pounds(inv.amountPaid),
           Total: pounds(inv.total),
           CurrencyCode: 'GBP',
-          Contact: { ContactID: inv.ContactID, Name: org.contacts.find((c) => c.ContactID === inv.ContactID)?.Name ?? '' },
+          Contact: {
+            ContactID: inv.ContactID,
+            Name: org.contacts.find((c) => c.ContactID === inv.ContactID)?.Name ?? '',
+          },
           Payments: [],
           CreditNotes: [],
           Prepayments: [],

@@ -46,13 +46,20 @@ export function registerSettingsRoutes(app: FastifyInstance, rt: Runtime): void 
     return reply.send(envelope(rt, 'Organisations', [organisationJson(org)]));
   });
 
-  app.get<{ Params: { OrganisationID: string } }>('/Organisation/:OrganisationID/CISSettings', apiRoute(read), async (request, reply) => {
-    const { org } = ctxOf(request);
-    if (request.params.OrganisationID.toLowerCase() !== org.OrganisationID) throw XeroError.notFound();
-    const setting: Record<string, unknown> = { CISContractorEnabled: org.cis.contractor, CISSubContractorEnabled: org.cis.subContractor };
-    if (org.cis.subContractor && org.cis.rate !== undefined) setting.Rate = org.cis.rate;
-    return reply.send({ CISSettings: [setting] });
-  });
+  app.get<{ Params: { OrganisationID: string } }>(
+    '/Organisation/:OrganisationID/CISSettings',
+    apiRoute(read),
+    async (request, reply) => {
+      const { org } = ctxOf(request);
+      if (request.params.OrganisationID.toLowerCase() !== org.OrganisationID) throw XeroError.notFound();
+      const setting: Record<string, unknown> = {
+        CISContractorEnabled: org.cis.contractor,
+        CISSubContractorEnabled: org.cis.subContractor,
+      };
+      if (org.cis.subContractor && org.cis.rate !== undefined) setting.Rate = org.cis.rate;
+      return reply.send({ CISSettings: [setting] });
+    },
+  );
 
   app.get('/Accounts', apiRoute(read), async (request, reply) => {
     const { org, q } = ctxOf(request);
@@ -66,13 +73,17 @@ export function registerSettingsRoutes(app: FastifyInstance, rt: Runtime): void 
     return reply.send(envelope(rt, 'Accounts', items.map(accountJson)));
   });
 
-  app.get<{ Params: { AccountID: string } }>('/Accounts/:AccountID', apiRoute(read), async (request, reply) => {
-    const { org } = ctxOf(request);
-    const id = request.params.AccountID.toLowerCase();
-    const account = UUID_RE.test(id) ? org.accounts.find((a) => a.AccountID === id) : undefined;
-    if (!account) throw XeroError.notFound();
-    return reply.send(envelope(rt, 'Accounts', [accountJson(account)]));
-  });
+  app.get<{ Params: { AccountID: string } }>(
+    '/Accounts/:AccountID',
+    apiRoute(read),
+    async (request, reply) => {
+      const { org } = ctxOf(request);
+      const id = request.params.AccountID.toLowerCase();
+      const account = UUID_RE.test(id) ? org.accounts.find((a) => a.AccountID === id) : undefined;
+      if (!account) throw XeroError.notFound();
+      return reply.send(envelope(rt, 'Accounts', [accountJson(account)]));
+    },
+  );
 
   app.get('/TaxRates', apiRoute(read), async (request, reply) => {
     const { org, q } = ctxOf(request);

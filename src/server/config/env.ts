@@ -70,13 +70,17 @@ const envSchema = z
     XERO_ISSUER: z.url().default('https://identity.xero.com'),
     XERO_API_URL: z.url().default('https://api.xero.com'),
     // The signing key of the app's webhook in Xero's developer portal (docs/decisions/018-webhooks.md).
-    XERO_WEBHOOK_KEY: optionalText.pipe(z.string().min(16, 'must be the webhook key shown in Xero\'s developer portal').optional()),
+    XERO_WEBHOOK_KEY: optionalText.pipe(
+      z.string().min(16, "must be the webhook key shown in Xero's developer portal").optional(),
+    ),
     SANDBOX_PORT: port(5055),
     SANDBOX_SCALE: positiveInt(1),
     SANDBOX_SEED: positiveInt(1),
     // Operations (README "Metrics"): GET /metrics, off by default, behind a bearer token when on.
     METRICS_ENABLED: booleanish.default(false),
-    METRICS_TOKEN: optionalText.pipe(z.string().min(16, 'must be at least 16 characters (openssl rand -hex 24)').optional()),
+    METRICS_TOKEN: optionalText.pipe(
+      z.string().min(16, 'must be at least 16 characters (openssl rand -hex 24)').optional(),
+    ),
   })
   .superRefine((env, ctx) => {
     if (Boolean(env.XERO_CLIENT_ID) !== Boolean(env.XERO_CLIENT_SECRET)) {
@@ -94,7 +98,12 @@ const envSchema = z
       });
     }
     if (env.METRICS_ENABLED && !env.METRICS_TOKEN) {
-      ctx.addIssue({ code: 'custom', path: ['METRICS_TOKEN'], message: 'is required with METRICS_ENABLED=true, so the metrics are not public (openssl rand -hex 24)' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['METRICS_TOKEN'],
+        message:
+          'is required with METRICS_ENABLED=true, so the metrics are not public (openssl rand -hex 24)',
+      });
     }
     if (Boolean(env.ADMIN_USERNAME) !== Boolean(env.ADMIN_PASSWORD)) {
       ctx.addIssue({

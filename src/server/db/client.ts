@@ -55,7 +55,11 @@ export interface OpenDatabaseOptions {
 /** Open PostgreSQL when a URL is given, otherwise the embedded PGlite under `<dataDir>/pglite`. */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   if (options.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10, connectionTimeoutMillis: 5000 });
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: 10,
+      connectionTimeoutMillis: 5000,
+    });
     pool.on('error', () => {
       // An idle client lost its server: the pool replaces it; queries report their own errors.
     });
@@ -103,7 +107,9 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
  */
 export async function migrateDatabase(database: Database): Promise<void> {
   if (database.kind === 'pglite') {
-    await migratePglite(database.db as unknown as Parameters<typeof migratePglite>[0], { migrationsFolder: MIGRATIONS_FOLDER });
+    await migratePglite(database.db as unknown as Parameters<typeof migratePglite>[0], {
+      migrationsFolder: MIGRATIONS_FOLDER,
+    });
     return;
   }
   const pool = database.pool;

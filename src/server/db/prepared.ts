@@ -101,7 +101,10 @@ export function readJsonRow<T extends Table>(table: T, json: Record<string, unkn
       continue;
     }
     const scale = (column as { scale?: number }).scale;
-    row[key] = column.columnType === 'PgNumeric' && typeof raw === 'number' && scale !== undefined ? raw.toFixed(scale) : column.mapFromDriverValue(raw);
+    row[key] =
+      column.columnType === 'PgNumeric' && typeof raw === 'number' && scale !== undefined
+        ? raw.toFixed(scale)
+        : column.mapFromDriverValue(raw);
   }
   return row as T['$inferSelect'];
 }

@@ -46,7 +46,9 @@ describe('body cache', () => {
       return 'rebuilt';
     });
     expect(builds).toBe(0);
-    await expect(cache.get('t', 1, async () => Promise.reject(new Error('Xero unavailable')))).rejects.toThrow('Xero unavailable');
+    await expect(
+      cache.get('t', 1, async () => Promise.reject(new Error('Xero unavailable'))),
+    ).rejects.toThrow('Xero unavailable');
     expect(cache.size().scopes).toBe(1);
   });
 
@@ -81,10 +83,18 @@ describe('body cache', () => {
 
   it('sends a big body gzip-compressed to a browser that accepts gzip, compressing it once', async () => {
     const cache = createBodyCache({ maxBytes: 10_000_000 });
-    const list = Array.from({ length: 2_000 }, (_, i) => ({ invoiceNumber: `INV-${i}`, contact: 'Daily Sales', amountDue: i / 100 }));
+    const list = Array.from({ length: 2_000 }, (_, i) => ({
+      invoiceNumber: `INV-${i}`,
+      contact: 'Daily Sales',
+      amountDue: i / 100,
+    }));
     const app = Fastify();
-    app.get('/list', async (request, reply) => sendCachedBody(request, reply, await cache.get('list', 1, async () => list)));
-    app.get('/tiny', async (request, reply) => sendCachedBody(request, reply, await cache.get('tiny', 1, async () => ({ ok: true }))));
+    app.get('/list', async (request, reply) =>
+      sendCachedBody(request, reply, await cache.get('list', 1, async () => list)),
+    );
+    app.get('/tiny', async (request, reply) =>
+      sendCachedBody(request, reply, await cache.get('tiny', 1, async () => ({ ok: true }))),
+    );
     try {
       const plain = await app.inject({ url: '/list' });
       expect(plain.headers['content-encoding']).toBeUndefined();
@@ -97,8 +107,16 @@ describe('body cache', () => {
         expect(JSON.parse(zlib.gunzipSync(packed.rawPayload).toString())).toEqual(list);
         expect(packed.headers.etag).toBe(plain.headers.etag);
       }
-      expect((await app.inject({ url: '/list', headers: { 'accept-encoding': 'gzip;q=0' } })).headers['content-encoding']).toBeUndefined();
-      expect((await app.inject({ url: '/tiny', headers: { 'accept-encoding': 'gzip' } })).headers['content-encoding']).toBeUndefined();
+      expect(
+        (await app.inject({ url: '/list', headers: { 'accept-encoding': 'gzip;q=0' } })).headers[
+          'content-encoding'
+        ],
+      ).toBeUndefined();
+      expect(
+        (await app.inject({ url: '/tiny', headers: { 'accept-encoding': 'gzip' } })).headers[
+          'content-encoding'
+        ],
+      ).toBeUndefined();
     } finally {
       await app.close();
     }

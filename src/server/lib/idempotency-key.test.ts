@@ -9,7 +9,9 @@ function requestWith(key: string | string[] | undefined): FastifyRequest {
 
 describe('readIdempotencyKey', () => {
   it('returns the key the browser sent, the first of repeated headers', () => {
-    expect(readIdempotencyKey(requestWith('3f2a9c1e-7b4d-4c8e-9a1f-2b3c4d5e6f70'))).toBe('3f2a9c1e-7b4d-4c8e-9a1f-2b3c4d5e6f70');
+    expect(readIdempotencyKey(requestWith('3f2a9c1e-7b4d-4c8e-9a1f-2b3c4d5e6f70'))).toBe(
+      '3f2a9c1e-7b4d-4c8e-9a1f-2b3c4d5e6f70',
+    );
     expect(readIdempotencyKey(requestWith(['first', 'second']))).toBe('first');
     expect(readIdempotencyKey(requestWith('k'.repeat(128)))).toBe('k'.repeat(128));
   });
@@ -33,6 +35,9 @@ describe('readIdempotencyKey', () => {
       return null;
     })();
     expect(error).toBeInstanceOf(AppError);
-    expect(error).toMatchObject({ code: 'VALIDATION_ERROR', message: 'Idempotency-Key must be 1 to 128 visible characters' });
+    expect(error).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      message: 'Idempotency-Key must be 1 to 128 visible characters',
+    });
   });
 });

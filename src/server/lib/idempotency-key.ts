@@ -17,7 +17,10 @@ export function readIdempotencyKey(request: FastifyRequest): string | undefined 
   const key = Array.isArray(raw) ? raw[0] : raw;
   if (key === undefined || key === '') return undefined;
   if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
-    throw new AppError('VALIDATION_ERROR', `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} visible characters`);
+    throw new AppError(
+      'VALIDATION_ERROR',
+      `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} visible characters`,
+    );
   }
   return key;
 }

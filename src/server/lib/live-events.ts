@@ -40,14 +40,21 @@ export function createLiveEvents(deps: { database: Database; log: Logger }) {
 
   async function readById(id: number): Promise<LiveEvent | null> {
     const [row] = await db.select().from(liveEvents).where(eq(liveEvents.id, id));
-    return row ? { id: row.id, organizationId: row.organizationId, kind: row.kind, payload: row.payload } : null;
+    return row
+      ? { id: row.id, organizationId: row.organizationId, kind: row.kind, payload: row.payload }
+      : null;
   }
 
   async function onNotification(message: pg.Notification) {
     if (message.channel !== CHANNEL || !message.payload) return;
     try {
       const parsed = JSON.parse(message.payload) as Partial<LiveEvent>;
-      const event = 'payload' in parsed ? (parsed as LiveEvent) : typeof parsed.id === 'number' ? await readById(parsed.id) : null;
+      const event =
+        'payload' in parsed
+          ? (parsed as LiveEvent)
+          : typeof parsed.id === 'number'
+            ? await readById(parsed.id)
+            : null;
       if (event) emitter.emit('event', event);
     } catch (error) {
       log.warn({ err: error }, 'live event notification not understood');
@@ -78,11 +85,17 @@ export function createLiveEvents(deps: { database: Database; log: Logger }) {
 
     /** Records the event and tells every instance's subscribers. */
     async publish(organizationId: number, kind: string, payload: unknown): Promise<LiveEvent> {
-      const [row] = await db.insert(liveEvents).values({ organizationId, kind, payload }).returning({ id: liveEvents.id });
+      const [row] = await db
+        .insert(liveEvents)
+        .values({ organizationId, kind, payload })
+        .returning({ id: liveEvents.id });
       const event: LiveEvent = { id: row!.id, organizationId, kind, payload };
       if (pool) {
         const text = JSON.stringify(event);
-        await pool.query('select pg_notify($1, $2)', [CHANNEL, Buffer.byteLength(text) <= NOTIFY_MAX_BYTES ? text : JSON.stringify({ id: event.id })]);
+        await pool.query('select pg_notify($1, $2)', [
+          CHANNEL,
+          Buffer.byteLength(text) <= NOTIFY_MAX_BYTES ? text : JSON.stringify({ id: event.id }),
+        ]);
       } else {
         emitter.emit('event', event);
       }
@@ -104,7 +117,12 @@ export function createLiveEvents(deps: { database: Database; log: Logger }) {
         .where(and(inArray(liveEvents.organizationId, [...organizationIds]), gt(liveEvents.id, afterId)))
         .orderBy(asc(liveEvents.id))
         .limit(limit);
-      return rows.map((r) => ({ id: r.id, organizationId: r.organizationId, kind: r.kind, payload: r.payload }));
+      return rows.map((r) => ({
+        id: r.id,
+        organizationId: r.organizationId,
+        kind: r.kind,
+        payload: r.payload,
+      }));
     },
 
     /** The newest event id (a fresh stream starts after it). */

@@ -15,18 +15,44 @@ describe('the API description documents every error answer', () => {
   it('lists 400, 401, 403, 404 and 429 for every operation (409, 413 and 422 for writes), with { message, code }', async () => {
     const res = await t.app.inject({ url: '/api/docs/json' });
     expect(res.statusCode).toBe(200);
-    const doc = res.json() as { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema?: { properties?: Record<string, unknown>; required?: string[] } }> }> }>> };
+    const doc = res.json() as {
+      paths: Record<
+        string,
+        Record<
+          string,
+          {
+            responses: Record<
+              string,
+              {
+                content?: Record<
+                  string,
+                  { schema?: { properties?: Record<string, unknown>; required?: string[] } }
+                >;
+              }
+            >;
+          }
+        >
+      >;
+    };
     const missing: string[] = [];
     let operations = 0;
     for (const [path, item] of Object.entries(doc.paths)) {
       if (!path.startsWith('/api/') || path.startsWith('/api/docs') || path === '/api/config') continue;
       for (const [method, operation] of Object.entries(item)) {
         operations += 1;
-        const wanted = ['400', '401', '403', '404', '429', ...(method === 'get' ? [] : ['409', '413', '422'])];
+        const wanted = [
+          '400',
+          '401',
+          '403',
+          '404',
+          '429',
+          ...(method === 'get' ? [] : ['409', '413', '422']),
+        ];
         for (const status of wanted) {
           const schema = operation.responses[status]?.content?.['application/json']?.schema;
           if (!schema) missing.push(`${method.toUpperCase()} ${path} ${status}`);
-          else if (!schema.properties?.message || !schema.required?.includes('message')) missing.push(`${method.toUpperCase()} ${path} ${status} without message`);
+          else if (!schema.properties?.message || !schema.required?.includes('message'))
+            missing.push(`${method.toUpperCase()} ${path} ${status} without message`);
         }
       }
     }
@@ -35,7 +61,12 @@ describe('the API description documents every error answer', () => {
   });
 
   it('still answers an error in that shape: a documented 400 and 401 pass the response schema', async () => {
-    const bad = await t.app.inject({ method: 'POST', url: '/api/login', headers: { origin: TEST_ORIGIN }, payload: { username: '', password: '' } });
+    const bad = await t.app.inject({
+      method: 'POST',
+      url: '/api/login',
+      headers: { origin: TEST_ORIGIN },
+      payload: { username: '', password: '' },
+    });
     expect(bad.statusCode).toBe(400);
     expect(bad.json()).toMatchObject({ message: 'Username is required', code: 'VALIDATION_ERROR' });
     const signedOut = await t.app.inject({ url: '/api/admin/users' });

@@ -11,7 +11,8 @@ function describeValidation(error: FastifyError): string {
       const field = where ? `${context}.${where}` : context;
       // Our own messages (the spec's wording) stand alone; zod's generic ones get the field's name.
       const message = first.message ?? 'is invalid';
-      const generic = /^(Invalid (input|option|string|type|union|key|element|enum|literal|date|number|ISO|email|url|uuid)|Too (small|big)|Unrecognized key|Expected|Required|is invalid)/;
+      const generic =
+        /^(Invalid (input|option|string|type|union|key|element|enum|literal|date|number|ISO|email|url|uuid)|Too (small|big)|Unrecognized key|Expected|Required|is invalid)/;
       if (!generic.test(message)) return message;
       return `Invalid ${field}: ${message}`;
     }

@@ -10,8 +10,12 @@ function findOutOfRangeId(value: unknown, path = '', depth = 0): string | null {
   if (depth > 32 || value === null || typeof value !== 'object') return null;
   for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
     const where = path ? `${path}.${key}` : key;
-    const numeric = typeof item === 'number' ? Number.isInteger(item) || !Number.isFinite(item) : typeof item === 'string' && /^\s*-?\d+\s*$/.test(item);
-    if (ID_FIELD.test(key) && numeric && !isDbId(item) && Math.abs(Number(item)) > 2_147_483_647) return where;
+    const numeric =
+      typeof item === 'number'
+        ? Number.isInteger(item) || !Number.isFinite(item)
+        : typeof item === 'string' && /^\s*-?\d+\s*$/.test(item);
+    if (ID_FIELD.test(key) && numeric && !isDbId(item) && Math.abs(Number(item)) > 2_147_483_647)
+      return where;
     const found = findOutOfRangeId(item, where, depth + 1);
     if (found !== null) return found;
   }
@@ -33,8 +37,13 @@ export function registerInputGuard(app: FastifyInstance): void {
       ['body', request.body],
     ];
     for (const [context, value] of parts) {
-      const unsafe = typeof value === 'string' ? (findUnsafeText(value) === null ? null : '') : findUnsafeText(value);
-      if (unsafe !== null) throw new AppError('VALIDATION_ERROR', `Invalid ${unsafe ? `${context}.${unsafe}` : context}: ${UNSAFE_TEXT_MESSAGE}`);
+      const unsafe =
+        typeof value === 'string' ? (findUnsafeText(value) === null ? null : '') : findUnsafeText(value);
+      if (unsafe !== null)
+        throw new AppError(
+          'VALIDATION_ERROR',
+          `Invalid ${unsafe ? `${context}.${unsafe}` : context}: ${UNSAFE_TEXT_MESSAGE}`,
+        );
       const id = findOutOfRangeId(value);
       if (id !== null) throw new AppError('VALIDATION_ERROR', `Invalid ${context}.${id}: Invalid ID`);
     }
@@ -45,9 +54,18 @@ export function registerInputGuard(app: FastifyInstance): void {
  * Errors Fastify's router answers before any hook runs (a path parameter beyond its length, a malformed URL),
  * in the app's `{ message, code }` shape instead of Fastify's own body.
  */
-export function answerFrameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+export function answerFrameworkError(
+  error: FastifyError,
+  _request: FastifyRequest,
+  reply: FastifyReply,
+): void {
   const status = error.statusCode ?? 400;
-  const message = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'The address is too long' : status >= 500 ? 'Internal server error' : 'The address is not valid';
+  const message =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? 'The address is too long'
+      : status >= 500
+        ? 'Internal server error'
+        : 'The address is not valid';
   void reply
     .status(status)
     .header('cache-control', 'no-store')

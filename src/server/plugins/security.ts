@@ -21,7 +21,10 @@ function originOf(value: string): string | null {
  * Security headers on every answer, and the same-origin rule for state changes: a state-changing /api request
  * must carry an Origin (or, without one, a Referer) of the app itself, so a cross-site form post is refused.
  */
-export async function registerSecurity(app: FastifyInstance, options: { appUrl: string; https: boolean; signedPaths?: readonly string[] }) {
+export async function registerSecurity(
+  app: FastifyInstance,
+  options: { appUrl: string; https: boolean; signedPaths?: readonly string[] },
+) {
   // Helmet's middleware, built once: @fastify/helmet built it again for every request (about 10 µs of a cached
   // read's CPU, bench/profile-server.ts). The headers are the same on every answer, errors and 404s included.
   const setSecurityHeaders = helmet({
@@ -52,15 +55,19 @@ export async function registerSecurity(app: FastifyInstance, options: { appUrl: 
     // back after sign-out (issue 16). A route that may be cached says so itself: the ETag-validated lists send
     // `private, no-cache` (src/server/lib/body-cache.ts).
     if (request.url.startsWith('/api/')) reply.raw.setHeader('cache-control', 'no-store');
-    setSecurityHeaders(request.raw, reply.raw, (error?: unknown) => done(error instanceof Error ? error : undefined));
+    setSecurityHeaders(request.raw, reply.raw, (error?: unknown) =>
+      done(error instanceof Error ? error : undefined),
+    );
   });
 
   const allowed = new Set([originOf(options.appUrl)].filter((v): v is string => v !== null));
   // Paths a server calls with a signed body (Xero's webhooks) carry no Origin and no cookie: the signature
   // stands in for the same-origin rule, and the route refuses anything unsigned.
-  const signed = (url: string) => (options.signedPaths ?? []).some((p) => url === p || url.startsWith(`${p}?`));
+  const signed = (url: string) =>
+    (options.signedPaths ?? []).some((p) => url === p || url.startsWith(`${p}?`));
   app.addHook('onRequest', async (request) => {
-    if (!STATE_CHANGING.has(request.method) || !request.url.startsWith('/api/') || signed(request.url)) return;
+    if (!STATE_CHANGING.has(request.method) || !request.url.startsWith('/api/') || signed(request.url))
+      return;
     const origin = request.headers.origin;
     const referer = request.headers.referer;
     const claimed = origin && origin !== 'null' ? originOf(origin) : referer ? originOf(referer) : null;

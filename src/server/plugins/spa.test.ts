@@ -46,7 +46,10 @@ describe('serving the built client (spa.ts)', () => {
   });
 
   it('sends the Brotli file to a browser that accepts br and gzip, cached for a year', async () => {
-    const res = await app.inject({ url: '/assets/index-abc123.js', headers: { 'accept-encoding': 'br, gzip' } });
+    const res = await app.inject({
+      url: '/assets/index-abc123.js',
+      headers: { 'accept-encoding': 'br, gzip' },
+    });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-encoding']).toBe('br');
     expect(res.headers['content-type']).toMatch(/^(text|application)\/javascript/);
@@ -57,7 +60,10 @@ describe('serving the built client (spa.ts)', () => {
   });
 
   it('sends the gzip file to a browser that accepts gzip only', async () => {
-    const res = await app.inject({ url: '/assets/index-abc123.js', headers: { 'accept-encoding': 'gzip, deflate' } });
+    const res = await app.inject({
+      url: '/assets/index-abc123.js',
+      headers: { 'accept-encoding': 'gzip, deflate' },
+    });
     expect(res.headers['content-encoding']).toBe('gzip');
     expect(res.headers.vary).toMatch(/accept-encoding/i);
     expect(zlib.gunzipSync(res.rawPayload).toString()).toBe(SCRIPT);
@@ -73,7 +79,10 @@ describe('serving the built client (spa.ts)', () => {
   });
 
   it('falls back to the plain file when no compressed one was written', async () => {
-    const res = await app.inject({ url: '/assets/tiny-def456.js', headers: { 'accept-encoding': 'br, gzip' } });
+    const res = await app.inject({
+      url: '/assets/tiny-def456.js',
+      headers: { 'accept-encoding': 'br, gzip' },
+    });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-encoding']).toBeUndefined();
     expect(res.body).toBe('export {};\n');

@@ -25,14 +25,19 @@ export async function registerSpa(app: FastifyInstance, clientDir: string) {
       index: false,
       preCompressed: true,
       setHeaders(reply, filePath) {
-        reply.header('cache-control', filePath.includes(`${path.sep}assets${path.sep}`) ? IMMUTABLE_CACHE : 'no-cache');
+        reply.header(
+          'cache-control',
+          filePath.includes(`${path.sep}assets${path.sep}`) ? IMMUTABLE_CACHE : 'no-cache',
+        );
       },
     });
   }
   app.setNotFoundHandler((request, reply) => {
     const pathname = request.url.split('?')[0] ?? '';
     if (pathname === '/api' || pathname.startsWith('/api/') || request.method !== 'GET') {
-      return reply.status(404).send({ message: `Not found: ${request.method} ${pathname}`, code: 'NOT_FOUND' });
+      return reply
+        .status(404)
+        .send({ message: `Not found: ${request.method} ${pathname}`, code: 'NOT_FOUND' });
     }
     // Checked per request: a rebuild empties the folder for a moment, and sendFile's own "not found" would
     // come back to this handler.

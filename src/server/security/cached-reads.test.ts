@@ -35,7 +35,10 @@ describe('cached reads', () => {
     // A second instance on the same database and sandbox, as behind a load balancer.
     other = await createXeroTestApp({ database: t.database, sandboxInstance: t.sandbox });
     owner = await createConnectedUser(t, 'cached.owner', { tenants: ['Demo Shop Ltd'] });
-    builder = await createConnectedUser(t, 'cached.builder', { email: 'bookkeeper@demobuilders.example', tenants: ['Demo Builders Ltd'] });
+    builder = await createConnectedUser(t, 'cached.builder', {
+      email: 'bookkeeper@demobuilders.example',
+      tenants: ['Demo Builders Ltd'],
+    });
     shopId = owner.orgs[0]?.organizationId ?? 0;
     buildersId = builder.orgs[0]?.organizationId ?? 0;
     await enableFeatures(t, shopId);
@@ -64,10 +67,18 @@ describe('cached reads', () => {
     expect(again.body).toBe(first.body);
     expect((await onOther('GET', '/api/xero/invoices')).headers.etag).toBe(etag);
 
-    const unchanged = await t.app.inject({ method: 'GET', url: '/api/xero/invoices', headers: { cookie: owner.cookie, 'if-none-match': etag } });
+    const unchanged = await t.app.inject({
+      method: 'GET',
+      url: '/api/xero/invoices',
+      headers: { cookie: owner.cookie, 'if-none-match': etag },
+    });
     expect(unchanged.statusCode).toBe(304);
     expect(unchanged.body).toBe('');
-    const stale = await t.app.inject({ method: 'GET', url: '/api/xero/invoices', headers: { cookie: owner.cookie, 'if-none-match': '"old"' } });
+    const stale = await t.app.inject({
+      method: 'GET',
+      url: '/api/xero/invoices',
+      headers: { cookie: owner.cookie, 'if-none-match': '"old"' },
+    });
     expect(stale.statusCode).toBe(200);
   });
 
@@ -87,14 +98,19 @@ describe('cached reads', () => {
       .where(and(eq(xeroInvoices.organizationId, shopId), eq(xeroInvoices.invoiceId, gone.invoiceId)));
     for (const call of [owner.call, onOther]) {
       const after = await list(call);
-      expect(after.find((i) => i.invoiceId === target.invoiceId)).toMatchObject({ amountDue: 1.23, status: 'PARTIAL' });
+      expect(after.find((i) => i.invoiceId === target.invoiceId)).toMatchObject({
+        amountDue: 1.23,
+        status: 'PARTIAL',
+      });
       expect(after.some((i) => i.invoiceId === gone.invoiceId)).toBe(false);
       expect(after).toHaveLength(before.length - 1);
     }
   });
 
-  it('serves one customer\'s weekly sales from a cached body that follows the invoice cache', async () => {
-    const daily = t.sandbox.state.orgs.find((o) => o.Name === 'Demo Shop Ltd')?.contacts.find((c) => c.Name === 'Daily Sales');
+  it("serves one customer's weekly sales from a cached body that follows the invoice cache", async () => {
+    const daily = t.sandbox.state.orgs
+      .find((o) => o.Name === 'Demo Shop Ltd')
+      ?.contacts.find((c) => c.Name === 'Daily Sales');
     if (!daily) throw new Error('no Daily Sales');
     const today = getUkToday();
     const url = `/api/xero/sales?customerId=${daily.ContactID}&fromDate=${addDays(today, -364)}&toDate=${today}`;
@@ -102,7 +118,8 @@ describe('cached reads', () => {
     expect(first.statusCode).toBe(200);
     const periods = salesResponseSchema.parse(first.json());
     expect(JSON.stringify(periods)).toBe(first.body);
-    const numbersOf = (list: typeof periods) => list.flatMap((p) => p.days.flatMap((d) => d.invoices.map((i) => i.invoiceNumber)));
+    const numbersOf = (list: typeof periods) =>
+      list.flatMap((p) => p.days.flatMap((d) => d.invoices.map((i) => i.invoiceNumber)));
     const invoiceNumber = numbersOf(periods)[0];
     if (!invoiceNumber) throw new Error('no sales in the year');
     expect((await onOther('GET', url)).headers.etag).toBe(first.headers.etag);
@@ -124,16 +141,24 @@ describe('cached reads', () => {
     await list(user.call);
     await list(onSecond);
 
-    await t.database.db.update(organizations).set({ featurePayInvoices: false }).where(eq(organizations.id, shopId));
+    await t.database.db
+      .update(organizations)
+      .set({ featurePayInvoices: false })
+      .where(eq(organizations.id, shopId));
     for (const call of [user.call, onSecond]) {
       const res = await call('GET', '/api/xero/invoices');
       expect(res.statusCode).toBe(403);
       expect(res.json().code).toBe('FEATURE_DISABLED');
     }
-    await t.database.db.update(organizations).set({ featurePayInvoices: true }).where(eq(organizations.id, shopId));
+    await t.database.db
+      .update(organizations)
+      .set({ featurePayInvoices: true })
+      .where(eq(organizations.id, shopId));
     await list(onSecond);
 
-    await t.database.db.delete(userOrganizations).where(and(eq(userOrganizations.userId, user.user.id), eq(userOrganizations.organizationId, shopId)));
+    await t.database.db
+      .delete(userOrganizations)
+      .where(and(eq(userOrganizations.userId, user.user.id), eq(userOrganizations.organizationId, shopId)));
     for (const call of [user.call, onSecond]) {
       expect((await call('GET', '/api/xero/invoices')).statusCode).toBe(403);
       expect((await call('GET', `/api/xero/invoices?org=${shopId}`)).statusCode).toBe(403);
@@ -141,7 +166,11 @@ describe('cached reads', () => {
     }
 
     await list(owner.call);
-    const out = await other.app.inject({ method: 'POST', url: '/api/logout', headers: { cookie: owner.cookie, origin: TEST_ORIGIN } });
+    const out = await other.app.inject({
+      method: 'POST',
+      url: '/api/logout',
+      headers: { cookie: owner.cookie, origin: TEST_ORIGIN },
+    });
     expect(out.statusCode).toBe(200);
     for (const call of [owner.call, onOther]) {
       const res = await call('GET', '/api/xero/invoices');
@@ -158,7 +187,12 @@ describe('cached reads', () => {
     const requests = Array.from({ length: 60 }, (_, i) => {
       const who = i % 3 === 0 ? shop : builder;
       const app = i % 2 === 0 ? t.app : other.app;
-      const url = i % 5 === 0 ? '/api/xero/connection' : i % 7 === 0 ? `/api/xero/invoices?org=${shopId}` : '/api/xero/invoices';
+      const url =
+        i % 5 === 0
+          ? '/api/xero/connection'
+          : i % 7 === 0
+            ? `/api/xero/invoices?org=${shopId}`
+            : '/api/xero/invoices';
       return { who, url, promise: as(app, who.cookie)('GET', url) };
     });
     const answers = await Promise.all(requests.map((r) => r.promise));

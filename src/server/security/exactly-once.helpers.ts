@@ -10,13 +10,25 @@ import { and, eq, inArray } from 'drizzle-orm';
 import type { LightMyRequestResponse } from 'fastify';
 import { getUkToday } from '../../shared/dates';
 import { fromPence } from '../../shared/money';
-import { getStockJournalKey, getStockJournalReference, splitSalesPeriod, type JournalPeriod, type SalesPeriod } from '../../shared/stock-journal';
+import {
+  getStockJournalKey,
+  getStockJournalReference,
+  splitSalesPeriod,
+  type JournalPeriod,
+  type SalesPeriod,
+} from '../../shared/stock-journal';
 import { SEED_NAMES, startSandbox, type LedgerWrite, type Sandbox } from '../../sandbox/sandbox';
 import { amountDue } from '../../sandbox/invoice-math';
 import type { OrgRec } from '../../sandbox/state';
 import { auditLog, organizations, stockJournalEntries, xeroWrites } from '../db/schema/index.ts';
 import { TEST_ORIGIN } from '../test/app';
-import { createConnectedUser, createXeroTestApp, enableFeatures, TEST_CLIENT, type XeroTestApp } from '../test/xero';
+import {
+  createConnectedUser,
+  createXeroTestApp,
+  enableFeatures,
+  TEST_CLIENT,
+  type XeroTestApp,
+} from '../test/xero';
 import { fingerprintOf, type WriteAudit, type WriteRow } from '../xero/write-ledger';
 import { buildPaymentBody } from '../xero/xero-http/pay-invoices';
 import { buildManualJournalBody } from '../xero/xero-http/stock-journal';
@@ -41,7 +53,15 @@ export interface FaultPlan {
   expireMidWrite: boolean;
 }
 
-export const NO_FAULTS: FaultPlan = { aim: 'all', failNext: 0, errorStatus: 500, burst: null, latencyMs: 0, dropAfterWrite: 0, expireMidWrite: false };
+export const NO_FAULTS: FaultPlan = {
+  aim: 'all',
+  failNext: 0,
+  errorStatus: 500,
+  burst: null,
+  latencyMs: 0,
+  dropAfterWrite: 0,
+  expireMidWrite: false,
+};
 
 export type CashShare = 'none' | 'part' | 'full';
 export type CrashedKind = 'payment' | 'bill.create' | 'journal.create' | 'invoice.approve';
@@ -50,7 +70,12 @@ export type CrashPoint = 'pending' | 'sent-applied' | 'sent-lost';
 export type Op =
   | { kind: 'pay'; share: 'full' | 'part' | 'penny'; isCard: boolean; faults: FaultPlan; double: boolean }
   | { kind: 'bill'; pence: number; authorised: boolean; faults: FaultPlan; double: boolean }
-  | { kind: 'bills'; bills: Array<{ pence: number; authorised: boolean }>; faults: FaultPlan; double: boolean }
+  | {
+      kind: 'bills';
+      bills: Array<{ pence: number; authorised: boolean }>;
+      faults: FaultPlan;
+      double: boolean;
+    }
   | { kind: 'approve'; cash: CashShare[]; faults: FaultPlan; double: boolean }
   | { kind: 'journal'; faults: FaultPlan; double: boolean }
   | { kind: 'crash'; write: CrashedKind; at: CrashPoint }
@@ -105,7 +130,14 @@ export interface World {
   label: string;
   shop: { organizationId: number; tenantId: string };
   builders: { organizationId: number; tenantId: string };
-  ids: { card: string; cash: string; stock: string; cost: string; dailySales: string; subcontractors: string[] };
+  ids: {
+    card: string;
+    cash: string;
+    stock: string;
+    cost: string;
+    dailySales: string;
+    subcontractors: string[];
+  };
   today: string;
   /** Open sales invoices nothing has been paid on, handed out one per payment. */
   invoices: Array<{ invoiceId: string; invoiceNumber: string; duePence: number }>;
@@ -133,7 +165,12 @@ export async function startExactlyOnceSandbox(): Promise<Sandbox> {
   return startSandbox({
     port: 0,
     dataDir: null,
-    clients: [{ ...TEST_CLIENT, redirectUris: [`${TEST_ORIGIN}/api/xero/callback`, `${TEST_ORIGIN}/api/auth/xero/callback`] }],
+    clients: [
+      {
+        ...TEST_CLIENT,
+        redirectUris: [`${TEST_ORIGIN}/api/xero/callback`, `${TEST_ORIGIN}/api/auth/xero/callback`],
+      },
+    ],
     minuteLimit: 100_000,
     concurrentLimit: 50,
     appMinuteLimit: 1_000_000,
@@ -168,7 +205,8 @@ export async function createWorld(sandbox: Sandbox, label: string): Promise<Worl
   await enableFeatures(t, buildersOrg.organizationId);
   const shopRec = orgRec(sandbox, shopOrg.tenantId);
   const buildersRec = orgRec(sandbox, buildersOrg.tenantId);
-  const account = (org: OrgRec, test: (a: OrgRec['accounts'][number]) => boolean, what: string) => required(org.accounts.find(test), what).AccountID;
+  const account = (org: OrgRec, test: (a: OrgRec['accounts'][number]) => boolean, what: string) =>
+    required(org.accounts.find(test), what).AccountID;
   const ids = {
     card: account(shopRec, (a) => a.Name === SEED_NAMES.creditCardAccount, 'card account'),
     cash: account(shopRec, (a) => a.Name === SEED_NAMES.cashAccount, 'cash account'),
@@ -241,7 +279,12 @@ export function installMidWriteExpiry(): void {
   globalThis.fetch = (async (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => {
     const method = (init?.method ?? 'GET').toUpperCase();
     const url = input instanceof URL ? input : new URL(typeof input === 'string' ? input : input.url);
-    if (armedSandbox && method !== 'GET' && url.pathname.startsWith('/api.xro/') && url.origin === armedSandbox.url) {
+    if (
+      armedSandbox &&
+      method !== 'GET' &&
+      url.pathname.startsWith('/api.xro/') &&
+      url.origin === armedSandbox.url
+    ) {
       const sandbox = armedSandbox;
       armedSandbox = null;
       sandbox.expireTokens();
@@ -265,7 +308,8 @@ export function applyFaults(world: World, plan: FaultPlan, writePath: string): v
     faults.failNext = plan.failNext;
     faults.errorStatus = plan.errorStatus;
   }
-  if (plan.burst) faults.rateLimitBurst = { count: plan.burst.count, retryAfterSeconds: plan.burst.retryAfterSeconds };
+  if (plan.burst)
+    faults.rateLimitBurst = { count: plan.burst.count, retryAfterSeconds: plan.burst.retryAfterSeconds };
   if (plan.latencyMs > 0) faults.latencyMs = plan.latencyMs;
   if (plan.dropAfterWrite > 0) faults.dropAfterWrite = plan.dropAfterWrite;
   world.sandbox.setFaults(faults);
@@ -316,7 +360,12 @@ export async function postOnce(world: World, url: string, payload: unknown, key:
 }
 
 /** One user action as the browser sends it: the same request and key again after a 5xx, up to twice. */
-async function sendAsBrowser(world: World, url: string, payload: unknown, key: string): Promise<{ answer: Answer; attempts: number }> {
+async function sendAsBrowser(
+  world: World,
+  url: string,
+  payload: unknown,
+  key: string,
+): Promise<{ answer: Answer; attempts: number }> {
   let answer: Answer = { status: 0, body: {} };
   let attempts = 0;
   for (let attempt = 0; attempt < 3; attempt += 1) {
@@ -337,7 +386,9 @@ async function sendAsBrowser(world: World, url: string, payload: unknown, key: s
 function checkAnswer(world: World, label: string, answer: Answer): void {
   const message = answer.body.message;
   if (answer.status >= 400 && (typeof message !== 'string' || message.trim() === '')) {
-    world.problems.push(`${label}: ${answer.status} without a message: ${JSON.stringify(answer.body).slice(0, 200)}`);
+    world.problems.push(
+      `${label}: ${answer.status} without a message: ${JSON.stringify(answer.body).slice(0, 200)}`,
+    );
   }
   if (answer.status >= 500 && (answer.status === 500 || answer.body.code !== 'XERO_UNAVAILABLE')) {
     world.problems.push(`${label}: ${answer.status} ${String(answer.body.code)}: ${String(message)}`);
@@ -355,8 +406,17 @@ function toldBy(answer: Answer): Told {
   return 'refused';
 }
 
-async function submit(world: World, op: { double: boolean }, url: string, payload: unknown, key: string, label: string) {
-  const runs = op.double ? [sendAsBrowser(world, url, payload, key), sendAsBrowser(world, url, payload, key)] : [sendAsBrowser(world, url, payload, key)];
+async function submit(
+  world: World,
+  op: { double: boolean },
+  url: string,
+  payload: unknown,
+  key: string,
+  label: string,
+) {
+  const runs = op.double
+    ? [sendAsBrowser(world, url, payload, key), sendAsBrowser(world, url, payload, key)]
+    : [sendAsBrowser(world, url, payload, key)];
   if (op.double) count(world, 'doubleSubmit');
   const results = await Promise.all(runs);
   for (const r of results) checkAnswer(world, label, r.answer);
@@ -379,14 +439,23 @@ export async function loadDrafts(world: World) {
   const res = await world.owner.call('GET', `/api/xero/draft-invoices?org=${world.shop.organizationId}`);
   if (res.statusCode !== 200) throw new Error(`draft invoices: ${res.statusCode} ${res.body}`);
   const list = res.json() as Array<{ id: string; invoiceNumber: string; totalAmount: number }>;
-  world.drafts = list.filter((d) => d.totalAmount > 0.1).map((d) => ({ invoiceId: d.id, invoiceNumber: d.invoiceNumber, totalPence: Math.round(d.totalAmount * 100) }));
+  world.drafts = list
+    .filter((d) => d.totalAmount > 0.1)
+    .map((d) => ({
+      invoiceId: d.id,
+      invoiceNumber: d.invoiceNumber,
+      totalPence: Math.round(d.totalAmount * 100),
+    }));
   return world.drafts;
 }
 
 export async function loadPeriods(world: World) {
   if (world.periods) return world.periods;
   // As the Stock Journal screen does on opening: the status sync (adopts journals made outside), then the weeks.
-  const sync = await world.owner.call('POST', `/api/xero/stock-journal/sync-status?org=${world.shop.organizationId}`);
+  const sync = await world.owner.call(
+    'POST',
+    `/api/xero/stock-journal/sync-status?org=${world.shop.organizationId}`,
+  );
   if (sync.statusCode !== 200) throw new Error(`sync-status: ${sync.statusCode} ${sync.body}`);
   const from = new Date(Date.now() - 150 * 86_400_000).toISOString().slice(0, 10);
   const res = await world.owner.call(
@@ -394,10 +463,14 @@ export async function loadPeriods(world: World) {
     `/api/xero/sales?org=${world.shop.organizationId}&customerId=${world.ids.dailySales}&fromDate=${from}&toDate=${world.today}`,
   );
   if (res.statusCode !== 200) throw new Error(`sales: ${res.statusCode} ${res.body}`);
-  const periods = (res.json() as SalesPeriod[]).flatMap((p) => splitSalesPeriod(p)).filter((p) => p.netTotal > 0 && p.periodEnd < world.today);
+  const periods = (res.json() as SalesPeriod[])
+    .flatMap((p) => splitSalesPeriod(p))
+    .filter((p) => p.netTotal > 0 && p.periodEnd < world.today);
   const journals = orgRec(world.sandbox, world.shop.tenantId).journals;
   // Periods with a journal already are left for the 409 they must get; the pool hands out free ones.
-  world.periods = periods.filter((p) => !journals.some((j) => j.Narration === getStockJournalReference(p.periodStart, p.periodEnd)));
+  world.periods = periods.filter(
+    (p) => !journals.some((j) => j.Narration === getStockJournalReference(p.periodStart, p.periodEnd)),
+  );
   return world.periods;
 }
 
@@ -429,14 +502,25 @@ interface ActionSpec {
 function single(key: string, answer: Answer, idField: string, okStatus: number): Map<string, Verdict> {
   const id = answer.body[idField];
   const told = toldBy(answer);
-  return new Map([[key, { told, ...(told === 'success' && answer.status === okStatus && typeof id === 'string' ? { xeroId: id } : {}), message: String(answer.body.message ?? '') }]]);
+  return new Map([
+    [
+      key,
+      {
+        told,
+        ...(told === 'success' && answer.status === okStatus && typeof id === 'string' ? { xeroId: id } : {}),
+        message: String(answer.body.message ?? ''),
+      },
+    ],
+  ]);
 }
 
 /** Merges verdicts: a success stays a success (and must keep its Xero id); otherwise the later answer counts. */
 function merge(world: World, label: string, earlier: Verdict | undefined, later: Verdict): Verdict {
   if (!earlier) return later;
   if (earlier.xeroId && later.xeroId && earlier.xeroId.toLowerCase() !== later.xeroId.toLowerCase()) {
-    world.problems.push(`${label}: answers name two different Xero items (${earlier.xeroId}, ${later.xeroId})`);
+    world.problems.push(
+      `${label}: answers name two different Xero items (${earlier.xeroId}, ${later.xeroId})`,
+    );
   }
   if (earlier.told === 'success' && later.told === 'refused') {
     world.problems.push(`${label}: told it succeeded, then told it failed ("${later.message ?? ''}")`);
@@ -450,22 +534,41 @@ function merge(world: World, label: string, earlier: Verdict | undefined, later:
 
 /** Two submissions at once (a double click): the user believes the better answer. */
 function combineConcurrent(a: Verdict, b: Verdict): Verdict {
-  if (a.told === 'success' || b.told === 'success') return a.told === 'success' ? { ...a, xeroId: a.xeroId ?? b.xeroId } : { ...b, xeroId: b.xeroId ?? a.xeroId };
+  if (a.told === 'success' || b.told === 'success')
+    return a.told === 'success'
+      ? { ...a, xeroId: a.xeroId ?? b.xeroId }
+      : { ...b, xeroId: b.xeroId ?? a.xeroId };
   if (a.told === 'in-doubt') return a;
   if (b.told === 'in-doubt') return b;
   return a;
 }
 
-async function perform(world: World, spec: ActionSpec, faults: FaultPlan, double: boolean, record?: ActionRecord) {
+async function perform(
+  world: World,
+  spec: ActionSpec,
+  faults: FaultPlan,
+  double: boolean,
+  record?: ActionRecord,
+) {
   applyFaults(world, faults, spec.writePath);
   const { answers, attempts } = await submit(world, { double }, spec.url, spec.payload, spec.key, spec.label);
   clearFaults(world);
   const verdicts = await Promise.all(answers.map((a) => spec.classify(a)));
-  const target: ActionRecord = record ?? { label: `${spec.label}${double ? ' ×2' : ''}`, spec, targets: spec.targets, told: new Map(), statuses: [], attempts: 0 };
+  const target: ActionRecord = record ?? {
+    label: `${spec.label}${double ? ' ×2' : ''}`,
+    spec,
+    targets: spec.targets,
+    told: new Map(),
+    statuses: [],
+    attempts: 0,
+  };
   target.statuses.push(...answers.map((a) => a.status));
   target.attempts += attempts;
   for (const t of spec.targets) {
-    const now = verdicts.map((v) => v.get(t.key)).filter((v): v is Verdict => Boolean(v)).reduce<Verdict | null>((acc, v) => (acc ? combineConcurrent(acc, v) : v), null);
+    const now = verdicts
+      .map((v) => v.get(t.key))
+      .filter((v): v is Verdict => Boolean(v))
+      .reduce<Verdict | null>((acc, v) => (acc ? combineConcurrent(acc, v) : v), null);
     if (now) target.told.set(t.key, merge(world, target.label, target.told.get(t.key), now));
   }
   if (!record) world.actions.push(target);
@@ -479,7 +582,12 @@ function payAction(
   const invoice = given ?? world.invoices.shift();
   if (!invoice) return null;
   world.touched.set(invoice.invoiceId.toLowerCase(), invoice.invoiceNumber);
-  const pence = op.share === 'full' ? invoice.duePence : op.share === 'part' ? Math.max(1, Math.floor(invoice.duePence / 2)) : 1;
+  const pence =
+    op.share === 'full'
+      ? invoice.duePence
+      : op.share === 'part'
+        ? Math.max(1, Math.floor(invoice.duePence / 2))
+        : 1;
   const key = nextKey(world, 'pay');
   return {
     label: `pay ${invoice.invoiceNumber} £${fromPence(pence)} ${op.isCard ? 'card' : 'cash'}`,
@@ -500,12 +608,25 @@ function payAction(
   };
 }
 
-export function billRequest(world: World, reference: string, pence: number, authorised: boolean, contactId: string) {
+export function billRequest(
+  world: World,
+  reference: string,
+  pence: number,
+  authorised: boolean,
+  contactId: string,
+) {
   return {
     contactId,
     date: world.today,
     reference,
-    lineItems: [{ description: 'Subcontractor services', quantity: 1, unitAmount: fromPence(pence), accountCode: '321' }],
+    lineItems: [
+      {
+        description: 'Subcontractor services',
+        quantity: 1,
+        unitAmount: fromPence(pence),
+        accountCode: '321',
+      },
+    ],
     status: authorised ? 'AUTHORISED' : 'DRAFT',
   };
 }
@@ -534,7 +655,11 @@ function billsAction(world: World, op: Extract<Op, { kind: 'bills' }>): ActionSp
   const key = nextKey(world, 'bills');
   const bills = op.bills.map((b, i) => {
     world.serial += 1;
-    return { id: `b${i}`, pence: b.pence, bill: billRequest(world, `EO${world.serial}`, b.pence, b.authorised, pickSubcontractor(world)) };
+    return {
+      id: `b${i}`,
+      pence: b.pence,
+      bill: billRequest(world, `EO${world.serial}`, b.pence, b.authorised, pickSubcontractor(world)),
+    };
   });
   const label = `bills ${bills.map((b) => `${b.bill.reference} £${fromPence(b.pence)} ${b.bill.status}`).join(', ')}`;
   return {
@@ -542,11 +667,22 @@ function billsAction(world: World, op: Extract<Op, { kind: 'bills' }>): ActionSp
     url: `/api/xero/create-bills?org=${world.builders.organizationId}`,
     payload: { bills: bills.map((b) => ({ id: b.id, ...b.bill })) },
     key,
-    targets: bills.map((b) => ({ type: 'bill', target: b.bill.reference, key: `${key}:${b.id}`, amountPence: b.pence })),
+    targets: bills.map((b) => ({
+      type: 'bill',
+      target: b.bill.reference,
+      key: `${key}:${b.id}`,
+      amountPence: b.pence,
+    })),
     writePath: '/api.xro/2.0/Invoices',
     classify: async (answer) => {
       const out = new Map<string, Verdict>();
-      const results = (answer.body.results ?? []) as Array<{ id: string; ok: boolean; invoiceID?: string; message?: string; statusCode?: number }>;
+      const results = (answer.body.results ?? []) as Array<{
+        id: string;
+        ok: boolean;
+        invoiceID?: string;
+        message?: string;
+        statusCode?: number;
+      }>;
       for (const bill of bills) {
         const itemKey = `${key}:${bill.id}`;
         if (answer.status !== 200) {
@@ -561,7 +697,8 @@ function billsAction(world: World, op: Extract<Op, { kind: 'bills' }>): ActionSp
           out.set(itemKey, { told: 'success', xeroId: result.invoiceID });
         } else {
           if (!result.message) world.problems.push(`${label}: bill ${bill.id} failed without a message`);
-          if ((result.statusCode ?? 0) >= 500 && result.statusCode !== 502) world.problems.push(`${label}: bill ${bill.id} failed with ${result.statusCode}`);
+          if ((result.statusCode ?? 0) >= 500 && result.statusCode !== 502)
+            world.problems.push(`${label}: bill ${bill.id} failed with ${result.statusCode}`);
           // A bill whose write is still open (409, or Xero not answering) is in doubt; refused otherwise.
           const open = (result.statusCode ?? 0) >= 500 || result.statusCode === 409;
           out.set(itemKey, { told: open ? 'in-doubt' : 'refused', message: result.message ?? '' });
@@ -577,22 +714,53 @@ async function approveAction(world: World, op: Extract<Op, { kind: 'approve' }>)
   const items = op.cash
     .map((share) => ({ share, draft: drafts.shift() }))
     .filter((c): c is { share: CashShare; draft: NonNullable<(typeof c)['draft']> } => Boolean(c.draft))
-    .map(({ share, draft }) => ({ draft, cashPence: share === 'none' ? 0 : share === 'full' ? draft.totalPence : Math.max(1, Math.floor(draft.totalPence / 3)) }));
+    .map(({ share, draft }) => ({
+      draft,
+      cashPence:
+        share === 'none'
+          ? 0
+          : share === 'full'
+            ? draft.totalPence
+            : Math.max(1, Math.floor(draft.totalPence / 3)),
+    }));
   if (items.length === 0) return null;
   const key = nextKey(world, 'approve');
   const targets: Target[] = items.flatMap((i) => [
-    { type: 'approve' as const, target: i.draft.invoiceId, key: `${key}:approve:${i.draft.invoiceId}`, amountPence: i.draft.totalPence },
-    ...(i.cashPence > 0 ? [{ type: 'payment' as const, target: i.draft.invoiceId, key: `${key}:payment:${i.draft.invoiceId}`, amountPence: i.cashPence }] : []),
+    {
+      type: 'approve' as const,
+      target: i.draft.invoiceId,
+      key: `${key}:approve:${i.draft.invoiceId}`,
+      amountPence: i.draft.totalPence,
+    },
+    ...(i.cashPence > 0
+      ? [
+          {
+            type: 'payment' as const,
+            target: i.draft.invoiceId,
+            key: `${key}:payment:${i.draft.invoiceId}`,
+            amountPence: i.cashPence,
+          },
+        ]
+      : []),
   ]);
   const label = `approve ${items.map((i) => `${i.draft.invoiceNumber} cash £${fromPence(i.cashPence)}`).join(', ')}`;
   return {
     label,
     url: `/api/xero/draft-invoices/update?org=${world.shop.organizationId}`,
-    payload: { invoices: items.map((i) => ({ id: i.draft.invoiceId, cashAmount: fromPence(i.cashPence), approve: true })) },
+    payload: {
+      invoices: items.map((i) => ({
+        id: i.draft.invoiceId,
+        cashAmount: fromPence(i.cashPence),
+        approve: true,
+      })),
+    },
     key,
     targets,
     // Approvals go to POST /Invoices, their cash to PUT /Payments: aim at one or the other.
-    writePath: items.some((i) => i.cashPence > 0) && world.serial % 2 === 0 ? '/api.xro/2.0/Payments' : '/api.xro/2.0/Invoices',
+    writePath:
+      items.some((i) => i.cashPence > 0) && world.serial % 2 === 0
+        ? '/api.xro/2.0/Payments'
+        : '/api.xro/2.0/Invoices',
     classify: async (answer) => {
       // The answer lists the invoices not processed, each with a message; the ledger rows say which of their
       // writes are open (in doubt) and which were refused.
@@ -606,7 +774,9 @@ async function approveAction(world: World, op: Extract<Op, { kind: 'approve' }>)
           out.set(target.key, { told: toldBy(answer), message: String(answer.body.message ?? '') });
           continue;
         }
-        const failed = ((answer.body.failed ?? []) as Array<{ id: string; message: string }>).find((f) => f.id === target.target);
+        const failed = ((answer.body.failed ?? []) as Array<{ id: string; message: string }>).find(
+          (f) => f.id === target.target,
+        );
         if (!failed) {
           out.set(target.key, { told: 'success' });
           continue;
@@ -617,7 +787,12 @@ async function approveAction(world: World, op: Extract<Op, { kind: 'approve' }>)
           continue;
         }
         const state = rows.get(target.key)?.state;
-        const told: Told = state === 'failed' || state === undefined ? 'refused' : state === 'confirmed' ? 'success' : 'in-doubt';
+        const told: Told =
+          state === 'failed' || state === undefined
+            ? 'refused'
+            : state === 'confirmed'
+              ? 'success'
+              : 'in-doubt';
         out.set(target.key, { told, message: failed.message });
       }
       return out;
@@ -690,7 +865,13 @@ async function runCrash(world: World, op: Extract<Op, { kind: 'crash' }>) {
   const userId = world.owner.user.id;
   const http = world.t.app.services.xeroHttp;
   const sentAt = op.at === 'pending' ? null : new Date();
-  const base = { userId, idempotencyKey: key, state: op.at === 'pending' ? ('pending' as const) : ('sent' as const), attempts: op.at === 'pending' ? 0 : 1, sentAt };
+  const base = {
+    userId,
+    idempotencyKey: key,
+    state: op.at === 'pending' ? ('pending' as const) : ('sent' as const),
+    attempts: op.at === 'pending' ? 0 : 1,
+    sentAt,
+  };
   const apply = op.at === 'sent-applied';
   let target: Target;
   let appliedId: string | undefined;
@@ -712,7 +893,12 @@ async function runCrash(world: World, op: Extract<Op, { kind: 'crash' }>) {
     };
     target = { type: 'payment', target: invoice.invoiceId, key, amountPence: pence };
     world.touched.set(invoice.invoiceId.toLowerCase(), invoice.invoiceNumber);
-    const audit: WriteAudit = { action: 'payment.create', target: invoice.invoiceId, username: world.owner.user.username, detail: { amountPence: pence } };
+    const audit: WriteAudit = {
+      action: 'payment.create',
+      target: invoice.invoiceId,
+      username: world.owner.user.username,
+      detail: { amountPence: pence },
+    };
     await world.t.database.db.insert(xeroWrites).values({
       ...base,
       organizationId: world.shop.organizationId,
@@ -724,12 +910,16 @@ async function runCrash(world: World, op: Extract<Op, { kind: 'crash' }>) {
       audit,
     });
     if (apply) {
-      const { data } = await http.send<{ Payments: Array<{ PaymentID: string }> }>(userId, world.shop.tenantId, {
-        method: 'PUT',
-        path: '/api.xro/2.0/Payments',
-        body: buildPaymentBody(request),
-        idempotencyKey: key,
-      });
+      const { data } = await http.send<{ Payments: Array<{ PaymentID: string }> }>(
+        userId,
+        world.shop.tenantId,
+        {
+          method: 'PUT',
+          path: '/api.xro/2.0/Payments',
+          body: buildPaymentBody(request),
+          idempotencyKey: key,
+        },
+      );
       appliedId = data.Payments[0]?.PaymentID;
     }
   } else if (op.write === 'bill.create') {
@@ -737,8 +927,22 @@ async function runCrash(world: World, op: Extract<Op, { kind: 'crash' }>) {
     const reference = `EO${world.serial}`;
     const contactId = pickSubcontractor(world);
     const pence = 12_345 + world.serial;
-    const line = { description: 'Subcontractor services', quantity: 1, unitPence: pence, accountCode: '321', taxType: null };
-    const request = { contactId, date: world.today, reference, status: 'DRAFT', totalPence: pence, lineAmountTypes: 'NoTax', lines: [line] };
+    const line = {
+      description: 'Subcontractor services',
+      quantity: 1,
+      unitPence: pence,
+      accountCode: '321',
+      taxType: null,
+    };
+    const request = {
+      contactId,
+      date: world.today,
+      reference,
+      status: 'DRAFT',
+      totalPence: pence,
+      lineAmountTypes: 'NoTax',
+      lines: [line],
+    };
     target = { type: 'bill', target: reference, key, amountPence: pence };
     await world.t.database.db.insert(xeroWrites).values({
       ...base,
@@ -758,15 +962,21 @@ async function runCrash(world: World, op: Extract<Op, { kind: 'crash' }>) {
         InvoiceNumber: reference,
         LineAmountTypes: 'NoTax',
         Status: 'DRAFT',
-        LineItems: [{ Description: line.description, Quantity: 1, UnitAmount: fromPence(pence), AccountCode: '321' }],
+        LineItems: [
+          { Description: line.description, Quantity: 1, UnitAmount: fromPence(pence), AccountCode: '321' },
+        ],
       };
-      const { data } = await http.send<{ Invoices: Array<{ InvoiceID: string }> }>(userId, world.builders.tenantId, {
-        method: 'PUT',
-        path: '/api.xro/2.0/Invoices',
-        query: { summarizeErrors: false },
-        body: { Invoices: [element] },
-        idempotencyKey: key,
-      });
+      const { data } = await http.send<{ Invoices: Array<{ InvoiceID: string }> }>(
+        userId,
+        world.builders.tenantId,
+        {
+          method: 'PUT',
+          path: '/api.xro/2.0/Invoices',
+          query: { summarizeErrors: false },
+          body: { Invoices: [element] },
+          idempotencyKey: key,
+        },
+      );
       appliedId = data.Invoices[0]?.InvoiceID;
     }
   } else if (op.write === 'journal.create') {
@@ -817,12 +1027,16 @@ async function runCrash(world: World, op: Extract<Op, { kind: 'crash' }>) {
       request,
     });
     if (apply) {
-      const { data } = await http.send<{ ManualJournals: Array<{ ManualJournalID: string }> }>(userId, world.shop.tenantId, {
-        method: 'PUT',
-        path: '/api.xro/2.0/ManualJournals',
-        body: buildManualJournalBody(request),
-        idempotencyKey: key,
-      });
+      const { data } = await http.send<{ ManualJournals: Array<{ ManualJournalID: string }> }>(
+        userId,
+        world.shop.tenantId,
+        {
+          method: 'PUT',
+          path: '/api.xro/2.0/ManualJournals',
+          body: buildManualJournalBody(request),
+          idempotencyKey: key,
+        },
+      );
       appliedId = data.ManualJournals[0]?.ManualJournalID;
     }
   } else {
@@ -830,7 +1044,12 @@ async function runCrash(world: World, op: Extract<Op, { kind: 'crash' }>) {
     if (!draft) return;
     const request = { InvoiceID: draft.invoiceId, Status: 'AUTHORISED' };
     target = { type: 'approve', target: draft.invoiceId, key, amountPence: draft.totalPence };
-    const audit: WriteAudit = { action: 'add-invoices.approve', target: draft.invoiceId, username: world.owner.user.username, detail: { invoiceNumber: draft.invoiceNumber } };
+    const audit: WriteAudit = {
+      action: 'add-invoices.approve',
+      target: draft.invoiceId,
+      username: world.owner.user.username,
+      detail: { invoiceNumber: draft.invoiceNumber },
+    };
     await world.t.database.db.insert(xeroWrites).values({
       ...base,
       organizationId: world.shop.organizationId,
@@ -854,12 +1073,20 @@ async function runCrash(world: World, op: Extract<Op, { kind: 'crash' }>) {
   }
   if (apply && !appliedId) world.problems.push(`crash ${op.write}: the direct write got no id back`);
   count(world, `crash.${op.write}.${op.at}`);
-  world.crashes.push({ label: `crash ${op.write} ${op.at} ${target.target}`, target, at: op.at, ...(appliedId ? { appliedId } : {}), ...(journalEntryId ? { journalEntryId } : {}) });
+  world.crashes.push({
+    label: `crash ${op.write} ${op.at} ${target.target}`,
+    target,
+    at: op.at,
+    ...(appliedId ? { appliedId } : {}),
+    ...(journalEntryId ? { journalEntryId } : {}),
+  });
 }
 
 /** What Xero holds as an invoice's amount due, in pence (the sandbox's own state). */
 function xeroDuePence(world: World, invoiceId: string): number | null {
-  const inv = orgRec(world.sandbox, world.shop.tenantId).invoices.find((i) => i.InvoiceID.toLowerCase() === invoiceId.toLowerCase());
+  const inv = orgRec(world.sandbox, world.shop.tenantId).invoices.find(
+    (i) => i.InvoiceID.toLowerCase() === invoiceId.toLowerCase(),
+  );
   return inv ? amountDue(inv) : null;
 }
 
@@ -869,13 +1096,19 @@ function paymentActions(world: World): ActionRecord[] {
 }
 
 async function payAgain(world: World, op: Extract<Op, { kind: 'payAgain' }>) {
-  const open = paymentActions(world).filter((a) => (xeroDuePence(world, a.targets[0]?.target ?? '') ?? 0) > 1);
+  const open = paymentActions(world).filter(
+    (a) => (xeroDuePence(world, a.targets[0]?.target ?? '') ?? 0) > 1,
+  );
   const record = open[op.pick % Math.max(1, open.length)];
   const target = record?.targets[0];
   if (!record || !target) return;
   const payload = record.spec.payload as { invoiceNumber: string };
   const due = xeroDuePence(world, target.target) ?? 0;
-  const spec = payAction(world, { share: 'penny', isCard: op.isCard }, { invoiceId: target.target, invoiceNumber: payload.invoiceNumber, duePence: due });
+  const spec = payAction(
+    world,
+    { share: 'penny', isCard: op.isCard },
+    { invoiceId: target.target, invoiceNumber: payload.invoiceNumber, duePence: due },
+  );
   if (spec) await perform(world, spec, op.faults, op.double);
 }
 
@@ -885,7 +1118,13 @@ async function resend(world: World, op: Extract<Op, { kind: 'resend' }>) {
   const record = sent[op.pick % Math.max(1, sent.length)];
   if (!record) return;
   const original = world.t;
-  const restarted = op.restart ? await createXeroTestApp({ database: world.t.database, sandboxInstance: world.sandbox, xeroHttp: XERO_HTTP_OPTIONS }) : null;
+  const restarted = op.restart
+    ? await createXeroTestApp({
+        database: world.t.database,
+        sandboxInstance: world.sandbox,
+        xeroHttp: XERO_HTTP_OPTIONS,
+      })
+    : null;
   if (restarted) world.t = restarted;
   try {
     await perform(world, record.spec, NO_FAULTS, false, record);
@@ -916,31 +1155,55 @@ async function payTogether(world: World, op: Extract<Op, { kind: 'payTogether' }
  * Every balance a user is shown for these invoices equals Xero's: the single invoice as Refresh Invoice
  * gives it, and its row in the list (gone when nothing is due).
  */
-export async function checkShownBalances(world: World, invoiceIds: readonly string[], when: string): Promise<void> {
+export async function checkShownBalances(
+  world: World,
+  invoiceIds: readonly string[],
+  when: string,
+): Promise<void> {
   clearFaults(world);
   const org = world.shop.organizationId;
   for (const id of invoiceIds) {
     const truth = xeroDuePence(world, id);
     if (truth === null) continue;
-    const single = await world.t.app.inject({ method: 'GET', url: `/api/xero/invoices/${id}?refresh=true&org=${org}`, headers: { cookie: world.owner.cookie } });
-    const shown = single.statusCode === 200 ? Math.round((single.json() as { invoice: { amountDue: number } }).invoice.amountDue * 100) : null;
+    const single = await world.t.app.inject({
+      method: 'GET',
+      url: `/api/xero/invoices/${id}?refresh=true&org=${org}`,
+      headers: { cookie: world.owner.cookie },
+    });
+    const shown =
+      single.statusCode === 200
+        ? Math.round((single.json() as { invoice: { amountDue: number } }).invoice.amountDue * 100)
+        : null;
     if (shown !== truth) {
-      world.problems.push(`stale balance ${when}: invoice ${world.touched.get(id.toLowerCase()) ?? id} shows ${shown ?? single.statusCode}p on refresh, Xero has ${truth}p`);
+      world.problems.push(
+        `stale balance ${when}: invoice ${world.touched.get(id.toLowerCase()) ?? id} shows ${shown ?? single.statusCode}p on refresh, Xero has ${truth}p`,
+      );
       count(world, 'staleBalance');
     }
   }
-  const list = await world.t.app.inject({ method: 'GET', url: `/api/xero/invoices?org=${org}`, headers: { cookie: world.owner.cookie } });
+  const list = await world.t.app.inject({
+    method: 'GET',
+    url: `/api/xero/invoices?org=${org}`,
+    headers: { cookie: world.owner.cookie },
+  });
   if (list.statusCode !== 200) {
     world.problems.push(`invoice list ${when}: ${list.statusCode}`);
     return;
   }
-  const rows = new Map((list.json() as Array<{ invoiceId: string; amountDue: number }>).map((r) => [r.invoiceId.toLowerCase(), Math.round(r.amountDue * 100)]));
+  const rows = new Map(
+    (list.json() as Array<{ invoiceId: string; amountDue: number }>).map((r) => [
+      r.invoiceId.toLowerCase(),
+      Math.round(r.amountDue * 100),
+    ]),
+  );
   for (const id of invoiceIds) {
     const truth = xeroDuePence(world, id);
     if (truth === null) continue;
     const shown = rows.get(id.toLowerCase()) ?? 0;
     if (shown !== truth) {
-      world.problems.push(`stale balance ${when}: invoice ${world.touched.get(id.toLowerCase()) ?? id} shows ${shown}p in the list, Xero has ${truth}p`);
+      world.problems.push(
+        `stale balance ${when}: invoice ${world.touched.get(id.toLowerCase()) ?? id} shows ${shown}p in the list, Xero has ${truth}p`,
+      );
       count(world, 'staleBalance');
     }
   }
@@ -995,7 +1258,11 @@ function countWriteCalls(sandbox: Sandbox): number {
  */
 export async function restartAndReconcile(world: World, faults: FaultPlan | null = null) {
   clearFaults(world);
-  const restarted = await createXeroTestApp({ database: world.t.database, sandboxInstance: world.sandbox, xeroHttp: XERO_HTTP_OPTIONS });
+  const restarted = await createXeroTestApp({
+    database: world.t.database,
+    sandboxInstance: world.sandbox,
+    xeroHttp: XERO_HTTP_OPTIONS,
+  });
   try {
     const writeCallsBefore = countWriteCalls(world.sandbox);
     if (faults) {
@@ -1013,8 +1280,15 @@ export async function restartAndReconcile(world: World, faults: FaultPlan | null
         ['GET', `/api/xero/stock-journal/entries?org=${world.shop.organizationId}`],
         ['POST', `/api/xero/stock-journal/sync-status?org=${world.shop.organizationId}`],
       ] as const) {
-        const res = await restarted.app.inject({ method, url, headers: { cookie: world.owner.cookie, origin: TEST_ORIGIN } });
-        if (res.statusCode !== 200) world.problems.push(`${method} ${url.split('?')[0]} after the restart: ${res.statusCode} ${res.body.slice(0, 200)}`);
+        const res = await restarted.app.inject({
+          method,
+          url,
+          headers: { cookie: world.owner.cookie, origin: TEST_ORIGIN },
+        });
+        if (res.statusCode !== 200)
+          world.problems.push(
+            `${method} ${url.split('?')[0]} after the restart: ${res.statusCode} ${res.body.slice(0, 200)}`,
+          );
       }
     }
     return counts;
@@ -1024,7 +1298,12 @@ export async function restartAndReconcile(world: World, faults: FaultPlan | null
   }
 }
 
-const ROW_KIND: Record<string, WriteType> = { payment: 'payment', 'bill.create': 'bill', 'journal.create': 'journal', 'invoice.approve': 'approve' };
+const ROW_KIND: Record<string, WriteType> = {
+  payment: 'payment',
+  'bill.create': 'bill',
+  'journal.create': 'journal',
+  'invoice.approve': 'approve',
+};
 
 /** The sandbox write a ledger row names: its type and the Xero id (an approval is of the invoice itself). */
 function typeOfWrite(w: LedgerWrite): WriteType | null {
@@ -1067,13 +1346,20 @@ export async function findViolations(world: World): Promise<string[]> {
   const byKey = new Map(tracked.map((r) => [r.idempotencyKey, r]));
 
   // Every money write recorded is one a user asked for (or a crash left): nothing is written on its own.
-  const known = new Set([...world.actions.flatMap((a) => a.targets.map((tg) => tg.key)), ...world.crashes.map((c) => c.target.key), ...world.manualKeys]);
-  for (const row of tracked) if (!known.has(row.idempotencyKey)) violations.push(`row ${row.kind} ${row.idempotencyKey} belongs to no user action`);
+  const known = new Set([
+    ...world.actions.flatMap((a) => a.targets.map((tg) => tg.key)),
+    ...world.crashes.map((c) => c.target.key),
+    ...world.manualKeys,
+  ]);
+  for (const row of tracked)
+    if (!known.has(row.idempotencyKey))
+      violations.push(`row ${row.kind} ${row.idempotencyKey} belongs to no user action`);
   for (const row of rows) {
     if (row.state === 'pending' || row.state === 'sent' || row.state === 'unknown') {
       violations.push(`row ${row.kind} ${row.idempotencyKey} still ${row.state} after reconcile`);
     }
-    if (row.state === 'failed' && !row.error) violations.push(`row ${row.kind} ${row.idempotencyKey} failed without a message`);
+    if (row.state === 'failed' && !row.error)
+      violations.push(`row ${row.kind} ${row.idempotencyKey} failed without a message`);
   }
 
   // One to one: every write Xero has is a confirmed row's, and every confirmed row's write is in Xero once.
@@ -1111,15 +1397,26 @@ export async function findViolations(world: World): Promise<string[]> {
       if (reviewed >= 0) review.splice(reviewed, 1);
       else violations.push(`duplicate or untracked ${type} in Xero: ${w.id} (${JSON.stringify(w.summary)})`);
     }
-    if (type === 'payment' && owners[0] && Math.round(Number(w.summary.amount) * 100) !== owners[0].amountPence) {
-      violations.push(`payment ${w.id} is £${String(w.summary.amount)} in Xero but ${owners[0].amountPence}p in the ledger`);
+    if (
+      type === 'payment' &&
+      owners[0] &&
+      Math.round(Number(w.summary.amount) * 100) !== owners[0].amountPence
+    ) {
+      violations.push(
+        `payment ${w.id} is £${String(w.summary.amount)} in Xero but ${owners[0].amountPence}p in the ledger`,
+      );
     }
   }
   for (const [id, owners] of confirmedById) {
-    if (!seen.has(id)) violations.push(`lost: ledger row ${owners[0]?.idempotencyKey} is confirmed as ${id} but Xero has no such write`);
+    if (!seen.has(id))
+      violations.push(
+        `lost: ledger row ${owners[0]?.idempotencyKey} is confirmed as ${id} but Xero has no such write`,
+      );
   }
   // An invoice may take several payments (each its own key): those are matched one to one by id above.
-  for (const [target, n] of perTarget) if (n > 1 && !target.startsWith('payment:')) violations.push(`duplicate: ${n} writes in Xero for ${target}`);
+  for (const [target, n] of perTarget)
+    if (n > 1 && !target.startsWith('payment:'))
+      violations.push(`duplicate: ${n} writes in Xero for ${target}`);
   const xeroIds = new Set(writes.map((w) => w.id.toLowerCase()));
   /** How many writes Xero has for a target: a payment by its row's Xero id (an invoice can have several). */
   const inXeroFor = (target: Target, row: WriteRow | undefined) =>
@@ -1145,15 +1442,21 @@ export async function findViolations(world: World): Promise<string[]> {
   for (const row of rows) {
     const audit = row.audit as WriteAudit | null;
     if (!audit) {
-      if (row.kind === 'payment' || row.kind === 'invoice.approve') violations.push(`log: ${row.kind} ${row.idempotencyKey} carries no activity-log line`);
+      if (row.kind === 'payment' || row.kind === 'invoice.approve')
+        violations.push(`log: ${row.kind} ${row.idempotencyKey} carries no activity-log line`);
       continue;
     }
     loggedActions.add(audit.action);
     const mine = linesByWrite.get(row.id) ?? [];
     const expected = row.state === 'confirmed' ? 'success' : row.state === 'failed' ? 'failure' : null;
-    if (!expected && mine.length > 0) violations.push(`log: ${row.kind} ${row.idempotencyKey} is ${row.state} but logged ${mine.map((l) => l.result).join(', ')}`);
+    if (!expected && mine.length > 0)
+      violations.push(
+        `log: ${row.kind} ${row.idempotencyKey} is ${row.state} but logged ${mine.map((l) => l.result).join(', ')}`,
+      );
     if (expected && (mine.length !== 1 || mine[0]?.result !== expected)) {
-      violations.push(`log: ${row.kind} ${row.idempotencyKey} is ${row.state}, logged ${mine.length === 0 ? 'nothing' : mine.map((l) => l.result).join(', ')}`);
+      violations.push(
+        `log: ${row.kind} ${row.idempotencyKey} is ${row.state}, logged ${mine.length === 0 ? 'nothing' : mine.map((l) => l.result).join(', ')}`,
+      );
       count(world, 'logMismatch');
     }
   }
@@ -1175,14 +1478,20 @@ export async function findViolations(world: World): Promise<string[]> {
       const row = byKey.get(target.key);
       const inXero = inXeroFor(target, row);
       if (told.told === 'success') {
-        if (!row || row.state !== 'confirmed') violations.push(`${action.label}: told it succeeded, but its ledger row is ${row?.state ?? 'missing'}`);
-        if (inXero !== 1) violations.push(`${action.label}: told it succeeded, Xero has ${inXero} such writes (lost)`);
+        if (!row || row.state !== 'confirmed')
+          violations.push(
+            `${action.label}: told it succeeded, but its ledger row is ${row?.state ?? 'missing'}`,
+          );
+        if (inXero !== 1)
+          violations.push(`${action.label}: told it succeeded, Xero has ${inXero} such writes (lost)`);
         if (told.xeroId && row?.xeroId && told.xeroId.toLowerCase() !== row.xeroId.toLowerCase()) {
           violations.push(`${action.label}: told Xero id ${told.xeroId}, the ledger confirmed ${row.xeroId}`);
         }
       } else if (told.told === 'refused') {
-        if (inXero > 0) violations.push(`${action.label}: told it failed ("${told.message}"), but Xero has it`);
-        if (row && row.state !== 'failed') violations.push(`${action.label}: told it failed, but its ledger row is ${row.state}`);
+        if (inXero > 0)
+          violations.push(`${action.label}: told it failed ("${told.message}"), but Xero has it`);
+        if (row && row.state !== 'failed')
+          violations.push(`${action.label}: told it failed, but its ledger row is ${row.state}`);
       }
       count(world, `told.${told.told}`);
       if (told.told === 'in-doubt') count(world, `told.in-doubt.ended-${row?.state ?? 'unsent'}`);
@@ -1194,8 +1503,10 @@ export async function findViolations(world: World): Promise<string[]> {
     const row = byKey.get(crash.target.key);
     const inXero = inXeroFor(crash.target, row);
     const expected = crash.at === 'sent-applied' ? 'confirmed' : 'failed';
-    if (row?.state !== expected) violations.push(`${crash.label}: ended ${row?.state ?? 'missing'}, expected ${expected}`);
-    if (inXero !== (crash.at === 'sent-applied' ? 1 : 0)) violations.push(`${crash.label}: Xero has ${inXero} such writes`);
+    if (row?.state !== expected)
+      violations.push(`${crash.label}: ended ${row?.state ?? 'missing'}, expected ${expected}`);
+    if (inXero !== (crash.at === 'sent-applied' ? 1 : 0))
+      violations.push(`${crash.label}: Xero has ${inXero} such writes`);
     if (crash.appliedId && row?.xeroId && row.xeroId.toLowerCase() !== crash.appliedId.toLowerCase()) {
       violations.push(`${crash.label}: confirmed as ${row.xeroId}, but Xero's write is ${crash.appliedId}`);
     }
@@ -1203,26 +1514,51 @@ export async function findViolations(world: World): Promise<string[]> {
       const [entry] = await world.t.database.db
         .select()
         .from(stockJournalEntries)
-        .where(and(eq(stockJournalEntries.organizationId, world.shop.organizationId), eq(stockJournalEntries.id, crash.journalEntryId)));
-      if (crash.at === 'sent-applied' && (!entry || entry.status === 'PENDING' || entry.journalId?.toLowerCase() !== crash.appliedId?.toLowerCase())) {
-        violations.push(`${crash.label}: the period's entry is ${entry ? `${entry.status} ${entry.journalId}` : 'gone'}, expected the journal`);
+        .where(
+          and(
+            eq(stockJournalEntries.organizationId, world.shop.organizationId),
+            eq(stockJournalEntries.id, crash.journalEntryId),
+          ),
+        );
+      if (
+        crash.at === 'sent-applied' &&
+        (!entry ||
+          entry.status === 'PENDING' ||
+          entry.journalId?.toLowerCase() !== crash.appliedId?.toLowerCase())
+      ) {
+        violations.push(
+          `${crash.label}: the period's entry is ${entry ? `${entry.status} ${entry.journalId}` : 'gone'}, expected the journal`,
+        );
       }
-      if (crash.at !== 'sent-applied' && entry) violations.push(`${crash.label}: the period is still claimed (${entry.status}) though nothing was posted`);
+      if (crash.at !== 'sent-applied' && entry)
+        violations.push(
+          `${crash.label}: the period is still claimed (${entry.status}) though nothing was posted`,
+        );
     }
   }
   // One journal per period: every journal Xero has for a post made here is the period's entry, and no
   // entry is left claimed by a post whose outcome is settled.
   if (world.periods) {
-    const entries = await world.t.database.db.select().from(stockJournalEntries).where(eq(stockJournalEntries.organizationId, world.shop.organizationId));
+    const entries = await world.t.database.db
+      .select()
+      .from(stockJournalEntries)
+      .where(eq(stockJournalEntries.organizationId, world.shop.organizationId));
     for (const entry of entries) {
-      if (entry.status === 'PENDING') violations.push(`journal entry ${entry.periodStart}..${entry.periodEnd} is still PENDING after the ledger settled`);
+      if (entry.status === 'PENDING')
+        violations.push(
+          `journal entry ${entry.periodStart}..${entry.periodEnd} is still PENDING after the ledger settled`,
+        );
     }
     for (const row of tracked) {
       if (row.kind !== 'journal.create' || row.state !== 'confirmed') continue;
       const request = row.request as { periodStart: string; periodEnd: string };
-      const entry = entries.find((e) => e.periodStart === request.periodStart && e.periodEnd === request.periodEnd);
+      const entry = entries.find(
+        (e) => e.periodStart === request.periodStart && e.periodEnd === request.periodEnd,
+      );
       if (entry?.journalId?.toLowerCase() !== row.xeroId?.toLowerCase()) {
-        violations.push(`journal ${request.periodStart}..${request.periodEnd} is ${row.xeroId} in Xero, but its entry here is ${entry ? `${entry.status} ${entry.journalId}` : 'gone'}`);
+        violations.push(
+          `journal ${request.periodStart}..${request.periodEnd} is ${row.xeroId} in Xero, but its entry here is ${entry ? `${entry.status} ${entry.journalId}` : 'gone'}`,
+        );
       }
     }
   }

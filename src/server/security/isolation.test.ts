@@ -51,20 +51,29 @@ const USER_SCOPED = [
 ];
 
 /** Tables of per-organisation rows that a request of another tenant could change (the audit log only grows). */
-async function fingerprintOrganization(t: XeroTestApp, organizationId: number): Promise<Record<string, string>> {
+async function fingerprintOrganization(
+  t: XeroTestApp,
+  organizationId: number,
+): Promise<Record<string, string>> {
   const result = await t.database.db.execute(
     sql`select table_name from information_schema.columns where table_schema = 'public' and column_name = 'organization_id' and table_name <> 'audit_log' order by table_name`,
   );
-  const rows = ((result as unknown as { rows?: Array<{ table_name: string }> }).rows ?? (result as unknown as Array<{ table_name: string }>)).map((r) => r.table_name);
+  const rows = (
+    (result as unknown as { rows?: Array<{ table_name: string }> }).rows ??
+    (result as unknown as Array<{ table_name: string }>)
+  ).map((r) => r.table_name);
   const prints: Record<string, string> = {};
   for (const table of rows) {
     const found = await t.database.db.execute(
       sql`select count(*)::int as n, coalesce(md5(string_agg(row_to_json(x)::text, '|' order by row_to_json(x)::text)), '') as h from ${sql.identifier(table)} x where organization_id = ${organizationId}`,
     );
-    const row = ((found as unknown as { rows?: Array<{ n: number; h: string }> }).rows ?? (found as unknown as Array<{ n: number; h: string }>))[0];
+    const row = ((found as unknown as { rows?: Array<{ n: number; h: string }> }).rows ??
+      (found as unknown as Array<{ n: number; h: string }>))[0];
     prints[table] = `${row?.n ?? 0}:${row?.h ?? ''}`;
   }
-  const org = await t.database.db.execute(sql`select row_to_json(o)::text as r from organizations o where id = ${organizationId}`);
+  const org = await t.database.db.execute(
+    sql`select row_to_json(o)::text as r from organizations o where id = ${organizationId}`,
+  );
   prints.organizations = JSON.stringify(org);
   return prints;
 }
@@ -86,15 +95,28 @@ describe('tenant isolation', () => {
   beforeAll(async () => {
     t = await createXeroTestApp();
     admin = { name: 'admin', cookie: (await register(t.app, 'matrix.admin')).cookie };
-    a = await createConnectedUser(t, 'matrix.a', { email: 'staff@demoshop.example', tenants: ['Demo Shop Ltd'] });
-    b = await createConnectedUser(t, 'matrix.b', { email: 'bookkeeper@demobuilders.example', tenants: ['Demo Builders Ltd'] });
+    a = await createConnectedUser(t, 'matrix.a', {
+      email: 'staff@demoshop.example',
+      tenants: ['Demo Shop Ltd'],
+    });
+    b = await createConnectedUser(t, 'matrix.b', {
+      email: 'bookkeeper@demobuilders.example',
+      tenants: ['Demo Builders Ltd'],
+    });
     orgA = a.orgs[0] as typeof orgA;
     orgB = b.orgs[0] as typeof orgB;
     await enableFeatures(t, orgA.organizationId);
     await enableFeatures(t, orgB.organizationId);
     // Give B some cached data worth stealing.
-    await t.app.services.sync.syncInvoices({ organizationId: orgB.organizationId, tenantId: orgB.tenantId, userId: b.user.id }, { key: 'bills-draft' });
-    const [row] = await t.database.db.select().from(xeroInvoices).where(eq(xeroInvoices.organizationId, orgB.organizationId)).limit(1);
+    await t.app.services.sync.syncInvoices(
+      { organizationId: orgB.organizationId, tenantId: orgB.tenantId, userId: b.user.id },
+      { key: 'bills-draft' },
+    );
+    const [row] = await t.database.db
+      .select()
+      .from(xeroInvoices)
+      .where(eq(xeroInvoices.organizationId, orgB.organizationId))
+      .limit(1);
     bInvoiceId = row?.invoiceId ?? bInvoiceId;
   }, 120_000);
   afterAll(() => t.close());
@@ -110,11 +132,18 @@ describe('tenant isolation', () => {
       .replace(/:userId\b/g, String(userId))
       .replace(/:[A-Za-z]+/g, bInvoiceId);
     const url = `${path}?org=${targetOrg}&organizationId=${targetOrg}`;
-    const body = ['POST', 'PUT', 'PATCH', 'DELETE'].includes(route.method) ? { organizationId: targetOrg } : undefined;
+    const body = ['POST', 'PUT', 'PATCH', 'DELETE'].includes(route.method)
+      ? { organizationId: targetOrg }
+      : undefined;
     return { url, body };
   }
 
-  async function call(caller: Caller, route: { method: string; url: string }, targetOrg: number, userId: number) {
+  async function call(
+    caller: Caller,
+    route: { method: string; url: string },
+    targetOrg: number,
+    userId: number,
+  ) {
     const { url, body } = buildRequest(route, targetOrg, userId);
     return t.app.inject({
       method: route.method as 'GET',
@@ -125,7 +154,15 @@ describe('tenant isolation', () => {
   }
 
   it('has a schema on every route', () => {
-    const missing = apiRoutes().filter((r) => !r.schema.hide && !r.url.startsWith('/api/docs') && !r.schema.body && !r.schema.querystring && !r.schema.params && !r.schema.response);
+    const missing = apiRoutes().filter(
+      (r) =>
+        !r.schema.hide &&
+        !r.url.startsWith('/api/docs') &&
+        !r.schema.body &&
+        !r.schema.querystring &&
+        !r.schema.params &&
+        !r.schema.response,
+    );
     expect(missing.map((r) => `${r.method} ${r.url}`)).toEqual([]);
   });
 
@@ -137,12 +174,13 @@ describe('tenant isolation', () => {
       expect(res.statusCode, key).toBeLessThan(500);
       const isPublic = PUBLIC.has(key) || route.url.startsWith('/api/docs');
       if (!isPublic && res.statusCode < 400) leaks.push(`${key} → ${res.statusCode}`);
-      if (res.body.includes(orgA.tenantId) || res.body.includes(orgB.tenantId)) leaks.push(`${key} leaked a tenant`);
+      if (res.body.includes(orgA.tenantId) || res.body.includes(orgB.tenantId))
+        leaks.push(`${key} leaked a tenant`);
     }
     expect(leaks).toEqual([]);
   });
 
-  it('never lets one user reach the other user\'s organisation: 0 cross-organisation successes', async () => {
+  it("never lets one user reach the other user's organisation: 0 cross-organisation successes", async () => {
     const ledgerBefore = t.sandbox.ledger().writes.length;
     const successes: string[] = [];
     const pairs: Array<[Caller, typeof orgA, number]> = [
@@ -158,7 +196,9 @@ describe('tenant isolation', () => {
         const key = `${caller.name} → ${target.tenantName}: ${route.method} ${route.url} (${res.statusCode})`;
         expect(res.statusCode, key).toBeLessThan(500);
         const leaked =
-          res.body.includes(target.tenantId) || res.body.includes(target.tenantName) || (target === orgB && res.body.includes(bInvoiceId));
+          res.body.includes(target.tenantId) ||
+          res.body.includes(target.tenantName) ||
+          (target === orgB && res.body.includes(bInvoiceId));
         if (leaked) successes.push(key);
       }
     }
@@ -169,7 +209,12 @@ describe('tenant isolation', () => {
   it('refuses every feature route with 403 when the organisation has the feature switched off', async () => {
     await t.database.db
       .update(organizations)
-      .set({ featurePayInvoices: false, featureAddInvoices: false, featureCisBills: false, featureStockJournal: false })
+      .set({
+        featurePayInvoices: false,
+        featureAddInvoices: false,
+        featureCisBills: false,
+        featureStockJournal: false,
+      })
       .where(eq(organizations.id, orgA.organizationId));
     const served: string[] = [];
     for (const route of signedInRoutes()) {
@@ -177,7 +222,8 @@ describe('tenant isolation', () => {
       const res = await call({ name: 'A', cookie: a.cookie }, route, orgA.organizationId, a.user.id);
       const key = `${route.method} ${route.url} → ${res.statusCode}`;
       if (res.statusCode < 400) served.push(key);
-      if (route.method === 'GET' && res.statusCode !== 403 && res.statusCode !== 400) served.push(`${key} (expected 403)`);
+      if (route.method === 'GET' && res.statusCode !== 403 && res.statusCode !== 400)
+        served.push(`${key} (expected 403)`);
     }
     expect(served).toEqual([]);
     await enableFeatures(t, orgA.organizationId);
@@ -195,10 +241,15 @@ describe('tenant isolation', () => {
       const res = await call({ name: 'A', cookie: a.cookie }, route, orgB.organizationId, b.user.id);
       statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1;
       // 400: the request was refused before it named an organisation (its body is not one the route takes).
-      const refused = res.statusCode === 403 || res.statusCode === 404 || (res.statusCode === 400 && (res.json() as { code?: string }).code === 'VALIDATION_ERROR');
+      const refused =
+        res.statusCode === 403 ||
+        res.statusCode === 404 ||
+        (res.statusCode === 400 && (res.json() as { code?: string }).code === 'VALIDATION_ERROR');
       if (!refused) wrong.push(`${route.method} ${route.url} → ${res.statusCode} ${res.body.slice(0, 120)}`);
     }
-    console.warn(`isolation: ${scoped.length} organisation-scoped routes called by A on B's organisation: ${JSON.stringify(statuses)}`);
+    console.warn(
+      `isolation: ${scoped.length} organisation-scoped routes called by A on B's organisation: ${JSON.stringify(statuses)}`,
+    );
     expect(scoped.length).toBeGreaterThan(30);
     expect(wrong).toEqual([]);
     expect(await fingerprintOrganization(t, orgB.organizationId)).toEqual(before);

@@ -33,14 +33,26 @@ describe('secrets never leak', () => {
       return res;
     };
     const reg = await record(
-      await t.app.inject({ method: 'POST', url: '/api/register', headers: { origin: TEST_ORIGIN }, payload: { username: 'canary', password: CANARY_PASSWORD } }),
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/register',
+        headers: { origin: TEST_ORIGIN },
+        payload: { username: 'canary', password: CANARY_PASSWORD },
+      }),
     );
     cookie = String(reg.headers['set-cookie']).split(';')[0] ?? '';
     await record(await login(t.app, 'canary', CANARY_WRONG));
     await record(await login(t.app, 'canary', CANARY_PASSWORD));
     await connectXero(t.app, t.sandbox, cookie);
     const call = as(t.app, cookie);
-    for (const url of ['/api/auth/current-user', '/api/xero/connection', '/api/user-organizations', '/api/xero/connect', '/api/admin/users', '/api/admin/audit']) {
+    for (const url of [
+      '/api/auth/current-user',
+      '/api/xero/connection',
+      '/api/user-organizations',
+      '/api/xero/connect',
+      '/api/admin/users',
+      '/api/admin/audit',
+    ]) {
       await record(await call('GET', url));
     }
     // A failing Xero call (revoked token) and a refresh, to exercise the error paths' logging too.
@@ -52,7 +64,10 @@ describe('secrets never leak', () => {
   async function secrets(): Promise<string[]> {
     const rows = await t.database.db.execute(sql`select user_id from xero_tokens`);
     const list = [CANARY_PASSWORD, CANARY_WRONG, TEST_CLIENT.clientSecret];
-    const ids = ((rows as unknown as { rows?: Array<{ user_id: number }> }).rows ?? (rows as unknown as Array<{ user_id: number }>)).map((r) => r.user_id);
+    const ids = (
+      (rows as unknown as { rows?: Array<{ user_id: number }> }).rows ??
+      (rows as unknown as Array<{ user_id: number }>)
+    ).map((r) => r.user_id);
     for (const id of ids) {
       const stored = await t.app.services.tokens.read(id);
       if (stored) list.push(stored.accessToken, ...(stored.refreshToken ? [stored.refreshToken] : []));
@@ -74,7 +89,9 @@ describe('secrets never leak', () => {
   });
 
   it('keeps them out of the database in plain text', async () => {
-    const dump = await t.database.db.execute(sql`select row_to_json(x)::text as row from (select * from xero_tokens) x union all select row_to_json(u)::text from (select * from users) u union all select row_to_json(s)::text from (select * from sessions) s union all select row_to_json(a)::text from (select * from audit_log) a`);
+    const dump = await t.database.db.execute(
+      sql`select row_to_json(x)::text as row from (select * from xero_tokens) x union all select row_to_json(u)::text from (select * from users) u union all select row_to_json(s)::text from (select * from sessions) s union all select row_to_json(a)::text from (select * from audit_log) a`,
+    );
     const text = JSON.stringify(dump);
     for (const secret of await secrets()) expect(text).not.toContain(secret);
   });
@@ -91,7 +108,15 @@ describe('secrets never leak', () => {
       .filter((f) => f.endsWith('.js'))
       .map((f) => fs.readFileSync(path.join(dir, f), 'utf8'))
       .join('\n');
-    for (const needle of [TEST_CLIENT.clientSecret, 'TOKEN_ENCRYPTION_KEY', 'XERO_CLIENT_SECRET', 'DATABASE_URL', 'argon2', 'drizzle-orm', 'access_token_enc']) {
+    for (const needle of [
+      TEST_CLIENT.clientSecret,
+      'TOKEN_ENCRYPTION_KEY',
+      'XERO_CLIENT_SECRET',
+      'DATABASE_URL',
+      'argon2',
+      'drizzle-orm',
+      'access_token_enc',
+    ]) {
       expect(bundle, needle).not.toContain(needle);
     }
   });
@@ -105,19 +130,32 @@ describe('secrets never leak', () => {
     const orgs = (await call('GET', '/api/user-organizations')).json() as Array<{ organizationId: number }>;
     for (const org of orgs) await enableFeatures(t, org.organizationId);
     const cacheable: string[] = [];
-    const reads = t.app.routeTable.filter((r) => r.method === 'GET' && r.url.startsWith('/api/') && !r.url.startsWith('/api/docs') && !r.url.includes(':') && !/callback|^\/api\/auth\/xero$/.test(r.url));
+    const reads = t.app.routeTable.filter(
+      (r) =>
+        r.method === 'GET' &&
+        r.url.startsWith('/api/') &&
+        !r.url.startsWith('/api/docs') &&
+        !r.url.includes(':') &&
+        !/callback|^\/api\/auth\/xero$/.test(r.url),
+    );
     for (const route of reads) {
       const res = await call('GET', route.url);
       const header = String(res.headers['cache-control']);
-      if (header !== 'no-store' && !(header === 'private, no-cache' && res.headers.etag)) cacheable.push(`${route.url} (${res.statusCode}): ${header}`);
+      if (header !== 'no-store' && !(header === 'private, no-cache' && res.headers.etag))
+        cacheable.push(`${route.url} (${res.statusCode}): ${header}`);
     }
     expect(reads.length).toBeGreaterThan(30);
     expect(cacheable).toEqual([]);
     // The TOTP secret of a set-up in progress, and an error answer.
     expect((await call('POST', '/api/auth/mfa/setup', {})).headers['cache-control']).toBe('no-store');
-    expect((await t.app.inject({ method: 'GET', url: '/api/user' })).headers['cache-control']).toBe('no-store');
+    expect((await t.app.inject({ method: 'GET', url: '/api/user' })).headers['cache-control']).toBe(
+      'no-store',
+    );
     // An invoice's attachment: after sign-out the browser must not open it from its cache.
-    const invoices = (await call('GET', '/api/xero/invoices')).json() as Array<{ invoiceId: string; attachments: unknown[] }>;
+    const invoices = (await call('GET', '/api/xero/invoices')).json() as Array<{
+      invoiceId: string;
+      attachments: unknown[];
+    }>;
     const withFile = invoices.find((i) => i.attachments.length > 0);
     const list = await call('GET', `/api/xero/invoices/${withFile?.invoiceId}/attachments`);
     expect(list.headers['cache-control']).toBe('no-store');

@@ -10,7 +10,12 @@ export function sessionCookie(res: LightMyRequestResponse): string {
   return found.split(';')[0] ?? '';
 }
 
-export async function register(app: FastifyInstance, username: string, password = 'Sturdy-Ledger-Pass-1', email?: string) {
+export async function register(
+  app: FastifyInstance,
+  username: string,
+  password = 'Sturdy-Ledger-Pass-1',
+  email?: string,
+) {
   const res = await app.inject({
     method: 'POST',
     url: '/api/register',
@@ -18,7 +23,10 @@ export async function register(app: FastifyInstance, username: string, password 
     payload: { username, password, ...(email ? { email } : {}) },
   });
   if (res.statusCode !== 201) throw new Error(`register ${username} failed: ${res.statusCode} ${res.body}`);
-  return { cookie: sessionCookie(res), user: res.json() as { id: number; username: string; isAdmin: boolean } };
+  return {
+    cookie: sessionCookie(res),
+    user: res.json() as { id: number; username: string; isAdmin: boolean },
+  };
 }
 
 export async function login(app: FastifyInstance, username: string, password: string, ip?: string) {

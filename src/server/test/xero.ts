@@ -56,13 +56,20 @@ export async function connectXero(
   if (start.statusCode !== 200) throw new Error(`connect failed: ${start.body}`);
   // The browser that started the flow finishes it: its OAuth binding cookie goes to the callback.
   const binding = oauthBindingCookie(start);
-  sandbox.setAutoConsent({ email: consent.email ?? 'owner@demoshop.example', tenants: consent.tenants ?? 'all' });
+  sandbox.setAutoConsent({
+    email: consent.email ?? 'owner@demoshop.example',
+    tenants: consent.tenants ?? 'all',
+  });
   const authorize = await fetch(start.json().url as string, { redirect: 'manual' });
   sandbox.setAutoConsent(null);
   const location = authorize.headers.get('location');
   if (!location) throw new Error(`sandbox did not redirect (${authorize.status}): ${await authorize.text()}`);
   const callback = new URL(location);
-  const res = await app.inject({ method: 'GET', url: `${callback.pathname}${callback.search}`, headers: { cookie: [cookie, binding].filter(Boolean).join('; ') } });
+  const res = await app.inject({
+    method: 'GET',
+    url: `${callback.pathname}${callback.search}`,
+    headers: { cookie: [cookie, binding].filter(Boolean).join('; ') },
+  });
   return String(res.headers.location);
 }
 
@@ -83,7 +90,11 @@ export async function createConnectedUser(
   const landed = await connectXero(t.app, t.sandbox, cookie, consent);
   if (landed !== '/organizations?connected=true') throw new Error(`connect landed on ${landed}`);
   const call = as(t.app, cookie);
-  const orgs = (await call('GET', '/api/user-organizations')).json() as Array<{ organizationId: number; tenantName: string; tenantId: string }>;
+  const orgs = (await call('GET', '/api/user-organizations')).json() as Array<{
+    organizationId: number;
+    tenantName: string;
+    tenantId: string;
+  }>;
   return { cookie, user, call, orgs };
 }
 
@@ -93,6 +104,11 @@ export async function enableFeatures(t: TestApp, organizationId: number) {
   const { eq } = await import('drizzle-orm');
   await t.database.db
     .update(organizations)
-    .set({ featurePayInvoices: true, featureAddInvoices: true, featureCisBills: true, featureStockJournal: true })
+    .set({
+      featurePayInvoices: true,
+      featureAddInvoices: true,
+      featureCisBills: true,
+      featureStockJournal: true,
+    })
     .where(eq(organizations.id, organizationId));
 }

@@ -6,7 +6,10 @@ import type { xeroAccounts } from '../db/schema/index.ts';
 import type { XeroContext } from './xero-port';
 
 /** An account as Xero holds it, as the accounts cache keeps it, without the organisation. */
-export type XeroAccountRecord = Omit<typeof xeroAccounts.$inferInsert, 'organizationId'> & { accountId: string; status: string };
+export type XeroAccountRecord = Omit<typeof xeroAccounts.$inferInsert, 'organizationId'> & {
+  accountId: string;
+  status: string;
+};
 
 export interface AccountsPort {
   /** Every bank account Xero has for the organisation, whatever its status (one call, not paged). */

@@ -21,7 +21,11 @@ describe('the one batcher for batched Xero writes', () => {
     expect(retry.sent).toEqual(first.sent);
     expect(first.sent[0]?.elements).toEqual(['element k:a', 'element k:b', 'element k:c']);
     // Each item gets its own element's answer back.
-    expect(first.answers).toEqual(['answer to element k:b', 'answer to element k:a', 'answer to element k:c']);
+    expect(first.answers).toEqual([
+      'answer to element k:b',
+      'answer to element k:a',
+      'answer to element k:c',
+    ]);
   });
 
   it('waits for items that leave without sending, then sends the rest once; a batch all left sends nothing', async () => {
@@ -31,7 +35,7 @@ describe('the one batcher for batched Xero writes', () => {
     expect((await sendOnce([], 2)).sent).toEqual([]);
   });
 
-  it('an answer with fewer or more elements than sent fails every item: none is taken as refused or given another\'s answer', async () => {
+  it("an answer with fewer or more elements than sent fails every item: none is taken as refused or given another's answer", async () => {
     for (const answer of [['only one'], ['one', 'two', 'three']]) {
       const batcher = createBatcher<string, string>(2, async () => answer);
       const results = await Promise.allSettled([batcher.join('a', 'x'), batcher.join('b', 'y')]);

@@ -18,8 +18,16 @@ import crypto from 'node:crypto';
  * an error the ledger treats as an unknown outcome (each write is then settled by look-up, never taken as
  * refused or as another item's answer).
  */
-export function createBatcher<E, A>(expected: number, sendBatch: (elements: E[], batchKey: string) => Promise<A[]>) {
-  const joined: Array<{ key: string; element: E; resolve: (answer: A) => void; reject: (error: unknown) => void }> = [];
+export function createBatcher<E, A>(
+  expected: number,
+  sendBatch: (elements: E[], batchKey: string) => Promise<A[]>,
+) {
+  const joined: Array<{
+    key: string;
+    element: E;
+    resolve: (answer: A) => void;
+    reject: (error: unknown) => void;
+  }> = [];
   let left = 0;
   let flushed = false;
 

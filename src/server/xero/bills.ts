@@ -37,7 +37,11 @@ export interface BillChange {
 }
 
 /** A bill as Xero holds it, as the invoice cache keeps it (pence, ISO dates), without the organisation. */
-export type Bill = Omit<typeof xeroInvoices.$inferInsert, 'organizationId'> & { invoiceId: string; status: string; totalPence: number };
+export type Bill = Omit<typeof xeroInvoices.$inferInsert, 'organizationId'> & {
+  invoiceId: string;
+  status: string;
+  totalPence: number;
+};
 
 /** One bill of a write answer: Xero's bill, or the reasons Xero refused that element. */
 export type BillAnswer =
@@ -55,7 +59,12 @@ export interface BillsPort {
   /** Creates up to 50 bills in one call; one answer per bill, in order (a refused bill does not stop the others). */
   createMany(ctx: XeroContext, bills: NewBill[], idempotencyKey: string): Promise<BillAnswer[]>;
   /** Changes one bill (status, due date, lines). */
-  update(ctx: XeroContext, invoiceId: string, change: BillChange, idempotencyKey: string): Promise<BillAnswer>;
+  update(
+    ctx: XeroContext,
+    invoiceId: string,
+    change: BillChange,
+    idempotencyKey: string,
+  ): Promise<BillAnswer>;
   /** One bill; null when Xero has none with that id. */
   get(ctx: XeroContext, invoiceId: string): Promise<Bill | null>;
   /** A contact's bills dated on a day (not deleted or voided): how a create whose answer was lost is found. */

@@ -56,7 +56,10 @@ export interface WriteSpec<R> {
 }
 
 /** Looks a write up in Xero when its answer was lost. Null means Xero does not have it. */
-export type WriteFinder = (ctx: XeroContext & { organizationId: number }, row: WriteRow) => Promise<WriteOutcome<unknown> | null>;
+export type WriteFinder = (
+  ctx: XeroContext & { organizationId: number },
+  row: WriteRow,
+) => Promise<WriteOutcome<unknown> | null>;
 
 /** Who sends a held write again (an administrator), and to which Xero organisation. */
 export interface RetryActor {
@@ -70,14 +73,28 @@ export interface RetryActor {
  * Sends a held write's change again through its feature's own path (its checks, its ledger row, its audit
  * line) under `idempotencyKey`; answers the new write's ledger id and Xero id.
  */
-export type WriteRetrier = (row: WriteRow, by: RetryActor, idempotencyKey: string) => Promise<{ writeId: number; xeroId: string | null }>;
+export type WriteRetrier = (
+  row: WriteRow,
+  by: RetryActor,
+  idempotencyKey: string,
+) => Promise<{ writeId: number; xeroId: string | null }>;
 
 export const RETRY_REFUSED_FOUND = 'Xero already has this change: mark it done instead of sending it again.';
-export const RETRY_REFUSED_KIND = 'Ledgerlink cannot send this kind of change again from here: cancel it and redo it on its screen.';
-export const RETRY_REFUSED_UNAVAILABLE = 'Could not ask Xero whether it has this change, so it was not sent again. Try again in a moment.';
+export const RETRY_REFUSED_KIND =
+  'Ledgerlink cannot send this kind of change again from here: cancel it and redo it on its screen.';
+export const RETRY_REFUSED_UNAVAILABLE =
+  'Could not ask Xero whether it has this change, so it was not sent again. Try again in a moment.';
 
 /** Errors where Xero certainly did not apply the write. */
-const DEFINITE_FAILURES = new Set(['XERO_REJECTED', 'VALIDATION_ERROR', 'BAD_REQUEST', 'NOT_FOUND', 'FORBIDDEN', 'CONFLICT', 'UNPROCESSABLE']);
+const DEFINITE_FAILURES = new Set([
+  'XERO_REJECTED',
+  'VALIDATION_ERROR',
+  'BAD_REQUEST',
+  'NOT_FOUND',
+  'FORBIDDEN',
+  'CONFLICT',
+  'UNPROCESSABLE',
+]);
 
 export const UNKNOWN_OUTCOME_MESSAGE =
   'Xero did not confirm this change in time. Ledgerlink will check with Xero before anything is sent again; refresh in a minute to see the result.';
@@ -124,7 +141,8 @@ export function createWriteLedger(deps: { db: Db; log?: { warn: (o: object, m: s
    */
   async function settle(
     id: number,
-    outcome: { state: 'confirmed'; xeroId: string | null; response: unknown } | { state: 'failed'; error: string },
+    outcome:
+      { state: 'confirmed'; xeroId: string | null; response: unknown } | { state: 'failed'; error: string },
   ): Promise<WriteRow | null> {
     const values =
       outcome.state === 'confirmed'
@@ -152,7 +170,10 @@ export function createWriteLedger(deps: { db: Db; log?: { warn: (o: object, m: s
           action: audit.action,
           target: audit.target ?? row.targetId ?? row.xeroId ?? null,
           result: row.state === 'confirmed' ? 'success' : 'failure',
-          detail: row.state === 'confirmed' ? { ...audit.detail, writeId: row.id, xeroId: row.xeroId } : { ...audit.detail, writeId: row.id, error: row.error },
+          detail:
+            row.state === 'confirmed'
+              ? { ...audit.detail, writeId: row.id, xeroId: row.xeroId }
+              : { ...audit.detail, writeId: row.id, error: row.error },
           ip: audit.ip ?? null,
         });
       }
@@ -160,7 +181,10 @@ export function createWriteLedger(deps: { db: Db; log?: { warn: (o: object, m: s
     });
   }
 
-  async function finish<R>(row: WriteRow, spec: WriteSpec<R>): Promise<WriteOutcome<R> & { writeId: number; replayed: boolean }> {
+  async function finish<R>(
+    row: WriteRow,
+    spec: WriteSpec<R>,
+  ): Promise<WriteOutcome<R> & { writeId: number; replayed: boolean }> {
     await update(row.id, { state: 'sent', attempts: row.attempts + 1, sentAt: new Date() });
     let outcome: WriteOutcome<R>;
     try {
@@ -185,7 +209,9 @@ export function createWriteLedger(deps: { db: Db; log?: { warn: (o: object, m: s
     const [row] = await db
       .select()
       .from(xeroWrites)
-      .where(and(eq(xeroWrites.organizationId, organizationId), eq(xeroWrites.idempotencyKey, idempotencyKey)));
+      .where(
+        and(eq(xeroWrites.organizationId, organizationId), eq(xeroWrites.idempotencyKey, idempotencyKey)),
+      );
     return row ?? null;
   }
 
@@ -234,7 +260,9 @@ export function createWriteLedger(deps: { db: Db; log?: { warn: (o: object, m: s
         exclusive && spec.targetId
           ? await db.transaction(async (tx) => {
               // One open write per kind and target, across instances: the check and the insert hold a lock.
-              await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`${spec.organizationId}:${spec.kind}:${spec.targetId}`}))`);
+              await tx.execute(
+                sql`select pg_advisory_xact_lock(hashtext(${`${spec.organizationId}:${spec.kind}:${spec.targetId}`}))`,
+              );
               const [busy] = await tx
                 .select({ id: xeroWrites.id })
                 .from(xeroWrites)
@@ -265,7 +293,10 @@ export function createWriteLedger(deps: { db: Db; log?: { warn: (o: object, m: s
         .where(and(eq(xeroWrites.organizationId, spec.organizationId), eq(xeroWrites.idempotencyKey, key)));
       if (!existing) throw new AppError('CONFLICT', 'This change is already being processed');
       if (existing.fingerprint !== fingerprint) {
-        throw new AppError('VALIDATION_ERROR', 'This Idempotency-Key was already used for a different change');
+        throw new AppError(
+          'VALIDATION_ERROR',
+          'This Idempotency-Key was already used for a different change',
+        );
       }
       if (existing.state === 'confirmed') {
         return {
@@ -275,11 +306,17 @@ export function createWriteLedger(deps: { db: Db; log?: { warn: (o: object, m: s
           replayed: true,
         };
       }
-      if (existing.state === 'failed') throw new AppError('XERO_REJECTED', existing.error ?? 'Xero refused this change');
-      throw new AppError('CONFLICT', 'This change is already being processed. Refresh in a moment to see the result.', undefined, {
-        writeId: existing.id,
-        writeState: existing.state,
-      });
+      if (existing.state === 'failed')
+        throw new AppError('XERO_REJECTED', existing.error ?? 'Xero refused this change');
+      throw new AppError(
+        'CONFLICT',
+        'This change is already being processed. Refresh in a moment to see the result.',
+        undefined,
+        {
+          writeId: existing.id,
+          writeState: existing.state,
+        },
+      );
     },
 
     /**
@@ -304,7 +341,10 @@ export function createWriteLedger(deps: { db: Db; log?: { warn: (o: object, m: s
         .where(
           and(
             inArray(xeroWrites.state, ['pending', 'sent', 'unknown']),
-            or(lt(xeroWrites.sentAt, cutoff), and(isNull(xeroWrites.sentAt), lt(xeroWrites.createdAt, cutoff))),
+            or(
+              lt(xeroWrites.sentAt, cutoff),
+              and(isNull(xeroWrites.sentAt), lt(xeroWrites.createdAt, cutoff)),
+            ),
           ),
         );
       for (const { write, tenantId } of rows) {
@@ -364,7 +404,9 @@ export function createWriteLedger(deps: { db: Db; log?: { warn: (o: object, m: s
       const open: WriteRow[] = [];
       const staleBefore = Date.now() - staleSentMs;
       for (const row of rows) {
-        const stale = row.state === 'unknown' || (row.state === 'sent' && (row.sentAt ?? row.createdAt).getTime() < staleBefore);
+        const stale =
+          row.state === 'unknown' ||
+          (row.state === 'sent' && (row.sentAt ?? row.createdAt).getTime() < staleBefore);
         let now = row;
         if (stale) {
           try {
@@ -386,12 +428,18 @@ export function createWriteLedger(deps: { db: Db; log?: { warn: (o: object, m: s
       const rows = await db
         .select()
         .from(xeroWrites)
-        .where(and(eq(xeroWrites.organizationId, organizationId), inArray(xeroWrites.idempotencyKey, [...keys])));
+        .where(
+          and(eq(xeroWrites.organizationId, organizationId), inArray(xeroWrites.idempotencyKey, [...keys])),
+        );
       return new Map(rows.map((r) => [r.idempotencyKey, r]));
     },
 
     /** The confirmed write of this kind that created (or acted on) this Xero object. */
-    async findConfirmedByXeroId(organizationId: number, kind: string, xeroId: string): Promise<WriteRow | null> {
+    async findConfirmedByXeroId(
+      organizationId: number,
+      kind: string,
+      xeroId: string,
+    ): Promise<WriteRow | null> {
       const [row] = await db
         .select()
         .from(xeroWrites)
@@ -410,7 +458,12 @@ export function createWriteLedger(deps: { db: Db; log?: { warn: (o: object, m: s
      * Xero ids other writes of this kind already account for (confirmed, or held for review), lower-cased: a
      * finder must never claim one Xero object for two writes. `targetId` narrows it to one target.
      */
-    async claimedXeroIds(organizationId: number, kind: string, exceptWriteId: number, targetId?: string): Promise<Set<string>> {
+    async claimedXeroIds(
+      organizationId: number,
+      kind: string,
+      exceptWriteId: number,
+      targetId?: string,
+    ): Promise<Set<string>> {
       const rows = await db
         .select({ xeroId: xeroWrites.xeroId })
         .from(xeroWrites)
@@ -467,9 +520,20 @@ export function createWriteLedger(deps: { db: Db; log?: { warn: (o: object, m: s
     },
 
     /** Asks Xero (through the kind's finder) whether it has this write, without settling anything. */
-    async peekInXero(row: WriteRow, tenantId: string): Promise<{ status: 'found'; xeroId: string | null } | { status: 'missing' } | { status: 'unavailable'; message: string }> {
+    async peekInXero(
+      row: WriteRow,
+      tenantId: string,
+    ): Promise<
+      | { status: 'found'; xeroId: string | null }
+      | { status: 'missing' }
+      | { status: 'unavailable'; message: string }
+    > {
       const finder = finders.get(row.kind);
-      if (!finder || row.userId === null) return { status: 'unavailable', message: 'Ledgerlink has no way to look this kind of change up in Xero.' };
+      if (!finder || row.userId === null)
+        return {
+          status: 'unavailable',
+          message: 'Ledgerlink has no way to look this kind of change up in Xero.',
+        };
       try {
         const found = await finder({ userId: row.userId, tenantId, organizationId: row.organizationId }, row);
         return found ? { status: 'found', xeroId: found.xeroId ?? null } : { status: 'missing' };
@@ -494,7 +558,12 @@ export function createWriteLedger(deps: { db: Db; log?: { warn: (o: object, m: s
         if (!before || before.state !== 'needs_review') return null;
         const values =
           outcome.state === 'confirmed'
-            ? { state: 'confirmed' as const, xeroId: outcome.xeroId ?? before.xeroId, error: null, completedAt: new Date() }
+            ? {
+                state: 'confirmed' as const,
+                xeroId: outcome.xeroId ?? before.xeroId,
+                error: null,
+                completedAt: new Date(),
+              }
             : { state: 'failed' as const, error: outcome.error, completedAt: new Date() };
         const [after] = await tx
           .update(xeroWrites)
@@ -554,14 +623,19 @@ export function createWriteLedger(deps: { db: Db; log?: { warn: (o: object, m: s
      * a crash in between) replays that one new write instead of making another; then the held write ends as
      * failed, naming the new one, with its lines. Null when the row is not (or no longer) held.
      */
-    async retryReview(id: number, tenantId: string, admin: { userId: number; username: string; ip?: string | null }) {
+    async retryReview(
+      id: number,
+      tenantId: string,
+      admin: { userId: number; username: string; ip?: string | null },
+    ) {
       const [row] = await db.select().from(xeroWrites).where(eq(xeroWrites.id, id));
       if (!row || row.state !== 'needs_review') return null;
       const retrier = retriers.get(row.kind);
       if (!retrier || !finders.has(row.kind)) throw new AppError('CONFLICT', RETRY_REFUSED_KIND);
       const inXero = await this.peekInXero(row, tenantId);
       if (inXero.status === 'found') throw new AppError('CONFLICT', RETRY_REFUSED_FOUND);
-      if (inXero.status === 'unavailable') throw new AppError('XERO_UNAVAILABLE', RETRY_REFUSED_UNAVAILABLE, inXero.message);
+      if (inXero.status === 'unavailable')
+        throw new AppError('XERO_UNAVAILABLE', RETRY_REFUSED_UNAVAILABLE, inXero.message);
       const sent = await retrier(row, { ...admin, tenantId }, `review-retry-${row.id}`);
       const settled = await this.settleReview(
         id,
@@ -580,11 +654,21 @@ export function createWriteLedger(deps: { db: Db; log?: { warn: (o: object, m: s
     },
 
     /** The newest write of this kind on a target, whatever its state (null when there is none). */
-    async findLatestOnTarget(scope: { organizationId: number; kind: string; targetId: string }): Promise<WriteRow | null> {
+    async findLatestOnTarget(scope: {
+      organizationId: number;
+      kind: string;
+      targetId: string;
+    }): Promise<WriteRow | null> {
       const [row] = await db
         .select()
         .from(xeroWrites)
-        .where(and(eq(xeroWrites.organizationId, scope.organizationId), eq(xeroWrites.kind, scope.kind), eq(xeroWrites.targetId, scope.targetId)))
+        .where(
+          and(
+            eq(xeroWrites.organizationId, scope.organizationId),
+            eq(xeroWrites.kind, scope.kind),
+            eq(xeroWrites.targetId, scope.targetId),
+          ),
+        )
         .orderBy(desc(xeroWrites.id))
         .limit(1);
       return row ?? null;
@@ -594,7 +678,11 @@ export function createWriteLedger(deps: { db: Db; log?: { warn: (o: object, m: s
      * Forgets the confirmed writes of these kinds settled before the cut-off (housekeeping of an
      * organisation's ledger); open, failed and held writes are always kept. Returns how many it forgot.
      */
-    async forgetConfirmedBefore(organizationId: number, kinds: readonly string[], completedBefore: Date): Promise<number> {
+    async forgetConfirmedBefore(
+      organizationId: number,
+      kinds: readonly string[],
+      completedBefore: Date,
+    ): Promise<number> {
       if (kinds.length === 0) return 0;
       const rows = await db
         .delete(xeroWrites)

@@ -33,7 +33,12 @@ export interface XeroPaymentFacts {
   status: string | null;
   /** Xero's UpdatedDateUTC of the payment (ISO): when the balance below was Xero's. */
   updatedUtc: string | null;
-  invoice: { invoiceId: string | null; status: string | null; amountDuePence: number | null; amountPaidPence: number | null } | null;
+  invoice: {
+    invoiceId: string | null;
+    status: string | null;
+    amountDuePence: number | null;
+    amountPaidPence: number | null;
+  } | null;
 }
 
 /** A new payment against a sales invoice, into a bank account (or one that takes payments). */
@@ -57,7 +62,14 @@ export interface PayInvoicesXero {
     delete(ctx: XeroContext, paymentId: string, idempotencyKey: string): Promise<XeroPaymentFacts | null>;
   };
   attachments: {
-    list(ctx: XeroContext, invoiceId: string): Promise<Array<{ attachmentId: string; fileName: string; mimeType: string | null }>>;
-    get(ctx: XeroContext, invoiceId: string, attachmentId: string): Promise<{ body: Buffer; contentType: string | null }>;
+    list(
+      ctx: XeroContext,
+      invoiceId: string,
+    ): Promise<Array<{ attachmentId: string; fileName: string; mimeType: string | null }>>;
+    get(
+      ctx: XeroContext,
+      invoiceId: string,
+      attachmentId: string,
+    ): Promise<{ body: Buffer; contentType: string | null }>;
   };
 }

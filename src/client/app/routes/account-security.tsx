@@ -5,7 +5,10 @@ import { TwoStepSettings } from '@/client/features/auth/components/two-step-sett
 export default function AccountSecurityRoute() {
   return (
     <div>
-      <PageHeader title="Two-step sign-in" description="Protect your Ledgerlink account with a code from your phone." />
+      <PageHeader
+        title="Two-step sign-in"
+        description="Protect your Ledgerlink account with a code from your phone."
+      />
       <TwoStepSettings />
     </div>
   );

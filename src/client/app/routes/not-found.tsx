@@ -11,7 +11,9 @@ export default function NotFoundRoute() {
       </div>
       <p className="text-sm font-semibold text-primary">404</p>
       <h1 className="text-2xl font-semibold tracking-tight">Page not found</h1>
-      <p className="max-w-sm text-sm text-muted-foreground">The page you are looking for does not exist or has moved.</p>
+      <p className="max-w-sm text-sm text-muted-foreground">
+        The page you are looking for does not exist or has moved.
+      </p>
       <Button asChild className="mt-2">
         <Link href={paths.home.getHref()}>Go to Home</Link>
       </Button>

@@ -43,7 +43,13 @@ function useOrganizationFromLink(connection: Connection | undefined): boolean {
           variant: 'success',
         }),
       )
-      .catch((error: unknown) => toast({ title: 'Selection Error', description: getMessage(error, 'Could not select the organization'), variant: 'destructive' }))
+      .catch((error: unknown) =>
+        toast({
+          title: 'Selection Error',
+          description: getMessage(error, 'Could not select the organization'),
+          variant: 'destructive',
+        }),
+      )
       .finally(() => setSwitching(false));
   }, [requested, connection, organizations.data, queryClient]);
 
@@ -71,7 +77,11 @@ export default function SettingsRoute() {
       </Button>
       <PageHeader
         title="Settings"
-        description={connection?.connected && connection.tenantName ? `Defaults for ${connection.tenantName}` : 'Defaults used by each feature'}
+        description={
+          connection?.connected && connection.tenantName
+            ? `Defaults for ${connection.tenantName}`
+            : 'Defaults used by each feature'
+        }
       />
       {/* Keyed by the tab in the link, so "Switch it on in Admin" from the General tab opens Admin. */}
       <Tabs key={initialTab} defaultValue={initialTab}>

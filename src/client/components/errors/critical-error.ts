@@ -12,7 +12,8 @@ export function renderCriticalError(container: HTMLElement, error: unknown): voi
   title.textContent = 'Critical Error';
   const text = document.createElement('p');
   text.className = 'max-w-md text-sm text-muted-foreground';
-  text.textContent = 'Ledgerlink could not start. Please refresh the page; if this keeps happening, clear this site’s data.';
+  text.textContent =
+    'Ledgerlink could not start. Please refresh the page; if this keeps happening, clear this site’s data.';
   const detail = document.createElement('p');
   detail.className = 'max-w-md break-words font-mono text-xs text-muted-foreground';
   detail.textContent = error instanceof Error ? error.message : String(error);

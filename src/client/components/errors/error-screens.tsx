@@ -8,7 +8,17 @@ function reloadPage(): void {
   window.location.reload();
 }
 
-function Screen({ icon, title, children, actions }: { icon: ReactNode; title: string; children: ReactNode; actions: ReactNode }) {
+function Screen({
+  icon,
+  title,
+  children,
+  actions,
+}: {
+  icon: ReactNode;
+  title: string;
+  children: ReactNode;
+  actions: ReactNode;
+}) {
   return (
     <div role="alert" className="flex min-h-[60vh] items-center justify-center px-4 py-12">
       <div className="w-full max-w-md rounded-xl border border-border bg-card p-8 text-center shadow-sm">
@@ -67,7 +77,10 @@ export function AppErrorScreen() {
 export function RecoveryScreen() {
   return (
     <div className="flex min-h-screen items-center justify-center bg-background px-4">
-      <div role="alert" className="w-full max-w-md rounded-xl border border-border bg-card p-8 text-center shadow-sm">
+      <div
+        role="alert"
+        className="w-full max-w-md rounded-xl border border-border bg-card p-8 text-center shadow-sm"
+      >
         <div className="mx-auto mb-4 flex size-12 items-center justify-center rounded-full bg-warning-soft text-warning-foreground">
           <LifeBuoy aria-hidden className="size-6" />
         </div>

@@ -32,7 +32,13 @@ function useNow(intervalMs = 15_000): number {
 }
 
 /** Green "Connected to Xero", yellow under 5 minutes, red when expired or no expiry is known (spec 000 §2). */
-export function ConnectionIndicator({ connection, compact = false }: { connection: Connection; compact?: boolean }) {
+export function ConnectionIndicator({
+  connection,
+  compact = false,
+}: {
+  connection: Connection;
+  compact?: boolean;
+}) {
   const now = useNow();
   const status = getTokenStatus(connection.tokenExpiry, now);
   return (
@@ -40,7 +46,10 @@ export function ConnectionIndicator({ connection, compact = false }: { connectio
       role="status"
       data-status={status}
       title={LABELS[status]}
-      className={cn('inline-flex items-center gap-2 rounded-full px-2.5 py-1 text-xs font-medium whitespace-nowrap', PILL[status])}
+      className={cn(
+        'inline-flex items-center gap-2 rounded-full px-2.5 py-1 text-xs font-medium whitespace-nowrap',
+        PILL[status],
+      )}
     >
       <span aria-hidden className={cn('size-2 rounded-full', DOT[status])} />
       <span className={cn(compact && 'sr-only')}>{LABELS[status]}</span>

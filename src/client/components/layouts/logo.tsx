@@ -9,7 +9,13 @@ export function LogoMark({ className }: { className?: string }) {
         strokeLinecap="round"
         className="stroke-primary-foreground"
       />
-      <path d="M16 9h6M16 15h6" fill="none" strokeWidth="3" strokeLinecap="round" className="stroke-primary-foreground/70" />
+      <path
+        d="M16 9h6M16 15h6"
+        fill="none"
+        strokeWidth="3"
+        strokeLinecap="round"
+        className="stroke-primary-foreground/70"
+      />
     </svg>
   );
 }

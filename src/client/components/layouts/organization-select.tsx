@@ -20,7 +20,14 @@ export interface OrganizationSelectProps {
  * The switcher's Radix Select, in its own chunk: the header draws `OrganizationSelectPlaceholder` (same look)
  * until it arrives, so Radix Select is not part of the first screen's download (bench §3).
  */
-export default function OrganizationSelect({ connected, active, changing, disabled, defaultOpen = false, onChoose }: OrganizationSelectProps) {
+export default function OrganizationSelect({
+  connected,
+  active,
+  changing,
+  disabled,
+  defaultOpen = false,
+  onChoose,
+}: OrganizationSelectProps) {
   const activeValue = active ? String(active.organizationId) : '';
   return (
     <Select

@@ -14,7 +14,11 @@ describe('organisation switcher (spec 000 §2)', () => {
   it('shows the active organisation and lists connected organisations sorted by name', async () => {
     server.use(
       http.get('*/api/user-organizations', () =>
-        HttpResponse.json([shopOrg, builderOrg, makeOrganization({ organizationId: 5, tenantName: 'Zed Ltd', connected: false, isActive: false })]),
+        HttpResponse.json([
+          shopOrg,
+          builderOrg,
+          makeOrganization({ organizationId: 5, tenantName: 'Zed Ltd', connected: false, isActive: false }),
+        ]),
       ),
     );
     const user = userEvent.setup();
@@ -42,7 +46,9 @@ describe('organisation switcher (spec 000 §2)', () => {
     );
     const user = userEvent.setup();
     renderApp('/organizations');
-    expect((await within(header()).findAllByText('No connected organizations available')).length).toBeGreaterThan(0);
+    expect(
+      (await within(header()).findAllByText('No connected organizations available')).length,
+    ).toBeGreaterThan(0);
     const [refresh] = within(header()).getAllByRole('button', { name: 'Refresh' });
     await user.click(refresh as HTMLElement);
     expect(calls).toBeGreaterThan(1);

@@ -111,7 +111,12 @@ function DeferredOrganizationSelect(props: Omit<OrganizationSelectProps, 'defaul
       }}
     />
   );
-  return useDeferredElement(loadOrganizationSelect, wanted, { ...props, defaultOpen: openRequested }, placeholder);
+  return useDeferredElement(
+    loadOrganizationSelect,
+    wanted,
+    { ...props, defaultOpen: openRequested },
+    placeholder,
+  );
 }
 
 function SelectShell({ text, busy = false }: { text: string; busy?: boolean }) {
@@ -120,7 +125,11 @@ function SelectShell({ text, busy = false }: { text: string; busy?: boolean }) {
       aria-disabled="true"
       className="flex h-9 min-w-0 flex-1 items-center gap-2 rounded-lg border border-input bg-muted/50 px-3 text-sm text-muted-foreground"
     >
-      {busy ? <Spinner className="size-4" label={text} /> : <Building2 aria-hidden className="size-4 shrink-0" />}
+      {busy ? (
+        <Spinner className="size-4" label={text} />
+      ) : (
+        <Building2 aria-hidden className="size-4 shrink-0" />
+      )}
       <span className="truncate">{text}</span>
     </div>
   );

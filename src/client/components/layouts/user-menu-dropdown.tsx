@@ -49,7 +49,11 @@ export function useLogoutAction() {
           navigate(paths.auth.getHref());
         },
         onError: () => {
-          toast({ title: 'Logout failed', description: 'Failed to log out. Please try again.', variant: 'destructive' });
+          toast({
+            title: 'Logout failed',
+            description: 'Failed to log out. Please try again.',
+            variant: 'destructive',
+          });
         },
       }),
   };
@@ -61,7 +65,13 @@ export function useLogoutAction() {
  * own chunk (Radix DropdownMenu stays out of the first screen's download, bench §3); `UserMenu` draws the same
  * button until it arrives and opens the menu then if the button was pressed meanwhile.
  */
-export default function UserMenuDropdown({ user, defaultOpen = false }: { user: CurrentUser; defaultOpen?: boolean }) {
+export default function UserMenuDropdown({
+  user,
+  defaultOpen = false,
+}: {
+  user: CurrentUser;
+  defaultOpen?: boolean;
+}) {
   const [, navigate] = useLocation();
   const { flags } = useFeatureFlags();
   const logout = useLogoutAction();
@@ -79,7 +89,11 @@ export default function UserMenuDropdown({ user, defaultOpen = false }: { user: 
         {FEATURE_ORDER.map((feature) => {
           const Icon = FEATURE_ICONS[feature];
           return (
-            <DropdownMenuItem key={feature} disabled={!flags[feature]} onSelect={() => navigate(featureHref[feature])}>
+            <DropdownMenuItem
+              key={feature}
+              disabled={!flags[feature]}
+              onSelect={() => navigate(featureHref[feature])}
+            >
               <Icon aria-hidden /> {FEATURE_LABELS[feature]}
             </DropdownMenuItem>
           );

@@ -2,7 +2,12 @@ import type { ComponentProps } from 'react';
 import { cn } from '@/client/lib/utils';
 
 export function Card({ className, ...props }: ComponentProps<'div'>) {
-  return <div className={cn('rounded-xl border border-border bg-card text-card-foreground shadow-sm', className)} {...props} />;
+  return (
+    <div
+      className={cn('rounded-xl border border-border bg-card text-card-foreground shadow-sm', className)}
+      {...props}
+    />
+  );
 }
 
 export function CardHeader({ className, ...props }: ComponentProps<'div'>) {
@@ -22,5 +27,7 @@ export function CardContent({ className, ...props }: ComponentProps<'div'>) {
 }
 
 export function CardFooter({ className, ...props }: ComponentProps<'div'>) {
-  return <div className={cn('flex items-center gap-2 border-t border-border px-5 py-3', className)} {...props} />;
+  return (
+    <div className={cn('flex items-center gap-2 border-t border-border px-5 py-3', className)} {...props} />
+  );
 }

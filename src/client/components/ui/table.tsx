@@ -6,7 +6,11 @@ import { cn } from '@/client/lib/utils';
  * aria-label unless `scrollLabel` says otherwise) so keyboard users can scroll it (axe
  * scrollable-region-focusable, issue 17 item 17).
  */
-export function Table({ className, scrollLabel, ...props }: ComponentProps<'table'> & { scrollLabel?: string }) {
+export function Table({
+  className,
+  scrollLabel,
+  ...props
+}: ComponentProps<'table'> & { scrollLabel?: string }) {
   const label = scrollLabel ?? props['aria-label'];
   return (
     <div
@@ -27,13 +31,18 @@ export function TableBody({ className, ...props }: ComponentProps<'tbody'>) {
 }
 
 export function TableRow({ className, ...props }: ComponentProps<'tr'>) {
-  return <tr className={cn('border-b border-border transition-colors hover:bg-muted/40', className)} {...props} />;
+  return (
+    <tr className={cn('border-b border-border transition-colors hover:bg-muted/40', className)} {...props} />
+  );
 }
 
 export function TableHead({ className, ...props }: ComponentProps<'th'>) {
   return (
     <th
-      className={cn('h-10 px-3 text-left align-middle text-xs font-semibold uppercase tracking-wide text-muted-foreground', className)}
+      className={cn(
+        'h-10 px-3 text-left align-middle text-xs font-semibold uppercase tracking-wide text-muted-foreground',
+        className,
+      )}
       {...props}
     />
   );

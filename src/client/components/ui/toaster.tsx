@@ -39,7 +39,11 @@ function VariantIcon({ variant }: { variant: ToastVariant }) {
 export function Toaster() {
   const toasts = useSyncExternalStore(subscribeToasts, getToasts, getToasts);
   return (
-    <Toast.Provider duration={TOAST_DEFAULT_DURATION_MS} swipeThreshold={TOAST_SWIPE_THRESHOLD} swipeDirection="right">
+    <Toast.Provider
+      duration={TOAST_DEFAULT_DURATION_MS}
+      swipeThreshold={TOAST_SWIPE_THRESHOLD}
+      swipeDirection="right"
+    >
       {toasts.map((t) => (
         <Toast.Root
           key={t.id}
@@ -58,7 +62,9 @@ export function Toaster() {
           <VariantIcon variant={t.variant} />
           <div className="grid gap-1">
             <Toast.Title className="text-sm font-semibold">{t.title}</Toast.Title>
-            {t.description ? <Toast.Description className="text-sm opacity-90">{t.description}</Toast.Description> : null}
+            {t.description ? (
+              <Toast.Description className="text-sm opacity-90">{t.description}</Toast.Description>
+            ) : null}
           </div>
           <Toast.Close
             aria-label="Close"

@@ -11,7 +11,15 @@ export const TOOLTIP_DELAY_MS = 200;
  * tooltip brings its own provider rather than one around the app: the app-wide provider put Radix Tooltip and
  * its positioning code (about 19 KB gzip) into the first screen's download (bench §3), which has no tooltip.
  */
-export function Tooltip({ content, children, side = 'top' }: { content: ReactNode; children: ReactNode; side?: 'top' | 'bottom' | 'left' | 'right' }) {
+export function Tooltip({
+  content,
+  children,
+  side = 'top',
+}: {
+  content: ReactNode;
+  children: ReactNode;
+  side?: 'top' | 'bottom' | 'left' | 'right';
+}) {
   return (
     <TooltipPrimitive.Provider delayDuration={TOOLTIP_DELAY_MS}>
       <TooltipPrimitive.Root>

@@ -47,7 +47,8 @@ export function ConnectPanel() {
       );
       const url = typeof answer.url === 'string' && answer.url !== '' ? answer.url : null;
       if (!url) throw new Error('No authorization URL received from server');
-      if (typeof answer.cancelUrl === 'string') writeStorage('session', SESSION_KEYS.cancelUrl, answer.cancelUrl);
+      if (typeof answer.cancelUrl === 'string')
+        writeStorage('session', SESSION_KEYS.cancelUrl, answer.cancelUrl);
       toast({
         title: `Redirecting to Xero`,
         description: `You'll be redirected to Xero for authorization...`,
@@ -105,17 +106,29 @@ export function ConnectPanel() {
           <div className="flex w-full flex-col gap-2 sm:flex-row sm:justify-center">
             {reconnectMode ? (
               <Button size="lg" disabled={busy} onClick={() => void start('reconnect')}>
-                {pending === 'reconnect' ? <Spinner className="size-4 text-current" label="Reconnecting" /> : <RefreshCw aria-hidden />}
+                {pending === 'reconnect' ? (
+                  <Spinner className="size-4 text-current" label="Reconnecting" />
+                ) : (
+                  <RefreshCw aria-hidden />
+                )}
                 Reconnect
               </Button>
             ) : (
               <Button size="lg" disabled={busy} onClick={() => void start('connect')}>
-                {pending === 'connect' ? <Spinner className="size-4 text-current" label="Connecting" /> : <Link2 aria-hidden />}
+                {pending === 'connect' ? (
+                  <Spinner className="size-4 text-current" label="Connecting" />
+                ) : (
+                  <Link2 aria-hidden />
+                )}
                 Connect
               </Button>
             )}
             <Button size="lg" variant="outline" disabled={busy} onClick={() => void start('force')}>
-              {pending === 'force' ? <Spinner className="size-4" label="Reconnecting" /> : <RefreshCw aria-hidden />}
+              {pending === 'force' ? (
+                <Spinner className="size-4" label="Reconnecting" />
+              ) : (
+                <RefreshCw aria-hidden />
+              )}
               Force Reconnect
             </Button>
           </div>

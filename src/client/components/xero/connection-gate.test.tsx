@@ -12,7 +12,9 @@ describe('feature-route guard (spec 000 §4)', () => {
     server.use(http.post('*/api/xero/set-active-organization', posted));
     renderApp('/cis-invoices');
     expect(
-      await screen.findByText('The selected organization does not have access to this feature. Redirecting to organization page.'),
+      await screen.findByText(
+        'The selected organization does not have access to this feature. Redirecting to organization page.',
+      ),
     ).toBeInTheDocument();
     expect(screen.getAllByText('Feature not available').length).toBeGreaterThan(0);
     // Until the redirect the page says it in 001's words, not the guard's (issue 17 item 14).
@@ -28,11 +30,24 @@ describe('feature-route guard (spec 000 §4)', () => {
   it('a flag on the active organisation takes precedence over the connection flag', async () => {
     server.use(
       http.get('*/api/xero/connection', () =>
-        HttpResponse.json({ connected: true, organizationId: 1, tokenExpiry: new Date(Date.now() + 3_600_000).toISOString(), featureCisBills: false }),
+        HttpResponse.json({
+          connected: true,
+          organizationId: 1,
+          tokenExpiry: new Date(Date.now() + 3_600_000).toISOString(),
+          featureCisBills: false,
+        }),
       ),
       http.get('*/api/user-organizations', () =>
         HttpResponse.json([
-          { organizationId: 1, tenantId: 't', tenantName: 'Shop', connected: true, hasValidToken: true, isActive: true, featureCisBills: true },
+          {
+            organizationId: 1,
+            tenantId: 't',
+            tenantName: 'Shop',
+            connected: true,
+            hasValidToken: true,
+            isActive: true,
+            featureCisBills: true,
+          },
         ]),
       ),
       // What the CIS Bills page itself loads is that page's business, not the guard's.
@@ -46,7 +61,9 @@ describe('feature-route guard (spec 000 §4)', () => {
 
 describe("001's page states on the feature pages (issue 17 item 14)", () => {
   const orgList = (overrides: Record<string, unknown> = {}) =>
-    http.get('*/api/user-organizations', () => HttpResponse.json([makeOrganization({ featureCisBills: true, ...overrides })]));
+    http.get('*/api/user-organizations', () =>
+      HttpResponse.json([makeOrganization({ featureCisBills: true, ...overrides })]),
+    );
 
   it('CIS Bills without a connection: "Not connected to Xero" with Back to Home and Connect to Xero', async () => {
     server.use(
@@ -54,7 +71,9 @@ describe("001's page states on the feature pages (issue 17 item 14)", () => {
       orgList({ connected: false, hasValidToken: false }),
     );
     renderApp('/cis-invoices');
-    expect(await screen.findByRole('heading', { name: 'Not connected to Xero' }, { timeout: 5000 })).toBeInTheDocument();
+    expect(
+      await screen.findByRole('heading', { name: 'Not connected to Xero' }, { timeout: 5000 }),
+    ).toBeInTheDocument();
     expect(screen.getByText('Please connect to Xero first to manage CIS bills.')).toBeInTheDocument();
     expect(screen.getByRole('link', { name: 'Connect to Xero' })).toHaveAttribute('href', '/connect');
     expect(screen.getByRole('link', { name: 'Back to Home' })).toBeInTheDocument();
@@ -63,7 +82,9 @@ describe("001's page states on the feature pages (issue 17 item 14)", () => {
   it('CIS Bills with a "token is about to expire" error is still usable: the main view, not a connect page', async () => {
     server.use(
       http.get('*/api/xero/connection', () =>
-        HttpResponse.json(makeConnection({ connected: false, featureCisBills: true, error: 'Token is about to expire' })),
+        HttpResponse.json(
+          makeConnection({ connected: false, featureCisBills: true, error: 'Token is about to expire' }),
+        ),
       ),
       orgList(),
       http.get('*/api/xero/*', () => HttpResponse.json([])),
@@ -79,14 +100,22 @@ describe("001's page states on the feature pages (issue 17 item 14)", () => {
       orgList({ connected: false, hasValidToken: false }),
     );
     renderApp('/add-invoices');
-    expect(await screen.findByText('You need to connect to Xero before managing draft invoices.', {}, { timeout: 5000 })).toBeInTheDocument();
+    expect(
+      await screen.findByText(
+        'You need to connect to Xero before managing draft invoices.',
+        {},
+        { timeout: 5000 },
+      ),
+    ).toBeInTheDocument();
   });
 
   it('a feature switched off while its page is open shows the 001 notice and stays on the page', async () => {
     let on = true;
     server.use(
       http.get('*/api/xero/connection', () => HttpResponse.json(makeConnection({ featureCisBills: on }))),
-      http.get('*/api/user-organizations', () => HttpResponse.json([makeOrganization({ featureCisBills: on })])),
+      http.get('*/api/user-organizations', () =>
+        HttpResponse.json([makeOrganization({ featureCisBills: on })]),
+      ),
       http.get('*/api/xero/*', () => HttpResponse.json([])),
     );
     const { queryClient } = renderApp('/cis-invoices');
@@ -101,13 +130,19 @@ describe("001's page states on the feature pages (issue 17 item 14)", () => {
       await new Promise((r) => setTimeout(r, 800));
     });
     expect(window.location.pathname).toBe('/cis-invoices');
-    expect(screen.queryByText('The selected organization does not have access to this feature. Redirecting to organization page.')).toBeNull();
+    expect(
+      screen.queryByText(
+        'The selected organization does not have access to this feature. Redirecting to organization page.',
+      ),
+    ).toBeNull();
   });
 });
 
 describe('banners', () => {
   it('shows the connection-trouble banner after more than 5 server errors', async () => {
-    server.use(http.get('*/api/xero/connection', () => HttpResponse.json({ message: 'down' }, { status: 503 })));
+    server.use(
+      http.get('*/api/xero/connection', () => HttpResponse.json({ message: 'down' }, { status: 503 })),
+    );
     const { queryClient } = renderApp('/organizations');
     await screen.findByRole('heading', { name: 'Your Xero Organizations' });
     for (let i = 0; i < 6; i += 1) {

@@ -1,4 +1,16 @@
-import { bigint, boolean, date, index, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  boolean,
+  date,
+  index,
+  integer,
+  jsonb,
+  numeric,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+} from 'drizzle-orm/pg-core';
 import { organizations } from './xero.ts';
 
 /**
@@ -120,7 +132,10 @@ export const xeroContacts = pgTable(
     updatedUtc: timestamp('updated_utc', { withTimezone: true }),
     syncedAt: timestamp('synced_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.organizationId, t.contactId] }), index('xero_contacts_name_idx').on(t.organizationId, t.name)],
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.contactId] }),
+    index('xero_contacts_name_idx').on(t.organizationId, t.name),
+  ],
 );
 
 export const xeroContactGroups = pgTable(

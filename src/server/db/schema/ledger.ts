@@ -1,4 +1,16 @@
-import { bigint, bigserial, date, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  bigserial,
+  date,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
 import { users } from './users.ts';
 import { organizations } from './xero.ts';
 
@@ -7,7 +19,14 @@ import { organizations } from './xero.ts';
  * with its idempotency key and a fingerprint of the request, and moves pending → sent → confirmed | failed,
  * or `unknown` when the answer was lost and Xero must be asked before anything is sent again.
  */
-export const XERO_WRITE_STATES = ['pending', 'sent', 'confirmed', 'failed', 'unknown', 'needs_review'] as const;
+export const XERO_WRITE_STATES = [
+  'pending',
+  'sent',
+  'confirmed',
+  'failed',
+  'unknown',
+  'needs_review',
+] as const;
 export type XeroWriteState = (typeof XERO_WRITE_STATES)[number];
 
 export const xeroWrites = pgTable(

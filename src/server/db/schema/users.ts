@@ -1,5 +1,15 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, jsonb, pgTable, serial, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import {
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  serial,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
 
 export const users = pgTable(
   'users',
@@ -53,5 +63,8 @@ export const loginAttempts = pgTable(
     success: boolean('success').notNull(),
     at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index('login_attempts_user_idx').on(t.usernameKey, t.at), index('login_attempts_ip_idx').on(t.ip, t.at)],
+  (t) => [
+    index('login_attempts_user_idx').on(t.usernameKey, t.at),
+    index('login_attempts_ip_idx').on(t.ip, t.at),
+  ],
 );

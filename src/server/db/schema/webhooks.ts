@@ -1,4 +1,14 @@
-import { bigint, bigserial, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  bigserial,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
 import { organizations } from './xero.ts';
 
 /**
@@ -29,7 +39,13 @@ export const xeroWebhookEvents = pgTable(
     attempts: integer('attempts').notNull().default(0),
   },
   (t) => [
-    uniqueIndex('xero_webhook_events_unique_idx').on(t.tenantId, t.category, t.resourceId, t.eventType, t.eventAt),
+    uniqueIndex('xero_webhook_events_unique_idx').on(
+      t.tenantId,
+      t.category,
+      t.resourceId,
+      t.eventType,
+      t.eventAt,
+    ),
     index('xero_webhook_events_pending_idx').on(t.processedAt, t.id),
   ],
 );

@@ -96,5 +96,8 @@ export const userOrganizations = pgTable(
     lastAccessed: timestamp('last_accessed', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.userId, t.organizationId] }), index('user_organizations_org_idx').on(t.organizationId)],
+  (t) => [
+    primaryKey({ columns: [t.userId, t.organizationId] }),
+    index('user_organizations_org_idx').on(t.organizationId),
+  ],
 );

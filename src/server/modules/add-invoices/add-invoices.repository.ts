@@ -27,20 +27,37 @@ export function createAddInvoicesRepository(db: Db) {
         .from(xeroInvoices)
         .leftJoin(
           draftCashAmounts,
-          and(eq(draftCashAmounts.organizationId, xeroInvoices.organizationId), eq(draftCashAmounts.invoiceId, xeroInvoices.invoiceId)),
+          and(
+            eq(draftCashAmounts.organizationId, xeroInvoices.organizationId),
+            eq(draftCashAmounts.invoiceId, xeroInvoices.invoiceId),
+          ),
         )
-        .where(and(eq(xeroInvoices.organizationId, organizationId), eq(xeroInvoices.type, 'ACCREC'), eq(xeroInvoices.status, 'DRAFT')));
+        .where(
+          and(
+            eq(xeroInvoices.organizationId, organizationId),
+            eq(xeroInvoices.type, 'ACCREC'),
+            eq(xeroInvoices.status, 'DRAFT'),
+          ),
+        );
     },
 
     /** Cached sales invoices by id (any status), so the service can tell drafts from the rest. */
     findInvoices: cache.findInvoices,
 
-    async findPendingCash(organizationId: number, invoiceIds: readonly string[]): Promise<Map<string, number>> {
+    async findPendingCash(
+      organizationId: number,
+      invoiceIds: readonly string[],
+    ): Promise<Map<string, number>> {
       if (invoiceIds.length === 0) return new Map();
       const rows = await db
         .select({ invoiceId: draftCashAmounts.invoiceId, amountPence: draftCashAmounts.amountPence })
         .from(draftCashAmounts)
-        .where(and(eq(draftCashAmounts.organizationId, organizationId), inArray(draftCashAmounts.invoiceId, [...invoiceIds])));
+        .where(
+          and(
+            eq(draftCashAmounts.organizationId, organizationId),
+            inArray(draftCashAmounts.invoiceId, [...invoiceIds]),
+          ),
+        );
       return new Map(rows.map((r) => [r.invoiceId, r.amountPence]));
     },
 
@@ -48,7 +65,13 @@ export function createAddInvoicesRepository(db: Db) {
      * Adds cash to an invoice's pending amount in one statement, refusing (false) when the new pending
      * amount would be above `limitPence` (the invoice total), so two requests cannot overshoot together.
      */
-    async addPendingCash(organizationId: number, invoiceId: string, pence: number, limitPence: number, userId: number): Promise<boolean> {
+    async addPendingCash(
+      organizationId: number,
+      invoiceId: string,
+      pence: number,
+      limitPence: number,
+      userId: number,
+    ): Promise<boolean> {
       if (pence > limitPence) return false;
       const rows = await db
         .insert(draftCashAmounts)
@@ -69,7 +92,10 @@ export function createAddInvoicesRepository(db: Db) {
     /** Takes `pence` off an invoice's pending cash once it has been paid in Xero; the row goes at zero. */
     async consumePendingCash(organizationId: number, invoiceId: string, pence: number): Promise<void> {
       if (pence <= 0) return;
-      const where = and(eq(draftCashAmounts.organizationId, organizationId), eq(draftCashAmounts.invoiceId, invoiceId));
+      const where = and(
+        eq(draftCashAmounts.organizationId, organizationId),
+        eq(draftCashAmounts.invoiceId, invoiceId),
+      );
       await db
         .update(draftCashAmounts)
         .set({
@@ -99,7 +125,11 @@ export function createAddInvoicesRepository(db: Db) {
     ): Promise<void> {
       const row = and(eq(xeroInvoices.organizationId, organizationId), eq(xeroInvoices.invoiceId, invoiceId));
       const newer = asOf
-        ? or(isNull(xeroInvoices.updatedUtc), lte(xeroInvoices.updatedUtc, asOf), lte(xeroInvoices.syncedAt, since))
+        ? or(
+            isNull(xeroInvoices.updatedUtc),
+            lte(xeroInvoices.updatedUtc, asOf),
+            lte(xeroInvoices.syncedAt, since),
+          )
         : lte(xeroInvoices.syncedAt, since);
       const changed = await db
         .update(xeroInvoices)

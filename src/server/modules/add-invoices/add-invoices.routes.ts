@@ -22,7 +22,13 @@ function readActionKey(request: FastifyRequest): string {
 export function registerAddInvoicesRoutes(root: FastifyInstance): void {
   const app = root.withTypeProvider<ZodTypeProvider>();
   const { db, xeroHttp, ledger, sync, audit, resolveTenant } = root.services;
-  const service = createAddInvoicesService({ repo: createAddInvoicesRepository(db), http: xeroHttp, ledger, sync, audit });
+  const service = createAddInvoicesService({
+    repo: createAddInvoicesRepository(db),
+    http: xeroHttp,
+    ledger,
+    sync,
+    audit,
+  });
 
   async function contextOf(request: FastifyRequest): Promise<AddInvoicesContext> {
     const tenant = await resolveTenant(request, 'add-invoices');
@@ -60,7 +66,10 @@ export function registerAddInvoicesRoutes(root: FastifyInstance): void {
     '/api/xero/draft-invoices/defaults',
     {
       schema: {
-        querystring: z.object({ organizationId: z.string().max(20).optional(), org: z.string().max(20).optional() }),
+        querystring: z.object({
+          organizationId: z.string().max(20).optional(),
+          org: z.string().max(20).optional(),
+        }),
         response: { 200: newInvoiceDefaultsSchema },
       },
     },
@@ -72,7 +81,9 @@ export function registerAddInvoicesRoutes(root: FastifyInstance): void {
 
   app.post(
     '/api/xero/draft-invoices/update',
-    { schema: { body: draftInvoiceUpdateRequestSchema, response: { 200: draftInvoiceUpdateResponseSchema } } },
+    {
+      schema: { body: draftInvoiceUpdateRequestSchema, response: { 200: draftInvoiceUpdateResponseSchema } },
+    },
     async (request) => {
       const ctx = await contextOf(request);
       const actionKey = readActionKey(request);
@@ -82,7 +93,9 @@ export function registerAddInvoicesRoutes(root: FastifyInstance): void {
 
   app.post(
     '/api/xero/draft-invoices/create',
-    { schema: { body: draftInvoiceCreateRequestSchema, response: { 200: draftInvoiceCreateResponseSchema } } },
+    {
+      schema: { body: draftInvoiceCreateRequestSchema, response: { 200: draftInvoiceCreateResponseSchema } },
+    },
     async (request) => {
       const ctx = await contextOf(request);
       const actionKey = readActionKey(request);

@@ -14,11 +14,20 @@ import { AppError } from '../../lib/app-error';
 import type { XeroSync } from '../../xero/sync/sync.service';
 import type { WriteAudit, WriteLedger, WriteRow, WriteSpec } from '../../xero/write-ledger';
 import type { XeroHttp } from '../../xero/xero-http/http';
-import { createAddInvoicesXero, type AddInvoicesXero, type ElementResult, type InvoiceFacts } from '../../xero/xero-http/add-invoices';
+import {
+  createAddInvoicesXero,
+  type AddInvoicesXero,
+  type ElementResult,
+  type InvoiceFacts,
+} from '../../xero/xero-http/add-invoices';
 import type { NewPayment, XeroContext, XeroPaymentFacts } from '../../xero/xero-port';
 import type { AuditLog } from '../audit/audit';
 import type { OrganizationRow } from '../organizations/organizations.repository';
-import { LIVE_WRITE_STATES, type AddInvoicesRepository, type CachedInvoiceRow } from './add-invoices.repository';
+import {
+  LIVE_WRITE_STATES,
+  type AddInvoicesRepository,
+  type CachedInvoiceRow,
+} from './add-invoices.repository';
 import { chunk, createBatcher, type Batcher } from '../../xero/batcher';
 import { describeWriteFailure, type WriteFailure } from '../../xero/write-failure';
 
@@ -37,7 +46,8 @@ export const XERO_BATCH_SIZE = 50;
 
 export const MISSING_CASH_ACCOUNT_MESSAGE =
   'No default cash account is set for this organization. Choose a Default Cash Account in Settings before entering cash amounts.';
-export const NOT_A_DRAFT_MESSAGE = 'This invoice is not one of the draft invoices of this organization. Refresh the list and try again.';
+export const NOT_A_DRAFT_MESSAGE =
+  'This invoice is not one of the draft invoices of this organization. Refresh the list and try again.';
 
 interface ApprovalPlan {
   item: DraftInvoiceUpdateItem;
@@ -65,7 +75,12 @@ function numberOf(invoice: CachedInvoiceRow): string {
  * One message for an invoice Xero approved (or created approved) whose cash payment failed (issue 17 item 3):
  * what happened to the cash, why, and where to pay it. Never "did not confirm" when Xero refused it.
  */
-export function describeCashFailure(what: 'approved' | 'created', invoiceNumber: string, cashPence: number, failure: WriteFailure): string {
+export function describeCashFailure(
+  what: 'approved' | 'created',
+  invoiceNumber: string,
+  cashPence: number,
+  failure: WriteFailure,
+): string {
   const cash = formatMoney(cashPence);
   return failure.outcome === 'unconfirmed'
     ? `Invoice ${invoiceNumber} was ${what}, but Xero did not confirm its cash payment of ${cash} (${failure.reason}). Ledgerlink is checking with Xero: look at the invoice on Pay Invoices in a minute, and pay the cash there only if it is still due.`
@@ -73,7 +88,10 @@ export function describeCashFailure(what: 'approved' | 'created', invoiceNumber:
 }
 
 function messageOf(error: unknown): string {
-  if (error instanceof AppError) return error.detail && error.code !== 'XERO_UNAVAILABLE' ? `${error.message}: ${error.detail}` : error.message;
+  if (error instanceof AppError)
+    return error.detail && error.code !== 'XERO_UNAVAILABLE'
+      ? `${error.message}: ${error.detail}`
+      : error.message;
   return error instanceof Error ? error.message : String(error);
 }
 
@@ -104,7 +122,12 @@ export function createAddInvoicesService(deps: {
   });
 
   /** The activity-log line of a write: the ledger writes it once the write settles. */
-  const auditOf = (ctx: AddInvoicesContext, action: string, target: string | null, detail: Record<string, unknown>): WriteAudit => ({
+  const auditOf = (
+    ctx: AddInvoicesContext,
+    action: string,
+    target: string | null,
+    detail: Record<string, unknown>,
+  ): WriteAudit => ({
     action,
     target,
     username: ctx.username,
@@ -121,7 +144,10 @@ export function createAddInvoicesService(deps: {
     ctx: AddInvoicesContext,
     batch: Batcher<E, ElementResult<A>>,
     element: E,
-    write: Pick<WriteSpec<A>, 'kind' | 'targetId' | 'amountPence' | 'idempotencyKey' | 'request' | 'audit'> & { xeroIdOf: (answer: A) => string | null },
+    write: Pick<
+      WriteSpec<A>,
+      'kind' | 'targetId' | 'amountPence' | 'idempotencyKey' | 'request' | 'audit'
+    > & { xeroIdOf: (answer: A) => string | null },
   ) {
     const { xeroIdOf, ...spec } = write;
     let joined = false;
@@ -146,13 +172,17 @@ export function createAddInvoicesService(deps: {
   /** Sends up to 50 approvals in one Xero call, one ledger row per invoice. */
   async function approveChunk(ctx: AddInvoicesContext, plans: ApprovalPlan[], keyOf: (id: string) => string) {
     const xctx = { userId: ctx.userId, tenantId: ctx.tenantId, organizationId: ctx.organizationId };
-    const batch = createBatcher<ReturnType<typeof xero.approvalRequest>, ElementResult<InvoiceFacts | null>>(plans.length, (requests, batchKey) =>
-      xero.approveMany(xctx, requests, batchKey),
+    const batch = createBatcher<ReturnType<typeof xero.approvalRequest>, ElementResult<InvoiceFacts | null>>(
+      plans.length,
+      (requests, batchKey) => xero.approveMany(xctx, requests, batchKey),
     );
     return Promise.allSettled(
       plans.map(async (plan) => {
         // A cash sale is due when made: a draft saved without a due date gets its own date.
-        const request = xero.approvalRequest(plan.invoice.invoiceId, plan.invoice.dueDate ? null : (plan.invoice.date ?? getUkToday()));
+        const request = xero.approvalRequest(
+          plan.invoice.invoiceId,
+          plan.invoice.dueDate ? null : (plan.invoice.date ?? getUkToday()),
+        );
         return executeInBatch(ctx, batch, request, {
           kind: 'invoice.approve',
           targetId: plan.invoice.invoiceId,
@@ -172,7 +202,10 @@ export function createAddInvoicesService(deps: {
 
   /** Sends up to 50 cash payments in one Xero call, one ledger row per payment. */
   async function payChunk(ctx: AddInvoicesContext, plans: PaymentPlan[], cashAccountId: string) {
-    const batch = createBatcher<NewPayment, ElementResult<XeroPaymentFacts | null>>(plans.length, (payments, batchKey) => xero.createPayments(ctx, payments, batchKey));
+    const batch = createBatcher<NewPayment, ElementResult<XeroPaymentFacts | null>>(
+      plans.length,
+      (payments, batchKey) => xero.createPayments(ctx, payments, batchKey),
+    );
     return Promise.allSettled(
       plans.map(async (plan) => {
         const payment: NewPayment = {
@@ -216,7 +249,11 @@ export function createAddInvoicesService(deps: {
    * Pays each plan into the default cash account (batched), then records what Xero accepted in the cache
    * and takes the paid part off the pending cash. Returns the failures by invoice id.
    */
-  async function payCash(ctx: AddInvoicesContext, plans: PaymentPlan[], cashAccountId: string): Promise<Map<string, WriteFailure>> {
+  async function payCash(
+    ctx: AddInvoicesContext,
+    plans: PaymentPlan[],
+    cashAccountId: string,
+  ): Promise<Map<string, WriteFailure>> {
     const failures = new Map<string, WriteFailure>();
     for (const part of chunk(plans, XERO_BATCH_SIZE)) {
       const sentAt = new Date();
@@ -276,9 +313,18 @@ export function createAddInvoicesService(deps: {
           pendingBeforePence: invoice.pendingBeforePence,
         }),
         send: async () => {
-          const ok = await repo.addPendingCash(ctx.organizationId, invoice.invoiceId, pence, invoice.limitPence, ctx.userId);
+          const ok = await repo.addPendingCash(
+            ctx.organizationId,
+            invoice.invoiceId,
+            pence,
+            invoice.limitPence,
+            ctx.userId,
+          );
           if (!ok) {
-            throw new AppError('VALIDATION_ERROR', `The cash amount is more than the total of invoice ${invoice.invoiceNumber}. Refresh the list and try again.`);
+            throw new AppError(
+              'VALIDATION_ERROR',
+              `The cash amount is more than the total of invoice ${invoice.invoiceNumber}. Refresh the list and try again.`,
+            );
           }
           return { xeroId: null, response: request };
         },
@@ -304,12 +350,15 @@ export function createAddInvoicesService(deps: {
     });
 
     // A new invoice whose answer was lost: one of ours for the contact, date and total not matched yet.
-    ledger.registerFinder('invoice.create', async (xctx: XeroContext & { organizationId: number }, row: WriteRow) => {
-      if (row.amountPence === null) return null;
-      const claimed = await ledger.claimedXeroIds(row.organizationId, 'invoice.create', row.id);
-      const found = await xero.findCreatedInvoice(xctx, row.request, row.amountPence, claimed);
-      return found ? { xeroId: found.invoiceId, response: found } : null;
-    });
+    ledger.registerFinder(
+      'invoice.create',
+      async (xctx: XeroContext & { organizationId: number }, row: WriteRow) => {
+        if (row.amountPence === null) return null;
+        const claimed = await ledger.claimedXeroIds(row.organizationId, 'invoice.create', row.id);
+        const found = await xero.findCreatedInvoice(xctx, row.request, row.amountPence, claimed);
+        return found ? { xeroId: found.invoiceId, response: found } : null;
+      },
+    );
   }
   registerFinders();
 
@@ -329,7 +378,9 @@ export function createAddInvoicesService(deps: {
           currency: r.currencyCode || 'GBP',
           pendingCashAmount: fromPence(r.pendingPence ?? 0),
         }))
-        .sort((a, b) => (a.date < b.date ? 1 : a.date > b.date ? -1 : a.invoiceNumber.localeCompare(b.invoiceNumber)));
+        .sort((a, b) =>
+          a.date < b.date ? 1 : a.date > b.date ? -1 : a.invoiceNumber.localeCompare(b.invoiceNumber),
+        );
     },
 
     /**
@@ -338,11 +389,17 @@ export function createAddInvoicesService(deps: {
      * approved row (typed now plus pending) goes out as batched payments. A refused item is reported with
      * Xero's reason and never undoes the others.
      */
-    async updateDrafts(ctx: AddInvoicesContext, items: DraftInvoiceUpdateItem[], actionKey: string): Promise<DraftInvoiceUpdateResponse> {
+    async updateDrafts(
+      ctx: AddInvoicesContext,
+      items: DraftInvoiceUpdateItem[],
+      actionKey: string,
+    ): Promise<DraftInvoiceUpdateResponse> {
       const failed: DraftInvoiceFailure[] = [];
       const fail = (id: string, message: string) => failed.push({ id, message });
       const ids = items.map((i) => i.id);
-      const invoices = new Map((await repo.findInvoices(ctx.organizationId, ids)).map((r) => [r.invoiceId, r]));
+      const invoices = new Map(
+        (await repo.findInvoices(ctx.organizationId, ids)).map((r) => [r.invoiceId, r]),
+      );
       const pending = await repo.findPendingCash(ctx.organizationId, ids);
       const approveKey = (id: string) => `${actionKey}:approve:${id}`;
       const paymentKey = (id: string) => `${actionKey}:payment:${id}`;
@@ -382,7 +439,10 @@ export function createAddInvoicesService(deps: {
           continue;
         }
         if (invoice.status !== 'DRAFT') {
-          fail(item.id, `Invoice ${numberOf(invoice)} is no longer a draft in Xero (${invoice.status}). Refresh the list.`);
+          fail(
+            item.id,
+            `Invoice ${numberOf(invoice)} is no longer a draft in Xero (${invoice.status}). Refresh the list.`,
+          );
           continue;
         }
         const pendingPence = pending.get(item.id) ?? 0;
@@ -434,7 +494,10 @@ export function createAddInvoicesService(deps: {
       );
       const toApprove = approvals.filter((p) => {
         if (!busy.has(p.invoice.invoiceId)) return true;
-        fail(p.invoice.invoiceId, `Invoice ${numberOf(p.invoice)} is already being approved. Refresh the list in a moment.`);
+        fail(
+          p.invoice.invoiceId,
+          `Invoice ${numberOf(p.invoice)} is already being approved. Refresh the list in a moment.`,
+        );
         return false;
       });
 
@@ -469,7 +532,8 @@ export function createAddInvoicesService(deps: {
           pendingPence: p.pendingPence,
           key: paymentKey(p.invoice.invoiceId),
         }));
-      const paymentFailures = payments.length > 0 ? await payCash(ctx, payments, cashAccountId) : new Map<string, WriteFailure>();
+      const paymentFailures =
+        payments.length > 0 ? await payCash(ctx, payments, cashAccountId) : new Map<string, WriteFailure>();
       for (const plan of approved) {
         const paymentFailure = paymentFailures.get(plan.invoice.invoiceId);
         if (paymentFailure) {
@@ -491,11 +555,21 @@ export function createAddInvoicesService(deps: {
      * A new invoice (001 §7 POST /api/xero/draft-invoices/create) to the default contact, one line on the
      * default sales account, VAT rate and tax status; approved or draft; its cash paid or kept pending.
      */
-    async createInvoice(ctx: AddInvoicesContext, body: DraftInvoiceCreateRequest, actionKey: string): Promise<DraftInvoiceCreateResponse> {
+    async createInvoice(
+      ctx: AddInvoicesContext,
+      body: DraftInvoiceCreateRequest,
+      actionKey: string,
+    ): Promise<DraftInvoiceCreateResponse> {
       const org = ctx.organization;
-      const missing = [!org.defaultContactId && 'a Default Contact', !org.defaultSalesAccountId && 'a Default Sales Account'].filter((m): m is string => Boolean(m));
+      const missing = [
+        !org.defaultContactId && 'a Default Contact',
+        !org.defaultSalesAccountId && 'a Default Sales Account',
+      ].filter((m): m is string => Boolean(m));
       if (missing.length > 0) {
-        throw new AppError('VALIDATION_ERROR', `Set ${missing.join(' and ')} in Settings before creating an invoice.`);
+        throw new AppError(
+          'VALIDATION_ERROR',
+          `Set ${missing.join(' and ')} in Settings before creating an invoice.`,
+        );
       }
       const totalPence = toPence(body.totalAmount);
       const cashPence = toPence(body.cashAmount);
@@ -526,14 +600,27 @@ export function createAddInvoicesService(deps: {
         amountPence: totalPence,
         idempotencyKey: `${actionKey}:create`,
         request,
-        audit: auditOf(ctx, 'add-invoices.create', null, { date: body.date, totalPence, cashPence, approve: body.approve }),
+        audit: auditOf(ctx, 'add-invoices.create', null, {
+          date: body.date,
+          totalPence,
+          cashPence,
+          approve: body.approve,
+        }),
         send: async (key) => {
-          const facts = await xero.createInvoice({ userId: ctx.userId, tenantId: ctx.tenantId, organizationId: ctx.organizationId }, request, key);
+          const facts = await xero.createInvoice(
+            { userId: ctx.userId, tenantId: ctx.tenantId, organizationId: ctx.organizationId },
+            request,
+            key,
+          );
           return { xeroId: facts?.invoiceId ?? null, response: facts };
         },
       });
       const invoice = created.response;
-      if (!invoice) throw new AppError('XERO_UNAVAILABLE', 'Xero created the invoice but sent an answer Ledgerlink could not read. Refresh the list.');
+      if (!invoice)
+        throw new AppError(
+          'XERO_UNAVAILABLE',
+          'Xero created the invoice but sent an answer Ledgerlink could not read. Refresh the list.',
+        );
       const invoiceNumber = invoice.invoiceNumber ?? '';
       if (!created.replayed) await repo.saveInvoice(invoice.cacheRow);
 
@@ -572,7 +659,11 @@ export function createAddInvoicesService(deps: {
         cashAccountId,
       );
       const paymentFailure = failures.get(invoice.invoiceId);
-      if (paymentFailure) return { invoiceNumber, warning: describeCashFailure('created', invoiceNumber, cashPence, paymentFailure) };
+      if (paymentFailure)
+        return {
+          invoiceNumber,
+          warning: describeCashFailure('created', invoiceNumber, cashPence, paymentFailure),
+        };
       return { invoiceNumber };
     },
 
@@ -591,14 +682,21 @@ export function createAddInvoicesService(deps: {
         org.defaultCashAccountId ? repo.findAccount(ctx.organizationId, org.defaultCashAccountId) : null,
         org.defaultVatRateId ? repo.findTaxRate(ctx.organizationId, org.defaultVatRateId) : null,
       ]);
-      const named = (id: string | null, name: string | null | undefined) => (id ? { id, name: name ?? id } : null);
+      const named = (id: string | null, name: string | null | undefined) =>
+        id ? { id, name: name ?? id } : null;
       return {
         contact: named(org.defaultContactId, contact?.name),
-        salesAccount: named(org.defaultSalesAccountId, sales ? `${sales.code ? `${sales.code} - ` : ''}${sales.name}` : null),
+        salesAccount: named(
+          org.defaultSalesAccountId,
+          sales ? `${sales.code ? `${sales.code} - ` : ''}${sales.name}` : null,
+        ),
         vatRate: named(org.defaultVatRateId, vat ? `${vat.name} (${Number(vat.rate)}%)` : null),
         cashAccount: named(org.defaultCashAccountId, cash?.name),
         taxStatus: org.defaultTaxStatus,
-        missing: [!org.defaultContactId && 'Default Contact', !org.defaultSalesAccountId && 'Default Sales Account'].filter((m): m is string => Boolean(m)),
+        missing: [
+          !org.defaultContactId && 'Default Contact',
+          !org.defaultSalesAccountId && 'Default Sales Account',
+        ].filter((m): m is string => Boolean(m)),
       };
     },
   };

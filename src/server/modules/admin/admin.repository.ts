@@ -14,9 +14,20 @@ export interface AuditQuery {
 export function createAdminRepository(db: Db) {
   return {
     listOrganizations() {
-      return db.select().from(organizations).orderBy(asc(sql`lower(coalesce(${organizations.tenantName}, ''))`), asc(organizations.id));
+      return db
+        .select()
+        .from(organizations)
+        .orderBy(asc(sql`lower(coalesce(${organizations.tenantName}, ''))`), asc(organizations.id));
     },
-    async updateFeatures(organizationId: number, flags: Partial<Record<'featurePayInvoices' | 'featureAddInvoices' | 'featureCisBills' | 'featureStockJournal', boolean>>) {
+    async updateFeatures(
+      organizationId: number,
+      flags: Partial<
+        Record<
+          'featurePayInvoices' | 'featureAddInvoices' | 'featureCisBills' | 'featureStockJournal',
+          boolean
+        >
+      >,
+    ) {
       const rows = await db
         .update(organizations)
         .set({ ...flags, updatedAt: new Date() })
@@ -25,7 +36,10 @@ export function createAdminRepository(db: Db) {
       return rows[0] ?? null;
     },
     listUsers() {
-      return db.select().from(users).orderBy(asc(sql`lower(${users.username})`));
+      return db
+        .select()
+        .from(users)
+        .orderBy(asc(sql`lower(${users.username})`));
     },
     async countOtherAdmins(userId: number): Promise<number> {
       const [row] = await db

@@ -32,10 +32,17 @@ import type { AdminRepository } from './admin.repository';
 const idParam = (name: string) => z.object({ [name]: idTextSchema() });
 
 const ALREADY_SETTLED_MESSAGE = 'This write was already settled. Refresh the list.';
-const LAST_ADMIN_MESSAGE = 'At least one administrator must remain. Make another user an administrator first.';
+const LAST_ADMIN_MESSAGE =
+  'At least one administrator must remain. Make another user an administrator first.';
 
 type UserRow = NonNullable<Awaited<ReturnType<UsersRepository['findById']>>>;
-const toAdminUser = (u: UserRow) => ({ id: u.id, username: u.username, email: u.email, isAdmin: u.isAdmin, isXeroUser: u.xeroUserId !== null });
+const toAdminUser = (u: UserRow) => ({
+  id: u.id,
+  username: u.username,
+  email: u.email,
+  isAdmin: u.isAdmin,
+  isXeroUser: u.xeroUserId !== null,
+});
 
 /** The activity log's filters as the repository takes them: a range of whole UTC days. */
 function toAuditFilter(q: AuditQuery, limit: number) {
@@ -50,32 +57,56 @@ function toAuditFilter(q: AuditQuery, limit: number) {
 }
 
 function csvCell(value: unknown): string {
-  const text = value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  const text =
+    value === null || value === undefined
+      ? ''
+      : typeof value === 'object'
+        ? JSON.stringify(value)
+        : String(value);
   // Quote everything; neutralise spreadsheet formulas (CSV injection).
   const safe = /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
   return `"${safe.replace(/"/g, '""')}"`;
 }
 
 /** /api/admin/* of spec 000 §7: refused (403) to anyone who is not an administrator. */
-export function registerAdminRoutes(root: FastifyInstance, deps: { admin: AdminRepository; users: UsersRepository; audit: AuditLog; limiter: LoginLimiter; ledger: WriteLedger }) {
+export function registerAdminRoutes(
+  root: FastifyInstance,
+  deps: {
+    admin: AdminRepository;
+    users: UsersRepository;
+    audit: AuditLog;
+    limiter: LoginLimiter;
+    ledger: WriteLedger;
+  },
+) {
   const app = root.withTypeProvider<ZodTypeProvider>();
   const { admin, users, audit } = deps;
 
-  app.get('/api/admin/organizations', { schema: { response: { 200: adminOrganizationsResponseSchema } } }, async (request) => {
-    requireAdmin(request);
-    return (await admin.listOrganizations()).map((o) => ({
-      id: o.id,
-      tenantName: o.tenantName,
-      featurePayInvoices: o.featurePayInvoices,
-      featureAddInvoices: o.featureAddInvoices,
-      featureCisBills: o.featureCisBills,
-      featureStockJournal: o.featureStockJournal,
-    }));
-  });
+  app.get(
+    '/api/admin/organizations',
+    { schema: { response: { 200: adminOrganizationsResponseSchema } } },
+    async (request) => {
+      requireAdmin(request);
+      return (await admin.listOrganizations()).map((o) => ({
+        id: o.id,
+        tenantName: o.tenantName,
+        featurePayInvoices: o.featurePayInvoices,
+        featureAddInvoices: o.featureAddInvoices,
+        featureCisBills: o.featureCisBills,
+        featureStockJournal: o.featureStockJournal,
+      }));
+    },
+  );
 
   app.patch(
     '/api/admin/organizations/:orgId/features',
-    { schema: { params: idParam('orgId'), body: featureTogglePatchSchema, response: { 200: adminOrganizationSchema } } },
+    {
+      schema: {
+        params: idParam('orgId'),
+        body: featureTogglePatchSchema,
+        response: { 200: adminOrganizationSchema },
+      },
+    },
     async (request) => {
       const actor = requireAdmin(request);
       const orgId = Number((request.params as { orgId: number }).orgId);
@@ -102,12 +133,16 @@ export function registerAdminRoutes(root: FastifyInstance, deps: { admin: AdminR
     },
   );
 
-  app.get('/api/admin/users', { schema: { response: { 200: adminUsersResponseSchema } } }, async (request) => {
-    requireAdmin(request);
-    const rows = await admin.listUsers();
-    const locked = await deps.limiter.findLocked(rows.map((u) => u.username));
-    return rows.map((u) => ({ ...toAdminUser(u), signInLocked: locked.has(u.username) }));
-  });
+  app.get(
+    '/api/admin/users',
+    { schema: { response: { 200: adminUsersResponseSchema } } },
+    async (request) => {
+      requireAdmin(request);
+      const rows = await admin.listUsers();
+      const locked = await deps.limiter.findLocked(rows.map((u) => u.username));
+      return rows.map((u) => ({ ...toAdminUser(u), signInLocked: locked.has(u.username) }));
+    },
+  );
 
   // Lifts a sign-in lock (issue 16): the account's recent failed attempts are forgotten, from every address.
   app.post(
@@ -119,12 +154,26 @@ export function registerAdminRoutes(root: FastifyInstance, deps: { admin: AdminR
       const target = await users.findById(userId);
       if (!target) throw new AppError('NOT_FOUND', `User with ID ${userId} not found`);
       const cleared = await deps.limiter.unlock(target.username);
-      await audit.record({ userId: actor.id, username: actor.username, action: 'admin.unlock', target: target.username, result: 'success', ip: request.ip, detail: { userId, attemptsCleared: cleared } });
+      await audit.record({
+        userId: actor.id,
+        username: actor.username,
+        action: 'admin.unlock',
+        target: target.username,
+        result: 'success',
+        ip: request.ip,
+        detail: { userId, attemptsCleared: cleared },
+      });
       return { ok: true as const };
     },
   );
 
-  async function changeUser(actorId: number, actorName: string, ip: string, userId: number, patch: { username?: string; email?: string | null; isAdmin?: boolean }) {
+  async function changeUser(
+    actorId: number,
+    actorName: string,
+    ip: string,
+    userId: number,
+    patch: { username?: string; email?: string | null; isAdmin?: boolean },
+  ) {
     const target = await users.findById(userId);
     if (!target) throw new AppError('NOT_FOUND', `User with ID ${userId} not found`);
     if (patch.isAdmin === false && target.isAdmin && (await admin.countOtherAdmins(userId)) === 0) {
@@ -143,7 +192,11 @@ export function registerAdminRoutes(root: FastifyInstance, deps: { admin: AdminR
       target: updated.username,
       result: 'success',
       ip,
-      detail: { userId, changed: Object.keys(patch), ...(patch.isAdmin !== undefined ? { isAdmin: patch.isAdmin } : {}) },
+      detail: {
+        userId,
+        changed: Object.keys(patch),
+        ...(patch.isAdmin !== undefined ? { isAdmin: patch.isAdmin } : {}),
+      },
     });
     return toAdminUser(updated);
   }
@@ -159,32 +212,76 @@ export function registerAdminRoutes(root: FastifyInstance, deps: { admin: AdminR
         ...(body.email !== undefined ? { email: body.email ? body.email : null } : {}),
         ...(body.isAdmin !== undefined ? { isAdmin: body.isAdmin } : {}),
       };
-      return changeUser(actor.id, actor.username, request.ip, Number((request.params as { userId: number }).userId), patch);
+      return changeUser(
+        actor.id,
+        actor.username,
+        request.ip,
+        Number((request.params as { userId: number }).userId),
+        patch,
+      );
     },
   );
 
   app.patch(
     '/api/admin/users/:userId/admin',
-    { schema: { params: idParam('userId'), body: adminSetAdminRequestSchema, response: { 200: adminUserSchema } } },
+    {
+      schema: {
+        params: idParam('userId'),
+        body: adminSetAdminRequestSchema,
+        response: { 200: adminUserSchema },
+      },
+    },
     async (request) => {
       const actor = requireAdmin(request);
-      return changeUser(actor.id, actor.username, request.ip, Number((request.params as { userId: number }).userId), { isAdmin: request.body.isAdmin });
+      return changeUser(
+        actor.id,
+        actor.username,
+        request.ip,
+        Number((request.params as { userId: number }).userId),
+        { isAdmin: request.body.isAdmin },
+      );
     },
   );
 
-  app.get('/api/admin/audit', { schema: { querystring: auditQuerySchema, response: { 200: z.array(auditEntrySchema) } } }, async (request) => {
-    requireAdmin(request);
-    const rows = await admin.listAudit(toAuditFilter(request.query, request.query.limit));
-    return rows.map((r) => ({ ...r, at: r.at.toISOString(), detail: r.detail ?? null }));
-  });
+  app.get(
+    '/api/admin/audit',
+    { schema: { querystring: auditQuerySchema, response: { 200: z.array(auditEntrySchema) } } },
+    async (request) => {
+      requireAdmin(request);
+      const rows = await admin.listAudit(toAuditFilter(request.query, request.query.limit));
+      return rows.map((r) => ({ ...r, at: r.at.toISOString(), detail: r.detail ?? null }));
+    },
+  );
 
   app.get('/api/admin/audit.csv', { schema: { querystring: auditQuerySchema } }, async (request, reply) => {
     requireAdmin(request);
     const rows = await admin.listAudit(toAuditFilter(request.query, AUDIT_MAX_LIMIT));
-    const header = ['When (UTC)', 'User', 'Organization ID', 'Action', 'Target', 'Result', 'Detail', 'IP address'];
+    const header = [
+      'When (UTC)',
+      'User',
+      'Organization ID',
+      'Action',
+      'Target',
+      'Result',
+      'Detail',
+      'IP address',
+    ];
     const lines = [header.map(csvCell).join(',')];
     for (const r of rows) {
-      lines.push([r.at.toISOString(), r.username ?? r.userId, r.organizationId, r.action, r.target, r.result, r.detail, r.ip].map(csvCell).join(','));
+      lines.push(
+        [
+          r.at.toISOString(),
+          r.username ?? r.userId,
+          r.organizationId,
+          r.action,
+          r.target,
+          r.result,
+          r.detail,
+          r.ip,
+        ]
+          .map(csvCell)
+          .join(','),
+      );
     }
     return reply
       .header('content-type', 'text/csv; charset=utf-8')
@@ -218,37 +315,56 @@ export function registerAdminRoutes(root: FastifyInstance, deps: { admin: AdminR
     throw new AppError(settledIs, ALREADY_SETTLED_MESSAGE);
   }
 
-  app.get('/api/admin/writes/review', { schema: { response: { 200: adminReviewWritesResponseSchema } } }, async (request) => {
-    requireAdmin(request);
-    return (await deps.ledger.listNeedsReview()).map((r) => reviewView(r.write, r.tenantName));
-  });
+  app.get(
+    '/api/admin/writes/review',
+    { schema: { response: { 200: adminReviewWritesResponseSchema } } },
+    async (request) => {
+      requireAdmin(request);
+      return (await deps.ledger.listNeedsReview()).map((r) => reviewView(r.write, r.tenantName));
+    },
+  );
 
   app.get(
     '/api/admin/writes/:writeId',
     { schema: { params: idParam('writeId'), response: { 200: adminReviewWriteDetailSchema } } },
     async (request) => {
       requireAdmin(request);
-      const { write, tenantId, tenantName } = await findReviewRow(Number((request.params as { writeId: number }).writeId), 'NOT_FOUND');
+      const { write, tenantId, tenantName } = await findReviewRow(
+        Number((request.params as { writeId: number }).writeId),
+        'NOT_FOUND',
+      );
       return { ...reviewView(write, tenantName), xero: await deps.ledger.peekInXero(write, tenantId) };
     },
   );
 
   app.post(
     '/api/admin/writes/:writeId/settle',
-    { schema: { params: idParam('writeId'), body: adminSettleWriteRequestSchema, response: { 200: adminReviewWriteSchema } } },
+    {
+      schema: {
+        params: idParam('writeId'),
+        body: adminSettleWriteRequestSchema,
+        response: { 200: adminReviewWriteSchema },
+      },
+    },
     async (request) => {
       const actor = requireAdmin(request);
       const writeId = Number((request.params as { writeId: number }).writeId);
       const { tenantName, tenantId } = await findReviewRow(writeId, 'CONFLICT');
       const body = request.body;
       if (body.action === 'retry') {
-        const retried = await deps.ledger.retryReview(writeId, tenantId, { userId: actor.id, username: actor.username, ip: request.ip });
+        const retried = await deps.ledger.retryReview(writeId, tenantId, {
+          userId: actor.id,
+          username: actor.username,
+          ip: request.ip,
+        });
         if (!retried) throw new AppError('CONFLICT', ALREADY_SETTLED_MESSAGE);
         return { ...reviewView(retried.after, tenantName), retriedAs: retried.retried };
       }
       const settled = await deps.ledger.settleReview(
         writeId,
-        body.action === 'done' ? { state: 'confirmed', xeroId: body.xeroId ? body.xeroId : null } : { state: 'failed', error: ADMIN_CANCELLED_MESSAGE },
+        body.action === 'done'
+          ? { state: 'confirmed', xeroId: body.xeroId ? body.xeroId : null }
+          : { state: 'failed', error: ADMIN_CANCELLED_MESSAGE },
         { userId: actor.id, username: actor.username, ip: request.ip },
       );
       if (!settled) throw new AppError('CONFLICT', ALREADY_SETTLED_MESSAGE);

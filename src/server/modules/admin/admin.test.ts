@@ -19,7 +19,10 @@ describe('the admin API', () => {
     user = as(t.app, u.cookie);
     adminId = a.user.id;
     userId = u.user.id;
-    const [org] = await t.database.db.insert(organizations).values({ tenantId: 'tenant-a', tenantName: 'Demo Shop Ltd' }).returning();
+    const [org] = await t.database.db
+      .insert(organizations)
+      .values({ tenantId: 'tenant-a', tenantName: 'Demo Shop Ltd' })
+      .returning();
     orgId = org?.id ?? 0;
   });
   afterAll(() => t.close());
@@ -52,9 +55,14 @@ describe('the admin API', () => {
       featureCisBills: true,
       featureStockJournal: false,
     });
-    const two = await admin('PATCH', `/api/admin/organizations/${orgId}/features`, { featureCisBills: false, featurePayInvoices: true });
+    const two = await admin('PATCH', `/api/admin/organizations/${orgId}/features`, {
+      featureCisBills: false,
+      featurePayInvoices: true,
+    });
     expect(two.statusCode).toBe(400);
-    const missing = await admin('PATCH', '/api/admin/organizations/99999/features', { featurePayInvoices: true });
+    const missing = await admin('PATCH', '/api/admin/organizations/99999/features', {
+      featurePayInvoices: true,
+    });
     expect(missing.statusCode).toBe(404);
     const list = await admin('GET', '/api/admin/organizations');
     expect(list.json()).toHaveLength(1);
@@ -64,8 +72,17 @@ describe('the admin API', () => {
     const bad = await admin('PATCH', `/api/admin/users/${userId}`, { email: 'not-an-email' });
     expect(bad.statusCode).toBe(400);
     expect(bad.json().message).toBe('Please enter a valid email address');
-    const ok = await admin('PATCH', `/api/admin/users/${userId}`, { email: 'clerk@example.com', username: 'clerk.two' });
-    expect(ok.json()).toMatchObject({ id: userId, username: 'clerk.two', email: 'clerk@example.com', isAdmin: false, isXeroUser: false });
+    const ok = await admin('PATCH', `/api/admin/users/${userId}`, {
+      email: 'clerk@example.com',
+      username: 'clerk.two',
+    });
+    expect(ok.json()).toMatchObject({
+      id: userId,
+      username: 'clerk.two',
+      email: 'clerk@example.com',
+      isAdmin: false,
+      isXeroUser: false,
+    });
     const cleared = await admin('PATCH', `/api/admin/users/${userId}`, { email: '' });
     expect(cleared.json().email).toBeNull();
     const clash = await admin('PATCH', `/api/admin/users/${userId}`, { username: 'BOSS' });
@@ -79,14 +96,23 @@ describe('the admin API', () => {
     const self = await admin('PATCH', `/api/admin/users/${adminId}/admin`, { isAdmin: false });
     expect(self.statusCode).toBe(400);
     expect(self.json().message).toContain('At least one administrator must remain');
-    expect((await admin('PATCH', `/api/admin/users/${userId}/admin`, { isAdmin: true })).json().isAdmin).toBe(true);
-    expect((await admin('PATCH', `/api/admin/users/${adminId}/admin`, { isAdmin: false })).json().isAdmin).toBe(false);
+    expect((await admin('PATCH', `/api/admin/users/${userId}/admin`, { isAdmin: true })).json().isAdmin).toBe(
+      true,
+    );
+    expect(
+      (await admin('PATCH', `/api/admin/users/${adminId}/admin`, { isAdmin: false })).json().isAdmin,
+    ).toBe(false);
   });
 
   it('records admin actions in the activity log, exportable as CSV', async () => {
     const ordinary = as(t.app, (await register(t.app, 'auditor', 'Sturdy-Ledger-Pass-1')).cookie);
     // `boss` handed admin rights to clerk.two above, so read the log as clerk.two.
-    const clerk = await t.app.inject({ method: 'POST', url: '/api/login', headers: { origin: 'http://localhost:5000' }, payload: { username: 'clerk.two', password: 'Sturdy-Ledger-Pass-1' } });
+    const clerk = await t.app.inject({
+      method: 'POST',
+      url: '/api/login',
+      headers: { origin: 'http://localhost:5000' },
+      payload: { username: 'clerk.two', password: 'Sturdy-Ledger-Pass-1' },
+    });
     const cookie = String(clerk.headers['set-cookie']).split(';')[0] ?? '';
     const log = await as(t.app, cookie)('GET', '/api/admin/audit?action=admin.');
     expect(log.statusCode).toBe(200);
@@ -95,7 +121,9 @@ describe('the admin API', () => {
     expect(actions).toContain('admin.user.admin');
     const csv = await as(t.app, cookie)('GET', '/api/admin/audit.csv');
     expect(csv.headers['content-type']).toContain('text/csv');
-    expect(csv.body.split('\r\n')[0]).toBe('"When (UTC)","User","Organization ID","Action","Target","Result","Detail","IP address"');
+    expect(csv.body.split('\r\n')[0]).toBe(
+      '"When (UTC)","User","Organization ID","Action","Target","Result","Detail","IP address"',
+    );
     expect(csv.body).toContain('"admin.features"');
     expect((await ordinary('GET', '/api/admin/audit')).statusCode).toBe(403);
   });
@@ -149,7 +177,9 @@ describe('writes that need a person', () => {
   async function auditLines(action: string, writeId: number) {
     const { auditLog } = await import('../../db/schema/index.ts');
     const rows = await t.database.db.select().from(auditLog);
-    return rows.filter((r) => r.action === action && (r.detail as { writeId?: number } | null)?.writeId === writeId);
+    return rows.filter(
+      (r) => r.action === action && (r.detail as { writeId?: number } | null)?.writeId === writeId,
+    );
   }
 
   beforeAll(async () => {
@@ -159,7 +189,10 @@ describe('writes that need a person', () => {
     admin = as(t.app, a.cookie);
     user = as(t.app, u.cookie);
     clerkId = u.user.id;
-    const [org] = await t.database.db.insert(organizations).values({ tenantId: 'tenant-r', tenantName: 'Review Shop Ltd' }).returning();
+    const [org] = await t.database.db
+      .insert(organizations)
+      .values({ tenantId: 'tenant-r', tenantName: 'Review Shop Ltd' })
+      .returning();
     orgId = org?.id ?? 0;
     t.app.services.ledger.registerFinder('review.test', async () => {
       if (xeroAnswer === 'down') throw new Error('Xero is not answering');
@@ -181,11 +214,16 @@ describe('writes that need a person', () => {
     expect((await admin('GET', '/api/admin/writes/abc')).statusCode).toBe(400);
     expect((await admin('GET', '/api/admin/writes/99999999999')).statusCode).toBe(400);
     expect((await admin('GET', '/api/admin/writes/999999')).statusCode).toBe(404);
-    expect((await admin('POST', `/api/admin/writes/${id}/settle`, { action: 'resend' })).statusCode).toBe(400);
+    expect((await admin('POST', `/api/admin/writes/${id}/settle`, { action: 'resend' })).statusCode).toBe(
+      400,
+    );
     // A kind no feature can send again: refused in words, and the write stays held.
     const retry = await admin('POST', `/api/admin/writes/${id}/settle`, { action: 'retry' });
     expect(retry.statusCode).toBe(409);
-    expect(retry.json()).toMatchObject({ message: 'Ledgerlink cannot send this kind of change again from here: cancel it and redo it on its screen.' });
+    expect(retry.json()).toMatchObject({
+      message:
+        'Ledgerlink cannot send this kind of change again from here: cancel it and redo it on its screen.',
+    });
     expect((await t.app.services.ledger.findById(id))?.state).toBe('needs_review');
   });
 
@@ -204,11 +242,17 @@ describe('writes that need a person', () => {
       state: 'needs_review',
     });
     xeroAnswer = 'found';
-    expect((await admin('GET', `/api/admin/writes/${id}`)).json().xero).toEqual({ status: 'found', xeroId: 'PAY-IN-XERO' });
+    expect((await admin('GET', `/api/admin/writes/${id}`)).json().xero).toEqual({
+      status: 'found',
+      xeroId: 'PAY-IN-XERO',
+    });
     xeroAnswer = 'missing';
     expect((await admin('GET', `/api/admin/writes/${id}`)).json().xero).toEqual({ status: 'missing' });
     xeroAnswer = 'down';
-    expect((await admin('GET', `/api/admin/writes/${id}`)).json().xero).toEqual({ status: 'unavailable', message: 'Xero is not answering' });
+    expect((await admin('GET', `/api/admin/writes/${id}`)).json().xero).toEqual({
+      status: 'unavailable',
+      message: 'Xero is not answering',
+    });
     const other = await reviewWrite('nofinder', 'kind.without.finder');
     expect((await admin('GET', `/api/admin/writes/${other}`)).json().xero.status).toBe('unavailable');
     // Looking up never settles the write.
@@ -217,14 +261,23 @@ describe('writes that need a person', () => {
 
   it('marks a write done with one audit line, and a second settle is a 409', async () => {
     const id = await reviewWrite('done');
-    const res = await admin('POST', `/api/admin/writes/${id}/settle`, { action: 'done', xeroId: 'PAY-FOUND' });
+    const res = await admin('POST', `/api/admin/writes/${id}/settle`, {
+      action: 'done',
+      xeroId: 'PAY-FOUND',
+    });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ id, state: 'confirmed' });
-    expect(await t.app.services.ledger.findById(id)).toMatchObject({ state: 'confirmed', xeroId: 'PAY-FOUND' });
+    expect(await t.app.services.ledger.findById(id)).toMatchObject({
+      state: 'confirmed',
+      xeroId: 'PAY-FOUND',
+    });
     const lines = await auditLines('admin.write.settle', id);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ username: 'boss', result: 'success' });
-    expect(lines[0]?.detail).toMatchObject({ before: { state: 'needs_review' }, after: { state: 'confirmed', xeroId: 'PAY-FOUND' } });
+    expect(lines[0]?.detail).toMatchObject({
+      before: { state: 'needs_review' },
+      after: { state: 'confirmed', xeroId: 'PAY-FOUND' },
+    });
     expect(await auditLines('payment.create', id)).toHaveLength(1);
 
     const again = await admin('POST', `/api/admin/writes/${id}/settle`, { action: 'cancel' });
@@ -239,14 +292,22 @@ describe('writes that need a person', () => {
     const id = await reviewWrite('cancel');
     const res = await admin('POST', `/api/admin/writes/${id}/settle`, { action: 'cancel' });
     expect(res.statusCode).toBe(200);
-    expect(await t.app.services.ledger.findById(id)).toMatchObject({ state: 'failed', error: 'cancelled by an administrator' });
+    expect(await t.app.services.ledger.findById(id)).toMatchObject({
+      state: 'failed',
+      error: 'cancelled by an administrator',
+    });
     const lines = await auditLines('admin.write.settle', id);
     expect(lines).toHaveLength(1);
-    expect(lines[0]?.detail).toMatchObject({ before: { state: 'needs_review' }, after: { state: 'failed', error: 'cancelled by an administrator' } });
+    expect(lines[0]?.detail).toMatchObject({
+      before: { state: 'needs_review' },
+      after: { state: 'failed', error: 'cancelled by an administrator' },
+    });
     const own = await auditLines('payment.create', id);
     expect(own).toHaveLength(1);
     expect(own[0]?.result).toBe('failure');
     expect((await admin('POST', `/api/admin/writes/${id}/settle`, { action: 'done' })).statusCode).toBe(409);
-    expect((await admin('GET', '/api/admin/writes/review')).json().map((w: { id: number }) => w.id)).not.toContain(id);
+    expect(
+      (await admin('GET', '/api/admin/writes/review')).json().map((w: { id: number }) => w.id),
+    ).not.toContain(id);
   });
 });

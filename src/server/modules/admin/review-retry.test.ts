@@ -19,7 +19,14 @@ describe('Admin review list: send a held payment again', () => {
   let invoices: Invoice[];
 
   const paymentsInXero = (invoiceId: string) =>
-    t.sandbox.ledger().writes.filter((w) => w.kind === 'payment' && w.action === 'create' && String(w.summary.invoiceId).toLowerCase() === invoiceId.toLowerCase());
+    t.sandbox
+      .ledger()
+      .writes.filter(
+        (w) =>
+          w.kind === 'payment' &&
+          w.action === 'create' &&
+          String(w.summary.invoiceId).toLowerCase() === invoiceId.toLowerCase(),
+      );
 
   /** A payment the ledger ended as needs_review, as a write whose outcome could not be told leaves it. */
   async function heldPayment(invoice: Invoice, pence: number, key: string): Promise<number> {
@@ -34,7 +41,12 @@ describe('Admin review list: send a held payment again', () => {
       isCard: false,
       requestedPence: pence,
     };
-    const audit: WriteAudit = { action: 'payment.create', target: invoice.invoiceId, username: 'owner', detail: { amountPence: pence } };
+    const audit: WriteAudit = {
+      action: 'payment.create',
+      target: invoice.invoiceId,
+      username: 'owner',
+      detail: { amountPence: pence },
+    };
     const [row] = await t.database.db
       .insert(xeroWrites)
       .values({
@@ -68,10 +80,17 @@ describe('Admin review list: send a held payment again', () => {
     if (!shop) throw new Error('no shop');
     shopId = shop.organizationId;
     await enableFeatures(t, shopId);
-    expect((await owner.call('POST', '/api/xero/set-active-organization', { organizationId: shopId })).statusCode).toBe(200);
-    invoices = ((await owner.call('GET', '/api/xero/invoices')).json() as Invoice[]).filter((i) => i.status !== 'PARTIAL' && i.amountDue > 50).sort((a, b) => b.amountDue - a.amountDue);
-    const accounts = (await owner.call('GET', '/api/xero/bank-accounts')).json() as { cashAccounts: Array<{ accountId: string; name: string }> };
-    cash = (accounts.cashAccounts.find((a) => /cash/i.test(a.name)) ?? accounts.cashAccounts[0])?.accountId ?? '';
+    expect(
+      (await owner.call('POST', '/api/xero/set-active-organization', { organizationId: shopId })).statusCode,
+    ).toBe(200);
+    invoices = ((await owner.call('GET', '/api/xero/invoices')).json() as Invoice[])
+      .filter((i) => i.status !== 'PARTIAL' && i.amountDue > 50)
+      .sort((a, b) => b.amountDue - a.amountDue);
+    const accounts = (await owner.call('GET', '/api/xero/bank-accounts')).json() as {
+      cashAccounts: Array<{ accountId: string; name: string }>;
+    };
+    cash =
+      (accounts.cashAccounts.find((a) => /cash/i.test(a.name)) ?? accounts.cashAccounts[0])?.accountId ?? '';
   });
   afterAll(() => t.close());
 
@@ -86,7 +105,11 @@ describe('Admin review list: send a held payment again', () => {
 
     const retried = await owner.call('POST', `/api/admin/writes/${id}/settle`, { action: 'retry' });
     expect(retried.statusCode).toBe(200);
-    const body = retried.json() as { state: string; error: string; retriedAs: { writeId: number; xeroId: string } };
+    const body = retried.json() as {
+      state: string;
+      error: string;
+      retriedAs: { writeId: number; xeroId: string };
+    };
     expect(body.state).toBe('failed');
     expect(body.error).toBe(`Sent again by owner as write ${body.retriedAs.writeId}.`);
     const inXero = paymentsInXero(invoice.invoiceId);
@@ -97,8 +120,16 @@ describe('Admin review list: send a held payment again', () => {
     expect(newWrite).toMatchObject({ state: 'confirmed', kind: 'payment', amountPence: 1_234 });
 
     // The activity log: the held attempt failed (never in Xero), the new one succeeded, and the retry is named.
-    const lines = (await t.database.db.select().from(auditLog)).filter((l) => l.target?.toLowerCase() === invoice.invoiceId.toLowerCase() || (l.detail as { writeId?: number } | null)?.writeId === id);
-    expect(lines.filter((l) => l.action === 'payment.create').map((l) => [l.result, (l.detail as { writeId: number }).writeId])).toEqual(
+    const lines = (await t.database.db.select().from(auditLog)).filter(
+      (l) =>
+        l.target?.toLowerCase() === invoice.invoiceId.toLowerCase() ||
+        (l.detail as { writeId?: number } | null)?.writeId === id,
+    );
+    expect(
+      lines
+        .filter((l) => l.action === 'payment.create')
+        .map((l) => [l.result, (l.detail as { writeId: number }).writeId]),
+    ).toEqual(
       expect.arrayContaining([
         ['failure', id],
         ['success', body.retriedAs.writeId],
@@ -106,7 +137,11 @@ describe('Admin review list: send a held payment again', () => {
     );
     const settle = lines.filter((l) => l.action === 'admin.write.settle');
     expect(settle).toHaveLength(1);
-    expect(settle[0]?.detail).toMatchObject({ action: 'retry', retriedAs: { writeId: body.retriedAs.writeId }, after: { state: 'failed' } });
+    expect(settle[0]?.detail).toMatchObject({
+      action: 'retry',
+      retriedAs: { writeId: body.retriedAs.writeId },
+      after: { state: 'failed' },
+    });
 
     // A second click (or a second administrator): the write is settled, nothing more goes to Xero.
     const again = await owner.call('POST', `/api/admin/writes/${id}/settle`, { action: 'retry' });
@@ -144,10 +179,16 @@ describe('Admin review list: send a held payment again', () => {
     // A second row for the same payment, held: Xero has a payment it matches that no other write claims.
     // (The payment's own row is made to forget it, so the held row is the one that matches it.)
     const paymentId = (paid.json() as { paymentId: string }).paymentId;
-    const forgot = await t.database.db.update(xeroWrites).set({ xeroId: null, state: 'failed' }).where(eq(xeroWrites.xeroId, paymentId)).returning();
+    const forgot = await t.database.db
+      .update(xeroWrites)
+      .set({ xeroId: null, state: 'failed' })
+      .where(eq(xeroWrites.xeroId, paymentId))
+      .returning();
     expect(forgot).toHaveLength(1);
     const id = await heldPayment(invoice, 567, 'held-found');
-    expect((await owner.call('GET', `/api/admin/writes/${id}`)).json()).toMatchObject({ xero: { status: 'found', xeroId: paymentId } });
+    expect((await owner.call('GET', `/api/admin/writes/${id}`)).json()).toMatchObject({
+      xero: { status: 'found', xeroId: paymentId },
+    });
 
     const retried = await owner.call('POST', `/api/admin/writes/${id}/settle`, { action: 'retry' });
     expect(retried.statusCode).toBe(409);

@@ -28,7 +28,13 @@ export function createUsersRepository(db: Db) {
      * Inserts a user (null when the username is taken); the first user ever becomes an administrator,
      * decided inside the INSERT itself rather than by a separate count.
      */
-    async create(values: { username: string; email: string | null; passwordHash: string | null; xeroUserId?: string | null; isAdmin?: boolean }) {
+    async create(values: {
+      username: string;
+      email: string | null;
+      passwordHash: string | null;
+      xeroUserId?: string | null;
+      isAdmin?: boolean;
+    }) {
       const rows = await db
         .insert(users)
         .values({

@@ -51,7 +51,13 @@ export function registerAuthRoutes(
 
   const currentUser = async (request: FastifyRequest) => {
     const user = requireUser(request);
-    return { id: user.id, username: user.username, email: user.email, isAdmin: user.isAdmin, isXeroUser: user.isXeroUser };
+    return {
+      id: user.id,
+      username: user.username,
+      email: user.email,
+      isAdmin: user.isAdmin,
+      isXeroUser: user.isXeroUser,
+    };
   };
   const userResponse = { response: { 200: currentUserSchema, 401: errorBody } };
   app.get('/api/user', { schema: userResponse }, currentUser);
@@ -60,19 +66,38 @@ export function registerAuthRoutes(
   const registrationLimit = {
     ...REGISTRATION_LIMIT,
     errorResponseBuilder: (_request: FastifyRequest, context: { after: string }) =>
-      Object.assign(new Error(`Too many new accounts from this address. Try again in ${context.after}.`), { statusCode: 429, code: 'RATE_LIMITED' }),
+      Object.assign(new Error(`Too many new accounts from this address. Try again in ${context.after}.`), {
+        statusCode: 429,
+        code: 'RATE_LIMITED',
+      }),
   };
-  app.post('/api/register', { config: { rateLimit: registrationLimit }, schema: { body: registerRequestSchema, response: { 201: loginResponseSchema } } }, async (request, reply) => {
-    const user = await auth.register(request.body, request.ip);
-    // The first user is an administrator: with REQUIRE_MFA_FOR_ADMINS they set up two-step sign-in first.
-    const step = mfa.getLoginStep(user);
-    if (step !== 'none') return reply.status(201).send(await mfa.startPendingSession(request, reply, user, step));
-    await sessions.create(reply, request, user.id);
-    return reply.status(201).send(toCurrentUser(user));
-  });
+  app.post(
+    '/api/register',
+    {
+      config: { rateLimit: registrationLimit },
+      schema: { body: registerRequestSchema, response: { 201: loginResponseSchema } },
+    },
+    async (request, reply) => {
+      const user = await auth.register(request.body, request.ip);
+      // The first user is an administrator: with REQUIRE_MFA_FOR_ADMINS they set up two-step sign-in first.
+      const step = mfa.getLoginStep(user);
+      if (step !== 'none')
+        return reply.status(201).send(await mfa.startPendingSession(request, reply, user, step));
+      await sessions.create(reply, request, user.id);
+      return reply.status(201).send(toCurrentUser(user));
+    },
+  );
 
-  const login = async (request: FastifyRequest<{ Body: z.infer<typeof loginRequestSchema> }>, reply: FastifyReply) => {
-    const user = await auth.login(request.body.username, request.body.password, request.ip, request.cookies[DEVICE_COOKIE]);
+  const login = async (
+    request: FastifyRequest<{ Body: z.infer<typeof loginRequestSchema> }>,
+    reply: FastifyReply,
+  ) => {
+    const user = await auth.login(
+      request.body.username,
+      request.body.password,
+      request.ip,
+      request.cookies[DEVICE_COOKIE],
+    );
     // The password was right: this browser is now a known device of the account (login-limiter.ts). Set after
     // the session cookie, which stays the first one of the answer.
     const rememberDevice = () =>
@@ -96,25 +121,48 @@ export function registerAuthRoutes(
     rememberDevice();
     return reply.send(toCurrentUser(user));
   };
-  app.post('/api/login', { schema: { body: loginRequestSchema, response: { 200: loginResponseSchema } } }, login);
-  app.post('/api/auth/login', { schema: { body: loginRequestSchema, response: { 200: loginResponseSchema } } }, login);
+  app.post(
+    '/api/login',
+    { schema: { body: loginRequestSchema, response: { 200: loginResponseSchema } } },
+    login,
+  );
+  app.post(
+    '/api/auth/login',
+    { schema: { body: loginRequestSchema, response: { 200: loginResponseSchema } } },
+    login,
+  );
 
   const logout = async (request: FastifyRequest, reply: FastifyReply) => {
     const user = request.session?.user;
     await sessions.destroy(request, reply);
-    if (user) await audit.record({ userId: user.id, username: user.username, action: 'user.logout', result: 'success', ip: request.ip });
+    if (user)
+      await audit.record({
+        userId: user.id,
+        username: user.username,
+        action: 'user.logout',
+        result: 'success',
+        ip: request.ip,
+      });
     return reply.send({ ok: true as const });
   };
   app.post('/api/logout', { schema: { response: { 200: logoutResponseSchema } } }, logout);
   app.post('/api/auth/logout', { schema: { response: { 200: logoutResponseSchema } } }, logout);
 
-  app.get('/api/admin/check', { schema: { response: { 200: adminCheckResponseSchema } } }, async (request) => ({
-    isAdmin: requireUser(request).isAdmin,
-  }));
+  app.get(
+    '/api/admin/check',
+    { schema: { response: { 200: adminCheckResponseSchema } } },
+    async (request) => ({
+      isAdmin: requireUser(request).isAdmin,
+    }),
+  );
 
   // The development helper of spec 000 §6: demo mode only, and only to a browser on this machine.
-  app.get('/api/auth/dev-credentials', { schema: { response: { 200: devCredentialsSchema } } }, async (request) => {
-    if (!deps.demoCredentials || !isLoopback(request.ip)) throw new AppError('NOT_FOUND', 'Not found');
-    return deps.demoCredentials;
-  });
+  app.get(
+    '/api/auth/dev-credentials',
+    { schema: { response: { 200: devCredentialsSchema } } },
+    async (request) => {
+      if (!deps.demoCredentials || !isLoopback(request.ip)) throw new AppError('NOT_FOUND', 'Not found');
+      return deps.demoCredentials;
+    },
+  );
 }

@@ -17,7 +17,12 @@ describe('accounts and sessions', () => {
 
   it('makes the first user an administrator and later ones ordinary users', async () => {
     const first = await register(t.app, 'first.user', GOOD, 'first@example.com');
-    expect(first.user).toMatchObject({ username: 'first.user', isAdmin: true, isXeroUser: false, email: 'first@example.com' });
+    expect(first.user).toMatchObject({
+      username: 'first.user',
+      isAdmin: true,
+      isXeroUser: false,
+      email: 'first@example.com',
+    });
     const second = await register(t.app, 'second.user');
     expect(second.user.isAdmin).toBe(false);
     const check = await as(t.app, second.cookie)('GET', '/api/admin/check');
@@ -26,7 +31,12 @@ describe('accounts and sessions', () => {
   });
 
   it('sets an HttpOnly, SameSite=Lax session cookie holding only a random id', async () => {
-    const res = await t.app.inject({ method: 'POST', url: '/api/register', headers: { origin: TEST_ORIGIN }, payload: { username: 'cookie.user', password: GOOD } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/register',
+      headers: { origin: TEST_ORIGIN },
+      payload: { username: 'cookie.user', password: GOOD },
+    });
     const raw = String(res.headers['set-cookie']);
     expect(raw).toMatch(/HttpOnly/);
     expect(raw).toMatch(/SameSite=Lax/);
@@ -39,7 +49,8 @@ describe('accounts and sessions', () => {
   });
 
   it('refuses bad registrations with a message that says why', async () => {
-    const post = (payload: object) => t.app.inject({ method: 'POST', url: '/api/register', headers: { origin: TEST_ORIGIN }, payload });
+    const post = (payload: object) =>
+      t.app.inject({ method: 'POST', url: '/api/register', headers: { origin: TEST_ORIGIN }, payload });
     const short = await post({ username: 'shorty', password: 'Ab1!x' });
     expect(short.statusCode).toBe(400);
     expect(short.json().message).toContain('Password must be at least 8 characters');
@@ -90,7 +101,9 @@ describe('accounts and sessions', () => {
     const res = await login(t.app, 'second.user', GOOD);
     const cookie = sessionCookie(res);
     expect((await as(t.app, cookie)('GET', '/api/user')).statusCode).toBe(200);
-    await t.database.db.update(sessions).set({ lastSeenAt: new Date(Date.now() - t.config.session.idleTimeoutMs - 1000) });
+    await t.database.db
+      .update(sessions)
+      .set({ lastSeenAt: new Date(Date.now() - t.config.session.idleTimeoutMs - 1000) });
     expect((await as(t.app, cookie)('GET', '/api/user')).statusCode).toBe(401);
     const again = sessionCookie(await login(t.app, 'second.user', GOOD));
     await t.database.db.update(sessions).set({ expiresAt: new Date(Date.now() - 1000) });
@@ -115,7 +128,9 @@ describe('accounts and sessions', () => {
     await register(t.app, 'parallel.target');
     const ip = '10.9.9.10';
     const max = LOGIN_LIMITS.accountAndAddress.max;
-    const guesses = await Promise.all(Array.from({ length: max + 4 }, (_, i) => login(t.app, 'parallel.target', `Guess-${i}-xyz`, ip)));
+    const guesses = await Promise.all(
+      Array.from({ length: max + 4 }, (_, i) => login(t.app, 'parallel.target', `Guess-${i}-xyz`, ip)),
+    );
     expect(guesses.filter((r) => r.statusCode === 401)).toHaveLength(max);
     expect(guesses.filter((r) => r.statusCode === 429)).toHaveLength(4);
     expect((await login(t.app, 'parallel.target', GOOD, ip)).statusCode).toBe(429);
@@ -182,22 +197,41 @@ describe('sign-in limits that keep guessers out without locking owners out (issu
     const guesser = await login(t.app, 'owner.known', `Guess-again-xyz`, ip);
     expect(guesser.statusCode).toBe(429);
     expect(guesser.headers['retry-after']).toBe('900');
-    expect(guesser.json()).toMatchObject({ message: 'Too many sign-in attempts. Try again in 15 minutes.', code: 'RATE_LIMITED' });
+    expect(guesser.json()).toMatchObject({
+      message: 'Too many sign-in attempts. Try again in 15 minutes.',
+      code: 'RATE_LIMITED',
+    });
     // The owner, in the browser they signed in from before, is not locked out by it.
-    const owner = await t.app.inject({ method: 'POST', url: '/api/login', headers: { origin: TEST_ORIGIN, cookie: device }, payload: { username: 'owner.known', password: GOOD }, remoteAddress: ip });
+    const owner = await t.app.inject({
+      method: 'POST',
+      url: '/api/login',
+      headers: { origin: TEST_ORIGIN, cookie: device },
+      payload: { username: 'owner.known', password: GOOD },
+      remoteAddress: ip,
+    });
     expect(owner.statusCode).toBe(200);
     // A device cookie of another account, or a forged one, counts for nothing.
-    const forged = await t.app.inject({ method: 'POST', url: '/api/login', headers: { origin: TEST_ORIGIN, cookie: `${device.slice(0, -4)}AAAA` }, payload: { username: 'owner.known', password: GOOD }, remoteAddress: ip });
+    const forged = await t.app.inject({
+      method: 'POST',
+      url: '/api/login',
+      headers: { origin: TEST_ORIGIN, cookie: `${device.slice(0, -4)}AAAA` },
+      payload: { username: 'owner.known', password: GOOD },
+      remoteAddress: ip,
+    });
     expect(forged.statusCode).toBe(429);
   });
 
   it('shows a locked account to an administrator, who can lift the lock (and it is audited)', async () => {
     const { user } = await register(t.app, 'locked.person');
     const ip = '10.20.0.2';
-    for (let i = 0; i < LOGIN_LIMITS.accountAndAddress.max; i += 1) await login(t.app, 'locked.person', `Guess-${i}-xyz`, ip);
+    for (let i = 0; i < LOGIN_LIMITS.accountAndAddress.max; i += 1)
+      await login(t.app, 'locked.person', `Guess-${i}-xyz`, ip);
     expect((await login(t.app, 'locked.person', GOOD, ip)).statusCode).toBe(429);
     const admin = as(t.app, adminCookie);
-    const listed = (await admin('GET', '/api/admin/users')).json() as Array<{ id: number; signInLocked?: boolean }>;
+    const listed = (await admin('GET', '/api/admin/users')).json() as Array<{
+      id: number;
+      signInLocked?: boolean;
+    }>;
     expect(listed.find((u) => u.id === user.id)?.signInLocked).toBe(true);
     expect(listed[0]?.signInLocked).toBe(false);
     // Only an administrator may lift it.
@@ -205,10 +239,22 @@ describe('sign-in limits that keep guessers out without locking owners out (issu
     expect((await as(t.app, self)('POST', `/api/admin/users/${user.id}/unlock`)).statusCode).toBe(403);
     const unlock = await admin('POST', `/api/admin/users/${user.id}/unlock`);
     expect(unlock.statusCode).toBe(200);
-    expect(((await admin('GET', '/api/admin/users')).json() as Array<{ id: number; signInLocked?: boolean }>).find((u) => u.id === user.id)?.signInLocked).toBe(false);
+    expect(
+      ((await admin('GET', '/api/admin/users')).json() as Array<{ id: number; signInLocked?: boolean }>).find(
+        (u) => u.id === user.id,
+      )?.signInLocked,
+    ).toBe(false);
     expect((await login(t.app, 'locked.person', GOOD, ip)).statusCode).toBe(200);
-    const audit = (await admin('GET', '/api/admin/audit?action=admin.unlock')).json() as Array<{ action: string; target: string; username: string }>;
-    expect(audit[0]).toMatchObject({ action: 'admin.unlock', target: 'locked.person', username: 'limits.admin' });
+    const audit = (await admin('GET', '/api/admin/audit?action=admin.unlock')).json() as Array<{
+      action: string;
+      target: string;
+      username: string;
+    }>;
+    expect(audit[0]).toMatchObject({
+      action: 'admin.unlock',
+      target: 'locked.person',
+      username: 'limits.admin',
+    });
     expect((await admin('POST', '/api/admin/users/999999/unlock')).statusCode).toBe(404);
   });
 
@@ -216,7 +262,13 @@ describe('sign-in limits that keep guessers out without locking owners out (issu
     const ip = '10.20.0.9';
     const answers: number[] = [];
     for (let i = 0; i <= REGISTRATION_LIMIT.max; i += 1) {
-      const res = await t.app.inject({ method: 'POST', url: '/api/register', headers: { origin: TEST_ORIGIN }, payload: { username: `many.${i}`, password: GOOD }, remoteAddress: ip });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/register',
+        headers: { origin: TEST_ORIGIN },
+        payload: { username: `many.${i}`, password: GOOD },
+        remoteAddress: ip,
+      });
       answers.push(res.statusCode);
       if (i === REGISTRATION_LIMIT.max) {
         expect(res.statusCode).toBe(429);
@@ -227,7 +279,13 @@ describe('sign-in limits that keep guessers out without locking owners out (issu
     }
     expect(answers.filter((s) => s === 201)).toHaveLength(REGISTRATION_LIMIT.max);
     // Another address is not affected.
-    const elsewhere = await t.app.inject({ method: 'POST', url: '/api/register', headers: { origin: TEST_ORIGIN }, payload: { username: 'many.elsewhere', password: GOOD }, remoteAddress: '10.20.0.10' });
+    const elsewhere = await t.app.inject({
+      method: 'POST',
+      url: '/api/register',
+      headers: { origin: TEST_ORIGIN },
+      payload: { username: 'many.elsewhere', password: GOOD },
+      remoteAddress: '10.20.0.10',
+    });
     expect(elsewhere.statusCode).toBe(201);
   });
 });

@@ -36,7 +36,8 @@ export function usernameKey(username: string): string {
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 
 export function createLoginLimiter(db: Db, deviceKey: Buffer) {
-  const mac = (key: string, nonce: string) => crypto.createHmac('sha256', deviceKey).update(`${key}\n${nonce}`).digest('base64url');
+  const mac = (key: string, nonce: string) =>
+    crypto.createHmac('sha256', deviceKey).update(`${key}\n${nonce}`).digest('base64url');
 
   async function countSince(tx: Tx | Db, filters: ReturnType<typeof eq>[], windowMs: number) {
     const since = new Date(Date.now() - windowMs);
@@ -70,7 +71,11 @@ export function createLoginLimiter(db: Db, deviceKey: Buffer) {
      * failure until `finish` says otherwise. Parallel guesses therefore cannot slip past a limit together, on
      * one instance or many. Answers the seconds to wait, or the attempt's id.
      */
-    async begin(username: string, ip: string, device: string | null = null): Promise<{ waitSeconds: number } | { id: number }> {
+    async begin(
+      username: string,
+      ip: string,
+      device: string | null = null,
+    ): Promise<{ waitSeconds: number } | { id: number }> {
       const key = usernameKey(username);
       const source = device ? `${DEVICE_PREFIX}${device}` : ip;
       return db.transaction(async (tx) => {
@@ -78,21 +83,43 @@ export function createLoginLimiter(db: Db, deviceKey: Buffer) {
         await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`login-address:${source}`}))`);
         const failed = eq(loginAttempts.success, false);
         if (device) {
-          const mine = await countSince(tx, [eq(loginAttempts.usernameKey, key), eq(loginAttempts.ip, source), failed], LOGIN_LIMITS.device.windowMs);
+          const mine = await countSince(
+            tx,
+            [eq(loginAttempts.usernameKey, key), eq(loginAttempts.ip, source), failed],
+            LOGIN_LIMITS.device.windowMs,
+          );
           if (mine >= LOGIN_LIMITS.device.max) return { waitSeconds: LOGIN_LIMITS.device.windowMs / 1000 };
         } else {
-          const pair = await countSince(tx, [eq(loginAttempts.usernameKey, key), eq(loginAttempts.ip, ip), failed], LOGIN_LIMITS.accountAndAddress.windowMs);
-          if (pair >= LOGIN_LIMITS.accountAndAddress.max) return { waitSeconds: LOGIN_LIMITS.accountAndAddress.windowMs / 1000 };
-          const account = await countSince(tx, [eq(loginAttempts.usernameKey, key), not(fromDevice)], LOGIN_LIMITS.account.windowMs);
-          const address = await countSince(tx, [eq(loginAttempts.ip, ip), failed], LOGIN_LIMITS.address.windowMs);
-          if (account >= LOGIN_LIMITS.account.max || address >= LOGIN_LIMITS.address.max) return { waitSeconds: LOGIN_LIMITS.account.windowMs / 1000 };
+          const pair = await countSince(
+            tx,
+            [eq(loginAttempts.usernameKey, key), eq(loginAttempts.ip, ip), failed],
+            LOGIN_LIMITS.accountAndAddress.windowMs,
+          );
+          if (pair >= LOGIN_LIMITS.accountAndAddress.max)
+            return { waitSeconds: LOGIN_LIMITS.accountAndAddress.windowMs / 1000 };
+          const account = await countSince(
+            tx,
+            [eq(loginAttempts.usernameKey, key), not(fromDevice)],
+            LOGIN_LIMITS.account.windowMs,
+          );
+          const address = await countSince(
+            tx,
+            [eq(loginAttempts.ip, ip), failed],
+            LOGIN_LIMITS.address.windowMs,
+          );
+          if (account >= LOGIN_LIMITS.account.max || address >= LOGIN_LIMITS.address.max)
+            return { waitSeconds: LOGIN_LIMITS.account.windowMs / 1000 };
         }
-        const [row] = await tx.insert(loginAttempts).values({ usernameKey: key, ip: source, success: false }).returning({ id: loginAttempts.id });
+        const [row] = await tx
+          .insert(loginAttempts)
+          .values({ usernameKey: key, ip: source, success: false })
+          .returning({ id: loginAttempts.id });
         return { id: row?.id ?? 0 };
       });
     },
     async finish(attemptId: number, success: boolean): Promise<void> {
-      if (success) await db.update(loginAttempts).set({ success: true }).where(eq(loginAttempts.id, attemptId));
+      if (success)
+        await db.update(loginAttempts).set({ success: true }).where(eq(loginAttempts.id, attemptId));
     },
 
     /** The accounts (by username) that an unknown browser cannot sign in to now: an account-wide or per-address limit is reached. */
@@ -104,13 +131,22 @@ export function createLoginLimiter(db: Db, deviceKey: Buffer) {
       const pairs = await db
         .select({ key: loginAttempts.usernameKey })
         .from(loginAttempts)
-        .where(and(inArray(loginAttempts.usernameKey, keys), eq(loginAttempts.success, false), gt(loginAttempts.at, pairSince), not(fromDevice)))
+        .where(
+          and(
+            inArray(loginAttempts.usernameKey, keys),
+            eq(loginAttempts.success, false),
+            gt(loginAttempts.at, pairSince),
+            not(fromDevice),
+          ),
+        )
         .groupBy(loginAttempts.usernameKey, loginAttempts.ip)
         .having(sql`count(*) >= ${LOGIN_LIMITS.accountAndAddress.max}`);
       const accounts = await db
         .select({ key: loginAttempts.usernameKey })
         .from(loginAttempts)
-        .where(and(inArray(loginAttempts.usernameKey, keys), gt(loginAttempts.at, accountSince), not(fromDevice)))
+        .where(
+          and(inArray(loginAttempts.usernameKey, keys), gt(loginAttempts.at, accountSince), not(fromDevice)),
+        )
         .groupBy(loginAttempts.usernameKey)
         .having(sql`count(*) >= ${LOGIN_LIMITS.account.max}`);
       const locked = new Set([...pairs, ...accounts].map((r) => r.key));
@@ -119,7 +155,10 @@ export function createLoginLimiter(db: Db, deviceKey: Buffer) {
 
     /** Lifts every sign-in lock of an account (an administrator's action): its recent attempts are forgotten. */
     async unlock(username: string): Promise<number> {
-      const removed = await db.delete(loginAttempts).where(eq(loginAttempts.usernameKey, usernameKey(username))).returning({ id: loginAttempts.id });
+      const removed = await db
+        .delete(loginAttempts)
+        .where(eq(loginAttempts.usernameKey, usernameKey(username)))
+        .returning({ id: loginAttempts.id });
       return removed.length;
     },
 

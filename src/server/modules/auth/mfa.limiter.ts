@@ -23,7 +23,13 @@ export function createMfaLimiter(db: Db) {
     const [row] = await tx
       .select({ n: count() })
       .from(mfaAttempts)
-      .where(and(eq(mfaAttempts.userId, userId), eq(mfaAttempts.success, false), gt(mfaAttempts.at, new Date(Date.now() - windowMs))));
+      .where(
+        and(
+          eq(mfaAttempts.userId, userId),
+          eq(mfaAttempts.success, false),
+          gt(mfaAttempts.at, new Date(Date.now() - windowMs)),
+        ),
+      );
     return row?.n ?? 0;
   }
 
@@ -38,16 +44,27 @@ export function createMfaLimiter(db: Db) {
       // attempt sees includes every attempt that went before it, so exactly `max` are evaluated.
       const outcome = await db.transaction(async (tx): Promise<{ id: number } | { refusedForMs: number }> => {
         await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('update');
-        await tx.delete(mfaAttempts).where(and(eq(mfaAttempts.userId, userId), lt(mfaAttempts.at, new Date(Date.now() - KEEP_MS))));
+        await tx
+          .delete(mfaAttempts)
+          .where(and(eq(mfaAttempts.userId, userId), lt(mfaAttempts.at, new Date(Date.now() - KEEP_MS))));
         for (const limit of MFA_LIMITS) {
           // A refused attempt was never evaluated: it is not recorded and does not extend the wait.
-          if ((await countFailures(tx, userId, limit.windowMs)) >= limit.max) return { refusedForMs: limit.windowMs };
+          if ((await countFailures(tx, userId, limit.windowMs)) >= limit.max)
+            return { refusedForMs: limit.windowMs };
         }
-        const [row] = await tx.insert(mfaAttempts).values({ userId, ip, success: false }).returning({ id: mfaAttempts.id });
+        const [row] = await tx
+          .insert(mfaAttempts)
+          .values({ userId, ip, success: false })
+          .returning({ id: mfaAttempts.id });
         return { id: row?.id ?? 0 };
       });
       if ('refusedForMs' in outcome) {
-        throw new AppError('RATE_LIMITED', MFA_TEXTS.tooManyAttempts(outcome.refusedForMs / 60_000), undefined, { retryAfterSeconds: outcome.refusedForMs / 1000 });
+        throw new AppError(
+          'RATE_LIMITED',
+          MFA_TEXTS.tooManyAttempts(outcome.refusedForMs / 60_000),
+          undefined,
+          { retryAfterSeconds: outcome.refusedForMs / 1000 },
+        );
       }
       return outcome.id;
     },

@@ -67,7 +67,10 @@ export function createMfaRepository(db: Db) {
     },
 
     async getLastTimeStep(userId: number): Promise<number | null> {
-      const rows = await db.select({ step: mfaTotpSteps.lastTimeStep }).from(mfaTotpSteps).where(eq(mfaTotpSteps.userId, userId));
+      const rows = await db
+        .select({ step: mfaTotpSteps.lastTimeStep })
+        .from(mfaTotpSteps)
+        .where(eq(mfaTotpSteps.userId, userId));
       return rows[0]?.step ?? null;
     },
 

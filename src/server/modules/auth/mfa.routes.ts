@@ -43,7 +43,8 @@ function requireSetupCaller(request: FastifyRequest): { user: SessionUser; pendi
 /** A session whose password was right and which now waits for a code. */
 function requirePendingVerify(request: FastifyRequest): SessionUser {
   const session = request.session;
-  if (!session?.mfaPending || !session.user.mfaEnabled) throw new AppError('UNAUTHENTICATED', MFA_TEXTS.noPendingSignIn);
+  if (!session?.mfaPending || !session.user.mfaEnabled)
+    throw new AppError('UNAUTHENTICATED', MFA_TEXTS.noPendingSignIn);
   return session.user;
 }
 
@@ -51,7 +52,12 @@ export interface MfaSignIn {
   /** After a right password: 'none' (sign in now), 'verify' (ask for a code) or 'setup' (set it up first). */
   getLoginStep(user: { mfaEnabled: boolean; isAdmin: boolean; passwordHash: string | null }): LoginStep;
   /** Opens a short session that can do nothing but the missing step, and says which step that is. */
-  startPendingSession(request: FastifyRequest, reply: FastifyReply, user: { id: number; username: string }, step: Exclude<LoginStep, 'none'>): Promise<MfaChallenge>;
+  startPendingSession(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    user: { id: number; username: string },
+    step: Exclude<LoginStep, 'none'>,
+  ): Promise<MfaChallenge>;
 }
 
 /**
@@ -81,51 +87,82 @@ export function registerMfaRoutes(
   };
 
   /** Ends every session of the user (other browsers included) and opens a new, whole one here. */
-  async function startFreshSession(request: FastifyRequest, reply: FastifyReply, userId: number): Promise<void> {
+  async function startFreshSession(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    userId: number,
+  ): Promise<void> {
     await sessions.destroy(request, reply);
     await sessions.destroyAllForUser(userId);
     await sessions.create(reply, request, userId);
   }
 
-  app.get('/api/auth/mfa', { schema: { response: { 200: mfaStatusSchema, 401: errorBody } } }, async (request) =>
-    mfa().getStatus(requireUser(request).id),
+  app.get(
+    '/api/auth/mfa',
+    { schema: { response: { 200: mfaStatusSchema, 401: errorBody } } },
+    async (request) => mfa().getStatus(requireUser(request).id),
   );
 
-  app.post('/api/auth/mfa/setup', { schema: { response: { 200: mfaSetupResponseSchema } } }, async (request) => {
-    const { user } = requireSetupCaller(request);
-    return mfa().setup(contextOf(request, user));
-  });
+  app.post(
+    '/api/auth/mfa/setup',
+    { schema: { response: { 200: mfaSetupResponseSchema } } },
+    async (request) => {
+      const { user } = requireSetupCaller(request);
+      return mfa().setup(contextOf(request, user));
+    },
+  );
 
-  app.post('/api/auth/mfa/enable', { schema: { body: mfaEnableRequestSchema, response: { 200: mfaEnableResponseSchema } } }, async (request, reply) => {
-    const { user } = requireSetupCaller(request);
-    const result = await mfa().enable(contextOf(request, user), request.body.code);
-    // Sessions opened with the password alone (here or elsewhere) end; this browser gets a new, whole one.
-    await startFreshSession(request, reply, user.id);
-    return reply.send({ recoveryCodes: result.recoveryCodes, user: toCurrentUser(result.user) });
-  });
+  app.post(
+    '/api/auth/mfa/enable',
+    { schema: { body: mfaEnableRequestSchema, response: { 200: mfaEnableResponseSchema } } },
+    async (request, reply) => {
+      const { user } = requireSetupCaller(request);
+      const result = await mfa().enable(contextOf(request, user), request.body.code);
+      // Sessions opened with the password alone (here or elsewhere) end; this browser gets a new, whole one.
+      await startFreshSession(request, reply, user.id);
+      return reply.send({ recoveryCodes: result.recoveryCodes, user: toCurrentUser(result.user) });
+    },
+  );
 
-  app.post('/api/auth/mfa/verify', { schema: { body: mfaVerifyRequestSchema, response: { 200: currentUserSchema } } }, async (request, reply) => {
-    const pendingUser = requirePendingVerify(request);
-    const { user, method } = await mfa().verify(contextOf(request, pendingUser), request.body.code);
-    // A new session id once the second step is done: the pending one is never promoted.
-    await sessions.destroy(request, reply);
-    await sessions.create(reply, request, user.id);
-    await audit.record({ userId: user.id, username: user.username, action: 'user.login', result: 'success', ip: request.ip, detail: { method: `password+${method}` } });
-    return reply.send(toCurrentUser(user));
-  });
+  app.post(
+    '/api/auth/mfa/verify',
+    { schema: { body: mfaVerifyRequestSchema, response: { 200: currentUserSchema } } },
+    async (request, reply) => {
+      const pendingUser = requirePendingVerify(request);
+      const { user, method } = await mfa().verify(contextOf(request, pendingUser), request.body.code);
+      // A new session id once the second step is done: the pending one is never promoted.
+      await sessions.destroy(request, reply);
+      await sessions.create(reply, request, user.id);
+      await audit.record({
+        userId: user.id,
+        username: user.username,
+        action: 'user.login',
+        result: 'success',
+        ip: request.ip,
+        detail: { method: `password+${method}` },
+      });
+      return reply.send(toCurrentUser(user));
+    },
+  );
 
-  app.post('/api/auth/mfa/disable', { schema: { body: mfaDisableRequestSchema, response: { 200: mfaDisableResponseSchema } } }, async (request) => {
-    const user = requireUser(request);
-    await mfa().disable(contextOf(request, user), request.body);
-    return { enabled: false as const };
-  });
+  app.post(
+    '/api/auth/mfa/disable',
+    { schema: { body: mfaDisableRequestSchema, response: { 200: mfaDisableResponseSchema } } },
+    async (request) => {
+      const user = requireUser(request);
+      await mfa().disable(contextOf(request, user), request.body);
+      return { enabled: false as const };
+    },
+  );
 
   app.post(
     '/api/auth/mfa/recovery-codes',
     { schema: { body: mfaEnableRequestSchema, response: { 200: recoveryCodesResponseSchema } } },
     async (request) => {
       const user = requireUser(request);
-      return { recoveryCodes: await mfa().regenerateRecoveryCodes(contextOf(request, user), request.body.code) };
+      return {
+        recoveryCodes: await mfa().regenerateRecoveryCodes(contextOf(request, user), request.body.code),
+      };
     },
   );
 
@@ -133,8 +170,18 @@ export function registerMfaRoutes(
     getLoginStep: (user) => mfa().getLoginStep(user),
     async startPendingSession(request, reply, user, step) {
       const token = await sessions.create(reply, request, user.id, { mfaPending: true });
-      await createMfaRepository(root.services.db).limitSessionLifetime(sha256(token), new Date(Date.now() + PENDING_SESSION_MS));
-      await audit.record({ userId: user.id, username: user.username, action: 'user.mfa.challenge', result: 'success', ip: request.ip, detail: { step } });
+      await createMfaRepository(root.services.db).limitSessionLifetime(
+        sha256(token),
+        new Date(Date.now() + PENDING_SESSION_MS),
+      );
+      await audit.record({
+        userId: user.id,
+        username: user.username,
+        action: 'user.mfa.challenge',
+        result: 'success',
+        ip: request.ip,
+        detail: { step },
+      });
       return step === 'verify' ? { mfaRequired: true } : { mfaSetupRequired: true };
     },
   };

@@ -40,7 +40,8 @@ type CodeCheck = { ok: true; method: 'totp' | 'recovery' } | { ok: false; reason
 
 function createRecoveryCode(): string {
   let code = '';
-  for (let i = 0; i < RECOVERY_CODE_LENGTH; i += 1) code += RECOVERY_CODE_ALPHABET[crypto.randomInt(RECOVERY_CODE_ALPHABET.length)];
+  for (let i = 0; i < RECOVERY_CODE_LENGTH; i += 1)
+    code += RECOVERY_CODE_ALPHABET[crypto.randomInt(RECOVERY_CODE_ALPHABET.length)];
   return code;
 }
 
@@ -69,13 +70,19 @@ export function createMfaService(deps: {
   }
 
   async function checkTotp(userId: number, secret: string, input: string): Promise<CodeCheck> {
-    const result = await verify({ secret, token: normalizeTotpCode(input), epochTolerance: EPOCH_TOLERANCE_SECONDS });
+    const result = await verify({
+      secret,
+      token: normalizeTotpCode(input),
+      epochTolerance: EPOCH_TOLERANCE_SECONDS,
+    });
     // The functional verify answers for HOTP too; a TOTP match carries its time step.
     if (!result.valid || !('timeStep' in result)) return { ok: false, reason: 'wrong' };
     // Each time step once: the step is advanced atomically, so two requests racing with one code cannot both win.
     const last = await repo.getLastTimeStep(userId);
     if (last !== null && result.timeStep <= last) return { ok: false, reason: 'replayed' };
-    return (await repo.advanceTimeStep(userId, result.timeStep)) ? { ok: true, method: 'totp' } : { ok: false, reason: 'replayed' };
+    return (await repo.advanceTimeStep(userId, result.timeStep))
+      ? { ok: true, method: 'totp' }
+      : { ok: false, reason: 'replayed' };
   }
 
   async function useRecoveryCode(user: MfaUser, input: string): Promise<CodeCheck> {
@@ -84,7 +91,9 @@ export function createMfaService(deps: {
     for (const [index, hash] of hashes.entries()) {
       if (!(await verifyPassword(hash, code))) continue;
       const rest = hashes.filter((_, i) => i !== index);
-      return (await repo.replaceRecoveryCodes(user.id, hashes, rest)) ? { ok: true, method: 'recovery' } : { ok: false, reason: 'replayed' };
+      return (await repo.replaceRecoveryCodes(user.id, hashes, rest))
+        ? { ok: true, method: 'recovery' }
+        : { ok: false, reason: 'replayed' };
     }
     return { ok: false, reason: 'wrong' };
   }
@@ -97,12 +106,28 @@ export function createMfaService(deps: {
   }
 
   /** Runs one limited attempt: counts it, evaluates it, and turns a wrong answer into the message to show. */
-  async function attempt(ctx: MfaContext, action: string, evaluate: () => Promise<CodeCheck | { ok: false; reason: 'password' }>) {
+  async function attempt(
+    ctx: MfaContext,
+    action: string,
+    evaluate: () => Promise<CodeCheck | { ok: false; reason: 'password' }>,
+  ) {
     const attemptId = await limiter.begin(ctx.userId, ctx.ip);
     const outcome = await evaluate();
     if (!outcome.ok) {
-      await audit.record({ userId: ctx.userId, username: ctx.username, action, result: 'failure', ip: ctx.ip, detail: { reason: outcome.reason } });
-      const message = outcome.reason === 'replayed' ? MFA_TEXTS.usedCode : outcome.reason === 'password' ? MFA_TEXTS.wrongPassword : MFA_TEXTS.wrongCode;
+      await audit.record({
+        userId: ctx.userId,
+        username: ctx.username,
+        action,
+        result: 'failure',
+        ip: ctx.ip,
+        detail: { reason: outcome.reason },
+      });
+      const message =
+        outcome.reason === 'replayed'
+          ? MFA_TEXTS.usedCode
+          : outcome.reason === 'password'
+            ? MFA_TEXTS.wrongPassword
+            : MFA_TEXTS.wrongCode;
       throw new AppError('VALIDATION_ERROR', message);
     }
     await limiter.succeed(attemptId);
@@ -139,10 +164,17 @@ export function createMfaService(deps: {
       if (user.passwordHash === null) throw new AppError('FORBIDDEN', MFA_TEXTS.notAvailable);
       if (user.mfaEnabled) throw new AppError('CONFLICT', MFA_TEXTS.alreadyOn);
       const secret = generateSecret();
-      if (!(await repo.saveNewSecret(user.id, deps.box().encrypt(secret)))) throw new AppError('CONFLICT', MFA_TEXTS.alreadyOn);
+      if (!(await repo.saveNewSecret(user.id, deps.box().encrypt(secret))))
+        throw new AppError('CONFLICT', MFA_TEXTS.alreadyOn);
       const otpauthUri = generateURI({ issuer: MFA_ISSUER, label: user.username, secret });
       const qrCode = await QRCode.toDataURL(otpauthUri, { errorCorrectionLevel: 'M', margin: 1, width: 240 });
-      await audit.record({ userId: user.id, username: user.username, action: 'user.mfa.setup', result: 'success', ip: ctx.ip });
+      await audit.record({
+        userId: user.id,
+        username: user.username,
+        action: 'user.mfa.setup',
+        result: 'success',
+        ip: ctx.ip,
+      });
       return { secret, otpauthUri, qrCode };
     },
 
@@ -155,13 +187,23 @@ export function createMfaService(deps: {
       if (!secretEnc) throw new AppError('CONFLICT', MFA_TEXTS.noSetup);
       await attempt(ctx, 'user.mfa.enable', () => checkCode(user, code, false));
       const { codes, hashes } = await createRecoveryCodes();
-      if (!(await repo.enable(user.id, secretEnc, hashes))) throw new AppError('CONFLICT', MFA_TEXTS.alreadyOn);
-      await audit.record({ userId: user.id, username: user.username, action: 'user.mfa.enable', result: 'success', ip: ctx.ip });
+      if (!(await repo.enable(user.id, secretEnc, hashes)))
+        throw new AppError('CONFLICT', MFA_TEXTS.alreadyOn);
+      await audit.record({
+        userId: user.id,
+        username: user.username,
+        action: 'user.mfa.enable',
+        result: 'success',
+        ip: ctx.ip,
+      });
       return { recoveryCodes: codes, user: { ...user, mfaEnabled: true } };
     },
 
     /** The second step of a password sign-in: a TOTP code or a recovery code, each usable once. */
-    async verify(ctx: MfaContext, code: string): Promise<{ user: MfaUser; method: 'totp' | 'recovery'; recoveryCodesLeft: number }> {
+    async verify(
+      ctx: MfaContext,
+      code: string,
+    ): Promise<{ user: MfaUser; method: 'totp' | 'recovery'; recoveryCodesLeft: number }> {
       const user = await getUser(ctx.userId);
       if (!user.mfaEnabled) throw new AppError('UNAUTHENTICATED', MFA_TEXTS.noPendingSignIn);
       const outcome = await attempt(ctx, 'user.mfa.verify', () => checkCode(user, code, true));
@@ -179,17 +221,28 @@ export function createMfaService(deps: {
     },
 
     /** Turns it off with a code (TOTP or recovery) or the account password. */
-    async disable(ctx: MfaContext, proof: { code?: string | undefined; password?: string | undefined }): Promise<void> {
+    async disable(
+      ctx: MfaContext,
+      proof: { code?: string | undefined; password?: string | undefined },
+    ): Promise<void> {
       const user = await getUser(ctx.userId);
       if (!user.mfaEnabled) throw new AppError('CONFLICT', MFA_TEXTS.notOn);
       if (isRequiredFor(user)) throw new AppError('FORBIDDEN', MFA_TEXTS.adminMustKeep);
       await attempt(ctx, 'user.mfa.disable', async () => {
         if (proof.code) return checkCode(user, proof.code, true);
-        const ok = user.passwordHash !== null && (await verifyPassword(user.passwordHash, proof.password ?? ''));
+        const ok =
+          user.passwordHash !== null && (await verifyPassword(user.passwordHash, proof.password ?? ''));
         return ok ? { ok: true, method: 'totp' } : { ok: false, reason: 'password' };
       });
       await repo.disable(user.id);
-      await audit.record({ userId: user.id, username: user.username, action: 'user.mfa.disable', result: 'success', ip: ctx.ip, detail: { proof: proof.code ? 'code' : 'password' } });
+      await audit.record({
+        userId: user.id,
+        username: user.username,
+        action: 'user.mfa.disable',
+        result: 'success',
+        ip: ctx.ip,
+        detail: { proof: proof.code ? 'code' : 'password' },
+      });
     },
 
     /** New recovery codes (the old ones stop working), confirmed with a code from the app. */
@@ -199,8 +252,15 @@ export function createMfaService(deps: {
       await attempt(ctx, 'user.mfa.recovery_codes', () => checkCode(user, code, false));
       const { codes, hashes } = await createRecoveryCodes();
       const latest = await getUser(user.id);
-      if (!(await repo.replaceRecoveryCodes(user.id, latest.mfaRecoveryCodes, hashes))) throw new AppError('CONFLICT', 'The recovery codes changed meanwhile. Try again.');
-      await audit.record({ userId: user.id, username: user.username, action: 'user.mfa.recovery_codes', result: 'success', ip: ctx.ip });
+      if (!(await repo.replaceRecoveryCodes(user.id, latest.mfaRecoveryCodes, hashes)))
+        throw new AppError('CONFLICT', 'The recovery codes changed meanwhile. Try again.');
+      await audit.record({
+        userId: user.id,
+        username: user.username,
+        action: 'user.mfa.recovery_codes',
+        result: 'success',
+        ip: ctx.ip,
+      });
       return codes;
     },
   };

@@ -26,7 +26,10 @@ async function auditActions(t: TestApp, userId: number) {
   return rows.map((r) => `${r.action}:${r.result}`);
 }
 
-async function setUp(t: TestApp, cookie: string): Promise<{ secret: string; recoveryCodes: string[]; cookie: string; userId: number }> {
+async function setUp(
+  t: TestApp,
+  cookie: string,
+): Promise<{ secret: string; recoveryCodes: string[]; cookie: string; userId: number }> {
   const call = as(t.app, cookie);
   const setup = await call('POST', '/api/auth/mfa/setup');
   expect(setup.statusCode).toBe(200);
@@ -48,13 +51,20 @@ describe('two-step sign-in', () => {
   it('sets up a key stored encrypted, not in use until a code confirms it', async () => {
     const { cookie, user } = await register(t.app, 'mfa.setup');
     const call = as(t.app, cookie);
-    expect((await call('GET', '/api/auth/mfa')).json()).toEqual({ enabled: false, available: true, required: false, recoveryCodesLeft: 0 });
+    expect((await call('GET', '/api/auth/mfa')).json()).toEqual({
+      enabled: false,
+      available: true,
+      required: false,
+      recoveryCodesLeft: 0,
+    });
 
     const res = await call('POST', '/api/auth/mfa/setup');
     expect(res.statusCode).toBe(200);
     const body = res.json() as { secret: string; otpauthUri: string; qrCode: string };
     expect(body.secret).toMatch(/^[A-Z2-7]{32}$/);
-    expect(body.otpauthUri).toBe(`otpauth://totp/Ledgerlink:mfa.setup?secret=${body.secret}&issuer=Ledgerlink`);
+    expect(body.otpauthUri).toBe(
+      `otpauth://totp/Ledgerlink:mfa.setup?secret=${body.secret}&issuer=Ledgerlink`,
+    );
     expect(body.qrCode).toMatch(/^data:image\/png;base64,/);
 
     const [row] = await t.database.db.select().from(users).where(eq(users.id, user.id));
@@ -103,13 +113,20 @@ describe('two-step sign-in', () => {
     expect(fresh).not.toBe(cookie);
     expect((await as(t.app, cookie)('GET', '/api/user')).statusCode).toBe(401);
     expect((await as(t.app, other)('GET', '/api/user')).statusCode).toBe(401);
-    expect((await as(t.app, fresh)('GET', '/api/auth/mfa')).json()).toEqual({ enabled: true, available: true, required: false, recoveryCodesLeft: 10 });
+    expect((await as(t.app, fresh)('GET', '/api/auth/mfa')).json()).toEqual({
+      enabled: true,
+      available: true,
+      required: false,
+      recoveryCodesLeft: 10,
+    });
 
     // The codes are not shown again, and a second set-up is refused while it is on.
     const again = await as(t.app, fresh)('POST', '/api/auth/mfa/setup');
     expect(again.statusCode).toBe(409);
     expect(again.json().message).toBe(MFA_TEXTS.alreadyOn);
-    expect(await auditActions(t, user.id)).toEqual(expect.arrayContaining(['user.mfa.enable:failure', 'user.mfa.enable:success']));
+    expect(await auditActions(t, user.id)).toEqual(
+      expect.arrayContaining(['user.mfa.enable:failure', 'user.mfa.enable:success']),
+    );
   });
 
   it('makes a password sign-in wait for a code; the pending session can use nothing else', async () => {
@@ -117,7 +134,12 @@ describe('two-step sign-in', () => {
     const { secret, userId } = await setUp(t, cookie);
 
     for (const url of ['/api/login', '/api/auth/login']) {
-      const res = await t.app.inject({ method: 'POST', url, headers: { origin: 'http://localhost:5000' }, payload: { username: 'mfa.pending', password: GOOD } });
+      const res = await t.app.inject({
+        method: 'POST',
+        url,
+        headers: { origin: 'http://localhost:5000' },
+        payload: { username: 'mfa.pending', password: GOOD },
+      });
       expect(res.statusCode).toBe(200);
       expect(res.json()).toEqual({ mfaRequired: true });
       expect(res.body).not.toContain('mfa.pending');
@@ -139,7 +161,10 @@ describe('two-step sign-in', () => {
       expect(res.statusCode, `${method} ${url}`).toBe(401);
     }
     // It expires in minutes, not hours.
-    const [row] = await t.database.db.select().from(sessions).where(eq(sessions.id, sha256(pending.split('=')[1] ?? '')));
+    const [row] = await t.database.db
+      .select()
+      .from(sessions)
+      .where(eq(sessions.id, sha256(pending.split('=')[1] ?? '')));
     expect(row?.mfaPending).toBe(true);
     expect((row?.expiresAt.getTime() ?? 0) - Date.now()).toBeLessThanOrEqual(PENDING_SESSION_MS);
 
@@ -153,7 +178,9 @@ describe('two-step sign-in', () => {
     // The pending id was not promoted.
     expect((await call('GET', '/api/user')).statusCode).toBe(401);
     expect((await call('POST', '/api/auth/mfa/verify', { code: '123456' })).statusCode).toBe(401);
-    expect(await auditActions(t, userId)).toEqual(expect.arrayContaining(['user.mfa.challenge:success', 'user.mfa.verify:success']));
+    expect(await auditActions(t, userId)).toEqual(
+      expect.arrayContaining(['user.mfa.challenge:success', 'user.mfa.verify:success']),
+    );
   });
 
   it('refuses a wrong code and a replayed one at the second step', async () => {
@@ -163,10 +190,14 @@ describe('two-step sign-in', () => {
 
     const first = as(t.app, sessionCookie(await login(t.app, 'mfa.replay', GOOD)));
     const code = await codeFor(secret);
-    const wrong = await first('POST', '/api/auth/mfa/verify', { code: code === '999999' ? '999998' : '999999' });
+    const wrong = await first('POST', '/api/auth/mfa/verify', {
+      code: code === '999999' ? '999998' : '999999',
+    });
     expect(wrong.statusCode).toBe(400);
     expect(wrong.json().message).toBe(MFA_TEXTS.wrongCode);
-    expect((await first('POST', '/api/auth/mfa/verify', { code: 'not a code' })).json().message).toBe(MFA_TEXTS.wrongCode);
+    expect((await first('POST', '/api/auth/mfa/verify', { code: 'not a code' })).json().message).toBe(
+      MFA_TEXTS.wrongCode,
+    );
     expect((await first('POST', '/api/auth/mfa/verify', { code })).statusCode).toBe(200);
 
     // The same code, seconds later, in another sign-in: refused.
@@ -175,9 +206,13 @@ describe('two-step sign-in', () => {
     expect(replay.statusCode).toBe(400);
     expect(replay.json().message).toBe(MFA_TEXTS.usedCode);
     // So is an older one (a step back) once a later step was used.
-    expect((await second('POST', '/api/auth/mfa/verify', { code: await codeFor(secret, -1) })).statusCode).toBe(400);
+    expect(
+      (await second('POST', '/api/auth/mfa/verify', { code: await codeFor(secret, -1) })).statusCode,
+    ).toBe(400);
     // The next step's code is fine.
-    expect((await second('POST', '/api/auth/mfa/verify', { code: await codeFor(secret, 1) })).statusCode).toBe(200);
+    expect(
+      (await second('POST', '/api/auth/mfa/verify', { code: await codeFor(secret, 1) })).statusCode,
+    ).toBe(200);
     expect(await auditActions(t, userId)).toContain('user.mfa.verify:failure');
   });
 
@@ -187,9 +222,13 @@ describe('two-step sign-in', () => {
     const code = recoveryCodes[3] ?? '';
 
     const first = as(t.app, sessionCookie(await login(t.app, 'mfa.recovery', GOOD)));
-    const ok = await first('POST', '/api/auth/mfa/verify', { code: ` ${code.toUpperCase().replace('-', ' ')} ` });
+    const ok = await first('POST', '/api/auth/mfa/verify', {
+      code: ` ${code.toUpperCase().replace('-', ' ')} `,
+    });
     expect(ok.statusCode).toBe(200);
-    expect((await as(t.app, sessionCookie(ok))('GET', '/api/auth/mfa')).json()).toMatchObject({ recoveryCodesLeft: 9 });
+    expect((await as(t.app, sessionCookie(ok))('GET', '/api/auth/mfa')).json()).toMatchObject({
+      recoveryCodesLeft: 9,
+    });
 
     const second = as(t.app, sessionCookie(await login(t.app, 'mfa.recovery', GOOD)));
     const reused = await second('POST', '/api/auth/mfa/verify', { code });
@@ -206,7 +245,9 @@ describe('two-step sign-in', () => {
     const right = await codeFor(secret);
     const wrong = right === '111111' ? '111112' : '111111';
     const max = MFA_LIMITS[0].max;
-    const attempts = await Promise.all(Array.from({ length: max + 3 }, () => call('POST', '/api/auth/mfa/verify', { code: wrong })));
+    const attempts = await Promise.all(
+      Array.from({ length: max + 3 }, () => call('POST', '/api/auth/mfa/verify', { code: wrong })),
+    );
     // Parallel guesses cannot slip past the limit together.
     expect(attempts.filter((r) => r.statusCode === 400)).toHaveLength(max);
     expect(attempts.filter((r) => r.statusCode === 429)).toHaveLength(3);
@@ -220,11 +261,15 @@ describe('two-step sign-in', () => {
     const { secret, cookie: session, userId } = await setUp(t, cookie);
     const call = as(t.app, session);
     expect((await call('POST', '/api/auth/mfa/disable', {})).json().message).toBe(MFA_TEXTS.disableProof);
-    expect((await call('POST', '/api/auth/mfa/disable', { code: '123456', password: GOOD })).statusCode).toBe(400);
+    expect((await call('POST', '/api/auth/mfa/disable', { code: '123456', password: GOOD })).statusCode).toBe(
+      400,
+    );
     const wrongPassword = await call('POST', '/api/auth/mfa/disable', { password: 'Not-The-Password-1' });
     expect(wrongPassword.statusCode).toBe(400);
     expect(wrongPassword.json().message).toBe(MFA_TEXTS.wrongPassword);
-    expect((await call('POST', '/api/auth/mfa/disable', { password: GOOD })).json()).toEqual({ enabled: false });
+    expect((await call('POST', '/api/auth/mfa/disable', { password: GOOD })).json()).toEqual({
+      enabled: false,
+    });
     expect((await login(t.app, 'mfa.disable', GOOD)).json()).toMatchObject({ username: 'mfa.disable' });
     const [row] = await t.database.db.select().from(users).where(eq(users.id, userId));
     expect(row).toMatchObject({ mfaEnabled: false, mfaSecretEnc: null, mfaRecoveryCodes: [] });
@@ -233,16 +278,23 @@ describe('two-step sign-in', () => {
     // Again, turned off with a code this time.
     const again = await setUp(t, session);
     await forgetUsedSteps(t, again.userId);
-    expect((await as(t.app, again.cookie)('POST', '/api/auth/mfa/disable', { code: await codeFor(again.secret) })).statusCode).toBe(200);
+    expect(
+      (await as(t.app, again.cookie)('POST', '/api/auth/mfa/disable', { code: await codeFor(again.secret) }))
+        .statusCode,
+    ).toBe(200);
     expect(secret).not.toBe(again.secret);
-    expect(await auditActions(t, userId)).toEqual(expect.arrayContaining(['user.mfa.disable:failure', 'user.mfa.disable:success']));
+    expect(await auditActions(t, userId)).toEqual(
+      expect.arrayContaining(['user.mfa.disable:failure', 'user.mfa.disable:success']),
+    );
   });
 
   it('replaces the recovery codes when asked with a code', async () => {
     const { cookie } = await register(t.app, 'mfa.newcodes');
     const { secret, cookie: session, userId, recoveryCodes } = await setUp(t, cookie);
     await forgetUsedSteps(t, userId);
-    const res = await as(t.app, session)('POST', '/api/auth/mfa/recovery-codes', { code: await codeFor(secret) });
+    const res = await as(t.app, session)('POST', '/api/auth/mfa/recovery-codes', {
+      code: await codeFor(secret),
+    });
     expect(res.statusCode).toBe(200);
     const fresh = (res.json() as { recoveryCodes: string[] }).recoveryCodes;
     expect(fresh).toHaveLength(10);
@@ -252,9 +304,14 @@ describe('two-step sign-in', () => {
   });
 
   it('is not offered to an account without a password (Sign in with Xero only)', async () => {
-    const [user] = await t.database.db.insert(users).values({ username: 'xero.only', passwordHash: null, xeroUserId: 'xero-user-mfa' }).returning();
+    const [user] = await t.database.db
+      .insert(users)
+      .values({ username: 'xero.only', passwordHash: null, xeroUserId: 'xero-user-mfa' })
+      .returning();
     const token = randomToken(32);
-    await t.database.db.insert(sessions).values({ id: sha256(token), userId: user?.id ?? 0, expiresAt: new Date(Date.now() + 60_000) });
+    await t.database.db
+      .insert(sessions)
+      .values({ id: sha256(token), userId: user?.id ?? 0, expiresAt: new Date(Date.now() + 60_000) });
     const call = as(t.app, `ll_session=${token}`);
     expect((await call('GET', '/api/auth/mfa')).json()).toMatchObject({ available: false, enabled: false });
     const res = await call('POST', '/api/auth/mfa/setup');
@@ -263,8 +320,19 @@ describe('two-step sign-in', () => {
   });
 
   it('answers signed-out callers with 401', async () => {
-    for (const url of ['/api/auth/mfa/setup', '/api/auth/mfa/enable', '/api/auth/mfa/verify', '/api/auth/mfa/disable', '/api/auth/mfa/recovery-codes']) {
-      const res = await t.app.inject({ method: 'POST', url, headers: { origin: 'http://localhost:5000' }, payload: { code: '123456' } });
+    for (const url of [
+      '/api/auth/mfa/setup',
+      '/api/auth/mfa/enable',
+      '/api/auth/mfa/verify',
+      '/api/auth/mfa/disable',
+      '/api/auth/mfa/recovery-codes',
+    ]) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url,
+        headers: { origin: 'http://localhost:5000' },
+        payload: { code: '123456' },
+      });
       expect(res.statusCode, url).toBe(401);
     }
   });
@@ -282,7 +350,12 @@ describe('REQUIRE_MFA_FOR_ADMINS=true', () => {
 
   it('sends an administrator signing in with a password to set it up before anything else works', async () => {
     // The first user is an administrator: registration already asks for the set-up.
-    const reg = await t.app.inject({ method: 'POST', url: '/api/register', headers: { origin: 'http://localhost:5000' }, payload: { username: 'forced.admin', password: GOOD } });
+    const reg = await t.app.inject({
+      method: 'POST',
+      url: '/api/register',
+      headers: { origin: 'http://localhost:5000' },
+      payload: { username: 'forced.admin', password: GOOD },
+    });
     expect(reg.statusCode).toBe(201);
     expect(reg.json()).toEqual({ mfaSetupRequired: true });
 
@@ -296,7 +369,10 @@ describe('REQUIRE_MFA_FOR_ADMINS=true', () => {
       ['GET', '/api/auth/mfa'],
       ['POST', '/api/auth/mfa/verify'],
     ] as const) {
-      expect((await pending(method, url, method === 'POST' ? { code: '123456' } : undefined)).statusCode, url).toBe(401);
+      expect(
+        (await pending(method, url, method === 'POST' ? { code: '123456' } : undefined)).statusCode,
+        url,
+      ).toBe(401);
     }
 
     const setup = await pending('POST', '/api/auth/mfa/setup');
@@ -318,7 +394,10 @@ describe('REQUIRE_MFA_FOR_ADMINS=true', () => {
 
   it('leaves ordinary users free to choose', async () => {
     const { cookie } = await register(t.app, 'ordinary.user');
-    expect((await as(t.app, cookie)('GET', '/api/auth/mfa')).json()).toMatchObject({ enabled: false, required: false });
+    expect((await as(t.app, cookie)('GET', '/api/auth/mfa')).json()).toMatchObject({
+      enabled: false,
+      required: false,
+    });
     expect((await login(t.app, 'ordinary.user', GOOD)).json()).toMatchObject({ username: 'ordinary.user' });
   });
 });

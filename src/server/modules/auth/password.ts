@@ -2,7 +2,12 @@ import { hash, verify } from '@node-rs/argon2';
 import { dictionary } from '@zxcvbn-ts/language-common';
 
 /** OWASP's argon2id minimum: 19 MiB memory, 2 iterations, 1 lane. */
-export const ARGON2_OPTIONS = { algorithm: 2 /* Algorithm.Argon2id (a const enum isolatedModules cannot read) */, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
+export const ARGON2_OPTIONS = {
+  algorithm: 2 /* Algorithm.Argon2id (a const enum isolatedModules cannot read) */,
+  memoryCost: 19_456,
+  timeCost: 2,
+  parallelism: 1,
+} as const;
 
 const COMMON = new Set((dictionary['passwords-common'] as string[]).map((p) => p.toLowerCase()));
 

@@ -106,7 +106,12 @@ interface PrincipalJson {
   isAdmin: boolean;
   isXeroUser: boolean;
   mfaEnabled: boolean;
-  token: { status: XeroTokenStatus['status']; expiresAt: string; lastError: string | null; hasRefreshToken: boolean } | null;
+  token: {
+    status: XeroTokenStatus['status'];
+    expiresAt: string;
+    lastError: string | null;
+    hasRefreshToken: boolean;
+  } | null;
   requested: number;
   membership: Record<string, unknown> | null;
   org: Record<string, unknown> | null;
@@ -118,7 +123,10 @@ function readPrincipalRow(text: string): PrincipalRow {
   // Requests asking the same at once share these rows: nobody may change them.
   const found =
     json.org && json.membership
-      ? { org: Object.freeze(readJsonRow(organizations, json.org)), membership: Object.freeze(readJsonRow(userOrganizations, json.membership)) }
+      ? {
+          org: Object.freeze(readJsonRow(organizations, json.org)),
+          membership: Object.freeze(readJsonRow(userOrganizations, json.membership)),
+        }
       : null;
   return {
     expiresAt: new Date(json.expiresAt),
@@ -207,7 +215,10 @@ export function createSessionStore(database: Database, options: SessionOptions) 
     return {
       session: { id, mfaPending: row.mfaPending, user: { ...row.user } },
       xeroToken: row.token ? { ...row.token } : null,
-      tenancy: row.requested < 0 ? null : { requested: row.requested, found: row.found, cacheVersion: row.cacheVersion },
+      tenancy:
+        row.requested < 0
+          ? null
+          : { requested: row.requested, found: row.found, cacheVersion: row.cacheVersion },
     };
   }
 
@@ -230,7 +241,10 @@ export function createSessionStore(database: Database, options: SessionOptions) 
         ip: request.ip,
         userAgent: String(request.headers['user-agent'] ?? '').slice(0, 300),
       });
-      reply.setCookie(SESSION_COOKIE, token, { ...cookieOptions, maxAge: Math.floor(options.absoluteTimeoutMs / 1000) });
+      reply.setCookie(SESSION_COOKIE, token, {
+        ...cookieOptions,
+        maxAge: Math.floor(options.absoluteTimeoutMs / 1000),
+      });
       return token;
     },
 
@@ -244,9 +258,14 @@ export function createSessionStore(database: Database, options: SessionOptions) 
      * events stream) checks this so an open tab does not keep an idle session alive.
      */
     async isLive(sessionId: string): Promise<boolean> {
-      const [row] = await db.select({ expiresAt: sessions.expiresAt, lastSeenAt: sessions.lastSeenAt }).from(sessions).where(eq(sessions.id, sessionId));
+      const [row] = await db
+        .select({ expiresAt: sessions.expiresAt, lastSeenAt: sessions.lastSeenAt })
+        .from(sessions)
+        .where(eq(sessions.id, sessionId));
       const now = Date.now();
-      return Boolean(row && row.expiresAt.getTime() > now && row.lastSeenAt.getTime() + options.idleTimeoutMs > now);
+      return Boolean(
+        row && row.expiresAt.getTime() > now && row.lastSeenAt.getTime() + options.idleTimeoutMs > now,
+      );
     },
 
     async completeMfa(sessionId: string): Promise<void> {
@@ -267,11 +286,19 @@ export function createSessionStore(database: Database, options: SessionOptions) 
       const now = new Date();
       await db
         .delete(sessions)
-        .where(or(lt(sessions.expiresAt, now), lt(sessions.lastSeenAt, new Date(now.getTime() - options.idleTimeoutMs))));
+        .where(
+          or(
+            lt(sessions.expiresAt, now),
+            lt(sessions.lastSeenAt, new Date(now.getTime() - options.idleTimeoutMs)),
+          ),
+        );
     },
 
     async countForUser(userId: number): Promise<number> {
-      const rows = await db.select({ id: sessions.id }).from(sessions).where(and(eq(sessions.userId, userId)));
+      const rows = await db
+        .select({ id: sessions.id })
+        .from(sessions)
+        .where(and(eq(sessions.userId, userId)));
       return rows.length;
     },
   };

@@ -28,7 +28,10 @@ function authUrl(params: Record<string, string>): string {
  * an email such as `"><svg/onload=alert(9)>@e.co` is Xero's to allow, not a username of ours).
  */
 export function deriveUsername(wanted: string): string {
-  const kept = wanted.replace(/[^A-Za-z0-9._@+-]+/g, '').slice(0, 50).replace(/^[.@+-]+|[.@+-]+$/g, '');
+  const kept = wanted
+    .replace(/[^A-Za-z0-9._@+-]+/g, '')
+    .slice(0, 50)
+    .replace(/^[.@+-]+|[.@+-]+$/g, '');
   const base = kept.length >= USERNAME_MIN_LENGTH ? kept : 'xero-user';
   return usernameSchema.safeParse(base).success ? base : 'xero-user';
 }
@@ -66,18 +69,22 @@ export function registerXeroSignInRoutes(
   const app = root.withTypeProvider<ZodTypeProvider>();
   const { oauth, oauthRequests, users, tokens, sessions, connection, audit } = deps;
 
-  app.get('/api/auth/xero', { schema: { querystring: z.object({}).passthrough() } }, async (request, reply) => {
-    try {
-      const { url, checks } = await createAuthorization(oauth, deps.redirectUri);
-      const signedIn = request.session && !request.session.mfaPending ? request.session.user.id : null;
-      await oauthRequests.create({ ...checks, purpose: 'signin', userId: signedIn });
-      bindToBrowser(request, reply, checks.state, deps.secureCookie);
-      return reply.redirect(url);
-    } catch (error) {
-      request.log.warn({ err: error }, 'Sign in with Xero could not start');
-      return reply.redirect(authUrl({ error: 'auth_configuration' }));
-    }
-  });
+  app.get(
+    '/api/auth/xero',
+    { schema: { querystring: z.object({}).passthrough() } },
+    async (request, reply) => {
+      try {
+        const { url, checks } = await createAuthorization(oauth, deps.redirectUri);
+        const signedIn = request.session && !request.session.mfaPending ? request.session.user.id : null;
+        await oauthRequests.create({ ...checks, purpose: 'signin', userId: signedIn });
+        bindToBrowser(request, reply, checks.state, deps.secureCookie);
+        return reply.redirect(url);
+      } catch (error) {
+        request.log.warn({ err: error }, 'Sign in with Xero could not start');
+        return reply.redirect(authUrl({ error: 'auth_configuration' }));
+      }
+    },
+  );
 
   app.get(
     '/api/auth/xero/callback',
@@ -93,11 +100,18 @@ export function registerXeroSignInRoutes(
       const errorRedirect = findOAuthErrorRedirect(error, authUrl);
       if (errorRedirect) return reply.redirect(errorRedirect);
       if (!code) return reply.redirect(authUrl({ error: 'missing_code' }));
-      if (!pending || pending.purpose !== 'signin') return reply.redirect(authUrl({ error: 'authentication_failed' }));
+      if (!pending || pending.purpose !== 'signin')
+        return reply.redirect(authUrl({ error: 'authentication_failed' }));
       // A callback this browser did not start (a link finished elsewhere) signs no one in.
       if (!startedHere) {
         request.log.warn('Sign in with Xero: callback from a browser that did not start the flow');
-        await audit.record({ userId: null, action: 'user.login', result: 'failure', ip: request.ip, detail: { method: 'xero', reason: 'state_not_bound_to_browser' } });
+        await audit.record({
+          userId: null,
+          action: 'user.login',
+          result: 'failure',
+          ip: request.ip,
+          detail: { method: 'xero', reason: 'state_not_bound_to_browser' },
+        });
         return reply.redirect(authUrl({ error: 'authentication_failed' }));
       }
 
@@ -107,11 +121,14 @@ export function registerXeroSignInRoutes(
       } catch (e) {
         request.log.warn({ err: e }, 'Sign in with Xero: code exchange failed');
         const kind = e instanceof OAuthError ? e.error : '';
-        return reply.redirect(authUrl({ error: kind === 'invalid_client' ? 'auth_configuration' : 'authentication_failed' }));
+        return reply.redirect(
+          authUrl({ error: kind === 'invalid_client' ? 'auth_configuration' : 'authentication_failed' }),
+        );
       }
       const claims = tokenSet.idTokenClaims;
       const xeroUserId = claims?.xero_userid ?? claims?.sub;
-      if (!tokenSet.accessToken || !claims || !xeroUserId) return reply.redirect(authUrl({ error: 'missing_token' }));
+      if (!tokenSet.accessToken || !claims || !xeroUserId)
+        return reply.redirect(authUrl({ error: 'missing_token' }));
 
       let user = await users.findByXeroUserId(xeroUserId);
       if (!user && pending.userId) {
@@ -120,7 +137,10 @@ export function registerXeroSignInRoutes(
       }
       if (!user) {
         const email = claims.email ?? null;
-        const username = await pickUsername(users, claims.email ?? claims.preferred_username ?? `xero-${xeroUserId.slice(0, 8)}`);
+        const username = await pickUsername(
+          users,
+          claims.email ?? claims.preferred_username ?? `xero-${xeroUserId.slice(0, 8)}`,
+        );
         user = await users.create({ username, email, passwordHash: null, xeroUserId });
         if (!user) return reply.redirect(authUrl({ error: 'authentication_failed' }));
       }
@@ -136,7 +156,14 @@ export function registerXeroSignInRoutes(
       }
       await sessions.destroy(request, reply);
       await sessions.create(reply, request, user.id);
-      await audit.record({ userId: user.id, username: user.username, action: 'user.login', result: 'success', ip: request.ip, detail: { method: 'xero' } });
+      await audit.record({
+        userId: user.id,
+        username: user.username,
+        action: 'user.login',
+        result: 'success',
+        ip: request.ip,
+        detail: { method: 'xero' },
+      });
       return reply.redirect(authUrl({ xero_callback: 'true', ...(warning ? { warning } : {}) }));
     },
   );

@@ -1,7 +1,13 @@
 import { and, asc, desc, eq, inArray, isNotNull, ne, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { xeroAccounts, xeroContacts, xeroInvoices } from '../../db/schema/index.ts';
-import { createCacheRepository, type CachedAccount, type CachedContact, type CachedInvoice, type CachedTaxRate } from '../../xero/cache/cache.repository';
+import {
+  createCacheRepository,
+  type CachedAccount,
+  type CachedContact,
+  type CachedInvoice,
+  type CachedTaxRate,
+} from '../../xero/cache/cache.repository';
 
 export type { CachedAccount, CachedContact } from '../../xero/cache/cache.repository';
 export type CachedBill = CachedInvoice;

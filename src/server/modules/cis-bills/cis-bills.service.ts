@@ -11,7 +11,15 @@ import { fromPence, roundHalfUp, toPence } from '../../../shared/money';
 import type { Account } from '../../../shared/settings';
 import { AppError } from '../../lib/app-error';
 import { explainUnconfirmed } from '../../xero/write-failure';
-import type { Bill, BillAnswer, BillChange, BillLineInput, BillsPort, ContactsPort, NewBill } from '../../xero/bills';
+import type {
+  Bill,
+  BillAnswer,
+  BillChange,
+  BillLineInput,
+  BillsPort,
+  ContactsPort,
+  NewBill,
+} from '../../xero/bills';
 import type { CachedLine } from '../../xero/sync/mappers';
 import type { SyncContext, XeroSync } from '../../xero/sync/sync.service';
 import type { WriteLedger, WriteOutcome, WriteRow } from '../../xero/write-ledger';
@@ -274,7 +282,12 @@ export function createCisBillsService(deps: {
    * The activity-log line of a bill write, handed to the ledger: it writes it once, when Xero's outcome is
    * settled (answered, or found by look-up), so the log holds one line per write Xero applied or refused.
    */
-  function auditOf(ctx: CisBillsContext, action: string, target: string | null, detail: Record<string, unknown>) {
+  function auditOf(
+    ctx: CisBillsContext,
+    action: string,
+    target: string | null,
+    detail: Record<string, unknown>,
+  ) {
     return { action, target, username: ctx.username, ip: ctx.ip, detail };
   }
 
@@ -523,7 +536,10 @@ export function createCisBillsService(deps: {
       idempotencyKey: string | undefined,
     ): Promise<BillActionResponse> {
       const bill = await getBill(ctx, invoiceId);
-      if (!ctx.isAdmin && !(await ledger.findConfirmedByXeroId(ctx.organizationId, 'bill.create', invoiceId))) {
+      if (
+        !ctx.isAdmin &&
+        !(await ledger.findConfirmedByXeroId(ctx.organizationId, 'bill.create', invoiceId))
+      ) {
         await audit.record({
           userId: ctx.userId,
           username: ctx.username,

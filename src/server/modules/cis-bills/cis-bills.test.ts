@@ -233,7 +233,9 @@ describe('CIS Bills API (001 §7 CIS rows)', () => {
         where: (a, { eq: e }) => e(a.action, 'bill.create'),
       });
       // One line for the bill, though the request came twice (the second was a replay).
-      const lines = audit.filter((a) => (a.detail as { xeroId?: string } | null)?.xeroId === first.json().invoiceID);
+      const lines = audit.filter(
+        (a) => (a.detail as { xeroId?: string } | null)?.xeroId === first.json().invoiceID,
+      );
       expect(lines).toMatchObject([{ result: 'success', target: '0726', username: 'owner' }]);
     });
 
@@ -529,14 +531,23 @@ describe('CIS Bills API (001 §7 CIS rows)', () => {
     });
 
     it('says Xero answered with an error, not "in time", when every approval attempt gets a 503 (issue 17 item 3)', async () => {
-      const created = await call('POST', '/api/xero/create-bill', billBody(subs['D. Walsh Joinery'] ?? '', 410));
+      const created = await call(
+        'POST',
+        '/api/xero/create-bill',
+        billBody(subs['D. Walsh Joinery'] ?? '', 410),
+      );
       const id = created.json().invoiceID as string;
-      const accounts = (await call('GET', '/api/xero/direct-costs-accounts')).json() as Array<{ id: string; code: string }>;
+      const accounts = (await call('GET', '/api/xero/direct-costs-accounts')).json() as Array<{
+        id: string;
+        code: string;
+      }>;
       const account = accounts.find((a) => a.code === '321');
       t.sandbox.setFaults({ errorRate: 1, errorStatus: 503, pathPrefix: '/api.xro/2.0/Invoices' });
       let res;
       try {
-        res = await call('POST', `/api/xero/approve-bill/${id}`, undefined, { 'x-default-bill-account-id': account?.id ?? '' });
+        res = await call('POST', `/api/xero/approve-bill/${id}`, undefined, {
+          'x-default-bill-account-id': account?.id ?? '',
+        });
       } finally {
         t.sandbox.clearFaults();
       }
@@ -676,16 +687,28 @@ describe('CIS Bills activity log: one line per bill write, as Xero holds them (i
     const subIds = (builders?.contacts ?? []).filter((c) => c.IsSupplier).map((c) => c.ContactID);
     const account = builders?.accounts.find((a) => a.Code === '321');
     // A second app on the same sandbox and database whose Xero client never retries: a lost answer stays lost.
-    const impatient = await createXeroTestApp({ sandboxInstance: t.sandbox, database: t.database, xeroHttp: { maxAttempts: 1 } });
+    const impatient = await createXeroTestApp({
+      sandboxInstance: t.sandbox,
+      database: t.database,
+      xeroHttp: { maxAttempts: 1 },
+    });
     const send = (app: XeroTestApp, method: 'POST', url: string, body: unknown, key?: string) =>
       app.app.inject({
         method,
         url,
-        headers: { cookie: owner.cookie, origin: TEST_ORIGIN, ...(key ? { 'idempotency-key': key } : {}), 'x-default-bill-account-id': account?.AccountID ?? '' },
+        headers: {
+          cookie: owner.cookie,
+          origin: TEST_ORIGIN,
+          ...(key ? { 'idempotency-key': key } : {}),
+          'x-default-bill-account-id': account?.AccountID ?? '',
+        },
         ...(body === undefined ? {} : { payload: body as Record<string, unknown> }),
       });
     try {
-      expect((await send(t, 'POST', '/api/xero/set-active-organization', { organizationId: buildersId })).statusCode).toBe(200);
+      expect(
+        (await send(t, 'POST', '/api/xero/set-active-organization', { organizationId: buildersId }))
+          .statusCode,
+      ).toBe(200);
       t.sandbox.clearLedger();
       const day = new Date().toISOString().slice(0, 10);
       const bill = (i: number, contactId = subIds[i % subIds.length] ?? '') => ({
@@ -696,7 +719,10 @@ describe('CIS Bills activity log: one line per bill write, as Xero holds them (i
         lineItems: [{ description: 'Subcontractor services', quantity: 1, unitAmount: 100 + i }],
         status: 'DRAFT',
       });
-      const withAccount = (b: ReturnType<typeof bill>) => ({ ...b, lineItems: b.lineItems.map((l) => ({ ...l, accountCode: '321' })) });
+      const withAccount = (b: ReturnType<typeof bill>) => ({
+        ...b,
+        lineItems: b.lineItems.map((l) => ({ ...l, accountCode: '321' })),
+      });
 
       // Four bills whose answer is lost; the same request again settles them by look-up; then once more (a replay).
       const four = [0, 1, 2, 3].map((i) => withAccount(bill(i)));
@@ -709,11 +735,18 @@ describe('CIS Bills activity log: one line per bill write, as Xero holds them (i
         expect(again.json(), again.body).toMatchObject({ created: 4, failed: 0 });
       }
       // A batch of three: one refused by Xero (no such contact), two created.
-      const three = [withAccount(bill(4)), withAccount(bill(5, '00000000-0000-4000-8000-000000000000')), withAccount(bill(6))];
+      const three = [
+        withAccount(bill(4)),
+        withAccount(bill(5, '00000000-0000-4000-8000-000000000000')),
+        withAccount(bill(6)),
+      ];
       const mixed = await send(t, 'POST', '/api/xero/create-bills', { bills: three }, 'batch-three');
       expect(mixed.json()).toMatchObject({ created: 2, failed: 1 });
       // Approve two bills (one of them twice with its key), delete a third.
-      const created = t.sandbox.ledger().writes.filter((w) => w.kind === 'bill' && w.action === 'create').map((w) => w.id);
+      const created = t.sandbox
+        .ledger()
+        .writes.filter((w) => w.kind === 'bill' && w.action === 'create')
+        .map((w) => w.id);
       expect(created).toHaveLength(6);
       for (const [id, key] of [
         [created[0], 'approve-0'],
@@ -731,11 +764,17 @@ describe('CIS Bills activity log: one line per bill write, as Xero holds them (i
         .writes.filter((w) => w.kind === 'bill')
         .map((w) => `${w.action}:${w.id.toLowerCase()}`)
         .sort();
-      const lines = await t.database.db.select().from(auditLog).where(eq(auditLog.organizationId, buildersId));
+      const lines = await t.database.db
+        .select()
+        .from(auditLog)
+        .where(eq(auditLog.organizationId, buildersId));
       const billLines = lines.filter((l) => l.action.startsWith('bill.'));
       const successes = billLines
         .filter((l) => l.result === 'success')
-        .map((l) => `${l.action.slice('bill.'.length)}:${String((l.detail as { xeroId?: string } | null)?.xeroId).toLowerCase()}`)
+        .map(
+          (l) =>
+            `${l.action.slice('bill.'.length)}:${String((l.detail as { xeroId?: string } | null)?.xeroId).toLowerCase()}`,
+        )
         .sort();
       expect(successes).toEqual(applied);
       // The one bill Xero refused: one failure line, nothing else failed.

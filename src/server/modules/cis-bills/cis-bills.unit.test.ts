@@ -89,7 +89,11 @@ describe('CIS Bills money rules, against an in-memory Xero', () => {
   let fake: ReturnType<typeof createFakeBills>;
   let service: ReturnType<typeof createCisBillsService>;
 
-  const request = (contactId: string, lines: { quantity: number; unitAmount: number }[], reference = '4726') => ({
+  const request = (
+    contactId: string,
+    lines: { quantity: number; unitAmount: number }[],
+    reference = '4726',
+  ) => ({
     contactId,
     date: DAY,
     reference,
@@ -101,7 +105,9 @@ describe('CIS Bills money rules, against an in-memory Xero', () => {
       .select()
       .from(auditLog)
       .where(and(eq(auditLog.organizationId, ctx.organizationId), gt(auditLog.id, since)));
-  const lastAuditId = async () => (await database.db.select({ id: auditLog.id }).from(auditLog).orderBy(desc(auditLog.id)).limit(1))[0]?.id ?? 0;
+  const lastAuditId = async () =>
+    (await database.db.select({ id: auditLog.id }).from(auditLog).orderBy(desc(auditLog.id)).limit(1))[0]
+      ?.id ?? 0;
 
   beforeAll(async () => {
     database = await createTestDatabase();
@@ -132,7 +138,10 @@ describe('CIS Bills money rules, against an in-memory Xero', () => {
   beforeEach(() => {
     fake = createFakeBills();
     const ledger = createWriteLedger({ db: database.db });
-    const noSync = { syncAccounts: async () => undefined, syncTaxRates: async () => undefined } as unknown as XeroSync;
+    const noSync = {
+      syncAccounts: async () => undefined,
+      syncTaxRates: async () => undefined,
+    } as unknown as XeroSync;
     const contacts: ContactsPort = { cisSettings: async () => ({ enabled: true, rate: 20 }) };
     service = createCisBillsService({
       repo: createCisBillsRepository(database.db),
@@ -146,12 +155,28 @@ describe('CIS Bills money rules, against an in-memory Xero', () => {
   });
 
   it('shows the 20 % deduction and 80 % amount due on the bill total, to the penny', () => {
-    const draft = toDraftBill({ invoiceId: 'b', contactId: SUB_A, contactName: 'A', date: DAY, invoiceNumber: 'r', status: 'DRAFT', totalPence: 123_456, lines: [] } as never);
+    const draft = toDraftBill({
+      invoiceId: 'b',
+      contactId: SUB_A,
+      contactName: 'A',
+      date: DAY,
+      invoiceNumber: 'r',
+      status: 'DRAFT',
+      totalPence: 123_456,
+      lines: [],
+    } as never);
     expect(draft).toMatchObject({ total: 1234.56, cisDeduction: 246.91, amountDue: 987.65 });
   });
 
   it('sends each line in pence as entered, due on its date, with no VAT without a bill VAT rate', async () => {
-    const answer = await service.createBill(ctx, undefined, request(SUB_A, [{ quantity: 1.5, unitAmount: 10.01 }, { quantity: 1, unitAmount: 0.1 }]));
+    const answer = await service.createBill(
+      ctx,
+      undefined,
+      request(SUB_A, [
+        { quantity: 1.5, unitAmount: 10.01 },
+        { quantity: 1, unitAmount: 0.1 },
+      ]),
+    );
     expect(answer.status).toBe('DRAFT');
     expect(fake.sent[0]).toMatchObject({
       contactId: SUB_A,
@@ -169,9 +194,21 @@ describe('CIS Bills money rules, against an in-memory Xero', () => {
     fake.refuse.add(SUB_B);
     const since = await lastAuditId();
     const results = await service.createBills(ctx, [
-      { id: 'a', key: `k-${crypto.randomUUID()}`, request: request(SUB_A, [{ quantity: 1, unitAmount: 100 }], 'B1') },
-      { id: 'b', key: `k-${crypto.randomUUID()}`, request: request(SUB_B, [{ quantity: 1, unitAmount: 200 }], 'B2') },
-      { id: 'c', key: `k-${crypto.randomUUID()}`, request: request(SUB_A, [{ quantity: 2, unitAmount: 150 }], 'B3') },
+      {
+        id: 'a',
+        key: `k-${crypto.randomUUID()}`,
+        request: request(SUB_A, [{ quantity: 1, unitAmount: 100 }], 'B1'),
+      },
+      {
+        id: 'b',
+        key: `k-${crypto.randomUUID()}`,
+        request: request(SUB_B, [{ quantity: 1, unitAmount: 200 }], 'B2'),
+      },
+      {
+        id: 'c',
+        key: `k-${crypto.randomUUID()}`,
+        request: request(SUB_A, [{ quantity: 2, unitAmount: 150 }], 'B3'),
+      },
     ]);
     expect(fake.calls).toEqual([{ op: 'createMany', count: 3 }]);
     expect(results.map((r) => r.ok)).toEqual([true, false, true]);
@@ -192,14 +229,24 @@ describe('CIS Bills money rules, against an in-memory Xero', () => {
       { id: 'a', key: `a-${id}`, request: request(SUB_A, [{ quantity: 1, unitAmount: 30 }], 'A1') },
     ];
     const results = await service.createBills(ctx, bills);
-    expect(results.map((r) => [r.id, r.ok])).toEqual([['z', true], ['m', true], ['a', true]]);
+    expect(results.map((r) => [r.id, r.ok])).toEqual([
+      ['z', true],
+      ['m', true],
+      ['a', true],
+    ]);
     // The same bills sent again (Xero's answer lost) make the same body under the same key, so Xero replays.
-    expect(fake.batches).toEqual([{ key: batchKeyOf(bills.map((b) => b.key)), references: ['A1', 'M1', 'Z1'] }]);
+    expect(fake.batches).toEqual([
+      { key: batchKeyOf(bills.map((b) => b.key)), references: ['A1', 'M1', 'Z1'] },
+    ]);
   });
 
   it('a batch retried with the same keys replays: nothing is sent again and nothing is logged twice', async () => {
     const keys = [`r-${crypto.randomUUID()}`, `r-${crypto.randomUUID()}`];
-    const bills = keys.map((key, i) => ({ id: String(i), key, request: request(SUB_A, [{ quantity: 1, unitAmount: 40 + i }], `R${i}`) }));
+    const bills = keys.map((key, i) => ({
+      id: String(i),
+      key,
+      request: request(SUB_A, [{ quantity: 1, unitAmount: 40 + i }], `R${i}`),
+    }));
     const since = await lastAuditId();
     const first = await service.createBills(ctx, bills);
     const again = await service.createBills(ctx, bills);
@@ -209,7 +256,11 @@ describe('CIS Bills money rules, against an in-memory Xero', () => {
   });
 
   it('an amount change makes the one line the gross typed; approving codes a line without account, keeping its unit to 4 decimals', async () => {
-    const created = await service.createBill(ctx, undefined, request(SUB_A, [{ quantity: 1, unitAmount: 100 }], 'U1'));
+    const created = await service.createBill(
+      ctx,
+      undefined,
+      request(SUB_A, [{ quantity: 1, unitAmount: 100 }], 'U1'),
+    );
     const updated = await service.updateBill(ctx, created.invoiceID, 250.5, undefined);
     expect(fake.changes[0]).toMatchObject({ status: 'DRAFT', lines: [{ quantity: 1, unitPence: 25_050 }] });
     expect(updated).toMatchObject({ total: 250.5, cisDeduction: 50.1, amountDue: 200.4 });
@@ -217,10 +268,20 @@ describe('CIS Bills money rules, against an in-memory Xero', () => {
     // A bill entered in Xero with an uncoded line of £12.3456 a unit.
     const bill = fake.bills.get(created.invoiceID);
     if (!bill) throw new Error('no bill');
-    const uncoded = { ...bill, invoiceId: crypto.randomUUID(), lines: [{ ...(bill.lines as object[])[0], accountCode: null, unitAmount: 12.3456, quantity: 2 }] } as Bill;
+    const uncoded = {
+      ...bill,
+      invoiceId: crypto.randomUUID(),
+      lines: [{ ...(bill.lines as object[])[0], accountCode: null, unitAmount: 12.3456, quantity: 2 }],
+    } as Bill;
     fake.bills.set(uncoded.invoiceId, uncoded);
-    await createCisBillsRepository(database.db).upsertBill({ ...uncoded, organizationId: ctx.organizationId });
+    await createCisBillsRepository(database.db).upsertBill({
+      ...uncoded,
+      organizationId: ctx.organizationId,
+    });
     await service.approveBill(ctx, uncoded.invoiceId, '66666666-6666-4666-8666-666666666666', undefined);
-    expect(fake.changes[1]).toMatchObject({ status: 'AUTHORISED', lines: [{ quantity: 2, unitPence: 1234.56, accountCode: '321' }] });
+    expect(fake.changes[1]).toMatchObject({
+      status: 'AUTHORISED',
+      lines: [{ quantity: 2, unitPence: 1234.56, accountCode: '321' }],
+    });
   });
 });

@@ -10,7 +10,10 @@ const HEARTBEAT_MS = 25_000;
 const RECHECK_MS = 30_000;
 
 const eventsQuery = z.looseObject({
-  lastEventId: z.string().regex(/^\d{1,15}$/, 'Invalid lastEventId').optional(),
+  lastEventId: z
+    .string()
+    .regex(/^\d{1,15}$/, 'Invalid lastEventId')
+    .optional(),
 });
 
 /**
@@ -33,14 +36,21 @@ export function registerLiveEventsRoutes(root: FastifyInstance, deps: { live: Li
     const tenant = await resolveTenant(request);
     const org = tenant.organization;
     if (!Object.values(FEATURE_FLAG_FIELDS).some((field) => org[field])) {
-      throw new AppError('FEATURE_DISABLED', 'Every feature is switched off for this organization: there is nothing to update live.');
+      throw new AppError(
+        'FEATURE_DISABLED',
+        'Every feature is switched off for this organization: there is nothing to update live.',
+      );
     }
     // EventSource always asks for an event stream; anything else gets an answer, not a stream that never ends.
     if (!String(request.headers.accept ?? '').includes('text/event-stream')) {
-      throw new AppError('BAD_REQUEST', 'This address sends an event stream: ask for Accept: text/event-stream');
+      throw new AppError(
+        'BAD_REQUEST',
+        'This address sends an event stream: ask for Accept: text/event-stream',
+      );
     }
     const header = request.headers['last-event-id'];
-    const resumeRaw = typeof header === 'string' && /^\d{1,15}$/.test(header) ? header : request.query.lastEventId;
+    const resumeRaw =
+      typeof header === 'string' && /^\d{1,15}$/.test(header) ? header : request.query.lastEventId;
     const organizationId = tenant.organizationId;
     const userId = tenant.user.id;
     const sessionId = request.session?.id ?? '';
@@ -53,7 +63,9 @@ export function registerLiveEventsRoutes(root: FastifyInstance, deps: { live: Li
     const write = (event: LiveEvent) => {
       if (event.id <= lastSent) return;
       lastSent = event.id;
-      raw.write(`id: ${event.id}\nevent: ${event.kind}\ndata: ${JSON.stringify({ organizationId: event.organizationId, ...(event.payload as object) })}\n\n`);
+      raw.write(
+        `id: ${event.id}\nevent: ${event.kind}\ndata: ${JSON.stringify({ organizationId: event.organizationId, ...(event.payload as object) })}\n\n`,
+      );
     };
     const unsubscribe = live.subscribe((event) => {
       if (event.organizationId !== organizationId) return;

@@ -7,7 +7,11 @@ import { createConnectedUser, createXeroTestApp, enableFeatures, type XeroTestAp
 const KEY = 'test-webhook-key-0123456789abcdef';
 
 /** Reads server-sent events from a live stream until `stop` says enough or the time is up. */
-async function readEvents(res: Response, stop: (events: Array<{ id: string; event: string; data: unknown }>) => boolean, ms = 5000) {
+async function readEvents(
+  res: Response,
+  stop: (events: Array<{ id: string; event: string; data: unknown }>) => boolean,
+  ms = 5000,
+) {
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
   const events: Array<{ id: string; event: string; data: unknown }> = [];
@@ -15,15 +19,28 @@ async function readEvents(res: Response, stop: (events: Array<{ id: string; even
   const deadline = Date.now() + ms;
   try {
     while (Date.now() < deadline && !stop(events)) {
-      const chunk = await Promise.race([reader.read(), new Promise<null>((resolve) => setTimeout(() => resolve(null), deadline - Date.now()))]);
+      const chunk = await Promise.race([
+        reader.read(),
+        new Promise<null>((resolve) => setTimeout(() => resolve(null), deadline - Date.now())),
+      ]);
       if (!chunk || chunk.done) break;
       buffer += decoder.decode(chunk.value, { stream: true });
       let end: number;
       while ((end = buffer.indexOf('\n\n')) >= 0) {
         const block = buffer.slice(0, end);
         buffer = buffer.slice(end + 2);
-        const fields = Object.fromEntries(block.split('\n').filter((l) => !l.startsWith(':') && l.includes(': ')).map((l) => [l.slice(0, l.indexOf(': ')), l.slice(l.indexOf(': ') + 2)]));
-        if (fields.data) events.push({ id: fields.id ?? '', event: fields.event ?? 'message', data: JSON.parse(fields.data) as unknown });
+        const fields = Object.fromEntries(
+          block
+            .split('\n')
+            .filter((l) => !l.startsWith(':') && l.includes(': '))
+            .map((l) => [l.slice(0, l.indexOf(': ')), l.slice(l.indexOf(': ') + 2)]),
+        );
+        if (fields.data)
+          events.push({
+            id: fields.id ?? '',
+            event: fields.event ?? 'message',
+            data: JSON.parse(fields.data) as unknown,
+          });
       }
     }
   } finally {
@@ -42,20 +59,31 @@ describe('GET /api/events', () => {
 
   beforeAll(async () => {
     t = await createXeroTestApp({ env: { XERO_WEBHOOK_KEY: KEY } });
-    owner = await createConnectedUser(t, 'live.owner', { email: 'owner@demoshop.example', tenants: ['Demo Shop Ltd'] });
-    builder = await createConnectedUser(t, 'live.builder', { email: 'bookkeeper@demobuilders.example', tenants: ['Demo Builders Ltd'] });
+    owner = await createConnectedUser(t, 'live.owner', {
+      email: 'owner@demoshop.example',
+      tenants: ['Demo Shop Ltd'],
+    });
+    builder = await createConnectedUser(t, 'live.builder', {
+      email: 'bookkeeper@demobuilders.example',
+      tenants: ['Demo Builders Ltd'],
+    });
     const shop = owner.orgs[0]!;
     shopId = shop.organizationId;
     tenantId = shop.tenantId;
     await enableFeatures(t, shopId);
     await enableFeatures(t, builder.orgs[0]!.organizationId);
-    await t.app.services.sync.syncInvoices({ organizationId: shopId, tenantId, userId: owner.user.id }, { key: 'sales-open' });
+    await t.app.services.sync.syncInvoices(
+      { organizationId: shopId, tenantId, userId: owner.user.id },
+      { key: 'sales-open' },
+    );
     base = await t.app.listen({ port: 0, host: '127.0.0.1' });
   }, 120_000);
   afterAll(() => t.close());
 
   const open = (cookie: string | null, query = '', headers: Record<string, string> = {}) =>
-    fetch(`${base}/api/events${query}`, { headers: { accept: 'text/event-stream', ...(cookie ? { cookie } : {}), ...headers } });
+    fetch(`${base}/api/events${query}`, {
+      headers: { accept: 'text/event-stream', ...(cookie ? { cookie } : {}), ...headers },
+    });
 
   async function payInXero(pence: number) {
     const [cached] = await t.database.db
@@ -63,7 +91,9 @@ describe('GET /api/events', () => {
       .from(xeroInvoices)
       .where(and(eq(xeroInvoices.organizationId, shopId), eq(xeroInvoices.status, 'AUTHORISED')))
       .limit(1);
-    const inXero = t.sandbox.state.orgs.find((o) => o.OrganisationID === tenantId)!.invoices.find((i) => i.InvoiceID === cached!.invoiceId)!;
+    const inXero = t.sandbox.state.orgs
+      .find((o) => o.OrganisationID === tenantId)!
+      .invoices.find((i) => i.InvoiceID === cached!.invoiceId)!;
     inXero.amountPaid += pence;
     inXero.updatedMs = Math.max(Date.now(), inXero.updatedMs + 1000);
     const body = JSON.stringify({
@@ -84,21 +114,24 @@ describe('GET /api/events', () => {
     });
     const res = await fetch(`${base}/api/xero/webhooks`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-xero-signature': crypto.createHmac('sha256', KEY).update(body).digest('base64') },
+      headers: {
+        'content-type': 'application/json',
+        'x-xero-signature': crypto.createHmac('sha256', KEY).update(body).digest('base64'),
+      },
       body,
     });
     expect(res.status).toBe(200);
     return { invoiceId: inXero.InvoiceID, amountDuePence: cached!.amountDuePence - pence };
   }
 
-  it('refuses the signed-out (401), another tenant\'s organisation (403) and a request that is not for a stream (400)', async () => {
+  it("refuses the signed-out (401), another tenant's organisation (403) and a request that is not for a stream (400)", async () => {
     expect((await open(null)).status).toBe(401);
     expect((await open(builder.cookie, `?org=${shopId}`)).status).toBe(403);
     const plain = await fetch(`${base}/api/events`, { headers: { cookie: owner.cookie } });
     expect(plain.status).toBe(400);
   });
 
-  it('carries a change Xero reported to the open screens of the organisation, and not to another organisation\'s', async () => {
+  it("carries a change Xero reported to the open screens of the organisation, and not to another organisation's", async () => {
     const mine = await open(owner.cookie, `?org=${shopId}`);
     expect(mine.status).toBe(200);
     expect(mine.headers.get('content-type')).toContain('text/event-stream');
@@ -111,7 +144,13 @@ describe('GET /api/events', () => {
       readEvents(theirs, () => false, 2500),
     ]);
     expect(Date.now() - started).toBeLessThan(4000);
-    expect(received[0]).toMatchObject({ event: 'invoices', data: { organizationId: shopId, invoices: [{ invoiceId: paid.invoiceId, after: { amountDuePence: paid.amountDuePence } }] } });
+    expect(received[0]).toMatchObject({
+      event: 'invoices',
+      data: {
+        organizationId: shopId,
+        invoices: [{ invoiceId: paid.invoiceId, after: { amountDuePence: paid.amountDuePence } }],
+      },
+    });
     expect(other).toEqual([]);
   });
 
@@ -133,13 +172,25 @@ describe('GET /api/events', () => {
 
   // Two instances share one PostgreSQL: the change applied by one reaches a stream open on the other (NOTIFY).
   it.skipIf(!process.env.TEST_DATABASE_URL)('fans out across instances on PostgreSQL', async () => {
-    const second = await createXeroTestApp({ env: { XERO_WEBHOOK_KEY: KEY }, database: t.database, sandboxInstance: t.sandbox });
+    const second = await createXeroTestApp({
+      env: { XERO_WEBHOOK_KEY: KEY },
+      database: t.database,
+      sandboxInstance: t.sandbox,
+    });
     try {
       const otherBase = await second.app.listen({ port: 0, host: '127.0.0.1' });
-      const stream = await fetch(`${otherBase}/api/events`, { headers: { accept: 'text/event-stream', cookie: owner.cookie } });
+      const stream = await fetch(`${otherBase}/api/events`, {
+        headers: { accept: 'text/event-stream', cookie: owner.cookie },
+      });
       expect(stream.status).toBe(200);
-      const [paid, received] = await Promise.all([new Promise((resolve) => setTimeout(resolve, 200)).then(() => payInXero(5)), readEvents(stream, (e) => e.length > 0)]);
-      expect(received[0]).toMatchObject({ event: 'invoices', data: { invoices: [{ invoiceId: paid.invoiceId }] } });
+      const [paid, received] = await Promise.all([
+        new Promise((resolve) => setTimeout(resolve, 200)).then(() => payInXero(5)),
+        readEvents(stream, (e) => e.length > 0),
+      ]);
+      expect(received[0]).toMatchObject({
+        event: 'invoices',
+        data: { invoices: [{ invoiceId: paid.invoiceId }] },
+      });
     } finally {
       await second.close();
     }

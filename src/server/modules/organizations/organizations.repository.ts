@@ -29,7 +29,10 @@ export function createOrganizationsRepository(database: Database) {
           const [org] = await tx
             .insert(organizations)
             .values({ tenantId: c.tenantId, tenantName: c.tenantName })
-            .onConflictDoUpdate({ target: organizations.tenantId, set: { tenantName: c.tenantName, updatedAt: new Date() } })
+            .onConflictDoUpdate({
+              target: organizations.tenantId,
+              set: { tenantName: c.tenantName, updatedAt: new Date() },
+            })
             .returning();
           if (!org) continue;
           orgs.push(org);
@@ -45,18 +48,31 @@ export function createOrganizationsRepository(database: Database) {
         await tx
           .update(userOrganizations)
           .set({ connected: false, isActive: false })
-          .where(and(eq(userOrganizations.userId, userId), keep.length > 0 ? notInArray(userOrganizations.organizationId, keep) : sql`true`));
+          .where(
+            and(
+              eq(userOrganizations.userId, userId),
+              keep.length > 0 ? notInArray(userOrganizations.organizationId, keep) : sql`true`,
+            ),
+          );
         const active = await tx
           .select()
           .from(userOrganizations)
-          .where(and(eq(userOrganizations.userId, userId), eq(userOrganizations.isActive, true), eq(userOrganizations.connected, true)));
+          .where(
+            and(
+              eq(userOrganizations.userId, userId),
+              eq(userOrganizations.isActive, true),
+              eq(userOrganizations.connected, true),
+            ),
+          );
         if (active.length === 0 && orgs.length > 0) {
           const first = [...orgs].sort((a, b) => (a.tenantName ?? '').localeCompare(b.tenantName ?? ''))[0];
           if (first) {
             await tx
               .update(userOrganizations)
               .set({ isActive: true, lastAccessed: new Date() })
-              .where(and(eq(userOrganizations.userId, userId), eq(userOrganizations.organizationId, first.id)));
+              .where(
+                and(eq(userOrganizations.userId, userId), eq(userOrganizations.organizationId, first.id)),
+              );
           }
         }
         return orgs;
@@ -67,7 +83,10 @@ export function createOrganizationsRepository(database: Database) {
       const rows = await listForUserStatement.run([userId]);
       return rows.map((row) => ({
         org: readJsonRow(organizations, JSON.parse(String(row.org)) as Record<string, unknown>),
-        membership: readJsonRow(userOrganizations, JSON.parse(String(row.membership)) as Record<string, unknown>),
+        membership: readJsonRow(
+          userOrganizations,
+          JSON.parse(String(row.membership)) as Record<string, unknown>,
+        ),
       }));
     },
 
@@ -76,7 +95,9 @@ export function createOrganizationsRepository(database: Database) {
         .select({ org: organizations, membership: userOrganizations })
         .from(userOrganizations)
         .innerJoin(organizations, eq(organizations.id, userOrganizations.organizationId))
-        .where(and(eq(userOrganizations.userId, userId), eq(userOrganizations.organizationId, organizationId)))
+        .where(
+          and(eq(userOrganizations.userId, userId), eq(userOrganizations.organizationId, organizationId)),
+        )
         .limit(1);
       return rows[0] ?? null;
     },
@@ -93,11 +114,16 @@ export function createOrganizationsRepository(database: Database) {
 
     async setActive(userId: number, organizationId: number): Promise<void> {
       await db.transaction(async (tx) => {
-        await tx.update(userOrganizations).set({ isActive: false }).where(and(eq(userOrganizations.userId, userId), eq(userOrganizations.isActive, true)));
+        await tx
+          .update(userOrganizations)
+          .set({ isActive: false })
+          .where(and(eq(userOrganizations.userId, userId), eq(userOrganizations.isActive, true)));
         await tx
           .update(userOrganizations)
           .set({ isActive: true, lastAccessed: new Date() })
-          .where(and(eq(userOrganizations.userId, userId), eq(userOrganizations.organizationId, organizationId)));
+          .where(
+            and(eq(userOrganizations.userId, userId), eq(userOrganizations.organizationId, organizationId)),
+          );
       });
     },
 
@@ -108,12 +134,17 @@ export function createOrganizationsRepository(database: Database) {
         .where(
           and(
             eq(userOrganizations.userId, userId),
-            organizationIds ? inArray(userOrganizations.organizationId, organizationIds.length > 0 ? organizationIds : [-1]) : sql`true`,
+            organizationIds
+              ? inArray(userOrganizations.organizationId, organizationIds.length > 0 ? organizationIds : [-1])
+              : sql`true`,
           ),
         );
     },
 
-    async updateRateLimits(tenantId: string, limits: { minuteRemaining: number | null; dayRemaining: number | null }): Promise<void> {
+    async updateRateLimits(
+      tenantId: string,
+      limits: { minuteRemaining: number | null; dayRemaining: number | null },
+    ): Promise<void> {
       await db
         .update(organizations)
         .set({

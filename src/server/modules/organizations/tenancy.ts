@@ -18,7 +18,10 @@ export interface TenantContext {
 /** An organisation id a request names: `?org=`, `?organizationId=`, or `organizationId` in a JSON body. */
 function namedOrganizationId(request: FastifyRequest): number | undefined {
   const query = (request.query ?? {}) as Record<string, unknown>;
-  const body = (request.body && typeof request.body === 'object' ? request.body : {}) as Record<string, unknown>;
+  const body = (request.body && typeof request.body === 'object' ? request.body : {}) as Record<
+    string,
+    unknown
+  >;
   const raw = query.org ?? query.organizationId ?? body.organizationId;
   if (raw === undefined || raw === null || raw === '') return undefined;
   if (!isDbId(raw)) throw new AppError('VALIDATION_ERROR', 'Invalid organization ID');
@@ -54,19 +57,35 @@ export function createTenancy(repo: OrganizationsRepository) {
     // The membership read with this request's session (same query, same moment) when it is the one asked for;
     // otherwise (an organisation named in the body, say) it is read now.
     const snapshot = request.principal?.tenancy;
-    const known = snapshot && snapshot.requested === (named ?? 0) && request.principal?.session?.user.id === user.id ? snapshot : null;
-    const found = known ? known.found : named !== undefined ? await repo.findMembership(user.id, named) : await repo.findActive(user.id);
+    const known =
+      snapshot && snapshot.requested === (named ?? 0) && request.principal?.session?.user.id === user.id
+        ? snapshot
+        : null;
+    const found = known
+      ? known.found
+      : named !== undefined
+        ? await repo.findMembership(user.id, named)
+        : await repo.findActive(user.id);
     if (!found) {
       if (named !== undefined) throw new AppError('FORBIDDEN', 'You do not have access to this organization');
       throw new AppError('FORBIDDEN', 'No active organization. Select an organization first.');
     }
     if (!found.membership.connected) {
-      throw new AppError('FORBIDDEN', `Organization "${found.org.tenantName ?? 'Unknown Organization'}" is not connected to Xero`);
+      throw new AppError(
+        'FORBIDDEN',
+        `Organization "${found.org.tenantName ?? 'Unknown Organization'}" is not connected to Xero`,
+      );
     }
     if (feature && !found.org[FEATURE_FLAG_FIELDS[feature]]) {
       throw new AppError('FEATURE_DISABLED', featureDisabledMessage(feature));
     }
-    return { user, organization: found.org, organizationId: found.org.id, tenantId: found.org.tenantId, cacheVersion: known?.cacheVersion };
+    return {
+      user,
+      organization: found.org,
+      organizationId: found.org.id,
+      tenantId: found.org.tenantId,
+      cacheVersion: known?.cacheVersion,
+    };
   };
 }
 export type ResolveTenant = ReturnType<typeof createTenancy>;

@@ -38,7 +38,12 @@ function createFakeXero() {
   /** When set, the next create waits for this before answering (an answer still on its way). */
   let hold: Promise<void> | null = null;
 
-  const factsOf = (p: NewPayment, paymentId: string, inv: FakeInvoice, at: number): XeroPaymentFacts & { invoiceId: string } => ({
+  const factsOf = (
+    p: NewPayment,
+    paymentId: string,
+    inv: FakeInvoice,
+    at: number,
+  ): XeroPaymentFacts & { invoiceId: string } => ({
     invoiceId: p.invoiceId,
     paymentId,
     amountPence: p.amountPence,
@@ -46,7 +51,12 @@ function createFakeXero() {
     date: p.date,
     status: 'AUTHORISED',
     updatedUtc: new Date(at).toISOString(),
-    invoice: { invoiceId: inv.invoiceId, status: inv.totalPence - inv.paidPence === 0 ? 'PAID' : 'AUTHORISED', amountDuePence: inv.totalPence - inv.paidPence, amountPaidPence: inv.paidPence },
+    invoice: {
+      invoiceId: inv.invoiceId,
+      status: inv.totalPence - inv.paidPence === 0 ? 'PAID' : 'AUTHORISED',
+      amountDuePence: inv.totalPence - inv.paidPence,
+      amountPaidPence: inv.paidPence,
+    },
   });
 
   const port: PayInvoicesXero = {
@@ -55,7 +65,11 @@ function createFakeXero() {
         calls.create += 1;
         const inv = invoices.get(payment.invoiceId);
         if (!inv) throw new AppError('NOT_FOUND', 'Invoice not found');
-        if (payment.amountPence > inv.totalPence - inv.paidPence) throw new AppError('XERO_REJECTED', 'Payment amount exceeds the amount outstanding on this document');
+        if (payment.amountPence > inv.totalPence - inv.paidPence)
+          throw new AppError(
+            'XERO_REJECTED',
+            'Payment amount exceeds the amount outstanding on this document',
+          );
         inv.paidPence += payment.amountPence;
         clock += 1000;
         inv.updatedMs = clock;
@@ -140,17 +154,44 @@ describe('Pay Invoices money rules (in-memory Xero)', () => {
   }
 
   const pay = (invoiceId: string, pence: number, key: string) =>
-    service.pay(ctx, { invoiceId, invoiceNumber: invoiceId.toUpperCase(), accountId, amount: pence / 100, reference: '', isCard: false, date: '2026-11-24' }, key);
+    service.pay(
+      ctx,
+      {
+        invoiceId,
+        invoiceNumber: invoiceId.toUpperCase(),
+        accountId,
+        amount: pence / 100,
+        reference: '',
+        isCard: false,
+        date: '2026-11-24',
+      },
+      key,
+    );
 
   /** The balance Refresh Invoice shows, in pence. */
-  const shownPence = async (invoiceId: string) => Math.round(((await service.getInvoice(ctx, invoiceId, { refresh: true })).invoice?.amountDue ?? NaN) * 100);
+  const shownPence = async (invoiceId: string) =>
+    Math.round(
+      ((await service.getInvoice(ctx, invoiceId, { refresh: true })).invoice?.amountDue ?? NaN) * 100,
+    );
 
   beforeAll(async () => {
     database = await createTestDatabase();
     const [user] = await database.db.insert(users).values({ username: 'cashier' }).returning();
-    const [org] = await database.db.insert(organizations).values({ tenantId: 'tenant-1', tenantName: 'Demo Shop Ltd' }).returning();
+    const [org] = await database.db
+      .insert(organizations)
+      .values({ tenantId: 'tenant-1', tenantName: 'Demo Shop Ltd' })
+      .returning();
     if (!user || !org) throw new Error('seed failed');
-    await database.db.insert(xeroAccounts).values({ organizationId: org.id, accountId, name: 'Cash', type: 'BANK', status: 'ACTIVE', bankAccountType: 'BANK' });
+    await database.db
+      .insert(xeroAccounts)
+      .values({
+        organizationId: org.id,
+        accountId,
+        name: 'Cash',
+        type: 'BANK',
+        status: 'ACTIVE',
+        bankAccountType: 'BANK',
+      });
     ctx = { organizationId: org.id, tenantId: 'tenant-1', userId: user.id, username: 'cashier' };
     xero = createFakeXero();
     const log = { warn: () => {} };
@@ -164,8 +205,15 @@ describe('Pay Invoices money rules (in-memory Xero)', () => {
         if (!inv) throw new AppError('NOT_FOUND', 'Invoice not found');
         await database.db
           .update(xeroInvoices)
-          .set({ amountDuePence: inv.totalPence - inv.paidPence, amountPaidPence: inv.paidPence, updatedUtc: new Date(inv.updatedMs), syncedAt: new Date() })
-          .where(and(eq(xeroInvoices.organizationId, ctx.organizationId), eq(xeroInvoices.invoiceId, invoiceId)));
+          .set({
+            amountDuePence: inv.totalPence - inv.paidPence,
+            amountPaidPence: inv.paidPence,
+            updatedUtc: new Date(inv.updatedMs),
+            syncedAt: new Date(),
+          })
+          .where(
+            and(eq(xeroInvoices.organizationId, ctx.organizationId), eq(xeroInvoices.invoiceId, invoiceId)),
+          );
         return readAt;
       },
       async syncAccounts() {},
@@ -201,7 +249,10 @@ describe('Pay Invoices money rules (in-memory Xero)', () => {
     const first = pay(invoiceId, 3_000, 'k-first');
     // The first payment has reached Xero; its answer has not come back.
     await expect.poll(() => xero.payments.filter((p) => p.invoiceId === invoiceId).length).toBe(1);
-    await expect(pay(invoiceId, 2_000, 'k-second')).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringContaining('still being confirmed by Xero') });
+    await expect(pay(invoiceId, 2_000, 'k-second')).rejects.toMatchObject({
+      code: 'CONFLICT',
+      message: expect.stringContaining('still being confirmed by Xero'),
+    });
     release();
     await first;
     await pay(invoiceId, 2_000, 'k-second');

@@ -46,7 +46,8 @@ export function createPayInvoicesRepository(db: Db) {
       gt(xeroInvoices.amountDuePence, 0),
     );
 
-  const rowOf = (row: InvoiceRow) => and(eq(xeroInvoices.organizationId, row.organizationId), eq(xeroInvoices.invoiceId, row.invoiceId));
+  const rowOf = (row: InvoiceRow) =>
+    and(eq(xeroInvoices.organizationId, row.organizationId), eq(xeroInvoices.invoiceId, row.invoiceId));
 
   /**
    * Newest wins: the row takes Xero's answer when the answer's UpdatedDateUTC (`asOf`) is at least the cached
@@ -54,9 +55,18 @@ export function createPayInvoicesRepository(db: Db) {
    * payment's answer was written meanwhile and is newer) it keeps its figures and is marked stale, so the next
    * check reads Xero.
    */
-  async function writeIfNewer(row: InvoiceRow, values: Partial<InvoiceRow>, asOf: Date | null, since: Date): Promise<void> {
+  async function writeIfNewer(
+    row: InvoiceRow,
+    values: Partial<InvoiceRow>,
+    asOf: Date | null,
+    since: Date,
+  ): Promise<void> {
     const newer = asOf
-      ? or(isNull(xeroInvoices.updatedUtc), lte(xeroInvoices.updatedUtc, asOf), lte(xeroInvoices.syncedAt, since))
+      ? or(
+          isNull(xeroInvoices.updatedUtc),
+          lte(xeroInvoices.updatedUtc, asOf),
+          lte(xeroInvoices.syncedAt, since),
+        )
       : lte(xeroInvoices.syncedAt, since);
     const changed = await db
       .update(xeroInvoices)
@@ -89,13 +99,23 @@ export function createPayInvoicesRepository(db: Db) {
       const [row] = await db
         .select()
         .from(xeroInvoices)
-        .where(and(eq(xeroInvoices.organizationId, organizationId), eq(xeroInvoices.invoiceId, invoiceId.toLowerCase())));
+        .where(
+          and(
+            eq(xeroInvoices.organizationId, organizationId),
+            eq(xeroInvoices.invoiceId, invoiceId.toLowerCase()),
+          ),
+        );
       if (row) return row;
       // Xero ids are case-insensitive; the cache keeps them as Xero sent them.
       const [loose] = await db
         .select()
         .from(xeroInvoices)
-        .where(and(eq(xeroInvoices.organizationId, organizationId), sql`lower(${xeroInvoices.invoiceId}) = ${invoiceId.toLowerCase()}`));
+        .where(
+          and(
+            eq(xeroInvoices.organizationId, organizationId),
+            sql`lower(${xeroInvoices.invoiceId}) = ${invoiceId.toLowerCase()}`,
+          ),
+        );
       return loose ?? null;
     },
 
@@ -128,7 +148,9 @@ export function createPayInvoicesRepository(db: Db) {
     ): Promise<void> {
       const row = await this.findInvoice(organizationId, invoiceId);
       if (!row) return;
-      const payments = (row.payments as CachedPayment[]).filter((p) => p.paymentId.toLowerCase() !== paymentId.toLowerCase());
+      const payments = (row.payments as CachedPayment[]).filter(
+        (p) => p.paymentId.toLowerCase() !== paymentId.toLowerCase(),
+      );
       await writeIfNewer(row, { ...balance, payments }, asOf, since);
     },
 
@@ -147,7 +169,12 @@ export function createPayInvoicesRepository(db: Db) {
       await db
         .update(xeroInvoices)
         .set({ syncedAt: new Date(0) })
-        .where(and(eq(xeroInvoices.organizationId, organizationId), sql`lower(${xeroInvoices.invoiceId}) = ${invoiceId.toLowerCase()}`));
+        .where(
+          and(
+            eq(xeroInvoices.organizationId, organizationId),
+            sql`lower(${xeroInvoices.invoiceId}) = ${invoiceId.toLowerCase()}`,
+          ),
+        );
     },
 
     /** Active Xero bank accounts (card, current, cash…), by name. */
@@ -155,7 +182,13 @@ export function createPayInvoicesRepository(db: Db) {
       return db
         .select()
         .from(xeroAccounts)
-        .where(and(eq(xeroAccounts.organizationId, organizationId), eq(xeroAccounts.type, 'BANK'), eq(xeroAccounts.status, 'ACTIVE')))
+        .where(
+          and(
+            eq(xeroAccounts.organizationId, organizationId),
+            eq(xeroAccounts.type, 'BANK'),
+            eq(xeroAccounts.status, 'ACTIVE'),
+          ),
+        )
         .orderBy(asc(xeroAccounts.name));
     },
 

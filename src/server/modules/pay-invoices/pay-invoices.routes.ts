@@ -24,7 +24,8 @@ const guid = (label: string) => z.string().regex(GUID, `Invalid ${label} ID`);
 
 /** `?refresh=true`; `org`/`organizationId` pass through for resolveTenant. */
 const refreshQuery = z.looseObject({ refresh: z.enum(['true', 'false', '1', '0']).optional() });
-const isRefresh = (query: { refresh?: string | undefined }) => query.refresh === 'true' || query.refresh === '1';
+const isRefresh = (query: { refresh?: string | undefined }) =>
+  query.refresh === 'true' || query.refresh === '1';
 
 /** The pay-invoices endpoints (issue #7; 001 §7 Pay Invoices rows, DESIGN §4). */
 export function registerPayInvoicesRoutes(root: FastifyInstance): void {
@@ -56,7 +57,9 @@ export function registerPayInvoicesRoutes(root: FastifyInstance): void {
     '/api/xero/invoices',
     { schema: { querystring: refreshQuery, response: { 200: invoiceListResponseSchema } } },
     async (request, reply) => {
-      const body = await service.listInvoicesBody(await contextOf(request), { refresh: isRefresh(request.query) });
+      const body = await service.listInvoicesBody(await contextOf(request), {
+        refresh: isRefresh(request.query),
+      });
       return sendCachedBody(request, reply, body);
     },
   );
@@ -82,13 +85,27 @@ export function registerPayInvoicesRoutes(root: FastifyInstance): void {
 
   app.get(
     '/api/xero/invoices/:invoiceId',
-    { schema: { params: z.object({ invoiceId: guid('invoice') }), querystring: refreshQuery, response: { 200: invoiceRefreshResultSchema } } },
-    async (request) => service.getInvoice(await contextOf(request), request.params.invoiceId, { refresh: isRefresh(request.query) }),
+    {
+      schema: {
+        params: z.object({ invoiceId: guid('invoice') }),
+        querystring: refreshQuery,
+        response: { 200: invoiceRefreshResultSchema },
+      },
+    },
+    async (request) =>
+      service.getInvoice(await contextOf(request), request.params.invoiceId, {
+        refresh: isRefresh(request.query),
+      }),
   );
 
   app.get(
     '/api/xero/invoices/:invoiceId/attachments',
-    { schema: { params: z.object({ invoiceId: guid('invoice') }), response: { 200: attachmentListResponseSchema } } },
+    {
+      schema: {
+        params: z.object({ invoiceId: guid('invoice') }),
+        response: { 200: attachmentListResponseSchema },
+      },
+    },
     async (request) => service.listAttachments(await contextOf(request), request.params.invoiceId),
   );
 
@@ -102,12 +119,19 @@ export function registerPayInvoicesRoutes(root: FastifyInstance): void {
     },
     async (request, reply) => {
       const ctx = await contextOf(request);
-      const file = await service.getAttachmentContent(ctx, request.params.invoiceId, request.params.attachmentId);
+      const file = await service.getAttachmentContent(
+        ctx,
+        request.params.invoiceId,
+        request.params.attachmentId,
+      );
       const asDownload = request.query.download !== undefined || !file.inline;
       const safeName = file.fileName.replace(/[^\w.\- ()]/g, '_') || 'attachment';
       reply
         .type(file.mimeType)
-        .header('content-disposition', `${asDownload ? 'attachment' : 'inline'}; filename="${safeName}"; filename*=UTF-8''${encodeURIComponent(file.fileName)}`)
+        .header(
+          'content-disposition',
+          `${asDownload ? 'attachment' : 'inline'}; filename="${safeName}"; filename*=UTF-8''${encodeURIComponent(file.fileName)}`,
+        )
         .header('content-length', String(file.body.length))
         // Never kept by the browser: after sign-out the same browser must not open the invoice from its cache.
         .header('cache-control', 'no-store');
@@ -120,7 +144,8 @@ export function registerPayInvoicesRoutes(root: FastifyInstance): void {
   app.get(
     '/api/xero/bank-accounts',
     { schema: { querystring: refreshQuery, response: { 200: bankAccountsResponseSchema } } },
-    async (request) => service.listBankAccounts(await contextOf(request), { refresh: isRefresh(request.query) }),
+    async (request) =>
+      service.listBankAccounts(await contextOf(request), { refresh: isRefresh(request.query) }),
   );
 
   app.post(
@@ -134,7 +159,12 @@ export function registerPayInvoicesRoutes(root: FastifyInstance): void {
 
   app.post(
     '/api/xero/payments/:paymentId/undo',
-    { schema: { params: z.object({ paymentId: guid('payment') }), response: { 200: paymentUndoResultSchema } } },
+    {
+      schema: {
+        params: z.object({ paymentId: guid('payment') }),
+        response: { 200: paymentUndoResultSchema },
+      },
+    },
     async (request) => service.undoPayment(await contextOf(request), request.params.paymentId),
   );
 }

@@ -25,7 +25,10 @@ describe(`Pay Invoices at sandbox scale ${SCALE}`, () => {
     const calls = () => t.sandbox.ledger().totals.byTenant[shop.tenantId] ?? 0;
 
     const before = calls();
-    const [invoices, accounts] = await Promise.all([owner.call('GET', '/api/xero/invoices'), owner.call('GET', '/api/xero/bank-accounts')]);
+    const [invoices, accounts] = await Promise.all([
+      owner.call('GET', '/api/xero/invoices'),
+      owner.call('GET', '/api/xero/bank-accounts'),
+    ]);
     expect(invoices.statusCode).toBe(200);
     expect(accounts.statusCode).toBe(200);
     const list = invoices.json() as Invoice[];
@@ -33,7 +36,10 @@ describe(`Pay Invoices at sandbox scale ${SCALE}`, () => {
     expect(calls() - before).toBeLessThanOrEqual(6);
 
     const opened = calls();
-    const [again, accountsAgain] = await Promise.all([owner.call('GET', '/api/xero/invoices'), owner.call('GET', '/api/xero/bank-accounts')]);
+    const [again, accountsAgain] = await Promise.all([
+      owner.call('GET', '/api/xero/invoices'),
+      owner.call('GET', '/api/xero/bank-accounts'),
+    ]);
     expect(again.json()).toHaveLength(list.length);
     expect(accountsAgain.statusCode).toBe(200);
     expect(calls() - opened).toBe(0);

@@ -18,13 +18,25 @@ import {
 import { AppError } from '../../lib/app-error';
 import type { XeroSync, SyncContext, InvoiceView } from '../../xero/sync/sync.service';
 import type { CachedPayment } from '../../xero/sync/mappers';
-import type { RetryActor, WriteLedger, WriteOutcome, WriteRow as LedgerWriteRow } from '../../xero/write-ledger';
+import type {
+  RetryActor,
+  WriteLedger,
+  WriteOutcome,
+  WriteRow as LedgerWriteRow,
+} from '../../xero/write-ledger';
 import type { XeroHttp } from '../../xero/xero-http/http';
 import { createPayInvoicesXero, readStoredPaymentAnswer } from '../../xero/xero-http/pay-invoices';
 import type { PayInvoicesXero, XeroContext, XeroPaymentFacts } from '../../xero/xero-port';
 import type { AuditLog } from '../audit/audit';
 import type { BodyCache, CachedBody } from '../../lib/body-cache';
-import type { AccountRow, InvoiceBalance, InvoiceListRow, InvoiceRow, PayInvoicesRepository, WriteRow } from './pay-invoices.repository';
+import type {
+  AccountRow,
+  InvoiceBalance,
+  InvoiceListRow,
+  InvoiceRow,
+  PayInvoicesRepository,
+  WriteRow,
+} from './pay-invoices.repository';
 
 const SALES_OPEN: InvoiceView = { key: 'sales-open' };
 
@@ -49,7 +61,15 @@ function busyMessage(invoiceNumber: string): string {
 }
 
 /** Attachment types a browser may show inline from our origin; anything else is downloaded, never rendered. */
-const INLINE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/bmp', 'application/pdf', 'text/plain']);
+const INLINE_TYPES = new Set([
+  'image/png',
+  'image/jpeg',
+  'image/gif',
+  'image/webp',
+  'image/bmp',
+  'application/pdf',
+  'text/plain',
+]);
 
 /** Who is asking and for which organisation. */
 export interface PayContext extends SyncContext {
@@ -101,7 +121,9 @@ function toDto(row: InvoiceListRow): Invoice {
     amountDue: fromPence(row.amountDuePence),
     currency: row.currencyCode || 'GBP',
     // The list never pays for attachment look-ups: a placeholder tells the screen to fetch them (001 §3).
-    attachments: row.hasAttachments ? [{ attachmentId: PLACEHOLDER_ATTACHMENT_ID, name: '', mimeType: '', url: '' }] : [],
+    attachments: row.hasAttachments
+      ? [{ attachmentId: PLACEHOLDER_ATTACHMENT_ID, name: '', mimeType: '', url: '' }]
+      : [],
   };
 }
 
@@ -126,11 +148,17 @@ function toPaymentsDto(row: InvoiceRow): InvoiceRefreshResult['payments'] {
 function translateRejection(error: unknown, amountPence: number, currency: string): never {
   if (error instanceof AppError && (error.code === 'XERO_REJECTED' || error.code === 'VALIDATION_ERROR')) {
     const text = error.message.toLowerCase();
-    if (text.includes('fully paid')) throw new AppError('UNPROCESSABLE', 'Invoice is already fully paid', error.message);
+    if (text.includes('fully paid'))
+      throw new AppError('UNPROCESSABLE', 'Invoice is already fully paid', error.message);
     if (text.includes('exceeds the amount outstanding') || text.includes('exceeds the invoice balance')) {
-      throw new AppError('UNPROCESSABLE', `Payment of ${formatAmount(amountPence, currency)} exceeds the invoice balance in Xero`, error.message);
+      throw new AppError(
+        'UNPROCESSABLE',
+        `Payment of ${formatAmount(amountPence, currency)} exceeds the invoice balance in Xero`,
+        error.message,
+      );
     }
-    if (text.includes('authorised')) throw new AppError('UNPROCESSABLE', `Payment validation failed: ${error.message}`);
+    if (text.includes('authorised'))
+      throw new AppError('UNPROCESSABLE', `Payment validation failed: ${error.message}`);
   }
   throw error;
 }
@@ -189,9 +217,15 @@ export function createPayInvoicesService(deps: {
   }
 
   /** The invoice as Xero has it now: the cached row when Xero described it seconds ago, else a fresh read. */
-  async function getCurrentInvoice(ctx: PayContext, invoiceId: string, force: boolean, trustFresh = true): Promise<InvoiceRow> {
+  async function getCurrentInvoice(
+    ctx: PayContext,
+    invoiceId: string,
+    force: boolean,
+    trustFresh = true,
+  ): Promise<InvoiceRow> {
     const cached = await repo.findInvoice(ctx.organizationId, invoiceId);
-    const row = cached && (!force || (trustFresh && isFresh(cached))) ? cached : await readFromXero(ctx, invoiceId);
+    const row =
+      cached && (!force || (trustFresh && isFresh(cached))) ? cached : await readFromXero(ctx, invoiceId);
     if (!row || row.type !== 'ACCREC') throw new AppError('NOT_FOUND', 'Invoice not found in Xero');
     return row;
   }
@@ -217,10 +251,18 @@ export function createPayInvoicesService(deps: {
    * Looks a payment up in Xero when its answer was lost: a payment on the invoice, into the same account,
    * for the same amount and date, changed after the write was sent, and not already another write's.
    */
-  async function findPaymentInXero(ctx: XeroContext, row: LedgerWriteRow): Promise<WriteOutcome<StoredPayment> | null> {
+  async function findPaymentInXero(
+    ctx: XeroContext,
+    row: LedgerWriteRow,
+  ): Promise<WriteOutcome<StoredPayment> | null> {
     const request = row.request as PaymentPayload;
     const payments = await xero.payments.findForInvoice(ctx, request.invoiceId);
-    const claimed = await ledger.claimedXeroIds(row.organizationId, 'payment', row.id, row.targetId ?? request.invoiceId);
+    const claimed = await ledger.claimedXeroIds(
+      row.organizationId,
+      'payment',
+      row.id,
+      row.targetId ?? request.invoiceId,
+    );
     // Xero's clock and ours differ a little: allow two minutes either side of the moment it was sent.
     const sentAt = (row.sentAt ?? row.createdAt).getTime() - 2 * 60_000;
     const match = payments
@@ -252,7 +294,10 @@ export function createPayInvoicesService(deps: {
   }
 
   /** Looks a reversal up in Xero: the payment exists and is DELETED. */
-  async function findPaymentDeletionInXero(ctx: XeroContext, row: LedgerWriteRow): Promise<WriteOutcome<unknown> | null> {
+  async function findPaymentDeletionInXero(
+    ctx: XeroContext,
+    row: LedgerWriteRow,
+  ): Promise<WriteOutcome<unknown> | null> {
     const paymentId = row.targetId ?? (row.request as { paymentId: string }).paymentId;
     const payment = await xero.payments.get(ctx, paymentId);
     if (payment?.status !== 'DELETED') return null;
@@ -260,7 +305,11 @@ export function createPayInvoicesService(deps: {
     if (invoiceId) await repo.markStale(row.organizationId, invoiceId);
     return {
       xeroId: paymentId,
-      response: { paymentId, amountDuePence: payment.invoice?.amountDuePence ?? null, invoiceStatus: payment.invoice?.status ?? null },
+      response: {
+        paymentId,
+        amountDuePence: payment.invoice?.amountDuePence ?? null,
+        invoiceStatus: payment.invoice?.status ?? null,
+      },
     };
   }
 
@@ -269,7 +318,11 @@ export function createPayInvoicesService(deps: {
    * request got, and never check the balance again first, since the first attempt may be what paid it. When the
    * first attempt lost Xero's answer, Xero is asked whether the payment exists instead of sending it again.
    */
-  async function replayPayment(ctx: PayContext, existing: WriteRow, payment: PaymentRequest): Promise<PaymentResult> {
+  async function replayPayment(
+    ctx: PayContext,
+    existing: WriteRow,
+    payment: PaymentRequest,
+  ): Promise<PaymentResult> {
     const first = existing.request as Partial<PaymentPayload>;
     const same =
       existing.kind === 'payment' &&
@@ -277,20 +330,32 @@ export function createPayInvoicesService(deps: {
       first.accountId?.toLowerCase() === payment.accountId.toLowerCase() &&
       first.isCard === payment.isCard &&
       first.requestedPence === toPence(payment.amount);
-    if (!same) throw new AppError('VALIDATION_ERROR', 'This Idempotency-Key was already used for a different change');
+    if (!same)
+      throw new AppError('VALIDATION_ERROR', 'This Idempotency-Key was already used for a different change');
     let row = existing;
-    const unsettled = row.state === 'unknown' || (row.state === 'sent' && now().getTime() - (row.sentAt ?? row.createdAt).getTime() > STALE_SENT_MS);
+    const unsettled =
+      row.state === 'unknown' ||
+      (row.state === 'sent' && now().getTime() - (row.sentAt ?? row.createdAt).getTime() > STALE_SENT_MS);
     // The first attempt lost Xero's answer: ask Xero whether the payment exists instead of sending it again
     // (the ledger logs it once it is settled).
     if (unsettled) row = await ledger.lookUp(row, ctx.tenantId);
     if (row.state === 'failed') {
-      translateRejection(new AppError('XERO_REJECTED', row.error ?? 'Xero refused this payment'), row.amountPence ?? 0, 'GBP');
+      translateRejection(
+        new AppError('XERO_REJECTED', row.error ?? 'Xero refused this payment'),
+        row.amountPence ?? 0,
+        'GBP',
+      );
     }
     if (row.state !== 'confirmed') {
-      throw new AppError('CONFLICT', 'This payment is already being processed. Refresh in a moment to see the result.', undefined, {
-        writeId: row.id,
-        writeState: row.state,
-      });
+      throw new AppError(
+        'CONFLICT',
+        'This payment is already being processed. Refresh in a moment to see the result.',
+        undefined,
+        {
+          writeId: row.id,
+          writeState: row.state,
+        },
+      );
     }
     const stored = readStoredPayment(row);
     const request = row.request as PaymentPayload;
@@ -298,7 +363,11 @@ export function createPayInvoicesService(deps: {
     // replayed answer; the caller is told the balance the cache holds now, read from Xero when this retry
     // is what settled the payment (the cache has not seen it yet).
     const invoice = await getCurrentInvoice(ctx, request.invoiceId, unsettled, false).catch(() => null);
-    const due = invoice ? (invoice.status === 'PAID' ? 0 : invoice.amountDuePence) : (stored.amountDuePence ?? 0);
+    const due = invoice
+      ? invoice.status === 'PAID'
+        ? 0
+        : invoice.amountDuePence
+      : (stored.amountDuePence ?? 0);
     return toResult({ ...stored, amountDuePence: due }, row.completedAt);
   }
 
@@ -313,7 +382,10 @@ export function createPayInvoicesService(deps: {
      */
     async listInvoicesBody(ctx: PayContext, options: { refresh: boolean }): Promise<CachedBody> {
       if (options.refresh) await sync.syncInvoices(ctx, SALES_OPEN);
-      const version = options.refresh || ctx.cacheVersion === undefined ? await sync.readCacheVersion(ctx.organizationId) : ctx.cacheVersion;
+      const version =
+        options.refresh || ctx.cacheVersion === undefined
+          ? await sync.readCacheVersion(ctx.organizationId)
+          : ctx.cacheVersion;
       return bodies.get(`invoices:${ctx.organizationId}:sales-open`, version, async () => {
         await sync.ensureInvoices(ctx, SALES_OPEN);
         return (await repo.listOutstanding(ctx.organizationId)).map(toDto);
@@ -328,7 +400,11 @@ export function createPayInvoicesService(deps: {
     },
 
     /** One invoice, from Xero when `refresh` (unless Xero described it seconds ago), with its payments. */
-    async getInvoice(ctx: PayContext, invoiceId: string, options: { refresh: boolean }): Promise<InvoiceRefreshResult> {
+    async getInvoice(
+      ctx: PayContext,
+      invoiceId: string,
+      options: { refresh: boolean },
+    ): Promise<InvoiceRefreshResult> {
       const row = await getCurrentInvoice(ctx, invoiceId, options.refresh);
       return {
         message: options.refresh ? 'Invoice refreshed from Xero' : 'Invoice loaded',
@@ -342,7 +418,10 @@ export function createPayInvoicesService(deps: {
       const attachments = await xero.attachments.list(ctx, invoice.invoiceId);
       return attachments.map((a) => {
         const mimeType = a.mimeType || 'application/octet-stream';
-        attachmentMeta.set(`${ctx.organizationId}:${a.attachmentId.toLowerCase()}`, { mimeType, fileName: a.fileName });
+        attachmentMeta.set(`${ctx.organizationId}:${a.attachmentId.toLowerCase()}`, {
+          mimeType,
+          fileName: a.fileName,
+        });
         if (attachmentMeta.size > 5000) attachmentMeta.delete(attachmentMeta.keys().next().value ?? '');
         return {
           attachmentId: a.attachmentId,
@@ -355,7 +434,11 @@ export function createPayInvoicesService(deps: {
     },
 
     /** The bytes of one attachment, typed with the MIME type Xero lists for it. */
-    async getAttachmentContent(ctx: PayContext, invoiceId: string, attachmentId: string): Promise<AttachmentContent> {
+    async getAttachmentContent(
+      ctx: PayContext,
+      invoiceId: string,
+      attachmentId: string,
+    ): Promise<AttachmentContent> {
       const invoice = await getKnownInvoice(ctx, invoiceId);
       const key = `${ctx.organizationId}:${attachmentId.toLowerCase()}`;
       if (!attachmentMeta.has(key)) await this.listAttachments(ctx, invoice.invoiceId);
@@ -363,7 +446,8 @@ export function createPayInvoicesService(deps: {
       if (!meta) throw new AppError('NOT_FOUND', 'Attachment not found');
       const { body, contentType } = await xero.attachments.get(ctx, invoice.invoiceId, attachmentId);
       const sent = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
-      const mimeType = meta.mimeType !== 'application/octet-stream' ? meta.mimeType.toLowerCase() : sent || meta.mimeType;
+      const mimeType =
+        meta.mimeType !== 'application/octet-stream' ? meta.mimeType.toLowerCase() : sent || meta.mimeType;
       return { body, mimeType, fileName: meta.fileName, inline: INLINE_TYPES.has(mimeType) };
     },
 
@@ -388,13 +472,26 @@ export function createPayInvoicesService(deps: {
      * new write, checked against what Xero says is outstanding now, in the name of the administrator. Xero is
      * reached with the grant that made the first attempt.
      */
-    async retryHeldPayment(row: LedgerWriteRow, by: RetryActor, idempotencyKey: string): Promise<{ writeId: number; xeroId: string | null }> {
+    async retryHeldPayment(
+      row: LedgerWriteRow,
+      by: RetryActor,
+      idempotencyKey: string,
+    ): Promise<{ writeId: number; xeroId: string | null }> {
       if (row.userId === null) {
-        throw new AppError('CONFLICT', 'The user who made this payment no longer exists: cancel it and pay it again on Pay Invoices.');
+        throw new AppError(
+          'CONFLICT',
+          'The user who made this payment no longer exists: cancel it and pay it again on Pay Invoices.',
+        );
       }
       const held = row.request as PaymentPayload;
       const result = await this.pay(
-        { organizationId: row.organizationId, tenantId: by.tenantId, userId: row.userId, username: by.username, ip: by.ip ?? null },
+        {
+          organizationId: row.organizationId,
+          tenantId: by.tenantId,
+          userId: row.userId,
+          username: by.username,
+          ip: by.ip ?? null,
+        },
         {
           invoiceId: held.invoiceId,
           invoiceNumber: held.invoiceNumber,
@@ -415,7 +512,11 @@ export function createPayInvoicesService(deps: {
      * the payment in the ledger before sending it with the Idempotency-Key, updates the cached invoice from
      * Xero's answer, and audits it.
      */
-    async pay(ctx: PayContext, payment: PaymentRequest, idempotencyKey: string | undefined): Promise<PaymentResult> {
+    async pay(
+      ctx: PayContext,
+      payment: PaymentRequest,
+      idempotencyKey: string | undefined,
+    ): Promise<PaymentResult> {
       const requestedPence = toPence(payment.amount);
       if (idempotencyKey) {
         const existing = await ledger.findByKey(ctx.organizationId, idempotencyKey);
@@ -427,20 +528,34 @@ export function createPayInvoicesService(deps: {
         account = await repo.findPaymentAccount(ctx.organizationId, payment.accountId);
       }
       if (!account) {
-        throw new AppError('VALIDATION_ERROR', 'The selected account cannot take payments in Xero. Refresh the accounts and choose another.');
+        throw new AppError(
+          'VALIDATION_ERROR',
+          'The selected account cannot take payments in Xero. Refresh the accounts and choose another.',
+        );
       }
       // An earlier payment on this invoice whose outcome is not known yet: settle it by look-up first; while
       // one is still in flight, refuse (its amount may or may not be in the balance Xero shows).
-      const target = (await repo.findInvoice(ctx.organizationId, payment.invoiceId))?.invoiceId ?? payment.invoiceId;
-      const earlier = await ledger.settleOpenOnTarget({ organizationId: ctx.organizationId, tenantId: ctx.tenantId, kind: 'payment', targetId: target }, STALE_SENT_MS);
+      const target =
+        (await repo.findInvoice(ctx.organizationId, payment.invoiceId))?.invoiceId ?? payment.invoiceId;
+      const earlier = await ledger.settleOpenOnTarget(
+        { organizationId: ctx.organizationId, tenantId: ctx.tenantId, kind: 'payment', targetId: target },
+        STALE_SENT_MS,
+      );
       if (earlier.open.length > 0) throw new AppError('CONFLICT', busyMessage(payment.invoiceNumber));
       // A payment settled just now is not in the cached balance: read the invoice from Xero.
       const invoice = await getCurrentInvoice(ctx, payment.invoiceId, true, earlier.settled.length === 0);
       const currency = invoice.currencyCode || 'GBP';
       if (invoice.status !== 'AUTHORISED' && invoice.status !== 'PAID') {
-        throw new AppError('UNPROCESSABLE', `Payment validation failed: invoice ${invoice.invoiceNumber ?? ''} is ${invoice.status} in Xero`);
+        throw new AppError(
+          'UNPROCESSABLE',
+          `Payment validation failed: invoice ${invoice.invoiceNumber ?? ''} is ${invoice.status} in Xero`,
+        );
       }
-      const refusal = checkPaymentAgainstBalance(requestedPence, invoice.status === 'PAID' ? 0 : invoice.amountDuePence, currency);
+      const refusal = checkPaymentAgainstBalance(
+        requestedPence,
+        invoice.status === 'PAID' ? 0 : invoice.amountDuePence,
+        currency,
+      );
       if (refusal) {
         await audit.record({
           userId: ctx.userId,
@@ -469,7 +584,9 @@ export function createPayInvoicesService(deps: {
         amount: fromPence(amountPence),
         // Xero dates a payment by the organisation's calendar: today in the UK, whatever the browser sent.
         date: getUkToday(now()),
-        reference: payment.reference.trim() || getPaymentReference(invoice.invoiceNumber ?? payment.invoiceNumber, payment.isCard),
+        reference:
+          payment.reference.trim() ||
+          getPaymentReference(invoice.invoiceNumber ?? payment.invoiceNumber, payment.isCard),
         isCard: payment.isCard,
         requestedPence,
       };
@@ -511,7 +628,13 @@ export function createPayInvoicesService(deps: {
           send: async (key) => {
             const answer = await xero.payments.create(
               ctx,
-              { invoiceId: payload.invoiceId, accountId: payload.accountId, amountPence, date: payload.date, reference: payload.reference },
+              {
+                invoiceId: payload.invoiceId,
+                accountId: payload.accountId,
+                amountPence,
+                date: payload.date,
+                reference: payload.reference,
+              },
               key,
             );
             const balance = balanceFrom(answer, before);
@@ -557,10 +680,14 @@ export function createPayInvoicesService(deps: {
     async undoPayment(ctx: PayContext, paymentId: string): Promise<PaymentUndoResult> {
       const write = await ledger.findConfirmedByXeroId(ctx.organizationId, 'payment', paymentId);
       if (!write) throw new AppError('NOT_FOUND', 'Payment not found');
-      if (write.userId !== ctx.userId) throw new AppError('FORBIDDEN', 'Only the person who made this payment can undo it here');
+      if (write.userId !== ctx.userId)
+        throw new AppError('FORBIDDEN', 'Only the person who made this payment can undo it here');
       const madeAt = (write.completedAt ?? write.createdAt).getTime();
       if (now().getTime() - madeAt > PAYMENT_UNDO_WINDOW_MS + UNDO_GRACE_MS) {
-        throw new AppError('CONFLICT', 'This payment can no longer be undone here. Remove it in Xero if it is wrong.');
+        throw new AppError(
+          'CONFLICT',
+          'This payment can no longer be undone here. Remove it in Xero if it is wrong.',
+        );
       }
       const request = write.request as PaymentPayload;
       const xeroPaymentId = write.xeroId ?? paymentId;
@@ -593,13 +720,23 @@ export function createPayInvoicesService(deps: {
         },
         send: async (key) => {
           const answer = await xero.payments.delete(ctx, xeroPaymentId, key);
-          return { xeroId: xeroPaymentId, response: { ...balanceFrom(answer, fallback), updatedUtc: answer?.updatedUtc ?? null } };
+          return {
+            xeroId: xeroPaymentId,
+            response: { ...balanceFrom(answer, fallback), updatedUtc: answer?.updatedUtc ?? null },
+          };
         },
       });
       const { updatedUtc, ...balance } = outcome.response;
       // A replayed Undo is old news: the cache keeps what it holds.
       if (!outcome.replayed) {
-        await repo.removePayment(ctx.organizationId, request.invoiceId, balance, xeroPaymentId, updatedUtc ? new Date(updatedUtc) : null, sentAt);
+        await repo.removePayment(
+          ctx.organizationId,
+          request.invoiceId,
+          balance,
+          xeroPaymentId,
+          updatedUtc ? new Date(updatedUtc) : null,
+          sentAt,
+        );
       }
       return {
         message: 'Payment removed from Xero',

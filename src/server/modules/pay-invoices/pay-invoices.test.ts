@@ -21,7 +21,9 @@ async function openShop(t: XeroTestApp, username: string, email = 'owner@demosho
   const shop = user.orgs.find((o) => o.tenantName === 'Demo Shop Ltd');
   if (!shop) throw new Error('no shop');
   await enableFeatures(t, shop.organizationId);
-  const active = await user.call('POST', '/api/xero/set-active-organization', { organizationId: shop.organizationId });
+  const active = await user.call('POST', '/api/xero/set-active-organization', {
+    organizationId: shop.organizationId,
+  });
   expect(active.statusCode).toBe(200);
   return { user, shop };
 }
@@ -115,7 +117,9 @@ describe('Pay Invoices API', () => {
       t.database.db
         .update(xeroSyncState)
         .set({ lastSyncAt: later })
-        .where(and(eq(xeroSyncState.organizationId, shopId), eq(xeroSyncState.resource, 'invoices:sales-open')));
+        .where(
+          and(eq(xeroSyncState.organizationId, shopId), eq(xeroSyncState.resource, 'invoices:sales-open')),
+        );
     await finishedLater();
     const before = callsFor(t, tenantId);
     expect((await owner.call('GET', '/api/xero/invoices?refresh=true')).statusCode).toBe(200);
@@ -128,12 +132,18 @@ describe('Pay Invoices API', () => {
   it('splits bank accounts into card and cash lists, keyed on AccountID, without archived accounts', async () => {
     const res = await owner.call('GET', '/api/xero/bank-accounts');
     expect(res.statusCode).toBe(200);
-    const body = res.json() as { creditCardAccounts: { accountId: string; name: string }[]; cashAccounts: { accountId: string; name: string }[] };
+    const body = res.json() as {
+      creditCardAccounts: { accountId: string; name: string }[];
+      cashAccounts: { accountId: string; name: string }[];
+    };
     expect(body.creditCardAccounts.map((a) => a.name)).toEqual(['Business Credit Card']);
     expect(body.cashAccounts.map((a) => a.name)).toEqual(['Business Current Account', 'Cash']);
     // Xero's own account numbers, as the spec's bank account entity carries them.
     expect(body.creditCardAccounts[0]).toMatchObject({ bankAccountNumber: '4929 **** **** 7781' });
-    expect(body.cashAccounts.map((a) => (a as { bankAccountNumber?: string }).bankAccountNumber)).toEqual(['20-45-77 43518862', 'Till float']);
+    expect(body.cashAccounts.map((a) => (a as { bankAccountNumber?: string }).bankAccountNumber)).toEqual([
+      '20-45-77 43518862',
+      'Till float',
+    ]);
     card = body.creditCardAccounts[0]?.accountId ?? '';
     current = body.cashAccounts[0]?.accountId ?? '';
     cash = body.cashAccounts[1]?.accountId ?? '';
@@ -151,12 +161,19 @@ describe('Pay Invoices API', () => {
     expect(res.statusCode).toBe(200);
     const body = res.json();
     expect(body.message).toBe('Invoice refreshed from Xero');
-    expect(body.invoice).toMatchObject({ invoiceId: partial.invoiceId, amountDue: partial.amountDue, status: 'PARTIAL' });
+    expect(body.invoice).toMatchObject({
+      invoiceId: partial.invoiceId,
+      amountDue: partial.amountDue,
+      status: 'PARTIAL',
+    });
     expect(body.payments.length).toBeGreaterThan(0);
     const viaPost = await owner.call('POST', '/api/xero/invoices/refresh', { invoiceId: partial.invoiceId });
     expect(viaPost.statusCode).toBe(200);
     expect(viaPost.json().invoice.invoiceId).toBe(partial.invoiceId);
-    const missing = await owner.call('GET', '/api/xero/invoices/00000000-0000-4000-8000-000000000000?refresh=true');
+    const missing = await owner.call(
+      'GET',
+      '/api/xero/invoices/00000000-0000-4000-8000-000000000000?refresh=true',
+    );
     expect(missing.statusCode).toBe(404);
     expect(missing.json().message).toBe('Invoice not found in Xero');
     const bad = await owner.call('GET', '/api/xero/invoices/not-a-guid');
@@ -173,7 +190,9 @@ describe('Pay Invoices API', () => {
       const list = res.json() as { attachmentId: string; name: string; mimeType: string; url: string }[];
       expect(list.length).toBeGreaterThan(0);
       for (const file of list) {
-        expect(file.url).toBe(`/api/xero/invoices/${invoice.invoiceId}/attachments/${file.attachmentId}/content`);
+        expect(file.url).toBe(
+          `/api/xero/invoices/${invoice.invoiceId}/attachments/${file.attachmentId}/content`,
+        );
         if (seen.has(file.mimeType)) continue;
         seen.add(file.mimeType);
         const content = await owner.call('GET', file.url);
@@ -189,7 +208,10 @@ describe('Pay Invoices API', () => {
       }
     }
     expect([...seen].sort()).toEqual(['application/pdf', 'image/png']);
-    const unknown = await owner.call('GET', `/api/xero/invoices/${withFiles[0]?.invoiceId}/attachments/00000000-0000-4000-8000-000000000000/content`);
+    const unknown = await owner.call(
+      'GET',
+      `/api/xero/invoices/${withFiles[0]?.invoiceId}/attachments/00000000-0000-4000-8000-000000000000/content`,
+    );
     expect(unknown.statusCode).toBe(404);
   });
 
@@ -202,10 +224,17 @@ describe('Pay Invoices API', () => {
     expect(body.paymentId).toMatch(/^[0-9a-f-]{36}$/);
     const written = paymentWrites(t).filter((w) => w.summary.invoiceId === invoice.invoiceId);
     expect(written).toHaveLength(1);
-    expect(written[0]?.summary).toMatchObject({ accountId: card, amount: invoice.amountDue, invoiceStatus: 'PAID' });
+    expect(written[0]?.summary).toMatchObject({
+      accountId: card,
+      amount: invoice.amountDue,
+      invoiceStatus: 'PAID',
+    });
     const list = (await owner.call('GET', '/api/xero/invoices')).json() as Invoice[];
     expect(list.find((i) => i.invoiceId === invoice.invoiceId)).toBeUndefined();
-    const [write] = await t.database.db.select().from(xeroWrites).where(eq(xeroWrites.xeroId, body.paymentId));
+    const [write] = await t.database.db
+      .select()
+      .from(xeroWrites)
+      .where(eq(xeroWrites.xeroId, body.paymentId));
     expect(write).toMatchObject({ kind: 'payment', state: 'confirmed', targetId: invoice.invoiceId });
     const audits = await t.database.db.select().from(auditLog).where(eq(auditLog.action, 'payment.create'));
     expect(audits.some((a) => a.target === invoice.invoiceId && a.result === 'success')).toBe(true);
@@ -309,7 +338,11 @@ describe('Pay Invoices API', () => {
 
   it('when the answer is lost for good, the browser retrying with the same key gets the payment Xero has, not a second one', async () => {
     // A second instance that never retries inside a request, so the lost answer reaches the browser.
-    const impatient = await createXeroTestApp({ database: t.database, sandboxInstance: t.sandbox, xeroHttp: { maxAttempts: 1 } });
+    const impatient = await createXeroTestApp({
+      database: t.database,
+      sandboxInstance: t.sandbox,
+      xeroHttp: { maxAttempts: 1 },
+    });
     try {
       const invoice = takeInvoice();
       const key = crypto.randomUUID();
@@ -336,7 +369,11 @@ describe('Pay Invoices API', () => {
   });
 
   it('reconciliation settles a lost payment by looking it up in Xero', async () => {
-    const impatient = await createXeroTestApp({ database: t.database, sandboxInstance: t.sandbox, xeroHttp: { maxAttempts: 1 } });
+    const impatient = await createXeroTestApp({
+      database: t.database,
+      sandboxInstance: t.sandbox,
+      xeroHttp: { maxAttempts: 1 },
+    });
     try {
       const invoice = takeInvoice();
       const key = crypto.randomUUID();
@@ -363,10 +400,14 @@ describe('Pay Invoices API', () => {
 
   /** What Xero holds as the invoice's amount due, in pence, asked of Xero itself. */
   async function xeroDuePence(invoiceId: string): Promise<number> {
-    const { data } = await t.app.services.xeroHttp.send<{ Invoices: Array<{ AmountDue: number }> }>(owner.user.id, tenantId, {
-      method: 'GET',
-      path: `/api.xro/2.0/Invoices/${invoiceId}`,
-    });
+    const { data } = await t.app.services.xeroHttp.send<{ Invoices: Array<{ AmountDue: number }> }>(
+      owner.user.id,
+      tenantId,
+      {
+        method: 'GET',
+        path: `/api.xro/2.0/Invoices/${invoiceId}`,
+      },
+    );
     return Math.round((data.Invoices[0]?.AmountDue ?? NaN) * 100);
   }
 
@@ -376,7 +417,10 @@ describe('Pay Invoices API', () => {
     expect(single.statusCode, single.body).toBe(200);
     const list = (await owner.call('GET', '/api/xero/invoices')).json() as Invoice[];
     const row = list.find((i) => i.invoiceId === invoiceId);
-    return { single: Math.round(single.json().invoice.amountDue * 100), list: row ? Math.round(row.amountDue * 100) : null };
+    return {
+      single: Math.round(single.json().invoice.amountDue * 100),
+      list: row ? Math.round(row.amountDue * 100) : null,
+    };
   }
 
   it('a late resend of an old Idempotency-Key after a later payment never rolls the shown balance back', async () => {
@@ -449,15 +493,21 @@ describe('Pay Invoices API', () => {
     expect(paymentWrites(t).filter((w) => w.summary.invoiceId === invoice.invoiceId)).toHaveLength(0);
 
     // Its answer was lost and Xero never got it: the next payment settles it by look-up, then goes ahead.
-    await t.database.db.update(xeroWrites).set({ state: 'unknown' }).where(eq(xeroWrites.idempotencyKey, `in-flight-${invoice.invoiceId}`));
+    await t.database.db
+      .update(xeroWrites)
+      .set({ state: 'unknown' })
+      .where(eq(xeroWrites.idempotencyKey, `in-flight-${invoice.invoiceId}`));
     const next = await pay(paymentOf(invoice, cash, 5, false), crypto.randomUUID());
     expect(next.statusCode, next.body).toBe(200);
-    const [settled] = await t.database.db.select().from(xeroWrites).where(eq(xeroWrites.idempotencyKey, `in-flight-${invoice.invoiceId}`));
+    const [settled] = await t.database.db
+      .select()
+      .from(xeroWrites)
+      .where(eq(xeroWrites.idempotencyKey, `in-flight-${invoice.invoiceId}`));
     expect(settled?.state).toBe('failed');
     expect(paymentWrites(t).filter((w) => w.summary.invoiceId === invoice.invoiceId)).toHaveLength(1);
   });
 
-  it('two payments on one invoice at the same moment: each is sent or refused as busy, Xero holds the ones answered 200, the balance shown is Xero\'s', async () => {
+  it("two payments on one invoice at the same moment: each is sent or refused as busy, Xero holds the ones answered 200, the balance shown is Xero's", async () => {
     const invoice = takeInvoice((i) => i.amountDue > 20);
     const [a, b] = await Promise.all([
       pay(paymentOf(invoice, cash, 2, false), crypto.randomUUID()),
@@ -471,8 +521,12 @@ describe('Pay Invoices API', () => {
     expect(await shownDuePence(invoice.invoiceId)).toEqual({ single: truth, list: truth });
   });
 
-  it('a payment whose answer was lost is read back before the next one: the balance shown is Xero\'s, and it is logged once', async () => {
-    const impatient = await createXeroTestApp({ database: t.database, sandboxInstance: t.sandbox, xeroHttp: { maxAttempts: 1 } });
+  it("a payment whose answer was lost is read back before the next one: the balance shown is Xero's, and it is logged once", async () => {
+    const impatient = await createXeroTestApp({
+      database: t.database,
+      sandboxInstance: t.sandbox,
+      xeroHttp: { maxAttempts: 1 },
+    });
     try {
       const invoice = takeInvoice((i) => i.amountDue > 20);
       const key = crypto.randomUUID();
@@ -493,9 +547,9 @@ describe('Pay Invoices API', () => {
       const retried = await pay(paymentOf(invoice, cash, 7, false), key);
       expect(retried.statusCode, retried.body).toBe(200);
       await t.app.services.ledger.reconcile(0);
-      const lines = (await t.database.db.select().from(auditLog).where(eq(auditLog.action, 'payment.create'))).filter(
-        (l) => (l.detail as { writeId?: number } | null)?.writeId === write?.id,
-      );
+      const lines = (
+        await t.database.db.select().from(auditLog).where(eq(auditLog.action, 'payment.create'))
+      ).filter((l) => (l.detail as { writeId?: number } | null)?.writeId === write?.id);
       expect(lines.map((l) => [l.result, l.username])).toEqual([['success', 'owner']]);
     } finally {
       t.sandbox.clearFaults();
@@ -504,7 +558,9 @@ describe('Pay Invoices API', () => {
   });
 
   it('one finder per kind of write: registering a second one fails', () => {
-    expect(() => t.app.services.ledger.registerFinder('payment', async () => null)).toThrow(/already registered/);
+    expect(() => t.app.services.ledger.registerFinder('payment', async () => null)).toThrow(
+      /already registered/,
+    );
   });
 
   it('undoes a payment just made by this user, once, and only within the window', async () => {
@@ -515,17 +571,26 @@ describe('Pay Invoices API', () => {
     expect(undo.statusCode, undo.body).toBe(200);
     expect(undo.json()).toMatchObject({ invoiceId: invoice.invoiceId, amountDue: invoice.amountDue });
     expect(callsFor(t, tenantId) - calls).toBe(1);
-    expect(t.sandbox.ledger().writes.filter((w) => w.kind === 'payment' && w.action === 'delete' && w.id === paid.paymentId)).toHaveLength(1);
+    expect(
+      t.sandbox
+        .ledger()
+        .writes.filter((w) => w.kind === 'payment' && w.action === 'delete' && w.id === paid.paymentId),
+    ).toHaveLength(1);
     const list = (await owner.call('GET', '/api/xero/invoices')).json() as Invoice[];
     expect(list.find((i) => i.invoiceId === invoice.invoiceId)?.amountDue).toBe(invoice.amountDue);
     // A second Undo replays the first answer; Xero is not asked again.
     const twice = await owner.call('POST', `/api/xero/payments/${paid.paymentId}/undo`);
     expect(twice.statusCode).toBe(200);
-    expect(t.sandbox.ledger().writes.filter((w) => w.action === 'delete' && w.id === paid.paymentId)).toHaveLength(1);
+    expect(
+      t.sandbox.ledger().writes.filter((w) => w.action === 'delete' && w.id === paid.paymentId),
+    ).toHaveLength(1);
 
     const later = takeInvoice();
     const old = (await pay(paymentOf(later, card, 2, true))).json();
-    await t.database.db.update(xeroWrites).set({ completedAt: new Date(Date.now() - 10 * 60_000) }).where(eq(xeroWrites.xeroId, old.paymentId));
+    await t.database.db
+      .update(xeroWrites)
+      .set({ completedAt: new Date(Date.now() - 10 * 60_000) })
+      .where(eq(xeroWrites.xeroId, old.paymentId));
     const tooLate = await owner.call('POST', `/api/xero/payments/${old.paymentId}/undo`);
     expect(tooLate.statusCode).toBe(409);
     expect(tooLate.json().message).toContain('can no longer be undone');
@@ -540,7 +605,10 @@ describe('Pay Invoices API', () => {
     const notTheirs = await colleague.user.call('POST', `/api/xero/payments/${paid.paymentId}/undo`);
     expect(notTheirs.statusCode).toBe(403);
 
-    const stranger = await createConnectedUser(t, 'stranger', { email: 'bookkeeper@demobuilders.example', tenants: ['Demo Builders Ltd'] });
+    const stranger = await createConnectedUser(t, 'stranger', {
+      email: 'bookkeeper@demobuilders.example',
+      tenants: ['Demo Builders Ltd'],
+    });
     const builders = stranger.orgs[0]?.organizationId ?? 0;
     await enableFeatures(t, builders);
     const asStranger = payAs(t, stranger.cookie);
@@ -555,7 +623,9 @@ describe('Pay Invoices API', () => {
     }
     // Their own organisation has no such invoice or payment.
     expect((await stranger.call('GET', `/api/xero/invoices/${invoice.invoiceId}`)).statusCode).toBe(404);
-    expect((await stranger.call('GET', `/api/xero/invoices/${invoice.invoiceId}/attachments`)).statusCode).toBe(404);
+    expect(
+      (await stranger.call('GET', `/api/xero/invoices/${invoice.invoiceId}/attachments`)).statusCode,
+    ).toBe(404);
     expect((await stranger.call('POST', `/api/xero/payments/${paid.paymentId}/undo`)).statusCode).toBe(404);
     const theft = await asStranger(paymentOf(invoice, card, 1, true));
     expect(theft.statusCode).toBeGreaterThanOrEqual(400);
@@ -564,10 +634,13 @@ describe('Pay Invoices API', () => {
   });
 
   it('refuses every endpoint with 403 when the feature is switched off', async () => {
-    await t.database.db.update(organizations).set({ featurePayInvoices: false }).where(eq(organizations.id, shopId));
+    await t.database.db
+      .update(organizations)
+      .set({ featurePayInvoices: false })
+      .where(eq(organizations.id, shopId));
     try {
       const invoice = invoices[0] as Invoice;
-      const requests: [('GET' | 'POST'), string, unknown?][] = [
+      const requests: ['GET' | 'POST', string, unknown?][] = [
         ['GET', '/api/xero/invoices'],
         ['GET', '/api/xero/invoices?refresh=true'],
         ['POST', '/api/xero/invoices/refresh'],
@@ -580,10 +653,15 @@ describe('Pay Invoices API', () => {
       for (const [method, url, body] of requests) {
         const res = await owner.call(method, url, body);
         expect(res.statusCode, url).toBe(403);
-        expect(res.json().message).toBe('Pay Invoices is disabled for this organization. Please contact an administrator to enable it.');
+        expect(res.json().message).toBe(
+          'Pay Invoices is disabled for this organization. Please contact an administrator to enable it.',
+        );
       }
     } finally {
-      await t.database.db.update(organizations).set({ featurePayInvoices: true }).where(eq(organizations.id, shopId));
+      await t.database.db
+        .update(organizations)
+        .set({ featurePayInvoices: true })
+        .where(eq(organizations.id, shopId));
     }
   });
 

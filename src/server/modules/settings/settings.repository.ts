@@ -9,7 +9,12 @@ import {
   xeroSyncState,
   xeroTaxRates,
 } from '../../db/schema/index.ts';
-import { createCacheRepository, type CachedAccount, type CachedContact, type CachedTaxRate } from '../../xero/cache/cache.repository';
+import {
+  createCacheRepository,
+  type CachedAccount,
+  type CachedContact,
+  type CachedTaxRate,
+} from '../../xero/cache/cache.repository';
 
 export type AccountRow = CachedAccount;
 export type TaxRateRow = CachedTaxRate;
@@ -48,7 +53,11 @@ export function createSettingsRepository(db: Db) {
     findAccounts: cache.findAccounts,
 
     listTaxRates(organizationId: number): Promise<TaxRateRow[]> {
-      return db.select().from(xeroTaxRates).where(eq(xeroTaxRates.organizationId, organizationId)).orderBy(asc(xeroTaxRates.name));
+      return db
+        .select()
+        .from(xeroTaxRates)
+        .where(eq(xeroTaxRates.organizationId, organizationId))
+        .orderBy(asc(xeroTaxRates.name));
     },
 
     findTaxRates: cache.findTaxRates,
@@ -76,7 +85,9 @@ export function createSettingsRepository(db: Db) {
       return db
         .select()
         .from(xeroContactGroups)
-        .where(and(eq(xeroContactGroups.organizationId, organizationId), eq(xeroContactGroups.status, 'ACTIVE')))
+        .where(
+          and(eq(xeroContactGroups.organizationId, organizationId), eq(xeroContactGroups.status, 'ACTIVE')),
+        )
         .orderBy(asc(sql`lower(${xeroContactGroups.name})`));
     },
 
@@ -85,7 +96,12 @@ export function createSettingsRepository(db: Db) {
       return db
         .select()
         .from(xeroContactGroups)
-        .where(and(eq(xeroContactGroups.organizationId, organizationId), inArray(xeroContactGroups.groupId, groupIds)));
+        .where(
+          and(
+            eq(xeroContactGroups.organizationId, organizationId),
+            inArray(xeroContactGroups.groupId, groupIds),
+          ),
+        );
     },
 
     async updateDefaults(organizationId: number, values: OrganizationDefaultsUpdate) {
@@ -109,7 +125,9 @@ export function createSettingsRepository(db: Db) {
       if (accountIds.length === 0) return 0;
       const rows = await db
         .delete(xeroAccounts)
-        .where(and(eq(xeroAccounts.organizationId, organizationId), inArray(xeroAccounts.accountId, accountIds)))
+        .where(
+          and(eq(xeroAccounts.organizationId, organizationId), inArray(xeroAccounts.accountId, accountIds)),
+        )
         .returning({ accountId: xeroAccounts.accountId });
       return rows.length;
     },
@@ -148,7 +166,12 @@ export function createSettingsRepository(db: Db) {
     async resetCustomerInvoiceViews(organizationId: number): Promise<void> {
       await db
         .delete(xeroSyncState)
-        .where(and(eq(xeroSyncState.organizationId, organizationId), like(xeroSyncState.resource, 'invoices:contact:%')));
+        .where(
+          and(
+            eq(xeroSyncState.organizationId, organizationId),
+            like(xeroSyncState.resource, 'invoices:contact:%'),
+          ),
+        );
     },
   };
 }

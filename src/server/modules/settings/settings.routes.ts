@@ -1,6 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { bankAccountsCleanupResponseSchema, bankAccountsResponseSchema, dataCleanupResponseSchema } from '../../../shared/pay-invoices';
+import {
+  bankAccountsCleanupResponseSchema,
+  bankAccountsResponseSchema,
+  dataCleanupResponseSchema,
+} from '../../../shared/pay-invoices';
 import {
   accountsResponseSchema,
   contactGroupsResponseSchema,
@@ -35,7 +39,13 @@ function actorOf(request: FastifyRequest, user: { id: number; username: string }
 export function registerSettingsRoutes(root: FastifyInstance): void {
   const app = root.withTypeProvider<ZodTypeProvider>();
   const { db, sync, xeroHttp, audit, ledger, resolveTenant } = root.services;
-  const settings = createSettingsService({ repo: createSettingsRepository(db), sync, accounts: createAccountsHttp(xeroHttp), audit, ledger });
+  const settings = createSettingsService({
+    repo: createSettingsRepository(db),
+    sync,
+    accounts: createAccountsHttp(xeroHttp),
+    audit,
+    ledger,
+  });
   const isRefresh = (query: { refresh?: string | undefined }) => query.refresh === 'true';
 
   app.patch(
@@ -49,16 +59,24 @@ export function registerSettingsRoutes(root: FastifyInstance): void {
   );
 
   for (const [path, kind] of ACCOUNT_LISTS) {
-    app.get(path, { schema: { querystring: referenceListQuerySchema, response: { 200: accountsResponseSchema } } }, async (request) => {
-      const tenant = await resolveTenant(request);
-      return settings.listAccounts(tenant, kind, { refresh: isRefresh(request.query) });
-    });
+    app.get(
+      path,
+      { schema: { querystring: referenceListQuerySchema, response: { 200: accountsResponseSchema } } },
+      async (request) => {
+        const tenant = await resolveTenant(request);
+        return settings.listAccounts(tenant, kind, { refresh: isRefresh(request.query) });
+      },
+    );
   }
 
-  app.get('/api/xero/vat-rates', { schema: { querystring: referenceListQuerySchema, response: { 200: vatRatesResponseSchema } } }, async (request) => {
-    const tenant = await resolveTenant(request);
-    return settings.listVatRates(tenant, { refresh: isRefresh(request.query) });
-  });
+  app.get(
+    '/api/xero/vat-rates',
+    { schema: { querystring: referenceListQuerySchema, response: { 200: vatRatesResponseSchema } } },
+    async (request) => {
+      const tenant = await resolveTenant(request);
+      return settings.listVatRates(tenant, { refresh: isRefresh(request.query) });
+    },
+  );
 
   app.get(
     '/api/xero/contact-groups',
@@ -69,15 +87,23 @@ export function registerSettingsRoutes(root: FastifyInstance): void {
     },
   );
 
-  app.get('/api/xero/contacts', { schema: { querystring: contactsQuerySchema, response: { 200: contactsResponseSchema } } }, async (request) => {
-    const tenant = await resolveTenant(request);
-    const ids = (request.query.ids ?? '')
-      .split(',')
-      .map((id) => id.trim())
-      .filter((id) => id !== '' && id !== 'none')
-      .slice(0, 20);
-    return settings.searchContacts(tenant, { search: request.query.search ?? '', ids, refresh: isRefresh(request.query) });
-  });
+  app.get(
+    '/api/xero/contacts',
+    { schema: { querystring: contactsQuerySchema, response: { 200: contactsResponseSchema } } },
+    async (request) => {
+      const tenant = await resolveTenant(request);
+      const ids = (request.query.ids ?? '')
+        .split(',')
+        .map((id) => id.trim())
+        .filter((id) => id !== '' && id !== 'none')
+        .slice(0, 20);
+      return settings.searchContacts(tenant, {
+        search: request.query.search ?? '',
+        ids,
+        refresh: isRefresh(request.query),
+      });
+    },
+  );
 
   // The settings screen's card and cash selects. `GET /api/xero/bank-accounts` belongs to Pay Invoices and is
   // behind its feature flag; the defaults can be read (and their card shown) whatever the flag.
@@ -92,7 +118,12 @@ export function registerSettingsRoutes(root: FastifyInstance): void {
 
   app.post(
     '/api/xero/bank-accounts/cleanup',
-    { schema: { querystring: referenceListQuerySchema.pick({ org: true }), response: { 200: bankAccountsCleanupResponseSchema } } },
+    {
+      schema: {
+        querystring: referenceListQuerySchema.pick({ org: true }),
+        response: { 200: bankAccountsCleanupResponseSchema },
+      },
+    },
     async (request) => {
       const tenant = await resolveTenant(request);
       return settings.cleanupBankAccounts(tenant, actorOf(request, tenant.user));
@@ -101,7 +132,12 @@ export function registerSettingsRoutes(root: FastifyInstance): void {
 
   app.post(
     '/api/xero/data/cleanup',
-    { schema: { querystring: referenceListQuerySchema.pick({ org: true }), response: { 200: dataCleanupResponseSchema } } },
+    {
+      schema: {
+        querystring: referenceListQuerySchema.pick({ org: true }),
+        response: { 200: dataCleanupResponseSchema },
+      },
+    },
     async (request) => {
       const tenant = await resolveTenant(request);
       return settings.cleanupOldData(tenant, actorOf(request, tenant.user));

@@ -22,7 +22,14 @@ import type { XeroSync } from '../../xero/sync/sync.service';
 import type { WriteLedger } from '../../xero/write-ledger';
 import type { AuditLog } from '../audit/audit';
 import type { TenantContext } from '../organizations/tenancy';
-import type { AccountRow, ContactGroupRow, ContactRow, OrganizationDefaultsUpdate, SettingsRepository, TaxRateRow } from './settings.repository';
+import type {
+  AccountRow,
+  ContactGroupRow,
+  ContactRow,
+  OrganizationDefaultsUpdate,
+  SettingsRepository,
+  TaxRateRow,
+} from './settings.repository';
 
 export type AccountKind = Extract<
   SettingReferenceKind,
@@ -36,7 +43,10 @@ const PAYMENT_WRITE_KINDS = ['payment', 'payment.delete'] as const;
 /** Account types a bill line or the cost side of a stock journal may use (REFERENCE §4.4 pickers). */
 const COST_TYPES = new Set(['DIRECTCOSTS', 'EXPENSE', 'OVERHEADS']);
 
-type AccountFacts = Pick<AccountRow, 'name' | 'type' | 'class' | 'status' | 'bankAccountType' | 'systemAccount'>;
+type AccountFacts = Pick<
+  AccountRow,
+  'name' | 'type' | 'class' | 'status' | 'bankAccountType' | 'systemAccount'
+>;
 
 function getAccountClass(account: AccountFacts): string | null {
   return account.class ?? XERO_ACCOUNT_CLASS_BY_TYPE[account.type] ?? null;
@@ -62,28 +72,35 @@ export function findAccountProblem(kind: AccountKind, account: AccountFacts): st
   switch (kind) {
     case 'credit-card-account':
       if (!isBank) problem = `${name} is not a bank account. Choose a credit card account.`;
-      else if (account.bankAccountType !== 'CREDITCARD') problem = `${name} is not a credit card account. Choose a credit card account.`;
+      else if (account.bankAccountType !== 'CREDITCARD')
+        problem = `${name} is not a credit card account. Choose a credit card account.`;
       break;
     case 'cash-account':
       if (!isBank) problem = `${name} is not a bank account. Choose a bank account such as Cash.`;
-      else if (account.bankAccountType === 'CREDITCARD') problem = `${name} is a credit card account. Choose a bank account such as Cash.`;
+      else if (account.bankAccountType === 'CREDITCARD')
+        problem = `${name} is a credit card account. Choose a bank account such as Cash.`;
       break;
     case 'sales-account':
       if (accountClass !== 'REVENUE') problem = `${name} is not a revenue account. Choose a sales account.`;
       break;
     case 'bill-account':
-      if (!COST_TYPES.has(account.type)) problem = `${name} is not a direct costs, expense or overheads account.`;
-      else if (isSystemAccount(account)) problem = `${name} is a system account that Xero does not accept on bills. Choose another direct costs account.`;
+      if (!COST_TYPES.has(account.type))
+        problem = `${name} is not a direct costs, expense or overheads account.`;
+      else if (isSystemAccount(account))
+        problem = `${name} is a system account that Xero does not accept on bills. Choose another direct costs account.`;
       break;
     case 'stock-account':
       if (isBank) problem = `a bank account cannot be used in a stock journal. ${STOCK_HINT}`;
-      else if (isSystemAccount(account)) problem = `${name} is a system account that cannot be used in a manual journal. ${STOCK_HINT}`;
+      else if (isSystemAccount(account))
+        problem = `${name} is a system account that cannot be used in a manual journal. ${STOCK_HINT}`;
       else if (accountClass !== 'ASSET') problem = `${name} is not an asset account. ${STOCK_HINT}`;
       break;
     case 'cost-account':
       if (isBank) problem = `a bank account cannot be used in a stock journal. ${COST_HINT}`;
-      else if (isSystemAccount(account)) problem = `${name} is a system account that cannot be used in a manual journal. ${COST_HINT}`;
-      else if (!COST_TYPES.has(account.type)) problem = `${name} is not a cost of sales or expense account. ${COST_HINT}`;
+      else if (isSystemAccount(account))
+        problem = `${name} is a system account that cannot be used in a manual journal. ${COST_HINT}`;
+      else if (!COST_TYPES.has(account.type))
+        problem = `${name} is not a cost of sales or expense account. ${COST_HINT}`;
       break;
   }
   if (problem) return problem;
@@ -98,8 +115,10 @@ type TaxRateFacts = Pick<TaxRateRow, 'name' | 'status' | 'canApplyToRevenue' | '
 export function findVatRateProblem(kind: VatRateKind, rate: TaxRateFacts): string | null {
   const name = `"${rate.name}"`;
   if (rate.status !== 'ACTIVE') return `${name} is not active in Xero. Choose an active VAT rate.`;
-  if (kind === 'sales-vat-rate' && !rate.canApplyToRevenue) return `${name} cannot be used on sales. Choose a VAT rate for income.`;
-  if (kind === 'bill-vat-rate' && !rate.canApplyToExpenses) return `${name} cannot be used on bills. Choose a VAT rate for expenses.`;
+  if (kind === 'sales-vat-rate' && !rate.canApplyToRevenue)
+    return `${name} cannot be used on sales. Choose a VAT rate for income.`;
+  if (kind === 'bill-vat-rate' && !rate.canApplyToExpenses)
+    return `${name} cannot be used on bills. Choose a VAT rate for expenses.`;
   return null;
 }
 
@@ -166,7 +185,13 @@ function syncContext(tenant: TenantContext) {
  * reference is checked against Ledgerlink's copy of the organisation's Xero data, which is synced first
  * when it never was, and once more when a chosen item is missing (it may be new in Xero).
  */
-export function createSettingsService(deps: { repo: SettingsRepository; sync: XeroSync; accounts: AccountsPort; audit: AuditLog; ledger: WriteLedger }) {
+export function createSettingsService(deps: {
+  repo: SettingsRepository;
+  sync: XeroSync;
+  accounts: AccountsPort;
+  audit: AuditLog;
+  ledger: WriteLedger;
+}) {
   const { repo, sync, accounts: accountsPort, audit, ledger } = deps;
 
   async function loadAccounts(tenant: TenantContext, refresh: boolean) {
@@ -181,7 +206,11 @@ export function createSettingsService(deps: { repo: SettingsRepository; sync: Xe
    */
   async function checkFields<R>(
     fields: Array<[DefaultIdField, string]>,
-    cache: { find: (ids: string[]) => Promise<R[]>; idOf: (row: R) => string; resync: () => Promise<unknown> },
+    cache: {
+      find: (ids: string[]) => Promise<R[]>;
+      idOf: (row: R) => string;
+      resync: () => Promise<unknown>;
+    },
     problemOf: (field: DefaultIdField, row: R) => string | null,
   ) {
     const ids = fields.map(([, id]) => id);
@@ -203,20 +232,41 @@ export function createSettingsService(deps: { repo: SettingsRepository; sync: Xe
     const ctx = syncContext(tenant);
     const orgId = tenant.organizationId;
     const byKind = (kinds: SettingReferenceKind[]) =>
-      (Object.entries(changed) as Array<[DefaultIdField, string]>).filter(([field]) => kinds.includes(SETTING_REFERENCE_KINDS[field]));
+      (Object.entries(changed) as Array<[DefaultIdField, string]>).filter(([field]) =>
+        kinds.includes(SETTING_REFERENCE_KINDS[field]),
+      );
 
-    const accountFields = byKind(['credit-card-account', 'cash-account', 'sales-account', 'bill-account', 'stock-account', 'cost-account']);
+    const accountFields = byKind([
+      'credit-card-account',
+      'cash-account',
+      'sales-account',
+      'bill-account',
+      'stock-account',
+      'cost-account',
+    ]);
     if (accountFields.length > 0) {
       await sync.syncAccounts(ctx);
-      const accounts = { find: (ids: string[]) => repo.findAccounts(orgId, ids), idOf: (r: AccountRow) => r.accountId, resync: () => sync.syncAccounts(ctx, { force: true }) };
-      await checkFields(accountFields, accounts, (field, account) => findAccountProblem(SETTING_REFERENCE_KINDS[field] as AccountKind, account));
+      const accounts = {
+        find: (ids: string[]) => repo.findAccounts(orgId, ids),
+        idOf: (r: AccountRow) => r.accountId,
+        resync: () => sync.syncAccounts(ctx, { force: true }),
+      };
+      await checkFields(accountFields, accounts, (field, account) =>
+        findAccountProblem(SETTING_REFERENCE_KINDS[field] as AccountKind, account),
+      );
     }
 
     const vatFields = byKind(['sales-vat-rate', 'bill-vat-rate']);
     if (vatFields.length > 0) {
       await sync.syncTaxRates(ctx);
-      const rates = { find: (ids: string[]) => repo.findTaxRates(orgId, ids), idOf: (r: TaxRateRow) => r.taxType, resync: () => sync.syncTaxRates(ctx, { force: true }) };
-      await checkFields(vatFields, rates, (field, rate) => findVatRateProblem(SETTING_REFERENCE_KINDS[field] as VatRateKind, rate));
+      const rates = {
+        find: (ids: string[]) => repo.findTaxRates(orgId, ids),
+        idOf: (r: TaxRateRow) => r.taxType,
+        resync: () => sync.syncTaxRates(ctx, { force: true }),
+      };
+      await checkFields(vatFields, rates, (field, rate) =>
+        findVatRateProblem(SETTING_REFERENCE_KINDS[field] as VatRateKind, rate),
+      );
     }
 
     const contactFields = byKind(['contact']);
@@ -224,28 +274,51 @@ export function createSettingsService(deps: { repo: SettingsRepository; sync: Xe
     if (contactFields.length > 0 || groupFields.length > 0) await sync.syncContacts(ctx);
     const resyncContacts = () => sync.syncContacts(ctx, { force: true });
     if (contactFields.length > 0) {
-      const contacts = { find: (ids: string[]) => repo.findContacts(orgId, ids), idOf: (r: ContactRow) => r.contactId, resync: resyncContacts };
+      const contacts = {
+        find: (ids: string[]) => repo.findContacts(orgId, ids),
+        idOf: (r: ContactRow) => r.contactId,
+        resync: resyncContacts,
+      };
       await checkFields(contactFields, contacts, (_, contact) => findContactProblem(contact));
     }
     if (groupFields.length > 0) {
-      const groups = { find: (ids: string[]) => repo.findContactGroups(orgId, ids), idOf: (r: ContactGroupRow) => r.groupId, resync: resyncContacts };
-      await checkFields(groupFields, groups, (_, group) => (group.status === 'ACTIVE' ? null : NOT_FOUND['contact-group']));
+      const groups = {
+        find: (ids: string[]) => repo.findContactGroups(orgId, ids),
+        idOf: (r: ContactGroupRow) => r.groupId,
+        resync: resyncContacts,
+      };
+      await checkFields(groupFields, groups, (_, group) =>
+        group.status === 'ACTIVE' ? null : NOT_FOUND['contact-group'],
+      );
     }
   }
 
   return {
     /** Accounts of one kind, active and usable for it (000 §7 sales/bill/asset/cost accounts). */
-    async listAccounts(tenant: TenantContext, kind: AccountKind, options: { refresh?: boolean } = {}): Promise<Account[]> {
+    async listAccounts(
+      tenant: TenantContext,
+      kind: AccountKind,
+      options: { refresh?: boolean } = {},
+    ): Promise<Account[]> {
       const rows = await loadAccounts(tenant, options.refresh === true);
-      return rows.filter((r) => findAccountProblem(kind, r) === null).sort(compareAccounts).map(toAccount);
+      return rows
+        .filter((r) => findAccountProblem(kind, r) === null)
+        .sort(compareAccounts)
+        .map(toAccount);
     },
 
     /** Card and cash accounts for the Pay Invoices defaults, from the accounts cache. */
     async listBankAccounts(tenant: TenantContext, options: { refresh?: boolean } = {}) {
       const rows = (await loadAccounts(tenant, options.refresh === true)).sort(compareAccounts);
-      const toBank = (r: AccountRow) => ({ accountId: r.accountId, name: r.name, bankAccountNumber: r.bankAccountNumber ?? '' });
+      const toBank = (r: AccountRow) => ({
+        accountId: r.accountId,
+        name: r.name,
+        bankAccountNumber: r.bankAccountNumber ?? '',
+      });
       return {
-        creditCardAccounts: rows.filter((r) => findAccountProblem('credit-card-account', r) === null).map(toBank),
+        creditCardAccounts: rows
+          .filter((r) => findAccountProblem('credit-card-account', r) === null)
+          .map(toBank),
         cashAccounts: rows.filter((r) => findAccountProblem('cash-account', r) === null).map(toBank),
       };
     },
@@ -253,10 +326,15 @@ export function createSettingsService(deps: { repo: SettingsRepository; sync: Xe
     /** Active VAT rates, each saying whether it may go on sales and on bills. */
     async listVatRates(tenant: TenantContext, options: { refresh?: boolean } = {}): Promise<VatRate[]> {
       await sync.syncTaxRates(syncContext(tenant), { force: options.refresh === true });
-      return (await repo.listTaxRates(tenant.organizationId)).filter((r) => r.status === 'ACTIVE').map(toVatRate);
+      return (await repo.listTaxRates(tenant.organizationId))
+        .filter((r) => r.status === 'ACTIVE')
+        .map(toVatRate);
     },
 
-    async listContactGroups(tenant: TenantContext, options: { refresh?: boolean } = {}): Promise<ContactGroup[]> {
+    async listContactGroups(
+      tenant: TenantContext,
+      options: { refresh?: boolean } = {},
+    ): Promise<ContactGroup[]> {
       await sync.syncContacts(syncContext(tenant), { force: options.refresh === true });
       return (await repo.listContactGroups(tenant.organizationId)).map(toContactGroup);
     },
@@ -265,10 +343,19 @@ export function createSettingsService(deps: { repo: SettingsRepository; sync: Xe
      * Active contacts whose name contains `search`, by name (at most 50), followed by the contacts named in
      * `ids` (those already chosen, so the selector can show their names whatever the search).
      */
-    async searchContacts(tenant: TenantContext, options: { search?: string; ids?: string[]; refresh?: boolean } = {}): Promise<Contact[]> {
+    async searchContacts(
+      tenant: TenantContext,
+      options: { search?: string; ids?: string[]; refresh?: boolean } = {},
+    ): Promise<Contact[]> {
       await sync.syncContacts(syncContext(tenant), { force: options.refresh === true });
-      const found = await repo.searchContacts(tenant.organizationId, options.search ?? '', CONTACT_SEARCH_LIMIT);
-      const extra = (await repo.findContacts(tenant.organizationId, options.ids ?? [])).filter((c) => !found.some((f) => f.contactId === c.contactId));
+      const found = await repo.searchContacts(
+        tenant.organizationId,
+        options.search ?? '',
+        CONTACT_SEARCH_LIMIT,
+      );
+      const extra = (await repo.findContacts(tenant.organizationId, options.ids ?? [])).filter(
+        (c) => !found.some((f) => f.contactId === c.contactId),
+      );
       return [...found, ...extra].map(toContact);
     },
 
@@ -276,7 +363,11 @@ export function createSettingsService(deps: { repo: SettingsRepository; sync: Xe
      * PATCH /api/xero/settings: applies the fields that differ from what is stored, after checking each
      * changed reference against Xero's data; records the change with before and after in the audit log.
      */
-    async updateSettings(tenant: TenantContext, patch: SettingsUpdateRequest, actor: ActorInfo): Promise<ConnectionDefaults> {
+    async updateSettings(
+      tenant: TenantContext,
+      patch: SettingsUpdateRequest,
+      actor: ActorInfo,
+    ): Promise<ConnectionDefaults> {
       const current = toConnectionDefaults(tenant.organization);
       const before: SettingsChange = {};
       const after: SettingsChange = {};
@@ -298,13 +389,19 @@ export function createSettingsService(deps: { repo: SettingsRepository; sync: Xe
         after.defaultTaxStatus = patch.defaultTaxStatus;
         update.defaultTaxStatus = patch.defaultTaxStatus;
       }
-      if (patch.defaultStockJournalPostingStatus !== undefined && patch.defaultStockJournalPostingStatus !== current.defaultStockJournalPostingStatus) {
+      if (
+        patch.defaultStockJournalPostingStatus !== undefined &&
+        patch.defaultStockJournalPostingStatus !== current.defaultStockJournalPostingStatus
+      ) {
         before.defaultStockJournalPostingStatus = current.defaultStockJournalPostingStatus;
         after.defaultStockJournalPostingStatus = patch.defaultStockJournalPostingStatus;
         update.defaultStockJournalPostingStatus = patch.defaultStockJournalPostingStatus;
       }
       const margin = patch.defaultStockJournalMarginRate;
-      if (margin !== undefined && Math.round(margin * 100) !== Math.round(current.defaultStockJournalMarginRate * 100)) {
+      if (
+        margin !== undefined &&
+        Math.round(margin * 100) !== Math.round(current.defaultStockJournalMarginRate * 100)
+      ) {
         before.defaultStockJournalMarginRate = current.defaultStockJournalMarginRate;
         after.defaultStockJournalMarginRate = margin;
         // numeric(10,2) column: the text form keeps the two decimals exact.
@@ -313,10 +410,19 @@ export function createSettingsService(deps: { repo: SettingsRepository; sync: Xe
 
       if (Object.keys(update).length === 0) return current;
 
-      const stock = 'defaultStockJournalStockAccountId' in update ? update.defaultStockJournalStockAccountId : current.defaultStockJournalStockAccountId || null;
-      const cost = 'defaultStockJournalCostAccountId' in update ? update.defaultStockJournalCostAccountId : current.defaultStockJournalCostAccountId || null;
+      const stock =
+        'defaultStockJournalStockAccountId' in update
+          ? update.defaultStockJournalStockAccountId
+          : current.defaultStockJournalStockAccountId || null;
+      const cost =
+        'defaultStockJournalCostAccountId' in update
+          ? update.defaultStockJournalCostAccountId
+          : current.defaultStockJournalCostAccountId || null;
       if (stock && cost && stock === cost) {
-        refuse('defaultStockJournalCostAccountId', 'the cost account must differ from the stock account, or the journal would move nothing.');
+        refuse(
+          'defaultStockJournalCostAccountId',
+          'the cost account must differ from the stock account, or the journal would move nothing.',
+        );
       }
 
       /** The audit line of this change: refused with the reason and what was attempted, or saved with before and after. */
@@ -378,12 +484,20 @@ export function createSettingsService(deps: { repo: SettingsRepository; sync: Xe
      * three months ago, and confirmed payment rows of the local ledger completed more than three months ago.
      * Only Ledgerlink's copy changes; nothing is sent to Xero.
      */
-    async cleanupOldData(tenant: TenantContext, actor: ActorInfo, now: Date = new Date()): Promise<{ deletedInvoices: number; deletedPayments: number }> {
+    async cleanupOldData(
+      tenant: TenantContext,
+      actor: ActorInfo,
+      now: Date = new Date(),
+    ): Promise<{ deletedInvoices: number; deletedPayments: number }> {
       const cutoffDate = getOldDataCutoffDate(getUkToday(now));
       const cutoff = new Date(`${cutoffDate}T00:00:00Z`);
       const deletedInvoices = await repo.deleteFinishedInvoicesBefore(tenant.organizationId, cutoffDate);
       if (deletedInvoices > 0) await repo.resetCustomerInvoiceViews(tenant.organizationId);
-      const deletedPayments = await ledger.forgetConfirmedBefore(tenant.organizationId, PAYMENT_WRITE_KINDS, cutoff);
+      const deletedPayments = await ledger.forgetConfirmedBefore(
+        tenant.organizationId,
+        PAYMENT_WRITE_KINDS,
+        cutoff,
+      );
       await audit.record({
         userId: actor.userId,
         username: actor.username,

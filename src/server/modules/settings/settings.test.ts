@@ -1,6 +1,14 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditLog, organizations, xeroAccounts, xeroInvoices, xeroSyncState, xeroTaxRates, xeroWrites } from '../../db/schema/index.ts';
+import {
+  auditLog,
+  organizations,
+  xeroAccounts,
+  xeroInvoices,
+  xeroSyncState,
+  xeroTaxRates,
+  xeroWrites,
+} from '../../db/schema/index.ts';
 import { TEST_ORIGIN } from '../../test/app';
 import { createConnectedUser, createXeroTestApp, type XeroTestApp } from '../../test/xero';
 
@@ -20,7 +28,12 @@ describe('settings, reference lists and clean-ups', () => {
     t.sandbox.clearLedger();
     const result = await work();
     const ledger = t.sandbox.ledger();
-    return { result, calls: ledger.totals.all, writes: ledger.writes.length, endpoints: ledger.calls.map((c) => `${c.method} ${c.endpoint}`) };
+    return {
+      result,
+      calls: ledger.totals.all,
+      writes: ledger.writes.length,
+      endpoints: ledger.calls.map((c) => `${c.method} ${c.endpoint}`),
+    };
   }
 
   async function list(call: Call, path: string): Promise<Item[]> {
@@ -38,25 +51,46 @@ describe('settings, reference lists and clean-ups', () => {
   beforeAll(async () => {
     t = await createXeroTestApp();
     owner = await createConnectedUser(t, 'owner');
-    stranger = await createConnectedUser(t, 'stranger', { email: 'bookkeeper@demobuilders.example', tenants: ['Demo Builders Ltd'] });
+    stranger = await createConnectedUser(t, 'stranger', {
+      email: 'bookkeeper@demobuilders.example',
+      tenants: ['Demo Builders Ltd'],
+    });
     shopId = owner.orgs.find((o) => o.tenantName === 'Demo Shop Ltd')?.organizationId ?? 0;
     buildersId = owner.orgs.find((o) => o.tenantName === 'Demo Builders Ltd')?.organizationId ?? 0;
     await owner.call('POST', '/api/xero/set-active-organization', { organizationId: shopId });
     // Every account of the shop, by name, straight from the cache the lists fill.
     await list(owner.call, '/api/xero/sales-accounts');
-    const rows = await t.database.db.select().from(xeroAccounts).where(eq(xeroAccounts.organizationId, shopId));
+    const rows = await t.database.db
+      .select()
+      .from(xeroAccounts)
+      .where(eq(xeroAccounts.organizationId, shopId));
     for (const row of rows) shop[row.name] = row.accountId;
   });
   afterAll(() => t.close());
 
   describe('reference lists', () => {
     it('opening the settings screen on an organisation never synced costs 4 Xero calls, then none', async () => {
-      const lists = ['settings/bank-accounts', 'sales-accounts', 'vat-rates', 'bill-accounts', 'asset-accounts', 'cost-accounts', 'contact-groups', 'contacts'];
-      const open = () => Promise.all(lists.map((path) => owner.call('GET', `/api/xero/${path}?org=${buildersId}`)));
+      const lists = [
+        'settings/bank-accounts',
+        'sales-accounts',
+        'vat-rates',
+        'bill-accounts',
+        'asset-accounts',
+        'cost-accounts',
+        'contact-groups',
+        'contacts',
+      ];
+      const open = () =>
+        Promise.all(lists.map((path) => owner.call('GET', `/api/xero/${path}?org=${buildersId}`)));
       const first = await measure(open);
       expect(first.result.map((r) => r.statusCode)).toEqual(lists.map(() => 200));
       // Accounts once for the six account lists, tax rates once, one page of contacts, the contact groups.
-      expect(first.endpoints.sort()).toEqual(['GET /api.xro/2.0/Accounts', 'GET /api.xro/2.0/ContactGroups', 'GET /api.xro/2.0/Contacts', 'GET /api.xro/2.0/TaxRates']);
+      expect(first.endpoints.sort()).toEqual([
+        'GET /api.xro/2.0/Accounts',
+        'GET /api.xro/2.0/ContactGroups',
+        'GET /api.xro/2.0/Contacts',
+        'GET /api.xro/2.0/TaxRates',
+      ]);
       expect(first.calls).toBe(4);
       const again = await measure(open);
       expect(again.calls).toBe(0);
@@ -74,16 +108,30 @@ describe('settings, reference lists and clean-ups', () => {
       expect(bill).not.toContain('Accounts Payable');
 
       const asset = (await list(owner.call, '/api/xero/asset-accounts')).map((a) => a.name);
-      expect(asset).toEqual(expect.arrayContaining(['Inventory', 'Stock - Shop Floor', 'Stock - Warehouse', 'Prepayments']));
-      for (const excluded of ['Business Current Account', 'Cash', 'Business Credit Card', 'Accounts Receivable', 'Sales']) expect(asset).not.toContain(excluded);
+      expect(asset).toEqual(
+        expect.arrayContaining(['Inventory', 'Stock - Shop Floor', 'Stock - Warehouse', 'Prepayments']),
+      );
+      for (const excluded of [
+        'Business Current Account',
+        'Cash',
+        'Business Credit Card',
+        'Accounts Receivable',
+        'Sales',
+      ])
+        expect(asset).not.toContain(excluded);
 
       const cost = (await list(owner.call, '/api/xero/cost-accounts')).map((a) => a.name);
-      expect(cost).toEqual(expect.arrayContaining(['Cost of Goods Sold', 'Cost of Sales - Food', 'Direct Wages']));
+      expect(cost).toEqual(
+        expect.arrayContaining(['Cost of Goods Sold', 'Cost of Sales - Food', 'Direct Wages']),
+      );
       expect(cost).not.toContain('Inventory');
 
       const bank = (await owner.call('GET', '/api/xero/settings/bank-accounts')).json();
       expect(bank.creditCardAccounts.map((a: { name: string }) => a.name)).toEqual(['Business Credit Card']);
-      expect(bank.cashAccounts.map((a: { name: string }) => a.name)).toEqual(['Business Current Account', 'Cash']);
+      expect(bank.cashAccounts.map((a: { name: string }) => a.name)).toEqual([
+        'Business Current Account',
+        'Cash',
+      ]);
     });
 
     it('never offers system accounts for bills or journals', async () => {
@@ -97,8 +145,20 @@ describe('settings, reference lists and clean-ups', () => {
 
     it('lists active VAT rates with their rate and where they may be used', async () => {
       const rates = (await owner.call('GET', '/api/xero/vat-rates')).json();
-      expect(rates).toContainEqual({ id: 'OUTPUT2', name: '20% (VAT on Income)', rate: 20, canApplyToRevenue: true, canApplyToExpenses: false });
-      expect(rates).toContainEqual({ id: 'RRINPUT', name: '5% (VAT on Expenses)', rate: 5, canApplyToRevenue: false, canApplyToExpenses: true });
+      expect(rates).toContainEqual({
+        id: 'OUTPUT2',
+        name: '20% (VAT on Income)',
+        rate: 20,
+        canApplyToRevenue: true,
+        canApplyToExpenses: false,
+      });
+      expect(rates).toContainEqual({
+        id: 'RRINPUT',
+        name: '5% (VAT on Expenses)',
+        rate: 5,
+        canApplyToRevenue: false,
+        canApplyToExpenses: true,
+      });
       expect(rates).toContainEqual(expect.objectContaining({ id: 'NONE', rate: 0 }));
     });
 
@@ -134,7 +194,16 @@ describe('settings, reference lists and clean-ups', () => {
     });
 
     it('refuses an organisation the user is not linked to, and a signed-out visitor', async () => {
-      for (const path of ['sales-accounts', 'vat-rates', 'bill-accounts', 'asset-accounts', 'cost-accounts', 'contact-groups', 'contacts', 'settings/bank-accounts']) {
+      for (const path of [
+        'sales-accounts',
+        'vat-rates',
+        'bill-accounts',
+        'asset-accounts',
+        'cost-accounts',
+        'contact-groups',
+        'contacts',
+        'settings/bank-accounts',
+      ]) {
         const res = await stranger.call('GET', `/api/xero/${path}?org=${shopId}`);
         expect(res.statusCode, path).toBe(403);
         expect(res.json().message).toBe('You do not have access to this organization');
@@ -186,29 +255,57 @@ describe('settings, reference lists and clean-ups', () => {
       const [entry] = await t.database.db
         .select()
         .from(auditLog)
-        .where(and(eq(auditLog.action, 'settings.update'), eq(auditLog.organizationId, shopId), eq(auditLog.result, 'success')));
+        .where(
+          and(
+            eq(auditLog.action, 'settings.update'),
+            eq(auditLog.organizationId, shopId),
+            eq(auditLog.result, 'success'),
+          ),
+        );
       expect(entry?.username).toBe('owner');
       expect(entry?.target).toBe('Demo Shop Ltd');
       expect(entry?.detail).toMatchObject({
-        before: { defaultCashAccountId: null, defaultTaxStatus: 'Tax inclusive', defaultStockJournalMarginRate: 1.35 },
-        after: { defaultCashAccountId: shop.Cash, defaultTaxStatus: 'Tax exclusive', defaultStockJournalMarginRate: 1.5 },
+        before: {
+          defaultCashAccountId: null,
+          defaultTaxStatus: 'Tax inclusive',
+          defaultStockJournalMarginRate: 1.35,
+        },
+        after: {
+          defaultCashAccountId: shop.Cash,
+          defaultTaxStatus: 'Tax exclusive',
+          defaultStockJournalMarginRate: 1.5,
+        },
       });
     });
 
     it('reads "none", "" and null as "no default"', async () => {
-      const res = await owner.call('PATCH', '/api/xero/settings', { defaultContactId: 'none', defaultCisSubcontractorsGroupId: '', defaultBillVatRateId: null });
+      const res = await owner.call('PATCH', '/api/xero/settings', {
+        defaultContactId: 'none',
+        defaultCisSubcontractorsGroupId: '',
+        defaultBillVatRateId: null,
+      });
       expect(res.statusCode, res.body).toBe(200);
-      expect(res.json()).toMatchObject({ defaultContactId: '', defaultCisSubcontractorsGroupId: '', defaultBillVatRateId: '' });
+      expect(res.json()).toMatchObject({
+        defaultContactId: '',
+        defaultCisSubcontractorsGroupId: '',
+        defaultBillVatRateId: '',
+      });
       const status = (await owner.call('GET', '/api/xero/connection')).json();
       expect(status.defaultContactId).toBe('');
       expect(status.defaultSalesAccountId).toBe(shop.Sales);
     });
 
     it('refuses a bank account as the stock account with a clear message', async () => {
-      const res = await owner.call('PATCH', '/api/xero/settings', { defaultStockJournalStockAccountId: shop['Business Current Account'] });
+      const res = await owner.call('PATCH', '/api/xero/settings', {
+        defaultStockJournalStockAccountId: shop['Business Current Account'],
+      });
       expect(res.statusCode).toBe(400);
-      expect(res.json().message).toBe('Stock account: a bank account cannot be used in a stock journal. Choose an inventory or current asset account.');
-      expect((await owner.call('GET', '/api/xero/connection')).json().defaultStockJournalStockAccountId).toBe(shop.Inventory);
+      expect(res.json().message).toBe(
+        'Stock account: a bank account cannot be used in a stock journal. Choose an inventory or current asset account.',
+      );
+      expect((await owner.call('GET', '/api/xero/connection')).json().defaultStockJournalStockAccountId).toBe(
+        shop.Inventory,
+      );
       const [failure] = await t.database.db
         .select()
         .from(auditLog)
@@ -217,30 +314,126 @@ describe('settings, reference lists and clean-ups', () => {
     });
 
     const refusals: Array<[string, () => Record<string, unknown>, string]> = [
-      ['a cash account as the card account', () => ({ defaultCreditCardAccountId: shop.Cash }), 'Credit card account: "Cash" is not a credit card account. Choose a credit card account.'],
-      ['an archived card account', () => ({ defaultCreditCardAccountId: shop['Old Credit Card'] }), 'Credit card account: "Old Credit Card" is archived in Xero. Choose an active account.'],
-      ['a sales account as the card account', () => ({ defaultCreditCardAccountId: shop.Sales }), 'Credit card account: "Sales" is not a bank account. Choose a credit card account.'],
-      ['a card as the cash account', () => ({ defaultCashAccountId: shop['Business Credit Card'] }), 'Cash account: "Business Credit Card" is a credit card account. Choose a bank account such as Cash.'],
-      ['a revenue account as the cash account', () => ({ defaultCashAccountId: shop.Sales }), 'Cash account: "Sales" is not a bank account. Choose a bank account such as Cash.'],
-      ['a cost account as the sales account', () => ({ defaultSalesAccountId: shop['Cost of Goods Sold'] }), 'Sales account: "Cost of Goods Sold" is not a revenue account. Choose a sales account.'],
-      ['an expenses VAT rate on sales', () => ({ defaultVatRateId: 'INPUT2' }), 'VAT rate: "20% (VAT on Expenses)" cannot be used on sales. Choose a VAT rate for income.'],
-      ['an income VAT rate on bills', () => ({ defaultBillVatRateId: 'OUTPUT2' }), 'Bill VAT rate: "20% (VAT on Income)" cannot be used on bills. Choose a VAT rate for expenses.'],
-      ['an unknown VAT rate', () => ({ defaultVatRateId: 'TAX999' }), 'VAT rate: the VAT rate was not found in Xero. Refresh the settings and choose again.'],
-      ['a revenue account for bills', () => ({ defaultBillAccountId: shop.Sales }), 'Bill account: "Sales" is not a direct costs, expense or overheads account.'],
-      ['a system account as the stock account', () => ({ defaultStockJournalStockAccountId: shop['Accounts Receivable'] }), 'Stock account: "Accounts Receivable" is a system account that cannot be used in a manual journal. Choose an inventory or current asset account.'],
-      ['a revenue account as the stock account', () => ({ defaultStockJournalStockAccountId: shop.Sales }), 'Stock account: "Sales" is not an asset account. Choose an inventory or current asset account.'],
-      ['a bank account as the cost account', () => ({ defaultStockJournalCostAccountId: shop.Cash }), 'Cost account: a bank account cannot be used in a stock journal. Choose a cost of sales or expense account.'],
-      ['an asset as the cost account', () => ({ defaultStockJournalCostAccountId: shop['Stock - Shop Floor'] }), 'Cost account: "Stock - Shop Floor" is not a cost of sales or expense account. Choose a cost of sales or expense account.'],
-      ['the stock account as the cost account', () => ({ defaultStockJournalCostAccountId: shop.Inventory }), 'Cost account: the cost account must differ from the stock account, or the journal would move nothing.'],
-      ['an unknown account', () => ({ defaultSalesAccountId: '00000000-0000-4000-8000-000000000000' }), 'Sales account: the account was not found in Xero. Refresh the settings and choose again.'],
-      ['an unknown contact', () => ({ defaultContactId: '00000000-0000-4000-8000-000000000000' }), 'Default contact: the contact was not found in Xero. Search for it again.'],
-      ['an unknown stock journal contact', () => ({ defaultStockJournalContactId: 'not-a-contact' }), 'Stock journal contact: the contact was not found in Xero. Search for it again.'],
-      ['an unknown contact group', () => ({ defaultCisSubcontractorsGroupId: 'not-a-group' }), 'CIS subcontractors group: the contact group was not found in Xero. Refresh the CIS settings and choose again.'],
-      ['a margin rate under 1', () => ({ defaultStockJournalMarginRate: 0.5 }), 'Margin rate must be at least 1'],
-      ['a margin rate with 3 decimals', () => ({ defaultStockJournalMarginRate: 1.355 }), 'Margin rate must have at most 2 decimals'],
-      ['a margin rate as text', () => ({ defaultStockJournalMarginRate: 'abc' }), 'Margin rate must be a number'],
-      ['an unknown tax status', () => ({ defaultTaxStatus: 'VAT' }), 'Tax status must be "Tax inclusive", "Tax exclusive" or "No tax"'],
-      ['an unknown posting status', () => ({ defaultStockJournalPostingStatus: 'POSTED' }), 'Posting status must be "draft" or "posted"'],
+      [
+        'a cash account as the card account',
+        () => ({ defaultCreditCardAccountId: shop.Cash }),
+        'Credit card account: "Cash" is not a credit card account. Choose a credit card account.',
+      ],
+      [
+        'an archived card account',
+        () => ({ defaultCreditCardAccountId: shop['Old Credit Card'] }),
+        'Credit card account: "Old Credit Card" is archived in Xero. Choose an active account.',
+      ],
+      [
+        'a sales account as the card account',
+        () => ({ defaultCreditCardAccountId: shop.Sales }),
+        'Credit card account: "Sales" is not a bank account. Choose a credit card account.',
+      ],
+      [
+        'a card as the cash account',
+        () => ({ defaultCashAccountId: shop['Business Credit Card'] }),
+        'Cash account: "Business Credit Card" is a credit card account. Choose a bank account such as Cash.',
+      ],
+      [
+        'a revenue account as the cash account',
+        () => ({ defaultCashAccountId: shop.Sales }),
+        'Cash account: "Sales" is not a bank account. Choose a bank account such as Cash.',
+      ],
+      [
+        'a cost account as the sales account',
+        () => ({ defaultSalesAccountId: shop['Cost of Goods Sold'] }),
+        'Sales account: "Cost of Goods Sold" is not a revenue account. Choose a sales account.',
+      ],
+      [
+        'an expenses VAT rate on sales',
+        () => ({ defaultVatRateId: 'INPUT2' }),
+        'VAT rate: "20% (VAT on Expenses)" cannot be used on sales. Choose a VAT rate for income.',
+      ],
+      [
+        'an income VAT rate on bills',
+        () => ({ defaultBillVatRateId: 'OUTPUT2' }),
+        'Bill VAT rate: "20% (VAT on Income)" cannot be used on bills. Choose a VAT rate for expenses.',
+      ],
+      [
+        'an unknown VAT rate',
+        () => ({ defaultVatRateId: 'TAX999' }),
+        'VAT rate: the VAT rate was not found in Xero. Refresh the settings and choose again.',
+      ],
+      [
+        'a revenue account for bills',
+        () => ({ defaultBillAccountId: shop.Sales }),
+        'Bill account: "Sales" is not a direct costs, expense or overheads account.',
+      ],
+      [
+        'a system account as the stock account',
+        () => ({ defaultStockJournalStockAccountId: shop['Accounts Receivable'] }),
+        'Stock account: "Accounts Receivable" is a system account that cannot be used in a manual journal. Choose an inventory or current asset account.',
+      ],
+      [
+        'a revenue account as the stock account',
+        () => ({ defaultStockJournalStockAccountId: shop.Sales }),
+        'Stock account: "Sales" is not an asset account. Choose an inventory or current asset account.',
+      ],
+      [
+        'a bank account as the cost account',
+        () => ({ defaultStockJournalCostAccountId: shop.Cash }),
+        'Cost account: a bank account cannot be used in a stock journal. Choose a cost of sales or expense account.',
+      ],
+      [
+        'an asset as the cost account',
+        () => ({ defaultStockJournalCostAccountId: shop['Stock - Shop Floor'] }),
+        'Cost account: "Stock - Shop Floor" is not a cost of sales or expense account. Choose a cost of sales or expense account.',
+      ],
+      [
+        'the stock account as the cost account',
+        () => ({ defaultStockJournalCostAccountId: shop.Inventory }),
+        'Cost account: the cost account must differ from the stock account, or the journal would move nothing.',
+      ],
+      [
+        'an unknown account',
+        () => ({ defaultSalesAccountId: '00000000-0000-4000-8000-000000000000' }),
+        'Sales account: the account was not found in Xero. Refresh the settings and choose again.',
+      ],
+      [
+        'an unknown contact',
+        () => ({ defaultContactId: '00000000-0000-4000-8000-000000000000' }),
+        'Default contact: the contact was not found in Xero. Search for it again.',
+      ],
+      [
+        'an unknown stock journal contact',
+        () => ({ defaultStockJournalContactId: 'not-a-contact' }),
+        'Stock journal contact: the contact was not found in Xero. Search for it again.',
+      ],
+      [
+        'an unknown contact group',
+        () => ({ defaultCisSubcontractorsGroupId: 'not-a-group' }),
+        'CIS subcontractors group: the contact group was not found in Xero. Refresh the CIS settings and choose again.',
+      ],
+      [
+        'a margin rate under 1',
+        () => ({ defaultStockJournalMarginRate: 0.5 }),
+        'Margin rate must be at least 1',
+      ],
+      [
+        'a margin rate with 3 decimals',
+        () => ({ defaultStockJournalMarginRate: 1.355 }),
+        'Margin rate must have at most 2 decimals',
+      ],
+      [
+        'a margin rate as text',
+        () => ({ defaultStockJournalMarginRate: 'abc' }),
+        'Margin rate must be a number',
+      ],
+      [
+        'an unknown tax status',
+        () => ({ defaultTaxStatus: 'VAT' }),
+        'Tax status must be "Tax inclusive", "Tax exclusive" or "No tax"',
+      ],
+      [
+        'an unknown posting status',
+        () => ({ defaultStockJournalPostingStatus: 'POSTED' }),
+        'Posting status must be "draft" or "posted"',
+      ],
     ];
     for (const [what, body, message] of refusals) {
       it(`refuses ${what}`, async () => {
@@ -264,16 +457,28 @@ describe('settings, reference lists and clean-ups', () => {
     });
 
     it('refuses CIS system accounts for bills (Xero does not accept them there)', async () => {
-      const rows = await t.database.db.select().from(xeroAccounts).where(eq(xeroAccounts.organizationId, buildersId));
+      const rows = await t.database.db
+        .select()
+        .from(xeroAccounts)
+        .where(eq(xeroAccounts.organizationId, buildersId));
       const cisLabour = rows.find((r) => r.name === 'CIS Labour Expense')?.accountId;
-      const res = await owner.call('PATCH', `/api/xero/settings?org=${buildersId}`, { defaultBillAccountId: cisLabour });
+      const res = await owner.call('PATCH', `/api/xero/settings?org=${buildersId}`, {
+        defaultBillAccountId: cisLabour,
+      });
       expect(res.statusCode).toBe(400);
-      expect(res.json().message).toBe('Bill account: "CIS Labour Expense" is a system account that Xero does not accept on bills. Choose another direct costs account.');
-      const ok = await owner.call('PATCH', '/api/xero/settings', { organizationId: buildersId, defaultBillAccountId: rows.find((r) => r.name === 'Subcontractors')?.accountId });
+      expect(res.json().message).toBe(
+        'Bill account: "CIS Labour Expense" is a system account that Xero does not accept on bills. Choose another direct costs account.',
+      );
+      const ok = await owner.call('PATCH', '/api/xero/settings', {
+        organizationId: buildersId,
+        defaultBillAccountId: rows.find((r) => r.name === 'Subcontractors')?.accountId,
+      });
       expect(ok.statusCode, ok.body).toBe(200);
       expect(ok.json().organizationId).toBe(buildersId);
       // The shop's defaults did not move.
-      expect((await owner.call('GET', '/api/xero/connection')).json().defaultBillAccountId).toBe(shop['Cost of Goods Sold']);
+      expect((await owner.call('GET', '/api/xero/connection')).json().defaultBillAccountId).toBe(
+        shop['Cost of Goods Sold'],
+      );
     });
 
     it('refuses a VAT rate Xero no longer has active', async () => {
@@ -283,7 +488,9 @@ describe('settings, reference lists and clean-ups', () => {
         .where(and(eq(xeroTaxRates.organizationId, shopId), eq(xeroTaxRates.taxType, 'RROUTPUT')));
       const res = await owner.call('PATCH', '/api/xero/settings', { defaultVatRateId: 'RROUTPUT' });
       expect(res.statusCode).toBe(400);
-      expect(res.json().message).toBe('VAT rate: "5% (VAT on Income)" is not active in Xero. Choose an active VAT rate.');
+      expect(res.json().message).toBe(
+        'VAT rate: "5% (VAT on Income)" is not active in Xero. Choose an active VAT rate.',
+      );
       expect((await list(owner.call, '/api/xero/vat-rates')).map((r) => r.id)).not.toContain('RROUTPUT');
       await t.database.db
         .update(xeroTaxRates)
@@ -296,7 +503,10 @@ describe('settings, reference lists and clean-ups', () => {
         .update(xeroAccounts)
         .set({ status: 'ARCHIVED' })
         .where(and(eq(xeroAccounts.organizationId, shopId), eq(xeroAccounts.accountId, shop.Cash ?? '')));
-      const res = await owner.call('PATCH', '/api/xero/settings', { defaultCashAccountId: shop.Cash, defaultStockJournalMarginRate: 1.4 });
+      const res = await owner.call('PATCH', '/api/xero/settings', {
+        defaultCashAccountId: shop.Cash,
+        defaultStockJournalMarginRate: 1.4,
+      });
       expect(res.statusCode, res.body).toBe(200);
       expect(res.json().defaultStockJournalMarginRate).toBe(1.4);
       await t.database.db
@@ -306,24 +516,43 @@ describe('settings, reference lists and clean-ups', () => {
     });
 
     it('syncs a never-synced cache first: the first save costs one call per reference kind', async () => {
-      const res = await stranger.call('PATCH', '/api/xero/settings', { defaultTaxStatus: 'No tax', defaultStockJournalMarginRate: 2 });
+      const res = await stranger.call('PATCH', '/api/xero/settings', {
+        defaultTaxStatus: 'No tax',
+        defaultStockJournalMarginRate: 2,
+      });
       expect(res.statusCode).toBe(200);
       // As if the organisation's VAT rates had never been read.
       await t.database.db.delete(xeroTaxRates).where(eq(xeroTaxRates.organizationId, buildersId));
-      await t.database.db.delete(xeroSyncState).where(and(eq(xeroSyncState.organizationId, buildersId), eq(xeroSyncState.resource, 'tax-rates')));
-      const firstVat = await measure(() => stranger.call('PATCH', '/api/xero/settings', { defaultBillVatRateId: 'INPUT2' }));
+      await t.database.db
+        .delete(xeroSyncState)
+        .where(and(eq(xeroSyncState.organizationId, buildersId), eq(xeroSyncState.resource, 'tax-rates')));
+      const firstVat = await measure(() =>
+        stranger.call('PATCH', '/api/xero/settings', { defaultBillVatRateId: 'INPUT2' }),
+      );
       expect(firstVat.result.statusCode, firstVat.result.body).toBe(200);
       expect(firstVat.endpoints).toEqual(['GET /api.xro/2.0/TaxRates']);
-      const again = await measure(() => stranger.call('PATCH', '/api/xero/settings', { defaultVatRateId: 'OUTPUT2' }));
+      const again = await measure(() =>
+        stranger.call('PATCH', '/api/xero/settings', { defaultVatRateId: 'OUTPUT2' }),
+      );
       expect(again.calls).toBe(0);
     });
 
     it("refuses another user's organisation and a signed-out visitor", async () => {
-      const res = await stranger.call('PATCH', `/api/xero/settings?org=${shopId}`, { defaultTaxStatus: 'No tax' });
+      const res = await stranger.call('PATCH', `/api/xero/settings?org=${shopId}`, {
+        defaultTaxStatus: 'No tax',
+      });
       expect(res.statusCode).toBe(403);
-      const inBody = await stranger.call('PATCH', '/api/xero/settings', { organizationId: shopId, defaultTaxStatus: 'No tax' });
+      const inBody = await stranger.call('PATCH', '/api/xero/settings', {
+        organizationId: shopId,
+        defaultTaxStatus: 'No tax',
+      });
       expect(inBody.statusCode).toBe(403);
-      const anonymous = await t.app.inject({ method: 'PATCH', url: '/api/xero/settings', headers: { origin: TEST_ORIGIN }, payload: { defaultTaxStatus: 'No tax' } });
+      const anonymous = await t.app.inject({
+        method: 'PATCH',
+        url: '/api/xero/settings',
+        headers: { origin: TEST_ORIGIN },
+        payload: { defaultTaxStatus: 'No tax' },
+      });
       expect(anonymous.statusCode).toBe(401);
       expect((await owner.call('GET', '/api/xero/connection')).json().defaultTaxStatus).toBe('Tax exclusive');
     });
@@ -331,9 +560,16 @@ describe('settings, reference lists and clean-ups', () => {
     it('saves with every feature switched off', async () => {
       await t.database.db
         .update(organizations)
-        .set({ featurePayInvoices: false, featureAddInvoices: false, featureCisBills: false, featureStockJournal: false })
+        .set({
+          featurePayInvoices: false,
+          featureAddInvoices: false,
+          featureCisBills: false,
+          featureStockJournal: false,
+        })
         .where(eq(organizations.id, shopId));
-      const res = await owner.call('PATCH', '/api/xero/settings', { defaultStockJournalPostingStatus: 'draft' });
+      const res = await owner.call('PATCH', '/api/xero/settings', {
+        defaultStockJournalPostingStatus: 'draft',
+      });
       expect(res.statusCode).toBe(200);
     });
   });
@@ -350,26 +586,45 @@ describe('settings, reference lists and clean-ups', () => {
         bankAccountType: 'BANK',
       };
       await t.database.db.insert(xeroAccounts).values(stale);
-      const before = await t.database.db.select().from(xeroAccounts).where(eq(xeroAccounts.organizationId, shopId));
+      const before = await t.database.db
+        .select()
+        .from(xeroAccounts)
+        .where(eq(xeroAccounts.organizationId, shopId));
       const run = await measure(() => owner.call('POST', '/api/xero/bank-accounts/cleanup'));
       expect(run.result.statusCode, run.result.body).toBe(200);
       expect(run.result.json()).toEqual({ deletedCount: 1 });
       expect(run.endpoints).toEqual(['GET /api.xro/2.0/Accounts']);
       expect(run.writes).toBe(0);
-      const after = await t.database.db.select().from(xeroAccounts).where(eq(xeroAccounts.organizationId, shopId));
+      const after = await t.database.db
+        .select()
+        .from(xeroAccounts)
+        .where(eq(xeroAccounts.organizationId, shopId));
       expect(after.length).toBe(before.length - 1);
       expect(after.some((a) => a.accountId === stale.accountId)).toBe(false);
       expect(after.filter((a) => a.name === 'Cash')).toHaveLength(1);
       const second = await owner.call('POST', '/api/xero/bank-accounts/cleanup');
       expect(second.json()).toEqual({ deletedCount: 0 });
-      const [entry] = await t.database.db.select().from(auditLog).where(eq(auditLog.action, 'settings.cleanup.bank-accounts'));
+      const [entry] = await t.database.db
+        .select()
+        .from(auditLog)
+        .where(eq(auditLog.action, 'settings.cleanup.bank-accounts'));
       expect(entry).toMatchObject({ organizationId: shopId, result: 'success', detail: { deletedCount: 1 } });
     });
 
     it('drops finished invoices and confirmed payments older than three months from the cache only', async () => {
-      const ctx = { organizationId: shopId, tenantId: owner.orgs.find((o) => o.organizationId === shopId)?.tenantId ?? '', userId: owner.user.id };
+      const ctx = {
+        organizationId: shopId,
+        tenantId: owner.orgs.find((o) => o.organizationId === shopId)?.tenantId ?? '',
+        userId: owner.user.id,
+      };
       await t.app.services.sync.syncInvoices(ctx, { key: 'sales-open' });
-      const invoice = (id: string, status: string, date: string) => ({ organizationId: shopId, invoiceId: id, type: 'ACCREC', status, date });
+      const invoice = (id: string, status: string, date: string) => ({
+        organizationId: shopId,
+        invoiceId: id,
+        type: 'ACCREC',
+        status,
+        date,
+      });
       await t.database.db
         .insert(xeroInvoices)
         .values([
@@ -379,7 +634,9 @@ describe('settings, reference lists and clean-ups', () => {
           invoice('old-draft', 'DRAFT', '2020-01-10'),
           invoice('new-paid', 'PAID', new Date().toISOString().slice(0, 10)),
         ]);
-      await t.database.db.insert(xeroSyncState).values({ organizationId: shopId, resource: 'invoices:contact:someone', lastSyncAt: new Date() });
+      await t.database.db
+        .insert(xeroSyncState)
+        .values({ organizationId: shopId, resource: 'invoices:contact:someone', lastSyncAt: new Date() });
       const old = new Date('2020-03-01T10:00:00Z');
       const write = (key: string, state: 'confirmed' | 'failed', completedAt: Date, kind = 'payment') => ({
         organizationId: shopId,
@@ -410,7 +667,10 @@ describe('settings, reference lists and clean-ups', () => {
       expect(run.result.json()).toEqual({ deletedInvoices: 2, deletedPayments: 2 });
       expect(run.calls).toBe(0);
 
-      const left = await t.database.db.select({ id: xeroInvoices.invoiceId }).from(xeroInvoices).where(eq(xeroInvoices.organizationId, shopId));
+      const left = await t.database.db
+        .select({ id: xeroInvoices.invoiceId })
+        .from(xeroInvoices)
+        .where(eq(xeroInvoices.organizationId, shopId));
       const ids = left.map((r) => r.id);
       expect(ids).toEqual(expect.arrayContaining(['old-open', 'old-draft', 'new-paid']));
       expect(ids).not.toContain('old-paid');
@@ -419,14 +679,25 @@ describe('settings, reference lists and clean-ups', () => {
         .from(xeroInvoices)
         .where(and(eq(xeroInvoices.organizationId, shopId), eq(xeroInvoices.status, 'AUTHORISED')));
       expect(openAfter.length).toBe(openBefore.length);
-      const writes = (await t.database.db.select().from(xeroWrites).where(eq(xeroWrites.organizationId, shopId))).map((w) => w.idempotencyKey);
+      const writes = (
+        await t.database.db.select().from(xeroWrites).where(eq(xeroWrites.organizationId, shopId))
+      ).map((w) => w.idempotencyKey);
       expect(writes.sort()).toEqual(['new-payment', 'old-failed-payment', 'old-journal']);
       // The per-customer views will be fetched afresh instead of missing the invoices cleaned up.
-      const views = await t.database.db.select().from(xeroSyncState).where(eq(xeroSyncState.organizationId, shopId));
+      const views = await t.database.db
+        .select()
+        .from(xeroSyncState)
+        .where(eq(xeroSyncState.organizationId, shopId));
       expect(views.map((v) => v.resource)).not.toContain('invoices:contact:someone');
       expect(views.map((v) => v.resource)).toContain('invoices:sales-open');
-      const [entry] = await t.database.db.select().from(auditLog).where(eq(auditLog.action, 'settings.cleanup.data'));
-      expect(entry).toMatchObject({ organizationId: shopId, detail: { deletedInvoices: 2, deletedPayments: 2 } });
+      const [entry] = await t.database.db
+        .select()
+        .from(auditLog)
+        .where(eq(auditLog.action, 'settings.cleanup.data'));
+      expect(entry).toMatchObject({
+        organizationId: shopId,
+        detail: { deletedInvoices: 2, deletedPayments: 2 },
+      });
     });
 
     it("never cleans another user's organisation", async () => {

@@ -32,7 +32,12 @@ export function createStockJournalRepository(db: Db) {
 
   return {
     /** A customer's approved and paid sales invoices dated in the range, oldest first (from the invoice cache). */
-    listSalesInvoices(organizationId: number, contactId: string, fromDate: string, toDate: string): Promise<SalesInvoiceRow[]> {
+    listSalesInvoices(
+      organizationId: number,
+      contactId: string,
+      fromDate: string,
+      toDate: string,
+    ): Promise<SalesInvoiceRow[]> {
       return db
         .select({
           invoiceNumber: xeroInvoices.invoiceNumber,
@@ -48,7 +53,12 @@ export function createStockJournalRepository(db: Db) {
     },
 
     /** Net sales (sum of SubTotal) of a customer over a period, in pence, from the invoice cache. */
-    async sumNetPence(organizationId: number, contactId: string, fromDate: string, toDate: string): Promise<number> {
+    async sumNetPence(
+      organizationId: number,
+      contactId: string,
+      fromDate: string,
+      toDate: string,
+    ): Promise<number> {
       const [row] = await db
         .select({ net: sql<string | null>`sum(${xeroInvoices.subTotalPence})` })
         .from(xeroInvoices)
@@ -62,7 +72,12 @@ export function createStockJournalRepository(db: Db) {
       return db
         .select({ id: xeroContacts.contactId, name: xeroContacts.name })
         .from(xeroContacts)
-        .where(and(eq(xeroContacts.organizationId, organizationId), alsoId ? or(isCustomer, eq(xeroContacts.contactId, alsoId)) : isCustomer))
+        .where(
+          and(
+            eq(xeroContacts.organizationId, organizationId),
+            alsoId ? or(isCustomer, eq(xeroContacts.contactId, alsoId)) : isCustomer,
+          ),
+        )
         .orderBy(asc(sql`lower(${xeroContacts.name})`), asc(xeroContacts.contactId));
     },
 
@@ -84,7 +99,10 @@ export function createStockJournalRepository(db: Db) {
       await db
         .insert(xeroSyncState)
         .values({ organizationId, resource, highWater, lastSyncAt: now })
-        .onConflictDoUpdate({ target: [xeroSyncState.organizationId, xeroSyncState.resource], set: { highWater, lastSyncAt: now } });
+        .onConflictDoUpdate({
+          target: [xeroSyncState.organizationId, xeroSyncState.resource],
+          set: { highWater, lastSyncAt: now },
+        });
     },
 
     listEntries(organizationId: number) {
@@ -128,7 +146,9 @@ export function createStockJournalRepository(db: Db) {
     },
 
     async deleteEntry(organizationId: number, id: number): Promise<void> {
-      await db.delete(stockJournalEntries).where(and(eq(stockJournalEntries.organizationId, organizationId), eq(stockJournalEntries.id, id)));
+      await db
+        .delete(stockJournalEntries)
+        .where(and(eq(stockJournalEntries.organizationId, organizationId), eq(stockJournalEntries.id, id)));
     },
 
     /** Entries that have a journal in Xero (whose status can change there). */
@@ -136,7 +156,12 @@ export function createStockJournalRepository(db: Db) {
       return db
         .select()
         .from(stockJournalEntries)
-        .where(and(eq(stockJournalEntries.organizationId, organizationId), isNotNull(stockJournalEntries.journalId)));
+        .where(
+          and(
+            eq(stockJournalEntries.organizationId, organizationId),
+            isNotNull(stockJournalEntries.journalId),
+          ),
+        );
     },
   };
 }

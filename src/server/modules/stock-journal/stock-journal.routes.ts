@@ -58,7 +58,8 @@ export function registerStockJournalRoutes(root: FastifyInstance): void {
         response: { 200: customersResponseSchema },
       },
     },
-    async (request) => service.listCustomers(tenantOf(request), { refresh: request.query.refresh === 'true' }),
+    async (request) =>
+      service.listCustomers(tenantOf(request), { refresh: request.query.refresh === 'true' }),
   );
 
   app.get(
@@ -80,21 +81,31 @@ export function registerStockJournalRoutes(root: FastifyInstance): void {
     },
   );
 
-  app.get('/api/xero/stock-journal/entries', { preValidation, schema: { response: { 200: stockJournalEntryListResponseSchema } } }, (request) =>
-    service.listEntries(tenantOf(request)),
+  app.get(
+    '/api/xero/stock-journal/entries',
+    { preValidation, schema: { response: { 200: stockJournalEntryListResponseSchema } } },
+    (request) => service.listEntries(tenantOf(request)),
   );
 
   app.post(
     '/api/xero/stock-journal',
-    { preValidation, schema: { body: journalCreateRequestSchema, response: { 201: journalCreateResponseSchema } } },
+    {
+      preValidation,
+      schema: { body: journalCreateRequestSchema, response: { 201: journalCreateResponseSchema } },
+    },
     async (request, reply) => {
       const idempotencyKey = readIdempotencyKey(request);
-      const result = await service.createJournal(tenantOf(request), request.body, { idempotencyKey, ip: request.ip });
+      const result = await service.createJournal(tenantOf(request), request.body, {
+        idempotencyKey,
+        ip: request.ip,
+      });
       return reply.status(201).send(result);
     },
   );
 
-  app.post('/api/xero/stock-journal/sync-status', { preValidation, schema: { response: { 200: syncStatusResponseSchema } } }, (request) =>
-    service.syncStatus(tenantOf(request)),
+  app.post(
+    '/api/xero/stock-journal/sync-status',
+    { preValidation, schema: { response: { 200: syncStatusResponseSchema } } },
+    (request) => service.syncStatus(tenantOf(request)),
   );
 }

@@ -24,10 +24,22 @@ import type { BodyCache, CachedBody } from '../../lib/body-cache';
 import type { TenantContext } from '../organizations/tenancy';
 import type { AuditLog } from '../audit/audit';
 import type { XeroSync } from '../../xero/sync/sync.service';
-import { isLiveJournal, type Journal, type JournalsPort, type SaleInvoice, type SalesPort, type StockTransferJournal } from '../../xero/journals';
+import {
+  isLiveJournal,
+  type Journal,
+  type JournalsPort,
+  type SaleInvoice,
+  type SalesPort,
+  type StockTransferJournal,
+} from '../../xero/journals';
 import type { WriteLedger, WriteOutcome, WriteRow } from '../../xero/write-ledger';
 import type { XeroContext } from '../../xero/xero-port';
-import { MANUAL_JOURNALS_RESOURCE, type NewStockJournalEntry, type StockJournalEntryRow, type StockJournalRepository } from './stock-journal.repository';
+import {
+  MANUAL_JOURNALS_RESOURCE,
+  type NewStockJournalEntry,
+  type StockJournalEntryRow,
+  type StockJournalRepository,
+} from './stock-journal.repository';
 
 /** The kind the write ledger files journal creations under (and finds lost ones by). */
 export const JOURNAL_WRITE_KIND = 'journal.create';
@@ -41,7 +53,8 @@ const GUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 export const JOURNAL_MESSAGES = {
   ...JOURNAL_SERVER_MESSAGES,
   /** A create Xero did not apply (its answer failed, and a look-up found nothing): nothing is held. */
-  notPosted: 'Xero did not create the journal, so nothing was posted for this period. Please try again in a few minutes.',
+  notPosted:
+    'Xero did not create the journal, so nothing was posted for this period. Please try again in a few minutes.',
 } as const;
 
 /** What the write ledger stores for a journal creation: enough for the finder to look it up again. */
@@ -105,7 +118,11 @@ export function toEntryDto(row: StockJournalEntryRow): StockJournalEntry {
 }
 
 /** The journal of a period among journals Xero holds: a live stock transfer journal whose narration names that period. */
-export function findPeriodJournal(journals: readonly Journal[], periodStart: string, periodEnd: string): Journal | null {
+export function findPeriodJournal(
+  journals: readonly Journal[],
+  periodStart: string,
+  periodEnd: string,
+): Journal | null {
   return (
     journals.find((j) => {
       if (!isLiveJournal(j)) return false;
@@ -128,7 +145,10 @@ function adoptedValues(journal: Journal): Partial<NewStockJournalEntry> {
 }
 
 function toJournalOutcome(journal: Journal, fallbackStatus: string): WriteOutcome<JournalCreateResponse> {
-  return { xeroId: journal.journalId, response: { journalId: journal.journalId, status: journal.status || fallbackStatus } };
+  return {
+    xeroId: journal.journalId,
+    response: { journalId: journal.journalId, status: journal.status || fallbackStatus },
+  };
 }
 
 /**
@@ -147,12 +167,19 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
   const lastJournalRead = new Map<number, number>();
 
   /** Live journals Xero holds for a period (read just before a post, and when a lost post is looked up). */
-  async function findJournalInXero(ctx: XeroContext, periodStart: string, periodEnd: string): Promise<Journal | null> {
+  async function findJournalInXero(
+    ctx: XeroContext,
+    periodStart: string,
+    periodEnd: string,
+  ): Promise<Journal | null> {
     return findPeriodJournal(await journals.listDated(ctx, periodStart, periodEnd), periodStart, periodEnd);
   }
 
   /** The write ledger's finder for 'journal.create': the period's journal, unless another write already accounts for it. */
-  async function findJournalWrite(ctx: XeroContext & { organizationId: number }, row: WriteRow): Promise<WriteOutcome<unknown> | null> {
+  async function findJournalWrite(
+    ctx: XeroContext & { organizationId: number },
+    row: WriteRow,
+  ): Promise<WriteOutcome<unknown> | null> {
     const request = row.request as JournalWriteRequest;
     const claimed = await ledger.claimedXeroIds(ctx.organizationId, JOURNAL_WRITE_KIND, row.id);
     const dated = await journals.listDated(ctx, request.periodStart, request.periodEnd);
@@ -164,7 +191,12 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
     return found ? toJournalOutcome(found, request.status) : null;
   }
 
-  function buildWriteSpec(tenant: TenantContext, request: JournalWriteRequest, idempotencyKey: string, ip: string | null) {
+  function buildWriteSpec(
+    tenant: TenantContext,
+    request: JournalWriteRequest,
+    idempotencyKey: string,
+    ip: string | null,
+  ) {
     return {
       organizationId: tenant.organizationId,
       tenantId: tenant.tenantId,
@@ -201,9 +233,16 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
   }
 
   /** The ledger row of a pending entry: by its id once known, else the period's newest write made after the entry. */
-  async function findEntryWrite(organizationId: number, entry: StockJournalEntryRow): Promise<WriteRow | null> {
+  async function findEntryWrite(
+    organizationId: number,
+    entry: StockJournalEntryRow,
+  ): Promise<WriteRow | null> {
     if (entry.writeId) return findWrite(organizationId, entry.writeId);
-    const latest = await ledger.findLatestOnTarget({ organizationId, kind: JOURNAL_WRITE_KIND, targetId: getStockJournalKey(entry.periodStart, entry.periodEnd) });
+    const latest = await ledger.findLatestOnTarget({
+      organizationId,
+      kind: JOURNAL_WRITE_KIND,
+      targetId: getStockJournalKey(entry.periodStart, entry.periodEnd),
+    });
     return latest && latest.createdAt >= entry.createdAt ? latest : null;
   }
 
@@ -212,19 +251,28 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
    * its answer was lost (or it is older than IN_FLIGHT_MS), or, when the entry never got its write (a crash
    * between the two), by looking for the period's journal. 'waiting' while a write is still in flight.
    */
-  async function settlePendingEntry(tenant: TenantContext, entry: StockJournalEntryRow): Promise<'updated' | 'removed' | 'waiting'> {
+  async function settlePendingEntry(
+    tenant: TenantContext,
+    entry: StockJournalEntryRow,
+  ): Promise<'updated' | 'removed' | 'waiting'> {
     const orgId = tenant.organizationId;
     let write = await findEntryWrite(orgId, entry);
     if (write) {
       const open = write.state === 'pending' || write.state === 'sent' || write.state === 'unknown';
       if (open) {
-        const inFlight = write.state !== 'unknown' && Date.now() - (write.sentAt ?? write.createdAt).getTime() < IN_FLIGHT_MS;
+        const inFlight =
+          write.state !== 'unknown' &&
+          Date.now() - (write.sentAt ?? write.createdAt).getTime() < IN_FLIGHT_MS;
         if (inFlight) return 'waiting';
         write = await ledger.lookUp(write, tenant.tenantId);
       }
       if (write.state === 'confirmed' && write.xeroId) {
         const response = write.response as JournalCreateResponse | null;
-        await repo.updateEntry(orgId, entry.id, { journalId: write.xeroId, status: response?.status ?? 'DRAFT', writeId: write.id });
+        await repo.updateEntry(orgId, entry.id, {
+          journalId: write.xeroId,
+          status: response?.status ?? 'DRAFT',
+          writeId: write.id,
+        });
         return 'updated';
       }
       if (write.state === 'failed') {
@@ -236,11 +284,17 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
     }
     if (Date.now() - entry.createdAt.getTime() < IN_FLIGHT_MS) return 'waiting';
     const targetId = getStockJournalKey(entry.periodStart, entry.periodEnd);
-    const { open } = await ledger.settleOpenOnTarget({ organizationId: orgId, tenantId: tenant.tenantId, kind: JOURNAL_WRITE_KIND, targetId }, IN_FLIGHT_MS);
+    const { open } = await ledger.settleOpenOnTarget(
+      { organizationId: orgId, tenantId: tenant.tenantId, kind: JOURNAL_WRITE_KIND, targetId },
+      IN_FLIGHT_MS,
+    );
     if (open.length > 0) return 'waiting';
     const found = await findJournalInXero(toXeroContext(tenant), entry.periodStart, entry.periodEnd);
     if (found) {
-      await repo.updateEntry(orgId, entry.id, { journalId: found.journalId, status: found.status || 'DRAFT' });
+      await repo.updateEntry(orgId, entry.id, {
+        journalId: found.journalId,
+        status: found.status || 'DRAFT',
+      });
       return 'updated';
     }
     await repo.deleteEntry(orgId, entry.id);
@@ -257,14 +311,20 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
     const changes: JournalChange[] = [];
     const highWater = await repo.readHighWater(orgId, MANUAL_JOURNALS_RESOURCE);
     const since = highWater ? new Date(highWater.getTime() - 1000) : undefined;
-    const { journals: changed, notModified } = await journals.list(toXeroContext(tenant), since ? { since } : {});
+    const { journals: changed, notModified } = await journals.list(
+      toXeroContext(tenant),
+      since ? { since } : {},
+    );
     if (notModified) return changes;
     let newHighWater = highWater;
     const entries = await repo.listEntries(orgId);
-    const byJournal = new Map(entries.filter((e) => e.journalId).map((e) => [e.journalId?.toLowerCase() ?? '', e]));
+    const byJournal = new Map(
+      entries.filter((e) => e.journalId).map((e) => [e.journalId?.toLowerCase() ?? '', e]),
+    );
     const byPeriod = new Map(entries.map((e) => [getStockJournalKey(e.periodStart, e.periodEnd), e]));
     for (const journal of changed) {
-      if (journal.updatedAt && (!newHighWater || journal.updatedAt > newHighWater)) newHighWater = journal.updatedAt;
+      if (journal.updatedAt && (!newHighWater || journal.updatedAt > newHighWater))
+        newHighWater = journal.updatedAt;
       const entry = byJournal.get(journal.journalId.toLowerCase());
       if (entry) {
         if (entry.status === journal.status) continue;
@@ -397,7 +457,12 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
    * Xero has it → the entry takes it; Xero does not → the entry goes (the period is free) and the answer
    * says nothing was posted; Xero cannot be asked → the period stays pending and the error stands.
    */
-  async function settleAfterFailedSend(tenant: TenantContext, entry: StockJournalEntryRow, writeId: number, error: unknown): Promise<JournalCreateResponse> {
+  async function settleAfterFailedSend(
+    tenant: TenantContext,
+    entry: StockJournalEntryRow,
+    writeId: number,
+    error: unknown,
+  ): Promise<JournalCreateResponse> {
     const orgId = tenant.organizationId;
     await repo.updateEntry(orgId, entry.id, { writeId });
     let write = await findWrite(orgId, writeId);
@@ -405,7 +470,10 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
     try {
       write = await ledger.lookUp(write, tenant.tenantId);
     } catch (lookupError) {
-      deps.log?.warn({ err: lookupError, writeId }, 'look-up of a journal create failed; the period stays pending');
+      deps.log?.warn(
+        { err: lookupError, writeId },
+        'look-up of a journal create failed; the period stays pending',
+      );
       throw explainUnconfirmed(error);
     }
     if (write.state === 'confirmed' && write.xeroId) {
@@ -417,7 +485,11 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
     if (write.state === 'failed') {
       await repo.deleteEntry(orgId, entry.id);
       const cause = error instanceof AppError ? error.detail : undefined;
-      throw new AppError('XERO_UNAVAILABLE', JOURNAL_MESSAGES.notPosted, typeof cause === 'string' ? cause : undefined);
+      throw new AppError(
+        'XERO_UNAVAILABLE',
+        JOURNAL_MESSAGES.notPosted,
+        typeof cause === 'string' ? cause : undefined,
+      );
     }
     throw explainUnconfirmed(error);
   }
@@ -438,12 +510,17 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
     async getSales(tenant: TenantContext, query: SalesQuery): Promise<SalesPeriod[]> {
       const customerId = query.customerId && query.customerId !== ALL_CUSTOMERS ? query.customerId : null;
       const range = getWeeklySalesRange(query.fromDate, query.toDate);
-      if (!customerId) return buildSalesPeriods(await sales.listInRange(toXeroContext(tenant), range.fromDate, range.toDate));
+      if (!customerId)
+        return buildSalesPeriods(
+          await sales.listInRange(toXeroContext(tenant), range.fromDate, range.toDate),
+        );
       if (!GUID_RE.test(customerId)) throw new AppError('VALIDATION_ERROR', JOURNAL_MESSAGES.unknownCustomer);
       const view = { key: 'sales-contact', contactId: customerId.toLowerCase() } as const;
       if (query.refresh === 'true') await sync.syncInvoices(toSyncContext(tenant), view);
       else await sync.ensureInvoices(toSyncContext(tenant), view);
-      return buildSalesPeriods(await repo.listSalesInvoices(tenant.organizationId, view.contactId, range.fromDate, range.toDate));
+      return buildSalesPeriods(
+        await repo.listSalesInvoices(tenant.organizationId, view.contactId, range.fromDate, range.toDate),
+      );
     },
 
     /**
@@ -459,11 +536,20 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
       const range = getWeeklySalesRange(query.fromDate, query.toDate);
       const refresh = query.refresh === 'true';
       if (refresh) await sync.syncInvoices(toSyncContext(tenant), view);
-      const version = refresh || tenant.cacheVersion === undefined ? await sync.readCacheVersion(tenant.organizationId) : tenant.cacheVersion;
-      return bodies.get(`sales:${tenant.organizationId}:${view.contactId}:${range.fromDate}:${range.toDate}`, version, async () => {
-        await sync.ensureInvoices(toSyncContext(tenant), view);
-        return buildSalesPeriods(await repo.listSalesInvoices(tenant.organizationId, view.contactId, range.fromDate, range.toDate));
-      });
+      const version =
+        refresh || tenant.cacheVersion === undefined
+          ? await sync.readCacheVersion(tenant.organizationId)
+          : tenant.cacheVersion;
+      return bodies.get(
+        `sales:${tenant.organizationId}:${view.contactId}:${range.fromDate}:${range.toDate}`,
+        version,
+        async () => {
+          await sync.ensureInvoices(toSyncContext(tenant), view);
+          return buildSalesPeriods(
+            await repo.listSalesInvoices(tenant.organizationId, view.contactId, range.fromDate, range.toDate),
+          );
+        },
+      );
     },
 
     /**
@@ -478,9 +564,13 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
         // Read again right after a read (the list re-read after each post, say) it is served as it stands:
         // the post itself always checks Xero, and Sync Status always reads.
         const last = lastJournalRead.get(tenant.organizationId);
-        if (last === undefined || Date.now() - last >= JOURNALS_FRESH_MS) await recordChanges(tenant, await readJournalChanges(tenant));
+        if (last === undefined || Date.now() - last >= JOURNALS_FRESH_MS)
+          await recordChanges(tenant, await readJournalChanges(tenant));
       } catch (error) {
-        deps.log?.warn({ err: error, organizationId: tenant.organizationId }, 'reading the journals from Xero failed; listing the entries as they are');
+        deps.log?.warn(
+          { err: error, organizationId: tenant.organizationId },
+          'reading the journals from Xero failed; listing the entries as they are',
+        );
       }
       const rows = await repo.listEntries(tenant.organizationId);
       const out: StockJournalEntry[] = [];
@@ -489,7 +579,11 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
           const write = await findEntryWrite(tenant.organizationId, row);
           if (write?.state === 'confirmed' && write.xeroId) {
             const response = write.response as JournalCreateResponse | null;
-            const updated = await repo.updateEntry(tenant.organizationId, row.id, { journalId: write.xeroId, status: response?.status ?? 'DRAFT', writeId: write.id });
+            const updated = await repo.updateEntry(tenant.organizationId, row.id, {
+              journalId: write.xeroId,
+              status: response?.status ?? 'DRAFT',
+              writeId: write.id,
+            });
             if (updated) out.push(toEntryDto(updated));
             continue;
           }
@@ -519,9 +613,12 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
     ): Promise<JournalCreateResponse> {
       const orgId = tenant.organizationId;
       const { periodStart, periodEnd } = body;
-      if (!isJournalPeriod(periodStart, periodEnd)) throw new AppError('VALIDATION_ERROR', JOURNAL_MESSAGES.badPeriod);
-      if (body.stockAccountId.toLowerCase() === body.costAccountId.toLowerCase()) throw new AppError('VALIDATION_ERROR', JOURNAL_MESSAGES.sameAccounts);
-      if (!GUID_RE.test(body.contactId)) throw new AppError('VALIDATION_ERROR', JOURNAL_MESSAGES.unknownCustomer);
+      if (!isJournalPeriod(periodStart, periodEnd))
+        throw new AppError('VALIDATION_ERROR', JOURNAL_MESSAGES.badPeriod);
+      if (body.stockAccountId.toLowerCase() === body.costAccountId.toLowerCase())
+        throw new AppError('VALIDATION_ERROR', JOURNAL_MESSAGES.sameAccounts);
+      if (!GUID_RE.test(body.contactId))
+        throw new AppError('VALIDATION_ERROR', JOURNAL_MESSAGES.unknownCustomer);
       const contactId = body.contactId.toLowerCase();
       if (!(await repo.findContact(orgId, contactId)) && (await repo.hasSynced(orgId, 'contacts'))) {
         throw new AppError('VALIDATION_ERROR', JOURNAL_MESSAGES.unknownCustomer);
@@ -529,9 +626,11 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
       // The server is the authority on money: the net comes from Xero's figures in the cache, not the browser.
       await sync.ensureInvoices(toSyncContext(tenant), { key: 'sales-contact', contactId });
       const netPence = await repo.sumNetPence(orgId, contactId, periodStart, periodEnd);
-      if (netPence !== roundPoundsToPence(body.netAmount)) throw new AppError('VALIDATION_ERROR', JOURNAL_MESSAGES.salesChanged);
+      if (netPence !== roundPoundsToPence(body.netAmount))
+        throw new AppError('VALIDATION_ERROR', JOURNAL_MESSAGES.salesChanged);
       const amountPence = getJournalAmountPence(netPence, body.marginRate);
-      if (amountPence === null || amountPence <= 0) throw new AppError('VALIDATION_ERROR', JOURNAL_MESSAGES.zeroAmount);
+      if (amountPence === null || amountPence <= 0)
+        throw new AppError('VALIDATION_ERROR', JOURNAL_MESSAGES.zeroAmount);
 
       const narration = getStockJournalReference(periodStart, periodEnd);
       const status = tenant.organization.defaultStockJournalPostingStatus === 'posted' ? 'POSTED' : 'DRAFT';
@@ -569,7 +668,8 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
       let entry = await repo.claimPeriod(newEntry);
       if (!entry) {
         const taken = await handleTakenPeriod(tenant, request, newEntry, options.idempotencyKey, ip);
-        if ('replay' in taken) return { journalId: taken.replay.journalId, status: taken.replay.status.toLowerCase() };
+        if ('replay' in taken)
+          return { journalId: taken.replay.journalId, status: taken.replay.status.toLowerCase() };
         entry = taken.entry;
       }
 
@@ -588,15 +688,24 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
       }
 
       try {
-        const outcome = await ledger.execute(buildWriteSpec(tenant, request, options.idempotencyKey ?? crypto.randomUUID(), ip));
+        const outcome = await ledger.execute(
+          buildWriteSpec(tenant, request, options.idempotencyKey ?? crypto.randomUUID(), ip),
+        );
         const journalStatus = outcome.response.status || status;
         const journalId = outcome.xeroId ?? outcome.response.journalId ?? null;
-        await repo.updateEntry(orgId, entry.id, { journalId, status: journalStatus, writeId: outcome.writeId });
+        await repo.updateEntry(orgId, entry.id, {
+          journalId,
+          status: journalStatus,
+          writeId: outcome.writeId,
+        });
         return { journalId, status: journalStatus.toLowerCase() };
       } catch (error) {
         const writeState = error instanceof AppError ? error.extra?.writeState : undefined;
         const writeId = error instanceof AppError ? error.extra?.writeId : undefined;
-        if (typeof writeId === 'number' && (writeState === 'unknown' || writeState === 'sent' || writeState === 'pending')) {
+        if (
+          typeof writeId === 'number' &&
+          (writeState === 'unknown' || writeState === 'sent' || writeState === 'pending')
+        ) {
           return settleAfterFailedSend(tenant, entry, writeId, error);
         }
         // Xero certainly did not apply it (refused, or never sent): the period is free at once.

@@ -31,18 +31,31 @@ function idsOf(t: XeroTestApp) {
   const stock = shop.accounts.find((a) => a.Code === '630');
   const cost = shop.accounts.find((a) => a.Code === '310');
   if (!daily || !stock || !cost) throw new Error('seed lacks Daily Sales or the stock/cost accounts');
-  return { tenantId: shop.OrganisationID, dailySales: daily.ContactID, stock: stock.AccountID, cost: cost.AccountID };
+  return {
+    tenantId: shop.OrganisationID,
+    dailySales: daily.ContactID,
+    stock: stock.AccountID,
+    cost: cost.AccountID,
+  };
 }
 
 /** Xero calls the sandbox counted for a tenant since the last clear. */
-function countCalls(t: XeroTestApp, tenantId: string, match?: (row: { method: string; endpoint: string }) => boolean): number {
+function countCalls(
+  t: XeroTestApp,
+  tenantId: string,
+  match?: (row: { method: string; endpoint: string }) => boolean,
+): number {
   return t.sandbox
     .ledger()
     .calls.filter((c) => c.tenantId === tenantId && (!match || match(c)))
     .reduce((n, c) => n + c.count, 0);
 }
 
-async function setDefaults(t: XeroTestApp, organizationId: number, values: Partial<typeof organizations.$inferInsert>) {
+async function setDefaults(
+  t: XeroTestApp,
+  organizationId: number,
+  values: Partial<typeof organizations.$inferInsert>,
+) {
   await t.database.db.update(organizations).set(values).where(eq(organizations.id, organizationId));
 }
 
@@ -78,7 +91,11 @@ async function postWithKey(t: XeroTestApp, owner: Owner, body: unknown, key: str
   });
 }
 
-function journalBody(period: JournalPeriod, ids: { dailySales: string; stock: string; cost: string }, extra: Record<string, unknown> = {}) {
+function journalBody(
+  period: JournalPeriod,
+  ids: { dailySales: string; stock: string; cost: string },
+  extra: Record<string, unknown> = {},
+) {
   return {
     periodStart: period.periodStart,
     periodEnd: period.periodEnd,
@@ -92,8 +109,16 @@ function journalBody(period: JournalPeriod, ids: { dailySales: string; stock: st
   };
 }
 
-async function getPeriods(owner: Owner, customerId: string, fromDate: string, toDate: string): Promise<SalesPeriod[]> {
-  const res = await owner.call('GET', `/api/xero/sales?customerId=${customerId}&fromDate=${fromDate}&toDate=${toDate}`);
+async function getPeriods(
+  owner: Owner,
+  customerId: string,
+  fromDate: string,
+  toDate: string,
+): Promise<SalesPeriod[]> {
+  const res = await owner.call(
+    'GET',
+    `/api/xero/sales?customerId=${customerId}&fromDate=${fromDate}&toDate=${toDate}`,
+  );
   expect(res.statusCode, res.body).toBe(200);
   return res.json();
 }
@@ -135,7 +160,11 @@ describe('Stock Journal: Xero calls for a year of weeks and four journals', () =
     }
     await getEntries(owner);
     const total = countCalls(t, ids.tenantId);
-    const journalCalls = countCalls(t, ids.tenantId, (c) => c.method === 'PUT' && c.endpoint.includes('ManualJournals'));
+    const journalCalls = countCalls(
+      t,
+      ids.tenantId,
+      (c) => c.method === 'PUT' && c.endpoint.includes('ManualJournals'),
+    );
     expect(journalCalls).toBe(4);
     // Each post checks the period's journals in Xero just before sending; the list reads what Xero changed.
     expect(total).toBeLessThanOrEqual(1 + 4 * 2 + 1);
@@ -144,10 +173,15 @@ describe('Stock Journal: Xero calls for a year of weeks and four journals', () =
     t.sandbox.clearLedger();
     await getPeriods(owner, ids.dailySales, addDays(today, -364), today);
     expect(countCalls(t, ids.tenantId)).toBe(0);
-    const refreshed = await owner.call('GET', `/api/xero/sales?customerId=${ids.dailySales}&fromDate=${addDays(today, -364)}&toDate=${today}&refresh=true`);
+    const refreshed = await owner.call(
+      'GET',
+      `/api/xero/sales?customerId=${ids.dailySales}&fromDate=${addDays(today, -364)}&toDate=${today}&refresh=true`,
+    );
     expect(refreshed.statusCode).toBe(200);
     expect(countCalls(t, ids.tenantId)).toBe(1);
-    process.stdout.write(`[stock-journal] a year of weeks (${periods.length} weeks with sales) listed in ${listMs.toFixed(0)} ms; year + 4 journals = ${total} Xero calls\n`);
+    process.stdout.write(
+      `[stock-journal] a year of weeks (${periods.length} weeks with sales) listed in ${listMs.toFixed(0)} ms; year + 4 journals = ${total} Xero calls\n`,
+    );
   });
 });
 
@@ -176,7 +210,9 @@ describe('Stock Journal API', () => {
     const names = customers.map((c) => c.name.toLowerCase());
     expect(names).toEqual([...names].sort());
     // Suppliers are not customers.
-    const supplierNames = shopOf(t).contacts.filter((c) => c.IsSupplier && !c.IsCustomer).map((c) => c.Name);
+    const supplierNames = shopOf(t)
+      .contacts.filter((c) => c.IsSupplier && !c.IsCustomer)
+      .map((c) => c.Name);
     expect(supplierNames.length).toBeGreaterThan(0);
     for (const name of supplierNames) expect(customers.map((c) => c.name)).not.toContain(name);
     t.sandbox.clearLedger();
@@ -187,7 +223,12 @@ describe('Stock Journal API', () => {
   it("groups the customer's approved and paid invoices into Monday–Sunday weeks with Xero's own totals", async () => {
     const range = { from: getWeekStart(fromDate), to: getWeekEnd(today) };
     const expected = shopOf(t).invoices.filter(
-      (i) => i.Type === 'ACCREC' && i.ContactID === ids.dailySales && (i.Status === 'AUTHORISED' || i.Status === 'PAID') && i.Date >= range.from && i.Date <= range.to,
+      (i) =>
+        i.Type === 'ACCREC' &&
+        i.ContactID === ids.dailySales &&
+        (i.Status === 'AUTHORISED' || i.Status === 'PAID') &&
+        i.Date >= range.from &&
+        i.Date <= range.to,
     );
     const sum = (pick: (i: (typeof expected)[number]) => number) => expected.reduce((n, i) => n + pick(i), 0);
     const toPence = (pounds: number) => Math.round(pounds * 100);
@@ -219,16 +260,26 @@ describe('Stock Journal API', () => {
 
   it('lists every customer when no customer is chosen', async () => {
     const weekStart = getWeekStart(addDays(today, -35));
-    const res = await owner.call('GET', `/api/xero/sales?fromDate=${weekStart}&toDate=${addDays(weekStart, 6)}`);
+    const res = await owner.call(
+      'GET',
+      `/api/xero/sales?fromDate=${weekStart}&toDate=${addDays(weekStart, 6)}`,
+    );
     expect(res.statusCode, res.body).toBe(200);
     const [week] = res.json() as SalesPeriod[];
     const names = new Set(week?.days.flatMap((d) => d.invoices.map((i) => i.customerName)));
     expect(names.has('Daily Sales')).toBe(true);
     const expected = shopOf(t).invoices.filter(
-      (i) => i.Type === 'ACCREC' && (i.Status === 'AUTHORISED' || i.Status === 'PAID') && i.Date >= weekStart && i.Date <= addDays(weekStart, 6),
+      (i) =>
+        i.Type === 'ACCREC' &&
+        (i.Status === 'AUTHORISED' || i.Status === 'PAID') &&
+        i.Date >= weekStart &&
+        i.Date <= addDays(weekStart, 6),
     );
     expect(week?.invoiceCount).toBe(expected.length);
-    const all = await owner.call('GET', `/api/xero/sales?customerId=all&fromDate=${weekStart}&toDate=${addDays(weekStart, 6)}`);
+    const all = await owner.call(
+      'GET',
+      `/api/xero/sales?customerId=all&fromDate=${weekStart}&toDate=${addDays(weekStart, 6)}`,
+    );
     expect(all.json()).toEqual(res.json());
   });
 
@@ -255,11 +306,17 @@ describe('Stock Journal API', () => {
     const { journalId, status } = res.json();
     expect(status).toBe('draft');
     // The last check of the period's journals in Xero, then the create.
-    expect(countCalls(t, ids.tenantId, (c) => c.method === 'GET' && c.endpoint.includes('ManualJournals'))).toBe(1);
+    expect(
+      countCalls(t, ids.tenantId, (c) => c.method === 'GET' && c.endpoint.includes('ManualJournals')),
+    ).toBe(1);
     expect(countCalls(t, ids.tenantId)).toBe(2);
 
     const journal = shopOf(t).journals.find((j) => j.ManualJournalID === journalId);
-    expect(journal).toMatchObject({ Narration: getStockJournalReference(period.periodStart, period.periodEnd), Date: period.periodEnd, Status: 'DRAFT' });
+    expect(journal).toMatchObject({
+      Narration: getStockJournalReference(period.periodStart, period.periodEnd),
+      Date: period.periodEnd,
+      Status: 'DRAFT',
+    });
     const netPence = Math.round(period.netTotal * 100);
     const costPence = Number((BigInt(netPence) * 100n * 2n + 135n) / (135n * 2n));
     expect(journal?.lines.map((l) => [l.AccountID, l.lineAmount])).toEqual([
@@ -267,18 +324,36 @@ describe('Stock Journal API', () => {
       [ids.stock, -costPence],
     ]);
     expect(journal?.lines.reduce((n, l) => n + l.lineAmount, 0)).toBe(0);
-    expect(journal?.Narration).toMatch(/^Stock Transfer Journal - \d{1,2} [A-Z][a-z]{2} \d{4} to \d{1,2} [A-Z][a-z]{2} \d{4}$/);
+    expect(journal?.Narration).toMatch(
+      /^Stock Transfer Journal - \d{1,2} [A-Z][a-z]{2} \d{4} to \d{1,2} [A-Z][a-z]{2} \d{4}$/,
+    );
 
-    const entry = (await getEntries(owner)).find((e) => e.periodStart === period.periodStart && e.periodEnd === period.periodEnd);
-    expect(entry).toMatchObject({ journalId, status: 'draft', amount: costPence / 100, netAmount: period.netTotal, marginRate: 1.35 });
+    const entry = (await getEntries(owner)).find(
+      (e) => e.periodStart === period.periodStart && e.periodEnd === period.periodEnd,
+    );
+    expect(entry).toMatchObject({
+      journalId,
+      status: 'draft',
+      amount: costPence / 100,
+      netAmount: period.netTotal,
+      marginRate: 1.35,
+    });
 
     const [audit] = await t.database.db
       .select()
       .from(auditLog)
       .where(and(eq(auditLog.organizationId, shopId), eq(auditLog.action, 'stock-journal.create')));
     expect(audit).toMatchObject({ result: 'success', target: journal?.Narration });
-    const [write] = await t.database.db.select().from(xeroWrites).where(eq(xeroWrites.idempotencyKey, 'first-journal'));
-    expect(write).toMatchObject({ kind: 'journal.create', state: 'confirmed', xeroId: journalId, amountPence: costPence });
+    const [write] = await t.database.db
+      .select()
+      .from(xeroWrites)
+      .where(eq(xeroWrites.idempotencyKey, 'first-journal'));
+    expect(write).toMatchObject({
+      kind: 'journal.create',
+      state: 'confirmed',
+      xeroId: journalId,
+      amountPence: costPence,
+    });
 
     // The same action retried (same key) replays; another post for the period is a 409.
     t.sandbox.clearLedger();
@@ -287,7 +362,9 @@ describe('Stock Journal API', () => {
     expect(replay.json().journalId).toBe(journalId);
     const again = await postWithKey(t, owner, journalBody(period, ids), 'second-click');
     expect(again.statusCode).toBe(409);
-    expect(again.json().message).toBe('A journal entry already exists for this period. Check your Xero account for the existing journal.');
+    expect(again.json().message).toBe(
+      'A journal entry already exists for this period. Check your Xero account for the existing journal.',
+    );
     expect(countCalls(t, ids.tenantId)).toBe(0);
     expect(shopOf(t).journals.filter((j) => j.Narration === journal?.Narration)).toHaveLength(1);
   });
@@ -295,18 +372,25 @@ describe('Stock Journal API', () => {
   it('dates the journal on the chosen journal date inside the period, and refuses one outside it', async () => {
     const period = journalPeriods(periods)[1];
     if (!period) throw new Error('no second period');
-    const outside = await post(owner, journalBody(period, ids, { journalDate: addDays(period.periodEnd, 1) }));
+    const outside = await post(
+      owner,
+      journalBody(period, ids, { journalDate: addDays(period.periodEnd, 1) }),
+    );
     expect(outside.statusCode).toBe(400);
     expect(outside.json().message).toBe('Journal date must be within the period');
     const res = await post(owner, journalBody(period, ids, { journalDate: period.periodStart }));
     expect(res.statusCode, res.body).toBe(201);
-    expect(shopOf(t).journals.find((j) => j.ManualJournalID === res.json().journalId)?.Date).toBe(period.periodStart);
+    expect(shopOf(t).journals.find((j) => j.ManualJournalID === res.json().journalId)?.Date).toBe(
+      period.periodStart,
+    );
   });
 
   it('splits a month-spanning week: each half posts its own journal in its own month', async () => {
     const taken = new Set((await getEntries(owner)).map((e) => `${e.periodStart}_${e.periodEnd}`));
     const week = periods.find(
-      (p) => !isSameMonth(p.weekStart, p.weekEnd) && splitSalesPeriod(p).every((h) => h.netTotal > 0 && !taken.has(h.key)),
+      (p) =>
+        !isSameMonth(p.weekStart, p.weekEnd) &&
+        splitSalesPeriod(p).every((h) => h.netTotal > 0 && !taken.has(h.key)),
     );
     if (!week) throw new Error('no month-spanning week with sales on both sides');
     const halves = splitSalesPeriod(week);
@@ -352,11 +436,19 @@ describe('Stock Journal API', () => {
     expect(res.statusCode).toBe(400);
     expect(res.json().message).toMatch(/account/i);
     const entries = await getEntries(owner);
-    expect(entries.some((e) => e.periodStart === period.periodStart && e.periodEnd === period.periodEnd)).toBe(false);
+    expect(
+      entries.some((e) => e.periodStart === period.periodStart && e.periodEnd === period.periodEnd),
+    ).toBe(false);
     const [failed] = await t.database.db
       .select()
       .from(auditLog)
-      .where(and(eq(auditLog.organizationId, shopId), eq(auditLog.action, 'stock-journal.create'), eq(auditLog.result, 'failure')));
+      .where(
+        and(
+          eq(auditLog.organizationId, shopId),
+          eq(auditLog.action, 'stock-journal.create'),
+          eq(auditLog.result, 'failure'),
+        ),
+      );
     expect(failed).toBeDefined();
     const key = await t.app.inject({
       method: 'POST',
@@ -376,7 +468,9 @@ describe('Stock Journal API', () => {
       const res = await post(owner, journalBody(period, ids));
       expect(res.statusCode, res.body).toBe(201);
       expect(res.json().status).toBe('posted');
-      expect(shopOf(t).journals.find((j) => j.ManualJournalID === res.json().journalId)?.Status).toBe('POSTED');
+      expect(shopOf(t).journals.find((j) => j.ManualJournalID === res.json().journalId)?.Status).toBe(
+        'POSTED',
+      );
     } finally {
       await setDefaults(t, shopId, { defaultStockJournalPostingStatus: 'draft' });
     }
@@ -387,7 +481,9 @@ describe('Stock Journal API', () => {
     expect(first.statusCode, first.body).toBe(200);
     // The two seeded stock transfer journals (one POSTED, one DRAFT) were adopted when the entries were first listed.
     let entries = await getEntries(owner);
-    for (const seeded of shopOf(t).journals.filter((j) => /^Stock Transfer Journal - \d{4}-/.test(j.Narration))) {
+    for (const seeded of shopOf(t).journals.filter((j) =>
+      /^Stock Transfer Journal - \d{4}-/.test(j.Narration),
+    )) {
       const entry = entries.find((e) => e.journalId === seeded.ManualJournalID);
       expect(entry?.status).toBe(seeded.Status.toLowerCase());
     }
@@ -420,7 +516,9 @@ describe('Stock Journal API', () => {
     expect(entries.find((e) => e.journalId === toPost.journalId)?.status).toBe('posted');
     expect(entries.some((e) => e.journalId === toDelete.journalId)).toBe(false);
     // The deleted journal's period may be posted again.
-    const period = journalPeriods(periods).find((p) => p.periodStart === toDelete.periodStart && p.periodEnd === toDelete.periodEnd);
+    const period = journalPeriods(periods).find(
+      (p) => p.periodStart === toDelete.periodStart && p.periodEnd === toDelete.periodEnd,
+    );
     if (!period) throw new Error('period of the deleted journal not found');
     const repost = await post(owner, journalBody(period, ids));
     expect(repost.statusCode, repost.body).toBe(201);
@@ -434,7 +532,11 @@ describe('Stock Journal API', () => {
     const res = await post(owner, journalBody(period, ids));
     t.sandbox.clearFaults();
     expect(res.statusCode, res.body).toBe(201);
-    expect(shopOf(t).journals.filter((j) => j.Narration === getStockJournalReference(period.periodStart, period.periodEnd))).toHaveLength(1);
+    expect(
+      shopOf(t).journals.filter(
+        (j) => j.Narration === getStockJournalReference(period.periodStart, period.periodEnd),
+      ),
+    ).toHaveLength(1);
   });
 
   it('frees the period when a lost post never reached Xero', async () => {
@@ -448,20 +550,31 @@ describe('Stock Journal API', () => {
     const synced = await owner.call('POST', '/api/xero/stock-journal/sync-status');
     expect(synced.statusCode).toBe(200);
     const entries = await getEntries(owner);
-    expect(entries.some((e) => e.periodStart === period.periodStart && e.periodEnd === period.periodEnd)).toBe(false);
-    const rows = await t.database.db.select().from(stockJournalEntries).where(eq(stockJournalEntries.organizationId, shopId));
+    expect(
+      entries.some((e) => e.periodStart === period.periodStart && e.periodEnd === period.periodEnd),
+    ).toBe(false);
+    const rows = await t.database.db
+      .select()
+      .from(stockJournalEntries)
+      .where(eq(stockJournalEntries.organizationId, shopId));
     expect(rows.every((r) => r.status !== 'PENDING')).toBe(true);
   });
 
   it("never shows or touches another user's organisation", async () => {
-    const stranger = await createConnectedUser(t, 'stranger', { email: 'bookkeeper@demobuilders.example', tenants: ['Demo Builders Ltd'] });
+    const stranger = await createConnectedUser(t, 'stranger', {
+      email: 'bookkeeper@demobuilders.example',
+      tenants: ['Demo Builders Ltd'],
+    });
     const builders = stranger.orgs[0]?.organizationId ?? 0;
     await enableFeatures(t, builders);
     const entries = await stranger.call('GET', '/api/xero/stock-journal/entries');
     expect(entries.statusCode).toBe(200);
     expect(entries.json()).toEqual([]);
     for (const [method, url] of [
-      ['GET', `/api/xero/sales?org=${shopId}&customerId=${ids.dailySales}&fromDate=${fromDate}&toDate=${today}`],
+      [
+        'GET',
+        `/api/xero/sales?org=${shopId}&customerId=${ids.dailySales}&fromDate=${fromDate}&toDate=${today}`,
+      ],
       ['GET', `/api/xero/stock-journal/entries?org=${shopId}`],
       ['GET', `/api/xero/customers?org=${shopId}`],
       ['POST', `/api/xero/stock-journal/sync-status?org=${shopId}`],
@@ -472,7 +585,10 @@ describe('Stock Journal API', () => {
     }
     const period = journalPeriods(periods).at(-1);
     if (!period) throw new Error('no period');
-    const res = await stranger.call('POST', '/api/xero/stock-journal', { ...journalBody(period, ids), organizationId: shopId });
+    const res = await stranger.call('POST', '/api/xero/stock-journal', {
+      ...journalBody(period, ids),
+      organizationId: shopId,
+    });
     expect(res.statusCode).toBe(403);
     // Posting in their own organisation with the shop's customer: Xero's data for it is not theirs.
     const own = await stranger.call('POST', '/api/xero/stock-journal', journalBody(period, ids));
@@ -480,12 +596,19 @@ describe('Stock Journal API', () => {
   });
 
   it('answers 403 when the feature is off and 401 when signed out', async () => {
-    await t.database.db.update(organizations).set({ featureStockJournal: false }).where(eq(organizations.id, shopId));
+    await t.database.db
+      .update(organizations)
+      .set({ featureStockJournal: false })
+      .where(eq(organizations.id, shopId));
     try {
       const period = journalPeriods(periods)[0];
       for (const [method, url, body] of [
         ['GET', '/api/xero/customers', undefined],
-        ['GET', `/api/xero/sales?customerId=${ids.dailySales}&fromDate=${fromDate}&toDate=${today}`, undefined],
+        [
+          'GET',
+          `/api/xero/sales?customerId=${ids.dailySales}&fromDate=${fromDate}&toDate=${today}`,
+          undefined,
+        ],
         ['GET', '/api/xero/stock-journal/entries', undefined],
         ['POST', '/api/xero/stock-journal', period ? journalBody(period, ids) : {}],
         ['POST', '/api/xero/stock-journal', { nonsense: true }],
@@ -493,12 +616,21 @@ describe('Stock Journal API', () => {
       ] as const) {
         const res = await owner.call(method, url, body);
         expect(res.statusCode, url).toBe(403);
-        expect(res.json().message).toBe('Stock Journal is disabled for this organization. Please contact an administrator to enable it.');
+        expect(res.json().message).toBe(
+          'Stock Journal is disabled for this organization. Please contact an administrator to enable it.',
+        );
       }
     } finally {
-      await t.database.db.update(organizations).set({ featureStockJournal: true }).where(eq(organizations.id, shopId));
+      await t.database.db
+        .update(organizations)
+        .set({ featureStockJournal: true })
+        .where(eq(organizations.id, shopId));
     }
-    const anonymous = await t.app.inject({ method: 'GET', url: '/api/xero/stock-journal/entries', headers: { origin: TEST_ORIGIN } });
+    const anonymous = await t.app.inject({
+      method: 'GET',
+      url: '/api/xero/stock-journal/entries',
+      headers: { origin: TEST_ORIGIN },
+    });
     expect(anonymous.statusCode).toBe(401);
   });
 });
@@ -526,7 +658,9 @@ describe('Stock Journal: a post whose answer never came back', () => {
     const inXero = shopOf(t).journals.filter((j) => j.Narration === narration);
     expect(inXero).toHaveLength(1);
     expect(res.json()).toEqual({ journalId: inXero[0]?.ManualJournalID, status: 'draft' });
-    const entry = (await getEntries(owner)).find((e) => e.periodStart === period.periodStart && e.periodEnd === period.periodEnd);
+    const entry = (await getEntries(owner)).find(
+      (e) => e.periodStart === period.periodStart && e.periodEnd === period.periodEnd,
+    );
     expect(entry).toMatchObject({ status: 'draft', journalId: inXero[0]?.ManualJournalID });
   });
 
@@ -541,7 +675,8 @@ describe('Stock Journal: a post whose answer never came back', () => {
     const http = t.app.services.xeroHttp;
     const send = http.send.bind(http);
     http.send = (async (userId, tenantId, request) => {
-      if (request.method !== 'PUT' || !request.path.endsWith('/ManualJournals')) return send(userId, tenantId, request);
+      if (request.method !== 'PUT' || !request.path.endsWith('/ManualJournals'))
+        return send(userId, tenantId, request);
       t.sandbox.setFaults({ dropAfterWrite: 1, pathPrefix: '/api.xro/2.0/ManualJournals' });
       try {
         return await send(userId, tenantId, request);
@@ -560,7 +695,9 @@ describe('Stock Journal: a post whose answer never came back', () => {
     expect(res.json().message).toContain('did not confirm');
     // The answer was lost, not refused: the message says there was no answer (issue 17 item 3).
     expect(res.json().message).toMatch(/^No answer from Xero: it did not confirm this change\./);
-    const pending = (await getEntries(owner)).find((e) => e.periodStart === period.periodStart && e.periodEnd === period.periodEnd);
+    const pending = (await getEntries(owner)).find(
+      (e) => e.periodStart === period.periodStart && e.periodEnd === period.periodEnd,
+    );
     expect(pending?.status).toBe('pending');
     const synced = await owner.call('POST', '/api/xero/stock-journal/sync-status');
     expect(synced.statusCode, synced.body).toBe(200);
@@ -568,7 +705,9 @@ describe('Stock Journal: a post whose answer never came back', () => {
     const narration = getStockJournalReference(period.periodStart, period.periodEnd);
     const inXero = shopOf(t).journals.filter((j) => j.Narration === narration);
     expect(inXero).toHaveLength(1);
-    const settled = (await getEntries(owner)).find((e) => e.periodStart === period.periodStart && e.periodEnd === period.periodEnd);
+    const settled = (await getEntries(owner)).find(
+      (e) => e.periodStart === period.periodStart && e.periodEnd === period.periodEnd,
+    );
     expect(settled).toMatchObject({ status: 'draft', journalId: inXero[0]?.ManualJournalID });
     const again = await post(owner, journalBody(period, ids));
     expect(again.statusCode).toBe(409);
@@ -584,19 +723,25 @@ describe('Stock Journal: weeks Xero already has (issue 15)', () => {
 
   /** Journals in the sandbox with this narration that still count (not deleted or voided). */
   function liveJournals(narration: string) {
-    return shopOf(t).journals.filter((j) => j.Narration === narration && j.Status !== 'DELETED' && j.Status !== 'VOIDED');
+    return shopOf(t).journals.filter(
+      (j) => j.Narration === narration && j.Status !== 'DELETED' && j.Status !== 'VOIDED',
+    );
   }
 
   it('shows the week Xero holds a journal for as posted when the screen opens, and refuses to post it again', async () => {
     const { owner, ids } = await createShopOwner(t, 'fresh');
-    const seeded = shopOf(t).journals.find((j) => j.Status === 'POSTED' && /^Stock Transfer Journal - \d{4}-/.test(j.Narration));
+    const seeded = shopOf(t).journals.find(
+      (j) => j.Status === 'POSTED' && /^Stock Transfer Journal - \d{4}-/.test(j.Narration),
+    );
     if (!seeded) throw new Error('no seeded POSTED journal');
     const periods = await getPeriods(owner, ids.dailySales, addDays(getUkToday(), -60), getUkToday());
     // No Refresh Data, no sync-status: only what the screen asks for when it opens.
     const entries = await getEntries(owner);
     const entry = entries.find((e) => e.journalId === seeded.ManualJournalID);
     expect(entry?.status).toBe('posted');
-    const period = journalPeriods(periods).find((p) => p.periodStart === entry?.periodStart && p.periodEnd === entry?.periodEnd);
+    const period = journalPeriods(periods).find(
+      (p) => p.periodStart === entry?.periodStart && p.periodEnd === entry?.periodEnd,
+    );
     if (!period) throw new Error('the seeded week has no sales period');
     const res = await post(owner, journalBody(period, ids));
     expect(res.statusCode, res.body).toBe(409);
@@ -635,7 +780,9 @@ describe('Stock Journal: weeks Xero already has (issue 15)', () => {
     expect(res.statusCode, res.body).toBe(409);
     expect(res.json().message).toBe(JOURNAL_MESSAGES.alreadyExists);
     expect(liveJournals(narration)).toHaveLength(1);
-    const entry = (await getEntries(owner)).find((e) => e.periodStart === period.periodStart && e.periodEnd === period.periodEnd);
+    const entry = (await getEntries(owner)).find(
+      (e) => e.periodStart === period.periodStart && e.periodEnd === period.periodEnd,
+    );
     expect(entry?.status).toBe('posted');
   });
 
@@ -652,7 +799,11 @@ describe('Stock Journal: weeks Xero already has (issue 15)', () => {
     const narration = getStockJournalReference(period.periodStart, period.periodEnd);
     expect(liveJournals(narration)).toHaveLength(0);
     // Not "unclear": nothing of the period is left claimed.
-    expect((await getEntries(owner)).some((e) => e.periodStart === period.periodStart && e.periodEnd === period.periodEnd)).toBe(false);
+    expect(
+      (await getEntries(owner)).some(
+        (e) => e.periodStart === period.periodStart && e.periodEnd === period.periodEnd,
+      ),
+    ).toBe(false);
     const again = await post(owner, journalBody(period, ids));
     expect(again.statusCode, again.body).toBe(201);
     expect(liveJournals(narration)).toHaveLength(1);
@@ -668,7 +819,8 @@ describe('Stock Journal: weeks Xero already has (issue 15)', () => {
     const http = t.app.services.xeroHttp;
     const send = http.send.bind(http);
     http.send = (async (userId, tenantId, request) => {
-      if (request.method !== 'PUT' || !request.path.endsWith('/ManualJournals')) return send(userId, tenantId, request);
+      if (request.method !== 'PUT' || !request.path.endsWith('/ManualJournals'))
+        return send(userId, tenantId, request);
       t.sandbox.setFaults({ failNext: 100, errorStatus: 503, pathPrefix: '/api.xro/2.0/ManualJournals' });
       try {
         return await send(userId, tenantId, request);
@@ -686,8 +838,15 @@ describe('Stock Journal: weeks Xero already has (issue 15)', () => {
     expect(failed.json().message).not.toContain('did not confirm');
     const narration = getStockJournalReference(period.periodStart, period.periodEnd);
     expect(liveJournals(narration)).toHaveLength(0);
-    expect((await getEntries(owner)).some((e) => e.periodStart === period.periodStart && e.periodEnd === period.periodEnd)).toBe(false);
-    const [write] = await t.database.db.select().from(xeroWrites).where(and(eq(xeroWrites.kind, 'journal.create'), eq(xeroWrites.targetId, period.key)));
+    expect(
+      (await getEntries(owner)).some(
+        (e) => e.periodStart === period.periodStart && e.periodEnd === period.periodEnd,
+      ),
+    ).toBe(false);
+    const [write] = await t.database.db
+      .select()
+      .from(xeroWrites)
+      .where(and(eq(xeroWrites.kind, 'journal.create'), eq(xeroWrites.targetId, period.key)));
     expect(write?.state).toBe('failed');
     const again = await post(owner, journalBody(period, ids));
     expect(again.statusCode, again.body).toBe(201);

@@ -2,7 +2,14 @@ import crypto from 'node:crypto';
 import { and, desc, eq, gt } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { getStockJournalReference } from '../../../shared/stock-journal';
-import { auditLog, organizations, stockJournalEntries, users, xeroInvoices, xeroWrites } from '../../db/schema/index.ts';
+import {
+  auditLog,
+  organizations,
+  stockJournalEntries,
+  users,
+  xeroInvoices,
+  xeroWrites,
+} from '../../db/schema/index.ts';
 import { AppError } from '../../lib/app-error';
 import type { BodyCache } from '../../lib/body-cache';
 import { createTestDatabase, type TestDatabase } from '../../test/database';
@@ -12,7 +19,12 @@ import { createWriteLedger } from '../../xero/write-ledger';
 import { createAuditLog } from '../audit/audit';
 import type { TenantContext } from '../organizations/tenancy';
 import { createStockJournalRepository } from './stock-journal.repository';
-import { createStockJournalService, JOURNAL_MESSAGES, JOURNAL_WRITE_KIND, PENDING_STATUS } from './stock-journal.service';
+import {
+  createStockJournalService,
+  JOURNAL_MESSAGES,
+  JOURNAL_WRITE_KIND,
+  PENDING_STATUS,
+} from './stock-journal.service';
 
 /** Xero's manual journals, in memory, with the failures a test asks for. */
 function createFakeJournals() {
@@ -78,16 +90,32 @@ describe('Stock Journal money rules, against an in-memory Xero', () => {
     reference: getStockJournalReference(period.periodStart, period.periodEnd),
   });
   const entryOf = async (period: typeof WEEK) =>
-    (await service.listEntries(tenant)).find((e) => e.periodStart === period.periodStart && e.periodEnd === period.periodEnd);
-  const failure = (promise: Promise<unknown>) => promise.then(() => null, (error: unknown) => error as AppError);
+    (await service.listEntries(tenant)).find(
+      (e) => e.periodStart === period.periodStart && e.periodEnd === period.periodEnd,
+    );
+  const failure = (promise: Promise<unknown>) =>
+    promise.then(
+      () => null,
+      (error: unknown) => error as AppError,
+    );
 
   beforeAll(async () => {
     database = await createTestDatabase();
     const [user] = await database.db.insert(users).values({ username: 'sam' }).returning();
-    const [org] = await database.db.insert(organizations).values({ tenantId: 'fake-tenant', defaultStockJournalPostingStatus: 'draft' }).returning();
+    const [org] = await database.db
+      .insert(organizations)
+      .values({ tenantId: 'fake-tenant', defaultStockJournalPostingStatus: 'draft' })
+      .returning();
     if (!user || !org) throw new Error('seed failed');
     tenant = {
-      user: { id: user.id, username: 'sam', email: null, isAdmin: false, isXeroUser: true, mfaEnabled: false },
+      user: {
+        id: user.id,
+        username: 'sam',
+        email: null,
+        isAdmin: false,
+        isXeroUser: true,
+        mfaEnabled: false,
+      },
       organization: org,
       organizationId: org.id,
       tenantId: 'fake-tenant',
@@ -103,7 +131,13 @@ describe('Stock Journal money rules, against an in-memory Xero', () => {
       subTotalPence,
       totalPence: subTotalPence,
     });
-    await database.db.insert(xeroInvoices).values([sale('s1', '2026-11-03', 60_000), sale('s2', '2026-11-06', 40_000), sale('s3', '2026-11-10', 33_333)]);
+    await database.db
+      .insert(xeroInvoices)
+      .values([
+        sale('s1', '2026-11-03', 60_000),
+        sale('s2', '2026-11-06', 40_000),
+        sale('s3', '2026-11-10', 33_333),
+      ]);
   });
   afterAll(() => database.destroy());
 
@@ -111,7 +145,10 @@ describe('Stock Journal money rules, against an in-memory Xero', () => {
     await database.db.delete(stockJournalEntries);
     fake = createFakeJournals();
     const ledger = createWriteLedger({ db: database.db });
-    const noSync = { ensureInvoices: async () => undefined, syncInvoices: async () => undefined } as unknown as XeroSync;
+    const noSync = {
+      ensureInvoices: async () => undefined,
+      syncInvoices: async () => undefined,
+    } as unknown as XeroSync;
     const sales: SalesPort = { listInRange: async () => [] };
     service = createStockJournalService({
       repo: createStockJournalRepository(database.db),
@@ -131,9 +168,20 @@ describe('Stock Journal money rules, against an in-memory Xero', () => {
     expect(answer.status).toBe('draft');
     // 100,000 ÷ 1.35 = 74,074.07… → 74,074 pence.
     expect(fake.created).toEqual([
-      expect.objectContaining({ amountPence: 74_074, costAccountId: COST, stockAccountId: STOCK, date: WEEK.periodEnd, status: 'DRAFT' }),
+      expect.objectContaining({
+        amountPence: 74_074,
+        costAccountId: COST,
+        stockAccountId: STOCK,
+        date: WEEK.periodEnd,
+        status: 'DRAFT',
+      }),
     ]);
-    expect(await entryOf(WEEK)).toMatchObject({ status: 'draft', amount: 740.74, netAmount: 1000, marginRate: 1.35 });
+    expect(await entryOf(WEEK)).toMatchObject({
+      status: 'draft',
+      amount: 740.74,
+      netAmount: 1000,
+      marginRate: 1.35,
+    });
     // £333.33 ÷ 1.5 = £222.22 exactly.
     await service.createJournal(tenant, body(NEXT, 333.33, 1.5));
     expect(fake.created[1]?.amountPence).toBe(22_222);
@@ -148,13 +196,33 @@ describe('Stock Journal money rules, against an in-memory Xero', () => {
 
   it('never posts a week Xero already has a live journal for; a voided one does not count', async () => {
     const narration = getStockJournalReference(WEEK.periodStart, WEEK.periodEnd);
-    fake.journals.push({ journalId: 'voided-1', narration, date: WEEK.periodEnd, status: 'VOIDED', updatedAt: null, debitPence: 5_000 });
-    fake.journals.push({ journalId: 'posted-1', narration, date: WEEK.periodEnd, status: 'POSTED', updatedAt: null, debitPence: 70_000 });
+    fake.journals.push({
+      journalId: 'voided-1',
+      narration,
+      date: WEEK.periodEnd,
+      status: 'VOIDED',
+      updatedAt: null,
+      debitPence: 5_000,
+    });
+    fake.journals.push({
+      journalId: 'posted-1',
+      narration,
+      date: WEEK.periodEnd,
+      status: 'POSTED',
+      updatedAt: null,
+      debitPence: 70_000,
+    });
     const error = await failure(service.createJournal(tenant, body(WEEK, 1000)));
     expect(error?.code).toBe('CONFLICT');
     expect(fake.created).toHaveLength(0);
     // The week shows Xero's journal: its amount is Xero's debit, its net and rate unknown.
-    expect(await entryOf(WEEK)).toMatchObject({ journalId: 'posted-1', status: 'posted', amount: 700, netAmount: null, marginRate: null });
+    expect(await entryOf(WEEK)).toMatchObject({
+      journalId: 'posted-1',
+      status: 'posted',
+      amount: 700,
+      netAmount: null,
+      marginRate: null,
+    });
 
     fake.journals.splice(1, 1);
     await database.db.delete(stockJournalEntries);
@@ -163,7 +231,11 @@ describe('Stock Journal money rules, against an in-memory Xero', () => {
   });
 
   it('a create Xero refused or never applied frees the week at once and logs one failure', async () => {
-    const [last] = await database.db.select({ id: auditLog.id }).from(auditLog).orderBy(desc(auditLog.id)).limit(1);
+    const [last] = await database.db
+      .select({ id: auditLog.id })
+      .from(auditLog)
+      .orderBy(desc(auditLog.id))
+      .limit(1);
     fake.state.nextCreate = 'refused';
     expect((await failure(service.createJournal(tenant, body(WEEK, 1000))))?.code).toBe('XERO_REJECTED');
     expect(await entryOf(WEEK)).toBeUndefined();
@@ -189,7 +261,10 @@ describe('Stock Journal money rules, against an in-memory Xero', () => {
     const answer = await service.createJournal(tenant, body(WEEK, 1000));
     expect(answer.journalId).toBe(fake.journals[0]?.journalId);
     expect(fake.journals).toHaveLength(1);
-    const [write] = await database.db.select().from(xeroWrites).where(eq(xeroWrites.xeroId, answer.journalId ?? ''));
+    const [write] = await database.db
+      .select()
+      .from(xeroWrites)
+      .where(eq(xeroWrites.xeroId, answer.journalId ?? ''));
     expect(write?.state).toBe('confirmed');
   });
 

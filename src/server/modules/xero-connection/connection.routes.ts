@@ -56,15 +56,25 @@ export function registerConnectionRoutes(
       request.log.warn({ err: error }, 'Xero authorization URL failed');
       throw new AppError(
         'XERO_UNAVAILABLE',
-        purpose === 'connect' ? 'Failed to generate Xero connection URL' : 'Failed to generate Xero reconnection URL',
+        purpose === 'connect'
+          ? 'Failed to generate Xero connection URL'
+          : 'Failed to generate Xero reconnection URL',
       );
     }
     await oauthRequests.create({ ...authorization.checks, purpose, userId: user.id });
     bindToBrowser(request, reply, authorization.checks.state, deps.secureCookie);
     return { url: authorization.url, cancelUrl: `${deps.appUrl}/xero-cancel` };
   };
-  app.get('/api/xero/connect', { schema: { response: { 200: xeroAuthUrlResponseSchema } } }, (request, reply) => start(request, reply, 'connect'));
-  app.get('/api/xero/reconnect', { schema: { response: { 200: xeroAuthUrlResponseSchema } } }, (request, reply) => start(request, reply, 'reconnect'));
+  app.get(
+    '/api/xero/connect',
+    { schema: { response: { 200: xeroAuthUrlResponseSchema } } },
+    (request, reply) => start(request, reply, 'connect'),
+  );
+  app.get(
+    '/api/xero/reconnect',
+    { schema: { response: { 200: xeroAuthUrlResponseSchema } } },
+    (request, reply) => start(request, reply, 'reconnect'),
+  );
 
   app.get(
     '/api/xero/callback',
@@ -82,11 +92,18 @@ export function registerConnectionRoutes(
       const user = request.session && !request.session.mfaPending ? request.session.user : null;
       if (!user) return reply.redirect(organizationsUrl({ error: 'unauthorized' }));
       if (!code) return reply.redirect(organizationsUrl({ error: 'missing_code' }));
-      if (!pending || pending.purpose === 'signin') return reply.redirect(organizationsUrl({ error: 'invalid_request' }));
+      if (!pending || pending.purpose === 'signin')
+        return reply.redirect(organizationsUrl({ error: 'invalid_request' }));
       if (pending.userId !== user.id) return reply.redirect(organizationsUrl({ error: 'unauthorized' }));
       // A callback this browser did not start connects nothing (issue 16).
       if (!startedHere) {
-        await audit.record({ userId: user.id, action: `xero.${pending.purpose}`, result: 'failure', ip: request.ip, detail: { reason: 'state_not_bound_to_browser' } });
+        await audit.record({
+          userId: user.id,
+          action: `xero.${pending.purpose}`,
+          result: 'failure',
+          ip: request.ip,
+          detail: { reason: 'state_not_bound_to_browser' },
+        });
         return reply.redirect(organizationsUrl({ error: 'invalid_request' }));
       }
 
@@ -96,8 +113,18 @@ export function registerConnectionRoutes(
       } catch (e) {
         const kind = e instanceof OAuthError ? e.error : 'token_exchange_failed';
         request.log.warn({ err: e, kind }, 'Xero code exchange failed');
-        const codeMap: Record<string, string> = { invalid_grant: 'invalid_grant', invalid_client: 'invalid_client', invalid_request: 'invalid_request' };
-        await audit.record({ userId: user.id, action: 'xero.connect', result: 'failure', ip: request.ip, detail: { reason: kind } });
+        const codeMap: Record<string, string> = {
+          invalid_grant: 'invalid_grant',
+          invalid_client: 'invalid_client',
+          invalid_request: 'invalid_request',
+        };
+        await audit.record({
+          userId: user.id,
+          action: 'xero.connect',
+          result: 'failure',
+          ip: request.ip,
+          detail: { reason: kind },
+        });
         return reply.redirect(organizationsUrl({ error: codeMap[kind] ?? 'token_exchange_failed' }));
       }
       if (!tokenSet.accessToken) return reply.redirect(organizationsUrl({ error: 'missing_access_token' }));
@@ -111,7 +138,11 @@ export function registerConnectionRoutes(
         request.log.warn({ err: e }, 'Xero connections could not be read');
         const message = e instanceof AppError ? e.message : 'Could not record the organisations';
         return reply.redirect(
-          organizationsUrl(e instanceof AppError && e.code.startsWith('XERO') ? { error: 'xero_connection_failed' } : { error: 'tenant_update_failed', message }),
+          organizationsUrl(
+            e instanceof AppError && e.code.startsWith('XERO')
+              ? { error: 'xero_connection_failed' }
+              : { error: 'tenant_update_failed', message },
+          ),
         );
       }
       if (orgs.length === 0) return reply.redirect(organizationsUrl({ error: 'no_tenants' }));
@@ -126,26 +157,36 @@ export function registerConnectionRoutes(
     },
   );
 
-  app.get('/api/xero/connection', { schema: { response: { 200: connectionStatusSchema } } }, async (request, reply) => {
-    reply.header('cache-control', 'no-store');
-    return connection.getStatus(requireUser(request).id, request.principal);
-  });
-
-  app.get('/api/user-organizations', { schema: { response: { 200: userOrganizationsResponseSchema } } }, async (request) =>
-    connection.listUserOrganizations(requireUser(request).id, request.principal),
+  app.get(
+    '/api/xero/connection',
+    { schema: { response: { 200: connectionStatusSchema } } },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      return connection.getStatus(requireUser(request).id, request.principal);
+    },
   );
 
-  app.get('/api/feature-flags', { schema: { response: { 200: featureFlagsResponseSchema } } }, async (request, reply) => {
-    reply.header('cache-control', 'no-store');
-    const rows = await connection.listUserOrganizations(requireUser(request).id, request.principal);
-    return rows.map((o) => ({
-      organizationId: o.organizationId,
-      featurePayInvoices: o.featurePayInvoices === true,
-      featureAddInvoices: o.featureAddInvoices === true,
-      featureCisBills: o.featureCisBills === true,
-      featureStockJournal: o.featureStockJournal === true,
-    }));
-  });
+  app.get(
+    '/api/user-organizations',
+    { schema: { response: { 200: userOrganizationsResponseSchema } } },
+    async (request) => connection.listUserOrganizations(requireUser(request).id, request.principal),
+  );
+
+  app.get(
+    '/api/feature-flags',
+    { schema: { response: { 200: featureFlagsResponseSchema } } },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      const rows = await connection.listUserOrganizations(requireUser(request).id, request.principal);
+      return rows.map((o) => ({
+        organizationId: o.organizationId,
+        featurePayInvoices: o.featurePayInvoices === true,
+        featureAddInvoices: o.featureAddInvoices === true,
+        featureCisBills: o.featureCisBills === true,
+        featureStockJournal: o.featureStockJournal === true,
+      }));
+    },
+  );
 
   app.post(
     '/api/xero/set-active-organization',

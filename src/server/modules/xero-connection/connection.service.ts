@@ -26,8 +26,11 @@ export function toOrganizationDefaults(org: OrganizationRow) {
 const NO_CONNECTED_ORGANIZATION = 'No connected organization. Connect an organization to continue.';
 
 /** A token that cannot be used whatever its expiry: the answer is settled without reading it further. */
-function describeSettledToken(token: Pick<XeroTokenStatus, 'status' | 'lastError' | 'hasRefreshToken'>): ConnectionStatus | null {
-  if (token.status === 'reconnect_required') return { connected: false, error: token.lastError ?? CONNECTION_ERRORS.refreshFailed };
+function describeSettledToken(
+  token: Pick<XeroTokenStatus, 'status' | 'lastError' | 'hasRefreshToken'>,
+): ConnectionStatus | null {
+  if (token.status === 'reconnect_required')
+    return { connected: false, error: token.lastError ?? CONNECTION_ERRORS.refreshFailed };
   if (!token.hasRefreshToken) return { connected: false, error: CONNECTION_ERRORS.noRefreshToken };
   return null;
 }
@@ -44,7 +47,12 @@ function describeConnected(org: OrganizationRow, tokenExpiry: Date, error?: stri
   };
 }
 
-export function createConnectionService(deps: { orgs: OrganizationsRepository; tokens: TokenStore; xero: XeroPort; audit: AuditLog }) {
+export function createConnectionService(deps: {
+  orgs: OrganizationsRepository;
+  tokens: TokenStore;
+  xero: XeroPort;
+  audit: AuditLog;
+}) {
   const { orgs, tokens, xero, audit } = deps;
 
   return {
@@ -62,7 +70,8 @@ export function createConnectionService(deps: { orgs: OrganizationsRepository; t
         const settled = describeSettledToken(token);
         if (settled) return settled;
         if (token.expiresAt.getTime() - Date.now() > RENEW_AHEAD_MS) {
-          if (!knownActive || !knownActive.membership.connected) return { connected: false, error: NO_CONNECTED_ORGANIZATION };
+          if (!knownActive || !knownActive.membership.connected)
+            return { connected: false, error: NO_CONNECTED_ORGANIZATION };
           return describeConnected(knownActive.org, token.expiresAt);
         }
       }
@@ -76,23 +85,34 @@ export function createConnectionService(deps: { orgs: OrganizationsRepository; t
         try {
           current = await tokens.refresh(userId, false, undefined, RENEW_AHEAD_MS);
         } catch (e) {
-          if (e instanceof AppError && e.code === 'XERO_AUTH_EXPIRED') return { connected: false, error: e.message };
+          if (e instanceof AppError && e.code === 'XERO_AUTH_EXPIRED')
+            return { connected: false, error: e.message };
           // Xero could not be reached: a token with time left is still good; say so only when it is running out.
           const left = current.expiresAt.getTime() - Date.now();
-          if (left <= REFRESH_MARGIN_MS) error = left <= 0 ? CONNECTION_ERRORS.expired : CONNECTION_ERRORS.aboutToExpire;
+          if (left <= REFRESH_MARGIN_MS)
+            error = left <= 0 ? CONNECTION_ERRORS.expired : CONNECTION_ERRORS.aboutToExpire;
         }
       }
       const active = await orgs.findActive(userId);
-      if (!active || !active.membership.connected) return { connected: false, error: NO_CONNECTED_ORGANIZATION };
+      if (!active || !active.membership.connected)
+        return { connected: false, error: NO_CONNECTED_ORGANIZATION };
       return describeConnected(active.org, current.expiresAt, error);
     },
 
     /** The user's organisations; the token's state comes from the request's principal when it was read. */
-    async listUserOrganizations(userId: number, principal?: RequestPrincipal | null): Promise<UserOrganization[]> {
+    async listUserOrganizations(
+      userId: number,
+      principal?: RequestPrincipal | null,
+    ): Promise<UserOrganization[]> {
       const known = principal?.session?.user.id === userId ? principal : null;
-      const [rows, current] = await Promise.all([orgs.listForUser(userId), known ? known.xeroToken : tokens.read(userId)]);
+      const [rows, current] = await Promise.all([
+        orgs.listForUser(userId),
+        known ? known.xeroToken : tokens.read(userId),
+      ]);
       const expiry = current?.expiresAt ?? null;
-      const valid = Boolean(current && current.status === 'active' && expiry && expiry.getTime() > Date.now());
+      const valid = Boolean(
+        current && current.status === 'active' && expiry && expiry.getTime() > Date.now(),
+      );
       return rows.map(({ org, membership }) => ({
         organizationId: org.id,
         tenantId: org.tenantId,
@@ -107,7 +127,12 @@ export function createConnectionService(deps: { orgs: OrganizationsRepository; t
         featureCisBills: org.featureCisBills,
         featureStockJournal: org.featureStockJournal,
         rateLimits:
-          org.rateUpdatedAt === null ? null : { minuteRemaining: org.rateMinuteRemaining ?? null, dayRemaining: org.rateDayRemaining ?? null },
+          org.rateUpdatedAt === null
+            ? null
+            : {
+                minuteRemaining: org.rateMinuteRemaining ?? null,
+                dayRemaining: org.rateDayRemaining ?? null,
+              },
       }));
     },
 
@@ -116,9 +141,17 @@ export function createConnectionService(deps: { orgs: OrganizationsRepository; t
       const found = await orgs.findMembership(userId, organizationId);
       if (!found) throw new AppError('NOT_FOUND', `Organization with ID ${organizationId} not found`);
       const name = found.org.tenantName ?? 'Unknown Organization';
-      if (!found.membership.connected) throw new AppError('VALIDATION_ERROR', `Organization "${name}" is not connected to Xero`);
+      if (!found.membership.connected)
+        throw new AppError('VALIDATION_ERROR', `Organization "${name}" is not connected to Xero`);
       await orgs.setActive(userId, organizationId);
-      await audit.record({ userId, organizationId, action: 'organization.activate', target: name, result: 'success', ip });
+      await audit.record({
+        userId,
+        organizationId,
+        action: 'organization.activate',
+        target: name,
+        result: 'success',
+        ip,
+      });
       const current = await tokens.read(userId);
       const expired = !current || current.expiresAt.getTime() <= Date.now();
       return {
@@ -152,7 +185,14 @@ export function createConnectionService(deps: { orgs: OrganizationsRepository; t
       const rest = (await orgs.listForUser(userId)).filter((r) => r.membership.connected);
       const next = rest[0];
       if (found.membership.isActive && next) await orgs.setActive(userId, next.org.id);
-      await audit.record({ userId, organizationId, action: 'xero.disconnect', target: found.org.tenantName, result: 'success', ip });
+      await audit.record({
+        userId,
+        organizationId,
+        action: 'xero.disconnect',
+        target: found.org.tenantName,
+        result: 'success',
+        ip,
+      });
     },
   };
 }

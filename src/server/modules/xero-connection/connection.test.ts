@@ -4,7 +4,13 @@ import { xeroTokens } from '../../db/schema/index.ts';
 import { TEST_ORIGIN } from '../../test/app';
 import { as, register, sessionCookie } from '../../test/session';
 import { usernameSchema } from '../../../shared/admin';
-import { connectXero, createConnectedUser, createXeroTestApp, oauthBindingCookie, type XeroTestApp } from '../../test/xero';
+import {
+  connectXero,
+  createConnectedUser,
+  createXeroTestApp,
+  oauthBindingCookie,
+  type XeroTestApp,
+} from '../../test/xero';
 
 describe('connecting Xero and choosing an organisation', () => {
   let t: XeroTestApp;
@@ -32,15 +38,21 @@ describe('connecting Xero and choosing an organisation', () => {
     expect(Date.parse(status.tokenExpiry) - Date.now()).toBeGreaterThan(25 * 60_000);
     const orgs = (await owner.call('GET', '/api/user-organizations')).json();
     expect(orgs.filter((o: { isActive: boolean }) => o.isActive)).toHaveLength(1);
-    expect(orgs.every((o: { connected: boolean; hasValidToken: boolean }) => o.connected && o.hasValidToken)).toBe(true);
+    expect(
+      orgs.every((o: { connected: boolean; hasValidToken: boolean }) => o.connected && o.hasValidToken),
+    ).toBe(true);
   });
 
   it('switches the active organisation with the validation messages of the spec', async () => {
     const shop = owner.orgs.find((o) => o.tenantName === 'Demo Shop Ltd');
-    const ok = await owner.call('POST', '/api/xero/set-active-organization', { organizationId: shop?.organizationId });
+    const ok = await owner.call('POST', '/api/xero/set-active-organization', {
+      organizationId: shop?.organizationId,
+    });
     expect(ok.json()).toMatchObject({ success: true, tenantName: 'Demo Shop Ltd' });
     expect((await owner.call('GET', '/api/xero/connection')).json().tenantName).toBe('Demo Shop Ltd');
-    const asString = await owner.call('POST', '/api/xero/set-active-organization', { organizationId: String(shop?.organizationId) });
+    const asString = await owner.call('POST', '/api/xero/set-active-organization', {
+      organizationId: String(shop?.organizationId),
+    });
     expect(asString.statusCode).toBe(200);
     for (const bad of ['', 'abc', -1, 1.5]) {
       const res = await owner.call('POST', '/api/xero/set-active-organization', { organizationId: bad });
@@ -53,12 +65,17 @@ describe('connecting Xero and choosing an organisation', () => {
   });
 
   it("never lets a user see or touch another user's organisation", async () => {
-    const stranger = await createConnectedUser(t, 'stranger', { email: 'bookkeeper@demobuilders.example', tenants: ['Demo Builders Ltd'] });
+    const stranger = await createConnectedUser(t, 'stranger', {
+      email: 'bookkeeper@demobuilders.example',
+      tenants: ['Demo Builders Ltd'],
+    });
     const theirs = stranger.orgs[0]?.organizationId ?? 0;
     const ownerOnly = owner.orgs.find((o) => o.tenantName === 'Demo Shop Ltd')?.organizationId ?? 0;
     const strangerView = (await stranger.call('GET', '/api/user-organizations')).json();
     expect(strangerView.map((o: { tenantName: string }) => o.tenantName)).toEqual(['Demo Builders Ltd']);
-    const res = await stranger.call('POST', '/api/xero/set-active-organization', { organizationId: ownerOnly });
+    const res = await stranger.call('POST', '/api/xero/set-active-organization', {
+      organizationId: ownerOnly,
+    });
     expect(res.statusCode).toBe(404);
     expect(res.json().message).toBe(`Organization with ID ${ownerOnly} not found`);
     const disconnect = await stranger.call('POST', '/api/xero/disconnect', { organizationId: ownerOnly });
@@ -77,17 +94,27 @@ describe('connecting Xero and choosing an organisation', () => {
   });
 
   it('refreshes an expiring token once for 50 requests arriving together', async () => {
-    await t.database.db.update(xeroTokens).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(xeroTokens.userId, owner.user.id));
+    await t.database.db
+      .update(xeroTokens)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(xeroTokens.userId, owner.user.id));
     const before = t.sandbox.ledger().refreshCount;
-    const answers = await Promise.all(Array.from({ length: 50 }, () => owner.call('GET', '/api/xero/connection')));
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, () => owner.call('GET', '/api/xero/connection')),
+    );
     expect(answers.every((a) => a.json().connected === true)).toBe(true);
     expect(t.sandbox.ledger().refreshCount - before).toBe(1);
   });
 
   it('renews a token with 8 minutes left when the status is read, so a healthy idle connection is never amber (issue 17 item 6)', async () => {
-    await t.database.db.update(xeroTokens).set({ expiresAt: new Date(Date.now() + 8 * 60_000) }).where(eq(xeroTokens.userId, owner.user.id));
+    await t.database.db
+      .update(xeroTokens)
+      .set({ expiresAt: new Date(Date.now() + 8 * 60_000) })
+      .where(eq(xeroTokens.userId, owner.user.id));
     const before = t.sandbox.ledger().refreshCount;
-    const answers = await Promise.all(Array.from({ length: 10 }, () => owner.call('GET', '/api/xero/connection')));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => owner.call('GET', '/api/xero/connection')),
+    );
     expect(t.sandbox.ledger().refreshCount - before).toBe(1);
     for (const answer of answers) {
       expect(answer.json()).toMatchObject({ connected: true });
@@ -103,11 +130,16 @@ describe('connecting Xero and choosing an organisation', () => {
   it('refreshes once across two app instances sharing one database', async () => {
     const second = await createXeroTestApp({ database: t.database, sandboxInstance: t.sandbox });
     try {
-      await t.database.db.update(xeroTokens).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(xeroTokens.userId, owner.user.id));
+      await t.database.db
+        .update(xeroTokens)
+        .set({ expiresAt: new Date(Date.now() - 1000) })
+        .where(eq(xeroTokens.userId, owner.user.id));
       const before = t.sandbox.ledger().refreshCount;
       const viaSecond = as(second.app, owner.cookie);
       const answers = await Promise.all(
-        Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? owner.call('GET', '/api/xero/connection') : viaSecond('GET', '/api/xero/connection'))),
+        Array.from({ length: 40 }, (_, i) =>
+          i % 2 === 0 ? owner.call('GET', '/api/xero/connection') : viaSecond('GET', '/api/xero/connection'),
+        ),
       );
       expect(answers.every((a) => a.json().connected === true)).toBe(true);
       expect(t.sandbox.ledger().refreshCount - before).toBe(1);
@@ -119,7 +151,10 @@ describe('connecting Xero and choosing an organisation', () => {
   it('turns a revoked connection into "reconnection required" without retrying in a loop', async () => {
     const user = await createConnectedUser(t, 'revoked.user', { email: 'staff@demoshop.example' });
     t.sandbox.revokeTokens('staff@demoshop.example');
-    await t.database.db.update(xeroTokens).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(xeroTokens.userId, user.user.id));
+    await t.database.db
+      .update(xeroTokens)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(xeroTokens.userId, user.user.id));
     const first = (await user.call('GET', '/api/xero/connection')).json();
     expect(first).toEqual({ connected: false, error: 'Token refresh failed' });
     const refreshes = t.sandbox.ledger().refreshCount;
@@ -127,7 +162,9 @@ describe('connecting Xero and choosing an organisation', () => {
     expect(again.error).toBe('Token refresh failed');
     expect(t.sandbox.ledger().refreshCount).toBe(refreshes);
     // Reconnecting through the consent brings it back.
-    expect(await connectXero(t.app, t.sandbox, user.cookie, { email: 'staff@demoshop.example' })).toBe('/organizations?connected=true');
+    expect(await connectXero(t.app, t.sandbox, user.cookie, { email: 'staff@demoshop.example' })).toBe(
+      '/organizations?connected=true',
+    );
     expect((await user.call('GET', '/api/xero/connection')).json().connected).toBe(true);
   });
 
@@ -138,7 +175,9 @@ describe('connecting Xero and choosing an organisation', () => {
     expect(res.json()).toEqual({ success: true });
     const orgs = (await user.call('GET', '/api/user-organizations')).json();
     expect(orgs.find((o: { tenantName: string }) => o.tenantName === 'Demo Shop Ltd')?.connected).toBe(false);
-    const denied = await user.call('POST', '/api/xero/set-active-organization', { organizationId: shop?.organizationId });
+    const denied = await user.call('POST', '/api/xero/set-active-organization', {
+      organizationId: shop?.organizationId,
+    });
     expect(denied.statusCode).toBe(400);
     expect(denied.json().message).toBe('Organization "Demo Shop Ltd" is not connected to Xero');
   });
@@ -148,7 +187,13 @@ describe('connecting Xero and choosing an organisation', () => {
     const call = as(t.app, cookie);
     const snapshot = () => {
       const l = t.sandbox.ledger();
-      return { api: l.totals.all, code: l.token.authorizationCode, refresh: l.refreshCount, connections: l.identity.connections ?? 0, deletes: l.identity.connectionsDelete ?? 0 };
+      return {
+        api: l.totals.all,
+        code: l.token.authorizationCode,
+        refresh: l.refreshCount,
+        connections: l.identity.connections ?? 0,
+        deletes: l.identity.connectionsDelete ?? 0,
+      };
     };
     const diff = (a: ReturnType<typeof snapshot>, b: ReturnType<typeof snapshot>) => ({
       api: b.api - a.api,
@@ -160,30 +205,51 @@ describe('connecting Xero and choosing an organisation', () => {
     const none = { api: 0, code: 0, refresh: 0, connections: 0, deletes: 0 };
 
     let before = snapshot();
-    expect(await connectXero(t.app, t.sandbox, cookie, { email: 'cost@example.com' })).toBe('/organizations?connected=true');
+    expect(await connectXero(t.app, t.sandbox, cookie, { email: 'cost@example.com' })).toBe(
+      '/organizations?connected=true',
+    );
     expect(diff(before, snapshot())).toEqual({ ...none, code: 1, connections: 1 });
 
     before = snapshot();
-    const orgs = (await call('GET', '/api/user-organizations')).json() as Array<{ organizationId: number; isActive: boolean }>;
+    const orgs = (await call('GET', '/api/user-organizations')).json() as Array<{
+      organizationId: number;
+      isActive: boolean;
+    }>;
     await call('GET', '/api/xero/connection');
     const other = orgs.find((o) => !o.isActive);
-    expect((await call('POST', '/api/xero/set-active-organization', { organizationId: other?.organizationId })).statusCode).toBe(200);
+    expect(
+      (await call('POST', '/api/xero/set-active-organization', { organizationId: other?.organizationId }))
+        .statusCode,
+    ).toBe(200);
     await call('GET', '/api/xero/connection');
     expect(diff(before, snapshot())).toEqual(none);
 
     before = snapshot();
-    expect((await call('POST', '/api/xero/disconnect', { organizationId: other?.organizationId })).statusCode).toBe(200);
+    expect(
+      (await call('POST', '/api/xero/disconnect', { organizationId: other?.organizationId })).statusCode,
+    ).toBe(200);
     expect(diff(before, snapshot())).toEqual({ ...none, deletes: 1 });
   });
 
   it('reports each failure of the callback with the spec query-string codes', async () => {
     const { cookie } = await register(t.app, 'callback.user');
-    const get = (url: string, withCookie = true) => t.app.inject({ url, headers: withCookie ? { cookie } : {} });
-    expect((await get('/api/xero/callback?error=access_denied&state=x')).headers.location).toBe('/xero-cancel');
-    expect((await get('/api/xero/callback?error=server_error&state=x')).headers.location).toBe('/organizations?error=oauth_error&reason=server_error');
-    expect((await get('/api/xero/callback?state=x')).headers.location).toBe('/organizations?error=missing_code');
-    expect((await get('/api/xero/callback?code=abc&state=unknown')).headers.location).toBe('/organizations?error=invalid_request');
-    expect((await get('/api/xero/callback?code=abc&state=x', false)).headers.location).toBe('/organizations?error=unauthorized');
+    const get = (url: string, withCookie = true) =>
+      t.app.inject({ url, headers: withCookie ? { cookie } : {} });
+    expect((await get('/api/xero/callback?error=access_denied&state=x')).headers.location).toBe(
+      '/xero-cancel',
+    );
+    expect((await get('/api/xero/callback?error=server_error&state=x')).headers.location).toBe(
+      '/organizations?error=oauth_error&reason=server_error',
+    );
+    expect((await get('/api/xero/callback?state=x')).headers.location).toBe(
+      '/organizations?error=missing_code',
+    );
+    expect((await get('/api/xero/callback?code=abc&state=unknown')).headers.location).toBe(
+      '/organizations?error=invalid_request',
+    );
+    expect((await get('/api/xero/callback?code=abc&state=x', false)).headers.location).toBe(
+      '/organizations?error=unauthorized',
+    );
   });
 });
 
@@ -247,7 +313,10 @@ describe('Sign in with Xero', () => {
       const consent = await fetch(start.json().url as string, { redirect: 'manual' });
       t.sandbox.setAutoConsent(null);
       const callback = new URL(String(consent.headers.get('location')));
-      const res = await t.app.inject({ url: `${callback.pathname}${callback.search}`, headers: { cookie: local.cookie } });
+      const res = await t.app.inject({
+        url: `${callback.pathname}${callback.search}`,
+        headers: { cookie: local.cookie },
+      });
       expect(res.headers.location, route).toBe('/organizations?error=invalid_request');
       expect((await as(t.app, local.cookie)('GET', '/api/user-organizations')).json(), route).toEqual([]);
     }
@@ -262,7 +331,9 @@ describe('Sign in with Xero', () => {
     const long = `${'a'.repeat(70)}@example.com`;
     const second = (await as(t.app, sessionCookie(await signIn(long)))('GET', '/api/user')).json();
     expect(usernameSchema.safeParse(second.username).success).toBe(true);
-    const third = (await as(t.app, sessionCookie(await signIn(`${'a'.repeat(70)}@example.org`)))('GET', '/api/user')).json();
+    const third = (
+      await as(t.app, sessionCookie(await signIn(`${'a'.repeat(70)}@example.org`)))('GET', '/api/user')
+    ).json();
     expect(usernameSchema.safeParse(third.username).success).toBe(true);
     expect(third.username).not.toBe(second.username);
   });
@@ -272,7 +343,12 @@ describe('Sign in with Xero', () => {
     expect(res.headers.location).toBe('/auth?xero_callback=true');
     const cookie = sessionCookie(res);
     const me = (await as(t.app, cookie)('GET', '/api/auth/current-user')).json();
-    expect(me).toMatchObject({ username: 'owner@demoshop.example', email: 'owner@demoshop.example', isXeroUser: true, isAdmin: true });
+    expect(me).toMatchObject({
+      username: 'owner@demoshop.example',
+      email: 'owner@demoshop.example',
+      isXeroUser: true,
+      isAdmin: true,
+    });
     const orgs = (await as(t.app, cookie)('GET', '/api/user-organizations')).json();
     expect(orgs).toHaveLength(2);
     const again = await signIn('owner@demoshop.example');
@@ -289,8 +365,12 @@ describe('Sign in with Xero', () => {
   it('lands on /auth with the spec error codes', async () => {
     const get = (url: string) => t.app.inject({ url, headers: { origin: TEST_ORIGIN } });
     expect((await get('/api/auth/xero/callback?state=x')).headers.location).toBe('/auth?error=missing_code');
-    expect((await get('/api/auth/xero/callback?code=a&state=nope')).headers.location).toBe('/auth?error=authentication_failed');
+    expect((await get('/api/auth/xero/callback?code=a&state=nope')).headers.location).toBe(
+      '/auth?error=authentication_failed',
+    );
     expect((await get('/api/auth/xero/callback?error=access_denied')).headers.location).toBe('/xero-cancel');
-    expect((await get('/api/auth/xero/callback?error=temporarily_unavailable')).headers.location).toBe('/auth?error=oauth_error&reason=temporarily_unavailable');
+    expect((await get('/api/auth/xero/callback?error=temporarily_unavailable')).headers.location).toBe(
+      '/auth?error=oauth_error&reason=temporarily_unavailable',
+    );
   });
 });

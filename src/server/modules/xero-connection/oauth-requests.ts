@@ -13,7 +13,13 @@ export type OAuthPurpose = 'signin' | 'connect' | 'reconnect';
 /** State, PKCE verifier and nonce of each authorisation in flight, kept server-side and used once. */
 export function createOAuthRequests(db: Db) {
   return {
-    async create(values: { state: string; purpose: OAuthPurpose; userId: number | null; codeVerifier: string; nonce: string }) {
+    async create(values: {
+      state: string;
+      purpose: OAuthPurpose;
+      userId: number | null;
+      codeVerifier: string;
+      nonce: string;
+    }) {
       await db.delete(oauthRequests).where(lt(oauthRequests.createdAt, new Date(Date.now() - MAX_AGE_MS)));
       await db.insert(oauthRequests).values(values);
     },
@@ -48,20 +54,37 @@ function readBrowserStates(request: FastifyRequest): string[] {
 }
 
 /** Marks this browser as the one that started the authorisation of `state`. */
-export function bindToBrowser(request: FastifyRequest, reply: FastifyReply, state: string, secure: boolean): void {
+export function bindToBrowser(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  state: string,
+  secure: boolean,
+): void {
   const states = [...readBrowserStates(request).slice(-(BROWSER_FLOWS_KEPT - 1)), state];
-  reply.setCookie(OAUTH_BROWSER_COOKIE, states.join('.'), { ...cookieOptions(secure), maxAge: Math.floor(MAX_AGE_MS / 1000) });
+  reply.setCookie(OAUTH_BROWSER_COOKIE, states.join('.'), {
+    ...cookieOptions(secure),
+    maxAge: Math.floor(MAX_AGE_MS / 1000),
+  });
 }
 
 /**
  * At the callback: true when this browser started the authorisation of `state`. The state is forgotten by the
  * browser either way (it is used once, as the stored request is).
  */
-export function takeBrowserBinding(request: FastifyRequest, reply: FastifyReply, state: string | undefined, secure: boolean): boolean {
+export function takeBrowserBinding(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  state: string | undefined,
+  secure: boolean,
+): boolean {
   const states = readBrowserStates(request);
   const bound = state !== undefined && states.includes(state);
   const rest = states.filter((s) => s !== state);
-  if (rest.length > 0) reply.setCookie(OAUTH_BROWSER_COOKIE, rest.join('.'), { ...cookieOptions(secure), maxAge: Math.floor(MAX_AGE_MS / 1000) });
+  if (rest.length > 0)
+    reply.setCookie(OAUTH_BROWSER_COOKIE, rest.join('.'), {
+      ...cookieOptions(secure),
+      maxAge: Math.floor(MAX_AGE_MS / 1000),
+    });
   else if (states.length > 0) reply.clearCookie(OAUTH_BROWSER_COOKIE, cookieOptions(secure));
   return bound;
 }
@@ -86,8 +109,15 @@ export interface OAuthChecks {
  * Starts an authorisation at Xero (sign-in, connect and reconnect alike): fresh checks and Xero's consent URL
  * for them. The caller keeps the checks (`OAuthRequests.create`) once the URL could be made.
  */
-export async function createAuthorization(oauth: XeroOAuth, redirectUri: string): Promise<{ url: string; checks: OAuthChecks }> {
-  const checks = { state: oauth.randomState(), codeVerifier: oauth.randomCodeVerifier(), nonce: oauth.randomNonce() };
+export async function createAuthorization(
+  oauth: XeroOAuth,
+  redirectUri: string,
+): Promise<{ url: string; checks: OAuthChecks }> {
+  const checks = {
+    state: oauth.randomState(),
+    codeVerifier: oauth.randomCodeVerifier(),
+    nonce: oauth.randomNonce(),
+  };
   const url = await oauth.createAuthorizationUrl({ redirectUri, ...checks });
   return { url, checks };
 }
@@ -96,7 +126,10 @@ export async function createAuthorization(oauth: XeroOAuth, redirectUri: string)
  * Where a callback goes when Xero sent an OAuth error: a declined consent to /xero-cancel, any other error to
  * the page's error display with Xero's reason (spec 000 §8). Null when Xero sent no error.
  */
-export function findOAuthErrorRedirect(error: string | undefined, pageUrl: (params: Record<string, string>) => string): string | null {
+export function findOAuthErrorRedirect(
+  error: string | undefined,
+  pageUrl: (params: Record<string, string>) => string,
+): string | null {
   if (!error) return null;
   return error === 'access_denied' ? '/xero-cancel' : pageUrl({ error: 'oauth_error', reason: error });
 }
@@ -105,7 +138,12 @@ export function findOAuthErrorRedirect(error: string | undefined, pageUrl: (para
  * Trades the callback's code for tokens, checked against the stored request. Xero's answer is read as it
  * reached our redirect URI (the public one, whatever host or proxy the request came through).
  */
-export function exchangeCallbackCode(oauth: XeroOAuth, redirectUri: string, requestUrl: string, pending: OAuthChecks) {
+export function exchangeCallbackCode(
+  oauth: XeroOAuth,
+  redirectUri: string,
+  requestUrl: string,
+  pending: OAuthChecks,
+) {
   const { search } = new URL(requestUrl, redirectUri);
   return oauth.exchangeCode(new URL(`${redirectUri}${search}`), {
     codeVerifier: pending.codeVerifier,

@@ -16,25 +16,36 @@ const WEBHOOK_BODY_LIMIT = 256 * 1024;
  * stored. A valid one is stored, answered 200 with no body (Xero's rules for the answer, including the
  * intent-to-receive check), then applied (docs/decisions/018-webhooks.md).
  */
-export function registerXeroWebhookRoutes(root: FastifyInstance, deps: { webhookKey: string | undefined; processor: WebhookProcessor }): void {
+export function registerXeroWebhookRoutes(
+  root: FastifyInstance,
+  deps: { webhookKey: string | undefined; processor: WebhookProcessor },
+): void {
   const { webhookKey, processor } = deps;
   const verified = new WeakSet<FastifyRequest>();
   void root.register(async (scope) => {
     const app = scope.withTypeProvider<ZodTypeProvider>();
     app.removeContentTypeParser('application/json');
-    app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT }, (request, raw, done) => {
-      if (!webhookKey) return done(new AppError('NOT_FOUND', 'Webhooks are not set up on this server (XERO_WEBHOOK_KEY)'), undefined);
-      const body = raw as Buffer;
-      if (!isXeroSignatureValid(body, request.headers['x-xero-signature'], webhookKey)) {
-        return done(new AppError('UNAUTHENTICATED', 'Invalid webhook signature'), undefined);
-      }
-      verified.add(request);
-      try {
-        done(null, JSON.parse(body.toString('utf8')) as unknown);
-      } catch {
-        done(new AppError('VALIDATION_ERROR', 'Request body is not valid JSON'), undefined);
-      }
-    });
+    app.addContentTypeParser(
+      'application/json',
+      { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT },
+      (request, raw, done) => {
+        if (!webhookKey)
+          return done(
+            new AppError('NOT_FOUND', 'Webhooks are not set up on this server (XERO_WEBHOOK_KEY)'),
+            undefined,
+          );
+        const body = raw as Buffer;
+        if (!isXeroSignatureValid(body, request.headers['x-xero-signature'], webhookKey)) {
+          return done(new AppError('UNAUTHENTICATED', 'Invalid webhook signature'), undefined);
+        }
+        verified.add(request);
+        try {
+          done(null, JSON.parse(body.toString('utf8')) as unknown);
+        } catch {
+          done(new AppError('VALIDATION_ERROR', 'Request body is not valid JSON'), undefined);
+        }
+      },
+    );
 
     app.post(
       WEBHOOK_PATH,
@@ -43,7 +54,8 @@ export function registerXeroWebhookRoutes(root: FastifyInstance, deps: { webhook
         schema: { body: xeroWebhookPayloadSchema, hide: true },
         // A delivery with no body (so no parser ran) or another content type is not signed as Xero signs.
         preValidation: async (request) => {
-          if (!webhookKey) throw new AppError('NOT_FOUND', 'Webhooks are not set up on this server (XERO_WEBHOOK_KEY)');
+          if (!webhookKey)
+            throw new AppError('NOT_FOUND', 'Webhooks are not set up on this server (XERO_WEBHOOK_KEY)');
           if (!verified.has(request)) throw new AppError('UNAUTHENTICATED', 'Invalid webhook signature');
         },
       },

@@ -12,7 +12,12 @@ const KEY = 'test-webhook-key-0123456789abcdef';
 const sign = (body: string, key = KEY) => crypto.createHmac('sha256', key).update(body).digest('base64');
 
 function delivery(events: Array<Record<string, unknown>>, sequence = 1) {
-  return JSON.stringify({ events, firstEventSequence: sequence, lastEventSequence: sequence + Math.max(0, events.length - 1), entropy: crypto.randomBytes(8).toString('hex') });
+  return JSON.stringify({
+    events,
+    firstEventSequence: sequence,
+    lastEventSequence: sequence + Math.max(0, events.length - 1),
+    entropy: crypto.randomBytes(8).toString('hex'),
+  });
 }
 
 function invoiceEvent(tenantId: string, invoiceId: string, at = new Date()) {
@@ -32,7 +37,10 @@ function post(t: TestApp, body: string, signature?: string) {
   return t.app.inject({
     method: 'POST',
     url: '/api/xero/webhooks',
-    headers: { 'content-type': 'application/json', ...(signature === undefined ? {} : { 'x-xero-signature': signature }) },
+    headers: {
+      'content-type': 'application/json',
+      ...(signature === undefined ? {} : { 'x-xero-signature': signature }),
+    },
     payload: body,
   });
 }
@@ -54,21 +62,32 @@ describe('Xero webhook receiver', () => {
 
   beforeAll(async () => {
     t = await createXeroTestApp({ env: { XERO_WEBHOOK_KEY: KEY } });
-    const owner = await createConnectedUser(t, 'hook.owner', { email: 'owner@demoshop.example', tenants: ['Demo Shop Ltd'] });
+    const owner = await createConnectedUser(t, 'hook.owner', {
+      email: 'owner@demoshop.example',
+      tenants: ['Demo Shop Ltd'],
+    });
     const shop = owner.orgs.find((o) => o.tenantName === 'Demo Shop Ltd');
     if (!shop) throw new Error('no shop');
     shopId = shop.organizationId;
     tenantId = shop.tenantId;
     builderTenant = t.sandbox.info().orgs.find((o) => o.name === 'Demo Builders Ltd')!.tenantId;
     await enableFeatures(t, shopId);
-    await t.app.services.sync.syncInvoices({ organizationId: shopId, tenantId, userId: owner.user.id }, { key: 'sales-open' });
+    await t.app.services.sync.syncInvoices(
+      { organizationId: shopId, tenantId, userId: owner.user.id },
+      { key: 'sales-open' },
+    );
   }, 120_000);
   afterAll(() => t.close());
 
   const stored = () => t.database.db.select().from(xeroWebhookEvents);
 
   it('answers the intent-to-receive check: 200 with no body for a correctly signed payload, 401 for an incorrectly signed one', async () => {
-    const body = JSON.stringify({ events: [], lastEventSequence: 0, firstEventSequence: 0, entropy: 'S0m3r4Nd0mt3xt' });
+    const body = JSON.stringify({
+      events: [],
+      lastEventSequence: 0,
+      firstEventSequence: 0,
+      entropy: 'S0m3r4Nd0mt3xt',
+    });
     const good = await post(t, body, sign(body));
     expect(good.statusCode).toBe(200);
     expect(good.body).toBe('');
@@ -79,7 +98,11 @@ describe('Xero webhook receiver', () => {
   });
 
   it('changes nothing for a badly signed delivery, even one that names a real invoice', async () => {
-    const [cached] = await t.database.db.select().from(xeroInvoices).where(eq(xeroInvoices.organizationId, shopId)).limit(1);
+    const [cached] = await t.database.db
+      .select()
+      .from(xeroInvoices)
+      .where(eq(xeroInvoices.organizationId, shopId))
+      .limit(1);
     const body = delivery([invoiceEvent(tenantId, cached!.invoiceId)]);
     const callsBefore = t.sandbox.ledger().totals.all;
     const res = await post(t, body, sign(`${body} `));
@@ -89,7 +112,7 @@ describe('Xero webhook receiver', () => {
     expect(t.sandbox.ledger().totals.all).toBe(callsBefore);
   });
 
-  it('refuses a signed delivery that is not Xero\'s shape with a 400, storing nothing', async () => {
+  it("refuses a signed delivery that is not Xero's shape with a 400, storing nothing", async () => {
     const body = JSON.stringify({ events: [{ resourceId: 'x' }], entropy: 1 });
     const res = await post(t, body, sign(body));
     expect(res.statusCode).toBe(400);
@@ -108,7 +131,13 @@ describe('Xero webhook receiver', () => {
     inXero.amountPaid += 100;
     inXero.updatedMs = Math.max(Date.now(), inXero.updatedMs + 1000);
     const callsBefore = t.sandbox.ledger().totals.all;
-    const body = delivery([invoiceEvent(tenantId, cached!.invoiceId), invoiceEvent(tenantId, cached!.invoiceId, new Date(Date.now() - 5000))], 10);
+    const body = delivery(
+      [
+        invoiceEvent(tenantId, cached!.invoiceId),
+        invoiceEvent(tenantId, cached!.invoiceId, new Date(Date.now() - 5000)),
+      ],
+      10,
+    );
     const res = await post(t, body, sign(body));
     expect(res.statusCode).toBe(200);
     expect((await stored()).length).toBe(2);
@@ -117,13 +146,31 @@ describe('Xero webhook receiver', () => {
       (rows) => rows.length === 2,
     );
     expect(processed.map((r) => r.outcome)).toEqual(['applied', 'applied']);
-    const [after] = await t.database.db.select().from(xeroInvoices).where(and(eq(xeroInvoices.organizationId, shopId), eq(xeroInvoices.invoiceId, cached!.invoiceId)));
+    const [after] = await t.database.db
+      .select()
+      .from(xeroInvoices)
+      .where(and(eq(xeroInvoices.organizationId, shopId), eq(xeroInvoices.invoiceId, cached!.invoiceId)));
     expect(after!.amountDuePence).toBe(cached!.amountDuePence - 100);
     // One read for the batch: two events of one invoice, one GET /Invoices?IDs=….
     expect(t.sandbox.ledger().totals.all - callsBefore).toBe(1);
-    const [event] = await t.database.db.select().from(liveEvents).where(eq(liveEvents.organizationId, shopId));
-    const change = (event!.payload as { invoices: Array<{ invoiceId: string; before: { amountDuePence: number }; after: { amountDuePence: number } }> }).invoices[0];
-    expect(change).toMatchObject({ invoiceId: cached!.invoiceId, before: { amountDuePence: cached!.amountDuePence }, after: { amountDuePence: cached!.amountDuePence - 100 } });
+    const [event] = await t.database.db
+      .select()
+      .from(liveEvents)
+      .where(eq(liveEvents.organizationId, shopId));
+    const change = (
+      event!.payload as {
+        invoices: Array<{
+          invoiceId: string;
+          before: { amountDuePence: number };
+          after: { amountDuePence: number };
+        }>;
+      }
+    ).invoices[0];
+    expect(change).toMatchObject({
+      invoiceId: cached!.invoiceId,
+      before: { amountDuePence: cached!.amountDuePence },
+      after: { amountDuePence: cached!.amountDuePence - 100 },
+    });
   });
 
   it('makes a replayed delivery and an older event arriving late harmless', async () => {
@@ -135,24 +182,36 @@ describe('Xero webhook receiver', () => {
     const at = new Date();
     const body = delivery([invoiceEvent(tenantId, cached!.invoiceId, at)], 20);
     expect((await post(t, body, sign(body))).statusCode).toBe(200);
-    await until(() => t.database.db.select().from(xeroWebhookEvents).where(isNotNull(xeroWebhookEvents.processedAt)), (rows) => rows.length === 3);
+    await until(
+      () => t.database.db.select().from(xeroWebhookEvents).where(isNotNull(xeroWebhookEvents.processedAt)),
+      (rows) => rows.length === 3,
+    );
     const callsBefore = t.sandbox.ledger().totals.all;
     // Xero retries the same delivery: the events are known, nothing is read again.
     expect((await post(t, body, sign(body))).statusCode).toBe(200);
     // An event older than the one applied arrives now: Xero's current state is read, the cache does not go back.
     const late = delivery([invoiceEvent(tenantId, cached!.invoiceId, new Date(at.getTime() - 60_000))], 15);
     expect((await post(t, late, sign(late))).statusCode).toBe(200);
-    const rows = await until(() => t.database.db.select().from(xeroWebhookEvents).where(isNotNull(xeroWebhookEvents.processedAt)), (r) => r.length === 4);
+    const rows = await until(
+      () => t.database.db.select().from(xeroWebhookEvents).where(isNotNull(xeroWebhookEvents.processedAt)),
+      (r) => r.length === 4,
+    );
     expect(rows).toHaveLength(4);
     expect(t.sandbox.ledger().totals.all - callsBefore).toBe(1);
-    const [after] = await t.database.db.select().from(xeroInvoices).where(and(eq(xeroInvoices.organizationId, shopId), eq(xeroInvoices.invoiceId, cached!.invoiceId)));
+    const [after] = await t.database.db
+      .select()
+      .from(xeroInvoices)
+      .where(and(eq(xeroInvoices.organizationId, shopId), eq(xeroInvoices.invoiceId, cached!.invoiceId)));
     expect(after!.amountDuePence).toBe(cached!.amountDuePence);
   });
 
-  it('passes the sandbox\'s intent-to-receive check and applies what a person does in Xero, as the demo does', async () => {
+  it("passes the sandbox's intent-to-receive check and applies what a person does in Xero, as the demo does", async () => {
     const base = await t.app.listen({ port: 0, host: '127.0.0.1' });
     t.sandbox.setWebhooks({ url: `${base}/api/xero/webhooks`, key: KEY, batchMs: 50 });
-    await until(async () => t.sandbox.getWebhooks().state, (state) => state === 'active');
+    await until(
+      async () => t.sandbox.getWebhooks().state,
+      (state) => state === 'active',
+    );
     expect(t.sandbox.getWebhooks().state).toBe('active');
     const [cached] = await t.database.db
       .select()
@@ -162,7 +221,11 @@ describe('Xero webhook receiver', () => {
     const started = Date.now();
     t.sandbox.payInvoice(cached!.invoiceId, { amount: '2.50' });
     const [after] = await until(
-      () => t.database.db.select().from(xeroInvoices).where(and(eq(xeroInvoices.organizationId, shopId), eq(xeroInvoices.invoiceId, cached!.invoiceId))),
+      () =>
+        t.database.db
+          .select()
+          .from(xeroInvoices)
+          .where(and(eq(xeroInvoices.organizationId, shopId), eq(xeroInvoices.invoiceId, cached!.invoiceId))),
       (rows) => rows[0]!.amountDuePence === cached!.amountDuePence - 250,
     );
     expect(after!.amountDuePence).toBe(cached!.amountDuePence - 250);
@@ -172,11 +235,18 @@ describe('Xero webhook receiver', () => {
 
   it('ignores events of an organisation no user has connected, without calling Xero', async () => {
     const callsBefore = t.sandbox.ledger().totals.all;
-    const invoiceId = t.sandbox.state.orgs.find((o) => o.OrganisationID === builderTenant)!.invoices[0]!.InvoiceID;
+    const invoiceId = t.sandbox.state.orgs.find((o) => o.OrganisationID === builderTenant)!.invoices[0]!
+      .InvoiceID;
     const body = delivery([invoiceEvent(builderTenant, invoiceId)], 30);
     expect((await post(t, body, sign(body))).statusCode).toBe(200);
     const [row] = await until(
-      () => t.database.db.select().from(xeroWebhookEvents).where(and(eq(xeroWebhookEvents.tenantId, builderTenant), isNotNull(xeroWebhookEvents.processedAt))),
+      () =>
+        t.database.db
+          .select()
+          .from(xeroWebhookEvents)
+          .where(
+            and(eq(xeroWebhookEvents.tenantId, builderTenant), isNotNull(xeroWebhookEvents.processedAt)),
+          ),
       (r) => r.length === 1,
     );
     expect(row!.outcome).toBe('ignored');
@@ -209,9 +279,14 @@ describe('processed webhook events', () => {
       processedAt: processedAgo === null ? null : new Date(Date.now() - processedAgo),
       outcome: processedAgo === null ? null : 'applied',
     });
-    await t.database.db.insert(xeroWebhookEvents).values([row('old-done', 3 * day), row('recent-done', day), row('old-waiting', null)]);
+    await t.database.db
+      .insert(xeroWebhookEvents)
+      .values([row('old-done', 3 * day), row('recent-done', day), row('old-waiting', null)]);
     expect(await processor.purgeProcessed()).toBe(1);
-    const left = await t.database.db.select({ resourceId: xeroWebhookEvents.resourceId }).from(xeroWebhookEvents).where(eq(xeroWebhookEvents.tenantId, 'tenant-purge'));
+    const left = await t.database.db
+      .select({ resourceId: xeroWebhookEvents.resourceId })
+      .from(xeroWebhookEvents)
+      .where(eq(xeroWebhookEvents.tenantId, 'tenant-purge'));
     expect(left.map((r) => r.resourceId).sort()).toEqual(['old-waiting', 'recent-done']);
   });
 });
@@ -237,17 +312,29 @@ describe('without webhooks (no XERO_WEBHOOK_KEY)', () => {
 
   it('still learns of a change made in Xero through a standard refresh (If-Modified-Since), as before', async () => {
     t = await createXeroTestApp();
-    const owner = await createConnectedUser(t, 'nohook.owner', { email: 'owner@demoshop.example', tenants: ['Demo Shop Ltd'] });
+    const owner = await createConnectedUser(t, 'nohook.owner', {
+      email: 'owner@demoshop.example',
+      tenants: ['Demo Shop Ltd'],
+    });
     const shop = owner.orgs[0]!;
     await enableFeatures(t, shop.organizationId);
     await owner.call('POST', '/api/xero/set-active-organization', { organizationId: shop.organizationId });
-    const list = (await owner.call('GET', '/api/xero/invoices')).json() as Array<{ invoiceId: string; amountDue: number }>;
+    const list = (await owner.call('GET', '/api/xero/invoices')).json() as Array<{
+      invoiceId: string;
+      amountDue: number;
+    }>;
     const target = list[0]!;
     // No subscription: the sandbox's person-in-Xero payment is not pushed anywhere.
     t.sandbox.payInvoice(target.invoiceId, { amount: 1 });
     expect(t.sandbox.getWebhooks().state).toBe('off');
-    const refreshed = (await owner.call('GET', '/api/xero/invoices?refresh=true')).json() as Array<{ invoiceId: string; amountDue: number }>;
-    expect(refreshed.find((i) => i.invoiceId === target.invoiceId)!.amountDue).toBeCloseTo(target.amountDue - 1, 2);
+    const refreshed = (await owner.call('GET', '/api/xero/invoices?refresh=true')).json() as Array<{
+      invoiceId: string;
+      amountDue: number;
+    }>;
+    expect(refreshed.find((i) => i.invoiceId === target.invoiceId)!.amountDue).toBeCloseTo(
+      target.amountDue - 1,
+      2,
+    );
     expect(await t.database.db.select().from(xeroWebhookEvents)).toHaveLength(0);
   });
 });

@@ -1,6 +1,12 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { xeroAccounts, xeroContacts, xeroInvoices, xeroSyncState, xeroTaxRates } from '../../db/schema/index.ts';
+import {
+  xeroAccounts,
+  xeroContacts,
+  xeroInvoices,
+  xeroSyncState,
+  xeroTaxRates,
+} from '../../db/schema/index.ts';
 
 export type CachedAccount = typeof xeroAccounts.$inferSelect;
 export type CachedTaxRate = typeof xeroTaxRates.$inferSelect;
@@ -51,7 +57,12 @@ export function createCacheRepository(db: Db) {
       return db
         .select()
         .from(xeroAccounts)
-        .where(and(eq(xeroAccounts.organizationId, organizationId), inArray(xeroAccounts.accountId, [...accountIds])));
+        .where(
+          and(
+            eq(xeroAccounts.organizationId, organizationId),
+            inArray(xeroAccounts.accountId, [...accountIds]),
+          ),
+        );
     },
 
     async findTaxRate(organizationId: number, taxType: string): Promise<CachedTaxRate | null> {
@@ -67,7 +78,9 @@ export function createCacheRepository(db: Db) {
       return db
         .select()
         .from(xeroTaxRates)
-        .where(and(eq(xeroTaxRates.organizationId, organizationId), inArray(xeroTaxRates.taxType, [...taxTypes])));
+        .where(
+          and(eq(xeroTaxRates.organizationId, organizationId), inArray(xeroTaxRates.taxType, [...taxTypes])),
+        );
     },
 
     async findContact(organizationId: number, contactId: string): Promise<CachedContact | null> {
@@ -83,7 +96,12 @@ export function createCacheRepository(db: Db) {
       return db
         .select()
         .from(xeroContacts)
-        .where(and(eq(xeroContacts.organizationId, organizationId), inArray(xeroContacts.contactId, [...contactIds])));
+        .where(
+          and(
+            eq(xeroContacts.organizationId, organizationId),
+            inArray(xeroContacts.contactId, [...contactIds]),
+          ),
+        );
     },
 
     async findInvoice(organizationId: number, invoiceId: string): Promise<CachedInvoice | null> {
@@ -100,7 +118,12 @@ export function createCacheRepository(db: Db) {
       return db
         .select()
         .from(xeroInvoices)
-        .where(and(eq(xeroInvoices.organizationId, organizationId), inArray(xeroInvoices.invoiceId, [...invoiceIds])));
+        .where(
+          and(
+            eq(xeroInvoices.organizationId, organizationId),
+            inArray(xeroInvoices.invoiceId, [...invoiceIds]),
+          ),
+        );
     },
 
     /** Writes Xero's answer for an invoice or bill into the cache, so the next list needs no call to Xero. */

@@ -79,7 +79,10 @@ export function toInvoiceRow(organizationId: number, inv: XeroInvoice): typeof x
   };
 }
 
-export function toAccountRow(organizationId: number, a: z.infer<typeof xeroAccountSchema>): typeof xeroAccounts.$inferInsert {
+export function toAccountRow(
+  organizationId: number,
+  a: z.infer<typeof xeroAccountSchema>,
+): typeof xeroAccounts.$inferInsert {
   return {
     organizationId,
     accountId: a.AccountID,
@@ -98,7 +101,10 @@ export function toAccountRow(organizationId: number, a: z.infer<typeof xeroAccou
   };
 }
 
-export function toContactRow(organizationId: number, c: z.infer<typeof xeroContactSchema>): typeof xeroContacts.$inferInsert {
+export function toContactRow(
+  organizationId: number,
+  c: z.infer<typeof xeroContactSchema>,
+): typeof xeroContacts.$inferInsert {
   return {
     organizationId,
     contactId: c.ContactID,

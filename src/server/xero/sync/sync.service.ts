@@ -1,7 +1,15 @@
 import { and, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { AppError } from '../../lib/app-error';
-import { xeroAccounts, xeroCacheVersions, xeroContactGroups, xeroContacts, xeroInvoices, xeroSyncState, xeroTaxRates } from '../../db/schema/index.ts';
+import {
+  xeroAccounts,
+  xeroCacheVersions,
+  xeroContactGroups,
+  xeroContacts,
+  xeroInvoices,
+  xeroSyncState,
+  xeroTaxRates,
+} from '../../db/schema/index.ts';
 import type { XeroHttp } from '../xero-http/http';
 import {
   xeroAccountsEnvelope,
@@ -40,13 +48,33 @@ const WEBHOOK_IDS_PER_CALL = 100;
 function describeView(view: InvoiceView) {
   switch (view.key) {
     case 'sales-open':
-      return { resource: 'invoices:sales-open', type: 'ACCREC', initialStatuses: ['AUTHORISED'], contactId: undefined };
+      return {
+        resource: 'invoices:sales-open',
+        type: 'ACCREC',
+        initialStatuses: ['AUTHORISED'],
+        contactId: undefined,
+      };
     case 'sales-draft':
-      return { resource: 'invoices:sales-draft', type: 'ACCREC', initialStatuses: ['DRAFT'], contactId: undefined };
+      return {
+        resource: 'invoices:sales-draft',
+        type: 'ACCREC',
+        initialStatuses: ['DRAFT'],
+        contactId: undefined,
+      };
     case 'bills-draft':
-      return { resource: 'invoices:bills-draft', type: 'ACCPAY', initialStatuses: ['DRAFT'], contactId: undefined };
+      return {
+        resource: 'invoices:bills-draft',
+        type: 'ACCPAY',
+        initialStatuses: ['DRAFT'],
+        contactId: undefined,
+      };
     case 'sales-contact':
-      return { resource: `invoices:contact:${view.contactId}`, type: 'ACCREC', initialStatuses: ['AUTHORISED', 'PAID'], contactId: view.contactId };
+      return {
+        resource: `invoices:contact:${view.contactId}`,
+        type: 'ACCREC',
+        initialStatuses: ['AUTHORISED', 'PAID'],
+        contactId: view.contactId,
+      };
   }
 }
 
@@ -94,7 +122,11 @@ export function createXeroSync(deps: { db: Db; http: XeroHttp }) {
     return row ?? null;
   }
 
-  async function releaseLease(organizationId: number, resource: string, values: Partial<typeof xeroSyncState.$inferInsert>) {
+  async function releaseLease(
+    organizationId: number,
+    resource: string,
+    values: Partial<typeof xeroSyncState.$inferInsert>,
+  ) {
     await db
       .update(xeroSyncState)
       .set({ ...values, leaseUntil: null })
@@ -107,7 +139,12 @@ export function createXeroSync(deps: { db: Db; http: XeroHttp }) {
    * a sync already running on this instance does: two instances asked at once read Xero once, even when the
    * first lets go of the lease before the second asks for it. A full resync is served only by a full one.
    */
-  function withLease(ctx: SyncContext, resource: string, work: () => Promise<SyncResult>, options: { full?: boolean } = {}): Promise<SyncResult> {
+  function withLease(
+    ctx: SyncContext,
+    resource: string,
+    work: () => Promise<SyncResult>,
+    options: { full?: boolean } = {},
+  ): Promise<SyncResult> {
     const localKey = `${ctx.organizationId}:${resource}`;
     const running = local.get(localKey);
     if (running) return running.then((r) => ({ ...r, calls: 0 }));
@@ -125,7 +162,11 @@ export function createXeroSync(deps: { db: Db; http: XeroHttp }) {
           return { calls: 0, fetched: 0, full: false };
         }
         if (acquired) break;
-        if (Date.now() > deadline) throw new AppError('XERO_UNAVAILABLE', 'Xero data is still being refreshed. Please try again in a minute.');
+        if (Date.now() > deadline)
+          throw new AppError(
+            'XERO_UNAVAILABLE',
+            'Xero data is still being refreshed. Please try again in a minute.',
+          );
         await sleep(150);
         // Another request or instance holds the lease: once it lets go, its result is in the cache.
         const state = await readState(ctx.organizationId, resource);
@@ -148,7 +189,11 @@ export function createXeroSync(deps: { db: Db; http: XeroHttp }) {
    * the newest thing known, whatever Xero's clock says), so a read never puts back a state older than an
    * answer written while it was on its way.
    */
-  async function upsertInvoices(organizationId: number, invoices: ReturnType<typeof toInvoiceRow>[], readAt: Date) {
+  async function upsertInvoices(
+    organizationId: number,
+    invoices: ReturnType<typeof toInvoiceRow>[],
+    readAt: Date,
+  ) {
     for (let i = 0; i < invoices.length; i += 500) {
       const chunk = invoices.slice(i, i + 500);
       await db
@@ -229,7 +274,11 @@ export function createXeroSync(deps: { db: Db; http: XeroHttp }) {
       for (const r of rows) {
         if (r.updatedUtc && (!highWater || r.updatedUtc > highWater)) highWater = r.updatedUtc;
       }
-      if (data.Invoices.length < PAGE_SIZE || (data.pagination?.pageCount != null && page >= data.pagination.pageCount)) break;
+      if (
+        data.Invoices.length < PAGE_SIZE ||
+        (data.pagination?.pageCount != null && page >= data.pagination.pageCount)
+      )
+        break;
     }
     const now = new Date();
     await releaseLease(ctx.organizationId, def.resource, {
@@ -247,14 +296,19 @@ export function createXeroSync(deps: { db: Db; http: XeroHttp }) {
      * Requests usually get it with their session (one query); this reads it after a sync.
      */
     async readCacheVersion(organizationId: number): Promise<number> {
-      const [row] = await db.select({ version: xeroCacheVersions.version }).from(xeroCacheVersions).where(eq(xeroCacheVersions.organizationId, organizationId));
+      const [row] = await db
+        .select({ version: xeroCacheVersions.version })
+        .from(xeroCacheVersions)
+        .where(eq(xeroCacheVersions.organizationId, organizationId));
       return row?.version ?? 0;
     },
 
     /** Brings one invoice view up to date (incremental unless `full`). */
     syncInvoices(ctx: SyncContext, view: InvoiceView, options: { full?: boolean } = {}): Promise<SyncResult> {
       const def = describeView(view);
-      return withLease(ctx, def.resource, () => syncInvoicesNow(ctx, view, options.full === true), { full: options.full === true });
+      return withLease(ctx, def.resource, () => syncInvoicesNow(ctx, view, options.full === true), {
+        full: options.full === true,
+      });
     },
 
     /** Syncs the view only if it has never been synced (first visit); otherwise serves the cache. */
@@ -288,7 +342,10 @@ export function createXeroSync(deps: { db: Db; http: XeroHttp }) {
      * come too), into the cache under the newest-wins rule; ids Xero does not return are left alone. Answers
      * the rows Xero returned, in our vocabulary.
      */
-    async refreshInvoicesByIds(ctx: SyncContext, invoiceIds: readonly string[]): Promise<{ calls: number; rows: ReturnType<typeof toInvoiceRow>[] }> {
+    async refreshInvoicesByIds(
+      ctx: SyncContext,
+      invoiceIds: readonly string[],
+    ): Promise<{ calls: number; rows: ReturnType<typeof toInvoiceRow>[] }> {
       const unique = [...new Set(invoiceIds.map((id) => id.toLowerCase()))];
       const rows: ReturnType<typeof toInvoiceRow>[] = [];
       let calls = 0;
@@ -310,7 +367,10 @@ export function createXeroSync(deps: { db: Db; http: XeroHttp }) {
     },
 
     /** The contacts a webhook named, in one call per 100 ids; newest wins by Xero's UpdatedDateUTC. */
-    async refreshContactsByIds(ctx: SyncContext, contactIds: readonly string[]): Promise<{ calls: number; rows: ReturnType<typeof toContactRow>[] }> {
+    async refreshContactsByIds(
+      ctx: SyncContext,
+      contactIds: readonly string[],
+    ): Promise<{ calls: number; rows: ReturnType<typeof toContactRow>[] }> {
       const unique = [...new Set(contactIds.map((id) => id.toLowerCase()))];
       const rows: ReturnType<typeof toContactRow>[] = [];
       let calls = 0;
@@ -363,7 +423,10 @@ export function createXeroSync(deps: { db: Db; http: XeroHttp }) {
             await db
               .insert(xeroAccounts)
               .values(row)
-              .onConflictDoUpdate({ target: [xeroAccounts.organizationId, xeroAccounts.accountId], set: row });
+              .onConflictDoUpdate({
+                target: [xeroAccounts.organizationId, xeroAccounts.accountId],
+                set: row,
+              });
             if (row.updatedUtc && (!highWater || row.updatedUtc > highWater)) highWater = row.updatedUtc;
           }
         }
@@ -380,7 +443,11 @@ export function createXeroSync(deps: { db: Db; http: XeroHttp }) {
           await releaseLease(ctx.organizationId, 'tax-rates', {});
           return { calls: 0, fetched: 0, full: false };
         }
-        const { data } = await http.send(ctx.userId, ctx.tenantId, { method: 'GET', path: '/api.xro/2.0/TaxRates', schema: xeroTaxRatesEnvelope });
+        const { data } = await http.send(ctx.userId, ctx.tenantId, {
+          method: 'GET',
+          path: '/api.xro/2.0/TaxRates',
+          schema: xeroTaxRatesEnvelope,
+        });
         await db.transaction(async (tx) => {
           await tx.delete(xeroTaxRates).where(eq(xeroTaxRates.organizationId, ctx.organizationId));
           if (data.TaxRates.length > 0) {
@@ -429,13 +496,24 @@ export function createXeroSync(deps: { db: Db; http: XeroHttp }) {
             await db
               .insert(xeroContacts)
               .values(row)
-              .onConflictDoUpdate({ target: [xeroContacts.organizationId, xeroContacts.contactId], set: row });
+              .onConflictDoUpdate({
+                target: [xeroContacts.organizationId, xeroContacts.contactId],
+                set: row,
+              });
             if (row.updatedUtc && (!highWater || row.updatedUtc > highWater)) highWater = row.updatedUtc;
           }
           fetched += data.Contacts.length;
-          if (data.Contacts.length < PAGE_SIZE || (data.pagination?.pageCount != null && page >= data.pagination.pageCount)) break;
+          if (
+            data.Contacts.length < PAGE_SIZE ||
+            (data.pagination?.pageCount != null && page >= data.pagination.pageCount)
+          )
+            break;
         }
-        const groups = await http.send(ctx.userId, ctx.tenantId, { method: 'GET', path: '/api.xro/2.0/ContactGroups', schema: xeroContactGroupsEnvelope });
+        const groups = await http.send(ctx.userId, ctx.tenantId, {
+          method: 'GET',
+          path: '/api.xro/2.0/ContactGroups',
+          schema: xeroContactGroupsEnvelope,
+        });
         calls += 1;
         await db.transaction(async (tx) => {
           await tx.delete(xeroContactGroups).where(eq(xeroContactGroups.organizationId, ctx.organizationId));

@@ -24,10 +24,19 @@ export const xeroWebhookEventSchema = z.object({
   resourceUrl: z.string().max(500),
   resourceId: z.string().regex(GUID, 'Invalid resourceId'),
   eventDateUtc: eventDate,
-  eventType: z.string().max(40).transform((v) => v.toUpperCase()),
-  eventCategory: z.string().max(40).transform((v) => v.toUpperCase()),
+  eventType: z
+    .string()
+    .max(40)
+    .transform((v) => v.toUpperCase()),
+  eventCategory: z
+    .string()
+    .max(40)
+    .transform((v) => v.toUpperCase()),
   tenantId: z.string().regex(GUID, 'Invalid tenantId'),
-  tenantType: z.string().max(40).transform((v) => v.toUpperCase()),
+  tenantType: z
+    .string()
+    .max(40)
+    .transform((v) => v.toUpperCase()),
 });
 
 /**

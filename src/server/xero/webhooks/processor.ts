@@ -1,6 +1,12 @@
 import { and, asc, desc, eq, inArray, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { organizations, userOrganizations, xeroInvoices, xeroTokens, xeroWebhookEvents } from '../../db/schema/index.ts';
+import {
+  organizations,
+  userOrganizations,
+  xeroInvoices,
+  xeroTokens,
+  xeroWebhookEvents,
+} from '../../db/schema/index.ts';
 import type { LiveEvents } from '../../lib/live-events';
 import type { XeroSync } from '../sync/sync.service';
 import type { XeroWebhookPayload } from './payload';
@@ -45,7 +51,10 @@ export function createWebhookProcessor(deps: { db: Db; sync: XeroSync; live: Liv
   /** Keeps the delivery's events; a repeated event (Xero retried, or sent it twice) is dropped. Returns how many were new. */
   async function store(payload: XeroWebhookPayload): Promise<number> {
     const rows = payload.events
-      .filter((e) => e.tenantType === 'ORGANISATION' && (e.eventCategory === 'INVOICE' || e.eventCategory === 'CONTACT'))
+      .filter(
+        (e) =>
+          e.tenantType === 'ORGANISATION' && (e.eventCategory === 'INVOICE' || e.eventCategory === 'CONTACT'),
+      )
       .map((e) => ({
         tenantId: e.tenantId.toLowerCase(),
         category: e.eventCategory,
@@ -55,7 +64,11 @@ export function createWebhookProcessor(deps: { db: Db; sync: XeroSync; live: Liv
         sequence: payload.lastEventSequence,
       }));
     if (rows.length === 0) return 0;
-    const inserted = await db.insert(xeroWebhookEvents).values(rows).onConflictDoNothing().returning({ id: xeroWebhookEvents.id });
+    const inserted = await db
+      .insert(xeroWebhookEvents)
+      .values(rows)
+      .onConflictDoNothing()
+      .returning({ id: xeroWebhookEvents.id });
     return inserted.length;
   }
 
@@ -64,29 +77,50 @@ export function createWebhookProcessor(deps: { db: Db; sync: XeroSync; live: Liv
     const pending = db
       .select({ id: xeroWebhookEvents.id })
       .from(xeroWebhookEvents)
-      .where(and(isNull(xeroWebhookEvents.processedAt), or(isNull(xeroWebhookEvents.claimedUntil), lt(xeroWebhookEvents.claimedUntil, now))))
+      .where(
+        and(
+          isNull(xeroWebhookEvents.processedAt),
+          or(isNull(xeroWebhookEvents.claimedUntil), lt(xeroWebhookEvents.claimedUntil, now)),
+        ),
+      )
       .orderBy(asc(xeroWebhookEvents.id))
       .limit(BATCH)
       .for('update', { skipLocked: true });
     return db
       .update(xeroWebhookEvents)
-      .set({ claimedUntil: new Date(now.getTime() + CLAIM_MS), attempts: sql`${xeroWebhookEvents.attempts} + 1` })
+      .set({
+        claimedUntil: new Date(now.getTime() + CLAIM_MS),
+        attempts: sql`${xeroWebhookEvents.attempts} + 1`,
+      })
       .where(inArray(xeroWebhookEvents.id, pending))
       .returning();
   }
 
   async function finish(ids: number[], outcome: string) {
     if (ids.length === 0) return;
-    await db.update(xeroWebhookEvents).set({ processedAt: new Date(), claimedUntil: null, outcome }).where(inArray(xeroWebhookEvents.id, ids));
+    await db
+      .update(xeroWebhookEvents)
+      .set({ processedAt: new Date(), claimedUntil: null, outcome })
+      .where(inArray(xeroWebhookEvents.id, ids));
   }
 
   /** The organisation of a tenant and a user whose Xero token reads it, or null when nobody connected it. */
   async function findReader(tenantId: string) {
     const [row] = await db
-      .select({ organizationId: organizations.id, tenantId: organizations.tenantId, userId: userOrganizations.userId })
+      .select({
+        organizationId: organizations.id,
+        tenantId: organizations.tenantId,
+        userId: userOrganizations.userId,
+      })
       .from(organizations)
-      .innerJoin(userOrganizations, and(eq(userOrganizations.organizationId, organizations.id), eq(userOrganizations.connected, true)))
-      .innerJoin(xeroTokens, and(eq(xeroTokens.userId, userOrganizations.userId), eq(xeroTokens.status, 'active')))
+      .innerJoin(
+        userOrganizations,
+        and(eq(userOrganizations.organizationId, organizations.id), eq(userOrganizations.connected, true)),
+      )
+      .innerJoin(
+        xeroTokens,
+        and(eq(xeroTokens.userId, userOrganizations.userId), eq(xeroTokens.status, 'active')),
+      )
       .where(sql`lower(${organizations.tenantId}) = ${tenantId}`)
       .orderBy(desc(xeroTokens.updatedAt))
       .limit(1);
@@ -108,33 +142,67 @@ export function createWebhookProcessor(deps: { db: Db; sync: XeroSync; live: Liv
         const before = await db
           .select()
           .from(xeroInvoices)
-          .where(and(eq(xeroInvoices.organizationId, ctx.organizationId), inArray(sql`lower(${xeroInvoices.invoiceId})`, invoiceIds)));
+          .where(
+            and(
+              eq(xeroInvoices.organizationId, ctx.organizationId),
+              inArray(sql`lower(${xeroInvoices.invoiceId})`, invoiceIds),
+            ),
+          );
         const beforeById = new Map(before.map((r) => [r.invoiceId.toLowerCase(), r]));
         const { rows } = await sync.refreshInvoicesByIds(ctx, invoiceIds);
         const changes: InvoiceChangeFacts[] = rows.map((r) => {
           const old = beforeById.get(r.invoiceId.toLowerCase());
-          const known = new Set(((old?.payments ?? []) as Array<{ paymentId: string }>).map((p) => p.paymentId.toLowerCase()));
-          const payments = (r.payments ?? []) as Array<{ paymentId: string; amountPence: number; reference?: string | null }>;
+          const known = new Set(
+            ((old?.payments ?? []) as Array<{ paymentId: string }>).map((p) => p.paymentId.toLowerCase()),
+          );
+          const payments = (r.payments ?? []) as Array<{
+            paymentId: string;
+            amountPence: number;
+            reference?: string | null;
+          }>;
           return {
             invoiceId: r.invoiceId,
             invoiceNumber: r.invoiceNumber ?? null,
             type: r.type,
-            before: old ? { status: old.status, amountDuePence: old.amountDuePence, amountPaidPence: old.amountPaidPence } : null,
-            after: { status: r.status, amountDuePence: r.amountDuePence ?? 0, amountPaidPence: r.amountPaidPence ?? 0, totalPence: r.totalPence ?? 0 },
-            newPayments: old ? payments.filter((p) => !known.has(p.paymentId.toLowerCase())).map((p) => ({ paymentId: p.paymentId, amountPence: p.amountPence, reference: p.reference ?? null })) : [],
+            before: old
+              ? {
+                  status: old.status,
+                  amountDuePence: old.amountDuePence,
+                  amountPaidPence: old.amountPaidPence,
+                }
+              : null,
+            after: {
+              status: r.status,
+              amountDuePence: r.amountDuePence ?? 0,
+              amountPaidPence: r.amountPaidPence ?? 0,
+              totalPence: r.totalPence ?? 0,
+            },
+            newPayments: old
+              ? payments
+                  .filter((p) => !known.has(p.paymentId.toLowerCase()))
+                  .map((p) => ({
+                    paymentId: p.paymentId,
+                    amountPence: p.amountPence,
+                    reference: p.reference ?? null,
+                  }))
+              : [],
           };
         });
         if (changes.length > 0) await live.publish(ctx.organizationId, 'invoices', { invoices: changes });
       }
       if (contactIds.length > 0) {
         const { rows } = await sync.refreshContactsByIds(ctx, contactIds);
-        if (rows.length > 0) await live.publish(ctx.organizationId, 'contacts', { contactIds: rows.map((r) => r.contactId) });
+        if (rows.length > 0)
+          await live.publish(ctx.organizationId, 'contacts', { contactIds: rows.map((r) => r.contactId) });
       }
       await finish(ids, 'applied');
     } catch (error) {
       log.warn({ err: error, tenantId }, 'webhook events not applied yet');
       const spent = events.filter((e) => e.attempts >= MAX_ATTEMPTS).map((e) => e.id);
-      await finish(spent, `failed: ${error instanceof Error ? error.message.slice(0, 200) : 'unknown error'}`);
+      await finish(
+        spent,
+        `failed: ${error instanceof Error ? error.message.slice(0, 200) : 'unknown error'}`,
+      );
     }
   }
 
@@ -172,7 +240,12 @@ export function createWebhookProcessor(deps: { db: Db; sync: XeroSync; live: Liv
   async function purgeProcessed(keepMs = PROCESSED_KEEP_MS): Promise<number> {
     const gone = await db
       .delete(xeroWebhookEvents)
-      .where(and(isNotNull(xeroWebhookEvents.processedAt), lt(xeroWebhookEvents.processedAt, new Date(Date.now() - keepMs))))
+      .where(
+        and(
+          isNotNull(xeroWebhookEvents.processedAt),
+          lt(xeroWebhookEvents.processedAt, new Date(Date.now() - keepMs)),
+        ),
+      )
       .returning({ id: xeroWebhookEvents.id });
     return gone.length;
   }

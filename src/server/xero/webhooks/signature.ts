@@ -5,7 +5,11 @@ import crypto from 'node:crypto';
  * the raw request body (developer.xero.com/documentation/webhooks/configuring-your-server). The body must be
  * hashed as it arrived: parsing and re-serialising the JSON changes the bytes. Compared in constant time.
  */
-export function isXeroSignatureValid(rawBody: Buffer, header: string | string[] | undefined, webhookKey: string): boolean {
+export function isXeroSignatureValid(
+  rawBody: Buffer,
+  header: string | string[] | undefined,
+  webhookKey: string,
+): boolean {
   if (typeof header !== 'string' || header.length === 0 || header.length > 128) return false;
   const expected = crypto.createHmac('sha256', webhookKey).update(rawBody).digest();
   let given: Buffer;

@@ -6,13 +6,25 @@ import { xeroConnectionsSchema } from './schemas';
 export function createXeroAdapter(http: XeroHttp): XeroPort {
   return {
     async listConnections(userId) {
-      const { data } = await http.send(userId, null, { method: 'GET', path: '/connections', schema: xeroConnectionsSchema });
+      const { data } = await http.send(userId, null, {
+        method: 'GET',
+        path: '/connections',
+        schema: xeroConnectionsSchema,
+      });
       return data
         .filter((c) => c.tenantType === 'ORGANISATION')
-        .map((c): XeroTenantConnection => ({ connectionId: c.id, tenantId: c.tenantId, tenantName: c.tenantName ?? null, tenantType: c.tenantType }));
+        .map((c): XeroTenantConnection => ({
+          connectionId: c.id,
+          tenantId: c.tenantId,
+          tenantName: c.tenantName ?? null,
+          tenantType: c.tenantType,
+        }));
     },
     async deleteConnection(userId, connectionId) {
-      await http.send(userId, null, { method: 'DELETE', path: `/connections/${encodeURIComponent(connectionId)}` });
+      await http.send(userId, null, {
+        method: 'DELETE',
+        path: `/connections/${encodeURIComponent(connectionId)}`,
+      });
     },
   };
 }

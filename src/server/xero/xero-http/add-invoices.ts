@@ -89,8 +89,14 @@ export interface XeroNewInvoiceElement {
 /** The messages of an element in error, or null when Xero accepted it. */
 export function findElementErrors(element: XeroBatchElement | undefined): string | null {
   if (!element) return 'Xero did not answer for this item';
-  const messages = (element.ValidationErrors ?? []).map((e) => e.Message).filter((m): m is string => typeof m === 'string' && m.trim() !== '');
-  const failed = element.StatusAttributeString === 'ERROR' || element.HasErrors === true || element.HasValidationErrors === true || messages.length > 0;
+  const messages = (element.ValidationErrors ?? [])
+    .map((e) => e.Message)
+    .filter((m): m is string => typeof m === 'string' && m.trim() !== '');
+  const failed =
+    element.StatusAttributeString === 'ERROR' ||
+    element.HasErrors === true ||
+    element.HasValidationErrors === true ||
+    messages.length > 0;
   if (!failed) return null;
   return messages.length > 0 ? [...new Set(messages)].join('; ') : 'Xero refused this item';
 }
@@ -175,7 +181,10 @@ function toPaymentFactsOf(element: XeroBatchElement | undefined): XeroPaymentFac
   };
 }
 
-function resultOf<T>(element: XeroBatchElement | undefined, read: (e: XeroBatchElement | undefined) => T): ElementResult<T> {
+function resultOf<T>(
+  element: XeroBatchElement | undefined,
+  read: (e: XeroBatchElement | undefined) => T,
+): ElementResult<T> {
   const errors = findElementErrors(element);
   return errors ? { ok: false, error: errors } : { ok: true, value: read(element) };
 }
@@ -206,11 +215,19 @@ export function createAddInvoicesXero(http: XeroHttp) {
         schema: xeroInvoiceBatchEnvelope,
       });
       // Xero answers in request order; match by id where the element carries one.
-      return requests.map((el, i) => resultOf(data.Invoices.find((x) => x.InvoiceID === el.InvoiceID) ?? data.Invoices[i], (e) => toInvoiceFacts(ctx.organizationId, e)));
+      return requests.map((el, i) =>
+        resultOf(data.Invoices.find((x) => x.InvoiceID === el.InvoiceID) ?? data.Invoices[i], (e) =>
+          toInvoiceFacts(ctx.organizationId, e),
+        ),
+      );
     },
 
     /** Up to 50 payments in one `PUT /Payments?summarizeErrors=false`; one result per payment, in order. */
-    async createPayments(ctx: XeroContext, payments: NewPayment[], batchKey: string): Promise<Array<ElementResult<XeroPaymentFacts | null>>> {
+    async createPayments(
+      ctx: XeroContext,
+      payments: NewPayment[],
+      batchKey: string,
+    ): Promise<Array<ElementResult<XeroPaymentFacts | null>>> {
       const elements: XeroPaymentElement[] = payments.map((p) => ({
         Invoice: { InvoiceID: p.invoiceId },
         Account: { AccountID: p.accountId },
@@ -253,7 +270,11 @@ export function createAddInvoicesXero(http: XeroHttp) {
     },
 
     /** `PUT /Invoices` of one new invoice; Xero's refusal is an AppError XERO_REJECTED with its words. */
-    async createInvoice(ctx: XeroContext & { organizationId: number }, request: XeroNewInvoiceElement, idempotencyKey: string): Promise<InvoiceFacts | null> {
+    async createInvoice(
+      ctx: XeroContext & { organizationId: number },
+      request: XeroNewInvoiceElement,
+      idempotencyKey: string,
+    ): Promise<InvoiceFacts | null> {
       const { data } = await http.send(ctx.userId, ctx.tenantId, {
         method: 'PUT',
         path: '/api.xro/2.0/Invoices',
@@ -268,30 +289,55 @@ export function createAddInvoicesXero(http: XeroHttp) {
     },
 
     /** An approval whose answer was lost: whether the invoice is approved (VOIDED only follows AUTHORISED). */
-    async findApproval(ctx: XeroContext, invoiceId: string): Promise<{ invoiceId: string; status: string } | null> {
+    async findApproval(
+      ctx: XeroContext,
+      invoiceId: string,
+    ): Promise<{ invoiceId: string; status: string } | null> {
       const { data } = await http.send(ctx.userId, ctx.tenantId, {
         method: 'GET',
         path: `/api.xro/2.0/Invoices/${encodeURIComponent(invoiceId)}`,
         schema: xeroInvoicesEnvelope,
       });
       const invoice = data.Invoices[0];
-      return invoice && ['AUTHORISED', 'PAID', 'VOIDED'].includes(invoice.Status) ? { invoiceId: invoice.InvoiceID, status: invoice.Status } : null;
+      return invoice && ['AUTHORISED', 'PAID', 'VOIDED'].includes(invoice.Status)
+        ? { invoiceId: invoice.InvoiceID, status: invoice.Status }
+        : null;
     },
 
     /** A new invoice whose answer was lost: one this app made for the request's contact, date and total, not `claimed`. */
-    async findCreatedInvoice(ctx: XeroContext & { organizationId: number }, request: unknown, totalPence: number, claimed: Set<string>): Promise<InvoiceFacts | null> {
+    async findCreatedInvoice(
+      ctx: XeroContext & { organizationId: number },
+      request: unknown,
+      totalPence: number,
+      claimed: Set<string>,
+    ): Promise<InvoiceFacts | null> {
       const r = (request ?? {}) as Partial<XeroNewInvoiceElement>;
       if (!r.Contact?.ContactID || !r.Date) return null;
       const [y, m, d] = r.Date.split('-').map(Number);
       const { data } = await http.send(ctx.userId, ctx.tenantId, {
         method: 'GET',
         path: '/api.xro/2.0/Invoices',
-        query: { ContactIDs: r.Contact.ContactID, createdByMyApp: true, where: `Type=="ACCREC" AND Date==DateTime(${y}, ${m}, ${d})` },
+        query: {
+          ContactIDs: r.Contact.ContactID,
+          createdByMyApp: true,
+          where: `Type=="ACCREC" AND Date==DateTime(${y}, ${m}, ${d})`,
+        },
         schema: xeroInvoicesEnvelope,
       });
-      const match = data.Invoices.find((inv) => !claimed.has(inv.InvoiceID.toLowerCase()) && inv.Status !== 'DELETED' && toPenceFromXero(inv.Total) === totalPence);
+      const match = data.Invoices.find(
+        (inv) =>
+          !claimed.has(inv.InvoiceID.toLowerCase()) &&
+          inv.Status !== 'DELETED' &&
+          toPenceFromXero(inv.Total) === totalPence,
+      );
       return match
-        ? { invoiceId: match.InvoiceID, invoiceNumber: match.InvoiceNumber ?? null, status: match.Status, totalPence, cacheRow: toInvoiceRow(ctx.organizationId, match) }
+        ? {
+            invoiceId: match.InvoiceID,
+            invoiceNumber: match.InvoiceNumber ?? null,
+            status: match.Status,
+            totalPence,
+            cacheRow: toInvoiceRow(ctx.organizationId, match),
+          }
         : null;
     },
   };

@@ -188,7 +188,9 @@ export function createBillsHttp(http: XeroHttp): BillsPort {
         },
         schema: xeroBillsEnvelope,
       });
-      return data.Invoices.filter((b): b is XeroBill & { InvoiceID: string } => Boolean(b.InvoiceID)).map(toBill);
+      return data.Invoices.filter((b): b is XeroBill & { InvoiceID: string } => Boolean(b.InvoiceID)).map(
+        toBill,
+      );
     },
   };
 }
@@ -204,7 +206,10 @@ export function createContactsHttp(http: XeroHttp): ContactsPort {
       });
       const setting = data.CISSettings?.[0];
       const enabled = setting?.CISEnabled === true;
-      return { enabled, rate: enabled && typeof setting?.Rate === 'number' ? Math.round(setting.Rate) : null };
+      return {
+        enabled,
+        rate: enabled && typeof setting?.Rate === 'number' ? Math.round(setting.Rate) : null,
+      };
     },
   };
 }

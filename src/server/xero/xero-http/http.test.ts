@@ -39,8 +39,18 @@ describe('the Xero HTTP client against the sandbox', () => {
   });
   afterAll(() => t.close());
 
-  const send = (request: Parameters<XeroTestApp['app']['services']['xeroHttp']['send']>[2]) => t.app.services.xeroHttp.send(userId, tenantId, request);
-  const paymentBody = (amount: number) => ({ Payments: [{ Invoice: { InvoiceID: invoiceId }, Account: { AccountID: accountId }, Amount: amount, Date: '2026-11-20' }] });
+  const send = (request: Parameters<XeroTestApp['app']['services']['xeroHttp']['send']>[2]) =>
+    t.app.services.xeroHttp.send(userId, tenantId, request);
+  const paymentBody = (amount: number) => ({
+    Payments: [
+      {
+        Invoice: { InvoiceID: invoiceId },
+        Account: { AccountID: accountId },
+        Amount: amount,
+        Date: '2026-11-20',
+      },
+    ],
+  });
   const paymentsFor = () => t.sandbox.ledger().writes.filter((w) => w.kind === 'payment');
 
   it('found seeded data to work with', () => {
@@ -59,7 +69,9 @@ describe('the Xero HTTP client against the sandbox', () => {
     t.sandbox.setFaults({ errorRate: 1, errorStatus: 503, pathPrefix: '/api.xro/2.0/Invoices/' });
     try {
       const before = t.sandbox.ledger().totals.all;
-      await expect(t.app.services.sync.refreshInvoice({ organizationId, tenantId, userId }, invoiceId)).rejects.toMatchObject({ code: 'XERO_UNAVAILABLE' });
+      await expect(
+        t.app.services.sync.refreshInvoice({ organizationId, tenantId, userId }, invoiceId),
+      ).rejects.toMatchObject({ code: 'XERO_UNAVAILABLE' });
       expect(t.sandbox.ledger().totals.all - before).toBe(1);
     } finally {
       t.sandbox.clearFaults();
@@ -73,7 +85,9 @@ describe('the Xero HTTP client against the sandbox', () => {
   it('does not resend a write without an idempotency key after a 5xx', async () => {
     t.sandbox.setFaults({ failNext: 1, errorStatus: 500 });
     const before = t.sandbox.ledger().totals.all;
-    await expect(send({ method: 'PUT', path: '/api.xro/2.0/Payments', body: paymentBody(0.01) })).rejects.toMatchObject({ code: 'XERO_UNAVAILABLE' });
+    await expect(
+      send({ method: 'PUT', path: '/api.xro/2.0/Payments', body: paymentBody(0.01) }),
+    ).rejects.toMatchObject({ code: 'XERO_UNAVAILABLE' });
     expect(t.sandbox.ledger().totals.all - before).toBe(1);
     t.sandbox.clearFaults();
   });
@@ -81,7 +95,12 @@ describe('the Xero HTTP client against the sandbox', () => {
   it('retries a write with the same key when the answer is lost, and Xero applies it once', async () => {
     const before = paymentsFor().length;
     t.sandbox.setFaults({ dropAfterWrite: 1 });
-    const res = await send({ method: 'PUT', path: '/api.xro/2.0/Payments', body: paymentBody(0.02), idempotencyKey: 'http-test-drop-1' });
+    const res = await send({
+      method: 'PUT',
+      path: '/api.xro/2.0/Payments',
+      body: paymentBody(0.02),
+      idempotencyKey: 'http-test-drop-1',
+    });
     expect(res.status).toBe(200);
     expect(paymentsFor().length - before).toBe(1);
     t.sandbox.clearFaults();
@@ -106,14 +125,19 @@ describe('the Xero HTTP client against the sandbox', () => {
   it('keeps at most 5 calls in flight for one organisation', async () => {
     t.sandbox.setFaults({ latencyMs: 40 });
     const before = t.sandbox.ledger().violations;
-    await Promise.all(Array.from({ length: 25 }, () => send({ method: 'GET', path: '/api.xro/2.0/Organisation' })));
+    await Promise.all(
+      Array.from({ length: 25 }, () => send({ method: 'GET', path: '/api.xro/2.0/Organisation' })),
+    );
     const after = t.sandbox.ledger().violations;
     expect(after.concurrent - before.concurrent).toBe(0);
     expect(after.minute - before.minute).toBe(0);
     t.sandbox.clearFaults();
   });
   it('a write Xero refused before processing (429 with a long Retry-After) is recorded as failed, not unknown', async () => {
-    t.sandbox.setFaults({ rateLimitBurst: { count: 1, problem: 'minute', retryAfterSeconds: 600 }, pathPrefix: '/api.xro/2.0/Payments' });
+    t.sandbox.setFaults({
+      rateLimitBurst: { count: 1, problem: 'minute', retryAfterSeconds: 600 },
+      pathPrefix: '/api.xro/2.0/Payments',
+    });
     const key = crypto.randomUUID();
     const before = paymentsFor().length;
     const error = await t.app.services.ledger
@@ -124,12 +148,21 @@ describe('the Xero HTTP client against the sandbox', () => {
         kind: 'payment',
         idempotencyKey: key,
         request: paymentBody(0.02),
-        send: (idempotencyKey) => send({ method: 'PUT', path: '/api.xro/2.0/Payments', body: paymentBody(0.02), idempotencyKey }).then(() => ({ xeroId: null, response: {} })),
+        send: (idempotencyKey) =>
+          send({
+            method: 'PUT',
+            path: '/api.xro/2.0/Payments',
+            body: paymentBody(0.02),
+            idempotencyKey,
+          }).then(() => ({ xeroId: null, response: {} })),
       })
       .catch((e: unknown) => e);
     t.sandbox.clearFaults();
     expect(isNotApplied(error)).toBe(true);
-    expect(error).toMatchObject({ code: 'XERO_RATE_LIMITED', message: "Xero's call limit for this organisation has been reached. Please try again later." });
+    expect(error).toMatchObject({
+      code: 'XERO_RATE_LIMITED',
+      message: "Xero's call limit for this organisation has been reached. Please try again later.",
+    });
     expect(paymentsFor()).toHaveLength(before);
     const [row] = await t.database.db.select().from(xeroWrites).where(eq(xeroWrites.idempotencyKey, key));
     expect(row).toMatchObject({ state: 'failed' });
@@ -152,7 +185,9 @@ describe('the Xero HTTP client against the sandbox', () => {
     expect((error as AppError).message).toContain("Xero's call limit for this organisation has been reached");
     // Until Retry-After has passed, calls fail fast without reaching Xero.
     const before = t.sandbox.ledger().totals.all;
-    await expect(send({ method: 'GET', path: '/api.xro/2.0/Organisation' })).rejects.toMatchObject({ code: 'XERO_RATE_LIMITED' });
+    await expect(send({ method: 'GET', path: '/api.xro/2.0/Organisation' })).rejects.toMatchObject({
+      code: 'XERO_RATE_LIMITED',
+    });
     expect(t.sandbox.ledger().totals.all).toBe(before);
     t.sandbox.clearFaults();
   });

@@ -49,7 +49,10 @@ export interface XeroHttpOptions {
   /** Called after every attempt (metrics): status 0 when no answer came. */
   onCall?: (event: XeroCallEvent) => void;
   /** Called with Xero's remaining-call headers after each answer for a tenant. */
-  onRateLimits?: (tenantId: string, limits: { minuteRemaining: number | null; dayRemaining: number | null }) => void;
+  onRateLimits?: (
+    tenantId: string,
+    limits: { minuteRemaining: number | null; dayRemaining: number | null },
+  ) => void;
   /** Test hook: how long to wait between retries (default: capped, jittered exponential back-off). */
   backoffMs?: (attempt: number) => number;
   maxAttempts?: number;
@@ -131,19 +134,33 @@ export function createXeroHttp(options: XeroHttpOptions) {
    * refused before processing: 429, 401, an unusable token, the day's budget), so the write ledger can call it
    * failed instead of unknown. A lost answer or a 5xx on any attempt leaves it unmarked.
    */
-  async function send<T>(userId: number, tenantId: string | null, request: XeroRequest<T>): Promise<XeroResponse<T>> {
+  async function send<T>(
+    userId: number,
+    tenantId: string | null,
+    request: XeroRequest<T>,
+  ): Promise<XeroResponse<T>> {
     const attempts = { mayHaveApplied: false };
     try {
       return await sendAttempts(userId, tenantId, request, attempts);
     } catch (error) {
-      if (request.method !== 'GET' && !attempts.mayHaveApplied && error instanceof AppError && REFUSED_BEFORE_PROCESSING.has(error.code)) {
+      if (
+        request.method !== 'GET' &&
+        !attempts.mayHaveApplied &&
+        error instanceof AppError &&
+        REFUSED_BEFORE_PROCESSING.has(error.code)
+      ) {
         notApplied.add(error);
       }
       throw error;
     }
   }
 
-  async function sendAttempts<T>(userId: number, tenantId: string | null, request: XeroRequest<T>, attempts: { mayHaveApplied: boolean }): Promise<XeroResponse<T>> {
+  async function sendAttempts<T>(
+    userId: number,
+    tenantId: string | null,
+    request: XeroRequest<T>,
+    attempts: { mayHaveApplied: boolean },
+  ): Promise<XeroResponse<T>> {
     const isWrite = request.method !== 'GET';
     const url = new URL(options.apiUrl + request.path);
     for (const [key, value] of Object.entries(request.query ?? {})) {
@@ -154,7 +171,10 @@ export function createXeroHttp(options: XeroHttpOptions) {
     let forcedRefresh = false;
     for (let attempt = 0; ; attempt += 1) {
       const tokens = await options.tokens.getAccessToken(userId);
-      const headers: Record<string, string> = { Accept: request.binary ? '*/*' : 'application/json', Authorization: `Bearer ${tokens.accessToken}` };
+      const headers: Record<string, string> = {
+        Accept: request.binary ? '*/*' : 'application/json',
+        Authorization: `Bearer ${tokens.accessToken}`,
+      };
       if (tenantId) headers['xero-tenant-id'] = tenantId;
       if (request.body !== undefined) headers['Content-Type'] = 'application/json';
       if (request.idempotencyKey) headers['Idempotency-Key'] = request.idempotencyKey;
@@ -163,7 +183,14 @@ export function createXeroHttp(options: XeroHttpOptions) {
       if (gate) await gate.acquire();
       const sentAt = performance.now();
       const report = (status: number, extra: Partial<XeroCallEvent> = {}) =>
-        options.onCall?.({ tenantId, method: request.method, path: request.path, status, durationMs: performance.now() - sentAt, ...extra });
+        options.onCall?.({
+          tenantId,
+          method: request.method,
+          path: request.path,
+          status,
+          durationMs: performance.now() - sentAt,
+          ...extra,
+        });
       let response: Response;
       try {
         response = await fetch(url, {
@@ -182,7 +209,11 @@ export function createXeroHttp(options: XeroHttpOptions) {
           await sleep(backoff(attempt));
           continue;
         }
-        throw new AppError('XERO_UNAVAILABLE', 'Xero could not be reached. Please try again.', error instanceof Error ? error.message : undefined);
+        throw new AppError(
+          'XERO_UNAVAILABLE',
+          'Xero could not be reached. Please try again.',
+          error instanceof Error ? error.message : undefined,
+        );
       }
       gate?.release();
 
@@ -193,7 +224,8 @@ export function createXeroHttp(options: XeroHttpOptions) {
           gate.minuteRemaining = minuteRemaining ?? gate.minuteRemaining;
           gate.dayRemaining = dayRemaining ?? gate.dayRemaining;
         }
-        if (minuteRemaining !== null || dayRemaining !== null) options.onRateLimits?.(tenantId, { minuteRemaining, dayRemaining });
+        if (minuteRemaining !== null || dayRemaining !== null)
+          options.onRateLimits?.(tenantId, { minuteRemaining, dayRemaining });
       }
 
       if (response.status === 429) {
@@ -204,9 +236,14 @@ export function createXeroHttp(options: XeroHttpOptions) {
         if (/day/i.test(problem) || retryAfterMs > maxRetryAfterMs) {
           // Xero says when the day's budget comes back; until then, fail fast without calling.
           if (gate && /day/i.test(problem)) gate.blockDay(retryAfterMs);
-          throw new AppError('XERO_RATE_LIMITED', "Xero's call limit for this organisation has been reached. Please try again later.", undefined, {
-            retryAfterSeconds: Math.ceil(retryAfterMs / 1000),
-          });
+          throw new AppError(
+            'XERO_RATE_LIMITED',
+            "Xero's call limit for this organisation has been reached. Please try again later.",
+            undefined,
+            {
+              retryAfterSeconds: Math.ceil(retryAfterMs / 1000),
+            },
+          );
         }
         gate?.pause(retryAfterMs);
         if (attempt + 1 < maxAttempts + 2) continue;
@@ -221,7 +258,11 @@ export function createXeroHttp(options: XeroHttpOptions) {
           await sleep(backoff(attempt));
           continue;
         }
-        throw new AppError('XERO_UNAVAILABLE', 'Xero is not answering properly right now. Please try again.', `Xero answered ${response.status}`);
+        throw new AppError(
+          'XERO_UNAVAILABLE',
+          'Xero is not answering properly right now. Please try again.',
+          `Xero answered ${response.status}`,
+        );
       }
       if (response.status === 401 && !forcedRefresh) {
         await response.body?.cancel();
@@ -233,7 +274,11 @@ export function createXeroHttp(options: XeroHttpOptions) {
         return { status: 304, data: undefined as T, headers: response.headers };
       }
       if (request.binary && response.ok) {
-        return { status: response.status, data: Buffer.from(await response.arrayBuffer()) as T, headers: response.headers };
+        return {
+          status: response.status,
+          data: Buffer.from(await response.arrayBuffer()) as T,
+          headers: response.headers,
+        };
       }
       const text = await response.text();
       let body: unknown = undefined;
@@ -246,18 +291,36 @@ export function createXeroHttp(options: XeroHttpOptions) {
       }
       if (!response.ok) {
         const detail = describeXeroError(body);
-        if (response.status === 401) throw new AppError('XERO_AUTH_EXPIRED', 'Your Xero connection has expired. Please reconnect.', detail || undefined);
+        if (response.status === 401)
+          throw new AppError(
+            'XERO_AUTH_EXPIRED',
+            'Your Xero connection has expired. Please reconnect.',
+            detail || undefined,
+          );
         if (response.status === 403) {
-          throw new AppError('FORBIDDEN', 'Xero refused access to this organisation. Reconnect it from the Organizations page.', detail || undefined);
+          throw new AppError(
+            'FORBIDDEN',
+            'Xero refused access to this organisation. Reconnect it from the Organizations page.',
+            detail || undefined,
+          );
         }
         if (response.status === 404) throw new AppError('NOT_FOUND', detail || 'Not found in Xero');
-        throw new AppError('XERO_REJECTED', detail || `Xero refused the request (${response.status})`, undefined, { xeroStatus: response.status });
+        throw new AppError(
+          'XERO_REJECTED',
+          detail || `Xero refused the request (${response.status})`,
+          undefined,
+          { xeroStatus: response.status },
+        );
       }
       if (!request.schema) return { status: response.status, data: body as T, headers: response.headers };
       const parsed = request.schema.safeParse(body);
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
-        throw new AppError('XERO_UNAVAILABLE', 'Xero sent an answer Ledgerlink could not read. Please try again.', issue ? `${issue.path.join('.')}: ${issue.message}` : undefined);
+        throw new AppError(
+          'XERO_UNAVAILABLE',
+          'Xero sent an answer Ledgerlink could not read. Please try again.',
+          issue ? `${issue.path.join('.')}: ${issue.message}` : undefined,
+        );
       }
       return { status: response.status, data: parsed.data, headers: response.headers };
     }

@@ -30,7 +30,11 @@ export class OAuthError extends Error {
 
 function toOAuthError(error: unknown): OAuthError {
   if (error instanceof client.ResponseBodyError || error instanceof client.AuthorizationResponseError) {
-    return new OAuthError(error.error, error.error_description ?? error.error, 'status' in error ? (error.status as number) : undefined);
+    return new OAuthError(
+      error.error,
+      error.error_description ?? error.error,
+      'status' in error ? (error.status as number) : undefined,
+    );
   }
   if (error instanceof OAuthError) return error;
   const message = error instanceof Error ? error.message : String(error);
@@ -58,10 +62,16 @@ export function createXeroOAuth(endpoints: XeroEndpoints) {
   let configuration: Promise<client.Configuration> | undefined;
   const getConfiguration = () => {
     configuration ??= client
-      .discovery(new URL(endpoints.issuer), endpoints.clientId, endpoints.clientSecret, client.ClientSecretBasic(endpoints.clientSecret), {
-        ...(endpoints.allowInsecureRequests ? { execute: [client.allowInsecureRequests] } : {}),
-        timeout: 10,
-      })
+      .discovery(
+        new URL(endpoints.issuer),
+        endpoints.clientId,
+        endpoints.clientSecret,
+        client.ClientSecretBasic(endpoints.clientSecret),
+        {
+          ...(endpoints.allowInsecureRequests ? { execute: [client.allowInsecureRequests] } : {}),
+          timeout: 10,
+        },
+      )
       .catch((error: unknown) => {
         configuration = undefined;
         throw toOAuthError(error);
@@ -70,7 +80,13 @@ export function createXeroOAuth(endpoints: XeroEndpoints) {
   };
 
   return {
-    async createAuthorizationUrl(options: { redirectUri: string; state: string; nonce: string; codeVerifier: string; prompt?: string }) {
+    async createAuthorizationUrl(options: {
+      redirectUri: string;
+      state: string;
+      nonce: string;
+      codeVerifier: string;
+      prompt?: string;
+    }) {
       const config = await getConfiguration();
       const parameters: Record<string, string> = {
         redirect_uri: options.redirectUri,
@@ -84,7 +100,10 @@ export function createXeroOAuth(endpoints: XeroEndpoints) {
       return client.buildAuthorizationUrl(config, parameters).href;
     },
 
-    async exchangeCode(currentUrl: URL, checks: { codeVerifier: string; state: string; nonce: string }): Promise<TokenSet> {
+    async exchangeCode(
+      currentUrl: URL,
+      checks: { codeVerifier: string; state: string; nonce: string },
+    ): Promise<TokenSet> {
       const config = await getConfiguration();
       try {
         const response = await client.authorizationCodeGrant(config, currentUrl, {

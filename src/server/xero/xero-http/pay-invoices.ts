@@ -49,7 +49,13 @@ export type XeroPayment = z.infer<typeof xeroPaymentSchema>;
 export const xeroPaymentsEnvelope = z.object({ Payments: z.array(xeroPaymentSchema) });
 
 /** The body of `PUT /Payments` for one payment against a sales invoice, paid into a bank account by its id. */
-export function buildPaymentBody(payment: { invoiceId: string; accountId: string; amount: number; date: string; reference: string }) {
+export function buildPaymentBody(payment: {
+  invoiceId: string;
+  accountId: string;
+  amount: number;
+  date: string;
+  reference: string;
+}) {
   return {
     Payments: [
       {
@@ -121,13 +127,16 @@ export function readStoredPaymentAnswer(raw: unknown, xeroId: string | null) {
 }
 
 function firstValidationMessage(payment: XeroPayment | undefined): string {
-  const messages = (payment?.ValidationErrors ?? []).map((e) => e.Message).filter((m): m is string => Boolean(m));
+  const messages = (payment?.ValidationErrors ?? [])
+    .map((e) => e.Message)
+    .filter((m): m is string => Boolean(m));
   return messages.join('; ') || 'Xero did not accept the payment';
 }
 
 /** Pay Invoices' Xero operations over HTTP: every path, body and PascalCase field of the feature is here. */
 export function createPayInvoicesXero(http: XeroHttp): PayInvoicesXero {
-  const invoicePath = (invoiceId: string) => `/api.xro/2.0/Invoices/${encodeURIComponent(invoiceId)}/Attachments`;
+  const invoicePath = (invoiceId: string) =>
+    `/api.xro/2.0/Invoices/${encodeURIComponent(invoiceId)}/Attachments`;
   return {
     payments: {
       async create(ctx, payment: NewPayment, idempotencyKey) {
@@ -176,8 +185,16 @@ export function createPayInvoicesXero(http: XeroHttp): PayInvoicesXero {
     },
     attachments: {
       async list(ctx, invoiceId) {
-        const { data } = await http.send(ctx.userId, ctx.tenantId, { method: 'GET', path: invoicePath(invoiceId), schema: xeroAttachmentsEnvelope });
-        return data.Attachments.map((a) => ({ attachmentId: a.AttachmentID, fileName: a.FileName, mimeType: a.MimeType ?? null }));
+        const { data } = await http.send(ctx.userId, ctx.tenantId, {
+          method: 'GET',
+          path: invoicePath(invoiceId),
+          schema: xeroAttachmentsEnvelope,
+        });
+        return data.Attachments.map((a) => ({
+          attachmentId: a.AttachmentID,
+          fileName: a.FileName,
+          mimeType: a.MimeType ?? null,
+        }));
       },
       async get(ctx, invoiceId, attachmentId) {
         const { data, headers } = await http.send<Buffer>(ctx.userId, ctx.tenantId, {

@@ -63,9 +63,17 @@ export const xeroInvoiceSchema = z.object({
 export type XeroInvoice = z.infer<typeof xeroInvoiceSchema>;
 /** Paged answers carry `pagination` (REFERENCE §3): the sync stops at the last page without asking for an empty one. */
 export const xeroPaginationSchema = z
-  .object({ page: z.number().nullish(), pageSize: z.number().nullish(), pageCount: z.number().nullish(), itemCount: z.number().nullish() })
+  .object({
+    page: z.number().nullish(),
+    pageSize: z.number().nullish(),
+    pageCount: z.number().nullish(),
+    itemCount: z.number().nullish(),
+  })
   .nullish();
-export const xeroInvoicesEnvelope = z.object({ Invoices: z.array(xeroInvoiceSchema), pagination: xeroPaginationSchema });
+export const xeroInvoicesEnvelope = z.object({
+  Invoices: z.array(xeroInvoiceSchema),
+  pagination: xeroPaginationSchema,
+});
 
 export const xeroAccountSchema = z.object({
   AccountID: z.string(),
@@ -104,7 +112,10 @@ export const xeroContactSchema = z.object({
   ContactGroups: z.array(z.object({ ContactGroupID: z.string() }).passthrough()).nullish(),
   UpdatedDateUTC: z.string().nullish(),
 });
-export const xeroContactsEnvelope = z.object({ Contacts: z.array(xeroContactSchema), pagination: xeroPaginationSchema });
+export const xeroContactsEnvelope = z.object({
+  Contacts: z.array(xeroContactSchema),
+  pagination: xeroPaginationSchema,
+});
 
 export const xeroContactGroupSchema = z.object({
   ContactGroupID: z.string(),

@@ -58,8 +58,18 @@ export function buildManualJournalBody(journal: StockTransferJournal) {
         LineAmountTypes: 'NoTax',
         ShowOnCashBasisReports: true,
         JournalLines: [
-          { ...describeAccount(journal.costAccountId), LineAmount: amount, Description: journal.costDescription, TaxType: 'NONE' },
-          { ...describeAccount(journal.stockAccountId), LineAmount: -amount, Description: journal.stockDescription, TaxType: 'NONE' },
+          {
+            ...describeAccount(journal.costAccountId),
+            LineAmount: amount,
+            Description: journal.costDescription,
+            TaxType: 'NONE',
+          },
+          {
+            ...describeAccount(journal.stockAccountId),
+            LineAmount: -amount,
+            Description: journal.stockDescription,
+            TaxType: 'NONE',
+          },
         ],
       },
     ],
@@ -133,7 +143,9 @@ export function createJournalsHttp(http: XeroHttp): JournalsPort {
         query: { where: `Date>=${whereDate(fromDate)} AND Date<=${whereDate(toDate)}` },
         schema: xeroManualJournalsEnvelope,
       });
-      return data.ManualJournals.map(toJournal).filter((j) => j.date === null || (j.date >= fromDate && j.date <= toDate));
+      return data.ManualJournals.map(toJournal).filter(
+        (j) => j.date === null || (j.date >= fromDate && j.date <= toDate),
+      );
     },
 
     async create(ctx, journal, idempotencyKey) {
@@ -161,7 +173,13 @@ export function createSalesHttp(http: XeroHttp): SalesPort {
         const { data } = await http.send(ctx.userId, ctx.tenantId, {
           method: 'GET',
           path: '/api.xro/2.0/Invoices',
-          query: { page, pageSize: PAGE_SIZE, where: whereSalesInRange(fromDate, toDate), Statuses: SALES_STATUSES.join(','), order: 'Date ASC' },
+          query: {
+            page,
+            pageSize: PAGE_SIZE,
+            where: whereSalesInRange(fromDate, toDate),
+            Statuses: SALES_STATUSES.join(','),
+            order: 'Date ASC',
+          },
           schema: xeroInvoicesEnvelope,
         });
         for (const inv of data.Invoices) {

@@ -36,7 +36,10 @@ export interface XeroGate {
 }
 
 export function dayLimitError(): AppError {
-  return new AppError('XERO_RATE_LIMITED', "Xero's daily call limit for this organisation has been reached. Please try again tomorrow.");
+  return new AppError(
+    'XERO_RATE_LIMITED',
+    "Xero's daily call limit for this organisation has been reached. Please try again tomorrow.",
+  );
 }
 
 export class TenantGate implements XeroGate {
@@ -84,7 +87,8 @@ export class TenantGate implements XeroGate {
 
   private pump(): void {
     const now = Date.now();
-    while (this.starts.length > 0 && (this.starts[0] ?? 0) <= now - this.options.windowMs) this.starts.shift();
+    while (this.starts.length > 0 && (this.starts[0] ?? 0) <= now - this.options.windowMs)
+      this.starts.shift();
     while (
       this.waiters.length > 0 &&
       this.inFlight < this.options.maxInFlight &&
@@ -99,7 +103,9 @@ export class TenantGate implements XeroGate {
     // Blocked by time rather than by calls in flight: wake up when the window or pause allows.
     const waitUntil = Math.max(
       this.pausedUntil,
-      this.starts.length + this.inFlight >= this.options.perMinute && this.starts.length > 0 ? (this.starts[0] ?? now) + this.options.windowMs : 0,
+      this.starts.length + this.inFlight >= this.options.perMinute && this.starts.length > 0
+        ? (this.starts[0] ?? now) + this.options.windowMs
+        : 0,
     );
     if (waitUntil > now) {
       this.timer = setTimeout(() => {

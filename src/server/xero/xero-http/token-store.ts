@@ -37,7 +37,12 @@ type Row = typeof xeroTokens.$inferSelect;
  * dies before that commit, the old refresh token still works inside Xero's 30-minute grace period.
  * `invalid_grant` marks the connection "reconnection required" and is never retried.
  */
-export function createTokenStore(deps: { db: Db; box: SecretBox; oauth: XeroOAuth; onRefresh?: (userId: number) => void }) {
+export function createTokenStore(deps: {
+  db: Db;
+  box: SecretBox;
+  oauth: XeroOAuth;
+  onRefresh?: (userId: number) => void;
+}) {
   const { db, box, oauth } = deps;
   const inFlight = new Map<number, Promise<StoredTokens>>();
 
@@ -74,7 +79,12 @@ export function createTokenStore(deps: { db: Db; box: SecretBox; oauth: XeroOAut
       .onConflictDoUpdate({ target: xeroTokens.userId, set: values });
   }
 
-  async function refreshLocked(userId: number, force: boolean, rejectedAccessToken?: string, marginMs = REFRESH_MARGIN_MS): Promise<StoredTokens> {
+  async function refreshLocked(
+    userId: number,
+    force: boolean,
+    rejectedAccessToken?: string,
+    marginMs = REFRESH_MARGIN_MS,
+  ): Promise<StoredTokens> {
     // A failure is returned, not thrown, from the transaction so that marking the connection
     // "reconnection required" is committed rather than rolled back with it.
     const outcome = await db.transaction(async (tx): Promise<StoredTokens | AppError> => {
@@ -82,7 +92,8 @@ export function createTokenStore(deps: { db: Db; box: SecretBox; oauth: XeroOAut
       const row = rows[0];
       if (!row) return new AppError('XERO_AUTH_EXPIRED', CONNECTION_ERRORS.noRefreshToken);
       const current = decode(row);
-      if (current.status === 'reconnect_required') return new AppError('XERO_AUTH_EXPIRED', current.lastError ?? CONNECTION_ERRORS.refreshFailed);
+      if (current.status === 'reconnect_required')
+        return new AppError('XERO_AUTH_EXPIRED', current.lastError ?? CONNECTION_ERRORS.refreshFailed);
       // Another request or instance refreshed while we waited for the lock.
       if (!force && current.expiresAt.getTime() - Date.now() > marginMs) return current;
       if (force && rejectedAccessToken !== undefined) {
@@ -93,7 +104,11 @@ export function createTokenStore(deps: { db: Db; box: SecretBox; oauth: XeroOAut
       if (!current.refreshToken) {
         await tx
           .update(xeroTokens)
-          .set({ status: 'reconnect_required', lastError: CONNECTION_ERRORS.noRefreshToken, updatedAt: new Date() })
+          .set({
+            status: 'reconnect_required',
+            lastError: CONNECTION_ERRORS.noRefreshToken,
+            updatedAt: new Date(),
+          })
           .where(eq(xeroTokens.userId, userId));
         return new AppError('XERO_AUTH_EXPIRED', CONNECTION_ERRORS.noRefreshToken);
       }
@@ -102,14 +117,24 @@ export function createTokenStore(deps: { db: Db; box: SecretBox; oauth: XeroOAut
         deps.onRefresh?.(userId);
         fresh = await oauth.refresh(current.refreshToken);
       } catch (error) {
-        if (error instanceof OAuthError && (error.error === 'invalid_grant' || error.error === 'unauthorized_client')) {
+        if (
+          error instanceof OAuthError &&
+          (error.error === 'invalid_grant' || error.error === 'unauthorized_client')
+        ) {
           await tx
             .update(xeroTokens)
-            .set({ status: 'reconnect_required', lastError: CONNECTION_ERRORS.refreshFailed, updatedAt: new Date() })
+            .set({
+              status: 'reconnect_required',
+              lastError: CONNECTION_ERRORS.refreshFailed,
+              updatedAt: new Date(),
+            })
             .where(eq(xeroTokens.userId, userId));
           return new AppError('XERO_AUTH_EXPIRED', CONNECTION_ERRORS.refreshFailed);
         }
-        return new AppError('XERO_UNAVAILABLE', 'Xero could not be reached to refresh the connection. Please try again.');
+        return new AppError(
+          'XERO_UNAVAILABLE',
+          'Xero could not be reached to refresh the connection. Please try again.',
+        );
       }
       const next = {
         accessTokenEnc: box.encrypt(fresh.accessToken),
@@ -121,7 +146,13 @@ export function createTokenStore(deps: { db: Db; box: SecretBox; oauth: XeroOAut
         updatedAt: new Date(),
       };
       await tx.update(xeroTokens).set(next).where(eq(xeroTokens.userId, userId));
-      return { ...current, accessToken: fresh.accessToken, refreshToken: fresh.refreshToken ?? current.refreshToken, expiresAt: fresh.expiresAt, scopes: next.scopes };
+      return {
+        ...current,
+        accessToken: fresh.accessToken,
+        refreshToken: fresh.refreshToken ?? current.refreshToken,
+        expiresAt: fresh.expiresAt,
+        scopes: next.scopes,
+      };
     });
     if (outcome instanceof AppError) throw outcome;
     return outcome;
@@ -132,10 +163,17 @@ export function createTokenStore(deps: { db: Db; box: SecretBox; oauth: XeroOAut
    * stored one. `marginMs`: refresh when less than this is left (default REFRESH_MARGIN_MS; RENEW_AHEAD_MS to
    * renew ahead). Single-flight either way.
    */
-  function refresh(userId: number, force = false, rejectedAccessToken?: string, marginMs = REFRESH_MARGIN_MS): Promise<StoredTokens> {
+  function refresh(
+    userId: number,
+    force = false,
+    rejectedAccessToken?: string,
+    marginMs = REFRESH_MARGIN_MS,
+  ): Promise<StoredTokens> {
     const running = inFlight.get(userId);
     if (running) return running;
-    const promise = refreshLocked(userId, force, rejectedAccessToken, marginMs).finally(() => inFlight.delete(userId));
+    const promise = refreshLocked(userId, force, rejectedAccessToken, marginMs).finally(() =>
+      inFlight.delete(userId),
+    );
     inFlight.set(userId, promise);
     return promise;
   }
@@ -148,12 +186,16 @@ export function createTokenStore(deps: { db: Db; box: SecretBox; oauth: XeroOAut
     async getAccessToken(userId: number): Promise<StoredTokens> {
       const current = await read(userId);
       if (!current) throw new AppError('XERO_AUTH_EXPIRED', CONNECTION_ERRORS.noRefreshToken);
-      if (current.status === 'reconnect_required') throw new AppError('XERO_AUTH_EXPIRED', current.lastError ?? CONNECTION_ERRORS.refreshFailed);
+      if (current.status === 'reconnect_required')
+        throw new AppError('XERO_AUTH_EXPIRED', current.lastError ?? CONNECTION_ERRORS.refreshFailed);
       if (current.expiresAt.getTime() - Date.now() > REFRESH_MARGIN_MS) return current;
       return refresh(userId);
     },
     async markReconnectRequired(userId: number, message: string): Promise<void> {
-      await db.update(xeroTokens).set({ status: 'reconnect_required', lastError: message, updatedAt: new Date() }).where(eq(xeroTokens.userId, userId));
+      await db
+        .update(xeroTokens)
+        .set({ status: 'reconnect_required', lastError: message, updatedAt: new Date() })
+        .where(eq(xeroTokens.userId, userId));
     },
     async remove(userId: number): Promise<void> {
       await db.delete(xeroTokens).where(eq(xeroTokens.userId, userId));

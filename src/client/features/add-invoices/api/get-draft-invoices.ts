@@ -7,7 +7,9 @@ const PATH = '/api/xero/draft-invoices';
 
 /** GET /api/xero/draft-invoices (001 §7); `refresh` makes the server ask Xero for what changed first. */
 export function getDraftInvoices(orgId: OrgId, options: { refresh?: boolean } = {}): Promise<DraftInvoice[]> {
-  return api.get(withOrganization(PATH, orgId, { refresh: options.refresh ? 'true' : undefined }), { schema: draftInvoiceListResponseSchema });
+  return api.get(withOrganization(PATH, orgId, { refresh: options.refresh ? 'true' : undefined }), {
+    schema: draftInvoiceListResponseSchema,
+  });
 }
 
 export const draftInvoicesQueryOptions = (orgId: OrgId) =>

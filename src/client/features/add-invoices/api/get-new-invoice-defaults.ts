@@ -5,7 +5,9 @@ import { addInvoicesKeys, withOrganization, type OrgId } from './query-keys';
 
 /** GET /api/xero/draft-invoices/defaults: the names of the defaults the New Invoice row uses. */
 export function getNewInvoiceDefaults(orgId: OrgId): Promise<NewInvoiceDefaults> {
-  return api.get(withOrganization('/api/xero/draft-invoices/defaults', orgId), { schema: newInvoiceDefaultsSchema });
+  return api.get(withOrganization('/api/xero/draft-invoices/defaults', orgId), {
+    schema: newInvoiceDefaultsSchema,
+  });
 }
 
 /**

@@ -11,7 +11,11 @@ export const addInvoicesKeys = {
 };
 
 /** `?organizationId=` pins a call to the organisation the screen shows (the server checks it is the user's). */
-export function withOrganization(path: string, orgId: OrgId, extra: Record<string, string | undefined> = {}): string {
+export function withOrganization(
+  path: string,
+  orgId: OrgId,
+  extra: Record<string, string | undefined> = {},
+): string {
   const params = new URLSearchParams({ organizationId: String(orgId) });
   for (const [key, value] of Object.entries(extra)) if (value !== undefined) params.set(key, value);
   return `${path}?${params.toString()}`;

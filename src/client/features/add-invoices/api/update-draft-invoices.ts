@@ -17,8 +17,14 @@ export interface UpdateDraftInvoicesInput {
  * POST /api/xero/draft-invoices/update (001 §7). One Idempotency-Key per call: the API client's network
  * retries resend the same request with it, so the server never approves or pays twice.
  */
-export function updateDraftInvoices(input: UpdateDraftInvoicesInput, idempotencyKey = createIdempotencyKey()): Promise<DraftInvoiceUpdateResponse> {
-  const body = input.organizationId === undefined ? { invoices: input.invoices } : { invoices: input.invoices, organizationId: input.organizationId };
+export function updateDraftInvoices(
+  input: UpdateDraftInvoicesInput,
+  idempotencyKey = createIdempotencyKey(),
+): Promise<DraftInvoiceUpdateResponse> {
+  const body =
+    input.organizationId === undefined
+      ? { invoices: input.invoices }
+      : { invoices: input.invoices, organizationId: input.organizationId };
   return api.post('/api/xero/draft-invoices/update', body, {
     schema: draftInvoiceUpdateResponseSchema,
     headers: { 'Idempotency-Key': idempotencyKey },

@@ -9,9 +9,33 @@ import { server } from '@/client/testing/server';
 import { AddInvoicesPage } from './add-invoices-page';
 
 const drafts: DraftInvoice[] = [
-  { id: 'a', invoiceNumber: 'INV-0101', contactName: 'Daily Sales', date: '2026-11-18', totalAmount: 1250.5, currency: 'GBP', pendingCashAmount: 0 },
-  { id: 'b', invoiceNumber: 'INV-0102', contactName: 'Blue Door Bakery', date: '2026-11-20', totalAmount: 80, currency: 'GBP', pendingCashAmount: 12.25 },
-  { id: 'c', invoiceNumber: 'INV-0100', contactName: 'Corner Deli', date: '2026-11-19', totalAmount: 300, currency: 'GBP', pendingCashAmount: 0 },
+  {
+    id: 'a',
+    invoiceNumber: 'INV-0101',
+    contactName: 'Daily Sales',
+    date: '2026-11-18',
+    totalAmount: 1250.5,
+    currency: 'GBP',
+    pendingCashAmount: 0,
+  },
+  {
+    id: 'b',
+    invoiceNumber: 'INV-0102',
+    contactName: 'Blue Door Bakery',
+    date: '2026-11-20',
+    totalAmount: 80,
+    currency: 'GBP',
+    pendingCashAmount: 12.25,
+  },
+  {
+    id: 'c',
+    invoiceNumber: 'INV-0100',
+    contactName: 'Corner Deli',
+    date: '2026-11-19',
+    totalAmount: 300,
+    currency: 'GBP',
+    pendingCashAmount: 0,
+  },
 ];
 
 const connected = makeConnection({
@@ -36,7 +60,13 @@ interface Recorded {
   creates: Array<{ body: unknown; key: string | null }>;
 }
 
-function useHandlers(options: { list?: DraftInvoice[]; update?: (body: DraftInvoiceUpdateRequest) => unknown; connection?: ReturnType<typeof makeConnection> } = {}) {
+function useHandlers(
+  options: {
+    list?: DraftInvoice[];
+    update?: (body: DraftInvoiceUpdateRequest) => unknown;
+    connection?: ReturnType<typeof makeConnection>;
+  } = {},
+) {
   const recorded: Recorded = { lists: [], updates: [], creates: [] };
   let list = options.list ?? drafts;
   server.use(
@@ -49,7 +79,9 @@ function useHandlers(options: { list?: DraftInvoice[]; update?: (body: DraftInvo
     http.post('*/api/xero/draft-invoices/update', async ({ request }) => {
       const body = (await request.json()) as DraftInvoiceUpdateRequest;
       recorded.updates.push({ body, key: request.headers.get('idempotency-key') });
-      const answer = (options.update?.(body) ?? { processed: body.invoices.length, failed: [] }) as { failed: Array<{ id: string }> };
+      const answer = (options.update?.(body) ?? { processed: body.invoices.length, failed: [] }) as {
+        failed: Array<{ id: string }>;
+      };
       const refused = new Set(answer.failed.map((f) => f.id));
       const approved = new Set(body.invoices.filter((i) => i.approve && !refused.has(i.id)).map((i) => i.id));
       list = list.filter((d) => !approved.has(d.id));
@@ -72,16 +104,25 @@ describe('Add Invoices screen (001 §2–§8)', () => {
     useHandlers();
     renderApp('/add-invoices');
     await findRows();
-    expect(screen.getByRole('heading', { name: 'Add Invoices - Add cash sales and approve draft invoices' })).toBeInTheDocument();
-    expect(bodyRows().map((r) => within(r).getAllByRole('cell')[0]?.textContent)).toEqual(['INV-0102', 'INV-0100', 'INV-0101']);
+    expect(
+      screen.getByRole('heading', { name: 'Add Invoices - Add cash sales and approve draft invoices' }),
+    ).toBeInTheDocument();
+    expect(bodyRows().map((r) => within(r).getAllByRole('cell')[0]?.textContent)).toEqual([
+      'INV-0102',
+      'INV-0100',
+      'INV-0101',
+    ]);
     expect(screen.getByText('20/11/2026')).toBeInTheDocument();
     expect(screen.getByText('£1,250.50')).toBeInTheDocument();
     expect(screen.getByText('£12.25 cash pending')).toBeInTheDocument();
-    const newRow = screen.getAllByRole('row').find((r) => r.hasAttribute('data-new-invoice-row')) as HTMLElement;
+    const newRow = screen
+      .getAllByRole('row')
+      .find((r) => r.hasAttribute('data-new-invoice-row')) as HTMLElement;
     expect(within(newRow).getByText('New Invoice')).toBeInTheDocument();
     expect(within(newRow).getByText('Daily Sales')).toBeInTheDocument();
     expect(screen.getByRole('columnheader', { name: /Date/ })).toHaveAttribute('aria-sort', 'descending');
-    for (const name of [/Invoice #/, /Contact/, /Total/, /Cash Amount/, /Action/]) expect(screen.getByRole('columnheader', { name })).toBeInTheDocument();
+    for (const name of [/Invoice #/, /Contact/, /Total/, /Cash Amount/, /Action/])
+      expect(screen.getByRole('columnheader', { name })).toBeInTheDocument();
     expect(screen.getByRole('button', { name: 'Refresh Invoices' })).toBeInTheDocument();
     expect(screen.getByRole('button', { name: 'Process All' })).toBeInTheDocument();
   });
@@ -92,19 +133,35 @@ describe('Add Invoices screen (001 §2–§8)', () => {
     renderApp('/add-invoices');
     await findRows();
     await user.click(screen.getByRole('button', { name: /Invoice #/ }));
-    expect(bodyRows().map((r) => within(r).getAllByRole('cell')[0]?.textContent)).toEqual(['INV-0100', 'INV-0101', 'INV-0102']);
+    expect(bodyRows().map((r) => within(r).getAllByRole('cell')[0]?.textContent)).toEqual([
+      'INV-0100',
+      'INV-0101',
+      'INV-0102',
+    ]);
     await user.click(screen.getByRole('button', { name: /Invoice #/ }));
-    expect(bodyRows().map((r) => within(r).getAllByRole('cell')[0]?.textContent)).toEqual(['INV-0102', 'INV-0101', 'INV-0100']);
+    expect(bodyRows().map((r) => within(r).getAllByRole('cell')[0]?.textContent)).toEqual([
+      'INV-0102',
+      'INV-0101',
+      'INV-0100',
+    ]);
     await user.click(screen.getByRole('button', { name: /Total/ }));
     expect(screen.getByRole('columnheader', { name: /Total/ })).toHaveAttribute('aria-sort', 'ascending');
-    expect(bodyRows().map((r) => within(r).getAllByRole('cell')[0]?.textContent)).toEqual(['INV-0102', 'INV-0100', 'INV-0101']);
+    expect(bodyRows().map((r) => within(r).getAllByRole('cell')[0]?.textContent)).toEqual([
+      'INV-0102',
+      'INV-0100',
+      'INV-0101',
+    ]);
   });
 
   it('shows the empty state with the New Invoice row still there', async () => {
     useHandlers({ list: [] });
     renderApp('/add-invoices');
-    expect(await screen.findByText('No draft invoices found in Xero.', undefined, { timeout: 5000 })).toBeInTheDocument();
-    expect(screen.getByText('Create a new invoice below or create draft invoices in Xero.')).toBeInTheDocument();
+    expect(
+      await screen.findByText('No draft invoices found in Xero.', undefined, { timeout: 5000 }),
+    ).toBeInTheDocument();
+    expect(
+      screen.getByText('Create a new invoice below or create draft invoices in Xero.'),
+    ).toBeInTheDocument();
     expect(screen.getByText('New Invoice')).toBeInTheDocument();
   });
 
@@ -115,7 +172,11 @@ describe('Add Invoices screen (001 §2–§8)', () => {
     await findRows();
     await user.click(screen.getByRole('checkbox', { name: 'Approve INV-0101' }));
     const dialog = await screen.findByRole('dialog', { name: 'Confirm Zero Amount Approval' });
-    expect(within(dialog).getByText("You're about to approve invoice INV-0101 with £0 cash amount. Are you sure you want to continue?")).toBeInTheDocument();
+    expect(
+      within(dialog).getByText(
+        "You're about to approve invoice INV-0101 with £0 cash amount. Are you sure you want to continue?",
+      ),
+    ).toBeInTheDocument();
     await user.click(within(dialog).getByRole('button', { name: 'Cancel' }));
     expect(screen.getByRole('checkbox', { name: 'Approve INV-0101' })).not.toBeChecked();
     await user.click(screen.getByRole('checkbox', { name: 'Approve INV-0101' }));
@@ -131,7 +192,9 @@ describe('Add Invoices screen (001 §2–§8)', () => {
     expect(screen.getByRole('checkbox', { name: 'Approve INV-0101' })).not.toBeChecked();
     await user.click(screen.getByRole('checkbox', { name: 'Approve all invoices' }));
     expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
-    expect(bodyRows().every((r) => within(r).getByRole('checkbox').getAttribute('aria-checked') === 'true')).toBe(true);
+    expect(
+      bodyRows().every((r) => within(r).getByRole('checkbox').getAttribute('aria-checked') === 'true'),
+    ).toBe(true);
   });
 
   it('the £0 dialog opens on Cancel, so Enter does not confirm the risky choice, and Escape gives the focus back to the row', async () => {
@@ -188,12 +251,23 @@ describe('Add Invoices screen (001 §2–§8)', () => {
     expect(recorded.updates[0]?.body).toEqual({ invoices: [{ id: 'c', cashAmount: 40, approve: false }] });
     expect(await screen.findByText('£40.00 cash pending')).toBeInTheDocument();
     expect(screen.getByLabelText('Cash amount for INV-0100')).toHaveValue(null);
-    expect(bodyRows().map((r) => within(r).getAllByRole('cell')[0]?.textContent)).toEqual(['INV-0102', 'INV-0100', 'INV-0101']);
+    expect(bodyRows().map((r) => within(r).getAllByRole('cell')[0]?.textContent)).toEqual([
+      'INV-0102',
+      'INV-0100',
+      'INV-0101',
+    ]);
   });
 
   it('shows the server reason when a row is refused', async () => {
     const user = userEvent.setup();
-    useHandlers({ update: (body) => ({ processed: 0, failed: [{ id: body.invoices[0]?.id ?? '', message: 'Invoice INV-0101 was not approved: it is locked' }] }) });
+    useHandlers({
+      update: (body) => ({
+        processed: 0,
+        failed: [
+          { id: body.invoices[0]?.id ?? '', message: 'Invoice INV-0101 was not approved: it is locked' },
+        ],
+      }),
+    });
     renderApp('/add-invoices');
     await findRows();
     await user.type(screen.getByLabelText('Cash amount for INV-0101'), '5');
@@ -214,14 +288,22 @@ describe('Add Invoices screen (001 §2–§8)', () => {
         return { processed: 0, failed: [{ id: body.invoices[0]?.id ?? '', message }] };
       },
     });
-    server.use(http.get('*/api/xero/draft-invoices', () => HttpResponse.json(approvedInXero ? drafts.filter((d) => d.id !== 'a') : drafts)));
+    server.use(
+      http.get('*/api/xero/draft-invoices', () =>
+        HttpResponse.json(approvedInXero ? drafts.filter((d) => d.id !== 'a') : drafts),
+      ),
+    );
     renderApp('/add-invoices');
     await findRows();
     await user.type(screen.getByLabelText('Cash amount for INV-0101'), '100.5');
     await user.click(screen.getByRole('checkbox', { name: 'Approve INV-0101' }));
     await user.click(screen.getByRole('button', { name: 'Process INV-0101' }));
     expect(await screen.findByText('Approved, Cash Not Recorded')).toBeInTheDocument();
-    expect(screen.getByText('INV-0101 was approved in Xero, but its cash payment of £100.50 was not recorded. Pay it on Pay Invoices, where the invoice is now waiting.')).toBeInTheDocument();
+    expect(
+      screen.getByText(
+        'INV-0101 was approved in Xero, but its cash payment of £100.50 was not recorded. Pay it on Pay Invoices, where the invoice is now waiting.',
+      ),
+    ).toBeInTheDocument();
     await waitFor(() => expect(screen.queryByLabelText('Cash amount for INV-0101')).not.toBeInTheDocument());
     expect(screen.queryByText(/\.\./)).not.toBeInTheDocument();
   });
@@ -234,10 +316,25 @@ describe('Add Invoices screen (001 §2–§8)', () => {
     useHandlers({
       update: (body) => {
         approvedInXero = true;
-        return { processed: 0, failed: [{ id: body.invoices[0]?.id ?? '', message, approved: true, unrecordedCashAmount: 100.5, cashOutcome: 'unconfirmed' }] };
+        return {
+          processed: 0,
+          failed: [
+            {
+              id: body.invoices[0]?.id ?? '',
+              message,
+              approved: true,
+              unrecordedCashAmount: 100.5,
+              cashOutcome: 'unconfirmed',
+            },
+          ],
+        };
       },
     });
-    server.use(http.get('*/api/xero/draft-invoices', () => HttpResponse.json(approvedInXero ? drafts.filter((d) => d.id !== 'a') : drafts)));
+    server.use(
+      http.get('*/api/xero/draft-invoices', () =>
+        HttpResponse.json(approvedInXero ? drafts.filter((d) => d.id !== 'a') : drafts),
+      ),
+    );
     renderApp('/add-invoices');
     await findRows();
     await user.type(screen.getByLabelText('Cash amount for INV-0101'), '100.5');
@@ -251,12 +348,17 @@ describe('Add Invoices screen (001 §2–§8)', () => {
   it('Process All: checks there is something to save, sends the organisation, reports what failed and re-fetches with refresh', async () => {
     const user = userEvent.setup();
     const recorded = useHandlers({
-      update: (body) => ({ processed: body.invoices.length - 1, failed: [{ id: 'c', message: 'Invoice INV-0100 was not approved: This document cannot be edited' }] }),
+      update: (body) => ({
+        processed: body.invoices.length - 1,
+        failed: [{ id: 'c', message: 'Invoice INV-0100 was not approved: This document cannot be edited' }],
+      }),
     });
     renderApp('/add-invoices');
     await findRows();
     await user.click(screen.getByRole('button', { name: 'Process All' }));
-    expect(await screen.findByText('Enter cash amounts or approve invoices before saving')).toBeInTheDocument();
+    expect(
+      await screen.findByText('Enter cash amounts or approve invoices before saving'),
+    ).toBeInTheDocument();
 
     await user.type(screen.getByLabelText('Cash amount for INV-0101'), '20');
     await user.click(screen.getByRole('checkbox', { name: 'Approve INV-0101' }));
@@ -266,9 +368,13 @@ describe('Add Invoices screen (001 §2–§8)', () => {
     const listsBefore = recorded.lists.length;
     await user.click(screen.getByRole('button', { name: 'Process All' }));
     expect(await screen.findByText('2 of 3 invoices processed, 1 failed')).toBeInTheDocument();
-    expect(screen.getByText('Invoice INV-0100 was not approved: This document cannot be edited')).toBeInTheDocument();
+    expect(
+      screen.getByText('Invoice INV-0100 was not approved: This document cannot be edited'),
+    ).toBeInTheDocument();
     expect(screen.getByText('Approved:').parentElement).toHaveTextContent('Approved: INV-0101');
-    expect(screen.getByText('Cash kept pending:').parentElement).toHaveTextContent('Cash kept pending: INV-0102');
+    expect(screen.getByText('Cash kept pending:').parentElement).toHaveTextContent(
+      'Cash kept pending: INV-0102',
+    );
     expect(recorded.updates[0]?.body).toEqual({
       invoices: [
         { id: 'b', cashAmount: 1, approve: false },
@@ -277,7 +383,9 @@ describe('Add Invoices screen (001 §2–§8)', () => {
       ],
       organizationId: 1,
     });
-    await waitFor(() => expect(recorded.lists.slice(listsBefore)).toContain('?organizationId=1&refresh=true'));
+    await waitFor(() =>
+      expect(recorded.lists.slice(listsBefore)).toContain('?organizationId=1&refresh=true'),
+    );
     // The failed row keeps what was typed; the approved one left; the other kept its place with cash cleared.
     await waitFor(() => expect(screen.queryByLabelText('Cash amount for INV-0101')).not.toBeInTheDocument());
     expect(screen.getByLabelText('Cash amount for INV-0100')).toHaveValue(30);
@@ -305,9 +413,16 @@ describe('Add Invoices screen (001 §2–§8)', () => {
     const listsBefore = recorded.lists.length;
     await user.click(process);
     expect(await screen.findByText('Invoice INV-0200 was created in Xero and approved.')).toBeInTheDocument();
-    expect(recorded.creates[0]?.body).toEqual({ date: '2026-11-21', totalAmount: 150, cashAmount: 40, approve: true });
+    expect(recorded.creates[0]?.body).toEqual({
+      date: '2026-11-21',
+      totalAmount: 150,
+      cashAmount: 40,
+      approve: true,
+    });
     expect(recorded.creates[0]?.key).toMatch(/^[0-9a-f-]{36}$/);
-    await waitFor(() => expect(recorded.lists.slice(listsBefore)).toContain('?organizationId=1&refresh=true'));
+    await waitFor(() =>
+      expect(recorded.lists.slice(listsBefore)).toContain('?organizationId=1&refresh=true'),
+    );
     expect(screen.getByLabelText('New invoice total')).toHaveValue(null);
     expect(screen.getByRole('checkbox', { name: 'Approve new invoice' })).not.toBeChecked();
     expect(screen.getByLabelText('New invoice date (dd/mm/yyyy)')).not.toHaveValue('21/11/2026');
@@ -315,7 +430,11 @@ describe('Add Invoices screen (001 §2–§8)', () => {
 
   it('keeps the new invoice disabled without a default contact and says what to set', async () => {
     useHandlers({ connection: makeConnection({ defaultSalesAccountId: 'sales-1' }) });
-    server.use(http.get('*/api/xero/draft-invoices/defaults', () => HttpResponse.json({ ...defaultsAnswer, contact: null, missing: ['Default Contact'] })));
+    server.use(
+      http.get('*/api/xero/draft-invoices/defaults', () =>
+        HttpResponse.json({ ...defaultsAnswer, contact: null, missing: ['Default Contact'] }),
+      ),
+    );
     const user = userEvent.setup();
     renderApp('/add-invoices');
     await findRows();
@@ -329,7 +448,14 @@ describe('Add Invoices screen (001 §2–§8)', () => {
   it('shows "Error creating invoice" with the server text', async () => {
     const user = userEvent.setup();
     useHandlers();
-    server.use(http.post('*/api/xero/draft-invoices/create', () => HttpResponse.json({ message: 'Xero refused it', details: 'The contact is archived' }, { status: 400 })));
+    server.use(
+      http.post('*/api/xero/draft-invoices/create', () =>
+        HttpResponse.json(
+          { message: 'Xero refused it', details: 'The contact is archived' },
+          { status: 400 },
+        ),
+      ),
+    );
     renderApp('/add-invoices');
     await findRows();
     await user.type(screen.getByLabelText('New invoice total'), '10');
@@ -340,7 +466,11 @@ describe('Add Invoices screen (001 §2–§8)', () => {
 
   it('says when the drafts cannot be loaded', async () => {
     useHandlers();
-    server.use(http.get('*/api/xero/draft-invoices', () => HttpResponse.json({ message: 'Xero is not answering properly right now.' }, { status: 502 })));
+    server.use(
+      http.get('*/api/xero/draft-invoices', () =>
+        HttpResponse.json({ message: 'Xero is not answering properly right now.' }, { status: 502 }),
+      ),
+    );
     renderApp('/add-invoices');
     expect(await screen.findAllByText('Failed to load draft invoices from Xero')).not.toHaveLength(0);
     expect(screen.getByRole('button', { name: 'Try again' })).toBeInTheDocument();
@@ -348,18 +478,27 @@ describe('Add Invoices screen (001 §2–§8)', () => {
 
   it('shows cards on a narrow screen, with select-all and a sort select', async () => {
     const original = window.matchMedia;
-    window.matchMedia = vi.fn((query: string) => ({ ...original(query), matches: query.includes('max-width: 639') })) as typeof window.matchMedia;
+    window.matchMedia = vi.fn((query: string) => ({
+      ...original(query),
+      matches: query.includes('max-width: 639'),
+    })) as typeof window.matchMedia;
     try {
       const user = userEvent.setup();
       const recorded = useHandlers();
       renderApp('/add-invoices');
       await findRows();
       const cards = screen.getAllByRole('listitem').filter((li) => li.hasAttribute('data-invoice-id'));
-      expect(cards.map((c) => within(c).getAllByRole('paragraph')[0]?.textContent)).toEqual(['INV-0102', 'INV-0100', 'INV-0101']);
+      expect(cards.map((c) => within(c).getAllByRole('paragraph')[0]?.textContent)).toEqual([
+        'INV-0102',
+        'INV-0100',
+        'INV-0101',
+      ]);
       expect(screen.queryByRole('table')).not.toBeInTheDocument();
       await user.type(screen.getByLabelText('Cash amount for INV-0101'), '7');
       await user.click(screen.getByRole('button', { name: 'Process INV-0101' }));
-      await waitFor(() => expect(recorded.updates[0]?.body).toEqual({ invoices: [{ id: 'a', cashAmount: 7, approve: false }] }));
+      await waitFor(() =>
+        expect(recorded.updates[0]?.body).toEqual({ invoices: [{ id: 'a', cashAmount: 7, approve: false }] }),
+      );
       await user.click(screen.getByRole('checkbox', { name: 'Approve all invoices' }));
       expect(screen.getByRole('checkbox', { name: 'Approve INV-0100' })).toBeChecked();
       expect(screen.getByRole('combobox', { name: 'Sort invoices' })).toHaveTextContent('Date, newest first');
@@ -371,7 +510,9 @@ describe('Add Invoices screen (001 §2–§8)', () => {
   it('shows the not-connected state with a Connect to Xero button to /organizations', async () => {
     server.use(http.get('*/api/xero/connection', () => HttpResponse.json({ connected: false })));
     renderWithProviders(<AddInvoicesPage />);
-    expect(await screen.findByText('You need to connect to Xero before managing draft invoices.')).toBeInTheDocument();
+    expect(
+      await screen.findByText('You need to connect to Xero before managing draft invoices.'),
+    ).toBeInTheDocument();
     expect(screen.getByRole('link', { name: 'Connect to Xero' })).toHaveAttribute('href', '/organizations');
   });
 
@@ -379,7 +520,10 @@ describe('Add Invoices screen (001 §2–§8)', () => {
     useHandlers();
     server.use(
       http.get('*/api/xero/draft-invoices', () =>
-        HttpResponse.json({ message: 'Add Invoices is disabled for this organization.', code: 'FEATURE_DISABLED' }, { status: 403 }),
+        HttpResponse.json(
+          { message: 'Add Invoices is disabled for this organization.', code: 'FEATURE_DISABLED' },
+          { status: 403 },
+        ),
       ),
     );
     renderWithProviders(<AddInvoicesPage />);

@@ -42,7 +42,12 @@ import { updateDraftInvoices } from '../api/update-draft-invoices';
 import { useNarrowScreen } from '@/client/lib/narrow-screen';
 import { DraftInvoiceCards } from './draft-invoice-cards';
 import { DraftInvoicesTable } from './draft-invoices-table';
-import { ProcessAllProgressBar, ProcessAllSummaryPanel, type ProcessAllProgress, type ProcessAllSummary } from './process-all-status';
+import {
+  ProcessAllProgressBar,
+  ProcessAllSummaryPanel,
+  type ProcessAllProgress,
+  type ProcessAllSummary,
+} from './process-all-status';
 import { ZeroAmountDialog } from './zero-amount-dialog';
 
 /** 001 §2: the header is one line, "{title} - {subtitle}". */
@@ -59,7 +64,8 @@ type RowEdit = Pick<DraftInvoiceRow, 'cashAmount' | 'approve'>;
 
 /** One clear message for an invoice Xero approved whose cash payment was not recorded (issue 17 item 3). */
 export function describeApprovedCashFailed(invoiceNumber: string, cashAmount: number, currency: string) {
-  const cash = cashAmount > 0 ? `its cash payment of ${formatPounds(cashAmount, currency)}` : 'its cash payment';
+  const cash =
+    cashAmount > 0 ? `its cash payment of ${formatPounds(cashAmount, currency)}` : 'its cash payment';
   return {
     title: 'Approved, Cash Not Recorded',
     description: `${invoiceNumber} was approved in Xero, but ${cash} was not recorded. Pay it on Pay Invoices, where the invoice is now waiting.`,
@@ -76,7 +82,11 @@ function readServerText(error: unknown, fallback: string): string {
 }
 
 function isFeatureDisabledError(error: unknown): boolean {
-  return isApiError(error) && error.status === 403 && (error.body as { code?: unknown } | null)?.code === 'FEATURE_DISABLED';
+  return (
+    isApiError(error) &&
+    error.status === 403 &&
+    (error.body as { code?: unknown } | null)?.code === 'FEATURE_DISABLED'
+  );
 }
 
 function isNotConnectedError(error: unknown): boolean {
@@ -90,7 +100,9 @@ function NotConnectedState() {
         <div className="flex size-12 items-center justify-center rounded-full bg-accent text-accent-foreground">
           <Link2 aria-hidden className="size-6" />
         </div>
-        <p className="text-sm text-muted-foreground">You need to connect to Xero before managing draft invoices.</p>
+        <p className="text-sm text-muted-foreground">
+          You need to connect to Xero before managing draft invoices.
+        </p>
         <Button asChild>
           <Link href={paths.organizations.getHref()}>Connect to Xero</Link>
         </Button>
@@ -127,13 +139,24 @@ export function AddInvoicesPage() {
   if (isLoading || !connection) return <PageSpinner label="Checking the Xero connection" />;
   if (!connection.connected || connection.organizationId === null) return <NotConnectedState />;
   if (!flagsLoading && !flags['add-invoices']) return <FeatureDisabledState />;
-  return <DraftInvoicesScreen key={connection.organizationId} connection={connection} orgId={connection.organizationId} />;
+  return (
+    <DraftInvoicesScreen
+      key={connection.organizationId}
+      connection={connection}
+      orgId={connection.organizationId}
+    />
+  );
 }
 
 function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; orgId: number }) {
   const queryClient = useQueryClient();
   const drafts = useDraftInvoices(orgId);
-  const defaults = useNewInvoiceDefaults(orgId, [connection.defaultContactId, connection.defaultSalesAccountId, connection.defaultCashAccountId, connection.defaultVatRateId]);
+  const defaults = useNewInvoiceDefaults(orgId, [
+    connection.defaultContactId,
+    connection.defaultSalesAccountId,
+    connection.defaultCashAccountId,
+    connection.defaultVatRateId,
+  ]);
   const [edits, setEdits] = useState<Record<string, RowEdit>>({});
   const [processingIds, setProcessingIds] = useState<ReadonlySet<string>>(new Set());
   const [sort, setSort] = useState<DraftSort>(DEFAULT_DRAFT_SORT);
@@ -149,7 +172,11 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
   const rows = useMemo(
     () =>
       sortDraftInvoices(
-        (drafts.data ?? []).map((d) => ({ ...createDraftInvoiceRow(d), ...edits[d.id], processing: processingIds.has(d.id) })),
+        (drafts.data ?? []).map((d) => ({
+          ...createDraftInvoiceRow(d),
+          ...edits[d.id],
+          processing: processingIds.has(d.id),
+        })),
         sort,
       ),
     [drafts.data, edits, processingIds, sort],
@@ -173,10 +200,18 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
   /** 001 §4: re-fetch with refresh (the server asks Xero for what changed). */
   async function refetchWithRefresh(): Promise<boolean> {
     try {
-      await queryClient.fetchQuery({ queryKey: draftsKey, queryFn: () => getDraftInvoices(orgId, { refresh: true }), staleTime: 0 });
+      await queryClient.fetchQuery({
+        queryKey: draftsKey,
+        queryFn: () => getDraftInvoices(orgId, { refresh: true }),
+        staleTime: 0,
+      });
       return true;
     } catch {
-      toast({ title: 'Error', description: 'Failed to load draft invoices from Xero', variant: 'destructive' });
+      toast({
+        title: 'Error',
+        description: 'Failed to load draft invoices from Xero',
+        variant: 'destructive',
+      });
       return false;
     }
   }
@@ -185,13 +220,22 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
     setRefreshing(true);
     const ok = await refetchWithRefresh();
     setRefreshing(false);
-    if (ok) toast({ title: 'Invoices Refreshed', description: 'Latest draft invoices from Xero have been loaded', variant: 'success' });
+    if (ok)
+      toast({
+        title: 'Invoices Refreshed',
+        description: 'Latest draft invoices from Xero have been loaded',
+        variant: 'success',
+      });
   }
 
   /** After a refused approval: reads the drafts again and says whether the invoice has left them (Xero approved it). */
   async function leftTheDrafts(id: string): Promise<boolean> {
     try {
-      const fresh = await queryClient.fetchQuery({ queryKey: draftsKey, queryFn: () => getDraftInvoices(orgId, { refresh: true }), staleTime: 0 });
+      const fresh = await queryClient.fetchQuery({
+        queryKey: draftsKey,
+        queryFn: () => getDraftInvoices(orgId, { refresh: true }),
+        staleTime: 0,
+      });
       return !fresh.some((d) => d.id === id);
     } catch {
       return false;
@@ -235,7 +279,10 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
         .map((d) => {
           const item = byId.get(d.id);
           if (!item || item.approve) return d;
-          return { ...d, pendingCashAmount: fromPence(toPence(d.pendingCashAmount) + toPence(item.cashAmount)) };
+          return {
+            ...d,
+            pendingCashAmount: fromPence(toPence(d.pendingCashAmount) + toPence(item.cashAmount)),
+          };
         });
     });
     setEdits((prev) => {
@@ -278,14 +325,25 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
         // The server says Xero approved it and how its cash failed (issue 17 item 3): its one message, the row leaves.
         await leftTheDrafts(row.id);
         toast({
-          title: failure.cashOutcome === 'unconfirmed' ? 'Approved, Cash Not Confirmed' : 'Approved, Cash Not Recorded',
+          title:
+            failure.cashOutcome === 'unconfirmed'
+              ? 'Approved, Cash Not Confirmed'
+              : 'Approved, Cash Not Recorded',
           description: failure.message,
           variant: 'warning',
           duration: 10_000,
         });
       } else if (failure && row.approve && (await leftTheDrafts(row.id))) {
         // Xero approved it, then the cash failed: the invoice is no longer a draft (issue 17 item 3).
-        toast({ ...describeApprovedCashFailed(row.invoiceNumber, (items[0]?.cashAmount ?? 0) + row.pendingCashAmount, row.currency), variant: 'warning', duration: 10_000 });
+        toast({
+          ...describeApprovedCashFailed(
+            row.invoiceNumber,
+            (items[0]?.cashAmount ?? 0) + row.pendingCashAmount,
+            row.currency,
+          ),
+          variant: 'warning',
+          duration: 10_000,
+        });
       } else if (failure) {
         toast({ title: 'Error processing invoice', description: failure.message, variant: 'destructive' });
       } else {
@@ -299,7 +357,11 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
         });
       }
     } catch (error) {
-      toast({ title: 'Error processing invoice', description: readServerText(error, 'Failed to process the invoice'), variant: 'destructive' });
+      toast({
+        title: 'Error processing invoice',
+        description: readServerText(error, 'Failed to process the invoice'),
+        variant: 'destructive',
+      });
     } finally {
       markProcessing([row.id], false);
     }
@@ -349,12 +411,19 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
       failed,
     });
     if (failed.length === 0) {
-      toast({ title: 'Invoices Processed', description: `Processed ${succeeded.length} invoice${succeeded.length === 1 ? '' : 's'}.`, variant: 'success' });
+      toast({
+        title: 'Invoices Processed',
+        description: `Processed ${succeeded.length} invoice${succeeded.length === 1 ? '' : 's'}.`,
+        variant: 'success',
+      });
     } else {
       const first = failed[0];
       toast({
         title: 'Error saving changes',
-        description: failed.length === 1 && first ? `${first.invoiceNumber}: ${first.message}` : `${failed.length} of ${items.length} invoices could not be processed. See the summary below the table.`,
+        description:
+          failed.length === 1 && first
+            ? `${first.invoiceNumber}: ${first.message}`
+            : `${failed.length} of ${items.length} invoices could not be processed. See the summary below the table.`,
         variant: 'destructive',
       });
     }
@@ -378,11 +447,21 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
         description: `Invoice ${result.invoiceNumber} was created in Xero${body.approve ? ' and approved' : ' as a draft'}.`,
         variant: 'success',
       });
-      if (result.warning) toast({ title: 'Cash payment not recorded', description: result.warning, variant: 'warning', duration: 10_000 });
+      if (result.warning)
+        toast({
+          title: 'Cash payment not recorded',
+          description: result.warning,
+          variant: 'warning',
+          duration: 10_000,
+        });
       setForm(createNewInvoiceForm(getUkToday()));
       await refetchWithRefresh();
     } catch (error) {
-      toast({ title: 'Error creating invoice', description: readServerText(error, 'Failed to create the invoice'), variant: 'destructive' });
+      toast({
+        title: 'Error creating invoice',
+        description: readServerText(error, 'Failed to create the invoice'),
+        variant: 'destructive',
+      });
     } finally {
       setCreating(false);
     }
@@ -405,11 +484,16 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
     <div className="flex flex-col gap-5">
       <div className="flex flex-col gap-3 sm:flex-row sm:items-end sm:justify-between">
         <h1 className="text-2xl font-semibold tracking-tight">
-          {HEADER_TITLE}{' '}
-          <span className="hidden font-normal text-muted-foreground sm:inline">-</span>{' '}
-          <span className="mt-1 block text-base font-normal text-muted-foreground sm:mt-0 sm:inline">{HEADER_SUBTITLE}</span>
+          {HEADER_TITLE} <span className="hidden font-normal text-muted-foreground sm:inline">-</span>{' '}
+          <span className="mt-1 block text-base font-normal text-muted-foreground sm:mt-0 sm:inline">
+            {HEADER_SUBTITLE}
+          </span>
         </h1>
-        <Button variant="outline" onClick={() => void refreshInvoices()} disabled={refreshing || busy || drafts.isLoading}>
+        <Button
+          variant="outline"
+          onClick={() => void refreshInvoices()}
+          disabled={refreshing || busy || drafts.isLoading}
+        >
           <RefreshCw aria-hidden className={refreshing ? 'animate-spin' : undefined} />
           Refresh Invoices
         </Button>
@@ -456,7 +540,11 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
                 <ProcessAllProgressBar progress={progress} />
               </div>
             ) : null}
-            <Button onClick={() => void processAll()} disabled={busy || rows.length === 0} className="sm:min-w-36">
+            <Button
+              onClick={() => void processAll()}
+              disabled={busy || rows.length === 0}
+              className="sm:min-w-36"
+            >
               {busy ? <Spinner className="size-4 text-current" label="Processing invoices" /> : null}
               Process All
             </Button>

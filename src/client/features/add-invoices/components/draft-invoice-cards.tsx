@@ -1,15 +1,32 @@
 import { FileText } from 'lucide-react';
 import type { ReactNode } from 'react';
-import { DRAFT_SORT_COLUMNS, type DraftInvoiceRow, type DraftSort, type DraftSortColumn } from '@/shared/add-invoices';
+import {
+  DRAFT_SORT_COLUMNS,
+  type DraftInvoiceRow,
+  type DraftSort,
+  type DraftSortColumn,
+} from '@/shared/add-invoices';
 import { formatDateNumeric } from '@/shared/dates';
 import { formatPounds } from '@/shared/money';
 import { Card } from '@/client/components/ui/card';
 import { Label } from '@/client/components/ui/label';
 import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from '@/client/components/ui/select';
 import { cn } from '@/client/lib/utils';
-import { EmptyDrafts, MissingDefaultsHint, type DraftInvoicesViewProps, type NewInvoiceRowProps } from './draft-invoices-table';
+import {
+  EmptyDrafts,
+  MissingDefaultsHint,
+  type DraftInvoicesViewProps,
+  type NewInvoiceRowProps,
+} from './draft-invoices-table';
 import { getDraftRowControls, getNewInvoiceControls } from './row-controls';
-import { AmountInput, ApproveAllCheckbox, ApproveCheckbox, NewInvoiceDateInput, PendingCashBadge, ProcessButton } from './row-fields';
+import {
+  AmountInput,
+  ApproveAllCheckbox,
+  ApproveCheckbox,
+  NewInvoiceDateInput,
+  PendingCashBadge,
+  ProcessButton,
+} from './row-fields';
 
 const COLUMN_LABELS: Record<DraftSortColumn, { name: string; asc: string; desc: string }> = {
   invoiceNumber: { name: 'Invoice #', asc: 'A to Z', desc: 'Z to A' },
@@ -37,7 +54,14 @@ function StackedField({ id, label, children }: { id: string; label: string; chil
   );
 }
 
-function DraftCard({ row, busy, ...handlers }: { row: DraftInvoiceRow; busy: boolean } & Pick<DraftInvoicesViewProps, 'onCashChange' | 'onApproveChange' | 'onProcess'>) {
+function DraftCard({
+  row,
+  busy,
+  ...handlers
+}: { row: DraftInvoiceRow; busy: boolean } & Pick<
+  DraftInvoicesViewProps,
+  'onCashChange' | 'onApproveChange' | 'onProcess'
+>) {
   const controls = getDraftRowControls(row, busy, handlers);
   const cashId = `cash-${row.id}`;
   return (
@@ -47,7 +71,8 @@ function DraftCard({ row, busy, ...handlers }: { row: DraftInvoiceRow; busy: boo
           <div className="min-w-0">
             <p className="font-semibold">{row.invoiceNumber || '—'}</p>
             <p className="text-sm break-words text-muted-foreground">
-              {row.contactName || '—'} <span className="whitespace-nowrap tabular-nums">· {formatDateNumeric(row.date)}</span>
+              {row.contactName || '—'}{' '}
+              <span className="whitespace-nowrap tabular-nums">· {formatDateNumeric(row.date)}</span>
             </p>
           </div>
           <p className="shrink-0 font-semibold tabular-nums">{formatPounds(row.totalAmount, row.currency)}</p>
@@ -78,7 +103,9 @@ function NewInvoiceCard({ props, busy }: { props: NewInvoiceRowProps; busy: bool
           <FileText aria-hidden className="size-4 text-primary" />
           New Invoice
         </p>
-        <p className="truncate text-sm">{contactName ?? <span className="text-muted-foreground">No default contact</span>}</p>
+        <p className="truncate text-sm">
+          {contactName ?? <span className="text-muted-foreground">No default contact</span>}
+        </p>
       </div>
       <div className="grid grid-cols-3 gap-2">
         <StackedField id="new-invoice-date" label="Date">
@@ -146,7 +173,14 @@ export function DraftInvoiceCards(props: DraftInvoicesViewProps) {
       ) : (
         <ul className="flex list-none flex-col gap-3 p-0" aria-label="Draft invoices">
           {rows.map((row) => (
-            <DraftCard key={row.id} row={row} busy={busy} onCashChange={props.onCashChange} onApproveChange={props.onApproveChange} onProcess={props.onProcess} />
+            <DraftCard
+              key={row.id}
+              row={row}
+              busy={busy}
+              onCashChange={props.onCashChange}
+              onApproveChange={props.onApproveChange}
+              onProcess={props.onProcess}
+            />
           ))}
         </ul>
       )}

@@ -8,7 +8,14 @@ import { paths } from '@/client/config/paths';
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@/client/components/ui/table';
 import { cn } from '@/client/lib/utils';
 import { getDraftRowControls, getNewInvoiceControls } from './row-controls';
-import { AmountInput, ApproveAllCheckbox, ApproveCheckbox, NewInvoiceDateInput, PendingCashBadge, ProcessButton } from './row-fields';
+import {
+  AmountInput,
+  ApproveAllCheckbox,
+  ApproveCheckbox,
+  NewInvoiceDateInput,
+  PendingCashBadge,
+  ProcessButton,
+} from './row-fields';
 
 export interface NewInvoiceRowProps {
   form: NewInvoiceForm;
@@ -59,7 +66,10 @@ function SortableHead({
   const active = sort.column === column;
   const Icon = !active ? ArrowUpDown : sort.direction === 'asc' ? ArrowUp : ArrowDown;
   return (
-    <TableHead aria-sort={active ? (sort.direction === 'asc' ? 'ascending' : 'descending') : 'none'} className={cn(align === 'right' && 'text-right')}>
+    <TableHead
+      aria-sort={active ? (sort.direction === 'asc' ? 'ascending' : 'descending') : 'none'}
+      className={cn(align === 'right' && 'text-right')}
+    >
       <button
         type="button"
         onClick={() => onSort(column)}
@@ -70,14 +80,22 @@ function SortableHead({
       >
         {label}
         <Icon aria-hidden className={cn('size-3.5', !active && 'opacity-50')} />
-        <span className="sr-only">{active ? (sort.direction === 'asc' ? ', sorted ascending' : ', sorted descending') : ', sort'}</span>
+        <span className="sr-only">
+          {active ? (sort.direction === 'asc' ? ', sorted ascending' : ', sorted descending') : ', sort'}
+        </span>
       </button>
     </TableHead>
   );
 }
 
 /** A row's last two cells, the same on a draft and on the New Invoice: its approve box and its Process button. */
-function ApproveAndProcessCells({ approve, process }: { approve: ComponentProps<typeof ApproveCheckbox>; process: ComponentProps<typeof ProcessButton> }) {
+function ApproveAndProcessCells({
+  approve,
+  process,
+}: {
+  approve: ComponentProps<typeof ApproveCheckbox>;
+  process: ComponentProps<typeof ProcessButton>;
+}) {
   return (
     <>
       <TableCell>
@@ -92,7 +110,14 @@ function ApproveAndProcessCells({ approve, process }: { approve: ComponentProps<
   );
 }
 
-function DraftRow({ row, busy, ...handlers }: { row: DraftInvoiceRow; busy: boolean } & Pick<DraftInvoicesViewProps, 'onCashChange' | 'onApproveChange' | 'onProcess'>) {
+function DraftRow({
+  row,
+  busy,
+  ...handlers
+}: { row: DraftInvoiceRow; busy: boolean } & Pick<
+  DraftInvoicesViewProps,
+  'onCashChange' | 'onApproveChange' | 'onProcess'
+>) {
   const controls = getDraftRowControls(row, busy, handlers);
   return (
     <TableRow data-invoice-id={row.id} className={cn(row.processing && 'opacity-70')}>
@@ -101,7 +126,9 @@ function DraftRow({ row, busy, ...handlers }: { row: DraftInvoiceRow; busy: bool
         {row.contactName || '—'}
       </TableCell>
       <TableCell className="whitespace-nowrap tabular-nums">{formatDateNumeric(row.date)}</TableCell>
-      <TableCell className="text-right whitespace-nowrap tabular-nums">{formatPounds(row.totalAmount, row.currency)}</TableCell>
+      <TableCell className="text-right whitespace-nowrap tabular-nums">
+        {formatPounds(row.totalAmount, row.currency)}
+      </TableCell>
       <TableCell>
         <div className="flex flex-col gap-1">
           <AmountInput {...controls.cash} />
@@ -114,12 +141,21 @@ function DraftRow({ row, busy, ...handlers }: { row: DraftInvoiceRow; busy: bool
 }
 
 /** Says which Settings defaults the New Invoice row lacks, with a link there (001 §5). */
-export function MissingDefaultsHint({ missing, organizationId }: { missing: string[]; organizationId: number }) {
+export function MissingDefaultsHint({
+  missing,
+  organizationId,
+}: {
+  missing: string[];
+  organizationId: number;
+}) {
   if (missing.length === 0) return null;
   return (
     <p className="text-xs text-muted-foreground">
       To create invoices here, set a {missing.join(' and a ')} in{' '}
-      <Link href={paths.settings.getHref(organizationId)} className="font-medium text-primary underline-offset-2 hover:underline">
+      <Link
+        href={paths.settings.getHref(organizationId)}
+        className="font-medium text-primary underline-offset-2 hover:underline"
+      >
         Settings
       </Link>
       .
@@ -194,7 +230,14 @@ export function DraftInvoicesTable(props: DraftInvoicesViewProps) {
           </TableRow>
         ) : (
           rows.map((row) => (
-            <DraftRow key={row.id} row={row} busy={busy} onCashChange={props.onCashChange} onApproveChange={props.onApproveChange} onProcess={props.onProcess} />
+            <DraftRow
+              key={row.id}
+              row={row}
+              busy={busy}
+              onCashChange={props.onCashChange}
+              onApproveChange={props.onApproveChange}
+              onProcess={props.onProcess}
+            />
           ))
         )}
         <NewInvoiceRow props={props.newInvoice} busy={busy} />
@@ -208,7 +251,9 @@ export function EmptyDrafts() {
   return (
     <>
       <p className="font-medium">No draft invoices found in Xero.</p>
-      <p className="mt-1 text-sm text-muted-foreground">Create a new invoice below or create draft invoices in Xero.</p>
+      <p className="mt-1 text-sm text-muted-foreground">
+        Create a new invoice below or create draft invoices in Xero.
+      </p>
     </>
   );
 }

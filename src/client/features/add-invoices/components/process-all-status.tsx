@@ -36,14 +36,23 @@ export function ProcessAllProgressBar({ progress }: { progress: ProcessAllProgre
         aria-valuetext={`${progress.done} of ${progress.total}`}
         className="h-2 w-full overflow-hidden rounded-full bg-muted"
       >
-        <div className="h-full rounded-full bg-primary transition-[width] duration-300" style={{ width: `${Math.max(percent, 4)}%` }} />
+        <div
+          className="h-full rounded-full bg-primary transition-[width] duration-300"
+          style={{ width: `${Math.max(percent, 4)}%` }}
+        />
       </div>
     </div>
   );
 }
 
 /** What Process All did: how many succeeded, and each failure with Xero's reason. */
-export function ProcessAllSummaryPanel({ summary, onDismiss }: { summary: ProcessAllSummary; onDismiss: () => void }) {
+export function ProcessAllSummaryPanel({
+  summary,
+  onDismiss,
+}: {
+  summary: ProcessAllSummary;
+  onDismiss: () => void;
+}) {
   const done = summary.approved.length + summary.cashKept.length;
   const total = done + summary.failed.length;
   const allGood = summary.failed.length === 0;
@@ -78,7 +87,13 @@ export function ProcessAllSummaryPanel({ summary, onDismiss }: { summary: Proces
           ) : null}
         </AlertDescription>
       </div>
-      <Button variant="ghost" size="icon" className="-my-1 -mr-1 size-7 shrink-0" aria-label="Dismiss summary" onClick={onDismiss}>
+      <Button
+        variant="ghost"
+        size="icon"
+        className="-my-1 -mr-1 size-7 shrink-0"
+        aria-label="Dismiss summary"
+        onClick={onDismiss}
+      >
         <X aria-hidden />
       </Button>
     </Alert>

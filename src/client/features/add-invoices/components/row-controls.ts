@@ -1,7 +1,14 @@
 import type { ComponentProps } from 'react';
 import type { DraftInvoiceRow } from '@/shared/add-invoices';
 import type { DraftInvoicesViewProps, NewInvoiceRowProps } from './draft-invoices-table';
-import { labelOf, onEnter, type AmountInput, type ApproveCheckbox, type NewInvoiceDateInput, type ProcessButton } from './row-fields';
+import {
+  labelOf,
+  onEnter,
+  type AmountInput,
+  type ApproveCheckbox,
+  type NewInvoiceDateInput,
+  type ProcessButton,
+} from './row-fields';
 
 type RowHandlers = Pick<DraftInvoicesViewProps, 'onCashChange' | 'onApproveChange' | 'onProcess'>;
 
@@ -46,7 +53,12 @@ export function getNewInvoiceControls(props: NewInvoiceRowProps, busy: boolean) 
   const { form, onChange, canProcess, creating, onCreate } = props;
   const locked = busy || creating;
   const createOnEnter = onEnter(onCreate, canProcess && !locked);
-  const amount = (label: string, value: string, min: number, set: (text: string) => void): ComponentProps<typeof AmountInput> => ({
+  const amount = (
+    label: string,
+    value: string,
+    min: number,
+    set: (text: string) => void,
+  ): ComponentProps<typeof AmountInput> => ({
     label,
     value,
     min,

@@ -71,7 +71,11 @@ export function AmountInput({
 export function PendingCashBadge({ row }: { row: Pick<DraftInvoiceRow, 'pendingCashAmount' | 'currency'> }) {
   if (row.pendingCashAmount <= 0) return null;
   return (
-    <Badge variant="warning" className="w-fit" title="Cash recorded in Ledgerlink; it is paid into the cash account when this invoice is approved here">
+    <Badge
+      variant="warning"
+      className="w-fit"
+      title="Cash recorded in Ledgerlink; it is paid into the cash account when this invoice is approved here"
+    >
       {formatPounds(row.pendingCashAmount, row.currency)} cash pending
     </Badge>
   );
@@ -86,7 +90,15 @@ export function getApproveAllState(rows: readonly DraftInvoiceRow[]): boolean {
 }
 
 /** "Approve all": the table's header box and the cards' toolbar box. */
-export function ApproveAllCheckbox({ rows, busy, onApproveAll }: { rows: readonly DraftInvoiceRow[]; busy: boolean; onApproveAll: (checked: boolean) => void }) {
+export function ApproveAllCheckbox({
+  rows,
+  busy,
+  onApproveAll,
+}: {
+  rows: readonly DraftInvoiceRow[];
+  busy: boolean;
+  onApproveAll: (checked: boolean) => void;
+}) {
   return (
     <Checkbox
       aria-label="Approve all invoices"
@@ -97,8 +109,25 @@ export function ApproveAllCheckbox({ rows, busy, onApproveAll }: { rows: readonl
   );
 }
 
-export function ApproveCheckbox({ label, checked, disabled, onChange }: { label: string; checked: boolean; disabled: boolean; onChange: (checked: boolean) => void }) {
-  return <Checkbox aria-label={label} checked={checked} disabled={disabled} onCheckedChange={(value) => onChange(value === true)} />;
+export function ApproveCheckbox({
+  label,
+  checked,
+  disabled,
+  onChange,
+}: {
+  label: string;
+  checked: boolean;
+  disabled: boolean;
+  onChange: (checked: boolean) => void;
+}) {
+  return (
+    <Checkbox
+      aria-label={label}
+      checked={checked}
+      disabled={disabled}
+      onCheckedChange={(value) => onChange(value === true)}
+    />
+  );
 }
 
 export function ProcessButton({
@@ -119,7 +148,14 @@ export function ProcessButton({
   className?: string;
 }) {
   return (
-    <Button size="sm" variant={variant} disabled={disabled} onClick={onClick} aria-label={label} className={className}>
+    <Button
+      size="sm"
+      variant={variant}
+      disabled={disabled}
+      onClick={onClick}
+      aria-label={label}
+      className={className}
+    >
       {busy ? <Spinner className="size-3.5 text-current" label={busyLabel} /> : null}
       Process
     </Button>
@@ -148,7 +184,9 @@ export function NewInvoiceDateInput({
   const [text, setText] = useState(() => (date ? formatDateNumeric(date) : ''));
   // The form resets to today after a create: show that, unless the text already means the same date.
   useEffect(() => {
-    setText((current) => (parseDateNumeric(current) === date ? current : date ? formatDateNumeric(date) : current));
+    setText((current) =>
+      parseDateNumeric(current) === date ? current : date ? formatDateNumeric(date) : current,
+    );
   }, [date]);
   return (
     <Input

@@ -1,7 +1,14 @@
 import { useState } from 'react';
 import { getZeroAmountConfirmation } from '@/shared/add-invoices';
 import { Button } from '@/client/components/ui/button';
-import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '@/client/components/ui/dialog';
+import {
+  Dialog,
+  DialogContent,
+  DialogDescription,
+  DialogFooter,
+  DialogHeader,
+  DialogTitle,
+} from '@/client/components/ui/dialog';
 
 /**
  * "Confirm Zero Amount Approval" (001 §2, §4): ticking Approve on a row with zero or empty cash asks first;
@@ -29,7 +36,9 @@ export function ZeroAmountDialog({
           event.preventDefault();
           const number = lastNumber;
           if (!number) return;
-          const box = document.querySelector<HTMLElement>(`[role="checkbox"][aria-label="Approve ${CSS.escape(number)}"]`);
+          const box = document.querySelector<HTMLElement>(
+            `[role="checkbox"][aria-label="Approve ${CSS.escape(number)}"]`,
+          );
           box?.focus();
         }}
       >
@@ -42,9 +51,7 @@ export function ZeroAmountDialog({
           <Button variant="outline" onClick={onCancel} autoFocus>
             {texts.cancelLabel}
           </Button>
-          <Button onClick={onConfirm}>
-            {texts.confirmLabel}
-          </Button>
+          <Button onClick={onConfirm}>{texts.confirmLabel}</Button>
         </DialogFooter>
       </DialogContent>
     </Dialog>

@@ -13,7 +13,8 @@ export function getAdminOrganizations(): Promise<AdminOrganization[]> {
   return api.get(apiPaths.adminOrganizations, { schema: adminOrganizationsResponseSchema });
 }
 
-export const adminOrganizationsQueryOptions = () => queryOptions({ queryKey: adminKeys.organizations, queryFn: getAdminOrganizations });
+export const adminOrganizationsQueryOptions = () =>
+  queryOptions({ queryKey: adminKeys.organizations, queryFn: getAdminOrganizations });
 
 /**
  * The admin organisation list, polled while the user is an admin. The poll pauses while a toggle is being

@@ -9,7 +9,8 @@ export function getAdminUsers(): Promise<AdminUser[]> {
   return api.get(apiPaths.adminUsers, { schema: adminUsersResponseSchema });
 }
 
-export const adminUsersQueryOptions = () => queryOptions({ queryKey: adminKeys.users, queryFn: getAdminUsers });
+export const adminUsersQueryOptions = () =>
+  queryOptions({ queryKey: adminKeys.users, queryFn: getAdminUsers });
 
 export function useAdminUsers(isAdmin: boolean) {
   return useQuery({ ...adminUsersQueryOptions(), enabled: isAdmin });

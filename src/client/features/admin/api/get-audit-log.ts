@@ -20,7 +20,9 @@ function toQuery(filters: AuditFilters, limit?: number): string {
 }
 
 export function getAuditLog(filters: AuditFilters, limit: number = AUDIT_PAGE_SIZE): Promise<AuditEntry[]> {
-  return api.get(`/api/admin/audit${toQuery(filters, Math.min(limit, AUDIT_MAX_LIMIT))}`, { schema: z.array(auditEntrySchema) });
+  return api.get(`/api/admin/audit${toQuery(filters, Math.min(limit, AUDIT_MAX_LIMIT))}`, {
+    schema: z.array(auditEntrySchema),
+  });
 }
 
 /** The CSV download of the same filters (`GET /api/admin/audit.csv`). */
@@ -29,8 +31,15 @@ export function getAuditCsvHref(filters: AuditFilters): string {
 }
 
 export const auditLogQueryOptions = (filters: AuditFilters, limit: number) =>
-  queryOptions({ queryKey: adminKeys.audit({ ...filters, limit }), queryFn: () => getAuditLog(filters, limit) });
+  queryOptions({
+    queryKey: adminKeys.audit({ ...filters, limit }),
+    queryFn: () => getAuditLog(filters, limit),
+  });
 
 export function useAuditLog(filters: AuditFilters, limit: number, isAdmin: boolean) {
-  return useQuery({ ...auditLogQueryOptions(filters, limit), enabled: isAdmin, placeholderData: keepPreviousData });
+  return useQuery({
+    ...auditLogQueryOptions(filters, limit),
+    enabled: isAdmin,
+    placeholderData: keepPreviousData,
+  });
 }

@@ -22,7 +22,9 @@ export function getReviewWrites(): Promise<AdminReviewWrite[]> {
 
 /** GET /api/admin/writes/{writeId}: the write with what Xero says now (asked on every read). */
 export function getReviewWrite(writeId: number): Promise<AdminReviewWriteDetail> {
-  return api.get(`/api/admin/writes/${encodeURIComponent(String(writeId))}`, { schema: adminReviewWriteDetailSchema });
+  return api.get(`/api/admin/writes/${encodeURIComponent(String(writeId))}`, {
+    schema: adminReviewWriteDetailSchema,
+  });
 }
 
 export function useReviewWrites(isAdmin: boolean) {
@@ -44,7 +46,9 @@ export function useSettleWrite() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: ({ writeId, body }: { writeId: number; body: AdminSettleWriteRequest }) =>
-      api.post(`/api/admin/writes/${encodeURIComponent(String(writeId))}/settle`, body, { schema: adminReviewWriteSchema }),
+      api.post(`/api/admin/writes/${encodeURIComponent(String(writeId))}/settle`, body, {
+        schema: adminReviewWriteSchema,
+      }),
     onSettled: async () => {
       await queryClient.invalidateQueries({ queryKey: ['admin', 'writes'] });
       await queryClient.invalidateQueries({ queryKey: ['admin', 'audit'] });

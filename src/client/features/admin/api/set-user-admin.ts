@@ -15,7 +15,9 @@ export function useSetUserAdmin() {
   return useMutation({
     mutationFn: setUserAdmin,
     onSuccess: async (updated) => {
-      queryClient.setQueryData<AdminUser[]>(adminKeys.users, (rows) => rows?.map((row) => (row.id === updated.id ? updated : row)));
+      queryClient.setQueryData<AdminUser[]>(adminKeys.users, (rows) =>
+        rows?.map((row) => (row.id === updated.id ? updated : row)),
+      );
       await queryClient.invalidateQueries({ queryKey: adminKeys.users });
       await queryClient.invalidateQueries({ queryKey: queryKeys.currentUser });
       await queryClient.invalidateQueries({ queryKey: queryKeys.adminCheck });

@@ -6,7 +6,13 @@ import { queryKeys } from '@/client/lib/query-client';
 import { adminKeys } from './query-keys';
 
 /** PATCH /api/admin/users/{userId} with only the changed fields (000 §4, §7). */
-export function updateAdminUser({ userId, patch }: { userId: number; patch: AdminUserPatch }): Promise<AdminUser> {
+export function updateAdminUser({
+  userId,
+  patch,
+}: {
+  userId: number;
+  patch: AdminUserPatch;
+}): Promise<AdminUser> {
   return api.patch(apiPaths.adminUser(userId), patch, { schema: adminUserSchema });
 }
 
@@ -15,7 +21,9 @@ export function useUpdateAdminUser() {
   return useMutation({
     mutationFn: updateAdminUser,
     onSuccess: async (updated) => {
-      queryClient.setQueryData<AdminUser[]>(adminKeys.users, (rows) => rows?.map((row) => (row.id === updated.id ? updated : row)));
+      queryClient.setQueryData<AdminUser[]>(adminKeys.users, (rows) =>
+        rows?.map((row) => (row.id === updated.id ? updated : row)),
+      );
       await queryClient.invalidateQueries({ queryKey: adminKeys.users });
       // The signed-in user may have renamed or demoted themselves.
       await queryClient.invalidateQueries({ queryKey: queryKeys.currentUser });

@@ -15,8 +15,16 @@ export interface FeatureToggle {
 }
 
 /** PATCH /api/admin/organizations/{orgId}/features with one flag and its boolean (000 §7). */
-export function updateOrganizationFeatures({ organizationId, field, enabled }: FeatureToggle): Promise<AdminOrganization> {
-  return api.patch(apiPaths.adminOrganizationFeatures(organizationId), createFeatureTogglePatch(field, enabled), { schema: adminOrganizationSchema });
+export function updateOrganizationFeatures({
+  organizationId,
+  field,
+  enabled,
+}: FeatureToggle): Promise<AdminOrganization> {
+  return api.patch(
+    apiPaths.adminOrganizationFeatures(organizationId),
+    createFeatureTogglePatch(field, enabled),
+    { schema: adminOrganizationSchema },
+  );
 }
 
 /**
@@ -41,7 +49,9 @@ export function useUpdateOrganizationFeatures() {
       if (context?.previous) queryClient.setQueryData(adminKeys.organizations, context.previous);
     },
     onSuccess: (updated) => {
-      queryClient.setQueryData<AdminOrganization[]>(adminKeys.organizations, (rows) => rows?.map((row) => (row.id === updated.id ? updated : row)));
+      queryClient.setQueryData<AdminOrganization[]>(adminKeys.organizations, (rows) =>
+        rows?.map((row) => (row.id === updated.id ? updated : row)),
+      );
     },
     onSettled: async () => {
       await Promise.all([

@@ -45,7 +45,10 @@ export function describeDetail(detail: AuditEntry['detail']): string {
   const after = detail.after as Record<string, unknown> | undefined;
   if (before && after && typeof before === 'object' && typeof after === 'object') {
     return Object.keys(after)
-      .map((key) => `${key.replace(/^default/, '')}: ${describeValue(before[key])} → ${describeValue(after[key])}`)
+      .map(
+        (key) =>
+          `${key.replace(/^default/, '')}: ${describeValue(before[key])} → ${describeValue(after[key])}`,
+      )
       .join('; ');
   }
   return Object.entries(detail)
@@ -69,9 +72,13 @@ export function ActivityTab() {
   const log = useAuditLog(filters, limit, true);
   const users = useAdminUsers(true);
   const organizations = useAdminOrganizations(true);
-  const orgNames = useMemo(() => new Map((organizations.data ?? []).map((o) => [o.id, getOrganizationName(o)])), [organizations.data]);
+  const orgNames = useMemo(
+    () => new Map((organizations.data ?? []).map((o) => [o.id, getOrganizationName(o)])),
+    [organizations.data],
+  );
   const userNames = useMemo(() => new Map((users.data ?? []).map((u) => [u.id, u.username])), [users.data]);
-  const userName = (entry: AuditEntry) => entry.username ?? (entry.userId ? (userNames.get(entry.userId) ?? `User #${entry.userId}`) : '—');
+  const userName = (entry: AuditEntry) =>
+    entry.username ?? (entry.userId ? (userNames.get(entry.userId) ?? `User #${entry.userId}`) : '—');
   const entries = log.data ?? [];
   const set = (next: Partial<AuditFilters>) => {
     setFilters((f) => ({ ...f, ...next }));
@@ -86,7 +93,8 @@ export function ActivityTab() {
         <div>
           <CardTitle>Activity</CardTitle>
           <CardDescription className="mt-1">
-            Sign-ins, connections, administration, settings changes and every money write, newest first. The log cannot be edited.
+            Sign-ins, connections, administration, settings changes and every money write, newest first. The
+            log cannot be edited.
           </CardDescription>
         </div>
         <Button variant="outline" size="sm" className="shrink-0 self-start" asChild>
@@ -98,7 +106,10 @@ export function ActivityTab() {
       <CardContent className="grid gap-4">
         <div className="grid gap-3 sm:grid-cols-2 lg:grid-cols-5">
           <Filter id="activity-action" label="Action">
-            <Select value={filters.action ?? ALL} onValueChange={(v) => set({ action: v === ALL ? undefined : v })}>
+            <Select
+              value={filters.action ?? ALL}
+              onValueChange={(v) => set({ action: v === ALL ? undefined : v })}
+            >
               <SelectTrigger id="activity-action">
                 <SelectValue />
               </SelectTrigger>
@@ -113,7 +124,10 @@ export function ActivityTab() {
             </Select>
           </Filter>
           <Filter id="activity-user" label="User">
-            <Select value={filters.userId ? String(filters.userId) : ALL} onValueChange={(v) => set({ userId: v === ALL ? undefined : Number(v) })}>
+            <Select
+              value={filters.userId ? String(filters.userId) : ALL}
+              onValueChange={(v) => set({ userId: v === ALL ? undefined : Number(v) })}
+            >
               <SelectTrigger id="activity-user">
                 <SelectValue />
               </SelectTrigger>
@@ -146,16 +160,32 @@ export function ActivityTab() {
             </Select>
           </Filter>
           <Filter id="activity-from" label="From">
-            <Input id="activity-from" type="date" value={filters.from ?? ''} max={filters.to} onChange={(e) => set({ from: e.target.value || undefined })} />
+            <Input
+              id="activity-from"
+              type="date"
+              value={filters.from ?? ''}
+              max={filters.to}
+              onChange={(e) => set({ from: e.target.value || undefined })}
+            />
           </Filter>
           <Filter id="activity-to" label="To">
-            <Input id="activity-to" type="date" value={filters.to ?? ''} min={filters.from} onChange={(e) => set({ to: e.target.value || undefined })} />
+            <Input
+              id="activity-to"
+              type="date"
+              value={filters.to ?? ''}
+              min={filters.from}
+              onChange={(e) => set({ to: e.target.value || undefined })}
+            />
           </Filter>
         </div>
         <div className="flex flex-wrap items-center justify-between gap-2 text-sm text-muted-foreground">
           <span>
-            {log.isFetching ? <Spinner className="mr-2 size-4 align-middle" label="Loading activity" /> : null}
-            {hasMore ? `The latest ${entries.length} entries` : `${entries.length} ${entries.length === 1 ? 'entry' : 'entries'}`}
+            {log.isFetching ? (
+              <Spinner className="mr-2 size-4 align-middle" label="Loading activity" />
+            ) : null}
+            {hasMore
+              ? `The latest ${entries.length} entries`
+              : `${entries.length} ${entries.length === 1 ? 'entry' : 'entries'}`}
           </span>
           {filtered ? (
             <Button
@@ -171,7 +201,9 @@ export function ActivityTab() {
           ) : null}
         </div>
         {log.isError && !log.data ? (
-          <p className="py-6 text-center text-sm text-destructive">{getMessage(log.error, 'Could not load the activity log.')}</p>
+          <p className="py-6 text-center text-sm text-destructive">
+            {getMessage(log.error, 'Could not load the activity log.')}
+          </p>
         ) : log.isLoading ? (
           <div className="flex justify-center py-10">
             <Spinner className="size-6" label="Loading activity" />
@@ -199,16 +231,31 @@ export function ActivityTab() {
               {entries.map((entry) => {
                 const detail = describeDetail(entry.detail);
                 return (
-                  <TableRow key={entry.id} className="max-sm:flex max-sm:flex-wrap max-sm:items-center max-sm:gap-x-2 max-sm:gap-y-1 max-sm:px-3 max-sm:py-3">
-                    <TableCell className="whitespace-nowrap tabular max-sm:basis-full max-sm:p-0 max-sm:text-xs max-sm:text-muted-foreground">{when.format(new Date(entry.at))}</TableCell>
-                    <TableCell className="max-sm:order-3 max-sm:p-0 max-sm:text-sm">{userName(entry)}</TableCell>
-                    <TableCell className="max-sm:order-4 max-sm:p-0 max-sm:text-sm max-sm:text-muted-foreground">{entry.organizationId ? (orgNames.get(entry.organizationId) ?? `#${entry.organizationId}`) : '—'}</TableCell>
+                  <TableRow
+                    key={entry.id}
+                    className="max-sm:flex max-sm:flex-wrap max-sm:items-center max-sm:gap-x-2 max-sm:gap-y-1 max-sm:px-3 max-sm:py-3"
+                  >
+                    <TableCell className="whitespace-nowrap tabular max-sm:basis-full max-sm:p-0 max-sm:text-xs max-sm:text-muted-foreground">
+                      {when.format(new Date(entry.at))}
+                    </TableCell>
+                    <TableCell className="max-sm:order-3 max-sm:p-0 max-sm:text-sm">
+                      {userName(entry)}
+                    </TableCell>
+                    <TableCell className="max-sm:order-4 max-sm:p-0 max-sm:text-sm max-sm:text-muted-foreground">
+                      {entry.organizationId
+                        ? (orgNames.get(entry.organizationId) ?? `#${entry.organizationId}`)
+                        : '—'}
+                    </TableCell>
                     <TableCell className="max-sm:order-1 max-sm:p-0">
                       <code className="text-xs">{entry.action}</code>
-                      {entry.target ? <div className="text-xs text-muted-foreground">{entry.target}</div> : null}
+                      {entry.target ? (
+                        <div className="text-xs text-muted-foreground">{entry.target}</div>
+                      ) : null}
                     </TableCell>
                     <TableCell className="max-sm:order-2 max-sm:ml-auto max-sm:p-0">
-                      <Badge variant={entry.result === 'success' ? 'success' : 'destructive'}>{entry.result === 'success' ? 'Success' : 'Failure'}</Badge>
+                      <Badge variant={entry.result === 'success' ? 'success' : 'destructive'}>
+                        {entry.result === 'success' ? 'Success' : 'Failure'}
+                      </Badge>
                     </TableCell>
                     <TableCell className="max-w-[22rem] max-sm:order-5 max-sm:max-w-none max-sm:basis-full max-sm:p-0">
                       <p className="line-clamp-2 break-words text-xs text-muted-foreground" title={detail}>
@@ -222,7 +269,12 @@ export function ActivityTab() {
           </Table>
         )}
         {hasMore ? (
-          <Button variant="outline" className="justify-self-center" disabled={log.isFetching} onClick={() => setLimit((l) => Math.min(AUDIT_MAX_LIMIT, l + AUDIT_PAGE_SIZE))}>
+          <Button
+            variant="outline"
+            className="justify-self-center"
+            disabled={log.isFetching}
+            onClick={() => setLimit((l) => Math.min(AUDIT_MAX_LIMIT, l + AUDIT_PAGE_SIZE))}
+          >
             Show more
           </Button>
         ) : null}

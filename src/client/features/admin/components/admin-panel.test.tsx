@@ -8,8 +8,22 @@ import { server } from '@/client/testing/server';
 import { getChangedFields } from './users-tab';
 
 const organizations: AdminOrganization[] = [
-  { id: 1, tenantName: 'Corner Shop Ltd', featurePayInvoices: true, featureAddInvoices: true, featureCisBills: false, featureStockJournal: true },
-  { id: 2, tenantName: 'Acme Builders', featurePayInvoices: false, featureAddInvoices: false, featureCisBills: true, featureStockJournal: false },
+  {
+    id: 1,
+    tenantName: 'Corner Shop Ltd',
+    featurePayInvoices: true,
+    featureAddInvoices: true,
+    featureCisBills: false,
+    featureStockJournal: true,
+  },
+  {
+    id: 2,
+    tenantName: 'Acme Builders',
+    featurePayInvoices: false,
+    featureAddInvoices: false,
+    featureCisBills: true,
+    featureStockJournal: false,
+  },
 ];
 const users: AdminUser[] = [
   { id: 1, username: 'sam', email: 'sam@example.co.uk', isAdmin: true, isXeroUser: false },
@@ -18,7 +32,12 @@ const users: AdminUser[] = [
 
 /** An admin session with the admin endpoints; returns what was sent. */
 function useAdminServer(options: { featurePatch?: () => Response } = {}) {
-  const sent = { features: [] as Array<{ orgId: string; body: unknown }>, users: [] as Array<{ userId: string; body: unknown }>, admin: [] as unknown[], orgReads: 0 };
+  const sent = {
+    features: [] as Array<{ orgId: string; body: unknown }>,
+    users: [] as Array<{ userId: string; body: unknown }>,
+    admin: [] as unknown[],
+    orgReads: 0,
+  };
   server.use(
     http.get('*/api/admin/check', () => HttpResponse.json({ isAdmin: true })),
     http.get('*/api/admin/organizations', () => {
@@ -59,7 +78,10 @@ function useAdminServer(options: { featurePatch?: () => Response } = {}) {
                 action: 'settings.update',
                 target: 'Corner Shop Ltd',
                 result: 'success',
-                detail: { before: { defaultTaxStatus: 'Tax inclusive' }, after: { defaultTaxStatus: 'No tax' } },
+                detail: {
+                  before: { defaultTaxStatus: 'Tax inclusive' },
+                  after: { defaultTaxStatus: 'No tax' },
+                },
                 ip: '127.0.0.1',
               },
             ],
@@ -72,7 +94,9 @@ function useAdminServer(options: { featurePatch?: () => Response } = {}) {
 async function openAdminTab(user: ReturnType<typeof userEvent.setup>) {
   // The General tab behind loads its reference lists: empty ones will do here.
   server.use(
-    http.get('*/api/xero/settings/bank-accounts', () => HttpResponse.json({ creditCardAccounts: [], cashAccounts: [] })),
+    http.get('*/api/xero/settings/bank-accounts', () =>
+      HttpResponse.json({ creditCardAccounts: [], cashAccounts: [] }),
+    ),
     http.get('*/api/xero/:list', () => HttpResponse.json([])),
   );
   renderApp('/settings');
@@ -110,7 +134,9 @@ describe('Admin panel (000 §2, §4, §6)', () => {
 
   it('puts the toggle back and says so when the change is refused', async () => {
     const user = userEvent.setup();
-    useAdminServer({ featurePatch: () => HttpResponse.json({ message: 'Administrator access required' }, { status: 403 }) });
+    useAdminServer({
+      featurePatch: () => HttpResponse.json({ message: 'Administrator access required' }, { status: 403 }),
+    });
     await openAdminTab(user);
     const toggle = await screen.findByRole('switch', { name: 'Pay Invoices for Acme Builders' });
     await user.click(toggle);
@@ -134,7 +160,11 @@ describe('Admin panel (000 §2, §4, §6)', () => {
     await user.click(await screen.findByRole('tab', { name: 'Users' }));
     expect(await screen.findByText('User Management')).toBeInTheDocument();
     const table = await screen.findByRole('table');
-    expect(within(table).getAllByRole('columnheader').map((h) => h.textContent)).toEqual(['Username', 'Email', 'Admin', 'Xero', 'Actions']);
+    expect(
+      within(table)
+        .getAllByRole('columnheader')
+        .map((h) => h.textContent),
+    ).toEqual(['Username', 'Email', 'Admin', 'Xero', 'Actions']);
     expect(within(table).getByText('Local')).toBeInTheDocument();
     expect(within(table).getByText('Xero', { selector: 'span' })).toBeInTheDocument();
 
@@ -221,7 +251,10 @@ describe('Admin panel (000 §2, §4, §6)', () => {
     await user.click(screen.getByLabelText('Action'));
     await user.click(await screen.findByRole('option', { name: 'Settings and maintenance' }));
     expect(await screen.findByText('No activity matches these filters.')).toBeInTheDocument();
-    expect(screen.getByRole('link', { name: 'Export CSV' })).toHaveAttribute('href', '/api/admin/audit.csv?action=settings.');
+    expect(screen.getByRole('link', { name: 'Export CSV' })).toHaveAttribute(
+      'href',
+      '/api/admin/audit.csv?action=settings.',
+    );
   });
 });
 
@@ -261,7 +294,13 @@ describe('Admin → Needs review (issue 20 part 4)', () => {
       http.get('*/api/admin/writes/review', () => HttpResponse.json(settled ? [] : [write])),
       http.get('*/api/admin/writes/:writeId', () => {
         lookups += 1;
-        return HttpResponse.json({ ...write, xero: lookups === 1 ? { status: 'unavailable', message: 'Xero is not answering' } : { status: 'found', xeroId: 'PAY-77' } });
+        return HttpResponse.json({
+          ...write,
+          xero:
+            lookups === 1
+              ? { status: 'unavailable', message: 'Xero is not answering' }
+              : { status: 'found', xeroId: 'PAY-77' },
+        });
       }),
       http.post('*/api/admin/writes/:writeId/settle', async ({ request }) => {
         sent.push(await request.json());
@@ -286,7 +325,9 @@ describe('Admin → Needs review (issue 20 part 4)', () => {
     await user.click(within(item).getByRole('button', { name: 'Mark done' }));
     expect(await screen.findByText('Marked as done')).toBeInTheDocument();
     expect(sent).toEqual([{ action: 'done', xeroId: 'PAY-77' }]);
-    expect(await screen.findByText('Nothing needs review: every write to Xero has been settled.')).toBeInTheDocument();
+    expect(
+      await screen.findByText('Nothing needs review: every write to Xero has been settled.'),
+    ).toBeInTheDocument();
   }, 20_000);
 
   it('cancels a write', async () => {
@@ -298,15 +339,60 @@ describe('Admin → Needs review (issue 20 part 4)', () => {
         HttpResponse.json(
           sent.length
             ? []
-            : [{ id: 5, organizationId: 2, organizationName: 'Acme Builders', kind: 'bill.create', amountPence: null, targetId: null, username: null, createdAt: '2026-11-20T09:30:00.000Z', summary: null, request: {}, error: null, state: 'needs_review', canRetry: false }],
+            : [
+                {
+                  id: 5,
+                  organizationId: 2,
+                  organizationName: 'Acme Builders',
+                  kind: 'bill.create',
+                  amountPence: null,
+                  targetId: null,
+                  username: null,
+                  createdAt: '2026-11-20T09:30:00.000Z',
+                  summary: null,
+                  request: {},
+                  error: null,
+                  state: 'needs_review',
+                  canRetry: false,
+                },
+              ],
         ),
       ),
       http.get('*/api/admin/writes/:writeId', () =>
-        HttpResponse.json({ id: 5, organizationId: 2, organizationName: 'Acme Builders', kind: 'bill.create', amountPence: null, targetId: null, username: null, createdAt: '2026-11-20T09:30:00.000Z', summary: null, request: {}, error: null, state: 'needs_review', canRetry: false, xero: { status: 'missing' } }),
+        HttpResponse.json({
+          id: 5,
+          organizationId: 2,
+          organizationName: 'Acme Builders',
+          kind: 'bill.create',
+          amountPence: null,
+          targetId: null,
+          username: null,
+          createdAt: '2026-11-20T09:30:00.000Z',
+          summary: null,
+          request: {},
+          error: null,
+          state: 'needs_review',
+          canRetry: false,
+          xero: { status: 'missing' },
+        }),
       ),
       http.post('*/api/admin/writes/:writeId/settle', async ({ request }) => {
         sent.push(await request.json());
-        return HttpResponse.json({ id: 5, organizationId: 2, organizationName: 'Acme Builders', kind: 'bill.create', amountPence: null, targetId: null, username: null, createdAt: '2026-11-20T09:30:00.000Z', summary: null, request: {}, error: 'cancelled by an administrator', state: 'failed', canRetry: false });
+        return HttpResponse.json({
+          id: 5,
+          organizationId: 2,
+          organizationName: 'Acme Builders',
+          kind: 'bill.create',
+          amountPence: null,
+          targetId: null,
+          username: null,
+          createdAt: '2026-11-20T09:30:00.000Z',
+          summary: null,
+          request: {},
+          error: 'cancelled by an administrator',
+          state: 'failed',
+          canRetry: false,
+        });
       }),
     );
     await openAdminTab(user);
@@ -316,7 +402,9 @@ describe('Admin → Needs review (issue 20 part 4)', () => {
     expect(await within(item).findByText('Xero does not have it')).toBeInTheDocument();
     // A bill cannot be sent again from here: the way back is its own screen.
     expect(within(item).queryByRole('button', { name: 'Send again' })).toBeNull();
-    expect(within(item).getByText('To send it again, cancel it and make the change again on its screen.')).toBeInTheDocument();
+    expect(
+      within(item).getByText('To send it again, cancel it and make the change again on its screen.'),
+    ).toBeInTheDocument();
     await user.click(within(item).getByRole('button', { name: 'Cancel write' }));
     expect(await screen.findByText('Write cancelled')).toBeInTheDocument();
     expect(sent).toEqual([{ action: 'cancel' }]);
@@ -325,14 +413,35 @@ describe('Admin → Needs review (issue 20 part 4)', () => {
   it('sends a payment Xero does not have again, and says which write carried it', async () => {
     const user = userEvent.setup();
     useAdminServer();
-    const write = { id: 9, organizationId: 1, organizationName: 'Corner Shop Ltd', kind: 'payment', amountPence: 5_000, targetId: 'INV-0077', username: 'olivia', createdAt: '2026-11-20T09:30:00.000Z', summary: 'payment.create', request: {}, error: 'Outcome unknown: please check this in Xero.', state: 'needs_review', canRetry: true };
+    const write = {
+      id: 9,
+      organizationId: 1,
+      organizationName: 'Corner Shop Ltd',
+      kind: 'payment',
+      amountPence: 5_000,
+      targetId: 'INV-0077',
+      username: 'olivia',
+      createdAt: '2026-11-20T09:30:00.000Z',
+      summary: 'payment.create',
+      request: {},
+      error: 'Outcome unknown: please check this in Xero.',
+      state: 'needs_review',
+      canRetry: true,
+    };
     const sent: unknown[] = [];
     server.use(
       http.get('*/api/admin/writes/review', () => HttpResponse.json(sent.length ? [] : [write])),
-      http.get('*/api/admin/writes/:writeId', () => HttpResponse.json({ ...write, xero: { status: 'missing' } })),
+      http.get('*/api/admin/writes/:writeId', () =>
+        HttpResponse.json({ ...write, xero: { status: 'missing' } }),
+      ),
       http.post('*/api/admin/writes/:writeId/settle', async ({ request }) => {
         sent.push(await request.json());
-        return HttpResponse.json({ ...write, state: 'failed', error: 'Sent again by boss as write 12.', retriedAs: { writeId: 12, xeroId: 'PAY-12' } });
+        return HttpResponse.json({
+          ...write,
+          state: 'failed',
+          error: 'Sent again by boss as write 12.',
+          retriedAs: { writeId: 12, xeroId: 'PAY-12' },
+        });
       }),
     );
     await openAdminTab(user);
@@ -342,7 +451,9 @@ describe('Admin → Needs review (issue 20 part 4)', () => {
     expect(await within(item).findByText('Xero does not have it')).toBeInTheDocument();
     await user.click(within(item).getByRole('button', { name: 'Send again' }));
     expect(await screen.findByText('Sent again')).toBeInTheDocument();
-    expect(await screen.findByText('Xero has it now (PAY-12); it is write 12 in the activity log.')).toBeInTheDocument();
+    expect(
+      await screen.findByText('Xero has it now (PAY-12); it is write 12 in the activity log.'),
+    ).toBeInTheDocument();
     expect(sent).toEqual([{ action: 'retry' }]);
   }, 20_000);
 });

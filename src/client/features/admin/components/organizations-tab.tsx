@@ -39,7 +39,12 @@ export function OrganizationsTab() {
             description: `${FEATURE_LABELS[feature]} is now ${enabled ? 'on' : 'off'} for ${organizationName(org)}.`,
             variant: 'success',
           }),
-        onError: (error) => toast({ title: 'Failed to update features', description: getMessage(error, 'The change was not saved.'), variant: 'destructive' }),
+        onError: (error) =>
+          toast({
+            title: 'Failed to update features',
+            description: getMessage(error, 'The change was not saved.'),
+            variant: 'destructive',
+          }),
       },
     );
   }
@@ -50,7 +55,11 @@ export function OrganizationsTab() {
       const [result] = await Promise.all([organizations.refetch(), sleep(REFRESH_SPINNER_MS)]);
       if (result.isError) throw result.error;
     } catch (error) {
-      toast({ title: 'Refresh failed', description: getMessage(error, 'Could not load the organizations.'), variant: 'destructive' });
+      toast({
+        title: 'Refresh failed',
+        description: getMessage(error, 'Could not load the organizations.'),
+        variant: 'destructive',
+      });
     } finally {
       setRefreshing(false);
     }
@@ -69,10 +78,22 @@ export function OrganizationsTab() {
       <CardHeader className="flex-col items-stretch gap-3 sm:flex-row sm:items-start sm:justify-between">
         <div>
           <CardTitle>Organization Feature Management</CardTitle>
-          <CardDescription className="mt-1">Switch each feature on or off per organization. Changes apply to every user of that organization.</CardDescription>
+          <CardDescription className="mt-1">
+            Switch each feature on or off per organization. Changes apply to every user of that organization.
+          </CardDescription>
         </div>
-        <Button variant="outline" size="sm" className="shrink-0 self-start" onClick={() => void refresh()} disabled={refreshing}>
-          {refreshing ? <Spinner className="size-4" label="Refreshing organizations" /> : <RefreshCw aria-hidden />}
+        <Button
+          variant="outline"
+          size="sm"
+          className="shrink-0 self-start"
+          onClick={() => void refresh()}
+          disabled={refreshing}
+        >
+          {refreshing ? (
+            <Spinner className="size-4" label="Refreshing organizations" />
+          ) : (
+            <RefreshCw aria-hidden />
+          )}
           Refresh
         </Button>
       </CardHeader>
@@ -82,9 +103,13 @@ export function OrganizationsTab() {
             <Spinner className="size-6" label="Loading organizations" />
           </div>
         ) : organizations.isError && rows.length === 0 ? (
-          <p className="py-6 text-center text-sm text-destructive">{getMessage(organizations.error, 'Could not load the organizations.')}</p>
+          <p className="py-6 text-center text-sm text-destructive">
+            {getMessage(organizations.error, 'Could not load the organizations.')}
+          </p>
         ) : rows.length === 0 ? (
-          <p className="py-6 text-center text-sm text-muted-foreground">No organizations have been connected yet.</p>
+          <p className="py-6 text-center text-sm text-muted-foreground">
+            No organizations have been connected yet.
+          </p>
         ) : (
           <Table className="max-sm:block">
             <TableHeader className="max-sm:hidden">
@@ -100,9 +125,14 @@ export function OrganizationsTab() {
             <TableBody className="max-sm:block">
               {rows.map((org) => (
                 <TableRow key={org.id} className="max-sm:block max-sm:py-2">
-                  <TableCell className="font-medium max-sm:block max-sm:pb-1">{organizationName(org)}</TableCell>
+                  <TableCell className="font-medium max-sm:block max-sm:pb-1">
+                    {organizationName(org)}
+                  </TableCell>
                   {FEATURE_KEYS.map((feature) => (
-                    <TableCell key={feature} className="text-center max-sm:flex max-sm:items-center max-sm:justify-between max-sm:py-1.5">
+                    <TableCell
+                      key={feature}
+                      className="text-center max-sm:flex max-sm:items-center max-sm:justify-between max-sm:py-1.5"
+                    >
                       <span aria-hidden className="text-sm text-muted-foreground sm:hidden">
                         {FEATURE_LABELS[feature]}
                       </span>

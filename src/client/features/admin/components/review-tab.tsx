@@ -59,8 +59,20 @@ function ReviewItem({ write, onClose }: { write: AdminReviewWrite; onClose: () =
         <dd>{write.error ?? 'none'}</dd>
         <dt className="text-muted-foreground">Xero now</dt>
         <dd>
-          {detail.isFetching ? <Spinner label="Asking Xero" /> : detail.data ? describeXero(detail.data.xero) : `Could not ask Xero: ${getMessage(detail.error, 'no answer')}`}
-          <Button variant="ghost" size="sm" className="ml-2" onClick={() => void detail.refetch()} disabled={detail.isFetching}>
+          {detail.isFetching ? (
+            <Spinner label="Asking Xero" />
+          ) : detail.data ? (
+            describeXero(detail.data.xero)
+          ) : (
+            `Could not ask Xero: ${getMessage(detail.error, 'no answer')}`
+          )}
+          <Button
+            variant="ghost"
+            size="sm"
+            className="ml-2"
+            onClick={() => void detail.refetch()}
+            disabled={detail.isFetching}
+          >
             <RefreshCw aria-hidden className="size-4" /> Ask Xero again
           </Button>
         </dd>
@@ -68,17 +80,41 @@ function ReviewItem({ write, onClose }: { write: AdminReviewWrite; onClose: () =
       <div className="flex flex-wrap items-end gap-2">
         <div className="grid gap-1.5">
           <Label htmlFor={`xero-id-${write.id}`}>Xero id (optional)</Label>
-          <Input id={`xero-id-${write.id}`} value={xeroId} placeholder={found ?? ''} onChange={(e) => setXeroId(e.target.value)} />
+          <Input
+            id={`xero-id-${write.id}`}
+            value={xeroId}
+            placeholder={found ?? ''}
+            onChange={(e) => setXeroId(e.target.value)}
+          />
         </div>
-        <Button disabled={settle.isPending} onClick={() => void run({ action: 'done', ...((xeroId.trim() || found) ? { xeroId: xeroId.trim() || (found ?? undefined) } : {}) }, 'Marked as done')}>
+        <Button
+          disabled={settle.isPending}
+          onClick={() =>
+            void run(
+              {
+                action: 'done',
+                ...(xeroId.trim() || found ? { xeroId: xeroId.trim() || (found ?? undefined) } : {}),
+              },
+              'Marked as done',
+            )
+          }
+        >
           Mark done
         </Button>
         {write.canRetry ? (
-          <Button variant="outline" disabled={settle.isPending || !missing} onClick={() => void run({ action: 'retry' }, 'Sent again')}>
+          <Button
+            variant="outline"
+            disabled={settle.isPending || !missing}
+            onClick={() => void run({ action: 'retry' }, 'Sent again')}
+          >
             Send again
           </Button>
         ) : null}
-        <Button variant="destructive" disabled={settle.isPending} onClick={() => void run({ action: 'cancel' }, 'Write cancelled')}>
+        <Button
+          variant="destructive"
+          disabled={settle.isPending}
+          onClick={() => void run({ action: 'cancel' }, 'Write cancelled')}
+        >
           Cancel write
         </Button>
       </div>
@@ -99,7 +135,9 @@ export function ReviewTab() {
     <Card>
       <CardHeader>
         <CardTitle>Writes that need a person</CardTitle>
-        <CardDescription>Ledgerlink could not tell whether Xero applied these. Open one to ask Xero, then settle it.</CardDescription>
+        <CardDescription>
+          Ledgerlink could not tell whether Xero applied these. Open one to ask Xero, then settle it.
+        </CardDescription>
       </CardHeader>
       <CardContent className="grid gap-4">
         {list.isLoading ? (
@@ -142,7 +180,11 @@ export function ReviewTab() {
             </TableBody>
           </Table>
         )}
-        {list.data?.filter((w) => w.id === open).map((w) => <ReviewItem key={w.id} write={w} onClose={() => setOpen(null)} />)}
+        {list.data
+          ?.filter((w) => w.id === open)
+          .map((w) => (
+            <ReviewItem key={w.id} write={w} onClose={() => setOpen(null)} />
+          ))}
       </CardContent>
     </Card>
   );

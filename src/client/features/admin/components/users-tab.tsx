@@ -8,7 +8,14 @@ import { sleep } from '@/client/lib/utils';
 import { Badge, badgeVariants } from '@/client/components/ui/badge';
 import { Button } from '@/client/components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/client/components/ui/card';
-import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '@/client/components/ui/dialog';
+import {
+  Dialog,
+  DialogContent,
+  DialogDescription,
+  DialogFooter,
+  DialogHeader,
+  DialogTitle,
+} from '@/client/components/ui/dialog';
 import { Input } from '@/client/components/ui/input';
 import { Spinner } from '@/client/components/ui/spinner';
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@/client/components/ui/table';
@@ -53,7 +60,9 @@ export function UsersTab({ currentUserId }: { currentUserId: number | undefined 
     const text = search.trim().toLowerCase();
     const all = users.data ?? [];
     if (!text) return all;
-    return all.filter((u) => u.username.toLowerCase().includes(text) || (u.email ?? '').toLowerCase().includes(text));
+    return all.filter(
+      (u) => u.username.toLowerCase().includes(text) || (u.email ?? '').toLowerCase().includes(text),
+    );
   }, [users.data, search]);
 
   async function refresh() {
@@ -63,7 +72,11 @@ export function UsersTab({ currentUserId }: { currentUserId: number | undefined 
       if (result.isError) throw result.error;
       toast({ title: 'Users refreshed', variant: 'success' });
     } catch (error) {
-      toast({ title: 'Failed to refresh users', description: getMessage(error, 'Could not load the users.'), variant: 'destructive' });
+      toast({
+        title: 'Failed to refresh users',
+        description: getMessage(error, 'Could not load the users.'),
+        variant: 'destructive',
+      });
     } finally {
       setRefreshing(false);
     }
@@ -87,7 +100,12 @@ export function UsersTab({ currentUserId }: { currentUserId: number | undefined 
           setEditing(null);
           toast({ title: 'User updated successfully', variant: 'success' });
         },
-        onError: (error) => toast({ title: 'Failed to update user', description: getMessage(error, 'The change was not saved.'), variant: 'destructive' }),
+        onError: (error) =>
+          toast({
+            title: 'Failed to update user',
+            description: getMessage(error, 'The change was not saved.'),
+            variant: 'destructive',
+          }),
       },
     );
   }
@@ -97,8 +115,18 @@ export function UsersTab({ currentUserId }: { currentUserId: number | undefined 
     unlock.mutate(
       { userId: user.id },
       {
-        onSuccess: () => toast({ title: 'Sign-in lock lifted', description: `${user.username} can sign in again.`, variant: 'success' }),
-        onError: (error) => toast({ title: 'Failed to lift the sign-in lock', description: getMessage(error, 'The lock was not lifted.'), variant: 'destructive' }),
+        onSuccess: () =>
+          toast({
+            title: 'Sign-in lock lifted',
+            description: `${user.username} can sign in again.`,
+            variant: 'success',
+          }),
+        onError: (error) =>
+          toast({
+            title: 'Failed to lift the sign-in lock',
+            description: getMessage(error, 'The lock was not lifted.'),
+            variant: 'destructive',
+          }),
       },
     );
   }
@@ -111,7 +139,12 @@ export function UsersTab({ currentUserId }: { currentUserId: number | undefined 
       { userId: user.id, isAdmin: !user.isAdmin },
       {
         onSuccess: () => toast({ title: 'Admin status updated successfully', variant: 'success' }),
-        onError: (error) => toast({ title: 'Failed to update admin status', description: getMessage(error, 'The change was not saved.'), variant: 'destructive' }),
+        onError: (error) =>
+          toast({
+            title: 'Failed to update admin status',
+            description: getMessage(error, 'The change was not saved.'),
+            variant: 'destructive',
+          }),
       },
     );
   }
@@ -122,16 +155,33 @@ export function UsersTab({ currentUserId }: { currentUserId: number | undefined 
         <div className="flex flex-col items-stretch gap-3 sm:flex-row sm:items-start sm:justify-between">
           <div>
             <CardTitle>User Management</CardTitle>
-            <CardDescription className="mt-1">Edit names and email addresses, and choose who may administer Ledgerlink.</CardDescription>
+            <CardDescription className="mt-1">
+              Edit names and email addresses, and choose who may administer Ledgerlink.
+            </CardDescription>
           </div>
-          <Button variant="outline" size="sm" className="shrink-0 self-start" onClick={() => void refresh()} disabled={refreshing}>
+          <Button
+            variant="outline"
+            size="sm"
+            className="shrink-0 self-start"
+            onClick={() => void refresh()}
+            disabled={refreshing}
+          >
             {refreshing ? <Spinner className="size-4" label="Refreshing users" /> : <RefreshCw aria-hidden />}
             Refresh
           </Button>
         </div>
         <div className="relative max-w-sm">
-          <Search aria-hidden className="pointer-events-none absolute left-2.5 top-1/2 size-4 -translate-y-1/2 text-muted-foreground" />
-          <Input aria-label="Search users" placeholder="Search users..." value={search} onChange={(e) => setSearch(e.target.value)} className="pl-8" />
+          <Search
+            aria-hidden
+            className="pointer-events-none absolute left-2.5 top-1/2 size-4 -translate-y-1/2 text-muted-foreground"
+          />
+          <Input
+            aria-label="Search users"
+            placeholder="Search users..."
+            value={search}
+            onChange={(e) => setSearch(e.target.value)}
+            className="pl-8"
+          />
         </div>
       </CardHeader>
       <CardContent>
@@ -140,7 +190,9 @@ export function UsersTab({ currentUserId }: { currentUserId: number | undefined 
             <Spinner className="size-6" label="Loading users" />
           </div>
         ) : users.isError && !users.data ? (
-          <p className="py-6 text-center text-sm text-destructive">{getMessage(users.error, 'Could not load the users.')}</p>
+          <p className="py-6 text-center text-sm text-destructive">
+            {getMessage(users.error, 'Could not load the users.')}
+          </p>
         ) : (
           <Table className="min-w-[40rem] max-sm:block max-sm:min-w-0">
             <TableHeader className="max-sm:hidden">
@@ -162,19 +214,36 @@ export function UsersTab({ currentUserId }: { currentUserId: number | undefined 
               ) : null}
               {rows.map((user) => {
                 const draft = editing?.id === user.id ? editing.draft : null;
-                const setDraft = (next: Partial<Draft>) => setEditing((e) => (e && e.id === user.id ? { id: e.id, draft: { ...e.draft, ...next } } : e));
+                const setDraft = (next: Partial<Draft>) =>
+                  setEditing((e) =>
+                    e && e.id === user.id ? { id: e.id, draft: { ...e.draft, ...next } } : e,
+                  );
                 const saving = update.isPending && update.variables?.userId === user.id;
                 return (
-                  <TableRow key={user.id} className="max-sm:flex max-sm:flex-wrap max-sm:items-center max-sm:gap-x-2 max-sm:gap-y-1 max-sm:px-3 max-sm:py-3">
+                  <TableRow
+                    key={user.id}
+                    className="max-sm:flex max-sm:flex-wrap max-sm:items-center max-sm:gap-x-2 max-sm:gap-y-1 max-sm:px-3 max-sm:py-3"
+                  >
                     <TableCell className="font-medium max-sm:basis-full max-sm:p-0">
                       {draft ? (
-                        <Input aria-label={`Username of ${user.username}`} value={draft.username} onChange={(e) => setDraft({ username: e.target.value })} className="h-8 min-w-[9rem]" />
+                        <Input
+                          aria-label={`Username of ${user.username}`}
+                          value={draft.username}
+                          onChange={(e) => setDraft({ username: e.target.value })}
+                          className="h-8 min-w-[9rem]"
+                        />
                       ) : (
                         <span>
                           {user.username}
-                          {user.id === currentUserId ? <span className="ml-2 text-xs font-normal text-muted-foreground">(you)</span> : null}
+                          {user.id === currentUserId ? (
+                            <span className="ml-2 text-xs font-normal text-muted-foreground">(you)</span>
+                          ) : null}
                           {user.signInLocked ? (
-                            <Badge variant="destructive" className="ml-2" title="Too many failed sign-ins: browsers this user has not signed in from are refused for now">
+                            <Badge
+                              variant="destructive"
+                              className="ml-2"
+                              title="Too many failed sign-ins: browsers this user has not signed in from are refused for now"
+                            >
                               Sign-in locked
                             </Badge>
                           ) : null}
@@ -192,7 +261,9 @@ export function UsersTab({ currentUserId }: { currentUserId: number | undefined 
                           className="h-8 min-w-[12rem]"
                         />
                       ) : (
-                        <span className={cn(!user.email && 'text-muted-foreground')}>{user.email ?? '—'}</span>
+                        <span className={cn(!user.email && 'text-muted-foreground')}>
+                          {user.email ?? '—'}
+                        </span>
                       )}
                     </TableCell>
                     <TableCell className="max-sm:p-0">
@@ -200,7 +271,11 @@ export function UsersTab({ currentUserId }: { currentUserId: number | undefined 
                         type="button"
                         onClick={() => setConfirming(user)}
                         disabled={setAdmin.isPending}
-                        aria-label={user.isAdmin ? `Remove admin privileges from ${user.username}` : `Grant admin privileges to ${user.username}`}
+                        aria-label={
+                          user.isAdmin
+                            ? `Remove admin privileges from ${user.username}`
+                            : `Grant admin privileges to ${user.username}`
+                        }
                         className={cn(
                           badgeVariants({ variant: user.isAdmin ? 'success' : 'secondary' }),
                           'cursor-pointer hover:opacity-80 focus-visible:outline-2 focus-visible:outline-ring disabled:cursor-wait',
@@ -210,16 +285,27 @@ export function UsersTab({ currentUserId }: { currentUserId: number | undefined 
                       </button>
                     </TableCell>
                     <TableCell className="max-sm:p-0">
-                      <Badge variant={user.isXeroUser ? 'default' : 'outline'}>{user.isXeroUser ? PROVIDER_NAME : 'Local'}</Badge>
+                      <Badge variant={user.isXeroUser ? 'default' : 'outline'}>
+                        {user.isXeroUser ? PROVIDER_NAME : 'Local'}
+                      </Badge>
                     </TableCell>
                     <TableCell className="text-right max-sm:ml-auto max-sm:p-0">
                       {draft ? (
                         <div className="flex justify-end gap-1.5">
                           <Button size="sm" onClick={() => save(user, draft)} disabled={saving}>
-                            {saving ? <Spinner className="size-4 text-current" label="Saving" /> : <Check aria-hidden />}
+                            {saving ? (
+                              <Spinner className="size-4 text-current" label="Saving" />
+                            ) : (
+                              <Check aria-hidden />
+                            )}
                             Save
                           </Button>
-                          <Button size="sm" variant="ghost" onClick={() => setEditing(null)} disabled={saving}>
+                          <Button
+                            size="sm"
+                            variant="ghost"
+                            onClick={() => setEditing(null)}
+                            disabled={saving}
+                          >
                             <X aria-hidden /> Cancel
                           </Button>
                         </div>
@@ -240,7 +326,12 @@ export function UsersTab({ currentUserId }: { currentUserId: number | undefined 
                             size="sm"
                             variant="ghost"
                             aria-label={`Edit ${user.username}`}
-                            onClick={() => setEditing({ id: user.id, draft: { username: user.username, email: user.email ?? '' } })}
+                            onClick={() =>
+                              setEditing({
+                                id: user.id,
+                                draft: { username: user.username, email: user.email ?? '' },
+                              })
+                            }
                           >
                             <Pencil aria-hidden /> Edit
                           </Button>
@@ -258,7 +349,9 @@ export function UsersTab({ currentUserId }: { currentUserId: number | undefined 
       <Dialog open={confirming !== null} onOpenChange={(open) => (open ? undefined : setConfirming(null))}>
         <DialogContent>
           <DialogHeader>
-            <DialogTitle>{confirming?.isAdmin ? 'Remove Admin Privileges' : 'Grant Admin Privileges'}</DialogTitle>
+            <DialogTitle>
+              {confirming?.isAdmin ? 'Remove Admin Privileges' : 'Grant Admin Privileges'}
+            </DialogTitle>
             <DialogDescription>
               {confirming?.isAdmin
                 ? `${confirming.username} will no longer be able to switch features on or off, manage users or see the activity log.`

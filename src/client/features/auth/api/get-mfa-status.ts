@@ -11,7 +11,8 @@ export function getMfaStatus(): Promise<MfaStatus> {
   return api.get(apiPaths.mfaStatus, { schema: mfaStatusSchema });
 }
 
-export const mfaStatusQueryOptions = () => queryOptions({ queryKey: MFA_STATUS_QUERY_KEY, queryFn: getMfaStatus });
+export const mfaStatusQueryOptions = () =>
+  queryOptions({ queryKey: MFA_STATUS_QUERY_KEY, queryFn: getMfaStatus });
 
 export function useMfaStatus() {
   return useQuery(mfaStatusQueryOptions());

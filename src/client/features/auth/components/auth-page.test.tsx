@@ -43,7 +43,10 @@ describe('/auth (spec 000 §2)', () => {
 
   it.each([
     ['missing_code', 'The sign-in with Xero was cancelled or interrupted. Please try again.'],
-    ['auth_configuration', 'There is a configuration issue with the Xero integration. Please try again later.'],
+    [
+      'auth_configuration',
+      'There is a configuration issue with the Xero integration. Please try again later.',
+    ],
     ['authentication_failed', 'Authentication with Xero failed. Please try again.'],
     ['missing_token', 'No authentication token was received from Xero. Please try again.'],
     ['oauth_error&reason=access_denied', 'Xero returned an error: access_denied'],
@@ -55,12 +58,15 @@ describe('/auth (spec 000 §2)', () => {
     await waitFor(() => expect(window.location.search).toBe(''));
   });
 
-  it.each(['no_tenants', 'connection_issue'])('warning=%s gives the Xero Connection Warning for 6 s', async (code) => {
-    server.use(...signedOutHandlers);
-    renderApp(`/auth?warning=${code}`);
-    const title = await screen.findByText('Xero Connection Warning');
-    expect(title.closest('[data-variant]')).toHaveAttribute('data-variant', 'warning');
-  });
+  it.each(['no_tenants', 'connection_issue'])(
+    'warning=%s gives the Xero Connection Warning for 6 s',
+    async (code) => {
+      server.use(...signedOutHandlers);
+      renderApp(`/auth?warning=${code}`);
+      const title = await screen.findByText('Xero Connection Warning');
+      expect(title.closest('[data-variant]')).toHaveAttribute('data-variant', 'warning');
+    },
+  );
 });
 
 describe('password sign-in and registration', () => {
@@ -77,7 +83,9 @@ describe('password sign-in and registration', () => {
   it('a wrong password shows the "Login failed" toast with the server message', async () => {
     server.use(
       ...signedOutHandlers,
-      http.post('*/api/login', () => HttpResponse.json({ message: 'Invalid username or password' }, { status: 401 })),
+      http.post('*/api/login', () =>
+        HttpResponse.json({ message: 'Invalid username or password' }, { status: 401 }),
+      ),
     );
     const user = userEvent.setup();
     renderApp('/auth');
@@ -92,7 +100,9 @@ describe('password sign-in and registration', () => {
     let signedIn = false;
     server.use(
       http.get('*/api/auth/current-user', () =>
-        signedIn ? HttpResponse.json(testUser) : HttpResponse.json({ message: 'Not authenticated' }, { status: 401 }),
+        signedIn
+          ? HttpResponse.json(testUser)
+          : HttpResponse.json({ message: 'Not authenticated' }, { status: 401 }),
       ),
       http.post('*/api/login', async ({ request }) => {
         expect(await request.json()).toEqual({ username: 'sam', password: 'correct-horse' });
@@ -148,9 +158,13 @@ describe('password sign-in and registration', () => {
     server.use(
       http.get('*/api/config', () => HttpResponse.json({ mode: 'demo', demoLogin: true })),
       http.get('*/api/auth/current-user', () =>
-        signedIn ? HttpResponse.json(testUser) : HttpResponse.json({ message: 'Not authenticated' }, { status: 401 }),
+        signedIn
+          ? HttpResponse.json(testUser)
+          : HttpResponse.json({ message: 'Not authenticated' }, { status: 401 }),
       ),
-      http.get('*/api/auth/dev-credentials', () => HttpResponse.json({ username: 'admin', password: 'demo-pass-123' })),
+      http.get('*/api/auth/dev-credentials', () =>
+        HttpResponse.json({ username: 'admin', password: 'demo-pass-123' }),
+      ),
       http.post('*/api/auth/login', async ({ request }) => {
         expect(await request.json()).toEqual({ username: 'admin', password: 'demo-pass-123' });
         signedIn = true;
@@ -164,7 +178,10 @@ describe('password sign-in and registration', () => {
   });
 
   it('in live mode there is no demo button', async () => {
-    server.use(...signedOutHandlers, http.get('*/api/config', () => HttpResponse.json({ mode: 'live', demoLogin: false })));
+    server.use(
+      ...signedOutHandlers,
+      http.get('*/api/config', () => HttpResponse.json({ mode: 'live', demoLogin: false })),
+    );
     renderApp('/auth');
     await screen.findByRole('heading', { name: 'Welcome to Ledgerlink' });
     expect(screen.queryByRole('button', { name: 'Try the demo' })).not.toBeInTheDocument();
@@ -207,11 +224,15 @@ describe('a session that ends elsewhere (issue 17 items 8, 10)', () => {
   it('goes to /auth at the first "Not authenticated" answer and says the session has ended', async () => {
     renderApp('/organizations');
     await waitFor(() => expect(window.location.pathname).toBe('/organizations'));
-    expect((await screen.findAllByText('Corner Shop Ltd', undefined, { timeout: 5000 })).length).toBeGreaterThan(0);
+    expect(
+      (await screen.findAllByText('Corner Shop Ltd', undefined, { timeout: 5000 })).length,
+    ).toBeGreaterThan(0);
     // Signed out in another tab: the next API answer is the guard's 401.
     server.use(
       ...signedOutHandlers,
-      http.get('*/api/user-organizations', () => HttpResponse.json({ message: 'Not authenticated', code: 'UNAUTHENTICATED' }, { status: 401 })),
+      http.get('*/api/user-organizations', () =>
+        HttpResponse.json({ message: 'Not authenticated', code: 'UNAUTHENTICATED' }, { status: 401 }),
+      ),
     );
     await act(async () => {
       await api.get('/api/user-organizations').catch(() => undefined);
@@ -225,7 +246,11 @@ describe('a session that ends elsewhere (issue 17 items 8, 10)', () => {
     server.use(...signedOutHandlers);
     renderApp('/auth');
     expect(await screen.findByRole('heading', { name: 'Welcome to Ledgerlink' })).toBeInTheDocument();
-    server.use(http.post('*/api/login', () => HttpResponse.json({ message: 'Invalid email or password' }, { status: 401 })));
+    server.use(
+      http.post('*/api/login', () =>
+        HttpResponse.json({ message: 'Invalid email or password' }, { status: 401 }),
+      ),
+    );
     const user = userEvent.setup();
     await user.type(screen.getByLabelText('Username'), 'owner');
     await user.type(screen.getByLabelText('Password'), 'wrong-password-1');

@@ -82,7 +82,9 @@ export function AuthPage() {
     return (
       <div className="flex min-h-[50vh] flex-col items-center justify-center gap-3 text-center">
         <Spinner className="size-8" label="Signing you in" />
-        <p className="text-sm text-muted-foreground">Signed in with Xero. Taking you to your organisations…</p>
+        <p className="text-sm text-muted-foreground">
+          Signed in with Xero. Taking you to your organisations…
+        </p>
       </div>
     );
   }
@@ -145,7 +147,11 @@ export function AuthPage() {
                 })
               }
             >
-              {demoLogin.isPending ? <Spinner className="size-4" label="Signing in" /> : <Sparkles aria-hidden />}
+              {demoLogin.isPending ? (
+                <Spinner className="size-4" label="Signing in" />
+              ) : (
+                <Sparkles aria-hidden />
+              )}
               Try the demo
             </Button>
           ) : null}
@@ -186,10 +192,26 @@ function XeroGlyph() {
 }
 
 const HIGHLIGHTS = [
-  { icon: ReceiptText, title: 'Pay invoices in seconds', text: 'Split card and cash payments against outstanding sales invoices.' },
-  { icon: HardHat, title: 'CIS bills done right', text: 'Subcontractor bills with the 20% deduction worked out for you.' },
-  { icon: BarChart3, title: 'Weekly stock journals', text: 'Net sales by week turned into stock transfer journals.' },
-  { icon: Building2, title: 'Every organisation', text: 'Switch between your connected organisations from the header.' },
+  {
+    icon: ReceiptText,
+    title: 'Pay invoices in seconds',
+    text: 'Split card and cash payments against outstanding sales invoices.',
+  },
+  {
+    icon: HardHat,
+    title: 'CIS bills done right',
+    text: 'Subcontractor bills with the 20% deduction worked out for you.',
+  },
+  {
+    icon: BarChart3,
+    title: 'Weekly stock journals',
+    text: 'Net sales by week turned into stock transfer journals.',
+  },
+  {
+    icon: Building2,
+    title: 'Every organisation',
+    text: 'Switch between your connected organisations from the header.',
+  },
 ];
 
 function MarketingPanel() {

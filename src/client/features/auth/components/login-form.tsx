@@ -33,7 +33,11 @@ export function LoginForm({ onMfaStep }: { onMfaStep: (step: MfaStep) => void })
         if (step) onMfaStep(step);
       },
       onError: (error) => {
-        toast({ title: AUTH_FALLBACKS.login, description: getMessage(error, AUTH_FALLBACKS.login), variant: 'destructive' });
+        toast({
+          title: AUTH_FALLBACKS.login,
+          description: getMessage(error, AUTH_FALLBACKS.login),
+          variant: 'destructive',
+        });
         form.setValue('password', '');
         form.setFocus('password');
       },
@@ -43,7 +47,12 @@ export function LoginForm({ onMfaStep }: { onMfaStep: (step: MfaStep) => void })
   return (
     <form className="grid gap-4" noValidate onSubmit={(event) => void onSubmit(event)} aria-label="Sign in">
       <FormField label="Username" error={errors.username?.message}>
-        <Input autoComplete="username" autoCapitalize="none" spellCheck={false} {...form.register('username')} />
+        <Input
+          autoComplete="username"
+          autoCapitalize="none"
+          spellCheck={false}
+          {...form.register('username')}
+        />
       </FormField>
       <FormField label="Password" error={errors.password?.message}>
         <Input type="password" autoComplete="current-password" {...form.register('password')} />

@@ -11,7 +11,13 @@ import { RecoveryCodes } from './recovery-codes';
  * anything else; the session becomes whole when the first code is confirmed. `onShowingCodes` keeps the
  * page from moving on while the recovery codes are on screen.
  */
-export function MfaRequiredSetup({ onCancel, onShowingCodes }: { onCancel: () => void; onShowingCodes: (showing: boolean) => void }) {
+export function MfaRequiredSetup({
+  onCancel,
+  onShowingCodes,
+}: {
+  onCancel: () => void;
+  onShowingCodes: (showing: boolean) => void;
+}) {
   const signedIn = useSignedIn();
   const [enabled, setEnabled] = useState<MfaEnableResponse | null>(null);
 
@@ -24,7 +30,8 @@ export function MfaRequiredSetup({ onCancel, onShowingCodes }: { onCancel: () =>
         <div>
           <h2 className="text-lg font-semibold leading-tight">Set up two-step sign-in</h2>
           <p className="mt-1 text-sm text-muted-foreground">
-            Administrators of this Ledgerlink must use two-step sign-in. Set it up now to continue: after your password, you will also enter a code from an app on your phone.
+            Administrators of this Ledgerlink must use two-step sign-in. Set it up now to continue: after your
+            password, you will also enter a code from an app on your phone.
           </p>
         </div>
       </div>
@@ -47,7 +54,13 @@ export function MfaRequiredSetup({ onCancel, onShowingCodes }: { onCancel: () =>
               setEnabled(result);
             }}
           />
-          <Button type="button" variant="ghost" size="sm" className="-ml-3 justify-self-start" onClick={onCancel}>
+          <Button
+            type="button"
+            variant="ghost"
+            size="sm"
+            className="-ml-3 justify-self-start"
+            onClick={onCancel}
+          >
             Back to sign in
           </Button>
         </>

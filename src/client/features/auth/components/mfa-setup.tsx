@@ -21,10 +21,19 @@ function groupKey(secret: string): string {
  * never silently replaces the one being scanned), then the QR code, the key as text, and the first code
  * from the app, which turns it on.
  */
-export function MfaSetup({ onEnabled, startLabel = 'Set up two-step sign-in' }: { onEnabled: (result: MfaEnableResponse) => void; startLabel?: string }) {
+export function MfaSetup({
+  onEnabled,
+  startLabel = 'Set up two-step sign-in',
+}: {
+  onEnabled: (result: MfaEnableResponse) => void;
+  startLabel?: string;
+}) {
   const setup = useSetupMfa();
   const enable = useEnableMfa();
-  const form = useForm<MfaEnableRequest>({ resolver: zodResolver(mfaEnableRequestSchema), defaultValues: { code: '' } });
+  const form = useForm<MfaEnableRequest>({
+    resolver: zodResolver(mfaEnableRequestSchema),
+    defaultValues: { code: '' },
+  });
   const { errors } = form.formState;
 
   const onSubmit = form.handleSubmit((values) =>
@@ -47,11 +56,19 @@ export function MfaSetup({ onEnabled, startLabel = 'Set up two-step sign-in' }: 
           onClick={() =>
             setup.mutate(undefined, {
               onError: (error) =>
-                toast({ title: 'Set-up failed', description: getMessage(error, 'Two-step sign-in could not be set up'), variant: 'destructive' }),
+                toast({
+                  title: 'Set-up failed',
+                  description: getMessage(error, 'Two-step sign-in could not be set up'),
+                  variant: 'destructive',
+                }),
             })
           }
         >
-          {setup.isPending ? <Spinner className="size-4 text-current" label="Preparing" /> : <QrCode aria-hidden />}
+          {setup.isPending ? (
+            <Spinner className="size-4 text-current" label="Preparing" />
+          ) : (
+            <QrCode aria-hidden />
+          )}
           {startLabel}
         </Button>
       </div>
@@ -64,7 +81,8 @@ export function MfaSetup({ onEnabled, startLabel = 'Set up two-step sign-in' }: 
       <ol className="grid gap-5 text-sm">
         <li className="grid gap-3">
           <p>
-            <span className="font-medium">1. Scan this QR code</span> with an authenticator app such as Google Authenticator, Microsoft Authenticator or 1Password.
+            <span className="font-medium">1. Scan this QR code</span> with an authenticator app such as Google
+            Authenticator, Microsoft Authenticator or 1Password.
           </p>
           <img
             src={qrCode}
@@ -76,7 +94,10 @@ export function MfaSetup({ onEnabled, startLabel = 'Set up two-step sign-in' }: 
           <div className="grid gap-1.5">
             <p className="text-muted-foreground">Cannot scan it? Enter this key in the app instead:</p>
             <div className="flex flex-wrap items-center gap-2">
-              <code aria-label="Set-up key" className="break-all rounded-md bg-muted px-2 py-1 font-mono text-[13px] tracking-wide">
+              <code
+                aria-label="Set-up key"
+                className="break-all rounded-md bg-muted px-2 py-1 font-mono text-[13px] tracking-wide"
+              >
                 {groupKey(secret)}
               </code>
               <Button
@@ -87,7 +108,13 @@ export function MfaSetup({ onEnabled, startLabel = 'Set up two-step sign-in' }: 
                   void navigator.clipboard
                     .writeText(secret)
                     .then(() => toast({ title: 'Key copied', variant: 'success' }))
-                    .catch(() => toast({ title: 'Copy failed', description: 'Select the key and copy it instead.', variant: 'destructive' }))
+                    .catch(() =>
+                      toast({
+                        title: 'Copy failed',
+                        description: 'Select the key and copy it instead.',
+                        variant: 'destructive',
+                      }),
+                    )
                 }
               >
                 <Copy aria-hidden /> Copy key
@@ -99,7 +126,12 @@ export function MfaSetup({ onEnabled, startLabel = 'Set up two-step sign-in' }: 
           <p>
             <span className="font-medium">2. Enter the 6-digit code</span> the app shows for Ledgerlink.
           </p>
-          <form className="grid gap-3 sm:max-w-xs" noValidate onSubmit={(event) => void onSubmit(event)} aria-label="Confirm two-step sign-in">
+          <form
+            className="grid gap-3 sm:max-w-xs"
+            noValidate
+            onSubmit={(event) => void onSubmit(event)}
+            aria-label="Confirm two-step sign-in"
+          >
             <FormField label="Code from the app" error={errors.code?.message}>
               <Input
                 inputMode="numeric"

@@ -35,7 +35,12 @@ function VerifyCodeForm({ recovery }: { recovery: boolean }) {
   );
 
   return (
-    <form className="grid gap-4" noValidate onSubmit={(event) => void onSubmit(event)} aria-label="Two-step sign-in">
+    <form
+      className="grid gap-4"
+      noValidate
+      onSubmit={(event) => void onSubmit(event)}
+      aria-label="Two-step sign-in"
+    >
       <FormField label={recovery ? 'Recovery code' : 'Authentication code'} error={errors.code?.message}>
         <Input
           autoFocus
@@ -76,7 +81,12 @@ export function MfaVerifyForm({ onCancel }: { onCancel: () => void }) {
       </div>
       <VerifyCodeForm key={recovery ? 'recovery' : 'totp'} recovery={recovery} />
       <div className="flex flex-wrap items-center justify-between gap-2 text-sm">
-        <Button type="button" variant="link" className="h-auto px-0" onClick={() => setRecovery((value) => !value)}>
+        <Button
+          type="button"
+          variant="link"
+          className="h-auto px-0"
+          onClick={() => setRecovery((value) => !value)}
+        >
           {recovery ? 'Use the authenticator app' : 'Use a recovery code'}
         </Button>
         <Button type="button" variant="ghost" size="sm" onClick={onCancel}>

@@ -16,13 +16,27 @@ function toText(codes: string[], username: string): string {
 }
 
 /** The recovery codes, shown once after turning two-step sign-in on, with copy and download. */
-export function RecoveryCodes({ codes, username, onDone, doneLabel }: { codes: string[]; username: string; onDone: () => void; doneLabel: string }) {
+export function RecoveryCodes({
+  codes,
+  username,
+  onDone,
+  doneLabel,
+}: {
+  codes: string[];
+  username: string;
+  onDone: () => void;
+  doneLabel: string;
+}) {
   async function copy() {
     try {
       await navigator.clipboard.writeText(toText(codes, username));
       toast({ title: 'Recovery codes copied', variant: 'success' });
     } catch {
-      toast({ title: 'Copy failed', description: 'Select the codes and copy them, or download them instead.', variant: 'destructive' });
+      toast({
+        title: 'Copy failed',
+        description: 'Select the codes and copy them, or download them instead.',
+        variant: 'destructive',
+      });
     }
   }
 
@@ -42,11 +56,15 @@ export function RecoveryCodes({ codes, username, onDone, doneLabel }: { codes: s
         <div>
           <AlertTitle>Save your recovery codes now</AlertTitle>
           <AlertDescription>
-            They are shown only this once. Each code signs you in one time if you lose your phone. Keep them somewhere safe, such as a password manager.
+            They are shown only this once. Each code signs you in one time if you lose your phone. Keep them
+            somewhere safe, such as a password manager.
           </AlertDescription>
         </div>
       </Alert>
-      <ul aria-label="Recovery codes" className="grid grid-cols-2 gap-x-6 gap-y-2 rounded-lg border border-border bg-muted/50 p-4 font-mono text-sm tracking-wide">
+      <ul
+        aria-label="Recovery codes"
+        className="grid grid-cols-2 gap-x-6 gap-y-2 rounded-lg border border-border bg-muted/50 p-4 font-mono text-sm tracking-wide"
+      >
         {codes.map((code) => (
           <li key={code} className="text-center">
             {code}

@@ -53,14 +53,32 @@ export function RegisterForm({ onMfaStep }: { onMfaStep: (step: MfaStep) => void
   );
 
   return (
-    <form className="grid gap-4" noValidate onSubmit={(event) => void onSubmit(event)} aria-label="Create account">
-      <FormField label="Username" error={errors.username?.message} hint="3 to 64 characters: letters, digits and . _ @ + -">
-        <Input autoComplete="username" autoCapitalize="none" spellCheck={false} {...form.register('username')} />
+    <form
+      className="grid gap-4"
+      noValidate
+      onSubmit={(event) => void onSubmit(event)}
+      aria-label="Create account"
+    >
+      <FormField
+        label="Username"
+        error={errors.username?.message}
+        hint="3 to 64 characters: letters, digits and . _ @ + -"
+      >
+        <Input
+          autoComplete="username"
+          autoCapitalize="none"
+          spellCheck={false}
+          {...form.register('username')}
+        />
       </FormField>
       <FormField label="Email (optional)" error={errors.email?.message}>
         <Input type="email" autoComplete="email" {...form.register('email')} />
       </FormField>
-      <FormField label="Password" error={errors.password?.message} hint={`At least ${PASSWORD_MIN_LENGTH} characters`}>
+      <FormField
+        label="Password"
+        error={errors.password?.message}
+        hint={`At least ${PASSWORD_MIN_LENGTH} characters`}
+      >
         <Input type="password" autoComplete="new-password" {...form.register('password')} />
       </FormField>
       <FormField label="Confirm password" error={errors.confirmPassword?.message}>

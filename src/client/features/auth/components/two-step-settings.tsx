@@ -12,7 +12,14 @@ import { Alert, AlertDescription, AlertTitle } from '@/client/components/ui/aler
 import { Badge } from '@/client/components/ui/badge';
 import { Button } from '@/client/components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/client/components/ui/card';
-import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '@/client/components/ui/dialog';
+import {
+  Dialog,
+  DialogContent,
+  DialogDescription,
+  DialogFooter,
+  DialogHeader,
+  DialogTitle,
+} from '@/client/components/ui/dialog';
 import { FormField } from '@/client/components/ui/form-field';
 import { Input } from '@/client/components/ui/input';
 import { PageSpinner, Spinner } from '@/client/components/ui/spinner';
@@ -26,7 +33,9 @@ import { RecoveryCodes } from './recovery-codes';
 const FEW_RECOVERY_CODES = 3;
 
 const totpSchema = z.object({ code: mfaCodeSchema.refine(isTotpCode, MFA_TEXTS.codeFormat) });
-const anyCodeSchema = z.object({ code: mfaCodeSchema.refine((v) => isTotpCode(v) || isRecoveryCode(v), MFA_TEXTS.codeFormat) });
+const anyCodeSchema = z.object({
+  code: mfaCodeSchema.refine((v) => isTotpCode(v) || isRecoveryCode(v), MFA_TEXTS.codeFormat),
+});
 const passwordSchema = z.object({ code: z.string().min(1, 'Enter your password').max(PASSWORD_MAX_LENGTH) });
 type ProofForm = { code: string };
 
@@ -52,7 +61,12 @@ function ProofFields({
       form.setFocus('code');
     }),
   );
-  const label = kind === 'password' ? 'Password' : kind === 'totp' ? 'Code from the app' : 'Code from the app, or a recovery code';
+  const label =
+    kind === 'password'
+      ? 'Password'
+      : kind === 'totp'
+        ? 'Code from the app'
+        : 'Code from the app, or a recovery code';
   return (
     <form className="grid gap-4" noValidate onSubmit={(event) => void submit(event)}>
       <FormField label={label} error={form.formState.errors.code?.message}>
@@ -88,7 +102,8 @@ function DisableDialog({ open, onOpenChange }: { open: boolean; onOpenChange: (o
         <DialogHeader>
           <DialogTitle>Turn off two-step sign-in</DialogTitle>
           <DialogDescription>
-            Your password alone will sign you in again. Confirm with {withPassword ? 'your password' : 'a code from your authenticator app or a recovery code'}.
+            Your password alone will sign you in again. Confirm with{' '}
+            {withPassword ? 'your password' : 'a code from your authenticator app or a recovery code'}.
           </DialogDescription>
         </DialogHeader>
         <ProofFields
@@ -107,7 +122,12 @@ function DisableDialog({ open, onOpenChange }: { open: boolean; onOpenChange: (o
             })
           }
         />
-        <Button type="button" variant="link" className="h-auto justify-self-start px-0" onClick={() => setWithPassword((v) => !v)}>
+        <Button
+          type="button"
+          variant="link"
+          className="h-auto justify-self-start px-0"
+          onClick={() => setWithPassword((v) => !v)}
+        >
           {withPassword ? 'Use a code instead' : 'Use my password instead'}
         </Button>
       </DialogContent>
@@ -115,7 +135,15 @@ function DisableDialog({ open, onOpenChange }: { open: boolean; onOpenChange: (o
   );
 }
 
-function NewCodesDialog({ open, onOpenChange, username }: { open: boolean; onOpenChange: (open: boolean) => void; username: string }) {
+function NewCodesDialog({
+  open,
+  onOpenChange,
+  username,
+}: {
+  open: boolean;
+  onOpenChange: (open: boolean) => void;
+  username: string;
+}) {
   const regenerate = useRegenerateRecoveryCodes();
   const [codes, setCodes] = useState<string[] | null>(null);
   function close(next: boolean) {
@@ -128,7 +156,9 @@ function NewCodesDialog({ open, onOpenChange, username }: { open: boolean; onOpe
         <DialogHeader>
           <DialogTitle>New recovery codes</DialogTitle>
           <DialogDescription>
-            {codes ? 'Your old recovery codes no longer work.' : 'Ten new codes replace the ones you have; the old codes stop working. Confirm with a code from your authenticator app.'}
+            {codes
+              ? 'Your old recovery codes no longer work.'
+              : 'Ten new codes replace the ones you have; the old codes stop working. Confirm with a code from your authenticator app.'}
           </DialogDescription>
         </DialogHeader>
         {codes ? (
@@ -139,7 +169,13 @@ function NewCodesDialog({ open, onOpenChange, username }: { open: boolean; onOpe
             submitLabel="Create new codes"
             isPending={regenerate.isPending}
             onSubmit={(code, fail) =>
-              regenerate.mutate({ code }, { onSuccess: setCodes, onError: (error) => fail(getMessage(error, 'New recovery codes could not be created')) })
+              regenerate.mutate(
+                { code },
+                {
+                  onSuccess: setCodes,
+                  onError: (error) => fail(getMessage(error, 'New recovery codes could not be created')),
+                },
+              )
             }
           />
         )}
@@ -182,11 +218,19 @@ export function TwoStepSettings() {
           </CardTitle>
           <StatusBadge status={mfa} />
         </div>
-        <CardDescription>After your password, Ledgerlink asks for a 6-digit code from an app on your phone, so a stolen password alone cannot open your Xero data.</CardDescription>
+        <CardDescription>
+          After your password, Ledgerlink asks for a 6-digit code from an app on your phone, so a stolen
+          password alone cannot open your Xero data.
+        </CardDescription>
       </CardHeader>
       <CardContent className="grid gap-5">
         {newCodes ? (
-          <RecoveryCodes codes={newCodes} username={username} doneLabel="Done" onDone={() => setNewCodes(null)} />
+          <RecoveryCodes
+            codes={newCodes}
+            username={username}
+            doneLabel="Done"
+            onDone={() => setNewCodes(null)}
+          />
         ) : !mfa.available ? (
           <Alert variant="info">
             <div>
@@ -196,7 +240,9 @@ export function TwoStepSettings() {
           </Alert>
         ) : !mfa.enabled ? (
           <>
-            <p className="text-sm text-muted-foreground">Turning it on signs you out on your other devices.</p>
+            <p className="text-sm text-muted-foreground">
+              Turning it on signs you out on your other devices.
+            </p>
             <MfaSetup
               onEnabled={(result) => {
                 setNewCodes(result.recoveryCodes);
@@ -211,7 +257,9 @@ export function TwoStepSettings() {
               <p>
                 <span className="font-medium">{mfa.recoveryCodesLeft} of 10 recovery codes left.</span>{' '}
                 <span className="text-muted-foreground">
-                  {mfa.recoveryCodesLeft <= FEW_RECOVERY_CODES ? 'Create new ones before they run out.' : 'Each signs you in once without your phone.'}
+                  {mfa.recoveryCodesLeft <= FEW_RECOVERY_CODES
+                    ? 'Create new ones before they run out.'
+                    : 'Each signs you in once without your phone.'}
                 </span>
               </p>
             </div>
@@ -236,8 +284,15 @@ export function TwoStepSettings() {
           </>
         )}
       </CardContent>
-      <DisableDialog open={dialog === 'disable'} onOpenChange={(open) => setDialog(open ? 'disable' : null)} />
-      <NewCodesDialog open={dialog === 'codes'} onOpenChange={(open) => setDialog(open ? 'codes' : null)} username={username} />
+      <DisableDialog
+        open={dialog === 'disable'}
+        onOpenChange={(open) => setDialog(open ? 'disable' : null)}
+      />
+      <NewCodesDialog
+        open={dialog === 'codes'}
+        onOpenChange={(open) => setDialog(open ? 'codes' : null)}
+        username={username}
+      />
     </Card>
   );
 }

@@ -7,7 +7,18 @@ import { testUser } from '@/client/testing/fixtures';
 import { renderApp } from '@/client/testing/render-app';
 import { server } from '@/client/testing/server';
 
-const CODES = ['abcde-fghjk', 'mnpqr-stuvw', 'xyz23-45678', 'aaaaa-bbbbb', 'ccccc-ddddd', 'eeeee-fffff', 'ggggg-hhhhh', 'jjjjj-kkkkk', 'mmmmm-nnnnn', 'ppppp-qqqqq'];
+const CODES = [
+  'abcde-fghjk',
+  'mnpqr-stuvw',
+  'xyz23-45678',
+  'aaaaa-bbbbb',
+  'ccccc-ddddd',
+  'eeeee-fffff',
+  'ggggg-hhhhh',
+  'jjjjj-kkkkk',
+  'mmmmm-nnnnn',
+  'ppppp-qqqqq',
+];
 const QR = 'data:image/png;base64,iVBORw0KGgo=';
 
 /** Signed out until `signIn()`; the current user follows. */
@@ -15,7 +26,9 @@ function signedOutUntil() {
   let signedIn = false;
   server.use(
     http.get('*/api/auth/current-user', () =>
-      signedIn ? HttpResponse.json(testUser) : HttpResponse.json({ message: 'Not authenticated' }, { status: 401 }),
+      signedIn
+        ? HttpResponse.json(testUser)
+        : HttpResponse.json({ message: 'Not authenticated' }, { status: 401 }),
     ),
   );
   return () => {
@@ -38,7 +51,8 @@ describe('two-step sign-in on /auth', () => {
       http.post('*/api/auth/mfa/verify', async ({ request }) => {
         const body = (await request.json()) as { code: string };
         sent.push(body);
-        if (body.code !== '123456') return HttpResponse.json({ message: MFA_TEXTS.wrongCode }, { status: 400 });
+        if (body.code !== '123456')
+          return HttpResponse.json({ message: MFA_TEXTS.wrongCode }, { status: 400 });
         signIn();
         return HttpResponse.json(testUser);
       }),
@@ -107,7 +121,13 @@ describe('two-step sign-in on /auth', () => {
     const signIn = signedOutUntil();
     server.use(
       http.post('*/api/login', () => HttpResponse.json({ mfaSetupRequired: true })),
-      http.post('*/api/auth/mfa/setup', () => HttpResponse.json({ secret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP', otpauthUri: 'otpauth://totp/x', qrCode: QR })),
+      http.post('*/api/auth/mfa/setup', () =>
+        HttpResponse.json({
+          secret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP',
+          otpauthUri: 'otpauth://totp/x',
+          qrCode: QR,
+        }),
+      ),
       http.post('*/api/auth/mfa/enable', () => {
         signIn();
         return HttpResponse.json({ recoveryCodes: CODES, user: testUser });
@@ -137,8 +157,16 @@ describe('/account/security', () => {
   it('is reached from the user menu and sets two-step sign-in up', async () => {
     let enabled = false;
     server.use(
-      http.get('*/api/auth/mfa', () => HttpResponse.json({ enabled, available: true, required: false, recoveryCodesLeft: enabled ? 10 : 0 })),
-      http.post('*/api/auth/mfa/setup', () => HttpResponse.json({ secret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP', otpauthUri: 'otpauth://totp/x', qrCode: QR })),
+      http.get('*/api/auth/mfa', () =>
+        HttpResponse.json({ enabled, available: true, required: false, recoveryCodesLeft: enabled ? 10 : 0 }),
+      ),
+      http.post('*/api/auth/mfa/setup', () =>
+        HttpResponse.json({
+          secret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP',
+          otpauthUri: 'otpauth://totp/x',
+          qrCode: QR,
+        }),
+      ),
       http.post('*/api/auth/mfa/enable', async ({ request }) => {
         const { code } = (await request.json()) as { code: string };
         if (code !== '123456') return HttpResponse.json({ message: MFA_TEXTS.wrongCode }, { status: 400 });
@@ -170,10 +198,13 @@ describe('/account/security', () => {
   it('turns it off with the password', async () => {
     let enabled = true;
     server.use(
-      http.get('*/api/auth/mfa', () => HttpResponse.json({ enabled, available: true, required: false, recoveryCodesLeft: enabled ? 2 : 0 })),
+      http.get('*/api/auth/mfa', () =>
+        HttpResponse.json({ enabled, available: true, required: false, recoveryCodesLeft: enabled ? 2 : 0 }),
+      ),
       http.post('*/api/auth/mfa/disable', async ({ request }) => {
         const body = (await request.json()) as { password?: string };
-        if (body.password !== 'correct-horse') return HttpResponse.json({ message: MFA_TEXTS.wrongPassword }, { status: 400 });
+        if (body.password !== 'correct-horse')
+          return HttpResponse.json({ message: MFA_TEXTS.wrongPassword }, { status: 400 });
         enabled = false;
         return HttpResponse.json({ enabled: false });
       }),
@@ -194,12 +225,20 @@ describe('/account/security', () => {
   });
 
   it('cannot be turned off when compulsory, and is not offered to a Sign in with Xero account', async () => {
-    server.use(http.get('*/api/auth/mfa', () => HttpResponse.json({ enabled: true, available: true, required: true, recoveryCodesLeft: 10 })));
+    server.use(
+      http.get('*/api/auth/mfa', () =>
+        HttpResponse.json({ enabled: true, available: true, required: true, recoveryCodesLeft: 10 }),
+      ),
+    );
     const { unmount } = renderApp('/account/security');
     expect(await screen.findByText('Required for administrators')).toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'Turn off' })).not.toBeInTheDocument();
     unmount();
-    server.use(http.get('*/api/auth/mfa', () => HttpResponse.json({ enabled: false, available: false, required: false, recoveryCodesLeft: 0 })));
+    server.use(
+      http.get('*/api/auth/mfa', () =>
+        HttpResponse.json({ enabled: false, available: false, required: false, recoveryCodesLeft: 0 }),
+      ),
+    );
     renderApp('/account/security');
     expect(await screen.findByText(MFA_TEXTS.notAvailable)).toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'Set up two-step sign-in' })).not.toBeInTheDocument();

@@ -432,7 +432,10 @@ describe('Draft CIS Bills card', () => {
 
   it('below 640 px the drafts are cards with every amount and labelled Edit/Approve/Delete buttons (issue 17 item 13)', async () => {
     const original = window.matchMedia;
-    window.matchMedia = vi.fn((query: string) => ({ ...original(query), matches: query.includes('max-width: 639') })) as typeof window.matchMedia;
+    window.matchMedia = vi.fn((query: string) => ({
+      ...original(query),
+      matches: query.includes('max-width: 639'),
+    })) as typeof window.matchMedia;
     try {
       useBuilder({ drafts: [makeDraft()] });
       await openMain();
@@ -440,7 +443,16 @@ describe('Draft CIS Bills card', () => {
       expect(screen.queryByRole('table', { name: 'Draft CIS bills' })).toBeNull();
       const [card] = within(list).getAllByRole('listitem');
       if (!card) throw new Error('no card');
-      for (const text of ['Hughes Groundworks Ltd', '20 Nov 2026', 'Gross Amount', '£1,000.00', 'CIS Deduction', '£200.00', 'Amount Due', '£800.00']) {
+      for (const text of [
+        'Hughes Groundworks Ltd',
+        '20 Nov 2026',
+        'Gross Amount',
+        '£1,000.00',
+        'CIS Deduction',
+        '£200.00',
+        'Amount Due',
+        '£800.00',
+      ]) {
         expect(card).toHaveTextContent(text);
       }
       for (const name of ['Edit amount of', 'Approve bill', 'Delete bill']) {
@@ -482,7 +494,9 @@ describe('Draft CIS Bills card', () => {
     expect(screen.getByRole('spinbutton', { name: 'Gross amount for Hughes Groundworks Ltd' })).toHaveFocus();
     await user.keyboard('{Escape}');
     await waitFor(() =>
-      expect(screen.getByRole('button', { name: 'Edit amount of Hughes Groundworks Ltd 3327' })).toHaveFocus(),
+      expect(
+        screen.getByRole('button', { name: 'Edit amount of Hughes Groundworks Ltd 3327' }),
+      ).toHaveFocus(),
     );
     expect(bodies).toHaveLength(1);
   });
@@ -595,6 +609,8 @@ describe('Draft CIS Bills card', () => {
     // Issue 17 item 16: the failed delete's dialog closes with one Escape (the error toast is open too).
     expect(screen.getByRole('dialog', { name: 'Confirm Deletion' })).toBeInTheDocument();
     await user.keyboard('{Escape}');
-    await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Confirm Deletion' })).not.toBeInTheDocument());
+    await waitFor(() =>
+      expect(screen.queryByRole('dialog', { name: 'Confirm Deletion' })).not.toBeInTheDocument(),
+    );
   });
 });

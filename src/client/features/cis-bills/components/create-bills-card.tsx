@@ -480,7 +480,9 @@ export function CreateBillsCard({ connection, orgId }: { connection: Connection;
                   size="sm"
                   className="w-full sm:mt-6 md:mt-0 md:w-auto"
                   // The name starts with the visible word (axe label-content-name-mismatch, issue 17 item 17).
-                  aria-label={basis === 'gross' ? 'Gross: convert to net (80%)' : 'Net: convert to gross (100%)'}
+                  aria-label={
+                    basis === 'gross' ? 'Gross: convert to net (80%)' : 'Net: convert to gross (100%)'
+                  }
                   onClick={convert}
                 >
                   <ArrowLeftRight aria-hidden />

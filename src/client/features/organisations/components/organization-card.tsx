@@ -20,7 +20,13 @@ function parseDate(value: string | null | undefined): Date | null {
   return Number.isNaN(date.getTime()) ? null : date;
 }
 
-function TokenExpiry({ tokenExpiry, reconnectRequired }: { tokenExpiry: string | null | undefined; reconnectRequired: boolean }) {
+function TokenExpiry({
+  tokenExpiry,
+  reconnectRequired,
+}: {
+  tokenExpiry: string | null | undefined;
+  reconnectRequired: boolean;
+}) {
   if (reconnectRequired) return <span className="font-medium text-destructive">Reconnect needed</span>;
   const expiry = parseDate(tokenExpiry);
   if (!expiry) return <span className="text-muted-foreground">Unknown</span>;
@@ -107,7 +113,10 @@ export function OrganizationCard({
             <Clock aria-hidden className="size-3.5" /> Token
           </dt>
           <dd>
-            <TokenExpiry tokenExpiry={org.tokenExpiry} reconnectRequired={reconnectRequired && org.connected} />
+            <TokenExpiry
+              tokenExpiry={org.tokenExpiry}
+              reconnectRequired={reconnectRequired && org.connected}
+            />
           </dd>
           {org.rateLimits ? (
             <>
@@ -115,7 +124,8 @@ export function OrganizationCard({
                 <Gauge aria-hidden className="size-3.5" /> Xero calls left
               </dt>
               <dd className="tabular">
-                {org.rateLimits.minuteRemaining ?? '–'} this minute · {org.rateLimits.dayRemaining === null ? '–' : count.format(org.rateLimits.dayRemaining)} today
+                {org.rateLimits.minuteRemaining ?? '–'} this minute ·{' '}
+                {org.rateLimits.dayRemaining === null ? '–' : count.format(org.rateLimits.dayRemaining)} today
               </dd>
             </>
           ) : null}
@@ -148,7 +158,10 @@ export function OrganizationCard({
           );
           if (!usable) {
             return (
-              <Tooltip key={feature} content={enabled ? 'Reconnect to Xero first' : 'Feature disabled by administrator'}>
+              <Tooltip
+                key={feature}
+                content={enabled ? 'Reconnect to Xero first' : 'Feature disabled by administrator'}
+              >
                 <span tabIndex={0} className="inline-flex cursor-not-allowed rounded-lg">
                   {button}
                 </span>
@@ -157,7 +170,13 @@ export function OrganizationCard({
           }
           return <span key={feature}>{button}</span>;
         })}
-        <Button size="sm" variant="ghost" disabled={!org.connected || busy} onClick={onOpenSettings} className="ml-auto">
+        <Button
+          size="sm"
+          variant="ghost"
+          disabled={!org.connected || busy}
+          onClick={onOpenSettings}
+          className="ml-auto"
+        >
           <Settings aria-hidden /> Settings
         </Button>
         {administrator && FEATURE_KEYS.some((feature) => !isFeatureEnabled(org, feature)) ? (

@@ -11,7 +11,11 @@ describe('Organizations page (spec 000 §2)', () => {
   it('lists cards sorted by name with Active badge, Activate button, last connected and token expiry', async () => {
     server.use(
       http.get('*/api/user-organizations', () =>
-        HttpResponse.json([shopOrg, builderOrg, makeOrganization({ organizationId: 3, tenantName: null, isActive: false, lastAccessed: null })]),
+        HttpResponse.json([
+          shopOrg,
+          builderOrg,
+          makeOrganization({ organizationId: 3, tenantName: null, isActive: false, lastAccessed: null }),
+        ]),
       ),
     );
     renderApp('/organizations');
@@ -67,7 +71,9 @@ describe('Organizations page (spec 000 §2)', () => {
     // The page may already be prefetched and then shows at once: answer what it loads.
     server.use(
       http.get('*/api/xero/invoices', () => HttpResponse.json([])),
-      http.get('*/api/xero/bank-accounts', () => HttpResponse.json({ creditCardAccounts: [], cashAccounts: [] })),
+      http.get('*/api/xero/bank-accounts', () =>
+        HttpResponse.json({ creditCardAccounts: [], cashAccounts: [] }),
+      ),
     );
     const user = userEvent.setup();
     renderApp('/organizations');
@@ -106,7 +112,9 @@ describe('Organizations page (spec 000 §2)', () => {
     renderApp('/organizations');
     const builder = await screen.findByRole('group', { name: 'Acme Builders' });
     await user.click(within(builder).getByRole('button', { name: 'CIS Bills' }));
-    expect(await screen.findByText('Now working with: Acme Builders', {}, { timeout: 4000 })).toBeInTheDocument();
+    expect(
+      await screen.findByText('Now working with: Acme Builders', {}, { timeout: 4000 }),
+    ).toBeInTheDocument();
     expect(screen.getByText('Organization Changed')).toBeInTheDocument();
     expect(requests).toEqual([{ organizationId: 2 }]);
     await waitFor(() => expect(window.location.pathname).toBe('/cis-invoices'), { timeout: 3000 });
@@ -122,7 +130,11 @@ describe('Organizations page (spec 000 §2)', () => {
   });
 
   it('with organisations listed but the connection refused by Xero, says so above the cards and on each token line', async () => {
-    server.use(http.get('*/api/xero/connection', () => HttpResponse.json({ connected: false, error: 'Token refresh failed' })));
+    server.use(
+      http.get('*/api/xero/connection', () =>
+        HttpResponse.json({ connected: false, error: 'Token refresh failed' }),
+      ),
+    );
     renderApp('/organizations');
     const alert = await screen.findByRole('alert');
     expect(within(alert).getByText('Xero Connection Needs Refreshing')).toBeInTheDocument();
@@ -175,35 +187,63 @@ describe('Organizations page (spec 000 §2)', () => {
   it('empty state: "Xero Connection Needs Refreshing" when reconnection is needed', async () => {
     server.use(
       http.get('*/api/user-organizations', () => HttpResponse.json([])),
-      http.get('*/api/xero/connection', () => HttpResponse.json({ connected: false, error: 'Token refresh failed' })),
+      http.get('*/api/xero/connection', () =>
+        HttpResponse.json({ connected: false, error: 'Token refresh failed' }),
+      ),
     );
     renderApp('/organizations');
-    expect(await screen.findByRole('heading', { name: 'Xero Connection Needs Refreshing' })).toBeInTheDocument();
+    expect(
+      await screen.findByRole('heading', { name: 'Xero Connection Needs Refreshing' }),
+    ).toBeInTheDocument();
   });
 
   it('a failed organisations fetch yields the empty list', async () => {
-    server.use(http.get('*/api/user-organizations', () => HttpResponse.json({ message: 'boom' }, { status: 500 })));
+    server.use(
+      http.get('*/api/user-organizations', () => HttpResponse.json({ message: 'boom' }, { status: 500 })),
+    );
     renderApp('/organizations');
     expect(await screen.findByRole('heading', { name: 'No Organizations Connected' })).toBeInTheDocument();
   });
 
   it('connected=true toasts "Connected to Xero" once and is removed from the URL', async () => {
     renderApp('/organizations?connected=true');
-    expect(await screen.findByText('Connected to Xero', { selector: '[data-variant] *' })).toBeInTheDocument();
+    expect(
+      await screen.findByText('Connected to Xero', { selector: '[data-variant] *' }),
+    ).toBeInTheDocument();
     await waitFor(() => expect(window.location.search).toBe(''));
   });
 
   const cases: Array<[string, string, string]> = [
-    ['authentication_cancelled', 'Authentication Cancelled', "The Xero authentication process was cancelled. You can try connecting again when you're ready."],
+    [
+      'authentication_cancelled',
+      'Authentication Cancelled',
+      "The Xero authentication process was cancelled. You can try connecting again when you're ready.",
+    ],
     ['unauthorized', 'Connection Error', 'You need to be logged in to connect to Xero'],
     ['missing_code', 'Connection Error', 'Authorization code is missing'],
     ['no_tenants', 'Connection Error', 'No organizations found in your Xero account'],
     ['xero_connection_failed', 'Connection Error', 'Failed to establish connection with Xero'],
     ['oauth_error', 'Connection Error', 'Xero reported an authorization error: access_denied'],
-    ['invalid_token', 'Connection Error', 'The authentication tokens were invalid. Please try connecting again.'],
-    ['token_expired', 'Connection Error', 'Your authentication with Xero has expired. Please try connecting again.'],
-    ['invalid_grant', 'Connection Error', 'The authorization was invalid or has expired. Please try connecting again.'],
-    ['invalid_client', 'Connection Error', 'The client credentials (Client ID and Client Secret) are invalid. Please check API keys.'],
+    [
+      'invalid_token',
+      'Connection Error',
+      'The authentication tokens were invalid. Please try connecting again.',
+    ],
+    [
+      'token_expired',
+      'Connection Error',
+      'Your authentication with Xero has expired. Please try connecting again.',
+    ],
+    [
+      'invalid_grant',
+      'Connection Error',
+      'The authorization was invalid or has expired. Please try connecting again.',
+    ],
+    [
+      'invalid_client',
+      'Connection Error',
+      'The client credentials (Client ID and Client Secret) are invalid. Please check API keys.',
+    ],
     ['tenant_update_failed', 'Connection Error', 'Failed to update your Xero organizations: db down'],
     ['unexpected_error', 'Connection Error', 'An unexpected error occurred. Please try again later.'],
     ['something_new', 'Connection Error', 'Failed to connect to Xero'],
@@ -218,10 +258,25 @@ describe('Organizations page (spec 000 §2)', () => {
 
   it('every error code of the spec has a toast of its own', () => {
     for (const code of [
-      'authentication_cancelled', 'unauthorized', 'missing_code', 'no_tenants', 'xero_connection_failed', 'oauth_error',
-      'invalid_token', 'token_expired', 'invalid_grant', 'token_exchange_failed', 'invalid_client', 'invalid_request',
-      'token_read_failed', 'missing_token_set', 'missing_access_token', 'missing_refresh_token', 'missing_expiry',
-      'tenant_update_failed', 'unexpected_error',
+      'authentication_cancelled',
+      'unauthorized',
+      'missing_code',
+      'no_tenants',
+      'xero_connection_failed',
+      'oauth_error',
+      'invalid_token',
+      'token_expired',
+      'invalid_grant',
+      'token_exchange_failed',
+      'invalid_client',
+      'invalid_request',
+      'token_read_failed',
+      'missing_token_set',
+      'missing_access_token',
+      'missing_refresh_token',
+      'missing_expiry',
+      'tenant_update_failed',
+      'unexpected_error',
     ]) {
       expect(CONNECTION_QUERY_ERRORS[code], code).toBeDefined();
     }
@@ -248,8 +303,12 @@ describe('Connect page (spec 000 §2)', () => {
 
   it('a failed response shows the body message; a 401 shows the Authentication Error alert', async () => {
     server.use(
-      http.get('*/api/xero/connection', () => HttpResponse.json(makeConnection({ connected: false, error: undefined }))),
-      http.get('*/api/xero/reconnect', () => HttpResponse.json({ message: 'Session expired' }, { status: 401 })),
+      http.get('*/api/xero/connection', () =>
+        HttpResponse.json(makeConnection({ connected: false, error: undefined })),
+      ),
+      http.get('*/api/xero/reconnect', () =>
+        HttpResponse.json({ message: 'Session expired' }, { status: 401 }),
+      ),
     );
     const user = userEvent.setup();
     renderApp('/connect');

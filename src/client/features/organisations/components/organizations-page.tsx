@@ -75,7 +75,8 @@ export function OrganizationsPage() {
   // otherwise keep "Expired N minutes ago" in red (issue 17 item 5). Only a later expiry re-reads, so the
   // two answers cannot chase each other.
   const renewedExpiry = connection?.connected ? (connection.tokenExpiry ?? null) : null;
-  const listedExpiry = organizationsQuery.data?.find((org) => org.connected && org.tokenExpiry)?.tokenExpiry ?? null;
+  const listedExpiry =
+    organizationsQuery.data?.find((org) => org.connected && org.tokenExpiry)?.tokenExpiry ?? null;
   useEffect(() => {
     if (!renewedExpiry || !listedExpiry) return;
     if (Date.parse(renewedExpiry) > Date.parse(listedExpiry)) {

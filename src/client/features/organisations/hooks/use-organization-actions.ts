@@ -1,7 +1,11 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useLocation } from 'wouter';
-import { checkActiveOrganizationChoice, getOrganizationName, type UserOrganization } from '@/shared/organizations';
+import {
+  checkActiveOrganizationChoice,
+  getOrganizationName,
+  type UserOrganization,
+} from '@/shared/organizations';
 import { paths } from '@/client/config/paths';
 import { getMessage } from '@/client/lib/api-client';
 import { switchOrganization } from '@/client/lib/organizations';
@@ -49,7 +53,10 @@ export function useOrganizationActions(organizations: readonly UserOrganization[
 
   async function activateOnly(org: UserOrganization): Promise<void> {
     if (org.isActive) {
-      toast({ title: 'Already Active', description: `${getOrganizationName(org)} is already the active organization.` });
+      toast({
+        title: 'Already Active',
+        description: `${getOrganizationName(org)} is already the active organization.`,
+      });
       return;
     }
     await activate(org);
@@ -59,7 +66,11 @@ export function useOrganizationActions(organizations: readonly UserOrganization[
     try {
       navigate(href);
     } catch (error) {
-      toast({ title: 'Navigation Error', description: getMessage(error, `Could not open ${href}`), variant: 'destructive' });
+      toast({
+        title: 'Navigation Error',
+        description: getMessage(error, `Could not open ${href}`),
+        variant: 'destructive',
+      });
     }
   }
 

@@ -24,13 +24,16 @@ export const CONNECTION_QUERY_ERRORS: Record<string, { title?: string; describe:
   token_expired: {
     describe: () => `Your authentication with Xero has expired. Please try connecting again.`,
   },
-  invalid_grant: { describe: () => 'The authorization was invalid or has expired. Please try connecting again.' },
+  invalid_grant: {
+    describe: () => 'The authorization was invalid or has expired. Please try connecting again.',
+  },
   token_exchange_failed: {
     describe: () =>
       `There was a problem exchanging the authorization code for Xero tokens. Please try connecting again.`,
   },
   invalid_client: {
-    describe: () => 'The client credentials (Client ID and Client Secret) are invalid. Please check API keys.',
+    describe: () =>
+      'The client credentials (Client ID and Client Secret) are invalid. Please check API keys.',
   },
   invalid_request: {
     describe: () => `The authorization request to Xero was invalid. Please try connecting again.`,
@@ -57,8 +60,13 @@ export const CONNECTION_QUERY_ERRORS: Record<string, { title?: string; describe:
 
 export function getConnectionErrorToast(code: string, params: Params): ToastInput {
   const entry = CONNECTION_QUERY_ERRORS[code];
-  if (!entry) return { title: 'Connection Error', description: `Failed to connect to Xero`, variant: 'destructive' };
-  return { title: entry.title ?? 'Connection Error', description: entry.describe(params), variant: 'destructive' };
+  if (!entry)
+    return { title: 'Connection Error', description: `Failed to connect to Xero`, variant: 'destructive' };
+  return {
+    title: entry.title ?? 'Connection Error',
+    description: entry.describe(params),
+    variant: 'destructive',
+  };
 }
 
 export const CONNECTED_TOAST: ToastInput = { title: `Connected to Xero`, variant: 'success' };

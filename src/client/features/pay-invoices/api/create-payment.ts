@@ -6,7 +6,11 @@ import { withOrg } from './keys';
  * POST /api/xero/payments (001 §7): one payment item. The Idempotency-Key is made once per item when the
  * user presses Process Payments and travels with every retry of that request, so a retry never pays twice.
  */
-export function createPayment(orgId: number, payment: PaymentRequest, idempotencyKey: string): Promise<PaymentResult> {
+export function createPayment(
+  orgId: number,
+  payment: PaymentRequest,
+  idempotencyKey: string,
+): Promise<PaymentResult> {
   return api.post(withOrg('/api/xero/payments', orgId), payment, {
     schema: paymentResultSchema,
     headers: { 'Idempotency-Key': idempotencyKey },

@@ -23,13 +23,21 @@ export async function getAttachments(orgId: number, invoiceId: string): Promise<
       schema: attachmentListResponseSchema,
     });
   } catch (error) {
-    const statusText = isApiError(error) ? (REASONS[error.status] ?? error.message) : error instanceof Error ? error.message : 'Network error';
+    const statusText = isApiError(error)
+      ? (REASONS[error.status] ?? error.message)
+      : error instanceof Error
+        ? error.message
+        : 'Network error';
     throw new Error(`Error fetching attachments: ${statusText}`, { cause: error });
   }
 }
 
 /** The content address with the organisation, so the server streams the file of the organisation on screen. */
-export function getAttachmentContentUrl(orgId: number, url: string, options: { download?: boolean } = {}): string {
+export function getAttachmentContentUrl(
+  orgId: number,
+  url: string,
+  options: { download?: boolean } = {},
+): string {
   const [path = url] = url.split('?');
   return withOrg(path, orgId, { download: options.download ? 'true' : undefined });
 }
@@ -44,5 +52,8 @@ export const attachmentsQueryOptions = (orgId: number, invoiceId: string) =>
   });
 
 export function useAttachments(orgId: number | null, invoiceId: string | null, enabled: boolean) {
-  return useQuery({ ...attachmentsQueryOptions(orgId ?? 0, invoiceId ?? ''), enabled: enabled && orgId !== null && invoiceId !== null });
+  return useQuery({
+    ...attachmentsQueryOptions(orgId ?? 0, invoiceId ?? ''),
+    enabled: enabled && orgId !== null && invoiceId !== null,
+  });
 }

@@ -12,13 +12,20 @@ export const BANK_ACCOUNTS_ORG_CHANGE_DELAY_MS = 500;
  * GET /api/xero/bank-accounts (000 §7), `refresh` forces a new read from Xero (Refresh Accounts). Failures
  * carry 'Failed to get bank accounts: {status} {text}' (000 §8).
  */
-export async function getBankAccounts(orgId: number, options: { refresh?: boolean } = {}): Promise<BankAccountsResponse> {
+export async function getBankAccounts(
+  orgId: number,
+  options: { refresh?: boolean } = {},
+): Promise<BankAccountsResponse> {
   try {
-    return await api.get(withOrg('/api/xero/bank-accounts', orgId, { refresh: options.refresh ? 'true' : undefined }), {
-      schema: bankAccountsResponseSchema,
-    });
+    return await api.get(
+      withOrg('/api/xero/bank-accounts', orgId, { refresh: options.refresh ? 'true' : undefined }),
+      {
+        schema: bankAccountsResponseSchema,
+      },
+    );
   } catch (error) {
-    if (isApiError(error)) throw new Error(`Failed to get bank accounts: ${error.status} ${error.message}`, { cause: error });
+    if (isApiError(error))
+      throw new Error(`Failed to get bank accounts: ${error.status} ${error.message}`, { cause: error });
     throw error;
   }
 }

@@ -20,7 +20,8 @@ export const invoicesQueryOptions = (orgId: number) =>
     queryFn: () => getInvoices(orgId),
     staleTime: INVOICES_STALE_MS,
     retry: (failureCount, error) => failureCount < INVOICES_RETRY_DELAYS_MS.length && !isPermanent(error),
-    retryDelay: (attempt) => INVOICES_RETRY_DELAYS_MS[Math.min(attempt, INVOICES_RETRY_DELAYS_MS.length - 1)] ?? 3000,
+    retryDelay: (attempt) =>
+      INVOICES_RETRY_DELAYS_MS[Math.min(attempt, INVOICES_RETRY_DELAYS_MS.length - 1)] ?? 3000,
   });
 
 /** A refusal (not signed in, no access, feature off) does not get better by asking again. */

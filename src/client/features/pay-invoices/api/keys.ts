@@ -6,7 +6,8 @@ export const payInvoicesKeys = {
   all: (orgId: number) => ['org', orgId, 'pay-invoices'] as const,
   invoices: (orgId: number) => ['org', orgId, 'pay-invoices', 'invoices'] as const,
   bankAccounts: (orgId: number) => ['org', orgId, 'pay-invoices', 'bank-accounts'] as const,
-  attachments: (orgId: number, invoiceId: string) => ['org', orgId, 'pay-invoices', 'attachments', invoiceId] as const,
+  attachments: (orgId: number, invoiceId: string) =>
+    ['org', orgId, 'pay-invoices', 'attachments', invoiceId] as const,
 };
 
 /**
@@ -14,7 +15,11 @@ export const payInvoicesKeys = {
  * send a payment to a different organisation than the one on screen. Organisation ids must be non-empty
  * (001 §5 "Organization IDs must be non-empty strings, else 'Invalid organization ID'").
  */
-export function withOrg(path: string, orgId: number | string | null | undefined, query: Record<string, string | undefined> = {}): string {
+export function withOrg(
+  path: string,
+  orgId: number | string | null | undefined,
+  query: Record<string, string | undefined> = {},
+): string {
   const id = orgId === null || orgId === undefined ? '' : String(orgId).trim();
   if (id === '') throw new Error('Invalid organization ID');
   const params = new URLSearchParams({ org: id });

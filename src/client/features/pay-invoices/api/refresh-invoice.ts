@@ -18,7 +18,11 @@ export function getRefreshedInvoice(orgId: number, invoiceId: string): Promise<I
 
 /** POST /api/xero/invoices/refresh {invoiceId}: the single-invoice fallback (001 §7). */
 export function refreshInvoiceFallback(orgId: number, invoiceId: string): Promise<InvoiceRefreshResult> {
-  return api.post(withOrg('/api/xero/invoices/refresh', orgId), { invoiceId }, { schema: invoiceRefreshResultSchema });
+  return api.post(
+    withOrg('/api/xero/invoices/refresh', orgId),
+    { invoiceId },
+    { schema: invoiceRefreshResultSchema },
+  );
 }
 
 /**
@@ -26,14 +30,19 @@ export function refreshInvoiceFallback(orgId: number, invoiceId: string): Promis
  * with 'Authentication required before refreshing invoice data'; giving up throws 'Could not refresh invoice
  * after multiple attempts' (001 §8). A 404 is final too: the invoice is gone.
  */
-export async function refreshInvoice(orgId: number, invoiceId: string, attempts = REFRESH_ATTEMPTS): Promise<InvoiceRefreshResult> {
+export async function refreshInvoice(
+  orgId: number,
+  invoiceId: string,
+  attempts = REFRESH_ATTEMPTS,
+): Promise<InvoiceRefreshResult> {
   let lastError: unknown;
   for (let attempt = 0; attempt < attempts; attempt += 1) {
     for (const read of [getRefreshedInvoice, refreshInvoiceFallback]) {
       try {
         return await read(orgId, invoiceId);
       } catch (error) {
-        if (isApiError(error) && error.status === 401) throw new Error(REFRESH_AUTH_MESSAGE, { cause: error });
+        if (isApiError(error) && error.status === 401)
+          throw new Error(REFRESH_AUTH_MESSAGE, { cause: error });
         if (isApiError(error) && (error.status === 404 || error.status === 403)) throw error;
         lastError = error;
       }

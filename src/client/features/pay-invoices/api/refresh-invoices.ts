@@ -4,5 +4,7 @@ import { withOrg } from './keys';
 
 /** POST /api/xero/invoices/refresh with no body: Force Refresh (Clear Cache); answers the count (001 §7). */
 export function forceRefreshInvoices(orgId: number): Promise<ForceRefreshResponse> {
-  return api.post(withOrg('/api/xero/invoices/refresh', orgId), undefined, { schema: forceRefreshResponseSchema });
+  return api.post(withOrg('/api/xero/invoices/refresh', orgId), undefined, {
+    schema: forceRefreshResponseSchema,
+  });
 }

@@ -2,13 +2,20 @@ import { Download, ExternalLink, FileText, Paperclip, RefreshCw } from 'lucide-r
 import { useEffect, useState } from 'react';
 import { needsAttachmentFetch, type Attachment, type Invoice } from '@/shared/pay-invoices';
 import { Button } from '@/client/components/ui/button';
-import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '@/client/components/ui/dialog';
+import {
+  Dialog,
+  DialogContent,
+  DialogDescription,
+  DialogHeader,
+  DialogTitle,
+} from '@/client/components/ui/dialog';
 import { Spinner } from '@/client/components/ui/spinner';
 import { cn } from '@/client/lib/utils';
 import { getAttachmentContentUrl, useAttachments } from '../api/get-attachments';
 import { ImageViewer } from './image-viewer';
 
-const isImage = (attachment: Pick<Attachment, 'mimeType'>) => attachment.mimeType.toLowerCase().startsWith('image/');
+const isImage = (attachment: Pick<Attachment, 'mimeType'>) =>
+  attachment.mimeType.toLowerCase().startsWith('image/');
 
 function FileCard({ orgId, attachment }: { orgId: number; attachment: Attachment }) {
   return (
@@ -26,7 +33,10 @@ function FileCard({ orgId, attachment }: { orgId: number; attachment: Attachment
           </a>
         </Button>
         <Button variant="outline" size="sm" asChild>
-          <a href={getAttachmentContentUrl(orgId, attachment.url, { download: true })} download={attachment.name}>
+          <a
+            href={getAttachmentContentUrl(orgId, attachment.url, { download: true })}
+            download={attachment.name}
+          >
             <Download aria-hidden />
             Download
           </a>
@@ -41,7 +51,15 @@ function FileCard({ orgId, attachment }: { orgId: number; attachment: Attachment
  * a section below the invoice under 768 px; loading, error with Retry, and empty states; images with zoom,
  * pan and an Expand dialog; View and Download for other files. Files come through our server only.
  */
-export function AttachmentsPanel({ orgId, invoice, layout }: { orgId: number; invoice: Invoice; layout: 'side' | 'below' }) {
+export function AttachmentsPanel({
+  orgId,
+  invoice,
+  layout,
+}: {
+  orgId: number;
+  invoice: Invoice;
+  layout: 'side' | 'below';
+}) {
   const mustFetch = needsAttachmentFetch(invoice.attachments);
   const query = useAttachments(orgId, invoice.invoiceId, mustFetch);
   const attachments: Attachment[] = mustFetch ? (query.data ?? []) : invoice.attachments;
@@ -90,7 +108,9 @@ export function AttachmentsPanel({ orgId, invoice, layout }: { orgId: number; in
                 onClick={() => setSelected(index)}
                 className={cn(
                   'max-w-full truncate rounded-md border px-2 py-1 text-xs',
-                  attachment === current ? 'border-primary bg-accent text-accent-foreground' : 'border-border hover:bg-muted',
+                  attachment === current
+                    ? 'border-primary bg-accent text-accent-foreground'
+                    : 'border-border hover:bg-muted',
                 )}
               >
                 {attachment.name}
@@ -132,14 +152,19 @@ export function AttachmentsPanel({ orgId, invoice, layout }: { orgId: number; in
   return (
     <section
       aria-labelledby="attachments-heading"
-      className={cn('flex min-w-0 flex-col gap-3 rounded-xl border border-border bg-card p-4 shadow-sm', layout === 'side' && 'md:sticky md:top-20')}
+      className={cn(
+        'flex min-w-0 flex-col gap-3 rounded-xl border border-border bg-card p-4 shadow-sm',
+        layout === 'side' && 'md:sticky md:top-20',
+      )}
     >
       <div className="flex items-center gap-2">
         <Paperclip aria-hidden className="size-4 text-muted-foreground" />
         <h3 id="attachments-heading" className="text-base font-semibold">
           Attachments
         </h3>
-        {attachments.length > 0 ? <span className="text-xs text-muted-foreground">({attachments.length})</span> : null}
+        {attachments.length > 0 ? (
+          <span className="text-xs text-muted-foreground">({attachments.length})</span>
+        ) : null}
       </div>
       {body}
     </section>

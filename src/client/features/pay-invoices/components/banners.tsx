@@ -85,7 +85,17 @@ function formatLeft(ms: number): string {
 }
 
 /** After the banner has gone, the last run can still be undone until its window closes (beyond the spec). */
-export function UndoStrip({ run, onUndo, isUndoing, onExpire }: { run: PaymentRun; onUndo: () => void; isUndoing: boolean; onExpire: () => void }) {
+export function UndoStrip({
+  run,
+  onUndo,
+  isUndoing,
+  onExpire,
+}: {
+  run: PaymentRun;
+  onUndo: () => void;
+  isUndoing: boolean;
+  onExpire: () => void;
+}) {
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
     const timer = setInterval(() => setNow(Date.now()), 1000);
@@ -111,15 +121,29 @@ export function UndoStrip({ run, onUndo, isUndoing, onExpire }: { run: PaymentRu
 }
 
 /** 'Invoice Data May Be Out of Sync' with a refresh link (001 §4). */
-export function OutOfSyncBanner({ onRefresh, isRefreshing }: { onRefresh: () => void; isRefreshing: boolean }) {
+export function OutOfSyncBanner({
+  onRefresh,
+  isRefreshing,
+}: {
+  onRefresh: () => void;
+  isRefreshing: boolean;
+}) {
   return (
-    <div role="alert" className="flex flex-wrap items-center gap-3 rounded-xl border border-warning/40 bg-warning-soft px-4 py-3 text-sm text-warning-foreground">
+    <div
+      role="alert"
+      className="flex flex-wrap items-center gap-3 rounded-xl border border-warning/40 bg-warning-soft px-4 py-3 text-sm text-warning-foreground"
+    >
       <AlertTriangle aria-hidden className="size-4 shrink-0" />
       <div className="min-w-0 flex-1">
         <p className="font-semibold">Invoice Data May Be Out of Sync</p>
         <p>The invoice may have changed in Xero since it was loaded.</p>
       </div>
-      <Button variant="link" className="h-auto p-0 text-warning-foreground underline" onClick={onRefresh} disabled={isRefreshing}>
+      <Button
+        variant="link"
+        className="h-auto p-0 text-warning-foreground underline"
+        onClick={onRefresh}
+        disabled={isRefreshing}
+      >
         <RefreshCw aria-hidden className={cn(isRefreshing && 'animate-spin')} />
         Refresh invoice
       </Button>

@@ -74,7 +74,12 @@ export function ImageViewer({
   const onPointerDown = (event: ReactPointerEvent<HTMLDivElement>) => {
     // Touch scrolls natively; the mouse drags.
     if (event.pointerType !== 'mouse' || event.button !== 0 || !viewport.current) return;
-    drag.current = { x: event.clientX, y: event.clientY, left: viewport.current.scrollLeft, top: viewport.current.scrollTop };
+    drag.current = {
+      x: event.clientX,
+      y: event.clientY,
+      left: viewport.current.scrollLeft,
+      top: viewport.current.scrollTop,
+    };
     viewport.current.setPointerCapture(event.pointerId);
     setDragging(true);
   };
@@ -96,16 +101,33 @@ export function ImageViewer({
   return (
     <div className={cn('flex min-h-0 flex-col gap-2', className)}>
       <div className="flex flex-wrap items-center gap-1" role="toolbar" aria-label={`Zoom ${name}`}>
-        <Button variant="outline" size="icon" aria-label="Zoom out" onClick={() => zoomBy(-ATTACHMENT_ZOOM.buttonStep)} disabled={zoom <= ATTACHMENT_ZOOM.min}>
+        <Button
+          variant="outline"
+          size="icon"
+          aria-label="Zoom out"
+          onClick={() => zoomBy(-ATTACHMENT_ZOOM.buttonStep)}
+          disabled={zoom <= ATTACHMENT_ZOOM.min}
+        >
           <Minus aria-hidden />
         </Button>
         <span className="w-14 text-center text-sm tabular" aria-live="polite">
           {percent}%
         </span>
-        <Button variant="outline" size="icon" aria-label="Zoom in" onClick={() => zoomBy(ATTACHMENT_ZOOM.buttonStep)} disabled={zoom >= ATTACHMENT_ZOOM.max}>
+        <Button
+          variant="outline"
+          size="icon"
+          aria-label="Zoom in"
+          onClick={() => zoomBy(ATTACHMENT_ZOOM.buttonStep)}
+          disabled={zoom >= ATTACHMENT_ZOOM.max}
+        >
           <Plus aria-hidden />
         </Button>
-        <Button variant="outline" size="sm" onClick={() => setZoom(ATTACHMENT_ZOOM.initial)} aria-label="Reset zoom to 300%">
+        <Button
+          variant="outline"
+          size="sm"
+          onClick={() => setZoom(ATTACHMENT_ZOOM.initial)}
+          aria-label="Reset zoom to 300%"
+        >
           <RotateCcw aria-hidden />
           300%
         </Button>
@@ -137,7 +159,9 @@ export function ImageViewer({
         }}
       >
         {failed ? (
-          <p className="p-6 text-sm text-muted-foreground">This image could not be shown. Download it to open it on this device.</p>
+          <p className="p-6 text-sm text-muted-foreground">
+            This image could not be shown. Download it to open it on this device.
+          </p>
         ) : (
           <img
             src={src}

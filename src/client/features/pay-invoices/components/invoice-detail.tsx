@@ -4,7 +4,13 @@ import { formatMoney, formatPounds, roundPoundsToPence } from '@/shared/money';
 import { getInvoiceStatusBadge, type Invoice } from '@/shared/pay-invoices';
 import { Badge } from '@/client/components/ui/badge';
 
-const BADGE_VARIANT = { paid: 'success', left: 'warning', overdue: 'destructive', 'due-today': 'warning', due: 'secondary' } as const;
+const BADGE_VARIANT = {
+  paid: 'success',
+  left: 'warning',
+  overdue: 'destructive',
+  'due-today': 'warning',
+  due: 'secondary',
+} as const;
 
 /** The status badge of 001 §4: Fully Paid, 'Overdue by {n} days', 'Due today', 'Due in {n} days'. */
 export function InvoiceStatusBadge({
@@ -18,12 +24,24 @@ export function InvoiceStatusBadge({
   return <Badge variant={BADGE_VARIANT[badge.kind]}>{badge.label}</Badge>;
 }
 
-function Field({ label, children, strong, wide }: { label: string; children: ReactNode; strong?: boolean; wide?: boolean }) {
+function Field({
+  label,
+  children,
+  strong,
+  wide,
+}: {
+  label: string;
+  children: ReactNode;
+  strong?: boolean;
+  wide?: boolean;
+}) {
   // Each dt/dd pair sits in a div that is a direct child of the dl (axe definition-list/dlitem, issue 17 item 17).
   return (
     <div className={wide ? 'col-span-2 min-w-0 sm:col-span-3' : 'min-w-0'}>
       <dt className="text-xs font-medium uppercase tracking-wide text-muted-foreground">{label}</dt>
-      <dd className={strong ? 'mt-0.5 text-lg font-semibold tabular' : 'mt-0.5 truncate text-sm tabular'}>{children}</dd>
+      <dd className={strong ? 'mt-0.5 text-lg font-semibold tabular' : 'mt-0.5 truncate text-sm tabular'}>
+        {children}
+      </dd>
     </div>
   );
 }

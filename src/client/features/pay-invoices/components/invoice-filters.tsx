@@ -16,7 +16,13 @@ export interface FilterValues extends Filters {
   status: InvoiceStatusFilter;
 }
 
-export const EMPTY_FILTERS: FilterValues = { startDate: '', endDate: '', minAmount: '', maxAmount: '', status: 'all' };
+export const EMPTY_FILTERS: FilterValues = {
+  startDate: '',
+  endDate: '',
+  minAmount: '',
+  maxAmount: '',
+  status: 'all',
+};
 
 const STATUS_LABELS: Record<InvoiceStatusFilter, string> = {
   all: 'All Outstanding',
@@ -48,7 +54,8 @@ export function InvoiceFiltersPanel({
 }) {
   const [draft, setDraft] = useState(applied);
   const id = useId();
-  const set = <K extends keyof FilterValues>(key: K, value: FilterValues[K]) => setDraft((d) => ({ ...d, [key]: value }));
+  const set = <K extends keyof FilterValues>(key: K, value: FilterValues[K]) =>
+    setDraft((d) => ({ ...d, [key]: value }));
   const amount = (key: 'minAmount' | 'maxAmount') => (value: string) => {
     if (isAmountInput(value)) set(key, value);
   };
@@ -69,13 +76,25 @@ export function InvoiceFiltersPanel({
                 <Label htmlFor={`${id}-start`} className="text-xs text-muted-foreground">
                   Start date
                 </Label>
-                <Input id={`${id}-start`} type="date" className="dark:[color-scheme:dark]" value={draft.startDate} onChange={(e) => set('startDate', e.target.value)} />
+                <Input
+                  id={`${id}-start`}
+                  type="date"
+                  className="dark:[color-scheme:dark]"
+                  value={draft.startDate}
+                  onChange={(e) => set('startDate', e.target.value)}
+                />
               </div>
               <div className="grid gap-1">
                 <Label htmlFor={`${id}-end`} className="text-xs text-muted-foreground">
                   End date
                 </Label>
-                <Input id={`${id}-end`} type="date" className="dark:[color-scheme:dark]" value={draft.endDate} onChange={(e) => set('endDate', e.target.value)} />
+                <Input
+                  id={`${id}-end`}
+                  type="date"
+                  className="dark:[color-scheme:dark]"
+                  value={draft.endDate}
+                  onChange={(e) => set('endDate', e.target.value)}
+                />
               </div>
             </div>
           </fieldset>
@@ -86,13 +105,25 @@ export function InvoiceFiltersPanel({
                 <Label htmlFor={`${id}-min`} className="text-xs text-muted-foreground">
                   Min (£)
                 </Label>
-                <Input id={`${id}-min`} inputMode="decimal" placeholder="0.00" value={draft.minAmount} onChange={(e) => amount('minAmount')(e.target.value)} />
+                <Input
+                  id={`${id}-min`}
+                  inputMode="decimal"
+                  placeholder="0.00"
+                  value={draft.minAmount}
+                  onChange={(e) => amount('minAmount')(e.target.value)}
+                />
               </div>
               <div className="grid gap-1">
                 <Label htmlFor={`${id}-max`} className="text-xs text-muted-foreground">
                   Max (£)
                 </Label>
-                <Input id={`${id}-max`} inputMode="decimal" placeholder="Any" value={draft.maxAmount} onChange={(e) => amount('maxAmount')(e.target.value)} />
+                <Input
+                  id={`${id}-max`}
+                  inputMode="decimal"
+                  placeholder="Any"
+                  value={draft.maxAmount}
+                  onChange={(e) => amount('maxAmount')(e.target.value)}
+                />
               </div>
             </div>
           </fieldset>
@@ -100,7 +131,10 @@ export function InvoiceFiltersPanel({
             <Label htmlFor={`${id}-status`} className="mb-2">
               Status
             </Label>
-            <Select value={draft.status} onValueChange={(value) => set('status', value as InvoiceStatusFilter)}>
+            <Select
+              value={draft.status}
+              onValueChange={(value) => set('status', value as InvoiceStatusFilter)}
+            >
               <SelectTrigger id={`${id}-status`}>
                 <SelectValue />
               </SelectTrigger>

@@ -33,19 +33,41 @@ export function InvoiceNavigator({
   return (
     <div className="flex flex-wrap items-center gap-2">
       <div className="flex items-center gap-1">
-        <Button variant="outline" size="icon" aria-label="Previous" title="Previous (←)" onClick={onPrevious} disabled={position <= 1 || isBusy}>
+        <Button
+          variant="outline"
+          size="icon"
+          aria-label="Previous"
+          title="Previous (←)"
+          onClick={onPrevious}
+          disabled={position <= 1 || isBusy}
+        >
           <ChevronLeft aria-hidden />
         </Button>
-        <span className="min-w-20 px-1 text-center text-sm font-medium tabular" aria-live="polite" aria-label={`Invoice ${position} of ${total}`}>
+        <span
+          className="min-w-20 px-1 text-center text-sm font-medium tabular"
+          aria-live="polite"
+          aria-label={`Invoice ${position} of ${total}`}
+        >
           {position} of {total}
         </span>
-        <Button variant="outline" size="icon" aria-label="Next" title="Next (→)" onClick={onNext} disabled={position >= total || isBusy}>
+        <Button
+          variant="outline"
+          size="icon"
+          aria-label="Next"
+          title="Next (→)"
+          onClick={onNext}
+          disabled={position >= total || isBusy}
+        >
           <ChevronRight aria-hidden />
         </Button>
       </div>
       <div className="ml-auto flex flex-wrap items-center gap-2">
         <Button variant="outline" onClick={onRefresh} disabled={isRefreshing || isBusy}>
-          {isRefreshing ? <Spinner className="size-4" label="Refreshing invoice" /> : <RefreshCw aria-hidden />}
+          {isRefreshing ? (
+            <Spinner className="size-4" label="Refreshing invoice" />
+          ) : (
+            <RefreshCw aria-hidden />
+          )}
           Refresh Invoice
         </Button>
         {showProcess ? (

@@ -57,7 +57,10 @@ export function InvoiceToolbar({
   return (
     <div className="flex flex-col gap-2 lg:flex-row lg:items-center">
       <div className="relative min-w-0 flex-1">
-        <Search aria-hidden className="pointer-events-none absolute left-3 top-1/2 size-4 -translate-y-1/2 text-muted-foreground" />
+        <Search
+          aria-hidden
+          className="pointer-events-none absolute left-3 top-1/2 size-4 -translate-y-1/2 text-muted-foreground"
+        />
         <Input
           ref={searchRef}
           type="search"
@@ -98,7 +101,11 @@ export function InvoiceToolbar({
         <DropdownMenu>
           <DropdownMenuTrigger asChild>
             <Button variant="outline" disabled={disabled || isRefreshingInvoices}>
-              {isRefreshingInvoices ? <Spinner className="size-4" label="Refreshing invoices" /> : <RefreshCw aria-hidden />}
+              {isRefreshingInvoices ? (
+                <Spinner className="size-4" label="Refreshing invoices" />
+              ) : (
+                <RefreshCw aria-hidden />
+              )}
               Refresh Invoices
               <ChevronDown aria-hidden className="opacity-60" />
             </Button>
@@ -115,7 +122,11 @@ export function InvoiceToolbar({
           </DropdownMenuContent>
         </DropdownMenu>
         <Button variant="outline" onClick={onRefreshAccounts} disabled={disabled || isRefreshingAccounts}>
-          {isRefreshingAccounts ? <Spinner className="size-4" label="Refreshing accounts" /> : <Wallet aria-hidden />}
+          {isRefreshingAccounts ? (
+            <Spinner className="size-4" label="Refreshing accounts" />
+          ) : (
+            <Wallet aria-hidden />
+          )}
           <span className={cn(isRefreshingAccounts && 'opacity-80')}>Refresh Accounts</span>
         </Button>
       </div>

@@ -4,7 +4,19 @@ import { Button } from '@/client/components/ui/button';
 import { Card, CardContent } from '@/client/components/ui/card';
 import { Spinner } from '@/client/components/ui/spinner';
 
-function StateCard({ icon, title, children, actions, tone = 'muted' }: { icon: ReactNode; title: string; children?: ReactNode; actions?: ReactNode; tone?: 'muted' | 'destructive' }) {
+function StateCard({
+  icon,
+  title,
+  children,
+  actions,
+  tone = 'muted',
+}: {
+  icon: ReactNode;
+  title: string;
+  children?: ReactNode;
+  actions?: ReactNode;
+  tone?: 'muted' | 'destructive';
+}) {
   return (
     <Card>
       <CardContent className="flex flex-col items-center gap-3 px-6 py-14 text-center">
@@ -26,14 +38,24 @@ function StateCard({ icon, title, children, actions, tone = 'muted' }: { icon: R
 }
 
 /** 001 §2 empty state: 'No Invoices to Pay' with a Refresh Invoices button. */
-export function NoInvoicesState({ onRefresh, isRefreshing }: { onRefresh: () => void; isRefreshing: boolean }) {
+export function NoInvoicesState({
+  onRefresh,
+  isRefreshing,
+}: {
+  onRefresh: () => void;
+  isRefreshing: boolean;
+}) {
   return (
     <StateCard
       icon={<Inbox aria-hidden className="size-6" />}
       title="No Invoices to Pay"
       actions={
         <Button onClick={onRefresh} disabled={isRefreshing}>
-          {isRefreshing ? <Spinner className="size-4 text-current" label="Refreshing invoices" /> : <RefreshCw aria-hidden />}
+          {isRefreshing ? (
+            <Spinner className="size-4 text-current" label="Refreshing invoices" />
+          ) : (
+            <RefreshCw aria-hidden />
+          )}
           Refresh Invoices
         </Button>
       }
@@ -46,14 +68,30 @@ export function NoInvoicesState({ onRefresh, isRefreshing }: { onRefresh: () => 
 /** Search or filters hide every invoice: say so and offer the way back. */
 export function NoMatchesState({ onClear }: { onClear: () => void }) {
   return (
-    <StateCard icon={<SearchX aria-hidden className="size-6" />} title="No invoices match" actions={<Button variant="outline" onClick={onClear}>Clear search and filters</Button>}>
+    <StateCard
+      icon={<SearchX aria-hidden className="size-6" />}
+      title="No invoices match"
+      actions={
+        <Button variant="outline" onClick={onClear}>
+          Clear search and filters
+        </Button>
+      }
+    >
       No outstanding invoice matches the search and filters.
     </StateCard>
   );
 }
 
 /** 001 §2 feature disabled: 'Feature Not Available' with Refresh Permissions and Return to Organizations. */
-export function FeatureNotAvailableState({ onRefreshPermissions, onReturn, isRefreshing }: { onRefreshPermissions: () => void; onReturn: () => void; isRefreshing: boolean }) {
+export function FeatureNotAvailableState({
+  onRefreshPermissions,
+  onReturn,
+  isRefreshing,
+}: {
+  onRefreshPermissions: () => void;
+  onReturn: () => void;
+  isRefreshing: boolean;
+}) {
   return (
     <div role="alert">
       <StateCard
@@ -62,7 +100,11 @@ export function FeatureNotAvailableState({ onRefreshPermissions, onReturn, isRef
         actions={
           <>
             <Button variant="outline" onClick={onRefreshPermissions} disabled={isRefreshing}>
-              {isRefreshing ? <Spinner className="size-4" label="Refreshing permissions" /> : <RefreshCw aria-hidden />}
+              {isRefreshing ? (
+                <Spinner className="size-4" label="Refreshing permissions" />
+              ) : (
+                <RefreshCw aria-hidden />
+              )}
               Refresh Permissions
             </Button>
             <Button onClick={onReturn}>Return to Organizations</Button>
@@ -76,7 +118,15 @@ export function FeatureNotAvailableState({ onRefreshPermissions, onReturn, isRef
 }
 
 /** 001 §2 connection in error: 'Connection Error' with Retry Connection. */
-export function ConnectionErrorState({ message, onRetry, isRetrying }: { message: string; onRetry: () => void; isRetrying: boolean }) {
+export function ConnectionErrorState({
+  message,
+  onRetry,
+  isRetrying,
+}: {
+  message: string;
+  onRetry: () => void;
+  isRetrying: boolean;
+}) {
   return (
     <div role="alert">
       <StateCard
@@ -85,7 +135,11 @@ export function ConnectionErrorState({ message, onRetry, isRetrying }: { message
         title="Connection Error"
         actions={
           <Button onClick={onRetry} disabled={isRetrying}>
-            {isRetrying ? <Spinner className="size-4 text-current" label="Retrying" /> : <RefreshCw aria-hidden />}
+            {isRetrying ? (
+              <Spinner className="size-4 text-current" label="Retrying" />
+            ) : (
+              <RefreshCw aria-hidden />
+            )}
             Retry Connection
           </Button>
         }
@@ -100,7 +154,16 @@ export function ConnectionErrorState({ message, onRetry, isRetrying }: { message
 /** 001 §2: a null invoice shows 'Error Loading Invoice'. */
 export function InvoiceLoadErrorState({ onReload }: { onReload: () => void }) {
   return (
-    <StateCard tone="destructive" icon={<AlertTriangle aria-hidden className="size-6" />} title="Error Loading Invoice" actions={<Button variant="outline" onClick={onReload}>Back to the first invoice</Button>}>
+    <StateCard
+      tone="destructive"
+      icon={<AlertTriangle aria-hidden className="size-6" />}
+      title="Error Loading Invoice"
+      actions={
+        <Button variant="outline" onClick={onReload}>
+          Back to the first invoice
+        </Button>
+      }
+    >
       This invoice could not be shown.
     </StateCard>
   );

@@ -22,7 +22,12 @@ const INV1: Invoice = {
   currency: 'GBP',
   attachments: [],
 };
-const INV2: Invoice = { ...INV1, invoiceId: '00000000-0000-4000-8000-000000000002', invoiceNumber: 'INV-0002', date: '2026-10-02' };
+const INV2: Invoice = {
+  ...INV1,
+  invoiceId: '00000000-0000-4000-8000-000000000002',
+  invoiceNumber: 'INV-0002',
+  date: '2026-10-02',
+};
 
 /** A stand-in for the browser's EventSource: the test pushes the server's events. */
 class FakeEventSource {
@@ -41,7 +46,8 @@ class FakeEventSource {
     this.readyState = 2;
   }
   emit(kind: string, data: unknown, id: string) {
-    for (const fn of this.listeners.get(kind) ?? []) fn(new MessageEvent(kind, { data: JSON.stringify(data), lastEventId: id }));
+    for (const fn of this.listeners.get(kind) ?? [])
+      fn(new MessageEvent(kind, { data: JSON.stringify(data), lastEventId: id }));
   }
 }
 
@@ -54,8 +60,19 @@ function paidInXero(amountDuePence: number, paidPence: number): LiveInvoicesEven
         invoiceNumber: INV1.invoiceNumber,
         type: 'ACCREC',
         before: { status: 'AUTHORISED', amountDuePence: 3500, amountPaidPence: 0 },
-        after: { status: amountDuePence === 0 ? 'PAID' : 'AUTHORISED', amountDuePence, amountPaidPence: 3500 - amountDuePence, totalPence: 3500 },
-        newPayments: [{ paymentId: 'cccccccc-0000-4000-8000-000000000001', amountPence: paidPence, reference: 'Card payment for INV-0001' }],
+        after: {
+          status: amountDuePence === 0 ? 'PAID' : 'AUTHORISED',
+          amountDuePence,
+          amountPaidPence: 3500 - amountDuePence,
+          totalPence: 3500,
+        },
+        newPayments: [
+          {
+            paymentId: 'cccccccc-0000-4000-8000-000000000001',
+            amountPence: paidPence,
+            reference: 'Card payment for INV-0001',
+          },
+        ],
       },
     ],
   };
@@ -70,7 +87,10 @@ describe('Pay Invoices, live', () => {
     server.use(
       http.get('*/api/xero/invoices', () => HttpResponse.json(list)),
       http.get('*/api/xero/bank-accounts', () =>
-        HttpResponse.json({ creditCardAccounts: [{ accountId: CARD, name: 'Business Credit Card', bankAccountNumber: '' }], cashAccounts: [{ accountId: CASH, name: 'Cash', bankAccountNumber: '' }] }),
+        HttpResponse.json({
+          creditCardAccounts: [{ accountId: CARD, name: 'Business Credit Card', bankAccountNumber: '' }],
+          cashAccounts: [{ accountId: CASH, name: 'Cash', bankAccountNumber: '' }],
+        }),
       ),
     );
   });
@@ -92,7 +112,9 @@ describe('Pay Invoices, live', () => {
     expect(screen.getByRole('button', { name: 'Process Payments' })).toBeEnabled();
     list = [{ ...INV1, amountDue: 15, status: 'PARTIAL' }, INV2];
     act(() => source.emit('invoices', paidInXero(1500, 2000), '7'));
-    expect(await screen.findByText('INV-0001: Paid in Xero a moment ago: £20.00 by card; £15.00 still due')).toBeInTheDocument();
+    expect(
+      await screen.findByText('INV-0001: Paid in Xero a moment ago: £20.00 by card; £15.00 still due'),
+    ).toBeInTheDocument();
     // The list is read again: the typed £35.00 is gone and the new balance shows.
     await waitFor(() => expect(screen.getByRole('textbox', { name: 'Card amount' })).toHaveValue(''));
     expect(screen.getByRole('button', { name: 'Process Payments' })).toBeDisabled();
@@ -121,7 +143,9 @@ describe('Pay Invoices, live', () => {
     const source = await openScreen();
     list = [INV2];
     act(() => source.emit('invoices', paidInXero(0, 3500), '9'));
-    expect(await screen.findByText('INV-0001: Paid in Xero a moment ago: £35.00 by card; nothing left to pay')).toBeInTheDocument();
+    expect(
+      await screen.findByText('INV-0001: Paid in Xero a moment ago: £35.00 by card; nothing left to pay'),
+    ).toBeInTheDocument();
     expect(await screen.findByRole('heading', { name: 'INV-0002' })).toBeInTheDocument();
   });
 });

@@ -31,7 +31,9 @@ const ACCOUNTS = {
   cashAccounts: [{ accountId: CASH, name: 'Cash', bankAccountNumber: '' }],
 };
 
-function useScreenApi(options: { invoices?: Invoice[]; onPayment?: (body: PaymentRequest) => Response | Promise<Response> } = {}) {
+function useScreenApi(
+  options: { invoices?: Invoice[]; onPayment?: (body: PaymentRequest) => Response | Promise<Response> } = {},
+) {
   const calls: string[] = [];
   let list = options.invoices ?? INVOICES;
   server.use(
@@ -47,10 +49,14 @@ function useScreenApi(options: { invoices?: Invoice[]; onPayment?: (body: Paymen
     }),
     http.post('*/api/xero/payments', async ({ request }) => {
       const body = (await request.json()) as PaymentRequest;
-      calls.push(`pay ${body.isCard ? 'card' : 'cash'} ${body.amount} key=${request.headers.get('idempotency-key') ? 'yes' : 'no'}`);
+      calls.push(
+        `pay ${body.isCard ? 'card' : 'cash'} ${body.amount} key=${request.headers.get('idempotency-key') ? 'yes' : 'no'}`,
+      );
       if (options.onPayment) return options.onPayment(body);
       list = list.map((i) =>
-        i.invoiceId === body.invoiceId ? { ...i, amountDue: Math.round((i.amountDue - body.amount) * 100) / 100 } : i,
+        i.invoiceId === body.invoiceId
+          ? { ...i, amountDue: Math.round((i.amountDue - body.amount) * 100) / 100 }
+          : i,
       );
       const after = list.find((i) => i.invoiceId === body.invoiceId);
       return HttpResponse.json({
@@ -100,7 +106,9 @@ describe('Pay Invoices screen', () => {
     useScreenApi();
     await openScreen();
     const user = userEvent.setup();
-    expect(screen.getByRole('combobox', { name: 'Credit card account' })).toHaveTextContent('Business Credit Card');
+    expect(screen.getByRole('combobox', { name: 'Credit card account' })).toHaveTextContent(
+      'Business Credit Card',
+    );
     expect(screen.getByRole('combobox', { name: 'Cash account' })).toHaveTextContent('Cash');
     await user.type(screen.getByRole('textbox', { name: 'Card amount' }), '20.5');
     expect(screen.getByRole('textbox', { name: 'Cash amount' })).toHaveValue('29.50');
@@ -121,7 +129,9 @@ describe('Pay Invoices screen', () => {
     await user.type(screen.getByRole('textbox', { name: 'Card amount' }), '80');
     await user.click(process);
     expect(await screen.findByText('Payment Amount Exceeds Balance')).toBeInTheDocument();
-    expect(screen.getByText('Total payment amount (£80.00) exceeds the amount due (£50.00)')).toBeInTheDocument();
+    expect(
+      screen.getByText('Total payment amount (£80.00) exceeds the amount due (£50.00)'),
+    ).toBeInTheDocument();
     expect(api.calls.filter((c) => c.startsWith('pay'))).toEqual([]);
   });
 
@@ -136,7 +146,11 @@ describe('Pay Invoices screen', () => {
     expect(await screen.findByText('Payment Successful!', undefined, { timeout: 5000 })).toBeInTheDocument();
     expect(screen.queryByRole('alertdialog', { name: 'Processing payments...' })).not.toBeInTheDocument();
     expect(screen.getByText('COMPLETED')).toBeInTheDocument();
-    expect(api.calls.filter((c) => !c.startsWith('list'))).toEqual(['pay card 30 key=yes', 'refresh 01', 'pay cash 20 key=yes']);
+    expect(api.calls.filter((c) => !c.startsWith('list'))).toEqual([
+      'pay card 30 key=yes',
+      'refresh 01',
+      'pay cash 20 key=yes',
+    ]);
   });
 
   it('stops early when the refresh says the invoice is fully paid', async () => {
@@ -158,7 +172,13 @@ describe('Pay Invoices screen', () => {
   });
 
   it('marks the data out of sync when the server refuses, and on the xero-payment-error event; Next clears it', async () => {
-    useScreenApi({ onPayment: () => HttpResponse.json({ message: 'Invoice is already fully paid', code: 'UNPROCESSABLE' }, { status: 422 }) });
+    useScreenApi({
+      onPayment: () =>
+        HttpResponse.json(
+          { message: 'Invoice is already fully paid', code: 'UNPROCESSABLE' },
+          { status: 422 },
+        ),
+    });
     await openScreen();
     const user = userEvent.setup();
     await user.type(screen.getByRole('textbox', { name: 'Card amount' }), '50');
@@ -167,12 +187,17 @@ describe('Pay Invoices screen', () => {
     expect(screen.getByText('Invoice Data May Be Out of Sync')).toBeInTheDocument();
     await user.click(screen.getByRole('button', { name: 'Next' }));
     expect(screen.queryByText('Invoice Data May Be Out of Sync')).not.toBeInTheDocument();
-    window.dispatchEvent(new CustomEvent('xero-payment-error', { detail: { needsRefresh: true, invoiceId: null } }));
+    window.dispatchEvent(
+      new CustomEvent('xero-payment-error', { detail: { needsRefresh: true, invoiceId: null } }),
+    );
     expect(await screen.findByText('Invoice Data May Be Out of Sync')).toBeInTheDocument();
   });
 
   it('says Payment Failed for any other error', async () => {
-    useScreenApi({ onPayment: () => HttpResponse.json({ message: 'Xero could not be reached. Please try again.' }, { status: 502 }) });
+    useScreenApi({
+      onPayment: () =>
+        HttpResponse.json({ message: 'Xero could not be reached. Please try again.' }, { status: 502 }),
+    });
     await openScreen();
     const user = userEvent.setup();
     await user.type(screen.getByRole('textbox', { name: 'Card amount' }), '50');
@@ -196,14 +221,23 @@ describe('Pay Invoices screen', () => {
             undoableUntil: new Date(Date.now() + 120_000).toISOString(),
           });
         }
-        return HttpResponse.json({ message: 'Xero is not answering', code: 'XERO_UNAVAILABLE' }, { status: 503 });
+        return HttpResponse.json(
+          { message: 'Xero is not answering', code: 'XERO_UNAVAILABLE' },
+          { status: 503 },
+        );
       }),
     );
     await openScreen();
     const user = userEvent.setup();
     await user.type(screen.getByRole('textbox', { name: 'Card amount' }), '30');
     await user.click(screen.getByRole('button', { name: 'Process Payments' }));
-    expect(await screen.findByText('Card £30.00 recorded; cash £20.00 not recorded — try the cash again.', undefined, { timeout: 5000 })).toBeInTheDocument();
+    expect(
+      await screen.findByText(
+        'Card £30.00 recorded; cash £20.00 not recorded — try the cash again.',
+        undefined,
+        { timeout: 5000 },
+      ),
+    ).toBeInTheDocument();
     expect(screen.queryByText('Failed to process payments. Please try again.')).not.toBeInTheDocument();
     expect(screen.getByText('Invoice Data May Be Out of Sync')).toBeInTheDocument();
     // No "Payment Successful!" banner for a run that half failed; the Undo strip offers the card back.
@@ -214,7 +248,11 @@ describe('Pay Invoices screen', () => {
 
   it('moves the header to Reconnect at once when Xero access is gone during a payment, and says Reconnect to Xero', async () => {
     useScreenApi({
-      onPayment: () => HttpResponse.json({ message: 'Your Xero connection has expired. Please reconnect.', code: 'XERO_AUTH_EXPIRED' }, { status: 401 }),
+      onPayment: () =>
+        HttpResponse.json(
+          { message: 'Your Xero connection has expired. Please reconnect.', code: 'XERO_AUTH_EXPIRED' },
+          { status: 401 },
+        ),
     });
     await openScreen();
     expect(screen.getAllByText('Connected to Xero').length).toBeGreaterThan(0);
@@ -237,7 +275,9 @@ describe('Pay Invoices screen', () => {
 
   it('shows Feature Not Available when the server says the feature is off', async () => {
     server.use(
-      http.get('*/api/xero/invoices', () => HttpResponse.json({ message: 'Pay Invoices is disabled', code: 'FEATURE_DISABLED' }, { status: 403 })),
+      http.get('*/api/xero/invoices', () =>
+        HttpResponse.json({ message: 'Pay Invoices is disabled', code: 'FEATURE_DISABLED' }, { status: 403 }),
+      ),
       http.get('*/api/xero/bank-accounts', () => HttpResponse.json(ACCOUNTS)),
     );
     renderApp('/invoices');
@@ -265,20 +305,37 @@ describe('Pay Invoices screen', () => {
 
   it('fetches attachments for the placeholder and offers Retry when that fails', async () => {
     let fail = true;
-    useScreenApi({ invoices: [invoice(1, { attachments: [{ attachmentId: 'placeholder', name: '', mimeType: '', url: '' }] })] });
+    useScreenApi({
+      invoices: [
+        invoice(1, { attachments: [{ attachmentId: 'placeholder', name: '', mimeType: '', url: '' }] }),
+      ],
+    });
     server.use(
       http.get('*/api/xero/invoices/:id/attachments', () =>
         fail
           ? HttpResponse.json({ message: 'Invoice not found' }, { status: 404 })
-          : HttpResponse.json([{ attachmentId: 'cccccccc-0000-4000-8000-000000000001', name: 'summary.pdf', mimeType: 'application/pdf', url: '/api/xero/invoices/x/attachments/y/content' }]),
+          : HttpResponse.json([
+              {
+                attachmentId: 'cccccccc-0000-4000-8000-000000000001',
+                name: 'summary.pdf',
+                mimeType: 'application/pdf',
+                url: '/api/xero/invoices/x/attachments/y/content',
+              },
+            ]),
       ),
     );
     await openScreen();
     expect(await screen.findByText('Error fetching attachments: Not Found')).toBeInTheDocument();
     fail = false;
     await userEvent.setup().click(screen.getByRole('button', { name: 'Retry' }));
-    expect(await screen.findByRole('link', { name: 'View' })).toHaveAttribute('href', '/api/xero/invoices/x/attachments/y/content?org=1');
-    expect(screen.getByRole('link', { name: 'Download' })).toHaveAttribute('href', '/api/xero/invoices/x/attachments/y/content?org=1&download=true');
+    expect(await screen.findByRole('link', { name: 'View' })).toHaveAttribute(
+      'href',
+      '/api/xero/invoices/x/attachments/y/content?org=1',
+    );
+    expect(screen.getByRole('link', { name: 'Download' })).toHaveAttribute(
+      'href',
+      '/api/xero/invoices/x/attachments/y/content?org=1&download=true',
+    );
   });
 
   it('moves with the keyboard and processes with Ctrl+Enter', async () => {

@@ -29,7 +29,11 @@ import { Alert, AlertDescription, AlertTitle } from '@/client/components/ui/aler
 import { Button } from '@/client/components/ui/button';
 import { Card, CardContent } from '@/client/components/ui/card';
 import { attachmentsQueryOptions, getAttachmentContentUrl } from '../api/get-attachments';
-import { getBankAccounts, useBankAccounts, BANK_ACCOUNTS_ORG_CHANGE_DELAY_MS } from '../api/get-bank-accounts';
+import {
+  getBankAccounts,
+  useBankAccounts,
+  BANK_ACCOUNTS_ORG_CHANGE_DELAY_MS,
+} from '../api/get-bank-accounts';
 import { getInvoices, useInvoices } from '../api/get-invoices';
 import { payInvoicesKeys } from '../api/keys';
 import { refreshInvoice } from '../api/refresh-invoice';
@@ -84,13 +88,21 @@ export function PayInvoicesPage() {
   const invoicesError = invoicesQuery.error;
   useEffect(() => {
     if (invoicesError && !isFeatureDisabled(invoicesError)) {
-      toast({ title: 'Connection Error', description: `Failed to load invoices: ${getMessage(invoicesError, 'Xero could not be reached')}`, variant: 'destructive' });
+      toast({
+        title: 'Connection Error',
+        description: `Failed to load invoices: ${getMessage(invoicesError, 'Xero could not be reached')}`,
+        variant: 'destructive',
+      });
     }
   }, [invoicesError]);
   const accountsError = accountsQuery.error;
   useEffect(() => {
     if (accountsError && !isFeatureDisabled(accountsError.cause)) {
-      toast({ title: 'Connection Error', description: getMessage(accountsError, 'Failed to load bank accounts'), variant: 'destructive' });
+      toast({
+        title: 'Connection Error',
+        description: getMessage(accountsError, 'Failed to load bank accounts'),
+        variant: 'destructive',
+      });
     }
   }, [accountsError]);
 
@@ -116,7 +128,10 @@ export function PayInvoicesPage() {
     }
   };
 
-  const awaiting = useMemo(() => (invoicesQuery.data ?? []).filter(isInvoiceAwaitingPayment), [invoicesQuery.data]);
+  const awaiting = useMemo(
+    () => (invoicesQuery.data ?? []).filter(isInvoiceAwaitingPayment),
+    [invoicesQuery.data],
+  );
 
   let content;
   if (orgId === null || invoicesQuery.isPending) {
@@ -132,7 +147,11 @@ export function PayInvoicesPage() {
         onReturn={() => navigate(paths.organizations.getHref())}
       />
     ) : (
-      <ConnectionErrorState message={getMessage(invoicesQuery.error, 'Xero could not be reached')} onRetry={() => void retry()} isRetrying={isRetrying} />
+      <ConnectionErrorState
+        message={getMessage(invoicesQuery.error, 'Xero could not be reached')}
+        onRetry={() => void retry()}
+        isRetrying={isRetrying}
+      />
     );
   } else {
     content = (
@@ -148,16 +167,30 @@ export function PayInvoicesPage() {
 
   return (
     <div>
-      <PageHeader title="Pay Invoices" description={invoicesQuery.data ? describeCount(awaiting.length) : 'Record card and cash payments against outstanding sales invoices.'} />
+      <PageHeader
+        title="Pay Invoices"
+        description={
+          invoicesQuery.data
+            ? describeCount(awaiting.length)
+            : 'Record card and cash payments against outstanding sales invoices.'
+        }
+      />
       {content}
     </div>
   );
 }
 
 function KeyboardHint() {
-  const key = (label: string) => <kbd className="rounded border border-border bg-card px-1 font-sans text-[11px] text-foreground">{label}</kbd>;
+  const key = (label: string) => (
+    <kbd className="rounded border border-border bg-card px-1 font-sans text-[11px] text-foreground">
+      {label}
+    </kbd>
+  );
   return (
-    <p className="hidden flex-wrap items-center gap-x-3 gap-y-1 text-xs text-muted-foreground md:flex" aria-label="Keyboard shortcuts">
+    <p
+      className="hidden flex-wrap items-center gap-x-3 gap-y-1 text-xs text-muted-foreground md:flex"
+      aria-label="Keyboard shortcuts"
+    >
       <span>
         {key('←')} {key('→')} or {key('PgUp')} {key('PgDn')} previous / next
       </span>
@@ -196,7 +229,10 @@ function PayInvoicesWorkspace({
   const [focusInvoiceId, setFocusInvoiceId] = useState<string | null>(null);
 
   const awaitingCount = useMemo(() => invoices.filter(isInvoiceAwaitingPayment).length, [invoices]);
-  const list = useMemo(() => findInvoicesToPay(invoices, { search, filters, sort, today }), [invoices, search, filters, sort, today]);
+  const list = useMemo(
+    () => findInvoicesToPay(invoices, { search, filters, sort, today }),
+    [invoices, search, filters, sort, today],
+  );
 
   // The position goes back to the first invoice when sort, search or filters change (001 §4).
   useEffect(() => setIndex(0), [search, sort, filters]);
@@ -242,7 +278,9 @@ function PayInvoicesWorkspace({
       active instanceof HTMLElement &&
       active !== cardInput.current &&
       active !== cashInput.current &&
-      (active.tagName === 'INPUT' || active.tagName === 'TEXTAREA' || active.getAttribute('role') === 'combobox');
+      (active.tagName === 'INPUT' ||
+        active.tagName === 'TEXTAREA' ||
+        active.getAttribute('role') === 'combobox');
     if (invoiceKey && !isBusyElsewhere) cardInput.current?.focus();
   }, [invoiceKey]);
 
@@ -303,9 +341,17 @@ function PayInvoicesWorkspace({
     try {
       const fresh = await getInvoices(orgId, { refresh: true });
       queryClient.setQueryData(payInvoicesKeys.invoices(orgId), fresh);
-      toast({ title: 'Invoices Refreshed', description: describeCount(fresh.filter(isInvoiceAwaitingPayment).length), variant: 'success' });
+      toast({
+        title: 'Invoices Refreshed',
+        description: describeCount(fresh.filter(isInvoiceAwaitingPayment).length),
+        variant: 'success',
+      });
     } catch (error) {
-      toast({ title: 'Refresh Failed', description: getMessage(error, 'Invoices could not be refreshed'), variant: 'destructive' });
+      toast({
+        title: 'Refresh Failed',
+        description: getMessage(error, 'Invoices could not be refreshed'),
+        variant: 'destructive',
+      });
     } finally {
       setRefreshingList(false);
     }
@@ -323,11 +369,19 @@ function PayInvoicesWorkspace({
     try {
       const result = await refreshInvoice(orgId, invoiceId);
       updateInvoiceInList(queryClient, orgId, invoiceId, result.invoice);
-      toast({ title: 'Invoice Refreshed', description: 'Latest data from Xero has been loaded', variant: 'success' });
+      toast({
+        title: 'Invoice Refreshed',
+        description: 'Latest data from Xero has been loaded',
+        variant: 'success',
+      });
       outOfSync.clear();
       setRefreshError(false);
     } catch (error) {
-      toast({ title: 'Refresh Failed', description: getMessage(error, 'The invoice could not be refreshed'), variant: 'destructive' });
+      toast({
+        title: 'Refresh Failed',
+        description: getMessage(error, 'The invoice could not be refreshed'),
+        variant: 'destructive',
+      });
       setRefreshError(true);
     } finally {
       setRefreshingInvoice(false);
@@ -339,9 +393,17 @@ function PayInvoicesWorkspace({
     try {
       const result = await forceRefreshInvoices(orgId);
       await queryClient.invalidateQueries({ queryKey: payInvoicesKeys.invoices(orgId) });
-      toast({ title: 'Cache Refreshed', description: `${result.count} invoices loaded from Xero`, variant: 'success' });
+      toast({
+        title: 'Cache Refreshed',
+        description: `${result.count} invoices loaded from Xero`,
+        variant: 'success',
+      });
     } catch (error) {
-      toast({ title: 'Force Refresh Failed', description: getMessage(error, 'The cache could not be refreshed'), variant: 'destructive' });
+      toast({
+        title: 'Force Refresh Failed',
+        description: getMessage(error, 'The cache could not be refreshed'),
+        variant: 'destructive',
+      });
     } finally {
       setRefreshingList(false);
     }
@@ -353,9 +415,17 @@ function PayInvoicesWorkspace({
       const fresh = await getBankAccounts(orgId, { refresh: true });
       queryClient.setQueryData(payInvoicesKeys.bankAccounts(orgId), fresh);
       const n = fresh.creditCardAccounts.length + fresh.cashAccounts.length;
-      toast({ title: 'Bank Accounts Refreshed', description: `${n} bank accounts loaded from Xero`, variant: 'success' });
+      toast({
+        title: 'Bank Accounts Refreshed',
+        description: `${n} bank accounts loaded from Xero`,
+        variant: 'success',
+      });
     } catch (error) {
-      toast({ title: 'Refresh Error', description: getMessage(error, 'Failed to get bank accounts'), variant: 'destructive' });
+      toast({
+        title: 'Refresh Error',
+        description: getMessage(error, 'Failed to get bank accounts'),
+        variant: 'destructive',
+      });
     } finally {
       setRefreshingAccounts(false);
     }
@@ -366,7 +436,11 @@ function PayInvoicesWorkspace({
     const form = { invoice, cardAmount, cashAmount, cardAccountId, cashAccountId };
     const problem = validatePaymentForm(form);
     if (problem || !invoice) {
-      toast({ title: problem?.title ?? 'No Invoice', description: problem?.description ?? '', variant: 'destructive' });
+      toast({
+        title: problem?.title ?? 'No Invoice',
+        description: problem?.description ?? '',
+        variant: 'destructive',
+      });
       return;
     }
     changedElsewhere.expectOwnChange(invoice.invoiceId);
@@ -429,7 +503,9 @@ function PayInvoicesWorkspace({
     setFilters(EMPTY_FILTERS);
   };
 
-  const attachments = invoice ? <AttachmentsPanel orgId={orgId} invoice={invoice} layout={isWide ? 'side' : 'below'} /> : null;
+  const attachments = invoice ? (
+    <AttachmentsPanel orgId={orgId} invoice={invoice} layout={isWide ? 'side' : 'below'} />
+  ) : null;
 
   return (
     <div className="grid gap-4">
@@ -450,7 +526,9 @@ function PayInvoicesWorkspace({
         disabled={isProcessing}
       />
       {isFilterOpen ? <InvoiceFiltersPanel applied={filters} onApply={setFilters} /> : null}
-      {outOfSync.isOutOfSync ? <OutOfSyncBanner onRefresh={() => void refreshCurrent()} isRefreshing={isRefreshingInvoice} /> : null}
+      {outOfSync.isOutOfSync ? (
+        <OutOfSyncBanner onRefresh={() => void refreshCurrent()} isRefreshing={isRefreshingInvoice} />
+      ) : null}
       {changedElsewhere.notice ? (
         <Alert>
           <AlertTriangle aria-hidden />
@@ -468,15 +546,29 @@ function PayInvoicesWorkspace({
           <AlertTriangle aria-hidden />
           <div className="min-w-0 flex-1">
             <AlertTitle>Refresh Failed</AlertTitle>
-            <AlertDescription>This invoice could not be read from Xero. Try again, or skip to the next invoice.</AlertDescription>
+            <AlertDescription>
+              This invoice could not be read from Xero. Try again, or skip to the next invoice.
+            </AlertDescription>
           </div>
-          <Button size="sm" variant="outline" onClick={() => goTo(position + 1)} disabled={position >= list.length - 1}>
+          <Button
+            size="sm"
+            variant="outline"
+            onClick={() => goTo(position + 1)}
+            disabled={position >= list.length - 1}
+          >
             <SkipForward aria-hidden />
             Skip
           </Button>
         </Alert>
       ) : null}
-      {lastRun ? <UndoStrip run={lastRun} onUndo={() => void undoRun(lastRun)} isUndoing={isUndoing} onExpire={() => setLastRun(null)} /> : null}
+      {lastRun ? (
+        <UndoStrip
+          run={lastRun}
+          onUndo={() => void undoRun(lastRun)}
+          isUndoing={isUndoing}
+          onExpire={() => setLastRun(null)}
+        />
+      ) : null}
 
       {list.length === 0 ? (
         awaitingCount === 0 ? (
@@ -527,7 +619,12 @@ function PayInvoicesWorkspace({
                 disabled={isProcessing || isAccountsLoading}
               />
               {isWide ? null : (
-                <Button className="w-full" size="lg" onClick={() => void processPayments()} disabled={!canProcess || isProcessing}>
+                <Button
+                  className="w-full"
+                  size="lg"
+                  onClick={() => void processPayments()}
+                  disabled={!canProcess || isProcessing}
+                >
                   <CreditCard aria-hidden />
                   Process Payments
                 </Button>
@@ -540,7 +637,13 @@ function PayInvoicesWorkspace({
 
       <LoadingOverlay open={isProcessing} message="Processing payments..." />
       {bannerRun ? (
-        <PaymentSuccessBanner key={bannerRun.payments[0]?.paymentId} run={bannerRun} onDone={() => setBannerRun(null)} onUndo={() => void undoRun(bannerRun)} isUndoing={isUndoing} />
+        <PaymentSuccessBanner
+          key={bannerRun.payments[0]?.paymentId}
+          run={bannerRun}
+          onDone={() => setBannerRun(null)}
+          onUndo={() => void undoRun(bannerRun)}
+          isUndoing={isUndoing}
+        />
       ) : null}
     </div>
   );

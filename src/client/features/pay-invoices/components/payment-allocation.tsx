@@ -1,10 +1,22 @@
 import { Banknote, CreditCard } from 'lucide-react';
 import { useId, type FormEvent, type Ref } from 'react';
 import { formatMoney, isAmountInput } from '@/shared/money';
-import { getAllocation, type BankAccount, type BankAccountsResponse, type Invoice } from '@/shared/pay-invoices';
+import {
+  getAllocation,
+  type BankAccount,
+  type BankAccountsResponse,
+  type Invoice,
+} from '@/shared/pay-invoices';
 import { Input } from '@/client/components/ui/input';
 import { Label } from '@/client/components/ui/label';
-import { Select, SelectContent, SelectGroup, SelectItem, SelectTrigger, SelectValue } from '@/client/components/ui/select';
+import {
+  Select,
+  SelectContent,
+  SelectGroup,
+  SelectItem,
+  SelectTrigger,
+  SelectValue,
+} from '@/client/components/ui/select';
 import { Select as SelectPrimitive } from 'radix-ui';
 import { cn } from '@/client/lib/utils';
 
@@ -12,7 +24,9 @@ function AccountOptions({ label, accounts }: { label: string; accounts: BankAcco
   if (accounts.length === 0) return null;
   return (
     <SelectGroup>
-      <SelectPrimitive.Label className="px-2 pb-1 pt-2 text-xs font-medium text-muted-foreground">{label}</SelectPrimitive.Label>
+      <SelectPrimitive.Label className="px-2 pb-1 pt-2 text-xs font-medium text-muted-foreground">
+        {label}
+      </SelectPrimitive.Label>
       {accounts.map((account) => (
         <SelectItem key={account.accountId} value={account.accountId}>
           {account.name}
@@ -63,7 +77,10 @@ function PaymentBlock({
         ];
   const empty = accounts.creditCardAccounts.length + accounts.cashAccounts.length === 0;
   return (
-    <fieldset className="grid min-w-0 grid-cols-1 gap-3 rounded-xl border border-border bg-muted/40 p-4" disabled={disabled}>
+    <fieldset
+      className="grid min-w-0 grid-cols-1 gap-3 rounded-xl border border-border bg-muted/40 p-4"
+      disabled={disabled}
+    >
       <legend className="sr-only">{title}</legend>
       <div className="flex items-center gap-2 text-sm font-semibold" aria-hidden>
         <Icon className="size-4 text-primary" />
@@ -74,7 +91,11 @@ function PaymentBlock({
           {kind === 'card' ? 'Credit card account' : 'Cash account'}
         </Label>
         <Select value={accountId ?? ''} onValueChange={onAccountChange} disabled={disabled || empty}>
-          <SelectTrigger id={`${id}-account`} className="min-w-0 [&>span]:min-w-0" aria-label={kind === 'card' ? 'Credit card account' : 'Cash account'}>
+          <SelectTrigger
+            id={`${id}-account`}
+            className="min-w-0 [&>span]:min-w-0"
+            aria-label={kind === 'card' ? 'Credit card account' : 'Cash account'}
+          >
             <SelectValue placeholder={empty ? 'No bank accounts found' : 'Select an account'} />
           </SelectTrigger>
           <SelectContent>
@@ -85,12 +106,20 @@ function PaymentBlock({
         </Select>
       </div>
       <div className="grid gap-1.5">
-        <Label htmlFor={`${id}-amount`} className="flex items-center justify-between text-xs text-muted-foreground">
+        <Label
+          htmlFor={`${id}-amount`}
+          className="flex items-center justify-between text-xs text-muted-foreground"
+        >
           <span>{kind === 'card' ? 'Card amount' : 'Cash amount'}</span>
-          <kbd className="hidden rounded border border-border bg-card px-1 font-sans text-[10px] md:inline">{shortcut}</kbd>
+          <kbd className="hidden rounded border border-border bg-card px-1 font-sans text-[10px] md:inline">
+            {shortcut}
+          </kbd>
         </Label>
         <div className="relative">
-          <span aria-hidden className="pointer-events-none absolute left-3 top-1/2 -translate-y-1/2 text-sm text-muted-foreground">
+          <span
+            aria-hidden
+            className="pointer-events-none absolute left-3 top-1/2 -translate-y-1/2 text-sm text-muted-foreground"
+          >
             {currencySymbol}
           </span>
           <Input
@@ -196,14 +225,25 @@ export function PaymentAllocation({
         <button type="submit" hidden tabIndex={-1} aria-hidden />
         <dl className="grid grid-cols-2 gap-3 rounded-xl border border-border p-4" aria-live="polite">
           <div>
-            <dt className="text-xs font-medium uppercase tracking-wide text-muted-foreground">Remaining Balance</dt>
-            <dd className={cn('mt-0.5 text-lg font-semibold tabular', over ? 'text-destructive' : allocation.remainingBalancePence <= 1 ? 'text-success' : '')}>
+            <dt className="text-xs font-medium uppercase tracking-wide text-muted-foreground">
+              Remaining Balance
+            </dt>
+            <dd
+              className={cn(
+                'mt-0.5 text-lg font-semibold tabular',
+                over ? 'text-destructive' : allocation.remainingBalancePence <= 1 ? 'text-success' : '',
+              )}
+            >
               {formatMoney(allocation.remainingBalancePence, invoice.currency)}
             </dd>
           </div>
           <div>
-            <dt className="text-xs font-medium uppercase tracking-wide text-muted-foreground">Total Allocated</dt>
-            <dd className="mt-0.5 text-lg font-semibold tabular">{formatMoney(allocation.totalAllocatedPence, invoice.currency)}</dd>
+            <dt className="text-xs font-medium uppercase tracking-wide text-muted-foreground">
+              Total Allocated
+            </dt>
+            <dd className="mt-0.5 text-lg font-semibold tabular">
+              {formatMoney(allocation.totalAllocatedPence, invoice.currency)}
+            </dd>
           </div>
         </dl>
       </form>

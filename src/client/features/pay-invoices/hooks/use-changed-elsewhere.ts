@@ -38,14 +38,17 @@ export function useChangedElsewhere(invoice: Invoice | null, invoices: readonly 
       const detail = (event as CustomEvent<LiveInvoicesEvent>).detail;
       const onScreen = current.current;
       if (!onScreen || !detail) return;
-      const change = detail.invoices.find((c) => c.invoiceId.toLowerCase() === onScreen.invoiceId.toLowerCase());
+      const change = detail.invoices.find(
+        (c) => c.invoiceId.toLowerCase() === onScreen.invoiceId.toLowerCase(),
+      );
       if (!change) return;
       // This browser's own payments are in the cache before Xero's webhook arrives, so they are never "new"
       // here; a change without new payments just after our own payment or Undo is ours.
       if (change.newPayments.length === 0 && isOwnChange(own.current, onScreen.invoiceId)) return;
       const text = describeChangeElsewhere(change, new Set(), onScreen.currency);
       if (text) setNotice(`${onScreen.invoiceNumber}: ${text}`);
-      if (roundPoundsToPence(onScreen.amountDue) !== change.after.amountDuePence) setExpected({ invoiceId: onScreen.invoiceId, amountDuePence: change.after.amountDuePence });
+      if (roundPoundsToPence(onScreen.amountDue) !== change.after.amountDuePence)
+        setExpected({ invoiceId: onScreen.invoiceId, amountDuePence: change.after.amountDuePence });
     };
     window.addEventListener(LIVE_INVOICES_EVENT, onEvent);
     return () => window.removeEventListener(LIVE_INVOICES_EVENT, onEvent);
@@ -55,22 +58,41 @@ export function useChangedElsewhere(invoice: Invoice | null, invoices: readonly 
   useEffect(() => {
     const before = seen.current;
     seen.current = invoice
-      ? { invoiceId: invoice.invoiceId, invoiceNumber: invoice.invoiceNumber, amountDuePence: roundPoundsToPence(invoice.amountDue), currency: invoice.currency }
+      ? {
+          invoiceId: invoice.invoiceId,
+          invoiceNumber: invoice.invoiceNumber,
+          amountDuePence: roundPoundsToPence(invoice.amountDue),
+          currency: invoice.currency,
+        }
       : null;
     if (!before || isOwnChange(own.current, before.invoiceId)) return;
     if (invoice && invoice.invoiceId === before.invoiceId) {
       const due = roundPoundsToPence(invoice.amountDue);
       if (due < before.amountDuePence) {
-        setNotice((shown) => shown ?? `${before.invoiceNumber}: Paid in Xero a moment ago: ${formatMoney(before.amountDuePence - due, before.currency)}; ${formatMoney(due, before.currency)} still due`);
+        setNotice(
+          (shown) =>
+            shown ??
+            `${before.invoiceNumber}: Paid in Xero a moment ago: ${formatMoney(before.amountDuePence - due, before.currency)}; ${formatMoney(due, before.currency)} still due`,
+        );
       } else if (due !== before.amountDuePence) {
-        setNotice((shown) => shown ?? `${before.invoiceNumber}: Changed in Xero a moment ago: ${formatMoney(due, before.currency)} now due`);
+        setNotice(
+          (shown) =>
+            shown ??
+            `${before.invoiceNumber}: Changed in Xero a moment ago: ${formatMoney(due, before.currency)} now due`,
+        );
       }
     } else if (!invoices.some((i) => i.invoiceId === before.invoiceId)) {
-      setNotice((shown) => shown ?? `${before.invoiceNumber}: Paid in Xero a moment ago: nothing left to pay`);
+      setNotice(
+        (shown) => shown ?? `${before.invoiceNumber}: Paid in Xero a moment ago: nothing left to pay`,
+      );
     }
   }, [invoice, invoices]);
 
-  const isStale = expected !== null && invoice !== null && invoice.invoiceId === expected.invoiceId && roundPoundsToPence(invoice.amountDue) !== expected.amountDuePence;
+  const isStale =
+    expected !== null &&
+    invoice !== null &&
+    invoice.invoiceId === expected.invoiceId &&
+    roundPoundsToPence(invoice.amountDue) !== expected.amountDuePence;
   useEffect(() => {
     if (expected && !isStale) setExpected(null);
   }, [expected, isStale]);

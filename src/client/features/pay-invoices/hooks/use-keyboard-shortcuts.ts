@@ -13,7 +13,9 @@ function isTyping(target: EventTarget | null): boolean {
   if (!(target instanceof HTMLElement)) return false;
   if (target.isContentEditable) return true;
   const tag = target.tagName;
-  return tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT' || target.getAttribute('role') === 'combobox';
+  return (
+    tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT' || target.getAttribute('role') === 'combobox'
+  );
 }
 
 /**
@@ -30,7 +32,8 @@ export function useKeyboardShortcuts(shortcuts: PayShortcuts, enabled: boolean) 
     if (!enabled) return;
     const onKeyDown = (event: KeyboardEvent) => {
       if (event.defaultPrevented || event.altKey) return;
-      if (document.querySelector('[role="dialog"][data-state="open"], [role="menu"], [role="listbox"]')) return;
+      if (document.querySelector('[role="dialog"][data-state="open"], [role="menu"], [role="listbox"]'))
+        return;
       const actions = latest.current;
       if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
         event.preventDefault();
@@ -39,7 +42,12 @@ export function useKeyboardShortcuts(shortcuts: PayShortcuts, enabled: boolean) 
       }
       // Page Up / Page Down move between invoices from anywhere, amounts included: moving focuses the card
       // amount (001 §4), where the arrow keys belong to the text.
-      if ((event.key === 'PageUp' || event.key === 'PageDown') && !event.ctrlKey && !event.metaKey && !event.shiftKey) {
+      if (
+        (event.key === 'PageUp' || event.key === 'PageDown') &&
+        !event.ctrlKey &&
+        !event.metaKey &&
+        !event.shiftKey
+      ) {
         event.preventDefault();
         if (event.key === 'PageUp') actions.previous();
         else actions.next();

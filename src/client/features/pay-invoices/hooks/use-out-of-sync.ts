@@ -1,5 +1,9 @@
 import { useCallback, useEffect, useState } from 'react';
-import { PAYMENT_ERROR_EVENT, paymentErrorEventDetailSchema, type PaymentErrorEventDetail } from '@/shared/pay-invoices';
+import {
+  PAYMENT_ERROR_EVENT,
+  paymentErrorEventDetailSchema,
+  type PaymentErrorEventDetail,
+} from '@/shared/pay-invoices';
 
 /** Raises the `xero-payment-error` window event (001 §4) that marks the invoice data out of sync. */
 export function announcePaymentError(detail: PaymentErrorEventDetail): void {

@@ -157,10 +157,18 @@ export function useUndoPayments(orgId: number) {
       setUndoing(true);
       try {
         for (const payment of [...run.payments].reverse()) await undoPayment(orgId, payment.paymentId);
-        toast({ ...UNDO_MESSAGES.success, description: `The payment(s) for invoice ${run.invoiceNumber} were removed from Xero.`, variant: 'success' });
+        toast({
+          ...UNDO_MESSAGES.success,
+          description: `The payment(s) for invoice ${run.invoiceNumber} were removed from Xero.`,
+          variant: 'success',
+        });
         return true;
       } catch (error) {
-        toast({ title: UNDO_MESSAGES.failure.title, description: getMessage(error, UNDO_MESSAGES.failure.description), variant: 'destructive' });
+        toast({
+          title: UNDO_MESSAGES.failure.title,
+          description: getMessage(error, UNDO_MESSAGES.failure.description),
+          variant: 'destructive',
+        });
         return false;
       } finally {
         setUndoing(false);

@@ -6,7 +6,12 @@ import { payInvoicesKeys } from '../api/keys';
  * Puts a freshly read invoice into the cached list without asking the server for the whole list again: the
  * row is replaced, or dropped once it no longer awaits payment (001 §4).
  */
-export function updateInvoiceInList(queryClient: QueryClient, orgId: number, invoiceId: string, invoice: Invoice | null): void {
+export function updateInvoiceInList(
+  queryClient: QueryClient,
+  orgId: number,
+  invoiceId: string,
+  invoice: Invoice | null,
+): void {
   queryClient.setQueryData<Invoice[]>(payInvoicesKeys.invoices(orgId), (list) => {
     if (!list) return list;
     const keep = invoice && isInvoiceAwaitingPayment(invoice);
@@ -17,7 +22,11 @@ export function updateInvoiceInList(queryClient: QueryClient, orgId: number, inv
       else {
         found = true;
         // The list carries the attachment placeholder; a refreshed invoice keeps what the list knew.
-        if (keep) next.push({ ...invoice, attachments: invoice.attachments.length > 0 ? invoice.attachments : item.attachments });
+        if (keep)
+          next.push({
+            ...invoice,
+            attachments: invoice.attachments.length > 0 ? invoice.attachments : item.attachments,
+          });
       }
     }
     if (!found && keep) next.push(invoice);

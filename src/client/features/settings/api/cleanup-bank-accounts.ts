@@ -8,7 +8,9 @@ export const BANK_CLEANUP_FAILED = 'Failed to clean up duplicate bank accounts';
 /** POST /api/xero/bank-accounts/cleanup → {deletedCount} (000 §7). Touches Ledgerlink's cache only. */
 export async function cleanupBankAccounts(orgId: OrgId): Promise<BankAccountsCleanupResponse> {
   try {
-    return await api.post(withOrg('/api/xero/bank-accounts/cleanup', orgId), undefined, { schema: bankAccountsCleanupResponseSchema });
+    return await api.post(withOrg('/api/xero/bank-accounts/cleanup', orgId), undefined, {
+      schema: bankAccountsCleanupResponseSchema,
+    });
   } catch (error) {
     throw new Error(`${BANK_CLEANUP_FAILED}: ${getMessage(error, 'unknown error')}`, { cause: error });
   }
@@ -23,7 +25,10 @@ export function useCleanupBankAccounts(orgId: OrgId | undefined) {
       // Every screen's bank-account lists, whichever key their feature chose (000 §7 invalidation list).
       await queryClient.invalidateQueries({ queryKey: settingsKeys.list(orgId, 'bank-accounts') });
       await queryClient.invalidateQueries({ queryKey: ['bank-accounts'] });
-      await queryClient.invalidateQueries({ queryKey: ['org', orgId], predicate: (q) => q.queryKey[2] !== 'settings' });
+      await queryClient.invalidateQueries({
+        queryKey: ['org', orgId],
+        predicate: (q) => q.queryKey[2] !== 'settings',
+      });
     },
   });
 }

@@ -8,7 +8,9 @@ export const DATA_CLEANUP_FAILED = 'Failed to clean up processed invoices and pa
 /** POST /api/xero/data/cleanup → {deletedInvoices, deletedPayments} (000 §7). Touches Ledgerlink's cache only. */
 export async function cleanupData(orgId: OrgId): Promise<DataCleanupResponse> {
   try {
-    return await api.post(withOrg('/api/xero/data/cleanup', orgId), undefined, { schema: dataCleanupResponseSchema });
+    return await api.post(withOrg('/api/xero/data/cleanup', orgId), undefined, {
+      schema: dataCleanupResponseSchema,
+    });
   } catch (error) {
     throw new Error(`${DATA_CLEANUP_FAILED}: ${getMessage(error, 'unknown error')}`, { cause: error });
   }
@@ -21,7 +23,10 @@ export function useCleanupData(orgId: OrgId | undefined) {
     onSuccess: async () => {
       if (orgId === undefined) return;
       // Invoice and payment lists of the feature screens were cached from the rows just removed.
-      await queryClient.invalidateQueries({ queryKey: ['org', orgId], predicate: (q) => q.queryKey[2] !== 'settings' });
+      await queryClient.invalidateQueries({
+        queryKey: ['org', orgId],
+        predicate: (q) => q.queryKey[2] !== 'settings',
+      });
       await queryClient.invalidateQueries({ queryKey: ['invoices'] });
     },
   });

@@ -10,8 +10,12 @@ export function getAssetAccounts(orgId: OrgId, refresh = false): Promise<Account
   return fetchReferenceList(PATH, accountsResponseSchema, orgId, refresh);
 }
 
-export const assetAccountsQueryOptions = (orgId: OrgId) => referenceListQueryOptions<Account>('asset-accounts', PATH, accountsResponseSchema, orgId);
+export const assetAccountsQueryOptions = (orgId: OrgId) =>
+  referenceListQueryOptions<Account>('asset-accounts', PATH, accountsResponseSchema, orgId);
 
 export function useAssetAccounts(orgId: OrgId | undefined, options: { enabled?: boolean } = {}) {
-  return useQuery({ ...assetAccountsQueryOptions(orgId ?? 'none'), enabled: orgId !== undefined && (options.enabled ?? true) });
+  return useQuery({
+    ...assetAccountsQueryOptions(orgId ?? 'none'),
+    enabled: orgId !== undefined && (options.enabled ?? true),
+  });
 }

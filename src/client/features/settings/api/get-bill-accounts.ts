@@ -10,8 +10,12 @@ export function getBillAccounts(orgId: OrgId, refresh = false): Promise<Account[
   return fetchReferenceList(PATH, accountsResponseSchema, orgId, refresh);
 }
 
-export const billAccountsQueryOptions = (orgId: OrgId) => referenceListQueryOptions<Account>('bill-accounts', PATH, accountsResponseSchema, orgId);
+export const billAccountsQueryOptions = (orgId: OrgId) =>
+  referenceListQueryOptions<Account>('bill-accounts', PATH, accountsResponseSchema, orgId);
 
 export function useBillAccounts(orgId: OrgId | undefined, options: { enabled?: boolean } = {}) {
-  return useQuery({ ...billAccountsQueryOptions(orgId ?? 'none'), enabled: orgId !== undefined && (options.enabled ?? true) });
+  return useQuery({
+    ...billAccountsQueryOptions(orgId ?? 'none'),
+    enabled: orgId !== undefined && (options.enabled ?? true),
+  });
 }

@@ -10,8 +10,12 @@ export function getContactGroups(orgId: OrgId, refresh = false): Promise<Contact
   return fetchReferenceList(PATH, contactGroupsResponseSchema, orgId, refresh);
 }
 
-export const contactGroupsQueryOptions = (orgId: OrgId) => referenceListQueryOptions<ContactGroup>('contact-groups', PATH, contactGroupsResponseSchema, orgId);
+export const contactGroupsQueryOptions = (orgId: OrgId) =>
+  referenceListQueryOptions<ContactGroup>('contact-groups', PATH, contactGroupsResponseSchema, orgId);
 
 export function useContactGroups(orgId: OrgId | undefined, options: { enabled?: boolean } = {}) {
-  return useQuery({ ...contactGroupsQueryOptions(orgId ?? 'none'), enabled: orgId !== undefined && (options.enabled ?? true) });
+  return useQuery({
+    ...contactGroupsQueryOptions(orgId ?? 'none'),
+    enabled: orgId !== undefined && (options.enabled ?? true),
+  });
 }

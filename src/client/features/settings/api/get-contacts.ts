@@ -7,7 +7,10 @@ import { settingsKeys, withOrg, type OrgId } from './query-keys';
  * GET /api/xero/contacts?search=&refresh= (000 §7): active contacts whose name contains the search text.
  * `ids` asks for contacts already chosen too, so the selector can show their names.
  */
-export function getContacts(orgId: OrgId, options: { search?: string; ids?: readonly string[]; refresh?: boolean } = {}): Promise<Contact[]> {
+export function getContacts(
+  orgId: OrgId,
+  options: { search?: string; ids?: readonly string[]; refresh?: boolean } = {},
+): Promise<Contact[]> {
   return api.get(
     withOrg('/api/xero/contacts', orgId, {
       search: options.search?.trim() || undefined,
@@ -32,7 +35,12 @@ export const contactsQueryOptions = (orgId: OrgId, search: string, ids: readonly
   });
 
 /** Contacts for a search already debounced by the caller; the previous answer stays while the next loads. */
-export function useContacts(orgId: OrgId | undefined, search: string, ids: readonly string[], options: { enabled?: boolean } = {}) {
+export function useContacts(
+  orgId: OrgId | undefined,
+  search: string,
+  ids: readonly string[],
+  options: { enabled?: boolean } = {},
+) {
   return useQuery({
     ...contactsQueryOptions(orgId ?? 'none', search, ids),
     enabled: orgId !== undefined && (options.enabled ?? true),

@@ -10,8 +10,12 @@ export function getCostAccounts(orgId: OrgId, refresh = false): Promise<Account[
   return fetchReferenceList(PATH, accountsResponseSchema, orgId, refresh);
 }
 
-export const costAccountsQueryOptions = (orgId: OrgId) => referenceListQueryOptions<Account>('cost-accounts', PATH, accountsResponseSchema, orgId);
+export const costAccountsQueryOptions = (orgId: OrgId) =>
+  referenceListQueryOptions<Account>('cost-accounts', PATH, accountsResponseSchema, orgId);
 
 export function useCostAccounts(orgId: OrgId | undefined, options: { enabled?: boolean } = {}) {
-  return useQuery({ ...costAccountsQueryOptions(orgId ?? 'none'), enabled: orgId !== undefined && (options.enabled ?? true) });
+  return useQuery({
+    ...costAccountsQueryOptions(orgId ?? 'none'),
+    enabled: orgId !== undefined && (options.enabled ?? true),
+  });
 }

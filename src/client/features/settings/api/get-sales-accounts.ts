@@ -10,8 +10,12 @@ export function getSalesAccounts(orgId: OrgId, refresh = false): Promise<Account
   return fetchReferenceList(PATH, accountsResponseSchema, orgId, refresh);
 }
 
-export const salesAccountsQueryOptions = (orgId: OrgId) => referenceListQueryOptions<Account>('sales-accounts', PATH, accountsResponseSchema, orgId);
+export const salesAccountsQueryOptions = (orgId: OrgId) =>
+  referenceListQueryOptions<Account>('sales-accounts', PATH, accountsResponseSchema, orgId);
 
 export function useSalesAccounts(orgId: OrgId | undefined, options: { enabled?: boolean } = {}) {
-  return useQuery({ ...salesAccountsQueryOptions(orgId ?? 'none'), enabled: orgId !== undefined && (options.enabled ?? true) });
+  return useQuery({
+    ...salesAccountsQueryOptions(orgId ?? 'none'),
+    enabled: orgId !== undefined && (options.enabled ?? true),
+  });
 }

@@ -10,8 +10,12 @@ export function getVatRates(orgId: OrgId, refresh = false): Promise<VatRate[]> {
   return fetchReferenceList(PATH, vatRatesResponseSchema, orgId, refresh);
 }
 
-export const vatRatesQueryOptions = (orgId: OrgId) => referenceListQueryOptions<VatRate>('vat-rates', PATH, vatRatesResponseSchema, orgId);
+export const vatRatesQueryOptions = (orgId: OrgId) =>
+  referenceListQueryOptions<VatRate>('vat-rates', PATH, vatRatesResponseSchema, orgId);
 
 export function useVatRates(orgId: OrgId | undefined, options: { enabled?: boolean } = {}) {
-  return useQuery({ ...vatRatesQueryOptions(orgId ?? 'none'), enabled: orgId !== undefined && (options.enabled ?? true) });
+  return useQuery({
+    ...vatRatesQueryOptions(orgId ?? 'none'),
+    enabled: orgId !== undefined && (options.enabled ?? true),
+  });
 }

@@ -10,11 +10,21 @@ export type ListName = Parameters<typeof settingsKeys.list>[1];
  * from Xero first. Throws on failure; the queries below turn a failure into an empty list, as the spec
  * tolerates, while the refresh buttons report it.
  */
-export function fetchReferenceList<T>(path: string, schema: z.ZodType<T>, orgId: OrgId, refresh = false): Promise<T> {
+export function fetchReferenceList<T>(
+  path: string,
+  schema: z.ZodType<T>,
+  orgId: OrgId,
+  refresh = false,
+): Promise<T> {
   return api.get(withOrg(path, orgId, { refresh: refresh ? 'true' : undefined }), { schema });
 }
 
-export function referenceListQueryOptions<T>(name: ListName, path: string, schema: z.ZodType<T[]>, orgId: OrgId) {
+export function referenceListQueryOptions<T>(
+  name: ListName,
+  path: string,
+  schema: z.ZodType<T[]>,
+  orgId: OrgId,
+) {
   return queryOptions({
     queryKey: settingsKeys.list(orgId, name),
     queryFn: async (): Promise<T[]> => {

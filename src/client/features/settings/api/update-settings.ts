@@ -1,12 +1,19 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { settingsUpdateResponseSchema, type SettingsUpdateRequestInput, type SettingsUpdateResponse } from '@/shared/settings';
+import {
+  settingsUpdateResponseSchema,
+  type SettingsUpdateRequestInput,
+  type SettingsUpdateResponse,
+} from '@/shared/settings';
 import { api } from '@/client/lib/api-client';
 import { saveDefaults, type Connection } from '@/client/lib/connection';
 import { queryKeys } from '@/client/lib/query-client';
 import { withOrg, type OrgId } from './query-keys';
 
 /** PATCH /api/xero/settings (000 §7): the default fields of 000 §3 for the organisation. */
-export function updateSettings(orgId: OrgId, body: SettingsUpdateRequestInput): Promise<SettingsUpdateResponse> {
+export function updateSettings(
+  orgId: OrgId,
+  body: SettingsUpdateRequestInput,
+): Promise<SettingsUpdateResponse> {
   return api.patch(withOrg('/api/xero/settings', orgId), body, { schema: settingsUpdateResponseSchema });
 }
 

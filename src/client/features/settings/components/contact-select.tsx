@@ -45,9 +45,15 @@ export function ContactSelect({ id, orgId, value, onChange, disabled, ...aria }:
   const listId = useId();
   const contacts = results.data ?? [];
   const chosenName = contacts.find((c) => c.id === value)?.name;
-  const label = chosen.length === 0 ? 'None' : (chosenName ?? (results.isLoading ? 'Loading…' : 'Unavailable contact'));
+  const label =
+    chosen.length === 0 ? 'None' : (chosenName ?? (results.isLoading ? 'Loading…' : 'Unavailable contact'));
   const searching = open && (search !== debounced || results.isFetching);
-  const matches = contacts.filter((c) => c.id !== value || debounced.trim() === '' || c.name.toLowerCase().includes(debounced.trim().toLowerCase()));
+  const matches = contacts.filter(
+    (c) =>
+      c.id !== value ||
+      debounced.trim() === '' ||
+      c.name.toLowerCase().includes(debounced.trim().toLowerCase()),
+  );
 
   function choose(next: string) {
     onChange(next);
@@ -70,7 +76,10 @@ export function ContactSelect({ id, orgId, value, onChange, disabled, ...aria }:
       </PickerTrigger>
       <PickerContent className="p-2">
         <div className="relative">
-          <Search aria-hidden className="pointer-events-none absolute left-2.5 top-1/2 size-4 -translate-y-1/2 text-muted-foreground" />
+          <Search
+            aria-hidden
+            className="pointer-events-none absolute left-2.5 top-1/2 size-4 -translate-y-1/2 text-muted-foreground"
+          />
           <Input
             autoFocus
             aria-label="Search contacts"
@@ -86,12 +95,24 @@ export function ContactSelect({ id, orgId, value, onChange, disabled, ...aria }:
           ) : null}
         </div>
         <ul id={listId} role="listbox" aria-label="Contacts" className="mt-2 max-h-64 overflow-y-auto">
-          <ContactOption label="None" selected={chosen.length === 0} onSelect={() => choose(NONE_SELECT_VALUE)} muted />
+          <ContactOption
+            label="None"
+            selected={chosen.length === 0}
+            onSelect={() => choose(NONE_SELECT_VALUE)}
+            muted
+          />
           {matches.map((contact) => (
-            <ContactOption key={contact.id} label={contact.name} selected={contact.id === value} onSelect={() => choose(contact.id)} />
+            <ContactOption
+              key={contact.id}
+              label={contact.name}
+              selected={contact.id === value}
+              onSelect={() => choose(contact.id)}
+            />
           ))}
           {!searching && matches.length === 0 ? (
-            <li role="presentation" className="px-3 py-2 text-sm text-muted-foreground">No contacts match “{debounced.trim()}”.</li>
+            <li role="presentation" className="px-3 py-2 text-sm text-muted-foreground">
+              No contacts match “{debounced.trim()}”.
+            </li>
           ) : null}
         </ul>
       </PickerContent>
@@ -99,7 +120,17 @@ export function ContactSelect({ id, orgId, value, onChange, disabled, ...aria }:
   );
 }
 
-function ContactOption({ label, selected, onSelect, muted }: { label: string; selected: boolean; onSelect: () => void; muted?: boolean }) {
+function ContactOption({
+  label,
+  selected,
+  onSelect,
+  muted,
+}: {
+  label: string;
+  selected: boolean;
+  onSelect: () => void;
+  muted?: boolean;
+}) {
   return (
     <li role="presentation">
       <button

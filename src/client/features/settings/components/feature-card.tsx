@@ -27,12 +27,26 @@ export interface FeatureCardProps {
 }
 
 /** One feature's defaults: title, the refresh button, and its controls, all disabled when the feature is off. */
-export function FeatureCard({ title, description, icon: Icon, enabled, refreshLabel, onRefresh, refreshing, loading, children }: FeatureCardProps) {
+export function FeatureCard({
+  title,
+  description,
+  icon: Icon,
+  enabled,
+  refreshLabel,
+  onRefresh,
+  refreshing,
+  loading,
+  children,
+}: FeatureCardProps) {
   const administrator = useIsAdministrator();
   return (
     // A card whose feature is off is marked by its dashed border, badge and notice, not by fading the whole card:
     // faded text fell to 2.4–2.6:1 contrast (issue 17 item 17). Its controls are disabled (and dimmed) as such.
-    <Card role="region" aria-label={title} className={cn('flex min-w-0 flex-col', !enabled && 'border-dashed bg-muted/30 shadow-none')}>
+    <Card
+      role="region"
+      aria-label={title}
+      className={cn('flex min-w-0 flex-col', !enabled && 'border-dashed bg-muted/30 shadow-none')}
+    >
       <CardHeader className="flex-col items-stretch gap-3 sm:flex-row sm:items-start sm:justify-between">
         <div className="flex min-w-0 items-start gap-3">
           <span
@@ -51,8 +65,18 @@ export function FeatureCard({ title, description, icon: Icon, enabled, refreshLa
             <CardDescription className="mt-1">{description}</CardDescription>
           </div>
         </div>
-        <Button variant="outline" size="sm" className="shrink-0 self-start" onClick={onRefresh} disabled={!enabled || loading || refreshing}>
-          {refreshing ? <Spinner className="size-4" label={`${refreshLabel} in progress`} /> : <RefreshCw aria-hidden />}
+        <Button
+          variant="outline"
+          size="sm"
+          className="shrink-0 self-start"
+          onClick={onRefresh}
+          disabled={!enabled || loading || refreshing}
+        >
+          {refreshing ? (
+            <Spinner className="size-4" label={`${refreshLabel} in progress`} />
+          ) : (
+            <RefreshCw aria-hidden />
+          )}
           {refreshLabel}
         </Button>
       </CardHeader>

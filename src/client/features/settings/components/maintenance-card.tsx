@@ -6,7 +6,15 @@ import { getMessage } from '@/client/lib/api-client';
 import { toast } from '@/client/lib/toast';
 import { Button } from '@/client/components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/client/components/ui/card';
-import { Dialog, DialogClose, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '@/client/components/ui/dialog';
+import {
+  Dialog,
+  DialogClose,
+  DialogContent,
+  DialogDescription,
+  DialogFooter,
+  DialogHeader,
+  DialogTitle,
+} from '@/client/components/ui/dialog';
 import { Spinner } from '@/client/components/ui/spinner';
 import { useCleanupBankAccounts } from '../api/cleanup-bank-accounts';
 import { useCleanupData } from '../api/cleanup-data';
@@ -45,10 +53,18 @@ export function MaintenanceCard({ orgId }: { orgId: OrgId }) {
         onSuccess: ({ deletedCount }) =>
           toast({
             title: 'Duplicate Accounts Cleaned Up',
-            description: deletedCount === 0 ? 'No duplicate bank accounts were found.' : `Removed ${plural(deletedCount, 'duplicate bank account', 'duplicate bank accounts')}.`,
+            description:
+              deletedCount === 0
+                ? 'No duplicate bank accounts were found.'
+                : `Removed ${plural(deletedCount, 'duplicate bank account', 'duplicate bank accounts')}.`,
             variant: 'success',
           }),
-        onError: (error) => toast({ title: 'Cleanup Error', description: getMessage(error, 'Failed to clean up duplicate bank accounts'), variant: 'destructive' }),
+        onError: (error) =>
+          toast({
+            title: 'Cleanup Error',
+            description: getMessage(error, 'Failed to clean up duplicate bank accounts'),
+            variant: 'destructive',
+          }),
       });
     } else {
       dataCleanup.mutate(undefined, {
@@ -58,7 +74,12 @@ export function MaintenanceCard({ orgId }: { orgId: OrgId }) {
             description: `Removed ${plural(deletedInvoices, 'invoice', 'invoices')} and ${plural(deletedPayments, 'payment', 'payments')} older than ${OLD_DATA_MONTHS} months.`,
             variant: 'success',
           }),
-        onError: (error) => toast({ title: 'Cleanup Error', description: getMessage(error, 'Failed to clean up processed invoices and payments'), variant: 'destructive' }),
+        onError: (error) =>
+          toast({
+            title: 'Cleanup Error',
+            description: getMessage(error, 'Failed to clean up processed invoices and payments'),
+            variant: 'destructive',
+          }),
       });
     }
   }
@@ -72,7 +93,10 @@ export function MaintenanceCard({ orgId }: { orgId: OrgId }) {
         </span>
         <div>
           <CardTitle>Database Maintenance</CardTitle>
-          <CardDescription className="mt-1">Tidy Ledgerlink&apos;s copy of your {PROVIDER_NAME} data. Your {PROVIDER_NAME} books are never touched.</CardDescription>
+          <CardDescription className="mt-1">
+            Tidy Ledgerlink&apos;s copy of your {PROVIDER_NAME} data. Your {PROVIDER_NAME} books are never
+            touched.
+          </CardDescription>
         </div>
       </CardHeader>
       <CardContent className="grid gap-3 md:grid-cols-2">
@@ -85,8 +109,19 @@ export function MaintenanceCard({ orgId }: { orgId: OrgId }) {
                 <p className="text-sm font-medium">{item.title}</p>
                 <p className="mt-1 text-sm text-muted-foreground">{item.description}</p>
               </div>
-              <Button variant="outline" className="mt-auto self-start" disabled={busy} onClick={() => setConfirming(key)}>
-                {pending ? <Spinner className="size-4" label="Cleaning up" /> : key === 'bank-accounts' ? <Landmark aria-hidden /> : <Eraser aria-hidden />}
+              <Button
+                variant="outline"
+                className="mt-auto self-start"
+                disabled={busy}
+                onClick={() => setConfirming(key)}
+              >
+                {pending ? (
+                  <Spinner className="size-4" label="Cleaning up" />
+                ) : key === 'bank-accounts' ? (
+                  <Landmark aria-hidden />
+                ) : (
+                  <Eraser aria-hidden />
+                )}
                 {item.button}
               </Button>
             </div>

@@ -26,12 +26,25 @@ export interface ReferenceSelectProps {
  * (archived, deleted, or of the wrong kind) stays visible as such, with the first 8 characters of its id
  * (000 §9 "Account id preview"), so nobody changes it by accident.
  */
-export function ReferenceSelect({ value, options, onChange, disabled, loading, noun, allowNone = true, ...rest }: ReferenceSelectProps) {
+export function ReferenceSelect({
+  value,
+  options,
+  onChange,
+  disabled,
+  loading,
+  noun,
+  allowNone = true,
+  ...rest
+}: ReferenceSelectProps) {
   const known = value === NONE_SELECT_VALUE || options.some((o) => o.value === value);
   const placeholder = loading ? 'Loading…' : allowNone ? 'None' : `Choose a ${noun}`;
   return (
     <Select value={value} onValueChange={onChange} disabled={disabled}>
-      <SelectTrigger id={rest.id} aria-invalid={rest['aria-invalid']} aria-describedby={rest['aria-describedby']}>
+      <SelectTrigger
+        id={rest.id}
+        aria-invalid={rest['aria-invalid']}
+        aria-describedby={rest['aria-describedby']}
+      >
         <SelectValue placeholder={placeholder} />
       </SelectTrigger>
       <SelectContent>
@@ -45,7 +58,9 @@ export function ReferenceSelect({ value, options, onChange, disabled, loading, n
           </SelectItem>
         ))}
         {options.length === 0 && !loading ? (
-          <p className="px-3 py-2 text-sm text-muted-foreground">No {noun}s found in Xero. Try the refresh button.</p>
+          <p className="px-3 py-2 text-sm text-muted-foreground">
+            No {noun}s found in Xero. Try the refresh button.
+          </p>
         ) : null}
       </SelectContent>
     </Select>

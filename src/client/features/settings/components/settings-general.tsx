@@ -40,7 +40,12 @@ import { getSalesAccounts, useSalesAccounts } from '../api/get-sales-accounts';
 import { getVatRates, useVatRates } from '../api/get-vat-rates';
 import { settingsKeys } from '../api/query-keys';
 import { useUpdateSettings } from '../api/update-settings';
-import { findFieldOfMessage, toSettingsRequest, useSettingsForm, type SettingsField } from '../hooks/use-settings-form';
+import {
+  findFieldOfMessage,
+  toSettingsRequest,
+  useSettingsForm,
+  type SettingsField,
+} from '../hooks/use-settings-form';
 import { ContactSelect } from './contact-select';
 import { FeatureCard } from './feature-card';
 import { MaintenanceCard } from './maintenance-card';
@@ -68,7 +73,11 @@ export interface SettingsGeneralProps {
 /** The General tab (000 §2 Settings page): spinner, the no-connection state, or the five cards. */
 export function SettingsGeneral({ connection, isLoading, flags }: SettingsGeneralProps) {
   if (isLoading || !connection) return <PageSpinner label="Loading settings" />;
-  if (!connection.connected || connection.organizationId === undefined || connection.organizationId === null) {
+  if (
+    !connection.connected ||
+    connection.organizationId === undefined ||
+    connection.organizationId === null
+  ) {
     return (
       <Card>
         <CardContent className="flex flex-col items-center gap-3 py-12 text-center">
@@ -76,7 +85,9 @@ export function SettingsGeneral({ connection, isLoading, flags }: SettingsGenera
             <Building2 aria-hidden className="size-6" />
           </span>
           <p className="font-medium">No active {PROVIDER_NAME} connection found</p>
-          <p className="max-w-sm text-sm text-muted-foreground">Choose the organization whose defaults you want to change.</p>
+          <p className="max-w-sm text-sm text-muted-foreground">
+            Choose the organization whose defaults you want to change.
+          </p>
           <Button asChild>
             <Link href={paths.organizations.getHref()}>Select Organization</Link>
           </Button>
@@ -84,12 +95,27 @@ export function SettingsGeneral({ connection, isLoading, flags }: SettingsGenera
       </Card>
     );
   }
-  return <SettingsForm key={connection.organizationId} connection={connection} orgId={connection.organizationId} flags={flags} />;
+  return (
+    <SettingsForm
+      key={connection.organizationId}
+      connection={connection}
+      orgId={connection.organizationId}
+      flags={flags}
+    />
+  );
 }
 
 type RefreshKey = 'pay-invoices' | 'add-invoices' | 'cis-bills' | 'stock-journal';
 
-function SettingsForm({ connection, orgId, flags }: { connection: Connection; orgId: number; flags: Record<FeatureKey, boolean> }) {
+function SettingsForm({
+  connection,
+  orgId,
+  flags,
+}: {
+  connection: Connection;
+  orgId: number;
+  flags: Record<FeatureKey, boolean>;
+}) {
   const queryClient = useQueryClient();
   const form = useSettingsForm(toConnectionDefaults(connection));
   const save = useUpdateSettings(orgId);
@@ -104,7 +130,8 @@ function SettingsForm({ connection, orgId, flags }: { connection: Connection; or
   const asset = useAssetAccounts(orgId, { enabled: flags['stock-journal'] });
   const cost = useCostAccounts(orgId, { enabled: flags['stock-journal'] });
 
-  const errorOf = (field: SettingsField) => (form.fieldError?.field === field ? form.fieldError.message : undefined);
+  const errorOf = (field: SettingsField) =>
+    form.fieldError?.field === field ? form.fieldError.message : undefined;
 
   async function refresh(key: RefreshKey, work: () => Promise<string>) {
     setRefreshing(key);
@@ -118,7 +145,10 @@ function SettingsForm({ connection, orgId, flags }: { connection: Connection; or
     } catch (error) {
       toast({
         title: 'Refresh Error',
-        description: key === 'pay-invoices' ? `Failed to refresh bank accounts: ${getMessage(error, 'unknown error')}` : getMessage(error, `Could not refresh from ${PROVIDER_NAME}`),
+        description:
+          key === 'pay-invoices'
+            ? `Failed to refresh bank accounts: ${getMessage(error, 'unknown error')}`
+            : getMessage(error, `Could not refresh from ${PROVIDER_NAME}`),
         variant: 'destructive',
       });
     } finally {
@@ -139,14 +169,22 @@ function SettingsForm({ connection, orgId, flags }: { connection: Connection; or
     });
   const refreshAddInvoices = () =>
     refresh('add-invoices', async () => {
-      const [s, v] = await Promise.all([getSalesAccounts(orgId, true), getVatRates(orgId, true), refreshContacts()]);
+      const [s, v] = await Promise.all([
+        getSalesAccounts(orgId, true),
+        getVatRates(orgId, true),
+        refreshContacts(),
+      ]);
       queryClient.setQueryData(settingsKeys.list(orgId, 'sales-accounts'), s);
       queryClient.setQueryData(settingsKeys.list(orgId, 'vat-rates'), v);
       return `${s.length} sales accounts, ${v.length} VAT rates and the contacts are up to date.`;
     });
   const refreshCis = () =>
     refresh('cis-bills', async () => {
-      const [b, v, g] = await Promise.all([getBillAccounts(orgId, true), getVatRates(orgId, true), getContactGroups(orgId, true)]);
+      const [b, v, g] = await Promise.all([
+        getBillAccounts(orgId, true),
+        getVatRates(orgId, true),
+        getContactGroups(orgId, true),
+      ]);
       queryClient.setQueryData(settingsKeys.list(orgId, 'bill-accounts'), b);
       queryClient.setQueryData(settingsKeys.list(orgId, 'vat-rates'), v);
       queryClient.setQueryData(settingsKeys.list(orgId, 'contact-groups'), g);
@@ -154,7 +192,11 @@ function SettingsForm({ connection, orgId, flags }: { connection: Connection; or
     });
   const refreshStock = () =>
     refresh('stock-journal', async () => {
-      const [a, c] = await Promise.all([getAssetAccounts(orgId, true), getCostAccounts(orgId, true), refreshContacts()]);
+      const [a, c] = await Promise.all([
+        getAssetAccounts(orgId, true),
+        getCostAccounts(orgId, true),
+        refreshContacts(),
+      ]);
       queryClient.setQueryData(settingsKeys.list(orgId, 'asset-accounts'), a);
       queryClient.setQueryData(settingsKeys.list(orgId, 'cost-accounts'), c);
       return `${a.length} stock accounts, ${c.length} cost accounts and the contacts are up to date.`;
@@ -166,7 +208,11 @@ function SettingsForm({ connection, orgId, flags }: { connection: Connection; or
     event.preventDefault();
     // A margin below the minimum is refused with the rule, not saved as 1 without a word (issue 17 item 11).
     const typedMargin = Number(form.values.marginText.trim());
-    if (form.values.marginText.trim() !== '' && Number.isFinite(typedMargin) && typedMargin < MIN_MARGIN_RATE) {
+    if (
+      form.values.marginText.trim() !== '' &&
+      Number.isFinite(typedMargin) &&
+      typedMargin < MIN_MARGIN_RATE
+    ) {
       const message = `Margin rate must be at least ${MIN_MARGIN_RATE}`;
       form.setFieldError({ field: 'defaultStockJournalMarginRate', message });
       toast({ title: 'Error', description: `Failed to save settings. ${message}.`, variant: 'destructive' });
@@ -175,26 +221,57 @@ function SettingsForm({ connection, orgId, flags }: { connection: Connection; or
     save.mutate(toSettingsRequest(form.values), {
       onSuccess: (saved) => {
         form.markSaved(saved);
-        toast({ title: 'Settings Saved', description: 'Your settings have been updated successfully.', variant: 'success' });
+        toast({
+          title: 'Settings Saved',
+          description: 'Your settings have been updated successfully.',
+          variant: 'success',
+        });
       },
       onError: (error) => {
         const message = getMessage(error, '');
         const field = message ? findFieldOfMessage(message) : null;
         if (field) form.setFieldError({ field, message });
-        toast({ title: 'Error', description: message ? `Failed to save settings. ${message}` : 'Failed to save settings', variant: 'destructive' });
+        toast({
+          title: 'Error',
+          description: message ? `Failed to save settings. ${message}` : 'Failed to save settings',
+          variant: 'destructive',
+        });
       },
     });
   }
 
   const anyRefreshing = refreshing !== null;
-  const idSelect = (field: Parameters<typeof form.setId>[0], options: SelectOption[], loading: boolean, noun: string, enabled: boolean, hint?: string) => (
+  const idSelect = (
+    field: Parameters<typeof form.setId>[0],
+    options: SelectOption[],
+    loading: boolean,
+    noun: string,
+    enabled: boolean,
+    hint?: string,
+  ) => (
     <FormField label={SETTING_FIELD_LABELS[field]} error={errorOf(field)} {...(hint ? { hint } : {})}>
-      <ReferenceSelect value={form.values.ids[field]} options={options} onChange={(v) => form.setId(field, v)} loading={loading} noun={noun} disabled={!enabled} />
+      <ReferenceSelect
+        value={form.values.ids[field]}
+        options={options}
+        onChange={(v) => form.setId(field, v)}
+        loading={loading}
+        noun={noun}
+        disabled={!enabled}
+      />
     </FormField>
   );
-  const contactSelect = (field: 'defaultContactId' | 'defaultStockJournalContactId', enabled: boolean, hint: string) => (
+  const contactSelect = (
+    field: 'defaultContactId' | 'defaultStockJournalContactId',
+    enabled: boolean,
+    hint: string,
+  ) => (
     <FormField label={SETTING_FIELD_LABELS[field]} error={errorOf(field)} hint={hint}>
-      <ContactSelect orgId={orgId} value={form.values.ids[field]} onChange={(v) => form.setId(field, v)} disabled={!enabled} />
+      <ContactSelect
+        orgId={orgId}
+        value={form.values.ids[field]}
+        onChange={(v) => form.setId(field, v)}
+        disabled={!enabled}
+      />
     </FormField>
   );
   const example = getJournalAmountPence(10_000, form.editingMarginRate);
@@ -238,9 +315,25 @@ function SettingsForm({ connection, orgId, flags }: { connection: Connection; or
           refreshing={refreshing === 'add-invoices'}
           loading={sales.isLoading || vat.isLoading || anyRefreshing}
         >
-          {idSelect('defaultSalesAccountId', accountOptions(sales.data), sales.isLoading, 'account', flags['add-invoices'])}
-          {idSelect('defaultVatRateId', vatOptions(vat.data, 'revenue'), vat.isLoading, 'VAT rate', flags['add-invoices'])}
-          {contactSelect('defaultContactId', flags['add-invoices'], 'New invoices are raised to this customer.')}
+          {idSelect(
+            'defaultSalesAccountId',
+            accountOptions(sales.data),
+            sales.isLoading,
+            'account',
+            flags['add-invoices'],
+          )}
+          {idSelect(
+            'defaultVatRateId',
+            vatOptions(vat.data, 'revenue'),
+            vat.isLoading,
+            'VAT rate',
+            flags['add-invoices'],
+          )}
+          {contactSelect(
+            'defaultContactId',
+            flags['add-invoices'],
+            'New invoices are raised to this customer.',
+          )}
           <FormField label={SETTING_FIELD_LABELS.defaultTaxStatus} error={errorOf('defaultTaxStatus')}>
             <ReferenceSelect
               value={form.values.taxStatus}
@@ -263,9 +356,29 @@ function SettingsForm({ connection, orgId, flags }: { connection: Connection; or
           refreshing={refreshing === 'cis-bills'}
           loading={bill.isLoading || vat.isLoading || groups.isLoading || anyRefreshing}
         >
-          {idSelect('defaultBillAccountId', accountOptions(bill.data), bill.isLoading, 'account', flags['cis-bills'], 'A direct costs account, used when bills are approved.')}
-          {idSelect('defaultBillVatRateId', vatOptions(vat.data, 'expenses'), vat.isLoading, 'VAT rate', flags['cis-bills'])}
-          {idSelect('defaultCisSubcontractorsGroupId', (groups.data ?? []).map((g) => ({ value: g.id, label: g.name })), groups.isLoading, 'contact group', flags['cis-bills'], 'Subcontractors are taken from this contact group.')}
+          {idSelect(
+            'defaultBillAccountId',
+            accountOptions(bill.data),
+            bill.isLoading,
+            'account',
+            flags['cis-bills'],
+            'A direct costs account, used when bills are approved.',
+          )}
+          {idSelect(
+            'defaultBillVatRateId',
+            vatOptions(vat.data, 'expenses'),
+            vat.isLoading,
+            'VAT rate',
+            flags['cis-bills'],
+          )}
+          {idSelect(
+            'defaultCisSubcontractorsGroupId',
+            (groups.data ?? []).map((g) => ({ value: g.id, label: g.name })),
+            groups.isLoading,
+            'contact group',
+            flags['cis-bills'],
+            'Subcontractors are taken from this contact group.',
+          )}
         </FeatureCard>
 
         <FeatureCard
@@ -278,7 +391,11 @@ function SettingsForm({ connection, orgId, flags }: { connection: Connection; or
           refreshing={refreshing === 'stock-journal'}
           loading={(flags['stock-journal'] && (asset.isLoading || cost.isLoading)) || anyRefreshing}
         >
-          {contactSelect('defaultStockJournalContactId', flags['stock-journal'], 'Sales of this customer feed the journal.')}
+          {contactSelect(
+            'defaultStockJournalContactId',
+            flags['stock-journal'],
+            'Sales of this customer feed the journal.',
+          )}
           <FormField
             label={SETTING_FIELD_LABELS.defaultStockJournalMarginRate}
             error={errorOf('defaultStockJournalMarginRate')}
@@ -294,9 +411,26 @@ function SettingsForm({ connection, orgId, flags }: { connection: Connection; or
               disabled={!flags['stock-journal']}
             />
           </FormField>
-          {idSelect('defaultStockJournalStockAccountId', accountOptions(asset.data), flags['stock-journal'] && asset.isLoading, 'account', flags['stock-journal'], 'Credited: the stock leaves this account.')}
-          {idSelect('defaultStockJournalCostAccountId', accountOptions(cost.data), flags['stock-journal'] && cost.isLoading, 'account', flags['stock-journal'], 'Debited: the cost of goods sold.')}
-          <FormField label={SETTING_FIELD_LABELS.defaultStockJournalPostingStatus} error={errorOf('defaultStockJournalPostingStatus')}>
+          {idSelect(
+            'defaultStockJournalStockAccountId',
+            accountOptions(asset.data),
+            flags['stock-journal'] && asset.isLoading,
+            'account',
+            flags['stock-journal'],
+            'Credited: the stock leaves this account.',
+          )}
+          {idSelect(
+            'defaultStockJournalCostAccountId',
+            accountOptions(cost.data),
+            flags['stock-journal'] && cost.isLoading,
+            'account',
+            flags['stock-journal'],
+            'Debited: the cost of goods sold.',
+          )}
+          <FormField
+            label={SETTING_FIELD_LABELS.defaultStockJournalPostingStatus}
+            error={errorOf('defaultStockJournalPostingStatus')}
+          >
             <ReferenceSelect
               value={form.values.postingStatus}
               options={POSTING_STATUSES.map((s) => ({ value: s, label: POSTING_LABELS[s] }))}
@@ -312,9 +446,15 @@ function SettingsForm({ connection, orgId, flags }: { connection: Connection; or
       <MaintenanceCard orgId={orgId} />
 
       <div className="sticky bottom-0 z-10 -mx-1 flex flex-col items-stretch gap-2 border-t border-border bg-background/95 px-1 py-3 backdrop-blur sm:flex-row sm:items-center sm:justify-end">
-        {form.dirty ? <p className="text-sm text-muted-foreground sm:mr-auto">You have unsaved changes.</p> : null}
+        {form.dirty ? (
+          <p className="text-sm text-muted-foreground sm:mr-auto">You have unsaved changes.</p>
+        ) : null}
         <Button type="submit" disabled={save.isPending}>
-          {save.isPending ? <Spinner className="size-4 text-current" label="Saving settings" /> : <Save aria-hidden />}
+          {save.isPending ? (
+            <Spinner className="size-4 text-current" label="Saving settings" />
+          ) : (
+            <Save aria-hidden />
+          )}
           Save Settings
         </Button>
       </div>

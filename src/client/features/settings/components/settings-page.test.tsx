@@ -13,8 +13,14 @@ const contacts = [
 ];
 
 /** The settings endpoints, answering for organisation 1; returns what the server was sent. */
-function useSettingsServer(options: { patch?: (body: Record<string, unknown>) => Response | undefined } = {}) {
-  const sent = { patches: [] as Array<Record<string, unknown>>, contactSearches: [] as string[], urls: [] as string[] };
+function useSettingsServer(
+  options: { patch?: (body: Record<string, unknown>) => Response | undefined } = {},
+) {
+  const sent = {
+    patches: [] as Array<Record<string, unknown>>,
+    contactSearches: [] as string[],
+    urls: [] as string[],
+  };
   server.use(
     http.get('*/api/xero/settings/bank-accounts', ({ request }) => {
       sent.urls.push(request.url);
@@ -23,24 +29,48 @@ function useSettingsServer(options: { patch?: (body: Record<string, unknown>) =>
         cashAccounts: [{ accountId: 'acc-cash', name: 'Cash', bankAccountNumber: '' }],
       });
     }),
-    http.get('*/api/xero/sales-accounts', () => HttpResponse.json([{ id: 'acc-sales', name: 'Sales', code: '200' }])),
-    http.get('*/api/xero/bill-accounts', () => HttpResponse.json([{ id: 'acc-cogs', name: 'Cost of Goods Sold', code: '310' }])),
-    http.get('*/api/xero/asset-accounts', () => HttpResponse.json([{ id: 'acc-stock', name: 'Inventory', code: '630' }])),
-    http.get('*/api/xero/cost-accounts', () => HttpResponse.json([{ id: 'acc-cogs', name: 'Cost of Goods Sold', code: '310' }])),
+    http.get('*/api/xero/sales-accounts', () =>
+      HttpResponse.json([{ id: 'acc-sales', name: 'Sales', code: '200' }]),
+    ),
+    http.get('*/api/xero/bill-accounts', () =>
+      HttpResponse.json([{ id: 'acc-cogs', name: 'Cost of Goods Sold', code: '310' }]),
+    ),
+    http.get('*/api/xero/asset-accounts', () =>
+      HttpResponse.json([{ id: 'acc-stock', name: 'Inventory', code: '630' }]),
+    ),
+    http.get('*/api/xero/cost-accounts', () =>
+      HttpResponse.json([{ id: 'acc-cogs', name: 'Cost of Goods Sold', code: '310' }]),
+    ),
     http.get('*/api/xero/vat-rates', () =>
       HttpResponse.json([
-        { id: 'OUTPUT2', name: '20% (VAT on Income)', rate: 20, canApplyToRevenue: true, canApplyToExpenses: false },
-        { id: 'INPUT2', name: '20% (VAT on Expenses)', rate: 20, canApplyToRevenue: false, canApplyToExpenses: true },
+        {
+          id: 'OUTPUT2',
+          name: '20% (VAT on Income)',
+          rate: 20,
+          canApplyToRevenue: true,
+          canApplyToExpenses: false,
+        },
+        {
+          id: 'INPUT2',
+          name: '20% (VAT on Expenses)',
+          rate: 20,
+          canApplyToRevenue: false,
+          canApplyToExpenses: true,
+        },
         { id: 'NONE', name: 'No VAT', rate: 0, canApplyToRevenue: true, canApplyToExpenses: true },
       ]),
     ),
-    http.get('*/api/xero/contact-groups', () => HttpResponse.json([{ id: 'g-cis', name: 'CIS Subcontractors' }])),
+    http.get('*/api/xero/contact-groups', () =>
+      HttpResponse.json([{ id: 'g-cis', name: 'CIS Subcontractors' }]),
+    ),
     http.get('*/api/xero/contacts', ({ request }) => {
       const url = new URL(request.url);
       const search = (url.searchParams.get('search') ?? '').toLowerCase();
       const ids = (url.searchParams.get('ids') ?? '').split(',').filter(Boolean);
       sent.contactSearches.push(search);
-      return HttpResponse.json(contacts.filter((c) => c.name.toLowerCase().includes(search) || ids.includes(c.id)));
+      return HttpResponse.json(
+        contacts.filter((c) => c.name.toLowerCase().includes(search) || ids.includes(c.id)),
+      );
     }),
     http.patch('*/api/xero/settings', async ({ request }) => {
       const body = (await request.json()) as Record<string, unknown>;
@@ -48,7 +78,9 @@ function useSettingsServer(options: { patch?: (body: Record<string, unknown>) =>
       const custom = options.patch?.(body);
       if (custom) return custom;
       // As the server answers: ids cleared with null come back as "".
-      const saved = Object.fromEntries(Object.entries(body).map(([key, value]) => [key, value === null ? '' : value]));
+      const saved = Object.fromEntries(
+        Object.entries(body).map(([key, value]) => [key, value === null ? '' : value]),
+      );
       return HttpResponse.json({ ...saved, organizationId: 1 });
     }),
   );
@@ -63,18 +95,28 @@ describe('Settings page, General tab (000 §2)', () => {
     useSettingsServer();
     server.use(
       http.get('*/api/xero/connection', () =>
-        HttpResponse.json(makeConnection({ defaultCashAccountId: 'acc-cash', defaultSalesAccountId: 'acc-sales', defaultVatRateId: 'OUTPUT2', defaultContactId: 'c-daily' })),
+        HttpResponse.json(
+          makeConnection({
+            defaultCashAccountId: 'acc-cash',
+            defaultSalesAccountId: 'acc-sales',
+            defaultVatRateId: 'OUTPUT2',
+            defaultContactId: 'c-daily',
+          }),
+        ),
       ),
     );
     renderApp('/settings?org=1');
     expect(await findCard('Pay Invoices')).toBeInTheDocument();
-    for (const name of ['Add Invoices', 'CIS Bills', 'Stock Journal', 'Database Maintenance']) expect(screen.getByRole('region', { name })).toBeInTheDocument();
+    for (const name of ['Add Invoices', 'CIS Bills', 'Stock Journal', 'Database Maintenance'])
+      expect(screen.getByRole('region', { name })).toBeInTheDocument();
     const pay = screen.getByRole('region', { name: 'Pay Invoices' });
     await waitFor(() => expect(within(pay).getByLabelText('Cash account')).toHaveTextContent('Cash'));
     expect(within(pay).getByLabelText('Credit card account')).toHaveTextContent('None');
     const add = screen.getByRole('region', { name: 'Add Invoices' });
     await waitFor(() => expect(within(add).getByLabelText('Sales account')).toHaveTextContent('Sales (200)'));
-    await waitFor(() => expect(within(add).getByLabelText('Default contact')).toHaveTextContent('Daily Sales'));
+    await waitFor(() =>
+      expect(within(add).getByLabelText('Default contact')).toHaveTextContent('Daily Sales'),
+    );
     expect(within(add).getByLabelText('Tax status')).toHaveTextContent('Tax inclusive');
     expect(within(pay).getByRole('button', { name: 'Refresh Accounts' })).toBeEnabled();
     expect(screen.getByRole('button', { name: 'Save Settings' })).toBeEnabled();
@@ -86,7 +128,9 @@ describe('Settings page, General tab (000 §2)', () => {
     const cis = await findCard('CIS Bills');
     expect(within(cis).getByText('Feature disabled')).toBeInTheDocument();
     expect(
-      within(cis).getByText('This feature is currently disabled for this organization. Please contact an administrator to enable it.'),
+      within(cis).getByText(
+        'This feature is currently disabled for this organization. Please contact an administrator to enable it.',
+      ),
     ).toBeInTheDocument();
     expect(within(cis).getByRole('button', { name: 'Refresh CIS Settings' })).toBeDisabled();
     expect(within(cis).getByLabelText('Bill account')).toBeDisabled();
@@ -97,11 +141,17 @@ describe('Settings page, General tab (000 §2)', () => {
 
   it('follows the active organisation flag over the connection flag', async () => {
     useSettingsServer();
-    server.use(http.get('*/api/user-organizations', () => HttpResponse.json([makeOrganization({ featureCisBills: true, featurePayInvoices: false })])));
+    server.use(
+      http.get('*/api/user-organizations', () =>
+        HttpResponse.json([makeOrganization({ featureCisBills: true, featurePayInvoices: false })]),
+      ),
+    );
     renderApp('/settings');
     const cis = await findCard('CIS Bills');
     await waitFor(() => expect(within(cis).queryByText('Feature disabled')).not.toBeInTheDocument());
-    expect(within(screen.getByRole('region', { name: 'Pay Invoices' })).getByText('Feature disabled')).toBeInTheDocument();
+    expect(
+      within(screen.getByRole('region', { name: 'Pay Invoices' })).getByText('Feature disabled'),
+    ).toBeInTheDocument();
   });
 
   it('saves every default with "none" as null and an unparsable margin as 1.35, then refreshes the connection', async () => {
@@ -112,7 +162,9 @@ describe('Settings page, General tab (000 §2)', () => {
       http.get('*/api/xero/connection', () => {
         connectionReads += 1;
         const saved = sent.patches.at(-1) ?? { defaultCashAccountId: 'acc-cash' };
-        return HttpResponse.json(makeConnection(Object.fromEntries(Object.entries(saved).map(([k, v]) => [k, v ?? '']))));
+        return HttpResponse.json(
+          makeConnection(Object.fromEntries(Object.entries(saved).map(([k, v]) => [k, v ?? '']))),
+        );
       }),
     );
     renderApp('/settings');
@@ -143,7 +195,9 @@ describe('Settings page, General tab (000 §2)', () => {
       defaultStockJournalPostingStatus: 'draft',
     });
     await waitFor(() => expect(connectionReads).toBeGreaterThan(readsBefore));
-    expect(JSON.parse(window.localStorage.getItem('xero_saved_defaults') ?? '{}')).toMatchObject({ defaultStockJournalMarginRate: 1.5 });
+    expect(JSON.parse(window.localStorage.getItem('xero_saved_defaults') ?? '{}')).toMatchObject({
+      defaultStockJournalMarginRate: 1.5,
+    });
 
     await user.clear(margin);
     await user.type(margin, 'abc');
@@ -195,7 +249,11 @@ describe('Settings page, General tab (000 §2)', () => {
     useSettingsServer({
       patch: () =>
         HttpResponse.json(
-          { message: 'Stock account: a bank account cannot be used in a stock journal. Choose an inventory or current asset account.', code: 'VALIDATION_ERROR' },
+          {
+            message:
+              'Stock account: a bank account cannot be used in a stock journal. Choose an inventory or current asset account.',
+            code: 'VALIDATION_ERROR',
+          },
           { status: 400 },
         ),
     });
@@ -222,7 +280,9 @@ describe('Settings page, General tab (000 §2)', () => {
     expect(sent.contactSearches.slice(before)).not.toContain('a');
     expect(sent.contactSearches.slice(before)).not.toContain('ac');
     await user.click(await screen.findByRole('option', { name: 'Acme Catering' }));
-    await waitFor(() => expect(within(add).getByLabelText('Default contact')).toHaveTextContent('Acme Catering'));
+    await waitFor(() =>
+      expect(within(add).getByLabelText('Default contact')).toHaveTextContent('Acme Catering'),
+    );
   });
 
   it('refreshes a card from Xero with its button and says so', async () => {
@@ -246,7 +306,9 @@ describe('Settings page, General tab (000 §2)', () => {
         cleaned += 1;
         return HttpResponse.json({ deletedCount: 2 });
       }),
-      http.post('*/api/xero/data/cleanup', () => HttpResponse.json({ message: 'Xero is unavailable' }, { status: 502 })),
+      http.post('*/api/xero/data/cleanup', () =>
+        HttpResponse.json({ message: 'Xero is unavailable' }, { status: 502 }),
+      ),
     );
     renderApp('/settings');
     const maintenance = await findCard('Database Maintenance');
@@ -255,20 +317,33 @@ describe('Settings page, General tab (000 §2)', () => {
     await user.click(within(dialog).getByRole('button', { name: 'Cancel' }));
     expect(cleaned).toBe(0);
     await user.click(within(maintenance).getByRole('button', { name: 'Clean Up Bank Accounts' }));
-    await user.click(within(await screen.findByRole('dialog')).getByRole('button', { name: 'Clean Up Bank Accounts' }));
+    await user.click(
+      within(await screen.findByRole('dialog')).getByRole('button', { name: 'Clean Up Bank Accounts' }),
+    );
     expect(await screen.findByText('Duplicate Accounts Cleaned Up')).toBeInTheDocument();
     expect(screen.getByText('Removed 2 duplicate bank accounts.')).toBeInTheDocument();
     expect(cleaned).toBe(1);
     await user.click(within(maintenance).getByRole('button', { name: 'Clean Up Old Data' }));
-    await user.click(within(await screen.findByRole('dialog')).getByRole('button', { name: 'Clean Up Old Data' }));
+    await user.click(
+      within(await screen.findByRole('dialog')).getByRole('button', { name: 'Clean Up Old Data' }),
+    );
     expect(await screen.findByText('Cleanup Error', {}, { timeout: 3000 })).toBeInTheDocument();
-    expect(screen.getByText('Failed to clean up processed invoices and payments: Xero is unavailable')).toBeInTheDocument();
+    expect(
+      screen.getByText('Failed to clean up processed invoices and payments: Xero is unavailable'),
+    ).toBeInTheDocument();
   });
 
   it('says so when there is no active connection, with Select Organization', async () => {
-    server.use(http.get('*/api/xero/connection', () => HttpResponse.json({ connected: false, error: 'Not connected to Xero' })));
+    server.use(
+      http.get('*/api/xero/connection', () =>
+        HttpResponse.json({ connected: false, error: 'Not connected to Xero' }),
+      ),
+    );
     renderApp('/settings');
     expect(await screen.findByText('No active Xero connection found')).toBeInTheDocument();
-    expect(screen.getByRole('link', { name: 'Select Organization' })).toHaveAttribute('href', '/organizations');
+    expect(screen.getByRole('link', { name: 'Select Organization' })).toHaveAttribute(
+      'href',
+      '/organizations',
+    );
   });
 });

@@ -24,7 +24,9 @@ export interface SettingsFormValues {
 export type SettingsField = keyof ConnectionDefaults;
 
 export function toFormValues(defaults: ConnectionDefaults): SettingsFormValues {
-  const ids = Object.fromEntries(DEFAULT_ID_FIELDS.map((field) => [field, toSelectValue(defaults[field])])) as Record<DefaultIdField, string>;
+  const ids = Object.fromEntries(
+    DEFAULT_ID_FIELDS.map((field) => [field, toSelectValue(defaults[field])]),
+  ) as Record<DefaultIdField, string>;
   return {
     ids,
     taxStatus: defaults.defaultTaxStatus,
@@ -38,7 +40,9 @@ export function toFormValues(defaults: ConnectionDefaults): SettingsFormValues {
  * of 000 §5 (an unparsable value becomes 1.35).
  */
 export function toSettingsRequest(values: SettingsFormValues): SettingsUpdateRequestInput {
-  const ids = Object.fromEntries(DEFAULT_ID_FIELDS.map((field) => [field, normalizeSelectValue(values.ids[field])]));
+  const ids = Object.fromEntries(
+    DEFAULT_ID_FIELDS.map((field) => [field, normalizeSelectValue(values.ids[field])]),
+  );
   return {
     ...ids,
     defaultTaxStatus: values.taxStatus,
@@ -52,7 +56,9 @@ export function findFieldOfMessage(message: string): SettingsField | null {
   const entries = Object.entries(SETTING_FIELD_LABELS) as Array<[SettingsField, string]>;
   // Longest label first, so "Bill VAT rate" wins over "VAT rate".
   const sorted = [...entries].sort((a, b) => b[1].length - a[1].length);
-  const found = sorted.find(([, label]) => message.startsWith(`${label}:`) || message.startsWith(`${label} `));
+  const found = sorted.find(
+    ([, label]) => message.startsWith(`${label}:`) || message.startsWith(`${label} `),
+  );
   return found ? found[0] : null;
 }
 
@@ -61,7 +67,10 @@ export function useSettingsForm(defaults: ConnectionDefaults) {
   const [values, setValues] = useState(initial);
   const [fieldError, setFieldError] = useState<{ field: SettingsField; message: string } | null>(null);
 
-  const dirty = useMemo(() => JSON.stringify(toSettingsRequest(values)) !== JSON.stringify(toSettingsRequest(initial)), [values, initial]);
+  const dirty = useMemo(
+    () => JSON.stringify(toSettingsRequest(values)) !== JSON.stringify(toSettingsRequest(initial)),
+    [values, initial],
+  );
 
   function clearErrorOf(field: SettingsField) {
     setFieldError((current) => (current?.field === field ? null : current));

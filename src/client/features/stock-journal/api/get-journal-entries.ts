@@ -5,7 +5,9 @@ import { stockJournalKeys, withOrg } from './keys';
 
 /** GET /api/xero/stock-journal/entries (001 §7): the journals posted per period. */
 export function getJournalEntries(orgId: number): Promise<StockJournalEntry[]> {
-  return api.get(withOrg('/api/xero/stock-journal/entries', orgId), { schema: stockJournalEntryListResponseSchema });
+  return api.get(withOrg('/api/xero/stock-journal/entries', orgId), {
+    schema: stockJournalEntryListResponseSchema,
+  });
 }
 
 export const journalEntriesQueryOptions = (orgId: number) =>

@@ -14,11 +14,16 @@ export interface SalesResult {
  * empty list (001 §7), with its message kept for the screen. `refresh` first brings Ledgerlink's copy of
  * the invoices up to date with Xero (Refresh Data).
  */
-export async function getSales(orgId: number, filters: SalesFilters, options: { refresh?: boolean } = {}): Promise<SalesResult> {
+export async function getSales(
+  orgId: number,
+  filters: SalesFilters,
+  options: { refresh?: boolean } = {},
+): Promise<SalesResult> {
   try {
     const periods = await api.get(
       withOrg('/api/xero/sales', orgId, {
-        customerId: filters.customerId && filters.customerId !== ALL_CUSTOMERS ? filters.customerId : undefined,
+        customerId:
+          filters.customerId && filters.customerId !== ALL_CUSTOMERS ? filters.customerId : undefined,
         fromDate: filters.fromDate,
         toDate: filters.toDate,
         refresh: options.refresh ? 'true' : undefined,
@@ -41,7 +46,12 @@ export const salesQueryOptions = (orgId: number, filters: SalesFilters) =>
 export function useSales(orgId: number | null, filters: SalesFilters, enabled: boolean) {
   return useQuery({
     ...salesQueryOptions(orgId ?? 0, filters),
-    enabled: enabled && orgId !== null && Boolean(filters.fromDate) && Boolean(filters.toDate) && filters.fromDate <= filters.toDate,
+    enabled:
+      enabled &&
+      orgId !== null &&
+      Boolean(filters.fromDate) &&
+      Boolean(filters.toDate) &&
+      filters.fromDate <= filters.toDate,
     // Keep the weeks on screen while another range loads, so the list does not flash empty.
     placeholderData: (previous) => previous,
   });

@@ -24,7 +24,13 @@ export const stockJournalKeys = {
   customers: (orgId: number) => ['org', orgId, 'stock-journal', 'customers'] as const,
   salesAll: (orgId: number) => ['org', orgId, 'stock-journal', 'sales'] as const,
   sales: (orgId: number, filters: SalesFilters) =>
-    ['org', orgId, 'stock-journal', 'sales', { customerId: filters.customerId, fromDate: filters.fromDate, toDate: filters.toDate }] as const,
+    [
+      'org',
+      orgId,
+      'stock-journal',
+      'sales',
+      { customerId: filters.customerId, fromDate: filters.fromDate, toDate: filters.toDate },
+    ] as const,
   entries: (orgId: number) => ['org', orgId, 'stock-journal', 'entries'] as const,
 };
 

@@ -2,7 +2,14 @@ import { TriangleAlert } from 'lucide-react';
 import { formatPeriodMoney } from '@/shared/stock-journal';
 import { Alert, AlertDescription } from '@/client/components/ui/alert';
 import { Button } from '@/client/components/ui/button';
-import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '@/client/components/ui/dialog';
+import {
+  Dialog,
+  DialogContent,
+  DialogDescription,
+  DialogFooter,
+  DialogHeader,
+  DialogTitle,
+} from '@/client/components/ui/dialog';
 import type { JournalPart } from '../utils/periods';
 
 export interface PendingConfirmation {
@@ -45,8 +52,8 @@ export function ConfirmJournalDialog({
           <Alert variant="warning">
             <TriangleAlert aria-hidden />
             <AlertDescription className="mt-0">
-              The week {pending.part.period.formattedRange} has not ended yet: sales still to come this week will not be in
-              this journal.
+              The week {pending.part.period.formattedRange} has not ended yet: sales still to come this week
+              will not be in this journal.
             </AlertDescription>
           </Alert>
         ) : null}
@@ -65,7 +72,8 @@ export function ConfirmJournalDialog({
         <Alert variant="warning">
           <TriangleAlert aria-hidden />
           <AlertDescription className="mt-0">
-            If a journal for this period was already entered in Xero by hand, posting another one creates a duplicate entry in Xero.
+            If a journal for this period was already entered in Xero by hand, posting another one creates a
+            duplicate entry in Xero.
           </AlertDescription>
         </Alert>
         <DialogFooter>

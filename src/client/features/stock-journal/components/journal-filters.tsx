@@ -1,5 +1,10 @@
 import { RefreshCw } from 'lucide-react';
-import { ALL_CUSTOMERS, journalStatusFilterSchema, type Customer, type JournalStatusFilter } from '@/shared/stock-journal';
+import {
+  ALL_CUSTOMERS,
+  journalStatusFilterSchema,
+  type Customer,
+  type JournalStatusFilter,
+} from '@/shared/stock-journal';
 import { Button } from '@/client/components/ui/button';
 import { Card, CardContent } from '@/client/components/ui/card';
 import { Input } from '@/client/components/ui/input';
@@ -45,7 +50,11 @@ export function JournalFilters({
             </SelectTrigger>
             <SelectContent>
               <SelectItem value={ALL_CUSTOMERS}>All Customers</SelectItem>
-              {!known ? <SelectItem value={filters.customerId}>{customersLoading ? 'Loading customers...' : 'Saved customer'}</SelectItem> : null}
+              {!known ? (
+                <SelectItem value={filters.customerId}>
+                  {customersLoading ? 'Loading customers...' : 'Saved customer'}
+                </SelectItem>
+              ) : null}
               {customers.map((c) => (
                 <SelectItem key={c.id} value={c.id}>
                   {c.name}
@@ -90,13 +99,30 @@ export function JournalFilters({
         </div>
         <div className="grid gap-1.5">
           <Label htmlFor="sj-from">From date</Label>
-          <Input id="sj-from" type="date" value={filters.fromDate} max={filters.toDate || undefined} onChange={(e) => onChange({ fromDate: e.target.value })} />
+          <Input
+            id="sj-from"
+            type="date"
+            value={filters.fromDate}
+            max={filters.toDate || undefined}
+            onChange={(e) => onChange({ fromDate: e.target.value })}
+          />
         </div>
         <div className="grid gap-1.5">
           <Label htmlFor="sj-to">To date</Label>
-          <Input id="sj-to" type="date" value={filters.toDate} min={filters.fromDate || undefined} onChange={(e) => onChange({ toDate: e.target.value })} />
+          <Input
+            id="sj-to"
+            type="date"
+            value={filters.toDate}
+            min={filters.fromDate || undefined}
+            onChange={(e) => onChange({ toDate: e.target.value })}
+          />
         </div>
-        <Button variant="outline" onClick={onRefresh} disabled={isRefreshing} className="sm:col-span-2 lg:col-span-1">
+        <Button
+          variant="outline"
+          onClick={onRefresh}
+          disabled={isRefreshing}
+          className="sm:col-span-2 lg:col-span-1"
+        >
           <RefreshCw aria-hidden className={isRefreshing ? 'animate-spin' : undefined} />
           Refresh Data
         </Button>

@@ -11,9 +11,20 @@ const VARIANTS = {
 } as const;
 
 /** A journal status badge (001 §4): 'Unposted' grey, amber 'Draft', green 'Posted', red 'Unclear'; 'Partial' for a half-posted split week. */
-export function JournalStatusBadge({ label, tone, className }: { label: string; tone: BadgeTone; className?: string }) {
+export function JournalStatusBadge({
+  label,
+  tone,
+  className,
+}: {
+  label: string;
+  tone: BadgeTone;
+  className?: string;
+}) {
   return (
-    <Badge variant={VARIANTS[tone]} className={cn(tone === 'partial' && 'border-warning text-warning-foreground', className)}>
+    <Badge
+      variant={VARIANTS[tone]}
+      className={cn(tone === 'partial' && 'border-warning text-warning-foreground', className)}
+    >
       <span
         aria-hidden
         className={cn(

@@ -40,7 +40,10 @@ function JournalPartRow({ part, marginRate, isPosting, isBusy, onPost }: PartPro
   const idBase = `journal-${period.key}`;
 
   return (
-    <section aria-label={`Journal for ${period.formattedRange}`} className="grid gap-3 rounded-lg border border-border p-4">
+    <section
+      aria-label={`Journal for ${period.formattedRange}`}
+      className="grid gap-3 rounded-lg border border-border p-4"
+    >
       <div className="flex flex-wrap items-center justify-between gap-2">
         <div className="min-w-0">
           <p className="text-sm font-medium">{period.formattedRange}</p>
@@ -65,7 +68,12 @@ function JournalPartRow({ part, marginRate, isPosting, isBusy, onPost }: PartPro
         </div>
         <div className="grid gap-1.5">
           <Label htmlFor={`${idBase}-amount`}>Amount</Label>
-          <Input id={`${idBase}-amount`} readOnly value={formatPeriodMoney(amount)} className="bg-muted/50 tabular-nums" />
+          <Input
+            id={`${idBase}-amount`}
+            readOnly
+            value={formatPeriodMoney(amount)}
+            className="bg-muted/50 tabular-nums"
+          />
         </div>
       </div>
       {status === 'unclear' ? (

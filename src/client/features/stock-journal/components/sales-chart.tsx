@@ -1,4 +1,14 @@
-import { Bar, CartesianGrid, Cell, ComposedChart, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import {
+  Bar,
+  CartesianGrid,
+  Cell,
+  ComposedChart,
+  Line,
+  ResponsiveContainer,
+  Tooltip,
+  XAxis,
+  YAxis,
+} from 'recharts';
 import { formatPounds } from '@/shared/money';
 import type { ChartPoint, ChartStatus } from '../utils/periods';
 
@@ -38,7 +48,11 @@ function ChartTooltip({ active, payload }: TooltipProps) {
       <p className="tabular-nums">Net sales {formatPounds(point.net)}</p>
       <p className="tabular-nums">Cost of sales {formatPounds(point.cost)}</p>
       <p className="mt-1 flex items-center gap-1.5">
-        <span aria-hidden className="inline-block size-2 rounded-full" style={{ background: STATUS_COLOURS[point.status] }} />
+        <span
+          aria-hidden
+          className="inline-block size-2 rounded-full"
+          style={{ background: STATUS_COLOURS[point.status] }}
+        />
         Journal: {STATUS_LABELS[point.status]}
       </p>
     </div>
@@ -50,22 +64,58 @@ function ChartTooltip({ active, payload }: TooltipProps) {
  * cost of sales as a line. Loaded on its own chunk so the list never waits for the chart library.
  */
 export default function SalesChart({ points }: { points: ChartPoint[] }) {
-  const present = (Object.keys(STATUS_LABELS) as ChartStatus[]).filter((s) => points.some((p) => p.status === s));
+  const present = (Object.keys(STATUS_LABELS) as ChartStatus[]).filter((s) =>
+    points.some((p) => p.status === s),
+  );
   return (
     <figure className="grid gap-2">
-      <div className="h-64 w-full" role="img" aria-label={`Net sales and cost of sales for ${points.length} week(s)`}>
+      <div
+        className="h-64 w-full"
+        role="img"
+        aria-label={`Net sales and cost of sales for ${points.length} week(s)`}
+      >
         <ResponsiveContainer width="100%" height="100%">
           <ComposedChart data={points} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
             <CartesianGrid vertical={false} stroke="var(--color-border)" />
-            <XAxis dataKey="label" tickLine={false} axisLine={false} tick={{ fontSize: 11, fill: 'var(--color-muted-foreground)' }} minTickGap={12} />
-            <YAxis tickFormatter={formatAxis} tickLine={false} axisLine={false} width={48} tick={{ fontSize: 11, fill: 'var(--color-muted-foreground)' }} />
+            <XAxis
+              dataKey="label"
+              tickLine={false}
+              axisLine={false}
+              tick={{ fontSize: 11, fill: 'var(--color-muted-foreground)' }}
+              minTickGap={12}
+            />
+            <YAxis
+              tickFormatter={formatAxis}
+              tickLine={false}
+              axisLine={false}
+              width={48}
+              tick={{ fontSize: 11, fill: 'var(--color-muted-foreground)' }}
+            />
             <Tooltip content={<ChartTooltip />} cursor={{ fill: 'var(--color-muted)', opacity: 0.5 }} />
-            <Bar dataKey="net" name="Net sales" radius={[3, 3, 0, 0]} maxBarSize={36} isAnimationActive={false}>
+            <Bar
+              dataKey="net"
+              name="Net sales"
+              radius={[3, 3, 0, 0]}
+              maxBarSize={36}
+              isAnimationActive={false}
+            >
               {points.map((p) => (
-                <Cell key={p.key} fill={STATUS_COLOURS[p.status]} fillOpacity={p.status === 'unposted' ? 0.45 : 0.85} />
+                <Cell
+                  key={p.key}
+                  fill={STATUS_COLOURS[p.status]}
+                  fillOpacity={p.status === 'unposted' ? 0.45 : 0.85}
+                />
               ))}
             </Bar>
-            <Line dataKey="cost" name="Cost of sales" type="monotone" stroke="var(--color-foreground)" strokeWidth={2} dot={{ r: 2 }} isAnimationActive={false} />
+            <Line
+              dataKey="cost"
+              name="Cost of sales"
+              type="monotone"
+              stroke="var(--color-foreground)"
+              strokeWidth={2}
+              dot={{ r: 2 }}
+              isAnimationActive={false}
+            />
           </ComposedChart>
         </ResponsiveContainer>
       </div>
@@ -77,7 +127,11 @@ export default function SalesChart({ points }: { points: ChartPoint[] }) {
         <span>Net sales, by journal status:</span>
         {present.map((s) => (
           <span key={s} className="inline-flex items-center gap-1.5">
-            <span aria-hidden className="inline-block size-2.5 rounded-sm" style={{ background: STATUS_COLOURS[s], opacity: s === 'unposted' ? 0.45 : 0.85 }} />
+            <span
+              aria-hidden
+              className="inline-block size-2.5 rounded-sm"
+              style={{ background: STATUS_COLOURS[s], opacity: s === 'unposted' ? 0.45 : 0.85 }}
+            />
             {STATUS_LABELS[s]}
           </span>
         ))}

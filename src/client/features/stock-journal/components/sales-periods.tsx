@@ -7,7 +7,8 @@ import { JournalStatusBadge } from './journal-status-badge';
 import { PeriodInvoicesCard } from './period-invoices-card';
 import { PeriodJournalCard } from './period-journal-card';
 
-const COLUMNS = 'grid grid-cols-[minmax(0,1fr)_auto] gap-x-3 gap-y-1 md:grid-cols-[minmax(11rem,1.6fr)_6.5rem_repeat(3,minmax(6rem,1fr))_6.5rem]';
+const COLUMNS =
+  'grid grid-cols-[minmax(0,1fr)_auto] gap-x-3 gap-y-1 md:grid-cols-[minmax(11rem,1.6fr)_6.5rem_repeat(3,minmax(6rem,1fr))_6.5rem]';
 
 /** Weekly periods as an accordion (001 §2): one open at a time, collapsible; Date Range, Count, Gross, VAT, Net and the status badge. */
 export function SalesPeriods({
@@ -29,7 +30,10 @@ export function SalesPeriods({
     <div className="overflow-hidden rounded-xl border border-border">
       <div
         aria-hidden
-        className={cn(COLUMNS, 'hidden bg-muted/60 px-4 py-2.5 text-xs font-semibold uppercase tracking-wide text-muted-foreground md:grid')}
+        className={cn(
+          COLUMNS,
+          'hidden bg-muted/60 px-4 py-2.5 text-xs font-semibold uppercase tracking-wide text-muted-foreground md:grid',
+        )}
       >
         <span>Date Range</span>
         <span>Count</span>
@@ -38,7 +42,13 @@ export function SalesPeriods({
         <span className="text-right">Net</span>
         <span className="text-right">Status</span>
       </div>
-      <Accordion.Root type="single" collapsible value={openKey} onValueChange={onOpenChange} className="divide-y divide-border">
+      <Accordion.Root
+        type="single"
+        collapsible
+        value={openKey}
+        onValueChange={onOpenChange}
+        className="divide-y divide-border"
+      >
         {rows.map((row) => (
           <Accordion.Item key={row.key} value={row.key} className="bg-card">
             <Accordion.Header asChild>
@@ -50,24 +60,37 @@ export function SalesPeriods({
                   )}
                 >
                   <span className="flex min-w-0 items-center gap-2 font-medium">
-                    <ChevronDown aria-hidden className="size-4 shrink-0 text-muted-foreground transition-transform group-data-[state=open]:rotate-180" />
+                    <ChevronDown
+                      aria-hidden
+                      className="size-4 shrink-0 text-muted-foreground transition-transform group-data-[state=open]:rotate-180"
+                    />
                     <span className="md:truncate">{row.week.formattedRange}</span>
                   </span>
                   <span className="justify-self-end md:justify-self-start md:order-none">
                     <span className="md:hidden">
                       <JournalStatusBadge label={row.badge.label} tone={row.badge.tone} />
                     </span>
-                    <span className="hidden text-muted-foreground md:inline">{formatInvoiceCount(row.week.invoiceCount)}</span>
+                    <span className="hidden text-muted-foreground md:inline">
+                      {formatInvoiceCount(row.week.invoiceCount)}
+                    </span>
                   </span>
                   <span className="col-span-2 flex flex-wrap gap-x-4 pl-6 text-xs text-muted-foreground tabular-nums md:hidden">
                     <span>{formatInvoiceCount(row.week.invoiceCount)}</span>
                     <span>Gross {formatPeriodMoney(row.week.grossTotal)}</span>
                     <span>VAT {formatPeriodMoney(row.week.vatTotal)}</span>
-                    <span className="font-medium text-foreground">Net {formatPeriodMoney(row.week.netTotal)}</span>
+                    <span className="font-medium text-foreground">
+                      Net {formatPeriodMoney(row.week.netTotal)}
+                    </span>
                   </span>
-                  <span className="hidden text-right tabular-nums md:block">{formatPeriodMoney(row.week.grossTotal)}</span>
-                  <span className="hidden text-right tabular-nums md:block">{formatPeriodMoney(row.week.vatTotal)}</span>
-                  <span className="hidden text-right font-medium tabular-nums md:block">{formatPeriodMoney(row.week.netTotal)}</span>
+                  <span className="hidden text-right tabular-nums md:block">
+                    {formatPeriodMoney(row.week.grossTotal)}
+                  </span>
+                  <span className="hidden text-right tabular-nums md:block">
+                    {formatPeriodMoney(row.week.vatTotal)}
+                  </span>
+                  <span className="hidden text-right font-medium tabular-nums md:block">
+                    {formatPeriodMoney(row.week.netTotal)}
+                  </span>
                   <span className="hidden justify-self-end md:block">
                     <JournalStatusBadge label={row.badge.label} tone={row.badge.tone} />
                   </span>
@@ -76,7 +99,12 @@ export function SalesPeriods({
             </Accordion.Header>
             <Accordion.Content className="border-t border-border bg-background/60 p-3 sm:p-4">
               <div className="grid grid-cols-[minmax(0,1fr)] items-start gap-4 lg:grid-cols-[minmax(0,2fr)_minmax(0,3fr)]">
-                <PeriodJournalCard parts={row.parts} marginRate={marginRate} postingKey={postingKey} onPost={onPost} />
+                <PeriodJournalCard
+                  parts={row.parts}
+                  marginRate={marginRate}
+                  postingKey={postingKey}
+                  onPost={onPost}
+                />
                 <PeriodInvoicesCard week={row.week} />
               </div>
             </Accordion.Content>

@@ -23,17 +23,38 @@ const connected = makeConnection({
 
 function line(date: string, net: number, extra: Record<string, unknown> = {}) {
   const vat = Math.round(net * 20) / 100;
-  return { customerName: 'Daily Sales', invoiceNumber: `INV-${date}`, date, formattedDate: date, grossAmount: Math.round((net + vat) * 100) / 100, vatAmount: vat, netAmount: net, ...extra };
+  return {
+    customerName: 'Daily Sales',
+    invoiceNumber: `INV-${date}`,
+    date,
+    formattedDate: date,
+    grossAmount: Math.round((net + vat) * 100) / 100,
+    vatAmount: vat,
+    netAmount: net,
+    ...extra,
+  };
 }
 
 function week(weekStart: string, weekEnd: string, lines: ReturnType<typeof line>[]): SalesPeriod {
   const days = [...new Set(lines.map((l) => l.date))].map((date) => {
     const invoices = lines.filter((l) => l.date === date);
-    const sum = (k: 'grossAmount' | 'vatAmount' | 'netAmount') => Math.round(invoices.reduce((n, i) => n + i[k] * 100, 0)) / 100;
-    return { date, grossTotal: sum('grossAmount'), vatTotal: sum('vatAmount'), netTotal: sum('netAmount'), invoiceCount: invoices.length, invoices };
+    const sum = (k: 'grossAmount' | 'vatAmount' | 'netAmount') =>
+      Math.round(invoices.reduce((n, i) => n + i[k] * 100, 0)) / 100;
+    return {
+      date,
+      grossTotal: sum('grossAmount'),
+      vatTotal: sum('vatAmount'),
+      netTotal: sum('netAmount'),
+      invoiceCount: invoices.length,
+      invoices,
+    };
   });
-  const sum = (k: 'grossTotal' | 'vatTotal' | 'netTotal') => Math.round(days.reduce((n, d) => n + d[k] * 100, 0)) / 100;
-  const fmt = (d: string) => new Date(`${d}T00:00:00Z`).toLocaleDateString('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' }).replace('Sept', 'Sep');
+  const sum = (k: 'grossTotal' | 'vatTotal' | 'netTotal') =>
+    Math.round(days.reduce((n, d) => n + d[k] * 100, 0)) / 100;
+  const fmt = (d: string) =>
+    new Date(`${d}T00:00:00Z`)
+      .toLocaleDateString('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' })
+      .replace('Sept', 'Sep');
   return {
     weekStart,
     weekEnd,
@@ -46,15 +67,30 @@ function week(weekStart: string, weekEnd: string, lines: ReturnType<typeof line>
   };
 }
 
-const W1 = week('2026-11-02', '2026-11-08', [line('2026-11-03', 1000), line('2026-11-05', 350, { customerName: null, invoiceNumber: null })]);
+const W1 = week('2026-11-02', '2026-11-08', [
+  line('2026-11-03', 1000),
+  line('2026-11-05', 350, { customerName: null, invoiceNumber: null }),
+]);
 const SPLIT = week('2026-09-28', '2026-10-04', [line('2026-09-29', 400), line('2026-10-02', 270)]);
 const DRAFTED = week('2026-11-09', '2026-11-15', [line('2026-11-10', 500)]);
 const UNCLEAR = week('2026-11-16', '2026-11-22', [line('2026-11-17', 135)]);
 const PERIODS = [SPLIT, W1, DRAFTED, UNCLEAR];
 
 const ENTRIES: StockJournalEntry[] = [
-  { periodStart: '2026-09-28', periodEnd: '2026-09-30', journalId: 'j-split-1', status: 'posted', amount: 296.3 },
-  { periodStart: '2026-11-09', periodEnd: '2026-11-15', journalId: 'j-draft', status: 'draft', amount: 370.37 },
+  {
+    periodStart: '2026-09-28',
+    periodEnd: '2026-09-30',
+    journalId: 'j-split-1',
+    status: 'posted',
+    amount: 296.3,
+  },
+  {
+    periodStart: '2026-11-09',
+    periodEnd: '2026-11-15',
+    journalId: 'j-draft',
+    status: 'draft',
+    amount: 370.37,
+  },
   { periodStart: '2026-11-16', periodEnd: '2026-11-22', journalId: null, status: 'pending' },
 ];
 
@@ -64,19 +100,26 @@ interface Recorded {
   syncs: number;
 }
 
-function useHandlers(options: {
-  connection?: ReturnType<typeof makeConnection>;
-  periods?: SalesPeriod[];
-  entries?: StockJournalEntry[];
-  post?: (body: Record<string, unknown>) => Response;
-  sync?: () => Response;
-  salesDelayMs?: number;
-} = {}) {
+function useHandlers(
+  options: {
+    connection?: ReturnType<typeof makeConnection>;
+    periods?: SalesPeriod[];
+    entries?: StockJournalEntry[];
+    post?: (body: Record<string, unknown>) => Response;
+    sync?: () => Response;
+    salesDelayMs?: number;
+  } = {},
+) {
   const recorded: Recorded = { sales: [], posts: [], syncs: 0 };
   let entries = [...(options.entries ?? ENTRIES)];
   server.use(
     http.get('*/api/xero/connection', () => HttpResponse.json(options.connection ?? connected)),
-    http.get('*/api/xero/customers', () => HttpResponse.json([{ id: 'c-other', name: 'Blue Door Bakery' }, { id: DAILY, name: 'Daily Sales' }])),
+    http.get('*/api/xero/customers', () =>
+      HttpResponse.json([
+        { id: 'c-other', name: 'Blue Door Bakery' },
+        { id: DAILY, name: 'Daily Sales' },
+      ]),
+    ),
     http.get('*/api/xero/sales', async ({ request }) => {
       recorded.sales.push(new URL(request.url).searchParams);
       if (options.salesDelayMs) await new Promise((r) => setTimeout(r, options.salesDelayMs));
@@ -88,7 +131,15 @@ function useHandlers(options: {
       recorded.posts.push({ body, key: request.headers.get('idempotency-key') });
       const answer = options.post?.(body);
       if (answer) return answer;
-      entries = [...entries, { periodStart: String(body.periodStart), periodEnd: String(body.periodEnd), journalId: 'j-new', status: 'draft' }];
+      entries = [
+        ...entries,
+        {
+          periodStart: String(body.periodStart),
+          periodEnd: String(body.periodEnd),
+          journalId: 'j-new',
+          status: 'draft',
+        },
+      ];
       return HttpResponse.json({ journalId: 'j-new', status: 'draft' }, { status: 201 });
     }),
     http.post('*/api/xero/stock-journal/sync-status', () => {
@@ -103,7 +154,8 @@ function useHandlers(options: {
 const startsWith = (range: string) => (name: string) => name.startsWith(range);
 const trigger = (range: string) => screen.getByRole('button', { name: startsWith(range) });
 /** The first render loads the route and the chart lazily: allow for a slow, shared machine. */
-const findTrigger = (range: string) => screen.findByRole('button', { name: startsWith(range) }, { timeout: 15_000 });
+const findTrigger = (range: string) =>
+  screen.findByRole('button', { name: startsWith(range) }, { timeout: 15_000 });
 const journalRegion = (range: string) => screen.getByRole('region', { name: `Journal for ${range}` });
 
 async function openWeek(user: ReturnType<typeof userEvent.setup>, range: string) {
@@ -115,7 +167,13 @@ describe('Stock Journal screen (001 §2–§8)', () => {
   it('shows the header, the filters with their defaults, skeletons while loading, then the weeks', async () => {
     const recorded = useHandlers({ salesDelayMs: 150 });
     renderApp('/stock-journal');
-    expect(await screen.findByRole('heading', { name: 'Stock Journal: View and analyze sales data by date range' }, { timeout: 15_000 })).toBeInTheDocument();
+    expect(
+      await screen.findByRole(
+        'heading',
+        { name: 'Stock Journal: View and analyze sales data by date range' },
+        { timeout: 15_000 },
+      ),
+    ).toBeInTheDocument();
     expect(screen.getByText('View and analyze sales data by date range')).toBeInTheDocument();
     expect(await screen.findByRole('status', { name: 'Loading sales data' })).toBeInTheDocument();
     const month = getCurrentMonthRange();
@@ -126,13 +184,17 @@ describe('Stock Journal screen (001 §2–§8)', () => {
     expect(screen.getByLabelText('Margin Rate')).toHaveAttribute('step', '0.01');
     expect(screen.getByLabelText('Margin Rate')).toHaveAttribute('min', '0');
     expect(screen.getByRole('combobox', { name: 'Journal Status' })).toHaveTextContent('All Journals');
-    await waitFor(() => expect(screen.getByRole('combobox', { name: 'Customer' })).toHaveTextContent('Daily Sales'));
+    await waitFor(() =>
+      expect(screen.getByRole('combobox', { name: 'Customer' })).toHaveTextContent('Daily Sales'),
+    );
     await findTrigger(W1.formattedRange);
     expect(recorded.sales[0]?.get('customerId')).toBe(DAILY);
     expect(recorded.sales[0]?.get('fromDate')).toBe(month.fromDate);
     // Sorted by start date; Count as 'N invoice(s)'; money with £ and 2 decimals; badges per 001 §4.
     const names = screen.getAllByRole('button', { expanded: false }).map((b) => b.textContent ?? '');
-    expect(names.findIndex((n) => n.startsWith(SPLIT.formattedRange))).toBeLessThan(names.findIndex((n) => n.startsWith(W1.formattedRange)));
+    expect(names.findIndex((n) => n.startsWith(SPLIT.formattedRange))).toBeLessThan(
+      names.findIndex((n) => n.startsWith(W1.formattedRange)),
+    );
     expect(trigger(W1.formattedRange)).toHaveTextContent('2 invoice(s)');
     expect(trigger(W1.formattedRange)).toHaveTextContent('£1,350.00');
     expect(trigger(W1.formattedRange)).toHaveTextContent('Unposted');
@@ -144,8 +206,14 @@ describe('Stock Journal screen (001 §2–§8)', () => {
   it('says so when there are no sales', async () => {
     useHandlers({ periods: [] });
     renderApp('/stock-journal');
-    expect(await screen.findByText('No sales data found', undefined, { timeout: 15_000 })).toBeInTheDocument();
-    expect(screen.getByText("There's no sales data matching your filter criteria. Try selecting a different customer or check back later.")).toBeInTheDocument();
+    expect(
+      await screen.findByText('No sales data found', undefined, { timeout: 15_000 }),
+    ).toBeInTheDocument();
+    expect(
+      screen.getByText(
+        "There's no sales data matching your filter criteria. Try selecting a different customer or check back later.",
+      ),
+    ).toBeInTheDocument();
   });
 
   it('opens one week at a time: journal date, read-only amount, invoices with their fallbacks', async () => {
@@ -164,7 +232,10 @@ describe('Stock Journal screen (001 §2–§8)', () => {
     expect(trigger(W1.formattedRange)).toHaveAttribute('aria-expanded', 'false');
     const drafted = journalRegion(DRAFTED.formattedRange);
     expect(within(drafted).getByRole('button', { name: 'Draft Journal Created' })).toBeDisabled();
-    expect(within(drafted).getByRole('link', { name: 'View in Xero' })).toHaveAttribute('href', 'https://go.xero.com/Journal/Edit.aspx?invoiceID=j-draft');
+    expect(within(drafted).getByRole('link', { name: 'View in Xero' })).toHaveAttribute(
+      'href',
+      'https://go.xero.com/Journal/Edit.aspx?invoiceID=j-draft',
+    );
     expect(within(drafted).getByRole('link', { name: 'View in Xero' })).toHaveAttribute('target', '_blank');
     expect(within(drafted).getByLabelText('Amount')).toHaveValue('£370.37');
   });
@@ -179,7 +250,10 @@ describe('Stock Journal screen (001 §2–§8)', () => {
     const firstRegion = journalRegion(first.formattedRange);
     const secondRegion = journalRegion(second.formattedRange);
     expect(within(firstRegion).getByRole('button', { name: 'Journal Posted' })).toBeDisabled();
-    expect(within(firstRegion).getByRole('link', { name: 'View in Xero' })).toHaveAttribute('href', 'https://go.xero.com/Journal/View.aspx?invoiceID=j-split-1');
+    expect(within(firstRegion).getByRole('link', { name: 'View in Xero' })).toHaveAttribute(
+      'href',
+      'https://go.xero.com/Journal/View.aspx?invoiceID=j-split-1',
+    );
     expect(within(secondRegion).getByRole('button', { name: 'Post Journal to Xero (range)' })).toBeEnabled();
     expect(within(secondRegion).getByLabelText('Journal Date')).toHaveValue('2026-10-02');
     expect(within(secondRegion).getByLabelText('Amount')).toHaveValue('£200.00');
@@ -192,7 +266,11 @@ describe('Stock Journal screen (001 §2–§8)', () => {
     await openWeek(user, UNCLEAR.formattedRange);
     const region = journalRegion(UNCLEAR.formattedRange);
     expect(within(region).getByText('Journal Status Unclear')).toBeInTheDocument();
-    expect(within(region).getByText(/The journal may have been created but the confirmation is incomplete\. Please check Xero\./)).toBeInTheDocument();
+    expect(
+      within(region).getByText(
+        /The journal may have been created but the confirmation is incomplete\. Please check Xero\./,
+      ),
+    ).toBeInTheDocument();
     expect(within(region).getByRole('link', { name: 'Check in Xero' })).toHaveAttribute('target', '_blank');
   });
 
@@ -205,7 +283,9 @@ describe('Stock Journal screen (001 §2–§8)', () => {
     fireEvent.change(within(journal).getByLabelText('Journal Date'), { target: { value: '2026-11-08' } });
     await user.click(within(journal).getByRole('button', { name: 'Post Journal to Xero' }));
     expect(await screen.findByText('Journal Created Successfully!')).toBeInTheDocument();
-    expect(screen.getByText('Draft journal for 2 Nov 2026 - 8 Nov 2026 has been created in Xero.')).toBeInTheDocument();
+    expect(
+      screen.getByText('Draft journal for 2 Nov 2026 - 8 Nov 2026 has been created in Xero.'),
+    ).toBeInTheDocument();
     expect(recorded.posts).toHaveLength(1);
     expect(recorded.posts[0]?.key).toMatch(/^[0-9a-f-]{36}$/);
     expect(recorded.posts[0]?.body).toEqual({
@@ -228,7 +308,9 @@ describe('Stock Journal screen (001 §2–§8)', () => {
     const user = userEvent.setup();
     renderApp('/stock-journal');
     await openWeek(user, W1.formattedRange);
-    await user.click(within(journalRegion(W1.formattedRange)).getByRole('button', { name: 'Post Journal to Xero' }));
+    await user.click(
+      within(journalRegion(W1.formattedRange)).getByRole('button', { name: 'Post Journal to Xero' }),
+    );
     expect(await screen.findByText('Journal Created - Please Verify')).toBeInTheDocument();
   });
 
@@ -242,14 +324,22 @@ describe('Stock Journal screen (001 §2–§8)', () => {
     await user.click(screen.getByRole('combobox', { name: 'Customer' }));
     await user.click(await screen.findByRole('option', { name: 'All Customers' }));
     await openWeek(user, W1.formattedRange);
-    await user.click(within(journalRegion(W1.formattedRange)).getByRole('button', { name: 'Post Journal to Xero' }));
+    await user.click(
+      within(journalRegion(W1.formattedRange)).getByRole('button', { name: 'Post Journal to Xero' }),
+    );
     expect(await screen.findByText('Customer Required')).toBeInTheDocument();
-    expect(screen.getByText("Please select a specific customer in the settings page under 'Stock Journal Settings'.")).toBeInTheDocument();
+    expect(
+      screen.getByText(
+        "Please select a specific customer in the settings page under 'Stock Journal Settings'.",
+      ),
+    ).toBeInTheDocument();
     // 2. Then the settings.
     await user.click(screen.getByRole('combobox', { name: 'Customer' }));
     await user.click(await screen.findByRole('option', { name: 'Daily Sales' }));
     await openWeek(user, W1.formattedRange);
-    await user.click(within(journalRegion(W1.formattedRange)).getByRole('button', { name: 'Post Journal to Xero' }));
+    await user.click(
+      within(journalRegion(W1.formattedRange)).getByRole('button', { name: 'Post Journal to Xero' }),
+    );
     expect(await screen.findByText('Configuration Required')).toBeInTheDocument();
     expect(screen.getByText('Please complete the stock journal settings first.')).toBeInTheDocument();
     expect(recorded.posts).toHaveLength(0);
@@ -263,38 +353,105 @@ describe('Stock Journal screen (001 §2–§8)', () => {
     const margin = screen.getByLabelText('Margin Rate');
     await user.clear(margin);
     await user.type(margin, '0');
-    await user.click(within(journalRegion(W1.formattedRange)).getByRole('button', { name: 'Post Journal to Xero' }));
+    await user.click(
+      within(journalRegion(W1.formattedRange)).getByRole('button', { name: 'Post Journal to Xero' }),
+    );
     expect(await screen.findByText('Invalid Margin Rate')).toBeInTheDocument();
     expect(screen.getByText('Margin rate must be a positive number greater than zero.')).toBeInTheDocument();
     expect(recorded.posts).toHaveLength(0);
 
     // The button is disabled for net 0 (001 §4), so check 4 is the hook's own last line of defence.
-    const { result } = renderHook(() => useJournalPosting(1, { customerId: DAILY, stockAccountId: 's', costAccountId: 'c', marginRate: '1.35' }), {
-      // The toaster of the screen rendered above shows the hook's toast.
-      wrapper: ({ children }) => <QueryClientProvider client={createQueryClient()}>{children}</QueryClientProvider>,
-    });
+    const { result } = renderHook(
+      () =>
+        useJournalPosting(1, {
+          customerId: DAILY,
+          stockAccountId: 's',
+          costAccountId: 'c',
+          marginRate: '1.35',
+        }),
+      {
+        // The toaster of the screen rendered above shows the hook's toast.
+        wrapper: ({ children }) => (
+          <QueryClientProvider client={createQueryClient()}>{children}</QueryClientProvider>
+        ),
+      },
+    );
     const empty = { ...splitSalesPeriod(W1)[0]!, netTotal: 0 };
     await act(async () => {
       expect(await result.current.post(empty)).toBe(false);
     });
     expect(await screen.findByText('No Sales Data')).toBeInTheDocument();
-    expect(screen.getByText('There are no sales for this period. A journal cannot be created without sales data.')).toBeInTheDocument();
+    expect(
+      screen.getByText('There are no sales for this period. A journal cannot be created without sales data.'),
+    ).toBeInTheDocument();
   });
 
   it.each([
-    [409, { message: 'A journal entry already exists for this period. Check your Xero account for the existing journal.' }, 'Journal Already Exists', 'A journal entry already exists for this period. Check your Xero account for the existing journal.', null],
-    [400, { message: 'Invalid account selection: the stock account and the cost account must be different accounts.' }, 'Invalid Journal Data', 'Invalid account selection. Please verify stock and cost accounts in settings.', null],
-    [400, { message: 'Invalid customer: this customer was not found in Xero.' }, 'Invalid Journal Data', 'Invalid customer selection. Please select a valid customer in settings.', null],
-    [400, { message: 'The sales for this period have changed since they were loaded. Refresh Data and try again.' }, 'Invalid Journal Data', 'The sales for this period have changed since they were loaded. Refresh Data and try again.', null],
-    [401, { message: 'Your Xero connection has expired. Please reconnect.' }, 'Authentication Error', "Your Xero connection has expired. Please reconnect to Xero by clicking 'Reconnect' in the header.", 'Reconnection Required'],
-    [502, { message: 'Xero is not answering properly right now. Please try again.' }, 'Xero Service Error', "There was a problem communicating with Xero's servers. Please try again in a few minutes.", null],
-    [429, { message: "Xero's call limit for this organisation has been reached. Please try again later." }, 'Failed to Create Draft Journal', "Xero's call limit for this organisation has been reached. Please try again later.", 'Troubleshooting Tips'],
+    [
+      409,
+      {
+        message:
+          'A journal entry already exists for this period. Check your Xero account for the existing journal.',
+      },
+      'Journal Already Exists',
+      'A journal entry already exists for this period. Check your Xero account for the existing journal.',
+      null,
+    ],
+    [
+      400,
+      {
+        message:
+          'Invalid account selection: the stock account and the cost account must be different accounts.',
+      },
+      'Invalid Journal Data',
+      'Invalid account selection. Please verify stock and cost accounts in settings.',
+      null,
+    ],
+    [
+      400,
+      { message: 'Invalid customer: this customer was not found in Xero.' },
+      'Invalid Journal Data',
+      'Invalid customer selection. Please select a valid customer in settings.',
+      null,
+    ],
+    [
+      400,
+      {
+        message: 'The sales for this period have changed since they were loaded. Refresh Data and try again.',
+      },
+      'Invalid Journal Data',
+      'The sales for this period have changed since they were loaded. Refresh Data and try again.',
+      null,
+    ],
+    [
+      401,
+      { message: 'Your Xero connection has expired. Please reconnect.' },
+      'Authentication Error',
+      "Your Xero connection has expired. Please reconnect to Xero by clicking 'Reconnect' in the header.",
+      'Reconnection Required',
+    ],
+    [
+      502,
+      { message: 'Xero is not answering properly right now. Please try again.' },
+      'Xero Service Error',
+      "There was a problem communicating with Xero's servers. Please try again in a few minutes.",
+      null,
+    ],
+    [
+      429,
+      { message: "Xero's call limit for this organisation has been reached. Please try again later." },
+      'Failed to Create Draft Journal',
+      "Xero's call limit for this organisation has been reached. Please try again later.",
+      'Troubleshooting Tips',
+    ],
   ] as const)('maps a %i answer to its toast', async (status, body, title, description, followUp) => {
     useHandlers({ post: () => HttpResponse.json(body, { status }) });
     const user = userEvent.setup();
     renderApp('/stock-journal');
     await openWeek(user, W1.formattedRange);
-    await user.click(within(journalRegion(W1.formattedRange)).getByRole('button', { name: 'Post Journal to Xero' }));
+    await user.click(
+      within(journalRegion(W1.formattedRange)).getByRole('button', { name: 'Post Journal to Xero' }),
+    );
     expect(await screen.findByText(title)).toBeInTheDocument();
     expect(screen.getByText(description)).toBeInTheDocument();
     if (followUp) expect(await screen.findByText(followUp, undefined, { timeout: 3000 })).toBeInTheDocument();
@@ -313,8 +470,16 @@ describe('Stock Journal screen (001 §2–§8)', () => {
   });
 
   it.each([
-    [() => HttpResponse.json({ updatedCount: 0 }), 'Status Check Complete', 'All journals are already up to date.'],
-    [() => HttpResponse.json({ message: 'Xero is not answering' }, { status: 502 }), 'Sync Failed', 'Unable to sync journal status from Xero. Please try again.'],
+    [
+      () => HttpResponse.json({ updatedCount: 0 }),
+      'Status Check Complete',
+      'All journals are already up to date.',
+    ],
+    [
+      () => HttpResponse.json({ message: 'Xero is not answering' }, { status: 502 }),
+      'Sync Failed',
+      'Unable to sync journal status from Xero. Please try again.',
+    ],
   ] as const)('reports the status sync: %#', async (sync, title, description) => {
     useHandlers({ sync });
     const user = userEvent.setup();
@@ -327,14 +492,19 @@ describe('Stock Journal screen (001 §2–§8)', () => {
 
   it('filters by journal status: posted keeps posted weeks, unposted keeps weeks with no entry', async () => {
     useHandlers({
-      entries: [...ENTRIES, { periodStart: '2026-10-01', periodEnd: '2026-10-04', journalId: 'j-split-2', status: 'posted' }],
+      entries: [
+        ...ENTRIES,
+        { periodStart: '2026-10-01', periodEnd: '2026-10-04', journalId: 'j-split-2', status: 'posted' },
+      ],
     });
     const user = userEvent.setup();
     renderApp('/stock-journal');
     await findTrigger(W1.formattedRange);
     await user.click(screen.getByRole('combobox', { name: 'Journal Status' }));
     await user.click(await screen.findByRole('option', { name: 'Posted Only' }));
-    await waitFor(() => expect(screen.queryByRole('button', { name: startsWith(W1.formattedRange) })).toBeNull());
+    await waitFor(() =>
+      expect(screen.queryByRole('button', { name: startsWith(W1.formattedRange) })).toBeNull(),
+    );
     expect(trigger(SPLIT.formattedRange)).toHaveTextContent('Posted');
     expect(screen.queryByRole('button', { name: startsWith(DRAFTED.formattedRange) })).toBeNull();
     await user.click(screen.getByRole('combobox', { name: 'Journal Status' }));
@@ -347,7 +517,10 @@ describe('Stock Journal screen (001 §2–§8)', () => {
 
   it("below 640 px an open week's invoices are cards with Gross, VAT and Net (issue 17 item 13)", async () => {
     const original = window.matchMedia;
-    window.matchMedia = vi.fn((query: string) => ({ ...original(query), matches: query.includes('max-width: 639') })) as typeof window.matchMedia;
+    window.matchMedia = vi.fn((query: string) => ({
+      ...original(query),
+      matches: query.includes('max-width: 639'),
+    })) as typeof window.matchMedia;
     try {
       useHandlers();
       const user = userEvent.setup();
@@ -371,9 +544,13 @@ describe('Stock Journal screen (001 §2–§8)', () => {
       const user = userEvent.setup();
       renderApp('/stock-journal');
       await openWeek(user, W1.formattedRange);
-      await user.click(within(journalRegion(W1.formattedRange)).getByRole('button', { name: 'Post Journal to Xero' }));
+      await user.click(
+        within(journalRegion(W1.formattedRange)).getByRole('button', { name: 'Post Journal to Xero' }),
+      );
       const dialog = await screen.findByRole('dialog', { name: 'Confirm Stock Journal' });
-      expect(within(dialog).getByText(`The week ${W1.formattedRange} has not ended yet`, { exact: false })).toBeInTheDocument();
+      expect(
+        within(dialog).getByText(`The week ${W1.formattedRange} has not ended yet`, { exact: false }),
+      ).toBeInTheDocument();
       expect(recorded.posts).toHaveLength(0);
       await user.click(within(dialog).getByRole('button', { name: 'Post Journal to Xero' }));
       expect(await screen.findByText('Journal Created Successfully!')).toBeInTheDocument();
@@ -391,7 +568,9 @@ describe('Stock Journal screen (001 §2–§8)', () => {
     const user = userEvent.setup();
     renderApp('/stock-journal');
     await openWeek(user, W1.formattedRange);
-    await user.click(within(journalRegion(W1.formattedRange)).getByRole('button', { name: 'Post Journal to Xero' }));
+    await user.click(
+      within(journalRegion(W1.formattedRange)).getByRole('button', { name: 'Post Journal to Xero' }),
+    );
     const dialog = await screen.findByRole('dialog', { name: 'Confirm Stock Journal' });
     expect(within(dialog).getByText('£1,350.00')).toBeInTheDocument();
     expect(within(dialog).getByText('£1,000.00')).toBeInTheDocument();
@@ -405,4 +584,3 @@ describe('Stock Journal screen (001 §2–§8)', () => {
     expect(recorded.posts).toHaveLength(1);
   });
 });
-

@@ -25,7 +25,13 @@ import { stockJournalKeys, type StockJournalFilters } from '../api/keys';
 import { syncJournalStatus } from '../api/sync-journal-status';
 import { useJournalPosting } from '../hooks/use-journal-posting';
 import { buildPeriodsCsv, downloadCsv } from '../utils/export-csv';
-import { buildChartPoints, buildWeekRows, getPartAmount, parseMarginRate, type JournalPart } from '../utils/periods';
+import {
+  buildChartPoints,
+  buildWeekRows,
+  getPartAmount,
+  parseMarginRate,
+  type JournalPart,
+} from '../utils/periods';
 import { ConfirmJournalDialog, type PendingConfirmation } from './confirm-journal-dialog';
 import { JournalFilters } from './journal-filters';
 import { SalesPeriods } from './sales-periods';
@@ -122,15 +128,21 @@ export function StockJournalPage() {
   }, [periods, entryIndex, filters.journalStatus]);
   const chartPoints = useMemo(() => buildChartPoints(rows, marginRate), [rows, marginRate]);
 
-  if (entries.error && isApiError(entries.error) && entries.error.status === 403) return <FeatureNotAvailable />;
+  if (entries.error && isApiError(entries.error) && entries.error.status === 403)
+    return <FeatureNotAvailable />;
 
   const customerName =
-    filters.customerId === ALL_CUSTOMERS ? 'All Customers' : (customers.data?.find((c) => c.id === filters.customerId)?.name ?? 'Selected customer');
-  const settingsMissing = Boolean(connection) && (!connection?.defaultStockJournalStockAccountId || !connection.defaultStockJournalCostAccountId);
+    filters.customerId === ALL_CUSTOMERS
+      ? 'All Customers'
+      : (customers.data?.find((c) => c.id === filters.customerId)?.name ?? 'Selected customer');
+  const settingsMissing =
+    Boolean(connection) &&
+    (!connection?.defaultStockJournalStockAccountId || !connection.defaultStockJournalCostAccountId);
 
   function changeFilters(next: Partial<StockJournalFilters>) {
     setFilters((f) => ({ ...f, ...next }));
-    if (next.customerId !== undefined || next.fromDate !== undefined || next.toDate !== undefined) setOpenKey('');
+    if (next.customerId !== undefined || next.fromDate !== undefined || next.toDate !== undefined)
+      setOpenKey('');
   }
 
   /** Refresh Data (001 §2): refetch sales, refetch journal entries and run a status sync, together. */
@@ -139,15 +151,26 @@ export function StockJournalPage() {
     setRefreshing(true);
     try {
       const salesKey = stockJournalKeys.sales(orgId, filters);
-      const refreshSales = getSales(orgId, filters, { refresh: true }).then((result) => queryClient.setQueryData(salesKey, result));
+      const refreshSales = getSales(orgId, filters, { refresh: true }).then((result) =>
+        queryClient.setQueryData(salesKey, result),
+      );
       const refetchEntries = queryClient.refetchQueries({ queryKey: stockJournalKeys.entries(orgId) });
       const syncStatus = syncJournalStatus(orgId).then(
         async (result) => {
           const message = describeSyncResult(result.updatedCount);
-          toast({ title: message.title, description: message.description, variant: result.updatedCount > 0 ? 'success' : 'default' });
+          toast({
+            title: message.title,
+            description: message.description,
+            variant: result.updatedCount > 0 ? 'success' : 'default',
+          });
           await queryClient.invalidateQueries({ queryKey: stockJournalKeys.entries(orgId) });
         },
-        () => toast({ title: 'Sync Failed', description: 'Unable to sync journal status from Xero. Please try again.', variant: 'destructive' }),
+        () =>
+          toast({
+            title: 'Sync Failed',
+            description: 'Unable to sync journal status from Xero. Please try again.',
+            variant: 'destructive',
+          }),
       );
       await Promise.allSettled([refreshSales, refetchEntries, syncStatus]);
     } finally {
@@ -175,12 +198,22 @@ export function StockJournalPage() {
 
   function confirmPost(confirmed: PendingConfirmation) {
     setPending(null);
-    void posting.post(confirmed.part.period, { journalDate: confirmed.journalDate, confirmed: true, onPosted: () => setOpenKey('') });
+    void posting.post(confirmed.part.period, {
+      journalDate: confirmed.journalDate,
+      confirmed: true,
+      onPosted: () => setOpenKey(''),
+    });
   }
 
   function exportCsv() {
-    const customer = filters.customerId === ALL_CUSTOMERS ? 'all-customers' : customerName.toLowerCase().replace(/[^a-z0-9]+/g, '-');
-    downloadCsv(`stock-journal-${customer}-${filters.fromDate}-to-${filters.toDate}.csv`, buildPeriodsCsv(rows, marginRate));
+    const customer =
+      filters.customerId === ALL_CUSTOMERS
+        ? 'all-customers'
+        : customerName.toLowerCase().replace(/[^a-z0-9]+/g, '-');
+    downloadCsv(
+      `stock-journal-${customer}-${filters.fromDate}-to-${filters.toDate}.csv`,
+      buildPeriodsCsv(rows, marginRate),
+    );
   }
 
   const [title, subtitle] = HEADER.split(': ');
@@ -193,7 +226,9 @@ export function StockJournalPage() {
         <h1 className="text-2xl font-semibold tracking-tight">
           {title}
           <span className="hidden font-normal text-muted-foreground sm:inline">:</span>{' '}
-          <span className="mt-1 block text-base font-normal text-muted-foreground sm:mt-0 sm:inline">{subtitle}</span>
+          <span className="mt-1 block text-base font-normal text-muted-foreground sm:mt-0 sm:inline">
+            {subtitle}
+          </span>
         </h1>
       </header>
 
@@ -203,7 +238,8 @@ export function StockJournalPage() {
           <div>
             <AlertTitle>Stock journal settings incomplete</AlertTitle>
             <AlertDescription>
-              Choose the stock account and the cost account under Stock Journal Settings before posting journals.{' '}
+              Choose the stock account and the cost account under Stock Journal Settings before posting
+              journals.{' '}
               <Link href={paths.settings.getHref(orgId)} className="font-medium underline underline-offset-2">
                 Open Settings
               </Link>
@@ -245,7 +281,8 @@ export function StockJournalPage() {
             <div className="grid justify-items-center gap-1 rounded-xl border border-dashed border-border px-4 py-12 text-center">
               <p className="font-medium">No sales data found</p>
               <p className="max-w-md text-sm text-muted-foreground">
-                There&apos;s no sales data matching your filter criteria. Try selecting a different customer or check back later.
+                There&apos;s no sales data matching your filter criteria. Try selecting a different customer
+                or check back later.
               </p>
               {sales.data?.error ? <p className="mt-2 text-xs text-destructive">{sales.data.error}</p> : null}
             </div>

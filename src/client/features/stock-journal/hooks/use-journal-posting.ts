@@ -38,7 +38,10 @@ function showError(message: UserMessage & { followUp?: UserMessage }, followUpVa
   toast({ title: message.title, description: message.description, variant: 'destructive' });
   const followUp = message.followUp;
   if (followUp) {
-    setTimeout(() => toast({ title: followUp.title, description: followUp.description, variant: followUpVariant }), FOLLOW_UP_TOAST_DELAY_MS);
+    setTimeout(
+      () => toast({ title: followUp.title, description: followUp.description, variant: followUpVariant }),
+      FOLLOW_UP_TOAST_DELAY_MS,
+    );
   }
 }
 
@@ -55,7 +58,10 @@ export function useJournalPosting(orgId: number | null, settings: PostingSetting
   /** The checks of 001 §5 for a period; shows the toast and returns false when one fails. */
   function check(period: JournalPeriod, options: PostOptions = {}): boolean {
     if (options.confirmed) {
-      const missing = validateJournalConfirmation({ periodStart: period.periodStart, customerId: settings.customerId });
+      const missing = validateJournalConfirmation({
+        periodStart: period.periodStart,
+        customerId: settings.customerId,
+      });
       if (missing) {
         toast({ title: missing.title, description: missing.description, variant: 'destructive' });
         return false;
@@ -92,24 +98,49 @@ export function useJournalPosting(orgId: number | null, settings: PostingSetting
       }),
       ...(options.journalDate ? { journalDate: options.journalDate } : {}),
     };
-    toast({ title: 'Creating Journal...', description: `Sending the journal for ${period.formattedRange} to Xero.`, variant: 'info' });
+    toast({
+      title: 'Creating Journal...',
+      description: `Sending the journal for ${period.formattedRange} to Xero.`,
+      variant: 'info',
+    });
     try {
       const result = await createJournal(orgId, request, idempotencyKey);
-      const created = describeJournalCreated(period.periodStart, period.periodEnd, result.journalId, result.status);
-      toast({ title: created.title, description: created.description, variant: result.journalId ? 'success' : 'warning' });
+      const created = describeJournalCreated(
+        period.periodStart,
+        period.periodEnd,
+        result.journalId,
+        result.status,
+      );
+      toast({
+        title: created.title,
+        description: created.description,
+        variant: result.journalId ? 'success' : 'warning',
+      });
       queryClient.setQueryData<StockJournalEntry[]>(stockJournalKeys.entries(orgId), (entries = []) => [
         ...entries.filter((e) => !(e.periodStart === period.periodStart && e.periodEnd === period.periodEnd)),
-        { periodStart: period.periodStart, periodEnd: period.periodEnd, journalId: result.journalId ?? null, status: result.status || 'draft' },
+        {
+          periodStart: period.periodStart,
+          periodEnd: period.periodEnd,
+          journalId: result.journalId ?? null,
+          status: result.status || 'draft',
+        },
       ]);
       options.onPosted?.();
       return true;
     } catch (error) {
       const status = isApiError(error) ? error.status : 0;
       if (options.confirmed && status === 0) {
-        toast({ title: 'Error Creating Journal', description: 'There was a problem creating the journal. Please try again.', variant: 'destructive' });
+        toast({
+          title: 'Error Creating Journal',
+          description: 'There was a problem creating the journal. Please try again.',
+          variant: 'destructive',
+        });
       } else {
         const message = error instanceof Error ? error.message : '';
-        showError(describeJournalError(status, message), status === 401 || status === 403 ? 'warning' : 'info');
+        showError(
+          describeJournalError(status, message),
+          status === 401 || status === 403 ? 'warning' : 'info',
+        );
       }
       return false;
     } finally {

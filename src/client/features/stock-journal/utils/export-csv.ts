@@ -36,7 +36,8 @@ export function buildPeriodsCsv(rows: readonly WeekRow[], marginRate: number): s
   const lines = [CSV_HEADER.map(cell).join(',')];
   for (const row of rows) {
     for (const part of row.parts) {
-      const rate = part.entry?.marginRate ?? (Number.isFinite(marginRate) && marginRate > 0 ? marginRate : null);
+      const rate =
+        part.entry?.marginRate ?? (Number.isFinite(marginRate) && marginRate > 0 ? marginRate : null);
       lines.push(
         [
           row.week.weekStart,

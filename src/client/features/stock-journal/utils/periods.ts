@@ -37,7 +37,10 @@ const SPLIT_TONES: Record<ReturnType<typeof getSplitPeriodBadge>, BadgeTone> = {
 };
 
 /** Builds the rows of the weekly list from the sales periods and the journal entries (looked up by key, 001 §3). */
-export function buildWeekRows(periods: readonly SalesPeriod[], entries: ReadonlyMap<string, StockJournalEntry>): WeekRow[] {
+export function buildWeekRows(
+  periods: readonly SalesPeriod[],
+  entries: ReadonlyMap<string, StockJournalEntry>,
+): WeekRow[] {
   return periods.map((week) => {
     const parts = splitSalesPeriod(week).map((period) => {
       const entry = entries.get(period.key);
@@ -55,7 +58,8 @@ export function buildWeekRows(periods: readonly SalesPeriod[], entries: Readonly
 
 /** The amount of a part: the journal's own when one was posted, else net ÷ the margin rate on screen. */
 export function getPartAmount(part: JournalPart, marginRate: number): number {
-  if (part.entry?.amount !== undefined && part.entry.amount !== null && part.status !== 'none') return part.entry.amount;
+  if (part.entry?.amount !== undefined && part.entry.amount !== null && part.status !== 'none')
+    return part.entry.amount;
   return getJournalAmount(part.period.netTotal, marginRate);
 }
 
@@ -83,7 +87,8 @@ function getChartStatus(row: WeekRow): ChartStatus {
 /** One point per week: net sales and cost of sales (journal amounts where posted, else as computed now). */
 export function buildChartPoints(rows: readonly WeekRow[], marginRate: number): ChartPoint[] {
   return rows.map((row) => {
-    const cost = Math.round(row.parts.reduce((sum, part) => sum + getPartAmount(part, marginRate) * 100, 0)) / 100;
+    const cost =
+      Math.round(row.parts.reduce((sum, part) => sum + getPartAmount(part, marginRate) * 100, 0)) / 100;
     return {
       key: row.key,
       label: formatDateShort(row.week.weekStart).replace(/ \d{4}$/, ''),
