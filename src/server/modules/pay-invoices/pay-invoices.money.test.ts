@@ -182,16 +182,14 @@ describe('Pay Invoices money rules (in-memory Xero)', () => {
       .values({ tenantId: 'tenant-1', tenantName: 'Demo Shop Ltd' })
       .returning();
     if (!user || !org) throw new Error('seed failed');
-    await database.db
-      .insert(xeroAccounts)
-      .values({
-        organizationId: org.id,
-        accountId,
-        name: 'Cash',
-        type: 'BANK',
-        status: 'ACTIVE',
-        bankAccountType: 'BANK',
-      });
+    await database.db.insert(xeroAccounts).values({
+      organizationId: org.id,
+      accountId,
+      name: 'Cash',
+      type: 'BANK',
+      status: 'ACTIVE',
+      bankAccountType: 'BANK',
+    });
     ctx = { organizationId: org.id, tenantId: 'tenant-1', userId: user.id, username: 'cashier' };
     xero = createFakeXero();
     const log = { warn: () => {} };
