@@ -5,19 +5,26 @@ import {
   type DraftInvoiceCreateResponse,
 } from '@/shared/add-invoices';
 import { api } from '@/client/lib/api-client';
-import { createIdempotencyKey } from './query-keys';
+import { idempotencyHeader, newIdempotencyKey } from '@/client/lib/idempotency';
+import { orgUrl, type OrgId } from '@/client/lib/org-url';
 
-/** POST /api/xero/draft-invoices/create (001 §7): answers the number Xero gave the invoice. */
+/**
+ * POST /api/xero/draft-invoices/create (001 §7): answers the number Xero gave the invoice. The call names
+ * the organisation on screen (`?org=`), the one whose defaults the New Invoice row shows, so a switch made in
+ * another tab cannot send the invoice to a different organisation.
+ */
 export function createDraftInvoice(
+  orgId: OrgId,
   body: DraftInvoiceCreateRequest,
-  idempotencyKey = createIdempotencyKey(),
+  idempotencyKey = newIdempotencyKey(),
 ): Promise<DraftInvoiceCreateResponse> {
-  return api.post('/api/xero/draft-invoices/create', body, {
+  return api.post(orgUrl('/api/xero/draft-invoices/create', orgId), body, {
     schema: draftInvoiceCreateResponseSchema,
-    headers: { 'Idempotency-Key': idempotencyKey },
+    headers: idempotencyHeader(idempotencyKey),
   });
 }
 
-export function useCreateDraftInvoice() {
-  return useMutation({ mutationFn: (body: DraftInvoiceCreateRequest) => createDraftInvoice(body) });
+/** Create, as a mutation of the organisation on screen: one idempotency key per press of Create. */
+export function useCreateDraftInvoice(orgId: OrgId) {
+  return useMutation({ mutationFn: (body: DraftInvoiceCreateRequest) => createDraftInvoice(orgId, body) });
 }

@@ -1,13 +1,14 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { draftInvoiceListResponseSchema, type DraftInvoice } from '@/shared/add-invoices';
 import { api } from '@/client/lib/api-client';
-import { addInvoicesKeys, withOrganization, type OrgId } from './query-keys';
+import { addInvoicesKeys } from './query-keys';
+import { orgUrl, type OrgId } from '@/client/lib/org-url';
 
 const PATH = '/api/xero/draft-invoices';
 
 /** GET /api/xero/draft-invoices (001 §7); `refresh` makes the server ask Xero for what changed first. */
 export function getDraftInvoices(orgId: OrgId, options: { refresh?: boolean } = {}): Promise<DraftInvoice[]> {
-  return api.get(withOrganization(PATH, orgId, { refresh: options.refresh ? 'true' : undefined }), {
+  return api.get(orgUrl(PATH, orgId, { refresh: options.refresh ? 'true' : undefined }), {
     schema: draftInvoiceListResponseSchema,
   });
 }

@@ -1,11 +1,12 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { newInvoiceDefaultsSchema, type NewInvoiceDefaults } from '@/shared/add-invoices';
 import { api } from '@/client/lib/api-client';
-import { addInvoicesKeys, withOrganization, type OrgId } from './query-keys';
+import { addInvoicesKeys } from './query-keys';
+import { orgUrl, type OrgId } from '@/client/lib/org-url';
 
 /** GET /api/xero/draft-invoices/defaults: the names of the defaults the New Invoice row uses. */
 export function getNewInvoiceDefaults(orgId: OrgId): Promise<NewInvoiceDefaults> {
-  return api.get(withOrganization('/api/xero/draft-invoices/defaults', orgId), {
+  return api.get(orgUrl('/api/xero/draft-invoices/defaults', orgId), {
     schema: newInvoiceDefaultsSchema,
   });
 }

@@ -5,32 +5,35 @@ import {
   type DraftInvoiceUpdateResponse,
 } from '@/shared/add-invoices';
 import { api } from '@/client/lib/api-client';
-import { createIdempotencyKey, type OrgId } from './query-keys';
+import { idempotencyHeader, newIdempotencyKey } from '@/client/lib/idempotency';
+import { orgUrl, type OrgId } from '@/client/lib/org-url';
 
 export interface UpdateDraftInvoicesInput {
   invoices: DraftInvoiceUpdateItem[];
-  /** Sent by Process All only (001 §7). */
-  organizationId?: OrgId;
+  /** Process All names its organisation in the body too (001 §7). */
+  processAll?: boolean;
 }
 
 /**
- * POST /api/xero/draft-invoices/update (001 §7). One Idempotency-Key per call: the API client's network
- * retries resend the same request with it, so the server never approves or pays twice.
+ * POST /api/xero/draft-invoices/update (001 §7), pinned to the organisation on screen (`?org=`). One
+ * Idempotency-Key per call: the API client's network retries resend the same request with it, so the server
+ * never approves or pays twice.
  */
 export function updateDraftInvoices(
+  orgId: OrgId,
   input: UpdateDraftInvoicesInput,
-  idempotencyKey = createIdempotencyKey(),
+  idempotencyKey = newIdempotencyKey(),
 ): Promise<DraftInvoiceUpdateResponse> {
-  const body =
-    input.organizationId === undefined
-      ? { invoices: input.invoices }
-      : { invoices: input.invoices, organizationId: input.organizationId };
-  return api.post('/api/xero/draft-invoices/update', body, {
+  const body = input.processAll
+    ? { invoices: input.invoices, organizationId: orgId }
+    : { invoices: input.invoices };
+  return api.post(orgUrl('/api/xero/draft-invoices/update', orgId), body, {
     schema: draftInvoiceUpdateResponseSchema,
-    headers: { 'Idempotency-Key': idempotencyKey },
+    headers: idempotencyHeader(idempotencyKey),
   });
 }
 
-export function useUpdateDraftInvoices() {
-  return useMutation({ mutationFn: (input: UpdateDraftInvoicesInput) => updateDraftInvoices(input) });
+/** Process and Process All, as a mutation of the organisation on screen. */
+export function useUpdateDraftInvoices(orgId: OrgId) {
+  return useMutation({ mutationFn: (input: UpdateDraftInvoicesInput) => updateDraftInvoices(orgId, input) });
 }

@@ -57,7 +57,8 @@ const defaultsAnswer = {
 interface Recorded {
   lists: string[];
   updates: Array<{ body: DraftInvoiceUpdateRequest; key: string | null }>;
-  creates: Array<{ body: unknown; key: string | null }>;
+  creates: Array<{ body: unknown; key: string | null; search: string }>;
+  updateSearches: string[];
 }
 
 function useHandlers(
@@ -67,7 +68,7 @@ function useHandlers(
     connection?: ReturnType<typeof makeConnection>;
   } = {},
 ) {
-  const recorded: Recorded = { lists: [], updates: [], creates: [] };
+  const recorded: Recorded = { lists: [], updates: [], creates: [], updateSearches: [] };
   let list = options.list ?? drafts;
   server.use(
     http.get('*/api/xero/connection', () => HttpResponse.json(options.connection ?? connected)),
@@ -79,6 +80,7 @@ function useHandlers(
     http.post('*/api/xero/draft-invoices/update', async ({ request }) => {
       const body = (await request.json()) as DraftInvoiceUpdateRequest;
       recorded.updates.push({ body, key: request.headers.get('idempotency-key') });
+      recorded.updateSearches.push(new URL(request.url).search);
       const answer = (options.update?.(body) ?? { processed: body.invoices.length, failed: [] }) as {
         failed: Array<{ id: string }>;
       };
@@ -88,7 +90,11 @@ function useHandlers(
       return HttpResponse.json(answer);
     }),
     http.post('*/api/xero/draft-invoices/create', async ({ request }) => {
-      recorded.creates.push({ body: await request.json(), key: request.headers.get('idempotency-key') });
+      recorded.creates.push({
+        body: await request.json(),
+        key: request.headers.get('idempotency-key'),
+        search: new URL(request.url).search,
+      });
       return HttpResponse.json({ invoiceNumber: 'INV-0200' });
     }),
   );
@@ -237,6 +243,7 @@ describe('Add Invoices screen (001 §2–§8)', () => {
     await waitFor(() => expect(screen.queryByText('INV-0101')).not.toBeInTheDocument());
     expect(recorded.updates[0]?.body).toEqual({ invoices: [{ id: 'a', cashAmount: 100.5, approve: true }] });
     expect(recorded.updates[0]?.key).toMatch(/^[0-9a-f-]{36}$/);
+    expect(recorded.updateSearches[0]).toBe('?org=1');
     expect(await screen.findByText('Invoice Approved')).toBeInTheDocument();
   });
 
@@ -383,9 +390,7 @@ describe('Add Invoices screen (001 §2–§8)', () => {
       ],
       organizationId: 1,
     });
-    await waitFor(() =>
-      expect(recorded.lists.slice(listsBefore)).toContain('?organizationId=1&refresh=true'),
-    );
+    await waitFor(() => expect(recorded.lists.slice(listsBefore)).toContain('?org=1&refresh=true'));
     // The failed row keeps what was typed; the approved one left; the other kept its place with cash cleared.
     await waitFor(() => expect(screen.queryByLabelText('Cash amount for INV-0101')).not.toBeInTheDocument());
     expect(screen.getByLabelText('Cash amount for INV-0100')).toHaveValue(30);
@@ -420,9 +425,9 @@ describe('Add Invoices screen (001 §2–§8)', () => {
       approve: true,
     });
     expect(recorded.creates[0]?.key).toMatch(/^[0-9a-f-]{36}$/);
-    await waitFor(() =>
-      expect(recorded.lists.slice(listsBefore)).toContain('?organizationId=1&refresh=true'),
-    );
+    // Pinned to the organisation whose defaults the row shows, whatever another tab makes active (issue 21).
+    expect(recorded.creates[0]?.search).toBe('?org=1');
+    await waitFor(() => expect(recorded.lists.slice(listsBefore)).toContain('?org=1&refresh=true'));
     expect(screen.getByLabelText('New invoice total')).toHaveValue(null);
     expect(screen.getByRole('checkbox', { name: 'Approve new invoice' })).not.toBeChecked();
     expect(screen.getByLabelText('New invoice date (dd/mm/yyyy)')).not.toHaveValue('21/11/2026');

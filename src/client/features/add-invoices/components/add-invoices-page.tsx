@@ -34,11 +34,11 @@ import { useConnection, type Connection } from '@/client/lib/connection';
 import { useFeatureFlags } from '@/client/lib/feature-access';
 import { queryKeys } from '@/client/lib/query-client';
 import { toast } from '@/client/lib/toast';
-import { createDraftInvoice } from '../api/create-draft-invoice';
+import { useCreateDraftInvoice } from '../api/create-draft-invoice';
 import { getDraftInvoices, useDraftInvoices } from '../api/get-draft-invoices';
 import { useNewInvoiceDefaults } from '../api/get-new-invoice-defaults';
 import { addInvoicesKeys } from '../api/query-keys';
-import { updateDraftInvoices } from '../api/update-draft-invoices';
+import { useUpdateDraftInvoices } from '../api/update-draft-invoices';
 import { useNarrowScreen } from '@/client/lib/narrow-screen';
 import { DraftInvoiceCards } from './draft-invoice-cards';
 import { DraftInvoicesTable } from './draft-invoices-table';
@@ -164,7 +164,9 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
   const [progress, setProgress] = useState<ProcessAllProgress | null>(null);
   const [summary, setSummary] = useState<ProcessAllSummary | null>(null);
   const [form, setForm] = useState<NewInvoiceForm>(() => createNewInvoiceForm(getUkToday()));
-  const [creating, setCreating] = useState(false);
+  const createMutation = useCreateDraftInvoice(orgId);
+  const updateMutation = useUpdateDraftInvoices(orgId);
+  const creating = createMutation.isPending;
   const [refreshing, setRefreshing] = useState(false);
   const narrow = useNarrowScreen();
   const DraftInvoicesView = narrow ? DraftInvoiceCards : DraftInvoicesTable;
@@ -319,7 +321,7 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
     const items = buildUpdateItems([row]);
     markProcessing([row.id], true);
     try {
-      const result = await updateDraftInvoices({ invoices: items });
+      const result = await updateMutation.mutateAsync({ invoices: items });
       const failure = result.failed.find((f) => f.id === row.id);
       if (failure?.approved) {
         // The server says Xero approved it and how its cash failed (issue 17 item 3): its one message, the row leaves.
@@ -386,7 +388,7 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
     for (let start = 0; start < items.length; start += PROCESS_ALL_BATCH_SIZE) {
       const batch = items.slice(start, start + PROCESS_ALL_BATCH_SIZE);
       try {
-        const result = await updateDraftInvoices({ invoices: batch, organizationId: orgId });
+        const result = await updateMutation.mutateAsync({ invoices: batch, processAll: true });
         const failedIds = new Map(result.failed.map((f) => [f.id, f.message]));
         for (const item of batch) {
           const message = failedIds.get(item.id);
@@ -439,9 +441,8 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
     }
     const body = buildCreateRequest(form);
     if (!body) return;
-    setCreating(true);
     try {
-      const result = await createDraftInvoice(body);
+      const result = await createMutation.mutateAsync(body);
       toast({
         title: 'Invoice Created',
         description: `Invoice ${result.invoiceNumber} was created in Xero${body.approve ? ' and approved' : ' as a draft'}.`,
@@ -462,8 +463,6 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
         description: readServerText(error, 'Failed to create the invoice'),
         variant: 'destructive',
       });
-    } finally {
-      setCreating(false);
     }
   }
 

@@ -4,7 +4,8 @@ import {
   type CreateBillsResponse,
 } from '@/shared/cis-bills';
 import { api } from '@/client/lib/api-client';
-import { withOrg } from './query-keys';
+import { orgUrl } from '@/client/lib/org-url';
+import { idempotencyHeader } from '@/client/lib/idempotency';
 
 /**
  * POST /api/xero/create-bills: several bills in one request, which the server sends to Xero as one call, with
@@ -18,11 +19,11 @@ export function createBills(
   idempotencyKey: string,
 ): Promise<CreateBillsResponse> {
   return api.post(
-    withOrg('/api/xero/create-bills', orgId),
+    orgUrl('/api/xero/create-bills', orgId),
     { bills },
     {
       schema: createBillsResponseSchema,
-      headers: { 'Idempotency-Key': idempotencyKey },
+      headers: idempotencyHeader(idempotencyKey),
     },
   );
 }

@@ -1,11 +1,12 @@
 import { deleteBillResponseSchema, type DeleteBillResponse } from '@/shared/cis-bills';
 import { api } from '@/client/lib/api-client';
-import { withOrg } from './query-keys';
+import { orgUrl } from '@/client/lib/org-url';
+import { idempotencyHeader } from '@/client/lib/idempotency';
 
 /** POST /api/xero/delete-bill/{id} (001 §7): the bill's status becomes DELETED; 403 when the user may not. */
 export function deleteBill(orgId: number, id: string, idempotencyKey: string): Promise<DeleteBillResponse> {
-  return api.post(withOrg(`/api/xero/delete-bill/${encodeURIComponent(id)}`, orgId), undefined, {
+  return api.post(orgUrl(`/api/xero/delete-bill/${encodeURIComponent(id)}`, orgId), undefined, {
     schema: deleteBillResponseSchema,
-    headers: { 'Idempotency-Key': idempotencyKey },
+    headers: idempotencyHeader(idempotencyKey),
   });
 }

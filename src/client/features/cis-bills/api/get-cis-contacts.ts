@@ -1,19 +1,17 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { cisContactListResponseSchema, type CisContact } from '@/shared/cis-bills';
 import { api } from '@/client/lib/api-client';
-import { cisBillsKeys, withOrg } from './query-keys';
+import { cisBillsKeys } from './query-keys';
+import { orgUrl } from '@/client/lib/org-url';
 
 /**
  * GET /api/xero/cis-contacts (001 §7): the subcontractors with hasValidUTR. `refresh` re-reads the contacts
  * and their CIS settings from Xero; otherwise the server answers from its cache.
  */
 export function getCisContacts(orgId: number, options: { refresh?: boolean } = {}): Promise<CisContact[]> {
-  return api.get(
-    withOrg('/api/xero/cis-contacts', orgId, { refresh: options.refresh ? 'true' : undefined }),
-    {
-      schema: cisContactListResponseSchema,
-    },
-  );
+  return api.get(orgUrl('/api/xero/cis-contacts', orgId, { refresh: options.refresh ? 'true' : undefined }), {
+    schema: cisContactListResponseSchema,
+  });
 }
 
 export const cisContactsQueryOptions = (orgId: number) =>

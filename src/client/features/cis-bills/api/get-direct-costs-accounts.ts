@@ -1,7 +1,8 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { accountSchema, type Account } from '@/shared/settings';
 import { api } from '@/client/lib/api-client';
-import { cisBillsKeys, withOrg } from './query-keys';
+import { cisBillsKeys } from './query-keys';
+import { orgUrl } from '@/client/lib/org-url';
 
 /** Accounts cached 5 minutes (001 §7, §9). */
 export const ACCOUNTS_STALE_MS = 5 * 60_000;
@@ -19,7 +20,7 @@ export function getDirectCostsAccounts(
   options: { refresh?: boolean } = {},
 ): Promise<Account[]> {
   return api.get(
-    withOrg('/api/xero/direct-costs-accounts', orgId, { refresh: options.refresh ? 'true' : undefined }),
+    orgUrl('/api/xero/direct-costs-accounts', orgId, { refresh: options.refresh ? 'true' : undefined }),
     {
       schema: accountListSchema,
     },

@@ -1,7 +1,8 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { draftBillListResponseSchema, type DraftBill } from '@/shared/cis-bills';
 import { api } from '@/client/lib/api-client';
-import { cisBillsKeys, withOrg } from './query-keys';
+import { cisBillsKeys } from './query-keys';
+import { orgUrl } from '@/client/lib/org-url';
 
 /**
  * GET /api/xero/draft-bills (001 §7), only CIS subcontractors' bills (the card is "Draft CIS Bills");
@@ -9,7 +10,7 @@ import { cisBillsKeys, withOrg } from './query-keys';
  */
 export function getDraftBills(orgId: number, options: { refresh?: boolean } = {}): Promise<DraftBill[]> {
   return api.get(
-    withOrg('/api/xero/draft-bills', orgId, {
+    orgUrl('/api/xero/draft-bills', orgId, {
       cisOnly: 'true',
       refresh: options.refresh ? 'true' : undefined,
     }),

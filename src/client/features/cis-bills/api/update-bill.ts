@@ -1,6 +1,7 @@
 import { updateBillResponseSchema, type UpdateBillResponse } from '@/shared/cis-bills';
 import { api } from '@/client/lib/api-client';
-import { withOrg } from './query-keys';
+import { orgUrl } from '@/client/lib/org-url';
+import { idempotencyHeader } from '@/client/lib/idempotency';
 
 /** PATCH /api/xero/update-bill/{id} (001 §7 `{amount}`): the draft's new gross amount. */
 export function updateBill(
@@ -10,11 +11,11 @@ export function updateBill(
   idempotencyKey: string,
 ): Promise<UpdateBillResponse> {
   return api.patch(
-    withOrg(`/api/xero/update-bill/${encodeURIComponent(id)}`, orgId),
+    orgUrl(`/api/xero/update-bill/${encodeURIComponent(id)}`, orgId),
     { amount },
     {
       schema: updateBillResponseSchema,
-      headers: { 'Idempotency-Key': idempotencyKey },
+      headers: idempotencyHeader(idempotencyKey),
     },
   );
 }

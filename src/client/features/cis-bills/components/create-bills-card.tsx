@@ -36,11 +36,12 @@ import { toast } from '@/client/lib/toast';
 import { createBills } from '../api/create-bills';
 import { getCisContacts, useCisContacts } from '../api/get-cis-contacts';
 import { getDirectCostsAccounts, useDirectCostsAccounts } from '../api/get-direct-costs-accounts';
-import { cisBillsKeys, createIdempotencyKey } from '../api/query-keys';
+import { cisBillsKeys } from '../api/query-keys';
 import { checkConnectionForWrite } from '../utils/check-connection';
 import { AccountCodeSelect } from './account-code-select';
 import { CreationProgress, type BillRun, type BillRunResult } from './creation-progress';
 import { SubcontractorPicker } from './subcontractor-picker';
+import { newIdempotencyKey } from '@/client/lib/idempotency';
 
 /**
  * Bills per create request. The server sends each request's bills to Xero in one call, so 10 per request
@@ -81,7 +82,7 @@ export function CreateBillsCard({ connection, orgId }: { connection: Connection;
   const contacts = useCisContacts(orgId);
   const accounts = useDirectCostsAccounts(orgId);
   // One key for the card: each bill's attempt id makes the key of that bill (see AddedBill.attemptId).
-  const actionKey = useRef(createIdempotencyKey());
+  const actionKey = useRef(newIdempotencyKey());
 
   const [date, setDate] = useState(() => getUkToday());
   const [reference, setReference] = useState(() => getDefaultBillReference(getUkToday()));
@@ -185,7 +186,7 @@ export function CreateBillsCard({ connection, orgId }: { connection: Connection;
     const contact = contactList.find((c) => c.id === contactId);
     if (!contact || grossPence === null) return;
     const bill = createLocalBill({
-      id: createIdempotencyKey(),
+      id: newIdempotencyKey(),
       contactId: contact.id,
       contactName: contact.name,
       date,
@@ -276,9 +277,7 @@ export function CreateBillsCard({ connection, orgId }: { connection: Connection;
       list
         .filter((b) => results.get(b.id)?.state !== 'created')
         // A refused bill is a new attempt next time; an unknown one keeps its id so the retry settles it.
-        .map((b) =>
-          results.get(b.id)?.state === 'failed' ? { ...b, attemptId: createIdempotencyKey() } : b,
-        ),
+        .map((b) => (results.get(b.id)?.state === 'failed' ? { ...b, attemptId: newIdempotencyKey() } : b)),
     );
     const firstFailure = outcome.find((r) => r.state !== 'created' && r.state !== 'waiting');
     const summary = describeBillCreationSummary(created, failed);

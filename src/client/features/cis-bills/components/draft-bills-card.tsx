@@ -27,10 +27,11 @@ import { toast } from '@/client/lib/toast';
 import { approveBill } from '../api/approve-bill';
 import { deleteBill } from '../api/delete-bill';
 import { getDraftBills, useDraftBills } from '../api/get-draft-bills';
-import { cisBillsKeys, createIdempotencyKey } from '../api/query-keys';
+import { cisBillsKeys } from '../api/query-keys';
 import { updateBill } from '../api/update-bill';
 import { checkConnectionForWrite } from '../utils/check-connection';
 import { DeleteBillDialog } from './delete-bill-dialog';
+import { newIdempotencyKey } from '@/client/lib/idempotency';
 
 /** A server message worth showing after the spec's own text, when it says more. */
 function readServerMessage(error: unknown): string | null {
@@ -124,7 +125,7 @@ export function DraftBillsCard({
     }
     setSavingId(editing.id);
     try {
-      const updated = await updateBill(orgId, editing.id, fromPence(pence), createIdempotencyKey());
+      const updated = await updateBill(orgId, editing.id, fromPence(pence), newIdempotencyKey());
       replaceBill(editing.id, updated);
       setEditing(null);
       toast({
@@ -162,7 +163,7 @@ export function DraftBillsCard({
     }
     setApprovingIds((ids) => new Set(ids).add(bill.invoiceID));
     try {
-      await approveBill(orgId, bill.invoiceID, accountId, createIdempotencyKey());
+      await approveBill(orgId, bill.invoiceID, accountId, newIdempotencyKey());
       replaceBill(bill.invoiceID, null);
       toast({
         title: 'Bill Approved',
@@ -197,7 +198,7 @@ export function DraftBillsCard({
     if (!toDelete) return;
     setDeleting(true);
     try {
-      await deleteBill(orgId, toDelete.invoiceID, createIdempotencyKey());
+      await deleteBill(orgId, toDelete.invoiceID, newIdempotencyKey());
       replaceBill(toDelete.invoiceID, null);
       toast({
         title: 'Bill Deleted',

@@ -1,6 +1,7 @@
 import { paymentResultSchema, type PaymentRequest, type PaymentResult } from '@/shared/pay-invoices';
 import { api } from '@/client/lib/api-client';
-import { withOrg } from './keys';
+import { orgUrl } from '@/client/lib/org-url';
+import { idempotencyHeader } from '@/client/lib/idempotency';
 
 /**
  * POST /api/xero/payments (001 §7): one payment item. The Idempotency-Key is made once per item when the
@@ -11,8 +12,8 @@ export function createPayment(
   payment: PaymentRequest,
   idempotencyKey: string,
 ): Promise<PaymentResult> {
-  return api.post(withOrg('/api/xero/payments', orgId), payment, {
+  return api.post(orgUrl('/api/xero/payments', orgId), payment, {
     schema: paymentResultSchema,
-    headers: { 'Idempotency-Key': idempotencyKey },
+    headers: idempotencyHeader(idempotencyKey),
   });
 }

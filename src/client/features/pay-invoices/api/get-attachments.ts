@@ -1,7 +1,8 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { attachmentListResponseSchema, type AttachmentListResponse } from '@/shared/pay-invoices';
 import { api, isApiError } from '@/client/lib/api-client';
-import { payInvoicesKeys, withOrg } from './keys';
+import { payInvoicesKeys } from './keys';
+import { orgUrl } from '@/client/lib/org-url';
 
 const REASONS: Record<number, string> = {
   400: 'Bad Request',
@@ -19,7 +20,7 @@ const REASONS: Record<number, string> = {
 /** GET /api/xero/invoices/{invoiceId}/attachments (001 §7). Fails with 'Error fetching attachments: {status text}' (001 §8). */
 export async function getAttachments(orgId: number, invoiceId: string): Promise<AttachmentListResponse> {
   try {
-    return await api.get(withOrg(`/api/xero/invoices/${encodeURIComponent(invoiceId)}/attachments`, orgId), {
+    return await api.get(orgUrl(`/api/xero/invoices/${encodeURIComponent(invoiceId)}/attachments`, orgId), {
       schema: attachmentListResponseSchema,
     });
   } catch (error) {
@@ -39,7 +40,7 @@ export function getAttachmentContentUrl(
   options: { download?: boolean } = {},
 ): string {
   const [path = url] = url.split('?');
-  return withOrg(path, orgId, { download: options.download ? 'true' : undefined });
+  return orgUrl(path, orgId, { download: options.download ? 'true' : undefined });
 }
 
 export const attachmentsQueryOptions = (orgId: number, invoiceId: string) =>

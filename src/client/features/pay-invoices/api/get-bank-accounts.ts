@@ -1,7 +1,8 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { bankAccountsResponseSchema, type BankAccountsResponse } from '@/shared/pay-invoices';
 import { api, isApiError } from '@/client/lib/api-client';
-import { payInvoicesKeys, withOrg } from './keys';
+import { payInvoicesKeys } from './keys';
+import { orgUrl } from '@/client/lib/org-url';
 
 /** Bank accounts cached 10 minutes (001 §9). */
 export const BANK_ACCOUNTS_STALE_MS = 10 * 60_000;
@@ -18,7 +19,7 @@ export async function getBankAccounts(
 ): Promise<BankAccountsResponse> {
   try {
     return await api.get(
-      withOrg('/api/xero/bank-accounts', orgId, { refresh: options.refresh ? 'true' : undefined }),
+      orgUrl('/api/xero/bank-accounts', orgId, { refresh: options.refresh ? 'true' : undefined }),
       {
         schema: bankAccountsResponseSchema,
       },

@@ -1,7 +1,7 @@
 import { invoiceRefreshResultSchema, type InvoiceRefreshResult } from '@/shared/pay-invoices';
 import { api, isApiError } from '@/client/lib/api-client';
 import { sleep } from '@/client/lib/utils';
-import { withOrg } from './keys';
+import { orgUrl } from '@/client/lib/org-url';
 
 /** 001 §8 thrown messages. */
 export const REFRESH_AUTH_MESSAGE = 'Authentication required before refreshing invoice data';
@@ -11,7 +11,7 @@ const REFRESH_RETRY_DELAY_MS = 1000;
 
 /** GET /api/xero/invoices/{id}?refresh=true (001 §7 single-invoice refresh). */
 export function getRefreshedInvoice(orgId: number, invoiceId: string): Promise<InvoiceRefreshResult> {
-  return api.get(withOrg(`/api/xero/invoices/${encodeURIComponent(invoiceId)}`, orgId, { refresh: 'true' }), {
+  return api.get(orgUrl(`/api/xero/invoices/${encodeURIComponent(invoiceId)}`, orgId, { refresh: 'true' }), {
     schema: invoiceRefreshResultSchema,
   });
 }
@@ -19,7 +19,7 @@ export function getRefreshedInvoice(orgId: number, invoiceId: string): Promise<I
 /** POST /api/xero/invoices/refresh {invoiceId}: the single-invoice fallback (001 §7). */
 export function refreshInvoiceFallback(orgId: number, invoiceId: string): Promise<InvoiceRefreshResult> {
   return api.post(
-    withOrg('/api/xero/invoices/refresh', orgId),
+    orgUrl('/api/xero/invoices/refresh', orgId),
     { invoiceId },
     { schema: invoiceRefreshResultSchema },
   );

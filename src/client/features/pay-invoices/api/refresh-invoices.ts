@@ -1,10 +1,10 @@
 import { forceRefreshResponseSchema, type ForceRefreshResponse } from '@/shared/pay-invoices';
 import { api } from '@/client/lib/api-client';
-import { withOrg } from './keys';
+import { orgUrl } from '@/client/lib/org-url';
 
 /** POST /api/xero/invoices/refresh with no body: Force Refresh (Clear Cache); answers the count (001 §7). */
 export function forceRefreshInvoices(orgId: number): Promise<ForceRefreshResponse> {
-  return api.post(withOrg('/api/xero/invoices/refresh', orgId), undefined, {
+  return api.post(orgUrl('/api/xero/invoices/refresh', orgId), undefined, {
     schema: forceRefreshResponseSchema,
   });
 }

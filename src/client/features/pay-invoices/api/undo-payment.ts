@@ -1,10 +1,10 @@
 import { paymentUndoResultSchema, type PaymentUndoResult } from '@/shared/pay-invoices';
 import { api } from '@/client/lib/api-client';
-import { withOrg } from './keys';
+import { orgUrl } from '@/client/lib/org-url';
 
 /** POST /api/xero/payments/{paymentId}/undo (beyond the spec): removes a payment just made, in Xero. */
 export function undoPayment(orgId: number, paymentId: string): Promise<PaymentUndoResult> {
-  return api.post(withOrg(`/api/xero/payments/${encodeURIComponent(paymentId)}/undo`, orgId), undefined, {
+  return api.post(orgUrl(`/api/xero/payments/${encodeURIComponent(paymentId)}/undo`, orgId), undefined, {
     schema: paymentUndoResultSchema,
   });
 }

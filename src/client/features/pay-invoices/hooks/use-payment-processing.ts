@@ -21,6 +21,7 @@ import { refreshInvoice } from '../api/refresh-invoice';
 import { undoPayment } from '../api/undo-payment';
 import { updateInvoiceInList } from '../utils/invoice-cache';
 import { announcePaymentError } from './use-out-of-sync';
+import { newIdempotencyKey } from '@/client/lib/idempotency';
 
 /** One Process Payments run that sent at least one payment: what the banner and the Undo need. */
 export interface PaymentRun {
@@ -71,7 +72,7 @@ export function usePaymentProcessing(orgId: number) {
       running.current = true;
       setProcessing(true);
       // One key per payment item for this user action; every retry of that request carries the same key.
-      const keys = items.map(() => crypto.randomUUID());
+      const keys = items.map(() => newIdempotencyKey());
       const made: PaymentRun['payments'] = [];
       let remainingPence = roundPoundsToPence(invoice.amountDue);
       let undoableUntil = Number.POSITIVE_INFINITY;

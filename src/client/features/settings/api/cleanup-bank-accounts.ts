@@ -1,14 +1,15 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { bankAccountsCleanupResponseSchema, type BankAccountsCleanupResponse } from '@/shared/pay-invoices';
 import { api, getMessage } from '@/client/lib/api-client';
-import { settingsKeys, withOrg, type OrgId } from './query-keys';
+import { settingsKeys } from './query-keys';
+import { orgUrl, type OrgId } from '@/client/lib/org-url';
 
 export const BANK_CLEANUP_FAILED = 'Failed to clean up duplicate bank accounts';
 
 /** POST /api/xero/bank-accounts/cleanup → {deletedCount} (000 §7). Touches Ledgerlink's cache only. */
 export async function cleanupBankAccounts(orgId: OrgId): Promise<BankAccountsCleanupResponse> {
   try {
-    return await api.post(withOrg('/api/xero/bank-accounts/cleanup', orgId), undefined, {
+    return await api.post(orgUrl('/api/xero/bank-accounts/cleanup', orgId), undefined, {
       schema: bankAccountsCleanupResponseSchema,
     });
   } catch (error) {

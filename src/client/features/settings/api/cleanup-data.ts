@@ -1,14 +1,14 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { dataCleanupResponseSchema, type DataCleanupResponse } from '@/shared/pay-invoices';
 import { api, getMessage } from '@/client/lib/api-client';
-import { withOrg, type OrgId } from './query-keys';
+import { orgUrl, type OrgId } from '@/client/lib/org-url';
 
 export const DATA_CLEANUP_FAILED = 'Failed to clean up processed invoices and payments';
 
 /** POST /api/xero/data/cleanup → {deletedInvoices, deletedPayments} (000 §7). Touches Ledgerlink's cache only. */
 export async function cleanupData(orgId: OrgId): Promise<DataCleanupResponse> {
   try {
-    return await api.post(withOrg('/api/xero/data/cleanup', orgId), undefined, {
+    return await api.post(orgUrl('/api/xero/data/cleanup', orgId), undefined, {
       schema: dataCleanupResponseSchema,
     });
   } catch (error) {

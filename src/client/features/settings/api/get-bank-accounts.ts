@@ -1,6 +1,7 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { bankAccountsResponseSchema, type BankAccountsResponse } from '@/shared/pay-invoices';
-import { settingsKeys, type OrgId } from './query-keys';
+import { settingsKeys } from './query-keys';
+import type { OrgId } from '@/client/lib/org-url';
 import { fetchReferenceList } from './reference-list';
 
 /**

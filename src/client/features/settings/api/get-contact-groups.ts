@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { contactGroupsResponseSchema, type ContactGroup } from '@/shared/settings';
-import type { OrgId } from './query-keys';
+import type { OrgId } from '@/client/lib/org-url';
 import { fetchReferenceList, referenceListQueryOptions } from './reference-list';
 
 const PATH = '/api/xero/contact-groups';

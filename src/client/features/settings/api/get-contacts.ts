@@ -1,7 +1,8 @@
 import { keepPreviousData, queryOptions, useQuery } from '@tanstack/react-query';
 import { contactsResponseSchema, type Contact } from '@/shared/settings';
 import { api } from '@/client/lib/api-client';
-import { settingsKeys, withOrg, type OrgId } from './query-keys';
+import { settingsKeys } from './query-keys';
+import { orgUrl, type OrgId } from '@/client/lib/org-url';
 
 /**
  * GET /api/xero/contacts?search=&refresh= (000 §7): active contacts whose name contains the search text.
@@ -12,7 +13,7 @@ export function getContacts(
   options: { search?: string; ids?: readonly string[]; refresh?: boolean } = {},
 ): Promise<Contact[]> {
   return api.get(
-    withOrg('/api/xero/contacts', orgId, {
+    orgUrl('/api/xero/contacts', orgId, {
       search: options.search?.trim() || undefined,
       ids: options.ids && options.ids.length > 0 ? options.ids.join(',') : undefined,
       refresh: options.refresh ? 'true' : undefined,

@@ -1,7 +1,8 @@
 import { queryOptions } from '@tanstack/react-query';
 import type { z } from 'zod';
 import { api } from '@/client/lib/api-client';
-import { settingsKeys, withOrg, type OrgId } from './query-keys';
+import { settingsKeys } from './query-keys';
+import { orgUrl, type OrgId } from '@/client/lib/org-url';
 
 export type ListName = Parameters<typeof settingsKeys.list>[1];
 
@@ -16,7 +17,7 @@ export function fetchReferenceList<T>(
   orgId: OrgId,
   refresh = false,
 ): Promise<T> {
-  return api.get(withOrg(path, orgId, { refresh: refresh ? 'true' : undefined }), { schema });
+  return api.get(orgUrl(path, orgId, { refresh: refresh ? 'true' : undefined }), { schema });
 }
 
 export function referenceListQueryOptions<T>(

@@ -7,14 +7,14 @@ import {
 import { api } from '@/client/lib/api-client';
 import { saveDefaults, type Connection } from '@/client/lib/connection';
 import { queryKeys } from '@/client/lib/query-client';
-import { withOrg, type OrgId } from './query-keys';
+import { orgUrl, type OrgId } from '@/client/lib/org-url';
 
 /** PATCH /api/xero/settings (000 §7): the default fields of 000 §3 for the organisation. */
 export function updateSettings(
   orgId: OrgId,
   body: SettingsUpdateRequestInput,
 ): Promise<SettingsUpdateResponse> {
-  return api.patch(withOrg('/api/xero/settings', orgId), body, { schema: settingsUpdateResponseSchema });
+  return api.patch(orgUrl('/api/xero/settings', orgId), body, { schema: settingsUpdateResponseSchema });
 }
 
 /**

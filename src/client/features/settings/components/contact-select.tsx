@@ -6,7 +6,7 @@ import { Picker, PickerContent, PickerTrigger } from '@/client/components/ui/pic
 import { Spinner } from '@/client/components/ui/spinner';
 import { cn } from '@/client/lib/utils';
 import { useContacts } from '../api/get-contacts';
-import type { OrgId } from '../api/query-keys';
+import type { OrgId } from '@/client/lib/org-url';
 
 /** The contact selector searches the server 0.5 s after the last key stroke (000 §2, §9). */
 export const CONTACT_SEARCH_DEBOUNCE_MS = 500;

@@ -18,7 +18,7 @@ import {
 import { Spinner } from '@/client/components/ui/spinner';
 import { useCleanupBankAccounts } from '../api/cleanup-bank-accounts';
 import { useCleanupData } from '../api/cleanup-data';
-import type { OrgId } from '../api/query-keys';
+import type { OrgId } from '@/client/lib/org-url';
 
 type Job = 'bank-accounts' | 'data';
 

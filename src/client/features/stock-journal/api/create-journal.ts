@@ -4,7 +4,8 @@ import {
   type JournalCreateResponse,
 } from '@/shared/stock-journal';
 import { api } from '@/client/lib/api-client';
-import { withOrg } from './keys';
+import { orgUrl } from '@/client/lib/org-url';
+import { idempotencyHeader } from '@/client/lib/idempotency';
 
 /**
  * POST /api/xero/stock-journal (001 §7). The Idempotency-Key is made once when the user presses the post
@@ -15,8 +16,8 @@ export function createJournal(
   request: JournalCreateRequest,
   idempotencyKey: string,
 ): Promise<JournalCreateResponse> {
-  return api.post(withOrg('/api/xero/stock-journal', orgId), request, {
+  return api.post(orgUrl('/api/xero/stock-journal', orgId), request, {
     schema: journalCreateResponseSchema,
-    headers: { 'Idempotency-Key': idempotencyKey },
+    headers: idempotencyHeader(idempotencyKey),
   });
 }

@@ -1,7 +1,8 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { customersResponseSchema, type Customer } from '@/shared/stock-journal';
 import { api } from '@/client/lib/api-client';
-import { stockJournalKeys, withOrg } from './keys';
+import { stockJournalKeys } from './keys';
+import { orgUrl } from '@/client/lib/org-url';
 
 /** Customers are cached 5 minutes with 3 retries (001 §7, §9). */
 export const CUSTOMERS_STALE_MS = 5 * 60_000;
@@ -9,7 +10,7 @@ export const CUSTOMERS_RETRIES = 3;
 
 /** GET /api/xero/customers (001 §7): the customer contacts, sorted by name. */
 export function getCustomers(orgId: number): Promise<Customer[]> {
-  return api.get(withOrg('/api/xero/customers', orgId), { schema: customersResponseSchema });
+  return api.get(orgUrl('/api/xero/customers', orgId), { schema: customersResponseSchema });
 }
 
 export const customersQueryOptions = (orgId: number) =>

@@ -1,11 +1,12 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { stockJournalEntryListResponseSchema, type StockJournalEntry } from '@/shared/stock-journal';
 import { api } from '@/client/lib/api-client';
-import { stockJournalKeys, withOrg } from './keys';
+import { stockJournalKeys } from './keys';
+import { orgUrl } from '@/client/lib/org-url';
 
 /** GET /api/xero/stock-journal/entries (001 §7): the journals posted per period. */
 export function getJournalEntries(orgId: number): Promise<StockJournalEntry[]> {
-  return api.get(withOrg('/api/xero/stock-journal/entries', orgId), {
+  return api.get(orgUrl('/api/xero/stock-journal/entries', orgId), {
     schema: stockJournalEntryListResponseSchema,
   });
 }

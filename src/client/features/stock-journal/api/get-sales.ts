@@ -1,7 +1,8 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { ALL_CUSTOMERS, salesResponseLenientSchema, type SalesPeriod } from '@/shared/stock-journal';
 import { api, getMessage } from '@/client/lib/api-client';
-import { stockJournalKeys, withOrg, type SalesFilters } from './keys';
+import { stockJournalKeys, type SalesFilters } from './keys';
+import { orgUrl } from '@/client/lib/org-url';
 
 /** The sales answer with what went wrong, if anything: "non-OK gives empty list" (001 §7), yet the screen says why. */
 export interface SalesResult {
@@ -21,7 +22,7 @@ export async function getSales(
 ): Promise<SalesResult> {
   try {
     const periods = await api.get(
-      withOrg('/api/xero/sales', orgId, {
+      orgUrl('/api/xero/sales', orgId, {
         customerId:
           filters.customerId && filters.customerId !== ALL_CUSTOMERS ? filters.customerId : undefined,
         fromDate: filters.fromDate,

@@ -33,13 +33,3 @@ export const stockJournalKeys = {
     ] as const,
   entries: (orgId: number) => ['org', orgId, 'stock-journal', 'entries'] as const,
 };
-
-/**
- * Every call names the organisation the screen shows (`?org=`), so a switch made in another tab can never
- * post a journal to a different organisation than the one on screen.
- */
-export function withOrg(path: string, orgId: number, query: Record<string, string | undefined> = {}): string {
-  const params = new URLSearchParams({ org: String(orgId) });
-  for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, value);
-  return `${path}?${params.toString()}`;
-}

@@ -1,10 +1,10 @@
 import { syncStatusResponseSchema, type SyncStatusResponse } from '@/shared/stock-journal';
 import { api } from '@/client/lib/api-client';
-import { withOrg } from './keys';
+import { orgUrl } from '@/client/lib/org-url';
 
 /** POST /api/xero/stock-journal/sync-status (001 §7): empty body; answers {updatedCount}. */
 export function syncJournalStatus(orgId: number): Promise<SyncStatusResponse> {
-  return api.post(withOrg('/api/xero/stock-journal/sync-status', orgId), undefined, {
+  return api.post(orgUrl('/api/xero/stock-journal/sync-status', orgId), undefined, {
     schema: syncStatusResponseSchema,
   });
 }

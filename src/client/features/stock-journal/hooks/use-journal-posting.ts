@@ -14,6 +14,7 @@ import { isApiError } from '@/client/lib/api-client';
 import { toast } from '@/client/lib/toast';
 import { createJournal } from '../api/create-journal';
 import { stockJournalKeys } from '../api/keys';
+import { newIdempotencyKey } from '@/client/lib/idempotency';
 
 /** Second toasts come 1 s after the first (001 §8, 001 §9 "second error toasts delayed 1 s"). */
 export const FOLLOW_UP_TOAST_DELAY_MS = 1000;
@@ -87,7 +88,7 @@ export function useJournalPosting(orgId: number | null, settings: PostingSetting
     busy.current = true;
     setPostingKey(period.key);
     // One key per user action: a retry of this request replays instead of posting twice.
-    const idempotencyKey = crypto.randomUUID();
+    const idempotencyKey = newIdempotencyKey();
     const request = {
       ...buildJournalCreateRequest({
         period,
