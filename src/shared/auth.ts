@@ -47,12 +47,3 @@ export type AppConfig = z.infer<typeof appConfigSchema>;
 /** GET /api/auth/dev-credentials: the development helper of spec 000 §6 (demo mode only). */
 export const devCredentialsSchema = z.object({ username: z.string(), password: z.string() });
 export type DevCredentials = z.infer<typeof devCredentialsSchema>;
-
-/** Query-string values on /auth after Sign in with Xero (spec 000 §8). */
-export const AUTH_ERROR_CODES = [
-  'missing_code',
-  'auth_configuration',
-  'authentication_failed',
-  'missing_token',
-] as const;
-export const AUTH_WARNING_CODES = ['no_tenants', 'connection_issue'] as const;

@@ -35,29 +35,13 @@ export const FEATURE_LABELS: Record<FeatureKey, string> = {
   'stock-journal': 'Stock Journal',
 };
 
-/** Path-to-feature mapping used for access checks (spec 000 §2). */
-export const FEATURE_ROUTES = {
-  '/invoices': 'pay-invoices',
-  '/add-invoices': 'add-invoices',
-  '/cis-invoices': 'cis-bills',
-  '/stock-journal': 'stock-journal',
-} as const satisfies Record<string, FeatureKey>;
-
-export const FEATURE_PATHS: Record<FeatureKey, keyof typeof FEATURE_ROUTES> = {
+/** The screen path of each feature (spec 000 §2). */
+export const FEATURE_PATHS = {
   'pay-invoices': '/invoices',
   'add-invoices': '/add-invoices',
   'cis-bills': '/cis-invoices',
   'stock-journal': '/stock-journal',
-};
-
-export type RouteFeature = FeatureKey | 'other';
-
-/** The feature a path needs; any other path is "other" and needs none. Query string and trailing slash are ignored. */
-export function getFeatureForPath(path: string): RouteFeature {
-  const bare = path.split(/[?#]/)[0] ?? '';
-  const trimmed = bare.length > 1 ? bare.replace(/\/+$/, '') : bare;
-  return (FEATURE_ROUTES as Record<string, FeatureKey>)[trimmed] ?? 'other';
-}
+} as const satisfies Record<FeatureKey, string>;
 
 /** Flag on one source (organisation or connection); missing means false. */
 export function isFeatureEnabled(
