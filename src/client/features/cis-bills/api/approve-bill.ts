@@ -1,3 +1,4 @@
+import { useMutation } from '@tanstack/react-query';
 import {
   approveBillResponseSchema,
   DEFAULT_BILL_ACCOUNT_HEADER,
@@ -5,6 +6,7 @@ import {
 } from '@/shared/cis-bills';
 import { api } from '@/client/lib/api-client';
 import { orgUrl } from '@/client/lib/org-url';
+import { idempotencyHeader } from '@/client/lib/idempotency';
 
 /** POST /api/xero/approve-bill/{id} (001 §7): with a header carrying the saved bill account id. */
 export function approveBill(
@@ -15,6 +17,21 @@ export function approveBill(
 ): Promise<ApproveBillResponse> {
   return api.post(orgUrl(`/api/xero/approve-bill/${encodeURIComponent(id)}`, orgId), undefined, {
     schema: approveBillResponseSchema,
-    headers: { [DEFAULT_BILL_ACCOUNT_HEADER]: defaultBillAccountId, 'Idempotency-Key': idempotencyKey },
+    headers: { [DEFAULT_BILL_ACCOUNT_HEADER]: defaultBillAccountId, ...idempotencyHeader(idempotencyKey) },
+  });
+}
+
+/** Approve a draft bill, as a mutation of the organisation on screen. */
+export function useApproveBill(orgId: number) {
+  return useMutation({
+    mutationFn: ({
+      id,
+      accountId,
+      idempotencyKey,
+    }: {
+      id: string;
+      accountId: string;
+      idempotencyKey: string;
+    }) => approveBill(orgId, id, accountId, idempotencyKey),
   });
 }

@@ -1,3 +1,4 @@
+import { useMutation } from '@tanstack/react-query';
 import {
   createBillsResponseSchema,
   type CreateBillRequest,
@@ -26,4 +27,17 @@ export function createBills(
       headers: idempotencyHeader(idempotencyKey),
     },
   );
+}
+
+/** Create bills, as a mutation of the organisation on screen (one key per press of Create). */
+export function useCreateBills(orgId: number) {
+  return useMutation({
+    mutationFn: ({
+      bills,
+      idempotencyKey,
+    }: {
+      bills: Array<CreateBillRequest & { id: string }>;
+      idempotencyKey: string;
+    }) => createBills(orgId, bills, idempotencyKey),
+  });
 }

@@ -1,3 +1,4 @@
+import { useMutation } from '@tanstack/react-query';
 import { updateBillResponseSchema, type UpdateBillResponse } from '@/shared/cis-bills';
 import { api } from '@/client/lib/api-client';
 import { orgUrl } from '@/client/lib/org-url';
@@ -18,4 +19,12 @@ export function updateBill(
       headers: idempotencyHeader(idempotencyKey),
     },
   );
+}
+
+/** Save a draft's amount, as a mutation of the organisation on screen. */
+export function useUpdateBill(orgId: number) {
+  return useMutation({
+    mutationFn: ({ id, amount, idempotencyKey }: { id: string; amount: number; idempotencyKey: string }) =>
+      updateBill(orgId, id, amount, idempotencyKey),
+  });
 }

@@ -33,7 +33,7 @@ import { Tooltip } from '@/client/components/ui/tooltip';
 import { getMessage, isApiError } from '@/client/lib/api-client';
 import type { Connection } from '@/client/lib/connection';
 import { toast } from '@/client/lib/toast';
-import { createBills } from '../api/create-bills';
+import { useCreateBills } from '../api/create-bills';
 import { getCisContacts, useCisContacts } from '../api/get-cis-contacts';
 import { getDirectCostsAccounts, useDirectCostsAccounts } from '../api/get-direct-costs-accounts';
 import { cisBillsKeys } from '../api/query-keys';
@@ -81,6 +81,7 @@ export function CreateBillsCard({ connection, orgId }: { connection: Connection;
   const formId = useId();
   const contacts = useCisContacts(orgId);
   const accounts = useDirectCostsAccounts(orgId);
+  const { mutateAsync: sendBills } = useCreateBills(orgId);
   // One key for the card: each bill's attempt id makes the key of that bill (see AddedBill.attemptId).
   const actionKey = useRef(newIdempotencyKey());
 
@@ -225,11 +226,10 @@ export function CreateBillsCard({ connection, orgId }: { connection: Connection;
     for (let start = 0; start < sending.length; start += CREATE_BILLS_CHUNK_SIZE) {
       const chunk = sending.slice(start, start + CREATE_BILLS_CHUNK_SIZE);
       try {
-        const answer = await createBills(
-          orgId,
-          chunk.map((b) => ({ id: b.attemptId, ...buildCreateBillRequest(b, createAsDraft) })),
-          actionKey.current,
-        );
+        const answer = await sendBills({
+          bills: chunk.map((b) => ({ id: b.attemptId, ...buildCreateBillRequest(b, createAsDraft) })),
+          idempotencyKey: actionKey.current,
+        });
         for (const bill of chunk) {
           const result: CreateBillResult | undefined = answer.results.find((r) => r.id === bill.attemptId);
           const previous = results.get(bill.id);

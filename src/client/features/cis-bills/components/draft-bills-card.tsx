@@ -24,11 +24,11 @@ import { useNarrowScreen } from '@/client/lib/narrow-screen';
 import { readSavedDefaults, type Connection } from '@/client/lib/connection';
 import { queryKeys } from '@/client/lib/query-client';
 import { toast } from '@/client/lib/toast';
-import { approveBill } from '../api/approve-bill';
-import { deleteBill } from '../api/delete-bill';
+import { useApproveBill } from '../api/approve-bill';
+import { useDeleteBill } from '../api/delete-bill';
 import { getDraftBills, useDraftBills } from '../api/get-draft-bills';
 import { cisBillsKeys } from '../api/query-keys';
-import { updateBill } from '../api/update-bill';
+import { useUpdateBill } from '../api/update-bill';
 import { checkConnectionForWrite } from '../utils/check-connection';
 import { DeleteBillDialog } from './delete-bill-dialog';
 import { newIdempotencyKey } from '@/client/lib/idempotency';
@@ -64,6 +64,9 @@ export function DraftBillsCard({
   const queryClient = useQueryClient();
   const [, navigate] = useLocation();
   const drafts = useDraftBills(orgId);
+  const { mutateAsync: saveAmount } = useUpdateBill(orgId);
+  const { mutateAsync: sendApproval } = useApproveBill(orgId);
+  const { mutateAsync: sendDeletion } = useDeleteBill(orgId);
   const narrow = useNarrowScreen();
   const [refreshing, setRefreshing] = useState(false);
   const [editing, setEditing] = useState<{ id: string; amount: string; original: number } | null>(null);
@@ -125,7 +128,11 @@ export function DraftBillsCard({
     }
     setSavingId(editing.id);
     try {
-      const updated = await updateBill(orgId, editing.id, fromPence(pence), newIdempotencyKey());
+      const updated = await saveAmount({
+        id: editing.id,
+        amount: fromPence(pence),
+        idempotencyKey: newIdempotencyKey(),
+      });
       replaceBill(editing.id, updated);
       setEditing(null);
       toast({
@@ -163,7 +170,7 @@ export function DraftBillsCard({
     }
     setApprovingIds((ids) => new Set(ids).add(bill.invoiceID));
     try {
-      await approveBill(orgId, bill.invoiceID, accountId, newIdempotencyKey());
+      await sendApproval({ id: bill.invoiceID, accountId, idempotencyKey: newIdempotencyKey() });
       replaceBill(bill.invoiceID, null);
       toast({
         title: 'Bill Approved',
@@ -198,7 +205,7 @@ export function DraftBillsCard({
     if (!toDelete) return;
     setDeleting(true);
     try {
-      await deleteBill(orgId, toDelete.invoiceID, newIdempotencyKey());
+      await sendDeletion({ id: toDelete.invoiceID, idempotencyKey: newIdempotencyKey() });
       replaceBill(toDelete.invoiceID, null);
       toast({
         title: 'Bill Deleted',

@@ -1,3 +1,4 @@
+import { useMutation } from '@tanstack/react-query';
 import { paymentResultSchema, type PaymentRequest, type PaymentResult } from '@/shared/pay-invoices';
 import { api } from '@/client/lib/api-client';
 import { orgUrl } from '@/client/lib/org-url';
@@ -15,5 +16,13 @@ export function createPayment(
   return api.post(orgUrl('/api/xero/payments', orgId), payment, {
     schema: paymentResultSchema,
     headers: idempotencyHeader(idempotencyKey),
+  });
+}
+
+/** One payment item as a mutation of the organisation on screen (the caller makes the key, once per item). */
+export function useCreatePayment(orgId: number) {
+  return useMutation({
+    mutationFn: ({ payment, idempotencyKey }: { payment: PaymentRequest; idempotencyKey: string }) =>
+      createPayment(orgId, payment, idempotencyKey),
   });
 }

@@ -1,3 +1,4 @@
+import { useMutation } from '@tanstack/react-query';
 import { paymentUndoResultSchema, type PaymentUndoResult } from '@/shared/pay-invoices';
 import { api } from '@/client/lib/api-client';
 import { orgUrl } from '@/client/lib/org-url';
@@ -7,4 +8,9 @@ export function undoPayment(orgId: number, paymentId: string): Promise<PaymentUn
   return api.post(orgUrl(`/api/xero/payments/${encodeURIComponent(paymentId)}/undo`, orgId), undefined, {
     schema: paymentUndoResultSchema,
   });
+}
+
+/** Undo of one payment, as a mutation of the organisation on screen. */
+export function useUndoPayment(orgId: number) {
+  return useMutation({ mutationFn: (paymentId: string) => undoPayment(orgId, paymentId) });
 }

@@ -15,10 +15,10 @@ import { getMessage } from '@/client/lib/api-client';
 import { toast } from '@/client/lib/toast';
 import { isXeroAccessLost, XERO_ACCESS_LOST_MESSAGE } from '@/client/lib/xero-access';
 import { sleep } from '@/client/lib/utils';
-import { createPayment } from '../api/create-payment';
+import { useCreatePayment } from '../api/create-payment';
 import { payInvoicesKeys } from '../api/keys';
 import { refreshInvoice } from '../api/refresh-invoice';
-import { undoPayment } from '../api/undo-payment';
+import { useUndoPayment } from '../api/undo-payment';
 import { updateInvoiceInList } from '../utils/invoice-cache';
 import { announcePaymentError } from './use-out-of-sync';
 import { newIdempotencyKey } from '@/client/lib/idempotency';
@@ -65,6 +65,7 @@ export function usePaymentProcessing(orgId: number) {
   const queryClient = useQueryClient();
   const [isProcessing, setProcessing] = useState(false);
   const running = useRef(false);
+  const { mutateAsync: sendPayment } = useCreatePayment(orgId);
 
   const process = useCallback(
     async (invoice: Invoice, items: PaymentRequest[]): Promise<PaymentRun | null> => {
@@ -79,7 +80,7 @@ export function usePaymentProcessing(orgId: number) {
       try {
         for (let i = 0; i < items.length; i += 1) {
           const item = items[i] as PaymentRequest;
-          const result = await createPayment(orgId, item, keys[i] as string);
+          const result = await sendPayment({ payment: item, idempotencyKey: keys[i] as string });
           made.push({ paymentId: result.paymentId, amount: item.amount, isCard: item.isCard });
           remainingPence = result.isInvoiceFullyPaid ? 0 : roundPoundsToPence(result.amountDue);
           undoableUntil = Math.min(undoableUntil, Date.parse(result.undoableUntil) || Date.now());
@@ -143,7 +144,7 @@ export function usePaymentProcessing(orgId: number) {
         void queryClient.invalidateQueries({ queryKey: payInvoicesKeys.invoices(orgId) });
       }
     },
-    [orgId, queryClient],
+    [orgId, queryClient, sendPayment],
   );
 
   return { process, isProcessing };
@@ -153,11 +154,12 @@ export function usePaymentProcessing(orgId: number) {
 export function useUndoPayments(orgId: number) {
   const queryClient = useQueryClient();
   const [isUndoing, setUndoing] = useState(false);
+  const { mutateAsync: sendUndo } = useUndoPayment(orgId);
   const undo = useCallback(
     async (run: PaymentRun): Promise<boolean> => {
       setUndoing(true);
       try {
-        for (const payment of [...run.payments].reverse()) await undoPayment(orgId, payment.paymentId);
+        for (const payment of [...run.payments].reverse()) await sendUndo(payment.paymentId);
         toast({
           ...UNDO_MESSAGES.success,
           description: `The payment(s) for invoice ${run.invoiceNumber} were removed from Xero.`,
@@ -176,7 +178,7 @@ export function useUndoPayments(orgId: number) {
         await queryClient.invalidateQueries({ queryKey: payInvoicesKeys.invoices(orgId) });
       }
     },
-    [orgId, queryClient],
+    [orgId, queryClient, sendUndo],
   );
   return { undo, isUndoing };
 }

@@ -1,3 +1,4 @@
+import { useMutation } from '@tanstack/react-query';
 import {
   journalCreateResponseSchema,
   type JournalCreateRequest,
@@ -19,5 +20,15 @@ export function createJournal(
   return api.post(orgUrl('/api/xero/stock-journal', orgId), request, {
     schema: journalCreateResponseSchema,
     headers: idempotencyHeader(idempotencyKey),
+  });
+}
+
+/** Post a journal, as a mutation of the organisation on screen (the caller makes the key, once per press). */
+export function useCreateJournal(orgId: number | null) {
+  return useMutation({
+    mutationFn: ({ request, idempotencyKey }: { request: JournalCreateRequest; idempotencyKey: string }) => {
+      if (orgId === null) throw new Error('Invalid organization ID');
+      return createJournal(orgId, request, idempotencyKey);
+    },
   });
 }

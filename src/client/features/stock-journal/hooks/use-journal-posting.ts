@@ -12,7 +12,7 @@ import {
 } from '@/shared/stock-journal';
 import { isApiError } from '@/client/lib/api-client';
 import { toast } from '@/client/lib/toast';
-import { createJournal } from '../api/create-journal';
+import { useCreateJournal } from '../api/create-journal';
 import { stockJournalKeys } from '../api/keys';
 import { newIdempotencyKey } from '@/client/lib/idempotency';
 
@@ -53,6 +53,7 @@ function showError(message: UserMessage & { followUp?: UserMessage }, followUpVa
  */
 export function useJournalPosting(orgId: number | null, settings: PostingSettings) {
   const queryClient = useQueryClient();
+  const { mutateAsync: sendJournal } = useCreateJournal(orgId);
   const [postingKey, setPostingKey] = useState<string | null>(null);
   const busy = useRef(false);
 
@@ -105,7 +106,7 @@ export function useJournalPosting(orgId: number | null, settings: PostingSetting
       variant: 'info',
     });
     try {
-      const result = await createJournal(orgId, request, idempotencyKey);
+      const result = await sendJournal({ request, idempotencyKey });
       const created = describeJournalCreated(
         period.periodStart,
         period.periodEnd,
