@@ -52,6 +52,7 @@ import { createTokenStore } from './xero/xero-http/token-store';
 import { createWriteLedger } from './xero/write-ledger';
 import { createXeroSync } from './xero/sync/sync.service';
 import { createLiveEvents } from './lib/live-events';
+import { createWebhookHealth } from './xero/webhooks/health';
 import { createWebhookProcessor } from './xero/webhooks/processor';
 import { registerXeroWebhookRoutes, WEBHOOK_PATH } from './modules/xero-webhooks/webhooks.routes';
 import { registerLiveEventsRoutes } from './modules/live-events/live-events.routes';
@@ -253,12 +254,20 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     db,
     gateQueues: () => xeroHttp.gateQueues(),
   });
+  const webhookHealth = createWebhookHealth({
+    db,
+    keyConfigured: Boolean(options.xero.webhookKey ?? config.xero.webhookKey),
+    onFallback: (reason) => metrics.webhookFallback(reason),
+  });
   const xeroHttp = createXeroHttp({
     apiUrl: options.xero.apiUrl,
     tokens,
     ...options.xeroHttp,
     ...(sharedGates ? { createGate: sharedGates.createGate } : {}),
-    onCall: (event) => metrics.onXeroCall(event),
+    onCall: (event) => {
+      metrics.onXeroCall(event);
+      webhookHealth.onXeroCall(event);
+    },
     onRateLimits: (tenantId, limits) => {
       // Remember the budget for the organisation cards, at most every few seconds per organisation.
       const now = Date.now();
@@ -272,7 +281,15 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const connection = createConnectionService({ orgs, tokens, xero, audit });
   const resolveTenant = createTenancy(orgs);
   const ledger = createWriteLedger({ db, log: app.log });
-  const sync = createXeroSync({ db, http: xeroHttp });
+  // Live updates from Xero's webhooks, or the fallback to If-Modified-Since (docs/decisions/018-webhooks.md).
+  const webhookKey = options.xero.webhookKey ?? config.xero.webhookKey;
+  const sync = createXeroSync({
+    db,
+    http: xeroHttp,
+    mayUseCache: (ctx, lastSyncAt) => webhookHealth.mayUseCache(ctx, lastSyncAt),
+    onChangesRead: (ctx, changedAt) =>
+      void webhookHealth.expectDelivery(ctx.tenantId, changedAt).catch(() => undefined),
+  });
   const uris = redirectUris(config.appUrl);
   registerConnectionRoutes(app, {
     connection,
@@ -283,6 +300,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     redirectUri: uris.connect,
     appUrl: config.appUrl,
     secureCookie: config.session.secureCookie,
+    liveUpdates: (tenantIds) => webhookHealth.healthOf(tenantIds),
   });
   registerXeroSignInRoutes(app, {
     oauth,
@@ -330,9 +348,14 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
 
   // Xero's webhooks in (signed deliveries, applied after the answer), live screens out (docs/decisions/018-webhooks.md).
   const live = createLiveEvents({ database, log: app.log });
-  const webhooks = createWebhookProcessor({ db, sync, live, log: app.log });
-  const webhookKey = options.xero.webhookKey ?? config.xero.webhookKey;
-  registerXeroWebhookRoutes(app, { webhookKey, processor: webhooks });
+  const webhooks = createWebhookProcessor({
+    db,
+    sync,
+    live,
+    log: app.log,
+    onApplied: (lag) => metrics.webhookApplied(lag),
+  });
+  registerXeroWebhookRoutes(app, { webhookKey, processor: webhooks, health: webhookHealth });
   registerLiveEventsRoutes(app, { live });
   app.addHook('onReady', async () => {
     await live.start();
@@ -342,6 +365,10 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   let lastWebhookPurge = 0;
   const webhookSweep = setInterval(() => {
     if (webhookKey) void webhooks.drain();
+    if (webhookKey)
+      void webhookHealth
+        .giveUpOldGaps()
+        .catch((error: unknown) => app.log.warn({ err: error }, 'checking webhook gaps failed'));
     void live
       .purgeOld()
       .catch((error: unknown) => app.log.warn({ err: error }, 'purging old live events failed'));

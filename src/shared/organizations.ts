@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { webhookHealthSchema } from './webhook-health';
 
 // Names and rules are zod-free so the client's first screen can import them without zod.
 export * from './organizations-rules';
@@ -28,6 +29,8 @@ export const userOrganizationSchema = z.object({
   featureCisBills: z.boolean().nullish(),
   featureStockJournal: z.boolean().nullish(),
   rateLimits: rateLimitsSchema.nullish(),
+  /** Live updates from Xero's webhooks, or the fallback to checking Xero on each refresh (decision 018). */
+  liveUpdates: webhookHealthSchema.nullish(),
 });
 export type UserOrganization = z.infer<typeof userOrganizationSchema>;
 export const userOrganizationsResponseSchema = z.array(userOrganizationSchema);

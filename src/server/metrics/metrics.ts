@@ -38,6 +38,10 @@ export interface AppMetrics {
   onXeroCall(event: XeroCallEvent): void;
   /** One reconciler pass ended. */
   reconcilerRan(outcome: 'ok' | 'error'): void;
+  /** A webhook event was applied this many seconds after its eventDateUtc. */
+  webhookApplied(lagSeconds: number): void;
+  /** A standard refresh asked Xero instead of trusting the webhook-fed cache, and why. */
+  webhookFallback(reason: string): void;
 }
 
 export function registerMetrics(app: FastifyInstance, options: MetricsOptions): AppMetrics {
@@ -81,6 +85,18 @@ export function registerMetrics(app: FastifyInstance, options: MetricsOptions): 
     name: 'ledgerlink_reconciler_runs_total',
     help: 'Passes of the write reconciler (settles writes whose answer was lost), by outcome.',
     labelNames: ['outcome'] as const,
+    registers,
+  });
+  const webhookLag = new Histogram({
+    name: 'ledgerlink_webhook_lag_seconds',
+    help: "Seconds from a Xero webhook event's eventDateUtc to the moment Ledgerlink applied it (cache updated, screens told).",
+    buckets: [0.5, 1, 2, 5, 10, 30, 60, 300, 1800, 3600],
+    registers,
+  });
+  const webhookFallbacks = new Counter({
+    name: 'ledgerlink_webhook_fallbacks_total',
+    help: 'Standard refreshes that asked Xero (If-Modified-Since) instead of the webhook-fed cache, by reason (no-key, not-started, gap, silent, catch-up).',
+    labelNames: ['reason'] as const,
     registers,
   });
   new Gauge({
@@ -173,6 +189,12 @@ export function registerMetrics(app: FastifyInstance, options: MetricsOptions): 
     },
     reconcilerRan(outcome) {
       if (options.enabled) reconcilerRuns.inc({ outcome });
+    },
+    webhookApplied(lagSeconds) {
+      if (options.enabled) webhookLag.observe(lagSeconds);
+    },
+    webhookFallback(reason) {
+      if (options.enabled) webhookFallbacks.inc({ reason });
     },
   };
 }

@@ -68,3 +68,38 @@ export const liveEvents = pgTable(
   },
   (t) => [index('live_events_org_idx').on(t.organizationId, t.id)],
 );
+
+/**
+ * What the receiver knows of the app's whole delivery stream (one row, id 1): when the first signed delivery
+ * arrived (webhooks began) and the sequence up to which every delivery has arrived. Deliveries that came
+ * past a missing one wait in xero_webhook_ranges until the gap fills (docs/decisions/018-webhooks.md).
+ */
+export const xeroWebhookFeed = pgTable('xero_webhook_feed', {
+  id: integer('id').primaryKey(),
+  firstDeliveryAt: timestamp('first_delivery_at', { withTimezone: true }),
+  sequenceDone: bigint('sequence_done', { mode: 'number' }),
+});
+
+/** Deliveries received past a sequence gap: first..last, and when they came (the gap was seen then). */
+export const xeroWebhookRanges = pgTable(
+  'xero_webhook_ranges',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    firstSequence: bigint('first_sequence', { mode: 'number' }).notNull(),
+    lastSequence: bigint('last_sequence', { mode: 'number' }).notNull(),
+    receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('xero_webhook_ranges_first_idx').on(t.firstSequence)],
+);
+
+/**
+ * Live-update health per Xero organisation (tenant id, lower case): since when a delivery is awaited
+ * (Ledgerlink wrote to Xero, or read a change there, and none came since), the last delivery naming it, and
+ * the last trouble that may have lost deliveries (cached views read before it are refreshed from Xero once).
+ */
+export const xeroWebhookHealth = pgTable('xero_webhook_health', {
+  tenantId: text('tenant_id').primaryKey(),
+  awaitingSince: timestamp('awaiting_since', { withTimezone: true }),
+  lastDeliveryAt: timestamp('last_delivery_at', { withTimezone: true }),
+  suspectSince: timestamp('suspect_since', { withTimezone: true }),
+});

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { connectionStatusSchema, xeroAuthUrlResponseSchema } from '../../../shared/connection';
 import { featureFlagsResponseSchema, userOrganizationsResponseSchema } from '../../../shared/organizations';
 import { idOrIdTextSchema } from '../../../shared/input';
+import type { WebhookHealth } from '../../../shared/webhook-health';
 import { AppError } from '../../lib/app-error';
 import { OAuthError, type XeroOAuth } from '../../xero/xero-http/oauth';
 import type { TokenStore } from '../../xero/xero-http/token-store';
@@ -42,6 +43,8 @@ export function registerConnectionRoutes(
     appUrl: string;
     /** Cookies over HTTPS only (the session's setting). */
     secureCookie: boolean;
+    /** Each organisation's live updates from Xero, for its card (docs/decisions/018-webhooks.md). */
+    liveUpdates?: (tenantIds: readonly string[]) => Promise<Map<string, WebhookHealth>>;
   },
 ) {
   const app = root.withTypeProvider<ZodTypeProvider>();
@@ -169,7 +172,12 @@ export function registerConnectionRoutes(
   app.get(
     '/api/user-organizations',
     { schema: { response: { 200: userOrganizationsResponseSchema } } },
-    async (request) => connection.listUserOrganizations(requireUser(request).id, request.principal),
+    async (request) => {
+      const orgs = await connection.listUserOrganizations(requireUser(request).id, request.principal);
+      if (!deps.liveUpdates || orgs.length === 0) return orgs;
+      const health = await deps.liveUpdates(orgs.map((o) => o.tenantId));
+      return orgs.map((o) => ({ ...o, liveUpdates: health.get(o.tenantId) ?? null }));
+    },
   );
 
   app.get(

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { AppError } from '../../lib/app-error';
 import { xeroWebhookPayloadSchema } from '../../xero/webhooks/payload';
+import type { WebhookHealthService } from '../../xero/webhooks/health';
 import type { WebhookProcessor } from '../../xero/webhooks/processor';
 import { isXeroSignatureValid } from '../../xero/webhooks/signature';
 
@@ -18,9 +19,14 @@ const WEBHOOK_BODY_LIMIT = 256 * 1024;
  */
 export function registerXeroWebhookRoutes(
   root: FastifyInstance,
-  deps: { webhookKey: string | undefined; processor: WebhookProcessor },
+  deps: {
+    webhookKey: string | undefined;
+    processor: WebhookProcessor;
+    /** Keeps the stream's sequence and who got a delivery, for the fallback rule (health.ts). */
+    health?: Pick<WebhookHealthService, 'recordDelivery'>;
+  },
 ): void {
-  const { webhookKey, processor } = deps;
+  const { webhookKey, processor, health } = deps;
   const verified = new WeakSet<FastifyRequest>();
   void root.register(async (scope) => {
     const app = scope.withTypeProvider<ZodTypeProvider>();
@@ -61,6 +67,7 @@ export function registerXeroWebhookRoutes(
       },
       async (request, reply) => {
         await processor.store(request.body);
+        await health?.recordDelivery(request.body);
         // Applied after the answer: Xero wants one within 5 seconds, and a read from Xero may take longer.
         setImmediate(() => void processor.drain());
         return reply.status(200).send();

@@ -93,7 +93,18 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * concurrent requests (on this or another instance) never run the same sync twice: a latecomer waits
  * for the running sync and reads its result.
  */
-export function createXeroSync(deps: { db: Db; http: XeroHttp }) {
+export function createXeroSync(deps: {
+  db: Db;
+  http: XeroHttp;
+  /**
+   * Live updates (docs/decisions/018-webhooks.md, "Fallback"): may a standard refresh of a view last read
+   * from Xero at `lastSyncAt` be answered from the cache, because Xero's webhooks keep it current? Without
+   * it every refresh asks Xero (If-Modified-Since).
+   */
+  mayUseCache?: (ctx: SyncContext, lastSyncAt: Date | null) => Promise<boolean>;
+  /** An incremental read found invoices changed in Xero since the view's last read (the earliest change). */
+  onChangesRead?: (ctx: SyncContext, changedAt: Date) => void;
+}) {
   const { db, http } = deps;
   const local = new Map<string, Promise<SyncResult>>();
 
@@ -238,6 +249,8 @@ export function createXeroSync(deps: { db: Db; http: XeroHttp }) {
     let calls = 0;
     let fetched = 0;
     let highWater = initial ? null : (state?.highWater ?? null);
+    const previousHighWater = highWater;
+    let earliestChange: Date | null = null;
     if (full) {
       await db
         .delete(xeroInvoices)
@@ -273,6 +286,14 @@ export function createXeroSync(deps: { db: Db; http: XeroHttp }) {
       fetched += rows.length;
       for (const r of rows) {
         if (r.updatedUtc && (!highWater || r.updatedUtc > highWater)) highWater = r.updatedUtc;
+        if (
+          !initial &&
+          r.updatedUtc &&
+          previousHighWater &&
+          r.updatedUtc > previousHighWater &&
+          (!earliestChange || r.updatedUtc < earliestChange)
+        )
+          earliestChange = r.updatedUtc;
       }
       if (
         data.Invoices.length < PAGE_SIZE ||
@@ -286,6 +307,7 @@ export function createXeroSync(deps: { db: Db; http: XeroHttp }) {
       lastSyncAt: now,
       ...(initial ? { lastFullSyncAt: now } : {}),
     });
+    if (earliestChange) deps.onChangesRead?.(ctx, earliestChange);
     return { calls, fetched, full: initial };
   }
 
@@ -303,9 +325,21 @@ export function createXeroSync(deps: { db: Db; http: XeroHttp }) {
       return row?.version ?? 0;
     },
 
-    /** Brings one invoice view up to date (incremental unless `full`). */
-    syncInvoices(ctx: SyncContext, view: InvoiceView, options: { full?: boolean } = {}): Promise<SyncResult> {
+    /**
+     * Brings one invoice view up to date (incremental unless `full`). While Xero's webhooks keep the view
+     * current (`mayUseCache`), an incremental refresh of a view read before costs no call.
+     */
+    async syncInvoices(
+      ctx: SyncContext,
+      view: InvoiceView,
+      options: { full?: boolean } = {},
+    ): Promise<SyncResult> {
       const def = describeView(view);
+      if (!options.full && deps.mayUseCache) {
+        const state = await readState(ctx.organizationId, def.resource);
+        if (state?.lastSyncAt && (await deps.mayUseCache(ctx, state.lastSyncAt)))
+          return { calls: 0, fetched: 0, full: false };
+      }
       return withLease(ctx, def.resource, () => syncInvoicesNow(ctx, view, options.full === true), {
         full: options.full === true,
       });

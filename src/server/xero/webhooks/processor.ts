@@ -43,7 +43,14 @@ interface Logger {
  * written with the cache's newest-wins rule, and the open screens are told (live events). An organisation no
  * user has connected is ignored; events whose processing fails are tried again later (the claim lapses).
  */
-export function createWebhookProcessor(deps: { db: Db; sync: XeroSync; live: LiveEvents; log: Logger }) {
+export function createWebhookProcessor(deps: {
+  db: Db;
+  sync: XeroSync;
+  live: LiveEvents;
+  log: Logger;
+  /** Seconds from an applied event's eventDateUtc to now (the webhook-lag metric). */
+  onApplied?: (lagSeconds: number) => void;
+}) {
   const { db, sync, live, log } = deps;
   let running: Promise<void> | null = null;
   let again = false;
@@ -196,6 +203,8 @@ export function createWebhookProcessor(deps: { db: Db; sync: XeroSync; live: Liv
           await live.publish(ctx.organizationId, 'contacts', { contactIds: rows.map((r) => r.contactId) });
       }
       await finish(ids, 'applied');
+      const appliedAt = Date.now();
+      for (const e of events) deps.onApplied?.(Math.max(0, (appliedAt - e.eventAt.getTime()) / 1000));
     } catch (error) {
       log.warn({ err: error, tenantId }, 'webhook events not applied yet');
       const spent = events.filter((e) => e.attempts >= MAX_ATTEMPTS).map((e) => e.id);

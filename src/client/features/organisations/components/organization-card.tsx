@@ -1,8 +1,9 @@
 import { formatDistanceToNowStrict } from 'date-fns';
-import { CheckCircle2, Clock, Gauge, Lock, Settings } from 'lucide-react';
+import { CheckCircle2, Clock, Gauge, Lock, Radio, Settings } from 'lucide-react';
 import { getTokenStatus } from '@/shared/connection';
 import { FEATURE_KEYS, FEATURE_LABELS, isFeatureEnabled, type FeatureKey } from '@/shared/feature-flags';
 import { getOrganizationName, type UserOrganization } from '@/shared/organizations';
+import { describeWebhookHealth } from '@/shared/webhook-health';
 import { Badge } from '@/client/components/ui/badge';
 import { Button } from '@/client/components/ui/button';
 import { Card, CardContent, CardFooter, CardHeader, CardTitle } from '@/client/components/ui/card';
@@ -126,6 +127,19 @@ export function OrganizationCard({
               <dd className="tabular">
                 {org.rateLimits.minuteRemaining ?? '–'} this minute ·{' '}
                 {org.rateLimits.dayRemaining === null ? '–' : count.format(org.rateLimits.dayRemaining)} today
+              </dd>
+            </>
+          ) : null}
+          {org.connected && org.liveUpdates ? (
+            <>
+              <dt className="flex items-center gap-1.5 text-muted-foreground">
+                <Radio aria-hidden className="size-3.5" /> Live updates
+              </dt>
+              <dd
+                data-live-updates={org.liveUpdates.state}
+                className={org.liveUpdates.state === 'live' ? undefined : 'text-warning-foreground'}
+              >
+                {describeWebhookHealth(org.liveUpdates)}
               </dd>
             </>
           ) : null}

@@ -35,6 +35,39 @@ describe('Organizations page (spec 000 §2)', () => {
     expect(within(shop).queryByText(/this minute/)).not.toBeInTheDocument();
   });
 
+  it("says in each card whether Xero's changes arrive live, or are checked on each refresh (issue 18)", async () => {
+    server.use(
+      http.get('*/api/user-organizations', () =>
+        HttpResponse.json([
+          { ...shopOrg, liveUpdates: { state: 'live' } },
+          {
+            ...builderOrg,
+            liveUpdates: { state: 'fallback', reason: 'gap', since: '2026-11-24T12:00:00.000Z' },
+          },
+          makeOrganization({
+            organizationId: 3,
+            tenantName: 'No Key Ltd',
+            isActive: false,
+            liveUpdates: { state: 'fallback', reason: 'no-key', since: null },
+          }),
+        ]),
+      ),
+    );
+    renderApp('/organizations');
+    const shop = await screen.findByRole('group', { name: 'Corner Shop Ltd' });
+    expect(within(shop).getByText('On: changes made in Xero show here within seconds.')).toBeInTheDocument();
+    const builder = screen.getByRole('group', { name: 'Acme Builders' });
+    expect(
+      within(builder).getByText(
+        "Xero's updates have stopped arriving; Ledgerlink is checking Xero on each refresh.",
+      ),
+    ).toBeInTheDocument();
+    const noKey = screen.getByRole('group', { name: 'No Key Ltd' });
+    expect(
+      within(noKey).getByText('Live updates from Xero are off: changes made in Xero show on refresh.'),
+    ).toBeInTheDocument();
+  });
+
   it('feature buttons are disabled when the feature is off, with the administrator tooltip', async () => {
     const user = userEvent.setup();
     renderApp('/organizations');
