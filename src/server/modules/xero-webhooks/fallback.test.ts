@@ -16,6 +16,7 @@ import { createConnectedUser, createXeroTestApp, enableFeatures, type XeroTestAp
 // when they do not, and the organisation card says which (docs/decisions/018-webhooks.md, "Fallback").
 
 const KEY = 'fallback-webhook-key-0123456789abcdef';
+const METRICS_TOKEN = 'fallback-metrics-token-0123456789';
 const sign = (body: string) => crypto.createHmac('sha256', KEY).update(body).digest('base64');
 const callsFor = (t: XeroTestApp, tenantId: string) => t.sandbox.ledger().totals.byTenant[tenantId] ?? 0;
 
@@ -82,7 +83,9 @@ describe('live updates from Xero, and the fallback when they stop', () => {
   const ago = (ms: number) => sql`now() - ${`${ms} milliseconds`}::interval`;
 
   beforeAll(async () => {
-    t = await createXeroTestApp({ env: { XERO_WEBHOOK_KEY: KEY } });
+    t = await createXeroTestApp({
+      env: { XERO_WEBHOOK_KEY: KEY, METRICS_ENABLED: 'true', METRICS_TOKEN: METRICS_TOKEN },
+    });
     owner = await createConnectedUser(t, 'fallback.owner', {
       email: 'owner@demoshop.example',
       tenants: ['Demo Shop Ltd'],
@@ -215,6 +218,27 @@ describe('live updates from Xero, and the fallback when they stop', () => {
       .returning();
     expect(row).toBeDefined();
     expect(await refreshCalls()).toBe(1);
+  });
+
+  it('counts the fallbacks by reason and times the webhook lag, for GET /metrics', async () => {
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/metrics',
+      headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+    });
+    const counted = (reason: string) =>
+      Number(
+        new RegExp(`^ledgerlink_webhook_fallbacks_total\\{reason="${reason}"\\} (\\d+)`, 'm').exec(
+          res.body,
+        )?.[1] ?? 0,
+      );
+    expect(counted('not-started')).toBe(1);
+    expect(counted('silent')).toBe(2);
+    expect(counted('gap')).toBe(1);
+    expect(counted('catch-up')).toBeGreaterThanOrEqual(3);
+    const applied = Number(/^ledgerlink_webhook_lag_seconds_count (\d+)/m.exec(res.body)?.[1] ?? 0);
+    expect(applied).toBeGreaterThanOrEqual(3);
+    expect(res.body).toMatch(/^ledgerlink_webhook_lag_seconds_bucket\{le="1"\} \d+/m);
   });
 });
 
