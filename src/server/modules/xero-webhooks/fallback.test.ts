@@ -226,12 +226,12 @@ describe('live updates from Xero, and the fallback when they stop', () => {
       url: '/metrics',
       headers: { authorization: `Bearer ${METRICS_TOKEN}` },
     });
-    const counted = (reason: string) =>
-      Number(
-        new RegExp(`^ledgerlink_webhook_fallbacks_total\\{reason="${reason}"\\} (\\d+)`, 'm').exec(
-          res.body,
-        )?.[1] ?? 0,
-      );
+    const counted = (reason: string) => {
+      const line = res.body
+        .split('\n')
+        .find((l) => l.startsWith(`ledgerlink_webhook_fallbacks_total{reason="${reason}"} `));
+      return Number(line?.split(' ')[1] ?? 0);
+    };
     expect(counted('not-started')).toBe(1);
     expect(counted('silent')).toBe(2);
     expect(counted('gap')).toBe(1);
