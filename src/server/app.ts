@@ -56,9 +56,8 @@ import { createWebhookHealth } from './xero/webhooks/health';
 import { createWebhookProcessor } from './xero/webhooks/processor';
 import { registerXeroWebhookRoutes, WEBHOOK_PATH } from './modules/xero-webhooks/webhooks.routes';
 import { registerLiveEventsRoutes } from './modules/live-events/live-events.routes';
+import { createEgressMeter } from './modules/organizations/egress-meter';
 import type { XeroEndpoints } from './xero/endpoints';
-
-export type { XeroEndpoints };
 
 export interface BuildAppOptions {
   config: AppConfig;
@@ -243,6 +242,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const tokens = createTokenStore({ db, box, oauth });
   const orgs = createOrganizationsRepository(database);
   const lastRateWrite = new Map<string, number>();
+  const egress = createEgressMeter({ store: orgs, log: app.log });
+  app.addHook('onClose', () => egress.flush());
   // On PostgreSQL the instances keep Xero's limits together (shared-gate.ts); PGlite has one instance.
   const sharedGates =
     database.kind === 'postgres' && database.pool
@@ -267,6 +268,10 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     onCall: (event) => {
       metrics.onXeroCall(event);
       webhookHealth.onXeroCall(event);
+    },
+    onReceived: (event) => {
+      metrics.onXeroReceived(event);
+      egress.record(event.tenantId, event.bytes);
     },
     onRateLimits: (tenantId, limits) => {
       // Remember the budget for the organisation cards, at most every few seconds per organisation.

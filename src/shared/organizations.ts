@@ -11,6 +11,13 @@ export const rateLimitsSchema = z.object({
 });
 export type RateLimits = z.infer<typeof rateLimitsSchema>;
 
+/** Data downloaded from Xero for this organisation in a month (UTC 'YYYY-MM'): Xero bills apps by egress. */
+export const egressSchema = z.object({
+  month: z.string().regex(/^\d{4}-\d{2}$/),
+  bytes: z.number().int().nonnegative(),
+});
+export type Egress = z.infer<typeof egressSchema>;
+
 /** GET /api/user-organizations: one entry per organisation the user is linked to (spec 000 §3). */
 export const userOrganizationSchema = z.object({
   /** Our numeric organisation id (DESIGN §3). */
@@ -29,6 +36,8 @@ export const userOrganizationSchema = z.object({
   featureCisBills: z.boolean().nullish(),
   featureStockJournal: z.boolean().nullish(),
   rateLimits: rateLimitsSchema.nullish(),
+  /** This month's download from Xero, null before the first answer was counted. */
+  downloadedThisMonth: egressSchema.nullish(),
   /** Live updates from Xero's webhooks, or the fallback to checking Xero on each refresh (decision 018). */
   liveUpdates: webhookHealthSchema.nullish(),
 });

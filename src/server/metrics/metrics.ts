@@ -36,6 +36,8 @@ export interface AppMetrics {
   registry: Registry;
   /** Feed of the Xero client (XeroHttpOptions.onCall). */
   onXeroCall(event: XeroCallEvent): void;
+  /** The size of an answer body read from Xero (egress, which Xero bills by). */
+  onXeroReceived(event: { tenantId: string; method: string; path: string; bytes: number }): void;
   /** One reconciler pass ended. */
   reconcilerRan(outcome: 'ok' | 'error'): void;
   /** A webhook event was applied this many seconds after its eventDateUtc. */
@@ -69,6 +71,12 @@ export function registerMetrics(app: FastifyInstance, options: MetricsOptions): 
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30],
     registers,
   });
+  const xeroBytes = new Counter({
+    name: 'ledgerlink_xero_received_bytes_total',
+    help: "Bytes of Xero's answer bodies read, by organisation (Xero tenant id) and endpoint: the egress Xero bills apps by.",
+    labelNames: ['tenant', 'endpoint'] as const,
+    registers,
+  });
   const rateLimited = new Counter({
     name: 'ledgerlink_xero_rate_limited_total',
     help: "429 answers from Xero, by organisation and Xero's X-Rate-Limit-Problem (minute, day, concurrent, appminute).",
@@ -95,7 +103,7 @@ export function registerMetrics(app: FastifyInstance, options: MetricsOptions): 
   });
   const webhookFallbacks = new Counter({
     name: 'ledgerlink_webhook_fallbacks_total',
-    help: 'Standard refreshes that asked Xero (If-Modified-Since) instead of the webhook-fed cache, by reason (no-key, not-started, gap, silent, catch-up).',
+    help: 'Standard refreshes that asked Xero (If-Modified-Since) instead of the webhook-fed cache, by reason (not-started, gap, silent, catch-up); without a webhook key every refresh asks Xero and none is counted.',
     labelNames: ['reason'] as const,
     registers,
   });
@@ -176,6 +184,13 @@ export function registerMetrics(app: FastifyInstance, options: MetricsOptions): 
 
   return {
     registry,
+    onXeroReceived(event) {
+      if (!options.enabled) return;
+      xeroBytes.inc(
+        { tenant: event.tenantId, endpoint: xeroEndpoint(event.method, event.path) },
+        event.bytes,
+      );
+    },
     onXeroCall(event) {
       if (!options.enabled) return;
       const endpoint = xeroEndpoint(event.method, event.path);

@@ -1,4 +1,5 @@
 import {
+  bigint,
   boolean,
   index,
   integer,
@@ -73,6 +74,12 @@ export const organizations = pgTable(
     rateMinuteRemaining: integer('rate_minute_remaining'),
     rateDayRemaining: integer('rate_day_remaining'),
     rateUpdatedAt: timestamp('rate_updated_at', { withTimezone: true }),
+    /**
+     * Bytes of Xero's answers received for this organisation in `egressMonth` (UTC 'YYYY-MM'): Xero bills
+     * apps by the data they download (issue 19), so the organisation card shows it.
+     */
+    egressMonth: text('egress_month'),
+    egressBytes: bigint('egress_bytes', { mode: 'number' }).notNull().default(0),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },

@@ -155,6 +155,19 @@ export function createOrganizationsRepository(database: Database) {
         .where(eq(organizations.tenantId, tenantId));
     },
 
+    /** Adds each tenant's bytes to its total for `month`; a row last counted in another month starts again. */
+    async addEgress(month: string, bytesByTenant: ReadonlyMap<string, number>): Promise<void> {
+      for (const [tenantId, bytes] of bytesByTenant) {
+        await db
+          .update(organizations)
+          .set({
+            egressBytes: sql`CASE WHEN ${organizations.egressMonth} = ${month} THEN ${organizations.egressBytes} + ${bytes} ELSE ${bytes} END`,
+            egressMonth: month,
+          })
+          .where(eq(organizations.tenantId, tenantId));
+      }
+    },
+
     async findById(organizationId: number) {
       const rows = await db.select().from(organizations).where(eq(organizations.id, organizationId)).limit(1);
       return rows[0] ?? null;

@@ -9,6 +9,7 @@ import type { XeroPort } from '../../xero/xero-port';
 import type { AuditLog } from '../audit/audit';
 import type { RequestPrincipal, XeroTokenStatus } from '../auth/sessions';
 import type { OrganizationRow, OrganizationsRepository } from '../organizations/organizations.repository';
+import { egressMonthOf } from '../organizations/egress-meter';
 
 export const NOT_CONNECTED_ERROR = 'Not connected to Xero';
 
@@ -113,6 +114,7 @@ export function createConnectionService(deps: {
       const valid = Boolean(
         current && current.status === 'active' && expiry && expiry.getTime() > Date.now(),
       );
+      const thisMonth = egressMonthOf(new Date());
       return rows.map(({ org, membership }) => ({
         organizationId: org.id,
         tenantId: org.tenantId,
@@ -132,6 +134,13 @@ export function createConnectionService(deps: {
             : {
                 minuteRemaining: org.rateMinuteRemaining ?? null,
                 dayRemaining: org.rateDayRemaining ?? null,
+              },
+        downloadedThisMonth:
+          org.egressMonth === null
+            ? null
+            : {
+                month: thisMonth,
+                bytes: org.egressMonth === thisMonth ? org.egressBytes : 0,
               },
       }));
     },

@@ -48,6 +48,11 @@ export interface XeroHttpOptions {
   createGate?: (tenantId: string) => XeroGate;
   /** Called after every attempt (metrics): status 0 when no answer came. */
   onCall?: (event: XeroCallEvent) => void;
+  /**
+   * Called with the size of each answer body read for a tenant (Xero bills apps by the data they download,
+   * issue 19): bytes as received, after decompression; bodies not read (304s, refused answers) count 0.
+   */
+  onReceived?: (event: { tenantId: string; method: string; path: string; bytes: number }) => void;
   /** Called with Xero's remaining-call headers after each answer for a tenant. */
   onRateLimits?: (
     tenantId: string,
@@ -274,13 +279,19 @@ export function createXeroHttp(options: XeroHttpOptions) {
         return { status: 304, data: undefined as T, headers: response.headers };
       }
       if (request.binary && response.ok) {
-        return {
-          status: response.status,
-          data: Buffer.from(await response.arrayBuffer()) as T,
-          headers: response.headers,
-        };
+        const data = Buffer.from(await response.arrayBuffer());
+        if (tenantId)
+          options.onReceived?.({ tenantId, method: request.method, path: request.path, bytes: data.length });
+        return { status: response.status, data: data as T, headers: response.headers };
       }
       const text = await response.text();
+      if (tenantId)
+        options.onReceived?.({
+          tenantId,
+          method: request.method,
+          path: request.path,
+          bytes: Buffer.byteLength(text),
+        });
       let body: unknown = undefined;
       if (text) {
         try {

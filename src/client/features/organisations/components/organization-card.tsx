@@ -1,8 +1,8 @@
 import { formatDistanceToNowStrict } from 'date-fns';
-import { CheckCircle2, Clock, Gauge, Lock, Radio, Settings } from 'lucide-react';
+import { CheckCircle2, Clock, Download, Gauge, Lock, Radio, Settings } from 'lucide-react';
 import { getTokenStatus } from '@/shared/connection';
 import { FEATURE_KEYS, FEATURE_LABELS, isFeatureEnabled, type FeatureKey } from '@/shared/feature-flags';
-import { getOrganizationName, type UserOrganization } from '@/shared/organizations';
+import { getOrganizationName, type Egress, type UserOrganization } from '@/shared/organizations';
 import { describeWebhookHealth } from '@/shared/webhook-health';
 import { Badge } from '@/client/components/ui/badge';
 import { Button } from '@/client/components/ui/button';
@@ -14,6 +14,21 @@ import { SwitchOnInAdmin, useIsAdministrator } from '@/client/components/switch-
 const dateTime = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short' });
 const fullDateTime = new Intl.DateTimeFormat('en-GB', { dateStyle: 'full', timeStyle: 'long' });
 const count = new Intl.NumberFormat('en-GB');
+const oneDecimal = new Intl.NumberFormat('en-GB', { maximumFractionDigits: 1 });
+const monthName = new Intl.DateTimeFormat('en-GB', { month: 'long', timeZone: 'UTC' });
+
+/** Decimal units, as Xero's egress allowance is stated (10 GB a month on Core). */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1_000) return `${bytes} bytes`;
+  if (bytes < 1_000_000) return `${oneDecimal.format(bytes / 1_000)} KB`;
+  if (bytes < 1_000_000_000) return `${oneDecimal.format(bytes / 1_000_000)} MB`;
+  return `${oneDecimal.format(bytes / 1_000_000_000)} GB`;
+}
+
+/** "1.2 MB in November": what Ledgerlink downloaded from Xero for this organisation this month. */
+export function describeDownload(egress: Egress): string {
+  return `${formatBytes(egress.bytes)} in ${monthName.format(new Date(`${egress.month}-01T00:00:00Z`))}`;
+}
 
 function parseDate(value: string | null | undefined): Date | null {
   if (!value) return null;
@@ -128,6 +143,14 @@ export function OrganizationCard({
                 {org.rateLimits.minuteRemaining ?? '–'} this minute ·{' '}
                 {org.rateLimits.dayRemaining === null ? '–' : count.format(org.rateLimits.dayRemaining)} today
               </dd>
+            </>
+          ) : null}
+          {org.downloadedThisMonth ? (
+            <>
+              <dt className="flex items-center gap-1.5 text-muted-foreground">
+                <Download aria-hidden className="size-3.5" /> Downloaded from Xero
+              </dt>
+              <dd className="tabular">{describeDownload(org.downloadedThisMonth)}</dd>
             </>
           ) : null}
           {org.connected && org.liveUpdates ? (
