@@ -50,7 +50,7 @@ import { redirectUris } from './demo';
 import { createXeroOAuth } from './xero/xero-http/oauth';
 import { createTokenStore } from './xero/xero-http/token-store';
 import { createWriteLedger } from './xero/write-ledger';
-import { createXeroSync } from './xero/sync/sync.service';
+import { createXeroSync, type SyncContext } from './xero/sync/sync.service';
 import { createLiveEvents } from './lib/live-events';
 import { createWebhookHealth } from './xero/webhooks/health';
 import { createWebhookProcessor } from './xero/webhooks/processor';
@@ -291,7 +291,13 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const sync = createXeroSync({
     db,
     http: xeroHttp,
-    mayUseCache: (ctx, lastSyncAt) => webhookHealth.mayUseCache(ctx, lastSyncAt),
+    // Without a key every refresh asks Xero, as before webhooks: nothing to decide, nothing to count.
+    ...(webhookKey
+      ? {
+          mayUseCache: (ctx: SyncContext, lastSyncAt: Date | null) =>
+            webhookHealth.mayUseCache(ctx, lastSyncAt),
+        }
+      : {}),
     onChangesRead: (ctx, changedAt) =>
       void webhookHealth.expectDelivery(ctx.tenantId, changedAt).catch(() => undefined),
   });
