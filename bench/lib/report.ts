@@ -2,7 +2,7 @@
  * bench/results.md: one table per part, each figure as "median (min–max)" over the runs, the goal beside
  * it, and what a missed goal means.
  */
-import type { CallsResult, CallsRow } from '../parts/xero-calls';
+import type { CallsResult, CallsRow, LiveUpdatesResult } from '../parts/xero-calls';
 import type { PageResult } from '../parts/page';
 import type { ScaleOutResult } from '../parts/scale-out';
 import type { ServerResult } from '../parts/server';
@@ -61,6 +61,24 @@ function endpointsText(endpoints: Record<string, number>): string {
   return parts.length > 0 ? parts.join(', ') : 'none';
 }
 
+function renderLiveUpdates(live: LiveUpdatesResult): string[] {
+  const met = (spread: Spread | null, ok: (median: number) => boolean) =>
+    spread ? mark(ok(spread.median) && ok(spread.max)) : '—';
+  return [
+    '### Live updates (Xero webhooks, issue 18)',
+    '',
+    `The app with a webhook key, the sandbox sending signed webhooks to it as Xero does (events gathered for 250 ms into one delivery, as in demo mode), ${live.screens} screens open on GET /api/events. Changes are payments made in the sandbox as a person in Xero's web app; calls are counted in the sandbox's ledger for the organisation.`,
+    '',
+    '| Measure | Figure | Goal |',
+    '|---|---|---|',
+    `| A change in Xero reaches every open screen: Xero calls per batch of changes (${live.changesPerBatch} changes a batch, ${live.batches} batches) | ${formatSpread(live.callsPerBatch, 1)} | ≤ 1: ${met(live.callsPerBatch, (v) => v <= 1)} |`,
+    `| Standard refresh, nothing changed, webhooks healthy: Xero calls | ${formatSpread(live.refreshCalls)} | 0: ${met(live.refreshCalls, (v) => v === 0)} |`,
+    `| Time from a change to the screen (median, loopback; ${live.timings} changes) | ${formatSpread(live.changeToScreenMs, 0, ' ms')} | — (the e2e ceiling is 2 s) |`,
+    '',
+    ...(live.error ? [`**Failed in a run:** ${live.error}`, ''] : []),
+  ];
+}
+
 function renderCalls(result: CallsResult): string[] {
   const lines = [
     `Sandbox scale ${result.scale}: ${formatNumber(result.outstanding)} outstanding sales invoices and ${formatNumber(result.drafts)} draft sales invoices in Demo Shop Ltd at the start of each run; ${result.runs} run(s), each on a freshly seeded sandbox and fresh databases (${formatNumber(result.seconds)} s in all).`,
@@ -88,6 +106,7 @@ function renderCalls(result: CallsResult): string[] {
     for (const row of notes) lines.push(`- ${row.label}: ${row.notes.join('; ')}.`);
   }
   lines.push('');
+  if (result.live) lines.push(...renderLiveUpdates(result.live));
   return lines;
 }
 

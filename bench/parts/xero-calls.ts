@@ -40,6 +40,7 @@ import { FRESH_FROM_XERO_MS } from '../../src/server/modules/pay-invoices/pay-in
 import { createTestDatabase } from '../../src/server/test/database';
 import type { BenchOptions } from '../lib/options';
 import { summarize, type Spread } from '../lib/stats';
+import { measureLiveUpdates, type LiveSample } from './live-updates';
 
 const SHOP = 'Demo Shop Ltd';
 const BUILDERS = 'Demo Builders Ltd';
@@ -78,8 +79,21 @@ export interface CallsRow {
   notes: string[];
 }
 
+/** Live updates (issue 18): Xero's webhooks in, open screens told; every figure over every run. */
+export interface LiveUpdatesResult {
+  callsPerBatch: Spread | null;
+  refreshCalls: Spread | null;
+  changeToScreenMs: Spread | null;
+  screens: number;
+  changesPerBatch: number;
+  batches: number;
+  timings: number;
+  error: string | null;
+}
+
 export interface CallsResult {
   rows: CallsRow[];
+  live?: LiveUpdatesResult;
   scale: number;
   outstanding: number;
   drafts: number;
@@ -787,6 +801,15 @@ export async function runXeroCalls(options: BenchOptions, log: (line: string) =>
   log(`calls: seeding the sandbox at scale ${options.scale}`);
   const sandbox = await startBenchSandbox({ scale: options.scale });
   const all: Array<Map<string, Sample>> = [];
+  const live: LiveSample[] = [];
+  let liveError: string | null = null;
+  const liveSizes = {
+    screens: 3,
+    batches: options.quick ? 5 : 10,
+    changesPerBatch: 10,
+    refreshes: options.quick ? 3 : 5,
+    timings: options.quick ? 10 : 25,
+  };
   const outstanding = outstandingOf(sandboxOrg(sandbox, SHOP));
   const drafts = draftsOf(sandboxOrg(sandbox, SHOP));
   try {
@@ -794,6 +817,13 @@ export async function runXeroCalls(options: BenchOptions, log: (line: string) =>
       if (run > 1) await sandbox.reset();
       log(`calls: run ${run} of ${options.callRuns}`);
       all.push(await runOnce(sandbox, options, dataDir));
+      log(`calls: run ${run}, live updates`);
+      try {
+        live.push(await measureLiveUpdates(sandbox, dataDir, liveSizes));
+      } catch (error) {
+        liveError = error instanceof Error ? error.message : String(error);
+        log(`calls: live updates failed: ${liveError}`);
+      }
     }
   } finally {
     await sandbox.close();
@@ -826,6 +856,16 @@ export async function runXeroCalls(options: BenchOptions, log: (line: string) =>
   });
   return {
     rows,
+    live: {
+      callsPerBatch: summarize(live.flatMap((l) => l.callsPerBatch)),
+      refreshCalls: summarize(live.flatMap((l) => l.refreshCalls)),
+      changeToScreenMs: summarize(live.flatMap((l) => l.changeToScreenMs)),
+      screens: liveSizes.screens,
+      changesPerBatch: liveSizes.changesPerBatch,
+      batches: liveSizes.batches * live.length,
+      timings: liveSizes.timings * live.length,
+      error: liveError,
+    },
     scale: options.scale,
     outstanding,
     drafts,
