@@ -1,8 +1,93 @@
+import fs from 'node:fs';
 import js from '@eslint/js';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import checkFile from 'eslint-plugin-check-file';
+import importX from 'eslint-plugin-import-x';
 import globals from 'globals';
 import reactHooks from 'eslint-plugin-react-hooks';
 import security from 'eslint-plugin-security';
 import tseslint from 'typescript-eslint';
+
+const root = import.meta.dirname;
+
+// The client's feature folders, read at lint time so a new feature is fenced off from the others at once.
+const clientFeatures = fs
+  .readdirSync(`${root}/src/client/features`, { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name);
+
+/**
+ * Which part of the tree may import which (STYLE §1–§4), checked on the resolved file, so a relative path
+ * (`../../server/x`) is caught like an `@/` alias. Paths are relative to this file.
+ */
+const zones = {
+  // (a) Features never import each other; app/routes composes them.
+  featureToFeature: clientFeatures.map((feature) => ({
+    target: `./src/client/features/${feature}`,
+    from: './src/client/features',
+    except: [`./${feature}`],
+    message:
+      'A feature never imports another feature: compose them in src/client/app, or move the shared part to lib/ or components/.',
+  })),
+  // (b) Imports flow one way: components|lib|config -> features -> app.
+  clientLayers: [
+    {
+      target: ['./src/client/lib', './src/client/components', './src/client/config'],
+      from: ['./src/client/features', './src/client/app'],
+      message: 'lib/, components/ and config/ sit below the features and app/: they never import them.',
+    },
+    {
+      target: './src/client/features',
+      from: './src/client/app',
+      message: 'Features must not import from app/.',
+    },
+  ],
+  // (c) src/shared is imported by everyone and imports none of them.
+  shared: [
+    {
+      target: './src/shared',
+      from: ['./src/server', './src/client', './src/sandbox'],
+      message: 'src/shared is pure: it imports no server, client or sandbox code.',
+    },
+  ],
+  client: [
+    {
+      target: './src/client',
+      from: ['./src/server', './src/sandbox'],
+      message: 'The client never imports server or sandbox code.',
+    },
+  ],
+  // The sandbox stands alone like Xero: it shares no table or type with the app that talks to it.
+  sandbox: [
+    {
+      target: './src/sandbox',
+      from: ['./src/server', './src/shared', './src/client'],
+      message:
+        'The sandbox stands alone like Xero: it imports nothing of the app (src/server, src/shared, src/client).',
+    },
+  ],
+  // The Xero client knows nothing of the app's wiring or its feature modules.
+  xero: [
+    {
+      target: './src/server/xero',
+      from: ['./src/server/app.ts', './src/server/modules'],
+      message: 'The Xero layer knows nothing of the app: define what it needs in src/server/xero.',
+    },
+  ],
+  // (e) Feature code reaches Xero through the port; only tests and the wiring (demo.ts) start the sandbox.
+  featureToSandbox: [
+    {
+      target: ['./src/client/features', './src/server/modules'],
+      from: './src/sandbox',
+      message:
+        'Features never import the sandbox: they talk to Xero through src/server/xero, pointed at the sandbox by configuration.',
+    },
+  ],
+};
+const allZones = Object.values(zones).flat();
+// Integration tests start the sandbox and read its state.
+const testZones = allZones.filter((zone) => !zones.featureToSandbox.includes(zone));
+const TEST_FILES = ['**/*.test.{ts,tsx}', '**/*.spec.ts', 'src/server/test/**', 'src/client/testing/**'];
 
 export default tseslint.config(
   {
@@ -21,7 +106,21 @@ export default tseslint.config(
   security.configs.recommended,
   {
     languageOptions: { ecmaVersion: 2023, globals: { ...globals.node, ...globals.browser } },
+    plugins: { 'import-x': importX, 'check-file': checkFile },
+    settings: {
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: `${root}/tsconfig.json` })],
+    },
     rules: {
+      // Value cycles; type-only cycles are found by src/server/lint-boundaries.test.ts (import-x skips them).
+      'import-x/no-cycle': 'error',
+      'import-x/no-restricted-paths': ['error', { basePath: root, zones: allZones }],
+      // Files and folders are kebab-case (STYLE §5); `.test`, `.routes` and the like are middle extensions.
+      'check-file/filename-naming-convention': [
+        'error',
+        { '**/*.{ts,tsx,js,mjs,cjs}': 'KEBAB_CASE' },
+        { ignoreMiddleExtensions: true },
+      ],
+      'check-file/folder-naming-convention': ['error', { '{src,e2e,bench,scripts}/**/': 'KEBAB_CASE' }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-explicit-any': 'error',
       // Object lookups keyed by our own typed keys are everywhere; this rule cannot tell them from user input.
@@ -30,6 +129,16 @@ export default tseslint.config(
       'security/detect-non-literal-fs-filename': 'off',
       'no-console': ['error', { allow: ['warn', 'error'] }],
     },
+  },
+  {
+    files: TEST_FILES,
+    rules: { 'import-x/no-restricted-paths': ['error', { basePath: root, zones: testZones }] },
+  },
+  {
+    // Type-aware rules: a promise nobody awaits loses its error (an unhandled rejection or a silent failure).
+    files: ['**/*.{ts,tsx}'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: root } },
+    rules: { '@typescript-eslint/no-floating-promises': 'error' },
   },
   {
     files: ['src/client/**/*.{ts,tsx}'],

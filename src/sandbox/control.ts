@@ -5,8 +5,68 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { faultConfigSchema } from './faults.ts';
-import type { SandboxControl } from './sandbox.ts';
+import { faultConfigSchema, type FaultConfig } from './faults.ts';
+import type { LedgerSnapshot } from './ledger.ts';
+import type { InvoiceFacts, PersonPayment } from './person.ts';
+import type { AutoConsent, RuntimeSettings } from './runtime.ts';
+import type { WebhookConfig, WebhookStatus } from './webhooks.ts';
+
+export interface SandboxInfo {
+  url: string;
+  now: string;
+  seed: number;
+  scale: number;
+  orgs: { tenantId: string; name: string; invoiceCount: number }[];
+  users: { userId: string; email: string; name: string; tenantIds: string[] }[];
+  clients: string[];
+  settings: RuntimeSettings;
+}
+
+/** The run-time controls (also reachable over HTTP under /__sandbox/). */
+export interface SandboxControl {
+  info(): SandboxInfo;
+  reset(): Promise<void>;
+  getFaults(): FaultConfig;
+  setFaults(faults: FaultConfig): void;
+  clearFaults(): void;
+  /** Expire every access token issued so far (optionally one user's); returns how many. */
+  expireTokens(email?: string): number;
+  /**
+   * Change a manual journal's status as a person would in Xero's own web app (e.g. post a draft), outside
+   * any API client: not counted as an API call nor listed among the writes. Returns the new status.
+   */
+  setJournalStatus(journalId: string, status: 'POSTED' | 'DELETED' | 'VOIDED'): string;
+  /** As a person in Xero's web app (not API calls; reported by webhook): pay, approve, void, edit an invoice. */
+  payInvoice(invoiceId: string, payment: PersonPayment): InvoiceFacts & { paymentId: string };
+  approveInvoice(invoiceId: string): InvoiceFacts;
+  voidInvoice(invoiceId: string): InvoiceFacts;
+  editInvoice(
+    invoiceId: string,
+    changes: { reference?: string | undefined; dueDate?: string | undefined },
+  ): InvoiceFacts;
+  /** As a person in Xero's web app: change a contact's name or email address. */
+  editContact(
+    contactId: string,
+    changes: { name?: string | undefined; email?: string | undefined },
+  ): { contactId: string; name: string };
+  /** The webhook subscription (never its key); set one (starts the intent-to-receive check) or remove it. */
+  getWebhooks(): WebhookStatus;
+  setWebhooks(config: WebhookConfig | null): void;
+  /** Sends the queued webhook events now and waits for the answer (tests). */
+  flushWebhooks(): Promise<void>;
+  /** Revoke every grant (optionally one user's): refresh tokens, access tokens, connections; returns how many users. */
+  revokeTokens(email?: string): number;
+  ledger(): LedgerSnapshot;
+  clearLedger(): void;
+  getAutoConsent(): AutoConsent | null;
+  setAutoConsent(consent: AutoConsent | null): void;
+  now(): number;
+  advanceClock(seconds: number): void;
+  setClock(at: Date): void;
+  setClockOffset(ms: number): void;
+  getSettings(): RuntimeSettings;
+  configure(settings: Partial<RuntimeSettings>): void;
+}
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
 

@@ -3,7 +3,7 @@
  * sandbox users who can sign in. Same seed + same "today" → identical data (IDs included).
  * Volume scales with `scale` (1 ≈ 2,300 invoices; 10 ≈ 20,000) and stays fast to generate.
  */
-import { XERO_ACCOUNT_CLASS_BY_TYPE } from '../shared/xero-accounts.ts';
+import { ACCOUNT_CLASS_BY_TYPE, type AccountType } from './account-types.ts';
 import { priceLine, applyTotals } from './invoice-math.ts';
 import type { LineAmountTypes } from './money.ts';
 import { createRandom, type Random } from './random.ts';
@@ -49,7 +49,7 @@ const DAY = 86_400_000;
 type AccountSeed = [
   code: string | undefined,
   name: string,
-  type: string,
+  type: AccountType,
   taxType: string,
   extra?: Partial<AccountRec>,
 ];
@@ -155,7 +155,7 @@ function makeAccounts(rnd: Random, seeds: AccountSeed[], createdMs: number): Acc
     Name: name,
     Type: type,
     Status: 'ACTIVE' as const,
-    Class: XERO_ACCOUNT_CLASS_BY_TYPE[type] ?? 'ASSET',
+    Class: ACCOUNT_CLASS_BY_TYPE[type],
     ...(type === 'BANK' ? { BankAccountType: 'BANK' as const } : {}),
     TaxType: taxType,
     EnablePaymentsToAccount: false,

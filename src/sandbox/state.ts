@@ -4,6 +4,7 @@
  * value goes on the wire unchanged.
  */
 import type { JWK } from 'jose';
+import type { AccountClass } from './account-types.ts';
 import type { LineAmountTypes } from './money.ts';
 
 export const STATE_VERSION = 1;
@@ -68,7 +69,7 @@ export interface AccountRec {
   Name: string;
   Type: string;
   Status: 'ACTIVE' | 'ARCHIVED' | 'DELETED';
-  Class: 'ASSET' | 'EQUITY' | 'EXPENSE' | 'LIABILITY' | 'REVENUE';
+  Class: AccountClass;
   BankAccountType?: 'BANK' | 'CREDITCARD' | 'PAYPAL' | 'NONE' | '';
   BankAccountNumber?: string;
   TaxType: string;

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import type { XeroEndpoints } from './app';
+import type { XeroEndpoints } from './xero/endpoints';
 import type { AppConfig } from './config/env';
 
 export const DEMO_CLIENT_ID = 'ledgerlink-demo';

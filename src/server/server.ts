@@ -1,4 +1,5 @@
-import { buildApp, type XeroEndpoints } from './app';
+import { buildApp } from './app';
+import type { XeroEndpoints } from './xero/endpoints';
 import { ConfigError, loadConfig, type AppConfig } from './config/env';
 import { DatabaseUnavailableError, migrateDatabase, openDatabase, type Database } from './db/client';
 import { prepareDemo, readDemoSetup, startDemoSandbox, writeDemoSetup } from './demo';

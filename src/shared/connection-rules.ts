@@ -1,6 +1,3 @@
-import type { ConnectionStatus } from './connection';
-import type { ConnectionDefaults } from './settings';
-
 /**
  * Connection texts and rules without zod: the client's first screen (header, connection indicator, gates)
  * imports them, and zod stays out of its download (bench §3). The schemas live in `connection.ts`, which
@@ -35,6 +32,13 @@ export const DEFAULT_ID_FIELDS = [
   'defaultStockJournalCostAccountId',
 ] as const;
 export type DefaultIdField = (typeof DEFAULT_ID_FIELDS)[number];
+
+/** The connection defaults of 000 §3 as sent: every id ('' when not set), the tax and posting statuses, the rate. */
+export type ConnectionDefaults = Record<DefaultIdField, string> & {
+  defaultTaxStatus: TaxStatus;
+  defaultStockJournalMarginRate: number;
+  defaultStockJournalPostingStatus: PostingStatus;
+};
 
 /** Stored defaults as a database row or an answer may hold them: any field missing or null. */
 export type StoredDefaults = {
@@ -113,7 +117,23 @@ export interface NormalizedConnectionStatus {
   featureStockJournal: boolean;
 }
 
-export function normalizeConnectionStatus(raw: ConnectionStatus): NormalizedConnectionStatus {
+/** The four feature switches of the connection status. */
+type FeatureFlagField =
+  'featurePayInvoices' | 'featureAddInvoices' | 'featureCisBills' | 'featureStockJournal';
+
+/** A connection status as `connectionStatusSchema` (connection.ts) parses it: fields may be missing or null. */
+export type ConnectionStatusFields = StoredDefaults & {
+  [K in FeatureFlagField]?: boolean | null | undefined;
+} & {
+  connected: boolean;
+  error?: string | undefined;
+  tenantName?: string | null | undefined;
+  tenantId?: string | null | undefined;
+  organizationId?: number | null | undefined;
+  tokenExpiry?: string | null | undefined;
+};
+
+export function normalizeConnectionStatus(raw: ConnectionStatusFields): NormalizedConnectionStatus {
   return {
     connected: raw.connected,
     ...(raw.error ? { error: raw.error } : {}),

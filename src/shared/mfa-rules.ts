@@ -1,9 +1,9 @@
-import type { LoginResponse, MfaChallenge } from './mfa';
-
 /**
  * The sign-in answer's check without zod: the client's first screen (lib/auth) imports it, and zod stays out
  * of its download (bench §3). `mfa.ts` re-exports it beside the schemas.
  */
-export function isMfaChallenge(answer: LoginResponse): answer is MfaChallenge {
+export function isMfaChallenge<Answer extends object>(
+  answer: Answer,
+): answer is Extract<Answer, { mfaRequired: true } | { mfaSetupRequired: true }> {
   return 'mfaRequired' in answer || 'mfaSetupRequired' in answer;
 }

@@ -12,6 +12,7 @@ import {
   postingStatusSchema,
   TAX_STATUSES,
   taxStatusSchema,
+  type ConnectionDefaults,
   type DefaultIdField,
 } from './connection';
 import { createIsoDate, getDateParts } from './dates';
@@ -29,6 +30,7 @@ export {
   TAX_STATUSES,
   taxStatusSchema,
   toConnectionDefaults,
+  type ConnectionDefaults,
   type DefaultIdField,
   type PostingStatus,
   type StoredDefaults,
@@ -122,8 +124,7 @@ export const connectionDefaultsSchema = z.object({
   defaultStockJournalStockAccountId: idOrEmptySchema,
   defaultStockJournalCostAccountId: idOrEmptySchema,
   defaultStockJournalPostingStatus: postingStatusSchema.default(DEFAULT_STOCK_JOURNAL_POSTING_STATUS),
-});
-export type ConnectionDefaults = z.infer<typeof connectionDefaultsSchema>;
+}) satisfies z.ZodType<ConnectionDefaults>;
 
 /** The defaults of a new organisation: no ids, "Tax inclusive", 1.35, draft (000 §3, §9). */
 export function createEmptyConnectionDefaults(): ConnectionDefaults {

@@ -2,8 +2,8 @@
 export type XeroAccountClass = 'ASSET' | 'EQUITY' | 'EXPENSE' | 'LIABILITY' | 'REVENUE';
 
 /**
- * The class of each account type (REFERENCE §4.4). The sandbox gives its seeded accounts their class from
- * it, and the settings rules read it for a cached account that came without one.
+ * The class of each account type (REFERENCE §4.4). The settings rules read it for a cached account that came
+ * without one. The sandbox keeps its own table (src/sandbox/account-types.ts), as Xero would.
  */
 export const XERO_ACCOUNT_CLASS_BY_TYPE: Readonly<Record<string, XeroAccountClass>> = {
   BANK: 'ASSET',

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { buildApp, type BuildAppOptions, type XeroEndpoints } from '../app';
+import { buildApp, type BuildAppOptions } from '../app';
+import type { XeroEndpoints } from '../xero/endpoints';
 import { loadConfig, type AppConfig } from '../config/env';
 import { createTestDatabase, type TestDatabase } from './database';
 

@@ -1,10 +1,8 @@
 /**
- * Where Xero is and who Ledgerlink is to it: the identity service (OAuth discovery), the API host and the app's
- * credentials. The Xero client takes these from whoever wires it (the server, demo mode, tests); it knows nothing
- * of the app itself.
+ * Where the Xero client sends its requests (Xero itself in live mode, the built-in sandbox in demo mode) and who
+ * Ledgerlink is to it: the identity service (OAuth discovery), the API host and the app's credentials. The Xero
+ * client takes these from whoever wires it (the server, demo mode, tests); it knows nothing of the app itself.
  */
-
-/** Where the Xero client sends its requests: Xero itself in live mode, the built-in sandbox in demo mode. */
 export interface XeroEndpoints {
   issuer: string;
   apiUrl: string;

@@ -12,13 +12,13 @@ import { Card } from '@/client/components/ui/card';
 import { Label } from '@/client/components/ui/label';
 import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from '@/client/components/ui/select';
 import { cn } from '@/client/lib/utils';
+import { EmptyDrafts, MissingDefaultsHint } from './draft-invoices-table';
 import {
-  EmptyDrafts,
-  MissingDefaultsHint,
+  getDraftRowControls,
+  getNewInvoiceControls,
   type DraftInvoicesViewProps,
   type NewInvoiceRowProps,
-} from './draft-invoices-table';
-import { getDraftRowControls, getNewInvoiceControls } from './row-controls';
+} from './row-controls';
 import {
   AmountInput,
   ApproveAllCheckbox,

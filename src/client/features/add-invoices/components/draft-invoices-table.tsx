@@ -1,13 +1,18 @@
 import { ArrowDown, ArrowUp, ArrowUpDown, FileText } from 'lucide-react';
 import type { ComponentProps } from 'react';
 import { Link } from 'wouter';
-import type { DraftInvoiceRow, DraftSort, DraftSortColumn, NewInvoiceForm } from '@/shared/add-invoices';
+import type { DraftInvoiceRow, DraftSortColumn, DraftSort } from '@/shared/add-invoices';
 import { formatDateNumeric } from '@/shared/dates';
 import { formatPounds } from '@/shared/money';
 import { paths } from '@/client/config/paths';
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@/client/components/ui/table';
 import { cn } from '@/client/lib/utils';
-import { getDraftRowControls, getNewInvoiceControls } from './row-controls';
+import {
+  getDraftRowControls,
+  getNewInvoiceControls,
+  type DraftInvoicesViewProps,
+  type NewInvoiceRowProps,
+} from './row-controls';
 import {
   AmountInput,
   ApproveAllCheckbox,
@@ -16,32 +21,6 @@ import {
   PendingCashBadge,
   ProcessButton,
 } from './row-fields';
-
-export interface NewInvoiceRowProps {
-  form: NewInvoiceForm;
-  onChange: (patch: Partial<NewInvoiceForm>) => void;
-  /** The default contact's name; null when none is set. */
-  contactName: string | null;
-  /** Settings fields the row needs and lacks (e.g. "Default Contact"). */
-  missing: string[];
-  organizationId: number;
-  canProcess: boolean;
-  creating: boolean;
-  onCreate: () => void;
-}
-
-export interface DraftInvoicesViewProps {
-  rows: DraftInvoiceRow[];
-  sort: DraftSort;
-  onSort: (column: DraftSortColumn) => void;
-  onCashChange: (id: string, text: string) => void;
-  onApproveChange: (row: DraftInvoiceRow, checked: boolean) => void;
-  onApproveAll: (checked: boolean) => void;
-  onProcess: (row: DraftInvoiceRow) => void;
-  /** While Process All runs every row is read-only. */
-  busy: boolean;
-  newInvoice: NewInvoiceRowProps;
-}
 
 const COLUMNS: Array<{ column: DraftSortColumn; label: string; align?: 'right' }> = [
   { column: 'invoiceNumber', label: 'Invoice #' },

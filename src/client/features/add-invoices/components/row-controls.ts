@@ -1,6 +1,5 @@
 import type { ComponentProps } from 'react';
-import type { DraftInvoiceRow } from '@/shared/add-invoices';
-import type { DraftInvoicesViewProps, NewInvoiceRowProps } from './draft-invoices-table';
+import type { DraftInvoiceRow, DraftSort, DraftSortColumn, NewInvoiceForm } from '@/shared/add-invoices';
 import {
   labelOf,
   onEnter,
@@ -9,6 +8,33 @@ import {
   type NewInvoiceDateInput,
   type ProcessButton,
 } from './row-fields';
+
+// The props of both layouts (the table and the cards): each places the controls wired below.
+export interface NewInvoiceRowProps {
+  form: NewInvoiceForm;
+  onChange: (patch: Partial<NewInvoiceForm>) => void;
+  /** The default contact's name; null when none is set. */
+  contactName: string | null;
+  /** Settings fields the row needs and lacks (e.g. "Default Contact"). */
+  missing: string[];
+  organizationId: number;
+  canProcess: boolean;
+  creating: boolean;
+  onCreate: () => void;
+}
+
+export interface DraftInvoicesViewProps {
+  rows: DraftInvoiceRow[];
+  sort: DraftSort;
+  onSort: (column: DraftSortColumn) => void;
+  onCashChange: (id: string, text: string) => void;
+  onApproveChange: (row: DraftInvoiceRow, checked: boolean) => void;
+  onApproveAll: (checked: boolean) => void;
+  onProcess: (row: DraftInvoiceRow) => void;
+  /** While Process All runs every row is read-only. */
+  busy: boolean;
+  newInvoice: NewInvoiceRowProps;
+}
 
 type RowHandlers = Pick<DraftInvoicesViewProps, 'onCashChange' | 'onApproveChange' | 'onProcess'>;
 
