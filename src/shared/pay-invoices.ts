@@ -5,7 +5,7 @@
  * before comparing or adding, so the 0.01 tolerance of 001 §9 is an exact 1-penny comparison.
  */
 import { z } from 'zod';
-import { addDays, compareIsoDates, getDaysBetween, isoDateSchema } from './dates';
+import { addDays, compareIsoDates, isoDateSchema } from './dates';
 import {
   AMOUNT_TOLERANCE_PENCE,
   formatMoney,
@@ -323,35 +323,6 @@ export function chooseDefaultAccounts(
   };
 }
 
-/** Status badge of an invoice (001 §4). */
-export type InvoiceStatusBadge =
-  | { kind: 'paid'; label: 'Fully Paid' }
-  | { kind: 'left'; label: string }
-  | { kind: 'overdue'; label: string; days: number }
-  | { kind: 'due-today'; label: 'Due today' }
-  | { kind: 'due'; label: string; days: number };
-
-/**
- * Status badge (001 §4): "Fully Paid (amount due effectively zero), 'Overdue by {n} days', 'Due today',
- * 'Due in {n} days'". Days are whole calendar days between the due date and today (UK). An invoice
- * without a due date is treated as due today.
- */
-export function getInvoiceStatusBadge(
-  invoice: Pick<Invoice, 'amountDue' | 'dueDate'> & Partial<Pick<Invoice, 'currency'>>,
-  today: string,
-): InvoiceStatusBadge {
-  const duePence = roundPoundsToPence(invoice.amountDue);
-  if (duePence <= 0) return { kind: 'paid', label: 'Fully Paid' };
-  // A penny within the tolerance is not "Fully Paid" to the eye: say what is left (issue 17 item 15).
-  if (isBalanceFullyPaid(duePence))
-    return { kind: 'left', label: `${formatMoney(duePence, invoice.currency)} left to pay` };
-  const days = invoice.dueDate ? getDaysBetween(today, invoice.dueDate) : 0;
-  if (days < 0)
-    return { kind: 'overdue', label: `Overdue by ${-days} day${days === -1 ? '' : 's'}`, days: -days };
-  if (days === 0) return { kind: 'due-today', label: 'Due today' };
-  return { kind: 'due', label: `Due in ${days} day${days === 1 ? '' : 's'}`, days };
-}
-
 /** Sort options of 001 §9; the first is the default ("date oldest first (default)"). */
 export const INVOICE_SORT_OPTIONS = [
   'date-asc',
@@ -493,7 +464,10 @@ export function checkPaymentAgainstBalance(
   return null;
 }
 
-/** Whether a payment error message means the invoice data is out of sync (001 §8). */
+/**
+ * Whether a payment error message means the invoice data is out of sync (001 §8): the words of
+ * {@link checkPaymentAgainstBalance} and Xero's "validation failed". The client's toast rests on it.
+ */
 export function isOutOfSyncPaymentError(message: string | null | undefined): boolean {
   const text = (message ?? '').toLowerCase();
   return ['already fully paid', 'exceeds the invoice balance', 'validation failed'].some((s) =>
@@ -501,82 +475,8 @@ export function isOutOfSyncPaymentError(message: string | null | undefined): boo
   );
 }
 
-/**
- * Toast for a failed payment (001 §8): messages containing 'already fully paid', 'exceeds the invoice
- * balance' or 'validation failed' give 'Invoice Data Out of Sync' and set the out-of-sync flag; anything
- * else gives 'Payment Failed'.
- */
-export function describePaymentError(
-  message: string | null | undefined,
-): UserMessage & { isOutOfSync: boolean } {
-  if (isOutOfSyncPaymentError(message)) {
-    return {
-      title: 'Invoice Data Out of Sync',
-      description:
-        'Payment validation failed. The invoice data may have changed. Try refreshing the invoice.',
-      isOutOfSync: true,
-    };
-  }
-  return {
-    title: 'Payment Failed',
-    description: 'Failed to process payments. Please try again.',
-    isOutOfSync: false,
-  };
-}
-
-/** Success toast (001 §4): 'Payments Processed Successfully' / 'Processed {n} payment(s) for invoice {number}'. */
-export function describePaymentSuccess(count: number, invoiceNumber: string): UserMessage {
-  return {
-    title: 'Payments Processed Successfully',
-    description: `Processed ${count} payment(s) for invoice ${invoiceNumber}`,
-  };
-}
-
-/**
- * Success banner content (001 §4): 'Payment Successful!', then 'Invoice fully paid' with a COMPLETED tag,
- * or the remaining balance with a PARTIAL tag (£ for GBP, else $).
- */
-export function describePaymentOutcome(
-  remainingBalancePence: number,
-  currency = 'GBP',
-): { title: 'Payment Successful!'; detail: string; tag: 'COMPLETED' | 'PARTIAL' } {
-  if (isBalanceFullyPaid(remainingBalancePence)) {
-    return { title: 'Payment Successful!', detail: 'Invoice fully paid', tag: 'COMPLETED' };
-  }
-  return {
-    title: 'Payment Successful!',
-    detail: `Remaining balance: ${formatMoney(remainingBalancePence, currency)}`,
-    tag: 'PARTIAL',
-  };
-}
-
 /** Pause between consecutive payments, ms (001 §4, §9 "Pause between consecutive payments 0.5 s"). */
 export const PAYMENT_PAUSE_MS = 500;
-/** Success banner display time and exit animation, ms (001 §4 "Success banner for 1.5 s (exit animation 0.5 s)"). */
-export const SUCCESS_BANNER_MS = 1500;
-export const SUCCESS_BANNER_EXIT_MS = 500;
-
-/** Attachment image zoom (001 §4, §9): min 0.5, max 3, default 3; button step 0.25, wheel step 0.1. */
-export const ATTACHMENT_ZOOM = { min: 0.5, max: 3, initial: 3, buttonStep: 0.25, wheelStep: 0.1 } as const;
-
-/**
- * Apply a zoom step and keep the result between 0.5 and 3 (001 §4), rounded to 2 decimals so repeated
- * 0.1 wheel steps do not drift.
- */
-export function stepAttachmentZoom(current: number, delta: number): number {
-  const next = Math.round((current + delta) * 100) / 100;
-  return Math.min(ATTACHMENT_ZOOM.max, Math.max(ATTACHMENT_ZOOM.min, next));
-}
-
-/** Name of the window event that raises the out-of-sync flag (001 §4). */
-export const PAYMENT_ERROR_EVENT = 'xero-payment-error';
-
-/** Detail of the `xero-payment-error` event (001 §4 "carrying needsRefresh and invoiceId"). */
-export const paymentErrorEventDetailSchema = z.object({
-  needsRefresh: z.boolean(),
-  invoiceId: z.string().nullish(),
-});
-export type PaymentErrorEventDetail = z.infer<typeof paymentErrorEventDetailSchema>;
 
 /**
  * Whether to stop sending the remaining payments after a refresh (001 §4 "If refreshed amountDue is 0.01
@@ -612,12 +512,3 @@ export const paymentUndoResultSchema = z.object({
   amountDue: moneyAmountSchema,
 });
 export type PaymentUndoResult = z.infer<typeof paymentUndoResultSchema>;
-
-/** Undo toasts (beyond the spec). */
-export const UNDO_MESSAGES = {
-  success: { title: 'Payment Undone', description: 'The payment was removed from Xero.' },
-  failure: {
-    title: 'Undo Failed',
-    description: 'The payment could not be removed. Check the invoice in Xero.',
-  },
-} as const satisfies Record<string, UserMessage>;

@@ -1,11 +1,11 @@
 import { AlertTriangle, CheckCircle2, RefreshCw, Undo2 } from 'lucide-react';
 import { useEffect, useRef, useState } from 'react';
 import { formatMoney } from '@/shared/money';
-import { SUCCESS_BANNER_EXIT_MS, SUCCESS_BANNER_MS } from '@/shared/pay-invoices';
 import { Button } from '@/client/components/ui/button';
 import { Spinner } from '@/client/components/ui/spinner';
 import { cn } from '@/client/lib/utils';
 import type { PaymentRun } from '../hooks/use-payment-processing';
+import { SUCCESS_BANNER_EXIT_MS, SUCCESS_BANNER_MS } from '../utils/screen';
 
 /**
  * The success banner (001 §4): 'Payment Successful!' with 'Invoice fully paid' and COMPLETED, or the

@@ -1,8 +1,8 @@
 import { Expand, Minus, Plus, RotateCcw } from 'lucide-react';
 import { useEffect, useRef, useState, type PointerEvent as ReactPointerEvent } from 'react';
-import { ATTACHMENT_ZOOM, stepAttachmentZoom } from '@/shared/pay-invoices';
 import { Button } from '@/client/components/ui/button';
 import { cn } from '@/client/lib/utils';
+import { ATTACHMENT_ZOOM, stepAttachmentZoom } from '../utils/screen';
 
 /**
  * An attachment image with the controls of 001 §2/§4: zoom out / in in 0.25 steps, the wheel in 0.1 steps,

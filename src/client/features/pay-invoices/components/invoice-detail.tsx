@@ -1,8 +1,9 @@
 import type { ReactNode } from 'react';
 import { formatDateMedium } from '@/shared/dates';
 import { formatMoney, formatPounds, roundPoundsToPence } from '@/shared/money';
-import { getInvoiceStatusBadge, type Invoice } from '@/shared/pay-invoices';
+import type { Invoice } from '@/shared/pay-invoices';
 import { Badge } from '@/client/components/ui/badge';
+import { getInvoiceStatusBadge } from '../utils/messages';
 
 const BADGE_VARIANT = {
   paid: 'success',

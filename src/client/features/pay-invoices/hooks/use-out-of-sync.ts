@@ -3,7 +3,7 @@ import {
   PAYMENT_ERROR_EVENT,
   paymentErrorEventDetailSchema,
   type PaymentErrorEventDetail,
-} from '@/shared/pay-invoices';
+} from '../utils/screen';
 
 /** Raises the `xero-payment-error` window event (001 §4) that marks the invoice data out of sync. */
 export function announcePaymentError(detail: PaymentErrorEventDetail): void {

@@ -2,12 +2,8 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useRef, useState } from 'react';
 import { formatPounds, roundPoundsToPence } from '@/shared/money';
 import {
-  describePaymentError,
-  describePaymentOutcome,
-  describePaymentSuccess,
   PAYMENT_PAUSE_MS,
   shouldSkipRemainingPayments,
-  UNDO_MESSAGES,
   type Invoice,
   type PaymentRequest,
 } from '@/shared/pay-invoices';
@@ -20,6 +16,12 @@ import { payInvoicesKeys } from '../api/keys';
 import { refreshInvoice } from '../api/refresh-invoice';
 import { useUndoPayment } from '../api/undo-payment';
 import { updateInvoiceInList } from '../utils/invoice-cache';
+import {
+  describePaymentError,
+  describePaymentOutcome,
+  describePaymentSuccess,
+  UNDO_MESSAGES,
+} from '../utils/messages';
 import { announcePaymentError } from './use-out-of-sync';
 import { newIdempotencyKey } from '@/client/lib/idempotency';
 

@@ -1,0 +1,100 @@
+/**
+ * What the Pay Invoices screen says (001 §4, §8): its toasts, the success banner, the Undo toasts and the
+ * status badge. The rules these texts rest on (the 0.01 tolerance, which server messages mean "out of sync")
+ * stay in `@/shared/pay-invoices`, beside the server's own checks.
+ */
+import { getDaysBetween } from '@/shared/dates';
+import { formatMoney, roundPoundsToPence } from '@/shared/money';
+import {
+  isBalanceFullyPaid,
+  isOutOfSyncPaymentError,
+  type Invoice,
+  type UserMessage,
+} from '@/shared/pay-invoices';
+
+/**
+ * Toast for a failed payment (001 §8): messages containing 'already fully paid', 'exceeds the invoice
+ * balance' or 'validation failed' give 'Invoice Data Out of Sync' and set the out-of-sync flag; anything
+ * else gives 'Payment Failed'.
+ */
+export function describePaymentError(
+  message: string | null | undefined,
+): UserMessage & { isOutOfSync: boolean } {
+  if (isOutOfSyncPaymentError(message)) {
+    return {
+      title: 'Invoice Data Out of Sync',
+      description:
+        'Payment validation failed. The invoice data may have changed. Try refreshing the invoice.',
+      isOutOfSync: true,
+    };
+  }
+  return {
+    title: 'Payment Failed',
+    description: 'Failed to process payments. Please try again.',
+    isOutOfSync: false,
+  };
+}
+
+/** Success toast (001 §4): 'Payments Processed Successfully' / 'Processed {n} payment(s) for invoice {number}'. */
+export function describePaymentSuccess(count: number, invoiceNumber: string): UserMessage {
+  return {
+    title: 'Payments Processed Successfully',
+    description: `Processed ${count} payment(s) for invoice ${invoiceNumber}`,
+  };
+}
+
+/**
+ * Success banner content (001 §4): 'Payment Successful!', then 'Invoice fully paid' with a COMPLETED tag,
+ * or the remaining balance with a PARTIAL tag (£ for GBP, else $).
+ */
+export function describePaymentOutcome(
+  remainingBalancePence: number,
+  currency = 'GBP',
+): { title: 'Payment Successful!'; detail: string; tag: 'COMPLETED' | 'PARTIAL' } {
+  if (isBalanceFullyPaid(remainingBalancePence)) {
+    return { title: 'Payment Successful!', detail: 'Invoice fully paid', tag: 'COMPLETED' };
+  }
+  return {
+    title: 'Payment Successful!',
+    detail: `Remaining balance: ${formatMoney(remainingBalancePence, currency)}`,
+    tag: 'PARTIAL',
+  };
+}
+
+/** Undo toasts (beyond the spec). */
+export const UNDO_MESSAGES = {
+  success: { title: 'Payment Undone', description: 'The payment was removed from Xero.' },
+  failure: {
+    title: 'Undo Failed',
+    description: 'The payment could not be removed. Check the invoice in Xero.',
+  },
+} as const satisfies Record<string, UserMessage>;
+
+/** Status badge of an invoice (001 §4). */
+export type InvoiceStatusBadge =
+  | { kind: 'paid'; label: 'Fully Paid' }
+  | { kind: 'left'; label: string }
+  | { kind: 'overdue'; label: string; days: number }
+  | { kind: 'due-today'; label: 'Due today' }
+  | { kind: 'due'; label: string; days: number };
+
+/**
+ * Status badge (001 §4): "Fully Paid (amount due effectively zero), 'Overdue by {n} days', 'Due today',
+ * 'Due in {n} days'". Days are whole calendar days between the due date and today (UK). An invoice
+ * without a due date is treated as due today.
+ */
+export function getInvoiceStatusBadge(
+  invoice: Pick<Invoice, 'amountDue' | 'dueDate'> & Partial<Pick<Invoice, 'currency'>>,
+  today: string,
+): InvoiceStatusBadge {
+  const duePence = roundPoundsToPence(invoice.amountDue);
+  if (duePence <= 0) return { kind: 'paid', label: 'Fully Paid' };
+  // A penny within the tolerance is not "Fully Paid" to the eye: say what is left (issue 17 item 15).
+  if (isBalanceFullyPaid(duePence))
+    return { kind: 'left', label: `${formatMoney(duePence, invoice.currency)} left to pay` };
+  const days = invoice.dueDate ? getDaysBetween(today, invoice.dueDate) : 0;
+  if (days < 0)
+    return { kind: 'overdue', label: `Overdue by ${-days} day${days === -1 ? '' : 's'}`, days: -days };
+  if (days === 0) return { kind: 'due-today', label: 'Due today' };
+  return { kind: 'due', label: `Due in ${days} day${days === 1 ? '' : 's'}`, days };
+}
