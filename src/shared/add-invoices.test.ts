@@ -13,7 +13,6 @@ import {
   draftInvoiceSchema,
   draftInvoiceUpdateRequestSchema,
   draftInvoiceUpdateResponseSchema,
-  getZeroAmountConfirmation,
   needsZeroAmountConfirmation,
   organizationIdSchema,
   sortDraftInvoices,
@@ -230,13 +229,6 @@ describe('processing rows (001 §4, §5)', () => {
     expect(needsZeroAmountConfirmation('')).toBe(true);
     expect(needsZeroAmountConfirmation('0.00')).toBe(true);
     expect(needsZeroAmountConfirmation('0.01')).toBe(false);
-    expect(getZeroAmountConfirmation('INV-12')).toEqual({
-      title: 'Confirm Zero Amount Approval',
-      description:
-        "You're about to approve invoice INV-12 with £0 cash amount. Are you sure you want to continue?",
-      cancelLabel: 'Cancel',
-      confirmLabel: 'Approve with £0',
-    });
   });
 });
 

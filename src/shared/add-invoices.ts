@@ -294,21 +294,6 @@ export function needsZeroAmountConfirmation(cashAmount: string): boolean {
   return parseAmountInput(cashAmount) === 0;
 }
 
-/** The zero-amount confirmation dialog (001 §2), with the invoice number filled in. */
-export function getZeroAmountConfirmation(invoiceNumber: string): {
-  title: string;
-  description: string;
-  cancelLabel: string;
-  confirmLabel: string;
-} {
-  return {
-    title: 'Confirm Zero Amount Approval',
-    description: `You're about to approve invoice ${invoiceNumber} with £0 cash amount. Are you sure you want to continue?`,
-    cancelLabel: 'Cancel',
-    confirmLabel: 'Approve with £0',
-  };
-}
-
 /** Sortable columns (001 §2): invoiceNumber, contactName, date, totalAmount. */
 export const DRAFT_SORT_COLUMNS = ['invoiceNumber', 'contactName', 'date', 'totalAmount'] as const;
 export type DraftSortColumn = (typeof DRAFT_SORT_COLUMNS)[number];

@@ -1,5 +1,4 @@
 import { useState } from 'react';
-import { getZeroAmountConfirmation } from '@/shared/add-invoices';
 import { Button } from '@/client/components/ui/button';
 import {
   Dialog,
@@ -9,6 +8,7 @@ import {
   DialogHeader,
   DialogTitle,
 } from '@/client/components/ui/dialog';
+import { getZeroAmountConfirmation } from '../utils/messages';
 
 /**
  * "Confirm Zero Amount Approval" (001 §2, §4): ticking Approve on a row with zero or empty cash asks first;
