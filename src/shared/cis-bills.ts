@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { splitCisTotal, getCisGrossFromNetPence, getCisNetFromGrossPence, getTaxWeekReference } from './cis';
 import { isoDateSchema } from './dates';
+import { refreshFlagSchema } from './input';
 import {
   findPence,
   formatMoney,
@@ -187,11 +188,6 @@ export function findCisSubcontractors<T extends CisContact>(contacts: readonly T
     .sort((a, b) => collator.compare(a.name, b.name));
 }
 
-/** Dropdown label (001 §2): contacts whose hasValidUTR is false are marked '(No UTR)'. */
-export function getCisContactLabel(contact: Pick<CisContact, 'name' | 'hasValidUTR'>): string {
-  return contact.hasValidUTR ? contact.name : `${contact.name} (No UTR)`;
-}
-
 /** A bill line (001 §3 "Bill create line item: description, quantity, unitAmount, accountCode"). */
 export const billLineItemSchema = z
   .object({
@@ -264,7 +260,7 @@ export type CreateBillsResponse = z.infer<typeof createBillsResponseSchema>;
 
 /** `?refresh=true` (sync with Xero first) and, for draft bills, `?cisOnly=true` (only CIS subcontractors). */
 export const cisBillsListQuerySchema = z.object({
-  refresh: z.enum(['true', 'false']).optional(),
+  refresh: refreshFlagSchema,
   cisOnly: z.enum(['true', 'false']).optional(),
   org: z.string().max(20).optional(),
   organizationId: z.string().max(20).optional(),
@@ -370,13 +366,6 @@ export function validateBillSubmission(bills: readonly unknown[]): UserMessage |
     : { title: 'No bills to create', description: 'Add at least one bill before submitting' };
 }
 
-/** Label of the submit button (001 §2): 'Create N Bill(s) in Xero', 'Processing...' while busy. */
-export function getCreateBillsButtonLabel(count: number, isProcessing: boolean): string {
-  if (isProcessing) return 'Processing...';
-  // 001 §3's 'Create N Bill(s) in Xero'; with nothing to create, no "0 Bill(s)" (issue 17 item 15).
-  return count > 0 ? `Create ${count} Bill(s) in Xero` : 'Create Bills in Xero';
-}
-
 /**
  * The gross/net convert toggle (001 §2): acts only on a parsable number; to net gives 80 % ("Converted to
  * net (80%)"), to gross gives ÷ 0.8 ("Converted to gross (100%)"), with 'Changed £x to £y'. Returns the
@@ -423,89 +412,6 @@ export function getCisPageState(connection: {
   if (!connection.featureCisBills) return 'disabled';
   return 'main';
 }
-
-const CIS_ERROR_RE = /\bCIS\b|configuration|construction industry scheme|subcontractor|rate set/i;
-const CIS_RATE_ADVICE = 'Please set up the CIS rate for this subcontractor in your Xero account.';
-
-function stripErrorPrefixes(message: string): string {
-  let text = message.trim();
-  for (;;) {
-    const colon = text.indexOf(':');
-    if (colon <= 0 || colon > 60) return text;
-    const head = text.slice(0, colon).toLowerCase();
-    if (!/error|exception|failed|xero|validation/.test(head)) return text;
-    text = text.slice(colon + 1).trim();
-  }
-}
-
-/**
- * Toast for a failed bill creation (001 §8): "messages mentioning CIS, configuration, Construction Industry
- * Scheme, subcontractor or rate set get title 'CIS Configuration Error', with prefixes stripped and
- * 'Please set up the CIS rate for this subcontractor in your Xero account.' appended if absent". Other
- * messages keep their text under 'Failed to create bills'.
- */
-export function describeCreateBillError(message: string | null | undefined): UserMessage {
-  const text = (message ?? '').trim();
-  if (!CIS_ERROR_RE.test(text)) {
-    return { title: 'Failed to create bills', description: text || 'Failed to create bills' };
-  }
-  const stripped = stripErrorPrefixes(text);
-  const description = stripped.includes(CIS_RATE_ADVICE)
-    ? stripped
-    : `${stripped}${stripped === '' || /[.!?]$/.test(stripped) ? '' : '.'} ${CIS_RATE_ADVICE}`.trim();
-  return { title: 'CIS Configuration Error', description };
-}
-
-/**
- * Result of creating several bills (001 §8): 'Successfully created N bills (M failed)' on partial success,
- * 'Failed to create bills' when all failed, 'Successfully created N bills' when all succeeded.
- */
-export function describeBillCreationSummary(
-  created: number,
-  failed: number,
-): { isError: boolean; message: string } {
-  if (created === 0 && failed > 0) return { isError: true, message: 'Failed to create bills' };
-  if (failed > 0)
-    return { isError: false, message: `Successfully created ${created} bills (${failed} failed)` };
-  return { isError: false, message: `Successfully created ${created} bills` };
-}
-
-/**
- * Delete failures (001 §8): 401 'Authentication error - please log in again'; 403 'You don't have
- * permission to delete this bill'; otherwise the server message or 'Server error ({status}): Failed to
- * delete bill'.
- */
-export function describeDeleteBillError(status: number, serverMessage?: string | null): string {
-  if (status === 401) return 'Authentication error - please log in again';
-  if (status === 403) return "You don't have permission to delete this bill";
-  return serverMessage?.trim() || `Server error (${status}): Failed to delete bill`;
-}
-
-/**
- * Approve failures (001 §8): an auth error (401) 'Authentication error - your session has expired...',
- * other HTTP errors 'Server error ({status}): Failed to approve bill', no answer 'Network error - please
- * check your connection and try again'. `isAuthError` tells the client to refresh connection and user and
- * set the session-expired flag, toasting 'Your login session has expired. Please refresh the page and try
- * again.'
- */
-export function describeApproveBillError(status: number | 'network'): {
-  message: string;
-  isAuthError: boolean;
-} {
-  if (status === 'network') {
-    return { message: 'Network error - please check your connection and try again', isAuthError: false };
-  }
-  if (status === 401) {
-    return {
-      message: 'Authentication error - your session has expired. Please log in again.',
-      isAuthError: true,
-    };
-  }
-  return { message: `Server error (${status}): Failed to approve bill`, isAuthError: false };
-}
-
-/** The toast shown on an approve auth error (001 §8). */
-export const SESSION_EXPIRED_TOAST = 'Your login session has expired. Please refresh the page and try again.';
 
 /**
  * Before approving (001 §8): without a saved default bill account, 'Missing Default Account' / 'Please set

@@ -6,9 +6,6 @@ import {
   buildCreateBillRequest,
   convertCisAmount,
   createLocalBill,
-  describeBillCreationSummary,
-  describeCreateBillError,
-  getCreateBillsButtonLabel,
   getDefaultBillReference,
   validateBillEntry,
   validateBillSubmission,
@@ -38,6 +35,11 @@ import { getCisContacts, useCisContacts } from '../api/get-cis-contacts';
 import { getDirectCostsAccounts, useDirectCostsAccounts } from '../api/get-direct-costs-accounts';
 import { cisBillsKeys } from '../api/query-keys';
 import { checkConnectionForWrite } from '../utils/check-connection';
+import {
+  describeBillCreationSummary,
+  describeCreateBillError,
+  getCreateBillsButtonLabel,
+} from '../utils/messages';
 import { AccountCodeSelect } from './account-code-select';
 import { CreationProgress, type BillRun, type BillRunResult } from './creation-progress';
 import { SubcontractorPicker } from './subcontractor-picker';

@@ -2,14 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { Check, Pencil, RefreshCw, Trash2, X } from 'lucide-react';
 import { useEffect, useRef, useState } from 'react';
 import { useLocation } from 'wouter';
-import {
-  checkCanApproveBill,
-  describeApproveBillError,
-  describeDeleteBillError,
-  SESSION_EXPIRED_TOAST,
-  validateBillAmountEdit,
-  type DraftBill,
-} from '@/shared/cis-bills';
+import { checkCanApproveBill, validateBillAmountEdit, type DraftBill } from '@/shared/cis-bills';
 import { formatDateMedium } from '@/shared/dates';
 import { findPence, formatPounds, fromPence } from '@/shared/money';
 import { paths } from '@/client/config/paths';
@@ -30,6 +23,7 @@ import { getDraftBills, useDraftBills } from '../api/get-draft-bills';
 import { cisBillsKeys } from '../api/query-keys';
 import { useUpdateBill } from '../api/update-bill';
 import { checkConnectionForWrite } from '../utils/check-connection';
+import { describeApproveBillError, describeDeleteBillError, SESSION_EXPIRED_TOAST } from '../utils/messages';
 import { DeleteBillDialog } from './delete-bill-dialog';
 import { newIdempotencyKey } from '@/client/lib/idempotency';
 

@@ -1,9 +1,10 @@
 import { Check, ChevronDown, Search, TriangleAlert } from 'lucide-react';
 import { useId, useMemo, useRef, useState, type KeyboardEvent } from 'react';
-import { findCisSubcontractors, getCisContactLabel, type CisContact } from '@/shared/cis-bills';
+import { findCisSubcontractors, type CisContact } from '@/shared/cis-bills';
 import { cn } from '@/client/lib/utils';
 import { Picker, PickerContent, PickerTrigger } from '@/client/components/ui/picker';
 import { Spinner } from '@/client/components/ui/spinner';
+import { getCisContactLabel } from '../utils/messages';
 
 /**
  * The subcontractor dropdown (001 §2): a search box 'Search contractors...' filtering by case-insensitive
