@@ -1,5 +1,4 @@
 import { TriangleAlert } from 'lucide-react';
-import { formatPeriodMoney } from '@/shared/stock-journal';
 import { Alert, AlertDescription } from '@/client/components/ui/alert';
 import { Button } from '@/client/components/ui/button';
 import {
@@ -10,6 +9,7 @@ import {
   DialogHeader,
   DialogTitle,
 } from '@/client/components/ui/dialog';
+import { formatPeriodMoney } from '../utils/messages';
 import type { JournalPart } from '../utils/periods';
 
 export interface PendingConfirmation {

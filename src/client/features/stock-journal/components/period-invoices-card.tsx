@@ -1,13 +1,9 @@
 import { formatDateMedium } from '@/shared/dates';
-import {
-  formatPeriodMoney,
-  getInvoiceLineDisplay,
-  sortInvoiceLines,
-  type SalesPeriod,
-} from '@/shared/stock-journal';
+import { sortInvoiceLines, type SalesPeriod } from '@/shared/stock-journal';
 import { Card, CardContent, CardHeader, CardTitle } from '@/client/components/ui/card';
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@/client/components/ui/table';
 import { useNarrowScreen } from '@/client/lib/narrow-screen';
+import { formatPeriodMoney, getInvoiceLineDisplay } from '../utils/messages';
 
 /** The invoices of an expanded week (001 §2): Customer, Invoice #, Date, Gross, VAT, Net, sorted by date, with the fallbacks. */
 export function PeriodInvoicesCard({ week }: { week: SalesPeriod }) {

@@ -4,12 +4,8 @@ import {
   canPostJournal,
   getDefaultJournalDate,
   getJournalId,
-  getJournalStatusBadge,
   getJournalXeroUrl,
   getManualJournalsXeroUrl,
-  getPostButtonLabel,
-  JOURNAL_STATUS_UNCLEAR_WARNING,
-  formatPeriodMoney,
 } from '@/shared/stock-journal';
 import { Alert, AlertDescription, AlertTitle } from '@/client/components/ui/alert';
 import { Button } from '@/client/components/ui/button';
@@ -17,6 +13,12 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/cli
 import { Input } from '@/client/components/ui/input';
 import { Label } from '@/client/components/ui/label';
 import { Spinner } from '@/client/components/ui/spinner';
+import {
+  formatPeriodMoney,
+  getJournalStatusBadge,
+  getPostButtonLabel,
+  JOURNAL_STATUS_UNCLEAR_WARNING,
+} from '../utils/messages';
 import { getPartAmount, type JournalPart } from '../utils/periods';
 import { JournalStatusBadge } from './journal-status-badge';
 

@@ -1,7 +1,7 @@
 import { Accordion } from 'radix-ui';
 import { ChevronDown } from 'lucide-react';
-import { formatInvoiceCount, formatPeriodMoney } from '@/shared/stock-journal';
 import { cn } from '@/client/lib/utils';
+import { formatInvoiceCount, formatPeriodMoney } from '../utils/messages';
 import type { JournalPart, WeekRow } from '../utils/periods';
 import { JournalStatusBadge } from './journal-status-badge';
 import { PeriodInvoicesCard } from './period-invoices-card';

@@ -5,7 +5,6 @@ import { Link } from 'wouter';
 import { getCurrentMonthRange, getUkToday } from '@/shared/dates';
 import {
   ALL_CUSTOMERS,
-  describeSyncResult,
   filterPeriodsByJournalStatus,
   indexStockJournalEntries,
 } from '@/shared/stock-journal';
@@ -25,6 +24,7 @@ import { stockJournalKeys, type StockJournalFilters } from '../api/keys';
 import { syncJournalStatus } from '../api/sync-journal-status';
 import { useJournalPosting } from '../hooks/use-journal-posting';
 import { buildPeriodsCsv, downloadCsv } from '../utils/export-csv';
+import { describeSyncResult } from '../utils/messages';
 import {
   buildChartPoints,
   buildWeekRows,

@@ -2,8 +2,6 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
 import {
   buildJournalCreateRequest,
-  describeJournalCreated,
-  describeJournalError,
   validateJournalConfirmation,
   validateJournalPosting,
   type JournalPeriod,
@@ -14,6 +12,7 @@ import { isApiError } from '@/client/lib/api-client';
 import { toast } from '@/client/lib/toast';
 import { useCreateJournal } from '../api/create-journal';
 import { stockJournalKeys } from '../api/keys';
+import { describeJournalCreated, describeJournalError } from '../utils/messages';
 import { newIdempotencyKey } from '@/client/lib/idempotency';
 
 /** Second toasts come 1 s after the first (001 §8, 001 §9 "second error toasts delayed 1 s"). */

@@ -1,5 +1,5 @@
 import { fromPence, formatPenceAsDecimal, roundPoundsToPence } from '@/shared/money';
-import { getJournalStatusBadge } from '@/shared/stock-journal';
+import { getJournalStatusBadge } from './messages';
 import { getPartAmount, type WeekRow } from './periods';
 
 function cell(value: string | number | null | undefined): string {

@@ -2,8 +2,6 @@ import { formatDateShort } from '@/shared/dates';
 import {
   getJournalAmount,
   getJournalStatus,
-  getJournalStatusBadge,
-  getSplitPeriodBadge,
   isSplitPeriod,
   splitSalesPeriod,
   type JournalPeriod,
@@ -11,6 +9,7 @@ import {
   type SalesPeriod,
   type StockJournalEntry,
 } from '@/shared/stock-journal';
+import { getJournalStatusBadge, getSplitPeriodBadge } from './messages';
 
 export type BadgeTone = 'neutral' | 'amber' | 'green' | 'red' | 'partial';
 
