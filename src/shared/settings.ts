@@ -258,19 +258,6 @@ export type Contact = z.infer<typeof contactSchema>;
 export const contactGroupSchema = z.object({ id: z.string().min(1), name: z.string() });
 export type ContactGroup = z.infer<typeof contactGroupSchema>;
 
-/**
- * Label of an account in a dropdown: "name (code)" (001 §2 CIS "Account Code dropdown showing 'name
- * (code)'"), or the name alone when the account has no code.
- */
-export function getAccountLabel(account: Pick<Account, 'name' | 'code'>): string {
-  return account.code ? `${account.name} (${account.code})` : account.name;
-}
-
-/** Preview of an account id: its first 8 characters (000 §9, 001 §9 "Account id preview: first 8 characters"). */
-export function getAccountIdPreview(id: string | null | undefined): string {
-  return (id ?? '').slice(0, 8);
-}
-
 /** The settings PATCH answer: the organisation's defaults after the change (000 §3 shapes). */
 export const settingsUpdateResponseSchema = connectionDefaultsSchema.extend({
   organizationId: z.number().int(),

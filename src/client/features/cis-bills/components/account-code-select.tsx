@@ -1,5 +1,6 @@
-import { getAccountLabel, type Account } from '@/shared/settings';
+import type { Account } from '@/shared/settings';
 import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from '@/client/components/ui/select';
+import { getAccountLabel } from '@/client/lib/account-labels';
 
 /**
  * The Account Code dropdown (001 §2): options 'name (code)', and the placeholder 'Loading accounts...',

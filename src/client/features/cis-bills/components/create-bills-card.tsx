@@ -16,7 +16,6 @@ import {
 } from '@/shared/cis-bills';
 import { getUkToday, isIsoDate } from '@/shared/dates';
 import { findPence, formatPounds, fromPence, sumPence, toPence } from '@/shared/money';
-import { getAccountIdPreview } from '@/shared/settings';
 import { Alert, AlertDescription, AlertTitle } from '@/client/components/ui/alert';
 import { Badge } from '@/client/components/ui/badge';
 import { Button } from '@/client/components/ui/button';
@@ -27,6 +26,7 @@ import { Label } from '@/client/components/ui/label';
 import { Spinner } from '@/client/components/ui/spinner';
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@/client/components/ui/table';
 import { Tooltip } from '@/client/components/ui/tooltip';
+import { getAccountIdPreview } from '@/client/lib/account-labels';
 import { getMessage, isApiError } from '@/client/lib/api-client';
 import type { Connection } from '@/client/lib/connection';
 import { toast } from '@/client/lib/toast';

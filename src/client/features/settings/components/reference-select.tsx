@@ -1,4 +1,5 @@
-import { NONE_SELECT_VALUE, getAccountIdPreview } from '@/shared/settings';
+import { NONE_SELECT_VALUE } from '@/shared/settings';
+import { getAccountIdPreview } from '@/client/lib/account-labels';
 import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from '@/client/components/ui/select';
 
 export interface SelectOption {

@@ -10,7 +10,6 @@ import {
   POSTING_STATUSES,
   SETTING_FIELD_LABELS,
   TAX_STATUSES,
-  getAccountLabel,
   toConnectionDefaults,
   type Account,
   type PostingStatus,
@@ -19,6 +18,7 @@ import {
 } from '@/shared/settings';
 import { getJournalAmountPence } from '@/shared/stock-journal';
 import { paths } from '@/client/config/paths';
+import { getAccountLabel } from '@/client/lib/account-labels';
 import { getMessage } from '@/client/lib/api-client';
 import type { Connection } from '@/client/lib/connection';
 import { toast } from '@/client/lib/toast';
