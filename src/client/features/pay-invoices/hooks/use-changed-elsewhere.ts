@@ -1,8 +1,9 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { describeChangeElsewhere, type LiveInvoicesEvent } from '@/shared/live-events';
+import type { LiveInvoicesEvent } from '@/shared/live-events';
 import { formatMoney, roundPoundsToPence } from '@/shared/money';
 import type { Invoice } from '@/shared/pay-invoices';
 import { LIVE_INVOICES_EVENT } from '@/client/lib/live-events';
+import { describeChangeElsewhere } from '../utils/changed-elsewhere';
 
 /** How long after this browser's own payment or Undo a change of that invoice is taken as its own. */
 const OWN_CHANGE_MS = 15_000;
