@@ -21,11 +21,7 @@ import { registerErrorHandler } from './plugins/error-handler';
 import { answerFrameworkError, registerInputGuard } from './plugins/input-guard';
 import { registerSecurity } from './plugins/security';
 import { registerSpa } from './plugins/spa';
-import { registerSettingsRoutes } from './modules/settings/settings.routes';
-import { registerPayInvoicesRoutes } from './modules/pay-invoices/pay-invoices.routes';
-import { registerAddInvoicesRoutes } from './modules/add-invoices/add-invoices.routes';
-import { registerCisBillsRoutes } from './modules/cis-bills/cis-bills.routes';
-import { registerStockJournalRoutes } from './modules/stock-journal/stock-journal.routes';
+import { registerFeatureModules } from './modules/features';
 import { createAuditLog } from './modules/audit/audit';
 import { createUsersRepository } from './modules/auth/auth.repository';
 import { registerAuthRoutes } from './modules/auth/auth.routes';
@@ -33,6 +29,9 @@ import { createAdminRepository } from './modules/admin/admin.repository';
 import { registerAdminRoutes } from './modules/admin/admin.routes';
 import { createAuthService } from './modules/auth/auth.service';
 import { createLoginLimiter } from './modules/auth/login-limiter';
+import { createMfaLimiter } from './modules/auth/mfa.limiter';
+import { createMfaRepository } from './modules/auth/mfa.repository';
+import { createMfaService } from './modules/auth/mfa.service';
 import { createSessionStore } from './modules/auth/sessions';
 import { registerXeroSignInRoutes } from './modules/auth/xero-signin.routes';
 import { createOrganizationsRepository } from './modules/organizations/organizations.repository';
@@ -208,6 +207,14 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     nodeCrypto.createHmac('sha256', encryptionKey).update('ledgerlink device cookie').digest(),
   );
   const auth = createAuthService({ users, limiter, audit });
+  const box = createSecretBox(encryptionKey);
+  const mfa = createMfaService({
+    repo: createMfaRepository(db),
+    limiter: createMfaLimiter(db),
+    box: () => box,
+    audit,
+    requireMfaForAdmins: config.requireMfaForAdmins,
+  });
 
   app.decorateRequest('session', null);
   app.decorateRequest('principal', null);
@@ -231,13 +238,12 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     sessions,
     audit,
     demoCredentials: options.demoCredentials,
-    requireMfaForAdmins: config.requireMfaForAdmins,
+    mfa,
     limiter,
     secureCookie: config.session.secureCookie,
   });
 
   // Xero: the one client (STYLE §4), pointed at Xero or the sandbox by the endpoints alone.
-  const box = createSecretBox(encryptionKey);
   const oauth = createXeroOAuth(options.xero);
   const tokens = createTokenStore({ db, box, oauth });
   const orgs = createOrganizationsRepository(database);
@@ -344,18 +350,28 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   });
 
   const housekeeping = setInterval(() => {
-    void sessions.purgeExpired().catch(() => undefined);
-    void limiter.purgeOld().catch(() => undefined);
+    void sessions
+      .purgeExpired()
+      .catch((error: unknown) => app.log.warn({ err: error }, 'purging expired sessions failed'));
+    void limiter
+      .purgeOld()
+      .catch((error: unknown) => app.log.warn({ err: error }, 'purging old sign-in attempts failed'));
   }, 15 * 60_000);
   housekeeping.unref();
   app.addHook('onClose', async () => clearInterval(housekeeping));
 
-  // Feature modules: each registers its own routes and uses app.services.
-  registerSettingsRoutes(app);
-  registerPayInvoicesRoutes(app);
-  registerAddInvoicesRoutes(app);
-  registerCisBillsRoutes(app);
-  registerStockJournalRoutes(app);
+  // Feature modules: services built and routes registered with what they use (modules/features.ts).
+  registerFeatureModules(app, {
+    db,
+    xeroHttp,
+    sync,
+    ledger,
+    audit,
+    tokens,
+    resolveTenant,
+    bodies,
+    log: app.log,
+  });
 
   // Xero's webhooks in (signed deliveries, applied after the answer), live screens out (docs/decisions/018-webhooks.md).
   const live = createLiveEvents({ database, log: app.log });
@@ -367,7 +383,13 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     onApplied: (lag) => metrics.webhookApplied(lag),
   });
   registerXeroWebhookRoutes(app, { webhookKey, processor: webhooks, health: webhookHealth });
-  registerLiveEventsRoutes(app, { live });
+  registerLiveEventsRoutes(app, {
+    live,
+    resolveTenant,
+    mayStillRead: async (sessionId, userId, organizationId) =>
+      (await sessions.isLive(sessionId)) &&
+      Boolean((await orgs.findMembership(userId, organizationId))?.membership.connected),
+  });
   app.addHook('onReady', async () => {
     await live.start();
     // Events stored by an instance that stopped before applying them.

@@ -82,6 +82,19 @@ describe('lint fails on an import across a boundary', () => {
     }
   });
 
+  it('(d) a server routes file importing a repository or the database', async () => {
+    for (const specifier of ['./cis-bills.repository', '../../db/client', '../../db/schema/index.ts']) {
+      const messages = await lint(
+        'src/server/modules/cis-bills/boundary-fixture.routes.ts',
+        `import * as data from '${specifier}';\nexport const x = data;\n`,
+      );
+      expect(messages, specifier).toContainEqual({
+        rule: ZONE,
+        message: expect.stringContaining('A routes file never reaches the data'),
+      });
+    }
+  });
+
   it('(e) a client feature or a server module importing the sandbox', async () => {
     for (const [file, specifier] of [
       ['src/client/features/cis-bills/api/boundary-fixture.ts', '../../../../sandbox/money'],
@@ -142,6 +155,10 @@ describe('lint fails on an import across a boundary', () => {
       [
         'src/server/modules/cis-bills/cis-bills.test.ts',
         `import type { LedgerSnapshot } from '../../../sandbox/ledger';\nexport type X = LedgerSnapshot;\n`,
+      ],
+      [
+        'src/server/modules/cis-bills/boundary-fixture.service.ts',
+        `import type { CisBillsRepository } from './cis-bills.repository';\nexport type X = CisBillsRepository;\n`,
       ],
       [
         'src/sandbox/boundary-fixture.ts',

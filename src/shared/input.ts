@@ -82,3 +82,25 @@ export function isDbId(value: unknown): boolean {
         : NaN;
   return Number.isInteger(id) && id >= 1 && id <= MAX_DB_ID;
 }
+
+/**
+ * `?refresh=` of the cached reads: `true` or `1` asks Xero first, `false`, `0` or none reads the cache. The one
+ * parse of the flag for every route, read as a boolean.
+ */
+export const refreshFlagSchema = z
+  .enum(['true', 'false', '1', '0'])
+  .optional()
+  .transform((value) => value === 'true' || value === '1');
+
+/** Xero's ids (InvoiceID, PaymentID, ContactID…) are GUIDs. */
+const XERO_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** True when a value has the shape of a Xero id, so anything else is refused before it reaches Xero. */
+export function isXeroId(value: string): boolean {
+  return XERO_ID.test(value);
+}
+
+/** A Xero id in a path or a query: a GUID, else 400 "Invalid {label} ID". */
+export function xeroIdSchema(label: string) {
+  return z.string().regex(XERO_ID, `Invalid ${label} ID`);
+}

@@ -3,7 +3,7 @@
  * `PATCH /api/xero/settings`) and the reference-list items the settings screen chooses from.
  */
 import { z } from 'zod';
-import { idSchema, isDbId, textSchema } from './input';
+import { idSchema, isDbId, refreshFlagSchema, textSchema } from './input';
 import {
   DEFAULT_STOCK_JOURNAL_MARGIN_RATE,
   DEFAULT_STOCK_JOURNAL_POSTING_STATUS,
@@ -275,7 +275,7 @@ export const CONTACT_SEARCH_LIMIT = 50;
 
 /** Query of the reference lists: `?refresh=true` forces that cache's sync (000 §7). */
 export const referenceListQuerySchema = z.object({
-  refresh: z.enum(['true', 'false']).optional(),
+  refresh: refreshFlagSchema,
   org: z.string().max(12).optional(),
 });
 

@@ -9,6 +9,7 @@
  */
 import { z } from 'zod';
 import { contactSchema } from './settings';
+import { refreshFlagSchema } from './input';
 import {
   compareIsoDates,
   formatDateMedium,
@@ -173,7 +174,7 @@ export const salesQuerySchema = z
     fromDate: isoDateSchema,
     toDate: isoDateSchema,
     /** Ours: `true` brings the cached invoices up to date with Xero first (Refresh Data). */
-    refresh: z.enum(['true', 'false']).optional(),
+    refresh: refreshFlagSchema,
   })
   .refine((q) => !isValidRange(q) || getDaysBetween(q.fromDate, q.toDate) >= 0, {
     message: 'fromDate must not be after toDate',

@@ -105,7 +105,7 @@ export interface PipelineDeps {
   idempotency: IdempotencyStore;
 }
 
-/** Shared by the accounting scope and /connections: the bearer token. */
+/** The latency fault set for this path, if any (accounting calls and /connections): it waits as a slow Xero would. */
 export async function applyLatency(rt: Runtime, request: FastifyRequest): Promise<void> {
   const latency = rt.faults.latency(request.url);
   if (latency > 0) {
@@ -114,6 +114,7 @@ export async function applyLatency(rt: Runtime, request: FastifyRequest): Promis
   }
 }
 
+/** Shared by the accounting scope and /connections: the bearer token. */
 export async function authenticate(rt: Runtime, request: FastifyRequest): Promise<BearerIdentity> {
   const result = await authenticateBearer(rt, request.headers.authorization);
   if (!result.ok) throw XeroError.problem(401, result.detail);

@@ -10,44 +10,28 @@ import {
   newInvoiceDefaultsSchema,
 } from '../../../shared/add-invoices';
 import { readIdempotencyKey } from '../../lib/idempotency-key';
-import { createAddInvoicesRepository } from './add-invoices.repository';
-import { createActionKey, createAddInvoicesService, type AddInvoicesContext } from './add-invoices.service';
+import { refreshFlagSchema } from '../../../shared/input';
+import type { ContextOf } from '../organizations/tenancy';
+import { createActionKey, type AddInvoicesService } from './add-invoices.service';
 
 /** The browser's key for one user action (kept across that action's retries), or a fresh one. */
 function readActionKey(request: FastifyRequest): string {
   return readIdempotencyKey(request) ?? createActionKey();
 }
 
-/** The add-invoices endpoints (issue #8). Collaborators come from `app.services`, wired once in app.ts. */
-export function registerAddInvoicesRoutes(root: FastifyInstance): void {
+/** The add-invoices endpoints (issue #8), given their service (wired in features.ts). */
+export function registerAddInvoicesRoutes(
+  root: FastifyInstance,
+  { service, contextOf }: { service: AddInvoicesService; contextOf: ContextOf },
+): void {
   const app = root.withTypeProvider<ZodTypeProvider>();
-  const { db, xeroHttp, ledger, sync, audit, resolveTenant } = root.services;
-  const service = createAddInvoicesService({
-    repo: createAddInvoicesRepository(db),
-    http: xeroHttp,
-    ledger,
-    sync,
-    audit,
-  });
-
-  async function contextOf(request: FastifyRequest): Promise<AddInvoicesContext> {
-    const tenant = await resolveTenant(request, 'add-invoices');
-    return {
-      organizationId: tenant.organizationId,
-      tenantId: tenant.tenantId,
-      userId: tenant.user.id,
-      username: tenant.user.username,
-      ip: request.ip,
-      organization: tenant.organization,
-    };
-  }
 
   app.get(
     '/api/xero/draft-invoices',
     {
       schema: {
         querystring: z.object({
-          refresh: z.enum(['true', 'false', '1', '0']).optional(),
+          refresh: refreshFlagSchema,
           // Read by resolveTenant: an organisation the request names must be one of the user's.
           organizationId: z.string().max(20).optional(),
           org: z.string().max(20).optional(),
@@ -56,9 +40,7 @@ export function registerAddInvoicesRoutes(root: FastifyInstance): void {
       },
     },
     async (request) => {
-      const ctx = await contextOf(request);
-      const refresh = request.query.refresh === 'true' || request.query.refresh === '1';
-      return service.listDrafts(ctx, { refresh });
+      return service.listDrafts(await contextOf(request), { refresh: request.query.refresh });
     },
   );
 

@@ -17,6 +17,7 @@ import { DEVICE_COOKIE, DEVICE_COOKIE_MAX_AGE_MS, type LoginLimiter } from './lo
 import { toCurrentUser } from './auth.service';
 import { requireUser } from './guards';
 import { registerMfaRoutes } from './mfa.routes';
+import type { MfaService } from './mfa.service';
 import type { SessionStore } from './sessions';
 
 const errorBody = z.object({ message: z.string() }).passthrough();
@@ -38,8 +39,8 @@ export function registerAuthRoutes(
     sessions: SessionStore;
     audit: AuditLog;
     demoCredentials: { username: string; password: string } | undefined;
-    /** REQUIRE_MFA_FOR_ADMINS from the parsed configuration. */
-    requireMfaForAdmins: boolean;
+    /** Two-step sign-in (it applies REQUIRE_MFA_FOR_ADMINS). */
+    mfa: MfaService;
     limiter: LoginLimiter;
     /** Cookies over HTTPS only (the session's setting). */
     secureCookie: boolean;
@@ -47,7 +48,7 @@ export function registerAuthRoutes(
 ) {
   const app = root.withTypeProvider<ZodTypeProvider>();
   const { auth, sessions, audit } = deps;
-  const mfa = registerMfaRoutes(root, { sessions, audit, requireMfaForAdmins: deps.requireMfaForAdmins });
+  const mfa = registerMfaRoutes(root, { service: deps.mfa, sessions, audit });
 
   const currentUser = async (request: FastifyRequest) => {
     const user = requireUser(request);

@@ -18,9 +18,7 @@ import { sha256 } from '../../lib/crypto';
 import type { AuditLog } from '../audit/audit';
 import { toCurrentUser } from './auth.service';
 import { requireUser } from './guards';
-import { createMfaLimiter } from './mfa.limiter';
-import { createMfaRepository } from './mfa.repository';
-import { createMfaService, type LoginStep, type MfaContext, type MfaService } from './mfa.service';
+import type { LoginStep, MfaContext, MfaService } from './mfa.service';
 import type { SessionStore, SessionUser } from './sessions';
 
 /** A password sign-in waiting for its second step expires after this long. */
@@ -62,29 +60,15 @@ export interface MfaSignIn {
 
 /**
  * Two-step sign-in (TOTP) for accounts with a password: set up, turn on (recovery codes shown once), turn
- * off, the second step of a password sign-in, and new recovery codes. Called from registerAuthRoutes; the
- * database and the secret box are read from app.services at request time, because buildApp wires them after
- * the auth routes.
+ * off, the second step of a password sign-in, and new recovery codes. Called from registerAuthRoutes with the
+ * service buildApp wired.
  */
 export function registerMfaRoutes(
   root: FastifyInstance,
-  deps: { sessions: SessionStore; audit: AuditLog; requireMfaForAdmins: boolean },
+  deps: { service: MfaService; sessions: SessionStore; audit: AuditLog },
 ): MfaSignIn {
   const app = root.withTypeProvider<ZodTypeProvider>();
-  const { sessions, audit } = deps;
-  const requireMfaForAdmins = deps.requireMfaForAdmins;
-
-  let service: MfaService | undefined;
-  const mfa = (): MfaService => {
-    service ??= createMfaService({
-      repo: createMfaRepository(root.services.db),
-      limiter: createMfaLimiter(root.services.db),
-      box: () => root.services.box,
-      audit,
-      requireMfaForAdmins,
-    });
-    return service;
-  };
+  const { sessions, audit, service } = deps;
 
   /** Ends every session of the user (other browsers included) and opens a new, whole one here. */
   async function startFreshSession(
@@ -100,7 +84,7 @@ export function registerMfaRoutes(
   app.get(
     '/api/auth/mfa',
     { schema: { response: { 200: mfaStatusSchema, 401: errorBody } } },
-    async (request) => mfa().getStatus(requireUser(request).id),
+    async (request) => service.getStatus(requireUser(request).id),
   );
 
   app.post(
@@ -108,7 +92,7 @@ export function registerMfaRoutes(
     { schema: { response: { 200: mfaSetupResponseSchema } } },
     async (request) => {
       const { user } = requireSetupCaller(request);
-      return mfa().setup(contextOf(request, user));
+      return service.setup(contextOf(request, user));
     },
   );
 
@@ -117,7 +101,7 @@ export function registerMfaRoutes(
     { schema: { body: mfaEnableRequestSchema, response: { 200: mfaEnableResponseSchema } } },
     async (request, reply) => {
       const { user } = requireSetupCaller(request);
-      const result = await mfa().enable(contextOf(request, user), request.body.code);
+      const result = await service.enable(contextOf(request, user), request.body.code);
       // Sessions opened with the password alone (here or elsewhere) end; this browser gets a new, whole one.
       await startFreshSession(request, reply, user.id);
       return reply.send({ recoveryCodes: result.recoveryCodes, user: toCurrentUser(result.user) });
@@ -129,7 +113,7 @@ export function registerMfaRoutes(
     { schema: { body: mfaVerifyRequestSchema, response: { 200: currentUserSchema } } },
     async (request, reply) => {
       const pendingUser = requirePendingVerify(request);
-      const { user, method } = await mfa().verify(contextOf(request, pendingUser), request.body.code);
+      const { user, method } = await service.verify(contextOf(request, pendingUser), request.body.code);
       // A new session id once the second step is done: the pending one is never promoted.
       await sessions.destroy(request, reply);
       await sessions.create(reply, request, user.id);
@@ -150,7 +134,7 @@ export function registerMfaRoutes(
     { schema: { body: mfaDisableRequestSchema, response: { 200: mfaDisableResponseSchema } } },
     async (request) => {
       const user = requireUser(request);
-      await mfa().disable(contextOf(request, user), request.body);
+      await service.disable(contextOf(request, user), request.body);
       return { enabled: false as const };
     },
   );
@@ -161,19 +145,16 @@ export function registerMfaRoutes(
     async (request) => {
       const user = requireUser(request);
       return {
-        recoveryCodes: await mfa().regenerateRecoveryCodes(contextOf(request, user), request.body.code),
+        recoveryCodes: await service.regenerateRecoveryCodes(contextOf(request, user), request.body.code),
       };
     },
   );
 
   return {
-    getLoginStep: (user) => mfa().getLoginStep(user),
+    getLoginStep: (user) => service.getLoginStep(user),
     async startPendingSession(request, reply, user, step) {
       const token = await sessions.create(reply, request, user.id, { mfaPending: true });
-      await createMfaRepository(root.services.db).limitSessionLifetime(
-        sha256(token),
-        new Date(Date.now() + PENDING_SESSION_MS),
-      );
+      await service.limitSessionLifetime(sha256(token), new Date(Date.now() + PENDING_SESSION_MS));
       await audit.record({
         userId: user.id,
         username: user.username,

@@ -114,12 +114,9 @@ export function createMfaService(deps: {
     const attemptId = await limiter.begin(ctx.userId, ctx.ip);
     const outcome = await evaluate();
     if (!outcome.ok) {
-      await audit.record({
-        userId: ctx.userId,
-        username: ctx.username,
+      await audit.recordFor(ctx, {
         action,
         result: 'failure',
-        ip: ctx.ip,
         detail: { reason: outcome.reason },
       });
       const message =
@@ -146,6 +143,11 @@ export function createMfaService(deps: {
       if (user.mfaEnabled) return 'verify';
       if (isRequiredFor(user)) return 'setup';
       return 'none';
+    },
+
+    /** A session waiting for its second step lives only until `expiresAt`, whatever the usual lifetime. */
+    limitSessionLifetime(sessionId: string, expiresAt: Date): Promise<void> {
+      return repo.limitSessionLifetime(sessionId, expiresAt);
     },
 
     async getStatus(userId: number): Promise<MfaStatus> {

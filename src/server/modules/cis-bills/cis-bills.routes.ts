@@ -17,9 +17,8 @@ import {
 } from '../../../shared/cis-bills';
 import { accountSchema } from '../../../shared/settings';
 import { readIdempotencyKey } from '../../lib/idempotency-key';
-import { createCisBillsRepository } from './cis-bills.repository';
-import { createCisBillsService, type CisBillsContext } from './cis-bills.service';
-import { createBillsHttp, createContactsHttp } from '../../xero/xero-http/cis-bills';
+import type { ContextOf } from '../organizations/tenancy';
+import type { CisBillsService } from './cis-bills.service';
 
 function readHeader(request: FastifyRequest, name: string): string | null {
   const raw = request.headers[name];
@@ -27,40 +26,17 @@ function readHeader(request: FastifyRequest, name: string): string | null {
   return value ? value.slice(0, 200) : null;
 }
 
-/** The cis-bills endpoints (issue #9, 001 §7). Collaborators come from `app.services`, wired once in app.ts. */
-export function registerCisBillsRoutes(root: FastifyInstance): void {
+/** The cis-bills endpoints (issue #9, 001 §7), given their service (wired in features.ts). */
+export function registerCisBillsRoutes(
+  root: FastifyInstance,
+  { service, contextOf }: { service: CisBillsService; contextOf: ContextOf },
+): void {
   const app = root.withTypeProvider<ZodTypeProvider>();
-  const { db, resolveTenant, xeroHttp, sync, ledger, audit } = root.services;
-  const service = createCisBillsService({
-    repo: createCisBillsRepository(db),
-    bills: createBillsHttp(xeroHttp),
-    contacts: createContactsHttp(xeroHttp),
-    sync,
-    ledger,
-    audit,
-    log: root.log,
-  });
-  service.registerFinders();
-
-  async function contextOf(request: FastifyRequest): Promise<CisBillsContext> {
-    const tenant = await resolveTenant(request, 'cis-bills');
-    return {
-      organizationId: tenant.organizationId,
-      tenantId: tenant.tenantId,
-      userId: tenant.user.id,
-      username: tenant.user.username,
-      isAdmin: tenant.user.isAdmin,
-      ip: request.ip,
-      defaultCisSubcontractorsGroupId: tenant.organization.defaultCisSubcontractorsGroupId,
-      defaultBillVatRateId: tenant.organization.defaultBillVatRateId,
-    };
-  }
 
   app.get(
     '/api/xero/cis-contacts',
     { schema: { querystring: cisBillsListQuerySchema, response: { 200: cisContactListResponseSchema } } },
-    async (request) =>
-      service.listCisContacts(await contextOf(request), { refresh: request.query.refresh === 'true' }),
+    async (request) => service.listCisContacts(await contextOf(request), { refresh: request.query.refresh }),
   );
 
   app.get(
@@ -68,7 +44,7 @@ export function registerCisBillsRoutes(root: FastifyInstance): void {
     { schema: { querystring: cisBillsListQuerySchema, response: { 200: accountSchema.array() } } },
     async (request) =>
       service.listDirectCostsAccounts(await contextOf(request), {
-        refresh: request.query.refresh === 'true',
+        refresh: request.query.refresh,
       }),
   );
 
@@ -77,7 +53,7 @@ export function registerCisBillsRoutes(root: FastifyInstance): void {
     { schema: { querystring: cisBillsListQuerySchema, response: { 200: draftBillListResponseSchema } } },
     async (request) =>
       service.listDraftBills(await contextOf(request), {
-        refresh: request.query.refresh === 'true',
+        refresh: request.query.refresh,
         cisOnly: request.query.cisOnly === 'true',
       }),
   );

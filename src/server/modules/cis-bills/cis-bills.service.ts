@@ -26,6 +26,7 @@ import type { WriteLedger, WriteOutcome, WriteRow } from '../../xero/write-ledge
 import { createBatcher } from '../../xero/batcher';
 import type { XeroContext } from '../../xero/xero-port';
 import type { AuditLog } from '../audit/audit';
+import type { OrganizationRow } from '../organizations/organizations.repository';
 import { CIS_SYSTEM_ACCOUNTS, type CachedBill, type CisBillsRepository } from './cis-bills.repository';
 
 /** Who acts, on which organisation, with its saved defaults. */
@@ -34,8 +35,8 @@ export interface CisBillsContext extends SyncContext {
   username: string;
   isAdmin: boolean;
   ip: string | null;
-  defaultCisSubcontractorsGroupId: string | null;
-  defaultBillVatRateId: string | null;
+  /** The organisation's defaults the bills use: the subcontractors' contact group and the bills' VAT rate. */
+  organization: Pick<OrganizationRow, 'defaultCisSubcontractorsGroupId' | 'defaultBillVatRateId'>;
 }
 
 /** Xero validation messages about CIS set-up: answered 422 (001 §7 "a 422 is a CIS validation error"). */
@@ -132,7 +133,10 @@ export function createCisBillsService(deps: {
   }
 
   async function findSubcontractorIds(ctx: CisBillsContext): Promise<string[]> {
-    const rows = await repo.findSubcontractors(ctx.organizationId, ctx.defaultCisSubcontractorsGroupId);
+    const rows = await repo.findSubcontractors(
+      ctx.organizationId,
+      ctx.organization.defaultCisSubcontractorsGroupId,
+    );
     return rows.map((r) => r.contactId);
   }
 
@@ -152,9 +156,11 @@ export function createCisBillsService(deps: {
     if (contact?.status === 'ARCHIVED')
       throw new AppError('VALIDATION_ERROR', `${contact.name} is archived in Xero and cannot be billed`);
     let taxType: string | null = null;
-    if (ctx.defaultBillVatRateId) {
+    if (ctx.organization.defaultBillVatRateId) {
       await sync.syncTaxRates(ctx);
-      taxType = (await repo.findBillTaxRate(ctx.organizationId, ctx.defaultBillVatRateId))?.taxType ?? null;
+      taxType =
+        (await repo.findBillTaxRate(ctx.organizationId, ctx.organization.defaultBillVatRateId))?.taxType ??
+        null;
     }
     const lines: CreateRecord['lines'] = [];
     for (const line of request.lineItems) {
@@ -352,7 +358,10 @@ export function createCisBillsService(deps: {
      */
     async listCisContacts(ctx: CisBillsContext, options: { refresh: boolean }): Promise<CisContact[]> {
       await sync.syncContacts(ctx, { force: options.refresh });
-      let rows = await repo.findSubcontractors(ctx.organizationId, ctx.defaultCisSubcontractorsGroupId);
+      let rows = await repo.findSubcontractors(
+        ctx.organizationId,
+        ctx.organization.defaultCisSubcontractorsGroupId,
+      );
       const unchecked = rows.filter((r) => options.refresh || !r.cisCheckedAt);
       if (unchecked.length > 0) {
         const results = await Promise.allSettled(unchecked.map((r) => checkCisSettings(ctx, r.contactId)));
@@ -361,9 +370,12 @@ export function createCisBillsService(deps: {
           deps.log?.warn({ err: failure.reason }, 'contact CIS settings could not be read');
         // A partial answer is still useful (unchecked contacts show "(No UTR)"); nothing at all is an error.
         if (failures.length === results.length && failures[0]) throw failures[0].reason;
-        rows = await repo.findSubcontractors(ctx.organizationId, ctx.defaultCisSubcontractorsGroupId);
+        rows = await repo.findSubcontractors(
+          ctx.organizationId,
+          ctx.organization.defaultCisSubcontractorsGroupId,
+        );
       }
-      const inGroup = Boolean(ctx.defaultCisSubcontractorsGroupId);
+      const inGroup = Boolean(ctx.organization.defaultCisSubcontractorsGroupId);
       return rows.map((r) => ({
         id: r.contactId,
         name: r.name,
@@ -540,15 +552,11 @@ export function createCisBillsService(deps: {
         !ctx.isAdmin &&
         !(await ledger.findConfirmedByXeroId(ctx.organizationId, 'bill.create', invoiceId))
       ) {
-        await audit.record({
-          userId: ctx.userId,
-          username: ctx.username,
-          organizationId: ctx.organizationId,
+        await audit.recordFor(ctx, {
           action: 'bill.delete',
           target: invoiceId,
           result: 'failure',
           detail: { error: 'not permitted' },
-          ip: ctx.ip,
         });
         throw new AppError('FORBIDDEN', "You don't have permission to delete this bill");
       }

@@ -129,8 +129,7 @@ describe('CIS Bills money rules, against an in-memory Xero', () => {
       username: 'cara',
       isAdmin: false,
       ip: null,
-      defaultCisSubcontractorsGroupId: null,
-      defaultBillVatRateId: null,
+      organization: { defaultCisSubcontractorsGroupId: null, defaultBillVatRateId: null },
     };
   });
   afterAll(() => database.destroy());

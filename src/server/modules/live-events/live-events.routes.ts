@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { FEATURE_FLAG_FIELDS } from '../../../shared/feature-flags';
 import { AppError } from '../../lib/app-error';
 import type { LiveEvent, LiveEvents } from '../../lib/live-events';
+import type { ResolveTenant } from '../organizations/tenancy';
 
 const HEARTBEAT_MS = 25_000;
 /** How often an open stream checks that its user may still use the organisation (sign-out, disconnect). */
@@ -22,10 +23,17 @@ const eventsQuery = z.looseObject({
  * browser that reconnects sends it back (Last-Event-ID) and gets what it missed first. The stream ends when the
  * session or the membership does; EventSource then reconnects and is refused if it may no longer read.
  */
-export function registerLiveEventsRoutes(root: FastifyInstance, deps: { live: LiveEvents }): void {
+export function registerLiveEventsRoutes(
+  root: FastifyInstance,
+  deps: {
+    live: LiveEvents;
+    resolveTenant: ResolveTenant;
+    /** Whether the session is still signed in and its user still linked to the connected organisation. */
+    mayStillRead: (sessionId: string, userId: number, organizationId: number) => Promise<boolean>;
+  },
+): void {
   const app = root.withTypeProvider<ZodTypeProvider>();
-  const { live } = deps;
-  const { resolveTenant, sessions, orgs } = root.services;
+  const { live, resolveTenant, mayStillRead } = deps;
   // Open streams end when the server closes, so a shutdown does not wait for browsers to hang up.
   const open = new Set<() => void>();
   root.addHook('preClose', async () => {
@@ -90,9 +98,7 @@ export function registerLiveEventsRoutes(root: FastifyInstance, deps: { live: Li
     const recheck = setInterval(() => {
       void (async () => {
         try {
-          const signedIn = await sessions.isLive(sessionId);
-          const found = signedIn ? await orgs.findMembership(userId, organizationId) : null;
-          if (!found?.membership.connected) raw.end();
+          if (!(await mayStillRead(sessionId, userId, organizationId))) raw.end();
         } catch {
           // The database did not answer: check again next time.
         }

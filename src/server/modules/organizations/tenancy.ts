@@ -89,3 +89,39 @@ export function createTenancy(repo: OrganizationsRepository) {
   };
 }
 export type ResolveTenant = ReturnType<typeof createTenancy>;
+
+/**
+ * Who acts, for which organisation and from where: the one context the feature services take, built from the
+ * resolved tenant. Each service declares the part it reads (PayContext, CisBillsContext…); this has them all.
+ */
+export interface RequestContext {
+  organizationId: number;
+  tenantId: string;
+  userId: number;
+  username: string;
+  isAdmin: boolean;
+  ip: string;
+  organization: OrganizationRow;
+  /** The organisation's invoice-cache version, when it was read with the session. */
+  cacheVersion?: number | undefined;
+}
+
+export function toRequestContext(tenant: TenantContext, request: FastifyRequest): RequestContext {
+  return {
+    organizationId: tenant.organizationId,
+    tenantId: tenant.tenantId,
+    userId: tenant.user.id,
+    username: tenant.user.username,
+    isAdmin: tenant.user.isAdmin,
+    ip: request.ip,
+    organization: tenant.organization,
+    cacheVersion: tenant.cacheVersion,
+  };
+}
+
+/** The context of a request to one feature's routes: its tenant resolved (and the feature checked) first. */
+export function createContextOf(resolveTenant: ResolveTenant, feature?: FeatureKey) {
+  return async (request: FastifyRequest): Promise<RequestContext> =>
+    toRequestContext(await resolveTenant(request, feature), request);
+}
+export type ContextOf = ReturnType<typeof createContextOf>;

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
@@ -15,41 +15,19 @@ import {
 import { AppError } from '../../lib/app-error';
 import { readIdempotencyKey } from '../../lib/idempotency-key';
 import { sendCachedBody } from '../../lib/body-cache';
-import { createPayInvoicesRepository } from './pay-invoices.repository';
-import { createPayInvoicesService, type PayContext } from './pay-invoices.service';
-
-/** Xero ids are GUIDs; anything else is refused before it reaches Xero. */
-const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const guid = (label: string) => z.string().regex(GUID, `Invalid ${label} ID`);
+import { isXeroId, refreshFlagSchema, xeroIdSchema as guid } from '../../../shared/input';
+import type { ContextOf } from '../organizations/tenancy';
+import type { PayInvoicesService } from './pay-invoices.service';
 
 /** `?refresh=true`; `org`/`organizationId` pass through for resolveTenant. */
-const refreshQuery = z.looseObject({ refresh: z.enum(['true', 'false', '1', '0']).optional() });
-const isRefresh = (query: { refresh?: string | undefined }) =>
-  query.refresh === 'true' || query.refresh === '1';
+const refreshQuery = z.looseObject({ refresh: refreshFlagSchema });
 
-/** The pay-invoices endpoints (issue #7; 001 §7 Pay Invoices rows, DESIGN §4). */
-export function registerPayInvoicesRoutes(root: FastifyInstance): void {
+/** The pay-invoices endpoints (issue #7; 001 §7 Pay Invoices rows, DESIGN §4), given their service (wired in features.ts). */
+export function registerPayInvoicesRoutes(
+  root: FastifyInstance,
+  { service, contextOf }: { service: PayInvoicesService; contextOf: ContextOf },
+): void {
   const app = root.withTypeProvider<ZodTypeProvider>();
-  const { db, sync, xeroHttp, ledger, audit, resolveTenant, bodies } = root.services;
-  const repo = createPayInvoicesRepository(db);
-  const service = createPayInvoicesService({ repo, sync, http: xeroHttp, ledger, audit, bodies });
-  // When a payment's answer is lost, reconciliation looks it up in Xero instead of paying again.
-  ledger.registerFinder('payment', service.findPaymentInXero);
-  ledger.registerFinder('payment.delete', service.findPaymentDeletionInXero);
-  // A payment held for review that Xero does not have can be sent again by an administrator (issue 20).
-  ledger.registerRetrier('payment', (row, by, key) => service.retryHeldPayment(row, by, key));
-
-  async function contextOf(request: FastifyRequest): Promise<PayContext> {
-    const tenant = await resolveTenant(request, 'pay-invoices');
-    return {
-      organizationId: tenant.organizationId,
-      tenantId: tenant.tenantId,
-      userId: tenant.user.id,
-      username: tenant.user.username,
-      ip: request.ip,
-      cacheVersion: tenant.cacheVersion,
-    };
-  }
 
   // The list is served from its serialised body while the organisation's invoice cache is unchanged (the
   // schema documents it; the tests parse answers with it).
@@ -58,7 +36,7 @@ export function registerPayInvoicesRoutes(root: FastifyInstance): void {
     { schema: { querystring: refreshQuery, response: { 200: invoiceListResponseSchema } } },
     async (request, reply) => {
       const body = await service.listInvoicesBody(await contextOf(request), {
-        refresh: isRefresh(request.query),
+        refresh: request.query.refresh,
       });
       return sendCachedBody(request, reply, body);
     },
@@ -76,7 +54,7 @@ export function registerPayInvoicesRoutes(root: FastifyInstance): void {
       const ctx = await contextOf(request);
       const invoiceId = request.body?.invoiceId;
       if (invoiceId !== undefined) {
-        if (!GUID.test(invoiceId)) throw new AppError('VALIDATION_ERROR', 'Invalid invoice ID');
+        if (!isXeroId(invoiceId)) throw new AppError('VALIDATION_ERROR', 'Invalid invoice ID');
         return service.getInvoice(ctx, invoiceId, { refresh: true });
       }
       return service.forceRefresh(ctx);
@@ -94,7 +72,7 @@ export function registerPayInvoicesRoutes(root: FastifyInstance): void {
     },
     async (request) =>
       service.getInvoice(await contextOf(request), request.params.invoiceId, {
-        refresh: isRefresh(request.query),
+        refresh: request.query.refresh,
       }),
   );
 
@@ -144,8 +122,7 @@ export function registerPayInvoicesRoutes(root: FastifyInstance): void {
   app.get(
     '/api/xero/bank-accounts',
     { schema: { querystring: refreshQuery, response: { 200: bankAccountsResponseSchema } } },
-    async (request) =>
-      service.listBankAccounts(await contextOf(request), { refresh: isRefresh(request.query) }),
+    async (request) => service.listBankAccounts(await contextOf(request), { refresh: request.query.refresh }),
   );
 
   app.post(

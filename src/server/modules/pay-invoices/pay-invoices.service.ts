@@ -557,10 +557,7 @@ export function createPayInvoicesService(deps: {
         currency,
       );
       if (refusal) {
-        await audit.record({
-          userId: ctx.userId,
-          username: ctx.username,
-          organizationId: ctx.organizationId,
+        await audit.recordFor(ctx, {
           action: 'payment.create',
           target: invoice.invoiceId,
           result: 'failure',
@@ -570,7 +567,6 @@ export function createPayInvoicesService(deps: {
             accountId: account.accountId,
             reason: refusal,
           },
-          ip: ctx.ip ?? null,
         });
         throw new AppError('UNPROCESSABLE', refusal);
       }

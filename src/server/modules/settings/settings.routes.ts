@@ -15,9 +15,8 @@ import {
   settingsUpdateResponseSchema,
   vatRatesResponseSchema,
 } from '../../../shared/settings';
-import { createSettingsRepository } from './settings.repository';
-import { createSettingsService, type AccountKind, type ActorInfo } from './settings.service';
-import { createAccountsHttp } from '../../xero/xero-http/settings';
+import type { ResolveTenant } from '../organizations/tenancy';
+import type { AccountKind, ActorInfo, SettingsService } from './settings.service';
 
 /** The reference lists of 000 §7 that are accounts, and the rule each one applies. */
 const ACCOUNT_LISTS: Array<[path: string, kind: AccountKind]> = [
@@ -36,17 +35,11 @@ function actorOf(request: FastifyRequest, user: { id: number; username: string }
  * from, and the two cache clean-ups. Settings are not behind a feature flag, but every call is scoped to an
  * organisation the user is linked to (`?org=` or `organizationId`, else the active one) by `resolveTenant`.
  */
-export function registerSettingsRoutes(root: FastifyInstance): void {
+export function registerSettingsRoutes(
+  root: FastifyInstance,
+  { settings, resolveTenant }: { settings: SettingsService; resolveTenant: ResolveTenant },
+): void {
   const app = root.withTypeProvider<ZodTypeProvider>();
-  const { db, sync, xeroHttp, audit, ledger, resolveTenant } = root.services;
-  const settings = createSettingsService({
-    repo: createSettingsRepository(db),
-    sync,
-    accounts: createAccountsHttp(xeroHttp),
-    audit,
-    ledger,
-  });
-  const isRefresh = (query: { refresh?: string | undefined }) => query.refresh === 'true';
 
   app.patch(
     '/api/xero/settings',
@@ -64,7 +57,7 @@ export function registerSettingsRoutes(root: FastifyInstance): void {
       { schema: { querystring: referenceListQuerySchema, response: { 200: accountsResponseSchema } } },
       async (request) => {
         const tenant = await resolveTenant(request);
-        return settings.listAccounts(tenant, kind, { refresh: isRefresh(request.query) });
+        return settings.listAccounts(tenant, kind, { refresh: request.query.refresh });
       },
     );
   }
@@ -74,7 +67,7 @@ export function registerSettingsRoutes(root: FastifyInstance): void {
     { schema: { querystring: referenceListQuerySchema, response: { 200: vatRatesResponseSchema } } },
     async (request) => {
       const tenant = await resolveTenant(request);
-      return settings.listVatRates(tenant, { refresh: isRefresh(request.query) });
+      return settings.listVatRates(tenant, { refresh: request.query.refresh });
     },
   );
 
@@ -83,7 +76,7 @@ export function registerSettingsRoutes(root: FastifyInstance): void {
     { schema: { querystring: referenceListQuerySchema, response: { 200: contactGroupsResponseSchema } } },
     async (request) => {
       const tenant = await resolveTenant(request);
-      return settings.listContactGroups(tenant, { refresh: isRefresh(request.query) });
+      return settings.listContactGroups(tenant, { refresh: request.query.refresh });
     },
   );
 
@@ -100,7 +93,7 @@ export function registerSettingsRoutes(root: FastifyInstance): void {
       return settings.searchContacts(tenant, {
         search: request.query.search ?? '',
         ids,
-        refresh: isRefresh(request.query),
+        refresh: request.query.refresh,
       });
     },
   );
@@ -112,7 +105,7 @@ export function registerSettingsRoutes(root: FastifyInstance): void {
     { schema: { querystring: referenceListQuerySchema, response: { 200: bankAccountsResponseSchema } } },
     async (request) => {
       const tenant = await resolveTenant(request);
-      return settings.listBankAccounts(tenant, { refresh: isRefresh(request.query) });
+      return settings.listBankAccounts(tenant, { refresh: request.query.refresh });
     },
   );
 

@@ -427,16 +427,15 @@ export function createSettingsService(deps: {
 
       /** The audit line of this change: refused with the reason and what was attempted, or saved with before and after. */
       const recordUpdate = (result: 'success' | 'failure', detail: Record<string, unknown>) =>
-        audit.record({
-          userId: actor.userId,
-          username: actor.username,
-          organizationId: tenant.organizationId,
-          action: 'settings.update',
-          target: tenant.organization.tenantName,
-          result,
-          ip: actor.ip,
-          detail,
-        });
+        audit.recordFor(
+          { ...actor, organizationId: tenant.organizationId },
+          {
+            action: 'settings.update',
+            target: tenant.organization.tenantName,
+            result,
+            detail,
+          },
+        );
 
       try {
         await checkReferences(tenant, changedIds);
@@ -466,16 +465,15 @@ export function createSettingsService(deps: {
       const stale = cached.filter((row) => !liveIds.has(row.accountId)).map((row) => row.accountId);
       const deletedCount = await repo.deleteAccounts(tenant.organizationId, stale);
       await repo.upsertAccounts(live.map((a) => ({ ...a, organizationId: tenant.organizationId })));
-      await audit.record({
-        userId: actor.userId,
-        username: actor.username,
-        organizationId: tenant.organizationId,
-        action: 'settings.cleanup.bank-accounts',
-        target: tenant.organization.tenantName,
-        result: 'success',
-        ip: actor.ip,
-        detail: { deletedCount, kept: live.length },
-      });
+      await audit.recordFor(
+        { ...actor, organizationId: tenant.organizationId },
+        {
+          action: 'settings.cleanup.bank-accounts',
+          target: tenant.organization.tenantName,
+          result: 'success',
+          detail: { deletedCount, kept: live.length },
+        },
+      );
       return { deletedCount };
     },
 
@@ -498,16 +496,15 @@ export function createSettingsService(deps: {
         PAYMENT_WRITE_KINDS,
         cutoff,
       );
-      await audit.record({
-        userId: actor.userId,
-        username: actor.username,
-        organizationId: tenant.organizationId,
-        action: 'settings.cleanup.data',
-        target: tenant.organization.tenantName,
-        result: 'success',
-        ip: actor.ip,
-        detail: { deletedInvoices, deletedPayments, before: cutoffDate },
-      });
+      await audit.recordFor(
+        { ...actor, organizationId: tenant.organizationId },
+        {
+          action: 'settings.cleanup.data',
+          target: tenant.organization.tenantName,
+          result: 'success',
+          detail: { deletedInvoices, deletedPayments, before: cutoffDate },
+        },
+      );
       return { deletedInvoices, deletedPayments };
     },
   };

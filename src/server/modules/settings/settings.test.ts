@@ -187,10 +187,13 @@ describe('settings, reference lists and clean-ups', () => {
       expect(refreshed.endpoints).toEqual(['GET /api.xro/2.0/Accounts']);
       const vat = await measure(() => owner.call('GET', '/api/xero/vat-rates?refresh=true'));
       expect(vat.calls).toBe(1);
+      // `?refresh=1` means the same on every route (one parse of the flag, src/shared/input.ts).
+      const one = await measure(() => owner.call('GET', '/api/xero/vat-rates?refresh=1'));
+      expect(one.calls).toBe(1);
       const contacts = await measure(() => owner.call('GET', '/api/xero/contacts?search=a&refresh=true'));
       // One page of contacts changed since the last sync, and the groups.
       expect(contacts.calls).toBe(2);
-      expect(contacts.writes + refreshed.writes + vat.writes).toBe(0);
+      expect(contacts.writes + refreshed.writes + vat.writes + one.writes).toBe(0);
     });
 
     it('refuses an organisation the user is not linked to, and a signed-out visitor', async () => {

@@ -13,29 +13,18 @@ import {
 import { AppError } from '../../lib/app-error';
 import { sendCachedBody } from '../../lib/body-cache';
 import { readIdempotencyKey } from '../../lib/idempotency-key';
-import type { TenantContext } from '../organizations/tenancy';
-import { createJournalsHttp, createSalesHttp } from '../../xero/xero-http/stock-journal';
-import { createStockJournalRepository } from './stock-journal.repository';
-import { createStockJournalService, JOURNAL_WRITE_KIND } from './stock-journal.service';
+import { refreshFlagSchema } from '../../../shared/input';
+import type { ResolveTenant, TenantContext } from '../organizations/tenancy';
+import type { StockJournalService } from './stock-journal.service';
 
 const FEATURE = 'stock-journal';
 
-/** The stock-journal endpoints (issue #10; 001 §7). Collaborators come from `app.services`, wired once in app.ts. */
-export function registerStockJournalRoutes(root: FastifyInstance): void {
+/** The stock-journal endpoints (issue #10; 001 §7), given their service (wired in features.ts). */
+export function registerStockJournalRoutes(
+  root: FastifyInstance,
+  { service, resolveTenant }: { service: StockJournalService; resolveTenant: ResolveTenant },
+): void {
   const app = root.withTypeProvider<ZodTypeProvider>();
-  const { db, sync, xeroHttp, ledger, audit, tokens, resolveTenant, bodies } = root.services;
-  const service = createStockJournalService({
-    repo: createStockJournalRepository(db),
-    sync,
-    journals: createJournalsHttp(xeroHttp),
-    sales: createSalesHttp(xeroHttp),
-    ledger,
-    audit,
-    bodies,
-    checkToken: (userId) => tokens.getAccessToken(userId),
-    log: root.log,
-  });
-  ledger.registerFinder(JOURNAL_WRITE_KIND, service.findJournalWrite);
 
   // Who and which organisation come first: before the request is validated, so a stranger or a switched-off
   // feature gets 401/403, never a validation message about data they may not send.
@@ -54,12 +43,11 @@ export function registerStockJournalRoutes(root: FastifyInstance): void {
     {
       preValidation,
       schema: {
-        querystring: z.object({ refresh: z.enum(['true', 'false']).optional() }),
+        querystring: z.object({ refresh: refreshFlagSchema }),
         response: { 200: customersResponseSchema },
       },
     },
-    async (request) =>
-      service.listCustomers(tenantOf(request), { refresh: request.query.refresh === 'true' }),
+    async (request) => service.listCustomers(tenantOf(request), { refresh: request.query.refresh }),
   );
 
   app.get(

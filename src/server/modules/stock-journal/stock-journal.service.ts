@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import { fromPence, formatMoney, roundPoundsToPence } from '../../../shared/money';
+import { isXeroId } from '../../../shared/input';
 import {
   ALL_CUSTOMERS,
   getJournalAmountPence,
@@ -47,7 +48,6 @@ export const JOURNAL_WRITE_KIND = 'journal.create';
 export const PENDING_STATUS = 'PENDING';
 /** A write still in flight is left alone this long before its outcome is looked up in Xero. */
 const IN_FLIGHT_MS = 2 * 60_000;
-const GUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Texts the client maps by keyword (001 §8 "Invalid Journal Data"). */
 export const JOURNAL_MESSAGES = {
@@ -514,9 +514,9 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
         return buildSalesPeriods(
           await sales.listInRange(toXeroContext(tenant), range.fromDate, range.toDate),
         );
-      if (!GUID_RE.test(customerId)) throw new AppError('VALIDATION_ERROR', JOURNAL_MESSAGES.unknownCustomer);
+      if (!isXeroId(customerId)) throw new AppError('VALIDATION_ERROR', JOURNAL_MESSAGES.unknownCustomer);
       const view = { key: 'sales-contact', contactId: customerId.toLowerCase() } as const;
-      if (query.refresh === 'true') await sync.syncInvoices(toSyncContext(tenant), view);
+      if (query.refresh) await sync.syncInvoices(toSyncContext(tenant), view);
       else await sync.ensureInvoices(toSyncContext(tenant), view);
       return buildSalesPeriods(
         await repo.listSalesInvoices(tenant.organizationId, view.contactId, range.fromDate, range.toDate),
@@ -531,10 +531,10 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
     async getSalesBody(tenant: TenantContext, query: SalesQuery): Promise<CachedBody | null> {
       const customerId = query.customerId && query.customerId !== ALL_CUSTOMERS ? query.customerId : null;
       if (!customerId) return null;
-      if (!GUID_RE.test(customerId)) throw new AppError('VALIDATION_ERROR', JOURNAL_MESSAGES.unknownCustomer);
+      if (!isXeroId(customerId)) throw new AppError('VALIDATION_ERROR', JOURNAL_MESSAGES.unknownCustomer);
       const view = { key: 'sales-contact', contactId: customerId.toLowerCase() } as const;
       const range = getWeeklySalesRange(query.fromDate, query.toDate);
-      const refresh = query.refresh === 'true';
+      const refresh = query.refresh;
       if (refresh) await sync.syncInvoices(toSyncContext(tenant), view);
       const version =
         refresh || tenant.cacheVersion === undefined
@@ -617,8 +617,7 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
         throw new AppError('VALIDATION_ERROR', JOURNAL_MESSAGES.badPeriod);
       if (body.stockAccountId.toLowerCase() === body.costAccountId.toLowerCase())
         throw new AppError('VALIDATION_ERROR', JOURNAL_MESSAGES.sameAccounts);
-      if (!GUID_RE.test(body.contactId))
-        throw new AppError('VALIDATION_ERROR', JOURNAL_MESSAGES.unknownCustomer);
+      if (!isXeroId(body.contactId)) throw new AppError('VALIDATION_ERROR', JOURNAL_MESSAGES.unknownCustomer);
       const contactId = body.contactId.toLowerCase();
       if (!(await repo.findContact(orgId, contactId)) && (await repo.hasSynced(orgId, 'contacts'))) {
         throw new AppError('VALIDATION_ERROR', JOURNAL_MESSAGES.unknownCustomer);

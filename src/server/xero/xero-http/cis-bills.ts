@@ -6,8 +6,8 @@ import type { XeroHttp } from './http';
 import { xeroInvoiceSchema } from './schemas';
 
 /**
- * Xero shapes the CIS Bills feature reads and sends (REFERENCE §4.1 invoices, §4.8 CIS). PascalCase stays
- * here; the service maps to our DTOs.
+ * Xero shapes the CIS Bills feature reads and sends (REFERENCE §4.1 invoices, §4.8 CIS). PascalCase stays in
+ * the Xero layer (src/server/xero), which maps it to our types; the service never sees it.
  */
 
 /** `GET /Contacts/{ContactID}/CISSettings` → `{"CISSettings":[{"CISEnabled":bool,"Rate":n}]}`; Rate only when enabled. */

@@ -6,8 +6,9 @@ import type { NewPayment, PayInvoicesXero, XeroPaymentFacts } from '../xero-port
 import type { XeroHttp } from './http';
 
 /**
- * Xero's shapes for Pay Invoices (REFERENCE §4.2 attachments, §4.3 payments). PascalCase stays in
- * xero-http; the module maps these to the shared DTOs. Unknown fields pass through: Xero adds fields.
+ * Xero's shapes for Pay Invoices (REFERENCE §4.2 attachments, §4.3 payments). PascalCase stays in the Xero
+ * layer (src/server/xero: these schemas, the sync mappers, the ledger's finders), which maps it to our types;
+ * the feature modules never see it (lint). Unknown fields pass through: Xero adds fields.
  */
 
 export const xeroAttachmentSchema = z.object({

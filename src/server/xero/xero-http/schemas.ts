@@ -1,7 +1,8 @@
 import { z } from 'zod';
 
 /**
- * Zod schemas for the parts of Xero's answers Ledgerlink reads (PascalCase stays inside xero-http).
+ * Zod schemas for the parts of Xero's answers Ledgerlink reads. PascalCase stays in the Xero layer
+ * (src/server/xero: these schemas and the sync mappers that read them); the feature modules never see it.
  * Unknown fields are allowed through: Xero adds fields without notice.
  */
 export const xeroConnectionSchema = z.object({

@@ -118,7 +118,7 @@ export function createSharedGates(
       .query(
         `delete from xero_gate_calls where (state = 'done' and answered_at < clock_timestamp() - interval '25 hours') or (state <> 'done' and lease_until < clock_timestamp() - interval '1 hour')`,
       )
-      .catch(() => undefined);
+      .catch((error: unknown) => log?.warn({ err: error }, 'xero gate: cleanup of old calls failed'));
   }, 10 * 60_000);
   cleanup.unref();
 

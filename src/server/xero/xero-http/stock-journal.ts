@@ -1,6 +1,7 @@
 /**
  * Xero's manual journals as the Stock Journal feature reads and writes them (REFERENCE §4.7). PascalCase
- * stays in this file; the service speaks our vocabulary. Unknown fields pass through: Xero adds fields
+ * stays in the Xero layer (this file, src/server/xero/journals.ts, the sync mappers); the service speaks our
+ * vocabulary. Unknown fields pass through: Xero adds fields
  * without notice.
  */
 import { z } from 'zod';

@@ -1,0 +1,116 @@
+/**
+ * The feature modules, wired once (STYLE §4): each service is built here from its repository, the Xero client
+ * and the shared collaborators, and each routes function is handed what it uses, by name. Routes files never
+ * build a repository (lint: *.routes.ts imports no *.repository.ts nor the db layer).
+ */
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { Db } from '../db/client';
+import type { BodyCache } from '../lib/body-cache';
+import type { XeroSync } from '../xero/sync/sync.service';
+import type { WriteLedger } from '../xero/write-ledger';
+import { createBillsHttp, createContactsHttp } from '../xero/xero-http/cis-bills';
+import type { XeroHttp } from '../xero/xero-http/http';
+import { createAccountsHttp } from '../xero/xero-http/settings';
+import { createJournalsHttp, createSalesHttp } from '../xero/xero-http/stock-journal';
+import type { TokenStore } from '../xero/xero-http/token-store';
+import { createAddInvoicesRepository } from './add-invoices/add-invoices.repository';
+import { registerAddInvoicesRoutes } from './add-invoices/add-invoices.routes';
+import { createAddInvoicesService } from './add-invoices/add-invoices.service';
+import type { AuditLog } from './audit/audit';
+import { createCisBillsRepository } from './cis-bills/cis-bills.repository';
+import { registerCisBillsRoutes } from './cis-bills/cis-bills.routes';
+import { createCisBillsService } from './cis-bills/cis-bills.service';
+import { createContextOf, type ResolveTenant } from './organizations/tenancy';
+import { createPayInvoicesRepository } from './pay-invoices/pay-invoices.repository';
+import { registerPayInvoicesRoutes } from './pay-invoices/pay-invoices.routes';
+import { createPayInvoicesService } from './pay-invoices/pay-invoices.service';
+import { createSettingsRepository } from './settings/settings.repository';
+import { registerSettingsRoutes } from './settings/settings.routes';
+import { createSettingsService } from './settings/settings.service';
+import { createStockJournalRepository } from './stock-journal/stock-journal.repository';
+import { registerStockJournalRoutes } from './stock-journal/stock-journal.routes';
+import { createStockJournalService, JOURNAL_WRITE_KIND } from './stock-journal/stock-journal.service';
+
+/** What the feature modules share, built once in buildApp. */
+export interface FeatureDeps {
+  db: Db;
+  xeroHttp: XeroHttp;
+  sync: XeroSync;
+  ledger: WriteLedger;
+  audit: AuditLog;
+  tokens: TokenStore;
+  resolveTenant: ResolveTenant;
+  bodies: BodyCache;
+  log: FastifyBaseLogger;
+}
+
+/** Settings and the four features: their services, their write finders in the ledger, their routes. */
+export function registerFeatureModules(app: FastifyInstance, deps: FeatureDeps): void {
+  const { db, xeroHttp, sync, ledger, audit, tokens, resolveTenant, bodies, log } = deps;
+
+  const settings = createSettingsService({
+    repo: createSettingsRepository(db),
+    sync,
+    accounts: createAccountsHttp(xeroHttp),
+    audit,
+    ledger,
+  });
+  registerSettingsRoutes(app, { settings, resolveTenant });
+
+  const payInvoices = createPayInvoicesService({
+    repo: createPayInvoicesRepository(db),
+    sync,
+    http: xeroHttp,
+    ledger,
+    audit,
+    bodies,
+  });
+  // When a payment's answer is lost, reconciliation looks it up in Xero instead of paying again.
+  ledger.registerFinder('payment', payInvoices.findPaymentInXero);
+  ledger.registerFinder('payment.delete', payInvoices.findPaymentDeletionInXero);
+  // A payment held for review that Xero does not have can be sent again by an administrator (issue 20).
+  ledger.registerRetrier('payment', (row, by, key) => payInvoices.retryHeldPayment(row, by, key));
+  registerPayInvoicesRoutes(app, {
+    service: payInvoices,
+    contextOf: createContextOf(resolveTenant, 'pay-invoices'),
+  });
+
+  // Registers its own finders (invoice approval and creation) when built.
+  const addInvoices = createAddInvoicesService({
+    repo: createAddInvoicesRepository(db),
+    http: xeroHttp,
+    ledger,
+    sync,
+    audit,
+  });
+  registerAddInvoicesRoutes(app, {
+    service: addInvoices,
+    contextOf: createContextOf(resolveTenant, 'add-invoices'),
+  });
+
+  const cisBills = createCisBillsService({
+    repo: createCisBillsRepository(db),
+    bills: createBillsHttp(xeroHttp),
+    contacts: createContactsHttp(xeroHttp),
+    sync,
+    ledger,
+    audit,
+    log,
+  });
+  cisBills.registerFinders();
+  registerCisBillsRoutes(app, { service: cisBills, contextOf: createContextOf(resolveTenant, 'cis-bills') });
+
+  const stockJournal = createStockJournalService({
+    repo: createStockJournalRepository(db),
+    sync,
+    journals: createJournalsHttp(xeroHttp),
+    sales: createSalesHttp(xeroHttp),
+    ledger,
+    audit,
+    bodies,
+    checkToken: (userId) => tokens.getAccessToken(userId),
+    log,
+  });
+  ledger.registerFinder(JOURNAL_WRITE_KIND, stockJournal.findJournalWrite);
+  registerStockJournalRoutes(app, { service: stockJournal, resolveTenant });
+}
