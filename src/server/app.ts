@@ -27,6 +27,7 @@ import { createUsersRepository } from './modules/auth/auth.repository';
 import { registerAuthRoutes } from './modules/auth/auth.routes';
 import { createAdminRepository } from './modules/admin/admin.repository';
 import { registerAdminRoutes } from './modules/admin/admin.routes';
+import { createAdminService } from './modules/admin/admin.service';
 import { createAuthService } from './modules/auth/auth.service';
 import { createLoginLimiter } from './modules/auth/login-limiter';
 import { createMfaLimiter } from './modules/auth/mfa.limiter';
@@ -34,6 +35,7 @@ import { createMfaRepository } from './modules/auth/mfa.repository';
 import { createMfaService } from './modules/auth/mfa.service';
 import { createSessionStore } from './modules/auth/sessions';
 import { registerXeroSignInRoutes } from './modules/auth/xero-signin.routes';
+import { createXeroSignInUsers } from './modules/auth/xero-signin.service';
 import { createOrganizationsRepository } from './modules/organizations/organizations.repository';
 import { createTenancy, readRequestedOrganization } from './modules/organizations/tenancy';
 import { registerConnectionRoutes } from './modules/xero-connection/connection.routes';
@@ -322,7 +324,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   registerXeroSignInRoutes(app, {
     oauth,
     oauthRequests,
-    users,
+    signInUsers: createXeroSignInUsers(users),
     tokens,
     sessions,
     connection,
@@ -330,7 +332,10 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     redirectUri: uris.signin,
     secureCookie: config.session.secureCookie,
   });
-  registerAdminRoutes(app, { admin: createAdminRepository(db), users, audit, limiter, ledger });
+  registerAdminRoutes(app, {
+    service: createAdminService({ admin: createAdminRepository(db), users, audit, limiter }),
+    ledger,
+  });
   const bodies = createBodyCache({ maxBytes: BODY_CACHE_MAX_BYTES });
   app.decorate('services', {
     db,

@@ -144,7 +144,8 @@ describe('lint fails on an import across a boundary', () => {
       typedEslint,
     );
     expect(messages.map((m) => m.rule)).toContain('@typescript-eslint/no-floating-promises');
-  });
+    // Building the type program is CPU work (about 7 s alone, several times that on a loaded machine).
+  }, 180_000);
 
   it('but not on the imports the layers allow', async () => {
     const allowed = [

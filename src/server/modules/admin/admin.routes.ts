@@ -18,43 +18,18 @@ import {
   adminReviewWriteSchema,
   adminReviewWritesResponseSchema,
   adminSettleWriteRequestSchema,
-  type AuditQuery,
 } from '../../../shared/admin';
 import { idTextSchema } from '../../../shared/input';
 import { AppError } from '../../lib/app-error';
-import type { AuditLog } from '../audit/audit';
-import type { UsersRepository } from '../auth/auth.repository';
-import type { LoginLimiter } from '../auth/login-limiter';
+import type { FastifyRequest } from 'fastify';
+import type { AuditActor } from '../audit/audit';
 import { requireAdmin } from '../auth/guards';
 import type { WriteLedger, WriteAudit, WriteRow } from '../../xero/write-ledger';
-import type { AdminRepository } from './admin.repository';
+import type { AdminService } from './admin.service';
 
 const idParam = (name: string) => z.object({ [name]: idTextSchema() });
 
 const ALREADY_SETTLED_MESSAGE = 'This write was already settled. Refresh the list.';
-const LAST_ADMIN_MESSAGE =
-  'At least one administrator must remain. Make another user an administrator first.';
-
-type UserRow = NonNullable<Awaited<ReturnType<UsersRepository['findById']>>>;
-const toAdminUser = (u: UserRow) => ({
-  id: u.id,
-  username: u.username,
-  email: u.email,
-  isAdmin: u.isAdmin,
-  isXeroUser: u.xeroUserId !== null,
-});
-
-/** The activity log's filters as the repository takes them: a range of whole UTC days. */
-function toAuditFilter(q: AuditQuery, limit: number) {
-  return {
-    action: q.action,
-    userId: q.userId,
-    organizationId: q.organizationId,
-    from: q.from ? new Date(`${q.from}T00:00:00Z`) : undefined,
-    to: q.to ? new Date(`${q.to}T23:59:59.999Z`) : undefined,
-    limit,
-  };
-}
 
 function csvCell(value: unknown): string {
   const text =
@@ -71,30 +46,22 @@ function csvCell(value: unknown): string {
 /** /api/admin/* of spec 000 §7: refused (403) to anyone who is not an administrator. */
 export function registerAdminRoutes(
   root: FastifyInstance,
-  deps: {
-    admin: AdminRepository;
-    users: UsersRepository;
-    audit: AuditLog;
-    limiter: LoginLimiter;
-    ledger: WriteLedger;
-  },
+  deps: { service: AdminService; ledger: WriteLedger },
 ) {
   const app = root.withTypeProvider<ZodTypeProvider>();
-  const { admin, users, audit } = deps;
+  const { service } = deps;
+  /** The administrator making a change, as the activity log names them. */
+  const actorOf = (request: FastifyRequest): AuditActor => {
+    const admin = requireAdmin(request);
+    return { userId: admin.id, username: admin.username, ip: request.ip };
+  };
 
   app.get(
     '/api/admin/organizations',
     { schema: { response: { 200: adminOrganizationsResponseSchema } } },
     async (request) => {
       requireAdmin(request);
-      return (await admin.listOrganizations()).map((o) => ({
-        id: o.id,
-        tenantName: o.tenantName,
-        featurePayInvoices: o.featurePayInvoices,
-        featureAddInvoices: o.featureAddInvoices,
-        featureCisBills: o.featureCisBills,
-        featureStockJournal: o.featureStockJournal,
-      }));
+      return service.listOrganizations();
     },
   );
 
@@ -107,30 +74,12 @@ export function registerAdminRoutes(
         response: { 200: adminOrganizationSchema },
       },
     },
-    async (request) => {
-      const actor = requireAdmin(request);
-      const orgId = Number((request.params as { orgId: number }).orgId);
-      const updated = await admin.updateFeatures(orgId, request.body);
-      if (!updated) throw new AppError('NOT_FOUND', `Organization with ID ${orgId} not found`);
-      await audit.record({
-        userId: actor.id,
-        username: actor.username,
-        organizationId: orgId,
-        action: 'admin.features',
-        target: updated.tenantName,
-        result: 'success',
-        ip: request.ip,
-        detail: request.body,
-      });
-      return {
-        id: updated.id,
-        tenantName: updated.tenantName,
-        featurePayInvoices: updated.featurePayInvoices,
-        featureAddInvoices: updated.featureAddInvoices,
-        featureCisBills: updated.featureCisBills,
-        featureStockJournal: updated.featureStockJournal,
-      };
-    },
+    async (request) =>
+      service.updateFeatures(
+        actorOf(request),
+        Number((request.params as { orgId: number }).orgId),
+        request.body,
+      ),
   );
 
   app.get(
@@ -138,9 +87,7 @@ export function registerAdminRoutes(
     { schema: { response: { 200: adminUsersResponseSchema } } },
     async (request) => {
       requireAdmin(request);
-      const rows = await admin.listUsers();
-      const locked = await deps.limiter.findLocked(rows.map((u) => u.username));
-      return rows.map((u) => ({ ...toAdminUser(u), signInLocked: locked.has(u.username) }));
+      return service.listUsers();
     },
   );
 
@@ -149,73 +96,23 @@ export function registerAdminRoutes(
     '/api/admin/users/:userId/unlock',
     { schema: { params: idParam('userId'), response: { 200: adminUnlockResponseSchema } } },
     async (request) => {
-      const actor = requireAdmin(request);
-      const userId = Number((request.params as { userId: number }).userId);
-      const target = await users.findById(userId);
-      if (!target) throw new AppError('NOT_FOUND', `User with ID ${userId} not found`);
-      const cleared = await deps.limiter.unlock(target.username);
-      await audit.record({
-        userId: actor.id,
-        username: actor.username,
-        action: 'admin.unlock',
-        target: target.username,
-        result: 'success',
-        ip: request.ip,
-        detail: { userId, attemptsCleared: cleared },
-      });
+      await service.unlockUser(actorOf(request), Number((request.params as { userId: number }).userId));
       return { ok: true as const };
     },
   );
-
-  async function changeUser(
-    actorId: number,
-    actorName: string,
-    ip: string,
-    userId: number,
-    patch: { username?: string; email?: string | null; isAdmin?: boolean },
-  ) {
-    const target = await users.findById(userId);
-    if (!target) throw new AppError('NOT_FOUND', `User with ID ${userId} not found`);
-    if (patch.isAdmin === false && target.isAdmin && (await admin.countOtherAdmins(userId)) === 0) {
-      throw new AppError('VALIDATION_ERROR', LAST_ADMIN_MESSAGE);
-    }
-    if (patch.username && patch.username.toLowerCase() !== target.username.toLowerCase()) {
-      const clash = await users.findByUsername(patch.username);
-      if (clash && clash.id !== userId) throw new AppError('CONFLICT', 'Username already exists');
-    }
-    const updated = await admin.updateUser(userId, patch);
-    if (!updated) throw new AppError('NOT_FOUND', `User with ID ${userId} not found`);
-    await audit.record({
-      userId: actorId,
-      username: actorName,
-      action: patch.isAdmin === undefined ? 'admin.user.update' : 'admin.user.admin',
-      target: updated.username,
-      result: 'success',
-      ip,
-      detail: {
-        userId,
-        changed: Object.keys(patch),
-        ...(patch.isAdmin !== undefined ? { isAdmin: patch.isAdmin } : {}),
-      },
-    });
-    return toAdminUser(updated);
-  }
 
   app.patch(
     '/api/admin/users/:userId',
     { schema: { params: idParam('userId'), body: adminUserPatchSchema, response: { 200: adminUserSchema } } },
     async (request) => {
-      const actor = requireAdmin(request);
       const body = request.body;
       const patch = {
         ...(body.username !== undefined ? { username: body.username } : {}),
         ...(body.email !== undefined ? { email: body.email ? body.email : null } : {}),
         ...(body.isAdmin !== undefined ? { isAdmin: body.isAdmin } : {}),
       };
-      return changeUser(
-        actor.id,
-        actor.username,
-        request.ip,
+      return service.changeUser(
+        actorOf(request),
         Number((request.params as { userId: number }).userId),
         patch,
       );
@@ -231,16 +128,10 @@ export function registerAdminRoutes(
         response: { 200: adminUserSchema },
       },
     },
-    async (request) => {
-      const actor = requireAdmin(request);
-      return changeUser(
-        actor.id,
-        actor.username,
-        request.ip,
-        Number((request.params as { userId: number }).userId),
-        { isAdmin: request.body.isAdmin },
-      );
-    },
+    async (request) =>
+      service.changeUser(actorOf(request), Number((request.params as { userId: number }).userId), {
+        isAdmin: request.body.isAdmin,
+      }),
   );
 
   app.get(
@@ -248,14 +139,14 @@ export function registerAdminRoutes(
     { schema: { querystring: auditQuerySchema, response: { 200: z.array(auditEntrySchema) } } },
     async (request) => {
       requireAdmin(request);
-      const rows = await admin.listAudit(toAuditFilter(request.query, request.query.limit));
+      const rows = await service.listAudit(request.query, request.query.limit);
       return rows.map((r) => ({ ...r, at: r.at.toISOString(), detail: r.detail ?? null }));
     },
   );
 
   app.get('/api/admin/audit.csv', { schema: { querystring: auditQuerySchema } }, async (request, reply) => {
     requireAdmin(request);
-    const rows = await admin.listAudit(toAuditFilter(request.query, AUDIT_MAX_LIMIT));
+    const rows = await service.listAudit(request.query, AUDIT_MAX_LIMIT);
     const header = [
       'When (UTC)',
       'User',

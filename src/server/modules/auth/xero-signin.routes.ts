@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { USERNAME_MIN_LENGTH, usernameSchema } from '../../../shared/admin';
 import { OAuthError, type XeroOAuth } from '../../xero/xero-http/oauth';
 import type { TokenStore } from '../../xero/xero-http/token-store';
 import type { AuditLog } from '../audit/audit';
@@ -15,36 +14,11 @@ import {
   takeBrowserBinding,
   type OAuthRequests,
 } from '../xero-connection/oauth-requests';
-import type { UsersRepository } from './auth.repository';
+import type { XeroSignInUsers } from './xero-signin.service';
 import type { SessionStore } from './sessions';
 
 function authUrl(params: Record<string, string>): string {
   return `/auth?${new URLSearchParams(params).toString()}`;
-}
-
-/**
- * The username rule's form of what Xero says about the person (their email, usually): only the characters the
- * rule allows, at most 50 of them so a number fits after it, and 'xero-user' when too little is left (issue 16:
- * an email such as `"><svg/onload=alert(9)>@e.co` is Xero's to allow, not a username of ours).
- */
-export function deriveUsername(wanted: string): string {
-  const kept = wanted
-    .replace(/[^A-Za-z0-9._@+-]+/g, '')
-    .slice(0, 50)
-    .replace(/^[.@+-]+|[.@+-]+$/g, '');
-  const base = kept.length >= USERNAME_MIN_LENGTH ? kept : 'xero-user';
-  return usernameSchema.safeParse(base).success ? base : 'xero-user';
-}
-
-/** A free username from the Xero profile: the derived one, or it with a number after it. */
-async function pickUsername(users: UsersRepository, wanted: string): Promise<string> {
-  const base = deriveUsername(wanted);
-  if (!(await users.findByUsername(base))) return base;
-  for (let i = 2; i < 1000; i += 1) {
-    const candidate = `${base}-${i}`;
-    if (!(await users.findByUsername(candidate))) return candidate;
-  }
-  return `${base}-${Date.now()}`;
 }
 
 /**
@@ -56,7 +30,8 @@ export function registerXeroSignInRoutes(
   deps: {
     oauth: XeroOAuth;
     oauthRequests: OAuthRequests;
-    users: UsersRepository;
+    /** Finds, links or creates the user a Xero sign-in is for. */
+    signInUsers: XeroSignInUsers;
     tokens: TokenStore;
     sessions: SessionStore;
     connection: ConnectionService;
@@ -67,7 +42,7 @@ export function registerXeroSignInRoutes(
   },
 ) {
   const app = root.withTypeProvider<ZodTypeProvider>();
-  const { oauth, oauthRequests, users, tokens, sessions, connection, audit } = deps;
+  const { oauth, oauthRequests, signInUsers, tokens, sessions, connection, audit } = deps;
 
   app.get(
     '/api/auth/xero',
@@ -130,20 +105,8 @@ export function registerXeroSignInRoutes(
       if (!tokenSet.accessToken || !claims || !xeroUserId)
         return reply.redirect(authUrl({ error: 'missing_token' }));
 
-      let user = await users.findByXeroUserId(xeroUserId);
-      if (!user && pending.userId) {
-        await users.linkXero(pending.userId, xeroUserId);
-        user = await users.findById(pending.userId);
-      }
-      if (!user) {
-        const email = claims.email ?? null;
-        const username = await pickUsername(
-          users,
-          claims.email ?? claims.preferred_username ?? `xero-${xeroUserId.slice(0, 8)}`,
-        );
-        user = await users.create({ username, email, passwordHash: null, xeroUserId });
-        if (!user) return reply.redirect(authUrl({ error: 'authentication_failed' }));
-      }
+      const user = await signInUsers.findOrCreate(xeroUserId, claims, pending.userId ?? null);
+      if (!user) return reply.redirect(authUrl({ error: 'authentication_failed' }));
       await tokens.save(user.id, tokenSet, xeroUserId);
 
       let warning: string | undefined;
