@@ -1,4 +1,4 @@
-import { OrganizationsPage } from '@/client/features/organisations/components/organizations-page';
+import { OrganizationsPage } from '@/client/features/organizations/components/organizations-page';
 
 export default function OrganizationsRoute() {
   return <OrganizationsPage />;
