@@ -3,7 +3,7 @@ import { CheckCircle2, Clock, Download, Gauge, Lock, Radio, Settings } from 'luc
 import { getTokenStatus } from '@/shared/connection';
 import { FEATURE_KEYS, FEATURE_LABELS, isFeatureEnabled, type FeatureKey } from '@/shared/feature-flags';
 import { getOrganizationName, type Egress, type UserOrganization } from '@/shared/organizations';
-import { describeWebhookHealth } from '@/shared/webhook-health';
+import { describeWebhookHealth } from '../utils/live-updates';
 import { Badge } from '@/client/components/ui/badge';
 import { Button } from '@/client/components/ui/button';
 import { Card, CardContent, CardFooter, CardHeader, CardTitle } from '@/client/components/ui/card';
