@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { convertXeroDate, convertXeroTimestamp } from '../../../shared/dates';
 import { fromPence } from '../../../shared/money';
 import { AppError } from '../../lib/app-error';
 import { toInvoiceRow, toPenceFromXero } from '../sync/mappers';
 import type { NewPayment, XeroContext, XeroPaymentFacts } from '../xero-port';
 import type { XeroHttp } from './http';
+import { toPaymentFacts, xeroPaymentSchema, type XeroPayment } from './pay-invoices';
 import { xeroInvoicesEnvelope, xeroInvoiceSchema } from './schemas';
 
 /**
@@ -27,29 +27,7 @@ export type XeroBatchElement = z.infer<typeof xeroBatchElementSchema>;
 
 export const xeroInvoiceBatchEnvelope = z.object({ Invoices: z.array(xeroBatchElementSchema) });
 
-export const xeroPaymentSchema = z.object({
-  PaymentID: z.string(),
-  Date: z.string().nullish(),
-  Amount: z.number().nullish(),
-  Reference: z.string().nullish(),
-  Status: z.string().nullish(),
-  UpdatedDateUTC: z.string().nullish(),
-  Account: z.object({ AccountID: z.string().nullish(), Code: z.string().nullish() }).passthrough().nullish(),
-  Invoice: z
-    .object({
-      InvoiceID: z.string().nullish(),
-      InvoiceNumber: z.string().nullish(),
-      Status: z.string().nullish(),
-      AmountDue: z.number().nullish(),
-      AmountPaid: z.number().nullish(),
-      Total: z.number().nullish(),
-    })
-    .passthrough()
-    .nullish(),
-});
-export type XeroPayment = z.infer<typeof xeroPaymentSchema>;
 export const xeroPaymentBatchEnvelope = z.object({ Payments: z.array(xeroBatchElementSchema) });
-export const xeroPaymentsEnvelope = z.object({ Payments: z.array(xeroPaymentSchema) });
 
 /** A status-only approval: no LineItems, so Xero leaves the lines alone (REFERENCE §4.1). */
 export interface XeroApproveElement {
@@ -109,7 +87,7 @@ export function parseInvoiceElement(element: XeroBatchElement) {
 
 export function parsePaymentElement(element: XeroBatchElement): XeroPayment | null {
   const parsed = xeroPaymentSchema.safeParse(element);
-  return parsed.success ? parsed.data : null;
+  return parsed.success && parsed.data.PaymentID ? parsed.data : null;
 }
 
 /** The answer for one element of a batch: Xero's facts, or its words for why it refused the element. */
@@ -157,28 +135,10 @@ function toInvoiceFacts(organizationId: number, element: XeroBatchElement | unde
   };
 }
 
+/** An accepted payment element in Ledgerlink's words (null when Xero's answer lacks the payment's id). */
 function toPaymentFactsOf(element: XeroBatchElement | undefined): XeroPaymentFacts | null {
   const p = element ? parsePaymentElement(element) : null;
-  if (!p) return null;
-  const pence = (v: number | null | undefined) => (v === null || v === undefined ? null : toPenceFromXero(v));
-  const updated = convertXeroTimestamp(p.UpdatedDateUTC);
-  const ms = updated ? Date.parse(updated) : NaN;
-  return {
-    paymentId: p.PaymentID,
-    amountPence: pence(p.Amount),
-    accountId: p.Account?.AccountID ?? null,
-    date: convertXeroDate(p.Date) ?? null,
-    status: p.Status ?? null,
-    updatedUtc: Number.isFinite(ms) ? new Date(ms).toISOString() : null,
-    invoice: p.Invoice
-      ? {
-          invoiceId: p.Invoice.InvoiceID ?? null,
-          status: p.Invoice.Status ?? null,
-          amountDuePence: pence(p.Invoice.AmountDue),
-          amountPaidPence: pence(p.Invoice.AmountPaid),
-        }
-      : null,
-  };
+  return p ? toPaymentFacts(p) : null;
 }
 
 function resultOf<T>(
