@@ -117,7 +117,8 @@ test.describe('admin panel', () => {
     const orgCard = other.page.getByRole('group', { name: 'Demo Shop Ltd' });
     await expect(orgCard.getByRole('button', { name: 'Stock Journal' })).toBeDisabled();
     await expect(orgCard.getByRole('button', { name: 'Pay Invoices' })).toBeEnabled();
-    // The page refuses: "Feature not available", then back to the organisations after 500 ms (000 §4).
+    // The page refuses: "Feature not available", then back to the organisations after 500 ms
+    // (docs/product/shell.md §4).
     await other.page.goto('/stock-journal');
     await expect(toastWith(other.page, 'Feature not available')).toBeVisible();
     await expect(other.page).toHaveURL(/\/organizations$/);

@@ -316,7 +316,8 @@ test.describe('Pay Invoices', () => {
     await expect(page.getByText(`1 of ${invoices.length}`)).toBeVisible();
     await page.keyboard.press('ArrowRight');
     await expect(page.getByText(`2 of ${invoices.length}`)).toBeVisible();
-    // Moving focuses the card amount (001 §4); Page Up / Page Down still move from there.
+    // Moving focuses the card amount (docs/product/features.md §4); Page Up / Page Down still move from
+    // there.
     await expect(cardAmount(page)).toBeFocused();
     await page.keyboard.press('PageDown');
     await expect(page.getByText(`3 of ${invoices.length}`)).toBeVisible();
@@ -443,9 +444,9 @@ test.describe('Pay Invoices', () => {
       await page.request.delete(`${SANDBOX_URL}/__sandbox/ledger`);
       await page.getByRole('button', { name: 'Refresh Invoice', exact: true }).click();
       await expect(page.getByText('Refresh Failed').first()).toBeVisible({ timeout: 15_000 });
-      // The screen tries 3 rounds, 1 s and 2 s apart (001 §8); each server call now fails at its first 503
-      // instead of being retried with back-off (which took ~13 s). Counted, not timed: a shared machine's
-      // clock says nothing, the calls Xero received do.
+      // The screen tries 3 rounds, 1 s and 2 s apart (docs/product/features.md §8); each server call now
+      // fails at its first 503 instead of being retried with back-off (which took ~13 s). Counted, not timed:
+      // a shared machine's clock says nothing, the calls Xero received do.
       const ledger = (await (await page.request.get(`${SANDBOX_URL}/__sandbox/ledger`)).json()) as {
         calls: Array<{ method: string; endpoint: string; count: number }>;
       };

@@ -37,7 +37,7 @@ async function journalWrites(page: Page): Promise<LedgerWrite[]> {
   return ledger.writes.filter((w) => w.kind === 'journal' && w.tenantName === 'Demo Shop Ltd');
 }
 
-/** The stock journal settings of 000 §2, saved the way the Settings screen saves them. */
+/** The stock journal settings of docs/product/shell.md §2, saved the way the Settings screen saves them. */
 async function saveSettings(page: Page, overrides: Record<string, unknown> = {}) {
   const customers = (await (await page.request.get('/api/xero/customers')).json()) as Array<{
     id: string;
@@ -192,7 +192,8 @@ test.describe('Stock Journal', () => {
     await expect(page.getByText('Status Check Complete', { exact: true })).toBeVisible();
     await expect(page.getByText('All journals are already up to date.', { exact: true })).toBeVisible();
 
-    // The journal status filter (001 §4): Posted Only keeps posted weeks; Unposted Only drops drafts.
+    // The journal status filter (docs/product/features.md §4): Posted Only keeps posted weeks; Unposted Only
+    // drops drafts.
     await page.getByRole('combobox', { name: 'Journal Status' }).click();
     await page.getByRole('option', { name: 'Posted Only', exact: true }).click();
     await expect(weekTrigger(page, postedWeek.formattedRange)).toBeVisible();
@@ -345,7 +346,8 @@ test.describe('Stock Journal', () => {
       page.getByText('Margin rate must be a positive number greater than zero.', { exact: true }),
     ).toBeVisible();
 
-    // 4. Net above 0: the button itself is disabled for a period without sales (001 §4), so the check never needs to speak.
+    // 4. Net above 0: the button itself is disabled for a period without sales (docs/product/features.md §4),
+    //    so the check never needs to speak.
     const zeroHalf = periods.flatMap((p) => splitSalesPeriod(p)).find((p) => p.netTotal <= 0);
     if (zeroHalf) {
       const zeroWeek = periods.find(

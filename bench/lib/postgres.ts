@@ -1,5 +1,5 @@
 /**
- * A throwaway PostgreSQL server from Debian's postgresql package (TOOLCHAIN.md): initdb in a temporary
+ * A throwaway PostgreSQL server from Debian's postgresql package (docs/toolchain.md): initdb in a temporary
  * folder, listening on 127.0.0.1 on a free port, trust authentication, stopped and removed afterwards.
  * As root it runs as the postgres user (initdb refuses root).
  */

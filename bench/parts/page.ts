@@ -28,7 +28,10 @@ import type { PartOutcome } from '../lib/report';
 import { runLighthouse, type LighthouseRow } from '../lib/lighthouse';
 import { summarize, type Spread } from '../lib/stats';
 
-/** The pages of spec 000 §2 / 001 §2 that must not be in the first screen's download (the shell is). */
+/**
+ * The pages of docs/product/shell.md §2 / docs/product/features.md §2 that must not be in the first screen's
+ * download (the shell is).
+ */
 const LAZY_ROUTES = [
   'auth',
   'organizations',

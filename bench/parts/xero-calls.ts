@@ -202,7 +202,7 @@ async function measure(
 
 const withKey = () => ({ 'idempotency-key': randomUUID() });
 
-// The screens, as the client opens them (spec 001 §7 and 000 §7).
+// The screens, as the client opens them (docs/product/features.md §7 and docs/product/shell.md §7).
 async function openPayInvoices(ctx: Context): Promise<Invoice[]> {
   await ctx.client.call('GET', '/api/xero/connection');
   const invoices = await ctx.client.json<Invoice[]>('GET', '/api/xero/invoices');
@@ -257,10 +257,10 @@ function bankAccounts(ctx: Context): { card: string; cash: string } {
 }
 
 /**
- * Pays one invoice by card and cash as the Pay Invoices screen does (001 §4): the card payment, a refresh
- * of the invoice, the cash payment, then the list again. The list comes from the cache (no Xero call, as
- * "pay one invoice" shows) but reading 5,000 cached invoices takes seconds on PGlite, so the typical day
- * leaves it out (`relist: false`) to keep the benchmark short; its count is the same either way.
+ * Pays one invoice by card and cash as the Pay Invoices screen does (docs/product/features.md §4): the card
+ * payment, a refresh of the invoice, the cash payment, then the list again. The list comes from the cache (no
+ * Xero call, as "pay one invoice" shows) but reading 5,000 cached invoices takes seconds on PGlite, so the
+ * typical day leaves it out (`relist: false`) to keep the benchmark short; its count is the same either way.
  */
 async function payCardAndCash(
   ctx: Context,
@@ -306,8 +306,9 @@ function invoicesToPay(invoices: Invoice[], count: number, today: string): Invoi
 }
 
 /**
- * Approves `count` drafts with half of each total taken in cash, then reloads the list (001 §4 Add Invoices).
- * At small sandbox scales fewer drafts may be left: it approves what there is and says so.
+ * Approves `count` drafts with half of each total taken in cash, then reloads the list
+ * (docs/product/features.md §4 Add Invoices). At small sandbox scales fewer drafts may be left: it approves
+ * what there is and says so.
  */
 async function approveDrafts(ctx: Context, drafts: DraftInvoice[], count: number): Promise<string> {
   const chosen = drafts.filter((d) => d.totalAmount > 0).slice(0, count);

@@ -1,5 +1,5 @@
 /**
- * Idempotency-Key on POST/PUT/PATCH (REFERENCE §3): the same key with the same request inside the
+ * Idempotency-Key on POST/PUT/PATCH (docs/xero-api.md §3): the same key with the same request inside the
  * window replays the first answer (errors included); the same key with a different request is a 400.
  * A retry that arrives while the first call is still running waits for it and then replays.
  */

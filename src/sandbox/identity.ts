@@ -1,7 +1,7 @@
 /**
  * Xero's identity service on loopback: discovery, JWKS, the authorize (login + consent) pages, the
  * token endpoint (authorization code with PKCE; refresh with rotation and a grace period), userinfo
- * and revocation. REFERENCE §2.
+ * and revocation. docs/xero-api.md §2.
  */
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';

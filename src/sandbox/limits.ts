@@ -1,6 +1,6 @@
 /**
- * Xero's per-tenant limits (REFERENCE §6): calls in the last minute, calls in flight, calls in the last
- * 24 hours, plus the app-wide minute limit. Rolling windows, kept in memory.
+ * Xero's per-tenant limits (docs/xero-api.md §6): calls in the last minute, calls in flight, calls in the
+ * last 24 hours, plus the app-wide minute limit. Rolling windows, kept in memory.
  */
 import type { RuntimeSettings } from './runtime.ts';
 

@@ -1,6 +1,6 @@
 /**
  * Xero's official OpenAPI files as a test oracle (read from ../shared/xero-openapi, never copied into
- * the project). Loads them leniently (REFERENCE §8: `$ref` with siblings, `x-*` keywords, formats like
+ * the project). Loads them leniently (docs/xero-api.md §8: `$ref` with siblings, `x-*` keywords, formats like
  * double/int32, /connections dates without offset) and validates answers with Ajv.
  */
 import { existsSync } from 'node:fs';

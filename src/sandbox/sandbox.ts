@@ -1,7 +1,7 @@
 /**
  * The built-in Xero sandbox: Xero's identity service, /connections and the Accounting API subset
- * Ledgerlink uses, on one loopback port (DESIGN §6, issue 3). The server starts it in demo mode and
- * tests start it on an ephemeral port; `npm run sandbox` runs it alone (main.ts).
+ * Ledgerlink uses, on one loopback port (docs/architecture.md §6, issue 3). The server starts it in demo mode
+ * and tests start it on an ephemeral port; `npm run sandbox` runs it alone (main.ts).
  */
 import { nextUpdated } from './runtime.ts';
 import path from 'node:path';

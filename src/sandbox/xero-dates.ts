@@ -1,5 +1,5 @@
 /**
- * Xero's wire formats for dates (REFERENCE §7): calendar dates as midnight UTC in Microsoft JSON form,
+ * Xero's wire formats for dates (docs/xero-api.md §7): calendar dates as midnight UTC in Microsoft JSON form,
  * timestamps in UTC, helper *String fields, and ISO-ish strings without offset on /connections.
  */
 const DAY_MS = 86_400_000;

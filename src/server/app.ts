@@ -68,7 +68,10 @@ export interface BuildAppOptions {
   logger?: boolean | Record<string, unknown>;
   /** Folder of the built client; defaults to dist/client. */
   clientDir?: string;
-  /** Demo mode only: the bootstrap admin's credentials, offered to the development helper (spec 000 §6). */
+  /**
+   * Demo mode only: the bootstrap admin's credentials, offered to the development helper
+   * (docs/product/shell.md §6).
+   */
   demoCredentials?: { username: string; password: string } | undefined;
   /** Tests tune retries and back-off of the Xero client. */
   xeroHttp?: Partial<
@@ -194,7 +197,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     }),
   );
 
-  // Collaborators, wired once (STYLE §4).
+  // Collaborators, wired once (docs/code-style.md §4).
   const db = database.db;
   const audit = createAuditLog(db, app.log);
   const sessions = createSessionStore(database, {
@@ -245,7 +248,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     secureCookie: config.session.secureCookie,
   });
 
-  // Xero: the one client (STYLE §4), pointed at Xero or the sandbox by the endpoints alone.
+  // Xero: the one client (docs/code-style.md §4), pointed at Xero or the sandbox by the endpoints alone.
   const oauth = createXeroOAuth(options.xero);
   const tokens = createTokenStore({ db, box, oauth });
   const orgs = createOrganizationsRepository(database);

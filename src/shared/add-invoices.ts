@@ -1,6 +1,7 @@
 /**
- * Add Invoices contracts and rules (001 §2–§9 Add Invoices; DESIGN §4 Add Invoices: "cash amount" is the
- * part of the invoice taken in cash, recorded as a payment to the default cash account).
+ * Add Invoices contracts and rules (docs/product/features.md §2–§9 Add Invoices; docs/architecture.md §4 Add
+ * Invoices: "cash amount" is the part of the invoice taken in cash, recorded as a payment to the default cash
+ * account).
  */
 import { z } from 'zod';
 import { compareIsoDates, isIsoDate, isoDateSchema } from './dates';
@@ -13,7 +14,7 @@ import {
   toPence,
 } from './money';
 
-/** 001 §5 new-invoice texts, shared by the form and the server's 400 answers. */
+/** docs/product/features.md §5 new-invoice texts, shared by the form and the server's 400 answers. */
 export const NEW_INVOICE_DATE_MESSAGE = 'Please enter a date for the invoice';
 export const NEW_INVOICE_AMOUNT_MESSAGE = 'Please enter a valid amount greater than 0';
 
@@ -24,8 +25,9 @@ export interface UserMessage {
 }
 
 /**
- * Organisation id (000 §5, 001 §5): "Organization IDs must be non-empty strings, else 'Invalid
- * organization ID'". The web client also passes the numeric id (000 §7), so a positive integer is accepted.
+ * Organisation id (docs/product/shell.md §5, docs/product/features.md §5): "Organization IDs must be
+ * non-empty strings, else 'Invalid organization ID'". The web client also passes the numeric id
+ * (docs/product/shell.md §7), so a positive integer is accepted.
  */
 export const organizationIdSchema = z.union(
   [z.string().trim().min(1, 'Invalid organization ID'), z.number().int().positive('Invalid organization ID')],
@@ -34,9 +36,9 @@ export const organizationIdSchema = z.union(
 export type OrganizationId = z.infer<typeof organizationIdSchema>;
 
 /**
- * A draft sales invoice (001 §3 "Draft invoice row (server): id, invoiceNumber, contactName, date,
- * totalAmount (number), currency"). `pendingCashAmount` is the cash recorded in Ledgerlink for a draft
- * that is not yet approved (DESIGN §4), 0 when none.
+ * A draft sales invoice (docs/product/features.md §3 "Draft invoice row (server): id, invoiceNumber,
+ * contactName, date, totalAmount (number), currency"). `pendingCashAmount` is the cash recorded in Ledgerlink
+ * for a draft that is not yet approved (docs/architecture.md §4), 0 when none.
  */
 export const draftInvoiceSchema = z.object({
   id: z.string().min(1),
@@ -49,11 +51,14 @@ export const draftInvoiceSchema = z.object({
 });
 export type DraftInvoice = z.infer<typeof draftInvoiceSchema>;
 
-/** Answer of `GET /api/xero/draft-invoices` (001 §7): the list of draft invoices. */
+/** Answer of `GET /api/xero/draft-invoices` (docs/product/features.md §7): the list of draft invoices. */
 export const draftInvoiceListResponseSchema = z.array(draftInvoiceSchema);
 export type DraftInvoiceListResponse = z.infer<typeof draftInvoiceListResponseSchema>;
 
-/** A draft row as the client holds it (001 §3 "Client adds cashAmount (text), approve (boolean), processing"). */
+/**
+ * A draft row as the client holds it (docs/product/features.md §3 "Client adds cashAmount (text), approve
+ * (boolean), processing").
+ */
 export interface DraftInvoiceRow extends DraftInvoice {
   cashAmount: string;
   approve: boolean;
@@ -65,7 +70,7 @@ export function createDraftInvoiceRow(invoice: DraftInvoice): DraftInvoiceRow {
   return { ...invoice, cashAmount: '', approve: false, processing: false };
 }
 
-/** One item of the update request (001 §7): `{id, cashAmount (number), approve}`. */
+/** One item of the update request (docs/product/features.md §7): `{id, cashAmount (number), approve}`. */
 export const draftInvoiceUpdateItemSchema = z
   .object({
     id: z.string().min(1),
@@ -79,8 +84,9 @@ export type DraftInvoiceUpdateItem = z.infer<typeof draftInvoiceUpdateItemSchema
 export const MAX_UPDATE_ITEMS = 500;
 
 /**
- * Body of `POST /api/xero/draft-invoices/update` (001 §7): `{invoices:[{id, cashAmount, approve}],
- * organizationId}`, organizationId sent by Process All only. Each invoice id appears once.
+ * Body of `POST /api/xero/draft-invoices/update` (docs/product/features.md §7):
+ * `{invoices:[{id, cashAmount, approve}], organizationId}`, organizationId sent by Process All only. Each
+ * invoice id appears once.
  */
 export const draftInvoiceUpdateRequestSchema = z
   .object({
@@ -113,8 +119,8 @@ export const draftInvoiceFailureSchema = z.object({
 export type DraftInvoiceFailure = z.infer<typeof draftInvoiceFailureSchema>;
 
 /**
- * Answer of the update (001 §7 "Process All returns processed (count)"). `failed` lists the invoices that
- * were not processed, so a partial failure keeps what succeeded (issue 8).
+ * Answer of the update (docs/product/features.md §7 "Process All returns processed (count)"). `failed` lists
+ * the invoices that were not processed, so a partial failure keeps what succeeded (issue 8).
  */
 export const draftInvoiceUpdateResponseSchema = z.object({
   processed: z.number().int().min(0),
@@ -123,12 +129,13 @@ export const draftInvoiceUpdateResponseSchema = z.object({
 export type DraftInvoiceUpdateResponse = z.infer<typeof draftInvoiceUpdateResponseSchema>;
 
 /**
- * Body of `POST /api/xero/draft-invoices/create` (001 §7): `{date, totalAmount, cashAmount, approve}`.
- * Total above 0 (001 §5); cash 0 or more and, since it is paid against this invoice, not above the total.
+ * Body of `POST /api/xero/draft-invoices/create` (docs/product/features.md §7):
+ * `{date, totalAmount, cashAmount, approve}`. Total above 0 (docs/product/features.md §5); cash 0 or more
+ * and, since it is paid against this invoice, not above the total.
  */
 export const draftInvoiceCreateRequestSchema = z
   .object({
-    // The server answers with the 001 §5 texts, the same the form shows.
+    // The server answers with the docs/product/features.md §5 texts, the same the form shows.
     date: z.string({ error: NEW_INVOICE_DATE_MESSAGE }).refine(isIsoDate, NEW_INVOICE_DATE_MESSAGE),
     totalAmount: z
       .number({ error: NEW_INVOICE_AMOUNT_MESSAGE })
@@ -145,8 +152,9 @@ export const draftInvoiceCreateRequestSchema = z
 export type DraftInvoiceCreateRequest = z.infer<typeof draftInvoiceCreateRequestSchema>;
 
 /**
- * Answer of the create call (001 §7): `{invoiceNumber}`. `warning` is set when the invoice was created but
- * its cash payment was not (the invoice exists in Xero either way, so this is not an error answer).
+ * Answer of the create call (docs/product/features.md §7): `{invoiceNumber}`. `warning` is set when the
+ * invoice was created but its cash payment was not (the invoice exists in Xero either way, so this is not an
+ * error answer).
  */
 export const draftInvoiceCreateResponseSchema = z.object({
   invoiceNumber: z.string(),
@@ -158,9 +166,10 @@ export type DraftInvoiceCreateResponse = z.infer<typeof draftInvoiceCreateRespon
 const namedDefaultSchema = z.object({ id: z.string(), name: z.string() }).nullable();
 
 /**
- * Answer of `GET /api/xero/draft-invoices/defaults` (Ledgerlink's own call, not in 001 §7): the defaults the
- * New Invoice row shows and needs (001 §2 "a default contact display"; 001 §5 the row is disabled without a
- * default contact or sales account), with the names of what is missing so the screen can say what to set.
+ * Answer of `GET /api/xero/draft-invoices/defaults` (Ledgerlink's own call, not in
+ * docs/product/features.md §7): the defaults the New Invoice row shows and needs (docs/product/features.md §2
+ * "a default contact display"; docs/product/features.md §5 the row is disabled without a default contact or
+ * sales account), with the names of what is missing so the screen can say what to set.
  */
 export const newInvoiceDefaultsSchema = z.object({
   contact: namedDefaultSchema,
@@ -173,14 +182,20 @@ export const newInvoiceDefaultsSchema = z.object({
 });
 export type NewInvoiceDefaults = z.infer<typeof newInvoiceDefaultsSchema>;
 
-/** Error answer of the Add Invoices calls: the client shows `details` or `message` (001 §7). */
+/**
+ * Error answer of the Add Invoices calls: the client shows `details` or `message`
+ * (docs/product/features.md §7).
+ */
 export const draftInvoiceErrorResponseSchema = z.object({
   message: z.string(),
   details: z.string().optional(),
 });
 export type DraftInvoiceErrorResponse = z.infer<typeof draftInvoiceErrorResponseSchema>;
 
-/** The New Invoice form (001 §3): date (yyyy-MM-dd), totalAmount, cashAmount, approve; amounts as typed. */
+/**
+ * The New Invoice form (docs/product/features.md §3): date (yyyy-MM-dd), totalAmount, cashAmount, approve;
+ * amounts as typed.
+ */
 export interface NewInvoiceForm {
   date: string;
   totalAmount: string;
@@ -188,14 +203,15 @@ export interface NewInvoiceForm {
   approve: boolean;
 }
 
-/** The form after a create: date today, amounts empty, approve false (001 §4). */
+/** The form after a create: date today, amounts empty, approve false (docs/product/features.md §4). */
 export function createNewInvoiceForm(today: string): NewInvoiceForm {
   return { date: today, totalAmount: '', cashAmount: '', approve: false };
 }
 
 /**
- * New-invoice checks of 001 §5 in order: "date required ('Date required' / 'Please enter a date for the
- * invoice'); total greater than 0 ('Amount required' / 'Please enter a valid amount greater than 0')".
+ * New-invoice checks of docs/product/features.md §5 in order: "date required ('Date required' / 'Please enter
+ * a date for the invoice'); total greater than 0 ('Amount required' / 'Please enter a valid amount greater
+ * than 0')".
  */
 export function validateNewInvoice(form: Pick<NewInvoiceForm, 'date' | 'totalAmount'>): UserMessage | null {
   if (!form.date || !isIsoDate(form.date)) {
@@ -210,7 +226,7 @@ export function validateNewInvoice(form: Pick<NewInvoiceForm, 'date' | 'totalAmo
 
 /**
  * "The new-invoice Process button is disabled without a default contact, default sales account, date or
- * positive total" (001 §5).
+ * positive total" (docs/product/features.md §5).
  */
 export function canProcessNewInvoice(input: {
   defaultContactId: string | null | undefined;
@@ -236,14 +252,14 @@ export function buildCreateRequest(form: NewInvoiceForm): DraftInvoiceCreateRequ
   };
 }
 
-/** Whether a row has something to save: cash above 0 or approve ticked (001 §5). */
+/** Whether a row has something to save: cash above 0 or approve ticked (docs/product/features.md §5). */
 export function hasDraftInvoiceChanges(row: Pick<DraftInvoiceRow, 'cashAmount' | 'approve'>): boolean {
   return row.approve || parseAmountInput(row.cashAmount) > 0;
 }
 
 /**
- * Processing one row (001 §5): "with cash 0 and not approved: 'No changes to save' / 'Enter a cash amount
- * or approve the invoice before saving'".
+ * Processing one row (docs/product/features.md §5): "with cash 0 and not approved: 'No changes to save' /
+ * 'Enter a cash amount or approve the invoice before saving'".
  */
 export function validateDraftInvoiceRow(
   row: Pick<DraftInvoiceRow, 'cashAmount' | 'approve'>,
@@ -256,8 +272,8 @@ export function validateDraftInvoiceRow(
 }
 
 /**
- * Process All (001 §5): "with no row having cash above 0 or approve: 'No changes to save' / 'Enter cash
- * amounts or approve invoices before saving'".
+ * Process All (docs/product/features.md §5): "with no row having cash above 0 or approve: 'No changes to
+ * save' / 'Enter cash amounts or approve invoices before saving'".
  */
 export function validateProcessAll(
   rows: readonly Pick<DraftInvoiceRow, 'cashAmount' | 'approve'>[],
@@ -276,9 +292,9 @@ export function buildUpdateItems(
 }
 
 /**
- * After a successful process (001 §4): "An approved invoice is removed from the list on success. A
- * non-approved invoice keeps its place with cash reset to empty." `processedIds` are the rows the server
- * processed; failed rows stay as they were.
+ * After a successful process (docs/product/features.md §4): "An approved invoice is removed from the list on
+ * success. A non-approved invoice keeps its place with cash reset to empty." `processedIds` are the rows the
+ * server processed; failed rows stay as they were.
  */
 export function applyProcessedRows<
   T extends Pick<DraftInvoiceRow, 'id' | 'cashAmount' | 'approve' | 'processing'>,
@@ -289,24 +305,26 @@ export function applyProcessedRows<
     .map((row) => (done.has(row.id) ? { ...row, cashAmount: '', processing: false } : row));
 }
 
-/** Ticking approve with zero or empty cash opens the zero-amount confirmation (001 §4). */
+/**
+ * Ticking approve with zero or empty cash opens the zero-amount confirmation (docs/product/features.md §4).
+ */
 export function needsZeroAmountConfirmation(cashAmount: string): boolean {
   return parseAmountInput(cashAmount) === 0;
 }
 
-/** Sortable columns (001 §2): invoiceNumber, contactName, date, totalAmount. */
+/** Sortable columns (docs/product/features.md §2): invoiceNumber, contactName, date, totalAmount. */
 export const DRAFT_SORT_COLUMNS = ['invoiceNumber', 'contactName', 'date', 'totalAmount'] as const;
 export type DraftSortColumn = (typeof DRAFT_SORT_COLUMNS)[number];
 export interface DraftSort {
   column: DraftSortColumn;
   direction: 'asc' | 'desc';
 }
-/** "Default sort is date descending" (001 §2). */
+/** "Default sort is date descending" (docs/product/features.md §2). */
 export const DEFAULT_DRAFT_SORT: DraftSort = { column: 'date', direction: 'desc' };
 
 /**
- * Clicking a column header (001 §2 "clicking toggles ascending or descending"): the same column flips its
- * direction; another column starts ascending.
+ * Clicking a column header (docs/product/features.md §2 "clicking toggles ascending or descending"): the same
+ * column flips its direction; another column starts ascending.
  */
 export function toggleDraftSort(current: DraftSort, column: DraftSortColumn): DraftSort {
   if (current.column === column) return { column, direction: current.direction === 'asc' ? 'desc' : 'asc' };

@@ -3,11 +3,11 @@ import { FEATURE_FLAG_FIELD_NAMES, type FeatureFlagField } from './feature-flags
 import { idTextSchema, textSchema } from './input';
 
 /**
- * The email rule of spec 000 §5: text, an at sign, a domain, a suffix of two or more letters.
+ * The email rule of docs/product/shell.md §5: text, an at sign, a domain, a suffix of two or more letters.
  * Empty is allowed where the field is optional.
  */
 export const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[A-Za-z]{2,}$/;
-/** Toast title and text when an edited email breaks the rule (spec 000 §5). */
+/** Toast title and text when an edited email breaks the rule (docs/product/shell.md §5). */
 export const INVALID_EMAIL_TITLE = 'Invalid email format';
 export const INVALID_EMAIL_MESSAGE = 'Please enter a valid email address';
 
@@ -28,11 +28,11 @@ export const usernameSchema = z
   .max(USERNAME_MAX_LENGTH, `Username must be at most ${USERNAME_MAX_LENGTH} characters`)
   .regex(/^[A-Za-z0-9._@+-]+$/, 'Username may contain letters, digits and . _ @ + - only');
 
-/** GET /api/admin/check (spec 000 §6); a failure is treated as false. */
+/** GET /api/admin/check (docs/product/shell.md §6); a failure is treated as false. */
 export const adminCheckResponseSchema = z.object({ isAdmin: z.boolean() });
 export type AdminCheckResponse = z.infer<typeof adminCheckResponseSchema>;
 
-/** GET /api/admin/organizations: one row per organisation (spec 000 §3). */
+/** GET /api/admin/organizations: one row per organisation (docs/product/shell.md §3). */
 export const adminOrganizationSchema = z.object({
   id: z.number().int(),
   tenantName: z.string().nullable(),
@@ -44,7 +44,7 @@ export const adminOrganizationSchema = z.object({
 export type AdminOrganization = z.infer<typeof adminOrganizationSchema>;
 export const adminOrganizationsResponseSchema = z.array(adminOrganizationSchema);
 
-/** GET /api/admin/users: one row per user (spec 000 §3). */
+/** GET /api/admin/users: one row per user (docs/product/shell.md §3). */
 export const adminUserSchema = z.object({
   id: z.number().int(),
   username: z.string(),
@@ -62,7 +62,7 @@ export const adminUsersResponseSchema = z.array(adminUserSchema);
 
 /**
  * PATCH /api/admin/organizations/{orgId}/features: exactly one feature flag name with a boolean
- * (spec 000 §7), e.g. `{ "featureCisBills": true }`.
+ * (docs/product/shell.md §7), e.g. `{ "featureCisBills": true }`.
  */
 export const featureTogglePatchSchema = z.union(
   FEATURE_FLAG_FIELD_NAMES.map((field) => z.object({ [field]: z.boolean() }).strict()) as [

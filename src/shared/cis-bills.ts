@@ -1,6 +1,6 @@
 /**
- * CIS Bills contracts and rules (001 §2–§9 CIS Bills; DESIGN §4 CIS Bills). The 20 % / 80 % maths and the
- * tax-week reference live in `cis.ts`.
+ * CIS Bills contracts and rules (docs/product/features.md §2–§9 CIS Bills; docs/architecture.md §4 CIS
+ * Bills). The 20 % / 80 % maths and the tax-week reference live in `cis.ts`.
  */
 import { z } from 'zod';
 import { splitCisTotal, getCisGrossFromNetPence, getCisNetFromGrossPence, getTaxWeekReference } from './cis';
@@ -22,16 +22,23 @@ export interface UserMessage {
   description: string;
 }
 
-/** Bill statuses sent on create (001 §4, §9): DRAFT by default, AUTHORISED when drafts are switched off. */
+/**
+ * Bill statuses sent on create (docs/product/features.md §4, §9): DRAFT by default, AUTHORISED when drafts
+ * are switched off.
+ */
 export const billCreateStatusSchema = z.enum(['DRAFT', 'AUTHORISED']);
 export type BillCreateStatus = z.infer<typeof billCreateStatusSchema>;
 
-/** Header carrying the saved default bill account id on approve (001 §7 "header carrying the saved bill account id"). */
+/**
+ * Header carrying the saved default bill account id on approve (docs/product/features.md §7 "header carrying
+ * the saved bill account id").
+ */
 export const DEFAULT_BILL_ACCOUNT_HEADER = 'x-default-bill-account-id';
 
 /**
- * A draft bill as the server sends it (001 §3 "Draft bill (server): invoiceID, contactID, contact.name,
- * date, reference, status, total, amountDue, cisDeduction, lineItems[0].accountCode").
+ * A draft bill as the server sends it (docs/product/features.md §3 "Draft bill (server): invoiceID,
+ * contactID, contact.name, date, reference, status, total, amountDue, cisDeduction,
+ * lineItems[0].accountCode").
  */
 export const draftBillSchema = z.object({
   invoiceID: z.string().min(1),
@@ -48,14 +55,14 @@ export const draftBillSchema = z.object({
 });
 export type DraftBill = z.infer<typeof draftBillSchema>;
 
-/** Answer of `GET /api/xero/draft-bills` (001 §7). */
+/** Answer of `GET /api/xero/draft-bills` (docs/product/features.md §7). */
 export const draftBillListResponseSchema = z.array(draftBillSchema);
 export type DraftBillListResponse = z.infer<typeof draftBillListResponseSchema>;
 
 /**
- * A bill row as the client holds it (001 §3 "Client form: id, contactId, contactName, date, reference,
- * status, amount, total, cisDeduction, amountDue, accountCode, isProcessed, isLocal, isEditing,
- * originalAmount"). Money in pounds.
+ * A bill row as the client holds it (docs/product/features.md §3 "Client form: id, contactId, contactName,
+ * date, reference, status, amount, total, cisDeduction, amountDue, accountCode, isProcessed, isLocal,
+ * isEditing, originalAmount"). Money in pounds.
  */
 export interface BillFormRow {
   id: string;
@@ -97,8 +104,8 @@ export function toBillFormRow(bill: DraftBill): BillFormRow {
 }
 
 /**
- * A bill added locally before it is sent (001 §3 "Local bill to create: id, contactId, contactName, date,
- * reference, status DRAFT, amount, total, cisDeduction, amountDue, accountCode, isLocal").
+ * A bill added locally before it is sent (docs/product/features.md §3 "Local bill to create: id, contactId,
+ * contactName, date, reference, status DRAFT, amount, total, cisDeduction, amountDue, accountCode, isLocal").
  */
 export const localBillSchema = z.object({
   id: z.string().min(1),
@@ -117,8 +124,8 @@ export const localBillSchema = z.object({
 export type LocalBill = z.infer<typeof localBillSchema>;
 
 /**
- * Build a local bill from the gross amount in pence (001 §3, §9): total = the amount, deduction 20 % and
- * amount due 80 % computed on pence.
+ * Build a local bill from the gross amount in pence (docs/product/features.md §3, §9): total = the amount,
+ * deduction 20 % and amount due 80 % computed on pence.
  */
 export function createLocalBill(input: {
   id: string;
@@ -146,12 +153,14 @@ export function createLocalBill(input: {
   };
 }
 
-/** Default reference of a new bill: the tax-week reference of its date (001 §2, §9). */
+/** Default reference of a new bill: the tax-week reference of its date (docs/product/features.md §2, §9). */
 export function getDefaultBillReference(date: string): string {
   return getTaxWeekReference(date);
 }
 
-/** A CIS contact (001 §3 "CIS contact: id, name, isContractor, isSupplier, hasValidUTR"). */
+/**
+ * A CIS contact (docs/product/features.md §3 "CIS contact: id, name, isContractor, isSupplier, hasValidUTR").
+ */
 export const cisContactSchema = z.object({
   id: z.string().min(1),
   name: z.string(),
@@ -161,14 +170,14 @@ export const cisContactSchema = z.object({
 });
 export type CisContact = z.infer<typeof cisContactSchema>;
 
-/** Answer of `GET /api/xero/cis-contacts` (001 §7). */
+/** Answer of `GET /api/xero/cis-contacts` (docs/product/features.md §7). */
 export const cisContactListResponseSchema = z.array(cisContactSchema);
 export type CisContactListResponse = z.infer<typeof cisContactListResponseSchema>;
 
 /**
- * hasValidUTR from a contact's Xero CIS settings (DESIGN §4; Xero exposes no UTR): true when CIS is
- * enabled with a verified rate, 0 % (gross) or 20 % (standard). The 30 % higher rate means HMRC could not
- * verify the subcontractor.
+ * hasValidUTR from a contact's Xero CIS settings (docs/architecture.md §4; Xero exposes no UTR): true when
+ * CIS is enabled with a verified rate, 0 % (gross) or 20 % (standard). The 30 % higher rate means HMRC could
+ * not verify the subcontractor.
  */
 export function deriveHasValidUtr(
   settings: { cisEnabled?: boolean | null; rate?: number | null } | null | undefined,
@@ -177,8 +186,8 @@ export function deriveHasValidUtr(
 }
 
 /**
- * Subcontractors offered in the dropdown (001 §2, §5): contractors or suppliers only, filtered by
- * case-insensitive name search, sorted by name.
+ * Subcontractors offered in the dropdown (docs/product/features.md §2, §5): contractors or suppliers only,
+ * filtered by case-insensitive name search, sorted by name.
  */
 export function findCisSubcontractors<T extends CisContact>(contacts: readonly T[], search = ''): T[] {
   const needle = search.trim().toLowerCase();
@@ -188,7 +197,10 @@ export function findCisSubcontractors<T extends CisContact>(contacts: readonly T
     .sort((a, b) => collator.compare(a.name, b.name));
 }
 
-/** A bill line (001 §3 "Bill create line item: description, quantity, unitAmount, accountCode"). */
+/**
+ * A bill line (docs/product/features.md §3 "Bill create line item: description, quantity, unitAmount,
+ * accountCode").
+ */
 export const billLineItemSchema = z
   .object({
     description: z.string().trim().min(1, 'Please enter a description').max(4000),
@@ -207,8 +219,8 @@ export const billLineItemSchema = z
 export type BillLineItem = z.infer<typeof billLineItemSchema>;
 
 /**
- * Body of `POST /api/xero/create-bill` (001 §7): `{contactId, date, reference, lineItems[{description,
- * quantity, unitAmount, accountCode}], status}`.
+ * Body of `POST /api/xero/create-bill` (docs/product/features.md §7):
+ * `{contactId, date, reference, lineItems[{description, quantity, unitAmount, accountCode}], status}`.
  */
 const createBillFields = {
   contactId: z.string().trim().min(1, 'Please select a subcontractor').max(100),
@@ -220,7 +232,9 @@ const createBillFields = {
 export const createBillRequestSchema = z.object(createBillFields).strict();
 export type CreateBillRequest = z.infer<typeof createBillRequestSchema>;
 
-/** Most bills sent in one `POST /api/xero/create-bills` (Xero advises modest batches, REFERENCE §3). */
+/**
+ * Most bills sent in one `POST /api/xero/create-bills` (Xero advises modest batches, docs/xero-api.md §3).
+ */
 export const MAX_BILLS_PER_BATCH = 50;
 
 /**
@@ -281,7 +295,10 @@ export type ApproveBillResponse = BillActionResponse;
 export const deleteBillResponseSchema = billActionResponseSchema;
 export type DeleteBillResponse = BillActionResponse;
 
-/** Body of `PATCH /api/xero/update-bill/{id}` (001 §7): `{amount}`, a positive amount with 2 decimals. */
+/**
+ * Body of `PATCH /api/xero/update-bill/{id}` (docs/product/features.md §7): `{amount}`, a positive amount
+ * with 2 decimals.
+ */
 export const updateBillRequestSchema = z
   .object({ amount: moneyAmountSchema.refine((v) => v > 0, 'Please enter a positive number') })
   .strict();
@@ -295,7 +312,10 @@ export type UpdateBillResponse = DraftBill;
 export const billIdParamsSchema = z.object({ id: z.string().min(1).max(100) });
 export type BillIdParams = z.infer<typeof billIdParamsSchema>;
 
-/** Status to send (001 §4, §9): DRAFT when "Create as draft bills" is ticked (the default), else AUTHORISED. */
+/**
+ * Status to send (docs/product/features.md §4, §9): DRAFT when "Create as draft bills" is ticked (the
+ * default), else AUTHORISED.
+ */
 export function getBillCreateStatus(createAsDraft: boolean): BillCreateStatus {
   return createAsDraft ? 'DRAFT' : 'AUTHORISED';
 }
@@ -319,10 +339,10 @@ export function buildCreateBillRequest(bill: LocalBill, createAsDraft: boolean):
 }
 
 /**
- * Checks when adding a bill, in the order of 001 §5: subcontractor required ('Missing information' /
- * 'Please select a subcontractor'), amount a positive number ('Invalid amount' / 'Please enter a valid
- * positive amount'), account code required ('Please select an account code'), subcontractor in the loaded
- * list ('Selected subcontractor not found'). Amounts with more than 2 decimals are not valid amounts.
+ * Checks when adding a bill, in the order of docs/product/features.md §5: subcontractor required ('Missing
+ * information' / 'Please select a subcontractor'), amount a positive number ('Invalid amount' / 'Please enter
+ * a valid positive amount'), account code required ('Please select an account code'), subcontractor in the
+ * loaded list ('Selected subcontractor not found'). Amounts with more than 2 decimals are not valid amounts.
  */
 /** Issue 17 item 15: a positive figure with too many decimals is refused for that, not as "not positive". */
 const TOO_MANY_DECIMALS = /^\d*\.\d{3,}$/;
@@ -350,7 +370,10 @@ export function validateBillEntry(input: {
   return null;
 }
 
-/** Editing a draft's amount (001 §5): 'Please enter a positive number' unless it is one (2 decimals at most). */
+/**
+ * Editing a draft's amount (docs/product/features.md §5): 'Please enter a positive number' unless it is one
+ * (2 decimals at most).
+ */
 export function validateBillAmountEdit(amount: string): UserMessage | null {
   const pence = findPence(amount.trim());
   if (pence !== null && pence > 0) return null;
@@ -359,7 +382,10 @@ export function validateBillAmountEdit(amount: string): UserMessage | null {
   return { title: 'Invalid amount', description: 'Please enter a positive number' };
 }
 
-/** Submitting (001 §5): 'No bills to create' / 'Add at least one bill before submitting' with no local bills. */
+/**
+ * Submitting (docs/product/features.md §5): 'No bills to create' / 'Add at least one bill before submitting'
+ * with no local bills.
+ */
 export function validateBillSubmission(bills: readonly unknown[]): UserMessage | null {
   return bills.length > 0
     ? null
@@ -367,9 +393,9 @@ export function validateBillSubmission(bills: readonly unknown[]): UserMessage |
 }
 
 /**
- * The gross/net convert toggle (001 §2): acts only on a parsable number; to net gives 80 % ("Converted to
- * net (80%)"), to gross gives ÷ 0.8 ("Converted to gross (100%)"), with 'Changed £x to £y'. Returns the
- * new text for the amount box and the notice, or null when the text is not an amount.
+ * The gross/net convert toggle (docs/product/features.md §2): acts only on a parsable number; to net gives 80
+ * % ("Converted to net (80%)"), to gross gives ÷ 0.8 ("Converted to gross (100%)"), with 'Changed £x to £y'.
+ * Returns the new text for the amount box and the notice, or null when the text is not an amount.
  */
 export function convertCisAmount(
   amount: string,
@@ -385,22 +411,26 @@ export function convertCisAmount(
   };
 }
 
-/** Which of the four CIS screen states to show (001 §2 CIS Bills). */
+/** Which of the four CIS screen states to show (docs/product/features.md §2 CIS Bills). */
 export type CisPageState = 'session-expired' | 'not-connected' | 'disabled' | 'main';
 
-/** Whether a connection error means the session expired (001 §4 "contains 'Not authenticated'"). */
+/**
+ * Whether a connection error means the session expired (docs/product/features.md §4 "contains 'Not
+ * authenticated'").
+ */
 export function isSessionExpiredError(error: string | null | undefined): boolean {
   return (error ?? '').includes('Not authenticated');
 }
 
-/** "A 'token is about to expire' error is treated as still usable" (001 §8). */
+/** "A 'token is about to expire' error is treated as still usable" (docs/product/features.md §8). */
 export function isTokenAboutToExpireError(error: string | null | undefined): boolean {
   return /about to expire/i.test(error ?? '');
 }
 
 /**
- * The screen state (001 §2): session expired first; then not connected ("the connection is not live and
- * the error is absent or is not a 'token about to expire' message"); then feature disabled; else main.
+ * The screen state (docs/product/features.md §2): session expired first; then not connected ("the connection
+ * is not live and the error is absent or is not a 'token about to expire' message"); then feature disabled;
+ * else main.
  */
 export function getCisPageState(connection: {
   connected: boolean;
@@ -414,8 +444,9 @@ export function getCisPageState(connection: {
 }
 
 /**
- * Before approving (001 §8): without a saved default bill account, 'Missing Default Account' / 'Please set
- * a default bill account in the settings page before approving bills.' (then go to /settings).
+ * Before approving (docs/product/features.md §8): without a saved default bill account, 'Missing Default
+ * Account' / 'Please set a default bill account in the settings page before approving bills.' (then go to
+ * /settings).
  */
 export function checkCanApproveBill(defaultBillAccountId: string | null | undefined): UserMessage | null {
   if (defaultBillAccountId) return null;

@@ -1,5 +1,5 @@
 /**
- * Construction Industry Scheme (CIS) maths of 001 §9, on integer pence.
+ * Construction Industry Scheme (CIS) maths of docs/product/features.md §9, on integer pence.
  *
  * "CIS deduction is 20% of the bill total; amount due 80%. If only amountDue is known, total = amountDue /
  * 0.8. Gross from net is net / 0.8."
@@ -12,9 +12,9 @@
 import { getDateParts, getDaysBetween, createIsoDate } from './dates';
 import { assertPence, multiplyPence } from './money';
 
-/** CIS standard deduction rate, percent (001 §9). */
+/** CIS standard deduction rate, percent (docs/product/features.md §9). */
 export const CIS_DEDUCTION_PERCENT = 20;
-/** Share of the total paid to the subcontractor, percent (001 §9). */
+/** Share of the total paid to the subcontractor, percent (docs/product/features.md §9). */
 export const CIS_AMOUNT_DUE_PERCENT = 80;
 
 /** The split of a CIS bill total, all in pence. */
@@ -24,17 +24,20 @@ export interface CisSplit {
   amountDuePence: number;
 }
 
-/** CIS deduction: 20 % of the bill total, rounded half up to the penny (001 §9). */
+/** CIS deduction: 20 % of the bill total, rounded half up to the penny (docs/product/features.md §9). */
 export function getCisDeductionPence(totalPence: number): number {
   return multiplyPence(totalPence, CIS_DEDUCTION_PERCENT, 100);
 }
 
-/** Amount due: the bill total minus the 20 % deduction, i.e. 80 % (001 §9). */
+/** Amount due: the bill total minus the 20 % deduction, i.e. 80 % (docs/product/features.md §9). */
 export function getCisAmountDuePence(totalPence: number): number {
   return assertPence(totalPence - getCisDeductionPence(totalPence));
 }
 
-/** Split a CIS bill total into deduction (20 %) and amount due (80 %); the parts add up to the total (001 §9). */
+/**
+ * Split a CIS bill total into deduction (20 %) and amount due (80 %); the parts add up to the total
+ * (docs/product/features.md §9).
+ */
 export function splitCisTotal(totalPence: number): CisSplit {
   const cisDeductionPence = getCisDeductionPence(totalPence);
   return {
@@ -45,26 +48,32 @@ export function splitCisTotal(totalPence: number): CisSplit {
 }
 
 /**
- * Total from amount due: "If only amountDue is known, total = amountDue / 0.8" (001 §9), i.e. × 5/4,
- * rounded half up. {@link splitCisTotal} of the result gives back the same amount due.
+ * Total from amount due: "If only amountDue is known, total = amountDue / 0.8" (docs/product/features.md §9),
+ * i.e. × 5/4, rounded half up. {@link splitCisTotal} of the result gives back the same amount due.
  */
 export function getCisTotalFromAmountDuePence(amountDuePence: number): number {
   return multiplyPence(amountDuePence, 5, 4);
 }
 
-/** Gross from net: "Gross from net is net / 0.8" (001 §9). Same rule as total from amount due. */
+/**
+ * Gross from net: "Gross from net is net / 0.8" (docs/product/features.md §9). Same rule as total from amount
+ * due.
+ */
 export function getCisGrossFromNetPence(netPence: number): number {
   return getCisTotalFromAmountDuePence(netPence);
 }
 
-/** Net from gross (the "Converted to net (80%)" direction of 001 §2): the amount due of that gross. */
+/**
+ * Net from gross (the "Converted to net (80%)" direction of docs/product/features.md §2): the amount due of
+ * that gross.
+ */
 export function getCisNetFromGrossPence(grossPence: number): number {
   return getCisAmountDuePence(grossPence);
 }
 
 /**
- * The UK tax year holding a date: it starts on 6 April (001 §9). Returns the calendar years it starts and
- * ends in and its first day.
+ * The UK tax year holding a date: it starts on 6 April (docs/product/features.md §9). Returns the calendar
+ * years it starts and ends in and its first day.
  */
 export function getUkTaxYear(isoDate: string): { startYear: number; endYear: number; startDate: string } {
   const { year, month, day } = getDateParts(isoDate);
@@ -83,10 +92,10 @@ export function getUkTaxWeek(isoDate: string): number {
 }
 
 /**
- * Tax-week reference of a CIS bill (001 §9): "from the UK tax year starting 6 April, the 2-digit week
- * number followed by the 2-digit end year". The end year is the calendar year the tax year ends in
- * (2025/26 → "26"), matching the placeholder "like 0123" of 001 §2. 6 April 2025 → "0126"; 5 April 2026
- * → "5326".
+ * Tax-week reference of a CIS bill (docs/product/features.md §9): "from the UK tax year starting 6 April, the
+ * 2-digit week number followed by the 2-digit end year". The end year is the calendar year the tax year ends
+ * in (2025/26 → "26"), matching the placeholder "like 0123" of docs/product/features.md §2. 6 April 2025 →
+ * "0126"; 5 April 2026 → "5326".
  */
 export function getTaxWeekReference(isoDate: string): string {
   const week = getUkTaxWeek(isoDate);

@@ -1,7 +1,7 @@
 /**
  * Connection texts and rules without zod: the client's first screen (header, connection indicator, gates)
- * imports them, and zod stays out of its download (bench §3). The schemas live in `connection.ts`, which
- * re-exports everything here.
+ * imports them, and zod stays out of its download (bench/results.md §3). The schemas live in `connection.ts`,
+ * which re-exports everything here.
  */
 
 /** Xero's name in user-visible texts ("{provider}" in the spec). */
@@ -17,7 +17,7 @@ export const DEFAULT_TAX_STATUS: TaxStatus = 'Tax inclusive';
 export const DEFAULT_STOCK_JOURNAL_MARGIN_RATE = 1.35;
 export const DEFAULT_STOCK_JOURNAL_POSTING_STATUS: PostingStatus = 'draft';
 
-/** The id-valued defaults of 000 §3, in the spec's order. */
+/** The id-valued defaults of docs/product/shell.md §3, in the spec's order. */
 export const DEFAULT_ID_FIELDS = [
   'defaultCreditCardAccountId',
   'defaultCashAccountId',
@@ -33,7 +33,10 @@ export const DEFAULT_ID_FIELDS = [
 ] as const;
 export type DefaultIdField = (typeof DEFAULT_ID_FIELDS)[number];
 
-/** The connection defaults of 000 §3 as sent: every id ('' when not set), the tax and posting statuses, the rate. */
+/**
+ * The connection defaults of docs/product/shell.md §3 as sent: every id ('' when not set), the tax and
+ * posting statuses, the rate.
+ */
 export type ConnectionDefaults = Record<DefaultIdField, string> & {
   defaultTaxStatus: TaxStatus;
   defaultStockJournalMarginRate: number;
@@ -49,9 +52,9 @@ const isOneOf = <T extends string>(options: readonly T[], value: unknown): value
   (options as readonly unknown[]).includes(value);
 
 /**
- * Build the connection defaults from stored values (000 §3): null or missing ids become "", an unknown or
- * missing tax status becomes "Tax inclusive", a missing or non-numeric margin rate 1.35, an unknown
- * posting status draft. The one mapping of the defaults: the server's connection status and settings
+ * Build the connection defaults from stored values (docs/product/shell.md §3): null or missing ids become "",
+ * an unknown or missing tax status becomes "Tax inclusive", a missing or non-numeric margin rate 1.35, an
+ * unknown posting status draft. The one mapping of the defaults: the server's connection status and settings
  * answers, the settings form and the client's connection status all go through it.
  */
 export function toConnectionDefaults(stored: StoredDefaults | null | undefined): ConnectionDefaults {
@@ -79,7 +82,7 @@ export function toConnectionDefaults(stored: StoredDefaults | null | undefined):
   };
 }
 
-/** Connection error texts the client reacts to (spec 000 §4, DESIGN §4). */
+/** Connection error texts the client reacts to (docs/product/shell.md §4, docs/architecture.md §4). */
 export const CONNECTION_ERRORS = {
   noRefreshToken: 'No refresh token, reconnection required',
   refreshFailed: 'Token refresh failed',
@@ -149,12 +152,15 @@ export function normalizeConnectionStatus(raw: ConnectionStatusFields): Normaliz
   };
 }
 
-/** Under this much time left the token counts as expiring (spec 000 §9). */
+/** Under this much time left the token counts as expiring (docs/product/shell.md §9). */
 export const TOKEN_EXPIRING_THRESHOLD_MS = 5 * 60 * 1000;
 
 export type TokenStatus = 'valid' | 'expiring' | 'expired';
 
-/** No expiry or an expiry in the past means expired; under 5 minutes left means expiring (spec 000 §4). */
+/**
+ * No expiry or an expiry in the past means expired; under 5 minutes left means expiring
+ * (docs/product/shell.md §4).
+ */
 export function getTokenStatus(
   tokenExpiry: string | null | undefined,
   now: number = Date.now(),
@@ -168,7 +174,8 @@ export function getTokenStatus(
 
 /**
  * Reconnection is needed when the error is "No refresh token, reconnection required" or "Token refresh
- * failed", or the message mentions a refresh token (spec 000 §4) or reconnection (spec 000 §2, Connect page).
+ * failed", or the message mentions a refresh token (docs/product/shell.md §4) or reconnection
+ * (docs/product/shell.md §2, Connect page).
  */
 export function isReconnectionRequired(error: string | null | undefined): boolean {
   if (!error) return false;
@@ -177,7 +184,10 @@ export function isReconnectionRequired(error: string | null | undefined): boolea
   return lower.includes('refresh token') || lower.includes('reconnection required');
 }
 
-/** Errors after which connection and organisation data are re-fetched automatically (spec 000 §4). */
+/**
+ * Errors after which connection and organisation data are re-fetched automatically
+ * (docs/product/shell.md §4).
+ */
 export function isTokenRefreshPending(error: string | null | undefined): boolean {
   return error === CONNECTION_ERRORS.aboutToExpire || error === CONNECTION_ERRORS.expired;
 }

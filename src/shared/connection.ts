@@ -10,15 +10,15 @@ export const postingStatusSchema = z.enum(POSTING_STATUSES);
 const optionalId = z.string().nullish();
 
 /**
- * GET /api/xero/connection: the user's active organisation (spec 000 §3). Not every field is always
- * present; `normalizeConnectionStatus` applies the spec's defaults.
+ * GET /api/xero/connection: the user's active organisation (docs/product/shell.md §3). Not every field is
+ * always present; `normalizeConnectionStatus` applies the spec's defaults.
  */
 export const connectionStatusSchema = z.object({
   connected: z.boolean(),
   error: z.string().optional(),
   tenantName: z.string().nullish(),
   tenantId: z.string().nullish(),
-  /** Our numeric organisation id (DESIGN §3). */
+  /** Our numeric organisation id (docs/architecture.md §3). */
   organizationId: z.number().int().nullish(),
   /** ISO 8601 date-time of the access token's expiry. */
   tokenExpiry: z.string().nullish(),

@@ -55,7 +55,10 @@ export function isIsoDate(text: string): boolean {
   );
 }
 
-/** A calendar date on the wire: `YYYY-MM-DD` (001 §7 "yyyy-MM-dd"; STYLE §3 "Dates cross the wire as ISO strings"). */
+/**
+ * A calendar date on the wire: `YYYY-MM-DD` (docs/product/features.md §7 "yyyy-MM-dd"; docs/code-style.md §3
+ * "Dates cross the wire as ISO strings").
+ */
 export const isoDateSchema = z.string().refine(isIsoDate, 'Date must be a valid date written YYYY-MM-DD');
 export type IsoDate = z.infer<typeof isoDateSchema>;
 
@@ -98,7 +101,10 @@ export function getIsoWeekday(isoDate: string): number {
   return day === 0 ? 7 : day;
 }
 
-/** Monday of the Monday–Sunday week holding the date (weeks run Monday to Sunday, DESIGN §4 Stock Journal). */
+/**
+ * Monday of the Monday–Sunday week holding the date (weeks run Monday to Sunday, docs/architecture.md §4
+ * Stock Journal).
+ */
 export function getWeekStart(isoDate: string): string {
   return addDays(isoDate, 1 - getIsoWeekday(isoDate));
 }
@@ -126,8 +132,9 @@ export function isSameMonth(a: string, b: string): boolean {
 }
 
 /**
- * Split an inclusive date range at month ends (001 §2 Stock Journal: "first to the end of the start
- * month, then the next month start through the period end"). A range inside one month comes back whole.
+ * Split an inclusive date range at month ends (docs/product/features.md §2 Stock Journal: "first to the end
+ * of the start month, then the next month start through the period end"). A range inside one month comes back
+ * whole.
  */
 export function splitRangeByMonth(start: string, end: string): Array<{ start: string; end: string }> {
   if (toUtcMs(end) < toUtcMs(start)) throw new RangeError(`Range ends before it starts: ${start} to ${end}`);
@@ -191,8 +198,9 @@ export function getUkToday(now: Date = new Date()): string {
 }
 
 /**
- * The default sales range: the current calendar month, first to last day, in UK time (001 §2 Stock
- * Journal "default to first and last day of the current month"; 001 §9).
+ * The default sales range: the current calendar month, first to last day, in UK time
+ * (docs/product/features.md §2 Stock Journal "default to first and last day of the current month";
+ * docs/product/features.md §9).
  */
 export function getCurrentMonthRange(now: Date = new Date()): { fromDate: string; toDate: string } {
   const today = getUkToday(now);
@@ -251,25 +259,37 @@ export function convertXeroTimestamp(value: string | null | undefined): string |
   return parsed ? new Date(parsed.ms).toISOString() : null;
 }
 
-/** Display an ISO date as dd/mm/yyyy (en-GB), as on Add Invoices (001 §9): "2025-04-06" → "06/04/2025". */
+/**
+ * Display an ISO date as dd/mm/yyyy (en-GB), as on Add Invoices (docs/product/features.md §9): "2025-04-06" →
+ * "06/04/2025".
+ */
 export function formatDateNumeric(isoDate: string): string {
   const { year, month, day } = getDateParts(isoDate);
   return `${String(day).padStart(2, '0')}/${String(month).padStart(2, '0')}/${year}`;
 }
 
-/** Display an ISO date as dd MMM yyyy (001 §9), e.g. the CIS draft bills column: "06 Apr 2025". */
+/**
+ * Display an ISO date as dd MMM yyyy (docs/product/features.md §9), e.g. the CIS draft bills column: "06 Apr
+ * 2025".
+ */
 export function formatDateMedium(isoDate: string): string {
   const { year, month, day } = getDateParts(isoDate);
   return `${String(day).padStart(2, '0')} ${MONTHS_SHORT[month - 1]} ${year}`;
 }
 
-/** Display an ISO date as d MMM yyyy (001 §9), as in the stock journal reference: "6 Apr 2025". */
+/**
+ * Display an ISO date as d MMM yyyy (docs/product/features.md §9), as in the stock journal reference: "6 Apr
+ * 2025".
+ */
 export function formatDateShort(isoDate: string): string {
   const { year, month, day } = getDateParts(isoDate);
   return `${day} ${MONTHS_SHORT[month - 1]} ${year}`;
 }
 
-/** Display an ISO date like date-fns `PPP` with its default locale (001 §9 "PPP elsewhere"): "April 6th, 2025". */
+/**
+ * Display an ISO date like date-fns `PPP` with its default locale (docs/product/features.md §9 "PPP
+ * elsewhere"): "April 6th, 2025".
+ */
 export function formatDateLong(isoDate: string): string {
   const { year, month, day } = getDateParts(isoDate);
   const suffix =

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 
 /**
- * The one error shape of the whole API (spec 000 §8 reads `message` first, then `error`): `code` names the
- * kind (VALIDATION_ERROR, UNAUTHENTICATED, FORBIDDEN, NOT_FOUND, CONFLICT, RATE_LIMITED…); some answers add
- * fields of their own (a retry time, the failed rows), so further fields are allowed.
+ * The one error shape of the whole API (docs/product/shell.md §8 reads `message` first, then `error`): `code`
+ * names the kind (VALIDATION_ERROR, UNAUTHENTICATED, FORBIDDEN, NOT_FOUND, CONFLICT, RATE_LIMITED…); some
+ * answers add fields of their own (a retry time, the failed rows), so further fields are allowed.
  */
 export const errorResponseSchema = z.looseObject({
   message: z.string(),

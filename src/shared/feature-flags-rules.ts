@@ -1,14 +1,16 @@
 /**
  * The feature keys, labels and flag rules without zod: the client's first screen (header, menu, router)
- * imports them, and zod stays out of its download (bench §3). The schemas live in `feature-flags.ts`, which
- * re-exports everything here.
+ * imports them, and zod stays out of its download (bench/results.md §3). The schemas live in
+ * `feature-flags.ts`, which re-exports everything here.
  */
 
-/** One feature key everywhere: folder, URL segment, flag key and query-key segment (STYLE §5). */
+/**
+ * One feature key everywhere: folder, URL segment, flag key and query-key segment (docs/code-style.md §5).
+ */
 export const FEATURE_KEYS = ['pay-invoices', 'add-invoices', 'cis-bills', 'stock-journal'] as const;
 export type FeatureKey = (typeof FEATURE_KEYS)[number];
 
-/** The connection / organisation flag that carries each feature (spec 000 §3). */
+/** The connection / organisation flag that carries each feature (docs/product/shell.md §3). */
 export const FEATURE_FLAG_FIELDS = {
   'pay-invoices': 'featurePayInvoices',
   'add-invoices': 'featureAddInvoices',
@@ -35,7 +37,7 @@ export const FEATURE_LABELS: Record<FeatureKey, string> = {
   'stock-journal': 'Stock Journal',
 };
 
-/** The screen path of each feature (spec 000 §2). */
+/** The screen path of each feature (docs/product/shell.md §2). */
 export const FEATURE_PATHS = {
   'pay-invoices': '/invoices',
   'add-invoices': '/add-invoices',
@@ -53,7 +55,7 @@ export function isFeatureEnabled(
 
 /**
  * A flag on the active organisation takes precedence over the connection's flag; the default is false
- * (spec 000 §3).
+ * (docs/product/shell.md §3).
  */
 export function resolveFeatureFlag(
   feature: FeatureKey,

@@ -7,7 +7,7 @@ export * from './feature-flags-rules';
 export const featureKeySchema = z.enum(FEATURE_KEYS);
 export const featureFlagFieldSchema = z.enum(FEATURE_FLAG_FIELD_NAMES);
 
-/** The four flags; a missing flag means false (spec 000 §3). */
+/** The four flags; a missing flag means false (docs/product/shell.md §3). */
 export const featureFlagsSchema = z.object({
   featurePayInvoices: z.boolean(),
   featureAddInvoices: z.boolean(),

@@ -112,7 +112,7 @@ export const mfaDisableResponseSchema = z.object({ enabled: z.literal(false) });
 
 /**
  * POST /api/login and /api/auth/login answer with the user, or (200, so the client's 401 counting of
- * spec 000 §4 does not see a normal sign-in as a failure) with the step that is still missing.
+ * docs/product/shell.md §4 does not see a normal sign-in as a failure) with the step that is still missing.
  */
 export const mfaRequiredSchema = z.object({ mfaRequired: z.literal(true) });
 export const mfaSetupRequiredSchema = z.object({ mfaSetupRequired: z.literal(true) });

@@ -1,11 +1,12 @@
 /**
  * Money rules shared by client and server.
  *
- * Representation (DESIGN §5, STYLE §3): every calculation works on integer pence. Amounts cross the wire
- * as JSON numbers in pounds with at most 2 decimals (the spec's client sends and reads numbers, e.g.
- * `cashAmount (number)` in 001 §7); they are converted to pence at the boundary with {@link toPence} and
- * back with {@link fromPence}. A number such as 12.34 cannot be stored exactly in binary floating point,
- * but pence ÷ 100 always yields the double nearest to the 2-decimal value, so the round trip is exact.
+ * Representation (docs/architecture.md §5, docs/code-style.md §3): every calculation works on integer pence.
+ * Amounts cross the wire as JSON numbers in pounds with at most 2 decimals (the spec's client sends and reads
+ * numbers, e.g. `cashAmount (number)` in docs/product/features.md §7); they are converted to pence at the
+ * boundary with {@link toPence} and back with {@link fromPence}. A number such as 12.34 cannot be stored
+ * exactly in binary floating point, but pence ÷ 100 always yields the double nearest to the 2-decimal value,
+ * so the round trip is exact.
  *
  * Rounding: {@link roundHalfUp} (half away from zero) is the default everywhere a fraction of a penny
  * appears. It is the "nearest penny" rule of HMRC guidance and what an accountant checking by hand does.
@@ -18,7 +19,7 @@
  */
 import { z } from 'zod';
 
-/** Amount tolerance of 001 §9: 0.01, in pence. */
+/** Amount tolerance of docs/product/features.md §9: 0.01, in pence. */
 export const AMOUNT_TOLERANCE_PENCE = 1;
 
 /** Largest amount accepted anywhere: £999,999,999.99 (keeps pence × 10^6 intermediate maths exact). */
@@ -118,8 +119,8 @@ export function assertPence(pence: number): number {
 /**
  * Parse an amount in pounds (a number or a decimal string such as "1234.5", "-0.01", "£1,234.56") into
  * integer pence. Returns null for anything that is not a finite amount with at most 2 decimals
- * (001 §5 "Amount format: up to 2 decimals"; 001 §9), so "1.005" and 1.005 are rejected, never rounded.
- * Empty text is null too.
+ * (docs/product/features.md §5 "Amount format: up to 2 decimals"; docs/product/features.md §9), so "1.005"
+ * and 1.005 are rejected, never rounded. Empty text is null too.
  */
 export function findPence(value: number | string): number | null {
   let text: string;
@@ -141,8 +142,9 @@ export function findPence(value: number | string): number | null {
 }
 
 /**
- * Convert pounds to integer pence, rejecting input with more than 2 decimals (001 §9 "Amount format: up
- * to 2 decimals"). Throws {@link MoneyError}; use {@link findPence} for a null result instead.
+ * Convert pounds to integer pence, rejecting input with more than 2 decimals (docs/product/features.md §9
+ * "Amount format: up to 2 decimals"). Throws {@link MoneyError}; use {@link findPence} for a null result
+ * instead.
  */
 export function toPence(value: number | string): number {
   const pence = findPence(value);
@@ -192,14 +194,18 @@ export function multiplyPence(pence: number, numerator: number, denominator: num
 }
 
 /**
- * Amounts smaller than 0.01 count as zero (000 §9): true when |amount| < 0.01. A non-finite figure (NaN
- * from an empty field, Infinity) also counts as zero, so the screen shows "£0.00" rather than "£NaN".
+ * Amounts smaller than 0.01 count as zero (docs/product/shell.md §9): true when |amount| < 0.01. A non-finite
+ * figure (NaN from an empty field, Infinity) also counts as zero, so the screen shows "£0.00" rather than
+ * "£NaN".
  */
 export function isEffectivelyZero(pounds: number): boolean {
   return !Number.isFinite(pounds) || Math.abs(pounds) < 0.01 - 1e-9;
 }
 
-/** Currency symbol rule of 000 §9 / 001 §9: "£" for GBP and "$" otherwise. */
+/**
+ * Currency symbol rule of docs/product/shell.md §9 / docs/product/features.md §9: "£" for GBP and "$"
+ * otherwise.
+ */
 export function getCurrencySymbol(currency: string | null | undefined = 'GBP'): '£' | '$' {
   return (currency ?? 'GBP').toUpperCase() === 'GBP' ? '£' : '$';
 }
@@ -219,8 +225,8 @@ function groupThousands(digits: string): string {
 }
 
 /**
- * Format pence as money (000 §9: £, 2 decimals and thousands separators; "£" for GBP, "$" otherwise):
- * 123456 → "£1,234.56", -5 → "-£0.05", 0 → "£0.00".
+ * Format pence as money (docs/product/shell.md §9: £, 2 decimals and thousands separators; "£" for GBP, "$"
+ * otherwise): 123456 → "£1,234.56", -5 → "-£0.05", 0 → "£0.00".
  */
 export function formatMoney(pence: number, currency: string | null | undefined = 'GBP'): string {
   const value = assertPence(pence);
@@ -232,7 +238,7 @@ export function formatMoney(pence: number, currency: string | null | undefined =
 
 /**
  * Format an amount in pounds (a wire number) as money. Amounts smaller than 0.01 count as zero and show
- * "£0.00", never "-£0.00" (000 §9); other figures are rounded half up to the penny first.
+ * "£0.00", never "-£0.00" (docs/product/shell.md §9); other figures are rounded half up to the penny first.
  */
 export function formatPounds(pounds: number, currency: string | null | undefined = 'GBP'): string {
   if (isEffectivelyZero(pounds)) return formatMoney(0, currency);
@@ -241,7 +247,8 @@ export function formatPounds(pounds: number, currency: string | null | undefined
 
 /**
  * Whether text typed into an amount box is acceptable: only digits with at most two decimals, empty
- * allowed (001 §5 Pay Invoices, "Payment amounts accept only digits with at most two decimals").
+ * allowed (docs/product/features.md §5 Pay Invoices, "Payment amounts accept only digits with at most two
+ * decimals").
  */
 export function isAmountInput(text: string): boolean {
   if (text === '') return true;

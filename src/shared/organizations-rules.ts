@@ -2,7 +2,7 @@ import { PROVIDER_NAME } from './connection-rules';
 
 /**
  * Organisation names and the active-organisation rule without zod: the client's first screen (the header's
- * switcher) imports them, and zod stays out of its download (bench §3). The schemas live in
+ * switcher) imports them, and zod stays out of its download (bench/results.md §3). The schemas live in
  * `organizations.ts`, which re-exports everything here.
  */
 
@@ -12,14 +12,14 @@ export function getOrganizationName(org: { tenantName?: string | null }): string
   return org.tenantName?.trim() ? org.tenantName : UNKNOWN_ORGANIZATION_NAME;
 }
 
-/** Alphabetical by tenant name (spec 000 §2), case-insensitive, stable on ties. */
+/** Alphabetical by tenant name (docs/product/shell.md §2), case-insensitive, stable on ties. */
 export function sortOrganizationsByName<T extends { tenantName?: string | null }>(orgs: readonly T[]): T[] {
   return [...orgs].sort((a, b) =>
     getOrganizationName(a).localeCompare(getOrganizationName(b), 'en-GB', { sensitivity: 'base' }),
   );
 }
 
-/** Validation messages of spec 000 §5 for setting the active organisation. */
+/** Validation messages of docs/product/shell.md §5 for setting the active organisation. */
 export const ACTIVE_ORGANIZATION_ERRORS = {
   invalidId: 'Invalid organization ID',
   notFound: (id: string | number) => `Organization with ID ${id} not found`,

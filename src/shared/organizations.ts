@@ -18,9 +18,11 @@ export const egressSchema = z.object({
 });
 export type Egress = z.infer<typeof egressSchema>;
 
-/** GET /api/user-organizations: one entry per organisation the user is linked to (spec 000 §3). */
+/**
+ * GET /api/user-organizations: one entry per organisation the user is linked to (docs/product/shell.md §3).
+ */
 export const userOrganizationSchema = z.object({
-  /** Our numeric organisation id (DESIGN §3). */
+  /** Our numeric organisation id (docs/architecture.md §3). */
   organizationId: z.number().int(),
   tenantId: z.string(),
   tenantName: z.string().nullish(),

@@ -1,8 +1,10 @@
 /**
- * Pay Invoices contracts and rules (001 §2–§9 Pay Invoices; DESIGN §4 Pay Invoices).
+ * Pay Invoices contracts and rules (docs/product/features.md §2–§9 Pay Invoices; docs/architecture.md §4 Pay
+ * Invoices).
  *
  * Money arrives as pounds (JSON numbers with 2 decimals) and every rule below converts to integer pence
- * before comparing or adding, so the 0.01 tolerance of 001 §9 is an exact 1-penny comparison.
+ * before comparing or adding, so the 0.01 tolerance of docs/product/features.md §9 is an exact 1-penny
+ * comparison.
  */
 import { z } from 'zod';
 import { addDays, compareIsoDates, isoDateSchema } from './dates';
@@ -17,12 +19,12 @@ import {
   roundPoundsToPence,
 } from './money';
 
-/** An attachment id equal to this means the attachments must be fetched (001 §3). */
+/** An attachment id equal to this means the attachments must be fetched (docs/product/features.md §3). */
 export const PLACEHOLDER_ATTACHMENT_ID = 'placeholder';
-/** Due-soon window, days (001 §9). */
+/** Due-soon window, days (docs/product/features.md §9). */
 export const DUE_SOON_DAYS = 7;
 
-/** An invoice attachment (001 §3): attachmentId, name, mimeType, url. */
+/** An invoice attachment (docs/product/features.md §3): attachmentId, name, mimeType, url. */
 export const attachmentSchema = z.object({
   attachmentId: z.string().min(1),
   name: z.string(),
@@ -31,13 +33,17 @@ export const attachmentSchema = z.object({
 });
 export type Attachment = z.infer<typeof attachmentSchema>;
 
-/** The answer of `GET /api/xero/invoices/{invoiceId}/attachments` (001 §7): an array of attachments. */
+/**
+ * The answer of `GET /api/xero/invoices/{invoiceId}/attachments` (docs/product/features.md §7): an array of
+ * attachments.
+ */
 export const attachmentListResponseSchema = z.array(attachmentSchema);
 export type AttachmentListResponse = z.infer<typeof attachmentListResponseSchema>;
 
 /**
- * An outstanding sales invoice (001 §3 "Invoice (Pay Invoices)"). Dates are `YYYY-MM-DD`; money is pounds
- * with 2 decimals. `status` is Xero's text: AUTHORISED, SENT or PARTIAL (DESIGN §4).
+ * An outstanding sales invoice (docs/product/features.md §3 "Invoice (Pay Invoices)"). Dates are
+ * `YYYY-MM-DD`; money is pounds with 2 decimals. `status` is Xero's text: AUTHORISED, SENT or PARTIAL
+ * (docs/architecture.md §4).
  */
 export const invoiceSchema = z.object({
   invoiceId: z.string().min(1),
@@ -53,15 +59,18 @@ export const invoiceSchema = z.object({
 });
 export type Invoice = z.infer<typeof invoiceSchema>;
 
-/** The answer of `GET /api/xero/invoices` (001 §7): the invoice list. */
+/** The answer of `GET /api/xero/invoices` (docs/product/features.md §7): the invoice list. */
 export const invoiceListResponseSchema = z.array(invoiceSchema);
 export type InvoiceListResponse = z.infer<typeof invoiceListResponseSchema>;
 
-/** Body of `POST /api/xero/invoices/refresh` (001 §7): none for a force refresh, `{invoiceId}` for one invoice. */
+/**
+ * Body of `POST /api/xero/invoices/refresh` (docs/product/features.md §7): none for a force refresh,
+ * `{invoiceId}` for one invoice.
+ */
 export const invoiceRefreshRequestSchema = z.object({ invoiceId: z.string().min(1).optional() }).strict();
 export type InvoiceRefreshRequest = z.infer<typeof invoiceRefreshRequestSchema>;
 
-/** Answer of a force refresh (001 §7 "force refresh returns count"). */
+/** Answer of a force refresh (docs/product/features.md §7 "force refresh returns count"). */
 export const forceRefreshResponseSchema = z.object({
   count: z.number().int().min(0),
   message: z.string().optional(),
@@ -78,7 +87,10 @@ export const invoicePaymentSchema = z.object({
 });
 export type InvoicePayment = z.infer<typeof invoicePaymentSchema>;
 
-/** Invoice refresh result (001 §3): message, invoice, payments. The invoice is null when it is gone. */
+/**
+ * Invoice refresh result (docs/product/features.md §3): message, invoice, payments. The invoice is null when
+ * it is gone.
+ */
 export const invoiceRefreshResultSchema = z.object({
   message: z.string(),
   invoice: invoiceSchema.nullable(),
@@ -86,7 +98,10 @@ export const invoiceRefreshResultSchema = z.object({
 });
 export type InvoiceRefreshResult = z.infer<typeof invoiceRefreshResultSchema>;
 
-/** A bank account usable for payments (001 §3): accountId, name, bankAccountNumber ("" when Xero has none). */
+/**
+ * A bank account usable for payments (docs/product/features.md §3): accountId, name, bankAccountNumber (""
+ * when Xero has none).
+ */
 export const bankAccountSchema = z.object({
   accountId: z.string().min(1),
   name: z.string(),
@@ -94,18 +109,27 @@ export const bankAccountSchema = z.object({
 });
 export type BankAccount = z.infer<typeof bankAccountSchema>;
 
-/** Bank accounts (001 §3; 000 §7 `GET /api/xero/bank-accounts`): creditCardAccounts and cashAccounts. */
+/**
+ * Bank accounts (docs/product/features.md §3; docs/product/shell.md §7 `GET /api/xero/bank-accounts`):
+ * creditCardAccounts and cashAccounts.
+ */
 export const bankAccountsResponseSchema = z.object({
   creditCardAccounts: z.array(bankAccountSchema),
   cashAccounts: z.array(bankAccountSchema),
 });
 export type BankAccountsResponse = z.infer<typeof bankAccountsResponseSchema>;
 
-/** Duplicate bank account clean-up result (001 §3; 000 §7): deletedCount. */
+/**
+ * Duplicate bank account clean-up result (docs/product/features.md §3; docs/product/shell.md §7):
+ * deletedCount.
+ */
 export const bankAccountsCleanupResponseSchema = z.object({ deletedCount: z.number().int().min(0) });
 export type BankAccountsCleanupResponse = z.infer<typeof bankAccountsCleanupResponseSchema>;
 
-/** Old data clean-up result (001 §3; 000 §7): deletedInvoices and deletedPayments. */
+/**
+ * Old data clean-up result (docs/product/features.md §3; docs/product/shell.md §7): deletedInvoices and
+ * deletedPayments.
+ */
 export const dataCleanupResponseSchema = z.object({
   deletedInvoices: z.number().int().min(0),
   deletedPayments: z.number().int().min(0),
@@ -113,8 +137,9 @@ export const dataCleanupResponseSchema = z.object({
 export type DataCleanupResponse = z.infer<typeof dataCleanupResponseSchema>;
 
 /**
- * One payment (001 §3 "Payment request item"; body of `POST /api/xero/payments`, 001 §7): invoiceId,
- * invoiceNumber, accountId, amount, reference, isCard, date (date part only).
+ * One payment (docs/product/features.md §3 "Payment request item"; body of `POST /api/xero/payments`,
+ * docs/product/features.md §7): invoiceId, invoiceNumber, accountId, amount, reference, isCard, date (date
+ * part only).
  */
 export const paymentRequestSchema = z
   .object({
@@ -129,7 +154,7 @@ export const paymentRequestSchema = z
   .strict();
 export type PaymentRequest = z.infer<typeof paymentRequestSchema>;
 
-/** Answer of `POST /api/xero/payments` (001 §3, §7): isInvoiceFullyPaid. */
+/** Answer of `POST /api/xero/payments` (docs/product/features.md §3, §7): isInvoiceFullyPaid. */
 export const paymentResponseSchema = z.object({ isInvoiceFullyPaid: z.boolean() });
 export type PaymentResponse = z.infer<typeof paymentResponseSchema>;
 
@@ -140,8 +165,8 @@ export interface UserMessage {
 }
 
 /**
- * Receivable invoices awaiting payment (001 §4): "amountDue > 0, and status (upper-cased) contains
- * AUTHORISED, SENT or PARTIAL and does not contain BILL".
+ * Receivable invoices awaiting payment (docs/product/features.md §4): "amountDue > 0, and status
+ * (upper-cased) contains AUTHORISED, SENT or PARTIAL and does not contain BILL".
  */
 export function isInvoiceAwaitingPayment(invoice: Pick<Invoice, 'amountDue' | 'status'>): boolean {
   const status = invoice.status.toUpperCase();
@@ -152,27 +177,34 @@ export function isInvoiceAwaitingPayment(invoice: Pick<Invoice, 'amountDue' | 's
   );
 }
 
-/** "A balance of 0.01 or less is fully paid" (001 §4, §9), in pence. */
+/** "A balance of 0.01 or less is fully paid" (docs/product/features.md §4, §9), in pence. */
 export function isBalanceFullyPaid(balancePence: number): boolean {
   return balancePence <= AMOUNT_TOLERANCE_PENCE;
 }
 
-/** Whether an amount counts as a payment: only amounts above 0.01 produce a payment item (001 §5). */
+/**
+ * Whether an amount counts as a payment: only amounts above 0.01 produce a payment item
+ * (docs/product/features.md §5).
+ */
 export function isPayableAmount(amountPence: number): boolean {
   return amountPence > AMOUNT_TOLERANCE_PENCE;
 }
 
 /**
- * Auto-fill (001 §4): "Card amount typing auto-fills cash with the remainder of the amount due (0.00 if it
- * exceeds the amount due), and vice versa." Given the amount due and the text just typed in one box,
- * returns the text for the other box, with 2 decimals. Empty or unparsable typing counts as 0.
+ * Auto-fill (docs/product/features.md §4): "Card amount typing auto-fills cash with the remainder of the
+ * amount due (0.00 if it exceeds the amount due), and vice versa." Given the amount due and the text just
+ * typed in one box, returns the text for the other box, with 2 decimals. Empty or unparsable typing counts as
+ * 0.
  */
 export function getAutoFillAmount(amountDue: number, typedAmount: string): string {
   const remainder = roundPoundsToPence(amountDue) - parseAmountInput(typedAmount);
   return formatPenceAsDecimal(remainder > 0 ? remainder : 0);
 }
 
-/** Totals of the payment allocation (001 §2 "Remaining Balance and Total Allocated"), in pence. */
+/**
+ * Totals of the payment allocation (docs/product/features.md §2 "Remaining Balance and Total Allocated"), in
+ * pence.
+ */
 export interface Allocation {
   cardPence: number;
   cashPence: number;
@@ -180,7 +212,10 @@ export interface Allocation {
   remainingBalancePence: number;
 }
 
-/** Total allocated = card + cash; "Remaining balance = amountDue minus total allocated" (001 §4). */
+/**
+ * Total allocated = card + cash; "Remaining balance = amountDue minus total allocated"
+ * (docs/product/features.md §4).
+ */
 export function getAllocation(amountDue: number, cardAmount: string, cashAmount: string): Allocation {
   const cardPence = parseAmountInput(cardAmount);
   const cashPence = parseAmountInput(cashAmount);
@@ -193,7 +228,9 @@ export function getAllocation(amountDue: number, cardAmount: string, cashAmount:
   };
 }
 
-/** "The Process Payments button is disabled while total allocated is 0 or less" (001 §5). */
+/**
+ * "The Process Payments button is disabled while total allocated is 0 or less" (docs/product/features.md §5).
+ */
 export function canProcessPayments(allocation: Pick<Allocation, 'totalAllocatedPence'>): boolean {
   return allocation.totalAllocatedPence > 0;
 }
@@ -208,8 +245,8 @@ export interface PaymentForm {
 }
 
 /**
- * The checks run on Process Payments, in the order of 001 §5, with its exact texts. Returns the first
- * failing message, or null when the payments may be sent.
+ * The checks run on Process Payments, in the order of docs/product/features.md §5, with its exact texts.
+ * Returns the first failing message, or null when the payments may be sent.
  */
 export function validatePaymentForm(form: PaymentForm): UserMessage | null {
   if (!form.invoice) {
@@ -262,14 +299,18 @@ export function validatePaymentForm(form: PaymentForm): UserMessage | null {
   return null;
 }
 
-/** Payment reference (001 §3): 'Card payment for {invoiceNumber}' or 'Cash payment for {invoiceNumber}'. */
+/**
+ * Payment reference (docs/product/features.md §3): 'Card payment for {invoiceNumber}' or 'Cash payment for
+ * {invoiceNumber}'.
+ */
 export function getPaymentReference(invoiceNumber: string, isCard: boolean): string {
   return isCard ? `Card payment for ${invoiceNumber}` : `Cash payment for ${invoiceNumber}`;
 }
 
 /**
- * The payment items to send, card first then cash (001 §5 "Only amounts above 0.01 produce a payment item
- * (one card, one cash)"). Call after {@link validatePaymentForm} passed; `date` is today's UK date.
+ * The payment items to send, card first then cash (docs/product/features.md §5 "Only amounts above 0.01
+ * produce a payment item (one card, one cash)"). Call after {@link validatePaymentForm} passed; `date` is
+ * today's UK date.
  */
 export function buildPaymentRequests(
   invoice: Pick<Invoice, 'invoiceId' | 'invoiceNumber'>,
@@ -297,8 +338,9 @@ export function buildPaymentRequests(
 }
 
 /**
- * Default accounts (001 §4): "the saved credit card default if present in the lists, else the first credit
- * card account, else the first cash account; the cash default likewise, starting with cash accounts".
+ * Default accounts (docs/product/features.md §4): "the saved credit card default if present in the lists,
+ * else the first credit card account, else the first cash account; the cash default likewise, starting with
+ * cash accounts".
  */
 export function chooseDefaultAccounts(
   accounts: BankAccountsResponse,
@@ -323,7 +365,7 @@ export function chooseDefaultAccounts(
   };
 }
 
-/** Sort options of 001 §9; the first is the default ("date oldest first (default)"). */
+/** Sort options of docs/product/features.md §9; the first is the default ("date oldest first (default)"). */
 export const INVOICE_SORT_OPTIONS = [
   'date-asc',
   'date-desc',
@@ -336,15 +378,18 @@ export const invoiceSortSchema = z.enum(INVOICE_SORT_OPTIONS);
 export type InvoiceSort = z.infer<typeof invoiceSortSchema>;
 export const DEFAULT_INVOICE_SORT: InvoiceSort = 'date-asc';
 
-/** Invoice number for sorting: "digits only compared, 0 if none" (001 §9). "INV-0012" → 12. */
+/**
+ * Invoice number for sorting: "digits only compared, 0 if none" (docs/product/features.md §9). "INV-0012" →
+ * 12.
+ */
 export function getInvoiceNumberValue(invoiceNumber: string): number {
   const digits = invoiceNumber.replace(/\D/g, '');
   return digits === '' ? 0 : Number(digits);
 }
 
 /**
- * Sort invoices by one of the options of 001 §9 (a new array). Amount sorts compare the amount due (what
- * the screen pays and what the amount filter compares). Ties keep their order.
+ * Sort invoices by one of the options of docs/product/features.md §9 (a new array). Amount sorts compare the
+ * amount due (what the screen pays and what the amount filter compares). Ties keep their order.
  */
 export function sortInvoices<T extends Pick<Invoice, 'date' | 'invoiceNumber' | 'amountDue'>>(
   invoices: readonly T[],
@@ -369,11 +414,17 @@ export function sortInvoices<T extends Pick<Invoice, 'date' | 'invoiceNumber' | 
   return [...invoices].sort(compare);
 }
 
-/** Status filter values (001 §2): All Outstanding, Overdue, Due Soon (7 days); default all (001 §9). */
+/**
+ * Status filter values (docs/product/features.md §2): All Outstanding, Overdue, Due Soon (7 days); default
+ * all (docs/product/features.md §9).
+ */
 export const invoiceStatusFilterSchema = z.enum(['all', 'overdue', 'due-soon']);
 export type InvoiceStatusFilter = z.infer<typeof invoiceStatusFilterSchema>;
 
-/** The filter panel of 001 §2: date range, amount range (pounds text) and status. Empty means no bound. */
+/**
+ * The filter panel of docs/product/features.md §2: date range, amount range (pounds text) and status. Empty
+ * means no bound.
+ */
 export interface InvoiceFilters {
   startDate?: string | null;
   endDate?: string | null;
@@ -383,7 +434,7 @@ export interface InvoiceFilters {
 }
 
 /**
- * Search (001 §2): "matching invoice number or contact name, case-insensitive".
+ * Search (docs/product/features.md §2): "matching invoice number or contact name, case-insensitive".
  */
 export function matchesInvoiceSearch(
   invoice: Pick<Invoice, 'invoiceNumber' | 'contactName'>,
@@ -397,9 +448,9 @@ export function matchesInvoiceSearch(
 }
 
 /**
- * Filters (001 §5): "date range compares invoice date; amount range compares amountDue; overdue means
- * dueDate before now; due-soon means dueDate between now and 7 days ahead". Dates are UK calendar days,
- * bounds inclusive; `today` is the UK date.
+ * Filters (docs/product/features.md §5): "date range compares invoice date; amount range compares amountDue;
+ * overdue means dueDate before now; due-soon means dueDate between now and 7 days ahead". Dates are UK
+ * calendar days, bounds inclusive; `today` is the UK date.
  */
 export function matchesInvoiceFilters(
   invoice: Pick<Invoice, 'date' | 'dueDate' | 'amountDue'>,
@@ -424,8 +475,8 @@ export function matchesInvoiceFilters(
 }
 
 /**
- * The list the screen walks through: awaiting-payment invoices (001 §4) matching search and filters,
- * sorted (001 §9).
+ * The list the screen walks through: awaiting-payment invoices (docs/product/features.md §4) matching search
+ * and filters, sorted (docs/product/features.md §9).
  */
 export function findInvoicesToPay<T extends Invoice>(
   invoices: readonly T[],
@@ -440,7 +491,10 @@ export function findInvoicesToPay<T extends Invoice>(
   return sortInvoices(matching, options.sort);
 }
 
-/** Whether the first attachment is the placeholder, so attachments must be fetched (001 §3, §4). */
+/**
+ * Whether the first attachment is the placeholder, so attachments must be fetched
+ * (docs/product/features.md §3, §4).
+ */
 export function needsAttachmentFetch(
   attachments: readonly Pick<Attachment, 'attachmentId'>[] | null | undefined,
 ): boolean {
@@ -448,9 +502,10 @@ export function needsAttachmentFetch(
 }
 
 /**
- * Server-side check of one payment against the invoice's current amount due (DESIGN §4: refuse amounts
- * above the amount due plus 0.01 with messages containing "exceeds the invoice balance" / "already fully
- * paid", which the client maps to 'Invoice Data Out of Sync', 001 §8). Null when the payment is allowed.
+ * Server-side check of one payment against the invoice's current amount due (docs/architecture.md §4: refuse
+ * amounts above the amount due plus 0.01 with messages containing "exceeds the invoice balance" / "already
+ * fully paid", which the client maps to 'Invoice Data Out of Sync', docs/product/features.md §8). Null when
+ * the payment is allowed.
  */
 export function checkPaymentAgainstBalance(
   amountPence: number,
@@ -465,8 +520,8 @@ export function checkPaymentAgainstBalance(
 }
 
 /**
- * Whether a payment error message means the invoice data is out of sync (001 §8): the words of
- * {@link checkPaymentAgainstBalance} and Xero's "validation failed". The client's toast rests on it.
+ * Whether a payment error message means the invoice data is out of sync (docs/product/features.md §8): the
+ * words of {@link checkPaymentAgainstBalance} and Xero's "validation failed". The client's toast rests on it.
  */
 export function isOutOfSyncPaymentError(message: string | null | undefined): boolean {
   const text = (message ?? '').toLowerCase();
@@ -475,12 +530,15 @@ export function isOutOfSyncPaymentError(message: string | null | undefined): boo
   );
 }
 
-/** Pause between consecutive payments, ms (001 §4, §9 "Pause between consecutive payments 0.5 s"). */
+/**
+ * Pause between consecutive payments, ms (docs/product/features.md §4, §9 "Pause between consecutive payments
+ * 0.5 s").
+ */
 export const PAYMENT_PAUSE_MS = 500;
 
 /**
- * Whether to stop sending the remaining payments after a refresh (001 §4 "If refreshed amountDue is 0.01
- * or less, remaining payments are skipped and the invoice is treated as fully paid").
+ * Whether to stop sending the remaining payments after a refresh (docs/product/features.md §4 "If refreshed
+ * amountDue is 0.01 or less, remaining payments are skipped and the invoice is treated as fully paid").
  */
 export function shouldSkipRemainingPayments(refreshedAmountDue: number): boolean {
   return isBalanceFullyPaid(roundPoundsToPence(refreshedAmountDue));
@@ -494,9 +552,9 @@ export function shouldSkipRemainingPayments(refreshedAmountDue: number): boolean
 export const PAYMENT_UNDO_WINDOW_MS = 2 * 60_000;
 
 /**
- * The answer of `POST /api/xero/payments`: the spec's `isInvoiceFullyPaid` (001 §3), plus what Ledgerlink
- * adds for the banner and the Undo: Xero's id for the payment, the invoice's amount due after it, and until
- * when the payment can be undone.
+ * The answer of `POST /api/xero/payments`: the spec's `isInvoiceFullyPaid` (docs/product/features.md §3),
+ * plus what Ledgerlink adds for the banner and the Undo: Xero's id for the payment, the invoice's amount due
+ * after it, and until when the payment can be undone.
  */
 export const paymentResultSchema = paymentResponseSchema.extend({
   paymentId: z.string().min(1),

@@ -1,6 +1,7 @@
 /**
- * Per-organisation default settings (000 §3 "Connection status" defaults, 000 §5 settings rules, 000 §7
- * `PATCH /api/xero/settings`) and the reference-list items the settings screen chooses from.
+ * Per-organisation default settings (docs/product/shell.md §3 "Connection status" defaults,
+ * docs/product/shell.md §5 settings rules, docs/product/shell.md §7 `PATCH /api/xero/settings`) and the
+ * reference-list items the settings screen chooses from.
  */
 import { z } from 'zod';
 import { idSchema, isDbId, refreshFlagSchema, textSchema } from './input';
@@ -17,9 +18,10 @@ import {
 } from './connection';
 import { createIsoDate, getDateParts } from './dates';
 
-// The tax and posting statuses (000 §5; 001 §4), their defaults (000 §9: "Tax inclusive", draft, 1.35), the
-// id-valued defaults and their mapping are the connection status's (000 §3), defined once in the connection
-// contract; the settings screen and the settings routes read them from here too.
+// The tax and posting statuses (docs/product/shell.md §5; docs/product/features.md §4), their defaults
+// (docs/product/shell.md §9: "Tax inclusive", draft, 1.35), the id-valued defaults and their mapping are the
+// connection status's (docs/product/shell.md §3), defined once in the connection contract; the settings
+// screen and the settings routes read them from here too.
 export {
   DEFAULT_ID_FIELDS,
   DEFAULT_STOCK_JOURNAL_MARGIN_RATE,
@@ -37,19 +39,22 @@ export {
   type TaxStatus,
 } from './connection';
 
-/** Minimum stock journal margin rate in settings (000 §5): 1. */
+/** Minimum stock journal margin rate in settings (docs/product/shell.md §5): 1. */
 export const MIN_MARGIN_RATE = 1;
-/** Step of the margin rate input (000 §5): 0.01. */
+/** Step of the margin rate input (docs/product/shell.md §5): 0.01. */
 export const MARGIN_RATE_STEP = 0.01;
 /** Largest margin rate the server accepts (a sanity bound, not from the spec). */
 export const MAX_MARGIN_RATE = 1000;
 
-/** The select value that means "no default" (000 §2 Settings: "In the selects the value "none" means null"). */
+/**
+ * The select value that means "no default" (docs/product/shell.md §2 Settings: "In the selects the value
+ * "none" means null").
+ */
 export const NONE_SELECT_VALUE = 'none';
 
 /**
- * Turn a select value into a stored id: "none", empty text, null and undefined all mean null (000 §2
- * Settings "the value "none" means null").
+ * Turn a select value into a stored id: "none", empty text, null and undefined all mean null
+ * (docs/product/shell.md §2 Settings "the value "none" means null").
  */
 export function normalizeSelectValue(value: string | null | undefined): string | null {
   if (value === null || value === undefined) return null;
@@ -57,7 +62,7 @@ export function normalizeSelectValue(value: string | null | undefined): string |
   return trimmed === '' || trimmed === NONE_SELECT_VALUE ? null : trimmed;
 }
 
-/** Turn a stored id into a select value: no id shows as "none" (000 §2 Settings). */
+/** Turn a stored id into a select value: no id shows as "none" (docs/product/shell.md §2 Settings). */
 export function toSelectValue(id: string | null | undefined): string {
   return normalizeSelectValue(id) ?? NONE_SELECT_VALUE;
 }
@@ -74,8 +79,8 @@ function roundRate(value: number): number {
 }
 
 /**
- * Margin rate while the user is editing (000 §5): "a number, step 0.01, minimum 1; it falls back to 1 if
- * invalid while editing". Anything unparsable, non-finite or below 1 gives 1.
+ * Margin rate while the user is editing (docs/product/shell.md §5): "a number, step 0.01, minimum 1; it falls
+ * back to 1 if invalid while editing". Anything unparsable, non-finite or below 1 gives 1.
  */
 export function parseMarginRateWhileEditing(value: string | number | null | undefined): number {
   const rate = parseRate(value);
@@ -83,8 +88,9 @@ export function parseMarginRateWhileEditing(value: string | number | null | unde
 }
 
 /**
- * Margin rate on save (000 §5): "on save an unparsable value falls back to 1.35". A parsable value below
- * the minimum of 1 is raised to 1 (the minimum of 000 §5), and the result is rounded to the 0.01 step.
+ * Margin rate on save (docs/product/shell.md §5): "on save an unparsable value falls back to 1.35". A
+ * parsable value below the minimum of 1 is raised to 1 (the minimum of docs/product/shell.md §5), and the
+ * result is rounded to the 0.01 step.
  */
 export function parseMarginRateOnSave(value: string | number | null | undefined): number {
   const rate = parseRate(value);
@@ -92,7 +98,7 @@ export function parseMarginRateOnSave(value: string | number | null | undefined)
   return Math.min(MAX_MARGIN_RATE, roundRate(Math.max(MIN_MARGIN_RATE, rate)));
 }
 
-/** A margin rate as saved: a number from 1 with at most 2 decimals (000 §5). */
+/** A margin rate as saved: a number from 1 with at most 2 decimals (docs/product/shell.md §5). */
 export const marginRateSchema = z
   .number({ error: 'Margin rate must be a number' })
   .finite('Margin rate must be a number')
@@ -100,14 +106,18 @@ export const marginRateSchema = z
   .max(MAX_MARGIN_RATE, `Margin rate must be at most ${MAX_MARGIN_RATE}`)
   .refine((v) => Math.abs(v * 100 - Math.round(v * 100)) < 1e-6, 'Margin rate must have at most 2 decimals');
 
-/** An id default as sent: text, "" when not set (000 §3 "Missing id values become empty text"). */
+/**
+ * An id default as sent: text, "" when not set (docs/product/shell.md §3 "Missing id values become empty
+ * text").
+ */
 const idOrEmptySchema = z.string().max(200).default('');
 
 /**
- * The connection defaults of 000 §3, as `GET /api/xero/connection` sends them. Missing ids become "",
- * defaultTaxStatus defaults to "Tax inclusive", defaultStockJournalMarginRate to 1.35 and
- * defaultStockJournalPostingStatus to draft (000 §3, §9). No transforms, so it also serves as a response
- * schema (JSON Schema) for the server; use {@link toConnectionDefaults} to build it from stored values.
+ * The connection defaults of docs/product/shell.md §3, as `GET /api/xero/connection` sends them. Missing ids
+ * become "", defaultTaxStatus defaults to "Tax inclusive", defaultStockJournalMarginRate to 1.35 and
+ * defaultStockJournalPostingStatus to draft (docs/product/shell.md §3, §9). No transforms, so it also serves
+ * as a response schema (JSON Schema) for the server; use {@link toConnectionDefaults} to build it from stored
+ * values.
  */
 export const connectionDefaultsSchema = z.object({
   defaultCreditCardAccountId: idOrEmptySchema,
@@ -126,7 +136,9 @@ export const connectionDefaultsSchema = z.object({
   defaultStockJournalPostingStatus: postingStatusSchema.default(DEFAULT_STOCK_JOURNAL_POSTING_STATUS),
 }) satisfies z.ZodType<ConnectionDefaults>;
 
-/** The defaults of a new organisation: no ids, "Tax inclusive", 1.35, draft (000 §3, §9). */
+/**
+ * The defaults of a new organisation: no ids, "Tax inclusive", 1.35, draft (docs/product/shell.md §3, §9).
+ */
 export function createEmptyConnectionDefaults(): ConnectionDefaults {
   return connectionDefaultsSchema.parse({});
 }
@@ -186,9 +198,9 @@ const organizationIdFieldSchema = z.union([
 ]);
 
 /**
- * Body of `PATCH /api/xero/settings` (000 §7 "the default fields of section 3"): any subset of the
- * defaults; ids may be null (or "none") to clear them. Unknown fields are refused. `organizationId` may name
- * the organisation (else the active one); the server checks the user is linked to it.
+ * Body of `PATCH /api/xero/settings` (docs/product/shell.md §7 "the default fields of section 3"): any subset
+ * of the defaults; ids may be null (or "none") to clear them. Unknown fields are refused. `organizationId`
+ * may name the organisation (else the active one); the server checks the user is linked to it.
  */
 export const settingsUpdateRequestSchema = z
   .object({
@@ -218,8 +230,8 @@ export type SettingsUpdateRequest = z.infer<typeof settingsUpdateRequestSchema>;
 export type SettingsUpdateRequestInput = z.input<typeof settingsUpdateRequestSchema>;
 
 /**
- * The defaults kept in browser local storage (000 §3 "A local key saves the default bill account, bill VAT
- * rate, stock journal contact and margin rate").
+ * The defaults kept in browser local storage (docs/product/shell.md §3 "A local key saves the default bill
+ * account, bill VAT rate, stock journal contact and margin rate").
  */
 export const savedDefaultsSchema = z.object({
   defaultBillAccountId: z.string().nullish(),
@@ -229,7 +241,10 @@ export const savedDefaultsSchema = z.object({
 });
 export type SavedDefaults = z.infer<typeof savedDefaultsSchema>;
 
-/** An account in a reference list (001 §3 "Account: id, code, name"); code "" when it has none (bank accounts often have none). */
+/**
+ * An account in a reference list (docs/product/features.md §3 "Account: id, code, name"); code "" when it has
+ * none (bank accounts often have none).
+ */
 export const accountSchema = z.object({
   id: z.string().min(1),
   code: z.string().default(''),
@@ -238,8 +253,9 @@ export const accountSchema = z.object({
 export type Account = z.infer<typeof accountSchema>;
 
 /**
- * A VAT rate (001 §3 "VAT rate: id, name, rate"), rate in percent; id is Xero's TaxType code. Whether it
- * may go on sales or on bills is sent too, so each select offers only the rates Xero will accept there.
+ * A VAT rate (docs/product/features.md §3 "VAT rate: id, name, rate"), rate in percent; id is Xero's TaxType
+ * code. Whether it may go on sales or on bills is sent too, so each select offers only the rates Xero will
+ * accept there.
  */
 export const vatRateSchema = z.object({
   id: z.string().min(1),
@@ -250,30 +266,38 @@ export const vatRateSchema = z.object({
 });
 export type VatRate = z.infer<typeof vatRateSchema>;
 
-/** A contact or customer (001 §3 "Customer: id, name. Contact: id, name."). */
+/** A contact or customer (docs/product/features.md §3 "Customer: id, name. Contact: id, name."). */
 export const contactSchema = z.object({ id: z.string().min(1), name: z.string() });
 export type Contact = z.infer<typeof contactSchema>;
 
-/** A contact group (000 §3 reference lists: id and name). */
+/** A contact group (docs/product/shell.md §3 reference lists: id and name). */
 export const contactGroupSchema = z.object({ id: z.string().min(1), name: z.string() });
 export type ContactGroup = z.infer<typeof contactGroupSchema>;
 
-/** The settings PATCH answer: the organisation's defaults after the change (000 §3 shapes). */
+/**
+ * The settings PATCH answer: the organisation's defaults after the change (docs/product/shell.md §3 shapes).
+ */
 export const settingsUpdateResponseSchema = connectionDefaultsSchema.extend({
   organizationId: z.number().int(),
 });
 export type SettingsUpdateResponse = z.infer<typeof settingsUpdateResponseSchema>;
 
-/** Reference lists (000 §3 "Additional reference lists … id and name; VAT rates also carry a rate"). */
+/**
+ * Reference lists (docs/product/shell.md §3 "Additional reference lists … id and name; VAT rates also carry a
+ * rate").
+ */
 export const accountsResponseSchema = z.array(accountSchema);
 export const vatRatesResponseSchema = z.array(vatRateSchema);
 export const contactsResponseSchema = z.array(contactSchema);
 export const contactGroupsResponseSchema = z.array(contactGroupSchema);
 
-/** Most contacts one search answers; the selector asks again as the user types (000 §2, 0.5 s debounce). */
+/**
+ * Most contacts one search answers; the selector asks again as the user types (docs/product/shell.md §2, 0.5
+ * s debounce).
+ */
 export const CONTACT_SEARCH_LIMIT = 50;
 
-/** Query of the reference lists: `?refresh=true` forces that cache's sync (000 §7). */
+/** Query of the reference lists: `?refresh=true` forces that cache's sync (docs/product/shell.md §7). */
 export const referenceListQuerySchema = z.object({
   refresh: refreshFlagSchema,
   org: z.string().max(12).optional(),
@@ -285,7 +309,7 @@ export const contactsQuerySchema = referenceListQuerySchema.extend({
   ids: z.string().max(2000).optional(),
 });
 
-/** Old data clean-up (000 §9 "older than 3 months"). */
+/** Old data clean-up (docs/product/shell.md §9 "older than 3 months"). */
 export const OLD_DATA_MONTHS = 3;
 
 /**

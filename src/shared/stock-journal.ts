@@ -1,5 +1,6 @@
 /**
- * Stock Journal contracts and rules (001 §2–§9 Stock Journal; DESIGN §4 Stock Journal).
+ * Stock Journal contracts and rules (docs/product/features.md §2–§9 Stock Journal; docs/architecture.md §4
+ * Stock Journal).
  *
  * Weeks run Monday to Sunday. A week that spans two calendar months is split into two sub-periods, each
  * with its own journal, looked up by the key `periodStart_periodEnd`. Periods are always whole weeks (not
@@ -38,15 +39,18 @@ export interface UserMessage {
   description: string;
 }
 
-/** The customer filter value meaning every customer (001 §2 "All Customers"; §5 "not 'all'"). */
+/**
+ * The customer filter value meaning every customer (docs/product/features.md §2 "All Customers"; §5 "not
+ * 'all'").
+ */
 export const ALL_CUSTOMERS = 'all';
 /** Longest sales range one query may ask for, in days (a bound for the server, not from the spec). */
 export const MAX_SALES_RANGE_DAYS = 731;
 
 /**
- * An invoice line of a sales period (001 §3 "Invoice line: customerName, invoiceNumber, date,
- * formattedDate, grossAmount, vatAmount, netAmount"). Gross = total, VAT = total tax, net = subtotal
- * (DESIGN §4); negative figures come from credit notes.
+ * An invoice line of a sales period (docs/product/features.md §3 "Invoice line: customerName, invoiceNumber,
+ * date, formattedDate, grossAmount, vatAmount, netAmount"). Gross = total, VAT = total tax, net = subtotal
+ * (docs/architecture.md §4); negative figures come from credit notes.
  */
 export const salesInvoiceLineSchema = z.object({
   customerName: z.string().nullish(),
@@ -59,7 +63,10 @@ export const salesInvoiceLineSchema = z.object({
 });
 export type SalesInvoiceLine = z.infer<typeof salesInvoiceLineSchema>;
 
-/** A day of a sales period (001 §3 "Day: date, grossTotal, vatTotal, netTotal, invoiceCount, invoices[]"), as sent. */
+/**
+ * A day of a sales period (docs/product/features.md §3 "Day: date, grossTotal, vatTotal, netTotal,
+ * invoiceCount, invoices[]"), as sent.
+ */
 export const salesDaySchema = z.object({
   date: isoDateSchema,
   grossTotal: moneyAmountSchema,
@@ -71,7 +78,8 @@ export const salesDaySchema = z.object({
 export type SalesDay = z.infer<typeof salesDaySchema>;
 
 /**
- * A day as the client reads it (001 §3): "Missing day totals count as 0 or an empty list."
+ * A day as the client reads it (docs/product/features.md §3): "Missing day totals count as 0 or an empty
+ * list."
  */
 export const salesDayLenientSchema = z.object({
   date: isoDateSchema,
@@ -98,7 +106,7 @@ export interface SalesTotals {
   invoiceCount: number;
 }
 
-/** Sum day totals in pence (001 §3 "missing period totals are summed from the days"). */
+/** Sum day totals in pence (docs/product/features.md §3 "missing period totals are summed from the days"). */
 export function sumSalesDays(days: readonly Pick<SalesDay, keyof SalesTotals>[]): SalesTotals {
   return {
     grossTotal: fromPence(sumPence(days.map((d) => roundPoundsToPence(d.grossTotal)))),
@@ -109,9 +117,9 @@ export function sumSalesDays(days: readonly Pick<SalesDay, keyof SalesTotals>[])
 }
 
 /**
- * A weekly sales period as the server sends it (001 §3 "Sales period (weekly): weekStart, weekEnd,
- * formattedRange, grossTotal, vatTotal, netTotal, invoiceCount, days[]"). Transform-free, so it is also the
- * response schema.
+ * A weekly sales period as the server sends it (docs/product/features.md §3 "Sales period (weekly):
+ * weekStart, weekEnd, formattedRange, grossTotal, vatTotal, netTotal, invoiceCount, days[]"). Transform-free,
+ * so it is also the response schema.
  */
 export const salesPeriodSchema = z.object({
   weekStart: isoDateSchema,
@@ -126,8 +134,9 @@ export const salesPeriodSchema = z.object({
 export type SalesPeriod = z.infer<typeof salesPeriodSchema>;
 
 /**
- * A weekly period as the client reads it (001 §3): missing day totals count as 0 or an empty list, and
- * "missing period totals are summed from the days". The output is a complete {@link SalesPeriod}.
+ * A weekly period as the client reads it (docs/product/features.md §3): missing day totals count as 0 or an
+ * empty list, and "missing period totals are summed from the days". The output is a complete {@link
+ * SalesPeriod}.
  */
 export const salesPeriodLenientSchema = z
   .object({
@@ -157,7 +166,10 @@ export const salesPeriodLenientSchema = z
     };
   });
 
-/** Answer of `GET /api/xero/sales` (001 §7): an array of weekly periods, as the server sends it. */
+/**
+ * Answer of `GET /api/xero/sales` (docs/product/features.md §7): an array of weekly periods, as the server
+ * sends it.
+ */
 export const salesResponseSchema = z.array(salesPeriodSchema);
 export type SalesResponse = z.infer<typeof salesResponseSchema>;
 
@@ -165,8 +177,8 @@ export type SalesResponse = z.infer<typeof salesResponseSchema>;
 export const salesResponseLenientSchema = z.array(salesPeriodLenientSchema);
 
 /**
- * Query of `GET /api/xero/sales` (001 §7): customerId (omitted for all), fromDate, toDate (yyyy-MM-dd).
- * The range may not run backwards and is at most {@link MAX_SALES_RANGE_DAYS} days.
+ * Query of `GET /api/xero/sales` (docs/product/features.md §7): customerId (omitted for all), fromDate,
+ * toDate (yyyy-MM-dd). The range may not run backwards and is at most {@link MAX_SALES_RANGE_DAYS} days.
  */
 export const salesQuerySchema = z
   .object({
@@ -195,7 +207,9 @@ export function getWeeklySalesRange(fromDate: string, toDate: string): { fromDat
   return { fromDate: getWeekStart(fromDate), toDate: getWeekEnd(toDate) };
 }
 
-/** Answer of `GET /api/xero/customers` (001 §3 "Customer: id, name"; §7), sorted by name. */
+/**
+ * Answer of `GET /api/xero/customers` (docs/product/features.md §3 "Customer: id, name"; §7), sorted by name.
+ */
 export const customersResponseSchema = z.array(contactSchema);
 export type Customer = z.infer<typeof contactSchema>;
 
@@ -204,8 +218,8 @@ function isValidRange(q: { fromDate: unknown; toDate: unknown }): boolean {
 }
 
 /**
- * A stock journal entry (001 §3 "periodStart, periodEnd, journalId or xeroJournalId, status; looked up by
- * the key periodStart_periodEnd").
+ * A stock journal entry (docs/product/features.md §3 "periodStart, periodEnd, journalId or xeroJournalId,
+ * status; looked up by the key periodStart_periodEnd").
  */
 export const stockJournalEntrySchema = z.object({
   periodStart: isoDateSchema,
@@ -221,15 +235,15 @@ export const stockJournalEntrySchema = z.object({
 });
 export type StockJournalEntry = z.infer<typeof stockJournalEntrySchema>;
 
-/** Answer of `GET /api/xero/stock-journal/entries` (001 §7): an array of entries. */
+/** Answer of `GET /api/xero/stock-journal/entries` (docs/product/features.md §7): an array of entries. */
 export const stockJournalEntryListResponseSchema = z.array(stockJournalEntrySchema);
 export type StockJournalEntryListResponse = z.infer<typeof stockJournalEntryListResponseSchema>;
 
 /**
- * Body of `POST /api/xero/stock-journal` (001 §3 "Journal create payload: periodStart, periodEnd,
- * netAmount, contactId, stockAccountId, costAccountId, marginRate (number), reference"). `journalDate` is
- * ours: the Journal Date of the Stock Journal card (001 §2), inside the period; without it the journal is
- * dated at the period end (DESIGN §4).
+ * Body of `POST /api/xero/stock-journal` (docs/product/features.md §3 "Journal create payload: periodStart,
+ * periodEnd, netAmount, contactId, stockAccountId, costAccountId, marginRate (number), reference").
+ * `journalDate` is ours: the Journal Date of the Stock Journal card (docs/product/features.md §2), inside the
+ * period; without it the journal is dated at the period end (docs/architecture.md §4).
  */
 export const journalCreateRequestSchema = z
   .object({
@@ -270,27 +284,29 @@ export const journalCreateRequestSchema = z
   );
 export type JournalCreateRequest = z.infer<typeof journalCreateRequestSchema>;
 
-/** Answer of the create call (001 §3 "Create response fields read: journalId, status"). */
+/**
+ * Answer of the create call (docs/product/features.md §3 "Create response fields read: journalId, status").
+ */
 export const journalCreateResponseSchema = z.object({
   journalId: z.string().nullish(),
   status: z.string(),
 });
 export type JournalCreateResponse = z.infer<typeof journalCreateResponseSchema>;
 
-/** Answer of `POST /api/xero/stock-journal/sync-status` (001 §3, §7): updatedCount. */
+/** Answer of `POST /api/xero/stock-journal/sync-status` (docs/product/features.md §3, §7): updatedCount. */
 export const syncStatusResponseSchema = z.object({ updatedCount: z.number().int().min(0) });
 export type SyncStatusResponse = z.infer<typeof syncStatusResponseSchema>;
 
-/** Journal status filter (001 §2, §4): All Journals, Posted Only, Unposted Only. */
+/** Journal status filter (docs/product/features.md §2, §4): All Journals, Posted Only, Unposted Only. */
 export const journalStatusFilterSchema = z.enum(['all', 'posted', 'unposted']);
 export type JournalStatusFilter = z.infer<typeof journalStatusFilterSchema>;
 
-/** The lookup key of a journal entry (001 §3): `periodStart_periodEnd`. */
+/** The lookup key of a journal entry (docs/product/features.md §3): `periodStart_periodEnd`. */
 export function getStockJournalKey(periodStart: string, periodEnd: string): string {
   return `${periodStart}_${periodEnd}`;
 }
 
-/** Index entries by their key (001 §3). */
+/** Index entries by their key (docs/product/features.md §3). */
 export function indexStockJournalEntries(
   entries: readonly StockJournalEntry[],
 ): Map<string, StockJournalEntry> {
@@ -302,13 +318,16 @@ export function formatPeriodRange(start: string, end: string): string {
   return `${formatDateShort(start)} - ${formatDateShort(end)}`;
 }
 
-/** One invoice as the grouping takes it (the line of 001 §3 without its display date). */
+/**
+ * One invoice as the grouping takes it (the line of docs/product/features.md §3 without its display date).
+ */
 export type SalesLineInput = Omit<SalesInvoiceLine, 'formattedDate'> & { formattedDate?: string };
 
 /**
- * Group invoice lines into Monday–Sunday weekly periods with days (001 §2, §3; DESIGN §4), sorted by start
- * date ascending; days ascending, invoices by date in input order. Only weeks and days with invoices
- * appear. Totals are summed in pence, so the periods add up to exactly the sum of the lines.
+ * Group invoice lines into Monday–Sunday weekly periods with days (docs/product/features.md §2, §3;
+ * docs/architecture.md §4), sorted by start date ascending; days ascending, invoices by date in input order.
+ * Only weeks and days with invoices appear. Totals are summed in pence, so the periods add up to exactly the
+ * sum of the lines.
  */
 export function groupSalesByWeek(lines: readonly SalesLineInput[]): SalesPeriod[] {
   const weeks = new Map<string, Map<string, SalesInvoiceLine[]>>();
@@ -375,16 +394,16 @@ export interface JournalPeriod extends SalesTotals {
   days: SalesDay[];
 }
 
-/** Whether a weekly period spans two calendar months (001 §2). */
+/** Whether a weekly period spans two calendar months (docs/product/features.md §2). */
 export function isSplitPeriod(period: Pick<SalesPeriod, 'weekStart' | 'weekEnd'>): boolean {
   return !isSameMonth(period.weekStart, period.weekEnd);
 }
 
 /**
- * The journal periods of a week (001 §2): "A period spanning two calendar months is split into two
- * sub-periods: first to the end of the start month, then the next month start through the period end."
- * Each sub-period carries its own days and totals (summed from its days); a week inside one month gives
- * itself, with the week's totals.
+ * The journal periods of a week (docs/product/features.md §2): "A period spanning two calendar months is
+ * split into two sub-periods: first to the end of the start month, then the next month start through the
+ * period end." Each sub-period carries its own days and totals (summed from its days); a week inside one
+ * month gives itself, with the week's totals.
  */
 export function splitSalesPeriod(period: SalesPeriod): JournalPeriod[] {
   if (!isSplitPeriod(period)) {
@@ -429,9 +448,9 @@ function toRational(rate: number): { numerator: bigint; denominator: bigint } | 
 }
 
 /**
- * Journal amount (001 §2, §9 "cost amount = net / margin rate", "2 decimals"), in pence: net pence ÷ the
- * margin rate taken as its exact decimal value, rounded half up to the penny. Null when the rate is not a
- * positive number.
+ * Journal amount (docs/product/features.md §2, §9 "cost amount = net / margin rate", "2 decimals"), in pence:
+ * net pence ÷ the margin rate taken as its exact decimal value, rounded half up to the penny. Null when the
+ * rate is not a positive number.
  */
 export function getJournalAmountPence(netPence: number, marginRate: number): number | null {
   const rate = toRational(marginRate);
@@ -445,8 +464,8 @@ export function getJournalAmount(net: number, marginRate: number): number {
 }
 
 /**
- * The journal reference and narration (001 §3): 'Stock Transfer Journal - {start d MMM yyyy} to {end d
- * MMM yyyy}', e.g. "Stock Transfer Journal - 3 Nov 2025 to 9 Nov 2025".
+ * The journal reference and narration (docs/product/features.md §3): 'Stock Transfer Journal - {start d MMM
+ * yyyy} to {end d MMM yyyy}', e.g. "Stock Transfer Journal - 3 Nov 2025 to 9 Nov 2025".
  */
 export function getStockJournalReference(periodStart: string, periodEnd: string): string {
   return `Stock Transfer Journal - ${formatDateShort(periodStart)} to ${formatDateShort(periodEnd)}`;
@@ -478,9 +497,9 @@ function parseReferenceDate(text: string): string | null {
 }
 
 /**
- * Reads the period back from a journal's narration: the reference of 001 §3, or the same words with ISO
- * dates (as journals posted before Ledgerlink may carry). Null for any other narration, or a range that
- * runs backwards or is longer than a week.
+ * Reads the period back from a journal's narration: the reference of docs/product/features.md §3, or the same
+ * words with ISO dates (as journals posted before Ledgerlink may carry). Null for any other narration, or a
+ * range that runs backwards or is longer than a week.
  */
 export function parseStockJournalReference(
   narration: string | null | undefined,
@@ -496,7 +515,8 @@ export function parseStockJournalReference(
 
 /**
  * Whether a range is a journal period: a Monday–Sunday week inside one month, or one side of a week split
- * at a month end (001 §2), so a journal is always dated in the month whose sales it covers.
+ * at a month end (docs/product/features.md §2), so a journal is always dated in the month whose sales it
+ * covers.
  */
 export function isJournalPeriod(periodStart: string, periodEnd: string): boolean {
   if (!isIsoDate(periodStart) || !isIsoDate(periodEnd) || periodStart > periodEnd) return false;
@@ -507,7 +527,10 @@ export function isJournalPeriod(periodStart: string, periodEnd: string): boolean
   return startsRight && endsRight;
 }
 
-/** Journal Date default (001 §2 "defaulting to the last day's date"): the last day with sales, else the period end. */
+/**
+ * Journal Date default (docs/product/features.md §2 "defaulting to the last day's date"): the last day with
+ * sales, else the period end.
+ */
 export function getDefaultJournalDate(period: {
   periodEnd: string;
   days: readonly Pick<SalesDay, 'date'>[];
@@ -516,17 +539,21 @@ export function getDefaultJournalDate(period: {
   return dates[dates.length - 1] ?? period.periodEnd;
 }
 
-/** The status of a period's journal (001 §4): none, draft, posted, or anything else = unclear. */
+/**
+ * The status of a period's journal (docs/product/features.md §4): none, draft, posted, or anything else =
+ * unclear.
+ */
 export type JournalStatus = 'none' | 'draft' | 'posted' | 'unclear';
 
-/** The id of an entry's journal: journalId or xeroJournalId (001 §3). */
+/** The id of an entry's journal: journalId or xeroJournalId (docs/product/features.md §3). */
 export function getJournalId(entry: StockJournalEntry | null | undefined): string | null {
   return entry?.journalId || entry?.xeroJournalId || null;
 }
 
 /**
- * Journal status of a period (001 §4): no entry (or status "none" with no journal id) is none; "draft" and
- * "posted" (any letter case, Xero sends DRAFT/POSTED) are themselves; anything else is unclear.
+ * Journal status of a period (docs/product/features.md §4): no entry (or status "none" with no journal id) is
+ * none; "draft" and "posted" (any letter case, Xero sends DRAFT/POSTED) are themselves; anything else is
+ * unclear.
  */
 export function getJournalStatus(entry: StockJournalEntry | null | undefined): JournalStatus {
   if (!entry) return 'none';
@@ -538,7 +565,7 @@ export function getJournalStatus(entry: StockJournalEntry | null | undefined): J
 
 /**
  * The post button is disabled "while posting, when a journal already exists for the period, or when net
- * is 0 or less" (001 §4).
+ * is 0 or less" (docs/product/features.md §4).
  */
 export function canPostJournal(input: {
   isPosting: boolean;
@@ -549,9 +576,9 @@ export function canPostJournal(input: {
 }
 
 /**
- * Journal status filter (001 §4): "'posted' keeps periods whose journal exists and is posted; 'unposted'
- * keeps periods with no journal entry (a draft therefore counts as not unposted); 'all' keeps everything".
- * For a split week: posted when every half is posted, unposted when no half has an entry.
+ * Journal status filter (docs/product/features.md §4): "'posted' keeps periods whose journal exists and is
+ * posted; 'unposted' keeps periods with no journal entry (a draft therefore counts as not unposted); 'all'
+ * keeps everything". For a split week: posted when every half is posted, unposted when no half has an entry.
  */
 export function filterPeriodsByJournalStatus<T extends Pick<SalesPeriod, 'weekStart' | 'weekEnd'>>(
   periods: readonly T[],
@@ -570,8 +597,9 @@ export function filterPeriodsByJournalStatus<T extends Pick<SalesPeriod, 'weekSt
 }
 
 /**
- * Posting checks of 001 §5, in order, each an error toast: customer specific (not 'all'); stock account,
- * cost account and margin rate all set; margin rate a number above zero; period net above 0.
+ * Posting checks of docs/product/features.md §5, in order, each an error toast: customer specific (not
+ * 'all'); stock account, cost account and margin rate all set; margin rate a number above zero; period net
+ * above 0.
  */
 export function validateJournalPosting(input: {
   customerId: string | null | undefined;
@@ -609,7 +637,7 @@ export function validateJournalPosting(input: {
   return null;
 }
 
-/** The legacy confirm path's check (001 §5): a week and a customer are required. */
+/** The legacy confirm path's check (docs/product/features.md §5): a week and a customer are required. */
 export function validateJournalConfirmation(input: {
   periodStart?: string | null;
   customerId?: string | null;
@@ -621,7 +649,7 @@ export function validateJournalConfirmation(input: {
   };
 }
 
-/** The create payload for a journal period (001 §3), with the spec's reference. */
+/** The create payload for a journal period (docs/product/features.md §3), with the spec's reference. */
 export function buildJournalCreateRequest(input: {
   period: Pick<JournalPeriod, 'periodStart' | 'periodEnd' | 'netTotal'>;
   contactId: string;
@@ -642,8 +670,9 @@ export function buildJournalCreateRequest(input: {
 }
 
 /**
- * What the server answers when it refuses a journal. The client maps a 400 by keyword (001 §8 "Invalid
- * Journal Data"), so each names what is wrong: customer, account, margin rate or date.
+ * What the server answers when it refuses a journal. The client maps a 400 by keyword
+ * (docs/product/features.md §8 "Invalid Journal Data"), so each names what is wrong: customer, account,
+ * margin rate or date.
  */
 export const JOURNAL_SERVER_MESSAGES = {
   alreadyExists:
@@ -657,14 +686,14 @@ export const JOURNAL_SERVER_MESSAGES = {
   noAnswer: 'Xero did not return the journal it created.',
 } as const;
 
-/** The invoices of a period, sorted by date (001 §2), stable within a day. */
+/** The invoices of a period, sorted by date (docs/product/features.md §2), stable within a day. */
 export function sortInvoiceLines<T extends Pick<SalesInvoiceLine, 'date'>>(lines: readonly T[]): T[] {
   return [...lines].sort((a, b) => compareIsoDates(a.date, b.date));
 }
 
 /**
- * "View in Xero" (001 §2): the journal's view page when posted, else its edit page, under the given Xero
- * web base URL (https://go.xero.com for the real Xero).
+ * "View in Xero" (docs/product/features.md §2): the journal's view page when posted, else its edit page,
+ * under the given Xero web base URL (https://go.xero.com for the real Xero).
  */
 export function getJournalXeroUrl(
   journalId: string,
@@ -675,7 +704,10 @@ export function getJournalXeroUrl(
   return `${baseUrl.replace(/\/+$/, '')}/Journal/${page}.aspx?invoiceID=${encodeURIComponent(journalId)}`;
 }
 
-/** Xero's list of manual journals, for 'Check in Xero' when a journal's id is not known (001 §4). */
+/**
+ * Xero's list of manual journals, for 'Check in Xero' when a journal's id is not known
+ * (docs/product/features.md §4).
+ */
 export function getManualJournalsXeroUrl(baseUrl = 'https://go.xero.com'): string {
   return `${baseUrl.replace(/\/+$/, '')}/Journal/Search.aspx`;
 }

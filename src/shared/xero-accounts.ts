@@ -1,9 +1,9 @@
-/** Xero's account classes (REFERENCE §4.4): read-only in Xero, they follow from the account's Type. */
+/** Xero's account classes (docs/xero-api.md §4.4): read-only in Xero, they follow from the account's Type. */
 export type XeroAccountClass = 'ASSET' | 'EQUITY' | 'EXPENSE' | 'LIABILITY' | 'REVENUE';
 
 /**
- * The class of each account type (REFERENCE §4.4). The settings rules read it for a cached account that came
- * without one. The sandbox keeps its own table (src/sandbox/account-types.ts), as Xero would.
+ * The class of each account type (docs/xero-api.md §4.4). The settings rules read it for a cached account
+ * that came without one. The sandbox keeps its own table (src/sandbox/account-types.ts), as Xero would.
  */
 export const XERO_ACCOUNT_CLASS_BY_TYPE: Readonly<Record<string, XeroAccountClass>> = {
   BANK: 'ASSET',

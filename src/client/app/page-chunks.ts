@@ -6,9 +6,9 @@ type PageModule = { default: ComponentType };
 type PageLoader = () => Promise<PageModule>;
 
 /**
- * Every page but the 404 is its own chunk, outside the first screen's download (bench §3: under 150 KB gzip).
- * One loader per path, shared by the router (`lazyPage`) and the prefetcher, so a prefetched page renders
- * without a second request.
+ * Every page but the 404 is its own chunk, outside the first screen's download (bench/results.md §3: under
+ * 150 KB gzip). One loader per path, shared by the router (`lazyPage`) and the prefetcher, so a prefetched
+ * page renders without a second request.
  */
 const PAGE_LOADERS: Record<string, PageLoader> = {
   [paths.auth.path]: () => import('./routes/auth'),

@@ -4,7 +4,10 @@ import { paths } from '@/client/config/paths';
 import { useUser } from '@/client/lib/auth';
 import { PageSpinner } from '@/client/components/ui/spinner';
 
-/** Protected routes show a spinner while the user loads and send a signed-out visitor to /auth (spec 000 §2). */
+/**
+ * Protected routes show a spinner while the user loads and send a signed-out visitor to /auth
+ * (docs/product/shell.md §2).
+ */
 export function ProtectedRoute({ children }: { children: ReactNode }) {
   const { data: user, isLoading } = useUser();
   if (isLoading) return <PageSpinner label="Loading your account" />;

@@ -12,9 +12,9 @@ import { AppErrorScreen } from '@/client/components/errors/error-screens';
 const loadToaster = () => import('@/client/components/ui/toaster').then((module) => module.Toaster);
 
 /**
- * The toast area (Radix Toast) is not part of the first screen's download (bench §3): it loads once the browser
- * is idle, behind the page's own requests, or at once when a toast is raised before that; the toast waits in
- * the store meanwhile.
+ * The toast area (Radix Toast) is not part of the first screen's download (bench/results.md §3): it loads
+ * once the browser is idle, behind the page's own requests, or at once when a toast is raised before that;
+ * the toast waits in the store meanwhile.
  */
 function DeferredToaster() {
   const [wanted, setWanted] = useState(false);
@@ -29,7 +29,10 @@ function DeferredToaster() {
   return useDeferredElement(loadToaster, wanted, {}, null);
 }
 
-/** QueryClient with the cache policies of spec 000 §9, the toast area and the outer error boundary (tooltips bring their own provider). */
+/**
+ * QueryClient with the cache policies of docs/product/shell.md §9, the toast area and the outer error
+ * boundary (tooltips bring their own provider).
+ */
 export function AppProvider({ children, queryClient }: { children: ReactNode; queryClient?: QueryClient }) {
   const [client] = useState(() => queryClient ?? createQueryClient());
   useEffect(() => watchXeroAccessLost(client), [client]);

@@ -87,7 +87,7 @@ function FeaturePage({
   );
 }
 
-/** The route table of spec 000 §2. */
+/** The route table of docs/product/shell.md §2. */
 export function AppRouter() {
   return (
     <AppLayout>

@@ -5,7 +5,7 @@ import { isConnectionTroubleVisible, subscribeConnectionTrouble } from '@/client
 import { resetApplication, useCrashRecovery } from '@/client/lib/crash-recovery';
 import { Button } from '@/client/components/ui/button';
 
-/** After more than 5 server or network errors in 30 minutes (spec 000 §8). Only one is shown. */
+/** After more than 5 server or network errors in 30 minutes (docs/product/shell.md §8). Only one is shown. */
 export function ConnectionTroubleBanner() {
   const visible = useSyncExternalStore(
     subscribeConnectionTrouble,
@@ -26,7 +26,10 @@ export function ConnectionTroubleBanner() {
   );
 }
 
-/** After 3 global errors (spec 000 §4 Crash recovery): clears storage and goes to /login (→ /auth). */
+/**
+ * After 3 global errors (docs/product/shell.md §4 Crash recovery): clears storage and goes to /login (→
+ * /auth).
+ */
 export function ResetApplicationBanner() {
   const { showResetBanner } = useCrashRecovery();
   if (!showResetBanner) return null;

@@ -1,6 +1,9 @@
 import { Spinner } from '@/client/components/ui/spinner';
 
-/** A full-screen overlay with a message while a long action runs (spec 000 §2, e.g. "Processing payments..."). */
+/**
+ * A full-screen overlay with a message while a long action runs (docs/product/shell.md §2, e.g. "Processing
+ * payments...").
+ */
 export function LoadingOverlay({ message, open = true }: { message: string; open?: boolean }) {
   if (!open) return null;
   return (

@@ -1,7 +1,7 @@
 /**
  * The client's build settings from `import.meta.env`. Checked by hand rather than with zod: this module is in
- * the first screen's download, which zod stays out of (bench §3). A bad value fails at startup, as a zod
- * parse would.
+ * the first screen's download, which zod stays out of (bench/results.md §3). A bad value fails at startup, as
+ * a zod parse would.
  */
 
 /** An absolute http(s) URL, or undefined when unset; anything else is a build mistake worth failing on. */

@@ -13,7 +13,10 @@ function withQuery(path: string, query?: Query): string {
   return text ? `${path}?${text}` : path;
 }
 
-/** Every screen of spec 000 §2 with its href builder. Build links only from here (STYLE §2). */
+/**
+ * Every screen of docs/product/shell.md §2 with its href builder. Build links only from here
+ * (docs/code-style.md §2).
+ */
 export const paths = {
   home: { path: '/', getHref: () => '/' },
   auth: { path: '/auth', getHref: (query?: Query) => withQuery('/auth', query) },
@@ -43,7 +46,10 @@ export const featureHref: Record<FeatureKey, string> = {
   'stock-journal': paths.stockJournal.getHref(),
 };
 
-/** The HTTP API of spec 000 §7 (feature endpoints of 001 §7 belong to their feature folders). */
+/**
+ * The HTTP API of docs/product/shell.md §7 (feature endpoints of docs/product/features.md §7 belong to their
+ * feature folders).
+ */
 export const apiPaths = {
   config: '/api/config',
   currentUser: '/api/auth/current-user',

@@ -11,12 +11,15 @@ import {
 import { sleep } from './utils';
 
 /**
- * The one fetch wrapper (spec 000 §7–§8, DESIGN §7). Every call sends credentials; a JSON body is sent only
- * when there is a payload; GET is the default; paths containing /auth/ bypass the HTTP cache.
+ * The one fetch wrapper (docs/product/shell.md §7–§8, docs/architecture.md §7). Every call sends credentials;
+ * a JSON body is sent only when there is a payload; GET is the default; paths containing /auth/ bypass the
+ * HTTP cache.
  */
 
 export const NETWORK_RETRY_DELAYS_MS = [1000, 2000] as const;
-/** returnNull mode: an attempt closer than 5 s to the previous one waits 2 s first (spec 000 §9). */
+/**
+ * returnNull mode: an attempt closer than 5 s to the previous one waits 2 s first (docs/product/shell.md §9).
+ */
 export const AUTH_ATTEMPT_WINDOW_MS = 5000;
 export const AUTH_ATTEMPT_DELAY_MS = 2000;
 
@@ -24,11 +27,12 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
  * A response schema, or a loader for one. The shell's own calls pass loaders (`lib/response-schemas`), so zod
- * is fetched beside their first request instead of being part of the first screen's download (bench §3).
+ * is fetched beside their first request instead of being part of the first screen's download
+ * (bench/results.md §3).
  */
 export type SchemaSource<T> = z.ZodType<T> | (() => z.ZodType<T> | Promise<z.ZodType<T>>);
 
-/** A failed response: its status, its parsed body and the message of spec 000 §8. */
+/** A failed response: its status, its parsed body and the message of docs/product/shell.md §8. */
 export class ApiError extends Error {
   readonly status: number;
   readonly body: unknown;
@@ -40,7 +44,7 @@ export class ApiError extends Error {
     this.body = body;
     this.path = path;
   }
-  /** 422: an expected validation error (spec 000 §5). */
+  /** 422: an expected validation error (docs/product/shell.md §5). */
   get isValidation(): boolean {
     return this.status === 422;
   }
@@ -203,9 +207,9 @@ export async function apiRequest<T = unknown>(path: string, options: RequestOpti
 let lastNullableAttempt = 0;
 
 /**
- * The "return null on 401" mode (spec 000 §8): a 401 yields null instead of an error; when the previous
- * attempt was less than 5 s earlier, the null comes after a 2 s delay, so a caller retrying in a loop
- * cannot hammer the server.
+ * The "return null on 401" mode (docs/product/shell.md §8): a 401 yields null instead of an error; when the
+ * previous attempt was less than 5 s earlier, the null comes after a 2 s delay, so a caller retrying in a
+ * loop cannot hammer the server.
  */
 export async function apiRequestOrNull<T = unknown>(
   path: string,

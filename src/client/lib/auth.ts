@@ -39,7 +39,7 @@ export function useAppConfig() {
   return useQuery({ queryKey: queryKeys.config, queryFn: getAppConfig });
 }
 
-/** GET /api/admin/check; a failure is treated as false (spec 000 §6). */
+/** GET /api/admin/check; a failure is treated as false (docs/product/shell.md §6). */
 export async function getIsAdmin(): Promise<boolean> {
   try {
     const answer = await api.get(apiPaths.adminCheck, { schema: lazySchema('adminCheckResponseSchema') });
@@ -76,7 +76,10 @@ export function register(body: RegisterRequest): Promise<LoginResponse> {
   );
 }
 
-/** The development helper of spec 000 §6 (demo mode only): fetch the demo credentials and sign in with them. */
+/**
+ * The development helper of docs/product/shell.md §6 (demo mode only): fetch the demo credentials and sign in
+ * with them.
+ */
 export async function loginWithDemoAccount(): Promise<LoginResponse> {
   return rethrowWithFallback(
     (async () => {
@@ -125,7 +128,7 @@ export function useDemoLogin() {
   return useMutation({ mutationFn: loginWithDemoAccount, onSuccess: signedIn });
 }
 
-/** Logout: call the server, then refresh the current-user query (spec 000 §4 Admin / Logout). */
+/** Logout: call the server, then refresh the current-user query (docs/product/shell.md §4 Admin / Logout). */
 export function useLogout() {
   const queryClient = useQueryClient();
   return useMutation({

@@ -1,6 +1,6 @@
 /**
- * The connection-trouble banner (spec 000 §8): after more than 5 server (5xx) or network errors within a
- * 30-minute window, one banner appears until the page is reloaded.
+ * The connection-trouble banner (docs/product/shell.md §8): after more than 5 server (5xx) or network errors
+ * within a 30-minute window, one banner appears until the page is reloaded.
  */
 export const CONNECTION_TROUBLE_WINDOW_MS = 30 * 60 * 1000;
 export const CONNECTION_TROUBLE_THRESHOLD = 5;

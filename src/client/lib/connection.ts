@@ -20,7 +20,10 @@ import { onXeroAccessLost } from './xero-access';
 
 export type Connection = NormalizedConnectionStatus;
 
-/** The saved defaults of spec 000 §3/§4: kept in local storage and restored when the connection fails. */
+/**
+ * The saved defaults of docs/product/shell.md §3/§4: kept in local storage and restored when the connection
+ * fails.
+ */
 export interface SavedDefaults {
   defaultBillAccountId: string;
   defaultBillVatRateId: string;
@@ -86,7 +89,7 @@ export interface GetConnectionOptions {
 
 /**
  * GET /api/xero/connection. Never throws: a failed call reports connected false with an error text
- * (spec 000 §4 Connection).
+ * (docs/product/shell.md §4 Connection).
  */
 export async function getConnection(options: GetConnectionOptions = {}): Promise<Connection> {
   const bust = options.bustCacheForOrg !== undefined;
@@ -122,7 +125,7 @@ const AUTO_REFETCH_GAP_MS = 15_000;
 
 /**
  * The connection status of the signed-in user. On "Token is about to expire" or "Token has expired" the
- * connection and organisation data are re-fetched automatically (spec 000 §4).
+ * connection and organisation data are re-fetched automatically (docs/product/shell.md §4).
  */
 export function useConnection() {
   const { data: user } = useUser();

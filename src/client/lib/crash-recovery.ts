@@ -2,9 +2,9 @@ import { useSyncExternalStore } from 'react';
 import { clearAllStorage, readCounter, SESSION_KEYS, writeCounter } from './storage';
 
 /**
- * Crash recovery (spec 000 §4): a session counter of global errors and unhandled rejections. Above 2 at
- * start, or reaching 3 at a global error, the app enters recovery mode (the counter is reset at start).
- * The "Reset Application" banner appears after 3 errors.
+ * Crash recovery (docs/product/shell.md §4): a session counter of global errors and unhandled rejections.
+ * Above 2 at start, or reaching 3 at a global error, the app enters recovery mode (the counter is reset at
+ * start). The "Reset Application" banner appears after 3 errors.
  */
 export const RECOVERY_THRESHOLD = 2;
 export const RESET_BANNER_THRESHOLD = 3;

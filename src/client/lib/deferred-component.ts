@@ -5,10 +5,11 @@ type Loader<P> = () => Promise<ComponentType<P>>;
 const loadedComponents = new Map<Loader<never>, ComponentType<never>>();
 
 /**
- * A component kept out of the first screen's download (bench §3), loaded once `wanted` turns true: renders
- * `placeholder` until it is there, then the component with `props`. Unlike React.lazy it never suspends, so a
- * component already loaded shows at once and one that arrives is not held back by React's 300 ms Suspense
- * throttle. A failed download leaves the placeholder and is tried again the next time `wanted` turns true.
+ * A component kept out of the first screen's download (bench/results.md §3), loaded once `wanted` turns true:
+ * renders `placeholder` until it is there, then the component with `props`. Unlike React.lazy it never
+ * suspends, so a component already loaded shows at once and one that arrives is not held back by React's 300
+ * ms Suspense throttle. A failed download leaves the placeholder and is tried again the next time `wanted`
+ * turns true.
  */
 export function useDeferredElement<P extends object>(
   load: Loader<P>,

@@ -4,7 +4,8 @@ import { useUserOrganizations } from './organizations';
 
 /**
  * The four features for the active organisation: a flag on the active organisation takes precedence over
- * the connection's flag; the default is false (spec 000 §3). UX only: the server decides (STYLE §2).
+ * the connection's flag; the default is false (docs/product/shell.md §3). UX only: the server decides
+ * (docs/code-style.md §2).
  */
 export function useFeatureFlags(): { flags: Record<FeatureKey, boolean>; isLoading: boolean } {
   const connection = useConnection();

@@ -7,7 +7,9 @@ import { api } from './api-client';
 import { lazySchema } from './lazy-schema';
 import { queryKeys } from './query-client';
 
-/** The admin list poll of spec 000 §9: other browsers follow an administrator's switch within it. */
+/**
+ * The admin list poll of docs/product/shell.md §9: other browsers follow an administrator's switch within it.
+ */
 export const FEATURE_FLAG_POLL_MS = 4000;
 
 function signatureOf(rows: readonly FeatureFlagsEntry[]): string {

@@ -17,8 +17,8 @@ export function loadResponseSchemas(): Promise<ResponseSchemas> {
 
 /**
  * A schema of `response-schemas` as a loader for `api-client`'s `schema` option: modules of the first screen
- * validate their answers with the shared zod schemas without importing zod themselves (bench §3). Once loaded,
- * the schema is handed over at once.
+ * validate their answers with the shared zod schemas without importing zod themselves (bench/results.md §3).
+ * Once loaded, the schema is handed over at once.
  */
 export function lazySchema<K extends keyof ResponseSchemas>(
   name: K,

@@ -11,7 +11,10 @@ import { connectionQueryOptions } from './connection';
 /** Window event re-announcing a change of invoices, for a screen that words it (Pay Invoices' notice). */
 export const LIVE_INVOICES_EVENT = 'ledgerlink:live-invoices';
 
-/** Queries made stale by a change of invoices in Xero: [feature, part] under ['org', orgId] (STYLE §2). */
+/**
+ * Queries made stale by a change of invoices in Xero: [feature, part] under ['org', orgId]
+ * (docs/code-style.md §2).
+ */
 const INVOICE_QUERIES: ReadonlyArray<readonly [string, string]> = [
   ['pay-invoices', 'invoices'],
   ['add-invoices', 'drafts'],

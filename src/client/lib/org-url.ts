@@ -9,8 +9,8 @@ export type OrgId = number | string;
 
 /**
  * `path?org=<orgId>&…query`. Query values that are `undefined` or empty are left out. An empty organisation
- * id is a programming error the screen must not send (001 §5 "Organization IDs must be non-empty strings,
- * else 'Invalid organization ID'").
+ * id is a programming error the screen must not send (docs/product/features.md §5 "Organization IDs must be
+ * non-empty strings, else 'Invalid organization ID'").
  */
 export function orgUrl(
   path: string,

@@ -14,7 +14,7 @@ import { toast } from './toast';
 import { sleep } from './utils';
 import { useUser } from './auth';
 
-/** GET /api/user-organizations; a failed fetch yields an empty list (spec 000 §7). */
+/** GET /api/user-organizations; a failed fetch yields an empty list (docs/product/shell.md §7). */
 export async function getUserOrganizations(): Promise<UserOrganization[]> {
   try {
     return await api.get(apiPaths.userOrganizations, {
@@ -60,7 +60,7 @@ export const SWITCH_INITIAL_WAIT_MS = 1000;
 export const SWITCH_MAX_POLLS = 20;
 export const SWITCH_POLL_STEP_MS = 200;
 
-/** Invalidates every provider-related cache (spec 000 §7). */
+/** Invalidates every provider-related cache (docs/product/shell.md §7). */
 export async function invalidateOrganizationData(queryClient: QueryClient): Promise<void> {
   await Promise.all(
     ORGANIZATION_SWITCH_INVALIDATION.map((queryKey) => queryClient.invalidateQueries({ queryKey })),
@@ -74,10 +74,10 @@ export interface SwitchResult {
 }
 
 /**
- * The organisation switch protocol (spec 000 §4): validate, call the server, clear the cached connection
- * and organisations, wait 1 s, then poll the connection up to 20 times (200 ms × attempt) until it reports
- * the chosen organisation; then invalidate every provider-related cache. Throws the validation or server
- * message; when the poll gives up, a warning is logged and the caches are cleared.
+ * The organisation switch protocol (docs/product/shell.md §4): validate, call the server, clear the cached
+ * connection and organisations, wait 1 s, then poll the connection up to 20 times (200 ms × attempt) until it
+ * reports the chosen organisation; then invalidate every provider-related cache. Throws the validation or
+ * server message; when the poll gives up, a warning is logged and the caches are cleared.
  */
 export async function switchOrganization(
   queryClient: QueryClient,

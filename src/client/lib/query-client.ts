@@ -2,7 +2,10 @@ import { QueryClient, type DefaultOptions } from '@tanstack/react-query';
 
 const MINUTE = 60 * 1000;
 
-/** Default data fetch (spec 000 §9): no retry, never stale, unused data cached 5 minutes, no refetch on focus or reconnect. */
+/**
+ * Default data fetch (docs/product/shell.md §9): no retry, never stale, unused data cached 5 minutes, no
+ * refetch on focus or reconnect.
+ */
 export const DEFAULT_QUERY_OPTIONS = {
   retry: false,
   staleTime: Number.POSITIVE_INFINITY,
@@ -11,7 +14,10 @@ export const DEFAULT_QUERY_OPTIONS = {
   refetchOnReconnect: false,
 } as const;
 
-/** Connection data (spec 000 §9): stale after 5 min, kept 10 min, refetched every 2 min, on focus, mount and reconnect, 1 retry. */
+/**
+ * Connection data (docs/product/shell.md §9): stale after 5 min, kept 10 min, refetched every 2 min, on
+ * focus, mount and reconnect, 1 retry.
+ */
 export const CONNECTION_QUERY_OPTIONS = {
   staleTime: 5 * MINUTE,
   gcTime: 10 * MINUTE,
@@ -22,7 +28,7 @@ export const CONNECTION_QUERY_OPTIONS = {
   retry: 1,
 } as const;
 
-/** User organisations (spec 000 §9): cached without expiry, no automatic refetch, no retry. */
+/** User organisations (docs/product/shell.md §9): cached without expiry, no automatic refetch, no retry. */
 export const USER_ORGANIZATIONS_QUERY_OPTIONS = {
   staleTime: Number.POSITIVE_INFINITY,
   gcTime: Number.POSITIVE_INFINITY,
@@ -32,7 +38,7 @@ export const USER_ORGANIZATIONS_QUERY_OPTIONS = {
   retry: false,
 } as const;
 
-/** Current user (spec 000 §9): polled every 30 s, 5 minute staleness, no retry. */
+/** Current user (docs/product/shell.md §9): polled every 30 s, 5 minute staleness, no retry. */
 export const CURRENT_USER_QUERY_OPTIONS = {
   refetchInterval: 30 * 1000,
   staleTime: 5 * MINUTE,
@@ -49,8 +55,9 @@ export function createQueryClient(): QueryClient {
 }
 
 /**
- * Query keys of the shell. Organisation-scoped feature data starts with `['org', orgId, …]` (STYLE §2); the
- * spec's named caches are listed too so a switch invalidates them whatever key a feature chose.
+ * Query keys of the shell. Organisation-scoped feature data starts with `['org', orgId, …]`
+ * (docs/code-style.md §2); the spec's named caches are listed too so a switch invalidates them whatever key a
+ * feature chose.
  */
 export const queryKeys = {
   config: ['config'] as const,
@@ -62,9 +69,9 @@ export const queryKeys = {
 };
 
 /**
- * Invalidated after an organisation switch (spec 000 §7): the connection, invoices, sales, bank accounts,
- * customers, contacts, accounts, VAT rates, CIS contacts, stock journal entries, asset accounts, cost
- * accounts, direct-costs accounts and user organisations — plus every organisation-scoped key.
+ * Invalidated after an organisation switch (docs/product/shell.md §7): the connection, invoices, sales, bank
+ * accounts, customers, contacts, accounts, VAT rates, CIS contacts, stock journal entries, asset accounts,
+ * cost accounts, direct-costs accounts and user organisations — plus every organisation-scoped key.
  */
 export const ORGANIZATION_SWITCH_INVALIDATION: ReadonlyArray<readonly string[]> = [
   queryKeys.connection,

@@ -1,6 +1,9 @@
 import { readCounter, readStorage, removeStorage, SESSION_KEYS, writeCounter, writeStorage } from './storage';
 
-/** Beyond this many 401 responses the stored sign-in progress is cleared (spec 000 §4 Session, §9). */
+/**
+ * Beyond this many 401 responses the stored sign-in progress is cleared (docs/product/shell.md §4
+ * Session, §9).
+ */
 export const UNAUTHORIZED_LIMIT = 5;
 export const SESSION_EXPIRED = 'session_expired';
 

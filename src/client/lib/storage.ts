@@ -1,6 +1,6 @@
 /**
- * Browser storage keys of spec 000 §3. Every access is guarded: storage can be unavailable (private mode,
- * blocked cookies) and the app must keep working without it.
+ * Browser storage keys of docs/product/shell.md §3. Every access is guarded: storage can be unavailable
+ * (private mode, blocked cookies) and the app must keep working without it.
  */
 export const SESSION_KEYS = {
   /** "true" while a Xero authorisation is in progress. */
@@ -13,9 +13,9 @@ export const SESSION_KEYS = {
   returnUrl: 'xero_return_url',
   /** "session_expired", "interrupted", "cancelled"… */
   lastAuthState: 'last_auth_state',
-  /** Counter of 401 responses (spec 000 §4 Session). */
+  /** Counter of 401 responses (docs/product/shell.md §4 Session). */
   unauthorizedCount: 'auth_error_count',
-  /** Counter of global errors and unhandled rejections (spec 000 §4 Crash recovery). */
+  /** Counter of global errors and unhandled rejections (docs/product/shell.md §4 Crash recovery). */
   globalErrorCount: 'global_error_count',
   /** Set when the Xero authorisation was cancelled; cleared after 10 s on /xero-cancel. */
   cancelNotification: 'xero_auth_cancelled',
@@ -23,7 +23,9 @@ export const SESSION_KEYS = {
 
 export const LOCAL_KEYS = {
   theme: 'theme',
-  /** Default bill account, bill VAT rate, stock journal contact and margin rate (spec 000 §3). */
+  /**
+   * Default bill account, bill VAT rate, stock journal contact and margin rate (docs/product/shell.md §3).
+   */
   savedDefaults: 'xero_saved_defaults',
 } as const;
 

@@ -1,7 +1,7 @@
 import { useSyncExternalStore } from 'react';
 import { LOCAL_KEYS, readStorage, writeStorage } from './storage';
 
-/** Class-based theme, light by default, stored under the `theme` key (spec 000 §2). */
+/** Class-based theme, light by default, stored under the `theme` key (docs/product/shell.md §2). */
 export type Theme = 'light' | 'dark';
 
 type Listener = () => void;

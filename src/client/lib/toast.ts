@@ -1,6 +1,7 @@
 /**
- * The toast store (spec 000 §3 Toast, §9 Toasts): at most one toast at a time, 5 s by default, and a
- * second error toast arriving while an error toast is on screen is delayed by 1 s so the first can be read.
+ * The toast store (docs/product/shell.md §3 Toast, §9 Toasts): at most one toast at a time, 5 s by default,
+ * and a second error toast arriving while an error toast is on screen is delayed by 1 s so the first can be
+ * read.
  */
 export type ToastVariant = 'default' | 'success' | 'info' | 'warning' | 'destructive';
 

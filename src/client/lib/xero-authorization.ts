@@ -6,10 +6,10 @@ import { toast } from './toast';
 import { sleep } from './utils';
 
 /**
- * Authorisation with Xero (spec 000 §4): idle → in progress (session flag + timestamp) → redirect to the
- * provider URL. A missing URL or an error clears the flag and shows an error toast. An attempt older than
- * 30 minutes is cleared on load; leaving the page while in progress (other than by our own redirect) marks
- * the attempt interrupted.
+ * Authorisation with Xero (docs/product/shell.md §4): idle → in progress (session flag + timestamp) →
+ * redirect to the provider URL. A missing URL or an error clears the flag and shows an error toast. An
+ * attempt older than 30 minutes is cleared on load; leaving the page while in progress (other than by our own
+ * redirect) marks the attempt interrupted.
  */
 export const STALE_AUTH_ATTEMPT_MS = 30 * 60 * 1000;
 export const CONNECT_REDIRECT_DELAY_MS = 100;

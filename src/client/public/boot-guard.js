@@ -1,6 +1,6 @@
 /*
- * Ledgerlink boot guard (spec 000 §2 "A fatal startup error shows Critical Error"; issue 17 item 9).
- * A plain script loaded before the app: when the app's own script cannot be fetched (network, a deploy
+ * Ledgerlink boot guard (docs/product/shell.md §2 "A fatal startup error shows Critical Error"; issue 17 item
+ * 9). A plain script loaded before the app: when the app's own script cannot be fetched (network, a deploy
  * that removed it) or has not drawn anything well after the page loaded, it shows "Critical Error" with
  * Refresh Page instead of a blank page. No inline script (the CSP forbids them); styles are set from here
  * because the app's stylesheet may be missing too.

@@ -1,7 +1,7 @@
 /**
  * Invoice attachments: list and content (by AttachmentID or FileName — disambiguated by UUID shape,
- * REFERENCE §8). Files are generated on demand from the seed; the bytes are the file's, typed with
- * its MIME type. REFERENCE §4.2.
+ * docs/xero-api.md §8). Files are generated on demand from the seed; the bytes are the file's, typed with
+ * its MIME type. docs/xero-api.md §4.2.
  */
 import type { FastifyInstance } from 'fastify';
 import { createPdf, createPng } from '../files.ts';

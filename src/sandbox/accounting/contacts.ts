@@ -1,4 +1,4 @@
-/** Contacts (search, where, paging), ContactGroups and contact CIS settings. REFERENCE §4.5, §4.8. */
+/** Contacts (search, where, paging), ContactGroups and contact CIS settings. docs/xero-api.md §4.5, §4.8. */
 import type { FastifyInstance } from 'fastify';
 import type { Runtime } from '../runtime.ts';
 import type { ContactRec, ContactGroupRec, OrgRec } from '../state.ts';

@@ -1,4 +1,7 @@
-/** Xero's error answers (REFERENCE §5), thrown by handlers and rendered by the accounting error handler. */
+/**
+ * Xero's error answers (docs/xero-api.md §5), thrown by handlers and rendered by the accounting error
+ * handler.
+ */
 import { randomUUID } from 'node:crypto';
 
 export interface ValidationMessage {

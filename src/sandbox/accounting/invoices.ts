@@ -1,6 +1,6 @@
 /**
  * Invoices (ACCREC sales, ACCPAY bills): list with filters/paging/If-Modified-Since/order, get one,
- * create (PUT/POST) and update (POST) with Xero's status rules and per-line totals. REFERENCE §4.1.
+ * create (PUT/POST) and update (POST) with Xero's status rules and per-line totals. docs/xero-api.md §4.1.
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
@@ -368,7 +368,7 @@ function applyInvoiceElement(
         : contact && !contact.IsSupplier && type === 'ACCPAY'
           ? 'IsSupplier'
           : null;
-    // Xero sets IsCustomer/IsSupplier without moving the contact's UpdatedDateUTC (REFERENCE §3).
+    // Xero sets IsCustomer/IsSupplier without moving the contact's UpdatedDateUTC (docs/xero-api.md §3).
     if (contact && flagContact) contact[flagContact] = true;
     return {
       ok: true,

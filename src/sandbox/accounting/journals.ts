@@ -1,7 +1,7 @@
 /**
  * Manual journals: create (PUT/POST), update (POST), list and get. Lines: debit positive, credit
  * negative, at least two, debits = credits, no bank or AR/AP system accounts. DRAFT → POSTED/DELETED,
- * POSTED → VOIDED; lines editable only while DRAFT. REFERENCE §4.7.
+ * POSTED → VOIDED; lines editable only while DRAFT. docs/xero-api.md §4.7.
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';

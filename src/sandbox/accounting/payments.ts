@@ -1,7 +1,7 @@
 /**
  * Payments against invoices: PUT /Payments (batch, summarizeErrors), POST /Payments (one bare
  * Payment), GET list/one, and reversal by POST /Payments/{id} {"Status":"DELETED"}. Payments only on
- * AUTHORISED documents, never above the amount due; AmountDue/AmountPaid/PAID follow. REFERENCE §4.3.
+ * AUTHORISED documents, never above the amount due; AmountDue/AmountPaid/PAID follow. docs/xero-api.md §4.3.
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';

@@ -55,7 +55,7 @@ export function ctxOf(request: FastifyRequest): ApiContext {
   return ctx;
 }
 
-/** Broad and granular scopes that grant each area (REFERENCE §2.4). */
+/** Broad and granular scopes that grant each area (docs/xero-api.md §2.4). */
 const SCOPES: Record<ScopeArea, string[]> = {
   invoices: ['accounting.transactions', 'accounting.invoices'],
   payments: ['accounting.transactions', 'accounting.payments'],

@@ -1,5 +1,5 @@
 /**
- * The subset of Xero's `where` language the sandbox understands (REFERENCE §3): comparisons
+ * The subset of Xero's `where` language the sandbox understands (docs/xero-api.md §3): comparisons
  * (== != > >= < <=) of fields with strings, numbers, booleans, null, DateTime(y,m,d[,h,m,s]) and
  * Guid("…"); AND/OR/NOT (also && || !), parentheses, dotted paths (Contact.ContactID) and the string
  * methods Contains/StartsWith/EndsWith/ToLower/ToUpper. Plus `order` and paging.

@@ -27,7 +27,7 @@ export class AppError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
-    /** Optional detail sent as the `error` field (spec 000 §8 reads `message`, then `error`). */
+    /** Optional detail sent as the `error` field (docs/product/shell.md §8 reads `message`, then `error`). */
     readonly detail?: string,
     readonly extra?: Record<string, unknown>,
   ) {

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { AppError } from './app-error';
 
-/** Xero's own bound for an Idempotency-Key (REFERENCE §3); the browser's key is kept to the same. */
+/** Xero's own bound for an Idempotency-Key (docs/xero-api.md §3); the browser's key is kept to the same. */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 128;
 
 /** Visible ASCII only: the key is sent on to Xero as a header, where anything else has no place. */

@@ -1,7 +1,7 @@
 /**
- * The feature modules, wired once (STYLE §4): each service is built here from its repository, the Xero client
- * and the shared collaborators, and each routes function is handed what it uses, by name. Routes files never
- * build a repository (lint: *.routes.ts imports no *.repository.ts nor the db layer).
+ * The feature modules, wired once (docs/code-style.md §4): each service is built here from its repository,
+ * the Xero client and the shared collaborators, and each routes function is handed what it uses, by name.
+ * Routes files never build a repository (lint: *.routes.ts imports no *.repository.ts nor the db layer).
  */
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Db } from '../db/client';

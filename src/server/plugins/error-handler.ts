@@ -21,8 +21,8 @@ function describeValidation(error: FastifyError): string {
 }
 
 /**
- * One error shape for the whole API: `{ message, error? }` (spec 000 §8 reads `message` first, then `error`).
- * Client errors say what was wrong; server errors say nothing about internals.
+ * One error shape for the whole API: `{ message, error? }` (docs/product/shell.md §8 reads `message` first,
+ * then `error`). Client errors say what was wrong; server errors say nothing about internals.
  */
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {

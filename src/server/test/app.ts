@@ -28,7 +28,7 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** buildApp on a fresh test database, the way server.ts builds it (STYLE §7). */
+/** buildApp on a fresh test database, the way server.ts builds it (docs/code-style.md §7). */
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ledgerlink-test-'));
   const config = loadConfig({

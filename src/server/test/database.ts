@@ -19,7 +19,7 @@ let templatePromise: Promise<Blob> | undefined;
 
 /**
  * A migrated PGlite dump, built once per migration set and shared by every test worker through a file:
- * opening a dump costs ~0.5 s where migrating a new database costs several seconds (TOOLCHAIN.md).
+ * opening a dump costs ~0.5 s where migrating a new database costs several seconds (docs/toolchain.md).
  */
 function pgliteTemplate(): Promise<Blob> {
   templatePromise ??= (async () => {

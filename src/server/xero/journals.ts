@@ -5,7 +5,7 @@
  */
 import type { XeroContext } from './xero-port';
 
-/** Xero's ManualJournal statuses (REFERENCE §4.7). */
+/** Xero's ManualJournal statuses (docs/xero-api.md §4.7). */
 export type JournalStatus = 'DRAFT' | 'POSTED' | 'DELETED' | 'VOIDED' | 'ARCHIVED';
 
 /** A manual journal as Xero holds it. */

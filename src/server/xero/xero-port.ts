@@ -50,7 +50,7 @@ export interface NewPayment {
   reference: string;
 }
 
-/** Pay Invoices' operations on Xero (REFERENCE §4.2 attachments, §4.3 payments). */
+/** Pay Invoices' operations on Xero (docs/xero-api.md §4.2 attachments, §4.3 payments). */
 export interface PayInvoicesXero {
   payments: {
     /** Sends one payment under the ledger's key; Xero's refusal is an AppError XERO_REJECTED with Xero's words. */

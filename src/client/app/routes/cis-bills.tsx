@@ -1,7 +1,7 @@
 import { CisBillsPage } from '@/client/features/cis-bills/components/cis-bills-page';
 import { useLiveEvents } from '@/client/lib/live-events';
 
-/** CIS Bills (spec 001 §2): the screen lives in `src/client/features/cis-bills`. */
+/** CIS Bills (docs/product/features.md §2): the screen lives in `src/client/features/cis-bills`. */
 export default function CISBillsRoute() {
   // Changes made in Xero or another browser update the screen in place (issue 18).
   useLiveEvents();

@@ -2,8 +2,8 @@ import { PayInvoicesPage } from '@/client/features/pay-invoices/components/pay-i
 import { useLiveEvents } from '@/client/lib/live-events';
 
 /**
- * Pay Invoices (spec 001 §2). The route already checks sign-in, the Xero connection and the feature flag; the
- * screen itself lives in `src/client/features/pay-invoices` and is composed here.
+ * Pay Invoices (docs/product/features.md §2). The route already checks sign-in, the Xero connection and the
+ * feature flag; the screen itself lives in `src/client/features/pay-invoices` and is composed here.
  */
 export default function PayInvoicesRoute() {
   // Changes made in Xero or another browser update the screen in place (issue 18).

@@ -17,9 +17,9 @@ import { AdminPanel } from '@/client/features/admin/components/admin-panel';
 import { SettingsGeneral } from '@/client/features/settings/components/settings-general';
 
 /**
- * `/settings?org={id}` (000 §2, §4): the card's Settings button activates the organisation before coming
- * here; someone arriving with another organisation in the link gets it activated the same way (the header's
- * switch protocol), and "Selection Error" when it cannot be chosen.
+ * `/settings?org={id}` (docs/product/shell.md §2, §4): the card's Settings button activates the organisation
+ * before coming here; someone arriving with another organisation in the link gets it activated the same way
+ * (the header's switch protocol), and "Selection Error" when it cannot be chosen.
  */
 function useOrganizationFromLink(connection: Connection | undefined): boolean {
   const search = useSearch();
@@ -56,7 +56,10 @@ function useOrganizationFromLink(connection: Connection | undefined): boolean {
   return switching;
 }
 
-/** /settings (000 §2): Back, and the General and Admin tabs composed from the settings and admin features. */
+/**
+ * /settings (docs/product/shell.md §2): Back, and the General and Admin tabs composed from the settings and
+ * admin features.
+ */
 export default function SettingsRoute() {
   const [, navigate] = useLocation();
   const search = useSearch();

@@ -2,8 +2,8 @@ import { StockJournalPage } from '@/client/features/stock-journal/components/sto
 import { useLiveEvents } from '@/client/lib/live-events';
 
 /**
- * Stock Journal (spec 001 §2). The route already checks sign-in, the Xero connection and the feature flag; the
- * screen itself lives in `src/client/features/stock-journal` and is composed here.
+ * Stock Journal (docs/product/features.md §2). The route already checks sign-in, the Xero connection and the
+ * feature flag; the screen itself lives in `src/client/features/stock-journal` and is composed here.
  */
 export default function StockJournalRoute() {
   // Changes made in Xero or another browser update the screen in place (issue 18).

@@ -1,6 +1,6 @@
 /**
- * "Critical Error": a fatal error before React could render (spec 000 §2). Plain DOM, no framework, no
- * inline script or style attribute that the CSP would refuse.
+ * "Critical Error": a fatal error before React could render (docs/product/shell.md §2). Plain DOM, no
+ * framework, no inline script or style attribute that the CSP would refuse.
  */
 export function renderCriticalError(container: HTMLElement, error: unknown): void {
   container.replaceChildren();

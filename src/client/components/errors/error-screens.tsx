@@ -33,7 +33,7 @@ function Screen({
   );
 }
 
-/** A screen that crashed (spec 000 §2 General screens). */
+/** A screen that crashed (docs/product/shell.md §2 General screens). */
 export function ErrorScreen({ error }: { error?: Error }) {
   return (
     <Screen
@@ -56,7 +56,7 @@ export function ErrorScreen({ error }: { error?: Error }) {
   );
 }
 
-/** The application failed to load (spec 000 §2). */
+/** The application failed to load (docs/product/shell.md §2). */
 export function AppErrorScreen() {
   return (
     <Screen
@@ -73,7 +73,7 @@ export function AppErrorScreen() {
   );
 }
 
-/** Recovery mode after repeated crashes (spec 000 §4 Crash recovery). */
+/** Recovery mode after repeated crashes (docs/product/shell.md §4 Crash recovery). */
 export function RecoveryScreen() {
   return (
     <div className="flex min-h-screen items-center justify-center bg-background px-4">

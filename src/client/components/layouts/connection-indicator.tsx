@@ -31,7 +31,10 @@ function useNow(intervalMs = 15_000): number {
   return now;
 }
 
-/** Green "Connected to Xero", yellow under 5 minutes, red when expired or no expiry is known (spec 000 §2). */
+/**
+ * Green "Connected to Xero", yellow under 5 minutes, red when expired or no expiry is known
+ * (docs/product/shell.md §2).
+ */
 export function ConnectionIndicator({
   connection,
   compact = false,

@@ -18,7 +18,7 @@ export interface OrganizationSelectProps {
 
 /**
  * The switcher's Radix Select, in its own chunk: the header draws `OrganizationSelectPlaceholder` (same look)
- * until it arrives, so Radix Select is not part of the first screen's download (bench §3).
+ * until it arrives, so Radix Select is not part of the first screen's download (bench/results.md §3).
  */
 export default function OrganizationSelect({
   connected,

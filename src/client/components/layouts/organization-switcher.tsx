@@ -15,12 +15,12 @@ import type { OrganizationSelectProps } from './organization-select';
 
 const loadOrganizationSelect = () => import('./organization-select').then((module) => module.default);
 
-/** The spinner of a manual refresh shows at least this long (spec 000 §9 Refresh spinner). */
+/** The spinner of a manual refresh shows at least this long (docs/product/shell.md §9 Refresh spinner). */
 const REFRESH_SPINNER_MS = 500;
 
 /**
- * The header's organisation switcher (spec 000 §2): connected organisations only, sorted by name, the active
- * one emphasised; disabled during a change or refresh.
+ * The header's organisation switcher (docs/product/shell.md §2): connected organisations only, sorted by
+ * name, the active one emphasised; disabled during a change or refresh.
  */
 export function OrganizationSwitcher({ className }: { className?: string }) {
   const queryClient = useQueryClient();
@@ -93,9 +93,9 @@ export function OrganizationSwitcher({ className }: { className?: string }) {
 }
 
 /**
- * Radix Select is a separate chunk (bench §3: first screen). It downloads once the browser is idle, so it does
- * not queue in front of the page's requests, or at once when the placeholder is pressed, which then opens the
- * list as soon as it arrives.
+ * Radix Select is a separate chunk (bench/results.md §3: first screen). It downloads once the browser is
+ * idle, so it does not queue in front of the page's requests, or at once when the placeholder is pressed,
+ * which then opens the list as soon as it arrives.
  */
 function DeferredOrganizationSelect(props: Omit<OrganizationSelectProps, 'defaultOpen'>) {
   const [wanted, setWanted] = useState(false);

@@ -36,7 +36,7 @@ const FEATURE_ICONS: Record<FeatureKey, ComponentType<{ 'aria-hidden'?: boolean 
 
 const FEATURE_ORDER: FeatureKey[] = ['pay-invoices', 'add-invoices', 'cis-bills', 'stock-journal'];
 
-/** Logout (spec 000 §4): call, refresh the current user, toast "Logged out", go to /auth. */
+/** Logout (docs/product/shell.md §4): call, refresh the current user, toast "Logged out", go to /auth. */
 export function useLogoutAction() {
   const logout = useLogout();
   const [, navigate] = useLocation();
@@ -60,10 +60,10 @@ export function useLogoutAction() {
 }
 
 /**
- * The user menu (spec 000 §2): username, the pages (features greyed out when off), Settings, Administration
- * (Settings → Admin, for administrators) and Logout. In its
- * own chunk (Radix DropdownMenu stays out of the first screen's download, bench §3); `UserMenu` draws the same
- * button until it arrives and opens the menu then if the button was pressed meanwhile.
+ * The user menu (docs/product/shell.md §2): username, the pages (features greyed out when off), Settings,
+ * Administration (Settings → Admin, for administrators) and Logout. In its
+ * own chunk (Radix DropdownMenu stays out of the first screen's download, bench/results.md §3); `UserMenu`
+ * draws the same button until it arrives and opens the menu then if the button was pressed meanwhile.
  */
 export default function UserMenuDropdown({
   user,

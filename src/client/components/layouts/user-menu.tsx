@@ -8,8 +8,9 @@ const loadUserMenuDropdown = () => import('./user-menu-dropdown').then((module) 
 
 /**
  * The header's user menu. Its Radix DropdownMenu is a separate chunk, outside the first screen's download
- * (bench §3): the same button shows until it arrives (it downloads once the browser is idle, behind the
- * page's own requests, or at once when pressed), and a press meanwhile opens the menu when it does.
+ * (bench/results.md §3): the same button shows until it arrives (it downloads once the browser is idle,
+ * behind the page's own requests, or at once when pressed), and a press meanwhile opens the menu when it
+ * does.
  */
 export function UserMenu({ user }: { user: CurrentUser }) {
   const [openRequested, setOpenRequested] = useState(false);

@@ -35,7 +35,9 @@ function VariantIcon({ variant }: { variant: ToastVariant }) {
   }
 }
 
-/** The toast area: at most one toast at a time, 5 s by default, swipe threshold 50 (spec 000 §9). */
+/**
+ * The toast area: at most one toast at a time, 5 s by default, swipe threshold 50 (docs/product/shell.md §9).
+ */
 export function Toaster() {
   const toasts = useSyncExternalStore(subscribeToasts, getToasts, getToasts);
   return (

@@ -9,7 +9,8 @@ export const TOOLTIP_DELAY_MS = 200;
 /**
  * A simple tooltip. Wrap disabled buttons in a span so the tooltip still opens on hover and focus. Each
  * tooltip brings its own provider rather than one around the app: the app-wide provider put Radix Tooltip and
- * its positioning code (about 19 KB gzip) into the first screen's download (bench §3), which has no tooltip.
+ * its positioning code (about 19 KB gzip) into the first screen's download (bench/results.md §3), which has
+ * no tooltip.
  */
 export function Tooltip({
   content,

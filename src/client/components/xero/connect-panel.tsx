@@ -18,14 +18,14 @@ import { Button } from '@/client/components/ui/button';
 import { Card, CardContent } from '@/client/components/ui/card';
 import { Spinner } from '@/client/components/ui/spinner';
 
-/** On the connect page the redirect to Xero is delayed 0.5 s (spec 000 §4). */
+/** On the connect page the redirect to Xero is delayed 0.5 s (docs/product/shell.md §4). */
 export const CONNECT_PAGE_REDIRECT_DELAY_MS = 500;
 
 type Action = 'connect' | 'reconnect' | 'force';
 
 /**
- * The connect page of spec 000 §2: shown at /connect and instead of a protected page's content when the user
- * is not connected. Connect mode, or reconnect mode when the connection error asks for it.
+ * The connect page of docs/product/shell.md §2: shown at /connect and instead of a protected page's content
+ * when the user is not connected. Connect mode, or reconnect mode when the connection error asks for it.
  */
 export function ConnectPanel() {
   const { data: connection } = useConnection();

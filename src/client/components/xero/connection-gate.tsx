@@ -8,7 +8,10 @@ import { toast } from '@/client/lib/toast';
 import { PageSpinner } from '@/client/components/ui/spinner';
 import { ConnectPanel } from './connect-panel';
 
-/** If not connected, a protected page shows the connect page instead of its content (spec 000 §2). */
+/**
+ * If not connected, a protected page shows the connect page instead of its content
+ * (docs/product/shell.md §2).
+ */
 export function RequireXeroConnection({ children }: { children: ReactNode }) {
   const { data: connection, isLoading } = useConnection();
   if (isLoading || !connection) return <PageSpinner label="Checking the Xero connection" />;
@@ -16,15 +19,15 @@ export function RequireXeroConnection({ children }: { children: ReactNode }) {
   return <>{children}</>;
 }
 
-/** After the "Feature not available" toast the user goes to /organizations (spec 000 §9). */
+/** After the "Feature not available" toast the user goes to /organizations (docs/product/shell.md §9). */
 export const FEATURE_REDIRECT_DELAY_MS = 500;
 
 /**
- * The feature-route guard (spec 000 §4 Organization): when the active organisation lacks the page's feature on
- * entry, toast "Feature not available", keep the organisation, and go to /organizations after 500 ms. The page
- * itself stays on screen meanwhile, so where 000's guard and 001's page states overlap the user reads 001's
- * words; a feature switched off while the page is open keeps the page and its 001 notice, with no redirect
- * (issue 17 item 14).
+ * The feature-route guard (docs/product/shell.md §4 Organization): when the active organisation lacks the
+ * page's feature on entry, toast "Feature not available", keep the organisation, and go to /organizations
+ * after 500 ms. The page itself stays on screen meanwhile, so where 000's guard and 001's page states overlap
+ * the user reads 001's words; a feature switched off while the page is open keeps the page and its 001
+ * notice, with no redirect (issue 17 item 14).
  */
 export function FeatureGuard({ feature, children }: { feature: FeatureKey; children: ReactNode }) {
   const { flags, isLoading } = useFeatureFlags();
@@ -38,7 +41,8 @@ export function FeatureGuard({ feature, children }: { feature: FeatureKey; child
 
   useEffect(() => {
     if (isLoading || !connection) return;
-    // A page whose organisation is not connected shows its own not-connected state instead (001 §2).
+    // A page whose organisation is not connected shows its own not-connected state instead
+    // (docs/product/features.md §2).
     offOnEntry.current ??= connected && !enabled;
     if (!offOnEntry.current || enabled) return;
     if (!warned.current) {

@@ -14,9 +14,9 @@ import {
 import { organizations } from './xero.ts';
 
 /**
- * Cached Xero data per organisation (DESIGN §3). Money is integer pence (bigint, as JS numbers: safe far
- * beyond any invoice). Every cache keeps its own high-water mark in `xero_sync_state` so refreshes ask Xero
- * only for what changed (If-Modified-Since).
+ * Cached Xero data per organisation (docs/architecture.md §3). Money is integer pence (bigint, as JS numbers:
+ * safe far beyond any invoice). Every cache keeps its own high-water mark in `xero_sync_state` so refreshes
+ * ask Xero only for what changed (If-Modified-Since).
  */
 const orgRef = () =>
   integer('organization_id')

@@ -15,9 +15,9 @@ import { users } from './users.ts';
 import { organizations } from './xero.ts';
 
 /**
- * The local ledger of money writes (DESIGN §3): every write to Xero is recorded here before it is sent,
- * with its idempotency key and a fingerprint of the request, and moves pending → sent → confirmed | failed,
- * or `unknown` when the answer was lost and Xero must be asked before anything is sent again.
+ * The local ledger of money writes (docs/architecture.md §3): every write to Xero is recorded here before it
+ * is sent, with its idempotency key and a fingerprint of the request, and moves pending → sent → confirmed |
+ * failed, or `unknown` when the answer was lost and Xero must be asked before anything is sent again.
  */
 export const XERO_WRITE_STATES = [
   'pending',
@@ -69,7 +69,10 @@ export const xeroWrites = pgTable(
   ],
 );
 
-/** Cash taken against a draft invoice that is not approved yet: applied when it is approved here (DESIGN §4). */
+/**
+ * Cash taken against a draft invoice that is not approved yet: applied when it is approved here
+ * (docs/architecture.md §4).
+ */
 export const draftCashAmounts = pgTable(
   'draft_cash_amounts',
   {
@@ -84,7 +87,10 @@ export const draftCashAmounts = pgTable(
   (t) => [primaryKey({ columns: [t.organizationId, t.invoiceId] })],
 );
 
-/** One stock journal per organisation and period (DESIGN §4): a second post for the period is a 409. */
+/**
+ * One stock journal per organisation and period (docs/architecture.md §4): a second post for the period is a
+ * 409.
+ */
 export const stockJournalEntries = pgTable(
   'stock_journal_entries',
   {

@@ -41,7 +41,7 @@ export interface AddInvoicesContext {
   organization: OrganizationRow;
 }
 
-/** Largest batch per Xero call: REFERENCE §3 advises modest batches of about 50 elements. */
+/** Largest batch per Xero call: docs/xero-api.md §3 advises modest batches of about 50 elements. */
 export const XERO_BATCH_SIZE = 50;
 
 export const MISSING_CASH_ACCOUNT_MESSAGE =
@@ -96,11 +96,11 @@ function messageOf(error: unknown): string {
 }
 
 /**
- * Add Invoices (001 §2–§8, DESIGN §4): draft sales invoices from the cache, approval and cash payments in
- * as few Xero calls as the API allows (one `POST /Invoices` for up to 50 approvals, one `PUT /Payments` for
- * up to 50 payments), every item recorded in the write ledger, and new invoices on the organisation's
- * defaults. "Cash amount" is a payment to the default cash account; on a draft not approved yet it is
- * kept here as pending and paid when the draft is approved through Ledgerlink.
+ * Add Invoices (docs/product/features.md §2–§8, docs/architecture.md §4): draft sales invoices from the
+ * cache, approval and cash payments in as few Xero calls as the API allows (one `POST /Invoices` for up to 50
+ * approvals, one `PUT /Payments` for up to 50 payments), every item recorded in the write ledger, and new
+ * invoices on the organisation's defaults. "Cash amount" is a payment to the default cash account; on a draft
+ * not approved yet it is kept here as pending and paid when the draft is approved through Ledgerlink.
  */
 export function createAddInvoicesService(deps: {
   repo: AddInvoicesRepository;
@@ -215,8 +215,8 @@ export function createAddInvoicesService(deps: {
           date: plan.date,
           reference: `Cash payment for ${plan.invoiceNumber}`,
         };
-        // Recorded as the spec's payment request item (001 §3), the shape Pay Invoices records too, so the
-        // one 'payment' finder looks either feature's payments up.
+        // Recorded as the spec's payment request item (docs/product/features.md §3), the shape Pay Invoices
+        // records too, so the one 'payment' finder looks either feature's payments up.
         const request = {
           invoiceId: plan.invoiceId,
           invoiceNumber: plan.invoiceNumber,
@@ -287,8 +287,8 @@ export function createAddInvoicesService(deps: {
   }
 
   /**
-   * Keeps cash against a draft in Ledgerlink (DESIGN §4). It goes through the write ledger like a Xero
-   * write (kind 'cash.pending', nothing is sent to Xero) so a retried action adds it once, not twice.
+   * Keeps cash against a draft in Ledgerlink (docs/architecture.md §4). It goes through the write ledger like
+   * a Xero write (kind 'cash.pending', nothing is sent to Xero) so a retried action adds it once, not twice.
    */
   async function keepPendingCash(
     ctx: AddInvoicesContext,
@@ -363,7 +363,10 @@ export function createAddInvoicesService(deps: {
   registerFinders();
 
   return {
-    /** Draft sales invoices (001 §7 GET /api/xero/draft-invoices), synced first when never seen or on `refresh`. */
+    /**
+     * Draft sales invoices (docs/product/features.md §7 GET /api/xero/draft-invoices), synced first when
+     * never seen or on `refresh`.
+     */
     async listDrafts(ctx: AddInvoicesContext, options: { refresh: boolean }): Promise<DraftInvoice[]> {
       if (options.refresh) await sync.syncInvoices(syncCtx(ctx), { key: 'sales-draft' });
       else await sync.ensureInvoices(syncCtx(ctx), { key: 'sales-draft' });
@@ -384,10 +387,10 @@ export function createAddInvoicesService(deps: {
     },
 
     /**
-     * Process one row or Process All (001 §7 POST /api/xero/draft-invoices/update). Rows with cash and no
-     * approval keep the cash pending (no Xero call). Approvals go out in batches, then the cash of every
-     * approved row (typed now plus pending) goes out as batched payments. A refused item is reported with
-     * Xero's reason and never undoes the others.
+     * Process one row or Process All (docs/product/features.md §7 POST /api/xero/draft-invoices/update). Rows
+     * with cash and no approval keep the cash pending (no Xero call). Approvals go out in batches, then the
+     * cash of every approved row (typed now plus pending) goes out as batched payments. A refused item is
+     * reported with Xero's reason and never undoes the others.
      */
     async updateDrafts(
       ctx: AddInvoicesContext,
@@ -467,7 +470,8 @@ export function createAddInvoicesService(deps: {
       const cashAccountId = needsCash ? requireCashAccount(ctx) : '';
       let processed = 0;
 
-      // Cash on drafts that stay drafts: kept in Ledgerlink until the draft is approved here (DESIGN §4).
+      // Cash on drafts that stay drafts: kept in Ledgerlink until the draft is approved here
+      // (docs/architecture.md §4).
       for (const plan of cashOnly) {
         const error = await keepPendingCash(
           ctx,
@@ -521,7 +525,8 @@ export function createAddInvoicesService(deps: {
         }
       }
 
-      // Cash of the approved drafts: Xero takes payments only once an invoice is approved (REFERENCE §4.1).
+      // Cash of the approved drafts: Xero takes payments only once an invoice is approved
+      // (docs/xero-api.md §4.1).
       const payments: PaymentPlan[] = approved
         .filter((p) => p.cashPence > 0)
         .map((p) => ({
@@ -552,8 +557,9 @@ export function createAddInvoicesService(deps: {
     },
 
     /**
-     * A new invoice (001 §7 POST /api/xero/draft-invoices/create) to the default contact, one line on the
-     * default sales account, VAT rate and tax status; approved or draft; its cash paid or kept pending.
+     * A new invoice (docs/product/features.md §7 POST /api/xero/draft-invoices/create) to the default
+     * contact, one line on the default sales account, VAT rate and tax status; approved or draft; its cash
+     * paid or kept pending.
      */
     async createInvoice(
       ctx: AddInvoicesContext,

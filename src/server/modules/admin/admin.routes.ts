@@ -43,7 +43,7 @@ function csvCell(value: unknown): string {
   return `"${safe.replace(/"/g, '""')}"`;
 }
 
-/** /api/admin/* of spec 000 §7: refused (403) to anyone who is not an administrator. */
+/** /api/admin/* of docs/product/shell.md §7: refused (403) to anyone who is not an administrator. */
 export function registerAdminRoutes(
   root: FastifyInstance,
   deps: { service: AdminService; ledger: WriteLedger },

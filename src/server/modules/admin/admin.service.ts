@@ -41,8 +41,9 @@ function toAuditFilter(q: AuditQuery, limit: number) {
 }
 
 /**
- * The administrator's work of spec 000 §7: the organisations' feature switches, the users (their details, the
- * administrator flag, sign-in locks) and the activity log. Every change is written to the activity log.
+ * The administrator's work of docs/product/shell.md §7: the organisations' feature switches, the users (their
+ * details, the administrator flag, sign-in locks) and the activity log. Every change is written to the
+ * activity log.
  */
 export function createAdminService(deps: {
   admin: AdminRepository;

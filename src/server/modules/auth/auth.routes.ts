@@ -157,7 +157,8 @@ export function registerAuthRoutes(
     }),
   );
 
-  // The development helper of spec 000 §6: demo mode only, and only to a browser on this machine.
+  // The development helper of docs/product/shell.md §6: demo mode only, and only to a browser on this
+  // machine.
   app.get(
     '/api/auth/dev-credentials',
     { schema: { response: { 200: devCredentialsSchema } } },

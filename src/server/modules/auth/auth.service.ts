@@ -109,7 +109,7 @@ export type AuthService = ReturnType<typeof createAuthService>;
 /**
  * The first administrator. ADMIN_USERNAME/ADMIN_PASSWORD create it at first start; otherwise, in demo mode
  * only, an `admin` with a random password is created, printed once, and kept (0600, under DATA_DIR) for the
- * development helper of spec 000 §6. Returns the demo credentials when the helper may use them.
+ * development helper of docs/product/shell.md §6. Returns the demo credentials when the helper may use them.
  */
 export async function ensureBootstrapAdmin(options: {
   users: UsersRepository;

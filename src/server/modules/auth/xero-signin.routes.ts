@@ -23,7 +23,7 @@ function authUrl(params: Record<string, string>): string {
 
 /**
  * Sign in with Xero (OpenID Connect): creates or links the user by Xero user id and, in the same consent,
- * connects the organisations the user picked. Lands on /auth with the values of spec 000 §8.
+ * connects the organisations the user picked. Lands on /auth with the values of docs/product/shell.md §8.
  */
 export function registerXeroSignInRoutes(
   root: FastifyInstance,

@@ -32,7 +32,7 @@ export interface XeroProfile {
   preferred_username?: string | undefined;
 }
 
-/** The users of Sign in with Xero (spec 000 §8): found by Xero user id, linked, or created. */
+/** The users of Sign in with Xero (docs/product/shell.md §8): found by Xero user id, linked, or created. */
 export function createXeroSignInUsers(users: UsersRepository) {
   return {
     /**

@@ -13,7 +13,10 @@ export type { CachedAccount, CachedContact } from '../../xero/cache/cache.reposi
 export type CachedBill = CachedInvoice;
 export type BillRow = typeof xeroInvoices.$inferInsert;
 
-/** Xero's CIS system accounts: Xero refuses API bills on them (REFERENCE §4.8), so they are never offered. */
+/**
+ * Xero's CIS system accounts: Xero refuses API bills on them (docs/xero-api.md §4.8), so they are never
+ * offered.
+ */
 export const CIS_SYSTEM_ACCOUNTS = [
   'CISLABOUREXPENSE',
   'CISMATERIALS',

@@ -26,7 +26,10 @@ function readHeader(request: FastifyRequest, name: string): string | null {
   return value ? value.slice(0, 200) : null;
 }
 
-/** The cis-bills endpoints (issue #9, 001 §7), given their service (wired in features.ts). */
+/**
+ * The cis-bills endpoints (issue #9, docs/product/features.md §7), given their service (wired in
+ * features.ts).
+ */
 export function registerCisBillsRoutes(
   root: FastifyInstance,
   { service, contextOf }: { service: CisBillsService; contextOf: ContextOf },

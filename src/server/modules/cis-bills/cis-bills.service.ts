@@ -39,7 +39,10 @@ export interface CisBillsContext extends SyncContext {
   organization: Pick<OrganizationRow, 'defaultCisSubcontractorsGroupId' | 'defaultBillVatRateId'>;
 }
 
-/** Xero validation messages about CIS set-up: answered 422 (001 §7 "a 422 is a CIS validation error"). */
+/**
+ * Xero validation messages about CIS set-up: answered 422 (docs/product/features.md §7 "a 422 is a CIS
+ * validation error").
+ */
 const CIS_MESSAGE_RE = /\bCIS\b|construction industry scheme|subcontractor|rate set/i;
 
 /** The canonical create request kept in the write ledger: what was sent, and what finds it again. */
@@ -79,7 +82,10 @@ function getUnitPence(unitAmount: number | null | undefined): number {
   return Math.round((unitAmount ?? 0) * 1_000_000) / 10_000;
 }
 
-/** The draft bill DTO of 001 §3, with the 20 % deduction and 80 % amount due of 001 §9 on the bill total. */
+/**
+ * The draft bill DTO of docs/product/features.md §3, with the 20 % deduction and 80 % amount due of
+ * docs/product/features.md §9 on the bill total.
+ */
 export function toDraftBill(row: CachedBill): DraftBill {
   const split = splitCisTotal(Math.max(0, row.totalPence));
   const lines = (row.lines as CachedLine[]) ?? [];
@@ -103,8 +109,8 @@ function describeFailure(error: unknown): { statusCode: number; message: string 
 }
 
 /**
- * CIS Bills (001 CIS Bills; DESIGN §4 CIS Bills). Reads come from the caches kept by the sync service;
- * every write goes through the write ledger with an idempotency key and is audited.
+ * CIS Bills (001 CIS Bills; docs/architecture.md §4 CIS Bills). Reads come from the caches kept by the sync
+ * service; every write goes through the write ledger with an idempotency key and is audited.
  */
 export function createCisBillsService(deps: {
   repo: CisBillsRepository;
@@ -174,7 +180,8 @@ export function createCisBillsService(deps: {
         );
       }
       if (account.systemAccount && CIS_SYSTEM_ACCOUNTS.includes(account.systemAccount)) {
-        // Xero does not accept CIS bills through the API (REFERENCE §4.8): say so before spending a call.
+        // Xero does not accept CIS bills through the API (docs/xero-api.md §4.8): say so before spending a
+        // call.
         throw new AppError(
           'UNPROCESSABLE',
           `${account.name} (${line.accountCode}) is a Construction Industry Scheme (CIS) system account, which Xero does not accept on bills created through the API. Choose an ordinary direct costs account.`,
@@ -251,9 +258,9 @@ export function createCisBillsService(deps: {
   }
 
   /**
-   * Finder for 'bill.create' (DESIGN §5: settle a lost answer by looking, never by resending): the bill of
-   * that contact, reference (InvoiceNumber) and date whose total is the amount, not already claimed by
-   * another create.
+   * Finder for 'bill.create' (docs/architecture.md §5: settle a lost answer by looking, never by resending):
+   * the bill of that contact, reference (InvoiceNumber) and date whose total is the amount, not already
+   * claimed by another create.
    */
   async function findCreatedBill(
     ctx: XeroContext & { organizationId: number },
@@ -352,9 +359,9 @@ export function createCisBillsService(deps: {
     },
 
     /**
-     * Subcontractors (DESIGN §4): supplier contacts, or the CIS group's members when one is set, with
-     * hasValidUTR from each contact's CIS settings. The settings are fetched once per contact and kept;
-     * `refresh` syncs the contacts and fetches every contact's settings again.
+     * Subcontractors (docs/architecture.md §4): supplier contacts, or the CIS group's members when one is
+     * set, with hasValidUTR from each contact's CIS settings. The settings are fetched once per contact and
+     * kept; `refresh` syncs the contacts and fetches every contact's settings again.
      */
     async listCisContacts(ctx: CisBillsContext, options: { refresh: boolean }): Promise<CisContact[]> {
       await sync.syncContacts(ctx, { force: options.refresh });
@@ -385,7 +392,10 @@ export function createCisBillsService(deps: {
       }));
     },
 
-    /** Active direct-costs accounts (DESIGN §4: bills go on the chosen direct-costs account), CIS system accounts left out. */
+    /**
+     * Active direct-costs accounts (docs/architecture.md §4: bills go on the chosen direct-costs account),
+     * CIS system accounts left out.
+     */
     async listDirectCostsAccounts(ctx: CisBillsContext, options: { refresh: boolean }): Promise<Account[]> {
       await sync.syncAccounts(ctx, { force: options.refresh });
       const rows = await repo.findDirectCostsAccounts(ctx.organizationId);
@@ -411,9 +421,9 @@ export function createCisBillsService(deps: {
     },
 
     /**
-     * Creates bills (001 §7 create-bill, one or a batch). Each bill is its own ledger write with its own key
-     * (`keys[i]`); the ones that need sending go to Xero together in one call. A bill that fails does not
-     * stop the others; each result says what happened.
+     * Creates bills (docs/product/features.md §7 create-bill, one or a batch). Each bill is its own ledger
+     * write with its own key (`keys[i]`); the ones that need sending go to Xero together in one call. A bill
+     * that fails does not stop the others; each result says what happened.
      */
     async createBills(
       ctx: CisBillsContext,
@@ -422,7 +432,10 @@ export function createCisBillsService(deps: {
       return (await createMany(ctx, bills)).map((o) => o.result);
     },
 
-    /** POST create-bill (001 §7): one bill; a refusal is thrown with its own status (422 for CIS problems). */
+    /**
+     * POST create-bill (docs/product/features.md §7): one bill; a refusal is thrown with its own status (422
+     * for CIS problems).
+     */
     async createBill(
       ctx: CisBillsContext,
       key: string | undefined,
@@ -435,7 +448,10 @@ export function createCisBillsService(deps: {
       throw new AppError('XERO_UNAVAILABLE', outcome?.result.message ?? 'Failed to create bill');
     },
 
-    /** PATCH update-bill (001 §7 `{amount}`): the draft's one line gets the new gross amount. */
+    /**
+     * PATCH update-bill (docs/product/features.md §7 `{amount}`): the draft's one line gets the new gross
+     * amount.
+     */
     async updateBill(
       ctx: CisBillsContext,
       invoiceId: string,
@@ -479,8 +495,8 @@ export function createCisBillsService(deps: {
     },
 
     /**
-     * POST approve-bill (001 §7, header carrying the saved default bill account): lines without an account
-     * are coded to that account, then the bill is authorised.
+     * POST approve-bill (docs/product/features.md §7, header carrying the saved default bill account): lines
+     * without an account are coded to that account, then the bill is authorised.
      */
     async approveBill(
       ctx: CisBillsContext,
@@ -538,9 +554,10 @@ export function createCisBillsService(deps: {
     },
 
     /**
-     * POST delete-bill (001 §7; DESIGN §4 "Delete sets status DELETED"). Only drafts can be deleted. An
-     * administrator may delete any draft bill; other users only bills created through Ledgerlink, so a bill
-     * the accountant entered in Xero is not removed by someone else by mistake (001 §6: 403).
+     * POST delete-bill (docs/product/features.md §7; docs/architecture.md §4 "Delete sets status DELETED").
+     * Only drafts can be deleted. An administrator may delete any draft bill; other users only bills created
+     * through Ledgerlink, so a bill the accountant entered in Xero is not removed by someone else by mistake
+     * (docs/product/features.md §6: 403).
      */
     async deleteBill(
       ctx: CisBillsContext,

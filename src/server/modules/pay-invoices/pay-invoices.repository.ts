@@ -6,7 +6,10 @@ import type { CachedPayment } from '../../xero/sync/mappers';
 
 export type InvoiceRow = typeof xeroInvoices.$inferSelect;
 
-/** The columns the invoice list shows (001 §3): no line items or payments, which the list never sends. */
+/**
+ * The columns the invoice list shows (docs/product/features.md §3): no line items or payments, which the list
+ * never sends.
+ */
 const LIST_COLUMNS = {
   invoiceId: xeroInvoices.invoiceId,
   invoiceNumber: xeroInvoices.invoiceNumber,
@@ -81,7 +84,10 @@ export function createPayInvoicesRepository(db: Db) {
   }
 
   return {
-    /** Approved sales invoices with something left to pay (001 §4), oldest first: the list's columns only. */
+    /**
+     * Approved sales invoices with something left to pay (docs/product/features.md §4), oldest first: the
+     * list's columns only.
+     */
     async listOutstanding(organizationId: number): Promise<InvoiceListRow[]> {
       return db
         .select(LIST_COLUMNS)
@@ -192,7 +198,10 @@ export function createPayInvoicesRepository(db: Db) {
         .orderBy(asc(xeroAccounts.name));
     },
 
-    /** An active account payments can go to: a bank account, or one with payments enabled (REFERENCE §4.3). */
+    /**
+     * An active account payments can go to: a bank account, or one with payments enabled
+     * (docs/xero-api.md §4.3).
+     */
     async findPaymentAccount(organizationId: number, accountId: string): Promise<AccountRow | null> {
       const [row] = await db
         .select()

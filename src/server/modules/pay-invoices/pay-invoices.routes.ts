@@ -22,7 +22,10 @@ import type { PayInvoicesService } from './pay-invoices.service';
 /** `?refresh=true`; `org`/`organizationId` pass through for resolveTenant. */
 const refreshQuery = z.looseObject({ refresh: refreshFlagSchema });
 
-/** The pay-invoices endpoints (issue #7; 001 §7 Pay Invoices rows, DESIGN §4), given their service (wired in features.ts). */
+/**
+ * The pay-invoices endpoints (issue #7; docs/product/features.md §7 Pay Invoices rows,
+ * docs/architecture.md §4), given their service (wired in features.ts).
+ */
 export function registerPayInvoicesRoutes(
   root: FastifyInstance,
   { service, contextOf }: { service: PayInvoicesService; contextOf: ContextOf },

@@ -120,14 +120,18 @@ function toDto(row: InvoiceListRow): Invoice {
     totalAmount: fromPence(row.totalPence),
     amountDue: fromPence(row.amountDuePence),
     currency: row.currencyCode || 'GBP',
-    // The list never pays for attachment look-ups: a placeholder tells the screen to fetch them (001 §3).
+    // The list never pays for attachment look-ups: a placeholder tells the screen to fetch them
+    // (docs/product/features.md §3).
     attachments: row.hasAttachments
       ? [{ attachmentId: PLACEHOLDER_ATTACHMENT_ID, name: '', mimeType: '', url: '' }]
       : [],
   };
 }
 
-/** DESIGN §4: AUTHORISED, SENT (sent to the contact) or PARTIAL (something already paid); Xero's word otherwise. */
+/**
+ * docs/architecture.md §4: AUTHORISED, SENT (sent to the contact) or PARTIAL (something already paid); Xero's
+ * word otherwise.
+ */
 function describeStatus(row: Pick<InvoiceRow, 'status' | 'amountPaidPence' | 'sentToContact'>): string {
   if (row.status !== 'AUTHORISED') return row.status;
   if (row.amountPaidPence > 0) return 'PARTIAL';
@@ -144,7 +148,10 @@ function toPaymentsDto(row: InvoiceRow): InvoiceRefreshResult['payments'] {
   }));
 }
 
-/** Xero's words for "more than is outstanding" become the wording the screen maps to 'Invoice Data Out of Sync' (001 §8). */
+/**
+ * Xero's words for "more than is outstanding" become the wording the screen maps to 'Invoice Data Out of
+ * Sync' (docs/product/features.md §8).
+ */
 function translateRejection(error: unknown, amountPence: number, currency: string): never {
   if (error instanceof AppError && (error.code === 'XERO_REJECTED' || error.code === 'VALIDATION_ERROR')) {
     const text = error.message.toLowerCase();
@@ -182,9 +189,9 @@ function balanceFrom(payment: XeroPaymentFacts | null, fallback: InvoiceBalance)
 }
 
 /**
- * Pay Invoices (001 §2–§9; DESIGN §4): outstanding sales invoices from the cache, single-invoice refresh,
- * attachments streamed through the server, bank accounts, and payments that go through the write ledger so a
- * retried request never pays twice.
+ * Pay Invoices (docs/product/features.md §2–§9; docs/architecture.md §4): outstanding sales invoices from the
+ * cache, single-invoice refresh, attachments streamed through the server, bank accounts, and payments that go
+ * through the write ledger so a retried request never pays twice.
  */
 export function createPayInvoicesService(deps: {
   repo: PayInvoicesRepository;
@@ -451,7 +458,10 @@ export function createPayInvoicesService(deps: {
       return { body, mimeType, fileName: meta.fileName, inline: INLINE_TYPES.has(mimeType) };
     },
 
-    /** GET /api/xero/bank-accounts: BANK accounts, CREDITCARD → card, every other bank account → cash (DESIGN §4). */
+    /**
+     * GET /api/xero/bank-accounts: BANK accounts, CREDITCARD → card, every other bank account → cash
+     * (docs/architecture.md §4).
+     */
     async listBankAccounts(ctx: PayContext, options: { refresh: boolean }): Promise<BankAccountsResponse> {
       await sync.syncAccounts(ctx, { force: options.refresh });
       const rows = await repo.listBankAccounts(ctx.organizationId);
@@ -508,9 +518,9 @@ export function createPayInvoicesService(deps: {
     },
 
     /**
-     * POST /api/xero/payments (DESIGN §4): checks the amount against what Xero says is outstanding now, records
-     * the payment in the ledger before sending it with the Idempotency-Key, updates the cached invoice from
-     * Xero's answer, and audits it.
+     * POST /api/xero/payments (docs/architecture.md §4): checks the amount against what Xero says is
+     * outstanding now, records the payment in the ledger before sending it with the Idempotency-Key, updates
+     * the cached invoice from Xero's answer, and audits it.
      */
     async pay(
       ctx: PayContext,
@@ -570,8 +580,8 @@ export function createPayInvoicesService(deps: {
         });
         throw new AppError('UNPROCESSABLE', refusal);
       }
-      // Within the 1p tolerance (001 §9) the payment settles the invoice: Xero is sent exactly what is due,
-      // since it refuses any amount above that.
+      // Within the 1p tolerance (docs/product/features.md §9) the payment settles the invoice: Xero is sent
+      // exactly what is due, since it refuses any amount above that.
       const amountPence = Math.min(requestedPence, invoice.amountDuePence);
       const payload: PaymentPayload = {
         invoiceId: invoice.invoiceId,

@@ -247,7 +247,7 @@ describe('Pay Invoices API', () => {
     const before = callsFor(t, tenantId);
     const first = await pay(paymentOf(invoice, card, cardPart, true), crypto.randomUUID());
     expect(first.json()).toMatchObject({ isInvoiceFullyPaid: false, amountDue: cashPart });
-    // After each non-last payment the screen refreshes the invoice (001 §4).
+    // After each non-last payment the screen refreshes the invoice (docs/product/features.md §4).
     const between = await owner.call('GET', `/api/xero/invoices/${invoice.invoiceId}?refresh=true`);
     expect(between.json().invoice.amountDue).toBe(cashPart);
     const second = await pay(paymentOf(invoice, cash, cashPart, false), crypto.randomUUID());

@@ -18,7 +18,7 @@ import {
 import type { ResolveTenant } from '../organizations/tenancy';
 import type { AccountKind, ActorInfo, SettingsService } from './settings.service';
 
-/** The reference lists of 000 §7 that are accounts, and the rule each one applies. */
+/** The reference lists of docs/product/shell.md §7 that are accounts, and the rule each one applies. */
 const ACCOUNT_LISTS: Array<[path: string, kind: AccountKind]> = [
   ['/api/xero/sales-accounts', 'sales-account'],
   ['/api/xero/bill-accounts', 'bill-account'],

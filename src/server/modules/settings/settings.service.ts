@@ -40,7 +40,7 @@ type VatRateKind = Extract<SettingReferenceKind, 'sales-vat-rate' | 'bill-vat-ra
 /** The ledger's kinds of payment writes (Pay Invoices' and Add Invoices' payments, and their deletions): what the data clean-up forgets. */
 const PAYMENT_WRITE_KINDS = ['payment', 'payment.delete'] as const;
 
-/** Account types a bill line or the cost side of a stock journal may use (REFERENCE §4.4 pickers). */
+/** Account types a bill line or the cost side of a stock journal may use (docs/xero-api.md §4.4 pickers). */
 const COST_TYPES = new Set(['DIRECTCOSTS', 'EXPENSE', 'OVERHEADS']);
 
 type AccountFacts = Pick<
@@ -294,7 +294,10 @@ export function createSettingsService(deps: {
   }
 
   return {
-    /** Accounts of one kind, active and usable for it (000 §7 sales/bill/asset/cost accounts). */
+    /**
+     * Accounts of one kind, active and usable for it (docs/product/shell.md §7 sales/bill/asset/cost
+     * accounts).
+     */
     async listAccounts(
       tenant: TenantContext,
       kind: AccountKind,

@@ -4,7 +4,7 @@ import { stockJournalEntries, xeroContacts, xeroInvoices, xeroSyncState } from '
 import type { SaleInvoice } from '../../xero/journals';
 import { createCacheRepository } from '../../xero/cache/cache.repository';
 
-/** Sales invoices count once approved: awaiting payment or paid (DESIGN §4 Stock Journal). */
+/** Sales invoices count once approved: awaiting payment or paid (docs/architecture.md §4 Stock Journal). */
 export const SALES_STATUSES = ['AUTHORISED', 'PAID'] as const;
 
 /** The sync-state row that keeps the high-water mark of the manual journals Ledgerlink has read. */

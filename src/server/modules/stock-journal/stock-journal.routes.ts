@@ -19,7 +19,10 @@ import type { StockJournalService } from './stock-journal.service';
 
 const FEATURE = 'stock-journal';
 
-/** The stock-journal endpoints (issue #10; 001 §7), given their service (wired in features.ts). */
+/**
+ * The stock-journal endpoints (issue #10; docs/product/features.md §7), given their service (wired in
+ * features.ts).
+ */
 export function registerStockJournalRoutes(
   root: FastifyInstance,
   { service, resolveTenant }: { service: StockJournalService; resolveTenant: ResolveTenant },

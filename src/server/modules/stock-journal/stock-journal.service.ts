@@ -49,7 +49,7 @@ export const PENDING_STATUS = 'PENDING';
 /** A write still in flight is left alone this long before its outcome is looked up in Xero. */
 const IN_FLIGHT_MS = 2 * 60_000;
 
-/** Texts the client maps by keyword (001 §8 "Invalid Journal Data"). */
+/** Texts the client maps by keyword (docs/product/features.md §8 "Invalid Journal Data"). */
 export const JOURNAL_MESSAGES = {
   ...JOURNAL_SERVER_MESSAGES,
   /** A create Xero did not apply (its answer failed, and a look-up found nothing): nothing is held. */
@@ -101,7 +101,10 @@ export function buildSalesPeriods(rows: readonly SaleInvoice[]): SalesPeriod[] {
   return groupSalesByWeek(lines);
 }
 
-/** An entry as the client reads it (001 §3), status in lower case ("draft", "posted", "pending"…). */
+/**
+ * An entry as the client reads it (docs/product/features.md §3), status in lower case ("draft", "posted",
+ * "pending"…).
+ */
 export function toEntryDto(row: StockJournalEntryRow): StockJournalEntry {
   // Journals adopted from Xero carry no rate: their net is unknown, not zero.
   const known = row.marginRate !== '';
@@ -152,9 +155,9 @@ function toJournalOutcome(journal: Journal, fallbackStatus: string): WriteOutcom
 }
 
 /**
- * Stock Journal (001 Stock Journal; DESIGN §4): weekly sales from the invoice cache, the local entries of
- * posted journals kept level with Xero's journals, journal creation through the write ledger, and the
- * status sync with Xero. Every Xero call goes through the journals and sales ports.
+ * Stock Journal (001 Stock Journal; docs/architecture.md §4): weekly sales from the invoice cache, the local
+ * entries of posted journals kept level with Xero's journals, journal creation through the write ledger, and
+ * the status sync with Xero. Every Xero call goes through the journals and sales ports.
  */
 /** Journal changes read from Xero this recently are not read again when the entries are listed. */
 export const JOURNALS_FRESH_MS = 10_000;
@@ -497,15 +500,19 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
   return {
     findJournalWrite,
 
-    /** Customers for the filter (001 §2), from the contacts cache (synced once, again on `refresh`). */
+    /**
+     * Customers for the filter (docs/product/features.md §2), from the contacts cache (synced once, again on
+     * `refresh`).
+     */
     async listCustomers(tenant: TenantContext, options: { refresh?: boolean } = {}): Promise<Customer[]> {
       await sync.syncContacts(toSyncContext(tenant), { force: options.refresh === true });
       return repo.listCustomers(tenant.organizationId, tenant.organization.defaultStockJournalContactId);
     },
 
     /**
-     * Weekly periods (001 §2, §3) of whole Monday–Sunday weeks around the range. For one customer, from the
-     * invoice cache (`refresh` first brings it up to date: one call, answered 304 when nothing changed).
+     * Weekly periods (docs/product/features.md §2, §3) of whole Monday–Sunday weeks around the range. For one
+     * customer, from the invoice cache (`refresh` first brings it up to date: one call, answered 304 when
+     * nothing changed).
      */
     async getSales(tenant: TenantContext, query: SalesQuery): Promise<SalesPeriod[]> {
       const customerId = query.customerId && query.customerId !== ALL_CUSTOMERS ? query.customerId : null;
@@ -553,11 +560,11 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
     },
 
     /**
-     * The organisation's entries (001 §3), level with Xero's journals: the screen reads this when it opens,
-     * so first the journals Xero changed since the last look are read (If-Modified-Since, usually a 304), and
-     * a week Xero already has a journal for shows it instead of offering Post. If Xero cannot be reached the
-     * entries are still listed (the post itself checks Xero again). A pending entry whose write the ledger has
-     * since settled takes that outcome, from the database alone.
+     * The organisation's entries (docs/product/features.md §3), level with Xero's journals: the screen reads
+     * this when it opens, so first the journals Xero changed since the last look are read (If-Modified-Since,
+     * usually a 304), and a week Xero already has a journal for shows it instead of offering Post. If Xero
+     * cannot be reached the entries are still listed (the post itself checks Xero again). A pending entry
+     * whose write the ledger has since settled takes that outcome, from the database alone.
      */
     async listEntries(tenant: TenantContext): Promise<StockJournalEntry[]> {
       try {
@@ -599,12 +606,12 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
     },
 
     /**
-     * Posts the stock transfer journal of a period (DESIGN §4): net sales re-read from the cache must match
-     * what the user saw; cost = net ÷ margin rate to the penny; debit cost, credit stock, dated in the
-     * period; DRAFT or POSTED from the organisation's setting. One journal per period: claimed here before
-     * anything is sent (409 when taken), then checked against Xero's journals of the period (409, and the
-     * entry takes Xero's journal, when Xero already has one), then written through the ledger with the
-     * action's idempotency key. A create whose answer failed is looked up before the user is told.
+     * Posts the stock transfer journal of a period (docs/architecture.md §4): net sales re-read from the
+     * cache must match what the user saw; cost = net ÷ margin rate to the penny; debit cost, credit stock,
+     * dated in the period; DRAFT or POSTED from the organisation's setting. One journal per period: claimed
+     * here before anything is sent (409 when taken), then checked against Xero's journals of the period (409,
+     * and the entry takes Xero's journal, when Xero already has one), then written through the ledger with
+     * the action's idempotency key. A create whose answer failed is looked up before the user is told.
      */
     async createJournal(
       tenant: TenantContext,
@@ -713,7 +720,10 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
       }
     },
 
-    /** Settles pending entries and re-reads the journals Xero changed (001 §7 sync-status); one run per organisation at a time. */
+    /**
+     * Settles pending entries and re-reads the journals Xero changed (docs/product/features.md §7
+     * sync-status); one run per organisation at a time.
+     */
     syncStatus(tenant: TenantContext): Promise<{ updatedCount: number }> {
       const running = statusSyncs.get(tenant.organizationId);
       if (running) return running;

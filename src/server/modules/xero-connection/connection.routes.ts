@@ -21,12 +21,12 @@ import {
   type OAuthRequests,
 } from './oauth-requests';
 
-/** `organizationId` as the clients send it: a number, or a string of digits (spec 000 §5). */
+/** `organizationId` as the clients send it: a number, or a string of digits (docs/product/shell.md §5). */
 export const organizationIdSchema = idOrIdTextSchema('Invalid organization ID');
 
 const setActiveBody = z.object({ organizationId: organizationIdSchema });
 
-/** Where the organisations page learns what happened (spec 000 §8, query-string errors). */
+/** Where the organisations page learns what happened (docs/product/shell.md §8, query-string errors). */
 function organizationsUrl(params: Record<string, string>): string {
   return `/organizations?${new URLSearchParams(params).toString()}`;
 }

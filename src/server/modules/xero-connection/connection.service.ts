@@ -13,7 +13,10 @@ import { egressMonthOf } from '../organizations/egress-meter';
 
 export const NOT_CONNECTED_ERROR = 'Not connected to Xero';
 
-/** The saved defaults and flags of an organisation, as the connection status carries them (spec 000 §3). */
+/**
+ * The saved defaults and flags of an organisation, as the connection status carries them
+ * (docs/product/shell.md §3).
+ */
 export function toOrganizationDefaults(org: OrganizationRow) {
   return {
     ...toConnectionDefaults(org),
@@ -145,7 +148,7 @@ export function createConnectionService(deps: {
       }));
     },
 
-    /** Validation messages of spec 000 §5. An expired token only warns. */
+    /** Validation messages of docs/product/shell.md §5. An expired token only warns. */
     async setActive(userId: number, organizationId: number, ip: string) {
       const found = await orgs.findMembership(userId, organizationId);
       if (!found) throw new AppError('NOT_FOUND', `Organization with ID ${organizationId} not found`);

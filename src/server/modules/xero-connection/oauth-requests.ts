@@ -124,7 +124,7 @@ export async function createAuthorization(
 
 /**
  * Where a callback goes when Xero sent an OAuth error: a declined consent to /xero-cancel, any other error to
- * the page's error display with Xero's reason (spec 000 §8). Null when Xero sent no error.
+ * the page's error display with Xero's reason (docs/product/shell.md §8). Null when Xero sent no error.
  */
 export function findOAuthErrorRedirect(
   error: string | undefined,

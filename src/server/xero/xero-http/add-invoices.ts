@@ -8,9 +8,9 @@ import { toPaymentFacts, xeroPaymentSchema, type XeroPayment } from './pay-invoi
 import { xeroInvoicesEnvelope, xeroInvoiceSchema } from './schemas';
 
 /**
- * Xero request and answer shapes for Add Invoices (REFERENCE §3, §4.1, §4.3). Batch writes are sent with
- * `summarizeErrors=false`, so every element comes back with `StatusAttributeString` (OK / WARNING / ERROR)
- * and its `ValidationErrors`; an element in error echoes what was sent and may lack every other field.
+ * Xero request and answer shapes for Add Invoices (docs/xero-api.md §3, §4.1, §4.3). Batch writes are sent
+ * with `summarizeErrors=false`, so every element comes back with `StatusAttributeString` (OK / WARNING /
+ * ERROR) and its `ValidationErrors`; an element in error echoes what was sent and may lack every other field.
  */
 const validationErrorsSchema = z.array(z.object({ Message: z.string().nullish() }).passthrough()).nullish();
 
@@ -29,7 +29,7 @@ export const xeroInvoiceBatchEnvelope = z.object({ Invoices: z.array(xeroBatchEl
 
 export const xeroPaymentBatchEnvelope = z.object({ Payments: z.array(xeroBatchElementSchema) });
 
-/** A status-only approval: no LineItems, so Xero leaves the lines alone (REFERENCE §4.1). */
+/** A status-only approval: no LineItems, so Xero leaves the lines alone (docs/xero-api.md §4.1). */
 export interface XeroApproveElement {
   InvoiceID: string;
   Status: 'AUTHORISED';
@@ -37,7 +37,9 @@ export interface XeroApproveElement {
   DueDate?: string;
 }
 
-/** A payment into a bank account (REFERENCE §4.3): amount in pounds with 2 decimals, date YYYY-MM-DD. */
+/**
+ * A payment into a bank account (docs/xero-api.md §4.3): amount in pounds with 2 decimals, date YYYY-MM-DD.
+ */
 export interface XeroPaymentElement {
   Invoice: { InvoiceID: string };
   Account: { AccountID: string };
@@ -46,7 +48,7 @@ export interface XeroPaymentElement {
   Reference: string;
 }
 
-/** A new sales invoice with one line (DESIGN §4 Add Invoices). */
+/** A new sales invoice with one line (docs/architecture.md §4 Add Invoices). */
 export interface XeroNewInvoiceElement {
   Type: 'ACCREC';
   Contact: { ContactID: string };
@@ -102,7 +104,7 @@ export interface InvoiceFacts {
   cacheRow: ReturnType<typeof toInvoiceRow>;
 }
 
-/** What a new invoice is made of, in Ledgerlink's words (DESIGN §4 Add Invoices). */
+/** What a new invoice is made of, in Ledgerlink's words (docs/architecture.md §4 Add Invoices). */
 export interface NewInvoiceSpec {
   contactId: string;
   date: string;

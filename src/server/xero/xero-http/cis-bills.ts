@@ -6,8 +6,8 @@ import type { XeroHttp } from './http';
 import { xeroInvoiceSchema } from './schemas';
 
 /**
- * Xero shapes the CIS Bills feature reads and sends (REFERENCE §4.1 invoices, §4.8 CIS). PascalCase stays in
- * the Xero layer (src/server/xero), which maps it to our types; the service never sees it.
+ * Xero shapes the CIS Bills feature reads and sends (docs/xero-api.md §4.1 invoices, §4.8 CIS). PascalCase
+ * stays in the Xero layer (src/server/xero), which maps it to our types; the service never sees it.
  */
 
 /** `GET /Contacts/{ContactID}/CISSettings` → `{"CISSettings":[{"CISEnabled":bool,"Rate":n}]}`; Rate only when enabled. */
@@ -25,7 +25,8 @@ export type XeroContactCisSettings = z.infer<typeof xeroContactCisSettingsEnvelo
 
 /**
  * A bill as Xero answers a write with `summarizeErrors=false`: the invoice, plus per-element status and
- * validation errors (REFERENCE §3, §5). CISDeduction/CISRate are read-only outputs Xero adds for CIS bills.
+ * validation errors (docs/xero-api.md §3, §5). CISDeduction/CISRate are read-only outputs Xero adds for CIS
+ * bills.
  */
 export const xeroBillSchema = xeroInvoiceSchema.extend({
   // A refused element echoes what was sent, without an id (real Xero sends an all-zero id).
@@ -58,7 +59,10 @@ export interface XeroBillInput {
   Contact: { ContactID: string };
   Date: string;
   DueDate: string;
-  /** For ACCPAY this is what Xero's screens call "Reference" and it need not be unique (REFERENCE §4.1). */
+  /**
+   * For ACCPAY this is what Xero's screens call "Reference" and it need not be unique
+   * (docs/xero-api.md §4.1).
+   */
   InvoiceNumber: string;
   LineAmountTypes: 'Inclusive' | 'NoTax';
   Status: 'DRAFT' | 'AUTHORISED';
@@ -128,7 +132,9 @@ function whereDay(isoDate: string): string {
   return `DateTime(${y}, ${String(m).padStart(2, '0')}, ${String(d).padStart(2, '0')})`;
 }
 
-/** Purchase bills over HTTP (REFERENCE §4.1; `summarizeErrors=false` so each bill has its own outcome). */
+/**
+ * Purchase bills over HTTP (docs/xero-api.md §4.1; `summarizeErrors=false` so each bill has its own outcome).
+ */
 export function createBillsHttp(http: XeroHttp): BillsPort {
   return {
     async createMany(ctx, bills, idempotencyKey) {
@@ -195,7 +201,7 @@ export function createBillsHttp(http: XeroHttp): BillsPort {
   };
 }
 
-/** A contact's CIS settings over HTTP (`GET /Contacts/{ContactID}/CISSettings`, REFERENCE §4.8). */
+/** A contact's CIS settings over HTTP (`GET /Contacts/{ContactID}/CISSettings`, docs/xero-api.md §4.8). */
 export function createContactsHttp(http: XeroHttp): ContactsPort {
   return {
     async cisSettings(ctx, contactId) {

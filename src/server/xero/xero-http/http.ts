@@ -17,8 +17,8 @@ export interface XeroRequest<T> {
   binary?: boolean;
   /**
    * How many times a 5xx or a lost answer is tried (default: the client's `maxAttempts`). A user-facing read
-   * whose caller already retries on its own (Pay Invoices' Refresh Invoice, 001 §8) uses 1, so a failure is
-   * said at once instead of after the back-off (issue 17 item 18).
+   * whose caller already retries on its own (Pay Invoices' Refresh Invoice, docs/product/features.md §8) uses
+   * 1, so a failure is said at once instead of after the back-off (issue 17 item 18).
    */
   attempts?: number;
 }

@@ -6,9 +6,9 @@ import type { NewPayment, PayInvoicesXero, XeroPaymentFacts } from '../xero-port
 import type { XeroHttp } from './http';
 
 /**
- * Xero's shapes for Pay Invoices (REFERENCE §4.2 attachments, §4.3 payments). PascalCase stays in the Xero
- * layer (src/server/xero: these schemas, the sync mappers, the ledger's finders), which maps it to our types;
- * the feature modules never see it (lint). Unknown fields pass through: Xero adds fields.
+ * Xero's shapes for Pay Invoices (docs/xero-api.md §4.2 attachments, §4.3 payments). PascalCase stays in the
+ * Xero layer (src/server/xero: these schemas, the sync mappers, the ledger's finders), which maps it to our
+ * types; the feature modules never see it (lint). Unknown fields pass through: Xero adds fields.
  */
 
 export const xeroAttachmentSchema = z.object({
@@ -70,10 +70,13 @@ export function buildPaymentBody(payment: {
   };
 }
 
-/** The body that reverses a payment (REFERENCE §4.3: `POST /Payments/{PaymentID}` `{"Status":"DELETED"}`). */
+/**
+ * The body that reverses a payment (docs/xero-api.md §4.3: `POST /Payments/{PaymentID}`
+ * `{"Status":"DELETED"}`).
+ */
 export const DELETE_PAYMENT_BODY = { Status: 'DELETED' } as const;
 
-/** Xero's filter for the payments of one invoice (`Guid` comparison, REFERENCE §3 `where`). */
+/** Xero's filter for the payments of one invoice (`Guid` comparison, docs/xero-api.md §3 `where`). */
 export function paymentsOfInvoiceWhere(invoiceId: string): string {
   return `Invoice.InvoiceID==Guid("${invoiceId.replace(/[^0-9a-fA-F-]/g, '')}")`;
 }

@@ -62,7 +62,10 @@ export const xeroInvoiceSchema = z.object({
   Payments: z.array(xeroInvoicePaymentSchema).nullish(),
 });
 export type XeroInvoice = z.infer<typeof xeroInvoiceSchema>;
-/** Paged answers carry `pagination` (REFERENCE §3): the sync stops at the last page without asking for an empty one. */
+/**
+ * Paged answers carry `pagination` (docs/xero-api.md §3): the sync stops at the last page without asking for
+ * an empty one.
+ */
 export const xeroPaginationSchema = z
   .object({
     page: z.number().nullish(),

@@ -4,8 +4,9 @@ import type { XeroHttp } from './http';
 import { xeroAccountsEnvelope } from './schemas';
 
 /**
- * Every bank account Xero has for the organisation, whatever its status (REFERENCE §4.4: `GET /Accounts`
- * with a `where` filter, not paged). One read call; the bank-account clean-up compares the cache with it.
+ * Every bank account Xero has for the organisation, whatever its status (docs/xero-api.md §4.4:
+ * `GET /Accounts` with a `where` filter, not paged). One read call; the bank-account clean-up compares the
+ * cache with it.
  */
 export function createAccountsHttp(http: XeroHttp): AccountsPort {
   return {

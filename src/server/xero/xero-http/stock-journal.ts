@@ -1,7 +1,7 @@
 /**
- * Xero's manual journals as the Stock Journal feature reads and writes them (REFERENCE §4.7). PascalCase
- * stays in the Xero layer (this file, src/server/xero/journals.ts, the sync mappers); the service speaks our
- * vocabulary. Unknown fields pass through: Xero adds fields
+ * Xero's manual journals as the Stock Journal feature reads and writes them (docs/xero-api.md §4.7).
+ * PascalCase stays in the Xero layer (this file, src/server/xero/journals.ts, the sync mappers); the service
+ * speaks our vocabulary. Unknown fields pass through: Xero adds fields
  * without notice.
  */
 import { z } from 'zod';
@@ -44,8 +44,8 @@ function describeAccount(accountIdOrCode: string): { AccountID: string } | { Acc
 }
 
 /**
- * The body of `PUT /ManualJournals` for a stock transfer (REFERENCE §4.7): debit the cost account, credit
- * the stock account, the same rounded figure on both lines so it balances; no tax.
+ * The body of `PUT /ManualJournals` for a stock transfer (docs/xero-api.md §4.7): debit the cost account,
+ * credit the stock account, the same rounded figure on both lines so it balances; no tax.
  */
 export function buildManualJournalBody(journal: StockTransferJournal) {
   // Xero takes money as a decimal: write it from pence, never from float arithmetic.
@@ -99,7 +99,7 @@ export function whereSalesInRange(fromDate: string, toDate: string): string {
 
 const MANUAL_JOURNALS = '/api.xro/2.0/ManualJournals';
 const PAGE_SIZE = 1000;
-/** Sales invoices count once approved: awaiting payment or paid (DESIGN §4 Stock Journal). */
+/** Sales invoices count once approved: awaiting payment or paid (docs/architecture.md §4 Stock Journal). */
 const SALES_STATUSES = ['AUTHORISED', 'PAID'] as const;
 
 /** Xero's journal in our vocabulary: ISO date, pence, upper-case status. */
@@ -118,7 +118,7 @@ export function toJournal(journal: XeroManualJournal): Journal {
   };
 }
 
-/** Manual journals over HTTP (REFERENCE §4.7). */
+/** Manual journals over HTTP (docs/xero-api.md §4.7). */
 export function createJournalsHttp(http: XeroHttp): JournalsPort {
   return {
     async list(ctx, options = {}) {
@@ -165,7 +165,7 @@ export function createJournalsHttp(http: XeroHttp): JournalsPort {
   };
 }
 
-/** Every customer's approved sales invoices over a range, over HTTP (REFERENCE §4.1). */
+/** Every customer's approved sales invoices over a range, over HTTP (docs/xero-api.md §4.1). */
 export function createSalesHttp(http: XeroHttp): SalesPort {
   return {
     async listInRange(ctx, fromDate, toDate) {

@@ -11,8 +11,8 @@ export const REFRESH_MARGIN_MS = 2 * 60_000;
 
 /**
  * The connection status renews the token this long ahead of expiry (issue 17 item 6): more than the 5 minutes
- * under which the header turns amber (000 §9) plus the 2-minute connection refetch, so a healthy idle
- * connection is renewed before it can look like it is running out.
+ * under which the header turns amber (docs/product/shell.md §9) plus the 2-minute connection refetch, so a
+ * healthy idle connection is renewed before it can look like it is running out.
  */
 export const RENEW_AHEAD_MS = 10 * 60_000;
 

@@ -9,9 +9,9 @@ import { idempotencyHeader, newIdempotencyKey } from '@/client/lib/idempotency';
 import { orgUrl, type OrgId } from '@/client/lib/org-url';
 
 /**
- * POST /api/xero/draft-invoices/create (001 §7): answers the number Xero gave the invoice. The call names
- * the organisation on screen (`?org=`), the one whose defaults the New Invoice row shows, so a switch made in
- * another tab cannot send the invoice to a different organisation.
+ * POST /api/xero/draft-invoices/create (docs/product/features.md §7): answers the number Xero gave the
+ * invoice. The call names the organisation on screen (`?org=`), the one whose defaults the New Invoice row
+ * shows, so a switch made in another tab cannot send the invoice to a different organisation.
  */
 export function createDraftInvoice(
   orgId: OrgId,

@@ -6,7 +6,10 @@ import { orgUrl, type OrgId } from '@/client/lib/org-url';
 
 const PATH = '/api/xero/draft-invoices';
 
-/** GET /api/xero/draft-invoices (001 §7); `refresh` makes the server ask Xero for what changed first. */
+/**
+ * GET /api/xero/draft-invoices (docs/product/features.md §7); `refresh` makes the server ask Xero for what
+ * changed first.
+ */
 export function getDraftInvoices(orgId: OrgId, options: { refresh?: boolean } = {}): Promise<DraftInvoice[]> {
   return api.get(orgUrl(PATH, orgId, { refresh: options.refresh ? 'true' : undefined }), {
     schema: draftInvoiceListResponseSchema,

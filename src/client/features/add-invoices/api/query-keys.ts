@@ -1,6 +1,6 @@
 /**
- * Query keys of Add Invoices. They start with the organisation (STYLE §2), so one tenant's drafts are never
- * shown for another after a switch.
+ * Query keys of Add Invoices. They start with the organisation (docs/code-style.md §2), so one tenant's
+ * drafts are never shown for another after a switch.
  */
 import type { OrgId } from '@/client/lib/org-url';
 

@@ -10,14 +10,14 @@ import { orgUrl, type OrgId } from '@/client/lib/org-url';
 
 export interface UpdateDraftInvoicesInput {
   invoices: DraftInvoiceUpdateItem[];
-  /** Process All names its organisation in the body too (001 §7). */
+  /** Process All names its organisation in the body too (docs/product/features.md §7). */
   processAll?: boolean;
 }
 
 /**
- * POST /api/xero/draft-invoices/update (001 §7), pinned to the organisation on screen (`?org=`). One
- * Idempotency-Key per call: the API client's network retries resend the same request with it, so the server
- * never approves or pays twice.
+ * POST /api/xero/draft-invoices/update (docs/product/features.md §7), pinned to the organisation on screen
+ * (`?org=`). One Idempotency-Key per call: the API client's network retries resend the same request with it,
+ * so the server never approves or pays twice.
  */
 export function updateDraftInvoices(
   orgId: OrgId,

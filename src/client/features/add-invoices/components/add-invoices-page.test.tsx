@@ -396,7 +396,8 @@ describe('Add Invoices screen (001 §2–§8)', () => {
     expect(screen.getByLabelText('Cash amount for INV-0100')).toHaveValue(30);
     expect(screen.getByRole('checkbox', { name: 'Approve INV-0100' })).toBeChecked();
     expect(screen.getByLabelText('Cash amount for INV-0102')).toHaveValue(null);
-    // A second error toast waits a second for the first ("No changes to save") to be read (000 §9).
+    // A second error toast waits a second for the first ("No changes to save") to be read
+    // (docs/product/shell.md §9).
     expect(await screen.findByText('Error saving changes', undefined, { timeout: 3000 })).toBeInTheDocument();
   });
 

@@ -50,7 +50,7 @@ import {
 } from './process-all-status';
 import { ZeroAmountDialog } from './zero-amount-dialog';
 
-/** 001 §2: the header is one line, "{title} - {subtitle}". */
+/** docs/product/features.md §2: the header is one line, "{title} - {subtitle}". */
 export const ADD_INVOICES_HEADER = 'Add Invoices - Add cash sales and approve draft invoices';
 const [HEADER_TITLE, HEADER_SUBTITLE] = ADD_INVOICES_HEADER.split(' - ') as [string, string];
 
@@ -72,7 +72,10 @@ export function describeApprovedCashFailed(invoiceNumber: string, cashAmount: nu
   };
 }
 
-/** The text of a failed call: the server's `details`, else its message (001 §7 "errors read details or message"). */
+/**
+ * The text of a failed call: the server's `details`, else its message (docs/product/features.md §7 "errors
+ * read details or message").
+ */
 function readServerText(error: unknown, fallback: string): string {
   if (isApiError(error) && error.body && typeof error.body === 'object') {
     const details = (error.body as Record<string, unknown>).details;
@@ -124,8 +127,9 @@ function FeatureDisabledState() {
 }
 
 /**
- * Add Invoices (001 §2): the connection is refreshed on entry; without one, or with the feature off, the
- * screen says so; otherwise the draft invoices table with the New Invoice row and Process All.
+ * Add Invoices (docs/product/features.md §2): the connection is refreshed on entry; without one, or with the
+ * feature off, the screen says so; otherwise the draft invoices table with the New Invoice row and Process
+ * All.
  */
 export function AddInvoicesPage() {
   const queryClient = useQueryClient();
@@ -184,7 +188,8 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
     [drafts.data, edits, processingIds, sort],
   );
 
-  // 001 §8 "loading drafts fails: 'Error' / 'Failed to load draft invoices from Xero'" (once per failure).
+  // docs/product/features.md §8 "loading drafts fails: 'Error' / 'Failed to load draft invoices from Xero'"
+  // (once per failure).
   const reportedError = useRef<unknown>(null);
   useEffect(() => {
     if (!drafts.error || reportedError.current === drafts.error) return;
@@ -199,7 +204,7 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
   const busy = progress !== null;
   const draftsKey = addInvoicesKeys.drafts(orgId);
 
-  /** 001 §4: re-fetch with refresh (the server asks Xero for what changed). */
+  /** docs/product/features.md §4: re-fetch with refresh (the server asks Xero for what changed). */
   async function refetchWithRefresh(): Promise<boolean> {
     try {
       await queryClient.fetchQuery({
@@ -263,8 +268,8 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
   }
 
   /**
-   * 001 §4 after a successful process: an approved invoice leaves the list; one not approved keeps its
-   * place with cash cleared, and its cash now shows as pending.
+   * docs/product/features.md §4 after a successful process: an approved invoice leaves the list; one not
+   * approved keeps its place with cash cleared, and its cash now shows as pending.
    */
   function applyProcessed(items: readonly DraftInvoiceUpdateItem[]) {
     const done = new Set(items.map((i) => i.id));
@@ -295,7 +300,8 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
   }
 
   function changeApprove(row: DraftInvoiceRow, checked: boolean) {
-    // 001 §4: approving with zero or empty cash asks first. Pending cash is paid on approval, so then it is not £0.
+    // docs/product/features.md §4: approving with zero or empty cash asks first. Pending cash is paid on
+    // approval, so then it is not £0.
     if (checked && needsZeroAmountConfirmation(row.cashAmount) && row.pendingCashAmount <= 0) {
       setConfirmRowId(row.id);
       return;
@@ -304,7 +310,7 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
   }
 
   function approveAll(checked: boolean) {
-    // 001 §4: "The header checkbox sets approve for all rows without confirmation."
+    // docs/product/features.md §4: "The header checkbox sets approve for all rows without confirmation."
     setEdits((prev) => {
       const next = { ...prev };
       for (const row of rows) next[row.id] = { cashAmount: row.cashAmount, approve: checked };

@@ -119,7 +119,9 @@ function DraftRow({
   );
 }
 
-/** Says which Settings defaults the New Invoice row lacks, with a link there (001 §5). */
+/**
+ * Says which Settings defaults the New Invoice row lacks, with a link there (docs/product/features.md §5).
+ */
 export function MissingDefaultsHint({
   missing,
   organizationId,
@@ -142,7 +144,7 @@ export function MissingDefaultsHint({
   );
 }
 
-/** The last row: a new invoice on the organisation's defaults (001 §2, §3, §5). */
+/** The last row: a new invoice on the organisation's defaults (docs/product/features.md §2, §3, §5). */
 function NewInvoiceRow({ props, busy }: { props: NewInvoiceRowProps; busy: boolean }) {
   const { contactName, missing } = props;
   const controls = getNewInvoiceControls(props, busy);
@@ -180,7 +182,7 @@ function NewInvoiceRow({ props, busy }: { props: NewInvoiceRowProps; busy: boole
   );
 }
 
-/** The draft invoices table of 001 §2 with the New Invoice row last. */
+/** The draft invoices table of docs/product/features.md §2 with the New Invoice row last. */
 export function DraftInvoicesTable(props: DraftInvoicesViewProps) {
   const { rows, sort, onSort, busy } = props;
   return (
@@ -225,7 +227,7 @@ export function DraftInvoicesTable(props: DraftInvoicesViewProps) {
   );
 }
 
-/** 001 §2 empty state. */
+/** docs/product/features.md §2 empty state. */
 export function EmptyDrafts() {
   return (
     <>

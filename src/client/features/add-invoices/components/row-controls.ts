@@ -72,8 +72,8 @@ export function getDraftRowControls(row: DraftInvoiceRow, busy: boolean, handler
 }
 
 /**
- * The New Invoice's controls (001 §2, §3, §5), wired once for the table and the cards: date, total and
- * cash (Enter creates the invoice when it can be), the approve box and its Process button.
+ * The New Invoice's controls (docs/product/features.md §2, §3, §5), wired once for the table and the cards:
+ * date, total and cash (Enter creates the invoice when it can be), the approve box and its Process button.
  */
 export function getNewInvoiceControls(props: NewInvoiceRowProps, busy: boolean) {
   const { form, onChange, canProcess, creating, onCreate } = props;

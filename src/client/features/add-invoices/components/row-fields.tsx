@@ -14,7 +14,10 @@ export function labelOf(row: Pick<DraftInvoiceRow, 'invoiceNumber'>): string {
   return row.invoiceNumber || 'draft invoice';
 }
 
-/** Text typed into an amount box is kept only if it is an amount (digits, at most 2 decimals; 001 §5). */
+/**
+ * Text typed into an amount box is kept only if it is an amount (digits, at most 2 decimals;
+ * docs/product/features.md §5).
+ */
 function acceptAmount(text: string, apply: (text: string) => void) {
   if (isAmountInput(text)) apply(text);
 }
@@ -29,7 +32,10 @@ export function onEnter(action: () => void, enabled: boolean) {
   };
 }
 
-/** An amount box: a number input (001 §5 "min 0 step 0.01") that only takes 2-decimal amounts. */
+/**
+ * An amount box: a number input (docs/product/features.md §5 "min 0 step 0.01") that only takes 2-decimal
+ * amounts.
+ */
 export function AmountInput({
   label,
   value,
@@ -67,7 +73,10 @@ export function AmountInput({
   );
 }
 
-/** Cash recorded in Ledgerlink against a draft, paid when the draft is approved here (DESIGN §4). */
+/**
+ * Cash recorded in Ledgerlink against a draft, paid when the draft is approved here
+ * (docs/architecture.md §4).
+ */
 export function PendingCashBadge({ row }: { row: Pick<DraftInvoiceRow, 'pendingCashAmount' | 'currency'> }) {
   if (row.pendingCashAmount <= 0) return null;
   return (
@@ -163,8 +172,8 @@ export function ProcessButton({
 }
 
 /**
- * The new invoice's date, typed as dd/mm/yyyy (001 §9) whatever the browser's locale; the form keeps it as
- * yyyy-MM-dd (001 §3), or '' while the text is not a real date.
+ * The new invoice's date, typed as dd/mm/yyyy (docs/product/features.md §9) whatever the browser's locale;
+ * the form keeps it as yyyy-MM-dd (docs/product/features.md §3), or '' while the text is not a real date.
  */
 export function NewInvoiceDateInput({
   date,

@@ -11,8 +11,9 @@ import {
 import { getZeroAmountConfirmation } from '../utils/messages';
 
 /**
- * "Confirm Zero Amount Approval" (001 §2, §4): ticking Approve on a row with zero or empty cash asks first;
- * confirming ticks it, cancelling (or Escape, or the close button) leaves it as it was.
+ * "Confirm Zero Amount Approval" (docs/product/features.md §2, §4): ticking Approve on a row with zero or
+ * empty cash asks first; confirming ticks it, cancelling (or Escape, or the close button) leaves it as it
+ * was.
  */
 export function ZeroAmountDialog({
   invoiceNumber,

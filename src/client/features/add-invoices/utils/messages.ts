@@ -1,10 +1,10 @@
 /**
- * What the Add Invoices screen says beyond its validation (001 §2): the zero-amount confirmation dialog.
- * The rule that opens it (`needsZeroAmountConfirmation`) and the validation texts stay in
- * `@/shared/add-invoices`, where the server's 400 answers take theirs.
+ * What the Add Invoices screen says beyond its validation (docs/product/features.md §2): the zero-amount
+ * confirmation dialog. The rule that opens it (`needsZeroAmountConfirmation`) and the validation texts stay
+ * in `@/shared/add-invoices`, where the server's 400 answers take theirs.
  */
 
-/** The zero-amount confirmation dialog (001 §2), with the invoice number filled in. */
+/** The zero-amount confirmation dialog (docs/product/features.md §2), with the invoice number filled in. */
 export function getZeroAmountConfirmation(invoiceNumber: string): {
   title: string;
   description: string;

@@ -5,10 +5,10 @@ import { api } from '@/client/lib/api-client';
 import { adminKeys } from './query-keys';
 import { FEATURE_TOGGLE_MUTATION_KEY } from './update-organization-features';
 
-/** The organisation list is polled every 4 s while the user is an admin (000 §4, §9). */
+/** The organisation list is polled every 4 s while the user is an admin (docs/product/shell.md §4, §9). */
 export const ADMIN_POLL_MS = 4000;
 
-/** GET /api/admin/organizations (000 §7). */
+/** GET /api/admin/organizations (docs/product/shell.md §7). */
 export function getAdminOrganizations(): Promise<AdminOrganization[]> {
   return api.get(apiPaths.adminOrganizations, { schema: adminOrganizationsResponseSchema });
 }

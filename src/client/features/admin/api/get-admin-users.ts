@@ -4,7 +4,7 @@ import { apiPaths } from '@/client/config/paths';
 import { api } from '@/client/lib/api-client';
 import { adminKeys } from './query-keys';
 
-/** GET /api/admin/users (000 §7). */
+/** GET /api/admin/users (docs/product/shell.md §7). */
 export function getAdminUsers(): Promise<AdminUser[]> {
   return api.get(apiPaths.adminUsers, { schema: adminUsersResponseSchema });
 }

@@ -5,7 +5,7 @@ import { api } from '@/client/lib/api-client';
 import { queryKeys } from '@/client/lib/query-client';
 import { adminKeys } from './query-keys';
 
-/** PATCH /api/admin/users/{userId}/admin {isAdmin}: grants or revokes admin (000 §7). */
+/** PATCH /api/admin/users/{userId}/admin {isAdmin}: grants or revokes admin (docs/product/shell.md §7). */
 export function setUserAdmin({ userId, isAdmin }: { userId: number; isAdmin: boolean }): Promise<AdminUser> {
   return api.patch(apiPaths.adminUserAdmin(userId), { isAdmin }, { schema: adminUserSchema });
 }

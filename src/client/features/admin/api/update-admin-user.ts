@@ -5,7 +5,7 @@ import { api } from '@/client/lib/api-client';
 import { queryKeys } from '@/client/lib/query-client';
 import { adminKeys } from './query-keys';
 
-/** PATCH /api/admin/users/{userId} with only the changed fields (000 §4, §7). */
+/** PATCH /api/admin/users/{userId} with only the changed fields (docs/product/shell.md §4, §7). */
 export function updateAdminUser({
   userId,
   patch,

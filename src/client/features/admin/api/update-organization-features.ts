@@ -14,7 +14,9 @@ export interface FeatureToggle {
   enabled: boolean;
 }
 
-/** PATCH /api/admin/organizations/{orgId}/features with one flag and its boolean (000 §7). */
+/**
+ * PATCH /api/admin/organizations/{orgId}/features with one flag and its boolean (docs/product/shell.md §7).
+ */
 export function updateOrganizationFeatures({
   organizationId,
   field,
@@ -28,9 +30,9 @@ export function updateOrganizationFeatures({
 }
 
 /**
- * Toggling a feature updates the row at once and then sends the change (000 §4 Admin); a refusal puts the
- * row back. Afterwards this browser's own connection and organisations are read again, so its menu, cards
- * and pages follow the new flag straight away.
+ * Toggling a feature updates the row at once and then sends the change (docs/product/shell.md §4 Admin); a
+ * refusal puts the row back. Afterwards this browser's own connection and organisations are read again, so
+ * its menu, cards and pages follow the new flag straight away.
  */
 export function useUpdateOrganizationFeatures() {
   const queryClient = useQueryClient();

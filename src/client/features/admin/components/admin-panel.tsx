@@ -10,7 +10,10 @@ import { UsersTab } from './users-tab';
 
 export const NO_ADMIN_ACCESS_TEXT = 'You do not have administrator access.';
 
-/** The Admin tab (000 §2 Admin panel, §6): Organizations, Users, Activity and Needs review (beyond the spec), for admins only. */
+/**
+ * The Admin tab (docs/product/shell.md §2 Admin panel, §6): Organizations, Users, Activity and Needs review
+ * (beyond the spec), for admins only.
+ */
 export function AdminPanel() {
   const { data: user } = useUser();
   const admin = useIsAdmin(Boolean(user));

@@ -14,14 +14,17 @@ import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@
 import { useAdminOrganizations } from '../api/get-admin-organizations';
 import { useUpdateOrganizationFeatures } from '../api/update-organization-features';
 
-/** The refresh spinner shows at least 500 ms (000 §9). */
+/** The refresh spinner shows at least 500 ms (docs/product/shell.md §9). */
 const REFRESH_SPINNER_MS = 500;
 
 function organizationName(org: AdminOrganization): string {
   return getOrganizationName({ tenantName: org.tenantName });
 }
 
-/** Organizations tab (000 §2 Admin panel): one toggle per feature for each organisation, and Refresh. */
+/**
+ * Organizations tab (docs/product/shell.md §2 Admin panel): one toggle per feature for each organisation, and
+ * Refresh.
+ */
 export function OrganizationsTab() {
   const organizations = useAdminOrganizations(true);
   const toggle = useUpdateOrganizationFeatures();

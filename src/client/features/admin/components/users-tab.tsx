@@ -33,8 +33,8 @@ interface Draft {
 }
 
 /**
- * The fields of an inline edit that differ from the user as loaded (000 §4: "saving sends only changed
- * fields"). An emptied email is sent as "" (no email).
+ * The fields of an inline edit that differ from the user as loaded (docs/product/shell.md §4: "saving sends
+ * only changed fields"). An emptied email is sent as "" (no email).
  */
 export function getChangedFields(user: AdminUser, draft: Draft): AdminUserPatch {
   const patch: AdminUserPatch = {};
@@ -45,7 +45,10 @@ export function getChangedFields(user: AdminUser, draft: Draft): AdminUserPatch 
   return patch;
 }
 
-/** Users tab (000 §2 Admin panel): search, the user table, inline edit and the admin confirm dialog. */
+/**
+ * Users tab (docs/product/shell.md §2 Admin panel): search, the user table, inline edit and the admin confirm
+ * dialog.
+ */
 export function UsersTab({ currentUserId }: { currentUserId: number | undefined }) {
   const users = useAdminUsers(true);
   const update = useUpdateAdminUser();

@@ -18,7 +18,10 @@ import { MfaRequiredSetup } from './mfa-required-setup';
 import { MfaVerifyForm } from './mfa-verify-form';
 import { RegisterForm } from './register-form';
 
-/** After Sign in with Xero, the signed-in user goes on to /organizations after 1.5 s (spec 000 §2). */
+/**
+ * After Sign in with Xero, the signed-in user goes on to /organizations after 1.5 s
+ * (docs/product/shell.md §2).
+ */
 export const XERO_CALLBACK_REDIRECT_MS = 1500;
 
 const HANDLED_PARAMS = ['error', 'warning', 'reason', 'message', 'xero_callback'];

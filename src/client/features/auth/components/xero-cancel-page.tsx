@@ -12,9 +12,9 @@ export const CANCEL_REDIRECT_MS = 1500;
 export const CANCEL_NOTIFICATION_CLEAR_MS = 10_000;
 
 /**
- * /xero-cancel (spec 000 §2): clears the auth-in-progress markers, checks whether the user is signed in and
- * after 1.5 s goes to /organizations (signed in) or the login page. The cancel notification flag is cleared
- * after 10 s.
+ * /xero-cancel (docs/product/shell.md §2): clears the auth-in-progress markers, checks whether the user is
+ * signed in and after 1.5 s goes to /organizations (signed in) or the login page. The cancel notification
+ * flag is cleared after 10 s.
  */
 export function XeroCancelPage() {
   const [, navigate] = useLocation();

@@ -1,6 +1,8 @@
 import type { ToastInput } from '@/client/lib/toast';
 
-/** The /auth toast for an `error` query value after Sign in with Xero (spec 000 §8 "On /auth"). */
+/**
+ * The /auth toast for an `error` query value after Sign in with Xero (docs/product/shell.md §8 "On /auth").
+ */
 export function getAuthErrorToast(code: string, reason: string | null): ToastInput {
   const title = 'Authentication Failed';
   if (code.includes('oauth_error')) {
@@ -23,7 +25,7 @@ export function getAuthErrorToast(code: string, reason: string | null): ToastInp
   };
 }
 
-/** Warnings last 6 s (spec 000 §9). */
+/** Warnings last 6 s (docs/product/shell.md §9). */
 export const AUTH_WARNING_DURATION_MS = 6000;
 
 /** The /auth toast for a `warning` query value: no_tenants or connection_issue. */

@@ -8,7 +8,10 @@ import { api } from '@/client/lib/api-client';
 import { orgUrl } from '@/client/lib/org-url';
 import { idempotencyHeader } from '@/client/lib/idempotency';
 
-/** POST /api/xero/approve-bill/{id} (001 §7): with a header carrying the saved bill account id. */
+/**
+ * POST /api/xero/approve-bill/{id} (docs/product/features.md §7): with a header carrying the saved bill
+ * account id.
+ */
 export function approveBill(
   orgId: number,
   id: string,

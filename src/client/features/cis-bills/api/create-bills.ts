@@ -11,8 +11,8 @@ import { idempotencyHeader } from '@/client/lib/idempotency';
 /**
  * POST /api/xero/create-bills: several bills in one request, which the server sends to Xero as one call, with
  * a result per bill. Each bill carries its local id; with the action's Idempotency-Key it names the bill on
- * every retry, so a retried request never creates a bill twice. (001 §7's one-bill `create-bill` is the same
- * thing for a single bill.)
+ * every retry, so a retried request never creates a bill twice. (docs/product/features.md §7's one-bill
+ * `create-bill` is the same thing for a single bill.)
  */
 export function createBills(
   orgId: number,

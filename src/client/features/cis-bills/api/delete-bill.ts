@@ -4,7 +4,10 @@ import { api } from '@/client/lib/api-client';
 import { orgUrl } from '@/client/lib/org-url';
 import { idempotencyHeader } from '@/client/lib/idempotency';
 
-/** POST /api/xero/delete-bill/{id} (001 §7): the bill's status becomes DELETED; 403 when the user may not. */
+/**
+ * POST /api/xero/delete-bill/{id} (docs/product/features.md §7): the bill's status becomes DELETED; 403 when
+ * the user may not.
+ */
 export function deleteBill(orgId: number, id: string, idempotencyKey: string): Promise<DeleteBillResponse> {
   return api.post(orgUrl(`/api/xero/delete-bill/${encodeURIComponent(id)}`, orgId), undefined, {
     schema: deleteBillResponseSchema,

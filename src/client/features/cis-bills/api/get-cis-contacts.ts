@@ -5,8 +5,8 @@ import { cisBillsKeys } from './query-keys';
 import { orgUrl } from '@/client/lib/org-url';
 
 /**
- * GET /api/xero/cis-contacts (001 §7): the subcontractors with hasValidUTR. `refresh` re-reads the contacts
- * and their CIS settings from Xero; otherwise the server answers from its cache.
+ * GET /api/xero/cis-contacts (docs/product/features.md §7): the subcontractors with hasValidUTR. `refresh`
+ * re-reads the contacts and their CIS settings from Xero; otherwise the server answers from its cache.
  */
 export function getCisContacts(orgId: number, options: { refresh?: boolean } = {}): Promise<CisContact[]> {
   return api.get(orgUrl('/api/xero/cis-contacts', orgId, { refresh: options.refresh ? 'true' : undefined }), {

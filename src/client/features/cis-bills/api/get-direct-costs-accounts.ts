@@ -4,9 +4,9 @@ import { api } from '@/client/lib/api-client';
 import { cisBillsKeys } from './query-keys';
 import { orgUrl } from '@/client/lib/org-url';
 
-/** Accounts cached 5 minutes (001 §7, §9). */
+/** Accounts cached 5 minutes (docs/product/features.md §7, §9). */
 export const ACCOUNTS_STALE_MS = 5 * 60_000;
-/** 3 retries with exponential delay capped at 30 s (001 §7). */
+/** 3 retries with exponential delay capped at 30 s (docs/product/features.md §7). */
 export const ACCOUNTS_RETRIES = 3;
 export function getAccountsRetryDelay(attempt: number): number {
   return Math.min(1000 * 2 ** attempt, 30_000);
@@ -14,7 +14,10 @@ export function getAccountsRetryDelay(attempt: number): number {
 
 const accountListSchema = accountSchema.array();
 
-/** GET /api/xero/direct-costs-accounts (001 §7); `refresh` re-reads the accounts from Xero (Refresh Accounts). */
+/**
+ * GET /api/xero/direct-costs-accounts (docs/product/features.md §7); `refresh` re-reads the accounts from
+ * Xero (Refresh Accounts).
+ */
 export function getDirectCostsAccounts(
   orgId: number,
   options: { refresh?: boolean } = {},

@@ -5,8 +5,8 @@ import { cisBillsKeys } from './query-keys';
 import { orgUrl } from '@/client/lib/org-url';
 
 /**
- * GET /api/xero/draft-bills (001 §7), only CIS subcontractors' bills (the card is "Draft CIS Bills");
- * `refresh` makes the server ask Xero what changed first (the Refresh button).
+ * GET /api/xero/draft-bills (docs/product/features.md §7), only CIS subcontractors' bills (the card is "Draft
+ * CIS Bills"); `refresh` makes the server ask Xero what changed first (the Refresh button).
  */
 export function getDraftBills(orgId: number, options: { refresh?: boolean } = {}): Promise<DraftBill[]> {
   return api.get(

@@ -1,6 +1,6 @@
 /**
- * Query keys of CIS Bills. They start with the organisation (STYLE §2), so one tenant's bills are never shown
- * for another after a switch, and the shell's switch invalidation (`['org']`) clears them.
+ * Query keys of CIS Bills. They start with the organisation (docs/code-style.md §2), so one tenant's bills
+ * are never shown for another after a switch, and the shell's switch invalidation (`['org']`) clears them.
  */
 export const cisBillsKeys = {
   all: (orgId: number) => ['org', orgId, 'cis-bills'] as const,

@@ -4,7 +4,9 @@ import { api } from '@/client/lib/api-client';
 import { orgUrl } from '@/client/lib/org-url';
 import { idempotencyHeader } from '@/client/lib/idempotency';
 
-/** PATCH /api/xero/update-bill/{id} (001 §7 `{amount}`): the draft's new gross amount. */
+/**
+ * PATCH /api/xero/update-bill/{id} (docs/product/features.md §7 `{amount}`): the draft's new gross amount.
+ */
 export function updateBill(
   orgId: number,
   id: string,

@@ -3,9 +3,9 @@ import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from '@
 import { getAccountLabel } from '@/client/lib/account-labels';
 
 /**
- * The Account Code dropdown (001 §2): options 'name (code)', and the placeholder 'Loading accounts...',
- * 'Error loading accounts - Click refresh' or 'No accounts found'. Opening it while the list is empty
- * refreshes the accounts.
+ * The Account Code dropdown (docs/product/features.md §2): options 'name (code)', and the placeholder
+ * 'Loading accounts...', 'Error loading accounts - Click refresh' or 'No accounts found'. Opening it while
+ * the list is empty refreshes the accounts.
  */
 export function AccountCodeSelect({
   id,

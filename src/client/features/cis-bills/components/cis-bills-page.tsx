@@ -9,13 +9,14 @@ import { DraftBillsCard } from './draft-bills-card';
 import { FeatureDisabledState, NotConnectedState, SessionExpiredState } from './cis-page-states';
 
 /**
- * CIS Bills (001 §2): four states — session expired, not connected, feature disabled, and the main view with
- * the "Create CIS Bills" and "Draft CIS Bills" cards.
+ * CIS Bills (docs/product/features.md §2): four states — session expired, not connected, feature disabled,
+ * and the main view with the "Create CIS Bills" and "Draft CIS Bills" cards.
  */
 export function CisBillsPage() {
   const { data: connection, isLoading } = useConnection();
   const { flags, isLoading: flagsLoading } = useFeatureFlags();
-  // Set by an approve that met an authentication error (001 §8), on top of the connection's own error.
+  // Set by an approve that met an authentication error (docs/product/features.md §8), on top of the
+  // connection's own error.
   const [sessionExpired, setSessionExpired] = useState(false);
 
   if (isLoading || !connection) return <PageSpinner label="Checking the Xero connection" />;

@@ -42,7 +42,10 @@ function BackToHomeButton({ variant = 'outline' }: { variant?: 'outline' | 'defa
   );
 }
 
-/** 001 §2 state 1: the session expired; "Log In Again" refreshes cached data and goes to /auth. */
+/**
+ * docs/product/features.md §2 state 1: the session expired; "Log In Again" refreshes cached data and goes to
+ * /auth.
+ */
 export function SessionExpiredState() {
   const queryClient = useQueryClient();
   const [, navigate] = useLocation();
@@ -69,7 +72,7 @@ export function SessionExpiredState() {
   );
 }
 
-/** 001 §2 state 2: not connected to Xero. */
+/** docs/product/features.md §2 state 2: not connected to Xero. */
 export function NotConnectedState() {
   return (
     <StateCard
@@ -89,7 +92,7 @@ export function NotConnectedState() {
   );
 }
 
-/** 001 §2 state 3: the CIS Bills feature is off for the organisation. */
+/** docs/product/features.md §2 state 3: the CIS Bills feature is off for the organisation. */
 export function FeatureDisabledState() {
   return (
     <StateCard

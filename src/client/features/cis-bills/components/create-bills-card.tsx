@@ -68,7 +68,7 @@ function showMessage(message: UserMessage, variant: 'destructive' | 'warning' = 
   toast({ title: message.title, description: message.description, variant });
 }
 
-/** A failed bill's text, with CIS configuration errors rewritten as 001 §8 says. */
+/** A failed bill's text, with CIS configuration errors rewritten as docs/product/features.md §8 says. */
 function describeFailure(message: string | undefined): UserMessage {
   return describeCreateBillError(message);
 }
@@ -284,7 +284,8 @@ export function CreateBillsCard({ connection, orgId }: { connection: Connection;
     const firstFailure = outcome.find((r) => r.state !== 'created' && r.state !== 'waiting');
     const summary = describeBillCreationSummary(created, failed);
     if (created === 0) {
-      // All failed: 'Failed to create bills', or 'CIS Configuration Error' when that is the reason (001 §8).
+      // All failed: 'Failed to create bills', or 'CIS Configuration Error' when that is the reason
+      // (docs/product/features.md §8).
       toast({
         title: firstFailure?.title === 'CIS Configuration Error' ? firstFailure.title : summary.message,
         ...(firstFailure?.message ? { description: firstFailure.message } : {}),

@@ -12,7 +12,9 @@ export interface BillRunResult {
   state: 'waiting' | 'created' | 'failed' | 'unknown';
   /** Created: DRAFT or AUTHORISED. */
   status?: string;
-  /** Why it failed, as the user reads it (CIS configuration errors rewritten, 001 §8). */
+  /**
+   * Why it failed, as the user reads it (CIS configuration errors rewritten, docs/product/features.md §8).
+   */
   title?: string;
   message?: string;
 }

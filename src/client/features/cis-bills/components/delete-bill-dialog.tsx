@@ -12,7 +12,10 @@ import {
 } from '@/client/components/ui/dialog';
 import { Spinner } from '@/client/components/ui/spinner';
 
-/** 'Confirm Deletion' (001 §2): contact, reference and amount, 'This action cannot be undone.', Cancel/Delete. */
+/**
+ * 'Confirm Deletion' (docs/product/features.md §2): contact, reference and amount, 'This action cannot be
+ * undone.', Cancel/Delete.
+ */
 export function DeleteBillDialog({
   bill,
   isDeleting,

@@ -43,8 +43,9 @@ interface RowState {
 }
 
 /**
- * 'Draft CIS Bills' (001 §2): Refresh, the drafts with Subcontractor, Reference, Date, Gross Amount, CIS
- * Deduction, Amount Due, and per row Edit amount (Save/Cancel), Approve (spinner) and Delete (confirmation).
+ * 'Draft CIS Bills' (docs/product/features.md §2): Refresh, the drafts with Subcontractor, Reference, Date,
+ * Gross Amount, CIS Deduction, Amount Due, and per row Edit amount (Save/Cancel), Approve (spinner) and
+ * Delete (confirmation).
  */
 export function DraftBillsCard({
   connection,

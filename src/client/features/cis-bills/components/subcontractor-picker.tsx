@@ -7,9 +7,9 @@ import { Spinner } from '@/client/components/ui/spinner';
 import { getCisContactLabel } from '../utils/messages';
 
 /**
- * The subcontractor dropdown (001 §2): a search box 'Search contractors...' filtering by case-insensitive
- * name, contacts sorted by name, contractors or suppliers only, '(No UTR)' on contacts whose hasValidUTR is
- * false, and 'No CIS subcontractors found' when nothing matches.
+ * The subcontractor dropdown (docs/product/features.md §2): a search box 'Search contractors...' filtering by
+ * case-insensitive name, contacts sorted by name, contractors or suppliers only, '(No UTR)' on contacts whose
+ * hasValidUTR is false, and 'No CIS subcontractors found' when nothing matches.
  */
 export function SubcontractorPicker({
   contacts,

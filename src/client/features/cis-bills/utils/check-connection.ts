@@ -2,9 +2,9 @@ import { isTokenAboutToExpireError, type UserMessage } from '@/shared/cis-bills'
 import type { Connection } from '@/client/lib/connection';
 
 /**
- * Before a write (001 §8): not connected or no tenant is a 'Connection Error'; a connection error mentioning
- * 'Not authenticated' or 'expire' is 'Session Expired', except "token is about to expire", which is still
- * usable.
+ * Before a write (docs/product/features.md §8): not connected or no tenant is a 'Connection Error'; a
+ * connection error mentioning 'Not authenticated' or 'expire' is 'Session Expired', except "token is about to
+ * expire", which is still usable.
  */
 export function checkConnectionForWrite(connection: Connection): UserMessage | null {
   const error = connection.error ?? '';

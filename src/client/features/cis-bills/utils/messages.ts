@@ -1,18 +1,25 @@
 /**
- * What the CIS Bills screen says (001 §2, §8): the subcontractor label, the submit button, and the toasts
- * of failed or partly failed writes. The validation rules and their texts stay in `@/shared/cis-bills`.
+ * What the CIS Bills screen says (docs/product/features.md §2, §8): the subcontractor label, the submit
+ * button, and the toasts of failed or partly failed writes. The validation rules and their texts stay in
+ * `@/shared/cis-bills`.
  */
 import type { CisContact, UserMessage } from '@/shared/cis-bills';
 
-/** Dropdown label (001 §2): contacts whose hasValidUTR is false are marked '(No UTR)'. */
+/**
+ * Dropdown label (docs/product/features.md §2): contacts whose hasValidUTR is false are marked '(No UTR)'.
+ */
 export function getCisContactLabel(contact: Pick<CisContact, 'name' | 'hasValidUTR'>): string {
   return contact.hasValidUTR ? contact.name : `${contact.name} (No UTR)`;
 }
 
-/** Label of the submit button (001 §2): 'Create N Bill(s) in Xero', 'Processing...' while busy. */
+/**
+ * Label of the submit button (docs/product/features.md §2): 'Create N Bill(s) in Xero', 'Processing...' while
+ * busy.
+ */
 export function getCreateBillsButtonLabel(count: number, isProcessing: boolean): string {
   if (isProcessing) return 'Processing...';
-  // 001 §3's 'Create N Bill(s) in Xero'; with nothing to create, no "0 Bill(s)" (issue 17 item 15).
+  // docs/product/features.md §3's 'Create N Bill(s) in Xero'; with nothing to create, no "0 Bill(s)" (issue
+  // 17 item 15).
   return count > 0 ? `Create ${count} Bill(s) in Xero` : 'Create Bills in Xero';
 }
 
@@ -31,10 +38,10 @@ function stripErrorPrefixes(message: string): string {
 }
 
 /**
- * Toast for a failed bill creation (001 §8): "messages mentioning CIS, configuration, Construction Industry
- * Scheme, subcontractor or rate set get title 'CIS Configuration Error', with prefixes stripped and
- * 'Please set up the CIS rate for this subcontractor in your Xero account.' appended if absent". Other
- * messages keep their text under 'Failed to create bills'.
+ * Toast for a failed bill creation (docs/product/features.md §8): "messages mentioning CIS, configuration,
+ * Construction Industry Scheme, subcontractor or rate set get title 'CIS Configuration Error', with prefixes
+ * stripped and 'Please set up the CIS rate for this subcontractor in your Xero account.' appended if absent".
+ * Other messages keep their text under 'Failed to create bills'.
  */
 export function describeCreateBillError(message: string | null | undefined): UserMessage {
   const text = (message ?? '').trim();
@@ -49,8 +56,9 @@ export function describeCreateBillError(message: string | null | undefined): Use
 }
 
 /**
- * Result of creating several bills (001 §8): 'Successfully created N bills (M failed)' on partial success,
- * 'Failed to create bills' when all failed, 'Successfully created N bills' when all succeeded.
+ * Result of creating several bills (docs/product/features.md §8): 'Successfully created N bills (M failed)'
+ * on partial success, 'Failed to create bills' when all failed, 'Successfully created N bills' when all
+ * succeeded.
  */
 export function describeBillCreationSummary(
   created: number,
@@ -63,9 +71,9 @@ export function describeBillCreationSummary(
 }
 
 /**
- * Delete failures (001 §8): 401 'Authentication error - please log in again'; 403 'You don't have
- * permission to delete this bill'; otherwise the server message or 'Server error ({status}): Failed to
- * delete bill'.
+ * Delete failures (docs/product/features.md §8): 401 'Authentication error - please log in again'; 403 'You
+ * don't have permission to delete this bill'; otherwise the server message or 'Server error ({status}):
+ * Failed to delete bill'.
  */
 export function describeDeleteBillError(status: number, serverMessage?: string | null): string {
   if (status === 401) return 'Authentication error - please log in again';
@@ -74,11 +82,11 @@ export function describeDeleteBillError(status: number, serverMessage?: string |
 }
 
 /**
- * Approve failures (001 §8): an auth error (401) 'Authentication error - your session has expired...',
- * other HTTP errors 'Server error ({status}): Failed to approve bill', no answer 'Network error - please
- * check your connection and try again'. `isAuthError` tells the client to refresh connection and user and
- * set the session-expired flag, toasting 'Your login session has expired. Please refresh the page and try
- * again.'
+ * Approve failures (docs/product/features.md §8): an auth error (401) 'Authentication error - your session
+ * has expired...', other HTTP errors 'Server error ({status}): Failed to approve bill', no answer 'Network
+ * error - please check your connection and try again'. `isAuthError` tells the client to refresh connection
+ * and user and set the session-expired flag, toasting 'Your login session has expired. Please refresh the
+ * page and try again.'
  */
 export function describeApproveBillError(status: number | 'network'): {
   message: string;
@@ -96,5 +104,5 @@ export function describeApproveBillError(status: number | 'network'): {
   return { message: `Server error (${status}): Failed to approve bill`, isAuthError: false };
 }
 
-/** The toast shown on an approve auth error (001 §8). */
+/** The toast shown on an approve auth error (docs/product/features.md §8). */
 export const SESSION_EXPIRED_TOAST = 'Your login session has expired. Please refresh the page and try again.';

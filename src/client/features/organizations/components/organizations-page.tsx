@@ -65,8 +65,8 @@ export function OrganizationsPage() {
   const reconnectRequired = needsReconnection(connection);
   const queryClient = useQueryClient();
 
-  // The list is cached without expiry (spec 000 §9): when the connection turns out to need a reconnect, the
-  // cards' token lines are re-read once so they stop promising a token that no longer works.
+  // The list is cached without expiry (docs/product/shell.md §9): when the connection turns out to need a
+  // reconnect, the cards' token lines are re-read once so they stop promising a token that no longer works.
   useEffect(() => {
     if (reconnectRequired) void queryClient.invalidateQueries({ queryKey: queryKeys.userOrganizations });
   }, [reconnectRequired, queryClient]);

@@ -12,12 +12,15 @@ import { switchOrganization } from '@/client/lib/organizations';
 import { toast } from '@/client/lib/toast';
 import { sleep } from '@/client/lib/utils';
 
-/** After activating from a card the app navigates after 0.5 s (spec 000 §9 Post-select navigation). */
+/**
+ * After activating from a card the app navigates after 0.5 s (docs/product/shell.md §9 Post-select
+ * navigation).
+ */
 export const POST_SELECT_NAVIGATION_MS = 500;
 
 /**
- * Card actions of spec 000 §4 (Organization): Activate, a feature button and Settings. Activating uses the
- * same switch protocol as the header, so the next page sees the chosen organisation.
+ * Card actions of docs/product/shell.md §4 (Organization): Activate, a feature button and Settings.
+ * Activating uses the same switch protocol as the header, so the next page sees the chosen organisation.
  */
 export function useOrganizationActions(organizations: readonly UserOrganization[]) {
   const queryClient = useQueryClient();

@@ -6,8 +6,8 @@ interface Params {
 }
 
 /**
- * The `error` values the server's OAuth callback sends back to /organizations, with their toasts (spec 000
- * §8 "Query-string errors on /organizations"). Title "Connection Error" unless noted.
+ * The `error` values the server's OAuth callback sends back to /organizations, with their toasts
+ * (docs/product/shell.md §8 "Query-string errors on /organizations"). Title "Connection Error" unless noted.
  */
 export const CONNECTION_QUERY_ERRORS: Record<string, { title?: string; describe: (p: Params) => string }> = {
   authentication_cancelled: {

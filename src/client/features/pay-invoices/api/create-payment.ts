@@ -5,8 +5,9 @@ import { orgUrl } from '@/client/lib/org-url';
 import { idempotencyHeader } from '@/client/lib/idempotency';
 
 /**
- * POST /api/xero/payments (001 §7): one payment item. The Idempotency-Key is made once per item when the
- * user presses Process Payments and travels with every retry of that request, so a retry never pays twice.
+ * POST /api/xero/payments (docs/product/features.md §7): one payment item. The Idempotency-Key is made once
+ * per item when the user presses Process Payments and travels with every retry of that request, so a retry
+ * never pays twice.
  */
 export function createPayment(
   orgId: number,

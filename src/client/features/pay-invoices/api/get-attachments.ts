@@ -17,7 +17,10 @@ const REASONS: Record<number, string> = {
   504: 'Gateway Timeout',
 };
 
-/** GET /api/xero/invoices/{invoiceId}/attachments (001 §7). Fails with 'Error fetching attachments: {status text}' (001 §8). */
+/**
+ * GET /api/xero/invoices/{invoiceId}/attachments (docs/product/features.md §7). Fails with 'Error fetching
+ * attachments: {status text}' (docs/product/features.md §8).
+ */
 export async function getAttachments(orgId: number, invoiceId: string): Promise<AttachmentListResponse> {
   try {
     return await api.get(orgUrl(`/api/xero/invoices/${encodeURIComponent(invoiceId)}/attachments`, orgId), {

@@ -4,14 +4,14 @@ import { api, isApiError } from '@/client/lib/api-client';
 import { payInvoicesKeys } from './keys';
 import { orgUrl } from '@/client/lib/org-url';
 
-/** Bank accounts cached 10 minutes (001 §9). */
+/** Bank accounts cached 10 minutes (docs/product/features.md §9). */
 export const BANK_ACCOUNTS_STALE_MS = 10 * 60_000;
-/** "refetch 0.5 s after the organization changes" (001 §9). */
+/** "refetch 0.5 s after the organization changes" (docs/product/features.md §9). */
 export const BANK_ACCOUNTS_ORG_CHANGE_DELAY_MS = 500;
 
 /**
- * GET /api/xero/bank-accounts (000 §7), `refresh` forces a new read from Xero (Refresh Accounts). Failures
- * carry 'Failed to get bank accounts: {status} {text}' (000 §8).
+ * GET /api/xero/bank-accounts (docs/product/shell.md §7), `refresh` forces a new read from Xero (Refresh
+ * Accounts). Failures carry 'Failed to get bank accounts: {status} {text}' (docs/product/shell.md §8).
  */
 export async function getBankAccounts(
   orgId: number,

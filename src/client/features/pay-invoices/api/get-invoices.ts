@@ -4,11 +4,14 @@ import { api } from '@/client/lib/api-client';
 import { payInvoicesKeys } from './keys';
 import { orgUrl } from '@/client/lib/org-url';
 
-/** Invoices cache (001 §9): 5 minutes, 2 retries, 1 s then 3 s. */
+/** Invoices cache (docs/product/features.md §9): 5 minutes, 2 retries, 1 s then 3 s. */
 export const INVOICES_STALE_MS = 5 * 60_000;
 export const INVOICES_RETRY_DELAYS_MS = [1000, 3000] as const;
 
-/** GET /api/xero/invoices (001 §7); `refresh` first asks Xero what changed (Standard Refresh). */
+/**
+ * GET /api/xero/invoices (docs/product/features.md §7); `refresh` first asks Xero what changed (Standard
+ * Refresh).
+ */
 export function getInvoices(orgId: number, options: { refresh?: boolean } = {}): Promise<Invoice[]> {
   return api.get(orgUrl('/api/xero/invoices', orgId, { refresh: options.refresh ? 'true' : undefined }), {
     schema: invoiceListResponseSchema,

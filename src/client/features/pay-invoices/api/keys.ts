@@ -1,6 +1,6 @@
 /**
- * Query keys of Pay Invoices: they start with the organisation (STYLE §2), so an organisation switch never
- * shows another tenant's invoices, and the shell's switch invalidation (`['org']`) clears them.
+ * Query keys of Pay Invoices: they start with the organisation (docs/code-style.md §2), so an organisation
+ * switch never shows another tenant's invoices, and the shell's switch invalidation (`['org']`) clears them.
  */
 export const payInvoicesKeys = {
   all: (orgId: number) => ['org', orgId, 'pay-invoices'] as const,

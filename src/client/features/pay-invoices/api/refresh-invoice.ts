@@ -3,20 +3,20 @@ import { api, isApiError } from '@/client/lib/api-client';
 import { sleep } from '@/client/lib/utils';
 import { orgUrl } from '@/client/lib/org-url';
 
-/** 001 §8 thrown messages. */
+/** docs/product/features.md §8 thrown messages. */
 export const REFRESH_AUTH_MESSAGE = 'Authentication required before refreshing invoice data';
 export const REFRESH_GAVE_UP_MESSAGE = 'Could not refresh invoice after multiple attempts';
 export const REFRESH_ATTEMPTS = 3;
 const REFRESH_RETRY_DELAY_MS = 1000;
 
-/** GET /api/xero/invoices/{id}?refresh=true (001 §7 single-invoice refresh). */
+/** GET /api/xero/invoices/{id}?refresh=true (docs/product/features.md §7 single-invoice refresh). */
 export function getRefreshedInvoice(orgId: number, invoiceId: string): Promise<InvoiceRefreshResult> {
   return api.get(orgUrl(`/api/xero/invoices/${encodeURIComponent(invoiceId)}`, orgId, { refresh: 'true' }), {
     schema: invoiceRefreshResultSchema,
   });
 }
 
-/** POST /api/xero/invoices/refresh {invoiceId}: the single-invoice fallback (001 §7). */
+/** POST /api/xero/invoices/refresh {invoiceId}: the single-invoice fallback (docs/product/features.md §7). */
 export function refreshInvoiceFallback(orgId: number, invoiceId: string): Promise<InvoiceRefreshResult> {
   return api.post(
     orgUrl('/api/xero/invoices/refresh', orgId),
@@ -28,7 +28,7 @@ export function refreshInvoiceFallback(orgId: number, invoiceId: string): Promis
 /**
  * Re-reads one invoice from Xero: the refresh call, then the fallback, a few times over. A 401 stops at once
  * with 'Authentication required before refreshing invoice data'; giving up throws 'Could not refresh invoice
- * after multiple attempts' (001 §8). A 404 is final too: the invoice is gone.
+ * after multiple attempts' (docs/product/features.md §8). A 404 is final too: the invoice is gone.
  */
 export async function refreshInvoice(
   orgId: number,

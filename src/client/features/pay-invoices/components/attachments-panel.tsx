@@ -47,9 +47,10 @@ function FileCard({ orgId, attachment }: { orgId: number; attachment: Attachment
 }
 
 /**
- * Attachments (001 §2, §4): fetched when the invoice carries the placeholder; a side panel on wide screens and
- * a section below the invoice under 768 px; loading, error with Retry, and empty states; images with zoom,
- * pan and an Expand dialog; View and Download for other files. Files come through our server only.
+ * Attachments (docs/product/features.md §2, §4): fetched when the invoice carries the placeholder; a side
+ * panel on wide screens and a section below the invoice under 768 px; loading, error with Retry, and empty
+ * states; images with zoom, pan and an Expand dialog; View and Download for other files. Files come through
+ * our server only.
  */
 export function AttachmentsPanel({
   orgId,

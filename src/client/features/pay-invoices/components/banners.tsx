@@ -8,9 +8,9 @@ import type { PaymentRun } from '../hooks/use-payment-processing';
 import { SUCCESS_BANNER_EXIT_MS, SUCCESS_BANNER_MS } from '../utils/screen';
 
 /**
- * The success banner (001 §4): 'Payment Successful!' with 'Invoice fully paid' and COMPLETED, or the
- * remaining balance and PARTIAL; shown 1.5 s, then a 0.5 s exit. It waits while the pointer or focus is on it
- * (so its Undo can be reached), as timed messages should.
+ * The success banner (docs/product/features.md §4): 'Payment Successful!' with 'Invoice fully paid' and
+ * COMPLETED, or the remaining balance and PARTIAL; shown 1.5 s, then a 0.5 s exit. It waits while the pointer
+ * or focus is on it (so its Undo can be reached), as timed messages should.
  */
 export function PaymentSuccessBanner({
   run,
@@ -120,7 +120,7 @@ export function UndoStrip({
   );
 }
 
-/** 'Invoice Data May Be Out of Sync' with a refresh link (001 §4). */
+/** 'Invoice Data May Be Out of Sync' with a refresh link (docs/product/features.md §4). */
 export function OutOfSyncBanner({
   onRefresh,
   isRefreshing,

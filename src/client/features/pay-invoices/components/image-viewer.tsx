@@ -5,9 +5,9 @@ import { cn } from '@/client/lib/utils';
 import { ATTACHMENT_ZOOM, stepAttachmentZoom } from '../utils/screen';
 
 /**
- * An attachment image with the controls of 001 §2/§4: zoom out / in in 0.25 steps, the wheel in 0.1 steps,
- * between 50% and 300%, reset to 300%, and drag to pan. Zoom is relative to the panel's width, so 100% shows
- * the whole width of the page and the default 300% reads a till receipt at a glance.
+ * An attachment image with the controls of docs/product/features.md §2/§4: zoom out / in in 0.25 steps, the
+ * wheel in 0.1 steps, between 50% and 300%, reset to 300%, and drag to pan. Zoom is relative to the panel's
+ * width, so 100% shows the whole width of the page and the default 300% reads a till receipt at a glance.
  */
 /**
  * A picture opens fitted to the panel (100%: the page's whole width), not on a blurred corner at 300%;

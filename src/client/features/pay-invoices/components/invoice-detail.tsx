@@ -13,7 +13,10 @@ const BADGE_VARIANT = {
   due: 'secondary',
 } as const;
 
-/** The status badge of 001 §4: Fully Paid, 'Overdue by {n} days', 'Due today', 'Due in {n} days'. */
+/**
+ * The status badge of docs/product/features.md §4: Fully Paid, 'Overdue by {n} days', 'Due today', 'Due in
+ * {n} days'.
+ */
 export function InvoiceStatusBadge({
   invoice,
   today,
@@ -48,8 +51,8 @@ function Field({
 }
 
 /**
- * The invoice detail (001 §2): number, status badge, client, invoice date, due date, total, paid (total minus
- * due), amount due and currency.
+ * The invoice detail (docs/product/features.md §2): number, status badge, client, invoice date, due date,
+ * total, paid (total minus due), amount due and currency.
  */
 export function InvoiceDetail({ invoice, today }: { invoice: Invoice; today: string }) {
   const paidPence = roundPoundsToPence(invoice.totalAmount) - roundPoundsToPence(invoice.amountDue);

@@ -42,8 +42,8 @@ export function countActiveFilters(filters: FilterValues): number {
 }
 
 /**
- * The filter panel (001 §2): Date Range, Amount Range and Status, with Reset and Apply Filters. Edits stay in
- * the panel until applied.
+ * The filter panel (docs/product/features.md §2): Date Range, Amount Range and Status, with Reset and Apply
+ * Filters. Edits stay in the panel until applied.
  */
 export function InvoiceFiltersPanel({
   applied,

@@ -3,8 +3,8 @@ import { Button } from '@/client/components/ui/button';
 import { Spinner } from '@/client/components/ui/spinner';
 
 /**
- * One invoice at a time (001 §2): Previous, 'x of y', Next, Refresh Invoice and Process Payments. Previous is
- * disabled on the first item and Next on the last.
+ * One invoice at a time (docs/product/features.md §2): Previous, 'x of y', Next, Refresh Invoice and Process
+ * Payments. Previous is disabled on the first item and Next on the last.
  */
 export function InvoiceNavigator({
   position,

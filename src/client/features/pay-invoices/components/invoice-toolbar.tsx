@@ -13,7 +13,7 @@ import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from '@
 import { Spinner } from '@/client/components/ui/spinner';
 import { cn } from '@/client/lib/utils';
 
-/** The sort options of 001 §9, in that order; the first is the default. */
+/** The sort options of docs/product/features.md §9, in that order; the first is the default. */
 export const SORT_LABELS: Record<InvoiceSort, string> = {
   'date-asc': 'Date (oldest first)',
   'date-desc': 'Date (newest first)',

@@ -37,7 +37,7 @@ function StateCard({
   );
 }
 
-/** 001 §2 empty state: 'No Invoices to Pay' with a Refresh Invoices button. */
+/** docs/product/features.md §2 empty state: 'No Invoices to Pay' with a Refresh Invoices button. */
 export function NoInvoicesState({
   onRefresh,
   isRefreshing,
@@ -82,7 +82,10 @@ export function NoMatchesState({ onClear }: { onClear: () => void }) {
   );
 }
 
-/** 001 §2 feature disabled: 'Feature Not Available' with Refresh Permissions and Return to Organizations. */
+/**
+ * docs/product/features.md §2 feature disabled: 'Feature Not Available' with Refresh Permissions and Return
+ * to Organizations.
+ */
 export function FeatureNotAvailableState({
   onRefreshPermissions,
   onReturn,
@@ -117,7 +120,7 @@ export function FeatureNotAvailableState({
   );
 }
 
-/** 001 §2 connection in error: 'Connection Error' with Retry Connection. */
+/** docs/product/features.md §2 connection in error: 'Connection Error' with Retry Connection. */
 export function ConnectionErrorState({
   message,
   onRetry,
@@ -151,7 +154,7 @@ export function ConnectionErrorState({
   );
 }
 
-/** 001 §2: a null invoice shows 'Error Loading Invoice'. */
+/** docs/product/features.md §2: a null invoice shows 'Error Loading Invoice'. */
 export function InvoiceLoadErrorState({ onReload }: { onReload: () => void }) {
   return (
     <StateCard

@@ -299,7 +299,7 @@ describe('Pay Invoices screen', () => {
     const alert = await screen.findByRole('alert', {}, { timeout: 8000 });
     expect(within(alert).getByText('Connection Error')).toBeInTheDocument();
     expect(within(alert).getByRole('button', { name: 'Retry Connection' })).toBeInTheDocument();
-    // The first try and 2 retries (001 §9).
+    // The first try and 2 retries (docs/product/features.md §9).
     expect(attempts).toBe(3);
   }, 15_000);
 
@@ -344,7 +344,7 @@ describe('Pay Invoices screen', () => {
     const user = userEvent.setup();
     await user.keyboard('{ArrowRight}');
     expect(screen.getByText('2 of 3')).toBeInTheDocument();
-    // Moving focuses the card amount (001 §4); Page Up still moves from there.
+    // Moving focuses the card amount (docs/product/features.md §4); Page Up still moves from there.
     expect(screen.getByRole('textbox', { name: 'Card amount' })).toHaveFocus();
     await user.keyboard('{PageUp}');
     expect(screen.getByText('1 of 3')).toBeInTheDocument();

@@ -61,7 +61,7 @@ import {
 import { PaymentAllocation } from './payment-allocation';
 
 const NO_ACCOUNTS: BankAccountsResponse = { creditCardAccounts: [], cashAccounts: [] };
-/** Connection data on Pay Invoices is cached 30 s (001 §9). */
+/** Connection data on Pay Invoices is cached 30 s (docs/product/features.md §9). */
 const CONNECTION_STALE_MS = 30_000;
 
 function isFeatureDisabled(error: unknown): boolean {
@@ -74,7 +74,10 @@ function describeCount(n: number): string {
   return `${n} invoices awaiting payment`;
 }
 
-/** The Pay Invoices screen (001 §2): loads the invoices and bank accounts, then shows the workspace or a state. */
+/**
+ * The Pay Invoices screen (docs/product/features.md §2): loads the invoices and bank accounts, then shows the
+ * workspace or a state.
+ */
 export function PayInvoicesPage() {
   const queryClient = useQueryClient();
   const [, navigate] = useLocation();
@@ -84,7 +87,7 @@ export function PayInvoicesPage() {
   const accountsQuery = useBankAccounts(orgId);
   const [isRetrying, setRetrying] = useState(false);
 
-  // 'Connection Error' when the invoices or the bank accounts fail to load (001 §8).
+  // 'Connection Error' when the invoices or the bank accounts fail to load (docs/product/features.md §8).
   const invoicesError = invoicesQuery.error;
   useEffect(() => {
     if (invoicesError && !isFeatureDisabled(invoicesError)) {
@@ -106,7 +109,7 @@ export function PayInvoicesPage() {
     }
   }, [accountsError]);
 
-  // Bank accounts are fetched again 0.5 s after the organisation changes (001 §9).
+  // Bank accounts are fetched again 0.5 s after the organisation changes (docs/product/features.md §9).
   const previousOrg = useRef(orgId);
   useEffect(() => {
     const before = previousOrg.current;
@@ -234,7 +237,8 @@ function PayInvoicesWorkspace({
     [invoices, search, filters, sort, today],
   );
 
-  // The position goes back to the first invoice when sort, search or filters change (001 §4).
+  // The position goes back to the first invoice when sort, search or filters change
+  // (docs/product/features.md §4).
   useEffect(() => setIndex(0), [search, sort, filters]);
   // After an Undo, show the invoice the payment came off.
   useEffect(() => {
@@ -264,7 +268,8 @@ function PayInvoicesWorkspace({
   /** Which amounts the user typed for this invoice; only the other, untouched one is auto-filled. */
   const typed = useRef({ card: false, cash: false });
   useEffect(() => {
-    // When the invoice changes both amounts clear and the amount input is focused (001 §4).
+    // When the invoice changes both amounts clear and the amount input is focused
+    // (docs/product/features.md §4).
     setCardAmount('');
     setCashAmount('');
     typed.current = { card: false, cash: false };
@@ -297,8 +302,9 @@ function PayInvoicesWorkspace({
   useEffect(() => setCardAccountId(defaults.cardAccountId), [defaults.cardAccountId]);
   useEffect(() => setCashAccountId(defaults.cashAccountId), [defaults.cashAccountId]);
 
-  // Auto-fill (001 §4): typing one amount fills the other with the rest of the amount due (0.00 beyond it).
-  // Once the user has typed in both boxes neither overwrites the other, so a part payment can be entered.
+  // Auto-fill (docs/product/features.md §4): typing one amount fills the other with the rest of the amount
+  // due (0.00 beyond it). Once the user has typed in both boxes neither overwrites the other, so a part
+  // payment can be entered.
   const onCardAmountChange = (value: string) => {
     setCardAmount(value);
     typed.current.card = true;
@@ -328,7 +334,8 @@ function PayInvoicesWorkspace({
   const goTo = useCallback(
     (target: number) => {
       setIndex(Math.max(0, Math.min(target, list.length - 1)));
-      // Previous and next clear the out-of-sync flag (001 §4); moving on clears the refresh error.
+      // Previous and next clear the out-of-sync flag (docs/product/features.md §4); moving on clears the
+      // refresh error.
       outOfSync.clear();
       setRefreshError(false);
       dismissChangedElsewhere();

@@ -131,7 +131,8 @@ function PaymentBlock({
             placeholder="0.00"
             value={amount}
             onChange={(event) => {
-              // Digits with at most two decimals, empty allowed (001 §5); anything else is not taken.
+              // Digits with at most two decimals, empty allowed (docs/product/features.md §5); anything else
+              // is not taken.
               const next = event.target.value.trim();
               if (isAmountInput(next)) onAmountChange(next);
             }}
@@ -144,8 +145,9 @@ function PaymentBlock({
 }
 
 /**
- * Payment Allocation (001 §2): a Credit Card Payment block and a Cash Payment block (account and amount),
- * then Remaining Balance and Total Allocated. Enter in an amount processes the payments.
+ * Payment Allocation (docs/product/features.md §2): a Credit Card Payment block and a Cash Payment block
+ * (account and amount), then Remaining Balance and Total Allocated. Enter in an amount processes the
+ * payments.
  */
 export function PaymentAllocation({
   invoice,

@@ -41,7 +41,7 @@ export function useKeyboardShortcuts(shortcuts: PayShortcuts, enabled: boolean) 
         return;
       }
       // Page Up / Page Down move between invoices from anywhere, amounts included: moving focuses the card
-      // amount (001 §4), where the arrow keys belong to the text.
+      // amount (docs/product/features.md §4), where the arrow keys belong to the text.
       if (
         (event.key === 'PageUp' || event.key === 'PageDown') &&
         !event.ctrlKey &&

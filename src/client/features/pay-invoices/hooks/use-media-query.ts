@@ -1,6 +1,9 @@
 import { useSyncExternalStore } from 'react';
 
-/** The mobile breakpoint of 000 §9 / 001 §9: under 768 px attachments move below the invoice. */
+/**
+ * The mobile breakpoint of docs/product/shell.md §9 / docs/product/features.md §9: under 768 px attachments
+ * move below the invoice.
+ */
 export const WIDE_SCREEN_QUERY = '(min-width: 768px)';
 
 function subscribe(query: string) {

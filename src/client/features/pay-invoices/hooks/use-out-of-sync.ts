@@ -5,14 +5,18 @@ import {
   type PaymentErrorEventDetail,
 } from '../utils/screen';
 
-/** Raises the `xero-payment-error` window event (001 §4) that marks the invoice data out of sync. */
+/**
+ * Raises the `xero-payment-error` window event (docs/product/features.md §4) that marks the invoice data out
+ * of sync.
+ */
 export function announcePaymentError(detail: PaymentErrorEventDetail): void {
   window.dispatchEvent(new CustomEvent<PaymentErrorEventDetail>(PAYMENT_ERROR_EVENT, { detail }));
 }
 
 /**
- * The out-of-sync flag (001 §4): set after a payment error and by the `xero-payment-error` window event
- * carrying needsRefresh and invoiceId; cleared on refresh success, previous or next.
+ * The out-of-sync flag (docs/product/features.md §4): set after a payment error and by the
+ * `xero-payment-error` window event carrying needsRefresh and invoiceId; cleared on refresh success, previous
+ * or next.
  */
 export function useOutOfSync() {
   const [state, setState] = useState<{ invoiceId: string | null } | null>(null);

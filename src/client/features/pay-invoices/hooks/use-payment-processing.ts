@@ -58,10 +58,10 @@ export function describePartialRun(
 }
 
 /**
- * Sequential processing (001 §4): payments go one after another; after each non-last payment the invoice is
- * refreshed and 0.5 s is waited; when the refreshed amount due is 0.01 or less the remaining payments are
- * skipped and the invoice is fully paid. Ends with the success toast, or the 001 §8 error toast (and the
- * out-of-sync flag through the `xero-payment-error` event).
+ * Sequential processing (docs/product/features.md §4): payments go one after another; after each non-last
+ * payment the invoice is refreshed and 0.5 s is waited; when the refreshed amount due is 0.01 or less the
+ * remaining payments are skipped and the invoice is fully paid. Ends with the success toast, or the
+ * docs/product/features.md §8 error toast (and the out-of-sync flag through the `xero-payment-error` event).
  */
 export function usePaymentProcessing(orgId: number) {
   const queryClient = useQueryClient();

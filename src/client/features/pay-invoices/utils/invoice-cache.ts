@@ -4,7 +4,7 @@ import { payInvoicesKeys } from '../api/keys';
 
 /**
  * Puts a freshly read invoice into the cached list without asking the server for the whole list again: the
- * row is replaced, or dropped once it no longer awaits payment (001 §4).
+ * row is replaced, or dropped once it no longer awaits payment (docs/product/features.md §4).
  */
 export function updateInvoiceInList(
   queryClient: QueryClient,

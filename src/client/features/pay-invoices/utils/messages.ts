@@ -1,7 +1,7 @@
 /**
- * What the Pay Invoices screen says (001 §4, §8): its toasts, the success banner, the Undo toasts and the
- * status badge. The rules these texts rest on (the 0.01 tolerance, which server messages mean "out of sync")
- * stay in `@/shared/pay-invoices`, beside the server's own checks.
+ * What the Pay Invoices screen says (docs/product/features.md §4, §8): its toasts, the success banner, the
+ * Undo toasts and the status badge. The rules these texts rest on (the 0.01 tolerance, which server messages
+ * mean "out of sync") stay in `@/shared/pay-invoices`, beside the server's own checks.
  */
 import { getDaysBetween } from '@/shared/dates';
 import { formatMoney, roundPoundsToPence } from '@/shared/money';
@@ -13,9 +13,9 @@ import {
 } from '@/shared/pay-invoices';
 
 /**
- * Toast for a failed payment (001 §8): messages containing 'already fully paid', 'exceeds the invoice
- * balance' or 'validation failed' give 'Invoice Data Out of Sync' and set the out-of-sync flag; anything
- * else gives 'Payment Failed'.
+ * Toast for a failed payment (docs/product/features.md §8): messages containing 'already fully paid',
+ * 'exceeds the invoice balance' or 'validation failed' give 'Invoice Data Out of Sync' and set the
+ * out-of-sync flag; anything else gives 'Payment Failed'.
  */
 export function describePaymentError(
   message: string | null | undefined,
@@ -35,7 +35,10 @@ export function describePaymentError(
   };
 }
 
-/** Success toast (001 §4): 'Payments Processed Successfully' / 'Processed {n} payment(s) for invoice {number}'. */
+/**
+ * Success toast (docs/product/features.md §4): 'Payments Processed Successfully' / 'Processed {n} payment(s)
+ * for invoice {number}'.
+ */
 export function describePaymentSuccess(count: number, invoiceNumber: string): UserMessage {
   return {
     title: 'Payments Processed Successfully',
@@ -44,8 +47,8 @@ export function describePaymentSuccess(count: number, invoiceNumber: string): Us
 }
 
 /**
- * Success banner content (001 §4): 'Payment Successful!', then 'Invoice fully paid' with a COMPLETED tag,
- * or the remaining balance with a PARTIAL tag (£ for GBP, else $).
+ * Success banner content (docs/product/features.md §4): 'Payment Successful!', then 'Invoice fully paid' with
+ * a COMPLETED tag, or the remaining balance with a PARTIAL tag (£ for GBP, else $).
  */
 export function describePaymentOutcome(
   remainingBalancePence: number,
@@ -70,7 +73,7 @@ export const UNDO_MESSAGES = {
   },
 } as const satisfies Record<string, UserMessage>;
 
-/** Status badge of an invoice (001 §4). */
+/** Status badge of an invoice (docs/product/features.md §4). */
 export type InvoiceStatusBadge =
   | { kind: 'paid'; label: 'Fully Paid' }
   | { kind: 'left'; label: string }
@@ -79,9 +82,9 @@ export type InvoiceStatusBadge =
   | { kind: 'due'; label: string; days: number };
 
 /**
- * Status badge (001 §4): "Fully Paid (amount due effectively zero), 'Overdue by {n} days', 'Due today',
- * 'Due in {n} days'". Days are whole calendar days between the due date and today (UK). An invoice
- * without a due date is treated as due today.
+ * Status badge (docs/product/features.md §4): "Fully Paid (amount due effectively zero), 'Overdue by {n}
+ * days', 'Due today', 'Due in {n} days'". Days are whole calendar days between the due date and today (UK).
+ * An invoice without a due date is treated as due today.
  */
 export function getInvoiceStatusBadge(
   invoice: Pick<Invoice, 'amountDue' | 'dueDate'> & Partial<Pick<Invoice, 'currency'>>,

@@ -6,7 +6,10 @@ import { orgUrl, type OrgId } from '@/client/lib/org-url';
 
 export const BANK_CLEANUP_FAILED = 'Failed to clean up duplicate bank accounts';
 
-/** POST /api/xero/bank-accounts/cleanup → {deletedCount} (000 §7). Touches Ledgerlink's cache only. */
+/**
+ * POST /api/xero/bank-accounts/cleanup → {deletedCount} (docs/product/shell.md §7). Touches Ledgerlink's
+ * cache only.
+ */
 export async function cleanupBankAccounts(orgId: OrgId): Promise<BankAccountsCleanupResponse> {
   try {
     return await api.post(orgUrl('/api/xero/bank-accounts/cleanup', orgId), undefined, {
@@ -23,7 +26,8 @@ export function useCleanupBankAccounts(orgId: OrgId | undefined) {
     mutationFn: () => cleanupBankAccounts(orgId ?? 'none'),
     onSuccess: async () => {
       if (orgId === undefined) return;
-      // Every screen's bank-account lists, whichever key their feature chose (000 §7 invalidation list).
+      // Every screen's bank-account lists, whichever key their feature chose (docs/product/shell.md §7
+      // invalidation list).
       await queryClient.invalidateQueries({ queryKey: settingsKeys.list(orgId, 'bank-accounts') });
       await queryClient.invalidateQueries({ queryKey: ['bank-accounts'] });
       await queryClient.invalidateQueries({

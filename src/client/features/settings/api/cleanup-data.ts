@@ -5,7 +5,10 @@ import { orgUrl, type OrgId } from '@/client/lib/org-url';
 
 export const DATA_CLEANUP_FAILED = 'Failed to clean up processed invoices and payments';
 
-/** POST /api/xero/data/cleanup → {deletedInvoices, deletedPayments} (000 §7). Touches Ledgerlink's cache only. */
+/**
+ * POST /api/xero/data/cleanup → {deletedInvoices, deletedPayments} (docs/product/shell.md §7). Touches
+ * Ledgerlink's cache only.
+ */
 export async function cleanupData(orgId: OrgId): Promise<DataCleanupResponse> {
   try {
     return await api.post(orgUrl('/api/xero/data/cleanup', orgId), undefined, {

@@ -5,7 +5,7 @@ import { fetchReferenceList, referenceListQueryOptions } from './reference-list'
 
 const PATH = '/api/xero/asset-accounts';
 
-/** GET /api/xero/asset-accounts (000 §7), optionally syncing the cache from Xero first. */
+/** GET /api/xero/asset-accounts (docs/product/shell.md §7), optionally syncing the cache from Xero first. */
 export function getAssetAccounts(orgId: OrgId, refresh = false): Promise<Account[]> {
   return fetchReferenceList(PATH, accountsResponseSchema, orgId, refresh);
 }

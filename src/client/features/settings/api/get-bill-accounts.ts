@@ -5,7 +5,7 @@ import { fetchReferenceList, referenceListQueryOptions } from './reference-list'
 
 const PATH = '/api/xero/bill-accounts';
 
-/** GET /api/xero/bill-accounts (000 §7), optionally syncing the cache from Xero first. */
+/** GET /api/xero/bill-accounts (docs/product/shell.md §7), optionally syncing the cache from Xero first. */
 export function getBillAccounts(orgId: OrgId, refresh = false): Promise<Account[]> {
   return fetchReferenceList(PATH, accountsResponseSchema, orgId, refresh);
 }

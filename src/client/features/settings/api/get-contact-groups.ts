@@ -5,7 +5,7 @@ import { fetchReferenceList, referenceListQueryOptions } from './reference-list'
 
 const PATH = '/api/xero/contact-groups';
 
-/** GET /api/xero/contact-groups (000 §7), optionally syncing the cache from Xero first. */
+/** GET /api/xero/contact-groups (docs/product/shell.md §7), optionally syncing the cache from Xero first. */
 export function getContactGroups(orgId: OrgId, refresh = false): Promise<ContactGroup[]> {
   return fetchReferenceList(PATH, contactGroupsResponseSchema, orgId, refresh);
 }

@@ -5,8 +5,8 @@ import { settingsKeys } from './query-keys';
 import { orgUrl, type OrgId } from '@/client/lib/org-url';
 
 /**
- * GET /api/xero/contacts?search=&refresh= (000 §7): active contacts whose name contains the search text.
- * `ids` asks for contacts already chosen too, so the selector can show their names.
+ * GET /api/xero/contacts?search=&refresh= (docs/product/shell.md §7): active contacts whose name contains the
+ * search text. `ids` asks for contacts already chosen too, so the selector can show their names.
  */
 export function getContacts(
   orgId: OrgId,

@@ -5,7 +5,7 @@ import { fetchReferenceList, referenceListQueryOptions } from './reference-list'
 
 const PATH = '/api/xero/cost-accounts';
 
-/** GET /api/xero/cost-accounts (000 §7), optionally syncing the cache from Xero first. */
+/** GET /api/xero/cost-accounts (docs/product/shell.md §7), optionally syncing the cache from Xero first. */
 export function getCostAccounts(orgId: OrgId, refresh = false): Promise<Account[]> {
   return fetchReferenceList(PATH, accountsResponseSchema, orgId, refresh);
 }

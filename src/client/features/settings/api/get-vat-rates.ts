@@ -5,7 +5,7 @@ import { fetchReferenceList, referenceListQueryOptions } from './reference-list'
 
 const PATH = '/api/xero/vat-rates';
 
-/** GET /api/xero/vat-rates (000 §7), optionally syncing the cache from Xero first. */
+/** GET /api/xero/vat-rates (docs/product/shell.md §7), optionally syncing the cache from Xero first. */
 export function getVatRates(orgId: OrgId, refresh = false): Promise<VatRate[]> {
   return fetchReferenceList(PATH, vatRatesResponseSchema, orgId, refresh);
 }

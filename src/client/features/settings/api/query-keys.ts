@@ -1,6 +1,6 @@
 /**
- * Query keys of the settings screen. They start with the organisation (STYLE §2), so data of one tenant is
- * never shown for another after a switch.
+ * Query keys of the settings screen. They start with the organisation (docs/code-style.md §2), so data of one
+ * tenant is never shown for another after a switch.
  */
 import type { OrgId } from '@/client/lib/org-url';
 

@@ -7,9 +7,9 @@ import { orgUrl, type OrgId } from '@/client/lib/org-url';
 export type ListName = Parameters<typeof settingsKeys.list>[1];
 
 /**
- * One reference list (000 §7): GET with `?org=`, and `?refresh=true` to make the server sync that cache
- * from Xero first. Throws on failure; the queries below turn a failure into an empty list, as the spec
- * tolerates, while the refresh buttons report it.
+ * One reference list (docs/product/shell.md §7): GET with `?org=`, and `?refresh=true` to make the server
+ * sync that cache from Xero first. Throws on failure; the queries below turn a failure into an empty list, as
+ * the spec tolerates, while the refresh buttons report it.
  */
 export function fetchReferenceList<T>(
   path: string,

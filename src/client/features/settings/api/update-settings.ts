@@ -9,7 +9,10 @@ import { saveDefaults, type Connection } from '@/client/lib/connection';
 import { queryKeys } from '@/client/lib/query-client';
 import { orgUrl, type OrgId } from '@/client/lib/org-url';
 
-/** PATCH /api/xero/settings (000 §7): the default fields of 000 §3 for the organisation. */
+/**
+ * PATCH /api/xero/settings (docs/product/shell.md §7): the default fields of docs/product/shell.md §3 for the
+ * organisation.
+ */
 export function updateSettings(
   orgId: OrgId,
   body: SettingsUpdateRequestInput,
@@ -18,8 +21,8 @@ export function updateSettings(
 }
 
 /**
- * Save Settings: on success the connection is refreshed (000 §7) and the saved defaults of 000 §3/§4 are
- * written to local storage at once, before the refreshed connection arrives.
+ * Save Settings: on success the connection is refreshed (docs/product/shell.md §7) and the saved defaults of
+ * docs/product/shell.md §3/§4 are written to local storage at once, before the refreshed connection arrives.
  */
 export function useUpdateSettings(orgId: OrgId | undefined) {
   const queryClient = useQueryClient();

@@ -8,7 +8,9 @@ import { cn } from '@/client/lib/utils';
 import { useContacts } from '../api/get-contacts';
 import type { OrgId } from '@/client/lib/org-url';
 
-/** The contact selector searches the server 0.5 s after the last key stroke (000 §2, §9). */
+/**
+ * The contact selector searches the server 0.5 s after the last key stroke (docs/product/shell.md §2, §9).
+ */
 export const CONTACT_SEARCH_DEBOUNCE_MS = 500;
 
 function useDebounced<T>(value: T, delayMs: number): T {

@@ -16,12 +16,15 @@ export interface FeatureCardProps {
   title: string;
   description: string;
   icon: ComponentType<{ 'aria-hidden'?: boolean; className?: string }>;
-  /** The organisation's flag for this feature (000 §2: a card whose flag is off is dimmed and locked). */
+  /**
+   * The organisation's flag for this feature (docs/product/shell.md §2: a card whose flag is off is dimmed
+   * and locked).
+   */
   enabled: boolean;
   refreshLabel: string;
   onRefresh: () => void;
   refreshing: boolean;
-  /** Refresh buttons are also disabled while loading (000 §2). */
+  /** Refresh buttons are also disabled while loading (docs/product/shell.md §2). */
   loading: boolean;
   children: ReactNode;
 }

@@ -39,7 +39,10 @@ const JOBS: Record<Job, { title: string; button: string; confirm: string; descri
   },
 };
 
-/** Database Maintenance (000 §2): the two clean-ups of Ledgerlink's cache, each after a confirmation. */
+/**
+ * Database Maintenance (docs/product/shell.md §2): the two clean-ups of Ledgerlink's cache, each after a
+ * confirmation.
+ */
 export function MaintenanceCard({ orgId }: { orgId: OrgId }) {
   const [confirming, setConfirming] = useState<Job | null>(null);
   const bankCleanup = useCleanupBankAccounts(orgId);

@@ -16,7 +16,7 @@ export interface ReferenceSelectProps {
   loading?: boolean;
   /** What the chosen item is, for the "not in the list" label ("account", "VAT rate"…). */
   noun: string;
-  /** Offer "None" (the value "none" means null, 000 §2). Off for the status selects. */
+  /** Offer "None" (the value "none" means null, docs/product/shell.md §2). Off for the status selects. */
   allowNone?: boolean;
   'aria-invalid'?: boolean;
   'aria-describedby'?: string;
@@ -25,7 +25,7 @@ export interface ReferenceSelectProps {
 /**
  * A select over a reference list. "None" stands for no default; a saved id the list no longer offers
  * (archived, deleted, or of the wrong kind) stays visible as such, with the first 8 characters of its id
- * (000 §9 "Account id preview"), so nobody changes it by accident.
+ * (docs/product/shell.md §9 "Account id preview"), so nobody changes it by accident.
  */
 export function ReferenceSelect({
   value,

@@ -51,7 +51,10 @@ import { FeatureCard } from './feature-card';
 import { MaintenanceCard } from './maintenance-card';
 import { ReferenceSelect, type SelectOption } from './reference-select';
 
-/** A refresh spinner stays at least 500 ms, so a quick answer still reads as "done" (000 §9). */
+/**
+ * A refresh spinner stays at least 500 ms, so a quick answer still reads as "done"
+ * (docs/product/shell.md §9).
+ */
 export const REFRESH_SPINNER_MS = 500;
 
 const POSTING_LABELS: Record<PostingStatus, string> = { draft: 'Draft', posted: 'Posted' };
@@ -70,7 +73,10 @@ export interface SettingsGeneralProps {
   flags: Record<FeatureKey, boolean>;
 }
 
-/** The General tab (000 §2 Settings page): spinner, the no-connection state, or the five cards. */
+/**
+ * The General tab (docs/product/shell.md §2 Settings page): spinner, the no-connection state, or the five
+ * cards.
+ */
 export function SettingsGeneral({ connection, isLoading, flags }: SettingsGeneralProps) {
   if (isLoading || !connection) return <PageSpinner label="Loading settings" />;
   if (
@@ -126,7 +132,7 @@ function SettingsForm({
   const vat = useVatRates(orgId);
   const bill = useBillAccounts(orgId);
   const groups = useContactGroups(orgId);
-  // The stock journal account sections load only when that feature is on (000 §2).
+  // The stock journal account sections load only when that feature is on (docs/product/shell.md §2).
   const asset = useAssetAccounts(orgId, { enabled: flags['stock-journal'] });
   const cost = useCostAccounts(orgId, { enabled: flags['stock-journal'] });
 

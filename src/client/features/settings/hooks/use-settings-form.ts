@@ -36,8 +36,8 @@ export function toFormValues(defaults: ConnectionDefaults): SettingsFormValues {
 }
 
 /**
- * The PATCH body: every default of 000 §3, "none" sent as null, and the margin rate read by the save rule
- * of 000 §5 (an unparsable value becomes 1.35).
+ * The PATCH body: every default of docs/product/shell.md §3, "none" sent as null, and the margin rate read by
+ * the save rule of docs/product/shell.md §5 (an unparsable value becomes 1.35).
  */
 export function toSettingsRequest(values: SettingsFormValues): SettingsUpdateRequestInput {
   const ids = Object.fromEntries(
@@ -81,7 +81,10 @@ export function useSettingsForm(defaults: ConnectionDefaults) {
     dirty,
     fieldError,
     setFieldError,
-    /** The margin rate as the form uses it while editing: invalid input counts as 1 (000 §5). */
+    /**
+     * The margin rate as the form uses it while editing: invalid input counts as 1
+     * (docs/product/shell.md §5).
+     */
     editingMarginRate: parseMarginRateWhileEditing(values.marginText),
     setId(field: DefaultIdField, value: string) {
       setValues((v) => ({ ...v, ids: { ...v.ids, [field]: value } }));

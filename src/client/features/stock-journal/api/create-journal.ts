@@ -9,8 +9,9 @@ import { orgUrl } from '@/client/lib/org-url';
 import { idempotencyHeader } from '@/client/lib/idempotency';
 
 /**
- * POST /api/xero/stock-journal (001 §7). The Idempotency-Key is made once when the user presses the post
- * button and travels with every retry of that request, so a retry never creates a second journal.
+ * POST /api/xero/stock-journal (docs/product/features.md §7). The Idempotency-Key is made once when the user
+ * presses the post button and travels with every retry of that request, so a retry never creates a second
+ * journal.
  */
 export function createJournal(
   orgId: number,

@@ -4,11 +4,11 @@ import { api } from '@/client/lib/api-client';
 import { stockJournalKeys } from './keys';
 import { orgUrl } from '@/client/lib/org-url';
 
-/** Customers are cached 5 minutes with 3 retries (001 §7, §9). */
+/** Customers are cached 5 minutes with 3 retries (docs/product/features.md §7, §9). */
 export const CUSTOMERS_STALE_MS = 5 * 60_000;
 export const CUSTOMERS_RETRIES = 3;
 
-/** GET /api/xero/customers (001 §7): the customer contacts, sorted by name. */
+/** GET /api/xero/customers (docs/product/features.md §7): the customer contacts, sorted by name. */
 export function getCustomers(orgId: number): Promise<Customer[]> {
   return api.get(orgUrl('/api/xero/customers', orgId), { schema: customersResponseSchema });
 }

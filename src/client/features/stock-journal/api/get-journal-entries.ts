@@ -4,7 +4,7 @@ import { api } from '@/client/lib/api-client';
 import { stockJournalKeys } from './keys';
 import { orgUrl } from '@/client/lib/org-url';
 
-/** GET /api/xero/stock-journal/entries (001 §7): the journals posted per period. */
+/** GET /api/xero/stock-journal/entries (docs/product/features.md §7): the journals posted per period. */
 export function getJournalEntries(orgId: number): Promise<StockJournalEntry[]> {
   return api.get(orgUrl('/api/xero/stock-journal/entries', orgId), {
     schema: stockJournalEntryListResponseSchema,
@@ -17,7 +17,7 @@ export const journalEntriesQueryOptions = (orgId: number) =>
     queryFn: () => getJournalEntries(orgId),
   });
 
-/** Only when connected and the feature is on (001 §7). */
+/** Only when connected and the feature is on (docs/product/features.md §7). */
 export function useJournalEntries(orgId: number | null, enabled: boolean) {
   return useQuery({ ...journalEntriesQueryOptions(orgId ?? 0), enabled: enabled && orgId !== null });
 }

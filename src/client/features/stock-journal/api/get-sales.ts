@@ -4,16 +4,19 @@ import { api, getMessage } from '@/client/lib/api-client';
 import { stockJournalKeys, type SalesFilters } from './keys';
 import { orgUrl } from '@/client/lib/org-url';
 
-/** The sales answer with what went wrong, if anything: "non-OK gives empty list" (001 §7), yet the screen says why. */
+/**
+ * The sales answer with what went wrong, if anything: "non-OK gives empty list"
+ * (docs/product/features.md §7), yet the screen says why.
+ */
 export interface SalesResult {
   periods: SalesPeriod[];
   error: string | null;
 }
 
 /**
- * GET /api/xero/sales (001 §7): customerId (omitted for all), fromDate, toDate. A failed answer gives an
- * empty list (001 §7), with its message kept for the screen. `refresh` first brings Ledgerlink's copy of
- * the invoices up to date with Xero (Refresh Data).
+ * GET /api/xero/sales (docs/product/features.md §7): customerId (omitted for all), fromDate, toDate. A failed
+ * answer gives an empty list (docs/product/features.md §7), with its message kept for the screen. `refresh`
+ * first brings Ledgerlink's copy of the invoices up to date with Xero (Refresh Data).
  */
 export async function getSales(
   orgId: number,
@@ -43,7 +46,10 @@ export const salesQueryOptions = (orgId: number, filters: SalesFilters) =>
     queryFn: () => getSales(orgId, filters),
   });
 
-/** The sales query runs only when both dates are set and the organisation has the feature (001 §5). */
+/**
+ * The sales query runs only when both dates are set and the organisation has the feature
+ * (docs/product/features.md §5).
+ */
 export function useSales(orgId: number | null, filters: SalesFilters, enabled: boolean) {
   return useQuery({
     ...salesQueryOptions(orgId ?? 0, filters),

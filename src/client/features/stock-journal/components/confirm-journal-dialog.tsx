@@ -24,9 +24,9 @@ export interface PendingConfirmation {
 }
 
 /**
- * 'Confirm Stock Journal' (001 §2): Period, Net Sales, Cost Amount, Customer and the warning about
- * duplicate entries. Ledgerlink asks for it when journals go straight to POSTED (the organisation's posting
- * status), where a mistake is harder to take back than a draft.
+ * 'Confirm Stock Journal' (docs/product/features.md §2): Period, Net Sales, Cost Amount, Customer and the
+ * warning about duplicate entries. Ledgerlink asks for it when journals go straight to POSTED (the
+ * organisation's posting status), where a mistake is harder to take back than a draft.
  */
 export function ConfirmJournalDialog({
   pending,

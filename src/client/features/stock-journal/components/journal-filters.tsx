@@ -19,8 +19,8 @@ const STATUS_OPTIONS: Array<{ value: JournalStatusFilter; label: string }> = [
 ];
 
 /**
- * The filters of 001 §2: Customer (All Customers plus the list), Margin Rate (placeholder 1.35, step 0.01,
- * min 0), Journal Status, from and to dates, and Refresh Data.
+ * The filters of docs/product/features.md §2: Customer (All Customers plus the list), Margin Rate
+ * (placeholder 1.35, step 0.01, min 0), Journal Status, from and to dates, and Refresh Data.
  */
 export function JournalFilters({
   filters,

@@ -10,7 +10,10 @@ const VARIANTS = {
   partial: 'outline',
 } as const;
 
-/** A journal status badge (001 §4): 'Unposted' grey, amber 'Draft', green 'Posted', red 'Unclear'; 'Partial' for a half-posted split week. */
+/**
+ * A journal status badge (docs/product/features.md §4): 'Unposted' grey, amber 'Draft', green 'Posted', red
+ * 'Unclear'; 'Partial' for a half-posted split week.
+ */
 export function JournalStatusBadge({
   label,
   tone,

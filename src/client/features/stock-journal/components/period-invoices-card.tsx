@@ -5,7 +5,10 @@ import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@
 import { useNarrowScreen } from '@/client/lib/narrow-screen';
 import { formatPeriodMoney, getInvoiceLineDisplay } from '../utils/messages';
 
-/** The invoices of an expanded week (001 §2): Customer, Invoice #, Date, Gross, VAT, Net, sorted by date, with the fallbacks. */
+/**
+ * The invoices of an expanded week (docs/product/features.md §2): Customer, Invoice #, Date, Gross, VAT, Net,
+ * sorted by date, with the fallbacks.
+ */
 export function PeriodInvoicesCard({ week }: { week: SalesPeriod }) {
   const lines = sortInvoiceLines(week.days.flatMap((d) => d.invoices));
   const narrow = useNarrowScreen();

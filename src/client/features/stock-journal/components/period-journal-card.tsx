@@ -115,7 +115,10 @@ function JournalPartRow({ part, marginRate, isPosting, isBusy, onPost }: PartPro
   );
 }
 
-/** The Stock Journal card of an expanded week (001 §2): one row per journal period, two for a week split at a month end. */
+/**
+ * The Stock Journal card of an expanded week (docs/product/features.md §2): one row per journal period, two
+ * for a week split at a month end.
+ */
 export function PeriodJournalCard({
   parts,
   marginRate,

@@ -10,7 +10,10 @@ import { PeriodJournalCard } from './period-journal-card';
 const COLUMNS =
   'grid grid-cols-[minmax(0,1fr)_auto] gap-x-3 gap-y-1 md:grid-cols-[minmax(11rem,1.6fr)_6.5rem_repeat(3,minmax(6rem,1fr))_6.5rem]';
 
-/** Weekly periods as an accordion (001 §2): one open at a time, collapsible; Date Range, Count, Gross, VAT, Net and the status badge. */
+/**
+ * Weekly periods as an accordion (docs/product/features.md §2): one open at a time, collapsible; Date Range,
+ * Count, Gross, VAT, Net and the status badge.
+ */
 export function SalesPeriods({
   rows,
   openKey,

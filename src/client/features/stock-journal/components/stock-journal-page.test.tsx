@@ -190,7 +190,8 @@ describe('Stock Journal screen (001 §2–§8)', () => {
     await findTrigger(W1.formattedRange);
     expect(recorded.sales[0]?.get('customerId')).toBe(DAILY);
     expect(recorded.sales[0]?.get('fromDate')).toBe(month.fromDate);
-    // Sorted by start date; Count as 'N invoice(s)'; money with £ and 2 decimals; badges per 001 §4.
+    // Sorted by start date; Count as 'N invoice(s)'; money with £ and 2 decimals; badges per
+    // docs/product/features.md §4.
     const names = screen.getAllByRole('button', { expanded: false }).map((b) => b.textContent ?? '');
     expect(names.findIndex((n) => n.startsWith(SPLIT.formattedRange))).toBeLessThan(
       names.findIndex((n) => n.startsWith(W1.formattedRange)),
@@ -360,7 +361,8 @@ describe('Stock Journal screen (001 §2–§8)', () => {
     expect(screen.getByText('Margin rate must be a positive number greater than zero.')).toBeInTheDocument();
     expect(recorded.posts).toHaveLength(0);
 
-    // The button is disabled for net 0 (001 §4), so check 4 is the hook's own last line of defence.
+    // The button is disabled for net 0 (docs/product/features.md §4), so check 4 is the hook's own last line
+    // of defence.
     const { result } = renderHook(
       () =>
         useJournalPosting(1, {

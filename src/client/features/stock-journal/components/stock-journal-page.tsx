@@ -38,9 +38,9 @@ import { SalesPeriods } from './sales-periods';
 
 const SalesChart = lazy(() => import('./sales-chart'));
 
-/** The header of 001 §2, written as the spec has it. */
+/** The header of docs/product/features.md §2, written as the spec has it. */
 const HEADER = 'Stock Journal: View and analyze sales data by date range';
-/** The connection is cached 10 minutes on this screen (001 §9). */
+/** The connection is cached 10 minutes on this screen (docs/product/features.md §9). */
 const CONNECTION_STALE_MS = 10 * 60_000;
 
 function Skeleton({ className }: { className?: string }) {
@@ -73,7 +73,7 @@ function FeatureNotAvailable() {
   );
 }
 
-/** Stock Journal (001 §2 /stock-journal): weekly sales, their journals, and posting. */
+/** Stock Journal (docs/product/features.md §2 /stock-journal): weekly sales, their journals, and posting. */
 export function StockJournalPage() {
   const queryClient = useQueryClient();
   const { data: connection } = useQuery({
@@ -145,7 +145,10 @@ export function StockJournalPage() {
       setOpenKey('');
   }
 
-  /** Refresh Data (001 §2): refetch sales, refetch journal entries and run a status sync, together. */
+  /**
+   * Refresh Data (docs/product/features.md §2): refetch sales, refetch journal entries and run a status sync,
+   * together.
+   */
   async function refreshData() {
     if (orgId === null) return;
     setRefreshing(true);
@@ -222,7 +225,7 @@ export function StockJournalPage() {
   return (
     <div className="grid gap-5">
       <header>
-        {/* One line as 001 §2 quotes it, "Stock Journal: View and analyze sales data by date range". */}
+        {/* One line as docs/product/features.md §2 quotes it, "Stock Journal: View and analyze sales data by date range". */}
         <h1 className="text-2xl font-semibold tracking-tight">
           {title}
           <span className="hidden font-normal text-muted-foreground sm:inline">:</span>{' '}

@@ -15,7 +15,10 @@ import { stockJournalKeys } from '../api/keys';
 import { describeJournalCreated, describeJournalError } from '../utils/messages';
 import { newIdempotencyKey } from '@/client/lib/idempotency';
 
-/** Second toasts come 1 s after the first (001 §8, 001 §9 "second error toasts delayed 1 s"). */
+/**
+ * Second toasts come 1 s after the first (docs/product/features.md §8, docs/product/features.md §9 "second
+ * error toasts delayed 1 s").
+ */
 export const FOLLOW_UP_TOAST_DELAY_MS = 1000;
 
 export interface PostingSettings {
@@ -28,9 +31,12 @@ export interface PostingSettings {
 
 export interface PostOptions {
   journalDate?: string | undefined;
-  /** The confirm path (the 'Confirm Stock Journal' dialog): its own check and failure text (001 §5, §8). */
+  /**
+   * The confirm path (the 'Confirm Stock Journal' dialog): its own check and failure text
+   * (docs/product/features.md §5, §8).
+   */
   confirmed?: boolean;
-  /** Called once Xero has the journal (the open accordion item collapses, 001 §4). */
+  /** Called once Xero has the journal (the open accordion item collapses, docs/product/features.md §4). */
   onPosted?: () => void;
 }
 
@@ -46,9 +52,9 @@ function showError(message: UserMessage & { followUp?: UserMessage }, followUpVa
 }
 
 /**
- * Posting a period's journal (001 §4, §5, §8): the four checks in order, each an error toast; 'Creating
- * Journal...' while sending; the success or verify toast; the error toasts by status. The period is then
- * recorded locally with its journal id and the entries are fetched again.
+ * Posting a period's journal (docs/product/features.md §4, §5, §8): the four checks in order, each an error
+ * toast; 'Creating Journal...' while sending; the success or verify toast; the error toasts by status. The
+ * period is then recorded locally with its journal id and the entries are fetched again.
  */
 export function useJournalPosting(orgId: number | null, settings: PostingSettings) {
   const queryClient = useQueryClient();
@@ -56,7 +62,9 @@ export function useJournalPosting(orgId: number | null, settings: PostingSetting
   const [postingKey, setPostingKey] = useState<string | null>(null);
   const busy = useRef(false);
 
-  /** The checks of 001 §5 for a period; shows the toast and returns false when one fails. */
+  /**
+   * The checks of docs/product/features.md §5 for a period; shows the toast and returns false when one fails.
+   */
   function check(period: JournalPeriod, options: PostOptions = {}): boolean {
     if (options.confirmed) {
       const missing = validateJournalConfirmation({

@@ -1,7 +1,7 @@
 /**
- * What the Stock Journal screen says and shows (001 §2, §4, §8): the status badges, the post button, the
- * toasts of a post or a status sync, and the display fallbacks of the tables. The rules they rest on
- * (journal status, the split of a week, the posting checks with their spec texts) stay in
+ * What the Stock Journal screen says and shows (docs/product/features.md §2, §4, §8): the status badges, the
+ * post button, the toasts of a post or a status sync, and the display fallbacks of the tables. The rules they
+ * rest on (journal status, the split of a week, the posting checks with their spec texts) stay in
  * `@/shared/stock-journal`.
  */
 import { formatDateShort } from '@/shared/dates';
@@ -15,10 +15,13 @@ import {
   type UserMessage,
 } from '@/shared/stock-journal';
 
-/** Customer fallback in the invoices card (001 §2). */
+/** Customer fallback in the invoices card (docs/product/features.md §2). */
 const DEFAULT_CUSTOMER_NAME = 'Daily Sales';
 
-/** Badge of a journal status (001 §4): 'Unposted', amber 'Draft', green 'Posted', red 'Unclear'. */
+/**
+ * Badge of a journal status (docs/product/features.md §4): 'Unposted', amber 'Draft', green 'Posted', red
+ * 'Unclear'.
+ */
 export function getJournalStatusBadge(status: JournalStatus): {
   label: 'Unposted' | 'Draft' | 'Posted' | 'Unclear';
   tone: 'neutral' | 'amber' | 'green' | 'red';
@@ -36,9 +39,10 @@ export function getJournalStatusBadge(status: JournalStatus): {
 }
 
 /**
- * Combined badge of a split week (001 §4): "Posted if both halves are posted; Draft if both have ids and
- * each is posted or draft; Partial if only one half has an id; otherwise Unposted." (Both halves with ids
- * but one unclear therefore shows Unposted, as the spec says; each half's own badge shows Unclear.)
+ * Combined badge of a split week (docs/product/features.md §4): "Posted if both halves are posted; Draft if
+ * both have ids and each is posted or draft; Partial if only one half has an id; otherwise Unposted." (Both
+ * halves with ids but one unclear therefore shows Unposted, as the spec says; each half's own badge shows
+ * Unclear.)
  */
 export function getSplitPeriodBadge(
   first: StockJournalEntry | null | undefined,
@@ -55,7 +59,9 @@ export function getSplitPeriodBadge(
   return 'Unposted';
 }
 
-/** The warning shown for an unclear status (001 §4), with its 'Check in Xero' link label. */
+/**
+ * The warning shown for an unclear status (docs/product/features.md §4), with its 'Check in Xero' link label.
+ */
 export const JOURNAL_STATUS_UNCLEAR_WARNING = {
   title: 'Journal Status Unclear',
   description: 'The journal may have been created but the confirmation is incomplete. Please check Xero.',
@@ -63,8 +69,9 @@ export const JOURNAL_STATUS_UNCLEAR_WARNING = {
 } as const;
 
 /**
- * Post button text (001 §2): 'Post Journal to Xero' ('Post Journal to Xero (range)' for a sub-period),
- * 'Posting Journal to Xero...' while busy, 'Journal Posted' or 'Draft Journal Created' once a journal exists.
+ * Post button text (docs/product/features.md §2): 'Post Journal to Xero' ('Post Journal to Xero (range)' for
+ * a sub-period), 'Posting Journal to Xero...' while busy, 'Journal Posted' or 'Draft Journal Created' once a
+ * journal exists.
  */
 export function getPostButtonLabel(input: {
   isPosting: boolean;
@@ -79,8 +86,8 @@ export function getPostButtonLabel(input: {
 }
 
 /**
- * Toast for a failed journal creation, by HTTP status (001 §8). `followUp` is the second toast shown
- * after 1 s, when there is one.
+ * Toast for a failed journal creation, by HTTP status (docs/product/features.md §8). `followUp` is the second
+ * toast shown after 1 s, when there is one.
  */
 export function describeJournalError(
   status: number,
@@ -140,9 +147,10 @@ export function describeJournalError(
 }
 
 /**
- * Toast after a successful create (001 §8): 'Journal Created Successfully!' / 'Draft journal for {start} -
- * {end} has been created in Xero.', or 'Journal Created - Please Verify' when no journalId came back. A journal
- * Xero holds as POSTED (the organisation's posting status) is said to be posted, never a draft (issue 17 item 4).
+ * Toast after a successful create (docs/product/features.md §8): 'Journal Created Successfully!' / 'Draft
+ * journal for {start} - {end} has been created in Xero.', or 'Journal Created - Please Verify' when no
+ * journalId came back. A journal Xero holds as POSTED (the organisation's posting status) is said to be
+ * posted, never a draft (issue 17 item 4).
  */
 export function describeJournalCreated(
   periodStart: string,
@@ -169,8 +177,8 @@ export function describeJournalCreated(
 }
 
 /**
- * Toast after a status sync (001 §8): 'Status Updated' ('Updated N journal(s) with current status from
- * Xero.') or 'Status Check Complete' ('All journals are already up to date.').
+ * Toast after a status sync (docs/product/features.md §8): 'Status Updated' ('Updated N journal(s) with
+ * current status from Xero.') or 'Status Check Complete' ('All journals are already up to date.').
  */
 export function describeSyncResult(updatedCount: number): UserMessage {
   if (updatedCount > 0) {
@@ -182,14 +190,14 @@ export function describeSyncResult(updatedCount: number): UserMessage {
   return { title: 'Status Check Complete', description: 'All journals are already up to date.' };
 }
 
-/** Count column text (001 §2): 'N invoice(s)'. */
+/** Count column text (docs/product/features.md §2): 'N invoice(s)'. */
 export function formatInvoiceCount(count: number): string {
   return `${count} invoice(s)`;
 }
 
 /**
- * Display of an invoice line with the fallbacks of 001 §2: customer 'Daily Sales', invoice number 'INV-'
- * plus a number (its 1-based position in the period's list).
+ * Display of an invoice line with the fallbacks of docs/product/features.md §2: customer 'Daily Sales',
+ * invoice number 'INV-' plus a number (its 1-based position in the period's list).
  */
 export function getInvoiceLineDisplay(
   line: Pick<SalesInvoiceLine, 'customerName' | 'invoiceNumber'>,
@@ -201,7 +209,7 @@ export function getInvoiceLineDisplay(
   };
 }
 
-/** Format a period total for the table (001 §2: in £ with 2 decimals). */
+/** Format a period total for the table (docs/product/features.md §2: in £ with 2 decimals). */
 export function formatPeriodMoney(pounds: number): string {
   return formatMoney(roundPoundsToPence(pounds));
 }

@@ -20,7 +20,10 @@ export interface JournalPart {
   status: JournalStatus;
 }
 
-/** A week as the list shows it: its parts, and the badge of 001 §4 (combined for a split week). */
+/**
+ * A week as the list shows it: its parts, and the badge of docs/product/features.md §4 (combined for a split
+ * week).
+ */
 export interface WeekRow {
   key: string;
   week: SalesPeriod;
@@ -35,7 +38,10 @@ const SPLIT_TONES: Record<ReturnType<typeof getSplitPeriodBadge>, BadgeTone> = {
   Unposted: 'neutral',
 };
 
-/** Builds the rows of the weekly list from the sales periods and the journal entries (looked up by key, 001 §3). */
+/**
+ * Builds the rows of the weekly list from the sales periods and the journal entries (looked up by key,
+ * docs/product/features.md §3).
+ */
 export function buildWeekRows(
   periods: readonly SalesPeriod[],
   entries: ReadonlyMap<string, StockJournalEntry>,
