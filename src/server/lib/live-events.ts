@@ -34,7 +34,7 @@ export function createLiveEvents(deps: { database: Database; log: Logger }) {
   const emitter = new EventEmitter();
   emitter.setMaxListeners(0);
   const pool = database.kind === 'postgres' ? database.pool : undefined;
-  let listener: pg.PoolClient | undefined;
+  let listener: { client: pg.PoolClient; drop: () => void } | undefined;
   let closed = false;
   let retry: NodeJS.Timeout | undefined;
 
@@ -65,15 +65,35 @@ export function createLiveEvents(deps: { database: Database; log: Logger }) {
     if (!pool || closed) return;
     try {
       const client = await pool.connect();
-      client.on('notification', (m) => void onNotification(m));
-      client.on('error', () => {
+      let released = false;
+      const onMessage = (m: pg.Notification) => void onNotification(m);
+      const onError = () => {
         // The connection was lost: listen again on a fresh one.
-        client.release(true);
-        if (listener === client) listener = undefined;
+        drop();
         if (!closed) retry = setTimeout(() => void listen(), 1000);
-      });
-      await client.query(`LISTEN ${CHANNEL}`);
-      listener = client;
+      };
+      // A LISTENing connection never goes back to the pool (another query would inherit the LISTEN and these
+      // handlers): it is destroyed, once, whether it failed or the service closed.
+      const drop = () => {
+        if (listener?.client === client) listener = undefined;
+        if (released) return;
+        released = true;
+        client.off('notification', onMessage);
+        client.off('error', onError);
+        // A late error of the dead connection must not be an uncaught exception.
+        client.on('error', () => undefined);
+        client.release(true);
+      };
+      client.on('notification', onMessage);
+      client.on('error', onError);
+      try {
+        await client.query(`LISTEN ${CHANNEL}`);
+      } catch (error) {
+        drop();
+        throw error;
+      }
+      if (closed) drop();
+      else listener = { client, drop };
     } catch (error) {
       log.warn({ err: error }, 'cannot LISTEN for live events; retrying');
       if (!closed) retry = setTimeout(() => void listen(), 2000);
@@ -140,10 +160,9 @@ export function createLiveEvents(deps: { database: Database; log: Logger }) {
       if (retry) clearTimeout(retry);
       emitter.removeAllListeners();
       if (listener) {
-        const client = listener;
-        listener = undefined;
+        const { client, drop } = listener;
         await client.query(`UNLISTEN ${CHANNEL}`).catch(() => undefined);
-        client.release();
+        drop();
       }
     },
   };
