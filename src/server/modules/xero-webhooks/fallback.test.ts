@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Invoice } from '../../../shared/pay-invoices';
 import type { UserOrganization } from '../../../shared/organizations';
@@ -162,6 +162,28 @@ describe('live updates from Xero, and the fallback when they stop', () => {
     );
     expect(health!.awaitingSince).toBeNull();
     expect(await card()).toEqual({ state: 'live' });
+    // The delivery is recorded when it arrives and applied just after: the paid invoice is re-read from Xero
+    // then, and until then it is marked stale (a refresh would rightly ask Xero). Wait for that, as the
+    // tests below count the calls of later refreshes.
+    const organizationId = owner.orgs.find((o) => o.tenantId === tenantId)!.organizationId;
+    const [pending, stale] = await until(
+      () =>
+        Promise.all([
+          t.database.db.select().from(xeroWebhookEvents).where(isNull(xeroWebhookEvents.processedAt)),
+          t.database.db
+            .select()
+            .from(xeroInvoices)
+            .where(
+              and(eq(xeroInvoices.organizationId, organizationId), eq(xeroInvoices.syncedAt, new Date(0))),
+            ),
+        ]),
+      ([events, rows]) => events.length === 0 && rows.length === 0,
+    );
+    expect(pending).toHaveLength(0);
+    expect(stale).toHaveLength(0);
+    // Once the payment's delivery is applied, a standard refresh is free again (at most one catch-up read
+    // first, should anything about the payment have made the cache doubt itself).
+    expect(await until(refreshCalls, (calls) => calls === 0)).toBe(0);
   });
 
   it('falls back when a delivery Ledgerlink waits for does not come, says so, and catches up once deliveries resume', async () => {
