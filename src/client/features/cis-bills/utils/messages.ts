@@ -82,9 +82,10 @@ export function describeDeleteBillError(status: number, serverMessage?: string |
 }
 
 /**
- * Approve failures (docs/product/features.md §8): an auth error (401) 'Authentication error - your session
- * has expired...', other HTTP errors 'Server error ({status}): Failed to approve bill', no answer 'Network
- * error - please check your connection and try again'. `isAuthError` tells the client to refresh connection
+ * Approve failures (docs/product/features.md §8): an auth error (401)
+ * 'Authentication error - your session has expired...' (the full text is below), other HTTP errors
+ * 'Server error ({status}): Failed to approve bill', no answer
+ * 'Network error - please check your connection and try again'. `isAuthError` tells the client to refresh connection
  * and user and set the session-expired flag, toasting 'Your login session has expired. Please refresh the
  * page and try again.'
  */
