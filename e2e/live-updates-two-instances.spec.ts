@@ -3,10 +3,10 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { APIRequestContext, Browser, Page } from '@playwright/test';
+import type { APIRequestContext, Browser } from '@playwright/test';
 import pg from 'pg';
-import { formatMoney } from '../src/shared/money';
 import { ADMIN, expect, test } from './fixtures';
+import { payInOneBrowserAndInXero } from './paid-elsewhere';
 
 // Issue 18: the two-browser live-updates test (e2e/live-updates.spec.ts) with two app instances on one
 // PostgreSQL server and the browsers on different instances. Xero's webhooks (the sandbox's) reach instance A
@@ -26,18 +26,6 @@ const SANDBOX = `http://127.0.0.1:${SANDBOX_PORT}`;
 const CLIENT_SECRET = crypto.randomBytes(18).toString('base64url');
 const WEBHOOK_KEY = crypto.randomBytes(32).toString('base64');
 const TOKEN_KEY = crypto.randomBytes(32).toString('base64');
-const LIVE_CEILING_MS = 10_000;
-
-const money = (pounds: number) => formatMoney(Math.round(pounds * 100), 'GBP');
-const cardAmount = (page: Page) => page.getByRole('textbox', { name: 'Card amount' });
-const cashAmount = (page: Page) => page.getByRole('textbox', { name: 'Cash amount' });
-const processButton = (page: Page) => page.getByRole('button', { name: 'Process Payments' });
-
-interface Invoice {
-  invoiceId: string;
-  invoiceNumber: string;
-  amountDue: number;
-}
 
 const children: ChildProcess[] = [];
 let workDir = '';
@@ -186,13 +174,6 @@ test.describe('live updates across two app instances on one PostgreSQL', () => {
     return { context, page: await context.newPage(), origin };
   }
 
-  async function showInvoice(page: Page, invoice: Invoice) {
-    await page.goto('/invoices');
-    await page.getByRole('searchbox', { name: 'Search invoices' }).fill(invoice.invoiceNumber);
-    await expect(page.getByRole('heading', { name: invoice.invoiceNumber, exact: true })).toBeVisible();
-    await expect(page.getByText('1 of 1')).toBeVisible();
-  }
-
   test('a payment made on one instance, and one made in Xero, reach a browser on the other instance without a reload', async ({
     browser,
   }) => {
@@ -239,55 +220,19 @@ test.describe('live updates across two app instances on one PostgreSQL', () => {
       // Instance B sees the deliveries instance A received: live updates are on there too.
       expect(onB.find((o) => o.tenantName === 'Demo Shop Ltd')?.liveUpdates?.state).toBe('live');
 
-      const accounts = await call<{
-        creditCardAccounts: Array<{ accountId: string; name: string }>;
-        cashAccounts: Array<{ accountId: string; name: string }>;
-      }>(first.page.request, ORIGIN_A, 'GET', '/api/xero/bank-accounts');
-      const card = accounts.creditCardAccounts.find((a) => a.name === 'Business Credit Card')!;
-      const cash = accounts.cashAccounts.find((a) => a.name === 'Cash')!;
-      await call(first.page.request, ORIGIN_A, 'PATCH', '/api/xero/settings', {
-        defaultCreditCardAccountId: card.accountId,
-        defaultCashAccountId: cash.accountId,
+      await payInOneBrowserAndInXero({
+        first: first.page,
+        second: second.page,
+        api: (method, url, data) => call(first.page.request, ORIGIN_A, method, url, data),
+        payInXero: async (invoiceId, body) => {
+          const paid = await fetch(`${SANDBOX}/__sandbox/invoices/${invoiceId}/pay`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          });
+          expect(paid.ok, await paid.text()).toBe(true);
+        },
       });
-      await call(first.page.request, ORIGIN_A, 'POST', '/api/xero/invoices/refresh');
-      const invoices = await call<Invoice[]>(first.page.request, ORIGIN_A, 'GET', '/api/xero/invoices');
-      const target = invoices.find((i) => i.amountDue > 10)!;
-
-      await showInvoice(first.page, target);
-      await showInvoice(second.page, target);
-      // The browser on instance B is about to take the whole balance.
-      await cardAmount(second.page).fill(String(target.amountDue));
-      await expect(processButton(second.page)).toBeEnabled();
-
-      // The browser on instance A takes £1.00 by card.
-      await cardAmount(first.page).fill('1');
-      await cashAmount(first.page).fill('0');
-      await processButton(first.page).click();
-      await expect(first.page.getByText('Payment Successful!')).toBeVisible();
-      const afterOne = target.amountDue - 1;
-      await expect(
-        second.page.getByText(
-          `${target.invoiceNumber}: Paid in Xero a moment ago: ${money(1)}; ${money(afterOne)} still due`,
-        ),
-      ).toBeVisible({ timeout: LIVE_CEILING_MS });
-      await expect(cardAmount(second.page)).toHaveValue('');
-      await expect(processButton(second.page)).toBeDisabled();
-
-      // Someone pays £2.00 in Xero's own web app: both instances' browsers are told.
-      const paid = await fetch(`${SANDBOX}/__sandbox/invoices/${target.invoiceId}/pay`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ amount: 2, accountId: card.accountId }),
-      });
-      expect(paid.ok, await paid.text()).toBe(true);
-      const afterTwo = afterOne - 2;
-      const notice = `${target.invoiceNumber}: Paid in Xero a moment ago: ${money(2)}; ${money(afterTwo)} still due`;
-      await expect(second.page.getByText(notice)).toBeVisible({ timeout: LIVE_CEILING_MS });
-      await expect(first.page.getByText(notice)).toBeVisible({ timeout: LIVE_CEILING_MS });
-      await expect(processButton(second.page)).toBeDisabled();
-      // The balance on screen is Xero's: the whole of it can be paid now, and no more.
-      await cardAmount(second.page).fill(String(Math.round(afterTwo * 100) / 100));
-      await expect(processButton(second.page)).toBeEnabled();
     } finally {
       await first.context.close();
       await second.context.close();
