@@ -148,7 +148,7 @@ export function OrganizationCard({
           {org.downloadedThisMonth ? (
             <>
               <dt className="flex items-center gap-1.5 text-muted-foreground">
-                <Download aria-hidden className="size-3.5" /> Downloaded from Xero
+                <Download aria-hidden className="size-3.5" /> Downloaded
               </dt>
               <dd className="tabular">{describeDownload(org.downloadedThisMonth)}</dd>
             </>

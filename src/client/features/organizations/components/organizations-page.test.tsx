@@ -68,6 +68,26 @@ describe('Organizations page (spec 000 §2)', () => {
     ).toBeInTheDocument();
   });
 
+  it('shows the data downloaded from Xero this month on each card that has a count (issue 19)', async () => {
+    server.use(
+      http.get('*/api/user-organizations', () =>
+        HttpResponse.json([
+          { ...shopOrg, downloadedThisMonth: { month: '2026-11', bytes: 359_806 } },
+          { ...builderOrg, downloadedThisMonth: { month: '2026-12', bytes: 1_250_000_000 } },
+          makeOrganization({ organizationId: 3, tenantName: 'Quiet Ltd', isActive: false }),
+        ]),
+      ),
+    );
+    renderApp('/organizations');
+    const shop = await screen.findByRole('group', { name: 'Corner Shop Ltd' });
+    expect(within(shop).getByText('Downloaded')).toBeInTheDocument();
+    expect(within(shop).getByText('359.8 KB in November')).toBeInTheDocument();
+    const builder = screen.getByRole('group', { name: 'Acme Builders' });
+    expect(within(builder).getByText('1.3 GB in December')).toBeInTheDocument();
+    const quiet = screen.getByRole('group', { name: 'Quiet Ltd' });
+    expect(within(quiet).queryByText('Downloaded')).not.toBeInTheDocument();
+  });
+
   it('feature buttons are disabled when the feature is off, with the administrator tooltip', async () => {
     const user = userEvent.setup();
     renderApp('/organizations');
