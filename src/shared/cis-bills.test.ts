@@ -4,6 +4,7 @@ import {
   DEFAULT_BILL_ACCOUNT_HEADER,
   buildCreateBillRequest,
   checkCanApproveBill,
+  checkCisContactsRequestSchema,
   cisContactSchema,
   convertCisAmount,
   createBillRequestSchema,
@@ -15,7 +16,10 @@ import {
   getBillCreateStatus,
   getCisPageState,
   getDefaultBillReference,
+  isCisCheckCurrent,
+  isCisChecked,
   localBillSchema,
+  MAX_CIS_CHECK_IDS,
   toBillFormRow,
   updateBillRequestSchema,
   validateBillAmountEdit,
@@ -354,5 +358,56 @@ describe('server-side checks of the create and update bodies', () => {
     expect(split('0.01')).toEqual([0.01, 0, 0.01, 0.01]);
     expect(split('0.05')).toEqual([0.05, 0.01, 0.04, 0.05]);
     expect(split('999999.99')).toEqual([999999.99, 200000, 799999.99, 999999.99]);
+  });
+});
+
+describe('CIS settings kept per contact (issue 19)', () => {
+  const at = '2026-03-02T10:00:00.000Z';
+  it('holds while the contact has not changed in Xero since they were read', () => {
+    expect(
+      isCisCheckCurrent({
+        cisCheckedAt: new Date(),
+        cisCheckedUpdatedUtc: new Date(at),
+        updatedUtc: new Date(at),
+      }),
+    ).toBe(true);
+    // Dates compare as instants, whatever their form.
+    expect(isCisCheckCurrent({ cisCheckedAt: at, cisCheckedUpdatedUtc: at, updatedUtc: new Date(at) })).toBe(
+      true,
+    );
+    // Xero gave no UpdatedDateUTC either time.
+    expect(isCisCheckCurrent({ cisCheckedAt: at, cisCheckedUpdatedUtc: null, updatedUtc: null })).toBe(true);
+  });
+
+  it('never read, or the contact changed since: unchecked', () => {
+    expect(isCisCheckCurrent({ cisCheckedAt: null, cisCheckedUpdatedUtc: at, updatedUtc: at })).toBe(false);
+    expect(
+      isCisCheckCurrent({
+        cisCheckedAt: at,
+        cisCheckedUpdatedUtc: at,
+        updatedUtc: '2026-03-02T10:00:01.000Z',
+      }),
+    ).toBe(false);
+    expect(isCisCheckCurrent({ cisCheckedAt: at, cisCheckedUpdatedUtc: null, updatedUtc: at })).toBe(false);
+  });
+
+  it('a contact without cisChecked counts as checked (the spec shape); false means not yet known', () => {
+    const base = { id: 'c', name: 'A', isContractor: true, isSupplier: true, hasValidUTR: false };
+    expect(isCisChecked(cisContactSchema.parse(base))).toBe(true);
+    expect(isCisChecked(cisContactSchema.parse({ ...base, cisChecked: false }))).toBe(false);
+  });
+
+  it('the check body: 1 to 50 Xero contact ids, each a GUID, nothing else', () => {
+    const id = '3f2504e0-4f89-41d3-9a0c-0305e82c3301';
+    expect(checkCisContactsRequestSchema.safeParse({ contactIds: [id] }).success).toBe(true);
+    const message = (body: unknown) =>
+      checkCisContactsRequestSchema.safeParse(body).error?.issues[0]?.message ?? null;
+    expect(message({ contactIds: [] })).toBe('Give at least one contact id to check');
+    expect(message({ contactIds: Array.from({ length: MAX_CIS_CHECK_IDS + 1 }, () => id) })).toBe(
+      'Check at most 50 contacts at a time',
+    );
+    expect(message({ contactIds: ['42'] })).toBe('Each contact id must be a Xero contact id (a GUID)');
+    expect(message({ contactIds: id })).toBe('contactIds must be a list of Xero contact ids');
+    expect(message({ contactIds: [id], more: true })).not.toBeNull();
   });
 });

@@ -167,8 +167,62 @@ export const cisContactSchema = z.object({
   isContractor: z.boolean(),
   isSupplier: z.boolean(),
   hasValidUTR: z.boolean(),
+  /**
+   * Beyond the spec: false while the contact's CIS settings have not been read from Xero (or the contact
+   * changed in Xero since), when hasValidUTR says nothing yet; the screen checks the contacts it shows
+   * (`POST /api/xero/cis-contacts/check`). Absent means checked.
+   */
+  cisChecked: z.boolean().optional(),
 });
 export type CisContact = z.infer<typeof cisContactSchema>;
+
+/** Whether hasValidUTR is known: the contact's CIS settings were read since it last changed in Xero. */
+export function isCisChecked(contact: Pick<CisContact, 'cisChecked'>): boolean {
+  return contact.cisChecked !== false;
+}
+
+/**
+ * Whether a contact's cached CIS settings still hold (issue 19): they were read (`checkedAt`) while the
+ * contact's UpdatedDateUTC was `checkedUpdatedUtc`, and it has not moved since. A contact Xero changed counts
+ * as unchecked again.
+ */
+export function isCisCheckCurrent(contact: {
+  cisCheckedAt: Date | string | null;
+  cisCheckedUpdatedUtc: Date | string | null;
+  updatedUtc: Date | string | null;
+}): boolean {
+  if (contact.cisCheckedAt === null) return false;
+  const at = (d: Date | string | null) => (d === null ? null : new Date(d).getTime());
+  return at(contact.cisCheckedUpdatedUtc) === at(contact.updatedUtc);
+}
+
+/** Most contacts one `POST /api/xero/cis-contacts/check` checks (one CIS settings call each). */
+export const MAX_CIS_CHECK_IDS = 50;
+
+const XERO_ID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Body of `POST /api/xero/cis-contacts/check` (beyond the spec): the contacts the screen shows or the user
+ * picked, whose CIS settings are read from Xero unless already known.
+ */
+export const checkCisContactsRequestSchema = z
+  .object({
+    contactIds: z
+      .array(
+        z
+          .string({ error: 'Each contact id must be a text' })
+          .regex(XERO_ID_RE, 'Each contact id must be a Xero contact id (a GUID)'),
+        { error: 'contactIds must be a list of Xero contact ids' },
+      )
+      .min(1, 'Give at least one contact id to check')
+      .max(MAX_CIS_CHECK_IDS, `Check at most ${MAX_CIS_CHECK_IDS} contacts at a time`),
+  })
+  .strict();
+export type CheckCisContactsRequest = z.infer<typeof checkCisContactsRequestSchema>;
+
+/** Answer of the check: the CIS state of each given contact Ledgerlink knows (unknown ids are left out). */
+export const checkCisContactsResponseSchema = z.array(cisContactSchema);
+export type CheckCisContactsResponse = z.infer<typeof checkCisContactsResponseSchema>;
 
 /** Answer of `GET /api/xero/cis-contacts` (docs/product/features.md §7). */
 export const cisContactListResponseSchema = z.array(cisContactSchema);

@@ -36,6 +36,16 @@ export const xeroSyncState = pgTable(
     lastFullSyncAt: timestamp('last_full_sync_at', { withTimezone: true }),
     /** Held by the instance syncing this resource now, so two instances never sync it twice at once. */
     leaseUntil: timestamp('lease_until', { withTimezone: true }),
+    /**
+     * Set while a read of the whole view (a first visit, a forced refresh) is unfinished: the cache is then
+     * partial, whatever `lastSyncAt` says, and the next sync carries on from `pagesRead` (issue 19).
+     */
+    initialReadAt: timestamp('initial_read_at', { withTimezone: true }),
+    /** Pages and items the current (or last) read of the whole view stored; every instance reports these. */
+    pagesRead: integer('pages_read').notNull().default(0),
+    itemsRead: integer('items_read').notNull().default(0),
+    /** How many items Xero said the whole read has (its `pagination.itemCount`), when it said. */
+    itemsTotal: integer('items_total'),
   },
   (t) => [primaryKey({ columns: [t.organizationId, t.resource] })],
 );
@@ -125,10 +135,14 @@ export const xeroContacts = pgTable(
     isSupplier: boolean('is_supplier').notNull().default(false),
     isCustomer: boolean('is_customer').notNull().default(false),
     groupIds: jsonb('group_ids').$type<string[]>().notNull().default([]),
-    /** Contact CIS settings (GET /Contacts/{id}/CISSettings), fetched once and refreshed on demand. */
+    /**
+     * Contact CIS settings (GET /Contacts/{id}/CISSettings), read when the contact is shown or picked and kept
+     * while the contact's UpdatedDateUTC stays at `cisCheckedUpdatedUtc` (the value it had when they were read).
+     */
     cisEnabled: boolean('cis_enabled'),
     cisRate: integer('cis_rate'),
     cisCheckedAt: timestamp('cis_checked_at', { withTimezone: true }),
+    cisCheckedUpdatedUtc: timestamp('cis_checked_updated_utc', { withTimezone: true }),
     updatedUtc: timestamp('updated_utc', { withTimezone: true }),
     syncedAt: timestamp('synced_at', { withTimezone: true }).notNull().defaultNow(),
   },

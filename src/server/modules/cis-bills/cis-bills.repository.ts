@@ -50,14 +50,26 @@ export function createCisBillsRepository(db: Db) {
 
     findContact: cache.findContact,
 
+    findContacts: cache.findContacts,
+
+    /**
+     * Keeps a contact's CIS settings as read from Xero while its UpdatedDateUTC was `updatedUtc` (the cached
+     * value read before asking): if a sync moves it meanwhile, the contact counts as unchecked again.
+     */
     async saveContactCisSettings(
       organizationId: number,
       contactId: string,
       settings: { enabled: boolean; rate: number | null },
+      updatedUtc: Date | null,
     ) {
       await db
         .update(xeroContacts)
-        .set({ cisEnabled: settings.enabled, cisRate: settings.rate, cisCheckedAt: new Date() })
+        .set({
+          cisEnabled: settings.enabled,
+          cisRate: settings.rate,
+          cisCheckedAt: new Date(),
+          cisCheckedUpdatedUtc: updatedUtc,
+        })
         .where(and(eq(xeroContacts.organizationId, organizationId), eq(xeroContacts.contactId, contactId)));
     },
 

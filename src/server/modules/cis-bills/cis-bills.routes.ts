@@ -3,6 +3,8 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
   approveBillResponseSchema,
   billIdParamsSchema,
+  checkCisContactsRequestSchema,
+  checkCisContactsResponseSchema,
   cisBillsListQuerySchema,
   cisContactListResponseSchema,
   createBillRequestSchema,
@@ -40,6 +42,18 @@ export function registerCisBillsRoutes(
     '/api/xero/cis-contacts',
     { schema: { querystring: cisBillsListQuerySchema, response: { 200: cisContactListResponseSchema } } },
     async (request) => service.listCisContacts(await contextOf(request), { refresh: request.query.refresh }),
+  );
+
+  // Beyond the spec (issue 19): the CIS settings of the subcontractors the screen shows or the user picked.
+  app.post(
+    '/api/xero/cis-contacts/check',
+    {
+      schema: {
+        body: checkCisContactsRequestSchema,
+        response: { 200: checkCisContactsResponseSchema },
+      },
+    },
+    async (request) => service.checkCisContacts(await contextOf(request), request.body.contactIds),
   );
 
   app.get(

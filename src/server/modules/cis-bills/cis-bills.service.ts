@@ -1,6 +1,7 @@
 import { splitCisTotal } from '../../../shared/cis';
 import {
   deriveHasValidUtr,
+  isCisCheckCurrent,
   type BillActionResponse,
   type CisContact,
   type CreateBillRequest,
@@ -27,7 +28,12 @@ import { createBatcher } from '../../xero/batcher';
 import type { XeroContext } from '../../xero/xero-port';
 import type { AuditLog } from '../audit/audit';
 import type { OrganizationRow } from '../organizations/organizations.repository';
-import { CIS_SYSTEM_ACCOUNTS, type CachedBill, type CisBillsRepository } from './cis-bills.repository';
+import {
+  CIS_SYSTEM_ACCOUNTS,
+  type CachedBill,
+  type CachedContact,
+  type CisBillsRepository,
+} from './cis-bills.repository';
 
 /** Who acts, on which organisation, with its saved defaults. */
 export interface CisBillsContext extends SyncContext {
@@ -126,16 +132,50 @@ export function createCisBillsService(deps: {
   /** One CIS settings call per contact even when two requests ask at once. */
   const cisChecks = new Map<string, Promise<void>>();
 
+  /**
+   * Reads a contact's CIS settings from Xero (one call) unless the cache already holds them for the contact's
+   * current UpdatedDateUTC, and keeps them with that UpdatedDateUTC (issue 19).
+   */
   function checkCisSettings(ctx: CisBillsContext, contactId: string): Promise<void> {
     const key = `${ctx.organizationId}:${contactId}`;
     const running = cisChecks.get(key);
     if (running) return running;
     const promise = (async () => {
+      // Read again inside the single flight: a check that finished a moment ago is not paid for twice.
+      const row = await repo.findContact(ctx.organizationId, contactId);
+      if (!row || isCisCheckCurrent(row)) return;
       const settings = await contacts.cisSettings(ctx, contactId);
-      await repo.saveContactCisSettings(ctx.organizationId, contactId, settings);
+      await repo.saveContactCisSettings(ctx.organizationId, contactId, settings, row.updatedUtc);
     })().finally(() => cisChecks.delete(key));
     cisChecks.set(key, promise);
     return promise;
+  }
+
+  /** Checks the contacts among `rows` whose CIS settings are not current; a partial failure is logged. */
+  async function checkUnchecked(ctx: CisBillsContext, rows: readonly CachedContact[]): Promise<void> {
+    const unchecked = rows.filter((r) => !isCisCheckCurrent(r));
+    if (unchecked.length === 0) return;
+    const results = await Promise.allSettled(unchecked.map((r) => checkCisSettings(ctx, r.contactId)));
+    const failures = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+    for (const failure of failures)
+      deps.log?.warn({ err: failure.reason }, 'contact CIS settings could not be read');
+    // A partial answer is still useful (the rest stay unchecked and are asked again); nothing at all is an
+    // error.
+    if (failures.length === results.length && failures[0]) throw failures[0].reason;
+  }
+
+  /** The CIS contact DTO: hasValidUTR from the kept settings, `cisChecked` false while they are not current. */
+  function toCisContact(ctx: CisBillsContext, r: CachedContact): CisContact {
+    const inGroup = Boolean(ctx.organization.defaultCisSubcontractorsGroupId);
+    const checked = isCisCheckCurrent(r);
+    return {
+      id: r.contactId,
+      name: r.name,
+      isContractor: inGroup || (checked && r.cisEnabled === true),
+      isSupplier: r.isSupplier,
+      hasValidUTR: checked && deriveHasValidUtr({ cisEnabled: r.cisEnabled, rate: r.cisRate }),
+      cisChecked: checked,
+    };
   }
 
   async function findSubcontractorIds(ctx: CisBillsContext): Promise<string[]> {
@@ -161,6 +201,9 @@ export function createCisBillsService(deps: {
     const contact = await repo.findContact(ctx.organizationId, request.contactId);
     if (contact?.status === 'ARCHIVED')
       throw new AppError('VALIDATION_ERROR', `${contact.name} is archived in Xero and cannot be billed`);
+    // A bill never goes out on a subcontractor's unknown CIS state: an unchecked contact is checked first
+    // (no call when its kept settings are current; one for several bills of the same contact).
+    if (contact && !isCisCheckCurrent(contact)) await checkCisSettings(ctx, contact.contactId);
     let taxType: string | null = null;
     if (ctx.organization.defaultBillVatRateId) {
       await sync.syncTaxRates(ctx);
@@ -360,36 +403,36 @@ export function createCisBillsService(deps: {
 
     /**
      * Subcontractors (docs/architecture.md §4): supplier contacts, or the CIS group's members when one is
-     * set, with hasValidUTR from each contact's CIS settings. The settings are fetched once per contact and
-     * kept; `refresh` syncs the contacts and fetches every contact's settings again.
+     * set, answered from the contacts alone (issue 19: 300 subcontractors no longer cost 300 calls). Each
+     * carries its kept CIS state while the contact's UpdatedDateUTC has not moved, else `cisChecked: false`;
+     * the screen checks the ones it shows (`checkCisContacts`). `refresh` syncs what changed in the contacts;
+     * a contact Xero changed is unchecked again and read when next shown.
      */
     async listCisContacts(ctx: CisBillsContext, options: { refresh: boolean }): Promise<CisContact[]> {
       await sync.syncContacts(ctx, { force: options.refresh });
-      let rows = await repo.findSubcontractors(
+      const rows = await repo.findSubcontractors(
         ctx.organizationId,
         ctx.organization.defaultCisSubcontractorsGroupId,
       );
-      const unchecked = rows.filter((r) => options.refresh || !r.cisCheckedAt);
-      if (unchecked.length > 0) {
-        const results = await Promise.allSettled(unchecked.map((r) => checkCisSettings(ctx, r.contactId)));
-        const failures = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
-        for (const failure of failures)
-          deps.log?.warn({ err: failure.reason }, 'contact CIS settings could not be read');
-        // A partial answer is still useful (unchecked contacts show "(No UTR)"); nothing at all is an error.
-        if (failures.length === results.length && failures[0]) throw failures[0].reason;
-        rows = await repo.findSubcontractors(
-          ctx.organizationId,
-          ctx.organization.defaultCisSubcontractorsGroupId,
-        );
-      }
-      const inGroup = Boolean(ctx.organization.defaultCisSubcontractorsGroupId);
-      return rows.map((r) => ({
-        id: r.contactId,
-        name: r.name,
-        isContractor: inGroup || r.cisEnabled === true,
-        isSupplier: r.isSupplier,
-        hasValidUTR: deriveHasValidUtr({ cisEnabled: r.cisEnabled, rate: r.cisRate }),
-      }));
+      return rows.map((r) => toCisContact(ctx, r));
+    },
+
+    /**
+     * POST cis-contacts/check (beyond the spec; issue 19): reads the CIS settings of the given contacts that
+     * are not current (one call each, single-flight per contact), keeps them and answers every given contact
+     * the cache knows. Ids the cache does not know are left out and cost nothing.
+     */
+    async checkCisContacts(ctx: CisBillsContext, contactIds: readonly string[]): Promise<CisContact[]> {
+      const ids = [...new Set(contactIds)];
+      const rows = await repo.findContacts(ctx.organizationId, ids);
+      await checkUnchecked(ctx, rows);
+      const fresh = new Map(
+        (await repo.findContacts(ctx.organizationId, ids)).map((r) => [r.contactId, r] as const),
+      );
+      return ids.flatMap((id) => {
+        const row = fresh.get(id);
+        return row ? [toCisContact(ctx, row)] : [];
+      });
     },
 
     /**

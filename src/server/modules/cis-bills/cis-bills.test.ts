@@ -88,7 +88,7 @@ describe('CIS Bills API (001 §7 CIS rows)', () => {
   });
 
   describe('GET /api/xero/cis-contacts', () => {
-    it('lists the CIS group with hasValidUTR from each CIS setting, one settings call per subcontractor ever', async () => {
+    it('lists the CIS group at once, then hasValidUTR from each CIS setting as checked, one settings call per subcontractor ever', async () => {
       // The screen's first load: its three reads together, as the browser sends them.
       t.sandbox.clearLedger();
       const [res, accountsRes, draftsRes] = await Promise.all([
@@ -98,13 +98,28 @@ describe('CIS Bills API (001 §7 CIS rows)', () => {
       ]);
       expect([res.statusCode, accountsRes.statusCode, draftsRes.statusCode]).toEqual([200, 200, 200]);
       const firstLoad = t.sandbox.ledger();
-      const list = res.json() as Array<{
+      const listed = res.json() as Array<{ id: string; name: string; cisChecked?: boolean }>;
+      expect(listed).toHaveLength(12);
+      // The list answers from the contacts alone; the screen checks the subcontractors it shows (issue 19).
+      expect(countCalls(firstLoad, ...CIS_SETTINGS)).toBe(0);
+      expect(listed.every((c) => c.cisChecked === false)).toBe(true);
+      // Contacts and groups + accounts + draft bills.
+      expect(firstLoad.totals.all).toBeLessThanOrEqual(4);
+      t.sandbox.clearLedger();
+      const checkRes = await call('POST', '/api/xero/cis-contacts/check', {
+        contactIds: listed.map((c) => c.id),
+      });
+      expect(checkRes.statusCode, checkRes.body).toBe(200);
+      expect(countCalls(t.sandbox.ledger(), ...CIS_SETTINGS)).toBe(12);
+      const list = checkRes.json() as Array<{
         name: string;
         hasValidUTR: boolean;
         isContractor: boolean;
         isSupplier: boolean;
+        cisChecked?: boolean;
       }>;
       expect(list).toHaveLength(12);
+      expect(list.every((c) => c.cisChecked)).toBe(true);
       const utr = Object.fromEntries(list.map((c) => [c.name, c.hasValidUTR]));
       expect(utr).toMatchObject({
         'Hughes Groundworks Ltd': true, // 20 %
@@ -117,22 +132,21 @@ describe('CIS Bills API (001 §7 CIS rows)', () => {
       expect(list.map((c) => c.name)).toEqual(
         [...list.map((c) => c.name)].sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase())),
       );
-      expect(countCalls(firstLoad, ...CIS_SETTINGS)).toBe(12);
-      // 12 CIS settings + contacts and groups + accounts + draft bills.
-      expect(firstLoad.totals.all).toBeLessThanOrEqual(16);
 
       t.sandbox.clearLedger();
-      await Promise.all([
+      const [again] = await Promise.all([
         call('GET', '/api/xero/cis-contacts'),
         call('GET', '/api/xero/direct-costs-accounts'),
         call('GET', '/api/xero/draft-bills?cisOnly=true'),
       ]);
+      expect(again.json()).toEqual(list);
       expect(t.sandbox.ledger().totals.all).toBe(0);
 
+      // Nothing changed in Xero: the refresh asks what changed and keeps every CIS setting read.
       const refreshed = await call('GET', '/api/xero/cis-contacts?refresh=true');
       expect(refreshed.json()).toEqual(list);
       const refresh = t.sandbox.ledger();
-      expect(countCalls(refresh, ...CIS_SETTINGS)).toBe(12);
+      expect(countCalls(refresh, ...CIS_SETTINGS)).toBe(0);
       console.warn(
         `CIS bills: first screen load ${firstLoad.totals.all} Xero calls (${firstLoad.calls.map((c) => `${c.method} ${c.endpoint} ×${c.count}`).join(', ')}); next load 0; subcontractor refresh ${refresh.totals.all}`,
       );
@@ -637,6 +651,7 @@ describe('CIS Bills API (001 §7 CIS rows)', () => {
         .where(eq(organizations.id, buildersId));
       const routes: Array<[Method, string, unknown?]> = [
         ['GET', '/api/xero/cis-contacts'],
+        ['POST', '/api/xero/cis-contacts/check', { contactIds: [subs['A. Patel Plastering']] }],
         ['GET', '/api/xero/direct-costs-accounts'],
         ['GET', '/api/xero/draft-bills'],
         ['POST', '/api/xero/create-bill', billBody(subs['A. Patel Plastering'] ?? '', 1)],
