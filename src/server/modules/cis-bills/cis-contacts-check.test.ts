@@ -41,7 +41,8 @@ describe('CIS subcontractors checked when shown (issue 19)', () => {
   let builders: OrgRec;
   let shopId: number;
   let buildersId: number;
-  let call: (method: 'GET' | 'POST', url: string, body?: unknown) => ReturnType<XeroTestApp['app']['inject']>;
+  type Reply = Awaited<ReturnType<XeroTestApp['app']['inject']>>;
+  let call: (method: 'GET' | 'POST', url: string, body?: unknown) => Promise<Reply>;
   let list: CisContact[] = [];
   const today = new Date().toISOString().slice(0, 10);
 

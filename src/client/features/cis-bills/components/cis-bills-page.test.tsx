@@ -1,7 +1,7 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse, delay } from 'msw';
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { CisContact, DraftBill } from '@/shared/cis-bills';
 import { getTaxWeekReference } from '@/shared/cis';
 import { getUkToday } from '@/shared/dates';
@@ -612,5 +612,126 @@ describe('Draft CIS Bills card', () => {
     await waitFor(() =>
       expect(screen.queryByRole('dialog', { name: 'Confirm Deletion' })).not.toBeInTheDocument(),
     );
+  });
+});
+
+describe('subcontractors checked when shown (issue 19)', () => {
+  // 30 subcontractors whose CIS settings were never read; every other one has no verified rate.
+  const unchecked: CisContact[] = Array.from({ length: 30 }, (_, i) => ({
+    id: `c-${String(i + 1).padStart(2, '0')}`,
+    name: `Sub ${String(i + 1).padStart(2, '0')}`,
+    isContractor: true,
+    isSupplier: true,
+    hasValidUTR: false,
+    cisChecked: false,
+  }));
+  /** What Xero says: odd-numbered subcontractors have a verified rate, even-numbered ones do not. */
+  const truth = (id: string): CisContact => {
+    const contact = unchecked.find((c) => c.id === id);
+    if (!contact) throw new Error(`unknown ${id}`);
+    return { ...contact, hasValidUTR: Number(id.slice(2)) % 2 === 1, cisChecked: true };
+  };
+  const expectedLabel = (c: CisContact) => (truth(c.id).hasValidUTR ? c.name : `${c.name} (No UTR)`);
+
+  /** The check endpoint, answering once `release` is called; every request's ids are kept. */
+  function useCheckEndpoint() {
+    const requests: string[][] = [];
+    let release = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    server.use(
+      http.get('*/api/xero/cis-contacts', () => HttpResponse.json(unchecked)),
+      http.post('*/api/xero/cis-contacts/check', async ({ request }) => {
+        const { contactIds } = (await request.json()) as { contactIds: string[] };
+        requests.push(contactIds);
+        await released;
+        return HttpResponse.json(contactIds.map(truth));
+      }),
+    );
+    return { requests, release };
+  }
+
+  afterEach(() => {
+    vi.unstubAllGlobals();
+  });
+
+  it('the rows on screen say "Checking…", never a wrong (No UTR), then each is marked as Xero says', async () => {
+    // jsdom has no IntersectionObserver: the picker checks the first screenful of rows.
+    expect(typeof IntersectionObserver).toBe('undefined');
+    const user = userEvent.setup();
+    useBuilder();
+    const endpoint = useCheckEndpoint();
+    await openMain();
+    await user.click(screen.getByRole('combobox', { name: /^Subcontractor/ }));
+    const list = await screen.findByRole('listbox', { name: 'Subcontractors' });
+    const labels = () =>
+      within(list)
+        .getAllByRole('option')
+        .map((o) => o.getAttribute('aria-label'));
+    await waitFor(() => expect(endpoint.requests.length).toBeGreaterThan(0), FIND);
+    // Asked, not answered yet: no row claims anything about a UTR.
+    expect(within(list).queryByText('(No UTR)')).toBeNull();
+    expect(within(list).getAllByText('Checking…')).toHaveLength(30);
+    expect(labels()).toEqual(unchecked.map((c) => `${c.name} (checking CIS settings)`));
+
+    endpoint.release();
+    const screenful = unchecked.slice(0, 20);
+    await waitFor(() => expect(labels().slice(0, 20)).toEqual(screenful.map(expectedLabel)), FIND);
+    expect(within(list).getAllByText('(No UTR)')).toHaveLength(10);
+    // The rows below the first screenful were not asked about; each shown row once, in batches of 50 at most.
+    expect(labels().slice(20)).toEqual(unchecked.slice(20).map((c) => `${c.name} (checking CIS settings)`));
+    const asked = endpoint.requests.flat();
+    expect(new Set(asked)).toEqual(new Set(screenful.map((c) => c.id)));
+    expect(asked).toHaveLength(20);
+    expect(endpoint.requests.every((ids) => ids.length <= 50)).toBe(true);
+  });
+
+  it('checks the rows in view as the observer reports them, and a subcontractor picked at once', async () => {
+    const observed: Element[] = [];
+    // The first 5 rows are in view.
+    class FiveRowsInView {
+      constructor(private readonly callback: IntersectionObserverCallback) {}
+      observe(element: Element) {
+        observed.push(element);
+        const index = Number((element as HTMLElement).dataset.index);
+        queueMicrotask(() =>
+          this.callback(
+            [{ target: element, isIntersecting: index < 5 } as IntersectionObserverEntry],
+            this as unknown as IntersectionObserver,
+          ),
+        );
+      }
+      unobserve() {}
+      disconnect() {}
+      takeRecords() {
+        return [];
+      }
+    }
+    vi.stubGlobal('IntersectionObserver', FiveRowsInView);
+    const user = userEvent.setup();
+    useBuilder();
+    const endpoint = useCheckEndpoint();
+    endpoint.release();
+    await openMain();
+    await user.click(screen.getByRole('combobox', { name: /^Subcontractor/ }));
+    const list = await screen.findByRole('listbox', { name: 'Subcontractors' });
+    await waitFor(
+      () =>
+        expect(
+          within(list).getByRole('option', { name: expectedLabel(unchecked[4] as CisContact) }),
+        ).toBeVisible(),
+      FIND,
+    );
+    expect(observed.length).toBeGreaterThanOrEqual(30);
+    expect(new Set(endpoint.requests.flat())).toEqual(new Set(unchecked.slice(0, 5).map((c) => c.id)));
+
+    // Sub 12 is out of view, still unchecked: picking it checks it straight away.
+    await user.click(within(list).getByRole('option', { name: 'Sub 12 (checking CIS settings)' }));
+    expect(
+      await screen.findByRole('combobox', { name: 'Subcontractor: Sub 12 (No UTR)' }, FIND),
+    ).toBeInTheDocument();
+    expect(endpoint.requests.flat().filter((id) => id === 'c-12')).toHaveLength(1);
+    expect(screen.getByText('No verified CIS settings in Xero')).toBeInTheDocument();
   });
 });

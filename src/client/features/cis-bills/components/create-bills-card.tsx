@@ -7,6 +7,7 @@ import {
   convertCisAmount,
   createLocalBill,
   getDefaultBillReference,
+  isCisChecked,
   validateBillEntry,
   validateBillSubmission,
   type CisContact,
@@ -34,8 +35,11 @@ import { useCreateBills } from '../api/create-bills';
 import { getCisContacts, useCisContacts } from '../api/get-cis-contacts';
 import { getDirectCostsAccounts, useDirectCostsAccounts } from '../api/get-direct-costs-accounts';
 import { cisBillsKeys } from '../api/query-keys';
+import { useCisContactChecks } from '../hooks/use-cis-contact-checks';
 import { checkConnectionForWrite } from '../utils/check-connection';
 import {
+  CIS_CHECKING_TEXT,
+  CIS_NOT_CHECKED_TEXT,
   describeBillCreationSummary,
   describeCreateBillError,
   getCreateBillsButtonLabel,
@@ -58,8 +62,11 @@ export interface AddedBill extends LocalBill {
    * retry whose first answer was lost never creates it twice. A bill Xero refused gets a new one.
    */
   attemptId: string;
-  /** False when Xero has no verified CIS rate for the subcontractor (no CIS, or the 30 % rate). */
-  cisVerified: boolean;
+  /**
+   * False when Xero has no verified CIS rate for the subcontractor (no CIS, or the 30 % rate); null while its
+   * CIS settings are being checked (issue 19), when the subcontractor list has the answer.
+   */
+  cisVerified: boolean | null;
 }
 
 type AmountBasis = 'gross' | 'net';
@@ -82,6 +89,7 @@ export function CreateBillsCard({ connection, orgId }: { connection: Connection;
   const queryClient = useQueryClient();
   const formId = useId();
   const contacts = useCisContacts(orgId);
+  const cisChecks = useCisContactChecks(orgId);
   const accounts = useDirectCostsAccounts(orgId);
   const { mutateAsync: sendBills } = useCreateBills(orgId);
   // One key for the card: each bill's attempt id makes the key of that bill (see AddedBill.attemptId).
@@ -103,6 +111,20 @@ export function CreateBillsCard({ connection, orgId }: { connection: Connection;
   const contactList: CisContact[] = useMemo(() => contacts.data ?? [], [contacts.data]);
   const accountList = useMemo(() => accounts.data ?? [], [accounts.data]);
   const selectedContact = contactList.find((c) => c.id === contactId);
+  const contactById = useMemo(() => new Map(contactList.map((c) => [c.id, c])), [contactList]);
+  /** A bill's CIS verification: the subcontractor's checked state when known, else what was known when added. */
+  function isBillCisVerified(bill: AddedBill): boolean | null {
+    const contact = contactById.get(bill.contactId);
+    return contact && isCisChecked(contact) ? contact.hasValidUTR : bill.cisVerified;
+  }
+
+  // The subcontractor chosen is checked at once if its CIS settings are not known (or no longer are, after a
+  // refresh found it changed in Xero).
+  const { check: checkCis } = cisChecks;
+  const selectedUnchecked = selectedContact && !isCisChecked(selectedContact) ? selectedContact.id : null;
+  useEffect(() => {
+    if (selectedUnchecked) void checkCis([selectedUnchecked], { immediate: true });
+  }, [selectedUnchecked, checkCis]);
   const isProcessing = run?.isRunning === true;
 
   // Preselect the saved default bill account once the accounts are known.
@@ -159,7 +181,7 @@ export function CreateBillsCard({ connection, orgId }: { connection: Connection;
       queryClient.setQueryData(cisBillsKeys.contacts(orgId), fresh);
       toast({
         title: 'Subcontractors Refreshed',
-        description: 'CIS settings were read again from Xero.',
+        description: 'Read again from Xero; CIS settings of changed subcontractors are checked again.',
         variant: 'success',
       });
     } catch (error) {
@@ -197,7 +219,10 @@ export function CreateBillsCard({ connection, orgId }: { connection: Connection;
       grossPence,
       accountCode,
     });
-    setBills((list) => [...list, { ...bill, attemptId: bill.id, cisVerified: contact.hasValidUTR }]);
+    setBills((list) => [
+      ...list,
+      { ...bill, attemptId: bill.id, cisVerified: isCisChecked(contact) ? contact.hasValidUTR : null },
+    ]);
     setContactId('');
     setAmount('');
     setBasis('gross');
@@ -301,7 +326,7 @@ export function CreateBillsCard({ connection, orgId }: { connection: Connection;
     }
   }
 
-  const unverified = bills.filter((b) => !b.cisVerified);
+  const unverified = bills.filter((b) => isBillCisVerified(b) === false);
   const totals = {
     gross: sumPence(bills.map((b) => toPence(b.total))),
     deduction: sumPence(bills.map((b) => toPence(b.cisDeduction))),
@@ -437,8 +462,10 @@ export function CreateBillsCard({ connection, orgId }: { connection: Connection;
                 value={contactId}
                 onChange={setContactId}
                 isLoading={contacts.isLoading || refreshingContacts}
+                onCheck={cisChecks.check}
+                failedIds={cisChecks.failedIds}
               />
-              {selectedContact && !selectedContact.hasValidUTR ? (
+              {selectedContact && isCisChecked(selectedContact) && !selectedContact.hasValidUTR ? (
                 <p className="flex items-center gap-1 text-[13px] text-warning-foreground">
                   <TriangleAlert aria-hidden className="size-3.5 shrink-0" />
                   No verified CIS settings in Xero
@@ -539,12 +566,16 @@ export function CreateBillsCard({ connection, orgId }: { connection: Connection;
                   <TableRow key={bill.id}>
                     <TableCell>
                       <span className="font-medium">{bill.contactName}</span>
-                      {bill.cisVerified ? null : (
+                      {isBillCisVerified(bill) === false ? (
                         <Badge variant="warning" className="ml-2">
                           <TriangleAlert aria-hidden className="size-3" />
                           CIS not verified
                         </Badge>
-                      )}
+                      ) : isBillCisVerified(bill) === null ? (
+                        <span className="ml-2 text-xs text-muted-foreground">
+                          {cisChecks.failedIds.has(bill.contactId) ? CIS_NOT_CHECKED_TEXT : CIS_CHECKING_TEXT}
+                        </span>
+                      ) : null}
                     </TableCell>
                     <TableCell className="tabular-nums">{bill.reference || '—'}</TableCell>
                     <TableCell className="text-right tabular-nums">{formatPounds(bill.total)}</TableCell>

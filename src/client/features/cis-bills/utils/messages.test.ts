@@ -13,6 +13,16 @@ describe('labels (001 §2)', () => {
   it('marks contacts without a valid UTR', () => {
     expect(getCisContactLabel({ name: 'alpha Roofing', hasValidUTR: false })).toBe('alpha Roofing (No UTR)');
     expect(getCisContactLabel({ name: 'Zed Plastering', hasValidUTR: true })).toBe('Zed Plastering');
+    // Issue 19: not checked yet, neither mark; checked, as Xero says.
+    expect(getCisContactLabel({ name: 'Zed Plastering', hasValidUTR: false, cisChecked: false })).toBe(
+      'Zed Plastering (checking CIS settings)',
+    );
+    expect(
+      getCisContactLabel({ name: 'Zed Plastering', hasValidUTR: false, cisChecked: false }, { failed: true }),
+    ).toBe('Zed Plastering (CIS not checked)');
+    expect(getCisContactLabel({ name: 'Zed Plastering', hasValidUTR: false, cisChecked: true })).toBe(
+      'Zed Plastering (No UTR)',
+    );
   });
 
   it('names the submit button by the bills to create', () => {

@@ -3,12 +3,24 @@
  * button, and the toasts of failed or partly failed writes. The validation rules and their texts stay in
  * `@/shared/cis-bills`.
  */
-import type { CisContact, UserMessage } from '@/shared/cis-bills';
+import { isCisChecked, type CisContact, type UserMessage } from '@/shared/cis-bills';
+
+/** Shown instead of '(No UTR)' while a subcontractor's CIS settings are being read from Xero (issue 19). */
+export const CIS_CHECKING_TEXT = 'Checking…';
+/** Shown when Xero could not answer for a subcontractor's CIS settings; picking it or reopening asks again. */
+export const CIS_NOT_CHECKED_TEXT = 'CIS not checked';
 
 /**
  * Dropdown label (docs/product/features.md §2): contacts whose hasValidUTR is false are marked '(No UTR)'.
+ * While the CIS settings are not known yet (issue 19) neither mark is given: the name says they are being
+ * checked, or could not be.
  */
-export function getCisContactLabel(contact: Pick<CisContact, 'name' | 'hasValidUTR'>): string {
+export function getCisContactLabel(
+  contact: Pick<CisContact, 'name' | 'hasValidUTR' | 'cisChecked'>,
+  options: { failed?: boolean } = {},
+): string {
+  if (!isCisChecked(contact))
+    return `${contact.name} (${options.failed ? CIS_NOT_CHECKED_TEXT : 'checking CIS settings'})`;
   return contact.hasValidUTR ? contact.name : `${contact.name} (No UTR)`;
 }
 
