@@ -74,7 +74,8 @@ export function SubcontractorPicker({
         }
         setInView((n) => n + 1);
       },
-      { root: list, rootMargin: '64px 0px' },
+      // One screenful ahead below (and behind above): a row scrolled to is usually known already.
+      { root: list, rootMargin: '100% 0px' },
     );
     list.querySelectorAll<HTMLElement>('[data-contact-id]').forEach((row) => observer.observe(row));
     return () => {
