@@ -73,9 +73,12 @@ export interface BuildAppOptions {
    * (docs/product/shell.md §6).
    */
   demoCredentials?: { username: string; password: string } | undefined;
-  /** Tests tune retries and back-off of the Xero client. */
+  /** Tests tune retries and back-off of the Xero client (and may hold its calls at the gate). */
   xeroHttp?: Partial<
-    Pick<XeroHttpOptions, 'backoffMs' | 'maxAttempts' | 'maxRetryAfterMs' | 'timeoutMs' | 'gate'>
+    Pick<
+      XeroHttpOptions,
+      'backoffMs' | 'maxAttempts' | 'maxRetryAfterMs' | 'timeoutMs' | 'gate' | 'createGate'
+    >
   >;
   /** On PostgreSQL: limits of the Xero gate shared by all instances (tests lower them with the sandbox's). */
   xeroGate?: Partial<SharedGateOptions>;
@@ -311,7 +314,14 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       : {}),
     onChangesRead: (ctx, changedAt) =>
       void webhookHealth.expectDelivery(ctx.tenantId, changedAt).catch(() => undefined),
+    onBackgroundError: (ctx, error) =>
+      app.log.warn(
+        { err: error, organizationId: ctx.organizationId },
+        'reading invoices from Xero stopped after the first page; the next request carries on',
+      ),
   });
+  // A first visit's read goes on after its answer (issue 19): it stops after its page before the database closes.
+  app.addHook('onClose', () => sync.close());
   const uris = redirectUris(config.appUrl);
   registerConnectionRoutes(app, {
     connection,

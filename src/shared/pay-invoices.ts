@@ -64,6 +64,32 @@ export const invoiceListResponseSchema = z.array(invoiceSchema);
 export type InvoiceListResponse = z.infer<typeof invoiceListResponseSchema>;
 
 /**
+ * How complete the list is (issue 19). A first visit is answered once Xero's first page is in; the rest is read
+ * on the server in the background, and every answer says how far it has got. It travels in the
+ * `X-Invoices-Sync` header as JSON, because the body stays the spec's invoice list (docs/product/features.md
+ * §7): `{complete, fetched, total}`, total being Xero's count when it gave one.
+ */
+export const INVOICES_SYNC_HEADER = 'x-invoices-sync';
+export const invoiceSyncStatusSchema = z.object({
+  complete: z.boolean(),
+  fetched: z.number().int().min(0),
+  total: z.number().int().min(0).nullable(),
+});
+export type InvoiceSyncStatus = z.infer<typeof invoiceSyncStatusSchema>;
+
+/** Reads the header's value; an absent or unreadable one means a complete list (a server without issue 19). */
+export function parseInvoiceSyncHeader(value: string | null | undefined): InvoiceSyncStatus {
+  const complete: InvoiceSyncStatus = { complete: true, fetched: 0, total: null };
+  if (!value) return complete;
+  try {
+    const parsed = invoiceSyncStatusSchema.safeParse(JSON.parse(value));
+    return parsed.success ? parsed.data : complete;
+  } catch {
+    return complete;
+  }
+}
+
+/**
  * Body of `POST /api/xero/invoices/refresh` (docs/product/features.md §7): none for a force refresh,
  * `{invoiceId}` for one invoice.
  */

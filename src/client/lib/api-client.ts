@@ -66,6 +66,8 @@ export interface RequestOptions<T> {
   noCache?: boolean;
   /** Retry network errors (2 retries, 1 s then 2 s). On by default. */
   retryNetworkErrors?: boolean;
+  /** Given the headers of a successful answer (e.g. how complete a list is), before it is parsed. */
+  onHeaders?: (headers: Headers) => void;
 }
 
 function getField(body: unknown, field: 'message' | 'error'): string | undefined {
@@ -201,6 +203,7 @@ export async function apiRequest<T = unknown>(path: string, options: RequestOpti
     buildInit(path, options),
     options.retryNetworkErrors ?? true,
   );
+  if (response.ok) options.onHeaders?.(response.headers);
   return handleResponse(path, response, schemaReady);
 }
 

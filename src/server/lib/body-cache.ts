@@ -115,13 +115,13 @@ export async function sendCachedBody(
   request: FastifyRequest,
   reply: FastifyReply,
   entry: CachedBody,
+  options: { etagVariant?: string } = {},
 ): Promise<FastifyReply> {
-  reply
-    .header('cache-control', 'private, no-cache')
-    .header('etag', entry.etag)
-    .header('vary', 'Accept-Encoding');
+  // A variant (e.g. the list's sync progress, sent in a header) makes the same bytes a different answer.
+  const etag = options.etagVariant ? `${entry.etag.slice(0, -1)}-${options.etagVariant}"` : entry.etag;
+  reply.header('cache-control', 'private, no-cache').header('etag', etag).header('vary', 'Accept-Encoding');
   const condition = request.headers['if-none-match'];
-  if (matchesEtag(Array.isArray(condition) ? condition.join(',') : condition, entry.etag))
+  if (matchesEtag(Array.isArray(condition) ? condition.join(',') : condition, etag))
     return reply.code(304).send();
   reply.type('application/json; charset=utf-8');
   if (entry.body.length >= COMPRESS_FROM_BYTES && acceptsGzip(request)) {

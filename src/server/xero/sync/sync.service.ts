@@ -53,6 +53,7 @@ function describeView(view: InvoiceView) {
         type: 'ACCREC',
         initialStatuses: ['AUTHORISED'],
         contactId: undefined,
+        summaryOnly: true,
       };
     case 'sales-draft':
       return {
@@ -60,6 +61,7 @@ function describeView(view: InvoiceView) {
         type: 'ACCREC',
         initialStatuses: ['DRAFT'],
         contactId: undefined,
+        summaryOnly: true,
       };
     case 'bills-draft':
       return {
@@ -67,6 +69,8 @@ function describeView(view: InvoiceView) {
         type: 'ACCPAY',
         initialStatuses: ['DRAFT'],
         contactId: undefined,
+        // CIS Bills edits and approves the draft bills' lines: they are read whole.
+        summaryOnly: false,
       };
     case 'sales-contact':
       return {
@@ -74,6 +78,7 @@ function describeView(view: InvoiceView) {
         type: 'ACCREC',
         initialStatuses: ['AUTHORISED', 'PAID'],
         contactId: view.contactId,
+        summaryOnly: true,
       };
   }
 }
@@ -83,6 +88,38 @@ export interface SyncResult {
   calls: number;
   fetched: number;
   full: boolean;
+}
+
+/**
+ * How far the read of a whole view has got (issue 19): a first visit answers after the first page and reads the
+ * rest in the background, so screens say "1,000 of 5,048" until `complete`. From the database, so every
+ * instance says the same.
+ */
+export interface InvoiceSyncProgress {
+  complete: boolean;
+  /** Invoices stored so far by the read of the whole view (all of them once complete). */
+  fetched: number;
+  /** How many Xero said there are (its `pagination.itemCount`), or null until it says. */
+  total: number | null;
+}
+
+type SyncStateRow = typeof xeroSyncState.$inferSelect;
+
+/** Complete: read whole once, and no read of the whole view left unfinished since (a crash, a forced refresh). */
+function isComplete(state: SyncStateRow | null): boolean {
+  return Boolean(state?.lastSyncAt) && state?.initialReadAt === null;
+}
+
+function describeProgress(state: SyncStateRow | null): InvoiceSyncProgress {
+  if (state && isComplete(state))
+    return { complete: true, fetched: state.itemsRead, total: state.itemsTotal ?? state.itemsRead };
+  return { complete: false, fetched: state?.itemsRead ?? 0, total: state?.itemsTotal ?? null };
+}
+
+/** What a read of the whole view tells its starter as it goes, and whether it should stop between pages. */
+interface ReadHooks {
+  onPageStored?: () => void;
+  shouldStop?: () => boolean;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -104,9 +141,14 @@ export function createXeroSync(deps: {
   mayUseCache?: (ctx: SyncContext, lastSyncAt: Date | null) => Promise<boolean>;
   /** An incremental read found invoices changed in Xero since the view's last read (the earliest change). */
   onChangesRead?: (ctx: SyncContext, changedAt: Date) => void;
+  /** A read carried on in the background failed after its first page (the next request carries it on). */
+  onBackgroundError?: (ctx: SyncContext, error: unknown) => void;
 }) {
   const { db, http } = deps;
   const local = new Map<string, Promise<SyncResult>>();
+  /** Reads of a whole view going on in the background on this instance (awaited by `close`). */
+  const background = new Map<string, Promise<unknown>>();
+  let isClosing = false;
 
   async function readState(organizationId: number, resource: string) {
     const [row] = await db
@@ -204,7 +246,13 @@ export function createXeroSync(deps: {
     organizationId: number,
     invoices: ReturnType<typeof toInvoiceRow>[],
     readAt: Date,
+    options: { summaryOnly?: boolean } = {},
   ) {
+    // A summaryOnly answer carries no lines or payments (docs/xero-api.md §4.1): what was known of them stays, and
+    // `paymentsKnown` (src/shared/invoice-payments.ts) tells a complete payments list from one that is not.
+    const detail = options.summaryOnly
+      ? { lines: sql`${xeroInvoices.lines}`, payments: sql`${xeroInvoices.payments}` }
+      : { lines: sql`excluded.lines`, payments: sql`excluded.payments` };
     for (let i = 0; i < invoices.length; i += 500) {
       const chunk = invoices.slice(i, i + 500);
       await db
@@ -230,8 +278,7 @@ export function createXeroSync(deps: {
             currencyCode: sql`excluded.currency_code`,
             sentToContact: sql`excluded.sent_to_contact`,
             hasAttachments: sql`excluded.has_attachments`,
-            lines: sql`excluded.lines`,
-            payments: sql`excluded.payments`,
+            ...detail,
             updatedUtc: sql`excluded.updated_utc`,
             syncedAt: sql`excluded.synced_at`,
           },
@@ -240,17 +287,49 @@ export function createXeroSync(deps: {
     }
   }
 
-  async function syncInvoicesNow(ctx: SyncContext, view: InvoiceView, full: boolean): Promise<SyncResult> {
+  async function writeProgress(
+    organizationId: number,
+    resource: string,
+    values: Partial<typeof xeroSyncState.$inferInsert>,
+  ) {
+    await db
+      .update(xeroSyncState)
+      .set(values)
+      .where(and(eq(xeroSyncState.organizationId, organizationId), eq(xeroSyncState.resource, resource)));
+  }
+
+  async function syncInvoicesNow(
+    ctx: SyncContext,
+    view: InvoiceView,
+    full: boolean,
+    hooks: ReadHooks = {},
+  ): Promise<SyncResult> {
     const def = describeView(view);
     const state = await readState(ctx.organizationId, def.resource);
-    const initial = full || !state?.highWater;
+    // A read of the whole view left unfinished (the server stopped, Xero failed mid-way) carries on after its last
+    // stored page; a forced refresh starts again. Repeats from shifted pages are absorbed by the upsert.
+    const resuming = !full && state?.initialReadAt != null;
+    const initial = full || !state?.highWater || resuming;
     // Xero's If-Modified-Since has second precision: step back a second and let the upsert absorb repeats.
     const since = initial || !state?.highWater ? undefined : new Date(state.highWater.getTime() - 1000);
     let calls = 0;
     let fetched = 0;
-    let highWater = initial ? null : (state?.highWater ?? null);
+    let highWater = initial && !resuming ? null : (state?.highWater ?? null);
     const previousHighWater = highWater;
     let earliestChange: Date | null = null;
+    let pagesRead = resuming ? (state?.pagesRead ?? 0) : 0;
+    let itemsRead = resuming ? (state?.itemsRead ?? 0) : 0;
+    let itemsTotal = resuming ? (state?.itemsTotal ?? null) : null;
+    if (initial && !resuming) {
+      // Marked before anything is deleted or stored: until the last page is in, the cache is partial.
+      await writeProgress(ctx.organizationId, def.resource, {
+        initialReadAt: new Date(),
+        pagesRead: 0,
+        itemsRead: 0,
+        itemsTotal: null,
+        highWater: null,
+      });
+    }
     if (full) {
       await db
         .delete(xeroInvoices)
@@ -263,7 +342,7 @@ export function createXeroSync(deps: {
           ),
         );
     }
-    for (let page = 1; ; page += 1) {
+    for (let page = pagesRead + 1; ; page += 1) {
       const readAt = new Date();
       const { data, status } = await http.send(ctx.userId, ctx.tenantId, {
         method: 'GET',
@@ -275,6 +354,7 @@ export function createXeroSync(deps: {
           Statuses: initial ? def.initialStatuses.join(',') : ALL_STATUSES,
           ContactIDs: def.contactId,
           order: 'UpdatedDateUTC ASC',
+          ...(def.summaryOnly ? { summaryOnly: true } : {}),
         },
         ...(since ? { ifModifiedSince: since } : {}),
         schema: xeroInvoicesEnvelope,
@@ -282,7 +362,7 @@ export function createXeroSync(deps: {
       calls += 1;
       if (status === 304 || !data) break;
       const rows = data.Invoices.map((inv) => toInvoiceRow(ctx.organizationId, inv));
-      await upsertInvoices(ctx.organizationId, rows, readAt);
+      await upsertInvoices(ctx.organizationId, rows, readAt, { summaryOnly: def.summaryOnly });
       fetched += rows.length;
       for (const r of rows) {
         if (r.updatedUtc && (!highWater || r.updatedUtc > highWater)) highWater = r.updatedUtc;
@@ -295,17 +375,37 @@ export function createXeroSync(deps: {
         )
           earliestChange = r.updatedUtc;
       }
+      if (initial) {
+        // Each page stored is recorded with the lease renewed, so a crash leaves where to carry on from.
+        pagesRead = page;
+        itemsRead += rows.length;
+        itemsTotal = data.pagination?.itemCount ?? itemsTotal;
+        await writeProgress(ctx.organizationId, def.resource, {
+          pagesRead,
+          itemsRead,
+          itemsTotal,
+          highWater,
+          leaseUntil: new Date(Date.now() + LEASE_MS),
+        });
+      }
       if (
         data.Invoices.length < PAGE_SIZE ||
         (data.pagination?.pageCount != null && page >= data.pagination.pageCount)
       )
         break;
+      // More pages to come: whoever waits for the first one may go (a one-page read finishes first).
+      hooks.onPageStored?.();
+      if (hooks.shouldStop?.()) {
+        // The server is stopping: the lease goes, the progress stays, and the next request carries on.
+        await releaseLease(ctx.organizationId, def.resource, {});
+        return { calls, fetched, full: initial };
+      }
     }
     const now = new Date();
     await releaseLease(ctx.organizationId, def.resource, {
       highWater,
       lastSyncAt: now,
-      ...(initial ? { lastFullSyncAt: now } : {}),
+      ...(initial ? { lastFullSyncAt: now, initialReadAt: null, itemsTotal: itemsRead } : {}),
     });
     if (earliestChange) deps.onChangesRead?.(ctx, earliestChange);
     return { calls, fetched, full: initial };
@@ -337,7 +437,7 @@ export function createXeroSync(deps: {
       const def = describeView(view);
       if (!options.full && deps.mayUseCache) {
         const state = await readState(ctx.organizationId, def.resource);
-        if (state?.lastSyncAt && (await deps.mayUseCache(ctx, state.lastSyncAt)))
+        if (isComplete(state) && (await deps.mayUseCache(ctx, state?.lastSyncAt ?? null)))
           return { calls: 0, fetched: 0, full: false };
       }
       return withLease(ctx, def.resource, () => syncInvoicesNow(ctx, view, options.full === true), {
@@ -345,11 +445,84 @@ export function createXeroSync(deps: {
       });
     },
 
-    /** Syncs the view only if it has never been synced (first visit); otherwise serves the cache. */
+    /**
+     * Syncs the view only if it has never been read whole, or its last read of the whole view is unfinished;
+     * otherwise serves the cache. Waits for every page.
+     */
     async ensureInvoices(ctx: SyncContext, view: InvoiceView): Promise<SyncResult> {
       const state = await readState(ctx.organizationId, describeView(view).resource);
-      if (state?.lastSyncAt) return { calls: 0, fetched: 0, full: false };
+      if (isComplete(state)) return { calls: 0, fetched: 0, full: false };
       return this.syncInvoices(ctx, view);
+    },
+
+    /**
+     * First visit without the wait (issue 19): as `ensureInvoices`, but a read of the whole view answers once its
+     * first page is stored (or, carrying on an unfinished one, its next page) and reads the rest in the
+     * background under the view's lease, which each page renews: the read goes on when the browser leaves, a
+     * second request or instance meanwhile reads nothing and gets the progress, and a crash leaves the progress
+     * in the database for the next request to carry on from once the lease has run out. The cache is taken as
+     * complete only after the last page.
+     */
+    async ensureInvoicesInBackground(ctx: SyncContext, view: InvoiceView): Promise<InvoiceSyncProgress> {
+      const def = describeView(view);
+      const key = `${ctx.organizationId}:${def.resource}`;
+      const state = await readState(ctx.organizationId, def.resource);
+      if (isComplete(state) || local.has(key) || isClosing) return describeProgress(state);
+      // Another request or instance holds the lease: it is reading, and its progress is in the database.
+      if (!(await acquireLease(ctx.organizationId, def.resource))) return describeProgress(state);
+      const current = await readState(ctx.organizationId, def.resource);
+      if (isComplete(current)) {
+        await releaseLease(ctx.organizationId, def.resource, {});
+        return describeProgress(current);
+      }
+      let isFirstPageIn = false;
+      let settleFirstPage: (error?: unknown) => void = () => undefined;
+      const firstPage = new Promise<void>((resolve, reject) => {
+        settleFirstPage = (error) => {
+          if (isFirstPageIn) return;
+          isFirstPageIn = true;
+          if (error === undefined) resolve();
+          else reject(error instanceof Error ? error : new Error(String(error)));
+        };
+      });
+      const run = (async () => {
+        try {
+          return await syncInvoicesNow(ctx, view, false, {
+            onPageStored: () => settleFirstPage(),
+            shouldStop: () => isClosing,
+          });
+        } catch (error) {
+          await releaseLease(ctx.organizationId, def.resource, {});
+          throw error;
+        }
+      })().finally(() => {
+        local.delete(key);
+        background.delete(key);
+      });
+      local.set(key, run);
+      background.set(
+        key,
+        run.then(
+          () => settleFirstPage(),
+          (error: unknown) => {
+            if (isFirstPageIn) deps.onBackgroundError?.(ctx, error);
+            else settleFirstPage(error);
+          },
+        ),
+      );
+      await firstPage;
+      return describeProgress(await readState(ctx.organizationId, def.resource));
+    },
+
+    /** How far the view's read of the whole view has got (one query). */
+    async readInvoiceProgress(ctx: SyncContext, view: InvoiceView): Promise<InvoiceSyncProgress> {
+      return describeProgress(await readState(ctx.organizationId, describeView(view).resource));
+    },
+
+    /** Stops background reads after the page they are on (their progress stays for the next start). */
+    async close(): Promise<void> {
+      isClosing = true;
+      await Promise.allSettled([...background.values()]);
     },
 
     /**

@@ -9,6 +9,7 @@ import { Spinner } from '@/client/components/ui/spinner';
 export function InvoiceNavigator({
   position,
   total,
+  isPartial = false,
   onPrevious,
   onNext,
   onRefresh,
@@ -20,6 +21,8 @@ export function InvoiceNavigator({
 }: {
   position: number;
   total: number;
+  /** The list is still arriving from Xero (issue 19): the count says "so far". */
+  isPartial?: boolean;
   onPrevious: () => void;
   onNext: () => void;
   onRefresh: () => void;
@@ -46,9 +49,10 @@ export function InvoiceNavigator({
         <span
           className="min-w-20 px-1 text-center text-sm font-medium tabular"
           aria-live="polite"
-          aria-label={`Invoice ${position} of ${total}`}
+          aria-label={`Invoice ${position} of ${total}${isPartial ? ' so far' : ''}`}
         >
           {position} of {total}
+          {isPartial ? <span className="ml-1 text-xs text-muted-foreground">(so far)</span> : null}
         </span>
         <Button
           variant="outline"

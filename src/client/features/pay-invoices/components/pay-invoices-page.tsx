@@ -17,6 +17,7 @@ import {
   type BankAccountsResponse,
   type Invoice,
   type InvoiceSort,
+  type InvoiceSyncStatus,
 } from '@/shared/pay-invoices';
 import { paths } from '@/client/config/paths';
 import { getMessage, isApiError } from '@/client/lib/api-client';
@@ -34,7 +35,7 @@ import {
   useBankAccounts,
   BANK_ACCOUNTS_ORG_CHANGE_DELAY_MS,
 } from '../api/get-bank-accounts';
-import { getInvoices, useInvoices } from '../api/get-invoices';
+import { getInvoices, rememberInvoicesSync, useInvoices, useInvoicesSync } from '../api/get-invoices';
 import { payInvoicesKeys } from '../api/keys';
 import { refreshInvoice } from '../api/refresh-invoice';
 import { forceRefreshInvoices } from '../api/refresh-invoices';
@@ -59,6 +60,8 @@ import {
   NoMatchesState,
 } from './page-states';
 import { PaymentAllocation } from './payment-allocation';
+import { InvoicesSyncProgress } from './sync-progress';
+import { markPartial } from '../utils/sync-progress';
 
 const NO_ACCOUNTS: BankAccountsResponse = { creditCardAccounts: [], cashAccounts: [] };
 /** Connection data on Pay Invoices is cached 30 s (docs/product/features.md §9). */
@@ -84,6 +87,7 @@ export function PayInvoicesPage() {
   const { data: connection } = useQuery({ ...connectionQueryOptions(), staleTime: CONNECTION_STALE_MS });
   const orgId = connection?.organizationId ?? null;
   const invoicesQuery = useInvoices(orgId);
+  const sync = useInvoicesSync(orgId);
   const accountsQuery = useBankAccounts(orgId);
   const [isRetrying, setRetrying] = useState(false);
 
@@ -161,6 +165,7 @@ export function PayInvoicesPage() {
       <PayInvoicesWorkspace
         orgId={orgId}
         invoices={invoicesQuery.data}
+        sync={sync}
         accounts={accountsQuery.data ?? NO_ACCOUNTS}
         isAccountsLoading={accountsQuery.isPending}
         connection={connection}
@@ -174,7 +179,7 @@ export function PayInvoicesPage() {
         title="Pay Invoices"
         description={
           invoicesQuery.data
-            ? describeCount(awaiting.length)
+            ? markPartial(describeCount(awaiting.length), sync)
             : 'Record card and cash payments against outstanding sales invoices.'
         }
       />
@@ -210,12 +215,15 @@ function KeyboardHint() {
 function PayInvoicesWorkspace({
   orgId,
   invoices,
+  sync,
   accounts,
   isAccountsLoading,
   connection,
 }: {
   orgId: number;
   invoices: Invoice[];
+  /** How complete `invoices` is: a first visit's list grows while the server reads Xero (issue 19). */
+  sync: InvoiceSyncStatus;
   accounts: BankAccountsResponse;
   isAccountsLoading: boolean;
   connection: Connection | undefined;
@@ -228,7 +236,16 @@ function PayInvoicesWorkspace({
   const [sort, setSort] = useState<InvoiceSort>(DEFAULT_INVOICE_SORT);
   const [filters, setFilters] = useState(EMPTY_FILTERS);
   const [isFilterOpen, setFilterOpen] = useState(false);
-  const [index, setIndex] = useState(0);
+  /**
+   * Where the user is: a position, and the invoice shown there. While the list grows (a first visit's pages
+   * arriving, issue 19) the same invoice stays on screen wherever the new ones sort; when it leaves the list
+   * (paid), the position shows the next one.
+   */
+  const [place, setPlace] = useState<{ index: number; invoiceId: string | null }>({
+    index: 0,
+    invoiceId: null,
+  });
+  const setIndex = useCallback((index: number) => setPlace({ index, invoiceId: null }), []);
   const [focusInvoiceId, setFocusInvoiceId] = useState<string | null>(null);
 
   const awaitingCount = useMemo(() => invoices.filter(isInvoiceAwaitingPayment).length, [invoices]);
@@ -239,19 +256,28 @@ function PayInvoicesWorkspace({
 
   // The position goes back to the first invoice when sort, search or filters change
   // (docs/product/features.md §4).
-  useEffect(() => setIndex(0), [search, sort, filters]);
+  useEffect(() => setIndex(0), [search, sort, filters, setIndex]);
   // After an Undo, show the invoice the payment came off.
   useEffect(() => {
     if (!focusInvoiceId) return;
     const found = list.findIndex((i) => i.invoiceId === focusInvoiceId);
     if (found >= 0) {
-      setIndex(found);
+      setPlace({ index: found, invoiceId: focusInvoiceId });
       setFocusInvoiceId(null);
     }
   }, [focusInvoiceId, list]);
 
-  const position = Math.min(index, Math.max(list.length - 1, 0));
+  const anchored = useMemo(
+    () => (place.invoiceId ? list.findIndex((i) => i.invoiceId === place.invoiceId) : -1),
+    [list, place.invoiceId],
+  );
+  const position = anchored >= 0 ? anchored : Math.min(place.index, Math.max(list.length - 1, 0));
   const invoice = list[position] ?? null;
+  const shownId = invoice?.invoiceId ?? null;
+  // The invoice on screen becomes the anchor, so the list growing under it does not move the user.
+  useEffect(() => {
+    if (shownId && shownId !== place.invoiceId) setPlace({ index: position, invoiceId: shownId });
+  }, [shownId, place.invoiceId, position]);
   const next = list[position + 1] ?? null;
   // Paid or changed in Xero or another browser while on screen: said in words, and no payment against the old balance.
   const changedElsewhere = useChangedElsewhere(invoice, invoices);
@@ -333,24 +359,32 @@ function PayInvoicesWorkspace({
 
   const goTo = useCallback(
     (target: number) => {
-      setIndex(Math.max(0, Math.min(target, list.length - 1)));
+      const index = Math.max(0, Math.min(target, list.length - 1));
+      setPlace({ index, invoiceId: list[index]?.invoiceId ?? null });
       // Previous and next clear the out-of-sync flag (docs/product/features.md §4); moving on clears the
       // refresh error.
       outOfSync.clear();
       setRefreshError(false);
       dismissChangedElsewhere();
     },
-    [list.length, outOfSync, dismissChangedElsewhere],
+    [list, outOfSync, dismissChangedElsewhere],
   );
 
   const standardRefresh = async () => {
     setRefreshingList(true);
     try {
-      const fresh = await getInvoices(orgId, { refresh: true });
+      let freshSync: InvoiceSyncStatus = sync;
+      const fresh = await getInvoices(orgId, {
+        refresh: true,
+        onSync: (value) => {
+          freshSync = value;
+          rememberInvoicesSync(queryClient, orgId, value);
+        },
+      });
       queryClient.setQueryData(payInvoicesKeys.invoices(orgId), fresh);
       toast({
         title: 'Invoices Refreshed',
-        description: describeCount(fresh.filter(isInvoiceAwaitingPayment).length),
+        description: markPartial(describeCount(fresh.filter(isInvoiceAwaitingPayment).length), freshSync),
         variant: 'success',
       });
     } catch (error) {
@@ -532,6 +566,7 @@ function PayInvoicesWorkspace({
         isRefreshingAccounts={isRefreshingAccounts}
         disabled={isProcessing}
       />
+      {sync.complete ? null : <InvoicesSyncProgress sync={sync} />}
       {isFilterOpen ? <InvoiceFiltersPanel applied={filters} onApply={setFilters} /> : null}
       {outOfSync.isOutOfSync ? (
         <OutOfSyncBanner onRefresh={() => void refreshCurrent()} isRefreshing={isRefreshingInvoice} />
@@ -578,7 +613,7 @@ function PayInvoicesWorkspace({
       ) : null}
 
       {list.length === 0 ? (
-        awaitingCount === 0 ? (
+        awaitingCount === 0 && sync.complete ? (
           <NoInvoicesState onRefresh={() => void standardRefresh()} isRefreshing={isRefreshingList} />
         ) : (
           <NoMatchesState onClear={clearSearchAndFilters} />
@@ -593,6 +628,7 @@ function PayInvoicesWorkspace({
                 <InvoiceNavigator
                   position={position + 1}
                   total={list.length}
+                  isPartial={!sync.complete}
                   onPrevious={() => goTo(position - 1)}
                   onNext={() => goTo(position + 1)}
                   onRefresh={() => void refreshCurrent()}
