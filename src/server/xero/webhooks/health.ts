@@ -108,6 +108,10 @@ export function createWebhookHealth(deps: {
      */
     async expectDelivery(tenantId: string, at: Date = now()): Promise<void> {
       if (!keyConfigured) return;
+      // Xero announces only what happens after it began sending: a change read that was made before then (or
+      // anything before the first delivery) is owed no delivery.
+      const [feed] = await db.select().from(xeroWebhookFeed).where(eq(xeroWebhookFeed.id, FEED_ID));
+      if (!feed?.firstDeliveryAt || feed.firstDeliveryAt > at) return;
       const tenant = tenantId.toLowerCase();
       await db
         .insert(xeroWebhookHealth)

@@ -10,6 +10,7 @@ import {
 import type { LiveEvents } from '../../lib/live-events';
 import type { XeroSync } from '../sync/sync.service';
 import type { XeroWebhookPayload } from './payload';
+import { findNewPayments, type KnownPayment } from '../../../shared/invoice-payments';
 
 /** How long an instance holds the events it works on; a crash frees them after this. */
 const CLAIM_MS = 60_000;
@@ -159,14 +160,7 @@ export function createWebhookProcessor(deps: {
         const { rows } = await sync.refreshInvoicesByIds(ctx, invoiceIds);
         const changes: InvoiceChangeFacts[] = rows.map((r) => {
           const old = beforeById.get(r.invoiceId.toLowerCase());
-          const known = new Set(
-            ((old?.payments ?? []) as Array<{ paymentId: string }>).map((p) => p.paymentId.toLowerCase()),
-          );
-          const payments = (r.payments ?? []) as Array<{
-            paymentId: string;
-            amountPence: number;
-            reference?: string | null;
-          }>;
+          const payments = (r.payments ?? []) as Array<KnownPayment & { reference?: string | null }>;
           return {
             invoiceId: r.invoiceId,
             invoiceNumber: r.invoiceNumber ?? null,
@@ -185,13 +179,14 @@ export function createWebhookProcessor(deps: {
               totalPence: r.totalPence ?? 0,
             },
             newPayments: old
-              ? payments
-                  .filter((p) => !known.has(p.paymentId.toLowerCase()))
-                  .map((p) => ({
-                    paymentId: p.paymentId,
-                    amountPence: p.amountPence,
-                    reference: p.reference ?? null,
-                  }))
+              ? findNewPayments(
+                  { payments: (old.payments ?? []) as KnownPayment[], amountPaidPence: old.amountPaidPence },
+                  payments,
+                ).map((p) => ({
+                  paymentId: p.paymentId,
+                  amountPence: p.amountPence,
+                  reference: p.reference ?? null,
+                }))
               : [],
           };
         });

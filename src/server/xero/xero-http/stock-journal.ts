@@ -180,6 +180,8 @@ export function createSalesHttp(http: XeroHttp): SalesPort {
             where: whereSalesInRange(fromDate, toDate),
             Statuses: SALES_STATUSES.join(','),
             order: 'Date ASC',
+            // Totals are all the weeks need: no lines or payments (docs/xero-api.md §4.1).
+            summaryOnly: true,
           },
           schema: xeroInvoicesEnvelope,
         });
