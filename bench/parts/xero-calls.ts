@@ -10,8 +10,14 @@ import type { Sandbox } from '../../src/sandbox/sandbox';
 import type { OrgRec } from '../../src/sandbox/state';
 import { organizations } from '../../src/server/db/schema/index.ts';
 import { addDays, getUkToday } from '../../src/shared/dates';
-import { findInvoicesToPay, type BankAccountsResponse, type Invoice } from '../../src/shared/pay-invoices';
-import { getDefaultBillReference, type CisContact } from '../../src/shared/cis-bills';
+import {
+  findInvoicesToPay,
+  INVOICES_SYNC_HEADER,
+  parseInvoiceSyncHeader,
+  type BankAccountsResponse,
+  type Invoice,
+} from '../../src/shared/pay-invoices';
+import { findCisSubcontractors, getDefaultBillReference, type CisContact } from '../../src/shared/cis-bills';
 import {
   getStockJournalReference,
   splitSalesPeriod,
@@ -41,11 +47,10 @@ import { createTestDatabase } from '../../src/server/test/database';
 import type { BenchOptions } from '../lib/options';
 import { summarize, type Spread } from '../lib/stats';
 import { measureLiveUpdates, type LiveSample } from './live-updates';
+import { add, naiveCostsOf, NOTHING, times, type Cost } from '../lib/naive-cost';
 
 const SHOP = 'Demo Shop Ltd';
 const BUILDERS = 'Demo Builders Ltd';
-/** Xero's default page size, the one a naive integration lists with. */
-const NAIVE_PAGE = 100;
 
 export type ActionStatus = 'ok' | 'not-built' | 'failed';
 
@@ -56,6 +61,8 @@ interface Sample {
   /** Bytes of Xero's answers (egress, as the sandbox counts it like Xero's egress report). */
   bytes: number;
   naive: number;
+  /** Bytes the naive client would download for the same flow (bench/lib/naive-cost.ts). */
+  naiveBytes: number;
   ms: number;
   endpoints: Record<string, number>;
   note: string;
@@ -73,8 +80,11 @@ export interface CallsRow {
   calls: Spread | null;
   bytes: Spread | null;
   naive: Spread | null;
+  naiveBytes: Spread | null;
   ms: Spread | null;
   ratio: Spread | null;
+  /** Naive bytes ÷ ours. */
+  bytesRatio: Spread | null;
   endpoints: Record<string, number>;
   notes: string[];
 }
@@ -113,53 +123,38 @@ interface Context {
   bank?: BankAccountsResponse;
 }
 
-const pages = (count: number, size = NAIVE_PAGE) => Math.max(1, Math.ceil(count / size));
-
-// What the sandbox holds right now, the inputs of the naive model.
 const amountDue = (i: OrgRec['invoices'][number]) => i.total - i.amountPaid;
 const outstandingOf = (org: OrgRec) =>
   org.invoices.filter((i) => i.Type === 'ACCREC' && i.Status === 'AUTHORISED' && amountDue(i) > 0).length;
 const draftsOf = (org: OrgRec) =>
   org.invoices.filter((i) => i.Type === 'ACCREC' && i.Status === 'DRAFT').length;
-const draftBillsOf = (org: OrgRec) =>
-  org.invoices.filter((i) => i.Type === 'ACCPAY' && i.Status === 'DRAFT').length;
-const contactsOf = (org: OrgRec) => org.contacts.length;
-const cisGroupSizeOf = (org: OrgRec) =>
-  org.contactGroups.find((g) => g.Name === 'CIS Subcontractors')?.contactIds.length ?? 0;
-function salesOf(org: OrgRec, contactName: string, from: string, to: string): number {
-  const contact = org.contacts.find((c) => c.Name === contactName);
-  return org.invoices.filter(
-    (i) =>
-      i.Type === 'ACCREC' &&
-      i.ContactID === contact?.ContactID &&
-      (i.Status === 'AUTHORISED' || i.Status === 'PAID') &&
-      i.Date >= from &&
-      i.Date <= to,
-  ).length;
-}
 
-/** Naive cost of opening each screen once (lists at 100 a page, no cache, no If-Modified-Since). */
+/** Naive cost of opening each screen once (lists at 100 a page, no cache, no If-Modified-Since), and its units. */
 function naiveScreens(ctx: Context) {
-  const shop = sandboxOrg(ctx.sandbox, SHOP);
-  const builders = sandboxOrg(ctx.sandbox, BUILDERS);
+  const shop = naiveCostsOf(sandboxOrg(ctx.sandbox, SHOP));
+  const builders = naiveCostsOf(sandboxOrg(ctx.sandbox, BUILDERS));
   const monthStart = `${ctx.today.slice(0, 8)}01`;
   return {
-    organisations: 1, // GET /connections
-    payInvoices: pages(outstandingOf(shop)) + 1, // outstanding invoices + Accounts (bank accounts)
-    addInvoices: pages(draftsOf(shop)) + 1, // drafts + Accounts (default cash account)
-    stockJournal: pages(contactsOf(shop)) + pages(salesOf(shop, 'Daily Sales', monthStart, ctx.today)) + 1, // customers + the month's sales + ManualJournals
-    settings: 1 + 1 + 1 + pages(contactsOf(shop)), // Accounts, TaxRates, ContactGroups, Contacts
-    cisBills: 1 + pages(contactsOf(builders)) + cisGroupSizeOf(builders) + pages(draftBillsOf(builders)), // Accounts, Contacts, one CISSettings per subcontractor, draft bills
+    shop,
+    builders,
+    organisations: shop.connections, // GET /connections
+    payInvoices: add(shop.outstanding, shop.accounts), // outstanding invoices + Accounts (bank accounts)
+    addInvoices: add(shop.drafts, shop.accounts), // drafts + Accounts (default cash account)
+    stockJournal: add(shop.contacts, shop.salesOf('Daily Sales', monthStart, ctx.today), shop.manualJournals), // customers + the month's sales + ManualJournals
+    settings: add(shop.accounts, shop.taxRates, shop.contactGroups, shop.contacts),
+    cisBills: add(builders.accounts, builders.contacts, builders.cisSettingsOfGroup, builders.draftBills), // Accounts, Contacts, one CISSettings per subcontractor, draft bills
+    /** 2 × (read invoice + PUT payment) + a read between + the list again. */
+    payOne: add(times(3, shop.readInvoice), times(2, shop.putPayment), shop.outstanding),
   };
 }
 
 async function measure(
   ctx: Context,
   tenantIds: string[],
-  naive: () => number,
+  naive: () => Cost,
   action: () => Promise<string | void>,
 ): Promise<Sample> {
-  const naiveCount = naive();
+  const naiveCost = naive();
   ctx.sandbox.clearLedger();
   const started = performance.now();
   let status: ActionStatus = 'ok';
@@ -192,7 +187,8 @@ async function measure(
     status,
     calls,
     bytes,
-    naive: naiveCount,
+    naive: naiveCost.calls,
+    naiveBytes: naiveCost.bytes,
     ms,
     endpoints,
     note,
@@ -205,9 +201,15 @@ const withKey = () => ({ 'idempotency-key': randomUUID() });
 // The screens, as the client opens them (docs/product/features.md §7 and docs/product/shell.md §7).
 async function openPayInvoices(ctx: Context): Promise<Invoice[]> {
   await ctx.client.call('GET', '/api/xero/connection');
-  const invoices = await ctx.client.json<Invoice[]>('GET', '/api/xero/invoices');
+  let res = await ctx.client.call('GET', '/api/xero/invoices');
   ctx.bank = await ctx.client.json<BankAccountsResponse>('GET', '/api/xero/bank-accounts');
-  return invoices;
+  // A first visit answers after Xero's first page and reads the rest in the background (issue 19); the screen
+  // asks again each second until the list is whole, and so does the bench, so every call of the read is counted.
+  while (!parseInvoiceSyncHeader(res.headers.get(INVOICES_SYNC_HEADER)).complete) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    res = await ctx.client.call('GET', '/api/xero/invoices');
+  }
+  return res.json<Invoice[]>();
 }
 
 async function openAddInvoices(ctx: Context): Promise<DraftInvoice[]> {
@@ -245,7 +247,18 @@ async function openCisBills(ctx: Context): Promise<CisContact[]> {
   await ctx.client.call('GET', '/api/xero/direct-costs-accounts');
   const contacts = await ctx.client.json<CisContact[]>('GET', '/api/xero/cis-contacts');
   await ctx.client.call('GET', '/api/xero/draft-bills');
-  return contacts;
+  // As the picker does (issue 19): the first screenful of 20 rows is checked when the list opens; the bills
+  // are then for subcontractors picked among them, already checked.
+  const shown = findCisSubcontractors(contacts)
+    .slice(0, 20)
+    .filter((c) => c.cisChecked === false)
+    .map((c) => c.id);
+  if (shown.length === 0) return contacts;
+  const checked = await ctx.client.json<CisContact[]>('POST', '/api/xero/cis-contacts/check', {
+    contactIds: shown,
+  });
+  const byId = new Map(checked.map((c) => [c.id, c]));
+  return contacts.map((c) => byId.get(c.id) ?? c);
 }
 
 function bankAccounts(ctx: Context): { card: string; cash: string } {
@@ -474,17 +487,22 @@ async function runTypicalDay(ctx: Context): Promise<DayResult> {
   const shopRec = sandboxOrg(ctx.sandbox, SHOP);
   const dailySales = shopRec.contacts.find((c) => c.Name === 'Daily Sales')?.ContactID ?? '';
   const screens = naiveScreens(ctx);
-  const naiveShop =
-    screens.organisations +
-    screens.payInvoices +
-    screens.addInvoices +
-    screens.stockJournal +
-    screens.settings +
-    day.payInvoices * (5 + pages(outstandingOf(shopRec))) +
-    2 * day.approveDrafts +
-    pages(draftsOf(shopRec)) +
-    day.journals;
-  const naiveBuilders = screens.cisBills + day.bills + pages(draftBillsOf(sandboxOrg(ctx.sandbox, BUILDERS)));
+  const naiveShop = add(
+    screens.organisations,
+    screens.payInvoices,
+    screens.addInvoices,
+    screens.stockJournal,
+    screens.settings,
+    times(day.payInvoices, screens.payOne),
+    times(day.approveDrafts, add(screens.shop.approve, screens.shop.putPayment)),
+    screens.shop.drafts,
+    times(day.journals, screens.shop.putJournal),
+  );
+  const naiveBuilders = add(
+    screens.cisBills,
+    times(day.bills, screens.builders.putBill),
+    screens.builders.draftBills,
+  );
   const sample = await measure(
     ctx,
     [ctx.shop.tenantId],
@@ -588,7 +606,8 @@ async function runOnce(
   const ctx = await connectFresh(sandbox, options, dataDir);
   try {
     const shopRec = () => sandboxOrg(sandbox, SHOP);
-    const buildersRec = () => sandboxOrg(sandbox, BUILDERS);
+    const shopCosts = () => naiveCostsOf(shopRec());
+    const buildersCosts = () => naiveCostsOf(sandboxOrg(sandbox, BUILDERS));
     const shopIds = [ctx.shop.tenantId];
     let invoices: Invoice[] = [];
 
@@ -597,7 +616,7 @@ async function runOnce(
       await measure(
         ctx,
         shopIds,
-        () => pages(outstandingOf(shopRec())) + 1,
+        () => add(shopCosts().outstanding, shopCosts().accounts),
         async () => {
           invoices = await openPayInvoices(ctx);
           return `${invoices.length.toLocaleString('en-GB')} invoices listed`;
@@ -609,7 +628,7 @@ async function runOnce(
       await measure(
         ctx,
         shopIds,
-        () => pages(outstandingOf(shopRec())) + 1,
+        () => add(shopCosts().outstanding, shopCosts().accounts),
         async () => {
           invoices = await openPayInvoices(ctx);
         },
@@ -620,7 +639,7 @@ async function runOnce(
       await measure(
         ctx,
         shopIds,
-        () => pages(outstandingOf(shopRec())),
+        () => shopCosts().outstanding,
         async () => {
           invoices = await ctx.client.json<Invoice[]>('GET', '/api/xero/invoices?refresh=true');
         },
@@ -632,7 +651,7 @@ async function runOnce(
       await measure(
         ctx,
         [ctx.shop.tenantId, ctx.builders.tenantId],
-        () => 0,
+        () => NOTHING,
         () => saveSettings(ctx),
       ),
     );
@@ -646,7 +665,7 @@ async function runOnce(
       await measure(
         ctx,
         shopIds,
-        () => 5 + pages(outstandingOf(shopRec())),
+        () => naiveScreens(ctx).payOne,
         async () => {
           const [invoice] = invoicesToPay(invoices, 1, ctx.today);
           if (!invoice) throw new Error('no invoice to pay');
@@ -667,7 +686,10 @@ async function runOnce(
       await measure(
         ctx,
         shopIds,
-        () => 2 * approveCount + pages(draftsOf(shopRec())),
+        () => {
+          const costs = shopCosts();
+          return add(times(approveCount, add(costs.approve, costs.putPayment)), costs.drafts);
+        },
         () => approveDrafts(ctx, drafts, approveCount),
       ),
     );
@@ -685,7 +707,7 @@ async function runOnce(
       await measure(
         ctx,
         [ctx.builders.tenantId],
-        () => billCount + pages(draftBillsOf(buildersRec())),
+        () => add(times(billCount, buildersCosts().putBill), buildersCosts().draftBills),
         () => createBills(ctx, contacts, billCount),
       ),
     );
@@ -699,7 +721,14 @@ async function runOnce(
       await measure(
         ctx,
         shopIds,
-        () => pages(salesOf(shopRec(), 'Daily Sales', from, ctx.today)) + 1 + journalCount,
+        () => {
+          const costs = shopCosts();
+          return add(
+            costs.salesOf('Daily Sales', from, ctx.today),
+            costs.manualJournals,
+            times(journalCount, costs.putJournal),
+          );
+        },
         async () => {
           const periods = await ctx.client.json<SalesPeriod[]>(
             'GET',
@@ -845,7 +874,13 @@ export async function runXeroCalls(options: BenchOptions, log: (line: string) =>
       calls: summarize(ok.map((s) => s.calls)),
       bytes: summarize(ok.map((s) => s.bytes)),
       naive: summarize(samples.map((s) => s.naive)),
+      naiveBytes: summarize(samples.map((s) => s.naiveBytes)),
       ms: summarize(ok.map((s) => s.ms)),
+      bytesRatio: summarize(
+        ok
+          .filter((s) => s.bytes > 0 || s.naiveBytes > 0)
+          .map((s) => (s.bytes === 0 ? Infinity : s.naiveBytes / s.bytes)),
+      ),
       ratio: summarize(
         ok
           .filter((s) => s.calls > 0 || s.naive > 0)
