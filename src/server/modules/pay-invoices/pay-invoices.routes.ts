@@ -6,6 +6,8 @@ import {
   bankAccountsResponseSchema,
   forceRefreshResponseSchema,
   invoiceListResponseSchema,
+  invoiceSyncStatusSchema,
+  INVOICES_SYNC_HEADER,
   invoiceRefreshRequestSchema,
   invoiceRefreshResultSchema,
   paymentRequestSchema,
@@ -33,15 +35,24 @@ export function registerPayInvoicesRoutes(
   const app = root.withTypeProvider<ZodTypeProvider>();
 
   // The list is served from its serialised body while the organisation's invoice cache is unchanged (the
-  // schema documents it; the tests parse answers with it).
+  // schema documents it; the tests parse answers with it). How complete it is goes in a header (issue 19).
   app.get(
     '/api/xero/invoices',
-    { schema: { querystring: refreshQuery, response: { 200: invoiceListResponseSchema } } },
+    {
+      schema: {
+        description: `The outstanding sales invoices. A first visit is answered once Xero's first page is in and the rest is read in the background; the \`${INVOICES_SYNC_HEADER}\` header says how far: JSON \`{"complete": boolean, "fetched": number, "total": number | null}\`.`,
+        querystring: refreshQuery,
+        response: { 200: invoiceListResponseSchema },
+      },
+    },
     async (request, reply) => {
-      const body = await service.listInvoicesBody(await contextOf(request), {
+      const { body, sync } = await service.listInvoicesBody(await contextOf(request), {
         refresh: request.query.refresh,
       });
-      return sendCachedBody(request, reply, body);
+      reply.header(INVOICES_SYNC_HEADER, JSON.stringify(invoiceSyncStatusSchema.parse(sync)));
+      return sendCachedBody(request, reply, body, {
+        ...(sync.complete ? {} : { etagVariant: `${sync.fetched}of${sync.total ?? 'x'}` }),
+      });
     },
   );
 

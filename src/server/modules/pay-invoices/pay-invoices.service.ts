@@ -1,5 +1,6 @@
 import { getUkToday } from '../../../shared/dates';
 import { fromPence, toPence } from '../../../shared/money';
+import { paymentsKnown } from '../../../shared/invoice-payments';
 import {
   checkPaymentAgainstBalance,
   getPaymentReference,
@@ -11,6 +12,7 @@ import {
   type ForceRefreshResponse,
   type Invoice,
   type InvoiceRefreshResult,
+  type InvoiceSyncStatus,
   type PaymentRequest,
   type PaymentResult,
   type PaymentUndoResult,
@@ -211,6 +213,20 @@ export function createPayInvoicesService(deps: {
   /** Attachment names and types by organisation + attachment id, so streaming one needs no extra list call. */
   const attachmentMeta = new Map<string, { mimeType: string; fileName: string }>();
 
+  /**
+   * Per list scope, a cache version at which the view was known complete: once complete, a view becomes partial
+   * again only through a forced refresh or a forgotten view, which delete rows and so move the version on.
+   */
+  const completeAt = new Map<string, { version: number; progress: InvoiceSyncStatus }>();
+  function rememberComplete(scope: string, version: number, progress: InvoiceSyncStatus) {
+    completeAt.delete(scope);
+    completeAt.set(scope, { version, progress });
+    if (completeAt.size > 10_000) completeAt.delete(completeAt.keys().next().value ?? '');
+  }
+
+  const listOutstanding = async (ctx: PayContext) =>
+    (await repo.listOutstanding(ctx.organizationId)).map(toDto);
+
   const isFresh = (row: InvoiceRow) => now().getTime() - row.syncedAt.getTime() < FRESH_FROM_XERO_MS;
 
   async function readFromXero(ctx: PayContext, invoiceId: string): Promise<InvoiceRow | null> {
@@ -387,16 +403,29 @@ export function createPayInvoicesService(deps: {
      * organisation's current cache version is answered as it is. A miss (first visit, or something changed)
      * syncs the view if it never was, then reads the list's columns and serialises them once.
      */
-    async listInvoicesBody(ctx: PayContext, options: { refresh: boolean }): Promise<CachedBody> {
-      if (options.refresh) await sync.syncInvoices(ctx, SALES_OPEN);
-      const version =
-        options.refresh || ctx.cacheVersion === undefined
-          ? await sync.readCacheVersion(ctx.organizationId)
-          : ctx.cacheVersion;
-      return bodies.get(`invoices:${ctx.organizationId}:sales-open`, version, async () => {
-        await sync.ensureInvoices(ctx, SALES_OPEN);
-        return (await repo.listOutstanding(ctx.organizationId)).map(toDto);
-      });
+    async listInvoicesBody(
+      ctx: PayContext,
+      options: { refresh: boolean },
+    ): Promise<{ body: CachedBody; sync: InvoiceSyncStatus }> {
+      const scope = `invoices:${ctx.organizationId}:sales-open`;
+      // Known complete at the version the session read: the body at that version is whole (no query).
+      const known = completeAt.get(scope);
+      if (!options.refresh && ctx.cacheVersion !== undefined && known?.version === ctx.cacheVersion) {
+        const body = await bodies.get(scope, ctx.cacheVersion, () => listOutstanding(ctx));
+        return { body, sync: known.progress };
+      }
+      // A first visit answers once Xero's first page is in, the rest follows in the background (issue 19). The
+      // progress is read before the version and the version before the body, so an answer never says more is
+      // in than its body holds: "complete" always comes with the whole list.
+      let progress = await sync.ensureInvoicesInBackground(ctx, SALES_OPEN);
+      if (options.refresh && progress.complete) {
+        await sync.syncInvoices(ctx, SALES_OPEN);
+        progress = await sync.readInvoiceProgress(ctx, SALES_OPEN);
+      }
+      const version = await sync.readCacheVersion(ctx.organizationId);
+      if (progress.complete) rememberComplete(scope, version, progress);
+      const body = await bodies.get(scope, version, () => listOutstanding(ctx));
+      return { body, sync: progress };
     },
 
     /** POST /api/xero/invoices/refresh: drop the cached view and read it again from Xero. */
@@ -412,7 +441,12 @@ export function createPayInvoicesService(deps: {
       invoiceId: string,
       options: { refresh: boolean },
     ): Promise<InvoiceRefreshResult> {
-      const row = await getCurrentInvoice(ctx, invoiceId, options.refresh);
+      // The lists are read in summary, without payments (docs/xero-api.md §4.1): an invoice whose cached payments
+      // do not add up to what Xero says was paid is read whole, once, here.
+      const cached = await repo.findInvoice(ctx.organizationId, invoiceId);
+      const incomplete =
+        cached !== null && !paymentsKnown(cached.payments as CachedPayment[], cached.amountPaidPence);
+      const row = await getCurrentInvoice(ctx, invoiceId, options.refresh || incomplete, !incomplete);
       return {
         message: options.refresh ? 'Invoice refreshed from Xero' : 'Invoice loaded',
         invoice: toDto(row),

@@ -1,0 +1,265 @@
+import { and, eq, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../../../sandbox/sandbox';
+import {
+  INVOICES_SYNC_HEADER,
+  invoiceListResponseSchema,
+  invoiceSyncStatusSchema,
+  type InvoiceSyncStatus,
+} from '../../../shared/pay-invoices';
+import { xeroSyncState } from '../../db/schema/index.ts';
+import { TEST_ORIGIN } from '../../test/app';
+import { createTestDatabase, type TestDatabase } from '../../test/database';
+import { TenantGate, XERO_LIMITS, type XeroGate } from '../../xero/xero-http/tenant-gate';
+import {
+  createConnectedUser,
+  createXeroTestApp,
+  enableFeatures,
+  TEST_CLIENT,
+  type XeroTestApp,
+} from '../../test/xero';
+
+/**
+ * Issue 19, "first open without the wait": a first visit is answered once Xero's first page is stored, the other
+ * pages follow on the server under the view's lease, and every answer says how far the read has got. Scale 12
+ * seeds about 2,400 outstanding sales invoices in Demo Shop Ltd: three pages of 1,000.
+ */
+const SCALE = 12;
+const SALES_OPEN = 'invoices:sales-open';
+
+/**
+ * Holds an instance's Xero calls at its gate, so a test decides when the next page may go (no timing): `allow(n)`
+ * lets n more calls start and holds the rest; `open()` lets everything through.
+ */
+function createValve() {
+  let allowance = Number.POSITIVE_INFINITY;
+  const held: Array<() => void> = [];
+  const valve = {
+    allow(n: number) {
+      allowance = n;
+    },
+    open() {
+      allowance = Number.POSITIVE_INFINITY;
+      for (const go of held.splice(0)) go();
+    },
+    get waiting() {
+      return held.length;
+    },
+    createGate(): XeroGate {
+      const inner = new TenantGate(XERO_LIMITS);
+      return {
+        async acquire() {
+          if (allowance <= 0) await new Promise<void>((resolve) => held.push(resolve));
+          else allowance -= 1;
+          return inner.acquire();
+        },
+        release: () => inner.release(),
+        pause: (ms) => inner.pause(ms),
+        blockDay: (ms) => inner.blockDay(ms),
+        get pending() {
+          return inner.pending + held.length;
+        },
+        get dayRemaining() {
+          return inner.dayRemaining;
+        },
+        set dayRemaining(value) {
+          inner.dayRemaining = value;
+        },
+        get minuteRemaining() {
+          return inner.minuteRemaining;
+        },
+        set minuteRemaining(value) {
+          inner.minuteRemaining = value;
+        },
+      };
+    },
+  };
+  return valve;
+}
+
+/** Waits for a condition, without a clock in the assertion: vitest's test timeout is the only limit. */
+async function waitFor(condition: () => boolean | Promise<boolean>): Promise<void> {
+  while (!(await condition())) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+function syncOf(res: { headers: Record<string, unknown> }): InvoiceSyncStatus {
+  return invoiceSyncStatusSchema.parse(JSON.parse(String(res.headers[INVOICES_SYNC_HEADER])));
+}
+
+describe('Pay Invoices: a first visit answers after the first page (issue 19)', () => {
+  let sandbox: Sandbox;
+
+  beforeAll(async () => {
+    sandbox = await startSandbox({
+      port: 0,
+      dataDir: null,
+      scale: SCALE,
+      clients: [
+        {
+          ...TEST_CLIENT,
+          redirectUris: [`${TEST_ORIGIN}/api/xero/callback`, `${TEST_ORIGIN}/api/auth/xero/callback`],
+        },
+      ],
+    });
+  }, 120_000);
+  afterAll(() => sandbox.close());
+
+  /** GET /Invoices calls the sandbox counted for one organisation. */
+  const invoiceReads = (tenantId: string) =>
+    sandbox
+      .ledger()
+      .calls.filter((c) => c.tenantId === tenantId && c.method === 'GET' && /\/invoices$/i.test(c.endpoint))
+      .reduce((sum, c) => sum + c.count, 0);
+
+  /** Outstanding sales invoices as Xero has them (one call, not through the app). */
+  async function outstandingInXero(t: XeroTestApp, organizationId: number): Promise<number> {
+    const [row] = await t.database.db
+      .select({ total: xeroSyncState.itemsTotal })
+      .from(xeroSyncState)
+      .where(and(eq(xeroSyncState.organizationId, organizationId), eq(xeroSyncState.resource, SALES_OPEN)));
+    return row?.total ?? -1;
+  }
+
+  async function openShop(t: XeroTestApp, username: string) {
+    const owner = await createConnectedUser(t, username, { tenants: ['Demo Shop Ltd'] });
+    const shop = owner.orgs[0];
+    if (!shop) throw new Error('no shop');
+    await enableFeatures(t, shop.organizationId);
+    return { owner, shop };
+  }
+
+  const stateOf = async (database: TestDatabase, organizationId: number) => {
+    const [row] = await database.db
+      .select()
+      .from(xeroSyncState)
+      .where(and(eq(xeroSyncState.organizationId, organizationId), eq(xeroSyncState.resource, SALES_OPEN)));
+    return row ?? null;
+  };
+
+  it('answers with page 1 and complete=false, reads the rest without another request, once, and ends complete', async () => {
+    const valve = createValve();
+    const database = await createTestDatabase();
+    const t = await createXeroTestApp({
+      database,
+      sandboxInstance: sandbox,
+      xeroHttp: { createGate: () => valve.createGate() },
+    });
+    const second = await createXeroTestApp({ database, sandboxInstance: sandbox });
+    try {
+      const { owner, shop } = await openShop(t, 'owner');
+      const before = invoiceReads(shop.tenantId);
+      valve.allow(1);
+
+      const first = await owner.call('GET', '/api/xero/invoices');
+      expect(first.statusCode, first.body).toBe(200);
+      const firstSync = syncOf(first);
+      expect(firstSync.complete).toBe(false);
+      expect(firstSync.fetched).toBe(1000);
+      expect(firstSync.total).toBeGreaterThan(2000);
+      const firstList = invoiceListResponseSchema.parse(first.json());
+      expect(firstList.length).toBeGreaterThan(0);
+      expect(firstList.length).toBeLessThanOrEqual(1000);
+      expect(invoiceReads(shop.tenantId) - before).toBe(1);
+
+      // Page 2 is on its way (held at the gate): the read goes on with nobody asking.
+      await waitFor(() => valve.waiting === 1);
+      const state = await stateOf(database, shop.organizationId);
+      expect(state?.initialReadAt).not.toBeNull();
+      expect(state?.pagesRead).toBe(1);
+
+      // Meanwhile: the same instance, a standard refresh and another instance read nothing from Xero.
+      const again = await owner.call('GET', '/api/xero/invoices');
+      expect(syncOf(again)).toEqual(firstSync);
+      expect(again.json()).toHaveLength(firstList.length);
+      const refreshed = await owner.call('GET', '/api/xero/invoices?refresh=true');
+      expect(refreshed.statusCode).toBe(200);
+      expect(syncOf(refreshed).complete).toBe(false);
+      const elsewhere = await second.app.inject({
+        method: 'GET',
+        url: '/api/xero/invoices',
+        headers: { cookie: owner.cookie },
+      });
+      expect(elsewhere.statusCode).toBe(200);
+      expect(syncOf(elsewhere)).toEqual(firstSync);
+      expect(invoiceReads(shop.tenantId) - before).toBe(1);
+
+      valve.open();
+      await waitFor(async () => (await stateOf(database, shop.organizationId))?.initialReadAt === null);
+      const total = await outstandingInXero(t, shop.organizationId);
+      expect(invoiceReads(shop.tenantId) - before).toBe(Math.ceil(total / 1000));
+
+      const done = await owner.call('GET', '/api/xero/invoices');
+      expect(syncOf(done)).toEqual({ complete: true, fetched: total, total });
+      const list = invoiceListResponseSchema.parse(done.json());
+      expect(list.length).toBeGreaterThan(firstList.length);
+      expect(new Set(list.map((i) => i.invoiceId)).size).toBe(list.length);
+      // The same on the other instance, and still no call.
+      const doneElsewhere = await second.app.inject({
+        method: 'GET',
+        url: '/api/xero/invoices',
+        headers: { cookie: owner.cookie },
+      });
+      expect(syncOf(doneElsewhere).complete).toBe(true);
+      expect(doneElsewhere.json()).toHaveLength(list.length);
+      expect(invoiceReads(shop.tenantId) - before).toBe(Math.ceil(total / 1000));
+    } finally {
+      valve.open();
+      await second.close();
+      await t.close();
+      await database.destroy();
+    }
+  }, 120_000);
+
+  it('after a crash mid-way the cache is never taken as complete, and the next instance carries on from the next page', async () => {
+    const stuck = createValve();
+    const database = await createTestDatabase();
+    const crashed = await createXeroTestApp({
+      database,
+      sandboxInstance: sandbox,
+      xeroHttp: { createGate: () => stuck.createGate() },
+    });
+    const next = await createXeroTestApp({ database, sandboxInstance: sandbox });
+    try {
+      const { owner, shop } = await openShop(crashed, 'crash');
+      const before = invoiceReads(shop.tenantId);
+      stuck.allow(1);
+      const first = await owner.call('GET', '/api/xero/invoices');
+      expect(syncOf(first).complete).toBe(false);
+      // The first instance never gets page 2: as good as dead, its lease still running.
+      await waitFor(() => stuck.waiting === 1);
+      const ask = () =>
+        next.app.inject({ method: 'GET', url: '/api/xero/invoices', headers: { cookie: owner.cookie } });
+
+      const whileLeased = await ask();
+      expect(whileLeased.statusCode).toBe(200);
+      expect(syncOf(whileLeased)).toMatchObject({ complete: false, fetched: 1000 });
+      expect(invoiceReads(shop.tenantId) - before).toBe(1);
+
+      // Its lease runs out, as it would two minutes after the crash.
+      await database.db
+        .update(xeroSyncState)
+        .set({ leaseUntil: sql`now() - interval '1 second'` })
+        .where(
+          and(eq(xeroSyncState.organizationId, shop.organizationId), eq(xeroSyncState.resource, SALES_OPEN)),
+        );
+      const resumed = await ask();
+      expect(resumed.statusCode).toBe(200);
+      const resumedSync = syncOf(resumed);
+      expect(resumedSync.fetched).toBeGreaterThanOrEqual(2000);
+      await waitFor(async () => (await stateOf(database, shop.organizationId))?.initialReadAt === null);
+      const total = await outstandingInXero(next, shop.organizationId);
+      // Page 1 by the first instance, the others once by the next: carried on, not started again.
+      expect(invoiceReads(shop.tenantId) - before).toBe(Math.ceil(total / 1000));
+      const done = await ask();
+      expect(syncOf(done)).toEqual({ complete: true, fetched: total, total });
+      expect(new Set(invoiceListResponseSchema.parse(done.json()).map((i) => i.invoiceId)).size).toBe(
+        (done.json() as unknown[]).length,
+      );
+    } finally {
+      stuck.open();
+      await next.close();
+      await crashed.close();
+      await database.destroy();
+    }
+  }, 120_000);
+});
