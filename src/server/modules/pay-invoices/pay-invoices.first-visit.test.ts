@@ -210,6 +210,46 @@ describe('Pay Invoices: a first visit answers after the first page (issue 19)', 
     }
   }, 120_000);
 
+  it('an invoice paid in Xero during the read does not push another out of the list', async () => {
+    const valve = createValve();
+    const database = await createTestDatabase();
+    const t = await createXeroTestApp({
+      database,
+      sandboxInstance: sandbox,
+      xeroHttp: { createGate: () => valve.createGate() },
+    });
+    try {
+      const { owner, shop } = await openShop(t, 'shifted');
+      valve.allow(1);
+      const first = await owner.call('GET', '/api/xero/invoices');
+      expect(syncOf(first).complete).toBe(false);
+      await waitFor(() => valve.waiting === 1);
+      // Someone pays, in Xero, invoices the first page held: they leave the outstanding set, so with page numbers
+      // the invoices after them would slide onto page 1, already read, and never be listed.
+      const firstPage = invoiceListResponseSchema.parse(first.json());
+      for (const paid of firstPage.slice(0, 3))
+        sandbox.payInvoice(paid.invoiceId, { amount: paid.amountDue, reference: 'Paid at the counter' });
+      valve.open();
+      await waitFor(async () => (await stateOf(database, shop.organizationId))?.initialReadAt === null);
+
+      const org = sandbox.state.orgs.find((o) => o.Name === 'Demo Shop Ltd');
+      const outstanding = (org?.invoices ?? []).filter(
+        (i) => i.Type === 'ACCREC' && i.Status === 'AUTHORISED' && i.total - i.amountPaid > 0,
+      );
+      const listed = new Set(
+        invoiceListResponseSchema
+          .parse((await owner.call('GET', '/api/xero/invoices')).json())
+          .map((i) => i.invoiceId.toLowerCase()),
+      );
+      const missing = outstanding.filter((i) => !listed.has(i.InvoiceID.toLowerCase()));
+      expect(missing.map((i) => i.InvoiceNumber)).toEqual([]);
+    } finally {
+      valve.open();
+      await t.close();
+      await database.destroy();
+    }
+  }, 120_000);
+
   it('after a crash mid-way the cache is never taken as complete, and the next instance carries on from the next page', async () => {
     const stuck = createValve();
     const database = await createTestDatabase();
@@ -245,7 +285,7 @@ describe('Pay Invoices: a first visit answers after the first page (issue 19)', 
       const resumed = await ask();
       expect(resumed.statusCode).toBe(200);
       const resumedSync = syncOf(resumed);
-      expect(resumedSync.fetched).toBeGreaterThanOrEqual(2000);
+      expect(resumedSync.fetched).toBeGreaterThan(1000);
       await waitFor(async () => (await stateOf(database, shop.organizationId))?.initialReadAt === null);
       const total = await outstandingInXero(next, shop.organizationId);
       // Page 1 by the first instance, the others once by the next: carried on, not started again.

@@ -306,12 +306,33 @@ export function createXeroSync(deps: {
   ): Promise<SyncResult> {
     const def = describeView(view);
     const state = await readState(ctx.organizationId, def.resource);
-    // A read of the whole view left unfinished (the server stopped, Xero failed mid-way) carries on after its last
-    // stored page; a forced refresh starts again. Repeats from shifted pages are absorbed by the upsert.
+    // A read of the whole view left unfinished (the server stopped, Xero failed mid-way) carries on after the last
+    // row it stored; a forced refresh starts again.
     const resuming = !full && state?.initialReadAt != null;
     const initial = full || !state?.highWater || resuming;
-    // Xero's If-Modified-Since has second precision: step back a second and let the upsert absorb repeats.
-    const since = initial || !state?.highWater ? undefined : new Date(state.highWater.getTime() - 1000);
+    // The view is walked in UpdatedDateUTC order with If-Modified-Since from the last row stored, not by page number:
+    // an invoice paid or changed during a read of several pages leaves the set or moves to its end, and with page
+    // numbers the rows after it would shift onto a page already read and be missed. Only rows sharing one second
+    // (Xero's precision) are paged through by number. Xero's If-Modified-Since has second precision: the cursor
+    // steps back a second and the upsert absorbs the repeats.
+    const cursorOf = (at: Date | null | undefined) => (at ? new Date(at.getTime() - 1000) : undefined);
+    let since = initial && !resuming ? undefined : cursorOf(state?.highWater);
+    let pageOfCursor = 1;
+    /** Rows of the last second read, by id: a repeat is not counted twice (on resuming, those already stored). */
+    let recent = new Map<string, number>();
+    if (resuming && since) {
+      const stored = await db
+        .select({ invoiceId: xeroInvoices.invoiceId, updatedUtc: xeroInvoices.updatedUtc })
+        .from(xeroInvoices)
+        .where(
+          and(
+            eq(xeroInvoices.organizationId, ctx.organizationId),
+            eq(xeroInvoices.type, def.type),
+            sql`${xeroInvoices.updatedUtc} >= ${since.toISOString()}::timestamptz`,
+          ),
+        );
+      recent = new Map(stored.map((r) => [r.invoiceId.toLowerCase(), r.updatedUtc?.getTime() ?? 0]));
+    }
     let calls = 0;
     let fetched = 0;
     let highWater = initial && !resuming ? null : (state?.highWater ?? null);
@@ -342,7 +363,8 @@ export function createXeroSync(deps: {
           ),
         );
     }
-    for (let page = pagesRead + 1; ; page += 1) {
+    for (;;) {
+      const page = pageOfCursor;
       const readAt = new Date();
       const { data, status } = await http.send(ctx.userId, ctx.tenantId, {
         method: 'GET',
@@ -363,7 +385,9 @@ export function createXeroSync(deps: {
       if (status === 304 || !data) break;
       const rows = data.Invoices.map((inv) => toInvoiceRow(ctx.organizationId, inv));
       await upsertInvoices(ctx.organizationId, rows, readAt, { summaryOnly: def.summaryOnly });
-      fetched += rows.length;
+      const fresh = rows.filter((r) => !recent.has(r.invoiceId.toLowerCase()));
+      fetched += fresh.length;
+      const highWaterBefore = highWater;
       for (const r of rows) {
         if (r.updatedUtc && (!highWater || r.updatedUtc > highWater)) highWater = r.updatedUtc;
         if (
@@ -375,11 +399,19 @@ export function createXeroSync(deps: {
         )
           earliestChange = r.updatedUtc;
       }
+      const lastSecond = (highWater?.getTime() ?? 0) - 1000;
+      recent = new Map(
+        [
+          ...recent,
+          ...rows.map((r) => [r.invoiceId.toLowerCase(), r.updatedUtc?.getTime() ?? 0] as const),
+        ].filter(([, at]) => at >= lastSecond),
+      );
       if (initial) {
         // Each page stored is recorded with the lease renewed, so a crash leaves where to carry on from.
-        pagesRead = page;
-        itemsRead += rows.length;
-        itemsTotal = data.pagination?.itemCount ?? itemsTotal;
+        pagesRead += 1;
+        itemsRead += fresh.length;
+        // Xero's count of the whole view comes with the first answer; later answers count what follows the cursor.
+        if (since === undefined) itemsTotal = data.pagination?.itemCount ?? itemsTotal;
         await writeProgress(ctx.organizationId, def.resource, {
           pagesRead,
           itemsRead,
@@ -393,6 +425,11 @@ export function createXeroSync(deps: {
         (data.pagination?.pageCount != null && page >= data.pagination.pageCount)
       )
         break;
+      // The next rows follow the last one stored; a page all within the cursor's second goes on by page number.
+      if (highWater && (!highWaterBefore || highWater > highWaterBefore)) {
+        since = cursorOf(highWater);
+        pageOfCursor = 1;
+      } else pageOfCursor += 1;
       // More pages to come: whoever waits for the first one may go (a one-page read finishes first).
       hooks.onPageStored?.();
       if (hooks.shouldStop?.()) {
