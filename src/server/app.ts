@@ -389,6 +389,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     resolveTenant,
     bodies,
     log: app.log,
+    attachmentStoreBytes: config.attachmentStore.maxBytes,
   });
 
   // Xero's webhooks in (signed deliveries, applied after the answer), live screens out (docs/decisions/018-webhooks.md).

@@ -76,6 +76,16 @@ const envSchema = z
     SANDBOX_PORT: port(5055),
     SANDBOX_SCALE: positiveInt(1),
     SANDBOX_SEED: positiveInt(1),
+    // Attachment bytes kept in the database, in MB (decimals allowed); 0 = none kept, every view downloads.
+    ATTACHMENT_STORE_MB: z
+      .string()
+      .trim()
+      .refine(
+        (v) => /^[0-9.]+$/.test(v) && Number(v) >= 0 && Number(v) <= 1_000_000,
+        'must be a number of megabytes from 0 (the attachment store off) to 1000000',
+      )
+      .default('256')
+      .transform(Number),
     // Operations (README "Metrics"): GET /metrics, off by default, behind a bearer token when on.
     METRICS_ENABLED: booleanish.default(false),
     METRICS_TOKEN: optionalText.pipe(
@@ -143,6 +153,8 @@ export interface AppConfig {
     webhookKey: string | undefined;
   };
   sandbox: { port: number; scale: number; seed: number };
+  /** Attachments fetched from Xero kept in the database (issue 19): the size budget, 0 = none kept. */
+  attachmentStore: { maxBytes: number };
   /** GET /metrics (Prometheus): served only when enabled, to `Authorization: Bearer <token>`. */
   metrics: { enabled: boolean; token: string | undefined };
 }
@@ -204,6 +216,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       webhookKey: env.XERO_WEBHOOK_KEY,
     },
     sandbox: { port: env.SANDBOX_PORT, scale: env.SANDBOX_SCALE, seed: env.SANDBOX_SEED },
+    attachmentStore: { maxBytes: Math.floor(env.ATTACHMENT_STORE_MB * 1024 * 1024) },
     metrics: { enabled: env.METRICS_ENABLED, token: env.METRICS_TOKEN },
   };
 }

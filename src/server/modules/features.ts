@@ -21,6 +21,7 @@ import { createCisBillsRepository } from './cis-bills/cis-bills.repository';
 import { registerCisBillsRoutes } from './cis-bills/cis-bills.routes';
 import { createCisBillsService } from './cis-bills/cis-bills.service';
 import { createContextOf, type ResolveTenant } from './organizations/tenancy';
+import { createAttachmentStoreRepository } from './pay-invoices/attachment-store.repository';
 import { createPayInvoicesRepository } from './pay-invoices/pay-invoices.repository';
 import { registerPayInvoicesRoutes } from './pay-invoices/pay-invoices.routes';
 import { createPayInvoicesService } from './pay-invoices/pay-invoices.service';
@@ -42,11 +43,14 @@ export interface FeatureDeps {
   resolveTenant: ResolveTenant;
   bodies: BodyCache;
   log: FastifyBaseLogger;
+  /** ATTACHMENT_STORE_MB in bytes: attachment bytes kept in the database; 0 = none kept. */
+  attachmentStoreBytes: number;
 }
 
 /** Settings and the four features: their services, their write finders in the ledger, their routes. */
 export function registerFeatureModules(app: FastifyInstance, deps: FeatureDeps): void {
-  const { db, xeroHttp, sync, ledger, audit, tokens, resolveTenant, bodies, log } = deps;
+  const { db, xeroHttp, sync, ledger, audit, tokens, resolveTenant, bodies, log, attachmentStoreBytes } =
+    deps;
 
   const settings = createSettingsService({
     repo: createSettingsRepository(db),
@@ -64,6 +68,11 @@ export function registerFeatureModules(app: FastifyInstance, deps: FeatureDeps):
     ledger,
     audit,
     bodies,
+    attachmentStore: {
+      repo: createAttachmentStoreRepository(db),
+      maxBytes: attachmentStoreBytes,
+      log,
+    },
   });
   // When a payment's answer is lost, reconciliation looks it up in Xero instead of paying again.
   ledger.registerFinder('payment', payInvoices.findPaymentInXero);

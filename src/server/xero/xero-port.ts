@@ -65,7 +65,15 @@ export interface PayInvoicesXero {
     list(
       ctx: XeroContext,
       invoiceId: string,
-    ): Promise<Array<{ attachmentId: string; fileName: string; mimeType: string | null }>>;
+    ): Promise<
+      Array<{
+        attachmentId: string;
+        fileName: string;
+        mimeType: string | null;
+        /** Xero's ContentLength (bytes); with the id, what the attachment store keys a file by. */
+        contentLength?: number | null;
+      }>
+    >;
     get(
       ctx: XeroContext,
       invoiceId: string,

@@ -7,3 +7,4 @@ export * from './mfa.ts';
 export * from './cache-versions.ts';
 export * from './xero-gate.ts';
 export * from './webhooks.ts';
+export * from './attachments.ts';

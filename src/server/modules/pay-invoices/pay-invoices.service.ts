@@ -17,6 +17,7 @@ import {
   type PaymentResult,
   type PaymentUndoResult,
 } from '../../../shared/pay-invoices';
+import type { FastifyBaseLogger } from 'fastify';
 import { AppError } from '../../lib/app-error';
 import type { XeroSync, SyncContext, InvoiceView } from '../../xero/sync/sync.service';
 import type { CachedPayment } from '../../xero/sync/mappers';
@@ -31,6 +32,8 @@ import { createPayInvoicesXero, readStoredPaymentAnswer } from '../../xero/xero-
 import type { PayInvoicesXero, XeroContext, XeroPaymentFacts } from '../../xero/xero-port';
 import type { AuditLog } from '../audit/audit';
 import type { BodyCache, CachedBody } from '../../lib/body-cache';
+import { createAttachmentStore, type AttachmentListItem } from './attachment-store';
+import type { AttachmentStoreRepository } from './attachment-store.repository';
 import type {
   AccountRow,
   InvoiceBalance,
@@ -205,13 +208,20 @@ export function createPayInvoicesService(deps: {
   audit: AuditLog;
   /** Serialised invoice lists per organisation and cache version. */
   bodies: BodyCache;
+  /** Attachment lists and bytes kept in the database (attachment-store.ts); without it, Xero is asked each time. */
+  attachmentStore?: { repo: AttachmentStoreRepository; maxBytes: number; log?: FastifyBaseLogger };
   now?: () => Date;
 }) {
   const { repo, sync, ledger, audit, bodies } = deps;
   const xero = deps.xero ?? createPayInvoicesXero(deps.http);
   const now = deps.now ?? (() => new Date());
-  /** Attachment names and types by organisation + attachment id, so streaming one needs no extra list call. */
-  const attachmentMeta = new Map<string, { mimeType: string; fileName: string }>();
+  const attachments = createAttachmentStore({
+    repo: deps.attachmentStore?.repo ?? null,
+    maxBytes: deps.attachmentStore?.maxBytes ?? 0,
+    log: deps.attachmentStore?.log,
+    xero: xero.attachments,
+    now,
+  });
 
   /**
    * Per list scope, a cache version at which the view was known complete: once complete, a view becomes partial
@@ -443,6 +453,8 @@ export function createPayInvoicesService(deps: {
     ): Promise<InvoiceRefreshResult> {
       // The lists are read in summary, without payments (docs/xero-api.md §4.1): an invoice whose cached payments
       // do not add up to what Xero says was paid is read whole, once, here.
+      // Xero may attach a file without moving the invoice's UpdatedDateUTC: a refresh reads its attachments again.
+      if (options.refresh) await attachments.forgetList(ctx.organizationId, invoiceId);
       const cached = await repo.findInvoice(ctx.organizationId, invoiceId);
       const incomplete =
         cached !== null && !paymentsKnown(cached.payments as CachedPayment[], cached.amountPaidPence);
@@ -454,16 +466,12 @@ export function createPayInvoicesService(deps: {
       };
     },
 
+    /** The invoice's attachments: kept while current (attachment-store.ts), else Xero's list. */
     async listAttachments(ctx: PayContext, invoiceId: string): Promise<AttachmentListResponse> {
       const invoice = await getKnownInvoice(ctx, invoiceId);
-      const attachments = await xero.attachments.list(ctx, invoice.invoiceId);
-      return attachments.map((a) => {
+      const { items } = await attachments.list(ctx, invoice);
+      return items.map((a) => {
         const mimeType = a.mimeType || 'application/octet-stream';
-        attachmentMeta.set(`${ctx.organizationId}:${a.attachmentId.toLowerCase()}`, {
-          mimeType,
-          fileName: a.fileName,
-        });
-        if (attachmentMeta.size > 5000) attachmentMeta.delete(attachmentMeta.keys().next().value ?? '');
         return {
           attachmentId: a.attachmentId,
           name: a.fileName,
@@ -474,22 +482,26 @@ export function createPayInvoicesService(deps: {
       });
     },
 
-    /** The bytes of one attachment, typed with the MIME type Xero lists for it. */
+    /**
+     * The bytes of one attachment of the invoice's list, typed with the MIME type Xero lists for it: kept bytes
+     * when this organisation has them for the same id and ContentLength, else downloaded once and kept.
+     */
     async getAttachmentContent(
       ctx: PayContext,
       invoiceId: string,
       attachmentId: string,
     ): Promise<AttachmentContent> {
       const invoice = await getKnownInvoice(ctx, invoiceId);
-      const key = `${ctx.organizationId}:${attachmentId.toLowerCase()}`;
-      if (!attachmentMeta.has(key)) await this.listAttachments(ctx, invoice.invoiceId);
-      const meta = attachmentMeta.get(key);
-      if (!meta) throw new AppError('NOT_FOUND', 'Attachment not found');
-      const { body, contentType } = await xero.attachments.get(ctx, invoice.invoiceId, attachmentId);
-      const sent = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
-      const mimeType =
-        meta.mimeType !== 'application/octet-stream' ? meta.mimeType.toLowerCase() : sent || meta.mimeType;
-      return { body, mimeType, fileName: meta.fileName, inline: INLINE_TYPES.has(mimeType) };
+      const id = attachmentId.toLowerCase();
+      const find = (items: AttachmentListItem[]) => items.find((a) => a.attachmentId.toLowerCase() === id);
+      const listed = await attachments.list(ctx, invoice);
+      // Not in a kept list: the file may be newer than the list, so Xero's list is read (once).
+      const item =
+        find(listed.items) ??
+        (listed.fromXero ? undefined : find((await attachments.list(ctx, invoice, { reread: true })).items));
+      if (!item) throw new AppError('NOT_FOUND', 'Attachment not found');
+      const { body, mimeType } = await attachments.content(ctx, invoice.invoiceId, item);
+      return { body, mimeType, fileName: item.fileName, inline: INLINE_TYPES.has(mimeType) };
     },
 
     /**

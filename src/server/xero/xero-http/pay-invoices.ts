@@ -198,6 +198,7 @@ export function createPayInvoicesXero(http: XeroHttp): PayInvoicesXero {
           attachmentId: a.AttachmentID,
           fileName: a.FileName,
           mimeType: a.MimeType ?? null,
+          contentLength: a.ContentLength ?? null,
         }));
       },
       async get(ctx, invoiceId, attachmentId) {
