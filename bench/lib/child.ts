@@ -10,12 +10,22 @@ export interface ChildServer {
   stop(): Promise<void>;
 }
 
+/**
+ * Node flags for the server processes, from `BENCH_SERVER_NODE_FLAGS` (e.g. "--optimize-for-size"), to
+ * measure a flag the start script could take before it does (issue 19: memory).
+ */
+const SERVER_NODE_FLAGS = (process.env.BENCH_SERVER_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+
 /** Starts `bench/serve.ts <args>` as its own Node process (node directly, so the pid is the server's own). */
 export async function spawnServer(args: string[], timeoutMs = 180_000): Promise<ChildServer> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/serve.ts', ...args], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, NODE_ENV: 'production' },
-  });
+  const child = spawn(
+    process.execPath,
+    [...SERVER_NODE_FLAGS, '--import', 'tsx', 'bench/serve.ts', ...args],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, NODE_ENV: 'production' },
+    },
+  );
   const pid = child.pid;
   if (pid === undefined) throw new Error('could not start the server process');
   const port = await new Promise<number>((resolve, reject) => {
