@@ -184,10 +184,16 @@ describe('Pay Invoices attachment store', { timeout: 90_000 }, () => {
         expect(res.rawPayload.equals(attachmentContent(x.file))).toBe(true);
         return xeroCalls('download').count - before;
       };
-      const [a, b, c, d, e] = five as [(typeof five)[0], ...typeof five];
+      const [a, b, c, d, e] = five as [
+        (typeof five)[0],
+        (typeof five)[0],
+        (typeof five)[0],
+        (typeof five)[0],
+        (typeof five)[0],
+      ];
       for (const x of [a, b, c, d]) expect(await view(x)).toBe(1);
       expect(await view(a)).toBe(0); // a is now the most recently used
-      expect(await view(e as (typeof five)[0])).toBe(1); // over budget: b, the least recently used, goes
+      expect(await view(e)).toBe(1); // over budget: b, the least recently used, goes
       const kept = await t.database.db.select({ size: attachmentBlobs.size }).from(attachmentBlobs);
       expect(kept.reduce((s, r) => s + r.size, 0)).toBeLessThanOrEqual(budget);
       expect(kept).toHaveLength(4);
