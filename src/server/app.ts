@@ -260,7 +260,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   app.addHook('onClose', () => egress.flush());
   // On PostgreSQL the instances keep Xero's limits together (shared-gate.ts); PGlite has one instance.
   const sharedGates =
-    database.kind === 'postgres' && database.pool
+    database.kind === 'postgres' && database.pool && !options.xeroHttp?.createGate
       ? createSharedGates(database.pool, { ...options.xeroHttp?.gate, ...options.xeroGate }, app.log)
       : undefined;
   if (sharedGates) app.addHook('onClose', () => sharedGates.close());
@@ -278,7 +278,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     apiUrl: options.xero.apiUrl,
     tokens,
     ...options.xeroHttp,
-    ...(sharedGates ? { createGate: sharedGates.createGate } : {}),
+    // A gate given by the caller (tests that hold Xero's calls) wins over the shared one.
+    ...(sharedGates && !options.xeroHttp?.createGate ? { createGate: sharedGates.createGate } : {}),
     onCall: (event) => {
       metrics.onXeroCall(event);
       webhookHealth.onXeroCall(event);
