@@ -39,7 +39,8 @@ export default defineConfig({
     },
   },
   webServer: {
-    command: 'node --import tsx src/server/server.ts',
+    // What `npm start` runs: the server bundle scripts/e2e.mjs has just built.
+    command: 'node dist/server/server.mjs',
     url: `http://localhost:${port}/readyz`,
     reuseExistingServer: false,
     timeout: 120_000,

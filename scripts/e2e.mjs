@@ -19,7 +19,12 @@ if (!fs.existsSync(chromium)) {
 const run = (cmd, args, env = {}) =>
   spawnSync(cmd, args, { stdio: 'inherit', env: { ...process.env, ...env } }).status ?? 1;
 
-if (process.env.E2E_SKIP_BUILD !== 'true' && run('npx', ['vite', 'build', '--logLevel', 'warn']) !== 0)
+// The client, and the server bundle that `npm start` runs (playwright.config.ts starts it).
+if (
+  process.env.E2E_SKIP_BUILD !== 'true' &&
+  (run('npx', ['vite', 'build', '--logLevel', 'warn']) !== 0 ||
+    run(process.execPath, ['scripts/build-server.mjs']) !== 0)
+)
   process.exit(1);
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ledgerlink-e2e-'));

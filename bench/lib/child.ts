@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import readline from 'node:readline';
 
@@ -16,16 +16,30 @@ export interface ChildServer {
  */
 const SERVER_NODE_FLAGS = (process.env.BENCH_SERVER_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
 
+/**
+ * bench/serve.ts bundled the way `npm start` runs the server (scripts/build-server.mjs: plain Node, no tsx
+ * loader in the process), once per bench run; `BENCH_SERVER_TSX=1` runs it through tsx instead.
+ */
+let bundled = false;
+function serverEntry(): string[] {
+  if (process.env.BENCH_SERVER_TSX === '1') return ['--import', 'tsx', 'bench/serve.ts'];
+  const file = 'dist/bench/serve.mjs';
+  if (!bundled) {
+    const built = spawnSync(process.execPath, ['scripts/build-server.mjs', 'bench/serve.ts', file], {
+      stdio: 'inherit',
+    });
+    if (built.status !== 0) throw new Error('could not bundle bench/serve.ts (scripts/build-server.mjs)');
+    bundled = true;
+  }
+  return [file];
+}
+
 /** Starts `bench/serve.ts <args>` as its own Node process (node directly, so the pid is the server's own). */
 export async function spawnServer(args: string[], timeoutMs = 180_000): Promise<ChildServer> {
-  const child = spawn(
-    process.execPath,
-    [...SERVER_NODE_FLAGS, '--import', 'tsx', 'bench/serve.ts', ...args],
-    {
-      stdio: ['ignore', 'pipe', 'inherit'],
-      env: { ...process.env, NODE_ENV: 'production' },
-    },
-  );
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...serverEntry(), ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, NODE_ENV: 'production' },
+  });
   const pid = child.pid;
   if (pid === undefined) throw new Error('could not start the server process');
   const port = await new Promise<number>((resolve, reject) => {
