@@ -35,6 +35,34 @@ describe('body cache', () => {
     expect(new Set(bodies.map((b) => b.body.toString()))).toEqual(new Set(['{"n":1}']));
   });
 
+  it('builds different scopes one at a time, and a failed build does not hold up the next', async () => {
+    const cache = createBodyCache({ maxBytes: 1_000_000 });
+    let inFlight = 0;
+    let mostAtOnce = 0;
+    const build = (scope: string) => async () => {
+      inFlight += 1;
+      mostAtOnce = Math.max(mostAtOnce, inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      inFlight -= 1;
+      if (scope === 'org:3') throw new Error('database went away');
+      return { scope };
+    };
+    const results = await Promise.allSettled(
+      Array.from({ length: 6 }, (_, i) => cache.get(`org:${i}`, 1, build(`org:${i}`))),
+    );
+    expect(mostAtOnce).toBe(1);
+    expect(results.map((r) => r.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'fulfilled',
+    ]);
+    // Every turn was given back: another build still runs.
+    await expect(cache.get('org:9', 1, async () => 'after')).resolves.toMatchObject({ version: 1 });
+  });
+
   it('keeps the newest version when an older request finishes late, and builds nothing when the build fails', async () => {
     const cache = createBodyCache({ maxBytes: 1_000_000 });
     await cache.get('s', 5, async () => 'new');
