@@ -13,6 +13,11 @@ export interface CachedBody {
 }
 
 const gzip = promisify(zlib.gzip);
+
+/** An answer its builder already serialised (e.g. JSON the database wrote): cached as it is. */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
 /** Below this, compressing costs more than it saves. */
 const COMPRESS_FROM_BYTES = 1024;
 
@@ -84,7 +89,10 @@ export function createBodyCache(options: { maxBytes: number; concurrentBuilds?: 
   }
 
   return {
-    /** The body of `scope` at `version`: from memory, or built by `build` (once for concurrent callers). */
+    /**
+     * The body of `scope` at `version`: from memory, or built by `build` (once for concurrent callers), which
+     * returns the answer to serialise or a `JsonText` already serialised.
+     */
     get(scope: string, version: number, build: () => Promise<unknown>): Promise<CachedBody> {
       const hit = entries.get(scope);
       if (hit && hit.version === version) {
@@ -97,7 +105,8 @@ export function createBodyCache(options: { maxBytes: number; concurrentBuilds?: 
       const pending = building.get(key);
       if (pending) return pending;
       const promise = inTurn(async () => {
-        const body = Buffer.from(JSON.stringify(await build()));
+        const built = await build();
+        const body = Buffer.from(built instanceof JsonText ? built.text : JSON.stringify(built));
         const entry: CachedBody = { version, body, etag: describeEtag(body) };
         remember(scope, entry);
         return entry;

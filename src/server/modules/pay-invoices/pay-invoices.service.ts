@@ -31,7 +31,7 @@ import type { XeroHttp } from '../../xero/xero-http/http';
 import { createPayInvoicesXero, readStoredPaymentAnswer } from '../../xero/xero-http/pay-invoices';
 import type { PayInvoicesXero, XeroContext, XeroPaymentFacts } from '../../xero/xero-port';
 import type { AuditLog } from '../audit/audit';
-import type { BodyCache, CachedBody } from '../../lib/body-cache';
+import { JsonText, type BodyCache, type CachedBody } from '../../lib/body-cache';
 import { createAttachmentStore, type AttachmentListItem } from './attachment-store';
 import type { AttachmentStoreRepository } from './attachment-store.repository';
 import type {
@@ -114,7 +114,17 @@ export interface AttachmentContent {
   inline: boolean;
 }
 
-function toDto(row: InvoiceListRow): Invoice {
+/** What the list shows for an invoice with files: the screen fetches them (docs/product/features.md §3). */
+const PLACEHOLDER_ATTACHMENTS = [
+  { attachmentId: PLACEHOLDER_ATTACHMENT_ID, name: '', mimeType: '', url: '' },
+];
+const PLACEHOLDER_ATTACHMENTS_JSON = JSON.stringify(PLACEHOLDER_ATTACHMENTS);
+
+/**
+ * One invoice as the screen gets it. The list's answer is the same mapping written by the database
+ * (repository.listOutstandingJson); pay-invoices.list-json.test.ts keeps the two equal byte for byte.
+ */
+export function toInvoiceDto(row: InvoiceListRow): Invoice {
   return {
     invoiceId: row.invoiceId,
     invoiceNumber: row.invoiceNumber ?? '',
@@ -127,9 +137,7 @@ function toDto(row: InvoiceListRow): Invoice {
     currency: row.currencyCode || 'GBP',
     // The list never pays for attachment look-ups: a placeholder tells the screen to fetch them
     // (docs/product/features.md §3).
-    attachments: row.hasAttachments
-      ? [{ attachmentId: PLACEHOLDER_ATTACHMENT_ID, name: '', mimeType: '', url: '' }]
-      : [],
+    attachments: row.hasAttachments ? PLACEHOLDER_ATTACHMENTS.map((a) => ({ ...a })) : [],
   };
 }
 
@@ -235,7 +243,7 @@ export function createPayInvoicesService(deps: {
   }
 
   const listOutstanding = async (ctx: PayContext) =>
-    (await repo.listOutstanding(ctx.organizationId)).map(toDto);
+    new JsonText(await repo.listOutstandingJson(ctx.organizationId, PLACEHOLDER_ATTACHMENTS_JSON));
 
   const isFresh = (row: InvoiceRow) => now().getTime() - row.syncedAt.getTime() < FRESH_FROM_XERO_MS;
 
@@ -461,7 +469,7 @@ export function createPayInvoicesService(deps: {
       const row = await getCurrentInvoice(ctx, invoiceId, options.refresh || incomplete, !incomplete);
       return {
         message: options.refresh ? 'Invoice refreshed from Xero' : 'Invoice loaded',
-        invoice: toDto(row),
+        invoice: toInvoiceDto(row),
         payments: toPaymentsDto(row),
       };
     },
