@@ -354,7 +354,7 @@ async function drive(): Promise<void> {
           url: child.url,
           connections: 10,
           duration: seconds,
-          headers: { cookie },
+          headers: { cookie, 'accept-encoding': 'gzip' },
           timeout: 60,
           requests: orgIds.map((id) => ({ path: `/api/xero/invoices?org=${id}` })),
         });

@@ -8,6 +8,7 @@
  * Prints "READY <port>" once listening; stops on SIGTERM.
  */
 import fs from 'node:fs';
+import zlib from 'node:zlib';
 import Fastify from 'fastify';
 import { openBenchDatabase, startBenchApp } from './lib/harness';
 
@@ -25,13 +26,22 @@ async function startApp(spec: AppSpec): Promise<{ port: number; close: () => Pro
   return { port: Number(new URL(running.url).port), close: () => running.close() };
 }
 
-/** The same bytes behind a bare Fastify route each: what the answer costs without the app around it. */
+/**
+ * The same bytes behind a bare Fastify route each: what the answer costs without the app around it. Like the
+ * app's body cache, an answer of 1 KB or more goes gzip-compressed (once, here) to a client that asks for gzip.
+ */
 async function startBare(file: string): Promise<{ port: number; close: () => Promise<void> }> {
   const bodies = JSON.parse(fs.readFileSync(file, 'utf8')) as Array<{ contentType: string; base64: string }>;
   const app = Fastify({ logger: false });
   bodies.forEach((body, i) => {
     const bytes = Buffer.from(body.base64, 'base64');
-    app.get(`/bare/${i}`, async (_request, reply) => reply.type(body.contentType).send(bytes));
+    const gzipped = bytes.length >= 1024 ? zlib.gzipSync(bytes, { level: 6 }) : null;
+    app.get(`/bare/${i}`, async (request, reply) => {
+      reply.type(body.contentType);
+      if (gzipped && /\bgzip\b/.test(request.headers['accept-encoding'] ?? ''))
+        return reply.header('content-encoding', 'gzip').send(gzipped);
+      return reply.send(bytes);
+    });
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();

@@ -146,7 +146,7 @@ function renderServer(result: ServerResult): string[] {
   const pg = result.postgres !== null && result.targets.some((t) => t.pg);
   const lines = [
     `autocannon on loopback, ${result.connections} connections, ${result.durationSec} s per measurement, ${result.runs} measurement(s) per target, app${pg ? ', app on PostgreSQL' : ''} and bare route back to back in each round. The app runs in its own process on ${result.database}${pg ? ` and, beside it, on ${result.postgres} (same data)` : ''}, signed in, every read served from its cache (Xero calls during the load: ${result.xeroCallsDuringLoad}).`,
-    "The bare route is a plain Fastify route in another process answering the very same bytes, so the ratio is what the app's session, tenancy, database read and serialisation cost. Goal: app ÷ bare ≥ 0.5.",
+    "Requests ask for gzip, as browsers do. The bare route is a plain Fastify route in another process answering the very same bytes (gzip-compressed once from 1 KB, as the app's cache keeps them), so the ratio is what the app's session, tenancy, database read and serialisation cost. Goal: app ÷ bare ≥ 0.5.",
     '',
     pg
       ? '| Target | Bytes | App (PGlite) req/s | p99 ms | App (PostgreSQL) req/s | p99 ms | Bare req/s | p99 ms | ÷ bare, PGlite | ÷ bare, PostgreSQL |'

@@ -94,7 +94,8 @@ async function load(url: string, cookie: string, options: BenchOptions, drain: b
     url,
     connections: options.connections,
     duration: options.durationSec,
-    headers: { cookie },
+    // As every browser does: large cached answers are kept and sent gzip-compressed (src/server/lib/body-cache.ts).
+    headers: { cookie, 'accept-encoding': 'gzip' },
     timeout: 30,
   });
   if (drain) await waitUntilIdle(new URL(url).origin);
@@ -328,7 +329,7 @@ async function measureMemory(
           url: app.url,
           connections: options.connections,
           duration: loadSeconds,
-          headers: { cookie },
+          headers: { cookie, 'accept-encoding': 'gzip' },
           timeout: 60,
           requests: orgIds.map((id) => ({ path: `/api/xero/invoices?org=${id}` })),
         });

@@ -126,11 +126,12 @@ export function createPayInvoicesRepository(db: Db) {
         .select({
           body: sql<
             string | null
-          >`'[' || string_agg(${dto}::text, ',' order by ${i.date}, ${i.invoiceNumber}, ${i.invoiceId}) || ']'`,
+          >`string_agg(${dto}::text, ',' order by ${i.date}, ${i.invoiceNumber}, ${i.invoiceId})`,
         })
         .from(i)
         .where(outstanding(organizationId));
-      return row?.body ?? '[]';
+      // The brackets are added here: in the query they would copy the whole text once more in the database.
+      return row?.body ? `[${row.body}]` : '[]';
     },
 
     async countOutstanding(organizationId: number): Promise<number> {
