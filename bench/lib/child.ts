@@ -11,10 +11,34 @@ export interface ChildServer {
 }
 
 /**
- * Node flags for the server processes, from `BENCH_SERVER_NODE_FLAGS` (e.g. "--optimize-for-size"), to
- * measure a flag the start script could take before it does (issue 19: memory).
+ * Node flags for the server processes: those `npm run start:only` gives the server (package.json), so the bench
+ * measures the start command as it is; `BENCH_SERVER_NODE_FLAGS` (e.g. "--optimize-for-size") replaces them, to
+ * measure a flag before the start command takes it (issue 19: memory).
  */
-const SERVER_NODE_FLAGS = (process.env.BENCH_SERVER_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+function startCommandFlags(): string[] {
+  const scripts = (JSON.parse(fs.readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> })
+    .scripts;
+  const words = (scripts['start:only'] ?? '').trim().split(/\s+/);
+  const flags = words.slice(1, -1);
+  if (
+    words[0] !== 'node' ||
+    words.at(-1) !== 'dist/server/server.mjs' ||
+    flags.some((f) => !f.startsWith('--'))
+  )
+    throw new Error('package.json start:only is no longer "node [flags] dist/server/server.mjs"');
+  return flags;
+}
+const SERVER_NODE_FLAGS =
+  process.env.BENCH_SERVER_NODE_FLAGS !== undefined
+    ? process.env.BENCH_SERVER_NODE_FLAGS.split(/\s+/).filter(Boolean)
+    : startCommandFlags();
+
+/** How the server processes are run, for the report. */
+export function describeServerCommand(): string {
+  const how =
+    process.env.BENCH_SERVER_TSX === '1' ? 'through tsx' : 'bundled, as `npm start` runs the server';
+  return `\`node${SERVER_NODE_FLAGS.map((f) => ` ${f}`).join('')}\`, ${how}`;
+}
 
 /**
  * bench/serve.ts bundled the way `npm start` runs the server (scripts/build-server.mjs: plain Node, no tsx

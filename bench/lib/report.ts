@@ -168,7 +168,7 @@ function renderServer(result: ServerResult): string[] {
   if (result.memory) {
     const m = result.memory;
     lines.push(
-      `Memory, ${formatNumber(m.orgs)} organisations × ${formatNumber(m.invoicesPerOrg)} outstanding invoices cached (${formatNumber(m.orgs * m.invoicesPerOrg)} rows written straight into \`xero_invoices\` through Drizzle, ${m.database}; ${formatNumber(m.seedSeconds, 1)} s to write), then every organisation's /api/xero/invoices requested with ${result.connections} connections for ${m.loadSeconds} s, a fresh server process per run:`,
+      `Memory, ${formatNumber(m.orgs)} organisations × ${formatNumber(m.invoicesPerOrg)} outstanding invoices cached (${formatNumber(m.orgs * m.invoicesPerOrg)} rows written straight into \`xero_invoices\` through Drizzle, ${m.database}; ${formatNumber(m.seedSeconds, 1)} s to write), then every organisation's /api/xero/invoices requested with ${result.connections} connections for ${m.loadSeconds} s, a fresh server process per run${m.serverCommand ? ` (${m.serverCommand})` : ''}:`,
       '',
       '| Server process | RSS |',
       '|---|---|',

@@ -8,7 +8,7 @@ import autocannon from 'autocannon';
 import type { Sandbox } from '../../src/sandbox/sandbox';
 import { addDays, getUkToday } from '../../src/shared/dates';
 import type { Invoice } from '../../src/shared/pay-invoices';
-import { spawnServer, type ChildServer } from '../lib/child';
+import { describeServerCommand, spawnServer, type ChildServer } from '../lib/child';
 import {
   ApiClient,
   connectXero,
@@ -48,6 +48,8 @@ export interface MemoryResult {
   orgs: number;
   invoicesPerOrg: number;
   database: string;
+  /** How the server process ran (its Node flags, bundled or through tsx). */
+  serverCommand?: string;
   seedSeconds: number;
   loadSeconds: number;
   idleMb: Spread | null;
@@ -349,6 +351,7 @@ async function measureMemory(
       orgs: options.memOrgs,
       invoicesPerOrg: options.memInvoices,
       database: 'PGlite on disk inside the server process',
+      serverCommand: describeServerCommand(),
       seedSeconds,
       loadSeconds,
       idleMb: summarize(idle),
