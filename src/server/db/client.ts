@@ -110,9 +110,11 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
  * WebAssembly heap takes at start and never gives back (issue 19: a 512 MB VPS). With 16 MB, opening a
  * database of 100,000 invoice-sized rows took 164 MB instead of 281 MB, and reading all of them three times
  * peaked at 322 MB instead of 440 MB; the pages not in the buffers come from the operating system's file
- * cache, and repeated reads are answered from the serialised-body cache (src/server/lib/body-cache.ts).
+ * cache, and repeated reads are answered from the serialised-body cache (src/server/lib/body-cache.ts). 8 MB
+ * took the memory bench's peak (10 organisations × 10,000 invoices, bench/memory-profile.ts) from 295–304 MB to
+ * 280–289 MB, with the same requests answered under the load.
  */
-const PGLITE_SHARED_BUFFERS = '16MB';
+const PGLITE_SHARED_BUFFERS = '8MB';
 
 /**
  * Apply pending migrations. On PostgreSQL they run under an advisory lock held on one dedicated
