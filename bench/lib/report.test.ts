@@ -47,6 +47,29 @@ describe('bench results file', () => {
     expect(again).toContain('old server table');
   });
 
+  it('a kept section that names its own run is not given the run of the file as its name', () => {
+    const previous = page('`npm run bench -- server` on 2026-11-24 12:29 UTC in 207 s', [
+      '(From `npm run bench -- calls` on 2026-11-24 16:21 UTC in 168 s.)\n\nold calls',
+      'old server table',
+      'old page table',
+    ]);
+    const merged = keepUnselectedSections(
+      page('`npm run bench -- server` on 2026-11-24 18:56 UTC in 179 s', [
+        'Not run (not selected).',
+        'new server table',
+        'Not run (not selected).',
+      ]),
+      previous,
+    );
+    expect(merged).toContain(
+      '## 1. Part 1\n\n(From `npm run bench -- calls` on 2026-11-24 16:21 UTC in 168 s.)',
+    );
+    expect(merged).not.toMatch(/## 1\. Part 1\n\n\(Kept/);
+    expect(merged).toContain(
+      '(Kept from an earlier run: `npm run bench -- server` on 2026-11-24 12:29 UTC in 207 s.)\n\nold page table',
+    );
+  });
+
   it('a whole run, or no earlier file, is written as it is', () => {
     const fresh = page('`npm run bench` on 2026-11-24', ['a', 'b']);
     expect(keepUnselectedSections(fresh, null)).toBe(fresh);

@@ -367,6 +367,8 @@ export function keepUnselectedSections(fresh: string, previous: string | null): 
       // A section already kept names the run that measured it; keep that name.
       const earlier = /^\(Kept from an earlier run: (.*)\.\)\n\n/.exec(body);
       if (earlier) body = body.slice(earlier[0].length);
+      // A section that says which run it came from ("(From `npm run bench -- page` on …") needs no other name.
+      if (!earlier && body.startsWith('(From `')) return `${title}\n\n${body.trimEnd()}\n\n`;
       return `${title}\n\n(Kept from an earlier run: ${earlier?.[1] ?? produced ?? 'an earlier run'}.)\n\n${body.trimEnd()}\n\n`;
     })
     .join('')
