@@ -3,7 +3,8 @@
  * dist/server/server.mjs, so production does not carry tsx's TypeScript loader (a second V8 instance on its
  * own thread, about 80 MB of the process's memory: bench/results.md §2). Packages stay in node_modules
  * (PGlite finds its WebAssembly there); the migrations are copied beside the bundle, where
- * src/server/db/client.ts looks for them (`./migrations` next to the module).
+ * src/server/db/client.ts looks for them (`./migrations` next to the module); the client's folder is found from the
+ * module's place too (src/server/app.ts: `../../dist/client`), which dist/<dir>/ keeps as src/server/ does.
  *
  *   node scripts/build-server.mjs                          dist/server/server.mjs
  *   node scripts/build-server.mjs <entry.ts> <out.mjs>     another entry (the benchmarks' server process)
@@ -27,8 +28,6 @@ export async function bundleServer(entry = 'src/server/server.ts', outfile = 'di
     packages: 'external',
     sourcemap: 'linked',
     logLevel: 'warning',
-    // The client's folder is found from the module's own place (src/server/app.ts): dist/<dir>/ works as
-    // src/server/ does.
   });
   const migrations = path.join(path.dirname(out), 'migrations');
   fs.rmSync(migrations, { recursive: true, force: true });

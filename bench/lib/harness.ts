@@ -315,6 +315,23 @@ export async function setActiveOrganization(client: ApiClient, org: UserOrganiza
   await client.call('POST', '/api/xero/set-active-organization', { organizationId: org.organizationId });
 }
 
+/**
+ * The administrator signed in, Xero connected, every feature on and Demo Shop Ltd the active organisation: where
+ * the page benchmarks start.
+ */
+export async function openDemoShop(
+  client: ApiClient,
+  sandbox: Pick<Sandbox, 'setAutoConsent'>,
+): Promise<{ orgs: UserOrganization[]; shop: UserOrganization }> {
+  await signIn(client);
+  const orgs = await connectXero(client, sandbox);
+  await enableAllFeatures(client, orgs);
+  const shop = orgs.find((o) => o.tenantName === 'Demo Shop Ltd');
+  if (!shop) throw new Error('Demo Shop Ltd was not connected');
+  await setActiveOrganization(client, shop);
+  return { orgs, shop };
+}
+
 /** The seeded organisation called `name` in the sandbox's live state. */
 export function sandboxOrg(sandbox: Sandbox, name: string): OrgRec {
   const org = sandbox.state.orgs.find((o) => o.Name === name);

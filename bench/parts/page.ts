@@ -18,16 +18,7 @@ import {
   type Invoice,
 } from '../../src/shared/pay-invoices';
 import { createTestDatabase } from '../../src/server/test/database';
-import {
-  ApiClient,
-  connectXero,
-  enableAllFeatures,
-  makeTempDir,
-  setActiveOrganization,
-  signIn,
-  startBenchApp,
-  startBenchSandbox,
-} from '../lib/harness';
+import { ApiClient, makeTempDir, openDemoShop, startBenchApp, startBenchSandbox } from '../lib/harness';
 import type { BenchOptions } from '../lib/options';
 import type { PartOutcome } from '../lib/report';
 import { runLighthouse, type LighthouseRow } from '../lib/lighthouse';
@@ -261,12 +252,7 @@ async function timeFirstVisits(
     const context = await browser.newContext({ baseURL: app.url });
     try {
       const client = new ApiClient(app.url);
-      await signIn(client);
-      const orgs = await connectXero(client, sandbox);
-      await enableAllFeatures(client, orgs);
-      const shop = orgs.find((o) => o.tenantName === 'Demo Shop Ltd');
-      if (!shop) throw new Error('Demo Shop Ltd was not connected');
-      await setActiveOrganization(client, shop);
+      await openDemoShop(client, sandbox);
       const [name = '', value = ''] = client.cookie.split('=');
       await context.addCookies([{ name, value, url: app.url }]);
       const page = await context.newPage();
@@ -420,12 +406,7 @@ async function measureBrowser(
       };
     }
     const client = new ApiClient(running.url);
-    await signIn(client);
-    const orgs = await connectXero(client, sandbox);
-    await enableAllFeatures(client, orgs);
-    const shop = orgs.find((o) => o.tenantName === 'Demo Shop Ltd');
-    if (!shop) throw new Error('Demo Shop Ltd was not connected');
-    await setActiveOrganization(client, shop);
+    await openDemoShop(client, sandbox);
     log('page: warming the server cache');
     // A first visit is answered after Xero's first page (issue 19): the cache is warm once the list is complete.
     let invoices = await client.json<Invoice[]>('GET', '/api/xero/invoices');

@@ -21,6 +21,8 @@ export interface CachedBody {
 
 const gzip = promisify(zlib.gzip);
 const gunzip = promisify(zlib.gunzip);
+/** Below this, compressing costs more than it saves. */
+const COMPRESS_FROM_BYTES = 1024;
 
 /** The answer's JSON bytes, inflated when only the compressed ones are kept. */
 export async function plainBytes(entry: CachedBody): Promise<Buffer> {
@@ -48,8 +50,6 @@ const heldBytes = (entry: CachedBody) => (entry.plain?.length ?? 0) + (entry.gzi
 export class JsonText {
   constructor(readonly text: string) {}
 }
-/** Below this, compressing costs more than it saves. */
-const COMPRESS_FROM_BYTES = 1024;
 
 function acceptsGzip(request: FastifyRequest): boolean {
   const header = request.headers['accept-encoding'];
@@ -70,30 +70,22 @@ function acceptsGzip(request: FastifyRequest): boolean {
  * older than its version. Only the newest version of a scope is kept; least recently used scopes go first
  * once `maxBytes` is reached. Concurrent misses of one scope and version build it once.
  *
- * Misses of different scopes build `concurrentBuilds` at a time (default 1): a 10,000-invoice list is about
+ * Misses of different scopes build one at a time: a 10,000-invoice list is about
  * 26 MB of rows and objects on its way to 2.6 MB of JSON, and ten organisations' lists built at once held all
  * of it together (bench/results.md §2: the memory scenario's peak). The JavaScript runs on one thread either
  * way, so building in turn costs no throughput; a waiting request gets its answer after the ones before it.
  */
-export function createBodyCache(options: { maxBytes: number; concurrentBuilds?: number }) {
+export function createBodyCache(options: { maxBytes: number }) {
   const entries = new Map<string, CachedBody>();
   const building = new Map<string, Promise<CachedBody>>();
   let bytes = 0;
-  const slots = options.concurrentBuilds ?? 1;
-  let running = 0;
-  const waiting: Array<() => void> = [];
+  /** The build running now, or done: the next one starts after it (first come, first served). */
+  let lastBuild: Promise<unknown> = Promise.resolve();
 
-  /** Runs `task` once fewer than `slots` builds are running (first come, first served). */
-  async function inTurn<T>(task: () => Promise<T>): Promise<T> {
-    if (running >= slots) await new Promise<void>((resolve) => waiting.push(resolve));
-    else running += 1;
-    try {
-      return await task();
-    } finally {
-      const next = waiting.shift();
-      if (next) next();
-      else running -= 1;
-    }
+  function inTurn<T>(task: () => Promise<T>): Promise<T> {
+    const turn = lastBuild.then(task);
+    lastBuild = turn.catch(() => undefined);
+    return turn;
   }
 
   function forget(scope: string): void {

@@ -1,3 +1,4 @@
+import { and, asc, eq, gt } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { invoiceListResponseSchema } from '../../../shared/pay-invoices';
 import { organizations, xeroInvoices } from '../../db/schema/index.ts';
@@ -86,7 +87,20 @@ describe('Pay Invoices list written by the database', () => {
   });
 
   it('is byte for byte the JavaScript mapping of the same rows', async () => {
-    const rows = await repo.listOutstanding(orgId);
+    // The oracle: the outstanding rows read plainly and mapped in JavaScript, in the list's order.
+    const i = xeroInvoices;
+    const rows = await database.db
+      .select()
+      .from(i)
+      .where(
+        and(
+          eq(i.organizationId, orgId),
+          eq(i.type, 'ACCREC'),
+          eq(i.status, 'AUTHORISED'),
+          gt(i.amountDuePence, 0),
+        ),
+      )
+      .orderBy(asc(i.date), asc(i.invoiceNumber), asc(i.invoiceId));
     const json = await repo.listOutstandingJson(orgId, PLACEHOLDER);
     expect(json).toBe(JSON.stringify(rows.map(toInvoiceDto)));
 

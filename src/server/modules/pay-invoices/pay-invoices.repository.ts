@@ -7,25 +7,25 @@ import type { CachedPayment } from '../../xero/sync/mappers';
 export type InvoiceRow = typeof xeroInvoices.$inferSelect;
 
 /**
- * The columns the invoice list shows (docs/product/features.md §3): no line items or payments, which the list
- * never sends.
+ * The columns an invoice of the list is made from (docs/product/features.md §3): no line items or payments, which
+ * the list never sends.
  */
-const LIST_COLUMNS = {
-  invoiceId: xeroInvoices.invoiceId,
-  invoiceNumber: xeroInvoices.invoiceNumber,
-  contactName: xeroInvoices.contactName,
-  date: xeroInvoices.date,
-  dueDate: xeroInvoices.dueDate,
-  status: xeroInvoices.status,
-  amountPaidPence: xeroInvoices.amountPaidPence,
-  sentToContact: xeroInvoices.sentToContact,
-  totalPence: xeroInvoices.totalPence,
-  amountDuePence: xeroInvoices.amountDuePence,
-  currencyCode: xeroInvoices.currencyCode,
-  hasAttachments: xeroInvoices.hasAttachments,
-  syncedAt: xeroInvoices.syncedAt,
-};
-export type InvoiceListRow = Pick<InvoiceRow, keyof typeof LIST_COLUMNS>;
+export type InvoiceListRow = Pick<
+  InvoiceRow,
+  | 'invoiceId'
+  | 'invoiceNumber'
+  | 'contactName'
+  | 'date'
+  | 'dueDate'
+  | 'status'
+  | 'amountPaidPence'
+  | 'sentToContact'
+  | 'totalPence'
+  | 'amountDuePence'
+  | 'currencyCode'
+  | 'hasAttachments'
+  | 'syncedAt'
+>;
 export type AccountRow = typeof xeroAccounts.$inferSelect;
 export type { WriteRow };
 
@@ -85,20 +85,8 @@ export function createPayInvoicesRepository(db: Db) {
 
   return {
     /**
-     * Approved sales invoices with something left to pay (docs/product/features.md §4), oldest first: the
-     * list's columns only.
-     */
-    async listOutstanding(organizationId: number): Promise<InvoiceListRow[]> {
-      return db
-        .select(LIST_COLUMNS)
-        .from(xeroInvoices)
-        .where(outstanding(organizationId))
-        .orderBy(asc(xeroInvoices.date), asc(xeroInvoices.invoiceNumber), asc(xeroInvoices.invoiceId));
-    },
-
-    /**
-     * The same list as the answer's JSON text, built by the database: `toInvoiceDto` (pay-invoices.service.ts)
-     * of every row, byte for byte (pay-invoices.list-json.test.ts holds the two together). A 10,000-invoice list
+     * Approved sales invoices with something left to pay (docs/product/features.md §4), oldest first, as the
+     * answer's JSON text built by the database: `toInvoiceDto` (pay-invoices.service.ts) of every row, byte for byte (pay-invoices.list-json.test.ts holds the two together). A 10,000-invoice list
      * read as rows was about 64 MB of short-lived strings and objects in the server on its way to 2.6 MB of JSON
      * (bench/results.md §2); as one text it is the 2.6 MB alone. row_to_json keeps the select list's order and
      * writes no spaces, as JSON.stringify does; float8 prints the shortest exact decimal, as JavaScript does.
