@@ -19,6 +19,7 @@ import { createLoggerOptions } from './lib/logger';
 import { documentErrorResponses } from './plugins/api-errors';
 import { registerErrorHandler } from './plugins/error-handler';
 import { answerFrameworkError, registerInputGuard } from './plugins/input-guard';
+import { isApiRequest, routePath } from './plugins/route-path';
 import { registerSecurity } from './plugins/security';
 import { registerSpa } from './plugins/spa';
 import { registerFeatureModules } from './modules/features';
@@ -230,12 +231,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   // query shared with the requests arriving at the same moment (src/server/modules/auth/sessions.ts).
   app.addHook('onRequest', async (request) => {
     // Xero's webhook deliveries carry no session: they are trusted by their signature alone.
-    if (
-      !request.url.startsWith('/api/') ||
-      request.url === WEBHOOK_PATH ||
-      request.url.startsWith(`${WEBHOOK_PATH}?`)
-    )
-      return;
+    // Decided on the route that matched, as the router decoded it (`/%61pi/user` is `/api/user`: issue 28).
+    if (!isApiRequest(request) || routePath(request) === WEBHOOK_PATH) return;
     const principal = await sessions.loadPrincipal(request, readRequestedOrganization(request));
     request.principal = principal;
     request.session = principal.session;

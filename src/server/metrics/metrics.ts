@@ -154,7 +154,7 @@ export function registerMetrics(app: FastifyInstance, options: MetricsOptions): 
 
   if (options.enabled) {
     app.addHook('onResponse', async (request, reply) => {
-      if (request.url === '/metrics') return;
+      if (request.routeOptions.url === '/metrics') return;
       httpDuration.observe(
         {
           method: request.method,
@@ -168,6 +168,9 @@ export function registerMetrics(app: FastifyInstance, options: MetricsOptions): 
 
   const expected = options.token ? sha(options.token) : undefined;
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+    // The figures are of this moment and behind a token: no cache may keep them or answer them to another
+    // scraper (issue 28).
+    void reply.header('cache-control', 'no-store');
     if (!options.enabled || !expected)
       return reply.status(404).send({ message: 'Not found', code: 'NOT_FOUND' });
     const header = request.headers.authorization ?? '';

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { findUnsafeText, isDbId, UNSAFE_TEXT_MESSAGE } from '../../shared/input';
 import { AppError } from '../lib/app-error';
+import { isApiRequest } from './route-path';
 
 /** Fields that name one of our rows by its integer id (`id`, `userId`, `organizationId`, `?org=`…). */
 const ID_FIELD = /^(id|org|[a-z]+Id)$/;
@@ -30,7 +31,7 @@ function findOutOfRangeId(value: unknown, path = '', depth = 0): string | null {
  */
 export function registerInputGuard(app: FastifyInstance): void {
   app.addHook('preValidation', async (request) => {
-    if (!request.url.startsWith('/api/')) return;
+    if (!isApiRequest(request)) return;
     const parts: Array<[string, unknown]> = [
       ['params', request.params],
       ['querystring', request.query],

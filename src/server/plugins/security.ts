@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import helmet from 'helmet';
 import { AppError } from '../lib/app-error';
+import { isApiRequest, routePath } from './route-path';
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -54,7 +55,8 @@ export async function registerSecurity(
     // Private API answers stay out of every cache, the browser's included, so nothing of an account can be read
     // back after sign-out (issue 16). A route that may be cached says so itself: the ETag-validated lists send
     // `private, no-cache` (src/server/lib/body-cache.ts).
-    if (request.url.startsWith('/api/')) reply.raw.setHeader('cache-control', 'no-store');
+    // Decided on the route that matched, so `/%61pi/user` is as private as `/api/user` (issue 28).
+    if (isApiRequest(request)) reply.raw.setHeader('cache-control', 'no-store');
     setSecurityHeaders(request.raw, reply.raw, (error?: unknown) =>
       done(error instanceof Error ? error : undefined),
     );
@@ -63,10 +65,11 @@ export async function registerSecurity(
   const allowed = new Set([originOf(options.appUrl)].filter((v): v is string => v !== null));
   // Paths a server calls with a signed body (Xero's webhooks) carry no Origin and no cookie: the signature
   // stands in for the same-origin rule, and the route refuses anything unsigned.
-  const signed = (url: string) =>
-    (options.signedPaths ?? []).some((p) => url === p || url.startsWith(`${p}?`));
+  const signed = new Set(options.signedPaths ?? []);
   app.addHook('onRequest', async (request) => {
-    if (!STATE_CHANGING.has(request.method) || !request.url.startsWith('/api/') || signed(request.url))
+    // The route that matched decides, not the raw URL: a cross-site form posting to `/%61pi/logout` runs the
+    // logout route and is refused like one posting to `/api/logout` (issue 28).
+    if (!STATE_CHANGING.has(request.method) || !isApiRequest(request) || signed.has(routePath(request)))
       return;
     const origin = request.headers.origin;
     const referer = request.headers.referer;

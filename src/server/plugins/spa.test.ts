@@ -110,6 +110,30 @@ describe('serving the built client (spa.ts)', () => {
     expect(post.statusCode).toBe(404);
   });
 
+  it('answers a file the build does not have with a 404, not the page', async () => {
+    for (const url of [
+      '/assets/missing.js',
+      '/assets/index-abc123.css',
+      '/favicon-missing.ico',
+      '/a/b.webmanifest',
+    ]) {
+      const res = await app.inject({ url, headers: { 'accept-encoding': 'br' } });
+      expect(res.statusCode, url).toBe(404);
+      expect(res.headers['content-type'], url).toMatch(/^text\/plain/);
+      expect(res.body, url).not.toContain('<div id="root">');
+    }
+    // A page path still gets the page, with or without a query string holding a dot.
+    const page = await app.inject({ url: '/invoices?search=INV.0001' });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toBe(INDEX);
+  });
+
+  it('treats a percent-encoded /api path as the API (issue 28)', async () => {
+    const res = await app.inject({ url: '/%61pi/nothing' });
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toEqual({ message: 'Not found: GET /api/nothing', code: 'NOT_FOUND' });
+  });
+
   it('says the app is not built when there is no index.html', async () => {
     const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'ledgerlink-spa-empty-'));
     const bare = await startSpa(empty);

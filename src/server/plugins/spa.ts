@@ -2,14 +2,20 @@ import fs from 'node:fs';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
+import { decodedPath, isApiRequest } from './route-path';
 
 /** Hashed file names never change content: browsers and proxies may keep them for a year without asking. */
 export const IMMUTABLE_CACHE = 'public, max-age=31536000, immutable';
 
+/** A path that names a file of the build: under /assets/, or ending in a file extension. */
+function isFilePath(pathname: string): boolean {
+  return pathname.startsWith('/assets/') || /\.[A-Za-z0-9]+$/.test(pathname.slice(pathname.lastIndexOf('/')));
+}
+
 /**
  * Serves the built client from `dist/client`: hashed assets cached for a year, index.html never cached,
- * and index.html for every non-API path so the client's router decides (its own 404 page included).
- * Unknown /api paths get a JSON 404.
+ * and index.html for every other page path so the client's router decides (its own 404 page included).
+ * Unknown /api paths get a JSON 404, unknown files (`/assets/missing.js`) a plain one.
  *
  * The build writes `.br` and `.gz` beside each text file (vite.config.ts `precompressBuild`); they are sent
  * as they are to a browser that accepts them (`Content-Encoding`, `Vary: Accept-Encoding`), the plain file
@@ -33,11 +39,21 @@ export async function registerSpa(app: FastifyInstance, clientDir: string) {
     });
   }
   app.setNotFoundHandler((request, reply) => {
-    const pathname = request.url.split('?')[0] ?? '';
-    if (pathname === '/api' || pathname.startsWith('/api/') || request.method !== 'GET') {
+    const pathname = decodedPath(request.url);
+    if (isApiRequest(request) || request.method !== 'GET') {
       return reply
         .status(404)
         .send({ message: `Not found: ${request.method} ${pathname}`, code: 'NOT_FOUND' });
+    }
+    // A file the build does not have (an old hashed script after a deploy, a mistyped icon) is a 404, not the
+    // page: a browser or proxy would otherwise keep HTML under a script's name (issue 28). Page paths have no
+    // file extension (src/client/config/paths.ts).
+    if (isFilePath(pathname)) {
+      return reply
+        .status(404)
+        .header('cache-control', 'no-store')
+        .type('text/plain; charset=utf-8')
+        .send(`Not found: ${pathname}`);
     }
     // Checked per request: a rebuild empties the folder for a moment, and sendFile's own "not found" would
     // come back to this handler.

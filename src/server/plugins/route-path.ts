@@ -1,0 +1,31 @@
+import type { FastifyRequest } from 'fastify';
+
+/**
+ * The path every check decides on (issue 28 item 6): the pattern of the route that matched, else the decoded
+ * path. The router decodes percent-escapes before it matches, so `/%61pi/logout` runs the `/api/logout`
+ * handler; a check that read the raw URL saw `/%61pi/logout`, not an API path, and let a cross-site form sign
+ * a user out. Deciding on what matched makes the checks see exactly what the router saw.
+ */
+export function routePath(request: FastifyRequest): string {
+  const matched = request.routeOptions.url;
+  if (matched !== undefined) return matched;
+  return decodedPath(request.url);
+}
+
+/** The path of a URL without its query string, percent-escapes decoded (left as sent when they are malformed). */
+export function decodedPath(url: string): string {
+  const query = url.indexOf('?');
+  const raw = query === -1 ? url : url.slice(0, query);
+  if (!raw.includes('%')) return raw;
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
+/** A request for the JSON API (a route under /api, or an unknown path there), decided as the router decides. */
+export function isApiRequest(request: FastifyRequest): boolean {
+  const path = routePath(request);
+  return path === '/api' || path.startsWith('/api/');
+}
