@@ -75,7 +75,7 @@ test.describe('a fresh demo', () => {
       expect.stringMatching(
         /^Ledgerlink ready on http:\/\/localhost:\d+ · database: PGlite \(embedded\) .* · Xero: demo/,
       ),
-      'Demo ready: Demo Builders Ltd and Demo Shop Ltd connected, every feature switched on',
+      'Demo ready: Demo Builders Ltd and Demo Shop Ltd connected, every feature switched on, Settings defaults chosen',
       expect.stringMatching(/^Demo administrator: username "admin", password "[^"]+"/),
     ]);
 
@@ -116,5 +116,80 @@ test.describe('a fresh demo', () => {
 
     await page.setViewportSize({ width: 375, height: 800 });
     await screenshot(page, 'first-hour-4-cis-bills-375');
+  });
+
+  test('the demo is ready for work: a cash sale, a new invoice, a CIS bill and a stock journal on the first click', async ({
+    page,
+  }) => {
+    await page.goto(`${origin}/auth`);
+    await page.getByRole('button', { name: 'Try the demo' }).click();
+    await expect(page).toHaveURL(/\/organizations/);
+
+    await test.step('Settings: the defaults a person would choose, none left at "None"', async () => {
+      await page
+        .getByRole('group', { name: 'Demo Shop Ltd' })
+        .getByRole('button', { name: /Settings/ })
+        .click();
+      await expect(page).toHaveURL(/\/settings/);
+      await expect(page.getByRole('combobox', { name: 'Cash account' })).toContainText('Cash');
+      await expect(page.getByRole('combobox', { name: 'Sales account' })).toContainText('Sales');
+      await expect(page.getByRole('combobox', { name: 'Default contact' })).toContainText('Daily Sales');
+      await expect(page.getByRole('combobox', { name: 'Stock account' })).toContainText('Inventory');
+      await screenshot(page, 'first-hour-5-settings');
+    });
+
+    await test.step('Add Invoices: a cash sale on a draft and a new invoice, each on the first Process', async () => {
+      await page.goto(`${origin}/add-invoices`);
+      const first = page.locator('tbody tr[data-invoice-id]').first();
+      await expect(first).toBeVisible();
+      const number = (await first.locator('td').first().innerText()).trim();
+      await page.getByLabel(`Cash amount for ${number}`).fill('12.34');
+      await page.getByRole('button', { name: `Process ${number}` }).click();
+      await expect(first).toContainText('£12.34 cash pending');
+      await expect(page.getByText(/No default cash account/)).toHaveCount(0);
+
+      await expect(page.locator('tr[data-new-invoice-row]')).toContainText('Daily Sales');
+      await page.getByLabel('New invoice total').fill('48');
+      await page.getByLabel('New invoice cash amount').fill('48');
+      await page.getByRole('checkbox', { name: 'Approve new invoice' }).click();
+      await page.getByRole('button', { name: 'Process new invoice' }).click();
+      await expect(page.getByText(/^Invoice INV-\d+ was created in Xero and approved\.$/)).toBeVisible();
+      await screenshot(page, 'first-hour-6-add-invoices');
+    });
+
+    await test.step('Stock Journal: the settings are complete', async () => {
+      await page.goto(`${origin}/stock-journal`);
+      await expect(page.getByRole('heading', { name: /^Stock Journal/ }).first()).toBeVisible();
+      await expect(page.getByText(/^INV-|invoice\(s\)/).first()).toBeVisible();
+      await expect(page.getByText('Stock journal settings incomplete')).toHaveCount(0);
+    });
+
+    await test.step('CIS Bills on Demo Builders: its bill account and CIS group, and a bill created', async () => {
+      await page.goto(`${origin}/organizations`);
+      await page.getByRole('button', { name: 'Activate Demo Builders Ltd' }).click();
+      await expect(
+        page.getByRole('group', { name: 'Demo Builders Ltd' }).getByText('Active', { exact: true }),
+      ).toBeVisible();
+      await page
+        .getByRole('group', { name: 'Demo Builders Ltd' })
+        .getByRole('button', { name: 'CIS Bills', exact: true })
+        .click();
+      await expect(page).toHaveURL(/\/cis-invoices$/);
+      await expect(page.getByRole('combobox', { name: 'Account Code' })).toContainText(
+        'Subcontractors (321)',
+      );
+      await page.getByRole('combobox', { name: /^Subcontractor/ }).click();
+      // The CIS group only: its subcontractors, not the builder's merchants.
+      await expect(page.getByRole('option', { name: /^Hughes Groundworks Ltd/ })).toBeVisible();
+      await page.getByRole('textbox', { name: 'Search contractors' }).fill('Timber');
+      await expect(page.getByText('No CIS subcontractors found')).toBeVisible();
+      await page.getByRole('textbox', { name: 'Search contractors' }).fill('Hughes');
+      await page.getByRole('option', { name: /^Hughes Groundworks Ltd/ }).click();
+      await page.getByRole('spinbutton', { name: 'Gross Amount' }).fill('500');
+      await page.getByRole('button', { name: 'Add', exact: true }).click();
+      await page.getByRole('button', { name: 'Create 1 Bill(s) in Xero' }).click();
+      await expect(page.getByText('Created 1 of 1 bill(s) in Xero')).toBeVisible();
+      await screenshot(page, 'first-hour-7-cis-bills-created');
+    });
   });
 });

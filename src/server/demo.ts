@@ -2,6 +2,14 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { DefaultIdField, PostingStatus, TaxStatus } from '../shared/connection-rules';
+import {
+  chooseDefaultsByName,
+  type DefaultNames,
+  type ReferenceItem,
+  type ReferenceLists,
+} from '../shared/default-choices';
+import { SETTING_FIELD_LABELS } from '../shared/settings';
 import type { XeroEndpoints } from './xero/endpoints';
 import type { AppConfig } from './config/env';
 
@@ -98,10 +106,127 @@ const FEATURE_FIELDS = [
 ] as const;
 
 /**
+ * The Settings a person would choose for each demo organisation (issue 33), by the names the Settings selects
+ * show, so every feature works on the first click: the shop sells over the counter to "Daily Sales" with
+ * VAT-inclusive prices and moves stock weekly; the builder invoices its customers net of VAT and raises CIS
+ * bills for the subcontractors of its CIS group. Each organisation is a plain Xero organisation to the app:
+ * the ids come from the reference lists and are saved through PATCH /api/xero/settings, so the Settings rules
+ * and the sandbox's Xero check them as they check a person's Save.
+ */
+export const DEMO_DEFAULTS: Record<
+  string,
+  {
+    names: DefaultNames;
+    taxStatus: TaxStatus;
+    postingStatus: PostingStatus;
+  }
+> = {
+  'Demo Shop Ltd': {
+    names: {
+      defaultCreditCardAccountId: 'Business Credit Card',
+      defaultCashAccountId: 'Cash',
+      defaultSalesAccountId: 'Sales',
+      defaultVatRateId: '20% (VAT on Income)',
+      defaultBillVatRateId: '20% (VAT on Expenses)',
+      defaultBillAccountId: 'Cost of Goods Sold',
+      defaultContactId: 'Daily Sales',
+      defaultStockJournalContactId: 'Daily Sales',
+      defaultStockJournalStockAccountId: 'Inventory',
+      defaultStockJournalCostAccountId: 'Cost of Goods Sold',
+    },
+    taxStatus: 'Tax inclusive',
+    postingStatus: 'draft',
+  },
+  'Demo Builders Ltd': {
+    names: {
+      defaultCreditCardAccountId: 'Business Credit Card',
+      defaultCashAccountId: 'Cash',
+      defaultSalesAccountId: 'Sales',
+      defaultVatRateId: '20% (VAT on Income)',
+      defaultBillVatRateId: '20% (VAT on Expenses)',
+      defaultBillAccountId: 'Subcontractors',
+      defaultContactId: 'Harbour Housing Association',
+      defaultCisSubcontractorsGroupId: 'CIS Subcontractors',
+      defaultStockJournalContactId: 'Harbour Housing Association',
+      defaultStockJournalStockAccountId: 'Inventory',
+      defaultStockJournalCostAccountId: 'Cost of Goods Sold',
+    },
+    taxStatus: 'Tax exclusive',
+    postingStatus: 'draft',
+  },
+};
+
+type DemoCall = (
+  method: 'GET' | 'POST' | 'PATCH',
+  url: string,
+  payload?: unknown,
+) => Promise<LightMyRequestResponse>;
+
+/**
+ * Reads the reference lists the Settings screen offers for one organisation, picks the demo's names from
+ * them and saves them as the Save button does. A name missing from its list, or a save the Settings rules
+ * refuse, stops the preparation with the field named.
+ */
+async function chooseDemoDefaults(
+  call: DemoCall,
+  expectStatus: (step: string, res: LightMyRequestResponse, status: number) => void,
+  org: { id: number; tenantName: string | null },
+  choice: (typeof DEMO_DEFAULTS)[string],
+): Promise<void> {
+  const get = async <T>(path: string, query: Record<string, string> = {}): Promise<T> => {
+    const params = new URLSearchParams({ org: String(org.id), ...query });
+    const res = await call('GET', `${path}?${params.toString()}`);
+    expectStatus(`reading ${path} of ${org.tenantName}`, res, 200);
+    return JSON.parse(res.body) as T;
+  };
+  type Bank = { accountId: string; name: string };
+  type Rate = ReferenceItem & { canApplyToRevenue?: boolean; canApplyToExpenses?: boolean };
+  const bank = await get<{ creditCardAccounts: Bank[]; cashAccounts: Bank[] }>(
+    '/api/xero/settings/bank-accounts',
+  );
+  const toItem = (a: Bank): ReferenceItem => ({ id: a.accountId, name: a.name });
+  const rates = await get<Rate[]>('/api/xero/vat-rates');
+  const names = choice.names;
+  const contactsNamed = async (name: string | undefined) =>
+    name ? get<ReferenceItem[]>('/api/xero/contacts', { search: name }) : [];
+  const lists: ReferenceLists = {
+    defaultCreditCardAccountId: bank.creditCardAccounts.map(toItem),
+    defaultCashAccountId: bank.cashAccounts.map(toItem),
+    defaultSalesAccountId: await get<ReferenceItem[]>('/api/xero/sales-accounts'),
+    defaultBillAccountId: await get<ReferenceItem[]>('/api/xero/bill-accounts'),
+    defaultStockJournalStockAccountId: await get<ReferenceItem[]>('/api/xero/asset-accounts'),
+    defaultStockJournalCostAccountId: await get<ReferenceItem[]>('/api/xero/cost-accounts'),
+    defaultVatRateId: rates.filter((r) => r.canApplyToRevenue !== false),
+    defaultBillVatRateId: rates.filter((r) => r.canApplyToExpenses !== false),
+    defaultCisSubcontractorsGroupId: await get<ReferenceItem[]>('/api/xero/contact-groups'),
+    defaultContactId: await contactsNamed(names.defaultContactId),
+    defaultStockJournalContactId: await contactsNamed(names.defaultStockJournalContactId),
+  };
+  const { ids, notFound } = chooseDefaultsByName(names, lists);
+  if (notFound.length > 0) {
+    const missing = notFound.map(
+      (field: DefaultIdField) => `${SETTING_FIELD_LABELS[field]} "${names[field] ?? ''}"`,
+    );
+    throw new Error(`${org.tenantName} has no ${missing.join(', ')} to choose in Settings`);
+  }
+  expectStatus(
+    `saving the Settings of ${org.tenantName}`,
+    await call('PATCH', `/api/xero/settings?org=${org.id}`, {
+      ...ids,
+      defaultTaxStatus: choice.taxStatus,
+      defaultStockJournalPostingStatus: choice.postingStatus,
+    }),
+    200,
+  );
+}
+
+/**
  * Demo mode's first start: the demo administrator connects both sandbox organisations and switches every
- * feature on, through the app's own routes exactly as a person would — sign in, GET /api/xero/connect,
- * the sandbox's authorize endpoint (auto-consent standing in for the consent page's clicks), the OAuth
- * callback, PATCH /api/admin/organizations/:id/features, sign out. Nothing is written behind the app's back.
+ * feature on and chooses each organisation's Settings defaults (DEMO_DEFAULTS), through the app's own
+ * routes exactly as a person would — sign in, GET /api/xero/connect, the sandbox's authorize endpoint
+ * (auto-consent standing in for the consent page's clicks), the OAuth callback,
+ * PATCH /api/admin/organizations/:id/features, the Settings reference lists and PATCH /api/xero/settings,
+ * sign out. Nothing is written behind the app's back.
  * Throws with the step that failed; returns the organisations connected.
  */
 export async function prepareDemo(options: {
@@ -178,6 +303,10 @@ export async function prepareDemo(options: {
         200,
       );
     }
+  }
+  for (const org of organizations) {
+    const choice = DEMO_DEFAULTS[org.tenantName ?? ''];
+    if (choice) await chooseDemoDefaults(call, expectStatus, org, choice);
   }
   // The first organisation of the seed (Demo Shop Ltd: invoices to pay) is the one the demo opens on.
   const first = organizations.find((o) => o.tenantName === sandbox.sandbox.info().orgs[0]?.name);

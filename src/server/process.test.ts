@@ -174,7 +174,7 @@ describe('the server process', () => {
         expect.stringMatching(
           /^Ledgerlink ready on http:\/\/127\.0\.0\.1:\d+ · database: PGlite \(embedded\)/,
         ),
-        'Demo ready: Demo Builders Ltd and Demo Shop Ltd connected, every feature switched on',
+        'Demo ready: Demo Builders Ltd and Demo Shop Ltd connected, every feature switched on, Settings defaults chosen',
         expect.stringMatching(/^Demo administrator: username "admin", password "[^"]+" \(shown once;/),
       ]);
       started.child.kill('SIGTERM');

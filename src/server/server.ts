@@ -103,7 +103,8 @@ async function main() {
     },
   });
 
-  // Demo mode's first start: both organisations connected and every feature on, through the app's own routes.
+  // Demo mode's first start: both organisations connected, every feature on and the Settings defaults chosen,
+  // through the app's own routes.
   let demoLine: string | undefined;
   if (sandbox && demoCredentials && setup?.state === 'pending') {
     try {
@@ -114,13 +115,13 @@ async function main() {
         appUrl: config.appUrl,
         dataDir: config.dataDir,
       });
-      demoLine = `Demo ready: ${names.join(' and ')} connected, every feature switched on`;
+      demoLine = `Demo ready: ${names.join(' and ')} connected, every feature switched on, Settings defaults chosen`;
     } catch (error) {
-      demoLine = `Demo not prepared (${error instanceof Error ? error.message : String(error)}): connect the organisations from the Organizations page and switch the features on under Settings → Admin`;
+      demoLine = `Demo not prepared (${error instanceof Error ? error.message : String(error)}): connect the organisations from the Organizations page switch the features on under Settings → Admin and choose the defaults in Settings`;
     }
   } else if (setup?.state === 'connected') {
     // Prepared by a start that then could not listen: say so now.
-    demoLine = `Demo ready: ${setup.organizations.join(' and ')} connected, every feature switched on`;
+    demoLine = `Demo ready: ${setup.organizations.join(' and ')} connected, every feature switched on, Settings defaults chosen`;
   }
 
   try {
