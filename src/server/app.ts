@@ -227,6 +227,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
 
   app.decorateRequest('session', null);
   app.decorateRequest('principal', null);
+  app.decorateRequest('queriedOrganization', null);
   // Who asks, their Xero token's state and the organisation the request names (or their active one), in one
   // query shared with the requests arriving at the same moment (src/server/modules/auth/sessions.ts).
   app.addHook('onRequest', async (request) => {

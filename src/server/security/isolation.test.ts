@@ -1,6 +1,6 @@
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { organizations, xeroInvoices } from '../db/schema/index.ts';
+import { auditLog, organizations, xeroInvoices } from '../db/schema/index.ts';
 import { TEST_ORIGIN } from '../test/app';
 import { register } from '../test/session';
 import { createConnectedUser, createXeroTestApp, enableFeatures, type XeroTestApp } from '../test/xero';
@@ -255,4 +255,84 @@ describe('tenant isolation', () => {
     expect(await fingerprintOrganization(t, orgB.organizationId)).toEqual(before);
     expect(t.sandbox.ledger().writes.length).toBe(ledgerBefore);
   });
+
+  it('reads the organisation from ?organizationId= or the body alone on every route, and refuses two that differ (issue 28)', async () => {
+    const before = await fingerprintOrganization(t, orgB.organizationId);
+    const beforeA = await fingerprintOrganization(t, orgA.organizationId);
+    const ledgerBefore = t.sandbox.ledger().writes.length;
+    const wrong: string[] = [];
+    const scoped = signedInRoutes().filter((r) => !USER_SCOPED.some((re) => re.test(r.url)));
+    const refusedOrNamed = (res: { statusCode: number; json(): unknown }) =>
+      res.statusCode === 403 ||
+      res.statusCode === 404 ||
+      (res.statusCode === 400 && (res.json() as { code?: string }).code === 'VALIDATION_ERROR');
+    for (const route of scoped) {
+      const path = buildRequest(route, orgB.organizationId, b.user.id).url.split('?')[0] ?? '';
+      const isWrite = ['POST', 'PUT', 'PATCH', 'DELETE'].includes(route.method);
+      // A names B's organisation one way only: a route that ignored it would act on A's active organisation.
+      const ways: Array<{ what: string; url: string; payload?: Record<string, unknown> }> = [
+        { what: '?organizationId=', url: `${path}?organizationId=${orgB.organizationId}` },
+        ...(isWrite
+          ? [{ what: 'body organizationId', url: path, payload: { organizationId: orgB.organizationId } }]
+          : []),
+      ];
+      for (const way of ways) {
+        const res = await t.app.inject({
+          method: route.method as 'GET',
+          url: way.url,
+          headers: { origin: TEST_ORIGIN, cookie: a.cookie },
+          ...(way.payload ? { payload: way.payload } : isWrite ? { payload: {} } : {}),
+        });
+        if (!refusedOrNamed(res))
+          wrong.push(
+            `${route.method} ${way.url} (${way.what}) → ${res.statusCode} ${res.body.slice(0, 100)}`,
+          );
+      }
+      // Two different organisations named at once: refused, never one of them picked.
+      const both = await t.app.inject({
+        method: route.method as 'GET',
+        url: `${path}?org=${orgA.organizationId}&organizationId=${orgB.organizationId}`,
+        headers: { origin: TEST_ORIGIN, cookie: a.cookie },
+        ...(isWrite ? { payload: {} } : {}),
+      });
+      if (both.statusCode !== 400 && both.statusCode !== 404)
+        wrong.push(`${route.method} ${path} naming two organisations → ${both.statusCode}`);
+    }
+    expect(wrong).toEqual([]);
+    expect(await fingerprintOrganization(t, orgB.organizationId)).toEqual(before);
+    expect(await fingerprintOrganization(t, orgA.organizationId)).toEqual(beforeA);
+    expect(t.sandbox.ledger().writes.length).toBe(ledgerBefore);
+
+    // A user of both organisations, working on Demo Shop, names Demo Builders with ?organizationId=: the answer
+    // and the clean-up are Demo Builders', exactly as with ?org=.
+    const both = await createConnectedUser(t, 'matrix.both', { tenants: 'all' });
+    const shop = both.orgs.find((o) => o.tenantName === 'Demo Shop Ltd')?.organizationId ?? 0;
+    const builders = both.orgs.find((o) => o.tenantName === 'Demo Builders Ltd')?.organizationId ?? 0;
+    expect(
+      (await both.call('POST', '/api/xero/set-active-organization', { organizationId: shop })).statusCode,
+    ).toBe(200);
+    for (const list of ['sales-accounts', 'cost-accounts', 'contact-groups', 'settings/bank-accounts']) {
+      const named = await both.call('GET', `/api/xero/${list}?organizationId=${builders}`);
+      const viaOrg = await both.call('GET', `/api/xero/${list}?org=${builders}`);
+      const active = await both.call('GET', `/api/xero/${list}`);
+      expect(named.statusCode, list).toBe(200);
+      expect(named.json(), list).toEqual(viaOrg.json());
+      expect(named.json(), list).not.toEqual(active.json());
+    }
+    const cleanup = await both.call('POST', `/api/xero/data/cleanup?organizationId=${builders}`);
+    expect(cleanup.statusCode).toBe(200);
+    const audited = await t.database.db
+      .select({ organizationId: auditLog.organizationId })
+      .from(auditLog)
+      .where(and(eq(auditLog.userId, both.user.id), eq(auditLog.action, 'settings.cleanup.data')));
+    expect(audited).toEqual([{ organizationId: builders }]);
+    // With its feature switched off there, a feature route named this way is refused with the feature's 403.
+    await t.database.db
+      .update(organizations)
+      .set({ featureCisBills: false })
+      .where(eq(organizations.id, builders));
+    const off = await both.call('GET', `/api/xero/draft-bills?organizationId=${builders}`);
+    expect(off.statusCode).toBe(403);
+    expect(off.json().code).toBe('FEATURE_DISABLED');
+  }, 300_000);
 });

@@ -15,30 +15,64 @@ export interface TenantContext {
   cacheVersion?: number | undefined;
 }
 
-/** An organisation id a request names: `?org=`, `?organizationId=`, or `organizationId` in a JSON body. */
+declare module 'fastify' {
+  interface FastifyRequest {
+    /**
+     * `?org=` and `?organizationId=` as the query string sent them, read when the request arrives: a route's
+     * query schema drops the keys it does not declare, and an organisation named in a dropped key was once
+     * silently ignored (the request then acted on the active organisation: issue 28). Null before it is read.
+     */
+    queriedOrganization: unknown[] | null;
+  }
+}
+
+/** The values of `org` and `organizationId` a query object holds, as sent (empty ones left out). */
+function organizationsInQuery(query: unknown): unknown[] {
+  const q = (query ?? {}) as Record<string, unknown>;
+  const found: unknown[] = [];
+  for (const value of [q.org, q.organizationId])
+    if (value !== undefined && value !== null && value !== '') found.push(value);
+  return found;
+}
+
+/**
+ * Keeps what the query string names before a route's schema parses it (the onRequest hook of app.ts) and
+ * answers the organisation to read with the session: the one named, 0 for the user's active one, or -1 when the
+ * query names none in a usable form (the request then resolves its organisation with a query of its own, and
+ * an invalid id is refused there).
+ */
+export function readRequestedOrganization(request: FastifyRequest): number {
+  const named = organizationsInQuery(request.query);
+  request.queriedOrganization = named;
+  if (named.length === 0) return 0;
+  const ids = new Set(
+    named.map((raw) => (typeof raw === 'string' && /^\d{1,9}$/.test(raw) ? Number(raw) : NaN)),
+  );
+  const [id] = ids;
+  return ids.size === 1 && id !== undefined && Number.isInteger(id) && id > 0 ? id : -1;
+}
+
+/**
+ * The organisation id a request names: `?org=`, `?organizationId=` (whether or not the route's schema declares
+ * them) or `organizationId` in a JSON body. Each must be a database id, else 400 "Invalid organization ID"; two
+ * that differ are refused rather than one of them chosen.
+ */
 function namedOrganizationId(request: FastifyRequest): number | undefined {
-  const query = (request.query ?? {}) as Record<string, unknown>;
   const body = (request.body && typeof request.body === 'object' ? request.body : {}) as Record<
     string,
     unknown
   >;
-  const raw = query.org ?? query.organizationId ?? body.organizationId;
-  if (raw === undefined || raw === null || raw === '') return undefined;
-  if (!isDbId(raw)) throw new AppError('VALIDATION_ERROR', 'Invalid organization ID');
-  return Number(raw);
-}
-
-/**
- * The organisation to read with the session when a request arrives (before its body is parsed): the one the
- * query string names, 0 for the user's active one, or -1 when the query names none in a usable form (the
- * request then resolves its organisation with a query of its own, and an invalid id is refused there).
- */
-export function readRequestedOrganization(request: FastifyRequest): number {
-  const query = (request.query ?? {}) as Record<string, unknown>;
-  const raw = query.org ?? query.organizationId;
-  if (raw === undefined || raw === null || raw === '') return 0;
-  const id = typeof raw === 'string' && /^\d{1,9}$/.test(raw) ? Number(raw) : NaN;
-  return Number.isInteger(id) && id > 0 ? id : -1;
+  const named = [...(request.queriedOrganization ?? organizationsInQuery(request.query))];
+  if (body.organizationId !== undefined && body.organizationId !== null && body.organizationId !== '')
+    named.push(body.organizationId);
+  let id: number | undefined;
+  for (const raw of named) {
+    if (!isDbId(raw)) throw new AppError('VALIDATION_ERROR', 'Invalid organization ID');
+    if (id !== undefined && Number(raw) !== id)
+      throw new AppError('VALIDATION_ERROR', 'The request names two different organizations');
+    id = Number(raw);
+  }
+  return id;
 }
 
 export function featureDisabledMessage(feature: FeatureKey): string {
