@@ -30,9 +30,12 @@ export const paths = {
   stockJournal: { path: '/stock-journal', getHref: () => '/stock-journal' },
   settings: {
     path: '/settings',
-    /** `tab: 'admin'` opens Settings → Admin (the feature switches). */
-    getHref: (orgId?: string | number | null, tab?: 'admin') =>
-      withQuery('/settings', { org: orgId ?? undefined, tab }),
+    /**
+     * `tab: 'admin'` opens Settings → Admin (the feature switches); `field` (a default's name, e.g.
+     * `defaultCashAccountId`) scrolls to that field and puts the focus on it (issue 33).
+     */
+    getHref: (orgId?: string | number | null, tab?: 'admin', field?: string) =>
+      withQuery('/settings', { org: orgId ?? undefined, tab, field }),
   },
   xeroCancel: { path: '/xero-cancel', getHref: () => '/xero-cancel' },
   /** Not in the spec: two-step sign-in for accounts with a password (reached from the user menu). */

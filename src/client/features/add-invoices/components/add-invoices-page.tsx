@@ -31,6 +31,7 @@ import { Card, CardContent } from '@/client/components/ui/card';
 import { PageSpinner, Spinner } from '@/client/components/ui/spinner';
 import { getMessage, isApiError } from '@/client/lib/api-client';
 import { useConnection, type Connection } from '@/client/lib/connection';
+import { MissingDefaultsNotice } from '@/client/components/xero/missing-defaults-notice';
 import { useFeatureFlags } from '@/client/lib/feature-access';
 import { queryKeys } from '@/client/lib/query-client';
 import { toast } from '@/client/lib/toast';
@@ -503,6 +504,8 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
           Refresh Invoices
         </Button>
       </div>
+
+      <MissingDefaultsNotice feature="add-invoices" defaults={connection} organizationId={orgId} />
 
       {drafts.isLoading ? (
         <PageSpinner label="Loading draft invoices" />

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { getCisPageState } from '@/shared/cis-bills';
 import { PageHeader } from '@/client/components/layouts/page-header';
 import { PageSpinner } from '@/client/components/ui/spinner';
+import { MissingDefaultsNotice } from '@/client/components/xero/missing-defaults-notice';
 import { useConnection, type Connection } from '@/client/lib/connection';
 import { useFeatureFlags } from '@/client/lib/feature-access';
 import { CreateBillsCard } from './create-bills-card';
@@ -56,6 +57,7 @@ function CisBillsMain({
         description={`Create Construction Industry Scheme subcontractor bills and manage drafts${connection.tenantName ? ` for ${connection.tenantName}` : ''}.`}
       />
       <div className="grid grid-cols-1 gap-6">
+        <MissingDefaultsNotice feature="cis-bills" defaults={connection} organizationId={orgId} />
         <CreateBillsCard connection={connection} orgId={orgId} />
         <DraftBillsCard connection={connection} orgId={orgId} onSessionExpired={onSessionExpired} />
       </div>

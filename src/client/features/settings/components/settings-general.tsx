@@ -1,6 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { Building2, FilePlus2, HardHat, PackageOpen, ReceiptText, Save } from 'lucide-react';
-import { Link } from 'wouter';
+import { Link, useSearch } from 'wouter';
 import { PROVIDER_NAME } from '@/shared/connection';
 import type { FeatureKey } from '@/shared/feature-flags';
 import { formatMoney } from '@/shared/money';
@@ -29,7 +29,7 @@ import { Card, CardContent } from '@/client/components/ui/card';
 import { FormField } from '@/client/components/ui/form-field';
 import { Input } from '@/client/components/ui/input';
 import { PageSpinner, Spinner } from '@/client/components/ui/spinner';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { getAssetAccounts, useAssetAccounts } from '../api/get-asset-accounts';
 import { getBankAccounts, useBankAccounts } from '../api/get-bank-accounts';
 import { getBillAccounts, useBillAccounts } from '../api/get-bill-accounts';
@@ -126,6 +126,15 @@ function SettingsForm({
   const form = useSettingsForm(toConnectionDefaults(connection));
   const save = useUpdateSettings(orgId);
   const [refreshing, setRefreshing] = useState<RefreshKey | null>(null);
+  // `?field=` (a screen's "Choose the … in Settings" link, issue 33): that field in view, focused and ringed.
+  const targetField = new URLSearchParams(useSearch()).get('field');
+  useEffect(() => {
+    if (!targetField) return;
+    const wrapper = document.querySelector(`[data-field="${CSS.escape(targetField)}"]`);
+    if (!wrapper) return;
+    wrapper.scrollIntoView?.({ block: 'center' });
+    wrapper.querySelector<HTMLElement>('button, input')?.focus({ preventScroll: true });
+  }, [targetField]);
 
   const bank = useBankAccounts(orgId);
   const sales = useSalesAccounts(orgId);
@@ -255,7 +264,13 @@ function SettingsForm({
     enabled: boolean,
     hint?: string,
   ) => (
-    <FormField label={SETTING_FIELD_LABELS[field]} error={errorOf(field)} {...(hint ? { hint } : {})}>
+    <FormField
+      label={SETTING_FIELD_LABELS[field]}
+      error={errorOf(field)}
+      {...(hint ? { hint } : {})}
+      name={field}
+      highlighted={field === targetField}
+    >
       <ReferenceSelect
         value={form.values.ids[field]}
         options={options}
@@ -271,7 +286,13 @@ function SettingsForm({
     enabled: boolean,
     hint: string,
   ) => (
-    <FormField label={SETTING_FIELD_LABELS[field]} error={errorOf(field)} hint={hint}>
+    <FormField
+      label={SETTING_FIELD_LABELS[field]}
+      error={errorOf(field)}
+      hint={hint}
+      name={field}
+      highlighted={field === targetField}
+    >
       <ContactSelect
         orgId={orgId}
         value={form.values.ids[field]}

@@ -243,7 +243,16 @@ export function StockJournalPage() {
             <AlertDescription>
               Choose the stock account and the cost account under Stock Journal Settings before posting
               journals.{' '}
-              <Link href={paths.settings.getHref(orgId)} className="font-medium underline underline-offset-2">
+              <Link
+                href={paths.settings.getHref(
+                  orgId,
+                  undefined,
+                  connection?.defaultStockJournalStockAccountId
+                    ? 'defaultStockJournalCostAccountId'
+                    : 'defaultStockJournalStockAccountId',
+                )}
+                className="font-medium underline underline-offset-2"
+              >
                 Open Settings
               </Link>
             </AlertDescription>
