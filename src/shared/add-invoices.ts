@@ -4,7 +4,8 @@
  * account).
  */
 import { z } from 'zod';
-import { compareIsoDates, isIsoDate, isoDateSchema } from './dates';
+import { compareIsoDates, documentDateSchema, isIsoDate, isoDateSchema } from './dates';
+import { XERO_ID_TOO_LONG_MESSAGE } from './input';
 import {
   findPence,
   nonNegativeMoneySchema,
@@ -30,7 +31,10 @@ export interface UserMessage {
  * (docs/product/shell.md §7), so a positive integer is accepted.
  */
 export const organizationIdSchema = z.union(
-  [z.string().trim().min(1, 'Invalid organization ID'), z.number().int().positive('Invalid organization ID')],
+  [
+    z.string().trim().min(1, 'Invalid organization ID').max(20, 'Invalid organization ID'),
+    z.number().int().positive('Invalid organization ID'),
+  ],
   { error: 'Invalid organization ID' },
 );
 export type OrganizationId = z.infer<typeof organizationIdSchema>;
@@ -73,7 +77,7 @@ export function createDraftInvoiceRow(invoice: DraftInvoice): DraftInvoiceRow {
 /** One item of the update request (docs/product/features.md §7): `{id, cashAmount (number), approve}`. */
 export const draftInvoiceUpdateItemSchema = z
   .object({
-    id: z.string().min(1),
+    id: z.string().min(1).max(100, XERO_ID_TOO_LONG_MESSAGE),
     cashAmount: nonNegativeMoneySchema,
     approve: z.boolean(),
   })
@@ -136,7 +140,7 @@ export type DraftInvoiceUpdateResponse = z.infer<typeof draftInvoiceUpdateRespon
 export const draftInvoiceCreateRequestSchema = z
   .object({
     // The server answers with the docs/product/features.md §5 texts, the same the form shows.
-    date: z.string({ error: NEW_INVOICE_DATE_MESSAGE }).refine(isIsoDate, NEW_INVOICE_DATE_MESSAGE),
+    date: documentDateSchema(NEW_INVOICE_DATE_MESSAGE),
     totalAmount: z
       .number({ error: NEW_INVOICE_AMOUNT_MESSAGE })
       .refine((v) => v > 0, NEW_INVOICE_AMOUNT_MESSAGE)

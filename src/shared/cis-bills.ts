@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { splitCisTotal, getCisGrossFromNetPence, getCisNetFromGrossPence, getTaxWeekReference } from './cis';
-import { isoDateSchema } from './dates';
+import { documentDateSchema, isoDateSchema } from './dates';
 import { refreshFlagSchema } from './input';
 import {
   findPence,
@@ -278,7 +278,7 @@ export type BillLineItem = z.infer<typeof billLineItemSchema>;
  */
 const createBillFields = {
   contactId: z.string().trim().min(1, 'Please select a subcontractor').max(100),
-  date: isoDateSchema,
+  date: documentDateSchema(),
   reference: z.string().trim().max(255, 'Reference must be 255 characters or fewer'),
   lineItems: z.array(billLineItemSchema).min(1, 'Add at least one line').max(100),
   status: billCreateStatusSchema,

@@ -1,6 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  documentDateSchema,
+  DOCUMENT_DATE_RANGE_MESSAGE,
+  isDocumentDate,
   addDays,
   compareIsoDates,
   convertXeroDate,
@@ -103,6 +106,26 @@ describe('ISO dates', () => {
       '2025-01-15',
       '2025-02-01',
     ]);
+  });
+});
+
+describe('document dates (issue 28)', () => {
+  it('takes 1 Jan 1900 to 31 Dec 2099 and nothing outside it', () => {
+    for (const ok of ['1900-01-01', '2026-11-27', '2099-12-31']) expect(isDocumentDate(ok), ok).toBe(true);
+    for (const bad of ['1899-12-31', '2100-01-01', '9999-12-31', '1000-01-01', '2026-02-30', '2026-1-1'])
+      expect(isDocumentDate(bad), bad).toBe(false);
+  });
+
+  it('says which rule a date breaks: its form, or the range', () => {
+    const schema = documentDateSchema('Please enter a date for the invoice');
+    expect(schema.safeParse('2099-12-31').success).toBe(true);
+    expect(schema.safeParse('9999-12-31').error?.issues.map((i) => i.message)).toEqual([
+      DOCUMENT_DATE_RANGE_MESSAGE,
+    ]);
+    for (const bad of ['', 'tomorrow', '2026-02-30', 'x'.repeat(100_000), 20261127])
+      expect(schema.safeParse(bad).error?.issues[0]?.message, String(bad).slice(0, 20)).toBe(
+        'Please enter a date for the invoice',
+      );
   });
 });
 

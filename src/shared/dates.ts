@@ -60,6 +60,33 @@ export function isIsoDate(text: string): boolean {
  * "Dates cross the wire as ISO strings").
  */
 export const isoDateSchema = z.string().refine(isIsoDate, 'Date must be a valid date written YYYY-MM-DD');
+
+/**
+ * The dates a document sent to Xero may carry (issue 28): Xero publishes no range for `Date` (its OpenAPI file
+ * and docs/xero-api.md say only `YYYY-MM-DD`), so Ledgerlink keeps to the one HMRC's Making Tax Digital APIs
+ * accept, where these figures end up (CIS returns, VAT): 1 January 1900 to 31 December 2099. A bill dated
+ * 9999-12-31 is a typing slip, refused before anything is recorded or sent.
+ */
+export const EARLIEST_DOCUMENT_DATE = '1900-01-01';
+export const LATEST_DOCUMENT_DATE = '2099-12-31';
+export const DOCUMENT_DATE_RANGE_MESSAGE = 'Date must be between 1 Jan 1900 and 31 Dec 2099';
+
+/** A real `YYYY-MM-DD` date inside the range a document sent to Xero may carry. */
+export function isDocumentDate(text: string): boolean {
+  return isIsoDate(text) && text >= EARLIEST_DOCUMENT_DATE && text <= LATEST_DOCUMENT_DATE;
+}
+
+/**
+ * A date a request asks Ledgerlink to send to Xero: `YYYY-MM-DD`, within the document range. `formatMessage`
+ * is the answer to text that is not a date at all (the form's own wording where the product gives one).
+ */
+export function documentDateSchema(formatMessage = 'Date must be a valid date written YYYY-MM-DD') {
+  return z
+    .string({ error: formatMessage })
+    .max(10, formatMessage)
+    .refine(isIsoDate, formatMessage)
+    .refine((text) => !isIsoDate(text) || isDocumentDate(text), DOCUMENT_DATE_RANGE_MESSAGE);
+}
 export type IsoDate = z.infer<typeof isoDateSchema>;
 
 /** Split an ISO date into numbers; throws on anything that is not a valid `YYYY-MM-DD`. */

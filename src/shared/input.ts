@@ -17,6 +17,9 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 export const UNSAFE_TEXT_MESSAGE = 'Text must not contain control characters or invalid Unicode';
 export const INVALID_ID_MESSAGE = 'Invalid ID';
 
+/** The answer to an id of Xero's (a GUID of 36 characters) longer than any Xero sends: 100 characters at most. */
+export const XERO_ID_TOO_LONG_MESSAGE = 'Invalid Xero ID: at most 100 characters';
+
 /** True when a text holds a control character (other than tab and line breaks) or a lone surrogate. */
 export function hasUnsafeCharacters(value: string): boolean {
   return CONTROL_CHARACTER.test(value) || LONE_SURROGATE.test(value);
@@ -63,7 +66,7 @@ export function idTextSchema(message = INVALID_ID_MESSAGE) {
 
 /** An id a client may send either way (`organizationId: 12` or `"12"`), read as a number. */
 export function idOrIdTextSchema(message = INVALID_ID_MESSAGE) {
-  return z.union([z.number(), z.string()], { error: message }).transform((value, ctx) => {
+  return z.union([z.number(), z.string().max(20, message)], { error: message }).transform((value, ctx) => {
     if (!isDbId(value)) {
       ctx.addIssue({ code: 'custom', message });
       return z.NEVER;

@@ -254,6 +254,13 @@ describe('payment items', () => {
     expect(paymentRequestSchema.safeParse({ ...good, amount: 1.234 }).success).toBe(false);
     expect(paymentRequestSchema.safeParse({ ...good, date: '2025-01-01T10:00:00Z' }).success).toBe(false);
     expect(paymentRequestSchema.safeParse({ ...good, __proto__x: 1 }).success).toBe(false);
+    // Xero's bounds (issue 28): InvoiceNumber at most 255 characters, a document date from 1900 to 2099.
+    expect(paymentRequestSchema.safeParse({ ...good, invoiceNumber: 'N'.repeat(255) }).success).toBe(true);
+    expect(
+      paymentRequestSchema.safeParse({ ...good, invoiceNumber: 'N'.repeat(256) }).error?.issues[0]?.message,
+    ).toBe('Invoice number must be 255 characters or fewer');
+    expect(paymentRequestSchema.safeParse({ ...good, date: '9999-12-31' }).success).toBe(false);
+    expect(paymentRequestSchema.safeParse({ ...good, invoiceId: 'i'.repeat(101) }).success).toBe(false);
     expect(paymentResponseSchema.parse({ isInvoiceFullyPaid: true })).toEqual({ isInvoiceFullyPaid: true });
   });
 });

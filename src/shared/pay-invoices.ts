@@ -7,7 +7,8 @@
  * comparison.
  */
 import { z } from 'zod';
-import { addDays, compareIsoDates, isoDateSchema } from './dates';
+import { addDays, compareIsoDates, documentDateSchema, isoDateSchema } from './dates';
+import { XERO_ID_TOO_LONG_MESSAGE } from './input';
 import {
   AMOUNT_TOLERANCE_PENCE,
   formatMoney,
@@ -93,7 +94,9 @@ export function parseInvoiceSyncHeader(value: string | null | undefined): Invoic
  * Body of `POST /api/xero/invoices/refresh` (docs/product/features.md §7): none for a force refresh,
  * `{invoiceId}` for one invoice.
  */
-export const invoiceRefreshRequestSchema = z.object({ invoiceId: z.string().min(1).optional() }).strict();
+export const invoiceRefreshRequestSchema = z
+  .object({ invoiceId: z.string().min(1).max(100, XERO_ID_TOO_LONG_MESSAGE).optional() })
+  .strict();
 export type InvoiceRefreshRequest = z.infer<typeof invoiceRefreshRequestSchema>;
 
 /** Answer of a force refresh (docs/product/features.md §7 "force refresh returns count"). */
@@ -169,13 +172,15 @@ export type DataCleanupResponse = z.infer<typeof dataCleanupResponseSchema>;
  */
 export const paymentRequestSchema = z
   .object({
-    invoiceId: z.string().min(1),
-    invoiceNumber: z.string(),
-    accountId: z.string().min(1),
+    // Xero's limits (its OpenAPI file: InvoiceNumber at most 255 characters; ids are GUIDs): a longer text is
+    // refused here rather than recorded in the ledger and sent (issue 28).
+    invoiceId: z.string().min(1).max(100, XERO_ID_TOO_LONG_MESSAGE),
+    invoiceNumber: z.string().max(255, 'Invoice number must be 255 characters or fewer'),
+    accountId: z.string().min(1).max(100, XERO_ID_TOO_LONG_MESSAGE),
     amount: positiveMoneySchema,
-    reference: z.string().max(255),
+    reference: z.string().max(255, 'Reference must be 255 characters or fewer'),
     isCard: z.boolean(),
-    date: isoDateSchema,
+    date: documentDateSchema(),
   })
   .strict();
 export type PaymentRequest = z.infer<typeof paymentRequestSchema>;

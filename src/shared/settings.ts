@@ -194,7 +194,7 @@ export type SettingReferenceKind = (typeof SETTING_REFERENCE_KINDS)[DefaultIdFie
 /** An organisation id as a request may name it (the settings screen of `/settings?org={id}`). */
 const organizationIdFieldSchema = z.union([
   idSchema('Invalid organization ID'),
-  z.string().refine(isDbId, 'Invalid organization ID'),
+  z.string().max(12, 'Invalid organization ID').refine(isDbId, 'Invalid organization ID'),
 ]);
 
 /**

@@ -13,6 +13,7 @@ import { contactSchema } from './settings';
 import { refreshFlagSchema } from './input';
 import {
   compareIsoDates,
+  documentDateSchema,
   formatDateMedium,
   formatDateShort,
   getDaysBetween,
@@ -247,15 +248,15 @@ export type StockJournalEntryListResponse = z.infer<typeof stockJournalEntryList
  */
 export const journalCreateRequestSchema = z
   .object({
-    periodStart: isoDateSchema,
-    periodEnd: isoDateSchema,
+    periodStart: documentDateSchema(),
+    periodEnd: documentDateSchema(),
     netAmount: positiveMoneySchema,
     contactId: z.string().min(1).max(100),
     stockAccountId: z.string().min(1).max(100),
     costAccountId: z.string().min(1).max(100),
     marginRate: z.number().finite().positive().max(1000),
     reference: z.string().min(1).max(255),
-    journalDate: isoDateSchema.optional(),
+    journalDate: documentDateSchema().optional(),
   })
   .strict()
   .refine(

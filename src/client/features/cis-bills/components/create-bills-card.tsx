@@ -15,7 +15,7 @@ import {
   type LocalBill,
   type UserMessage,
 } from '@/shared/cis-bills';
-import { getUkToday, isIsoDate } from '@/shared/dates';
+import { DOCUMENT_DATE_RANGE_MESSAGE, getUkToday, isDocumentDate, isIsoDate } from '@/shared/dates';
 import { findPence, formatPounds, fromPence, sumPence, toPence } from '@/shared/money';
 import { Alert, AlertDescription, AlertTitle } from '@/client/components/ui/alert';
 import { Badge } from '@/client/components/ui/badge';
@@ -208,6 +208,9 @@ export function CreateBillsCard({ connection, orgId }: { connection: Connection;
     if (problem) return showMessage(problem);
     if (!isIsoDate(date))
       return showMessage({ title: 'Missing information', description: 'Please select a bill date' });
+    // The server refuses the same (issue 28): a year typed as 9999 is a slip, not a bill for Xero.
+    if (!isDocumentDate(date))
+      return showMessage({ title: 'Invalid date', description: DOCUMENT_DATE_RANGE_MESSAGE });
     const contact = contactList.find((c) => c.id === contactId);
     if (!contact || grossPence === null) return;
     const bill = createLocalBill({
