@@ -27,7 +27,12 @@ export default defineConfig({
           name: 'client',
           environment: 'jsdom',
           include: ['src/client/**/*.test.{ts,tsx}'],
-          setupFiles: ['./vitest.setup.ts', './src/client/testing/setup.ts'],
+          // setup-storage first: modules imported by setup.ts (MSW's cookie store) read localStorage on import.
+          setupFiles: [
+            './vitest.setup.ts',
+            './src/client/testing/setup-storage.ts',
+            './src/client/testing/setup.ts',
+          ],
         },
       },
     ],
