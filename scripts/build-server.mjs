@@ -24,7 +24,7 @@ export async function bundleServer(entry = 'src/server/server.ts', outfile = 'di
     bundle: true,
     platform: 'node',
     format: 'esm',
-    target: 'node20',
+    target: 'node22.12',
     packages: 'external',
     sourcemap: 'linked',
     logLevel: 'warning',

@@ -48,6 +48,9 @@ const openapiFiles = ['xero_accounting.yaml', 'xero-identity.yaml'];
 const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 const notes = [];
+// Which Node runs the suite: the one `npm install` put in node_modules/.bin (docs/decisions/030), or
+// the machine's where that does not apply.
+console.log(`Node ${process.version} (${process.execPath})`);
 const selected = steps.filter(([name]) => !only || only.includes(name));
 const suiteStarted = Date.now();
 let status = 0;
