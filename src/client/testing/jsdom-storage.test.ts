@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LOCAL_KEYS, readStorage, SESSION_KEYS, writeStorage } from '@/client/lib/storage';
-import { jsdomWindow, useJsdomStorage } from './jsdom-storage';
+import { jsdomWindow, installJsdomStorage } from './jsdom-storage';
 
 describe('client tests use the page’s Web Storage, whatever Node provides', () => {
   it('gives the app jsdom’s localStorage and sessionStorage, so what it saves is there to read back', () => {
@@ -22,7 +22,7 @@ describe('client tests use the page’s Web Storage, whatever Node provides', ()
     Object.defineProperty(nodeGlobal, 'sessionStorage', { configurable: true, value: { node: true } });
     const page = jsdomWindow();
 
-    useJsdomStorage(nodeGlobal, page);
+    installJsdomStorage(nodeGlobal, page);
 
     expect((nodeGlobal as { localStorage: Storage }).localStorage).toBe(page.localStorage);
     expect((nodeGlobal as { sessionStorage: Storage }).sessionStorage).toBe(page.sessionStorage);

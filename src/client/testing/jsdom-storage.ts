@@ -12,7 +12,7 @@ export const STORAGE_AREAS = ['localStorage', 'sessionStorage'] as const;
 type StorageArea = (typeof STORAGE_AREAS)[number];
 
 /** Makes `target.localStorage` and `target.sessionStorage` the ones of `page` (jsdom's window). */
-export function useJsdomStorage(target: object, page: Record<StorageArea, Storage>): void {
+export function installJsdomStorage(target: object, page: Record<StorageArea, Storage>): void {
   for (const area of STORAGE_AREAS) {
     Object.defineProperty(target, area, {
       configurable: true,
