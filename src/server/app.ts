@@ -51,7 +51,7 @@ import { registerMetrics, type AppMetrics } from './metrics/metrics';
 import { redirectUris } from './demo';
 import { createXeroOAuth } from './xero/xero-http/oauth';
 import { createTokenStore } from './xero/xero-http/token-store';
-import { createWriteLedger } from './xero/write-ledger';
+import { createWriteLedger, RECONCILE_INTERVAL_MS } from './xero/write-ledger';
 import { createXeroSync, type SyncContext } from './xero/sync/sync.service';
 import { createLiveEvents } from './lib/live-events';
 import { createWebhookHealth } from './xero/webhooks/health';
@@ -436,19 +436,36 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     await live.close();
   });
 
-  // Settle writes whose outcome was lost (a crash, a dropped answer) by asking Xero, at start and every minute.
-  const reconcile = () =>
-    void ledger.reconcile().then(
-      () => metrics.reconcilerRan('ok'),
-      (error: unknown) => {
-        metrics.reconcilerRan('error');
-        app.log.warn({ err: error }, 'reconcile failed');
-      },
-    );
-  const reconciler = setInterval(reconcile, 60_000);
+  // This instance's heartbeat (issue 28 item 5), then: settle the writes the staleness rule calls stale (a
+  // crashed instance's, a lost answer) by asking Xero, at start and every RECONCILE_INTERVAL_MS, one pass at
+  // a time.
+  let reconciling = false;
+  const reconcile = () => {
+    if (reconciling) return;
+    reconciling = true;
+    void ledger
+      .reconcile()
+      .then(
+        () => metrics.reconcilerRan('ok'),
+        (error: unknown) => {
+          metrics.reconcilerRan('error');
+          app.log.warn({ err: error }, 'reconcile failed');
+        },
+      )
+      .finally(() => {
+        reconciling = false;
+      });
+  };
+  const reconciler = setInterval(reconcile, RECONCILE_INTERVAL_MS);
   reconciler.unref();
-  app.addHook('onReady', async () => reconcile());
-  app.addHook('onClose', async () => clearInterval(reconciler));
+  app.addHook('onReady', async () => {
+    await ledger.start();
+    reconcile();
+  });
+  app.addHook('onClose', async () => {
+    clearInterval(reconciler);
+    await ledger.stop().catch((error: unknown) => app.log.warn({ err: error }, 'ledger stop failed'));
+  });
 
   await registerSpa(app, options.clientDir ?? DEFAULT_CLIENT_DIR);
   return app;

@@ -27,9 +27,13 @@ function describeValidation(error: FastifyError): string {
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     // Every 429 says when to try again (RFC 9110 §10.2.3): the limit's own wait, @fastify/rate-limit's header, or a minute.
+    // A 409 for a change still being processed says it too when the ledger knows (issue 28 item 5).
+    const seconds = error instanceof AppError ? Number(error.extra?.retryAfterSeconds) : NaN;
+    const hasWait = Number.isFinite(seconds) && seconds > 0;
     if ((error.statusCode ?? 0) === 429 && !reply.hasHeader('retry-after')) {
-      const seconds = error instanceof AppError ? Number(error.extra?.retryAfterSeconds) : NaN;
-      reply.header('retry-after', String(Number.isFinite(seconds) && seconds > 0 ? Math.ceil(seconds) : 60));
+      reply.header('retry-after', String(hasWait ? Math.ceil(seconds) : 60));
+    } else if ((error.statusCode ?? 0) === 409 && hasWait && !reply.hasHeader('retry-after')) {
+      reply.header('retry-after', String(Math.ceil(seconds)));
     }
     if (error instanceof AppError) {
       if (error.statusCode >= 500) request.log.error({ err: error }, 'request failed');

@@ -1,10 +1,24 @@
 import crypto from 'node:crypto';
 import { and, desc, eq, inArray, isNotNull, isNull, lt, ne, or, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { auditLog, organizations, xeroWrites, type XeroWriteState } from '../db/schema/index.ts';
+import { auditLog, ledgerInstances, organizations, xeroWrites } from '../db/schema/index.ts';
 import { AppError } from '../lib/app-error';
+import {
+  HEARTBEAT_INTERVAL_MS,
+  HEARTBEAT_STALE_MS,
+  isOpenWriteState,
+  isSenderAlive,
+  isWriteStale,
+  msUntilStale,
+  OPEN_WRITE_STATES,
+  type SenderFacts,
+  type WriteKind,
+  type XeroWriteState,
+} from './write-ledger-rules';
 import { isNotApplied } from './xero-http/http';
 import type { XeroContext } from './xero-port';
+
+export * from './write-ledger-rules';
 
 export type WriteRow = typeof xeroWrites.$inferSelect;
 
@@ -29,15 +43,12 @@ export interface WriteAudit {
   detail?: Record<string, unknown>;
 }
 
-/** Writes the ledger has not settled yet: Xero may or may not have them. */
-export const OPEN_WRITE_STATES = ['pending', 'sent', 'unknown'] as const;
-
 export interface WriteSpec<R> {
   organizationId: number;
   tenantId: string;
   userId: number;
-  /** e.g. 'payment', 'bill.create', 'journal.create' — also the key a finder is registered under. */
-  kind: string;
+  /** Also the key its finder and retrier are registered under. */
+  kind: WriteKind;
   targetId?: string | null;
   amountPence?: number | null;
   /** A key the browser sent for this user action (kept across its retries); a random one otherwise. */
@@ -96,8 +107,25 @@ const DEFINITE_FAILURES = new Set([
   'UNPROCESSABLE',
 ]);
 
+/** A write that was never sent (its instance stopped first), settled as failed. */
+export const NOT_SENT_MESSAGE = 'Not sent: Ledgerlink stopped before sending it to Xero.';
+
 export const UNKNOWN_OUTCOME_MESSAGE =
   'Xero did not confirm this change in time. Ledgerlink will check with Xero before anything is sent again; refresh in a minute to see the result.';
+
+/**
+ * What a 409 "already being processed" carries: the write, its state, and when to ask again (Retry-After):
+ * by then it is settled, or its instance is known to be alive.
+ */
+export function busyExtra(row: WriteRow, retryAfterMs: number) {
+  return {
+    writeId: row.id,
+    writeState: row.state,
+    ...(row.state === 'needs_review' || retryAfterMs <= 0
+      ? {}
+      : { retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)) }),
+  };
+}
 
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
@@ -110,7 +138,7 @@ function canonical(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-export function fingerprintOf(kind: string, request: unknown): string {
+export function fingerprintOf(kind: WriteKind, request: unknown): string {
   return crypto
     .createHash('sha256')
     .update(`${kind}\n${canonical(request)}`)
@@ -125,10 +153,45 @@ export function fingerprintOf(kind: string, request: unknown): string {
  * registered for the kind) rather than sending again, and fails writes a crash left unsent, so nothing a
  * user was not told about is ever applied behind their back.
  */
-export function createWriteLedger(deps: { db: Db; log?: { warn: (o: object, m: string) => void } }) {
+export function createWriteLedger(deps: {
+  db: Db;
+  log?: { warn: (o: object, m: string) => void };
+  /** This server instance's id in ledger_instances (a new one per start unless told). */
+  instanceId?: string;
+}) {
   const { db } = deps;
-  const finders = new Map<string, WriteFinder>();
-  const retriers = new Map<string, WriteRetrier>();
+  const instanceId = deps.instanceId ?? crypto.randomUUID();
+  const finders = new Map<WriteKind, WriteFinder>();
+  const retriers = new Map<WriteKind, WriteRetrier>();
+  let heartbeat: NodeJS.Timeout | null = null;
+
+  /** This instance is alive: its row in ledger_instances, stamped by the database's clock. */
+  async function beat() {
+    await db
+      .insert(ledgerInstances)
+      .values({ id: instanceId })
+      .onConflictDoUpdate({ target: ledgerInstances.id, set: { beatAt: sql`now()` } });
+  }
+
+  /**
+   * Whether the instance holding an open write is alive. Ages are read on the database's clock, the one
+   * every instance shares. A write recorded before heartbeats existed has no instance: only the in-flight
+   * limit applies to it.
+   */
+  async function senderOf(row: WriteRow): Promise<SenderFacts> {
+    if (!row.instanceId) return { alive: true, beatAgeMs: null };
+    if (row.instanceId === instanceId && heartbeat) return { alive: true, beatAgeMs: 0 };
+    const [found] = await db
+      .select({
+        ageMs: sql<number>`(extract(epoch from (now() - ${ledgerInstances.beatAt})) * 1000)::float8`,
+      })
+      .from(ledgerInstances)
+      .where(eq(ledgerInstances.id, row.instanceId));
+    if (row.instanceId === instanceId) return { alive: true, beatAgeMs: found ? Number(found.ageMs) : 0 };
+    if (!found) return { alive: false, beatAgeMs: null };
+    const beatAgeMs = Number(found.ageMs);
+    return { alive: isSenderAlive(beatAgeMs), beatAgeMs };
+  }
 
   async function update(id: number, values: Partial<typeof xeroWrites.$inferInsert>) {
     await db.update(xeroWrites).set(values).where(eq(xeroWrites.id, id));
@@ -185,7 +248,19 @@ export function createWriteLedger(deps: { db: Db; log?: { warn: (o: object, m: s
     row: WriteRow,
     spec: WriteSpec<R>,
   ): Promise<WriteOutcome<R> & { writeId: number; replayed: boolean }> {
-    await update(row.id, { state: 'sent', attempts: row.attempts + 1, sentAt: new Date() });
+    // Only a write still pending is sent: one another instance settled meanwhile (it took this instance for
+    // dead) is not sent behind its back.
+    const [claimed] = await db
+      .update(xeroWrites)
+      .set({ state: 'sent', attempts: row.attempts + 1, sentAt: new Date(), instanceId })
+      .where(and(eq(xeroWrites.id, row.id), eq(xeroWrites.state, 'pending')))
+      .returning({ id: xeroWrites.id });
+    if (!claimed) {
+      const now = await findById(row.id);
+      if (now?.state === 'confirmed')
+        return { xeroId: now.xeroId, response: now.response as R, writeId: now.id, replayed: true };
+      throw new AppError('XERO_REJECTED', now?.error ?? NOT_SENT_MESSAGE);
+    }
     let outcome: WriteOutcome<R>;
     try {
       outcome = await spec.send(row.idempotencyKey);
@@ -201,8 +276,50 @@ export function createWriteLedger(deps: { db: Db; log?: { warn: (o: object, m: s
         writeState: 'unknown',
       });
     }
-    await settle(row.id, { state: 'confirmed', xeroId: outcome.xeroId ?? null, response: outcome.response });
+    const settled = await settle(row.id, {
+      state: 'confirmed',
+      xeroId: outcome.xeroId ?? null,
+      response: outcome.response,
+    });
+    // Settled meanwhile by a look-up that found nothing (this instance was taken for dead while Xero was
+    // still applying it): Xero's own answer is the truth, so the write is corrected to confirmed.
+    if (!settled) await correctToConfirmed(row.id, outcome);
     return { ...outcome, writeId: row.id, replayed: false };
+  }
+
+  /** A write a look-up failed while its answer was on the way: confirmed after all, with its success line. */
+  async function correctToConfirmed(id: number, outcome: WriteOutcome<unknown>) {
+    await db.transaction(async (tx) => {
+      const [row] = await tx
+        .update(xeroWrites)
+        .set({
+          state: 'confirmed',
+          xeroId: outcome.xeroId ?? null,
+          response: outcome.response as object,
+          error: null,
+          completedAt: new Date(),
+        })
+        .where(and(eq(xeroWrites.id, id), eq(xeroWrites.state, 'failed')))
+        .returning();
+      const audit = row?.audit as WriteAudit | null | undefined;
+      if (!row || !audit) return;
+      await tx.insert(auditLog).values({
+        userId: row.userId,
+        username: audit.username,
+        organizationId: row.organizationId,
+        action: audit.action,
+        target: audit.target ?? row.targetId ?? row.xeroId ?? null,
+        result: 'success',
+        detail: { ...audit.detail, writeId: row.id, xeroId: row.xeroId, corrected: true },
+        ip: audit.ip ?? null,
+      });
+    });
+    deps.log?.warn({ writeId: id }, 'a write failed by look-up was answered by Xero after all: corrected');
+  }
+
+  async function findById(id: number): Promise<WriteRow | null> {
+    const [row] = await db.select().from(xeroWrites).where(eq(xeroWrites.id, id));
+    return row ?? null;
   }
 
   async function findByKey(organizationId: number, idempotencyKey: string): Promise<WriteRow | null> {
@@ -233,9 +350,60 @@ export function createWriteLedger(deps: { db: Db; log?: { warn: (o: object, m: s
     return settled ?? (await findByKey(row.organizationId, row.idempotencyKey)) ?? row;
   }
 
+  /**
+   * The staleness rule applied to one open write (write-ledger-rules.ts): when it is stale, a pending write
+   * (never sent) fails and a sent or unknown one is looked up in Xero. Answers the row as it stands
+   * afterwards and, while it is still in flight, how long until it may be called stale.
+   */
+  async function settleIfStale(
+    row: WriteRow,
+    tenantId: string,
+  ): Promise<{ row: WriteRow; retryAfterMs: number }> {
+    if (!isOpenWriteState(row.state)) return { row, retryAfterMs: 0 };
+    const sender = await senderOf(row);
+    const nowMs = Date.now();
+    if (!isWriteStale(row, sender.alive, nowMs))
+      return { row, retryAfterMs: msUntilStale(row, sender, nowMs) };
+    if (row.state === 'pending') {
+      const failed = await settle(row.id, { state: 'failed', error: NOT_SENT_MESSAGE });
+      return { row: failed ?? (await findById(row.id)) ?? row, retryAfterMs: 0 };
+    }
+    try {
+      return { row: await lookUp(row, tenantId), retryAfterMs: 0 };
+    } catch (error) {
+      deps.log?.warn({ err: error, writeId: row.id }, 'look-up of an open write failed; it stays open');
+      return { row, retryAfterMs: HEARTBEAT_INTERVAL_MS };
+    }
+  }
+
   return {
+    /** This instance's id in ledger_instances. */
+    instanceId,
+
+    /**
+     * Starts this instance's heartbeat (every HEARTBEAT_INTERVAL_MS): while it beats, the writes it sent are
+     * in flight; when it stops beating, any instance settles them at once.
+     */
+    async start() {
+      if (heartbeat) return;
+      await beat();
+      heartbeat = setInterval(() => {
+        beat().catch((error: unknown) => deps.log?.warn({ err: error }, 'ledger heartbeat failed'));
+      }, HEARTBEAT_INTERVAL_MS);
+      heartbeat.unref();
+    },
+
+    /** Stops the heartbeat and removes this instance's row: a clean stop (requests already drained). */
+    async stop() {
+      if (heartbeat) clearInterval(heartbeat);
+      heartbeat = null;
+      await db.delete(ledgerInstances).where(eq(ledgerInstances.id, instanceId));
+      // Instances gone for a day (killed, never stopped cleanly) are only history.
+      await db.delete(ledgerInstances).where(lt(ledgerInstances.beatAt, sql`now() - interval '1 day'`));
+    },
+
     /** One finder per kind: a second registration is a wiring mistake and fails at start. */
-    registerFinder(kind: string, finder: WriteFinder) {
+    registerFinder(kind: WriteKind, finder: WriteFinder) {
       if (finders.has(kind)) throw new Error(`A finder for '${kind}' writes is already registered`);
       finders.set(kind, finder);
     },
@@ -254,6 +422,7 @@ export function createWriteLedger(deps: { db: Db; log?: { warn: (o: object, m: s
         request: spec.request as object,
         audit: spec.audit ?? null,
         state: 'pending' as const,
+        instanceId,
       };
       const exclusive = spec.exclusiveTarget;
       const inserted =
@@ -298,33 +467,31 @@ export function createWriteLedger(deps: { db: Db; log?: { warn: (o: object, m: s
           'This Idempotency-Key was already used for a different change',
         );
       }
-      if (existing.state === 'confirmed') {
-        return {
-          xeroId: existing.xeroId,
-          response: existing.response as R,
-          writeId: existing.id,
-          replayed: true,
-        };
+      // Its first attempt's instance died, or its answer was lost: settle it now by asking Xero.
+      const { row: now, retryAfterMs } = await settleIfStale(existing, spec.tenantId);
+      if (now.state === 'confirmed') {
+        return { xeroId: now.xeroId, response: now.response as R, writeId: now.id, replayed: true };
       }
-      if (existing.state === 'failed')
-        throw new AppError('XERO_REJECTED', existing.error ?? 'Xero refused this change');
+      if (now.state === 'failed')
+        throw new AppError('XERO_REJECTED', now.error ?? 'Xero refused this change');
       throw new AppError(
         'CONFLICT',
         'This change is already being processed. Refresh in a moment to see the result.',
         undefined,
-        {
-          writeId: existing.id,
-          writeState: existing.state,
-        },
+        busyExtra(now, retryAfterMs),
       );
     },
 
+    settleIfStale,
+
     /**
-     * Settles writes left `pending`, `sent` or `unknown` for longer than `olderThanMs`: a pending write was
-     * never sent (the server stopped first) and fails; the others are looked up in Xero and end confirmed,
-     * failed (Xero does not have it), or needs_review when there is no way to tell.
+     * Settles the open writes the staleness rule calls stale (write-ledger-rules.ts: the instance that holds
+     * it stopped beating, its answer was lost, or it has been in flight too long): a pending write was never
+     * sent and fails; the others are looked up in Xero and end confirmed, failed (Xero does not have it), or
+     * needs_review when there is no way to tell. `olderThanMs` instead settles every open write older than
+     * that, whoever holds it (tests, and an administrator's forced pass).
      */
-    async reconcile(olderThanMs = 2 * 60_000): Promise<Record<XeroWriteState, number>> {
+    async reconcile(olderThanMs?: number): Promise<Record<XeroWriteState, number>> {
       const counts: Record<XeroWriteState, number> = {
         pending: 0,
         sent: 0,
@@ -333,37 +500,37 @@ export function createWriteLedger(deps: { db: Db; log?: { warn: (o: object, m: s
         unknown: 0,
         needs_review: 0,
       };
-      const cutoff = new Date(Date.now() - olderThanMs);
       const rows = await db
         .select({ write: xeroWrites, tenantId: organizations.tenantId })
         .from(xeroWrites)
         .innerJoin(organizations, eq(organizations.id, xeroWrites.organizationId))
-        .where(
-          and(
-            inArray(xeroWrites.state, ['pending', 'sent', 'unknown']),
-            or(
-              lt(xeroWrites.sentAt, cutoff),
-              and(isNull(xeroWrites.sentAt), lt(xeroWrites.createdAt, cutoff)),
-            ),
-          ),
-        );
+        .where(inArray(xeroWrites.state, [...OPEN_WRITE_STATES]));
+      const senders = new Map<string, Promise<SenderFacts>>();
+      const isStale = async (write: WriteRow) => {
+        const nowMs = Date.now();
+        if (olderThanMs !== undefined)
+          return nowMs - (write.sentAt ?? write.createdAt).getTime() >= olderThanMs;
+        const key = write.instanceId ?? '';
+        let sender = senders.get(key);
+        if (!sender) senders.set(key, (sender = senderOf(write)));
+        return isWriteStale(write, (await sender).alive, nowMs);
+      };
       for (const { write, tenantId } of rows) {
+        if (!(await isStale(write))) continue;
         if (write.state === 'pending') {
-          if (
-            await settle(write.id, {
-              state: 'failed',
-              error: 'Not sent: Ledgerlink stopped before sending it to Xero.',
-            })
-          )
-            counts.failed += 1;
+          if (await settle(write.id, { state: 'failed', error: NOT_SENT_MESSAGE })) counts.failed += 1;
           continue;
         }
         if (!finders.has(write.kind) || write.userId === null) {
-          await update(write.id, {
-            state: 'needs_review',
-            error: write.error ?? 'Outcome unknown: please check this in Xero.',
-          });
-          counts.needs_review += 1;
+          const [held] = await db
+            .update(xeroWrites)
+            .set({
+              state: 'needs_review',
+              error: write.error ?? 'Outcome unknown: please check this in Xero.',
+            })
+            .where(and(eq(xeroWrites.id, write.id), inArray(xeroWrites.state, [...OPEN_WRITE_STATES])))
+            .returning({ id: xeroWrites.id });
+          if (held) counts.needs_review += 1;
           continue;
         }
         try {
@@ -381,14 +548,16 @@ export function createWriteLedger(deps: { db: Db; log?: { warn: (o: object, m: s
     lookUp,
 
     /**
-     * Settles by look-up the open writes of this kind on a target that are unknown, or sent longer than
-     * `staleSentMs` ago (their answer was lost), before a new write on it is judged. Returns how many it
-     * settled and the writes still open (in flight now, or Xero could not be asked).
+     * Settles the stale open writes of this kind on a target (the staleness rule, as settleIfStale) before a
+     * new write on it is judged. Answers those settled and those still open (in flight now, or Xero could not
+     * be asked).
      */
-    async settleOpenOnTarget(
-      scope: { organizationId: number; tenantId: string; kind: string; targetId: string },
-      staleSentMs: number,
-    ): Promise<{ settled: WriteRow[]; open: WriteRow[] }> {
+    async settleOpenOnTarget(scope: {
+      organizationId: number;
+      tenantId: string;
+      kind: WriteKind;
+      targetId: string;
+    }): Promise<{ settled: WriteRow[]; open: WriteRow[] }> {
       const rows = await db
         .select()
         .from(xeroWrites)
@@ -402,19 +571,8 @@ export function createWriteLedger(deps: { db: Db; log?: { warn: (o: object, m: s
         );
       const settled: WriteRow[] = [];
       const open: WriteRow[] = [];
-      const staleBefore = Date.now() - staleSentMs;
       for (const row of rows) {
-        const stale =
-          row.state === 'unknown' ||
-          (row.state === 'sent' && (row.sentAt ?? row.createdAt).getTime() < staleBefore);
-        let now = row;
-        if (stale) {
-          try {
-            now = await lookUp(row, scope.tenantId);
-          } catch (error) {
-            deps.log?.warn({ err: error, writeId: row.id }, 'look-up of an open write failed');
-          }
-        }
+        const { row: now } = await settleIfStale(row, scope.tenantId);
         (now.state === 'confirmed' || now.state === 'failed' ? settled : open).push(now);
       }
       return { settled, open };
@@ -437,7 +595,7 @@ export function createWriteLedger(deps: { db: Db; log?: { warn: (o: object, m: s
     /** The confirmed write of this kind that created (or acted on) this Xero object. */
     async findConfirmedByXeroId(
       organizationId: number,
-      kind: string,
+      kind: WriteKind,
       xeroId: string,
     ): Promise<WriteRow | null> {
       const [row] = await db
@@ -460,7 +618,7 @@ export function createWriteLedger(deps: { db: Db; log?: { warn: (o: object, m: s
      */
     async claimedXeroIds(
       organizationId: number,
-      kind: string,
+      kind: WriteKind,
       exceptWriteId: number,
       targetId?: string,
     ): Promise<Set<string>> {
@@ -486,7 +644,7 @@ export function createWriteLedger(deps: { db: Db; log?: { warn: (o: object, m: s
      */
     async findTargetsWritten(
       organizationId: number,
-      kind: string,
+      kind: WriteKind,
       targetIds: readonly string[],
       ownKeys: readonly string[],
       states: readonly XeroWriteState[] = OPEN_WRITE_STATES,
@@ -608,12 +766,12 @@ export function createWriteLedger(deps: { db: Db; log?: { warn: (o: object, m: s
     },
 
     /** One retrier per kind, as for finders: the kinds an administrator may send again from the review list. */
-    registerRetrier(kind: string, retrier: WriteRetrier) {
+    registerRetrier(kind: WriteKind, retrier: WriteRetrier) {
       if (retriers.has(kind)) throw new Error(`A retrier for '${kind}' writes is already registered`);
       retriers.set(kind, retrier);
     },
 
-    canRetry(kind: string): boolean {
+    canRetry(kind: WriteKind): boolean {
       return retriers.has(kind) && finders.has(kind);
     },
 
@@ -648,15 +806,12 @@ export function createWriteLedger(deps: { db: Db; log?: { warn: (o: object, m: s
 
     // --- end of the review list block ---
 
-    async findById(id: number) {
-      const [row] = await db.select().from(xeroWrites).where(eq(xeroWrites.id, id));
-      return row ?? null;
-    },
+    findById,
 
     /** The newest write of this kind on a target, whatever its state (null when there is none). */
     async findLatestOnTarget(scope: {
       organizationId: number;
-      kind: string;
+      kind: WriteKind;
       targetId: string;
     }): Promise<WriteRow | null> {
       const [row] = await db
@@ -680,7 +835,7 @@ export function createWriteLedger(deps: { db: Db; log?: { warn: (o: object, m: s
      */
     async forgetConfirmedBefore(
       organizationId: number,
-      kinds: readonly string[],
+      kinds: readonly WriteKind[],
       completedBefore: Date,
     ): Promise<number> {
       if (kinds.length === 0) return 0;

@@ -11,6 +11,7 @@ import {
   timestamp,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
+import { WRITE_KINDS, XERO_WRITE_STATES } from '../../xero/write-ledger-rules.ts';
 import { users } from './users.ts';
 import { organizations } from './xero.ts';
 
@@ -19,15 +20,7 @@ import { organizations } from './xero.ts';
  * is sent, with its idempotency key and a fingerprint of the request, and moves pending → sent → confirmed |
  * failed, or `unknown` when the answer was lost and Xero must be asked before anything is sent again.
  */
-export const XERO_WRITE_STATES = [
-  'pending',
-  'sent',
-  'confirmed',
-  'failed',
-  'unknown',
-  'needs_review',
-] as const;
-export type XeroWriteState = (typeof XERO_WRITE_STATES)[number];
+export { XERO_WRITE_STATES, type XeroWriteState } from '../../xero/write-ledger-rules.ts';
 
 export const xeroWrites = pgTable(
   'xero_writes',
@@ -37,8 +30,8 @@ export const xeroWrites = pgTable(
       .notNull()
       .references(() => organizations.id, { onDelete: 'cascade' }),
     userId: integer('user_id').references(() => users.id, { onDelete: 'set null' }),
-    /** 'payment', 'payment.delete', 'invoice.create', 'invoice.approve', 'bill.create', 'bill.update', 'bill.approve', 'bill.delete', 'journal.create', … */
-    kind: text('kind').notNull(),
+    /** One of WRITE_KINDS (src/server/xero/write-ledger-rules.ts). */
+    kind: text('kind', { enum: WRITE_KINDS }).notNull(),
     idempotencyKey: text('idempotency_key').notNull(),
     /** SHA-256 of the canonical request: the same key with a different request is refused. */
     fingerprint: text('fingerprint').notNull(),
@@ -60,6 +53,11 @@ export const xeroWrites = pgTable(
     attempts: integer('attempts').notNull().default(0),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     sentAt: timestamp('sent_at', { withTimezone: true }),
+    /**
+     * The server instance that recorded and sends it (ledger_instances.id): while that instance beats, a
+     * pending or sent write is in flight; once it stops, the write is settled at once (issue 28 item 5).
+     */
+    instanceId: text('instance_id'),
     completedAt: timestamp('completed_at', { withTimezone: true }),
   },
   (t) => [
@@ -68,6 +66,17 @@ export const xeroWrites = pgTable(
     index('xero_writes_target_idx').on(t.organizationId, t.kind, t.targetId),
   ],
 );
+
+/**
+ * One row per running server instance, its heartbeat renewed every HEARTBEAT_INTERVAL_MS (issue 28 item 5): a
+ * write `sent` by an instance whose heartbeat is stale lost its answer with that instance and is settled by
+ * look-up at once. A cleanly stopped instance deletes its row.
+ */
+export const ledgerInstances = pgTable('ledger_instances', {
+  id: text('id').primaryKey(),
+  startedAt: timestamp('started_at', { withTimezone: true }).notNull().defaultNow(),
+  beatAt: timestamp('beat_at', { withTimezone: true }).notNull().defaultNow(),
+});
 
 /**
  * Cash taken against a draft invoice that is not approved yet: applied when it is approved here

@@ -5,9 +5,6 @@ import { createCacheRepository, type CachedInvoice } from '../../xero/cache/cach
 
 export type CachedInvoiceRow = CachedInvoice;
 
-/** States of a ledger write that mean it may have reached Xero (or is on its way). */
-export const LIVE_WRITE_STATES = ['pending', 'sent', 'confirmed', 'unknown', 'needs_review'] as const;
-
 /** Drizzle queries of Add Invoices. Every query is scoped to one organisation. */
 export function createAddInvoicesRepository(db: Db) {
   const cache = createCacheRepository(db);

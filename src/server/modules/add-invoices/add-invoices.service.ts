@@ -12,7 +12,13 @@ import { formatDateNumeric, getUkToday } from '../../../shared/dates';
 import { formatMoney, fromPence, toPence } from '../../../shared/money';
 import { AppError } from '../../lib/app-error';
 import type { XeroSync } from '../../xero/sync/sync.service';
-import type { WriteAudit, WriteLedger, WriteRow, WriteSpec } from '../../xero/write-ledger';
+import {
+  LIVE_WRITE_STATES,
+  type WriteAudit,
+  type WriteLedger,
+  type WriteRow,
+  type WriteSpec,
+} from '../../xero/write-ledger';
 import type { XeroHttp } from '../../xero/xero-http/http';
 import {
   createAddInvoicesXero,
@@ -23,11 +29,7 @@ import {
 import type { NewPayment, XeroContext, XeroPaymentFacts } from '../../xero/xero-port';
 import type { AuditLog } from '../audit/audit';
 import type { OrganizationRow } from '../organizations/organizations.repository';
-import {
-  LIVE_WRITE_STATES,
-  type AddInvoicesRepository,
-  type CachedInvoiceRow,
-} from './add-invoices.repository';
+import type { AddInvoicesRepository, CachedInvoiceRow } from './add-invoices.repository';
 import { chunk, createBatcher, type Batcher } from '../../xero/batcher';
 import { describeWriteFailure, type WriteFailure } from '../../xero/write-failure';
 

@@ -2,6 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { organizations } from '../../db/schema/index.ts';
 import { createTestApp, type TestApp } from '../../test/app';
 import { as, register } from '../../test/session';
+import type { WriteKind } from '../../xero/write-ledger';
+
+/** A kind of write only these tests know, with the finder they register. */
+const TEST_KIND = 'review.test' as WriteKind;
 
 describe('the admin API', () => {
   let t: TestApp;
@@ -153,14 +157,15 @@ describe('writes that need a person', () => {
   /** What the test finder answers for the next look-up. */
   let xeroAnswer: 'found' | 'missing' | 'down' = 'missing';
 
-  async function reviewWrite(key: string, kind = 'review.test') {
+  async function reviewWrite(key: string, kind: string = TEST_KIND) {
     const { xeroWrites } = await import('../../db/schema/index.ts');
     const [row] = await t.database.db
       .insert(xeroWrites)
       .values({
         organizationId: orgId,
         userId: clerkId,
-        kind,
+        // A kind of the test's own (its finder below), or one with no finder: not one of WRITE_KINDS.
+        kind: kind as WriteKind,
         idempotencyKey: key,
         fingerprint: `fp-${key}`,
         targetId: `INV-${key}`,
@@ -194,7 +199,7 @@ describe('writes that need a person', () => {
       .values({ tenantId: 'tenant-r', tenantName: 'Review Shop Ltd' })
       .returning();
     orgId = org?.id ?? 0;
-    t.app.services.ledger.registerFinder('review.test', async () => {
+    t.app.services.ledger.registerFinder(TEST_KIND, async () => {
       if (xeroAnswer === 'down') throw new Error('Xero is not answering');
       return xeroAnswer === 'found' ? { xeroId: 'PAY-IN-XERO', response: {} } : null;
     });

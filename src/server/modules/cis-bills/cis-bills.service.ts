@@ -23,7 +23,7 @@ import type {
 } from '../../xero/bills';
 import type { CachedLine } from '../../xero/sync/mappers';
 import type { SyncContext, XeroSync } from '../../xero/sync/sync.service';
-import type { WriteLedger, WriteOutcome, WriteRow } from '../../xero/write-ledger';
+import type { WriteKind, WriteLedger, WriteOutcome, WriteRow } from '../../xero/write-ledger';
 import { createBatcher } from '../../xero/batcher';
 import type { XeroContext } from '../../xero/xero-port';
 import type { AuditLog } from '../audit/audit';
@@ -351,7 +351,7 @@ export function createCisBillsService(deps: {
   async function writeBill(
     ctx: CisBillsContext,
     spec: {
-      kind: string;
+      kind: Extract<WriteKind, `bill.${string}`>;
       invoiceId: string;
       amountPence: number | null;
       idempotencyKey: string | undefined;

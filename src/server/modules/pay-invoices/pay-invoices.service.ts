@@ -21,11 +21,12 @@ import type { FastifyBaseLogger } from 'fastify';
 import { AppError } from '../../lib/app-error';
 import type { XeroSync, SyncContext, InvoiceView } from '../../xero/sync/sync.service';
 import type { CachedPayment } from '../../xero/sync/mappers';
-import type {
-  RetryActor,
-  WriteLedger,
-  WriteOutcome,
-  WriteRow as LedgerWriteRow,
+import {
+  busyExtra,
+  type RetryActor,
+  type WriteLedger,
+  type WriteOutcome,
+  type WriteRow as LedgerWriteRow,
 } from '../../xero/write-ledger';
 import type { XeroHttp } from '../../xero/xero-http/http';
 import { createPayInvoicesXero, readStoredPaymentAnswer } from '../../xero/xero-http/pay-invoices';
@@ -56,9 +57,6 @@ export const FRESH_FROM_XERO_MS = 10_000;
 
 /** An Undo arriving just after the client's window closes (clock drift, a slow network) is still honoured. */
 const UNDO_GRACE_MS = 30_000;
-
-/** A write still 'sent' after this long lost its answer (the server stopped mid-request): ask Xero. */
-const STALE_SENT_MS = 60_000;
 
 /** What a second payment on an invoice hears while an earlier one is not settled yet. */
 function busyMessage(invoiceNumber: string): string {
@@ -373,13 +371,10 @@ export function createPayInvoicesService(deps: {
       first.requestedPence === toPence(payment.amount);
     if (!same)
       throw new AppError('VALIDATION_ERROR', 'This Idempotency-Key was already used for a different change');
-    let row = existing;
-    const unsettled =
-      row.state === 'unknown' ||
-      (row.state === 'sent' && now().getTime() - (row.sentAt ?? row.createdAt).getTime() > STALE_SENT_MS);
-    // The first attempt lost Xero's answer: ask Xero whether the payment exists instead of sending it again
-    // (the ledger logs it once it is settled).
-    if (unsettled) row = await ledger.lookUp(row, ctx.tenantId);
+    // The first attempt lost Xero's answer, or its instance stopped (the ledger's staleness rule): ask Xero
+    // whether the payment exists instead of sending it again (the ledger logs it once it is settled).
+    const { row, retryAfterMs } = await ledger.settleIfStale(existing, ctx.tenantId);
+    const settledNow = row !== existing;
     if (row.state === 'failed') {
       translateRejection(
         new AppError('XERO_REJECTED', row.error ?? 'Xero refused this payment'),
@@ -392,10 +387,7 @@ export function createPayInvoicesService(deps: {
         'CONFLICT',
         'This payment is already being processed. Refresh in a moment to see the result.',
         undefined,
-        {
-          writeId: row.id,
-          writeState: row.state,
-        },
+        busyExtra(row, retryAfterMs),
       );
     }
     const stored = readStoredPayment(row);
@@ -403,7 +395,7 @@ export function createPayInvoicesService(deps: {
     // The first answer is old news: the invoice may have been paid since. The cache is never written from a
     // replayed answer; the caller is told the balance the cache holds now, read from Xero when this retry
     // is what settled the payment (the cache has not seen it yet).
-    const invoice = await getCurrentInvoice(ctx, request.invoiceId, unsettled, false).catch(() => null);
+    const invoice = await getCurrentInvoice(ctx, request.invoiceId, settledNow, false).catch(() => null);
     const due = invoice
       ? invoice.status === 'PAID'
         ? 0
@@ -601,10 +593,12 @@ export function createPayInvoicesService(deps: {
       // one is still in flight, refuse (its amount may or may not be in the balance Xero shows).
       const target =
         (await repo.findInvoice(ctx.organizationId, payment.invoiceId))?.invoiceId ?? payment.invoiceId;
-      const earlier = await ledger.settleOpenOnTarget(
-        { organizationId: ctx.organizationId, tenantId: ctx.tenantId, kind: 'payment', targetId: target },
-        STALE_SENT_MS,
-      );
+      const earlier = await ledger.settleOpenOnTarget({
+        organizationId: ctx.organizationId,
+        tenantId: ctx.tenantId,
+        kind: 'payment',
+        targetId: target,
+      });
       if (earlier.open.length > 0) throw new AppError('CONFLICT', busyMessage(payment.invoiceNumber));
       // A payment settled just now is not in the cached balance: read the invoice from Xero.
       const invoice = await getCurrentInvoice(ctx, payment.invoiceId, true, earlier.settled.length === 0);

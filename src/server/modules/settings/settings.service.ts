@@ -19,7 +19,7 @@ import { XERO_ACCOUNT_CLASS_BY_TYPE } from '../../../shared/xero-accounts';
 import { AppError } from '../../lib/app-error';
 import type { AccountsPort } from '../../xero/accounts';
 import type { XeroSync } from '../../xero/sync/sync.service';
-import type { WriteLedger } from '../../xero/write-ledger';
+import { PAYMENT_WRITE_KINDS, type WriteLedger } from '../../xero/write-ledger';
 import type { AuditLog } from '../audit/audit';
 import type { TenantContext } from '../organizations/tenancy';
 import type {
@@ -36,9 +36,6 @@ export type AccountKind = Extract<
   'credit-card-account' | 'cash-account' | 'sales-account' | 'bill-account' | 'stock-account' | 'cost-account'
 >;
 type VatRateKind = Extract<SettingReferenceKind, 'sales-vat-rate' | 'bill-vat-rate'>;
-
-/** The ledger's kinds of payment writes (Pay Invoices' and Add Invoices' payments, and their deletions): what the data clean-up forgets. */
-const PAYMENT_WRITE_KINDS = ['payment', 'payment.delete'] as const;
 
 /** Account types a bill line or the cost side of a stock journal may use (docs/xero-api.md §4.4 pickers). */
 const COST_TYPES = new Set(['DIRECTCOSTS', 'EXPENSE', 'OVERHEADS']);

@@ -11,6 +11,7 @@ import {
 } from '../../db/schema/index.ts';
 import { TEST_ORIGIN } from '../../test/app';
 import { createConnectedUser, createXeroTestApp, type XeroTestApp } from '../../test/xero';
+import type { WriteKind } from '../../xero/write-ledger';
 
 type Item = { id: string; name: string; code?: string };
 type Call = Awaited<ReturnType<typeof createConnectedUser>>['call'];
@@ -641,7 +642,12 @@ describe('settings, reference lists and clean-ups', () => {
         .insert(xeroSyncState)
         .values({ organizationId: shopId, resource: 'invoices:contact:someone', lastSyncAt: new Date() });
       const old = new Date('2020-03-01T10:00:00Z');
-      const write = (key: string, state: 'confirmed' | 'failed', completedAt: Date, kind = 'payment') => ({
+      const write = (
+        key: string,
+        state: 'confirmed' | 'failed',
+        completedAt: Date,
+        kind: WriteKind = 'payment',
+      ) => ({
         organizationId: shopId,
         userId: owner.user.id,
         kind,

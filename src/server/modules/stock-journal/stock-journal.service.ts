@@ -33,7 +33,14 @@ import {
   type SalesPort,
   type StockTransferJournal,
 } from '../../xero/journals';
-import type { WriteLedger, WriteOutcome, WriteRow } from '../../xero/write-ledger';
+import {
+  isOpenWriteState,
+  MAX_IN_FLIGHT_MS,
+  type WriteKind,
+  type WriteLedger,
+  type WriteOutcome,
+  type WriteRow,
+} from '../../xero/write-ledger';
 import type { XeroContext } from '../../xero/xero-port';
 import {
   MANUAL_JOURNALS_RESOURCE,
@@ -43,11 +50,9 @@ import {
 } from './stock-journal.repository';
 
 /** The kind the write ledger files journal creations under (and finds lost ones by). */
-export const JOURNAL_WRITE_KIND = 'journal.create';
+export const JOURNAL_WRITE_KIND = 'journal.create' as const satisfies WriteKind;
 /** An entry's status while its journal is being sent, or when Xero's answer was lost. */
 export const PENDING_STATUS = 'PENDING';
-/** A write still in flight is left alone this long before its outcome is looked up in Xero. */
-const IN_FLIGHT_MS = 2 * 60_000;
 
 /** Texts the client maps by keyword (docs/product/features.md §8 "Invalid Journal Data"). */
 export const JOURNAL_MESSAGES = {
@@ -250,9 +255,10 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
   }
 
   /**
-   * Settles a pending entry against Xero: from its write's settled outcome, by looking the write up when
-   * its answer was lost (or it is older than IN_FLIGHT_MS), or, when the entry never got its write (a crash
-   * between the two), by looking for the period's journal. 'waiting' while a write is still in flight.
+   * Settles a pending entry against Xero: from its write's settled outcome, by settling the write when the
+   * ledger's staleness rule calls it stale (its answer was lost, or its instance stopped), or, when the entry
+   * never got its write (a crash between the two), by looking for the period's journal. 'waiting' while a
+   * write is still in flight.
    */
   async function settlePendingEntry(
     tenant: TenantContext,
@@ -261,13 +267,9 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
     const orgId = tenant.organizationId;
     let write = await findEntryWrite(orgId, entry);
     if (write) {
-      const open = write.state === 'pending' || write.state === 'sent' || write.state === 'unknown';
-      if (open) {
-        const inFlight =
-          write.state !== 'unknown' &&
-          Date.now() - (write.sentAt ?? write.createdAt).getTime() < IN_FLIGHT_MS;
-        if (inFlight) return 'waiting';
-        write = await ledger.lookUp(write, tenant.tenantId);
+      if (isOpenWriteState(write.state)) {
+        write = (await ledger.settleIfStale(write, tenant.tenantId)).row;
+        if (isOpenWriteState(write.state)) return 'waiting';
       }
       if (write.state === 'confirmed' && write.xeroId) {
         const response = write.response as JournalCreateResponse | null;
@@ -285,12 +287,15 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
       }
       return 'waiting';
     }
-    if (Date.now() - entry.createdAt.getTime() < IN_FLIGHT_MS) return 'waiting';
+    // An entry without a write: its request may yet record one, for as long as any write may be in flight.
+    if (Date.now() - entry.createdAt.getTime() < MAX_IN_FLIGHT_MS) return 'waiting';
     const targetId = getStockJournalKey(entry.periodStart, entry.periodEnd);
-    const { open } = await ledger.settleOpenOnTarget(
-      { organizationId: orgId, tenantId: tenant.tenantId, kind: JOURNAL_WRITE_KIND, targetId },
-      IN_FLIGHT_MS,
-    );
+    const { open } = await ledger.settleOpenOnTarget({
+      organizationId: orgId,
+      tenantId: tenant.tenantId,
+      kind: JOURNAL_WRITE_KIND,
+      targetId,
+    });
     if (open.length > 0) return 'waiting';
     const found = await findJournalInXero(toXeroContext(tenant), entry.periodStart, entry.periodEnd);
     if (found) {
@@ -708,10 +713,7 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
       } catch (error) {
         const writeState = error instanceof AppError ? error.extra?.writeState : undefined;
         const writeId = error instanceof AppError ? error.extra?.writeId : undefined;
-        if (
-          typeof writeId === 'number' &&
-          (writeState === 'unknown' || writeState === 'sent' || writeState === 'pending')
-        ) {
+        if (typeof writeId === 'number' && isOpenWriteState(writeState)) {
           return settleAfterFailedSend(tenant, entry, writeId, error);
         }
         // Xero certainly did not apply it (refused, or never sent): the period is free at once.

@@ -1,0 +1,120 @@
+/**
+ * The write ledger's rules, defined once (issue 28; docs/decisions/015-write-ledger.md): the states a write
+ * moves through, the kinds of write, which states are open, and when an open write may be settled by asking
+ * Xero. The ledger (write-ledger.ts, which re-exports all of this), its table and every feature use these; no
+ * feature spells a state, a kind or a time limit of its own. No I/O here, so the rules are unit-tested alone.
+ */
+
+/** pending → sent → confirmed | failed, or unknown (the answer was lost), or needs_review (no way to tell). */
+export const XERO_WRITE_STATES = [
+  'pending',
+  'sent',
+  'confirmed',
+  'failed',
+  'unknown',
+  'needs_review',
+] as const;
+export type XeroWriteState = (typeof XERO_WRITE_STATES)[number];
+
+/** Writes the ledger has not settled yet: Xero may or may not have them. */
+export const OPEN_WRITE_STATES = ['pending', 'sent', 'unknown'] as const satisfies readonly XeroWriteState[];
+
+/** Writes that may have reached Xero (or are on their way): every state but failed. */
+export const LIVE_WRITE_STATES = [
+  ...OPEN_WRITE_STATES,
+  'confirmed',
+  'needs_review',
+] as const satisfies readonly XeroWriteState[];
+
+export type OpenWriteState = (typeof OPEN_WRITE_STATES)[number];
+
+export function isOpenWriteState(state: unknown): state is OpenWriteState {
+  return (OPEN_WRITE_STATES as readonly unknown[]).includes(state);
+}
+
+/**
+ * Every kind of write the ledger records; a finder, a retrier and a feature's write are filed under one of
+ * these. `cash.pending` is pending cash kept in Ledgerlink (nothing is sent to Xero), recorded so a retried
+ * action adds it once.
+ */
+export const WRITE_KINDS = [
+  'payment',
+  'payment.delete',
+  'invoice.create',
+  'invoice.approve',
+  'cash.pending',
+  'bill.create',
+  'bill.update',
+  'bill.approve',
+  'bill.delete',
+  'journal.create',
+] as const;
+export type WriteKind = (typeof WRITE_KINDS)[number];
+
+/** The kinds of payment write (Pay Invoices' and Add Invoices' payments, and their deletions). */
+export const PAYMENT_WRITE_KINDS = ['payment', 'payment.delete'] as const satisfies readonly WriteKind[];
+
+/** Each server instance writes its heartbeat this often (table ledger_instances). */
+export const HEARTBEAT_INTERVAL_MS = 2_000;
+/**
+ * An instance whose heartbeat is older than this (four missed beats) is dead: a write it left `sent` lost its
+ * answer with it and is settled by look-up at once, so a same-key retry after a kill -9 is answered within
+ * seconds of the restart (issue 28 item 5).
+ */
+export const HEARTBEAT_STALE_MS = 4 * HEARTBEAT_INTERVAL_MS;
+/**
+ * The longest a live instance may wait on one write's answer: Xero's 30 s timeout, the 429 back-off and the
+ * queue ahead of it. A write `sent` longer ago than this lost its answer even though its instance still beats
+ * (a request that never returned), and is looked up too.
+ */
+export const MAX_IN_FLIGHT_MS = 2 * 60_000;
+
+/**
+ * Each instance's reconciler looks for stale writes this often (and at start): a write a crashed instance
+ * left open is settled within seconds even when nobody retries it.
+ */
+export const RECONCILE_INTERVAL_MS = 10_000;
+
+/** What the staleness rule needs to know of a write. */
+export interface OpenWriteFacts {
+  state: XeroWriteState;
+  sentAt: Date | null;
+  createdAt: Date;
+}
+
+/**
+ * The staleness rule, one for every write kind: may this write be settled now, by asking Xero (sent or
+ * unknown) or by failing it (pending: it was never sent)? An unknown write lost its answer, so yes at once; a
+ * pending or sent one when the instance that holds it is dead, or when it has been in flight longer than any
+ * live instance waits. Settled writes are never stale.
+ */
+export function isWriteStale(row: OpenWriteFacts, senderAlive: boolean, nowMs: number): boolean {
+  if (row.state === 'unknown') return true;
+  if (row.state !== 'pending' && row.state !== 'sent') return false;
+  if (!senderAlive) return true;
+  return nowMs - (row.sentAt ?? row.createdAt).getTime() > MAX_IN_FLIGHT_MS;
+}
+
+/** What is known of the instance that holds an open write: alive, and how old its last heartbeat is. */
+export interface SenderFacts {
+  alive: boolean;
+  /** Age of its last heartbeat by the database's clock; null when it never beat (or the row is older). */
+  beatAgeMs: number | null;
+}
+
+/** Alive: it beat within HEARTBEAT_STALE_MS (by the database's clock, which every instance shares). */
+export function isSenderAlive(beatAgeMs: number | null): boolean {
+  return beatAgeMs !== null && beatAgeMs < HEARTBEAT_STALE_MS;
+}
+
+/**
+ * How long until a write still in flight at `nowMs` becomes stale at the latest (a same-key retry's
+ * Retry-After): its sender's heartbeat going stale, or the in-flight limit, whichever comes first. Zero when
+ * it is stale now.
+ */
+export function msUntilStale(row: OpenWriteFacts, sender: SenderFacts, nowMs: number): number {
+  if (isWriteStale(row, sender.alive, nowMs)) return 0;
+  const inFlightLeft = (row.sentAt ?? row.createdAt).getTime() + MAX_IN_FLIGHT_MS - nowMs;
+  const beatLeft = sender.beatAgeMs === null ? inFlightLeft : HEARTBEAT_STALE_MS - sender.beatAgeMs;
+  return Math.max(0, Math.min(inFlightLeft, beatLeft));
+}
