@@ -1,11 +1,10 @@
 import crypto from 'node:crypto';
-import { and, desc, eq, inArray, isNotNull, isNull, lt, ne, or, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNotNull, lt, ne, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { auditLog, ledgerInstances, organizations, xeroWrites } from '../db/schema/index.ts';
 import { AppError } from '../lib/app-error';
 import {
   HEARTBEAT_INTERVAL_MS,
-  HEARTBEAT_STALE_MS,
   isOpenWriteState,
   isSenderAlive,
   isWriteStale,
