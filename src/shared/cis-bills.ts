@@ -166,19 +166,28 @@ export const cisContactSchema = z.object({
   name: z.string(),
   isContractor: z.boolean(),
   isSupplier: z.boolean(),
-  hasValidUTR: z.boolean(),
+  /**
+   * True or false once the contact's CIS settings are read; null while they are not (issue 33 item 12), so
+   * a client reading it as the spec defines it never marks an unread subcontractor "(No UTR)".
+   */
+  hasValidUTR: z.boolean().nullable(),
   /**
    * Beyond the spec: false while the contact's CIS settings have not been read from Xero (or the contact
-   * changed in Xero since), when hasValidUTR says nothing yet; the screen checks the contacts it shows
+   * changed in Xero since), when hasValidUTR is null; the screen checks the contacts it shows
    * (`POST /api/xero/cis-contacts/check`). Absent means checked.
    */
   cisChecked: z.boolean().optional(),
 });
 export type CisContact = z.infer<typeof cisContactSchema>;
 
-/** Whether hasValidUTR is known: the contact's CIS settings were read since it last changed in Xero. */
-export function isCisChecked(contact: Pick<CisContact, 'cisChecked'>): boolean {
-  return contact.cisChecked !== false;
+/**
+ * Whether hasValidUTR is known: the contact's CIS settings were read since it last changed in Xero. An
+ * answer with hasValidUTR null (or absent) or `cisChecked: false` does not know it.
+ */
+export function isCisChecked(
+  contact: Pick<CisContact, 'cisChecked'> & { hasValidUTR?: boolean | null },
+): contact is typeof contact & { hasValidUTR: boolean } {
+  return contact.cisChecked !== false && typeof contact.hasValidUTR === 'boolean';
 }
 
 /**

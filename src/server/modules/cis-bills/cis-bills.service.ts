@@ -164,7 +164,10 @@ export function createCisBillsService(deps: {
     if (failures.length === results.length && failures[0]) throw failures[0].reason;
   }
 
-  /** The CIS contact DTO: hasValidUTR from the kept settings, `cisChecked` false while they are not current. */
+  /**
+   * The CIS contact DTO: hasValidUTR from the kept settings; while they are not current, hasValidUTR null and
+   * `cisChecked` false (issue 33 item 12).
+   */
   function toCisContact(ctx: CisBillsContext, r: CachedContact): CisContact {
     const inGroup = Boolean(ctx.organization.defaultCisSubcontractorsGroupId);
     const checked = isCisCheckCurrent(r);
@@ -173,7 +176,8 @@ export function createCisBillsService(deps: {
       name: r.name,
       isContractor: inGroup || (checked && r.cisEnabled === true),
       isSupplier: r.isSupplier,
-      hasValidUTR: checked && deriveHasValidUtr({ cisEnabled: r.cisEnabled, rate: r.cisRate }),
+      // Not known until the settings are read: null, never a false the screen would show as "(No UTR)".
+      hasValidUTR: checked ? deriveHasValidUtr({ cisEnabled: r.cisEnabled, rate: r.cisRate }) : null,
       cisChecked: checked,
     };
   }

@@ -98,11 +98,18 @@ describe('CIS Bills API (001 §7 CIS rows)', () => {
       ]);
       expect([res.statusCode, accountsRes.statusCode, draftsRes.statusCode]).toEqual([200, 200, 200]);
       const firstLoad = t.sandbox.ledger();
-      const listed = res.json() as Array<{ id: string; name: string; cisChecked?: boolean }>;
+      const listed = res.json() as Array<{
+        id: string;
+        name: string;
+        cisChecked?: boolean;
+        hasValidUTR: boolean | null;
+      }>;
       expect(listed).toHaveLength(12);
       // The list answers from the contacts alone; the screen checks the subcontractors it shows (issue 19).
       expect(countCalls(firstLoad, ...CIS_SETTINGS)).toBe(0);
       expect(listed.every((c) => c.cisChecked === false)).toBe(true);
+      // Not known yet is not "no UTR" (issue 33 item 12): a client reading hasValidUTR marks none of them.
+      expect(listed.map((c) => c.hasValidUTR)).toEqual(listed.map(() => null));
       // Contacts and groups + accounts + draft bills.
       expect(firstLoad.totals.all).toBeLessThanOrEqual(4);
       t.sandbox.clearLedger();

@@ -25,6 +25,15 @@ describe('labels (001 §2)', () => {
     );
   });
 
+  it('reads an unknown hasValidUTR (null) as being checked, never as "(No UTR)" (issue 33 item 12)', () => {
+    expect(getCisContactLabel({ name: 'Zed Plastering', hasValidUTR: null })).toBe(
+      'Zed Plastering (checking CIS settings)',
+    );
+    expect(getCisContactLabel({ name: 'Zed Plastering', hasValidUTR: null, cisChecked: false })).toBe(
+      'Zed Plastering (checking CIS settings)',
+    );
+  });
+
   it('names the submit button by the bills to create', () => {
     expect(getCreateBillsButtonLabel(3, false)).toBe('Create 3 Bill(s) in Xero');
     expect(getCreateBillsButtonLabel(0, false)).toBe('Create Bills in Xero');
