@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { faultConfigSchema, type FaultConfig } from './faults.ts';
 import type { LedgerSnapshot } from './ledger.ts';
-import type { InvoiceFacts, PersonPayment } from './person.ts';
+import type { InvoiceFacts, PersonBill, PersonPayment } from './person.ts';
 import type { AutoConsent, RuntimeSettings } from './runtime.ts';
 import type { WebhookConfig, WebhookStatus } from './webhooks.ts';
 
@@ -39,6 +39,8 @@ export interface SandboxControl {
   /** As a person in Xero's web app (not API calls; reported by webhook): pay, approve, void, edit an invoice. */
   payInvoice(invoiceId: string, payment: PersonPayment): InvoiceFacts & { paymentId: string };
   approveInvoice(invoiceId: string): InvoiceFacts;
+  /** As a person in Xero's web app: enter a bill, CIS lines allowed (Xero then computes the CIS deduction). */
+  enterBill(bill: PersonBill): InvoiceFacts & { cisDeduction: number | null };
   voidInvoice(invoiceId: string): InvoiceFacts;
   editInvoice(
     invoiceId: string,
@@ -183,6 +185,40 @@ export function registerControlRoutes(app: FastifyInstance, control: SandboxCont
       request.body,
     );
     return control.payInvoice(idOf(request), body);
+  });
+  app.post('/bills', async (request) => {
+    const day = z
+      .string()
+      .regex(/^\d{4}-\d{2}-\d{2}$/)
+      .optional();
+    const body = parse(
+      z
+        .object({
+          contactId: z.string().uuid(),
+          date: day,
+          dueDate: day,
+          reference: z.string().max(255).optional(),
+          lineAmountTypes: z.enum(['Exclusive', 'Inclusive', 'NoTax']).optional(),
+          status: z.enum(['DRAFT', 'AUTHORISED']).optional(),
+          lines: z
+            .array(
+              z
+                .object({
+                  description: z.string().min(1).max(4000),
+                  quantity: z.number().positive().optional(),
+                  unitAmount: z.union([z.number(), z.string().max(15)]),
+                  accountCode: z.string().min(1).max(10),
+                  taxType: z.string().max(50).optional(),
+                })
+                .strict(),
+            )
+            .min(1)
+            .max(100),
+        })
+        .strict(),
+      request.body,
+    );
+    return control.enterBill(body);
   });
   app.post('/invoices/:id/approve', async (request) => control.approveInvoice(idOf(request)));
   app.post('/invoices/:id/void', async (request) => control.voidInvoice(idOf(request)));

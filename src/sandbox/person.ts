@@ -4,10 +4,17 @@
  * but Xero tells subscribed apps about them by webhook, as it does for any change.
  */
 import { randomUUID } from 'node:crypto';
-import { amountDue } from './invoice-math.ts';
-import { penceFrom, hasMoreDecimals, formatPounds } from './money.ts';
+import { amountDue, applyTotals, priceLine } from './invoice-math.ts';
+import {
+  penceFrom,
+  hasMoreDecimals,
+  formatPounds,
+  toScaled,
+  divRound,
+  type LineAmountTypes,
+} from './money.ts';
 import { nextUpdated, type Runtime } from './runtime.ts';
-import type { ContactRec, InvoiceRec, OrgRec } from './state.ts';
+import type { ContactRec, InvoiceRec, LineRec, OrgRec } from './state.ts';
 import { isoDay, parseRequestDay } from './xero-dates.ts';
 
 const fail = (statusCode: number, message: string) => Object.assign(new Error(message), { statusCode });
@@ -171,4 +178,107 @@ export function editContact(
   rt.markDirty();
   rt.webhooks?.notify(org.OrganisationID, 'CONTACT', contact.ContactID, 'UPDATE');
   return { contactId: contact.ContactID, name: contact.Name };
+}
+
+export interface PersonBillLine {
+  description: string;
+  quantity?: number | undefined;
+  /** Pounds, at most 2 decimals. */
+  unitAmount: number | string;
+  accountCode: string;
+  taxType?: string | undefined;
+}
+
+export interface PersonBill {
+  contactId: string;
+  date?: string | undefined;
+  dueDate?: string | undefined;
+  /** What Xero's screens call the bill's Reference. */
+  reference?: string | undefined;
+  lineAmountTypes?: LineAmountTypes | undefined;
+  lines: PersonBillLine[];
+  status?: 'DRAFT' | 'AUTHORISED' | undefined;
+}
+
+/**
+ * Enters a bill as a person does in Xero's web app, where (unlike the API: help.xero.com/uk/CIS-AddEditBill) a
+ * bill may use the CIS system accounts. For a contact with CIS enabled, Xero computes the deduction at the
+ * contact's rate on the net amount of the lines coded to CIS Labour Expense (never on materials or VAT), shows
+ * it on the bill (`CISDeduction`, `CISRate`) and leaves the total less the deduction as the amount due.
+ */
+export function enterBill(rt: Runtime, input: PersonBill): InvoiceFacts & { cisDeduction: number | null } {
+  const { org, contact } = findContact(rt, input.contactId);
+  if (contact.ContactStatus === 'ARCHIVED')
+    throw fail(400, `The contact '${contact.Name}' is archived and cannot be used`);
+  if (input.lines.length === 0) throw fail(400, 'A bill needs at least one line item');
+  const date = input.date === undefined ? isoDay(rt.now()) : parseRequestDay(input.date);
+  if (!date) throw fail(400, 'Date is not a valid date');
+  const dueDate = input.dueDate === undefined ? date : parseRequestDay(input.dueDate);
+  if (!dueDate) throw fail(400, 'DueDate is not a valid date');
+  const mode = input.lineAmountTypes ?? 'Exclusive';
+  const lines: LineRec[] = input.lines.map((line, i) => {
+    const account = org.accounts.find((a) => a.Code === line.accountCode && a.Status === 'ACTIVE');
+    if (!account) throw fail(400, `Line ${i + 1}: account code '${line.accountCode}' is not a valid code`);
+    const unitE4 = toScaled(line.unitAmount, 2);
+    if (unitE4 === null || hasMoreDecimals(line.unitAmount, 2))
+      throw fail(400, `Line ${i + 1}: UnitAmount must be an amount with at most 2 decimal places`);
+    const quantityE4 = toScaled(line.quantity ?? 1, 4);
+    if (quantityE4 === null || quantityE4 <= 0) throw fail(400, `Line ${i + 1}: Quantity must be positive`);
+    const taxType = line.taxType ?? (account.TaxType || 'NONE');
+    if (mode !== 'NoTax' && !org.taxRates.some((t) => t.TaxType === taxType && t.Status === 'ACTIVE'))
+      throw fail(400, `Line ${i + 1}: the tax rate '${taxType}' is not valid`);
+    return priceLine(
+      {
+        LineItemID: randomUUID(),
+        Description: line.description,
+        quantityE4,
+        unitE4: unitE4 * 100,
+        discountE2: 0,
+        AccountCode: account.Code,
+        AccountID: account.AccountID,
+        TaxType: taxType,
+      },
+      mode,
+      org.taxRates,
+    );
+  });
+  const now = rt.now();
+  const bill: InvoiceRec = {
+    InvoiceID: randomUUID(),
+    Type: 'ACCPAY',
+    InvoiceNumber: input.reference ?? '',
+    Reference: '',
+    ContactID: contact.ContactID,
+    Date: date,
+    DueDate: dueDate,
+    LineAmountTypes: mode,
+    Status: input.status ?? 'AUTHORISED',
+    lines,
+    subTotal: 0,
+    totalTax: 0,
+    total: 0,
+    amountPaid: 0,
+    fullyPaidOnDate: null,
+    sentToContact: false,
+    createdByClientId: null,
+    createdMs: now,
+    updatedMs: now,
+  };
+  applyTotals(bill);
+  const labourAccounts = new Set(
+    org.accounts.filter((a) => a.SystemAccount === 'CISLABOUREXPENSE').map((a) => a.AccountID),
+  );
+  const labourLines = lines.filter((l) => l.AccountID && labourAccounts.has(l.AccountID));
+  if (contact.cis?.enabled && contact.cis.rate !== undefined && labourLines.length > 0) {
+    const labourNet = labourLines.reduce(
+      (sum, l) => sum + (mode === 'Inclusive' ? l.lineAmount - l.taxAmount : l.lineAmount),
+      0,
+    );
+    bill.cisRate = contact.cis.rate;
+    bill.cisDeduction = Number(divRound(BigInt(labourNet) * BigInt(contact.cis.rate), 100n));
+  }
+  org.invoices.push(bill);
+  rt.markDirty();
+  rt.webhooks?.notify(org.OrganisationID, 'INVOICE', bill.InvoiceID, 'CREATE');
+  return { ...factsOf(bill), cisDeduction: bill.cisDeduction ?? null };
 }

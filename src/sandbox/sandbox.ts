@@ -27,7 +27,7 @@ import { createRandom } from './random.ts';
 import type { AutoConsent, Runtime, RuntimeSettings } from './runtime.ts';
 import { createSeed } from './seed.ts';
 import { STATE_VERSION, type SandboxState } from './state.ts';
-import { approveInvoice, editContact, editInvoice, payInvoice, voidInvoice } from './person.ts';
+import { approveInvoice, editContact, editInvoice, enterBill, payInvoice, voidInvoice } from './person.ts';
 import { WebhookSender, type WebhookConfig } from './webhooks.ts';
 
 export type { FaultConfig } from './faults.ts';
@@ -289,6 +289,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     },
     payInvoice: (invoiceId, payment) => payInvoice(rt, invoiceId, payment),
     approveInvoice: (invoiceId) => approveInvoice(rt, invoiceId),
+    enterBill: (bill) => enterBill(rt, bill),
     voidInvoice: (invoiceId) => voidInvoice(rt, invoiceId),
     editInvoice: (invoiceId, changes) => editInvoice(rt, invoiceId, changes),
     editContact: (contactId, changes) => editContact(rt, contactId, changes),

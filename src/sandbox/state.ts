@@ -158,6 +158,13 @@ export interface InvoiceRec {
   totalTax: number;
   total: number;
   amountPaid: number;
+  /**
+   * UK CIS: the deduction Xero computes on a bill of a CIS subcontractor's labour lines (coded to the CIS Labour
+   * Expense system account), in pence, and its rate in percent; absent on every other document. What the
+   * subcontractor is owed (the amount due) is the total less this.
+   */
+  cisDeduction?: number;
+  cisRate?: number;
   fullyPaidOnDate: string | null;
   sentToContact: boolean;
   createdByClientId: string | null;

@@ -15,7 +15,7 @@
  */
 import { z } from 'zod';
 import { addDays, createIsoDate, getDateParts, isIsoDate } from './dates';
-import { textSchema } from './input';
+import { refreshFlagSchema, textSchema, xeroIdSchema } from './input';
 import { roundHalfUp } from './money';
 
 /** A tax month is named by the calendar month it ends in: `2026-12` is 6 November to 5 December 2026. */
@@ -236,7 +236,7 @@ export const periodSchema = z
 
 export const cisReturnQuerySchema = z.object({
   period: periodSchema,
-  refresh: z.enum(['true', 'false']).optional(),
+  refresh: refreshFlagSchema,
   format: z.enum(['json', 'csv'], { error: 'Format must be json or csv' }).optional(),
 });
 export type CisReturnQuery = z.infer<typeof cisReturnQuerySchema>;
@@ -244,7 +244,7 @@ export type CisReturnQuery = z.infer<typeof cisReturnQuerySchema>;
 export const cisStatementQuerySchema = z.object({ period: periodSchema });
 
 export const contactIdParamsSchema = z.object({
-  contactId: z.string().regex(/^[0-9a-fA-F-]{36}$/, 'Invalid contact ID'),
+  contactId: xeroIdSchema('contact'),
 });
 
 export const periodParamsSchema = z.object({ period: periodSchema });
@@ -381,3 +381,85 @@ export const CIS_RETURN_CSV_HEADER = [
   'Cost of materials',
   'Amount deducted',
 ] as const;
+
+// ---- The figures of a return --------------------------------------------------------------------------------
+
+/** A bill as the return reads it (from the invoice cache): pence, ISO dates. */
+export interface ReturnBill {
+  contactId: string;
+  contactName: string;
+  /** Net of VAT. */
+  subTotalPence: number;
+  totalPence: number;
+  lineAmountTypes: string | null;
+  lines: ReadonlyArray<{ accountCode: string | null; lineAmountPence: number; taxAmountPence: number }>;
+  payments: ReadonlyArray<{ date: string | null; amountPence: number }>;
+  /** Xero's CISDeduction on the bill; null when Xero computed none (Ledgerlink's own bills). */
+  xeroDeductionPence: number | null;
+  xeroRate: number | null;
+}
+
+/** A bill's CIS figures in full (before any proportion): pence. */
+export interface BillCisFigures {
+  grossPence: number;
+  materialsPence: number;
+  deductionPence: number;
+  /** What the subcontractor is owed: the total less the deduction. */
+  payablePence: number;
+}
+
+/**
+ * A bill's gross (excluding VAT), materials (the net of its lines on materials accounts) and deduction: the one
+ * Xero holds when it computed one, otherwise Ledgerlink's 20 % of the bill total (docs/product/features.md §9),
+ * on the total less the materials lines (deductions never apply to materials), and none for a subcontractor with
+ * gross payment status (rate 0).
+ */
+export function getBillCisFigures(
+  bill: ReturnBill,
+  isMaterials: (accountCode: string | null) => boolean,
+  contactRate: number | null,
+): BillCisFigures {
+  const inclusive = bill.lineAmountTypes === 'Inclusive';
+  let materialsPence = 0;
+  let materialsWithVatPence = 0;
+  for (const line of bill.lines) {
+    if (!isMaterials(line.accountCode)) continue;
+    const net = inclusive ? line.lineAmountPence - line.taxAmountPence : line.lineAmountPence;
+    materialsPence += net;
+    materialsWithVatPence += inclusive ? line.lineAmountPence : line.lineAmountPence + line.taxAmountPence;
+  }
+  const deductionPence =
+    bill.xeroDeductionPence !== null
+      ? bill.xeroDeductionPence
+      : contactRate === 0
+        ? 0
+        : Number(roundHalfUp(BigInt(Math.max(0, bill.totalPence - materialsWithVatPence)) * 20n, 100n));
+  return {
+    grossPence: bill.subTotalPence,
+    materialsPence,
+    deductionPence,
+    payablePence: bill.totalPence - deductionPence,
+  };
+}
+
+/** What payments in a tax month carry of a bill: each figure in the share the month's payments paid. */
+export function getBillMonthFigures(
+  bill: ReturnBill,
+  figures: BillCisFigures,
+  month: { start: string; end: string },
+): { paidPence: number; grossPence: number; materialsPence: number; deductionPence: number } {
+  let before = 0;
+  let within = 0;
+  for (const p of bill.payments) {
+    if (!p.date || p.date > month.end) continue;
+    if (p.date < month.start) before += p.amountPence;
+    else within += p.amountPence;
+  }
+  const share = (amount: number) => getMonthSharePence(amount, before, within, figures.payablePence);
+  return {
+    paidPence: within,
+    grossPence: share(figures.grossPence),
+    materialsPence: share(figures.materialsPence),
+    deductionPence: share(figures.deductionPence),
+  };
+}

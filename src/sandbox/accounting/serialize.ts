@@ -257,6 +257,8 @@ export function invoiceJson(
     AmountDue: pounds(amountDue(inv)),
     AmountPaid: pounds(inv.amountPaid),
     AmountCredited: 0,
+    CISDeduction: inv.cisDeduction !== undefined ? pounds(inv.cisDeduction) : undefined,
+    CISRate: inv.cisRate,
     CurrencyRate: 1,
     IsDiscounted: inv.lines.some((l) => l.discountE2 > 0),
     HasAttachments: hasAttachments,

@@ -20,6 +20,9 @@ import type { AuditLog } from './audit/audit';
 import { createCisBillsRepository } from './cis-bills/cis-bills.repository';
 import { registerCisBillsRoutes } from './cis-bills/cis-bills.routes';
 import { createCisBillsService } from './cis-bills/cis-bills.service';
+import { createCisReturnsRepository } from './cis-returns/cis-returns.repository';
+import { registerCisReturnsRoutes } from './cis-returns/cis-returns.routes';
+import { createCisReturnsService } from './cis-returns/cis-returns.service';
 import { createContextOf, type ResolveTenant } from './organizations/tenancy';
 import { createAttachmentStoreRepository } from './pay-invoices/attachment-store.repository';
 import { createPayInvoicesRepository } from './pay-invoices/pay-invoices.repository';
@@ -108,6 +111,19 @@ export function registerFeatureModules(app: FastifyInstance, deps: FeatureDeps):
   });
   cisBills.registerFinders();
   registerCisBillsRoutes(app, { service: cisBills, contextOf: createContextOf(resolveTenant, 'cis-bills') });
+
+  // The CIS month-end (issue 29): behind the CIS Bills flag, reading the subcontractors' CIS settings as CIS Bills does.
+  const cisReturns = createCisReturnsService({
+    repo: createCisReturnsRepository(db),
+    sync,
+    audit,
+    checkCisContacts: (ctx, contactIds) => cisBills.checkCisContacts(ctx, contactIds),
+    log,
+  });
+  registerCisReturnsRoutes(app, {
+    service: cisReturns,
+    contextOf: createContextOf(resolveTenant, 'cis-bills'),
+  });
 
   const stockJournal = createStockJournalService({
     repo: createStockJournalRepository(db),

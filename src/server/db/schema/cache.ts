@@ -70,6 +70,9 @@ export const xeroInvoices = pgTable(
     totalPence: pence('total_pence').notNull().default(0),
     amountDuePence: pence('amount_due_pence').notNull().default(0),
     amountPaidPence: pence('amount_paid_pence').notNull().default(0),
+    /** Xero's CISDeduction and CISRate on a bill (read-only, UK): null when Xero computed none (issue 29). */
+    cisDeductionPence: pence('cis_deduction_pence'),
+    cisRate: numeric('cis_rate', { precision: 9, scale: 4 }),
     currencyCode: text('currency_code').notNull().default('GBP'),
     sentToContact: boolean('sent_to_contact').notNull().default(false),
     hasAttachments: boolean('has_attachments').notNull().default(false),

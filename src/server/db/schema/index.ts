@@ -8,3 +8,4 @@ export * from './cache-versions.ts';
 export * from './xero-gate.ts';
 export * from './webhooks.ts';
 export * from './attachments.ts';
+export * from './cis-returns.ts';

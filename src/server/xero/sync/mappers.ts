@@ -69,6 +69,8 @@ export function toInvoiceRow(organizationId: number, inv: XeroInvoice): typeof x
     totalPence: toPenceFromXero(inv.Total),
     amountDuePence: toPenceFromXero(inv.AmountDue),
     amountPaidPence: toPenceFromXero(inv.AmountPaid),
+    cisDeductionPence: inv.CISDeduction == null ? null : toPenceFromXero(inv.CISDeduction),
+    cisRate: inv.CISRate == null ? null : String(inv.CISRate),
     currencyCode: inv.CurrencyCode ?? 'GBP',
     sentToContact: inv.SentToContact ?? false,
     hasAttachments: inv.HasAttachments ?? false,

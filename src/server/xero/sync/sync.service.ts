@@ -37,6 +37,7 @@ export type InvoiceView =
   | { key: 'sales-open' }
   | { key: 'sales-draft' }
   | { key: 'bills-draft' }
+  | { key: 'bills-paid' }
   | { key: 'sales-contact'; contactId: string };
 
 const ALL_STATUSES = 'DRAFT,SUBMITTED,AUTHORISED,PAID,VOIDED,DELETED';
@@ -70,6 +71,16 @@ function describeView(view: InvoiceView) {
         initialStatuses: ['DRAFT'],
         contactId: undefined,
         // CIS Bills edits and approves the draft bills' lines: they are read whole.
+        summaryOnly: false,
+      };
+    case 'bills-paid':
+      return {
+        resource: 'invoices:bills-paid',
+        type: 'ACCPAY',
+        // The CIS month-end (issue 29) counts payments on approved bills: their payments, lines (materials) and
+        // Xero's CIS deduction are read whole. Later syncs bring every bill changed since, paid or not.
+        initialStatuses: ['AUTHORISED', 'PAID'],
+        contactId: undefined,
         summaryOnly: false,
       };
     case 'sales-contact':
@@ -275,6 +286,8 @@ export function createXeroSync(deps: {
             totalPence: sql`excluded.total_pence`,
             amountDuePence: sql`excluded.amount_due_pence`,
             amountPaidPence: sql`excluded.amount_paid_pence`,
+            cisDeductionPence: sql`excluded.cis_deduction_pence`,
+            cisRate: sql`excluded.cis_rate`,
             currencyCode: sql`excluded.currency_code`,
             sentToContact: sql`excluded.sent_to_contact`,
             hasAttachments: sql`excluded.has_attachments`,

@@ -55,6 +55,9 @@ export const xeroInvoiceSchema = z.object({
   Total: amount,
   AmountDue: amount,
   AmountPaid: amount,
+  /** UK CIS (read-only): the deduction Xero computed on a bill's CIS labour lines, and its rate in percent. */
+  CISDeduction: amount,
+  CISRate: amount,
   CurrencyCode: z.string().nullish(),
   SentToContact: z.boolean().nullish(),
   HasAttachments: z.boolean().nullish(),
