@@ -20,6 +20,7 @@ const PAGE_LOADERS: Record<string, PageLoader> = {
   [paths.invoices.path]: () => import('./routes/pay-invoices'),
   [paths.addInvoices.path]: () => import('./routes/add-invoices'),
   [paths.cisInvoices.path]: () => import('./routes/cis-bills'),
+  [paths.cisReturns.path]: () => import('./routes/cis-returns'),
   [paths.stockJournal.path]: () => import('./routes/stock-journal'),
 };
 

@@ -23,6 +23,7 @@ const SettingsRoute = lazyPage(paths.settings.path);
 const PayInvoicesRoute = lazyPage(paths.invoices.path);
 const AddInvoicesRoute = lazyPage(paths.addInvoices.path);
 const CisBillsRoute = lazyPage(paths.cisInvoices.path);
+const CisReturnsRoute = lazyPage(paths.cisReturns.path);
 const StockJournalRoute = lazyPage(paths.stockJournal.path);
 const AccountSecurityRoute = lazyPage(paths.accountSecurity.path);
 
@@ -122,6 +123,9 @@ export function AppRouter() {
         </Route>
         <Route path={paths.cisInvoices.path}>
           <FeaturePage feature="cis-bills" component={CisBillsRoute} ownConnectionStates />
+        </Route>
+        <Route path={paths.cisReturns.path}>
+          <FeaturePage feature="cis-bills" component={CisReturnsRoute} />
         </Route>
         <Route path={paths.stockJournal.path}>
           <FeaturePage feature="stock-journal" component={StockJournalRoute} />

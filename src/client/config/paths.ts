@@ -27,6 +27,8 @@ export const paths = {
   invoices: { path: '/invoices', getHref: () => '/invoices' },
   addInvoices: { path: '/add-invoices', getHref: () => '/add-invoices' },
   cisInvoices: { path: '/cis-invoices', getHref: () => '/cis-invoices' },
+  /** Not in the spec: the CIS month-end beside CIS Bills, behind the same flag (issue 29). */
+  cisReturns: { path: '/cis-returns', getHref: () => '/cis-returns' },
   stockJournal: { path: '/stock-journal', getHref: () => '/stock-journal' },
   settings: {
     path: '/settings',

@@ -19,6 +19,8 @@ const INVOICE_QUERIES: ReadonlyArray<readonly [string, string]> = [
   ['pay-invoices', 'invoices'],
   ['add-invoices', 'drafts'],
   ['cis-bills', 'draft-bills'],
+  ['cis-returns', 'months'],
+  ['cis-returns', 'return'],
   ['stock-journal', 'sales'],
   ['stock-journal', 'entries'],
 ];

@@ -14,6 +14,7 @@ import { Button } from '@/client/components/ui/button';
 import { PageSpinner } from '@/client/components/ui/spinner';
 import { Tabs, TabsContent, TabsList, TabsTrigger } from '@/client/components/ui/tabs';
 import { AdminPanel } from '@/client/features/admin/components/admin-panel';
+import { CisSettingsCard } from '@/client/features/cis-returns/components/cis-settings-card';
 import { SettingsGeneral } from '@/client/features/settings/components/settings-general';
 
 /**
@@ -96,7 +97,12 @@ export default function SettingsRoute() {
           {switching ? (
             <PageSpinner label="Selecting the organization" />
           ) : (
-            <SettingsGeneral connection={connection} isLoading={isLoading || flagsLoading} flags={flags} />
+            <>
+              <SettingsGeneral connection={connection} isLoading={isLoading || flagsLoading} flags={flags} />
+              {connection?.connected && connection.organizationId !== null && flags['cis-bills'] ? (
+                <CisSettingsCard orgId={connection.organizationId} />
+              ) : null}
+            </>
           )}
         </TabsContent>
         <TabsContent value="admin">

@@ -1,4 +1,5 @@
 import {
+  CalendarCheck,
   Building2,
   FilePlus2,
   HardHat,
@@ -9,7 +10,7 @@ import {
   ShieldCheck,
   UserCog,
 } from 'lucide-react';
-import type { ComponentType } from 'react';
+import { Fragment, type ComponentType } from 'react';
 import { useLocation } from 'wouter';
 import type { CurrentUser } from '@/shared/auth';
 import { FEATURE_LABELS, type FeatureKey } from '@/shared/feature-flags-rules';
@@ -89,13 +90,20 @@ export default function UserMenuDropdown({
         {FEATURE_ORDER.map((feature) => {
           const Icon = FEATURE_ICONS[feature];
           return (
-            <DropdownMenuItem
-              key={feature}
-              disabled={!flags[feature]}
-              onSelect={() => navigate(featureHref[feature])}
-            >
-              <Icon aria-hidden /> {FEATURE_LABELS[feature]}
-            </DropdownMenuItem>
+            <Fragment key={feature}>
+              <DropdownMenuItem disabled={!flags[feature]} onSelect={() => navigate(featureHref[feature])}>
+                <Icon aria-hidden /> {FEATURE_LABELS[feature]}
+              </DropdownMenuItem>
+              {feature === 'cis-bills' ? (
+                // The CIS month-end (issue 29) sits beside CIS Bills, behind the same switch.
+                <DropdownMenuItem
+                  disabled={!flags[feature]}
+                  onSelect={() => navigate(paths.cisReturns.getHref())}
+                >
+                  <CalendarCheck aria-hidden /> CIS Returns
+                </DropdownMenuItem>
+              ) : null}
+            </Fragment>
           );
         })}
         <DropdownMenuSeparator />

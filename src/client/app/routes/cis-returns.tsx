@@ -1,0 +1,9 @@
+import { CisReturnsPage } from '@/client/features/cis-returns/components/cis-returns-page';
+import { useLiveEvents } from '@/client/lib/live-events';
+
+/** CIS Returns (issue 29): the screen lives in `src/client/features/cis-returns`. */
+export default function CisReturnsRoute() {
+  // A bill paid in Xero shows on the open return within seconds (Xero's webhooks, issue 18).
+  useLiveEvents();
+  return <CisReturnsPage />;
+}
