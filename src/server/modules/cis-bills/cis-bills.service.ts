@@ -109,6 +109,19 @@ export function toDraftBill(row: CachedBill): DraftBill {
   };
 }
 
+/** What happened to a bill, in words, from the status Xero gives it now. */
+function describeStatus(status: string): string {
+  const words: Record<string, string> = {
+    DRAFT: 'put back to draft',
+    SUBMITTED: 'submitted for approval',
+    AUTHORISED: 'approved',
+    PAID: 'paid',
+    VOIDED: 'voided',
+    DELETED: 'deleted',
+  };
+  return words[status] ?? `changed to ${status.toLowerCase()}`;
+}
+
 function describeFailure(error: unknown): { statusCode: number; message: string } {
   if (error instanceof AppError) return { statusCode: error.statusCode, message: error.message };
   return { statusCode: 500, message: 'Failed to create bill' };
@@ -490,7 +503,11 @@ export function createCisBillsService(deps: {
     ): Promise<BillActionResponse> {
       const [outcome] = await createMany(ctx, [{ id: 'bill', key, request }]);
       if (outcome?.result.ok && outcome.result.invoiceID)
-        return { invoiceID: outcome.result.invoiceID, status: outcome.result.status ?? request.status };
+        return {
+          invoiceID: outcome.result.invoiceID,
+          status: outcome.result.status ?? request.status,
+          ...(outcome.result.message ? { message: outcome.result.message } : {}),
+        };
       if (outcome?.error instanceof AppError) throw outcome.error;
       throw new AppError('XERO_UNAVAILABLE', outcome?.result.message ?? 'Failed to create bill');
     },
@@ -670,7 +687,11 @@ export function createCisBillsService(deps: {
     );
     const results = await Promise.all(
       prepared.map(
-        async ({ bill, prepared: ready, error }): Promise<{ result: CreateBillResult; error: unknown }> => {
+        async ({
+          bill,
+          prepared: ready,
+          error,
+        }): Promise<{ result: CreateBillResult; error: unknown; replayed?: boolean }> => {
           if (!ready) {
             // Refused before anything was recorded or sent: not a write, so no activity-log line.
             const failure = describeFailure(error);
@@ -712,6 +733,7 @@ export function createCisBillsService(deps: {
                 status: outcome.response.status,
               },
               error: null,
+              replayed: outcome.replayed,
             };
           } catch (error) {
             const settled = await settleUnknownCreate(ctx, error);
@@ -730,7 +752,53 @@ export function createCisBillsService(deps: {
         },
       ),
     );
-    return results;
+    // Replayed answers are of the moment they were first given: say what is true now (issue 28).
+    const replayed = results.filter((r) => r.replayed).map((r) => r.result);
+    if (replayed.length === 0) return results;
+    const now = await describeReplayedBills(ctx, replayed);
+    return results.map((r) => {
+      const changed = r.replayed && r.result.invoiceID ? now.get(r.result.invoiceID) : undefined;
+      return changed ? { ...r, result: { ...r.result, ...changed } } : r;
+    });
+  }
+
+  /**
+   * Replayed creates answer each bill as it is now, not as it was when first created (issue 28: a bill deleted
+   * since was replayed as DRAFT). A replay is a retry, rare, so the bills are read again from Xero in one call
+   * (the cache takes what it says); if Xero cannot be asked, the cache answers. Answers the bills that changed,
+   * with their status now and a message saying so.
+   */
+  async function describeReplayedBills(
+    ctx: CisBillsContext,
+    replayed: readonly CreateBillResult[],
+  ): Promise<Map<string, { status: string; message: string }>> {
+    const ids = replayed.flatMap((r) => (r.invoiceID ? [r.invoiceID] : []));
+    const current = new Map<string, string | null>();
+    try {
+      const { rows } = await sync.refreshInvoicesByIds(ctx, ids);
+      for (const id of ids) current.set(id.toLowerCase(), null);
+      for (const row of rows) current.set(row.invoiceId.toLowerCase(), row.status);
+    } catch (error) {
+      deps.log?.warn({ err: error }, 'replayed bills could not be read again from Xero; the cache answers');
+      for (const id of ids)
+        current.set(id.toLowerCase(), (await repo.findBill(ctx.organizationId, id))?.status ?? '');
+    }
+    const changed = new Map<string, { status: string; message: string }>();
+    for (const result of replayed) {
+      if (!result.invoiceID) continue;
+      const status = current.get(result.invoiceID.toLowerCase());
+      if (status === null)
+        changed.set(result.invoiceID, {
+          status: result.status ?? '',
+          message: 'This bill was created, but Xero no longer has it',
+        });
+      else if (status && status !== result.status)
+        changed.set(result.invoiceID, {
+          status,
+          message: `This bill was created and has since been ${describeStatus(status)}`,
+        });
+    }
+    return changed;
   }
 
   /**

@@ -404,7 +404,9 @@ describe('CIS Bills API (001 §7 CIS rows)', () => {
       t.sandbox.clearLedger();
       const retry = await call('POST', '/api/xero/create-bills', { bills }, { 'idempotency-key': key });
       expect(retry.json().results).toEqual(res.json().results);
-      expect(t.sandbox.ledger().totals.all).toBe(0);
+      // Nothing sent again; one read of the 20 bills, so the replay answers what is true now (issue 28).
+      expect(countCalls(t.sandbox.ledger(), ...PUT_INVOICES)).toBe(0);
+      expect(t.sandbox.ledger().totals.all).toBe(1);
 
       // The naive way: one create-bill request per bill.
       t.sandbox.clearLedger();
@@ -613,6 +615,68 @@ describe('CIS Bills API (001 §7 CIS rows)', () => {
       );
       const notDraft = await call('POST', `/api/xero/delete-bill/${approved.json().invoiceID}`);
       expect(notDraft.statusCode).toBe(409);
+    });
+  });
+
+  describe('a replayed create answers the bill as it is now (issue 28)', () => {
+    it('says a bill deleted or approved since was, instead of replaying DRAFT; Xero is sent nothing', async () => {
+      const key = crypto.randomUUID();
+      const body = billBody(subs['Hughes Groundworks Ltd'] ?? '', 321.5, { reference: 'replay-1' });
+      const first = await call('POST', '/api/xero/create-bill', body, { 'idempotency-key': key });
+      expect(first.json()).toMatchObject({ status: 'DRAFT' });
+      const id = first.json().invoiceID as string;
+      // Unchanged: the replay is the first answer, word for word.
+      expect((await call('POST', '/api/xero/create-bill', body, { 'idempotency-key': key })).json()).toEqual(
+        first.json(),
+      );
+      await call('POST', `/api/xero/delete-bill/${id}`, undefined, {
+        'idempotency-key': crypto.randomUUID(),
+      });
+      t.sandbox.clearLedger();
+      const replay = await call('POST', '/api/xero/create-bill', body, { 'idempotency-key': key });
+      expect(replay.statusCode).toBe(200);
+      expect(replay.json()).toEqual({
+        invoiceID: id,
+        status: 'DELETED',
+        message: 'This bill was created and has since been deleted',
+      });
+      // Approved by a person in Xero's own web app: the replay says approved.
+      const key2 = crypto.randomUUID();
+      const body2 = billBody(subs['Hughes Groundworks Ltd'] ?? '', 12.5, { reference: 'replay-2' });
+      const second = (await call('POST', '/api/xero/create-bill', body2, { 'idempotency-key': key2 })).json();
+      t.sandbox.approveInvoice(second.invoiceID as string);
+      t.sandbox.clearLedger();
+      const replay2 = await call('POST', '/api/xero/create-bill', body2, { 'idempotency-key': key2 });
+      expect(replay2.json()).toMatchObject({
+        status: 'AUTHORISED',
+        message: 'This bill was created and has since been approved',
+      });
+      expect(countCalls(t.sandbox.ledger(), ...PUT_INVOICES)).toBe(0);
+
+      // A batch resent with its key says the same of each bill.
+      const batchKey = crypto.randomUUID();
+      const batchBody = {
+        bills: [
+          { id: 'b1', ...billBody(subs['Hughes Groundworks Ltd'] ?? '', 45, { reference: 'replay-3' }) },
+        ],
+      };
+      const made = await call('POST', '/api/xero/create-bills', batchBody, { 'idempotency-key': batchKey });
+      const madeId = made.json().results[0].invoiceID as string;
+      await call('POST', `/api/xero/delete-bill/${madeId}`, undefined, {
+        'idempotency-key': crypto.randomUUID(),
+      });
+      t.sandbox.clearLedger();
+      const again = await call('POST', '/api/xero/create-bills', batchBody, { 'idempotency-key': batchKey });
+      expect(again.json().results).toEqual([
+        {
+          id: 'b1',
+          ok: true,
+          invoiceID: madeId,
+          status: 'DELETED',
+          message: 'This bill was created and has since been deleted',
+        },
+      ]);
+      expect(countCalls(t.sandbox.ledger(), ...PUT_INVOICES)).toBe(0);
     });
   });
 
