@@ -340,7 +340,11 @@ export type CisMonthsResponse = z.infer<typeof cisMonthsResponseSchema>;
 
 export const markFiledRequestSchema = z.object({
   /** The day the return was sent to HMRC; today when left out. Not in the future, not before the month ended. */
-  filedOn: z.string().refine(isIsoDate, 'Filed date must be a valid date written YYYY-MM-DD').optional(),
+  filedOn: z
+    .string()
+    .max(10, 'Filed date must be a valid date written YYYY-MM-DD')
+    .refine(isIsoDate, 'Filed date must be a valid date written YYYY-MM-DD')
+    .optional(),
 });
 
 export const cisSettingsSchema = z.object({

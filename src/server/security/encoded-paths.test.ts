@@ -29,6 +29,12 @@ const ENCODINGS = [escapeFirst, escapeAll];
 const concrete = (route: RegisteredRoute) =>
   route.url.replace(/:[A-Za-z]+/g, '1').replace(/\*$/, 'index.html');
 
+/**
+ * Tables an instance writes on its own clock, whatever the requests: its heartbeat (ledger_instances). They say
+ * the server is alive, not what a user did.
+ */
+const HOUSEKEEPING_TABLES = new Set(['ledger_instances']);
+
 /** Every row of every table, hashed per table: "changes nothing" means this is the same afterwards. */
 async function fingerprintDatabase(t: XeroTestApp): Promise<Record<string, string>> {
   const listed = await t.database.db.execute(
@@ -39,7 +45,7 @@ async function fingerprintDatabase(t: XeroTestApp): Promise<Record<string, strin
     (listed as unknown as Array<{ table_name: string }>)
   ).map((r) => r.table_name);
   const prints: Record<string, string> = {};
-  for (const table of tables) {
+  for (const table of tables.filter((name) => !HOUSEKEEPING_TABLES.has(name))) {
     const found = await t.database.db.execute(
       sql`select count(*)::int as n, coalesce(md5(string_agg(row_to_json(x)::text, '|' order by row_to_json(x)::text)), '') as h from ${sql.identifier(table)} x`,
     );
@@ -140,11 +146,16 @@ describe('percent-encoded paths are the paths they decode to', () => {
       for (const encode of ENCODINGS) {
         // A NUL in a query parameter no route declares: only the guard can refuse it.
         const url = `${encode(concrete(route))}?note=a%00b`;
+        const withBody = route.method !== 'GET' && route.method !== 'DELETE';
         const res = await t.app.inject({
           method: route.method as 'POST',
           url,
-          headers: { origin: TEST_ORIGIN, cookie, 'content-type': 'application/json' },
-          ...(route.method === 'GET' || route.method === 'DELETE' ? {} : { payload: '{}' }),
+          headers: {
+            origin: TEST_ORIGIN,
+            cookie,
+            ...(withBody ? { 'content-type': 'application/json' } : {}),
+          },
+          ...(withBody ? { payload: '{}' } : {}),
         });
         if (res.statusCode !== 400 || !String(res.json().message).startsWith('Invalid querystring.note'))
           missed.push(`${route.method} ${url} → ${res.statusCode} ${res.body.slice(0, 120)}`);
