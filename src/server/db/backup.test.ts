@@ -15,7 +15,7 @@ import { LOCK_FILE } from '../lib/data-dir-lock';
 import { createTestApp } from '../test/app';
 import { backupDatabase, defaultBackupFile, restoreDatabase } from './backup';
 import { migrateDatabase, openDatabase, type Database } from './client';
-import { users } from './schema/index.ts';
+import { ledgerRestores, users } from './schema/index.ts';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ledgerlink-backup-test-'));
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -64,6 +64,9 @@ describe('embedded database (PGlite under DATA_DIR)', () => {
 
       const after = await openDatabase({ dataDir });
       expect(await usernames(after)).toEqual(['ada', 'grace', 'edsger']);
+      // The restore is on record, so the write ledger checks Xero before sending keys it does not know.
+      const restores = await after.db.select().from(ledgerRestores);
+      expect(restores.map((r) => r.backupFile)).toEqual([path.basename(file)]);
       await appStartsOn(after);
       await after.close();
 

@@ -13,6 +13,8 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { lockDataDir } from '../lib/data-dir-lock';
+import { migrateDatabase, openDatabase } from './client';
+import { ledgerRestores } from './schema/index.ts';
 
 export class BackupError extends Error {
   constructor(message: string) {
@@ -113,11 +115,38 @@ export async function backupDatabase(target: BackupTarget, file: string): Promis
 }
 
 /**
- * Replaces the database of `target` with the backup in `file`. PGlite: the current folder is moved to
- * `pglite.before-restore-<time>` (returned) and kept. PostgreSQL: objects are dropped and recreated from the
- * dump in one transaction.
+ * Notes in the restored database that it was restored (table ledger_restores, issue 28 item 4): it does not
+ * know the writes made after the backup was taken, so for a while the write ledger looks a caller's unknown
+ * key up in Xero before sending it. Migrates first (an older backup may predate the table), as a start would.
+ */
+async function recordRestore(target: BackupTarget, file: string): Promise<void> {
+  const work = async () => {
+    const database = await openDatabase(
+      target.kind === 'pglite' ? { dataDir: target.dataDir } : { databaseUrl: target.databaseUrl },
+    );
+    try {
+      await migrateDatabase(database);
+      await database.db.insert(ledgerRestores).values({ backupFile: path.basename(file) });
+    } finally {
+      await database.close();
+    }
+  };
+  if (target.kind === 'pglite') await withDataDirLock(target.dataDir, work);
+  else await work();
+}
+
+/**
+ * Replaces the database of `target` with the backup in `file`, and records the restore in it. PGlite: the
+ * current folder is moved to `pglite.before-restore-<time>` (returned) and kept. PostgreSQL: objects are
+ * dropped and recreated from the dump in one transaction.
  */
 export async function restoreDatabase(target: BackupTarget, file: string): Promise<{ keptAside?: string }> {
+  const restored = await replaceDatabase(target, file);
+  await recordRestore(target, file);
+  return restored;
+}
+
+async function replaceDatabase(target: BackupTarget, file: string): Promise<{ keptAside?: string }> {
   if (!fs.existsSync(file)) throw new BackupError(`no backup file at ${file}`);
   if (target.kind === 'pglite') {
     return withDataDirLock(target.dataDir, async () => {

@@ -80,6 +80,8 @@ export function registerFeatureModules(app: FastifyInstance, deps: FeatureDeps):
   // When a payment's answer is lost, reconciliation looks it up in Xero instead of paying again.
   ledger.registerFinder('payment', payInvoices.findPaymentInXero);
   ledger.registerFinder('payment.delete', payInvoices.findPaymentDeletionInXero);
+  // After a restore, a payment under a key the database forgot is looked up by its mark before it is sent.
+  ledger.registerMarkFinder('payment', payInvoices.findMarkedPaymentInXero);
   // A payment held for review that Xero does not have can be sent again by an administrator (issue 20).
   ledger.registerRetrier('payment', (row, by, key) => payInvoices.retryHeldPayment(row, by, key));
   registerPayInvoicesRoutes(app, {

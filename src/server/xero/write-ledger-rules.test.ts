@@ -5,7 +5,10 @@ import {
   isSenderAlive,
   isWriteStale,
   MAX_IN_FLIGHT_MS,
+  hasWriteMark,
   msUntilStale,
+  withWriteMark,
+  writeMarkOf,
   type XeroWriteState,
 } from './write-ledger-rules';
 
@@ -54,5 +57,19 @@ describe('the staleness rule (one for every write kind)', () => {
   it('names the open states once', () => {
     expect(['pending', 'sent', 'unknown'].every(isOpenWriteState)).toBe(true);
     expect(['confirmed', 'failed', 'needs_review', 'other'].some(isOpenWriteState)).toBe(false);
+  });
+});
+
+describe('the mark a write leaves in Xero', () => {
+  it('keeps what a person wrote, adds a short mark of the key, and stays within the field', () => {
+    const key = '0190f0c4-7a5e-7c3b-9f1e-2b3c4d5e6f70';
+    const marked = withWriteMark('Cash payment for INV-0042', key);
+    expect(marked).toMatch(/^Cash payment for INV-0042 \[LL-[0-9a-f]{10}\]$/);
+    expect(hasWriteMark(marked, key)).toBe(true);
+    expect(hasWriteMark(marked, `${key}x`)).toBe(false);
+    const long = withWriteMark('x'.repeat(300), key);
+    expect(long).toHaveLength(255);
+    expect(hasWriteMark(long, key)).toBe(true);
+    expect(withWriteMark('', key)).toBe(`[${writeMarkOf(key)}]`);
   });
 });

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /**
  * The write ledger's rules, defined once (issue 28; docs/decisions/015-write-ledger.md): the states a write
  * moves through, the kinds of write, which states are open, and when an open write may be settled by asking
@@ -117,4 +119,33 @@ export function msUntilStale(row: OpenWriteFacts, sender: SenderFacts, nowMs: nu
   const inFlightLeft = (row.sentAt ?? row.createdAt).getTime() + MAX_IN_FLIGHT_MS - nowMs;
   const beatLeft = sender.beatAgeMs === null ? inFlightLeft : HEARTBEAT_STALE_MS - sender.beatAgeMs;
   return Math.max(0, Math.min(inFlightLeft, beatLeft));
+}
+
+/**
+ * For this long after a `db:restore`, a write under a caller's key the ledger does not know is first looked
+ * up in Xero by its mark: the key may be one the restored database forgot (used after the backup was
+ * taken), and Xero's own Idempotency-Key replay lasts minutes only (issue 28 item 4).
+ */
+export const RESTORE_LOOKUP_MS = 24 * 60 * 60_000;
+
+/**
+ * The mark a write leaves in Xero, in a field Xero keeps (a payment's Reference, a journal's Narration):
+ * "LL-" and the first 10 hex digits of SHA-256 of its idempotency key. Short enough to keep within Xero's
+ * field lengths and out of a reader's way; 40 bits, so two keys on one invoice never share one.
+ */
+export function writeMarkOf(idempotencyKey: string): string {
+  return `LL-${createHash('sha256').update(idempotencyKey).digest('hex').slice(0, 10)}`;
+}
+
+/** `text` with the write's mark after it, in brackets, cut to `maxLength` (the text gives way, never the mark). */
+export function withWriteMark(text: string, idempotencyKey: string, maxLength = 255): string {
+  const tag = `[${writeMarkOf(idempotencyKey)}]`;
+  const room = maxLength - tag.length - 1;
+  const kept = text.trim().slice(0, Math.max(0, room)).trimEnd();
+  return kept ? `${kept} ${tag}` : tag;
+}
+
+/** Whether a text Xero holds carries this write's mark. */
+export function hasWriteMark(text: string | null | undefined, idempotencyKey: string): boolean {
+  return Boolean(text?.includes(`[${writeMarkOf(idempotencyKey)}]`));
 }

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { and, desc, eq, inArray, isNotNull, lt, ne, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { auditLog, ledgerInstances, organizations, xeroWrites } from '../db/schema/index.ts';
+import { auditLog, ledgerInstances, ledgerRestores, organizations, xeroWrites } from '../db/schema/index.ts';
 import { AppError } from '../lib/app-error';
 import {
   HEARTBEAT_INTERVAL_MS,
@@ -10,6 +10,7 @@ import {
   isWriteStale,
   msUntilStale,
   OPEN_WRITE_STATES,
+  RESTORE_LOOKUP_MS,
   type SenderFacts,
   type WriteKind,
   type XeroWriteState,
@@ -106,6 +107,10 @@ const DEFINITE_FAILURES = new Set([
   'UNPROCESSABLE',
 ]);
 
+/** A write not sent because Xero could not be asked whether it already had it (after a restore). */
+export const RESTORE_CHECK_UNAVAILABLE =
+  'Could not ask Xero whether it already has this change (the database was restored lately), so it was not sent. Try again in a moment.';
+
 /** A write that was never sent (its instance stopped first), settled as failed. */
 export const NOT_SENT_MESSAGE = 'Not sent: Ledgerlink stopped before sending it to Xero.';
 
@@ -162,7 +167,35 @@ export function createWriteLedger(deps: {
   const instanceId = deps.instanceId ?? crypto.randomUUID();
   const finders = new Map<WriteKind, WriteFinder>();
   const retriers = new Map<WriteKind, WriteRetrier>();
+  const markFinders = new Map<WriteKind, WriteFinder>();
   let heartbeat: NodeJS.Timeout | null = null;
+  /** When the database was last restored (read at start: every instance is stopped for a restore). */
+  let lastRestoreMs: number | null | undefined;
+
+  async function findLastRestoreMs(): Promise<number | null> {
+    if (lastRestoreMs !== undefined) return lastRestoreMs;
+    const [row] = await db
+      .select({ at: ledgerRestores.restoredAt })
+      .from(ledgerRestores)
+      .orderBy(desc(ledgerRestores.restoredAt))
+      .limit(1);
+    const at = row?.at.getTime() ?? null;
+    if (heartbeat) lastRestoreMs = at;
+    return at;
+  }
+
+  /**
+   * Before a write under a caller's key the ledger has just met is sent: when the database was restored
+   * lately the key may be one the restore forgot, so Xero is asked for the write's mark first. Answers what
+   * Xero has under that mark (the write then settles as confirmed, nothing is sent), or null to send.
+   */
+  async function findForgottenWrite(row: WriteRow, spec: WriteSpec<unknown>, tenantId: string) {
+    const finder = markFinders.get(row.kind);
+    if (!spec.idempotencyKey || !finder || row.userId === null) return null;
+    const restoredMs = await findLastRestoreMs();
+    if (restoredMs === null || Date.now() - restoredMs > RESTORE_LOOKUP_MS) return null;
+    return finder({ userId: row.userId, tenantId, organizationId: row.organizationId }, row);
+  }
 
   /** This instance is alive: its row in ledger_instances, stamped by the database's clock. */
   async function beat() {
@@ -247,6 +280,27 @@ export function createWriteLedger(deps: {
     row: WriteRow,
     spec: WriteSpec<R>,
   ): Promise<WriteOutcome<R> & { writeId: number; replayed: boolean }> {
+    let forgotten: WriteOutcome<unknown> | null;
+    try {
+      forgotten = await findForgottenWrite(row, spec as WriteSpec<unknown>, spec.tenantId);
+    } catch (error) {
+      // Not sent, and nothing happened: the row goes, so the same key can be tried again.
+      await db.delete(xeroWrites).where(and(eq(xeroWrites.id, row.id), eq(xeroWrites.state, 'pending')));
+      throw new AppError(
+        'XERO_UNAVAILABLE',
+        RESTORE_CHECK_UNAVAILABLE,
+        error instanceof Error ? error.message : String(error),
+      );
+    }
+    if (forgotten) {
+      const settled = await settle(row.id, {
+        state: 'confirmed',
+        xeroId: forgotten.xeroId ?? null,
+        response: forgotten.response,
+      });
+      const now = settled ?? (await findById(row.id)) ?? row;
+      return { xeroId: now.xeroId, response: now.response as R, writeId: row.id, replayed: true };
+    }
     // Only a write still pending is sent: one another instance settled meanwhile (it took this instance for
     // dead) is not sent behind its back.
     const [claimed] = await db
@@ -386,6 +440,7 @@ export function createWriteLedger(deps: {
     async start() {
       if (heartbeat) return;
       await beat();
+      lastRestoreMs = undefined;
       heartbeat = setInterval(() => {
         beat().catch((error: unknown) => deps.log?.warn({ err: error }, 'ledger heartbeat failed'));
       }, HEARTBEAT_INTERVAL_MS);
@@ -399,6 +454,21 @@ export function createWriteLedger(deps: {
       await db.delete(ledgerInstances).where(eq(ledgerInstances.id, instanceId));
       // Instances gone for a day (killed, never stopped cleanly) are only history.
       await db.delete(ledgerInstances).where(lt(ledgerInstances.beatAt, sql`now() - interval '1 day'`));
+    },
+
+    /**
+     * The kind's look-up by mark alone (the mark its send leaves in Xero, writeMarkOf): used after a restore
+     * before a write under an unknown caller's key is sent. One per kind, as finders.
+     */
+    registerMarkFinder(kind: WriteKind, finder: WriteFinder) {
+      if (markFinders.has(kind)) throw new Error(`A mark finder for '${kind}' writes is already registered`);
+      markFinders.set(kind, finder);
+    },
+
+    /** Records a restore of the database (db:restore does, after restoring): see RESTORE_LOOKUP_MS. */
+    async recordRestore(backupFile: string | null) {
+      await db.insert(ledgerRestores).values({ backupFile });
+      lastRestoreMs = undefined;
     },
 
     /** One finder per kind: a second registration is a wiring mistake and fails at start. */

@@ -79,6 +79,18 @@ export const ledgerInstances = pgTable('ledger_instances', {
 });
 
 /**
+ * Each `npm run db:restore` (issue 28 item 4): the restored database does not know the writes made after its
+ * backup, so for a while after a restore the ledger looks every caller's key it does not know up in Xero (by
+ * the mark each write leaves there) before sending it.
+ */
+export const ledgerRestores = pgTable('ledger_restores', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  restoredAt: timestamp('restored_at', { withTimezone: true }).notNull().defaultNow(),
+  /** The backup file's name, for the record. */
+  backupFile: text('backup_file'),
+});
+
+/**
  * Cash taken against a draft invoice that is not approved yet: applied when it is approved here
  * (docs/architecture.md §4).
  */

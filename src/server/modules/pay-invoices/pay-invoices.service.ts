@@ -23,6 +23,8 @@ import type { XeroSync, SyncContext, InvoiceView } from '../../xero/sync/sync.se
 import type { CachedPayment } from '../../xero/sync/mappers';
 import {
   busyExtra,
+  hasWriteMark,
+  withWriteMark,
   type RetryActor,
   type WriteLedger,
   type WriteOutcome,
@@ -286,9 +288,46 @@ export function createPayInvoicesService(deps: {
     };
   }
 
+  /** What the ledger keeps of a payment found in Xero; the cached balance is marked stale meanwhile. */
+  async function foundPayment(
+    row: LedgerWriteRow,
+    match: XeroPaymentFacts,
+  ): Promise<WriteOutcome<StoredPayment>> {
+    // Xero applied a payment whose answer never reached the cache (lost, or the server stopped): the cached
+    // balance is from before it, so the next check or refresh must read Xero, however recently it synced.
+    await repo.markStale(row.organizationId, (row.request as PaymentPayload).invoiceId);
+    return {
+      xeroId: match.paymentId,
+      response: {
+        paymentId: match.paymentId,
+        amountDuePence: match.invoice?.amountDuePence ?? null,
+        amountPaidPence: match.invoice?.amountPaidPence ?? null,
+        invoiceStatus: match.invoice?.status ?? null,
+        updatedUtc: match.updatedUtc,
+      },
+    };
+  }
+
   /**
-   * Looks a payment up in Xero when its answer was lost: a payment on the invoice, into the same account,
-   * for the same amount and date, changed after the write was sent, and not already another write's.
+   * Looks a payment up in Xero by the mark its write left in the Reference (issue 28 item 4): exact, at any
+   * age, so a write the database forgot in a restore is found however long ago it was sent.
+   */
+  async function findMarkedPaymentInXero(
+    ctx: XeroContext,
+    row: LedgerWriteRow,
+  ): Promise<WriteOutcome<StoredPayment> | null> {
+    const request = row.request as PaymentPayload;
+    const payments = await xero.payments.findForInvoice(ctx, request.invoiceId);
+    const marked = payments.find(
+      (p) => p.paymentId && p.status !== 'DELETED' && hasWriteMark(p.reference, row.idempotencyKey),
+    );
+    return marked ? foundPayment(row, marked) : null;
+  }
+
+  /**
+   * Looks a payment up in Xero when its answer was lost: the payment carrying the write's mark; else (a
+   * payment sent before writes were marked) a payment on the invoice, into the same account, for the same
+   * amount and date, changed after the write was sent, and not already another write's.
    */
   async function findPaymentInXero(
     ctx: XeroContext,
@@ -296,6 +335,10 @@ export function createPayInvoicesService(deps: {
   ): Promise<WriteOutcome<StoredPayment> | null> {
     const request = row.request as PaymentPayload;
     const payments = await xero.payments.findForInvoice(ctx, request.invoiceId);
+    const marked = payments.find(
+      (p) => p.paymentId && p.status !== 'DELETED' && hasWriteMark(p.reference, row.idempotencyKey),
+    );
+    if (marked) return foundPayment(row, marked);
     const claimed = await ledger.claimedXeroIds(
       row.organizationId,
       'payment',
@@ -316,20 +359,7 @@ export function createPayInvoicesService(deps: {
           (!p.updatedUtc || Date.parse(p.updatedUtc) >= sentAt),
       )
       .sort((a, b) => Date.parse(a.updatedUtc ?? '') - Date.parse(b.updatedUtc ?? ''))[0];
-    if (!match) return null;
-    // Xero applied a payment whose answer never reached the cache (lost, or the server stopped): the cached
-    // balance is from before it, so the next check or refresh must read Xero, however recently it synced.
-    await repo.markStale(row.organizationId, request.invoiceId);
-    return {
-      xeroId: match.paymentId,
-      response: {
-        paymentId: match.paymentId,
-        amountDuePence: match.invoice?.amountDuePence ?? null,
-        amountPaidPence: match.invoice?.amountPaidPence ?? null,
-        invoiceStatus: match.invoice?.status ?? null,
-        updatedUtc: match.updatedUtc,
-      },
-    };
+    return match ? foundPayment(row, match) : null;
   }
 
   /** Looks a reversal up in Xero: the payment exists and is DELETED. */
@@ -406,6 +436,7 @@ export function createPayInvoicesService(deps: {
 
   return {
     findPaymentInXero,
+    findMarkedPaymentInXero,
     findPaymentDeletionInXero,
 
     /**
@@ -687,7 +718,8 @@ export function createPayInvoicesService(deps: {
                 accountId: payload.accountId,
                 amountPence,
                 date: payload.date,
-                reference: payload.reference,
+                // The write's mark, so Xero keeps a trace of it a restored database can find.
+                reference: withWriteMark(payload.reference, key),
               },
               key,
             );

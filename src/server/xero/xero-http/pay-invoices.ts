@@ -96,6 +96,7 @@ export function toPaymentFacts(p: XeroPayment): XeroPaymentFacts {
     accountId: p.Account?.AccountID ?? null,
     date: convertXeroDate(p.Date) ?? null,
     status: p.Status ?? null,
+    reference: p.Reference ?? null,
     updatedUtc: Number.isFinite(ms) ? new Date(ms).toISOString() : null,
     invoice: p.Invoice
       ? {
