@@ -16,6 +16,7 @@ import { Tabs, TabsContent, TabsList, TabsTrigger } from '@/client/components/ui
 import { AdminPanel } from '@/client/features/admin/components/admin-panel';
 import { CisSettingsCard } from '@/client/features/cis-returns/components/cis-settings-card';
 import { SettingsGeneral } from '@/client/features/settings/components/settings-general';
+import { confirmDiscardUnsaved } from '@/client/lib/unsaved-changes';
 
 /**
  * `/settings?org={id}` (docs/product/shell.md §2, §4): the card's Settings button activates the organisation
@@ -70,6 +71,7 @@ export default function SettingsRoute() {
   const initialTab = new URLSearchParams(search).get('tab') === 'admin' ? 'admin' : 'general';
 
   function goBack() {
+    if (!confirmDiscardUnsaved()) return;
     if (window.history.length > 1) window.history.back();
     else navigate(paths.organizations.getHref());
   }

@@ -16,6 +16,7 @@ import type { CurrentUser } from '@/shared/auth';
 import { FEATURE_LABELS, type FeatureKey } from '@/shared/feature-flags-rules';
 import { featureHref, paths } from '@/client/config/paths';
 import { useLogout } from '@/client/lib/auth';
+import { withUnsavedCheck } from '@/client/lib/unsaved-changes';
 import { useFeatureFlags } from '@/client/lib/feature-access';
 import { toast } from '@/client/lib/toast';
 import {
@@ -84,21 +85,24 @@ export default function UserMenuDropdown({
       <DropdownMenuContent>
         <DropdownMenuLabel className="truncate text-sm text-foreground">{user.username}</DropdownMenuLabel>
         <DropdownMenuSeparator />
-        <DropdownMenuItem onSelect={() => navigate(paths.organizations.getHref())}>
+        <DropdownMenuItem onSelect={withUnsavedCheck(() => navigate(paths.organizations.getHref()))}>
           <Building2 aria-hidden /> Organizations
         </DropdownMenuItem>
         {FEATURE_ORDER.map((feature) => {
           const Icon = FEATURE_ICONS[feature];
           return (
             <Fragment key={feature}>
-              <DropdownMenuItem disabled={!flags[feature]} onSelect={() => navigate(featureHref[feature])}>
+              <DropdownMenuItem
+                disabled={!flags[feature]}
+                onSelect={withUnsavedCheck(() => navigate(featureHref[feature]))}
+              >
                 <Icon aria-hidden /> {FEATURE_LABELS[feature]}
               </DropdownMenuItem>
               {feature === 'cis-bills' ? (
                 // The CIS month-end (issue 29) sits beside CIS Bills, behind the same switch.
                 <DropdownMenuItem
                   disabled={!flags[feature]}
-                  onSelect={() => navigate(paths.cisReturns.getHref())}
+                  onSelect={withUnsavedCheck(() => navigate(paths.cisReturns.getHref()))}
                 >
                   <CalendarCheck aria-hidden /> CIS Returns
                 </DropdownMenuItem>
@@ -107,18 +111,20 @@ export default function UserMenuDropdown({
           );
         })}
         <DropdownMenuSeparator />
-        <DropdownMenuItem onSelect={() => navigate(paths.settings.getHref())}>
+        <DropdownMenuItem onSelect={withUnsavedCheck(() => navigate(paths.settings.getHref()))}>
           <Settings aria-hidden /> Settings
         </DropdownMenuItem>
         {user.isAdmin ? (
-          <DropdownMenuItem onSelect={() => navigate(paths.settings.getHref(undefined, 'admin'))}>
+          <DropdownMenuItem
+            onSelect={withUnsavedCheck(() => navigate(paths.settings.getHref(undefined, 'admin')))}
+          >
             <UserCog aria-hidden /> Administration
           </DropdownMenuItem>
         ) : null}
-        <DropdownMenuItem onSelect={() => navigate(paths.accountSecurity.getHref())}>
+        <DropdownMenuItem onSelect={withUnsavedCheck(() => navigate(paths.accountSecurity.getHref()))}>
           <ShieldCheck aria-hidden /> Two-step sign-in
         </DropdownMenuItem>
-        <DropdownMenuItem disabled={logout.isPending} onSelect={() => logout.run()}>
+        <DropdownMenuItem disabled={logout.isPending} onSelect={withUnsavedCheck(() => logout.run())}>
           <LogOut aria-hidden /> Logout
         </DropdownMenuItem>
       </DropdownMenuContent>
