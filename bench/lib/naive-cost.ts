@@ -94,6 +94,8 @@ export function naiveCostsOf(org: OrgRec) {
     outstanding: invoices(isOutstanding),
     drafts: invoices(isDraft),
     draftBills: invoices(isDraftBill),
+    /** Approved and paid bills: where the CIS month-end finds the month's payments (issue 29). */
+    paidBills: invoices((i) => i.Type === 'ACCPAY' && (i.Status === 'AUTHORISED' || i.Status === 'PAID')),
     salesOf(contactName: string, from: string, to: string): Cost {
       const contact = org.contacts.find((c) => c.Name === contactName);
       return invoices(

@@ -18,6 +18,7 @@ import {
   type Invoice,
 } from '../../src/shared/pay-invoices';
 import { findCisSubcontractors, getDefaultBillReference, type CisContact } from '../../src/shared/cis-bills';
+import { getPeriodOf } from '../../src/shared/cis-returns';
 import {
   getStockJournalReference,
   splitSalesPeriod,
@@ -711,6 +712,31 @@ async function runOnce(
         () => createBills(ctx, contacts, billCount),
       ),
     );
+    // The CIS month-end (issue 29): the screen opens the last year's months and the month's return. A first
+    // look warms the cache (the approved and paid bills, the paid subcontractors' CIS settings); the row is the
+    // second look, as every visit after the first one is.
+    const period = getPeriodOf(ctx.today);
+    const openCisReturns = async () => {
+      const [, ret] = await Promise.all([
+        ctx.client.json<unknown>('GET', '/api/xero/cis/months'),
+        ctx.client.json<{ lines: unknown[] }>('GET', `/api/xero/cis/returns?period=${period}`),
+      ]);
+      return `${ret.lines.length} subcontractors paid this tax month`;
+    };
+    try {
+      await openCisReturns();
+      samples.set(
+        'cis-return',
+        await measure(
+          ctx,
+          [ctx.builders.tenantId],
+          () => add(buildersCosts().paidBills, buildersCosts().contacts, buildersCosts().cisSettingsOfGroup),
+          openCisReturns,
+        ),
+      );
+    } catch (error) {
+      if (!(error instanceof RouteMissingError)) throw error;
+    }
     await setActiveOrganization(ctx.client, ctx.shop);
 
     const journalCount = 4;
@@ -784,6 +810,12 @@ const ROWS: Array<Pick<CallsRow, 'key' | 'label' | 'naiveModel' | 'goal'>> = [
     key: 'bills',
     label: 'Create 20 CIS bills',
     naiveModel: '20 × PUT bill + draft bills again at 100 a page',
+    goal: true,
+  },
+  {
+    key: 'cis-return',
+    label: "Open a month's CIS return (cache warm; goal ≤ 3 calls)",
+    naiveModel: 'approved and paid bills at 100 a page + Contacts + one CISSettings per subcontractor',
     goal: true,
   },
   {
