@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { getIsoWeekday } from './dates';
 import {
   addMonths,
+  getBillCisFigures,
+  getBillMonthFigures,
+  type ReturnBill,
   cisReturnQuerySchema,
   cisSettingsRequestSchema,
   getLatePenaltyPence,
@@ -213,5 +216,71 @@ describe('reference formats', () => {
         materialsAccountCodes: [],
       }).success,
     ).toBe(false);
+  });
+});
+
+describe('a bill on the return', () => {
+  const month = getTaxMonth('2026-12');
+  const ledgerlinkBill: ReturnBill = {
+    contactId: 'c1',
+    contactName: 'Hughes Groundworks Ltd',
+    subTotalPence: 100_000,
+    totalPence: 100_000,
+    lineAmountTypes: 'NoTax',
+    lines: [{ accountCode: '321', lineAmountPence: 100_000, taxAmountPence: 0 }],
+    payments: [],
+    xeroDeductionPence: null,
+    xeroRate: null,
+  };
+  const noMaterials = () => false;
+
+  it("takes Ledgerlink's 20 % of the total on its own bills, and none at gross payment status", () => {
+    expect(getBillCisFigures(ledgerlinkBill, noMaterials, 20)).toEqual({
+      grossPence: 100_000,
+      materialsPence: 0,
+      deductionPence: 20_000,
+      payablePence: 80_000,
+    });
+    expect(getBillCisFigures(ledgerlinkBill, noMaterials, 0).deductionPence).toBe(0);
+  });
+
+  it("takes Xero's deduction as Xero holds it, and materials net of VAT from the materials accounts", () => {
+    const xeroBill: ReturnBill = {
+      ...ledgerlinkBill,
+      subTotalPence: 75_000,
+      totalPence: 78_000,
+      lineAmountTypes: 'Exclusive',
+      lines: [
+        { accountCode: '327', lineAmountPence: 60_000, taxAmountPence: 0 },
+        { accountCode: '328', lineAmountPence: 15_000, taxAmountPence: 3_000 },
+      ],
+      xeroDeductionPence: 18_000,
+      xeroRate: 30,
+    };
+    expect(getBillCisFigures(xeroBill, (code) => code === '328', 30)).toEqual({
+      grossPence: 75_000,
+      materialsPence: 15_000,
+      deductionPence: 18_000,
+      payablePence: 60_000,
+    });
+  });
+
+  it('counts only the payments dated in the tax month, in proportion', () => {
+    const bill: ReturnBill = {
+      ...ledgerlinkBill,
+      payments: [
+        { date: '2026-11-05', amountPence: 20_000 }, // the month before
+        { date: '2026-11-06', amountPence: 20_000 }, // first day
+        { date: '2026-12-05', amountPence: 20_000 }, // last day
+        { date: '2026-12-06', amountPence: 20_000 }, // the month after
+      ],
+    };
+    const figures = getBillCisFigures(bill, noMaterials, 20);
+    expect(getBillMonthFigures(bill, figures, month)).toEqual({
+      paidPence: 40_000,
+      grossPence: 50_000,
+      materialsPence: 0,
+      deductionPence: 10_000,
+    });
   });
 });

@@ -21,6 +21,7 @@ import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@
 import { getMessage } from '@/client/lib/api-client';
 import { useUser } from '@/client/lib/auth';
 import { useConnection } from '@/client/lib/connection';
+import { useNarrowScreen } from '@/client/lib/narrow-screen';
 import { toast } from '@/client/lib/toast';
 import { useCisFiling } from '../api/filing';
 import { getCisMonths, useCisMonths } from '../api/get-months';
@@ -172,6 +173,76 @@ function MonthNotice({
   return null;
 }
 
+/** Below `sm` the return's rows are cards (a phone cannot show eight columns). */
+function LineCards({
+  orgId,
+  ret,
+  onEditRefs,
+}: {
+  orgId: number;
+  ret: CisReturn;
+  onEditRefs: (line: CisReturnLine) => void;
+}) {
+  const figure = (label: string, amount: number) => (
+    <div>
+      <dt className="text-xs text-muted-foreground">{label}</dt>
+      <dd className="tabular-nums font-medium">{formatPounds(amount)}</dd>
+    </div>
+  );
+  return (
+    <ul className="grid gap-3" aria-label={`Payments to subcontractors, ${describeRange(ret)}`}>
+      {ret.lines.map((line) => (
+        <li
+          key={line.contactId}
+          data-contact-id={line.contactId}
+          className="rounded-xl border border-border p-3"
+        >
+          <div className="flex items-start justify-between gap-2">
+            <div className="min-w-0">
+              <p className="font-medium">{line.name}</p>
+              <p className="text-xs text-muted-foreground">
+                UTR {line.utr ?? 'missing'}
+                {line.rate === 30 ? ` · Verification ${line.verificationNumber ?? 'missing'}` : ''}
+                {line.rate === null ? '' : ` · ${line.rate}%`}
+              </p>
+            </div>
+            <Button
+              size="sm"
+              variant="ghost"
+              aria-label={`Edit UTR and verification number of ${line.name}`}
+              onClick={() => onEditRefs(line)}
+            >
+              <Pencil aria-hidden />
+            </Button>
+          </div>
+          <dl className="mt-2 grid grid-cols-3 gap-2 text-sm">
+            {figure('Gross paid', line.grossAmount)}
+            {figure('Materials', line.materialsAmount)}
+            {figure('Deducted', line.deductionAmount)}
+          </dl>
+          <Button asChild size="sm" variant="outline" className="mt-3">
+            <a
+              href={cisDownloads.statement(orgId, ret.period, line.contactId)}
+              download
+              aria-label={`Statement for ${line.name} (PDF)`}
+            >
+              <FileText aria-hidden /> Statement
+            </a>
+          </Button>
+        </li>
+      ))}
+      <li className="rounded-xl bg-muted/40 p-3">
+        <p className="font-semibold">Total</p>
+        <dl className="mt-2 grid grid-cols-3 gap-2 text-sm">
+          {figure('Gross paid', ret.totals.grossAmount)}
+          {figure('Materials', ret.totals.materialsAmount)}
+          {figure('Deducted', ret.totals.deductionAmount)}
+        </dl>
+      </li>
+    </ul>
+  );
+}
+
 function ReturnCard({
   orgId,
   ret,
@@ -188,6 +259,7 @@ function ReturnCard({
   onEditRefs: (line: CisReturnLine) => void;
 }) {
   const filing = useCisFiling(orgId);
+  const narrow = useNarrowScreen();
   const canFile = !ret.isCurrent && !ret.filing && (!ret.nil || ret.nilReturnRequired);
 
   function markFiled() {
@@ -264,7 +336,9 @@ function ReturnCard({
       </CardHeader>
       <CardContent className="grid gap-4">
         <MonthNotice ret={ret} summary={summary} today={today} />
-        {ret.nil ? null : (
+        {ret.nil ? null : narrow ? (
+          <LineCards orgId={orgId} ret={ret} onEditRefs={onEditRefs} />
+        ) : (
           <Table aria-label={`Payments to subcontractors, ${describeRange(ret)}`}>
             <TableHeader>
               <TableRow>
@@ -319,8 +393,9 @@ function ReturnCard({
                           href={cisDownloads.statement(orgId, ret.period, line.contactId)}
                           download
                           aria-label={`Statement for ${line.name} (PDF)`}
+                          title="Statement (PDF)"
                         >
-                          <FileText aria-hidden /> Statement
+                          <FileText aria-hidden /> PDF
                         </a>
                       </Button>
                     </div>
@@ -413,27 +488,31 @@ function CisReturnsMain({ orgId, tenantName }: { orgId: number; tenantName: stri
         </Alert>
       ) : (
         <div className="grid grid-cols-1 gap-6 lg:grid-cols-[18rem_minmax(0,1fr)]">
-          <MonthsCard months={list} selected={period ?? ''} onSelect={setChosen} />
-          {ret.data ? (
-            <ReturnCard
-              orgId={orgId}
-              ret={ret.data}
-              summary={list.find((m) => m.period === ret.data.period)}
-              today={months.data?.today ?? ''}
-              isAdmin={Boolean(user.data?.isAdmin)}
-              onEditRefs={setEditing}
-            />
-          ) : ret.isError ? (
-            <Alert variant="destructive">
-              <AlertTriangle aria-hidden />
-              <div>
-                <AlertTitle>Could not load the return</AlertTitle>
-                <AlertDescription>{getMessage(ret.error, 'Please try again')}</AlertDescription>
-              </div>
-            </Alert>
-          ) : (
-            <PageSpinner label="Reading the month's payments" />
-          )}
+          <div className="order-2 lg:order-1">
+            <MonthsCard months={list} selected={period ?? ''} onSelect={setChosen} />
+          </div>
+          <div className="order-1 min-w-0 lg:order-2">
+            {ret.data ? (
+              <ReturnCard
+                orgId={orgId}
+                ret={ret.data}
+                summary={list.find((m) => m.period === ret.data.period)}
+                today={months.data?.today ?? ''}
+                isAdmin={Boolean(user.data?.isAdmin)}
+                onEditRefs={setEditing}
+              />
+            ) : ret.isError ? (
+              <Alert variant="destructive">
+                <AlertTriangle aria-hidden />
+                <div>
+                  <AlertTitle>Could not load the return</AlertTitle>
+                  <AlertDescription>{getMessage(ret.error, 'Please try again')}</AlertDescription>
+                </div>
+              </Alert>
+            ) : (
+              <PageSpinner label="Reading the month's payments" />
+            )}
+          </div>
         </div>
       )}
       {editing ? (
