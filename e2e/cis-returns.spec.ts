@@ -18,10 +18,12 @@ async function readReturn(page: Page, period: string): Promise<CisReturn> {
   return (await res.json()) as CisReturn;
 }
 
+/** The subcontractor's row: a table row, or on a phone a card of the list. */
 function row(page: Page, name: string) {
   return page
     .getByRole('table', { name: /^Payments to subcontractors/ })
     .getByRole('row')
+    .or(page.getByRole('list', { name: /^Payments to subcontractors/ }).getByRole('listitem'))
     .filter({ hasText: name });
 }
 
