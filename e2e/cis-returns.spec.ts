@@ -145,6 +145,6 @@ test.describe('CIS Returns', () => {
     await page.getByRole('button', { name: 'Undo filed' }).click();
     await expect(page.getByRole('button', { name: /^Mark (nil return )?as filed$/ })).toBeVisible();
     const audit = await page.request.get('/api/admin/audit?limit=20');
-    if (audit.ok()) expect(await audit.text()).toContain('cis.return.unfiled');
+    if (audit.ok()) expect(await audit.text()).toContain('cis-returns.unfiled');
   });
 });

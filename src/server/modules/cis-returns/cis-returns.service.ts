@@ -372,7 +372,7 @@ export function createCisReturnsService(deps: {
       if (!inserted) throw new AppError('CONFLICT', 'This return is already marked as filed');
       const late = day > month.dueDate;
       await audit.recordFor(ctx, {
-        action: 'cis.return.filed',
+        action: 'cis-returns.filed',
         target: period,
         result: 'success',
         detail: { period, filedOn: day, dueDate: month.dueDate, late },
@@ -388,7 +388,7 @@ export function createCisReturnsService(deps: {
       const removed = await repo.deleteFiling(ctx.organizationId, period);
       if (!removed) throw new AppError('NOT_FOUND', 'This return is not marked as filed');
       await audit.recordFor(ctx, {
-        action: 'cis.return.unfiled',
+        action: 'cis-returns.unfiled',
         target: period,
         result: 'success',
         detail: { period, filedOn: removed.filedOn, filedBy: removed.filedByName },
@@ -424,7 +424,7 @@ export function createCisReturnsService(deps: {
       };
       await repo.saveSettings(ctx.organizationId, values);
       await audit.recordFor(ctx, {
-        action: 'cis.settings.update',
+        action: 'cis-returns.settings',
         target: String(ctx.organizationId),
         result: 'success',
         detail: { before, after: values },
@@ -454,7 +454,7 @@ export function createCisReturnsService(deps: {
       const [before] = await repo.findRefs(ctx.organizationId, [contact.contactId]);
       await repo.saveRefs(ctx.organizationId, contact.contactId, refs);
       await audit.recordFor(ctx, {
-        action: 'cis.subcontractor.update',
+        action: 'cis-returns.subcontractor',
         target: contact.contactId,
         result: 'success',
         detail: {

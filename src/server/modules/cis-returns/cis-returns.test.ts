@@ -280,7 +280,7 @@ describe('CIS month-end API (issue 29)', () => {
     const audited = await t.database.db
       .select()
       .from(auditLog)
-      .where(and(eq(auditLog.action, 'cis.return.filed'), eq(auditLog.target, previous)));
+      .where(and(eq(auditLog.action, 'cis-returns.filed'), eq(auditLog.target, previous)));
     expect(audited).toHaveLength(1);
     expect(audited[0]).toMatchObject({ username: 'bella', organizationId: buildersId });
 

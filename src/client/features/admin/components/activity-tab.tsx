@@ -27,6 +27,7 @@ const ACTION_KINDS: Array<[prefix: string, label: string]> = [
   ['payment.', 'Payments'],
   ['add-invoices.', 'Add Invoices'],
   ['cis-bills.', 'CIS Bills'],
+  ['cis-returns.', 'CIS Returns'],
   ['stock-journal.', 'Stock Journal'],
 ];
 
