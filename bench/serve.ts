@@ -16,13 +16,20 @@ interface AppSpec {
   dataDir: string;
   databaseUrl?: string;
   sandboxUrl: string;
+  /** More configuration variables for the app (the soak gives it a webhook key). */
+  env?: Record<string, string>;
 }
 
 async function startApp(spec: AppSpec): Promise<{ port: number; close: () => Promise<void> }> {
   const database = await openBenchDatabase(
     spec.databaseUrl ? { url: spec.databaseUrl } : { dir: spec.dataDir },
   );
-  const running = await startBenchApp({ database, sandboxUrl: spec.sandboxUrl, dataDir: spec.dataDir });
+  const running = await startBenchApp({
+    database,
+    sandboxUrl: spec.sandboxUrl,
+    dataDir: spec.dataDir,
+    ...(spec.env ? { env: spec.env } : {}),
+  });
   return { port: Number(new URL(running.url).port), close: () => running.close() };
 }
 

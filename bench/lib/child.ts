@@ -8,6 +8,8 @@ export interface ChildServer {
   /** Resident memory now and its peak since start (Linux /proc VmRSS and VmHWM), MB; null elsewhere. */
   memoryMb(): { rss: number; peak: number } | null;
   stop(): Promise<void>;
+  /** SIGKILL, as a crash would: nothing is closed, nothing is flushed. */
+  kill(): void;
 }
 
 /**
@@ -97,6 +99,9 @@ export async function spawnServer(args: string[], timeoutMs = 180_000): Promise<
       } catch {
         return null;
       }
+    },
+    kill() {
+      child.kill('SIGKILL');
     },
     async stop() {
       if (child.exitCode !== null) return;

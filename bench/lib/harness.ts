@@ -118,8 +118,10 @@ export async function startBenchApp(options: {
   clientDir?: string;
   paced?: boolean;
   closeDatabase?: boolean;
+  /** More configuration variables (e.g. XERO_WEBHOOK_KEY), as the environment would give them. */
+  env?: Record<string, string>;
 }): Promise<RunningApp> {
-  const config = benchConfig(options.dataDir);
+  const config = benchConfig(options.dataDir, options.env);
   await ensureBootstrapAdmin({
     users: createUsersRepository(options.database.db),
     admin: config.admin,

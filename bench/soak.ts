@@ -1,0 +1,999 @@
+/**
+ * `npm run soak`: a business month (issue 28), a benchmark-style run, not part of `npm test`.
+ *
+ * Two app instances (separate Node processes, as `npm start` runs the server) share one PostgreSQL server behind
+ * a small loopback load balancer; three people (an administrator and a member of staff on Demo Shop Ltd, a
+ * bookkeeper on Demo Builders Ltd) do a month of both demo organisations' typical days on the sandbox's clock:
+ * card and cash payments, drafts approved with cash (sometimes two people on one draft at the same moment, or
+ * pending cash saved while someone approves), CIS bills created, approved and deleted, the weekly stock journal.
+ * Meanwhile Xero misbehaves (429 bursts, 5xx, answers dropped after the write was applied, slow answers), a
+ * person pays and approves invoices in Xero's web app, webhook deliveries are delayed or lost at the balancer,
+ * a random instance is killed with SIGKILL several times (its in-flight requests resent by the "browser" with
+ * the same key, to whichever instance answers), and the database is backed up once and restored later, after
+ * which old requests are resent.
+ *
+ * At the end, with faults cleared and the ledger settled, Xero's state (the sandbox's own records) is compared
+ * with what every person was told, with every screen's answer and with the activity log. The figures: writes,
+ * faults, crashes, duplicates, lost writes, untrue answers, untrue log lines (goal 0 for the last four).
+ *
+ *   npm run soak                         # 30 days, seed 1
+ *   SOAK_DAYS=5 SOAK_SEED=7 npm run soak  # shorter, another schedule
+ *   SOAK_OUT=/tmp/soak.md npm run soak    # where the report goes (default: printed, and appended to nothing)
+ *
+ * Loopback only; every loop is bounded in count and time.
+ */
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import pg from 'pg';
+import type { Sandbox } from '../src/sandbox/sandbox';
+import type { OrgRec } from '../src/sandbox/state';
+import { backupDatabase, restoreDatabase } from '../src/server/db/backup';
+import { getUkToday } from '../src/shared/dates';
+import { fromPence, roundPoundsToPence } from '../src/shared/money';
+import { findInvoicesToPay, type BankAccountsResponse, type Invoice } from '../src/shared/pay-invoices';
+import type { DraftInvoice } from '../src/shared/add-invoices';
+import { getDefaultBillReference, type CisContact } from '../src/shared/cis-bills';
+import { spawnServer, type ChildServer } from './lib/child';
+import {
+  ApiClient,
+  BENCH_ADMIN,
+  connectXero,
+  enableAllFeatures,
+  makeTempDir,
+  sandboxOrg,
+  setActiveOrganization,
+  signIn,
+  startBenchSandbox,
+  type UserOrganization,
+} from './lib/harness';
+import { freePort, startPostgres, type PostgresServer } from './lib/postgres';
+
+const DAYS = Number(process.env.SOAK_DAYS ?? 30);
+const SEED = Number(process.env.SOAK_SEED ?? 1);
+const PG_BIN = process.env.BENCH_PG_BIN ?? '/usr/lib/postgresql/15/bin';
+const SHOP = 'Demo Shop Ltd';
+const BUILDERS = 'Demo Builders Ltd';
+const WEBHOOK_KEY = 'soak-webhook-key-0123456789abcdef0123456789abcdef';
+
+// ── a seeded schedule ────────────────────────────────────────────────────────────────────────────────────
+function mulberry32(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const random = mulberry32(SEED);
+const chance = (p: number) => random() < p;
+const pick = <T>(items: T[]): T => {
+  const item = items[Math.floor(random() * items.length)];
+  if (item === undefined) throw new Error('pick from an empty list');
+  return item;
+};
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// ── figures ──────────────────────────────────────────────────────────────────────────────────────────────
+type Told = 'success' | 'refused' | 'in-doubt';
+interface Action {
+  kind: 'payment' | 'approve' | 'pending-cash' | 'bills' | 'bill-approve' | 'bill-delete' | 'journal';
+  org: string;
+  user: string;
+  key: string;
+  /** Invoice, draft, bill or period the action is about. */
+  target: string;
+  amountPence?: number;
+  /** Tags of the bills a create-bills action made (each bill's line description carries its tag). */
+  billTags?: string[];
+  /** The request body, as the browser would send it again. */
+  request?: unknown;
+  told: Told;
+  status: number;
+  message: string;
+  /** Sent before the backup was restored and not known to the restored database (resent afterwards). */
+  afterBackup: boolean;
+}
+const actions: Action[] = [];
+const figures = {
+  faultDays: 0,
+  faultsInjected: 0,
+  crashes: 0,
+  resends: 0,
+  restoreResends: 0,
+  personChanges: 0,
+  webhooksDropped: 0,
+  webhooksDelayed: 0,
+  races: 0,
+};
+const problems = {
+  duplicates: [] as string[],
+  lost: [] as string[],
+  untrueAnswers: [] as string[],
+  untrueLog: [] as string[],
+};
+
+// ── instances and the balancer ───────────────────────────────────────────────────────────────────────────
+interface Instance {
+  name: string;
+  server: ChildServer | null;
+}
+
+async function startInstance(instance: Instance, spec: Record<string, unknown>): Promise<void> {
+  instance.server = await spawnServer(['app', JSON.stringify(spec)]);
+}
+
+function liveInstances(instances: Instance[]): Instance[] {
+  return instances.filter((i) => i.server !== null);
+}
+
+/**
+ * The load balancer on a loopback port: requests go to a live instance in turn. Xero's webhook deliveries
+ * come through it too, and there some are lost (answered 200 and never passed on) or held for a few seconds.
+ */
+async function startBalancer(instances: Instance[]): Promise<{ url: string; close(): Promise<void> }> {
+  let turn = 0;
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      void (async () => {
+        const body = Buffer.concat(chunks);
+        const isWebhook = (req.url ?? '').startsWith('/api/xero/webhooks');
+        if (isWebhook && body.length > 0 && chance(0.08)) {
+          figures.webhooksDropped += 1;
+          res.writeHead(200).end();
+          return;
+        }
+        if (isWebhook && chance(0.1)) {
+          figures.webhooksDelayed += 1;
+          await sleep(2000 + random() * 3000);
+        }
+        const live = liveInstances(instances);
+        const target = live[turn++ % Math.max(1, live.length)]?.server;
+        if (!target) {
+          res.writeHead(503).end();
+          return;
+        }
+        try {
+          const answer = await fetch(`${target.url}${req.url ?? '/'}`, {
+            method: req.method ?? 'GET',
+            headers: Object.fromEntries(
+              Object.entries(req.headers).filter(
+                (e): e is [string, string] => typeof e[1] === 'string' && e[0] !== 'host',
+              ),
+            ),
+            ...(body.length > 0 ? { body } : {}),
+          });
+          res.writeHead(answer.status, {
+            'content-type': answer.headers.get('content-type') ?? 'text/plain',
+          });
+          res.end(Buffer.from(await answer.arrayBuffer()));
+        } catch {
+          res.writeHead(502).end();
+        }
+      })();
+    });
+  });
+  const port = await freePort();
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+// ── people ───────────────────────────────────────────────────────────────────────────────────────────────
+interface Person {
+  name: string;
+  client: ApiClient;
+  orgs: UserOrganization[];
+}
+
+/** A request as a browser makes it: to a live instance, resent with the same key while the answer is in doubt. */
+async function act(
+  instances: Instance[],
+  person: Person,
+  method: string,
+  url: string,
+  body: unknown,
+  key: string,
+): Promise<{ told: Told; status: number; text: string }> {
+  let last = { told: 'in-doubt' as Told, status: 0, text: 'no answer' };
+  for (let attempt = 0; attempt < 6; attempt++) {
+    const live = liveInstances(instances);
+    const instance = live.length > 0 ? pick(live) : null;
+    if (!instance?.server) {
+      await sleep(1000);
+      continue;
+    }
+    if (attempt > 0) figures.resends += 1;
+    try {
+      const res = await person.client
+        .on(instance.server.url)
+        .send(method, url, body, { 'idempotency-key': key });
+      const stillOpen = res.status === 409 && /already being processed/i.test(res.text);
+      if (res.status < 300) return { told: 'success', status: res.status, text: res.text };
+      if (res.status < 500 && res.status !== 429 && !stillOpen)
+        return { told: 'refused', status: res.status, text: res.text };
+      last = { told: 'in-doubt', status: res.status, text: res.text };
+    } catch (error) {
+      last = { told: 'in-doubt', status: 0, text: error instanceof Error ? error.message : String(error) };
+    }
+    await sleep(500 * 2 ** attempt);
+  }
+  return last;
+}
+
+function record(
+  action: Omit<Action, 'told' | 'status' | 'message'>,
+  answer: Awaited<ReturnType<typeof act>>,
+) {
+  const message = (() => {
+    try {
+      const body = JSON.parse(answer.text) as { message?: string; error?: string };
+      return body.message ?? body.error ?? '';
+    } catch {
+      return answer.text.slice(0, 120);
+    }
+  })();
+  actions.push({ ...action, told: answer.told, status: answer.status, message });
+}
+
+// ── the month ────────────────────────────────────────────────────────────────────────────────────────────
+interface World {
+  sandbox: Sandbox;
+  instances: Instance[];
+  spec: (name: string) => Record<string, unknown>;
+  admin: Person;
+  staff: Person;
+  bookkeeper: Person;
+  shop: UserOrganization;
+  builders: UserOrganization;
+  today: string;
+  afterBackup: boolean;
+  periodsPosted: Set<string>;
+}
+
+function orgOf(world: World, name: string): OrgRec {
+  return sandboxOrg(world.sandbox, name);
+}
+
+async function payDay(world: World): Promise<void> {
+  const { admin, staff, shop } = world;
+  const viewer = pick([admin, staff]);
+  await setActiveOrganization(viewer.client, shop);
+  const listed = await viewer.client
+    .on(pick(liveInstances(world.instances)).server?.url ?? '')
+    .send('GET', '/api/xero/invoices');
+  if (listed.status !== 200) return;
+  const invoices = findInvoicesToPay(listed.json<Invoice[]>(), { today: world.today }).filter(
+    (i) => roundPoundsToPence(i.amountDue) >= 4,
+  );
+  const bank = await viewer.client.json<BankAccountsResponse>('GET', '/api/xero/bank-accounts');
+  const card = bank.creditCardAccounts[0]?.accountId;
+  const cash = bank.cashAccounts.find((a) => a.name === 'Cash')?.accountId ?? bank.cashAccounts[0]?.accountId;
+  if (!card || !cash) throw new Error('no card or cash account');
+  const chosen = invoices.slice(0, 3 + Math.floor(random() * 3));
+  const pay = async (person: Person, invoice: Invoice, pence: number, isCard: boolean) => {
+    const key = randomUUID();
+    await setActiveOrganization(person.client, shop);
+    const request = {
+      invoiceId: invoice.invoiceId,
+      invoiceNumber: invoice.invoiceNumber,
+      date: world.today,
+      accountId: isCard ? card : cash,
+      amount: fromPence(pence),
+      reference: `${isCard ? 'Card' : 'Cash'} payment for ${invoice.invoiceNumber}`,
+      isCard,
+    };
+    const answer = await act(world.instances, person, 'POST', '/api/xero/payments', request, key);
+    record(
+      {
+        kind: 'payment',
+        org: SHOP,
+        user: person.name,
+        key,
+        target: invoice.invoiceId,
+        amountPence: pence,
+        request,
+        afterBackup: world.afterBackup,
+      },
+      answer,
+    );
+  };
+  for (const invoice of chosen) {
+    const due = roundPoundsToPence(invoice.amountDue);
+    const cardPence = Math.floor(due / 2);
+    if (chance(0.15)) {
+      // Two people pay the same invoice's card half at the same moment, on different instances.
+      figures.races += 1;
+      await Promise.all([pay(admin, invoice, cardPence, true), pay(staff, invoice, cardPence, true)]);
+      continue;
+    }
+    const person = pick([admin, staff]);
+    await pay(person, invoice, cardPence, true);
+    await pay(person, invoice, due - cardPence, false);
+  }
+}
+
+async function draftsDay(world: World): Promise<void> {
+  const { admin, staff, shop } = world;
+  await setActiveOrganization(admin.client, shop);
+  const listed = await admin.client.send('GET', '/api/xero/draft-invoices?refresh=true');
+  if (listed.status !== 200) return;
+  const drafts = listed.json<DraftInvoice[]>().filter((d) => d.totalAmount > 0);
+  const update = async (person: Person, draft: DraftInvoice, pence: number, approve: boolean) => {
+    const key = randomUUID();
+    await setActiveOrganization(person.client, shop);
+    const answer = await act(
+      world.instances,
+      person,
+      'POST',
+      '/api/xero/draft-invoices/update',
+      { invoices: [{ id: draft.id, cashAmount: fromPence(pence), approve }] },
+      key,
+    );
+    record(
+      {
+        kind: approve ? 'approve' : 'pending-cash',
+        org: SHOP,
+        user: person.name,
+        key,
+        target: draft.id,
+        amountPence: pence,
+        afterBackup: world.afterBackup,
+      },
+      answer,
+    );
+  };
+  const [a, b, c] = [drafts[0], drafts[1], drafts[2]];
+  if (a) {
+    // Both people approve one draft with cash at the same moment (issue 28, 1).
+    figures.races += 1;
+    await Promise.all([update(admin, a, 200, true), update(staff, a, 200, true)]);
+  }
+  if (b) {
+    // Pending cash saved by one while the other approves (issue 28, 2).
+    figures.races += 1;
+    await Promise.all([update(staff, b, 500, false), update(admin, b, 200, true)]);
+  }
+  if (c && chance(0.5))
+    await update(pick([admin, staff]), c, Math.min(300, roundPoundsToPence(c.totalAmount)), true);
+}
+
+async function billsDay(world: World): Promise<void> {
+  const { bookkeeper, admin, builders } = world;
+  await setActiveOrganization(bookkeeper.client, builders);
+  await setActiveOrganization(admin.client, builders);
+  const contacts = await bookkeeper.client.json<CisContact[]>('GET', '/api/xero/cis-contacts');
+  const usable = contacts.filter((c) => c.hasValidUTR === true);
+  if (usable.length === 0) return;
+  const key = randomUUID();
+  const tags = Array.from({ length: 2 }, (_, i) => `soak ${key.slice(0, 8)}#${i}`);
+  const bills = tags.map((tag, i) => ({
+    id: randomUUID(),
+    contactId: pick(usable).id,
+    date: world.today,
+    reference: getDefaultBillReference(world.today),
+    lineItems: [
+      { description: `Labour - ${tag}`, quantity: 1, unitAmount: 300 + i * 17, accountCode: '321' },
+    ],
+    status: 'DRAFT' as const,
+  }));
+  const answer = await act(world.instances, bookkeeper, 'POST', '/api/xero/create-bills', { bills }, key);
+  record(
+    {
+      kind: 'bills',
+      org: BUILDERS,
+      user: bookkeeper.name,
+      key,
+      target: tags.join(','),
+      billTags: tags,
+      afterBackup: world.afterBackup,
+    },
+    answer,
+  );
+  // Approve (sometimes two people at once) or delete one of the drafts Xero holds.
+  const drafts = orgOf(world, BUILDERS).invoices.filter(
+    (i) =>
+      i.Type === 'ACCPAY' && i.Status === 'DRAFT' && i.lines.some((l) => l.Description.includes('soak ')),
+  );
+  const bill = drafts[0];
+  if (!bill) return;
+  const approveOne = async (person: Person) => {
+    const k = randomUUID();
+    const a = await act(world.instances, person, 'POST', `/api/xero/approve-bill/${bill.InvoiceID}`, {}, k);
+    record(
+      {
+        kind: 'bill-approve',
+        org: BUILDERS,
+        user: person.name,
+        key: k,
+        target: bill.InvoiceID,
+        afterBackup: world.afterBackup,
+      },
+      a,
+    );
+  };
+  if (chance(0.3)) {
+    const k = randomUUID();
+    const a = await act(
+      world.instances,
+      bookkeeper,
+      'POST',
+      `/api/xero/delete-bill/${bill.InvoiceID}`,
+      {},
+      k,
+    );
+    record(
+      {
+        kind: 'bill-delete',
+        org: BUILDERS,
+        user: bookkeeper.name,
+        key: k,
+        target: bill.InvoiceID,
+        afterBackup: world.afterBackup,
+      },
+      a,
+    );
+  } else if (chance(0.4)) {
+    figures.races += 1;
+    await Promise.all([approveOne(bookkeeper), approveOne(admin)]);
+  } else {
+    await approveOne(bookkeeper);
+  }
+}
+
+async function journalDay(world: World): Promise<void> {
+  const { admin, staff, shop } = world;
+  await setActiveOrganization(admin.client, shop);
+  await setActiveOrganization(staff.client, shop);
+  const org = orgOf(world, SHOP);
+  const contact = org.contacts.find((c) => c.Name === 'Daily Sales');
+  const stock = org.accounts.find((a) => a.Code === '630');
+  const cost = org.accounts.find((a) => a.Code === '310');
+  if (!contact || !stock || !cost) return;
+  const entries = await admin.client.send('GET', '/api/xero/stock-journal/entries');
+  if (entries.status !== 200) return;
+  const taken = new Set(
+    entries
+      .json<Array<{ periodStart: string; periodEnd: string }>>()
+      .map((e) => `${e.periodStart}_${e.periodEnd}`),
+  );
+  // A week of last year nobody posted yet (its sales figure need not be true for the ledger's purposes).
+  let period: { start: string; end: string } | null = null;
+  for (let week = 0; week < 52 && !period; week++) {
+    const start = new Date(Date.UTC(2025, 0, 6 + ((7 * (week + SEED * 3)) % 350)));
+    const end = new Date(start.getTime() + 6 * 86_400_000);
+    const s = start.toISOString().slice(0, 10);
+    const e = end.toISOString().slice(0, 10);
+    if (s.slice(0, 7) !== e.slice(0, 7)) continue;
+    if (!taken.has(`${s}_${e}`) && !world.periodsPosted.has(`${s}_${e}`)) period = { start: s, end: e };
+  }
+  if (!period) return;
+  world.periodsPosted.add(`${period.start}_${period.end}`);
+  const post = async (person: Person) => {
+    const key = randomUUID();
+    const answer = await act(
+      world.instances,
+      person,
+      'POST',
+      '/api/xero/stock-journal',
+      {
+        periodStart: period.start,
+        periodEnd: period.end,
+        netAmount: 1000 + Math.floor(random() * 500),
+        contactId: contact.ContactID,
+        stockAccountId: stock.AccountID,
+        costAccountId: cost.AccountID,
+        marginRate: 1.35,
+        reference: `Stock transfer ${period.start} to ${period.end}`,
+      },
+      key,
+    );
+    record(
+      {
+        kind: 'journal',
+        org: SHOP,
+        user: person.name,
+        key,
+        target: `${period.start}_${period.end}`,
+        afterBackup: world.afterBackup,
+      },
+      answer,
+    );
+  };
+  // Two people post the same week at the same moment: Xero must get one journal.
+  figures.races += 1;
+  await Promise.all([post(admin), post(staff)]);
+}
+
+/** A person at work in Xero's web app: pays an invoice, approves a draft, edits a reference. */
+function personInXero(world: World): void {
+  const shop = orgOf(world, SHOP);
+  const open = shop.invoices.filter(
+    (i) => i.Type === 'ACCREC' && i.Status === 'AUTHORISED' && i.total - i.amountPaid > 1,
+  );
+  const invoice = open[Math.floor(random() * open.length)];
+  if (invoice) {
+    try {
+      world.sandbox.payInvoice(invoice.InvoiceID, { amount: 1 });
+      figures.personChanges += 1;
+    } catch {
+      // paid meanwhile
+    }
+  }
+  const drafts = shop.invoices.filter((i) => i.Type === 'ACCREC' && i.Status === 'DRAFT');
+  const draft = drafts[drafts.length - 1];
+  if (draft && chance(0.3)) {
+    try {
+      world.sandbox.approveInvoice(draft.InvoiceID);
+      figures.personChanges += 1;
+    } catch {
+      // changed meanwhile
+    }
+  }
+}
+
+function chooseFaults(world: World): void {
+  const plans: Array<Parameters<Sandbox['setFaults']>[0] | null> = [
+    null,
+    null,
+    { errorRate: 0.08, errorStatus: 503 },
+    { rateLimitBurst: { count: 4, retryAfterSeconds: 1 } },
+    { dropAfterWrite: 2 },
+    { answerDelayMs: 2500, pathPrefix: '/api.xro/2.0/Invoices' },
+    { failNext: 3, errorStatus: 500 },
+  ];
+  world.sandbox.clearFaults();
+  const plan = pick(plans);
+  if (plan) {
+    world.sandbox.setFaults(plan);
+    figures.faultDays += 1;
+  }
+}
+
+async function crashOne(world: World): Promise<void> {
+  const live = liveInstances(world.instances);
+  if (live.length < 2) return;
+  const victim = pick(live);
+  victim.server?.kill();
+  victim.server = null;
+  figures.crashes += 1;
+  await sleep(500 + random() * 1500);
+  await startInstance(victim, world.spec(victim.name));
+}
+
+async function day(world: World, n: number): Promise<void> {
+  chooseFaults(world);
+  const work = [
+    payDay(world),
+    draftsDay(world),
+    billsDay(world),
+    ...(n % 7 === 3 ? [journalDay(world)] : []),
+  ];
+  // Some days an instance dies while the day's writes are in flight.
+  const crash = n % 6 === 2 ? sleep(300 + random() * 2500).then(() => crashOne(world)) : Promise.resolve();
+  personInXero(world);
+  const settled = await Promise.allSettled([...work, crash]);
+  for (const s of settled) if (s.status === 'rejected') console.error(`  day ${n}: ${String(s.reason)}`);
+  world.sandbox.clearFaults();
+  // The next day, on Xero's clock (tokens expire, the idempotency window passes).
+  world.sandbox.advanceClock(86_400);
+}
+
+// ── the comparison ───────────────────────────────────────────────────────────────────────────────────────
+async function settle(db: pg.Client): Promise<number> {
+  const deadline = Date.now() + 240_000;
+  for (;;) {
+    const open = await db.query<{ n: string }>(
+      "select count(*) as n from xero_writes where state in ('pending','sent','unknown')",
+    );
+    const n = Number(open.rows[0]?.n ?? 0);
+    if (n === 0 || Date.now() > deadline) return n;
+    await sleep(2000);
+  }
+}
+
+interface AuditRow {
+  action: string;
+  result: string;
+  target: string | null;
+  detail: Record<string, unknown> | null;
+}
+
+async function compare(world: World, db: pg.Client, restoredWindow: { from: number; to: number } | null) {
+  const sandboxWrites = world.sandbox.ledger().writes;
+  const inRestoreWindow = (at: string) =>
+    restoredWindow !== null && Date.parse(at) >= restoredWindow.from && Date.parse(at) <= restoredWindow.to;
+  const shop = orgOf(world, SHOP);
+  const builders = orgOf(world, BUILDERS);
+
+  // Payments per invoice: what Xero holds from the API against what people were told.
+  const apiPayments = new Map<string, number>();
+  for (const w of sandboxWrites)
+    if (w.kind === 'payment' && w.action === 'create' && w.tenantName === SHOP) {
+      const payment = shop.payments.find((p) => p.PaymentID === w.id);
+      if (payment) apiPayments.set(payment.InvoiceID, (apiPayments.get(payment.InvoiceID) ?? 0) + 1);
+    }
+  const byTarget = new Map<string, Action[]>();
+  for (const a of actions) byTarget.set(a.target, [...(byTarget.get(a.target) ?? []), a]);
+  for (const [invoiceId, xero] of apiPayments) {
+    const acts = byTarget.get(invoiceId) ?? [];
+    const payments = acts.filter((a) => a.kind === 'payment');
+    const approvals = acts.filter((a) => a.kind === 'approve' || a.kind === 'pending-cash');
+    const success = payments.filter((a) => a.told === 'success').length;
+    const doubt = payments.filter((a) => a.told === 'in-doubt').length;
+    // A draft gets at most one cash payment, whoever approved it and whatever was pending.
+    const cashAllowed = approvals.some((a) => a.told !== 'refused') ? 1 : 0;
+    const allowed = success + doubt + cashAllowed;
+    if (xero > allowed)
+      problems.duplicates.push(
+        `invoice ${invoiceId}: ${xero} API payments in Xero, at most ${allowed} asked for`,
+      );
+  }
+  for (const [target, acts] of byTarget) {
+    const told = acts.filter((a) => a.kind === 'payment' && a.told === 'success').length;
+    if (told > (apiPayments.get(target) ?? 0))
+      problems.lost.push(
+        `invoice ${target}: ${told} payments told success, ${apiPayments.get(target) ?? 0} in Xero`,
+      );
+    const approved = acts.filter((a) => a.kind === 'approve' && a.told === 'success');
+    const invoice = shop.invoices.find((i) => i.InvoiceID === target);
+    if (approved.length > 0 && invoice && invoice.Status === 'DRAFT')
+      problems.lost.push(`draft ${invoice.InvoiceNumber}: told approved, still a draft in Xero`);
+    if (
+      approved.length > 0 &&
+      invoice &&
+      !apiPayments.has(target) &&
+      approved.some((a) => (a.amountPence ?? 0) > 0)
+    )
+      problems.lost.push(`draft ${invoice.InvoiceNumber}: approved with cash, no cash payment in Xero`);
+  }
+
+  // Bills: each tag exactly once when told success; never twice.
+  for (const a of actions.filter((x) => x.kind === 'bills')) {
+    for (const tag of a.billTags ?? []) {
+      const found = builders.invoices.filter(
+        (i) => i.Type === 'ACCPAY' && i.lines.some((l) => l.Description.endsWith(tag)),
+      );
+      if (found.length > 1) problems.duplicates.push(`bill ${tag}: ${found.length} bills in Xero`);
+      if (found.length === 0 && a.told === 'success')
+        problems.lost.push(`bill ${tag}: told created, not in Xero`);
+    }
+  }
+  for (const a of actions.filter((x) => x.kind === 'bill-approve' && x.told === 'success')) {
+    const bill = builders.invoices.find((i) => i.InvoiceID === a.target);
+    if (bill && bill.Status === 'DRAFT')
+      problems.lost.push(`bill ${a.target}: told approved, still DRAFT in Xero`);
+  }
+  // Journals: one per week, whoever posted it.
+  for (const period of world.periodsPosted) {
+    const [start, end] = period.split('_');
+    const found = shop.journals.filter(
+      (j) =>
+        j.Status !== 'DELETED' &&
+        j.Status !== 'VOIDED' &&
+        j.Narration.includes(`${start}`) &&
+        j.Narration.includes(`${end}`),
+    );
+    const told = actions.filter((a) => a.kind === 'journal' && a.target === period && a.told === 'success');
+    if (found.length > 1) problems.duplicates.push(`journal ${period}: ${found.length} journals in Xero`);
+    if (found.length === 0 && told.length > 0)
+      problems.lost.push(`journal ${period}: told posted, not in Xero`);
+  }
+
+  // Screens: every list a person opens, on every instance, against Xero.
+  for (const instance of liveInstances(world.instances)) {
+    const admin = world.admin.client.on(instance.server?.url ?? '');
+    await setActiveOrganization(admin, world.shop);
+    const invoices = await admin.json<Invoice[]>('GET', '/api/xero/invoices?refresh=true');
+    for (const inv of invoices) {
+      const x = shop.invoices.find((i) => i.InvoiceID === inv.invoiceId);
+      const due = x ? roundPoundsToPence(x.total - x.amountPaid) : null;
+      if (!x || x.Status !== 'AUTHORISED' || due !== roundPoundsToPence(inv.amountDue))
+        problems.untrueAnswers.push(
+          `${instance.name} Pay Invoices: ${inv.invoiceNumber} due £${inv.amountDue}, Xero ${x ? `${x.Status} £${fromPence(due ?? 0)}` : 'has no such invoice'}`,
+        );
+    }
+    const drafts = await admin.json<DraftInvoice[]>('GET', '/api/xero/draft-invoices?refresh=true');
+    for (const d of drafts) {
+      const x = shop.invoices.find((i) => i.InvoiceID === d.id);
+      if (!x || x.Status !== 'DRAFT')
+        problems.untrueAnswers.push(
+          `${instance.name} Add Invoices: ${d.invoiceNumber} listed as a draft, Xero ${x?.Status ?? 'none'}`,
+        );
+    }
+    await setActiveOrganization(admin, world.builders);
+    const bills = await admin.json<Array<{ id: string; status?: string }>>('GET', '/api/xero/draft-bills');
+    for (const b of bills) {
+      const x = builders.invoices.find((i) => i.InvoiceID === b.id);
+      if (!x || x.Status !== 'DRAFT')
+        problems.untrueAnswers.push(
+          `${instance.name} CIS Bills: ${b.id} listed as a draft, Xero ${x?.Status ?? 'none'}`,
+        );
+    }
+    await setActiveOrganization(admin, world.shop);
+  }
+
+  // The activity log: every success line names something Xero has; every API write Xero has is logged.
+  const audit = await db.query<AuditRow>('select action, result, target, detail from audit_log');
+  const ids = new Set<string>();
+  const logged = new Set<string>();
+  for (const org of [shop, builders]) {
+    for (const i of org.invoices) ids.add(i.InvoiceID);
+    for (const p of org.payments) ids.add(p.PaymentID);
+    for (const j of org.journals) ids.add(j.ManualJournalID);
+  }
+  for (const row of audit.rows) {
+    if (row.result !== 'success') continue;
+    const xeroId = row.detail?.['xeroId'];
+    if (typeof xeroId === 'string') {
+      logged.add(xeroId);
+      if (!ids.has(xeroId))
+        problems.untrueLog.push(`${row.action} ${row.target ?? ''}: ${xeroId} is not in Xero`);
+    }
+    for (const value of Object.values(row.detail ?? {}))
+      if (typeof value === 'string' && ids.has(value)) logged.add(value);
+  }
+  let lostWithRestore = 0;
+  for (const w of sandboxWrites) {
+    if (w.action !== 'create' && w.action !== 'approve' && w.action !== 'post') continue;
+    if (logged.has(w.id)) continue;
+    if (inRestoreWindow(w.at)) {
+      lostWithRestore += 1;
+      continue;
+    }
+    // Approvals are logged under the invoice id they approved, payments and creations under their own id.
+    problems.untrueLog.push(
+      `Xero ${w.kind} ${w.action} ${w.id} (${JSON.stringify(w.summary)}) has no activity-log line`,
+    );
+  }
+  return { lostWithRestore, xeroWrites: sandboxWrites.length };
+}
+
+// ── main ─────────────────────────────────────────────────────────────────────────────────────────────────
+async function main() {
+  const started = Date.now();
+  const postgres = await startPostgres(PG_BIN);
+  if ('unavailable' in postgres) {
+    console.error(`soak: ${postgres.unavailable}`);
+    process.exit(1);
+  }
+  const pgServer: PostgresServer = postgres;
+  pgServer.createDatabase('soak');
+  const databaseUrl = pgServer.databaseUrl('soak');
+  const sandbox = await startBenchSandbox({ scale: 1 });
+  const instances: Instance[] = [
+    { name: 'A', server: null },
+    { name: 'B', server: null },
+  ];
+  const balancer = await startBalancer(instances);
+  const scratch = makeTempDir('soak');
+  const spec = (name: string) => ({
+    dataDir: path.join(scratch, name),
+    databaseUrl,
+    sandboxUrl: sandbox.url,
+    env: { XERO_WEBHOOK_KEY: WEBHOOK_KEY },
+  });
+  const db = new pg.Client({ connectionString: databaseUrl });
+  try {
+    for (const instance of instances) {
+      fs.mkdirSync(path.join(scratch, instance.name), { recursive: true });
+      await startInstance(instance, spec(instance.name));
+    }
+    await db.connect();
+    const first = instances[0]?.server?.url ?? '';
+    sandbox.setWebhooks({ url: `${balancer.url}/api/xero/webhooks`, key: WEBHOOK_KEY });
+
+    const admin: Person = { name: BENCH_ADMIN.username, client: new ApiClient(first), orgs: [] };
+    await signIn(admin.client);
+    admin.orgs = await connectXero(admin.client, sandbox);
+    await enableAllFeatures(admin.client, admin.orgs);
+    const shop = admin.orgs.find((o) => o.tenantName === SHOP);
+    const builders = admin.orgs.find((o) => o.tenantName === BUILDERS);
+    if (!shop || !builders) throw new Error('both demo organisations must connect');
+    await prepareDefaults(admin.client, sandbox, shop, builders);
+    const register = async (username: string, email: string): Promise<Person> => {
+      const client = new ApiClient(first);
+      await client.call('POST', '/api/register', { username, password: `Soak-${username}-Pass-2026!` });
+      if (!client.cookie) await signIn(client, { username, password: `Soak-${username}-Pass-2026!` });
+      const orgs = await connectXero(client, sandbox, { email });
+      return { name: username, client, orgs };
+    };
+    const staff = await register('sam', 'staff@demoshop.example');
+    const bookkeeper = await register('bella', 'bookkeeper@demobuilders.example');
+    const world: World = {
+      sandbox,
+      instances,
+      spec,
+      admin,
+      staff,
+      bookkeeper,
+      shop,
+      builders,
+      today: getUkToday(),
+      afterBackup: false,
+      periodsPosted: new Set(),
+    };
+    console.log(`soak: ${DAYS} days, seed ${SEED}; two instances on ${pgServer.version}`);
+
+    const backupFile = path.join(scratch, 'backup.sql');
+    const backupDay = Math.floor(DAYS / 2);
+    let restoredWindow: { from: number; to: number } | null = null;
+    let backupAt = 0;
+    for (let n = 1; n <= DAYS; n++) {
+      if (n === backupDay) {
+        await backupDatabase({ kind: 'postgres', databaseUrl }, backupFile);
+        backupAt = world.sandbox.now();
+        world.afterBackup = true;
+      }
+      await day(world, n);
+      if (n === backupDay + 2) {
+        // Restore the backup: both instances stopped, the database put back, both started again.
+        for (const instance of instances) {
+          await instance.server?.stop();
+          instance.server = null;
+        }
+        await db.end();
+        await restoreDatabase({ kind: 'postgres', databaseUrl }, backupFile);
+        restoredWindow = { from: backupAt, to: world.sandbox.now() };
+        for (const instance of instances) await startInstance(instance, spec(instance.name));
+        Object.assign(db, new pg.Client({ connectionString: databaseUrl }));
+        await db.connect();
+        // Sessions made after the backup are gone: sign in again, as people would.
+        for (const person of [admin, staff, bookkeeper]) {
+          person.client.cookie = '';
+          person.client.base = instances[0]?.server?.url ?? '';
+          await signIn(
+            person.client,
+            person === admin
+              ? BENCH_ADMIN
+              : { username: person.name, password: `Soak-${person.name}-Pass-2026!` },
+          );
+        }
+        // A day later (Xero's idempotency window long past), old requests arrive again with their keys.
+        world.sandbox.advanceClock(86_400);
+        world.afterBackup = false;
+        await resendOld(world);
+      }
+      process.stdout.write(`  day ${n}/${DAYS}: ${actions.length} actions, ${figures.crashes} crashes\n`);
+    }
+
+    sandbox.clearFaults();
+    for (const instance of instances)
+      if (!instance.server) await startInstance(instance, spec(instance.name));
+    const open = await settle(db);
+    await sandbox.flushWebhooks?.();
+    const result = await compare(world, db, restoredWindow);
+    report(result, open, Date.now() - started, pgServer.version);
+  } finally {
+    for (const instance of instances) await instance.server?.stop().catch(() => undefined);
+    await db.end().catch(() => undefined);
+    await balancer.close();
+    await sandbox.close();
+    pgServer.stop();
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** After the restore: every write a person sent between the backup and the restore, sent again with its key. */
+async function resendOld(world: World): Promise<void> {
+  const old = actions.filter((a) => a.afterBackup && a.told !== 'refused' && a.kind === 'payment');
+  for (const a of old.slice(0, 12)) {
+    figures.restoreResends += 1;
+    const person = [world.admin, world.staff, world.bookkeeper].find((p) => p.name === a.user);
+    if (!person) continue;
+    await setActiveOrganization(person.client, a.org === SHOP ? world.shop : world.builders);
+    const invoice = orgOf(world, SHOP).invoices.find((i) => i.InvoiceID === a.target);
+    if (!invoice) continue;
+    const answer = await act(
+      world.instances,
+      person,
+      'POST',
+      '/api/xero/payments',
+      // The same request as before, byte for byte: the browser resends what it sent.
+      a.request ?? {},
+      a.key,
+    );
+    actions.push({
+      ...a,
+      afterBackup: false,
+      told: answer.told === 'success' ? 'success' : answer.told,
+      status: answer.status,
+      message: `resent after restore: ${answer.text.slice(0, 100)}`,
+    });
+  }
+}
+
+async function prepareDefaults(
+  client: ApiClient,
+  sandbox: Sandbox,
+  shop: UserOrganization,
+  builders: UserOrganization,
+) {
+  const s = sandboxOrg(sandbox, SHOP);
+  const b = sandboxOrg(sandbox, BUILDERS);
+  const account = (org: OrgRec, test: (a: OrgRec['accounts'][number]) => boolean) =>
+    org.accounts.find(test)?.AccountID ?? null;
+  const daily = s.contacts.find((c) => c.Name === 'Daily Sales')?.ContactID ?? null;
+  await client.call('PATCH', '/api/xero/settings', {
+    organizationId: shop.organizationId,
+    defaultCreditCardAccountId: account(s, (a) => a.Name === 'Business Credit Card'),
+    defaultCashAccountId: account(s, (a) => a.Name === 'Cash'),
+    defaultSalesAccountId: account(s, (a) => a.Code === '200'),
+    defaultVatRateId: 'OUTPUT2',
+    defaultContactId: daily,
+    defaultTaxStatus: 'Tax inclusive',
+    defaultStockJournalContactId: daily,
+    defaultStockJournalMarginRate: 1.35,
+    defaultStockJournalStockAccountId: account(s, (a) => a.Code === '630'),
+    defaultStockJournalCostAccountId: account(s, (a) => a.Code === '310'),
+    defaultStockJournalPostingStatus: 'draft',
+  });
+  await client.call('PATCH', '/api/xero/settings', {
+    organizationId: builders.organizationId,
+    defaultBillAccountId: account(b, (a) => a.Code === '321'),
+    defaultBillVatRateId: 'INPUT2',
+    defaultCisSubcontractorsGroupId:
+      b.contactGroups.find((g) => g.Name === 'CIS Subcontractors')?.ContactGroupID ?? null,
+  });
+}
+
+function report(
+  result: { lostWithRestore: number; xeroWrites: number },
+  open: number,
+  ms: number,
+  pgVersion: string,
+) {
+  const told = (t: Told) => actions.filter((a) => a.told === t).length;
+  const lines = [
+    `## Soak: a business month (\`SOAK_DAYS=${DAYS} SOAK_SEED=${SEED} npm run soak\`)`,
+    '',
+    `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC · ${Math.round(ms / 1000)} s · two instances on ${pgVersion} · Node ${process.version}`,
+    '',
+    '| figure | count | goal |',
+    '|---|---|---|',
+    `| actions by people (told success / refused / in doubt) | ${actions.length} (${told('success')} / ${told('refused')} / ${told('in-doubt')}) | |`,
+    `| writes Xero applied through the API | ${result.xeroWrites} | |`,
+    `| races (two people on one document at once) | ${figures.races} | |`,
+    `| days with Xero faults / browser resends | ${figures.faultDays} / ${figures.resends} | |`,
+    `| kill -9 of an instance | ${figures.crashes} | |`,
+    `| person's changes in Xero | ${figures.personChanges} | |`,
+    `| webhook deliveries lost / delayed at the balancer | ${figures.webhooksDropped} / ${figures.webhooksDelayed} | |`,
+    `| backup + restore, then old requests resent | 1, ${figures.restoreResends} resent | |`,
+    `| writes still open at the end | ${open} | 0 |`,
+    `| **duplicates** | ${problems.duplicates.length} | 0 |`,
+    `| **lost writes** | ${problems.lost.length} | 0 |`,
+    `| **untrue answers** (screens vs Xero) | ${problems.untrueAnswers.length} | 0 |`,
+    `| **untrue log lines** | ${problems.untrueLog.length} | 0 |`,
+    `| log lines lost with the restore (the restored database predates them) | ${result.lostWithRestore} | expected |`,
+    '',
+  ];
+  for (const [name, list] of Object.entries(problems))
+    for (const line of list.slice(0, 15)) lines.push(`- ${name}: ${line}`);
+  const refusals = new Map<string, number>();
+  for (const a of actions.filter((x) => x.told !== 'success'))
+    refusals.set(
+      `${a.kind} ${a.status} ${a.message.slice(0, 90)}`,
+      (refusals.get(`${a.kind} ${a.status} ${a.message.slice(0, 90)}`) ?? 0) + 1,
+    );
+  lines.push('', 'What people were told when not "success" (kind, status, message: count):', '');
+  for (const [text, n] of [...refusals].sort((x, y) => y[1] - x[1]).slice(0, 20))
+    lines.push(`- ${text}: ${n}`);
+  const text = lines.join('\n');
+  console.log(`\n${text}\n`);
+  if (process.env.SOAK_OUT) fs.writeFileSync(process.env.SOAK_OUT, `${text}\n`);
+  const failed =
+    problems.duplicates.length +
+    problems.lost.length +
+    problems.untrueAnswers.length +
+    problems.untrueLog.length;
+  process.exitCode = failed > 0 || open > 0 ? 1 : 0;
+}
+
+await main();
