@@ -43,7 +43,6 @@ import {
   enableAllFeatures,
   makeTempDir,
   sandboxOrg,
-  setActiveOrganization,
   signIn,
   startBenchSandbox,
   type UserOrganization,
@@ -225,15 +224,44 @@ function tab(person: Person, org: string): ApiClient {
   return client;
 }
 
+/**
+ * A browser tab on one organisation. The active organisation belongs to the user, not to a tab, so a person
+ * working in two organisations at once names the organisation in each request (`?organizationId=`, honoured by
+ * every organisation-scoped route), as the screens do.
+ */
+class OrgTab extends ApiClient {
+  constructor(
+    base: string,
+    cookie: string,
+    readonly organizationId: number,
+  ) {
+    super(base, cookie);
+  }
+
+  override on(base: string): OrgTab {
+    return new OrgTab(base, this.cookie, this.organizationId);
+  }
+
+  override send(method: string, url: string, body?: unknown, headers: Record<string, string> = {}) {
+    const named = url.startsWith('/api/xero/') && !url.startsWith('/api/xero/set-active-organization');
+    const sep = url.includes('?') ? '&' : '?';
+    return super.send(
+      method,
+      named ? `${url}${sep}organizationId=${this.organizationId}` : url,
+      body,
+      headers,
+    );
+  }
+}
+
 /** Opens each person's tabs: a session per organisation (the active organisation belongs to a session). */
 async function openTabs(base: string, people: Array<[Person, string[]]>, orgs: UserOrganization[]) {
   for (const [person, names] of people) {
     for (const name of names) {
-      const client = new ApiClient(base);
-      await signIn(client, { username: person.name, password: person.password });
       const org = orgs.find((o) => o.tenantName === name);
       if (!org) throw new Error(`${name} is not connected`);
-      await setActiveOrganization(client, org);
+      const client = new OrgTab(base, '', org.organizationId);
+      await signIn(client, { username: person.name, password: person.password });
       person.tabs[name] = client;
     }
   }
