@@ -747,7 +747,12 @@ async function compare(world: World, db: pg.Client, restoredWindow: { from: numb
     const allowed = success + doubt + cashAllowed;
     if (xero > allowed)
       problems.duplicates.push(
-        `invoice ${invoiceId}: ${xero} API payments in Xero, at most ${allowed} asked for`,
+        `invoice ${shop.invoices.find((i) => i.InvoiceID === invoiceId)?.InvoiceNumber ?? invoiceId}: ${xero} API payments in Xero, at most ${allowed} asked for (${acts
+          .map(
+            (a) =>
+              `${a.kind} by ${a.user} ${a.told}${a.afterBackup ? ' after the backup' : ''}${a.message.startsWith('resent') ? ' resent after the restore' : ''}`,
+          )
+          .join('; ')})`,
       );
   }
   for (const [target, acts] of byTarget) {
