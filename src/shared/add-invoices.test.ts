@@ -204,11 +204,12 @@ describe('processing rows (001 §4, §5)', () => {
     const rows = [
       makeRow({ id: 'a', cashAmount: '10.10', approve: false }),
       makeRow({ id: 'b', cashAmount: '', approve: false }),
-      makeRow({ id: 'c', cashAmount: '', approve: true }),
+      makeRow({ id: 'c', cashAmount: '', approve: true, pendingCashAmount: 5 }),
     ];
+    // Each names the pending cash it was based on, so a change made meanwhile is refused, not overwritten.
     expect(buildUpdateItems(rows)).toEqual([
-      { id: 'a', cashAmount: 10.1, approve: false },
-      { id: 'c', cashAmount: 0, approve: true },
+      { id: 'a', cashAmount: 10.1, approve: false, pendingCashSeen: 0 },
+      { id: 'c', cashAmount: 0, approve: true, pendingCashSeen: 5 },
     ]);
   });
 

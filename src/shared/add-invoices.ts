@@ -80,6 +80,12 @@ export const draftInvoiceUpdateItemSchema = z
     id: z.string().min(1).max(100, XERO_ID_TOO_LONG_MESSAGE),
     cashAmount: nonNegativeMoneySchema,
     approve: z.boolean(),
+    /**
+     * The pending cash the screen showed for this draft when the change was made (issue 28): when it is
+     * no longer the pending cash, someone else changed it meanwhile and the change is refused (409), not
+     * applied over it. Optional, so older screens keep working (their change takes the pending cash as it is).
+     */
+    pendingCashSeen: nonNegativeMoneySchema.optional(),
   })
   .strict();
 export type DraftInvoiceUpdateItem = z.infer<typeof draftInvoiceUpdateItemSchema>;
@@ -119,6 +125,8 @@ export const draftInvoiceFailureSchema = z.object({
   approved: z.boolean().optional(),
   unrecordedCashAmount: nonNegativeMoneySchema.optional(),
   cashOutcome: z.enum(['not-recorded', 'unconfirmed']).optional(),
+  /** Refused because someone else acted on the draft first (issue 28): the list is read again. */
+  conflict: z.boolean().optional(),
 });
 export type DraftInvoiceFailure = z.infer<typeof draftInvoiceFailureSchema>;
 
@@ -131,6 +139,20 @@ export const draftInvoiceUpdateResponseSchema = z.object({
   failed: z.array(draftInvoiceFailureSchema).default([]),
 });
 export type DraftInvoiceUpdateResponse = z.infer<typeof draftInvoiceUpdateResponseSchema>;
+
+/**
+ * A change this user made on Add Invoices that Ledgerlink could not finish on its own (issue 28): a step of
+ * it (an approval whose outcome is not known, a cash payment Xero refused after the approval) waits for an
+ * administrator under Admin → Needs review. Answered by `GET /api/xero/draft-invoices/unfinished`.
+ */
+export const unfinishedDraftActionSchema = z.object({
+  writeId: z.number().int(),
+  invoiceId: z.string().nullable(),
+  invoiceNumber: z.string(),
+  message: z.string(),
+});
+export type UnfinishedDraftAction = z.infer<typeof unfinishedDraftActionSchema>;
+export const unfinishedDraftActionsSchema = z.array(unfinishedDraftActionSchema);
 
 /**
  * Body of `POST /api/xero/draft-invoices/create` (docs/product/features.md §7):
@@ -288,11 +310,15 @@ export function validateProcessAll(
 
 /** The update items for rows with changes (cash as a number of pounds with 2 decimals). */
 export function buildUpdateItems(
-  rows: readonly Pick<DraftInvoiceRow, 'id' | 'cashAmount' | 'approve'>[],
+  rows: readonly Pick<DraftInvoiceRow, 'id' | 'cashAmount' | 'approve' | 'pendingCashAmount'>[],
 ): DraftInvoiceUpdateItem[] {
-  return rows
-    .filter(hasDraftInvoiceChanges)
-    .map((row) => ({ id: row.id, cashAmount: parseAmountInput(row.cashAmount) / 100, approve: row.approve }));
+  return rows.filter(hasDraftInvoiceChanges).map((row) => ({
+    id: row.id,
+    cashAmount: parseAmountInput(row.cashAmount) / 100,
+    approve: row.approve,
+    // What this screen showed as pending: the server refuses the change if it is no longer so (issue 28).
+    pendingCashSeen: row.pendingCashAmount,
+  }));
 }
 
 /**

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { and, desc, eq, inArray, isNotNull, lt, ne, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNotNull, lt, ne, notInArray, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { auditLog, ledgerInstances, ledgerRestores, organizations, xeroWrites } from '../db/schema/index.ts';
 import { AppError } from '../lib/app-error';
@@ -21,6 +21,73 @@ import type { XeroContext } from './xero-port';
 export * from './write-ledger-rules';
 
 export type WriteRow = typeof xeroWrites.$inferSelect;
+type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+/** A database handle inside one transaction, for the checks an intent makes under its document's lock. */
+export type LedgerTx = Tx;
+
+/**
+ * The document a write changes (issue 28, "one document, one writer"): `key` is unique in the organisation
+ * (`invoice:<id>`, `bill:<id>`, `journal-week:<period>`), `label` is how people name it ("INV-2015").
+ */
+export interface DocumentRef {
+  key: string;
+  label: string;
+}
+
+/** How the message refusing a second writer names what the first one is doing ("being approved"). */
+const DOCUMENT_VERBS: Record<WriteKind, string> = {
+  'invoice.approve': 'approved',
+  'invoice.create': 'created',
+  payment: 'paid',
+  'payment.delete': 'changed (a payment is being undone)',
+  'cash.pending': 'given pending cash',
+  'bill.create': 'created',
+  'bill.update': 'edited',
+  'bill.approve': 'approved',
+  'bill.delete': 'deleted',
+  'journal.create': 'posted',
+};
+
+/** "INV-2015 is being approved by carol; try again in a moment." */
+export function describeBusyDocument(row: Pick<WriteRow, 'kind' | 'documentLabel' | 'audit'>): string {
+  const who = (row.audit as WriteAudit | null)?.username ?? 'another user';
+  const verb = DOCUMENT_VERBS[row.kind] ?? 'changed';
+  return `${row.documentLabel ?? 'This document'} is being ${verb} by ${who}; try again in a moment.`;
+}
+
+/**
+ * One step of a multi-step action (issue 28): recorded with the others before the first is sent. `after` is
+ * the index of the step that must be confirmed in Xero before this one may be sent.
+ */
+export interface IntentStep {
+  kind: WriteKind;
+  idempotencyKey: string;
+  targetId?: string | null;
+  amountPence?: number | null;
+  request: unknown;
+  audit?: WriteAudit;
+  after?: number;
+}
+
+/**
+ * Finishes a recorded step whose request died before sending it (a crash, a lost connection): the
+ * reconciler claims the step and sends it through this. `bind` fills in what only the earlier step's answer
+ * tells (the id of an invoice it created) when the step is claimed, whoever claims it.
+ */
+export interface StepRunner {
+  bind?: (
+    row: WriteRow,
+    before: WriteRow,
+  ) => { targetId?: string | null; request?: unknown; audit?: WriteAudit };
+  send: (
+    row: WriteRow,
+    ctx: XeroContext & { organizationId: number },
+    idempotencyKey: string,
+  ) => Promise<WriteOutcome<unknown>>;
+}
+
+/** Runs in the transaction that confirms a write of its kind, once, whoever confirms it. */
+export type ConfirmHook = (tx: Tx, row: WriteRow) => Promise<void>;
 
 export interface WriteOutcome<R> {
   xeroId?: string | null;
@@ -64,6 +131,17 @@ export interface WriteSpec<R> {
    * requests cannot both pass.
    */
   exclusiveTarget?: { busyMessage: string };
+  /**
+   * One writer per document (issue 28): while any write on this document is open under another key, this
+   * one is refused with 409 naming who is doing what. Checked under a database lock, so it holds across
+   * instances.
+   */
+  document?: DocumentRef;
+  /**
+   * The ledger row this write was recorded as, a step of an intent (`recordIntent`): it is claimed and sent
+   * instead of a new row being inserted, once the step before it is confirmed.
+   */
+  step?: WriteRow;
 }
 
 /** Looks a write up in Xero when its answer was lost. Null means Xero does not have it. */
@@ -224,9 +302,52 @@ export function createWriteLedger(deps: {
     const beatAgeMs = Number(found.ageMs);
     return { alive: isSenderAlive(beatAgeMs), beatAgeMs };
   }
+  const stepRunners = new Map<WriteKind, StepRunner>();
+  const confirmHooks = new Map<WriteKind, ConfirmHook[]>();
 
   async function update(id: number, values: Partial<typeof xeroWrites.$inferInsert>) {
     await db.update(xeroWrites).set(values).where(eq(xeroWrites.id, id));
+  }
+
+  /** The write's own activity-log line (success or failure), as its audit describes it. */
+  async function writeAuditLine(tx: Tx, row: WriteRow, extra: Record<string, unknown> = {}) {
+    const audit = row.audit as WriteAudit | null;
+    if (!audit) return;
+    await tx.insert(auditLog).values({
+      userId: row.userId,
+      username: audit.username,
+      organizationId: row.organizationId,
+      action: audit.action,
+      target: audit.target ?? row.targetId ?? row.xeroId ?? null,
+      result: row.state === 'confirmed' ? 'success' : 'failure',
+      detail:
+        row.state === 'confirmed'
+          ? { ...audit.detail, writeId: row.id, xeroId: row.xeroId, ...extra }
+          : { ...audit.detail, writeId: row.id, error: row.error, ...extra },
+      ip: audit.ip ?? null,
+    });
+  }
+
+  /**
+   * In the transaction that settles a write: a confirmed write runs its kind's confirm hooks; a failed one
+   * fails the steps still waiting on it (never sent: nothing of them reached Xero), each with its line.
+   */
+  async function afterSettled(tx: Tx, row: WriteRow) {
+    if (row.state === 'confirmed') {
+      for (const hook of confirmHooks.get(row.kind) ?? []) await hook(tx, row);
+      return;
+    }
+    if (row.state !== 'failed') return;
+    const waiting = await tx
+      .update(xeroWrites)
+      .set({
+        state: 'failed',
+        error: `Not sent: the step before it (write ${row.id}) was not applied in Xero.`,
+        completedAt: new Date(),
+      })
+      .where(and(eq(xeroWrites.dependsOn, row.id), eq(xeroWrites.state, 'pending')))
+      .returning();
+    for (const step of waiting) await writeAuditLine(tx, step);
   }
 
   /**
@@ -256,29 +377,103 @@ export function createWriteLedger(deps: {
         .where(and(eq(xeroWrites.id, id), inArray(xeroWrites.state, [...OPEN_WRITE_STATES, 'needs_review'])))
         .returning();
       if (!row) return null;
-      const audit = row.audit as WriteAudit | null;
-      if (audit) {
-        await tx.insert(auditLog).values({
-          userId: row.userId,
-          username: audit.username,
-          organizationId: row.organizationId,
-          action: audit.action,
-          target: audit.target ?? row.targetId ?? row.xeroId ?? null,
-          result: row.state === 'confirmed' ? 'success' : 'failure',
-          detail:
-            row.state === 'confirmed'
-              ? { ...audit.detail, writeId: row.id, xeroId: row.xeroId }
-              : { ...audit.detail, writeId: row.id, error: row.error },
-          ip: audit.ip ?? null,
-        });
-      }
+      await writeAuditLine(tx, row);
+      await afterSettled(tx, row);
       return row;
     });
+  }
+
+  /**
+   * Claims a recorded step for sending: only while it is still pending (so one of the request, a same-key
+   * retry and the reconciler sends it, never two) and only once the step before it is confirmed. A step
+   * whose earlier step failed fails here. Null when it is not (or no longer) for this caller to send.
+   */
+  async function claim(row: WriteRow): Promise<WriteRow | null> {
+    let bound: { targetId?: string | null; request?: unknown; audit?: WriteAudit } = {};
+    if (row.dependsOn !== null) {
+      const before = await findById(row.dependsOn);
+      if (!before || before.state === 'failed') {
+        await settle(row.id, {
+          state: 'failed',
+          error: `Not sent: the step before it (write ${row.dependsOn}) was not applied in Xero.`,
+        });
+        return null;
+      }
+      if (before.state !== 'confirmed') return null;
+      bound = stepRunners.get(row.kind)?.bind?.(row, before) ?? {};
+    }
+    const [claimed] = await db
+      .update(xeroWrites)
+      .set({
+        state: 'sent',
+        attempts: row.attempts + 1,
+        sentAt: new Date(),
+        instanceId,
+        ...(bound.targetId !== undefined ? { targetId: bound.targetId } : {}),
+        ...(bound.request !== undefined ? { request: bound.request as object } : {}),
+        ...(bound.audit !== undefined ? { audit: bound.audit } : {}),
+      })
+      .where(and(eq(xeroWrites.id, row.id), eq(xeroWrites.state, 'pending')))
+      .returning();
+    return claimed ?? null;
+  }
+
+  /** The answer to a write recorded before: its outcome replayed, its refusal, or "being processed". */
+  function answerRecorded<R>(
+    existing: WriteRow,
+    retryAfterMs: number,
+  ): WriteOutcome<R> & { writeId: number; replayed: boolean } {
+    if (existing.state === 'confirmed') {
+      return {
+        xeroId: existing.xeroId,
+        response: existing.response as R,
+        writeId: existing.id,
+        replayed: true,
+      };
+    }
+    if (existing.state === 'failed')
+      throw new AppError('XERO_REJECTED', existing.error ?? 'Xero refused this change');
+    throw new AppError(
+      'CONFLICT',
+      'This change is already being processed. Refresh in a moment to see the result.',
+      undefined,
+      busyExtra(existing, retryAfterMs),
+    );
+  }
+
+  /**
+   * One writer per document: refuses (409, naming who is doing what) when a write on the document is open
+   * under a key other than `ownKeys`. Call inside a transaction; the advisory lock is held until it ends, so
+   * the check and the insert that follows are one step for every instance.
+   */
+  async function lockDocument(tx: Tx, organizationId: number, document: string, ownKeys: readonly string[]) {
+    await tx.execute(
+      sql`select pg_advisory_xact_lock(hashtext(${`${organizationId}:document:${document}`}))`,
+    );
+    const [busy] = await tx
+      .select()
+      .from(xeroWrites)
+      .where(
+        and(
+          eq(xeroWrites.organizationId, organizationId),
+          eq(xeroWrites.document, document),
+          inArray(xeroWrites.state, [...OPEN_WRITE_STATES]),
+          ...(ownKeys.length > 0 ? [notInArray(xeroWrites.idempotencyKey, [...ownKeys])] : []),
+        ),
+      )
+      .orderBy(xeroWrites.id)
+      .limit(1);
+    if (busy)
+      throw new AppError('CONFLICT', describeBusyDocument(busy), undefined, {
+        writeId: busy.id,
+        writeState: 'busy',
+      });
   }
 
   async function finish<R>(
     row: WriteRow,
     spec: WriteSpec<R>,
+    alreadyClaimed = false,
   ): Promise<WriteOutcome<R> & { writeId: number; replayed: boolean }> {
     let forgotten: WriteOutcome<unknown> | null;
     try {
@@ -302,17 +497,19 @@ export function createWriteLedger(deps: {
       return { xeroId: now.xeroId, response: now.response as R, writeId: row.id, replayed: true };
     }
     // Only a write still pending is sent: one another instance settled meanwhile (it took this instance for
-    // dead) is not sent behind its back.
-    const [claimed] = await db
-      .update(xeroWrites)
-      .set({ state: 'sent', attempts: row.attempts + 1, sentAt: new Date(), instanceId })
-      .where(and(eq(xeroWrites.id, row.id), eq(xeroWrites.state, 'pending')))
-      .returning({ id: xeroWrites.id });
-    if (!claimed) {
-      const now = await findById(row.id);
-      if (now?.state === 'confirmed')
-        return { xeroId: now.xeroId, response: now.response as R, writeId: now.id, replayed: true };
-      throw new AppError('XERO_REJECTED', now?.error ?? NOT_SENT_MESSAGE);
+    // dead) is not sent behind its back. A step of an intent arrives already claimed (claim()).
+    if (!alreadyClaimed) {
+      const [claimed] = await db
+        .update(xeroWrites)
+        .set({ state: 'sent', attempts: row.attempts + 1, sentAt: new Date(), instanceId })
+        .where(and(eq(xeroWrites.id, row.id), eq(xeroWrites.state, 'pending')))
+        .returning({ id: xeroWrites.id });
+      if (!claimed) {
+        const now = await findById(row.id);
+        if (now?.state === 'confirmed')
+          return { xeroId: now.xeroId, response: now.response as R, writeId: now.id, replayed: true };
+        throw new AppError('XERO_REJECTED', now?.error ?? NOT_SENT_MESSAGE);
+      }
     }
     let outcome: WriteOutcome<R>;
     try {
@@ -417,6 +614,12 @@ export function createWriteLedger(deps: {
     const nowMs = Date.now();
     if (!isWriteStale(row, sender.alive, nowMs))
       return { row, retryAfterMs: msUntilStale(row, sender, nowMs) };
+    if (row.state === 'pending' && row.dependsOn !== null) {
+      // A step of an intent whose request stopped: finished (or settled) once the step before it is.
+      await resumeStep(row, tenantId);
+      const now = (await findById(row.id)) ?? row;
+      return { row: now, retryAfterMs: isOpenWriteState(now.state) ? HEARTBEAT_INTERVAL_MS : 0 };
+    }
     if (row.state === 'pending') {
       const failed = await settle(row.id, { state: 'failed', error: NOT_SENT_MESSAGE });
       return { row: failed ?? (await findById(row.id)) ?? row, retryAfterMs: 0 };
@@ -426,6 +629,62 @@ export function createWriteLedger(deps: {
     } catch (error) {
       deps.log?.warn({ err: error, writeId: row.id }, 'look-up of an open write failed; it stays open');
       return { row, retryAfterMs: HEARTBEAT_INTERVAL_MS };
+    }
+  }
+
+  /**
+   * Finishes a step its request left unsent (issue 28): once the step before it is confirmed in Xero, the step
+   * is claimed and sent with its own key through its kind's runner. A step before it that failed fails it; one
+   * that needs review, or a step Xero refuses after the step before it was applied, needs a person: it ends
+   * needs_review, shown on the screen of the user who acted and in Admin -> Needs review. Returns the state
+   * it reached, or null when it is not this caller's to finish yet.
+   */
+  async function resumeStep(write: WriteRow, tenantId: string): Promise<XeroWriteState | null> {
+    const before = write.dependsOn === null ? null : await findById(write.dependsOn);
+    if (before?.state === 'needs_review') {
+      await update(write.id, {
+        state: 'needs_review',
+        error: `Not sent: it waits on write ${before.id} (${before.kind}), whose outcome is not known.`,
+      });
+      return 'needs_review';
+    }
+    if (before && before.state !== 'confirmed' && before.state !== 'failed') return null;
+    const runner = stepRunners.get(write.kind);
+    if (before?.state === 'confirmed' && (!runner || write.userId === null)) {
+      await update(write.id, {
+        state: 'needs_review',
+        error: 'Not sent: Ledgerlink cannot finish this step by itself.',
+      });
+      return 'needs_review';
+    }
+    const claimed = await claim(write);
+    if (!claimed || !runner || claimed.userId === null) {
+      const now = await findById(write.id);
+      return now?.state === 'failed' ? 'failed' : null;
+    }
+    try {
+      const outcome = await runner.send(
+        claimed,
+        { userId: claimed.userId, tenantId, organizationId: claimed.organizationId },
+        claimed.idempotencyKey,
+      );
+      await settle(claimed.id, {
+        state: 'confirmed',
+        xeroId: outcome.xeroId ?? null,
+        response: outcome.response,
+      });
+      return 'confirmed';
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      if (error instanceof AppError && (DEFINITE_FAILURES.has(error.code) || isNotApplied(error))) {
+        await update(claimed.id, {
+          state: 'needs_review',
+          error: `Xero refused it (${message}) after the step before it was applied.`,
+        });
+        return 'needs_review';
+      }
+      await update(claimed.id, { state: 'unknown', error: message });
+      return 'unknown';
     }
   }
 
@@ -477,7 +736,91 @@ export function createWriteLedger(deps: {
       finders.set(kind, finder);
     },
 
+    /** One step runner per kind (see StepRunner): how the reconciler finishes a step left unsent. */
+    registerStepRunner(kind: WriteKind, runner: StepRunner) {
+      if (stepRunners.has(kind)) throw new Error(`A step runner for '${kind}' writes is already registered`);
+      stepRunners.set(kind, runner);
+    },
+
+    /** Runs `hook` in the transaction that confirms each write of this kind (see ConfirmHook). */
+    registerConfirmHook(kind: WriteKind, hook: ConfirmHook) {
+      confirmHooks.set(kind, [...(confirmHooks.get(kind) ?? []), hook]);
+    },
+
+    /**
+     * Records a multi-step action as one intent (issue 28): under the document's lock, refuses it while
+     * another write on the document is open (409 naming who is doing what), lets `plan` check what the
+     * action was based on and name its steps (it throws to refuse), and records every step before the first
+     * is sent. When a step's key is already recorded, this is the same action again: its rows are answered as
+     * they stand and `plan` is not asked again.
+     */
+    async recordIntent(input: {
+      organizationId: number;
+      userId: number;
+      /** Absent only when the action makes a new document (a new invoice): nobody else can write to it yet. */
+      document?: DocumentRef;
+      keys: readonly string[];
+      plan: (tx: Tx) => Promise<IntentStep[]>;
+    }): Promise<{ rows: WriteRow[]; retried: boolean }> {
+      const { document } = input;
+      return db.transaction(async (tx) => {
+        const lock = document ? `document:${document.key}` : `intent:${input.keys[0] ?? ''}`;
+        await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`${input.organizationId}:${lock}`}))`);
+        const earlier = await tx
+          .select()
+          .from(xeroWrites)
+          .where(
+            and(
+              eq(xeroWrites.organizationId, input.organizationId),
+              inArray(xeroWrites.idempotencyKey, [...input.keys]),
+            ),
+          )
+          .orderBy(xeroWrites.id);
+        if (earlier.length > 0) return { rows: earlier, retried: true };
+        if (document) await lockDocument(tx, input.organizationId, document.key, input.keys);
+        const steps = await input.plan(tx);
+        const rows: WriteRow[] = [];
+        for (const step of steps) {
+          const before = step.after === undefined ? undefined : rows[step.after];
+          const [row] = await tx
+            .insert(xeroWrites)
+            .values({
+              organizationId: input.organizationId,
+              userId: input.userId,
+              kind: step.kind,
+              idempotencyKey: step.idempotencyKey,
+              fingerprint: fingerprintOf(step.kind, step.request),
+              targetId: step.targetId ?? null,
+              amountPence: step.amountPence ?? null,
+              request: step.request as object,
+              audit: step.audit ?? null,
+              document: document?.key ?? null,
+              documentLabel: document?.label ?? null,
+              dependsOn: before?.id ?? null,
+              instanceId,
+              state: 'pending',
+            })
+            .returning();
+          if (row) rows.push(row);
+        }
+        return { rows, retried: false };
+      });
+    },
+
     async execute<R>(spec: WriteSpec<R>): Promise<WriteOutcome<R> & { writeId: number; replayed: boolean }> {
+      if (spec.step) {
+        // A step of an intent, recorded before the first step was sent: claim it (once the step before it
+        // is confirmed) and send it; whoever claimed it first (this request, a retry, the reconciler) sends it.
+        let recorded = (await findById(spec.step.id)) ?? spec.step;
+        if (recorded.state === 'pending') {
+          const claimed = await claim(recorded);
+          if (claimed) return finish(claimed, spec, true);
+          recorded = (await findById(spec.step.id)) ?? recorded;
+        }
+        // Held by an instance that died, or its answer was lost: settled now, as for any same-key retry.
+        const { row: now, retryAfterMs } = await settleIfStale(recorded, spec.tenantId);
+        return answerRecorded<R>(now, retryAfterMs);
+      }
       const key = spec.idempotencyKey ?? crypto.randomUUID();
       const fingerprint = fingerprintOf(spec.kind, spec.request);
       const values = {
@@ -490,13 +833,18 @@ export function createWriteLedger(deps: {
         amountPence: spec.amountPence ?? null,
         request: spec.request as object,
         audit: spec.audit ?? null,
+        document: spec.document?.key ?? null,
+        documentLabel: spec.document?.label ?? null,
         state: 'pending' as const,
         instanceId,
       };
-      const exclusive = spec.exclusiveTarget;
+      const exclusive = spec.exclusiveTarget && spec.targetId ? spec.exclusiveTarget : undefined;
+      const document = spec.document;
       const inserted =
-        exclusive && spec.targetId
+        exclusive || document
           ? await db.transaction(async (tx) => {
+              if (document) await lockDocument(tx, spec.organizationId, document.key, [key]);
+              if (!exclusive) return tx.insert(xeroWrites).values(values).onConflictDoNothing().returning();
               // One open write per kind and target, across instances: the check and the insert hold a lock.
               await tx.execute(
                 sql`select pg_advisory_xact_lock(hashtext(${`${spec.organizationId}:${spec.kind}:${spec.targetId}`}))`,
@@ -584,8 +932,15 @@ export function createWriteLedger(deps: {
         if (!sender) senders.set(key, (sender = senderOf(write)));
         return isWriteStale(write, (await sender).alive, nowMs);
       };
+      // Oldest first: a step's earlier step is looked up before the step itself is judged.
+      rows.sort((a, b) => a.write.id - b.write.id);
       for (const { write, tenantId } of rows) {
         if (!(await isStale(write))) continue;
+        if (write.state === 'pending' && write.dependsOn !== null) {
+          const resumed = await resumeStep(write, tenantId);
+          if (resumed) counts[resumed] += 1;
+          continue;
+        }
         if (write.state === 'pending') {
           if (await settle(write.id, { state: 'failed', error: NOT_SENT_MESSAGE })) counts.failed += 1;
           continue;
@@ -746,6 +1101,63 @@ export function createWriteLedger(deps: {
         .orderBy(xeroWrites.createdAt, xeroWrites.id);
     },
 
+    /** Inside an intent's plan (under its document's lock): whether a write on the document waits for review. */
+    async hasHeldWrite(tx: Tx, organizationId: number, document: string): Promise<boolean> {
+      const [row] = await tx
+        .select({ id: xeroWrites.id })
+        .from(xeroWrites)
+        .where(
+          and(
+            eq(xeroWrites.organizationId, organizationId),
+            eq(xeroWrites.document, document),
+            eq(xeroWrites.state, 'needs_review'),
+          ),
+        )
+        .limit(1);
+      return Boolean(row);
+    },
+
+    /**
+     * Inside an intent's plan: who made a confirmed write of this kind on the target (the name on its line),
+     * e.g. who approved a draft meanwhile; null when nobody did through Ledgerlink.
+     */
+    async findConfirmedActor(
+      tx: Tx,
+      organizationId: number,
+      kind: WriteKind,
+      targetId: string,
+    ): Promise<string | null> {
+      const [row] = await tx
+        .select({ audit: xeroWrites.audit })
+        .from(xeroWrites)
+        .where(
+          and(
+            eq(xeroWrites.organizationId, organizationId),
+            eq(xeroWrites.kind, kind),
+            eq(xeroWrites.targetId, targetId),
+            eq(xeroWrites.state, 'confirmed'),
+          ),
+        )
+        .limit(1);
+      if (!row) return null;
+      return (row.audit as WriteAudit | null)?.username ?? 'another user';
+    },
+
+    /** One user's writes in an organisation that wait for review, oldest first (shown on their screens). */
+    async listNeedsReviewFor(organizationId: number, userId: number): Promise<WriteRow[]> {
+      return db
+        .select()
+        .from(xeroWrites)
+        .where(
+          and(
+            eq(xeroWrites.organizationId, organizationId),
+            eq(xeroWrites.userId, userId),
+            eq(xeroWrites.state, 'needs_review'),
+          ),
+        )
+        .orderBy(xeroWrites.createdAt, xeroWrites.id);
+    },
+
     /** Asks Xero (through the kind's finder) whether it has this write, without settling anything. */
     async peekInXero(
       row: WriteRow,
@@ -798,22 +1210,8 @@ export function createWriteLedger(deps: {
           .where(and(eq(xeroWrites.id, id), eq(xeroWrites.state, 'needs_review')))
           .returning();
         if (!after) return null;
-        const audit = after.audit as WriteAudit | null;
-        if (audit) {
-          await tx.insert(auditLog).values({
-            userId: after.userId,
-            username: audit.username,
-            organizationId: after.organizationId,
-            action: audit.action,
-            target: audit.target ?? after.targetId ?? after.xeroId ?? null,
-            result: after.state === 'confirmed' ? 'success' : 'failure',
-            detail:
-              after.state === 'confirmed'
-                ? { ...audit.detail, writeId: after.id, xeroId: after.xeroId, settledBy: admin.username }
-                : { ...audit.detail, writeId: after.id, error: after.error, settledBy: admin.username },
-            ip: audit.ip ?? null,
-          });
-        }
+        await writeAuditLine(tx, after, { settledBy: admin.username });
+        await afterSettled(tx, after);
         await tx.insert(auditLog).values({
           userId: admin.userId,
           username: admin.username,

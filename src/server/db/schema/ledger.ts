@@ -50,6 +50,18 @@ export const xeroWrites = pgTable(
      * reconciler after a restart). Null for writes that are not logged.
      */
     audit: jsonb('audit').$type<unknown>(),
+    /**
+     * The document this write changes, e.g. `invoice:<id>`, `bill:<id>`, `journal-week:<period>` (issue 28):
+     * while a write on a document is open, a write on it under another key is refused, on any instance.
+     */
+    document: text('document'),
+    /** How people name that document ("INV-2015"), for the message that refuses a second writer. */
+    documentLabel: text('document_label'),
+    /**
+     * A step of a multi-step action (issue 28): the write that must be confirmed in Xero before this one is
+     * sent. Every step is recorded before the first is sent, so whoever picks the action up finishes it.
+     */
+    dependsOn: bigint('depends_on', { mode: 'number' }),
     attempts: integer('attempts').notNull().default(0),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     sentAt: timestamp('sent_at', { withTimezone: true }),
@@ -64,6 +76,8 @@ export const xeroWrites = pgTable(
     uniqueIndex('xero_writes_key_idx').on(t.organizationId, t.idempotencyKey),
     index('xero_writes_state_idx').on(t.state, t.createdAt),
     index('xero_writes_target_idx').on(t.organizationId, t.kind, t.targetId),
+    index('xero_writes_document_idx').on(t.organizationId, t.document),
+    index('xero_writes_depends_idx').on(t.dependsOn),
   ],
 );
 

@@ -1,9 +1,88 @@
 import { and, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { draftCashAmounts, xeroInvoices } from '../../db/schema/index.ts';
+import { draftCashAmounts, users, xeroInvoices } from '../../db/schema/index.ts';
 import { createCacheRepository, type CachedInvoice } from '../../xero/cache/cache.repository';
 
 export type CachedInvoiceRow = CachedInvoice;
+
+/** The pending cash on a draft as it stands, and who saved it last and when (null when there is none). */
+export interface PendingCashNow {
+  amountPence: number;
+  username: string | null;
+  updatedAt: Date;
+}
+
+/**
+ * Queries an intent's plan makes inside the ledger's transaction, under the draft's lock (issue 28), so what
+ * it checks cannot change before its steps are recorded.
+ */
+export const lockedDraftQueries = {
+  async findPendingCash(tx: Db, organizationId: number, invoiceId: string): Promise<PendingCashNow | null> {
+    const [row] = await tx
+      .select({
+        amountPence: draftCashAmounts.amountPence,
+        username: users.username,
+        updatedAt: draftCashAmounts.updatedAt,
+      })
+      .from(draftCashAmounts)
+      .leftJoin(users, eq(users.id, draftCashAmounts.userId))
+      .where(
+        and(eq(draftCashAmounts.organizationId, organizationId), eq(draftCashAmounts.invoiceId, invoiceId)),
+      );
+    return row ?? null;
+  },
+
+  /** The cached invoice's status now. */
+  async findStatus(tx: Db, organizationId: number, invoiceId: string): Promise<string | null> {
+    const [row] = await tx
+      .select({ status: xeroInvoices.status })
+      .from(xeroInvoices)
+      .where(and(eq(xeroInvoices.organizationId, organizationId), eq(xeroInvoices.invoiceId, invoiceId)));
+    return row?.status ?? null;
+  },
+
+  /** Takes `pence` off the pending cash once it is paid in Xero (in the transaction that confirms the payment). */
+  async consumePendingCash(tx: Db, organizationId: number, invoiceId: string, pence: number): Promise<void> {
+    if (pence <= 0) return;
+    const where = and(
+      eq(draftCashAmounts.organizationId, organizationId),
+      eq(draftCashAmounts.invoiceId, invoiceId),
+    );
+    await tx
+      .update(draftCashAmounts)
+      .set({
+        amountPence: sql`greatest(${draftCashAmounts.amountPence} - ${pence}, 0)`,
+        updatedAt: new Date(),
+      })
+      .where(where);
+    await tx.delete(draftCashAmounts).where(and(where, sql`${draftCashAmounts.amountPence} <= 0`));
+  },
+
+  /**
+   * An approval Xero confirmed: the cached draft leaves the drafts at once and is read from Xero next time
+   * (its balance, its number), whoever confirmed it (the request, a retry, the reconciler).
+   */
+  async markApproved(tx: Db, organizationId: number, invoiceId: string): Promise<void> {
+    await tx
+      .update(xeroInvoices)
+      .set({ status: 'AUTHORISED', syncedAt: new Date(0) })
+      .where(
+        and(
+          eq(xeroInvoices.organizationId, organizationId),
+          eq(xeroInvoices.invoiceId, invoiceId),
+          eq(xeroInvoices.status, 'DRAFT'),
+        ),
+      );
+  },
+
+  /** A payment Xero confirmed that the cache may not have seen: the next check or refresh reads Xero. */
+  async markStale(tx: Db, organizationId: number, invoiceId: string): Promise<void> {
+    await tx
+      .update(xeroInvoices)
+      .set({ syncedAt: new Date(0) })
+      .where(and(eq(xeroInvoices.organizationId, organizationId), eq(xeroInvoices.invoiceId, invoiceId)));
+  },
+};
 
 /** Drizzle queries of Add Invoices. Every query is scoped to one organisation. */
 export function createAddInvoicesRepository(db: Db) {

@@ -8,6 +8,7 @@ import {
   draftInvoiceUpdateRequestSchema,
   draftInvoiceUpdateResponseSchema,
   newInvoiceDefaultsSchema,
+  unfinishedDraftActionsSchema,
 } from '../../../shared/add-invoices';
 import { readIdempotencyKey } from '../../lib/idempotency-key';
 import { refreshFlagSchema } from '../../../shared/input';
@@ -59,6 +60,20 @@ export function registerAddInvoicesRoutes(
       const ctx = await contextOf(request);
       return service.findNewInvoiceDefaults(ctx);
     },
+  );
+
+  app.get(
+    '/api/xero/draft-invoices/unfinished',
+    {
+      schema: {
+        querystring: z.object({
+          organizationId: z.string().max(20).optional(),
+          org: z.string().max(20).optional(),
+        }),
+        response: { 200: unfinishedDraftActionsSchema },
+      },
+    },
+    async (request) => service.listUnfinished(await contextOf(request)),
   );
 
   app.post(

@@ -7,18 +7,13 @@ import type {
   DraftInvoiceUpdateItem,
   DraftInvoiceUpdateResponse,
   NewInvoiceDefaults,
+  UnfinishedDraftAction,
 } from '../../../shared/add-invoices';
 import { formatDateNumeric, getUkToday } from '../../../shared/dates';
 import { formatMoney, fromPence, toPence } from '../../../shared/money';
 import { AppError } from '../../lib/app-error';
 import type { XeroSync } from '../../xero/sync/sync.service';
-import {
-  LIVE_WRITE_STATES,
-  type WriteAudit,
-  type WriteLedger,
-  type WriteRow,
-  type WriteSpec,
-} from '../../xero/write-ledger';
+import type { IntentStep, WriteAudit, WriteLedger, WriteRow, WriteSpec } from '../../xero/write-ledger';
 import type { XeroHttp } from '../../xero/xero-http/http';
 import {
   createAddInvoicesXero,
@@ -29,7 +24,11 @@ import {
 import type { NewPayment, XeroContext, XeroPaymentFacts } from '../../xero/xero-port';
 import type { AuditLog } from '../audit/audit';
 import type { OrganizationRow } from '../organizations/organizations.repository';
-import type { AddInvoicesRepository, CachedInvoiceRow } from './add-invoices.repository';
+import {
+  lockedDraftQueries,
+  type AddInvoicesRepository,
+  type CachedInvoiceRow,
+} from './add-invoices.repository';
 import { chunk, createBatcher, type Batcher } from '../../xero/batcher';
 import { describeWriteFailure, type WriteFailure } from '../../xero/write-failure';
 
@@ -57,6 +56,9 @@ interface ApprovalPlan {
   /** Cash typed now plus cash kept pending for this draft: what is paid once it is approved. */
   cashPence: number;
   pendingPence: number;
+  /** The intent's recorded steps (issue 28): the approval (or the pending cash) and its cash payment. */
+  firstStep?: WriteRow;
+  paymentStep?: WriteRow;
 }
 
 interface PaymentPlan {
@@ -67,6 +69,62 @@ interface PaymentPlan {
   /** The part of the cash that came from the pending amount, taken off it once paid. */
   pendingPence: number;
   key: string;
+  step?: WriteRow;
+}
+
+/** The ledger's name for an invoice or draft as a document (issue 28: one writer per document). */
+export function invoiceDocument(invoiceId: string): string {
+  return `invoice:${invoiceId.toLowerCase()}`;
+}
+
+/**
+ * A cash payment as the ledger records it: the spec's payment request item (docs/product/features.md §3), the
+ * shape Pay Invoices records too, so the one 'payment' finder looks either feature's payments up.
+ * `fromPendingPence` is the part of it that was pending cash, taken off the pending amount when Xero confirms
+ * the payment. `invoiceId` is null for the cash of an invoice not created yet (bound when it is).
+ */
+interface CashPaymentRequest {
+  invoiceId: string | null;
+  invoiceNumber: string;
+  accountId: string;
+  amount: number;
+  date: string;
+  reference: string;
+  isCard: false;
+  requestedPence: number;
+  fromPendingPence: number;
+}
+
+function cashPaymentRequest(
+  invoiceId: string | null,
+  invoiceNumber: string,
+  accountId: string,
+  cashPence: number,
+  date: string,
+  fromPendingPence: number,
+): CashPaymentRequest {
+  return {
+    invoiceId,
+    invoiceNumber,
+    accountId,
+    amount: fromPence(cashPence),
+    date,
+    reference: `Cash payment for ${invoiceNumber}`,
+    isCard: false,
+    requestedPence: cashPence,
+    fromPendingPence,
+  };
+}
+
+/** The 409 for a change based on pending cash that has changed since the screen loaded (issue 28). */
+export function describePendingCashChanged(
+  invoiceNumber: string,
+  seenPence: number,
+  now: { amountPence: number; username: string | null } | null,
+): string {
+  const nowPence = now?.amountPence ?? 0;
+  const by = now?.username ? ` (saved by ${now.username})` : '';
+  return `The pending cash on ${invoiceNumber} changed since this list was loaded: ${formatMoney(nowPence)} is pending now${by}, not ${formatMoney(seenPence)}. Nothing was changed; check the refreshed list and try again.`;
 }
 
 function numberOf(invoice: CachedInvoiceRow): string {
@@ -137,6 +195,40 @@ export function createAddInvoicesService(deps: {
     detail,
   });
 
+  /** An approval's line says what Xero approved; its cash payment has a line of its own (issue 28). */
+  const approvalAudit = (ctx: AddInvoicesContext, invoice: CachedInvoiceRow) =>
+    auditOf(ctx, 'add-invoices.approve', invoice.invoiceId, {
+      invoiceNumber: numberOf(invoice),
+      totalPence: invoice.totalPence,
+    });
+
+  const cashPaymentAudit = (
+    ctx: AddInvoicesContext,
+    invoiceId: string | null,
+    invoiceNumber: string,
+    cash: { cashPence: number; pendingPence: number },
+    cashAccountId: string,
+  ) =>
+    auditOf(ctx, 'add-invoices.cash-payment', invoiceId, {
+      invoiceNumber,
+      amountPence: cash.cashPence,
+      fromPendingPence: cash.pendingPence,
+      accountId: cashAccountId,
+    });
+
+  const pendingCashAudit = (
+    ctx: AddInvoicesContext,
+    invoiceId: string | null,
+    invoiceNumber: string,
+    pence: number,
+    pendingBeforePence: number,
+  ) =>
+    auditOf(ctx, 'add-invoices.cash-pending', invoiceId, {
+      invoiceNumber,
+      amountPence: pence,
+      pendingBeforePence,
+    });
+
   /**
    * One item's ledger write, sent as an element of a batch call: the item joins the batch when the ledger
    * asks to send, and leaves it when the ledger answers without sending (a replay, a conflict), so the batch
@@ -148,7 +240,7 @@ export function createAddInvoicesService(deps: {
     element: E,
     write: Pick<
       WriteSpec<A>,
-      'kind' | 'targetId' | 'amountPence' | 'idempotencyKey' | 'request' | 'audit'
+      'kind' | 'targetId' | 'amountPence' | 'idempotencyKey' | 'request' | 'audit' | 'step'
     > & { xeroIdOf: (answer: A) => string | null },
   ) {
     const { xeroIdOf, ...spec } = write;
@@ -191,11 +283,8 @@ export function createAddInvoicesService(deps: {
           amountPence: plan.invoice.totalPence,
           idempotencyKey: keyOf(plan.invoice.invoiceId),
           request,
-          audit: auditOf(ctx, 'add-invoices.approve', plan.invoice.invoiceId, {
-            invoiceNumber: numberOf(plan.invoice),
-            totalPence: plan.invoice.totalPence,
-            cashPence: plan.cashPence,
-          }),
+          audit: approvalAudit(ctx, plan.invoice),
+          step: plan.firstStep,
           xeroIdOf: () => plan.invoice.invoiceId,
         });
       }),
@@ -217,30 +306,22 @@ export function createAddInvoicesService(deps: {
           date: plan.date,
           reference: `Cash payment for ${plan.invoiceNumber}`,
         };
-        // Recorded as the spec's payment request item (docs/product/features.md §3), the shape Pay Invoices
-        // records too, so the one 'payment' finder looks either feature's payments up.
-        const request = {
-          invoiceId: plan.invoiceId,
-          invoiceNumber: plan.invoiceNumber,
-          accountId: cashAccountId,
-          amount: fromPence(plan.cashPence),
-          date: plan.date,
-          reference: payment.reference,
-          isCard: false,
-          requestedPence: plan.cashPence,
-        };
+        const request = cashPaymentRequest(
+          plan.invoiceId,
+          plan.invoiceNumber,
+          cashAccountId,
+          plan.cashPence,
+          plan.date,
+          plan.pendingPence,
+        );
         return executeInBatch(ctx, batch, payment, {
           kind: 'payment',
           targetId: plan.invoiceId,
           amountPence: plan.cashPence,
           idempotencyKey: plan.key,
           request,
-          audit: auditOf(ctx, 'add-invoices.cash-payment', plan.invoiceId, {
-            invoiceNumber: plan.invoiceNumber,
-            amountPence: plan.cashPence,
-            fromPendingPence: plan.pendingPence,
-            accountId: cashAccountId,
-          }),
+          audit: cashPaymentAudit(ctx, plan.invoiceId, plan.invoiceNumber, plan, cashAccountId),
+          step: plan.step,
           xeroIdOf: (answer) => answer?.paymentId ?? null,
         });
       }),
@@ -282,7 +363,7 @@ export function createAddInvoicesService(deps: {
           payment?.updatedUtc ? new Date(payment.updatedUtc) : null,
           sentAt,
         );
-        await repo.consumePendingCash(ctx.organizationId, plan.invoiceId, plan.pendingPence);
+        // The pending part of the cash was taken off the draft's pending amount when Xero confirmed it.
       }
     }
     return failures;
@@ -297,8 +378,9 @@ export function createAddInvoicesService(deps: {
     invoice: { invoiceId: string; invoiceNumber: string; limitPence: number; pendingBeforePence: number },
     pence: number,
     key: string,
+    step?: WriteRow,
   ): Promise<string | null> {
-    const request = { invoiceId: invoice.invoiceId, amountPence: pence };
+    const request = { invoiceId: invoice.invoiceId, amountPence: pence, limitPence: invoice.limitPence };
     try {
       await ledger.execute({
         organizationId: ctx.organizationId,
@@ -309,11 +391,14 @@ export function createAddInvoicesService(deps: {
         amountPence: pence,
         idempotencyKey: key,
         request,
-        audit: auditOf(ctx, 'add-invoices.cash-pending', invoice.invoiceId, {
-          invoiceNumber: invoice.invoiceNumber,
-          amountPence: pence,
-          pendingBeforePence: invoice.pendingBeforePence,
-        }),
+        step,
+        audit: pendingCashAudit(
+          ctx,
+          invoice.invoiceId,
+          invoice.invoiceNumber,
+          pence,
+          invoice.pendingBeforePence,
+        ),
         send: async () => {
           const ok = await repo.addPendingCash(
             ctx.organizationId,
@@ -335,6 +420,131 @@ export function createAddInvoicesService(deps: {
     } catch (e) {
       return messageOf(e);
     }
+  }
+
+  /**
+   * Records one draft row's action as an intent (issue 28), under the draft's lock: refused (409) while
+   * another write on the draft is open, when it was approved meanwhile, when one of its changes waits for
+   * review, or when the pending cash is not what the screen showed (`pendingCashSeen`, sent by the browser;
+   * older browsers without it get the cash as it is now). The cash paid on approval is the typed cash plus
+   * the pending cash read under the lock, so no cash saved at the same moment can vanish. A retry of the
+   * same action answers the steps recorded the first time.
+   */
+  async function recordDraftIntent(
+    ctx: AddInvoicesContext,
+    item: DraftInvoiceUpdateItem,
+    invoice: CachedInvoiceRow,
+    keys: { approve: string; payment: string; pending: string },
+  ): Promise<ApprovalPlan> {
+    const number = numberOf(invoice);
+    const id = invoice.invoiceId;
+    const typed = toPence(item.cashAmount);
+    const seen = item.pendingCashSeen === undefined ? undefined : toPence(item.pendingCashSeen);
+    let planned = { cashPence: 0, pendingPence: 0 };
+    const { rows, retried } = await ledger.recordIntent({
+      organizationId: ctx.organizationId,
+      userId: ctx.userId,
+      document: { key: invoiceDocument(id), label: number },
+      keys: item.approve ? [keys.approve, keys.payment] : [keys.pending],
+      plan: async (tx) => {
+        const orgId = ctx.organizationId;
+        if (await ledger.hasHeldWrite(tx, orgId, invoiceDocument(id)))
+          throw new AppError(
+            'CONFLICT',
+            `${number} has a change waiting for an administrator's review (Admin → Needs review); it cannot be changed here until that is settled.`,
+          );
+        const approvedBy = await ledger.findConfirmedActor(tx, orgId, 'invoice.approve', id);
+        if (approvedBy)
+          throw new AppError(
+            'CONFLICT',
+            `${number} was approved by ${approvedBy} since this list was loaded. Nothing was changed; refresh the list.`,
+          );
+        const status = await lockedDraftQueries.findStatus(tx, orgId, id);
+        if (status !== 'DRAFT') throw new AppError('CONFLICT', notADraftAnyMore(invoice, status));
+        const now = await lockedDraftQueries.findPendingCash(tx, orgId, id);
+        const pendingPence = now?.amountPence ?? 0;
+        if (seen !== undefined && seen !== pendingPence)
+          throw new AppError('CONFLICT', describePendingCashChanged(number, seen, now));
+        const over = overTotal(invoice, typed + pendingPence, pendingPence);
+        if (over) throw new AppError('VALIDATION_ERROR', over);
+        if (!item.approve) {
+          planned = { cashPence: typed, pendingPence };
+          return [
+            {
+              kind: 'cash.pending',
+              idempotencyKey: keys.pending,
+              targetId: id,
+              amountPence: typed,
+              request: { invoiceId: id, amountPence: typed, limitPence: invoice.totalPence },
+              audit: pendingCashAudit(ctx, id, number, typed, pendingPence),
+            },
+          ];
+        }
+        const cashPence = typed + pendingPence;
+        planned = { cashPence, pendingPence };
+        const steps: IntentStep[] = [
+          {
+            kind: 'invoice.approve',
+            idempotencyKey: keys.approve,
+            targetId: id,
+            amountPence: invoice.totalPence,
+            request: xero.approvalRequest(id, invoice.dueDate ? null : (invoice.date ?? getUkToday())),
+            audit: approvalAudit(ctx, invoice),
+          },
+        ];
+        if (cashPence > 0) {
+          const accountId = requireCashAccount(ctx);
+          steps.push({
+            kind: 'payment',
+            idempotencyKey: keys.payment,
+            targetId: id,
+            amountPence: cashPence,
+            request: cashPaymentRequest(
+              id,
+              number,
+              accountId,
+              cashPence,
+              invoice.date ?? getUkToday(),
+              pendingPence,
+            ),
+            audit: cashPaymentAudit(ctx, id, number, { cashPence, pendingPence }, accountId),
+            after: 0,
+          });
+        }
+        return steps;
+      },
+    });
+    const firstStep = rows.find((r) => r.kind === (item.approve ? 'invoice.approve' : 'cash.pending'));
+    const paymentStep = item.approve ? rows.find((r) => r.kind === 'payment') : undefined;
+    if (retried) {
+      // The same action again: the cash is what its steps recorded the first time.
+      if (paymentStep)
+        planned = {
+          cashPence: paymentStep.amountPence ?? 0,
+          pendingPence: (paymentStep.request as Partial<CashPaymentRequest>).fromPendingPence ?? 0,
+        };
+      else planned = { cashPence: item.approve ? 0 : (firstStep?.amountPence ?? typed), pendingPence: 0 };
+    }
+    return { item, invoice, ...planned, firstStep, paymentStep };
+  }
+
+  function overTotal(invoice: CachedInvoiceRow, cashPence: number, pendingPence: number): string | null {
+    if (cashPence <= invoice.totalPence) return null;
+    const already = pendingPence > 0 ? ` (${formatMoney(pendingPence)} is already pending)` : '';
+    return `The cash amount ${formatMoney(cashPence)}${already} is more than the total of invoice ${numberOf(invoice)}, ${formatMoney(invoice.totalPence)}.`;
+  }
+
+  function notADraftAnyMore(invoice: CachedInvoiceRow, status: string | null): string {
+    return `Invoice ${numberOf(invoice)} is no longer a draft in Xero (${status ?? 'not found'}). Refresh the list.`;
+  }
+
+  /** Why an approval did not go through; when Xero's answer was lost, what happens to its cash (issue 28). */
+  function describeApprovalFailure(plan: ApprovalPlan, reason: unknown): string {
+    const number = numberOf(plan.invoice);
+    const unknown = reason instanceof AppError && reason.extra?.writeState === 'unknown';
+    if (unknown && plan.cashPence > 0)
+      return `Xero did not confirm the approval of invoice ${number} in time. Ledgerlink is checking with Xero and pays its cash of ${formatMoney(plan.cashPence)} once Xero confirms the approval, never twice; refresh in a minute.`;
+    return `Invoice ${number} was not approved: ${messageOf(reason)}`;
   }
 
   function requireCashAccount(ctx: AddInvoicesContext): string {
@@ -364,6 +574,100 @@ export function createAddInvoicesService(deps: {
   }
   registerFinders();
 
+  /**
+   * Steps an intent recorded and its request left unsent (issue 28): the reconciler finishes them with these,
+   * once the step before is confirmed. The cash of a new invoice learns the invoice's id when it is claimed.
+   */
+  function registerStepRunners() {
+    const bindToCreated = (row: WriteRow, before: WriteRow) => {
+      if (row.targetId || before.kind !== 'invoice.create' || !before.xeroId) return {};
+      const created = before.response as InvoiceFacts | null;
+      const request = row.request as Record<string, unknown>;
+      const audit = row.audit as WriteAudit | null;
+      const number = created?.invoiceNumber ?? '';
+      return {
+        targetId: before.xeroId,
+        ...(audit
+          ? { audit: { ...audit, target: before.xeroId, detail: { ...audit.detail, invoiceNumber: number } } }
+          : {}),
+        request: {
+          ...request,
+          invoiceId: before.xeroId,
+          ...(typeof request.invoiceNumber === 'string' && created?.invoiceNumber
+            ? {
+                invoiceNumber: created.invoiceNumber,
+                reference: `Cash payment for ${created.invoiceNumber}`,
+              }
+            : {}),
+        },
+      };
+    };
+    ledger.registerStepRunner('payment', {
+      bind: bindToCreated,
+      send: async (row, xctx, key) => {
+        const request = row.request as CashPaymentRequest;
+        const invoiceId = row.targetId ?? request.invoiceId;
+        if (!invoiceId || row.amountPence === null)
+          throw new AppError('VALIDATION_ERROR', 'The cash payment does not name its invoice.');
+        const [answer] = await xero.createPayments(
+          xctx,
+          [
+            {
+              invoiceId,
+              accountId: request.accountId,
+              amountPence: row.amountPence,
+              date: request.date,
+              reference: request.reference,
+            },
+          ],
+          key,
+        );
+        if (!answer) throw new AppError('XERO_UNAVAILABLE', 'Xero did not answer the cash payment.');
+        if (!answer.ok) throw new AppError('XERO_REJECTED', answer.error);
+        return { xeroId: answer.value?.paymentId ?? null, response: answer.value };
+      },
+    });
+    ledger.registerStepRunner('cash.pending', {
+      bind: bindToCreated,
+      send: async (row) => {
+        const request = row.request as { invoiceId: string | null; amountPence: number; limitPence: number };
+        const invoiceId = row.targetId ?? request.invoiceId;
+        if (!invoiceId || row.userId === null)
+          throw new AppError('VALIDATION_ERROR', 'The pending cash does not name its invoice.');
+        const ok = await repo.addPendingCash(
+          row.organizationId,
+          invoiceId,
+          request.amountPence,
+          request.limitPence,
+          row.userId,
+        );
+        if (!ok) throw new AppError('VALIDATION_ERROR', 'The cash amount is more than the invoice total.');
+        return { xeroId: null, response: request };
+      },
+    });
+
+    // Whoever confirms it (the request, a same-key retry, the reconciler, an administrator), in the same
+    // transaction: an approval takes the draft off the drafts; a cash payment takes its pending part off the
+    // draft's pending cash and has the cached balance read from Xero again.
+    ledger.registerConfirmHook('invoice.approve', async (tx, row) => {
+      if (row.targetId) await lockedDraftQueries.markApproved(tx, row.organizationId, row.targetId);
+    });
+    ledger.registerConfirmHook('payment', async (tx, row) => {
+      if ((row.audit as WriteAudit | null)?.action !== 'add-invoices.cash-payment') return;
+      const request = row.request as Partial<CashPaymentRequest>;
+      const invoiceId = row.targetId ?? request.invoiceId;
+      if (!invoiceId) return;
+      await lockedDraftQueries.consumePendingCash(
+        tx,
+        row.organizationId,
+        invoiceId,
+        request.fromPendingPence ?? 0,
+      );
+      await lockedDraftQueries.markStale(tx, row.organizationId, invoiceId);
+    });
+  }
+  registerStepRunners();
+
   return {
     /**
      * Draft sales invoices (docs/product/features.md §7 GET /api/xero/draft-invoices), synced first when
@@ -389,10 +693,13 @@ export function createAddInvoicesService(deps: {
     },
 
     /**
-     * Process one row or Process All (docs/product/features.md §7 POST /api/xero/draft-invoices/update). Rows
-     * with cash and no approval keep the cash pending (no Xero call). Approvals go out in batches, then the
-     * cash of every approved row (typed now plus pending) goes out as batched payments. A refused item is
-     * reported with Xero's reason and never undoes the others.
+     * Process one row or Process All (docs/product/features.md §7 POST /api/xero/draft-invoices/update). Each
+     * row is one intent in the write ledger (issue 28): under the draft's lock it is refused while another
+     * write on the draft is open (409 naming who is doing what) or when what the screen based it on has
+     * changed (pending cash saved by someone else, an approval), else recorded with all its steps (the
+     * approval and its cash payment, or the pending cash) before anything is sent. Approvals go out in
+     * batches, then the cash of every approved row as batched payments. A refused item is reported with its
+     * reason and never undoes the others; a request whose every item was refused that way is a 409.
      */
     async updateDrafts(
       ctx: AddInvoicesContext,
@@ -400,24 +707,26 @@ export function createAddInvoicesService(deps: {
       actionKey: string,
     ): Promise<DraftInvoiceUpdateResponse> {
       const failed: DraftInvoiceFailure[] = [];
-      const fail = (id: string, message: string) => failed.push({ id, message });
+      const fail = (id: string, message: string, conflict = false) =>
+        failed.push(conflict ? { id, message, conflict } : { id, message });
       const ids = items.map((i) => i.id);
       const invoices = new Map(
         (await repo.findInvoices(ctx.organizationId, ids)).map((r) => [r.invoiceId, r]),
       );
       const pending = await repo.findPendingCash(ctx.organizationId, ids);
-      const approveKey = (id: string) => `${actionKey}:approve:${id}`;
-      const paymentKey = (id: string) => `${actionKey}:payment:${id}`;
-      const pendingKey = (id: string) => `${actionKey}:pending:${id}`;
+      const keysOf = (id: string) => ({
+        approve: `${actionKey}:approve:${id}`,
+        payment: `${actionKey}:payment:${id}`,
+        pending: `${actionKey}:pending:${id}`,
+      });
       // A retry of this same action (same key): its items replay from the ledger rather than being judged
       // again on data the first attempt already changed.
       const earlier = await ledger.findByKeys(
         ctx.organizationId,
-        ids.flatMap((id) => [approveKey(id), paymentKey(id), pendingKey(id)]),
+        ids.flatMap((id) => Object.values(keysOf(id))),
       );
 
-      const approvals: ApprovalPlan[] = [];
-      const cashOnly: ApprovalPlan[] = [];
+      const toRecord: Array<{ item: DraftInvoiceUpdateItem; invoice: CachedInvoiceRow }> = [];
       for (const item of items) {
         const invoice = invoices.get(item.id);
         const typed = toPence(item.cashAmount);
@@ -429,48 +738,39 @@ export function createAddInvoicesService(deps: {
           fail(item.id, 'Enter a cash amount or approve the invoice before saving');
           continue;
         }
-        const retried = earlier.has(item.approve ? approveKey(item.id) : pendingKey(item.id));
-        if (retried) {
-          const earlierPayment = earlier.get(paymentKey(item.id));
-          const plan = earlierPayment
-            ? { item, invoice, cashPence: earlierPayment.amountPence ?? typed, pendingPence: 0 }
-            : {
-                item,
-                invoice,
-                cashPence: item.approve ? typed + (pending.get(item.id) ?? 0) : typed,
-                pendingPence: pending.get(item.id) ?? 0,
-              };
-          (item.approve ? approvals : cashOnly).push(plan);
-          continue;
+        const keys = keysOf(item.id);
+        if (!earlier.has(item.approve ? keys.approve : keys.pending)) {
+          // A first look outside the lock for the plain refusal; the intent looks again under it, and
+          // there also at what changed since the screen loaded (an approval, the pending cash).
+          const pendingPence = pending.get(item.id) ?? 0;
+          const over = overTotal(invoice, typed + pendingPence, pendingPence);
+          if (over) {
+            fail(item.id, over);
+            continue;
+          }
         }
-        if (invoice.status !== 'DRAFT') {
-          fail(
-            item.id,
-            `Invoice ${numberOf(invoice)} is no longer a draft in Xero (${invoice.status}). Refresh the list.`,
-          );
-          continue;
-        }
-        const pendingPence = pending.get(item.id) ?? 0;
-        const cashPence = typed + pendingPence;
-        if (cashPence > invoice.totalPence) {
-          const already = pendingPence > 0 ? ` (${formatMoney(pendingPence)} is already pending)` : '';
-          fail(
-            item.id,
-            `The cash amount ${formatMoney(cashPence)}${already} is more than the total of invoice ${numberOf(invoice)}, ${formatMoney(invoice.totalPence)}.`,
-          );
-          continue;
-        }
-        (item.approve ? approvals : cashOnly).push({
-          item,
-          invoice,
-          cashPence: item.approve ? cashPence : typed,
-          pendingPence,
-        });
+        toRecord.push({ item, invoice });
       }
 
-      const needsCash = approvals.some((p) => p.cashPence > 0) || cashOnly.length > 0;
-      const cashAccountId = needsCash ? requireCashAccount(ctx) : '';
+      const needsCash = toRecord.some(
+        ({ item }) => !item.approve || toPence(item.cashAmount) + (pending.get(item.id) ?? 0) > 0,
+      );
+      if (needsCash) requireCashAccount(ctx);
       let processed = 0;
+      let conflicts = 0;
+
+      const approvals: ApprovalPlan[] = [];
+      const cashOnly: ApprovalPlan[] = [];
+      for (const { item, invoice } of toRecord) {
+        try {
+          const plan = await recordDraftIntent(ctx, item, invoice, keysOf(item.id));
+          (item.approve ? approvals : cashOnly).push(plan);
+        } catch (error) {
+          const conflict = error instanceof AppError && error.code === 'CONFLICT';
+          if (conflict) conflicts += 1;
+          fail(item.id, messageOf(error), conflict);
+        }
+      }
 
       // Cash on drafts that stay drafts: kept in Ledgerlink until the draft is approved here
       // (docs/architecture.md §4).
@@ -484,38 +784,21 @@ export function createAddInvoicesService(deps: {
             pendingBeforePence: plan.pendingPence,
           },
           plan.cashPence,
-          pendingKey(plan.invoice.invoiceId),
+          keysOf(plan.invoice.invoiceId).pending,
+          plan.firstStep,
         );
         if (error) fail(plan.invoice.invoiceId, error);
         else processed += 1;
       }
 
-      // Approvals: refuse any invoice another request is approving (its cash could be paid twice).
-      const busy = await ledger.findTargetsWritten(
-        ctx.organizationId,
-        'invoice.approve',
-        approvals.map((p) => p.invoice.invoiceId),
-        approvals.map((p) => approveKey(p.invoice.invoiceId)),
-        LIVE_WRITE_STATES,
-      );
-      const toApprove = approvals.filter((p) => {
-        if (!busy.has(p.invoice.invoiceId)) return true;
-        fail(
-          p.invoice.invoiceId,
-          `Invoice ${numberOf(p.invoice)} is already being approved. Refresh the list in a moment.`,
-        );
-        return false;
-      });
-
       const approved: ApprovalPlan[] = [];
-      for (const part of chunk(toApprove, XERO_BATCH_SIZE)) {
-        const results = await approveChunk(ctx, part, approveKey);
+      for (const part of chunk(approvals, XERO_BATCH_SIZE)) {
+        const results = await approveChunk(ctx, part, (id) => keysOf(id).approve);
         for (const [i, result] of results.entries()) {
           const plan = part[i];
           if (!plan) continue;
-          const number = numberOf(plan.invoice);
           if (result.status === 'rejected') {
-            fail(plan.invoice.invoiceId, `Invoice ${number} was not approved: ${messageOf(result.reason)}`);
+            fail(plan.invoice.invoiceId, describeApprovalFailure(plan, result.reason));
             continue;
           }
           approved.push(plan);
@@ -528,7 +811,7 @@ export function createAddInvoicesService(deps: {
       }
 
       // Cash of the approved drafts: Xero takes payments only once an invoice is approved
-      // (docs/xero-api.md §4.1).
+      // (docs/xero-api.md §4.1). Each is the recorded second step of its approval's intent.
       const payments: PaymentPlan[] = approved
         .filter((p) => p.cashPence > 0)
         .map((p) => ({
@@ -537,8 +820,10 @@ export function createAddInvoicesService(deps: {
           date: p.invoice.date ?? getUkToday(),
           cashPence: p.cashPence,
           pendingPence: p.pendingPence,
-          key: paymentKey(p.invoice.invoiceId),
+          key: keysOf(p.invoice.invoiceId).payment,
+          step: p.paymentStep,
         }));
+      const cashAccountId = payments.length > 0 ? requireCashAccount(ctx) : '';
       const paymentFailures =
         payments.length > 0 ? await payCash(ctx, payments, cashAccountId) : new Map<string, WriteFailure>();
       for (const plan of approved) {
@@ -555,13 +840,17 @@ export function createAddInvoicesService(deps: {
           processed += 1;
         }
       }
+      // Refused outright because someone else acted first: a 409, so the screen refreshes (issue 28).
+      if (processed === 0 && conflicts > 0 && conflicts === failed.length)
+        throw new AppError('CONFLICT', failed.map((f) => f.message).join(' '));
       return { processed, failed };
     },
 
     /**
      * A new invoice (docs/product/features.md §7 POST /api/xero/draft-invoices/create) to the default
      * contact, one line on the default sales account, VAT rate and tax status; approved or draft; its cash
-     * paid or kept pending.
+     * paid or kept pending. One intent (issue 28): the new invoice and its cash are recorded before the
+     * invoice is sent, so the cash is paid (or kept) by whoever finishes the action after a crash.
      */
     async createInvoice(
       ctx: AddInvoicesContext,
@@ -599,6 +888,54 @@ export function createAddInvoicesService(deps: {
         taxType: org.defaultVatRateId || null,
       });
 
+      const createKey = `${actionKey}:create`;
+      const cashKey = `${actionKey}:${body.approve ? 'payment' : 'pending'}:new`;
+      const { rows } = await ledger.recordIntent({
+        organizationId: ctx.organizationId,
+        userId: ctx.userId,
+        keys: cashPence > 0 ? [createKey, cashKey] : [createKey],
+        plan: async () => {
+          const steps: IntentStep[] = [
+            {
+              kind: 'invoice.create',
+              idempotencyKey: createKey,
+              targetId: null,
+              amountPence: totalPence,
+              request,
+              audit: auditOf(ctx, 'add-invoices.create', null, {
+                date: body.date,
+                totalPence,
+                approve: body.approve,
+              }),
+            },
+          ];
+          // The invoice's id and number are bound to its cash when the invoice is confirmed.
+          if (cashPence > 0 && body.approve)
+            steps.push({
+              kind: 'payment',
+              idempotencyKey: cashKey,
+              targetId: null,
+              amountPence: cashPence,
+              request: cashPaymentRequest(null, '', cashAccountId, cashPence, body.date, 0),
+              audit: cashPaymentAudit(ctx, null, '', { cashPence, pendingPence: 0 }, cashAccountId),
+              after: 0,
+            });
+          if (cashPence > 0 && !body.approve)
+            steps.push({
+              kind: 'cash.pending',
+              idempotencyKey: cashKey,
+              targetId: null,
+              amountPence: cashPence,
+              request: { invoiceId: null, amountPence: cashPence, limitPence: totalPence },
+              audit: pendingCashAudit(ctx, null, '', cashPence, 0),
+              after: 0,
+            });
+          return steps;
+        },
+      });
+      const createStep = rows.find((r) => r.kind === 'invoice.create');
+      const cashStep = rows.find((r) => r.kind !== 'invoice.create');
+
       const created = await ledger.execute<InvoiceFacts | null>({
         organizationId: ctx.organizationId,
         tenantId: ctx.tenantId,
@@ -606,14 +943,9 @@ export function createAddInvoicesService(deps: {
         kind: 'invoice.create',
         targetId: null,
         amountPence: totalPence,
-        idempotencyKey: `${actionKey}:create`,
+        idempotencyKey: createKey,
         request,
-        audit: auditOf(ctx, 'add-invoices.create', null, {
-          date: body.date,
-          totalPence,
-          cashPence,
-          approve: body.approve,
-        }),
+        step: createStep,
         send: async (key) => {
           const facts = await xero.createInvoice(
             { userId: ctx.userId, tenantId: ctx.tenantId, organizationId: ctx.organizationId },
@@ -643,7 +975,8 @@ export function createAddInvoicesService(deps: {
             pendingBeforePence: 0,
           },
           cashPence,
-          `${actionKey}:pending:${invoice.invoiceId}`,
+          cashKey,
+          cashStep,
         );
         return error
           ? {
@@ -661,7 +994,8 @@ export function createAddInvoicesService(deps: {
             date: body.date,
             cashPence,
             pendingPence: 0,
-            key: `${actionKey}:payment:${invoice.invoiceId}`,
+            key: cashKey,
+            step: cashStep,
           },
         ],
         cashAccountId,
@@ -673,6 +1007,32 @@ export function createAddInvoicesService(deps: {
           warning: describeCashFailure('created', invoiceNumber, cashPence, paymentFailure),
         };
       return { invoiceNumber };
+    },
+
+    /**
+     * This user's Add Invoices changes that wait for an administrator (issue 28): each says what was done,
+     * what was not, and that Admin → Needs review settles it, so the person who acted sees it even when the
+     * server that took the change stopped before answering.
+     */
+    async listUnfinished(ctx: AddInvoicesContext): Promise<UnfinishedDraftAction[]> {
+      const held = await ledger.listNeedsReviewFor(ctx.organizationId, ctx.userId);
+      return held
+        .map((row) => {
+          const audit = row.audit as WriteAudit | null;
+          if (!audit?.action.startsWith('add-invoices.')) return null;
+          const number = String(audit.detail?.invoiceNumber ?? '') || (row.targetId ?? 'A new invoice');
+          const amount = formatMoney(row.amountPence ?? 0);
+          const why = row.error ? ` (${row.error})` : '';
+          const settles = 'an administrator settles it under Admin → Needs review.';
+          const message =
+            audit.action === 'add-invoices.cash-payment'
+              ? `The cash payment of ${amount} on ${number} could not be finished${why}. Do not pay it again on Pay Invoices: ${settles}`
+              : audit.action === 'add-invoices.approve'
+                ? `Xero has not confirmed whether ${number} was approved${why}; ${settles}`
+                : `A change to ${number} could not be finished${why}; ${settles}`;
+          return { writeId: row.id, invoiceId: row.targetId, invoiceNumber: number, message };
+        })
+        .filter((r): r is UnfinishedDraftAction => r !== null);
     },
 
     /** The defaults the New Invoice row shows and needs, named as Xero names them. */

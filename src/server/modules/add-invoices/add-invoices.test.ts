@@ -319,7 +319,11 @@ describe('Add Invoices API', () => {
       .select()
       .from(xeroWrites)
       .where(and(eq(xeroWrites.organizationId, shopId), eq(xeroWrites.targetId, refused)));
-    expect(failedRow.map((r) => [r.kind, r.state])).toEqual([['invoice.approve', 'failed']]);
+    // Its cash was recorded with the approval as one intent, and failed with it: never sent.
+    expect(failedRow.map((r) => [r.kind, r.state, r.sentAt])).toEqual([
+      ['invoice.approve', 'failed', expect.any(Date)],
+      ['payment', 'failed', null],
+    ]);
   });
 
   it('reports an approved invoice whose cash payment Xero refused', async () => {

@@ -8,4 +8,5 @@ export const addInvoicesKeys = {
   all: (orgId: OrgId) => ['org', orgId, 'add-invoices'] as const,
   drafts: (orgId: OrgId) => ['org', orgId, 'add-invoices', 'drafts'] as const,
   defaults: (orgId: OrgId) => ['org', orgId, 'add-invoices', 'defaults'] as const,
+  unfinished: (orgId: OrgId) => ['org', orgId, 'add-invoices', 'unfinished'] as const,
 };

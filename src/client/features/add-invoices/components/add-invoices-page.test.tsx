@@ -2,7 +2,7 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it, vi } from 'vitest';
-import type { DraftInvoice, DraftInvoiceUpdateRequest } from '@/shared/add-invoices';
+import type { DraftInvoice, DraftInvoiceUpdateRequest, UnfinishedDraftAction } from '@/shared/add-invoices';
 import { makeConnection } from '@/client/testing/fixtures';
 import { renderApp, renderWithProviders } from '@/client/testing/render-app';
 import { server } from '@/client/testing/server';
@@ -66,6 +66,7 @@ function useHandlers(
     list?: DraftInvoice[];
     update?: (body: DraftInvoiceUpdateRequest) => unknown;
     connection?: ReturnType<typeof makeConnection>;
+    unfinished?: UnfinishedDraftAction[];
   } = {},
 ) {
   const recorded: Recorded = { lists: [], updates: [], creates: [], updateSearches: [] };
@@ -77,6 +78,7 @@ function useHandlers(
       return HttpResponse.json(list);
     }),
     http.get('*/api/xero/draft-invoices/defaults', () => HttpResponse.json(defaultsAnswer)),
+    http.get('*/api/xero/draft-invoices/unfinished', () => HttpResponse.json(options.unfinished ?? [])),
     http.post('*/api/xero/draft-invoices/update', async ({ request }) => {
       const body = (await request.json()) as DraftInvoiceUpdateRequest;
       recorded.updates.push({ body, key: request.headers.get('idempotency-key') });
@@ -241,10 +243,46 @@ describe('Add Invoices screen (001 §2–§8)', () => {
     await user.click(screen.getByRole('checkbox', { name: 'Approve INV-0101' }));
     await user.click(screen.getByRole('button', { name: 'Process INV-0101' }));
     await waitFor(() => expect(screen.queryByText('INV-0101')).not.toBeInTheDocument());
-    expect(recorded.updates[0]?.body).toEqual({ invoices: [{ id: 'a', cashAmount: 100.5, approve: true }] });
+    expect(recorded.updates[0]?.body).toEqual({
+      invoices: [{ id: 'a', cashAmount: 100.5, approve: true, pendingCashSeen: 0 }],
+    });
     expect(recorded.updates[0]?.key).toMatch(/^[0-9a-f-]{36}$/);
     expect(recorded.updateSearches[0]).toBe('?org=1');
     expect(await screen.findByText('Invoice Approved')).toBeInTheDocument();
+  });
+
+  it('when someone else changed the draft first, says who and what and shows the list as it is now (issue 28)', async () => {
+    const user = userEvent.setup();
+    const recorded = useHandlers();
+    const message = 'INV-0101 is being approved by carol; try again in a moment.';
+    server.use(
+      http.post('*/api/xero/draft-invoices/update', () =>
+        HttpResponse.json({ message, code: 'CONFLICT' }, { status: 409 }),
+      ),
+    );
+    renderApp('/add-invoices');
+    await findRows();
+    const listsBefore = recorded.lists.length;
+    await user.type(screen.getByLabelText('Cash amount for INV-0101'), '2');
+    await user.click(screen.getByRole('checkbox', { name: 'Approve INV-0101' }));
+    await user.click(screen.getByRole('button', { name: 'Process INV-0101' }));
+    expect(await screen.findByText('Changed by someone else')).toBeInTheDocument();
+    expect(screen.getByText(message)).toBeInTheDocument();
+    await waitFor(() => expect(recorded.lists.slice(listsBefore)).toContain('?org=1&refresh=true'));
+    // The row stays with what was typed, to be processed again if it still makes sense.
+    expect(screen.getByLabelText('Cash amount for INV-0101')).toHaveValue(2);
+  });
+
+  it('shows the changes Ledgerlink could not finish for this user (issue 28)', async () => {
+    const text =
+      'The cash payment of £4.00 on INV-0099 could not be finished (Xero refused it). Do not pay it again on Pay Invoices: an administrator settles it under Admin → Needs review.';
+    useHandlers({
+      unfinished: [{ writeId: 7, invoiceId: 'z', invoiceNumber: 'INV-0099', message: text }],
+    });
+    renderApp('/add-invoices');
+    await findRows();
+    expect(await screen.findByText('Changes Ledgerlink could not finish')).toBeInTheDocument();
+    expect(screen.getByText(text)).toBeInTheDocument();
   });
 
   it('keeps a row processed without approval in its place, cash cleared and shown as pending', async () => {
@@ -255,7 +293,9 @@ describe('Add Invoices screen (001 §2–§8)', () => {
     const cash = screen.getByLabelText('Cash amount for INV-0100');
     await user.type(cash, '40{Enter}');
     await waitFor(() => expect(recorded.updates).toHaveLength(1));
-    expect(recorded.updates[0]?.body).toEqual({ invoices: [{ id: 'c', cashAmount: 40, approve: false }] });
+    expect(recorded.updates[0]?.body).toEqual({
+      invoices: [{ id: 'c', cashAmount: 40, approve: false, pendingCashSeen: 0 }],
+    });
     expect(await screen.findByText('£40.00 cash pending')).toBeInTheDocument();
     expect(screen.getByLabelText('Cash amount for INV-0100')).toHaveValue(null);
     expect(bodyRows().map((r) => within(r).getAllByRole('cell')[0]?.textContent)).toEqual([
@@ -384,9 +424,9 @@ describe('Add Invoices screen (001 §2–§8)', () => {
     );
     expect(recorded.updates[0]?.body).toEqual({
       invoices: [
-        { id: 'b', cashAmount: 1, approve: false },
-        { id: 'c', cashAmount: 30, approve: true },
-        { id: 'a', cashAmount: 20, approve: true },
+        { id: 'b', cashAmount: 1, approve: false, pendingCashSeen: 12.25 },
+        { id: 'c', cashAmount: 30, approve: true, pendingCashSeen: 0 },
+        { id: 'a', cashAmount: 20, approve: true, pendingCashSeen: 0 },
       ],
       organizationId: 1,
     });
@@ -503,7 +543,9 @@ describe('Add Invoices screen (001 §2–§8)', () => {
       await user.type(screen.getByLabelText('Cash amount for INV-0101'), '7');
       await user.click(screen.getByRole('button', { name: 'Process INV-0101' }));
       await waitFor(() =>
-        expect(recorded.updates[0]?.body).toEqual({ invoices: [{ id: 'a', cashAmount: 7, approve: false }] }),
+        expect(recorded.updates[0]?.body).toEqual({
+          invoices: [{ id: 'a', cashAmount: 7, approve: false, pendingCashSeen: 0 }],
+        }),
       );
       await user.click(screen.getByRole('checkbox', { name: 'Approve all invoices' }));
       expect(screen.getByRole('checkbox', { name: 'Approve INV-0100' })).toBeChecked();

@@ -38,6 +38,7 @@ import { toast } from '@/client/lib/toast';
 import { useCreateDraftInvoice } from '../api/create-draft-invoice';
 import { getDraftInvoices, useDraftInvoices } from '../api/get-draft-invoices';
 import { useNewInvoiceDefaults } from '../api/get-new-invoice-defaults';
+import { useUnfinishedActions } from '../api/get-unfinished-actions';
 import { addInvoicesKeys } from '../api/query-keys';
 import { useUpdateDraftInvoices } from '../api/update-draft-invoices';
 import { useNarrowScreen } from '@/client/lib/narrow-screen';
@@ -91,6 +92,11 @@ function isFeatureDisabledError(error: unknown): boolean {
     error.status === 403 &&
     (error.body as { code?: unknown } | null)?.code === 'FEATURE_DISABLED'
   );
+}
+
+/** Refused because someone else changed the draft first (issue 28): the server says who and what. */
+function isConflictError(error: unknown): boolean {
+  return isApiError(error) && error.status === 409;
 }
 
 function isNotConnectedError(error: unknown): boolean {
@@ -156,6 +162,7 @@ export function AddInvoicesPage() {
 function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; orgId: number }) {
   const queryClient = useQueryClient();
   const drafts = useDraftInvoices(orgId);
+  const unfinished = useUnfinishedActions(orgId);
   const defaults = useNewInvoiceDefaults(orgId, [
     connection.defaultContactId,
     connection.defaultSalesAccountId,
@@ -207,6 +214,7 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
 
   /** docs/product/features.md §4: re-fetch with refresh (the server asks Xero for what changed). */
   async function refetchWithRefresh(): Promise<boolean> {
+    void queryClient.invalidateQueries({ queryKey: addInvoicesKeys.unfinished(orgId) });
     try {
       await queryClient.fetchQuery({
         queryKey: draftsKey,
@@ -366,11 +374,22 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
         });
       }
     } catch (error) {
-      toast({
-        title: 'Error processing invoice',
-        description: readServerText(error, 'Failed to process the invoice'),
-        variant: 'destructive',
-      });
+      if (isConflictError(error)) {
+        // Someone else acted on this draft first: say who and what, and show the list as it is now. What
+        // was typed stays, to be applied again if it still makes sense.
+        toast({
+          title: 'Changed by someone else',
+          description: readServerText(error, 'This invoice was changed by someone else. Refresh the list.'),
+          variant: 'warning',
+          duration: 10_000,
+        });
+        await refetchWithRefresh();
+      } else
+        toast({
+          title: 'Error processing invoice',
+          description: readServerText(error, 'Failed to process the invoice'),
+          variant: 'destructive',
+        });
     } finally {
       markProcessing([row.id], false);
     }
@@ -506,6 +525,22 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
       </div>
 
       <MissingDefaultsNotice feature="add-invoices" defaults={connection} organizationId={orgId} />
+
+      {unfinished.data && unfinished.data.length > 0 ? (
+        <Alert variant="warning">
+          <TriangleAlert aria-hidden />
+          <div>
+            <AlertTitle>Changes Ledgerlink could not finish</AlertTitle>
+            <AlertDescription>
+              <ul className="list-disc space-y-1 pl-4">
+                {unfinished.data.map((u) => (
+                  <li key={u.writeId}>{u.message}</li>
+                ))}
+              </ul>
+            </AlertDescription>
+          </div>
+        </Alert>
+      ) : null}
 
       {drafts.isLoading ? (
         <PageSpinner label="Loading draft invoices" />
