@@ -251,6 +251,22 @@ test.describe('organisations', () => {
     for (const name of ['Pay Invoices', 'Add Invoices', 'CIS Bills', 'Stock Journal']) {
       await expect(page.getByRole('group', { name: SHOP }).getByRole('button', { name })).toBeDisabled();
     }
+    // Issue 33 item 3: nor can another organisation be activated, or its Settings opened, and the card says why.
+    const inactive = page
+      .getByRole('group')
+      .filter({ has: page.getByRole('button', { name: /^Activate / }) });
+    await expect(inactive).toHaveCount(1);
+    await expect(inactive.getByRole('button', { name: /^Activate / })).toBeDisabled();
+    for (const name of [SHOP, BUILDERS]) {
+      const card = page.getByRole('group', { name });
+      await expect(card.getByRole('button', { name: 'Settings', exact: true })).toBeDisabled();
+      await expect(
+        card.getByText('Xero needs you to reconnect before this organization can be activated or opened.'),
+      ).toBeVisible();
+    }
+    await inactive.getByRole('button', { name: /^Activate / }).hover({ force: true });
+    await expect(page.getByRole('tooltip', { name: 'Reconnect to Xero first' })).toBeVisible();
+    await inactive.screenshot({ path: 'e2e/screenshots/organizations-card-reconnect-other-light-1280.png' });
     await page
       .getByRole('group', { name: SHOP })
       .screenshot({ path: 'e2e/screenshots/organizations-card-reconnect-light-1280.png' });

@@ -66,6 +66,9 @@ function TokenExpiry({
   );
 }
 
+/** Why a card's buttons are off while Xero's tokens for it are refused (issue 17 item 7, issue 33 item 3). */
+const RECONNECT_FIRST = 'Reconnect to Xero first';
+
 export interface OrganizationCardProps {
   organization: UserOrganization;
   /** Xero refused the user's tokens (revoked or refresh failed): the expiry no longer means anything. */
@@ -107,6 +110,17 @@ export function OrganizationCard({
           <Badge variant="success" className="shrink-0">
             <CheckCircle2 aria-hidden className="size-3.5" /> Active
           </Badge>
+        ) : needsReconnect ? (
+          // Issue 33 item 3: activating an organisation whose tokens Xero refused would switch to it silently
+          // and leave every screen waiting on Xero; reconnect first.
+          <Tooltip content={RECONNECT_FIRST}>
+            <span tabIndex={0} className="inline-flex shrink-0 cursor-not-allowed rounded-lg">
+              <Button size="sm" variant="outline" disabled aria-label={`Activate ${name}`}>
+                <Lock aria-hidden />
+                Activate
+              </Button>
+            </span>
+          </Tooltip>
         ) : (
           <Button
             size="sm"
@@ -197,7 +211,7 @@ export function OrganizationCard({
             return (
               <Tooltip
                 key={feature}
-                content={enabled ? 'Reconnect to Xero first' : 'Feature disabled by administrator'}
+                content={enabled ? RECONNECT_FIRST : 'Feature disabled by administrator'}
               >
                 <span tabIndex={0} className="inline-flex cursor-not-allowed rounded-lg">
                   {button}
@@ -207,15 +221,30 @@ export function OrganizationCard({
           }
           return <span key={feature}>{button}</span>;
         })}
-        <Button
-          size="sm"
-          variant="ghost"
-          disabled={!org.connected || busy}
-          onClick={onOpenSettings}
-          className="ml-auto"
-        >
-          <Settings aria-hidden /> Settings
-        </Button>
+        {needsReconnect ? (
+          <Tooltip content={RECONNECT_FIRST}>
+            <span tabIndex={0} className="ml-auto inline-flex cursor-not-allowed rounded-lg">
+              <Button size="sm" variant="ghost" disabled className="disabled:opacity-100">
+                <Lock aria-hidden /> Settings
+              </Button>
+            </span>
+          </Tooltip>
+        ) : (
+          <Button
+            size="sm"
+            variant="ghost"
+            disabled={!org.connected || busy}
+            onClick={onOpenSettings}
+            className="ml-auto"
+          >
+            <Settings aria-hidden /> Settings
+          </Button>
+        )}
+        {needsReconnect ? (
+          <p className="basis-full text-sm text-muted-foreground">
+            Xero needs you to reconnect before this organization can be activated or opened.
+          </p>
+        ) : null}
         {administrator && FEATURE_KEYS.some((feature) => !isFeatureEnabled(org, feature)) ? (
           <p className="basis-full text-sm text-muted-foreground">
             A feature with a lock is off for this organization. <SwitchOnInAdmin />
