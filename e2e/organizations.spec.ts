@@ -114,6 +114,13 @@ test.describe('organisations', () => {
     await signUp(page);
     await page.goto('/organizations');
     await expect(page.getByRole('heading', { name: 'No Organizations Connected' })).toBeVisible();
+    // Issue 33 item 5: nothing was ever connected, so nothing says "Reconnect".
+    await expect(page.getByRole('banner').getByRole('button', { name: 'Connect to Xero' })).toBeVisible();
+    await expect(page.getByRole('button', { name: /Reconnect/ })).toHaveCount(0);
+    await screenshot(page, 'organizations-never-connected-light-1280');
+    await page.getByRole('banner').getByRole('button', { name: 'Connect to Xero' }).click();
+    await expect(page).toHaveURL(/\/connect$/);
+    await page.goto('/organizations');
     await connectBothThroughConsent(page);
 
     // Cards sorted by name, each with Last connected and the token expiry.

@@ -92,6 +92,19 @@ export const CONNECTION_ERRORS = {
   unknown: 'Unknown error getting connection status',
 } as const;
 
+/**
+ * The connection status's error when the user has no Xero token at all: never connected (or every
+ * organisation disconnected). The screens then offer "Connect to Xero", not "Reconnect" (issue 33 item 5).
+ */
+export const NEVER_CONNECTED_ERROR = 'Not connected to Xero';
+
+/** Whether the status says the user has no Xero connection to renew: nothing was ever connected. */
+export function isNeverConnected(
+  status: { connected: boolean; error?: string | undefined } | undefined,
+): boolean {
+  return Boolean(status && !status.connected && status.error === NEVER_CONNECTED_ERROR);
+}
+
 /** The connection status with the spec's defaults applied: missing ids are '', flags are false. */
 export interface NormalizedConnectionStatus {
   connected: boolean;

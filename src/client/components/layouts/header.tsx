@@ -1,5 +1,6 @@
-import { LogIn, RefreshCw } from 'lucide-react';
+import { LogIn, Plug, RefreshCw } from 'lucide-react';
 import { Link, useLocation } from 'wouter';
+import { isNeverConnected } from '@/shared/connection-rules';
 import { paths } from '@/client/config/paths';
 import { useUser } from '@/client/lib/auth';
 import { useConnection } from '@/client/lib/connection';
@@ -47,7 +48,16 @@ export function Header() {
               </>
             ) : (
               <Button size="sm" variant="outline" onClick={() => navigate(paths.connect.getHref())}>
-                <RefreshCw aria-hidden /> Reconnect
+                {/* Nothing to renew for a user who never connected (issue 33 item 5). */}
+                {isNeverConnected(connection) ? (
+                  <>
+                    <Plug aria-hidden /> Connect to Xero
+                  </>
+                ) : (
+                  <>
+                    <RefreshCw aria-hidden /> Reconnect
+                  </>
+                )}
               </Button>
             )
           ) : null}

@@ -1,5 +1,5 @@
 import type { ConnectionStatus } from '../../../shared/connection';
-import { CONNECTION_ERRORS } from '../../../shared/connection';
+import { CONNECTION_ERRORS, NEVER_CONNECTED_ERROR } from '../../../shared/connection';
 import type { UserOrganization } from '../../../shared/organizations';
 import { toConnectionDefaults } from '../../../shared/settings';
 import { AppError } from '../../lib/app-error';
@@ -11,7 +11,7 @@ import type { RequestPrincipal, XeroTokenStatus } from '../auth/sessions';
 import type { OrganizationRow, OrganizationsRepository } from '../organizations/organizations.repository';
 import { egressMonthOf } from '../organizations/egress-meter';
 
-export const NOT_CONNECTED_ERROR = 'Not connected to Xero';
+export const NOT_CONNECTED_ERROR = NEVER_CONNECTED_ERROR;
 
 /**
  * The saved defaults and flags of an organisation, as the connection status carries them

@@ -2,6 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { AlertTriangle, Building2, Plus, RefreshCw } from 'lucide-react';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useLocation, useSearch } from 'wouter';
+import { isNeverConnected } from '@/shared/connection-rules';
 import { sortOrganizationsByName } from '@/shared/organizations';
 import { featureHref } from '@/client/config/paths';
 import { needsReconnection, useConnection } from '@/client/lib/connection';
@@ -90,16 +91,20 @@ export function OrganizationsPage() {
     if (!redirected) setStarting(null);
   }
 
+  // A user who never connected has nothing to reconnect (issue 33 item 5): only the way to connect.
+  const neverConnected = isNeverConnected(connection) && organizations.length === 0;
   const topButtons = (
     <>
-      <Button variant="outline" disabled={starting !== null} onClick={() => void start('reconnect')}>
-        {starting === 'reconnect' ? (
-          <Spinner className="size-4" label="Reconnecting" />
-        ) : (
-          <RefreshCw aria-hidden />
-        )}
-        Reconnect
-      </Button>
+      {neverConnected ? null : (
+        <Button variant="outline" disabled={starting !== null} onClick={() => void start('reconnect')}>
+          {starting === 'reconnect' ? (
+            <Spinner className="size-4" label="Reconnecting" />
+          ) : (
+            <RefreshCw aria-hidden />
+          )}
+          Reconnect
+        </Button>
+      )}
       <Button disabled={starting !== null} onClick={() => void start('connect')}>
         {starting === 'connect' ? (
           <Spinner className="size-4 text-current" label="Connecting" />
