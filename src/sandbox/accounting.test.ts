@@ -738,3 +738,71 @@ describe('manual journals', () => {
     expect(JSON.stringify(noNarration.body)).toContain('Narration');
   });
 });
+
+describe('CIS bills entered by a person, paid through the API (issue 29)', () => {
+  it("carries Xero's CIS deduction on the labour lines, and the API pays what is due net of it", async () => {
+    const org = sandbox.state.orgs.find((o) => o.Name === 'Demo Builders Ltd');
+    const stone = org?.contacts.find((c) => c.Name === 'Stone & Sons Brickwork')?.ContactID ?? '';
+    const merchant = org?.contacts.find((c) => c.Name === 'City Builders Merchants')?.ContactID ?? '';
+    const bill = sandbox.enterBill({
+      contactId: stone,
+      date: '2026-11-20',
+      reference: 'SS-1',
+      lineAmountTypes: 'NoTax',
+      lines: [
+        { description: 'Brickwork labour', unitAmount: 600, accountCode: '327' },
+        { description: 'Bricks', unitAmount: 150, accountCode: '328' },
+      ],
+    });
+    // 30 % of the £600 labour; never on the materials.
+    expect(bill).toMatchObject({ cisDeduction: 18_000, amountDue: 570, status: 'AUTHORISED' });
+    const read = (await get<InvList>(`/Invoices/${bill.invoiceId}`, builders)).body.Invoices[0] as Inv & {
+      CISDeduction?: number;
+      CISRate?: number;
+    };
+    expect(read).toMatchObject({
+      Type: 'ACCPAY',
+      Total: 750,
+      AmountDue: 570,
+      CISDeduction: 180,
+      CISRate: 30,
+    });
+
+    const bank = await accountByName('Business Current Account', builders);
+    const pay = (amount: number) =>
+      send<{ Payments: Array<{ PaymentType: string; Invoice: { AmountDue: number; Status: string } }> }>(
+        'PUT',
+        '/Payments',
+        {
+          Payments: [
+            {
+              Invoice: { InvoiceID: bill.invoiceId },
+              Account: { AccountID: bank.AccountID },
+              Amount: amount,
+              Date: '2026-11-25',
+            },
+          ],
+        },
+        builders,
+      );
+    const over = await pay(570.01);
+    expect(over.status).toBe(400);
+    expect(JSON.stringify(over.body)).toContain('Payment amount exceeds the amount outstanding');
+    const paid = await pay(570);
+    expect(paid.status).toBe(200);
+    expect(paid.body.Payments[0]).toMatchObject({
+      PaymentType: 'ACCPAYPAYMENT',
+      Invoice: { AmountDue: 0, Status: 'PAID' },
+    });
+
+    // A bill of a contact without CIS, even on the CIS labour account, carries no deduction.
+    const plain = sandbox.enterBill({
+      contactId: merchant,
+      lines: [{ description: 'Labour', unitAmount: 100, accountCode: '327', taxType: 'NONE' }],
+      lineAmountTypes: 'NoTax',
+    });
+    expect(plain.cisDeduction).toBeNull();
+    const plainRead = (await get<InvList>(`/Invoices/${plain.invoiceId}`, builders)).body.Invoices[0];
+    expect(plainRead).not.toHaveProperty('CISDeduction');
+  });
+});
