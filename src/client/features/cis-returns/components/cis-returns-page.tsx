@@ -27,6 +27,7 @@ import { useCisFiling } from '../api/filing';
 import { getCisMonths, useCisMonths } from '../api/get-months';
 import { cisDownloads, getCisReturn, useCisReturn } from '../api/get-return';
 import { cisReturnsKeys } from '../api/query-keys';
+import { useCisSettings } from '../api/settings';
 import { SubcontractorRefsDialog } from './subcontractor-refs-dialog';
 
 /** "6 Nov – 5 Dec 2026": a tax month in a list. */
@@ -438,6 +439,8 @@ function CisReturnsMain({ orgId, tenantName }: { orgId: number; tenantName: stri
   const fallback = list.find((m) => m.state !== 'current')?.period ?? list[0]?.period ?? null;
   const period = chosen ?? fallback;
   const ret = useCisReturn(orgId, period);
+  const settings = useCisSettings(orgId);
+  const missingReference = settings.data ? !settings.data.employerReference : false;
 
   async function refresh() {
     setRefreshing(true);
@@ -476,6 +479,22 @@ function CisReturnsMain({ orgId, tenantName }: { orgId: number; tenantName: stri
           </>
         }
       />
+      {missingReference ? (
+        <Alert variant="warning" className="mb-6">
+          <AlertTriangle aria-hidden />
+          <div>
+            <AlertTitle>Statements need your employer reference</AlertTitle>
+            <AlertDescription>
+              HMRC asks every statement to carry the contractor's employer reference. Add it, with your UTR,
+              in{' '}
+              <Link href={paths.settings.getHref(orgId)} className="underline">
+                Settings
+              </Link>
+              .
+            </AlertDescription>
+          </div>
+        </Alert>
+      ) : null}
       {months.isLoading ? (
         <PageSpinner label="Reading the month's payments" />
       ) : months.isError ? (
