@@ -330,7 +330,7 @@ describe('Create CIS Bills card', () => {
     await addBill(user, 'Stone & Sons Brickwork', '333.33');
     await user.click(screen.getByRole('button', { name: 'Create 2 Bill(s) in Xero' }));
     expect(
-      (await screen.findAllByText('Successfully created 1 bills (1 failed)', {}, FIND)).length,
+      (await screen.findAllByText('Successfully created 1 bill (1 failed)', {}, FIND)).length,
     ).toBeGreaterThan(0);
     expect(screen.getByRole('progressbar')).toHaveAttribute('aria-valuenow', '2');
     const results = screen.getByRole('region', { name: 'Bill creation results' });

@@ -75,6 +75,8 @@ describe('error texts (001 §8)', () => {
     });
     expect(describeBillCreationSummary(0, 2)).toEqual({ isError: true, message: 'Failed to create bills' });
     expect(describeBillCreationSummary(5, 0).message).toBe('Successfully created 5 bills');
+    // One is one bill, not "1 bills" (issue 33 item 6).
+    expect(describeBillCreationSummary(1, 0).message).toBe('Successfully created 1 bill');
   });
 
   it('describes delete and approve failures by status', () => {

@@ -67,6 +67,9 @@ export function describeCreateBillError(message: string | null | undefined): Use
   return { title: 'CIS Configuration Error', description };
 }
 
+/** "1 bill", "3 bills": the spec's 'N bills' read right for one (issue 33 item 6). */
+const billCount = (n: number) => `${n} ${n === 1 ? 'bill' : 'bills'}`;
+
 /**
  * Result of creating several bills (docs/product/features.md §8): 'Successfully created N bills (M failed)'
  * on partial success, 'Failed to create bills' when all failed, 'Successfully created N bills' when all
@@ -78,8 +81,8 @@ export function describeBillCreationSummary(
 ): { isError: boolean; message: string } {
   if (created === 0 && failed > 0) return { isError: true, message: 'Failed to create bills' };
   if (failed > 0)
-    return { isError: false, message: `Successfully created ${created} bills (${failed} failed)` };
-  return { isError: false, message: `Successfully created ${created} bills` };
+    return { isError: false, message: `Successfully created ${billCount(created)} (${failed} failed)` };
+  return { isError: false, message: `Successfully created ${billCount(created)}` };
 }
 
 /**
