@@ -171,6 +171,8 @@ export type WriteRetrier = (
 export const RETRY_REFUSED_FOUND = 'Xero already has this change: mark it done instead of sending it again.';
 export const RETRY_REFUSED_KIND =
   'Ledgerlink cannot send this kind of change again from here: cancel it and redo it on its screen.';
+export const HELD_USER_GONE =
+  'The user who made this change no longer exists: cancel it and redo it on its screen.';
 export const RETRY_REFUSED_UNAVAILABLE =
   'Could not ask Xero whether it has this change, so it was not sent again. Try again in a moment.';
 

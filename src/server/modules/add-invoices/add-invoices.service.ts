@@ -13,7 +13,16 @@ import { formatDateNumeric, getUkToday } from '../../../shared/dates';
 import { formatMoney, fromPence, toPence } from '../../../shared/money';
 import { AppError } from '../../lib/app-error';
 import type { XeroSync } from '../../xero/sync/sync.service';
-import type { IntentStep, WriteAudit, WriteLedger, WriteRow, WriteSpec } from '../../xero/write-ledger';
+import {
+  HELD_USER_GONE,
+  RETRY_REFUSED_KIND,
+  type IntentStep,
+  type RetryActor,
+  type WriteAudit,
+  type WriteLedger,
+  type WriteRow,
+  type WriteSpec,
+} from '../../xero/write-ledger';
 import type { XeroHttp } from '../../xero/xero-http/http';
 import {
   createAddInvoicesXero,
@@ -667,6 +676,46 @@ export function createAddInvoicesService(deps: {
     });
   }
   registerStepRunners();
+
+  /**
+   * An administrator sends a held approval again (Admin → Needs review, issue 28), once the ledger has asked
+   * Xero and the invoice is not approved there: the recorded approval, under `idempotencyKey`, as the user
+   * who made it (their Xero connection), the activity line naming the administrator.
+   */
+  async function retryHeldApproval(row: WriteRow, by: RetryActor, idempotencyKey: string) {
+    if (row.userId === null) throw new AppError('CONFLICT', HELD_USER_GONE);
+    const invoiceId = row.targetId;
+    if (!invoiceId) throw new AppError('CONFLICT', RETRY_REFUSED_KIND);
+    const xctx = { userId: row.userId, tenantId: by.tenantId, organizationId: row.organizationId };
+    const request = row.request as ReturnType<typeof xero.approvalRequest>;
+    const audit = row.audit as WriteAudit | null;
+    const outcome = await ledger.execute<InvoiceFacts | null>({
+      organizationId: row.organizationId,
+      tenantId: by.tenantId,
+      userId: row.userId,
+      kind: 'invoice.approve',
+      targetId: invoiceId,
+      amountPence: row.amountPence,
+      idempotencyKey,
+      request,
+      audit: {
+        action: audit?.action ?? 'add-invoices.approve',
+        target: invoiceId,
+        username: by.username,
+        ip: by.ip ?? null,
+        detail: { ...audit?.detail, sentAgainFor: row.id },
+      },
+      send: async (key) => {
+        const [answer] = await xero.approveMany(xctx, [request], key);
+        if (!answer) throw new AppError('XERO_UNAVAILABLE', 'Xero answered no invoice');
+        if (!answer.ok) throw new AppError('XERO_REJECTED', answer.error);
+        return { xeroId: invoiceId, response: answer.value };
+      },
+    });
+    return { writeId: outcome.writeId, xeroId: outcome.xeroId ?? invoiceId };
+  }
+  // A held approval Xero does not have can be sent again by an administrator (Needs review).
+  ledger.registerRetrier('invoice.approve', retryHeldApproval);
 
   return {
     /**

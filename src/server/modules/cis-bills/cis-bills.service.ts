@@ -23,7 +23,15 @@ import type {
 } from '../../xero/bills';
 import type { CachedLine } from '../../xero/sync/mappers';
 import type { SyncContext, XeroSync } from '../../xero/sync/sync.service';
-import type { WriteKind, WriteLedger, WriteOutcome, WriteRow } from '../../xero/write-ledger';
+import {
+  HELD_USER_GONE,
+  RETRY_REFUSED_KIND,
+  type RetryActor,
+  type WriteKind,
+  type WriteLedger,
+  type WriteOutcome,
+  type WriteRow,
+} from '../../xero/write-ledger';
 import { createBatcher } from '../../xero/batcher';
 import type { XeroContext } from '../../xero/xero-port';
 import type { AuditLog } from '../audit/audit';
@@ -401,7 +409,82 @@ export function createCisBillsService(deps: {
     return { outcome, cached: cached as CachedBill | null };
   }
 
-  return {
+  /**
+   * An administrator sends a held bill write again (Admin → Needs review, issue 28): the ledger has asked Xero
+   * first and Xero does not have it. Approvals and deletions go through their own path (today's checks: a bill
+   * approved or deleted meanwhile is answered as it is, not changed again); a creation resends the bill that
+   * was recorded. Under `idempotencyKey`, so a second click replays this one write.
+   */
+  async function retryHeldWrite(
+    row: WriteRow,
+    by: RetryActor,
+    idempotencyKey: string,
+  ): Promise<{ writeId: number; xeroId: string | null }> {
+    if (row.userId === null) throw new AppError('CONFLICT', HELD_USER_GONE);
+    const ctx: CisBillsContext = {
+      organizationId: row.organizationId,
+      tenantId: by.tenantId,
+      // Xero is asked as the user who made the change (their connection), the log names the administrator.
+      userId: row.userId,
+      username: by.username,
+      isAdmin: true,
+      ip: by.ip ?? null,
+      organization: { defaultCisSubcontractorsGroupId: null, defaultBillVatRateId: null },
+    };
+    const held = row.request as { invoiceId?: string; defaultAccountId?: string | null };
+    let answer: BillActionResponse;
+    if (row.kind === 'bill.approve' && held.invoiceId) {
+      answer = await service.approveBill(ctx, held.invoiceId, held.defaultAccountId ?? null, idempotencyKey);
+    } else if (row.kind === 'bill.delete' && held.invoiceId) {
+      answer = await service.deleteBill(ctx, held.invoiceId, idempotencyKey);
+    } else if (row.kind === 'bill.create') {
+      const record = row.request as CreateRecord;
+      const element: NewBill = {
+        contactId: record.contactId,
+        date: record.date,
+        dueDate: record.date,
+        reference: record.reference,
+        lineAmountTypes: record.lineAmountTypes,
+        status: record.status,
+        lines: record.lines,
+      };
+      const outcome = await ledger
+        .execute<BillActionResponse>({
+          organizationId: ctx.organizationId,
+          tenantId: ctx.tenantId,
+          userId: ctx.userId,
+          kind: 'bill.create',
+          targetId: record.contactId,
+          amountPence: record.totalPence,
+          idempotencyKey,
+          request: record,
+          audit: auditOf(ctx, 'bill.create', record.reference, {
+            contactId: record.contactId,
+            reference: record.reference,
+            date: record.date,
+            status: record.status,
+            amountPence: record.totalPence,
+          }),
+          send: async (key) => {
+            const [first] = await xeroBills.createMany(ctx, [element], key);
+            if (!first) throw new AppError('XERO_UNAVAILABLE', 'Xero answered no bill');
+            const bill = readElement(first);
+            await cacheBill(ctx, bill);
+            return { xeroId: bill.invoiceId, response: { invoiceID: bill.invoiceId, status: bill.status } };
+          },
+        })
+        .catch((error: unknown) => {
+          throw explainUnconfirmed(error);
+        });
+      answer = outcome.response;
+    } else {
+      throw new AppError('CONFLICT', RETRY_REFUSED_KIND);
+    }
+    const written = await ledger.findByKey(row.organizationId, idempotencyKey);
+    return { writeId: written?.id ?? 0, xeroId: written?.xeroId ?? answer.invoiceID ?? null };
+  }
+
+  const service = {
     registerFinders() {
       ledger.registerFinder('bill.create', findCreatedBill);
       ledger.registerFinder(
@@ -416,6 +499,9 @@ export function createCisBillsService(deps: {
         'bill.delete',
         statusFinder((bill) => bill.status === 'DELETED'),
       );
+      // A held bill write Xero does not have can be sent again by an administrator (Needs review).
+      for (const kind of ['bill.create', 'bill.approve', 'bill.delete'] as const)
+        ledger.registerRetrier(kind, retryHeldWrite);
     },
 
     /**
@@ -661,6 +747,7 @@ export function createCisBillsService(deps: {
       return outcome.response;
     },
   };
+  return service;
 
   /**
    * Each bill is its own ledger write with its own key; the ones that need sending go to Xero together in
