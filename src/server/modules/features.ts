@@ -139,5 +139,7 @@ export function registerFeatureModules(app: FastifyInstance, deps: FeatureDeps):
     log,
   });
   ledger.registerFinder(JOURNAL_WRITE_KIND, stockJournal.findJournalWrite);
+  // A held journal Xero does not have can be sent again by an administrator (Needs review).
+  ledger.registerRetrier(JOURNAL_WRITE_KIND, stockJournal.retryHeldJournal);
   registerStockJournalRoutes(app, { service: stockJournal, resolveTenant });
 }

@@ -1,8 +1,11 @@
+import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getUkToday } from '../../../shared/dates';
-import { xeroWrites } from '../../db/schema/index.ts';
+import { addDays, getUkToday } from '../../../shared/dates';
+import { getStockJournalReference, splitSalesPeriod, type SalesPeriod } from '../../../shared/stock-journal';
+import { organizations, xeroWrites } from '../../db/schema/index.ts';
 import { createConnectedUser, createXeroTestApp, enableFeatures, type XeroTestApp } from '../../test/xero';
 import { fingerprintOf, RETRY_REFUSED_FOUND, type WriteKind } from '../../xero/write-ledger';
+import { JOURNAL_MESSAGES } from '../stock-journal/stock-journal.service';
 
 /**
  * "Send again" on Admin → Needs review covers every write kind (issue 28): approvals, bills and their
@@ -57,7 +60,9 @@ describe('Admin review list: send a held approval or bill again', () => {
     const body = res.json() as { state: string; error: string; retriedAs: { writeId: number } };
     expect(body.state).toBe('failed');
     expect(body.error).toBe(`Sent again by owner as write ${body.retriedAs.writeId}.`);
-    expect(await t.app.services.ledger.findById(body.retriedAs.writeId)).toMatchObject({ state: 'confirmed' });
+    expect(await t.app.services.ledger.findById(body.retriedAs.writeId)).toMatchObject({
+      state: 'confirmed',
+    });
     // Settled: a second click is refused and sends nothing.
     expect((await retry(id)).statusCode).toBe(409);
     return body.retriedAs.writeId;
@@ -134,5 +139,68 @@ describe('Admin review list: send a held approval or bill again', () => {
     await expectSentOnce(id);
     const created = t.sandbox.state.orgs.flatMap((o) => o.invoices).filter((i) => i.InvoiceNumber === '0999');
     expect(created.map((i) => [i.Type, i.Status])).toEqual([['ACCPAY', 'DRAFT']]);
+  });
+
+  it('posts a held stock journal once, and refuses while Xero has a journal for its period', async () => {
+    await owner.call('POST', '/api/xero/set-active-organization', { organizationId: shopId });
+    const shop = t.sandbox.state.orgs.find((o) => o.Name === 'Demo Shop Ltd');
+    const daily = shop?.contacts.find((c) => c.Name === 'Daily Sales');
+    const stock = shop?.accounts.find((a) => a.Code === '630');
+    const cost = shop?.accounts.find((a) => a.Code === '310');
+    if (!shop || !daily || !stock || !cost) throw new Error('the seed lacks Daily Sales or the accounts');
+    await t.database.db
+      .update(organizations)
+      .set({
+        defaultStockJournalContactId: daily.ContactID,
+        defaultStockJournalStockAccountId: stock.AccountID,
+        defaultStockJournalCostAccountId: cost.AccountID,
+        defaultStockJournalMarginRate: '1.35',
+        defaultStockJournalPostingStatus: 'draft',
+      })
+      .where(eq(organizations.id, shopId));
+    const today = getUkToday();
+    const sales = (
+      await owner.call(
+        'GET',
+        `/api/xero/sales?customerId=${daily.ContactID}&fromDate=${addDays(today, -120)}&toDate=${today}`,
+      )
+    ).json() as SalesPeriod[];
+    const period = sales.flatMap((p) => splitSalesPeriod(p)).filter((p) => p.netTotal > 0)[0];
+    if (!period) throw new Error('no week with sales');
+    const posted = await owner.call('POST', '/api/xero/stock-journal', {
+      periodStart: period.periodStart,
+      periodEnd: period.periodEnd,
+      netAmount: period.netTotal,
+      contactId: daily.ContactID,
+      stockAccountId: stock.AccountID,
+      costAccountId: cost.AccountID,
+      marginRate: 1.35,
+      reference: getStockJournalReference(period.periodStart, period.periodEnd),
+    });
+    expect(posted.statusCode, posted.body).toBe(201);
+    const [first] = await t.database.db
+      .select()
+      .from(xeroWrites)
+      .where(and(eq(xeroWrites.organizationId, shopId), eq(xeroWrites.kind, 'journal.create')));
+    if (!first?.xeroId || !first.targetId) throw new Error('the journal was not recorded');
+    // A person deletes it in Xero: the period is free, and the held copy of the write is not in Xero.
+    t.sandbox.setJournalStatus(first.xeroId, 'DELETED');
+    const request = first.request as Record<string, unknown>;
+    const liveJournals = () =>
+      shop.journals.filter(
+        (j) => j.Narration === request.narration && j.Status !== 'DELETED' && j.Status !== 'VOIDED',
+      );
+    expect(liveJournals()).toHaveLength(0);
+
+    await expectSentOnce(await held(shopId, 'journal.create', first.targetId, request, 'held-journal'));
+    expect(liveJournals()).toHaveLength(1);
+
+    // Xero has a journal for the period now: a second held copy is never posted.
+    const again = await retry(
+      await held(shopId, 'journal.create', first.targetId, request, 'held-journal-2'),
+    );
+    expect(again.statusCode).toBe(409);
+    expect((again.json() as { message: string }).message).toBe(JOURNAL_MESSAGES.alreadyExists);
+    expect(liveJournals()).toHaveLength(1);
   });
 });

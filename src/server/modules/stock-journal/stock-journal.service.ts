@@ -34,8 +34,10 @@ import {
   type StockTransferJournal,
 } from '../../xero/journals';
 import {
+  HELD_USER_GONE,
   isOpenWriteState,
   MAX_IN_FLIGHT_MS,
+  type RetryActor,
   type WriteKind,
   type WriteLedger,
   type WriteOutcome,
@@ -89,7 +91,12 @@ function toSyncContext(tenant: TenantContext) {
   return { organizationId: tenant.organizationId, tenantId: tenant.tenantId, userId: tenant.user.id };
 }
 
-function toXeroContext(tenant: TenantContext): XeroContext {
+/** Who writes a journal: the request's tenant, or an administrator sending a held one again as its user. */
+type JournalActor = Pick<TenantContext, 'organizationId' | 'tenantId'> & {
+  user: Pick<TenantContext['user'], 'id' | 'username'>;
+};
+
+function toXeroContext(tenant: JournalActor): XeroContext {
   return { userId: tenant.user.id, tenantId: tenant.tenantId };
 }
 
@@ -200,7 +207,7 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
   }
 
   function buildWriteSpec(
-    tenant: TenantContext,
+    tenant: JournalActor,
     request: JournalWriteRequest,
     idempotencyKey: string,
     ip: string | null,
@@ -232,6 +239,38 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
       send: async (key: string): Promise<WriteOutcome<JournalCreateResponse>> =>
         toJournalOutcome(await journals.create(toXeroContext(tenant), request, key), request.status),
     };
+  }
+
+  /**
+   * An administrator sends a held journal again (Admin → Needs review, issue 28): the ledger has asked Xero
+   * for this write's journal and Xero does not have it; the period is checked again, as a post is, so a
+   * journal posted for it meanwhile (by a person in Xero, or another write) is never doubled. The period's
+   * entry follows the new write.
+   */
+  async function retryHeldJournal(
+    row: WriteRow,
+    by: RetryActor,
+    idempotencyKey: string,
+  ): Promise<{ writeId: number; xeroId: string | null }> {
+    if (row.userId === null) throw new AppError('CONFLICT', HELD_USER_GONE);
+    const request = row.request as JournalWriteRequest;
+    const actor: JournalActor = {
+      organizationId: row.organizationId,
+      tenantId: by.tenantId,
+      user: { id: row.userId, username: by.username },
+    };
+    if (await findJournalInXero(toXeroContext(actor), request.periodStart, request.periodEnd))
+      throw new AppError('CONFLICT', JOURNAL_MESSAGES.alreadyExists);
+    const outcome = await ledger.execute(buildWriteSpec(actor, request, idempotencyKey, by.ip ?? null));
+    const journalId = outcome.xeroId ?? outcome.response.journalId ?? null;
+    const entry = await repo.findEntry(row.organizationId, request.periodStart, request.periodEnd);
+    if (entry)
+      await repo.updateEntry(row.organizationId, entry.id, {
+        journalId,
+        status: outcome.response.status || request.status,
+        writeId: outcome.writeId,
+      });
+    return { writeId: outcome.writeId, xeroId: journalId };
   }
 
   /** A ledger row of this organisation, by id. */
@@ -504,6 +543,7 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
 
   return {
     findJournalWrite,
+    retryHeldJournal,
 
     /**
      * Customers for the filter (docs/product/features.md §2), from the contacts cache (synced once, again on
