@@ -257,7 +257,7 @@ describe('the server process', () => {
   });
 
   it(
-    'a payment whose server was killed (kill -9) while Xero applied it reaches Xero once, and the restarted server says so once',
+    'a payment whose server was killed (kill -9) while Xero applied it reaches Xero once, and the restarted server says so once; so does the cash of an approval killed before its cash was sent',
     { timeout: 420_000 },
     async () => {
       const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ledgerlink-kill-pay-'));
@@ -474,8 +474,107 @@ describe('the server process', () => {
         ['success', 'owner'],
       ]);
 
-      second.child.kill('SIGTERM');
-      expect(await second.exited).toBe(0);
+      // Issue 28 part A: kill -9 between an approval and its cash payment. Xero approves the draft at once
+      // but takes 3 s to answer; the server is killed 1.5 s in. The approval and its cash were recorded as one
+      // intent before the approval was sent, so after the restart the cash is paid exactly once, with nobody
+      // sending anything again.
+      expect(
+        (await call('PATCH', `/api/admin/organizations/${shop.id}/features`, { featureAddInvoices: true }))
+          .status,
+      ).toBe(200);
+      const saved = await call('PATCH', `/api/xero/settings?org=${shop.id}`, {
+        organizationId: shop.id,
+        defaultCashAccountId: cash.accountId,
+      });
+      expect(saved.status, await saved.clone().text()).toBe(200);
+      const drafts = (await (await call('GET', `/api/xero/draft-invoices?org=${shop.id}`)).json()) as Array<{
+        id: string;
+        invoiceNumber: string;
+        totalAmount: number;
+        pendingCashAmount: number;
+      }>;
+      const draft = drafts.find((d) => d.totalAmount > 10 && d.pendingCashAmount === 0);
+      if (!draft) throw new Error('the seed has no draft to approve');
+      const cashOn = async (id: string) =>
+        (
+          (await control('GET', 'ledger')) as {
+            writes: Array<{ kind: string; action: string; summary: Record<string, unknown> }>;
+          }
+        ).writes.filter(
+          (w) =>
+            w.kind === 'payment' &&
+            w.action === 'create' &&
+            String(w.summary.invoiceId).toLowerCase() === id.toLowerCase(),
+        );
+      await control('POST', 'faults', {
+        clear: true,
+        answerDelayMs: 3_000,
+        pathPrefix: '/api.xro/2.0/Invoices',
+      });
+      const approving = call(
+        'POST',
+        `/api/xero/draft-invoices/update?org=${shop.id}`,
+        { invoices: [{ id: draft.id, cashAmount: 7.77, approve: true, pendingCashSeen: 0 }] },
+        { 'idempotency-key': 'kill-nine-approve-with-cash' },
+      ).catch(() => null);
+      await new Promise((r) => setTimeout(r, 1_500));
+      second.child.kill('SIGKILL');
+      await second.exited;
+      expect(await approving).toBeNull();
+      await control('DELETE', 'faults');
+      expect(await cashOn(draft.id)).toHaveLength(0);
+
+      const third = run(env);
+      children.push(third.child);
+      await waitForReady(port, third.child);
+      // No resend: the restarted server's reconciler finds the approval in Xero, then pays the recorded cash.
+      const until = Date.now() + 60_000;
+      while ((await cashOn(draft.id)).length === 0 && Date.now() < until)
+        await new Promise((r) => setTimeout(r, 1_000));
+      const cashPaid = await cashOn(draft.id);
+      expect(cashPaid).toHaveLength(1);
+      expect(cashPaid[0]?.summary.amount).toBe(7.77);
+      // The screens and the log say what Xero has: the draft has left the drafts, Pay Invoices shows what is
+      // still due, the log has the approval and the cash, and nothing waits for review.
+      const draftsAfter = (await (
+        await call('GET', `/api/xero/draft-invoices?refresh=true&org=${shop.id}`)
+      ).json()) as Array<{ id: string }>;
+      expect(draftsAfter.some((d) => d.id === draft.id)).toBe(false);
+      const onPayInvoices = await call('GET', `/api/xero/invoices/${draft.id}?refresh=true&org=${shop.id}`);
+      expect(onPayInvoices.status).toBe(200);
+      expect(
+        Math.round(
+          ((await onPayInvoices.json()) as { invoice: { amountDue: number } }).invoice.amountDue * 100,
+        ),
+      ).toBe(Math.round(draft.totalAmount * 100) - 777);
+      const intentLines = (
+        (await (await call('GET', '/api/admin/audit')).json()) as Array<{
+          action: string;
+          target: string | null;
+          result: string;
+          detail: { amountPence?: number } | null;
+        }>
+      )
+        .filter((a) => a.target?.toLowerCase() === draft.id.toLowerCase())
+        .map((a) => [a.action, a.result, a.detail?.amountPence ?? null])
+        .sort();
+      expect(intentLines).toEqual([
+        ['add-invoices.approve', 'success', null],
+        ['add-invoices.cash-payment', 'success', 777],
+      ]);
+      expect(await (await call('GET', '/api/admin/writes/review')).json()).toEqual([]);
+      // The browser's retry with the same key, late, answers the finished action and sends nothing.
+      const retried = await call(
+        'POST',
+        `/api/xero/draft-invoices/update?org=${shop.id}`,
+        { invoices: [{ id: draft.id, cashAmount: 7.77, approve: true, pendingCashSeen: 0 }] },
+        { 'idempotency-key': 'kill-nine-approve-with-cash' },
+      );
+      expect(await retried.json()).toEqual({ processed: 1, failed: [] });
+      expect(await cashOn(draft.id)).toHaveLength(1);
+
+      third.child.kill('SIGTERM');
+      expect(await third.exited).toBe(0);
     },
   );
 });
