@@ -386,8 +386,14 @@ export function createCisBillsService(deps: {
     },
   ) {
     let cached: CachedBill | null = null;
+    // One writer per bill (issue 28): a second change while this one is open is refused, naming who.
+    const known = await repo.findBill(ctx.organizationId, spec.invoiceId);
     const execute = ledger.execute<BillActionResponse>({
       audit: auditOf(ctx, spec.kind, spec.invoiceId, spec.detail),
+      document: {
+        key: `bill:${spec.invoiceId.toLowerCase()}`,
+        label: known?.invoiceNumber ? `Bill ${known.invoiceNumber}` : 'This bill',
+      },
       organizationId: ctx.organizationId,
       tenantId: ctx.tenantId,
       userId: ctx.userId,

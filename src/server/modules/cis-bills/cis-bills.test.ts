@@ -484,6 +484,53 @@ describe('CIS Bills API (001 §7 CIS rows)', () => {
       expect(billWrites().at(-1)).toMatchObject({ action: 'update', id, summary: { total: 250.05 } });
     });
 
+    it('one writer per bill: a change while another user’s change to it is open is refused, naming who (issue 28)', async () => {
+      const created = await call(
+        'POST',
+        '/api/xero/create-bill',
+        billBody(subs['R. Singh Tiling'] ?? '', 120),
+      );
+      const id = created.json().invoiceID as string;
+      t.sandbox.clearLedger();
+      // Xero applies the owner's edit at once but answers slowly: the edit stays open meanwhile.
+      t.sandbox.setFaults({ answerDelayMs: 1_500, pathPrefix: '/api.xro/2.0/Invoices' });
+      const editing = call(
+        'PATCH',
+        `/api/xero/update-bill/${id}`,
+        { amount: 130 },
+        { 'idempotency-key': crypto.randomUUID() },
+      );
+      const [write] = await (async () => {
+        for (;;) {
+          const open = await t.database.db
+            .select()
+            .from(xeroWrites)
+            .where(
+              and(
+                eq(xeroWrites.targetId, id),
+                eq(xeroWrites.kind, 'bill.update'),
+                eq(xeroWrites.state, 'sent'),
+              ),
+            );
+          if (open.length > 0) return open;
+          await new Promise((r) => setImmediate(r));
+        }
+      })();
+      expect(write).toBeDefined();
+      const second = await callAs(bella.cookie)(
+        'PATCH',
+        `/api/xero/update-bill/${id}`,
+        { amount: 140 },
+        { 'idempotency-key': crypto.randomUUID() },
+      );
+      expect(second.statusCode).toBe(409);
+      expect(second.json().message).toBe('Bill 0126 is being edited by owner; try again in a moment.');
+      expect((await editing).statusCode).toBe(200);
+      t.sandbox.clearFaults();
+      // Xero has the owner's change only.
+      expect(billWrites().map((w) => w.summary.total)).toEqual([130]);
+    });
+
     it('turns a VAT-exclusive draft into VAT-inclusive so the total is the amount typed', async () => {
       const drafts = (await call('GET', '/api/xero/draft-bills')).json() as Array<{ invoiceID: string }>;
       const vatDraft = t.sandbox.state.orgs
