@@ -27,7 +27,8 @@ const MONTHS_SHORT = [
   'Nov',
   'Dec',
 ] as const;
-const MONTHS_LONG = [
+/** January … December. */
+export const MONTHS_LONG = [
   'January',
   'February',
   'March',

@@ -888,17 +888,7 @@ export function createWriteLedger(deps: {
       }
       // Its first attempt's instance died, or its answer was lost: settle it now by asking Xero.
       const { row: now, retryAfterMs } = await settleIfStale(existing, spec.tenantId);
-      if (now.state === 'confirmed') {
-        return { xeroId: now.xeroId, response: now.response as R, writeId: now.id, replayed: true };
-      }
-      if (now.state === 'failed')
-        throw new AppError('XERO_REJECTED', now.error ?? 'Xero refused this change');
-      throw new AppError(
-        'CONFLICT',
-        'This change is already being processed. Refresh in a moment to see the result.',
-        undefined,
-        busyExtra(now, retryAfterMs),
-      );
+      return answerRecorded<R>(now, retryAfterMs);
     },
 
     settleIfStale,

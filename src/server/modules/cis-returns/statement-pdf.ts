@@ -5,7 +5,7 @@
  * the gross amount paid (excluding VAT), the cost of materials and the amount deducted.
  */
 import { PDFDocument, rgb, type PDFFont, type PDFPage, type StandardFonts } from 'pdf-lib';
-import { getDateParts } from '../../../shared/dates';
+import { getDateParts, MONTHS_LONG } from '../../../shared/dates';
 import { formatMoney, toPence } from '../../../shared/money';
 import type { CisStatement } from './cis-returns.service';
 
@@ -15,25 +15,11 @@ const HELVETICA_BOLD = 'Helvetica-Bold' as StandardFonts;
 /** A4 in PostScript points. */
 const A4: [number, number] = [595.28, 841.89];
 const MARGIN = 56;
-const MONTHS = [
-  'January',
-  'February',
-  'March',
-  'April',
-  'May',
-  'June',
-  'July',
-  'August',
-  'September',
-  'October',
-  'November',
-  'December',
-];
 
 /** 5 December 2026: the way HMRC writes dates on its forms. */
 export function formatStatementDate(isoDate: string): string {
   const { year, month, day } = getDateParts(isoDate);
-  return `${day} ${MONTHS[month - 1]} ${year}`;
+  return `${day} ${MONTHS_LONG[month - 1]} ${year}`;
 }
 
 /**
