@@ -63,6 +63,20 @@ function useSettingsServer(
     http.get('*/api/xero/contact-groups', () =>
       HttpResponse.json([{ id: 'g-cis', name: 'CIS Subcontractors' }]),
     ),
+    // The CIS month-end card, shown with CIS Bills on (issue 29): its references and the materials accounts.
+    http.get('*/api/xero/direct-costs-accounts', () =>
+      HttpResponse.json([{ id: 'acc-materials', name: 'Materials', code: '322' }]),
+    ),
+    http.get('*/api/xero/cis/settings', () =>
+      HttpResponse.json({
+        contractorName: null,
+        defaultContractorName: 'Demo Builders Ltd',
+        utr: null,
+        employerReference: null,
+        accountsOfficeReference: null,
+        materialsAccountCodes: [],
+      }),
+    ),
     http.get('*/api/xero/contacts', ({ request }) => {
       const url = new URL(request.url);
       const search = (url.searchParams.get('search') ?? '').toLowerCase();
