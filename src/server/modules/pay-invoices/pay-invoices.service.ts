@@ -308,6 +308,15 @@ export function createPayInvoicesService(deps: {
     };
   }
 
+  /** The live payment among `payments` that carries `row`'s write mark in its Reference. */
+  function markedPayment<
+    P extends { paymentId?: string | null; status?: string | null; reference?: string | null },
+  >(payments: P[], row: LedgerWriteRow): P | undefined {
+    return payments.find(
+      (p) => p.paymentId && p.status !== 'DELETED' && hasWriteMark(p.reference, row.idempotencyKey),
+    );
+  }
+
   /**
    * Looks a payment up in Xero by the mark its write left in the Reference (issue 28 item 4): exact, at any
    * age, so a write the database forgot in a restore is found however long ago it was sent.
@@ -318,9 +327,7 @@ export function createPayInvoicesService(deps: {
   ): Promise<WriteOutcome<StoredPayment> | null> {
     const request = row.request as PaymentPayload;
     const payments = await xero.payments.findForInvoice(ctx, request.invoiceId);
-    const marked = payments.find(
-      (p) => p.paymentId && p.status !== 'DELETED' && hasWriteMark(p.reference, row.idempotencyKey),
-    );
+    const marked = markedPayment(payments, row);
     return marked ? foundPayment(row, marked) : null;
   }
 
@@ -335,9 +342,7 @@ export function createPayInvoicesService(deps: {
   ): Promise<WriteOutcome<StoredPayment> | null> {
     const request = row.request as PaymentPayload;
     const payments = await xero.payments.findForInvoice(ctx, request.invoiceId);
-    const marked = payments.find(
-      (p) => p.paymentId && p.status !== 'DELETED' && hasWriteMark(p.reference, row.idempotencyKey),
-    );
+    const marked = markedPayment(payments, row);
     if (marked) return foundPayment(row, marked);
     const claimed = await ledger.claimedXeroIds(
       row.organizationId,
