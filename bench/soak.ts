@@ -30,7 +30,8 @@ import pg from 'pg';
 import type { Sandbox } from '../src/sandbox/sandbox';
 import type { OrgRec } from '../src/sandbox/state';
 import { backupDatabase, restoreDatabase } from '../src/server/db/backup';
-import { getUkToday } from '../src/shared/dates';
+import { addDays, getUkToday } from '../src/shared/dates';
+import { getStockJournalReference, splitSalesPeriod, type SalesPeriod } from '../src/shared/stock-journal';
 import { fromPence, roundPoundsToPence } from '../src/shared/money';
 import { findInvoicesToPay, type BankAccountsResponse, type Invoice } from '../src/shared/pay-invoices';
 import type { DraftInvoice } from '../src/shared/add-invoices';
@@ -575,17 +576,29 @@ async function journalDay(world: World): Promise<void> {
       .json<Array<{ periodStart: string; periodEnd: string }>>()
       .map((e) => `${e.periodStart}_${e.periodEnd}`),
   );
-  // A week of last year nobody posted yet (its sales figure need not be true for the ledger's purposes).
-  let period: { start: string; end: string } | null = null;
-  for (let week = 0; week < 52 && !period; week++) {
-    const start = new Date(Date.UTC(2025, 0, 6 + ((7 * (week + SEED * 3)) % 350)));
-    const end = new Date(start.getTime() + 6 * 86_400_000);
-    const s = start.toISOString().slice(0, 10);
-    const e = end.toISOString().slice(0, 10);
-    if (s.slice(0, 7) !== e.slice(0, 7)) continue;
-    if (!taken.has(`${s}_${e}`) && !world.periodsPosted.has(`${s}_${e}`)) period = { start: s, end: e };
-  }
-  if (!period) return;
+  // The oldest week of the last three months with sales and no journal yet, with its net sales as the screen
+  // reads them (the server refuses a figure that is not Xero's).
+  const today = world.today;
+  const from = addDays(today, -90);
+  const sales = await tab(admin, SHOP).send(
+    'GET',
+    `/api/xero/sales?customerId=${contact.ContactID}&fromDate=${from}&toDate=${today}`,
+  );
+  if (sales.status !== 200) return;
+  const candidates = sales
+    .json<SalesPeriod[]>()
+    .flatMap((p) => splitSalesPeriod(p))
+    .filter(
+      (p) =>
+        p.netTotal > 0 &&
+        p.periodEnd < today &&
+        !taken.has(`${p.periodStart}_${p.periodEnd}`) &&
+        !world.periodsPosted.has(`${p.periodStart}_${p.periodEnd}`),
+    )
+    .sort((a, b) => a.periodStart.localeCompare(b.periodStart));
+  const chosen = candidates[0];
+  if (!chosen) return;
+  const period = { start: chosen.periodStart, end: chosen.periodEnd, net: chosen.netTotal };
   world.periodsPosted.add(`${period.start}_${period.end}`);
   const post = async (person: Person) => {
     const key = randomUUID();
@@ -597,12 +610,12 @@ async function journalDay(world: World): Promise<void> {
       {
         periodStart: period.start,
         periodEnd: period.end,
-        netAmount: 1000 + Math.floor(random() * 500),
+        netAmount: period.net,
         contactId: contact.ContactID,
         stockAccountId: stock.AccountID,
         costAccountId: cost.AccountID,
         marginRate: 1.35,
-        reference: `Stock transfer ${period.start} to ${period.end}`,
+        reference: getStockJournalReference(period.start, period.end),
       },
       key,
     );
@@ -793,13 +806,10 @@ async function compare(world: World, db: pg.Client, restoredWindow: { from: numb
   }
   // Journals: one per week, whoever posted it.
   for (const period of world.periodsPosted) {
-    const [start, end] = period.split('_');
+    const [start = '', end = ''] = period.split('_');
+    const reference = getStockJournalReference(start, end);
     const found = shop.journals.filter(
-      (j) =>
-        j.Status !== 'DELETED' &&
-        j.Status !== 'VOIDED' &&
-        j.Narration.includes(`${start}`) &&
-        j.Narration.includes(`${end}`),
+      (j) => j.Status !== 'DELETED' && j.Status !== 'VOIDED' && j.Narration.startsWith(reference),
     );
     const told = actions.filter((a) => a.kind === 'journal' && a.target === period && a.told === 'success');
     if (found.length > 1) problems.duplicates.push(`journal ${period}: ${found.length} journals in Xero`);
