@@ -295,6 +295,78 @@ test.describe('organisations', () => {
     await expect(page.getByRole('banner').getByRole('button', { name: 'Reconnect' })).toHaveCount(0);
   });
 
+  test('Disconnect on a card asks first and keeps the history; a disconnect made in Xero shows too, and Connect brings both back (issue 33 item 4)', async ({
+    page,
+  }) => {
+    await signUp(page);
+    const email = `${uniqueName('leave')}@example.com`;
+    await connectBothThroughConsent(page, { email });
+
+    // Disconnect from Ledgerlink: the confirmation says what happens; Cancel changes nothing.
+    const builders = page.getByRole('group', { name: BUILDERS });
+    await builders.getByRole('button', { name: `Disconnect ${BUILDERS}` }).click();
+    const dialog = page.getByRole('dialog', { name: `Disconnect ${BUILDERS} from Xero?` });
+    await expect(dialog).toContainText(`Ledgerlink’s connection to ${BUILDERS} is removed in Xero`);
+    await expect(dialog).toContainText('Its history here is kept');
+    await expect(dialog).toContainText('are off for it until you connect it again');
+    await screenshot(page, 'organizations-disconnect-confirm-light-1280');
+    await page.setViewportSize({ width: 375, height: 800 });
+    await screenshot(page, 'organizations-disconnect-confirm-light-375');
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await expect(dialog).toHaveCount(0);
+    await expect(builders.getByText('Not connected')).toHaveCount(0);
+
+    await builders.getByRole('button', { name: `Disconnect ${BUILDERS}` }).click();
+    await dialog.getByRole('button', { name: 'Disconnect', exact: true }).click();
+    await expect(toast(page).filter({ hasText: 'Disconnected from Xero' })).toBeVisible();
+    await expect(builders.getByText('Not connected')).toBeVisible();
+    await expect(builders.getByRole('button', { name: `Connect ${BUILDERS}` })).toBeEnabled();
+    for (const name of ['Pay Invoices', 'Add Invoices', 'CIS Bills', 'Stock Journal', 'Settings']) {
+      await expect(builders.getByRole('button', { name, exact: true })).toBeDisabled();
+    }
+    await expect(page.getByRole('button', { name: `Activate ${BUILDERS}` })).toBeDisabled();
+    const listed = (await (await page.request.get('/api/user-organizations')).json()) as Array<{
+      tenantName: string;
+      tenantId: string;
+      connected: boolean;
+    }>;
+    expect(listed.map((o) => [o.tenantName, o.connected])).toEqual([
+      [BUILDERS, false],
+      [SHOP, true],
+    ]);
+    await screenshot(page, 'organizations-disconnected-light-1280');
+
+    // Connect again, ticking only Demo Builders at Xero's consent.
+    await builders.getByRole('button', { name: `Connect ${BUILDERS}` }).click();
+    await consentInSandbox(page, { email }, [BUILDERS]);
+    await expect(toast(page).filter({ hasText: 'Connected to Xero' })).toBeVisible();
+    await expect(builders.getByText('Not connected')).toHaveCount(0);
+    await expect(builders.getByRole('button', { name: `Disconnect ${BUILDERS}` })).toBeVisible();
+
+    // A person disconnects Ledgerlink from Demo Shop in Xero's own web app: the next visit of the page says so.
+    const shopId = listed.find((o) => o.tenantName === SHOP)?.tenantId ?? '';
+    expect(await sandbox(page, '/__sandbox/connections/disconnect', { tenantId: shopId, email })).toEqual({
+      disconnected: 1,
+    });
+    await page.goto('/organizations');
+    const said = toast(page).filter({ hasText: 'Disconnected in Xero' });
+    await expect(said).toBeVisible();
+    await expect(said).toContainText(`${SHOP} was disconnected from Ledgerlink in Xero`);
+    const shop = page.getByRole('group', { name: SHOP });
+    await expect(shop.getByText('Not connected')).toBeVisible();
+    await expect(shop.getByRole('button', { name: `Connect ${SHOP}` })).toBeEnabled();
+    await expect(
+      page.getByRole('group', { name: BUILDERS }).getByText('Active', { exact: true }),
+    ).toBeVisible();
+    await expect(indicator(page)).toHaveText('Connected to Xero');
+    await screenshot(page, 'organizations-disconnected-in-xero-light-1280');
+    await page.setViewportSize({ width: 375, height: 800 });
+    await screenshot(page, 'organizations-disconnected-in-xero-light-375');
+    await noSeriousViolations(page, '/organizations (one disconnected, 375 px)');
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
   const ERRORS: Array<{ query: string; title: string; text: string }> = [
     {
       query: 'authentication_cancelled',

@@ -58,6 +58,11 @@ export interface SandboxControl {
   flushWebhooks(): Promise<void>;
   /** Revoke every grant (optionally one user's): refresh tokens, access tokens, connections; returns how many users. */
   revokeTokens(email?: string): number;
+  /**
+   * As a person in Xero's web app (Settings → Connected apps → Disconnect): remove the app's connection to
+   * one organisation (optionally only one user's); tokens stay valid for the others. Returns how many.
+   */
+  disconnectTenant(tenantId: string, email?: string): number;
   ledger(): LedgerSnapshot;
   clearLedger(): void;
   getAutoConsent(): AutoConsent | null;
@@ -271,6 +276,14 @@ export function registerControlRoutes(app: FastifyInstance, control: SandboxCont
       ? control.revokeTokens(typeof revokeTokens === 'object' ? revokeTokens.email : undefined)
       : 0;
     return { faults: control.getFaults(), expiredTokens: expired, revokedGrants: revoked };
+  });
+
+  app.post('/connections/disconnect', async (request) => {
+    const { tenantId, email } = parse(
+      z.object({ tenantId: z.string().min(1), email: z.string().optional() }).strict(),
+      request.body,
+    );
+    return { disconnected: control.disconnectTenant(tenantId, email) };
   });
 
   app.get('/ledger', async () => control.ledger());

@@ -311,6 +311,16 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       rt.markDirty();
       return new Set([...pairs].map((p) => p.split(' ')[0])).size;
     },
+    disconnectTenant: (tenantId, email) => {
+      const users = userIdsFor(email);
+      const ids = rt.state.identity;
+      const before = ids.connections.length;
+      ids.connections = ids.connections.filter(
+        (c) => !(c.tenantId.toLowerCase() === tenantId.toLowerCase() && users.includes(c.userId)),
+      );
+      rt.markDirty();
+      return before - ids.connections.length;
+    },
     ledger: () => ledger.snapshot(),
     clearLedger: () => ledger.clear(),
     getAutoConsent: () => (rt.autoConsent ? { ...rt.autoConsent } : null),

@@ -81,6 +81,8 @@ export const apiPaths = {
   userOrganizations: '/api/user-organizations',
   featureFlags: '/api/feature-flags',
   setActiveOrganization: '/api/xero/set-active-organization',
+  xeroDisconnect: '/api/xero/disconnect',
+  xeroConnectionsRefresh: '/api/xero/connections/refresh',
   xeroSettings: '/api/xero/settings',
   bankAccounts: (refresh?: boolean) => withQuery('/api/xero/bank-accounts', { refresh }),
   bankAccountsCleanup: '/api/xero/bank-accounts/cleanup',

@@ -10,6 +10,7 @@ export const defaultHandlers = [
   http.get('*/api/admin/check', () => HttpResponse.json({ isAdmin: false })),
   http.get('*/api/xero/connection', () => HttpResponse.json(makeConnection())),
   http.get('*/api/user-organizations', () => HttpResponse.json([shopOrg, builderOrg])),
+  http.post('*/api/xero/connections/refresh', () => HttpResponse.json({ disconnectedInXero: [] })),
   http.get('*/api/feature-flags', () =>
     HttpResponse.json(
       [shopOrg, builderOrg].map((o) => ({

@@ -31,7 +31,7 @@ const NOT_FEATURE_GATED = [
   /^\/api\/docs/,
   /^\/api\/auth\//,
   /^\/api\/admin\//,
-  /^\/api\/xero\/(connect|reconnect|callback|connection|set-active-organization|disconnect)$/,
+  /^\/api\/xero\/(connect|reconnect|callback|connection|connections\/refresh|set-active-organization|disconnect)$/,
   /^\/api\/xero\/settings/,
   /^\/api\/xero\/(sales-accounts|vat-rates|bill-accounts|asset-accounts|cost-accounts|contact-groups|contacts)$/,
   /^\/api\/xero\/bank-accounts/,
@@ -47,7 +47,7 @@ const USER_SCOPED = [
   /^\/api\/docs/,
   /^\/api\/auth\//,
   /^\/api\/admin\//,
-  /^\/api\/xero\/(connect|reconnect|callback|connection)$/,
+  /^\/api\/xero\/(connect|reconnect|callback|connection|connections\/refresh)$/,
 ];
 
 /** Tables of per-organisation rows that a request of another tenant could change (the audit log only grows). */

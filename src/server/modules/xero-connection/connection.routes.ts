@@ -216,6 +216,16 @@ export function registerConnectionRoutes(
   );
 
   app.post(
+    '/api/xero/connections/refresh',
+    {
+      schema: {
+        response: { 200: z.object({ disconnectedInXero: z.array(z.string()) }) },
+      },
+    },
+    async (request) => connection.refreshConnections(requireUser(request).id, request.ip),
+  );
+
+  app.post(
     '/api/xero/disconnect',
     { schema: { body: setActiveBody, response: { 200: z.object({ success: z.literal(true) }) } } },
     async (request) => {

@@ -181,6 +181,32 @@ export function createConnectionService(deps: {
       return orgs.syncConnections(userId, connections);
     },
 
+    /**
+     * Reads Xero's GET /connections again and records it (issue 33 item 4): an organisation disconnected in
+     * Xero's own web app (Settings → Connected apps) shows as not connected, each one once in the activity
+     * log. One identity call, no Accounting API call; nothing to read for a user who never connected.
+     */
+    async refreshConnections(userId: number, ip: string): Promise<{ disconnectedInXero: string[] }> {
+      const current = await tokens.read(userId);
+      // Never connected, or already waiting for a reconnect: Xero has nothing to tell.
+      if (!current || current.status === 'reconnect_required') return { disconnectedInXero: [] };
+      const before = await orgs.listForUser(userId);
+      const synced = await orgs.syncConnections(userId, await xero.listConnections(userId));
+      const kept = new Set(synced.map((o) => o.id));
+      const gone = before.filter((r) => r.membership.connected && !kept.has(r.org.id));
+      for (const { org } of gone) {
+        await audit.record({
+          userId,
+          organizationId: org.id,
+          action: 'xero.disconnected-in-xero',
+          target: org.tenantName,
+          result: 'success',
+          ip,
+        });
+      }
+      return { disconnectedInXero: gone.map((r) => r.org.tenantName ?? 'Unknown Organization') };
+    },
+
     /** Disconnects one organisation at Xero (DELETE /connections/{id}) and here. */
     async disconnect(userId: number, organizationId: number, ip: string): Promise<void> {
       const found = await orgs.findMembership(userId, organizationId);

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { xeroTokens } from '../../db/schema/index.ts';
+import { auditLog, xeroTokens } from '../../db/schema/index.ts';
 import { TEST_ORIGIN } from '../../test/app';
 import { as, register, sessionCookie } from '../../test/session';
 import { usernameSchema } from '../../../shared/admin';
@@ -180,6 +180,48 @@ describe('connecting Xero and choosing an organisation', () => {
     });
     expect(denied.statusCode).toBe(400);
     expect(denied.json().message).toBe('Organization "Demo Shop Ltd" is not connected to Xero');
+  });
+
+  it('shows an organisation disconnected in Xero as not connected once the connections are read again (issue 33 item 4)', async () => {
+    const user = await createConnectedUser(t, 'xero.leaver', { email: 'xero.leaver@example.com' });
+    const shop = user.orgs.find((o) => o.tenantName === 'Demo Shop Ltd');
+    if (!shop) throw new Error('Demo Shop not connected');
+    const nothingYet = await user.call('POST', '/api/xero/connections/refresh');
+    expect(nothingYet.json()).toEqual({ disconnectedInXero: [] });
+
+    // A person disconnects Ledgerlink from Demo Shop in Xero's own web app.
+    expect(t.sandbox.disconnectTenant(shop.tenantId, 'xero.leaver@example.com')).toBe(1);
+    const connections = t.sandbox.ledger().identity.connections ?? 0;
+    const res = await user.call('POST', '/api/xero/connections/refresh');
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ disconnectedInXero: ['Demo Shop Ltd'] });
+    expect(t.sandbox.ledger().identity.connections).toBe(connections + 1);
+    const orgs = (await user.call('GET', '/api/user-organizations')).json() as Array<{
+      tenantName: string;
+      connected: boolean;
+      isActive: boolean;
+    }>;
+    expect(orgs.find((o) => o.tenantName === 'Demo Shop Ltd')).toMatchObject({ connected: false });
+    expect(orgs.find((o) => o.tenantName === 'Demo Builders Ltd')).toMatchObject({
+      connected: true,
+      isActive: true,
+    });
+    // Said once: a second read finds nothing new.
+    expect((await user.call('POST', '/api/xero/connections/refresh')).json()).toEqual({
+      disconnectedInXero: [],
+    });
+    const logged = (await t.database.db.select().from(auditLog)).filter(
+      (r) => r.action === 'xero.disconnected-in-xero',
+    );
+    expect(logged.map((r) => [r.organizationId, r.target])).toEqual([[shop.organizationId, 'Demo Shop Ltd']]);
+  });
+
+  it('reads nothing from Xero for a user who never connected', async () => {
+    const { cookie } = await register(t.app, 'never.connected');
+    const connections = t.sandbox.ledger().identity.connections ?? 0;
+    const res = await as(t.app, cookie)('POST', '/api/xero/connections/refresh');
+    expect(res.json()).toEqual({ disconnectedInXero: [] });
+    expect(t.sandbox.ledger().identity.connections ?? 0).toBe(connections);
   });
 
   it('costs Xero: connect = 1 code exchange + 1 GET /connections; status, list and switch = 0; disconnect = 1 DELETE', async () => {

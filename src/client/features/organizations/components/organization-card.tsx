@@ -1,5 +1,5 @@
 import { formatDistanceToNowStrict } from 'date-fns';
-import { CheckCircle2, Clock, Download, Gauge, Lock, Radio, Settings } from 'lucide-react';
+import { CheckCircle2, Clock, Download, Gauge, Lock, Plug, Radio, Settings } from 'lucide-react';
 import { getTokenStatus } from '@/shared/connection';
 import { FEATURE_KEYS, FEATURE_LABELS, isFeatureEnabled, type FeatureKey } from '@/shared/feature-flags';
 import { getOrganizationName, type Egress, type UserOrganization } from '@/shared/organizations';
@@ -10,6 +10,7 @@ import { Card, CardContent, CardFooter, CardHeader, CardTitle } from '@/client/c
 import { Spinner } from '@/client/components/ui/spinner';
 import { Tooltip } from '@/client/components/ui/tooltip';
 import { SwitchOnInAdmin, useIsAdministrator } from '@/client/components/switch-on-in-admin';
+import { DisconnectDialog } from './disconnect-dialog';
 
 const dateTime = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short' });
 const fullDateTime = new Intl.DateTimeFormat('en-GB', { dateStyle: 'full', timeStyle: 'long' });
@@ -68,6 +69,8 @@ function TokenExpiry({
 
 /** Why a card's buttons are off while Xero's tokens for it are refused (issue 17 item 7, issue 33 item 3). */
 const RECONNECT_FIRST = 'Reconnect to Xero first';
+/** Why a disconnected organisation's buttons are off (issue 33 item 4). */
+const CONNECT_FIRST = 'Connect this organization to Xero first';
 
 export interface OrganizationCardProps {
   organization: UserOrganization;
@@ -78,6 +81,12 @@ export interface OrganizationCardProps {
   onActivate: () => void;
   onOpenFeature: (feature: FeatureKey) => void;
   onOpenSettings: () => void;
+  /** Disconnect after the confirmation; resolves true when done. */
+  onDisconnect: () => Promise<boolean>;
+  /** Connect a disconnected organisation again (Xero's consent). */
+  onConnect: () => void;
+  /** A connect or reconnect is on its way to Xero. */
+  connecting?: boolean;
 }
 
 export function OrganizationCard({
@@ -88,6 +97,9 @@ export function OrganizationCard({
   onActivate,
   onOpenFeature,
   onOpenSettings,
+  onDisconnect,
+  onConnect,
+  connecting = false,
 }: OrganizationCardProps) {
   const name = getOrganizationName(org);
   const lastAccessed = parseDate(org.lastAccessed);
@@ -211,7 +223,13 @@ export function OrganizationCard({
             return (
               <Tooltip
                 key={feature}
-                content={enabled ? RECONNECT_FIRST : 'Feature disabled by administrator'}
+                content={
+                  !enabled
+                    ? 'Feature disabled by administrator'
+                    : org.connected
+                      ? RECONNECT_FIRST
+                      : CONNECT_FIRST
+                }
               >
                 <span tabIndex={0} className="inline-flex cursor-not-allowed rounded-lg">
                   {button}
@@ -240,6 +258,27 @@ export function OrganizationCard({
             <Settings aria-hidden /> Settings
           </Button>
         )}
+        {org.connected && !needsReconnect ? (
+          <DisconnectDialog name={name} disabled={busy} onDisconnect={onDisconnect} />
+        ) : null}
+        {!org.connected ? (
+          <div className="flex basis-full flex-wrap items-center justify-between gap-2 text-sm text-muted-foreground">
+            <p>Disconnected from Xero. Its history is kept; connect it again to use it.</p>
+            <Button
+              size="sm"
+              disabled={busy || connecting}
+              onClick={onConnect}
+              aria-label={`Connect ${name}`}
+            >
+              {connecting ? (
+                <Spinner className="size-4 text-current" label="Connecting" />
+              ) : (
+                <Plug aria-hidden />
+              )}
+              Connect
+            </Button>
+          </div>
+        ) : null}
         {needsReconnect ? (
           <p className="basis-full text-sm text-muted-foreground">
             Xero needs you to reconnect before this organization can be activated or opened.

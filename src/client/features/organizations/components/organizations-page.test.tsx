@@ -35,6 +35,71 @@ describe('Organizations page (spec 000 §2)', () => {
     expect(within(shop).queryByText(/this minute/)).not.toBeInTheDocument();
   });
 
+  it('Disconnect asks first, saying what happens, then turns the card to Not connected with Connect (issue 33 item 4)', async () => {
+    let connected = true;
+    const sent: unknown[] = [];
+    server.use(
+      http.get('*/api/user-organizations', () =>
+        HttpResponse.json([
+          shopOrg,
+          connected
+            ? builderOrg
+            : { ...builderOrg, connected: false, hasValidToken: false, tokenExpiry: null },
+        ]),
+      ),
+      http.post('*/api/xero/disconnect', async ({ request }) => {
+        sent.push(await request.json());
+        connected = false;
+        return HttpResponse.json({ success: true });
+      }),
+    );
+    const user = userEvent.setup();
+    renderApp('/organizations');
+    const builder = await screen.findByRole('group', { name: 'Acme Builders' });
+    await user.click(within(builder).getByRole('button', { name: 'Disconnect Acme Builders' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Disconnect Acme Builders from Xero?' });
+    expect(dialog).toHaveTextContent('is removed in Xero');
+    expect(dialog).toHaveTextContent('Its history here is kept');
+    expect(dialog).toHaveTextContent('are off for it until you connect it again');
+    // Cancel sends nothing.
+    await user.click(within(dialog).getByRole('button', { name: 'Cancel' }));
+    expect(sent).toEqual([]);
+    await user.click(within(builder).getByRole('button', { name: 'Disconnect Acme Builders' }));
+    await user.click(
+      within(await screen.findByRole('dialog')).getByRole('button', { name: 'Disconnect' }),
+    );
+    expect(await screen.findByText('Disconnected from Xero')).toBeInTheDocument();
+    expect(sent).toEqual([{ organizationId: builderOrg.organizationId }]);
+    const after = screen.getByRole('group', { name: 'Acme Builders' });
+    expect(await within(after).findByText('Not connected')).toBeInTheDocument();
+    expect(within(after).getByRole('button', { name: 'Connect Acme Builders' })).toBeEnabled();
+    expect(within(after).queryByRole('button', { name: /^Disconnect/ })).not.toBeInTheDocument();
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+  });
+
+  it('says when an organisation was disconnected in Xero itself, and shows its card as not connected (issue 33 item 4)', async () => {
+    let goneInXero = false;
+    server.use(
+      http.post('*/api/xero/connections/refresh', () => {
+        goneInXero = true;
+        return HttpResponse.json({ disconnectedInXero: ['Acme Builders'] });
+      }),
+      http.get('*/api/user-organizations', () =>
+        HttpResponse.json([
+          shopOrg,
+          goneInXero
+            ? { ...builderOrg, connected: false, hasValidToken: false, tokenExpiry: null }
+            : builderOrg,
+        ]),
+      ),
+    );
+    renderApp('/organizations');
+    expect(await screen.findByText('Disconnected in Xero')).toBeInTheDocument();
+    expect(screen.getByText(/Acme Builders was disconnected from Ledgerlink in Xero/)).toBeInTheDocument();
+    const builder = screen.getByRole('group', { name: 'Acme Builders' });
+    expect(await within(builder).findByRole('button', { name: 'Connect Acme Builders' })).toBeEnabled();
+  });
+
   it("says in each card whether Xero's changes arrive live, or are checked on each refresh (issue 18)", async () => {
     server.use(
       http.get('*/api/user-organizations', () =>

@@ -6,7 +6,7 @@ import { isNeverConnected } from '@/shared/connection-rules';
 import { sortOrganizationsByName } from '@/shared/organizations';
 import { featureHref } from '@/client/config/paths';
 import { needsReconnection, useConnection } from '@/client/lib/connection';
-import { useUserOrganizations } from '@/client/lib/organizations';
+import { invalidateOrganizationData, useUserOrganizations } from '@/client/lib/organizations';
 import { queryKeys } from '@/client/lib/query-client';
 import { toast } from '@/client/lib/toast';
 import {
@@ -19,6 +19,7 @@ import { Alert, AlertDescription, AlertTitle } from '@/client/components/ui/aler
 import { Button } from '@/client/components/ui/button';
 import { Card, CardContent } from '@/client/components/ui/card';
 import { PageSpinner, Spinner } from '@/client/components/ui/spinner';
+import { refreshConnections } from '../api/refresh-connections';
 import { useOrganizationActions } from '../hooks/use-organization-actions';
 import { CONNECTED_TOAST, getConnectionErrorToast } from '../utils/connection-query-messages';
 import { OrganizationCard } from './organization-card';
@@ -53,6 +54,35 @@ function useReturnParamsOnce() {
 
 type Starting = 'connect' | 'reconnect' | null;
 
+/**
+ * An organisation disconnected in Xero's own web app (Settings → Connected apps) is found when this page opens:
+ * the server reads Xero's connections once per visit, and a card that went away turns to "Not connected" with
+ * Connect (issue 33 item 4). A whole grant revoked in Xero shows as the reconnect state instead.
+ */
+function useDisconnectsMadeInXero(connected: boolean) {
+  const queryClient = useQueryClient();
+  const checked = useRef(false);
+  useEffect(() => {
+    if (!connected || checked.current) return;
+    checked.current = true;
+    refreshConnections()
+      .then(async (gone) => {
+        if (gone.length === 0) return;
+        await Promise.all([
+          queryClient.invalidateQueries({ queryKey: queryKeys.userOrganizations }),
+          invalidateOrganizationData(queryClient),
+        ]);
+        toast({
+          title: 'Disconnected in Xero',
+          description: `${gone.join(' and ')} ${gone.length === 1 ? 'was' : 'were'} disconnected from Ledgerlink in Xero. History is kept; Connect on the card brings it back.`,
+          variant: 'warning',
+        });
+      })
+      // Xero unreachable: the cards stay as they were; a connection Xero refuses is handled by the fetch wrapper.
+      .catch(() => undefined);
+  }, [connected, queryClient]);
+}
+
 export function OrganizationsPage() {
   useReturnParamsOnce();
   const { data: connection } = useConnection();
@@ -84,6 +114,8 @@ export function OrganizationsPage() {
       void queryClient.invalidateQueries({ queryKey: queryKeys.userOrganizations });
     }
   }, [renewedExpiry, listedExpiry, queryClient]);
+
+  useDisconnectsMadeInXero(Boolean(connection?.connected));
 
   async function start(mode: 'connect' | 'reconnect') {
     setStarting(mode);
@@ -170,6 +202,9 @@ export function OrganizationsPage() {
                 onActivate={() => void actions.activate(org)}
                 onOpenFeature={(feature) => void actions.openFeature(org, featureHref[feature])}
                 onOpenSettings={() => void actions.openSettings(org)}
+                onDisconnect={() => actions.disconnect(org)}
+                onConnect={() => void start('connect')}
+                connecting={starting !== null}
               />
             ))}
           </div>

@@ -8,9 +8,11 @@ import {
 } from '@/shared/organizations';
 import { paths } from '@/client/config/paths';
 import { getMessage } from '@/client/lib/api-client';
-import { switchOrganization } from '@/client/lib/organizations';
+import { invalidateOrganizationData, switchOrganization } from '@/client/lib/organizations';
+import { queryKeys } from '@/client/lib/query-client';
 import { toast } from '@/client/lib/toast';
 import { sleep } from '@/client/lib/utils';
+import { disconnectOrganization } from '../api/disconnect-organization';
 
 /**
  * After activating from a card the app navigates after 0.5 s (docs/product/shell.md §9 Post-select
@@ -87,8 +89,37 @@ export function useOrganizationActions(organizations: readonly UserOrganization[
     go(href);
   }
 
+  /** Disconnect (issue 33 item 4): the card turns to "Not connected"; another organisation may become active. */
+  async function disconnect(org: UserOrganization): Promise<boolean> {
+    const name = getOrganizationName(org);
+    setPendingId(org.organizationId);
+    try {
+      await disconnectOrganization(org.organizationId);
+      await Promise.all([
+        queryClient.invalidateQueries({ queryKey: queryKeys.userOrganizations }),
+        invalidateOrganizationData(queryClient),
+      ]);
+      toast({
+        title: 'Disconnected from Xero',
+        description: `${name} is no longer connected. Its history is kept; Connect on its card brings it back.`,
+        variant: 'success',
+      });
+      return true;
+    } catch (error) {
+      toast({
+        title: 'Disconnect Error',
+        description: getMessage(error, `Could not disconnect ${name}`),
+        variant: 'destructive',
+      });
+      return false;
+    } finally {
+      setPendingId(null);
+    }
+  }
+
   return {
     pendingId,
+    disconnect,
     activate: activateOnly,
     openFeature: openPage,
     openSettings: async (org: UserOrganization) => {
