@@ -95,6 +95,10 @@ const zones = {
   ],
 };
 const allZones = Object.values(zones).flat();
+/** A Xero field name (`InvoiceID`, `AmountDue`, `Status`): PascalCase, as Xero's JSON spells its fields. */
+const XERO_FIELD = '/^[A-Z][a-z0-9]+[A-Z]?[A-Za-z0-9]*$/';
+const XERO_FIELD_MESSAGE =
+  'No PascalCase Xero fields in feature modules: the Xero port maps them to our types.';
 // Integration tests start the sandbox and read its state.
 const testZones = allZones.filter((zone) => !zones.featureToSandbox.includes(zone));
 const TEST_FILES = ['**/*.test.{ts,tsx}', '**/*.spec.ts', 'src/server/test/**', 'src/client/testing/**'];
@@ -223,12 +227,31 @@ export default tseslint.config(
           message:
             'No Xero paths in feature modules: call a typed operation of the Xero port (src/server/xero).',
         },
+        // Read as `raw.AmountDue`, `raw['AmountDue']`, or destructured: `const { InvoiceID } = raw`.
         {
-          selector: 'MemberExpression[computed=false][property.name=/^[A-Z][a-z0-9]+[A-Z]?[A-Za-z0-9]*$/]',
-          message: 'No PascalCase Xero fields in feature modules: the Xero port maps them to our types.',
+          selector: `MemberExpression[computed=false][property.name=${XERO_FIELD}]`,
+          message: XERO_FIELD_MESSAGE,
         },
         {
-          selector: 'ObjectExpression > Property[key.name=/^[A-Z][a-z0-9]+[A-Z]?[A-Za-z0-9]*$/]',
+          selector: `MemberExpression[computed=true][property.value=${XERO_FIELD}]`,
+          message: XERO_FIELD_MESSAGE,
+        },
+        { selector: `ObjectPattern > Property[key.name=${XERO_FIELD}]`, message: XERO_FIELD_MESSAGE },
+        { selector: `ObjectPattern > Property[key.value=${XERO_FIELD}]`, message: XERO_FIELD_MESSAGE },
+        // Declared as a field of an interface or a type literal, plain or quoted (Fastify's route generics
+        // `{ Body; Querystring; Params; Headers; Reply }` are not Xero's).
+        {
+          selector: `TSPropertySignature[key.name=${XERO_FIELD}]:not([key.name=/^(Body|Querystring|Params|Headers|Reply)$/])`,
+          message: XERO_FIELD_MESSAGE,
+        },
+        { selector: `TSPropertySignature[key.value=${XERO_FIELD}]`, message: XERO_FIELD_MESSAGE },
+        // Written as a key of an object literal, plain or quoted.
+        {
+          selector: `ObjectExpression > Property[key.name=${XERO_FIELD}]`,
+          message: 'No Xero request bodies in feature modules: the Xero port builds them.',
+        },
+        {
+          selector: `ObjectExpression > Property[key.value=${XERO_FIELD}]`,
           message: 'No Xero request bodies in feature modules: the Xero port builds them.',
         },
       ],
@@ -242,6 +265,12 @@ export default tseslint.config(
               importNames: ['xeroWrites'],
               message:
                 'The write ledger owns xero_writes: use a function of src/server/xero/write-ledger.ts.',
+            },
+            // Issue 31: services get the Xero port (src/server/xero/xero-port.ts), built once by the wiring site.
+            {
+              group: ['**/xero/xero-http', '**/xero/xero-http/**'],
+              message:
+                'Feature modules reach Xero through the port (src/server/xero/xero-port.ts), never its HTTP adapter.',
             },
           ],
         },

@@ -44,7 +44,7 @@ import { createConnectionService } from './modules/xero-connection/connection.se
 import { createOAuthRequests } from './modules/xero-connection/oauth-requests';
 import { createBodyCache } from './lib/body-cache';
 import { createSecretBox, loadEncryptionKey } from './lib/crypto';
-import { createXeroAdapter } from './xero/xero-http/adapter';
+import { createXeroPort } from './xero/xero-http/adapter';
 import { createXeroHttp, type XeroHttpOptions } from './xero/xero-http/http';
 import { createSharedGates, type SharedGateOptions } from './xero/xero-http/shared-gate';
 import { registerMetrics, type AppMetrics } from './metrics/metrics';
@@ -60,6 +60,7 @@ import { registerXeroWebhookRoutes, WEBHOOK_PATH } from './modules/xero-webhooks
 import { registerLiveEventsRoutes } from './modules/live-events/live-events.routes';
 import { createEgressMeter } from './modules/organizations/egress-meter';
 import type { XeroEndpoints } from './xero/endpoints';
+import type { XeroPort } from './xero/xero-port';
 
 export interface BuildAppOptions {
   config: AppConfig;
@@ -94,7 +95,7 @@ export interface AppServices {
   orgs: ReturnType<typeof createOrganizationsRepository>;
   tokens: ReturnType<typeof createTokenStore>;
   xeroHttp: ReturnType<typeof createXeroHttp>;
-  xero: ReturnType<typeof createXeroAdapter>;
+  xero: XeroPort;
   connection: ReturnType<typeof createConnectionService>;
   resolveTenant: ReturnType<typeof createTenancy>;
   box: ReturnType<typeof createSecretBox>;
@@ -294,9 +295,10 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       void orgs.updateRateLimits(tenantId, limits).catch(() => undefined);
     },
   });
-  const xero = createXeroAdapter(xeroHttp);
+  // The Xero port, every part built here once; services get only the part they use (docs/code-style.md §4).
+  const xero = createXeroPort(xeroHttp);
   const oauthRequests = createOAuthRequests(db);
-  const connection = createConnectionService({ orgs, tokens, xero, audit });
+  const connection = createConnectionService({ orgs, tokens, xero: xero.connections, audit });
   const resolveTenant = createTenancy(orgs);
   const ledger = createWriteLedger({ db, log: app.log });
   // Live updates from Xero's webhooks, or the fallback to If-Modified-Since (docs/decisions/018-webhooks.md).
@@ -380,7 +382,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   // Feature modules: services built and routes registered with what they use (modules/features.ts).
   registerFeatureModules(app, {
     db,
-    xeroHttp,
+    xero,
     sync,
     ledger,
     audit,

@@ -155,6 +155,55 @@ describe('lint fails on an import across a boundary', () => {
   });
 });
 
+describe('lint keeps Xero out of the feature modules (issues 15 and 31)', () => {
+  const SERVICE = 'src/server/modules/pay-invoices/boundary-fixture.service.ts';
+  const syntax = (messages: Array<{ rule: string | null; message: string }>) =>
+    messages.filter((m) => m.rule === 'no-restricted-syntax').map((m) => m.message);
+
+  it.each([
+    ['a dotted read', 'export const f = (raw: any) => raw.AmountDue;'],
+    ['a bracket read with a quoted key', "export const f = (raw: any) => raw['AmountDue'];"],
+    [
+      'a destructured field',
+      'export const f = (raw: any) => { const { InvoiceID } = raw; return InvoiceID; };',
+    ],
+    [
+      'a destructured quoted field',
+      "export const f = (raw: any) => { const { 'InvoiceID': id } = raw; return id; };",
+    ],
+    ['an interface field', 'export interface X { InvoiceID: string }'],
+    ['a quoted field of a type literal', "export type X = { 'AmountDue': number };"],
+    ['a request body', "export const body = { InvoiceID: 'x', Status: 'AUTHORISED' };"],
+    ['a request body with quoted keys', "export const body = { 'InvoiceID': 'x' };"],
+  ])('refuses %s', async (_name, code) => {
+    expect(syntax(await lint(SERVICE, code)).length, code).toBeGreaterThan(0);
+  });
+
+  it('refuses an import of the HTTP adapter, and allows the port and our own camelCase', async () => {
+    for (const specifier of ['../../xero/xero-http/http', '../../xero/xero-http/pay-invoices']) {
+      const messages = await lint(SERVICE, `import * as x from '${specifier}';\nexport const y = x;\n`);
+      expect(messages, specifier).toContainEqual({
+        rule: 'no-restricted-imports',
+        message: expect.stringContaining('never its HTTP adapter'),
+      });
+    }
+    const allowed = [
+      "import type { PayInvoicesXero } from '../../xero/xero-port';\nexport type X = PayInvoicesXero;\n",
+      'export interface X { invoiceId: string; amountDuePence: number }\n',
+      "export const f = (raw: { invoiceId: string }) => { const { invoiceId } = raw; return raw['invoiceId'] ?? invoiceId; };\n",
+      // Fastify's route generics are not Xero's.
+      'export type R = { Body: { username: string }; Querystring: { org?: string } };\n',
+    ];
+    for (const code of allowed) expect(await lint(SERVICE, code), code).toEqual([]);
+  });
+
+  it('lets the Xero layer itself speak Xero', async () => {
+    const code =
+      "export interface X { InvoiceID: string }\nexport const f = (raw: { AmountDue: number }) => raw['AmountDue'];\n";
+    expect(syntax(await lint('src/server/xero/xero-http/boundary-fixture.ts', code))).toEqual([]);
+  });
+});
+
 describe('import cycles', () => {
   /** Every TypeScript file under src and what it imports there, type-only imports included (import-x's no-cycle skips those). */
   function importGraph(): Map<string, string[]> {

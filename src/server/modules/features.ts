@@ -8,11 +8,7 @@ import type { Db } from '../db/client';
 import type { BodyCache } from '../lib/body-cache';
 import type { XeroSync } from '../xero/sync/sync.service';
 import type { WriteLedger } from '../xero/write-ledger';
-import { createBillsHttp, createContactsHttp } from '../xero/xero-http/cis-bills';
-import type { XeroHttp } from '../xero/xero-http/http';
-import { createAccountsHttp } from '../xero/xero-http/settings';
-import { createJournalsHttp, createSalesHttp } from '../xero/xero-http/stock-journal';
-import type { TokenStore } from '../xero/xero-http/token-store';
+import type { TokenStore, XeroPort } from '../xero/xero-port';
 import { createAddInvoicesRepository } from './add-invoices/add-invoices.repository';
 import { registerAddInvoicesRoutes } from './add-invoices/add-invoices.routes';
 import { createAddInvoicesService } from './add-invoices/add-invoices.service';
@@ -38,7 +34,8 @@ import { createStockJournalService, JOURNAL_WRITE_KIND } from './stock-journal/s
 /** What the feature modules share, built once in buildApp. */
 export interface FeatureDeps {
   db: Db;
-  xeroHttp: XeroHttp;
+  /** The Xero port, built once in buildApp; each service gets the part it uses. */
+  xero: XeroPort;
   sync: XeroSync;
   ledger: WriteLedger;
   audit: AuditLog;
@@ -52,13 +49,12 @@ export interface FeatureDeps {
 
 /** Settings and the four features: their services, their write finders in the ledger, their routes. */
 export function registerFeatureModules(app: FastifyInstance, deps: FeatureDeps): void {
-  const { db, xeroHttp, sync, ledger, audit, tokens, resolveTenant, bodies, log, attachmentStoreBytes } =
-    deps;
+  const { db, xero, sync, ledger, audit, tokens, resolveTenant, bodies, log, attachmentStoreBytes } = deps;
 
   const settings = createSettingsService({
     repo: createSettingsRepository(db),
     sync,
-    accounts: createAccountsHttp(xeroHttp),
+    accounts: xero.accounts,
     audit,
     ledger,
   });
@@ -67,7 +63,7 @@ export function registerFeatureModules(app: FastifyInstance, deps: FeatureDeps):
   const payInvoices = createPayInvoicesService({
     repo: createPayInvoicesRepository(db),
     sync,
-    http: xeroHttp,
+    xero: xero.payInvoices,
     ledger,
     audit,
     bodies,
@@ -92,7 +88,7 @@ export function registerFeatureModules(app: FastifyInstance, deps: FeatureDeps):
   // Registers its own finders (invoice approval and creation) when built.
   const addInvoices = createAddInvoicesService({
     repo: createAddInvoicesRepository(db),
-    http: xeroHttp,
+    xero: xero.addInvoices,
     ledger,
     sync,
     audit,
@@ -104,8 +100,8 @@ export function registerFeatureModules(app: FastifyInstance, deps: FeatureDeps):
 
   const cisBills = createCisBillsService({
     repo: createCisBillsRepository(db),
-    bills: createBillsHttp(xeroHttp),
-    contacts: createContactsHttp(xeroHttp),
+    bills: xero.bills,
+    contacts: xero.contacts,
     sync,
     ledger,
     audit,
@@ -130,8 +126,8 @@ export function registerFeatureModules(app: FastifyInstance, deps: FeatureDeps):
   const stockJournal = createStockJournalService({
     repo: createStockJournalRepository(db),
     sync,
-    journals: createJournalsHttp(xeroHttp),
-    sales: createSalesHttp(xeroHttp),
+    journals: xero.journals,
+    sales: xero.sales,
     ledger,
     audit,
     bodies,

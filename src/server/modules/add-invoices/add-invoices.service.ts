@@ -23,14 +23,15 @@ import {
   type WriteRow,
   type WriteSpec,
 } from '../../xero/write-ledger';
-import type { XeroHttp } from '../../xero/xero-http/http';
-import {
-  createAddInvoicesXero,
-  type AddInvoicesXero,
-  type ElementResult,
-  type InvoiceFacts,
-} from '../../xero/xero-http/add-invoices';
-import type { NewPayment, XeroContext, XeroPaymentFacts } from '../../xero/xero-port';
+import type {
+  AddInvoicesXero,
+  ApprovalRequest,
+  ElementResult,
+  InvoiceFacts,
+  NewPayment,
+  XeroContext,
+  XeroPaymentFacts,
+} from '../../xero/xero-port';
 import type { AuditLog } from '../audit/audit';
 import type { OrganizationRow } from '../organizations/organizations.repository';
 import {
@@ -173,16 +174,15 @@ function messageOf(error: unknown): string {
  */
 export function createAddInvoicesService(deps: {
   repo: AddInvoicesRepository;
-  http: XeroHttp;
-  /** Xero's operations for this feature; over `http` unless a test hands in a fake. */
-  xero?: AddInvoicesXero;
+  /** Xero's operations for this feature (the port's `addInvoices`; a unit test may hand in a fake). */
+  xero: AddInvoicesXero;
   ledger: WriteLedger;
   sync: XeroSync;
   /** Kept for the wiring; every line of this feature is written by the ledger when its write settles. */
   audit?: AuditLog;
 }) {
   const { repo, ledger, sync } = deps;
-  const xero = deps.xero ?? createAddInvoicesXero(deps.http);
+  const { xero } = deps;
 
   const syncCtx = (ctx: AddInvoicesContext) => ({
     organizationId: ctx.organizationId,
@@ -275,7 +275,7 @@ export function createAddInvoicesService(deps: {
   /** Sends up to 50 approvals in one Xero call, one ledger row per invoice. */
   async function approveChunk(ctx: AddInvoicesContext, plans: ApprovalPlan[], keyOf: (id: string) => string) {
     const xctx = { userId: ctx.userId, tenantId: ctx.tenantId, organizationId: ctx.organizationId };
-    const batch = createBatcher<ReturnType<typeof xero.approvalRequest>, ElementResult<InvoiceFacts | null>>(
+    const batch = createBatcher<ApprovalRequest, ElementResult<InvoiceFacts | null>>(
       plans.length,
       (requests, batchKey) => xero.approveMany(xctx, requests, batchKey),
     );
@@ -687,7 +687,7 @@ export function createAddInvoicesService(deps: {
     const invoiceId = row.targetId;
     if (!invoiceId) throw new AppError('CONFLICT', RETRY_REFUSED_KIND);
     const xctx = { userId: row.userId, tenantId: by.tenantId, organizationId: row.organizationId };
-    const request = row.request as ReturnType<typeof xero.approvalRequest>;
+    const request = row.request as ApprovalRequest;
     const audit = row.audit as WriteAudit | null;
     const outcome = await ledger.execute<InvoiceFacts | null>({
       organizationId: row.organizationId,

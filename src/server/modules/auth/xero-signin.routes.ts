@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { OAuthError, type XeroOAuth } from '../../xero/xero-http/oauth';
-import type { TokenStore } from '../../xero/xero-http/token-store';
+import { OAuthError, type TokenStore, type XeroOAuth } from '../../xero/xero-port';
 import type { AuditLog } from '../audit/audit';
 import type { ConnectionService } from '../xero-connection/connection.service';
 import {

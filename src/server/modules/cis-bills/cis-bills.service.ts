@@ -20,7 +20,8 @@ import type {
   BillsPort,
   ContactsPort,
   NewBill,
-} from '../../xero/bills';
+  XeroContext,
+} from '../../xero/xero-port';
 import type { CachedLine } from '../../xero/sync/mappers';
 import type { SyncContext, XeroSync } from '../../xero/sync/sync.service';
 import {
@@ -33,7 +34,6 @@ import {
   type WriteRow,
 } from '../../xero/write-ledger';
 import { createBatcher } from '../../xero/batcher';
-import type { XeroContext } from '../../xero/xero-port';
 import type { AuditLog } from '../audit/audit';
 import type { OrganizationRow } from '../organizations/organizations.repository';
 import {
@@ -141,7 +141,7 @@ function describeFailure(error: unknown): { statusCode: number; message: string 
  */
 export function createCisBillsService(deps: {
   repo: CisBillsRepository;
-  /** Xero's bills and contacts, in our vocabulary (src/server/xero/bills.ts). */
+  /** Xero's bills and contacts, in our vocabulary (src/server/xero/xero-port.ts). */
   bills: BillsPort;
   contacts: ContactsPort;
   sync: XeroSync;

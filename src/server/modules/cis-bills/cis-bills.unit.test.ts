@@ -3,7 +3,7 @@ import { and, desc, eq, gt } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { auditLog, organizations, users, xeroAccounts } from '../../db/schema/index.ts';
 import { createTestDatabase, type TestDatabase } from '../../test/database';
-import type { Bill, BillAnswer, BillChange, BillsPort, ContactsPort, NewBill } from '../../xero/bills';
+import type { Bill, BillAnswer, BillChange, BillsPort, ContactsPort, NewBill } from '../../xero/xero-port';
 import type { XeroSync } from '../../xero/sync/sync.service';
 import { batchKeyOf } from '../../xero/batcher';
 import { createWriteLedger } from '../../xero/write-ledger';

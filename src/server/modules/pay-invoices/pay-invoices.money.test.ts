@@ -6,8 +6,12 @@ import { createBodyCache } from '../../lib/body-cache';
 import { createTestDatabase, type TestDatabase } from '../../test/database';
 import type { XeroSync } from '../../xero/sync/sync.service';
 import { createWriteLedger, type WriteLedger } from '../../xero/write-ledger';
-import type { XeroHttp } from '../../xero/xero-http/http';
-import type { NewPayment, PayInvoicesXero, XeroPaymentFacts } from '../../xero/xero-port';
+import type {
+  NewPayment,
+  PayInvoicesXero,
+  StoredPaymentAnswer,
+  XeroPaymentFacts,
+} from '../../xero/xero-port';
 import { createAuditLog } from '../audit/audit';
 import { createPayInvoicesRepository } from './pay-invoices.repository';
 import { createPayInvoicesService, type PayContext } from './pay-invoices.service';
@@ -60,6 +64,17 @@ function createFakeXero() {
   });
 
   const port: PayInvoicesXero = {
+    // The ledger keeps the service's own shape of an answer.
+    readStoredAnswer(raw, xeroId) {
+      const r = (raw ?? {}) as Partial<StoredPaymentAnswer>;
+      return {
+        paymentId: r.paymentId ?? xeroId ?? '',
+        amountDuePence: r.amountDuePence ?? null,
+        amountPaidPence: r.amountPaidPence ?? null,
+        invoiceStatus: r.invoiceStatus ?? null,
+        updatedUtc: r.updatedUtc ?? null,
+      };
+    },
     payments: {
       async create(_ctx, payment) {
         calls.create += 1;
@@ -219,7 +234,6 @@ describe('Pay Invoices money rules (in-memory Xero)', () => {
     service = createPayInvoicesService({
       repo,
       sync,
-      http: {} as XeroHttp,
       xero: xero.port,
       ledger,
       audit: createAuditLog(database.db, log),

@@ -30,8 +30,6 @@ import {
   type WriteOutcome,
   type WriteRow as LedgerWriteRow,
 } from '../../xero/write-ledger';
-import type { XeroHttp } from '../../xero/xero-http/http';
-import { createPayInvoicesXero, readStoredPaymentAnswer } from '../../xero/xero-http/pay-invoices';
 import type { PayInvoicesXero, XeroContext, XeroPaymentFacts } from '../../xero/xero-port';
 import type { AuditLog } from '../audit/audit';
 import { JsonText, type BodyCache, type CachedBody } from '../../lib/body-cache';
@@ -187,11 +185,6 @@ function formatAmount(pence: number, currency: string): string {
   return `${currency === 'GBP' ? '£' : '$'}${(pence / 100).toFixed(2)}`;
 }
 
-/** Xero's answer as the ledger kept it (either feature's shape, read in the Xero module). */
-function readStoredPayment(row: WriteRow): StoredPayment {
-  return readStoredPaymentAnswer(row.response, row.xeroId);
-}
-
 /** The invoice's balance Xero reported with a payment, or `fallback` where it reported none. */
 function balanceFrom(payment: XeroPaymentFacts | null, fallback: InvoiceBalance): InvoiceBalance {
   return {
@@ -209,9 +202,8 @@ function balanceFrom(payment: XeroPaymentFacts | null, fallback: InvoiceBalance)
 export function createPayInvoicesService(deps: {
   repo: PayInvoicesRepository;
   sync: XeroSync;
-  http: XeroHttp;
-  /** Xero's operations for this feature; over `http` unless a test hands in a fake. */
-  xero?: PayInvoicesXero;
+  /** Xero's operations for this feature (the port's `payInvoices`; a unit test may hand in a fake). */
+  xero: PayInvoicesXero;
   ledger: WriteLedger;
   audit: AuditLog;
   /** Serialised invoice lists per organisation and cache version. */
@@ -221,7 +213,9 @@ export function createPayInvoicesService(deps: {
   now?: () => Date;
 }) {
   const { repo, sync, ledger, audit, bodies } = deps;
-  const xero = deps.xero ?? createPayInvoicesXero(deps.http);
+  const { xero } = deps;
+  /** Xero's answer as the ledger kept it (either feature's shape, read by the port). */
+  const readStoredPayment = (row: WriteRow): StoredPayment => xero.readStoredAnswer(row.response, row.xeroId);
   const now = deps.now ?? (() => new Date());
   const attachments = createAttachmentStore({
     repo: deps.attachmentStore?.repo ?? null,

@@ -17,7 +17,7 @@ import {
 } from '../../../shared/settings';
 import { XERO_ACCOUNT_CLASS_BY_TYPE } from '../../../shared/xero-accounts';
 import { AppError } from '../../lib/app-error';
-import type { AccountsPort } from '../../xero/accounts';
+import type { AccountsPort } from '../../xero/xero-port';
 import type { XeroSync } from '../../xero/sync/sync.service';
 import { PAYMENT_WRITE_KINDS, type WriteLedger } from '../../xero/write-ledger';
 import type { AuditLog } from '../audit/audit';

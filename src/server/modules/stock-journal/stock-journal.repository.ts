@@ -1,7 +1,7 @@
 import { and, asc, eq, gte, inArray, isNotNull, lte, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { stockJournalEntries, xeroContacts, xeroInvoices, xeroSyncState } from '../../db/schema/index.ts';
-import type { SaleInvoice } from '../../xero/journals';
+import type { SaleInvoice } from '../../xero/xero-port';
 import { createCacheRepository } from '../../xero/cache/cache.repository';
 
 /** Sales invoices count once approved: awaiting payment or paid (docs/architecture.md §4 Stock Journal). */

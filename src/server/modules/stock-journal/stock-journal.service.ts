@@ -32,7 +32,8 @@ import {
   type SaleInvoice,
   type SalesPort,
   type StockTransferJournal,
-} from '../../xero/journals';
+  type XeroContext,
+} from '../../xero/xero-port';
 import {
   HELD_USER_GONE,
   isOpenWriteState,
@@ -43,7 +44,6 @@ import {
   type WriteOutcome,
   type WriteRow,
 } from '../../xero/write-ledger';
-import type { XeroContext } from '../../xero/xero-port';
 import {
   MANUAL_JOURNALS_RESOURCE,
   type NewStockJournalEntry,
@@ -75,7 +75,7 @@ interface JournalWriteRequest extends StockTransferJournal {
 export interface StockJournalServiceDeps {
   repo: StockJournalRepository;
   sync: XeroSync;
-  /** Xero's manual journals and every customer's sales, in our vocabulary (src/server/xero/journals.ts). */
+  /** Xero's manual journals and every customer's sales, in our vocabulary (src/server/xero/xero-port.ts). */
   journals: JournalsPort;
   sales: SalesPort;
   ledger: WriteLedger;

@@ -13,7 +13,7 @@ import {
 import { AppError } from '../../lib/app-error';
 import type { BodyCache } from '../../lib/body-cache';
 import { createTestDatabase, type TestDatabase } from '../../test/database';
-import type { Journal, JournalsPort, SalesPort, StockTransferJournal } from '../../xero/journals';
+import type { Journal, JournalsPort, SalesPort, StockTransferJournal } from '../../xero/xero-port';
 import type { XeroSync } from '../../xero/sync/sync.service';
 import { createWriteLedger } from '../../xero/write-ledger';
 import { createAuditLog } from '../audit/audit';

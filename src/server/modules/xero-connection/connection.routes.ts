@@ -6,8 +6,7 @@ import { featureFlagsResponseSchema, userOrganizationsResponseSchema } from '../
 import { idOrIdTextSchema } from '../../../shared/input';
 import type { WebhookHealth } from '../../../shared/webhook-health';
 import { AppError } from '../../lib/app-error';
-import { OAuthError, type XeroOAuth } from '../../xero/xero-http/oauth';
-import type { TokenStore } from '../../xero/xero-http/token-store';
+import { OAuthError, type TokenStore, type XeroOAuth } from '../../xero/xero-port';
 import type { AuditLog } from '../audit/audit';
 import { requireUser } from '../auth/guards';
 import type { ConnectionService } from './connection.service';

@@ -3,9 +3,12 @@ import { CONNECTION_ERRORS, NEVER_CONNECTED_ERROR } from '../../../shared/connec
 import type { UserOrganization } from '../../../shared/organizations';
 import { toConnectionDefaults } from '../../../shared/settings';
 import { AppError } from '../../lib/app-error';
-import type { TokenStore } from '../../xero/xero-http/token-store';
-import { REFRESH_MARGIN_MS, RENEW_AHEAD_MS } from '../../xero/xero-http/token-store';
-import type { XeroPort } from '../../xero/xero-port';
+import {
+  REFRESH_MARGIN_MS,
+  RENEW_AHEAD_MS,
+  type TokenStore,
+  type XeroConnectionsPort,
+} from '../../xero/xero-port';
 import type { AuditLog } from '../audit/audit';
 import type { RequestPrincipal, XeroTokenStatus } from '../auth/sessions';
 import type { OrganizationRow, OrganizationsRepository } from '../organizations/organizations.repository';
@@ -54,7 +57,7 @@ function describeConnected(org: OrganizationRow, tokenExpiry: Date, error?: stri
 export function createConnectionService(deps: {
   orgs: OrganizationsRepository;
   tokens: TokenStore;
-  xero: XeroPort;
+  xero: XeroConnectionsPort;
   audit: AuditLog;
 }) {
   const { orgs, tokens, xero, audit } = deps;

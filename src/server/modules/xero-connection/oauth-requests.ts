@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { eq, lt } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { oauthRequests } from '../../db/schema/index.ts';
-import type { XeroOAuth } from '../../xero/xero-http/oauth';
+import type { XeroOAuth } from '../../xero/xero-port';
 
 /** An authorisation older than this is refused at the callback. */
 const MAX_AGE_MS = 15 * 60_000;

@@ -2,7 +2,14 @@ import { z } from 'zod';
 import { fromPence } from '../../../shared/money';
 import { AppError } from '../../lib/app-error';
 import { toInvoiceRow, toPenceFromXero } from '../sync/mappers';
-import type { NewPayment, XeroContext, XeroPaymentFacts } from '../xero-port';
+import type {
+  AddInvoicesXero,
+  ApprovalRequest,
+  ElementResult,
+  InvoiceFacts,
+  NewInvoiceRequest,
+  XeroPaymentFacts,
+} from '../xero-port';
 import type { XeroHttp } from './http';
 import { toPaymentFacts, xeroPaymentSchema, type XeroPayment } from './pay-invoices';
 import { xeroInvoicesEnvelope, xeroInvoiceSchema } from './schemas';
@@ -92,33 +99,6 @@ export function parsePaymentElement(element: XeroBatchElement): XeroPayment | nu
   return parsed.success && parsed.data.PaymentID ? parsed.data : null;
 }
 
-/** The answer for one element of a batch: Xero's facts, or its words for why it refused the element. */
-export type ElementResult<T> = { ok: true; value: T } | { ok: false; error: string };
-
-/** An invoice as Add Invoices needs it back from Xero, with the cache row ready to write. */
-export interface InvoiceFacts {
-  invoiceId: string;
-  invoiceNumber: string | null;
-  status: string;
-  totalPence: number;
-  cacheRow: ReturnType<typeof toInvoiceRow>;
-}
-
-/** What a new invoice is made of, in Ledgerlink's words (docs/architecture.md §4 Add Invoices). */
-export interface NewInvoiceSpec {
-  contactId: string;
-  date: string;
-  /** 'Tax inclusive' | 'Tax exclusive' | 'No tax' (Settings' tax status). */
-  taxStatus: string;
-  approve: boolean;
-  description: string;
-  amountPence: number;
-  /** The sales account by code when it has one, else by id. */
-  accountCode: string | null;
-  accountId: string;
-  taxType: string | null;
-}
-
 const TAX_STATUS_TO_LINE_AMOUNT_TYPES: Record<string, XeroNewInvoiceElement['LineAmountTypes']> = {
   'Tax inclusive': 'Inclusive',
   'Tax exclusive': 'Exclusive',
@@ -155,19 +135,24 @@ function resultOf<T>(
  * Add Invoices' Xero operations over HTTP: every path, body and PascalCase field of the feature lives here.
  * The `...Request` builders give what the ledger records (and fingerprints) and what is sent for it.
  */
-export function createAddInvoicesXero(http: XeroHttp) {
+export function createAddInvoicesXero(http: XeroHttp): AddInvoicesXero {
+  // The sealed requests the service records and hands back are these elements (xero-port.ts SealedXeroRequest).
+  const approvalOf = (request: ApprovalRequest) => request as unknown as XeroApproveElement;
+  const newInvoiceOf = (request: NewInvoiceRequest) => request as unknown as XeroNewInvoiceElement;
   return {
     /** A status-only approval of a draft; a draft without a due date gets `dueDate` (Xero refuses it otherwise). */
-    approvalRequest(invoiceId: string, dueDate: string | null): XeroApproveElement {
-      return { InvoiceID: invoiceId, Status: 'AUTHORISED', ...(dueDate ? { DueDate: dueDate } : {}) };
+    approvalRequest(invoiceId, dueDate) {
+      const element: XeroApproveElement = {
+        InvoiceID: invoiceId,
+        Status: 'AUTHORISED',
+        ...(dueDate ? { DueDate: dueDate } : {}),
+      };
+      return element as unknown as ApprovalRequest;
     },
 
     /** Up to 50 approvals in one `POST /Invoices?summarizeErrors=false`; one result per request, in order. */
-    async approveMany(
-      ctx: XeroContext & { organizationId: number },
-      requests: XeroApproveElement[],
-      batchKey: string,
-    ): Promise<Array<ElementResult<InvoiceFacts | null>>> {
+    async approveMany(ctx, sealedRequests, batchKey) {
+      const requests = sealedRequests.map(approvalOf);
       const { data } = await http.send(ctx.userId, ctx.tenantId, {
         method: 'POST',
         path: '/api.xro/2.0/Invoices',
@@ -185,11 +170,7 @@ export function createAddInvoicesXero(http: XeroHttp) {
     },
 
     /** Up to 50 payments in one `PUT /Payments?summarizeErrors=false`; one result per payment, in order. */
-    async createPayments(
-      ctx: XeroContext,
-      payments: NewPayment[],
-      batchKey: string,
-    ): Promise<Array<ElementResult<XeroPaymentFacts | null>>> {
+    async createPayments(ctx, payments, batchKey) {
       const elements: XeroPaymentElement[] = payments.map((p) => ({
         Invoice: { InvoiceID: p.invoiceId },
         Account: { AccountID: p.accountId },
@@ -208,10 +189,10 @@ export function createAddInvoicesXero(http: XeroHttp) {
       return elements.map((_, i) => resultOf(data.Payments[i], toPaymentFactsOf));
     },
 
-    newInvoiceRequest(spec: NewInvoiceSpec): XeroNewInvoiceElement {
+    newInvoiceRequest(spec) {
       const lineAmountTypes = TAX_STATUS_TO_LINE_AMOUNT_TYPES[spec.taxStatus] ?? 'Inclusive';
       const taxType = lineAmountTypes === 'NoTax' ? undefined : spec.taxType || undefined;
-      return {
+      const element: XeroNewInvoiceElement = {
         Type: 'ACCREC',
         Contact: { ContactID: spec.contactId },
         Date: spec.date,
@@ -229,19 +210,16 @@ export function createAddInvoicesXero(http: XeroHttp) {
           },
         ],
       };
+      return element as unknown as NewInvoiceRequest;
     },
 
     /** `PUT /Invoices` of one new invoice; Xero's refusal is an AppError XERO_REJECTED with its words. */
-    async createInvoice(
-      ctx: XeroContext & { organizationId: number },
-      request: XeroNewInvoiceElement,
-      idempotencyKey: string,
-    ): Promise<InvoiceFacts | null> {
+    async createInvoice(ctx, request, idempotencyKey) {
       const { data } = await http.send(ctx.userId, ctx.tenantId, {
         method: 'PUT',
         path: '/api.xro/2.0/Invoices',
         query: { summarizeErrors: false },
-        body: { Invoices: [request] },
+        body: { Invoices: [newInvoiceOf(request)] },
         idempotencyKey,
         schema: xeroInvoiceBatchEnvelope,
       });
@@ -251,10 +229,7 @@ export function createAddInvoicesXero(http: XeroHttp) {
     },
 
     /** An approval whose answer was lost: whether the invoice is approved (VOIDED only follows AUTHORISED). */
-    async findApproval(
-      ctx: XeroContext,
-      invoiceId: string,
-    ): Promise<{ invoiceId: string; status: string } | null> {
+    async findApproval(ctx, invoiceId) {
       const { data } = await http.send(ctx.userId, ctx.tenantId, {
         method: 'GET',
         path: `/api.xro/2.0/Invoices/${encodeURIComponent(invoiceId)}`,
@@ -267,12 +242,7 @@ export function createAddInvoicesXero(http: XeroHttp) {
     },
 
     /** A new invoice whose answer was lost: one this app made for the request's contact, date and total, not `claimed`. */
-    async findCreatedInvoice(
-      ctx: XeroContext & { organizationId: number },
-      request: unknown,
-      totalPence: number,
-      claimed: Set<string>,
-    ): Promise<InvoiceFacts | null> {
+    async findCreatedInvoice(ctx, request, totalPence, claimed) {
       const r = (request ?? {}) as Partial<XeroNewInvoiceElement>;
       if (!r.Contact?.ContactID || !r.Date) return null;
       const [y, m, d] = r.Date.split('-').map(Number);
@@ -304,4 +274,3 @@ export function createAddInvoicesXero(http: XeroHttp) {
     },
   };
 }
-export type AddInvoicesXero = ReturnType<typeof createAddInvoicesXero>;

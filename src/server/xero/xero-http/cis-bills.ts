@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AppError } from '../../lib/app-error';
-import type { Bill, BillAnswer, BillLineInput, BillsPort, ContactsPort, NewBill } from '../bills';
+import type { Bill, BillAnswer, BillLineInput, BillsPort, ContactsPort, NewBill } from '../xero-port';
 import { toInvoiceRow } from '../sync/mappers';
 import type { XeroHttp } from './http';
 import { xeroInvoiceSchema } from './schemas';

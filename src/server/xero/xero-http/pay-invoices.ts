@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { convertXeroDate, convertXeroTimestamp } from '../../../shared/dates';
 import { findPence, fromPence } from '../../../shared/money';
 import { AppError } from '../../lib/app-error';
-import type { NewPayment, PayInvoicesXero, XeroPaymentFacts } from '../xero-port';
+import type { NewPayment, PayInvoicesXero, StoredPaymentAnswer, XeroPaymentFacts } from '../xero-port';
 import type { XeroHttp } from './http';
 
 /**
@@ -113,7 +113,7 @@ export function toPaymentFacts(p: XeroPayment): XeroPaymentFacts {
  * A payment answer as the ledger kept it, in Ledgerlink's words. Rows written by Pay Invoices hold its own
  * shape; rows settled by the old Add Invoices finder hold Xero's raw Payment: both are read.
  */
-export function readStoredPaymentAnswer(raw: unknown, xeroId: string | null) {
+export function readStoredPaymentAnswer(raw: unknown, xeroId: string | null): StoredPaymentAnswer {
   const r = (raw ?? {}) as Partial<{
     paymentId: string;
     amountDuePence: number | null;
@@ -143,6 +143,7 @@ export function createPayInvoicesXero(http: XeroHttp): PayInvoicesXero {
   const invoicePath = (invoiceId: string) =>
     `/api.xro/2.0/Invoices/${encodeURIComponent(invoiceId)}/Attachments`;
   return {
+    readStoredAnswer: readStoredPaymentAnswer,
     payments: {
       async create(ctx, payment: NewPayment, idempotencyKey) {
         const { data } = await http.send(ctx.userId, ctx.tenantId, {

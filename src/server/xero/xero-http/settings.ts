@@ -1,4 +1,4 @@
-import type { AccountsPort, XeroAccountRecord } from '../accounts';
+import type { AccountsPort, XeroAccountRecord } from '../xero-port';
 import { toAccountRow } from '../sync/mappers';
 import type { XeroHttp } from './http';
 import { xeroAccountsEnvelope } from './schemas';

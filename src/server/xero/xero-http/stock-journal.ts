@@ -1,6 +1,6 @@
 /**
  * Xero's manual journals as the Stock Journal feature reads and writes them (docs/xero-api.md §4.7).
- * PascalCase stays in the Xero layer (this file, src/server/xero/journals.ts, the sync mappers); the service
+ * PascalCase stays in the Xero layer (this file, the sync mappers); the service
  * speaks our vocabulary. Unknown fields pass through: Xero adds fields
  * without notice.
  */
@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { convertXeroDate, getDateParts } from '../../../shared/dates';
 import { formatPenceAsDecimal } from '../../../shared/money';
 import { AppError } from '../../lib/app-error';
-import type { Journal, JournalsPort, SaleInvoice, SalesPort, StockTransferJournal } from '../journals';
+import type { Journal, JournalsPort, SaleInvoice, SalesPort, StockTransferJournal } from '../xero-port';
 import { toDateOrNull, toPenceFromXero } from '../sync/mappers';
 import type { XeroHttp } from './http';
 import { xeroInvoicesEnvelope } from './schemas';
@@ -34,7 +34,7 @@ export type XeroManualJournal = z.infer<typeof xeroManualJournalSchema>;
 
 export const xeroManualJournalsEnvelope = z.object({ ManualJournals: z.array(xeroManualJournalSchema) });
 
-export type { StockTransferJournal } from '../journals';
+export type { StockTransferJournal } from '../xero-port';
 
 /** An account named by its Xero id (a GUID) or by its code: settings may hold either. */
 function describeAccount(accountIdOrCode: string): { AccountID: string } | { AccountCode: string } {
