@@ -34,7 +34,8 @@ import { createLoginLimiter } from './modules/auth/login-limiter';
 import { createMfaLimiter } from './modules/auth/mfa.limiter';
 import { createMfaRepository } from './modules/auth/mfa.repository';
 import { createMfaService } from './modules/auth/mfa.service';
-import { createSessionStore } from './modules/auth/sessions';
+import { createPrincipalCache } from './modules/auth/principal-cache';
+import { createSessionStore, type PrincipalRow } from './modules/auth/sessions';
 import { registerXeroSignInRoutes } from './modules/auth/xero-signin.routes';
 import { createXeroSignInUsers } from './modules/auth/xero-signin.service';
 import { createOrganizationsRepository } from './modules/organizations/organizations.repository';
@@ -84,6 +85,12 @@ export interface BuildAppOptions {
   >;
   /** On PostgreSQL: limits of the Xero gate shared by all instances (tests lower them with the sandbox's). */
   xeroGate?: Partial<SharedGateOptions>;
+  /**
+   * Tests: each request first waits until this instance has read every change notice committed before it
+   * (principal-cache.ts `settled`). An injected request runs in the very tick a test's write returns, before a
+   * PostgreSQL notice can be read off its socket; a request over a network arrives after it.
+   */
+  settleNoticesFirst?: boolean;
 }
 
 /** Collaborators the feature modules share, wired once in buildApp. */
@@ -103,6 +110,8 @@ export interface AppServices {
   sync: ReturnType<typeof createXeroSync>;
   /** Serialised answers of cached reads, per organisation and cache version (src/server/lib/body-cache.ts). */
   bodies: ReturnType<typeof createBodyCache>;
+  /** Who asks, kept in memory between requests (src/server/modules/auth/principal-cache.ts). */
+  principals: ReturnType<typeof createPrincipalCache<PrincipalRow>>;
 }
 
 export interface RegisteredRoute {
@@ -205,9 +214,20 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   // Collaborators, wired once (docs/code-style.md §4).
   const db = database.db;
   const audit = createAuditLog(db, app.log);
+  // Who asks, kept in memory while the database's change notices reach this instance (issue 32).
+  const principalCache = createPrincipalCache<PrincipalRow>({ database, log: app.log });
+  void principalCache.start();
+  app.addHook('onClose', () => principalCache.close());
+  // A change this instance wrote is refused here before the writer hears back: its notice has come back.
+  app.addHook('onSend', async (request, _reply, payload) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD' && isApiRequest(request))
+      await principalCache.settled();
+    return payload;
+  });
   const sessions = createSessionStore(database, {
     ...config.session,
     principalQueriesInFlight: database.kind === 'pglite' ? 1 : 4,
+    cache: principalCache,
   });
   const users = createUsersRepository(db);
   const encryptionKey = loadEncryptionKey({ configured: config.tokenEncryptionKey, dataDir: config.dataDir });
@@ -235,6 +255,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     // Xero's webhook deliveries carry no session: they are trusted by their signature alone.
     // Decided on the route that matched, as the router decoded it (`/%61pi/user` is `/api/user`: issue 28).
     if (!isApiRequest(request) || routePath(request) === WEBHOOK_PATH) return;
+    if (options.settleNoticesFirst) await principalCache.settled();
     const principal = await sessions.loadPrincipal(request, readRequestedOrganization(request));
     request.principal = principal;
     request.session = principal.session;
@@ -366,6 +387,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     ledger,
     sync,
     bodies,
+    principals: principalCache,
   });
 
   const housekeeping = setInterval(() => {

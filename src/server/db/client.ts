@@ -22,6 +22,8 @@ export interface Database {
   close(): Promise<void>;
   /** The pg pool (PostgreSQL only), for code that needs a dedicated connection. */
   pool?: pg.Pool;
+  /** The embedded database (PGlite only), for its in-process LISTEN. */
+  pglite?: PGlite;
 }
 
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('./migrations', import.meta.url));
@@ -98,6 +100,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     db,
     kind: 'pglite',
     description: dir ? `PGlite (embedded) at ${dir}` : 'PGlite (in memory)',
+    pglite: client,
     ping: async () => {
       await client.query('select 1');
     },

@@ -19,6 +19,8 @@ export interface TestAppOptions {
   xeroGate?: BuildAppOptions['xeroGate'];
   /** Pino options (e.g. a `stream` to capture log lines); silent by default. */
   logger?: Record<string, unknown>;
+  /** false: requests do not wait for the database's change notices first (tests over HTTP; see buildApp). */
+  settleNoticesFirst?: boolean;
 }
 
 export interface TestApp {
@@ -47,6 +49,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     logger: options.logger ?? false,
     clientDir: options.clientDir ?? path.join(dataDir, 'no-client'),
     demoCredentials: options.demoCredentials,
+    settleNoticesFirst: options.settleNoticesFirst ?? true,
     ...(options.xeroHttp ? { xeroHttp: options.xeroHttp } : {}),
     ...(options.xeroGate ? { xeroGate: options.xeroGate } : {}),
     xero: {

@@ -6,6 +6,7 @@ import { organizations, sessions, userOrganizations } from '../../db/schema/inde
 import { createBatchLoader } from '../../lib/batch-loader';
 import { randomToken, sha256 } from '../../lib/crypto';
 import type { MembershipRow, OrganizationRow } from '../organizations/organizations.repository';
+import type { PrincipalCache } from './principal-cache';
 
 export const SESSION_COOKIE = 'll_session';
 
@@ -30,6 +31,8 @@ export interface SessionOptions {
   secureCookie: boolean;
   /** Principal queries running at once: 1 for PGlite (one thread anyway), a few for a PostgreSQL pool. */
   principalQueriesInFlight?: number;
+  /** Principals kept in memory between requests, dropped by the database's change notices (principal-cache.ts). */
+  cache?: PrincipalCache<PrincipalRow>;
 }
 
 /** What the request's user has of Xero's token: its state only, never the token (nothing is decrypted). */
@@ -51,7 +54,8 @@ export interface TenancySnapshot {
 /**
  * Everything an /api request needs to know about who asks, read in one query when it arrives: the session
  * and user, the state of their Xero token, and the organisation the request names (or their active one)
- * with the membership, feature flags and cache version. Nothing here is kept between requests.
+ * with the membership, feature flags and cache version. Kept in memory between requests only while the
+ * database's change notices reach this instance (principal-cache.ts): a change drops it on every instance.
  */
 export interface RequestPrincipal {
   session: SessionInfo | null;
@@ -85,7 +89,7 @@ left join user_organizations uo on uo.user_id = s.user_id
 left join organizations o on o.id = uo.organization_id
 left join xero_cache_versions v on v.organization_id = o.id`;
 
-interface PrincipalRow {
+export interface PrincipalRow {
   expiresAt: Date;
   lastSeenAt: Date;
   mfaPending: boolean;
@@ -200,18 +204,51 @@ export function createSessionStore(database: Database, options: SessionOptions) 
    * The request's principal (see RequestPrincipal): `organizationId` is the organisation the query string
    * names, 0 for the active one, or -1 to read none. An expired session is deleted and reads as signed out.
    */
+  const cache = options.cache;
+
+  /** The principal row from the database, kept in the cache unless a change notice came meanwhile. */
+  async function readPrincipal(id: string, org: number): Promise<PrincipalRow | null> {
+    const readAt = cache?.generation ?? 0;
+    const row = await principals.load({ id, org });
+    if (row && cache)
+      cache.set(
+        `${id}:${org}`,
+        row,
+        { sessionId: id, userId: row.user.id, organizationId: row.found?.org.id ?? null },
+        readAt,
+      );
+    return row;
+  }
+
+  const expired = (row: PrincipalRow, now: number) =>
+    row.expiresAt.getTime() <= now || row.lastSeenAt.getTime() + options.idleTimeoutMs <= now;
+
+  /**
+   * The request's principal (see RequestPrincipal): `organizationId` is the organisation the query string
+   * names, 0 for the active one, or -1 to read none. An expired session is deleted and reads as signed out.
+   */
   async function loadPrincipal(request: FastifyRequest, organizationId = 0): Promise<RequestPrincipal> {
     const token = request.cookies[SESSION_COOKIE];
     if (!token || token.length > 100) return SIGNED_OUT;
     const id = sha256(token);
-    const row = await principals.load({ id, org: organizationId });
+    let row = cache?.get(`${id}:${organizationId}`) ?? (await readPrincipal(id, organizationId));
     if (!row) return SIGNED_OUT;
-    const now = Date.now();
-    if (row.expiresAt.getTime() <= now || row.lastSeenAt.getTime() + options.idleTimeoutMs <= now) {
+    let now = Date.now();
+    if (expired(row, now) && cache?.on) {
+      // A kept row's last_seen_at may be older than another instance's touch: ask the database before deleting.
+      cache.delete(`${id}:${organizationId}`);
+      row = await readPrincipal(id, organizationId);
+      if (!row) return SIGNED_OUT;
+      now = Date.now();
+    }
+    if (expired(row, now)) {
       await db.delete(sessions).where(eq(sessions.id, id));
       return SIGNED_OUT;
     }
-    if (now - row.lastSeenAt.getTime() > TOUCH_INTERVAL_MS) await touch(id, now);
+    if (now - row.lastSeenAt.getTime() > TOUCH_INTERVAL_MS) {
+      await touch(id, now);
+      row.lastSeenAt = new Date(now);
+    }
     return {
       session: { id, mfaPending: row.mfaPending, user: { ...row.user } },
       xeroToken: row.token ? { ...row.token } : null,
@@ -270,16 +307,23 @@ export function createSessionStore(database: Database, options: SessionOptions) 
 
     async completeMfa(sessionId: string): Promise<void> {
       await db.update(sessions).set({ mfaPending: false }).where(eq(sessions.id, sessionId));
+      // The notice reaches every instance; this one forgets at once, before it answers.
+      cache?.forget(`s:${sessionId}`);
     },
 
     async destroy(request: FastifyRequest, reply: FastifyReply): Promise<void> {
       const token = request.cookies[SESSION_COOKIE];
-      if (token) await db.delete(sessions).where(eq(sessions.id, sha256(token)));
+      if (token) {
+        const id = sha256(token);
+        await db.delete(sessions).where(eq(sessions.id, id));
+        cache?.forget(`s:${id}`);
+      }
       reply.clearCookie(SESSION_COOKIE, cookieOptions);
     },
 
     async destroyAllForUser(userId: number): Promise<void> {
       await db.delete(sessions).where(eq(sessions.userId, userId));
+      cache?.forget(`u:${userId}`);
     },
 
     async purgeExpired(): Promise<void> {
