@@ -39,6 +39,8 @@ function pgliteTemplate(): Promise<Blob> {
 }
 
 export interface TestDatabase extends Database {
+  /** PostgreSQL: the database's URL, for a second instance's own connections. */
+  url?: string;
   /** Drops the database (PostgreSQL) or closes it (PGlite). */
   destroy(): Promise<void>;
 }
@@ -61,6 +63,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     await migrateDatabase(database);
     return {
       ...database,
+      url: url.toString(),
       async destroy() {
         await database.close();
         const dropper = new pg.Client({ connectionString: serverUrl });

@@ -1,0 +1,173 @@
+import type { AddressInfo } from 'node:net';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { openDatabase } from '../db/client';
+import { organizations } from '../db/schema/index.ts';
+import { TEST_ORIGIN } from '../test/app';
+import type { TestDatabase } from '../test/database';
+import { login, sessionCookie } from '../test/session';
+import { createConnectedUser, createXeroTestApp, enableFeatures, type XeroTestApp } from '../test/xero';
+
+/**
+ * Issue 32: who asks (session, user, membership, feature flags) is answered from each instance's memory, and a
+ * change made anywhere is refused at once on every instance: the database announces it (migration 0019's
+ * triggers, LISTEN/NOTIFY) and each instance drops what it kept. Two instances over real HTTP, each with its own
+ * connections (on PostgreSQL with TEST_DATABASE_URL; otherwise both on one PGlite), no waiting between a change
+ * and the next request.
+ */
+describe('who asks, kept in memory on two instances', () => {
+  let a: XeroTestApp;
+  let b: XeroTestApp;
+  let secondDatabase: TestDatabase | undefined;
+  let urlA = '';
+  let urlB = '';
+  let owner: Awaited<ReturnType<typeof createConnectedUser>>;
+  let shopId = 0;
+
+  const listen = async (t: XeroTestApp) => {
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    return `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  };
+  const http = async (base: string, cookie: string, method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: {
+        cookie,
+        origin: TEST_ORIGIN,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await res.text();
+    return { status: res.status, json: () => JSON.parse(text) as Record<string, unknown> };
+  };
+
+  beforeAll(async () => {
+    a = await createXeroTestApp({ settleNoticesFirst: false });
+    const url = a.database.url;
+    if (url) {
+      const own = await openDatabase({ databaseUrl: url });
+      secondDatabase = { ...own, destroy: () => own.close() };
+    }
+    b = await createXeroTestApp({
+      database: secondDatabase ?? a.database,
+      sandboxInstance: a.sandbox,
+      settleNoticesFirst: false,
+    });
+    // The first user is the administrator.
+    owner = await createConnectedUser(a, 'kept.owner', { tenants: ['Demo Shop Ltd'] });
+    shopId = owner.orgs[0]?.organizationId ?? 0;
+    await enableFeatures(a, shopId);
+    urlA = await listen(a);
+    urlB = await listen(b);
+    // Both instances keep answers once their LISTEN is in place.
+    await vi.waitFor(() => expect(a.app.services.principals.on && b.app.services.principals.on).toBe(true));
+  }, 120_000);
+  afterAll(async () => {
+    await b?.close();
+    await secondDatabase?.destroy();
+    await a?.close();
+  });
+
+  /** A fresh session of `username` (password as the test helpers register it). */
+  const signIn = async (t: XeroTestApp, username: string) =>
+    sessionCookie(await login(t.app, username, 'Sturdy-Ledger-Pass-1'));
+
+  it('answers a repeated request from memory, and refuses a signed-out session on the other instance at the next request', async () => {
+    const cookie = await signIn(a, 'kept.owner');
+    for (const base of [urlA, urlB, urlB]) {
+      const res = await http(base, cookie, 'GET', '/api/xero/connection');
+      expect(res.status).toBe(200);
+      expect(res.json()).toMatchObject({ connected: true, tenantName: 'Demo Shop Ltd' });
+    }
+    expect(b.app.services.principals.size).toBeGreaterThan(0);
+
+    expect((await http(urlA, cookie, 'POST', '/api/logout')).status).toBe(200);
+    const refused = await http(urlB, cookie, 'GET', '/api/xero/connection');
+    expect(refused.status).toBe(401);
+    expect(refused.json().message).toBe('Not authenticated');
+  });
+
+  it("refuses a feature's route on the other instance as soon as it is switched off, and serves it again when it is back on", async () => {
+    const cookie = await signIn(a, 'kept.owner');
+    expect((await http(urlB, cookie, 'GET', '/api/xero/invoices')).status).toBe(200);
+    expect((await http(urlB, cookie, 'GET', '/api/xero/invoices')).status).toBe(200);
+
+    const off = await http(urlA, cookie, 'PATCH', `/api/admin/organizations/${shopId}/features`, {
+      featurePayInvoices: false,
+    });
+    expect(off.status).toBe(200);
+    const refused = await http(urlB, cookie, 'GET', '/api/xero/invoices');
+    expect(refused.status).toBe(403);
+    expect(refused.json().code).toBe('FEATURE_DISABLED');
+
+    const on = await http(urlA, cookie, 'PATCH', `/api/admin/organizations/${shopId}/features`, {
+      featurePayInvoices: true,
+    });
+    expect(on.status).toBe(200);
+    expect((await http(urlB, cookie, 'GET', '/api/xero/invoices')).status).toBe(200);
+  });
+
+  it('refuses a demoted administrator and a disconnected member on the other instance at the next request', async () => {
+    const adminCookie = await signIn(a, 'kept.owner');
+    const helper = await createConnectedUser(a, 'kept.helper', { tenants: ['Demo Shop Ltd'] });
+    const promote = await http(urlA, adminCookie, 'PATCH', `/api/admin/users/${helper.user.id}/admin`, {
+      isAdmin: true,
+    });
+    expect(promote.status).toBe(200);
+    expect((await http(urlB, helper.cookie, 'GET', '/api/admin/users')).status).toBe(200);
+    expect((await http(urlB, helper.cookie, 'GET', '/api/admin/users')).status).toBe(200);
+
+    const demote = await http(urlA, adminCookie, 'PATCH', `/api/admin/users/${helper.user.id}/admin`, {
+      isAdmin: false,
+    });
+    expect(demote.status).toBe(200);
+    const refused = await http(urlB, helper.cookie, 'GET', '/api/admin/users');
+    expect(refused.status).toBe(403);
+    expect(refused.json().message).toBe('Administrator access required');
+
+    const named = `/api/xero/invoices?org=${shopId}`;
+    expect((await http(urlB, helper.cookie, 'GET', named)).status).toBe(200);
+    const gone = await http(urlA, helper.cookie, 'POST', '/api/xero/disconnect', { organizationId: shopId });
+    expect(gone.status).toBe(200);
+    expect((await http(urlB, helper.cookie, 'GET', named)).status).toBe(403);
+    expect((await http(urlB, helper.cookie, 'GET', '/api/xero/connection')).json()).toMatchObject({
+      connected: false,
+    });
+  });
+
+  it.skipIf(!process.env.TEST_DATABASE_URL)(
+    'keeps nothing while its LISTEN connection is lost, so a change it cannot hear of is still refused, and keeps answers again once it listens again',
+    async () => {
+      const cookie = await signIn(a, 'kept.owner');
+      expect((await http(urlB, cookie, 'GET', '/api/xero/invoices')).status).toBe(200);
+      // The database ends instance B's listening connection (a restart, a network cut).
+      await a.database.db.execute(
+        `select pg_terminate_backend(pid) from pg_stat_activity
+         where datname = current_database() and query ilike 'LISTEN ledgerlink_principals' and pid <> pg_backend_pid()` as never,
+      );
+      await vi.waitFor(() => expect(b.app.services.principals.on).toBe(false));
+      // B cannot hear of this change: it still refuses at once, reading the database.
+      await a.database.db
+        .update(organizations)
+        .set({ featurePayInvoices: false })
+        .where(eq(organizations.id, shopId));
+      expect((await http(urlB, cookie, 'GET', '/api/xero/invoices')).status).toBe(403);
+
+      await vi.waitFor(
+        () => expect(b.app.services.principals.on && a.app.services.principals.on).toBe(true),
+        {
+          timeout: 10_000,
+        },
+      );
+      await a.database.db
+        .update(organizations)
+        .set({ featurePayInvoices: true })
+        .where(eq(organizations.id, shopId));
+      expect((await http(urlB, cookie, 'GET', '/api/xero/invoices')).status).toBe(200);
+      expect((await http(urlB, cookie, 'GET', '/api/xero/invoices')).status).toBe(200);
+      expect(b.app.services.principals.size).toBeGreaterThan(0);
+    },
+    30_000,
+  );
+});
