@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { isErrorCode, type ErrorCode } from '@/shared/errors-rules';
 import { env } from '@/client/config/env';
 import { recordConnectionFailure } from './connection-trouble';
 import { isSessionEndedAnswer, recordUnauthorized, reportSessionEnded } from './session';
@@ -32,22 +33,33 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  */
 export type SchemaSource<T> = z.ZodType<T> | (() => z.ZodType<T> | Promise<z.ZodType<T>>);
 
-/** A failed response: its status, its parsed body and the message of docs/product/shell.md §8. */
+/**
+ * A failed response: its status, its parsed body, the message of docs/product/shell.md §8 and the server's
+ * `code` (docs/api-errors.md; undefined when the answer did not come from Ledgerlink, e.g. a proxy's 502).
+ * Ask what kind of failure it is with the helpers of `lib/api-errors.ts`, not by reading the body.
+ */
 export class ApiError extends Error {
   readonly status: number;
   readonly body: unknown;
   readonly path: string;
+  readonly code: ErrorCode | undefined;
   constructor(message: string, status: number, body: unknown, path: string) {
     super(message);
     this.name = 'ApiError';
     this.status = status;
     this.body = body;
     this.path = path;
+    this.code = codeOf(body);
   }
   /** 422: an expected validation error (docs/product/shell.md §5). */
   get isValidation(): boolean {
     return this.status === 422;
   }
+}
+
+function codeOf(body: unknown): ErrorCode | undefined {
+  const code = body && typeof body === 'object' ? (body as Record<string, unknown>).code : undefined;
+  return isErrorCode(code) ? code : undefined;
 }
 
 export function isApiError(error: unknown): error is ApiError {

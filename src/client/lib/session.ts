@@ -1,3 +1,4 @@
+import type { ErrorCode } from '@/shared/errors-rules';
 import { readCounter, readStorage, removeStorage, SESSION_KEYS, writeCounter, writeStorage } from './storage';
 
 /**
@@ -29,7 +30,10 @@ export function markSessionExpired(): void {
 }
 
 /** The server guard's answer when the session is gone (signed out in another tab, expired). */
-export const SESSION_ENDED_ANSWER = { code: 'UNAUTHENTICATED', message: 'Not authenticated' } as const;
+export const SESSION_ENDED_ANSWER = {
+  code: 'UNAUTHENTICATED',
+  message: 'Not authenticated',
+} as const satisfies { code: ErrorCode; message: string };
 
 type Listener = () => void;
 const sessionEndedListeners = new Set<Listener>();

@@ -1,9 +1,11 @@
+import type { ErrorCode } from '@/shared/errors-rules';
+
 /**
  * An answer saying the Xero connection itself is gone (the server's 401 XERO_AUTH_EXPIRED, or a token
  * refresh that failed) is not a failure to try again: the header moves to its reconnect state at once and
  * the message says "Reconnect to Xero" (issue 17 item 2).
  */
-export const XERO_ACCESS_LOST_CODE = 'XERO_AUTH_EXPIRED';
+export const XERO_ACCESS_LOST_CODE = 'XERO_AUTH_EXPIRED' satisfies ErrorCode;
 export const XERO_ACCESS_LOST_MESSAGE = {
   title: 'Xero Connection Lost',
   description:

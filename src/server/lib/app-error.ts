@@ -1,27 +1,12 @@
+import { ERROR_STATUS, type ErrorAnswer, type ErrorCode } from '../../shared/errors-rules';
+
+export { ERROR_STATUS, type ErrorCode };
+
 /**
- * Error codes services throw; the error handler maps each to an HTTP status. Xero failures are translated
- * into these by the Xero client so features never parse Xero's errors.
+ * What services throw: an `ErrorCode` (src/shared/errors-rules.ts, docs/api-errors.md) that the error handler
+ * maps to its HTTP status. Xero failures are translated into these by the Xero client so features never parse
+ * Xero's errors.
  */
-export const ERROR_STATUS = {
-  VALIDATION_ERROR: 400,
-  BAD_REQUEST: 400,
-  UNAUTHENTICATED: 401,
-  MFA_REQUIRED: 401,
-  FORBIDDEN: 403,
-  FEATURE_DISABLED: 403,
-  NOT_FOUND: 404,
-  CONFLICT: 409,
-  UNPROCESSABLE: 422,
-  RATE_LIMITED: 429,
-  XERO_AUTH_EXPIRED: 401,
-  XERO_RATE_LIMITED: 429,
-  XERO_REJECTED: 400,
-  XERO_UNAVAILABLE: 502,
-  INTERNAL: 500,
-} as const;
-
-export type ErrorCode = keyof typeof ERROR_STATUS;
-
 export class AppError extends Error {
   readonly statusCode: number;
   constructor(
@@ -35,4 +20,13 @@ export class AppError extends Error {
     this.name = 'AppError';
     this.statusCode = ERROR_STATUS[code];
   }
+}
+
+/** The body of an error answer: every answer the server writes by hand is built here, so its code is typed. */
+export function errorAnswer(
+  code: ErrorCode,
+  message: string,
+  fields: Omit<Partial<ErrorAnswer>, 'code' | 'message'> = {},
+): ErrorAnswer {
+  return { message, ...fields, code };
 }

@@ -9,6 +9,7 @@ import { count, isNotNull, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Db } from '../db/client';
+import { errorAnswer } from '../lib/app-error';
 import { XERO_WRITE_STATES, xeroSyncState, xeroWrites } from '../db/schema/index.ts';
 import type { XeroCallEvent } from '../xero/xero-http/http';
 
@@ -171,15 +172,14 @@ export function registerMetrics(app: FastifyInstance, options: MetricsOptions): 
     // The figures are of this moment and behind a token: no cache may keep them or answer them to another
     // scraper (issue 28).
     void reply.header('cache-control', 'no-store');
-    if (!options.enabled || !expected)
-      return reply.status(404).send({ message: 'Not found', code: 'NOT_FOUND' });
+    if (!options.enabled || !expected) return reply.status(404).send(errorAnswer('NOT_FOUND', 'Not found'));
     const header = request.headers.authorization ?? '';
     const given = header.startsWith('Bearer ') ? header.slice(7) : '';
     if (!given || !timingSafeEqual(sha(given), expected)) {
       return reply
         .status(401)
         .header('www-authenticate', 'Bearer realm="metrics"')
-        .send({ message: 'A valid metrics token is required', code: 'UNAUTHORIZED' });
+        .send(errorAnswer('UNAUTHENTICATED', 'A valid metrics token is required'));
     }
     const body = await registry.metrics();
     return reply.type(registry.contentType).send(body);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isErrorCode } from '../../shared/errors-rules';
 import { createTestApp, TEST_ORIGIN, type TestApp } from '../test/app';
 
 /**
@@ -72,5 +73,28 @@ describe('the API description documents every error answer', () => {
     const signedOut = await t.app.inject({ url: '/api/admin/users' });
     expect(signedOut.statusCode).toBe(401);
     expect(signedOut.json()).toMatchObject({ code: 'UNAUTHENTICATED' });
+  });
+
+  it('gives every answer the framework refuses a code of the one ErrorCode list, not a Fastify code', async () => {
+    const post = (headers: Record<string, string>, payload: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/login',
+        headers: { origin: TEST_ORIGIN, ...headers },
+        payload,
+      });
+    const answers = await Promise.all([
+      post({ 'content-type': 'application/json' }, JSON.stringify({ pad: 'x'.repeat(1_100_000) })),
+      post({ 'content-type': 'application/json' }, '{"username":'),
+      post({ 'content-type': 'application/xml' }, '<username/>'),
+      t.app.inject({ url: '/api/no-such-thing' }),
+    ]);
+    expect(answers.map((a) => [a.statusCode, a.json().code])).toEqual([
+      [413, 'PAYLOAD_TOO_LARGE'],
+      [400, 'BAD_REQUEST'],
+      [415, 'UNSUPPORTED_MEDIA_TYPE'],
+      [404, 'NOT_FOUND'],
+    ]);
+    for (const answer of answers) expect(isErrorCode(answer.json().code)).toBe(true);
   });
 });

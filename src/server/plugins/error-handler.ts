@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { AppError } from '../lib/app-error';
+import { isErrorCode, errorCodeForStatus } from '../../shared/errors-rules';
+import { AppError, errorAnswer } from '../lib/app-error';
 
 function describeValidation(error: FastifyError): string {
   if (hasZodFastifySchemaValidationErrors(error)) {
@@ -21,8 +22,8 @@ function describeValidation(error: FastifyError): string {
 }
 
 /**
- * One error shape for the whole API: `{ message, error? }` (docs/product/shell.md §8 reads `message` first,
- * then `error`). Client errors say what was wrong; server errors say nothing about internals.
+ * One error shape for the whole API: `{ message, code, error? }` (docs/product/shell.md §8 reads `message`
+ * first, then `error`; `code` is an ErrorCode, docs/api-errors.md). Client errors say what was wrong; server errors say nothing about internals.
  */
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
@@ -37,15 +38,15 @@ export function registerErrorHandler(app: FastifyInstance): void {
     }
     if (error instanceof AppError) {
       if (error.statusCode >= 500) request.log.error({ err: error }, 'request failed');
-      return reply.status(error.statusCode).send({
-        message: error.message,
-        ...(error.detail ? { error: error.detail } : {}),
-        code: error.code,
-        ...error.extra,
-      });
+      return reply.status(error.statusCode).send(
+        errorAnswer(error.code, error.message, {
+          ...(error.detail ? { error: error.detail } : {}),
+          ...error.extra,
+        }),
+      );
     }
     if (error.validation || hasZodFastifySchemaValidationErrors(error)) {
-      return reply.status(400).send({ message: describeValidation(error), code: 'VALIDATION_ERROR' });
+      return reply.status(400).send(errorAnswer('VALIDATION_ERROR', describeValidation(error)));
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
@@ -57,9 +58,11 @@ export function registerErrorHandler(app: FastifyInstance): void {
             : error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError
               ? 'Request body is not valid JSON'
               : error.message;
-      return reply.status(status).send({ message, code: error.code ?? 'BAD_REQUEST' });
+      // Fastify's own codes (FST_ERR_…) are not ours: the answer carries the code of its status instead.
+      const code = isErrorCode(error.code) ? error.code : errorCodeForStatus(status);
+      return reply.status(status).send(errorAnswer(code, message));
     }
     request.log.error({ err: error }, 'unhandled error');
-    return reply.status(500).send({ message: 'Internal server error', code: 'INTERNAL' });
+    return reply.status(500).send(errorAnswer('INTERNAL', 'Internal server error'));
   });
 }

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { findUnsafeText, isDbId, UNSAFE_TEXT_MESSAGE } from '../../shared/input';
-import { AppError } from '../lib/app-error';
+import { AppError, errorAnswer } from '../lib/app-error';
 import { isApiRequest } from './route-path';
 
 /** Fields that name one of our rows by its integer id (`id`, `userId`, `organizationId`, `?org=`…). */
@@ -71,5 +71,5 @@ export function answerFrameworkError(
     .status(status)
     .header('cache-control', 'no-store')
     .header('x-content-type-options', 'nosniff')
-    .send({ message, code: status === 414 ? 'URI_TOO_LONG' : status >= 500 ? 'INTERNAL' : 'BAD_REQUEST' });
+    .send(errorAnswer(status === 414 ? 'URI_TOO_LONG' : status >= 500 ? 'INTERNAL' : 'BAD_REQUEST', message));
 }

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
+import { errorAnswer } from '../lib/app-error';
 import { decodedPath, isApiRequest } from './route-path';
 
 /** Hashed file names never change content: browsers and proxies may keep them for a year without asking. */
@@ -41,9 +42,7 @@ export async function registerSpa(app: FastifyInstance, clientDir: string) {
   app.setNotFoundHandler((request, reply) => {
     const pathname = decodedPath(request.url);
     if (isApiRequest(request) || request.method !== 'GET') {
-      return reply
-        .status(404)
-        .send({ message: `Not found: ${request.method} ${pathname}`, code: 'NOT_FOUND' });
+      return reply.status(404).send(errorAnswer('NOT_FOUND', `Not found: ${request.method} ${pathname}`));
     }
     // A file the build does not have (an old hashed script after a deploy, a mistyped icon) is a 404, not the
     // page: a browser or proxy would otherwise keep HTML under a script's name (issue 28). Page paths have no

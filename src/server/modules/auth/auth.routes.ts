@@ -67,10 +67,7 @@ export function registerAuthRoutes(
   const registrationLimit = {
     ...REGISTRATION_LIMIT,
     errorResponseBuilder: (_request: FastifyRequest, context: { after: string }) =>
-      Object.assign(new Error(`Too many new accounts from this address. Try again in ${context.after}.`), {
-        statusCode: 429,
-        code: 'RATE_LIMITED',
-      }),
+      new AppError('RATE_LIMITED', `Too many new accounts from this address. Try again in ${context.after}.`),
   };
   app.post(
     '/api/register',

@@ -106,7 +106,7 @@ export function createTenancy(repo: OrganizationsRepository) {
     }
     if (!found.membership.connected) {
       throw new AppError(
-        'FORBIDDEN',
+        'NOT_CONNECTED',
         `Organization "${found.org.tenantName ?? 'Unknown Organization'}" is not connected to Xero`,
       );
     }

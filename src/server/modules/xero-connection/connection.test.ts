@@ -180,6 +180,13 @@ describe('connecting Xero and choosing an organisation', () => {
     });
     expect(denied.statusCode).toBe(400);
     expect(denied.json().message).toBe('Organization "Demo Shop Ltd" is not connected to Xero');
+    // A page working on the disconnected organisation learns it from the code, not from the message.
+    const read = await user.call('GET', `/api/xero/vat-rates?organizationId=${shop?.organizationId}`);
+    expect(read.statusCode).toBe(403);
+    expect(read.json()).toEqual({
+      message: 'Organization "Demo Shop Ltd" is not connected to Xero',
+      code: 'NOT_CONNECTED',
+    });
   });
 
   it('shows an organisation disconnected in Xero as not connected once the connections are read again (issue 33 item 4)', async () => {

@@ -577,4 +577,21 @@ describe('Add Invoices screen (001 §2–§8)', () => {
     renderWithProviders(<AddInvoicesPage />);
     expect(await screen.findByText('This feature is not enabled for your organization.')).toBeInTheDocument();
   });
+
+  it('shows the not-connected state when the server says the organisation was disconnected meanwhile', async () => {
+    useHandlers();
+    server.use(
+      http.get('*/api/xero/draft-invoices', () =>
+        HttpResponse.json(
+          // The code decides, whatever the message says.
+          { message: 'Organization "Demo Shop Ltd" has no Xero link', code: 'NOT_CONNECTED' },
+          { status: 403 },
+        ),
+      ),
+    );
+    renderWithProviders(<AddInvoicesPage />);
+    expect(
+      await screen.findByText('You need to connect to Xero before managing draft invoices.'),
+    ).toBeInTheDocument();
+  });
 });

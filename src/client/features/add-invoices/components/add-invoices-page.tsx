@@ -30,6 +30,7 @@ import { Button } from '@/client/components/ui/button';
 import { Card, CardContent } from '@/client/components/ui/card';
 import { PageSpinner, Spinner } from '@/client/components/ui/spinner';
 import { getMessage, isApiError } from '@/client/lib/api-client';
+import { isConflict, isFeatureDisabled, isNotConnected } from '@/client/lib/api-errors';
 import { useConnection, type Connection } from '@/client/lib/connection';
 import { MissingDefaultsNotice } from '@/client/components/xero/missing-defaults-notice';
 import { useFeatureFlags } from '@/client/lib/feature-access';
@@ -84,23 +85,6 @@ function readServerText(error: unknown, fallback: string): string {
     if (typeof details === 'string' && details.trim() !== '') return details;
   }
   return getMessage(error, fallback);
-}
-
-function isFeatureDisabledError(error: unknown): boolean {
-  return (
-    isApiError(error) &&
-    error.status === 403 &&
-    (error.body as { code?: unknown } | null)?.code === 'FEATURE_DISABLED'
-  );
-}
-
-/** Refused because someone else changed the draft first (issue 28): the server says who and what. */
-function isConflictError(error: unknown): boolean {
-  return isApiError(error) && error.status === 409;
-}
-
-function isNotConnectedError(error: unknown): boolean {
-  return isApiError(error) && error.status === 403 && /not connected to Xero/i.test(error.message);
 }
 
 function NotConnectedState() {
@@ -202,12 +186,12 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
   useEffect(() => {
     if (!drafts.error || reportedError.current === drafts.error) return;
     reportedError.current = drafts.error;
-    if (isFeatureDisabledError(drafts.error) || isNotConnectedError(drafts.error)) return;
+    if (isFeatureDisabled(drafts.error) || isNotConnected(drafts.error)) return;
     toast({ title: 'Error', description: 'Failed to load draft invoices from Xero', variant: 'destructive' });
   }, [drafts.error]);
 
-  if (drafts.error && isFeatureDisabledError(drafts.error)) return <FeatureDisabledState />;
-  if (drafts.error && isNotConnectedError(drafts.error)) return <NotConnectedState />;
+  if (drafts.error && isFeatureDisabled(drafts.error)) return <FeatureDisabledState />;
+  if (drafts.error && isNotConnected(drafts.error)) return <NotConnectedState />;
 
   const busy = progress !== null;
   const draftsKey = addInvoicesKeys.drafts(orgId);
@@ -374,7 +358,7 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
         });
       }
     } catch (error) {
-      if (isConflictError(error)) {
+      if (isConflict(error)) {
         // Someone else acted on this draft first: say who and what, and show the list as it is now. What
         // was typed stays, to be applied again if it still makes sense.
         toast({

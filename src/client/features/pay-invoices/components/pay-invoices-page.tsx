@@ -20,7 +20,8 @@ import {
   type InvoiceSyncStatus,
 } from '@/shared/pay-invoices';
 import { paths } from '@/client/config/paths';
-import { getMessage, isApiError } from '@/client/lib/api-client';
+import { getMessage } from '@/client/lib/api-client';
+import { isFeatureDisabled } from '@/client/lib/api-errors';
 import { connectionQueryOptions, type Connection } from '@/client/lib/connection';
 import { queryKeys } from '@/client/lib/query-client';
 import { toast } from '@/client/lib/toast';
@@ -66,12 +67,6 @@ import { markPartial } from '../utils/sync-progress';
 const NO_ACCOUNTS: BankAccountsResponse = { creditCardAccounts: [], cashAccounts: [] };
 /** Connection data on Pay Invoices is cached 30 s (docs/product/features.md §9). */
 const CONNECTION_STALE_MS = 30_000;
-
-function isFeatureDisabled(error: unknown): boolean {
-  if (!isApiError(error) || error.status !== 403) return false;
-  const code = (error.body as { code?: unknown } | null)?.code;
-  return code === 'FEATURE_DISABLED';
-}
 
 function describeCount(n: number): string {
   return `${n} invoices awaiting payment`;
