@@ -1,7 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { Link2, Lock, RefreshCw, TriangleAlert } from 'lucide-react';
+import { RefreshCw, TriangleAlert } from 'lucide-react';
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { Link } from 'wouter';
 import {
   DEFAULT_DRAFT_SORT,
   applyProcessedRows,
@@ -26,8 +25,8 @@ import { getUkToday } from '@/shared/dates';
 import { formatPounds, fromPence, toPence } from '@/shared/money';
 import { paths } from '@/client/config/paths';
 import { Alert, AlertDescription, AlertTitle } from '@/client/components/ui/alert';
+import { FeatureDisabledState, NotConnectedState } from '@/client/components/state-card';
 import { Button } from '@/client/components/ui/button';
-import { Card, CardContent } from '@/client/components/ui/card';
 import { PageSpinner, Spinner } from '@/client/components/ui/spinner';
 import { getMessage, isApiError } from '@/client/lib/api-client';
 import { isConflict, isFeatureDisabled, isNotConnected } from '@/client/lib/api-errors';
@@ -87,34 +86,19 @@ function readServerText(error: unknown, fallback: string): string {
   return getMessage(error, fallback);
 }
 
-function NotConnectedState() {
+/** docs/product/features.md §2 Add Invoices: no connection. */
+function AddInvoicesNotConnectedState() {
   return (
-    <Card className="mx-auto mt-6 max-w-xl">
-      <CardContent className="flex flex-col items-center gap-4 p-8 text-center">
-        <div className="flex size-12 items-center justify-center rounded-full bg-accent text-accent-foreground">
-          <Link2 aria-hidden className="size-6" />
-        </div>
-        <p className="text-sm text-muted-foreground">
-          You need to connect to Xero before managing draft invoices.
-        </p>
-        <Button asChild>
-          <Link href={paths.organizations.getHref()}>Connect to Xero</Link>
-        </Button>
-      </CardContent>
-    </Card>
+    <NotConnectedState
+      description="You need to connect to Xero before managing draft invoices."
+      connectHref={paths.organizations.getHref()}
+    />
   );
 }
 
-function FeatureDisabledState() {
-  return (
-    <Alert variant="warning" className="mx-auto mt-6 max-w-xl">
-      <Lock aria-hidden />
-      <div>
-        <AlertTitle>Add Invoices is not available</AlertTitle>
-        <AlertDescription>This feature is not enabled for your organization.</AlertDescription>
-      </div>
-    </Alert>
-  );
+/** docs/product/features.md §2 Add Invoices: the flag is off. */
+function AddInvoicesDisabledState() {
+  return <FeatureDisabledState title="Add Invoices is not available" />;
 }
 
 /**
@@ -132,8 +116,8 @@ export function AddInvoicesPage() {
   }, [queryClient]);
 
   if (isLoading || !connection) return <PageSpinner label="Checking the Xero connection" />;
-  if (!connection.connected || connection.organizationId === null) return <NotConnectedState />;
-  if (!flagsLoading && !flags['add-invoices']) return <FeatureDisabledState />;
+  if (!connection.connected || connection.organizationId === null) return <AddInvoicesNotConnectedState />;
+  if (!flagsLoading && !flags['add-invoices']) return <AddInvoicesDisabledState />;
   return (
     <DraftInvoicesScreen
       key={connection.organizationId}
@@ -190,8 +174,8 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
     toast({ title: 'Error', description: 'Failed to load draft invoices from Xero', variant: 'destructive' });
   }, [drafts.error]);
 
-  if (drafts.error && isFeatureDisabled(drafts.error)) return <FeatureDisabledState />;
-  if (drafts.error && isNotConnected(drafts.error)) return <NotConnectedState />;
+  if (drafts.error && isFeatureDisabled(drafts.error)) return <AddInvoicesDisabledState />;
+  if (drafts.error && isNotConnected(drafts.error)) return <AddInvoicesNotConnectedState />;
 
   const busy = progress !== null;
   const draftsKey = addInvoicesKeys.drafts(orgId);

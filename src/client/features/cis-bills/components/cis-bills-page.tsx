@@ -7,7 +7,7 @@ import { useConnection, type Connection } from '@/client/lib/connection';
 import { useFeatureFlags } from '@/client/lib/feature-access';
 import { CreateBillsCard } from './create-bills-card';
 import { DraftBillsCard } from './draft-bills-card';
-import { FeatureDisabledState, NotConnectedState, SessionExpiredState } from './cis-page-states';
+import { CisFeatureDisabledState, CisNotConnectedState, SessionExpiredState } from './cis-page-states';
 
 /**
  * CIS Bills (docs/product/features.md §2): four states — session expired, not connected, feature disabled,
@@ -29,8 +29,8 @@ export function CisBillsPage() {
         featureCisBills: flagsLoading || flags['cis-bills'],
       });
   if (state === 'session-expired') return <SessionExpiredState />;
-  if (state === 'not-connected' || connection.organizationId === null) return <NotConnectedState />;
-  if (state === 'disabled') return <FeatureDisabledState />;
+  if (state === 'not-connected' || connection.organizationId === null) return <CisNotConnectedState />;
+  if (state === 'disabled') return <CisFeatureDisabledState />;
   return (
     <CisBillsMain
       key={connection.organizationId}

@@ -1,41 +1,7 @@
-import { AlertTriangle, Inbox, Lock, RefreshCw, SearchX, WifiOff } from 'lucide-react';
-import type { ReactNode } from 'react';
+import { AlertTriangle, Inbox, RefreshCw, SearchX, WifiOff } from 'lucide-react';
+import { FeatureDisabledState, StateCard } from '@/client/components/state-card';
 import { Button } from '@/client/components/ui/button';
-import { Card, CardContent } from '@/client/components/ui/card';
 import { Spinner } from '@/client/components/ui/spinner';
-
-function StateCard({
-  icon,
-  title,
-  children,
-  actions,
-  tone = 'muted',
-}: {
-  icon: ReactNode;
-  title: string;
-  children?: ReactNode;
-  actions?: ReactNode;
-  tone?: 'muted' | 'destructive';
-}) {
-  return (
-    <Card>
-      <CardContent className="flex flex-col items-center gap-3 px-6 py-14 text-center">
-        <div
-          className={
-            tone === 'destructive'
-              ? 'flex size-12 items-center justify-center rounded-full bg-destructive-soft text-destructive'
-              : 'flex size-12 items-center justify-center rounded-full bg-accent text-accent-foreground'
-          }
-        >
-          {icon}
-        </div>
-        <h2 className="text-lg font-semibold">{title}</h2>
-        {children ? <div className="max-w-md text-sm text-muted-foreground">{children}</div> : null}
-        {actions ? <div className="mt-1 flex flex-wrap justify-center gap-2">{actions}</div> : null}
-      </CardContent>
-    </Card>
-  );
-}
 
 /** docs/product/features.md §2 empty state: 'No Invoices to Pay' with a Refresh Invoices button. */
 export function NoInvoicesState({
@@ -96,27 +62,24 @@ export function FeatureNotAvailableState({
   isRefreshing: boolean;
 }) {
   return (
-    <div role="alert">
-      <StateCard
-        icon={<Lock aria-hidden className="size-6" />}
-        title="Feature Not Available"
-        actions={
-          <>
-            <Button variant="outline" onClick={onRefreshPermissions} disabled={isRefreshing}>
-              {isRefreshing ? (
-                <Spinner className="size-4" label="Refreshing permissions" />
-              ) : (
-                <RefreshCw aria-hidden />
-              )}
-              Refresh Permissions
-            </Button>
-            <Button onClick={onReturn}>Return to Organizations</Button>
-          </>
-        }
-      >
-        Pay Invoices is not enabled for this organization. An administrator can switch it on.
-      </StateCard>
-    </div>
+    <FeatureDisabledState
+      title="Feature Not Available"
+      description="Pay Invoices is not enabled for this organization. An administrator can switch it on."
+      placement="workspace"
+      actions={
+        <>
+          <Button variant="outline" onClick={onRefreshPermissions} disabled={isRefreshing}>
+            {isRefreshing ? (
+              <Spinner className="size-4" label="Refreshing permissions" />
+            ) : (
+              <RefreshCw aria-hidden />
+            )}
+            Refresh Permissions
+          </Button>
+          <Button onClick={onReturn}>Return to Organizations</Button>
+        </>
+      }
+    />
   );
 }
 
@@ -131,26 +94,25 @@ export function ConnectionErrorState({
   isRetrying: boolean;
 }) {
   return (
-    <div role="alert">
-      <StateCard
-        tone="destructive"
-        icon={<WifiOff aria-hidden className="size-6" />}
-        title="Connection Error"
-        actions={
-          <Button onClick={onRetry} disabled={isRetrying}>
-            {isRetrying ? (
-              <Spinner className="size-4 text-current" label="Retrying" />
-            ) : (
-              <RefreshCw aria-hidden />
-            )}
-            Retry Connection
-          </Button>
-        }
-      >
-        <p>Invoices could not be loaded from Xero.</p>
-        <p className="mt-1 text-xs">{message}</p>
-      </StateCard>
-    </div>
+    <StateCard
+      alert
+      tone="destructive"
+      icon={<WifiOff aria-hidden className="size-6" />}
+      title="Connection Error"
+      actions={
+        <Button onClick={onRetry} disabled={isRetrying}>
+          {isRetrying ? (
+            <Spinner className="size-4 text-current" label="Retrying" />
+          ) : (
+            <RefreshCw aria-hidden />
+          )}
+          Retry Connection
+        </Button>
+      }
+    >
+      <p>Invoices could not be loaded from Xero.</p>
+      <p className="mt-1 text-xs">{message}</p>
+    </StateCard>
   );
 }
 

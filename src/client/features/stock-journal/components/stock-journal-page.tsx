@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { Download, Info, Lock } from 'lucide-react';
+import { Download, Info } from 'lucide-react';
 import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import { Link } from 'wouter';
 import { getCurrentMonthRange, getUkToday } from '@/shared/dates';
@@ -14,6 +14,7 @@ import { connectionQueryOptions } from '@/client/lib/connection';
 import { useFeatureFlags } from '@/client/lib/feature-access';
 import { toast } from '@/client/lib/toast';
 import { Alert, AlertDescription, AlertTitle } from '@/client/components/ui/alert';
+import { FeatureDisabledState } from '@/client/components/state-card';
 import { Button } from '@/client/components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/client/components/ui/card';
 import { getSales } from '../api/get-sales';
@@ -58,18 +59,17 @@ function PeriodsSkeleton() {
   );
 }
 
+/** docs/product/features.md §2 Stock Journal: the feature is off for the organisation. */
 function FeatureNotAvailable() {
   return (
-    <div className="mx-auto flex max-w-md flex-col items-center gap-3 py-16 text-center">
-      <div className="flex size-12 items-center justify-center rounded-full bg-muted text-muted-foreground">
-        <Lock aria-hidden className="size-6" />
-      </div>
-      <h1 className="text-lg font-semibold">Feature Not Available</h1>
-      <p className="text-sm text-muted-foreground">This feature is not enabled for your organization.</p>
-      <Button variant="outline" asChild>
-        <Link href={paths.organizations.getHref()}>Return to Organizations</Link>
-      </Button>
-    </div>
+    <FeatureDisabledState
+      title="Feature Not Available"
+      actions={
+        <Button variant="outline" asChild>
+          <Link href={paths.organizations.getHref()}>Return to Organizations</Link>
+        </Button>
+      }
+    />
   );
 }
 
