@@ -2,29 +2,7 @@ import { CircleAlert, CircleCheck, Clock, X } from 'lucide-react';
 import { formatPounds } from '@/shared/money';
 import { Button } from '@/client/components/ui/button';
 import { cn } from '@/client/lib/utils';
-
-/** What happened to one bill of a "Create N Bill(s) in Xero" run. */
-export interface BillRunResult {
-  id: string;
-  contactName: string;
-  total: number;
-  reference: string;
-  state: 'waiting' | 'created' | 'failed' | 'unknown';
-  /** Created: DRAFT or AUTHORISED. */
-  status?: string;
-  /**
-   * Why it failed, as the user reads it (CIS configuration errors rewritten, docs/product/features.md §8).
-   */
-  title?: string;
-  message?: string;
-}
-
-export interface BillRun {
-  total: number;
-  done: number;
-  isRunning: boolean;
-  results: BillRunResult[];
-}
+import type { BillRun, BillRunResult } from '../utils/bill-run';
 
 function describeResult(result: BillRunResult): string {
   switch (result.state) {

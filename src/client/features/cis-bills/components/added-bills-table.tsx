@@ -1,0 +1,124 @@
+import { Trash2, TriangleAlert } from 'lucide-react';
+import { formatPounds, fromPence, sumPence, toPence } from '@/shared/money';
+import { Alert, AlertDescription, AlertTitle } from '@/client/components/ui/alert';
+import { Badge } from '@/client/components/ui/badge';
+import { Button } from '@/client/components/ui/button';
+import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@/client/components/ui/table';
+import type { AddedBill } from '../utils/bill-run';
+import { CIS_CHECKING_TEXT, CIS_NOT_CHECKED_TEXT } from '../utils/messages';
+
+/** A bill's CIS verification: true, false, or null while its subcontractor's CIS settings are being read. */
+export type BillCisVerification = (bill: AddedBill) => boolean | null;
+
+/** The bills added so far, with their total, waiting for "Create N Bill(s) in Xero". */
+export function AddedBillsTable({
+  bills,
+  isCisVerified,
+  uncheckedIds,
+  onRemove,
+  disabled,
+}: {
+  bills: AddedBill[];
+  isCisVerified: BillCisVerification;
+  /** Subcontractors whose CIS settings could not be read. */
+  uncheckedIds: ReadonlySet<string>;
+  onRemove: (id: string) => void;
+  disabled: boolean;
+}) {
+  const totals = {
+    gross: sumPence(bills.map((b) => toPence(b.total))),
+    deduction: sumPence(bills.map((b) => toPence(b.cisDeduction))),
+    due: sumPence(bills.map((b) => toPence(b.amountDue))),
+  };
+  return (
+    <Table aria-label="Bills to create">
+      <TableHeader>
+        <TableRow>
+          <TableHead>Subcontractor</TableHead>
+          <TableHead>Reference</TableHead>
+          <TableHead className="text-right">Gross Amount</TableHead>
+          <TableHead className="text-right">CIS Deduction (20%)</TableHead>
+          <TableHead className="text-right">Amount Due (80%)</TableHead>
+          <TableHead className="w-12">
+            <span className="sr-only">Actions</span>
+          </TableHead>
+        </TableRow>
+      </TableHeader>
+      <TableBody>
+        {bills.length === 0 ? (
+          <TableRow>
+            <TableCell colSpan={6} className="py-8 text-center text-muted-foreground">
+              No bills added yet. Add a bill using the form above.
+            </TableCell>
+          </TableRow>
+        ) : (
+          <>
+            {bills.map((bill) => (
+              <TableRow key={bill.id}>
+                <TableCell>
+                  <span className="font-medium">{bill.contactName}</span>
+                  {isCisVerified(bill) === false ? (
+                    <Badge variant="warning" className="ml-2">
+                      <TriangleAlert aria-hidden className="size-3" />
+                      CIS not verified
+                    </Badge>
+                  ) : isCisVerified(bill) === null ? (
+                    <span className="ml-2 text-xs text-muted-foreground">
+                      {uncheckedIds.has(bill.contactId) ? CIS_NOT_CHECKED_TEXT : CIS_CHECKING_TEXT}
+                    </span>
+                  ) : null}
+                </TableCell>
+                <TableCell className="tabular-nums">{bill.reference || '—'}</TableCell>
+                <TableCell className="text-right tabular-nums">{formatPounds(bill.total)}</TableCell>
+                <TableCell className="text-right tabular-nums">{formatPounds(bill.cisDeduction)}</TableCell>
+                <TableCell className="text-right tabular-nums">{formatPounds(bill.amountDue)}</TableCell>
+                <TableCell>
+                  <Button
+                    variant="ghost"
+                    size="icon"
+                    className="size-8"
+                    aria-label={`Remove bill for ${bill.contactName}`}
+                    onClick={() => onRemove(bill.id)}
+                    disabled={disabled}
+                  >
+                    <Trash2 aria-hidden />
+                  </Button>
+                </TableCell>
+              </TableRow>
+            ))}
+            <TableRow className="bg-muted/40 font-medium hover:bg-muted/40">
+              <TableCell colSpan={2}>Total</TableCell>
+              <TableCell className="text-right tabular-nums">
+                {formatPounds(fromPence(totals.gross))}
+              </TableCell>
+              <TableCell className="text-right tabular-nums">
+                {formatPounds(fromPence(totals.deduction))}
+              </TableCell>
+              <TableCell className="text-right tabular-nums">{formatPounds(fromPence(totals.due))}</TableCell>
+              <TableCell />
+            </TableRow>
+          </>
+        )}
+      </TableBody>
+    </Table>
+  );
+}
+
+/** Bills for subcontractors Xero has no verified CIS rate for: checked before anyone pays them. */
+export function UnverifiedBillsAlert({ bills }: { bills: AddedBill[] }) {
+  if (bills.length === 0) return null;
+  return (
+    <Alert variant="warning">
+      <TriangleAlert aria-hidden />
+      <div>
+        <AlertTitle>Check CIS before sending</AlertTitle>
+        <AlertDescription>
+          {bills.length === 1 ? '1 bill is' : `${bills.length} bills are`} for subcontractors without verified
+          CIS settings in Xero (CIS not enabled, or the 30% unverified rate):{' '}
+          {[...new Set(bills.map((b) => b.contactName))].join(', ')}. Check their UTR and verification before
+          paying.
+        </AlertDescription>
+      </div>
+    </Alert>
+  );
+}
