@@ -53,6 +53,12 @@ export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && Object.prototype.hasOwnProperty.call(ERROR_STATUS, value);
 }
 
+/** The code of an error answer's body, when it is one of ours. */
+export function errorCodeOf(body: unknown): ErrorCode | undefined {
+  const code = body && typeof body === 'object' ? (body as Record<string, unknown>).code : undefined;
+  return isErrorCode(code) ? code : undefined;
+}
+
 /**
  * The one error shape of the whole API (docs/product/shell.md §8 reads `message` first, then `error`). Some
  * answers add fields of their own (a retry time, the failed rows).

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { isErrorCode, type ErrorCode } from '@/shared/errors-rules';
+import { errorCodeOf, type ErrorCode } from '@/shared/errors-rules';
 import { env } from '@/client/config/env';
 import { recordConnectionFailure } from './connection-trouble';
 import { isSessionEndedAnswer, recordUnauthorized, reportSessionEnded } from './session';
@@ -49,17 +49,12 @@ export class ApiError extends Error {
     this.status = status;
     this.body = body;
     this.path = path;
-    this.code = codeOf(body);
+    this.code = errorCodeOf(body);
   }
   /** 422: an expected validation error (docs/product/shell.md §5). */
   get isValidation(): boolean {
     return this.status === 422;
   }
-}
-
-function codeOf(body: unknown): ErrorCode | undefined {
-  const code = body && typeof body === 'object' ? (body as Record<string, unknown>).code : undefined;
-  return isErrorCode(code) ? code : undefined;
 }
 
 export function isApiError(error: unknown): error is ApiError {

@@ -1,4 +1,4 @@
-import type { ErrorCode } from '@/shared/errors-rules';
+import { errorCodeOf, type ErrorCode } from '@/shared/errors-rules';
 
 /**
  * An answer saying the Xero connection itself is gone (the server's 401 XERO_AUTH_EXPIRED, or a token
@@ -24,17 +24,9 @@ export function reportXeroAccessLost(): void {
   for (const listener of listeners) listener();
 }
 
-function codeOf(body: unknown): string | undefined {
-  if (body && typeof body === 'object' && 'code' in body) {
-    const code = (body as Record<string, unknown>).code;
-    return typeof code === 'string' ? code : undefined;
-  }
-  return undefined;
-}
-
 /** True for an answer that says the Xero connection is gone (not the user's session). */
 export function isXeroAccessLostAnswer(status: number, body: unknown): boolean {
-  return status === 401 && codeOf(body) === XERO_ACCESS_LOST_CODE;
+  return status === 401 && errorCodeOf(body) === XERO_ACCESS_LOST_CODE;
 }
 
 /** For a thrown ApiError (read by shape, so the fetch wrapper can import this file). */
