@@ -1,7 +1,7 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { attachmentListResponseSchema, type AttachmentListResponse } from '@/shared/pay-invoices';
 import { api, isApiError } from '@/client/lib/api-client';
-import { payInvoicesKeys } from './keys';
+import { payInvoicesKeys } from './query-keys';
 import { orgUrl } from '@/client/lib/org-url';
 
 const REASONS: Record<number, string> = {

@@ -1,7 +1,7 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { bankAccountsResponseSchema, type BankAccountsResponse } from '@/shared/pay-invoices';
 import { api, isApiError } from '@/client/lib/api-client';
-import { payInvoicesKeys } from './keys';
+import { payInvoicesKeys } from './query-keys';
 import { orgUrl } from '@/client/lib/org-url';
 
 /** Bank accounts cached 10 minutes (docs/product/features.md §9). */

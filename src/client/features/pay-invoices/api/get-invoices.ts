@@ -7,7 +7,7 @@ import {
   type InvoiceSyncStatus,
 } from '@/shared/pay-invoices';
 import { api } from '@/client/lib/api-client';
-import { payInvoicesKeys } from './keys';
+import { payInvoicesKeys } from './query-keys';
 import { orgUrl } from '@/client/lib/org-url';
 
 /** Invoices cache (docs/product/features.md §9): 5 minutes, 2 retries, 1 s then 3 s. */

@@ -12,7 +12,7 @@ import { toast } from '@/client/lib/toast';
 import { isXeroAccessLost, XERO_ACCESS_LOST_MESSAGE } from '@/client/lib/xero-access';
 import { sleep } from '@/client/lib/utils';
 import { useCreatePayment } from '../api/create-payment';
-import { payInvoicesKeys } from '../api/keys';
+import { payInvoicesKeys } from '../api/query-keys';
 import { refreshInvoice } from '../api/refresh-invoice';
 import { useUndoPayment } from '../api/undo-payment';
 import { updateInvoiceInList } from '../utils/invoice-cache';

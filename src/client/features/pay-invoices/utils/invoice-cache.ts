@@ -1,6 +1,6 @@
 import type { QueryClient } from '@tanstack/react-query';
 import { isInvoiceAwaitingPayment, type Invoice } from '@/shared/pay-invoices';
-import { payInvoicesKeys } from '../api/keys';
+import { payInvoicesKeys } from '../api/query-keys';
 
 /**
  * Puts a freshly read invoice into the cached list without asking the server for the whole list again: the

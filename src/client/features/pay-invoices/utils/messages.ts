@@ -101,3 +101,8 @@ export function getInvoiceStatusBadge(
   if (days === 0) return { kind: 'due-today', label: 'Due today' };
   return { kind: 'due', label: `Due in ${days} day${days === 1 ? '' : 's'}`, days };
 }
+
+/** The count in the header and in 'Invoices Refreshed' (docs/product/features.md §2). */
+export function describeInvoiceCount(n: number): string {
+  return `${n} invoices awaiting payment`;
+}

@@ -1,7 +1,7 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { customersResponseSchema, type Customer } from '@/shared/stock-journal';
 import { api } from '@/client/lib/api-client';
-import { stockJournalKeys } from './keys';
+import { stockJournalKeys } from './query-keys';
 import { orgUrl } from '@/client/lib/org-url';
 
 /** Customers are cached 5 minutes with 3 retries (docs/product/features.md §7, §9). */

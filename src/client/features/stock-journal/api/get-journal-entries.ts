@@ -1,7 +1,7 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { stockJournalEntryListResponseSchema, type StockJournalEntry } from '@/shared/stock-journal';
 import { api } from '@/client/lib/api-client';
-import { stockJournalKeys } from './keys';
+import { stockJournalKeys } from './query-keys';
 import { orgUrl } from '@/client/lib/org-url';
 
 /** GET /api/xero/stock-journal/entries (docs/product/features.md §7): the journals posted per period. */

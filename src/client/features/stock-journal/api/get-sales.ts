@@ -1,7 +1,7 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { ALL_CUSTOMERS, salesResponseLenientSchema, type SalesPeriod } from '@/shared/stock-journal';
 import { api, getMessage } from '@/client/lib/api-client';
-import { stockJournalKeys, type SalesFilters } from './keys';
+import { stockJournalKeys, type SalesFilters } from './query-keys';
 import { orgUrl } from '@/client/lib/org-url';
 
 /**

@@ -10,7 +10,7 @@ import { Card, CardContent } from '@/client/components/ui/card';
 import { Input } from '@/client/components/ui/input';
 import { Label } from '@/client/components/ui/label';
 import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from '@/client/components/ui/select';
-import type { StockJournalFilters } from '../api/keys';
+import type { StockJournalFilters } from '../api/query-keys';
 
 const STATUS_OPTIONS: Array<{ value: JournalStatusFilter; label: string }> = [
   { value: 'all', label: 'All Journals' },

@@ -21,7 +21,7 @@ import { getSales } from '../api/get-sales';
 import { useCustomers } from '../api/get-customers';
 import { useJournalEntries } from '../api/get-journal-entries';
 import { useSales } from '../api/get-sales';
-import { stockJournalKeys, type StockJournalFilters } from '../api/keys';
+import { stockJournalKeys, type StockJournalFilters } from '../api/query-keys';
 import { syncJournalStatus } from '../api/sync-journal-status';
 import { useJournalPosting } from '../hooks/use-journal-posting';
 import { buildPeriodsCsv, downloadCsv } from '../utils/export-csv';

@@ -11,7 +11,7 @@ import {
 import { isApiError } from '@/client/lib/api-client';
 import { toast } from '@/client/lib/toast';
 import { useCreateJournal } from '../api/create-journal';
-import { stockJournalKeys } from '../api/keys';
+import { stockJournalKeys } from '../api/query-keys';
 import { describeJournalCreated, describeJournalError } from '../utils/messages';
 import { newIdempotencyKey } from '@/client/lib/idempotency';
 
