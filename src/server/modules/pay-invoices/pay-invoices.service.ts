@@ -163,6 +163,19 @@ function toPaymentsDto(row: InvoiceRow): InvoiceRefreshResult['payments'] {
  * Xero's words for "more than is outstanding" become the wording the screen maps to 'Invoice Data Out of
  * Sync' (docs/product/features.md §8).
  */
+/** Xero refused a payment because the balance it was checked against is out of date (spec §8's three texts). */
+function isOutOfDateRefusal(error: unknown): boolean {
+  if (!(error instanceof AppError) || (error.code !== 'XERO_REJECTED' && error.code !== 'VALIDATION_ERROR'))
+    return false;
+  const text = error.message.toLowerCase();
+  return (
+    text.includes('fully paid') ||
+    text.includes('exceeds the amount outstanding') ||
+    text.includes('exceeds the invoice balance') ||
+    text.includes('authorised')
+  );
+}
+
 function translateRejection(error: unknown, amountPence: number, currency: string): never {
   if (error instanceof AppError && (error.code === 'XERO_REJECTED' || error.code === 'VALIDATION_ERROR')) {
     const text = error.message.toLowerCase();
@@ -251,18 +264,42 @@ export function createPayInvoicesService(deps: {
     return repo.findInvoice(ctx.organizationId, invoiceId);
   }
 
-  /** The invoice as Xero has it now: the cached row when Xero described it seconds ago, else a fresh read. */
+  /**
+   * The invoice as Xero has it now: the cached row when Xero described it seconds ago, or (`trustLive`) while
+   * Xero's webhooks keep it current (issue 32: Xero's news of a change reaches the cache within seconds, as
+   * fresh as a re-read); else a fresh read. `fromXero` says whether Xero was asked just now.
+   */
   async function getCurrentInvoice(
     ctx: PayContext,
     invoiceId: string,
     force: boolean,
-    trustFresh = true,
-  ): Promise<InvoiceRow> {
+    trust: { fresh?: boolean; live?: boolean } = {},
+  ): Promise<{ row: InvoiceRow; fromXero: boolean }> {
+    const trustFresh = trust.fresh ?? true;
     const cached = await repo.findInvoice(ctx.organizationId, invoiceId);
-    const row =
-      cached && (!force || (trustFresh && isFresh(cached))) ? cached : await readFromXero(ctx, invoiceId);
+    const usable =
+      cached !== null &&
+      (!force ||
+        (trustFresh && isFresh(cached)) ||
+        (trust.live === true &&
+          trustFresh &&
+          (await sync.isInvoiceKeptCurrent(ctx, cached.invoiceId, cached.syncedAt))));
+    const row = usable ? cached : await readFromXero(ctx, invoiceId);
     if (!row || row.type !== 'ACCREC') throw new AppError('NOT_FOUND', 'Invoice not found in Xero');
-    return row;
+    return { row, fromXero: !usable };
+  }
+
+  /**
+   * Xero refused a payment as out of date (already paid, more than the balance): the cache held an older
+   * balance. Reads the invoice again so the cache, and the list the screen reads back, show Xero's; a failed
+   * read leaves the invoice marked stale, so the next look asks Xero.
+   */
+  async function refreshAfterRefusal(ctx: PayContext, invoiceId: string): Promise<void> {
+    try {
+      await readFromXero(ctx, invoiceId);
+    } catch {
+      await repo.markStale(ctx.organizationId, invoiceId);
+    }
   }
 
   /** A sales invoice of this organisation we know about (attachments are only fetched for those). */
@@ -424,7 +461,10 @@ export function createPayInvoicesService(deps: {
     // The first answer is old news: the invoice may have been paid since. The cache is never written from a
     // replayed answer; the caller is told the balance the cache holds now, read from Xero when this retry
     // is what settled the payment (the cache has not seen it yet).
-    const invoice = await getCurrentInvoice(ctx, request.invoiceId, settledNow, false).catch(() => null);
+    const invoice = await getCurrentInvoice(ctx, request.invoiceId, settledNow, { fresh: false }).then(
+      (current) => current.row,
+      () => null,
+    );
     const due = invoice
       ? invoice.status === 'PAID'
         ? 0
@@ -488,7 +528,9 @@ export function createPayInvoicesService(deps: {
       const cached = await repo.findInvoice(ctx.organizationId, invoiceId);
       const incomplete =
         cached !== null && !paymentsKnown(cached.payments as CachedPayment[], cached.amountPaidPence);
-      const row = await getCurrentInvoice(ctx, invoiceId, options.refresh || incomplete, !incomplete);
+      const { row } = await getCurrentInvoice(ctx, invoiceId, options.refresh || incomplete, {
+        fresh: !incomplete,
+      });
       return {
         message: options.refresh ? 'Invoice refreshed from Xero' : 'Invoice loaded',
         invoice: toInvoiceDto(row),
@@ -630,20 +672,27 @@ export function createPayInvoicesService(deps: {
         targetId: target,
       });
       if (earlier.open.length > 0) throw new AppError('CONFLICT', busyMessage(payment.invoiceNumber));
-      // A payment settled just now is not in the cached balance: read the invoice from Xero.
-      const invoice = await getCurrentInvoice(ctx, payment.invoiceId, true, earlier.settled.length === 0);
+      // A payment settled just now is not in the cached balance: read the invoice from Xero. Otherwise the
+      // cached balance stands when Xero described it seconds ago or its webhooks keep it current (issue 32).
+      const trust = { fresh: earlier.settled.length === 0, live: true };
+      let current = await getCurrentInvoice(ctx, payment.invoiceId, true, trust);
+      const refusalOf = (row: InvoiceRow) =>
+        row.status !== 'AUTHORISED' && row.status !== 'PAID'
+          ? `Payment validation failed: invoice ${row.invoiceNumber ?? ''} is ${row.status} in Xero`
+          : checkPaymentAgainstBalance(
+              requestedPence,
+              row.status === 'PAID' ? 0 : row.amountDuePence,
+              row.currencyCode || 'GBP',
+            );
+      // A refusal is never based on a balance Xero was not asked for just now: the cache may be a moment behind.
+      if (refusalOf(current.row) && !current.fromXero)
+        current = await getCurrentInvoice(ctx, payment.invoiceId, true, { fresh: false });
+      const invoice = current.row;
       const currency = invoice.currencyCode || 'GBP';
       if (invoice.status !== 'AUTHORISED' && invoice.status !== 'PAID') {
-        throw new AppError(
-          'UNPROCESSABLE',
-          `Payment validation failed: invoice ${invoice.invoiceNumber ?? ''} is ${invoice.status} in Xero`,
-        );
+        throw new AppError('UNPROCESSABLE', refusalOf(invoice) ?? 'Payment validation failed');
       }
-      const refusal = checkPaymentAgainstBalance(
-        requestedPence,
-        invoice.status === 'PAID' ? 0 : invoice.amountDuePence,
-        currency,
-      );
+      const refusal = refusalOf(invoice);
       if (refusal) {
         await audit.recordFor(ctx, {
           action: 'payment.create',
@@ -736,6 +785,8 @@ export function createPayInvoicesService(deps: {
           },
         });
       } catch (error) {
+        // Refused as out of date: the cache, and the screen reading it back, take Xero's balance.
+        if (isOutOfDateRefusal(error)) await refreshAfterRefusal(ctx, invoice.invoiceId);
         translateRejection(error, amountPence, currency);
       }
       const stored = outcome.response;

@@ -9,6 +9,7 @@ import {
   xeroInvoices,
   xeroSyncState,
   xeroTaxRates,
+  xeroWebhookEvents,
 } from '../../db/schema/index.ts';
 import type { XeroHttp } from '../xero-http/http';
 import {
@@ -473,6 +474,30 @@ export function createXeroSync(deps: {
         .from(xeroCacheVersions)
         .where(eq(xeroCacheVersions.organizationId, organizationId));
       return row?.version ?? 0;
+    },
+
+    /**
+     * Is a cached invoice, last described by Xero at `syncedAt`, as current as Xero's own news of it? Only while
+     * Xero's webhooks keep the cache current (`mayUseCache`: live, read after webhooks began and after the last
+     * trouble, no payment on its way) and no delivery naming the invoice waits to be applied. Without webhooks,
+     * never: the caller asks Xero.
+     */
+    async isInvoiceKeptCurrent(ctx: SyncContext, invoiceId: string, syncedAt: Date): Promise<boolean> {
+      if (!deps.mayUseCache) return false;
+      const [waiting] = await db
+        .select({ id: xeroWebhookEvents.id })
+        .from(xeroWebhookEvents)
+        .where(
+          and(
+            isNull(xeroWebhookEvents.processedAt),
+            eq(xeroWebhookEvents.category, 'INVOICE'),
+            sql`lower(${xeroWebhookEvents.tenantId}) = ${ctx.tenantId.toLowerCase()}`,
+            sql`lower(${xeroWebhookEvents.resourceId}) = ${invoiceId.toLowerCase()}`,
+          ),
+        )
+        .limit(1);
+      if (waiting) return false;
+      return deps.mayUseCache(ctx, syncedAt);
     },
 
     /**
