@@ -147,18 +147,6 @@ export function findPeriodJournal(
   );
 }
 
-/** What an entry holds for a journal Xero has but Ledgerlink did not post (its rate, hence its net, is unknown). */
-function adoptedValues(journal: Journal): Partial<NewStockJournalEntry> {
-  return {
-    journalId: journal.journalId,
-    status: journal.status,
-    netPence: 0,
-    amountPence: journal.debitPence,
-    marginRate: '',
-    reference: journal.narration ?? '',
-  };
-}
-
 function toJournalOutcome(journal: Journal, fallbackStatus: string): WriteOutcome<JournalCreateResponse> {
   return {
     xeroId: journal.journalId,
@@ -171,7 +159,10 @@ function toJournalOutcome(journal: Journal, fallbackStatus: string): WriteOutcom
  * entries of posted journals kept level with Xero's journals, journal creation through the write ledger, and
  * the status sync with Xero. Every Xero call goes through the journals and sales ports.
  */
-/** Journal changes read from Xero this recently are not read again when the entries are listed. */
+/**
+ * Journal changes read from Xero this recently are not read again when the entries are listed or a week is
+ * posted: a run of posts costs one read of Xero's journals (issue 32).
+ */
 export const JOURNALS_FRESH_MS = 10_000;
 
 export function createStockJournalService(deps: StockJournalServiceDeps) {
@@ -414,6 +405,15 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
     return changes;
   }
 
+  /** Whether this instance read the organisation's journal changes from Xero in the last JOURNALS_FRESH_MS. */
+  function readRecently(organizationId: number): boolean {
+    const last = lastJournalRead.get(organizationId);
+    if (last === undefined) return false;
+    // A read "in the future" (the clock was set back) is not trusted.
+    const age = Date.now() - last;
+    return age >= 0 && age < JOURNALS_FRESH_MS;
+  }
+
   /** readJournalChangesNow, one run per organisation at a time (the screen and the status sync share it). */
   function readJournalChanges(tenant: TenantContext): Promise<JournalChange[]> {
     const running = journalReads.get(tenant.organizationId);
@@ -615,8 +615,7 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
       try {
         // Read again right after a read (the list re-read after each post, say) it is served as it stands:
         // the post itself always checks Xero, and Sync Status always reads.
-        const last = lastJournalRead.get(tenant.organizationId);
-        if (last === undefined || Date.now() - last >= JOURNALS_FRESH_MS)
+        if (!readRecently(tenant.organizationId))
           await recordChanges(tenant, await readJournalChanges(tenant));
       } catch (error) {
         deps.log?.warn(
@@ -716,26 +715,19 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
         reference: narration,
         userId: tenant.user.id,
       };
+      // The check against Xero's journals, before the period is claimed. Xero sends no webhooks for manual
+      // journals (decision 018: INVOICE and CONTACT only), so they are read: once for a run of posts (issue 32),
+      // as what Xero changed since the last look (If-Modified-Since), unless this instance read that in the
+      // last JOURNALS_FRESH_MS (the screen listing the entries, the post before). A journal Xero holds for the
+      // period is then an entry, and the claim below is refused with a 409. If Xero cannot be asked, nothing
+      // is claimed or sent.
+      if (!readRecently(orgId)) await recordChanges(tenant, await readJournalChanges(tenant));
       let entry = await repo.claimPeriod(newEntry);
       if (!entry) {
         const taken = await handleTakenPeriod(tenant, request, newEntry, options.idempotencyKey, ip);
         if ('replay' in taken)
           return { journalId: taken.replay.journalId, status: taken.replay.status.toLowerCase() };
         entry = taken.entry;
-      }
-
-      // The last check: Xero may have a journal for this period that Ledgerlink has not seen yet.
-      let inXero: Journal | null;
-      try {
-        inXero = await findJournalInXero(toXeroContext(tenant), periodStart, periodEnd);
-      } catch (error) {
-        // Nothing was sent: the period is not held.
-        await repo.deleteEntry(orgId, entry.id);
-        throw error;
-      }
-      if (inXero) {
-        await repo.updateEntry(orgId, entry.id, { ...adoptedValues(inXero), customerId: null });
-        throw new AppError('CONFLICT', JOURNAL_MESSAGES.alreadyExists);
       }
 
       try {

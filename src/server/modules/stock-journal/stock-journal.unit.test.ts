@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { and, desc, eq, gt } from 'drizzle-orm';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { getStockJournalReference } from '../../../shared/stock-journal';
 import {
   auditLog,
@@ -23,6 +23,7 @@ import {
   createStockJournalService,
   JOURNAL_MESSAGES,
   JOURNAL_WRITE_KIND,
+  JOURNALS_FRESH_MS,
   PENDING_STATUS,
 } from './stock-journal.service';
 
@@ -34,14 +35,18 @@ function createFakeJournals() {
     /** How the next create fails: refused, lost after Xero applied it, or lost before (Xero never had it). */
     nextCreate: null as null | 'refused' | 'lost-applied' | 'lost-not-applied',
     readsFail: false,
+    /** Reads of Xero's journals (list and listDated). */
+    reads: 0,
   };
   const live = (j: Journal) => j.status !== 'DELETED' && j.status !== 'VOIDED';
   const port: JournalsPort = {
     async list() {
+      state.reads += 1;
       if (state.readsFail) throw new AppError('XERO_UNAVAILABLE', 'Xero is unavailable');
       return { journals: [...journals], notModified: false };
     },
     async listDated(_ctx, fromDate, toDate) {
+      state.reads += 1;
       if (state.readsFail) throw new AppError('XERO_UNAVAILABLE', 'Xero is unavailable');
       return journals.filter((j) => j.date !== null && j.date >= fromDate && j.date <= toDate);
     },
@@ -228,6 +233,38 @@ describe('Stock Journal money rules, against an in-memory Xero', () => {
     await database.db.delete(stockJournalEntries);
     await service.createJournal(tenant, body(WEEK, 1000));
     expect(fake.created).toHaveLength(1);
+  });
+
+  it("a run of posts reads Xero's journals once; a post after the run reads again and never posts a week Xero has", async () => {
+    await service.createJournal(tenant, body(WEEK, 1000));
+    expect(fake.state.reads).toBe(1);
+    // The next week straight after, and the list shown after it: no read of Xero's journals.
+    await service.createJournal(tenant, body(NEXT, 333.33));
+    await service.listEntries(tenant);
+    expect(fake.state.reads).toBe(1);
+    expect(fake.created).toHaveLength(2);
+
+    // Later, someone posts a week in Xero itself; Ledgerlink's next post reads what changed first.
+    const realNow = Date.now.bind(Date);
+    const later = vi.spyOn(Date, 'now').mockImplementation(() => realNow() + JOURNALS_FRESH_MS);
+    try {
+      await database.db.delete(stockJournalEntries);
+      fake.journals.splice(0, fake.journals.length, {
+        journalId: 'by-hand',
+        narration: getStockJournalReference(WEEK.periodStart, WEEK.periodEnd),
+        date: WEEK.periodEnd,
+        status: 'DRAFT',
+        updatedAt: new Date(),
+        debitPence: 1_000,
+      });
+      const error = await failure(service.createJournal(tenant, body(WEEK, 1000)));
+      expect(error?.code).toBe('CONFLICT');
+      expect(fake.state.reads).toBe(2);
+      expect(fake.created).toHaveLength(2);
+      expect(await entryOf(WEEK)).toMatchObject({ journalId: 'by-hand', status: 'draft' });
+    } finally {
+      later.mockRestore();
+    }
   });
 
   it('a create Xero refused or never applied frees the week at once and logs one failure', async () => {
