@@ -120,6 +120,16 @@ test.describe('organisations', () => {
     await screenshot(page, 'organizations-never-connected-light-1280');
     await page.getByRole('banner').getByRole('button', { name: 'Connect to Xero' }).click();
     await expect(page).toHaveURL(/\/connect$/);
+    // Nor on the connect page: Connect only, no Force Reconnect for a connection that never was.
+    await expect(page.getByRole('heading', { name: 'Connect to Xero' })).toBeVisible();
+    await expect(page.getByRole('main').getByRole('button', { name: 'Connect', exact: true })).toBeVisible();
+    await expect(page.getByRole('button', { name: /Reconnect/ })).toHaveCount(0);
+    await expect(page.getByText(/Force Reconnect/)).toHaveCount(0);
+    await screenshot(page, 'connect-never-connected-light-1280');
+    await page.setViewportSize({ width: 375, height: 800 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+    await screenshot(page, 'connect-never-connected-light-375');
+    await page.setViewportSize({ width: 1280, height: 800 });
     await page.goto('/organizations');
     await connectBothThroughConsent(page);
 
@@ -249,7 +259,9 @@ test.describe('organisations', () => {
     await page.reload();
     const reconnect = page.getByRole('banner').getByRole('button', { name: 'Reconnect' });
     await expect(reconnect).toBeVisible();
-    await expect(indicator(page)).toHaveCount(0);
+    // Issue 33 item 3: the red state of docs/product/shell.md §2 (no expiry is known), beside Reconnect.
+    await expect(indicator(page)).toHaveText('Connection needs refresh');
+    await expect(indicator(page)).toHaveAttribute('data-status', 'expired');
     await expect(
       page.getByRole('alert').filter({ hasText: 'Xero Connection Needs Refreshing' }),
     ).toBeVisible();
@@ -278,6 +290,32 @@ test.describe('organisations', () => {
       .getByRole('group', { name: SHOP })
       .screenshot({ path: 'e2e/screenshots/organizations-card-reconnect-light-1280.png' });
     await screenshot(page, 'organizations-revoked-light-1280');
+
+    // Issue 33 item 3: Settings of another organisation by its link says why and offers Reconnect, no spinner.
+    const listed = (await (await page.request.get('/api/user-organizations')).json()) as Array<{
+      organizationId: number;
+      isActive: boolean;
+    }>;
+    const other = listed.find((o) => !o.isActive);
+    await page.goto(`/settings?org=${other?.organizationId}`);
+    const general = page.getByRole('tabpanel', { name: 'General' });
+    await expect(general.getByRole('heading', { name: 'Xero Connection Needs Refreshing' })).toBeVisible();
+    await expect(general).toContainText('Xero no longer accepts Ledgerlink’s connection');
+    await expect(general.getByRole('button', { name: 'Reconnect' })).toBeEnabled();
+    await expect(
+      page.getByRole('status', { name: /Selecting the organization|Loading settings/ }),
+    ).toHaveCount(0);
+    // Nothing was switched behind the user's back.
+    const after = (await (await page.request.get('/api/user-organizations')).json()) as typeof listed;
+    expect(after.find((o) => o.isActive)?.organizationId).not.toBe(other?.organizationId);
+    await screenshot(page, 'settings-reconnect-needed-light-1280');
+    await page.setViewportSize({ width: 375, height: 800 });
+    await expect(indicator(page)).toHaveAttribute('data-status', 'expired');
+    await expect(page.getByRole('banner').getByRole('button', { name: 'Reconnect' })).toBeInViewport();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+    await screenshot(page, 'settings-reconnect-needed-light-375');
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto('/organizations');
 
     await reconnect.click();
     await expect(page).toHaveURL(/\/connect$/);

@@ -5,13 +5,14 @@ import { useLocation, useSearch } from 'wouter';
 import { getOrganizationName } from '@/shared/organizations';
 import { paths } from '@/client/config/paths';
 import { getMessage } from '@/client/lib/api-client';
-import { useConnection, type Connection } from '@/client/lib/connection';
+import { needsReconnection, useConnection, type Connection } from '@/client/lib/connection';
 import { useFeatureFlags } from '@/client/lib/feature-access';
 import { switchOrganization, useUserOrganizations } from '@/client/lib/organizations';
 import { toast } from '@/client/lib/toast';
 import { PageHeader } from '@/client/components/layouts/page-header';
 import { Button } from '@/client/components/ui/button';
 import { PageSpinner } from '@/client/components/ui/spinner';
+import { ReconnectNeeded } from '@/client/components/xero/reconnect-needed';
 import { Tabs, TabsContent, TabsList, TabsTrigger } from '@/client/components/ui/tabs';
 import { AdminPanel } from '@/client/features/admin/components/admin-panel';
 import { CisSettingsCard } from '@/client/features/cis-returns/components/cis-settings-card';
@@ -33,6 +34,8 @@ function useOrganizationFromLink(connection: Connection | undefined): boolean {
 
   useEffect(() => {
     if (!requested || !connection || !organizations.data || tried.current === requested) return;
+    // Xero refuses the tokens: a switch would poll for a connection that cannot come (issue 33 item 3).
+    if (needsReconnection(connection)) return;
     if (connection.connected && String(connection.organizationId) === requested) return;
     tried.current = requested;
     const list = organizations.data;
@@ -96,7 +99,9 @@ export default function SettingsRoute() {
           <TabsTrigger value="admin">Admin</TabsTrigger>
         </TabsList>
         <TabsContent value="general">
-          {switching ? (
+          {needsReconnection(connection) ? (
+            <ReconnectNeeded what="this organization's accounts, VAT rates and contacts" />
+          ) : switching ? (
             <PageSpinner label="Selecting the organization" />
           ) : (
             <>

@@ -3,8 +3,9 @@ import { Link, useLocation } from 'wouter';
 import { isNeverConnected } from '@/shared/connection-rules';
 import { paths } from '@/client/config/paths';
 import { useUser } from '@/client/lib/auth';
-import { useConnection } from '@/client/lib/connection';
+import { needsReconnection, useConnection } from '@/client/lib/connection';
 import { Button } from '@/client/components/ui/button';
+import { cn } from '@/client/lib/utils';
 import { ConnectionIndicator } from './connection-indicator';
 import { LogoMark } from './logo';
 import { OrganizationSwitcher } from './organization-switcher';
@@ -26,7 +27,8 @@ export function Header() {
           className="flex shrink-0 items-center gap-2 rounded-md font-semibold tracking-tight"
         >
           <LogoMark className="size-7" />
-          <span className="text-[15px]">Ledgerlink</span>
+          {/* On a phone the Connect/Reconnect button needs the room (issue 33 item 3): the mark alone stays. */}
+          <span className={cn('text-[15px]', signedIn && !connected && 'max-sm:sr-only')}>Ledgerlink</span>
         </Link>
 
         {connected ? (
@@ -47,18 +49,32 @@ export function Header() {
                 </span>
               </>
             ) : (
-              <Button size="sm" variant="outline" onClick={() => navigate(paths.connect.getHref())}>
-                {/* Nothing to renew for a user who never connected (issue 33 item 5). */}
-                {isNeverConnected(connection) ? (
+              <>
+                {/* Xero refused the tokens: no expiry is known, so the indicator is red beside Reconnect
+                    (docs/product/shell.md §2, issue 33 item 3). */}
+                {needsReconnection(connection) ? (
                   <>
-                    <Plug aria-hidden /> Connect to Xero
+                    <span className="hidden lg:inline-flex">
+                      <ConnectionIndicator connection={connection} />
+                    </span>
+                    <span className="lg:hidden">
+                      <ConnectionIndicator connection={connection} compact />
+                    </span>
                   </>
-                ) : (
-                  <>
-                    <RefreshCw aria-hidden /> Reconnect
-                  </>
-                )}
-              </Button>
+                ) : null}
+                <Button size="sm" variant="outline" onClick={() => navigate(paths.connect.getHref())}>
+                  {/* Nothing to renew for a user who never connected (issue 33 item 5). */}
+                  {isNeverConnected(connection) ? (
+                    <>
+                      <Plug aria-hidden /> Connect to Xero
+                    </>
+                  ) : (
+                    <>
+                      <RefreshCw aria-hidden /> Reconnect
+                    </>
+                  )}
+                </Button>
+              </>
             )
           ) : null}
           <ThemeToggle />

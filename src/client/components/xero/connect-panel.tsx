@@ -1,7 +1,7 @@
 import { AlertCircle, Link2, RefreshCw } from 'lucide-react';
 import { useState } from 'react';
 import { Link } from 'wouter';
-import { isReconnectionRequired, CONNECTION_ERRORS } from '@/shared/connection-rules';
+import { isNeverConnected, isReconnectionRequired, CONNECTION_ERRORS } from '@/shared/connection-rules';
 import { apiPaths, paths } from '@/client/config/paths';
 import { api, getMessage, isApiError } from '@/client/lib/api-client';
 import { useConnection } from '@/client/lib/connection';
@@ -32,6 +32,8 @@ export function ConnectPanel() {
   const [pending, setPending] = useState<Action | null>(null);
   const [authError, setAuthError] = useState(false);
   const reconnectMode = isReconnectionRequired(connection?.error);
+  // Nothing was ever connected: there is nothing to reconnect, so only Connect (issue 33 item 5).
+  const neverConnected = isNeverConnected(connection);
   const notAuthenticated = Boolean(connection?.error?.includes(CONNECTION_ERRORS.notAuthenticated));
   const showAuthError = authError || notAuthenticated;
 
@@ -123,18 +125,22 @@ export function ConnectPanel() {
                 Connect
               </Button>
             )}
-            <Button size="lg" variant="outline" disabled={busy} onClick={() => void start('force')}>
-              {pending === 'force' ? (
-                <Spinner className="size-4" label="Reconnecting" />
-              ) : (
-                <RefreshCw aria-hidden />
-              )}
-              Force Reconnect
-            </Button>
+            {neverConnected ? null : (
+              <Button size="lg" variant="outline" disabled={busy} onClick={() => void start('force')}>
+                {pending === 'force' ? (
+                  <Spinner className="size-4" label="Reconnecting" />
+                ) : (
+                  <RefreshCw aria-hidden />
+                )}
+                Force Reconnect
+              </Button>
+            )}
           </div>
-          <p className="text-xs text-muted-foreground">
-            If you encounter connection issues, try using the Force Reconnect option.
-          </p>
+          {neverConnected ? null : (
+            <p className="text-xs text-muted-foreground">
+              If you encounter connection issues, try using the Force Reconnect option.
+            </p>
+          )}
         </CardContent>
       </Card>
     </div>

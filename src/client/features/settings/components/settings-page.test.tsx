@@ -360,4 +360,26 @@ describe('Settings page, General tab (000 §2)', () => {
       '/organizations',
     );
   });
+
+  it('while Xero refuses the connection, /settings?org= says why and offers Reconnect instead of switching and spinning (issue 33 item 3)', async () => {
+    const switched: unknown[] = [];
+    server.use(
+      http.get('*/api/xero/connection', () =>
+        HttpResponse.json({ connected: false, error: 'Token refresh failed' }),
+      ),
+      http.post('*/api/xero/set-active-organization', async ({ request }) => {
+        switched.push(await request.json());
+        return HttpResponse.json({ success: true });
+      }),
+    );
+    renderApp('/settings?org=2');
+    expect(
+      await screen.findByRole('heading', { name: 'Xero Connection Needs Refreshing' }),
+    ).toBeInTheDocument();
+    const general = screen.getByRole('tabpanel', { name: 'General' });
+    expect(general).toHaveTextContent('Xero no longer accepts Ledgerlink’s connection');
+    expect(within(general).getByRole('button', { name: 'Reconnect' })).toBeEnabled();
+    expect(screen.queryByRole('status', { name: 'Selecting the organization' })).not.toBeInTheDocument();
+    expect(switched).toEqual([]);
+  });
 });
