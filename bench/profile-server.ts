@@ -149,18 +149,18 @@ try {
       { dataDir: dir, sandboxUrl: sandbox.url, ...(pgUrl ? { databaseUrl: pgUrl } : {}) },
       profileDir,
     );
-    // A short warm-up so JIT and caches settle, then the measured load.
+    // A short warm-up so JIT and caches settle, then the measured load; gzip asked for as browsers and the bench do.
     const warm = await autocannon({
       url: `${server.url}${target.path}`,
       connections: options.connections,
       duration: 1,
-      headers: { cookie },
+      headers: { cookie, 'accept-encoding': 'gzip' },
     });
     const result = await autocannon({
       url: `${server.url}${target.path}`,
       connections: options.connections,
       duration: seconds,
-      headers: { cookie },
+      headers: { cookie, 'accept-encoding': 'gzip' },
     });
     await server.stop();
     const file = fs.readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'));

@@ -42,6 +42,20 @@ function describeSettledToken(
   return null;
 }
 
+/**
+ * An organisation's defaults as sent, once per organisation row: rows kept with a principal (decision 032) are
+ * frozen and shared by the requests until the organisation changes, so most answers reuse the mapping.
+ */
+const defaultsOfRow = new WeakMap<OrganizationRow, ReturnType<typeof toOrganizationDefaults>>();
+function defaultsOf(org: OrganizationRow): ReturnType<typeof toOrganizationDefaults> {
+  let defaults = defaultsOfRow.get(org);
+  if (!defaults) {
+    defaults = toOrganizationDefaults(org);
+    if (Object.isFrozen(org)) defaultsOfRow.set(org, defaults);
+  }
+  return defaults;
+}
+
 function describeConnected(org: OrganizationRow, tokenExpiry: Date, error?: string): ConnectionStatus {
   return {
     connected: true,
@@ -50,7 +64,7 @@ function describeConnected(org: OrganizationRow, tokenExpiry: Date, error?: stri
     tenantId: org.tenantId,
     organizationId: org.id,
     tokenExpiry: tokenExpiry.toISOString(),
-    ...toOrganizationDefaults(org),
+    ...defaultsOf(org),
   };
 }
 
