@@ -73,11 +73,10 @@ export function registerFeatureModules(app: FastifyInstance, deps: FeatureDeps):
       log,
     },
   });
-  // When a payment's answer is lost, reconciliation looks it up in Xero instead of paying again.
-  ledger.registerFinder('payment', payInvoices.findPaymentInXero);
-  ledger.registerFinder('payment.delete', payInvoices.findPaymentDeletionInXero);
-  // After a restore, a payment under a key the database forgot is looked up by its mark before it is sent.
-  ledger.registerMarkFinder('payment', payInvoices.findMarkedPaymentInXero);
+  // When a payment's answer is lost, reconciliation looks it up in Xero instead of paying again; after a
+  // restore, a payment under a key the database forgot is looked up by its mark before it is sent.
+  ledger.registerFinder('payment', payInvoices.findPaymentInXero, payInvoices.findMarkedPaymentInXero);
+  ledger.registerFinder('payment.delete', payInvoices.findPaymentDeletionInXero, 'find');
   // A payment held for review that Xero does not have can be sent again by an administrator (issue 20).
   ledger.registerRetrier('payment', (row, by, key) => payInvoices.retryHeldPayment(row, by, key));
   registerPayInvoicesRoutes(app, {
@@ -134,7 +133,9 @@ export function registerFeatureModules(app: FastifyInstance, deps: FeatureDeps):
     checkToken: (userId) => tokens.getAccessToken(userId),
     log,
   });
-  ledger.registerFinder(JOURNAL_WRITE_KIND, stockJournal.findJournalWrite);
+  ledger.registerFinder(JOURNAL_WRITE_KIND, stockJournal.findJournalWrite, {
+    notNeeded: "a post checks Xero for the week's journal before anything is sent",
+  });
   // A held journal Xero does not have can be sent again by an administrator (Needs review).
   ledger.registerRetrier(JOURNAL_WRITE_KIND, stockJournal.retryHeldJournal);
   registerStockJournalRoutes(app, { service: stockJournal, resolveTenant });

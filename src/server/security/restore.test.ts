@@ -1,18 +1,33 @@
 /**
- * Restores cannot double a write (issue 28 item 4). `db:backup`, pay £4.44 with key K, `db:restore` the backup
- * and, once Xero's idempotency window (6 minutes in the sandbox) has passed, send K again: the restored
- * database does not know K, and Xero no longer replays it. The payment's mark (in its Reference) is what Xero
- * kept: the ledger finds it and answers the first payment; nothing is sent again.
+ * Restores cannot double a write, for any kind (issue 28 item 4). `db:backup`; a payment, a CIS bill, a new
+ * invoice with its cash, a draft approved with cash and a stock-journal week, each under its own key K;
+ * `db:restore` the backup and, once Xero's idempotency window (6 minutes in the sandbox) has passed, send
+ * each K again. The restored database knows none of the keys and Xero no longer replays them: what Xero kept
+ * is each write's mark (a payment's or an invoice's Reference, a bill's number), an approval's state, and
+ * the journal of the week. The ledger looks each up before sending, so Xero holds every write once and the
+ * resend is answered with the first outcome.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { and, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DraftInvoice } from '../../shared/add-invoices';
+import { getUkToday } from '../../shared/dates';
 import type { Invoice } from '../../shared/pay-invoices';
+import {
+  getStockJournalReference,
+  splitSalesPeriod,
+  type JournalPeriod,
+  type SalesPeriod,
+} from '../../shared/stock-journal';
+import { startSandbox, type Sandbox } from '../../sandbox/sandbox';
+import type { OrgRec } from '../../sandbox/state';
 import { migrateDatabase, openDatabase } from '../db/client';
 import { backupDatabase, restoreDatabase } from '../db/backup';
-import { startSandbox, type Sandbox } from '../../sandbox/sandbox';
+import { organizations, xeroAccounts, xeroContacts } from '../db/schema/index.ts';
+import { JOURNAL_MESSAGES } from '../modules/stock-journal/stock-journal.service';
 import { TEST_ORIGIN } from '../test/app';
 import type { TestDatabase } from '../test/database';
 import { as } from '../test/session';
@@ -24,33 +39,78 @@ import {
   type XeroTestApp,
 } from '../test/xero';
 
-describe('a restore, then a resend', { timeout: 240_000 }, () => {
+/** One write of the restore round: its request, its key, and the first answer. */
+interface Write {
+  url: string;
+  payload: Record<string, unknown>;
+  key: string;
+  first?: { statusCode: number; body: string };
+}
+
+describe('a restore, then a resend, for every kind of write', { timeout: 300_000 }, () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ledgerlink-restore-'));
   const dataDir = path.join(root, 'data');
   let sandbox: Sandbox;
-  afterAll(async () => {
-    await sandbox?.close();
-    fs.rmSync(root, { recursive: true, force: true });
-  });
+  let t: XeroTestApp;
+  /** Whether `t` is the app started after the restore (still to be closed). */
+  let open = false;
+  let cookie = '';
+  let shopId = 0;
+  let buildersId = 0;
+  let shopTenant = '';
+  let payInvoice: Invoice;
+  let draft: DraftInvoice;
+  let subcontractorId = '';
+  let journalPeriod: JournalPeriod;
+  const writes: Record<'payment' | 'bill' | 'newInvoice' | 'approval' | 'journal', Write> = {
+    payment: { url: '/api/xero/payments', payload: {}, key: crypto.randomUUID() },
+    bill: { url: '/api/xero/create-bill', payload: {}, key: crypto.randomUUID() },
+    newInvoice: { url: '/api/xero/draft-invoices/create', payload: {}, key: crypto.randomUUID() },
+    approval: { url: '/api/xero/draft-invoices/update', payload: {}, key: crypto.randomUUID() },
+    journal: { url: '/api/xero/stock-journal', payload: {}, key: crypto.randomUUID() },
+  };
 
   /** The app on the embedded database under DATA_DIR, as `npm start` runs it; closing it closes the database. */
   async function start(): Promise<XeroTestApp> {
     const database = await openDatabase({ dataDir });
     await migrateDatabase(database);
-    const t = await createXeroTestApp({
+    const app = await createXeroTestApp({
       database: { ...database, destroy: () => database.close() } as TestDatabase,
       sandboxInstance: sandbox,
     });
     return {
-      ...t,
+      ...app,
       async close() {
-        await t.close();
+        await app.close();
         await database.close();
       },
     };
   }
 
-  it('pays once: the resend after the idempotency window is answered with the first payment', async () => {
+  const orgNamed = (name: string): OrgRec => {
+    const org = sandbox.state.orgs.find((o) => o.Name === name);
+    if (!org) throw new Error(`no ${name} in the sandbox`);
+    return org;
+  };
+  const shop = () => orgNamed('Demo Shop Ltd');
+  const builders = () => orgNamed('Demo Builders Ltd');
+  /** Xero's writes of a kind and action, as the sandbox applied them. */
+  const applied = (kind: string, action: string) =>
+    sandbox.ledger().writes.filter((w) => w.kind === kind && w.action === action);
+
+  async function send(write: Write, organizationId: number) {
+    const call = as(t.app, cookie);
+    await call('POST', '/api/xero/set-active-organization', { organizationId });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: write.url,
+      headers: { cookie, origin: TEST_ORIGIN, 'idempotency-key': write.key },
+      payload: write.payload,
+    });
+    return { statusCode: res.statusCode, body: res.body };
+  }
+
+  beforeAll(async () => {
     sandbox = await startSandbox({
       port: 0,
       dataDir: null,
@@ -62,67 +122,193 @@ describe('a restore, then a resend', { timeout: 240_000 }, () => {
       ],
     });
 
-    // Connected, with Pay Invoices on, then backed up (the server stopped, as a PGlite backup needs).
-    let t = await start();
+    // Connected, both organisations set up, then backed up (the server stopped, as a PGlite backup needs).
+    t = await start();
     const owner = await createConnectedUser(t, 'owner');
-    const shop = owner.orgs.find((o) => o.tenantName === 'Demo Shop Ltd');
-    if (!shop) throw new Error('no shop');
-    await enableFeatures(t, shop.organizationId);
-    await owner.call('POST', '/api/xero/set-active-organization', { organizationId: shop.organizationId });
-    const invoices = (await owner.call('GET', '/api/xero/invoices')).json() as Invoice[];
-    const invoice = invoices.find((i) => i.amountDue > 10 && i.status !== 'PARTIAL');
-    const accounts = (await owner.call('GET', '/api/xero/bank-accounts')).json() as {
-      cashAccounts: Array<{ accountId: string }>;
-    };
-    const cash = accounts.cashAccounts[0]?.accountId;
-    if (!invoice || !cash) throw new Error('the seed has no invoice to pay or no cash account');
+    cookie = owner.cookie;
+    const shopOrg = owner.orgs.find((o) => o.tenantName === 'Demo Shop Ltd');
+    buildersId = owner.orgs.find((o) => o.tenantName === 'Demo Builders Ltd')?.organizationId ?? 0;
+    if (!shopOrg || !buildersId) throw new Error('no demo organisations');
+    shopId = shopOrg.organizationId;
+    shopTenant = shopOrg.tenantId;
+    await enableFeatures(t, shopId);
+    await enableFeatures(t, buildersId);
+    const ctx = { organizationId: shopId, tenantId: shopTenant, userId: owner.user.id };
+    await t.app.services.sync.syncAccounts(ctx);
+    await t.app.services.sync.syncContacts(ctx);
+    const accounts = await t.database.db
+      .select()
+      .from(xeroAccounts)
+      .where(eq(xeroAccounts.organizationId, shopId));
+    const daily = (
+      await t.database.db
+        .select()
+        .from(xeroContacts)
+        .where(and(eq(xeroContacts.organizationId, shopId), eq(xeroContacts.name, 'Daily Sales')))
+    )[0];
+    const cash = accounts.find((a) => a.name === 'Cash');
+    const sales = accounts.find((a) => a.code === '200');
+    const stock = accounts.find((a) => a.code === '630');
+    const cost = accounts.find((a) => a.code === '310');
+    if (!daily || !cash || !sales || !stock || !cost)
+      throw new Error('the seed lacks an account or Daily Sales');
+    await t.database.db
+      .update(organizations)
+      .set({
+        defaultCashAccountId: cash.accountId,
+        defaultSalesAccountId: sales.accountId,
+        defaultContactId: daily.contactId,
+        defaultVatRateId: 'OUTPUT2',
+        defaultTaxStatus: 'Tax inclusive',
+        defaultStockJournalContactId: daily.contactId,
+        defaultStockJournalStockAccountId: stock.accountId,
+        defaultStockJournalCostAccountId: cost.accountId,
+        defaultStockJournalMarginRate: '1.35',
+        defaultStockJournalPostingStatus: 'draft',
+      })
+      .where(eq(organizations.id, shopId));
+
+    const call = as(t.app, cookie);
+    await call('POST', '/api/xero/set-active-organization', { organizationId: shopId });
+    const invoices = (await call('GET', '/api/xero/invoices')).json() as Invoice[];
+    const toPay = invoices.find((i) => i.amountDue > 10 && i.status !== 'PARTIAL');
+    const drafts = (await call('GET', '/api/xero/draft-invoices?refresh=true')).json() as DraftInvoice[];
+    const toApprove = drafts.find((d) => d.totalAmount > 10 && d.pendingCashAmount === 0);
+    const today = getUkToday();
+    const from = new Date(Date.parse(`${today}T00:00:00Z`) - 120 * 86_400_000).toISOString().slice(0, 10);
+    const to = new Date(Date.parse(`${today}T00:00:00Z`) - 14 * 86_400_000).toISOString().slice(0, 10);
+    const periods = (
+      await call('GET', `/api/xero/sales?customerId=${daily.contactId}&fromDate=${from}&toDate=${to}`)
+    ).json() as SalesPeriod[];
+    const week = periods.flatMap((p) => splitSalesPeriod(p)).find((p) => p.netTotal > 0);
+    subcontractorId = builders().contacts.find((c) => c.Name === 'Hughes Groundworks Ltd')?.ContactID ?? '';
+    if (!toPay || !toApprove || !week || !subcontractorId)
+      throw new Error('the seed has no invoice to pay, draft to approve, week to post or subcontractor');
+    payInvoice = toPay;
+    draft = toApprove;
+    journalPeriod = week;
     await t.close();
     const backup = path.join(root, 'backup.tar.gz');
     await backupDatabase({ kind: 'pglite', dataDir }, backup);
 
-    // Pay £4.44 with key K.
-    const key = crypto.randomUUID();
-    const payment = {
-      invoiceId: invoice.invoiceId,
-      invoiceNumber: invoice.invoiceNumber,
-      accountId: cash,
+    // Every kind of write, each under its key K.
+    writes.payment.payload = {
+      invoiceId: payInvoice.invoiceId,
+      invoiceNumber: payInvoice.invoiceNumber,
+      accountId: cash.accountId,
       amount: 4.44,
-      reference: `Cash payment for ${invoice.invoiceNumber}`,
+      reference: `Cash payment for ${payInvoice.invoiceNumber}`,
       isCard: false,
-      date: '2026-01-01',
+      date: today,
     };
-    const pay = (app: XeroTestApp) =>
-      app.app.inject({
-        method: 'POST',
-        url: '/api/xero/payments',
-        headers: { cookie: owner.cookie, origin: TEST_ORIGIN, 'idempotency-key': key },
-        payload: payment,
-      });
+    writes.bill.payload = {
+      contactId: subcontractorId,
+      date: today,
+      reference: '0726',
+      lineItems: [{ description: 'Groundworks', quantity: 1, unitAmount: 612.5, accountCode: '321' }],
+      status: 'DRAFT',
+    };
+    writes.newInvoice.payload = { date: today, totalAmount: 87.65, cashAmount: 20, approve: true };
+    writes.approval.payload = {
+      invoices: [{ id: draft.id, cashAmount: 3.33, approve: true, pendingCashSeen: 0 }],
+    };
+    writes.journal.payload = {
+      periodStart: journalPeriod.periodStart,
+      periodEnd: journalPeriod.periodEnd,
+      netAmount: journalPeriod.netTotal,
+      contactId: daily.contactId,
+      stockAccountId: stock.accountId,
+      costAccountId: cost.accountId,
+      marginRate: 1.35,
+      reference: getStockJournalReference(journalPeriod.periodStart, journalPeriod.periodEnd),
+    };
     t = await start();
-    const first = await pay(t);
-    expect(first.statusCode, first.body).toBe(200);
-    const paymentId = (first.json() as { paymentId: string }).paymentId;
+    for (const [name, write] of Object.entries(writes)) {
+      write.first = await send(write, name === 'bill' ? buildersId : shopId);
+      expect(write.first.statusCode, `${name}: ${write.first.body}`).toBe(name === 'journal' ? 201 : 200);
+    }
     await t.close();
 
     // The backup comes back; Xero's 6-minute idempotency window passes.
     await restoreDatabase({ kind: 'pglite', dataDir }, backup);
     sandbox.advanceClock(7 * 60);
-
     t = await start();
-    const again = await pay(t);
+    open = true;
+  }, 240_000);
+  afterAll(async () => {
+    if (open) await t.close();
+    await sandbox?.close();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  it('a payment: paid once, the resend answered with the first payment (found by the mark in its Reference)', async () => {
+    const again = await send(writes.payment, shopId);
     expect(again.statusCode, again.body).toBe(200);
-    expect((again.json() as { paymentId: string }).paymentId).toBe(paymentId);
-    const paid = sandbox
-      .ledger()
-      .writes.filter(
-        (w) => w.kind === 'payment' && w.action === 'create' && w.summary.invoiceId === invoice.invoiceId,
-      );
+    const first = JSON.parse(writes.payment.first?.body ?? '{}') as { paymentId: string };
+    expect((JSON.parse(again.body) as { paymentId: string }).paymentId).toBe(first.paymentId);
+    const paid = applied('payment', 'create').filter((w) => w.summary.invoiceId === payInvoice.invoiceId);
     expect(paid).toHaveLength(1);
     // The invoice on screen has £4.44 off, once.
-    const view = await as(t.app, owner.cookie)('GET', `/api/xero/invoices/${invoice.invoiceId}?refresh=true`);
+    const view = await as(t.app, cookie)('GET', `/api/xero/invoices/${payInvoice.invoiceId}?refresh=true`);
     expect(Math.round((view.json() as { invoice: Invoice }).invoice.amountDue * 100)).toBe(
-      Math.round(invoice.amountDue * 100) - 444,
+      Math.round(payInvoice.amountDue * 100) - 444,
     );
-    await t.close();
+  });
+
+  it('a CIS bill: created once, the resend answered with the first bill (found by the mark in its number)', async () => {
+    const again = await send(writes.bill, buildersId);
+    expect(again.statusCode, again.body).toBe(200);
+    expect(JSON.parse(again.body)).toEqual(JSON.parse(writes.bill.first?.body ?? '{}'));
+    const bills = builders().invoices.filter(
+      (i) => i.Type === 'ACCPAY' && i.ContactID === subcontractorId.toLowerCase() && i.total === 61_250,
+    );
+    expect(bills).toHaveLength(1);
+    // Xero's bill carries the mark in its number; the screen shows the reference as typed.
+    expect(bills[0]?.InvoiceNumber).toMatch(/^0726 \[LL-[0-9a-f]{10}\]$/);
+    const listed = (await as(t.app, cookie)('GET', '/api/xero/draft-bills?refresh=true')).json() as Array<{
+      invoiceID: string;
+      reference: string;
+    }>;
+    expect(listed.find((b) => b.invoiceID === bills[0]?.InvoiceID)?.reference).toBe('0726');
+  });
+
+  it('a new invoice with cash: created and paid once, the resend answered with the first invoice', async () => {
+    const again = await send(writes.newInvoice, shopId);
+    expect(again.statusCode, again.body).toBe(200);
+    const first = JSON.parse(writes.newInvoice.first?.body ?? '{}') as { invoiceNumber: string };
+    expect(JSON.parse(again.body)).toEqual(first);
+    const created = shop().invoices.filter((i) => i.Type === 'ACCREC' && i.total === 8_765);
+    expect(created).toHaveLength(1);
+    expect(created[0]?.InvoiceNumber).toBe(first.invoiceNumber);
+    const cash = shop().payments.filter(
+      (p) => p.InvoiceID === created[0]?.InvoiceID && p.Status !== 'DELETED',
+    );
+    expect(cash.map((p) => p.amount)).toEqual([2_000]);
+  });
+
+  it('a draft approved with cash: approved and paid once, the resend answered as the first time', async () => {
+    const again = await send(writes.approval, shopId);
+    expect(again.statusCode, again.body).toBe(200);
+    expect(JSON.parse(again.body)).toEqual(JSON.parse(writes.approval.first?.body ?? '{}'));
+    expect(shop().invoices.find((i) => i.InvoiceID === draft.id)?.Status).toBe('AUTHORISED');
+    const cash = shop().payments.filter((p) => p.InvoiceID === draft.id && p.Status !== 'DELETED');
+    expect(cash.map((p) => p.amount)).toEqual([333]);
+  });
+
+  it("a stock-journal week: posted once; the resend is refused, as the week's journal is checked in Xero first", async () => {
+    const again = await send(writes.journal, shopId);
+    expect(again.statusCode, again.body).toBe(409);
+    expect((JSON.parse(again.body) as { message: string }).message).toBe(JOURNAL_MESSAGES.alreadyExists);
+    const first = JSON.parse(writes.journal.first?.body ?? '{}') as { journalId: string };
+    const journals = applied('journal', 'create');
+    expect(journals).toHaveLength(1);
+    expect(journals[0]?.id.toLowerCase()).toBe(first.journalId.toLowerCase());
+    // The week shows the journal Xero has.
+    const entries = (await as(t.app, cookie)('GET', '/api/xero/stock-journal/entries')).json() as Array<{
+      periodStart: string;
+      journalId: string | null;
+    }>;
+    const entry = entries.find((e) => e.periodStart === journalPeriod.periodStart);
+    expect(entry?.journalId?.toLowerCase()).toBe(first.journalId.toLowerCase());
   });
 });

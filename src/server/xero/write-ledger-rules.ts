@@ -149,3 +149,11 @@ export function withWriteMark(text: string, idempotencyKey: string, maxLength = 
 export function hasWriteMark(text: string | null | undefined, idempotencyKey: string): boolean {
   return Boolean(text?.includes(`[${writeMarkOf(idempotencyKey)}]`));
 }
+
+/**
+ * `text` without the write marks in it: what a person typed, for the screens (a bill's number carries its
+ * mark in Xero, where the bill's reference is its number).
+ */
+export function withoutWriteMark(text: string): string {
+  return text.replace(/\s*\[LL-[0-9a-f]{10}\]/g, '').trim();
+}

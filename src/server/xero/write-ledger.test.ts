@@ -30,10 +30,14 @@ describe('the write ledger across instances', () => {
     await dying.start();
     await survivor.start();
     for (const kind of ['bill.create', 'journal.create'] as const)
-      survivor.registerFinder(kind, async (_ctx, row) => {
-        const id = inXero.get(row.idempotencyKey);
-        return id ? { xeroId: id, response: { id } } : null;
-      });
+      survivor.registerFinder(
+        kind,
+        async (_ctx, row) => {
+          const id = inXero.get(row.idempotencyKey);
+          return id ? { xeroId: id, response: { id } } : null;
+        },
+        'find',
+      );
   });
   afterAll(async () => {
     await survivor.stop();

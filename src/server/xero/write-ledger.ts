@@ -150,6 +150,20 @@ export type WriteFinder = (
   row: WriteRow,
 ) => Promise<WriteOutcome<unknown> | null>;
 
+/**
+ * How a kind's writes are kept from doubling after a `db:restore` (issue 28): for a day after one, a write
+ * under a caller's key the restored database does not know (it may have been used after the backup was taken,
+ * and Xero replays a key for minutes only) is first looked up in Xero, and answered with what Xero has
+ * instead of being sent again.
+ * - a WriteFinder: the look-up by the mark the write leaves in Xero (writeMarkOf: a payment's or an invoice's
+ *   Reference, a bill's number). Exact, so a new write like an earlier one is never taken for it.
+ * - `'find'`: the write is idempotent by state, so the kind's own finder tells (an approval: the invoice is
+ *   approved in Xero; a deletion: the payment is deleted).
+ * - `{ notNeeded }`: nothing to look up, and why it cannot double (a journal: its week is checked in Xero
+ *   before anything is sent).
+ */
+export type AfterRestore = WriteFinder | 'find' | { notNeeded: string };
+
 /** Who sends a held write again (an administrator), and to which Xero organisation. */
 export interface RetryActor {
   userId: number;
@@ -247,7 +261,7 @@ export function createWriteLedger(deps: {
   const instanceId = deps.instanceId ?? crypto.randomUUID();
   const finders = new Map<WriteKind, WriteFinder>();
   const retriers = new Map<WriteKind, WriteRetrier>();
-  const markFinders = new Map<WriteKind, WriteFinder>();
+  const restoreFinders = new Map<WriteKind, WriteFinder>();
   let heartbeat: NodeJS.Timeout | null = null;
   /** When the database was last restored (read at start: every instance is stopped for a restore). */
   let lastRestoreMs: number | null | undefined;
@@ -270,7 +284,7 @@ export function createWriteLedger(deps: {
    * Xero has under that mark (the write then settles as confirmed, nothing is sent), or null to send.
    */
   async function findForgottenWrite(row: WriteRow, spec: WriteSpec<unknown>, tenantId: string) {
-    const finder = markFinders.get(row.kind);
+    const finder = restoreFinders.get(row.kind);
     if (!spec.idempotencyKey || !finder || row.userId === null) return null;
     const restoredMs = await findLastRestoreMs();
     if (restoredMs === null || Date.now() - restoredMs > RESTORE_LOOKUP_MS) return null;
@@ -717,25 +731,23 @@ export function createWriteLedger(deps: {
       await db.delete(ledgerInstances).where(lt(ledgerInstances.beatAt, sql`now() - interval '1 day'`));
     },
 
-    /**
-     * The kind's look-up by mark alone (the mark its send leaves in Xero, writeMarkOf): used after a restore
-     * before a write under an unknown caller's key is sent. One per kind, as finders.
-     */
-    registerMarkFinder(kind: WriteKind, finder: WriteFinder) {
-      if (markFinders.has(kind)) throw new Error(`A mark finder for '${kind}' writes is already registered`);
-      markFinders.set(kind, finder);
-    },
-
     /** Records a restore of the database (db:restore does, after restoring): see RESTORE_LOOKUP_MS. */
     async recordRestore(backupFile: string | null) {
       await db.insert(ledgerRestores).values({ backupFile });
       lastRestoreMs = undefined;
     },
 
-    /** One finder per kind: a second registration is a wiring mistake and fails at start. */
-    registerFinder(kind: WriteKind, finder: WriteFinder) {
+    /**
+     * One registration per kind, the one idiom for finders (issue 28): `find` settles a write whose answer
+     * was lost; `afterRestore` is how Xero is asked, for a day after a `db:restore`, whether it already has a
+     * write under a caller's key the restored database does not know, before it is sent (see AfterRestore).
+     * A second registration is a wiring mistake and fails at start.
+     */
+    registerFinder(kind: WriteKind, find: WriteFinder, afterRestore: AfterRestore) {
       if (finders.has(kind)) throw new Error(`A finder for '${kind}' writes is already registered`);
-      finders.set(kind, finder);
+      finders.set(kind, find);
+      if (afterRestore === 'find') restoreFinders.set(kind, find);
+      else if (typeof afterRestore === 'function') restoreFinders.set(kind, afterRestore);
     },
 
     /** One step runner per kind (see StepRunner): how the reconciler finishes a step left unsent. */

@@ -139,6 +139,8 @@ export interface NewInvoiceSpec {
   accountCode: string | null;
   accountId: string;
   taxType: string | null;
+  /** The Reference the invoice carries: the mark of the write that creates it (withWriteMark). */
+  reference?: string;
 }
 
 declare const sealed: unique symbol;
@@ -177,12 +179,18 @@ export interface AddInvoicesXero {
   ): Promise<InvoiceFacts | null>;
   /** An approval whose answer was lost: whether the invoice is approved (VOIDED only follows AUTHORISED). */
   findApproval(ctx: XeroContext, invoiceId: string): Promise<{ invoiceId: string; status: string } | null>;
-  /** A new invoice whose answer was lost: one this app made for the recorded request's contact, date and total, not `claimed`. */
+  /**
+   * A new invoice whose answer was lost: one this app made for the recorded request's contact and date that
+   * carries `mark` in its Reference; else, without `byMarkOnly` (an invoice sent before invoices were
+   * marked), one of that total not `claimed`. Deleted and voided invoices count for a look-up by mark only
+   * (a created invoice deleted since was still created).
+   */
   findCreatedInvoice(
     ctx: XeroContext & { organizationId: number },
     request: unknown,
     totalPence: number,
     claimed: Set<string>,
+    mark: { has: (reference: string | null | undefined) => boolean; byMarkOnly?: boolean },
   ): Promise<InvoiceFacts | null>;
 }
 
@@ -249,8 +257,16 @@ export interface BillsPort {
   ): Promise<BillAnswer>;
   /** One bill; null when Xero has none with that id. */
   get(ctx: XeroContext, invoiceId: string): Promise<Bill | null>;
-  /** A contact's bills dated on a day (not deleted or voided): how a create whose answer was lost is found. */
-  listForContactOn(ctx: XeroContext, contactId: string, date: string): Promise<Bill[]>;
+  /**
+   * A contact's bills dated on a day: how a create whose answer was lost is found. Not deleted or voided
+   * ones, unless `withDeleted` (a create found by its mark after a restore, deleted since, is still done).
+   */
+  listForContactOn(
+    ctx: XeroContext,
+    contactId: string,
+    date: string,
+    options?: { withDeleted?: boolean },
+  ): Promise<Bill[]>;
 }
 
 export interface ContactsPort {

@@ -14,8 +14,10 @@ import { formatMoney, fromPence, toPence } from '../../../shared/money';
 import { AppError } from '../../lib/app-error';
 import type { XeroSync } from '../../xero/sync/sync.service';
 import {
+  hasWriteMark,
   HELD_USER_GONE,
   RETRY_REFUSED_KIND,
+  withWriteMark,
   type IntentStep,
   type RetryActor,
   type WriteAudit,
@@ -313,7 +315,8 @@ export function createAddInvoicesService(deps: {
           accountId: cashAccountId,
           amountPence: plan.cashPence,
           date: plan.date,
-          reference: `Cash payment for ${plan.invoiceNumber}`,
+          // The write's mark in the Reference: found by it after a restore (issue 28), as Pay Invoices' are.
+          reference: withWriteMark(`Cash payment for ${plan.invoiceNumber}`, plan.key),
         };
         const request = cashPaymentRequest(
           plan.invoiceId,
@@ -563,23 +566,33 @@ export function createAddInvoicesService(deps: {
   }
 
   function registerFinders() {
-    // An approval whose answer was lost: the invoice tells whether it was approved.
-    ledger.registerFinder('invoice.approve', async (xctx: XeroContext, row: WriteRow) => {
-      if (!row.targetId) return null;
-      const found = await xero.findApproval(xctx, row.targetId);
-      return found ? { xeroId: found.invoiceId, response: found } : null;
-    });
-
-    // A new invoice whose answer was lost: one of ours for the contact, date and total not matched yet.
+    // An approval whose answer was lost: the invoice tells whether it was approved. An approval is
+    // idempotent by state, so after a restore the same look-up tells whether Xero already has it.
     ledger.registerFinder(
-      'invoice.create',
-      async (xctx: XeroContext & { organizationId: number }, row: WriteRow) => {
-        if (row.amountPence === null) return null;
-        const claimed = await ledger.claimedXeroIds(row.organizationId, 'invoice.create', row.id);
-        const found = await xero.findCreatedInvoice(xctx, row.request, row.amountPence, claimed);
+      'invoice.approve',
+      async (xctx: XeroContext, row: WriteRow) => {
+        if (!row.targetId) return null;
+        const found = await xero.findApproval(xctx, row.targetId);
         return found ? { xeroId: found.invoiceId, response: found } : null;
       },
+      'find',
     );
+
+    // A new invoice whose answer was lost: the one carrying the write's mark in its Reference, else one of
+    // ours for the contact, date and total not matched yet. After a restore: by its mark only.
+    const findCreated =
+      (byMarkOnly: boolean) => async (xctx: XeroContext & { organizationId: number }, row: WriteRow) => {
+        if (row.amountPence === null) return null;
+        const claimed = byMarkOnly
+          ? new Set<string>()
+          : await ledger.claimedXeroIds(row.organizationId, 'invoice.create', row.id);
+        const found = await xero.findCreatedInvoice(xctx, row.request, row.amountPence, claimed, {
+          has: (reference) => hasWriteMark(reference, row.idempotencyKey),
+          byMarkOnly,
+        });
+        return found ? { xeroId: found.invoiceId, response: found } : null;
+      };
+    ledger.registerFinder('invoice.create', findCreated(false), findCreated(true));
   }
   registerFinders();
 
@@ -626,7 +639,7 @@ export function createAddInvoicesService(deps: {
               accountId: request.accountId,
               amountPence: row.amountPence,
               date: request.date,
-              reference: request.reference,
+              reference: withWriteMark(request.reference, key),
             },
           ],
           key,
@@ -925,6 +938,7 @@ export function createAddInvoicesService(deps: {
 
       await sync.syncAccounts(syncCtx(ctx));
       const account = await repo.findAccount(ctx.organizationId, salesAccountId);
+      const createKey = `${actionKey}:create`;
       const request = xero.newInvoiceRequest({
         contactId,
         date: body.date,
@@ -935,9 +949,10 @@ export function createAddInvoicesService(deps: {
         accountCode: account?.code ?? null,
         accountId: salesAccountId,
         taxType: org.defaultVatRateId || null,
+        // The write's mark: how the invoice is found in Xero by this action, even after a restore (issue 28).
+        reference: withWriteMark('', createKey),
       });
 
-      const createKey = `${actionKey}:create`;
       const cashKey = `${actionKey}:${body.approve ? 'payment' : 'pending'}:new`;
       const { rows } = await ledger.recordIntent({
         organizationId: ctx.organizationId,

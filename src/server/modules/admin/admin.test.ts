@@ -199,10 +199,14 @@ describe('writes that need a person', () => {
       .values({ tenantId: 'tenant-r', tenantName: 'Review Shop Ltd' })
       .returning();
     orgId = org?.id ?? 0;
-    t.app.services.ledger.registerFinder(TEST_KIND, async () => {
-      if (xeroAnswer === 'down') throw new Error('Xero is not answering');
-      return xeroAnswer === 'found' ? { xeroId: 'PAY-IN-XERO', response: {} } : null;
-    });
+    t.app.services.ledger.registerFinder(
+      TEST_KIND,
+      async () => {
+        if (xeroAnswer === 'down') throw new Error('Xero is not answering');
+        return xeroAnswer === 'found' ? { xeroId: 'PAY-IN-XERO', response: {} } : null;
+      },
+      'find',
+    );
   });
   afterAll(() => t.close());
 

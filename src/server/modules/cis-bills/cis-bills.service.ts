@@ -25,8 +25,11 @@ import type {
 import type { CachedLine } from '../../xero/sync/mappers';
 import type { SyncContext, XeroSync } from '../../xero/sync/sync.service';
 import {
+  hasWriteMark,
   HELD_USER_GONE,
   RETRY_REFUSED_KIND,
+  withoutWriteMark,
+  withWriteMark,
   type RetryActor,
   type WriteKind,
   type WriteLedger,
@@ -108,7 +111,8 @@ export function toDraftBill(row: CachedBill): DraftBill {
     contactID: row.contactId ?? '',
     contact: { name: row.contactName ?? '' },
     date: row.date ?? '',
-    reference: row.invoiceNumber ?? '',
+    // Xero keeps the bill's write mark in its number (its reference): the screen shows what was typed.
+    reference: withoutWriteMark(row.invoiceNumber ?? ''),
     status: row.status,
     total: fromPence(split.totalPence),
     amountDue: fromPence(split.amountDuePence),
@@ -325,28 +329,55 @@ export function createCisBillsService(deps: {
     throw new AppError('NOT_FOUND', 'Bill not found');
   }
 
+  /** A bill created by this write: the answer its finders give. */
+  const createdBillOutcome = (bill: Bill, record: CreateRecord): WriteOutcome<BillActionResponse> => ({
+    xeroId: bill.invoiceId,
+    response: { invoiceID: bill.invoiceId, status: bill.status || record.status },
+  });
+
   /**
    * Finder for 'bill.create' (docs/architecture.md §5: settle a lost answer by looking, never by resending):
-   * the bill of that contact, reference (InvoiceNumber) and date whose total is the amount, not already
-   * claimed by another create.
+   * the bill of that contact and date carrying the write's mark in its number; else (a bill sent before
+   * bills were marked) one whose reference and total are the request's, not already claimed by another
+   * create.
    */
   async function findCreatedBill(
     ctx: XeroContext & { organizationId: number },
     row: WriteRow,
   ): Promise<WriteOutcome<BillActionResponse> | null> {
     const record = row.request as CreateRecord;
-    const candidates = (await xeroBills.listForContactOn(ctx, record.contactId, record.date)).filter(
-      (b) => (b.invoiceNumber ?? '') === record.reference && b.totalPence === record.totalPence,
+    const bills = await xeroBills.listForContactOn(ctx, record.contactId, record.date);
+    const marked = bills.find((b) => hasWriteMark(b.invoiceNumber, row.idempotencyKey));
+    if (marked) return createdBillOutcome(marked, record);
+    const candidates = bills.filter(
+      (b) =>
+        withoutWriteMark(b.invoiceNumber ?? '') === record.reference && b.totalPence === record.totalPence,
     );
     // A bill another create already accounts for is not this one's.
     const claimed = await ledger.claimedXeroIds(row.organizationId, 'bill.create', row.id);
     const found = candidates.find((b) => !claimed.has(b.invoiceId.toLowerCase()));
-    if (!found) return null;
-    return {
-      xeroId: found.invoiceId,
-      response: { invoiceID: found.invoiceId, status: found.status || record.status },
-    };
+    return found ? createdBillOutcome(found, record) : null;
   }
+
+  /**
+   * After a restore (issue 28): the bill carrying this write's mark in its number (Xero's reference of a
+   * bill), deleted or voided since included: exact, so a new bill like an earlier one is never taken for it.
+   */
+  async function findMarkedBill(
+    ctx: XeroContext & { organizationId: number },
+    row: WriteRow,
+  ): Promise<WriteOutcome<BillActionResponse> | null> {
+    const record = row.request as CreateRecord;
+    const bills = await xeroBills.listForContactOn(ctx, record.contactId, record.date, { withDeleted: true });
+    const marked = bills.find((b) => hasWriteMark(b.invoiceNumber, row.idempotencyKey));
+    return marked ? createdBillOutcome(marked, record) : null;
+  }
+
+  /** The bill as sent under `key`: its number (Xero's reference of a bill) carries the write's mark. */
+  const markedBill = (element: NewBill, key: string): NewBill => ({
+    ...element,
+    reference: withWriteMark(element.reference, key),
+  });
 
   /** Finders for update/approve/delete: the bill is read back and the change is there or it is not. */
   function statusFinder(applied: (bill: Bill, request: Record<string, unknown>) => boolean) {
@@ -392,7 +423,7 @@ export function createCisBillsService(deps: {
       audit: auditOf(ctx, spec.kind, spec.invoiceId, spec.detail),
       document: {
         key: `bill:${spec.invoiceId.toLowerCase()}`,
-        label: known?.invoiceNumber ? `Bill ${known.invoiceNumber}` : 'This bill',
+        label: known?.invoiceNumber ? `Bill ${withoutWriteMark(known.invoiceNumber)}` : 'This bill',
       },
       organizationId: ctx.organizationId,
       tenantId: ctx.tenantId,
@@ -472,7 +503,7 @@ export function createCisBillsService(deps: {
             amountPence: record.totalPence,
           }),
           send: async (key) => {
-            const [first] = await xeroBills.createMany(ctx, [element], key);
+            const [first] = await xeroBills.createMany(ctx, [markedBill(element, key)], key);
             if (!first) throw new AppError('XERO_UNAVAILABLE', 'Xero answered no bill');
             const bill = readElement(first);
             await cacheBill(ctx, bill);
@@ -492,18 +523,23 @@ export function createCisBillsService(deps: {
 
   const service = {
     registerFinders() {
-      ledger.registerFinder('bill.create', findCreatedBill);
+      // After a restore, a create under a key the database forgot is looked up by its mark; a change to a
+      // bill is idempotent by state, so its own finder tells whether Xero has it.
+      ledger.registerFinder('bill.create', findCreatedBill, findMarkedBill);
       ledger.registerFinder(
         'bill.update',
         statusFinder((bill, request) => bill.totalPence === Number(request.amountPence)),
+        'find',
       );
       ledger.registerFinder(
         'bill.approve',
         statusFinder((bill) => bill.status === 'AUTHORISED' || bill.status === 'PAID'),
+        'find',
       );
       ledger.registerFinder(
         'bill.delete',
         statusFinder((bill) => bill.status === 'DELETED'),
+        'find',
       );
       // A held bill write Xero does not have can be sent again by an administrator (Needs review).
       for (const kind of ['bill.create', 'bill.approve', 'bill.delete'] as const)
@@ -748,7 +784,11 @@ export function createCisBillsService(deps: {
         idempotencyKey,
         request: { invoiceId },
         change: { status: 'DELETED' },
-        detail: { amountPence: bill.totalPence, contactId: bill.contactId, reference: bill.invoiceNumber },
+        detail: {
+          amountPence: bill.totalPence,
+          contactId: bill.contactId,
+          reference: withoutWriteMark(bill.invoiceNumber ?? ''),
+        },
       });
       return outcome.response;
     },
@@ -810,7 +850,7 @@ export function createCisBillsService(deps: {
               }),
               send: async (key) => {
                 queued = true;
-                const answer = readElement(await batch.join(key, ready.element));
+                const answer = readElement(await batch.join(key, markedBill(ready.element, key)));
                 await cacheBill(ctx, answer);
                 return {
                   xeroId: answer.invoiceId,

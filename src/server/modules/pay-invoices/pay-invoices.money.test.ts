@@ -239,7 +239,7 @@ describe('Pay Invoices money rules (in-memory Xero)', () => {
       audit: createAuditLog(database.db, log),
       bodies: createBodyCache({ maxBytes: 1_000_000 }),
     });
-    ledger.registerFinder('payment', service.findPaymentInXero);
+    ledger.registerFinder('payment', service.findPaymentInXero, service.findMarkedPaymentInXero);
   });
   afterAll(() => database.destroy());
 

@@ -560,7 +560,7 @@ describe('Pay Invoices API', { timeout: 90_000 }, () => {
   });
 
   it('one finder per kind of write: registering a second one fails', () => {
-    expect(() => t.app.services.ledger.registerFinder('payment', async () => null)).toThrow(
+    expect(() => t.app.services.ledger.registerFinder('payment', async () => null, 'find')).toThrow(
       /already registered/,
     );
   });

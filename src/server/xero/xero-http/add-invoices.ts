@@ -63,6 +63,8 @@ export interface XeroNewInvoiceElement {
   DueDate: string;
   LineAmountTypes: 'Inclusive' | 'Exclusive' | 'NoTax';
   Status: 'DRAFT' | 'AUTHORISED';
+  /** The write's mark (issue 28): how the invoice is found in Xero by the write that created it. */
+  Reference?: string;
   LineItems: Array<{
     Description: string;
     Quantity: number;
@@ -200,6 +202,7 @@ export function createAddInvoicesXero(http: XeroHttp): AddInvoicesXero {
         DueDate: spec.date,
         LineAmountTypes: lineAmountTypes,
         Status: spec.approve ? 'AUTHORISED' : 'DRAFT',
+        ...(spec.reference ? { Reference: spec.reference } : {}),
         LineItems: [
           {
             Description: spec.description,
@@ -241,8 +244,8 @@ export function createAddInvoicesXero(http: XeroHttp): AddInvoicesXero {
         : null;
     },
 
-    /** A new invoice whose answer was lost: one this app made for the request's contact, date and total, not `claimed`. */
-    async findCreatedInvoice(ctx, request, totalPence, claimed) {
+    /** A new invoice whose answer was lost (see AddInvoicesPort): by its mark first. */
+    async findCreatedInvoice(ctx, request, totalPence, claimed, mark) {
       const r = (request ?? {}) as Partial<XeroNewInvoiceElement>;
       if (!r.Contact?.ContactID || !r.Date) return null;
       const [y, m, d] = r.Date.split('-').map(Number);
@@ -256,12 +259,17 @@ export function createAddInvoicesXero(http: XeroHttp): AddInvoicesXero {
         },
         schema: xeroInvoicesEnvelope,
       });
-      const match = data.Invoices.find(
-        (inv) =>
-          !claimed.has(inv.InvoiceID.toLowerCase()) &&
-          inv.Status !== 'DELETED' &&
-          toPenceFromXero(inv.Total) === totalPence,
-      );
+      const marked = data.Invoices.find((inv) => mark.has(inv.Reference));
+      const match =
+        marked ??
+        (mark.byMarkOnly
+          ? undefined
+          : data.Invoices.find(
+              (inv) =>
+                !claimed.has(inv.InvoiceID.toLowerCase()) &&
+                inv.Status !== 'DELETED' &&
+                toPenceFromXero(inv.Total) === totalPence,
+            ));
       return match
         ? {
             invoiceId: match.InvoiceID,

@@ -181,13 +181,13 @@ export function createBillsHttp(http: XeroHttp): BillsPort {
       }
     },
 
-    async listForContactOn(ctx, contactId, date) {
+    async listForContactOn(ctx, contactId, date, options) {
       const { data } = await http.send(ctx.userId, ctx.tenantId, {
         method: 'GET',
         path: INVOICES,
         query: {
           ContactIDs: contactId,
-          Statuses: 'DRAFT,SUBMITTED,AUTHORISED,PAID',
+          Statuses: `DRAFT,SUBMITTED,AUTHORISED,PAID${options?.withDeleted ? ',DELETED,VOIDED' : ''}`,
           where: `Type=="ACCPAY" AND Date==${whereDay(date)}`,
           page: 1,
           pageSize: 1000,
