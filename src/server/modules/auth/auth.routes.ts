@@ -10,6 +10,7 @@ import {
   registerRequestSchema,
 } from '../../../shared/auth';
 import { loginResponseSchema } from '../../../shared/mfa';
+import { errorResponseSchema } from '../../../shared/errors';
 import { AppError } from '../../lib/app-error';
 import type { AuditLog } from '../audit/audit';
 import type { AuthService } from './auth.service';
@@ -19,8 +20,6 @@ import { requireUser } from './guards';
 import { registerMfaRoutes } from './mfa.routes';
 import type { MfaService } from './mfa.service';
 import type { SessionStore } from './sessions';
-
-const errorBody = z.object({ message: z.string() }).passthrough();
 
 /**
  * New accounts per address (issue 16): each costs an argon2 hash and a row, so one source cannot make them
@@ -60,7 +59,7 @@ export function registerAuthRoutes(
       isXeroUser: user.isXeroUser,
     };
   };
-  const userResponse = { response: { 200: currentUserSchema, 401: errorBody } };
+  const userResponse = { response: { 200: currentUserSchema, 401: errorResponseSchema } };
   app.get('/api/user', { schema: userResponse }, currentUser);
   app.get('/api/auth/current-user', { schema: userResponse }, currentUser);
 

@@ -13,6 +13,7 @@ import {
   mfaVerifyRequestSchema,
   type MfaChallenge,
 } from '../../../shared/mfa';
+import { errorResponseSchema } from '../../../shared/errors';
 import { AppError } from '../../lib/app-error';
 import { sha256 } from '../../lib/crypto';
 import type { AuditLog } from '../audit/audit';
@@ -24,7 +25,6 @@ import type { SessionStore, SessionUser } from './sessions';
 /** A password sign-in waiting for its second step expires after this long. */
 export const PENDING_SESSION_MS = 10 * 60_000;
 
-const errorBody = z.object({ message: z.string() }).passthrough();
 const recoveryCodesResponseSchema = z.object({ recoveryCodes: z.array(z.string()) });
 
 function contextOf(request: FastifyRequest, user: SessionUser): MfaContext {
@@ -83,7 +83,7 @@ export function registerMfaRoutes(
 
   app.get(
     '/api/auth/mfa',
-    { schema: { response: { 200: mfaStatusSchema, 401: errorBody } } },
+    { schema: { response: { 200: mfaStatusSchema, 401: errorResponseSchema } } },
     async (request) => service.getStatus(requireUser(request).id),
   );
 
