@@ -15,7 +15,7 @@ import { z } from 'zod';
 import type { AppConfig } from './config/env';
 import type { Database } from './db/client';
 import { isDatabaseReady } from './db/client';
-import { createLoggerOptions } from './lib/logger';
+import { createLoggerOptions, LedgerlinkLogController } from './lib/logger';
 import { documentErrorResponses } from './plugins/api-errors';
 import { registerErrorHandler } from './plugins/error-handler';
 import { answerFrameworkError, registerInputGuard } from './plugins/input-guard';
@@ -148,6 +148,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     genReqId: () => crypto.randomUUID(),
     // A path parameter beyond its length (414) or a malformed URL answers in our { message, code } shape.
     frameworkErrors: answerFrameworkError,
+    logController: new LedgerlinkLogController(),
   }).withTypeProvider<ZodTypeProvider>();
 
   // Every route, as registered: the isolation and bad-input suites enumerate it so no route can be missed.

@@ -1,7 +1,17 @@
-import { Writable } from 'node:stream';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { PassThrough, Writable } from 'node:stream';
+import Fastify from 'fastify';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { createLoggerOptions, createPrettyStream, formatLogLine, requestsAtDebug } from './logger';
+import {
+  createLoggerOptions,
+  createPrettyStream,
+  formatLogLine,
+  LedgerlinkLogController,
+  requestsAtDebug,
+  RESPONSE_LEFT_MESSAGE,
+} from './logger';
 
 function capture() {
   const lines: string[] = [];
@@ -88,5 +98,51 @@ describe('the terminal formatter', () => {
     expect(out.lines).toHaveLength(1);
     expect(out.lines[0]).toContain('signed in');
     expect(out.lines.join('\n')).not.toMatch(/canary/);
+  });
+});
+
+describe('a response the browser stops reading (issue 33 item 11)', () => {
+  it('is a debug line that says what happened, with the path, never "INFO stream closed prematurely"', async () => {
+    const { lines, stream } = capture();
+    let logged: () => void = () => undefined;
+    const said = new Promise<void>((resolve) => (logged = resolve));
+    const watched = new Writable({
+      write(chunk: Buffer, encoding, done) {
+        stream.write(chunk, encoding, () => {
+          if (chunk.toString().includes(RESPONSE_LEFT_MESSAGE)) logged();
+          done();
+        });
+      },
+    });
+    const app = Fastify({
+      logger: { ...createLoggerOptions('debug'), stream: watched },
+      logController: new LedgerlinkLogController(),
+    });
+    let started: () => void = () => undefined;
+    const streaming = new Promise<void>((resolve) => (started = resolve));
+    app.get('/api/events', (_request, reply) => {
+      const body = new PassThrough();
+      body.write('data: hello\n\n');
+      started();
+      return reply.type('text/event-stream').send(body);
+    });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const { port } = app.server.address() as AddressInfo;
+      const request = http.get({ host: '127.0.0.1', port, path: '/api/events?org=1' });
+      request.on('response', (response) => response.once('data', () => request.destroy()));
+      request.on('error', () => undefined);
+      await streaming;
+      await said;
+    } finally {
+      await app.close();
+    }
+    const entries = lines.map(
+      (l) => JSON.parse(l) as { level: number; msg: string; req?: { path?: string } },
+    );
+    const left = entries.find((e) => e.msg === RESPONSE_LEFT_MESSAGE);
+    expect(left).toMatchObject({ level: 20, req: { path: '/api/events' } });
+    expect(entries.filter((e) => /closed prematurely/.test(e.msg))).toEqual([]);
+    expect(entries.filter((e) => e.level >= 30 && e.msg === RESPONSE_LEFT_MESSAGE)).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { LoggerOptions } from 'pino';
 
 /**
@@ -47,6 +48,31 @@ export function createLoggerOptions(level: string): LoggerOptions {
       },
     },
   };
+}
+
+/** What the terminal says when a browser stops reading a response (issue 33 item 11). */
+export const RESPONSE_LEFT_MESSAGE =
+  'The browser stopped reading this response before its end (a page closed, reloaded or went offline)';
+
+/**
+ * Fastify logs a response the browser stopped reading as `INFO stream closed prematurely 200`, which tells a
+ * person nothing (issue 33 item 11): live-update streams end that way each time a page closes. It is routine,
+ * so it goes to debug with a sentence and the request's method and path; other stream errors stay warnings.
+ */
+export class LedgerlinkLogController extends LogController {
+  override streamError(
+    error: Error,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    metadata?: Record<string, unknown>,
+  ) {
+    if ((error as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') {
+      super.streamError(error, request, reply, metadata);
+      return;
+    }
+    if (this.isLogDisabled(request)) return;
+    request.log.debug({ req: request, res: reply }, RESPONSE_LEFT_MESSAGE);
+  }
 }
 
 /** Fastify's per-request lines and its "listening" lines: in demo mode they are debug, not info. */
