@@ -101,7 +101,13 @@ const XERO_FIELD_MESSAGE =
   'No PascalCase Xero fields in feature modules: the Xero port maps them to our types.';
 // Integration tests start the sandbox and read its state.
 const testZones = allZones.filter((zone) => !zones.featureToSandbox.includes(zone));
-const TEST_FILES = ['**/*.test.{ts,tsx}', '**/*.spec.ts', 'src/server/test/**', 'src/client/testing/**'];
+const TEST_FILES = [
+  '**/*.test.{ts,tsx}',
+  '**/*.spec.ts',
+  'src/server/test/**',
+  'src/sandbox/test/**',
+  'src/client/testing/**',
+];
 
 export default tseslint.config(
   {

@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/sandbox';
 import type { OrgRec } from '../../src/sandbox/state';
-import { buildApp } from '../../src/server/app';
+import { assembleApp, type AppParts } from '../../src/server/app';
 import type { XeroEndpoints } from '../../src/server/xero/endpoints';
 import { loadConfig, type AppConfig } from '../../src/server/config/env';
 import { migrateDatabase, openDatabase, type Database } from '../../src/server/db/client';
@@ -101,6 +101,8 @@ export async function openBenchDatabase(where: { url?: string; dir?: string | nu
 
 export interface RunningApp {
   app: FastifyInstance;
+  /** The app's internals a bench drives directly (a sync, a raw Xero call). */
+  parts: AppParts;
   url: string;
   config: AppConfig;
   database: Database;
@@ -129,7 +131,7 @@ export async function startBenchApp(options: {
     dataDir: options.dataDir,
     print: () => undefined,
   });
-  const app = await buildApp({
+  const { app, parts } = await assembleApp({
     config,
     database: options.database,
     xero: sandboxEndpoints(options.sandboxUrl, config),
@@ -142,6 +144,7 @@ export async function startBenchApp(options: {
   const port = typeof address === 'object' && address ? address.port : 0;
   return {
     app,
+    parts,
     url: `http://127.0.0.1:${port}`,
     config,
     database: options.database,

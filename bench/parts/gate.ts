@@ -65,8 +65,8 @@ export async function runGateScaleOut(
       .from(users)
       .where(eq(users.username, BENCH_ADMIN.username));
     const ctx = { organizationId: shop.organizationId, tenantId: shop.tenantId, userId: admin?.id ?? 0 };
-    await first.app.services.sync.syncInvoices(ctx, { key: 'sales-open' });
-    await first.app.services.sync.syncAccounts(ctx);
+    await first.parts.sync.syncInvoices(ctx, { key: 'sales-open' });
+    await first.parts.sync.syncAccounts(ctx);
     const [invoice] = await db
       .select({ id: xeroInvoices.invoiceId })
       .from(xeroInvoices)
@@ -84,7 +84,7 @@ export async function runGateScaleOut(
     const started = performance.now();
     const results = await Promise.allSettled(
       Array.from({ length: writes }, (_, i) =>
-        apps[i % instances]?.app.services.xeroHttp.send(ctx.userId, ctx.tenantId, {
+        apps[i % instances]?.parts.xeroHttp.send(ctx.userId, ctx.tenantId, {
           method: 'PUT',
           path: '/api.xro/2.0/Payments',
           idempotencyKey: randomUUID(),

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadOracle, OPENAPI_DIR, type Oracle } from './openapi-oracle.ts';
 import type { Sandbox } from './sandbox.ts';
-import { api, connect, startTestSandbox, tenantByName } from './testing.ts';
+import { api, connect, startTestSandbox, tenantByName } from './test/sandbox.ts';
 
 const oracle: Oracle | null = await loadOracle();
 const MISSING = `Xero's OpenAPI files were not found: expected xero_accounting.yaml and xero-identity.yaml in ${OPENAPI_DIR}`;

@@ -9,7 +9,7 @@ import {
   startTestSandbox,
   TEST_CLIENT,
   tenantByName,
-} from './testing.ts';
+} from './test/sandbox.ts';
 
 const REDIRECT = TEST_CLIENT.redirectUris[0] ?? '';
 

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { STATE_FILE } from './persistence.ts';
-import { api, connect, startTestSandbox, tenantByName } from './testing.ts';
+import { api, connect, startTestSandbox, tenantByName } from './test/sandbox.ts';
 
 const dirs: string[] = [];
 afterEach(async () => {

@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from './sandbox.ts';
-import { api, connect, startTestSandbox } from './testing.ts';
+import { api, connect, startTestSandbox } from './test/sandbox.ts';
 
 const KEY = 'sandbox-webhook-key-0123456789';
 

@@ -61,7 +61,6 @@ import { registerXeroWebhookRoutes, WEBHOOK_PATH } from './modules/xero-webhooks
 import { registerLiveEventsRoutes } from './modules/live-events/live-events.routes';
 import { createEgressMeter } from './modules/organizations/egress-meter';
 import type { XeroEndpoints } from './xero/endpoints';
-import type { XeroPort } from './xero/xero-port';
 
 export interface BuildAppOptions {
   config: AppConfig;
@@ -93,23 +92,16 @@ export interface BuildAppOptions {
   settleNoticesFirst?: boolean;
 }
 
-/** Collaborators the feature modules share, wired once in buildApp. */
-export interface AppServices {
-  db: Database['db'];
-  audit: ReturnType<typeof createAuditLog>;
-  sessions: ReturnType<typeof createSessionStore>;
-  users: ReturnType<typeof createUsersRepository>;
-  orgs: ReturnType<typeof createOrganizationsRepository>;
+/**
+ * The parts of a built app that only its builder's caller sees (the app is not decorated with them): the
+ * test factory hands them to tests as a typed handle, for what a route cannot show (a reconcile pass run now,
+ * a sync run directly, a raw Xero call for a fault, a token read back).
+ */
+export interface AppParts {
   tokens: ReturnType<typeof createTokenStore>;
   xeroHttp: ReturnType<typeof createXeroHttp>;
-  xero: XeroPort;
-  connection: ReturnType<typeof createConnectionService>;
-  resolveTenant: ReturnType<typeof createTenancy>;
-  box: ReturnType<typeof createSecretBox>;
   ledger: ReturnType<typeof createWriteLedger>;
   sync: ReturnType<typeof createXeroSync>;
-  /** Serialised answers of cached reads, per organisation and cache version (src/server/lib/body-cache.ts). */
-  bodies: ReturnType<typeof createBodyCache>;
   /** Who asks, kept in memory between requests (src/server/modules/auth/principal-cache.ts). */
   principals: ReturnType<typeof createPrincipalCache<PrincipalRow>>;
 }
@@ -122,7 +114,6 @@ export interface RegisteredRoute {
 
 declare module 'fastify' {
   interface FastifyInstance {
-    services: AppServices;
     routeTable: RegisteredRoute[];
   }
 }
@@ -133,6 +124,13 @@ const BODY_CACHE_MAX_BYTES = 64 * 1024 * 1024;
 const DEFAULT_CLIENT_DIR = fileURLToPath(new URL('../../dist/client', import.meta.url));
 
 export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
+  return (await assembleApp(options)).app;
+}
+
+/** buildApp, also answering the parts the test factory hands to tests (src/server/test/app.ts). */
+export async function assembleApp(
+  options: BuildAppOptions,
+): Promise<{ app: FastifyInstance; parts: AppParts }> {
   const { config, database } = options;
   const app = Fastify({
     logger:
@@ -373,23 +371,6 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     ledger,
   });
   const bodies = createBodyCache({ maxBytes: BODY_CACHE_MAX_BYTES });
-  app.decorate('services', {
-    db,
-    audit,
-    sessions,
-    users,
-    orgs,
-    tokens,
-    xeroHttp,
-    xero,
-    connection,
-    resolveTenant,
-    box,
-    ledger,
-    sync,
-    bodies,
-    principals: principalCache,
-  });
 
   const housekeeping = setInterval(() => {
     void sessions
@@ -493,5 +474,5 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   });
 
   await registerSpa(app, options.clientDir ?? DEFAULT_CLIENT_DIR);
-  return app;
+  return { app, parts: { tokens, xeroHttp, ledger, sync, principals: principalCache } };
 }

@@ -54,7 +54,7 @@ describe('GET /metrics enabled', () => {
     const shop = owner.orgs[0];
     tenantId = shop?.tenantId ?? '';
     userId = owner.user.id;
-    await t.app.services.sync.syncInvoices(
+    await t.parts.sync.syncInvoices(
       { organizationId: shop?.organizationId ?? 0, tenantId, userId },
       { key: 'sales-open' },
     );
@@ -78,7 +78,7 @@ describe('GET /metrics enabled', () => {
   it('answers the Prometheus text format with the series an operator needs', async () => {
     // A 429 with Retry-After on one call, so those series have something to say.
     t.sandbox.setFaults({ rateLimitBurst: { count: 1, problem: 'minute', retryAfterSeconds: 1 } });
-    await t.app.services.xeroHttp.send(userId, tenantId, {
+    await t.parts.xeroHttp.send(userId, tenantId, {
       method: 'GET',
       path: '/api.xro/2.0/Organisation',
     });

@@ -27,7 +27,7 @@ import {
   type FaultPlan,
   type Op,
   type World,
-} from './exactly-once.helpers';
+} from '../test/exactly-once';
 
 /**
  * Money writes survive every fault exactly once (issue 11). Payments, bill creations (one and a batch),
@@ -475,7 +475,7 @@ describe('money writes survive every fault exactly once', () => {
         const other = await takeInvoice(world);
         if (!other) throw new Error('seed lacks a second invoice');
         const resend = () =>
-          world.t.app.services.xeroHttp.send(world.owner.user.id, world.shop.tenantId, {
+          world.t.parts.xeroHttp.send(world.owner.user.id, world.shop.tenantId, {
             method: 'PUT',
             path: '/api.xro/2.0/Payments',
             body: {

@@ -108,7 +108,7 @@ describe('tenant isolation', () => {
     await enableFeatures(t, orgA.organizationId);
     await enableFeatures(t, orgB.organizationId);
     // Give B some cached data worth stealing.
-    await t.app.services.sync.syncInvoices(
+    await t.parts.sync.syncInvoices(
       { organizationId: orgB.organizationId, tenantId: orgB.tenantId, userId: b.user.id },
       { key: 'bills-draft' },
     );

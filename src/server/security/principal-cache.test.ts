@@ -61,7 +61,7 @@ describe('who asks, kept in memory on two instances', () => {
     urlA = await listen(a);
     urlB = await listen(b);
     // Both instances keep answers once their LISTEN is in place.
-    await vi.waitFor(() => expect(a.app.services.principals.on && b.app.services.principals.on).toBe(true));
+    await vi.waitFor(() => expect(a.parts.principals.on && b.parts.principals.on).toBe(true));
   }, 120_000);
   afterAll(async () => {
     await b?.close();
@@ -80,7 +80,7 @@ describe('who asks, kept in memory on two instances', () => {
       expect(res.status).toBe(200);
       expect(res.json()).toMatchObject({ connected: true, tenantName: 'Demo Shop Ltd' });
     }
-    expect(b.app.services.principals.size).toBeGreaterThan(0);
+    expect(b.parts.principals.size).toBeGreaterThan(0);
 
     expect((await http(urlA, cookie, 'POST', '/api/logout')).status).toBe(200);
     const refused = await http(urlB, cookie, 'GET', '/api/xero/connection');
@@ -146,7 +146,7 @@ describe('who asks, kept in memory on two instances', () => {
         `select pg_terminate_backend(pid) from pg_stat_activity
          where datname = current_database() and query ilike 'LISTEN ledgerlink_principals' and pid <> pg_backend_pid()` as never,
       );
-      await vi.waitFor(() => expect(b.app.services.principals.on).toBe(false));
+      await vi.waitFor(() => expect(b.parts.principals.on).toBe(false));
       // B cannot hear of this change: it still refuses at once, reading the database.
       await a.database.db
         .update(organizations)
@@ -154,19 +154,16 @@ describe('who asks, kept in memory on two instances', () => {
         .where(eq(organizations.id, shopId));
       expect((await http(urlB, cookie, 'GET', '/api/xero/invoices')).status).toBe(403);
 
-      await vi.waitFor(
-        () => expect(b.app.services.principals.on && a.app.services.principals.on).toBe(true),
-        {
-          timeout: 10_000,
-        },
-      );
+      await vi.waitFor(() => expect(b.parts.principals.on && a.parts.principals.on).toBe(true), {
+        timeout: 10_000,
+      });
       await a.database.db
         .update(organizations)
         .set({ featurePayInvoices: true })
         .where(eq(organizations.id, shopId));
       expect((await http(urlB, cookie, 'GET', '/api/xero/invoices')).status).toBe(200);
       expect((await http(urlB, cookie, 'GET', '/api/xero/invoices')).status).toBe(200);
-      expect(b.app.services.principals.size).toBeGreaterThan(0);
+      expect(b.parts.principals.size).toBeGreaterThan(0);
     },
     30_000,
   );

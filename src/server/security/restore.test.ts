@@ -134,8 +134,8 @@ describe('a restore, then a resend, for every kind of write', { timeout: 300_000
     await enableFeatures(t, shopId);
     await enableFeatures(t, buildersId);
     const ctx = { organizationId: shopId, tenantId: shopTenant, userId: owner.user.id };
-    await t.app.services.sync.syncAccounts(ctx);
-    await t.app.services.sync.syncContacts(ctx);
+    await t.parts.sync.syncAccounts(ctx);
+    await t.parts.sync.syncContacts(ctx);
     const accounts = await t.database.db
       .select()
       .from(xeroAccounts)

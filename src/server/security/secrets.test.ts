@@ -69,7 +69,7 @@ describe('secrets never leak', () => {
       (rows as unknown as Array<{ user_id: number }>)
     ).map((r) => r.user_id);
     for (const id of ids) {
-      const stored = await t.app.services.tokens.read(id);
+      const stored = await t.parts.tokens.read(id);
       if (stored) list.push(stored.accessToken, ...(stored.refreshToken ? [stored.refreshToken] : []));
     }
     return list;

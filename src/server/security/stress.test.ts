@@ -45,8 +45,8 @@ describe('under load and faults', () => {
       const org = owner.orgs[0];
       if (!org) throw new Error('no organisation');
       const ctx = { organizationId: org.organizationId, tenantId: org.tenantId, userId: owner.user.id };
-      await t.app.services.sync.syncInvoices(ctx, { key: 'sales-open' });
-      await t.app.services.sync.syncAccounts(ctx);
+      await t.parts.sync.syncInvoices(ctx, { key: 'sales-open' });
+      await t.parts.sync.syncAccounts(ctx);
       const invoices = await t.database.db
         .select()
         .from(xeroInvoices)
@@ -75,7 +75,7 @@ describe('under load and faults', () => {
       await Promise.all(
         Array.from({ length: SIZES.writes }, (_, i) => {
           const invoice = invoices[i % invoices.length];
-          return t.app.services.xeroHttp.send(owner.user.id, org.tenantId, {
+          return t.parts.xeroHttp.send(owner.user.id, org.tenantId, {
             method: 'PUT',
             path: '/api.xro/2.0/Payments',
             idempotencyKey: `stress-${i}`,

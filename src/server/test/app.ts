@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { buildApp, type BuildAppOptions } from '../app';
+import { assembleApp, type AppParts, type BuildAppOptions } from '../app';
 import type { XeroEndpoints } from '../xero/endpoints';
 import { loadConfig, type AppConfig } from '../config/env';
 import { createTestDatabase, type TestDatabase } from './database';
@@ -25,6 +25,8 @@ export interface TestAppOptions {
 
 export interface TestApp {
   app: FastifyInstance;
+  /** What a route cannot show: run a reconcile pass or a sync now, send a raw Xero call, read a token. */
+  parts: AppParts;
   config: AppConfig;
   database: TestDatabase;
   close(): Promise<void>;
@@ -43,7 +45,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     ...options.env,
   });
   const database = options.database ?? (await createTestDatabase());
-  const app = await buildApp({
+  const { app, parts } = await assembleApp({
     config,
     database,
     logger: options.logger ?? false,
@@ -65,6 +67,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   await app.ready();
   return {
     app,
+    parts,
     config,
     database,
     async close() {

@@ -30,7 +30,7 @@ describe('Add Invoices API', () => {
     body?: unknown,
     query?: Record<string, string>,
   ) =>
-    t.app.services.xeroHttp.send<T>(owner.user.id, shopTenant, {
+    t.parts.xeroHttp.send<T>(owner.user.id, shopTenant, {
       method,
       path: `/api.xro/2.0${path}`,
       ...(body ? { body } : {}),
@@ -89,8 +89,8 @@ describe('Add Invoices API', () => {
     await enableFeatures(t, shopId);
     await owner.call('POST', '/api/xero/set-active-organization', { organizationId: shopId });
     const ctx = { organizationId: shopId, tenantId: shopTenant, userId: owner.user.id };
-    await t.app.services.sync.syncAccounts(ctx);
-    await t.app.services.sync.syncContacts(ctx);
+    await t.parts.sync.syncAccounts(ctx);
+    await t.parts.sync.syncContacts(ctx);
     const accounts = await t.database.db
       .select()
       .from(xeroAccounts)
@@ -392,7 +392,7 @@ describe('Add Invoices API', () => {
       .find((o) => o.Name === 'Demo Shop Ltd')
       ?.payments.filter((p) => p.InvoiceID === id && p.Status === 'AUTHORISED');
     expect(payments).toHaveLength(1);
-    await t.app.services.ledger.reconcile(0);
+    await t.parts.ledger.reconcile(0);
     const rows = await t.database.db
       .select()
       .from(xeroWrites)
@@ -425,8 +425,8 @@ describe('Add Invoices API', () => {
         sentAt: new Date(Date.now() - 60_000),
       })
       .returning();
-    await t.app.services.ledger.reconcile(0);
-    const settled = await t.app.services.ledger.findById(row?.id ?? 0);
+    await t.parts.ledger.reconcile(0);
+    const settled = await t.parts.ledger.findById(row?.id ?? 0);
     expect(settled).toMatchObject({ state: 'confirmed', xeroId: paid.data.Payments[0]?.PaymentID });
   });
 
@@ -483,7 +483,7 @@ describe('Add Invoices API', () => {
   it('sends Xero only write bodies its OpenAPI file accepts', async () => {
     const oracle = await loadOracle();
     if (!oracle) return; // the OpenAPI folder is absent outside this workspace; the sandbox contract test reports it
-    const http = t.app.services.xeroHttp;
+    const http = t.parts.xeroHttp;
     const original = http.send;
     const sent: Array<{ method: string; path: string; body: unknown }> = [];
     http.send = ((userId, tenantId, request) => {

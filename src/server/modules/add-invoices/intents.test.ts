@@ -96,7 +96,7 @@ describe('Add Invoices when two people act at once, and across a crash (issue 28
 
   async function createDraft(pounds: number): Promise<{ id: string; number: string }> {
     const today = getUkToday();
-    const res = await t.app.services.xeroHttp.send<{
+    const res = await t.parts.xeroHttp.send<{
       Invoices: Array<{ InvoiceID: string; InvoiceNumber: string }>;
     }>(owner.user.id, shopTenant, {
       method: 'PUT',
@@ -149,8 +149,8 @@ describe('Add Invoices when two people act at once, and across a crash (issue 28
     for (const who of [owner, carol])
       await who.call('POST', '/api/xero/set-active-organization', { organizationId: shopId });
     const ctx = { organizationId: shopId, tenantId: shopTenant, userId: owner.user.id };
-    await t.app.services.sync.syncAccounts(ctx);
-    await t.app.services.sync.syncContacts(ctx);
+    await t.parts.sync.syncAccounts(ctx);
+    await t.parts.sync.syncContacts(ctx);
     const accounts = await t.database.db
       .select()
       .from(xeroAccounts)
@@ -354,7 +354,7 @@ describe('Add Invoices when two people act at once, and across a crash (issue 28
     expect(await linesAbout(draft.id)).toEqual([]);
 
     // Another instance's reconciler: the approval is found in Xero, then the cash is paid, once.
-    await other.app.services.ledger.reconcile(0);
+    await other.parts.ledger.reconcile(0);
     expect(paymentsInXero(draft.id)).toEqual([777]);
     expect(await linesAbout(draft.id)).toEqual([
       ['add-invoices.approve', 'success', 'owner', null],
@@ -372,7 +372,7 @@ describe('Add Invoices when two people act at once, and across a crash (issue 28
       key,
     );
     expect(retried.json()).toEqual({ processed: 1, failed: [] });
-    await t.app.services.ledger.reconcile(0);
+    await t.parts.ledger.reconcile(0);
     expect(paymentsInXero(draft.id)).toEqual([777]);
     expect((await listDrafts()).some((d) => d.id === draft.id)).toBe(false);
   });
@@ -387,7 +387,7 @@ describe('Add Invoices when two people act at once, and across a crash (issue 28
     // Meanwhile a person pays the whole invoice in Xero: the cash step can no longer be paid.
     const cash = (await t.database.db.select().from(organizations).where(eq(organizations.id, shopId)))[0]
       ?.defaultCashAccountId;
-    await t.app.services.xeroHttp.send(owner.user.id, shopTenant, {
+    await t.parts.xeroHttp.send(owner.user.id, shopTenant, {
       method: 'PUT',
       path: '/api.xro/2.0/Payments',
       idempotencyKey: crypto.randomUUID(),
@@ -397,7 +397,7 @@ describe('Add Invoices when two people act at once, and across a crash (issue 28
         ],
       },
     });
-    await t.app.services.ledger.reconcile(0);
+    await t.parts.ledger.reconcile(0);
     expect(paymentsInXero(draft.id)).toEqual([2000]);
     const [payment] = await t.database.db
       .select()

@@ -199,7 +199,7 @@ describe('writes that need a person', () => {
       .values({ tenantId: 'tenant-r', tenantName: 'Review Shop Ltd' })
       .returning();
     orgId = org?.id ?? 0;
-    t.app.services.ledger.registerFinder(
+    t.parts.ledger.registerFinder(
       TEST_KIND,
       async () => {
         if (xeroAnswer === 'down') throw new Error('Xero is not answering');
@@ -233,7 +233,7 @@ describe('writes that need a person', () => {
       message:
         'Ledgerlink cannot send this kind of change again from here: cancel it and redo it on its screen.',
     });
-    expect((await t.app.services.ledger.findById(id))?.state).toBe('needs_review');
+    expect((await t.parts.ledger.findById(id))?.state).toBe('needs_review');
   });
 
   it('lists what Ledgerlink knows and looks Xero up when an item is opened', async () => {
@@ -265,7 +265,7 @@ describe('writes that need a person', () => {
     const other = await reviewWrite('nofinder', 'kind.without.finder');
     expect((await admin('GET', `/api/admin/writes/${other}`)).json().xero.status).toBe('unavailable');
     // Looking up never settles the write.
-    expect((await t.app.services.ledger.findById(id))?.state).toBe('needs_review');
+    expect((await t.parts.ledger.findById(id))?.state).toBe('needs_review');
   });
 
   it('marks a write done with one audit line, and a second settle is a 409', async () => {
@@ -276,7 +276,7 @@ describe('writes that need a person', () => {
     });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ id, state: 'confirmed' });
-    expect(await t.app.services.ledger.findById(id)).toMatchObject({
+    expect(await t.parts.ledger.findById(id)).toMatchObject({
       state: 'confirmed',
       xeroId: 'PAY-FOUND',
     });
@@ -293,7 +293,7 @@ describe('writes that need a person', () => {
     expect(again.statusCode).toBe(409);
     expect(await auditLines('admin.write.settle', id)).toHaveLength(1);
     expect(await auditLines('payment.create', id)).toHaveLength(1);
-    expect((await t.app.services.ledger.findById(id))?.state).toBe('confirmed');
+    expect((await t.parts.ledger.findById(id))?.state).toBe('confirmed');
     expect((await admin('GET', `/api/admin/writes/${id}`)).statusCode).toBe(404);
   });
 
@@ -301,7 +301,7 @@ describe('writes that need a person', () => {
     const id = await reviewWrite('cancel');
     const res = await admin('POST', `/api/admin/writes/${id}/settle`, { action: 'cancel' });
     expect(res.statusCode).toBe(200);
-    expect(await t.app.services.ledger.findById(id)).toMatchObject({
+    expect(await t.parts.ledger.findById(id)).toMatchObject({
       state: 'failed',
       error: 'cancelled by an administrator',
     });

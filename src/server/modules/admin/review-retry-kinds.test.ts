@@ -61,7 +61,7 @@ describe('Admin review list: send a held approval or bill again', () => {
     const body = res.json() as { state: string; error: string; retriedAs: { writeId: number } };
     expect(body.state).toBe('failed');
     expect(body.error).toBe(`Sent again by owner as write ${body.retriedAs.writeId}.`);
-    expect(await t.app.services.ledger.findById(body.retriedAs.writeId)).toMatchObject({
+    expect(await t.parts.ledger.findById(body.retriedAs.writeId)).toMatchObject({
       state: 'confirmed',
     });
     // Settled: a second click is refused and sends nothing.

@@ -116,7 +116,7 @@ describe('Admin review list: send a held payment again', () => {
     expect(inXero).toHaveLength(1);
     expect(inXero[0]?.id.toLowerCase()).toBe(body.retriedAs.xeroId.toLowerCase());
     expect(await dueOf(invoice.invoiceId)).toBe(dueBefore - 1_234);
-    const newWrite = await t.app.services.ledger.findById(body.retriedAs.writeId);
+    const newWrite = await t.parts.ledger.findById(body.retriedAs.writeId);
     expect(newWrite).toMatchObject({ state: 'confirmed', kind: 'payment', amountPence: 1_234 });
 
     // The activity log: the held attempt failed (never in Xero), the new one succeeded, and the retry is named.
@@ -160,7 +160,7 @@ describe('Admin review list: send a held payment again', () => {
     expect(both.map((r) => r.statusCode)).toContain(200);
     for (const r of both) expect(r.statusCode).toBeLessThan(500);
     expect(paymentsInXero(invoice.invoiceId)).toHaveLength(1);
-    expect((await t.app.services.ledger.findById(id))?.state).toBe('failed');
+    expect((await t.parts.ledger.findById(id))?.state).toBe('failed');
   });
 
   it('refuses to send again a payment Xero already has, and sends nothing', async () => {
@@ -194,7 +194,7 @@ describe('Admin review list: send a held payment again', () => {
     expect(retried.statusCode).toBe(409);
     expect((retried.json() as { message: string }).message).toBe(RETRY_REFUSED_FOUND);
     expect(paymentsInXero(invoice.invoiceId)).toHaveLength(1);
-    expect((await t.app.services.ledger.findById(id))?.state).toBe('needs_review');
+    expect((await t.parts.ledger.findById(id))?.state).toBe('needs_review');
   });
 
   it("a held payment now larger than what is due is refused with Pay Invoices' own words and stays held", async () => {
@@ -206,6 +206,6 @@ describe('Admin review list: send a held payment again', () => {
     expect(retried.statusCode).toBeGreaterThanOrEqual(400);
     expect(retried.statusCode).toBeLessThan(500);
     expect(paymentsInXero(invoice.invoiceId)).toHaveLength(0);
-    expect((await t.app.services.ledger.findById(id))?.state).toBe('needs_review');
+    expect((await t.parts.ledger.findById(id))?.state).toBe('needs_review');
   });
 });

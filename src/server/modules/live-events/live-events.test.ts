@@ -72,7 +72,7 @@ describe('GET /api/events', () => {
     tenantId = shop.tenantId;
     await enableFeatures(t, shopId);
     await enableFeatures(t, builder.orgs[0]!.organizationId);
-    await t.app.services.sync.syncInvoices(
+    await t.parts.sync.syncInvoices(
       { organizationId: shopId, tenantId, userId: owner.user.id },
       { key: 'sales-open' },
     );

@@ -383,7 +383,7 @@ describe('Pay Invoices API', { timeout: 90_000 }, () => {
       const lost = await payAs(t, owner.cookie, impatient.app)(paymentOf(invoice, cash, 3, false), key);
       t.sandbox.clearFaults();
       expect(lost.statusCode).toBe(502);
-      const counts = await t.app.services.ledger.reconcile(0);
+      const counts = await t.parts.ledger.reconcile(0);
       expect(counts.confirmed).toBeGreaterThanOrEqual(1);
       const [write] = await t.database.db.select().from(xeroWrites).where(eq(xeroWrites.idempotencyKey, key));
       const made = paymentWrites(t).filter((w) => w.summary.invoiceId === invoice.invoiceId);
@@ -402,7 +402,7 @@ describe('Pay Invoices API', { timeout: 90_000 }, () => {
 
   /** What Xero holds as the invoice's amount due, in pence, asked of Xero itself. */
   async function xeroDuePence(invoiceId: string): Promise<number> {
-    const { data } = await t.app.services.xeroHttp.send<{ Invoices: Array<{ AmountDue: number }> }>(
+    const { data } = await t.parts.xeroHttp.send<{ Invoices: Array<{ AmountDue: number }> }>(
       owner.user.id,
       tenantId,
       {
@@ -548,7 +548,7 @@ describe('Pay Invoices API', { timeout: 90_000 }, () => {
       expect(write?.state).toBe('confirmed');
       const retried = await pay(paymentOf(invoice, cash, 7, false), key);
       expect(retried.statusCode, retried.body).toBe(200);
-      await t.app.services.ledger.reconcile(0);
+      await t.parts.ledger.reconcile(0);
       const lines = (
         await t.database.db.select().from(auditLog).where(eq(auditLog.action, 'payment.create'))
       ).filter((l) => (l.detail as { writeId?: number } | null)?.writeId === write?.id);
@@ -560,7 +560,7 @@ describe('Pay Invoices API', { timeout: 90_000 }, () => {
   });
 
   it('one finder per kind of write: registering a second one fails', () => {
-    expect(() => t.app.services.ledger.registerFinder('payment', async () => null, 'find')).toThrow(
+    expect(() => t.parts.ledger.registerFinder('payment', async () => null, 'find')).toThrow(
       /already registered/,
     );
   });

@@ -621,7 +621,7 @@ describe('settings, reference lists and clean-ups', () => {
         tenantId: owner.orgs.find((o) => o.organizationId === shopId)?.tenantId ?? '',
         userId: owner.user.id,
       };
-      await t.app.services.sync.syncInvoices(ctx, { key: 'sales-open' });
+      await t.parts.sync.syncInvoices(ctx, { key: 'sales-open' });
       const invoice = (id: string, status: string, date: string) => ({
         organizationId: shopId,
         invoiceId: id,

@@ -521,7 +521,7 @@ describe('Stock Journal API', () => {
       [toPost.journalId, 'POSTED'],
       [toDelete.journalId, 'DELETED'],
     ] as const) {
-      await t.app.services.xeroHttp.send(owner.user.id, ids.tenantId, {
+      await t.parts.xeroHttp.send(owner.user.id, ids.tenantId, {
         method: 'POST',
         path: `/api.xro/2.0/ManualJournals/${id}`,
         body: { ManualJournals: [{ Status: status }] },
@@ -690,7 +690,7 @@ describe('Stock Journal: a post whose answer never came back', () => {
     const period = journalPeriods(periods).find((p) => !taken.has(p.key));
     if (!period) throw new Error('no period');
     // The create is applied but its answer lost; every journal read after it answers 503.
-    const http = t.app.services.xeroHttp;
+    const http = t.parts.xeroHttp;
     const send = http.send.bind(http);
     http.send = (async (userId, tenantId, request) => {
       if (request.method !== 'PUT' || !request.path.endsWith('/ManualJournals'))
@@ -775,7 +775,7 @@ describe('Stock Journal: weeks Xero already has (issue 15)', () => {
     if (!period) throw new Error('no free period');
     const narration = getStockJournalReference(period.periodStart, period.periodEnd);
     // Someone posts the week in Xero itself.
-    await t.app.services.xeroHttp.send(owner.user.id, ids.tenantId, {
+    await t.parts.xeroHttp.send(owner.user.id, ids.tenantId, {
       method: 'PUT',
       path: '/api.xro/2.0/ManualJournals',
       body: {
@@ -838,7 +838,7 @@ describe('Stock Journal: weeks Xero already has (issue 15)', () => {
     const period = journalPeriods(periods).find((p) => !taken.has(p.key));
     if (!period) throw new Error('no free period');
     // Only the create fails (every attempt answers 503); the reads around it work.
-    const http = t.app.services.xeroHttp;
+    const http = t.parts.xeroHttp;
     const send = http.send.bind(http);
     http.send = (async (userId, tenantId, request) => {
       if (request.method !== 'PUT' || !request.path.endsWith('/ManualJournals'))

@@ -84,7 +84,7 @@ describe('connecting Xero and choosing an organisation', () => {
   });
 
   it('stores no token in plain text', async () => {
-    const stored = await t.app.services.tokens.read(owner.user.id);
+    const stored = await t.parts.tokens.read(owner.user.id);
     expect(stored?.accessToken.length).toBeGreaterThan(20);
     const [row] = await t.database.db.select().from(xeroTokens).where(eq(xeroTokens.userId, owner.user.id));
     const everything = JSON.stringify(row);

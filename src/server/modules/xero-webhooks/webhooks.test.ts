@@ -72,7 +72,7 @@ describe('Xero webhook receiver', () => {
     tenantId = shop.tenantId;
     builderTenant = t.sandbox.info().orgs.find((o) => o.name === 'Demo Builders Ltd')!.tenantId;
     await enableFeatures(t, shopId);
-    await t.app.services.sync.syncInvoices(
+    await t.parts.sync.syncInvoices(
       { organizationId: shopId, tenantId, userId: owner.user.id },
       { key: 'sales-open' },
     );

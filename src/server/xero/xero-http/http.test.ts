@@ -22,8 +22,8 @@ describe('the Xero HTTP client against the sandbox', () => {
     tenantId = shop?.tenantId ?? '';
     organizationId = shop?.organizationId ?? 0;
     const ctx = { organizationId, tenantId, userId };
-    await t.app.services.sync.syncInvoices(ctx, { key: 'sales-open' });
-    await t.app.services.sync.syncAccounts(ctx);
+    await t.parts.sync.syncInvoices(ctx, { key: 'sales-open' });
+    await t.parts.sync.syncAccounts(ctx);
     const [inv] = await t.database.db
       .select()
       .from(xeroInvoices)
@@ -39,8 +39,8 @@ describe('the Xero HTTP client against the sandbox', () => {
   });
   afterAll(() => t.close());
 
-  const send = (request: Parameters<XeroTestApp['app']['services']['xeroHttp']['send']>[2]) =>
-    t.app.services.xeroHttp.send(userId, tenantId, request);
+  const send = (request: Parameters<XeroTestApp['parts']['xeroHttp']['send']>[2]) =>
+    t.parts.xeroHttp.send(userId, tenantId, request);
   const paymentBody = (amount: number) => ({
     Payments: [
       {
@@ -70,7 +70,7 @@ describe('the Xero HTTP client against the sandbox', () => {
     try {
       const before = t.sandbox.ledger().totals.all;
       await expect(
-        t.app.services.sync.refreshInvoice({ organizationId, tenantId, userId }, invoiceId),
+        t.parts.sync.refreshInvoice({ organizationId, tenantId, userId }, invoiceId),
       ).rejects.toMatchObject({ code: 'XERO_UNAVAILABLE' });
       expect(t.sandbox.ledger().totals.all - before).toBe(1);
     } finally {
@@ -140,7 +140,7 @@ describe('the Xero HTTP client against the sandbox', () => {
     });
     const key = crypto.randomUUID();
     const before = paymentsFor().length;
-    const error = await t.app.services.ledger
+    const error = await t.parts.ledger
       .execute({
         organizationId,
         tenantId,
@@ -170,7 +170,7 @@ describe('the Xero HTTP client against the sandbox', () => {
 
   it('a write whose answer was lost is never called "not applied", whatever comes after', async () => {
     t.sandbox.setFaults({ dropAfterWrite: 1, pathPrefix: '/api.xro/2.0/Payments' });
-    const error = await t.app.services.xeroHttp
+    const error = await t.parts.xeroHttp
       .send(userId, tenantId, { method: 'PUT', path: '/api.xro/2.0/Payments', body: paymentBody(0.03) })
       .catch((e: unknown) => e);
     t.sandbox.clearFaults();

@@ -194,8 +194,8 @@ describe('three instances writing for one organisation through the sandbox', () 
     const shop = owner.orgs[0];
     tenantId = shop?.tenantId ?? '';
     const ctx = { organizationId: shop?.organizationId ?? 0, tenantId, userId };
-    await first.app.services.sync.syncInvoices(ctx, { key: 'sales-open' });
-    await first.app.services.sync.syncAccounts(ctx);
+    await first.parts.sync.syncInvoices(ctx, { key: 'sales-open' });
+    await first.parts.sync.syncAccounts(ctx);
     const [invoice] = await database.db
       .select()
       .from(xeroInvoices)
@@ -237,11 +237,11 @@ describe('three instances writing for one organisation through the sandbox', () 
       expect(invoiceId).not.toBe('');
       first.sandbox.clearLedger();
       first.sandbox.setFaults({ latencyMs: 100 });
-      const apps = [first.app, ...others.map((t) => t.app)];
+      const apps = [first.parts, ...others.map((t) => t.parts)];
       const started = Date.now();
       const results = await Promise.allSettled(
         Array.from({ length: 30 }, (_, i) =>
-          apps[i % 3]?.services.xeroHttp.send(userId, tenantId, {
+          apps[i % 3]?.xeroHttp.send(userId, tenantId, {
             method: 'PUT',
             path: '/api.xro/2.0/Payments',
             idempotencyKey: crypto.randomUUID(),

@@ -21,7 +21,7 @@ import { SEED_NAMES, startSandbox, type LedgerWrite, type Sandbox } from '../../
 import { amountDue } from '../../sandbox/invoice-math';
 import type { OrgRec } from '../../sandbox/state';
 import { auditLog, organizations, stockJournalEntries, xeroWrites } from '../db/schema/index.ts';
-import { TEST_ORIGIN } from '../test/app';
+import { TEST_ORIGIN } from './app';
 import {
   createConnectedUser,
   createXeroTestApp,
@@ -863,7 +863,7 @@ async function runCrash(world: World, op: Extract<Op, { kind: 'crash' }>) {
   clearFaults(world);
   const key = nextKey(world, `crash-${op.write}`);
   const userId = world.owner.user.id;
-  const http = world.t.app.services.xeroHttp;
+  const http = world.t.parts.xeroHttp;
   const sentAt = op.at === 'pending' ? null : new Date();
   const base = {
     userId,
@@ -1267,10 +1267,10 @@ export async function restartAndReconcile(world: World, faults: FaultPlan | null
     const writeCallsBefore = countWriteCalls(world.sandbox);
     if (faults) {
       applyFaults(world, faults, '/api.xro/2.0/');
-      await restarted.app.services.ledger.reconcile(0);
+      await restarted.parts.ledger.reconcile(0);
       clearFaults(world);
     }
-    const counts = await restarted.app.services.ledger.reconcile(0);
+    const counts = await restarted.parts.ledger.reconcile(0);
     const sent = countWriteCalls(world.sandbox) - writeCallsBefore;
     if (sent !== 0) world.problems.push(`reconciling sent ${sent} write(s) to Xero`);
     // The Stock Journal screen, opened again: its entries take the ledger's outcomes, and its status sync
