@@ -16,6 +16,7 @@ import type { XeroSync } from '../../xero/sync/sync.service';
 import {
   hasWriteMark,
   HELD_USER_GONE,
+  invoiceDocument,
   RETRY_REFUSED_KIND,
   withWriteMark,
   type IntentStep,
@@ -82,11 +83,6 @@ interface PaymentPlan {
   pendingPence: number;
   key: string;
   step?: WriteRow;
-}
-
-/** The ledger's name for an invoice or draft as a document (issue 28: one writer per document). */
-export function invoiceDocument(invoiceId: string): string {
-  return `invoice:${invoiceId.toLowerCase()}`;
 }
 
 /**

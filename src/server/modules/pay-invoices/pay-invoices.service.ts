@@ -23,7 +23,9 @@ import type { XeroSync, SyncContext, InvoiceView } from '../../xero/sync/sync.se
 import type { CachedPayment } from '../../xero/sync/mappers';
 import {
   busyExtra,
+  describeBusyDocument,
   hasWriteMark,
+  invoiceDocument,
   withWriteMark,
   type RetryActor,
   type WriteLedger,
@@ -662,7 +664,9 @@ export function createPayInvoicesService(deps: {
         );
       }
       // An earlier payment on this invoice whose outcome is not known yet: settle it by look-up first; while
-      // one is still in flight, refuse (its amount may or may not be in the balance Xero shows).
+      // one is still in flight, refuse naming who is paying (its amount may or may not be in the balance
+      // Xero shows). Any other open write on the invoice (an approval, Add Invoices' cash, an Undo) is refused
+      // the same way when this payment is recorded: one writer per invoice (issue 28).
       const target =
         (await repo.findInvoice(ctx.organizationId, payment.invoiceId))?.invoiceId ?? payment.invoiceId;
       const earlier = await ledger.settleOpenOnTarget({
@@ -671,7 +675,17 @@ export function createPayInvoicesService(deps: {
         kind: 'payment',
         targetId: target,
       });
-      if (earlier.open.length > 0) throw new AppError('CONFLICT', busyMessage(payment.invoiceNumber));
+      const inFlight = earlier.open[0];
+      if (inFlight)
+        throw new AppError(
+          'CONFLICT',
+          describeBusyDocument({
+            ...inFlight,
+            documentLabel: inFlight.documentLabel ?? payment.invoiceNumber,
+          }),
+          undefined,
+          { writeId: inFlight.id, writeState: 'busy' },
+        );
       // A payment settled just now is not in the cached balance: read the invoice from Xero. Otherwise the
       // cached balance stands when Xero described it seconds ago or its webhooks keep it current (issue 32).
       const trust = { fresh: earlier.settled.length === 0, live: true };
@@ -745,6 +759,10 @@ export function createPayInvoicesService(deps: {
           idempotencyKey,
           request: payload,
           exclusiveTarget: { busyMessage: busyMessage(invoice.invoiceNumber ?? payment.invoiceNumber) },
+          document: {
+            key: invoiceDocument(invoice.invoiceId),
+            label: invoice.invoiceNumber ?? payment.invoiceNumber,
+          },
           audit: {
             action: 'payment.create',
             target: invoice.invoiceId,
@@ -843,6 +861,7 @@ export function createPayInvoicesService(deps: {
         amountPence: write.amountPence,
         idempotencyKey: `payment-undo:${xeroPaymentId.toLowerCase()}`,
         request: { paymentId: xeroPaymentId, invoiceId: request.invoiceId },
+        document: { key: invoiceDocument(request.invoiceId), label: request.invoiceNumber },
         audit: {
           action: 'payment.undo',
           target: request.invoiceId,

@@ -489,7 +489,8 @@ describe('Pay Invoices API', { timeout: 90_000 }, () => {
     const refused = await pay(paymentOf(invoice, cash, 5, false), crypto.randomUUID());
     expect(refused.statusCode).toBe(409);
     expect(refused.json().message).toBe(
-      `A payment on invoice ${invoice.invoiceNumber} is still being confirmed by Xero. Refresh the invoice in a moment and check its balance before paying again.`,
+      // One writer per invoice (issue 28): the refusal names who is paying; this row names nobody.
+      `${invoice.invoiceNumber} is being paid by another user; try again in a moment.`,
     );
     expect(callsFor(t, tenantId)).toBe(calls);
     expect(paymentWrites(t).filter((w) => w.summary.invoiceId === invoice.invoiceId)).toHaveLength(0);
