@@ -210,6 +210,38 @@ test.describe('CIS Bills', () => {
     await expect(page).toHaveURL(/\/settings/);
   });
 
+  test("an approval Xero refuses is titled by what Xero said, not 'Server error (400)' (issue 33 item 6)", async ({
+    page,
+  }) => {
+    await resetSandbox(page);
+    await connectDemo(page, { active: 'Demo Builders Ltd' });
+    await saveCisSettings(page);
+    // Xero's refusal as the server passes it on (XERO_REJECTED with Xero's words).
+    const said =
+      "A validation exception occurred: Account code '321' has been archived, or has been deleted. Each line item must reference a valid account.";
+    await page.route('**/api/xero/approve-bill/**', (route) =>
+      route.fulfill({ status: 400, json: { message: said, code: 'XERO_REJECTED' } }),
+    );
+    for (const width of [1280, 375]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.goto('/cis-invoices');
+      // A table at 1280 px, cards on a phone: the first draft's Approve either way.
+      await page
+        .getByRole('button', { name: /^Approve bill/ })
+        .filter({ visible: true })
+        .first()
+        .click();
+      const shown = page.locator('.toast-root').filter({ hasText: 'Xero Refused the Approval' });
+      await expect(shown).toBeVisible();
+      await expect(shown).toContainText(
+        "Account code '321' has been archived, or has been deleted. Each line item must reference a valid account.",
+      );
+      await expect(shown).not.toContainText('A validation exception occurred');
+      await expect(page.getByText(/Server error \(400\)/)).toHaveCount(0);
+      await screenshot(page, `cis-bills-approve-refused-light-${width}`);
+    }
+  });
+
   for (const theme of ['light', 'dark'] as const) {
     for (const width of [1280, 375]) {
       test(`looks finished: CIS Bills, ${theme}, ${width}px`, async ({ page }) => {

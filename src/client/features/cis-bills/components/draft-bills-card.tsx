@@ -23,7 +23,12 @@ import { getDraftBills, useDraftBills } from '../api/get-draft-bills';
 import { cisBillsKeys } from '../api/query-keys';
 import { useUpdateBill } from '../api/update-bill';
 import { checkConnectionForWrite } from '../utils/check-connection';
-import { describeApproveBillError, describeDeleteBillError, SESSION_EXPIRED_TOAST } from '../utils/messages';
+import {
+  describeApproveBillError,
+  describeApproveBillRefusal,
+  describeDeleteBillError,
+  SESSION_EXPIRED_TOAST,
+} from '../utils/messages';
 import { DeleteBillDialog } from './delete-bill-dialog';
 import { newIdempotencyKey } from '@/client/lib/idempotency';
 
@@ -179,6 +184,8 @@ export function DraftBillsCard({
         void queryClient.invalidateQueries({ queryKey: queryKeys.connection });
         void queryClient.invalidateQueries({ queryKey: queryKeys.currentUser });
         onSessionExpired();
+      } else if (isApiError(error) && error.code === 'XERO_REJECTED' && readServerMessage(error)) {
+        toast({ ...describeApproveBillRefusal(error.message), variant: 'destructive' });
       } else {
         const detail = readServerMessage(error);
         toast({

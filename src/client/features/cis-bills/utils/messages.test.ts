@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   describeApproveBillError,
+  describeApproveBillRefusal,
   describeBillCreationSummary,
   describeCreateBillError,
   describeDeleteBillError,
@@ -92,6 +93,25 @@ describe('error texts (001 §8)', () => {
     expect(describeApproveBillError('network').message).toBe(
       'Network error - please check your connection and try again',
     );
+  });
+
+  it("titles an approval Xero refused by what Xero said, not 'Server error (400)' (issue 33 item 6)", () => {
+    expect(
+      describeApproveBillRefusal(
+        "A validation exception occurred: Account code '429' has been archived, or has been deleted. Each line item must reference a valid account.",
+      ),
+    ).toEqual({
+      title: 'Xero Refused the Approval',
+      description:
+        "Account code '429' has been archived, or has been deleted. Each line item must reference a valid account.",
+    });
+    expect(
+      describeApproveBillRefusal('Validation error: CIS rate is not set for this subcontractor'),
+    ).toEqual({
+      title: 'CIS Configuration Error',
+      description:
+        'CIS rate is not set for this subcontractor. Please set up the CIS rate for this subcontractor in your Xero account.',
+    });
   });
 
   it('tells an expired session to refresh the page', () => {

@@ -120,5 +120,18 @@ export function describeApproveBillError(status: number | 'network'): {
   return { message: `Server error (${status}): Failed to approve bill`, isAuthError: false };
 }
 
+/**
+ * An approval Xero refused (the server's XERO_REJECTED, carrying Xero's words): titled by what Xero said, as
+ * the spec titles a refused creation (issue 33 item 6), never 'Server error (400): Failed to approve bill'. A
+ * refusal about CIS is a 'CIS Configuration Error' with its advice; any other is 'Xero Refused the Approval'
+ * with Xero's text, its "A validation exception occurred:" prefixes stripped.
+ */
+export function describeApproveBillRefusal(xeroMessage: string): UserMessage {
+  const text = xeroMessage.trim();
+  if (CIS_ERROR_RE.test(text)) return describeCreateBillError(text);
+  const stripped = stripErrorPrefixes(text) || text;
+  return { title: 'Xero Refused the Approval', description: stripped };
+}
+
 /** The toast shown on an approve auth error (docs/product/features.md §8). */
 export const SESSION_EXPIRED_TOAST = 'Your login session has expired. Please refresh the page and try again.';
