@@ -17,7 +17,7 @@ const clientFeatures = fs
   .map((entry) => entry.name);
 
 /**
- * Which part of the tree may import which (STYLE §1–§4), checked on the resolved file, so a relative path
+ * Which part of the tree may import which (docs/code-style.md §1–§4), checked on the resolved file, so a relative path
  * (`../../server/x`) is caught like an `@/` alias. Paths are relative to this file.
  */
 const zones = {
@@ -74,7 +74,7 @@ const zones = {
       message: 'The Xero layer knows nothing of the app: define what it needs in src/server/xero.',
     },
   ],
-  // (d) Routes -> service -> repository (STYLE §4): a routes file speaks HTTP and calls its service, which
+  // (d) Routes -> service -> repository (docs/code-style.md §4): a routes file speaks HTTP and calls its service, which
   // app.ts or modules/features.ts builds; it never builds or reads a repository or the database itself.
   routesToData: [
     {
@@ -134,7 +134,7 @@ export default tseslint.config(
       // Value cycles; type-only cycles are found by src/server/lint-boundaries.test.ts (import-x skips them).
       'import-x/no-cycle': 'error',
       'import-x/no-restricted-paths': ['error', { basePath: root, zones: allZones }],
-      // Files and folders are kebab-case (STYLE §5); `.test`, `.routes` and the like are middle extensions.
+      // Files and folders are kebab-case (docs/code-style.md §5); `.test`, `.routes` and the like are middle extensions.
       'check-file/filename-naming-convention': [
         'error',
         { '**/*.{ts,tsx,js,mjs,cjs}': 'KEBAB_CASE' },
@@ -180,7 +180,7 @@ export default tseslint.config(
     },
   },
   {
-    // Features never import each other; app/routes composes them (STYLE §2).
+    // Features never import each other; app/routes composes them (docs/code-style.md §2).
     files: ['src/client/features/**/*.{ts,tsx}'],
     rules: {
       'no-restricted-imports': [

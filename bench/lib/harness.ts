@@ -10,7 +10,7 @@ import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandb
 import type { OrgRec } from '../../src/sandbox/state';
 import { assembleApp, type AppParts } from '../../src/server/app';
 import type { XeroEndpoints } from '../../src/server/xero/endpoints';
-import { loadConfig, type AppConfig } from '../../src/server/config/env';
+import { loadConfig, type ServerConfig } from '../../src/server/config/env';
 import { migrateDatabase, openDatabase, type Database } from '../../src/server/db/client';
 import { createUsersRepository } from '../../src/server/modules/auth/auth.repository';
 import { ensureBootstrapAdmin } from '../../src/server/modules/auth/auth.service';
@@ -66,7 +66,7 @@ export async function startBenchSandbox(options: {
   });
 }
 
-export function sandboxEndpoints(sandboxUrl: string, config: AppConfig): XeroEndpoints {
+export function sandboxEndpoints(sandboxUrl: string, config: ServerConfig): XeroEndpoints {
   return {
     issuer: sandboxUrl,
     apiUrl: sandboxUrl,
@@ -76,7 +76,7 @@ export function sandboxEndpoints(sandboxUrl: string, config: AppConfig): XeroEnd
   };
 }
 
-export function benchConfig(dataDir: string, extra: Record<string, string> = {}): AppConfig {
+export function benchConfig(dataDir: string, extra: Record<string, string> = {}): ServerConfig {
   return loadConfig({
     NODE_ENV: 'production',
     LOG_LEVEL: 'silent',
@@ -104,7 +104,7 @@ export interface RunningApp {
   /** The app's internals a bench drives directly (a sync, a raw Xero call). */
   parts: AppParts;
   url: string;
-  config: AppConfig;
+  config: ServerConfig;
   database: Database;
   close(): Promise<void>;
 }

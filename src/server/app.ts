@@ -12,7 +12,7 @@ import {
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { AppConfig } from './config/env';
+import type { ServerConfig } from './config/env';
 import type { Database } from './db/client';
 import { isDatabaseReady } from './db/client';
 import { createLoggerOptions, LedgerlinkLogController } from './lib/logger';
@@ -63,7 +63,7 @@ import { createEgressMeter } from './modules/organizations/egress-meter';
 import type { XeroEndpoints } from './xero/endpoints';
 
 export interface BuildAppOptions {
-  config: AppConfig;
+  config: ServerConfig;
   database: Database;
   xero: XeroEndpoints;
   /** false silences request logs (tests); an object is passed to pino. */

@@ -11,7 +11,7 @@ import {
 } from '../shared/default-choices';
 import { SETTING_FIELD_LABELS } from '../shared/settings';
 import type { XeroEndpoints } from './xero/endpoints';
-import type { AppConfig } from './config/env';
+import type { ServerConfig } from './config/env';
 
 export const DEMO_CLIENT_ID = 'ledgerlink-demo';
 
@@ -24,7 +24,7 @@ export function redirectUris(appUrl: string): { connect: string; signin: string 
  * Demo mode: start the built-in Xero sandbox on loopback and register this app with it. The server's Xero
  * client then talks to it exactly as it would to Xero; only the base URLs differ.
  */
-export async function startDemoSandbox(config: AppConfig) {
+export async function startDemoSandbox(config: ServerConfig) {
   const { startSandbox } = await import('../sandbox/sandbox');
   const clientSecret = crypto.randomBytes(24).toString('base64url');
   const uris = redirectUris(config.appUrl);

@@ -1,6 +1,6 @@
 import { buildApp } from './app';
 import type { XeroEndpoints } from './xero/endpoints';
-import { ConfigError, loadConfig, type AppConfig } from './config/env';
+import { ConfigError, loadConfig, type ServerConfig } from './config/env';
 import { DatabaseUnavailableError, migrateDatabase, openDatabase, type Database } from './db/client';
 import { prepareDemo, readDemoSetup, startDemoSandbox, writeDemoSetup } from './demo';
 import { DataDirInUseError, lockDataDir } from './lib/data-dir-lock';
@@ -23,7 +23,7 @@ function fail(message: string): never {
 }
 
 async function main() {
-  let config: AppConfig;
+  let config: ServerConfig;
   try {
     config = loadConfig();
   } catch (error) {

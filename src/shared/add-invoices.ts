@@ -14,16 +14,14 @@ import {
   roundPoundsToPence,
   toPence,
 } from './money';
+import type { UserMessage } from './user-message';
 
 /** docs/product/features.md §5 new-invoice texts, shared by the form and the server's 400 answers. */
 export const NEW_INVOICE_DATE_MESSAGE = 'Please enter a date for the invoice';
 export const NEW_INVOICE_AMOUNT_MESSAGE = 'Please enter a valid amount greater than 0';
 
-/** A user-facing message: title and description, the spec's exact texts. */
-export interface UserMessage {
-  title: string;
-  description: string;
-}
+// The one message shape of every feature's rules (user-message.ts), re-exported for this area's callers.
+export type { UserMessage } from './user-message';
 
 /**
  * Organisation id (docs/product/shell.md §5, docs/product/features.md §5): "Organization IDs must be

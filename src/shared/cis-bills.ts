@@ -15,12 +15,10 @@ import {
   nonNegativeMoneySchema,
   positiveMoneySchema,
 } from './money';
+import type { UserMessage } from './user-message';
 
-/** A user-facing message: title and description, the spec's exact texts. */
-export interface UserMessage {
-  title: string;
-  description: string;
-}
+// The one message shape of every feature's rules (user-message.ts), re-exported for this area's callers.
+export type { UserMessage } from './user-message';
 
 /**
  * Bill statuses sent on create (docs/product/features.md §4, §9): DRAFT by default, AUTHORISED when drafts

@@ -19,6 +19,7 @@ import {
   positiveMoneySchema,
   roundPoundsToPence,
 } from './money';
+import type { UserMessage } from './user-message';
 
 /** An attachment id equal to this means the attachments must be fetched (docs/product/features.md §3). */
 export const PLACEHOLDER_ATTACHMENT_ID = 'placeholder';
@@ -189,11 +190,8 @@ export type PaymentRequest = z.infer<typeof paymentRequestSchema>;
 export const paymentResponseSchema = z.object({ isInvoiceFullyPaid: z.boolean() });
 export type PaymentResponse = z.infer<typeof paymentResponseSchema>;
 
-/** A toast or validation message: a title and an optional description, both the spec's exact text. */
-export interface UserMessage {
-  title: string;
-  description: string;
-}
+// The one message shape of every feature's rules (user-message.ts), re-exported for this area's callers.
+export type { UserMessage } from './user-message';
 
 /**
  * Receivable invoices awaiting payment (docs/product/features.md §4): "amountDue > 0, and status

@@ -11,7 +11,7 @@ import {
   getDefaultJournalDate,
   getJournalAmount,
   getJournalAmountPence,
-  getJournalStatus,
+  getJournalState,
   getJournalXeroUrl,
   getStockJournalKey,
   getStockJournalReference,
@@ -370,13 +370,13 @@ describe('status rules (001 §4)', () => {
   });
 
   it('maps entries to statuses', () => {
-    expect(getJournalStatus(undefined)).toBe('none');
-    expect(getJournalStatus(entry('a', 'b', 'draft'))).toBe('draft');
-    expect(getJournalStatus(entry('a', 'b', 'POSTED'))).toBe('posted');
-    expect(getJournalStatus(entry('a', 'b', 'none', null))).toBe('none');
-    expect(getJournalStatus(entry('a', 'b', null, 'j'))).toBe('unclear');
-    expect(getJournalStatus(entry('a', 'b', 'pending'))).toBe('unclear');
-    expect(getJournalStatus({ periodStart: 'a', periodEnd: 'b', xeroJournalId: 'x', status: 'VOIDED' })).toBe(
+    expect(getJournalState(undefined)).toBe('none');
+    expect(getJournalState(entry('a', 'b', 'draft'))).toBe('draft');
+    expect(getJournalState(entry('a', 'b', 'POSTED'))).toBe('posted');
+    expect(getJournalState(entry('a', 'b', 'none', null))).toBe('none');
+    expect(getJournalState(entry('a', 'b', null, 'j'))).toBe('unclear');
+    expect(getJournalState(entry('a', 'b', 'pending'))).toBe('unclear');
+    expect(getJournalState({ periodStart: 'a', periodEnd: 'b', xeroJournalId: 'x', status: 'VOIDED' })).toBe(
       'unclear',
     );
   });

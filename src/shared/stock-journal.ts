@@ -33,12 +33,10 @@ import {
   roundPoundsToPence,
   sumPence,
 } from './money';
+import type { UserMessage } from './user-message';
 
-/** A user-facing message: title and description, the spec's exact texts. */
-export interface UserMessage {
-  title: string;
-  description: string;
-}
+// The one message shape of every feature's rules (user-message.ts), re-exported for this area's callers.
+export type { UserMessage } from './user-message';
 
 /**
  * The customer filter value meaning every customer (docs/product/features.md §2 "All Customers"; §5 "not
@@ -541,10 +539,10 @@ export function getDefaultJournalDate(period: {
 }
 
 /**
- * The status of a period's journal (docs/product/features.md §4): none, draft, posted, or anything else =
- * unclear.
+ * The state of a period's journal as the screen shows it (docs/product/features.md §4): none, draft, posted,
+ * or anything else = unclear. (Xero's own ManualJournal statuses are the Xero port's `Journal.status`.)
  */
-export type JournalStatus = 'none' | 'draft' | 'posted' | 'unclear';
+export type JournalState = 'none' | 'draft' | 'posted' | 'unclear';
 
 /** The id of an entry's journal: journalId or xeroJournalId (docs/product/features.md §3). */
 export function getJournalId(entry: StockJournalEntry | null | undefined): string | null {
@@ -556,7 +554,7 @@ export function getJournalId(entry: StockJournalEntry | null | undefined): strin
  * none; "draft" and "posted" (any letter case, Xero sends DRAFT/POSTED) are themselves; anything else is
  * unclear.
  */
-export function getJournalStatus(entry: StockJournalEntry | null | undefined): JournalStatus {
+export function getJournalState(entry: StockJournalEntry | null | undefined): JournalState {
   if (!entry) return 'none';
   const status = (entry.status ?? '').trim().toLowerCase();
   if (status === 'draft' || status === 'posted') return status;
@@ -592,7 +590,7 @@ export function filterPeriodsByJournalStatus<T extends Pick<SalesPeriod, 'weekSt
       ? splitRangeByMonth(period.weekStart, period.weekEnd)
       : [{ start: period.weekStart, end: period.weekEnd }];
     const found = halves.map((h) => entries.get(getStockJournalKey(h.start, h.end)));
-    if (filter === 'posted') return found.every((e) => e !== undefined && getJournalStatus(e) === 'posted');
+    if (filter === 'posted') return found.every((e) => e !== undefined && getJournalState(e) === 'posted');
     return found.every((e) => e === undefined);
   });
 }
@@ -698,7 +696,7 @@ export function sortInvoiceLines<T extends Pick<SalesInvoiceLine, 'date'>>(lines
  */
 export function getJournalXeroUrl(
   journalId: string,
-  status: JournalStatus,
+  status: JournalState,
   baseUrl = 'https://go.xero.com',
 ): string {
   const page = status === 'posted' ? 'View' : 'Edit';

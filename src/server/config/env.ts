@@ -126,7 +126,7 @@ const envSchema = z
 
 export type RawEnv = z.infer<typeof envSchema>;
 
-export interface AppConfig {
+export interface ServerConfig {
   env: RawEnv['NODE_ENV'];
   port: number;
   host: string;
@@ -180,7 +180,7 @@ function configError(error: z.ZodError, source: NodeJS.ProcessEnv): ConfigError 
 }
 
 /** Parse the environment; throws a ConfigError naming the first bad variable. */
-export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
+export function loadConfig(source: NodeJS.ProcessEnv = process.env): ServerConfig {
   const parsed = envSchema.safeParse(source);
   if (!parsed.success) throw configError(parsed.error, source);
   const env = parsed.data;

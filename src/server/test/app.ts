@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { assembleApp, type AppParts, type BuildAppOptions } from '../app';
 import type { XeroEndpoints } from '../xero/endpoints';
-import { loadConfig, type AppConfig } from '../config/env';
+import { loadConfig, type ServerConfig } from '../config/env';
 import { createTestDatabase, type TestDatabase } from './database';
 
 export const TEST_ORIGIN = 'http://localhost:5000';
@@ -27,7 +27,7 @@ export interface TestApp {
   app: FastifyInstance;
   /** What a route cannot show: run a reconcile pass or a sync now, send a raw Xero call, read a token. */
   parts: AppParts;
-  config: AppConfig;
+  config: ServerConfig;
   database: TestDatabase;
   close(): Promise<void>;
 }

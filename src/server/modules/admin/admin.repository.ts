@@ -2,7 +2,7 @@ import { and, asc, count, desc, eq, gte, lte, ne, sql, type SQL } from 'drizzle-
 import type { Db } from '../../db/client';
 import { auditLog, organizations, users } from '../../db/schema/index.ts';
 
-export interface AuditQuery {
+export interface AuditFilter {
   action?: string | undefined;
   userId?: number | undefined;
   organizationId?: number | undefined;
@@ -56,7 +56,7 @@ export function createAdminRepository(db: Db) {
         .returning();
       return rows[0] ?? null;
     },
-    listAudit(query: AuditQuery) {
+    listAudit(query: AuditFilter) {
       const filters: SQL[] = [];
       if (query.action) filters.push(sql`${auditLog.action} like ${`${query.action}%`}`);
       if (query.userId) filters.push(eq(auditLog.userId, query.userId));

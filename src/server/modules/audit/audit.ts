@@ -1,7 +1,7 @@
 import type { Db } from '../../db/client';
 import { auditLog } from '../../db/schema/index.ts';
 
-export interface AuditEntry {
+export interface AuditRecord {
   userId?: number | null;
   username?: string | null;
   organizationId?: number | null;
@@ -22,7 +22,7 @@ export interface AuditActor {
 
 /** Appends one line to the audit log. Never throws: a failed audit write must not fail the user's action. */
 export function createAuditLog(db: Db, log: { warn: (obj: object, msg: string) => void }) {
-  async function record(entry: AuditEntry): Promise<void> {
+  async function record(entry: AuditRecord): Promise<void> {
     try {
       await db.insert(auditLog).values({
         userId: entry.userId ?? null,
@@ -41,7 +41,7 @@ export function createAuditLog(db: Db, log: { warn: (obj: object, msg: string) =
   return {
     record,
     /** One line for what `actor` did: who, for which organisation and from where come from the actor. */
-    recordFor(actor: AuditActor, entry: Omit<AuditEntry, 'userId' | 'username' | 'organizationId' | 'ip'>) {
+    recordFor(actor: AuditActor, entry: Omit<AuditRecord, 'userId' | 'username' | 'organizationId' | 'ip'>) {
       return record({
         userId: actor.userId,
         username: actor.username,

@@ -22,8 +22,3 @@ export function isXeroSignatureValid(
   if (given.toString('base64') !== header.trim()) return false;
   return given.length === expected.length && crypto.timingSafeEqual(given, expected);
 }
-
-/** The signature Xero would send for this body (tests and the sandbox use the same rule). */
-export function signXeroPayload(rawBody: Buffer | string, webhookKey: string): string {
-  return crypto.createHmac('sha256', webhookKey).update(rawBody).digest('base64');
-}

@@ -77,19 +77,9 @@ export function buildManualJournalBody(journal: StockTransferJournal) {
   };
 }
 
-/** Text inside a `where` string literal: Xero's filter is C#-like, so quotes and backslashes are escaped. */
-function quoteWhere(text: string): string {
-  return `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
-}
-
 function whereDate(isoDate: string): string {
   const { year, month, day } = getDateParts(isoDate);
   return `DateTime(${year}, ${String(month).padStart(2, '0')}, ${String(day).padStart(2, '0')})`;
-}
-
-/** `where` that finds a journal by narration and date (how the write ledger finds a lost create). */
-export function whereJournalByNarration(narration: string, isoDate: string): string {
-  return `Narration==${quoteWhere(narration)} AND Date==${whereDate(isoDate)}`;
 }
 
 /** `where` for the sales invoices of every customer in a date range (the "All Customers" view). */

@@ -8,8 +8,8 @@ import { formatDateShort } from '@/shared/dates';
 import { formatMoney, roundPoundsToPence } from '@/shared/money';
 import {
   getJournalId,
-  getJournalStatus,
-  type JournalStatus,
+  getJournalState,
+  type JournalState,
   type SalesInvoiceLine,
   type StockJournalEntry,
   type UserMessage,
@@ -22,7 +22,7 @@ const DEFAULT_CUSTOMER_NAME = 'Daily Sales';
  * Badge of a journal status (docs/product/features.md §4): 'Unposted', amber 'Draft', green 'Posted', red
  * 'Unclear'.
  */
-export function getJournalStatusBadge(status: JournalStatus): {
+export function getJournalStatusBadge(status: JournalState): {
   label: 'Unposted' | 'Draft' | 'Posted' | 'Unclear';
   tone: 'neutral' | 'amber' | 'green' | 'red';
 } {
@@ -48,12 +48,12 @@ export function getSplitPeriodBadge(
   first: StockJournalEntry | null | undefined,
   second: StockJournalEntry | null | undefined,
 ): 'Posted' | 'Draft' | 'Partial' | 'Unposted' {
-  const s1 = getJournalStatus(first);
-  const s2 = getJournalStatus(second);
+  const s1 = getJournalState(first);
+  const s2 = getJournalState(second);
   const id1 = getJournalId(first) !== null;
   const id2 = getJournalId(second) !== null;
   if (s1 === 'posted' && s2 === 'posted') return 'Posted';
-  const isDone = (s: JournalStatus): boolean => s === 'posted' || s === 'draft';
+  const isDone = (s: JournalState): boolean => s === 'posted' || s === 'draft';
   if (id1 && id2 && isDone(s1) && isDone(s2)) return 'Draft';
   if (id1 !== id2) return 'Partial';
   return 'Unposted';
@@ -80,7 +80,7 @@ export function getPostButtonLabel(input: {
 }): string {
   if (input.isPosting) return 'Posting Journal to Xero...';
   if (getJournalId(input.entry) !== null) {
-    return getJournalStatus(input.entry) === 'posted' ? 'Journal Posted' : 'Draft Journal Created';
+    return getJournalState(input.entry) === 'posted' ? 'Journal Posted' : 'Draft Journal Created';
   }
   return input.isSubPeriod ? 'Post Journal to Xero (range)' : 'Post Journal to Xero';
 }

@@ -1,11 +1,11 @@
 import { formatDateShort } from '@/shared/dates';
 import {
   getJournalAmount,
-  getJournalStatus,
+  getJournalState,
   isSplitPeriod,
   splitSalesPeriod,
   type JournalPeriod,
-  type JournalStatus,
+  type JournalState,
   type SalesPeriod,
   type StockJournalEntry,
 } from '@/shared/stock-journal';
@@ -17,7 +17,7 @@ export type BadgeTone = 'neutral' | 'amber' | 'green' | 'red' | 'partial';
 export interface JournalPart {
   period: JournalPeriod;
   entry: StockJournalEntry | undefined;
-  status: JournalStatus;
+  status: JournalState;
 }
 
 /**
@@ -49,7 +49,7 @@ export function buildWeekRows(
   return periods.map((week) => {
     const parts = splitSalesPeriod(week).map((period) => {
       const entry = entries.get(period.key);
-      return { period, entry, status: getJournalStatus(entry) };
+      return { period, entry, status: getJournalState(entry) };
     });
     const badge = isSplitPeriod(week)
       ? (() => {
