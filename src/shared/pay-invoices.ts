@@ -589,6 +589,11 @@ export const paymentResultSchema = paymentResponseSchema.extend({
   paymentId: z.string().min(1),
   amountDue: moneyAmountSchema,
   undoableUntil: z.string(),
+  /**
+   * A same-key resend of a payment undone since (issue 28): the payment is gone from Xero, `amountDue` is the
+   * balance now, and `undoableUntil` is when it was undone (nothing is left to undo).
+   */
+  undone: z.literal(true).optional(),
 });
 export type PaymentResult = z.infer<typeof paymentResultSchema>;
 

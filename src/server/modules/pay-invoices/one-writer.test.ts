@@ -130,4 +130,40 @@ describe('Pay Invoices when two people act on one invoice at once (issue 28)', (
     );
     expect(paymentsInXero(invoice.invoiceId)).toHaveLength(1);
   });
+
+  it('a same-key resend of a payment undone since answers what is true now: not paid, nothing to undo', async () => {
+    const invoice = await takeInvoice();
+    const key = crypto.randomUUID();
+    const payAll = () =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/xero/payments',
+        headers: { cookie: owner.cookie, origin: TEST_ORIGIN, 'idempotency-key': key },
+        payload: {
+          invoiceId: invoice.invoiceId,
+          invoiceNumber: invoice.invoiceNumber,
+          accountId: cash,
+          amount: invoice.amountDue,
+          reference: `Cash payment for ${invoice.invoiceNumber}`,
+          isCard: false,
+          date: '2026-01-01',
+        },
+      });
+    const first = await payAll();
+    expect(first.statusCode, first.body).toBe(200);
+    expect(first.json()).toMatchObject({ isInvoiceFullyPaid: true, amountDue: 0 });
+    const undo = await t.app.inject({
+      method: 'POST',
+      url: `/api/xero/payments/${first.json().paymentId}/undo`,
+      headers: { cookie: owner.cookie, origin: TEST_ORIGIN },
+    });
+    expect(undo.statusCode, undo.body).toBe(200);
+    const again = await payAll();
+    expect(again.statusCode, again.body).toBe(200);
+    const answer = again.json() as { isInvoiceFullyPaid: boolean; amountDue: number; undoableUntil: string };
+    expect(answer).toMatchObject({ isInvoiceFullyPaid: false, amountDue: invoice.amountDue, undone: true });
+    // Nothing is left to undo: the answer offers no Undo.
+    expect(Date.parse(answer.undoableUntil)).toBeLessThanOrEqual(Date.now());
+    expect(paymentsInXero(invoice.invoiceId)).toHaveLength(1);
+  });
 });

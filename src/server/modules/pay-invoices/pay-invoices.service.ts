@@ -472,7 +472,17 @@ export function createPayInvoicesService(deps: {
         ? 0
         : invoice.amountDuePence
       : (stored.amountDuePence ?? 0);
-    return toResult({ ...stored, amountDuePence: due }, row.completedAt);
+    const result = toResult({ ...stored, amountDuePence: due }, row.completedAt);
+    // Undone since (its Undo confirmed): the answer says so, and offers no Undo of a payment that is gone.
+    const undo = stored.paymentId
+      ? await ledger.findConfirmedByXeroId(ctx.organizationId, 'payment.delete', stored.paymentId)
+      : null;
+    if (!undo) return result;
+    return {
+      ...result,
+      undone: true,
+      undoableUntil: (undo.completedAt ?? undo.createdAt).toISOString(),
+    };
   }
 
   return {
