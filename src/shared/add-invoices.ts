@@ -35,7 +35,6 @@ export const organizationIdSchema = z.union(
   ],
   { error: 'Invalid organization ID' },
 );
-export type OrganizationId = z.infer<typeof organizationIdSchema>;
 
 /**
  * A draft sales invoice (docs/product/features.md §3 "Draft invoice row (server): id, invoiceNumber,
@@ -55,7 +54,6 @@ export type DraftInvoice = z.infer<typeof draftInvoiceSchema>;
 
 /** Answer of `GET /api/xero/draft-invoices` (docs/product/features.md §7): the list of draft invoices. */
 export const draftInvoiceListResponseSchema = z.array(draftInvoiceSchema);
-export type DraftInvoiceListResponse = z.infer<typeof draftInvoiceListResponseSchema>;
 
 /**
  * A draft row as the client holds it (docs/product/features.md §3 "Client adds cashAmount (text), approve
@@ -214,7 +212,6 @@ export const draftInvoiceErrorResponseSchema = z.object({
   message: z.string(),
   details: z.string().optional(),
 });
-export type DraftInvoiceErrorResponse = z.infer<typeof draftInvoiceErrorResponseSchema>;
 
 /**
  * The New Invoice form (docs/product/features.md §3): date (yyyy-MM-dd), totalAmount, cashAmount, approve;

@@ -30,7 +30,6 @@ export const usernameSchema = z
 
 /** GET /api/admin/check (docs/product/shell.md §6); a failure is treated as false. */
 export const adminCheckResponseSchema = z.object({ isAdmin: z.boolean() });
-export type AdminCheckResponse = z.infer<typeof adminCheckResponseSchema>;
 
 /** GET /api/admin/organizations: one row per organisation (docs/product/shell.md §3). */
 export const adminOrganizationSchema = z.object({
@@ -92,7 +91,6 @@ export type AdminUserPatch = z.infer<typeof adminUserPatchSchema>;
 
 /** PATCH /api/admin/users/{userId}/admin. */
 export const adminSetAdminRequestSchema = z.object({ isAdmin: z.boolean() });
-export type AdminSetAdminRequest = z.infer<typeof adminSetAdminRequestSchema>;
 
 /** The most lines the activity log answers at once; the CSV export carries that many. */
 export const AUDIT_MAX_LIMIT = 5000;

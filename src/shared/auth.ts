@@ -46,4 +46,3 @@ export type AppConfig = z.infer<typeof appConfigSchema>;
 
 /** GET /api/auth/dev-credentials: the development helper of docs/product/shell.md §6 (demo mode only). */
 export const devCredentialsSchema = z.object({ username: z.string(), password: z.string() });
-export type DevCredentials = z.infer<typeof devCredentialsSchema>;

@@ -55,7 +55,6 @@ export type DraftBill = z.infer<typeof draftBillSchema>;
 
 /** Answer of `GET /api/xero/draft-bills` (docs/product/features.md §7). */
 export const draftBillListResponseSchema = z.array(draftBillSchema);
-export type DraftBillListResponse = z.infer<typeof draftBillListResponseSchema>;
 
 /**
  * A bill row as the client holds it (docs/product/features.md §3 "Client form: id, contactId, contactName,
@@ -225,15 +224,12 @@ export const checkCisContactsRequestSchema = z
       .max(MAX_CIS_CHECK_IDS, `Check at most ${MAX_CIS_CHECK_IDS} contacts at a time`),
   })
   .strict();
-export type CheckCisContactsRequest = z.infer<typeof checkCisContactsRequestSchema>;
 
 /** Answer of the check: the CIS state of each given contact Ledgerlink knows (unknown ids are left out). */
 export const checkCisContactsResponseSchema = z.array(cisContactSchema);
-export type CheckCisContactsResponse = z.infer<typeof checkCisContactsResponseSchema>;
 
 /** Answer of `GET /api/xero/cis-contacts` (docs/product/features.md §7). */
 export const cisContactListResponseSchema = z.array(cisContactSchema);
-export type CisContactListResponse = z.infer<typeof cisContactListResponseSchema>;
 
 /**
  * hasValidUTR from a contact's Xero CIS settings (docs/architecture.md §4; Xero exposes no UTR): true when
@@ -277,7 +273,6 @@ export const billLineItemSchema = z
     accountCode: z.string().trim().min(1, 'Please select an account code').max(50),
   })
   .strict();
-export type BillLineItem = z.infer<typeof billLineItemSchema>;
 
 /**
  * Body of `POST /api/xero/create-bill` (docs/product/features.md §7):
@@ -312,7 +307,6 @@ export const createBillsRequestSchema = z
       .refine((bills) => new Set(bills.map((b) => b.id)).size === bills.length, 'Each bill needs its own id'),
   })
   .strict();
-export type CreateBillsRequest = z.infer<typeof createBillsRequestSchema>;
 
 /** The outcome of one bill of a batch: created (or found already created), or refused with a message. */
 export const createBillResultSchema = z.object({
@@ -340,7 +334,6 @@ export const cisBillsListQuerySchema = z.object({
   org: z.string().max(20).optional(),
   organizationId: z.string().max(20).optional(),
 });
-export type CisBillsListQuery = z.infer<typeof cisBillsListQuerySchema>;
 
 /** The outcome of a bill write (create, update, approve, delete): the bill id and its status afterwards. */
 export const billActionResponseSchema = z.object({
@@ -350,7 +343,6 @@ export const billActionResponseSchema = z.object({
 });
 export type BillActionResponse = z.infer<typeof billActionResponseSchema>;
 export const createBillResponseSchema = billActionResponseSchema;
-export type CreateBillResponse = BillActionResponse;
 export const approveBillResponseSchema = billActionResponseSchema;
 export type ApproveBillResponse = BillActionResponse;
 export const deleteBillResponseSchema = billActionResponseSchema;
@@ -363,7 +355,6 @@ export type DeleteBillResponse = BillActionResponse;
 export const updateBillRequestSchema = z
   .object({ amount: moneyAmountSchema.refine((v) => v > 0, 'Please enter a positive number') })
   .strict();
-export type UpdateBillRequest = z.infer<typeof updateBillRequestSchema>;
 
 /** Answer of the update: the bill as it now stands. */
 export const updateBillResponseSchema = draftBillSchema;
@@ -371,7 +362,6 @@ export type UpdateBillResponse = DraftBill;
 
 /** Path parameter `{id}` of the bill calls. */
 export const billIdParamsSchema = z.object({ id: z.string().min(1).max(100) });
-export type BillIdParams = z.infer<typeof billIdParamsSchema>;
 
 /**
  * Status to send (docs/product/features.md §4, §9): DRAFT when "Create as draft bills" is ticked (the

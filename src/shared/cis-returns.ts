@@ -36,7 +36,6 @@ export const NIL_RETURN_COMPULSORY_FROM = '2026-04-06';
 
 /** The CIS deduction rates HMRC sets, in percent: gross payment status, registered, unverified. */
 export const CIS_RATES = [0, 20, 30] as const;
-export type CisRate = (typeof CIS_RATES)[number];
 /** The higher rate: the only rate at which the return and statement carry a verification number. */
 export const CIS_HIGHER_RATE = 30;
 
@@ -251,7 +250,6 @@ export const cisReturnQuerySchema = z.object({
   refresh: refreshFlagSchema,
   format: z.enum(['json', 'csv'], { error: 'Format must be json or csv' }).optional(),
 });
-export type CisReturnQuery = z.infer<typeof cisReturnQuerySchema>;
 
 export const cisStatementQuerySchema = z.object({ ...orgQueryFields, period: periodSchema });
 

@@ -48,7 +48,6 @@ export const xeroAuthUrlResponseSchema = z.object({
   url: z.string().min(1),
   cancelUrl: z.string().optional(),
 });
-export type XeroAuthUrlResponse = z.infer<typeof xeroAuthUrlResponseSchema>;
 
 /** Error answer of connect / reconnect (and every other endpoint): a message field. */
 export const apiErrorBodySchema = z.object({

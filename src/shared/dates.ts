@@ -88,7 +88,6 @@ export function documentDateSchema(formatMessage = 'Date must be a valid date wr
     .refine(isIsoDate, formatMessage)
     .refine((text) => !isIsoDate(text) || isDocumentDate(text), DOCUMENT_DATE_RANGE_MESSAGE);
 }
-export type IsoDate = z.infer<typeof isoDateSchema>;
 
 /** Split an ISO date into numbers; throws on anything that is not a valid `YYYY-MM-DD`. */
 export function getDateParts(isoDate: string): { year: number; month: number; day: number } {

@@ -14,4 +14,3 @@ export const featureFlagsSchema = z.object({
   featureCisBills: z.boolean(),
   featureStockJournal: z.boolean(),
 });
-export type FeatureFlags = z.infer<typeof featureFlagsSchema>;

@@ -33,4 +33,3 @@ export const liveContactsEventSchema = z.object({
   organizationId: z.number().int(),
   contactIds: z.array(z.string()),
 });
-export type LiveContactsEvent = z.infer<typeof liveContactsEventSchema>;

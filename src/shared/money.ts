@@ -276,15 +276,12 @@ export const moneyAmountSchema = z
   .min(-MAX_AMOUNT_PENCE / 100)
   .max(MAX_AMOUNT_PENCE / 100)
   .superRefine(checkTwoDecimals);
-export type MoneyAmount = z.infer<typeof moneyAmountSchema>;
 
 /** A money amount of zero or more (2 decimals at most). */
 export const nonNegativeMoneySchema = moneyAmountSchema.refine((v) => v >= 0, 'Amount must not be negative');
-export type NonNegativeMoney = z.infer<typeof nonNegativeMoneySchema>;
 
 /** A money amount above zero (2 decimals at most). */
 export const positiveMoneySchema = moneyAmountSchema.refine((v) => v > 0, 'Amount must be greater than 0');
-export type PositiveMoney = z.infer<typeof positiveMoneySchema>;
 
 /** Integer pence (internal representation, e.g. between server layers). */
 export const penceSchema = z.number().int().min(-MAX_AMOUNT_PENCE).max(MAX_AMOUNT_PENCE);

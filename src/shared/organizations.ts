@@ -50,7 +50,6 @@ export const userOrganizationsResponseSchema = z.array(userOrganizationSchema);
 export const setActiveOrganizationRequestSchema = z.object({
   organizationId: z.number().int().positive(),
 });
-export type SetActiveOrganizationRequest = z.infer<typeof setActiveOrganizationRequestSchema>;
 
 /**
  * GET /api/feature-flags: the four flags of every organisation the user is linked to. Cheap to poll, so every

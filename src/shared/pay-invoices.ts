@@ -63,7 +63,6 @@ export type Invoice = z.infer<typeof invoiceSchema>;
 
 /** The answer of `GET /api/xero/invoices` (docs/product/features.md §7): the invoice list. */
 export const invoiceListResponseSchema = z.array(invoiceSchema);
-export type InvoiceListResponse = z.infer<typeof invoiceListResponseSchema>;
 
 /**
  * How complete the list is (issue 19). A first visit is answered once Xero's first page is in; the rest is read
@@ -98,7 +97,6 @@ export function parseInvoiceSyncHeader(value: string | null | undefined): Invoic
 export const invoiceRefreshRequestSchema = z
   .object({ invoiceId: z.string().min(1).max(100, XERO_ID_TOO_LONG_MESSAGE).optional() })
   .strict();
-export type InvoiceRefreshRequest = z.infer<typeof invoiceRefreshRequestSchema>;
 
 /** Answer of a force refresh (docs/product/features.md §7 "force refresh returns count"). */
 export const forceRefreshResponseSchema = z.object({
@@ -115,7 +113,6 @@ export const invoicePaymentSchema = z.object({
   reference: z.string().nullish(),
   accountId: z.string().nullish(),
 });
-export type InvoicePayment = z.infer<typeof invoicePaymentSchema>;
 
 /**
  * Invoice refresh result (docs/product/features.md §3): message, invoice, payments. The invoice is null when
@@ -188,7 +185,6 @@ export type PaymentRequest = z.infer<typeof paymentRequestSchema>;
 
 /** Answer of `POST /api/xero/payments` (docs/product/features.md §3, §7): isInvoiceFullyPaid. */
 export const paymentResponseSchema = z.object({ isInvoiceFullyPaid: z.boolean() });
-export type PaymentResponse = z.infer<typeof paymentResponseSchema>;
 
 // The one message shape of every feature's rules (user-message.ts), re-exported for this area's callers.
 export type { UserMessage } from './user-message';

@@ -170,7 +170,6 @@ export const salesPeriodLenientSchema = z
  * sends it.
  */
 export const salesResponseSchema = z.array(salesPeriodSchema);
-export type SalesResponse = z.infer<typeof salesResponseSchema>;
 
 /** The same answer read leniently by the client (see {@link salesPeriodLenientSchema}). */
 export const salesResponseLenientSchema = z.array(salesPeriodLenientSchema);
@@ -236,7 +235,6 @@ export type StockJournalEntry = z.infer<typeof stockJournalEntrySchema>;
 
 /** Answer of `GET /api/xero/stock-journal/entries` (docs/product/features.md §7): an array of entries. */
 export const stockJournalEntryListResponseSchema = z.array(stockJournalEntrySchema);
-export type StockJournalEntryListResponse = z.infer<typeof stockJournalEntryListResponseSchema>;
 
 /**
  * Body of `POST /api/xero/stock-journal` (docs/product/features.md §3 "Journal create payload: periodStart,
