@@ -1,3 +1,4 @@
+import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import {
   APP_ORIGIN,
@@ -239,6 +240,28 @@ test.describe('CIS Bills', () => {
       await expect(shown).not.toContainText('A validation exception occurred');
       await expect(page.getByText(/Server error \(400\)/)).toHaveCount(0);
       await screenshot(page, `cis-bills-approve-refused-light-${width}`);
+    }
+    // Issue 33 item 10: the red toast's description reads at 4.5:1 or better, in both themes.
+    for (const theme of ['light', 'dark'] as const) {
+      await setTheme(page, theme);
+      await page.goto('/cis-invoices');
+      await page
+        .getByRole('button', { name: /^Approve bill/ })
+        .filter({ visible: true })
+        .first()
+        .click();
+      const shown = page.locator('.toast-root').filter({ hasText: 'Xero Refused the Approval' });
+      await expect(shown).toBeVisible();
+      // The 4.13:1 of the issue came from the description drawn at 90 % opacity over the red tint: full strength.
+      const description = shown.locator('[data-toast-description]');
+      await expect(description).toHaveCSS('opacity', '1');
+      const contrast = await new AxeBuilder({ page })
+        .include('.toast-root')
+        .withRules(['color-contrast'])
+        .analyze();
+      expect(contrast.violations.flatMap((v) => v.nodes.map((n) => `${theme}: ${n.failureSummary}`))).toEqual(
+        [],
+      );
     }
   });
 
