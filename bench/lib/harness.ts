@@ -348,17 +348,20 @@ export function sandboxOrg(sandbox: Sandbox, name: string): OrgRec {
 export function countTenantCalls(
   sandbox: Sandbox,
   tenantId: string,
-): { total: number; bytes: number; byEndpoint: Record<string, number> } {
+): { total: number; bytes: number; writeBytes: number; byEndpoint: Record<string, number> } {
   const snapshot = sandbox.ledger();
   const byEndpoint: Record<string, number> = {};
   let total = 0;
   let bytes = 0;
+  /** Xero's answers to writes: it answers each with the whole document, whatever the client asks. */
+  let writeBytes = 0;
   for (const row of snapshot.calls) {
     if (row.tenantId !== tenantId) continue;
     const key = `${row.method} ${row.endpoint.replace('/api.xro/2.0', '')}`;
     byEndpoint[key] = (byEndpoint[key] ?? 0) + row.count;
     total += row.count;
     bytes += row.bytes;
+    if (row.method !== 'GET') writeBytes += row.bytes;
   }
-  return { total, bytes, byEndpoint };
+  return { total, bytes, writeBytes, byEndpoint };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { keepUnselectedSections } from './report';
+import { bytesGoalText, keepUnselectedSections } from './report';
 
 const page = (produced: string, bodies: string[]) =>
   [
@@ -74,5 +74,15 @@ describe('bench results file', () => {
     const fresh = page('`npm run bench` on 2026-11-24', ['a', 'b']);
     expect(keepUnselectedSections(fresh, null)).toBe(fresh);
     expect(keepUnselectedSections(fresh, page('earlier', ['x', 'y']))).toBe(`${fresh.trimEnd()}\n`);
+  });
+
+  it('counts the bytes goal met at the floor: Xero answering the writes with whole documents, reads adding little', () => {
+    expect(bytesGoalText(6, 100_000, 0)).toBe('met');
+    // Approving drafts: 434 KB, of which 420 KB are Xero's answers to the two writes.
+    expect(bytesGoalText(1.1, 434_000, 420_000)).toMatch(/^met, at floor \(/);
+    // Reads well above the floor are a miss, with the floor named.
+    expect(bytesGoalText(2.1, 158_000, 40_000)).toMatch(/^\*\*missed\*\* \(floor /);
+    // No writes: no floor to be at.
+    expect(bytesGoalText(1.8, 4_200_000, 0)).toBe('**missed**');
   });
 });
