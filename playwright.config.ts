@@ -40,7 +40,7 @@ export default defineConfig({
   },
   webServer: {
     // What `npm start` runs: the server bundle scripts/e2e.mjs has just built.
-    command: 'node --max-semi-space-size=8 dist/server/server.mjs',
+    command: 'node --max-semi-space-size=8 --liftoff-only dist/server/server.mjs',
     url: `http://localhost:${port}/readyz`,
     reuseExistingServer: false,
     timeout: 120_000,
