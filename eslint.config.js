@@ -134,6 +134,12 @@ export default tseslint.config(
       // Value cycles; type-only cycles are found by src/server/lint-boundaries.test.ts (import-x skips them).
       'import-x/no-cycle': 'error',
       'import-x/no-restricted-paths': ['error', { basePath: root, zones: allZones }],
+      // One import style: relative imports name the module without its .ts/.tsx extension (docs/code-style.md).
+      'import-x/extensions': [
+        'error',
+        'always',
+        { ignorePackages: true, pattern: { ts: 'never', tsx: 'never' } },
+      ],
       // Files and folders are kebab-case (docs/code-style.md §5); `.test`, `.routes` and the like are middle extensions.
       'check-file/filename-naming-convention': [
         'error',

@@ -15,7 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import { addDays, getUkToday, getWeekStart } from '../src/shared/dates';
 import { salesResponseSchema } from '../src/shared/stock-journal';
-import { organizations, xeroInvoices } from '../src/server/db/schema/index.ts';
+import { organizations, xeroInvoices } from '../src/server/db/schema/index';
 import {
   createStockJournalRepository,
   type SalesInvoiceRow,

@@ -11,7 +11,7 @@ import {
   userOrganizations,
   xeroInvoices,
   xeroSyncState,
-} from '../../src/server/db/schema/index.ts';
+} from '../../src/server/db/schema/index';
 import type { Db } from '../../src/server/db/client';
 
 /** The resource name the shared sync keeps the Pay Invoices view's state under (sync.service.ts). */

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { and, desc, eq } from 'drizzle-orm';
-import { users, xeroAccounts, xeroInvoices } from '../../src/server/db/schema/index.ts';
+import { users, xeroAccounts, xeroInvoices } from '../../src/server/db/schema/index';
 import {
   ApiClient,
   BENCH_ADMIN,

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import type { Sandbox } from '../../src/sandbox/sandbox';
-import { xeroTokens } from '../../src/server/db/schema/index.ts';
+import { xeroTokens } from '../../src/server/db/schema/index';
 import type { Database } from '../../src/server/db/client';
 import { getUkToday } from '../../src/shared/dates';
 import { findInvoicesToPay, type BankAccountsResponse, type Invoice } from '../../src/shared/pay-invoices';

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import { eq } from 'drizzle-orm';
 import type { Sandbox } from '../../src/sandbox/sandbox';
 import type { OrgRec } from '../../src/sandbox/state';
-import { organizations } from '../../src/server/db/schema/index.ts';
+import { organizations } from '../../src/server/db/schema/index';
 import { addDays, getUkToday } from '../../src/shared/dates';
 import {
   findInvoicesToPay,

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Sandbox } from './sandbox.ts';
-import { api, connect, startTestSandbox, tenantByName, type ApiAnswer } from './test/sandbox.ts';
+import type { Sandbox } from './sandbox';
+import { api, connect, startTestSandbox, tenantByName, type ApiAnswer } from './test/sandbox';
 
 type Json = Record<string, unknown>;
 interface Inv {

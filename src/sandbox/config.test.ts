@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadSandboxConfig } from './config.ts';
+import { loadSandboxConfig } from './config';
 
 describe('loadSandboxConfig', () => {
   it('gives the sandbox defaults on an empty environment', () => {

@@ -1,9 +1,9 @@
 /** GET/DELETE /connections (xero-identity.yaml): the tenants a user has connected to this app. */
 import type { FastifyInstance } from 'fastify';
-import { applyLatency, authenticate } from './accounting/pipeline.ts';
-import { XeroError } from './accounting/errors.ts';
-import { findOrg, type Runtime } from './runtime.ts';
-import { connectionDate } from './xero-dates.ts';
+import { applyLatency, authenticate } from './accounting/pipeline';
+import { XeroError } from './accounting/errors';
+import { findOrg, type Runtime } from './runtime';
+import { connectionDate } from './xero-dates';
 
 export function registerConnectionRoutes(app: FastifyInstance, rt: Runtime): void {
   app.setErrorHandler((error, _request, reply) => {

@@ -4,9 +4,9 @@
  * repeats it above its last line); required in CI.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadOracle, OPENAPI_DIR, type Oracle } from './openapi-oracle.ts';
-import type { Sandbox } from './sandbox.ts';
-import { api, connect, startTestSandbox, tenantByName } from './test/sandbox.ts';
+import { loadOracle, OPENAPI_DIR, type Oracle } from './openapi-oracle';
+import type { Sandbox } from './sandbox';
+import { api, connect, startTestSandbox, tenantByName } from './test/sandbox';
 
 const oracle: Oracle | null = await loadOracle();
 const MISSING = `Xero's OpenAPI files were not found: expected xero_accounting.yaml and xero-identity.yaml in ${OPENAPI_DIR}`;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sandbox } from './sandbox.ts';
-import { api, connect, startTestSandbox } from './test/sandbox.ts';
+import type { Sandbox } from './sandbox';
+import { api, connect, startTestSandbox } from './test/sandbox';
 
 describe('control: acting in Xero as a person would', () => {
   let sandbox: Sandbox;

@@ -5,11 +5,11 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { faultConfigSchema, type FaultConfig } from './faults.ts';
-import type { LedgerSnapshot } from './ledger.ts';
-import type { InvoiceFacts, PersonBill, PersonPayment } from './person.ts';
-import type { AutoConsent, RuntimeSettings } from './runtime.ts';
-import type { WebhookConfig, WebhookStatus } from './webhooks.ts';
+import { faultConfigSchema, type FaultConfig } from './faults';
+import type { LedgerSnapshot } from './ledger';
+import type { InvoiceFacts, PersonBill, PersonPayment } from './person';
+import type { AutoConsent, RuntimeSettings } from './runtime';
+import type { WebhookConfig, WebhookStatus } from './webhooks';
 
 export interface SandboxInfo {
   url: string;

@@ -1,6 +1,6 @@
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sandbox } from './sandbox.ts';
+import type { Sandbox } from './sandbox';
 import {
   api,
   basicAuth,
@@ -9,7 +9,7 @@ import {
   startTestSandbox,
   TEST_CLIENT,
   tenantByName,
-} from './test/sandbox.ts';
+} from './test/sandbox';
 
 const REDIRECT = TEST_CLIENT.redirectUris[0] ?? '';
 

@@ -14,10 +14,10 @@ import {
   SignJWT,
   type JWK,
 } from 'jose';
-import { renderConsentPage, renderErrorPage, renderLoginPage } from './authorize-page.ts';
-import type { AuthCode, PendingAuthorization, Runtime, SandboxClientConfig, SigningKeys } from './runtime.ts';
-import { findOrg, findUser } from './runtime.ts';
-import type { AccessTokenRec, RefreshTokenRec, UserRec } from './state.ts';
+import { renderConsentPage, renderErrorPage, renderLoginPage } from './authorize-page';
+import type { AuthCode, PendingAuthorization, Runtime, SandboxClientConfig, SigningKeys } from './runtime';
+import { findOrg, findUser } from './runtime';
+import type { AccessTokenRec, RefreshTokenRec, UserRec } from './state';
 
 export const SUPPORTED_SCOPES = [
   'openid',

@@ -1,6 +1,6 @@
 /** Line and document totals as Xero computes them (per-line rounding; Inclusive/Exclusive/NoTax). */
-import { documentTotals, lineAmountPence, lineTaxPence, type LineAmountTypes } from './money.ts';
-import type { InvoiceRec, LineRec, TaxRateRec } from './state.ts';
+import { documentTotals, lineAmountPence, lineTaxPence, type LineAmountTypes } from './money';
+import type { InvoiceRec, LineRec, TaxRateRec } from './state';
 
 export function rateOf(taxRates: TaxRateRec[], taxType: string): number {
   return taxRates.find((t) => t.TaxType === taxType)?.rateE4 ?? 0;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Sandbox } from './sandbox.ts';
-import { api, connect, startTestSandbox, tenantByName } from './test/sandbox.ts';
+import type { Sandbox } from './sandbox';
+import { api, connect, startTestSandbox, tenantByName } from './test/sandbox';
 
 let sandbox: Sandbox;
 let token = '';

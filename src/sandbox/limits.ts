@@ -2,7 +2,7 @@
  * Xero's per-tenant limits (docs/xero-api.md §6): calls in the last minute, calls in flight, calls in the
  * last 24 hours, plus the app-wide minute limit. Rolling windows, kept in memory.
  */
-import type { RuntimeSettings } from './runtime.ts';
+import type { RuntimeSettings } from './runtime';
 
 export type LimitProblem = 'minute' | 'concurrent' | 'day' | 'appminute';
 

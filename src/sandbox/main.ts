@@ -1,7 +1,7 @@
 /** `npm run sandbox`: the Xero sandbox on its own (SANDBOX_PORT, DATA_DIR/sandbox, SANDBOX_SCALE, SANDBOX_SEED). */
 import path from 'node:path';
-import { loadSandboxConfig, SandboxConfigError } from './config.ts';
-import { startSandbox } from './sandbox.ts';
+import { loadSandboxConfig, SandboxConfigError } from './config';
+import { startSandbox } from './sandbox';
 
 /** One clear line and stop, as the server does: a bad setting or a taken port never ends in a stack trace. */
 function fail(message: string): never {

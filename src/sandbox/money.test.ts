@@ -8,7 +8,7 @@ import {
   penceFrom,
   toScaled,
   type LineAmountTypes,
-} from './money.ts';
+} from './money';
 
 describe('money in integers', () => {
   it('rounds half away from zero', () => {

@@ -2,8 +2,8 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { STATE_FILE } from './persistence.ts';
-import { api, connect, startTestSandbox, tenantByName } from './test/sandbox.ts';
+import { STATE_FILE } from './persistence';
+import { api, connect, startTestSandbox, tenantByName } from './test/sandbox';
 
 const dirs: string[] = [];
 afterEach(async () => {

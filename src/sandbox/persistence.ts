@@ -4,7 +4,7 @@
  */
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { STATE_VERSION, type SandboxState } from './state.ts';
+import { STATE_VERSION, type SandboxState } from './state';
 
 export const STATE_FILE = 'sandbox-state.json';
 

@@ -4,18 +4,11 @@
  * but Xero tells subscribed apps about them by webhook, as it does for any change.
  */
 import { randomUUID } from 'node:crypto';
-import { amountDue, applyTotals, priceLine } from './invoice-math.ts';
-import {
-  penceFrom,
-  hasMoreDecimals,
-  formatPounds,
-  toScaled,
-  divRound,
-  type LineAmountTypes,
-} from './money.ts';
-import { nextUpdated, type Runtime } from './runtime.ts';
-import type { ContactRec, InvoiceRec, LineRec, OrgRec } from './state.ts';
-import { isoDay, parseRequestDay } from './xero-dates.ts';
+import { amountDue, applyTotals, priceLine } from './invoice-math';
+import { penceFrom, hasMoreDecimals, formatPounds, toScaled, divRound, type LineAmountTypes } from './money';
+import { nextUpdated, type Runtime } from './runtime';
+import type { ContactRec, InvoiceRec, LineRec, OrgRec } from './state';
+import { isoDay, parseRequestDay } from './xero-dates';
 
 const fail = (statusCode: number, message: string) => Object.assign(new Error(message), { statusCode });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { XeroError } from './accounting/errors.ts';
-import { compileOrder, compileWhere, paginate, readPaging, type FieldMap } from './accounting/query.ts';
+import { XeroError } from './accounting/errors';
+import { compileOrder, compileWhere, paginate, readPaging, type FieldMap } from './accounting/query';
 
 interface Row {
   Type: string;

@@ -1,9 +1,9 @@
 /** The shared context every sandbox module works with: state, clock, settings, keys, ledger, faults. */
 import type { CryptoKey } from 'jose';
-import type { Faults } from './faults.ts';
-import type { Ledger } from './ledger.ts';
-import type { WebhookSender } from './webhooks.ts';
-import type { OrgRec, SandboxState, UserRec } from './state.ts';
+import type { Faults } from './faults';
+import type { Ledger } from './ledger';
+import type { WebhookSender } from './webhooks';
+import type { OrgRec, SandboxState, UserRec } from './state';
 
 export interface SandboxClientConfig {
   clientId: string;

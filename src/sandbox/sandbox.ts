@@ -3,40 +3,40 @@
  * Ledgerlink uses, on one loopback port (docs/architecture.md §6, issue 3). The server starts it in demo mode
  * and tests start it on an ephemeral port; `npm run sandbox` runs it alone (main.ts).
  */
-import { nextUpdated } from './runtime.ts';
+import { nextUpdated } from './runtime';
 import path from 'node:path';
 import formbody from '@fastify/formbody';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { JWK } from 'jose';
-import { registerAttachmentRoutes } from './accounting/attachments.ts';
-import { registerContactRoutes } from './accounting/contacts.ts';
-import { registerInvoiceRoutes } from './accounting/invoices.ts';
-import { registerJournalRoutes } from './accounting/journals.ts';
-import { registerPaymentRoutes } from './accounting/payments.ts';
-import { installPipeline } from './accounting/pipeline.ts';
-import { registerSettingsRoutes } from './accounting/settings.ts';
-import { registerConnectionRoutes } from './connections.ts';
-import { registerControlRoutes, type SandboxControl } from './control.ts';
-import { Faults, type FaultConfig } from './faults.ts';
-import { IdempotencyStore } from './idempotency.ts';
-import { createSigningKeys, importSigningKeys, registerIdentityRoutes, revokeUserGrant } from './identity.ts';
-import { Ledger } from './ledger.ts';
-import { RateLimits } from './limits.ts';
-import { loadState, StateSaver } from './persistence.ts';
-import { createRandom } from './random.ts';
-import type { AutoConsent, Runtime, RuntimeSettings } from './runtime.ts';
-import { createSeed } from './seed.ts';
-import { STATE_VERSION, type SandboxState } from './state.ts';
-import { approveInvoice, editContact, editInvoice, enterBill, payInvoice, voidInvoice } from './person.ts';
-import { WebhookSender, type WebhookConfig } from './webhooks.ts';
+import { registerAttachmentRoutes } from './accounting/attachments';
+import { registerContactRoutes } from './accounting/contacts';
+import { registerInvoiceRoutes } from './accounting/invoices';
+import { registerJournalRoutes } from './accounting/journals';
+import { registerPaymentRoutes } from './accounting/payments';
+import { installPipeline } from './accounting/pipeline';
+import { registerSettingsRoutes } from './accounting/settings';
+import { registerConnectionRoutes } from './connections';
+import { registerControlRoutes, type SandboxControl } from './control';
+import { Faults, type FaultConfig } from './faults';
+import { IdempotencyStore } from './idempotency';
+import { createSigningKeys, importSigningKeys, registerIdentityRoutes, revokeUserGrant } from './identity';
+import { Ledger } from './ledger';
+import { RateLimits } from './limits';
+import { loadState, StateSaver } from './persistence';
+import { createRandom } from './random';
+import type { AutoConsent, Runtime, RuntimeSettings } from './runtime';
+import { createSeed } from './seed';
+import { STATE_VERSION, type SandboxState } from './state';
+import { approveInvoice, editContact, editInvoice, enterBill, payInvoice, voidInvoice } from './person';
+import { WebhookSender, type WebhookConfig } from './webhooks';
 
-export type { FaultConfig } from './faults.ts';
-export type { LedgerSnapshot, LedgerWrite } from './ledger.ts';
-export type { AutoConsent, RuntimeSettings } from './runtime.ts';
-export type { WebhookConfig, WebhookStatus } from './webhooks.ts';
-export type { InvoiceFacts, PersonPayment } from './person.ts';
-export type { SandboxControl, SandboxInfo } from './control.ts';
-export { SEED_NAMES } from './seed.ts';
+export type { FaultConfig } from './faults';
+export type { LedgerSnapshot, LedgerWrite } from './ledger';
+export type { AutoConsent, RuntimeSettings } from './runtime';
+export type { WebhookConfig, WebhookStatus } from './webhooks';
+export type { InvoiceFacts, PersonPayment } from './person';
+export type { SandboxControl, SandboxInfo } from './control';
+export { SEED_NAMES } from './seed';
 
 /** An OAuth app registered with the sandbox. */
 export interface SandboxClient {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { amountDue } from './invoice-math.ts';
-import { createSeed, SEED_NAMES } from './seed.ts';
-import { addDays, isoDay } from './xero-dates.ts';
+import { amountDue } from './invoice-math';
+import { createSeed, SEED_NAMES } from './seed';
+import { addDays, isoDay } from './xero-dates';
 
 const NOW = Date.parse('2026-06-15T12:00:00Z');
 

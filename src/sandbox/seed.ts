@@ -3,10 +3,10 @@
  * sandbox users who can sign in. Same seed + same "today" → identical data (IDs included).
  * Volume scales with `scale` (1 ≈ 2,300 invoices; 10 ≈ 20,000) and stays fast to generate.
  */
-import { ACCOUNT_CLASS_BY_TYPE, type AccountType } from './account-types.ts';
-import { priceLine, applyTotals } from './invoice-math.ts';
-import type { LineAmountTypes } from './money.ts';
-import { createRandom, type Random } from './random.ts';
+import { ACCOUNT_CLASS_BY_TYPE, type AccountType } from './account-types';
+import { priceLine, applyTotals } from './invoice-math';
+import type { LineAmountTypes } from './money';
+import { createRandom, type Random } from './random';
 import type {
   AccountRec,
   AttachmentRec,
@@ -20,8 +20,8 @@ import type {
   PaymentRec,
   TaxRateRec,
   UserRec,
-} from './state.ts';
-import { addDays, dayToMs, isoDay } from './xero-dates.ts';
+} from './state';
+import { addDays, dayToMs, isoDay } from './xero-dates';
 
 export const DEMO_SHOP = 'Demo Shop Ltd';
 export const DEMO_BUILDERS = 'Demo Builders Ltd';

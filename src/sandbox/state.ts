@@ -4,8 +4,8 @@
  * value goes on the wire unchanged.
  */
 import type { JWK } from 'jose';
-import type { AccountClass } from './account-types.ts';
-import type { LineAmountTypes } from './money.ts';
+import type { AccountClass } from './account-types';
+import type { LineAmountTypes } from './money';
 
 export const STATE_VERSION = 1;
 

@@ -2,8 +2,8 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Sandbox } from './sandbox.ts';
-import { api, connect, startTestSandbox } from './test/sandbox.ts';
+import type { Sandbox } from './sandbox';
+import { api, connect, startTestSandbox } from './test/sandbox';
 
 const KEY = 'sandbox-webhook-key-0123456789';
 

@@ -4,13 +4,13 @@
  * its MIME type. docs/xero-api.md §4.2.
  */
 import type { FastifyInstance } from 'fastify';
-import { createPdf, createPng } from '../files.ts';
-import type { Runtime } from '../runtime.ts';
-import type { AttachmentRec } from '../state.ts';
-import { UUID_RE } from './batch.ts';
-import { XeroError } from './errors.ts';
-import { apiRoute, ctxOf, envelope, type ApiRouteConfig } from './pipeline.ts';
-import { attachmentJson } from './serialize.ts';
+import { createPdf, createPng } from '../files';
+import type { Runtime } from '../runtime';
+import type { AttachmentRec } from '../state';
+import { UUID_RE } from './batch';
+import { XeroError } from './errors';
+import { apiRoute, ctxOf, envelope, type ApiRouteConfig } from './pipeline';
+import { attachmentJson } from './serialize';
 
 const cache = new Map<string, Buffer>();
 

@@ -3,8 +3,8 @@
  * call with a 400 ValidationException and nothing is saved; with summarizeErrors=false every valid
  * element is saved and each element carries StatusAttributeString OK/ERROR.
  */
-import type { Json } from './serialize.ts';
-import { XeroError } from './errors.ts';
+import type { Json } from './serialize';
+import { XeroError } from './errors';
 
 export type ElementOutcome =
   | { ok: true; json: Json; undo: () => void; commit: () => void }

@@ -1,13 +1,13 @@
 /** Contacts (search, where, paging), ContactGroups and contact CIS settings. docs/xero-api.md §4.5, §4.8. */
 import type { FastifyInstance } from 'fastify';
-import type { Runtime } from '../runtime.ts';
-import type { ContactRec, ContactGroupRec, OrgRec } from '../state.ts';
-import { parseModifiedSince } from '../xero-dates.ts';
-import { UUID_RE } from './batch.ts';
-import { XeroError } from './errors.ts';
-import { apiRoute, ctxOf, envelope, type ApiRouteConfig } from './pipeline.ts';
-import { compileOrder, compileWhere, listParam, paginate, readPaging, type FieldMap } from './query.ts';
-import { contactJson, indexOrg } from './serialize.ts';
+import type { Runtime } from '../runtime';
+import type { ContactRec, ContactGroupRec, OrgRec } from '../state';
+import { parseModifiedSince } from '../xero-dates';
+import { UUID_RE } from './batch';
+import { XeroError } from './errors';
+import { apiRoute, ctxOf, envelope, type ApiRouteConfig } from './pipeline';
+import { compileOrder, compileWhere, listParam, paginate, readPaging, type FieldMap } from './query';
+import { contactJson, indexOrg } from './serialize';
 
 function contactFields(org: OrgRec): FieldMap<ContactRec> {
   return {

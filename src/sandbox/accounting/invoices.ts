@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { amountDue, applyTotals, priceLine } from '../invoice-math.ts';
+import { amountDue, applyTotals, priceLine } from '../invoice-math';
 import {
   hasMoreDecimals,
   lineAmountPence,
@@ -12,10 +12,10 @@ import {
   toScaled,
   formatPounds,
   type LineAmountTypes,
-} from '../money.ts';
-import { nextUpdated, type Runtime } from '../runtime.ts';
-import type { ContactRec, InvoiceRec, InvoiceStatus, InvoiceType, LineRec, OrgRec } from '../state.ts';
-import { addDays, dayToMs, isoDay, parseModifiedSince, parseRequestDay } from '../xero-dates.ts';
+} from '../money';
+import { nextUpdated, type Runtime } from '../runtime';
+import type { ContactRec, InvoiceRec, InvoiceStatus, InvoiceType, LineRec, OrgRec } from '../state';
+import { addDays, dayToMs, isoDay, parseModifiedSince, parseRequestDay } from '../xero-dates';
 import {
   ElementErrors,
   elementsOf,
@@ -24,11 +24,11 @@ import {
   summarizeFlag,
   UUID_RE,
   type ElementOutcome,
-} from './batch.ts';
-import { XeroError } from './errors.ts';
-import { apiRoute, ctxOf, envelope, type ApiContext, type ApiRouteConfig } from './pipeline.ts';
-import { compileOrder, compileWhere, listParam, paginate, readPaging, type FieldMap } from './query.ts';
-import { indexOrg, invoiceJson, type Json } from './serialize.ts';
+} from './batch';
+import { XeroError } from './errors';
+import { apiRoute, ctxOf, envelope, type ApiContext, type ApiRouteConfig } from './pipeline';
+import { compileOrder, compileWhere, listParam, paginate, readPaging, type FieldMap } from './query';
+import { indexOrg, invoiceJson, type Json } from './serialize';
 
 const TYPES = [
   'ACCPAY',

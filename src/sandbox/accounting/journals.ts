@@ -5,11 +5,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { rateOf } from '../invoice-math.ts';
-import { formatPounds, hasMoreDecimals, lineTaxPence, penceFrom, type LineAmountTypes } from '../money.ts';
-import { nextUpdated, type Runtime } from '../runtime.ts';
-import type { JournalLineRec, JournalRec, JournalStatus, OrgRec } from '../state.ts';
-import { dayToMs, isoDay, parseModifiedSince, parseRequestDay } from '../xero-dates.ts';
+import { rateOf } from '../invoice-math';
+import { formatPounds, hasMoreDecimals, lineTaxPence, penceFrom, type LineAmountTypes } from '../money';
+import { nextUpdated, type Runtime } from '../runtime';
+import type { JournalLineRec, JournalRec, JournalStatus, OrgRec } from '../state';
+import { dayToMs, isoDay, parseModifiedSince, parseRequestDay } from '../xero-dates';
 import {
   ElementErrors,
   elementsOf,
@@ -18,11 +18,11 @@ import {
   summarizeFlag,
   UUID_RE,
   type ElementOutcome,
-} from './batch.ts';
-import { XeroError } from './errors.ts';
-import { apiRoute, ctxOf, envelope, type ApiContext, type ApiRouteConfig } from './pipeline.ts';
-import { compileOrder, compileWhere, paginate, readPaging, type FieldMap } from './query.ts';
-import { journalJson } from './serialize.ts';
+} from './batch';
+import { XeroError } from './errors';
+import { apiRoute, ctxOf, envelope, type ApiContext, type ApiRouteConfig } from './pipeline';
+import { compileOrder, compileWhere, paginate, readPaging, type FieldMap } from './query';
+import { journalJson } from './serialize';
 
 const STATUSES: JournalStatus[] = ['DRAFT', 'POSTED', 'DELETED', 'VOIDED', 'ARCHIVED'];
 const ALLOWED: Record<JournalStatus, JournalStatus[]> = {

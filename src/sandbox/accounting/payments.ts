@@ -5,11 +5,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { amountDue } from '../invoice-math.ts';
-import { formatPounds, hasMoreDecimals, penceFrom } from '../money.ts';
-import { nextUpdated, type Runtime } from '../runtime.ts';
-import type { OrgRec, PaymentRec } from '../state.ts';
-import { dayToMs, isoDay, parseModifiedSince, parseRequestDay } from '../xero-dates.ts';
+import { amountDue } from '../invoice-math';
+import { formatPounds, hasMoreDecimals, penceFrom } from '../money';
+import { nextUpdated, type Runtime } from '../runtime';
+import type { OrgRec, PaymentRec } from '../state';
+import { dayToMs, isoDay, parseModifiedSince, parseRequestDay } from '../xero-dates';
 import {
   ElementErrors,
   elementsOf,
@@ -18,11 +18,11 @@ import {
   summarizeFlag,
   UUID_RE,
   type ElementOutcome,
-} from './batch.ts';
-import { XeroError } from './errors.ts';
-import { apiRoute, ctxOf, envelope, type ApiContext, type ApiRouteConfig } from './pipeline.ts';
-import { compileOrder, compileWhere, paginate, readPaging, type FieldMap } from './query.ts';
-import { paymentJson } from './serialize.ts';
+} from './batch';
+import { XeroError } from './errors';
+import { apiRoute, ctxOf, envelope, type ApiContext, type ApiRouteConfig } from './pipeline';
+import { compileOrder, compileWhere, paginate, readPaging, type FieldMap } from './query';
+import { paymentJson } from './serialize';
 
 const ms = (v: number): { kind: 'date'; ms: number } => ({ kind: 'date', ms: v });
 

@@ -11,13 +11,13 @@ import type {
   FastifyReply,
   FastifyRequest,
 } from 'fastify';
-import { authenticateBearer, type BearerIdentity } from '../identity.ts';
-import { fingerprintOf, type IdempotencyStore, type StoredAnswer } from '../idempotency.ts';
-import type { RateLimits } from '../limits.ts';
-import { findOrg, type Runtime } from '../runtime.ts';
-import type { OrgRec } from '../state.ts';
-import { msDateTimeNoOffset } from '../xero-dates.ts';
-import { XeroError } from './errors.ts';
+import { authenticateBearer, type BearerIdentity } from '../identity';
+import { fingerprintOf, type IdempotencyStore, type StoredAnswer } from '../idempotency';
+import type { RateLimits } from '../limits';
+import { findOrg, type Runtime } from '../runtime';
+import type { OrgRec } from '../state';
+import { msDateTimeNoOffset } from '../xero-dates';
+import { XeroError } from './errors';
 
 export type ScopeArea = 'invoices' | 'payments' | 'journals' | 'settings' | 'contacts' | 'attachments';
 

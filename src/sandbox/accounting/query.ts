@@ -4,7 +4,7 @@
  * Guid("…"); AND/OR/NOT (also && || !), parentheses, dotted paths (Contact.ContactID) and the string
  * methods Contains/StartsWith/EndsWith/ToLower/ToUpper. Plus `order` and paging.
  */
-import { XeroError } from './errors.ts';
+import { XeroError } from './errors';
 
 /** A calendar date or timestamp as ms, so comparisons work on time, not text. */
 export interface DateValue {

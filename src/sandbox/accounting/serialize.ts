@@ -1,7 +1,7 @@
 /** Internal records → Xero's JSON (field names, money as numbers, /Date()/ dates, *String helpers). */
-import { amountDue } from '../invoice-math.ts';
-import { fromE4, pounds } from '../money.ts';
-import type { Runtime } from '../runtime.ts';
+import { amountDue } from '../invoice-math';
+import { fromE4, pounds } from '../money';
+import type { Runtime } from '../runtime';
 import type {
   AccountRec,
   AttachmentRec,
@@ -12,8 +12,8 @@ import type {
   OrgRec,
   PaymentRec,
   TaxRateRec,
-} from '../state.ts';
-import { dateString, msDate, msDateTime } from '../xero-dates.ts';
+} from '../state';
+import { dateString, msDate, msDateTime } from '../xero-dates';
 
 export type Json = Record<string, unknown>;
 

@@ -1,13 +1,13 @@
 /** Organisation, Accounts, TaxRates and the organisation's CIS settings (accounting.settings). */
 import type { FastifyInstance } from 'fastify';
-import type { Runtime } from '../runtime.ts';
-import type { AccountRec, TaxRateRec } from '../state.ts';
-import { parseModifiedSince } from '../xero-dates.ts';
-import { UUID_RE } from './batch.ts';
-import { XeroError } from './errors.ts';
-import { apiRoute, ctxOf, envelope, type ApiRouteConfig } from './pipeline.ts';
-import { compileOrder, compileWhere, type FieldMap } from './query.ts';
-import { accountJson, organisationJson, taxRateJson } from './serialize.ts';
+import type { Runtime } from '../runtime';
+import type { AccountRec, TaxRateRec } from '../state';
+import { parseModifiedSince } from '../xero-dates';
+import { UUID_RE } from './batch';
+import { XeroError } from './errors';
+import { apiRoute, ctxOf, envelope, type ApiRouteConfig } from './pipeline';
+import { compileOrder, compileWhere, type FieldMap } from './query';
+import { accountJson, organisationJson, taxRateJson } from './serialize';
 
 const accountFields: FieldMap<AccountRec> = {
   accountid: (a) => a.AccountID,

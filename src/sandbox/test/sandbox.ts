@@ -3,7 +3,7 @@
  * plain code exchange). The full openid-client flow is exercised in identity.test.ts.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { startSandbox, type Sandbox, type SandboxOptions } from '../sandbox.ts';
+import { startSandbox, type Sandbox, type SandboxOptions } from '../sandbox';
 
 export const TEST_CLIENT = {
   clientId: 'test-client',

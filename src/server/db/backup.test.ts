@@ -15,7 +15,7 @@ import { LOCK_FILE } from '../lib/data-dir-lock';
 import { createTestApp } from '../test/app';
 import { backupDatabase, defaultBackupFile, restoreDatabase } from './backup';
 import { migrateDatabase, openDatabase, type Database } from './client';
-import { ledgerRestores, users } from './schema/index.ts';
+import { ledgerRestores, users } from './schema/index';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ledgerlink-backup-test-'));
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));

@@ -14,7 +14,7 @@ import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { lockDataDir } from '../lib/data-dir-lock';
 import { migrateDatabase, openDatabase } from './client';
-import { ledgerRestores } from './schema/index.ts';
+import { ledgerRestores } from './schema/index';
 
 export class BackupError extends Error {
   constructor(message: string) {

@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../test/database';
-import { organizations, xeroCacheVersions, xeroInvoices, xeroSyncState } from './schema/index.ts';
+import { organizations, xeroCacheVersions, xeroInvoices, xeroSyncState } from './schema/index';
 
 /** Migration 0005: every change to an organisation's cached invoices moves its cache version on, in the same statement. */
 describe('invoice cache version', () => {

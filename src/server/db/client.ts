@@ -9,7 +9,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
-import * as schema from './schema/index.ts';
+import * as schema from './schema/index';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 

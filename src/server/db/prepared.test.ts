@@ -2,7 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../test/database';
 import { createPreparedStatement, readJsonRow, toSqlLiteral } from './prepared';
-import { organizations, userOrganizations, users } from './schema/index.ts';
+import { organizations, userOrganizations, users } from './schema/index';
 
 describe('prepared statements', () => {
   let database: TestDatabase;

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { and, asc, eq, gt, inArray, lt, max } from 'drizzle-orm';
 import type pg from 'pg';
 import type { Database } from '../db/client';
-import { liveEvents } from '../db/schema/index.ts';
+import { liveEvents } from '../db/schema/index';
 
 /** What an open screen is told: something of this organisation changed in Xero. */
 export interface LiveEvent {

@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Db } from '../db/client';
 import { errorAnswer } from '../lib/app-error';
-import { XERO_WRITE_STATES, xeroSyncState, xeroWrites } from '../db/schema/index.ts';
+import { XERO_WRITE_STATES, xeroSyncState, xeroWrites } from '../db/schema/index';
 import type { XeroCallEvent } from '../xero/xero-http/http';
 
 export interface MetricsOptions {

@@ -2,7 +2,7 @@ import { count } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { DOCUMENT_DATE_RANGE_MESSAGE, getUkToday } from '../../shared/dates';
-import { xeroWrites } from '../db/schema/index.ts';
+import { xeroWrites } from '../db/schema/index';
 import { TEST_ORIGIN } from '../test/app';
 import { createConnectedUser, createXeroTestApp, enableFeatures, type XeroTestApp } from '../test/xero';
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, getUkToday } from '../../shared/dates';
 import { invoiceListResponseSchema, type Invoice } from '../../shared/pay-invoices';
 import { salesResponseSchema } from '../../shared/stock-journal';
-import { organizations, userOrganizations, xeroInvoices } from '../db/schema/index.ts';
+import { organizations, userOrganizations, xeroInvoices } from '../db/schema/index';
 import { TEST_ORIGIN } from '../test/app';
 import { as } from '../test/session';
 import { createConnectedUser, createXeroTestApp, enableFeatures, type XeroTestApp } from '../test/xero';

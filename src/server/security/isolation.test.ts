@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditLog, organizations, xeroInvoices } from '../db/schema/index.ts';
+import { auditLog, organizations, xeroInvoices } from '../db/schema/index';
 import { TEST_ORIGIN } from '../test/app';
 import { register } from '../test/session';
 import { createConnectedUser, createXeroTestApp, enableFeatures, type XeroTestApp } from '../test/xero';

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openDatabase } from '../db/client';
-import { organizations } from '../db/schema/index.ts';
+import { organizations } from '../db/schema/index';
 import { TEST_ORIGIN } from '../test/app';
 import type { TestDatabase } from '../test/database';
 import { login, sessionCookie } from '../test/session';

@@ -26,7 +26,7 @@ import { startSandbox, type Sandbox } from '../../sandbox/sandbox';
 import type { OrgRec } from '../../sandbox/state';
 import { migrateDatabase, openDatabase } from '../db/client';
 import { backupDatabase, restoreDatabase } from '../db/backup';
-import { organizations, xeroAccounts, xeroContacts } from '../db/schema/index.ts';
+import { organizations, xeroAccounts, xeroContacts } from '../db/schema/index';
 import { JOURNAL_MESSAGES } from '../modules/stock-journal/stock-journal.service';
 import { TEST_ORIGIN } from '../test/app';
 import type { TestDatabase } from '../test/database';

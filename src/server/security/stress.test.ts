@@ -2,7 +2,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import { and, eq, gt } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { xeroAccounts, xeroInvoices } from '../db/schema/index.ts';
+import { xeroAccounts, xeroInvoices } from '../db/schema/index';
 import { TEST_ORIGIN } from '../test/app';
 import { createConnectedUser, createXeroTestApp, enableFeatures, type XeroTestApp } from '../test/xero';
 

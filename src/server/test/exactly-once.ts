@@ -20,7 +20,7 @@ import {
 import { SEED_NAMES, startSandbox, type LedgerWrite, type Sandbox } from '../../sandbox/sandbox';
 import { amountDue } from '../../sandbox/invoice-math';
 import type { OrgRec } from '../../sandbox/state';
-import { auditLog, organizations, stockJournalEntries, xeroWrites } from '../db/schema/index.ts';
+import { auditLog, organizations, stockJournalEntries, xeroWrites } from '../db/schema/index';
 import { TEST_ORIGIN } from './app';
 import {
   createConnectedUser,

@@ -100,7 +100,7 @@ export async function createConnectedUser(
 
 /** Switches all four features on for an organisation (as an administrator would). */
 export async function enableFeatures(t: TestApp, organizationId: number) {
-  const { organizations } = await import('../db/schema/index.ts');
+  const { organizations } = await import('../db/schema/index');
   const { eq } = await import('drizzle-orm');
   await t.database.db
     .update(organizations)

@@ -1,6 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditLog, ledgerInstances, organizations, users, xeroWrites } from '../db/schema/index.ts';
+import { auditLog, ledgerInstances, organizations, users, xeroWrites } from '../db/schema/index';
 import { createTestDatabase, type TestDatabase } from '../test/database';
 import { AppError } from '../lib/app-error';
 import { createWriteLedger, HEARTBEAT_STALE_MS, type WriteLedger, type WriteSpec } from './write-ledger';

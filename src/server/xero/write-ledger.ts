@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { and, desc, eq, inArray, isNotNull, lt, ne, notInArray, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { auditLog, ledgerInstances, ledgerRestores, organizations, xeroWrites } from '../db/schema/index.ts';
+import { auditLog, ledgerInstances, ledgerRestores, organizations, xeroWrites } from '../db/schema/index';
 import { AppError } from '../lib/app-error';
 import {
   HEARTBEAT_INTERVAL_MS,

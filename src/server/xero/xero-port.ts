@@ -5,7 +5,7 @@
  * sandbox; services receive only the parts they use, and unit tests of a service may pass a small fake of one.
  * Feature modules never import `xero-http/` (lint: eslint.config.js).
  */
-import type { xeroAccounts, xeroInvoices } from '../db/schema/index.ts';
+import type { xeroAccounts, xeroInvoices } from '../db/schema/index';
 import type { toInvoiceRow } from './sync/mappers';
 
 // Identity: the OAuth flow (code + PKCE) and each user's token set, the part of the adapter that sign-in and

@@ -9,7 +9,7 @@ import {
   text,
   timestamp,
 } from 'drizzle-orm/pg-core';
-import { organizations } from './xero.ts';
+import { organizations } from './xero';
 
 /** PostgreSQL `bytea` as a Buffer (pg answers a Buffer, PGlite a Uint8Array: both become a Buffer). */
 const bytea = customType<{ data: Buffer; driverData: Uint8Array }>({

@@ -1,5 +1,5 @@
 import { bigint, integer, pgTable } from 'drizzle-orm/pg-core';
-import { organizations } from './xero.ts';
+import { organizations } from './xero';
 
 /**
  * One counter per organisation that every change to its cached invoices moves on: database triggers on

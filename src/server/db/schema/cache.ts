@@ -11,7 +11,7 @@ import {
   text,
   timestamp,
 } from 'drizzle-orm/pg-core';
-import { organizations } from './xero.ts';
+import { organizations } from './xero';
 
 /**
  * Cached Xero data per organisation (docs/architecture.md §3). Money is integer pence (bigint, as JS numbers:

@@ -1,6 +1,6 @@
 import { date, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
-import { users } from './users.ts';
-import { organizations } from './xero.ts';
+import { users } from './users';
+import { organizations } from './xero';
 
 /**
  * The CIS month-end (issue 29). Xero's API gives neither the contractor's nor the subcontractors' HMRC

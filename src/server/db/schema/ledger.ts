@@ -11,16 +11,16 @@ import {
   timestamp,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
-import { WRITE_KINDS, XERO_WRITE_STATES } from '../../xero/write-ledger-rules.ts';
-import { users } from './users.ts';
-import { organizations } from './xero.ts';
+import { WRITE_KINDS, XERO_WRITE_STATES } from '../../xero/write-ledger-rules';
+import { users } from './users';
+import { organizations } from './xero';
 
 /**
  * The local ledger of money writes (docs/architecture.md §3): every write to Xero is recorded here before it
  * is sent, with its idempotency key and a fingerprint of the request, and moves pending → sent → confirmed |
  * failed, or `unknown` when the answer was lost and Xero must be asked before anything is sent again.
  */
-export { XERO_WRITE_STATES, type XeroWriteState } from '../../xero/write-ledger-rules.ts';
+export { XERO_WRITE_STATES, type XeroWriteState } from '../../xero/write-ledger-rules';
 
 export const xeroWrites = pgTable(
   'xero_writes',

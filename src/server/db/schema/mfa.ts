@@ -1,5 +1,5 @@
 import { boolean, index, integer, pgTable, serial, text, timestamp } from 'drizzle-orm/pg-core';
-import { users } from './users.ts';
+import { users } from './users';
 
 /**
  * The last TOTP time step each user signed in with. A code is accepted only for a later step, so a code seen

@@ -9,7 +9,7 @@ import {
   timestamp,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
-import { organizations } from './xero.ts';
+import { organizations } from './xero';
 
 /**
  * Xero's webhook events as they arrived (docs/decisions/018-webhooks.md), stored before the receiver answers

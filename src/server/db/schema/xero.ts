@@ -11,7 +11,7 @@ import {
   timestamp,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
-import { users } from './users.ts';
+import { users } from './users';
 
 /** An OAuth authorisation in flight: state, PKCE verifier and nonce kept on the server. */
 export const oauthRequests = pgTable('oauth_requests', {

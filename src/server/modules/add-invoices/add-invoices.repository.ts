@@ -1,6 +1,6 @@
 import { and, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { draftCashAmounts, users, xeroInvoices } from '../../db/schema/index.ts';
+import { draftCashAmounts, users, xeroInvoices } from '../../db/schema/index';
 import { createCacheRepository, type CachedInvoice } from '../../xero/cache/cache.repository';
 
 export type CachedInvoiceRow = CachedInvoice;

@@ -9,7 +9,7 @@ import {
   xeroAccounts,
   xeroContacts,
   xeroWrites,
-} from '../../db/schema/index.ts';
+} from '../../db/schema/index';
 import { loadOracle } from '../../../sandbox/openapi-oracle';
 import { createConnectedUser, createXeroTestApp, enableFeatures, type XeroTestApp } from '../../test/xero';
 import { MISSING_CASH_ACCOUNT_MESSAGE, NOT_A_DRAFT_MESSAGE } from './add-invoices.service';

@@ -10,7 +10,7 @@ import {
   xeroAccounts,
   xeroContacts,
   xeroWrites,
-} from '../../db/schema/index.ts';
+} from '../../db/schema/index';
 import { TEST_ORIGIN } from '../../test/app';
 import { createConnectedUser, createXeroTestApp, enableFeatures, type XeroTestApp } from '../../test/xero';
 

@@ -1,6 +1,6 @@
 import { and, asc, count, desc, eq, gte, lte, ne, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { auditLog, organizations, users } from '../../db/schema/index.ts';
+import { auditLog, organizations, users } from '../../db/schema/index';
 
 export interface AuditFilter {
   action?: string | undefined;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { organizations } from '../../db/schema/index.ts';
+import { organizations } from '../../db/schema/index';
 import { createTestApp, type TestApp } from '../../test/app';
 import { as, register } from '../../test/session';
 import type { WriteKind } from '../../xero/write-ledger';
@@ -138,7 +138,7 @@ describe('the audit log', () => {
     const t = await createTestApp();
     try {
       await register(t.app, 'someone', 'Sturdy-Ledger-Pass-1');
-      const { auditLog } = await import('../../db/schema/index.ts');
+      const { auditLog } = await import('../../db/schema/index');
       await expect(t.database.db.update(auditLog).set({ action: 'tampered' })).rejects.toThrow();
       await expect(t.database.db.delete(auditLog)).rejects.toThrow();
       expect((await t.database.db.select().from(auditLog)).map((r) => r.action)).toContain('user.register');
@@ -158,7 +158,7 @@ describe('writes that need a person', () => {
   let xeroAnswer: 'found' | 'missing' | 'down' = 'missing';
 
   async function reviewWrite(key: string, kind: string = TEST_KIND) {
-    const { xeroWrites } = await import('../../db/schema/index.ts');
+    const { xeroWrites } = await import('../../db/schema/index');
     const [row] = await t.database.db
       .insert(xeroWrites)
       .values({
@@ -180,7 +180,7 @@ describe('writes that need a person', () => {
   }
 
   async function auditLines(action: string, writeId: number) {
-    const { auditLog } = await import('../../db/schema/index.ts');
+    const { auditLog } = await import('../../db/schema/index');
     const rows = await t.database.db.select().from(auditLog);
     return rows.filter(
       (r) => r.action === action && (r.detail as { writeId?: number } | null)?.writeId === writeId,

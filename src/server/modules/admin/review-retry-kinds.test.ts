@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withoutWriteMark } from '../../xero/write-ledger-rules';
 import { addDays, getUkToday } from '../../../shared/dates';
 import { getStockJournalReference, splitSalesPeriod, type SalesPeriod } from '../../../shared/stock-journal';
-import { organizations, xeroWrites } from '../../db/schema/index.ts';
+import { organizations, xeroWrites } from '../../db/schema/index';
 import { createConnectedUser, createXeroTestApp, enableFeatures, type XeroTestApp } from '../../test/xero';
 import { fingerprintOf, RETRY_REFUSED_FOUND, type WriteKind } from '../../xero/write-ledger';
 import { JOURNAL_MESSAGES } from '../stock-journal/stock-journal.service';

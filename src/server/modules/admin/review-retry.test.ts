@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getUkToday } from '../../../shared/dates';
 import type { Invoice } from '../../../shared/pay-invoices';
-import { auditLog, xeroWrites } from '../../db/schema/index.ts';
+import { auditLog, xeroWrites } from '../../db/schema/index';
 import { createConnectedUser, createXeroTestApp, enableFeatures, type XeroTestApp } from '../../test/xero';
 import { fingerprintOf, RETRY_REFUSED_FOUND, type WriteAudit } from '../../xero/write-ledger';
 

@@ -1,6 +1,6 @@
 import { count, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { users } from '../../db/schema/index.ts';
+import { users } from '../../db/schema/index';
 
 export function createUsersRepository(db: Db) {
   return {

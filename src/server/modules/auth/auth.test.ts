@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sessions, users } from '../../db/schema/index.ts';
+import { sessions, users } from '../../db/schema/index';
 import { createTestApp, TEST_ORIGIN, type TestApp } from '../../test/app';
 import { as, login, register, sessionCookie } from '../../test/session';
 import { REGISTRATION_LIMIT } from './auth.routes';

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { and, count, eq, gt, inArray, lt, not, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { loginAttempts } from '../../db/schema/index.ts';
+import { loginAttempts } from '../../db/schema/index';
 
 /**
  * Password-guessing limits (issue 16), after OWASP's Authentication Cheat Sheet ("Login Throttling", "Account

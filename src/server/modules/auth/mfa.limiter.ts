@@ -1,6 +1,6 @@
 import { and, count, eq, gt, lt } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { mfaAttempts, users } from '../../db/schema/index.ts';
+import { mfaAttempts, users } from '../../db/schema/index';
 import { AppError } from '../../lib/app-error';
 import { MFA_TEXTS } from '../../../shared/mfa';
 

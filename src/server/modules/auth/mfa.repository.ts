@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { mfaTotpSteps, sessions, users } from '../../db/schema/index.ts';
+import { mfaTotpSteps, sessions, users } from '../../db/schema/index';
 
 /** Drizzle queries of two-step sign-in: the user's key and recovery codes, the last time step, pending sessions. */
 export function createMfaRepository(db: Db) {

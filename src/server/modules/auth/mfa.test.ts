@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { generate } from 'otplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MFA_TEXTS } from '../../../shared/mfa';
-import { auditLog, mfaTotpSteps, sessions, users } from '../../db/schema/index.ts';
+import { auditLog, mfaTotpSteps, sessions, users } from '../../db/schema/index';
 import { randomToken, sha256 } from '../../lib/crypto';
 import { createTestApp, type TestApp } from '../../test/app';
 import { as, login, register, sessionCookie } from '../../test/session';

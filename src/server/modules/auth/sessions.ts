@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { and, eq, lt, or } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import { createPreparedStatement, readJsonRow } from '../../db/prepared';
-import { organizations, sessions, userOrganizations } from '../../db/schema/index.ts';
+import { organizations, sessions, userOrganizations } from '../../db/schema/index';
 import { createBatchLoader } from '../../lib/batch-loader';
 import { randomToken, sha256 } from '../../lib/crypto';
 import type { MembershipRow, OrganizationRow } from '../organizations/organizations.repository';

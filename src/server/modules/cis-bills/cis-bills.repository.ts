@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, inArray, isNotNull, ne, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { xeroAccounts, xeroContacts, xeroInvoices } from '../../db/schema/index.ts';
+import { xeroAccounts, xeroContacts, xeroInvoices } from '../../db/schema/index';
 import {
   createCacheRepository,
   type CachedAccount,

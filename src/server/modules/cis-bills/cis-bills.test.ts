@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { withoutWriteMark, withWriteMark } from '../../xero/write-ledger-rules';
-import { auditLog, organizations, xeroWrites } from '../../db/schema/index.ts';
+import { auditLog, organizations, xeroWrites } from '../../db/schema/index';
 import type { LedgerSnapshot } from '../../../sandbox/ledger';
 import { TEST_ORIGIN } from '../../test/app';
 import { createConnectedUser, createXeroTestApp, enableFeatures, type XeroTestApp } from '../../test/xero';

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { and, desc, eq, gt } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { withoutWriteMark } from '../../xero/write-ledger-rules';
-import { auditLog, organizations, users, xeroAccounts } from '../../db/schema/index.ts';
+import { auditLog, organizations, users, xeroAccounts } from '../../db/schema/index';
 import { createTestDatabase, type TestDatabase } from '../../test/database';
 import type { Bill, BillAnswer, BillChange, BillsPort, ContactsPort, NewBill } from '../../xero/xero-port';
 import type { XeroSync } from '../../xero/sync/sync.service';

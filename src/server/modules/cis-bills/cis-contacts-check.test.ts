@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { organizations } from '../../db/schema/index.ts';
+import { organizations } from '../../db/schema/index';
 import type { LedgerSnapshot } from '../../../sandbox/ledger';
 import type { CisContactSetting, OrgRec } from '../../../sandbox/state';
 import type { CisContact } from '../../../shared/cis-bills';

@@ -6,7 +6,7 @@ import {
   cisSubcontractorRefs,
   xeroAccounts,
   xeroInvoices,
-} from '../../db/schema/index.ts';
+} from '../../db/schema/index';
 import {
   createCacheRepository,
   type CachedAccount,

@@ -10,7 +10,7 @@ import {
   type CisReturn,
 } from '../../../shared/cis-returns';
 import { getUkToday } from '../../../shared/dates';
-import { auditLog, cisSubcontractorRefs, organizations } from '../../db/schema/index.ts';
+import { auditLog, cisSubcontractorRefs, organizations } from '../../db/schema/index';
 import { TEST_ORIGIN } from '../../test/app';
 import { readPdfPageSizes, readPdfText } from '../../test/pdf-text';
 import { createConnectedUser, createXeroTestApp, enableFeatures, type XeroTestApp } from '../../test/xero';

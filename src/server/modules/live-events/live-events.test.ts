@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { xeroInvoices } from '../../db/schema/index.ts';
+import { xeroInvoices } from '../../db/schema/index';
 import { createConnectedUser, createXeroTestApp, enableFeatures, type XeroTestApp } from '../../test/xero';
 
 const KEY = 'test-webhook-key-0123456789abcdef';

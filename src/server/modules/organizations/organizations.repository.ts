@@ -1,7 +1,7 @@
 import { and, eq, inArray, notInArray, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import { createPreparedStatement, readJsonRow } from '../../db/prepared';
-import { organizations, userOrganizations } from '../../db/schema/index.ts';
+import { organizations, userOrganizations } from '../../db/schema/index';
 import type { XeroTenantConnection } from '../../xero/xero-port';
 
 export type OrganizationRow = typeof organizations.$inferSelect;

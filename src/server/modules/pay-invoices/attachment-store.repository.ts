@@ -5,7 +5,7 @@ import {
   attachmentFiles,
   attachmentLists,
   type StoredAttachmentListItem,
-} from '../../db/schema/index.ts';
+} from '../../db/schema/index';
 
 export type AttachmentListRow = typeof attachmentLists.$inferSelect;
 export type { StoredAttachmentListItem };

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { attachmentContent } from '../../../sandbox/accounting/attachments';
 import type { AttachmentRec } from '../../../sandbox/state';
 import type { Invoice } from '../../../shared/pay-invoices';
-import { attachmentBlobs, attachmentFiles, attachmentLists, xeroInvoices } from '../../db/schema/index.ts';
+import { attachmentBlobs, attachmentFiles, attachmentLists, xeroInvoices } from '../../db/schema/index';
 import { as } from '../../test/session';
 import { createConnectedUser, createXeroTestApp, enableFeatures, type XeroTestApp } from '../../test/xero';
 import { ATTACHMENT_LIST_MAX_AGE_MS, createAttachmentStore } from './attachment-store';

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Invoice } from '../../../shared/pay-invoices';
 import { eq } from 'drizzle-orm';
-import { xeroWrites } from '../../db/schema/index.ts';
+import { xeroWrites } from '../../db/schema/index';
 import { TEST_ORIGIN } from '../../test/app';
 import { createConnectedUser, createXeroTestApp, enableFeatures, type XeroTestApp } from '../../test/xero';
 

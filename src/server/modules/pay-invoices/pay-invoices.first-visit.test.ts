@@ -7,7 +7,7 @@ import {
   invoiceSyncStatusSchema,
   type InvoiceSyncStatus,
 } from '../../../shared/pay-invoices';
-import { xeroSyncState } from '../../db/schema/index.ts';
+import { xeroSyncState } from '../../db/schema/index';
 import { TEST_ORIGIN } from '../../test/app';
 import { createTestDatabase, type TestDatabase } from '../../test/database';
 import { TenantGate, XERO_LIMITS, type XeroGate } from '../../xero/xero-http/tenant-gate';

@@ -1,7 +1,7 @@
 import { and, asc, eq, gt } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { invoiceListResponseSchema } from '../../../shared/pay-invoices';
-import { organizations, xeroInvoices } from '../../db/schema/index.ts';
+import { organizations, xeroInvoices } from '../../db/schema/index';
 import { createTestDatabase, type TestDatabase } from '../../test/database';
 import { createPayInvoicesRepository } from './pay-invoices.repository';
 import { toInvoiceDto } from './pay-invoices.service';

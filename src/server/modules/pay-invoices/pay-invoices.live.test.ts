@@ -2,12 +2,7 @@ import crypto from 'node:crypto';
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Invoice } from '../../../shared/pay-invoices';
-import {
-  xeroInvoices,
-  xeroWebhookEvents,
-  xeroWebhookFeed,
-  xeroWebhookHealth,
-} from '../../db/schema/index.ts';
+import { xeroInvoices, xeroWebhookEvents, xeroWebhookFeed, xeroWebhookHealth } from '../../db/schema/index';
 import { TEST_ORIGIN } from '../../test/app';
 import { createConnectedUser, createXeroTestApp, enableFeatures, type XeroTestApp } from '../../test/xero';
 

@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditLog, organizations, users, xeroAccounts, xeroInvoices } from '../../db/schema/index.ts';
+import { auditLog, organizations, users, xeroAccounts, xeroInvoices } from '../../db/schema/index';
 import { AppError } from '../../lib/app-error';
 import { createBodyCache } from '../../lib/body-cache';
 import { createTestDatabase, type TestDatabase } from '../../test/database';

@@ -1,6 +1,6 @@
 import { and, asc, count, eq, gt, isNull, lte, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { xeroAccounts, xeroInvoices } from '../../db/schema/index.ts';
+import { xeroAccounts, xeroInvoices } from '../../db/schema/index';
 import type { WriteRow } from '../../xero/write-ledger';
 import type { CachedPayment } from '../../xero/sync/mappers';
 

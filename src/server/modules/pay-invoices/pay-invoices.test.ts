@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Invoice } from '../../../shared/pay-invoices';
-import { auditLog, organizations, xeroSyncState, xeroWrites } from '../../db/schema/index.ts';
+import { auditLog, organizations, xeroSyncState, xeroWrites } from '../../db/schema/index';
 import { TEST_ORIGIN } from '../../test/app';
 import { createConnectedUser, createXeroTestApp, enableFeatures, type XeroTestApp } from '../../test/xero';
 

@@ -8,7 +8,7 @@ import {
   xeroInvoices,
   xeroSyncState,
   xeroTaxRates,
-} from '../../db/schema/index.ts';
+} from '../../db/schema/index';
 import {
   createCacheRepository,
   type CachedAccount,

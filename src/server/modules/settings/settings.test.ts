@@ -8,7 +8,7 @@ import {
   xeroSyncState,
   xeroTaxRates,
   xeroWrites,
-} from '../../db/schema/index.ts';
+} from '../../db/schema/index';
 import { TEST_ORIGIN } from '../../test/app';
 import { createConnectedUser, createXeroTestApp, type XeroTestApp } from '../../test/xero';
 import type { WriteKind } from '../../xero/write-ledger';

@@ -1,6 +1,6 @@
 import { and, asc, eq, gte, inArray, isNotNull, lte, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { stockJournalEntries, xeroContacts, xeroInvoices, xeroSyncState } from '../../db/schema/index.ts';
+import { stockJournalEntries, xeroContacts, xeroInvoices, xeroSyncState } from '../../db/schema/index';
 import type { SaleInvoice } from '../../xero/xero-port';
 import { createCacheRepository } from '../../xero/cache/cache.repository';
 

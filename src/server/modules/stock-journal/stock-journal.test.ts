@@ -10,7 +10,7 @@ import {
   type StockJournalEntry,
 } from '../../../shared/stock-journal';
 import type { OrgRec } from '../../../sandbox/state';
-import { auditLog, organizations, stockJournalEntries, xeroWrites } from '../../db/schema/index.ts';
+import { auditLog, organizations, stockJournalEntries, xeroWrites } from '../../db/schema/index';
 import { TEST_ORIGIN } from '../../test/app';
 import { createConnectedUser, createXeroTestApp, enableFeatures, type XeroTestApp } from '../../test/xero';
 import { JOURNAL_MESSAGES, JOURNALS_FRESH_MS } from './stock-journal.service';

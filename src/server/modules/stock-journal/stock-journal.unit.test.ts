@@ -9,7 +9,7 @@ import {
   users,
   xeroInvoices,
   xeroWrites,
-} from '../../db/schema/index.ts';
+} from '../../db/schema/index';
 import { AppError } from '../../lib/app-error';
 import type { BodyCache } from '../../lib/body-cache';
 import { createTestDatabase, type TestDatabase } from '../../test/database';

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditLog, xeroTokens } from '../../db/schema/index.ts';
+import { auditLog, xeroTokens } from '../../db/schema/index';
 import { TEST_ORIGIN } from '../../test/app';
 import { as, register, sessionCookie } from '../../test/session';
 import { usernameSchema } from '../../../shared/admin';

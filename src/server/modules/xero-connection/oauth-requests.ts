@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { eq, lt } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { oauthRequests } from '../../db/schema/index.ts';
+import { oauthRequests } from '../../db/schema/index';
 import type { XeroOAuth } from '../../xero/xero-port';
 
 /** An authorisation older than this is refused at the callback. */

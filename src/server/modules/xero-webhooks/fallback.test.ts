@@ -3,12 +3,7 @@ import { and, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Invoice } from '../../../shared/pay-invoices';
 import type { UserOrganization } from '../../../shared/organizations';
-import {
-  xeroInvoices,
-  xeroWebhookEvents,
-  xeroWebhookHealth,
-  xeroWebhookRanges,
-} from '../../db/schema/index.ts';
+import { xeroInvoices, xeroWebhookEvents, xeroWebhookHealth, xeroWebhookRanges } from '../../db/schema/index';
 import { TEST_ORIGIN } from '../../test/app';
 import { createConnectedUser, createXeroTestApp, enableFeatures, type XeroTestApp } from '../../test/xero';
 

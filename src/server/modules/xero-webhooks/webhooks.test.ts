@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { and, eq, isNotNull } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { liveEvents, xeroInvoices, xeroWebhookEvents } from '../../db/schema/index.ts';
+import { liveEvents, xeroInvoices, xeroWebhookEvents } from '../../db/schema/index';
 import type { LiveEvents } from '../../lib/live-events';
 import { createTestApp, type TestApp } from '../../test/app';
 import type { XeroSync } from '../../xero/sync/sync.service';

@@ -1,12 +1,6 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import {
-  xeroAccounts,
-  xeroContacts,
-  xeroInvoices,
-  xeroSyncState,
-  xeroTaxRates,
-} from '../../db/schema/index.ts';
+import { xeroAccounts, xeroContacts, xeroInvoices, xeroSyncState, xeroTaxRates } from '../../db/schema/index';
 
 export type CachedAccount = typeof xeroAccounts.$inferSelect;
 export type CachedTaxRate = typeof xeroTaxRates.$inferSelect;

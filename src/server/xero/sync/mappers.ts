@@ -1,5 +1,5 @@
 import { convertXeroDate, convertXeroTimestamp } from '../../../shared/dates';
-import type { xeroAccounts, xeroContacts, xeroInvoices } from '../../db/schema/index.ts';
+import type { xeroAccounts, xeroContacts, xeroInvoices } from '../../db/schema/index';
 import type { XeroInvoice } from '../xero-http/schemas';
 import type { z } from 'zod';
 import type { xeroAccountSchema, xeroContactSchema } from '../xero-http/schemas';

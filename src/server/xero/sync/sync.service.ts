@@ -10,7 +10,7 @@ import {
   xeroSyncState,
   xeroTaxRates,
   xeroWebhookEvents,
-} from '../../db/schema/index.ts';
+} from '../../db/schema/index';
 import type { XeroHttp } from '../xero-http/http';
 import {
   xeroAccountsEnvelope,

@@ -1,11 +1,6 @@
 import { and, eq, inArray, lt, max, min, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import {
-  xeroInvoices,
-  xeroWebhookFeed,
-  xeroWebhookHealth,
-  xeroWebhookRanges,
-} from '../../db/schema/index.ts';
+import { xeroInvoices, xeroWebhookFeed, xeroWebhookHealth, xeroWebhookRanges } from '../../db/schema/index';
 import {
   decideRefresh,
   evaluateWebhookHealth,

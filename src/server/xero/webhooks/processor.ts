@@ -6,7 +6,7 @@ import {
   xeroInvoices,
   xeroTokens,
   xeroWebhookEvents,
-} from '../../db/schema/index.ts';
+} from '../../db/schema/index';
 import type { LiveEvents } from '../../lib/live-events';
 import type { XeroSync } from '../sync/sync.service';
 import type { XeroWebhookPayload } from './payload';

@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { xeroAccounts, xeroInvoices, xeroWrites } from '../../db/schema/index.ts';
+import { xeroAccounts, xeroInvoices, xeroWrites } from '../../db/schema/index';
 import { AppError } from '../../lib/app-error';
 import { createConnectedUser, createXeroTestApp, type XeroTestApp } from '../../test/xero';
 import { isNotApplied } from './http';

@@ -9,7 +9,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgres, type PostgresServer } from '../../../../bench/lib/postgres';
 import { migrateDatabase, openDatabase, type Database } from '../../db/client';
-import { xeroAccounts, xeroInvoices } from '../../db/schema/index.ts';
+import { xeroAccounts, xeroInvoices } from '../../db/schema/index';
 import type { TestDatabase } from '../../test/database';
 import { createTestApp, type TestApp } from '../../test/app';
 import { createConnectedUser, createXeroTestApp, TEST_CLIENT, type XeroTestApp } from '../../test/xero';

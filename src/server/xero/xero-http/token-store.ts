@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { xeroTokens } from '../../db/schema/index.ts';
+import { xeroTokens } from '../../db/schema/index';
 import { AppError } from '../../lib/app-error';
 import type { SecretBox } from '../../lib/crypto';
 import { CONNECTION_ERRORS } from '../../../shared/connection';

@@ -65,9 +65,7 @@ describe('Organizations page (spec 000 §2)', () => {
     await user.click(within(dialog).getByRole('button', { name: 'Cancel' }));
     expect(sent).toEqual([]);
     await user.click(within(builder).getByRole('button', { name: 'Disconnect Acme Builders' }));
-    await user.click(
-      within(await screen.findByRole('dialog')).getByRole('button', { name: 'Disconnect' }),
-    );
+    await user.click(within(await screen.findByRole('dialog')).getByRole('button', { name: 'Disconnect' }));
     expect(await screen.findByText('Disconnected from Xero')).toBeInTheDocument();
     expect(sent).toEqual([{ organizationId: builderOrg.organizationId }]);
     const after = screen.getByRole('group', { name: 'Acme Builders' });
