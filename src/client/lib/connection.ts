@@ -2,12 +2,10 @@ import { queryOptions, useQuery, useQueryClient, type QueryClient } from '@tanst
 import { useEffect, useRef } from 'react';
 import {
   CONNECTION_ERRORS,
-  getTokenStatus,
   isReconnectionRequired,
   isTokenRefreshPending,
   normalizeConnectionStatus,
   type NormalizedConnectionStatus,
-  type TokenStatus,
 } from '@/shared/connection-rules';
 import { apiPaths } from '@/client/config/paths';
 import { api, getMessage } from './api-client';
@@ -163,10 +161,6 @@ export function markConnectionLost(queryClient: QueryClient): void {
 /** Wires the "Xero access lost" answers of the fetch wrapper to the connection status; returns the unsubscribe. */
 export function watchXeroAccessLost(queryClient: QueryClient): () => void {
   return onXeroAccessLost(() => markConnectionLost(queryClient));
-}
-
-export function getConnectionTokenStatus(connection: Connection | undefined, now = Date.now()): TokenStatus {
-  return getTokenStatus(connection?.tokenExpiry, now);
 }
 
 export function needsReconnection(connection: Connection | undefined): boolean {
