@@ -1,8 +1,8 @@
 import { EventEmitter } from 'node:events';
 import { and, asc, eq, gt, inArray, lt, max } from 'drizzle-orm';
-import type pg from 'pg';
 import type { Database } from '../db/client';
 import { liveEvents } from '../db/schema/index';
+import { listenOn, type PgListener } from './pg-listen';
 
 /** What an open screen is told: something of this organisation changed in Xero. */
 export interface LiveEvent {
@@ -34,7 +34,7 @@ export function createLiveEvents(deps: { database: Database; log: Logger }) {
   const emitter = new EventEmitter();
   emitter.setMaxListeners(0);
   const pool = database.kind === 'postgres' ? database.pool : undefined;
-  let listener: { client: pg.PoolClient; drop: () => void } | undefined;
+  let listener: PgListener | undefined;
   let closed = false;
   let retry: NodeJS.Timeout | undefined;
 
@@ -45,10 +45,9 @@ export function createLiveEvents(deps: { database: Database; log: Logger }) {
       : null;
   }
 
-  async function onNotification(message: pg.Notification) {
-    if (message.channel !== CHANNEL || !message.payload) return;
+  async function onNotification(payload: string) {
     try {
-      const parsed = JSON.parse(message.payload) as Partial<LiveEvent>;
+      const parsed = JSON.parse(payload) as Partial<LiveEvent>;
       const event =
         'payload' in parsed
           ? (parsed as LiveEvent)
@@ -64,36 +63,16 @@ export function createLiveEvents(deps: { database: Database; log: Logger }) {
   async function listen(): Promise<void> {
     if (!pool || closed) return;
     try {
-      const client = await pool.connect();
-      let released = false;
-      const onMessage = (m: pg.Notification) => void onNotification(m);
-      const onError = () => {
-        // The connection was lost: listen again on a fresh one.
-        drop();
-        if (!closed) retry = setTimeout(() => void listen(), 1000);
-      };
-      // A LISTENing connection never goes back to the pool (another query would inherit the LISTEN and these
-      // handlers): it is destroyed, once, whether it failed or the service closed.
-      const drop = () => {
-        if (listener?.client === client) listener = undefined;
-        if (released) return;
-        released = true;
-        client.off('notification', onMessage);
-        client.off('error', onError);
-        // A late error of the dead connection must not be an uncaught exception.
-        client.on('error', () => undefined);
-        client.release(true);
-      };
-      client.on('notification', onMessage);
-      client.on('error', onError);
-      try {
-        await client.query(`LISTEN ${CHANNEL}`);
-      } catch (error) {
-        drop();
-        throw error;
-      }
-      if (closed) drop();
-      else listener = { client, drop };
+      const started = await listenOn(pool, CHANNEL, {
+        onPayload: (payload) => void onNotification(payload),
+        onLost: () => {
+          // The connection was lost: listen again on a fresh one.
+          if (listener === started) listener = undefined;
+          if (!closed) retry = setTimeout(() => void listen(), 1000);
+        },
+      });
+      if (closed) started.stop();
+      else listener = started;
     } catch (error) {
       log.warn({ err: error }, 'cannot LISTEN for live events; retrying');
       if (!closed) retry = setTimeout(() => void listen(), 2000);
@@ -159,11 +138,8 @@ export function createLiveEvents(deps: { database: Database; log: Logger }) {
       closed = true;
       if (retry) clearTimeout(retry);
       emitter.removeAllListeners();
-      if (listener) {
-        const { client, drop } = listener;
-        await client.query(`UNLISTEN ${CHANNEL}`).catch(() => undefined);
-        drop();
-      }
+      listener?.stop();
+      listener = undefined;
     },
   };
 }

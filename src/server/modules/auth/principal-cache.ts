@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type pg from 'pg';
 import type { Database } from '../../db/client';
+import { listenOn } from '../../lib/pg-listen';
 
 /** The channel migration 0019's triggers announce changes on. */
 export const PRINCIPAL_CHANNEL = 'ledgerlink_principals';
@@ -127,36 +128,18 @@ export function createPrincipalCache<T>(options: PrincipalCacheOptions) {
   }
 
   async function listenPostgres(pool: pg.Pool): Promise<void> {
-    const client = await pool.connect();
-    let released = false;
-    const onMessage = (m: pg.Notification) => {
-      if (m.channel === PRINCIPAL_CHANNEL && m.payload) onNotice(m.payload);
-    };
-    const onError = (error: unknown) => {
-      if (stopListening === release) deaf('listening connection lost', error);
-    };
-    // A LISTENing connection never goes back to the pool (another query would inherit the LISTEN).
-    const release = async () => {
-      if (released) return;
-      released = true;
-      client.off('notification', onMessage);
-      client.off('error', onError);
-      client.on('error', () => undefined);
-      client.release(true);
-    };
-    client.on('notification', onMessage);
-    client.on('error', onError);
-    try {
-      await client.query(`LISTEN ${PRINCIPAL_CHANNEL}`);
-    } catch (error) {
-      await release();
-      throw error;
-    }
+    const listener = await listenOn(pool, PRINCIPAL_CHANNEL, {
+      onPayload: onNotice,
+      onLost: (error) => {
+        if (stopListening === stop) deaf('listening connection lost', error);
+      },
+    });
+    const stop = async () => listener.stop();
     if (closed) {
-      await release();
+      listener.stop();
       return;
     }
-    stopListening = release;
+    stopListening = stop;
     forgetAll();
     listening = true;
     pingSent = pingSeen = pingAtLastTick = 0;
