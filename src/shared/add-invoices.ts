@@ -205,15 +205,6 @@ export const newInvoiceDefaultsSchema = z.object({
 export type NewInvoiceDefaults = z.infer<typeof newInvoiceDefaultsSchema>;
 
 /**
- * Error answer of the Add Invoices calls: the client shows `details` or `message`
- * (docs/product/features.md §7).
- */
-export const draftInvoiceErrorResponseSchema = z.object({
-  message: z.string(),
-  details: z.string().optional(),
-});
-
-/**
  * The New Invoice form (docs/product/features.md §3): date (yyyy-MM-dd), totalAmount, cashAmount, approve;
  * amounts as typed.
  */

@@ -480,6 +480,31 @@ describe('Add Invoices API', () => {
     }
   });
 
+  it("answers Xero's refusal of a new invoice in the message the screen shows, creating nothing", async () => {
+    // A purchase VAT rate on a sales invoice: Xero refuses it with its own words.
+    await setDefaults({ defaultVatRateId: 'INPUT2' });
+    try {
+      t.sandbox.clearLedger();
+      const res = await owner.call('POST', '/api/xero/draft-invoices/create', {
+        date: getUkToday(),
+        totalAmount: 12,
+        cashAmount: 0,
+        approve: false,
+      });
+      expect(res.statusCode, res.body).toBe(400);
+      const body = res.json();
+      // The screen shows `message` (docs/api-errors.md); the spec's `details` is no field of ours.
+      expect(body).toMatchObject({
+        code: 'XERO_REJECTED',
+        message: expect.stringContaining("The TaxType code 'INPUT2' does not exist"),
+      });
+      expect(body).not.toHaveProperty('details');
+      expect(writesOf('invoice')).toEqual([]);
+    } finally {
+      await setDefaults({ defaultVatRateId: 'OUTPUT2' });
+    }
+  });
+
   it('sends Xero only write bodies its OpenAPI file accepts', async () => {
     const oracle = await loadOracle();
     if (!oracle) return; // the OpenAPI folder is absent outside this workspace; the sandbox contract test reports it

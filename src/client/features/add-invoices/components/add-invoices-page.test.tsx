@@ -494,12 +494,10 @@ describe('Add Invoices screen (001 §2–§8)', () => {
   it('shows "Error creating invoice" with the server text', async () => {
     const user = userEvent.setup();
     useHandlers();
+    // The server's one error shape (docs/api-errors.md): Xero's words in `message`.
     server.use(
       http.post('*/api/xero/draft-invoices/create', () =>
-        HttpResponse.json(
-          { message: 'Xero refused it', details: 'The contact is archived' },
-          { status: 400 },
-        ),
+        HttpResponse.json({ message: 'The contact is archived', code: 'XERO_REJECTED' }, { status: 400 }),
       ),
     );
     renderApp('/add-invoices');

@@ -28,7 +28,7 @@ import { Alert, AlertDescription, AlertTitle } from '@/client/components/ui/aler
 import { FeatureDisabledState, NotConnectedState } from '@/client/components/state-card';
 import { Button } from '@/client/components/ui/button';
 import { PageSpinner, Spinner } from '@/client/components/ui/spinner';
-import { getMessage, isApiError } from '@/client/lib/api-client';
+import { getMessage } from '@/client/lib/api-client';
 import { isConflict, isFeatureDisabled, isNotConnected } from '@/client/lib/api-errors';
 import { useConnection, type Connection } from '@/client/lib/connection';
 import { MissingDefaultsNotice } from '@/client/components/xero/missing-defaults-notice';
@@ -72,18 +72,6 @@ export function describeApprovedCashFailed(invoiceNumber: string, cashAmount: nu
     title: 'Approved, Cash Not Recorded',
     description: `${invoiceNumber} was approved in Xero, but ${cash} was not recorded. Pay it on Pay Invoices, where the invoice is now waiting.`,
   };
-}
-
-/**
- * The text of a failed call: the server's `details`, else its message (docs/product/features.md §7 "errors
- * read details or message").
- */
-function readServerText(error: unknown, fallback: string): string {
-  if (isApiError(error) && error.body && typeof error.body === 'object') {
-    const details = (error.body as Record<string, unknown>).details;
-    if (typeof details === 'string' && details.trim() !== '') return details;
-  }
-  return getMessage(error, fallback);
 }
 
 /** docs/product/features.md §2 Add Invoices: no connection. */
@@ -347,7 +335,7 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
         // was typed stays, to be applied again if it still makes sense.
         toast({
           title: 'Changed by someone else',
-          description: readServerText(error, 'This invoice was changed by someone else. Refresh the list.'),
+          description: getMessage(error, 'This invoice was changed by someone else. Refresh the list.'),
           variant: 'warning',
           duration: 10_000,
         });
@@ -355,7 +343,7 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
       } else
         toast({
           title: 'Error processing invoice',
-          description: readServerText(error, 'Failed to process the invoice'),
+          description: getMessage(error, 'Failed to process the invoice'),
           variant: 'destructive',
         });
     } finally {
@@ -390,7 +378,7 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
           else failed.push({ invoiceNumber: numberOf.get(item.id) ?? item.id, message });
         }
       } catch (error) {
-        const message = readServerText(error, 'Failed to save changes');
+        const message = getMessage(error, 'Failed to save changes');
         for (const item of batch) failed.push({ invoiceNumber: numberOf.get(item.id) ?? item.id, message });
       }
       setProgress({ done: Math.min(items.length, start + batch.length), total: items.length });
@@ -454,7 +442,7 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
     } catch (error) {
       toast({
         title: 'Error creating invoice',
-        description: readServerText(error, 'Failed to create the invoice'),
+        description: getMessage(error, 'Failed to create the invoice'),
         variant: 'destructive',
       });
     }
