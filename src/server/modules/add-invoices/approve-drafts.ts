@@ -1,0 +1,361 @@
+import type {
+  DraftInvoiceFailure,
+  DraftInvoiceUpdateItem,
+  DraftInvoiceUpdateResponse,
+} from '../../../shared/add-invoices';
+import { getUkToday } from '../../../shared/dates';
+import { formatMoney, fromPence, toPence } from '../../../shared/money';
+import { AppError } from '../../lib/app-error';
+import { chunk, createBatcher } from '../../xero/batcher';
+import type { WriteFailure } from '../../xero/write-failure';
+import { invoiceDocument, type IntentStep, type WriteRow } from '../../xero/write-ledger';
+import type { ApprovalRequest, ElementResult, InvoiceFacts } from '../../xero/xero-port';
+import { lockedDraftQueries, type CachedInvoiceRow } from './add-invoices.repository';
+import { executeInBatch } from './batch-write';
+import {
+  cashPaymentRequest,
+  describeCashFailure,
+  describePendingCashChanged,
+  type CashPaymentRequest,
+  type CashWrites,
+  type PaymentPlan,
+} from './cash';
+import {
+  approvalAudit,
+  cashPaymentAudit,
+  messageOf,
+  NOT_A_DRAFT_MESSAGE,
+  numberOf,
+  pendingCashAudit,
+  requireCashAccount,
+  XERO_BATCH_SIZE,
+  type AddInvoicesContext,
+  type AddInvoicesDeps,
+} from './context';
+
+interface ApprovalPlan {
+  item: DraftInvoiceUpdateItem;
+  invoice: CachedInvoiceRow;
+  /** Cash typed now plus cash kept pending for this draft: what is paid once it is approved. */
+  cashPence: number;
+  pendingPence: number;
+  /** The intent's recorded steps (issue 28): the approval (or the pending cash) and its cash payment. */
+  firstStep?: WriteRow;
+  paymentStep?: WriteRow;
+}
+
+/**
+ * Process one row or Process All: each draft row's approval, approval with cash, or cash kept pending, as one
+ * intent of the write ledger (issue 28), approvals batched, then the cash of every approved row.
+ */
+export function createDraftApprovals(
+  { repo, ledger, xero }: Pick<AddInvoicesDeps, 'repo' | 'ledger' | 'xero'>,
+  { payCash, keepPendingCash }: CashWrites,
+) {
+  /** Sends up to 50 approvals in one Xero call, one ledger row per invoice. */
+  async function approveChunk(ctx: AddInvoicesContext, plans: ApprovalPlan[], keyOf: (id: string) => string) {
+    const xctx = { userId: ctx.userId, tenantId: ctx.tenantId, organizationId: ctx.organizationId };
+    const batch = createBatcher<ApprovalRequest, ElementResult<InvoiceFacts | null>>(
+      plans.length,
+      (requests, batchKey) => xero.approveMany(xctx, requests, batchKey),
+    );
+    return Promise.allSettled(
+      plans.map(async (plan) => {
+        // A cash sale is due when made: a draft saved without a due date gets its own date.
+        const request = xero.approvalRequest(
+          plan.invoice.invoiceId,
+          plan.invoice.dueDate ? null : (plan.invoice.date ?? getUkToday()),
+        );
+        return executeInBatch(ledger, ctx, batch, request, {
+          kind: 'invoice.approve',
+          targetId: plan.invoice.invoiceId,
+          amountPence: plan.invoice.totalPence,
+          idempotencyKey: keyOf(plan.invoice.invoiceId),
+          request,
+          audit: approvalAudit(ctx, plan.invoice),
+          step: plan.firstStep,
+          xeroIdOf: () => plan.invoice.invoiceId,
+        });
+      }),
+    );
+  }
+
+  /**
+   * Records one draft row's action as an intent (issue 28), under the draft's lock: refused (409) while
+   * another write on the draft is open, when it was approved meanwhile, when one of its changes waits for
+   * review, or when the pending cash is not what the screen showed (`pendingCashSeen`, sent by the browser;
+   * older browsers without it get the cash as it is now). The cash paid on approval is the typed cash plus
+   * the pending cash read under the lock, so no cash saved at the same moment can vanish. A retry of the
+   * same action answers the steps recorded the first time.
+   */
+  async function recordDraftIntent(
+    ctx: AddInvoicesContext,
+    item: DraftInvoiceUpdateItem,
+    invoice: CachedInvoiceRow,
+    keys: { approve: string; payment: string; pending: string },
+  ): Promise<ApprovalPlan> {
+    const number = numberOf(invoice);
+    const id = invoice.invoiceId;
+    const typed = toPence(item.cashAmount);
+    const seen = item.pendingCashSeen === undefined ? undefined : toPence(item.pendingCashSeen);
+    let planned = { cashPence: 0, pendingPence: 0 };
+    const { rows, retried } = await ledger.recordIntent({
+      organizationId: ctx.organizationId,
+      userId: ctx.userId,
+      document: { key: invoiceDocument(id), label: number },
+      keys: item.approve ? [keys.approve, keys.payment] : [keys.pending],
+      plan: async (tx) => {
+        const orgId = ctx.organizationId;
+        if (await ledger.hasHeldWrite(tx, orgId, invoiceDocument(id)))
+          throw new AppError(
+            'CONFLICT',
+            `${number} has a change waiting for an administrator's review (Admin → Needs review); it cannot be changed here until that is settled.`,
+          );
+        const approvedBy = await ledger.findConfirmedActor(tx, orgId, 'invoice.approve', id);
+        if (approvedBy)
+          throw new AppError(
+            'CONFLICT',
+            `${number} was approved by ${approvedBy} since this list was loaded. Nothing was changed; refresh the list.`,
+          );
+        const status = await lockedDraftQueries.findStatus(tx, orgId, id);
+        if (status !== 'DRAFT') throw new AppError('CONFLICT', notADraftAnyMore(invoice, status));
+        const now = await lockedDraftQueries.findPendingCash(tx, orgId, id);
+        const pendingPence = now?.amountPence ?? 0;
+        if (seen !== undefined && seen !== pendingPence)
+          throw new AppError('CONFLICT', describePendingCashChanged(number, seen, now));
+        const over = overTotal(invoice, typed + pendingPence, pendingPence);
+        if (over) throw new AppError('VALIDATION_ERROR', over);
+        if (!item.approve) {
+          planned = { cashPence: typed, pendingPence };
+          return [
+            {
+              kind: 'cash.pending',
+              idempotencyKey: keys.pending,
+              targetId: id,
+              amountPence: typed,
+              request: { invoiceId: id, amountPence: typed, limitPence: invoice.totalPence },
+              audit: pendingCashAudit(ctx, id, number, typed, pendingPence),
+            },
+          ];
+        }
+        const cashPence = typed + pendingPence;
+        planned = { cashPence, pendingPence };
+        const steps: IntentStep[] = [
+          {
+            kind: 'invoice.approve',
+            idempotencyKey: keys.approve,
+            targetId: id,
+            amountPence: invoice.totalPence,
+            request: xero.approvalRequest(id, invoice.dueDate ? null : (invoice.date ?? getUkToday())),
+            audit: approvalAudit(ctx, invoice),
+          },
+        ];
+        if (cashPence > 0) {
+          const accountId = requireCashAccount(ctx);
+          steps.push({
+            kind: 'payment',
+            idempotencyKey: keys.payment,
+            targetId: id,
+            amountPence: cashPence,
+            request: cashPaymentRequest(
+              id,
+              number,
+              accountId,
+              cashPence,
+              invoice.date ?? getUkToday(),
+              pendingPence,
+            ),
+            audit: cashPaymentAudit(ctx, id, number, { cashPence, pendingPence }, accountId),
+            after: 0,
+          });
+        }
+        return steps;
+      },
+    });
+    const firstStep = rows.find((r) => r.kind === (item.approve ? 'invoice.approve' : 'cash.pending'));
+    const paymentStep = item.approve ? rows.find((r) => r.kind === 'payment') : undefined;
+    if (retried) {
+      // The same action again: the cash is what its steps recorded the first time.
+      if (paymentStep)
+        planned = {
+          cashPence: paymentStep.amountPence ?? 0,
+          pendingPence: (paymentStep.request as Partial<CashPaymentRequest>).fromPendingPence ?? 0,
+        };
+      else planned = { cashPence: item.approve ? 0 : (firstStep?.amountPence ?? typed), pendingPence: 0 };
+    }
+    return { item, invoice, ...planned, firstStep, paymentStep };
+  }
+
+  function overTotal(invoice: CachedInvoiceRow, cashPence: number, pendingPence: number): string | null {
+    if (cashPence <= invoice.totalPence) return null;
+    const already = pendingPence > 0 ? ` (${formatMoney(pendingPence)} is already pending)` : '';
+    return `The cash amount ${formatMoney(cashPence)}${already} is more than the total of invoice ${numberOf(invoice)}, ${formatMoney(invoice.totalPence)}.`;
+  }
+
+  function notADraftAnyMore(invoice: CachedInvoiceRow, status: string | null): string {
+    return `Invoice ${numberOf(invoice)} is no longer a draft in Xero (${status ?? 'not found'}). Refresh the list.`;
+  }
+
+  /** Why an approval did not go through; when Xero's answer was lost, what happens to its cash (issue 28). */
+  function describeApprovalFailure(plan: ApprovalPlan, reason: unknown): string {
+    const number = numberOf(plan.invoice);
+    const unknown = reason instanceof AppError && reason.extra?.writeState === 'unknown';
+    if (unknown && plan.cashPence > 0)
+      return `Xero did not confirm the approval of invoice ${number} in time. Ledgerlink is checking with Xero and pays its cash of ${formatMoney(plan.cashPence)} once Xero confirms the approval, never twice; refresh in a minute.`;
+    return `Invoice ${number} was not approved: ${messageOf(reason)}`;
+  }
+
+  /**
+   * Process one row or Process All (docs/product/features.md §7 POST /api/xero/draft-invoices/update). Each
+   * row is one intent in the write ledger (issue 28): under the draft's lock it is refused while another
+   * write on the draft is open (409 naming who is doing what) or when what the screen based it on has
+   * changed (pending cash saved by someone else, an approval), else recorded with all its steps (the
+   * approval and its cash payment, or the pending cash) before anything is sent. Approvals go out in
+   * batches, then the cash of every approved row as batched payments. A refused item is reported with its
+   * reason and never undoes the others; a request whose every item was refused that way is a 409.
+   */
+  async function updateDrafts(
+    ctx: AddInvoicesContext,
+    items: DraftInvoiceUpdateItem[],
+    actionKey: string,
+  ): Promise<DraftInvoiceUpdateResponse> {
+    const failed: DraftInvoiceFailure[] = [];
+    const fail = (id: string, message: string, conflict = false) =>
+      failed.push(conflict ? { id, message, conflict } : { id, message });
+    const ids = items.map((i) => i.id);
+    const invoices = new Map((await repo.findInvoices(ctx.organizationId, ids)).map((r) => [r.invoiceId, r]));
+    const pending = await repo.findPendingCash(ctx.organizationId, ids);
+    const keysOf = (id: string) => ({
+      approve: `${actionKey}:approve:${id}`,
+      payment: `${actionKey}:payment:${id}`,
+      pending: `${actionKey}:pending:${id}`,
+    });
+    // A retry of this same action (same key): its items replay from the ledger rather than being judged
+    // again on data the first attempt already changed.
+    const earlier = await ledger.findByKeys(
+      ctx.organizationId,
+      ids.flatMap((id) => Object.values(keysOf(id))),
+    );
+
+    const toRecord: Array<{ item: DraftInvoiceUpdateItem; invoice: CachedInvoiceRow }> = [];
+    for (const item of items) {
+      const invoice = invoices.get(item.id);
+      const typed = toPence(item.cashAmount);
+      if (!invoice || invoice.type !== 'ACCREC') {
+        fail(item.id, NOT_A_DRAFT_MESSAGE);
+        continue;
+      }
+      if (!item.approve && typed === 0) {
+        fail(item.id, 'Enter a cash amount or approve the invoice before saving');
+        continue;
+      }
+      const keys = keysOf(item.id);
+      if (!earlier.has(item.approve ? keys.approve : keys.pending)) {
+        // A first look outside the lock for the plain refusal; the intent looks again under it, and
+        // there also at what changed since the screen loaded (an approval, the pending cash).
+        const pendingPence = pending.get(item.id) ?? 0;
+        const over = overTotal(invoice, typed + pendingPence, pendingPence);
+        if (over) {
+          fail(item.id, over);
+          continue;
+        }
+      }
+      toRecord.push({ item, invoice });
+    }
+
+    const needsCash = toRecord.some(
+      ({ item }) => !item.approve || toPence(item.cashAmount) + (pending.get(item.id) ?? 0) > 0,
+    );
+    if (needsCash) requireCashAccount(ctx);
+    let processed = 0;
+    let conflicts = 0;
+
+    const approvals: ApprovalPlan[] = [];
+    const cashOnly: ApprovalPlan[] = [];
+    for (const { item, invoice } of toRecord) {
+      try {
+        const plan = await recordDraftIntent(ctx, item, invoice, keysOf(item.id));
+        (item.approve ? approvals : cashOnly).push(plan);
+      } catch (error) {
+        const conflict = error instanceof AppError && error.code === 'CONFLICT';
+        if (conflict) conflicts += 1;
+        fail(item.id, messageOf(error), conflict);
+      }
+    }
+
+    // Cash on drafts that stay drafts: kept in Ledgerlink until the draft is approved here
+    // (docs/architecture.md §4).
+    for (const plan of cashOnly) {
+      const error = await keepPendingCash(
+        ctx,
+        {
+          invoiceId: plan.invoice.invoiceId,
+          invoiceNumber: numberOf(plan.invoice),
+          limitPence: plan.invoice.totalPence,
+          pendingBeforePence: plan.pendingPence,
+        },
+        plan.cashPence,
+        keysOf(plan.invoice.invoiceId).pending,
+        plan.firstStep,
+      );
+      if (error) fail(plan.invoice.invoiceId, error);
+      else processed += 1;
+    }
+
+    const approved: ApprovalPlan[] = [];
+    for (const part of chunk(approvals, XERO_BATCH_SIZE)) {
+      const results = await approveChunk(ctx, part, (id) => keysOf(id).approve);
+      for (const [i, result] of results.entries()) {
+        const plan = part[i];
+        if (!plan) continue;
+        if (result.status === 'rejected') {
+          fail(plan.invoice.invoiceId, describeApprovalFailure(plan, result.reason));
+          continue;
+        }
+        approved.push(plan);
+        // A replayed answer is old news: the cache took it the first time.
+        if (result.value.replayed) continue;
+        const approvedInvoice = result.value.response;
+        if (approvedInvoice) await repo.saveInvoice(approvedInvoice.cacheRow);
+        else await repo.saveInvoice({ ...plan.invoice, status: 'AUTHORISED', syncedAt: new Date() });
+      }
+    }
+
+    // Cash of the approved drafts: Xero takes payments only once an invoice is approved
+    // (docs/xero-api.md §4.1). Each is the recorded second step of its approval's intent.
+    const payments: PaymentPlan[] = approved
+      .filter((p) => p.cashPence > 0)
+      .map((p) => ({
+        invoiceId: p.invoice.invoiceId,
+        invoiceNumber: numberOf(p.invoice),
+        date: p.invoice.date ?? getUkToday(),
+        cashPence: p.cashPence,
+        pendingPence: p.pendingPence,
+        key: keysOf(p.invoice.invoiceId).payment,
+        step: p.paymentStep,
+      }));
+    const cashAccountId = payments.length > 0 ? requireCashAccount(ctx) : '';
+    const paymentFailures =
+      payments.length > 0 ? await payCash(ctx, payments, cashAccountId) : new Map<string, WriteFailure>();
+    for (const plan of approved) {
+      const paymentFailure = paymentFailures.get(plan.invoice.invoiceId);
+      if (paymentFailure) {
+        failed.push({
+          id: plan.invoice.invoiceId,
+          message: describeCashFailure('approved', numberOf(plan.invoice), plan.cashPence, paymentFailure),
+          approved: true,
+          unrecordedCashAmount: fromPence(plan.cashPence),
+          cashOutcome: paymentFailure.outcome === 'unconfirmed' ? 'unconfirmed' : 'not-recorded',
+        });
+      } else {
+        processed += 1;
+      }
+    }
+    // Refused outright because someone else acted first: a 409, so the screen refreshes (issue 28).
+    if (processed === 0 && conflicts > 0 && conflicts === failed.length)
+      throw new AppError('CONFLICT', failed.map((f) => f.message).join(' '));
+    return { processed, failed };
+  }
+
+  return { updateDrafts };
+}

@@ -1,0 +1,190 @@
+import { AppError } from '../../lib/app-error';
+import {
+  hasWriteMark,
+  HELD_USER_GONE,
+  RETRY_REFUSED_KIND,
+  withWriteMark,
+  type RetryActor,
+  type WriteAudit,
+  type WriteRow,
+} from '../../xero/write-ledger';
+import type { ApprovalRequest, InvoiceFacts, XeroContext } from '../../xero/xero-port';
+import { lockedDraftQueries } from './add-invoices.repository';
+import type { CashPaymentRequest } from './cash';
+import type { AddInvoicesDeps } from './context';
+
+/**
+ * What the write ledger needs from Add Invoices to settle its writes without the request that made them
+ * (issue 28): finders that look a lost answer up in Xero, runners for the steps an intent left unsent, the
+ * hooks run when a write is confirmed, and the retry of a held approval.
+ */
+export function registerAddInvoicesLedgerHooks({
+  repo,
+  ledger,
+  xero,
+}: Pick<AddInvoicesDeps, 'repo' | 'ledger' | 'xero'>) {
+  function registerFinders() {
+    // An approval whose answer was lost: the invoice tells whether it was approved. An approval is
+    // idempotent by state, so after a restore the same look-up tells whether Xero already has it.
+    ledger.registerFinder(
+      'invoice.approve',
+      async (xctx: XeroContext, row: WriteRow) => {
+        if (!row.targetId) return null;
+        const found = await xero.findApproval(xctx, row.targetId);
+        return found ? { xeroId: found.invoiceId, response: found } : null;
+      },
+      'find',
+    );
+
+    // A new invoice whose answer was lost: the one carrying the write's mark in its Reference, else one of
+    // ours for the contact, date and total not matched yet. After a restore: by its mark only.
+    const findCreated =
+      (byMarkOnly: boolean) => async (xctx: XeroContext & { organizationId: number }, row: WriteRow) => {
+        if (row.amountPence === null) return null;
+        const claimed = byMarkOnly
+          ? new Set<string>()
+          : await ledger.claimedXeroIds(row.organizationId, 'invoice.create', row.id);
+        const found = await xero.findCreatedInvoice(xctx, row.request, row.amountPence, claimed, {
+          has: (reference) => hasWriteMark(reference, row.idempotencyKey),
+          byMarkOnly,
+        });
+        return found ? { xeroId: found.invoiceId, response: found } : null;
+      };
+    ledger.registerFinder('invoice.create', findCreated(false), findCreated(true));
+  }
+  registerFinders();
+
+  /**
+   * Steps an intent recorded and its request left unsent (issue 28): the reconciler finishes them with these,
+   * once the step before is confirmed. The cash of a new invoice learns the invoice's id when it is claimed.
+   */
+  function registerStepRunners() {
+    const bindToCreated = (row: WriteRow, before: WriteRow) => {
+      if (row.targetId || before.kind !== 'invoice.create' || !before.xeroId) return {};
+      const created = before.response as InvoiceFacts | null;
+      const request = row.request as Record<string, unknown>;
+      const audit = row.audit as WriteAudit | null;
+      const number = created?.invoiceNumber ?? '';
+      return {
+        targetId: before.xeroId,
+        ...(audit
+          ? { audit: { ...audit, target: before.xeroId, detail: { ...audit.detail, invoiceNumber: number } } }
+          : {}),
+        request: {
+          ...request,
+          invoiceId: before.xeroId,
+          ...(typeof request.invoiceNumber === 'string' && created?.invoiceNumber
+            ? {
+                invoiceNumber: created.invoiceNumber,
+                reference: `Cash payment for ${created.invoiceNumber}`,
+              }
+            : {}),
+        },
+      };
+    };
+    ledger.registerStepRunner('payment', {
+      bind: bindToCreated,
+      send: async (row, xctx, key) => {
+        const request = row.request as CashPaymentRequest;
+        const invoiceId = row.targetId ?? request.invoiceId;
+        if (!invoiceId || row.amountPence === null)
+          throw new AppError('VALIDATION_ERROR', 'The cash payment does not name its invoice.');
+        const [answer] = await xero.createPayments(
+          xctx,
+          [
+            {
+              invoiceId,
+              accountId: request.accountId,
+              amountPence: row.amountPence,
+              date: request.date,
+              reference: withWriteMark(request.reference, key),
+            },
+          ],
+          key,
+        );
+        if (!answer) throw new AppError('XERO_UNAVAILABLE', 'Xero did not answer the cash payment.');
+        if (!answer.ok) throw new AppError('XERO_REJECTED', answer.error);
+        return { xeroId: answer.value?.paymentId ?? null, response: answer.value };
+      },
+    });
+    ledger.registerStepRunner('cash.pending', {
+      bind: bindToCreated,
+      send: async (row) => {
+        const request = row.request as { invoiceId: string | null; amountPence: number; limitPence: number };
+        const invoiceId = row.targetId ?? request.invoiceId;
+        if (!invoiceId || row.userId === null)
+          throw new AppError('VALIDATION_ERROR', 'The pending cash does not name its invoice.');
+        const ok = await repo.addPendingCash(
+          row.organizationId,
+          invoiceId,
+          request.amountPence,
+          request.limitPence,
+          row.userId,
+        );
+        if (!ok) throw new AppError('VALIDATION_ERROR', 'The cash amount is more than the invoice total.');
+        return { xeroId: null, response: request };
+      },
+    });
+
+    // Whoever confirms it (the request, a same-key retry, the reconciler, an administrator), in the same
+    // transaction: an approval takes the draft off the drafts; a cash payment takes its pending part off the
+    // draft's pending cash and has the cached balance read from Xero again.
+    ledger.registerConfirmHook('invoice.approve', async (tx, row) => {
+      if (row.targetId) await lockedDraftQueries.markApproved(tx, row.organizationId, row.targetId);
+    });
+    ledger.registerConfirmHook('payment', async (tx, row) => {
+      if ((row.audit as WriteAudit | null)?.action !== 'add-invoices.cash-payment') return;
+      const request = row.request as Partial<CashPaymentRequest>;
+      const invoiceId = row.targetId ?? request.invoiceId;
+      if (!invoiceId) return;
+      await lockedDraftQueries.consumePendingCash(
+        tx,
+        row.organizationId,
+        invoiceId,
+        request.fromPendingPence ?? 0,
+      );
+      await lockedDraftQueries.markStale(tx, row.organizationId, invoiceId);
+    });
+  }
+  registerStepRunners();
+
+  /**
+   * An administrator sends a held approval again (Admin → Needs review, issue 28), once the ledger has asked
+   * Xero and the invoice is not approved there: the recorded approval, under `idempotencyKey`, as the user
+   * who made it (their Xero connection), the activity line naming the administrator.
+   */
+  async function retryHeldApproval(row: WriteRow, by: RetryActor, idempotencyKey: string) {
+    if (row.userId === null) throw new AppError('CONFLICT', HELD_USER_GONE);
+    const invoiceId = row.targetId;
+    if (!invoiceId) throw new AppError('CONFLICT', RETRY_REFUSED_KIND);
+    const xctx = { userId: row.userId, tenantId: by.tenantId, organizationId: row.organizationId };
+    const request = row.request as ApprovalRequest;
+    const audit = row.audit as WriteAudit | null;
+    const outcome = await ledger.execute<InvoiceFacts | null>({
+      organizationId: row.organizationId,
+      tenantId: by.tenantId,
+      userId: row.userId,
+      kind: 'invoice.approve',
+      targetId: invoiceId,
+      amountPence: row.amountPence,
+      idempotencyKey,
+      request,
+      audit: {
+        action: audit?.action ?? 'add-invoices.approve',
+        target: invoiceId,
+        username: by.username,
+        ip: by.ip ?? null,
+        detail: { ...audit?.detail, sentAgainFor: row.id },
+      },
+      send: async (key) => {
+        const [answer] = await xero.approveMany(xctx, [request], key);
+        if (!answer) throw new AppError('XERO_UNAVAILABLE', 'Xero answered no invoice');
+        if (!answer.ok) throw new AppError('XERO_REJECTED', answer.error);
+        return { xeroId: invoiceId, response: answer.value };
+      },
+    });
+    return { writeId: outcome.writeId, xeroId: outcome.xeroId ?? invoiceId };
+  }
+  // A held approval Xero does not have can be sent again by an administrator (Needs review).
+  ledger.registerRetrier('invoice.approve', retryHeldApproval);
+}
