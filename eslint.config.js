@@ -70,18 +70,18 @@ const zones = {
   xero: [
     {
       target: './src/server/xero',
-      from: ['./src/server/app.ts', './src/server/modules'],
+      from: ['./src/server/app.ts', './src/server/wiring.ts', './src/server/modules'],
       message: 'The Xero layer knows nothing of the app: define what it needs in src/server/xero.',
     },
   ],
   // (d) Routes -> service -> repository (docs/code-style.md §4): a routes file speaks HTTP and calls its service, which
-  // app.ts or modules/features.ts builds; it never builds or reads a repository or the database itself.
+  // src/server/wiring.ts builds; it never builds or reads a repository or the database itself.
   routesToData: [
     {
       target: './src/server/modules/**/*.routes.ts',
       from: ['./src/server/modules/**/*.repository.ts', './src/server/db/**'],
       message:
-        'A routes file never reaches the data: it calls its service, built with its repository in modules/features.ts.',
+        'A routes file never reaches the data: it calls its service, built with its repository in src/server/wiring.ts.',
     },
   ],
   // (e) Feature code reaches Xero through the port; only tests and the wiring (demo.ts) start the sandbox.

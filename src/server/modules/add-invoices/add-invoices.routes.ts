@@ -20,7 +20,7 @@ function readActionKey(request: FastifyRequest): string {
   return readIdempotencyKey(request) ?? createActionKey();
 }
 
-/** The add-invoices endpoints (issue #8), given their service (wired in features.ts). */
+/** The add-invoices endpoints (issue #8), given their service (wired in src/server/wiring.ts). */
 export function registerAddInvoicesRoutes(
   root: FastifyInstance,
   { service, contextOf }: { service: AddInvoicesService; contextOf: ContextOf },

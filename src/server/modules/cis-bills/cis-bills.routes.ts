@@ -30,7 +30,7 @@ function readHeader(request: FastifyRequest, name: string): string | null {
 
 /**
  * The cis-bills endpoints (issue #9, docs/product/features.md §7), given their service (wired in
- * features.ts).
+ * src/server/wiring.ts).
  */
 export function registerCisBillsRoutes(
   root: FastifyInstance,

@@ -26,7 +26,7 @@ const refreshQuery = z.looseObject({ refresh: refreshFlagSchema });
 
 /**
  * The pay-invoices endpoints (issue #7; docs/product/features.md §7 Pay Invoices rows,
- * docs/architecture.md §4), given their service (wired in features.ts).
+ * docs/architecture.md §4), given their service (wired in src/server/wiring.ts).
  */
 export function registerPayInvoicesRoutes(
   root: FastifyInstance,

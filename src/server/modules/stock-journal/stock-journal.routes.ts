@@ -21,7 +21,7 @@ const FEATURE = 'stock-journal';
 
 /**
  * The stock-journal endpoints (issue #10; docs/product/features.md §7), given their service (wired in
- * features.ts).
+ * src/server/wiring.ts).
  */
 export function registerStockJournalRoutes(
   root: FastifyInstance,

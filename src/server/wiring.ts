@@ -1,0 +1,429 @@
+/**
+ * The one wiring site (docs/code-style.md §4, issue 31 item 2): every port, service and background job is built
+ * here, every module's routes and every kind of Xero write are registered here, each in one list. app.ts holds
+ * the Fastify app itself (its plugins and hooks) and calls this once; nothing else builds a service.
+ * Routes files never build a repository (lint: *.routes.ts imports no *.repository.ts nor the db layer).
+ */
+import nodeCrypto from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import type { BuildAppOptions } from './app';
+import { redirectUris } from './demo';
+import { createBodyCache } from './lib/body-cache';
+import { createSecretBox, loadEncryptionKey } from './lib/crypto';
+import { createJobs, type Job } from './lib/jobs';
+import { createLiveEvents } from './lib/live-events';
+import { registerMetrics, type AppMetrics } from './metrics/metrics';
+import { createAddInvoicesRepository } from './modules/add-invoices/add-invoices.repository';
+import { registerAddInvoicesRoutes } from './modules/add-invoices/add-invoices.routes';
+import { createAddInvoicesService } from './modules/add-invoices/add-invoices.service';
+import { createAdminRepository } from './modules/admin/admin.repository';
+import { registerAdminRoutes } from './modules/admin/admin.routes';
+import { createAdminService } from './modules/admin/admin.service';
+import { createAuditLog } from './modules/audit/audit';
+import { createUsersRepository } from './modules/auth/auth.repository';
+import { registerAuthRoutes } from './modules/auth/auth.routes';
+import { createAuthService } from './modules/auth/auth.service';
+import { createLoginLimiter } from './modules/auth/login-limiter';
+import { createMfaLimiter } from './modules/auth/mfa.limiter';
+import { createMfaRepository } from './modules/auth/mfa.repository';
+import { createMfaService } from './modules/auth/mfa.service';
+import { createPrincipalCache } from './modules/auth/principal-cache';
+import { createSessionStore, type PrincipalRow } from './modules/auth/sessions';
+import { registerXeroSignInRoutes } from './modules/auth/xero-signin.routes';
+import { createXeroSignInUsers } from './modules/auth/xero-signin.service';
+import { createCisBillsRepository } from './modules/cis-bills/cis-bills.repository';
+import { registerCisBillsRoutes } from './modules/cis-bills/cis-bills.routes';
+import { createCisBillsService } from './modules/cis-bills/cis-bills.service';
+import { createCisReturnsRepository } from './modules/cis-returns/cis-returns.repository';
+import { registerCisReturnsRoutes } from './modules/cis-returns/cis-returns.routes';
+import { createCisReturnsService } from './modules/cis-returns/cis-returns.service';
+import { registerLiveEventsRoutes } from './modules/live-events/live-events.routes';
+import { createEgressMeter } from './modules/organizations/egress-meter';
+import { createOrganizationsRepository } from './modules/organizations/organizations.repository';
+import { createContextOf, createTenancy } from './modules/organizations/tenancy';
+import { createAttachmentStoreRepository } from './modules/pay-invoices/attachment-store.repository';
+import { createPayInvoicesRepository } from './modules/pay-invoices/pay-invoices.repository';
+import { registerPayInvoicesRoutes } from './modules/pay-invoices/pay-invoices.routes';
+import { createPayInvoicesService } from './modules/pay-invoices/pay-invoices.service';
+import { createSettingsRepository } from './modules/settings/settings.repository';
+import { registerSettingsRoutes } from './modules/settings/settings.routes';
+import { createSettingsService } from './modules/settings/settings.service';
+import { createStockJournalRepository } from './modules/stock-journal/stock-journal.repository';
+import { registerStockJournalRoutes } from './modules/stock-journal/stock-journal.routes';
+import { createStockJournalService, JOURNAL_WRITE_KIND } from './modules/stock-journal/stock-journal.service';
+import { registerConnectionRoutes } from './modules/xero-connection/connection.routes';
+import { createConnectionService } from './modules/xero-connection/connection.service';
+import { createOAuthRequests } from './modules/xero-connection/oauth-requests';
+import { registerXeroWebhookRoutes } from './modules/xero-webhooks/webhooks.routes';
+import { createXeroSync, type SyncContext } from './xero/sync/sync.service';
+import { createWebhookHealth } from './xero/webhooks/health';
+import { createWebhookProcessor } from './xero/webhooks/processor';
+import { createWriteLedger, RECONCILE_INTERVAL_MS } from './xero/write-ledger';
+import { createXeroPort } from './xero/xero-http/adapter';
+import { createXeroHttp } from './xero/xero-http/http';
+import { createXeroOAuth } from './xero/xero-http/oauth';
+import { createSharedGates } from './xero/xero-http/shared-gate';
+import { createTokenStore } from './xero/xero-http/token-store';
+
+/** Memory for serialised cached answers: a 5,000-invoice list is about 1.3 MB. */
+const BODY_CACHE_MAX_BYTES = 64 * 1024 * 1024;
+/** Expired sessions and old sign-in attempts are purged this often. */
+const HOUSEKEEPING_MS = 15 * 60_000;
+/** Webhook deliveries left unapplied, gaps given up on and old live events are looked at this often. */
+const WEBHOOK_SWEEP_MS = 30_000;
+/** Applied webhook deliveries are purged at most this often (by the sweep). */
+const WEBHOOK_PURGE_MS = 15 * 60_000;
+
+/**
+ * The parts of a built app that only its builder's caller sees (the app is not decorated with them): the
+ * test factory hands them to tests as a typed handle, for what a route cannot show (a reconcile pass run now,
+ * a sync run directly, a raw Xero call for a fault, a token read back).
+ */
+export interface AppParts {
+  tokens: ReturnType<typeof createTokenStore>;
+  xeroHttp: ReturnType<typeof createXeroHttp>;
+  ledger: ReturnType<typeof createWriteLedger>;
+  sync: ReturnType<typeof createXeroSync>;
+  /** Who asks, kept in memory between requests (src/server/modules/auth/principal-cache.ts). */
+  principals: ReturnType<typeof createPrincipalCache<PrincipalRow>>;
+}
+
+export interface Wiring {
+  parts: AppParts;
+  /** Who asks: read by app.ts's request hook with the organisation the request names. */
+  sessions: ReturnType<typeof createSessionStore>;
+  /** Registers every module's routes and every kind of Xero write, once. */
+  registerModules(): void;
+  /** When the app is ready: live events, the ledger's heartbeat, then the background jobs. */
+  start(): Promise<void>;
+  /** When the app closes: the jobs, then each collaborator holding a connection, a timer or unsaved counts. */
+  stop(): Promise<void>;
+}
+
+/** Builds every collaborator of the app once (docs/code-style.md §4); registers nothing until asked. */
+export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wiring {
+  const { config, database } = options;
+  const db = database.db;
+  const log = app.log;
+  const audit = createAuditLog(db, log);
+  // Who asks, kept in memory while the database's change notices reach this instance (issue 32).
+  const principals = createPrincipalCache<PrincipalRow>({ database, log });
+  void principals.start();
+  const sessions = createSessionStore(database, {
+    ...config.session,
+    principalQueriesInFlight: database.kind === 'pglite' ? 1 : 4,
+    cache: principals,
+  });
+  const users = createUsersRepository(db);
+  const encryptionKey = loadEncryptionKey({ configured: config.tokenEncryptionKey, dataDir: config.dataDir });
+  // Device cookies of the sign-in limits are signed with a key of their own, derived from the encryption key.
+  const limiter = createLoginLimiter(
+    db,
+    nodeCrypto.createHmac('sha256', encryptionKey).update('ledgerlink device cookie').digest(),
+  );
+  const auth = createAuthService({ users, limiter, audit });
+  const box = createSecretBox(encryptionKey);
+  const mfa = createMfaService({
+    repo: createMfaRepository(db),
+    limiter: createMfaLimiter(db),
+    box: () => box,
+    audit,
+    requireMfaForAdmins: config.requireMfaForAdmins,
+  });
+
+  // Xero: the one client (docs/code-style.md §4), pointed at Xero or the sandbox by the endpoints alone.
+  const oauth = createXeroOAuth(options.xero);
+  const tokens = createTokenStore({ db, box, oauth });
+  const orgs = createOrganizationsRepository(database);
+  const lastRateWrite = new Map<string, number>();
+  const egress = createEgressMeter({ store: orgs, log });
+  // On PostgreSQL the instances keep Xero's limits together (shared-gate.ts); PGlite has one instance.
+  const sharedGates =
+    database.kind === 'postgres' && database.pool && !options.xeroHttp?.createGate
+      ? createSharedGates(database.pool, { ...options.xeroHttp?.gate, ...options.xeroGate }, log)
+      : undefined;
+  const metrics: AppMetrics = registerMetrics(app, {
+    ...config.metrics,
+    db,
+    gateQueues: () => xeroHttp.gateQueues(),
+  });
+  const webhookKey = options.xero.webhookKey ?? config.xero.webhookKey;
+  const webhookHealth = createWebhookHealth({
+    db,
+    keyConfigured: Boolean(webhookKey),
+    onFallback: (reason) => metrics.webhookFallback(reason),
+  });
+  const xeroHttp = createXeroHttp({
+    apiUrl: options.xero.apiUrl,
+    tokens,
+    ...options.xeroHttp,
+    // A gate given by the caller (tests that hold Xero's calls) wins over the shared one.
+    ...(sharedGates && !options.xeroHttp?.createGate ? { createGate: sharedGates.createGate } : {}),
+    onCall: (event) => {
+      metrics.onXeroCall(event);
+      webhookHealth.onXeroCall(event);
+    },
+    onReceived: (event) => {
+      metrics.onXeroReceived(event);
+      egress.record(event.tenantId, event.bytes);
+    },
+    onRateLimits: (tenantId, limits) => {
+      // Remember the budget for the organisation cards, at most every few seconds per organisation.
+      const now = Date.now();
+      if (now - (lastRateWrite.get(tenantId) ?? 0) < 5_000) return;
+      lastRateWrite.set(tenantId, now);
+      void orgs.updateRateLimits(tenantId, limits).catch(() => undefined);
+    },
+  });
+  // The Xero port, every part built here once; services get only the part they use (docs/code-style.md §4).
+  const xero = createXeroPort(xeroHttp);
+  const oauthRequests = createOAuthRequests(db);
+  const connection = createConnectionService({ orgs, tokens, xero: xero.connections, audit });
+  const resolveTenant = createTenancy(orgs);
+  const ledger = createWriteLedger({ db, log });
+  // Live updates from Xero's webhooks, or the fallback to If-Modified-Since (docs/decisions/018-webhooks.md).
+  const sync = createXeroSync({
+    db,
+    http: xeroHttp,
+    // Without a key every refresh asks Xero, as before webhooks: nothing to decide, nothing to count.
+    ...(webhookKey
+      ? {
+          mayUseCache: (ctx: SyncContext, lastSyncAt: Date | null) =>
+            webhookHealth.mayUseCache(ctx, lastSyncAt),
+        }
+      : {}),
+    onChangesRead: (ctx, changedAt) =>
+      void webhookHealth.expectDelivery(ctx.tenantId, changedAt).catch(() => undefined),
+    onBackgroundError: (ctx, error) =>
+      log.warn(
+        { err: error, organizationId: ctx.organizationId },
+        'reading invoices from Xero stopped after the first page; the next request carries on',
+      ),
+  });
+  const bodies = createBodyCache({ maxBytes: BODY_CACHE_MAX_BYTES });
+  // Xero's webhooks in (signed deliveries, applied after the answer), live screens out (docs/decisions/018-webhooks.md).
+  const live = createLiveEvents({ database, log });
+  const webhooks = createWebhookProcessor({
+    db,
+    sync,
+    live,
+    log,
+    onApplied: (lag) => metrics.webhookApplied(lag),
+  });
+
+  // The feature services, each given the part of the port it uses and the shared collaborators.
+  const settings = createSettingsService({
+    repo: createSettingsRepository(db),
+    sync,
+    accounts: xero.accounts,
+    audit,
+    ledger,
+  });
+  const payInvoices = createPayInvoicesService({
+    repo: createPayInvoicesRepository(db),
+    sync,
+    xero: xero.payInvoices,
+    ledger,
+    audit,
+    bodies,
+    attachmentStore: {
+      repo: createAttachmentStoreRepository(db),
+      maxBytes: config.attachmentStore.maxBytes,
+      log,
+    },
+  });
+  // Registers its own finders (invoice approval and creation) when built.
+  const addInvoices = createAddInvoicesService({
+    repo: createAddInvoicesRepository(db),
+    xero: xero.addInvoices,
+    ledger,
+    sync,
+    audit,
+  });
+  const cisBills = createCisBillsService({
+    repo: createCisBillsRepository(db),
+    bills: xero.bills,
+    contacts: xero.contacts,
+    sync,
+    ledger,
+    audit,
+    log,
+  });
+  // The CIS month-end (issue 29): behind the CIS Bills flag, reading the subcontractors' CIS settings as CIS Bills does.
+  const cisReturns = createCisReturnsService({
+    repo: createCisReturnsRepository(db),
+    sync,
+    audit,
+    checkCisContacts: (ctx, contactIds) => cisBills.checkCisContacts(ctx, contactIds),
+    log,
+  });
+  const stockJournal = createStockJournalService({
+    repo: createStockJournalRepository(db),
+    sync,
+    journals: xero.journals,
+    sales: xero.sales,
+    ledger,
+    audit,
+    bodies,
+    checkToken: (userId) => tokens.getAccessToken(userId),
+    log,
+  });
+
+  // The background jobs, each named, started when the app is ready and stopped when it closes.
+  let lastWebhookPurge = 0;
+  const jobList: Job[] = [
+    {
+      name: 'housekeeping',
+      everyMs: HOUSEKEEPING_MS,
+      run: () => {
+        void sessions
+          .purgeExpired()
+          .catch((error: unknown) => log.warn({ err: error }, 'purging expired sessions failed'));
+        void limiter
+          .purgeOld()
+          .catch((error: unknown) => log.warn({ err: error }, 'purging old sign-in attempts failed'));
+      },
+    },
+    {
+      name: 'webhook sweep',
+      everyMs: WEBHOOK_SWEEP_MS,
+      run: () => {
+        if (webhookKey) void webhooks.drain();
+        if (webhookKey)
+          void webhookHealth
+            .giveUpOldGaps()
+            .catch((error: unknown) => log.warn({ err: error }, 'checking webhook gaps failed'));
+        void live
+          .purgeOld()
+          .catch((error: unknown) => log.warn({ err: error }, 'purging old live events failed'));
+        if (Date.now() - lastWebhookPurge > WEBHOOK_PURGE_MS) {
+          lastWebhookPurge = Date.now();
+          void webhooks
+            .purgeProcessed()
+            .catch((error: unknown) => log.warn({ err: error }, 'purging processed webhook events failed'));
+        }
+      },
+    },
+    {
+      // Settles the writes the staleness rule calls stale (a crashed instance's, a lost answer) by asking Xero,
+      // at start and every RECONCILE_INTERVAL_MS, one pass at a time.
+      name: 'reconcile',
+      everyMs: RECONCILE_INTERVAL_MS,
+      runAtStart: true,
+      run: async () => {
+        try {
+          await ledger.reconcile();
+          metrics.reconcilerRan('ok');
+        } catch (error) {
+          metrics.reconcilerRan('error');
+          throw error;
+        }
+      },
+    },
+  ];
+  const jobs = createJobs(jobList, log);
+
+  function registerModules(): void {
+    const uris = redirectUris(config.appUrl);
+    registerAuthRoutes(app, {
+      auth,
+      sessions,
+      audit,
+      demoCredentials: options.demoCredentials,
+      mfa,
+      limiter,
+      secureCookie: config.session.secureCookie,
+    });
+    registerConnectionRoutes(app, {
+      connection,
+      oauth,
+      oauthRequests,
+      tokens,
+      audit,
+      redirectUri: uris.connect,
+      appUrl: config.appUrl,
+      secureCookie: config.session.secureCookie,
+      liveUpdates: (tenantIds) => webhookHealth.healthOf(tenantIds),
+    });
+    registerXeroSignInRoutes(app, {
+      oauth,
+      oauthRequests,
+      signInUsers: createXeroSignInUsers(users),
+      tokens,
+      sessions,
+      connection,
+      audit,
+      redirectUri: uris.signin,
+      secureCookie: config.session.secureCookie,
+    });
+    registerAdminRoutes(app, {
+      service: createAdminService({ admin: createAdminRepository(db), users, audit, limiter }),
+      ledger,
+    });
+    registerSettingsRoutes(app, { settings, resolveTenant });
+    registerPayInvoicesRoutes(app, {
+      service: payInvoices,
+      contextOf: createContextOf(resolveTenant, 'pay-invoices'),
+    });
+    registerAddInvoicesRoutes(app, {
+      service: addInvoices,
+      contextOf: createContextOf(resolveTenant, 'add-invoices'),
+    });
+    registerCisBillsRoutes(app, {
+      service: cisBills,
+      contextOf: createContextOf(resolveTenant, 'cis-bills'),
+    });
+    registerCisReturnsRoutes(app, {
+      service: cisReturns,
+      contextOf: createContextOf(resolveTenant, 'cis-bills'),
+    });
+    registerStockJournalRoutes(app, { service: stockJournal, resolveTenant });
+    registerXeroWebhookRoutes(app, { webhookKey, processor: webhooks, health: webhookHealth });
+    registerLiveEventsRoutes(app, {
+      live,
+      resolveTenant,
+      mayStillRead: async (sessionId, userId, organizationId) =>
+        (await sessions.isLive(sessionId)) &&
+        Boolean((await orgs.findMembership(userId, organizationId))?.membership.connected),
+    });
+
+    // Every kind of Xero write: how its lost answer is looked up in Xero, how it is kept from doubling after a
+    // restore, and who sends a held one again (decision 015).
+    // When a payment's answer is lost, reconciliation looks it up in Xero instead of paying again; after a
+    // restore, a payment under a key the database forgot is looked up by its mark before it is sent.
+    ledger.registerFinder('payment', payInvoices.findPaymentInXero, payInvoices.findMarkedPaymentInXero);
+    ledger.registerFinder('payment.delete', payInvoices.findPaymentDeletionInXero, 'find');
+    // A payment held for review that Xero does not have can be sent again by an administrator (issue 20).
+    ledger.registerRetrier('payment', (row, by, key) => payInvoices.retryHeldPayment(row, by, key));
+    cisBills.registerFinders();
+    ledger.registerFinder(JOURNAL_WRITE_KIND, stockJournal.findJournalWrite, {
+      notNeeded: "a post checks Xero for the week's journal before anything is sent",
+    });
+    // A held journal Xero does not have can be sent again by an administrator (Needs review).
+    ledger.registerRetrier(JOURNAL_WRITE_KIND, stockJournal.retryHeldJournal);
+  }
+
+  return {
+    parts: { tokens, xeroHttp, ledger, sync, principals },
+    sessions,
+    registerModules,
+    async start() {
+      await live.start();
+      // Events stored by an instance that stopped before applying them.
+      if (webhookKey) void webhooks.drain();
+      // This instance's heartbeat (issue 28 item 5), then the first reconcile pass with the jobs.
+      await ledger.start();
+      jobs.start();
+    },
+    async stop() {
+      jobs.stop();
+      await ledger.stop().catch((error: unknown) => log.warn({ err: error }, 'ledger stop failed'));
+      await live.close();
+      // A first visit's read goes on after its answer (issue 19): it stops after its page before the database closes.
+      await sync.close();
+      await sharedGates?.close();
+      await egress.flush();
+      await principals.close();
+    },
+  };
+}
