@@ -14,6 +14,7 @@ import {
   getJournalState,
   getJournalXeroUrl,
   getStockJournalKey,
+  getJournalPeriodLabel,
   getStockJournalReference,
   groupSalesByWeek,
   indexStockJournalEntries,
@@ -505,6 +506,30 @@ describe('periods, references and server messages', () => {
     expect(parseStockJournalReference('Stock Transfer Journal - 31 Feb 2025 to 2 Mar 2025')).toBeNull();
     expect(parseStockJournalReference('Wages journal')).toBeNull();
     expect(parseStockJournalReference(null)).toBeNull();
+  });
+
+  it("reads the period back from a narration carrying its write's mark, and from one without (issue 28)", () => {
+    const week = { periodStart: '2025-11-03', periodEnd: '2025-11-09' };
+    const reference = getStockJournalReference(week.periodStart, week.periodEnd);
+    expect(parseStockJournalReference(`${reference} [LL-0123456789]`)).toEqual(week);
+    expect(parseStockJournalReference(reference)).toEqual(week);
+    expect(
+      parseStockJournalReference('Stock Transfer Journal - 2025-11-03 to 2025-11-09 [LL-abcdef0123]'),
+    ).toEqual(week);
+    // Anything else after the dates is not a Ledgerlink journal of the period.
+    expect(parseStockJournalReference(`${reference} [LL-012345678]`)).toBeNull();
+    expect(parseStockJournalReference(`${reference} (copy)`)).toBeNull();
+    expect(parseStockJournalReference(`${reference} [LL-0123456789] again`)).toBeNull();
+  });
+
+  it('names a period as people do when two of them post it at once (issue 28)', () => {
+    expect(getJournalPeriodLabel('2026-11-16', '2026-11-22')).toBe('The week of 16 Nov 2026');
+    expect(getJournalPeriodLabel('2026-11-30', '2026-11-30')).toBe(
+      'The journal for 30 Nov 2026 to 30 Nov 2026',
+    );
+    expect(getJournalPeriodLabel('2026-12-01', '2026-12-06')).toBe(
+      'The journal for 1 Dec 2026 to 6 Dec 2026',
+    );
   });
 
   it('accepts a journal date inside the period only', () => {

@@ -468,6 +468,17 @@ export function getStockJournalReference(periodStart: string, periodEnd: string)
   return `Stock Transfer Journal - ${formatDateShort(periodStart)} to ${formatDateShort(periodEnd)}`;
 }
 
+/**
+ * How people name a journal period when two of them act on it at once (issue 28, one writer per document):
+ * "The week of 16 Nov 2026" for a whole Monday–Sunday week, "The journal for 1 Dec 2026 to 6 Dec 2026" for one
+ * side of a week split at a month end. The refusal reads "… is being posted by carol; try again in a moment."
+ */
+export function getJournalPeriodLabel(periodStart: string, periodEnd: string): string {
+  if (periodStart === getWeekStart(periodStart) && periodEnd === getWeekEnd(periodStart))
+    return `The week of ${formatDateShort(periodStart)}`;
+  return `The journal for ${formatDateShort(periodStart)} to ${formatDateShort(periodEnd)}`;
+}
+
 const MONTH_NUMBERS: Record<string, number> = {
   jan: 1,
   feb: 2,
@@ -495,13 +506,15 @@ function parseReferenceDate(text: string): string | null {
 
 /**
  * Reads the period back from a journal's narration: the reference of docs/product/features.md §3, or the same
- * words with ISO dates (as journals posted before Ledgerlink may carry). Null for any other narration, or a
- * range that runs backwards or is longer than a week.
+ * words with ISO dates (as journals posted before Ledgerlink may carry), with or without the mark of the write
+ * that posted it after them (" [LL-0123456789]", issue 28: journals posted since carry it, older ones do not).
+ * Null for any other narration, or a range that runs backwards or is longer than a week.
  */
 export function parseStockJournalReference(
   narration: string | null | undefined,
 ): { periodStart: string; periodEnd: string } | null {
-  const match = /^Stock Transfer Journal - (.+) to (.+)$/.exec((narration ?? '').trim());
+  const text = (narration ?? '').trim().replace(/ \[LL-[0-9a-f]{10}\]$/, '');
+  const match = /^Stock Transfer Journal - (.+) to (.+)$/.exec(text);
   if (!match) return null;
   const periodStart = parseReferenceDate(match[1]!);
   const periodEnd = parseReferenceDate(match[2]!);

@@ -1,6 +1,6 @@
 import { and, asc, eq, gte, inArray, isNotNull, lte, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { stockJournalEntries, xeroContacts, xeroInvoices, xeroSyncState } from '../../db/schema/index';
+import { stockJournalEntries, users, xeroContacts, xeroInvoices, xeroSyncState } from '../../db/schema/index';
 import type { SaleInvoice } from '../../xero/xero-port';
 import { createCacheRepository } from '../../xero/cache/cache.repository';
 
@@ -149,6 +149,12 @@ export function createStockJournalRepository(db: Db) {
       await db
         .delete(stockJournalEntries)
         .where(and(eq(stockJournalEntries.organizationId, organizationId), eq(stockJournalEntries.id, id)));
+    },
+
+    /** A user's name, to say who is posting a period (null when the user is gone). */
+    async findUsername(userId: number): Promise<string | null> {
+      const [row] = await db.select({ username: users.username }).from(users).where(eq(users.id, userId));
+      return row?.username ?? null;
     },
 
     /** Entries that have a journal in Xero (whose status can change there). */

@@ -4,6 +4,7 @@ import { isXeroId } from '../../../shared/input';
 import {
   ALL_CUSTOMERS,
   getJournalAmountPence,
+  getJournalPeriodLabel,
   getStockJournalKey,
   getStockJournalReference,
   getWeeklySalesRange,
@@ -35,9 +36,11 @@ import {
   type XeroContext,
 } from '../../xero/xero-port';
 import {
+  describeBusyDocument,
   HELD_USER_GONE,
   isOpenWriteState,
   MAX_IN_FLIGHT_MS,
+  type DocumentRef,
   type RetryActor,
   type WriteKind,
   type WriteLedger,
@@ -85,6 +88,17 @@ export interface StockJournalServiceDeps {
   /** Makes sure the user's Xero token is usable before a write is recorded (a refused token is no unknown outcome). */
   checkToken: (userId: number) => Promise<unknown>;
   log?: { warn: (o: object, m: string) => void };
+}
+
+/**
+ * The document a journal post holds while it is open (issue 28, one writer per document): the organisation's
+ * period (a week, or one side of a week split at a month end), named as people name it.
+ */
+export function journalPeriodDocument(periodStart: string, periodEnd: string): DocumentRef {
+  return {
+    key: `journal-week:${getStockJournalKey(periodStart, periodEnd)}`,
+    label: getJournalPeriodLabel(periodStart, periodEnd),
+  };
 }
 
 function toSyncContext(tenant: TenantContext) {
@@ -212,6 +226,9 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
       amountPence: request.amountPence,
       idempotencyKey,
       request,
+      // The period is held while this write is open: a second writer of it, on any instance, is refused naming
+      // who is posting it (an administrator's "Send again" as much as a post).
+      document: journalPeriodDocument(request.periodStart, request.periodEnd),
       // The ledger writes this line once, when Xero's outcome is settled (by the answer or by a look-up).
       audit: {
         action: 'stock-journal.create',
@@ -461,9 +478,29 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
   }
 
   /**
+   * The refusal of a post while another post of the period is open (issue 28, one writer per document): a 409
+   * naming who is posting it, by the open write's own line, or, in the moment between the period's claim and
+   * its write being recorded, by the user who claimed it.
+   */
+  async function refuseBusyPeriod(entry: StockJournalEntryRow, write: WriteRow | null): Promise<never> {
+    const document = journalPeriodDocument(entry.periodStart, entry.periodEnd);
+    const username = write ? null : entry.userId === null ? null : await repo.findUsername(entry.userId);
+    const message = describeBusyDocument({
+      kind: JOURNAL_WRITE_KIND,
+      documentLabel: write?.documentLabel ?? document.label,
+      audit: write?.audit ?? (username ? { username } : null),
+    });
+    throw new AppError('CONFLICT', message, undefined, {
+      ...(write ? { writeId: write.id } : {}),
+      writeState: 'busy',
+    });
+  }
+
+  /**
    * A post whose period already has an entry. The same action retried (same key) replays its outcome. A
    * pending entry left by a post whose outcome was unknown is settled now (look-up): if Xero does not have
-   * it, the period is free and the new post claims it. Anything else is a 409.
+   * it, the period is free and the new post claims it. A post of the period still open (another person's, on
+   * any instance) refuses this one at once, naming who is posting it. Anything else is a 409 "already exists".
    */
   async function handleTakenPeriod(
     tenant: TenantContext,
@@ -472,25 +509,43 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
     idempotencyKey: string | undefined,
     ip: string | null,
   ): Promise<{ replay: JournalCreateResponse } | { entry: StockJournalEntryRow }> {
+    const orgId = tenant.organizationId;
     const targetId = getStockJournalKey(request.periodStart, request.periodEnd);
     if (idempotencyKey) {
-      // The first request may have claimed the period a moment before recording its write.
+      // The first request of this same action may have claimed the period a moment before recording its write:
+      // waited for while the pending entry is this user's and no write is recorded for it yet (another key's
+      // write, or another user's claim, is not this action's).
       for (let attempt = 0; attempt < 10; attempt += 1) {
-        const write = await ledger.findByKey(tenant.organizationId, idempotencyKey);
+        const write = await ledger.findByKey(orgId, idempotencyKey);
         if (write) {
           if (write.kind !== JOURNAL_WRITE_KIND || write.targetId !== targetId) break;
           const outcome = await ledger.execute(buildWriteSpec(tenant, request, idempotencyKey, ip));
           return { replay: outcome.response };
         }
-        const existing = await repo.findEntry(tenant.organizationId, request.periodStart, request.periodEnd);
-        if (existing?.writeId || existing?.status !== PENDING_STATUS) break;
+        const existing = await repo.findEntry(orgId, request.periodStart, request.periodEnd);
+        if (existing?.status !== PENDING_STATUS || existing.userId !== tenant.user.id) break;
+        if (await findEntryWrite(orgId, existing)) break;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     }
-    const existing = await repo.findEntry(tenant.organizationId, request.periodStart, request.periodEnd);
-    if (existing?.status === PENDING_STATUS && (await settlePendingEntry(tenant, existing)) === 'removed') {
-      const claimed = await repo.claimPeriod(entry);
-      if (claimed) return { entry: claimed };
+    const existing = await repo.findEntry(orgId, request.periodStart, request.periodEnd);
+    if (existing?.status === PENDING_STATUS) {
+      const settled = await settlePendingEntry(tenant, existing);
+      if (settled === 'removed') {
+        const claimed = await repo.claimPeriod(entry);
+        if (claimed) return { entry: claimed };
+      }
+      if (settled === 'waiting') {
+        // Still in flight, or claimed a moment ago and its write not recorded yet: being posted now. A write
+        // held for review is not "being posted": the period is taken until an administrator settles it.
+        const write = await findEntryWrite(orgId, existing);
+        if (write && idempotencyKey && write.idempotencyKey === idempotencyKey) {
+          // This same action, recorded while it was looked for above.
+          const outcome = await ledger.execute(buildWriteSpec(tenant, request, idempotencyKey, ip));
+          return { replay: outcome.response };
+        }
+        if (!write || isOpenWriteState(write.state)) await refuseBusyPeriod(existing, write);
+      }
     }
     if (!existing) {
       const claimed = await repo.claimPeriod(entry);

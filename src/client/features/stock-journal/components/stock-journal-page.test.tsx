@@ -400,6 +400,13 @@ describe('Stock Journal screen (001 §2–§8)', () => {
       null,
     ],
     [
+      409,
+      { message: 'The week of 3 Nov 2025 is being posted by carol; try again in a moment.' },
+      'Journal Being Posted',
+      'The week of 3 Nov 2025 is being posted by carol; try again in a moment.',
+      null,
+    ],
+    [
       400,
       {
         message:

@@ -158,4 +158,9 @@ describe('messages (001 §8)', () => {
       JOURNAL_SERVER_MESSAGES.alreadyExists,
     );
   });
+
+  it('says who is posting the period when another person is, not that a journal exists (issue 28)', () => {
+    const busy = 'The week of 16 Nov 2026 is being posted by carol; try again in a moment.';
+    expect(describeJournalError(409, busy)).toEqual({ title: 'Journal Being Posted', description: busy });
+  });
 });

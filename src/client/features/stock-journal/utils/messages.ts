@@ -86,7 +86,8 @@ export function getPostButtonLabel(input: {
 }
 
 /**
- * Toast for a failed journal creation, by HTTP status (docs/product/features.md §8). `followUp` is the second
+ * Toast for a failed journal creation, by HTTP status (docs/product/features.md §8); a 409 refusing a post
+ * because another person is posting the period says so, in the server's words. `followUp` is the second
  * toast shown after 1 s, when there is one.
  */
 export function describeJournalError(
@@ -94,6 +95,11 @@ export function describeJournalError(
   serverMessage?: string | null,
 ): UserMessage & { followUp?: UserMessage } {
   const message = (serverMessage ?? '').trim();
+  if (status === 409 && message.includes(' is being posted by ')) {
+    // Another person's post of the period is on its way to Xero (issue 28, one writer per document): the
+    // server's message names who; the period is not known to have a journal yet.
+    return { title: 'Journal Being Posted', description: message };
+  }
   if (status === 409) {
     return {
       title: 'Journal Already Exists',
