@@ -5,7 +5,8 @@
  * each K again. The restored database knows none of the keys and Xero no longer replays them: what Xero kept
  * is each write's mark (a payment's or an invoice's Reference, a bill's number), an approval's state, and
  * the journal of the week. The ledger looks each up before sending, so Xero holds every write once and the
- * resend is answered with the first outcome.
+ * resend is answered with the first outcome. A payment undone before the restore is found too (Xero keeps it,
+ * DELETED, with its mark): its resend is answered as paid then undone, and nothing is paid again.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -26,7 +27,7 @@ import { startSandbox, type Sandbox } from '../../sandbox/sandbox';
 import type { OrgRec } from '../../sandbox/state';
 import { migrateDatabase, openDatabase } from '../db/client';
 import { backupDatabase, restoreDatabase } from '../db/backup';
-import { organizations, xeroAccounts, xeroContacts } from '../db/schema/index';
+import { organizations, xeroAccounts, xeroContacts, xeroInvoices } from '../db/schema/index';
 import { JOURNAL_MESSAGES } from '../modules/stock-journal/stock-journal.service';
 import { TEST_ORIGIN } from '../test/app';
 import type { TestDatabase } from '../test/database';
@@ -59,16 +60,20 @@ describe('a restore, then a resend, for every kind of write', { timeout: 300_000
   let buildersId = 0;
   let shopTenant = '';
   let payInvoice: Invoice;
+  /** The invoice paid and then undone before the restore. */
+  let undoInvoice: Invoice;
   let draft: DraftInvoice;
   let subcontractorId = '';
   let journalPeriod: JournalPeriod;
-  const writes: Record<'payment' | 'bill' | 'newInvoice' | 'approval' | 'journal', Write> = {
-    payment: { url: '/api/xero/payments', payload: {}, key: crypto.randomUUID() },
-    bill: { url: '/api/xero/create-bill', payload: {}, key: crypto.randomUUID() },
-    newInvoice: { url: '/api/xero/draft-invoices/create', payload: {}, key: crypto.randomUUID() },
-    approval: { url: '/api/xero/draft-invoices/update', payload: {}, key: crypto.randomUUID() },
-    journal: { url: '/api/xero/stock-journal', payload: {}, key: crypto.randomUUID() },
-  };
+  const writes: Record<'payment' | 'undonePayment' | 'bill' | 'newInvoice' | 'approval' | 'journal', Write> =
+    {
+      payment: { url: '/api/xero/payments', payload: {}, key: crypto.randomUUID() },
+      undonePayment: { url: '/api/xero/payments', payload: {}, key: crypto.randomUUID() },
+      bill: { url: '/api/xero/create-bill', payload: {}, key: crypto.randomUUID() },
+      newInvoice: { url: '/api/xero/draft-invoices/create', payload: {}, key: crypto.randomUUID() },
+      approval: { url: '/api/xero/draft-invoices/update', payload: {}, key: crypto.randomUUID() },
+      journal: { url: '/api/xero/stock-journal', payload: {}, key: crypto.randomUUID() },
+    };
 
   /** The app on the embedded database under DATA_DIR, as `npm start` runs it; closing it closes the database. */
   async function start(): Promise<XeroTestApp> {
@@ -172,6 +177,9 @@ describe('a restore, then a resend, for every kind of write', { timeout: 300_000
     await call('POST', '/api/xero/set-active-organization', { organizationId: shopId });
     const invoices = (await call('GET', '/api/xero/invoices')).json() as Invoice[];
     const toPay = invoices.find((i) => i.amountDue > 10 && i.status !== 'PARTIAL');
+    const toUndo = invoices.find(
+      (i) => i.amountDue > 10 && i.status !== 'PARTIAL' && i.invoiceId !== toPay?.invoiceId,
+    );
     const drafts = (await call('GET', '/api/xero/draft-invoices?refresh=true')).json() as DraftInvoice[];
     const toApprove = drafts.find((d) => d.totalAmount > 10 && d.pendingCashAmount === 0);
     const today = getUkToday();
@@ -182,9 +190,10 @@ describe('a restore, then a resend, for every kind of write', { timeout: 300_000
     ).json() as SalesPeriod[];
     const week = periods.flatMap((p) => splitSalesPeriod(p)).find((p) => p.netTotal > 0);
     subcontractorId = builders().contacts.find((c) => c.Name === 'Hughes Groundworks Ltd')?.ContactID ?? '';
-    if (!toPay || !toApprove || !week || !subcontractorId)
+    if (!toPay || !toUndo || !toApprove || !week || !subcontractorId)
       throw new Error('the seed has no invoice to pay, draft to approve, week to post or subcontractor');
     payInvoice = toPay;
+    undoInvoice = toUndo;
     draft = toApprove;
     journalPeriod = week;
     await t.close();
@@ -198,6 +207,15 @@ describe('a restore, then a resend, for every kind of write', { timeout: 300_000
       accountId: cash.accountId,
       amount: 4.44,
       reference: `Cash payment for ${payInvoice.invoiceNumber}`,
+      isCard: false,
+      date: today,
+    };
+    writes.undonePayment.payload = {
+      invoiceId: undoInvoice.invoiceId,
+      invoiceNumber: undoInvoice.invoiceNumber,
+      accountId: cash.accountId,
+      amount: 4.44,
+      reference: `Cash payment for ${undoInvoice.invoiceNumber}`,
       isCard: false,
       date: today,
     };
@@ -227,6 +245,10 @@ describe('a restore, then a resend, for every kind of write', { timeout: 300_000
       write.first = await send(write, name === 'bill' ? buildersId : shopId);
       expect(write.first.statusCode, `${name}: ${write.first.body}`).toBe(name === 'journal' ? 201 : 200);
     }
+    // One payment is undone on Pay Invoices before the restore: Xero keeps it, DELETED.
+    const undone = JSON.parse(writes.undonePayment.first?.body ?? '{}') as { paymentId: string };
+    const undo = await as(t.app, cookie)('POST', `/api/xero/payments/${undone.paymentId}/undo`, {});
+    expect(undo.statusCode, undo.body).toBe(200);
     await t.close();
 
     // The backup comes back; Xero's 6-minute idempotency window passes.
@@ -253,6 +275,47 @@ describe('a restore, then a resend, for every kind of write', { timeout: 300_000
     expect(Math.round((view.json() as { invoice: Invoice }).invoice.amountDue * 100)).toBe(
       Math.round(payInvoice.amountDue * 100) - 444,
     );
+  });
+
+  it('a payment undone before the restore: not paid again; the resend answers paid then undone', async () => {
+    const again = await send(writes.undonePayment, shopId);
+    expect(again.statusCode, again.body).toBe(200);
+    const first = JSON.parse(writes.undonePayment.first?.body ?? '{}') as { paymentId: string };
+    const answer = JSON.parse(again.body) as { paymentId: string; undone?: boolean; amountDue: number };
+    expect(answer.paymentId).toBe(first.paymentId);
+    expect(answer.undone).toBe(true);
+    expect(Math.round(answer.amountDue * 100)).toBe(Math.round(undoInvoice.amountDue * 100));
+    // The look-up's answer never wrote the cache: no payment Xero deleted is kept as the invoice's.
+    const [cached] = await t.database.db
+      .select()
+      .from(xeroInvoices)
+      .where(and(eq(xeroInvoices.organizationId, shopId), eq(xeroInvoices.invoiceId, undoInvoice.invoiceId)));
+    expect((cached?.payments as Array<{ paymentId: string }>).map((p) => p.paymentId)).not.toContain(
+      first.paymentId,
+    );
+    // Xero got one payment on the invoice, the one undone: nothing is outstanding against it.
+    const paid = applied('payment', 'create').filter((w) => w.summary.invoiceId === undoInvoice.invoiceId);
+    expect(paid).toHaveLength(1);
+    const live = shop().payments.filter(
+      (p) => p.InvoiceID === undoInvoice.invoiceId && p.Status !== 'DELETED',
+    );
+    expect(live).toHaveLength(0);
+    // The screen, read from the cache as Pay Invoices reads it, shows the whole amount due and no payment.
+    const call = as(t.app, cookie);
+    const listed = (await call('GET', '/api/xero/invoices')).json() as Invoice[];
+    const shown = listed.find((i) => i.invoiceId === undoInvoice.invoiceId);
+    expect(Math.round((shown?.amountDue ?? 0) * 100)).toBe(Math.round(undoInvoice.amountDue * 100));
+    const view = (await call('GET', `/api/xero/invoices/${undoInvoice.invoiceId}`)).json() as {
+      payments: Array<{ paymentId: string }>;
+    };
+    expect(view.payments.map((p) => p.paymentId)).not.toContain(first.paymentId);
+    // A second resend is answered the same way.
+    const third = await send(writes.undonePayment, shopId);
+    expect(third.statusCode, third.body).toBe(200);
+    expect(JSON.parse(third.body)).toMatchObject({ paymentId: first.paymentId, undone: true });
+    expect(
+      applied('payment', 'create').filter((w) => w.summary.invoiceId === undoInvoice.invoiceId),
+    ).toHaveLength(1);
   });
 
   it('a CIS bill: created once, the resend answered with the first bill (found by the mark in its number)', async () => {

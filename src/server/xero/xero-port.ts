@@ -73,6 +73,11 @@ export interface StoredPaymentAnswer {
   amountPaidPence: number | null;
   invoiceStatus: string | null;
   updatedUtc: string | null;
+  /**
+   * The payment was DELETED in Xero when a look-up found it (issue 28: undone before a restore); the balance
+   * above is then the invoice's without it.
+   */
+  deleted: boolean;
 }
 
 /** Pay Invoices' operations on Xero (docs/xero-api.md §4.2 attachments, §4.3 payments). */

@@ -73,6 +73,7 @@ function createFakeXero() {
         amountPaidPence: r.amountPaidPence ?? null,
         invoiceStatus: r.invoiceStatus ?? null,
         updatedUtc: r.updatedUtc ?? null,
+        deleted: r.deleted === true,
       };
     },
     payments: {

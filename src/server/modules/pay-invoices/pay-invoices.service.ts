@@ -105,6 +105,11 @@ interface StoredPayment {
   invoiceStatus: string | null;
   /** Xero's UpdatedDateUTC of the payment: the moment the balance above was Xero's (newest wins in the cache). */
   updatedUtc?: string | null;
+  /**
+   * A look-up found the payment DELETED in Xero (undone before a restore made the database forget both): the
+   * write happened and is gone, so a resend answers it as paid then undone (issue 28).
+   */
+  deleted?: boolean;
 }
 
 export interface AttachmentContent {
@@ -321,7 +326,10 @@ export function createPayInvoicesService(deps: {
     };
   }
 
-  /** What the ledger keeps of a payment found in Xero; the cached balance is marked stale meanwhile. */
+  /**
+   * What the ledger keeps of a payment found in Xero, deleted since or not; the cached balance is marked stale
+   * meanwhile.
+   */
   async function foundPayment(
     row: LedgerWriteRow,
     match: XeroPaymentFacts,
@@ -337,17 +345,20 @@ export function createPayInvoicesService(deps: {
         amountPaidPence: match.invoice?.amountPaidPence ?? null,
         invoiceStatus: match.invoice?.status ?? null,
         updatedUtc: match.updatedUtc,
+        ...(match.status === 'DELETED' ? { deleted: true } : {}),
       },
     };
   }
 
-  /** The live payment among `payments` that carries `row`'s write mark in its Reference. */
-  function markedPayment<
-    P extends { paymentId?: string | null; status?: string | null; reference?: string | null },
-  >(payments: P[], row: LedgerWriteRow): P | undefined {
-    return payments.find(
-      (p) => p.paymentId && p.status !== 'DELETED' && hasWriteMark(p.reference, row.idempotencyKey),
-    );
+  /**
+   * The payment among `payments` that carries `row`'s write mark in its Reference, deleted ones included: the
+   * mark is exact, and a payment undone since is still the write (issue 28), not a reason to pay again.
+   */
+  function markedPayment<P extends { paymentId?: string | null; reference?: string | null }>(
+    payments: P[],
+    row: LedgerWriteRow,
+  ): P | undefined {
+    return payments.find((p) => p.paymentId && hasWriteMark(p.reference, row.idempotencyKey));
   }
 
   /**
@@ -458,12 +469,20 @@ export function createPayInvoicesService(deps: {
         busyExtra(row, retryAfterMs),
       );
     }
+    return answerRecorded(ctx, row, settledNow);
+  }
+
+  /**
+   * The answer to a payment the ledger holds as confirmed, to a caller who did not just send it (a same-key
+   * retry, or a write the ledger found in Xero instead of sending it). The first answer is old news: the
+   * invoice may have been paid since. The cache is never written from it; the caller is told the balance the
+   * cache holds now, read from Xero when `readXero` (the write was settled by a look-up just now, so the cache
+   * has not seen it).
+   */
+  async function answerRecorded(ctx: PayContext, row: WriteRow, readXero: boolean): Promise<PaymentResult> {
     const stored = readStoredPayment(row);
     const request = row.request as PaymentPayload;
-    // The first answer is old news: the invoice may have been paid since. The cache is never written from a
-    // replayed answer; the caller is told the balance the cache holds now, read from Xero when this retry
-    // is what settled the payment (the cache has not seen it yet).
-    const invoice = await getCurrentInvoice(ctx, request.invoiceId, settledNow, { fresh: false }).then(
+    const invoice = await getCurrentInvoice(ctx, request.invoiceId, readXero, { fresh: false }).then(
       (current) => current.row,
       () => null,
     );
@@ -473,7 +492,12 @@ export function createPayInvoicesService(deps: {
         : invoice.amountDuePence
       : (stored.amountDuePence ?? 0);
     const result = toResult({ ...stored, amountDuePence: due }, row.completedAt);
-    // Undone since (its Undo confirmed): the answer says so, and offers no Undo of a payment that is gone.
+    // Undone since (its Undo confirmed, or Xero holds it DELETED): the answer says so, and offers no Undo of a
+    // payment that is gone.
+    if (stored.deleted) {
+      const at = stored.updatedUtc ? new Date(stored.updatedUtc) : (row.completedAt ?? row.createdAt);
+      return { ...result, undone: true, undoableUntil: at.toISOString() };
+    }
     const undo = stored.paymentId
       ? await ledger.findConfirmedByXeroId(ctx.organizationId, 'payment.delete', stored.paymentId)
       : null;
@@ -816,6 +840,12 @@ export function createPayInvoicesService(deps: {
         // Refused as out of date: the cache, and the screen reading it back, take Xero's balance.
         if (isOutOfDateRefusal(error)) await refreshAfterRefusal(ctx, invoice.invoiceId);
         translateRejection(error, amountPence, currency);
+      }
+      // Not sent: the ledger found the payment in Xero already (its mark, after a restore; or another instance
+      // settled it). That answer is a look-up's, deleted since perhaps: it never writes the cache.
+      if (outcome.replayed) {
+        const found = await ledger.findById(outcome.writeId);
+        if (found) return answerRecorded(ctx, found, true);
       }
       const stored = outcome.response;
       const balance: InvoiceBalance = {

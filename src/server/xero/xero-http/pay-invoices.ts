@@ -120,6 +120,7 @@ export function readStoredPaymentAnswer(raw: unknown, xeroId: string | null): St
     amountPaidPence: number | null;
     invoiceStatus: string | null;
     updatedUtc: string | null;
+    deleted: boolean;
   }> &
     XeroPayment;
   return {
@@ -128,6 +129,7 @@ export function readStoredPaymentAnswer(raw: unknown, xeroId: string | null): St
     amountPaidPence: r.amountPaidPence ?? poundsToPence(r.Invoice?.AmountPaid),
     invoiceStatus: r.invoiceStatus ?? r.Invoice?.Status ?? null,
     updatedUtc: r.updatedUtc ?? null,
+    deleted: r.deleted === true,
   };
 }
 
