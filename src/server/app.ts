@@ -164,11 +164,14 @@ export async function assembleApp(
   // Every port, service, module and background job, wired once (src/server/wiring.ts, docs/code-style.md §4).
   const wiring = createWiring(app, options);
   const principalCache = wiring.parts.principals;
-  // A change this instance wrote is refused here before the writer hears back: its notice has come back.
-  app.addHook('onSend', async (request, _reply, payload) => {
-    if (request.method !== 'GET' && request.method !== 'HEAD' && isApiRequest(request))
-      await principalCache.settled();
-    return payload;
+  // A write's own instance forgets what it changed as it commits (db/local-notices.ts), without waiting for
+  // its notice. The organisation's invoice-cache version moves by trigger with any invoice a write touches
+  // (payments, approvals, settings, a refresh), so a write request's organisation is forgotten as it answers.
+  app.addHook('onSend', (request, _reply, payload, done) => {
+    const organizationId = request.principal?.tenancy?.found?.org.id;
+    if (organizationId !== undefined && request.method !== 'GET' && request.method !== 'HEAD')
+      principalCache.forget(`o:${organizationId}`);
+    done(null, payload);
   });
 
   app.decorateRequest('session', null);

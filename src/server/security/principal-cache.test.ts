@@ -1,11 +1,14 @@
+import crypto from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Invoice } from '../../shared/pay-invoices';
 import { openDatabase } from '../db/client';
 import { organizations } from '../db/schema/index';
 import { TEST_ORIGIN } from '../test/app';
-import type { TestDatabase } from '../test/database';
-import { login, sessionCookie } from '../test/session';
+import { createTestDatabase, type TestDatabase } from '../test/database';
+import { as, login, sessionCookie } from '../test/session';
+import { withSlowPrincipalNotices } from '../test/slow-notices';
 import { createConnectedUser, createXeroTestApp, enableFeatures, type XeroTestApp } from '../test/xero';
 
 /**
@@ -167,4 +170,121 @@ describe('who asks, kept in memory on two instances', () => {
     },
     30_000,
   );
+});
+
+/**
+ * Issue 32: the instance that made a change refuses it (or serves it) at the writer's very next request without
+ * waiting for the database's notice of it: each writer tells its own instance as it commits, so no answer waits
+ * for a notice round trip. Here the notices reach the app seconds late; nothing may be served from before a
+ * change this instance made.
+ */
+describe('who asks, on the instance that made the change, with change notices arriving late', () => {
+  let t: XeroTestApp;
+  let base: TestDatabase;
+  let owner: Awaited<ReturnType<typeof createConnectedUser>>;
+  let shopId = 0;
+
+  beforeAll(async () => {
+    base = await createTestDatabase();
+    t = await createXeroTestApp({
+      database: withSlowPrincipalNotices(base, 3_000),
+      settleNoticesFirst: false,
+    });
+    owner = await createConnectedUser(t, 'late.owner', { tenants: ['Demo Shop Ltd'] });
+    shopId = owner.orgs[0]?.organizationId ?? 0;
+    await vi.waitFor(() => expect(t.parts.principals.on).toBe(true));
+    // Switched on behind the app's back: served once its (late) notice has arrived, as a person would wait.
+    await enableFeatures(t, shopId);
+    await vi.waitFor(
+      async () => expect((await owner.call('GET', '/api/xero/invoices')).statusCode).toBe(200),
+      {
+        timeout: 10_000,
+      },
+    );
+  }, 120_000);
+  afterAll(async () => {
+    await t?.close();
+    await base?.destroy();
+  });
+
+  it('refuses a signed-out session, a switched-off feature, a demoted administrator and a disconnected member at once', async () => {
+    const kept = sessionCookie(await login(t.app, 'late.owner', 'Sturdy-Ledger-Pass-1'));
+    const call = as(t.app, kept);
+    expect((await call('GET', '/api/xero/invoices')).statusCode).toBe(200);
+    expect((await call('GET', '/api/xero/invoices')).statusCode).toBe(200);
+    expect(t.parts.principals.size).toBeGreaterThan(0);
+
+    const off = await call('PATCH', `/api/admin/organizations/${shopId}/features`, {
+      featurePayInvoices: false,
+    });
+    expect(off.statusCode).toBe(200);
+    const refused = await call('GET', '/api/xero/invoices');
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().code).toBe('FEATURE_DISABLED');
+    const on = await call('PATCH', `/api/admin/organizations/${shopId}/features`, {
+      featurePayInvoices: true,
+    });
+    expect(on.statusCode).toBe(200);
+    expect((await call('GET', '/api/xero/invoices')).statusCode).toBe(200);
+
+    const helper = await createConnectedUser(t, 'late.helper', {
+      email: 'bookkeeper@demoshop.example',
+      tenants: ['Demo Shop Ltd'],
+    });
+    const helperCall = as(t.app, helper.cookie);
+    expect(
+      (await call('PATCH', `/api/admin/users/${helper.user.id}/admin`, { isAdmin: true })).statusCode,
+    ).toBe(200);
+    expect((await helperCall('GET', '/api/admin/users')).statusCode).toBe(200);
+    expect((await helperCall('GET', '/api/admin/users')).statusCode).toBe(200);
+    expect(
+      (await call('PATCH', `/api/admin/users/${helper.user.id}/admin`, { isAdmin: false })).statusCode,
+    ).toBe(200);
+    const demoted = await helperCall('GET', '/api/admin/users');
+    expect(demoted.statusCode).toBe(403);
+    expect(demoted.json().message).toBe('Administrator access required');
+
+    const named = `/api/xero/invoices?org=${shopId}`;
+    expect((await helperCall('GET', named)).statusCode).toBe(200);
+    expect((await helperCall('POST', '/api/xero/disconnect', { organizationId: shopId })).statusCode).toBe(
+      200,
+    );
+    expect((await helperCall('GET', named)).statusCode).toBe(403);
+
+    expect((await call('POST', '/api/logout')).statusCode).toBe(200);
+    const signedOut = await call('GET', '/api/xero/invoices');
+    expect(signedOut.statusCode).toBe(401);
+  });
+
+  it("shows a payment in the list at the payer's next request: the write moved the organisation's cache version", async () => {
+    const list = async () => {
+      const res = await owner.call('GET', '/api/xero/invoices');
+      expect(res.statusCode).toBe(200);
+      return res.json() as Invoice[];
+    };
+    const before = await list();
+    await list();
+    const invoice = before.find((i) => i.amountDue > 5);
+    if (!invoice) throw new Error('no invoice to pay');
+    const accounts = (await owner.call('GET', '/api/xero/bank-accounts')).json() as {
+      creditCardAccounts: Array<{ accountId: string }>;
+    };
+    const paid = await t.app.inject({
+      method: 'POST',
+      url: '/api/xero/payments',
+      headers: { cookie: owner.cookie, origin: TEST_ORIGIN, 'idempotency-key': crypto.randomUUID() },
+      payload: {
+        invoiceId: invoice.invoiceId,
+        invoiceNumber: invoice.invoiceNumber,
+        accountId: accounts.creditCardAccounts[0]?.accountId,
+        amount: 1,
+        reference: `Card payment for ${invoice.invoiceNumber}`,
+        isCard: true,
+        date: '2026-01-01',
+      },
+    });
+    expect(paid.statusCode).toBe(200);
+    const after = (await list()).find((i) => i.invoiceId === invoice.invoiceId);
+    expect(after?.amountDue).toBe(Math.round((invoice.amountDue - 1) * 100) / 100);
+  });
 });

@@ -1,5 +1,6 @@
 import { and, asc, count, desc, eq, gte, lte, ne, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client';
+import { announceLocalChange } from '../../db/local-notices';
 import { auditLog, organizations, users } from '../../db/schema/index';
 
 export interface AuditFilter {
@@ -33,6 +34,7 @@ export function createAdminRepository(db: Db) {
         .set({ ...flags, updatedAt: new Date() })
         .where(eq(organizations.id, organizationId))
         .returning();
+      announceLocalChange(db, `o:${organizationId}`);
       return rows[0] ?? null;
     },
     listUsers() {
@@ -54,6 +56,7 @@ export function createAdminRepository(db: Db) {
         .set({ ...patch, updatedAt: new Date() })
         .where(eq(users.id, userId))
         .returning();
+      announceLocalChange(db, `u:${userId}`);
       return rows[0] ?? null;
     },
     listAudit(query: AuditFilter) {

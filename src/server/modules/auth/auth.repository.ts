@@ -1,5 +1,6 @@
 import { count, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
+import { announceLocalChange } from '../../db/local-notices';
 import { users } from '../../db/schema/index';
 
 export function createUsersRepository(db: Db) {
@@ -50,6 +51,7 @@ export function createUsersRepository(db: Db) {
     },
     async linkXero(userId: number, xeroUserId: string) {
       await db.update(users).set({ xeroUserId, updatedAt: new Date() }).where(eq(users.id, userId));
+      announceLocalChange(db, `u:${userId}`);
     },
   };
 }

@@ -1,5 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
+import { announceLocalChange } from '../../db/local-notices';
 import { mfaTotpSteps, sessions, users } from '../../db/schema/index';
 
 /** Drizzle queries of two-step sign-in: the user's key and recovery codes, the last time step, pending sessions. */
@@ -42,6 +43,7 @@ export function createMfaRepository(db: Db) {
         .set({ mfaEnabled: true, mfaRecoveryCodes: recoveryHashes, updatedAt: new Date() })
         .where(and(eq(users.id, userId), eq(users.mfaEnabled, false), eq(users.mfaSecretEnc, secretEnc)))
         .returning({ id: users.id });
+      announceLocalChange(db, `u:${userId}`);
       return rows.length === 1;
     },
 
@@ -50,6 +52,7 @@ export function createMfaRepository(db: Db) {
         .update(users)
         .set({ mfaEnabled: false, mfaSecretEnc: null, mfaRecoveryCodes: [], updatedAt: new Date() })
         .where(eq(users.id, userId));
+      announceLocalChange(db, `u:${userId}`);
       await db.delete(mfaTotpSteps).where(eq(mfaTotpSteps.userId, userId));
     },
 
@@ -91,6 +94,7 @@ export function createMfaRepository(db: Db) {
     /** A session waiting for its second step lives minutes, not the hours of a signed-in one. */
     async limitSessionLifetime(sessionId: string, expiresAt: Date): Promise<void> {
       await db.update(sessions).set({ expiresAt }).where(eq(sessions.id, sessionId));
+      announceLocalChange(db, `s:${sessionId}`);
     },
   };
 }

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type pg from 'pg';
 import type { Database } from '../../db/client';
+import { hearLocalChanges } from '../../db/local-notices';
 import { listenOn } from '../../lib/pg-listen';
 
 /** The channel migration 0019's triggers announce changes on. */
@@ -43,7 +44,9 @@ export interface PrincipalCacheOptions {
  * - a read that was in flight when a notice arrived is not kept (`generation`): it may predate the change.
  *
  * A change is refused on another instance as soon as its notice arrives there: PostgreSQL sends it at the
- * writer's commit, so before the writer's answer reaches anyone (on PGlite before the write returns).
+ * writer's commit, so before the writer's answer reaches anyone (on PGlite before the write returns). On the
+ * writer's own instance it is refused before that: the writer announces it in process once it commits
+ * (db/local-notices.ts `announceLocalChange`).
  */
 export function createPrincipalCache<T>(options: PrincipalCacheOptions) {
   const { database, log } = options;
@@ -61,6 +64,7 @@ export function createPrincipalCache<T>(options: PrincipalCacheOptions) {
   let pingSeen = 0;
   let pingAtLastTick = 0;
   let waiters: { n: number; resolve: () => void }[] = [];
+  let stopHearing: (() => void) | undefined;
 
   function wakeWaiters(all: boolean): void {
     const still: typeof waiters = [];
@@ -174,8 +178,15 @@ export function createPrincipalCache<T>(options: PrincipalCacheOptions) {
   }
 
   return {
-    /** Starts listening; the cache stays off until the LISTEN is in place. */
-    start: listen,
+    /**
+     * Starts listening; the cache stays off until the LISTEN is in place. This instance's own writers are
+     * heard at once (db/local-notices.ts): a change is forgotten here as soon as it commits, so the writer's
+     * answer never waits for its notice to come back (issue 32).
+     */
+    start(): Promise<void> {
+      stopHearing ??= hearLocalChanges(database.db, onNotice);
+      return listen();
+    },
 
     /** Whether entries are kept and served (the LISTEN is in place). */
     get on(): boolean {
@@ -214,7 +225,8 @@ export function createPrincipalCache<T>(options: PrincipalCacheOptions) {
     /**
      * Resolves once every notice committed before the call has reached this instance (PostgreSQL delivers a
      * listener's notices in commit order, so its own ping coming back is the mark), or the cache went off.
-     * On PGlite notices arrive before the write returns: resolves at once.
+     * On PGlite notices arrive before the write returns: resolves at once. Only tests that write to the
+     * database directly and inject the next request in the same tick need it (`settleNoticesFirst`).
      */
     settled(): Promise<void> {
       if (!listening || !database.pool || database.kind !== 'postgres') return Promise.resolve();
@@ -232,6 +244,7 @@ export function createPrincipalCache<T>(options: PrincipalCacheOptions) {
 
     async close(): Promise<void> {
       closed = true;
+      stopHearing?.();
       listening = false;
       if (retry) clearTimeout(retry);
       if (pinger) clearInterval(pinger);

@@ -1,5 +1,6 @@
 import { and, eq, inArray, notInArray, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
+import { announceLocalChange } from '../../db/local-notices';
 import { createPreparedStatement, readJsonRow } from '../../db/prepared';
 import { organizations, userOrganizations } from '../../db/schema/index';
 import type { XeroTenantConnection } from '../../xero/xero-port';
@@ -23,7 +24,7 @@ export function createOrganizationsRepository(database: Database) {
      * The user keeps (or gets) exactly one active connected organisation.
      */
     async syncConnections(userId: number, connections: XeroTenantConnection[]): Promise<OrganizationRow[]> {
-      return db.transaction(async (tx) => {
+      const synced = await db.transaction(async (tx) => {
         const orgs: OrganizationRow[] = [];
         for (const c of connections) {
           const [org] = await tx
@@ -77,6 +78,8 @@ export function createOrganizationsRepository(database: Database) {
         }
         return orgs;
       });
+      announceLocalChange(db, `u:${userId}`, ...synced.map((org) => `o:${org.id}`));
+      return synced;
     },
 
     async listForUser(userId: number): Promise<Array<{ org: OrganizationRow; membership: MembershipRow }>> {
@@ -125,6 +128,7 @@ export function createOrganizationsRepository(database: Database) {
             and(eq(userOrganizations.userId, userId), eq(userOrganizations.organizationId, organizationId)),
           );
       });
+      announceLocalChange(db, `u:${userId}`);
     },
 
     async markDisconnected(userId: number, organizationIds?: number[]): Promise<void> {
@@ -139,6 +143,7 @@ export function createOrganizationsRepository(database: Database) {
               : sql`true`,
           ),
         );
+      announceLocalChange(db, `u:${userId}`);
     },
 
     async updateRateLimits(

@@ -1,5 +1,6 @@
 import { and, asc, eq, ilike, inArray, like, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
+import { announceLocalChange } from '../../db/local-notices';
 import {
   organizations,
   xeroAccounts,
@@ -110,6 +111,7 @@ export function createSettingsRepository(db: Db) {
         .set({ ...values, updatedAt: new Date() })
         .where(eq(organizations.id, organizationId))
         .returning();
+      announceLocalChange(db, `o:${organizationId}`);
       return row ?? null;
     },
 

@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm';
 import type { Db } from '../../db/client';
+import { announceLocalChange } from '../../db/local-notices';
 import { xeroTokens } from '../../db/schema/index';
 import { AppError } from '../../lib/app-error';
 import type { SecretBox } from '../../lib/crypto';
@@ -77,6 +78,7 @@ export function createTokenStore(deps: {
       .insert(xeroTokens)
       .values({ userId, ...values })
       .onConflictDoUpdate({ target: xeroTokens.userId, set: values });
+    announceLocalChange(db, `u:${userId}`);
   }
 
   async function refreshLocked(
@@ -154,6 +156,8 @@ export function createTokenStore(deps: {
         scopes: next.scopes,
       };
     });
+    // The token's state is part of who asks (its expiry, or "reconnect required"): forgotten here at once.
+    announceLocalChange(db, `u:${userId}`);
     if (outcome instanceof AppError) throw outcome;
     return outcome;
   }
@@ -196,9 +200,11 @@ export function createTokenStore(deps: {
         .update(xeroTokens)
         .set({ status: 'reconnect_required', lastError: message, updatedAt: new Date() })
         .where(eq(xeroTokens.userId, userId));
+      announceLocalChange(db, `u:${userId}`);
     },
     async remove(userId: number): Promise<void> {
       await db.delete(xeroTokens).where(eq(xeroTokens.userId, userId));
+      announceLocalChange(db, `u:${userId}`);
     },
   };
 }
