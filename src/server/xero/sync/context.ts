@@ -1,0 +1,49 @@
+/** What every part of the sync shares: whom it works for, what it answers, what it is built from. */
+import type { Db } from '../../db/client';
+import type { XeroHttp } from '../xero-http/http';
+
+/** The organisation a sync works for, and whose Xero token it uses. */
+export interface SyncContext {
+  organizationId: number;
+  tenantId: string;
+  userId: number;
+}
+
+export interface SyncResult {
+  /** Xero calls this sync made (0 when another request or instance was already syncing it). */
+  calls: number;
+  fetched: number;
+  full: boolean;
+}
+
+/**
+ * How far the read of a whole view has got (issue 19): a first visit answers after the first page and reads the
+ * rest in the background, so screens say "1,000 of 5,048" until `complete`. From the database, so every
+ * instance says the same.
+ */
+export interface InvoiceSyncProgress {
+  complete: boolean;
+  /** Invoices stored so far by the read of the whole view (all of them once complete). */
+  fetched: number;
+  /** How many Xero said there are (its `pagination.itemCount`), or null until it says. */
+  total: number | null;
+}
+
+/** What the sync is built from (wired in app.ts). */
+export interface XeroSyncDeps {
+  db: Db;
+  http: XeroHttp;
+  /**
+   * Live updates (docs/decisions/018-webhooks.md, "Fallback"): may a standard refresh of a view last read
+   * from Xero at `lastSyncAt` be answered from the cache, because Xero's webhooks keep it current? Without
+   * it every refresh asks Xero (If-Modified-Since).
+   */
+  mayUseCache?: (ctx: SyncContext, lastSyncAt: Date | null) => Promise<boolean>;
+  /** An incremental read found invoices changed in Xero since the view's last read (the earliest change). */
+  onChangesRead?: (ctx: SyncContext, changedAt: Date) => void;
+  /** A read carried on in the background failed after its first page (the next request carries it on). */
+  onBackgroundError?: (ctx: SyncContext, error: unknown) => void;
+}
+
+export const ALL_STATUSES = 'DRAFT,SUBMITTED,AUTHORISED,PAID,VOIDED,DELETED';
+export const PAGE_SIZE = 1000;

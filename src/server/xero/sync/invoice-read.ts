@@ -1,0 +1,230 @@
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import { xeroInvoices } from '../../db/schema/index';
+import { xeroInvoicesEnvelope } from '../xero-http/schemas';
+import { ALL_STATUSES, PAGE_SIZE, type SyncContext, type SyncResult, type XeroSyncDeps } from './context';
+import { describeView, type InvoiceView } from './invoice-views';
+import { toInvoiceRow } from './mappers';
+import { LEASE_MS, type SyncState } from './sync-state';
+
+/** What a read of the whole view tells its starter as it goes, and whether it should stop between pages. */
+interface ReadHooks {
+  onPageStored?: () => void;
+  shouldStop?: () => boolean;
+}
+
+/**
+ * Reads an invoice view from Xero into the cache: a read of the whole view (the first, a forced refresh, or one
+ * carried on after a crash) or the invoices changed since the view's high-water mark, and the newest-wins
+ * upsert every read of invoices writes through.
+ */
+export function createInvoiceRead(
+  deps: Pick<XeroSyncDeps, 'db' | 'http' | 'onChangesRead'>,
+  { readState, releaseLease, writeProgress }: SyncState,
+) {
+  const { db, http } = deps;
+  /**
+   * Writes invoices Xero just described. Newest wins: a row changes when Xero's UpdatedDateUTC is at least the
+   * cached one's, or when nothing was written to the row since this read left (`readAt`: Xero's answer is then
+   * the newest thing known, whatever Xero's clock says), so a read never puts back a state older than an
+   * answer written while it was on its way.
+   */
+  async function upsertInvoices(
+    organizationId: number,
+    invoices: ReturnType<typeof toInvoiceRow>[],
+    readAt: Date,
+    options: { summaryOnly?: boolean } = {},
+  ) {
+    // A summaryOnly answer carries no lines or payments (docs/xero-api.md §4.1): what was known of them stays, and
+    // `paymentsKnown` (src/shared/invoice-payments.ts) tells a complete payments list from one that is not.
+    const detail = options.summaryOnly
+      ? { lines: sql`${xeroInvoices.lines}`, payments: sql`${xeroInvoices.payments}` }
+      : { lines: sql`excluded.lines`, payments: sql`excluded.payments` };
+    for (let i = 0; i < invoices.length; i += 500) {
+      const chunk = invoices.slice(i, i + 500);
+      await db
+        .insert(xeroInvoices)
+        .values(chunk)
+        .onConflictDoUpdate({
+          target: [xeroInvoices.organizationId, xeroInvoices.invoiceId],
+          set: {
+            type: sql`excluded.type`,
+            invoiceNumber: sql`excluded.invoice_number`,
+            reference: sql`excluded.reference`,
+            contactId: sql`excluded.contact_id`,
+            contactName: sql`excluded.contact_name`,
+            status: sql`excluded.status`,
+            lineAmountTypes: sql`excluded.line_amount_types`,
+            date: sql`excluded.date`,
+            dueDate: sql`excluded.due_date`,
+            subTotalPence: sql`excluded.sub_total_pence`,
+            totalTaxPence: sql`excluded.total_tax_pence`,
+            totalPence: sql`excluded.total_pence`,
+            amountDuePence: sql`excluded.amount_due_pence`,
+            amountPaidPence: sql`excluded.amount_paid_pence`,
+            cisDeductionPence: sql`excluded.cis_deduction_pence`,
+            cisRate: sql`excluded.cis_rate`,
+            currencyCode: sql`excluded.currency_code`,
+            sentToContact: sql`excluded.sent_to_contact`,
+            hasAttachments: sql`excluded.has_attachments`,
+            ...detail,
+            updatedUtc: sql`excluded.updated_utc`,
+            syncedAt: sql`excluded.synced_at`,
+          },
+          setWhere: sql`${xeroInvoices.updatedUtc} is null or excluded.updated_utc is null or excluded.updated_utc >= ${xeroInvoices.updatedUtc} or ${xeroInvoices.syncedAt} <= ${readAt.toISOString()}::timestamptz`,
+        });
+    }
+  }
+
+  async function syncInvoicesNow(
+    ctx: SyncContext,
+    view: InvoiceView,
+    full: boolean,
+    hooks: ReadHooks = {},
+  ): Promise<SyncResult> {
+    const def = describeView(view);
+    const state = await readState(ctx.organizationId, def.resource);
+    // A read of the whole view left unfinished (the server stopped, Xero failed mid-way) carries on after the last
+    // row it stored; a forced refresh starts again.
+    const resuming = !full && state?.initialReadAt != null;
+    const initial = full || !state?.highWater || resuming;
+    // The view is walked in UpdatedDateUTC order with If-Modified-Since from the last row stored, not by page number:
+    // an invoice paid or changed during a read of several pages leaves the set or moves to its end, and with page
+    // numbers the rows after it would shift onto a page already read and be missed. Only rows sharing one second
+    // (Xero's precision) are paged through by number. Xero's If-Modified-Since has second precision: the cursor
+    // steps back a second and the upsert absorbs the repeats.
+    const cursorOf = (at: Date | null | undefined) => (at ? new Date(at.getTime() - 1000) : undefined);
+    let since = initial && !resuming ? undefined : cursorOf(state?.highWater);
+    let pageOfCursor = 1;
+    /** Rows of the last second read, by id: a repeat is not counted twice (on resuming, those already stored). */
+    let recent = new Map<string, number>();
+    if (resuming && since) {
+      const stored = await db
+        .select({ invoiceId: xeroInvoices.invoiceId, updatedUtc: xeroInvoices.updatedUtc })
+        .from(xeroInvoices)
+        .where(
+          and(
+            eq(xeroInvoices.organizationId, ctx.organizationId),
+            eq(xeroInvoices.type, def.type),
+            sql`${xeroInvoices.updatedUtc} >= ${since.toISOString()}::timestamptz`,
+          ),
+        );
+      recent = new Map(stored.map((r) => [r.invoiceId.toLowerCase(), r.updatedUtc?.getTime() ?? 0]));
+    }
+    let calls = 0;
+    let fetched = 0;
+    let highWater = initial && !resuming ? null : (state?.highWater ?? null);
+    const previousHighWater = highWater;
+    let earliestChange: Date | null = null;
+    let pagesRead = resuming ? (state?.pagesRead ?? 0) : 0;
+    let itemsRead = resuming ? (state?.itemsRead ?? 0) : 0;
+    let itemsTotal = resuming ? (state?.itemsTotal ?? null) : null;
+    if (initial && !resuming) {
+      // Marked before anything is deleted or stored: until the last page is in, the cache is partial.
+      await writeProgress(ctx.organizationId, def.resource, {
+        initialReadAt: new Date(),
+        pagesRead: 0,
+        itemsRead: 0,
+        itemsTotal: null,
+        highWater: null,
+      });
+    }
+    if (full) {
+      await db
+        .delete(xeroInvoices)
+        .where(
+          and(
+            eq(xeroInvoices.organizationId, ctx.organizationId),
+            eq(xeroInvoices.type, def.type),
+            inArray(xeroInvoices.status, def.initialStatuses),
+            def.contactId ? eq(xeroInvoices.contactId, def.contactId) : sql`true`,
+          ),
+        );
+    }
+    for (;;) {
+      const page = pageOfCursor;
+      const readAt = new Date();
+      const { data, status } = await http.send(ctx.userId, ctx.tenantId, {
+        method: 'GET',
+        path: '/api.xro/2.0/Invoices',
+        query: {
+          page,
+          pageSize: PAGE_SIZE,
+          where: `Type=="${def.type}"`,
+          Statuses: initial ? def.initialStatuses.join(',') : ALL_STATUSES,
+          ContactIDs: def.contactId,
+          order: 'UpdatedDateUTC ASC',
+          ...(def.summaryOnly ? { summaryOnly: true } : {}),
+        },
+        ...(since ? { ifModifiedSince: since } : {}),
+        schema: xeroInvoicesEnvelope,
+      });
+      calls += 1;
+      if (status === 304 || !data) break;
+      const rows = data.Invoices.map((inv) => toInvoiceRow(ctx.organizationId, inv));
+      await upsertInvoices(ctx.organizationId, rows, readAt, { summaryOnly: def.summaryOnly });
+      const fresh = rows.filter((r) => !recent.has(r.invoiceId.toLowerCase()));
+      fetched += fresh.length;
+      const highWaterBefore = highWater;
+      for (const r of rows) {
+        if (r.updatedUtc && (!highWater || r.updatedUtc > highWater)) highWater = r.updatedUtc;
+        if (
+          !initial &&
+          r.updatedUtc &&
+          previousHighWater &&
+          r.updatedUtc > previousHighWater &&
+          (!earliestChange || r.updatedUtc < earliestChange)
+        )
+          earliestChange = r.updatedUtc;
+      }
+      const lastSecond = (highWater?.getTime() ?? 0) - 1000;
+      recent = new Map(
+        [
+          ...recent,
+          ...rows.map((r) => [r.invoiceId.toLowerCase(), r.updatedUtc?.getTime() ?? 0] as const),
+        ].filter(([, at]) => at >= lastSecond),
+      );
+      if (initial) {
+        // Each page stored is recorded with the lease renewed, so a crash leaves where to carry on from.
+        pagesRead += 1;
+        itemsRead += fresh.length;
+        // Xero's count of the whole view comes with the first answer; later answers count what follows the cursor.
+        if (since === undefined) itemsTotal = data.pagination?.itemCount ?? itemsTotal;
+        await writeProgress(ctx.organizationId, def.resource, {
+          pagesRead,
+          itemsRead,
+          itemsTotal,
+          highWater,
+          leaseUntil: new Date(Date.now() + LEASE_MS),
+        });
+      }
+      if (
+        data.Invoices.length < PAGE_SIZE ||
+        (data.pagination?.pageCount != null && page >= data.pagination.pageCount)
+      )
+        break;
+      // The next rows follow the last one stored; a page all within the cursor's second goes on by page number.
+      if (highWater && (!highWaterBefore || highWater > highWaterBefore)) {
+        since = cursorOf(highWater);
+        pageOfCursor = 1;
+      } else pageOfCursor += 1;
+      // More pages to come: whoever waits for the first one may go (a one-page read finishes first).
+      hooks.onPageStored?.();
+      if (hooks.shouldStop?.()) {
+        // The server is stopping: the lease goes, the progress stays, and the next request carries on.
+        await releaseLease(ctx.organizationId, def.resource, {});
+        return { calls, fetched, full: initial };
+      }
+    }
+    const now = new Date();
+    await releaseLease(ctx.organizationId, def.resource, {
+      highWater,
+      lastSyncAt: now,
+      ...(initial ? { lastFullSyncAt: now, initialReadAt: null, itemsTotal: itemsRead } : {}),
+    });
+    if (earliestChange) deps.onChangesRead?.(ctx, earliestChange);
+    return { calls, fetched, full: initial };
+  }
+
+  return { upsertInvoices, syncInvoicesNow };
+}
+export type InvoiceRead = ReturnType<typeof createInvoiceRead>;

@@ -1,0 +1,120 @@
+import type { InvoiceSyncProgress, SyncContext, SyncResult, XeroSyncDeps } from './context';
+import type { InvoiceRead } from './invoice-read';
+import { describeProgress, describeView, isComplete, type InvoiceView } from './invoice-views';
+import type { SyncState } from './sync-state';
+
+/**
+ * Invoice views kept current (incremental, or full on request), read whole once, and a first visit that
+ * answers after the first page while the rest is read in the background.
+ */
+export function createInvoiceSync(
+  deps: Pick<XeroSyncDeps, 'mayUseCache' | 'onBackgroundError'>,
+  { local, readState, acquireLease, releaseLease, withLease }: SyncState,
+  { syncInvoicesNow }: InvoiceRead,
+) {
+  /** Reads of a whole view going on in the background on this instance (awaited by `close`). */
+  const background = new Map<string, Promise<unknown>>();
+  let isClosing = false;
+
+  return {
+    /**
+     * Brings one invoice view up to date (incremental unless `full`). While Xero's webhooks keep the view
+     * current (`mayUseCache`), an incremental refresh of a view read before costs no call.
+     */
+    async syncInvoices(
+      ctx: SyncContext,
+      view: InvoiceView,
+      options: { full?: boolean } = {},
+    ): Promise<SyncResult> {
+      const def = describeView(view);
+      if (!options.full && deps.mayUseCache) {
+        const state = await readState(ctx.organizationId, def.resource);
+        if (isComplete(state) && (await deps.mayUseCache(ctx, state?.lastSyncAt ?? null)))
+          return { calls: 0, fetched: 0, full: false };
+      }
+      return withLease(ctx, def.resource, () => syncInvoicesNow(ctx, view, options.full === true), {
+        full: options.full === true,
+      });
+    },
+
+    /**
+     * Syncs the view only if it has never been read whole, or its last read of the whole view is unfinished;
+     * otherwise serves the cache. Waits for every page.
+     */
+    async ensureInvoices(ctx: SyncContext, view: InvoiceView): Promise<SyncResult> {
+      const state = await readState(ctx.organizationId, describeView(view).resource);
+      if (isComplete(state)) return { calls: 0, fetched: 0, full: false };
+      return this.syncInvoices(ctx, view);
+    },
+
+    /**
+     * First visit without the wait (issue 19): as `ensureInvoices`, but a read of the whole view answers once its
+     * first page is stored (or, carrying on an unfinished one, its next page) and reads the rest in the
+     * background under the view's lease, which each page renews: the read goes on when the browser leaves, a
+     * second request or instance meanwhile reads nothing and gets the progress, and a crash leaves the progress
+     * in the database for the next request to carry on from once the lease has run out. The cache is taken as
+     * complete only after the last page.
+     */
+    async ensureInvoicesInBackground(ctx: SyncContext, view: InvoiceView): Promise<InvoiceSyncProgress> {
+      const def = describeView(view);
+      const key = `${ctx.organizationId}:${def.resource}`;
+      const state = await readState(ctx.organizationId, def.resource);
+      if (isComplete(state) || local.has(key) || isClosing) return describeProgress(state);
+      // Another request or instance holds the lease: it is reading, and its progress is in the database.
+      if (!(await acquireLease(ctx.organizationId, def.resource))) return describeProgress(state);
+      const current = await readState(ctx.organizationId, def.resource);
+      if (isComplete(current)) {
+        await releaseLease(ctx.organizationId, def.resource, {});
+        return describeProgress(current);
+      }
+      let isFirstPageIn = false;
+      let settleFirstPage: (error?: unknown) => void = () => undefined;
+      const firstPage = new Promise<void>((resolve, reject) => {
+        settleFirstPage = (error) => {
+          if (isFirstPageIn) return;
+          isFirstPageIn = true;
+          if (error === undefined) resolve();
+          else reject(error instanceof Error ? error : new Error(String(error)));
+        };
+      });
+      const run = (async () => {
+        try {
+          return await syncInvoicesNow(ctx, view, false, {
+            onPageStored: () => settleFirstPage(),
+            shouldStop: () => isClosing,
+          });
+        } catch (error) {
+          await releaseLease(ctx.organizationId, def.resource, {});
+          throw error;
+        }
+      })().finally(() => {
+        local.delete(key);
+        background.delete(key);
+      });
+      local.set(key, run);
+      background.set(
+        key,
+        run.then(
+          () => settleFirstPage(),
+          (error: unknown) => {
+            if (isFirstPageIn) deps.onBackgroundError?.(ctx, error);
+            else settleFirstPage(error);
+          },
+        ),
+      );
+      await firstPage;
+      return describeProgress(await readState(ctx.organizationId, def.resource));
+    },
+
+    /** How far the view's read of the whole view has got (one query). */
+    async readInvoiceProgress(ctx: SyncContext, view: InvoiceView): Promise<InvoiceSyncProgress> {
+      return describeProgress(await readState(ctx.organizationId, describeView(view).resource));
+    },
+
+    /** Stops background reads after the page they are on (their progress stays for the next start). */
+    async close(): Promise<void> {
+      isClosing = true;
+      await Promise.allSettled([...background.values()]);
+    },
+  };
+}

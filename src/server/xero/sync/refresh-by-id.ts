@@ -1,0 +1,101 @@
+import { sql } from 'drizzle-orm';
+import { xeroContacts } from '../../db/schema/index';
+import { xeroContactsEnvelope, xeroInvoicesEnvelope } from '../xero-http/schemas';
+import { ALL_STATUSES, type SyncContext, type XeroSyncDeps } from './context';
+import type { InvoiceRead } from './invoice-read';
+import { toContactRow, toInvoiceRow } from './mappers';
+
+/** Ids per webhook read: keeps the URL short; Xero's webhook batches are usually smaller. */
+const WEBHOOK_IDS_PER_CALL = 100;
+
+/**
+ * Re-reads named invoices and contacts from Xero into the cache: one invoice a screen asks for, and what a
+ * webhook names (decision 018).
+ */
+export function createRefreshById(
+  { db, http }: Pick<XeroSyncDeps, 'db' | 'http'>,
+  { upsertInvoices }: InvoiceRead,
+) {
+  return {
+    /**
+     * Re-reads one invoice from Xero into the cache; returns its row, or null when Xero has no such invoice.
+     * One try: a person is waiting and the screens retry on their own (issue 17 item 18).
+     */
+    async refreshInvoice(ctx: SyncContext, invoiceId: string) {
+      const readAt = new Date();
+      const { data } = await http.send(ctx.userId, ctx.tenantId, {
+        method: 'GET',
+        path: `/api.xro/2.0/Invoices/${encodeURIComponent(invoiceId)}`,
+        schema: xeroInvoicesEnvelope,
+        attempts: 1,
+      });
+      const inv = data.Invoices[0];
+      if (!inv) return null;
+      const row = toInvoiceRow(ctx.organizationId, inv);
+      await upsertInvoices(ctx.organizationId, [row], readAt);
+      return row;
+    },
+
+    /**
+     * Re-reads the invoices a webhook named, in one call per 100 ids (`GET /Invoices?IDs=…`, paged so the lines
+     * come too), into the cache under the newest-wins rule; ids Xero does not return are left alone. Answers
+     * the rows Xero returned, in our vocabulary.
+     */
+    async refreshInvoicesByIds(
+      ctx: SyncContext,
+      invoiceIds: readonly string[],
+    ): Promise<{ calls: number; rows: ReturnType<typeof toInvoiceRow>[] }> {
+      const unique = [...new Set(invoiceIds.map((id) => id.toLowerCase()))];
+      const rows: ReturnType<typeof toInvoiceRow>[] = [];
+      let calls = 0;
+      for (let i = 0; i < unique.length; i += WEBHOOK_IDS_PER_CALL) {
+        const chunk = unique.slice(i, i + WEBHOOK_IDS_PER_CALL);
+        const readAt = new Date();
+        const { data } = await http.send(ctx.userId, ctx.tenantId, {
+          method: 'GET',
+          path: '/api.xro/2.0/Invoices',
+          query: { IDs: chunk.join(','), page: 1, pageSize: WEBHOOK_IDS_PER_CALL, Statuses: ALL_STATUSES },
+          schema: xeroInvoicesEnvelope,
+        });
+        calls += 1;
+        const chunkRows = data.Invoices.map((inv) => toInvoiceRow(ctx.organizationId, inv));
+        if (chunkRows.length > 0) await upsertInvoices(ctx.organizationId, chunkRows, readAt);
+        rows.push(...chunkRows);
+      }
+      return { calls, rows };
+    },
+
+    /** The contacts a webhook named, in one call per 100 ids; newest wins by Xero's UpdatedDateUTC. */
+    async refreshContactsByIds(
+      ctx: SyncContext,
+      contactIds: readonly string[],
+    ): Promise<{ calls: number; rows: ReturnType<typeof toContactRow>[] }> {
+      const unique = [...new Set(contactIds.map((id) => id.toLowerCase()))];
+      const rows: ReturnType<typeof toContactRow>[] = [];
+      let calls = 0;
+      for (let i = 0; i < unique.length; i += WEBHOOK_IDS_PER_CALL) {
+        const chunk = unique.slice(i, i + WEBHOOK_IDS_PER_CALL);
+        const { data } = await http.send(ctx.userId, ctx.tenantId, {
+          method: 'GET',
+          path: '/api.xro/2.0/Contacts',
+          query: { IDs: chunk.join(','), includeArchived: true },
+          schema: xeroContactsEnvelope,
+        });
+        calls += 1;
+        for (const c of data.Contacts) {
+          const row = toContactRow(ctx.organizationId, c);
+          await db
+            .insert(xeroContacts)
+            .values(row)
+            .onConflictDoUpdate({
+              target: [xeroContacts.organizationId, xeroContacts.contactId],
+              set: row,
+              setWhere: sql`${xeroContacts.updatedUtc} is null or excluded.updated_utc is null or excluded.updated_utc >= ${xeroContacts.updatedUtc}`,
+            });
+          rows.push(row);
+        }
+      }
+      return { calls, rows };
+    },
+  };
+}
