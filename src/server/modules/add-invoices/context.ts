@@ -17,7 +17,7 @@ export interface AddInvoicesContext {
   organization: OrganizationRow;
 }
 
-/** What the Add Invoices service is built from (wired in modules/features.ts); each part takes what it uses. */
+/** What the Add Invoices service is built from (wired in src/server/wiring.ts); each part takes what it uses. */
 export interface AddInvoicesDeps {
   repo: AddInvoicesRepository;
   /** Xero's operations for this feature (the port's `addInvoices`; a unit test may hand in a fake). */

@@ -29,7 +29,7 @@ export interface InvoiceSyncProgress {
   total: number | null;
 }
 
-/** What the sync is built from (wired in app.ts). */
+/** What the sync is built from (wired in src/server/wiring.ts). */
 export interface XeroSyncDeps {
   db: Db;
   http: XeroHttp;
