@@ -478,6 +478,44 @@ describe('invoice writes and Xero’s money rules', () => {
     expect(JSON.stringify(cis.body)).toContain('Construction Industry Scheme');
     expect(sandbox.ledger().writes.filter((w) => w.kind === 'bill')).toHaveLength(1);
   });
+
+  it('keeps a bill\'s Url (Xero\'s "Go to [appName]" link) as sent, returns it on reads, refuses one that is not an address', async () => {
+    const contactId = (
+      await get<{ Contacts: { ContactID: string; Name: string }[] }>('/Contacts', builders)
+    ).body.Contacts.find((c) => c.Name === 'Hughes Groundworks Ltd')?.ContactID;
+    const url = 'https://ledgerlink.example.com/cis-invoices?write=LL-0123456789';
+    const bill = (extra: Json) => ({
+      Invoices: [
+        {
+          Type: 'ACCPAY',
+          Contact: { ContactID: contactId },
+          Date: '2026-01-05',
+          DueDate: '2026-01-05',
+          InvoiceNumber: '0726',
+          LineAmountTypes: 'NoTax',
+          LineItems: [{ Description: 'Labour', Quantity: 1, UnitAmount: 10, AccountCode: '321' }],
+          ...extra,
+        },
+      ],
+    });
+    const created = await send<InvList>('PUT', '/Invoices', bill({ Url: url }), builders);
+    expect(created.status).toBe(200);
+    const id = String(created.body.Invoices[0]?.InvoiceID);
+    expect(created.body.Invoices[0]).toMatchObject({ InvoiceNumber: '0726', Url: url });
+    const one = await get<InvList>(`/Invoices/${id}`, builders);
+    expect(one.body.Invoices[0]).toMatchObject({ InvoiceNumber: '0726', Url: url });
+    const listed = await get<InvList>(`/Invoices?ContactIDs=${contactId}&page=1`, builders);
+    expect(listed.body.Invoices.find((i) => i.InvoiceID === id)).toMatchObject({ Url: url });
+    // A change that does not name the Url keeps it.
+    await send('POST', `/Invoices/${id}`, { Invoices: [{ Status: 'AUTHORISED' }] }, builders);
+    expect((await get<InvList>(`/Invoices/${id}`, builders)).body.Invoices[0]).toMatchObject({ Url: url });
+    for (const bad of ['not a link', '/cis-invoices?write=LL-0123456789', 'ftp://example.com/x', 42]) {
+      const refused = await send<InvList>('PUT', '/Invoices', bill({ Url: bad }), builders, {});
+      expect(refused.status, String(bad)).toBe(400);
+      expect(JSON.stringify(refused.body)).toMatch(/Url/);
+    }
+    expect(sandbox.ledger().writes.filter((w) => w.kind === 'bill' && w.action === 'create')).toHaveLength(1);
+  });
 });
 
 describe('payments', () => {

@@ -148,6 +148,8 @@ export interface InvoiceRec {
   Type: InvoiceType;
   InvoiceNumber: string;
   Reference: string;
+  /** "URL link to a source document", shown in Xero as "Go to [appName]" (xero_accounting.yaml Invoice.Url). */
+  Url?: string;
   ContactID: string;
   Date: string;
   DueDate: string | null;

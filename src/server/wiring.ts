@@ -247,6 +247,7 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
     sync,
     ledger,
     audit,
+    appUrl: config.appUrl,
     log,
   });
   // The CIS month-end (issue 29): behind the CIS Bills flag, reading the subcontractors' CIS settings as CIS Bills does.

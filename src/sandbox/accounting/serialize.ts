@@ -250,6 +250,7 @@ export function invoiceJson(
     InvoiceID: inv.InvoiceID,
     InvoiceNumber: inv.InvoiceNumber,
     Reference: inv.Reference,
+    Url: inv.Url,
     Payments: opts.payments ? invoicePaymentsJson(org, inv, idx) : undefined,
     CreditNotes: opts.payments ? [] : undefined,
     Prepayments: opts.payments ? [] : undefined,

@@ -3,10 +3,10 @@
  * invoice with its cash, a draft approved with cash and a stock-journal week, each under its own key K;
  * `db:restore` the backup and, once Xero's idempotency window (6 minutes in the sandbox) has passed, send
  * each K again. The restored database knows none of the keys and Xero no longer replays them: what Xero kept
- * is each write's mark (a payment's or an invoice's Reference, a bill's number), an approval's state, and
- * the journal of the week. The ledger looks each up before sending, so Xero holds every write once and the
- * resend is answered with the first outcome. A payment undone before the restore is found too (Xero keeps it,
- * DELETED, with its mark): its resend is answered as paid then undone, and nothing is paid again.
+ * is each write's mark (a payment's or an invoice's Reference, a bill's Url: decision 028), an approval's
+ * state, and the journal of the week. The ledger looks each up before sending, so Xero holds every write once
+ * and the resend is answered with the first outcome. A payment undone before the restore is found too (Xero
+ * keeps it, DELETED, with its mark): its resend is answered as paid then undone, and nothing is paid again.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -29,6 +29,7 @@ import { migrateDatabase, openDatabase } from '../db/client';
 import { backupDatabase, restoreDatabase } from '../db/backup';
 import { organizations, xeroAccounts, xeroContacts, xeroInvoices } from '../db/schema/index';
 import { JOURNAL_MESSAGES } from '../modules/stock-journal/stock-journal.service';
+import { writeMarkOf } from '../xero/write-ledger-rules';
 import { TEST_ORIGIN } from '../test/app';
 import type { TestDatabase } from '../test/database';
 import { as } from '../test/session';
@@ -318,7 +319,7 @@ describe('a restore, then a resend, for every kind of write', { timeout: 300_000
     ).toHaveLength(1);
   });
 
-  it('a CIS bill: created once, the resend answered with the first bill (found by the mark in its number)', async () => {
+  it('a CIS bill: created once, the resend answered with the first bill (found by the mark in its Url)', async () => {
     const again = await send(writes.bill, buildersId);
     expect(again.statusCode, again.body).toBe(200);
     expect(JSON.parse(again.body)).toEqual(JSON.parse(writes.bill.first?.body ?? '{}'));
@@ -326,8 +327,9 @@ describe('a restore, then a resend, for every kind of write', { timeout: 300_000
       (i) => i.Type === 'ACCPAY' && i.ContactID === subcontractorId.toLowerCase() && i.total === 61_250,
     );
     expect(bills).toHaveLength(1);
-    // Xero's bill carries the mark in its number; the screen shows the reference as typed.
-    expect(bills[0]?.InvoiceNumber).toMatch(/^0726 \[LL-[0-9a-f]{10}\]$/);
+    // Xero holds the supplier's number exactly as typed, and the mark in the link back to CIS Bills.
+    expect(bills[0]?.InvoiceNumber).toBe('0726');
+    expect(bills[0]?.Url).toBe(`${TEST_ORIGIN}/cis-invoices?write=${writeMarkOf(writes.bill.key)}`);
     const listed = (await as(t.app, cookie)('GET', '/api/xero/draft-bills?refresh=true')).json() as Array<{
       invoiceID: string;
       reference: string;

@@ -30,7 +30,6 @@ import {
   type XeroTestApp,
 } from './xero';
 import { fingerprintOf, type WriteAudit, type WriteRow } from '../xero/write-ledger';
-import { withoutWriteMark } from '../xero/write-ledger-rules';
 import { buildPaymentBody } from '../xero/xero-http/pay-invoices';
 import { buildManualJournalBody } from '../xero/xero-http/stock-journal';
 
@@ -1318,8 +1317,8 @@ function typeOfWrite(w: LedgerWrite): WriteType | null {
 /** Invoice id, bill reference or journal narration: the target the sandbox write is about. */
 function targetOfWrite(type: WriteType, w: LedgerWrite): string {
   if (type === 'payment') return String(w.summary.invoiceId ?? '').toLowerCase();
-  // A bill's number carries its write's mark in Xero (issue 28: found again after a restore); the run knows the number.
-  if (type === 'bill') return withoutWriteMark(String(w.summary.invoiceNumber ?? ''));
+  // A bill's number is the one typed; its write's mark is in its Url (decision 028).
+  if (type === 'bill') return String(w.summary.invoiceNumber ?? '');
   if (type === 'journal') return String(w.summary.narration ?? '');
   return w.id.toLowerCase();
 }

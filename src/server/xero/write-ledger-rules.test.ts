@@ -7,7 +7,6 @@ import {
   MAX_IN_FLIGHT_MS,
   hasWriteMark,
   msUntilStale,
-  withoutWriteMark,
   withWriteMark,
   writeMarkOf,
   type XeroWriteState,
@@ -72,12 +71,5 @@ describe('the mark a write leaves in Xero', () => {
     expect(long).toHaveLength(255);
     expect(hasWriteMark(long, key)).toBe(true);
     expect(withWriteMark('', key)).toBe(`[${writeMarkOf(key)}]`);
-  });
-
-  it('comes off again for the screens, leaving what a person typed', () => {
-    const key = 'bill-key-1';
-    expect(withoutWriteMark(withWriteMark('3227', key))).toBe('3227');
-    expect(withoutWriteMark(withWriteMark('', key))).toBe('');
-    expect(withoutWriteMark('3227 [not a mark]')).toBe('3227 [not a mark]');
   });
 });

@@ -151,14 +151,6 @@ export function hasWriteMark(text: string | null | undefined, idempotencyKey: st
 }
 
 /**
- * `text` without the write marks in it: what a person typed, for the screens (a bill's number carries its
- * mark in Xero, where the bill's reference is its number).
- */
-export function withoutWriteMark(text: string): string {
-  return text.replace(/\s*\[LL-[0-9a-f]{10}\]/g, '').trim();
-}
-
-/**
  * The ledger's name for an invoice or a draft as a document (issue 28, one writer per document): Pay
  * Invoices' payments and their Undo, Add Invoices' approvals, cash and pending cash all hold this one, so a
  * second writer on the invoice, of any kind, on any instance, is refused naming the first.

@@ -212,12 +212,17 @@ export interface BillLineInput {
   taxType?: string | null;
 }
 
-/** A new purchase bill (ACCPAY). `reference` is what Xero's screens call the bill's Reference. */
+/**
+ * A new purchase bill (ACCPAY). `reference` is what Xero's screens call the bill's Reference (its number),
+ * sent exactly as typed. `url` is Xero's Invoice.Url, shown as "Go to Ledgerlink" on the bill in Xero: the link
+ * back to CIS Bills that carries the write's mark (decision 028).
+ */
 export interface NewBill {
   contactId: string;
   date: string;
   dueDate: string;
   reference: string;
+  url?: string;
   lineAmountTypes: 'Inclusive' | 'NoTax';
   status: 'DRAFT' | 'AUTHORISED';
   lines: BillLineInput[];
@@ -231,11 +236,15 @@ export interface BillChange {
   lines?: BillLineInput[];
 }
 
-/** A bill as Xero holds it, as the invoice cache keeps it (pence, ISO dates), without the organisation. */
+/**
+ * A bill as Xero holds it, as the invoice cache keeps it (pence, ISO dates), without the organisation, and
+ * its Url (not cached: only the finders read it).
+ */
 export type Bill = Omit<typeof xeroInvoices.$inferInsert, 'organizationId'> & {
   invoiceId: string;
   status: string;
   totalPence: number;
+  url?: string | null;
 };
 
 /** One bill of a write answer: Xero's bill, or the reasons Xero refused that element. */
@@ -263,15 +272,11 @@ export interface BillsPort {
   /** One bill; null when Xero has none with that id. */
   get(ctx: XeroContext, invoiceId: string): Promise<Bill | null>;
   /**
-   * A contact's bills dated on a day: how a create whose answer was lost is found. Not deleted or voided
-   * ones, unless `withDeleted` (a create found by its mark after a restore, deleted since, is still done).
+   * A contact's bills changed since `modifiedSince` (every one without it), deleted and voided ones included,
+   * the most recently changed first, at most 100: one read, how a bill create whose answer was
+   * lost, or which a restore forgot, is found (decision 028).
    */
-  listForContactOn(
-    ctx: XeroContext,
-    contactId: string,
-    date: string,
-    options?: { withDeleted?: boolean },
-  ): Promise<Bill[]>;
+  listChangedForContact(ctx: XeroContext, contactId: string, modifiedSince: Date | null): Promise<Bill[]>;
 }
 
 export interface ContactsPort {

@@ -25,11 +25,8 @@ import type {
 import type { CachedLine } from '../../xero/sync/mappers';
 import type { SyncContext, XeroSync } from '../../xero/sync/sync.service';
 import {
-  hasWriteMark,
   HELD_USER_GONE,
   RETRY_REFUSED_KIND,
-  withoutWriteMark,
-  withWriteMark,
   type RetryActor,
   type WriteKind,
   type WriteLedger,
@@ -39,6 +36,7 @@ import {
 import { createBatcher } from '../../xero/batcher';
 import type { AuditLog } from '../audit/audit';
 import type { OrganizationRow } from '../organizations/organizations.repository';
+import { billLinkOf, hasAnyBillMark, isBillOfWrite } from './bill-link';
 import {
   CIS_SYSTEM_ACCOUNTS,
   type CachedBill,
@@ -84,6 +82,12 @@ interface PreparedBill {
   element: NewBill;
 }
 
+/**
+ * How far before a write's row was recorded its bill is looked for (decision 028): Xero's clock and ours may
+ * differ a little, and the If-Modified-Since Xero compares is to the second.
+ */
+const CLOCK_MARGIN_MS = 10 * 60_000;
+
 function isUuid(id: string): boolean {
   return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
 }
@@ -111,8 +115,8 @@ export function toDraftBill(row: CachedBill): DraftBill {
     contactID: row.contactId ?? '',
     contact: { name: row.contactName ?? '' },
     date: row.date ?? '',
-    // Xero keeps the bill's write mark in its number (its reference): the screen shows what was typed.
-    reference: withoutWriteMark(row.invoiceNumber ?? ''),
+    // The supplier's invoice number exactly as Xero holds it: the write's mark is in the bill's Url (decision 028).
+    reference: row.invoiceNumber ?? '',
     status: row.status,
     total: fromPence(split.totalPence),
     amountDue: fromPence(split.amountDuePence),
@@ -151,6 +155,11 @@ export function createCisBillsService(deps: {
   sync: XeroSync;
   ledger: WriteLedger;
   audit: AuditLog;
+  /**
+   * The address people reach Ledgerlink on (APP_URL): a bill's Url in Xero, "Go to Ledgerlink", links back
+   * to CIS Bills there and carries the write's mark (decision 028).
+   */
+  appUrl: string;
   log?: { warn: (o: object, m: string) => void };
 }) {
   const { repo, bills: xeroBills, contacts, sync, ledger, audit } = deps;
@@ -301,7 +310,8 @@ export function createCisBillsService(deps: {
   }
 
   async function cacheBill(ctx: CisBillsContext, bill: Bill): Promise<CachedBill | null> {
-    await repo.upsertBill({ ...bill, organizationId: ctx.organizationId });
+    const { url: _url, ...row } = bill;
+    await repo.upsertBill({ ...row, organizationId: ctx.organizationId });
     return repo.findBill(ctx.organizationId, bill.invoiceId);
   }
 
@@ -337,8 +347,10 @@ export function createCisBillsService(deps: {
 
   /**
    * Finder for 'bill.create' (docs/architecture.md §5: settle a lost answer by looking, never by resending):
-   * the bill of that contact and date carrying the write's mark in its number; else (a bill sent before
-   * bills were marked) one whose reference and total are the request's, not already claimed by another
+   * among the contact's bills changed since shortly before the write (one read, decision 028), the one
+   * carrying the write's mark in its Url (or, written before decision 028, in its number), deleted or voided
+   * since included; else (a bill sent before bills were marked) one of the request's date, reference and
+   * total that carries no write's mark, is neither deleted nor voided and is not already claimed by another
    * create.
    */
   async function findCreatedBill(
@@ -346,12 +358,18 @@ export function createCisBillsService(deps: {
     row: WriteRow,
   ): Promise<WriteOutcome<BillActionResponse> | null> {
     const record = row.request as CreateRecord;
-    const bills = await xeroBills.listForContactOn(ctx, record.contactId, record.date);
-    const marked = bills.find((b) => hasWriteMark(b.invoiceNumber, row.idempotencyKey));
+    const since = new Date(row.createdAt.getTime() - CLOCK_MARGIN_MS);
+    const bills = await xeroBills.listChangedForContact(ctx, record.contactId, since);
+    const marked = bills.find((b) => isBillOfWrite(b, row.idempotencyKey));
     if (marked) return createdBillOutcome(marked, record);
     const candidates = bills.filter(
       (b) =>
-        withoutWriteMark(b.invoiceNumber ?? '') === record.reference && b.totalPence === record.totalPence,
+        !hasAnyBillMark(b) &&
+        b.status !== 'DELETED' &&
+        b.status !== 'VOIDED' &&
+        b.date === record.date &&
+        b.invoiceNumber === record.reference &&
+        b.totalPence === record.totalPence,
     );
     // A bill another create already accounts for is not this one's.
     const claimed = await ledger.claimedXeroIds(row.organizationId, 'bill.create', row.id);
@@ -360,23 +378,25 @@ export function createCisBillsService(deps: {
   }
 
   /**
-   * After a restore (issue 28): the bill carrying this write's mark in its number (Xero's reference of a
-   * bill), deleted or voided since included: exact, so a new bill like an earlier one is never taken for it.
+   * After a restore (issue 28): the bill carrying this write's mark in its Url (or, written before decision
+   * 028, in its number), deleted or voided since included: exact, so a new bill like an earlier one is never
+   * taken for it. When the forgotten write was made is not known (after the backup, before the restore), so
+   * the contact's most recently changed bills are read (one read, decision 028).
    */
   async function findMarkedBill(
     ctx: XeroContext & { organizationId: number },
     row: WriteRow,
   ): Promise<WriteOutcome<BillActionResponse> | null> {
     const record = row.request as CreateRecord;
-    const bills = await xeroBills.listForContactOn(ctx, record.contactId, record.date, { withDeleted: true });
-    const marked = bills.find((b) => hasWriteMark(b.invoiceNumber, row.idempotencyKey));
+    const bills = await xeroBills.listChangedForContact(ctx, record.contactId, null);
+    const marked = bills.find((b) => isBillOfWrite(b, row.idempotencyKey));
     return marked ? createdBillOutcome(marked, record) : null;
   }
 
-  /** The bill as sent under `key`: its number (Xero's reference of a bill) carries the write's mark. */
+  /** The bill as sent under `key`: its number as typed, its Url the link back that carries the write's mark. */
   const markedBill = (element: NewBill, key: string): NewBill => ({
     ...element,
-    reference: withWriteMark(element.reference, key),
+    url: billLinkOf(deps.appUrl, key),
   });
 
   /** Finders for update/approve/delete: the bill is read back and the change is there or it is not. */
@@ -423,7 +443,7 @@ export function createCisBillsService(deps: {
       audit: auditOf(ctx, spec.kind, spec.invoiceId, spec.detail),
       document: {
         key: `bill:${spec.invoiceId.toLowerCase()}`,
-        label: known?.invoiceNumber ? `Bill ${withoutWriteMark(known.invoiceNumber)}` : 'This bill',
+        label: known?.invoiceNumber ? `Bill ${known.invoiceNumber}` : 'This bill',
       },
       organizationId: ctx.organizationId,
       tenantId: ctx.tenantId,
@@ -787,7 +807,7 @@ export function createCisBillsService(deps: {
         detail: {
           amountPence: bill.totalPence,
           contactId: bill.contactId,
-          reference: withoutWriteMark(bill.invoiceNumber ?? ''),
+          reference: bill.invoiceNumber ?? '',
         },
       });
       return outcome.response;

@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { withoutWriteMark, withWriteMark } from '../../xero/write-ledger-rules';
+import { writeMarkOf } from '../../xero/write-ledger-rules';
 import { auditLog, organizations, xeroWrites } from '../../db/schema/index';
 import type { LedgerSnapshot } from '../../../sandbox/ledger';
 import { TEST_ORIGIN } from '../../test/app';
@@ -226,8 +226,10 @@ describe('CIS Bills API (001 §7 CIS rows)', () => {
       const writes = billWrites();
       expect(writes).toHaveLength(1);
       expect(writes[0]?.summary).toMatchObject({ status: 'DRAFT', total: 1234.56 });
-      // The reference as typed, with the mark of the write that made it (issue 28: found by it after a restore).
-      expect(writes[0]?.summary.invoiceNumber).toBe(withWriteMark('0726', key));
+      // The supplier's number exactly as typed; the write's mark is in the bill's Url, the link back to CIS
+      // Bills that Xero shows as "Go to Ledgerlink" (decision 028: found by it after a restore).
+      expect(writes[0]?.summary.invoiceNumber).toBe('0726');
+      expect(writes[0]?.summary.url).toBe(`${TEST_ORIGIN}/cis-invoices?write=${writeMarkOf(key)}`);
       expect(countCalls(t.sandbox.ledger(), ...PUT_INVOICES)).toBe(1);
       const inv = t.sandbox.state.orgs
         .flatMap((o) => o.invoices)
@@ -235,7 +237,8 @@ describe('CIS Bills API (001 §7 CIS rows)', () => {
       expect(inv).toMatchObject({
         Type: 'ACCPAY',
         LineAmountTypes: 'NoTax',
-        InvoiceNumber: withWriteMark('0726', key),
+        InvoiceNumber: '0726',
+        Url: `${TEST_ORIGIN}/cis-invoices?write=${writeMarkOf(key)}`,
         Date: today,
       });
       expect(inv?.lines[0]?.AccountCode).toBe('321');
@@ -336,7 +339,7 @@ describe('CIS Bills API (001 §7 CIS rows)', () => {
       expect(billWrites().length - before).toBe(1);
       const matching = t.sandbox.state.orgs
         .flatMap((o) => o.invoices)
-        .filter((i) => withoutWriteMark(i.InvoiceNumber) === '1126' && i.total === 32109);
+        .filter((i) => i.InvoiceNumber === '1126' && i.total === 32109);
       expect(matching).toHaveLength(1);
     });
 

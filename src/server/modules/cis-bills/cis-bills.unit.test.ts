@@ -1,7 +1,6 @@
 import crypto from 'node:crypto';
 import { and, desc, eq, gt } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { withoutWriteMark } from '../../xero/write-ledger-rules';
 import { auditLog, organizations, users, xeroAccounts } from '../../db/schema/index';
 import { createTestDatabase, type TestDatabase } from '../../test/database';
 import type { Bill, BillAnswer, BillChange, BillsPort, ContactsPort, NewBill } from '../../xero/xero-port';
@@ -20,13 +19,18 @@ function createFakeBills() {
   const batches: { key: string; references: string[] }[] = [];
   const changes: BillChange[] = [];
   const refuse = new Set<string>();
+  /** What Xero does with the next create: applies it and loses the answer; `legacy`: holds the mark in the number, as bills written before decision 028 do. */
+  const next = { loseAnswer: false, legacy: false };
   const toBill = (b: NewBill): Bill => {
     const totalPence = b.lines.reduce((sum, l) => sum + Math.round(l.quantity * l.unitPence), 0);
     return {
       invoiceId: crypto.randomUUID(),
       type: 'ACCPAY',
       status: b.status,
-      invoiceNumber: b.reference,
+      invoiceNumber: next.legacy
+        ? `${b.reference} [${new URL(b.url ?? '').searchParams.get('write')}]`
+        : b.reference,
+      url: next.legacy ? null : (b.url ?? null),
       contactId: b.contactId,
       date: b.date,
       dueDate: b.dueDate,
@@ -49,15 +53,19 @@ function createFakeBills() {
   const port: BillsPort = {
     async createMany(_ctx, newBills, idempotencyKey) {
       calls.push({ op: 'createMany', count: newBills.length });
-      // The references as typed: each carries its write's mark too (checked where it is the point).
-      batches.push({ key: idempotencyKey, references: newBills.map((b) => withoutWriteMark(b.reference)) });
-      return newBills.map((b): BillAnswer => {
+      batches.push({ key: idempotencyKey, references: newBills.map((b) => b.reference) });
+      const answers = newBills.map((b): BillAnswer => {
         sent.push(b);
         if (refuse.has(b.contactId)) return { ok: false, errors: ['The contact is archived'] };
         const bill = toBill(b);
         bills.set(bill.invoiceId, bill);
         return { ok: true, bill };
       });
+      if (next.loseAnswer) {
+        next.loseAnswer = false;
+        throw new Error('socket hang up');
+      }
+      return answers;
     },
     async update(_ctx, invoiceId, change) {
       calls.push({ op: 'update', count: 1 });
@@ -74,11 +82,12 @@ function createFakeBills() {
     async get(_ctx, invoiceId) {
       return bills.get(invoiceId) ?? null;
     },
-    async listForContactOn(_ctx, contactId, date) {
-      return [...bills.values()].filter((b) => b.contactId === contactId && b.date === date);
+    async listChangedForContact(_ctx, contactId) {
+      calls.push({ op: 'listChangedForContact', count: 1 });
+      return [...bills.values()].filter((b) => b.contactId === contactId).reverse();
     },
   };
-  return { port, bills, calls, sent, changes, refuse, batches };
+  return { port, bills, calls, sent, changes, refuse, batches, next };
 }
 
 const SUB_A = '44444444-4444-4444-8444-444444444444';
@@ -151,6 +160,7 @@ describe('CIS Bills money rules, against an in-memory Xero', () => {
       sync: noSync,
       ledger,
       audit: createAuditLog(database.db, { warn: () => undefined }),
+      appUrl: 'https://ledgerlink.example.com',
     });
     service.registerFinders();
   });
@@ -181,8 +191,9 @@ describe('CIS Bills money rules, against an in-memory Xero', () => {
     expect(answer.status).toBe('DRAFT');
     expect(fake.sent[0]).toMatchObject({
       contactId: SUB_A,
-      // The reference as typed, with the write's mark Xero keeps (issue 28: found by it after a restore).
-      reference: expect.stringMatching(/^4726 \[LL-[0-9a-f]{10}\]$/),
+      // The supplier's number exactly as typed; the write's mark is in the link back (decision 028).
+      reference: '4726',
+      url: expect.stringMatching(/^https:\/\/ledgerlink\.example\.com\/cis-invoices\?write=LL-[0-9a-f]{10}$/),
       dueDate: DAY,
       lineAmountTypes: 'NoTax',
       lines: [
@@ -285,5 +296,41 @@ describe('CIS Bills money rules, against an in-memory Xero', () => {
       status: 'AUTHORISED',
       lines: [{ quantity: 2, unitPence: 1234.56, accountCode: '321' }],
     });
+  });
+  it("a create whose answer was lost is found by the mark in the bill's Url with one read, and answered as Xero has it", async () => {
+    const bill = () => request(SUB_B, [{ quantity: 1, unitAmount: 61.25 }], '0726');
+    // An earlier bill of the same contact, date, number and total, made by another write.
+    const earlier = await service.createBill(ctx, `earlier-${crypto.randomUUID()}`, bill());
+    const key = `lost-${crypto.randomUUID()}`;
+    fake.next.loseAnswer = true;
+    await expect(service.createBill(ctx, key, bill())).rejects.toThrow();
+    const inXero = [...fake.bills.values()].filter((b) => b.contactId === SUB_B && b.totalPence === 6125);
+    const lost = inXero.find((b) => b.invoiceId !== earlier.invoiceID);
+    // Xero holds both under the number as typed; each one's Url carries its own write's mark.
+    expect(inXero.map((b) => b.invoiceNumber)).toEqual(['0726', '0726']);
+    expect(lost?.url).toMatch(/\/cis-invoices\?write=LL-[0-9a-f]{10}$/);
+    fake.calls.length = 0;
+    const again = await service.createBill(ctx, key, bill());
+    expect(again).toMatchObject({ invoiceID: lost?.invoiceId, status: 'DRAFT' });
+    expect(fake.calls).toEqual([{ op: 'listChangedForContact', count: 1 }]);
+    expect([...fake.bills.values()].filter((b) => b.totalPence === 6125)).toHaveLength(2);
+  });
+
+  it('a bill written before decision 028, with the mark in its number, is still found by it', async () => {
+    const key = `legacy-${crypto.randomUUID()}`;
+    Object.assign(fake.next, { loseAnswer: true, legacy: true });
+    await expect(
+      service.createBill(ctx, key, request(SUB_A, [{ quantity: 1, unitAmount: 70.07 }], '0826')),
+    ).rejects.toThrow();
+    fake.next.legacy = false;
+    const [held] = [...fake.bills.values()].filter((b) => b.totalPence === 7007);
+    expect(held?.invoiceNumber).toMatch(/^0826 \[LL-[0-9a-f]{10}\]$/);
+    const again = await service.createBill(
+      ctx,
+      key,
+      request(SUB_A, [{ quantity: 1, unitAmount: 70.07 }], '0826'),
+    );
+    expect(again.invoiceID).toBe(held?.invoiceId);
+    expect([...fake.bills.values()].filter((b) => b.totalPence === 7007)).toHaveLength(1);
   });
 });

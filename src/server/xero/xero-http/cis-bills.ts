@@ -35,6 +35,7 @@ export const xeroBillSchema = xeroInvoiceSchema.extend({
   Status: z.string().nullish(),
   CISDeduction: z.number().nullish(),
   CISRate: z.number().nullish(),
+  Url: z.string().nullish(),
   StatusAttributeString: z.string().nullish(),
   HasErrors: z.boolean().nullish(),
   ValidationErrors: z.array(z.object({ Message: z.string().nullish() })).nullish(),
@@ -64,6 +65,8 @@ export interface XeroBillInput {
    * (docs/xero-api.md §4.1).
    */
   InvoiceNumber: string;
+  /** "URL link to a source document – shown as 'Go to [appName]' in the Xero app" (Invoice.Url). */
+  Url?: string;
   LineAmountTypes: 'Inclusive' | 'NoTax';
   Status: 'DRAFT' | 'AUTHORISED';
   LineItems: XeroBillLineInput[];
@@ -87,7 +90,13 @@ export function toBill(bill: XeroBill & { InvoiceID: string }): Bill {
     Type: bill.Type ?? 'ACCPAY',
     Status: bill.Status ?? 'DRAFT',
   });
-  return { ...row, invoiceId: bill.InvoiceID, status: row.status, totalPence: row.totalPence ?? 0 };
+  return {
+    ...row,
+    invoiceId: bill.InvoiceID,
+    status: row.status,
+    totalPence: row.totalPence ?? 0,
+    url: bill.Url ?? null,
+  };
 }
 
 function toAnswer(bill: XeroBill | undefined): BillAnswer {
@@ -121,16 +130,15 @@ function toXeroBill(bill: NewBill): XeroBillInput {
     Date: bill.date,
     DueDate: bill.dueDate,
     InvoiceNumber: bill.reference,
+    ...(bill.url ? { Url: bill.url } : {}),
     LineAmountTypes: bill.lineAmountTypes,
     Status: bill.status,
     LineItems: bill.lines.map(toXeroLine),
   };
 }
 
-function whereDay(isoDate: string): string {
-  const [y, m, d] = isoDate.split('-').map(Number);
-  return `DateTime(${y}, ${String(m).padStart(2, '0')}, ${String(d).padStart(2, '0')})`;
-}
+/** The most bills one look-up reads (decision 028): a subcontractor's bills changed since a write, newest first. */
+export const BILL_LOOKUP_PAGE = 100;
 
 /**
  * Purchase bills over HTTP (docs/xero-api.md §4.1; `summarizeErrors=false` so each bill has its own outcome).
@@ -181,22 +189,28 @@ export function createBillsHttp(http: XeroHttp): BillsPort {
       }
     },
 
-    async listForContactOn(ctx, contactId, date, options) {
+    async listChangedForContact(ctx, contactId, modifiedSince) {
+      // Xero documents no `where` on Url, so the bills are listed and the caller matches on it: one page,
+      // newest first, so a bill made since `modifiedSince` is on it unless the contact had more than a page
+      // of bills changed since.
       const { data } = await http.send(ctx.userId, ctx.tenantId, {
         method: 'GET',
         path: INVOICES,
         query: {
           ContactIDs: contactId,
-          Statuses: `DRAFT,SUBMITTED,AUTHORISED,PAID${options?.withDeleted ? ',DELETED,VOIDED' : ''}`,
-          where: `Type=="ACCPAY" AND Date==${whereDay(date)}`,
+          Statuses: 'DRAFT,SUBMITTED,AUTHORISED,PAID,VOIDED,DELETED',
+          where: 'Type=="ACCPAY"',
+          order: 'UpdatedDateUTC DESC',
           page: 1,
-          pageSize: 1000,
+          pageSize: BILL_LOOKUP_PAGE,
         },
+        ...(modifiedSince ? { ifModifiedSince: modifiedSince } : {}),
         schema: xeroBillsEnvelope,
       });
-      return data.Invoices.filter((b): b is XeroBill & { InvoiceID: string } => Boolean(b.InvoiceID)).map(
-        toBill,
-      );
+      // 304: nothing of the contact's changed since.
+      return (data?.Invoices ?? [])
+        .filter((b): b is XeroBill & { InvoiceID: string } => Boolean(b.InvoiceID))
+        .map(toBill);
     },
   };
 }
