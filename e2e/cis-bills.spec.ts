@@ -117,8 +117,8 @@ test.describe('CIS Bills', () => {
       '£888.89',
     );
     await screenshot(page, 'cis-bills-added-light-1280');
-    await page.getByRole('button', { name: 'Create 3 Bill(s) in Xero' }).click();
-    await expect(page.getByText('Created 3 of 3 bill(s) in Xero')).toBeVisible();
+    await page.getByRole('button', { name: 'Create 3 Bills in Xero' }).click();
+    await expect(page.getByText('Created 3 of 3 bills in Xero')).toBeVisible();
     await expect(page.getByText('No bills added yet. Add a bill using the form above.')).toBeVisible();
     await screenshot(page, 'cis-bills-created-light-1280');
 
@@ -127,8 +127,8 @@ test.describe('CIS Bills', () => {
       .click();
     await addBill(page, 'Northside Electrical Ltd', '4444.44');
     await addBill(page, 'K. Nowak Carpentry', '555.55');
-    await page.getByRole('button', { name: 'Create 2 Bill(s) in Xero' }).click();
-    await expect(page.getByText('Created 2 of 2 bill(s) in Xero')).toBeVisible();
+    await page.getByRole('button', { name: 'Create 2 Bills in Xero' }).click();
+    await expect(page.getByText('Created 2 of 2 bills in Xero')).toBeVisible();
     await expect(page.getByText('Created and approved').first()).toBeVisible();
 
     // The three drafts are listed; the approved ones are not.

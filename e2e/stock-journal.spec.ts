@@ -211,7 +211,7 @@ test.describe('Stock Journal', () => {
     await sandbox(page, `/__sandbox/manual-journals/${entry?.journalId}/status`, { status: 'POSTED' });
     await page.getByRole('button', { name: 'Refresh Data' }).click();
     await expect(
-      page.getByText('Updated 1 journal(s) with current status from Xero.', { exact: true }),
+      page.getByText('Updated 1 journal with current status from Xero.', { exact: true }),
     ).toBeVisible();
     await expect(weekTrigger(page, week.formattedRange)).toContainText('Posted');
   });

@@ -1,3 +1,4 @@
+import { formatCount } from '@/shared/counts';
 import { useQueryClient } from '@tanstack/react-query';
 import { RefreshCw, TriangleAlert } from 'lucide-react';
 import { useEffect, useMemo, useRef, useState } from 'react';
@@ -397,7 +398,7 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
     if (failed.length === 0) {
       toast({
         title: 'Invoices Processed',
-        description: `Processed ${succeeded.length} invoice${succeeded.length === 1 ? '' : 's'}.`,
+        description: `Processed ${formatCount(succeeded.length, 'invoice')}.`,
         variant: 'success',
       });
     } else {
@@ -407,7 +408,7 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
         description:
           failed.length === 1 && first
             ? `${first.invoiceNumber}: ${first.message}`
-            : `${failed.length} of ${items.length} invoices could not be processed. See the summary below the table.`,
+            : `${failed.length} of ${formatCount(items.length, 'invoice')} could not be processed. See the summary below the table.`,
         variant: 'destructive',
       });
     }

@@ -1,3 +1,4 @@
+import { formatCount } from '@/shared/counts';
 import { CheckCircle2, CircleAlert, X } from 'lucide-react';
 import { Alert, AlertDescription, AlertTitle } from '@/client/components/ui/alert';
 import { Button } from '@/client/components/ui/button';
@@ -62,8 +63,8 @@ export function ProcessAllSummaryPanel({
       <div className="min-w-0 flex-1">
         <AlertTitle>
           {allGood
-            ? `All ${total} invoice${total === 1 ? '' : 's'} processed`
-            : `${done} of ${total} invoice${total === 1 ? '' : 's'} processed, ${summary.failed.length} failed`}
+            ? `All ${formatCount(total, 'invoice')} processed`
+            : `${done} of ${formatCount(total, 'invoice')} processed, ${summary.failed.length} failed`}
         </AlertTitle>
         <AlertDescription>
           {summary.approved.length > 0 ? (

@@ -1,3 +1,4 @@
+import { formatCount } from '@/shared/counts';
 import { Download, RotateCcw } from 'lucide-react';
 import { useMemo, useState, type ReactNode } from 'react';
 import { AUDIT_MAX_LIMIT, type AuditEntry, type AuditFilters } from '@/shared/admin';
@@ -186,7 +187,7 @@ export function ActivityTab() {
             ) : null}
             {hasMore
               ? `The latest ${entries.length} entries`
-              : `${entries.length} ${entries.length === 1 ? 'entry' : 'entries'}`}
+              : formatCount(entries.length, 'entry', 'entries')}
           </span>
           {filtered ? (
             <Button

@@ -284,10 +284,10 @@ describe('Create CIS Bills card', () => {
     await addBill(user, 'Stone & Sons Brickwork', '333.33');
     expect(screen.getByText('CIS not verified')).toBeInTheDocument();
     expect(screen.getByText('Check CIS before sending')).toBeInTheDocument();
-    expect(screen.getByRole('button', { name: 'Create 2 Bill(s) in Xero' })).toBeEnabled();
+    expect(screen.getByRole('button', { name: 'Create 2 Bills in Xero' })).toBeEnabled();
     await user.click(screen.getByRole('button', { name: 'Remove bill for Stone & Sons Brickwork' }));
     expect(screen.queryByText('Check CIS before sending')).not.toBeInTheDocument();
-    expect(screen.getByRole('button', { name: 'Create 1 Bill(s) in Xero' })).toBeEnabled();
+    expect(screen.getByRole('button', { name: 'Create 1 Bill in Xero' })).toBeEnabled();
   });
 
   it('creates the bills with progress and a result per bill; partial success keeps the failed bill', async () => {
@@ -328,7 +328,7 @@ describe('Create CIS Bills card', () => {
     await screen.findByText('Subcontractors (321)', {}, FIND);
     await addBill(user, 'Hughes Groundworks Ltd', '1111.11');
     await addBill(user, 'Stone & Sons Brickwork', '333.33');
-    await user.click(screen.getByRole('button', { name: 'Create 2 Bill(s) in Xero' }));
+    await user.click(screen.getByRole('button', { name: 'Create 2 Bills in Xero' }));
     expect(
       (await screen.findAllByText('Successfully created 1 bill (1 failed)', {}, FIND)).length,
     ).toBeGreaterThan(0);
@@ -354,7 +354,7 @@ describe('Create CIS Bills card', () => {
       ['c-stone', 'DRAFT', 333.33, '321'],
     ]);
     // The refused bill stays, ready to be fixed and sent again.
-    expect(screen.getByRole('button', { name: 'Create 1 Bill(s) in Xero' })).toBeEnabled();
+    expect(screen.getByRole('button', { name: 'Create 1 Bill in Xero' })).toBeEnabled();
   });
 
   it('all refused for a CIS reason: "CIS Configuration Error"; approved when the draft box is off', async () => {
@@ -383,7 +383,7 @@ describe('Create CIS Bills card', () => {
       screen.getByRole('checkbox', { name: 'Create as draft bills (uncheck to approve immediately)' }),
     );
     await addBill(user, 'A. Patel Plastering', '50');
-    await user.click(screen.getByRole('button', { name: 'Create 1 Bill(s) in Xero' }));
+    await user.click(screen.getByRole('button', { name: 'Create 1 Bill in Xero' }));
     expect((await screen.findAllByText('CIS Configuration Error', {}, FIND)).length).toBeGreaterThan(0);
     expect(statuses).toEqual(['AUTHORISED']);
   });

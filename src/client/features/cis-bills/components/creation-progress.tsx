@@ -1,3 +1,4 @@
+import { formatCount } from '@/shared/counts';
 import { CircleAlert, CircleCheck, Clock, X } from 'lucide-react';
 import { formatPounds } from '@/shared/money';
 import { Button } from '@/client/components/ui/button';
@@ -27,7 +28,7 @@ export function CreationProgress({ run, onDismiss }: { run: BillRun; onDismiss: 
         <span className="font-medium" id="bill-run-label">
           {run.isRunning
             ? `Creating bills in Xero: ${run.done} of ${run.total}`
-            : `Created ${created} of ${run.total} bill(s) in Xero`}
+            : `Created ${created} of ${formatCount(run.total, 'bill')} in Xero`}
         </span>
         {run.isRunning ? null : (
           <Button

@@ -36,7 +36,8 @@ describe('labels (001 §2)', () => {
   });
 
   it('names the submit button by the bills to create', () => {
-    expect(getCreateBillsButtonLabel(3, false)).toBe('Create 3 Bill(s) in Xero');
+    expect(getCreateBillsButtonLabel(3, false)).toBe('Create 3 Bills in Xero');
+    expect(getCreateBillsButtonLabel(1, false)).toBe('Create 1 Bill in Xero');
     expect(getCreateBillsButtonLabel(0, false)).toBe('Create Bills in Xero');
     expect(getCreateBillsButtonLabel(3, true)).toBe('Processing...');
   });

@@ -3,6 +3,7 @@
  * button, and the toasts of failed or partly failed writes. The validation rules and their texts stay in
  * `@/shared/cis-bills`.
  */
+import { formatCount } from '@/shared/counts';
 import { isCisChecked, type CisContact, type UserMessage } from '@/shared/cis-bills';
 
 /** Shown instead of '(No UTR)' while a subcontractor's CIS settings are being read from Xero (issue 19). */
@@ -32,7 +33,7 @@ export function getCreateBillsButtonLabel(count: number, isProcessing: boolean):
   if (isProcessing) return 'Processing...';
   // docs/product/features.md §3's 'Create N Bill(s) in Xero'; with nothing to create, no "0 Bill(s)" (issue
   // 17 item 15).
-  return count > 0 ? `Create ${count} Bill(s) in Xero` : 'Create Bills in Xero';
+  return count > 0 ? `Create ${formatCount(count, 'Bill')} in Xero` : 'Create Bills in Xero';
 }
 
 const CIS_ERROR_RE = /\bCIS\b|configuration|construction industry scheme|subcontractor|rate set/i;
@@ -68,7 +69,7 @@ export function describeCreateBillError(message: string | null | undefined): Use
 }
 
 /** "1 bill", "3 bills": the spec's 'N bills' read right for one (issue 33 item 6). */
-const billCount = (n: number) => `${n} ${n === 1 ? 'bill' : 'bills'}`;
+const billCount = (n: number) => formatCount(n, 'bill');
 
 /**
  * Result of creating several bills (docs/product/features.md §8): 'Successfully created N bills (M failed)'

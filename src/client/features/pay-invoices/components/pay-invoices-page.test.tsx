@@ -168,7 +168,7 @@ describe('Pay Invoices screen', () => {
     await user.click(screen.getByRole('button', { name: 'Process Payments' }));
     expect(await screen.findByText('COMPLETED', undefined, { timeout: 5000 })).toBeInTheDocument();
     expect(api.calls.filter((c) => !c.startsWith('list'))).toEqual(['pay card 30 key=yes', 'refresh paid']);
-    expect(await screen.findByText('Processed 1 payment(s) for invoice INV-0001')).toBeInTheDocument();
+    expect(await screen.findByText('Processed 1 payment for invoice INV-0001')).toBeInTheDocument();
   });
 
   it('marks the data out of sync when the server refuses, and on the xero-payment-error event; Next clears it', async () => {

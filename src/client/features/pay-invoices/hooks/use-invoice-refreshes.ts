@@ -1,3 +1,4 @@
+import { formatCount } from '@/shared/counts';
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { isInvoiceAwaitingPayment, type Invoice, type InvoiceSyncStatus } from '@/shared/pay-invoices';
@@ -104,7 +105,7 @@ export function useInvoiceRefreshes({
       await queryClient.invalidateQueries({ queryKey: payInvoicesKeys.invoices(orgId) });
       toast({
         title: 'Cache Refreshed',
-        description: `${result.count} invoices loaded from Xero`,
+        description: `${formatCount(result.count, 'invoice')} loaded from Xero`,
         variant: 'success',
       });
     } catch (error) {
@@ -126,7 +127,7 @@ export function useInvoiceRefreshes({
       const n = fresh.creditCardAccounts.length + fresh.cashAccounts.length;
       toast({
         title: 'Bank Accounts Refreshed',
-        description: `${n} bank accounts loaded from Xero`,
+        description: `${formatCount(n, 'bank account')} loaded from Xero`,
         variant: 'success',
       });
     } catch (error) {

@@ -1,3 +1,4 @@
+import { formatCount } from '@/shared/counts';
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useRef, useState } from 'react';
 import { formatPounds, roundPoundsToPence } from '@/shared/money';
@@ -164,7 +165,10 @@ export function useUndoPayments(orgId: number) {
         for (const payment of [...run.payments].reverse()) await sendUndo(payment.paymentId);
         toast({
           ...UNDO_MESSAGES.success,
-          description: `The payment(s) for invoice ${run.invoiceNumber} were removed from Xero.`,
+          description:
+            run.payments.length === 1
+              ? `The payment for invoice ${run.invoiceNumber} was removed from Xero.`
+              : `The ${formatCount(run.payments.length, 'payment')} for invoice ${run.invoiceNumber} were removed from Xero.`,
           variant: 'success',
         });
         return true;

@@ -37,7 +37,7 @@ describe('success texts (001 §4)', () => {
   it('describes success', () => {
     expect(describePaymentSuccess(2, 'INV-9')).toEqual({
       title: 'Payments Processed Successfully',
-      description: 'Processed 2 payment(s) for invoice INV-9',
+      description: 'Processed 2 payments for invoice INV-9',
     });
     expect(describePaymentOutcome(1)).toEqual({
       title: 'Payment Successful!',

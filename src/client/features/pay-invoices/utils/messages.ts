@@ -3,6 +3,7 @@
  * Undo toasts and the status badge. The rules these texts rest on (the 0.01 tolerance, which server messages
  * mean "out of sync") stay in `@/shared/pay-invoices`, beside the server's own checks.
  */
+import { formatCount } from '@/shared/counts';
 import { getDaysBetween } from '@/shared/dates';
 import { formatMoney, roundPoundsToPence } from '@/shared/money';
 import {
@@ -37,12 +38,12 @@ export function describePaymentError(
 
 /**
  * Success toast (docs/product/features.md §4): 'Payments Processed Successfully' / 'Processed {n} payment(s)
- * for invoice {number}'.
+ * for invoice {number}', the count read right for one (issue 33 item 6).
  */
 export function describePaymentSuccess(count: number, invoiceNumber: string): UserMessage {
   return {
     title: 'Payments Processed Successfully',
-    description: `Processed ${count} payment(s) for invoice ${invoiceNumber}`,
+    description: `Processed ${formatCount(count, 'payment')} for invoice ${invoiceNumber}`,
   };
 }
 
@@ -104,5 +105,5 @@ export function getInvoiceStatusBadge(
 
 /** The count in the header and in 'Invoices Refreshed' (docs/product/features.md §2). */
 export function describeInvoiceCount(n: number): string {
-  return `${n} invoices awaiting payment`;
+  return `${formatCount(n, 'invoice')} awaiting payment`;
 }

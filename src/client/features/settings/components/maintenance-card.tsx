@@ -1,3 +1,4 @@
+import { formatCount } from '@/shared/counts';
 import { Database, Eraser, Landmark } from 'lucide-react';
 import { useState } from 'react';
 import { PROVIDER_NAME } from '@/shared/connection';
@@ -21,8 +22,6 @@ import { useCleanupData } from '../api/cleanup-data';
 import type { OrgId } from '@/client/lib/org-url';
 
 type Job = 'bank-accounts' | 'data';
-
-const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 const JOBS: Record<Job, { title: string; button: string; confirm: string; description: string }> = {
   'bank-accounts': {
@@ -59,7 +58,7 @@ export function MaintenanceCard({ orgId }: { orgId: OrgId }) {
             description:
               deletedCount === 0
                 ? 'No duplicate bank accounts were found.'
-                : `Removed ${plural(deletedCount, 'duplicate bank account', 'duplicate bank accounts')}.`,
+                : `Removed ${formatCount(deletedCount, 'duplicate bank account', 'duplicate bank accounts')}.`,
             variant: 'success',
           }),
         onError: (error) =>
@@ -74,7 +73,7 @@ export function MaintenanceCard({ orgId }: { orgId: OrgId }) {
         onSuccess: ({ deletedInvoices, deletedPayments }) =>
           toast({
             title: 'Data Cleaned Up',
-            description: `Removed ${plural(deletedInvoices, 'invoice', 'invoices')} and ${plural(deletedPayments, 'payment', 'payments')} older than ${OLD_DATA_MONTHS} months.`,
+            description: `Removed ${formatCount(deletedInvoices, 'invoice', 'invoices')} and ${formatCount(deletedPayments, 'payment', 'payments')} older than ${OLD_DATA_MONTHS} months.`,
             variant: 'success',
           }),
         onError: (error) =>

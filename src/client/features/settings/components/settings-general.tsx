@@ -1,3 +1,4 @@
+import { formatCount } from '@/shared/counts';
 import { useQueryClient } from '@tanstack/react-query';
 import { Building2, FilePlus2, HardHat, PackageOpen, ReceiptText, Save } from 'lucide-react';
 import { Link, useSearch } from 'wouter';
@@ -180,7 +181,7 @@ function SettingsForm({
     refresh('pay-invoices', async () => {
       const data = await getBankAccounts(orgId, true);
       queryClient.setQueryData(settingsKeys.list(orgId, 'bank-accounts'), data);
-      return `${data.creditCardAccounts.length} card and ${data.cashAccounts.length} cash accounts loaded from ${PROVIDER_NAME}.`;
+      return `${data.creditCardAccounts.length} card and ${formatCount(data.cashAccounts.length, 'cash account')} loaded from ${PROVIDER_NAME}.`;
     });
   const refreshAddInvoices = () =>
     refresh('add-invoices', async () => {
@@ -191,7 +192,7 @@ function SettingsForm({
       ]);
       queryClient.setQueryData(settingsKeys.list(orgId, 'sales-accounts'), s);
       queryClient.setQueryData(settingsKeys.list(orgId, 'vat-rates'), v);
-      return `${s.length} sales accounts, ${v.length} VAT rates and the contacts are up to date.`;
+      return `${formatCount(s.length, 'sales account')}, ${formatCount(v.length, 'VAT rate')} and the contacts are up to date.`;
     });
   const refreshCis = () =>
     refresh('cis-bills', async () => {
@@ -203,7 +204,7 @@ function SettingsForm({
       queryClient.setQueryData(settingsKeys.list(orgId, 'bill-accounts'), b);
       queryClient.setQueryData(settingsKeys.list(orgId, 'vat-rates'), v);
       queryClient.setQueryData(settingsKeys.list(orgId, 'contact-groups'), g);
-      return `${b.length} bill accounts, ${v.length} VAT rates and ${g.length} contact groups are up to date.`;
+      return `${formatCount(b.length, 'bill account')}, ${formatCount(v.length, 'VAT rate')} and ${formatCount(g.length, 'contact group')} are up to date.`;
     });
   const refreshStock = () =>
     refresh('stock-journal', async () => {
@@ -214,7 +215,7 @@ function SettingsForm({
       ]);
       queryClient.setQueryData(settingsKeys.list(orgId, 'asset-accounts'), a);
       queryClient.setQueryData(settingsKeys.list(orgId, 'cost-accounts'), c);
-      return `${a.length} stock accounts, ${c.length} cost accounts and the contacts are up to date.`;
+      return `${formatCount(a.length, 'stock account')}, ${formatCount(c.length, 'cost account')} and the contacts are up to date.`;
     });
 
   useUnsavedChangesWarning(form.dirty);

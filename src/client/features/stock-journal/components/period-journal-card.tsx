@@ -14,6 +14,7 @@ import { Input } from '@/client/components/ui/input';
 import { Label } from '@/client/components/ui/label';
 import { Spinner } from '@/client/components/ui/spinner';
 import {
+  formatInvoiceCount,
   formatPeriodMoney,
   getJournalStatusBadge,
   getPostButtonLabel,
@@ -50,7 +51,7 @@ function JournalPartRow({ part, marginRate, isPosting, isBusy, onPost }: PartPro
         <div className="min-w-0">
           <p className="text-sm font-medium">{period.formattedRange}</p>
           <p className="text-xs text-muted-foreground">
-            Net sales {formatPeriodMoney(period.netTotal)} · {period.invoiceCount} invoice(s)
+            Net sales {formatPeriodMoney(period.netTotal)} · {formatInvoiceCount(period.invoiceCount)}
           </p>
         </div>
         <JournalStatusBadge label={badge.label} tone={badge.tone} />

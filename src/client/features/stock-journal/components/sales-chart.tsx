@@ -1,3 +1,4 @@
+import { formatCount } from '@/shared/counts';
 import {
   Bar,
   CartesianGrid,
@@ -72,7 +73,7 @@ export default function SalesChart({ points }: { points: ChartPoint[] }) {
       <div
         className="h-64 w-full"
         role="img"
-        aria-label={`Net sales and cost of sales for ${points.length} week(s)`}
+        aria-label={`Net sales and cost of sales for ${formatCount(points.length, 'week')}`}
       >
         <ResponsiveContainer width="100%" height="100%">
           <ComposedChart data={points} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>

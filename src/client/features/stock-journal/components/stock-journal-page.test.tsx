@@ -196,7 +196,7 @@ describe('Stock Journal screen (001 §2–§8)', () => {
     expect(names.findIndex((n) => n.startsWith(SPLIT.formattedRange))).toBeLessThan(
       names.findIndex((n) => n.startsWith(W1.formattedRange)),
     );
-    expect(trigger(W1.formattedRange)).toHaveTextContent('2 invoice(s)');
+    expect(trigger(W1.formattedRange)).toHaveTextContent('2 invoices');
     expect(trigger(W1.formattedRange)).toHaveTextContent('£1,350.00');
     expect(trigger(W1.formattedRange)).toHaveTextContent('Unposted');
     expect(trigger(DRAFTED.formattedRange)).toHaveTextContent('Draft');
@@ -473,7 +473,7 @@ describe('Stock Journal screen (001 §2–§8)', () => {
     await findTrigger(W1.formattedRange);
     await user.click(screen.getByRole('button', { name: 'Refresh Data' }));
     expect(await screen.findByText('Status Updated')).toBeInTheDocument();
-    expect(screen.getByText('Updated 2 journal(s) with current status from Xero.')).toBeInTheDocument();
+    expect(screen.getByText('Updated 2 journals with current status from Xero.')).toBeInTheDocument();
     expect(recorded.syncs).toBe(1);
     expect(recorded.sales.some((q) => q.get('refresh') === 'true')).toBe(true);
   });

@@ -1,3 +1,4 @@
+import { formatCount } from '@/shared/counts';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Download, Info } from 'lucide-react';
 import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
@@ -277,7 +278,7 @@ export function StockJournalPage() {
               {loading
                 ? 'Loading weekly sales…'
                 : rows.length > 0
-                  ? `${rows.length} week(s), Monday to Sunday · ${customerName}`
+                  ? `${formatCount(rows.length, 'week')}, Monday to Sunday · ${customerName}`
                   : `Weekly sales, Monday to Sunday · ${customerName}`}
             </CardDescription>
           </div>

@@ -26,7 +26,8 @@ const entry = (
 
 describe('display fallbacks (001 §2)', () => {
   it('uses the display fallbacks', () => {
-    expect(formatInvoiceCount(1)).toBe('1 invoice(s)');
+    expect(formatInvoiceCount(1)).toBe('1 invoice');
+    expect(formatInvoiceCount(2)).toBe('2 invoices');
     expect(getInvoiceLineDisplay({ customerName: null, invoiceNumber: '' }, 2)).toEqual({
       customerName: 'Daily Sales',
       invoiceNumber: 'INV-3',
@@ -131,7 +132,7 @@ describe('messages (001 §8)', () => {
     );
     expect(describeSyncResult(3)).toEqual({
       title: 'Status Updated',
-      description: 'Updated 3 journal(s) with current status from Xero.',
+      description: 'Updated 3 journals with current status from Xero.',
     });
     expect(describeSyncResult(0)).toEqual({
       title: 'Status Check Complete',

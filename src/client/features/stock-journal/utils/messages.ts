@@ -4,6 +4,7 @@
  * rest on (journal status, the split of a week, the posting checks with their spec texts) stay in
  * `@/shared/stock-journal`.
  */
+import { formatCount } from '@/shared/counts';
 import { formatDateShort } from '@/shared/dates';
 import { formatMoney, roundPoundsToPence } from '@/shared/money';
 import {
@@ -190,15 +191,15 @@ export function describeSyncResult(updatedCount: number): UserMessage {
   if (updatedCount > 0) {
     return {
       title: 'Status Updated',
-      description: `Updated ${updatedCount} journal(s) with current status from Xero.`,
+      description: `Updated ${formatCount(updatedCount, 'journal')} with current status from Xero.`,
     };
   }
   return { title: 'Status Check Complete', description: 'All journals are already up to date.' };
 }
 
-/** Count column text (docs/product/features.md §2): 'N invoice(s)'. */
+/** Count column text (docs/product/features.md §2): 'N invoice(s)', read right for one (issue 33 item 6). */
 export function formatInvoiceCount(count: number): string {
-  return `${count} invoice(s)`;
+  return formatCount(count, 'invoice');
 }
 
 /**
