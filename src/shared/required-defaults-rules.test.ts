@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findMissingDefaults, REQUIRED_DEFAULTS } from './required-defaults-rules';
+import { findDefaultNamedIn, findMissingDefaults, REQUIRED_DEFAULTS } from './required-defaults-rules';
 import { FEATURE_KEYS } from './feature-flags-rules';
 import { SETTING_FIELD_LABELS } from './settings';
 
@@ -31,5 +31,32 @@ describe('findMissingDefaults', () => {
   it('labels each field as the Settings screen does', () => {
     for (const feature of FEATURE_KEYS)
       for (const r of REQUIRED_DEFAULTS[feature]) expect(r.label).toBe(SETTING_FIELD_LABELS[r.field]);
+  });
+});
+
+describe('findDefaultNamedIn (issue 33 item 6: the toast that refuses offers Open Settings at that field)', () => {
+  it('finds the default a refusal sends the user to Settings for', () => {
+    expect(
+      findDefaultNamedIn(
+        'add-invoices',
+        'No default cash account is set for this organization. Choose a Default Cash Account in Settings before entering cash amounts.',
+      )?.field,
+    ).toBe('defaultCashAccountId');
+    expect(
+      findDefaultNamedIn('add-invoices', 'Set a Default Contact in Settings before creating an invoice.')
+        ?.field,
+    ).toBe('defaultContactId');
+    expect(
+      findDefaultNamedIn(
+        'cis-bills',
+        'Please set a default bill account in the settings page before approving bills.',
+      )?.field,
+    ).toBe('defaultBillAccountId');
+  });
+
+  it('finds none in a refusal that is not about Settings, or names no default of the feature', () => {
+    expect(findDefaultNamedIn('add-invoices', 'The cash account was refused by Xero.')).toBeNull();
+    expect(findDefaultNamedIn('add-invoices', 'Choose a bill account in Settings.')).toBeNull();
+    expect(findDefaultNamedIn('add-invoices', undefined)).toBeNull();
   });
 });

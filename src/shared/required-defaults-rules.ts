@@ -65,3 +65,17 @@ export function findMissingDefaults(
 ): RequiredDefault[] {
   return REQUIRED_DEFAULTS[feature].filter((r) => !defaults?.[r.field]?.trim());
 }
+
+/**
+ * The required default a refusal names, for its toast's "Open Settings" (issue 33 item 6): the server says
+ * "No default cash account is set … Choose a Default Cash Account in Settings"; null when the message does
+ * not send the user to Settings or names none of the feature's defaults.
+ */
+export function findDefaultNamedIn(
+  feature: FeatureKey,
+  message: string | null | undefined,
+): RequiredDefault | null {
+  const text = message?.toLowerCase() ?? '';
+  if (!/\bsettings\b/.test(text)) return null;
+  return REQUIRED_DEFAULTS[feature].find((r) => text.includes(r.label.toLowerCase())) ?? null;
+}

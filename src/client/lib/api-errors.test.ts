@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from './api-client';
-import { hasErrorCode, isConflict, isFeatureDisabled, isNotConnected } from './api-errors';
+import {
+  hasErrorCode,
+  isConflict,
+  isFeatureDisabled,
+  isNotConnected,
+  isTransientFailure,
+} from './api-errors';
 
 const answer = (status: number, body: unknown, message = 'Refused') =>
   new ApiError(message, status, body, '/api/xero/draft-invoices');
@@ -43,5 +49,27 @@ describe('reading what kind of failure an answer is from its code', () => {
       hasErrorCode(answer(429, { message: 'Slow down', code: 'XERO_RATE_LIMITED' }), 'XERO_RATE_LIMITED'),
     ).toBe(true);
     expect(hasErrorCode({ code: 'XERO_RATE_LIMITED' }, 'XERO_RATE_LIMITED')).toBe(false);
+  });
+});
+
+describe('isTransientFailure (issue 33 item 6: a Retry is offered only where it may help)', () => {
+  it('Xero or the network not answering, or a rate limit, may pass on a retry', () => {
+    expect(
+      isTransientFailure(answer(502, { message: 'Xero is unavailable', code: 'XERO_UNAVAILABLE' })),
+    ).toBe(true);
+    expect(isTransientFailure(answer(429, { message: 'Slow down', code: 'XERO_RATE_LIMITED' }))).toBe(true);
+    expect(isTransientFailure(answer(503, '<html>Service unavailable</html>'))).toBe(true);
+    expect(isTransientFailure(new TypeError('Failed to fetch'))).toBe(true);
+  });
+
+  it('a refusal that says what is wrong does not', () => {
+    expect(
+      isTransientFailure(answer(400, { message: 'exceeds the invoice balance', code: 'VALIDATION_ERROR' })),
+    ).toBe(false);
+    expect(isTransientFailure(answer(409, { message: 'INV-1 is being paid', code: 'CONFLICT' }))).toBe(false);
+    expect(isTransientFailure(answer(400, { message: 'Refused by Xero', code: 'XERO_REJECTED' }))).toBe(
+      false,
+    );
+    expect(isTransientFailure(new Error('Failed to parse response'))).toBe(false);
   });
 });

@@ -23,3 +23,22 @@ export function isFeatureDisabled(error: unknown): boolean {
 export function isConflict(error: unknown): boolean {
   return hasErrorCode(error, 'CONFLICT');
 }
+
+/**
+ * A failure that may pass if the same request is sent again (issue 33 item 6): Xero or the network did not
+ * answer, or a rate limit was hit. Not a refusal: a 4xx that says what is wrong stays wrong on a retry.
+ */
+export function isTransientFailure(error: unknown): boolean {
+  if (isApiError(error)) {
+    return (
+      error.code === 'XERO_UNAVAILABLE' ||
+      error.code === 'XERO_RATE_LIMITED' ||
+      error.code === 'RATE_LIMITED' ||
+      error.status === 502 ||
+      error.status === 503 ||
+      error.status === 504
+    );
+  }
+  // fetch rejects with a TypeError when the network failed after the client's own retries.
+  return error instanceof TypeError;
+}

@@ -38,3 +38,13 @@ describe('toast store (spec 000 §9)', () => {
     expect(getToasts()).toHaveLength(0);
   });
 });
+
+describe('toast actions (issue 33 item 6)', () => {
+  it('keeps a toast with an action on screen for 10 s unless told otherwise', () => {
+    const onAction = () => undefined;
+    toast({ title: 'Payment Failed', action: { label: 'Retry', onAction } });
+    expect(getToasts()[0]).toMatchObject({ duration: 10_000, action: { label: 'Retry' } });
+    toast({ title: 'Payment Failed', duration: 6000, action: { label: 'Retry', onAction } });
+    expect(getToasts()[0]?.duration).toBe(6000);
+  });
+});

@@ -5,12 +5,25 @@
  */
 export type ToastVariant = 'default' | 'success' | 'info' | 'warning' | 'destructive';
 
+/**
+ * The next step a toast offers (issue 33 item 6): Undo after a payment, Open Settings when a default is
+ * missing, Retry after a failure that may pass. Shown as a button in the toast, reached with Tab or F8 (the
+ * toast area's hotkey); pressing it runs `onAction` and closes the toast.
+ */
+export interface ToastAction {
+  label: string;
+  onAction: () => void;
+  /** What a screen reader announces about the button with the toast, e.g. "Undo the payment on INV-0037". */
+  altText?: string;
+}
+
 export interface ToastInput {
   title: string;
   description?: string;
   variant?: ToastVariant;
-  /** Milliseconds; 5 s by default. */
+  /** Milliseconds; 5 s by default, 10 s for a toast with an action. */
   duration?: number;
+  action?: ToastAction;
 }
 
 export interface ToastItem extends ToastInput {
@@ -22,6 +35,8 @@ export interface ToastItem extends ToastInput {
 
 export const TOAST_LIMIT = 1;
 export const TOAST_DEFAULT_DURATION_MS = 5000;
+/** A toast that offers an action stays long enough to reach it (it also waits while hovered or focused). */
+export const TOAST_ACTION_DURATION_MS = 10_000;
 export const TOAST_SWIPE_THRESHOLD = 50;
 export const SECOND_ERROR_TOAST_DELAY_MS = 1000;
 /** How long a closed toast stays mounted for its exit animation. */
@@ -67,7 +82,7 @@ export function toast(input: ToastInput): string {
     id: `toast-${counter}`,
     open: true,
     variant: input.variant ?? 'default',
-    duration: input.duration ?? TOAST_DEFAULT_DURATION_MS,
+    duration: input.duration ?? (input.action ? TOAST_ACTION_DURATION_MS : TOAST_DEFAULT_DURATION_MS),
   };
   if (item.variant === 'destructive' && isErrorOnScreen()) {
     setTimeout(() => show(item), SECOND_ERROR_TOAST_DELAY_MS);

@@ -10,6 +10,7 @@ import {
   type ToastVariant,
 } from '@/client/lib/toast';
 import { cn } from '@/client/lib/utils';
+import { Button } from './button';
 
 const variantStyle: Record<ToastVariant, string> = {
   default: 'border-border bg-card text-card-foreground',
@@ -62,12 +63,24 @@ export function Toaster() {
           data-variant={t.variant}
         >
           <VariantIcon variant={t.variant} />
-          <div className="grid gap-1">
+          <div className="grid min-w-0 gap-1">
             <Toast.Title className="text-sm font-semibold">{t.title}</Toast.Title>
             {t.description ? (
               <Toast.Description className="text-sm" data-toast-description="">
                 {t.description}
               </Toast.Description>
+            ) : null}
+            {t.action ? (
+              <Toast.Action altText={t.action.altText ?? t.action.label} asChild>
+                <Button
+                  size="sm"
+                  variant="outline"
+                  className="mt-1 justify-self-start"
+                  onClick={t.action.onAction}
+                >
+                  {t.action.label}
+                </Button>
+              </Toast.Action>
             ) : null}
           </div>
           <Toast.Close

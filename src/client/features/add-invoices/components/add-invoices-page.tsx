@@ -1,7 +1,7 @@
-import { formatCount } from '@/shared/counts';
 import { useQueryClient } from '@tanstack/react-query';
 import { RefreshCw, TriangleAlert } from 'lucide-react';
 import { useEffect, useMemo, useRef, useState } from 'react';
+import { useLocation } from 'wouter';
 import {
   DEFAULT_DRAFT_SORT,
   applyProcessedRows,
@@ -22,7 +22,9 @@ import {
   type DraftSort,
   type NewInvoiceForm,
 } from '@/shared/add-invoices';
+import { formatCount } from '@/shared/counts';
 import { getUkToday } from '@/shared/dates';
+import { findDefaultNamedIn } from '@/shared/required-defaults-rules';
 import { formatPounds, fromPence, toPence } from '@/shared/money';
 import { paths } from '@/client/config/paths';
 import { Alert, AlertDescription, AlertTitle } from '@/client/components/ui/alert';
@@ -118,6 +120,7 @@ export function AddInvoicesPage() {
 
 function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; orgId: number }) {
   const queryClient = useQueryClient();
+  const [, navigate] = useLocation();
   const drafts = useDraftInvoices(orgId);
   const unfinished = useUnfinishedActions(orgId);
   const defaults = useNewInvoiceDefaults(orgId, [
@@ -284,6 +287,19 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
     });
   }
 
+  /** "Open Settings" at the default a refusal names (issue 33 item 6), for its toast. */
+  function openSettingsFor(message: string) {
+    const named = findDefaultNamedIn('add-invoices', message);
+    if (!named) return {};
+    return {
+      action: {
+        label: 'Open Settings',
+        altText: `Open Settings at the ${named.label}`,
+        onAction: () => navigate(paths.settings.getHref(orgId, undefined, named.field)),
+      },
+    };
+  }
+
   async function processRow(row: DraftInvoiceRow) {
     const invalid = validateDraftInvoiceRow(row);
     if (invalid) {
@@ -319,7 +335,12 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
           duration: 10_000,
         });
       } else if (failure) {
-        toast({ title: 'Error processing invoice', description: failure.message, variant: 'destructive' });
+        toast({
+          title: 'Error processing invoice',
+          description: failure.message,
+          variant: 'destructive',
+          ...openSettingsFor(failure.message),
+        });
       } else {
         applyProcessed(items);
         toast({
@@ -341,12 +362,15 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
           duration: 10_000,
         });
         await refetchWithRefresh();
-      } else
+      } else {
+        const text = getMessage(error, 'Failed to process the invoice');
         toast({
           title: 'Error processing invoice',
-          description: getMessage(error, 'Failed to process the invoice'),
+          description: text,
           variant: 'destructive',
+          ...openSettingsFor(text),
         });
+      }
     } finally {
       markProcessing([row.id], false);
     }
@@ -410,6 +434,7 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
             ? `${first.invoiceNumber}: ${first.message}`
             : `${failed.length} of ${formatCount(items.length, 'invoice')} could not be processed. See the summary below the table.`,
         variant: 'destructive',
+        ...openSettingsFor(failed.every((f) => f.message === first?.message) ? (first?.message ?? '') : ''),
       });
     }
     // A failed approval may still have been applied (approved, then the cash failed): read the list again.
@@ -441,10 +466,12 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
       setForm(createNewInvoiceForm(getUkToday()));
       await refetchWithRefresh();
     } catch (error) {
+      const text = getMessage(error, 'Failed to create the invoice');
       toast({
         title: 'Error creating invoice',
-        description: getMessage(error, 'Failed to create the invoice'),
+        description: text,
         variant: 'destructive',
+        ...openSettingsFor(text),
       });
     }
   }

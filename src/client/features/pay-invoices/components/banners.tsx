@@ -51,29 +51,35 @@ export function PaymentSuccessBanner({
         onBlur={() => setHeld(false)}
         style={{ transitionDuration: `${SUCCESS_BANNER_EXIT_MS}ms` }}
         className={cn(
-          'pointer-events-auto flex w-full max-w-md items-center gap-3 rounded-xl border border-success/30 bg-card px-4 py-3 shadow-lg transition-all',
+          // The whole message is always shown (issue 33 item 6): the text wraps, and on a phone the tag and
+          // the Undo move under it rather than squeezing it.
+          'pointer-events-auto flex w-full max-w-lg flex-wrap items-center gap-x-3 gap-y-2 rounded-xl border border-success/30 bg-card px-4 py-3 shadow-lg transition-all',
           phase === 'leaving' ? '-translate-y-2 opacity-0' : 'translate-y-0 opacity-100 animate-fade-in',
         )}
       >
-        <CheckCircle2 aria-hidden className="size-6 shrink-0 text-success" />
-        <div className="min-w-0 flex-1">
-          <p className="font-semibold">{run.outcome.title}</p>
-          <p className="truncate text-sm text-muted-foreground">
-            {run.invoiceNumber} · {run.outcome.detail}
-          </p>
+        <div className="flex min-w-0 flex-[1_1_16rem] items-start gap-3">
+          <CheckCircle2 aria-hidden className="size-6 shrink-0 text-success" />
+          <div className="min-w-0">
+            <p className="font-semibold">{run.outcome.title}</p>
+            <p className="text-sm break-words text-muted-foreground">
+              {run.invoiceNumber} · {run.outcome.detail}
+            </p>
+          </div>
         </div>
-        <span
-          className={cn(
-            'rounded-full px-2 py-0.5 text-[11px] font-bold tracking-wide',
-            completed ? 'bg-success-soft text-success' : 'bg-warning-soft text-warning-foreground',
-          )}
-        >
-          {run.outcome.tag}
-        </span>
-        <Button size="sm" variant="outline" onClick={onUndo} disabled={isUndoing}>
-          {isUndoing ? <Spinner className="size-4" label="Undoing" /> : <Undo2 aria-hidden />}
-          Undo
-        </Button>
+        <div className="ml-auto flex shrink-0 items-center gap-2">
+          <span
+            className={cn(
+              'rounded-full px-2 py-0.5 text-[11px] font-bold tracking-wide',
+              completed ? 'bg-success-soft text-success' : 'bg-warning-soft text-warning-foreground',
+            )}
+          >
+            {run.outcome.tag}
+          </span>
+          <Button size="sm" variant="outline" onClick={onUndo} disabled={isUndoing}>
+            {isUndoing ? <Spinner className="size-4" label="Undoing" /> : <Undo2 aria-hidden />}
+            Undo
+          </Button>
+        </div>
       </div>
     </div>
   );

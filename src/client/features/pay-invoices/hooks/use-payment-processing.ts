@@ -7,8 +7,10 @@ import {
   shouldSkipRemainingPayments,
   type Invoice,
   type PaymentRequest,
+  type UserMessage,
 } from '@/shared/pay-invoices';
 import { getMessage } from '@/client/lib/api-client';
+import { isTransientFailure } from '@/client/lib/api-errors';
 import { toast } from '@/client/lib/toast';
 import { isXeroAccessLost, XERO_ACCESS_LOST_MESSAGE } from '@/client/lib/xero-access';
 import { sleep } from '@/client/lib/utils';
@@ -21,10 +23,20 @@ import {
   describePaymentError,
   describePaymentOutcome,
   describePaymentSuccess,
+  describeUndoneReplay,
   UNDO_MESSAGES,
 } from '../utils/messages';
 import { announcePaymentError } from './use-out-of-sync';
 import { newIdempotencyKey } from '@/client/lib/idempotency';
+
+export interface ProcessOptions {
+  /** The keys of an earlier attempt of the same payments (the toast's Retry); new keys otherwise. */
+  keys?: string[];
+  /** Offered as the failure toast's Retry when Xero or the network did not answer. */
+  onRetry?: (keys: string[]) => void;
+  /** Shows the success toast of a run (the caller adds its Undo). */
+  onSuccessToast?: (run: PaymentRun, message: UserMessage) => void;
+}
 
 /** One Process Payments run that sent at least one payment: what the banner and the Undo need. */
 export interface PaymentRun {
@@ -71,21 +83,33 @@ export function usePaymentProcessing(orgId: number) {
   const { mutateAsync: sendPayment } = useCreatePayment(orgId);
 
   const process = useCallback(
-    async (invoice: Invoice, items: PaymentRequest[]): Promise<PaymentRun | null> => {
+    async (
+      invoice: Invoice,
+      items: PaymentRequest[],
+      options: ProcessOptions = {},
+    ): Promise<PaymentRun | null> => {
       if (running.current || items.length === 0) return null;
       running.current = true;
       setProcessing(true);
-      // One key per payment item for this user action; every retry of that request carries the same key.
-      const keys = items.map(() => newIdempotencyKey());
+      // One key per payment item for this user action; every retry of that request carries the same key, the
+      // toast's Retry included, so a payment Xero did record is never paid twice.
+      const keys = options.keys ?? items.map(() => newIdempotencyKey());
       const made: PaymentRun['payments'] = [];
+      /** Items a same-key resend found recorded and undone since (issue 28): nothing was paid now. */
+      const undone: { amount: number; isCard: boolean; undoneAt: string }[] = [];
       let remainingPence = roundPoundsToPence(invoice.amountDue);
       let undoableUntil = Number.POSITIVE_INFINITY;
       try {
         for (let i = 0; i < items.length; i += 1) {
           const item = items[i] as PaymentRequest;
           const result = await sendPayment({ payment: item, idempotencyKey: keys[i] as string });
-          made.push({ paymentId: result.paymentId, amount: item.amount, isCard: item.isCard });
           remainingPence = result.isInvoiceFullyPaid ? 0 : roundPoundsToPence(result.amountDue);
+          if (result.undone) {
+            // Not "Paid" with an Undo: that payment is gone from Xero, and the balance is as it is now.
+            undone.push({ amount: item.amount, isCard: item.isCard, undoneAt: result.undoableUntil });
+            continue;
+          }
+          made.push({ paymentId: result.paymentId, amount: item.amount, isCard: item.isCard });
           undoableUntil = Math.min(undoableUntil, Date.parse(result.undoableUntil) || Date.now());
           if (i < items.length - 1) {
             const refreshed = await refreshInvoice(orgId, invoice.invoiceId);
@@ -98,9 +122,15 @@ export function usePaymentProcessing(orgId: number) {
             remainingPence = roundPoundsToPence(refreshed.invoice.amountDue);
           }
         }
-        const success = describePaymentSuccess(made.length, invoice.invoiceNumber);
-        toast({ ...success, variant: 'success' });
-        return {
+        if (undone.length > 0) {
+          toast({
+            ...describeUndoneReplay(invoice.invoiceNumber, undone, remainingPence, invoice.currency),
+            variant: 'warning',
+            duration: 10_000,
+          });
+          if (made.length === 0) return null;
+        }
+        const run: PaymentRun = {
           invoiceId: invoice.invoiceId,
           invoiceNumber: invoice.invoiceNumber,
           currency: invoice.currency,
@@ -108,6 +138,11 @@ export function usePaymentProcessing(orgId: number) {
           outcome: describePaymentOutcome(remainingPence, invoice.currency),
           undoableUntil,
         };
+        if (undone.length === 0) {
+          const success = describePaymentSuccess(made.length, invoice.invoiceNumber);
+          options.onSuccessToast?.(run, success);
+        }
+        return run;
       } catch (error) {
         const lost = isXeroAccessLost(error);
         if (made.length > 0) {
@@ -137,7 +172,22 @@ export function usePaymentProcessing(orgId: number) {
         }
         const message = getMessage(error, '');
         const described = describePaymentError(message);
-        toast({ title: described.title, description: described.description, variant: 'destructive' });
+        const onRetry = options.onRetry;
+        toast({
+          title: described.title,
+          description: described.description,
+          variant: 'destructive',
+          // Xero or the network did not answer: the same payments again, under the same keys.
+          ...(onRetry && isTransientFailure(error) && !described.isOutOfSync
+            ? {
+                action: {
+                  label: 'Retry',
+                  altText: `Retry the payment on ${invoice.invoiceNumber}`,
+                  onAction: () => onRetry(keys),
+                },
+              }
+            : {}),
+        });
         if (described.isOutOfSync) announcePaymentError({ needsRefresh: true, invoiceId: invoice.invoiceId });
         return null;
       } finally {

@@ -1,6 +1,11 @@
-import { useState } from 'react';
-import { buildPaymentRequests, validatePaymentForm, type Invoice } from '@/shared/pay-invoices';
-import { toast } from '@/client/lib/toast';
+import { useRef, useState } from 'react';
+import {
+  buildPaymentRequests,
+  validatePaymentForm,
+  type Invoice,
+  type PaymentRequest,
+} from '@/shared/pay-invoices';
+import { dismissToast, toast } from '@/client/lib/toast';
 import type { useChangedElsewhere } from './use-changed-elsewhere';
 import type { useOutOfSync } from './use-out-of-sync';
 import type { PaymentFormValues } from './use-payment-form';
@@ -29,6 +34,35 @@ export function usePaymentRuns({
   const [lastRun, setLastRun] = useState<PaymentRun | null>(null);
   const { process, isProcessing } = usePaymentProcessing(orgId);
   const { undo, isUndoing } = useUndoPayments(orgId);
+  /** The success toast of the last run, whose Undo goes once the run is undone another way. */
+  const successToast = useRef<string | null>(null);
+
+  const send = async (invoice: Invoice, items: PaymentRequest[], keys?: string[]) => {
+    changedElsewhere.expectOwnChange(invoice.invoiceId);
+    const run = await process(invoice, items, {
+      ...(keys ? { keys } : {}),
+      // Retry after Xero or the network did not answer: the same payments under the same keys.
+      onRetry: (sameKeys) => void send(invoice, items, sameKeys),
+      onSuccessToast: (done, message) => {
+        successToast.current = toast({
+          ...message,
+          variant: 'success',
+          action: {
+            label: 'Undo',
+            altText: `Undo the payment on ${done.invoiceNumber}`,
+            onAction: () => void undoRun(done),
+          },
+        });
+      },
+    });
+    if (run?.partial) {
+      setLastRun(run);
+    } else if (run) {
+      outOfSync.clear();
+      setBannerRun(run);
+      setLastRun(run);
+    }
+  };
 
   const pay = async (invoice: Invoice | null, values: PaymentFormValues) => {
     if (isProcessing) return;
@@ -42,18 +76,12 @@ export function usePaymentRuns({
       });
       return;
     }
-    changedElsewhere.expectOwnChange(invoice.invoiceId);
-    const run = await process(invoice, buildPaymentRequests(invoice, form, today));
-    if (run?.partial) {
-      setLastRun(run);
-    } else if (run) {
-      outOfSync.clear();
-      setBannerRun(run);
-      setLastRun(run);
-    }
+    await send(invoice, buildPaymentRequests(invoice, form, today));
   };
 
-  const undoRun = async (run: PaymentRun) => {
+  async function undoRun(run: PaymentRun) {
+    if (successToast.current) dismissToast(successToast.current);
+    successToast.current = null;
     changedElsewhere.expectOwnChange(run.invoiceId);
     const ok = await undo(run);
     if (ok) {
@@ -61,7 +89,7 @@ export function usePaymentRuns({
       setLastRun(null);
       onUndone(run.invoiceId);
     }
-  };
+  }
 
   return {
     pay: (invoice: Invoice | null, values: PaymentFormValues) => void pay(invoice, values),

@@ -5,6 +5,7 @@ import {
   describePaymentError,
   describePaymentOutcome,
   describePaymentSuccess,
+  describeUndoneReplay,
   getInvoiceStatusBadge,
   UNDO_MESSAGES,
 } from './messages';
@@ -76,5 +77,21 @@ describe('status badge (001 §4)', () => {
     expect(getInvoiceStatusBadge({ amountDue: 5, dueDate: '2025-12-30' }, '2025-12-31').label).toBe(
       'Overdue by 1 day',
     );
+  });
+});
+
+describe('a resend of a payment undone since (issue 28, issue 33)', () => {
+  it('says nothing was paid now and what is due, not that the payment succeeded', () => {
+    const message = describeUndoneReplay(
+      'INV-0037',
+      [{ amount: 20, isCard: true, undoneAt: '2026-07-01T09:05:00.000Z' }],
+      toPence(112.88),
+    );
+    expect(message).toEqual({
+      title: 'Payment Was Undone',
+      description:
+        'This payment (card £20.00) was recorded and then undone at 10:05; nothing was paid now. £112.88 is still due on INV-0037.',
+    });
+    expect(describeUndoneReplay('INV-0037', [], 0).description).toContain('INV-0037 is fully paid.');
   });
 });

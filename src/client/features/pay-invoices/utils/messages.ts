@@ -107,3 +107,38 @@ export function getInvoiceStatusBadge(
 export function describeInvoiceCount(n: number): string {
   return `${formatCount(n, 'invoice')} awaiting payment`;
 }
+
+/**
+ * A same-key resend (the toast's Retry, or the client's own retry of an answer lost on the way) of payments
+ * that Xero recorded and that were undone since (issue 28): nothing was paid now, nothing is left to undo, and
+ * the balance is the invoice's as it is now. Said plainly instead of "Payment Successful!" with an Undo.
+ */
+export function describeUndoneReplay(
+  invoiceNumber: string,
+  undone: readonly { amount: number; isCard: boolean; undoneAt: string }[],
+  remainingPence: number,
+  currency = 'GBP',
+): UserMessage {
+  const parts = undone
+    .map((p) => `${p.isCard ? 'card' : 'cash'} ${formatMoney(roundPoundsToPence(p.amount), currency)}`)
+    .join(' and ');
+  const at = undone[0] ? formatUndoneAt(undone[0].undoneAt) : '';
+  const balance = isBalanceFullyPaid(remainingPence)
+    ? `${invoiceNumber} is fully paid.`
+    : `${formatMoney(remainingPence, currency)} is still due on ${invoiceNumber}.`;
+  return {
+    title: 'Payment Was Undone',
+    description: `This payment (${parts}) was recorded and then undone${at}; nothing was paid now. ${balance}`,
+  };
+}
+
+function formatUndoneAt(iso: string): string {
+  const when = new Date(iso);
+  if (Number.isNaN(when.getTime())) return '';
+  const time = when.toLocaleTimeString('en-GB', {
+    hour: '2-digit',
+    minute: '2-digit',
+    timeZone: 'Europe/London',
+  });
+  return ` at ${time}`;
+}

@@ -1,5 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
+import { useLocation } from 'wouter';
 import {
   buildJournalCreateRequest,
   validateJournalConfirmation,
@@ -9,7 +10,8 @@ import {
   type UserMessage,
 } from '@/shared/stock-journal';
 import { isApiError } from '@/client/lib/api-client';
-import { toast } from '@/client/lib/toast';
+import { paths } from '@/client/config/paths';
+import { toast, type ToastAction } from '@/client/lib/toast';
 import { useCreateJournal } from '../api/create-journal';
 import { stockJournalKeys } from '../api/query-keys';
 import { describeJournalCreated, describeJournalError } from '../utils/messages';
@@ -61,6 +63,30 @@ export function useJournalPosting(orgId: number | null, settings: PostingSetting
   const { mutateAsync: sendJournal } = useCreateJournal(orgId);
   const [postingKey, setPostingKey] = useState<string | null>(null);
   const busy = useRef(false);
+  const [, navigate] = useLocation();
+
+  /**
+   * Open Settings on the default a failed check names (issue 33 item 6): the customer, or the first missing
+   * stock or cost account. A margin rate is typed on this page, so it has no Settings step.
+   */
+  function openSettingsFor(title: string): ToastAction | undefined {
+    const field =
+      title === 'Customer Required'
+        ? 'defaultStockJournalContactId'
+        : title === 'Configuration Required'
+          ? !settings.stockAccountId
+            ? 'defaultStockJournalStockAccountId'
+            : !settings.costAccountId
+              ? 'defaultStockJournalCostAccountId'
+              : undefined
+          : undefined;
+    if (!field || orgId === null) return undefined;
+    return {
+      label: 'Open Settings',
+      altText: 'Open Settings at the stock journal default',
+      onAction: () => navigate(paths.settings.getHref(orgId, undefined, field)),
+    };
+  }
 
   /**
    * The checks of docs/product/features.md §5 for a period; shows the toast and returns false when one fails.
@@ -84,7 +110,13 @@ export function useJournalPosting(orgId: number | null, settings: PostingSetting
       netTotal: period.netTotal,
     });
     if (problem) {
-      toast({ title: problem.title, description: problem.description, variant: 'destructive' });
+      const action = openSettingsFor(problem.title);
+      toast({
+        title: problem.title,
+        description: problem.description,
+        variant: 'destructive',
+        ...(action ? { action } : {}),
+      });
       return false;
     }
     return true;
