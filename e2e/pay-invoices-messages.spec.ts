@@ -230,4 +230,34 @@ test.describe('Pay Invoices: what the screen says after a payment (issue 33)', (
     ]);
     await expect(page.getByRole('combobox', { name: 'Cash account', exact: true })).toBeFocused();
   });
+  test('the keyboard hint is true where the cursor is (issue 33 item 7)', async ({ page }) => {
+    await openShop(page);
+    await page.goto('/invoices');
+    await expect(page.getByText(/^1 of \d+$/)).toBeVisible();
+    const hint = page.getByLabel('Keyboard shortcuts');
+    await page.getByRole('heading', { name: 'Pay Invoices' }).click();
+    await expect(hint).toContainText('← → or PgUp PgDn previous / next');
+    await page.keyboard.press('ArrowRight');
+    await expect(page.getByText(/^2 of \d+$/)).toBeVisible();
+    // The invoice changed: the cursor is in the card amount, where ← → and digits are the amount's.
+    const card = page.getByRole('textbox', { name: 'Card amount' });
+    await expect(card).toBeFocused();
+    await expect(hint).toContainText('Esc leave the amount for ← → 1 2');
+    await expect(hint).not.toContainText('1 card amount');
+    await screenshot(page, 'pay-invoices-keyboard-hint-amount-1280');
+    // '/' from the amount goes to the search, as the hint says.
+    await page.keyboard.press('/');
+    const search = page.getByRole('searchbox', { name: 'Search invoices' });
+    await expect(search).toBeFocused();
+    await expect(search).toHaveValue('');
+    await expect(hint).not.toContainText('/ search');
+    // Esc in the amount gives the arrows back.
+    await card.click();
+    await page.keyboard.press('Escape');
+    await expect(card).not.toBeFocused();
+    await expect(hint).toContainText('1 card amount');
+    await page.keyboard.press('ArrowLeft');
+    await expect(page.getByText(/^1 of \d+$/)).toBeVisible();
+    await expect(page.getByRole('button', { name: 'Previous' })).toBeDisabled();
+  });
 });

@@ -354,4 +354,30 @@ describe('Pay Invoices screen', () => {
     await user.keyboard('50{Control>}{Enter}{/Control}');
     await waitFor(() => expect(api.calls).toContain('pay cash 50 key=yes'));
   });
+  it('keeps the keyboard hint true where the cursor is: from the card amount, / searches and Esc gives the arrows back (issue 33 item 7)', async () => {
+    useScreenApi();
+    await openScreen();
+    const user = userEvent.setup();
+    const hint = screen.getByLabelText('Keyboard shortcuts');
+    await user.keyboard('{ArrowRight}');
+    const card = screen.getByRole('textbox', { name: 'Card amount' });
+    expect(card).toHaveFocus();
+    // In the amount, ← → and the digits are the amount's: the hint no longer offers them.
+    await waitFor(() => expect(hint).toHaveTextContent('Esc leave the amount for ← → 1 2'));
+    expect(hint).not.toHaveTextContent('1 card amount');
+    await user.keyboard('/');
+    expect(screen.getByRole('searchbox', { name: 'Search invoices' })).toHaveFocus();
+    expect(screen.getByRole('searchbox', { name: 'Search invoices' })).toHaveValue('');
+    // In the search box '/' is text, so the hint names only what works there.
+    await waitFor(() => expect(hint).not.toHaveTextContent('/ search'));
+    expect(hint).toHaveTextContent('PgUp PgDn previous / next');
+    await user.keyboard('{PageDown}');
+    expect(screen.getByText('3 of 3')).toBeInTheDocument();
+    await user.click(screen.getByRole('textbox', { name: 'Card amount' }));
+    await user.keyboard('{Escape}');
+    expect(screen.getByRole('textbox', { name: 'Card amount' })).not.toHaveFocus();
+    await waitFor(() => expect(hint).toHaveTextContent('← → or PgUp PgDn previous / next'));
+    await user.keyboard('{ArrowLeft}');
+    expect(screen.getByText('2 of 3')).toBeInTheDocument();
+  });
 });

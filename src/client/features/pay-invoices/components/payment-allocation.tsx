@@ -128,6 +128,8 @@ function PaymentBlock({
             aria-label={kind === 'card' ? 'Card amount' : 'Cash amount'}
             inputMode="decimal"
             autoComplete="off"
+            // An amount takes no '/': there the key still goes to the search (issue 33 item 7).
+            data-shortcut-field="amount"
             placeholder="0.00"
             value={amount}
             onChange={(event) => {

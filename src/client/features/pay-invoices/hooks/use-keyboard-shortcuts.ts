@@ -9,6 +9,14 @@ export interface PayShortcuts {
   process: () => void;
 }
 
+/** Where the focus is, for the shortcuts and their hint: typing in an amount, in another text box, or neither. */
+export type ShortcutFocus = 'free' | 'amount' | 'text';
+
+export function getShortcutFocus(target: EventTarget | null): ShortcutFocus {
+  if (!isTyping(target)) return 'free';
+  return target instanceof HTMLElement && target.dataset.shortcutField === 'amount' ? 'amount' : 'text';
+}
+
 function isTyping(target: EventTarget | null): boolean {
   if (!(target instanceof HTMLElement)) return false;
   if (target.isContentEditable) return true;
@@ -21,7 +29,10 @@ function isTyping(target: EventTarget | null): boolean {
 /**
  * Keyboard operation (beyond the spec): ← / → (Page Up / Page Down from anywhere) previous and next invoice, 1 card amount, 2 cash amount,
  * / search, Ctrl+Enter (⌘+Enter) process payments from anywhere. Single keys only act when the user is not
- * typing, and nothing acts while a dialog or menu is open or while payments are being processed.
+ * typing, and nothing acts while a dialog or menu is open or while payments are being processed. Moving to
+ * an invoice puts the cursor in the card amount (docs/product/features.md §4), so there (issue 33 item 7) `/`
+ * still goes to the search (an amount takes no '/'), and Esc leaves the box, giving ← → 1 2 back; the hint
+ * says which keys work where the focus is.
  */
 export function useKeyboardShortcuts(shortcuts: PayShortcuts, enabled: boolean) {
   const latest = useRef(shortcuts);
@@ -53,7 +64,18 @@ export function useKeyboardShortcuts(shortcuts: PayShortcuts, enabled: boolean) 
         else actions.next();
         return;
       }
-      if (event.ctrlKey || event.metaKey || isTyping(event.target)) return;
+      if (event.ctrlKey || event.metaKey) return;
+      const focus = getShortcutFocus(event.target);
+      if (focus === 'amount' && event.key === '/' && !event.shiftKey) {
+        event.preventDefault();
+        actions.focusSearch();
+        return;
+      }
+      if (focus === 'amount' && event.key === 'Escape' && event.target instanceof HTMLElement) {
+        event.target.blur();
+        return;
+      }
+      if (focus !== 'free') return;
       // An element that uses the keys itself (the attachment viewer scrolls with the arrows) keeps them.
       if (event.target instanceof Element && event.target.closest('[data-keyboard-scope="local"]')) return;
       const map: Record<string, (() => void) | undefined> = {
