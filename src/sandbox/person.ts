@@ -33,7 +33,7 @@ function findContact(rt: Runtime, contactId: string): { org: OrgRec; contact: Co
 function touched(rt: Runtime, org: OrgRec, inv: InvoiceRec): InvoiceFacts {
   inv.updatedMs = nextUpdated(rt, inv.updatedMs);
   rt.markDirty();
-  rt.webhooks?.notify(org.OrganisationID, 'INVOICE', inv.InvoiceID, 'UPDATE');
+  rt.webhooks?.notify(org.OrganisationID, 'INVOICE', inv.InvoiceID, 'UPDATE', inv.updatedMs);
   return factsOf(inv);
 }
 

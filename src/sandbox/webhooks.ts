@@ -100,14 +100,23 @@ export class WebhookSender {
     };
   }
 
-  /** A resource changed (through the API or "in Xero's web app"). Nothing happens without a subscription. */
-  notify(tenantId: string, category: WebhookCategory, resourceId: string, eventType: WebhookEventType): void {
+  /**
+   * A resource changed (through the API or "in Xero's web app"). Nothing happens without a subscription. The
+   * event's time is the change's: the resource's UpdatedDateUTC after it (`atMs`), else now.
+   */
+  notify(
+    tenantId: string,
+    category: WebhookCategory,
+    resourceId: string,
+    eventType: WebhookEventType,
+    atMs?: number,
+  ): void {
     if (!this.config || this.state === 'disabled') return;
     const plural = category === 'INVOICE' ? 'Invoices' : 'Contacts';
     this.queue.push({
       resourceUrl: `${this.apiUrl()}/api.xro/2.0/${plural}/${resourceId}`,
       resourceId,
-      eventDateUtc: new Date(this.now()).toISOString(),
+      eventDateUtc: new Date(atMs ?? this.now()).toISOString(),
       eventType,
       eventCategory: category,
       tenantId,

@@ -423,7 +423,7 @@ function applyInvoiceElement(
         rt.markDirty();
         for (const c of createdContacts)
           rt.webhooks?.notify(org.OrganisationID, 'CONTACT', c.ContactID, 'CREATE');
-        rt.webhooks?.notify(org.OrganisationID, 'INVOICE', inv.InvoiceID, 'CREATE');
+        rt.webhooks?.notify(org.OrganisationID, 'INVOICE', inv.InvoiceID, 'CREATE', inv.updatedMs);
       },
     };
   }
@@ -540,7 +540,7 @@ function applyInvoiceElement(
       rt.markDirty();
       for (const c of createdContacts)
         rt.webhooks?.notify(org.OrganisationID, 'CONTACT', c.ContactID, 'CREATE');
-      rt.webhooks?.notify(org.OrganisationID, 'INVOICE', inv.InvoiceID, 'UPDATE');
+      rt.webhooks?.notify(org.OrganisationID, 'INVOICE', inv.InvoiceID, 'UPDATE', inv.updatedMs);
     },
   };
 }

@@ -158,6 +158,8 @@ function applyPaymentElement(ctx: ApiContext, el: Record<string, unknown>): Elem
     inv.fullyPaidOnDate = date;
   }
   inv.updatedMs = nextUpdated(rt, inv.updatedMs);
+  // One change, one instant: the payment and its invoice carry the same UpdatedDateUTC, and so does the event.
+  payment.updatedMs = inv.updatedMs;
   return {
     ok: true,
     json: paymentJson(org, payment),
@@ -183,7 +185,7 @@ function applyPaymentElement(ctx: ApiContext, el: Record<string, unknown>): Elem
       });
       rt.markDirty();
       // A payment changes its invoice (amount due, status): Xero reports it as an INVOICE update.
-      rt.webhooks?.notify(org.OrganisationID, 'INVOICE', inv.InvoiceID, 'UPDATE');
+      rt.webhooks?.notify(org.OrganisationID, 'INVOICE', inv.InvoiceID, 'UPDATE', inv.updatedMs);
     },
   };
 }

@@ -137,6 +137,55 @@ describe('paying with the cache Xero keeps current', { timeout: 60_000 }, () => 
     expect(made).toEqual(['PUT /api.xro/2.0/Payments']);
   });
 
+  /** Sends Xero's queued deliveries now and waits until they are applied. */
+  async function delivered() {
+    await t.sandbox.flushWebhooks();
+    await settled();
+    await until(
+      () => t.database.db.select().from(xeroWebhookEvents).where(isNull(xeroWebhookEvents.processedAt)),
+      (pending) => pending.length === 0,
+    );
+  }
+
+  it("Xero's delivery about Ledgerlink's own payment is applied from the cache, without reading the invoice again", async () => {
+    await delivered();
+    const invoice = await olderInvoice();
+    const made = await callsDuring(async () => {
+      const res = await pay(invoice, 3);
+      expect(res.statusCode, res.body).toBe(200);
+      await delivered();
+    });
+    expect(made).toEqual(['PUT /api.xro/2.0/Payments']);
+    const [event] = await t.database.db
+      .select()
+      .from(xeroWebhookEvents)
+      .where(eq(xeroWebhookEvents.resourceId, invoice.invoiceId.toLowerCase()));
+    expect(event?.outcome).toBe('applied');
+    const list = (await owner.call('GET', '/api/xero/invoices')).json() as Invoice[];
+    expect(list.find((i) => i.invoiceId === invoice.invoiceId)?.amountDue).toBeCloseTo(
+      invoice.amountDue - 3,
+      2,
+    );
+  });
+
+  it("a person's payment in Xero arriving beside Ledgerlink's own is read from Xero, and the list shows both", async () => {
+    await delivered();
+    const invoice = await olderInvoice();
+    const made = await callsDuring(async () => {
+      const res = await pay(invoice, 3);
+      expect(res.statusCode, res.body).toBe(200);
+      // A person pays part of it in Xero's web app a moment later: its event comes with ours, at another time.
+      t.sandbox.payInvoice(invoice.invoiceId, { amount: 2 });
+      await delivered();
+    });
+    expect(made).toEqual(['GET /api.xro/2.0/Invoices', 'PUT /api.xro/2.0/Payments']);
+    const list = (await owner.call('GET', '/api/xero/invoices')).json() as Invoice[];
+    expect(list.find((i) => i.invoiceId === invoice.invoiceId)?.amountDue).toBeCloseTo(
+      invoice.amountDue - 5,
+      2,
+    );
+  });
+
   it('a delivery naming the invoice that is not applied yet sends the check to Xero', async () => {
     await settled();
     const invoice = await olderInvoice();

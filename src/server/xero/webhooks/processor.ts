@@ -6,6 +6,7 @@ import {
   xeroInvoices,
   xeroTokens,
   xeroWebhookEvents,
+  xeroWrites,
 } from '../../db/schema/index';
 import type { LiveEvents } from '../../lib/live-events';
 import type { XeroSync } from '../sync/sync.service';
@@ -22,6 +23,27 @@ const MAX_ATTEMPTS = 8;
  * reads Xero's current state).
  */
 export const PROCESSED_KEEP_MS = 2 * 24 * 60 * 60_000;
+
+/**
+ * Whether the cached invoice already holds what its webhook events announce, because each event is a change
+ * Ledgerlink wrote itself (issue 32): Xero stamps an invoice's event with the invoice's UpdatedDateUTC after the
+ * change, and each of our confirmed writes on the invoice recorded the UpdatedDateUTC Xero's answer gave
+ * (`ownChangeTimes`). Every event must match one of them exactly; a person's change in Xero, before or after
+ * ours, carries another time and is read. The cache must hold that answer or a later state (its UpdatedDateUTC
+ * no earlier than any event) and not be marked stale (a payment on its way, or an answer the cache could not
+ * take). Where Xero's event times are not the UpdatedDateUTC its answers give, nothing matches and every event
+ * is read, as before.
+ */
+export function isOwnChangeKnown(
+  cached: { updatedUtc: Date | null; syncedAt: Date } | undefined,
+  eventTimes: readonly Date[],
+  ownChangeTimes: ReadonlySet<number> | undefined,
+): boolean {
+  if (!cached?.updatedUtc || cached.syncedAt.getTime() <= 0 || !ownChangeTimes) return false;
+  if (eventTimes.length === 0) return false;
+  const held = cached.updatedUtc.getTime();
+  return eventTimes.every((at) => ownChangeTimes.has(at.getTime()) && at.getTime() <= held);
+}
 
 /** One invoice as a screen shows it, before and after a change Xero reported. */
 export interface InvoiceChangeFacts {
@@ -135,6 +157,34 @@ export function createWebhookProcessor(deps: {
     return row ?? null;
   }
 
+  /**
+   * The Xero times (UpdatedDateUTC, as Xero's answers reported them) of this organisation's own confirmed
+   * writes on each of these invoices, lower-case id → times in ms.
+   */
+  async function findOwnChangeTimes(organizationId: number, invoiceIds: readonly string[]) {
+    const rows = await db
+      .select({
+        targetId: xeroWrites.targetId,
+        updatedUtc: sql<string | null>`${xeroWrites.response}->>'updatedUtc'`,
+      })
+      .from(xeroWrites)
+      .where(
+        and(
+          eq(xeroWrites.organizationId, organizationId),
+          eq(xeroWrites.state, 'confirmed'),
+          inArray(sql`lower(${xeroWrites.targetId})`, [...invoiceIds]),
+        ),
+      );
+    const times = new Map<string, Set<number>>();
+    for (const row of rows) {
+      const at = row.updatedUtc ? Date.parse(row.updatedUtc) : NaN;
+      if (!row.targetId || !Number.isFinite(at)) continue;
+      const id = row.targetId.toLowerCase();
+      times.set(id, (times.get(id) ?? new Set()).add(at));
+    }
+    return times;
+  }
+
   async function applyTenant(tenantId: string, events: Array<typeof xeroWebhookEvents.$inferSelect>) {
     const ids = events.map((e) => e.id);
     const reader = await findReader(tenantId);
@@ -157,7 +207,19 @@ export function createWebhookProcessor(deps: {
             ),
           );
         const beforeById = new Map(before.map((r) => [r.invoiceId.toLowerCase(), r]));
-        const { rows } = await sync.refreshInvoicesByIds(ctx, invoiceIds);
+        const own = await findOwnChangeTimes(ctx.organizationId, invoiceIds);
+        // Issue 32: an invoice whose every event is a change Ledgerlink itself wrote, with the cache holding that
+        // write's answer or later, is not read again (decision 018, "Our own changes").
+        const known = invoiceIds.filter((id) =>
+          isOwnChangeKnown(
+            beforeById.get(id),
+            events.filter((e) => e.category === 'INVOICE' && e.resourceId === id).map((e) => e.eventAt),
+            own.get(id),
+          ),
+        );
+        const toRead = invoiceIds.filter((id) => !known.includes(id));
+        const read = toRead.length > 0 ? (await sync.refreshInvoicesByIds(ctx, toRead)).rows : [];
+        const rows = [...read, ...known.flatMap((id) => beforeById.get(id) ?? [])];
         const changes: InvoiceChangeFacts[] = rows.map((r) => {
           const old = beforeById.get(r.invoiceId.toLowerCase());
           const payments = (r.payments ?? []) as Array<KnownPayment & { reference?: string | null }>;
