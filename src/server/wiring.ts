@@ -188,8 +188,8 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
     // Without a key every refresh asks Xero, as before webhooks: nothing to decide, nothing to count.
     ...(webhookKey
       ? {
-          mayUseCache: (ctx: SyncContext, lastSyncAt: Date | null) =>
-            webhookHealth.mayUseCache(ctx, lastSyncAt),
+          mayUseCache: (ctx: SyncContext, lastSyncAt: Date | null, check?: 'refresh' | 'payment') =>
+            webhookHealth.mayUseCache(ctx, lastSyncAt, check),
         }
       : {}),
     onChangesRead: (ctx, changedAt) =>

@@ -11,6 +11,7 @@ import { createConnectedUser, createXeroTestApp, enableFeatures, type XeroTestAp
 // that refusal brings the cache and the screen up to date. When webhooks are not healthy, the re-read stays.
 
 const KEY = 'pay-live-webhook-key-0123456789abcdef';
+const METRICS_TOKEN = 'pay-live-metrics-token-0123456789';
 
 async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean, ms = 10_000): Promise<T> {
   const deadline = Date.now() + ms;
@@ -100,7 +101,9 @@ describe('paying with the cache Xero keeps current', { timeout: 60_000 }, () => 
   }
 
   beforeAll(async () => {
-    t = await createXeroTestApp({ env: { XERO_WEBHOOK_KEY: KEY } });
+    t = await createXeroTestApp({
+      env: { XERO_WEBHOOK_KEY: KEY, METRICS_ENABLED: 'true', METRICS_TOKEN },
+    });
     owner = await createConnectedUser(t, 'live.payer', {
       email: 'owner@demoshop.example',
       tenants: ['Demo Shop Ltd'],
@@ -243,10 +246,26 @@ describe('paying with the cache Xero keeps current', { timeout: 60_000 }, () => 
         set: { awaitingSince: sql`now() - interval '125 seconds'` },
       });
     const invoice = await olderInvoice();
+    const fallbacks = async () => {
+      const res = await t.app.inject({
+        method: 'GET',
+        url: '/metrics',
+        headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+      });
+      const line = res.body
+        .split('\n')
+        .find((l) => l.startsWith('ledgerlink_webhook_fallbacks_total{reason="silent"} '));
+      return Number(line?.split(' ')[1] ?? 0);
+    };
+    const counted = await fallbacks();
     const made = await callsDuring(async () => {
       const res = await pay(invoice, 5);
       expect(res.statusCode, res.body).toBe(200);
     });
     expect(made).toEqual(['GET /api.xro/2.0/Invoices/:InvoiceID', 'PUT /api.xro/2.0/Payments']);
+    // The metric counts refreshes that asked Xero instead of the cache, as its name says: not payment checks.
+    expect(await fallbacks()).toBe(counted);
+    await owner.call('GET', '/api/xero/invoices?refresh=true');
+    expect(await fallbacks()).toBe(counted + 1);
   });
 });

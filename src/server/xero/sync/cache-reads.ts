@@ -40,7 +40,7 @@ export function createCacheReads(deps: Pick<XeroSyncDeps, 'db' | 'mayUseCache'>)
         )
         .limit(1);
       if (waiting) return false;
-      return deps.mayUseCache(ctx, syncedAt);
+      return deps.mayUseCache(ctx, syncedAt, 'payment');
     },
   };
 }

@@ -36,9 +36,14 @@ export interface XeroSyncDeps {
   /**
    * Live updates (docs/decisions/018-webhooks.md, "Fallback"): may a standard refresh of a view last read
    * from Xero at `lastSyncAt` be answered from the cache, because Xero's webhooks keep it current? Without
-   * it every refresh asks Xero (If-Modified-Since).
+   * it every refresh asks Xero (If-Modified-Since). `check` says whether a refresh asks or a payment's check of
+   * one invoice (only a refresh's fallback is counted in the metrics).
    */
-  mayUseCache?: (ctx: SyncContext, lastSyncAt: Date | null) => Promise<boolean>;
+  mayUseCache?: (
+    ctx: SyncContext,
+    lastSyncAt: Date | null,
+    check?: 'refresh' | 'payment',
+  ) => Promise<boolean>;
   /** An incremental read found invoices changed in Xero since the view's last read (the earliest change). */
   onChangesRead?: (ctx: SyncContext, changedAt: Date) => void;
   /** A read carried on in the background failed after its first page (the next request carries it on). */

@@ -18,6 +18,8 @@ const ANNOUNCED_WRITE =
   /^\/api\.xro\/2\.0\/(Invoices|Payments|BatchPayments|Contacts|CreditNotes|Overpayments|Prepayments)(\/|$)/i;
 
 export type FallbackReason = Extract<RefreshDecision, { useCache: false }>['reason'];
+/** What the cache is asked for: a standard refresh of a view, or one invoice's balance before a payment. */
+export type CacheCheck = 'refresh' | 'payment';
 
 /**
  * The facts behind the live-updates rule (src/shared/webhook-health.ts; docs/decisions/018-webhooks.md,
@@ -156,14 +158,20 @@ export function createWebhookHealth(deps: {
 
     /**
      * May a standard refresh of a view last read from Xero at `viewSyncedAt` be answered from the cache?
-     * Yes only while live updates are on and nothing since may have been missed (decideRefresh).
+     * Yes only while live updates are on and nothing since may have been missed (decideRefresh). The same
+     * question is asked of one cached invoice before a payment (`check: 'payment'`); only a refresh's
+     * fallback is counted (`onFallback`, the refreshes that asked Xero instead of the cache).
      */
     async mayUseCache(
       ctx: { organizationId: number; tenantId: string },
       viewSyncedAt: Date | null,
+      check: CacheCheck = 'refresh',
     ): Promise<boolean> {
+      const fallBack = (reason: FallbackReason) => {
+        if (check === 'refresh') deps.onFallback?.(reason);
+      };
       if (!keyConfigured) {
-        deps.onFallback?.('no-key');
+        fallBack('no-key');
         return false;
       }
       const [health, feed, row, stale] = await Promise.all([
@@ -188,7 +196,7 @@ export function createWebhookHealth(deps: {
         suspectSince: row[0]?.suspectSince?.getTime() ?? null,
         staleRows: stale.length > 0,
       });
-      if (!decision.useCache) deps.onFallback?.(decision.reason);
+      if (!decision.useCache) fallBack(decision.reason);
       return decision.useCache;
     },
 
