@@ -1,0 +1,57 @@
+import type { WriteKind } from './write-ledger-rules';
+import type { AfterRestore, ConfirmHook, StepRunner, WriteFinder, WriteRetrier } from './write-ledger-types';
+
+/**
+ * What the features register with the ledger, one of each per kind: finders (and how a kind is looked up after a
+ * restore), step runners, confirm hooks and retriers.
+ */
+export function createLedgerRegistry() {
+  const finders = new Map<WriteKind, WriteFinder>();
+  const retriers = new Map<WriteKind, WriteRetrier>();
+  const restoreFinders = new Map<WriteKind, WriteFinder>();
+  const stepRunners = new Map<WriteKind, StepRunner>();
+  const confirmHooks = new Map<WriteKind, ConfirmHook[]>();
+
+  return {
+    finders,
+    retriers,
+    restoreFinders,
+    stepRunners,
+    confirmHooks,
+
+    /**
+     * One registration per kind, the one idiom for finders (issue 28): `find` settles a write whose answer
+     * was lost; `afterRestore` is how Xero is asked, for a day after a `db:restore`, whether it already has a
+     * write under a caller's key the restored database does not know, before it is sent (see AfterRestore).
+     * A second registration is a wiring mistake and fails at start.
+     */
+    registerFinder(kind: WriteKind, find: WriteFinder, afterRestore: AfterRestore) {
+      if (finders.has(kind)) throw new Error(`A finder for '${kind}' writes is already registered`);
+      finders.set(kind, find);
+      if (afterRestore === 'find') restoreFinders.set(kind, find);
+      else if (typeof afterRestore === 'function') restoreFinders.set(kind, afterRestore);
+    },
+
+    /** One step runner per kind (see StepRunner): how the reconciler finishes a step left unsent. */
+    registerStepRunner(kind: WriteKind, runner: StepRunner) {
+      if (stepRunners.has(kind)) throw new Error(`A step runner for '${kind}' writes is already registered`);
+      stepRunners.set(kind, runner);
+    },
+
+    /** Runs `hook` in the transaction that confirms each write of this kind (see ConfirmHook). */
+    registerConfirmHook(kind: WriteKind, hook: ConfirmHook) {
+      confirmHooks.set(kind, [...(confirmHooks.get(kind) ?? []), hook]);
+    },
+
+    /** One retrier per kind, as for finders: the kinds an administrator may send again from the review list. */
+    registerRetrier(kind: WriteKind, retrier: WriteRetrier) {
+      if (retriers.has(kind)) throw new Error(`A retrier for '${kind}' writes is already registered`);
+      retriers.set(kind, retrier);
+    },
+
+    canRetry(kind: WriteKind): boolean {
+      return retriers.has(kind) && finders.has(kind);
+    },
+  };
+}
+export type LedgerRegistry = ReturnType<typeof createLedgerRegistry>;
