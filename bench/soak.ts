@@ -5,12 +5,14 @@
  * a small loopback load balancer; three people (an administrator and a member of staff on Demo Shop Ltd, a
  * bookkeeper on Demo Builders Ltd) do a month of both demo organisations' typical days each day a few seconds of real time:
  * card and cash payments, drafts approved with cash (sometimes two people on one draft at the same moment, or
- * pending cash saved while someone approves), CIS bills created, approved and deleted, the weekly stock journal.
+ * pending cash saved while someone approves), new invoices with cash, CIS bills created, approved and deleted,
+ * the weekly stock journal.
  * Meanwhile Xero misbehaves (429 bursts, 5xx, answers dropped after the write was applied, slow answers), a
  * person pays and approves invoices in Xero's web app, webhook deliveries are delayed or lost at the balancer,
  * a random instance is killed with SIGKILL several times (its in-flight requests resent by the "browser" with
  * the same key, to whichever instance answers), and the database is backed up once and restored later, after
- * which old requests are resent.
+ * which old requests of every kind (payments, approvals with cash, pending cash, new invoices, CIS bills, the
+ * journal) are resent with their keys.
  *
  * At the end, with faults cleared and the ledger settled, Xero's state (the sandbox's own records) is compared
  * with what every person was told, with every screen's answer and with the activity log. The figures: writes,
@@ -19,6 +21,7 @@
  *   npm run soak                         # 30 days, seed 1
  *   SOAK_DAYS=5 SOAK_SEED=7 npm run soak  # shorter, another schedule
  *   SOAK_OUT=/tmp/soak.md npm run soak    # where the report goes (default: printed, and appended to nothing)
+ *   BENCH_PG_URL=postgres://… npm run soak  # an empty database on a running server instead of a throwaway one
  *
  * Loopback only; every loop is bounded in count and time.
  */
@@ -53,6 +56,8 @@ import { freePort, startPostgres, type PostgresServer } from './lib/postgres';
 const DAYS = Number(process.env.SOAK_DAYS ?? 30);
 const SEED = Number(process.env.SOAK_SEED ?? 1);
 const PG_BIN = process.env.BENCH_PG_BIN ?? '/usr/lib/postgresql/15/bin';
+/** An empty database on a PostgreSQL server already running (its pg_dump and pg_restore must match it). */
+const PG_URL = process.env.BENCH_PG_URL;
 const SHOP = 'Demo Shop Ltd';
 const BUILDERS = 'Demo Builders Ltd';
 /**
@@ -87,22 +92,38 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 // ── figures ──────────────────────────────────────────────────────────────────────────────────────────────
 type Told = 'success' | 'refused' | 'in-doubt';
 interface Action {
-  kind: 'payment' | 'approve' | 'pending-cash' | 'bills' | 'bill-approve' | 'bill-delete' | 'journal';
+  kind:
+    | 'payment'
+    | 'approve'
+    | 'pending-cash'
+    | 'new-invoice'
+    | 'bills'
+    | 'bill-approve'
+    | 'bill-delete'
+    | 'journal';
   org: string;
   user: string;
   key: string;
-  /** Invoice, draft, bill or period the action is about. */
+  /**
+   * Invoice, draft, bill or period the action is about; a new invoice's is `new:<total in pence>` (each new
+   * invoice of the month has its own total, which is how it is found in Xero).
+   */
   target: string;
   amountPence?: number;
   /** Tags of the bills a create-bills action made (each bill's line description carries its tag). */
   billTags?: string[];
-  /** The request body, as the browser would send it again. */
-  request?: unknown;
+  /** Where the request went and its body, as the browser would send it again. */
+  url: string;
+  request: unknown;
   told: Told;
   status: number;
   message: string;
+  /** The answer's body (the first 2,000 characters). */
+  answer: string;
   /** Sent before the backup was restored and not known to the restored database (resent afterwards). */
   afterBackup: boolean;
+  /** A resend after the restore of an action sent between the backup and the restore. */
+  resent?: boolean;
 }
 const actions: Action[] = [];
 const figures = {
@@ -111,6 +132,7 @@ const figures = {
   crashes: 0,
   resends: 0,
   restoreResends: 0,
+  restoreResendsByKind: new Map<string, number>(),
   personChanges: 0,
   webhooksDropped: 0,
   webhooksDelayed: 0,
@@ -329,7 +351,7 @@ async function act(
 }
 
 function record(
-  action: Omit<Action, 'told' | 'status' | 'message'>,
+  action: Omit<Action, 'told' | 'status' | 'message' | 'answer'>,
   answer: Awaited<ReturnType<typeof act>>,
 ) {
   const message = (() => {
@@ -342,7 +364,13 @@ function record(
       return answer.text.slice(0, 120);
     }
   })();
-  actions.push({ ...action, told: answer.told, status: answer.status, message });
+  actions.push({
+    ...action,
+    told: answer.told,
+    status: answer.status,
+    message,
+    answer: answer.text.slice(0, 2000),
+  });
 }
 
 // ── the month ────────────────────────────────────────────────────────────────────────────────────────────
@@ -399,6 +427,7 @@ async function payDay(world: World): Promise<void> {
         key,
         target: invoice.invoiceId,
         amountPence: pence,
+        url: '/api/xero/payments',
         request,
         afterBackup: world.afterBackup,
       },
@@ -428,14 +457,9 @@ async function draftsDay(world: World): Promise<void> {
   const drafts = listed.json<DraftInvoice[]>().filter((d) => d.totalAmount > 0);
   const update = async (person: Person, draft: DraftInvoice, pence: number, approve: boolean) => {
     const key = randomUUID();
-    const answer = await act(
-      world.instances,
-      person,
-      'POST',
-      '/api/xero/draft-invoices/update',
-      { invoices: [{ id: draft.id, cashAmount: fromPence(pence), approve }] },
-      key,
-    );
+    const url = '/api/xero/draft-invoices/update';
+    const request = { invoices: [{ id: draft.id, cashAmount: fromPence(pence), approve }] };
+    const answer = await act(world.instances, person, 'POST', url, request, key);
     record(
       {
         kind: approve ? 'approve' : 'pending-cash',
@@ -444,6 +468,8 @@ async function draftsDay(world: World): Promise<void> {
         key,
         target: draft.id,
         amountPence: pence,
+        url,
+        request,
         afterBackup: world.afterBackup,
       },
       answer,
@@ -462,6 +488,41 @@ async function draftsDay(world: World): Promise<void> {
   }
   if (c && chance(0.5))
     await update(pick([admin, staff]), c, Math.min(300, roundPoundsToPence(c.totalAmount)), true);
+  // A new invoice on the defaults, part of it taken in cash: approved (the cash paid at once) or kept as a
+  // draft (the cash pending until it is approved).
+  await newInvoice(world, pick([admin, staff]), chance(0.75));
+}
+
+/** Each new invoice's total is its own (so Xero's copy is found by it): £60.03, £60.10, £60.17, … */
+let newInvoices = 0;
+
+async function newInvoice(world: World, person: Person, approve: boolean): Promise<void> {
+  newInvoices += 1;
+  const totalPence = 6_000 + newInvoices * 7 - 4;
+  const cashPence = 1_000 + (newInvoices % 5) * 100;
+  const key = randomUUID();
+  const url = '/api/xero/draft-invoices/create';
+  const request = {
+    date: world.today,
+    totalAmount: fromPence(totalPence),
+    cashAmount: fromPence(cashPence),
+    approve,
+  };
+  const answer = await act(world.instances, person, 'POST', url, request, key);
+  record(
+    {
+      kind: 'new-invoice',
+      org: SHOP,
+      user: person.name,
+      key,
+      target: `new:${totalPence}`,
+      amountPence: cashPence,
+      url,
+      request,
+      afterBackup: world.afterBackup,
+    },
+    answer,
+  );
 }
 
 async function billsDay(world: World): Promise<void> {
@@ -498,6 +559,8 @@ async function billsDay(world: World): Promise<void> {
       key,
       target: tags.join(','),
       billTags: tags,
+      url: '/api/xero/create-bills',
+      request: { bills },
       afterBackup: world.afterBackup,
     },
     answer,
@@ -511,15 +574,8 @@ async function billsDay(world: World): Promise<void> {
   if (!bill) return;
   const approveOne = async (person: Person) => {
     const k = randomUUID();
-    const a = await act(
-      world.instances,
-      person,
-      'POST',
-      `/api/xero/approve-bill/${bill.InvoiceID}`,
-      {},
-      k,
-      BUILDERS,
-    );
+    const url = `/api/xero/approve-bill/${bill.InvoiceID}`;
+    const a = await act(world.instances, person, 'POST', url, {}, k, BUILDERS);
     record(
       {
         kind: 'bill-approve',
@@ -527,6 +583,8 @@ async function billsDay(world: World): Promise<void> {
         user: person.name,
         key: k,
         target: bill.InvoiceID,
+        url,
+        request: {},
         afterBackup: world.afterBackup,
       },
       a,
@@ -534,15 +592,8 @@ async function billsDay(world: World): Promise<void> {
   };
   if (chance(0.3)) {
     const k = randomUUID();
-    const a = await act(
-      world.instances,
-      bookkeeper,
-      'POST',
-      `/api/xero/delete-bill/${bill.InvoiceID}`,
-      {},
-      k,
-      BUILDERS,
-    );
+    const url = `/api/xero/delete-bill/${bill.InvoiceID}`;
+    const a = await act(world.instances, bookkeeper, 'POST', url, {}, k, BUILDERS);
     record(
       {
         kind: 'bill-delete',
@@ -550,6 +601,8 @@ async function billsDay(world: World): Promise<void> {
         user: bookkeeper.name,
         key: k,
         target: bill.InvoiceID,
+        url,
+        request: {},
         afterBackup: world.afterBackup,
       },
       a,
@@ -602,23 +655,18 @@ async function journalDay(world: World): Promise<void> {
   world.periodsPosted.add(`${period.start}_${period.end}`);
   const post = async (person: Person) => {
     const key = randomUUID();
-    const answer = await act(
-      world.instances,
-      person,
-      'POST',
-      '/api/xero/stock-journal',
-      {
-        periodStart: period.start,
-        periodEnd: period.end,
-        netAmount: period.net,
-        contactId: contact.ContactID,
-        stockAccountId: stock.AccountID,
-        costAccountId: cost.AccountID,
-        marginRate: 1.35,
-        reference: getStockJournalReference(period.start, period.end),
-      },
-      key,
-    );
+    const url = '/api/xero/stock-journal';
+    const request = {
+      periodStart: period.start,
+      periodEnd: period.end,
+      netAmount: period.net,
+      contactId: contact.ContactID,
+      stockAccountId: stock.AccountID,
+      costAccountId: cost.AccountID,
+      marginRate: 1.35,
+      reference: getStockJournalReference(period.start, period.end),
+    };
+    const answer = await act(world.instances, person, 'POST', url, request, key);
     record(
       {
         kind: 'journal',
@@ -626,6 +674,8 @@ async function journalDay(world: World): Promise<void> {
         user: person.name,
         key,
         target: `${period.start}_${period.end}`,
+        url,
+        request,
         afterBackup: world.afterBackup,
       },
       answer,
@@ -746,24 +796,78 @@ async function compare(world: World, db: pg.Client, restoredWindow: { from: numb
     }
   const byTarget = new Map<string, Action[]>();
   for (const a of actions) byTarget.set(a.target, [...(byTarget.get(a.target) ?? []), a]);
+  const numberOf = (invoiceId: string) =>
+    shop.invoices.find((i) => i.InvoiceID === invoiceId)?.InvoiceNumber ?? invoiceId;
+
+  // New invoices: each action's total is its own, so Xero's copies are the API-created invoices with it.
+  for (const key of new Set(actions.filter((a) => a.kind === 'new-invoice').map((a) => a.key))) {
+    const acts = actions.filter((a) => a.key === key);
+    const first = acts[0];
+    if (!first) continue;
+    const totalPence = Number(first.target.slice('new:'.length));
+    const created = sandboxWrites.filter(
+      (w) =>
+        w.kind === 'invoice' &&
+        w.action === 'create' &&
+        w.tenantName === SHOP &&
+        Math.round(Number(w.summary['total']) * 100) === totalPence,
+    );
+    const told = acts.filter((a) => a.told === 'success');
+    const request = first.request as { approve: boolean };
+    if (created.length > 1)
+      problems.duplicates.push(
+        `new invoice of £${fromPence(totalPence)}: ${created.length} invoices in Xero (${created.map((w) => String(w.summary['invoiceNumber'])).join(', ')}), one asked for`,
+      );
+    const made = created[0];
+    if (!made) {
+      if (told.length > 0)
+        problems.lost.push(`new invoice of £${fromPence(totalPence)}: told created, not in Xero`);
+      continue;
+    }
+    // Its cash is counted with the invoice's payments below, as one allowed payment.
+    byTarget.set(made.id, [...(byTarget.get(made.id) ?? []), ...acts]);
+    const invoice = shop.invoices.find((i) => i.InvoiceID === made.id);
+    for (const a of told) {
+      const answered = (() => {
+        try {
+          return (JSON.parse(a.answer) as { invoiceNumber?: string }).invoiceNumber;
+        } catch {
+          return undefined;
+        }
+      })();
+      if (answered !== invoice?.InvoiceNumber)
+        problems.untrueAnswers.push(
+          `new invoice of £${fromPence(totalPence)}${a.resent ? ' resent after the restore' : ''}: told ${answered ?? 'no number'}, Xero made ${invoice?.InvoiceNumber ?? 'nothing'}`,
+        );
+    }
+    if (told.length > 0 && request.approve && invoice?.Status === 'DRAFT')
+      problems.lost.push(`new invoice ${invoice.InvoiceNumber}: told approved, a draft in Xero`);
+    if (told.length > 0 && request.approve && (first.amountPence ?? 0) > 0 && !apiPayments.has(made.id))
+      problems.lost.push(
+        `new invoice ${invoice?.InvoiceNumber ?? made.id}: created with cash, no cash payment in Xero`,
+      );
+  }
+
   for (const [invoiceId, xero] of apiPayments) {
     const acts = byTarget.get(invoiceId) ?? [];
     const payments = acts.filter((a) => a.kind === 'payment');
-    const approvals = acts.filter((a) => a.kind === 'approve' || a.kind === 'pending-cash');
+    const approvals = acts.filter(
+      (a) => a.kind === 'approve' || a.kind === 'pending-cash' || a.kind === 'new-invoice',
+    );
     // One person's action is one key, however often it was sent (a resend after the restore included).
     const keys = (told: Told) => new Set(payments.filter((a) => a.told === told).map((a) => a.key));
     const successKeys = keys('success');
     const success = successKeys.size;
     const doubt = [...keys('in-doubt')].filter((k) => !successKeys.has(k)).length;
-    // A draft gets at most one cash payment, whoever approved it and whatever was pending.
+    // A draft (or a new invoice) gets at most one cash payment, whoever approved it and whatever was pending.
     const cashAllowed = approvals.some((a) => a.told !== 'refused') ? 1 : 0;
     const allowed = success + doubt + cashAllowed;
     if (xero > allowed)
       problems.duplicates.push(
-        `invoice ${shop.invoices.find((i) => i.InvoiceID === invoiceId)?.InvoiceNumber ?? invoiceId}: ${xero} API payments in Xero, at most ${allowed} asked for (${acts
+        `invoice ${numberOf(invoiceId)}: ${xero} API payments in Xero, at most ${allowed} asked for (${acts
           .map(
             (a) =>
-              `${a.kind} by ${a.user} ${a.told}${a.afterBackup ? ' after the backup' : ''}${a.message.startsWith('resent') ? ' resent after the restore' : ''}`,
+              `${a.kind} by ${a.user} ${a.told}${a.afterBackup ? ' after the backup' : ''}${a.resent ? ' resent after the restore' : ''}`,
           )
           .join('; ')})`,
       );
@@ -788,16 +892,44 @@ async function compare(world: World, db: pg.Client, restoredWindow: { from: numb
       problems.lost.push(`draft ${invoice.InvoiceNumber}: approved with cash, no cash payment in Xero`);
   }
 
-  // Bills: each tag exactly once when told success; never twice.
-  for (const a of actions.filter((x) => x.kind === 'bills')) {
-    for (const tag of a.billTags ?? []) {
+  // Bills: each tag exactly once when told success; never twice (a resend after the restore included).
+  for (const key of new Set(actions.filter((x) => x.kind === 'bills').map((a) => a.key))) {
+    const acts = actions.filter((a) => a.key === key);
+    for (const tag of acts[0]?.billTags ?? []) {
       const found = builders.invoices.filter(
         (i) => i.Type === 'ACCPAY' && i.lines.some((l) => l.Description.endsWith(tag)),
       );
-      if (found.length > 1) problems.duplicates.push(`bill ${tag}: ${found.length} bills in Xero`);
-      if (found.length === 0 && a.told === 'success')
+      if (found.length > 1)
+        problems.duplicates.push(
+          `bill ${tag}: ${found.length} bills in Xero${acts.some((a) => a.resent) ? ' (resent after the restore)' : ''}`,
+        );
+      if (found.length === 0 && acts.some((a) => a.told === 'success'))
         problems.lost.push(`bill ${tag}: told created, not in Xero`);
     }
+  }
+
+  // A resend after the restore is answered with the first outcome: told success again, with the same payment,
+  // invoice, journal or count. (Pending cash is Ledgerlink's own record, which the restore took back: not
+  // compared here; its cash is counted with the draft's payments above.)
+  for (const again of actions.filter((a) => a.resent && a.kind !== 'pending-cash')) {
+    const first = actions.find((a) => a.key === again.key && !a.resent);
+    if (!first || first.told !== 'success') continue;
+    const fields = (text: string) => {
+      try {
+        const body = JSON.parse(text) as Record<string, unknown>;
+        return ['paymentId', 'invoiceNumber', 'journalId', 'processed', 'created'].flatMap((f) =>
+          body[f] === undefined ? [] : [`${f} ${JSON.stringify(body[f])}`],
+        );
+      } catch {
+        return [];
+      }
+    };
+    const was = fields(first.answer).join(', ');
+    const now = fields(again.answer).join(', ');
+    if (again.told !== 'success' || was !== now)
+      problems.untrueAnswers.push(
+        `${again.kind} ${again.target} resent after the restore: told ${again.status} ${now || again.message.slice(0, 120)}; the first answer was ${was || 'success'}`,
+      );
   }
   for (const a of actions.filter((x) => x.kind === 'bill-approve' && x.told === 'success')) {
     const bill = builders.invoices.find((i) => i.InvoiceID === a.target);
@@ -899,7 +1031,7 @@ async function compare(world: World, db: pg.Client, restoredWindow: { from: numb
 // ── main ─────────────────────────────────────────────────────────────────────────────────────────────────
 async function main() {
   const started = Date.now();
-  const postgres = await startPostgres(PG_BIN);
+  const postgres = PG_URL ? await useEmptyDatabase(PG_URL) : await startPostgres(PG_BIN);
   if ('unavailable' in postgres) {
     console.error(`soak: ${postgres.unavailable}`);
     process.exit(1);
@@ -1045,36 +1177,74 @@ async function main() {
   }
 }
 
-/** After the restore: every write a person sent between the backup and the restore, sent again with its key. */
+/**
+ * `BENCH_PG_URL`: a database on a server already running, instead of a throwaway server. It must be empty (the
+ * instances migrate it, and the restore replaces it); it is left as the month ends.
+ */
+async function useEmptyDatabase(url: string): Promise<PostgresServer | { unavailable: string }> {
+  const client = new pg.Client({ connectionString: url });
+  try {
+    await client.connect();
+    const tables = await client.query<{ n: string }>(
+      "select count(*) as n from information_schema.tables where table_schema not in ('pg_catalog', 'information_schema')",
+    );
+    if (Number(tables.rows[0]?.n ?? 0) > 0)
+      return { unavailable: 'BENCH_PG_URL names a database that is not empty; the soak needs an empty one' };
+    const version = await client.query<{ v: string }>('select version() as v');
+    return {
+      version: (version.rows[0]?.v ?? 'PostgreSQL').split(' on ')[0] ?? 'PostgreSQL',
+      databaseUrl: () => url,
+      createDatabase: () => undefined,
+      stop: () => undefined,
+    };
+  } catch (error) {
+    return { unavailable: `BENCH_PG_URL: ${error instanceof Error ? error.message : String(error)}` };
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** The kinds of write resent after the restore: every kind the month makes that writes to Xero or keeps cash. */
+const RESENT_KINDS: ReadonlyArray<Action['kind']> = [
+  'payment',
+  'approve',
+  'pending-cash',
+  'new-invoice',
+  'bills',
+  'journal',
+];
+
+/**
+ * After the restore: the writes people sent between the backup and the restore, sent again with their keys
+ * (a browser or a proxy replaying old requests): payments, approvals with cash, pending cash, new invoices, CIS
+ * bills and the journal. None may be applied twice, and each must be answered with its first outcome.
+ */
 async function resendOld(world: World): Promise<void> {
-  // Those Xero would still take (the invoice has that much due): the dangerous ones.
   const shop = orgOf(world, SHOP);
-  const old = actions.filter((a) => {
-    if (!a.afterBackup || a.told === 'refused' || a.kind !== 'payment') return false;
-    const invoice = shop.invoices.find((i) => i.InvoiceID === a.target);
-    return invoice !== undefined && invoice.total - invoice.amountPaid >= (a.amountPence ?? 0);
-  });
-  for (const a of old.slice(0, 12)) {
-    figures.restoreResends += 1;
+  const old = actions.filter((a) => a.afterBackup && a.told !== 'refused' && RESENT_KINDS.includes(a.kind));
+  // Of the payments, those Xero would still take (the invoice has that much due): the dangerous ones.
+  const payments = old
+    .filter((a) => {
+      if (a.kind !== 'payment') return false;
+      const invoice = shop.invoices.find((i) => i.InvoiceID === a.target);
+      return invoice !== undefined && invoice.total - invoice.amountPaid >= (a.amountPence ?? 0);
+    })
+    .slice(0, 12);
+  for (const a of old.filter((x) => x.kind !== 'payment' || payments.includes(x))) {
     const person = [world.admin, world.staff, world.bookkeeper].find((p) => p.name === a.user);
     if (!person) continue;
-    const invoice = orgOf(world, SHOP).invoices.find((i) => i.InvoiceID === a.target);
-    if (!invoice) continue;
-    const answer = await act(
-      world.instances,
-      person,
-      'POST',
-      '/api/xero/payments',
-      // The same request as before, byte for byte: the browser resends what it sent.
-      a.request ?? {},
-      a.key,
-    );
+    figures.restoreResends += 1;
+    figures.restoreResendsByKind.set(a.kind, (figures.restoreResendsByKind.get(a.kind) ?? 0) + 1);
+    // The same request as before, byte for byte: the browser resends what it sent.
+    const answer = await act(world.instances, person, 'POST', a.url, a.request, a.key, a.org);
     actions.push({
       ...a,
       afterBackup: false,
-      told: answer.told === 'success' ? 'success' : answer.told,
+      resent: true,
+      told: answer.told,
       status: answer.status,
-      message: `resent after restore: ${answer.text.slice(0, 100)}`,
+      message: `resent after the restore: ${answer.text.slice(0, 100)}`,
+      answer: answer.text.slice(0, 2000),
     });
   }
 }
@@ -1134,7 +1304,9 @@ function report(
     `| kill -9 of an instance | ${figures.crashes} | |`,
     `| person's changes in Xero | ${figures.personChanges} | |`,
     `| webhook deliveries lost / delayed at the balancer | ${figures.webhooksDropped} / ${figures.webhooksDelayed} | |`,
-    `| backup + restore, then old requests resent | 1, ${figures.restoreResends} resent | |`,
+    `| backup + restore, then old requests resent (by kind) | 1, ${figures.restoreResends} resent (${
+      [...figures.restoreResendsByKind].map(([kind, n]) => `${kind} ${n}`).join(', ') || 'none'
+    }) | |`,
     `| writes still open at the end | ${open} | 0 |`,
     `| **duplicates** | ${problems.duplicates.length} | 0 |`,
     `| **lost writes** | ${problems.lost.length} | 0 |`,
