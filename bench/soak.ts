@@ -38,7 +38,7 @@ import { getStockJournalReference, splitSalesPeriod, type SalesPeriod } from '..
 import { fromPence, roundPoundsToPence } from '../src/shared/money';
 import { findInvoicesToPay, type BankAccountsResponse, type Invoice } from '../src/shared/pay-invoices';
 import type { DraftInvoice } from '../src/shared/add-invoices';
-import { getDefaultBillReference, type CisContact } from '../src/shared/cis-bills';
+import { getDefaultBillReference, isCisChecked, type CisContact } from '../src/shared/cis-bills';
 import { spawnServer, type ChildServer } from './lib/child';
 import {
   ApiClient,
@@ -527,9 +527,18 @@ async function newInvoice(world: World, person: Person, approve: boolean): Promi
 
 async function billsDay(world: World): Promise<void> {
   const { bookkeeper, admin } = world;
-  const contacts = await tab(bookkeeper, BUILDERS).json<CisContact[]>('GET', '/api/xero/cis-contacts');
+  const listed = await tab(bookkeeper, BUILDERS).json<CisContact[]>('GET', '/api/xero/cis-contacts');
+  // The list leaves unread CIS settings unknown (hasValidUTR null); the screen checks the ones it shows.
+  const unread = listed.filter((c) => !isCisChecked(c)).map((c) => c.id);
+  const checked =
+    unread.length > 0
+      ? await tab(bookkeeper, BUILDERS).json<CisContact[]>('POST', '/api/xero/cis-contacts/check', {
+          contactIds: unread.slice(0, 50),
+        })
+      : [];
+  const contacts = listed.map((c) => checked.find((k) => k.id === c.id) ?? c);
   const usable = contacts.filter((c) => c.hasValidUTR === true);
-  if (usable.length === 0) return;
+  if (usable.length === 0) throw new Error('no CIS subcontractor with a verified UTR: no bills today');
   const key = randomUUID();
   const tags = Array.from({ length: 2 }, (_, i) => `soak ${key.slice(0, 8)}#${i}`);
   const bills = tags.map((tag, i) => ({
