@@ -21,7 +21,11 @@ import { answerFrameworkError, registerInputGuard } from './plugins/input-guard'
 import { isApiRequest, routePath } from './plugins/route-path';
 import { registerSecurity } from './plugins/security';
 import { registerSpa } from './plugins/spa';
-import { readRequestedOrganization } from './modules/organizations/tenancy';
+import {
+  readRequestedOrganization,
+  registerTenancy,
+  type TenantScope,
+} from './modules/organizations/tenancy';
 import type { XeroHttpOptions } from './xero/xero-http/http';
 import type { SharedGateOptions } from './xero/xero-http/shared-gate';
 import { WEBHOOK_PATH } from './modules/xero-webhooks/webhooks.routes';
@@ -64,6 +68,8 @@ export interface RegisteredRoute {
   method: string;
   url: string;
   schema: { body?: unknown; querystring?: unknown; params?: unknown; response?: unknown; hide?: boolean };
+  /** An organisation-scoped route's `config.tenant` (docs/decisions/007-tenancy.md). */
+  tenant?: TenantScope | undefined;
 }
 
 declare module 'fastify' {
@@ -109,14 +115,18 @@ export async function assembleApp(
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     for (const method of methods) {
       if (method === 'HEAD' || method === 'OPTIONS') continue;
-      routeTable.push({ method, url: route.url, schema: (route.schema ?? {}) as RegisteredRoute['schema'] });
+      routeTable.push({
+        method,
+        url: route.url,
+        schema: (route.schema ?? {}) as RegisteredRoute['schema'],
+        tenant: route.config?.tenant,
+      });
     }
   });
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandler(app);
-  registerInputGuard(app);
   await registerSecurity(app, {
     appUrl: config.appUrl,
     https: config.session.secureCookie,
@@ -188,6 +198,10 @@ export async function assembleApp(
     request.principal = principal;
     request.session = principal.session;
   });
+
+  // Which organisation, then the input (docs/decisions/007-tenancy.md): the tenancy hook runs before the input guard.
+  registerTenancy(app, wiring.resolveTenant);
+  registerInputGuard(app);
 
   wiring.registerModules();
   app.addHook('onReady', () => wiring.start());

@@ -40,7 +40,7 @@ import { createCisReturnsService } from './modules/cis-returns/cis-returns.servi
 import { registerLiveEventsRoutes } from './modules/live-events/live-events.routes';
 import { createEgressMeter } from './modules/organizations/egress-meter';
 import { createOrganizationsRepository } from './modules/organizations/organizations.repository';
-import { createContextOf, createTenancy } from './modules/organizations/tenancy';
+import { createTenancy, type ResolveTenant } from './modules/organizations/tenancy';
 import { createAttachmentStoreRepository } from './modules/pay-invoices/attachment-store.repository';
 import { createPayInvoicesRepository } from './modules/pay-invoices/pay-invoices.repository';
 import { registerPayInvoicesRoutes } from './modules/pay-invoices/pay-invoices.routes';
@@ -92,6 +92,8 @@ export interface Wiring {
   parts: AppParts;
   /** Who asks: read by app.ts's request hook with the organisation the request names. */
   sessions: ReturnType<typeof createSessionStore>;
+  /** Which organisation a request works on: app.ts's tenancy hook (docs/decisions/007-tenancy.md). */
+  resolveTenant: ResolveTenant;
   /** Registers every module's routes and every kind of Xero write, once. */
   registerModules(): void;
   /** When the app is ready: live events, the ledger's heartbeat, then the background jobs. */
@@ -361,28 +363,15 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
       service: createAdminService({ admin: createAdminRepository(db), users, audit, limiter }),
       ledger,
     });
-    registerSettingsRoutes(app, { settings, resolveTenant });
-    registerPayInvoicesRoutes(app, {
-      service: payInvoices,
-      contextOf: createContextOf(resolveTenant, 'pay-invoices'),
-    });
-    registerAddInvoicesRoutes(app, {
-      service: addInvoices,
-      contextOf: createContextOf(resolveTenant, 'add-invoices'),
-    });
-    registerCisBillsRoutes(app, {
-      service: cisBills,
-      contextOf: createContextOf(resolveTenant, 'cis-bills'),
-    });
-    registerCisReturnsRoutes(app, {
-      service: cisReturns,
-      contextOf: createContextOf(resolveTenant, 'cis-bills'),
-    });
-    registerStockJournalRoutes(app, { service: stockJournal, resolveTenant });
+    registerSettingsRoutes(app, { settings });
+    registerPayInvoicesRoutes(app, { service: payInvoices });
+    registerAddInvoicesRoutes(app, { service: addInvoices });
+    registerCisBillsRoutes(app, { service: cisBills });
+    registerCisReturnsRoutes(app, { service: cisReturns });
+    registerStockJournalRoutes(app, { service: stockJournal });
     registerXeroWebhookRoutes(app, { webhookKey, processor: webhooks, health: webhookHealth });
     registerLiveEventsRoutes(app, {
       live,
-      resolveTenant,
       mayStillRead: async (sessionId, userId, organizationId) =>
         (await sessions.isLive(sessionId)) &&
         Boolean((await orgs.findMembership(userId, organizationId))?.membership.connected),
@@ -407,6 +396,7 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
   return {
     parts: { tokens, xeroHttp, ledger, sync, principals },
     sessions,
+    resolveTenant,
     registerModules,
     async start() {
       await live.start();

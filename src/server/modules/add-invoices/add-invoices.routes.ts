@@ -12,7 +12,7 @@ import {
 } from '../../../shared/add-invoices';
 import { readIdempotencyKey } from '../../lib/idempotency-key';
 import { refreshFlagSchema } from '../../../shared/input';
-import type { ContextOf } from '../organizations/tenancy';
+import { contextOf } from '../organizations/tenancy';
 import { createActionKey, type AddInvoicesService } from './add-invoices.service';
 
 /** The browser's key for one user action (kept across that action's retries), or a fresh one. */
@@ -20,16 +20,20 @@ function readActionKey(request: FastifyRequest): string {
   return readIdempotencyKey(request) ?? createActionKey();
 }
 
+/** Every route here works on one organisation, with add-invoices switched on (docs/decisions/007-tenancy.md). */
+const TENANT = { tenant: 'add-invoices' } as const;
+
 /** The add-invoices endpoints (issue #8), given their service (wired in src/server/wiring.ts). */
 export function registerAddInvoicesRoutes(
   root: FastifyInstance,
-  { service, contextOf }: { service: AddInvoicesService; contextOf: ContextOf },
+  { service }: { service: AddInvoicesService },
 ): void {
   const app = root.withTypeProvider<ZodTypeProvider>();
 
   app.get(
     '/api/xero/draft-invoices',
     {
+      config: TENANT,
       schema: {
         querystring: z.object({
           refresh: refreshFlagSchema,
@@ -41,13 +45,14 @@ export function registerAddInvoicesRoutes(
       },
     },
     async (request) => {
-      return service.listDrafts(await contextOf(request), { refresh: request.query.refresh });
+      return service.listDrafts(contextOf(request), { refresh: request.query.refresh });
     },
   );
 
   app.get(
     '/api/xero/draft-invoices/defaults',
     {
+      config: TENANT,
       schema: {
         querystring: z.object({
           organizationId: z.string().max(20).optional(),
@@ -57,7 +62,7 @@ export function registerAddInvoicesRoutes(
       },
     },
     async (request) => {
-      const ctx = await contextOf(request);
+      const ctx = contextOf(request);
       return service.findNewInvoiceDefaults(ctx);
     },
   );
@@ -65,6 +70,7 @@ export function registerAddInvoicesRoutes(
   app.get(
     '/api/xero/draft-invoices/unfinished',
     {
+      config: TENANT,
       schema: {
         querystring: z.object({
           organizationId: z.string().max(20).optional(),
@@ -73,16 +79,17 @@ export function registerAddInvoicesRoutes(
         response: { 200: unfinishedDraftActionsSchema },
       },
     },
-    async (request) => service.listUnfinished(await contextOf(request)),
+    async (request) => service.listUnfinished(contextOf(request)),
   );
 
   app.post(
     '/api/xero/draft-invoices/update',
     {
+      config: TENANT,
       schema: { body: draftInvoiceUpdateRequestSchema, response: { 200: draftInvoiceUpdateResponseSchema } },
     },
     async (request) => {
-      const ctx = await contextOf(request);
+      const ctx = contextOf(request);
       const actionKey = readActionKey(request);
       return service.updateDrafts(ctx, request.body.invoices, actionKey);
     },
@@ -91,10 +98,11 @@ export function registerAddInvoicesRoutes(
   app.post(
     '/api/xero/draft-invoices/create',
     {
+      config: TENANT,
       schema: { body: draftInvoiceCreateRequestSchema, response: { 200: draftInvoiceCreateResponseSchema } },
     },
     async (request) => {
-      const ctx = await contextOf(request);
+      const ctx = contextOf(request);
       const actionKey = readActionKey(request);
       return service.createInvoice(ctx, request.body, actionKey);
     },

@@ -19,7 +19,7 @@ import {
 } from '../../../shared/cis-bills';
 import { accountSchema } from '../../../shared/settings';
 import { readIdempotencyKey } from '../../lib/idempotency-key';
-import type { ContextOf } from '../organizations/tenancy';
+import { contextOf } from '../organizations/tenancy';
 import type { CisBillsService } from './cis-bills.service';
 
 function readHeader(request: FastifyRequest, name: string): string | null {
@@ -28,48 +28,61 @@ function readHeader(request: FastifyRequest, name: string): string | null {
   return value ? value.slice(0, 200) : null;
 }
 
+/** Every route here works on one organisation, with cis-bills switched on (docs/decisions/007-tenancy.md). */
+const TENANT = { tenant: 'cis-bills' } as const;
+
 /**
  * The cis-bills endpoints (issue #9, docs/product/features.md §7), given their service (wired in
  * src/server/wiring.ts).
  */
 export function registerCisBillsRoutes(
   root: FastifyInstance,
-  { service, contextOf }: { service: CisBillsService; contextOf: ContextOf },
+  { service }: { service: CisBillsService },
 ): void {
   const app = root.withTypeProvider<ZodTypeProvider>();
 
   app.get(
     '/api/xero/cis-contacts',
-    { schema: { querystring: cisBillsListQuerySchema, response: { 200: cisContactListResponseSchema } } },
-    async (request) => service.listCisContacts(await contextOf(request), { refresh: request.query.refresh }),
+    {
+      config: TENANT,
+      schema: { querystring: cisBillsListQuerySchema, response: { 200: cisContactListResponseSchema } },
+    },
+    async (request) => service.listCisContacts(contextOf(request), { refresh: request.query.refresh }),
   );
 
   // Beyond the spec (issue 19): the CIS settings of the subcontractors the screen shows or the user picked.
   app.post(
     '/api/xero/cis-contacts/check',
     {
+      config: TENANT,
       schema: {
         body: checkCisContactsRequestSchema,
         response: { 200: checkCisContactsResponseSchema },
       },
     },
-    async (request) => service.checkCisContacts(await contextOf(request), request.body.contactIds),
+    async (request) => service.checkCisContacts(contextOf(request), request.body.contactIds),
   );
 
   app.get(
     '/api/xero/direct-costs-accounts',
-    { schema: { querystring: cisBillsListQuerySchema, response: { 200: accountSchema.array() } } },
+    {
+      config: TENANT,
+      schema: { querystring: cisBillsListQuerySchema, response: { 200: accountSchema.array() } },
+    },
     async (request) =>
-      service.listDirectCostsAccounts(await contextOf(request), {
+      service.listDirectCostsAccounts(contextOf(request), {
         refresh: request.query.refresh,
       }),
   );
 
   app.get(
     '/api/xero/draft-bills',
-    { schema: { querystring: cisBillsListQuerySchema, response: { 200: draftBillListResponseSchema } } },
+    {
+      config: TENANT,
+      schema: { querystring: cisBillsListQuerySchema, response: { 200: draftBillListResponseSchema } },
+    },
     async (request) =>
-      service.listDraftBills(await contextOf(request), {
+      service.listDraftBills(contextOf(request), {
         refresh: request.query.refresh,
         cisOnly: request.query.cisOnly === 'true',
       }),
@@ -77,17 +90,22 @@ export function registerCisBillsRoutes(
 
   app.post(
     '/api/xero/create-bill',
-    { schema: { body: createBillRequestSchema, response: { 200: createBillResponseSchema } } },
-    async (request) =>
-      service.createBill(await contextOf(request), readIdempotencyKey(request), request.body),
+    {
+      config: TENANT,
+      schema: { body: createBillRequestSchema, response: { 200: createBillResponseSchema } },
+    },
+    async (request) => service.createBill(contextOf(request), readIdempotencyKey(request), request.body),
   );
 
   // Beyond the spec: several bills in one request, sent to Xero as one batch (per-bill results).
   app.post(
     '/api/xero/create-bills',
-    { schema: { body: createBillsRequestSchema, response: { 200: createBillsResponseSchema } } },
+    {
+      config: TENANT,
+      schema: { body: createBillsRequestSchema, response: { 200: createBillsResponseSchema } },
+    },
     async (request) => {
-      const ctx = await contextOf(request);
+      const ctx = contextOf(request);
       const key = readIdempotencyKey(request);
       const results = await service.createBills(
         ctx,
@@ -105,6 +123,7 @@ export function registerCisBillsRoutes(
   app.patch(
     '/api/xero/update-bill/:id',
     {
+      config: TENANT,
       schema: {
         params: billIdParamsSchema,
         body: updateBillRequestSchema,
@@ -113,7 +132,7 @@ export function registerCisBillsRoutes(
     },
     async (request) =>
       service.updateBill(
-        await contextOf(request),
+        contextOf(request),
         request.params.id,
         request.body.amount,
         readIdempotencyKey(request),
@@ -122,10 +141,10 @@ export function registerCisBillsRoutes(
 
   app.post(
     '/api/xero/approve-bill/:id',
-    { schema: { params: billIdParamsSchema, response: { 200: approveBillResponseSchema } } },
+    { config: TENANT, schema: { params: billIdParamsSchema, response: { 200: approveBillResponseSchema } } },
     async (request) =>
       service.approveBill(
-        await contextOf(request),
+        contextOf(request),
         request.params.id,
         readHeader(request, DEFAULT_BILL_ACCOUNT_HEADER),
         readIdempotencyKey(request),
@@ -134,8 +153,7 @@ export function registerCisBillsRoutes(
 
   app.post(
     '/api/xero/delete-bill/:id',
-    { schema: { params: billIdParamsSchema, response: { 200: deleteBillResponseSchema } } },
-    async (request) =>
-      service.deleteBill(await contextOf(request), request.params.id, readIdempotencyKey(request)),
+    { config: TENANT, schema: { params: billIdParamsSchema, response: { 200: deleteBillResponseSchema } } },
+    async (request) => service.deleteBill(contextOf(request), request.params.id, readIdempotencyKey(request)),
   );
 }

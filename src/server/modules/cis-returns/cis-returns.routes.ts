@@ -17,7 +17,7 @@ import {
   cisFilingSchema,
   type CisReturn,
 } from '../../../shared/cis-returns';
-import type { ContextOf } from '../organizations/tenancy';
+import { contextOf } from '../organizations/tenancy';
 import type { CisReturnsService } from './cis-returns.service';
 import { renderStatementsPdf, statementFileName } from './statement-pdf';
 
@@ -57,34 +57,37 @@ export function toReturnCsv(ret: CisReturn): string {
   return `${rows.join('\r\n')}\r\n`;
 }
 
+/** Every route here works on one organisation, with cis-bills switched on (docs/decisions/007-tenancy.md). */
+const TENANT = { tenant: 'cis-bills' } as const;
+
 /**
  * The CIS month-end endpoints (issue 29): organisation-scoped and behind the CIS Bills flag (`contextOf` checks
  * membership, connection and flag before anything else).
  */
 export function registerCisReturnsRoutes(
   root: FastifyInstance,
-  { service, contextOf }: { service: CisReturnsService; contextOf: ContextOf },
+  { service }: { service: CisReturnsService },
 ): void {
   const app = root.withTypeProvider<ZodTypeProvider>();
 
   app.get(
     '/api/xero/cis/months',
     {
+      config: TENANT,
       schema: {
         querystring: orgQuerySchema,
         response: { 200: cisMonthsResponseSchema },
       },
     },
-    async (request) =>
-      service.listMonths(await contextOf(request), { refresh: request.query.refresh === true }),
+    async (request) => service.listMonths(contextOf(request), { refresh: request.query.refresh === true }),
   );
 
   // JSON by default (the shape of cisReturnSchema), or the same figures as text/csv with format=csv.
   app.get(
     '/api/xero/cis/returns',
-    { schema: { querystring: cisReturnQuerySchema } },
+    { config: TENANT, schema: { querystring: cisReturnQuerySchema } },
     async (request, reply) => {
-      const ctx = await contextOf(request);
+      const ctx = contextOf(request);
       const ret = await service.getReturn(ctx, request.query.period, request.query.refresh);
       if (request.query.format === 'csv')
         return reply
@@ -98,6 +101,7 @@ export function registerCisReturnsRoutes(
   app.post(
     '/api/xero/cis/returns/:period/filing',
     {
+      config: TENANT,
       schema: {
         params: periodParamsSchema,
         querystring: orgQuerySchema,
@@ -105,28 +109,28 @@ export function registerCisReturnsRoutes(
         response: { 200: cisFilingSchema },
       },
     },
-    async (request) =>
-      service.markFiled(await contextOf(request), request.params.period, request.body?.filedOn),
+    async (request) => service.markFiled(contextOf(request), request.params.period, request.body?.filedOn),
   );
 
   app.delete(
     '/api/xero/cis/returns/:period/filing',
     {
+      config: TENANT,
       schema: {
         params: periodParamsSchema,
         querystring: orgQuerySchema,
         response: { 200: z.object({ period: z.string(), filing: z.null() }) },
       },
     },
-    async (request) => service.unmarkFiled(await contextOf(request), request.params.period),
+    async (request) => service.unmarkFiled(contextOf(request), request.params.period),
   );
 
   // Every statement of the month as one PDF (a page each).
   app.get(
     '/api/xero/cis/statements',
-    { schema: { querystring: cisStatementQuerySchema } },
+    { config: TENANT, schema: { querystring: cisStatementQuerySchema } },
     async (request, reply) => {
-      const statements = await service.getStatements(await contextOf(request), request.query.period, null);
+      const statements = await service.getStatements(contextOf(request), request.query.period, null);
       return reply
         .header('content-type', 'application/pdf')
         .header(
@@ -139,10 +143,10 @@ export function registerCisReturnsRoutes(
 
   app.get(
     '/api/xero/cis/statements/:contactId',
-    { schema: { params: contactIdParamsSchema, querystring: cisStatementQuerySchema } },
+    { config: TENANT, schema: { params: contactIdParamsSchema, querystring: cisStatementQuerySchema } },
     async (request, reply) => {
       const statements = await service.getStatements(
-        await contextOf(request),
+        contextOf(request),
         request.query.period,
         request.params.contactId,
       );
@@ -158,25 +162,27 @@ export function registerCisReturnsRoutes(
 
   app.get(
     '/api/xero/cis/settings',
-    { schema: { querystring: orgQuerySchema, response: { 200: cisSettingsSchema } } },
-    async (request) => service.getSettings(await contextOf(request)),
+    { config: TENANT, schema: { querystring: orgQuerySchema, response: { 200: cisSettingsSchema } } },
+    async (request) => service.getSettings(contextOf(request)),
   );
 
   app.put(
     '/api/xero/cis/settings',
     {
+      config: TENANT,
       schema: {
         querystring: orgQuerySchema,
         body: cisSettingsRequestSchema,
         response: { 200: cisSettingsSchema },
       },
     },
-    async (request) => service.updateSettings(await contextOf(request), request.body),
+    async (request) => service.updateSettings(contextOf(request), request.body),
   );
 
   app.put(
     '/api/xero/cis/subcontractors/:contactId',
     {
+      config: TENANT,
       schema: {
         params: contactIdParamsSchema,
         querystring: orgQuerySchema,
@@ -184,6 +190,6 @@ export function registerCisReturnsRoutes(
         response: { 200: subcontractorRefsSchema },
       },
     },
-    async (request) => service.updateRefs(await contextOf(request), request.params.contactId, request.body),
+    async (request) => service.updateRefs(contextOf(request), request.params.contactId, request.body),
   );
 }

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { FEATURE_FLAG_FIELDS } from '../../../shared/feature-flags';
 import { AppError } from '../../lib/app-error';
 import type { LiveEvent, LiveEvents } from '../../lib/live-events';
-import type { ResolveTenant } from '../organizations/tenancy';
+import { contextOf } from '../organizations/tenancy';
 
 const HEARTBEAT_MS = 25_000;
 /** How often an open stream checks that its user may still use the organisation (sign-out, disconnect). */
@@ -27,21 +27,22 @@ export function registerLiveEventsRoutes(
   root: FastifyInstance,
   deps: {
     live: LiveEvents;
-    resolveTenant: ResolveTenant;
     /** Whether the session is still signed in and its user still linked to the connected organisation. */
     mayStillRead: (sessionId: string, userId: number, organizationId: number) => Promise<boolean>;
   },
 ): void {
   const app = root.withTypeProvider<ZodTypeProvider>();
-  const { live, resolveTenant, mayStillRead } = deps;
+  const { live, mayStillRead } = deps;
   // Open streams end when the server closes, so a shutdown does not wait for browsers to hang up.
   const open = new Set<() => void>();
   root.addHook('preClose', async () => {
     for (const end of [...open]) end();
   });
 
-  app.get('/api/events', { schema: { querystring: eventsQuery } }, async (request, reply) => {
-    const tenant = await resolveTenant(request);
+  // One organisation the user may use, whichever of its features are on (checked below): decision 007.
+  const options = { config: { tenant: 'organization' as const }, schema: { querystring: eventsQuery } };
+  app.get('/api/events', options, async (request, reply) => {
+    const tenant = contextOf(request);
     const org = tenant.organization;
     if (!Object.values(FEATURE_FLAG_FIELDS).some((field) => org[field])) {
       throw new AppError(
@@ -60,7 +61,7 @@ export function registerLiveEventsRoutes(
     const resumeRaw =
       typeof header === 'string' && /^\d{1,15}$/.test(header) ? header : request.query.lastEventId;
     const organizationId = tenant.organizationId;
-    const userId = tenant.user.id;
+    const userId = tenant.userId;
     const sessionId = request.session?.id ?? '';
 
     // Events published while the replay is read are queued, then sent in order without repeats.

@@ -1,19 +1,9 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { FEATURE_FLAG_FIELDS, FEATURE_LABELS, type FeatureKey } from '../../../shared/feature-flags';
 import { isDbId } from '../../../shared/input';
 import { AppError } from '../../lib/app-error';
 import { requireUser } from '../auth/guards';
-import type { SessionUser } from '../auth/sessions';
 import type { OrganizationRow, OrganizationsRepository } from './organizations.repository';
-
-export interface TenantContext {
-  user: SessionUser;
-  organization: OrganizationRow;
-  organizationId: number;
-  tenantId: string;
-  /** The organisation's invoice-cache version, when it was read with the session (src/server/lib/body-cache.ts). */
-  cacheVersion?: number | undefined;
-}
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -23,8 +13,20 @@ declare module 'fastify' {
      * silently ignored (the request then acted on the active organisation: issue 28). Null before it is read.
      */
     queriedOrganization: unknown[] | null;
+    /** The organisation this request works on, resolved by the tenancy hook; null on a route not scoped. */
+    tenant: RequestContext | null;
+  }
+  interface FastifyContextConfig {
+    /**
+     * The route works on one organisation (docs/decisions/007-tenancy.md): with a feature, that feature's flag
+     * must be on; `'organization'` for a route behind no feature. Read by the tenancy hook (registerTenancy).
+     */
+    tenant?: TenantScope;
   }
 }
+
+/** What an organisation-scoped route declares in `config.tenant`: its feature, or none. */
+export type TenantScope = FeatureKey | 'organization';
 
 /** The values of `org` and `organizationId` a query object holds, as sent (empty ones left out). */
 function organizationsInQuery(query: unknown): unknown[] {
@@ -85,7 +87,10 @@ export function featureDisabledMessage(feature: FeatureKey): string {
  * No organisation id from a request is trusted without this check.
  */
 export function createTenancy(repo: OrganizationsRepository) {
-  return async function resolveTenant(request: FastifyRequest, feature?: FeatureKey): Promise<TenantContext> {
+  return async function resolveTenant(
+    request: FastifyRequest,
+    feature?: FeatureKey,
+  ): Promise<RequestContext> {
     const user = requireUser(request);
     const named = namedOrganizationId(request);
     // The membership read with this request's session (same query, same moment) when it is the one asked for;
@@ -114,10 +119,13 @@ export function createTenancy(repo: OrganizationsRepository) {
       throw new AppError('FEATURE_DISABLED', featureDisabledMessage(feature));
     }
     return {
-      user,
-      organization: found.org,
       organizationId: found.org.id,
       tenantId: found.org.tenantId,
+      userId: user.id,
+      username: user.username,
+      isAdmin: user.isAdmin,
+      ip: request.ip,
+      organization: found.org,
       cacheVersion: known?.cacheVersion,
     };
   };
@@ -125,8 +133,8 @@ export function createTenancy(repo: OrganizationsRepository) {
 export type ResolveTenant = ReturnType<typeof createTenancy>;
 
 /**
- * Who acts, for which organisation and from where: the one context the feature services take, built from the
- * resolved tenant. Each service declares the part it reads (PayContext, CisBillsContext…); this has them all.
+ * Who acts, for which organisation and from where: the one context every organisation-scoped route and service
+ * takes. Each service declares the part it reads (PayContext, CisBillsContext…); this has them all.
  */
 export interface RequestContext {
   organizationId: number;
@@ -140,22 +148,26 @@ export interface RequestContext {
   cacheVersion?: number | undefined;
 }
 
-export function toRequestContext(tenant: TenantContext, request: FastifyRequest): RequestContext {
-  return {
-    organizationId: tenant.organizationId,
-    tenantId: tenant.tenantId,
-    userId: tenant.user.id,
-    username: tenant.user.username,
-    isAdmin: tenant.user.isAdmin,
-    ip: request.ip,
-    organization: tenant.organization,
-    cacheVersion: tenant.cacheVersion,
-  };
+/**
+ * The one tenancy idiom (docs/decisions/007-tenancy.md): a route that works on an organisation declares it,
+ * `config: { tenant: 'pay-invoices' }` (or `'organization'` behind no feature), and its handler reads
+ * `contextOf(request)`. This hook resolves it before anything about the request's input is looked at, so the
+ * order is one rule on every route: who asks (401), which organisation (400 for an id that is no id, 403), its
+ * feature (403), and only then the input (400: the input guard, then the route's schema). An organisation the
+ * user may not use never learns whether the rest of the request was valid.
+ */
+export function registerTenancy(app: FastifyInstance, resolveTenant: ResolveTenant): void {
+  app.decorateRequest('tenant', null);
+  app.addHook('preValidation', async (request) => {
+    const scope = request.routeOptions.config.tenant;
+    if (!scope) return;
+    request.tenant = await resolveTenant(request, scope === 'organization' ? undefined : scope);
+  });
 }
 
-/** The context of a request to one feature's routes: its tenant resolved (and the feature checked) first. */
-export function createContextOf(resolveTenant: ResolveTenant, feature?: FeatureKey) {
-  return async (request: FastifyRequest): Promise<RequestContext> =>
-    toRequestContext(await resolveTenant(request, feature), request);
+/** The organisation an organisation-scoped route works on, and who asks from where (see registerTenancy). */
+export function contextOf(request: FastifyRequest): RequestContext {
+  if (!request.tenant)
+    throw new AppError('INTERNAL', `${request.method} ${request.url} reads a tenant it does not declare`);
+  return request.tenant;
 }
-export type ContextOf = ReturnType<typeof createContextOf>;

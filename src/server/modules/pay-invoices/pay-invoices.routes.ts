@@ -18,11 +18,14 @@ import { AppError } from '../../lib/app-error';
 import { readIdempotencyKey } from '../../lib/idempotency-key';
 import { sendCachedBody } from '../../lib/body-cache';
 import { isXeroId, refreshFlagSchema, xeroIdSchema as guid } from '../../../shared/input';
-import type { ContextOf } from '../organizations/tenancy';
+import { contextOf } from '../organizations/tenancy';
 import type { PayInvoicesService } from './pay-invoices.service';
 
-/** `?refresh=true`; `org`/`organizationId` pass through for resolveTenant. */
+/** `?refresh=true`; `org`/`organizationId` pass through for the tenancy hook. */
 const refreshQuery = z.looseObject({ refresh: refreshFlagSchema });
+
+/** Every route here works on one organisation, with pay-invoices switched on (docs/decisions/007-tenancy.md). */
+const TENANT = { tenant: 'pay-invoices' } as const;
 
 /**
  * The pay-invoices endpoints (issue #7; docs/product/features.md §7 Pay Invoices rows,
@@ -30,7 +33,7 @@ const refreshQuery = z.looseObject({ refresh: refreshFlagSchema });
  */
 export function registerPayInvoicesRoutes(
   root: FastifyInstance,
-  { service, contextOf }: { service: PayInvoicesService; contextOf: ContextOf },
+  { service }: { service: PayInvoicesService },
 ): void {
   const app = root.withTypeProvider<ZodTypeProvider>();
 
@@ -39,6 +42,7 @@ export function registerPayInvoicesRoutes(
   app.get(
     '/api/xero/invoices',
     {
+      config: TENANT,
       schema: {
         description: `The outstanding sales invoices. A first visit is answered once Xero's first page is in and the rest is read in the background; the \`${INVOICES_SYNC_HEADER}\` header says how far: JSON \`{"complete": boolean, "fetched": number, "total": number | null}\`.`,
         querystring: refreshQuery,
@@ -46,7 +50,7 @@ export function registerPayInvoicesRoutes(
       },
     },
     async (request, reply) => {
-      const { body, sync } = await service.listInvoicesBody(await contextOf(request), {
+      const { body, sync } = await service.listInvoicesBody(contextOf(request), {
         refresh: request.query.refresh,
       });
       reply.header(INVOICES_SYNC_HEADER, JSON.stringify(invoiceSyncStatusSchema.parse(sync)));
@@ -59,13 +63,14 @@ export function registerPayInvoicesRoutes(
   app.post(
     '/api/xero/invoices/refresh',
     {
+      config: TENANT,
       schema: {
         body: invoiceRefreshRequestSchema.nullish(),
         response: { 200: z.union([forceRefreshResponseSchema, invoiceRefreshResultSchema]) },
       },
     },
     async (request) => {
-      const ctx = await contextOf(request);
+      const ctx = contextOf(request);
       const invoiceId = request.body?.invoiceId;
       if (invoiceId !== undefined) {
         if (!isXeroId(invoiceId)) throw new AppError('VALIDATION_ERROR', 'Invalid invoice ID');
@@ -78,6 +83,7 @@ export function registerPayInvoicesRoutes(
   app.get(
     '/api/xero/invoices/:invoiceId',
     {
+      config: TENANT,
       schema: {
         params: z.object({ invoiceId: guid('invoice') }),
         querystring: refreshQuery,
@@ -85,7 +91,7 @@ export function registerPayInvoicesRoutes(
       },
     },
     async (request) =>
-      service.getInvoice(await contextOf(request), request.params.invoiceId, {
+      service.getInvoice(contextOf(request), request.params.invoiceId, {
         refresh: request.query.refresh,
       }),
   );
@@ -93,24 +99,26 @@ export function registerPayInvoicesRoutes(
   app.get(
     '/api/xero/invoices/:invoiceId/attachments',
     {
+      config: TENANT,
       schema: {
         params: z.object({ invoiceId: guid('invoice') }),
         response: { 200: attachmentListResponseSchema },
       },
     },
-    async (request) => service.listAttachments(await contextOf(request), request.params.invoiceId),
+    async (request) => service.listAttachments(contextOf(request), request.params.invoiceId),
   );
 
   app.get(
     '/api/xero/invoices/:invoiceId/attachments/:attachmentId/content',
     {
+      config: TENANT,
       schema: {
         params: z.object({ invoiceId: guid('invoice'), attachmentId: guid('attachment') }),
         querystring: z.looseObject({ download: z.enum(['true', '1']).optional() }),
       },
     },
     async (request, reply) => {
-      const ctx = await contextOf(request);
+      const ctx = contextOf(request);
       const file = await service.getAttachmentContent(
         ctx,
         request.params.invoiceId,
@@ -135,27 +143,28 @@ export function registerPayInvoicesRoutes(
 
   app.get(
     '/api/xero/bank-accounts',
-    { schema: { querystring: refreshQuery, response: { 200: bankAccountsResponseSchema } } },
-    async (request) => service.listBankAccounts(await contextOf(request), { refresh: request.query.refresh }),
+    { config: TENANT, schema: { querystring: refreshQuery, response: { 200: bankAccountsResponseSchema } } },
+    async (request) => service.listBankAccounts(contextOf(request), { refresh: request.query.refresh }),
   );
 
   app.post(
     '/api/xero/payments',
-    { schema: { body: paymentRequestSchema, response: { 200: paymentResultSchema } } },
+    { config: TENANT, schema: { body: paymentRequestSchema, response: { 200: paymentResultSchema } } },
     async (request) => {
       const key = readIdempotencyKey(request);
-      return service.pay(await contextOf(request), request.body, key);
+      return service.pay(contextOf(request), request.body, key);
     },
   );
 
   app.post(
     '/api/xero/payments/:paymentId/undo',
     {
+      config: TENANT,
       schema: {
         params: z.object({ paymentId: guid('payment') }),
         response: { 200: paymentUndoResultSchema },
       },
     },
-    async (request) => service.undoPayment(await contextOf(request), request.params.paymentId),
+    async (request) => service.undoPayment(contextOf(request), request.params.paymentId),
   );
 }

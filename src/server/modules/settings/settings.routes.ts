@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
   bankAccountsCleanupResponseSchema,
@@ -15,7 +15,7 @@ import {
   settingsUpdateResponseSchema,
   vatRatesResponseSchema,
 } from '../../../shared/settings';
-import type { ResolveTenant } from '../organizations/tenancy';
+import { contextOf, type RequestContext } from '../organizations/tenancy';
 import type { AccountKind, ActorInfo, SettingsService } from './settings.service';
 
 /** The reference lists of docs/product/shell.md §7 that are accounts, and the rule each one applies. */
@@ -26,27 +26,33 @@ const ACCOUNT_LISTS: Array<[path: string, kind: AccountKind]> = [
   ['/api/xero/cost-accounts', 'cost-account'],
 ];
 
-function actorOf(request: FastifyRequest, user: { id: number; username: string }): ActorInfo {
-  return { userId: user.id, username: user.username, ip: request.ip };
+function actorOf(ctx: RequestContext): ActorInfo {
+  return { userId: ctx.userId, username: ctx.username, ip: ctx.ip };
 }
+
+/** Every route here works on one organisation; settings are behind no feature (docs/decisions/007-tenancy.md). */
+const TENANT = { tenant: 'organization' } as const;
 
 /**
  * The settings endpoints (issue #6): `PATCH /api/xero/settings`, the reference lists the defaults are chosen
  * from, and the two cache clean-ups. Settings are not behind a feature flag, but every call is scoped to an
- * organisation the user is linked to (`?org=` or `organizationId`, else the active one) by `resolveTenant`.
+ * organisation the user is linked to (`?org=` or `organizationId`, else the active one) by the tenancy hook (`config: TENANT`).
  */
 export function registerSettingsRoutes(
   root: FastifyInstance,
-  { settings, resolveTenant }: { settings: SettingsService; resolveTenant: ResolveTenant },
+  { settings }: { settings: SettingsService },
 ): void {
   const app = root.withTypeProvider<ZodTypeProvider>();
 
   app.patch(
     '/api/xero/settings',
-    { schema: { body: settingsUpdateRequestSchema, response: { 200: settingsUpdateResponseSchema } } },
+    {
+      config: TENANT,
+      schema: { body: settingsUpdateRequestSchema, response: { 200: settingsUpdateResponseSchema } },
+    },
     async (request) => {
-      const tenant = await resolveTenant(request);
-      const defaults = await settings.updateSettings(tenant, request.body, actorOf(request, tenant.user));
+      const tenant = contextOf(request);
+      const defaults = await settings.updateSettings(tenant, request.body, actorOf(tenant));
       return { ...defaults, organizationId: tenant.organizationId };
     },
   );
@@ -54,9 +60,12 @@ export function registerSettingsRoutes(
   for (const [path, kind] of ACCOUNT_LISTS) {
     app.get(
       path,
-      { schema: { querystring: referenceListQuerySchema, response: { 200: accountsResponseSchema } } },
+      {
+        config: TENANT,
+        schema: { querystring: referenceListQuerySchema, response: { 200: accountsResponseSchema } },
+      },
       async (request) => {
-        const tenant = await resolveTenant(request);
+        const tenant = contextOf(request);
         return settings.listAccounts(tenant, kind, { refresh: request.query.refresh });
       },
     );
@@ -64,27 +73,36 @@ export function registerSettingsRoutes(
 
   app.get(
     '/api/xero/vat-rates',
-    { schema: { querystring: referenceListQuerySchema, response: { 200: vatRatesResponseSchema } } },
+    {
+      config: TENANT,
+      schema: { querystring: referenceListQuerySchema, response: { 200: vatRatesResponseSchema } },
+    },
     async (request) => {
-      const tenant = await resolveTenant(request);
+      const tenant = contextOf(request);
       return settings.listVatRates(tenant, { refresh: request.query.refresh });
     },
   );
 
   app.get(
     '/api/xero/contact-groups',
-    { schema: { querystring: referenceListQuerySchema, response: { 200: contactGroupsResponseSchema } } },
+    {
+      config: TENANT,
+      schema: { querystring: referenceListQuerySchema, response: { 200: contactGroupsResponseSchema } },
+    },
     async (request) => {
-      const tenant = await resolveTenant(request);
+      const tenant = contextOf(request);
       return settings.listContactGroups(tenant, { refresh: request.query.refresh });
     },
   );
 
   app.get(
     '/api/xero/contacts',
-    { schema: { querystring: contactsQuerySchema, response: { 200: contactsResponseSchema } } },
+    {
+      config: TENANT,
+      schema: { querystring: contactsQuerySchema, response: { 200: contactsResponseSchema } },
+    },
     async (request) => {
-      const tenant = await resolveTenant(request);
+      const tenant = contextOf(request);
       const ids = (request.query.ids ?? '')
         .split(',')
         .map((id) => id.trim())
@@ -102,9 +120,12 @@ export function registerSettingsRoutes(
   // behind its feature flag; the defaults can be read (and their card shown) whatever the flag.
   app.get(
     '/api/xero/settings/bank-accounts',
-    { schema: { querystring: referenceListQuerySchema, response: { 200: bankAccountsResponseSchema } } },
+    {
+      config: TENANT,
+      schema: { querystring: referenceListQuerySchema, response: { 200: bankAccountsResponseSchema } },
+    },
     async (request) => {
-      const tenant = await resolveTenant(request);
+      const tenant = contextOf(request);
       return settings.listBankAccounts(tenant, { refresh: request.query.refresh });
     },
   );
@@ -112,28 +133,30 @@ export function registerSettingsRoutes(
   app.post(
     '/api/xero/bank-accounts/cleanup',
     {
+      config: TENANT,
       schema: {
         querystring: referenceListQuerySchema.pick({ org: true }),
         response: { 200: bankAccountsCleanupResponseSchema },
       },
     },
     async (request) => {
-      const tenant = await resolveTenant(request);
-      return settings.cleanupBankAccounts(tenant, actorOf(request, tenant.user));
+      const tenant = contextOf(request);
+      return settings.cleanupBankAccounts(tenant, actorOf(tenant));
     },
   );
 
   app.post(
     '/api/xero/data/cleanup',
     {
+      config: TENANT,
       schema: {
         querystring: referenceListQuerySchema.pick({ org: true }),
         response: { 200: dataCleanupResponseSchema },
       },
     },
     async (request) => {
-      const tenant = await resolveTenant(request);
-      return settings.cleanupOldData(tenant, actorOf(request, tenant.user));
+      const tenant = contextOf(request);
+      return settings.cleanupOldData(tenant, actorOf(tenant));
     },
   );
 }

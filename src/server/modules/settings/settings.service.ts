@@ -21,7 +21,7 @@ import type { AccountsPort } from '../../xero/xero-port';
 import type { XeroSync } from '../../xero/sync/sync.service';
 import { PAYMENT_WRITE_KINDS, type WriteLedger } from '../../xero/write-ledger';
 import type { AuditLog } from '../audit/audit';
-import type { TenantContext } from '../organizations/tenancy';
+import type { RequestContext } from '../organizations/tenancy';
 import type {
   AccountRow,
   ContactGroupRow,
@@ -173,8 +173,8 @@ export interface ActorInfo {
   ip: string;
 }
 
-function syncContext(tenant: TenantContext) {
-  return { organizationId: tenant.organizationId, tenantId: tenant.tenantId, userId: tenant.user.id };
+function syncContext(tenant: RequestContext) {
+  return { organizationId: tenant.organizationId, tenantId: tenant.tenantId, userId: tenant.userId };
 }
 
 /**
@@ -191,7 +191,7 @@ export function createSettingsService(deps: {
 }) {
   const { repo, sync, accounts: accountsPort, audit, ledger } = deps;
 
-  async function loadAccounts(tenant: TenantContext, refresh: boolean) {
+  async function loadAccounts(tenant: RequestContext, refresh: boolean) {
     await sync.syncAccounts(syncContext(tenant), { force: refresh });
     return repo.listAccounts(tenant.organizationId);
   }
@@ -225,7 +225,7 @@ export function createSettingsService(deps: {
     }
   }
 
-  async function checkReferences(tenant: TenantContext, changed: Partial<Record<DefaultIdField, string>>) {
+  async function checkReferences(tenant: RequestContext, changed: Partial<Record<DefaultIdField, string>>) {
     const ctx = syncContext(tenant);
     const orgId = tenant.organizationId;
     const byKind = (kinds: SettingReferenceKind[]) =>
@@ -296,7 +296,7 @@ export function createSettingsService(deps: {
      * accounts).
      */
     async listAccounts(
-      tenant: TenantContext,
+      tenant: RequestContext,
       kind: AccountKind,
       options: { refresh?: boolean } = {},
     ): Promise<Account[]> {
@@ -308,7 +308,7 @@ export function createSettingsService(deps: {
     },
 
     /** Card and cash accounts for the Pay Invoices defaults, from the accounts cache. */
-    async listBankAccounts(tenant: TenantContext, options: { refresh?: boolean } = {}) {
+    async listBankAccounts(tenant: RequestContext, options: { refresh?: boolean } = {}) {
       const rows = (await loadAccounts(tenant, options.refresh === true)).sort(compareAccounts);
       const toBank = (r: AccountRow) => ({
         accountId: r.accountId,
@@ -324,7 +324,7 @@ export function createSettingsService(deps: {
     },
 
     /** Active VAT rates, each saying whether it may go on sales and on bills. */
-    async listVatRates(tenant: TenantContext, options: { refresh?: boolean } = {}): Promise<VatRate[]> {
+    async listVatRates(tenant: RequestContext, options: { refresh?: boolean } = {}): Promise<VatRate[]> {
       await sync.syncTaxRates(syncContext(tenant), { force: options.refresh === true });
       return (await repo.listTaxRates(tenant.organizationId))
         .filter((r) => r.status === 'ACTIVE')
@@ -332,7 +332,7 @@ export function createSettingsService(deps: {
     },
 
     async listContactGroups(
-      tenant: TenantContext,
+      tenant: RequestContext,
       options: { refresh?: boolean } = {},
     ): Promise<ContactGroup[]> {
       await sync.syncContacts(syncContext(tenant), { force: options.refresh === true });
@@ -344,7 +344,7 @@ export function createSettingsService(deps: {
      * `ids` (those already chosen, so the selector can show their names whatever the search).
      */
     async searchContacts(
-      tenant: TenantContext,
+      tenant: RequestContext,
       options: { search?: string; ids?: string[]; refresh?: boolean } = {},
     ): Promise<Contact[]> {
       await sync.syncContacts(syncContext(tenant), { force: options.refresh === true });
@@ -364,7 +364,7 @@ export function createSettingsService(deps: {
      * changed reference against Xero's data; records the change with before and after in the audit log.
      */
     async updateSettings(
-      tenant: TenantContext,
+      tenant: RequestContext,
       patch: SettingsUpdateRequest,
       actor: ActorInfo,
     ): Promise<ConnectionDefaults> {
@@ -457,7 +457,7 @@ export function createSettingsService(deps: {
      * replaced accounts that would show as duplicates) and refreshes the others. One read call to Xero;
      * nothing in Xero changes.
      */
-    async cleanupBankAccounts(tenant: TenantContext, actor: ActorInfo): Promise<{ deletedCount: number }> {
+    async cleanupBankAccounts(tenant: RequestContext, actor: ActorInfo): Promise<{ deletedCount: number }> {
       const ctx = syncContext(tenant);
       const live = (await accountsPort.listBank(ctx)).filter((a) => a.status !== 'DELETED');
       const liveIds = new Set(live.map((a) => a.accountId));
@@ -483,7 +483,7 @@ export function createSettingsService(deps: {
      * Only Ledgerlink's copy changes; nothing is sent to Xero.
      */
     async cleanupOldData(
-      tenant: TenantContext,
+      tenant: RequestContext,
       actor: ActorInfo,
       now: Date = new Date(),
     ): Promise<{ deletedInvoices: number; deletedPayments: number }> {

@@ -611,7 +611,8 @@ describe('settings, reference lists and clean-ups', () => {
       const [entry] = await t.database.db
         .select()
         .from(auditLog)
-        .where(eq(auditLog.action, 'settings.cleanup.bank-accounts'));
+        .where(eq(auditLog.action, 'settings.cleanup.bank-accounts'))
+        .orderBy(auditLog.id);
       expect(entry).toMatchObject({ organizationId: shopId, result: 'success', detail: { deletedCount: 1 } });
     });
 

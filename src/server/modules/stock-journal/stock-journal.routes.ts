@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
@@ -10,14 +10,14 @@ import {
   stockJournalEntryListResponseSchema,
   syncStatusResponseSchema,
 } from '../../../shared/stock-journal';
-import { AppError } from '../../lib/app-error';
 import { sendCachedBody } from '../../lib/body-cache';
 import { readIdempotencyKey } from '../../lib/idempotency-key';
 import { refreshFlagSchema } from '../../../shared/input';
-import type { ResolveTenant, TenantContext } from '../organizations/tenancy';
+import { contextOf } from '../organizations/tenancy';
 import type { StockJournalService } from './stock-journal.service';
 
-const FEATURE = 'stock-journal';
+/** Every route here works on one organisation, with Stock Journal switched on (docs/decisions/007-tenancy.md). */
+const TENANT = { tenant: 'stock-journal' } as const;
 
 /**
  * The stock-journal endpoints (issue #10; docs/product/features.md §7), given their service (wired in
@@ -25,38 +25,26 @@ const FEATURE = 'stock-journal';
  */
 export function registerStockJournalRoutes(
   root: FastifyInstance,
-  { service, resolveTenant }: { service: StockJournalService; resolveTenant: ResolveTenant },
+  { service }: { service: StockJournalService },
 ): void {
   const app = root.withTypeProvider<ZodTypeProvider>();
-
-  // Who and which organisation come first: before the request is validated, so a stranger or a switched-off
-  // feature gets 401/403, never a validation message about data they may not send.
-  const tenants = new WeakMap<FastifyRequest, TenantContext>();
-  const preValidation = async (request: FastifyRequest) => {
-    tenants.set(request, await resolveTenant(request, FEATURE));
-  };
-  const tenantOf = (request: FastifyRequest): TenantContext => {
-    const tenant = tenants.get(request);
-    if (!tenant) throw new AppError('INTERNAL', 'Organisation not resolved');
-    return tenant;
-  };
 
   app.get(
     '/api/xero/customers',
     {
-      preValidation,
+      config: TENANT,
       schema: {
         querystring: z.object({ refresh: refreshFlagSchema }),
         response: { 200: customersResponseSchema },
       },
     },
-    async (request) => service.listCustomers(tenantOf(request), { refresh: request.query.refresh }),
+    async (request) => service.listCustomers(contextOf(request), { refresh: request.query.refresh }),
   );
 
   app.get(
     '/api/xero/sales',
     {
-      preValidation,
+      config: TENANT,
       schema: { querystring: salesQuerySchema, response: { 200: salesResponseSchema } },
       // The answer is built by our own typed grouping, and can hold tens of thousands of invoice lines: checking
       // each against the zod schema again costs more than reading and grouping them (bench/stock-journal.ts).
@@ -66,27 +54,27 @@ export function registerStockJournalRoutes(
     async (request, reply) => {
       // One customer's weeks come from the invoice cache, serialised once per cache version; every customer
       // at once is read from Xero each time.
-      const cached = await service.getSalesBody(tenantOf(request), request.query);
+      const cached = await service.getSalesBody(contextOf(request), request.query);
       if (cached) return sendCachedBody(request, reply, cached);
-      return service.getSales(tenantOf(request), request.query);
+      return service.getSales(contextOf(request), request.query);
     },
   );
 
   app.get(
     '/api/xero/stock-journal/entries',
-    { preValidation, schema: { response: { 200: stockJournalEntryListResponseSchema } } },
-    (request) => service.listEntries(tenantOf(request)),
+    { config: TENANT, schema: { response: { 200: stockJournalEntryListResponseSchema } } },
+    (request) => service.listEntries(contextOf(request)),
   );
 
   app.post(
     '/api/xero/stock-journal',
     {
-      preValidation,
+      config: TENANT,
       schema: { body: journalCreateRequestSchema, response: { 201: journalCreateResponseSchema } },
     },
     async (request, reply) => {
       const idempotencyKey = readIdempotencyKey(request);
-      const result = await service.createJournal(tenantOf(request), request.body, {
+      const result = await service.createJournal(contextOf(request), request.body, {
         idempotencyKey,
         ip: request.ip,
       });
@@ -96,7 +84,7 @@ export function registerStockJournalRoutes(
 
   app.post(
     '/api/xero/stock-journal/sync-status',
-    { preValidation, schema: { response: { 200: syncStatusResponseSchema } } },
-    (request) => service.syncStatus(tenantOf(request)),
+    { config: TENANT, schema: { response: { 200: syncStatusResponseSchema } } },
+    (request) => service.syncStatus(contextOf(request)),
   );
 }

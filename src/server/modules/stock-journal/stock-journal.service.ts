@@ -23,7 +23,7 @@ import {
 import { AppError } from '../../lib/app-error';
 import { explainUnconfirmed } from '../../xero/write-failure';
 import type { BodyCache, CachedBody } from '../../lib/body-cache';
-import type { TenantContext } from '../organizations/tenancy';
+import type { RequestContext } from '../organizations/tenancy';
 import type { AuditLog } from '../audit/audit';
 import type { XeroSync } from '../../xero/sync/sync.service';
 import {
@@ -101,17 +101,15 @@ export function journalPeriodDocument(periodStart: string, periodEnd: string): D
   };
 }
 
-function toSyncContext(tenant: TenantContext) {
-  return { organizationId: tenant.organizationId, tenantId: tenant.tenantId, userId: tenant.user.id };
+function toSyncContext(tenant: RequestContext) {
+  return { organizationId: tenant.organizationId, tenantId: tenant.tenantId, userId: tenant.userId };
 }
 
 /** Who writes a journal: the request's tenant, or an administrator sending a held one again as its user. */
-type JournalActor = Pick<TenantContext, 'organizationId' | 'tenantId'> & {
-  user: Pick<TenantContext['user'], 'id' | 'username'>;
-};
+type JournalActor = Pick<RequestContext, 'organizationId' | 'tenantId' | 'userId' | 'username'>;
 
 function toXeroContext(tenant: JournalActor): XeroContext {
-  return { userId: tenant.user.id, tenantId: tenant.tenantId };
+  return { userId: tenant.userId, tenantId: tenant.tenantId };
 }
 
 /** Invoice rows to the grouping's lines: gross = Total, VAT = TotalTax, net = SubTotal, as Xero computed them. */
@@ -220,7 +218,7 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
     return {
       organizationId: tenant.organizationId,
       tenantId: tenant.tenantId,
-      userId: tenant.user.id,
+      userId: tenant.userId,
       kind: JOURNAL_WRITE_KIND,
       targetId: getStockJournalKey(request.periodStart, request.periodEnd),
       amountPence: request.amountPence,
@@ -233,7 +231,7 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
       audit: {
         action: 'stock-journal.create',
         target: request.narration,
-        username: tenant.user.username,
+        username: tenant.username,
         ip,
         detail: {
           period: getStockJournalKey(request.periodStart, request.periodEnd),
@@ -265,7 +263,8 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
     const actor: JournalActor = {
       organizationId: row.organizationId,
       tenantId: by.tenantId,
-      user: { id: row.userId, username: by.username },
+      userId: row.userId,
+      username: by.username,
     };
     if (await findJournalInXero(toXeroContext(actor), request.periodStart, request.periodEnd))
       throw new AppError('CONFLICT', JOURNAL_MESSAGES.alreadyExists);
@@ -308,7 +307,7 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
    * write is still in flight.
    */
   async function settlePendingEntry(
-    tenant: TenantContext,
+    tenant: RequestContext,
     entry: StockJournalEntryRow,
   ): Promise<'updated' | 'removed' | 'waiting'> {
     const orgId = tenant.organizationId;
@@ -361,7 +360,7 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
    * 304 when nothing changed): status changes of our entries, deleted or voided journals free their
    * period, and stock transfer journals made outside Ledgerlink are adopted so their period is not posted twice.
    */
-  async function readJournalChangesNow(tenant: TenantContext): Promise<JournalChange[]> {
+  async function readJournalChangesNow(tenant: RequestContext): Promise<JournalChange[]> {
     const orgId = tenant.organizationId;
     const changes: JournalChange[] = [];
     const highWater = await repo.readHighWater(orgId, MANUAL_JOURNALS_RESOURCE);
@@ -410,7 +409,7 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
         netPence: 0,
         amountPence: journal.debitPence,
         marginRate: '',
-        userId: tenant.user.id,
+        userId: tenant.userId,
       });
       if (adopted) {
         byPeriod.set(key, adopted);
@@ -432,7 +431,7 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
   }
 
   /** readJournalChangesNow, one run per organisation at a time (the screen and the status sync share it). */
-  function readJournalChanges(tenant: TenantContext): Promise<JournalChange[]> {
+  function readJournalChanges(tenant: RequestContext): Promise<JournalChange[]> {
     const running = journalReads.get(tenant.organizationId);
     if (running) return running;
     const promise = readJournalChangesNow(tenant)
@@ -445,11 +444,11 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
     return promise;
   }
 
-  async function recordChanges(tenant: TenantContext, changes: JournalChange[]) {
+  async function recordChanges(tenant: RequestContext, changes: JournalChange[]) {
     if (changes.length === 0) return;
     await deps.audit.record({
-      userId: tenant.user.id,
-      username: tenant.user.username,
+      userId: tenant.userId,
+      username: tenant.username,
       organizationId: tenant.organizationId,
       action: 'stock-journal.sync-status',
       target: `${changes.length} journal(s)`,
@@ -458,7 +457,7 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
     });
   }
 
-  async function syncStatusNow(tenant: TenantContext): Promise<{ updatedCount: number }> {
+  async function syncStatusNow(tenant: RequestContext): Promise<{ updatedCount: number }> {
     const changes: JournalChange[] = [];
     for (const entry of await repo.listEntries(tenant.organizationId)) {
       if (entry.status !== PENDING_STATUS) continue;
@@ -503,7 +502,7 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
    * any instance) refuses this one at once, naming who is posting it. Anything else is a 409 "already exists".
    */
   async function handleTakenPeriod(
-    tenant: TenantContext,
+    tenant: RequestContext,
     request: JournalWriteRequest,
     entry: NewStockJournalEntry,
     idempotencyKey: string | undefined,
@@ -523,7 +522,7 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
           return { replay: outcome.response };
         }
         const existing = await repo.findEntry(orgId, request.periodStart, request.periodEnd);
-        if (existing?.status !== PENDING_STATUS || existing.userId !== tenant.user.id) break;
+        if (existing?.status !== PENDING_STATUS || existing.userId !== tenant.userId) break;
         if (await findEntryWrite(orgId, existing)) break;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
@@ -560,7 +559,7 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
    * says nothing was posted; Xero cannot be asked → the period stays pending and the error stands.
    */
   async function settleAfterFailedSend(
-    tenant: TenantContext,
+    tenant: RequestContext,
     entry: StockJournalEntryRow,
     writeId: number,
     error: unknown,
@@ -604,7 +603,7 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
      * Customers for the filter (docs/product/features.md §2), from the contacts cache (synced once, again on
      * `refresh`).
      */
-    async listCustomers(tenant: TenantContext, options: { refresh?: boolean } = {}): Promise<Customer[]> {
+    async listCustomers(tenant: RequestContext, options: { refresh?: boolean } = {}): Promise<Customer[]> {
       await sync.syncContacts(toSyncContext(tenant), { force: options.refresh === true });
       return repo.listCustomers(tenant.organizationId, tenant.organization.defaultStockJournalContactId);
     },
@@ -614,7 +613,7 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
      * customer, from the invoice cache (`refresh` first brings it up to date: one call, answered 304 when
      * nothing changed).
      */
-    async getSales(tenant: TenantContext, query: SalesQuery): Promise<SalesPeriod[]> {
+    async getSales(tenant: RequestContext, query: SalesQuery): Promise<SalesPeriod[]> {
       const customerId = query.customerId && query.customerId !== ALL_CUSTOMERS ? query.customerId : null;
       const range = getWeeklySalesRange(query.fromDate, query.toDate);
       if (!customerId)
@@ -635,7 +634,7 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
      * version, so a repeated read is answered without reading or grouping the invoices again. Null for every
      * customer at once: that is read from Xero itself, never from the cache.
      */
-    async getSalesBody(tenant: TenantContext, query: SalesQuery): Promise<CachedBody | null> {
+    async getSalesBody(tenant: RequestContext, query: SalesQuery): Promise<CachedBody | null> {
       const customerId = query.customerId && query.customerId !== ALL_CUSTOMERS ? query.customerId : null;
       if (!customerId) return null;
       if (!isXeroId(customerId)) throw new AppError('VALIDATION_ERROR', JOURNAL_MESSAGES.unknownCustomer);
@@ -666,7 +665,7 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
      * cannot be reached the entries are still listed (the post itself checks Xero again). A pending entry
      * whose write the ledger has since settled takes that outcome, from the database alone.
      */
-    async listEntries(tenant: TenantContext): Promise<StockJournalEntry[]> {
+    async listEntries(tenant: RequestContext): Promise<StockJournalEntry[]> {
       try {
         // Read again right after a read (the list re-read after each post, say) it is served as it stands:
         // the post itself always checks Xero, and Sync Status always reads.
@@ -713,7 +712,7 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
      * the action's idempotency key. A create whose answer failed is looked up before the user is told.
      */
     async createJournal(
-      tenant: TenantContext,
+      tenant: RequestContext,
       body: JournalCreateRequest,
       options: { idempotencyKey?: string | undefined; ip?: string | null } = {},
     ): Promise<JournalCreateResponse> {
@@ -754,7 +753,7 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
         stockDescription: 'Transfer from stock',
       };
       // A token Xero will refuse is found out here, before anything is recorded as sent.
-      await deps.checkToken(tenant.user.id);
+      await deps.checkToken(tenant.userId);
 
       const ip = options.ip ?? null;
       const newEntry: NewStockJournalEntry = {
@@ -768,7 +767,7 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
         amountPence,
         marginRate: String(body.marginRate),
         reference: narration,
-        userId: tenant.user.id,
+        userId: tenant.userId,
       };
       // The check against Xero's journals, before the period is claimed. Xero sends no webhooks for manual
       // journals (decision 018: INVOICE and CONTACT only), so they are read: once for a run of posts (issue 32),
@@ -813,7 +812,7 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
      * Settles pending entries and re-reads the journals Xero changed (docs/product/features.md §7
      * sync-status); one run per organisation at a time.
      */
-    syncStatus(tenant: TenantContext): Promise<{ updatedCount: number }> {
+    syncStatus(tenant: RequestContext): Promise<{ updatedCount: number }> {
       const running = statusSyncs.get(tenant.organizationId);
       if (running) return running;
       const promise = syncStatusNow(tenant).finally(() => statusSyncs.delete(tenant.organizationId));

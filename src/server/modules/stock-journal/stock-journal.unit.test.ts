@@ -17,7 +17,7 @@ import type { Journal, JournalsPort, SalesPort, StockTransferJournal } from '../
 import type { XeroSync } from '../../xero/sync/sync.service';
 import { createWriteLedger } from '../../xero/write-ledger';
 import { createAuditLog } from '../audit/audit';
-import type { TenantContext } from '../organizations/tenancy';
+import type { RequestContext } from '../organizations/tenancy';
 import { createStockJournalRepository } from './stock-journal.repository';
 import {
   createStockJournalService,
@@ -81,7 +81,7 @@ const NEXT = { periodStart: '2026-11-09', periodEnd: '2026-11-15' };
 
 describe('Stock Journal money rules, against an in-memory Xero', () => {
   let database: TestDatabase;
-  let tenant: TenantContext;
+  let tenant: RequestContext;
   let fake: ReturnType<typeof createFakeJournals>;
   let service: ReturnType<typeof createStockJournalService>;
 
@@ -113,14 +113,10 @@ describe('Stock Journal money rules, against an in-memory Xero', () => {
       .returning();
     if (!user || !org) throw new Error('seed failed');
     tenant = {
-      user: {
-        id: user.id,
-        username: 'sam',
-        email: null,
-        isAdmin: false,
-        isXeroUser: true,
-        mfaEnabled: false,
-      },
+      userId: user.id,
+      username: 'sam',
+      isAdmin: false,
+      ip: '127.0.0.1',
       organization: org,
       organizationId: org.id,
       tenantId: 'fake-tenant',
