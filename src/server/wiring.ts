@@ -19,6 +19,7 @@ import { createAddInvoicesService } from './modules/add-invoices/add-invoices.se
 import { createAdminRepository } from './modules/admin/admin.repository';
 import { registerAdminRoutes } from './modules/admin/admin.routes';
 import { createAdminService } from './modules/admin/admin.service';
+import { createWriteReviewService } from './modules/admin/write-review.service';
 import { createAuditLog } from './modules/audit/audit';
 import { createUsersRepository } from './modules/auth/auth.repository';
 import { registerAuthRoutes } from './modules/auth/auth.routes';
@@ -361,7 +362,7 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
     });
     registerAdminRoutes(app, {
       service: createAdminService({ admin: createAdminRepository(db), users, audit, limiter }),
-      ledger,
+      review: createWriteReviewService({ ledger }),
     });
     registerSettingsRoutes(app, { settings });
     registerPayInvoicesRoutes(app, { service: payInvoices });

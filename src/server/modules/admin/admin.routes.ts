@@ -13,23 +13,19 @@ import {
   auditEntrySchema,
   auditQuerySchema,
   featureTogglePatchSchema,
-  ADMIN_CANCELLED_MESSAGE,
   adminReviewWriteDetailSchema,
   adminReviewWriteSchema,
   adminReviewWritesResponseSchema,
   adminSettleWriteRequestSchema,
 } from '../../../shared/admin';
 import { idTextSchema } from '../../../shared/input';
-import { AppError } from '../../lib/app-error';
 import type { FastifyRequest } from 'fastify';
 import type { AuditActor } from '../audit/audit';
 import { requireAdmin } from '../auth/guards';
-import type { WriteLedger, WriteAudit, WriteRow } from '../../xero/write-ledger';
 import type { AdminService } from './admin.service';
+import type { WriteReviewService } from './write-review.service';
 
 const idParam = (name: string) => z.object({ [name]: idTextSchema() });
-
-const ALREADY_SETTLED_MESSAGE = 'This write was already settled. Refresh the list.';
 
 function csvCell(value: unknown): string {
   const text =
@@ -46,7 +42,7 @@ function csvCell(value: unknown): string {
 /** /api/admin/* of docs/product/shell.md §7: refused (403) to anyone who is not an administrator. */
 export function registerAdminRoutes(
   root: FastifyInstance,
-  deps: { service: AdminService; ledger: WriteLedger },
+  deps: { service: AdminService; review: WriteReviewService },
 ) {
   const app = root.withTypeProvider<ZodTypeProvider>();
   const { service } = deps;
@@ -181,37 +177,12 @@ export function registerAdminRoutes(
   });
 
   // Writes that need a person (issue 20 part 4): what Ledgerlink knows, what Xero says now, and settling them.
-  const reviewView = (write: WriteRow, tenantName: string | null) => ({
-    id: write.id,
-    organizationId: write.organizationId,
-    organizationName: tenantName,
-    kind: write.kind,
-    amountPence: write.amountPence,
-    targetId: write.targetId,
-    username: (write.audit as WriteAudit | null)?.username ?? null,
-    createdAt: write.createdAt.toISOString(),
-    summary: (write.audit as WriteAudit | null)?.action ?? null,
-    request: write.request ?? null,
-    error: write.error,
-    state: write.state,
-    canRetry: deps.ledger.canRetry(write.kind),
-  });
-
-  /** The write while it awaits review; once settled, a look is a 404 and a second settle a 409. */
-  async function findReviewRow(writeId: number, settledIs: 'NOT_FOUND' | 'CONFLICT') {
-    const row = (await deps.ledger.listNeedsReview()).find((r) => r.write.id === writeId);
-    if (row) return row;
-    const exists = await deps.ledger.findById(writeId);
-    if (!exists) throw new AppError('NOT_FOUND', `Write with ID ${writeId} not found`);
-    throw new AppError(settledIs, ALREADY_SETTLED_MESSAGE);
-  }
-
   app.get(
     '/api/admin/writes/review',
     { schema: { response: { 200: adminReviewWritesResponseSchema } } },
     async (request) => {
       requireAdmin(request);
-      return (await deps.ledger.listNeedsReview()).map((r) => reviewView(r.write, r.tenantName));
+      return deps.review.listForReview();
     },
   );
 
@@ -220,11 +191,7 @@ export function registerAdminRoutes(
     { schema: { params: idParam('writeId'), response: { 200: adminReviewWriteDetailSchema } } },
     async (request) => {
       requireAdmin(request);
-      const { write, tenantId, tenantName } = await findReviewRow(
-        Number((request.params as { writeId: number }).writeId),
-        'NOT_FOUND',
-      );
-      return { ...reviewView(write, tenantName), xero: await deps.ledger.peekInXero(write, tenantId) };
+      return deps.review.getForReview(Number((request.params as { writeId: number }).writeId));
     },
   );
 
@@ -239,27 +206,11 @@ export function registerAdminRoutes(
     },
     async (request) => {
       const actor = requireAdmin(request);
-      const writeId = Number((request.params as { writeId: number }).writeId);
-      const { tenantName, tenantId } = await findReviewRow(writeId, 'CONFLICT');
-      const body = request.body;
-      if (body.action === 'retry') {
-        const retried = await deps.ledger.retryReview(writeId, tenantId, {
-          userId: actor.id,
-          username: actor.username,
-          ip: request.ip,
-        });
-        if (!retried) throw new AppError('CONFLICT', ALREADY_SETTLED_MESSAGE);
-        return { ...reviewView(retried.after, tenantName), retriedAs: retried.retried };
-      }
-      const settled = await deps.ledger.settleReview(
-        writeId,
-        body.action === 'done'
-          ? { state: 'confirmed', xeroId: body.xeroId ? body.xeroId : null }
-          : { state: 'failed', error: ADMIN_CANCELLED_MESSAGE },
-        { userId: actor.id, username: actor.username, ip: request.ip },
-      );
-      if (!settled) throw new AppError('CONFLICT', ALREADY_SETTLED_MESSAGE);
-      return reviewView(settled.after, tenantName);
+      return deps.review.settle(Number((request.params as { writeId: number }).writeId), request.body, {
+        userId: actor.id,
+        username: actor.username,
+        ip: request.ip,
+      });
     },
   );
 }
