@@ -167,18 +167,8 @@ export function createLedgerSettling(
         })
         .where(and(eq(xeroWrites.id, id), eq(xeroWrites.state, 'failed')))
         .returning();
-      const audit = row?.audit as WriteAudit | null | undefined;
-      if (!row || !audit) return;
-      await tx.insert(auditLog).values({
-        userId: row.userId,
-        username: audit.username,
-        organizationId: row.organizationId,
-        action: audit.action,
-        target: audit.target ?? row.targetId ?? row.xeroId ?? null,
-        result: 'success',
-        detail: { ...audit.detail, writeId: row.id, xeroId: row.xeroId, corrected: true },
-        ip: audit.ip ?? null,
-      });
+      // Its success line, as settle() writes it, marked as a correction.
+      if (row) await writeAuditLine(tx, row, { corrected: true });
     });
     deps.log?.warn({ writeId: id }, 'a write failed by look-up was answered by Xero after all: corrected');
   }

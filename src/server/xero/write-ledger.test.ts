@@ -154,4 +154,35 @@ describe('the write ledger across instances', () => {
     expect(states['live-journal']?.[0]).toBe('sent');
     await other.stop();
   });
+
+  it('corrects a write a look-up failed too early once Xero answers after all, with one success line', async () => {
+    const late = createWriteLedger({ db: database.db });
+    await late.start();
+    let answer: (outcome: { xeroId: string; response: unknown }) => void = () => undefined;
+    const sending = late.execute(
+      spec('late-bill', 'bill.create', () => new Promise((resolve) => (answer = resolve))),
+    );
+    await expect.poll(async () => (await survivor.findByKey(orgId, 'late-bill'))?.state).toBe('sent');
+    // Taken for dead while Xero still applies it: the look-up finds nothing yet, so the write fails.
+    await late.stop();
+    await survivor.reconcile();
+    expect((await survivor.findByKey(orgId, 'late-bill'))?.state).toBe('failed');
+
+    answer({ xeroId: 'xero-late', response: { id: 'xero-late' } });
+    await expect(sending).resolves.toMatchObject({ xeroId: 'xero-late', replayed: false });
+    expect(await survivor.findByKey(orgId, 'late-bill')).toMatchObject({
+      state: 'confirmed',
+      xeroId: 'xero-late',
+      error: null,
+    });
+    const lines = await database.db
+      .select()
+      .from(auditLog)
+      .where(eq(auditLog.target, 'target-late-bill'))
+      .orderBy(auditLog.id);
+    expect(lines.map((l) => [l.result, l.detail])).toEqual([
+      ['failure', expect.objectContaining({ error: 'Xero does not have this change: it was not applied.' })],
+      ['success', expect.objectContaining({ xeroId: 'xero-late', corrected: true })],
+    ]);
+  });
 });

@@ -46,10 +46,7 @@ export function createSyncState(db: Db) {
     resource: string,
     values: Partial<typeof xeroSyncState.$inferInsert>,
   ) {
-    await db
-      .update(xeroSyncState)
-      .set({ ...values, leaseUntil: null })
-      .where(and(eq(xeroSyncState.organizationId, organizationId), eq(xeroSyncState.resource, resource)));
+    await writeProgress(organizationId, resource, { ...values, leaseUntil: null });
   }
 
   /**
