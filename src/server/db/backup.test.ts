@@ -15,7 +15,8 @@ import { LOCK_FILE } from '../lib/data-dir-lock';
 import { createTestApp } from '../test/app';
 import { backupDatabase, defaultBackupFile, restoreDatabase } from './backup';
 import { migrateDatabase, openDatabase, type Database } from './client';
-import { ledgerRestores, users } from './schema/index';
+import { createWebhookHealth } from '../xero/webhooks/health';
+import { ledgerRestores, users, xeroWebhookFeed, xeroWebhookHealth, xeroWebhookRanges } from './schema/index';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ledgerlink-backup-test-'));
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -73,6 +74,42 @@ describe('embedded database (PGlite under DATA_DIR)', () => {
       // A second restore over a live folder keeps the folder it replaces.
       const again = await restoreDatabase({ kind: 'pglite', dataDir }, file);
       expect(again.keptAside && fs.existsSync(again.keptAside)).toBe(true);
+    },
+  );
+
+  it(
+    'trusts no cached view as live after a restore until it is read from Xero again',
+    { timeout: 120_000 },
+    async () => {
+      // Webhooks were live when the backup was taken: a view read a minute ago may be answered from the cache.
+      const liveDir = path.join(root, 'live');
+      const before = await openDatabase({ dataDir: liveDir });
+      await migrateDatabase(before);
+      const tenantId = crypto.randomUUID();
+      const hourAgo = new Date(Date.now() - 3_600_000);
+      await before.db.insert(xeroWebhookFeed).values({ id: 1, firstDeliveryAt: hourAgo, sequenceDone: 40 });
+      await before.db.insert(xeroWebhookHealth).values({ tenantId, lastDeliveryAt: new Date() });
+      const ctx = { organizationId: 1, tenantId };
+      const readMinuteAgo = () => new Date(Date.now() - 60_000);
+      expect(
+        await createWebhookHealth({ db: before.db, keyConfigured: true }).mayUseCache(ctx, readMinuteAgo()),
+      ).toBe(true);
+      await before.close();
+
+      const file = path.join(root, 'backups', 'live.backup');
+      await backupDatabase({ kind: 'pglite', dataDir: liveDir }, file);
+      await restoreDatabase({ kind: 'pglite', dataDir: liveDir }, file);
+
+      // The deliveries since the backup (and the changes they named) are not in the restored database: the
+      // same view is read from Xero once, and the stream starts again whole from the next delivery.
+      const after = await openDatabase({ dataDir: liveDir });
+      const health = createWebhookHealth({ db: after.db, keyConfigured: true });
+      expect(await health.mayUseCache(ctx, readMinuteAgo())).toBe(false);
+      expect(await health.mayUseCache(ctx, new Date(Date.now() + 1_000))).toBe(true);
+      const [feed] = await after.db.select().from(xeroWebhookFeed);
+      expect(feed?.sequenceDone).toBeNull();
+      expect(await after.db.select().from(xeroWebhookRanges)).toEqual([]);
+      await after.close();
     },
   );
 
