@@ -32,13 +32,25 @@ export function PickerTrigger({
   );
 }
 
-/** The picker's panel, below the button and at least as wide as it. */
-export function PickerContent({ className, children }: { className?: string; children: ReactNode }) {
+/**
+ * The picker's panel, below the button and at least as wide as it. Radix makes it a dialog, which needs a
+ * name (axe aria-dialog-name, issue 33 item 10): `label` says what is chosen in it.
+ */
+export function PickerContent({
+  label,
+  className,
+  children,
+}: {
+  label: string;
+  className?: string;
+  children: ReactNode;
+}) {
   return (
     <Popover.Portal>
       <Popover.Content
         align="start"
         sideOffset={4}
+        aria-label={label}
         className={cn(
           'z-50 w-[var(--radix-popover-trigger-width)] min-w-64 rounded-xl border border-border bg-card text-card-foreground shadow-lg',
           className,

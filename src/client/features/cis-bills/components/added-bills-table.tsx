@@ -4,20 +4,43 @@ import { Alert, AlertDescription, AlertTitle } from '@/client/components/ui/aler
 import { Badge } from '@/client/components/ui/badge';
 import { Button } from '@/client/components/ui/button';
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@/client/components/ui/table';
+import { useNarrowScreen } from '@/client/lib/narrow-screen';
 import type { AddedBill } from '../utils/bill-run';
 import { CIS_CHECKING_TEXT, CIS_NOT_CHECKED_TEXT } from '../utils/messages';
 
 /** A bill's CIS verification: true, false, or null while its subcontractor's CIS settings are being read. */
 export type BillCisVerification = (bill: AddedBill) => boolean | null;
 
-/** The bills added so far, with their total, waiting for "Create N Bill(s) in Xero". */
-export function AddedBillsTable({
-  bills,
+const EMPTY_TEXT = 'No bills added yet. Add a bill using the form above.';
+
+function CisState({
+  bill,
   isCisVerified,
   uncheckedIds,
-  onRemove,
-  disabled,
 }: {
+  bill: AddedBill;
+  isCisVerified: BillCisVerification;
+  uncheckedIds: ReadonlySet<string>;
+}) {
+  const verified = isCisVerified(bill);
+  if (verified === false)
+    return (
+      <Badge variant="warning" className="ml-2">
+        <TriangleAlert aria-hidden className="size-3" />
+        CIS not verified
+      </Badge>
+    );
+  if (verified === null)
+    return (
+      <span className="ml-2 text-xs text-muted-foreground">
+        {uncheckedIds.has(bill.contactId) ? CIS_NOT_CHECKED_TEXT : CIS_CHECKING_TEXT}
+      </span>
+    );
+  return null;
+}
+
+/** The bills added so far, with their total, waiting for "Create N Bill(s) in Xero". */
+export function AddedBillsTable(props: {
   bills: AddedBill[];
   isCisVerified: BillCisVerification;
   /** Subcontractors whose CIS settings could not be read. */
@@ -25,6 +48,80 @@ export function AddedBillsTable({
   onRemove: (id: string) => void;
   disabled: boolean;
 }) {
+  // Six columns do not fit a phone (553 px in a 299 px box cut the empty text off): there each bill is a
+  // stacked card (issue 33 item 9), as Add Invoices' rows are.
+  const isNarrow = useNarrowScreen();
+  return isNarrow ? <AddedBillsCards {...props} /> : <AddedBillsGrid {...props} />;
+}
+
+function AddedBillsCards({
+  bills,
+  isCisVerified,
+  uncheckedIds,
+  onRemove,
+  disabled,
+}: Parameters<typeof AddedBillsTable>[0]) {
+  if (bills.length === 0)
+    return (
+      <p className="rounded-xl border border-border px-4 py-6 text-center text-sm text-muted-foreground">
+        {EMPTY_TEXT}
+      </p>
+    );
+  const total = (pick: (b: AddedBill) => number) =>
+    formatPounds(fromPence(sumPence(bills.map((b) => toPence(pick(b))))));
+  return (
+    <div className="grid gap-2">
+      <ul aria-label="Bills to create" className="grid gap-2">
+        {bills.map((bill) => (
+          <li key={bill.id} className="rounded-xl border border-border p-3 text-sm">
+            <div className="flex items-start justify-between gap-2">
+              <div className="min-w-0">
+                <span className="font-medium break-words">{bill.contactName}</span>
+                <CisState bill={bill} isCisVerified={isCisVerified} uncheckedIds={uncheckedIds} />
+                <p className="text-muted-foreground tabular-nums">{bill.reference || '—'}</p>
+              </div>
+              <Button
+                variant="ghost"
+                size="icon"
+                className="size-8 shrink-0"
+                aria-label={`Remove bill for ${bill.contactName}`}
+                onClick={() => onRemove(bill.id)}
+                disabled={disabled}
+              >
+                <Trash2 aria-hidden />
+              </Button>
+            </div>
+            <dl className="mt-2 grid grid-cols-3 gap-2 text-xs">
+              <div>
+                <dt className="text-muted-foreground">Gross</dt>
+                <dd className="text-sm tabular-nums">{formatPounds(bill.total)}</dd>
+              </div>
+              <div>
+                <dt className="text-muted-foreground">CIS (20%)</dt>
+                <dd className="text-sm tabular-nums">{formatPounds(bill.cisDeduction)}</dd>
+              </div>
+              <div>
+                <dt className="text-muted-foreground">Due (80%)</dt>
+                <dd className="text-sm tabular-nums">{formatPounds(bill.amountDue)}</dd>
+              </div>
+            </dl>
+          </li>
+        ))}
+      </ul>
+      <p className="rounded-xl bg-muted/40 px-3 py-2 text-sm font-medium">
+        Total {total((b) => b.total)} · CIS {total((b) => b.cisDeduction)} · Due {total((b) => b.amountDue)}
+      </p>
+    </div>
+  );
+}
+
+function AddedBillsGrid({
+  bills,
+  isCisVerified,
+  uncheckedIds,
+  onRemove,
+  disabled,
+}: Parameters<typeof AddedBillsTable>[0]) {
   const totals = {
     gross: sumPence(bills.map((b) => toPence(b.total))),
     deduction: sumPence(bills.map((b) => toPence(b.cisDeduction))),
@@ -48,7 +145,7 @@ export function AddedBillsTable({
         {bills.length === 0 ? (
           <TableRow>
             <TableCell colSpan={6} className="py-8 text-center text-muted-foreground">
-              No bills added yet. Add a bill using the form above.
+              {EMPTY_TEXT}
             </TableCell>
           </TableRow>
         ) : (
@@ -57,16 +154,7 @@ export function AddedBillsTable({
               <TableRow key={bill.id}>
                 <TableCell>
                   <span className="font-medium">{bill.contactName}</span>
-                  {isCisVerified(bill) === false ? (
-                    <Badge variant="warning" className="ml-2">
-                      <TriangleAlert aria-hidden className="size-3" />
-                      CIS not verified
-                    </Badge>
-                  ) : isCisVerified(bill) === null ? (
-                    <span className="ml-2 text-xs text-muted-foreground">
-                      {uncheckedIds.has(bill.contactId) ? CIS_NOT_CHECKED_TEXT : CIS_CHECKING_TEXT}
-                    </span>
-                  ) : null}
+                  <CisState bill={bill} isCisVerified={isCisVerified} uncheckedIds={uncheckedIds} />
                 </TableCell>
                 <TableCell className="tabular-nums">{bill.reference || '—'}</TableCell>
                 <TableCell className="text-right tabular-nums">{formatPounds(bill.total)}</TableCell>

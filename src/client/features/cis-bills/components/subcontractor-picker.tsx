@@ -169,7 +169,7 @@ export function SubcontractorPicker({
           <ChevronDown aria-hidden className="size-4 shrink-0 opacity-60" />
         )}
       </PickerTrigger>
-      <PickerContent className="p-1 animate-fade-in">
+      <PickerContent label="Choose a subcontractor" className="p-1 animate-fade-in">
         <div className="flex items-center gap-2 border-b border-border px-2 pb-1">
           <Search aria-hidden className="size-4 shrink-0 text-muted-foreground" />
           <input

@@ -239,28 +239,26 @@ export function OrganizationCard({
           }
           return <span key={feature}>{button}</span>;
         })}
-        {needsReconnect ? (
-          <Tooltip content={RECONNECT_FIRST}>
-            <span tabIndex={0} className="ml-auto inline-flex cursor-not-allowed rounded-lg">
-              <Button size="sm" variant="ghost" disabled className="disabled:opacity-100">
-                <Lock aria-hidden /> Settings
-              </Button>
-            </span>
-          </Tooltip>
-        ) : (
-          <Button
-            size="sm"
-            variant="ghost"
-            disabled={!org.connected || busy}
-            onClick={onOpenSettings}
-            className="ml-auto"
-          >
-            <Settings aria-hidden /> Settings
-          </Button>
-        )}
-        {org.connected && !needsReconnect ? (
-          <DisconnectDialog name={name} disabled={busy} onDisconnect={onDisconnect} />
-        ) : null}
+        {/* Settings and Disconnect keep one line of their own at the end: beside four feature buttons they
+            wrapped apart in a three-column grid at 1280 px (issue 33 item 10). */}
+        <div className="flex basis-full items-center justify-end gap-2">
+          {needsReconnect ? (
+            <Tooltip content={RECONNECT_FIRST}>
+              <span tabIndex={0} className="inline-flex cursor-not-allowed rounded-lg">
+                <Button size="sm" variant="ghost" disabled className="disabled:opacity-100">
+                  <Lock aria-hidden /> Settings
+                </Button>
+              </span>
+            </Tooltip>
+          ) : (
+            <Button size="sm" variant="ghost" disabled={!org.connected || busy} onClick={onOpenSettings}>
+              <Settings aria-hidden /> Settings
+            </Button>
+          )}
+          {org.connected && !needsReconnect ? (
+            <DisconnectDialog name={name} disabled={busy} onDisconnect={onDisconnect} />
+          ) : null}
+        </div>
         {!org.connected ? (
           <div className="flex basis-full flex-wrap items-center justify-between gap-2 text-sm text-muted-foreground">
             <p>Disconnected from Xero. Its history is kept; connect it again to use it.</p>

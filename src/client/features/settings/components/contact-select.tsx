@@ -76,7 +76,7 @@ export function ContactSelect({ id, orgId, value, onChange, disabled, ...aria }:
         <span className={cn('truncate', chosen.length === 0 && 'text-muted-foreground')}>{label}</span>
         <ChevronDown aria-hidden className="size-4 shrink-0 opacity-60" />
       </PickerTrigger>
-      <PickerContent className="p-2">
+      <PickerContent label="Choose a contact" className="p-2">
         <div className="relative">
           <Search
             aria-hidden

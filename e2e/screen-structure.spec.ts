@@ -1,0 +1,122 @@
+/**
+ * Issue 33 items 9 and 10: one h1 per page and no skipped heading levels on every screen; the CIS create
+ * card fits a phone (its empty text not cut off); the subcontractor picker's pop-up has a name; on the
+ * Organizations cards at 1280 px, Settings and Disconnect stay together on one line.
+ */
+import AxeBuilder from '@axe-core/playwright';
+import type { Page } from '@playwright/test';
+import { connectDemo, expect, screenshot, test } from './fixtures';
+
+const SCREENS: Array<{ path: string; ready: (page: Page) => Promise<void> }> = [
+  {
+    path: '/organizations',
+    ready: (page) => expect(page.getByRole('heading', { name: 'Your Xero Organizations' })).toBeVisible(),
+  },
+  {
+    path: '/invoices',
+    ready: (page) => expect(page.getByRole('button', { name: 'Process Payments' }).first()).toBeVisible(),
+  },
+  {
+    path: '/add-invoices',
+    ready: (page) => expect(page.getByRole('button', { name: 'Process All' })).toBeVisible(),
+  },
+  { path: '/cis-invoices', ready: (page) => expect(page.getByText('Draft CIS Bills')).toBeVisible() },
+  { path: '/cis-returns', ready: (page) => expect(page.getByRole('heading').first()).toBeVisible() },
+  {
+    path: '/stock-journal',
+    ready: (page) => expect(page.getByRole('heading', { level: 1, name: /^Stock Journal\b/ })).toBeVisible(),
+  },
+  {
+    path: '/settings',
+    ready: (page) => expect(page.getByRole('heading', { name: /Settings/ }).first()).toBeVisible(),
+  },
+  {
+    path: '/settings?tab=admin',
+    ready: (page) => expect(page.getByRole('heading', { name: /Settings/ }).first()).toBeVisible(),
+  },
+  { path: '/connect', ready: (page) => expect(page.getByRole('heading').first()).toBeVisible() },
+  { path: '/account/security', ready: (page) => expect(page.getByRole('heading').first()).toBeVisible() },
+];
+
+/** What is wrong with the page's outline: not exactly one h1, or a level skipped on the way down. */
+async function headingProblems(page: Page, label: string): Promise<string[]> {
+  await expect(page.locator('[aria-busy="true"]'))
+    .toHaveCount(0, { timeout: 15_000 })
+    .catch(() => undefined);
+  const headings = await page.evaluate(() =>
+    [...document.querySelectorAll('h1, h2, h3, h4, h5, h6, [role="heading"]')]
+      .filter((el) => (el as HTMLElement).offsetParent !== null || el.getClientRects().length > 0)
+      .map((el) => ({
+        level: Number(el.getAttribute('aria-level') ?? el.tagName.slice(1)),
+        text: (el.textContent ?? '').trim().slice(0, 40),
+      })),
+  );
+  const problems: string[] = [];
+  const ones = headings.filter((h) => h.level === 1);
+  if (ones.length !== 1)
+    problems.push(`${label}: ${ones.length} h1 (${ones.map((h) => h.text).join(' | ')})`);
+  let previous = 0;
+  for (const h of headings) {
+    if (h.level > previous + 1) problems.push(`${label}: h${h.level} "${h.text}" after h${previous}`);
+    previous = h.level;
+  }
+  return problems;
+}
+
+test.describe('screen structure (issue 33 items 9 and 10)', () => {
+  test.describe.configure({ timeout: 240_000 });
+
+  test('every screen has one h1 and skips no heading level', async ({ page }) => {
+    await page.goto('/auth');
+    const problems = await headingProblems(page, '/auth');
+    await connectDemo(page, { active: 'Demo Shop Ltd' });
+    for (const screen of SCREENS) {
+      await page.goto(screen.path);
+      await screen.ready(page);
+      problems.push(...(await headingProblems(page, screen.path)));
+    }
+    expect(problems).toEqual([]);
+  });
+
+  test('Organizations at 1280 px: Settings and Disconnect share one line on every card', async ({ page }) => {
+    await connectDemo(page, { active: 'Demo Shop Ltd' });
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto('/organizations');
+    for (const name of ['Demo Builders Ltd', 'Demo Shop Ltd']) {
+      const card = page.getByRole('group', { name });
+      const settings = await card.getByRole('button', { name: 'Settings', exact: true }).boundingBox();
+      const disconnect = await card.getByRole('button', { name: /^Disconnect/ }).boundingBox();
+      expect(settings && disconnect).toBeTruthy();
+      if (!settings || !disconnect) return;
+      expect(Math.abs(settings.y - disconnect.y), `${name}: Disconnect on another line`).toBeLessThan(2);
+      expect(disconnect.height, `${name}: Disconnect's label wraps`).toBeLessThan(40);
+    }
+    await screenshot(page, 'organizations-card-footer-1280');
+  });
+
+  test('CIS Bills at 375 px: the create card fits, and the picker pop-up has a name', async ({ page }) => {
+    const orgs = await connectDemo(page, { active: 'Demo Builders Ltd' });
+    expect(orgs.length).toBeGreaterThan(0);
+    await page.setViewportSize({ width: 375, height: 800 });
+    await page.goto('/cis-invoices');
+    const empty = page.getByText('No bills added yet. Add a bill using the form above.');
+    await expect(empty).toBeVisible();
+    const box = await empty.boundingBox();
+    expect(box && box.x >= 0 && box.x + box.width <= 375, `empty text at ${JSON.stringify(box)}`).toBe(true);
+    expect(await empty.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+    expect(
+      await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth),
+    ).toBe(0);
+    await screenshot(page, 'cis-bills-create-375');
+
+    await page.getByRole('combobox', { name: /^Subcontractor/ }).click();
+    await expect(page.getByRole('dialog', { name: 'Choose a subcontractor' })).toBeVisible();
+    await expect(page.getByRole('listbox', { name: 'Subcontractors' })).toBeVisible();
+    const results = await new AxeBuilder({ page }).analyze();
+    const serious = results.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id} → ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+    expect(serious).toEqual([]);
+    await page.keyboard.press('Escape');
+  });
+});
