@@ -107,8 +107,28 @@ export const auditEntrySchema = z.object({
   result: z.enum(['success', 'failure']),
   detail: z.record(z.string(), z.unknown()).nullable(),
   ip: z.string().nullable(),
+  /** The organisation's name (issue 33 item 8); null for a line about no organisation or one gone. */
+  organizationName: z.string().nullable(),
+  /** What the target is to a person: an invoice's number rather than its id (`getAuditTargetLabel`). */
+  targetLabel: z.string().nullable(),
 });
 export type AuditEntry = z.infer<typeof auditEntrySchema>;
+
+/**
+ * The target of an activity-log line as a person knows it (issue 33 item 8): the invoice or bill number the
+ * line recorded, else the number the cache holds for that id, else the target as recorded (a username, a
+ * period, a setting). Never a call to Xero.
+ */
+export function getAuditTargetLabel(entry: {
+  target: string | null;
+  detail: Record<string, unknown> | null;
+  cachedInvoiceNumber?: string | null;
+}): string | null {
+  const recorded = entry.detail?.['invoiceNumber'];
+  if (typeof recorded === 'string' && recorded.trim() !== '') return recorded;
+  if (entry.cachedInvoiceNumber) return entry.cachedInvoiceNumber;
+  return entry.target;
+}
 
 /** The query of `GET /api/admin/audit` and `GET /api/admin/audit.csv`: the activity log's filters and a line count. */
 export const auditQuerySchema = z.object({

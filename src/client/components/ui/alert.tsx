@@ -25,8 +25,9 @@ export function Alert({
   return <div role="alert" className={cn(alertVariants({ variant }), className)} {...props} />;
 }
 
-export function AlertTitle({ className, ...props }: ComponentProps<'h5'>) {
-  return <h5 className={cn('font-semibold leading-tight', className)} {...props} />;
+/** An alert's title: an h2 under the page's h1, never a skipped level (issue 33 item 10). */
+export function AlertTitle({ className, ...props }: ComponentProps<'h2'>) {
+  return <h2 className={cn('font-semibold leading-tight', className)} {...props} />;
 }
 
 export function AlertDescription({ className, ...props }: ComponentProps<'div'>) {

@@ -1,7 +1,7 @@
-import { and, asc, count, desc, eq, gte, lte, ne, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, getTableColumns, gte, lte, ne, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { announceLocalChange } from '../../db/local-notices';
-import { auditLog, organizations, users } from '../../db/schema/index';
+import { auditLog, organizations, users, xeroInvoices } from '../../db/schema/index';
 
 export interface AuditFilter {
   action?: string | undefined;
@@ -66,9 +66,23 @@ export function createAdminRepository(db: Db) {
       if (query.organizationId) filters.push(eq(auditLog.organizationId, query.organizationId));
       if (query.from) filters.push(gte(auditLog.at, query.from));
       if (query.to) filters.push(lte(auditLog.at, query.to));
+      // The organisation's name and, for a line about an invoice, its number as the cache holds it (issue 33
+      // item 8): the log names what a person knows, never with a call to Xero.
       return db
-        .select()
+        .select({
+          ...getTableColumns(auditLog),
+          organizationName: organizations.tenantName,
+          cachedInvoiceNumber: xeroInvoices.invoiceNumber,
+        })
         .from(auditLog)
+        .leftJoin(organizations, eq(organizations.id, auditLog.organizationId))
+        .leftJoin(
+          xeroInvoices,
+          and(
+            eq(xeroInvoices.organizationId, auditLog.organizationId),
+            eq(xeroInvoices.invoiceId, auditLog.target),
+          ),
+        )
         .where(filters.length > 0 ? and(...filters) : undefined)
         .orderBy(desc(auditLog.at), desc(auditLog.id))
         .limit(query.limit);

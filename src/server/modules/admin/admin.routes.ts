@@ -11,6 +11,7 @@ import {
   adminUsersResponseSchema,
   AUDIT_MAX_LIMIT,
   auditEntrySchema,
+  getAuditTargetLabel,
   auditQuerySchema,
   featureTogglePatchSchema,
   adminReviewWriteDetailSchema,
@@ -136,7 +137,12 @@ export function registerAdminRoutes(
     async (request) => {
       requireAdmin(request);
       const rows = await service.listAudit(request.query, request.query.limit);
-      return rows.map((r) => ({ ...r, at: r.at.toISOString(), detail: r.detail ?? null }));
+      return rows.map(({ cachedInvoiceNumber, ...r }) => ({
+        ...r,
+        at: r.at.toISOString(),
+        detail: r.detail ?? null,
+        targetLabel: getAuditTargetLabel({ ...r, cachedInvoiceNumber }),
+      }));
     },
   );
 
@@ -146,12 +152,14 @@ export function registerAdminRoutes(
     const header = [
       'When (UTC)',
       'User',
-      'Organization ID',
+      'Organization',
       'Action',
       'Target',
       'Result',
       'Detail',
       'IP address',
+      'Organization ID',
+      'Target ID',
     ];
     const lines = [header.map(csvCell).join(',')];
     for (const r of rows) {
@@ -159,12 +167,14 @@ export function registerAdminRoutes(
         [
           r.at.toISOString(),
           r.username ?? r.userId,
-          r.organizationId,
+          r.organizationName ?? r.organizationId,
           r.action,
-          r.target,
+          getAuditTargetLabel(r),
           r.result,
           r.detail,
           r.ip,
+          r.organizationId,
+          r.target,
         ]
           .map(csvCell)
           .join(','),

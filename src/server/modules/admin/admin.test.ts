@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { organizations } from '../../db/schema/index';
+import { auditLog, organizations, xeroInvoices } from '../../db/schema/index';
 import { createTestApp, type TestApp } from '../../test/app';
 import { as, register } from '../../test/session';
 import type { WriteKind } from '../../xero/write-ledger';
@@ -126,10 +126,62 @@ describe('the admin API', () => {
     const csv = await as(t.app, cookie)('GET', '/api/admin/audit.csv');
     expect(csv.headers['content-type']).toContain('text/csv');
     expect(csv.body.split('\r\n')[0]).toBe(
-      '"When (UTC)","User","Organization ID","Action","Target","Result","Detail","IP address"',
+      '"When (UTC)","User","Organization","Action","Target","Result","Detail","IP address","Organization ID","Target ID"',
     );
     expect(csv.body).toContain('"admin.features"');
     expect((await ordinary('GET', '/api/admin/audit')).statusCode).toBe(403);
+  });
+
+  it('names the organisation and the invoice by its number, in the log and its CSV, from what the log and the cache hold (issue 33 item 8)', async () => {
+    const db = t.database.db;
+    await db.insert(xeroInvoices).values({
+      organizationId: orgId,
+      invoiceId: '6f1c2d1e-0000-4000-8000-00000000aaaa',
+      type: 'ACCREC',
+      invoiceNumber: 'INV-0042',
+      status: 'AUTHORISED',
+    });
+    await db.insert(auditLog).values([
+      // A line that recorded the number, and one that holds only the invoice's id (the cache knows its number).
+      {
+        userId: adminId,
+        username: 'boss',
+        organizationId: orgId,
+        action: 'payment.create',
+        target: '6f1c2d1e-0000-4000-8000-00000000bbbb',
+        result: 'success',
+        detail: { invoiceNumber: 'INV-0037', amountPence: 1000 },
+      },
+      {
+        userId: adminId,
+        username: 'boss',
+        organizationId: orgId,
+        action: 'payment.delete',
+        target: '6f1c2d1e-0000-4000-8000-00000000aaaa',
+        result: 'success',
+      },
+    ]);
+    // `boss` handed admin rights to clerk.two above, so read the log as clerk.two.
+    const login = await t.app.inject({
+      method: 'POST',
+      url: '/api/login',
+      headers: { origin: 'http://localhost:5000' },
+      payload: { username: 'clerk.two', password: 'Sturdy-Ledger-Pass-1' },
+    });
+    const reader = as(t.app, String(login.headers['set-cookie']).split(';')[0] ?? '');
+    const lines = (await reader('GET', '/api/admin/audit?action=payment.')).json() as Array<{
+      action: string;
+      organizationName: string | null;
+      targetLabel: string | null;
+    }>;
+    expect(lines.map((l) => [l.action, l.organizationName, l.targetLabel])).toEqual([
+      ['payment.delete', 'Demo Shop Ltd', 'INV-0042'],
+      ['payment.create', 'Demo Shop Ltd', 'INV-0037'],
+    ]);
+    const csv = (await reader('GET', '/api/admin/audit.csv?action=payment.')).body.split('\r\n');
+    expect(csv[1]).toContain('"boss","Demo Shop Ltd","payment.delete","INV-0042","success"');
+    expect(csv[1]).toContain(`"${orgId}","6f1c2d1e-0000-4000-8000-00000000aaaa"`);
+    expect(csv[2]).toContain('"Demo Shop Ltd","payment.create","INV-0037"');
   });
 });
 

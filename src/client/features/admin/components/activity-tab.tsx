@@ -245,13 +245,17 @@ export function ActivityTab() {
                     </TableCell>
                     <TableCell className="max-sm:order-4 max-sm:p-0 max-sm:text-sm max-sm:text-muted-foreground">
                       {entry.organizationId
-                        ? (orgNames.get(entry.organizationId) ?? `#${entry.organizationId}`)
+                        ? (entry.organizationName ??
+                          orgNames.get(entry.organizationId) ??
+                          `#${entry.organizationId}`)
                         : '—'}
                     </TableCell>
                     <TableCell className="max-sm:order-1 max-sm:p-0">
                       <code className="text-xs">{entry.action}</code>
                       {entry.target ? (
-                        <div className="text-xs text-muted-foreground">{entry.target}</div>
+                        <div className="text-xs text-muted-foreground">
+                          {entry.targetLabel ?? entry.target}
+                        </div>
                       ) : null}
                     </TableCell>
                     <TableCell className="max-sm:order-2 max-sm:ml-auto max-sm:p-0">

@@ -77,6 +77,8 @@ function useAdminServer(options: { featurePatch?: () => Response } = {}) {
                 organizationId: 1,
                 action: 'settings.update',
                 target: 'Corner Shop Ltd',
+                organizationName: 'Corner Shop Ltd',
+                targetLabel: 'Corner Shop Ltd',
                 result: 'success',
                 detail: {
                   before: { defaultTaxStatus: 'Tax inclusive' },
