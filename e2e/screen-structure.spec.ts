@@ -68,6 +68,7 @@ test.describe('screen structure (issue 33 items 9 and 10)', () => {
 
   test('every screen has one h1 and skips no heading level', async ({ page }) => {
     await page.goto('/auth');
+    await expect(page.getByRole('button', { name: /sign in/i }).first()).toBeVisible();
     const problems = await headingProblems(page, '/auth');
     await connectDemo(page, { active: 'Demo Shop Ltd' });
     for (const screen of SCREENS) {
