@@ -60,6 +60,7 @@ import { createXeroSync, type SyncContext } from './xero/sync/sync.service';
 import { createWebhookHealth } from './xero/webhooks/health';
 import { createWebhookProcessor } from './xero/webhooks/processor';
 import { createWriteLedger, RECONCILE_INTERVAL_MS } from './xero/write-ledger';
+import { registerWriteKinds } from './xero/write-kinds';
 import { createXeroPort } from './xero/xero-http/adapter';
 import { createXeroHttp } from './xero/xero-http/http';
 import { createXeroOAuth } from './xero/xero-http/oauth';
@@ -235,7 +236,6 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
       log,
     },
   });
-  // Registers its own finders (invoice approval and creation) when built.
   const addInvoices = createAddInvoicesService({
     repo: createAddInvoicesRepository(db),
     xero: xero.addInvoices,
@@ -378,20 +378,29 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
         Boolean((await orgs.findMembership(userId, organizationId))?.membership.connected),
     });
 
-    // Every kind of Xero write: how its lost answer is looked up in Xero, how it is kept from doubling after a
-    // restore, and who sends a held one again (decision 015).
-    // When a payment's answer is lost, reconciliation looks it up in Xero instead of paying again; after a
-    // restore, a payment under a key the database forgot is looked up by its mark before it is sent.
-    ledger.registerFinder('payment', payInvoices.findPaymentInXero, payInvoices.findMarkedPaymentInXero);
-    ledger.registerFinder('payment.delete', payInvoices.findPaymentDeletionInXero, 'find');
-    // A payment held for review that Xero does not have can be sent again by an administrator (issue 20).
-    ledger.registerRetrier('payment', (row, by, key) => payInvoices.retryHeldPayment(row, by, key));
-    cisBills.registerFinders();
-    ledger.registerFinder(JOURNAL_WRITE_KIND, stockJournal.findJournalWrite, {
-      notNeeded: "a post checks Xero for the week's journal before anything is sent",
-    });
-    // A held journal Xero does not have can be sent again by an administrator (Needs review).
-    ledger.registerRetrier(JOURNAL_WRITE_KIND, stockJournal.retryHeldJournal);
+    // Every kind of Xero write, in one list: how its lost answer is looked up in Xero, how a resend after a
+    // restore is kept from doubling it, and who sends a held one again (decision 015, src/server/xero/write-kinds.ts).
+    registerWriteKinds(ledger, [
+      // A payment's lost answer is looked up in Xero instead of paying again; after a restore, a payment under
+      // a key the database forgot is looked up by its mark. A held one Xero does not have can be sent again
+      // by an administrator (issue 20).
+      {
+        kind: 'payment',
+        find: payInvoices.findPaymentInXero,
+        afterRestore: payInvoices.findMarkedPaymentInXero,
+        retry: (row, by, key) => payInvoices.retryHeldPayment(row, by, key),
+      },
+      { kind: 'payment.delete', find: payInvoices.findPaymentDeletionInXero, afterRestore: 'find' },
+      ...addInvoices.writeKinds,
+      ...cisBills.writeKinds,
+      {
+        kind: JOURNAL_WRITE_KIND,
+        find: stockJournal.findJournalWrite,
+        afterRestore: { notNeeded: "a post checks Xero for the week's journal before anything is sent" },
+        // A held journal Xero does not have can be sent again by an administrator (Needs review).
+        retry: stockJournal.retryHeldJournal,
+      },
+    ]);
   }
 
   return {

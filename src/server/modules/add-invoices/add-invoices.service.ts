@@ -29,9 +29,11 @@ export {
  * and `batch-write.ts` under them.
  */
 export function createAddInvoicesService(deps: AddInvoicesDeps) {
-  registerAddInvoicesLedgerHooks(deps);
+  const { writeKinds } = registerAddInvoicesLedgerHooks(deps);
   const cash = createCashWrites(deps);
   return {
+    /** How the ledger settles Add Invoices' writes: registered by the wiring site (src/server/wiring.ts). */
+    writeKinds,
     ...createDraftReads(deps),
     ...createDraftApprovals(deps, cash),
     ...createNewInvoices(deps, cash),

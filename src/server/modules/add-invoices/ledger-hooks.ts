@@ -12,47 +12,41 @@ import type { ApprovalRequest, InvoiceFacts, XeroContext } from '../../xero/xero
 import { lockedDraftQueries } from './add-invoices.repository';
 import type { CashPaymentRequest } from './cash';
 import type { AddInvoicesDeps } from './context';
+import type { WriteKindHandlers } from '../../xero/write-kinds';
 
 /**
  * What the write ledger needs from Add Invoices to settle its writes without the request that made them
  * (issue 28): finders that look a lost answer up in Xero, runners for the steps an intent left unsent, the
- * hooks run when a write is confirmed, and the retry of a held approval.
+ * hooks run when a write is confirmed, and the retry of a held approval. The step runners and confirm hooks
+ * are registered here; the finders and the retry are answered as `writeKinds` for the wiring site.
  */
 export function registerAddInvoicesLedgerHooks({
   repo,
   ledger,
   xero,
 }: Pick<AddInvoicesDeps, 'repo' | 'ledger' | 'xero'>) {
-  function registerFinders() {
-    // An approval whose answer was lost: the invoice tells whether it was approved. An approval is
-    // idempotent by state, so after a restore the same look-up tells whether Xero already has it.
-    ledger.registerFinder(
-      'invoice.approve',
-      async (xctx: XeroContext, row: WriteRow) => {
-        if (!row.targetId) return null;
-        const found = await xero.findApproval(xctx, row.targetId);
-        return found ? { xeroId: found.invoiceId, response: found } : null;
-      },
-      'find',
-    );
+  // An approval whose answer was lost: the invoice tells whether it was approved. An approval is
+  // idempotent by state, so after a restore the same look-up tells whether Xero already has it.
+  const findApproval = async (xctx: XeroContext, row: WriteRow) => {
+    if (!row.targetId) return null;
+    const found = await xero.findApproval(xctx, row.targetId);
+    return found ? { xeroId: found.invoiceId, response: found } : null;
+  };
 
-    // A new invoice whose answer was lost: the one carrying the write's mark in its Reference, else one of
-    // ours for the contact, date and total not matched yet. After a restore: by its mark only.
-    const findCreated =
-      (byMarkOnly: boolean) => async (xctx: XeroContext & { organizationId: number }, row: WriteRow) => {
-        if (row.amountPence === null) return null;
-        const claimed = byMarkOnly
-          ? new Set<string>()
-          : await ledger.claimedXeroIds(row.organizationId, 'invoice.create', row.id);
-        const found = await xero.findCreatedInvoice(xctx, row.request, row.amountPence, claimed, {
-          has: (reference) => hasWriteMark(reference, row.idempotencyKey),
-          byMarkOnly,
-        });
-        return found ? { xeroId: found.invoiceId, response: found } : null;
-      };
-    ledger.registerFinder('invoice.create', findCreated(false), findCreated(true));
-  }
-  registerFinders();
+  // A new invoice whose answer was lost: the one carrying the write's mark in its Reference, else one of
+  // ours for the contact, date and total not matched yet. After a restore: by its mark only.
+  const findCreated =
+    (byMarkOnly: boolean) => async (xctx: XeroContext & { organizationId: number }, row: WriteRow) => {
+      if (row.amountPence === null) return null;
+      const claimed = byMarkOnly
+        ? new Set<string>()
+        : await ledger.claimedXeroIds(row.organizationId, 'invoice.create', row.id);
+      const found = await xero.findCreatedInvoice(xctx, row.request, row.amountPence, claimed, {
+        has: (reference) => hasWriteMark(reference, row.idempotencyKey),
+        byMarkOnly,
+      });
+      return found ? { xeroId: found.invoiceId, response: found } : null;
+    };
 
   /**
    * Steps an intent recorded and its request left unsent (issue 28): the reconciler finishes them with these,
@@ -185,6 +179,14 @@ export function registerAddInvoicesLedgerHooks({
     });
     return { writeId: outcome.writeId, xeroId: outcome.xeroId ?? invoiceId };
   }
-  // A held approval Xero does not have can be sent again by an administrator (Needs review).
-  ledger.registerRetrier('invoice.approve', retryHeldApproval);
+
+  /**
+   * How the ledger settles Add Invoices' writes (registered by the wiring site). A held approval Xero does not
+   * have can be sent again by an administrator (Needs review).
+   */
+  const writeKinds: WriteKindHandlers[] = [
+    { kind: 'invoice.approve', find: findApproval, afterRestore: 'find', retry: retryHeldApproval },
+    { kind: 'invoice.create', find: findCreated(false), afterRestore: findCreated(true) },
+  ];
+  return { writeKinds };
 }

@@ -2,7 +2,7 @@ import { createBillReads } from './bill-reads';
 import { createBillChanges } from './change-bills';
 import { createCisBillsCore, type CisBillsDeps } from './context';
 import { createBillCreation } from './create-bills';
-import { registerCisBillsLedgerHooks } from './ledger-hooks';
+import { createCisBillsWriteKinds } from './ledger-hooks';
 
 export { toDraftBill } from './bill-reads';
 export type { CisBillsContext, CisBillsDeps } from './context';
@@ -20,9 +20,8 @@ export function createCisBillsService(deps: CisBillsDeps) {
   const core = createCisBillsCore(deps);
   const changes = createBillChanges(deps, core);
   return {
-    registerFinders() {
-      registerCisBillsLedgerHooks(deps, core, changes);
-    },
+    /** How the ledger settles each kind of bill write: registered by the wiring site (src/server/wiring.ts). */
+    ...createCisBillsWriteKinds(deps, core, changes),
     ...createBillReads(deps, core),
     ...createBillCreation(deps, core),
     ...changes,

@@ -1,3 +1,4 @@
+import { registerWriteKinds } from '../../xero/write-kinds';
 import crypto from 'node:crypto';
 import { and, desc, eq, gt } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -162,7 +163,7 @@ describe('CIS Bills money rules, against an in-memory Xero', () => {
       audit: createAuditLog(database.db, { warn: () => undefined }),
       appUrl: 'https://ledgerlink.example.com',
     });
-    service.registerFinders();
+    registerWriteKinds(ledger, service.writeKinds);
   });
 
   it('shows the 20 % deduction and 80 % amount due on the bill total, to the penny', () => {

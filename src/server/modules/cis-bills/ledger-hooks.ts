@@ -1,3 +1,4 @@
+import type { WriteKindHandlers } from '../../xero/write-kinds';
 import type { BillActionResponse } from '../../../shared/cis-bills';
 import { AppError } from '../../lib/app-error';
 import { explainUnconfirmed } from '../../xero/write-failure';
@@ -29,7 +30,7 @@ const CLOCK_MARGIN_MS = 10 * 60_000;
  * CIS Bills in the write ledger: the finders that ask Xero whether a bill write was applied (a lost answer,
  * or a key a restore forgot), and the retrier an administrator sends a held bill write again with.
  */
-export function registerCisBillsLedgerHooks(deps: CisBillsDeps, core: CisBillsCore, changes: BillChanges) {
+export function createCisBillsWriteKinds(deps: CisBillsDeps, core: CisBillsCore, changes: BillChanges) {
   const { bills: xeroBills, ledger } = deps;
   const { cacheBill, readElement, markedBill, auditOf } = core;
 
@@ -174,24 +175,27 @@ export function registerCisBillsLedgerHooks(deps: CisBillsDeps, core: CisBillsCo
   }
 
   // After a restore, a create under a key the database forgot is looked up by its mark; a change to a
-  // bill is idempotent by state, so its own finder tells whether Xero has it.
-  ledger.registerFinder('bill.create', findCreatedBill, findMarkedBill);
-  ledger.registerFinder(
-    'bill.update',
-    statusFinder((bill, request) => bill.totalPence === Number(request.amountPence)),
-    'find',
-  );
-  ledger.registerFinder(
-    'bill.approve',
-    statusFinder((bill) => bill.status === 'AUTHORISED' || bill.status === 'PAID'),
-    'find',
-  );
-  ledger.registerFinder(
-    'bill.delete',
-    statusFinder((bill) => bill.status === 'DELETED'),
-    'find',
-  );
-  // A held bill write Xero does not have can be sent again by an administrator (Needs review).
-  for (const kind of ['bill.create', 'bill.approve', 'bill.delete'] as const)
-    ledger.registerRetrier(kind, retryHeldWrite);
+  // bill is idempotent by state, so its own finder tells whether Xero has it. A held create, approval or
+  // deletion Xero does not have can be sent again by an administrator (Needs review).
+  const writeKinds: WriteKindHandlers[] = [
+    { kind: 'bill.create', find: findCreatedBill, afterRestore: findMarkedBill, retry: retryHeldWrite },
+    {
+      kind: 'bill.update',
+      find: statusFinder((bill, request) => bill.totalPence === Number(request.amountPence)),
+      afterRestore: 'find',
+    },
+    {
+      kind: 'bill.approve',
+      find: statusFinder((bill) => bill.status === 'AUTHORISED' || bill.status === 'PAID'),
+      afterRestore: 'find',
+      retry: retryHeldWrite,
+    },
+    {
+      kind: 'bill.delete',
+      find: statusFinder((bill) => bill.status === 'DELETED'),
+      afterRestore: 'find',
+      retry: retryHeldWrite,
+    },
+  ];
+  return { writeKinds };
 }
