@@ -396,7 +396,8 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
       {
         kind: JOURNAL_WRITE_KIND,
         find: stockJournal.findJournalWrite,
-        afterRestore: { notNeeded: "a post checks Xero for the week's journal before anything is sent" },
+        // After a restore, a journal is found by the mark its narration carries (issue 28).
+        afterRestore: stockJournal.findJournalByMark,
         // A held journal Xero does not have can be sent again by an administrator (Needs review).
         retry: stockJournal.retryHeldJournal,
       },

@@ -3,8 +3,8 @@
  * invoice with its cash, a draft approved with cash and a stock-journal week, each under its own key K;
  * `db:restore` the backup and, once Xero's idempotency window (6 minutes in the sandbox) has passed, send
  * each K again. The restored database knows none of the keys and Xero no longer replays them: what Xero kept
- * is each write's mark (a payment's or an invoice's Reference, a bill's Url: decision 028), an approval's
- * state, and the journal of the week. The ledger looks each up before sending, so Xero holds every write once
+ * is each write's mark (a payment's or an invoice's Reference, a bill's Url: decision 028, a journal's
+ * Narration) and an approval's state. The ledger looks each up before sending, so Xero holds every write once
  * and the resend is answered with the first outcome. A payment undone before the restore is found too (Xero
  * keeps it, DELETED, with its mark): its resend is answered as paid then undone, and nothing is paid again.
  */
@@ -27,8 +27,7 @@ import { startSandbox, type Sandbox } from '../../sandbox/sandbox';
 import type { OrgRec } from '../../sandbox/state';
 import { migrateDatabase, openDatabase } from '../db/client';
 import { backupDatabase, restoreDatabase } from '../db/backup';
-import { organizations, xeroAccounts, xeroContacts, xeroInvoices } from '../db/schema/index';
-import { JOURNAL_MESSAGES } from '../modules/stock-journal/stock-journal.service';
+import { auditLog, organizations, xeroAccounts, xeroContacts, xeroInvoices } from '../db/schema/index';
 import { writeMarkOf } from '../xero/write-ledger-rules';
 import { TEST_ORIGIN } from '../test/app';
 import type { TestDatabase } from '../test/database';
@@ -360,20 +359,33 @@ describe('a restore, then a resend, for every kind of write', { timeout: 300_000
     expect(cash.map((p) => p.amount)).toEqual([333]);
   });
 
-  it("a stock-journal week: posted once; the resend is refused, as the week's journal is checked in Xero first", async () => {
+  it('a stock-journal week: posted once, the resend answered with the first journal (found by the mark in its Narration)', async () => {
     const again = await send(writes.journal, shopId);
-    expect(again.statusCode, again.body).toBe(409);
-    expect((JSON.parse(again.body) as { message: string }).message).toBe(JOURNAL_MESSAGES.alreadyExists);
+    expect(again.statusCode, again.body).toBe(201);
+    expect(JSON.parse(again.body)).toEqual(JSON.parse(writes.journal.first?.body ?? '{}'));
     const first = JSON.parse(writes.journal.first?.body ?? '{}') as { journalId: string };
     const journals = applied('journal', 'create');
     expect(journals).toHaveLength(1);
     expect(journals[0]?.id.toLowerCase()).toBe(first.journalId.toLowerCase());
-    // The week shows the journal Xero has.
+    // Xero's journal carries the mark after the spec's reference; the screen shows the reference alone.
+    const reference = getStockJournalReference(journalPeriod.periodStart, journalPeriod.periodEnd);
+    const narration = String(journals[0]?.summary.narration);
+    expect(narration).toMatch(/ \[LL-[0-9a-f]{10}\]$/);
+    expect(narration.replace(/ \[LL-[0-9a-f]{10}\]$/, '')).toBe(reference);
     const entries = (await as(t.app, cookie)('GET', '/api/xero/stock-journal/entries')).json() as Array<{
       periodStart: string;
       journalId: string | null;
+      reference: string;
+      marginRate: number | null;
     }>;
     const entry = entries.find((e) => e.periodStart === journalPeriod.periodStart);
+    expect(entry).toMatchObject({ reference, marginRate: 1.35 });
     expect(entry?.journalId?.toLowerCase()).toBe(first.journalId.toLowerCase());
+    // The activity log has the post's line again (the restore lost it), naming the week as people read it.
+    const lines = await t.database.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.organizationId, shopId), eq(auditLog.action, 'stock-journal.create')));
+    expect(lines.map((l) => [l.result, l.target])).toEqual([['success', reference]]);
   });
 });

@@ -30,6 +30,7 @@ import {
   type XeroTestApp,
 } from './xero';
 import { fingerprintOf, type WriteAudit, type WriteRow } from '../xero/write-ledger';
+import { withoutWriteMark, withWriteMark } from '../xero/write-ledger-rules';
 import { buildPaymentBody } from '../xero/xero-http/pay-invoices';
 import { buildManualJournalBody } from '../xero/xero-http/stock-journal';
 
@@ -469,7 +470,10 @@ export async function loadPeriods(world: World) {
   const journals = orgRec(world.sandbox, world.shop.tenantId).journals;
   // Periods with a journal already are left for the 409 they must get; the pool hands out free ones.
   world.periods = periods.filter(
-    (p) => !journals.some((j) => j.Narration === getStockJournalReference(p.periodStart, p.periodEnd)),
+    (p) =>
+      !journals.some(
+        (j) => withoutWriteMark(j.Narration) === getStockJournalReference(p.periodStart, p.periodEnd),
+      ),
   );
   return world.periods;
 }
@@ -990,7 +994,8 @@ async function runCrash(world: World, op: Extract<Op, { kind: 'crash' }>) {
       periodEnd: period.periodEnd,
       netPence,
       marginRate: 1.35,
-      narration,
+      // As createJournal sends it: the reference, then the write's mark.
+      narration: withWriteMark(narration, key),
       date: period.periodEnd,
       status: 'DRAFT' as const,
       amountPence,
@@ -1319,7 +1324,8 @@ function targetOfWrite(type: WriteType, w: LedgerWrite): string {
   if (type === 'payment') return String(w.summary.invoiceId ?? '').toLowerCase();
   // A bill's number is the one typed; its write's mark is in its Url (decision 028).
   if (type === 'bill') return String(w.summary.invoiceNumber ?? '');
-  if (type === 'journal') return String(w.summary.narration ?? '');
+  // A journal's narration carries its write's mark after the period's reference (issue 28).
+  if (type === 'journal') return withoutWriteMark(String(w.summary.narration ?? ''));
   return w.id.toLowerCase();
 }
 

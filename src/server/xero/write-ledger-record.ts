@@ -76,6 +76,25 @@ export function createLedgerRecording(
     return finder({ userId: row.userId, tenantId, organizationId: row.organizationId }, row);
   }
 
+  /** The row a new write is recorded as, pending, before anything is sent. */
+  function pendingRowOf(spec: WriteSpec<unknown>, key: string) {
+    return {
+      organizationId: spec.organizationId,
+      userId: spec.userId,
+      kind: spec.kind,
+      idempotencyKey: key,
+      fingerprint: fingerprintOf(spec.kind, spec.request),
+      targetId: spec.targetId ?? null,
+      amountPence: spec.amountPence ?? null,
+      request: spec.request as object,
+      audit: spec.audit ?? null,
+      document: spec.document?.key ?? null,
+      documentLabel: spec.document?.label ?? null,
+      state: 'pending' as const,
+      instanceId,
+    };
+  }
+
   /** The answer to a write recorded before: its outcome replayed, its refusal, or "being processed". */
   function answerRecorded<R>(
     existing: WriteRow,
@@ -167,6 +186,53 @@ export function createLedgerRecording(
   }
 
   return {
+    /**
+     * A write its feature would refuse rather than send (its document already holds a change: a journal week
+     * Xero has a journal for), under a caller's key the ledger does not know: for RESTORE_LOOKUP_MS after a
+     * restore the key may be one the restore forgot, so Xero is asked for the write's mark, as `execute` asks
+     * before sending. Found, the write is recorded confirmed (its success line written) and answered with what
+     * Xero has; otherwise null, and nothing is recorded. Nothing is ever sent. When Xero cannot be asked,
+     * XERO_UNAVAILABLE ("Could not ask Xero…"), so the same key can be tried again.
+     */
+    async findForgotten<R>(
+      spec: WriteSpec<R>,
+    ): Promise<(WriteOutcome<R> & { writeId: number; replayed: true }) | null> {
+      if (!spec.idempotencyKey || !restoreFinders.has(spec.kind)) return null;
+      const restoredMs = await findLastRestoreMs();
+      if (restoredMs === null || Date.now() - restoredMs > RESTORE_LOOKUP_MS) return null;
+      const [row] = await db
+        .insert(xeroWrites)
+        .values(pendingRowOf(spec as WriteSpec<unknown>, spec.idempotencyKey))
+        .onConflictDoNothing()
+        .returning();
+      // A key the ledger knows is answered by `execute` as the same write.
+      if (!row) return null;
+      const forget = () =>
+        db.delete(xeroWrites).where(and(eq(xeroWrites.id, row.id), eq(xeroWrites.state, 'pending')));
+      let found: WriteOutcome<unknown> | null;
+      try {
+        found = await findForgottenWrite(row, spec as WriteSpec<unknown>, spec.tenantId);
+      } catch (error) {
+        await forget();
+        throw new AppError(
+          'XERO_UNAVAILABLE',
+          RESTORE_CHECK_UNAVAILABLE,
+          error instanceof Error ? error.message : String(error),
+        );
+      }
+      if (!found) {
+        await forget();
+        return null;
+      }
+      const settled = await settle(row.id, {
+        state: 'confirmed',
+        xeroId: found.xeroId ?? null,
+        response: found.response,
+      });
+      const now = settled ?? (await findById(row.id)) ?? row;
+      return { xeroId: now.xeroId, response: now.response as R, writeId: row.id, replayed: true };
+    },
+
     async execute<R>(spec: WriteSpec<R>): Promise<WriteOutcome<R> & { writeId: number; replayed: boolean }> {
       if (spec.step) {
         // A step of an intent, recorded before the first step was sent: claim it (once the step before it
@@ -183,21 +249,7 @@ export function createLedgerRecording(
       }
       const key = spec.idempotencyKey ?? crypto.randomUUID();
       const fingerprint = fingerprintOf(spec.kind, spec.request);
-      const values = {
-        organizationId: spec.organizationId,
-        userId: spec.userId,
-        kind: spec.kind,
-        idempotencyKey: key,
-        fingerprint,
-        targetId: spec.targetId ?? null,
-        amountPence: spec.amountPence ?? null,
-        request: spec.request as object,
-        audit: spec.audit ?? null,
-        document: spec.document?.key ?? null,
-        documentLabel: spec.document?.label ?? null,
-        state: 'pending' as const,
-        instanceId,
-      };
+      const values = pendingRowOf(spec, key);
       const exclusive = spec.exclusiveTarget && spec.targetId ? spec.exclusiveTarget : undefined;
       const document = spec.document;
       const inserted =

@@ -7,6 +7,7 @@ import {
   MAX_IN_FLIGHT_MS,
   hasWriteMark,
   msUntilStale,
+  withoutWriteMark,
   withWriteMark,
   writeMarkOf,
   type XeroWriteState,
@@ -71,5 +72,13 @@ describe('the mark a write leaves in Xero', () => {
     expect(long).toHaveLength(255);
     expect(hasWriteMark(long, key)).toBe(true);
     expect(withWriteMark('', key)).toBe(`[${writeMarkOf(key)}]`);
+  });
+
+  it('comes off again for the screens and the activity log, leaving what people read', () => {
+    const key = 'journal-key-1';
+    const reference = 'Stock Transfer Journal - 3 Nov 2025 to 9 Nov 2025';
+    expect(withoutWriteMark(withWriteMark(reference, key))).toBe(reference);
+    expect(withoutWriteMark(withWriteMark('', key))).toBe('');
+    expect(withoutWriteMark(`${reference} [not a mark]`)).toBe(`${reference} [not a mark]`);
   });
 });

@@ -151,6 +151,14 @@ export function hasWriteMark(text: string | null | undefined, idempotencyKey: st
 }
 
 /**
+ * `text` without the write marks in it: what people read, for the screens and the activity log (a stock
+ * journal's narration carries its write's mark in Xero after the period's reference).
+ */
+export function withoutWriteMark(text: string): string {
+  return text.replace(/\s*\[LL-[0-9a-f]{10}\]/g, '').trim();
+}
+
+/**
  * The ledger's name for an invoice or a draft as a document (issue 28, one writer per document): Pay
  * Invoices' payments and their Undo, Add Invoices' approvals, cash and pending cash all hold this one, so a
  * second writer on the invoice, of any kind, on any instance, is refused naming the first.

@@ -118,11 +118,12 @@ export type WriteFinder = (
  * and Xero replays a key for minutes only) is first looked up in Xero, and answered with what Xero has
  * instead of being sent again.
  * - a WriteFinder: the look-up by the mark the write leaves in Xero (writeMarkOf: a payment's or an invoice's
- *   Reference, a bill's Url). Exact, so a new write like an earlier one is never taken for it.
+ *   Reference, a bill's Url, a journal's Narration). Exact, so a new write like an earlier one is never taken
+ *   for it.
  * - `'find'`: the write is idempotent by state, so the kind's own finder tells (an approval: the invoice is
  *   approved in Xero; a deletion: the payment is deleted).
- * - `{ notNeeded }`: nothing to look up, and why it cannot double (a journal: its week is checked in Xero
- *   before anything is sent).
+ * - `{ notNeeded }`: nothing to look up, and why it cannot double (no kind needs it today: until issue 28 a
+ *   journal did, refused by its week's check in Xero instead of answered with its first result).
  */
 export type AfterRestore = WriteFinder | 'find' | { notNeeded: string };
 

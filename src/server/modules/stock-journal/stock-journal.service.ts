@@ -46,6 +46,9 @@ import {
   type WriteLedger,
   type WriteOutcome,
   type WriteRow,
+  hasWriteMark,
+  withoutWriteMark,
+  withWriteMark,
 } from '../../xero/write-ledger';
 import {
   MANUAL_JOURNALS_RESOURCE,
@@ -67,7 +70,11 @@ export const JOURNAL_MESSAGES = {
     'Xero did not create the journal, so nothing was posted for this period. Please try again in a few minutes.',
 } as const;
 
-/** What the write ledger stores for a journal creation: enough for the finder to look it up again. */
+/**
+ * What the write ledger stores for a journal creation: enough for the finder to look it up again. Its
+ * narration is the one sent, the period's reference with the write's mark after it (issue 28; writes recorded
+ * before marks carry none).
+ */
 interface JournalWriteRequest extends StockTransferJournal {
   periodStart: string;
   periodEnd: string;
@@ -193,12 +200,31 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
     return findPeriodJournal(await journals.listDated(ctx, periodStart, periodEnd), periodStart, periodEnd);
   }
 
-  /** The write ledger's finder for 'journal.create': the period's journal, unless another write already accounts for it. */
+  /**
+   * The journal this write made, by the mark its narration carries (issue 28): exact, whatever the journal's
+   * status now (deleted or voided since, it was still made). The write ledger asks it, for a day after a
+   * `db:restore`, before a post under a key the restored database does not know is sent, or refused.
+   */
+  async function findJournalByMark(
+    ctx: XeroContext & { organizationId: number },
+    row: WriteRow,
+  ): Promise<WriteOutcome<JournalCreateResponse> | null> {
+    const request = row.request as JournalWriteRequest;
+    const dated = await journals.listDated(ctx, request.periodStart, request.periodEnd);
+    const found = dated.find((j) => hasWriteMark(j.narration, row.idempotencyKey));
+    return found ? toJournalOutcome(found, request.status) : null;
+  }
+
+  /**
+   * The write ledger's finder for 'journal.create' (a lost answer): the journal carrying this write's mark;
+   * for a write recorded before marks, the period's journal, unless another write already accounts for it.
+   */
   async function findJournalWrite(
     ctx: XeroContext & { organizationId: number },
     row: WriteRow,
   ): Promise<WriteOutcome<unknown> | null> {
     const request = row.request as JournalWriteRequest;
+    if (hasWriteMark(request.narration, row.idempotencyKey)) return findJournalByMark(ctx, row);
     const claimed = await ledger.claimedXeroIds(ctx.organizationId, JOURNAL_WRITE_KIND, row.id);
     const dated = await journals.listDated(ctx, request.periodStart, request.periodEnd);
     const found = findPeriodJournal(
@@ -230,7 +256,8 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
       // The ledger writes this line once, when Xero's outcome is settled (by the answer or by a look-up).
       audit: {
         action: 'stock-journal.create',
-        target: request.narration,
+        // The activity log shows the narration as people read it, without the write's mark.
+        target: withoutWriteMark(request.narration),
         username: tenant.username,
         ip,
         detail: {
@@ -259,7 +286,9 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
     idempotencyKey: string,
   ): Promise<{ writeId: number; xeroId: string | null }> {
     if (row.userId === null) throw new AppError('CONFLICT', HELD_USER_GONE);
-    const request = row.request as JournalWriteRequest;
+    const held = row.request as JournalWriteRequest;
+    // A new write, so a new mark: Xero has none of the held one's.
+    const request = { ...held, narration: withWriteMark(withoutWriteMark(held.narration), idempotencyKey) };
     const actor: JournalActor = {
       organizationId: row.organizationId,
       tenantId: by.tenantId,
@@ -404,7 +433,9 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
         periodStart: period.periodStart,
         periodEnd: period.periodEnd,
         journalId: journal.journalId,
-        reference: journal.narration ?? getStockJournalReference(period.periodStart, period.periodEnd),
+        reference: journal.narration
+          ? withoutWriteMark(journal.narration)
+          : getStockJournalReference(period.periodStart, period.periodEnd),
         status: journal.status,
         netPence: 0,
         amountPence: journal.debitPence,
@@ -550,6 +581,24 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
       const claimed = await repo.claimPeriod(entry);
       if (claimed) return { entry: claimed };
     }
+    if (idempotencyKey) {
+      // The period has a journal. After a restore, it may be this very post's, sent under a key the restored
+      // database forgot: Xero is asked for the key's mark, and the resend is answered with the first result.
+      const recalled = await ledger.findForgotten(buildWriteSpec(tenant, request, idempotencyKey, ip));
+      if (recalled) {
+        const now = await repo.findEntry(orgId, request.periodStart, request.periodEnd);
+        if (now?.journalId && now.journalId.toLowerCase() === recalled.xeroId?.toLowerCase())
+          // Adopted from Xero after the restore, without its figures: this write's are known again.
+          await repo.updateEntry(orgId, now.id, {
+            writeId: recalled.writeId,
+            customerId: entry.customerId,
+            netPence: entry.netPence,
+            marginRate: entry.marginRate,
+            userId: entry.userId,
+          });
+        return { replay: recalled.response };
+      }
+    }
     throw new AppError('CONFLICT', JOURNAL_MESSAGES.alreadyExists);
   }
 
@@ -597,6 +646,7 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
 
   return {
     findJournalWrite,
+    findJournalByMark,
     retryHeldJournal,
 
     /**
@@ -738,12 +788,14 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
 
       const narration = getStockJournalReference(periodStart, periodEnd);
       const status = tenant.organization.defaultStockJournalPostingStatus === 'posted' ? 'POSTED' : 'DRAFT';
+      const idempotencyKey = options.idempotencyKey ?? crypto.randomUUID();
       const request: JournalWriteRequest = {
         periodStart,
         periodEnd,
         netPence,
         marginRate: body.marginRate,
-        narration,
+        // The write's mark after the reference: Xero keeps it, so a resend after a restore finds this journal.
+        narration: withWriteMark(narration, idempotencyKey),
         date: body.journalDate ?? periodEnd,
         status,
         amountPence,
@@ -785,16 +837,20 @@ export function createStockJournalService(deps: StockJournalServiceDeps) {
       }
 
       try {
-        const outcome = await ledger.execute(
-          buildWriteSpec(tenant, request, options.idempotencyKey ?? crypto.randomUUID(), ip),
-        );
+        const outcome = await ledger.execute(buildWriteSpec(tenant, request, idempotencyKey, ip));
         const journalStatus = outcome.response.status || status;
         const journalId = outcome.xeroId ?? outcome.response.journalId ?? null;
-        await repo.updateEntry(orgId, entry.id, {
-          journalId,
-          status: journalStatus,
-          writeId: outcome.writeId,
-        });
+        if (isLiveJournal({ status: journalStatus })) {
+          await repo.updateEntry(orgId, entry.id, {
+            journalId,
+            status: journalStatus,
+            writeId: outcome.writeId,
+          });
+        } else {
+          // This post's journal, found by its mark after a restore, deleted or voided in Xero since: the
+          // answer says so, and the period is free.
+          await repo.deleteEntry(orgId, entry.id);
+        }
         return { journalId, status: journalStatus.toLowerCase() };
       } catch (error) {
         const writeState = error instanceof AppError ? error.extra?.writeState : undefined;

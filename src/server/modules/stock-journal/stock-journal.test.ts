@@ -13,6 +13,7 @@ import type { OrgRec } from '../../../sandbox/state';
 import { auditLog, organizations, stockJournalEntries, xeroWrites } from '../../db/schema/index';
 import { TEST_ORIGIN } from '../../test/app';
 import { createConnectedUser, createXeroTestApp, enableFeatures, type XeroTestApp } from '../../test/xero';
+import { withoutWriteMark, withWriteMark } from '../../xero/write-ledger-rules';
 import { JOURNAL_MESSAGES, JOURNALS_FRESH_MS } from './stock-journal.service';
 
 type Owner = Awaited<ReturnType<typeof createConnectedUser>>;
@@ -330,8 +331,12 @@ describe('Stock Journal API', () => {
     expect(countCalls(t, ids.tenantId)).toBe(2);
 
     const journal = shopOf(t).journals.find((j) => j.ManualJournalID === journalId);
+    // The narration is the spec's reference followed by the write's mark, which Xero keeps (issue 28).
     expect(journal).toMatchObject({
-      Narration: getStockJournalReference(period.periodStart, period.periodEnd),
+      Narration: withWriteMark(
+        getStockJournalReference(period.periodStart, period.periodEnd),
+        'first-journal',
+      ),
       Date: period.periodEnd,
       Status: 'DRAFT',
     });
@@ -343,7 +348,7 @@ describe('Stock Journal API', () => {
     ]);
     expect(journal?.lines.reduce((n, l) => n + l.lineAmount, 0)).toBe(0);
     expect(journal?.Narration).toMatch(
-      /^Stock Transfer Journal - \d{1,2} [A-Z][a-z]{2} \d{4} to \d{1,2} [A-Z][a-z]{2} \d{4}$/,
+      /^Stock Transfer Journal - \d{1,2} [A-Z][a-z]{2} \d{4} to \d{1,2} [A-Z][a-z]{2} \d{4} \[LL-[0-9a-f]{10}\]$/,
     );
 
     const entry = (await getEntries(owner)).find(
@@ -361,7 +366,11 @@ describe('Stock Journal API', () => {
       .select()
       .from(auditLog)
       .where(and(eq(auditLog.organizationId, shopId), eq(auditLog.action, 'stock-journal.create')));
-    expect(audit).toMatchObject({ result: 'success', target: journal?.Narration });
+    // The activity log names the week as people read it, without the mark.
+    expect(audit).toMatchObject({
+      result: 'success',
+      target: getStockJournalReference(period.periodStart, period.periodEnd),
+    });
     const [write] = await t.database.db
       .select()
       .from(xeroWrites)
@@ -424,7 +433,9 @@ describe('Stock Journal API', () => {
       expect(res.statusCode, res.body).toBe(201);
       const journal = shopOf(t).journals.find((j) => j.ManualJournalID === res.json().journalId);
       expect(journal?.Date).toBe(half.periodEnd);
-      expect(journal?.Narration).toBe(getStockJournalReference(half.periodStart, half.periodEnd));
+      expect(withoutWriteMark(journal?.Narration ?? '')).toBe(
+        getStockJournalReference(half.periodStart, half.periodEnd),
+      );
     }
     const keys = (await getEntries(owner)).map((e) => `${e.periodStart}_${e.periodEnd}`);
     for (const half of halves) expect(keys).toContain(`${half.periodStart}_${half.periodEnd}`);
@@ -552,7 +563,8 @@ describe('Stock Journal API', () => {
     expect(res.statusCode, res.body).toBe(201);
     expect(
       shopOf(t).journals.filter(
-        (j) => j.Narration === getStockJournalReference(period.periodStart, period.periodEnd),
+        (j) =>
+          withoutWriteMark(j.Narration) === getStockJournalReference(period.periodStart, period.periodEnd),
       ),
     ).toHaveLength(1);
   });
@@ -673,7 +685,7 @@ describe('Stock Journal: a post whose answer never came back', () => {
     t.sandbox.clearFaults();
     expect(res.statusCode, res.body).toBe(201);
     const narration = getStockJournalReference(period.periodStart, period.periodEnd);
-    const inXero = shopOf(t).journals.filter((j) => j.Narration === narration);
+    const inXero = shopOf(t).journals.filter((j) => withoutWriteMark(j.Narration) === narration);
     expect(inXero).toHaveLength(1);
     expect(res.json()).toEqual({ journalId: inXero[0]?.ManualJournalID, status: 'draft' });
     const entry = (await getEntries(owner)).find(
@@ -721,7 +733,7 @@ describe('Stock Journal: a post whose answer never came back', () => {
     expect(synced.statusCode, synced.body).toBe(200);
     expect(synced.json().updatedCount).toBeGreaterThanOrEqual(1);
     const narration = getStockJournalReference(period.periodStart, period.periodEnd);
-    const inXero = shopOf(t).journals.filter((j) => j.Narration === narration);
+    const inXero = shopOf(t).journals.filter((j) => withoutWriteMark(j.Narration) === narration);
     expect(inXero).toHaveLength(1);
     const settled = (await getEntries(owner)).find(
       (e) => e.periodStart === period.periodStart && e.periodEnd === period.periodEnd,
@@ -742,7 +754,7 @@ describe('Stock Journal: weeks Xero already has (issue 15)', () => {
   /** Journals in the sandbox with this narration that still count (not deleted or voided). */
   function liveJournals(narration: string) {
     return shopOf(t).journals.filter(
-      (j) => j.Narration === narration && j.Status !== 'DELETED' && j.Status !== 'VOIDED',
+      (j) => withoutWriteMark(j.Narration) === narration && j.Status !== 'DELETED' && j.Status !== 'VOIDED',
     );
   }
 
