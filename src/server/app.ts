@@ -11,8 +11,6 @@ import {
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { ServerConfig } from './config/env';
-import type { Database } from './db/client';
 import { isDatabaseReady } from './db/client';
 import { createLoggerOptions, LedgerlinkLogController } from './lib/logger';
 import { documentErrorResponses } from './plugins/api-errors';
@@ -26,43 +24,10 @@ import {
   registerTenancy,
   type TenantScope,
 } from './modules/organizations/tenancy';
-import type { XeroHttpOptions } from './xero/xero-http/http';
-import type { SharedGateOptions } from './xero/xero-http/shared-gate';
 import { WEBHOOK_PATH } from './modules/xero-webhooks/webhooks.routes';
-import type { XeroEndpoints } from './xero/endpoints';
-import { createWiring, type AppParts } from './wiring';
+import { createWiring, type AppParts, type BuildAppOptions } from './wiring';
 
-export type { AppParts } from './wiring';
-
-export interface BuildAppOptions {
-  config: ServerConfig;
-  database: Database;
-  xero: XeroEndpoints;
-  /** false silences request logs (tests); an object is passed to pino. */
-  logger?: boolean | Record<string, unknown>;
-  /** Folder of the built client; defaults to dist/client. */
-  clientDir?: string;
-  /**
-   * Demo mode only: the bootstrap admin's credentials, offered to the development helper
-   * (docs/product/shell.md §6).
-   */
-  demoCredentials?: { username: string; password: string } | undefined;
-  /** Tests tune retries and back-off of the Xero client (and may hold its calls at the gate). */
-  xeroHttp?: Partial<
-    Pick<
-      XeroHttpOptions,
-      'backoffMs' | 'maxAttempts' | 'maxRetryAfterMs' | 'timeoutMs' | 'gate' | 'createGate'
-    >
-  >;
-  /** On PostgreSQL: limits of the Xero gate shared by all instances (tests lower them with the sandbox's). */
-  xeroGate?: Partial<SharedGateOptions>;
-  /**
-   * Tests: each request first waits until this instance has read every change notice committed before it
-   * (principal-cache.ts `settled`). An injected request runs in the very tick a test's write returns, before a
-   * PostgreSQL notice can be read off its socket; a request over a network arrives after it.
-   */
-  settleNoticesFirst?: boolean;
-}
+export type { AppParts, BuildAppOptions } from './wiring';
 
 export interface RegisteredRoute {
   method: string;

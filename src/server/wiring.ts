@@ -6,7 +6,11 @@
  */
 import nodeCrypto from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import type { BuildAppOptions } from './app';
+import type { ServerConfig } from './config/env';
+import type { Database } from './db/client';
+import type { XeroEndpoints } from './xero/endpoints';
+import type { XeroHttpOptions } from './xero/xero-http/http';
+import type { SharedGateOptions } from './xero/xero-http/shared-gate';
 import { redirectUris } from './demo';
 import { createBodyCache } from './lib/body-cache';
 import { createSecretBox, loadEncryptionKey } from './lib/crypto';
@@ -102,6 +106,37 @@ export interface Wiring {
   start(): Promise<void>;
   /** When the app closes: the jobs, then each collaborator holding a connection, a timer or unsaved counts. */
   stop(): Promise<void>;
+}
+
+/** What buildApp is given: the configuration, the database, Xero's addresses, and what tests tune. */
+export interface BuildAppOptions {
+  config: ServerConfig;
+  database: Database;
+  xero: XeroEndpoints;
+  /** false silences request logs (tests); an object is passed to pino. */
+  logger?: boolean | Record<string, unknown>;
+  /** Folder of the built client; defaults to dist/client. */
+  clientDir?: string;
+  /**
+   * Demo mode only: the bootstrap admin's credentials, offered to the development helper
+   * (docs/product/shell.md §6).
+   */
+  demoCredentials?: { username: string; password: string } | undefined;
+  /** Tests tune retries and back-off of the Xero client (and may hold its calls at the gate). */
+  xeroHttp?: Partial<
+    Pick<
+      XeroHttpOptions,
+      'backoffMs' | 'maxAttempts' | 'maxRetryAfterMs' | 'timeoutMs' | 'gate' | 'createGate'
+    >
+  >;
+  /** On PostgreSQL: limits of the Xero gate shared by all instances (tests lower them with the sandbox's). */
+  xeroGate?: Partial<SharedGateOptions>;
+  /**
+   * Tests: each request first waits until this instance has read every change notice committed before it
+   * (principal-cache.ts `settled`). An injected request runs in the very tick a test's write returns, before a
+   * PostgreSQL notice can be read off its socket; a request over a network arrives after it.
+   */
+  settleNoticesFirst?: boolean;
 }
 
 /** Builds every collaborator of the app once (docs/code-style.md §4); registers nothing until asked. */
