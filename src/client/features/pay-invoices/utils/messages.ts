@@ -37,8 +37,9 @@ export function describePaymentError(
 }
 
 /**
- * Success toast (docs/product/features.md §4): 'Payments Processed Successfully' / 'Processed {n} payment(s)
- * for invoice {number}', the count read right for one (issue 33 item 6).
+ * Success toast (docs/product/features.md §4): 'Payments Processed Successfully' / the spec's
+ * 'Processed {n} payment(s) for invoice {number}'
+ * with the count read right for one ("Processed 1 payment …", formatCount, issue 33 item 6).
  */
 export function describePaymentSuccess(count: number, invoiceNumber: string): UserMessage {
   return {

@@ -184,8 +184,10 @@ export function describeJournalCreated(
 }
 
 /**
- * Toast after a status sync (docs/product/features.md §8): 'Status Updated' ('Updated N journal(s) with
- * current status from Xero.') or 'Status Check Complete' ('All journals are already up to date.').
+ * Toast after a status sync (docs/product/features.md §8): 'Status Updated' or 'Status Check Complete' ('All
+ * journals are already up to date.'). The spec's
+ * 'Updated N journal(s) with current status from Xero.'
+ * is said with the count read right for one ("Updated 1 journal …", formatCount, issue 33 item 6).
  */
 export function describeSyncResult(updatedCount: number): UserMessage {
   if (updatedCount > 0) {
