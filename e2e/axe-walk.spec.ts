@@ -1,41 +1,12 @@
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { APP_ORIGIN, connectDemo, expect, setTheme, test } from './fixtures';
+import { SCREENS } from './screens';
 
 /**
  * The browser walk of issue 17: every screen at 1280 and 375 px in both themes, with axe serious + critical = 0
  * and no sideways scrolling of the page (a table may scroll inside its own focusable frame).
  */
-const SCREENS: Array<{ path: string; ready: (page: Page) => Promise<void> }> = [
-  {
-    path: '/organizations',
-    ready: (page) => expect(page.getByRole('heading', { name: 'Your Xero Organizations' })).toBeVisible(),
-  },
-  {
-    path: '/invoices',
-    ready: (page) => expect(page.getByRole('button', { name: 'Process Payments' }).first()).toBeVisible(),
-  },
-  {
-    path: '/add-invoices',
-    ready: (page) => expect(page.getByRole('button', { name: 'Process All' })).toBeVisible(),
-  },
-  { path: '/cis-invoices', ready: (page) => expect(page.getByText('Draft CIS Bills')).toBeVisible() },
-  {
-    path: '/stock-journal',
-    ready: (page) => expect(page.getByRole('heading', { level: 1, name: /^Stock Journal\b/ })).toBeVisible(),
-  },
-  {
-    path: '/settings',
-    ready: (page) => expect(page.getByRole('heading', { name: /Settings/ }).first()).toBeVisible(),
-  },
-  {
-    path: '/settings?tab=admin',
-    ready: (page) => expect(page.getByRole('heading', { name: /Settings/ }).first()).toBeVisible(),
-  },
-  { path: '/connect', ready: (page) => expect(page.getByRole('heading').first()).toBeVisible() },
-  { path: '/account/security', ready: (page) => expect(page.getByRole('heading').first()).toBeVisible() },
-];
-
 async function check(page: Page, label: string): Promise<string[]> {
   // Spinners and skeletons first: axe looks at what a person would see once the screen has loaded.
   await expect(page.locator('[aria-busy="true"]'))

@@ -6,37 +6,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { connectDemo, expect, screenshot, test } from './fixtures';
-
-const SCREENS: Array<{ path: string; ready: (page: Page) => Promise<void> }> = [
-  {
-    path: '/organizations',
-    ready: (page) => expect(page.getByRole('heading', { name: 'Your Xero Organizations' })).toBeVisible(),
-  },
-  {
-    path: '/invoices',
-    ready: (page) => expect(page.getByRole('button', { name: 'Process Payments' }).first()).toBeVisible(),
-  },
-  {
-    path: '/add-invoices',
-    ready: (page) => expect(page.getByRole('button', { name: 'Process All' })).toBeVisible(),
-  },
-  { path: '/cis-invoices', ready: (page) => expect(page.getByText('Draft CIS Bills')).toBeVisible() },
-  { path: '/cis-returns', ready: (page) => expect(page.getByRole('heading').first()).toBeVisible() },
-  {
-    path: '/stock-journal',
-    ready: (page) => expect(page.getByRole('heading', { level: 1, name: /^Stock Journal\b/ })).toBeVisible(),
-  },
-  {
-    path: '/settings',
-    ready: (page) => expect(page.getByRole('heading', { name: /Settings/ }).first()).toBeVisible(),
-  },
-  {
-    path: '/settings?tab=admin',
-    ready: (page) => expect(page.getByRole('heading', { name: /Settings/ }).first()).toBeVisible(),
-  },
-  { path: '/connect', ready: (page) => expect(page.getByRole('heading').first()).toBeVisible() },
-  { path: '/account/security', ready: (page) => expect(page.getByRole('heading').first()).toBeVisible() },
-];
+import { SCREENS } from './screens';
 
 /** What is wrong with the page's outline: not exactly one h1, or a level skipped on the way down. */
 async function headingProblems(page: Page, label: string): Promise<string[]> {
