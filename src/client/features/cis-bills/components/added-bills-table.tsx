@@ -5,6 +5,7 @@ import { Badge } from '@/client/components/ui/badge';
 import { Button } from '@/client/components/ui/button';
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@/client/components/ui/table';
 import { useNarrowScreen } from '@/client/lib/narrow-screen';
+import { cn } from '@/client/lib/utils';
 import type { AddedBill } from '../utils/bill-run';
 import { CIS_CHECKING_TEXT, CIS_NOT_CHECKED_TEXT } from '../utils/messages';
 
@@ -80,16 +81,7 @@ function AddedBillsCards({
                 <CisState bill={bill} isCisVerified={isCisVerified} uncheckedIds={uncheckedIds} />
                 <p className="text-muted-foreground tabular-nums">{bill.reference || '—'}</p>
               </div>
-              <Button
-                variant="ghost"
-                size="icon"
-                className="size-8 shrink-0"
-                aria-label={`Remove bill for ${bill.contactName}`}
-                onClick={() => onRemove(bill.id)}
-                disabled={disabled}
-              >
-                <Trash2 aria-hidden />
-              </Button>
+              <RemoveBillButton className="shrink-0" bill={bill} onRemove={onRemove} disabled={disabled} />
             </div>
             <dl className="mt-2 grid grid-cols-3 gap-2 text-xs">
               <div>
@@ -161,16 +153,7 @@ function AddedBillsGrid({
                 <TableCell className="text-right tabular-nums">{formatPounds(bill.cisDeduction)}</TableCell>
                 <TableCell className="text-right tabular-nums">{formatPounds(bill.amountDue)}</TableCell>
                 <TableCell>
-                  <Button
-                    variant="ghost"
-                    size="icon"
-                    className="size-8"
-                    aria-label={`Remove bill for ${bill.contactName}`}
-                    onClick={() => onRemove(bill.id)}
-                    disabled={disabled}
-                  >
-                    <Trash2 aria-hidden />
-                  </Button>
+                  <RemoveBillButton bill={bill} onRemove={onRemove} disabled={disabled} />
                 </TableCell>
               </TableRow>
             ))}
@@ -208,5 +191,31 @@ export function UnverifiedBillsAlert({ bills }: { bills: AddedBill[] }) {
         </AlertDescription>
       </div>
     </Alert>
+  );
+}
+
+/** The bin on each added bill, in the table and in the stacked cards of a phone. */
+function RemoveBillButton({
+  bill,
+  onRemove,
+  disabled,
+  className,
+}: {
+  bill: Pick<AddedBill, 'id' | 'contactName'>;
+  onRemove: (id: string) => void;
+  disabled: boolean;
+  className?: string;
+}) {
+  return (
+    <Button
+      variant="ghost"
+      size="icon"
+      className={cn('size-8', className)}
+      aria-label={`Remove bill for ${bill.contactName}`}
+      onClick={() => onRemove(bill.id)}
+      disabled={disabled}
+    >
+      <Trash2 aria-hidden />
+    </Button>
   );
 }
