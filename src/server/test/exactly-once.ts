@@ -1259,7 +1259,9 @@ function countWriteCalls(sandbox: Sandbox): number {
 /**
  * A new instance on the same database and sandbox (the server came back) reconciles everything open: first,
  * when `faults` are given, while Xero is still failing (a failed lookup must leave the write open, never
- * settle it), then with Xero well. Reconciling only looks: it must not send a single write.
+ * settle it), then with Xero well. Reconciling only looks, with one exception: a step of an action of several
+ * writes that was recorded but never sent (an approval's cash after the approval) is resumed, as issue 28 asks.
+ * So Xero may apply at most one write per such step, and nothing else.
  */
 export async function restartAndReconcile(world: World, faults: FaultPlan | null = null) {
   clearFaults(world);
@@ -1270,6 +1272,14 @@ export async function restartAndReconcile(world: World, faults: FaultPlan | null
   });
   try {
     const writeCallsBefore = countWriteCalls(world.sandbox);
+    const appliedBefore = world.sandbox.ledger().writes.length;
+    // Steps recorded with their action but never sent: the reconciler resumes them (resumeStep).
+    const resumable = (
+      await world.t.database.db
+        .select({ id: xeroWrites.id, dependsOn: xeroWrites.dependsOn })
+        .from(xeroWrites)
+        .where(eq(xeroWrites.state, 'pending'))
+    ).filter((w) => w.dependsOn !== null).length;
     if (faults) {
       applyFaults(world, faults, '/api.xro/2.0/');
       await restarted.parts.ledger.reconcile(0);
@@ -1277,7 +1287,12 @@ export async function restartAndReconcile(world: World, faults: FaultPlan | null
     }
     const counts = await restarted.parts.ledger.reconcile(0);
     const sent = countWriteCalls(world.sandbox) - writeCallsBefore;
-    if (sent !== 0) world.problems.push(`reconciling sent ${sent} write(s) to Xero`);
+    if (resumable === 0 && sent !== 0) world.problems.push(`reconciling sent ${sent} write(s) to Xero`);
+    const applied = world.sandbox.ledger().writes.length - appliedBefore;
+    if (applied > resumable)
+      world.problems.push(
+        `reconciling made Xero apply ${applied} write(s); only ${resumable} unsent step(s) of actions could be resumed`,
+      );
     // The Stock Journal screen, opened again: its entries take the ledger's outcomes, and its status sync
     // settles an entry a stopped post left claimed.
     if (world.periods) {
