@@ -31,5 +31,5 @@ export function AlertTitle({ className, ...props }: ComponentProps<'h2'>) {
 }
 
 export function AlertDescription({ className, ...props }: ComponentProps<'div'>) {
-  return <div className={cn('mt-1 text-sm opacity-90', className)} {...props} />;
+  return <div className={cn('mt-1 text-sm', className)} {...props} />;
 }
