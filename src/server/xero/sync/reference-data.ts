@@ -1,4 +1,5 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client';
 import { xeroAccounts, xeroContactGroups, xeroContacts, xeroTaxRates } from '../../db/schema/index';
 import {
   xeroAccountsEnvelope,
@@ -9,6 +10,21 @@ import {
 import { PAGE_SIZE, type SyncContext, type SyncResult, type XeroSyncDeps } from './context';
 import { toAccountRow, toContactRow } from './mappers';
 import type { SyncState } from './sync-state';
+
+/**
+ * Keeps a contact as Xero sent it, unless the cache already holds a newer copy (a webhook's by-id read that
+ * landed while a full sync was paging): the newest wins, whichever read stores last.
+ */
+export async function storeContact(db: Db, row: ReturnType<typeof toContactRow>): Promise<void> {
+  await db
+    .insert(xeroContacts)
+    .values(row)
+    .onConflictDoUpdate({
+      target: [xeroContacts.organizationId, xeroContacts.contactId],
+      set: row,
+      setWhere: sql`${xeroContacts.updatedUtc} is null or excluded.updated_utc is null or excluded.updated_utc >= ${xeroContacts.updatedUtc}`,
+    });
+}
 
 /**
  * Accounts, tax rates, contacts and contact groups: what Settings and the features pick from, read once and
@@ -113,13 +129,7 @@ export function createReferenceData(
           if (status === 304 || !data) break;
           for (const c of data.Contacts) {
             const row = toContactRow(ctx.organizationId, c);
-            await db
-              .insert(xeroContacts)
-              .values(row)
-              .onConflictDoUpdate({
-                target: [xeroContacts.organizationId, xeroContacts.contactId],
-                set: row,
-              });
+            await storeContact(db, row);
             if (row.updatedUtc && (!highWater || row.updatedUtc > highWater)) highWater = row.updatedUtc;
           }
           fetched += data.Contacts.length;

@@ -1,9 +1,8 @@
-import { sql } from 'drizzle-orm';
-import { xeroContacts } from '../../db/schema/index';
 import { xeroContactsEnvelope, xeroInvoicesEnvelope } from '../xero-http/schemas';
 import { ALL_STATUSES, type SyncContext, type XeroSyncDeps } from './context';
 import type { InvoiceRead } from './invoice-read';
 import { toContactRow, toInvoiceRow } from './mappers';
+import { storeContact } from './reference-data';
 
 /** Ids per webhook read: keeps the URL short; Xero's webhook batches are usually smaller. */
 const WEBHOOK_IDS_PER_CALL = 100;
@@ -84,14 +83,7 @@ export function createRefreshById(
         calls += 1;
         for (const c of data.Contacts) {
           const row = toContactRow(ctx.organizationId, c);
-          await db
-            .insert(xeroContacts)
-            .values(row)
-            .onConflictDoUpdate({
-              target: [xeroContacts.organizationId, xeroContacts.contactId],
-              set: row,
-              setWhere: sql`${xeroContacts.updatedUtc} is null or excluded.updated_utc is null or excluded.updated_utc >= ${xeroContacts.updatedUtc}`,
-            });
+          await storeContact(db, row);
           rows.push(row);
         }
       }
