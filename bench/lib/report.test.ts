@@ -70,6 +70,27 @@ describe('bench results file', () => {
     );
   });
 
+  it('keeps what the run does not write: the soak section and the notes under a section measured again', () => {
+    const previous = [
+      page('`npm run bench` on 2026-11-23', [
+        'old calls',
+        'old server table\n\n### Issue 32: history\n\nrow 1',
+      ]),
+      '## 5. Soak: a business month',
+      '',
+      'soak figures',
+      '',
+    ].join('\n');
+    const merged = keepUnselectedSections(
+      page('`npm run bench -- server` on 2026-11-27', ['Not run (not selected).', 'new server table']),
+      previous,
+    );
+    expect(merged).toContain('new server table\n\n### Issue 32: history\n\nrow 1');
+    expect(merged).not.toContain('old server table');
+    expect(merged).toContain('old calls');
+    expect(merged.trimEnd().endsWith('## 5. Soak: a business month\n\nsoak figures')).toBe(true);
+  });
+
   it('a whole run, or no earlier file, is written as it is', () => {
     const fresh = page('`npm run bench` on 2026-11-24', ['a', 'b']);
     expect(keepUnselectedSections(fresh, null)).toBe(fresh);

@@ -367,19 +367,29 @@ export function keepUnselectedSections(fresh: string, previous: string | null): 
     for (const part of parts.slice(1)) out.set(part.split('\n', 1)[0] ?? '', part);
     return out;
   };
+  /** The `### ` subsections of a section, by heading. */
+  const subsections = (section: string) => {
+    const out = new Map<string, string>();
+    for (const part of section.split(/^(?=### )/m).slice(1)) out.set(part.split('\n', 1)[0] ?? '', part);
+    return out;
+  };
   const old = sections(previous);
-  return fresh
+  const freshTitles = new Set(sections(fresh).keys());
+  const merged = fresh
     .split(/^(?=## \d+\. )/m)
     .map((part) => {
       const title = part.split('\n', 1)[0] ?? '';
       const kept = old.get(title);
-      if (
-        !title.startsWith('## ') ||
-        !part.includes('Not run (not selected).') ||
-        !kept ||
-        kept.includes('Not run (not selected).')
-      )
-        return part;
+      if (!title.startsWith('## ') || !kept) return part;
+      if (!part.includes('Not run (not selected).') || kept.includes('Not run (not selected).')) {
+        // A section measured again: the notes written under the earlier figures (`### ` subsections the run
+        // does not produce, e.g. the history of an issue's changes) stay, after the new figures.
+        const own = subsections(part);
+        const notes = [...subsections(kept)].filter(([heading]) => !own.has(heading)).map(([, text]) => text);
+        return notes.length === 0
+          ? part
+          : `${part.trimEnd()}\n\n${notes.map((n) => n.trimEnd()).join('\n\n')}\n\n`;
+      }
       let body = kept.slice(title.length).replace(/^\n+/, '');
       // A section already kept names the run that measured it; keep that name.
       const earlier = /^\(Kept from an earlier run: (.*)\.\)\n\n/.exec(body);
@@ -388,7 +398,11 @@ export function keepUnselectedSections(fresh: string, previous: string | null): 
       if (!earlier && body.startsWith('(From `')) return `${title}\n\n${body.trimEnd()}\n\n`;
       return `${title}\n\n(Kept from an earlier run: ${earlier?.[1] ?? produced ?? 'an earlier run'}.)\n\n${body.trimEnd()}\n\n`;
     })
-    .join('')
+    .join('');
+  // Sections no part of `npm run bench` writes (the soak's, `npm run soak`) are kept as they are, at the end.
+  const others = [...old].filter(([title]) => !freshTitles.has(title)).map(([, text]) => text.trimEnd());
+  return [merged.trimEnd(), ...others]
+    .join('\n\n')
     .replace(/\n{3,}/g, '\n\n')
     .replace(/\s*$/, '\n');
 }
