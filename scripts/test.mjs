@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-// `npm test`: the whole suite in order — typecheck, lint, unit + integration + contract (Vitest),
-// end to end (Playwright in Chromium). Stops at the first failing step and ends with one line
+// `npm test`: the whole suite in order — typecheck and lint (side by side: each is one process), unit +
+// integration + contract (Vitest), end to end (Playwright in Chromium). Stops at the first failing step and ends with one line
 // "N passed, N failed, N skipped" counting every test that ran, followed by the step that failed and the
 // steps that did not run, if any; above it, what was skipped for want of a browser or Xero's OpenAPI files.
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -52,35 +52,75 @@ const notes = [];
 // the machine's where that does not apply.
 console.log(`Node ${process.version} (${process.execPath})`);
 const selected = steps.filter(([name]) => !only || only.includes(name));
+// Typecheck and lint are one process each and wait on nothing: run side by side, each printed whole when done.
+const together = new Set(['typecheck', 'lint']);
+const batches = [];
+for (const step of selected) {
+  const last = batches.at(-1);
+  if (last && together.has(step[0]) && together.has(last[0][0])) last.push(step);
+  else batches.push([step]);
+}
+// Vitest's default on a machine of 2 cores is one worker; many tests wait (servers starting, Xero's faults),
+// and a second worker fills those waits. Where VITEST_MAX_WORKERS is set, or there are more cores, it decides.
+const vitestWorkers =
+  process.env.VITEST_MAX_WORKERS || os.availableParallelism() > 2 ? {} : { VITEST_MAX_WORKERS: '2' };
+
+/** Runs one step; its output goes straight through, or, in a batch of several, is kept and printed whole. */
+function run([name, cmd, args], buffered) {
+  return new Promise((resolve) => {
+    const started = Date.now();
+    const env = { ...process.env, E2E_REPORT: e2eReport, ...(name === 'vitest' ? vitestWorkers : {}) };
+    const child = spawn(cmd, args, { stdio: buffered ? ['ignore', 'pipe', 'pipe'] : 'inherit', env });
+    const output = [];
+    child.stdout?.on('data', (chunk) => output.push(chunk));
+    child.stderr?.on('data', (chunk) => output.push(chunk));
+    child.on('close', (code, signal) =>
+      resolve({
+        name,
+        status: code ?? (signal ? 1 : 0),
+        output,
+        seconds: ((Date.now() - started) / 1000).toFixed(1),
+      }),
+    );
+  });
+}
+
 const suiteStarted = Date.now();
 let status = 0;
 let failed;
 const ran = [];
-for (const [name, cmd, args] of selected) {
-  ran.push(name);
-  if (name === 'vitest' && openapiFiles.some((f) => !fs.existsSync(path.join(openapiDir, f)))) {
-    notes.push(
-      `contract tests SKIPPED: Xero's OpenAPI files were not found; expected ${openapiFiles.join(' and ')} in ${openapiDir}`,
-    );
+for (const batch of batches) {
+  for (const [name] of batch) {
+    ran.push(name);
+    if (name === 'vitest' && openapiFiles.some((f) => !fs.existsSync(path.join(openapiDir, f)))) {
+      notes.push(
+        `contract tests SKIPPED: Xero's OpenAPI files were not found; expected ${openapiFiles.join(' and ')} in ${openapiDir}`,
+      );
+    }
+    if (name === 'e2e' && !fs.existsSync(chromium) && process.env.CI !== 'true') {
+      notes.push(
+        `end-to-end tests SKIPPED: no Chromium at ${chromium} (apt-get install -y chromium, or set CHROMIUM_PATH)`,
+      );
+    }
   }
-  if (name === 'e2e' && !fs.existsSync(chromium) && process.env.CI !== 'true') {
-    notes.push(
-      `end-to-end tests SKIPPED: no Chromium at ${chromium} (apt-get install -y chromium, or set CHROMIUM_PATH)`,
-    );
-  }
-  const started = Date.now();
-  console.log(`\n── ${name} ──`);
-  const result = spawnSync(cmd, args, { stdio: 'inherit', env: { ...process.env, E2E_REPORT: e2eReport } });
+  const buffered = batch.length > 1;
+  if (buffered) console.log(`\n── ${batch.map(([name]) => name).join(' and ')}, side by side ──`);
+  else console.log(`\n── ${batch[0][0]} ──`);
+  const results = await Promise.all(batch.map((step) => run(step, buffered)));
   count();
-  const seconds = ((Date.now() - started) / 1000).toFixed(1);
-  if (result.status !== 0) {
-    console.log(`── ${name}: FAILED after ${seconds} s ──`);
-    status = result.status ?? 1;
-    if (totals.failed === 0) totals.failed = 1;
-    failed = name;
-    break;
+  for (const result of results) {
+    if (buffered) {
+      console.log(`\n── ${result.name} ──`);
+      process.stdout.write(Buffer.concat(result.output));
+    }
+    if (result.status !== 0) {
+      console.log(`── ${result.name}: FAILED after ${result.seconds} s ──`);
+      status = result.status;
+      if (totals.failed === 0) totals.failed = 1;
+      failed = failed ? `${failed} and ${result.name}` : result.name;
+    } else console.log(`── ${result.name}: ok in ${result.seconds} s ──`);
   }
-  console.log(`── ${name}: ok in ${seconds} s ──`);
+  if (failed) break;
 }
 fs.rmSync(reports, { recursive: true, force: true });
 const seconds = Math.round((Date.now() - suiteStarted) / 1000);
