@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Invoice } from '../../shared/pay-invoices';
 import { openDatabase } from '../db/client';
 import { organizations } from '../db/schema/index';
+import { egressMonthOf } from '../modules/organizations/egress-meter';
+import { createOrganizationsRepository } from '../modules/organizations/organizations.repository';
 import { TEST_ORIGIN } from '../test/app';
 import { createTestDatabase, type TestDatabase } from '../test/database';
 import { as, login, sessionCookie } from '../test/session';
@@ -104,6 +106,56 @@ describe('who asks, kept in memory on two instances', () => {
     expect(refused.status).toBe(403);
     expect(refused.json().code).toBe('FEATURE_DISABLED');
 
+    const on = await http(urlA, cookie, 'PATCH', `/api/admin/organizations/${shopId}/features`, {
+      featurePayInvoices: true,
+    });
+    expect(on.status).toBe(200);
+    expect((await http(urlB, cookie, 'GET', '/api/xero/invoices')).status).toBe(200);
+  });
+
+  it("keeps who asks while only Xero's meters of the organisation move (calls left, bytes downloaded), and still refuses a switched-off feature at once on the other instance", async () => {
+    const cookie = await signIn(a, 'kept.owner');
+    expect((await http(urlB, cookie, 'GET', '/api/xero/invoices')).status).toBe(200);
+    expect((await http(urlB, cookie, 'GET', '/api/xero/invoices')).status).toBe(200);
+    const kept = b.parts.principals.size;
+    expect(kept).toBeGreaterThan(0);
+
+    // What instance A writes after each Xero answer: the rate-limit headers and the bytes of the answer.
+    const orgs = createOrganizationsRepository(a.database);
+    const tenantId = owner.orgs[0]?.tenantId ?? '';
+    const month = egressMonthOf(new Date());
+    type Card = {
+      tenantId: string;
+      rateLimits: { minuteRemaining: number | null; dayRemaining: number | null } | null;
+      downloadedThisMonth: { month: string; bytes: number } | null;
+    };
+    const card = async () => {
+      const res = await http(urlB, cookie, 'GET', '/api/user-organizations');
+      return (res.json() as unknown as Card[]).find((c) => c.tenantId === tenantId);
+    };
+    const bytesBefore = (await card())?.downloadedThisMonth?.bytes ?? 0;
+    await orgs.updateRateLimits(tenantId, { minuteRemaining: 41, dayRemaining: 4321 });
+    await orgs.addEgress(month, new Map([[tenantId, 12_345]]));
+    // Every notice those writes sent has reached B.
+    await b.parts.principals.settled();
+    expect(b.parts.principals.size).toBe(kept);
+
+    // The organisation card still shows the new figures: they are read from the database, not the kept principal.
+    const shop = await card();
+    expect(shop?.rateLimits).toEqual({ minuteRemaining: 41, dayRemaining: 4321 });
+    expect(shop?.downloadedThisMonth).toEqual({
+      month,
+      bytes: bytesBefore + 12_345,
+    });
+
+    // A change to who may do what is still heard at once.
+    const off = await http(urlA, cookie, 'PATCH', `/api/admin/organizations/${shopId}/features`, {
+      featurePayInvoices: false,
+    });
+    expect(off.status).toBe(200);
+    const refused = await http(urlB, cookie, 'GET', '/api/xero/invoices');
+    expect(refused.status).toBe(403);
+    expect(refused.json().code).toBe('FEATURE_DISABLED');
     const on = await http(urlA, cookie, 'PATCH', `/api/admin/organizations/${shopId}/features`, {
       featurePayInvoices: true,
     });

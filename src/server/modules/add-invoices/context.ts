@@ -1,6 +1,6 @@
 /** What every part of Add Invoices shares: who acts, what the service is built from, its texts and activity lines. */
 import type { AuditLog } from '../audit/audit';
-import type { OrganizationRow } from '../organizations/organizations.repository';
+import type { OrganizationAccessRow } from '../organizations/organizations.repository';
 import { AppError } from '../../lib/app-error';
 import type { XeroSync } from '../../xero/sync/sync.service';
 import type { WriteAudit, WriteLedger } from '../../xero/write-ledger';
@@ -14,7 +14,7 @@ export interface AddInvoicesContext {
   userId: number;
   username: string;
   ip: string;
-  organization: OrganizationRow;
+  organization: OrganizationAccessRow;
 }
 
 /** What the Add Invoices service is built from (wired in src/server/wiring.ts); each part takes what it uses. */

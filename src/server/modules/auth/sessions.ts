@@ -5,7 +5,12 @@ import { createPreparedStatement, readJsonRow } from '../../db/prepared';
 import { organizations, sessions, userOrganizations } from '../../db/schema/index';
 import { createBatchLoader } from '../../lib/batch-loader';
 import { randomToken, sha256 } from '../../lib/crypto';
-import type { MembershipRow, OrganizationRow } from '../organizations/organizations.repository';
+import {
+  ORGANIZATION_METERS,
+  type MembershipRow,
+  type OrganizationAccessRow,
+  type OrganizationRow,
+} from '../organizations/organizations.repository';
 import type { PrincipalCache } from './principal-cache';
 
 export const SESSION_COOKIE = 'll_session';
@@ -47,7 +52,7 @@ export interface XeroTokenStatus {
 export interface TenancySnapshot {
   /** The organisation the query string named, or 0 for the user's active one. */
   requested: number;
-  found: { org: OrganizationRow; membership: MembershipRow } | null;
+  found: { org: OrganizationAccessRow; membership: MembershipRow } | null;
   cacheVersion: number;
 }
 
@@ -96,7 +101,7 @@ export interface PrincipalRow {
   user: SessionUser;
   token: XeroTokenStatus | null;
   requested: number;
-  found: { org: OrganizationRow; membership: MembershipRow } | null;
+  found: { org: OrganizationAccessRow; membership: MembershipRow } | null;
   cacheVersion: number;
 }
 
@@ -122,13 +127,20 @@ interface PrincipalJson {
   cacheVersion: number;
 }
 
+/** The organisation without its meters, which change with every Xero call and are not kept (migration 0020). */
+function readPrincipalOrganization(json: Record<string, unknown>): OrganizationAccessRow {
+  const row: Partial<OrganizationRow> = readJsonRow(organizations, json);
+  for (const meter of ORGANIZATION_METERS) delete row[meter];
+  return row as OrganizationAccessRow;
+}
+
 function readPrincipalRow(text: string): PrincipalRow {
   const json = JSON.parse(text) as PrincipalJson;
   // Requests asking the same at once share these rows: nobody may change them.
   const found =
     json.org && json.membership
       ? {
-          org: Object.freeze(readJsonRow(organizations, json.org)),
+          org: Object.freeze(readPrincipalOrganization(json.org)),
           membership: Object.freeze(readJsonRow(userOrganizations, json.membership)),
         }
       : null;

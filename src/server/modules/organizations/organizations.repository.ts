@@ -6,6 +6,23 @@ import { organizations, userOrganizations } from '../../db/schema/index';
 import type { XeroTenantConnection } from '../../xero/xero-port';
 
 export type OrganizationRow = typeof organizations.$inferSelect;
+
+/**
+ * The columns of an organisation that meter Xero's answers (calls left this minute and today, bytes downloaded
+ * this month), rewritten after nearly every Xero call. They say nothing about who may do what, so they are not
+ * kept with a request's principal and their updates announce no change (migration 0020, decision 032): read
+ * them from the database (`listForUser`), never from a request's context.
+ */
+export const ORGANIZATION_METERS = [
+  'rateMinuteRemaining',
+  'rateDayRemaining',
+  'rateUpdatedAt',
+  'egressMonth',
+  'egressBytes',
+] as const;
+
+/** An organisation as a request's principal holds it: everything but its meters. */
+export type OrganizationAccessRow = Omit<OrganizationRow, (typeof ORGANIZATION_METERS)[number]>;
 export type MembershipRow = typeof userOrganizations.$inferSelect;
 
 /** A user's organisations with their memberships, by name: the organisation list and switcher read it often. */

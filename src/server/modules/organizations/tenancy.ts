@@ -3,7 +3,7 @@ import { FEATURE_FLAG_FIELDS, FEATURE_LABELS, type FeatureKey } from '../../../s
 import { isDbId } from '../../../shared/input';
 import { AppError } from '../../lib/app-error';
 import { requireUser } from '../auth/guards';
-import type { OrganizationRow, OrganizationsRepository } from './organizations.repository';
+import type { OrganizationAccessRow, OrganizationsRepository } from './organizations.repository';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -143,7 +143,8 @@ export interface RequestContext {
   username: string;
   isAdmin: boolean;
   ip: string;
-  organization: OrganizationRow;
+  /** Its flags and Settings defaults; its meters (calls left, bytes downloaded) are not kept here. */
+  organization: OrganizationAccessRow;
   /** The organisation's invoice-cache version, when it was read with the session. */
   cacheVersion?: number | undefined;
 }

@@ -11,7 +11,11 @@ import {
 } from '../../xero/xero-port';
 import type { AuditLog } from '../audit/audit';
 import type { RequestPrincipal, XeroTokenStatus } from '../auth/sessions';
-import type { OrganizationRow, OrganizationsRepository } from '../organizations/organizations.repository';
+import type {
+  OrganizationAccessRow,
+  OrganizationRow,
+  OrganizationsRepository,
+} from '../organizations/organizations.repository';
 import { egressMonthOf } from '../organizations/egress-meter';
 
 export const NOT_CONNECTED_ERROR = NEVER_CONNECTED_ERROR;
@@ -20,7 +24,7 @@ export const NOT_CONNECTED_ERROR = NEVER_CONNECTED_ERROR;
  * The saved defaults and flags of an organisation, as the connection status carries them
  * (docs/product/shell.md §3).
  */
-export function toOrganizationDefaults(org: OrganizationRow) {
+export function toOrganizationDefaults(org: OrganizationAccessRow) {
   return {
     ...toConnectionDefaults(org),
     featurePayInvoices: org.featurePayInvoices,
@@ -46,8 +50,8 @@ function describeSettledToken(
  * An organisation's defaults as sent, once per organisation row: rows kept with a principal (decision 032) are
  * frozen and shared by the requests until the organisation changes, so most answers reuse the mapping.
  */
-const defaultsOfRow = new WeakMap<OrganizationRow, ReturnType<typeof toOrganizationDefaults>>();
-function defaultsOf(org: OrganizationRow): ReturnType<typeof toOrganizationDefaults> {
+const defaultsOfRow = new WeakMap<OrganizationAccessRow, ReturnType<typeof toOrganizationDefaults>>();
+function defaultsOf(org: OrganizationAccessRow): ReturnType<typeof toOrganizationDefaults> {
   let defaults = defaultsOfRow.get(org);
   if (!defaults) {
     defaults = toOrganizationDefaults(org);
@@ -56,7 +60,7 @@ function defaultsOf(org: OrganizationRow): ReturnType<typeof toOrganizationDefau
   return defaults;
 }
 
-function describeConnected(org: OrganizationRow, tokenExpiry: Date, error?: string): ConnectionStatus {
+function describeConnected(org: OrganizationAccessRow, tokenExpiry: Date, error?: string): ConnectionStatus {
   return {
     connected: true,
     ...(error ? { error } : {}),
