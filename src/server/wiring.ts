@@ -35,7 +35,7 @@ import { createMfaService } from './modules/auth/mfa.service';
 import { createPrincipalCache } from './modules/auth/principal-cache';
 import { createSessionStore, type PrincipalRow } from './modules/auth/sessions';
 import { registerXeroSignInRoutes } from './modules/auth/xero-signin.routes';
-import { createXeroSignInUsers } from './modules/auth/xero-signin.service';
+import { createXeroSignInService } from './modules/auth/xero-signin.service';
 import { createCisBillsRepository } from './modules/cis-bills/cis-bills.repository';
 import { registerCisBillsRoutes } from './modules/cis-bills/cis-bills.routes';
 import { createCisBillsService } from './modules/cis-bills/cis-bills.service';
@@ -56,6 +56,7 @@ import { createSettingsService } from './modules/settings/settings.service';
 import { createStockJournalRepository } from './modules/stock-journal/stock-journal.repository';
 import { registerStockJournalRoutes } from './modules/stock-journal/stock-journal.routes';
 import { createStockJournalService, JOURNAL_WRITE_KIND } from './modules/stock-journal/stock-journal.service';
+import { createConnectService } from './modules/xero-connection/connect.service';
 import { registerConnectionRoutes } from './modules/xero-connection/connection.routes';
 import { createConnectionService } from './modules/xero-connection/connection.service';
 import { createOAuthRequests } from './modules/xero-connection/oauth-requests';
@@ -218,6 +219,26 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
   const xero = createXeroPort(xeroHttp);
   const oauthRequests = createOAuthRequests(db);
   const connection = createConnectionService({ orgs, tokens, xero: xero.connections, audit });
+  // The two OAuth flows: connecting organisations, and Sign in with Xero (which connects them in the same consent).
+  const uris = redirectUris(config.appUrl);
+  const connect = createConnectService({
+    connection,
+    oauth,
+    oauthRequests,
+    tokens,
+    audit,
+    redirectUri: uris.connect,
+    appUrl: config.appUrl,
+  });
+  const signIn = createXeroSignInService({
+    users,
+    oauth,
+    oauthRequests,
+    tokens,
+    connection,
+    audit,
+    redirectUri: uris.signin,
+  });
   const resolveTenant = createTenancy(orgs);
   const ledger = createWriteLedger({ db, log });
   // Live updates from Xero's webhooks, or the fallback to If-Modified-Since (docs/decisions/018-webhooks.md).
@@ -363,7 +384,6 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
   const jobs = createJobs(jobList, log);
 
   function registerModules(): void {
-    const uris = redirectUris(config.appUrl);
     registerAuthRoutes(app, {
       auth,
       sessions,
@@ -375,24 +395,13 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
     });
     registerConnectionRoutes(app, {
       connection,
-      oauth,
-      oauthRequests,
-      tokens,
-      audit,
-      redirectUri: uris.connect,
-      appUrl: config.appUrl,
+      connect,
       secureCookie: config.session.secureCookie,
       liveUpdates: (tenantIds) => webhookHealth.healthOf(tenantIds),
     });
     registerXeroSignInRoutes(app, {
-      oauth,
-      oauthRequests,
-      signInUsers: createXeroSignInUsers(users),
-      tokens,
+      signIn,
       sessions,
-      connection,
-      audit,
-      redirectUri: uris.signin,
       secureCookie: config.session.secureCookie,
     });
     registerAdminRoutes(app, {
