@@ -10,6 +10,8 @@ import { LEASE_MS, type SyncState } from './sync-state';
 interface ReadHooks {
   onPageStored?: () => void;
   shouldStop?: () => boolean;
+  /** Rows asked for in the first page of a read of the whole view started afresh (then PAGE_SIZE). */
+  firstPageSize?: number;
 }
 
 /**
@@ -118,6 +120,7 @@ export function createInvoiceRead(
     let pagesRead = resuming ? (state?.pagesRead ?? 0) : 0;
     let itemsRead = resuming ? (state?.itemsRead ?? 0) : 0;
     let itemsTotal = resuming ? (state?.itemsTotal ?? null) : null;
+    let pageSize = initial && !resuming && hooks.firstPageSize ? hooks.firstPageSize : PAGE_SIZE;
     if (initial && !resuming) {
       // Marked before anything is deleted or stored: until the last page is in, the cache is partial.
       await writeProgress(ctx.organizationId, def.resource, {
@@ -148,7 +151,7 @@ export function createInvoiceRead(
         path: '/api.xro/2.0/Invoices',
         query: {
           page,
-          pageSize: PAGE_SIZE,
+          pageSize,
           where: `Type=="${def.type}"`,
           Statuses: initial ? def.initialStatuses.join(',') : ALL_STATUSES,
           ContactIDs: def.contactId,
@@ -198,12 +201,16 @@ export function createInvoiceRead(
         });
       }
       if (
-        data.Invoices.length < PAGE_SIZE ||
+        data.Invoices.length < pageSize ||
         (data.pagination?.pageCount != null && page >= data.pagination.pageCount)
       )
         break;
+      // After a smaller first page the walk goes on from its cursor at PAGE_SIZE (page numbers of another size
+      // would not line up).
+      const wasSmaller = pageSize !== PAGE_SIZE;
+      pageSize = PAGE_SIZE;
       // The next rows follow the last one stored; a page all within the cursor's second goes on by page number.
-      if (highWater && (!highWaterBefore || highWater > highWaterBefore)) {
+      if (wasSmaller || (highWater && (!highWaterBefore || highWater > highWaterBefore))) {
         since = cursorOf(highWater);
         pageOfCursor = 1;
       } else pageOfCursor += 1;

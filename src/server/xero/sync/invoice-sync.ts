@@ -1,4 +1,10 @@
-import type { InvoiceSyncProgress, SyncContext, SyncResult, XeroSyncDeps } from './context';
+import {
+  FIRST_PAGE_SIZE,
+  type InvoiceSyncProgress,
+  type SyncContext,
+  type SyncResult,
+  type XeroSyncDeps,
+} from './context';
 import type { InvoiceRead } from './invoice-read';
 import { describeProgress, describeView, isComplete, type InvoiceView } from './invoice-views';
 import type { SyncState } from './sync-state';
@@ -80,6 +86,8 @@ export function createInvoiceSync(
       const run = (async () => {
         try {
           return await syncInvoicesNow(ctx, view, false, {
+            // The answer waits for this page only: a small one (issue 32).
+            firstPageSize: FIRST_PAGE_SIZE,
             onPageStored: () => settleFirstPage(),
             shouldStop: () => isClosing,
           });
