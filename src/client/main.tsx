@@ -10,6 +10,7 @@ import { applyTheme, getStoredTheme } from '@/client/lib/theme';
 import { clearStaleAuthorization, watchAuthorizationInterruptions } from '@/client/lib/xero-authorization';
 import { App } from './app/app';
 import { loadPage } from './app/page-chunks';
+import { prefetchPageData } from './app/page-data';
 
 // The theme is applied before the first render (no inline script: the CSP forbids them).
 applyTheme(getStoredTheme());
@@ -28,7 +29,13 @@ try {
   // connections; the page in the address bar (a lazy chunk) downloads beside that answer.
   const queryClient = createQueryClient();
   void queryClient.prefetchQuery(currentUserQueryOptions());
-  const firstPage = loadPage(window.location.pathname).catch(() => undefined);
+  // A page with data of its own (the invoice list) asks for it as soon as the answers it depends on are in, not
+  // once it has rendered, and its chunk downloads once that request has gone: the chunk's many small imports
+  // would hold the browser's six connections while the questions before it waited (issue 32).
+  const path = window.location.pathname;
+  const firstPage = prefetchPageData(path, queryClient)
+    .then(() => loadPage(path))
+    .catch(() => undefined);
   // The first paint waits for that chunk (briefly): it then shows the page, as when every page was in the
   // entry, rather than the shell with a spinner that React keeps for at least 300 ms once shown.
   const waited = new Promise((resolve) => window.setTimeout(resolve, FIRST_PAGE_WAIT_MS));

@@ -30,9 +30,14 @@ const REDIRECTS: Record<string, string> = {
   [paths.login.path]: paths.auth.path,
 };
 
-function loaderFor(path: string): PageLoader | undefined {
+/** The registered page an address shows: without query, hash or trailing slash, redirects followed. */
+export function pagePathOf(path: string): string {
   const bare = (path.split(/[?#]/)[0] ?? '').replace(/(.)\/+$/, '$1');
-  return PAGE_LOADERS[REDIRECTS[bare] ?? bare];
+  return REDIRECTS[bare] ?? bare;
+}
+
+function loaderFor(path: string): PageLoader | undefined {
+  return PAGE_LOADERS[pagePathOf(path)];
 }
 
 /** Pages whose chunk has arrived, by loader. */

@@ -56,6 +56,14 @@ export const invoicesQueryOptions = (orgId: number) =>
       INVOICES_RETRY_DELAYS_MS[Math.min(attempt, INVOICES_RETRY_DELAYS_MS.length - 1)] ?? 3000,
   });
 
+/**
+ * Asks for the list before the screen is on the page (issue 32: at start-up, beside the page's chunk, see
+ * src/client/app/page-data.ts); the screen's `useInvoices` then finds the answer in the cache or on its way.
+ */
+export function prefetchInvoices(queryClient: QueryClient, orgId: number): Promise<void> {
+  return queryClient.prefetchQuery(invoicesQueryOptions(orgId));
+}
+
 /** A refusal (not signed in, no access, feature off) does not get better by asking again. */
 function isPermanent(error: unknown): boolean {
   const status = (error as { status?: unknown } | null)?.status;
