@@ -255,11 +255,11 @@ function renderPage(result: PageResult): string[] {
       const v = f.value;
       const firstMs = v.firstInvoiceMs?.median ?? null;
       lines.push(
-        `First visit, empty cache (issue 19): a fresh database each run, the sandbox adding ${formatNumber(v.latencyMs)} ms to every Xero call, Xero's pages of 1,000 invoices at their real size, ${formatNumber(v.invoices)} outstanding invoices; ${v.runs} run(s). The first page is answered at once, the rest is read on the server in the background under a progress bar:`,
+        `First visit, empty cache (issues 19 and 32): a fresh database each run, the sandbox adding ${formatNumber(v.latencyMs)} ms to every Xero call, Xero's pages at their real size, ${formatNumber(v.invoices)} outstanding invoices; ${v.runs} run(s). The first page (250 invoices) is answered at once, the rest is read on the server in the background in pages of 1,000 under a progress bar:`,
         '',
         '| Page | Median (min–max) | Goal |',
         '|---|---|---|',
-        `| /invoices: time to first invoice, first visit, empty cache | ${spreadOr(v.firstInvoiceMs, 0, ' ms')} | ≤ 3 s ${firstMs === null ? '' : mark(firstMs <= 3000)} |`,
+        `| /invoices: time to first invoice, first visit, empty cache | ${spreadOr(v.firstInvoiceMs, 0, ' ms')} | ≤ 2 s ${firstMs === null ? '' : mark(firstMs <= 2000)} |`,
         `| /invoices: until the whole list is read and shown (progress bar gone) | ${spreadOr(v.syncedMs, 0, ' ms')} | |`,
         '',
       );

@@ -39,7 +39,7 @@ describe('the page in the address bar asks for its data at start-up', () => {
     server.use(
       http.get('*/api/xero/invoices', () =>
         HttpResponse.json([FIRST], {
-          headers: { [INVOICES_SYNC_HEADER]: JSON.stringify({ complete: false, fetched: 100, total: 5068 }) },
+          headers: { [INVOICES_SYNC_HEADER]: JSON.stringify({ complete: false, fetched: 250, total: 5068 }) },
         }),
       ),
       http.get('*/api/xero/bank-accounts', () =>
@@ -68,7 +68,7 @@ describe('the page in the address bar asks for its data at start-up', () => {
       </AppProvider>,
     );
     expect(await screen.findByRole('heading', { name: 'INV-0001' }, { timeout: 5000 })).toBeInTheDocument();
-    expect(screen.getByText('Loading invoices from Xero: 100 of 5,068')).toBeInTheDocument();
+    expect(screen.getByText('Loading invoices from Xero: 250 of 5,068')).toBeInTheDocument();
     expect(asked.filter((a) => a.startsWith('/api/xero/invoices'))).toHaveLength(1);
     expect(asked.filter((a) => a.startsWith('/api/xero/connection'))).toHaveLength(1);
   });

@@ -23,7 +23,7 @@ import {
 /**
  * Issue 19, "first open without the wait": a first visit is answered once Xero's first page is stored, the other
  * pages follow on the server under the view's lease, and every answer says how far the read has got. Scale 12
- * seeds about 2,400 outstanding sales invoices in Demo Shop Ltd: a first page of 100 (issue 32: the first answer
+ * seeds about 2,400 outstanding sales invoices in Demo Shop Ltd: a first page of 250 (issue 32: the first answer
  * waits for that page only), then pages of 1,000 from there.
  */
 const SCALE = 12;
@@ -158,7 +158,7 @@ describe('Pay Invoices: a first visit answers after the first page (issue 19)', 
       expect(first.statusCode, first.body).toBe(200);
       const firstSync = syncOf(first);
       expect(firstSync.complete).toBe(false);
-      // The first answer waited for Xero's first 100 only: the screen shows them while the rest is read.
+      // The first answer waited for Xero's first 250 only: the screen shows them while the rest is read.
       expect(firstSync.fetched).toBe(FIRST_PAGE_SIZE);
       expect(firstSync.total).toBeGreaterThan(2000);
       const firstList = invoiceListResponseSchema.parse(first.json());

@@ -53,9 +53,10 @@ export interface XeroSyncDeps {
 export const ALL_STATUSES = 'DRAFT,SUBMITTED,AUTHORISED,PAID,VOIDED,DELETED';
 export const PAGE_SIZE = 1000;
 /**
- * The first page of a first visit's read (issue 32): Xero's default page of 100, so the screen's first answer
- * waits for 100 invoices to be downloaded, checked and stored rather than 1,000 (most of a first visit's time
- * after Xero's 400 ms); the rest of the view is read at PAGE_SIZE from there. It costs one more call only when
- * the view's size is within 100 of a multiple of 1,000.
+ * The first page of a first visit's read (issue 32): the screen's first answer waits for this many invoices to
+ * be downloaded, checked and stored, not 1,000 (that was most of a large first visit's time after Xero's 400 ms);
+ * the rest of the view is read at PAGE_SIZE from there. 250 answers a small business's list (Demo Shop's 221)
+ * whole, in the one call it always took; a larger one pays one more call only when its size is within 250 of a
+ * multiple of 1,000 (5,068 invoices: 6 calls either way).
  */
-export const FIRST_PAGE_SIZE = 100;
+export const FIRST_PAGE_SIZE = 250;

@@ -1,0 +1,150 @@
+/**
+ * Where a first visit's time goes (issue 32, "first invoice in ≤ 2 s"): one first visit of /invoices as
+ * `npm run bench -- page` times it (fresh database, the sandbox adding 400 ms to every Xero call, Demo Shop at
+ * the bench's size), printed as a waterfall of what the browser asked the app, what the app asked Xero, and
+ * when the first invoice was on screen, all in milliseconds from the navigation.
+ *
+ *   node --import tsx bench/first-visit-waterfall.ts
+ *
+ * WATERFALL_RUNS (1), BENCH_SCALE (25), WATERFALL_LATENCY_MS (400), CHROMIUM_PATH (/usr/bin/chromium). The
+ * client is built into bench/.tmp (dist/ is left alone).
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import path from 'node:path';
+import { chromium } from '@playwright/test';
+import { createTestDatabase } from '../src/server/test/database';
+import { ApiClient, makeTempDir, openDemoShop, startBenchApp, startBenchSandbox } from './lib/harness';
+
+const RUNS = Number(process.env.WATERFALL_RUNS ?? 1);
+const SCALE = Number(process.env.BENCH_SCALE ?? 25);
+const LATENCY_MS = Number(process.env.WATERFALL_LATENCY_MS ?? 400);
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const FIRST_SHOWN = '[aria-label^="Invoice 1 of"]';
+
+interface Span {
+  who: 'browser' | 'app' | 'xero';
+  what: string;
+  start: number;
+  end: number;
+}
+
+/** Records every request a Node HTTP server answers, with wall-clock start and end. */
+function recordRequests(server: import('node:http').Server, who: Span['who'], into: Span[]) {
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const start = Date.now();
+    res.on('finish', () =>
+      into.push({ who, what: `${req.method} ${req.url ?? ''} ${res.statusCode}`, start, end: Date.now() }),
+    );
+  });
+}
+
+function shorten(what: string): string {
+  return what.slice(0, 160);
+}
+
+async function main() {
+  const outDir = makeTempDir('waterfall-client');
+  const vite = path.resolve('node_modules/vite/bin/vite.js');
+  const built = spawnSync(
+    process.execPath,
+    [vite, 'build', '--outDir', outDir, '--emptyOutDir', '--logLevel', 'error'],
+    {
+      encoding: 'utf8',
+    },
+  );
+  if (built.status !== 0) throw new Error(`vite build failed: ${built.stderr}`);
+  const sandbox = await startBenchSandbox({ scale: SCALE });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+  try {
+    for (let run = 0; run < RUNS; run++) {
+      const dataDir = makeTempDir('waterfall');
+      const app = await startBenchApp({
+        database: await createTestDatabase(),
+        sandboxUrl: sandbox.url,
+        dataDir,
+        clientDir: outDir,
+      });
+      const spans: Span[] = [];
+      const context = await browser.newContext({ baseURL: app.url });
+      try {
+        const client = new ApiClient(app.url);
+        await openDemoShop(client, sandbox);
+        const [name = '', value = ''] = client.cookie.split('=');
+        await context.addCookies([{ name, value, url: app.url }]);
+        const page = await context.newPage();
+        recordRequests(sandbox.app.server, 'xero', spans);
+        recordRequests(app.app.server, 'app', spans);
+        sandbox.setFaults({ latencyMs: LATENCY_MS });
+        try {
+          await page.goto('/invoices', { waitUntil: 'commit' });
+          const shown = await page.waitForFunction(
+            (selector) => (document.querySelector(selector) ? performance.now() : false),
+            FIRST_SHOWN,
+            { polling: 'raf', timeout: 30_000 },
+          );
+          const shownAt = Number(await shown.jsonValue());
+          const browserView = await page.evaluate(() => ({
+            origin: performance.timeOrigin,
+            resources: (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).map((r) => ({
+              name: r.name.replace(location.origin, ''),
+              start: r.startTime,
+              end: r.responseEnd,
+            })),
+            nav: (() => {
+              const n = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
+              return { responseEnd: n.responseEnd, dcl: n.domContentLoadedEventEnd };
+            })(),
+          }));
+          const t0 = browserView.origin;
+          const lines: Array<[number, number, string]> = [];
+          lines.push([0, browserView.nav.responseEnd, 'browser  document /invoices']);
+          for (const r of browserView.resources)
+            lines.push([r.start, r.end, `browser  ${r.name.slice(0, 80)}`]);
+          for (const s of spans) {
+            if (s.end < t0) continue;
+            lines.push([s.start - t0, s.end - t0, `${s.who.padEnd(8)} ${shorten(s.what)}`]);
+          }
+          lines.push([browserView.nav.dcl, browserView.nav.dcl, 'browser  DOMContentLoaded']);
+          lines.push([shownAt, shownAt, 'browser  FIRST INVOICE ON SCREEN']);
+          lines.sort((a, b) => a[0] - b[0]);
+          console.log(`\nrun ${run + 1}: first invoice at ${Math.round(shownAt)} ms`);
+          for (const [start, end, what] of lines) {
+            if (start > shownAt + 50) continue;
+            console.log(
+              `${String(Math.round(start)).padStart(6)} → ${String(Math.round(end)).padStart(6)}  ${what}`,
+            );
+          }
+        } finally {
+          sandbox.clearFaults();
+        }
+      } finally {
+        await context.close();
+        await app.close();
+        fs.rmSync(dataDir, { recursive: true, force: true });
+      }
+    }
+  } finally {
+    await browser.close();
+    await sandbox.close();
+    fs.rmSync(outDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
