@@ -31,7 +31,7 @@ import { auditLog, organizations, xeroAccounts, xeroContacts, xeroInvoices } fro
 import { writeMarkOf } from '../xero/write-ledger-rules';
 import { TEST_ORIGIN } from '../test/app';
 import type { TestDatabase } from '../test/database';
-import { as } from '../test/session';
+import { as, register } from '../test/session';
 import {
   createConnectedUser,
   createXeroTestApp,
@@ -62,18 +62,33 @@ describe('a restore, then a resend, for every kind of write', { timeout: 300_000
   let payInvoice: Invoice;
   /** The invoice paid and then undone before the restore. */
   let undoInvoice: Invoice;
+  /** The invoice paid in full before the restore. */
+  let fullInvoice: Invoice;
   let draft: DraftInvoice;
+  /** The draft approved without cash before the restore. */
+  let bareDraft: DraftInvoice;
   let subcontractorId = '';
   let journalPeriod: JournalPeriod;
-  const writes: Record<'payment' | 'undonePayment' | 'bill' | 'newInvoice' | 'approval' | 'journal', Write> =
-    {
-      payment: { url: '/api/xero/payments', payload: {}, key: crypto.randomUUID() },
-      undonePayment: { url: '/api/xero/payments', payload: {}, key: crypto.randomUUID() },
-      bill: { url: '/api/xero/create-bill', payload: {}, key: crypto.randomUUID() },
-      newInvoice: { url: '/api/xero/draft-invoices/create', payload: {}, key: crypto.randomUUID() },
-      approval: { url: '/api/xero/draft-invoices/update', payload: {}, key: crypto.randomUUID() },
-      journal: { url: '/api/xero/stock-journal', payload: {}, key: crypto.randomUUID() },
-    };
+  const writes: Record<
+    | 'payment'
+    | 'undonePayment'
+    | 'fullPayment'
+    | 'bill'
+    | 'newInvoice'
+    | 'approval'
+    | 'bareApproval'
+    | 'journal',
+    Write
+  > = {
+    payment: { url: '/api/xero/payments', payload: {}, key: crypto.randomUUID() },
+    undonePayment: { url: '/api/xero/payments', payload: {}, key: crypto.randomUUID() },
+    fullPayment: { url: '/api/xero/payments', payload: {}, key: crypto.randomUUID() },
+    bill: { url: '/api/xero/create-bill', payload: {}, key: crypto.randomUUID() },
+    newInvoice: { url: '/api/xero/draft-invoices/create', payload: {}, key: crypto.randomUUID() },
+    approval: { url: '/api/xero/draft-invoices/update', payload: {}, key: crypto.randomUUID() },
+    bareApproval: { url: '/api/xero/draft-invoices/update', payload: {}, key: crypto.randomUUID() },
+    journal: { url: '/api/xero/stock-journal', payload: {}, key: crypto.randomUUID() },
+  };
 
   /** The app on the embedded database under DATA_DIR, as `npm start` runs it; closing it closes the database. */
   async function start(): Promise<XeroTestApp> {
@@ -103,16 +118,36 @@ describe('a restore, then a resend, for every kind of write', { timeout: 300_000
   const applied = (kind: string, action: string) =>
     sandbox.ledger().writes.filter((w) => w.kind === kind && w.action === action);
 
-  async function send(write: Write, organizationId: number) {
+  async function send(write: Write, organizationId: number, payload = write.payload) {
     const call = as(t.app, cookie);
     await call('POST', '/api/xero/set-active-organization', { organizationId });
+    return post(write, payload);
+  }
+
+  /** The request again, on the active organisation, as the browser resends it. */
+  async function post(write: Write, payload = write.payload, by = cookie) {
     const res = await t.app.inject({
       method: 'POST',
       url: write.url,
-      headers: { cookie, origin: TEST_ORIGIN, 'idempotency-key': write.key },
-      payload: write.payload,
+      headers: { cookie: by, origin: TEST_ORIGIN, 'idempotency-key': write.key },
+      payload,
     });
     return { statusCode: res.statusCode, body: res.body };
+  }
+
+  /**
+   * The same request twice at once (two tabs, a retry racing the first resend): neither is sent twice. Each is
+   * answered with the first answer, or told it is being processed; at least one gets the first answer.
+   */
+  async function sendTwiceAtOnce(write: Write) {
+    const answers = await Promise.all([post(write), post(write)]);
+    for (const answer of answers) {
+      if (answer.statusCode === 409) expect(answer.body).toMatch(/already being processed/);
+      else expect(answer.statusCode, answer.body).toBe(200);
+    }
+    const first = JSON.parse(write.first?.body ?? '{}') as Record<string, unknown>;
+    expect(answers.filter((a) => a.statusCode === 200).length).toBeGreaterThan(0);
+    return { answers, first };
   }
 
   beforeAll(async () => {
@@ -181,7 +216,13 @@ describe('a restore, then a resend, for every kind of write', { timeout: 300_000
       (i) => i.amountDue > 10 && i.status !== 'PARTIAL' && i.invoiceId !== toPay?.invoiceId,
     );
     const drafts = (await call('GET', '/api/xero/draft-invoices?refresh=true')).json() as DraftInvoice[];
+    const toPayFull = invoices.find(
+      (i) => i.amountDue > 10 && i.invoiceId !== toPay?.invoiceId && i.invoiceId !== toUndo?.invoiceId,
+    );
     const toApprove = drafts.find((d) => d.totalAmount > 10 && d.pendingCashAmount === 0);
+    const toApproveBare = drafts.find(
+      (d) => d.totalAmount > 10 && d.pendingCashAmount === 0 && d.id !== toApprove?.id,
+    );
     const today = getUkToday();
     const from = new Date(Date.parse(`${today}T00:00:00Z`) - 120 * 86_400_000).toISOString().slice(0, 10);
     const to = new Date(Date.parse(`${today}T00:00:00Z`) - 14 * 86_400_000).toISOString().slice(0, 10);
@@ -190,11 +231,13 @@ describe('a restore, then a resend, for every kind of write', { timeout: 300_000
     ).json() as SalesPeriod[];
     const week = periods.flatMap((p) => splitSalesPeriod(p)).find((p) => p.netTotal > 0);
     subcontractorId = builders().contacts.find((c) => c.Name === 'Hughes Groundworks Ltd')?.ContactID ?? '';
-    if (!toPay || !toUndo || !toApprove || !week || !subcontractorId)
+    if (!toPay || !toUndo || !toPayFull || !toApprove || !toApproveBare || !week || !subcontractorId)
       throw new Error('the seed has no invoice to pay, draft to approve, week to post or subcontractor');
     payInvoice = toPay;
     undoInvoice = toUndo;
+    fullInvoice = toPayFull;
     draft = toApprove;
+    bareDraft = toApproveBare;
     journalPeriod = week;
     await t.close();
     const backup = path.join(root, 'backup.tar.gz');
@@ -219,6 +262,15 @@ describe('a restore, then a resend, for every kind of write', { timeout: 300_000
       isCard: false,
       date: today,
     };
+    writes.fullPayment.payload = {
+      invoiceId: fullInvoice.invoiceId,
+      invoiceNumber: fullInvoice.invoiceNumber,
+      accountId: cash.accountId,
+      amount: fullInvoice.amountDue,
+      reference: `Cash payment for ${fullInvoice.invoiceNumber}`,
+      isCard: false,
+      date: today,
+    };
     writes.bill.payload = {
       contactId: subcontractorId,
       date: today,
@@ -229,6 +281,9 @@ describe('a restore, then a resend, for every kind of write', { timeout: 300_000
     writes.newInvoice.payload = { date: today, totalAmount: 87.65, cashAmount: 20, approve: true };
     writes.approval.payload = {
       invoices: [{ id: draft.id, cashAmount: 3.33, approve: true, pendingCashSeen: 0 }],
+    };
+    writes.bareApproval.payload = {
+      invoices: [{ id: bareDraft.id, cashAmount: 0, approve: true, pendingCashSeen: 0 }],
     };
     writes.journal.payload = {
       periodStart: journalPeriod.periodStart,
@@ -350,13 +405,82 @@ describe('a restore, then a resend, for every kind of write', { timeout: 300_000
     expect(cash.map((p) => p.amount)).toEqual([2_000]);
   });
 
-  it('a draft approved with cash: approved and paid once, the resend answered as the first time', async () => {
-    const again = await send(writes.approval, shopId);
+  it('a draft approved with cash, resent after the list was read again: approved and paid once, the resend answered as the first time', async () => {
+    // The person opens Add Invoices after the restore: Xero says the draft is approved, so it leaves the list.
+    const call = as(t.app, cookie);
+    await call('POST', '/api/xero/set-active-organization', { organizationId: shopId });
+    const list = (await call('GET', '/api/xero/draft-invoices?refresh=true')).json() as DraftInvoice[];
+    expect(list.map((d) => d.id)).not.toContain(draft.id);
+    // Another change under the old key (other cash) is refused as a different change: nothing is paid.
+    const other = await post(writes.approval, {
+      invoices: [{ id: draft.id, cashAmount: 4.44, approve: true, pendingCashSeen: 0 }],
+    });
+    expect(other.statusCode, other.body).toBe(422);
+    expect(other.body).toMatch(/already used for a different change/);
+    // Someone who is not a member of the shop is refused before anything is looked at.
+    const stranger = await register(t.app, 'stranger-approval');
+    const foreign = await post(
+      writes.approval,
+      { ...writes.approval.payload, organizationId: shopId },
+      stranger.cookie,
+    );
+    expect(foreign.statusCode, foreign.body).toBe(403);
+    // The resend, twice at once: answered with the first answer, the cash paid once.
+    const { answers, first } = await sendTwiceAtOnce(writes.approval);
+    for (const answer of answers.filter((a) => a.statusCode === 200))
+      expect(JSON.parse(answer.body)).toEqual(first);
+    const again = await post(writes.approval);
     expect(again.statusCode, again.body).toBe(200);
-    expect(JSON.parse(again.body)).toEqual(JSON.parse(writes.approval.first?.body ?? '{}'));
+    expect(JSON.parse(again.body)).toEqual(first);
     expect(shop().invoices.find((i) => i.InvoiceID === draft.id)?.Status).toBe('AUTHORISED');
     const cash = shop().payments.filter((p) => p.InvoiceID === draft.id && p.Status !== 'DELETED');
     expect(cash.map((p) => p.amount)).toEqual([333]);
+    expect(applied('invoice', 'approve').filter((w) => w.id === draft.id)).toHaveLength(1);
+    // The activity log has the approval and its cash once each (the restore lost both lines).
+    const lines = await t.database.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.organizationId, shopId), eq(auditLog.target, draft.id)));
+    expect(lines.map((l) => [l.action, l.result]).sort()).toEqual([
+      ['add-invoices.approve', 'success'],
+      ['add-invoices.cash-payment', 'success'],
+    ]);
+  });
+
+  it('a draft approved without cash, resent after the list was read again: answered as the first time', async () => {
+    const call = as(t.app, cookie);
+    await call('POST', '/api/xero/set-active-organization', { organizationId: shopId });
+    await call('GET', '/api/xero/draft-invoices?refresh=true');
+    const again = await post(writes.bareApproval);
+    expect(again.statusCode, again.body).toBe(200);
+    expect(JSON.parse(again.body)).toEqual(JSON.parse(writes.bareApproval.first?.body ?? '{}'));
+    expect(shop().invoices.find((i) => i.InvoiceID === bareDraft.id)?.Status).toBe('AUTHORISED');
+    expect(shop().payments.filter((p) => p.InvoiceID === bareDraft.id)).toEqual([]);
+  });
+
+  it('a payment that paid its invoice in full: not refused as more than the balance; answered with the first payment', async () => {
+    await as(t.app, cookie)('POST', '/api/xero/set-active-organization', { organizationId: shopId });
+    const first = JSON.parse(writes.fullPayment.first?.body ?? '{}') as { paymentId: string };
+    // Another amount under the old key is a different change: refused, nothing paid.
+    const other = await post(writes.fullPayment, {
+      ...writes.fullPayment.payload,
+      amount: Math.round((fullInvoice.amountDue - 1) * 100) / 100,
+    });
+    expect(other.statusCode, other.body).toBe(422);
+    expect(other.body).toMatch(/already used for a different change/);
+    const { answers } = await sendTwiceAtOnce(writes.fullPayment);
+    for (const answer of answers.filter((a) => a.statusCode === 200))
+      expect(JSON.parse(answer.body)).toMatchObject({ paymentId: first.paymentId, amountDue: 0 });
+    const again = await post(writes.fullPayment);
+    expect(again.statusCode, again.body).toBe(200);
+    expect(JSON.parse(again.body)).toMatchObject({ paymentId: first.paymentId, amountDue: 0 });
+    const paid = applied('payment', 'create').filter((w) => w.summary.invoiceId === fullInvoice.invoiceId);
+    expect(paid).toHaveLength(1);
+    const lines = await t.database.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.organizationId, shopId), eq(auditLog.action, 'payment.create')));
+    expect(lines.filter((l) => l.target === fullInvoice.invoiceId).map((l) => l.result)).toEqual(['success']);
   });
 
   it('a stock-journal week: posted once, the resend answered with the first journal (found by the mark in its Narration)', async () => {
