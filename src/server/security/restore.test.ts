@@ -415,7 +415,7 @@ describe('a restore, then a resend, for every kind of write', { timeout: 300_000
     const other = await post(writes.approval, {
       invoices: [{ id: draft.id, cashAmount: 4.44, approve: true, pendingCashSeen: 0 }],
     });
-    expect(other.statusCode, other.body).toBe(422);
+    expect(other.statusCode, other.body).toBe(400);
     expect(other.body).toMatch(/already used for a different change/);
     // Someone who is not a member of the shop is refused before anything is looked at.
     const stranger = await register(t.app, 'stranger-approval');
@@ -466,7 +466,7 @@ describe('a restore, then a resend, for every kind of write', { timeout: 300_000
       ...writes.fullPayment.payload,
       amount: Math.round((fullInvoice.amountDue - 1) * 100) / 100,
     });
-    expect(other.statusCode, other.body).toBe(422);
+    expect(other.statusCode, other.body).toBe(400);
     expect(other.body).toMatch(/already used for a different change/);
     const { answers } = await sendTwiceAtOnce(writes.fullPayment);
     for (const answer of answers.filter((a) => a.statusCode === 200))

@@ -2,17 +2,13 @@ import crypto from 'node:crypto';
 import { and, eq, inArray, ne, sql } from 'drizzle-orm';
 import { xeroWrites } from '../db/schema/index';
 import { AppError } from '../lib/app-error';
-import { OPEN_WRITE_STATES, RESTORE_LOOKUP_MS, type WriteKind } from './write-ledger-rules';
+import { DIFFERENT_CHANGE_MESSAGE, OPEN_WRITE_STATES, type WriteKind } from './write-ledger-rules';
 import type { LedgerInstance } from './write-ledger-instance';
 import { lockDocument } from './write-ledger-locks';
-import type { LedgerRegistry } from './write-ledger-registry';
+import type { LedgerRecall } from './write-ledger-recall';
 import { DEFINITE_FAILURES, NOT_SENT_MESSAGE, type LedgerSettling } from './write-ledger-settle';
 import type { WriteLedgerDeps, WriteOutcome, WriteRow, WriteSpec } from './write-ledger-types';
 import { isNotApplied } from './xero-http/http';
-
-/** A write not sent because Xero could not be asked whether it already had it (after a restore). */
-export const RESTORE_CHECK_UNAVAILABLE =
-  'Could not ask Xero whether it already has this change (the database was restored lately), so it was not sent. Try again in a moment.';
 
 export const UNKNOWN_OUTCOME_MESSAGE =
   'Xero did not confirm this change in time. Ledgerlink will check with Xero before anything is sent again; refresh in a minute to see the result.';
@@ -57,23 +53,20 @@ export function fingerprintOf(kind: WriteKind, request: unknown): string {
  */
 export function createLedgerRecording(
   deps: WriteLedgerDeps,
-  { instanceId, findLastRestoreMs }: LedgerInstance,
-  { restoreFinders }: LedgerRegistry,
+  { instanceId }: LedgerInstance,
+  { restoredLately, lookUpForgotten, recallForgotten }: LedgerRecall,
   { update, settle, claim, correctToConfirmed, findById, settleIfStale }: LedgerSettling,
 ) {
   const { db } = deps;
 
   /**
    * Before a write under a caller's key the ledger has just met is sent: when the database was restored
-   * lately the key may be one the restore forgot, so Xero is asked for the write's mark first. Answers what
-   * Xero has under that mark (the write then settles as confirmed, nothing is sent), or null to send.
+   * lately the key may be one the restore forgot, so Xero is asked for it first (write-ledger-recall.ts).
+   * Answers what Xero has (the write then settles as confirmed, nothing is sent), or null to send.
    */
   async function findForgottenWrite(row: WriteRow, spec: WriteSpec<unknown>, tenantId: string) {
-    const finder = restoreFinders.get(row.kind);
-    if (!spec.idempotencyKey || !finder || row.userId === null) return null;
-    const restoredMs = await findLastRestoreMs();
-    if (restoredMs === null || Date.now() - restoredMs > RESTORE_LOOKUP_MS) return null;
-    return finder({ userId: row.userId, tenantId, organizationId: row.organizationId }, row);
+    if (!spec.idempotencyKey || !(await restoredLately())) return null;
+    return lookUpForgotten(row, tenantId);
   }
 
   /** The row a new write is recorded as, pending, before anything is sent. */
@@ -129,11 +122,7 @@ export function createLedgerRecording(
     } catch (error) {
       // Not sent, and nothing happened: the row goes, so the same key can be tried again.
       await db.delete(xeroWrites).where(and(eq(xeroWrites.id, row.id), eq(xeroWrites.state, 'pending')));
-      throw new AppError(
-        'XERO_UNAVAILABLE',
-        RESTORE_CHECK_UNAVAILABLE,
-        error instanceof Error ? error.message : String(error),
-      );
+      throw error;
     }
     if (forgotten) {
       const settled = await settle(row.id, {
@@ -187,50 +176,42 @@ export function createLedgerRecording(
 
   return {
     /**
-     * A write its feature would refuse rather than send (its document already holds a change: a journal week
-     * Xero has a journal for), under a caller's key the ledger does not know: for RESTORE_LOOKUP_MS after a
-     * restore the key may be one the restore forgot, so Xero is asked for the write's mark, as `execute` asks
-     * before sending. Found, the write is recorded confirmed (its success line written) and answered with what
-     * Xero has; otherwise null, and nothing is recorded. Nothing is ever sent. When Xero cannot be asked,
+     * One write under a caller's key, before its feature compares it with what Ledgerlink holds (a cached
+     * balance, a week Xero has a journal for): for RESTORE_LOOKUP_MS after a restore the key may be one the
+     * restore forgot, so Xero is asked for it first (`recallForgotten`, write-ledger-recall.ts). Found, the
+     * write is recorded confirmed (its success line written) and answered with what Xero has; the same key
+     * recorded meanwhile (sent twice at once) is answered as `execute` answers a same key: the first outcome,
+     * "already being processed" while open, or refused as a different change. Otherwise null, nothing is
+     * recorded, and the feature goes on to its checks. Nothing is ever sent. When Xero cannot be asked,
      * XERO_UNAVAILABLE ("Could not ask Xero…"), so the same key can be tried again.
      */
     async findForgotten<R>(
-      spec: WriteSpec<R>,
+      // `send` is never called; a spec built for `execute` may be passed as it is.
+      spec: Omit<WriteSpec<R>, 'send' | 'step'> & Partial<Pick<WriteSpec<R>, 'send'>>,
     ): Promise<(WriteOutcome<R> & { writeId: number; replayed: true }) | null> {
-      if (!spec.idempotencyKey || !restoreFinders.has(spec.kind)) return null;
-      const restoredMs = await findLastRestoreMs();
-      if (restoredMs === null || Date.now() - restoredMs > RESTORE_LOOKUP_MS) return null;
-      const [row] = await db
-        .insert(xeroWrites)
-        .values(pendingRowOf(spec as WriteSpec<unknown>, spec.idempotencyKey))
-        .onConflictDoNothing()
-        .returning();
-      // A key the ledger knows is answered by `execute` as the same write.
-      if (!row) return null;
-      const forget = () =>
-        db.delete(xeroWrites).where(and(eq(xeroWrites.id, row.id), eq(xeroWrites.state, 'pending')));
-      let found: WriteOutcome<unknown> | null;
-      try {
-        found = await findForgottenWrite(row, spec as WriteSpec<unknown>, spec.tenantId);
-      } catch (error) {
-        await forget();
-        throw new AppError(
-          'XERO_UNAVAILABLE',
-          RESTORE_CHECK_UNAVAILABLE,
-          error instanceof Error ? error.message : String(error),
-        );
-      }
-      if (!found) {
-        await forget();
-        return null;
-      }
-      const settled = await settle(row.id, {
-        state: 'confirmed',
-        xeroId: found.xeroId ?? null,
-        response: found.response,
+      if (!spec.idempotencyKey) return null;
+      const rows = await recallForgotten({
+        organizationId: spec.organizationId,
+        tenantId: spec.tenantId,
+        userId: spec.userId,
+        document: spec.document,
+        steps: [
+          {
+            kind: spec.kind,
+            idempotencyKey: spec.idempotencyKey,
+            targetId: spec.targetId ?? null,
+            amountPence: spec.amountPence ?? null,
+            request: spec.request,
+            ...(spec.audit ? { audit: spec.audit } : {}),
+          },
+        ],
       });
-      const now = settled ?? (await findById(row.id)) ?? row;
-      return { xeroId: now.xeroId, response: now.response as R, writeId: row.id, replayed: true };
+      const row = rows?.[0];
+      if (!row) return null;
+      if (row.fingerprint !== fingerprintOf(spec.kind, spec.request))
+        throw new AppError('VALIDATION_ERROR', DIFFERENT_CHANGE_MESSAGE);
+      const { row: now, retryAfterMs } = await settleIfStale(row, spec.tenantId);
+      return { ...answerRecorded<R>(now, retryAfterMs), replayed: true };
     },
 
     async execute<R>(spec: WriteSpec<R>): Promise<WriteOutcome<R> & { writeId: number; replayed: boolean }> {
@@ -291,10 +272,7 @@ export function createLedgerRecording(
         .where(and(eq(xeroWrites.organizationId, spec.organizationId), eq(xeroWrites.idempotencyKey, key)));
       if (!existing) throw new AppError('CONFLICT', 'This change is already being processed');
       if (existing.fingerprint !== fingerprint) {
-        throw new AppError(
-          'VALIDATION_ERROR',
-          'This Idempotency-Key was already used for a different change',
-        );
+        throw new AppError('VALIDATION_ERROR', DIFFERENT_CHANGE_MESSAGE);
       }
       // Its first attempt's instance died, or its answer was lost: settle it now by asking Xero.
       const { row: now, retryAfterMs } = await settleIfStale(existing, spec.tenantId);

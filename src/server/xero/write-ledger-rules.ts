@@ -128,6 +128,13 @@ export function msUntilStale(row: OpenWriteFacts, sender: SenderFacts, nowMs: nu
  */
 export const RESTORE_LOOKUP_MS = 24 * 60 * 60_000;
 
+/** A write not sent because Xero could not be asked whether it already had it (after a restore). */
+export const RESTORE_CHECK_UNAVAILABLE =
+  'Could not ask Xero whether it already has this change (the database was restored lately), so it was not sent. Try again in a moment.';
+
+/** A key sent again with another change than the one it was first used for: refused (400), nothing sent. */
+export const DIFFERENT_CHANGE_MESSAGE = 'This Idempotency-Key was already used for a different change';
+
 /**
  * The mark a write leaves in Xero, in a field Xero keeps (a payment's Reference, a journal's Narration):
  * "LL-" and the first 10 hex digits of SHA-256 of its idempotency key. Short enough to keep within Xero's

@@ -1,6 +1,7 @@
 import { createLedgerInstance } from './write-ledger-instance';
 import { createLedgerIntents } from './write-ledger-intents';
 import { createLedgerQueries } from './write-ledger-queries';
+import { createLedgerRecall } from './write-ledger-recall';
 import { createLedgerReconciler } from './write-ledger-reconcile';
 import { createLedgerRecording } from './write-ledger-record';
 import { createLedgerRegistry } from './write-ledger-registry';
@@ -27,12 +28,7 @@ export type {
 } from './write-ledger-types';
 export { describeBusyDocument } from './write-ledger-locks';
 export { NOT_SENT_MESSAGE } from './write-ledger-settle';
-export {
-  busyExtra,
-  fingerprintOf,
-  RESTORE_CHECK_UNAVAILABLE,
-  UNKNOWN_OUTCOME_MESSAGE,
-} from './write-ledger-record';
+export { busyExtra, fingerprintOf, UNKNOWN_OUTCOME_MESSAGE } from './write-ledger-record';
 export {
   HELD_USER_GONE,
   RETRY_REFUSED_FOUND,
@@ -50,7 +46,8 @@ export {
  *
  * The parts, where a reader looks for them (all `write-ledger-*.ts` beside this file): `record` (recording and
  * sending one write, a same key answered), `intents` (the steps of one action recorded together), `settle`
- * (settling, claiming a step, looking a write up, the staleness rule), `reconcile` (the pass over stale writes),
+ * (settling, claiming a step, looking a write up, the staleness rule), `recall` (a key a restore forgot, looked
+ * up before anything compares the write with what Ledgerlink holds), `reconcile` (the pass over stale writes),
  * `review` (needs-review: the admin list and its settling), `locks` (one writer per document), `instance` (the
  * heartbeat, the last restore), `registry` (finders, step runners, confirm hooks, retriers), `queries`, `types`.
  */
@@ -58,6 +55,7 @@ export function createWriteLedger(deps: WriteLedgerDeps) {
   const instance = createLedgerInstance(deps);
   const registry = createLedgerRegistry();
   const settling = createLedgerSettling(deps, instance, registry);
+  const recall = createLedgerRecall(deps, instance, registry, settling);
   return {
     /** This instance's id in ledger_instances. */
     instanceId: instance.instanceId,
@@ -70,7 +68,8 @@ export function createWriteLedger(deps: WriteLedgerDeps) {
     registerRetrier: registry.registerRetrier,
     canRetry: registry.canRetry,
     ...createLedgerIntents(deps, instance),
-    ...createLedgerRecording(deps, instance, registry, settling),
+    ...createLedgerRecording(deps, instance, recall, settling),
+    recallForgotten: recall.recallForgotten,
     settleIfStale: settling.settleIfStale,
     ...createLedgerReconciler(deps, instance, registry, settling),
     /** Settles one open write by asking Xero (see lookUp); the row as it stands afterwards. */

@@ -8,7 +8,12 @@ import { formatMoney, fromPence, toPence } from '../../../shared/money';
 import { AppError } from '../../lib/app-error';
 import { chunk, createBatcher } from '../../xero/batcher';
 import type { WriteFailure } from '../../xero/write-failure';
-import { invoiceDocument, type IntentStep, type WriteRow } from '../../xero/write-ledger';
+import {
+  DIFFERENT_CHANGE_MESSAGE,
+  invoiceDocument,
+  type IntentStep,
+  type WriteRow,
+} from '../../xero/write-ledger';
 import type { ApprovalRequest, ElementResult, InvoiceFacts } from '../../xero/xero-port';
 import { lockedDraftQueries, type CachedInvoiceRow } from './add-invoices.repository';
 import { executeInBatch } from './batch-write';
@@ -32,6 +37,13 @@ import {
   type AddInvoicesContext,
   type AddInvoicesDeps,
 } from './context';
+
+/** The keys of one draft row's action: its approval, its cash payment, or its pending cash. */
+interface DraftKeys {
+  approve: string;
+  payment: string;
+  pending: string;
+}
 
 interface ApprovalPlan {
   item: DraftInvoiceUpdateItem;
@@ -81,6 +93,102 @@ export function createDraftApprovals(
   }
 
   /**
+   * One draft row's action as the steps of an intent (issue 28): the approval and, when there is cash (typed
+   * now plus `pendingPence` kept pending), its cash payment; or, for a draft that stays a draft, the cash kept
+   * pending. Built from the cached draft and judged by nothing: the checks are the caller's.
+   */
+  function draftSteps(
+    ctx: AddInvoicesContext,
+    item: DraftInvoiceUpdateItem,
+    invoice: CachedInvoiceRow,
+    keys: DraftKeys,
+    pendingPence: number,
+  ): IntentStep[] {
+    const number = numberOf(invoice);
+    const id = invoice.invoiceId;
+    const typed = toPence(item.cashAmount);
+    if (!item.approve)
+      return [
+        {
+          kind: 'cash.pending',
+          idempotencyKey: keys.pending,
+          targetId: id,
+          amountPence: typed,
+          request: { invoiceId: id, amountPence: typed, limitPence: invoice.totalPence },
+          audit: pendingCashAudit(ctx, id, number, typed, pendingPence),
+        },
+      ];
+    const cashPence = typed + pendingPence;
+    const steps: IntentStep[] = [
+      {
+        kind: 'invoice.approve',
+        idempotencyKey: keys.approve,
+        targetId: id,
+        amountPence: invoice.totalPence,
+        request: xero.approvalRequest(id, invoice.dueDate ? null : (invoice.date ?? getUkToday())),
+        audit: approvalAudit(ctx, invoice),
+      },
+    ];
+    if (cashPence > 0) {
+      const accountId = requireCashAccount(ctx);
+      steps.push({
+        kind: 'payment',
+        idempotencyKey: keys.payment,
+        targetId: id,
+        amountPence: cashPence,
+        request: cashPaymentRequest(
+          id,
+          number,
+          accountId,
+          cashPence,
+          invoice.date ?? getUkToday(),
+          pendingPence,
+        ),
+        audit: cashPaymentAudit(ctx, id, number, { cashPence, pendingPence }, accountId),
+        after: 0,
+      });
+    }
+    return steps;
+  }
+
+  /** The plan of an action whose steps are recorded (a retry of it, or one a restore forgot, found in Xero). */
+  function planOfRecorded(
+    item: DraftInvoiceUpdateItem,
+    invoice: CachedInvoiceRow,
+    rows: WriteRow[],
+  ): ApprovalPlan {
+    const firstStep = rows.find((r) => r.kind === (item.approve ? 'invoice.approve' : 'cash.pending'));
+    const paymentStep = item.approve ? rows.find((r) => r.kind === 'payment') : undefined;
+    // The cash is what its steps recorded the first time.
+    const planned = paymentStep
+      ? {
+          cashPence: paymentStep.amountPence ?? 0,
+          pendingPence: (paymentStep.request as Partial<CashPaymentRequest>).fromPendingPence ?? 0,
+        }
+      : {
+          cashPence: item.approve ? 0 : (firstStep?.amountPence ?? toPence(item.cashAmount)),
+          pendingPence: 0,
+        };
+    return { item, invoice, ...planned, firstStep, paymentStep };
+  }
+
+  /**
+   * Whether `item` is the change its recorded steps were made for: the same key with other cash is another
+   * change, refused (decision 015) rather than answered with the first.
+   */
+  function isSameAction(item: DraftInvoiceUpdateItem, recorded: Map<string, WriteRow>, keys: DraftKeys) {
+    const typed = toPence(item.cashAmount);
+    if (!item.approve) {
+      const pending = recorded.get(keys.pending);
+      return !pending || pending.amountPence === typed;
+    }
+    const payment = recorded.get(keys.payment);
+    if (!payment) return typed === 0;
+    const fromPending = (payment.request as Partial<CashPaymentRequest>).fromPendingPence ?? 0;
+    return (payment.amountPence ?? 0) - fromPending === typed;
+  }
+
+  /**
    * Records one draft row's action as an intent (issue 28), under the draft's lock: refused (409) while
    * another write on the draft is open, when it was approved meanwhile, when one of its changes waits for
    * review, or when the pending cash is not what the screen showed (`pendingCashSeen`, sent by the browser;
@@ -92,7 +200,7 @@ export function createDraftApprovals(
     ctx: AddInvoicesContext,
     item: DraftInvoiceUpdateItem,
     invoice: CachedInvoiceRow,
-    keys: { approve: string; payment: string; pending: string },
+    keys: DraftKeys,
   ): Promise<ApprovalPlan> {
     const number = numberOf(invoice);
     const id = invoice.invoiceId;
@@ -125,65 +233,40 @@ export function createDraftApprovals(
           throw new AppError('CONFLICT', describePendingCashChanged(number, seen, now));
         const over = overTotal(invoice, typed + pendingPence, pendingPence);
         if (over) throw new AppError('VALIDATION_ERROR', over);
-        if (!item.approve) {
-          planned = { cashPence: typed, pendingPence };
-          return [
-            {
-              kind: 'cash.pending',
-              idempotencyKey: keys.pending,
-              targetId: id,
-              amountPence: typed,
-              request: { invoiceId: id, amountPence: typed, limitPence: invoice.totalPence },
-              audit: pendingCashAudit(ctx, id, number, typed, pendingPence),
-            },
-          ];
-        }
-        const cashPence = typed + pendingPence;
-        planned = { cashPence, pendingPence };
-        const steps: IntentStep[] = [
-          {
-            kind: 'invoice.approve',
-            idempotencyKey: keys.approve,
-            targetId: id,
-            amountPence: invoice.totalPence,
-            request: xero.approvalRequest(id, invoice.dueDate ? null : (invoice.date ?? getUkToday())),
-            audit: approvalAudit(ctx, invoice),
-          },
-        ];
-        if (cashPence > 0) {
-          const accountId = requireCashAccount(ctx);
-          steps.push({
-            kind: 'payment',
-            idempotencyKey: keys.payment,
-            targetId: id,
-            amountPence: cashPence,
-            request: cashPaymentRequest(
-              id,
-              number,
-              accountId,
-              cashPence,
-              invoice.date ?? getUkToday(),
-              pendingPence,
-            ),
-            audit: cashPaymentAudit(ctx, id, number, { cashPence, pendingPence }, accountId),
-            after: 0,
-          });
-        }
-        return steps;
+        planned = item.approve
+          ? { cashPence: typed + pendingPence, pendingPence }
+          : { cashPence: typed, pendingPence };
+        return draftSteps(ctx, item, invoice, keys, pendingPence);
       },
     });
+    if (retried) return planOfRecorded(item, invoice, rows);
     const firstStep = rows.find((r) => r.kind === (item.approve ? 'invoice.approve' : 'cash.pending'));
     const paymentStep = item.approve ? rows.find((r) => r.kind === 'payment') : undefined;
-    if (retried) {
-      // The same action again: the cash is what its steps recorded the first time.
-      if (paymentStep)
-        planned = {
-          cashPence: paymentStep.amountPence ?? 0,
-          pendingPence: (paymentStep.request as Partial<CashPaymentRequest>).fromPendingPence ?? 0,
-        };
-      else planned = { cashPence: item.approve ? 0 : (firstStep?.amountPence ?? typed), pendingPence: 0 };
-    }
     return { item, invoice, ...planned, firstStep, paymentStep };
+  }
+
+  /**
+   * For a day after a restore, one draft row's action under keys the ledger does not know is looked up in
+   * Xero before anything compares it with the cached draft (write-ledger-recall.ts): an approval the restore
+   * forgot is answered as the first time (approved, its cash paid once), not refused as "no longer a draft".
+   * Null when Xero does not have it (or no restore was lately): the row is judged as a new change.
+   */
+  async function recallDraftAction(
+    ctx: AddInvoicesContext,
+    item: DraftInvoiceUpdateItem,
+    invoice: CachedInvoiceRow,
+    keys: DraftKeys,
+    pendingPence: number,
+  ): Promise<ApprovalPlan | null> {
+    const rows = await ledger.recallForgotten({
+      organizationId: ctx.organizationId,
+      tenantId: ctx.tenantId,
+      userId: ctx.userId,
+      document: { key: invoiceDocument(invoice.invoiceId), label: numberOf(invoice) },
+      steps: draftSteps(ctx, item, invoice, keys, pendingPence),
+    });
+    // Xero's copy of another change under the key (other cash) was refused by the payment's look-up.
+    return rows ? planOfRecorded(item, invoice, rows) : null;
   }
 
   function overTotal(invoice: CachedInvoiceRow, cashPence: number, pendingPence: number): string | null {
@@ -225,7 +308,7 @@ export function createDraftApprovals(
     const ids = items.map((i) => i.id);
     const invoices = new Map((await repo.findInvoices(ctx.organizationId, ids)).map((r) => [r.invoiceId, r]));
     const pending = await repo.findPendingCash(ctx.organizationId, ids);
-    const keysOf = (id: string) => ({
+    const keysOf = (id: string): DraftKeys => ({
       approve: `${actionKey}:approve:${id}`,
       payment: `${actionKey}:payment:${id}`,
       pending: `${actionKey}:pending:${id}`,
@@ -237,7 +320,13 @@ export function createDraftApprovals(
       ids.flatMap((id) => Object.values(keysOf(id))),
     );
 
-    const toRecord: Array<{ item: DraftInvoiceUpdateItem; invoice: CachedInvoiceRow }> = [];
+    let conflicts = 0;
+    const toRecord: Array<{
+      item: DraftInvoiceUpdateItem;
+      invoice: CachedInvoiceRow;
+      /** The steps are recorded already: found in Xero after a restore forgot them. */
+      recalled?: ApprovalPlan;
+    }> = [];
     for (const item of items) {
       const invoice = invoices.get(item.id);
       const typed = toPence(item.cashAmount);
@@ -250,15 +339,35 @@ export function createDraftApprovals(
         continue;
       }
       const keys = keysOf(item.id);
-      if (!earlier.has(item.approve ? keys.approve : keys.pending)) {
-        // A first look outside the lock for the plain refusal; the intent looks again under it, and
-        // there also at what changed since the screen loaded (an approval, the pending cash).
-        const pendingPence = pending.get(item.id) ?? 0;
-        const over = overTotal(invoice, typed + pendingPence, pendingPence);
-        if (over) {
-          fail(item.id, over);
-          continue;
-        }
+      if (earlier.has(item.approve ? keys.approve : keys.pending)) {
+        // The same key again: the same change, or refused as another one (the whole request: nothing sent).
+        if (!isSameAction(item, earlier, keys))
+          throw new AppError('VALIDATION_ERROR', DIFFERENT_CHANGE_MESSAGE);
+        toRecord.push({ item, invoice });
+        continue;
+      }
+      // A key a restore may have forgotten is looked up in Xero before the cached draft judges it.
+      const pendingPence = pending.get(item.id) ?? 0;
+      let recalled: ApprovalPlan | null = null;
+      try {
+        recalled = await recallDraftAction(ctx, item, invoice, keys, pendingPence);
+      } catch (error) {
+        if (error instanceof AppError && error.message === DIFFERENT_CHANGE_MESSAGE) throw error;
+        const conflict = error instanceof AppError && error.code === 'CONFLICT';
+        if (conflict) conflicts += 1;
+        fail(item.id, messageOf(error), conflict);
+        continue;
+      }
+      if (recalled) {
+        toRecord.push({ item, invoice, recalled });
+        continue;
+      }
+      // A first look outside the lock for the plain refusal; the intent looks again under it, and
+      // there also at what changed since the screen loaded (an approval, the pending cash).
+      const over = overTotal(invoice, typed + pendingPence, pendingPence);
+      if (over) {
+        fail(item.id, over);
+        continue;
       }
       toRecord.push({ item, invoice });
     }
@@ -268,13 +377,12 @@ export function createDraftApprovals(
     );
     if (needsCash) requireCashAccount(ctx);
     let processed = 0;
-    let conflicts = 0;
 
     const approvals: ApprovalPlan[] = [];
     const cashOnly: ApprovalPlan[] = [];
-    for (const { item, invoice } of toRecord) {
+    for (const { item, invoice, recalled } of toRecord) {
       try {
-        const plan = await recordDraftIntent(ctx, item, invoice, keysOf(item.id));
+        const plan = recalled ?? (await recordDraftIntent(ctx, item, invoice, keysOf(item.id)));
         (item.approve ? approvals : cashOnly).push(plan);
       } catch (error) {
         const conflict = error instanceof AppError && error.code === 'CONFLICT';

@@ -3,6 +3,7 @@ import type { PaymentRequest, PaymentResult } from '../../../shared/pay-invoices
 import { AppError } from '../../lib/app-error';
 import {
   busyExtra,
+  DIFFERENT_CHANGE_MESSAGE,
   hasWriteMark,
   type WriteOutcome,
   type WriteRow as LedgerWriteRow,
@@ -72,7 +73,17 @@ export function createPaymentFinders(deps: PayInvoicesDeps, core: PayInvoicesCor
     const request = row.request as PaymentPayload;
     const payments = await xero.payments.findForInvoice(ctx, request.invoiceId);
     const marked = markedPayment(payments, row);
-    return marked ? foundPayment(row, marked) : null;
+    if (!marked) return null;
+    // The key's payment is another change than this one (another account, another amount): the key was
+    // used for it, so this is refused rather than answered with it. Paid within the 1p tolerance, Xero got
+    // what was due, up to a penny less than asked.
+    const pence = row.amountPence ?? request.requestedPence;
+    const otherAccount =
+      marked.accountId !== null && marked.accountId.toLowerCase() !== request.accountId.toLowerCase();
+    const otherAmount =
+      marked.amountPence !== null && (marked.amountPence > pence || marked.amountPence < pence - 1);
+    if (otherAccount || otherAmount) throw new AppError('VALIDATION_ERROR', DIFFERENT_CHANGE_MESSAGE);
+    return foundPayment(row, marked);
   }
 
   /**
@@ -140,6 +151,7 @@ export function createPaymentFinders(deps: PayInvoicesDeps, core: PayInvoicesCor
     ctx: PayContext,
     existing: WriteRow,
     payment: PaymentRequest,
+    { readXero = false }: { readXero?: boolean } = {},
   ): Promise<PaymentResult> {
     const first = existing.request as Partial<PaymentPayload>;
     const same =
@@ -148,8 +160,7 @@ export function createPaymentFinders(deps: PayInvoicesDeps, core: PayInvoicesCor
       first.accountId?.toLowerCase() === payment.accountId.toLowerCase() &&
       first.isCard === payment.isCard &&
       first.requestedPence === toPence(payment.amount);
-    if (!same)
-      throw new AppError('VALIDATION_ERROR', 'This Idempotency-Key was already used for a different change');
+    if (!same) throw new AppError('VALIDATION_ERROR', DIFFERENT_CHANGE_MESSAGE);
     // The first attempt lost Xero's answer, or its instance stopped (the ledger's staleness rule): ask Xero
     // whether the payment exists instead of sending it again (the ledger logs it once it is settled).
     const { row, retryAfterMs } = await ledger.settleIfStale(existing, ctx.tenantId);
@@ -169,7 +180,7 @@ export function createPaymentFinders(deps: PayInvoicesDeps, core: PayInvoicesCor
         busyExtra(row, retryAfterMs),
       );
     }
-    return answerRecorded(ctx, row, settledNow);
+    return answerRecorded(ctx, row, settledNow || readXero);
   }
 
   /**

@@ -69,6 +69,62 @@ export function createPaymentWrites(deps: PayInvoicesDeps, core: PayInvoicesCore
     }
   }
 
+  /**
+   * A payment under a key the ledger does not know, for a day after a restore: Xero is asked for the key's
+   * mark before anything else (the ledger's recall). Found, the resend is answered as a same-key retry is
+   * (the first payment, with the balance as it is now); otherwise null and the payment is judged as new.
+   */
+  async function recallPayment(
+    ctx: PayContext,
+    payment: PaymentRequest,
+    account: { accountId: string; name: string } | null,
+    idempotencyKey: string | undefined,
+  ): Promise<PaymentResult | null> {
+    if (!idempotencyKey) return null;
+    const requestedPence = toPence(payment.amount);
+    const payload: PaymentPayload = {
+      invoiceId: payment.invoiceId,
+      invoiceNumber: payment.invoiceNumber,
+      accountId: account?.accountId ?? payment.accountId,
+      amount: payment.amount,
+      date: getUkToday(now()),
+      reference: payment.reference.trim() || getPaymentReference(payment.invoiceNumber, payment.isCard),
+      isCard: payment.isCard,
+      requestedPence,
+    };
+    const found = await ledger.recallForgotten({
+      organizationId: ctx.organizationId,
+      tenantId: ctx.tenantId,
+      userId: ctx.userId,
+      steps: [
+        {
+          kind: 'payment',
+          idempotencyKey,
+          targetId: payment.invoiceId,
+          amountPence: requestedPence,
+          request: payload,
+          audit: {
+            action: 'payment.create',
+            target: payment.invoiceId,
+            username: ctx.username,
+            ip: ctx.ip ?? null,
+            detail: {
+              invoiceNumber: payment.invoiceNumber,
+              amountPence: requestedPence,
+              accountId: payload.accountId,
+              ...(account ? { accountName: account.name } : {}),
+              isCard: payment.isCard,
+            },
+          },
+        },
+      ],
+    });
+    const row = found?.[0];
+    // Found just now (or recorded meanwhile by the same request sent twice): answered as a same-key retry,
+    // with the balance read from Xero, since the cache has not seen the payment.
+    return row ? replayPayment(ctx, row, payment, { readXero: true }) : null;
+  }
+
   const writes = {
     /**
      * "Send again" from the administrators' review list (issue 20): the held payment goes through pay() as a
@@ -126,6 +182,11 @@ export function createPaymentWrites(deps: PayInvoicesDeps, core: PayInvoicesCore
         if (existing) return replayPayment(ctx, existing, payment);
       }
       let account = await repo.findPaymentAccount(ctx.organizationId, payment.accountId);
+      // A key a restore may have forgotten is looked up in Xero (by its mark) before the payment is judged
+      // against the cached balance (write-ledger-recall.ts): a resend of a payment that paid the invoice in full
+      // is answered with that payment, not refused as more than is due.
+      const recalled = await recallPayment(ctx, payment, account, idempotencyKey);
+      if (recalled) return recalled;
       if (!account) {
         await sync.syncAccounts(ctx);
         account = await repo.findPaymentAccount(ctx.organizationId, payment.accountId);

@@ -1,0 +1,184 @@
+import { and, eq, inArray } from 'drizzle-orm';
+import { xeroWrites } from '../db/schema/index';
+import { AppError } from '../lib/app-error';
+import { RESTORE_CHECK_UNAVAILABLE, RESTORE_LOOKUP_MS } from './write-ledger-rules';
+import type { LedgerInstance } from './write-ledger-instance';
+import { lockDocument } from './write-ledger-locks';
+import { fingerprintOf } from './write-ledger-record';
+import type { LedgerRegistry } from './write-ledger-registry';
+import type { LedgerSettling } from './write-ledger-settle';
+import type { DocumentRef, IntentStep, WriteLedgerDeps, WriteOutcome, WriteRow } from './write-ledger-types';
+
+/** The same request recorded by another request while this one asked Xero: its rows answer it. */
+class RecordedMeanwhile extends Error {}
+
+/**
+ * The look-up of a forgotten key (issue 28): for RESTORE_LOOKUP_MS after a `db:restore`, a write under a caller's
+ * key the ledger does not know may be one the restore forgot (sent after the backup was taken, and Xero replays a
+ * key for minutes only), so Xero is asked for it by the kind's `afterRestore` look-up (the write's mark, or the
+ * state an approval leaves) before anything else.
+ *
+ * One rule for every kind: **a forgotten key is looked up before anything compares the write with what
+ * Ledgerlink holds** (a cached balance, a draft's cached state, a week's journal). Those checks judge a new
+ * change; a resend of one Xero already has would be refused by them ("already fully paid", "no longer a draft",
+ * "already exists") instead of answered. `execute` looks a new key up before sending (the last guard); a feature
+ * that checks before `execute` calls `findForgotten` (one write) or `recallForgotten` (an action's steps) first.
+ */
+export function createLedgerRecall(
+  { db }: WriteLedgerDeps,
+  { instanceId, findLastRestoreMs }: LedgerInstance,
+  { restoreFinders, stepRunners }: LedgerRegistry,
+  { writeAuditLine, afterSettled }: LedgerSettling,
+) {
+  /** Whether a key the ledger does not know may be one a restore forgot. */
+  async function restoredLately(): Promise<boolean> {
+    const restoredMs = await findLastRestoreMs();
+    return restoredMs !== null && Date.now() - restoredMs <= RESTORE_LOOKUP_MS;
+  }
+
+  /**
+   * Asks Xero, through the kind's `afterRestore` look-up, for the write `row` stands for: what Xero has, or null
+   * (Xero does not have it, or the kind has nothing to look up). A look-up that finds the key's mark on another
+   * change refuses it (VALIDATION_ERROR, DIFFERENT_CHANGE_MESSAGE, write-ledger-rules.ts); one that cannot ask Xero is
+   * XERO_UNAVAILABLE (RESTORE_CHECK_UNAVAILABLE), so the same key can be tried again.
+   */
+  async function lookUpForgotten(row: WriteRow, tenantId: string): Promise<WriteOutcome<unknown> | null> {
+    const finder = restoreFinders.get(row.kind);
+    if (!finder || row.userId === null) return null;
+    try {
+      return await finder({ userId: row.userId, tenantId, organizationId: row.organizationId }, row);
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'VALIDATION_ERROR') throw error;
+      throw new AppError(
+        'XERO_UNAVAILABLE',
+        RESTORE_CHECK_UNAVAILABLE,
+        error instanceof Error ? error.message : String(error),
+      );
+    }
+  }
+
+  async function recordedRows(organizationId: number, keys: string[]): Promise<WriteRow[]> {
+    return db
+      .select()
+      .from(xeroWrites)
+      .where(and(eq(xeroWrites.organizationId, organizationId), inArray(xeroWrites.idempotencyKey, keys)))
+      .orderBy(xeroWrites.id);
+  }
+
+  return {
+    restoredLately,
+    lookUpForgotten,
+
+    /**
+     * Before an action's steps (or one write) under keys the ledger does not know are judged against what
+     * Ledgerlink holds, and only for RESTORE_LOOKUP_MS after a restore: Xero is asked for each step in order
+     * (a later step once bound to what the earlier one's answer told, as its step runner binds it). Nothing
+     * found for the first step: null, nothing recorded, and the feature goes on to its checks. Found: every
+     * step is recorded in one transaction (under the document's lock), those Xero has as confirmed (their
+     * activity-log lines written and their confirm hooks run, as settling does), the rest pending for the
+     * caller to send as any step; the rows are answered. A key the ledger knows (the same request arriving
+     * twice at once) answers the rows as recorded, for the caller's same-key path. Nothing is ever sent here.
+     */
+    async recallForgotten(input: {
+      organizationId: number;
+      tenantId: string;
+      userId: number;
+      document?: DocumentRef | undefined;
+      steps: readonly IntentStep[];
+    }): Promise<WriteRow[] | null> {
+      const head = input.steps[0];
+      if (!head || !restoreFinders.has(head.kind) || !(await restoredLately())) return null;
+      const keys = input.steps.map((s) => s.idempotencyKey);
+      const known = await recordedRows(input.organizationId, keys);
+      if (known.length > 0) return known;
+
+      // Asked before anything is recorded: no transaction is held while Xero answers.
+      const now = new Date();
+      const rows: WriteRow[] = [];
+      for (const step of input.steps) {
+        let row: WriteRow = {
+          id: 0,
+          organizationId: input.organizationId,
+          userId: input.userId,
+          kind: step.kind,
+          idempotencyKey: step.idempotencyKey,
+          fingerprint: '',
+          targetId: step.targetId ?? null,
+          amountPence: step.amountPence ?? null,
+          state: 'pending',
+          request: step.request,
+          response: null,
+          xeroId: null,
+          error: null,
+          audit: step.audit ?? null,
+          document: input.document?.key ?? null,
+          documentLabel: input.document?.label ?? null,
+          dependsOn: null,
+          attempts: 0,
+          createdAt: now,
+          sentAt: null,
+          instanceId,
+          completedAt: null,
+        };
+        const before = step.after === undefined ? undefined : rows[step.after];
+        if (before?.state === 'confirmed') {
+          const bound = stepRunners.get(step.kind)?.bind?.(row, before) ?? {};
+          row = {
+            ...row,
+            ...(bound.targetId !== undefined ? { targetId: bound.targetId } : {}),
+            ...(bound.request !== undefined ? { request: bound.request } : {}),
+            ...(bound.audit !== undefined ? { audit: bound.audit } : {}),
+          };
+        }
+        const found =
+          before && before.state !== 'confirmed' ? null : await lookUpForgotten(row, input.tenantId);
+        if (!found && rows.length === 0) return null;
+        rows.push(
+          found
+            ? {
+                ...row,
+                state: 'confirmed',
+                xeroId: found.xeroId ?? null,
+                response: found.response,
+                completedAt: new Date(),
+              }
+            : row,
+        );
+      }
+
+      try {
+        return await db.transaction(async (tx) => {
+          if (input.document) await lockDocument(tx, input.organizationId, input.document.key, keys);
+          const recorded: WriteRow[] = [];
+          for (const [i, row] of rows.entries()) {
+            const after = input.steps[i]?.after;
+            const { id: _id, ...values } = row;
+            const [inserted] = await tx
+              .insert(xeroWrites)
+              .values({
+                ...values,
+                request: row.request as object,
+                response: row.response as object | null,
+                fingerprint: fingerprintOf(row.kind, input.steps[i]?.request),
+                dependsOn: after === undefined ? null : (recorded[after]?.id ?? null),
+                sentAt: row.state === 'confirmed' ? now : null,
+              })
+              .onConflictDoNothing()
+              .returning();
+            if (!inserted) throw new RecordedMeanwhile();
+            if (inserted.state === 'confirmed') {
+              await writeAuditLine(tx, inserted);
+              await afterSettled(tx, inserted);
+            }
+            recorded.push(inserted);
+          }
+          return recorded;
+        });
+      } catch (error) {
+        if (error instanceof RecordedMeanwhile) return recordedRows(input.organizationId, keys);
+        throw error;
+      }
+    },
+  };
+}
+export type LedgerRecall = ReturnType<typeof createLedgerRecall>;
