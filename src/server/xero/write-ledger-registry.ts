@@ -28,8 +28,7 @@ export function createLedgerRegistry() {
     registerFinder(kind: WriteKind, find: WriteFinder, afterRestore: AfterRestore) {
       if (finders.has(kind)) throw new Error(`A finder for '${kind}' writes is already registered`);
       finders.set(kind, find);
-      if (afterRestore === 'find') restoreFinders.set(kind, find);
-      else if (typeof afterRestore === 'function') restoreFinders.set(kind, afterRestore);
+      restoreFinders.set(kind, afterRestore === 'find' ? find : afterRestore);
     },
 
     /** One step runner per kind (see StepRunner): how the reconciler finishes a step left unsent. */

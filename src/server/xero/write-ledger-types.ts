@@ -122,10 +122,9 @@ export type WriteFinder = (
  *   for it.
  * - `'find'`: the write is idempotent by state, so the kind's own finder tells (an approval: the invoice is
  *   approved in Xero; a deletion: the payment is deleted).
- * - `{ notNeeded }`: nothing to look up, and why it cannot double (no kind needs it today: until issue 28 a
- *   journal did, refused by its week's check in Xero instead of answered with its first result).
+ * Every kind that writes to Xero has one: a kind that could not be looked up could double after a restore.
  */
-export type AfterRestore = WriteFinder | 'find' | { notNeeded: string };
+export type AfterRestore = WriteFinder | 'find';
 
 /** Who sends a held write again (an administrator), and to which Xero organisation. */
 export interface RetryActor {

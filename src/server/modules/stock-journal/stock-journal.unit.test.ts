@@ -161,7 +161,7 @@ describe('Stock Journal money rules, against an in-memory Xero', () => {
       bodies: {} as BodyCache,
       checkToken: async () => undefined,
     });
-    ledger.registerFinder(JOURNAL_WRITE_KIND, service.findJournalWrite, { notNeeded: 'the week is checked' });
+    ledger.registerFinder(JOURNAL_WRITE_KIND, service.findJournalWrite, 'find');
   });
 
   it('posts cost = net ÷ margin rate to the penny, debit cost and credit stock, dated at the period end', async () => {
