@@ -251,6 +251,8 @@ export function installPipeline(app: FastifyInstance, deps: PipelineDeps): void 
   app.addHook('onSend', async (request, reply, payload) => {
     const call = counted.get(request);
     if (call) rt.ledger.countBytes(call.tenantId, request.method, call.endpoint, bodyBytes(payload, reply));
+    // Xero dates its answers by the clock its documents' UpdatedDateUTC come from: the sandbox's, moved or not.
+    if (call) reply.header('date', new Date(rt.now()).toUTCString());
     const handle = idempotencyHandles.get(request);
     if (handle) {
       idempotencyHandles.delete(request);

@@ -6,6 +6,21 @@ import { describeView, type InvoiceView } from './invoice-views';
 import { toInvoiceRow } from './mappers';
 import { LEASE_MS, type SyncState } from './sync-state';
 
+/**
+ * The moment a call was sent, on Xero's clock, or earlier: Xero's answer is dated (`Date`, whole seconds, rounded
+ * down) after it read its data, and that read came after the call was sent, so going back from the date by the
+ * whole time the call took (retries and waits included) never lands after the read. Null without a usable date.
+ */
+export function xeroTimeSent(
+  headers: Headers | undefined,
+  sentAt: Date,
+  answeredAt = new Date(),
+): Date | null {
+  const dated = Date.parse(headers?.get('date') ?? '');
+  if (!Number.isFinite(dated)) return null;
+  return new Date(dated - Math.max(0, answeredAt.getTime() - sentAt.getTime()));
+}
+
 /** What a read of the whole view tells its starter as it goes, and whether it should stop between pages. */
 interface ReadHooks {
   onPageStored?: () => void;
@@ -114,6 +129,13 @@ export function createInvoiceRead(
     }
     let calls = 0;
     let fetched = 0;
+    /**
+     * When a read of the whole view began, on Xero's clock (its first answer's `Date`, less the time the call
+     * took): the view's high-water mark once the read is done, so the next "what changed?" asks only for what
+     * changed since the view was read, not for every invoice of its type changed since the newest one in the
+     * view (for the drafts, weeks of payments on other invoices: issue 32). Null when Xero sent no date.
+     */
+    let readBegan: Date | null = null;
     let highWater = initial && !resuming ? null : (state?.highWater ?? null);
     const previousHighWater = highWater;
     let earliestChange: Date | null = null;
@@ -146,7 +168,8 @@ export function createInvoiceRead(
     for (;;) {
       const page = pageOfCursor;
       const readAt = new Date();
-      const { data, status } = await http.send(ctx.userId, ctx.tenantId, {
+      const firstOfWholeRead = initial && !resuming && since === undefined && page === 1;
+      const { data, status, headers } = await http.send(ctx.userId, ctx.tenantId, {
         method: 'GET',
         path: '/api.xro/2.0/Invoices',
         query: {
@@ -162,8 +185,11 @@ export function createInvoiceRead(
         schema: xeroInvoicesEnvelope,
       });
       calls += 1;
+      if (firstOfWholeRead) readBegan = xeroTimeSent(headers, readAt);
       if (status === 304 || !data) break;
       const rows = data.Invoices.map((inv) => toInvoiceRow(ctx.organizationId, inv));
+      if (firstOfWholeRead && readBegan)
+        for (const r of rows) if (r.updatedUtc && r.updatedUtc > readBegan) readBegan = r.updatedUtc;
       await upsertInvoices(ctx.organizationId, rows, readAt, { summaryOnly: def.summaryOnly });
       const fresh = rows.filter((r) => !recent.has(r.invoiceId.toLowerCase()));
       fetched += fresh.length;
@@ -224,7 +250,7 @@ export function createInvoiceRead(
     }
     const now = new Date();
     await releaseLease(ctx.organizationId, def.resource, {
-      highWater,
+      highWater: readBegan ?? highWater,
       lastSyncAt: now,
       ...(initial ? { lastFullSyncAt: now, initialReadAt: null, itemsTotal: itemsRead } : {}),
     });
