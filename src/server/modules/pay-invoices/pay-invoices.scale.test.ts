@@ -4,8 +4,9 @@ import { createConnectedUser, createXeroTestApp, enableFeatures, type XeroTestAp
 
 /**
  * Issue #7 measure: opening Pay Invoices for an organisation with thousands of outstanding invoices costs
- * at most 6 Xero calls the first time (5 invoice pages of 1,000 + the accounts) and 1 for a standard refresh
- * when nothing changed. Sandbox scale 24 seeds about 4,850 outstanding sales invoices in Demo Shop Ltd.
+ * at most 7 Xero calls the first time (a first page of 250, issue 32, then 5 pages of 1,000, and the accounts;
+ * it was 6 with a first page of 1,000) and 1 for a standard refresh when nothing changed. Sandbox scale 24
+ * seeds about 4,850 outstanding sales invoices in Demo Shop Ltd.
  */
 const SCALE = 24;
 
@@ -17,7 +18,7 @@ describe(`Pay Invoices at sandbox scale ${SCALE}`, () => {
   }, 120_000);
   afterAll(() => t.close());
 
-  it('opens the screen in at most 6 Xero calls and refreshes in 1 when nothing changed', async () => {
+  it('opens the screen in at most 7 Xero calls and refreshes in 1 when nothing changed', async () => {
     const owner = await createConnectedUser(t, 'owner', { tenants: ['Demo Shop Ltd'] });
     const shop = owner.orgs[0];
     if (!shop) throw new Error('no shop');
@@ -39,7 +40,7 @@ describe(`Pay Invoices at sandbox scale ${SCALE}`, () => {
     }
     const list = invoices.json() as Invoice[];
     expect(list.length).toBeGreaterThan(4000);
-    expect(calls() - before).toBeLessThanOrEqual(6);
+    expect(calls() - before).toBeLessThanOrEqual(7);
 
     const opened = calls();
     const [again, accountsAgain] = await Promise.all([

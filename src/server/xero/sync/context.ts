@@ -56,7 +56,8 @@ export const PAGE_SIZE = 1000;
  * The first page of a first visit's read (issue 32): the screen's first answer waits for this many invoices to
  * be downloaded, checked and stored, not 1,000 (that was most of a large first visit's time after Xero's 400 ms);
  * the rest of the view is read at PAGE_SIZE from there. 250 answers a small business's list (Demo Shop's 221)
- * whole, in the one call it always took; a larger one pays one more call only when its size is within 250 of a
- * multiple of 1,000 (5,068 invoices: 6 calls either way).
+ * whole, in the one call it always took. A larger view costs one call more than pages of 1,000 alone unless
+ * its size is 1–250 above a multiple of 1,000 (5,068 invoices: 6 calls either way; 4,850: 6 instead of 5),
+ * once, on its first visit.
  */
 export const FIRST_PAGE_SIZE = 250;
