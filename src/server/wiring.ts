@@ -55,7 +55,7 @@ import { registerSettingsRoutes } from './modules/settings/settings.routes';
 import { createSettingsService } from './modules/settings/settings.service';
 import { createStockJournalRepository } from './modules/stock-journal/stock-journal.repository';
 import { registerStockJournalRoutes } from './modules/stock-journal/stock-journal.routes';
-import { createStockJournalService, JOURNAL_WRITE_KIND } from './modules/stock-journal/stock-journal.service';
+import { createStockJournalService } from './modules/stock-journal/stock-journal.service';
 import { createConnectService } from './modules/xero-connection/connect.service';
 import { registerConnectionRoutes } from './modules/xero-connection/connection.routes';
 import { createConnectionService } from './modules/xero-connection/connection.service';
@@ -424,28 +424,17 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
 
     // Every kind of Xero write, in one list: how its lost answer is looked up in Xero, how a resend after a
     // restore is kept from doubling it, and who sends a held one again (decision 015, src/server/xero/write-kinds.ts).
-    registerWriteKinds(ledger, [
-      // A payment's lost answer is looked up in Xero instead of paying again; after a restore, a payment under
-      // a key the database forgot is looked up by its mark. A held one Xero does not have can be sent again
-      // by an administrator (issue 20).
-      {
-        kind: 'payment',
-        find: payInvoices.findPaymentInXero,
-        afterRestore: payInvoices.findMarkedPaymentInXero,
-        retry: (row, by, key) => payInvoices.retryHeldPayment(row, by, key),
-      },
-      { kind: 'payment.delete', find: payInvoices.findPaymentDeletionInXero, afterRestore: 'find' },
-      ...addInvoices.writeKinds,
-      ...cisBills.writeKinds,
-      {
-        kind: JOURNAL_WRITE_KIND,
-        find: stockJournal.findJournalWrite,
-        // After a restore, a journal is found by the mark its narration carries (issue 28).
-        afterRestore: stockJournal.findJournalByMark,
-        // A held journal Xero does not have can be sent again by an administrator (Needs review).
-        retry: stockJournal.retryHeldJournal,
-      },
-    ]);
+    registerWriteKinds(
+      ledger,
+      [
+        ...payInvoices.writeKinds,
+        ...addInvoices.writeKinds,
+        ...cisBills.writeKinds,
+        ...stockJournal.writeKinds,
+      ],
+      // The steps of Add Invoices' intents (a cash payment after its approval, pending cash on a new draft).
+      addInvoices.writeSteps,
+    );
   }
 
   return {

@@ -1,4 +1,11 @@
-import type { AfterRestore, WriteFinder, WriteLedger, WriteRetrier } from './write-ledger';
+import type {
+  AfterRestore,
+  ConfirmHook,
+  StepRunner,
+  WriteFinder,
+  WriteLedger,
+  WriteRetrier,
+} from './write-ledger';
 import type { WriteKind } from './write-ledger-rules';
 
 /**
@@ -14,10 +21,33 @@ export interface WriteKindHandlers {
   retry?: WriteRetrier;
 }
 
-/** Registers each kind's finder (and retrier) with the ledger. */
-export function registerWriteKinds(ledger: WriteLedger, kinds: readonly WriteKindHandlers[]): void {
+/**
+ * What a feature adds to a kind of write as a step of its intents (issue 28), whoever finds that kind: `runStep`
+ * is how the reconciler sends a step an intent recorded and its request left unsent, once the step before it
+ * is confirmed; `onConfirm` runs in the transaction that confirms each write of the kind (Add Invoices' cash
+ * payments are Pay Invoices' kind, `payment`).
+ */
+export interface WriteStepHandlers {
+  kind: WriteKind;
+  runStep?: StepRunner;
+  onConfirm?: ConfirmHook;
+}
+
+/**
+ * Registers each kind's finder (and retrier), and each step's runner and confirm hook, with the ledger: the one
+ * place a feature's writes are made known to it.
+ */
+export function registerWriteKinds(
+  ledger: WriteLedger,
+  kinds: readonly WriteKindHandlers[],
+  steps: readonly WriteStepHandlers[] = [],
+): void {
   for (const { kind, find, afterRestore, retry } of kinds) {
     ledger.registerFinder(kind, find, afterRestore);
     if (retry) ledger.registerRetrier(kind, retry);
+  }
+  for (const { kind, runStep, onConfirm } of steps) {
+    if (runStep) ledger.registerStepRunner(kind, runStep);
+    if (onConfirm) ledger.registerConfirmHook(kind, onConfirm);
   }
 }

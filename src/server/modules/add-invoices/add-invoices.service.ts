@@ -4,7 +4,7 @@ import { createCashWrites } from './cash';
 import type { AddInvoicesDeps } from './context';
 import { createNewInvoices } from './create-invoice';
 import { createDraftReads } from './draft-reads';
-import { registerAddInvoicesLedgerHooks } from './ledger-hooks';
+import { createAddInvoicesWriteKinds } from './ledger-hooks';
 
 export { describeCashFailure, describePendingCashChanged } from './cash';
 export {
@@ -29,11 +29,13 @@ export {
  * and `batch-write.ts` under them.
  */
 export function createAddInvoicesService(deps: AddInvoicesDeps) {
-  const { writeKinds } = registerAddInvoicesLedgerHooks(deps);
   const cash = createCashWrites(deps);
   return {
-    /** How the ledger settles Add Invoices' writes: registered by the wiring site (src/server/wiring.ts). */
-    writeKinds,
+    /**
+     * How the ledger settles Add Invoices' writes and sends their intents' steps: registered by the wiring site
+     * (src/server/wiring.ts).
+     */
+    ...createAddInvoicesWriteKinds(deps),
     ...createDraftReads(deps),
     ...createDraftApprovals(deps, cash),
     ...createNewInvoices(deps, cash),

@@ -4,7 +4,9 @@ import {
   HELD_USER_GONE,
   RETRY_REFUSED_KIND,
   withWriteMark,
+  type ConfirmHook,
   type RetryActor,
+  type StepRunner,
   type WriteAudit,
   type WriteRow,
 } from '../../xero/write-ledger';
@@ -12,15 +14,15 @@ import type { ApprovalRequest, InvoiceFacts, XeroContext } from '../../xero/xero
 import { lockedDraftQueries } from './add-invoices.repository';
 import type { CashPaymentRequest } from './cash';
 import type { AddInvoicesDeps } from './context';
-import type { WriteKindHandlers } from '../../xero/write-kinds';
+import type { WriteKindHandlers, WriteStepHandlers } from '../../xero/write-kinds';
 
 /**
  * What the write ledger needs from Add Invoices to settle its writes without the request that made them
- * (issue 28): finders that look a lost answer up in Xero, runners for the steps an intent left unsent, the
- * hooks run when a write is confirmed, and the retry of a held approval. The step runners and confirm hooks
- * are registered here; the finders and the retry are answered as `writeKinds` for the wiring site.
+ * (issue 28): finders that look a lost answer up in Xero and the retry of a held approval (`writeKinds`), and
+ * the runners of the steps an intent left unsent and the hooks run when a write is confirmed (`writeSteps`),
+ * all answered for the wiring site to register (src/server/xero/write-kinds.ts).
  */
-export function registerAddInvoicesLedgerHooks({
+export function createAddInvoicesWriteKinds({
   repo,
   ledger,
   xero,
@@ -52,95 +54,94 @@ export function registerAddInvoicesLedgerHooks({
    * Steps an intent recorded and its request left unsent (issue 28): the reconciler finishes them with these,
    * once the step before is confirmed. The cash of a new invoice learns the invoice's id when it is claimed.
    */
-  function registerStepRunners() {
-    const bindToCreated = (row: WriteRow, before: WriteRow) => {
-      if (row.targetId || before.kind !== 'invoice.create' || !before.xeroId) return {};
-      const created = before.response as InvoiceFacts | null;
-      const request = row.request as Record<string, unknown>;
-      const audit = row.audit as WriteAudit | null;
-      const number = created?.invoiceNumber ?? '';
-      return {
-        targetId: before.xeroId,
-        ...(audit
-          ? { audit: { ...audit, target: before.xeroId, detail: { ...audit.detail, invoiceNumber: number } } }
+  const bindToCreated = (row: WriteRow, before: WriteRow) => {
+    if (row.targetId || before.kind !== 'invoice.create' || !before.xeroId) return {};
+    const created = before.response as InvoiceFacts | null;
+    const request = row.request as Record<string, unknown>;
+    const audit = row.audit as WriteAudit | null;
+    const number = created?.invoiceNumber ?? '';
+    return {
+      targetId: before.xeroId,
+      ...(audit
+        ? { audit: { ...audit, target: before.xeroId, detail: { ...audit.detail, invoiceNumber: number } } }
+        : {}),
+      request: {
+        ...request,
+        invoiceId: before.xeroId,
+        ...(typeof request.invoiceNumber === 'string' && created?.invoiceNumber
+          ? {
+              invoiceNumber: created.invoiceNumber,
+              reference: `Cash payment for ${created.invoiceNumber}`,
+            }
           : {}),
-        request: {
-          ...request,
-          invoiceId: before.xeroId,
-          ...(typeof request.invoiceNumber === 'string' && created?.invoiceNumber
-            ? {
-                invoiceNumber: created.invoiceNumber,
-                reference: `Cash payment for ${created.invoiceNumber}`,
-              }
-            : {}),
-        },
-      };
+      },
     };
-    ledger.registerStepRunner('payment', {
-      bind: bindToCreated,
-      send: async (row, xctx, key) => {
-        const request = row.request as CashPaymentRequest;
-        const invoiceId = row.targetId ?? request.invoiceId;
-        if (!invoiceId || row.amountPence === null)
-          throw new AppError('VALIDATION_ERROR', 'The cash payment does not name its invoice.');
-        const [answer] = await xero.createPayments(
-          xctx,
-          [
-            {
-              invoiceId,
-              accountId: request.accountId,
-              amountPence: row.amountPence,
-              date: request.date,
-              reference: withWriteMark(request.reference, key),
-            },
-          ],
-          key,
-        );
-        if (!answer) throw new AppError('XERO_UNAVAILABLE', 'Xero did not answer the cash payment.');
-        if (!answer.ok) throw new AppError('XERO_REJECTED', answer.error);
-        return { xeroId: answer.value?.paymentId ?? null, response: answer.value };
-      },
-    });
-    ledger.registerStepRunner('cash.pending', {
-      bind: bindToCreated,
-      send: async (row) => {
-        const request = row.request as { invoiceId: string | null; amountPence: number; limitPence: number };
-        const invoiceId = row.targetId ?? request.invoiceId;
-        if (!invoiceId || row.userId === null)
-          throw new AppError('VALIDATION_ERROR', 'The pending cash does not name its invoice.');
-        const ok = await repo.addPendingCash(
-          row.organizationId,
-          invoiceId,
-          request.amountPence,
-          request.limitPence,
-          row.userId,
-        );
-        if (!ok) throw new AppError('VALIDATION_ERROR', 'The cash amount is more than the invoice total.');
-        return { xeroId: null, response: request };
-      },
-    });
-
-    // Whoever confirms it (the request, a same-key retry, the reconciler, an administrator), in the same
-    // transaction: an approval takes the draft off the drafts; a cash payment takes its pending part off the
-    // draft's pending cash and has the cached balance read from Xero again.
-    ledger.registerConfirmHook('invoice.approve', async (tx, row) => {
-      if (row.targetId) await lockedDraftQueries.markApproved(tx, row.organizationId, row.targetId);
-    });
-    ledger.registerConfirmHook('payment', async (tx, row) => {
-      if ((row.audit as WriteAudit | null)?.action !== 'add-invoices.cash-payment') return;
-      const request = row.request as Partial<CashPaymentRequest>;
+  };
+  /** A new invoice's (or an approved draft's) cash payment, sent once the invoice is in Xero and approved. */
+  const runCashPayment: StepRunner = {
+    bind: bindToCreated,
+    send: async (row, xctx, key) => {
+      const request = row.request as CashPaymentRequest;
       const invoiceId = row.targetId ?? request.invoiceId;
-      if (!invoiceId) return;
-      await lockedDraftQueries.consumePendingCash(
-        tx,
+      if (!invoiceId || row.amountPence === null)
+        throw new AppError('VALIDATION_ERROR', 'The cash payment does not name its invoice.');
+      const [answer] = await xero.createPayments(
+        xctx,
+        [
+          {
+            invoiceId,
+            accountId: request.accountId,
+            amountPence: row.amountPence,
+            date: request.date,
+            reference: withWriteMark(request.reference, key),
+          },
+        ],
+        key,
+      );
+      if (!answer) throw new AppError('XERO_UNAVAILABLE', 'Xero did not answer the cash payment.');
+      if (!answer.ok) throw new AppError('XERO_REJECTED', answer.error);
+      return { xeroId: answer.value?.paymentId ?? null, response: answer.value };
+    },
+  };
+  /** A new draft's cash, kept on our side until the draft is approved through Ledgerlink. */
+  const runPendingCash: StepRunner = {
+    bind: bindToCreated,
+    send: async (row) => {
+      const request = row.request as { invoiceId: string | null; amountPence: number; limitPence: number };
+      const invoiceId = row.targetId ?? request.invoiceId;
+      if (!invoiceId || row.userId === null)
+        throw new AppError('VALIDATION_ERROR', 'The pending cash does not name its invoice.');
+      const ok = await repo.addPendingCash(
         row.organizationId,
         invoiceId,
-        request.fromPendingPence ?? 0,
+        request.amountPence,
+        request.limitPence,
+        row.userId,
       );
-      await lockedDraftQueries.markStale(tx, row.organizationId, invoiceId);
-    });
-  }
-  registerStepRunners();
+      if (!ok) throw new AppError('VALIDATION_ERROR', 'The cash amount is more than the invoice total.');
+      return { xeroId: null, response: request };
+    },
+  };
+
+  // Whoever confirms it (the request, a same-key retry, the reconciler, an administrator), in the same
+  // transaction: an approval takes the draft off the drafts; a cash payment takes its pending part off the
+  // draft's pending cash and has the cached balance read from Xero again.
+  const onApprovalConfirmed: ConfirmHook = async (tx, row) => {
+    if (row.targetId) await lockedDraftQueries.markApproved(tx, row.organizationId, row.targetId);
+  };
+  const onPaymentConfirmed: ConfirmHook = async (tx, row) => {
+    if ((row.audit as WriteAudit | null)?.action !== 'add-invoices.cash-payment') return;
+    const request = row.request as Partial<CashPaymentRequest>;
+    const invoiceId = row.targetId ?? request.invoiceId;
+    if (!invoiceId) return;
+    await lockedDraftQueries.consumePendingCash(
+      tx,
+      row.organizationId,
+      invoiceId,
+      request.fromPendingPence ?? 0,
+    );
+    await lockedDraftQueries.markStale(tx, row.organizationId, invoiceId);
+  };
 
   /**
    * An administrator sends a held approval again (Admin → Needs review, issue 28), once the ledger has asked
@@ -188,5 +189,11 @@ export function registerAddInvoicesLedgerHooks({
     { kind: 'invoice.approve', find: findApproval, afterRestore: 'find', retry: retryHeldApproval },
     { kind: 'invoice.create', find: findCreated(false), afterRestore: findCreated(true) },
   ];
-  return { writeKinds };
+  /** The steps of Add Invoices' intents, and what their confirmation changes here (registered by the wiring site). */
+  const writeSteps: WriteStepHandlers[] = [
+    { kind: 'invoice.approve', onConfirm: onApprovalConfirmed },
+    { kind: 'payment', runStep: runCashPayment, onConfirm: onPaymentConfirmed },
+    { kind: 'cash.pending', runStep: runPendingCash },
+  ];
+  return { writeKinds, writeSteps };
 }

@@ -5,6 +5,7 @@ import { AppError } from '../../lib/app-error';
 import { createBodyCache } from '../../lib/body-cache';
 import { createTestDatabase, type TestDatabase } from '../../test/database';
 import type { XeroSync } from '../../xero/sync/sync.service';
+import { registerWriteKinds } from '../../xero/write-kinds';
 import { createWriteLedger, type WriteLedger } from '../../xero/write-ledger';
 import type {
   NewPayment,
@@ -240,7 +241,7 @@ describe('Pay Invoices money rules (in-memory Xero)', () => {
       audit: createAuditLog(database.db, log),
       bodies: createBodyCache({ maxBytes: 1_000_000 }),
     });
-    ledger.registerFinder('payment', service.findPaymentInXero, service.findMarkedPaymentInXero);
+    registerWriteKinds(ledger, service.writeKinds);
   });
   afterAll(() => database.destroy());
 

@@ -1,3 +1,4 @@
+import type { WriteKindHandlers } from '../../xero/write-kinds';
 import { createPayInvoicesCore, type PayInvoicesDeps } from './pay-invoices.context';
 import { createPaymentFinders } from './pay-invoices.finders';
 import { createPaymentWrites } from './pay-invoices.payments';
@@ -13,18 +14,29 @@ export { toInvoiceDto, type AttachmentContent } from './pay-invoices.reads';
  *
  * Its parts, where a reader looks for each: pay-invoices.reads.ts (the list, one invoice, attachments, bank
  * accounts), pay-invoices.payments.ts (a payment, its Undo, "Send again"), pay-invoices.finders.ts (look-ups in
- * Xero and same-key replays), pay-invoices.context.ts (what they share).
+ * Xero and same-key replays, answered to the ledger as `writeKinds`), pay-invoices.context.ts (what they share).
  */
 export function createPayInvoicesService(deps: PayInvoicesDeps) {
   const core = createPayInvoicesCore(deps);
   const finders = createPaymentFinders(deps, core);
-  const { findPaymentInXero, findMarkedPaymentInXero, findPaymentDeletionInXero } = finders;
+  const writes = createPaymentWrites(deps, core, finders);
+  /** How the ledger settles Pay Invoices' writes (registered by the wiring site, src/server/wiring.ts). */
+  const writeKinds: WriteKindHandlers[] = [
+    // A payment's lost answer is looked up in Xero instead of paying again; after a restore, a payment under
+    // a key the database forgot is looked up by its mark. A held one Xero does not have can be sent again
+    // by an administrator (issue 20).
+    {
+      kind: 'payment',
+      find: finders.findPaymentInXero,
+      afterRestore: finders.findMarkedPaymentInXero,
+      retry: (row, by, key) => writes.retryHeldPayment(row, by, key),
+    },
+    { kind: 'payment.delete', find: finders.findPaymentDeletionInXero, afterRestore: 'find' },
+  ];
   return {
-    findPaymentInXero,
-    findMarkedPaymentInXero,
-    findPaymentDeletionInXero,
+    writeKinds,
     ...createPayInvoicesReads(deps, core),
-    ...createPaymentWrites(deps, core, finders),
+    ...writes,
   };
 }
 export type PayInvoicesService = ReturnType<typeof createPayInvoicesService>;

@@ -1,3 +1,4 @@
+import type { WriteKindHandlers } from '../../xero/write-kinds';
 import type { JournalCreateResponse } from '../../../shared/stock-journal';
 import { AppError } from '../../lib/app-error';
 import type { XeroContext } from '../../xero/xero-port';
@@ -100,5 +101,16 @@ export function createStockJournalWriteKinds(deps: StockJournalServiceDeps, core
     return { writeId: outcome.writeId, xeroId: journalId };
   }
 
-  return { findJournalWrite, findJournalByMark, retryHeldJournal };
+  /** How the ledger settles a journal write (registered by the wiring site, src/server/wiring.ts). */
+  const writeKinds: WriteKindHandlers[] = [
+    {
+      kind: JOURNAL_WRITE_KIND,
+      find: findJournalWrite,
+      // After a restore, a journal is found by the mark its narration carries (issue 28).
+      afterRestore: findJournalByMark,
+      // A held journal Xero does not have can be sent again by an administrator (Needs review).
+      retry: retryHeldJournal,
+    },
+  ];
+  return { writeKinds };
 }

@@ -15,6 +15,7 @@ import type { BodyCache } from '../../lib/body-cache';
 import { createTestDatabase, type TestDatabase } from '../../test/database';
 import type { Journal, JournalsPort, SalesPort, StockTransferJournal } from '../../xero/xero-port';
 import type { XeroSync } from '../../xero/sync/sync.service';
+import { registerWriteKinds } from '../../xero/write-kinds';
 import { createWriteLedger } from '../../xero/write-ledger';
 import { createAuditLog } from '../audit/audit';
 import type { RequestContext } from '../organizations/tenancy';
@@ -22,7 +23,6 @@ import { createStockJournalRepository } from './stock-journal.repository';
 import {
   createStockJournalService,
   JOURNAL_MESSAGES,
-  JOURNAL_WRITE_KIND,
   JOURNALS_FRESH_MS,
   PENDING_STATUS,
 } from './stock-journal.service';
@@ -161,7 +161,7 @@ describe('Stock Journal money rules, against an in-memory Xero', () => {
       bodies: {} as BodyCache,
       checkToken: async () => undefined,
     });
-    ledger.registerFinder(JOURNAL_WRITE_KIND, service.findJournalWrite, 'find');
+    registerWriteKinds(ledger, service.writeKinds);
   });
 
   it('posts cost = net ÷ margin rate to the penny, debit cost and credit stock, dated at the period end', async () => {
