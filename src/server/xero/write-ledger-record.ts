@@ -65,7 +65,7 @@ export function createLedgerRecording(
    * Answers what Xero has (the write then settles as confirmed, nothing is sent), or null to send.
    */
   async function findForgottenWrite(row: WriteRow, spec: WriteSpec<unknown>, tenantId: string) {
-    if (!spec.idempotencyKey || !(await restoredLately())) return null;
+    if (!spec.idempotencyKey || spec.lookedUp || !(await restoredLately())) return null;
     return lookUpForgotten(row, tenantId);
   }
 

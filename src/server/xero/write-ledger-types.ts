@@ -104,6 +104,11 @@ export interface WriteSpec<R> {
    * instead of a new row being inserted, once the step before it is confirmed.
    */
   step?: WriteRow;
+  /**
+   * Xero was asked for this key's write a moment ago (`recallForgotten`, before the feature's checks) and has
+   * none: it is not asked again before sending (write-ledger-recall.ts).
+   */
+  lookedUp?: boolean;
 }
 
 /** Looks a write up in Xero when its answer was lost. Null means Xero does not have it. */

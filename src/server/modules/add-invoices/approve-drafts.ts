@@ -54,6 +54,8 @@ interface ApprovalPlan {
   /** The intent's recorded steps (issue 28): the approval (or the pending cash) and its cash payment. */
   firstStep?: WriteRow;
   paymentStep?: WriteRow;
+  /** Xero was asked for the approval just now (after a restore) and has none: not asked again. */
+  lookedUp?: boolean;
 }
 
 /**
@@ -86,6 +88,7 @@ export function createDraftApprovals(
           request,
           audit: approvalAudit(ctx, plan.invoice),
           step: plan.firstStep,
+          lookedUp: plan.lookedUp === true,
           xeroIdOf: () => plan.invoice.invoiceId,
         });
       }),
@@ -326,6 +329,8 @@ export function createDraftApprovals(
       invoice: CachedInvoiceRow;
       /** The steps are recorded already: found in Xero after a restore forgot them. */
       recalled?: ApprovalPlan;
+      /** Xero was asked for them and has none (or no restore was lately). */
+      lookedUp?: boolean;
     }> = [];
     for (const item of items) {
       const invoice = invoices.get(item.id);
@@ -369,7 +374,7 @@ export function createDraftApprovals(
         fail(item.id, over);
         continue;
       }
-      toRecord.push({ item, invoice });
+      toRecord.push({ item, invoice, lookedUp: true });
     }
 
     const needsCash = toRecord.some(
@@ -380,9 +385,12 @@ export function createDraftApprovals(
 
     const approvals: ApprovalPlan[] = [];
     const cashOnly: ApprovalPlan[] = [];
-    for (const { item, invoice, recalled } of toRecord) {
+    for (const { item, invoice, recalled, lookedUp } of toRecord) {
       try {
-        const plan = recalled ?? (await recordDraftIntent(ctx, item, invoice, keysOf(item.id)));
+        const plan = recalled ?? {
+          ...(await recordDraftIntent(ctx, item, invoice, keysOf(item.id))),
+          lookedUp,
+        };
         (item.approve ? approvals : cashOnly).push(plan);
       } catch (error) {
         const conflict = error instanceof AppError && error.code === 'CONFLICT';

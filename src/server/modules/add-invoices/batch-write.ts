@@ -16,7 +16,7 @@ export async function executeInBatch<E, A>(
   element: E,
   write: Pick<
     WriteSpec<A>,
-    'kind' | 'targetId' | 'amountPence' | 'idempotencyKey' | 'request' | 'audit' | 'step'
+    'kind' | 'targetId' | 'amountPence' | 'idempotencyKey' | 'request' | 'audit' | 'step' | 'lookedUp'
   > & { xeroIdOf: (answer: A) => string | null },
 ) {
   const { xeroIdOf, ...spec } = write;

@@ -293,6 +293,8 @@ export function createPaymentWrites(deps: PayInvoicesDeps, core: PayInvoicesCore
           idempotencyKey,
           request: payload,
           exclusiveTarget: { busyMessage: busyMessage(invoice.invoiceNumber ?? payment.invoiceNumber) },
+          // recallPayment asked Xero for the key's mark before the balance check: not asked twice.
+          lookedUp: idempotencyKey !== undefined,
           document: {
             key: invoiceDocument(invoice.invoiceId),
             label: invoice.invoiceNumber ?? payment.invoiceNumber,
