@@ -18,6 +18,23 @@ function originOf(value: string): string | null {
   }
 }
 
+/** The headers a helmet middleware sets, read by running it once on a response that only records them. */
+function helmetHeaders(middleware: ReturnType<typeof helmet>): Array<[string, string]> {
+  const headers: Array<[string, string]> = [];
+  let failed: unknown;
+  const recorder = {
+    setHeader(name: string, value: string | number | readonly string[]) {
+      headers.push([name, String(value)]);
+    },
+    removeHeader() {},
+  };
+  middleware({} as never, recorder as never, (error?: unknown) => {
+    failed = error;
+  });
+  if (failed) throw failed instanceof Error ? failed : new Error(String(failed));
+  return headers;
+}
+
 /**
  * Security headers on every answer, and the same-origin rule for state changes: a state-changing /api request
  * must carry an Origin (or, without one, a Referer) of the app itself, so a cross-site form post is refused.
@@ -51,31 +68,39 @@ export async function registerSecurity(
     referrerPolicy: { policy: 'strict-origin-when-cross-origin' },
     crossOriginEmbedderPolicy: false,
   });
+  // What helmet sets does not depend on the request: asked once, then set as a list (its middleware chain was
+  // a few µs of every small answer, issue 32).
+  const securityHeaders = helmetHeaders(setSecurityHeaders);
   app.addHook('onRequest', (request, reply, done) => {
     // Private API answers stay out of every cache, the browser's included, so nothing of an account can be read
     // back after sign-out (issue 16). A route that may be cached says so itself: the ETag-validated lists send
     // `private, no-cache` (src/server/lib/body-cache.ts).
     // Decided on the route that matched, so `/%61pi/user` is as private as `/api/user` (issue 28).
-    if (isApiRequest(request)) reply.raw.setHeader('cache-control', 'no-store');
-    setSecurityHeaders(request.raw, reply.raw, (error?: unknown) =>
-      done(error instanceof Error ? error : undefined),
-    );
+    const raw = reply.raw;
+    if (isApiRequest(request)) raw.setHeader('cache-control', 'no-store');
+    for (const [name, value] of securityHeaders) raw.setHeader(name, value);
+    done();
   });
 
   const allowed = new Set([originOf(options.appUrl)].filter((v): v is string => v !== null));
   // Paths a server calls with a signed body (Xero's webhooks) carry no Origin and no cookie: the signature
   // stands in for the same-origin rule, and the route refuses anything unsigned.
   const signed = new Set(options.signedPaths ?? []);
-  app.addHook('onRequest', async (request) => {
+  // A callback hook, not an async one: a GET passes without a promise (issue 32).
+  app.addHook('onRequest', (request, _reply, done) => {
     // The route that matched decides, not the raw URL: a cross-site form posting to `/%61pi/logout` runs the
     // logout route and is refused like one posting to `/api/logout` (issue 28).
-    if (!STATE_CHANGING.has(request.method) || !isApiRequest(request) || signed.has(routePath(request)))
+    if (!STATE_CHANGING.has(request.method) || !isApiRequest(request) || signed.has(routePath(request))) {
+      done();
       return;
+    }
     const origin = request.headers.origin;
     const referer = request.headers.referer;
     const claimed = origin && origin !== 'null' ? originOf(origin) : referer ? originOf(referer) : null;
     if (!claimed || !(allowed.has(claimed) || claimed === requestOrigin(request))) {
-      throw new AppError('FORBIDDEN', 'Cross-origin request refused');
+      done(new AppError('FORBIDDEN', 'Cross-origin request refused'));
+      return;
     }
+    done();
   });
 }

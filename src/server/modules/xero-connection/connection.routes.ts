@@ -15,6 +15,23 @@ export const organizationIdSchema = idOrIdTextSchema('Invalid organization ID');
 
 const setActiveBody = z.object({ organizationId: organizationIdSchema });
 
+/**
+ * GET /api/xero/connection's answer as sent, for the answers the service keeps (frozen: one per organisation
+ * row, membership and token expiry a principal holds, decision 032), checked against the route's schema and
+ * serialised once instead of on every request (the zod serialiser was a tenth of the answer's CPU,
+ * bench/profile-server.ts; issue 32). Another answer is left to the route's serialiser (undefined).
+ */
+const connectionBodies = new WeakMap<object, string>();
+function connectionBody(status: z.infer<typeof connectionStatusSchema>): string | undefined {
+  if (!Object.isFrozen(status)) return undefined;
+  let body = connectionBodies.get(status);
+  if (body === undefined) {
+    body = JSON.stringify(connectionStatusSchema.parse(status));
+    connectionBodies.set(status, body);
+  }
+  return body;
+}
+
 export function registerConnectionRoutes(
   root: FastifyInstance,
   deps: {
@@ -74,7 +91,13 @@ export function registerConnectionRoutes(
     { schema: { response: { 200: connectionStatusSchema } } },
     async (request, reply) => {
       reply.header('cache-control', 'no-store');
-      return connection.getStatus(requireUser(request).id, request.principal);
+      const status = await connection.getStatus(requireUser(request).id, request.principal);
+      const body = connectionBody(status);
+      // A kept answer goes out as the text it was serialised to once; any other through the route's schema.
+      // (The type provider types `send` by the schema; the text is that schema's answer, already checked.)
+      return body === undefined
+        ? status
+        : reply.type('application/json; charset=utf-8').send(body as unknown as typeof status);
     },
   );
 

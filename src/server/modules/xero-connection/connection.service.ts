@@ -60,7 +60,25 @@ function defaultsOf(org: OrganizationAccessRow): ReturnType<typeof toOrganizatio
   return defaults;
 }
 
+/**
+ * The answers built from rows kept with a principal, one per row and token expiry: the same frozen object for
+ * every request until the organisation, the membership or the token changes (the principal cache then holds
+ * a new row), so the route can send it serialised once (`connectionBody`, issue 32).
+ */
+const connectedOfRow = new WeakMap<OrganizationAccessRow, { expiresAt: number; status: ConnectionStatus }>();
+
 function describeConnected(org: OrganizationAccessRow, tokenExpiry: Date, error?: string): ConnectionStatus {
+  if (!error && Object.isFrozen(org)) {
+    const kept = connectedOfRow.get(org);
+    if (kept && kept.expiresAt === tokenExpiry.getTime()) return kept.status;
+    const status = Object.freeze(buildConnected(org, tokenExpiry));
+    connectedOfRow.set(org, { expiresAt: tokenExpiry.getTime(), status });
+    return status;
+  }
+  return buildConnected(org, tokenExpiry, error);
+}
+
+function buildConnected(org: OrganizationAccessRow, tokenExpiry: Date, error?: string): ConnectionStatus {
   return {
     connected: true,
     ...(error ? { error } : {}),

@@ -43,6 +43,39 @@ describe('connecting Xero and choosing an organisation', () => {
     ).toBe(true);
   });
 
+  it('answers the status serialised once while nothing changes, and a switched feature or a new Settings default at the next request (issue 32)', async () => {
+    const first = await owner.call('GET', '/api/xero/connection');
+    const again = await owner.call('GET', '/api/xero/connection');
+    expect(first.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(first.headers['cache-control']).toBe('no-store');
+    expect(again.body).toBe(first.body);
+    const active = first.json() as { organizationId: number; featureCisBills: boolean };
+    expect(active.featureCisBills).toBe(false);
+
+    const on = await owner.call('PATCH', `/api/admin/organizations/${active.organizationId}/features`, {
+      featureCisBills: true,
+    });
+    expect(on.statusCode).toBe(200);
+    expect((await owner.call('GET', '/api/xero/connection')).json()).toMatchObject({ featureCisBills: true });
+
+    const saved = await owner.call('PATCH', '/api/xero/settings', {
+      organizationId: active.organizationId,
+      defaultTaxStatus: 'Tax exclusive',
+    });
+    expect(saved.statusCode, saved.body).toBe(200);
+    expect((await owner.call('GET', '/api/xero/connection')).json()).toMatchObject({
+      featureCisBills: true,
+      defaultTaxStatus: 'Tax exclusive',
+    });
+    const off = await owner.call('PATCH', `/api/admin/organizations/${active.organizationId}/features`, {
+      featureCisBills: false,
+    });
+    expect(off.statusCode).toBe(200);
+    const settled = await owner.call('GET', '/api/xero/connection');
+    expect(settled.json()).toMatchObject({ featureCisBills: false, defaultTaxStatus: 'Tax exclusive' });
+    expect((await owner.call('GET', '/api/xero/connection')).body).toBe(settled.body);
+  });
+
   it('switches the active organisation with the validation messages of the spec', async () => {
     const shop = owner.orgs.find((o) => o.tenantName === 'Demo Shop Ltd');
     const ok = await owner.call('POST', '/api/xero/set-active-organization', {
