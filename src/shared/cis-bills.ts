@@ -25,7 +25,7 @@ export type { UserMessage } from './user-message';
  * are switched off.
  */
 export const billCreateStatusSchema = z.enum(['DRAFT', 'AUTHORISED']);
-export type BillCreateStatus = z.infer<typeof billCreateStatusSchema>;
+type BillCreateStatus = z.infer<typeof billCreateStatusSchema>;
 
 /**
  * Header carrying the saved default bill account id on approve (docs/product/features.md §7 "header carrying
@@ -61,7 +61,7 @@ export const draftBillListResponseSchema = z.array(draftBillSchema);
  * date, reference, status, amount, total, cisDeduction, amountDue, accountCode, isProcessed, isLocal,
  * isEditing, originalAmount"). Money in pounds.
  */
-export interface BillFormRow {
+interface BillFormRow {
   id: string;
   contactId: string;
   contactName: string;
@@ -463,7 +463,7 @@ export function convertCisAmount(
 }
 
 /** Which of the four CIS screen states to show (docs/product/features.md §2 CIS Bills). */
-export type CisPageState = 'session-expired' | 'not-connected' | 'disabled' | 'main';
+type CisPageState = 'session-expired' | 'not-connected' | 'disabled' | 'main';
 
 /**
  * Whether a connection error means the session expired (docs/product/features.md §4 "contains 'Not

@@ -39,7 +39,7 @@ export const CIS_RATES = [0, 20, 30] as const;
 /** The higher rate: the only rate at which the return and statement carry a verification number. */
 export const CIS_HIGHER_RATE = 30;
 
-export interface TaxMonth {
+interface TaxMonth {
   /** `YYYY-MM` of the month the tax month ends in. */
   period: string;
   /** The 6th of the previous month. */
@@ -127,7 +127,7 @@ export function addMonths(isoDate: string, months: number): string {
 }
 
 /** One step of the late-return penalty schedule (CH62380) and when it applies. */
-export interface PenaltyStep {
+interface PenaltyStep {
   /** The first day the step applies: the day after the due date, and 2, 6 and 12 months after it. */
   from: string;
   pence: number;
@@ -414,7 +414,7 @@ export interface ReturnBill {
 }
 
 /** A bill's CIS figures in full (before any proportion): pence. */
-export interface BillCisFigures {
+interface BillCisFigures {
   grossPence: number;
   materialsPence: number;
   deductionPence: number;

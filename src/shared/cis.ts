@@ -18,7 +18,7 @@ export const CIS_DEDUCTION_PERCENT = 20;
 export const CIS_AMOUNT_DUE_PERCENT = 80;
 
 /** The split of a CIS bill total, all in pence. */
-export interface CisSplit {
+interface CisSplit {
   totalPence: number;
   cisDeductionPence: number;
   amountDuePence: number;

@@ -138,7 +138,7 @@ type FeatureFlagField =
   'featurePayInvoices' | 'featureAddInvoices' | 'featureCisBills' | 'featureStockJournal';
 
 /** A connection status as `connectionStatusSchema` (connection.ts) parses it: fields may be missing or null. */
-export type ConnectionStatusFields = StoredDefaults & {
+type ConnectionStatusFields = StoredDefaults & {
   [K in FeatureFlagField]?: boolean | null | undefined;
 } & {
   connected: boolean;

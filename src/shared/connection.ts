@@ -48,10 +48,3 @@ export const xeroAuthUrlResponseSchema = z.object({
   url: z.string().min(1),
   cancelUrl: z.string().optional(),
 });
-
-/** Error answer of connect / reconnect (and every other endpoint): a message field. */
-export const apiErrorBodySchema = z.object({
-  message: z.string(),
-  error: z.string().optional(),
-});
-export type ApiErrorBody = z.infer<typeof apiErrorBodySchema>;

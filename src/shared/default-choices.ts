@@ -19,7 +19,7 @@ export type DefaultNames = Partial<Record<DefaultIdField, string>>;
 /** The reference list each chosen field is picked from (the list its Settings select offers). */
 export type ReferenceLists = Partial<Record<DefaultIdField, readonly ReferenceItem[]>>;
 
-export interface DefaultChoice {
+interface DefaultChoice {
   /** The ids to save, by field. */
   ids: Partial<Record<DefaultIdField, string>>;
   /** Fields whose named item is not in the list the select offers (not in Xero, archived, or not usable). */

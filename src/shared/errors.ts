@@ -13,7 +13,6 @@ export const errorResponseSchema = z.looseObject({
   code: z.enum(ERROR_CODES),
   error: z.string().optional(),
 });
-export type ErrorResponse = z.infer<typeof errorResponseSchema>;
 
 /** What each error status means, for the API description. */
 export const ERROR_STATUS_DESCRIPTIONS = {

@@ -27,7 +27,7 @@ export const FEATURE_FLAG_FIELD_NAMES = [
 export type FeatureFlagField = (typeof FEATURE_FLAG_FIELD_NAMES)[number];
 
 /** Flags as they may arrive on the wire: any of them may be missing or null. */
-export type PartialFeatureFlags = Partial<Record<FeatureFlagField, boolean | null | undefined>>;
+type PartialFeatureFlags = Partial<Record<FeatureFlagField, boolean | null | undefined>>;
 
 /** User-visible names (menu entries, card buttons, admin table). */
 export const FEATURE_LABELS: Record<FeatureKey, string> = {

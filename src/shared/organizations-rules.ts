@@ -26,7 +26,7 @@ export const ACTIVE_ORGANIZATION_ERRORS = {
   notConnected: (name: string) => `Organization "${name}" is not connected to ${PROVIDER_NAME}`,
 } as const;
 
-export type ActiveOrganizationCheck<T> =
+type ActiveOrganizationCheck<T> =
   { ok: true; organization: T; tokenExpired: boolean } | { ok: false; message: string };
 
 /**

@@ -261,7 +261,7 @@ export function canProcessPayments(allocation: Pick<Allocation, 'totalAllocatedP
 }
 
 /** What the user entered on the Pay Invoices screen, as checked before processing. */
-export interface PaymentForm {
+interface PaymentForm {
   invoice: Pick<Invoice, 'amountDue' | 'currency'> | null | undefined;
   cardAmount: string;
   cashAmount: string;

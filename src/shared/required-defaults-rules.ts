@@ -6,7 +6,7 @@
 import type { DefaultIdField } from './connection-rules';
 import type { FeatureKey } from './feature-flags-rules';
 
-export interface RequiredDefault {
+interface RequiredDefault {
   field: DefaultIdField;
   /** The field's label on the Settings screen (`SETTING_FIELD_LABELS`). */
   label: string;

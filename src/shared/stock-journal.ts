@@ -74,7 +74,7 @@ export const salesDaySchema = z.object({
   invoiceCount: z.number().int().min(0),
   invoices: z.array(salesInvoiceLineSchema),
 });
-export type SalesDay = z.infer<typeof salesDaySchema>;
+type SalesDay = z.infer<typeof salesDaySchema>;
 
 /**
  * A day as the client reads it (docs/product/features.md §3): "Missing day totals count as 0 or an empty
@@ -98,7 +98,7 @@ export const salesDayLenientSchema = z.object({
 });
 
 /** Totals of a period or day, in pounds. */
-export interface SalesTotals {
+interface SalesTotals {
   grossTotal: number;
   vatTotal: number;
   netTotal: number;

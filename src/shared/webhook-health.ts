@@ -15,7 +15,7 @@ export const WEBHOOK_GAP_GRACE_MS = 60_000;
 export const WEBHOOK_SILENCE_MS = 120_000;
 
 export const WEBHOOK_FALLBACK_REASONS = ['no-key', 'not-started', 'gap', 'silent'] as const;
-export type WebhookFallbackReason = (typeof WEBHOOK_FALLBACK_REASONS)[number];
+type WebhookFallbackReason = (typeof WEBHOOK_FALLBACK_REASONS)[number];
 
 /** GET /api/user-organizations, `liveUpdates`: the organisation's live updates from Xero. */
 export const webhookHealthSchema = z.discriminatedUnion('state', [

@@ -1,5 +1,5 @@
 /** Xero's account classes (docs/xero-api.md §4.4): read-only in Xero, they follow from the account's Type. */
-export type XeroAccountClass = 'ASSET' | 'EQUITY' | 'EXPENSE' | 'LIABILITY' | 'REVENUE';
+type XeroAccountClass = 'ASSET' | 'EQUITY' | 'EXPENSE' | 'LIABILITY' | 'REVENUE';
 
 /**
  * The class of each account type (docs/xero-api.md §4.4). The settings rules read it for a cached account
