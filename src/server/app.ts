@@ -25,9 +25,9 @@ import {
   type TenantScope,
 } from './modules/organizations/tenancy';
 import { WEBHOOK_PATH } from './modules/xero-webhooks/webhooks.routes';
-import { createWiring, type AppParts, type BuildAppOptions } from './wiring';
+import { createWiring, type BuildAppOptions, type WiringParts } from './wiring';
 
-export type { AppParts, BuildAppOptions } from './wiring';
+export type { BuildAppOptions } from './wiring';
 
 export interface RegisteredRoute {
   method: string;
@@ -37,10 +37,13 @@ export interface RegisteredRoute {
   tenant?: TenantScope | undefined;
 }
 
-declare module 'fastify' {
-  interface FastifyInstance {
-    routeTable: RegisteredRoute[];
-  }
+/**
+ * The parts of a built app that only its builder's caller sees (the app is not decorated with them): the test
+ * factory hands them to tests as a typed handle, for what a route cannot show (docs/code-style.md §7).
+ */
+export interface AppParts extends WiringParts {
+  /** Every route, as registered: the isolation, bad-input and tenancy suites enumerate it so none is missed. */
+  routeTable: RegisteredRoute[];
 }
 
 const DEFAULT_CLIENT_DIR = fileURLToPath(new URL('../../dist/client', import.meta.url));
@@ -71,9 +74,8 @@ export async function assembleApp(
     logController: new LedgerlinkLogController(),
   }).withTypeProvider<ZodTypeProvider>();
 
-  // Every route, as registered: the isolation and bad-input suites enumerate it so no route can be missed.
+  // Every route, as registered (AppParts.routeTable).
   const routeTable: RegisteredRoute[] = [];
-  app.decorate('routeTable', routeTable);
   app.addHook('onRoute', (route) => {
     // Every /api route documents its error answers in the { message, code } shape (issue 16).
     documentErrorResponses(route);
@@ -173,5 +175,5 @@ export async function assembleApp(
   app.addHook('onClose', () => wiring.stop());
 
   await registerSpa(app, options.clientDir ?? DEFAULT_CLIENT_DIR);
-  return { app, parts: wiring.parts };
+  return { app, parts: { ...wiring.parts, routeTable } };
 }

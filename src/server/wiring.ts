@@ -82,11 +82,10 @@ const WEBHOOK_SWEEP_MS = 30_000;
 const WEBHOOK_PURGE_MS = 15 * 60_000;
 
 /**
- * The parts of a built app that only its builder's caller sees (the app is not decorated with them): the
- * test factory hands them to tests as a typed handle, for what a route cannot show (a reconcile pass run now,
- * a sync run directly, a raw Xero call for a fault, a token read back).
+ * The wiring's part of what a built app's builder's caller sees (app.ts `AppParts`; the app is not decorated
+ * with them): a reconcile pass run now, a sync run directly, a raw Xero call for a fault, a token read back.
  */
-export interface AppParts {
+export interface WiringParts {
   tokens: ReturnType<typeof createTokenStore>;
   xeroHttp: ReturnType<typeof createXeroHttp>;
   ledger: ReturnType<typeof createWriteLedger>;
@@ -96,7 +95,7 @@ export interface AppParts {
 }
 
 export interface Wiring {
-  parts: AppParts;
+  parts: WiringParts;
   /** Who asks: read by app.ts's request hook with the organisation the request names. */
   sessions: ReturnType<typeof createSessionStore>;
   /** Which organisation a request works on: app.ts's tenancy hook (docs/decisions/007-tenancy.md). */

@@ -151,7 +151,7 @@ describe('bad input on every route', () => {
 
   it('answers 4xx with a message, never 5xx or internals, and writes nothing to Xero', async () => {
     // Logout would end the fuzzing session; the OAuth redirects are covered by their own tests.
-    const routes = t.app.routeTable.filter(
+    const routes = t.parts.routeTable.filter(
       (r) => r.url.startsWith('/api/') && !/callback|logout|^\/api\/auth\/xero$/.test(r.url),
     );
     const writesBefore = t.sandbox.ledger().writes.length;
@@ -199,7 +199,7 @@ describe('bad input on every route', () => {
   }, 300_000);
 
   it('refuses control characters, lone surrogates and out-of-range ids in every query parameter, body field and path parameter with a 400', async () => {
-    const routes = t.app.routeTable.filter(
+    const routes = t.parts.routeTable.filter(
       (r) => r.url.startsWith('/api/') && !r.url.startsWith('/api/docs') && !/logout/.test(r.url),
     );
     const writesBefore = t.sandbox.ledger().writes.length;
@@ -278,7 +278,7 @@ describe('bad input on every route', () => {
       }
     }
     // The requests of the attack report (issue 16), by hand, whatever the route table says.
-    const adminPatch = t.app.routeTable.find(
+    const adminPatch = t.parts.routeTable.find(
       (r) => r.method === 'PATCH' && r.url === '/api/admin/users/:userId',
     ) as RegisteredRoute;
     for (const [route, what, url, payload] of [

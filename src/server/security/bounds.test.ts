@@ -69,7 +69,7 @@ describe('dates and texts bounded as Xero bounds them', () => {
 
   it('bounds the length of every text a request body takes, on every route', () => {
     const unbounded: string[] = [];
-    for (const route of t.app.routeTable) {
+    for (const route of t.parts.routeTable) {
       const body = route.schema.body;
       if (!body || typeof body !== 'object' || !('_zod' in body)) continue;
       const json = z.toJSONSchema(body as z.ZodType, { io: 'input', unrepresentable: 'any' }) as JsonNode;

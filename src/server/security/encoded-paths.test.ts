@@ -65,7 +65,7 @@ describe('percent-encoded paths are the paths they decode to', () => {
     const user = await createConnectedUser(t, 'encoded.paths', { tenants: ['Demo Shop Ltd'] });
     cookie = user.cookie;
     for (const org of user.orgs) await enableFeatures(t, org.organizationId);
-    routes = t.app.routeTable.filter((r) => r.url.startsWith('/api/'));
+    routes = t.parts.routeTable.filter((r) => r.url.startsWith('/api/'));
   }, 120_000);
   afterAll(() => t.close());
 

@@ -121,7 +121,7 @@ describe('tenant isolation', () => {
   }, 120_000);
   afterAll(() => t.close());
 
-  const apiRoutes = () => t.app.routeTable.filter((r) => r.url.startsWith('/api/'));
+  const apiRoutes = () => t.parts.routeTable.filter((r) => r.url.startsWith('/api/'));
   /** For signed-in callers: logout would end the caller's session mid-matrix (it has its own tests). */
   const signedInRoutes = () => apiRoutes().filter((r) => !r.url.endsWith('/logout'));
 

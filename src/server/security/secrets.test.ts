@@ -130,7 +130,7 @@ describe('secrets never leak', () => {
     const orgs = (await call('GET', '/api/user-organizations')).json() as Array<{ organizationId: number }>;
     for (const org of orgs) await enableFeatures(t, org.organizationId);
     const cacheable: string[] = [];
-    const reads = t.app.routeTable.filter(
+    const reads = t.parts.routeTable.filter(
       (r) =>
         r.method === 'GET' &&
         r.url.startsWith('/api/') &&

@@ -62,7 +62,7 @@ describe('the order of checks on organisation-scoped routes', () => {
   afterAll(() => t.close());
 
   const scopedRoutes = () =>
-    t.app.routeTable.filter(
+    t.parts.routeTable.filter(
       (r) =>
         r.url.startsWith('/api/') &&
         !USER_SCOPED.some((re) => re.test(r.url)) &&
