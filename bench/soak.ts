@@ -818,6 +818,14 @@ async function compare(world: World, db: pg.Client, restoredWindow: { from: numb
     }
   const byTarget = new Map<string, Action[]>();
   for (const a of actions) byTarget.set(a.target, [...(byTarget.get(a.target) ?? []), a]);
+  /** What people did to a document, for a line that says it is untrue: who, what, and what they were told. */
+  const describeActs = (target: string) =>
+    (byTarget.get(target) ?? [])
+      .map(
+        (a) =>
+          `${a.kind} by ${a.user} ${a.told} ${a.status}${a.afterBackup ? ' after the backup' : ''}${a.resent ? ' resent after the restore' : ''}`,
+      )
+      .join('; ') || 'nothing done here';
   const numberOf = (invoiceId: string) =>
     shop.invoices.find((i) => i.InvoiceID === invoiceId)?.InvoiceNumber ?? invoiceId;
 
@@ -1009,7 +1017,7 @@ async function compare(world: World, db: pg.Client, restoredWindow: { from: numb
       const x = builders.invoices.find((i) => i.InvoiceID === b.invoiceID);
       if (!x || x.Status !== 'DRAFT')
         problems.untrueAnswers.push(
-          `${instance.name} CIS Bills: ${b.reference} (${b.invoiceID}) listed as a draft, Xero ${x?.Status ?? 'none'}`,
+          `${instance.name} CIS Bills: ${b.reference} (${b.invoiceID}) listed as a draft, Xero ${x?.Status ?? 'none'} (${describeActs(b.invoiceID)})`,
         );
     }
   }

@@ -1,4 +1,4 @@
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, ne, notInArray } from 'drizzle-orm';
 import { xeroWrites } from '../db/schema/index';
 import { AppError } from '../lib/app-error';
 import { RESTORE_CHECK_UNAVAILABLE, RESTORE_LOOKUP_MS } from './write-ledger-rules';
@@ -27,7 +27,7 @@ class RecordedMeanwhile extends Error {}
 export function createLedgerRecall(
   { db }: WriteLedgerDeps,
   { instanceId, findLastRestoreMs }: LedgerInstance,
-  { restoreFinders, stepRunners }: LedgerRegistry,
+  { restoreFinders, byState, stepRunners }: LedgerRegistry,
   { writeAuditLine, afterSettled }: LedgerSettling,
 ) {
   /** Whether a key the ledger does not know may be one a restore forgot. */
@@ -55,6 +55,29 @@ export function createLedgerRecall(
         error instanceof Error ? error.message : String(error),
       );
     }
+  }
+
+  /**
+   * Whether the state a kind leaves in Xero (an approved invoice) is accounted for by another write the ledger
+   * holds, open or confirmed, under another key: someone else's approval (made since the restore, or one a
+   * moment ago), not the forgotten one. A look-up by state cannot tell whose change it sees; the ledger can.
+   */
+  async function stateIsAnothers(row: WriteRow, keys: string[]): Promise<boolean> {
+    if (!byState.has(row.kind) || !row.targetId) return false;
+    const [other] = await db
+      .select({ id: xeroWrites.id })
+      .from(xeroWrites)
+      .where(
+        and(
+          eq(xeroWrites.organizationId, row.organizationId),
+          eq(xeroWrites.kind, row.kind),
+          eq(xeroWrites.targetId, row.targetId),
+          ne(xeroWrites.state, 'failed'),
+          notInArray(xeroWrites.idempotencyKey, keys),
+        ),
+      )
+      .limit(1);
+    return other !== undefined;
   }
 
   async function recordedRows(organizationId: number, keys: string[]): Promise<WriteRow[]> {
@@ -131,7 +154,9 @@ export function createLedgerRecall(
           };
         }
         const found =
-          before && before.state !== 'confirmed' ? null : await lookUpForgotten(row, input.tenantId);
+          (before && before.state !== 'confirmed') || (await stateIsAnothers(row, keys))
+            ? null
+            : await lookUpForgotten(row, input.tenantId);
         if (!found && rows.length === 0) return null;
         rows.push(
           found

@@ -9,6 +9,8 @@ export function createLedgerRegistry() {
   const finders = new Map<WriteKind, WriteFinder>();
   const retriers = new Map<WriteKind, WriteRetrier>();
   const restoreFinders = new Map<WriteKind, WriteFinder>();
+  /** Kinds looked up after a restore by the state they leave (`'find'`), not by a mark of their own. */
+  const byState = new Set<WriteKind>();
   const stepRunners = new Map<WriteKind, StepRunner>();
   const confirmHooks = new Map<WriteKind, ConfirmHook[]>();
 
@@ -16,6 +18,7 @@ export function createLedgerRegistry() {
     finders,
     retriers,
     restoreFinders,
+    byState,
     stepRunners,
     confirmHooks,
 
@@ -29,6 +32,7 @@ export function createLedgerRegistry() {
       if (finders.has(kind)) throw new Error(`A finder for '${kind}' writes is already registered`);
       finders.set(kind, find);
       restoreFinders.set(kind, afterRestore === 'find' ? find : afterRestore);
+      if (afterRestore === 'find') byState.add(kind);
     },
 
     /** One step runner per kind (see StepRunner): how the reconciler finishes a step left unsent. */
