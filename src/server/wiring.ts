@@ -386,7 +386,6 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
     registerAuthRoutes(app, {
       auth,
       sessions,
-      audit,
       demoCredentials: options.demoCredentials,
       mfa,
       limiter,

@@ -12,7 +12,6 @@ import {
 import { loginResponseSchema } from '../../../shared/mfa';
 import { errorResponseSchema } from '../../../shared/errors';
 import { AppError } from '../../lib/app-error';
-import type { AuditLog } from '../audit/audit';
 import type { AuthService } from './auth.service';
 import { DEVICE_COOKIE, DEVICE_COOKIE_MAX_AGE_MS, type LoginLimiter } from './login-limiter';
 import { toCurrentUser } from './auth.service';
@@ -36,7 +35,6 @@ export function registerAuthRoutes(
   deps: {
     auth: AuthService;
     sessions: SessionStore;
-    audit: AuditLog;
     demoCredentials: { username: string; password: string } | undefined;
     /** Two-step sign-in (it applies REQUIRE_MFA_FOR_ADMINS). */
     mfa: MfaService;
@@ -46,8 +44,8 @@ export function registerAuthRoutes(
   },
 ) {
   const app = root.withTypeProvider<ZodTypeProvider>();
-  const { auth, sessions, audit } = deps;
-  const mfa = registerMfaRoutes(root, { service: deps.mfa, sessions, audit });
+  const { auth, sessions } = deps;
+  const mfa = registerMfaRoutes(root, { service: deps.mfa, sessions });
 
   const currentUser = async (request: FastifyRequest) => {
     const user = requireUser(request);
@@ -132,14 +130,7 @@ export function registerAuthRoutes(
   const logout = async (request: FastifyRequest, reply: FastifyReply) => {
     const user = request.session?.user;
     await sessions.destroy(request, reply);
-    if (user)
-      await audit.record({
-        userId: user.id,
-        username: user.username,
-        action: 'user.logout',
-        result: 'success',
-        ip: request.ip,
-      });
+    if (user) await auth.recordLogout(user, request.ip);
     return reply.send({ ok: true as const });
   };
   app.post('/api/logout', { schema: { response: { 200: logoutResponseSchema } } }, logout);

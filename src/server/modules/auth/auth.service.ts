@@ -102,6 +102,17 @@ export function createAuthService(deps: { users: UsersRepository; limiter: Login
       });
       return user;
     },
+
+    /** The activity line of a sign-out (its session already ended). */
+    async recordLogout(user: { id: number; username: string }, ip: string): Promise<void> {
+      await audit.record({
+        userId: user.id,
+        username: user.username,
+        action: 'user.logout',
+        result: 'success',
+        ip,
+      });
+    },
   };
 }
 export type AuthService = ReturnType<typeof createAuthService>;

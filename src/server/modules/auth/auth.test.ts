@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sessions, users } from '../../db/schema/index';
+import { auditLog, sessions, users } from '../../db/schema/index';
 import { createTestApp, TEST_ORIGIN, type TestApp } from '../../test/app';
 import { as, login, register, sessionCookie } from '../../test/session';
 import { REGISTRATION_LIMIT } from './auth.routes';
@@ -95,6 +95,9 @@ describe('accounts and sessions', () => {
     const replay = await as(t.app, cookieB)('GET', '/api/user');
     expect(replay.statusCode).toBe(401);
     expect(replay.json().message).toBe('Not authenticated');
+    // The activity log says who signed out, once.
+    const lines = await t.database.db.select().from(auditLog).where(eq(auditLog.action, 'user.logout'));
+    expect(lines.map((r) => [r.username, r.result])).toEqual([['second.user', 'success']]);
   });
 
   it('expires idle and old sessions', async () => {

@@ -16,7 +16,6 @@ import {
 import { errorResponseSchema } from '../../../shared/errors';
 import { AppError } from '../../lib/app-error';
 import { sha256 } from '../../lib/crypto';
-import type { AuditLog } from '../audit/audit';
 import { toCurrentUser } from './auth.service';
 import { requireUser } from './guards';
 import type { LoginStep, MfaContext, MfaService } from './mfa.service';
@@ -27,7 +26,7 @@ export const PENDING_SESSION_MS = 10 * 60_000;
 
 const recoveryCodesResponseSchema = z.object({ recoveryCodes: z.array(z.string()) });
 
-function contextOf(request: FastifyRequest, user: SessionUser): MfaContext {
+function contextOf(request: FastifyRequest, user: Pick<SessionUser, 'id' | 'username'>): MfaContext {
   return { userId: user.id, username: user.username, ip: request.ip };
 }
 
@@ -65,10 +64,10 @@ export interface MfaSignIn {
  */
 export function registerMfaRoutes(
   root: FastifyInstance,
-  deps: { service: MfaService; sessions: SessionStore; audit: AuditLog },
+  deps: { service: MfaService; sessions: SessionStore },
 ): MfaSignIn {
   const app = root.withTypeProvider<ZodTypeProvider>();
-  const { sessions, audit, service } = deps;
+  const { sessions, service } = deps;
 
   /** Ends every session of the user (other browsers included) and opens a new, whole one here. */
   async function startFreshSession(
@@ -117,14 +116,7 @@ export function registerMfaRoutes(
       // A new session id once the second step is done: the pending one is never promoted.
       await sessions.destroy(request, reply);
       await sessions.create(reply, request, user.id);
-      await audit.record({
-        userId: user.id,
-        username: user.username,
-        action: 'user.login',
-        result: 'success',
-        ip: request.ip,
-        detail: { method: `password+${method}` },
-      });
+      await service.recordSignIn(contextOf(request, user), method);
       return reply.send(toCurrentUser(user));
     },
   );
@@ -155,14 +147,7 @@ export function registerMfaRoutes(
     async startPendingSession(request, reply, user, step) {
       const token = await sessions.create(reply, request, user.id, { mfaPending: true });
       await service.limitSessionLifetime(sha256(token), new Date(Date.now() + PENDING_SESSION_MS));
-      await audit.record({
-        userId: user.id,
-        username: user.username,
-        action: 'user.mfa.challenge',
-        result: 'success',
-        ip: request.ip,
-        detail: { step },
-      });
+      await service.recordChallenge(contextOf(request, user), step);
       return step === 'verify' ? { mfaRequired: true } : { mfaSetupRequired: true };
     },
   };

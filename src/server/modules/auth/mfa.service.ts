@@ -150,6 +150,30 @@ export function createMfaService(deps: {
       return repo.limitSessionLifetime(sessionId, expiresAt);
     },
 
+    /** The activity line of a sign-in left waiting for its second step, or its set-up. */
+    async recordChallenge(ctx: MfaContext, step: Exclude<LoginStep, 'none'>): Promise<void> {
+      await audit.record({
+        userId: ctx.userId,
+        username: ctx.username,
+        action: 'user.mfa.challenge',
+        result: 'success',
+        ip: ctx.ip,
+        detail: { step },
+      });
+    },
+
+    /** The activity line of a sign-in finished with its second step (once its whole session is made). */
+    async recordSignIn(ctx: MfaContext, method: 'totp' | 'recovery'): Promise<void> {
+      await audit.record({
+        userId: ctx.userId,
+        username: ctx.username,
+        action: 'user.login',
+        result: 'success',
+        ip: ctx.ip,
+        detail: { method: `password+${method}` },
+      });
+    },
+
     async getStatus(userId: number): Promise<MfaStatus> {
       const user = await getUser(userId);
       return {

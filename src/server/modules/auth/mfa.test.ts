@@ -181,6 +181,13 @@ describe('two-step sign-in', () => {
     expect(await auditActions(t, userId)).toEqual(
       expect.arrayContaining(['user.mfa.challenge:success', 'user.mfa.verify:success']),
     );
+    // The finished sign-in is one line naming both steps, written once the whole session exists.
+    const lines = await t.database.db.select().from(auditLog).where(eq(auditLog.userId, userId));
+    const twoStep = lines.filter(
+      (r) =>
+        r.action === 'user.login' && (r.detail as { method?: string } | null)?.method === 'password+totp',
+    );
+    expect(twoStep.map((r) => r.result)).toEqual(['success']);
   });
 
   it('refuses a wrong code and a replayed one at the second step', async () => {
