@@ -30,25 +30,36 @@ function findOutOfRangeId(value: unknown, path = '', depth = 0): string | null {
  * The route schemas say the same with `textSchema`/`idSchema` (src/shared/input.ts), for the client's forms.
  */
 export function registerInputGuard(app: FastifyInstance): void {
-  app.addHook('preValidation', async (request) => {
-    if (!isApiRequest(request)) return;
-    const parts: Array<[string, unknown]> = [
-      ['params', request.params],
-      ['querystring', request.query],
-      ['body', request.body],
-    ];
-    for (const [context, value] of parts) {
-      const unsafe =
-        typeof value === 'string' ? (findUnsafeText(value) === null ? null : '') : findUnsafeText(value);
-      if (unsafe !== null)
-        throw new AppError(
-          'VALIDATION_ERROR',
-          `Invalid ${unsafe ? `${context}.${unsafe}` : context}: ${UNSAFE_TEXT_MESSAGE}`,
-        );
-      const id = findOutOfRangeId(value);
-      if (id !== null) throw new AppError('VALIDATION_ERROR', `Invalid ${context}.${id}: Invalid ID`);
+  // A callback hook, not an async one: most requests pass, and without a promise each (issue 32).
+  app.addHook('preValidation', (request, _reply, done) => {
+    try {
+      guardInput(request);
+    } catch (error) {
+      done(error as Error);
+      return;
     }
+    done();
   });
+}
+
+function guardInput(request: FastifyRequest): void {
+  if (!isApiRequest(request)) return;
+  const parts: Array<[string, unknown]> = [
+    ['params', request.params],
+    ['querystring', request.query],
+    ['body', request.body],
+  ];
+  for (const [context, value] of parts) {
+    const unsafe =
+      typeof value === 'string' ? (findUnsafeText(value) === null ? null : '') : findUnsafeText(value);
+    if (unsafe !== null)
+      throw new AppError(
+        'VALIDATION_ERROR',
+        `Invalid ${unsafe ? `${context}.${unsafe}` : context}: ${UNSAFE_TEXT_MESSAGE}`,
+      );
+    const id = findOutOfRangeId(value);
+    if (id !== null) throw new AppError('VALIDATION_ERROR', `Invalid ${context}.${id}: Invalid ID`);
+  }
 }
 
 /**

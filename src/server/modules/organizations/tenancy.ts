@@ -159,10 +159,20 @@ export interface RequestContext {
  */
 export function registerTenancy(app: FastifyInstance, resolveTenant: ResolveTenant): void {
   app.decorateRequest('tenant', null);
-  app.addHook('preValidation', async (request) => {
+  // A callback hook: a route with no organisation passes without a promise (issue 32).
+  app.addHook('preValidation', (request, _reply, done) => {
     const scope = request.routeOptions.config.tenant;
-    if (!scope) return;
-    request.tenant = await resolveTenant(request, scope === 'organization' ? undefined : scope);
+    if (!scope) {
+      done();
+      return;
+    }
+    resolveTenant(request, scope === 'organization' ? undefined : scope).then(
+      (tenant) => {
+        request.tenant = tenant;
+        done();
+      },
+      (error: unknown) => done(error as Error),
+    );
   });
 }
 
