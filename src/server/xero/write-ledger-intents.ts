@@ -2,7 +2,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import { xeroWrites } from '../db/schema/index';
 import type { LedgerInstance } from './write-ledger-instance';
 import { lockDocument } from './write-ledger-locks';
-import { fingerprintOf } from './write-ledger-record';
+import { fingerprintOf } from './write-ledger-rules';
 import type { DocumentRef, IntentStep, Tx, WriteLedgerDeps, WriteRow } from './write-ledger-types';
 
 /** Intents of several steps (issue 28): every step of an action recorded, under its document's lock, before the first is sent. */

@@ -4,7 +4,7 @@ import { AppError } from '../lib/app-error';
 import { RESTORE_CHECK_UNAVAILABLE, RESTORE_LOOKUP_MS } from './write-ledger-rules';
 import type { LedgerInstance } from './write-ledger-instance';
 import { lockDocument } from './write-ledger-locks';
-import { fingerprintOf } from './write-ledger-record';
+import { fingerprintOf } from './write-ledger-rules';
 import type { LedgerRegistry } from './write-ledger-registry';
 import type { LedgerSettling } from './write-ledger-settle';
 import type { DocumentRef, IntentStep, WriteLedgerDeps, WriteOutcome, WriteRow } from './write-ledger-types';

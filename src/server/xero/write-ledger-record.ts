@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { and, eq, inArray, ne, sql } from 'drizzle-orm';
 import { xeroWrites } from '../db/schema/index';
 import { AppError } from '../lib/app-error';
-import { DIFFERENT_CHANGE_MESSAGE, OPEN_WRITE_STATES, type WriteKind } from './write-ledger-rules';
+import { DIFFERENT_CHANGE_MESSAGE, fingerprintOf, OPEN_WRITE_STATES } from './write-ledger-rules';
 import type { LedgerInstance } from './write-ledger-instance';
 import { lockDocument } from './write-ledger-locks';
 import type { LedgerRecall } from './write-ledger-recall';
@@ -25,24 +25,6 @@ export function busyExtra(row: WriteRow, retryAfterMs: number) {
       ? {}
       : { retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)) }),
   };
-}
-
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object') {
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
-
-export function fingerprintOf(kind: WriteKind, request: unknown): string {
-  return crypto
-    .createHash('sha256')
-    .update(`${kind}\n${canonical(request)}`)
-    .digest('hex');
 }
 
 /**

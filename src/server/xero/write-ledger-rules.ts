@@ -173,3 +173,22 @@ export function withoutWriteMark(text: string): string {
 export function invoiceDocument(invoiceId: string): string {
   return `invoice:${invoiceId.toLowerCase()}`;
 }
+
+/** A write's request as one text, keys sorted at every level: the same change always gives the same text. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** What tells a same-key resend of the same change from a different change under an old key. */
+export function fingerprintOf(kind: WriteKind, request: unknown): string {
+  return createHash('sha256')
+    .update(`${kind}\n${canonical(request)}`)
+    .digest('hex');
+}

@@ -28,7 +28,8 @@ export type {
 } from './write-ledger-types';
 export { describeBusyDocument } from './write-ledger-locks';
 export { NOT_SENT_MESSAGE } from './write-ledger-settle';
-export { busyExtra, fingerprintOf, UNKNOWN_OUTCOME_MESSAGE } from './write-ledger-record';
+export { busyExtra, UNKNOWN_OUTCOME_MESSAGE } from './write-ledger-record';
+export { fingerprintOf } from './write-ledger-rules';
 export {
   HELD_USER_GONE,
   RETRY_REFUSED_FOUND,
