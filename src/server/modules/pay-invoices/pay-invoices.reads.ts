@@ -16,7 +16,8 @@ import type { InvoiceView } from '../../xero/sync/sync.service';
 import type { CachedPayment } from '../../xero/sync/mappers';
 import { createAttachmentStore, type AttachmentListItem } from './attachment-store';
 import type { PayContext, PayInvoicesCore, PayInvoicesDeps } from './pay-invoices.context';
-import type { AccountRow, InvoiceListRow, InvoiceRow } from './pay-invoices.repository';
+import type { CachedAccount } from '../../xero/cache/cache.repository';
+import type { InvoiceListRow, InvoiceRow } from './pay-invoices.repository';
 
 /**
  * Pay Invoices' reads (docs/product/features.md §2–§4; docs/architecture.md §4): the outstanding invoices from the
@@ -229,7 +230,7 @@ export function createPayInvoicesReads(deps: PayInvoicesDeps, core: PayInvoicesC
       await sync.syncAccounts(ctx, { force: options.refresh });
       const rows = await repo.listBankAccounts(ctx.organizationId);
       // Xero's API has no bank account number in the accounts cache yet: the screen shows names only.
-      const toDto = (a: AccountRow) => ({
+      const toDto = (a: CachedAccount) => ({
         accountId: a.accountId,
         name: a.name,
         bankAccountNumber: a.bankAccountNumber ?? '',

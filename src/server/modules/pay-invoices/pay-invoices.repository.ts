@@ -2,6 +2,7 @@ import { and, asc, count, eq, gt, isNull, lte, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { xeroAccounts, xeroInvoices } from '../../db/schema/index';
 import type { WriteRow } from '../../xero/write-ledger';
+import type { CachedAccount } from '../../xero/cache/cache.repository';
 import type { CachedPayment } from '../../xero/sync/mappers';
 
 export type InvoiceRow = typeof xeroInvoices.$inferSelect;
@@ -26,7 +27,6 @@ export type InvoiceListRow = Pick<
   | 'hasAttachments'
   | 'syncedAt'
 >;
-export type AccountRow = typeof xeroAccounts.$inferSelect;
 export type { WriteRow };
 
 /** What Xero's answer to a payment (or its reversal) says about the invoice now. */
@@ -210,7 +210,7 @@ export function createPayInvoicesRepository(db: Db) {
     },
 
     /** Active Xero bank accounts (card, current, cash…), by name. */
-    async listBankAccounts(organizationId: number): Promise<AccountRow[]> {
+    async listBankAccounts(organizationId: number): Promise<CachedAccount[]> {
       return db
         .select()
         .from(xeroAccounts)
@@ -228,7 +228,7 @@ export function createPayInvoicesRepository(db: Db) {
      * An active account payments can go to: a bank account, or one with payments enabled
      * (docs/xero-api.md §4.3).
      */
-    async findPaymentAccount(organizationId: number, accountId: string): Promise<AccountRow | null> {
+    async findPaymentAccount(organizationId: number, accountId: string): Promise<CachedAccount | null> {
       const [row] = await db
         .select()
         .from(xeroAccounts)
