@@ -16,6 +16,7 @@ import path from 'node:path';
 import { chromium } from '@playwright/test';
 import { createTestDatabase } from '../src/server/test/database';
 import { ApiClient, makeTempDir, openDemoShop, startBenchApp, startBenchSandbox } from './lib/harness';
+import { BROWSER_ARGS } from './parts/page';
 
 const RUNS = Number(process.env.WATERFALL_RUNS ?? 1);
 const SCALE = Number(process.env.BENCH_SCALE ?? 25);
@@ -58,16 +59,7 @@ async function main() {
   const sandbox = await startBenchSandbox({ scale: SCALE });
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
+    args: BROWSER_ARGS,
   });
   try {
     for (let run = 0; run < RUNS; run++) {

@@ -40,7 +40,8 @@ const LAZY_ROUTES = [
   'xero-cancel',
   'account-security',
 ];
-const BROWSER_ARGS = [
+/** How every bench launches Debian's Chromium (the flags the e2e suite's playwright.config.ts uses too). */
+export const BROWSER_ARGS = [
   '--headless',
   '--no-sandbox',
   '--disable-gpu',
