@@ -14,7 +14,13 @@ import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { lockDataDir } from '../lib/data-dir-lock';
 import { migrateDatabase, openDatabase } from './client';
-import { ledgerRestores, xeroWebhookFeed, xeroWebhookHealth, xeroWebhookRanges } from './schema/index';
+import {
+  ledgerRestores,
+  xeroSyncState,
+  xeroWebhookFeed,
+  xeroWebhookHealth,
+  xeroWebhookRanges,
+} from './schema/index';
 
 export class BackupError extends Error {
   constructor(message: string) {
@@ -135,6 +141,10 @@ async function recordRestore(target: BackupTarget, file: string): Promise<void> 
         await tx.delete(xeroWebhookRanges);
         await tx.delete(xeroWebhookHealth);
         await tx.update(xeroWebhookFeed).set({ firstDeliveryAt: new Date(), sequenceDone: null });
+        // Nor does it hold what Xero changed since the backup, the app's own writes included (drafts approved,
+        // bills approved or deleted): every cached view is asked once what changed since its high-water mark
+        // (kept) before it answers again, so no screen lists a document as Xero held it at the backup.
+        await tx.update(xeroSyncState).set({ lastSyncAt: null });
       });
     } finally {
       await database.close();

@@ -158,6 +158,15 @@ export function createLedgerRecall(
             ? null
             : await lookUpForgotten(row, input.tenantId);
         if (!found && rows.length === 0) return null;
+        // Found by the state it leaves (an approved invoice), the first step cannot say whose change Xero shows.
+        // When a later step that moves money is not in Xero under its own mark, the state is another write's that
+        // the restore forgot (an approval between the backup and the restore, its cash paid under its own key):
+        // this action is refused, never answered as done with its cash paid a second time.
+        if (!found && byState.has(head.kind) && (row.amountPence ?? 0) > 0)
+          throw new AppError(
+            'CONFLICT',
+            `${input.document?.label ?? 'This document'} was already approved in Xero before the database was restored, by another change than this one (this one's cash is not in Xero): nothing was sent. Refresh the list.`,
+          );
         rows.push(
           found
             ? {
