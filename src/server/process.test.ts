@@ -186,7 +186,7 @@ describe('the server process', () => {
     'npm test ends by naming the step that failed and the steps that did not run',
     { timeout: 120_000 },
     async () => {
-      // A project whose typecheck fails, with this project's tools.
+      // A project whose typecheck fails and whose lint passes (the two run side by side), with this project's tools.
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ledgerlink-npm-test-'));
       tmpDirs.push(dir);
       fs.symlinkSync(path.resolve('node_modules'), path.join(dir, 'node_modules'));
@@ -195,6 +195,10 @@ describe('the server process', () => {
         JSON.stringify({ compilerOptions: { strict: true, noEmit: true }, files: ['bad.ts'] }),
       );
       fs.writeFileSync(path.join(dir, 'bad.ts'), "export const total: number = 'twelve';\n");
+      fs.writeFileSync(
+        path.join(dir, 'package.json'),
+        JSON.stringify({ name: 'bad', private: true, scripts: { lint: 'node -e 0' } }),
+      );
       const child = spawn(process.execPath, [path.resolve('scripts/test.mjs')], {
         cwd: dir,
         env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
@@ -207,7 +211,7 @@ describe('the server process', () => {
       expect(code).not.toBe(0);
       const lines = stdout.trim().split('\n');
       expect(lines.at(-1)).toMatch(
-        /^0 passed, 1 failed, 0 skipped · typecheck FAILED; not run: lint, vitest, e2e \(\d+ s\)$/,
+        /^0 passed, 1 failed, 0 skipped · typecheck FAILED; not run: vitest, e2e \(\d+ s\)$/,
       );
     },
   );
