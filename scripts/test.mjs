@@ -60,16 +60,11 @@ for (const step of selected) {
   if (last && together.has(step[0]) && together.has(last[0][0])) last.push(step);
   else batches.push([step]);
 }
-// Vitest's default on a machine of 2 cores is one worker; many tests wait (servers starting, Xero's faults),
-// and a second worker fills those waits. Where VITEST_MAX_WORKERS is set, or there are more cores, it decides.
-const vitestWorkers =
-  process.env.VITEST_MAX_WORKERS || os.availableParallelism() > 2 ? {} : { VITEST_MAX_WORKERS: '2' };
-
 /** Runs one step; its output goes straight through, or, in a batch of several, is kept and printed whole. */
 function run([name, cmd, args], buffered) {
   return new Promise((resolve) => {
     const started = Date.now();
-    const env = { ...process.env, E2E_REPORT: e2eReport, ...(name === 'vitest' ? vitestWorkers : {}) };
+    const env = { ...process.env, E2E_REPORT: e2eReport };
     const child = spawn(cmd, args, { stdio: buffered ? ['ignore', 'pipe', 'pipe'] : 'inherit', env });
     const output = [];
     child.stdout?.on('data', (chunk) => output.push(chunk));
