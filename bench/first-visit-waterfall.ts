@@ -16,7 +16,7 @@ import path from 'node:path';
 import { chromium } from '@playwright/test';
 import { createTestDatabase } from '../src/server/test/database';
 import { ApiClient, makeTempDir, openDemoShop, startBenchApp, startBenchSandbox } from './lib/harness';
-import { BROWSER_ARGS } from './parts/page';
+import { BROWSER_ARGS, signInContext } from './parts/page';
 
 const RUNS = Number(process.env.WATERFALL_RUNS ?? 1);
 const SCALE = Number(process.env.BENCH_SCALE ?? 25);
@@ -75,8 +75,7 @@ async function main() {
       try {
         const client = new ApiClient(app.url);
         await openDemoShop(client, sandbox);
-        const [name = '', value = ''] = client.cookie.split('=');
-        await context.addCookies([{ name, value, url: app.url }]);
+        await signInContext(context, app.url, client.cookie);
         const page = await context.newPage();
         recordRequests(sandbox.app.server, 'xero', spans);
         recordRequests(app.app.server, 'app', spans);

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { chromium, type Browser } from '@playwright/test';
+import { chromium, type Browser, type BrowserContext } from '@playwright/test';
 import { SourceMapConsumer, type MappingItem, type RawSourceMap } from 'source-map-js';
 import { getUkToday } from '../../src/shared/dates';
 import {
@@ -51,6 +51,11 @@ export const BROWSER_ARGS = [
   '--disable-sync',
   '--no-first-run',
 ];
+/** Hands the API client's session cookie to a browser context: Chromium is then signed in as that client. */
+export async function signInContext(context: BrowserContext, appUrl: string, cookie: string): Promise<void> {
+  const [name = '', value = ''] = cookie.split('=');
+  await context.addCookies([{ name, value, url: appUrl }]);
+}
 const FIRST_INVOICE_TIMEOUT_MS = 30_000;
 /** Issue 19: what a Xero call costs over the internet, added by the sandbox to every Accounting API call. */
 const FIRST_VISIT_LATENCY_MS = 400;
@@ -255,8 +260,7 @@ async function timeFirstVisits(
     try {
       const client = new ApiClient(app.url);
       await openDemoShop(client, sandbox);
-      const [name = '', value = ''] = client.cookie.split('=');
-      await context.addCookies([{ name, value, url: app.url }]);
+      await signInContext(context, app.url, client.cookie);
       const page = await context.newPage();
       sandbox.setFaults({ latencyMs: FIRST_VISIT_LATENCY_MS });
       try {
@@ -306,7 +310,6 @@ async function timePages(
   firstInvoice: string,
   runs: number,
 ) {
-  const [name = '', value = ''] = cookie.split('=');
   const first: number[] = [];
   const dcl: number[] = [];
   const orgs: number[] = [];
@@ -314,7 +317,7 @@ async function timePages(
   for (let run = 0; run < runs; run++) {
     const context = await browser.newContext({ baseURL: appUrl });
     try {
-      await context.addCookies([{ name, value, url: appUrl }]);
+      await signInContext(context, appUrl, cookie);
       const page = await context.newPage();
       await page.goto('/invoices', { waitUntil: 'commit' });
       const shownAt = await page.waitForFunction(
