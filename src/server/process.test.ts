@@ -1,16 +1,49 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
-/** The real entry points, as `npm start` and `npm run sandbox` run them. */
-const ENTRY = path.resolve('src/server/server.ts');
+/**
+ * The real entry points, as `npm start` and `npm run sandbox` run them: the server bundled by
+ * scripts/build-server.mjs and run by plain Node with `npm run start:only`'s flags (package.json), once for the
+ * file (tsx would transpile the whole server again in each of the file's twelve server processes); the
+ * sandbox through tsx.
+ */
+const BUNDLE_DIR = path.resolve(`dist/process-test-${process.pid}`);
+const ENTRY = path.join(BUNDLE_DIR, 'server.mjs');
 const SANDBOX_ENTRY = path.resolve('src/sandbox/main.ts');
 
+/** The Node flags of `npm run start:only` ("node [flags] dist/server/server.mjs"). */
+function startCommandFlags(): string[] {
+  const scripts = (JSON.parse(fs.readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> })
+    .scripts;
+  const words = (scripts['start:only'] ?? '').trim().split(/\s+/);
+  const flags = words.slice(1, -1);
+  if (
+    words[0] !== 'node' ||
+    words.at(-1) !== 'dist/server/server.mjs' ||
+    flags.some((f) => !f.startsWith('--'))
+  )
+    throw new Error('package.json start:only is no longer "node [flags] dist/server/server.mjs"');
+  return flags;
+}
+const SERVER_FLAGS = startCommandFlags();
+
+beforeAll(() => {
+  const built = spawnSync(
+    process.execPath,
+    ['scripts/build-server.mjs', 'src/server/server.ts', path.relative(process.cwd(), ENTRY)],
+    { encoding: 'utf8' },
+  );
+  if (built.status !== 0) throw new Error(`could not bundle the server: ${built.stderr}`);
+});
+afterAll(() => fs.rmSync(BUNDLE_DIR, { recursive: true, force: true }));
+
 function run(env: Record<string, string>, entry = ENTRY) {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+  const args = entry === ENTRY ? [...SERVER_FLAGS, entry] : ['--import', 'tsx', entry];
+  const child = spawn(process.execPath, args, {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
