@@ -242,18 +242,31 @@ describe('a restore, then a resend, for every kind of write', { timeout: 300_000
     draft = toApprove;
     bareDraft = toApproveBare;
     await call('POST', '/api/xero/set-active-organization', { organizationId: buildersId });
-    const draftBills = (await call('GET', '/api/xero/draft-bills?refresh=true')).json() as Array<{
-      invoiceID: string;
-      contactID: string;
-    }>;
-    const billsToChange = draftBills.filter((b) => b.contactID);
-    approvedBill = billsToChange[0]?.invoiceID ?? '';
-    deletedBill = billsToChange[1]?.invoiceID ?? '';
     const billAccount = (
       (await call('GET', '/api/xero/direct-costs-accounts')).json() as Array<{ id: string; code: string }>
     ).find((a) => a.code === '321');
+    // Two bills raised on CIS Bills before the backup, as the soak's bookkeeper raises them: the cache holds
+    // them as drafts (from Xero's answer), and the list of draft bills has never been read from Xero.
+    const raised = await t.app.inject({
+      method: 'POST',
+      url: '/api/xero/create-bills',
+      headers: { cookie, origin: TEST_ORIGIN, 'idempotency-key': crypto.randomUUID() },
+      payload: {
+        bills: ['Labour week 1', 'Labour week 2'].map((description, i) => ({
+          id: `raised-${i}`,
+          contactId: subcontractorId,
+          date: getUkToday(),
+          reference: '0725',
+          lineItems: [{ description, quantity: 1, unitAmount: 300 + i, accountCode: '321' }],
+          status: 'DRAFT',
+        })),
+      },
+    });
+    const raisedBills = (raised.json() as { results: Array<{ invoiceID?: string }> }).results;
+    approvedBill = raisedBills[0]?.invoiceID ?? '';
+    deletedBill = raisedBills[1]?.invoiceID ?? '';
     if (!approvedBill || !deletedBill || !billAccount)
-      throw new Error('the seed has no draft bills to change');
+      throw new Error(`no draft bills to change: ${raised.body}`);
     journalPeriod = week;
     await t.close();
     const backup = path.join(root, 'backup.tar.gz');
@@ -362,7 +375,9 @@ describe('a restore, then a resend, for every kind of write', { timeout: 300_000
       );
     expect(builders().invoices.find((i) => i.InvoiceID === approvedBill)?.Status).toBe('AUTHORISED');
     expect(builders().invoices.find((i) => i.InvoiceID === deletedBill)?.Status).toBe('DELETED');
-    // The first reads after the restore, as the screens make them: from the cache, and then refreshed.
+    // The first reads after the restore, as the screens make them: from the cache, and then refreshed. The
+    // bills' list was never read before the backup (as in the soak: bills raised, none listed), so its first read
+    // is of Xero's drafts only; the cache's restored drafts Xero did not list are read again by id.
     await call('POST', '/api/xero/set-active-organization', { organizationId: buildersId });
     const bills = await listed('/api/xero/draft-bills');
     expect.soft(bills, 'draft-bills').not.toContain(approvedBill);

@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, lt, sql } from 'drizzle-orm';
 import { xeroInvoices } from '../../db/schema/index';
 import { xeroInvoicesEnvelope } from '../xero-http/schemas';
 import { ALL_STATUSES, PAGE_SIZE, type SyncContext, type SyncResult, type XeroSyncDeps } from './context';
@@ -20,6 +20,9 @@ export function xeroTimeSent(
   if (!Number.isFinite(dated)) return null;
   return new Date(dated - Math.max(0, answeredAt.getTime() - sentAt.getTime()));
 }
+
+/** Ids per read of invoices by id (`GET /Invoices?IDs=…`): keeps the URL short. */
+const IDS_PER_CALL = 100;
 
 /** What a read of the whole view tells its starter as it goes, and whether it should stop between pages. */
 interface ReadHooks {
@@ -92,6 +95,50 @@ export function createInvoiceRead(
     }
   }
 
+  /**
+   * After a read of the whole view, the invoices the cache holds in the view's statuses that neither the read
+   * nor anything since it began (`began`) wrote: Xero did not list them in those statuses, so the cache's copy
+   * is older than Xero's. They were written by something other than a read of this view (a write's answer, a
+   * read of one invoice, another view, a restored backup), and a later "what changed?" read would not bring
+   * them back, as their change may predate the read. Each is read again by id (one call per 100; none on a
+   * first visit of an empty cache); one Xero no longer has leaves the cache. Answers the calls made.
+   */
+  async function recheckUnlisted(
+    ctx: SyncContext,
+    def: ReturnType<typeof describeView>,
+    began: Date,
+  ): Promise<number> {
+    const unlisted = and(
+      eq(xeroInvoices.organizationId, ctx.organizationId),
+      eq(xeroInvoices.type, def.type),
+      inArray(xeroInvoices.status, def.initialStatuses),
+      def.contactId ? eq(xeroInvoices.contactId, def.contactId) : sql`true`,
+      lt(xeroInvoices.syncedAt, began),
+    );
+    const ids = (await db.select({ id: xeroInvoices.invoiceId }).from(xeroInvoices).where(unlisted)).map(
+      (r) => r.id,
+    );
+    let calls = 0;
+    for (let i = 0; i < ids.length; i += IDS_PER_CALL) {
+      const chunk = ids.slice(i, i + IDS_PER_CALL);
+      const readAt = new Date();
+      const { data } = await http.send(ctx.userId, ctx.tenantId, {
+        method: 'GET',
+        path: '/api.xro/2.0/Invoices',
+        query: { IDs: chunk.join(','), page: 1, pageSize: IDS_PER_CALL, Statuses: ALL_STATUSES },
+        schema: xeroInvoicesEnvelope,
+      });
+      calls += 1;
+      const rows = data.Invoices.map((inv) => toInvoiceRow(ctx.organizationId, inv));
+      if (rows.length > 0) await upsertInvoices(ctx.organizationId, rows, readAt);
+      const answered = new Set(rows.map((r) => r.invoiceId.toLowerCase()));
+      const gone = chunk.filter((id) => !answered.has(id.toLowerCase()));
+      if (gone.length > 0)
+        await db.delete(xeroInvoices).where(and(unlisted, inArray(xeroInvoices.invoiceId, gone)));
+    }
+    return calls;
+  }
+
   async function syncInvoicesNow(
     ctx: SyncContext,
     view: InvoiceView,
@@ -143,10 +190,12 @@ export function createInvoiceRead(
     let itemsRead = resuming ? (state?.itemsRead ?? 0) : 0;
     let itemsTotal = resuming ? (state?.itemsTotal ?? null) : null;
     let pageSize = initial && !resuming && hooks.firstPageSize ? hooks.firstPageSize : PAGE_SIZE;
+    /** When this read of the whole view began (carried on after a crash: when the first part began). */
+    const wholeReadBegan = resuming ? (state?.initialReadAt ?? new Date(0)) : new Date();
     if (initial && !resuming) {
       // Marked before anything is deleted or stored: until the last page is in, the cache is partial.
       await writeProgress(ctx.organizationId, def.resource, {
-        initialReadAt: new Date(),
+        initialReadAt: wholeReadBegan,
         pagesRead: 0,
         itemsRead: 0,
         itemsTotal: null,
@@ -248,6 +297,8 @@ export function createInvoiceRead(
         return { calls, fetched, full: initial };
       }
     }
+    // The view is whole only once what the cache holds in it and Xero did not list is read again.
+    if (initial) calls += await recheckUnlisted(ctx, def, wholeReadBegan);
     const now = new Date();
     await releaseLease(ctx.organizationId, def.resource, {
       highWater: readBegan ?? highWater,
