@@ -348,9 +348,16 @@ export function sandboxOrg(sandbox: Sandbox, name: string): OrgRec {
 export function countTenantCalls(
   sandbox: Sandbox,
   tenantId: string,
-): { total: number; bytes: number; writeBytes: number; byEndpoint: Record<string, number> } {
+): {
+  total: number;
+  bytes: number;
+  writeBytes: number;
+  byEndpoint: Record<string, number>;
+  bytesByEndpoint: Record<string, number>;
+} {
   const snapshot = sandbox.ledger();
   const byEndpoint: Record<string, number> = {};
+  const bytesByEndpoint: Record<string, number> = {};
   let total = 0;
   let bytes = 0;
   /** Xero's answers to writes: it answers each with the whole document, whatever the client asks. */
@@ -359,9 +366,10 @@ export function countTenantCalls(
     if (row.tenantId !== tenantId) continue;
     const key = `${row.method} ${row.endpoint.replace('/api.xro/2.0', '')}`;
     byEndpoint[key] = (byEndpoint[key] ?? 0) + row.count;
+    bytesByEndpoint[key] = (bytesByEndpoint[key] ?? 0) + row.bytes;
     total += row.count;
     bytes += row.bytes;
     if (row.method !== 'GET') writeBytes += row.bytes;
   }
-  return { total, bytes, writeBytes, byEndpoint };
+  return { total, bytes, writeBytes, byEndpoint, bytesByEndpoint };
 }

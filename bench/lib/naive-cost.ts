@@ -52,14 +52,17 @@ function one(key: string, items: unknown[]): Cost {
   return { calls: 1, bytes: envelopeBytes(key, items) };
 }
 
-/** Every page of a list at 100 a page (an empty list still costs its one call). */
-function paged(key: string, items: unknown[]): Cost {
+/** Xero's largest page size: the fewest calls and envelopes for a list read whole (the floor's reads). */
+export const LARGEST_PAGE = 1000;
+
+/** Every page of a list at `pageSize` a page (an empty list still costs its one call). */
+function paged(key: string, items: unknown[], pageSize = NAIVE_PAGE): Cost {
   if (items.length === 0) return one(key, []);
   let cost = NOTHING;
-  const pageCount = Math.ceil(items.length / NAIVE_PAGE);
+  const pageCount = Math.ceil(items.length / pageSize);
   for (let page = 1; page <= pageCount; page++) {
-    const slice = items.slice((page - 1) * NAIVE_PAGE, page * NAIVE_PAGE);
-    const pagination = { page, pageSize: NAIVE_PAGE, pageCount, itemCount: items.length };
+    const slice = items.slice((page - 1) * pageSize, page * pageSize);
+    const pagination = { page, pageSize, pageCount, itemCount: items.length };
     cost = add(cost, { calls: 1, bytes: envelopeBytes(key, slice, { pagination }) });
   }
   return cost;
@@ -139,3 +142,45 @@ export function naiveCostsOf(org: OrgRec) {
 }
 
 export type NaiveCosts = ReturnType<typeof naiveCostsOf>;
+
+/**
+ * The least Xero can send for what a screen must read (issue 32's floor for reads), sized by the sandbox's own
+ * serialisers: each invoice the screen needs once, as `summaryOnly=true` answers it (no lines, no payments: the
+ * lightest answer Xero has), only the invoices it needs (by status, contact and date, as Xero's filters allow),
+ * at Xero's largest page size.
+ */
+export function floorReadsOf(org: OrgRec) {
+  const idx = indexOrg(org);
+  const summaries = (keep: (i: InvoiceRec) => boolean) =>
+    paged(
+      'Invoices',
+      org.invoices.filter(keep).map((i) => invoiceJson(org, i, { lineItems: false, payments: false, idx })),
+      LARGEST_PAGE,
+    );
+  return {
+    /** Every outstanding sales invoice once, as a summary. */
+    outstanding: summaries(
+      (i) => i.Type === 'ACCREC' && i.Status === 'AUTHORISED' && i.total - i.amountPaid > 0,
+    ),
+    /** A customer's approved sales invoices dated in the range, as summaries (what the weeks are summed from). */
+    salesOf(contactName: string, from: string, to: string): Cost {
+      const contact = org.contacts.find((c) => c.Name === contactName);
+      return summaries(
+        (i) =>
+          i.Type === 'ACCREC' &&
+          i.ContactID === contact?.ContactID &&
+          (i.Status === 'AUTHORISED' || i.Status === 'PAID') &&
+          i.Date >= from &&
+          i.Date <= to,
+      );
+    },
+    /** The organisation's accounts, once (the bank accounts to pay from are among them). */
+    accounts: one('Accounts', org.accounts.map(accountJson)),
+    /** Every manual journal once: what a first check before posting must know (Xero sends no journal webhooks). */
+    manualJournals: paged(
+      'ManualJournals',
+      org.journals.map((j) => journalJson(org, j)),
+      LARGEST_PAGE,
+    ),
+  };
+}

@@ -105,5 +105,13 @@ describe('bench results file', () => {
     expect(bytesGoalText(2.1, 158_000, 40_000)).toMatch(/^\*\*missed\*\* \(floor /);
     // No writes: no floor to be at.
     expect(bytesGoalText(1.8, 4_200_000, 0)).toBe('**missed**');
+    // A row that must read: its floor is the least Xero sends for that read, named by what it is made of.
+    const model = 'every outstanding invoice once with summaryOnly';
+    expect(bytesGoalText(1.8, 4_200_000, 4_150_000, model)).toBe(
+      'met, at floor (floor 4.0 MB: every outstanding invoice once with summaryOnly)',
+    );
+    expect(bytesGoalText(2.1, 158_000, 100_000, model)).toBe(
+      '**missed** (floor 97.7 KB: every outstanding invoice once with summaryOnly; 56.6 KB over it)',
+    );
   });
 });
