@@ -45,6 +45,32 @@ export function isOwnChangeKnown(
   return eventTimes.every((at) => ownChangeTimes.has(at.getTime()) && at.getTime() <= held);
 }
 
+/**
+ * Whether the events about an invoice are Ledgerlink's own writes still on their way into the cache (issue 32):
+ * the row is marked stale because the intent that wrote them is still running (an approval with cash: its steps
+ * are on their way, and Xero's delivery can come first), and each event matches one of its confirmed writes
+ * exactly, as in `isOwnChangeKnown`. Xero's answers are in the write ledger, so nothing needs reading: the
+ * screens are told from them, and the row keeps its stale mark until the intent stores them (if it never does,
+ * the next refresh or payment reads Xero, as for any stale row). A person's change carries another time and is
+ * read.
+ */
+export function isOwnChangeInFlight(
+  cached: { updatedUtc: Date | null; syncedAt: Date } | undefined,
+  eventTimes: readonly Date[],
+  ownChangeTimes: ReadonlySet<number> | undefined,
+): boolean {
+  if (!cached || cached.syncedAt.getTime() > 0 || !ownChangeTimes || eventTimes.length === 0) return false;
+  return eventTimes.every((at) => ownChangeTimes.has(at.getTime()));
+}
+
+/** One of Ledgerlink's confirmed writes on an invoice: Xero's UpdatedDateUTC in its answer, and the balance it gave. */
+interface OwnChange {
+  at: number;
+  status: string | null;
+  amountDuePence: number | null;
+  amountPaidPence: number | null;
+}
+
 /** One invoice as a screen shows it, before and after a change Xero reported. */
 export interface InvoiceChangeFacts {
   invoiceId: string;
@@ -161,11 +187,21 @@ export function createWebhookProcessor(deps: {
    * The Xero times (UpdatedDateUTC, as Xero's answers reported them) of this organisation's own confirmed
    * writes on each of these invoices, lower-case id → times in ms.
    */
-  async function findOwnChangeTimes(organizationId: number, invoiceIds: readonly string[]) {
+  async function findOwnChanges(organizationId: number, invoiceIds: readonly string[]) {
+    const answer = (field: string) =>
+      sql<
+        string | null
+      >`coalesce(${xeroWrites.response}->'invoice'->>${field}, ${xeroWrites.response}->'cacheRow'->>${field})`;
     const rows = await db
       .select({
         targetId: xeroWrites.targetId,
-        updatedUtc: sql<string | null>`${xeroWrites.response}->>'updatedUtc'`,
+        status: answer('status'),
+        amountDuePence: answer('amountDuePence'),
+        amountPaidPence: answer('amountPaidPence'),
+        // A payment's answer keeps Xero's UpdatedDateUTC at the top; an approval's inside the cache row it wrote.
+        updatedUtc: sql<
+          string | null
+        >`coalesce(${xeroWrites.response}->>'updatedUtc', ${xeroWrites.response}->'cacheRow'->>'updatedUtc')`,
       })
       .from(xeroWrites)
       .where(
@@ -175,14 +211,23 @@ export function createWebhookProcessor(deps: {
           inArray(sql`lower(${xeroWrites.targetId})`, [...invoiceIds]),
         ),
       );
-    const times = new Map<string, Set<number>>();
+    const changes = new Map<string, OwnChange[]>();
+    const pence = (v: string | null) => (v === null || !Number.isFinite(Number(v)) ? null : Number(v));
     for (const row of rows) {
       const at = row.updatedUtc ? Date.parse(row.updatedUtc) : NaN;
       if (!row.targetId || !Number.isFinite(at)) continue;
       const id = row.targetId.toLowerCase();
-      times.set(id, (times.get(id) ?? new Set()).add(at));
+      changes.set(id, [
+        ...(changes.get(id) ?? []),
+        {
+          at,
+          status: row.status,
+          amountDuePence: pence(row.amountDuePence),
+          amountPaidPence: pence(row.amountPaidPence),
+        },
+      ]);
     }
-    return times;
+    return changes;
   }
 
   async function applyTenant(tenantId: string, events: Array<typeof xeroWebhookEvents.$inferSelect>) {
@@ -207,19 +252,38 @@ export function createWebhookProcessor(deps: {
             ),
           );
         const beforeById = new Map(before.map((r) => [r.invoiceId.toLowerCase(), r]));
-        const own = await findOwnChangeTimes(ctx.organizationId, invoiceIds);
+        const own = await findOwnChanges(ctx.organizationId, invoiceIds);
+        const ownTimes = (id: string) => new Set((own.get(id) ?? []).map((c) => c.at));
+        const eventTimes = (id: string) =>
+          events.filter((e) => e.category === 'INVOICE' && e.resourceId === id).map((e) => e.eventAt);
         // Issue 32: an invoice whose every event is a change Ledgerlink itself wrote, with the cache holding that
-        // write's answer or later, is not read again (decision 018, "Our own changes").
+        // write's answer or later, is not read again (decision 018, "Our own changes"); nor is one whose answers
+        // are confirmed in the ledger and still on their way into the cache.
         const known = invoiceIds.filter((id) =>
-          isOwnChangeKnown(
-            beforeById.get(id),
-            events.filter((e) => e.category === 'INVOICE' && e.resourceId === id).map((e) => e.eventAt),
-            own.get(id),
-          ),
+          isOwnChangeKnown(beforeById.get(id), eventTimes(id), ownTimes(id)),
         );
-        const toRead = invoiceIds.filter((id) => !known.includes(id));
+        const inFlight = invoiceIds.filter(
+          (id) =>
+            !known.includes(id) && isOwnChangeInFlight(beforeById.get(id), eventTimes(id), ownTimes(id)),
+        );
+        const toRead = invoiceIds.filter((id) => !known.includes(id) && !inFlight.includes(id));
         const read = toRead.length > 0 ? (await sync.refreshInvoicesByIds(ctx, toRead)).rows : [];
-        const rows = [...read, ...known.flatMap((id) => beforeById.get(id) ?? [])];
+        // An own change on its way into the cache is told as Xero's answer to the newest of its events gave it.
+        const answered = inFlight.flatMap((id) => {
+          const cached = beforeById.get(id);
+          const newest = Math.max(...eventTimes(id).map((at) => at.getTime()));
+          const change = own.get(id)?.find((c) => c.at === newest);
+          if (!cached || !change) return [];
+          return [
+            {
+              ...cached,
+              status: change.status ?? cached.status,
+              amountDuePence: change.amountDuePence ?? cached.amountDuePence,
+              amountPaidPence: change.amountPaidPence ?? cached.amountPaidPence,
+            },
+          ];
+        });
+        const rows = [...read, ...known.flatMap((id) => beforeById.get(id) ?? []), ...answered];
         const changes: InvoiceChangeFacts[] = rows.map((r) => {
           const old = beforeById.get(r.invoiceId.toLowerCase());
           const payments = (r.payments ?? []) as Array<KnownPayment & { reference?: string | null }>;
