@@ -532,15 +532,44 @@ describe('a restore, then a resend, for every kind of write', { timeout: 300_000
     ]);
   });
 
-  it('a draft approved without cash, resent after the list was read again: answered as the first time', async () => {
+  it('a draft approved without cash between the backup and the restore: its resend, a new approval of it and two at once are refused 409, nothing sent', async () => {
+    // An approval without cash leaves nothing of its own in Xero: the approved invoice cannot say whether it is
+    // this change the restore forgot or another person's. Answered as done, a new approval from a list loaded
+    // before the restore (someone else approved the draft meanwhile) was told "processed" and logged as this
+    // user's; it is refused as a change to a draft approved meanwhile is, and says what is true for both.
     const call = as(t.app, cookie);
     await call('POST', '/api/xero/set-active-organization', { organizationId: shopId });
-    await call('GET', '/api/xero/draft-invoices?refresh=true');
-    const again = await post(writes.bareApproval);
-    expect(again.statusCode, again.body).toBe(200);
-    expect(JSON.parse(again.body)).toEqual(JSON.parse(writes.bareApproval.first?.body ?? '{}'));
+    const approvals = () => applied('invoice', 'approve').filter((w) => w.id === bareDraft.id).length;
+    expect(approvals()).toBe(1);
+    const message = /was already approved in Xero before the database was restored: nothing was sent/;
+    const resent = await post(writes.bareApproval);
+    expect(resent.statusCode, resent.body).toBe(409);
+    expect(resent.body).toMatch(message);
+    const fresh = {
+      url: '/api/xero/draft-invoices/update',
+      key: crypto.randomUUID(),
+      payload: { invoices: [{ id: bareDraft.id, cashAmount: 0, approve: true, pendingCashSeen: 0 }] },
+    };
+    const [one, two] = await Promise.all([post(fresh), post(fresh)]);
+    for (const answer of [one, two]) {
+      expect(answer?.statusCode, answer?.body).toBe(409);
+      expect(answer?.body).toMatch(
+        /already approved in Xero before the database was restored|being processed/,
+      );
+    }
+    // Someone who is not a member of the shop is refused before anything is looked at.
+    const stranger = await register(t.app, 'stranger-bare-approval');
+    const foreign = await post(fresh, { ...fresh.payload, organizationId: shopId }, stranger.cookie);
+    expect(foreign.statusCode, foreign.body).toBe(403);
     expect(shop().invoices.find((i) => i.InvoiceID === bareDraft.id)?.Status).toBe('AUTHORISED');
     expect(shop().payments.filter((p) => p.InvoiceID === bareDraft.id)).toEqual([]);
+    expect(approvals()).toBe(1);
+    // Nothing is logged as anyone's approval: whose it was, the restore forgot.
+    const lines = await t.database.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.organizationId, shopId), eq(auditLog.target, bareDraft.id)));
+    expect(lines.filter((l) => l.result === 'success')).toEqual([]);
   });
 
   it('a new approval in the day after a restore: Xero asked once whether it already has it, then approved', async () => {

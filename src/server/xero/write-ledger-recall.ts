@@ -180,6 +180,15 @@ export function createLedgerRecall(
         );
       }
 
+      // An action found by that state alone, with no step of its own in Xero under its mark (an approval
+      // without cash), cannot be told from another person's approval the restore forgot: it is refused as a
+      // change to a draft approved meanwhile is, never answered as done and logged as this user's (decision 015).
+      if (byState.has(head.kind) && input.steps.length === 1)
+        throw new AppError(
+          'CONFLICT',
+          `${input.document?.label ?? 'This document'} was already approved in Xero before the database was restored: nothing was sent. Refresh the list.`,
+        );
+
       try {
         return await db.transaction(async (tx) => {
           if (input.document) await lockDocument(tx, input.organizationId, input.document.key, keys);
