@@ -72,6 +72,12 @@ describe('a restore, then a resend, for every kind of write', { timeout: 300_000
   /** Draft CIS bills approved and deleted between the backup and the restore. */
   let approvedBill = '';
   let deletedBill = '';
+  /** A bookkeeper on Demo Builders, not an administrator (CIS Bills lets her delete only Ledgerlink's bills). */
+  let bella = { cookie: '' };
+  /** Bills bella raised between the backup and the restore: one she deleted then, one left a draft. */
+  let bellasDeletedBill = '';
+  let bellasDraftBill = '';
+  const bellasDelete: Write = { url: '', payload: {}, key: crypto.randomUUID() };
   const writes: Record<
     | 'payment'
     | 'undonePayment'
@@ -268,6 +274,10 @@ describe('a restore, then a resend, for every kind of write', { timeout: 300_000
     if (!approvedBill || !deletedBill || !billAccount)
       throw new Error(`no draft bills to change: ${raised.body}`);
     journalPeriod = week;
+    bella = await createConnectedUser(t, 'bella', {
+      email: 'bookkeeper@demobuilders.example',
+      tenants: ['Demo Builders Ltd'],
+    });
     await t.close();
     const backup = path.join(root, 'backup.tar.gz');
     await backupDatabase({ kind: 'pglite', dataDir }, backup);
@@ -353,6 +363,34 @@ describe('a restore, then a resend, for every kind of write', { timeout: 300_000
       headers: { cookie, origin: TEST_ORIGIN, 'idempotency-key': crypto.randomUUID() },
     });
     expect(deletedNow.statusCode, deletedNow.body).toBe(200);
+    // bella raises two bills on CIS Bills and deletes one of them.
+    const asBella = (url: string, key: string, payload?: Record<string, unknown>) =>
+      t.app.inject({
+        method: 'POST',
+        url,
+        headers: { cookie: bella.cookie, origin: TEST_ORIGIN, 'idempotency-key': key },
+        ...(payload ? { payload } : {}),
+      });
+    const bellasBills = await asBella('/api/xero/create-bills', crypto.randomUUID(), {
+      bills: [0, 1].map((i) => ({
+        id: `bella-${i}`,
+        contactId: subcontractorId,
+        date: today,
+        reference: '0727',
+        lineItems: [
+          { description: `Groundworks ${i}`, quantity: 1, unitAmount: 250 + i, accountCode: '321' },
+        ],
+        status: 'DRAFT',
+      })),
+    });
+    const [bellas0, bellas1] = (bellasBills.json() as { results: Array<{ invoiceID?: string }> }).results;
+    bellasDeletedBill = bellas0?.invoiceID ?? '';
+    bellasDraftBill = bellas1?.invoiceID ?? '';
+    if (!bellasDeletedBill || !bellasDraftBill) throw new Error(`bella's bills: ${bellasBills.body}`);
+    bellasDelete.url = `/api/xero/delete-bill/${bellasDeletedBill}`;
+    const bellaDeleted = await asBella(bellasDelete.url, bellasDelete.key);
+    expect(bellaDeleted.statusCode, bellaDeleted.body).toBe(200);
+    bellasDelete.first = { statusCode: bellaDeleted.statusCode, body: bellaDeleted.body };
     await t.close();
 
     // The backup comes back; Xero's 6-minute idempotency window passes.
@@ -644,6 +682,44 @@ describe('a restore, then a resend, for every kind of write', { timeout: 300_000
       .from(auditLog)
       .where(and(eq(auditLog.organizationId, shopId), eq(auditLog.action, 'payment.create')));
     expect(lines.filter((l) => l.target === fullInvoice.invoiceId).map((l) => l.result)).toEqual(['success']);
+  });
+
+  it("a bookkeeper's bills the restore forgot she raised: her resent delete is answered, not refused 403, and she may delete the other; a bill not raised in Ledgerlink stays refused", async () => {
+    // Not an administrator: she may delete only bills raised in Ledgerlink. The ledger no longer knows she
+    // raised these; the mark their creation left in each bill's Url (decision 028) says so.
+    const deleteAs = (cookieOf: string, billId: string, key: string = crypto.randomUUID()) =>
+      t.app.inject({
+        method: 'POST',
+        url: `/api/xero/delete-bill/${billId}`,
+        headers: { cookie: cookieOf, origin: TEST_ORIGIN, 'idempotency-key': key },
+      });
+    const [again, twice] = await Promise.all([
+      deleteAs(bella.cookie, bellasDeletedBill, bellasDelete.key),
+      deleteAs(bella.cookie, bellasDeletedBill, bellasDelete.key),
+    ]);
+    for (const answer of [again, twice]) {
+      expect(answer.statusCode, answer.body).toBe(200);
+      expect(answer.json()).toMatchObject({ invoiceID: bellasDeletedBill, status: 'DELETED' });
+    }
+    const draft = await deleteAs(bella.cookie, bellasDraftBill);
+    expect(draft.statusCode, draft.body).toBe(200);
+    expect(builders().invoices.find((i) => i.InvoiceID === bellasDraftBill)?.Status).toBe('DELETED');
+    // A draft bill entered in Xero, not in Ledgerlink: still hers to leave alone.
+    const entered = builders().invoices.find(
+      (i) => i.Type === 'ACCPAY' && i.Status === 'DRAFT' && !i.Url && i.ContactID,
+    );
+    if (!entered) throw new Error('no draft bill entered in Xero');
+    const refused = await deleteAs(bella.cookie, entered.InvoiceID);
+    expect(refused.statusCode, refused.body).toBe(403);
+    expect(builders().invoices.find((i) => i.InvoiceID === entered.InvoiceID)?.Status).toBe('DRAFT');
+    // Someone who is not a member of Demo Builders is refused before anything is looked at.
+    const stranger = await register(t.app, 'stranger-bill');
+    const foreign = await t.app.inject({
+      method: 'POST',
+      url: `/api/xero/delete-bill/${bellasDraftBill}?organizationId=${buildersId}`,
+      headers: { cookie: stranger.cookie, origin: TEST_ORIGIN, 'idempotency-key': crypto.randomUUID() },
+    });
+    expect(foreign.statusCode, foreign.body).toBe(403);
   });
 
   it('a stock-journal week: posted once, the resend answered with the first journal (found by the mark in its Narration)', async () => {

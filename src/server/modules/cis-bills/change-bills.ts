@@ -5,6 +5,7 @@ import type { CachedLine } from '../../xero/sync/mappers';
 import { explainUnconfirmed } from '../../xero/write-failure';
 import type { WriteKind } from '../../xero/write-ledger';
 import type { BillChange, BillLineInput } from '../../xero/xero-port';
+import { hasAnyBillMark } from './bill-link';
 import { toDraftBill } from './bill-reads';
 import type { CachedBill } from './cis-bills.repository';
 import { isUuid, type CisBillsContext, type CisBillsCore, type CisBillsDeps } from './context';
@@ -33,6 +34,17 @@ export function createBillChanges(deps: CisBillsDeps, core: CisBillsCore) {
       if (!(error instanceof AppError && error.code === 'NOT_FOUND')) throw error;
     }
     throw new AppError('NOT_FOUND', 'Bill not found');
+  }
+
+  /**
+   * Whether a bill was raised in Ledgerlink: its creation is in the ledger, or (a creation a restore forgot, or
+   * one recorded by another database) the bill carries the mark a creation leaves in its Url (decision 028),
+   * read from Xero, which the cache does not keep. A bill entered in Xero has no mark.
+   */
+  async function isRaisedInLedgerlink(ctx: CisBillsContext, invoiceId: string): Promise<boolean> {
+    if (await ledger.findConfirmedByXeroId(ctx.organizationId, 'bill.create', invoiceId)) return true;
+    const bill = await xeroBills.get(ctx, invoiceId);
+    return bill !== null && hasAnyBillMark(bill);
   }
 
   /** Sends one status/line change of an existing bill through the ledger and caches Xero's answer. */
@@ -196,10 +208,7 @@ export function createBillChanges(deps: CisBillsDeps, core: CisBillsCore) {
       idempotencyKey: string | undefined,
     ): Promise<BillActionResponse> {
       const bill = await getBill(ctx, invoiceId);
-      if (
-        !ctx.isAdmin &&
-        !(await ledger.findConfirmedByXeroId(ctx.organizationId, 'bill.create', invoiceId))
-      ) {
+      if (!ctx.isAdmin && !(await isRaisedInLedgerlink(ctx, invoiceId))) {
         await audit.recordFor(ctx, {
           action: 'bill.delete',
           target: invoiceId,
