@@ -40,6 +40,49 @@ function pgliteTemplate(): Promise<Blob> {
   return templatePromise;
 }
 
+/**
+ * On PostgreSQL, the same idea: a migrated template database per migration set, `ll_template_<hash>` on the
+ * server of TEST_DATABASE_URL, that each test database is cloned from (CREATE DATABASE … TEMPLATE): 0.2 s a
+ * database instead of 0.8 s creating and migrating one (five of each, one after the other). Built under a
+ * temporary name and renamed when complete, so a worker never clones a half-migrated one; nothing connects to
+ * it afterwards, as cloning requires.
+ */
+const pgTemplates = new Map<string, Promise<string>>();
+function postgresTemplate(serverUrl: string): Promise<string> {
+  let template = pgTemplates.get(serverUrl);
+  if (!template) {
+    template = (async () => {
+      const name = `ll_template_${migrationsHash()}`;
+      const admin = new pg.Client({ connectionString: serverUrl });
+      await admin.connect();
+      try {
+        const exists = async () =>
+          (await admin.query('select 1 from pg_database where datname = $1', [name])).rowCount === 1;
+        if (await exists()) return name;
+        const building = `${name}_${process.pid}_${crypto.randomBytes(4).toString('hex')}`;
+        await admin.query(`CREATE DATABASE ${building}`);
+        const url = new URL(serverUrl);
+        url.pathname = `/${building}`;
+        const database = await openDatabase({ databaseUrl: url.toString() });
+        await migrateDatabase(database);
+        await database.close();
+        try {
+          await admin.query(`ALTER DATABASE ${building} RENAME TO ${name}`);
+        } catch (error) {
+          // Another worker finished its template first: use that one.
+          await admin.query(`DROP DATABASE IF EXISTS ${building} WITH (FORCE)`);
+          if (!(await exists())) throw error;
+        }
+        return name;
+      } finally {
+        await admin.end();
+      }
+    })();
+    pgTemplates.set(serverUrl, template);
+  }
+  return template;
+}
+
 export interface TestDatabase extends Database {
   /** PostgreSQL: the database's URL, for a second instance's own connections. */
   url?: string;
@@ -54,15 +97,16 @@ export interface TestDatabase extends Database {
 export async function createTestDatabase(): Promise<TestDatabase> {
   const serverUrl = process.env.TEST_DATABASE_URL;
   if (serverUrl) {
+    const template = await postgresTemplate(serverUrl);
     const name = `ll_test_${process.pid}_${crypto.randomBytes(4).toString('hex')}`;
     const admin = new pg.Client({ connectionString: serverUrl });
     await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);
     await admin.end();
     const url = new URL(serverUrl);
     url.pathname = `/${name}`;
     const database = await openDatabase({ databaseUrl: url.toString() });
-    await migrateDatabase(database);
+    await migrateDatabase(database); // nothing to do on a clone of the template; kept as a check
     return {
       ...database,
       url: url.toString(),
