@@ -15,8 +15,17 @@ import { LOCK_FILE } from '../lib/data-dir-lock';
 import { createTestApp } from '../test/app';
 import { backupDatabase, defaultBackupFile, restoreDatabase } from './backup';
 import { migrateDatabase, openDatabase, type Database } from './client';
+import { createSyncState } from '../xero/sync/sync-state';
 import { createWebhookHealth } from '../xero/webhooks/health';
-import { ledgerRestores, users, xeroWebhookFeed, xeroWebhookHealth, xeroWebhookRanges } from './schema/index';
+import {
+  ledgerRestores,
+  organizations,
+  users,
+  xeroSyncState,
+  xeroWebhookFeed,
+  xeroWebhookHealth,
+  xeroWebhookRanges,
+} from './schema/index';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ledgerlink-backup-test-'));
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -78,7 +87,7 @@ describe('embedded database (PGlite under DATA_DIR)', () => {
   );
 
   it(
-    'trusts no cached view as live after a restore until it is read from Xero again',
+    'trusts no cached view as live after a restore until it is read from Xero again, and no read in flight at the backup holds a list',
     { timeout: 120_000 },
     async () => {
       // Webhooks were live when the backup was taken: a view read a minute ago may be answered from the cache.
@@ -89,7 +98,16 @@ describe('embedded database (PGlite under DATA_DIR)', () => {
       const hourAgo = new Date(Date.now() - 3_600_000);
       await before.db.insert(xeroWebhookFeed).values({ id: 1, firstDeliveryAt: hourAgo, sequenceDone: 40 });
       await before.db.insert(xeroWebhookHealth).values({ tenantId, lastDeliveryAt: new Date() });
-      const ctx = { organizationId: 1, tenantId };
+      const [org] = await before.db.insert(organizations).values({ tenantId }).returning();
+      const ctx = { organizationId: org?.id ?? 0, tenantId };
+      // A read of a list was on its way when the backup was taken (an instance held its lease for 2 minutes).
+      await before.db.insert(xeroSyncState).values({
+        organizationId: ctx.organizationId,
+        resource: 'invoices:bills-draft',
+        highWater: hourAgo,
+        lastSyncAt: hourAgo,
+        leaseUntil: new Date(Date.now() + 120_000),
+      });
       const readMinuteAgo = () => new Date(Date.now() - 60_000);
       expect(
         await createWebhookHealth({ db: before.db, keyConfigured: true }).mayUseCache(ctx, readMinuteAgo()),
@@ -109,6 +127,10 @@ describe('embedded database (PGlite under DATA_DIR)', () => {
       const [feed] = await after.db.select().from(xeroWebhookFeed);
       expect(feed?.sequenceDone).toBeNull();
       expect(await after.db.select().from(xeroWebhookRanges)).toEqual([]);
+      // No instance runs during a restore: the read that held the list's lease is gone, and the first read
+      // after the restore starts at once rather than waiting up to 2 minutes for a lease nobody holds.
+      const lease = await createSyncState(after.db).acquireLease(ctx.organizationId, 'invoices:bills-draft');
+      expect(lease).toMatchObject({ lastSyncAt: null });
       await after.close();
     },
   );

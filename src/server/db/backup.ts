@@ -143,8 +143,10 @@ async function recordRestore(target: BackupTarget, file: string): Promise<void> 
         await tx.update(xeroWebhookFeed).set({ firstDeliveryAt: new Date(), sequenceDone: null });
         // Nor does it hold what Xero changed since the backup, the app's own writes included (drafts approved,
         // bills approved or deleted): every cached view is asked once what changed since its high-water mark
-        // (kept) before it answers again, so no screen lists a document as Xero held it at the backup.
-        await tx.update(xeroSyncState).set({ lastSyncAt: null });
+        // (kept) before it answers again, so no screen lists a document as Xero held it at the backup. No
+        // instance runs during a restore: a read that held a view's lease at the backup is gone, and the first
+        // read after the restore does not wait for its lease to run out.
+        await tx.update(xeroSyncState).set({ lastSyncAt: null, leaseUntil: null });
       });
     } finally {
       await database.close();
