@@ -197,6 +197,20 @@ describe('reads', () => {
     expect(bad.body.Type).toBe('QueryParseException');
   });
 
+  it("answers a URL longer than Xero's with Xero's bare 404, before counting the call", async () => {
+    const shopRec = sandbox.state.orgs.find((o) => o.Name === 'Demo Shop Ltd');
+    const ids = (shopRec?.invoices ?? []).slice(0, 60).map((i) => i.InvoiceID);
+    expect(ids).toHaveLength(60);
+    const calls = sandbox.ledger().totals.all;
+    // 60 ids with their encoded commas: about 2,350 characters, over what Xero's gateway takes.
+    const long = await get<string>(`/Invoices?IDs=${encodeURIComponent(ids.join(','))}`);
+    expect(long.status).toBe(404);
+    expect(sandbox.ledger().totals.all).toBe(calls);
+    const fine = await get<InvList>(`/Invoices?IDs=${encodeURIComponent(ids.slice(0, 40).join(','))}`);
+    expect(fine.status).toBe(200);
+    expect(fine.body.Invoices).toHaveLength(40);
+  });
+
   it('honours If-Modified-Since', async () => {
     const before = new Date(sandbox.now()).toISOString().slice(0, 19);
     const none = await get<InvList>('/Invoices?page=1', shop, { 'If-Modified-Since': before });

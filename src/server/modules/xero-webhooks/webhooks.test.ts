@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { and, eq, isNotNull } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { liveEvents, xeroInvoices, xeroWebhookEvents } from '../../db/schema/index';
 import type { LiveEvents } from '../../lib/live-events';
@@ -251,6 +251,50 @@ describe('Xero webhook receiver', () => {
     );
     expect(row!.outcome).toBe('ignored');
     expect(t.sandbox.ledger().totals.all).toBe(callsBefore);
+  });
+
+  it('applies a delivery naming 90 invoices in reads Xero can take (its URLs stay short enough)', async () => {
+    const org = t.sandbox.state.orgs.find((o) => o.OrganisationID === tenantId)!;
+    const named = org.invoices
+      .filter((i) => i.Type === 'ACCREC' && i.Status === 'AUTHORISED' && i.total - i.amountPaid > 100)
+      .slice(0, 90);
+    expect(named).toHaveLength(90);
+    // Each paid £1 more in Xero's own app.
+    for (const inv of named) {
+      inv.amountPaid += 100;
+      inv.updatedMs = Math.max(Date.now(), inv.updatedMs + 1000);
+    }
+    const ids = named.map((i) => i.InvoiceID.toLowerCase());
+    const reads = () =>
+      t.sandbox
+        .ledger()
+        .calls.filter((c) => c.tenantId === tenantId && c.method === 'GET')
+        .reduce((n, c) => n + c.count, 0);
+    const readsBefore = reads();
+    const body = delivery(
+      ids.map((id) => invoiceEvent(tenantId, id)),
+      40,
+    );
+    expect((await post(t, body, sign(body))).statusCode).toBe(200);
+    const done = await until(
+      () =>
+        t.database.db
+          .select()
+          .from(xeroWebhookEvents)
+          .where(and(inArray(xeroWebhookEvents.resourceId, ids), isNotNull(xeroWebhookEvents.processedAt))),
+      (r) => r.length === 90,
+    );
+    expect(done.map((r) => r.outcome)).toEqual(Array.from({ length: 90 }, () => 'applied'));
+    // 40 ids a read (Xero answers a longer URL with 404): three reads, every invoice's balance updated.
+    expect(reads() - readsBefore).toBe(3);
+    const cached = await t.database.db
+      .select()
+      .from(xeroInvoices)
+      .where(and(eq(xeroInvoices.organizationId, shopId), inArray(xeroInvoices.invoiceId, ids)));
+    const due = new Map(cached.map((r) => [r.invoiceId.toLowerCase(), r.amountDuePence]));
+    expect(named.map((i) => due.get(i.InvoiceID.toLowerCase()))).toEqual(
+      named.map((i) => i.total - i.amountPaid),
+    );
   });
 });
 

@@ -53,6 +53,14 @@ export interface XeroSyncDeps {
 export const ALL_STATUSES = 'DRAFT,SUBMITTED,AUTHORISED,PAID,VOIDED,DELETED';
 export const PAGE_SIZE = 1000;
 /**
+ * Ids per read by id (`GET /Invoices?IDs=…`, `GET /Contacts?IDs=…`). Xero answers 404 "The resource you're looking
+ * for cannot be found" to a URL longer than about 2,090 characters (reported: 53 ids fail where 52 pass,
+ * XeroAPI/xero-node#404, XeroAPI/Xero-OpenAPI#534, XeroAPI/Xero-NetStandard#471; Xero's SDK maintainers advise
+ * under 50). An id is 39 characters with its encoded comma: 40 of them and the rest of the query stay under
+ * 2,000, as the sandbox requires (docs/xero-api.md §3).
+ */
+export const IDS_PER_CALL = 40;
+/**
  * The first page of a first visit's read (issue 32): the screen's first answer waits for this many invoices to
  * be downloaded, checked and stored, not 1,000 (that was most of a large first visit's time after Xero's 400 ms);
  * the rest of the view is read at PAGE_SIZE from there. 250 answers a small business's list (Demo Shop's 221)

@@ -1,7 +1,14 @@
 import { and, eq, inArray, lt, sql } from 'drizzle-orm';
 import { xeroInvoices } from '../../db/schema/index';
 import { xeroInvoicesEnvelope } from '../xero-http/schemas';
-import { ALL_STATUSES, PAGE_SIZE, type SyncContext, type SyncResult, type XeroSyncDeps } from './context';
+import {
+  ALL_STATUSES,
+  IDS_PER_CALL,
+  PAGE_SIZE,
+  type SyncContext,
+  type SyncResult,
+  type XeroSyncDeps,
+} from './context';
 import { describeView, type InvoiceView } from './invoice-views';
 import { toInvoiceRow } from './mappers';
 import { LEASE_MS, type SyncState } from './sync-state';
@@ -20,9 +27,6 @@ export function xeroTimeSent(
   if (!Number.isFinite(dated)) return null;
   return new Date(dated - Math.max(0, answeredAt.getTime() - sentAt.getTime()));
 }
-
-/** Ids per read of invoices by id (`GET /Invoices?IDs=…`): keeps the URL short. */
-const IDS_PER_CALL = 100;
 
 /** What a read of the whole view tells its starter as it goes, and whether it should stop between pages. */
 interface ReadHooks {
@@ -100,8 +104,8 @@ export function createInvoiceRead(
    * nor anything since it began (`began`) wrote: Xero did not list them in those statuses, so the cache's copy
    * is older than Xero's. They were written by something other than a read of this view (a write's answer, a
    * read of one invoice, another view, a restored backup), and a later "what changed?" read would not bring
-   * them back, as their change may predate the read. Each is read again by id (one call per 100; none on a
-   * first visit of an empty cache); one Xero no longer has leaves the cache. Answers the calls made.
+   * them back, as their change may predate the read. Each is read again by id (one call per IDS_PER_CALL; none
+   * on a first visit of an empty cache); one Xero no longer has leaves the cache. Answers the calls made.
    */
   async function recheckUnlisted(
     ctx: SyncContext,

@@ -1,11 +1,8 @@
 import { xeroContactsEnvelope, xeroInvoicesEnvelope } from '../xero-http/schemas';
-import { ALL_STATUSES, type SyncContext, type XeroSyncDeps } from './context';
+import { ALL_STATUSES, IDS_PER_CALL, type SyncContext, type XeroSyncDeps } from './context';
 import type { InvoiceRead } from './invoice-read';
 import { toContactRow, toInvoiceRow } from './mappers';
 import { storeContact } from './reference-data';
-
-/** Ids per webhook read: keeps the URL short; Xero's webhook batches are usually smaller. */
-const WEBHOOK_IDS_PER_CALL = 100;
 
 /**
  * Re-reads named invoices and contacts from Xero into the cache: one invoice a screen asks for, and what a
@@ -36,7 +33,7 @@ export function createRefreshById(
     },
 
     /**
-     * Re-reads the invoices a webhook named, in one call per 100 ids (`GET /Invoices?IDs=…`, paged so the lines
+     * Re-reads the invoices a webhook named, in one call per IDS_PER_CALL ids (`GET /Invoices?IDs=…`, paged so the lines
      * come too), into the cache under the newest-wins rule; ids Xero does not return are left alone. Answers
      * the rows Xero returned, in our vocabulary.
      */
@@ -47,13 +44,13 @@ export function createRefreshById(
       const unique = [...new Set(invoiceIds.map((id) => id.toLowerCase()))];
       const rows: ReturnType<typeof toInvoiceRow>[] = [];
       let calls = 0;
-      for (let i = 0; i < unique.length; i += WEBHOOK_IDS_PER_CALL) {
-        const chunk = unique.slice(i, i + WEBHOOK_IDS_PER_CALL);
+      for (let i = 0; i < unique.length; i += IDS_PER_CALL) {
+        const chunk = unique.slice(i, i + IDS_PER_CALL);
         const readAt = new Date();
         const { data } = await http.send(ctx.userId, ctx.tenantId, {
           method: 'GET',
           path: '/api.xro/2.0/Invoices',
-          query: { IDs: chunk.join(','), page: 1, pageSize: WEBHOOK_IDS_PER_CALL, Statuses: ALL_STATUSES },
+          query: { IDs: chunk.join(','), page: 1, pageSize: IDS_PER_CALL, Statuses: ALL_STATUSES },
           schema: xeroInvoicesEnvelope,
         });
         calls += 1;
@@ -64,7 +61,7 @@ export function createRefreshById(
       return { calls, rows };
     },
 
-    /** The contacts a webhook named, in one call per 100 ids; newest wins by Xero's UpdatedDateUTC. */
+    /** The contacts a webhook named, in one call per IDS_PER_CALL ids; newest wins by Xero's UpdatedDateUTC. */
     async refreshContactsByIds(
       ctx: SyncContext,
       contactIds: readonly string[],
@@ -72,8 +69,8 @@ export function createRefreshById(
       const unique = [...new Set(contactIds.map((id) => id.toLowerCase()))];
       const rows: ReturnType<typeof toContactRow>[] = [];
       let calls = 0;
-      for (let i = 0; i < unique.length; i += WEBHOOK_IDS_PER_CALL) {
-        const chunk = unique.slice(i, i + WEBHOOK_IDS_PER_CALL);
+      for (let i = 0; i < unique.length; i += IDS_PER_CALL) {
+        const chunk = unique.slice(i, i + IDS_PER_CALL);
         const { data } = await http.send(ctx.userId, ctx.tenantId, {
           method: 'GET',
           path: '/api.xro/2.0/Contacts',
