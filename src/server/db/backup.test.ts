@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgres, type PostgresServer } from '../../../bench/lib/postgres';
 import { LOCK_FILE } from '../lib/data-dir-lock';
 import { createTestApp } from '../test/app';
+import { pgliteTemplate } from '../test/database';
 import { backupDatabase, defaultBackupFile, restoreDatabase } from './backup';
 import { migrateDatabase, openDatabase, type Database } from './client';
 import { createSyncState } from '../xero/sync/sync-state';
@@ -58,7 +59,8 @@ describe('embedded database (PGlite under DATA_DIR)', () => {
     'backs up, is destroyed, restores the same rows, and the app starts on it',
     { timeout: 120_000 },
     async () => {
-      const before = await openDatabase({ dataDir });
+      // A new DATA_DIR started from the migrated template (migrating it costs seconds), checked as npm start does.
+      const before = await openDatabase({ dataDir, loadDataDir: await pgliteTemplate() });
       await migrateDatabase(before);
       await addUsers(before, ['ada', 'grace', 'edsger']);
       await before.close();
@@ -92,7 +94,7 @@ describe('embedded database (PGlite under DATA_DIR)', () => {
     async () => {
       // Webhooks were live when the backup was taken: a view read a minute ago may be answered from the cache.
       const liveDir = path.join(root, 'live');
-      const before = await openDatabase({ dataDir: liveDir });
+      const before = await openDatabase({ dataDir: liveDir, loadDataDir: await pgliteTemplate() });
       await migrateDatabase(before);
       const tenantId = crypto.randomUUID();
       const hourAgo = new Date(Date.now() - 3_600_000);

@@ -18,12 +18,13 @@ function migrationsHash(): string {
 let templatePromise: Promise<Blob> | undefined;
 
 /**
- * A migrated PGlite dump, built once per migration set and shared by every test worker through a file:
+ * A migrated PGlite dump, built once per migration set and shared by every test worker through a file
+ * (`loadDataDir` of a PGlite in memory, or of one under a DATA_DIR that does not exist yet):
  * opening a dump costs well under a second where migrating a new database costs several seconds
  * (docs/toolchain.md). A plain tar, not gzip: 42 MB on disk, but each of the suite's many opens then skips
  * unzipping it (0.73 s of CPU an open instead of 1.17 s, measured over five opens).
  */
-function pgliteTemplate(): Promise<Blob> {
+export function pgliteTemplate(): Promise<Blob> {
   templatePromise ??= (async () => {
     const file = path.join(os.tmpdir(), `ledgerlink-pglite-template-${migrationsHash()}.tar`);
     if (fs.existsSync(file)) return new Blob([fs.readFileSync(file)]);
