@@ -18,7 +18,9 @@ import {
   postOnce,
   removeMidWriteExpiry,
   restartAndReconcile,
+  reusableDatabase,
   rowsByKeys,
+  type ReusedDatabase,
   runOp,
   startExactlyOnceSandbox,
   takeInvoice,
@@ -193,12 +195,16 @@ function writeCalls(world: World, tenantId: string, endpoint: string): number {
 
 describe('money writes survive every fault exactly once', () => {
   let sandbox: Sandbox;
+  // Each world is a new server on a database as new (emptied back to how it was created: snapshotDatabase).
+  let reused: ReusedDatabase;
   beforeAll(async () => {
     sandbox = await startExactlyOnceSandbox();
+    reused = await reusableDatabase();
     installMidWriteExpiry();
   });
   afterAll(async () => {
     removeMidWriteExpiry();
+    await reused.database.destroy();
     await sandbox.close();
   });
 
@@ -216,7 +222,7 @@ describe('money writes survive every fault exactly once', () => {
           fc.option(faultPlan, { freq: 2 }),
           async (ops, restartFaults) => {
             run += 1;
-            const world = await createWorld(sandbox, `r${run}`);
+            const world = await createWorld(sandbox, `r${run}`, reused);
             try {
               for (const next of ops) await runOp(world, next);
               const reconciled = await restartAndReconcile(world, restartFaults);
@@ -262,7 +268,7 @@ describe('money writes survive every fault exactly once', () => {
     'settles crashed writes on restart: pending fails unsent, sent is confirmed when Xero has it and fails when not',
     { timeout: 180_000 },
     async () => {
-      const world = await createWorld(sandbox, 'crash');
+      const world = await createWorld(sandbox, 'crash', reused);
       try {
         const kinds: CrashedKind[] = ['payment', 'bill.create', 'journal.create', 'invoice.approve'];
         const points: CrashPoint[] = ['pending', 'sent-applied', 'sent-lost'];
@@ -287,7 +293,7 @@ describe('money writes survive every fault exactly once', () => {
       // Found by the property (CI seed 1248499157): the invoice was read from Xero seconds before the stopped
       // server's payment reached Xero, so the cached row looked fresh; the reconciler confirmed the payment
       // and Refresh Invoice trusted the seconds-old row, showing the balance from before it.
-      const world = await createWorld(sandbox, 'fresh-crash');
+      const world = await createWorld(sandbox, 'fresh-crash', reused);
       try {
         const ops: Op[] = [
           { kind: 'resend', pick: 3, restart: true },
@@ -315,7 +321,7 @@ describe('money writes survive every fault exactly once', () => {
     'refreshes a token Xero refuses mid-write even when it was refreshed seconds before',
     { timeout: 120_000 },
     async () => {
-      const world = await createWorld(sandbox, 'expiry');
+      const world = await createWorld(sandbox, 'expiry', reused);
       try {
         // Two payments, each meeting an expired token as its write leaves: the second refresh comes seconds
         // after the first, and must still happen (it once handed back the refused token: "reconnect").
@@ -343,7 +349,7 @@ describe('money writes survive every fault exactly once', () => {
     "settles a lost answer by looking it up, not by sending again, once Xero's 6-minute idempotency window has passed",
     { timeout: 180_000 },
     async () => {
-      const world = await createWorld(sandbox, 'window');
+      const world = await createWorld(sandbox, 'window', reused);
       // The write is applied but its answer is lost, and Xero fails the client's own retries: the outcome is unknown.
       const lostAnswer = (path: string) =>
         applyFaults(

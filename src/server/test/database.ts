@@ -123,3 +123,45 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const database = await openDatabase({ dataDir: null, loadDataDir: await pgliteTemplate() });
   return { ...database, destroy: () => database.close() };
 }
+
+/**
+ * Takes the database's state now (every row of the app's tables and where each sequence stands) and returns
+ * a function that puts it back: for a suite that starts many worlds, each on a database just as it was
+ * created, without paying for a new one each time (an open from the PGlite template is ~0.7 s of CPU, a
+ * clone of the PostgreSQL template ~0.2 s). Tables are emptied with TRUNCATE and their saved rows inserted
+ * again, sequences set back; drizzle's record of the migrations is left as it is.
+ */
+export async function snapshotDatabase(database: Database): Promise<() => Promise<void>> {
+  const rows = async <T>(text: string, params: unknown[] = []): Promise<T[]> => {
+    if (database.pglite) return (await database.pglite.query<T>(text, params)).rows;
+    if (!database.pool) throw new Error('PostgreSQL database without a pool');
+    return (await database.pool.query(text, params)).rows as T[];
+  };
+  const ident = (schema: string, name: string) =>
+    `"${schema.replaceAll('"', '""')}"."${name.replaceAll('"', '""')}"`;
+  const tables = (
+    await rows<{ schemaname: string; tablename: string }>(
+      `select schemaname, tablename from pg_tables where schemaname not in ('pg_catalog', 'information_schema', 'drizzle') order by 1, 2`,
+    )
+  ).map((t) => ident(t.schemaname, t.tablename));
+  const saved: Array<{ table: string; json: string }> = [];
+  for (const table of tables) {
+    const [row] = await rows<{ json: string | null }>(`select json_agg(t)::text as json from ${table} t`);
+    if (row?.json) saved.push({ table, json: row.json });
+  }
+  const sequences = await rows<{ name: string; value: string; called: boolean }>(
+    `select format('%I.%I', schemaname, sequencename) as name, coalesce(last_value, start_value)::text as value,
+            last_value is not null as called
+       from pg_sequences where schemaname not in ('pg_catalog', 'information_schema', 'drizzle')`,
+  );
+  return async () => {
+    if (tables.length > 0) await rows(`truncate ${tables.join(', ')} cascade`);
+    for (const { table, json } of saved)
+      await rows(
+        `insert into ${table} overriding system value select * from json_populate_recordset(null::${table}, $1::json)`,
+        [json],
+      );
+    for (const s of sequences)
+      await rows('select setval($1::regclass, $2::bigint, $3)', [s.name, s.value, s.called]);
+  };
+}

@@ -22,6 +22,7 @@ import { amountDue } from '../../sandbox/invoice-math';
 import type { OrgRec } from '../../sandbox/state';
 import { auditLog, organizations, stockJournalEntries, xeroWrites } from '../db/schema/index';
 import { TEST_ORIGIN } from './app';
+import { createTestDatabase, snapshotDatabase, type TestDatabase } from './database';
 import {
   createConnectedUser,
   createXeroTestApp,
@@ -189,10 +190,29 @@ function required<T>(value: T | undefined | null, what: string): T {
   return value;
 }
 
-/** A reset sandbox and a new Ledgerlink (new database) with one user connected to both demo organisations. */
-export async function createWorld(sandbox: Sandbox, label: string): Promise<World> {
+/** One database for every world of a suite, put back as it was created before each world (snapshotDatabase). */
+export interface ReusedDatabase {
+  database: TestDatabase;
+  restore(): Promise<void>;
+}
+
+export async function reusableDatabase(): Promise<ReusedDatabase> {
+  const database = await createTestDatabase();
+  return { database, restore: await snapshotDatabase(database) };
+}
+
+/**
+ * A reset sandbox and a new Ledgerlink with one user connected to both demo organisations: on a new database,
+ * or on `reused`, put back as it was created.
+ */
+export async function createWorld(sandbox: Sandbox, label: string, reused?: ReusedDatabase): Promise<World> {
   await sandbox.reset();
-  const t = await createXeroTestApp({ sandboxInstance: sandbox, xeroHttp: XERO_HTTP_OPTIONS });
+  if (reused) await reused.restore();
+  const t = await createXeroTestApp({
+    sandboxInstance: sandbox,
+    xeroHttp: XERO_HTTP_OPTIONS,
+    ...(reused ? { database: reused.database } : {}),
+  });
   const owner = await createConnectedUser(t, `eo.${label}`);
   const shopOrg = required(
     owner.orgs.find((o) => o.tenantName === SEED_NAMES.shop),
