@@ -50,7 +50,10 @@ function goalText(row: CallsRow): string {
   const ratio = row.calls.median === 0 ? Infinity : (row.naive?.median ?? 0) / row.calls.median;
   const bytes = row.bytes?.median ?? 0;
   const bytesRatio = bytes === 0 ? Infinity : (row.naiveBytes?.median ?? 0) / bytes;
-  const fiveTimes = `≥ 5× calls: ${mark(ratio >= 5)}; ≥ 5× bytes: ${bytesGoalText(bytesRatio, bytes, row.floorBytes?.median ?? 0, row.floorModel)}`;
+  const callsNote = row.callsGoalNote
+    ? ` (${row.callsGoalNote}: ${mark((row.naive?.median ?? 0) >= row.calls.median)})`
+    : '';
+  const fiveTimes = `≥ 5× calls: ${mark(ratio >= 5)}${callsNote}; ≥ 5× bytes: ${bytesGoalText(bytesRatio, bytes, row.floorBytes?.median ?? 0, row.floorModel)}`;
   const dayBytes = row.key === 'day-shop' ? `; < 2 MB: ${mark(bytes < DAY_BYTES_GOAL)}` : '';
   if (row.key.includes('day')) {
     const dayCalls = row.dayCallsGoal ?? mark(row.calls.median < 100);

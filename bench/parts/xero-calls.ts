@@ -88,6 +88,8 @@ export interface CallsRow {
   floorModel?: string;
   /** Whether the day's < 100 calls goal is this row's (issue 32 sets the first day's for webhooks live). */
   dayCallsGoal?: string;
+  /** A goal for the row's calls set by an issue beside the ≥ 5× one, said after it. */
+  callsGoalNote?: string;
   status: ActionStatus;
   calls: Spread | null;
   bytes: Spread | null;
@@ -873,7 +875,9 @@ async function runOnce(
   return samples;
 }
 
-const ROWS: Array<Pick<CallsRow, 'key' | 'label' | 'naiveModel' | 'goal' | 'floorModel' | 'dayCallsGoal'>> = [
+const ROWS: Array<
+  Pick<CallsRow, 'key' | 'label' | 'naiveModel' | 'goal' | 'floorModel' | 'dayCallsGoal' | 'callsGoalNote'>
+> = [
   {
     key: 'open',
     label: 'Open Pay Invoices (first visit, empty cache)',
@@ -930,6 +934,7 @@ const ROWS: Array<Pick<CallsRow, 'key' | 'label' | 'naiveModel' | 'goal' | 'floo
     goal: true,
     floorModel:
       "the customer's approved sales dated in the year with summaryOnly at 1,000 a page + ManualJournals once + Xero's answers to the 4 writes",
+    callsGoalNote: 'issue 32 asks this row to be at least level with naive (4 of its calls are the journals)',
   },
   {
     key: 'day-shop',
