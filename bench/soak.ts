@@ -11,8 +11,8 @@
  * person pays and approves invoices in Xero's web app, webhook deliveries are delayed or lost at the balancer,
  * a random instance is killed with SIGKILL several times (its in-flight requests resent by the "browser" with
  * the same key, to whichever instance answers), and the database is backed up once and restored later, after
- * which old requests of every kind (payments, approvals with cash, pending cash, new invoices, CIS bills, the
- * journal) are resent with their keys.
+ * which old requests of every kind (payments, approvals with cash, pending cash, new invoices, CIS bills and their
+ * approvals and deletions, the journal) are resent with their keys.
  *
  * At the end, with faults cleared and the ledger settled, Xero's state (the sandbox's own records) is compared
  * with what every person was told, with every screen's answer and with the activity log. The figures: writes,
@@ -117,9 +117,10 @@ interface Action {
   amountPence?: number;
   /** Tags of the bills a create-bills action made (each bill's line description carries its tag). */
   billTags?: string[];
-  /** Where the request went and its body, as the browser would send it again. */
+  /** Where the request went, its body and its headers (besides the key), as the browser would send it again. */
   url: string;
   request: unknown;
+  headers?: Record<string, string>;
   told: Told;
   status: number;
   message: string;
@@ -607,6 +608,7 @@ async function billsDay(world: World): Promise<void> {
         target: bill.InvoiceID,
         url,
         request: {},
+        headers,
         afterBackup: world.afterBackup,
       },
       a,
@@ -1242,13 +1244,16 @@ const RESENT_KINDS: ReadonlyArray<Action['kind']> = [
   'pending-cash',
   'new-invoice',
   'bills',
+  'bill-approve',
+  'bill-delete',
   'journal',
 ];
 
 /**
  * After the restore: the writes people sent between the backup and the restore, sent again with their keys
  * (a browser or a proxy replaying old requests): payments, approvals with cash, pending cash, new invoices, CIS
- * bills and the journal. None may be applied twice, and each must be answered with its first outcome.
+ * bills, their approvals and deletions (the bookkeeper's, who is not an administrator, included) and the journal.
+ * None may be applied twice, and each must be answered with its first outcome.
  */
 async function resendOld(world: World): Promise<void> {
   const shop = orgOf(world, SHOP);
@@ -1269,7 +1274,7 @@ async function resendOld(world: World): Promise<void> {
     figures.restoreResends += 1;
     figures.restoreResendsByKind.set(a.kind, (figures.restoreResendsByKind.get(a.kind) ?? 0) + 1);
     // The same request as before, byte for byte: the browser resends what it sent.
-    const answer = await act(world.instances, person, 'POST', a.url, a.request, a.key, a.org);
+    const answer = await act(world.instances, person, 'POST', a.url, a.request, a.key, a.org, a.headers);
     actions.push({
       ...a,
       afterBackup: false,
