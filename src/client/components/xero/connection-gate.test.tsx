@@ -54,8 +54,8 @@ describe('feature-route guard (spec 000 §4)', () => {
       http.get('*/api/xero/*', () => HttpResponse.json({ message: 'Not found' }, { status: 404 })),
     );
     renderApp('/cis-invoices');
-    // The page loads on demand: give its chunk time on a busy machine.
-    expect(await screen.findByRole('heading', { name: 'CIS Bills' }, { timeout: 5000 })).toBeInTheDocument();
+    // The page loads on demand: findBy waits for its chunk (the 15 s ceiling of src/client/testing/setup.ts).
+    expect(await screen.findByRole('heading', { name: 'CIS Bills' })).toBeInTheDocument();
   });
 });
 
@@ -71,9 +71,7 @@ describe("001's page states on the feature pages (issue 17 item 14)", () => {
       orgList({ connected: false, hasValidToken: false }),
     );
     renderApp('/cis-invoices');
-    expect(
-      await screen.findByRole('heading', { name: 'Not connected to Xero' }, { timeout: 5000 }),
-    ).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { name: 'Not connected to Xero' })).toBeInTheDocument();
     expect(screen.getByText('Please connect to Xero first to manage CIS bills.')).toBeInTheDocument();
     expect(screen.getByRole('link', { name: 'Connect to Xero' })).toHaveAttribute('href', '/connect');
     expect(screen.getByRole('link', { name: 'Back to Home' })).toBeInTheDocument();
@@ -90,7 +88,7 @@ describe("001's page states on the feature pages (issue 17 item 14)", () => {
       http.get('*/api/xero/*', () => HttpResponse.json([])),
     );
     renderApp('/cis-invoices');
-    expect(await screen.findByText('Draft CIS Bills', {}, { timeout: 5000 })).toBeInTheDocument();
+    expect(await screen.findByText('Draft CIS Bills')).toBeInTheDocument();
     expect(screen.queryByText('Not connected to Xero')).toBeNull();
   });
 
@@ -101,11 +99,7 @@ describe("001's page states on the feature pages (issue 17 item 14)", () => {
     );
     renderApp('/add-invoices');
     expect(
-      await screen.findByText(
-        'You need to connect to Xero before managing draft invoices.',
-        {},
-        { timeout: 5000 },
-      ),
+      await screen.findByText('You need to connect to Xero before managing draft invoices.'),
     ).toBeInTheDocument();
   });
 
@@ -119,7 +113,7 @@ describe("001's page states on the feature pages (issue 17 item 14)", () => {
       http.get('*/api/xero/*', () => HttpResponse.json([])),
     );
     const { queryClient } = renderApp('/cis-invoices');
-    expect(await screen.findByText('Draft CIS Bills', {}, { timeout: 5000 })).toBeInTheDocument();
+    expect(await screen.findByText('Draft CIS Bills')).toBeInTheDocument();
     on = false;
     await act(async () => {
       await queryClient.invalidateQueries();

@@ -98,7 +98,7 @@ describe('Pay Invoices, live', () => {
 
   async function openScreen() {
     renderApp('/invoices');
-    await screen.findByRole('heading', { name: 'INV-0001' }, { timeout: 5000 });
+    await screen.findByRole('heading', { name: 'INV-0001' });
     await waitFor(() => expect(FakeEventSource.instances.length).toBeGreaterThan(0));
     const source = FakeEventSource.instances.at(-1)!;
     expect(source.url).toContain('/api/events?org=1');

@@ -72,7 +72,7 @@ function useScreenApi(
 
 async function openScreen() {
   renderApp('/invoices');
-  await screen.findByRole('heading', { name: 'INV-0001' }, { timeout: 5000 });
+  await screen.findByRole('heading', { name: 'INV-0001' });
 }
 
 describe('Pay Invoices screen', () => {
@@ -143,7 +143,7 @@ describe('Pay Invoices screen', () => {
     await user.click(screen.getByRole('button', { name: 'Process Payments' }));
     // The 0.5 s pause between the two payments keeps the overlay up long enough to see.
     expect(await screen.findByRole('alertdialog', { name: 'Processing payments...' })).toBeInTheDocument();
-    expect(await screen.findByText('Payment Successful!', undefined, { timeout: 5000 })).toBeInTheDocument();
+    expect(await screen.findByText('Payment Successful!')).toBeInTheDocument();
     expect(screen.queryByRole('alertdialog', { name: 'Processing payments...' })).not.toBeInTheDocument();
     expect(screen.getByText('COMPLETED')).toBeInTheDocument();
     expect(api.calls.filter((c) => !c.startsWith('list'))).toEqual([
@@ -166,7 +166,7 @@ describe('Pay Invoices screen', () => {
     );
     await user.type(screen.getByRole('textbox', { name: 'Card amount' }), '30');
     await user.click(screen.getByRole('button', { name: 'Process Payments' }));
-    expect(await screen.findByText('COMPLETED', undefined, { timeout: 5000 })).toBeInTheDocument();
+    expect(await screen.findByText('COMPLETED')).toBeInTheDocument();
     expect(api.calls.filter((c) => !c.startsWith('list'))).toEqual(['pay card 30 key=yes', 'refresh paid']);
     expect(await screen.findByText('Processed 1 payment for invoice INV-0001')).toBeInTheDocument();
   });
@@ -232,11 +232,7 @@ describe('Pay Invoices screen', () => {
     await user.type(screen.getByRole('textbox', { name: 'Card amount' }), '30');
     await user.click(screen.getByRole('button', { name: 'Process Payments' }));
     expect(
-      await screen.findByText(
-        'Card £30.00 recorded; cash £20.00 not recorded — try the cash again.',
-        undefined,
-        { timeout: 5000 },
-      ),
+      await screen.findByText('Card £30.00 recorded; cash £20.00 not recorded — try the cash again.'),
     ).toBeInTheDocument();
     expect(screen.queryByText('Failed to process payments. Please try again.')).not.toBeInTheDocument();
     expect(screen.getByText('Invoice Data May Be Out of Sync')).toBeInTheDocument();
@@ -268,7 +264,7 @@ describe('Pay Invoices screen', () => {
   it('shows the empty state', async () => {
     useScreenApi({ invoices: [] });
     renderApp('/invoices');
-    expect(await screen.findByText('No Invoices to Pay', undefined, { timeout: 5000 })).toBeInTheDocument();
+    expect(await screen.findByText('No Invoices to Pay')).toBeInTheDocument();
     // The toolbar's Refresh Invoices menu, and the empty state's own button.
     expect(screen.getAllByRole('button', { name: 'Refresh Invoices' })).toHaveLength(2);
   });
@@ -296,7 +292,7 @@ describe('Pay Invoices screen', () => {
       http.get('*/api/xero/bank-accounts', () => HttpResponse.json(ACCOUNTS)),
     );
     renderApp('/invoices');
-    const alert = await screen.findByRole('alert', {}, { timeout: 8000 });
+    const alert = await screen.findByRole('alert');
     expect(within(alert).getByText('Connection Error')).toBeInTheDocument();
     expect(within(alert).getByRole('button', { name: 'Retry Connection' })).toBeInTheDocument();
     // The first try and 2 retries (docs/product/features.md §9).

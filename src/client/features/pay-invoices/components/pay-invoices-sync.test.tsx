@@ -51,7 +51,7 @@ describe('Pay Invoices while the first visit is still reading Xero', () => {
 
   it('shows a progress bar and partial counts, keeps the user in place as pages arrive, and drops both once complete', async () => {
     renderApp('/invoices');
-    await screen.findByRole('heading', { name: 'INV-0002' }, { timeout: 5000 });
+    await screen.findByRole('heading', { name: 'INV-0002' });
     const bar = screen.getByRole('progressbar', { name: 'Loading invoices from Xero' });
     expect(bar).toHaveAttribute('aria-valuenow', '1000');
     expect(bar).toHaveAttribute('aria-valuemax', '5048');
@@ -68,16 +68,14 @@ describe('Pay Invoices while the first visit is still reading Xero', () => {
     // The server stores the next page: an invoice that sorts first arrives; no reload, no click.
     list = [EARLY, SHOWN, LATER];
     sync = { complete: false, fetched: 2000, total: 5048 };
-    expect(
-      await screen.findByText('Loading invoices from Xero: 2,000 of 5,048', {}, { timeout: 5000 }),
-    ).toBeInTheDocument();
+    expect(await screen.findByText('Loading invoices from Xero: 2,000 of 5,048')).toBeInTheDocument();
     expect(await screen.findByText('3 invoices awaiting payment (so far)')).toBeInTheDocument();
     expect(screen.getByRole('heading', { name: 'INV-0002' })).toBeInTheDocument();
     expect(screen.getByLabelText('Invoice 2 of 3 so far')).toBeInTheDocument();
     expect(screen.getByRole('textbox', { name: 'Card amount' })).toHaveValue('10');
 
     sync = { complete: true, fetched: 3, total: 3 };
-    expect(await screen.findByText('3 invoices awaiting payment', {}, { timeout: 5000 })).toBeInTheDocument();
+    expect(await screen.findByText('3 invoices awaiting payment')).toBeInTheDocument();
     expect(screen.queryByRole('progressbar')).not.toBeInTheDocument();
     expect(screen.queryByText(/so far/)).not.toBeInTheDocument();
     const navigator = screen.getByLabelText('Invoice 2 of 3');
@@ -88,7 +86,7 @@ describe('Pay Invoices while the first visit is still reading Xero', () => {
   it('shows no bar and no marks when the list is complete from the start', async () => {
     sync = { complete: true, fetched: 2, total: 2 };
     renderApp('/invoices');
-    await screen.findByRole('heading', { name: 'INV-0002' }, { timeout: 5000 });
+    await screen.findByRole('heading', { name: 'INV-0002' });
     expect(screen.getByText('2 invoices awaiting payment')).toBeInTheDocument();
     expect(screen.queryByRole('progressbar')).not.toBeInTheDocument();
     expect(screen.queryByText(/so far/)).not.toBeInTheDocument();

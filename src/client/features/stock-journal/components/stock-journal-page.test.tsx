@@ -463,7 +463,7 @@ describe('Stock Journal screen (001 §2–§8)', () => {
     );
     expect(await screen.findByText(title)).toBeInTheDocument();
     expect(screen.getByText(description)).toBeInTheDocument();
-    if (followUp) expect(await screen.findByText(followUp, undefined, { timeout: 3000 })).toBeInTheDocument();
+    if (followUp) expect(await screen.findByText(followUp)).toBeInTheDocument();
   });
 
   it('Refresh Data refreshes the sales, the entries and the journal statuses together', async () => {
