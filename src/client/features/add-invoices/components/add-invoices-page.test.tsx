@@ -104,7 +104,7 @@ function useHandlers(
 }
 
 /** The first render loads the route lazily: allow for a slow machine. */
-const findRows = () => screen.findByText('INV-0101', undefined, { timeout: 5000 });
+const findRows = () => screen.findByText('INV-0101');
 const bodyRows = () => screen.getAllByRole('row').filter((r) => r.hasAttribute('data-invoice-id'));
 
 describe('Add Invoices screen (001 §2–§8)', () => {
@@ -164,9 +164,7 @@ describe('Add Invoices screen (001 §2–§8)', () => {
   it('shows the empty state with the New Invoice row still there', async () => {
     useHandlers({ list: [] });
     renderApp('/add-invoices');
-    expect(
-      await screen.findByText('No draft invoices found in Xero.', undefined, { timeout: 5000 }),
-    ).toBeInTheDocument();
+    expect(await screen.findByText('No draft invoices found in Xero.')).toBeInTheDocument();
     expect(
       screen.getByText('Create a new invoice below or create draft invoices in Xero.'),
     ).toBeInTheDocument();
@@ -438,7 +436,7 @@ describe('Add Invoices screen (001 §2–§8)', () => {
     expect(screen.getByLabelText('Cash amount for INV-0102')).toHaveValue(null);
     // A second error toast waits a second for the first ("No changes to save") to be read
     // (docs/product/shell.md §9).
-    expect(await screen.findByText('Error saving changes', undefined, { timeout: 3000 })).toBeInTheDocument();
+    expect(await screen.findByText('Error saving changes')).toBeInTheDocument();
   });
 
   it('creates a new invoice on the defaults, resets the form and re-fetches with refresh', async () => {

@@ -10,7 +10,6 @@ import { renderApp, renderWithProviders } from '@/client/testing/render-app';
 import { server } from '@/client/testing/server';
 import { CisBillsPage } from './cis-bills-page';
 
-const FIND = { timeout: 5000 };
 const ACCOUNT_321 = '8c1f2d3e-4b5a-4c6d-8e7f-901234567890';
 
 const contacts: CisContact[] = [
@@ -73,7 +72,7 @@ function useBuilder(
 
 async function openMain() {
   renderApp('/cis-invoices');
-  await screen.findByRole('heading', { name: 'CIS Bills' }, FIND);
+  await screen.findByRole('heading', { name: 'CIS Bills' });
 }
 
 async function addBill(user: ReturnType<typeof userEvent.setup>, name: string, amount: string) {
@@ -96,7 +95,7 @@ describe('CIS Bills screen states (001 §2)', () => {
       ),
     );
     renderWithProviders(<CisBillsPage />);
-    expect(await screen.findByRole('heading', { name: 'Authentication Required' }, FIND)).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { name: 'Authentication Required' })).toBeInTheDocument();
     expect(
       screen.getByText('Your session has expired. Please log in again to continue using the application.'),
     ).toBeInTheDocument();
@@ -106,7 +105,7 @@ describe('CIS Bills screen states (001 §2)', () => {
   it('not connected: Back to Home and Connect to Xero', async () => {
     server.use(http.get('*/api/xero/connection', () => HttpResponse.json({ connected: false })));
     renderWithProviders(<CisBillsPage />);
-    expect(await screen.findByRole('heading', { name: 'Not connected to Xero' }, FIND)).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { name: 'Not connected to Xero' })).toBeInTheDocument();
     expect(screen.getByText('Please connect to Xero first to manage CIS bills.')).toBeInTheDocument();
     expect(screen.getByRole('link', { name: 'Connect to Xero' })).toHaveAttribute('href', '/connect');
     expect(screen.getByRole('link', { name: 'Back to Home' })).toHaveAttribute('href', '/');
@@ -127,7 +126,7 @@ describe('CIS Bills screen states (001 §2)', () => {
       ),
     );
     renderWithProviders(<CisBillsPage />);
-    expect(await screen.findByRole('heading', { name: 'Create CIS Bills' }, FIND)).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { name: 'Create CIS Bills' })).toBeInTheDocument();
   });
 
   it('feature disabled: the notice and Back to Home', async () => {
@@ -138,9 +137,7 @@ describe('CIS Bills screen states (001 §2)', () => {
       ),
     );
     renderWithProviders(<CisBillsPage />);
-    expect(
-      await screen.findByText('This feature is not enabled for your organization.', {}, FIND),
-    ).toBeInTheDocument();
+    expect(await screen.findByText('This feature is not enabled for your organization.')).toBeInTheDocument();
     expect(screen.getByRole('link', { name: 'Back to Home' })).toBeInTheDocument();
   });
 });
@@ -154,7 +151,7 @@ describe('Create CIS Bills card', () => {
       getTaxWeekReference(getUkToday()),
     );
     expect(screen.getByRole('textbox', { name: 'Reference Number' })).toHaveAttribute('placeholder', '0123');
-    expect(await screen.findByText('Subcontractors (321)', {}, FIND)).toBeInTheDocument();
+    expect(await screen.findByText('Subcontractors (321)')).toBeInTheDocument();
     expect(
       screen.getByRole('checkbox', { name: 'Create as draft bills (uncheck to approve immediately)' }),
     ).toBeChecked();
@@ -189,7 +186,7 @@ describe('Create CIS Bills card', () => {
       }),
     );
     await openMain();
-    expect(await screen.findByText('No accounts found', {}, FIND)).toBeInTheDocument();
+    expect(await screen.findByText('No accounts found')).toBeInTheDocument();
     await user.click(screen.getByRole('combobox', { name: 'Account Code' }));
     await waitFor(() => expect(asked.some((q) => q.includes('refresh=true'))).toBe(true));
   });
@@ -206,7 +203,7 @@ describe('Create CIS Bills card', () => {
     await openMain();
     expect(screen.getByText('Loading accounts...')).toBeInTheDocument();
     await vi.advanceTimersByTimeAsync(20_000);
-    expect(await screen.findByText('Error loading accounts - Click refresh', {}, FIND)).toBeInTheDocument();
+    expect(await screen.findByText('Error loading accounts - Click refresh')).toBeInTheDocument();
   });
 
   it('subcontractor search: sorted by name, contractors or suppliers only, (No UTR), and the empty text', async () => {
@@ -237,21 +234,19 @@ describe('Create CIS Bills card', () => {
     await user.click(await screen.findByRole('option', { name: 'Hughes Groundworks Ltd' }));
     await user.type(screen.getByRole('spinbutton', { name: 'Gross Amount' }), '0');
     await user.click(screen.getByRole('button', { name: 'Add' }));
-    expect(
-      (await screen.findAllByText('Please enter a valid positive amount', {}, FIND)).length,
-    ).toBeGreaterThan(0);
+    expect((await screen.findAllByText('Please enter a valid positive amount')).length).toBeGreaterThan(0);
     // Issue 17 item 15: 12.345 is refused for its decimals, not as "not a positive amount".
     await user.clear(screen.getByRole('spinbutton', { name: 'Gross Amount' }));
     await user.type(screen.getByRole('spinbutton', { name: 'Gross Amount' }), '12.345');
     await user.click(screen.getByRole('button', { name: 'Add' }));
-    expect((await screen.findAllByText(/at most two decimal places/, {}, FIND)).length).toBeGreaterThan(0);
+    expect((await screen.findAllByText(/at most two decimal places/)).length).toBeGreaterThan(0);
   });
 
   it('converts between gross and net with the notice, and adds the gross', async () => {
     const user = userEvent.setup();
     useBuilder();
     await openMain();
-    await screen.findByText('Subcontractors (321)', {}, FIND);
+    await screen.findByText('Subcontractors (321)');
     await user.type(screen.getByRole('spinbutton', { name: 'Gross Amount' }), '800');
     // Issue 17 item 17: the button's name contains its visible label (axe label-content-name-mismatch).
     const basisButton = screen.getByRole('button', { name: /convert to net/i });
@@ -279,7 +274,7 @@ describe('Create CIS Bills card', () => {
     const user = userEvent.setup();
     useBuilder();
     await openMain();
-    await screen.findByText('Subcontractors (321)', {}, FIND);
+    await screen.findByText('Subcontractors (321)');
     await addBill(user, 'Hughes Groundworks Ltd', '1111.11');
     await addBill(user, 'Stone & Sons Brickwork', '333.33');
     expect(screen.getByText('CIS not verified')).toBeInTheDocument();
@@ -325,13 +320,11 @@ describe('Create CIS Bills card', () => {
       }),
     );
     await openMain();
-    await screen.findByText('Subcontractors (321)', {}, FIND);
+    await screen.findByText('Subcontractors (321)');
     await addBill(user, 'Hughes Groundworks Ltd', '1111.11');
     await addBill(user, 'Stone & Sons Brickwork', '333.33');
     await user.click(screen.getByRole('button', { name: 'Create 2 Bills in Xero' }));
-    expect(
-      (await screen.findAllByText('Successfully created 1 bill (1 failed)', {}, FIND)).length,
-    ).toBeGreaterThan(0);
+    expect((await screen.findAllByText('Successfully created 1 bill (1 failed)')).length).toBeGreaterThan(0);
     expect(screen.getByRole('progressbar')).toHaveAttribute('aria-valuenow', '2');
     const results = screen.getByRole('region', { name: 'Bill creation results' });
     expect(within(results).getByText('Created as draft')).toBeInTheDocument();
@@ -378,13 +371,13 @@ describe('Create CIS Bills card', () => {
       }),
     );
     await openMain();
-    await screen.findByText('Subcontractors (321)', {}, FIND);
+    await screen.findByText('Subcontractors (321)');
     await user.click(
       screen.getByRole('checkbox', { name: 'Create as draft bills (uncheck to approve immediately)' }),
     );
     await addBill(user, 'A. Patel Plastering', '50');
     await user.click(screen.getByRole('button', { name: 'Create 1 Bill in Xero' }));
-    expect((await screen.findAllByText('CIS Configuration Error', {}, FIND)).length).toBeGreaterThan(0);
+    expect((await screen.findAllByText('CIS Configuration Error')).length).toBeGreaterThan(0);
     expect(statuses).toEqual(['AUTHORISED']);
   });
 });
@@ -401,11 +394,7 @@ describe('Draft CIS Bills card', () => {
     await openMain();
     expect(screen.getByText('Loading draft bills...')).toBeInTheDocument();
     expect(
-      await screen.findByText(
-        'No draft bills found. Create a new bill above or check your Xero account.',
-        {},
-        FIND,
-      ),
+      await screen.findByText('No draft bills found. Create a new bill above or check your Xero account.'),
     ).toBeInTheDocument();
   });
 
@@ -421,7 +410,7 @@ describe('Draft CIS Bills card', () => {
     );
     await openMain();
     const table = await screen.findByRole('table', { name: 'Draft CIS bills' });
-    const row = await within(table).findByRole('row', { name: /Hughes Groundworks Ltd/ }, FIND);
+    const row = await within(table).findByRole('row', { name: /Hughes Groundworks Ltd/ });
     expect(row).toHaveTextContent('20 Nov 2026');
     expect(row).toHaveTextContent('£1,000.00');
     expect(row).toHaveTextContent('£200.00');
@@ -439,7 +428,7 @@ describe('Draft CIS Bills card', () => {
     try {
       useBuilder({ drafts: [makeDraft()] });
       await openMain();
-      const list = await screen.findByRole('list', { name: 'Draft CIS bills' }, FIND);
+      const list = await screen.findByRole('list', { name: 'Draft CIS bills' });
       expect(screen.queryByRole('table', { name: 'Draft CIS bills' })).toBeNull();
       const [card] = within(list).getAllByRole('listitem');
       if (!card) throw new Error('no card');
@@ -476,7 +465,7 @@ describe('Draft CIS Bills card', () => {
     );
     await openMain();
     await user.click(
-      await screen.findByRole('button', { name: 'Edit amount of Hughes Groundworks Ltd 3327' }, FIND),
+      await screen.findByRole('button', { name: 'Edit amount of Hughes Groundworks Ltd 3327' }),
     );
     const input = screen.getByRole('spinbutton', { name: 'Gross amount for Hughes Groundworks Ltd' });
     await user.clear(input);
@@ -485,7 +474,7 @@ describe('Draft CIS Bills card', () => {
     await user.type(input, '1250');
     await user.click(screen.getByRole('button', { name: 'Save' }));
     await waitFor(() => expect(bodies).toEqual([{ amount: 1250 }]));
-    expect(await screen.findByText('£1,250.00', {}, FIND)).toBeInTheDocument();
+    expect(await screen.findByText('£1,250.00')).toBeInTheDocument();
     await user.click(screen.getByRole('button', { name: 'Edit amount of Hughes Groundworks Ltd 3327' }));
     await user.click(screen.getByRole('button', { name: 'Cancel' }));
     expect(bodies).toHaveLength(1);
@@ -512,15 +501,9 @@ describe('Draft CIS Bills card', () => {
       }),
     );
     await openMain();
-    await user.click(
-      await screen.findByRole('button', { name: 'Approve bill Hughes Groundworks Ltd 3327' }, FIND),
-    );
+    await user.click(await screen.findByRole('button', { name: 'Approve bill Hughes Groundworks Ltd 3327' }));
     expect(
-      await screen.findByText(
-        'No draft bills found. Create a new bill above or check your Xero account.',
-        {},
-        FIND,
-      ),
+      await screen.findByText('No draft bills found. Create a new bill above or check your Xero account.'),
     ).toBeInTheDocument();
     expect(headers).toEqual([ACCOUNT_321]);
   });
@@ -531,9 +514,7 @@ describe('Draft CIS Bills card', () => {
     const approve = vi.fn();
     server.use(http.post('*/api/xero/approve-bill/bill-1', approve));
     await openMain();
-    await user.click(
-      await screen.findByRole('button', { name: 'Approve bill Hughes Groundworks Ltd 3327' }, FIND),
-    );
+    await user.click(await screen.findByRole('button', { name: 'Approve bill Hughes Groundworks Ltd 3327' }));
     expect(
       (
         await screen.findAllByText(
@@ -553,15 +534,13 @@ describe('Draft CIS Bills card', () => {
       http.post('*/api/xero/approve-bill/bill-1', () => HttpResponse.json({ message: 'boom' }, { status })),
     );
     await openMain();
-    await user.click(
-      await screen.findByRole('button', { name: 'Approve bill Hughes Groundworks Ltd 3327' }, FIND),
+    await user.click(await screen.findByRole('button', { name: 'Approve bill Hughes Groundworks Ltd 3327' }));
+    expect((await screen.findAllByText('Server error (500): Failed to approve bill')).length).toBeGreaterThan(
+      0,
     );
-    expect(
-      (await screen.findAllByText('Server error (500): Failed to approve bill', {}, FIND)).length,
-    ).toBeGreaterThan(0);
     status = 401;
     await user.click(screen.getByRole('button', { name: 'Approve bill Hughes Groundworks Ltd 3327' }));
-    expect(await screen.findByRole('heading', { name: 'Authentication Required' }, FIND)).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { name: 'Authentication Required' })).toBeInTheDocument();
   });
 
   it('deletes through the confirmation dialog; a 403 is a permission message', async () => {
@@ -586,9 +565,7 @@ describe('Draft CIS Bills card', () => {
       ),
     );
     await openMain();
-    await user.click(
-      await screen.findByRole('button', { name: 'Delete bill Hughes Groundworks Ltd 3327' }, FIND),
-    );
+    await user.click(await screen.findByRole('button', { name: 'Delete bill Hughes Groundworks Ltd 3327' }));
     const dialog = await screen.findByRole('dialog', { name: 'Confirm Deletion' });
     expect(dialog).toHaveTextContent('Hughes Groundworks Ltd');
     expect(dialog).toHaveTextContent('3327');
@@ -604,7 +581,7 @@ describe('Draft CIS Bills card', () => {
       }),
     );
     expect(
-      (await screen.findAllByText("You don't have permission to delete this bill", {}, FIND)).length,
+      (await screen.findAllByText("You don't have permission to delete this bill")).length,
     ).toBeGreaterThan(0);
     // Issue 17 item 16: the failed delete's dialog closes with one Escape (the error toast is open too).
     expect(screen.getByRole('dialog', { name: 'Confirm Deletion' })).toBeInTheDocument();
@@ -669,7 +646,7 @@ describe('subcontractors checked when shown (issue 19)', () => {
       within(list)
         .getAllByRole('option')
         .map((o) => o.getAttribute('aria-label'));
-    await waitFor(() => expect(endpoint.requests.length).toBeGreaterThan(0), FIND);
+    await waitFor(() => expect(endpoint.requests.length).toBeGreaterThan(0));
     // Asked, not answered yet: no row claims anything about a UTR.
     expect(within(list).queryByText('(No UTR)')).toBeNull();
     expect(within(list).getAllByText('Checking…')).toHaveLength(30);
@@ -677,7 +654,7 @@ describe('subcontractors checked when shown (issue 19)', () => {
 
     endpoint.release();
     const screenful = unchecked.slice(0, 20);
-    await waitFor(() => expect(labels().slice(0, 20)).toEqual(screenful.map(expectedLabel)), FIND);
+    await waitFor(() => expect(labels().slice(0, 20)).toEqual(screenful.map(expectedLabel)));
     expect(within(list).getAllByText('(No UTR)')).toHaveLength(10);
     // The rows below the first screenful were not asked about; each shown row once, in batches of 50 at most.
     expect(labels().slice(20)).toEqual(unchecked.slice(20).map((c) => `${c.name} (checking CIS settings)`));
@@ -716,12 +693,10 @@ describe('subcontractors checked when shown (issue 19)', () => {
     await openMain();
     await user.click(screen.getByRole('combobox', { name: /^Subcontractor/ }));
     const list = await screen.findByRole('listbox', { name: 'Subcontractors' });
-    await waitFor(
-      () =>
-        expect(
-          within(list).getByRole('option', { name: expectedLabel(unchecked[4] as CisContact) }),
-        ).toBeVisible(),
-      FIND,
+    await waitFor(() =>
+      expect(
+        within(list).getByRole('option', { name: expectedLabel(unchecked[4] as CisContact) }),
+      ).toBeVisible(),
     );
     expect(observed.length).toBeGreaterThanOrEqual(30);
     expect(new Set(endpoint.requests.flat())).toEqual(new Set(unchecked.slice(0, 5).map((c) => c.id)));
@@ -729,7 +704,7 @@ describe('subcontractors checked when shown (issue 19)', () => {
     // Sub 12 is out of view, still unchecked: picking it checks it straight away.
     await user.click(within(list).getByRole('option', { name: 'Sub 12 (checking CIS settings)' }));
     expect(
-      await screen.findByRole('combobox', { name: 'Subcontractor: Sub 12 (No UTR)' }, FIND),
+      await screen.findByRole('combobox', { name: 'Subcontractor: Sub 12 (No UTR)' }),
     ).toBeInTheDocument();
     expect(endpoint.requests.flat().filter((id) => id === 'c-12')).toHaveLength(1);
     expect(screen.getByText('No verified CIS settings in Xero')).toBeInTheDocument();

@@ -233,9 +233,9 @@ describe('Organizations page (spec 000 §2)', () => {
     ).toBeInTheDocument();
     expect(screen.getByText('Organization Changed')).toBeInTheDocument();
     expect(requests).toEqual([{ organizationId: 2 }]);
-    await waitFor(() => expect(window.location.pathname).toBe('/cis-invoices'), { timeout: 3000 });
-    // The page loads on demand: give its chunk time on a busy machine.
-    expect(await screen.findByRole('heading', { name: 'CIS Bills' }, { timeout: 5000 })).toBeInTheDocument();
+    await waitFor(() => expect(window.location.pathname).toBe('/cis-invoices'));
+    // The page loads on demand: findBy waits for its chunk (the 15 s ceiling of src/client/testing/setup.ts).
+    expect(await screen.findByRole('heading', { name: 'CIS Bills' })).toBeInTheDocument();
   });
 
   it('empty state: "No Organizations Connected"', async () => {

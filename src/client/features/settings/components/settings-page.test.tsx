@@ -102,7 +102,7 @@ function useSettingsServer(
 }
 
 /** The first render loads the lazy settings route: give it time. */
-const findCard = (name: string) => screen.findByRole('region', { name }, { timeout: 5000 });
+const findCard = (name: string) => screen.findByRole('region', { name });
 
 describe('Settings page, General tab (000 §2)', () => {
   it('shows the four feature cards and Database Maintenance, with each saved default selected', async () => {
@@ -341,7 +341,7 @@ describe('Settings page, General tab (000 §2)', () => {
     await user.click(
       within(await screen.findByRole('dialog')).getByRole('button', { name: 'Clean Up Old Data' }),
     );
-    expect(await screen.findByText('Cleanup Error', {}, { timeout: 3000 })).toBeInTheDocument();
+    expect(await screen.findByText('Cleanup Error')).toBeInTheDocument();
     expect(
       screen.getByText('Failed to clean up processed invoices and payments: Xero is unavailable'),
     ).toBeInTheDocument();
