@@ -84,9 +84,13 @@ export function createSyncState(db: Db) {
             'Xero data is still being refreshed. Please try again in a minute.',
           );
         await sleep(150);
-        // Another request or instance holds the lease: once it lets go, its result is in the cache.
+        // Another request or instance holds the lease: once it lets go having finished, its result is in the
+        // cache. One that let go without finishing (its read of Xero failed, or a full read was asked for and it
+        // read only what changed) served nothing: the loop takes the lease and reads Xero itself, rather than
+        // answer a refresh from a cache nobody refreshed.
         const state = await readState(ctx.organizationId, resource);
-        if (state && state.leaseUntil === null) return { calls: 0, fetched: 0, full: false };
+        if (state && state.leaseUntil === null && servedBy(state))
+          return { calls: 0, fetched: 0, full: false };
       }
       try {
         return await work();
