@@ -100,6 +100,35 @@ export function createInvoiceRead(
   }
 
   /**
+   * Reads the named invoices from Xero, one call per IDS_PER_CALL ids (`GET /Invoices?IDs=…`, paged so the lines
+   * come too), into the cache under the newest-wins rule; ids Xero does not return are left to the caller.
+   * Answers the calls made and the rows Xero returned, in our vocabulary.
+   */
+  async function readInvoicesByIds(
+    ctx: SyncContext,
+    invoiceIds: readonly string[],
+  ): Promise<{ calls: number; rows: ReturnType<typeof toInvoiceRow>[] }> {
+    const unique = [...new Set(invoiceIds.map((id) => id.toLowerCase()))];
+    const rows: ReturnType<typeof toInvoiceRow>[] = [];
+    let calls = 0;
+    for (let i = 0; i < unique.length; i += IDS_PER_CALL) {
+      const chunk = unique.slice(i, i + IDS_PER_CALL);
+      const readAt = new Date();
+      const { data } = await http.send(ctx.userId, ctx.tenantId, {
+        method: 'GET',
+        path: '/api.xro/2.0/Invoices',
+        query: { IDs: chunk.join(','), page: 1, pageSize: IDS_PER_CALL, Statuses: ALL_STATUSES },
+        schema: xeroInvoicesEnvelope,
+      });
+      calls += 1;
+      const chunkRows = data.Invoices.map((inv) => toInvoiceRow(ctx.organizationId, inv));
+      if (chunkRows.length > 0) await upsertInvoices(ctx.organizationId, chunkRows, readAt);
+      rows.push(...chunkRows);
+    }
+    return { calls, rows };
+  }
+
+  /**
    * After a read of the whole view, the invoices the cache holds in the view's statuses that neither the read
    * nor anything since it began (`began`) wrote: Xero did not list them in those statuses, so the cache's copy
    * is older than Xero's. They were written by something other than a read of this view (a write's answer, a
@@ -122,24 +151,13 @@ export function createInvoiceRead(
     const ids = (await db.select({ id: xeroInvoices.invoiceId }).from(xeroInvoices).where(unlisted)).map(
       (r) => r.id,
     );
-    let calls = 0;
-    for (let i = 0; i < ids.length; i += IDS_PER_CALL) {
-      const chunk = ids.slice(i, i + IDS_PER_CALL);
-      const readAt = new Date();
-      const { data } = await http.send(ctx.userId, ctx.tenantId, {
-        method: 'GET',
-        path: '/api.xro/2.0/Invoices',
-        query: { IDs: chunk.join(','), page: 1, pageSize: IDS_PER_CALL, Statuses: ALL_STATUSES },
-        schema: xeroInvoicesEnvelope,
-      });
-      calls += 1;
-      const rows = data.Invoices.map((inv) => toInvoiceRow(ctx.organizationId, inv));
-      if (rows.length > 0) await upsertInvoices(ctx.organizationId, rows, readAt);
-      const answered = new Set(rows.map((r) => r.invoiceId.toLowerCase()));
-      const gone = chunk.filter((id) => !answered.has(id.toLowerCase()));
-      if (gone.length > 0)
-        await db.delete(xeroInvoices).where(and(unlisted, inArray(xeroInvoices.invoiceId, gone)));
-    }
+    const { calls, rows } = await readInvoicesByIds(ctx, ids);
+    const answered = new Set(rows.map((r) => r.invoiceId.toLowerCase()));
+    const gone = ids.filter((id) => !answered.has(id.toLowerCase()));
+    for (let i = 0; i < gone.length; i += 500)
+      await db
+        .delete(xeroInvoices)
+        .where(and(unlisted, inArray(xeroInvoices.invoiceId, gone.slice(i, i + 500))));
     return calls;
   }
 
@@ -313,6 +331,6 @@ export function createInvoiceRead(
     return { calls, fetched, full: initial };
   }
 
-  return { upsertInvoices, syncInvoicesNow };
+  return { upsertInvoices, readInvoicesByIds, syncInvoicesNow };
 }
 export type InvoiceRead = ReturnType<typeof createInvoiceRead>;

@@ -1,5 +1,5 @@
 import { xeroContactsEnvelope, xeroInvoicesEnvelope } from '../xero-http/schemas';
-import { ALL_STATUSES, IDS_PER_CALL, type SyncContext, type XeroSyncDeps } from './context';
+import { IDS_PER_CALL, type SyncContext, type XeroSyncDeps } from './context';
 import type { InvoiceRead } from './invoice-read';
 import { toContactRow, toInvoiceRow } from './mappers';
 import { storeContact } from './reference-data';
@@ -10,7 +10,7 @@ import { storeContact } from './reference-data';
  */
 export function createRefreshById(
   { db, http }: Pick<XeroSyncDeps, 'db' | 'http'>,
-  { upsertInvoices }: InvoiceRead,
+  { upsertInvoices, readInvoicesByIds }: InvoiceRead,
 ) {
   return {
     /**
@@ -37,28 +37,8 @@ export function createRefreshById(
      * come too), into the cache under the newest-wins rule; ids Xero does not return are left alone. Answers
      * the rows Xero returned, in our vocabulary.
      */
-    async refreshInvoicesByIds(
-      ctx: SyncContext,
-      invoiceIds: readonly string[],
-    ): Promise<{ calls: number; rows: ReturnType<typeof toInvoiceRow>[] }> {
-      const unique = [...new Set(invoiceIds.map((id) => id.toLowerCase()))];
-      const rows: ReturnType<typeof toInvoiceRow>[] = [];
-      let calls = 0;
-      for (let i = 0; i < unique.length; i += IDS_PER_CALL) {
-        const chunk = unique.slice(i, i + IDS_PER_CALL);
-        const readAt = new Date();
-        const { data } = await http.send(ctx.userId, ctx.tenantId, {
-          method: 'GET',
-          path: '/api.xro/2.0/Invoices',
-          query: { IDs: chunk.join(','), page: 1, pageSize: IDS_PER_CALL, Statuses: ALL_STATUSES },
-          schema: xeroInvoicesEnvelope,
-        });
-        calls += 1;
-        const chunkRows = data.Invoices.map((inv) => toInvoiceRow(ctx.organizationId, inv));
-        if (chunkRows.length > 0) await upsertInvoices(ctx.organizationId, chunkRows, readAt);
-        rows.push(...chunkRows);
-      }
-      return { calls, rows };
+    refreshInvoicesByIds(ctx: SyncContext, invoiceIds: readonly string[]) {
+      return readInvoicesByIds(ctx, invoiceIds);
     },
 
     /** The contacts a webhook named, in one call per IDS_PER_CALL ids; newest wins by Xero's UpdatedDateUTC. */
