@@ -1,6 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import readline from 'node:readline';
+import { startCommandFlags } from '../../src/server/test/start-command';
 
 export interface ChildServer {
   pid: number;
@@ -17,19 +18,6 @@ export interface ChildServer {
  * measures the start command as it is; `BENCH_SERVER_NODE_FLAGS` (e.g. "--optimize-for-size") replaces them, to
  * measure a flag before the start command takes it (issue 19: memory).
  */
-function startCommandFlags(): string[] {
-  const scripts = (JSON.parse(fs.readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> })
-    .scripts;
-  const words = (scripts['start:only'] ?? '').trim().split(/\s+/);
-  const flags = words.slice(1, -1);
-  if (
-    words[0] !== 'node' ||
-    words.at(-1) !== 'dist/server/server.mjs' ||
-    flags.some((f) => !f.startsWith('--'))
-  )
-    throw new Error('package.json start:only is no longer "node [flags] dist/server/server.mjs"');
-  return flags;
-}
 const SERVER_NODE_FLAGS =
   process.env.BENCH_SERVER_NODE_FLAGS !== undefined
     ? process.env.BENCH_SERVER_NODE_FLAGS.split(/\s+/).filter(Boolean)

@@ -69,6 +69,17 @@ function paged(key: string, items: unknown[], pageSize = NAIVE_PAGE): Cost {
 }
 
 /** The naive client's unit costs for one organisation, as the sandbox holds it now. */
+/** A customer's approved or paid sales invoices dated in the range: what the stock-journal weeks are summed from. */
+function isSaleOf(org: OrgRec, contactName: string, from: string, to: string) {
+  const contact = org.contacts.find((c) => c.Name === contactName);
+  return (i: InvoiceRec) =>
+    i.Type === 'ACCREC' &&
+    i.ContactID === contact?.ContactID &&
+    (i.Status === 'AUTHORISED' || i.Status === 'PAID') &&
+    i.Date >= from &&
+    i.Date <= to;
+}
+
 export function naiveCostsOf(org: OrgRec) {
   const idx = indexOrg(org);
   const whole = (inv: InvoiceRec) => invoiceJson(org, inv, { lineItems: true, payments: true, idx });
@@ -100,15 +111,7 @@ export function naiveCostsOf(org: OrgRec) {
     /** Approved and paid bills: where the CIS month-end finds the month's payments (issue 29). */
     paidBills: invoices((i) => i.Type === 'ACCPAY' && (i.Status === 'AUTHORISED' || i.Status === 'PAID')),
     salesOf(contactName: string, from: string, to: string): Cost {
-      const contact = org.contacts.find((c) => c.Name === contactName);
-      return invoices(
-        (i) =>
-          i.Type === 'ACCREC' &&
-          i.ContactID === contact?.ContactID &&
-          (i.Status === 'AUTHORISED' || i.Status === 'PAID') &&
-          i.Date >= from &&
-          i.Date <= to,
-      );
+      return invoices(isSaleOf(org, contactName, from, to));
     },
     accounts: one('Accounts', org.accounts.map(accountJson)),
     taxRates: one('TaxRates', org.taxRates.map(taxRateJson)),
@@ -164,15 +167,7 @@ export function floorReadsOf(org: OrgRec) {
     ),
     /** A customer's approved sales invoices dated in the range, as summaries (what the weeks are summed from). */
     salesOf(contactName: string, from: string, to: string): Cost {
-      const contact = org.contacts.find((c) => c.Name === contactName);
-      return summaries(
-        (i) =>
-          i.Type === 'ACCREC' &&
-          i.ContactID === contact?.ContactID &&
-          (i.Status === 'AUTHORISED' || i.Status === 'PAID') &&
-          i.Date >= from &&
-          i.Date <= to,
-      );
+      return summaries(isSaleOf(org, contactName, from, to));
     },
     /** The organisation's accounts, once (the bank accounts to pay from are among them). */
     accounts: one('Accounts', org.accounts.map(accountJson)),

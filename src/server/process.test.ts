@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from './db/client';
 import { pgliteTemplate } from './test/database';
+import { startCommandFlags } from './test/start-command';
 
 /**
  * The real entry points, as `npm start` and `npm run sandbox` run them: the server bundled by
@@ -17,20 +18,6 @@ const BUNDLE_DIR = path.resolve(`dist/process-test-${process.pid}`);
 const ENTRY = path.join(BUNDLE_DIR, 'server.mjs');
 const SANDBOX_ENTRY = path.resolve('src/sandbox/main.ts');
 
-/** The Node flags of `npm run start:only` ("node [flags] dist/server/server.mjs"). */
-function startCommandFlags(): string[] {
-  const scripts = (JSON.parse(fs.readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> })
-    .scripts;
-  const words = (scripts['start:only'] ?? '').trim().split(/\s+/);
-  const flags = words.slice(1, -1);
-  if (
-    words[0] !== 'node' ||
-    words.at(-1) !== 'dist/server/server.mjs' ||
-    flags.some((f) => !f.startsWith('--'))
-  )
-    throw new Error('package.json start:only is no longer "node [flags] dist/server/server.mjs"');
-  return flags;
-}
 const SERVER_FLAGS = startCommandFlags();
 
 beforeAll(() => {
