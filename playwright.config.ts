@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { defineConfig } from '@playwright/test';
+import { startCommandFlags } from './src/server/test/start-command';
 
 /** Set by scripts/e2e.mjs; defaults let `npx playwright test` work on its own too. */
 const port = Number(process.env.E2E_PORT ?? 5100);
@@ -23,7 +24,9 @@ export default defineConfig({
     baseURL: `http://localhost:${port}`,
     viewport: { width: 1280, height: 800 },
     screenshot: 'only-on-failure',
-    trace: 'retain-on-failure',
+    // A trace records every action's page and a screencast: about a third of e2e's CPU in CI. There the first
+    // try runs without and a failing test's retry records one; locally (no retries) a failure keeps its trace.
+    trace: process.env.CI === 'true' ? 'on-first-retry' : 'retain-on-failure',
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
       args: [
@@ -39,8 +42,8 @@ export default defineConfig({
     },
   },
   webServer: {
-    // What `npm start` runs: the server bundle scripts/e2e.mjs has just built.
-    command: 'node --max-semi-space-size=8 --liftoff-only dist/server/server.mjs',
+    // What `npm start` runs (its flags read from package.json): the server bundle scripts/e2e.mjs has just built.
+    command: ['node', ...startCommandFlags(), 'dist/server/server.mjs'].join(' '),
     url: `http://localhost:${port}/readyz`,
     reuseExistingServer: false,
     timeout: 120_000,

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { APIRequestContext, Browser } from '@playwright/test';
 import pg from 'pg';
+import { startCommandFlags } from '../src/server/test/start-command';
 import { ADMIN, expect, test } from './fixtures';
 import { payInOneBrowserAndInXero } from './paid-elsewhere';
 
@@ -32,8 +33,12 @@ let workDir = '';
 let databaseName = '';
 let databaseUrl = '';
 
+/** The app instances run the server bundle scripts/e2e.mjs has just built, as `npm start` does; the sandbox its source. */
+const SERVER_BUNDLE = 'dist/server/server.mjs';
+
 function start(name: string, script: string, env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+  const args = script === SERVER_BUNDLE ? [...startCommandFlags(), script] : ['--import', 'tsx', script];
+  const child = spawn(process.execPath, args, {
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -126,9 +131,9 @@ test.describe('live updates across two app instances on one PostgreSQL', () => {
     });
     await waitFor(`${SANDBOX}/.well-known/openid-configuration`, 'sandbox');
     // One instance migrates and creates the administrator, then the other joins it.
-    start('app-a', 'src/server/server.ts', appEnv(PORT_A, path.join(workDir, 'a')));
+    start('app-a', SERVER_BUNDLE, appEnv(PORT_A, path.join(workDir, 'a')));
     await waitFor(`${ORIGIN_A}/readyz`, 'app-a');
-    start('app-b', 'src/server/server.ts', appEnv(PORT_B, path.join(workDir, 'b')));
+    start('app-b', SERVER_BUNDLE, appEnv(PORT_B, path.join(workDir, 'b')));
     await waitFor(`${ORIGIN_B}/readyz`, 'app-b');
     // Xero posts to one address: the webhook is registered at instance A.
     const subscribed = await fetch(`${SANDBOX}/__sandbox/webhooks`, {

@@ -1,8 +1,12 @@
 #!/usr/bin/env node
-// `npm test`: the whole suite in order — typecheck and lint (side by side: each is one process), unit +
-// integration + contract (Vitest), end to end (Playwright in Chromium). Stops at the first failing step and ends with one line
-// "N passed, N failed, N skipped" counting every test that ran, followed by the step that failed and the
-// steps that did not run, if any; above it, what was skipped for want of a browser or Xero's OpenAPI files.
+// `npm test`: the whole suite — typecheck and lint side by side (each is one process), then unit + integration +
+// contract (Vitest) side by side with end to end (Playwright in Chromium; it builds the app first). Two at once
+// because each leaves a core idle much of the time (Vitest runs one worker on two cores; e2e waits on the
+// browser and the server), and a run at a time left CI's machine half idle for its longest twenty minutes.
+// The first step of a pair prints as it goes; the other's output is kept and printed whole after it. Stops after
+// the first pair with a failing step and ends with one line "N passed, N failed, N skipped" counting every test
+// that ran, followed by the step that failed and the steps that did not run, if any; above it, what was skipped
+// for want of a browser or Xero's OpenAPI files.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -52,12 +56,16 @@ const notes = [];
 // the machine's where that does not apply.
 console.log(`Node ${process.version} (${process.execPath})`);
 const selected = steps.filter(([name]) => !only || only.includes(name));
-// Typecheck and lint are one process each and wait on nothing: run side by side, each printed whole when done.
-const together = new Set(['typecheck', 'lint']);
+// The steps that run side by side; the test steps wait for the checks, which are quick and fail fast.
+const pairs = [
+  ['typecheck', 'lint'],
+  ['vitest', 'e2e'],
+];
 const batches = [];
 for (const step of selected) {
   const last = batches.at(-1);
-  if (last && together.has(step[0]) && together.has(last[0][0])) last.push(step);
+  const pair = pairs.find((p) => p.includes(step[0]));
+  if (last && pair?.includes(last[0][0])) last.push(step);
   else batches.push([step]);
 }
 /** Runs one step; its output goes straight through, or, in a batch of several, is kept and printed whole. */
@@ -98,13 +106,18 @@ for (const batch of batches) {
       );
     }
   }
-  const buffered = batch.length > 1;
-  if (buffered) console.log(`\n── ${batch.map(([name]) => name).join(' and ')}, side by side ──`);
-  else console.log(`\n── ${batch[0][0]} ──`);
-  const results = await Promise.all(batch.map((step) => run(step, buffered)));
+  if (batch.length > 1)
+    console.log(
+      `\n── ${batch.map(([name]) => name).join(' and ')}, side by side (${batch
+        .slice(1)
+        .map(([name]) => name)
+        .join(', ')} printed when ${batch[0][0]} is done) ──`,
+    );
+  console.log(`\n── ${batch[0][0]} ──`);
+  const results = await Promise.all(batch.map((step, i) => run(step, i > 0)));
   count();
-  for (const result of results) {
-    if (buffered) {
+  for (const [i, result] of results.entries()) {
+    if (i > 0) {
       console.log(`\n── ${result.name} ──`);
       process.stdout.write(Buffer.concat(result.output));
     }
