@@ -21,6 +21,11 @@ export default defineConfig({
           include: ['src/{server,shared,sandbox}/**/*.test.ts', 'bench/**/*.test.ts'],
           setupFiles: ['./vitest.setup.ts'],
           pool: 'forks',
+          // A worker keeps the modules it has loaded from one test file to the next, instead of loading the
+          // server, Fastify, Drizzle, zod and PGlite again for each of about a hundred files: the project's CPU
+          // time halves (docs/decisions/033). Every test builds its own app, database and sandbox, so nothing a
+          // test asserts lives in a module; VITEST_ISOLATE=true gives each file fresh modules again.
+          isolate: process.env.VITEST_ISOLATE === 'true',
         },
       },
       {
