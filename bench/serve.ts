@@ -18,6 +18,8 @@ interface AppSpec {
   sandboxUrl: string;
   /** More configuration variables for the app (the soak gives it a webhook key). */
   env?: Record<string, string>;
+  /** The built client to serve (the page benchmark's first visit); none by default. */
+  clientDir?: string;
 }
 
 async function startApp(spec: AppSpec): Promise<{ port: number; close: () => Promise<void> }> {
@@ -29,6 +31,7 @@ async function startApp(spec: AppSpec): Promise<{ port: number; close: () => Pro
     sandboxUrl: spec.sandboxUrl,
     dataDir: spec.dataDir,
     ...(spec.env ? { env: spec.env } : {}),
+    ...(spec.clientDir ? { clientDir: spec.clientDir } : {}),
   });
   return { port: Number(new URL(running.url).port), close: () => running.close() };
 }

@@ -272,7 +272,7 @@ function renderPage(result: PageResult): string[] {
       const v = f.value;
       const firstMs = v.firstInvoiceMs?.median ?? null;
       lines.push(
-        `First visit, empty cache (issues 19 and 32): a fresh database each run, the sandbox adding ${formatNumber(v.latencyMs)} ms to every Xero call, Xero's pages at their real size, ${formatNumber(v.invoices)} outstanding invoices; ${v.runs} run(s). The first page (250 invoices) is answered at once, the rest is read on the server in the background in pages of 1,000 under a progress bar:`,
+        `First visit, empty cache (issues 19 and 32): the app in a process of its own, run as \`npm start\` runs it, on a new database in its data folder each run, the sandbox (in the bench's process) adding ${formatNumber(v.latencyMs)} ms to every Xero call, Xero's pages at their real size, ${formatNumber(v.invoices)} outstanding invoices; ${v.runs} run(s). The first page (250 invoices) is answered at once, the rest is read on the server in the background in pages of 1,000 under a progress bar:`,
         '',
         '| Page | Median (min–max) | Goal |',
         '|---|---|---|',
