@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, vi } from 'vitest';
 
-// An unexpected console.error fails the test that caused it (STYLE §7).
+// An unexpected console.error fails the test that caused it (docs/code-style.md §7).
 let errors: unknown[][] = [];
 beforeEach(() => {
   errors = [];
