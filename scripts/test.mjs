@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // `npm test`: the whole suite — typecheck and lint side by side (each is one process), then unit + integration +
 // contract (Vitest) side by side with end to end (Playwright in Chromium; it builds the app first). Two at once
-// because each leaves a core idle much of the time (Vitest runs one worker on two cores; e2e waits on the
-// browser and the server), and a run at a time left CI's machine half idle for its longest twenty minutes.
+// because each leaves a core idle much of the time (Vitest's default on two cores is one worker; e2e drives one
+// browser), and a step at a time left CI's machine half idle for its longest twenty minutes (decision 033).
 // The first step of a pair prints as it goes; the other's output is kept and printed whole after it. Stops after
 // the first pair with a failing step and ends with one line "N passed, N failed, N skipped" counting every test
 // that ran, followed by the step that failed and the steps that did not run, if any; above it, what was skipped
