@@ -16,80 +16,8 @@ import readline from 'node:readline';
 import autocannon from 'autocannon';
 import { makeTempDir, startBenchSandbox } from './lib/harness';
 import { readOptions } from './lib/options';
+import { summarizeProfile } from './lib/cpu-profile';
 import { prepareDatabase } from './parts/server';
-
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  children?: number[];
-}
-interface CpuProfile {
-  startTime: number;
-  nodes: ProfileNode[];
-  samples: number[];
-  timeDeltas: number[];
-}
-
-/** An area a function's self time is charged to, from its source file. */
-function describeArea(url: string, name: string): string {
-  if (!url) return name === '(garbage collector)' ? 'GC' : name.startsWith('(') ? name : 'native / V8';
-  const inPackage = url.split('node_modules/').pop();
-  if (inPackage !== undefined && inPackage !== url) {
-    const [scope = '', name = ''] = inPackage.split('/');
-    return scope.startsWith('@') ? `${scope}/${name}` : scope;
-  }
-  if (url.startsWith('node:')) return url.split('/')[0] ?? url;
-  const src = /\/(src\/.*|bench\/.*)$/.exec(url);
-  return src?.[1] ?? url;
-}
-
-function summarizeProfile(file: string, requests: number, fromUs: number): string {
-  const profile = JSON.parse(fs.readFileSync(file, 'utf8')) as CpuProfile;
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const selfUs = new Map<number, number>();
-  // Start-up (module loading, migrations) is left out: only samples taken once the server listened count.
-  let at = profile.startTime;
-  profile.samples.forEach((id, i) => {
-    const delta = profile.timeDeltas[i] ?? 0;
-    at += delta;
-    if (at >= fromUs) selfUs.set(id, (selfUs.get(id) ?? 0) + delta);
-  });
-  const byFunction = new Map<string, number>();
-  const byArea = new Map<string, number>();
-  let total = 0;
-  let idle = 0;
-  for (const [id, us] of selfUs) {
-    const node = byId.get(id);
-    if (!node) continue;
-    const { functionName, url, lineNumber } = node.callFrame;
-    if (functionName === '(idle)') {
-      idle += us;
-      continue;
-    }
-    total += us;
-    const area = describeArea(url, functionName);
-    byArea.set(area, (byArea.get(area) ?? 0) + us);
-    const key = `${functionName || '(anonymous)'} ${area}:${lineNumber + 1}`;
-    byFunction.set(key, (byFunction.get(key) ?? 0) + us);
-  }
-  const perRequest = (us: number) => (requests > 0 ? `${(us / requests).toFixed(0)} µs/req` : '');
-  const top = (m: Map<string, number>, n: number) =>
-    [...m.entries()]
-      .sort((a, b) => b[1] - a[1])
-      .slice(0, n)
-      .map(
-        ([k, us]) =>
-          `    ${((100 * us) / total).toFixed(1).padStart(5)} %  ${perRequest(us).padStart(12)}  ${k}`,
-      )
-      .join('\n');
-  return [
-    `  busy ${(total / 1e6).toFixed(1)} s, idle ${(idle / 1e6).toFixed(1)} s, ${requests} requests → ${perRequest(total)} of CPU on the server thread`,
-    '  by area:',
-    top(byArea, 14),
-    '  by function (self time):',
-    top(byFunction, 25),
-  ].join('\n');
-}
 
 async function spawnProfiled(
   spec: object,
@@ -169,11 +97,9 @@ try {
     );
     if (file)
       console.log(
-        summarizeProfile(
-          path.join(profileDir, file),
-          warm.requests.total + result.requests.total,
-          server.listeningAtUs,
-        ),
+        summarizeProfile(path.join(profileDir, file), warm.requests.total + result.requests.total, {
+          fromUs: server.listeningAtUs,
+        }),
       );
   }
   console.log(`\nprofiles: ${outDir}`);

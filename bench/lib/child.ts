@@ -48,12 +48,22 @@ function serverEntry(): string[] {
   return [file];
 }
 
-/** Starts `bench/serve.ts <args>` as its own Node process (node directly, so the pid is the server's own). */
-export async function spawnServer(args: string[], timeoutMs = 180_000): Promise<ChildServer> {
-  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...serverEntry(), ...args], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, NODE_ENV: 'production' },
-  });
+/**
+ * Starts `bench/serve.ts <args>` as its own Node process (node directly, so the pid is the server's own);
+ * `extraNodeFlags` go after the start command's (`--cpu-prof` for bench/first-visit-waterfall.ts).
+ */
+export async function spawnServer(
+  args: string[],
+  { timeoutMs = 180_000, extraNodeFlags = [] }: { timeoutMs?: number; extraNodeFlags?: string[] } = {},
+): Promise<ChildServer> {
+  const child = spawn(
+    process.execPath,
+    [...SERVER_NODE_FLAGS, ...extraNodeFlags, ...serverEntry(), ...args],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, NODE_ENV: 'production' },
+    },
+  );
   const pid = child.pid;
   if (pid === undefined) throw new Error('could not start the server process');
   const port = await new Promise<number>((resolve, reject) => {

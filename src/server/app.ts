@@ -174,6 +174,12 @@ export async function assembleApp(
   app.addHook('onReady', () => wiring.start());
   app.addHook('onClose', () => wiring.stop());
 
-  await registerSpa(app, options.clientDir ?? DEFAULT_CLIENT_DIR);
+  // A page's first data is asked of Xero as its HTML leaves, not once its scripts have run (issue 32).
+  await registerSpa(app, options.clientDir ?? DEFAULT_CLIENT_DIR, {
+    onPage: async (request, pathname) => {
+      if (options.settleNoticesFirst) await principalCache.settled();
+      await wiring.startPageData(request, pathname);
+    },
+  });
   return { app, parts: { ...wiring.parts, routeTable } };
 }

@@ -5,13 +5,15 @@
  * Routes files never build a repository (lint: *.routes.ts imports no *.repository.ts nor the db layer).
  */
 import nodeCrypto from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { FEATURE_PATHS, type FeatureKey } from '../shared/feature-flags-rules';
 import type { ServerConfig } from './config/env';
 import type { Database } from './db/client';
 import type { XeroEndpoints } from './xero/endpoints';
 import type { XeroHttpOptions } from './xero/xero-http/http';
 import type { SharedGateOptions } from './xero/xero-http/shared-gate';
 import { redirectUris } from './demo';
+import { AppError } from './lib/app-error';
 import { createBodyCache } from './lib/body-cache';
 import { createSecretBox, loadEncryptionKey } from './lib/crypto';
 import { createJobs, type Job } from './lib/jobs';
@@ -45,7 +47,7 @@ import { createCisReturnsService } from './modules/cis-returns/cis-returns.servi
 import { registerLiveEventsRoutes } from './modules/live-events/live-events.routes';
 import { createEgressMeter } from './modules/organizations/egress-meter';
 import { createOrganizationsRepository } from './modules/organizations/organizations.repository';
-import { createTenancy, type ResolveTenant } from './modules/organizations/tenancy';
+import { createTenancy, type RequestContext, type ResolveTenant } from './modules/organizations/tenancy';
 import { createAttachmentStoreRepository } from './modules/pay-invoices/attachment-store.repository';
 import { createPayInvoicesRepository } from './modules/pay-invoices/pay-invoices.repository';
 import { registerPayInvoicesRoutes } from './modules/pay-invoices/pay-invoices.routes';
@@ -102,6 +104,12 @@ export interface Wiring {
   resolveTenant: ResolveTenant;
   /** Registers every module's routes and every kind of Xero write, once. */
   registerModules(): void;
+  /**
+   * A page of the client was asked for (its HTML, spa.ts): starts reading what that page will ask for first
+   * from Xero, for the signed-in user's active organisation where they may use the page's feature (issue 32).
+   * Never throws: a page asked for signed out, without access or with the feature off starts nothing.
+   */
+  startPageData(request: FastifyRequest, pathname: string): Promise<void>;
   /** When the app is ready: live events, the ledger's heartbeat, then the background jobs. */
   start(): Promise<void>;
   /** When the app closes: the jobs, then each collaborator holding a connection, a timer or unsaved counts. */
@@ -435,11 +443,42 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
     );
   }
 
+  /** What each page asks Xero for first, started with the page (startPageData). */
+  const pageData = new Map<string, { feature: FeatureKey; start: (ctx: RequestContext) => Promise<void> }>([
+    [
+      FEATURE_PATHS['pay-invoices'],
+      { feature: 'pay-invoices', start: (ctx) => payInvoices.startInvoiceList(ctx) },
+    ],
+  ]);
+
+  async function startPageData(request: FastifyRequest, pathname: string): Promise<void> {
+    const page = pageData.get(pathname);
+    if (!page) return;
+    try {
+      // The page shows the active organisation (the client's choice is kept on the server; a page's own query
+      // string names none the client reads): the same session, membership, connection and feature checks as the
+      // page's own requests, through the same code.
+      const principal = await sessions.loadPrincipal(request, 0);
+      if (!principal.session || principal.session.mfaPending) return;
+      request.principal = principal;
+      request.session = principal.session;
+      request.queriedOrganization = [];
+      await page.start(await resolveTenant(request, page.feature));
+    } catch (error) {
+      // Refused (no active organisation, not connected, feature off) or Xero failed: the page's own request
+      // meets the same and tells the user; nothing here is theirs to see.
+      if (error instanceof AppError && error.statusCode < 500)
+        request.log.debug({ err: error }, 'page data not started');
+      else request.log.warn({ err: error }, `reading ${pathname}'s data with the page failed`);
+    }
+  }
+
   return {
     parts: { tokens, xeroHttp, ledger, sync, principals },
     sessions,
     resolveTenant,
     registerModules,
+    startPageData,
     async start() {
       await live.start();
       // Events stored by an instance that stopped before applying them.

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { errorAnswer } from '../lib/app-error';
 import { decodedPath, isApiRequest } from './route-path';
 
@@ -22,7 +22,14 @@ function isFilePath(pathname: string): boolean {
  * as they are to a browser that accepts them (`Content-Encoding`, `Vary: Accept-Encoding`), the plain file
  * otherwise, so nothing is compressed per request.
  */
-export async function registerSpa(app: FastifyInstance, clientDir: string) {
+export async function registerSpa(
+  app: FastifyInstance,
+  clientDir: string,
+  hooks: {
+    /** A page's HTML is being sent: what it will ask the API for may start now (not awaited). */
+    onPage?: (request: FastifyRequest, pathname: string) => Promise<void>;
+  } = {},
+) {
   const indexPath = path.join(clientDir, 'index.html');
   const built = fs.existsSync(indexPath);
   if (built) {
@@ -62,6 +69,9 @@ export async function registerSpa(app: FastifyInstance, clientDir: string) {
         .type('text/plain; charset=utf-8')
         .send('The web app has not been built yet: run `npm run build` (npm start does it for you).');
     }
+    hooks.onPage?.(request, pathname).catch((error: unknown) => {
+      request.log.warn({ err: error }, 'starting the page data failed');
+    });
     return reply.sendFile('index.html');
   });
 }

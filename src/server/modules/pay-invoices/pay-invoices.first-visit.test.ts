@@ -1,5 +1,8 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startSandbox, type Sandbox } from '../../../sandbox/sandbox';
 import {
   INVOICES_SYNC_HEADER,
@@ -33,7 +36,8 @@ const readsOf = (total: number) => 1 + Math.ceil((total - FIRST_PAGE_SIZE) / PAG
 
 /**
  * Holds an instance's Xero calls at its gate, so a test decides when the next page may go (no timing): `allow(n)`
- * lets n more calls start and holds the rest; `open()` lets everything through.
+ * lets n more calls start and holds the rest; `releaseOne()` lets the oldest held one go; `open()` lets
+ * everything through.
  */
 function createValve() {
   let allowance = Number.POSITIVE_INFINITY;
@@ -41,6 +45,10 @@ function createValve() {
   const valve = {
     allow(n: number) {
       allowance = n;
+    },
+    /** Lets the oldest held call go (the rest stay held). */
+    releaseOne() {
+      held.shift()?.();
     },
     open() {
       allowance = Number.POSITIVE_INFINITY;
@@ -307,4 +315,107 @@ describe('Pay Invoices: a first visit answers after the first page (issue 19)', 
       await database.destroy();
     }
   }, 120_000);
+
+  describe('the page itself starts the first visit (issue 32)', () => {
+    let clientDir: string;
+    beforeAll(() => {
+      // A built client of one page: the app answers every page path with it (src/server/plugins/spa.ts).
+      clientDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ledgerlink-client-'));
+      fs.writeFileSync(path.join(clientDir, 'index.html'), '<!doctype html><title>Ledgerlink</title>');
+    });
+    afterAll(() => fs.rmSync(clientDir, { recursive: true, force: true }));
+
+    it("opening /invoices reads Xero's first page before the page asks; the page's request waits for that read, and Xero is read once", async () => {
+      const valve = createValve();
+      const database = await createTestDatabase();
+      const t = await createXeroTestApp({
+        database,
+        sandboxInstance: sandbox,
+        clientDir,
+        xeroHttp: { createGate: () => valve.createGate() },
+      });
+      try {
+        const { owner, shop } = await openShop(t, 'early');
+        // Someone with the feature off in their organisation, and someone signed out.
+        const other = await createConnectedUser(t, 'builder', { tenants: ['Demo Builders Ltd'] });
+        const builders = other.orgs[0];
+        if (!builders) throw new Error('no builders');
+        const before = { shop: invoiceReads(shop.tenantId), builders: invoiceReads(builders.tenantId) };
+        valve.allow(0);
+
+        const page = (cookie?: string, url = '/invoices') =>
+          t.app.inject({ method: 'GET', url, headers: cookie ? { cookie } : {} });
+        expect((await page()).statusCode).toBe(200);
+        expect((await page(other.cookie)).statusCode).toBe(200);
+        // Another page, and this page naming an organisation the owner is not in: only their own is read.
+        expect((await page(owner.cookie, '/settings')).statusCode).toBe(200);
+        const opened = await page(owner.cookie, `/invoices?org=${builders.organizationId}`);
+        expect(opened.statusCode).toBe(200);
+        expect(opened.body).toContain('<title>Ledgerlink</title>');
+
+        // The page is sent, and its list's first page is already asked of Xero (held at the gate here).
+        await waitFor(() => valve.waiting === 1);
+        const list = owner.call('GET', '/api/xero/invoices');
+        valve.releaseOne();
+        const first = await list;
+        expect(first.statusCode, first.body).toBe(200);
+        expect(syncOf(first)).toMatchObject({ complete: false, fetched: FIRST_PAGE_SIZE });
+        expect(invoiceListResponseSchema.parse(first.json()).length).toBeGreaterThan(0);
+        expect(invoiceReads(shop.tenantId) - before.shop).toBe(1);
+
+        valve.open();
+        await waitFor(async () => (await stateOf(database, shop.organizationId))?.initialReadAt === null);
+        const total = await outstandingInXero(t, shop.organizationId);
+        expect(invoiceReads(shop.tenantId) - before.shop).toBe(readsOf(total));
+        // Opening the page again reads nothing: the list is whole.
+        expect((await page(owner.cookie)).statusCode).toBe(200);
+        const done = await owner.call('GET', '/api/xero/invoices');
+        expect(syncOf(done)).toEqual({ complete: true, fetched: total, total });
+        expect(invoiceReads(shop.tenantId) - before.shop).toBe(readsOf(total));
+        // The feature is off for the builder, so opening the page read nothing of theirs.
+        expect(invoiceReads(builders.tenantId) - before.builders).toBe(0);
+      } finally {
+        valve.open();
+        await t.close();
+        await database.destroy();
+      }
+    }, 120_000);
+
+    it("when the page's own start fails, the list request that joined it reads Xero itself and shows the invoices", async () => {
+      const valve = createValve();
+      const database = await createTestDatabase();
+      const t = await createXeroTestApp({
+        database,
+        sandboxInstance: sandbox,
+        clientDir,
+        xeroHttp: { createGate: () => valve.createGate(), maxAttempts: 2 },
+      });
+      const sync = t.parts.sync;
+      const ensure = vi.spyOn(sync, 'ensureInvoicesInBackground');
+      try {
+        const { owner } = await openShop(t, 'unlucky');
+        valve.allow(0);
+        expect(
+          (await t.app.inject({ method: 'GET', url: '/invoices', headers: { cookie: owner.cookie } }))
+            .statusCode,
+        ).toBe(200);
+        await waitFor(() => valve.waiting === 1);
+        const list = owner.call('GET', '/api/xero/invoices');
+        // The list request has joined the page's start (the second call: the page's, then the list's).
+        await waitFor(() => ensure.mock.calls.length === 2);
+        // Both tries of the page's start fail; the list's own read then succeeds.
+        sandbox.setFaults({ failNext: 2, errorStatus: 503, pathPrefix: '/api.xro/2.0/Invoices' });
+        valve.open();
+        const answer = await list;
+        expect(answer.statusCode, answer.body).toBe(200);
+        expect(invoiceListResponseSchema.parse(answer.json()).length).toBeGreaterThan(0);
+      } finally {
+        sandbox.clearFaults();
+        ensure.mockRestore();
+        valve.open();
+        await t.close();
+        await database.destroy();
+      }
+    }, 120_000);
+  });
 });

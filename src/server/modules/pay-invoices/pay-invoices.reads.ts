@@ -154,6 +154,15 @@ export function createPayInvoicesReads(deps: PayInvoicesDeps, core: PayInvoicesC
       return { body, sync: progress };
     },
 
+    /**
+     * The list's first visit started as the page itself is asked for (issue 32): the browser asks for the list
+     * only once its scripts have run, and by then Xero's first page is on its way or in. Reads nothing when
+     * the list was read whole before; the list request that follows waits for the same first page.
+     */
+    async startInvoiceList(ctx: PayContext): Promise<void> {
+      await sync.ensureInvoicesInBackground(ctx, SALES_OPEN);
+    },
+
     /** POST /api/xero/invoices/refresh: drop the cached view and read it again from Xero. */
     async forceRefresh(ctx: PayContext): Promise<ForceRefreshResponse> {
       await sync.syncInvoices(ctx, SALES_OPEN, { full: true });

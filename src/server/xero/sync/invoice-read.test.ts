@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DraftInvoice } from '../../../shared/add-invoices';
 import { createConnectedUser, createXeroTestApp, enableFeatures, type XeroTestApp } from '../../test/xero';
-import { xeroTimeSent } from './invoice-read';
+import { eq } from 'drizzle-orm';
+import { organizations, xeroInvoices } from '../../db/schema/index';
+import { createTestDatabase, type TestDatabase } from '../../test/database';
+import type { XeroHttp } from '../xero-http/http';
+import type { XeroInvoice } from '../xero-http/schemas';
+import { createInvoiceRead, xeroTimeSent } from './invoice-read';
+import { toInvoiceRow } from './mappers';
 
 /**
  * Issue 32: a view's "what changed?" read asks Xero for the invoices changed since the view was read, not since
@@ -157,5 +163,107 @@ describe("a view's first read of Xero", () => {
       invoiceID: string;
     }>;
     expect(refreshed.map((b) => b.invoiceID)).toEqual(listed);
+  });
+});
+
+/**
+ * The one upsert every read of invoices writes through (`upsertInvoices`): newest wins, so a read that left before
+ * a payment's answer was stored never puts the older balance back (docs/xero-api.md; issue 32 made it one
+ * statement with the rows as JSON).
+ */
+describe('the newest-wins upsert of invoices', () => {
+  let database: TestDatabase;
+  let organizationId = 0;
+  let read: ReturnType<typeof createInvoiceRead>;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    const [org] = await database.db
+      .insert(organizations)
+      .values({ tenantId: 'upsert-tenant', tenantName: 'Upsert Ltd' })
+      .returning({ id: organizations.id });
+    organizationId = org?.id ?? 0;
+    // Only the database is used by the upsert.
+    read = createInvoiceRead(
+      { db: database.db, http: {} as XeroHttp },
+      {} as Parameters<typeof createInvoiceRead>[1],
+    );
+  });
+  afterAll(() => database?.destroy());
+
+  const invoice = (updated: string, amountDue: number, lines = 1): XeroInvoice => ({
+    InvoiceID: '0b8c5c2e-1111-4a5b-9c9d-000000000001',
+    Type: 'ACCREC',
+    InvoiceNumber: 'INV-0001',
+    Reference: 'O\'Brien "quoted" \\ ref',
+    Contact: { ContactID: 'c-1', Name: 'Café Ünïcode' },
+    Date: '/Date(1764201600000+0000)/',
+    DueDate: '/Date(1764806400000+0000)/',
+    Status: amountDue === 0 ? 'PAID' : 'AUTHORISED',
+    LineAmountTypes: 'Exclusive',
+    LineItems: Array.from({ length: lines }, (_, i) => ({
+      Description: `Line ${i}`,
+      Quantity: 1,
+      UnitAmount: 100,
+    })),
+    SubTotal: 100,
+    TotalTax: 20,
+    Total: 120,
+    AmountDue: amountDue,
+    AmountPaid: 120 - amountDue,
+    CISRate: 0.2,
+    UpdatedDateUTC: updated,
+  });
+  const stored = async () => {
+    const [row] = await database.db
+      .select()
+      .from(xeroInvoices)
+      .where(eq(xeroInvoices.organizationId, organizationId));
+    return row;
+  };
+
+  it("keeps a payment's newer balance from a read that left before it, and takes a read that left after", async () => {
+    const t1 = '/Date(1764237600000+0000)/';
+    const t2 = '/Date(1764241200000+0000)/';
+    const readLeft = new Date(Date.now() - 60_000);
+    // The payment's answer: paid, Xero's UpdatedDateUTC t2, stored now.
+    await read.upsertInvoices(organizationId, [toInvoiceRow(organizationId, invoice(t2, 0))], new Date());
+    expect((await stored())?.amountDuePence).toBe(0);
+    // A read that left a minute ago arrives with the balance before the payment (t1): it changes nothing.
+    await read.upsertInvoices(organizationId, [toInvoiceRow(organizationId, invoice(t1, 120))], readLeft);
+    const kept = await stored();
+    expect(kept?.amountDuePence).toBe(0);
+    expect(kept?.status).toBe('PAID');
+    // A read that left after the row was last written is the newest thing known, whatever Xero's clock says.
+    await read.upsertInvoices(organizationId, [toInvoiceRow(organizationId, invoice(t1, 120))], new Date());
+    const taken = await stored();
+    expect(taken?.amountDuePence).toBe(12_000);
+    expect(taken?.status).toBe('AUTHORISED');
+    // Every column arrives as it was sent: quotes, backslashes and accents in the text, dates, the CIS rate.
+    expect(taken?.reference).toBe('O\'Brien "quoted" \\ ref');
+    expect(taken?.contactName).toBe('Café Ünïcode');
+    expect(taken?.date).toBe('2025-11-27');
+    expect(taken?.updatedUtc?.toISOString()).toBe('2025-11-27T10:00:00.000Z');
+    expect(Number(taken?.cisRate)).toBe(0.2);
+    expect(taken?.lines).toHaveLength(1);
+  });
+
+  it('an answer in summary keeps the lines already known; a whole one replaces them', async () => {
+    const later = '/Date(1764244800000+0000)/';
+    await read.upsertInvoices(
+      organizationId,
+      [toInvoiceRow(organizationId, invoice(later, 120, 3))],
+      new Date(),
+    );
+    expect((await stored())?.lines).toHaveLength(3);
+    const summary = { ...invoice(later, 60, 0), LineItems: undefined };
+    await read.upsertInvoices(organizationId, [toInvoiceRow(organizationId, summary)], new Date(), {
+      summaryOnly: true,
+    });
+    const row = await stored();
+    expect(row?.amountDuePence).toBe(6_000);
+    expect(row?.lines).toHaveLength(3);
+    await read.upsertInvoices(organizationId, [toInvoiceRow(organizationId, summary)], new Date());
+    expect((await stored())?.lines).toHaveLength(0);
   });
 });

@@ -20,6 +20,8 @@ export function createInvoiceSync(
 ) {
   /** Reads of a whole view going on in the background on this instance (awaited by `close`). */
   const background = new Map<string, Promise<unknown>>();
+  /** First visits being started on this instance (until their first page is in), by organisation and view. */
+  const starting = new Map<string, Promise<InvoiceSyncProgress>>();
   let isClosing = false;
 
   return {
@@ -53,66 +55,8 @@ export function createInvoiceSync(
       return this.syncInvoices(ctx, view);
     },
 
-    /**
-     * First visit without the wait (issue 19): as `ensureInvoices`, but a read of the whole view answers once its
-     * first page is stored (or, carrying on an unfinished one, its next page) and reads the rest in the
-     * background under the view's lease, which each page renews: the read goes on when the browser leaves, a
-     * second request or instance meanwhile reads nothing and gets the progress, and a crash leaves the progress
-     * in the database for the next request to carry on from once the lease has run out. The cache is taken as
-     * complete only after the last page.
-     */
-    async ensureInvoicesInBackground(ctx: SyncContext, view: InvoiceView): Promise<InvoiceSyncProgress> {
-      const def = describeView(view);
-      const key = `${ctx.organizationId}:${def.resource}`;
-      const state = await readState(ctx.organizationId, def.resource);
-      if (isComplete(state) || local.has(key) || isClosing) return describeProgress(state);
-      // Another request or instance holds the lease: it is reading, and its progress is in the database.
-      if (!(await acquireLease(ctx.organizationId, def.resource))) return describeProgress(state);
-      const current = await readState(ctx.organizationId, def.resource);
-      if (isComplete(current)) {
-        await releaseLease(ctx.organizationId, def.resource, {});
-        return describeProgress(current);
-      }
-      let isFirstPageIn = false;
-      let settleFirstPage: (error?: unknown) => void = () => undefined;
-      const firstPage = new Promise<void>((resolve, reject) => {
-        settleFirstPage = (error) => {
-          if (isFirstPageIn) return;
-          isFirstPageIn = true;
-          if (error === undefined) resolve();
-          else reject(error instanceof Error ? error : new Error(String(error)));
-        };
-      });
-      const run = (async () => {
-        try {
-          return await syncInvoicesNow(ctx, view, false, {
-            // The answer waits for this page only: a small one (issue 32).
-            firstPageSize: FIRST_PAGE_SIZE,
-            onPageStored: () => settleFirstPage(),
-            shouldStop: () => isClosing,
-          });
-        } catch (error) {
-          await releaseLease(ctx.organizationId, def.resource, {});
-          throw error;
-        }
-      })().finally(() => {
-        local.delete(key);
-        background.delete(key);
-      });
-      local.set(key, run);
-      background.set(
-        key,
-        run.then(
-          () => settleFirstPage(),
-          (error: unknown) => {
-            if (isFirstPageIn) deps.onBackgroundError?.(ctx, error);
-            else settleFirstPage(error);
-          },
-        ),
-      );
-      await firstPage;
-      return describeProgress(await readState(ctx.organizationId, def.resource));
-    },
+    /** First visit without the wait (issues 19 and 32): answers once the first page is in (see below). */
+    ensureInvoicesInBackground: ensureInBackground,
 
     /** How far the view's read of the whole view has got (one query). */
     async readInvoiceProgress(ctx: SyncContext, view: InvoiceView): Promise<InvoiceSyncProgress> {
@@ -125,4 +69,80 @@ export function createInvoiceSync(
       await Promise.allSettled([...background.values()]);
     },
   };
+
+  /**
+   * First visit without the wait (issue 19): as `ensureInvoices`, but a read of the whole view answers once its
+   * first page is stored (or, carrying on an unfinished one, its next page) and reads the rest in the
+   * background under the view's lease, which each page renews: the read goes on when the browser leaves, a
+   * second request or instance meanwhile reads nothing and gets the progress, and a crash leaves the progress
+   * in the database for the next request to carry on from once the lease has run out. The cache is taken as
+   * complete only after the last page.
+   */
+  function ensureInBackground(ctx: SyncContext, view: InvoiceView): Promise<InvoiceSyncProgress> {
+    // A request arriving while one on this instance is starting the read (the page's own request after the
+    // page asked for it: issue 32) waits for the same first page instead of answering an empty list; if that
+    // start fails (another user's token, Xero down a moment), it tries once itself, as it would have alone.
+    const key = `${ctx.organizationId}:${describeView(view).resource}`;
+    const joined = starting.get(key);
+    if (joined) return joined.catch(() => ensureInBackground(ctx, view));
+    const started = startInBackground(ctx, view, key).finally(() => starting.delete(key));
+    starting.set(key, started);
+    return started;
+  }
+
+  async function startInBackground(
+    ctx: SyncContext,
+    view: InvoiceView,
+    key: string,
+  ): Promise<InvoiceSyncProgress> {
+    const def = describeView(view);
+    const state = await readState(ctx.organizationId, def.resource);
+    if (isComplete(state) || local.has(key) || isClosing) return describeProgress(state);
+    // Another request or instance holds the lease: it is reading, and its progress is in the database.
+    if (!(await acquireLease(ctx.organizationId, def.resource))) return describeProgress(state);
+    const current = await readState(ctx.organizationId, def.resource);
+    if (isComplete(current)) {
+      await releaseLease(ctx.organizationId, def.resource, {});
+      return describeProgress(current);
+    }
+    let isFirstPageIn = false;
+    let settleFirstPage: (error?: unknown) => void = () => undefined;
+    const firstPage = new Promise<void>((resolve, reject) => {
+      settleFirstPage = (error) => {
+        if (isFirstPageIn) return;
+        isFirstPageIn = true;
+        if (error === undefined) resolve();
+        else reject(error instanceof Error ? error : new Error(String(error)));
+      };
+    });
+    const run = (async () => {
+      try {
+        return await syncInvoicesNow(ctx, view, false, {
+          // The answer waits for this page only: a small one (issue 32).
+          firstPageSize: FIRST_PAGE_SIZE,
+          onPageStored: () => settleFirstPage(),
+          shouldStop: () => isClosing,
+        });
+      } catch (error) {
+        await releaseLease(ctx.organizationId, def.resource, {});
+        throw error;
+      }
+    })().finally(() => {
+      local.delete(key);
+      background.delete(key);
+    });
+    local.set(key, run);
+    background.set(
+      key,
+      run.then(
+        () => settleFirstPage(),
+        (error: unknown) => {
+          if (isFirstPageIn) deps.onBackgroundError?.(ctx, error);
+          else settleFirstPage(error);
+        },
+      ),
+    );
+    await firstPage;
+    return describeProgress(await readState(ctx.organizationId, def.resource));
+  }
 }
