@@ -134,9 +134,15 @@ describe('Pay Invoices: a first visit answers after the first page (issue 19)', 
 
   async function openShop(t: XeroTestApp, username: string) {
     const owner = await createConnectedUser(t, username, { tenants: ['Demo Shop Ltd'] });
-    const shop = owner.orgs[0];
+    // The sandbox remembers what its one Xero user consented to before (Demo Builders, in a test below): the
+    // shop is chosen by name and made the active organisation.
+    const shop = owner.orgs.find((o) => o.tenantName === 'Demo Shop Ltd');
     if (!shop) throw new Error('no shop');
     await enableFeatures(t, shop.organizationId);
+    const chosen = await owner.call('POST', '/api/xero/set-active-organization', {
+      organizationId: shop.organizationId,
+    });
+    if (chosen.statusCode !== 200) throw new Error(`could not choose the shop: ${chosen.body}`);
     return { owner, shop };
   }
 
@@ -376,6 +382,54 @@ describe('Pay Invoices: a first visit answers after the first page (issue 19)', 
         expect(invoiceReads(builders.tenantId) - before.builders).toBe(0);
       } finally {
         valve.open();
+        await t.close();
+        await database.destroy();
+      }
+    }, 120_000);
+
+    it("a list request on another instance waits for the first page the page's HTML started here, and Xero is read once", async () => {
+      const valve = createValve();
+      const database = await createTestDatabase();
+      const t = await createXeroTestApp({
+        database,
+        sandboxInstance: sandbox,
+        clientDir,
+        xeroHttp: { createGate: () => valve.createGate() },
+      });
+      const second = await createXeroTestApp({ database, sandboxInstance: sandbox });
+      const asked = vi.spyOn(second.parts.sync, 'ensureInvoicesInBackground');
+      try {
+        const { owner, shop } = await openShop(t, 'balanced');
+        const before = invoiceReads(shop.tenantId);
+        valve.allow(0);
+        const opened = await t.app.inject({
+          method: 'GET',
+          url: '/invoices',
+          headers: { cookie: owner.cookie },
+        });
+        expect(opened.statusCode).toBe(200);
+        await waitFor(() => valve.waiting === 1);
+        // The list request reaches the other instance while this one's first page is held at its gate.
+        let answered = false;
+        const elsewhere = second.app
+          .inject({ method: 'GET', url: '/api/xero/invoices', headers: { cookie: owner.cookie } })
+          .finally(() => {
+            answered = true;
+          });
+        await waitFor(() => asked.mock.calls.length === 1);
+        // Not a timed assertion: a pause so that an instance that did not wait would have answered by now.
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        expect(answered).toBe(false);
+        valve.releaseOne();
+        const answer = await elsewhere;
+        expect(answer.statusCode, answer.body).toBe(200);
+        expect(syncOf(answer)).toMatchObject({ complete: false, fetched: FIRST_PAGE_SIZE });
+        expect(invoiceListResponseSchema.parse(answer.json()).length).toBeGreaterThan(0);
+        expect(invoiceReads(shop.tenantId) - before).toBe(1);
+      } finally {
+        asked.mockRestore();
+        valve.open();
+        await second.close();
         await t.close();
         await database.destroy();
       }

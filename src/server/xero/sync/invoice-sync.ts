@@ -9,6 +9,11 @@ import type { InvoiceRead } from './invoice-read';
 import { describeProgress, describeView, isComplete, type InvoiceView } from './invoice-views';
 import type { SyncState } from './sync-state';
 
+/** How long a first visit waits for another instance's first page before answering with the progress alone. */
+export const OTHER_FIRST_PAGE_WAIT_MS = 5_000;
+const LEASE_POLL_MS = 100;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 /**
  * Invoice views kept current (incremental, or full on request), read whole once, and a first visit that
  * answers after the first page while the rest is read in the background.
@@ -98,8 +103,16 @@ export function createInvoiceSync(
     const def = describeView(view);
     const state = await readState(ctx.organizationId, def.resource);
     if (isComplete(state) || local.has(key) || isClosing) return describeProgress(state);
-    // Another request or instance holds the lease: it is reading, and its progress is in the database.
-    if (!(await acquireLease(ctx.organizationId, def.resource))) return describeProgress(state);
+    // Another instance holds the lease: it is reading, and its progress is in the database. Until its first page
+    // is in there is nothing to show (the page's HTML may have started the read there, issue 32): wait for that
+    // page, briefly, as a request here waits for a start here; a lease let go unfinished is taken over.
+    const deadline = Date.now() + OTHER_FIRST_PAGE_WAIT_MS;
+    while (!(await acquireLease(ctx.organizationId, def.resource))) {
+      const held = await readState(ctx.organizationId, def.resource);
+      if (isComplete(held) || (held?.pagesRead ?? 0) > 0 || Date.now() >= deadline || isClosing)
+        return describeProgress(held);
+      await sleep(LEASE_POLL_MS);
+    }
     const current = await readState(ctx.organizationId, def.resource);
     if (isComplete(current)) {
       await releaseLease(ctx.organizationId, def.resource, {});
