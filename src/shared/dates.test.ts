@@ -139,6 +139,20 @@ describe('UK time', () => {
     expect(() => toUkIsoDate(new Date(NaN))).toThrow(RangeError);
   });
 
+  it("gives Intl's UK date for every instant, minute by minute across both clock changes, whatever was asked before", () => {
+    const reference = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/London' });
+    // Two years in steps of 37 minutes (every minute of an hour, in turn), then each minute of both 2025 changes
+    // (a day either side, so the midnights near them too) asked in both directions.
+    const instants: number[] = [];
+    for (let ms = Date.UTC(2024, 0, 1); ms < Date.UTC(2026, 0, 1); ms += 37 * 60_000) instants.push(ms);
+    for (const change of [Date.UTC(2025, 2, 30, 1), Date.UTC(2025, 9, 26, 1)]) {
+      const minutes = Array.from({ length: 3120 }, (_, i) => change + (i - 1560) * 60_000);
+      instants.push(...minutes, ...minutes.reverse());
+    }
+    const wrong = instants.filter((ms) => toUkIsoDate(ms) !== reference.format(new Date(ms)));
+    expect(wrong.map((ms) => new Date(ms).toISOString())).toEqual([]);
+  });
+
   it('defaults the sales range to the current UK month', () => {
     expect(getCurrentMonthRange(new Date('2025-06-30T23:15:00Z'))).toEqual({
       fromDate: '2025-07-01',

@@ -211,12 +211,28 @@ function getLondonParts(instant: Date): {
   };
 }
 
+/**
+ * UK dates by UTC hour: the UK's offset from UTC is a whole hour and changes only on the hour (01:00 UTC), so
+ * every instant of one UTC hour falls on one UK date. Xero's dates are midnights, so a page of invoices asks
+ * for a few hours many times (formatToParts was the most of a first visit's date work: issue 32).
+ */
+const ukDateByHour = new Map<number, string>();
+const HOUR_MS = 3_600_000;
+
 /** The calendar date of an instant in UK time (Europe/London, GMT or BST). */
 export function toUkIsoDate(instant: Date | number): string {
-  const date = typeof instant === 'number' ? new Date(instant) : instant;
+  const ms = typeof instant === 'number' ? instant : instant.getTime();
+  if (!Number.isFinite(ms)) throw new RangeError('Invalid instant');
+  const hour = Math.floor(ms / HOUR_MS);
+  const known = ukDateByHour.get(hour);
+  if (known !== undefined) return known;
+  const date = new Date(ms);
   if (Number.isNaN(date.getTime())) throw new RangeError('Invalid instant');
   const { year, month, day } = getLondonParts(date);
-  return createIsoDate(year, month, day);
+  const iso = createIsoDate(year, month, day);
+  if (ukDateByHour.size >= 10_000) ukDateByHour.clear();
+  ukDateByHour.set(hour, iso);
+  return iso;
 }
 
 /** Today's date in the UK (default `now` is the current instant). */

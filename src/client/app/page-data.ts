@@ -34,9 +34,8 @@ const PAGE_DATA: Record<string, PageData> = {
  * for a visitor who is signed out, an organisation not connected or a feature that is off.
  *
  * Resolves once the page's request has gone (or is known not to go; at once for a page without data of its
- * own), not when it is answered: start-up loads the page's chunk then (src/client/main.tsx), since its
- * forty-odd small imports would otherwise hold the browser's six connections to the server while these
- * questions wait behind them.
+ * own), not when it is answered. The page's chunk downloads meanwhile (src/client/main.tsx): the server began
+ * reading a first visit's list from Xero as it sent the page, so these questions have until Xero answers.
  */
 export async function prefetchPageData(path: string, queryClient: QueryClient): Promise<void> {
   const page = PAGE_DATA[pagePathOf(path)];
