@@ -154,16 +154,44 @@ describe('Pay Invoices: a first visit answers after the first page (issue 19)', 
     return row ?? null;
   };
 
-  it('answers with page 1 and complete=false, reads the rest without another request, once, and ends complete', async () => {
+  /**
+   * `use` with an app whose Xero calls wait at a valve (and, with `second`, another instance on its database),
+   * everything closed after it whatever happened.
+   */
+  async function withValvedApp(
+    options: { clientDir?: string; maxAttempts?: number; second?: boolean },
+    use: (apps: {
+      valve: ReturnType<typeof createValve>;
+      database: TestDatabase;
+      t: XeroTestApp;
+      second: XeroTestApp;
+    }) => Promise<void>,
+  ): Promise<void> {
     const valve = createValve();
     const database = await createTestDatabase();
     const t = await createXeroTestApp({
       database,
       sandboxInstance: sandbox,
-      xeroHttp: { createGate: () => valve.createGate() },
+      ...(options.clientDir ? { clientDir: options.clientDir } : {}),
+      xeroHttp: {
+        createGate: () => valve.createGate(),
+        ...(options.maxAttempts ? { maxAttempts: options.maxAttempts } : {}),
+      },
     });
-    const second = await createXeroTestApp({ database, sandboxInstance: sandbox });
+    const second = options.second ? await createXeroTestApp({ database, sandboxInstance: sandbox }) : null;
     try {
+      // A test that asked for no second instance does not use it.
+      await use({ valve, database, t, second: second ?? t });
+    } finally {
+      valve.open();
+      await second?.close();
+      await t.close();
+      await database.destroy();
+    }
+  }
+
+  it('answers with page 1 and complete=false, reads the rest without another request, once, and ends complete', async () => {
+    await withValvedApp({ second: true }, async ({ valve, database, t, second }) => {
       const { owner, shop } = await openShop(t, 'owner');
       const before = invoiceReads(shop.tenantId);
       valve.allow(1);
@@ -221,23 +249,11 @@ describe('Pay Invoices: a first visit answers after the first page (issue 19)', 
       expect(syncOf(doneElsewhere).complete).toBe(true);
       expect(doneElsewhere.json()).toHaveLength(list.length);
       expect(invoiceReads(shop.tenantId) - before).toBe(readsOf(total));
-    } finally {
-      valve.open();
-      await second.close();
-      await t.close();
-      await database.destroy();
-    }
+    });
   }, 120_000);
 
   it('an invoice paid in Xero during the read does not push another out of the list', async () => {
-    const valve = createValve();
-    const database = await createTestDatabase();
-    const t = await createXeroTestApp({
-      database,
-      sandboxInstance: sandbox,
-      xeroHttp: { createGate: () => valve.createGate() },
-    });
-    try {
+    await withValvedApp({}, async ({ valve, database, t }) => {
       const { owner, shop } = await openShop(t, 'shifted');
       valve.allow(1);
       const first = await owner.call('GET', '/api/xero/invoices');
@@ -262,11 +278,7 @@ describe('Pay Invoices: a first visit answers after the first page (issue 19)', 
       );
       const missing = outstanding.filter((i) => !listed.has(i.InvoiceID.toLowerCase()));
       expect(missing.map((i) => i.InvoiceNumber)).toEqual([]);
-    } finally {
-      valve.open();
-      await t.close();
-      await database.destroy();
-    }
+    });
   }, 120_000);
 
   it('after a crash mid-way the cache is never taken as complete, and the next instance carries on from the next page', async () => {
@@ -332,15 +344,7 @@ describe('Pay Invoices: a first visit answers after the first page (issue 19)', 
     afterAll(() => fs.rmSync(clientDir, { recursive: true, force: true }));
 
     it("opening /invoices reads Xero's first page before the page asks; the page's request waits for that read, and Xero is read once", async () => {
-      const valve = createValve();
-      const database = await createTestDatabase();
-      const t = await createXeroTestApp({
-        database,
-        sandboxInstance: sandbox,
-        clientDir,
-        xeroHttp: { createGate: () => valve.createGate() },
-      });
-      try {
+      await withValvedApp({ clientDir }, async ({ valve, database, t }) => {
         const { owner, shop } = await openShop(t, 'early');
         // Someone with the feature off in their organisation, and someone signed out.
         const other = await createConnectedUser(t, 'builder', { tenants: ['Demo Builders Ltd'] });
@@ -380,96 +384,71 @@ describe('Pay Invoices: a first visit answers after the first page (issue 19)', 
         expect(invoiceReads(shop.tenantId) - before.shop).toBe(readsOf(total));
         // The feature is off for the builder, so opening the page read nothing of theirs.
         expect(invoiceReads(builders.tenantId) - before.builders).toBe(0);
-      } finally {
-        valve.open();
-        await t.close();
-        await database.destroy();
-      }
+      });
     }, 120_000);
 
     it("a list request on another instance waits for the first page the page's HTML started here, and Xero is read once", async () => {
-      const valve = createValve();
-      const database = await createTestDatabase();
-      const t = await createXeroTestApp({
-        database,
-        sandboxInstance: sandbox,
-        clientDir,
-        xeroHttp: { createGate: () => valve.createGate() },
-      });
-      const second = await createXeroTestApp({ database, sandboxInstance: sandbox });
-      const asked = vi.spyOn(second.parts.sync, 'ensureInvoicesInBackground');
-      try {
-        const { owner, shop } = await openShop(t, 'balanced');
-        const before = invoiceReads(shop.tenantId);
-        valve.allow(0);
-        const opened = await t.app.inject({
-          method: 'GET',
-          url: '/invoices',
-          headers: { cookie: owner.cookie },
-        });
-        expect(opened.statusCode).toBe(200);
-        await waitFor(() => valve.waiting === 1);
-        // The list request reaches the other instance while this one's first page is held at its gate.
-        let answered = false;
-        const elsewhere = second.app
-          .inject({ method: 'GET', url: '/api/xero/invoices', headers: { cookie: owner.cookie } })
-          .finally(() => {
-            answered = true;
+      await withValvedApp({ clientDir, second: true }, async ({ valve, t, second }) => {
+        const asked = vi.spyOn(second.parts.sync, 'ensureInvoicesInBackground');
+        try {
+          const { owner, shop } = await openShop(t, 'balanced');
+          const before = invoiceReads(shop.tenantId);
+          valve.allow(0);
+          const opened = await t.app.inject({
+            method: 'GET',
+            url: '/invoices',
+            headers: { cookie: owner.cookie },
           });
-        await waitFor(() => asked.mock.calls.length === 1);
-        // Not a timed assertion: a pause so that an instance that did not wait would have answered by now.
-        await new Promise((resolve) => setTimeout(resolve, 500));
-        expect(answered).toBe(false);
-        valve.releaseOne();
-        const answer = await elsewhere;
-        expect(answer.statusCode, answer.body).toBe(200);
-        expect(syncOf(answer)).toMatchObject({ complete: false, fetched: FIRST_PAGE_SIZE });
-        expect(invoiceListResponseSchema.parse(answer.json()).length).toBeGreaterThan(0);
-        expect(invoiceReads(shop.tenantId) - before).toBe(1);
-      } finally {
-        asked.mockRestore();
-        valve.open();
-        await second.close();
-        await t.close();
-        await database.destroy();
-      }
+          expect(opened.statusCode).toBe(200);
+          await waitFor(() => valve.waiting === 1);
+          // The list request reaches the other instance while this one's first page is held at its gate.
+          let answered = false;
+          const elsewhere = second.app
+            .inject({ method: 'GET', url: '/api/xero/invoices', headers: { cookie: owner.cookie } })
+            .finally(() => {
+              answered = true;
+            });
+          await waitFor(() => asked.mock.calls.length === 1);
+          // Not a timed assertion: a pause so that an instance that did not wait would have answered by now.
+          await new Promise((resolve) => setTimeout(resolve, 500));
+          expect(answered).toBe(false);
+          valve.releaseOne();
+          const answer = await elsewhere;
+          expect(answer.statusCode, answer.body).toBe(200);
+          expect(syncOf(answer)).toMatchObject({ complete: false, fetched: FIRST_PAGE_SIZE });
+          expect(invoiceListResponseSchema.parse(answer.json()).length).toBeGreaterThan(0);
+          expect(invoiceReads(shop.tenantId) - before).toBe(1);
+        } finally {
+          asked.mockRestore();
+        }
+      });
     }, 120_000);
 
     it("when the page's own start fails, the list request that joined it reads Xero itself and shows the invoices", async () => {
-      const valve = createValve();
-      const database = await createTestDatabase();
-      const t = await createXeroTestApp({
-        database,
-        sandboxInstance: sandbox,
-        clientDir,
-        xeroHttp: { createGate: () => valve.createGate(), maxAttempts: 2 },
+      await withValvedApp({ clientDir, maxAttempts: 2 }, async ({ valve, t }) => {
+        const ensure = vi.spyOn(t.parts.sync, 'ensureInvoicesInBackground');
+        try {
+          const { owner } = await openShop(t, 'unlucky');
+          valve.allow(0);
+          expect(
+            (await t.app.inject({ method: 'GET', url: '/invoices', headers: { cookie: owner.cookie } }))
+              .statusCode,
+          ).toBe(200);
+          await waitFor(() => valve.waiting === 1);
+          const list = owner.call('GET', '/api/xero/invoices');
+          // The list request has joined the page's start (the second call: the page's, then the list's).
+          await waitFor(() => ensure.mock.calls.length === 2);
+          // Both tries of the page's start fail; the list's own read then succeeds.
+          sandbox.setFaults({ failNext: 2, errorStatus: 503, pathPrefix: '/api.xro/2.0/Invoices' });
+          valve.open();
+          const answer = await list;
+          expect(answer.statusCode, answer.body).toBe(200);
+          expect(invoiceListResponseSchema.parse(answer.json()).length).toBeGreaterThan(0);
+        } finally {
+          sandbox.clearFaults();
+          ensure.mockRestore();
+        }
       });
-      const sync = t.parts.sync;
-      const ensure = vi.spyOn(sync, 'ensureInvoicesInBackground');
-      try {
-        const { owner } = await openShop(t, 'unlucky');
-        valve.allow(0);
-        expect(
-          (await t.app.inject({ method: 'GET', url: '/invoices', headers: { cookie: owner.cookie } }))
-            .statusCode,
-        ).toBe(200);
-        await waitFor(() => valve.waiting === 1);
-        const list = owner.call('GET', '/api/xero/invoices');
-        // The list request has joined the page's start (the second call: the page's, then the list's).
-        await waitFor(() => ensure.mock.calls.length === 2);
-        // Both tries of the page's start fail; the list's own read then succeeds.
-        sandbox.setFaults({ failNext: 2, errorStatus: 503, pathPrefix: '/api.xro/2.0/Invoices' });
-        valve.open();
-        const answer = await list;
-        expect(answer.statusCode, answer.body).toBe(200);
-        expect(invoiceListResponseSchema.parse(answer.json()).length).toBeGreaterThan(0);
-      } finally {
-        sandbox.clearFaults();
-        ensure.mockRestore();
-        valve.open();
-        await t.close();
-        await database.destroy();
-      }
     }, 120_000);
   });
 });
