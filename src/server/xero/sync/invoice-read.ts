@@ -44,7 +44,8 @@ function toColumnRecord(row: typeof xeroInvoices.$inferInsert): Record<string, u
  * The newest-wins upsert as one statement per 500 rows, the rows as one JSON parameter: Postgres unpacks them
  * (`json_populate_recordset`), where building a statement of 25 parameters a row cost the first visit about
  * 0.3 s of the server's thread per 250 invoices, cold (issue 32). `head` + rows + `middle` + the read's time
- * + `tail`. A summaryOnly answer keeps the lines and payments already known.
+ * + `tail`. A summaryOnly answer carries no lines or payments (docs/xero-api.md §4.1): what was known of them
+ * stays, and `paymentsKnown` (src/shared/invoice-payments.ts) tells a complete payments list from one that is not.
  */
 function buildUpsert(summaryOnly: boolean) {
   const names = INVOICE_COLUMNS.map((c) => `"${c.name}"`).join(', ');

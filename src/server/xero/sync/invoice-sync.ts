@@ -10,7 +10,7 @@ import { describeProgress, describeView, isComplete, type InvoiceView } from './
 import type { SyncState } from './sync-state';
 
 /** How long a first visit waits for another instance's first page before answering with the progress alone. */
-export const OTHER_FIRST_PAGE_WAIT_MS = 5_000;
+const OTHER_FIRST_PAGE_WAIT_MS = 5_000;
 const LEASE_POLL_MS = 100;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
