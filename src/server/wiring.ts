@@ -398,6 +398,7 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
       mfa,
       limiter,
       secureCookie: config.session.secureCookie,
+      registrationsPerHour: config.registrationsPerHour,
     });
     registerConnectionRoutes(app, {
       connection,

@@ -10,6 +10,8 @@ describe('loadConfig', () => {
     expect(config.xeroMode).toBe('demo');
     expect(config.databaseUrl).toBeUndefined();
     expect(config.dataDir).toMatch(/data$/);
+    expect(config.registrationsPerHour).toBe(20);
+    expect(loadConfig({ REGISTRATIONS_PER_HOUR: '500' }).registrationsPerHour).toBe(500);
   });
 
   it.each([
@@ -34,6 +36,7 @@ describe('loadConfig', () => {
       'ADMIN_PASSWORD is not set, but ADMIN_USERNAME is: set both to create the first administrator, or neither',
     ],
     [{ REQUIRE_MFA_FOR_ADMINS: 'maybe' }, 'REQUIRE_MFA_FOR_ADMINS', 'REQUIRE_MFA_FOR_ADMINS'],
+    [{ REGISTRATIONS_PER_HOUR: '0' }, 'REGISTRATIONS_PER_HOUR', 'must be a positive whole number'],
   ])('names the variable that is wrong: %o', (env, variable, text) => {
     let caught: unknown;
     try {

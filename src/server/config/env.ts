@@ -64,6 +64,8 @@ const envSchema = z
     ADMIN_USERNAME: optionalText,
     ADMIN_PASSWORD: optionalText,
     REQUIRE_MFA_FOR_ADMINS: booleanish.default(false),
+    // New accounts one address may create in an hour (POST /api/register; README "Configuration").
+    REGISTRATIONS_PER_HOUR: positiveInt(20),
     XERO_CLIENT_ID: optionalText,
     XERO_CLIENT_SECRET: optionalText,
     XERO_SCOPES: z.string().min(1).default(DEFAULT_XERO_SCOPES),
@@ -141,6 +143,8 @@ export interface ServerConfig {
   tokenEncryptionKey: string | undefined;
   admin: { username: string; password: string } | undefined;
   requireMfaForAdmins: boolean;
+  /** New accounts one address may create per hour, answered 429 past it. */
+  registrationsPerHour: number;
   /** 'demo' starts the built-in sandbox and points the Xero client at it; 'live' talks to Xero. */
   xeroMode: 'demo' | 'live';
   xero: {
@@ -206,6 +210,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): ServerConfi
         ? { username: env.ADMIN_USERNAME, password: env.ADMIN_PASSWORD }
         : undefined,
     requireMfaForAdmins: env.REQUIRE_MFA_FOR_ADMINS,
+    registrationsPerHour: env.REGISTRATIONS_PER_HOUR,
     xeroMode: env.XERO_CLIENT_ID ? 'live' : 'demo',
     xero: {
       clientId: env.XERO_CLIENT_ID,

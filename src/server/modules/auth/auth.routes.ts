@@ -24,7 +24,8 @@ import type { SessionStore } from './sessions';
  * New accounts per address (issue 16): each costs an argon2 hash and a row, so one source cannot make them
  * without end. An office behind one address still registers its people; more waits an hour (Retry-After).
  */
-export const REGISTRATION_LIMIT = { max: 20, timeWindow: 60 * 60_000 } as const;
+/** New accounts per address in an hour; REGISTRATIONS_PER_HOUR sets `max`, 20 unless configured. */
+export const REGISTRATION_WINDOW_MS = 60 * 60_000;
 
 function isLoopback(ip: string): boolean {
   return ip === '127.0.0.1' || ip === '::1' || ip === '::ffff:127.0.0.1';
@@ -41,6 +42,8 @@ export function registerAuthRoutes(
     limiter: LoginLimiter;
     /** Cookies over HTTPS only (the session's setting). */
     secureCookie: boolean;
+    /** REGISTRATIONS_PER_HOUR: new accounts one address may create in an hour. */
+    registrationsPerHour: number;
   },
 ) {
   const app = root.withTypeProvider<ZodTypeProvider>();
@@ -62,7 +65,8 @@ export function registerAuthRoutes(
   app.get('/api/auth/current-user', { schema: userResponse }, currentUser);
 
   const registrationLimit = {
-    ...REGISTRATION_LIMIT,
+    max: deps.registrationsPerHour,
+    timeWindow: REGISTRATION_WINDOW_MS,
     errorResponseBuilder: (_request: FastifyRequest, context: { after: string }) =>
       new AppError('RATE_LIMITED', `Too many new accounts from this address. Try again in ${context.after}.`),
   };

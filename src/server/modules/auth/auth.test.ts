@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLog, sessions, users } from '../../db/schema/index';
 import { createTestApp, TEST_ORIGIN, type TestApp } from '../../test/app';
 import { as, login, register, sessionCookie } from '../../test/session';
-import { REGISTRATION_LIMIT } from './auth.routes';
 import { LOGIN_LIMITS } from './login-limiter';
 
 const GOOD = 'Sturdy-Ledger-Pass-1';
@@ -261,34 +260,41 @@ describe('sign-in limits that keep guessers out without locking owners out (issu
     expect((await admin('POST', '/api/admin/users/999999/unlock')).statusCode).toBe(404);
   });
 
-  it('limits registrations per address, with Retry-After', async () => {
-    const ip = '10.20.0.9';
+  /** Registers `count` new accounts from `ip`, returning each answer's status; checks the refusal's shape. */
+  async function registerFrom(app: TestApp['app'], ip: string, count: number, prefix: string) {
     const answers: number[] = [];
-    for (let i = 0; i <= REGISTRATION_LIMIT.max; i += 1) {
-      const res = await t.app.inject({
+    for (let i = 0; i < count; i += 1) {
+      const res = await app.inject({
         method: 'POST',
         url: '/api/register',
         headers: { origin: TEST_ORIGIN },
-        payload: { username: `many.${i}`, password: GOOD },
+        payload: { username: `${prefix}.${i}`, password: GOOD },
         remoteAddress: ip,
       });
       answers.push(res.statusCode);
-      if (i === REGISTRATION_LIMIT.max) {
-        expect(res.statusCode).toBe(429);
+      if (res.statusCode === 429) {
         expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
         expect(res.json()).toMatchObject({ code: 'RATE_LIMITED' });
         expect(res.json().message).toMatch(/^Too many new accounts from this address\. Try again in /);
       }
     }
-    expect(answers.filter((s) => s === 201)).toHaveLength(REGISTRATION_LIMIT.max);
+    return answers;
+  }
+
+  it('limits registrations per address to 20 an hour, with Retry-After', async () => {
+    const answers = await registerFrom(t.app, '10.20.0.9', 21, 'many');
+    expect(answers.slice(0, 20)).toEqual(Array(20).fill(201));
+    expect(answers[20]).toBe(429);
     // Another address is not affected.
-    const elsewhere = await t.app.inject({
-      method: 'POST',
-      url: '/api/register',
-      headers: { origin: TEST_ORIGIN },
-      payload: { username: 'many.elsewhere', password: GOOD },
-      remoteAddress: '10.20.0.10',
-    });
-    expect(elsewhere.statusCode).toBe(201);
+    expect(await registerFrom(t.app, '10.20.0.10', 1, 'many.elsewhere')).toEqual([201]);
+  });
+
+  it('REGISTRATIONS_PER_HOUR sets the limit', async () => {
+    const small = await createTestApp({ env: { REGISTRATIONS_PER_HOUR: '3' } });
+    try {
+      expect(await registerFrom(small.app, '10.20.0.11', 4, 'few')).toEqual([201, 201, 201, 429]);
+    } finally {
+      await small.close();
+    }
   });
 });
