@@ -6,6 +6,8 @@
  *   node --import tsx bench/profile-server.ts [seconds]          PGlite on disk
  *   BENCH_PG_URL=postgres://… node --import tsx bench/profile-server.ts     PostgreSQL (an empty database)
  *   BENCH_PROFILE_TARGETS=0,2 … only some targets (0: 1,000 invoices, 1: 5,000, 2: connection, 3: sales)
+ *   BENCH_PROFILE_BARE=1 …      each target's bytes on a bare Fastify route too, profiled the same way (what the
+ *                               bench divides by), so the two per-request costs can be compared line by line
  *
  * Profiles are kept under bench/.tmp/profile-<time>/ for Chrome DevTools; the summary goes to stdout.
  */
@@ -20,20 +22,12 @@ import { summarizeProfile } from './lib/cpu-profile';
 import { prepareDatabase } from './parts/server';
 
 async function spawnProfiled(
-  spec: object,
+  serveArgs: string[],
   profileDir: string,
 ): Promise<{ url: string; listeningAtUs: number; stop: () => Promise<void> }> {
   const child = spawn(
     process.execPath,
-    [
-      '--cpu-prof',
-      `--cpu-prof-dir=${profileDir}`,
-      '--import',
-      'tsx',
-      'bench/serve.ts',
-      'app',
-      JSON.stringify(spec),
-    ],
+    ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--import', 'tsx', 'bench/serve.ts', ...serveArgs],
     {
       stdio: ['ignore', 'pipe', 'inherit'],
       env: { ...process.env, NODE_ENV: 'production' },
@@ -63,6 +57,7 @@ async function spawnProfiled(
 const seconds = Number(process.argv[2] ?? 5);
 const options = readOptions([]);
 const pgUrl = process.env.BENCH_PG_URL;
+const bareToo = process.env.BENCH_PROFILE_BARE === '1';
 const only = (process.env.BENCH_PROFILE_TARGETS ?? '').split(',').filter(Boolean).map(Number);
 const sandbox = await startBenchSandbox({ scale: 1 });
 const dir = makeTempDir('profile-data');
@@ -72,35 +67,55 @@ try {
   const { cookie, targets } = await prepareDatabase(sandbox, dir, options, pgUrl);
   for (const [i, target] of targets.entries()) {
     if (only.length > 0 && !only.includes(i)) continue;
-    const profileDir = path.join(outDir, `target-${i}`);
-    const server = await spawnProfiled(
-      { dataDir: dir, sandboxUrl: sandbox.url, ...(pgUrl ? { databaseUrl: pgUrl } : {}) },
-      profileDir,
-    );
-    // A short warm-up so JIT and caches settle, then the measured load; gzip asked for as browsers and the bench do.
-    const warm = await autocannon({
-      url: `${server.url}${target.path}`,
-      connections: options.connections,
-      duration: 1,
-      headers: { cookie, 'accept-encoding': 'gzip' },
-    });
-    const result = await autocannon({
-      url: `${server.url}${target.path}`,
-      connections: options.connections,
-      duration: seconds,
-      headers: { cookie, 'accept-encoding': 'gzip' },
-    });
-    await server.stop();
-    const file = fs.readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'));
-    console.log(
-      `\n${target.label}: ${result.requests.average} req/s, p99 ${result.latency.p99} ms, ${result.non2xx} non-2xx`,
-    );
-    if (file)
+    const appSpec = { dataDir: dir, sandboxUrl: sandbox.url, ...(pgUrl ? { databaseUrl: pgUrl } : {}) };
+    const runs: Array<{ name: string; args: string[]; url: (base: string) => string }> = [
+      { name: 'app', args: ['app', JSON.stringify(appSpec)], url: (base) => `${base}${target.path}` },
+    ];
+    // The bare route (BENCH_PROFILE_BARE=1) serves the bytes the app answered, read after the app's run.
+    for (let r = 0; r < runs.length; r += 1) {
+      const run = runs[r];
+      if (!run) break;
+      const profileDir = path.join(outDir, `target-${i}-${run.name}`);
+      const server = await spawnProfiled(run.args, profileDir);
+      // A short warm-up so JIT and caches settle, then the measured load; gzip asked for as browsers and the bench do.
+      const warm = await autocannon({
+        url: run.url(server.url),
+        connections: options.connections,
+        duration: 1,
+        headers: { cookie, 'accept-encoding': 'gzip' },
+      });
+      const result = await autocannon({
+        url: run.url(server.url),
+        connections: options.connections,
+        duration: seconds,
+        headers: { cookie, 'accept-encoding': 'gzip' },
+      });
+      if (bareToo && run.name === 'app') {
+        const res = await fetch(run.url(server.url), { headers: { cookie } });
+        const bodiesFile = path.join(outDir, `bodies-${i}.json`);
+        fs.writeFileSync(
+          bodiesFile,
+          JSON.stringify([
+            {
+              contentType: res.headers.get('content-type') ?? 'application/json',
+              base64: Buffer.from(await res.arrayBuffer()).toString('base64'),
+            },
+          ]),
+        );
+        runs.push({ name: 'bare', args: ['bare', bodiesFile], url: (base) => `${base}/bare/0` });
+      }
+      await server.stop();
+      const file = fs.readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'));
       console.log(
-        summarizeProfile(path.join(profileDir, file), warm.requests.total + result.requests.total, {
-          fromUs: server.listeningAtUs,
-        }),
+        `\n${target.label}${run.name === 'bare' ? ' — the same bytes on a bare route' : ''}: ${result.requests.average} req/s, p99 ${result.latency.p99} ms, ${result.non2xx} non-2xx`,
       );
+      if (file)
+        console.log(
+          summarizeProfile(path.join(profileDir, file), warm.requests.total + result.requests.total, {
+            fromUs: server.listeningAtUs,
+          }),
+        );
+    }
   }
   console.log(`\nprofiles: ${outDir}`);
 } finally {

@@ -15,6 +15,27 @@ import type { PrincipalCache } from './principal-cache';
 
 export const SESSION_COOKIE = 'll_session';
 
+/** Session cookies whose hash was worked out lately: at most this many are remembered. */
+const SESSION_IDS_KEPT = 2_000;
+
+/**
+ * A session's id is the SHA-256 of its cookie (only the hash is stored). Every /api request worked it out
+ * again, a few µs of a small cached answer (issue 32); the answer is a pure function of the cookie, so the
+ * last SESSION_IDS_KEPT are remembered. Nothing depends on it: a signed-out cookie's id finds no session.
+ */
+function createSessionIdMemo() {
+  const ids = new Map<string, string>();
+  return (token: string): string => {
+    let id = ids.get(token);
+    if (id === undefined) {
+      id = sha256(token);
+      if (ids.size >= SESSION_IDS_KEPT) ids.clear();
+      ids.set(token, id);
+    }
+    return id;
+  };
+}
+
 export interface SessionUser {
   id: number;
   username: string;
@@ -174,6 +195,7 @@ const TOUCH_INTERVAL_MS = 60_000;
  */
 export function createSessionStore(database: Database, options: SessionOptions) {
   const db = database.db;
+  const sessionIdOf = createSessionIdMemo();
   const cookieOptions = {
     path: '/',
     httpOnly: true,
@@ -242,7 +264,7 @@ export function createSessionStore(database: Database, options: SessionOptions) 
   async function loadPrincipal(request: FastifyRequest, organizationId = 0): Promise<RequestPrincipal> {
     const token = request.cookies[SESSION_COOKIE];
     if (!token || token.length > 100) return SIGNED_OUT;
-    const id = sha256(token);
+    const id = sessionIdOf(token);
     let row = cache?.get(`${id}:${organizationId}`) ?? (await readPrincipal(id, organizationId));
     if (!row) return SIGNED_OUT;
     let now = Date.now();

@@ -111,7 +111,8 @@ export function registerPayInvoicesRoutes(
   app.get(
     '/api/xero/invoices/:invoiceId/attachments/:attachmentId/content',
     {
-      config: TENANT,
+      // Opened in a tab of its own from the attachment's link: an image, PDF or text shown as a page.
+      config: { ...TENANT, shownAsPage: true },
       schema: {
         params: z.object({ invoiceId: guid('invoice'), attachmentId: guid('attachment') }),
         querystring: z.looseObject({ download: z.enum(['true', '1']).optional() }),

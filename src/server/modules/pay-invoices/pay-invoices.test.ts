@@ -205,6 +205,9 @@ describe('Pay Invoices API', { timeout: 90_000 }, () => {
         expect(content.statusCode).toBe(200);
         expect(content.headers['content-type']).toContain(file.mimeType);
         expect(content.headers['content-disposition']).toContain('inline');
+        // Opened in a tab of its own: the page headers (the API answers' CSP would allow it nothing), never cached.
+        expect(String(content.headers['content-security-policy'])).toContain("img-src 'self' data: blob:");
+        expect(content.headers['cache-control']).toBe('no-store');
         const bytes = content.rawPayload;
         if (file.mimeType === 'image/png') expect(bytes.subarray(1, 4).toString()).toBe('PNG');
         if (file.mimeType === 'application/pdf') expect(bytes.subarray(0, 4).toString()).toBe('%PDF');
