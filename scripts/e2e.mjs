@@ -33,4 +33,24 @@ const status = run('npx', ['playwright', 'test', ...process.argv.slice(2)], {
   CHROMIUM_PATH: chromium,
 });
 fs.rmSync(dataDir, { recursive: true, force: true });
+
+// What the page showed when a test failed (Playwright's error-context.md: the page as an accessibility
+// snapshot), printed so a failure seen only in CI's log, or a first try a retry then passed, can be read
+// there: the screenshots and traces stay on the machine that ran them.
+const results = 'test-results';
+const contexts = fs.existsSync(results)
+  ? fs
+      .readdirSync(results, { recursive: true })
+      .map(String)
+      .filter((file) => path.basename(file) === 'error-context.md')
+      .sort()
+  : [];
+for (const file of contexts) {
+  const text = fs.readFileSync(path.join(results, file), 'utf8');
+  const limit = 6000;
+  console.log(`\n── e2e: what the page showed, ${path.dirname(file)} ──`);
+  console.log(
+    text.length > limit ? `${text.slice(0, limit)}\n… (${text.length - limit} more characters)` : text,
+  );
+}
 process.exit(status);

@@ -32,7 +32,12 @@ const ACCOUNTS = {
 };
 
 function useScreenApi(
-  options: { invoices?: Invoice[]; onPayment?: (body: PaymentRequest) => Response | Promise<Response> } = {},
+  options: {
+    invoices?: Invoice[];
+    onPayment?: (body: PaymentRequest) => Response | Promise<Response>;
+    /** Held until it settles: the refresh between the two payments answers only then. */
+    refreshHeld?: Promise<void>;
+  } = {},
 ) {
   const calls: string[] = [];
   let list = options.invoices ?? INVOICES;
@@ -42,8 +47,9 @@ function useScreenApi(
       return HttpResponse.json(list);
     }),
     http.get('*/api/xero/bank-accounts', () => HttpResponse.json(ACCOUNTS)),
-    http.get('*/api/xero/invoices/:id', ({ params }) => {
+    http.get('*/api/xero/invoices/:id', async ({ params }) => {
       calls.push(`refresh ${String(params.id).slice(-2)}`);
+      await options.refreshHeld;
       const found = list.find((i) => i.invoiceId === params.id) ?? null;
       return HttpResponse.json({ message: 'Invoice refreshed from Xero', invoice: found, payments: [] });
     }),
@@ -136,13 +142,16 @@ describe('Pay Invoices screen', () => {
   });
 
   it('sends card then cash one after another, refreshing in between, then shows COMPLETED', async () => {
-    const api = useScreenApi();
+    // The refresh between the two payments answers once the overlay has been seen: on a loaded machine a
+    // role query can take longer than the 0.5 s pause the overlay is up for, and miss it.
+    let releaseRefresh = () => {};
+    const api = useScreenApi({ refreshHeld: new Promise<void>((resolve) => (releaseRefresh = resolve)) });
     await openScreen();
     const user = userEvent.setup();
     await user.type(screen.getByRole('textbox', { name: 'Card amount' }), '30');
     await user.click(screen.getByRole('button', { name: 'Process Payments' }));
-    // The 0.5 s pause between the two payments keeps the overlay up long enough to see.
     expect(await screen.findByRole('alertdialog', { name: 'Processing payments...' })).toBeInTheDocument();
+    releaseRefresh();
     expect(await screen.findByText('Payment Successful!')).toBeInTheDocument();
     expect(screen.queryByRole('alertdialog', { name: 'Processing payments...' })).not.toBeInTheDocument();
     expect(screen.getByText('COMPLETED')).toBeInTheDocument();
