@@ -63,58 +63,70 @@ const sandbox = await startBenchSandbox({ scale: 1 });
 const dir = makeTempDir('profile-data');
 const outDir = path.resolve(`bench/.tmp/profile-${Date.now()}`);
 fs.mkdirSync(outDir, { recursive: true });
+
+/**
+ * One profiled server process under load (a 1 s warm-up so JIT and caches settle, then the measured load; gzip
+ * asked for as browsers and the bench do), its summary printed; with `keepAnswer`, the answer's bytes as the
+ * bare route takes them.
+ */
+async function profileRun(
+  label: string,
+  name: string,
+  serveArgs: string[],
+  { path: urlPath, cookie, keepAnswer }: { path: string; cookie: string; keepAnswer: boolean },
+): Promise<{ contentType: string; base64: string } | null> {
+  const profileDir = path.join(outDir, name);
+  const server = await spawnProfiled(serveArgs, profileDir);
+  const url = `${server.url}${urlPath}`;
+  const headers = { cookie: cookie, 'accept-encoding': 'gzip' };
+  const warm = await autocannon({ url, connections: options.connections, duration: 1, headers });
+  const result = await autocannon({ url, connections: options.connections, duration: seconds, headers });
+  let answer: { contentType: string; base64: string } | null = null;
+  if (keepAnswer) {
+    const res = await fetch(url, { headers: { cookie: cookie } });
+    answer = {
+      contentType: res.headers.get('content-type') ?? 'application/json',
+      base64: Buffer.from(await res.arrayBuffer()).toString('base64'),
+    };
+  }
+  await server.stop();
+  console.log(
+    `\n${label}: ${result.requests.average} req/s, p99 ${result.latency.p99} ms, ${result.non2xx} non-2xx`,
+  );
+  const file = fs.readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'));
+  if (file)
+    console.log(
+      summarizeProfile(path.join(profileDir, file), warm.requests.total + result.requests.total, {
+        fromUs: server.listeningAtUs,
+      }),
+    );
+  return answer;
+}
+
 try {
   const { cookie, targets } = await prepareDatabase(sandbox, dir, options, pgUrl);
   for (const [i, target] of targets.entries()) {
     if (only.length > 0 && !only.includes(i)) continue;
     const appSpec = { dataDir: dir, sandboxUrl: sandbox.url, ...(pgUrl ? { databaseUrl: pgUrl } : {}) };
-    const runs: Array<{ name: string; args: string[]; url: (base: string) => string }> = [
-      { name: 'app', args: ['app', JSON.stringify(appSpec)], url: (base) => `${base}${target.path}` },
-    ];
-    // The bare route (BENCH_PROFILE_BARE=1) serves the bytes the app answered, read after the app's run.
-    for (let r = 0; r < runs.length; r += 1) {
-      const run = runs[r];
-      if (!run) break;
-      const profileDir = path.join(outDir, `target-${i}-${run.name}`);
-      const server = await spawnProfiled(run.args, profileDir);
-      // A short warm-up so JIT and caches settle, then the measured load; gzip asked for as browsers and the bench do.
-      const warm = await autocannon({
-        url: run.url(server.url),
-        connections: options.connections,
-        duration: 1,
-        headers: { cookie, 'accept-encoding': 'gzip' },
-      });
-      const result = await autocannon({
-        url: run.url(server.url),
-        connections: options.connections,
-        duration: seconds,
-        headers: { cookie, 'accept-encoding': 'gzip' },
-      });
-      if (bareToo && run.name === 'app') {
-        const res = await fetch(run.url(server.url), { headers: { cookie } });
-        const bodiesFile = path.join(outDir, `bodies-${i}.json`);
-        fs.writeFileSync(
-          bodiesFile,
-          JSON.stringify([
-            {
-              contentType: res.headers.get('content-type') ?? 'application/json',
-              base64: Buffer.from(await res.arrayBuffer()).toString('base64'),
-            },
-          ]),
-        );
-        runs.push({ name: 'bare', args: ['bare', bodiesFile], url: (base) => `${base}/bare/0` });
-      }
-      await server.stop();
-      const file = fs.readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'));
-      console.log(
-        `\n${target.label}${run.name === 'bare' ? ' — the same bytes on a bare route' : ''}: ${result.requests.average} req/s, p99 ${result.latency.p99} ms, ${result.non2xx} non-2xx`,
+    const answer = await profileRun(target.label, `target-${i}-app`, ['app', JSON.stringify(appSpec)], {
+      path: target.path,
+      cookie,
+      keepAnswer: bareToo,
+    });
+    // The bare route (BENCH_PROFILE_BARE=1) serves the very bytes the app answered.
+    if (answer) {
+      const bodiesFile = path.join(outDir, `bodies-${i}.json`);
+      fs.writeFileSync(bodiesFile, JSON.stringify([answer]));
+      await profileRun(
+        `${target.label} — the same bytes on a bare route`,
+        `target-${i}-bare`,
+        ['bare', bodiesFile],
+        {
+          path: '/bare/0',
+          cookie,
+          keepAnswer: false,
+        },
       );
-      if (file)
-        console.log(
-          summarizeProfile(path.join(profileDir, file), warm.requests.total + result.requests.total, {
-            fromUs: server.listeningAtUs,
-          }),
-        );
     }
   }
   console.log(`\nprofiles: ${outDir}`);

@@ -88,8 +88,8 @@ export async function registerSecurity(
   // a page, so the headers that govern a document (its scripts, styles, referrer, window and process
   // isolation) have nothing to act on. They get the set OWASP's REST Security Cheat Sheet gives an API: a
   // CSP that allows nothing (should one be opened in a tab, it runs nothing and loads nothing), no framing,
-  // no sniffing, same-origin reads only, no caching (issue 16), and HSTS over HTTPS. Thirteen headers were a
-  // fifth of a small answer's CPU (bench/profile-server.ts, issue 32); these are five or six.
+  // no sniffing, same-origin reads only, no caching (issue 16), and HSTS over HTTPS. Helmet's thirteen cost
+  // about 23 µs of server CPU an answer against a bare route's 46, five about 10 (bench/results.md §2, issue 32).
   const apiHeaders: Array<[string, string]> = [
     ['Cache-Control', 'no-store'],
     ['Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'"],
@@ -98,6 +98,8 @@ export async function registerSecurity(
     ['X-Frame-Options', 'DENY'],
     ...pageHeaders.filter(([name]) => name.toLowerCase() === 'strict-transport-security'),
   ];
+  // An API answer shown as a page: the page set, and private as every API answer (issue 16).
+  const apiPageHeaders: Array<[string, string]> = [['Cache-Control', 'no-store'], ...pageHeaders];
   app.addHook('onRoute', (route) => {
     if (route.url.startsWith(API_DOCS_PREFIX)) route.config = { ...route.config, shownAsPage: true };
   });
@@ -105,16 +107,13 @@ export async function registerSecurity(
     // Decided on the route that matched, so `/%61pi/user` is as private as `/api/user` (issue 28). A route a
     // cached answer is allowed says so itself: the ETag-validated lists send `private, no-cache`
     // (src/server/lib/body-cache.ts).
+    const headers = !isApiRequest(request)
+      ? pageHeaders
+      : request.routeOptions.config.shownAsPage === true
+        ? apiPageHeaders
+        : apiHeaders;
     const raw = reply.raw;
-    if (!isApiRequest(request)) {
-      for (const [name, value] of pageHeaders) raw.setHeader(name, value);
-    } else if (request.routeOptions.config.shownAsPage === true) {
-      // Private as every API answer (issue 16): nothing of an account can be read back after sign-out.
-      raw.setHeader('Cache-Control', 'no-store');
-      for (const [name, value] of pageHeaders) raw.setHeader(name, value);
-    } else {
-      for (const [name, value] of apiHeaders) raw.setHeader(name, value);
-    }
+    for (const [name, value] of headers) raw.setHeader(name, value);
     done();
   });
 

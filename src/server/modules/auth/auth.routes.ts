@@ -22,10 +22,10 @@ import type { SessionStore } from './sessions';
 
 /**
  * New accounts per address (issue 16): each costs an argon2 hash and a row, so one source cannot make them
- * without end. An office behind one address still registers its people; more waits an hour (Retry-After).
+ * without end. REGISTRATIONS_PER_HOUR (20 unless set) are allowed in this window; an office behind one address
+ * raises it, and more waits (Retry-After).
  */
-/** New accounts per address in an hour; REGISTRATIONS_PER_HOUR sets `max`, 20 unless configured. */
-export const REGISTRATION_WINDOW_MS = 60 * 60_000;
+const REGISTRATION_WINDOW_MS = 60 * 60_000;
 
 function isLoopback(ip: string): boolean {
   return ip === '127.0.0.1' || ip === '::1' || ip === '::ffff:127.0.0.1';
