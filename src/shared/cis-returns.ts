@@ -355,6 +355,13 @@ export const cisSettingsSchema = z.object({
   accountsOfficeReference: z.string().nullable(),
   /** Codes of the accounts whose bill lines are materials (none by default). */
   materialsAccountCodes: z.array(z.string()),
+  /**
+   * Code of the liability account Ledgerlink's bills book each CIS deduction to, as a line of its own (issue 42,
+   * docs/xero-api.md §4.8: Xero's API refuses its CIS system accounts on line items); null until chosen.
+   */
+  deductionAccountCode: z.string().nullable(),
+  /** Bills from VAT-registered subcontractors carry the VAT domestic reverse charge (Xero UK's DRCHARGE20). */
+  reverseCharge: z.boolean(),
 });
 export type CisSettings = z.infer<typeof cisSettingsSchema>;
 
@@ -369,6 +376,13 @@ export const cisSettingsRequestSchema = z.object({
   materialsAccountCodes: z
     .array(textSchema(10).refine((code) => code.trim() !== '', 'Account code must not be empty'))
     .max(50, 'At most 50 materials accounts'),
+  /** Left out: kept as it is (screens that do not show it need not send it). Empty or null: none. */
+  deductionAccountCode: textSchema(10)
+    .nullable()
+    .transform((value) => (value === null || value.trim() === '' ? null : value.trim()))
+    .optional(),
+  /** Left out: kept as it is. */
+  reverseCharge: z.boolean({ error: 'Reverse charge must be true or false' }).optional(),
 });
 export type CisSettingsRequest = z.input<typeof cisSettingsRequestSchema>;
 

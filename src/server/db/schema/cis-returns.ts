@@ -1,4 +1,4 @@
-import { date, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { boolean, date, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 import { users } from './users';
 import { organizations } from './xero';
 
@@ -22,6 +22,17 @@ export const cisContractorSettings = pgTable('cis_contractor_settings', {
   accountsOfficeReference: text('accounts_office_reference'),
   /** Codes of the accounts whose bill lines are materials (none by default). */
   materialsAccountCodes: jsonb('materials_account_codes').$type<string[]>().notNull().default([]),
+  /**
+   * Code of the liability account a Ledgerlink bill books its CIS deduction to, as a line of its own (issue 42:
+   * Xero's API refuses its CIS system accounts on line items). Null until chosen; bills to a subcontractor
+   * with a deduction are refused until it is.
+   */
+  deductionAccountCode: text('deduction_account_code'),
+  /**
+   * Whether the organisation applies the VAT domestic reverse charge (Xero UK's DRCHARGE20) to bills from
+   * VAT-registered subcontractors (issue 42).
+   */
+  reverseCharge: boolean('reverse_charge').notNull().default(false),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });
 

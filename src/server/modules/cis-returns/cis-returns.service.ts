@@ -112,6 +112,8 @@ export function createCisReturnsService(deps: {
       employerReference: row?.employerReference ?? null,
       accountsOfficeReference: row?.accountsOfficeReference ?? null,
       materialsAccountCodes: row?.materialsAccountCodes ?? [],
+      deductionAccountCode: row?.deductionAccountCode ?? null,
+      reverseCharge: row?.reverseCharge ?? false,
     };
   }
 
@@ -401,18 +403,41 @@ export function createCisReturnsService(deps: {
     /** Saves the contractor's references and the materials accounts (codes checked against Xero's accounts). */
     async updateSettings(
       ctx: CisReturnsContext,
-      input: Omit<CisSettings, 'defaultContractorName'>,
+      input: Omit<CisSettings, 'defaultContractorName' | 'deductionAccountCode' | 'reverseCharge'> &
+        Partial<Pick<CisSettings, 'deductionAccountCode' | 'reverseCharge'>>,
     ): Promise<CisSettings> {
       const codes = [...new Set(input.materialsAccountCodes.map((c) => c.trim()))];
-      if (codes.length > 0) {
+      const deductionCode = input.deductionAccountCode;
+      if (codes.length > 0 || deductionCode) {
         await sync.syncAccounts(ctx);
-        const known = new Set((await repo.findAccounts(ctx.organizationId)).map((a) => a.code));
+        const accounts = await repo.findAccounts(ctx.organizationId);
+        const known = new Set(accounts.map((a) => a.code));
         const unknown = codes.filter((c) => !known.has(c));
         if (unknown.length > 0)
           throw new AppError(
             'VALIDATION_ERROR',
             `Account code '${unknown[0]}' is not an account in Xero. Refresh the accounts and choose another.`,
           );
+        if (deductionCode) {
+          const account = accounts.find((a) => a.code === deductionCode);
+          if (!account || account.status !== 'ACTIVE')
+            throw new AppError(
+              'VALIDATION_ERROR',
+              `Account code '${deductionCode}' is not an active account in Xero. Refresh the accounts and choose another.`,
+            );
+          // Xero's API refuses its system accounts (CIS ones among them) on line items: an ordinary liability
+          // account holds the deductions until the firm pays HMRC (issue 42).
+          if (account.class !== 'LIABILITY' || account.systemAccount)
+            throw new AppError(
+              'VALIDATION_ERROR',
+              `${account.name} (${deductionCode}) cannot hold CIS deductions: choose an ordinary liability account, not a system account.`,
+            );
+          if (codes.includes(deductionCode))
+            throw new AppError(
+              'VALIDATION_ERROR',
+              `${account.name} (${deductionCode}) cannot be both a materials account and the CIS deductions account.`,
+            );
+        }
       }
       const before = await readSettings(ctx);
       const values = {
@@ -421,6 +446,8 @@ export function createCisReturnsService(deps: {
         employerReference: input.employerReference,
         accountsOfficeReference: input.accountsOfficeReference,
         materialsAccountCodes: codes,
+        deductionAccountCode: deductionCode === undefined ? before.deductionAccountCode : deductionCode,
+        reverseCharge: input.reverseCharge ?? before.reverseCharge,
       };
       await repo.saveSettings(ctx.organizationId, values);
       await audit.recordFor(ctx, {

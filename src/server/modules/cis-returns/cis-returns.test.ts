@@ -316,6 +316,24 @@ describe('CIS month-end API (issue 29)', () => {
       materialsAccountCodes: ['9999'],
     });
     expect(unknown.statusCode).toBe(400);
+    // The CIS deductions account (issue 42) is an ordinary liability account: Xero's API refuses its system
+    // accounts on line items, so the CIS Liability system account and Accounts Payable are refused here first.
+    for (const code of ['815', '800', '321']) {
+      const refused = await call('PUT', '/api/xero/cis/settings', {
+        contractorName: null,
+        utr: null,
+        employerReference: null,
+        accountsOfficeReference: null,
+        materialsAccountCodes: [],
+        deductionAccountCode: code,
+      });
+      expect(refused.statusCode, code).toBe(400);
+      expect(refused.json().message).toContain('cannot hold CIS deductions');
+    }
+    expect((await call('GET', '/api/xero/cis/settings')).json()).toMatchObject({
+      deductionAccountCode: null,
+      reverseCharge: false,
+    });
     const saved = await call('PUT', '/api/xero/cis/settings', {
       contractorName: 'Demo Builders (Contracts) Ltd',
       utr: '9876543210',

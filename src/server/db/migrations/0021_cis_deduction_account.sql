@@ -1,0 +1,2 @@
+ALTER TABLE "cis_contractor_settings" ADD COLUMN "deduction_account_code" text;--> statement-breakpoint
+ALTER TABLE "cis_contractor_settings" ADD COLUMN "reverse_charge" boolean DEFAULT false NOT NULL;
