@@ -88,7 +88,7 @@ const envSchema = z
       )
       .default('256')
       .transform(Number),
-    // Operations (README "Metrics"): GET /metrics, off by default, behind a bearer token when on.
+    // Operations (docs/operations.md "Metrics"): GET /metrics, off by default, behind a bearer token when on.
     METRICS_ENABLED: booleanish.default(false),
     METRICS_TOKEN: optionalText.pipe(
       z.string().min(16, 'must be at least 16 characters (openssl rand -hex 24)').optional(),

@@ -1,5 +1,5 @@
 /**
- * Backup and restore of Ledgerlink's database (README "Backups"): `npm run db:backup` and `npm run db:restore`.
+ * Backup and restore of Ledgerlink's database (docs/operations.md "Backups"): `npm run db:backup` and `npm run db:restore`.
  *
  * - Embedded PGlite (no DATABASE_URL): a gzip'd tar of the data folder from PGlite's dumpDataDir, taken with
  *   DATA_DIR's lock held, so it refuses while a server uses the folder (two PGlite instances on one folder

@@ -1,6 +1,6 @@
 /**
  * GET /metrics in Prometheus' text format (prom-client), for operators: off unless METRICS_ENABLED, and then
- * only with `Authorization: Bearer <METRICS_TOKEN>` (README "Metrics" lists the series and the alerts worth
+ * only with `Authorization: Bearer <METRICS_TOKEN>` (docs/operations.md "Metrics" lists the series and the alerts worth
  * setting). One registry per app instance, so several apps in one process (tests) never mix their series.
  * Figures kept in the database (write-ledger states, sync lag) are read at scrape time, read-only.
  */

@@ -31,7 +31,7 @@ describe('under load and faults', () => {
     baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
   }, 120_000);
   afterAll(async () => {
-    // The figures the README's reliability table quotes (printed at every size; the README uses the full run).
+    // The figures docs/testing.md's reliability table quotes (printed at every size; it uses the full run).
     process.stdout.write(
       `\nstress figures (${FULL ? 'full' : 'small'} size): ${JSON.stringify(stressFigures)}\n`,
     );
