@@ -60,7 +60,7 @@ function anchorsOf(file: string): Set<string> {
 /** The relative links of a markdown page (inline links and images), outside code blocks and code spans. */
 function linksOf(text: string): string[] {
   const prose = text.replace(/```[\s\S]*?```/g, '').replace(/`[^`\n]*`/g, '');
-  return [...prose.matchAll(/!?\[[^\]]*\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)]
+  return [...prose.matchAll(/!?\[[^\]]*\]\(([^)\s]+)[^)]*\)/g)]
     .map((m) => m[1] ?? '')
     .filter((href) => !/^[a-z][a-z0-9+.-]*:/i.test(href));
 }
