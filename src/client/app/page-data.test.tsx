@@ -1,6 +1,6 @@
 import { render, screen, waitFor } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { INVOICES_SYNC_HEADER, type Invoice } from '@/shared/pay-invoices';
 import { INVOICES_SYNC_POLL_MS } from '@/client/features/pay-invoices/api/get-invoices';
 import { createQueryClient } from '@/client/lib/query-client';
@@ -34,6 +34,13 @@ describe('the page in the address bar asks for its data at start-up', () => {
     const url = new URL(request.url);
     asked.push(`${url.pathname}${url.search}`);
   };
+  // The Pay Invoices page's code is loaded before the tests, as in the browser, where its chunk downloads beside
+  // the page's first questions: the tests' waits are for the data, not for Vitest compiling the page (which took
+  // over 15 s at a load of 19 and failed the render's wait: issue 46).
+  beforeAll(async () => {
+    await import('./routes/pay-invoices');
+  }, 180_000);
+
   beforeEach(() => {
     asked = [];
     server.events.on('request:start', onRequest);
@@ -62,10 +69,6 @@ describe('the page in the address bar asks for its data at start-up', () => {
     expect(at('/api/xero/connection')).toBeLessThan(at('/api/xero/invoices'));
     expect(at('/api/user-organizations')).toBeLessThan(at('/api/xero/invoices'));
 
-    // The page's code is here before it renders, as it is in the browser, where its chunk downloads beside these
-    // questions: the wait below is for the data, not for Vitest compiling the page (over 15 s at a load of 19:
-    // issue 46).
-    await import('./routes/pay-invoices');
     window.history.replaceState(null, '', '/invoices');
     // The list is still being read (250 of 5,068), so the page asks again every second for the progress: held
     // here, so that a slow render (a busy machine) is not taken for the page asking again when it opens.
