@@ -9,6 +9,7 @@ import { makeConnection } from '@/client/testing/fixtures';
 import { createQueryClient } from '@/client/lib/query-client';
 import { renderApp } from '@/client/testing/render-app';
 import { server } from '@/client/testing/server';
+import { recordToasts } from '@/client/testing/toasts';
 import { useJournalPosting } from '../hooks/use-journal-posting';
 
 const DAILY = '6f1c1d2e-0000-4000-8000-000000000001';
@@ -458,12 +459,22 @@ describe('Stock Journal screen (001 §2–§8)', () => {
     const user = userEvent.setup();
     renderApp('/stock-journal');
     await openWeek(user, W1.formattedRange);
+    const toasts = recordToasts();
     await user.click(
       within(journalRegion(W1.formattedRange)).getByRole('button', { name: 'Post Journal to Xero' }),
     );
-    expect(await screen.findByText(title)).toBeInTheDocument();
-    expect(screen.getByText(description)).toBeInTheDocument();
-    if (followUp) expect(await screen.findByText(followUp)).toBeInTheDocument();
+    // The toast is on screen for 1 s before a follow-up replaces it: read from what was shown, in order.
+    try {
+      const titles = () => toasts.seen.map((t) => t.title);
+      await waitFor(() => expect(titles()).toContain(title));
+      expect(toasts.seen.find((t) => t.title === title)).toMatchObject({ description });
+      if (followUp) {
+        await waitFor(() => expect(titles()).toContain(followUp));
+        expect(titles().indexOf(followUp)).toBeGreaterThan(titles().indexOf(title));
+      } else expect(await screen.findByText(title)).toBeVisible();
+    } finally {
+      toasts.stop();
+    }
   });
 
   it('Refresh Data refreshes the sales, the entries and the journal statuses together', async () => {
