@@ -34,6 +34,22 @@ export interface CachedPayment {
   reference: string | null;
 }
 
+/**
+ * Xero's own CIS on a bill, the same whichever read brought it (issue 42): a deduction only where Xero computed
+ * one (CISDeduction above 0, with its CISRate). Xero's read of one bill (`GET /Invoices/{id}`) answers
+ * `CISDeduction: 0.00` on an ordinary supplier's bill (xero-node's recorded `singleInvoice` example) where its list
+ * read says nothing; both mean "no deduction", so both are stored as none. A bill is a CIS bill by its subcontractor
+ * and its lines (src/server/modules/cis-returns), never by the mere presence of the field.
+ */
+export function readXeroCis(inv: Pick<XeroInvoice, 'CISDeduction' | 'CISRate'>): {
+  cisDeductionPence: number | null;
+  cisRate: string | null;
+} {
+  const deduction = inv.CISDeduction == null ? 0 : toPenceFromXero(inv.CISDeduction);
+  if (deduction <= 0) return { cisDeductionPence: null, cisRate: null };
+  return { cisDeductionPence: deduction, cisRate: inv.CISRate == null ? null : String(inv.CISRate) };
+}
+
 export function toInvoiceRow(organizationId: number, inv: XeroInvoice): typeof xeroInvoices.$inferInsert {
   const lines: CachedLine[] = (inv.LineItems ?? []).map((l) => ({
     lineItemId: l.LineItemID ?? null,
@@ -69,8 +85,7 @@ export function toInvoiceRow(organizationId: number, inv: XeroInvoice): typeof x
     totalPence: toPenceFromXero(inv.Total),
     amountDuePence: toPenceFromXero(inv.AmountDue),
     amountPaidPence: toPenceFromXero(inv.AmountPaid),
-    cisDeductionPence: inv.CISDeduction == null ? null : toPenceFromXero(inv.CISDeduction),
-    cisRate: inv.CISRate == null ? null : String(inv.CISRate),
+    ...readXeroCis(inv),
     currencyCode: inv.CurrencyCode ?? 'GBP',
     sentToContact: inv.SentToContact ?? false,
     hasAttachments: inv.HasAttachments ?? false,
