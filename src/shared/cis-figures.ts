@@ -94,8 +94,9 @@ export function getDeductionLineRate(description: string | null): number | null 
 
 /** Whether a line carries the deduction: on the deductions account, or described as CIS Bills describes it. */
 export function isDeductionLine(line: CisLineFacts, rule: CisAccountsRule): boolean {
+  if (line.lineAmountPence > 0) return false;
   if (rule.deductionAccountCode !== null && line.accountCode === rule.deductionAccountCode) return true;
-  return getDeductionLineRate(line.description) !== null && line.lineAmountPence <= 0;
+  return getDeductionLineRate(line.description) !== null;
 }
 
 /** A line's amount excluding VAT. */
@@ -188,10 +189,13 @@ export function getPaymentShare(
   return scaleFigures(remaining, amountPence, remainingPayablePence);
 }
 
-/** The deduction the rate asks on labour (gross less materials), rounded half up; none on a negative labour. */
+/**
+ * The deduction the rate asks on labour (gross less materials), rounded down to the penny as CIS Bills deducts
+ * (src/shared/cis.ts); none on a negative labour.
+ */
 export function getExpectedDeductionPence(figures: CisFigures, ratePercent: number): number {
   const labour = figures.grossPence - figures.materialsPence;
-  return labour <= 0 ? 0 : shareOf(labour, ratePercent, 100);
+  return labour <= 0 ? 0 : Math.floor((labour * ratePercent) / 100);
 }
 
 /** A payment (or a credit note's refund) as Xero lists it on its document. */
@@ -282,5 +286,17 @@ export function getRefundableCredit(
     figures:
       allocatedPence <= 0 ? { ...credit.figures } : scaleFigures(credit.figures, left, credit.payablePence),
     payablePence: left,
+  };
+}
+
+/** A document's figures and what is owed on it, as the set-off and counting rules take them. */
+export function toOwed(document: DocumentCisFigures): { figures: CisFigures; payablePence: number } {
+  return {
+    figures: {
+      grossPence: document.grossPence,
+      materialsPence: document.materialsPence,
+      deductionPence: document.deductionPence,
+    },
+    payablePence: document.payablePence,
   };
 }

@@ -35,7 +35,10 @@ describe('Xero’s CIS fields on a bill', () => {
   });
 
   it('keeps a deduction Xero computed, with its rate', () => {
-    expect(readXeroCis({ CISDeduction: 180, CISRate: 30 })).toEqual({ cisDeductionPence: 18_000, cisRate: '30' });
+    expect(readXeroCis({ CISDeduction: 180, CISRate: 30 })).toEqual({
+      cisDeductionPence: 18_000,
+      cisRate: '30',
+    });
     // A rate with no deduction (a subcontractor at 0 %) says nothing Xero's contact settings do not.
     expect(readXeroCis({ CISDeduction: 0, CISRate: 0 })).toEqual({ cisDeductionPence: null, cisRate: null });
     expect(readXeroCis({ CISDeduction: null, CISRate: undefined })).toEqual({

@@ -1,6 +1,6 @@
 import { convertXeroDate, convertXeroTimestamp } from '../../../shared/dates';
-import type { xeroAccounts, xeroContacts, xeroInvoices } from '../../db/schema/index';
-import type { XeroInvoice } from '../xero-http/schemas';
+import type { xeroAccounts, xeroContacts, xeroCreditNotes, xeroInvoices } from '../../db/schema/index';
+import type { XeroCreditNote, XeroInvoice } from '../xero-http/schemas';
 import type { z } from 'zod';
 import type { xeroAccountSchema, xeroContactSchema } from '../xero-http/schemas';
 
@@ -92,6 +92,73 @@ export function toInvoiceRow(organizationId: number, inv: XeroInvoice): typeof x
     lines,
     payments,
     updatedUtc: toDateOrNull(inv.UpdatedDateUTC),
+    syncedAt: new Date(),
+  };
+}
+
+function toLines(items: XeroInvoice['LineItems']): CachedLine[] {
+  return (items ?? []).map((l) => ({
+    lineItemId: l.LineItemID ?? null,
+    description: l.Description ?? null,
+    quantity: l.Quantity ?? null,
+    unitAmount: l.UnitAmount ?? null,
+    accountCode: l.AccountCode ?? null,
+    accountId: l.AccountID ?? null,
+    taxType: l.TaxType ?? null,
+    taxAmountPence: toPenceFromXero(l.TaxAmount),
+    lineAmountPence: toPenceFromXero(l.LineAmount),
+  }));
+}
+
+/** A credit note's allocation to an invoice or bill, in our shape. */
+export interface CachedCreditAllocation {
+  allocationId: string | null;
+  invoiceId: string;
+  amountPence: number;
+  date: string | null;
+}
+
+/** A credit note (issue 42) in our shape: lines, allocations to bills and cash refunds kept whole. */
+export function toCreditNoteRow(
+  organizationId: number,
+  note: XeroCreditNote,
+): typeof xeroCreditNotes.$inferInsert {
+  const allocations: CachedCreditAllocation[] = (note.Allocations ?? []).flatMap((a) =>
+    a.Invoice?.InvoiceID
+      ? [
+          {
+            allocationId: a.AllocationID ?? null,
+            invoiceId: a.Invoice.InvoiceID.toLowerCase(),
+            amountPence: toPenceFromXero(a.Amount),
+            date: convertXeroDate(a.Date),
+          },
+        ]
+      : [],
+  );
+  const payments: CachedPayment[] = (note.Payments ?? []).map((p) => ({
+    paymentId: p.PaymentID,
+    date: convertXeroDate(p.Date),
+    amountPence: toPenceFromXero(p.Amount),
+    reference: p.Reference ?? null,
+  }));
+  return {
+    organizationId,
+    creditNoteId: note.CreditNoteID,
+    type: note.Type,
+    creditNoteNumber: note.CreditNoteNumber ?? null,
+    contactId: note.Contact?.ContactID ?? null,
+    contactName: note.Contact?.Name ?? null,
+    status: note.Status,
+    lineAmountTypes: note.LineAmountTypes ?? null,
+    date: convertXeroDate(note.Date),
+    subTotalPence: toPenceFromXero(note.SubTotal),
+    totalPence: toPenceFromXero(note.Total),
+    remainingCreditPence: toPenceFromXero(note.RemainingCredit),
+    ...readXeroCis(note),
+    lines: toLines(note.LineItems),
+    allocations,
+    payments,
+    updatedUtc: toDateOrNull(note.UpdatedDateUTC),
     syncedAt: new Date(),
   };
 }
