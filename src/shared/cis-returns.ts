@@ -742,7 +742,8 @@ export type CisSettingsRequest = z.input<typeof cisSettingsRequestSchema>;
 
 export const subcontractorRefsRequestSchema = z.object({
   utr: utrSchema,
-  verificationNumber: verificationNumberSchema,
+  /** Left out: kept as it is (a screen that shows no verification number need not send one). */
+  verificationNumber: verificationNumberSchema.optional(),
 });
 export type SubcontractorRefsRequest = z.input<typeof subcontractorRefsRequestSchema>;
 
@@ -752,6 +753,17 @@ export const subcontractorRefsSchema = z.object({
   verificationNumber: z.string().nullable(),
 });
 export type SubcontractorRefs = z.infer<typeof subcontractorRefsSchema>;
+
+/**
+ * A rate as the screens say it: the 20 % case plainly, another rate with what it means (issue 42: "30 % — not
+ * verified", "0 % — gross payment status").
+ */
+export function describeCisRate(rate: number | null): string {
+  if (rate === null) return 'Rate unknown';
+  if (rate === 0) return '0 % — gross payment status';
+  if (rate === CIS_HIGHER_RATE) return '30 % — not verified';
+  return `${rate} %`;
+}
 
 /** The CSV's header row (one row per subcontractor, then a totals row). */
 export const CIS_RETURN_CSV_HEADER = [

@@ -702,12 +702,17 @@ export function createCisReturnsService(deps: {
     async updateRefs(
       ctx: CisReturnsContext,
       contactId: string,
-      refs: { utr: string | null; verificationNumber: string | null },
+      input: { utr: string | null; verificationNumber?: string | null | undefined },
     ): Promise<SubcontractorRefs> {
       await sync.syncContacts(ctx);
       const contact = await repo.findContact(ctx.organizationId, contactId.toLowerCase());
       if (!contact) throw new AppError('NOT_FOUND', 'Contact not found in Xero');
       const [before] = await repo.findRefs(ctx.organizationId, [contact.contactId]);
+      const refs = {
+        utr: input.utr,
+        verificationNumber:
+          input.verificationNumber === undefined ? (before?.verificationNumber ?? null) : input.verificationNumber,
+      };
       assertMayChange(ctx, [
         ['subcontractorUtr', before?.utr, refs.utr],
         ['verificationNumber', before?.verificationNumber, refs.verificationNumber],
