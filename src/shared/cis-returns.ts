@@ -628,6 +628,8 @@ export const cisReturnSchema = z.object({
   /** How HMRC is told of the correction, when the return changed since filing. */
   correctionAdvice: z.string().nullable(),
   penalty: cisPenaltySchema,
+  /** Not filed, and its due date has passed while a return is needed. */
+  overdue: z.boolean().default(false),
   /** What the return is filed under, each set or missing. */
   checks: z.array(cisFilingCheckSchema),
   lines: z.array(cisReturnLineSchema),

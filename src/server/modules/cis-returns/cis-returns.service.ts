@@ -304,6 +304,7 @@ export function createCisReturnsService(deps: {
           : null,
         newContractorRules: penalty.newContractor,
       },
+      overdue: !filing && (view?.needsReturn ?? true) && hasPeriodEnded(period, now) && now > month.dueDate,
       checks: getFilingChecks(settings, lines),
       lines,
       totals: toTotals(figures),
@@ -711,7 +712,9 @@ export function createCisReturnsService(deps: {
       const refs = {
         utr: input.utr,
         verificationNumber:
-          input.verificationNumber === undefined ? (before?.verificationNumber ?? null) : input.verificationNumber,
+          input.verificationNumber === undefined
+            ? (before?.verificationNumber ?? null)
+            : input.verificationNumber,
       };
       assertMayChange(ctx, [
         ['subcontractorUtr', before?.utr, refs.utr],

@@ -74,7 +74,8 @@ function buildLine(
   let gross = 0;
   let materials = 0;
   let deduction = 0;
-  let undeducted = 0;
+  /** Labour paid with nothing deducted, by the rate that asked a deduction. */
+  const undeducted = new Map<number, number>();
   const rates = new Set<number>();
   let lastRate: number | null = null;
   for (const row of rows) {
@@ -88,11 +89,13 @@ function buildLine(
     }
     // Paid with nothing deducted where the rate asks a deduction: the contractor owes it (SI 2005/2045 reg 9).
     if (row.documentType === 'ACCPAY' && row.deductionPence === 0 && rate !== null && rate > 0)
-      undeducted += getExpectedDeductionPence(
-        { grossPence: row.grossPence, materialsPence: row.materialsPence, deductionPence: 0 },
-        rate,
-      );
+      undeducted.set(rate, (undeducted.get(rate) ?? 0) + row.grossPence - row.materialsPence);
   }
+  const owed = [...undeducted].reduce(
+    (sum, [rate, labour]) =>
+      sum + getExpectedDeductionPence({ grossPence: labour, materialsPence: 0, deductionPence: 0 }, rate),
+    0,
+  );
   const currentRate = contact?.cisEnabled === true ? contact.cisRate : null;
   const rate = rates.size === 1 ? lastRate : rates.size === 0 ? currentRate : lastRate;
   if (rows.some((r) => !r.contactCis) && contact?.cisEnabled !== true)
@@ -100,10 +103,10 @@ function buildLine(
       code: 'not-cis',
       message: `Xero does not mark ${name} as a CIS subcontractor, yet these payments were made as CIS payments. Check the contact's CIS settings in Xero.`,
     });
-  if (undeducted > 0)
+  if (owed > 0)
     flags.push({
       code: 'nothing-deducted',
-      message: `Paid in full with nothing deducted: at ${rate ?? 20} % about ${formatMoney(undeducted)} should have been deducted, and HMRC can ask the contractor for it.`,
+      message: `Paid in full with nothing deducted: at ${[...undeducted.keys()].map((r) => `${r} %`).join(' and ')} ${formatMoney(owed)} should have been deducted, and HMRC can ask the contractor for it.`,
     });
   if (rate === null)
     flags.push({

@@ -87,6 +87,7 @@ function makeReturn(overrides: Partial<CisReturn> = {}): CisReturn {
       next: { from: '2027-01-20', amount: 200, label: '2 months late: £200 more' },
       newContractorRules: false,
     },
+    overdue: true,
     checks: [
       { code: 'contractor-utr', ok: true, label: 'Your UTR (the contractor’s)', contactId: null },
       { code: 'employer-reference', ok: true, label: 'Your employer reference', contactId: null },

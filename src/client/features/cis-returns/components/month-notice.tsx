@@ -43,7 +43,7 @@ export function MonthNotice({ ret }: { ret: CisReturn }) {
       </Alert>
     );
   }
-  if (!ret.isCurrent && ret.penalty.amount > 0)
+  if (ret.overdue)
     return (
       <Alert variant="destructive">
         <AlertTriangle aria-hidden />

@@ -1,5 +1,21 @@
 import { AlertTriangle, FileText, Pencil } from 'lucide-react';
 import { describeCisRate, type CisReturn, type CisReturnLine } from '@/shared/cis-returns';
+
+/** "30 %" with what it means under it ("not verified", "gross payment status"), so the column stays narrow. */
+function RateCell({ rate }: { rate: number | null }) {
+  const [percent, meaning] = describeCisRate(rate).split(' — ');
+  return (
+    <>
+      <span className="whitespace-nowrap">{percent}</span>
+      {meaning ? (
+        <span className="block text-xs text-muted-foreground">
+          <span className="sr-only"> — </span>
+          {meaning}
+        </span>
+      ) : null}
+    </>
+  );
+}
 import { formatPounds } from '@/shared/money';
 import { Button } from '@/client/components/ui/button';
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@/client/components/ui/table';
@@ -85,7 +101,9 @@ export function ReturnLinesTable({
                 <span className="text-muted-foreground">Not needed</span>
               )}
             </TableCell>
-            <TableCell className="whitespace-nowrap">{describeCisRate(line.rate)}</TableCell>
+            <TableCell>
+              <RateCell rate={line.rate} />
+            </TableCell>
             <TableCell className="text-right tabular-nums">{formatPounds(line.grossAmount)}</TableCell>
             <TableCell className="text-right tabular-nums">{formatPounds(line.materialsAmount)}</TableCell>
             <TableCell className="text-right tabular-nums">{formatPounds(line.deductionAmount)}</TableCell>
