@@ -29,7 +29,7 @@ import {
   type MonthPenalty,
   type SubcontractorRefs,
 } from '../../../shared/cis-returns';
-import { formatDateMedium, getDaysBetween, getUkToday } from '../../../shared/dates';
+import { formatDateMedium, getDaysBetween, getIsoWeekday, getUkToday } from '../../../shared/dates';
 import { fromPence, toPence } from '../../../shared/money';
 import { AppError } from '../../lib/app-error';
 import type { XeroSync } from '../../xero/sync/sync.service';
@@ -252,9 +252,11 @@ export function createCisReturnsService(deps: {
   function paymentNote(period: string): { due: string; note: string | null } {
     const { due, nominal } = getDeductionsPaymentDueDate(period);
     if (due === nominal) return { due, note: null };
+    const weekday = getIsoWeekday(nominal);
+    const what = weekday === 6 ? 'a Saturday' : weekday === 7 ? 'a Sunday' : 'a bank holiday';
     return {
       due,
-      note: `The 22nd (${formatDateMedium(nominal)}) is a weekend or a bank holiday: the deductions must reach HMRC by the last working day before it, ${formatDateMedium(due)}, unless paid by Faster Payments.`,
+      note: `The 22nd (${formatDateMedium(nominal)}) is ${what}: the deductions must reach HMRC by the last working day before it, ${formatDateMedium(due)}, unless paid by Faster Payments (gov.uk/pay-paye-tax).`,
     };
   }
 

@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  getDeductionsPaymentDueDate,
   getPeriodOf,
   getTaxMonth,
   shiftPeriod,
@@ -370,6 +371,11 @@ describe('CIS month-end API (issues 29, 42)', () => {
     const ret = await readReturn(previous);
     expect(ret.checks.filter((c) => !c.ok)).toHaveLength(6);
     expect(ret.filing).toBeNull();
+    // The deductions are paid by the 22nd, or the last working day before it (22 November 2026 is a Sunday).
+    const payment = getDeductionsPaymentDueDate(previous);
+    expect(ret.paymentDueDate).toBe(payment.due);
+    if (payment.due !== payment.nominal) expect(ret.paymentDueNote).toContain('last working day before it');
+    else expect(ret.paymentDueNote).toBeNull();
 
     // Statements need the references too (CISR12160): refused, naming them.
     const statement = await asBella()(

@@ -4,6 +4,7 @@ import { formatDateMedium } from '@/shared/dates';
 import { formatPounds } from '@/shared/money';
 import { Alert, AlertDescription, AlertTitle } from '@/client/components/ui/alert';
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@/client/components/ui/table';
+import { useNarrowScreen } from '@/client/lib/narrow-screen';
 
 const KIND_TEXT: Record<CisReturnChange['kind'], string> = {
   added: 'Paid since filing',
@@ -31,6 +32,7 @@ function Figure({ filed, now }: { filed: number | undefined; now: number | undef
  * HMRC is told of the correction.
  */
 export function FiledChanges({ ret }: { ret: CisReturn }) {
+  const narrow = useNarrowScreen();
   if (!ret.filing) return null;
   if (!ret.changedSinceFiling)
     return ret.filing.lines ? (
@@ -60,36 +62,62 @@ export function FiledChanges({ ret }: { ret: CisReturn }) {
             : ''}
           .
         </AlertDescription>
-        <div className="overflow-x-auto">
-          <Table aria-label="Changes since the return was filed">
-            <TableHeader>
-              <TableRow>
-                <TableHead>Subcontractor</TableHead>
-                <TableHead>What changed</TableHead>
-                <TableHead className="text-right">Gross paid</TableHead>
-                <TableHead className="text-right">Materials</TableHead>
-                <TableHead className="text-right">Deducted</TableHead>
-              </TableRow>
-            </TableHeader>
-            <TableBody>
-              {ret.changes.map((c) => (
-                <TableRow key={c.contactId}>
-                  <TableCell className="font-medium">{c.name}</TableCell>
-                  <TableCell>{KIND_TEXT[c.kind]}</TableCell>
-                  <TableCell className="text-right">
+        {narrow ? (
+          <ul className="grid gap-2" aria-label="Changes since the return was filed">
+            {ret.changes.map((c) => (
+              <li key={c.contactId} className="rounded-lg bg-background/60 p-2">
+                <p className="font-medium">
+                  {c.name} · {KIND_TEXT[c.kind]}
+                </p>
+                <dl className="mt-1 grid grid-cols-[auto_1fr] gap-x-3 gap-y-0.5">
+                  <dt>Gross paid</dt>
+                  <dd className="text-right">
                     <Figure filed={c.filed?.grossAmount ?? 0} now={c.now?.grossAmount ?? 0} />
-                  </TableCell>
-                  <TableCell className="text-right">
+                  </dd>
+                  <dt>Materials</dt>
+                  <dd className="text-right">
                     <Figure filed={c.filed?.materialsAmount ?? 0} now={c.now?.materialsAmount ?? 0} />
-                  </TableCell>
-                  <TableCell className="text-right">
+                  </dd>
+                  <dt>Deducted</dt>
+                  <dd className="text-right">
                     <Figure filed={c.filed?.deductionAmount ?? 0} now={c.now?.deductionAmount ?? 0} />
-                  </TableCell>
+                  </dd>
+                </dl>
+              </li>
+            ))}
+          </ul>
+        ) : (
+          <div className="overflow-x-auto">
+            <Table aria-label="Changes since the return was filed">
+              <TableHeader>
+                <TableRow>
+                  <TableHead>Subcontractor</TableHead>
+                  <TableHead>What changed</TableHead>
+                  <TableHead className="text-right">Gross paid</TableHead>
+                  <TableHead className="text-right">Materials</TableHead>
+                  <TableHead className="text-right">Deducted</TableHead>
                 </TableRow>
-              ))}
-            </TableBody>
-          </Table>
-        </div>
+              </TableHeader>
+              <TableBody>
+                {ret.changes.map((c) => (
+                  <TableRow key={c.contactId}>
+                    <TableCell className="font-medium">{c.name}</TableCell>
+                    <TableCell>{KIND_TEXT[c.kind]}</TableCell>
+                    <TableCell className="text-right">
+                      <Figure filed={c.filed?.grossAmount ?? 0} now={c.now?.grossAmount ?? 0} />
+                    </TableCell>
+                    <TableCell className="text-right">
+                      <Figure filed={c.filed?.materialsAmount ?? 0} now={c.now?.materialsAmount ?? 0} />
+                    </TableCell>
+                    <TableCell className="text-right">
+                      <Figure filed={c.filed?.deductionAmount ?? 0} now={c.now?.deductionAmount ?? 0} />
+                    </TableCell>
+                  </TableRow>
+                ))}
+              </TableBody>
+            </Table>
+          </div>
+        )}
         {ret.correctionAdvice ? <AlertDescription>{ret.correctionAdvice}</AlertDescription> : null}
       </div>
     </Alert>
