@@ -296,6 +296,32 @@ describe('CIS Returns (issue 42)', () => {
     expect(screen.queryByRole('button', { name: 'Undo filed' })).toBeNull();
   });
 
+  it('says why a return filed late carries no penalty when the new-contractor cap is reached', async () => {
+    const ret = makeReturn({
+      filedAt: '2026-11-28',
+      filing: {
+        filedOn: '2026-11-28',
+        filedAt: '2026-11-28T09:00:00.000Z',
+        filedBy: 'bella',
+        source: 'manual',
+        late: true,
+        penaltyAmount: 0,
+        lines: LINES,
+        totals: { grossAmount: 1900, materialsAmount: 100, deductionAmount: 320 },
+        receipt: null,
+      },
+      penalty: { amount: 0, next: null, newContractorRules: true },
+      overdue: false,
+    });
+    useBuilder({
+      months: [month({ state: 'filed', filing: ret.filing, penaltyAmount: 0, nextPenalty: null })],
+      returns: { '2026-11': ret },
+    });
+    renderWithProviders(<CisReturnsPage />);
+    expect(await screen.findByText(/No late-filing penalty is added for it/)).toHaveTextContent('CH62560');
+    expect(screen.queryByText(/penalty of £0\.00/)).toBeNull();
+  });
+
   it('marks a nil month as told to HMRC in advance', async () => {
     const nil = makeReturn({
       period: '2026-10',

@@ -30,12 +30,20 @@ export function MonthNotice({ ret }: { ret: CisReturn }) {
           <AlertDescription>
             Marked as filed with HMRC on {formatDateMedium(ret.filing.filedOn)} by {ret.filing.filedBy}.
             {ret.filing.receipt?.irmark ? ` HMRC's receipt (IRmark) ${ret.filing.receipt.irmark}.` : ''}
-            {late ? (
+            {late && ret.filing.penaltyAmount > 0 ? (
               <>
                 {' '}
                 It was due on {due}: HMRC's late-filing penalty of {formatPounds(ret.filing.penaltyAmount)}{' '}
                 stands (HMRC manual CH62340).
                 <NewContractorNote ret={ret} />
+              </>
+            ) : late ? (
+              <>
+                {' '}
+                It was due on {due}.
+                {ret.penalty.newContractorRules
+                  ? ' No late-filing penalty is added for it: under HMRC’s rules for contractors new to CIS the £100 and £200 penalties of the returns due before the first one add up to £3,000 at most, and that is reached (HMRC manual CH62560).'
+                  : ''}
               </>
             ) : null}
           </AlertDescription>
