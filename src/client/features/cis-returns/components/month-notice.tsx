@@ -58,7 +58,9 @@ export function MonthNotice({ ret }: { ret: CisReturn }) {
         <div>
           <AlertTitle>Overdue: the return was due on {due}</AlertTitle>
           <AlertDescription>
-            HMRC's late-filing penalty for this return is now {formatPounds(ret.penalty.amount)}.
+            {ret.penalty.amount > 0 || !ret.penalty.newContractorRules
+              ? `HMRC's late-filing penalty for this return is now ${formatPounds(ret.penalty.amount)}.`
+              : 'No late-filing penalty is added for it yet: the £3,000 cap on the £100 and £200 penalties of a contractor new to CIS is reached (HMRC manual CH62560).'}
             {ret.penalty.next
               ? ` It rises by ${formatPounds(ret.penalty.next.amount)} on ${formatDateMedium(ret.penalty.next.from)} (${ret.penalty.next.label}).`
               : ''}

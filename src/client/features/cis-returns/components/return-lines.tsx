@@ -117,7 +117,7 @@ export function ReturnLinesTable({
                     aria-label={`Statement for ${line.name} (PDF)`}
                     title="Statement (PDF)"
                   >
-                    <FileText aria-hidden /> PDF
+                    <FileText aria-hidden />
                   </a>
                 </Button>
               </div>
