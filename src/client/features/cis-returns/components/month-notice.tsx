@@ -64,7 +64,7 @@ export function MonthNotice({ ret }: { ret: CisReturn }) {
             {ret.penalty.next
               ? ` It rises by ${formatPounds(ret.penalty.next.amount)} on ${formatDateMedium(ret.penalty.next.from)} (${ret.penalty.next.label}).`
               : ''}
-            <NewContractorNote ret={ret} />
+            {ret.penalty.amount > 0 ? <NewContractorNote ret={ret} /> : null}
           </AlertDescription>
         </div>
       </Alert>
