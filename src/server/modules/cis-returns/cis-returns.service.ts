@@ -619,6 +619,8 @@ export function createCisReturnsService(deps: {
         ['accountsOfficeReference', before.accountsOfficeReference, input.accountsOfficeReference],
         ['deductionAccountCode', before.deductionAccountCode, input.deductionAccountCode],
       ]);
+      if (input.firstReturnOn && input.firstReturnOn > today())
+        throw new AppError('VALIDATION_ERROR', 'First return date cannot be in the future');
       const codes = [...new Set(input.materialsAccountCodes.map((c) => c.trim()))];
       const deductionCode = input.deductionAccountCode;
       if (codes.length > 0 || deductionCode) {

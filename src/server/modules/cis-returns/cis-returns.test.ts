@@ -738,6 +738,14 @@ describe('CIS month-end API (issues 29, 42)', () => {
     }
     const badDate = await saveSettings(call, { firstReturnOn: '2020-13-01' });
     expect(badDate.statusCode).toBe(400);
+    const future = await saveSettings(call, {
+      utr: '9876543210',
+      employerReference: '123/AB45678',
+      accountsOfficeReference: '123PA00012345',
+      firstReturnOn: '2999-01-19',
+    });
+    expect(future.statusCode).toBe(400);
+    expect(future.json().message).toBe('First return date cannot be in the future');
   });
 
   it('refuses bad input with a clear 400 and changes nothing', async () => {
