@@ -225,6 +225,12 @@ describe('CIS Returns (issue 42)', () => {
     renderWithProviders(<CisReturnsPage />);
     const button = await screen.findByRole('button', { name: 'Mark as filed' });
     expect(button).toBeDisabled();
+    // A statement missing Singh's references would be refused (CISR12160): its download waits for them.
+    expect(screen.getByRole('button', { name: 'Statement for R. Singh Tiling (PDF)' })).toBeDisabled();
+    expect(screen.getByRole('link', { name: 'Statement for Hughes Groundworks Ltd (PDF)' })).toHaveAttribute(
+      'download',
+    );
+    expect(screen.getByRole('button', { name: 'All statements (PDF)' })).toBeDisabled();
     const checklist = screen.getByRole('list', { name: 'Before filing' });
     expect(within(checklist).getByText('UTR of R. Singh Tiling')).toBeInTheDocument();
     expect(checklist).toHaveTextContent('Verification number of R. Singh Tiling (deducted at 30 %): missing');

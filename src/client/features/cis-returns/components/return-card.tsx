@@ -8,6 +8,7 @@ import { useNarrowScreen } from '@/client/lib/narrow-screen';
 import { cisDownloads } from '../api/get-return';
 import { useReturnActions } from '../hooks/use-return-actions';
 import { describeRange } from '../utils/months';
+import { canMakeStatement } from '../utils/statements';
 import { FiledChanges } from './filed-changes';
 import { FilingChecklist } from './filing-checklist';
 import { MonthNotice, PaymentDueNotice } from './month-notice';
@@ -88,11 +89,20 @@ export function ReturnCard({
               <Download aria-hidden /> CSV
             </a>
           </Button>
-          {ret.nil ? null : (
+          {ret.nil ? null : canMakeStatement(ret) ? (
             <Button asChild size="sm" variant="outline">
               <a href={cisDownloads.allStatements(orgId, ret.period)} download>
                 <FileText aria-hidden /> All statements (PDF)
               </a>
+            </Button>
+          ) : (
+            <Button
+              size="sm"
+              variant="outline"
+              disabled
+              title="Add the missing references first: HMRC asks every statement to carry them"
+            >
+              <FileText aria-hidden /> All statements (PDF)
             </Button>
           )}
           {canFile ? (

@@ -21,6 +21,44 @@ import { Button } from '@/client/components/ui/button';
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@/client/components/ui/table';
 import { cisDownloads } from '../api/get-return';
 import { describeRange } from '../utils/months';
+import { canMakeStatement } from '../utils/statements';
+
+const NOT_READY = 'Add the missing references first: HMRC asks every statement to carry them';
+
+/** A subcontractor's statement download, or a disabled button saying what it waits for. */
+function StatementLink({
+  orgId,
+  ret,
+  line,
+  label,
+  variant,
+}: {
+  orgId: number;
+  ret: CisReturn;
+  line: CisReturnLine;
+  label: string | null;
+  variant: 'ghost' | 'outline';
+}) {
+  const name = `Statement for ${line.name} (PDF)`;
+  if (!canMakeStatement(ret, line.contactId))
+    return (
+      <Button size="sm" variant={variant} disabled aria-label={name} title={NOT_READY}>
+        <FileText aria-hidden /> {label}
+      </Button>
+    );
+  return (
+    <Button asChild size="sm" variant={variant}>
+      <a
+        href={cisDownloads.statement(orgId, ret.period, line.contactId)}
+        download
+        aria-label={name}
+        title="Statement (PDF)"
+      >
+        <FileText aria-hidden /> {label}
+      </a>
+    </Button>
+  );
+}
 
 /** What the contractor should look at on a subcontractor's line (paid with nothing deducted, not CIS in Xero…). */
 function LineFlags({ line }: { line: CisReturnLine }) {
@@ -110,16 +148,7 @@ export function ReturnLinesTable({
             <TableCell>
               <div className="flex justify-end gap-1">
                 <EditRefsButton line={line} onEditRefs={onEditRefs} />
-                <Button asChild size="sm" variant="ghost">
-                  <a
-                    href={cisDownloads.statement(orgId, ret.period, line.contactId)}
-                    download
-                    aria-label={`Statement for ${line.name} (PDF)`}
-                    title="Statement (PDF)"
-                  >
-                    <FileText aria-hidden />
-                  </a>
-                </Button>
+                <StatementLink orgId={orgId} ret={ret} line={line} label={null} variant="ghost" />
               </div>
             </TableCell>
           </TableRow>
@@ -184,15 +213,9 @@ export function ReturnLineCards({
             {figure('Materials', line.materialsAmount)}
             {figure('Deducted', line.deductionAmount)}
           </dl>
-          <Button asChild size="sm" variant="outline" className="mt-3">
-            <a
-              href={cisDownloads.statement(orgId, ret.period, line.contactId)}
-              download
-              aria-label={`Statement for ${line.name} (PDF)`}
-            >
-              <FileText aria-hidden /> Statement
-            </a>
-          </Button>
+          <div className="mt-3">
+            <StatementLink orgId={orgId} ret={ret} line={line} label="Statement" variant="outline" />
+          </div>
         </li>
       ))}
       <li className="rounded-xl bg-muted/40 p-3">
