@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { faultConfigSchema, type FaultConfig } from './faults';
 import type { LedgerSnapshot } from './ledger';
 import type { InvoiceFacts, PersonBill, PersonPayment } from './person';
+import type { CreditNoteFacts, PersonCreditNote } from './person-credit';
 import type { AutoConsent, RuntimeSettings } from './runtime';
 import type { WebhookConfig, WebhookStatus } from './webhooks';
 
@@ -42,6 +43,18 @@ export interface SandboxControl {
   /** As a person in Xero's web app: enter a bill, CIS lines allowed (Xero then computes the CIS deduction). */
   enterBill(bill: PersonBill): InvoiceFacts & { cisDeduction: number | null };
   voidInvoice(invoiceId: string): InvoiceFacts;
+  /** As a person in Xero's web app: remove a payment from its invoice or bill ("Remove and redo"). */
+  removePayment(paymentId: string): InvoiceFacts;
+  /** As a person in Xero's web app: enter a supplier credit note, allocate it to a bill, record a refund. */
+  enterCreditNote(note: PersonCreditNote): CreditNoteFacts;
+  allocateCreditNote(
+    creditNoteId: string,
+    allocation: { invoiceId: string; amount: number | string; date?: string | undefined },
+  ): CreditNoteFacts & { bill: InvoiceFacts };
+  refundCreditNote(
+    creditNoteId: string,
+    refund: { amount: number | string; date?: string | undefined; accountId?: string | undefined },
+  ): CreditNoteFacts & { paymentId: string };
   editInvoice(
     invoiceId: string,
     changes: { reference?: string | undefined; dueDate?: string | undefined },
@@ -241,6 +254,54 @@ export function registerControlRoutes(app: FastifyInstance, control: SandboxCont
       request.body,
     );
     return control.editInvoice(idOf(request), body);
+  });
+  const dayField = z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/)
+    .optional();
+  const amountField = z.union([z.number().positive(), z.string().max(15)]);
+  app.post('/payments/:id/remove', async (request) => control.removePayment(idOf(request)));
+  app.post('/credit-notes', async (request) => {
+    const body = parse(
+      z
+        .object({
+          contactId: z.string().uuid(),
+          date: dayField,
+          reference: z.string().max(255).optional(),
+          lineAmountTypes: z.enum(['Exclusive', 'Inclusive', 'NoTax']).optional(),
+          lines: z
+            .array(
+              z
+                .object({
+                  description: z.string().min(1).max(4000),
+                  quantity: z.number().positive().optional(),
+                  unitAmount: z.union([z.number(), z.string().max(15)]),
+                  accountCode: z.string().min(1).max(10),
+                  taxType: z.string().max(50).optional(),
+                })
+                .strict(),
+            )
+            .min(1)
+            .max(100),
+        })
+        .strict(),
+      request.body,
+    );
+    return control.enterCreditNote(body);
+  });
+  app.post('/credit-notes/:id/allocate', async (request) => {
+    const body = parse(
+      z.object({ invoiceId: z.string().uuid(), amount: amountField, date: dayField }).strict(),
+      request.body,
+    );
+    return control.allocateCreditNote(idOf(request), body);
+  });
+  app.post('/credit-notes/:id/refund', async (request) => {
+    const body = parse(
+      z.object({ amount: amountField, date: dayField, accountId: z.string().uuid().optional() }).strict(),
+      request.body,
+    );
+    return control.refundCreditNote(idOf(request), body);
   });
   app.post('/contacts/:id/edit', async (request) => {
     const body = parse(

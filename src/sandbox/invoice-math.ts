@@ -28,5 +28,5 @@ export function applyTotals(invoice: InvoiceRec): void {
 
 export function amountDue(invoice: InvoiceRec): number {
   if (invoice.Status === 'VOIDED' || invoice.Status === 'DELETED') return 0;
-  return invoice.total - (invoice.cisDeduction ?? 0) - invoice.amountPaid;
+  return invoice.total - (invoice.cisDeduction ?? 0) - invoice.amountPaid - (invoice.amountCredited ?? 0);
 }

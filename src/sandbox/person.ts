@@ -10,9 +10,10 @@ import { nextUpdated, type Runtime } from './runtime';
 import type { ContactRec, InvoiceRec, LineRec, OrgRec } from './state';
 import { isoDay, parseRequestDay } from './xero-dates';
 
-const fail = (statusCode: number, message: string) => Object.assign(new Error(message), { statusCode });
+export const fail = (statusCode: number, message: string) =>
+  Object.assign(new Error(message), { statusCode });
 
-function findInvoice(rt: Runtime, invoiceId: string): { org: OrgRec; inv: InvoiceRec } {
+export function findInvoice(rt: Runtime, invoiceId: string): { org: OrgRec; inv: InvoiceRec } {
   const id = invoiceId.toLowerCase();
   for (const org of rt.state.orgs) {
     const inv = org.invoices.find((i) => i.InvoiceID === id);
@@ -21,7 +22,7 @@ function findInvoice(rt: Runtime, invoiceId: string): { org: OrgRec; inv: Invoic
   throw fail(404, `Invoice with ID '${invoiceId}' could not be found`);
 }
 
-function findContact(rt: Runtime, contactId: string): { org: OrgRec; contact: ContactRec } {
+export function findContact(rt: Runtime, contactId: string): { org: OrgRec; contact: ContactRec } {
   const id = contactId.toLowerCase();
   for (const org of rt.state.orgs) {
     const contact = org.contacts.find((c) => c.ContactID === id);
@@ -30,7 +31,7 @@ function findContact(rt: Runtime, contactId: string): { org: OrgRec; contact: Co
   throw fail(404, `Contact with ID '${contactId}' could not be found`);
 }
 
-function touched(rt: Runtime, org: OrgRec, inv: InvoiceRec): InvoiceFacts {
+export function touched(rt: Runtime, org: OrgRec, inv: InvoiceRec): InvoiceFacts {
   inv.updatedMs = nextUpdated(rt, inv.updatedMs);
   rt.markDirty();
   rt.webhooks?.notify(org.OrganisationID, 'INVOICE', inv.InvoiceID, 'UPDATE', inv.updatedMs);

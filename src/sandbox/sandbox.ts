@@ -10,6 +10,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { JWK } from 'jose';
 import { registerAttachmentRoutes } from './accounting/attachments';
 import { registerContactRoutes } from './accounting/contacts';
+import { registerCreditNoteRoutes } from './accounting/credit-notes';
 import { registerInvoiceRoutes } from './accounting/invoices';
 import { registerJournalRoutes } from './accounting/journals';
 import { registerPaymentRoutes } from './accounting/payments';
@@ -28,6 +29,7 @@ import type { AutoConsent, Runtime, RuntimeSettings } from './runtime';
 import { createSeed } from './seed';
 import { STATE_VERSION, type SandboxState } from './state';
 import { approveInvoice, editContact, editInvoice, enterBill, payInvoice, voidInvoice } from './person';
+import { allocateCreditNote, enterCreditNote, refundCreditNote, removePayment } from './person-credit';
 import { WebhookSender, type WebhookConfig } from './webhooks';
 
 export type { FaultConfig } from './faults';
@@ -201,6 +203,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       registerSettingsRoutes(scope, rt);
       registerContactRoutes(scope, rt);
       registerInvoiceRoutes(scope, rt);
+      registerCreditNoteRoutes(scope, rt);
       registerAttachmentRoutes(scope, rt);
       registerPaymentRoutes(scope, rt);
       registerJournalRoutes(scope, rt);
@@ -291,6 +294,10 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     approveInvoice: (invoiceId) => approveInvoice(rt, invoiceId),
     enterBill: (bill) => enterBill(rt, bill),
     voidInvoice: (invoiceId) => voidInvoice(rt, invoiceId),
+    removePayment: (paymentId) => removePayment(rt, paymentId),
+    enterCreditNote: (note) => enterCreditNote(rt, note),
+    allocateCreditNote: (creditNoteId, allocation) => allocateCreditNote(rt, creditNoteId, allocation),
+    refundCreditNote: (creditNoteId, refund) => refundCreditNote(rt, creditNoteId, refund),
     editInvoice: (invoiceId, changes) => editInvoice(rt, invoiceId, changes),
     editContact: (contactId, changes) => editContact(rt, contactId, changes),
     getWebhooks: () => webhooks.status(),

@@ -167,9 +167,53 @@ export interface InvoiceRec {
    */
   cisDeduction?: number;
   cisRate?: number;
+  /** Pence of supplier or customer credit notes allocated to it (issue 42); absent when none. */
+  amountCredited?: number;
   fullyPaidOnDate: string | null;
   sentToContact: boolean;
   createdByClientId: string | null;
+  createdMs: number;
+  updatedMs: number;
+}
+
+/** A credit note's allocation to an invoice or bill (pence). */
+export interface CreditAllocationRec {
+  AllocationID: string;
+  InvoiceID: string;
+  amount: number;
+  Date: string;
+}
+
+/** Cash refunded against a credit note (pence): by the supplier for ACCPAYCREDIT. */
+export interface CreditRefundRec {
+  PaymentID: string;
+  AccountID: string;
+  Date: string;
+  amount: number;
+  Status: 'AUTHORISED' | 'DELETED';
+}
+
+/**
+ * A credit note (issue 42: supplier credit notes from CIS subcontractors), entered as a person does in Xero's web
+ * app; allocated to bills and refunded in cash. `cisDeduction`/`cisRate` as on a bill (Xero's CIS, CIS Labour
+ * Expense lines of a CIS contact).
+ */
+export interface CreditNoteRec {
+  CreditNoteID: string;
+  CreditNoteNumber: string;
+  Type: 'ACCPAYCREDIT' | 'ACCRECCREDIT';
+  ContactID: string;
+  Date: string;
+  LineAmountTypes: LineAmountTypes;
+  Status: 'AUTHORISED' | 'PAID' | 'VOIDED' | 'DELETED';
+  lines: LineRec[];
+  subTotal: number;
+  totalTax: number;
+  total: number;
+  cisDeduction?: number;
+  cisRate?: number;
+  allocations: CreditAllocationRec[];
+  refunds: CreditRefundRec[];
   createdMs: number;
   updatedMs: number;
 }
@@ -238,6 +282,8 @@ export interface OrgRec {
   contactGroups: ContactGroupRec[];
   invoices: InvoiceRec[];
   payments: PaymentRec[];
+  /** Credit notes (absent in states saved before issue 42: none). */
+  creditNotes?: CreditNoteRec[];
   journals: JournalRec[];
   attachments: AttachmentRec[];
   nextInvoiceNumber: number;

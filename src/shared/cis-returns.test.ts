@@ -2,14 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { getIsoWeekday } from './dates';
 import {
   addMonths,
-  getBillCisFigures,
-  getBillMonthFigures,
-  type ReturnBill,
   cisReturnQuerySchema,
   cisSettingsRequestSchema,
   getLatePenaltyPence,
-  getMonthSharePence,
-  getPaidSharePence,
   getPenaltySchedule,
   getPeriodOf,
   getTaxMonth,
@@ -21,6 +16,14 @@ import {
   listRecentPeriods,
   parsePeriod,
   subcontractorRefsRequestSchema,
+  describeMissingForFiling,
+  diffReturnLines,
+  filedUnderMessage,
+  getDeductionsPaymentDueDate,
+  getFilingChecks,
+  getMonthPenalties,
+  mayChangeFiledUnder,
+  shiftPeriod,
   UTR_MESSAGE,
   VERIFICATION_NUMBER_MESSAGE,
 } from './cis-returns';
@@ -129,37 +132,6 @@ describe('late-return penalties (CH62380)', () => {
   });
 });
 
-describe('part payments count in proportion', () => {
-  it('counts the share paid of what the subcontractor is owed', () => {
-    // A £1,000 bill with a £200 deduction: £800 payable; £400 paid is half of every figure.
-    expect(getPaidSharePence(100_000, 40_000, 80_000)).toBe(50_000);
-    expect(getPaidSharePence(20_000, 40_000, 80_000)).toBe(10_000);
-    expect(getPaidSharePence(100_000, 0, 80_000)).toBe(0);
-  });
-
-  it('counts a bill once however much over its payable was paid', () => {
-    expect(getPaidSharePence(100_000, 80_000, 80_000)).toBe(100_000);
-    expect(getPaidSharePence(100_000, 100_000, 80_000)).toBe(100_000);
-  });
-
-  it('rounds half up to the penny and the months of a bill add up to the whole', () => {
-    // £100.00 in three payments of a third: 33.33, 33.33, 33.34 of £100 payable.
-    const parts = [
-      getMonthSharePence(10_000, 0, 3_333, 10_000),
-      getMonthSharePence(10_000, 3_333, 3_333, 10_000),
-      getMonthSharePence(10_000, 6_666, 3_334, 10_000),
-    ];
-    expect(parts).toEqual([3_333, 3_333, 3_334]);
-    // 1 penny of deduction over three payments never loses the penny.
-    const pennies = [
-      getMonthSharePence(1, 0, 1, 3),
-      getMonthSharePence(1, 1, 1, 3),
-      getMonthSharePence(1, 2, 1, 3),
-    ];
-    expect(pennies.reduce((a, b) => a + b, 0)).toBe(1);
-  });
-});
-
 describe('reference formats', () => {
   it('takes a UTR of 10 digits, spaces allowed', () => {
     expect(isUtr('1234567890')).toBe(true);
@@ -219,68 +191,184 @@ describe('reference formats', () => {
   });
 });
 
-describe('a bill on the return', () => {
-  const month = getTaxMonth('2026-12');
-  const ledgerlinkBill: ReturnBill = {
-    contactId: 'c1',
-    contactName: 'Hughes Groundworks Ltd',
-    subTotalPence: 100_000,
-    totalPence: 100_000,
-    lineAmountTypes: 'NoTax',
-    lines: [{ accountCode: '321', lineAmountPence: 100_000, taxAmountPence: 0 }],
-    payments: [],
-    xeroDeductionPence: null,
-    xeroRate: null,
-  };
-  const noMaterials = () => false;
-
-  it("takes Ledgerlink's 20 % of the total on its own bills, and none at gross payment status", () => {
-    expect(getBillCisFigures(ledgerlinkBill, noMaterials, 20)).toEqual({
-      grossPence: 100_000,
-      materialsPence: 0,
-      deductionPence: 20_000,
-      payablePence: 80_000,
-    });
-    expect(getBillCisFigures(ledgerlinkBill, noMaterials, 0).deductionPence).toBe(0);
+describe('penalties for each month (CH62340–CH62600)', () => {
+  const month = (period: string, filedOn: string | null, deductionPence = 50_000) => ({
+    period,
+    dueDate: getTaxMonth(period).dueDate,
+    deductionPence,
+    filedOn,
+    needsReturn: true,
   });
 
-  it("takes Xero's deduction as Xero holds it, and materials net of VAT from the materials accounts", () => {
-    const xeroBill: ReturnBill = {
-      ...ledgerlinkBill,
-      subTotalPence: 75_000,
-      totalPence: 78_000,
-      lineAmountTypes: 'Exclusive',
-      lines: [
-        { accountCode: '327', lineAmountPence: 60_000, taxAmountPence: 0 },
-        { accountCode: '328', lineAmountPence: 15_000, taxAmountPence: 3_000 },
-      ],
-      xeroDeductionPence: 18_000,
-      xeroRate: 30,
-    };
-    expect(getBillCisFigures(xeroBill, (code) => code === '328', 30)).toEqual({
-      grossPence: 75_000,
-      materialsPence: 15_000,
-      deductionPence: 18_000,
-      payablePence: 60_000,
+  it('keeps the penalty of a return filed late, as it stood on the day it was filed', () => {
+    // Due 19 December 2026, filed 3 March 2027: £100, and £200 more from 20 February.
+    const penalties = getMonthPenalties(
+      [month('2026-11', '2026-11-15'), month('2026-12', '2027-03-03')],
+      '2027-09-01',
+    );
+    expect(penalties.get('2026-12')).toEqual({ pence: 30_000, late: true, next: null, newContractor: false });
+    expect(penalties.get('2026-11')).toMatchObject({ pence: 0, late: false });
+  });
+
+  it('keeps growing an unfiled month by HMRC’s steps, 13 months on and after', () => {
+    const penalties = getMonthPenalties(
+      [month('2025-10', '2025-10-10'), month('2025-11', null, 1_000_000)],
+      '2026-12-20',
+    );
+    // 5 % of £10,000 is £500, more than £300, at 6 and at 12 months: £100 + £200 + £500 + £500.
+    expect(penalties.get('2025-11')).toEqual({
+      pence: 130_000,
+      late: false,
+      next: null,
+      newContractor: false,
     });
   });
 
-  it('counts only the payments dated in the tax month, in proportion', () => {
-    const bill: ReturnBill = {
-      ...ledgerlinkBill,
-      payments: [
-        { date: '2026-11-05', amountPence: 20_000 }, // the month before
-        { date: '2026-11-06', amountPence: 20_000 }, // first day
-        { date: '2026-12-05', amountPence: 20_000 }, // last day
-        { date: '2026-12-06', amountPence: 20_000 }, // the month after
-      ],
-    };
-    const figures = getBillCisFigures(bill, noMaterials, 20);
-    expect(getBillMonthFigures(bill, figures, month)).toEqual({
-      paidPence: 40_000,
-      grossPence: 50_000,
-      materialsPence: 0,
-      deductionPence: 10_000,
+  it('says what the next step adds and when', () => {
+    const penalties = getMonthPenalties(
+      [month('2026-10', '2026-10-01'), month('2026-11', null)],
+      '2026-12-01',
+    );
+    expect(penalties.get('2026-11')).toMatchObject({
+      pence: 10_000,
+      next: { from: '2027-01-20', pence: 20_000 },
     });
+  });
+
+  it('caps a new contractor’s fixed penalties at £3,000 and drops the £300 minimum (CH62600’s example)', () => {
+    // Value Construction Ltd: returns due from 19 January 2014 on, none filed until 2015, deductions £3,000 then
+    // £1,000 then £0 a month. The 6 month penalties are 5 % with no minimum: £150, £50, £0.
+    const periods = ['2014-01', '2014-02', '2014-03', '2014-04', '2014-05', '2014-06', '2014-07', '2014-08'];
+    const deductions = [300_000, 100_000, 0, 0, 0, 0, 0, 0];
+    const months = periods.map((p, i) => month(p, null, deductions[i]));
+    const penalties = getMonthPenalties(months, '2015-01-06');
+    expect(penalties.get('2014-01')).toMatchObject({ pence: 10_000 + 20_000 + 15_000, newContractor: true });
+    expect(penalties.get('2014-02')).toMatchObject({ pence: 10_000 + 20_000 + 5_000 });
+    expect(penalties.get('2014-03')).toMatchObject({ pence: 30_000 });
+    // Eight months of £300 would be £2,400: under the cap. Sixteen would not.
+    const many = Array.from({ length: 16 }, (_, i) => month(shiftPeriod('2015-04', -i), null, 0));
+    const capped = getMonthPenalties(many, '2016-09-30');
+    const fixed = [...capped.values()].reduce((sum, p) => sum + p.pence, 0);
+    expect(fixed).toBe(300_000);
+  });
+
+  it('stops treating the contractor as new once a return was made, for returns due after it', () => {
+    const penalties = getMonthPenalties(
+      [month('2026-06', '2026-08-01'), month('2026-07', '2026-08-01'), month('2026-08', null)],
+      '2026-12-01',
+    );
+    // The first return filed (1 August) and the one due before it fall under the new-contractor rules.
+    expect(penalties.get('2026-06')?.newContractor).toBe(true);
+    expect(penalties.get('2026-07')?.newContractor).toBe(true);
+    expect(penalties.get('2026-08')?.newContractor).toBe(false);
+    // A contractor who filed before Ledgerlink says so: the rules do not apply.
+    const known = getMonthPenalties([month('2026-08', null)], '2026-12-01', '2020-05-19');
+    expect(known.get('2026-08')?.newContractor).toBe(false);
+  });
+
+  it('charges nothing for a month that needs no return', () => {
+    const penalties = getMonthPenalties(
+      [{ ...month('2026-08', null), needsReturn: false }, month('2026-07', '2026-07-10')],
+      '2027-12-01',
+    );
+    expect(penalties.get('2026-08')).toEqual({ pence: 0, late: false, next: null, newContractor: false });
+  });
+});
+
+describe('the deductions’ payment date', () => {
+  it('moves back from a weekend or a bank holiday to the last working day before', () => {
+    // The 22nd of November 2026 is a Sunday.
+    expect(getDeductionsPaymentDueDate('2026-11')).toEqual({ due: '2026-11-20', nominal: '2026-11-22' });
+    // 22 December 2026 is a Tuesday: it stays.
+    expect(getDeductionsPaymentDueDate('2026-12')).toEqual({ due: '2026-12-22', nominal: '2026-12-22' });
+    // 22 April 2011 was Good Friday.
+    expect(getDeductionsPaymentDueDate('2011-04').due).toBe('2011-04-21');
+  });
+});
+
+describe('checked before filing', () => {
+  const contractor = { utr: null, employerReference: '123/AB45678', accountsOfficeReference: null };
+  const lines = [
+    { contactId: 'a', name: 'Hughes Groundworks Ltd', utr: '1111111111', verificationNumber: null, rate: 20 },
+    { contactId: 'b', name: 'R. Singh Tiling', utr: null, verificationNumber: null, rate: 30 },
+    { contactId: 'c', name: 'Northside Electrical', utr: null, verificationNumber: null, rate: 0 },
+  ];
+
+  it('names each missing thing, a verification number only at 30 %', () => {
+    const checks = getFilingChecks(contractor, lines);
+    expect(checks.filter((c) => !c.ok).map((c) => c.label)).toEqual([
+      'Your UTR (the contractor’s)',
+      'Your accounts office reference',
+      'UTR of R. Singh Tiling',
+      'Verification number of R. Singh Tiling (deducted at 30 %)',
+      'UTR of Northside Electrical',
+    ]);
+    expect(describeMissingForFiling(checks)).toBe(
+      'This return cannot be filed yet. Missing: Your UTR (the contractor’s); Your accounts office reference; UTR of R. Singh Tiling; Verification number of R. Singh Tiling (deducted at 30 %); UTR of Northside Electrical.',
+    );
+  });
+
+  it('needs only the contractor’s references for a nil return', () => {
+    const checks = getFilingChecks(
+      { utr: '1234567890', employerReference: '123/AB45678', accountsOfficeReference: '123PA00012345' },
+      [],
+    );
+    expect(checks.every((c) => c.ok)).toBe(true);
+  });
+});
+
+describe('who may change what a return is filed under', () => {
+  it('lets any member fill in a reference, and only an administrator change one that is set', () => {
+    expect(mayChangeFiledUnder(null, '1234567890', false)).toBe(true);
+    expect(mayChangeFiledUnder('1234567890', '1234567890', false)).toBe(true);
+    expect(mayChangeFiledUnder('1234567890', '0987654321', false)).toBe(false);
+    expect(mayChangeFiledUnder('1234567890', null, false)).toBe(false);
+    expect(mayChangeFiledUnder('1234567890', null, true)).toBe(true);
+    expect(filedUnderMessage(['utr', 'employerReference'])).toBe(
+      'Only an administrator can change your UTR and your employer reference once set: returns are filed under them. Ask an administrator.',
+    );
+  });
+});
+
+describe('a filed return against the live one', () => {
+  const line = (contactId: string, gross: number, deduction: number) => ({
+    contactId,
+    name: contactId.toUpperCase(),
+    utr: null,
+    verificationNumber: null,
+    rate: 20,
+    grossAmount: gross,
+    materialsAmount: 0,
+    deductionAmount: deduction,
+    flags: [],
+  });
+
+  it('names what was added, removed or changed', () => {
+    expect(diffReturnLines([line('a', 1000, 200)], [line('a', 1000, 200)])).toEqual([]);
+    expect(
+      diffReturnLines([line('a', 1000, 200), line('b', 50, 10)], [line('a', 2000, 400), line('c', 10, 2)]),
+    ).toEqual([
+      {
+        contactId: 'a',
+        name: 'A',
+        kind: 'changed',
+        filed: { grossAmount: 1000, materialsAmount: 0, deductionAmount: 200 },
+        now: { grossAmount: 2000, materialsAmount: 0, deductionAmount: 400 },
+      },
+      {
+        contactId: 'b',
+        name: 'B',
+        kind: 'removed',
+        filed: { grossAmount: 50, materialsAmount: 0, deductionAmount: 10 },
+        now: null,
+      },
+      {
+        contactId: 'c',
+        name: 'C',
+        kind: 'added',
+        filed: null,
+        now: { grossAmount: 10, materialsAmount: 0, deductionAmount: 2 },
+      },
+    ]);
   });
 });

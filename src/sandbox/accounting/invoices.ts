@@ -71,7 +71,7 @@ export function invoiceFields(org: OrgRec): FieldMap<InvoiceRec> {
     updateddateutc: (i) => ms(i.updatedMs),
     amountdue: (i) => amountDue(i) / 100,
     amountpaid: (i) => i.amountPaid / 100,
-    amountcredited: () => 0,
+    amountcredited: (i) => (i.amountCredited ?? 0) / 100,
     total: (i) => i.total / 100,
     subtotal: (i) => i.subTotal / 100,
     totaltax: (i) => i.totalTax / 100,
@@ -605,7 +605,12 @@ export function registerInvoiceRoutes(app: FastifyInstance, rt: Runtime): void {
       if (!inv) throw XeroError.notFound();
       return reply.send(
         envelope(rt, 'Invoices', [
-          invoiceJson(ctx.org, inv, { lineItems: true, payments: true, unitdp4: ctx.q.unitdp === '4' }),
+          invoiceJson(ctx.org, inv, {
+            lineItems: true,
+            payments: true,
+            unitdp4: ctx.q.unitdp === '4',
+            single: true,
+          }),
         ]),
       );
     },

@@ -7,6 +7,7 @@ import type {
   AttachmentRec,
   ContactGroupRec,
   ContactRec,
+  CreditNoteRec,
   InvoiceRec,
   JournalRec,
   OrgRec,
@@ -216,6 +217,31 @@ export interface InvoiceJsonOptions {
   payments: boolean;
   unitdp4?: boolean;
   idx?: OrgIndex;
+  /**
+   * The read of one invoice (`GET /Invoices/{id}`): as Xero's does, it carries `CISDeduction: 0.00` on a bill with
+   * no CIS deduction (xero-node's recorded `singleInvoice` example), where the list read carries nothing (issue 42).
+   */
+  single?: boolean;
+}
+
+/** The credit notes allocated to an invoice, as its `CreditNotes` lists them. */
+function appliedCreditsJson(org: OrgRec, inv: InvoiceRec): Json[] {
+  return (org.creditNotes ?? []).flatMap((n) =>
+    n.allocations
+      .filter((a) => a.InvoiceID === inv.InvoiceID)
+      .map((a) =>
+        compact({
+          CreditNoteID: n.CreditNoteID,
+          CreditNoteNumber: n.CreditNoteNumber,
+          ID: n.CreditNoteID,
+          AppliedAmount: pounds(a.amount),
+          DateString: dateString(a.Date),
+          Date: msDate(a.Date),
+          Total: pounds(n.total),
+          LineItems: [],
+        }),
+      ),
+  );
 }
 
 export function invoiceJson(
@@ -252,13 +278,18 @@ export function invoiceJson(
     Reference: inv.Reference,
     Url: inv.Url,
     Payments: opts.payments ? invoicePaymentsJson(org, inv, idx) : undefined,
-    CreditNotes: opts.payments ? [] : undefined,
+    CreditNotes: opts.payments ? appliedCreditsJson(org, inv) : undefined,
     Prepayments: opts.payments ? [] : undefined,
     Overpayments: opts.payments ? [] : undefined,
     AmountDue: pounds(amountDue(inv)),
     AmountPaid: pounds(inv.amountPaid),
-    AmountCredited: 0,
-    CISDeduction: inv.cisDeduction !== undefined ? pounds(inv.cisDeduction) : undefined,
+    AmountCredited: pounds(inv.amountCredited ?? 0),
+    CISDeduction:
+      inv.cisDeduction !== undefined
+        ? pounds(inv.cisDeduction)
+        : opts.single && inv.Type === 'ACCPAY'
+          ? 0
+          : undefined,
     CISRate: inv.cisRate,
     CurrencyRate: 1,
     IsDiscounted: inv.lines.some((l) => l.discountE2 > 0),
@@ -365,4 +396,63 @@ export function attachmentJson(rt: Runtime, a: AttachmentRec, contentLength: num
     ContentLength: contentLength,
     IncludeOnline: a.IncludeOnline,
   };
+}
+
+/** A credit note as Xero's `/CreditNotes` answers it: lines, allocations and refunds (issue 42). */
+export function creditNoteJson(org: OrgRec, n: CreditNoteRec): Json {
+  const allocated = n.allocations.reduce((sum, a) => sum + a.amount, 0);
+  const refunded = n.refunds.filter((r) => r.Status === 'AUTHORISED').reduce((sum, r) => sum + r.amount, 0);
+  return compact({
+    CreditNoteID: n.CreditNoteID,
+    CreditNoteNumber: n.CreditNoteNumber,
+    ID: n.CreditNoteID,
+    Type: n.Type,
+    Contact: invoiceContactJson(org, n.ContactID),
+    DateString: dateString(n.Date),
+    Date: msDate(n.Date),
+    Status: n.Status,
+    LineAmountTypes: n.LineAmountTypes,
+    LineItems: n.lines.map((l) =>
+      compact({
+        Description: l.Description,
+        UnitAmount: Math.round(l.unitE4 / 100) / 100,
+        TaxType: l.TaxType,
+        TaxAmount: pounds(l.taxAmount),
+        LineAmount: pounds(l.lineAmount),
+        AccountCode: l.AccountCode,
+        AccountID: l.AccountID,
+        Quantity: fromE4(l.quantityE4),
+        LineItemID: l.LineItemID,
+        Tracking: [],
+      }),
+    ),
+    SubTotal: pounds(n.subTotal),
+    TotalTax: pounds(n.totalTax),
+    Total: pounds(n.total),
+    CISDeduction: n.cisDeduction !== undefined ? pounds(n.cisDeduction) : undefined,
+    CISRate: n.cisRate,
+    RemainingCredit: pounds(n.total - (n.cisDeduction ?? 0) - allocated - refunded),
+    UpdatedDateUTC: msDateTime(n.updatedMs),
+    CurrencyCode: 'GBP',
+    Allocations: n.allocations.map((a) => ({
+      AllocationID: a.AllocationID,
+      Amount: pounds(a.amount),
+      DateString: dateString(a.Date),
+      Date: msDate(a.Date),
+      Invoice: {
+        InvoiceID: a.InvoiceID,
+        InvoiceNumber: org.invoices.find((i) => i.InvoiceID === a.InvoiceID)?.InvoiceNumber,
+      },
+    })),
+    Payments: n.refunds
+      .filter((r) => r.Status === 'AUTHORISED')
+      .map((r) => ({
+        PaymentID: r.PaymentID,
+        Date: msDate(r.Date),
+        Amount: pounds(r.amount),
+        CurrencyRate: 1,
+      })),
+    HasAttachments: false,
+    HasErrors: false,
+  });
 }

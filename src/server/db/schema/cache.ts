@@ -167,3 +167,41 @@ export const xeroContactGroups = pgTable(
   },
   (t) => [primaryKey({ columns: [t.organizationId, t.groupId] })],
 );
+
+/**
+ * Supplier credit notes (ACCPAYCREDIT) as Xero has them (issue 42): a CIS subcontractor's credit note allocated to
+ * a bill reduces that bill on the CIS return, and one refunded in cash reduces the month of the refund
+ * (src/shared/cis-figures.ts). Lines, allocations and refunds are kept whole, in our camelCase shape.
+ */
+export const xeroCreditNotes = pgTable(
+  'xero_credit_notes',
+  {
+    organizationId: orgRef(),
+    creditNoteId: text('credit_note_id').notNull(),
+    /** ACCPAYCREDIT (from a supplier) or ACCRECCREDIT (to a customer). */
+    type: text('type').notNull(),
+    creditNoteNumber: text('credit_note_number'),
+    contactId: text('contact_id'),
+    contactName: text('contact_name'),
+    status: text('status').notNull(),
+    lineAmountTypes: text('line_amount_types'),
+    date: date('date'),
+    subTotalPence: pence('sub_total_pence').notNull().default(0),
+    totalPence: pence('total_pence').notNull().default(0),
+    remainingCreditPence: pence('remaining_credit_pence').notNull().default(0),
+    /** Xero's own CIS deduction on a CIS credit note (null when Xero computed none). */
+    cisDeductionPence: pence('cis_deduction_pence'),
+    cisRate: numeric('cis_rate', { precision: 9, scale: 4 }),
+    lines: jsonb('lines').$type<unknown[]>().notNull().default([]),
+    /** [{ allocationId, invoiceId, amountPence, date }]: the bills it was allocated to. */
+    allocations: jsonb('allocations').$type<unknown[]>().notNull().default([]),
+    /** [{ paymentId, date, amountPence }]: cash the supplier refunded against it. */
+    payments: jsonb('payments').$type<unknown[]>().notNull().default([]),
+    updatedUtc: timestamp('updated_utc', { withTimezone: true }),
+    syncedAt: timestamp('synced_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.creditNoteId] }),
+    index('xero_credit_notes_contact_idx').on(t.organizationId, t.type, t.contactId),
+  ],
+);

@@ -10,6 +10,8 @@ import {
   cisStatementQuerySchema,
   contactIdParamsSchema,
   markFiledRequestSchema,
+  cisNilMarkSchema,
+  nilMarkRequestSchema,
   orgQuerySchema,
   periodParamsSchema,
   subcontractorRefsRequestSchema,
@@ -123,6 +125,34 @@ export function registerCisReturnsRoutes(
       },
     },
     async (request) => service.unmarkFiled(contextOf(request), request.params.period),
+  );
+
+  // A nil month dealt with without a return: HMRC told in advance, or the scheme inactive (issue 42).
+  app.post(
+    '/api/xero/cis/returns/:period/nil-mark',
+    {
+      config: TENANT,
+      schema: {
+        params: periodParamsSchema,
+        querystring: orgQuerySchema,
+        body: nilMarkRequestSchema,
+        response: { 200: cisNilMarkSchema },
+      },
+    },
+    async (request) => service.markNil(contextOf(request), request.params.period, request.body.kind),
+  );
+
+  app.delete(
+    '/api/xero/cis/returns/:period/nil-mark',
+    {
+      config: TENANT,
+      schema: {
+        params: periodParamsSchema,
+        querystring: orgQuerySchema,
+        response: { 200: z.object({ period: z.string(), nilMark: z.null() }) },
+      },
+    },
+    async (request) => service.unmarkNil(contextOf(request), request.params.period),
   );
 
   // Every statement of the month as one PDF (a page each).

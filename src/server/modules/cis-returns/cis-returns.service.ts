@@ -1,31 +1,43 @@
 import {
   CIS_HIGHER_RATE,
-  getBillCisFigures,
-  getBillMonthFigures,
-  getLatePenaltyPence,
+  CORRECTION_ADVICE,
+  describeMissingForFiling,
+  diffReturnLines,
+  filedUnderMessage,
+  getDeductionsPaymentDueDate,
+  getFilingChecks,
+  getMonthPenalties,
+  getPeriodOf,
   getTaxMonth,
   hasPeriodBegun,
   hasPeriodEnded,
   isNilReturnRequired,
-  listRecentPeriods,
+  mayChangeFiledUnder,
+  NIL_MARK_LABELS,
   PERIOD_NOT_BEGUN_MESSAGE,
+  shiftPeriod,
   type CisFiling,
+  type CisFilingReceipt,
   type CisMonthSummary,
   type CisMonthsResponse,
+  type CisNilMark,
+  type CisNilMarkKind,
   type CisReturn,
   type CisReturnLine,
   type CisSettings,
-  type ReturnBill,
+  type FiledUnderField,
+  type MonthPenalty,
   type SubcontractorRefs,
 } from '../../../shared/cis-returns';
-import { getDaysBetween, getUkToday } from '../../../shared/dates';
-import { fromPence, sumPence } from '../../../shared/money';
+import { formatDateMedium, getDaysBetween, getIsoWeekday, getUkToday } from '../../../shared/dates';
+import { fromPence, toPence } from '../../../shared/money';
 import { AppError } from '../../lib/app-error';
-import type { CachedLine, CachedPayment } from '../../xero/sync/mappers';
 import type { XeroSync } from '../../xero/sync/sync.service';
 import type { AuditLog } from '../audit/audit';
 import type { RequestContext } from '../organizations/tenancy';
-import type { CachedContact, CachedInvoice, CisReturnsRepository, FilingRow } from './cis-returns.repository';
+import type { CisReturnsRepository, FilingRow, NilMonthRow } from './cis-returns.repository';
+import { createPaymentCounting } from './counting';
+import { buildMonthLines, emptyMonth, type MonthFigures } from './month-lines';
 
 /** What the CIS month-end reads of a request: the organisation, who asks, and their Xero token's owner. */
 export type CisReturnsContext = Pick<
@@ -33,62 +45,100 @@ export type CisReturnsContext = Pick<
   'organizationId' | 'tenantId' | 'userId' | 'username' | 'isAdmin' | 'ip' | 'organization'
 >;
 
-/** Xero's CIS system accounts whose lines are materials whatever the settings say (docs/xero-api.md §4.8). */
-const CIS_MATERIALS_SYSTEM_ACCOUNT = 'CISMATERIALS';
-
-/** A month's figures before they become pounds: one entry per subcontractor paid. */
-interface MonthFigures {
-  lines: Array<{
-    contactId: string;
-    name: string;
-    rate: number | null;
-    grossPence: number;
-    materialsPence: number;
-    deductionPence: number;
-  }>;
-  totals: { grossPence: number; materialsPence: number; deductionPence: number };
-}
-
 /** A statement's data: everything HMRC asks a payment and deduction statement to carry (CISR12160). */
 export interface CisStatement {
   contractorName: string;
   contractorUtr: string | null;
-  employerReference: string | null;
+  employerReference: string;
   accountsOfficeReference: string | null;
   period: string;
   taxMonthEnd: string;
   line: CisReturnLine;
+  /** The month changed for this subcontractor since the return was filed: a corrected statement. */
+  corrected: boolean;
 }
 
-function toFiling(row: FilingRow | undefined): CisFiling | null {
+/** How a return comes to be filed: marked by a person, or sent through Ledgerlink with HMRC's receipt (issue 43). */
+export interface FilingInput {
+  filedOn?: string | undefined;
+  source: 'manual' | 'hmrc';
+  receipt: CisFilingReceipt | null;
+}
+
+/** A month as the months list and the return both see it. */
+interface MonthView {
+  period: string;
+  figures: MonthFigures;
+  filing: FilingRow | undefined;
+  nilMark: NilMonthRow | undefined;
+  penalty: MonthPenalty;
+  needsReturn: boolean;
+}
+
+function toNilMark(row: NilMonthRow | undefined): CisNilMark | null {
   if (!row) return null;
-  return { filedOn: row.filedOn, filedAt: row.filedAt.toISOString(), filedBy: row.filedByName };
+  return {
+    kind: row.kind as CisNilMark['kind'],
+    markedAt: row.markedAt.toISOString(),
+    markedBy: row.markedByName,
+  };
 }
 
-function toReturnBill(row: CachedInvoice): ReturnBill {
-  const lines = (row.lines as CachedLine[]) ?? [];
-  const payments = (row.payments as CachedPayment[]) ?? [];
+function toLines(
+  figures: MonthFigures,
+  refs: ReadonlyMap<string, { utr: string | null; verificationNumber: string | null }>,
+): CisReturnLine[] {
+  return figures.lines.map((l) => {
+    const ref = refs.get(l.contactId);
+    return {
+      contactId: l.contactId,
+      name: l.name,
+      utr: ref?.utr ?? null,
+      verificationNumber: l.rate === CIS_HIGHER_RATE ? (ref?.verificationNumber ?? null) : null,
+      rate: l.rate,
+      grossAmount: fromPence(l.grossPence),
+      materialsAmount: fromPence(l.materialsPence),
+      deductionAmount: fromPence(l.deductionPence),
+      flags: l.flags,
+    };
+  });
+}
+
+function toTotals(figures: MonthFigures) {
   return {
-    contactId: row.contactId ?? '',
-    contactName: row.contactName ?? '',
-    subTotalPence: row.subTotalPence,
-    totalPence: row.totalPence,
-    lineAmountTypes: row.lineAmountTypes,
-    lines: lines.map((l) => ({
-      accountCode: l.accountCode,
-      lineAmountPence: l.lineAmountPence,
-      taxAmountPence: l.taxAmountPence,
-    })),
-    payments: payments.map((p) => ({ date: p.date, amountPence: p.amountPence })),
-    xeroDeductionPence: row.cisDeductionPence,
-    xeroRate: row.cisRate === null ? null : Number(row.cisRate),
+    grossAmount: fromPence(figures.totals.grossPence),
+    materialsAmount: fromPence(figures.totals.materialsPence),
+    deductionAmount: fromPence(figures.totals.deductionPence),
+  };
+}
+
+function toFiling(row: FilingRow | undefined, penalty: MonthPenalty | undefined): CisFiling | null {
+  if (!row) return null;
+  return {
+    filedOn: row.filedOn,
+    filedAt: row.filedAt.toISOString(),
+    filedBy: row.filedByName,
+    source: row.source === 'hmrc' ? 'hmrc' : 'manual',
+    late: penalty?.late ?? false,
+    penaltyAmount: fromPence(penalty?.pence ?? 0),
+    lines: row.lines ? row.lines.map((l) => ({ ...l, flags: [] })) : null,
+    totals: row.totals ?? null,
+    receipt:
+      row.irmark || row.correlationId || row.hmrcReceivedAt
+        ? {
+            irmark: row.irmark,
+            receivedAt: row.hmrcReceivedAt ? row.hmrcReceivedAt.toISOString() : null,
+            correlationId: row.correlationId,
+          }
+        : null,
   };
 }
 
 /**
- * The CIS month-end (issue 29): the monthly return of payments to subcontractors and their statements, from the
- * invoice cache kept true to Xero by the sync and the webhooks (decisions 018, 021). Figures are counted on the
- * payments made in the tax month (the scheme is on payments, not on bills), a part payment in proportion.
+ * The CIS month-end (issues 29, 42): the monthly return of payments to subcontractors and their statements. Each
+ * payment to a CIS subcontractor is counted once, the first time Ledgerlink sees it, and keeps what it carried
+ * (`counting.ts`); a month's figures are those payments added up (`month-lines.ts`). A filed month keeps what was
+ * filed beside the live figures; every month since the first CIS payment is listed with its penalty.
  */
 export function createCisReturnsService(deps: {
   repo: CisReturnsRepository;
@@ -102,6 +152,7 @@ export function createCisReturnsService(deps: {
 }) {
   const { repo, sync, audit } = deps;
   const today = deps.today ?? (() => getUkToday());
+  const counting = createPaymentCounting(deps);
 
   async function readSettings(ctx: CisReturnsContext): Promise<CisSettings> {
     const row = await repo.findSettings(ctx.organizationId);
@@ -114,214 +165,312 @@ export function createCisReturnsService(deps: {
       materialsAccountCodes: row?.materialsAccountCodes ?? [],
       deductionAccountCode: row?.deductionAccountCode ?? null,
       reverseCharge: row?.reverseCharge ?? false,
+      firstReturnOn: row?.firstReturnOn ?? null,
+      canChangeFiledUnder: ctx.isAdmin,
     };
   }
 
   /**
    * Brings the cache up to date for the month-end: approved and paid bills (0 calls while webhooks keep the view
-   * current, or one If-Modified-Since call; `refresh` always asks Xero), contacts and accounts (read once).
+   * current, or one If-Modified-Since call; `refresh` always asks Xero), supplier credit notes (one
+   * If-Modified-Since call, none within seconds of the last), contacts and accounts (read once); then counts the
+   * payments not counted yet.
    */
-  async function syncForReturns(ctx: CisReturnsContext, refresh: boolean) {
+  async function syncAndCount(ctx: CisReturnsContext, refresh: boolean) {
     if (refresh) await sync.syncInvoices(ctx, { key: 'bills-paid' });
     else await sync.ensureInvoices(ctx, { key: 'bills-paid' });
+    await sync.syncCreditNotes(ctx, { force: refresh });
     await sync.syncContacts(ctx);
     await sync.syncAccounts(ctx);
+    await counting.countNew(ctx);
   }
 
-  /**
-   * Whether a contact's bills belong on the return: Xero computed a CIS deduction on one of them, the contact's
-   * CIS settings in Xero have CIS enabled, or the contact is in the organisation's CIS subcontractors group.
-   */
-  function isSubcontractor(ctx: CisReturnsContext, contact: CachedContact | undefined, bills: ReturnBill[]) {
-    if (bills.some((b) => b.xeroDeductionPence !== null)) return true;
-    if (!contact) return false;
-    if (contact.cisEnabled === true) return true;
-    const group = ctx.organization.defaultCisSubcontractorsGroupId;
-    return Boolean(group && contact.groupIds.includes(group));
-  }
-
-  /** The figures of several tax months from one read of the cache. */
-  async function computeMonths(
-    ctx: CisReturnsContext,
-    periods: readonly string[],
-  ): Promise<Map<string, MonthFigures>> {
-    const months = periods.map((p) => getTaxMonth(p));
-    const from = months.reduce((min, m) => (m.start < min ? m.start : min), months[0]?.start ?? '');
-    const to = months.reduce((max, m) => (m.end > max ? m.end : max), months[0]?.end ?? '');
-    const rows = await repo.findBillsPaidBetween(ctx.organizationId, from, to);
-    const bills = rows.filter((r) => r.contactId).map(toReturnBill);
-    const contactIds = [...new Set(bills.map((b) => b.contactId))];
-    // Contacts whose CIS settings Ledgerlink has not read (or that changed since) are read now: one call each,
-    // only the first time a subcontractor appears on a return (issue 19's rule for CIS settings).
-    const withoutXeroCis = contactIds.filter(
-      (id) => !bills.some((b) => b.contactId === id && b.xeroDeductionPence !== null),
-    );
-    if (withoutXeroCis.length > 0) {
-      try {
-        await deps.checkCisContacts(ctx, withoutXeroCis);
-      } catch (error) {
-        // The group and the settings already kept still decide; the rest are asked again next time.
-        deps.log?.warn({ err: error }, 'CIS settings of paid contacts could not be read');
-      }
-    }
+  /** Every month since the first CIS payment (or the first month filed or marked), with its figures and penalty. */
+  async function readMonths(ctx: CisReturnsContext, now: string): Promise<Map<string, MonthView>> {
+    const counted = await repo.findCounted(ctx.organizationId);
     const contacts = new Map(
-      (await repo.findContacts(ctx.organizationId, contactIds)).map((c) => [c.contactId, c]),
+      (await repo.findContacts(ctx.organizationId, [...new Set(counted.map((c) => c.contactId))])).map(
+        (c) => [c.contactId, c],
+      ),
     );
-    const settings = await readSettings(ctx);
-    const materialsCodes = new Set(settings.materialsAccountCodes);
-    const accounts = await repo.findAccounts(ctx.organizationId);
-    for (const a of accounts)
-      if (a.systemAccount === CIS_MATERIALS_SYSTEM_ACCOUNT && a.code) materialsCodes.add(a.code);
-    const isMaterials = (code: string | null) => code !== null && materialsCodes.has(code);
+    const figures = buildMonthLines(counted, contacts);
+    const filings = new Map((await repo.findAllFilings(ctx.organizationId)).map((f) => [f.period, f]));
+    const marks = new Map((await repo.findNilMonths(ctx.organizationId)).map((m) => [m.period, m]));
+    const settings = await repo.findSettings(ctx.organizationId);
+    const current = getPeriodOf(now);
+    const starts = [
+      ...counted.map((c) => getPeriodOf(c.date)),
+      ...filings.keys(),
+      ...marks.keys(),
+      current,
+    ].filter((p) => p <= current);
+    const first = starts.reduce((a, b) => (b < a ? b : a));
+    const periods: string[] = [];
+    for (let p = current; p >= first; p = shiftPeriod(p, 1)) periods.push(p);
 
-    const byContact = new Map<string, ReturnBill[]>();
-    for (const bill of bills) byContact.set(bill.contactId, [...(byContact.get(bill.contactId) ?? []), bill]);
-
-    const result = new Map<string, MonthFigures>();
-    for (const month of months) {
-      const lines: MonthFigures['lines'] = [];
-      for (const [contactId, contactBills] of byContact) {
-        const contact = contacts.get(contactId);
-        if (!isSubcontractor(ctx, contact, contactBills)) continue;
-        const contactRate = contact?.cisEnabled ? (contact.cisRate ?? null) : null;
-        let paid = 0;
-        let gross = 0;
-        let materials = 0;
-        let deduction = 0;
-        let xeroRate: number | null = null;
-        for (const bill of contactBills) {
-          const figures = getBillCisFigures(bill, isMaterials, contactRate);
-          const inMonth = getBillMonthFigures(bill, figures, month);
-          if (inMonth.paidPence <= 0) continue;
-          paid += inMonth.paidPence;
-          gross += inMonth.grossPence;
-          materials += inMonth.materialsPence;
-          deduction += inMonth.deductionPence;
-          if (bill.xeroRate !== null) xeroRate = bill.xeroRate;
-        }
-        if (paid <= 0) continue;
-        lines.push({
-          contactId,
-          name: contact?.name ?? contactBills[0]?.contactName ?? '',
-          rate: xeroRate ?? contactRate ?? (deduction > 0 ? 20 : null),
-          grossPence: gross,
-          materialsPence: materials,
-          deductionPence: deduction,
-        });
-      }
-      lines.sort((a, b) => a.name.localeCompare(b.name, 'en-GB') || a.contactId.localeCompare(b.contactId));
-      result.set(month.period, {
-        lines,
-        totals: {
-          grossPence: sumPence(lines.map((l) => l.grossPence)),
-          materialsPence: sumPence(lines.map((l) => l.materialsPence)),
-          deductionPence: sumPence(lines.map((l) => l.deductionPence)),
-        },
+    const inputs = periods.map((period) => {
+      const f = figures.get(period) ?? emptyMonth();
+      const filing = filings.get(period);
+      const nil = f.lines.length === 0;
+      const needsReturn = !nil || (isNilReturnRequired(period) && !marks.has(period)) || Boolean(filing);
+      return {
+        period,
+        dueDate: getTaxMonth(period).dueDate,
+        deductionPence:
+          filing?.deductionPence ??
+          (filing?.totals ? toPence(filing.totals.deductionAmount) : f.totals.deductionPence),
+        filedOn: filing?.filedOn ?? null,
+        // A month not over yet has no penalty; the rules see it as needing a return once it ends.
+        needsReturn,
+      };
+    });
+    const penalties = getMonthPenalties(inputs, now, settings?.firstReturnOn ?? null);
+    const out = new Map<string, MonthView>();
+    for (const input of inputs) {
+      const penalty = penalties.get(input.period) ?? {
+        pence: 0,
+        late: false,
+        next: null,
+        newContractor: false,
+      };
+      out.set(input.period, {
+        period: input.period,
+        figures: figures.get(input.period) ?? emptyMonth(),
+        filing: filings.get(input.period),
+        nilMark: marks.get(input.period),
+        penalty,
+        needsReturn: input.needsReturn,
       });
     }
-    return result;
+    return out;
   }
 
   function assertBegun(period: string, now: string) {
     if (!hasPeriodBegun(period, now)) throw new AppError('VALIDATION_ERROR', PERIOD_NOT_BEGUN_MESSAGE);
   }
 
+  function paymentNote(period: string): { due: string; note: string | null } {
+    const { due, nominal } = getDeductionsPaymentDueDate(period);
+    if (due === nominal) return { due, note: null };
+    const weekday = getIsoWeekday(nominal);
+    const what = weekday === 6 ? 'a Saturday' : weekday === 7 ? 'a Sunday' : 'a bank holiday';
+    return {
+      due,
+      note: `The 22nd (${formatDateMedium(nominal)}) is ${what}: the deductions must reach HMRC by the last working day before it, ${formatDateMedium(due)}, unless paid by Faster Payments (gov.uk/pay-paye-tax).`,
+    };
+  }
+
   async function buildReturn(ctx: CisReturnsContext, period: string, refresh: boolean): Promise<CisReturn> {
     const now = today();
     assertBegun(period, now);
-    await syncForReturns(ctx, refresh);
+    await syncAndCount(ctx, refresh);
     const month = getTaxMonth(period);
-    const figures = (await computeMonths(ctx, [period])).get(period);
+    const months = await readMonths(ctx, now);
+    const view = months.get(period);
+    const figures = view?.figures ?? emptyMonth();
+    const settings = await readSettings(ctx);
+    const filedLines = view?.filing?.lines ?? [];
     const refs = new Map(
-      (await repo.findRefs(ctx.organizationId, figures?.lines.map((l) => l.contactId) ?? [])).map((r) => [
-        r.contactId,
-        r,
-      ]),
+      (
+        await repo.findRefs(ctx.organizationId, [
+          ...new Set([...figures.lines.map((l) => l.contactId), ...filedLines.map((l) => l.contactId)]),
+        ])
+      ).map((r) => [r.contactId, r]),
     );
-    const [filingRow] = await repo.findFilings(ctx.organizationId, [period]);
-    const filing = toFiling(filingRow);
-    const lines: CisReturnLine[] = (figures?.lines ?? []).map((l) => {
-      const ref = refs.get(l.contactId);
-      return {
-        contactId: l.contactId,
-        name: l.name,
-        utr: ref?.utr ?? null,
-        verificationNumber: l.rate === CIS_HIGHER_RATE ? (ref?.verificationNumber ?? null) : null,
-        rate: l.rate,
-        grossAmount: fromPence(l.grossPence),
-        materialsAmount: fromPence(l.materialsPence),
-        deductionAmount: fromPence(l.deductionPence),
-      };
-    });
+    const lines = toLines(figures, refs);
+    const filing = toFiling(view?.filing, view?.penalty);
+    const changes = filing?.lines ? diffReturnLines(filing.lines, lines) : [];
+    const { due, note } = paymentNote(period);
+    const penalty = view?.penalty ?? { pence: 0, late: false, next: null, newContractor: false };
     return {
       period: month.period,
       start: month.start,
       end: month.end,
       dueDate: month.dueDate,
-      paymentDueDate: month.paymentDueDate,
+      paymentDueDate: due,
+      paymentDueNote: note,
       statementDueDate: month.statementDueDate,
       nil: lines.length === 0,
       nilReturnRequired: isNilReturnRequired(period),
+      nilMark: toNilMark(view?.nilMark),
       isCurrent: !hasPeriodEnded(period, now),
       filedAt: filing?.filedOn ?? null,
       filing,
-      lines,
-      totals: {
-        grossAmount: fromPence(figures?.totals.grossPence ?? 0),
-        materialsAmount: fromPence(figures?.totals.materialsPence ?? 0),
-        deductionAmount: fromPence(figures?.totals.deductionPence ?? 0),
+      changedSinceFiling: changes.length > 0,
+      changes,
+      correctionAdvice: changes.length > 0 ? CORRECTION_ADVICE : null,
+      penalty: {
+        amount: fromPence(penalty.pence),
+        next: penalty.next
+          ? { from: penalty.next.from, amount: fromPence(penalty.next.pence), label: penalty.next.label }
+          : null,
+        newContractorRules: penalty.newContractor,
       },
+      overdue: !filing && (view?.needsReturn ?? true) && hasPeriodEnded(period, now) && now > month.dueDate,
+      checks: getFilingChecks(settings, lines),
+      lines,
+      totals: toTotals(figures),
     };
+  }
+
+  /**
+   * The one way a month becomes filed: marked by a person, or (issue 43) sent to HMRC through Ledgerlink with
+   * HMRC's receipt. Refused, naming each missing thing, until the return's references are all set; keeps the
+   * lines and totals as filed; audited.
+   */
+  async function recordFiling(
+    ctx: CisReturnsContext,
+    period: string,
+    input: FilingInput,
+  ): Promise<CisFiling> {
+    const now = today();
+    assertBegun(period, now);
+    const month = getTaxMonth(period);
+    if (!hasPeriodEnded(period, now))
+      throw new AppError(
+        'VALIDATION_ERROR',
+        `The return for the tax month ending ${month.end} can be filed once the month has ended`,
+      );
+    const day = input.filedOn ?? now;
+    if (day > now) throw new AppError('VALIDATION_ERROR', 'Filed date cannot be in the future');
+    if (day <= month.end)
+      throw new AppError('VALIDATION_ERROR', `Filed date must be after the tax month's end (${month.end})`);
+    const [already] = await repo.findFilings(ctx.organizationId, [period]);
+    if (already) throw new AppError('CONFLICT', 'This return is already marked as filed');
+    // What is filed is what Xero has now: the bills changed since the last look are read first.
+    const ret = await buildReturn(ctx, period, true);
+    const missing = ret.checks.filter((c) => !c.ok);
+    if (missing.length > 0)
+      throw new AppError('UNPROCESSABLE', describeMissingForFiling(ret.checks), undefined, {
+        missing: missing.map((c) => ({ code: c.code, label: c.label, contactId: c.contactId })),
+      });
+    const inserted = await repo.insertFiling({
+      organizationId: ctx.organizationId,
+      period,
+      filedOn: day,
+      filedByUserId: ctx.userId,
+      filedByName: ctx.username,
+      source: input.source,
+      lines: ret.lines.map(({ flags: _flags, ...line }) => line),
+      totals: ret.totals,
+      deductionPence: toPence(ret.totals.deductionAmount),
+      irmark: input.receipt?.irmark ?? null,
+      hmrcReceivedAt: input.receipt?.receivedAt ? new Date(input.receipt.receivedAt) : null,
+      correlationId: input.receipt?.correlationId ?? null,
+    });
+    if (!inserted) throw new AppError('CONFLICT', 'This return is already marked as filed');
+    const late = day > month.dueDate;
+    await audit.recordFor(ctx, {
+      action: 'cis-returns.filed',
+      target: period,
+      result: 'success',
+      detail: {
+        period,
+        filedOn: day,
+        dueDate: month.dueDate,
+        late,
+        source: input.source,
+        totals: ret.totals,
+        subcontractors: ret.lines.length,
+        ...(input.receipt ? { receipt: input.receipt } : {}),
+      },
+    });
+    const months = await readMonths(ctx, now);
+    const view = months.get(period);
+    return toFiling(view?.filing, view?.penalty) as CisFiling;
+  }
+
+  /** Refuses a member's change of a filed-under reference that is already set (FILED_UNDER_FIELDS). */
+  function assertMayChange(
+    ctx: CisReturnsContext,
+    changes: Array<[FiledUnderField, string | null | undefined, string | null | undefined]>,
+  ) {
+    const locked = changes
+      .filter(
+        ([, before, after]) =>
+          after !== undefined && !mayChangeFiledUnder(before ?? null, after, ctx.isAdmin),
+      )
+      .map(([field]) => field);
+    if (locked.length > 0) throw new AppError('FORBIDDEN', filedUnderMessage(locked));
   }
 
   return {
     getReturn: buildReturn,
+    recordFiling,
 
-    /** The tax months of the last year, newest first, with their state and the penalty a late one now carries. */
+    /** Every tax month since the first CIS payment, newest first, with its state and penalty. */
     async listMonths(ctx: CisReturnsContext, options: { refresh: boolean }): Promise<CisMonthsResponse> {
       const now = today();
-      await syncForReturns(ctx, options.refresh);
-      const periods = listRecentPeriods(now);
-      const figures = await computeMonths(ctx, periods);
-      const filings = new Map(
-        (await repo.findFilings(ctx.organizationId, periods)).map((f) => [f.period, f]),
-      );
-      const months: CisMonthSummary[] = periods.map((period) => {
-        const month = getTaxMonth(period);
-        const f = figures.get(period);
-        const filing = toFiling(filings.get(period));
-        const deductionPence = f?.totals.deductionPence ?? 0;
-        const nil = (f?.lines.length ?? 0) === 0;
-        const ended = hasPeriodEnded(period, now);
-        // A nil month before nil returns became compulsory needs no return: it is never overdue.
-        const needsReturn = !nil || isNilReturnRequired(period);
+      await syncAndCount(ctx, options.refresh);
+      const months = await readMonths(ctx, now);
+      const settings = await repo.findSettings(ctx.organizationId);
+      const refsNeeded = new Set<string>();
+      for (const v of months.values()) for (const l of v.filing?.lines ?? []) refsNeeded.add(l.contactId);
+      const summaries: CisMonthSummary[] = [...months.values()].map((v) => {
+        const month = getTaxMonth(v.period);
+        const nil = v.figures.lines.length === 0;
+        const ended = hasPeriodEnded(v.period, now);
+        const filing = toFiling(v.filing, v.penalty);
         const state = filing
           ? 'filed'
           : !ended
             ? 'current'
-            : needsReturn && now > month.dueDate
-              ? 'overdue'
-              : 'due';
+            : !v.needsReturn
+              ? 'not-needed'
+              : now > month.dueDate
+                ? 'overdue'
+                : 'due';
+        const changed = filing?.lines
+          ? diffReturnLines(
+              filing.lines,
+              v.figures.lines.map((l) => ({
+                contactId: l.contactId,
+                name: l.name,
+                utr: null,
+                verificationNumber: null,
+                rate: l.rate,
+                grossAmount: fromPence(l.grossPence),
+                materialsAmount: fromPence(l.materialsPence),
+                deductionAmount: fromPence(l.deductionPence),
+                flags: [],
+              })),
+            ).length > 0
+          : false;
         return {
-          period,
+          period: v.period,
           start: month.start,
           end: month.end,
           dueDate: month.dueDate,
+          paymentDueDate: getDeductionsPaymentDueDate(v.period).due,
           nil,
-          nilReturnRequired: isNilReturnRequired(period),
-          subcontractors: f?.lines.length ?? 0,
-          deductionAmount: fromPence(deductionPence),
+          nilReturnRequired: isNilReturnRequired(v.period),
+          nilMark: toNilMark(v.nilMark),
+          subcontractors: v.figures.lines.length,
+          deductionAmount: fromPence(v.figures.totals.deductionPence),
           state,
           daysToDue: getDaysBetween(now, month.dueDate),
-          penaltyAmount:
-            state === 'overdue' ? fromPence(getLatePenaltyPence(month.dueDate, now, deductionPence)) : 0,
+          penaltyAmount: fromPence(v.penalty.pence),
+          nextPenalty: v.penalty.next
+            ? { from: v.penalty.next.from, amount: fromPence(v.penalty.next.pence) }
+            : null,
+          newContractorRules: v.penalty.newContractor,
           filing,
+          changedSinceFiling: changed,
         };
       });
-      return { today: now, months };
+      const filedDays = [...months.values()].flatMap((v) => (v.filing ? [v.filing.filedOn] : []));
+      if (settings?.firstReturnOn) filedDays.push(settings.firstReturnOn);
+      return {
+        today: now,
+        firstReturnOn: filedDays.length > 0 ? filedDays.reduce((a, b) => (b < a ? b : a)) : null,
+        months: summaries,
+      };
     },
 
-    /** One subcontractor's statement for a month; 404 for a contact not paid as a CIS subcontractor that month. */
+    /**
+     * The month's statements, or one subcontractor's: refused, naming what is missing, until they carry every
+     * field CISR12160 asks for (the employer reference, the subcontractor's UTR, the verification number at 30 %).
+     */
     async getStatements(
       ctx: CisReturnsContext,
       period: string,
@@ -339,48 +488,38 @@ export function createCisReturnsService(deps: {
       if (lines.length === 0)
         throw new AppError('NOT_FOUND', 'No statements: no subcontractor was paid in that tax month');
       const settings = await readSettings(ctx);
+      const wanted = new Set(lines.map((l) => l.contactId));
+      const missing = ret.checks.filter(
+        (c) =>
+          !c.ok &&
+          (c.code === 'employer-reference' ||
+            ((c.code === 'subcontractor-utr' || c.code === 'verification-number') &&
+              c.contactId !== null &&
+              wanted.has(c.contactId))),
+      );
+      if (missing.length > 0 || !settings.employerReference)
+        throw new AppError(
+          'UNPROCESSABLE',
+          `A statement must carry every reference HMRC asks for (CISR12160). Missing: ${missing.map((c) => c.label).join('; ')}.`,
+          undefined,
+          { missing: missing.map((c) => ({ code: c.code, label: c.label, contactId: c.contactId })) },
+        );
+      const changed = new Set(ret.changes.map((c) => c.contactId));
       return lines.map((line) => ({
         contractorName: settings.contractorName ?? settings.defaultContractorName,
         contractorUtr: settings.utr,
-        employerReference: settings.employerReference,
+        employerReference: settings.employerReference ?? '',
         accountsOfficeReference: settings.accountsOfficeReference,
         period: ret.period,
         taxMonthEnd: ret.end,
         line,
+        corrected: changed.has(line.contactId),
       }));
     },
 
-    /** Marks a month's return as sent to HMRC (on `filedOn`, default today); audited. */
-    async markFiled(ctx: CisReturnsContext, period: string, filedOn: string | undefined): Promise<CisFiling> {
-      const now = today();
-      assertBegun(period, now);
-      const month = getTaxMonth(period);
-      if (!hasPeriodEnded(period, now))
-        throw new AppError(
-          'VALIDATION_ERROR',
-          `The return for the tax month ending ${month.end} can be filed once the month has ended`,
-        );
-      const day = filedOn ?? now;
-      if (day > now) throw new AppError('VALIDATION_ERROR', 'Filed date cannot be in the future');
-      if (day <= month.end)
-        throw new AppError('VALIDATION_ERROR', `Filed date must be after the tax month's end (${month.end})`);
-      const inserted = await repo.insertFiling({
-        organizationId: ctx.organizationId,
-        period,
-        filedOn: day,
-        filedByUserId: ctx.userId,
-        filedByName: ctx.username,
-      });
-      if (!inserted) throw new AppError('CONFLICT', 'This return is already marked as filed');
-      const late = day > month.dueDate;
-      await audit.recordFor(ctx, {
-        action: 'cis-returns.filed',
-        target: period,
-        result: 'success',
-        detail: { period, filedOn: day, dueDate: month.dueDate, late },
-      });
-      const [row] = await repo.findFilings(ctx.organizationId, [period]);
-      return toFiling(row) as CisFiling;
+    /** Marks a month's return as sent to HMRC (on `filedOn`, default today). */
+    markFiled(ctx: CisReturnsContext, period: string, filedOn: string | undefined): Promise<CisFiling> {
+      return recordFiling(ctx, period, { filedOn, source: 'manual', receipt: null });
     },
 
     /** Takes the filed mark off a month (administrators only); audited with what it said. */
@@ -393,19 +532,95 @@ export function createCisReturnsService(deps: {
         action: 'cis-returns.unfiled',
         target: period,
         result: 'success',
-        detail: { period, filedOn: removed.filedOn, filedBy: removed.filedByName },
+        detail: {
+          period,
+          filedOn: removed.filedOn,
+          filedBy: removed.filedByName,
+          source: removed.source,
+          totals: removed.totals,
+        },
       });
       return { period, filing: null };
     },
 
+    /**
+     * Marks a month with no payments as dealt with without a nil return: HMRC told in advance, or the scheme
+     * inactive. Refused for a month with payments (its return is due) or one already filed.
+     */
+    async markNil(ctx: CisReturnsContext, period: string, kind: CisNilMarkKind): Promise<CisNilMark> {
+      const now = today();
+      assertBegun(period, now);
+      await syncAndCount(ctx, false);
+      const months = await readMonths(ctx, now);
+      const view = months.get(period);
+      if (view?.filing) throw new AppError('CONFLICT', 'This return is already marked as filed');
+      if (view && view.figures.lines.length > 0)
+        throw new AppError(
+          'CONFLICT',
+          'Subcontractors were paid this month: its return is due, and it cannot be marked as a nil month',
+        );
+      const inserted = await repo.insertNilMonth({
+        organizationId: ctx.organizationId,
+        period,
+        kind,
+        markedByUserId: ctx.userId,
+        markedByName: ctx.username,
+      });
+      if (!inserted) throw new AppError('CONFLICT', 'This month is already marked');
+      await audit.recordFor(ctx, {
+        action: 'cis-returns.nil-marked',
+        target: period,
+        result: 'success',
+        detail: { period, kind, label: NIL_MARK_LABELS[kind] },
+      });
+      const [row] = (await repo.findNilMonths(ctx.organizationId)).filter((m) => m.period === period);
+      return toNilMark(row) as CisNilMark;
+    },
+
+    /** Takes a nil month's mark off (administrators only, as undoing a filing). */
+    async unmarkNil(ctx: CisReturnsContext, period: string): Promise<{ period: string; nilMark: null }> {
+      if (!ctx.isAdmin)
+        throw new AppError('FORBIDDEN', 'Only an administrator can take a nil month’s mark off');
+      const removed = await repo.deleteNilMonth(ctx.organizationId, period);
+      if (!removed) throw new AppError('NOT_FOUND', 'This month is not marked');
+      await audit.recordFor(ctx, {
+        action: 'cis-returns.nil-unmarked',
+        target: period,
+        result: 'success',
+        detail: { period, kind: removed.kind, markedBy: removed.markedByName },
+      });
+      return { period, nilMark: null };
+    },
+
     getSettings: readSettings,
 
-    /** Saves the contractor's references and the materials accounts (codes checked against Xero's accounts). */
+    /**
+     * Saves the contractor's references and the accounts (codes checked against Xero's accounts). A member may
+     * fill in a filed-under reference that is not set; changing one that is set is for administrators. The
+     * payments not counted yet are counted first, under the accounts as they stood, so a settings change never
+     * moves a paid month.
+     */
     async updateSettings(
       ctx: CisReturnsContext,
-      input: Omit<CisSettings, 'defaultContractorName' | 'deductionAccountCode' | 'reverseCharge'> &
-        Partial<Pick<CisSettings, 'deductionAccountCode' | 'reverseCharge'>>,
+      input: Omit<
+        CisSettings,
+        | 'defaultContractorName'
+        | 'deductionAccountCode'
+        | 'reverseCharge'
+        | 'firstReturnOn'
+        | 'canChangeFiledUnder'
+      > &
+        Partial<Pick<CisSettings, 'deductionAccountCode' | 'reverseCharge' | 'firstReturnOn'>>,
     ): Promise<CisSettings> {
+      const before = await readSettings(ctx);
+      assertMayChange(ctx, [
+        ['utr', before.utr, input.utr],
+        ['employerReference', before.employerReference, input.employerReference],
+        ['accountsOfficeReference', before.accountsOfficeReference, input.accountsOfficeReference],
+        ['deductionAccountCode', before.deductionAccountCode, input.deductionAccountCode],
+      ]);
+      if (input.firstReturnOn && input.firstReturnOn > today())
+        throw new AppError('VALIDATION_ERROR', 'First return date cannot be in the future');
       const codes = [...new Set(input.materialsAccountCodes.map((c) => c.trim()))];
       const deductionCode = input.deductionAccountCode;
       if (codes.length > 0 || deductionCode) {
@@ -439,7 +654,19 @@ export function createCisReturnsService(deps: {
             );
         }
       }
-      const before = await readSettings(ctx);
+      const ruleChanges =
+        codes.slice().sort().join(',') !== [...before.materialsAccountCodes].sort().join(',') ||
+        (deductionCode !== undefined && deductionCode !== before.deductionAccountCode);
+      if (ruleChanges) {
+        // What was paid before this change is counted under the accounts as they stood (issue 42).
+        try {
+          await sync.ensureInvoices(ctx, { key: 'bills-paid' });
+          await sync.syncCreditNotes(ctx, { force: false });
+        } catch (error) {
+          deps.log?.warn({ err: error }, 'Bills could not be read before a CIS settings change');
+        }
+        await counting.countNew(ctx);
+      }
       const values = {
         contractorName: input.contractorName,
         utr: input.utr,
@@ -448,13 +675,17 @@ export function createCisReturnsService(deps: {
         materialsAccountCodes: codes,
         deductionAccountCode: deductionCode === undefined ? before.deductionAccountCode : deductionCode,
         reverseCharge: input.reverseCharge ?? before.reverseCharge,
+        firstReturnOn: input.firstReturnOn === undefined ? before.firstReturnOn : input.firstReturnOn,
       };
       await repo.saveSettings(ctx.organizationId, values);
       await audit.recordFor(ctx, {
         action: 'cis-returns.settings',
         target: String(ctx.organizationId),
         result: 'success',
-        detail: { before, after: values },
+        detail: {
+          before: { ...before, canChangeFiledUnder: undefined },
+          after: values,
+        },
       });
       return readSettings(ctx);
     },
@@ -469,16 +700,30 @@ export function createCisReturnsService(deps: {
       }));
     },
 
-    /** Saves a subcontractor's UTR and verification number (the contact must be one of the organisation's). */
+    /**
+     * Saves a subcontractor's UTR and verification number (the contact must be one of the organisation's): a
+     * member fills in what is not set; changing what is set is for administrators.
+     */
     async updateRefs(
       ctx: CisReturnsContext,
       contactId: string,
-      refs: { utr: string | null; verificationNumber: string | null },
+      input: { utr: string | null; verificationNumber?: string | null | undefined },
     ): Promise<SubcontractorRefs> {
       await sync.syncContacts(ctx);
       const contact = await repo.findContact(ctx.organizationId, contactId.toLowerCase());
       if (!contact) throw new AppError('NOT_FOUND', 'Contact not found in Xero');
       const [before] = await repo.findRefs(ctx.organizationId, [contact.contactId]);
+      const refs = {
+        utr: input.utr,
+        verificationNumber:
+          input.verificationNumber === undefined
+            ? (before?.verificationNumber ?? null)
+            : input.verificationNumber,
+      };
+      assertMayChange(ctx, [
+        ['subcontractorUtr', before?.utr, refs.utr],
+        ['verificationNumber', before?.verificationNumber, refs.verificationNumber],
+      ]);
       await repo.saveRefs(ctx.organizationId, contact.contactId, refs);
       await audit.recordFor(ctx, {
         action: 'cis-returns.subcontractor',

@@ -1,8 +1,9 @@
 /**
- * The subcontractor's payment and deduction statement as a PDF (issue 29), made with pdf-lib: one A4 page per
- * statement carrying every field HMRC asks for (CISR12160): the contractor's name and employer reference, the
- * tax month's end date, the subcontractor's name and UTR, the verification number where the 30 % rate applied,
- * the gross amount paid (excluding VAT), the cost of materials and the amount deducted.
+ * The subcontractor's payment and deduction statement as a PDF (issues 29, 42), made with pdf-lib: one A4 page per
+ * statement carrying every field HMRC asks for (CISR12160): the contractor's name and employer's tax reference,
+ * the tax month's end date, the subcontractor's name and UTR, the verification number where the 30 % rate applied,
+ * the gross amount paid (excluding VAT), the cost of materials and the amount deducted. A statement for a month
+ * that changed since it was filed is titled as corrected.
  */
 import { PDFDocument, rgb, type PDFFont, type PDFPage, type StandardFonts } from 'pdf-lib';
 import { getDateParts, MONTHS_LONG } from '../../../shared/dates';
@@ -69,7 +70,12 @@ function drawStatement(page: PDFPage, fonts: { regular: PDFFont; bold: PDFFont }
 
   text('Construction Industry Scheme', MARGIN, 11, regular, muted);
   y -= 24;
-  text('Payment and deduction statement', MARGIN, 20, bold);
+  text(
+    s.corrected ? 'Payment and deduction statement (corrected)' : 'Payment and deduction statement',
+    MARGIN,
+    20,
+    bold,
+  );
   y -= 18;
   text(`Tax month ending ${formatStatementDate(s.taxMonthEnd)}`, MARGIN, 12, regular, muted);
   y -= 22;
@@ -87,12 +93,12 @@ function drawStatement(page: PDFPage, fonts: { regular: PDFFont; bold: PDFFont }
   field('Name', s.contractorName, MARGIN);
   field('Name', s.line.name, MARGIN + column);
   y -= 36;
-  field('Employer reference', s.employerReference ?? 'not set', MARGIN);
-  field('Unique Taxpayer Reference (UTR)', s.line.utr ?? 'not recorded', MARGIN + column);
+  // The service refuses a statement missing a reference HMRC asks for (CISR12160): these are all set.
+  field("Employer's tax reference", s.employerReference, MARGIN);
+  field('Unique Taxpayer Reference (UTR)', s.line.utr ?? '', MARGIN + column);
   y -= 36;
   if (s.accountsOfficeReference) field('Accounts office reference', s.accountsOfficeReference, MARGIN);
-  if (s.line.verificationNumber || s.line.rate === 30)
-    field('Verification number', s.line.verificationNumber ?? 'not recorded', MARGIN + column);
+  if (s.line.verificationNumber) field('Verification number', s.line.verificationNumber, MARGIN + column);
   y -= 36;
   if (s.contractorUtr) field('UTR', s.contractorUtr, MARGIN);
   if (s.line.rate !== null) field('Deduction rate', `${s.line.rate}%`, MARGIN + column);

@@ -211,6 +211,7 @@ describe('the newest-wins upsert of invoices', () => {
     Total: 120,
     AmountDue: amountDue,
     AmountPaid: 120 - amountDue,
+    CISDeduction: 20,
     CISRate: 0.2,
     UpdatedDateUTC: updated,
   });
@@ -245,6 +246,7 @@ describe('the newest-wins upsert of invoices', () => {
     expect(taken?.date).toBe('2025-11-27');
     expect(taken?.updatedUtc?.toISOString()).toBe('2025-11-27T10:00:00.000Z');
     expect(Number(taken?.cisRate)).toBe(0.2);
+    expect(taken?.cisDeductionPence).toBe(2_000);
     expect(taken?.lines).toHaveLength(1);
   });
 

@@ -1,6 +1,6 @@
 import { convertXeroDate, convertXeroTimestamp } from '../../../shared/dates';
-import type { xeroAccounts, xeroContacts, xeroInvoices } from '../../db/schema/index';
-import type { XeroInvoice } from '../xero-http/schemas';
+import type { xeroAccounts, xeroContacts, xeroCreditNotes, xeroInvoices } from '../../db/schema/index';
+import type { XeroCreditNote, XeroInvoice } from '../xero-http/schemas';
 import type { z } from 'zod';
 import type { xeroAccountSchema, xeroContactSchema } from '../xero-http/schemas';
 
@@ -32,6 +32,22 @@ export interface CachedPayment {
   date: string | null;
   amountPence: number;
   reference: string | null;
+}
+
+/**
+ * Xero's own CIS on a bill, the same whichever read brought it (issue 42): a deduction only where Xero computed
+ * one (CISDeduction above 0, with its CISRate). Xero's read of one bill (`GET /Invoices/{id}`) answers
+ * `CISDeduction: 0.00` on an ordinary supplier's bill (xero-node's recorded `singleInvoice` example) where its list
+ * read says nothing; both mean "no deduction", so both are stored as none. A bill is a CIS bill by its subcontractor
+ * and its lines (src/server/modules/cis-returns), never by the mere presence of the field.
+ */
+export function readXeroCis(inv: Pick<XeroInvoice, 'CISDeduction' | 'CISRate'>): {
+  cisDeductionPence: number | null;
+  cisRate: string | null;
+} {
+  const deduction = inv.CISDeduction == null ? 0 : toPenceFromXero(inv.CISDeduction);
+  if (deduction <= 0) return { cisDeductionPence: null, cisRate: null };
+  return { cisDeductionPence: deduction, cisRate: inv.CISRate == null ? null : String(inv.CISRate) };
 }
 
 export function toInvoiceRow(organizationId: number, inv: XeroInvoice): typeof xeroInvoices.$inferInsert {
@@ -69,14 +85,80 @@ export function toInvoiceRow(organizationId: number, inv: XeroInvoice): typeof x
     totalPence: toPenceFromXero(inv.Total),
     amountDuePence: toPenceFromXero(inv.AmountDue),
     amountPaidPence: toPenceFromXero(inv.AmountPaid),
-    cisDeductionPence: inv.CISDeduction == null ? null : toPenceFromXero(inv.CISDeduction),
-    cisRate: inv.CISRate == null ? null : String(inv.CISRate),
+    ...readXeroCis(inv),
     currencyCode: inv.CurrencyCode ?? 'GBP',
     sentToContact: inv.SentToContact ?? false,
     hasAttachments: inv.HasAttachments ?? false,
     lines,
     payments,
     updatedUtc: toDateOrNull(inv.UpdatedDateUTC),
+    syncedAt: new Date(),
+  };
+}
+
+function toLines(items: XeroInvoice['LineItems']): CachedLine[] {
+  return (items ?? []).map((l) => ({
+    lineItemId: l.LineItemID ?? null,
+    description: l.Description ?? null,
+    quantity: l.Quantity ?? null,
+    unitAmount: l.UnitAmount ?? null,
+    accountCode: l.AccountCode ?? null,
+    accountId: l.AccountID ?? null,
+    taxType: l.TaxType ?? null,
+    taxAmountPence: toPenceFromXero(l.TaxAmount),
+    lineAmountPence: toPenceFromXero(l.LineAmount),
+  }));
+}
+
+/** A credit note's allocation to an invoice or bill, in our shape. */
+export interface CachedCreditAllocation {
+  allocationId: string | null;
+  invoiceId: string;
+  amountPence: number;
+  date: string | null;
+}
+
+/** A credit note (issue 42) in our shape: lines, allocations to bills and cash refunds kept whole. */
+export function toCreditNoteRow(
+  organizationId: number,
+  note: XeroCreditNote,
+): typeof xeroCreditNotes.$inferInsert {
+  const allocations: CachedCreditAllocation[] = (note.Allocations ?? []).flatMap((a) =>
+    a.Invoice?.InvoiceID
+      ? [
+          {
+            allocationId: a.AllocationID ?? null,
+            invoiceId: a.Invoice.InvoiceID.toLowerCase(),
+            amountPence: toPenceFromXero(a.Amount),
+            date: convertXeroDate(a.Date),
+          },
+        ]
+      : [],
+  );
+  const payments: CachedPayment[] = (note.Payments ?? []).map((p) => ({
+    paymentId: p.PaymentID,
+    date: convertXeroDate(p.Date),
+    amountPence: toPenceFromXero(p.Amount),
+    reference: p.Reference ?? null,
+  }));
+  return {
+    organizationId,
+    creditNoteId: note.CreditNoteID,
+    type: note.Type,
+    creditNoteNumber: note.CreditNoteNumber ?? null,
+    contactId: note.Contact?.ContactID ?? null,
+    contactName: note.Contact?.Name ?? null,
+    status: note.Status,
+    lineAmountTypes: note.LineAmountTypes ?? null,
+    date: convertXeroDate(note.Date),
+    subTotalPence: toPenceFromXero(note.SubTotal),
+    totalPence: toPenceFromXero(note.Total),
+    remainingCreditPence: toPenceFromXero(note.RemainingCredit),
+    ...readXeroCis(note),
+    lines: toLines(note.LineItems),
+    allocations,
+    payments,
+    updatedUtc: toDateOrNull(note.UpdatedDateUTC),
     syncedAt: new Date(),
   };
 }

@@ -1,4 +1,5 @@
 import { createCacheReads } from './cache-reads';
+import { createCreditNotes } from './credit-notes';
 import type { XeroSyncDeps } from './context';
 import { createInvoiceRead } from './invoice-read';
 import { createInvoiceSync } from './invoice-sync';
@@ -18,7 +19,7 @@ export type { InvoiceView } from './invoice-views';
  * The parts, where a reader looks for them: `invoice-sync.ts` (views kept current, read whole, a first visit in
  * the background), `invoice-read.ts` (the read of a view from Xero and the newest-wins upsert),
  * `refresh-by-id.ts` (one invoice, or what a webhook names), `reference-data.ts` (accounts, tax rates,
- * contacts), `cache-reads.ts` (the cache version, whether webhooks keep an invoice current), and under them
+ * contacts), `credit-notes.ts` (supplier credit notes, for the CIS return), `cache-reads.ts` (the cache version, whether webhooks keep an invoice current), and under them
  * `sync-state.ts` (state and lease), `invoice-views.ts` and `context.ts`.
  */
 export function createXeroSync(deps: XeroSyncDeps) {
@@ -29,6 +30,7 @@ export function createXeroSync(deps: XeroSyncDeps) {
     ...createInvoiceSync(deps, state, read),
     ...createRefreshById(deps, read),
     ...createReferenceData(deps, state),
+    ...createCreditNotes(deps, state),
   };
 }
 export type XeroSync = ReturnType<typeof createXeroSync>;

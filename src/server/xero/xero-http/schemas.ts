@@ -82,6 +82,41 @@ export const xeroInvoicesEnvelope = z.object({
   pagination: xeroPaginationSchema,
 });
 
+/** A supplier or customer credit note (issue 42: a CIS subcontractor's credit note reduces the return). */
+export const xeroCreditNoteSchema = z.object({
+  CreditNoteID: z.string(),
+  CreditNoteNumber: z.string().nullish(),
+  Type: z.string(),
+  Contact: z.object({ ContactID: z.string().nullish(), Name: z.string().nullish() }).nullish(),
+  Date: z.string().nullish(),
+  Status: z.string(),
+  LineAmountTypes: z.string().nullish(),
+  LineItems: z.array(xeroLineItemSchema).nullish(),
+  SubTotal: amount,
+  TotalTax: amount,
+  Total: amount,
+  RemainingCredit: amount,
+  CISDeduction: amount,
+  CISRate: amount,
+  UpdatedDateUTC: z.string().nullish(),
+  Allocations: z
+    .array(
+      z.object({
+        AllocationID: z.string().nullish(),
+        Amount: amount,
+        Date: z.string().nullish(),
+        Invoice: z.object({ InvoiceID: z.string() }).passthrough().nullish(),
+      }),
+    )
+    .nullish(),
+  Payments: z.array(xeroInvoicePaymentSchema).nullish(),
+});
+export type XeroCreditNote = z.infer<typeof xeroCreditNoteSchema>;
+export const xeroCreditNotesEnvelope = z.object({
+  CreditNotes: z.array(xeroCreditNoteSchema),
+  pagination: xeroPaginationSchema,
+});
+
 export const xeroAccountSchema = z.object({
   AccountID: z.string(),
   Code: z.string().nullish(),

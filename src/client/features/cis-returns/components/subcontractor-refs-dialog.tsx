@@ -16,6 +16,8 @@ import { getMessage } from '@/client/lib/api-client';
 import { toast } from '@/client/lib/toast';
 import { useUpdateSubcontractorRefs } from '../api/update-subcontractor';
 
+const LOCKED_HINT = 'Set: only an administrator can change it, as returns are filed under it';
+
 /**
  * A subcontractor's UTR and verification number (issue 29): Xero's API has neither, so Ledgerlink keeps them.
  * The shared schema checks them here and on the server alike.
@@ -23,20 +25,28 @@ import { useUpdateSubcontractorRefs } from '../api/update-subcontractor';
 export function SubcontractorRefsDialog({
   orgId,
   line,
+  canChangeFiledUnder,
   onClose,
 }: {
   orgId: number;
   line: CisReturnLine;
+  /** Whether set references may be changed (administrators: FILED_UNDER_FIELDS); any member fills in empty ones. */
+  canChangeFiledUnder: boolean;
   onClose: () => void;
 }) {
   const [utr, setUtr] = useState(line.utr ?? '');
   const [verification, setVerification] = useState(line.verificationNumber ?? '');
+  // The verification number is asked for only where the 30 % rate applies; elsewhere what is kept stays.
+  const asksVerification = line.rate === 30;
+  const utrLocked = !canChangeFiledUnder && line.utr !== null;
+  const verificationLocked = !canChangeFiledUnder && line.verificationNumber !== null;
   const [errors, setErrors] = useState<{ utr?: string; verificationNumber?: string }>({});
   const save = useUpdateSubcontractorRefs(orgId);
 
   function submit(event: FormEvent) {
     event.preventDefault();
-    const parsed = subcontractorRefsRequestSchema.safeParse({ utr, verificationNumber: verification });
+    const request = asksVerification ? { utr, verificationNumber: verification } : { utr };
+    const parsed = subcontractorRefsRequestSchema.safeParse(request);
     if (!parsed.success) {
       const found: { utr?: string; verificationNumber?: string } = {};
       for (const issue of parsed.error.issues) {
@@ -48,7 +58,7 @@ export function SubcontractorRefsDialog({
     }
     setErrors({});
     save.mutate(
-      { contactId: line.contactId, refs: { utr, verificationNumber: verification } },
+      { contactId: line.contactId, refs: request },
       {
         onSuccess: () => {
           toast({ title: 'References saved', description: line.name, variant: 'success' });
@@ -70,40 +80,45 @@ export function SubcontractorRefsDialog({
         <DialogHeader>
           <DialogTitle>{line.name}</DialogTitle>
           <DialogDescription>
-            The subcontractor's Unique Taxpayer Reference, and the verification number HMRC gave when it could
-            not verify them (the 30% rate). Xero does not hold these; Ledgerlink keeps them for the return and
-            statements.
+            {asksVerification
+              ? "The subcontractor's Unique Taxpayer Reference, and the verification number HMRC gave when it could not verify them (the 30 % rate)."
+              : "The subcontractor's Unique Taxpayer Reference."}{' '}
+            Xero does not hold these; Ledgerlink keeps them for the return and statements. Any member fills in
+            a reference not set yet; only an administrator changes one that is.
           </DialogDescription>
         </DialogHeader>
         <form className="grid gap-4" onSubmit={submit} noValidate>
-          <FormField label="UTR" error={errors.utr} hint="10 digits">
+          <FormField label="UTR" error={errors.utr} hint={utrLocked ? LOCKED_HINT : '10 digits'}>
             <Input
               value={utr}
               onChange={(e) => setUtr(e.target.value)}
               inputMode="numeric"
               autoComplete="off"
+              readOnly={utrLocked}
             />
           </FormField>
-          <FormField
-            label="Verification number"
-            error={errors.verificationNumber}
-            hint={
-              line.rate === 30
-                ? 'V, 10 digits and up to two letters'
-                : 'Only needed where the 30% rate applies'
-            }
-          >
-            <Input
-              value={verification}
-              onChange={(e) => setVerification(e.target.value)}
-              autoComplete="off"
-            />
-          </FormField>
+          {asksVerification ? (
+            <FormField
+              label="Verification number"
+              error={errors.verificationNumber}
+              hint={verificationLocked ? LOCKED_HINT : 'V, 10 digits and up to two letters'}
+            >
+              <Input
+                value={verification}
+                onChange={(e) => setVerification(e.target.value)}
+                autoComplete="off"
+                readOnly={verificationLocked}
+              />
+            </FormField>
+          ) : null}
           <DialogFooter>
             <Button type="button" variant="outline" onClick={onClose}>
               Cancel
             </Button>
-            <Button type="submit" disabled={save.isPending}>
+            <Button
+              type="submit"
+              disabled={save.isPending || (utrLocked && (!asksVerification || verificationLocked))}
+            >
               {save.isPending ? <Spinner /> : null} Save
             </Button>
           </DialogFooter>
