@@ -6,7 +6,7 @@ import type { LedgerSnapshot } from '../../../sandbox/ledger';
 import { TEST_ORIGIN } from '../../test/app';
 import { createConnectedUser, createXeroTestApp, enableFeatures, type XeroTestApp } from '../../test/xero';
 
-type Method = 'GET' | 'POST' | 'PATCH';
+type Method = 'GET' | 'POST' | 'PATCH' | 'PUT';
 
 /** Calls on one endpoint of the sandbox ledger, e.g. ('PUT', '/api.xro/2.0/Invoices'). */
 function countCalls(ledger: LedgerSnapshot, method: string, endpoint: string): number {
