@@ -504,6 +504,16 @@ export const cisBillSetupSchema = z.object({
 });
 export type CisBillSetup = z.infer<typeof cisBillSetupSchema>;
 
+/**
+ * `?field=` names of the CIS settings (Settings → CIS month-end), so a screen's "Choose … in Settings" link
+ * leads to the one missing (issue 33's links; issue 42).
+ */
+export const CIS_SETTINGS_FIELDS = {
+  deductionAccount: 'cisDeductionAccountCode',
+  materialsAccounts: 'cisMaterialsAccountCodes',
+  reverseCharge: 'cisReverseCharge',
+} as const;
+
 /** The message a bill with a deduction meets while no deductions account is chosen (issue 42). */
 export const NO_DEDUCTION_ACCOUNT_MESSAGE =
   'Choose the CIS deductions account (an ordinary liability account) in Settings → CIS month-end before creating bills with a CIS deduction.';

@@ -2,7 +2,7 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse, delay } from 'msw';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { CisContact, DraftBill } from '@/shared/cis-bills';
+import type { CisBillSetup, CisContact, DraftBill } from '@/shared/cis-bills';
 import { getTaxWeekReference } from '@/shared/cis';
 import { getUkToday } from '@/shared/dates';
 import { makeConnection, makeOrganization } from '@/client/testing/fixtures';
@@ -55,7 +55,7 @@ const contacts: CisContact[] = [
   },
 ];
 /** Issue 42: the demo's CIS settings — deductions to 814, materials to 322, no reverse charge. */
-const setup = {
+const setup: CisBillSetup = {
   deductionAccount: { code: '814', name: 'CIS Deductions Payable' },
   materialsAccounts: [{ code: '322', name: 'Materials' }],
   reverseCharge: false,
@@ -96,7 +96,7 @@ function useBuilder(
   options: {
     connection?: Parameters<typeof makeConnection>[0];
     drafts?: DraftBill[];
-    setup?: typeof setup;
+    setup?: CisBillSetup;
   } = {},
 ) {
   server.use(
@@ -812,10 +812,11 @@ describe('each subcontractor’s own rate, VAT and materials (issue 42)', () => 
   it('Hughes (20 %, VAT-registered): VAT on labour and materials, the deduction on the labour only, and both lines sent', async () => {
     const user = userEvent.setup();
     useBuilderWithMore();
-    const sent: Array<{ bills: Array<{ lineItems: unknown[]; withoutCisDeduction?: boolean }> }> = [];
+    const sent: Array<{ bills: Array<{ id: string; lineItems: unknown[]; withoutCisDeduction?: boolean }> }> =
+      [];
     server.use(
       http.post('*/api/xero/create-bills', async ({ request }) => {
-        const body = (await request.json()) as (typeof sent)[number] & { bills: Array<{ id: string }> };
+        const body = (await request.json()) as (typeof sent)[number];
         sent.push(body);
         return HttpResponse.json({
           results: body.bills.map((b) => ({ id: b.id, ok: true, invoiceID: `inv-${b.id}`, status: 'DRAFT' })),

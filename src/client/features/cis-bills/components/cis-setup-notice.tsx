@@ -1,12 +1,8 @@
 import { Settings2 } from 'lucide-react';
 import { Link } from 'wouter';
-import type { CisBillSetup } from '@/shared/cis-bills';
+import { CIS_SETTINGS_FIELDS, type CisBillSetup } from '@/shared/cis-bills';
 import { Alert, AlertDescription, AlertTitle } from '@/client/components/ui/alert';
 import { paths } from '@/client/config/paths';
-
-/** `?field=` names of the CIS settings card's fields, so a link leads to the one missing (issue 33). */
-export const CIS_DEDUCTION_ACCOUNT_FIELD = 'cisDeductionAccountCode';
-export const CIS_MATERIALS_ACCOUNTS_FIELD = 'cisMaterialsAccountCodes';
 
 /**
  * Issue 42: before anyone types a bill, CIS Bills says which CIS settings are missing and where to choose them
@@ -20,14 +16,14 @@ export function CisSetupNotice({ setup, orgId }: { setup: CisBillSetup | undefin
     missing.push({
       key: 'deductions',
       text: 'Without a CIS deductions account (an ordinary liability account), bills with a CIS deduction cannot be created.',
-      field: CIS_DEDUCTION_ACCOUNT_FIELD,
+      field: CIS_SETTINGS_FIELDS.deductionAccount,
       link: 'Choose the CIS deductions account in Settings',
     });
   if (setup.materialsAccounts.length === 0)
     missing.push({
       key: 'materials',
       text: 'Without a materials account, bills carry no materials: everything is labour.',
-      field: CIS_MATERIALS_ACCOUNTS_FIELD,
+      field: CIS_SETTINGS_FIELDS.materialsAccounts,
       link: 'Choose a materials account in Settings',
     });
   if (missing.length === 0) return null;
