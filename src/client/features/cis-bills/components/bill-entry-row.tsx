@@ -121,8 +121,8 @@ export function BillEntryRow({
         <span>Actions</span>
       </div>
       <div className={`grid grid-cols-2 items-start gap-3 p-3 ${COLUMNS} lg:items-center`}>
-        <div className="col-span-2 grid gap-1.5 lg:col-span-1">
-          <div className="flex items-center justify-between gap-2 lg:contents">
+        <div className="col-span-2 grid min-w-0 gap-1.5 lg:col-span-1">
+          <div className="flex flex-wrap items-center justify-between gap-x-2 lg:contents">
             <Label htmlFor={`${formId}-contact`} className="lg:sr-only">
               Subcontractor
             </Label>
