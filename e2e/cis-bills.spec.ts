@@ -309,6 +309,55 @@ test.describe('CIS Bills', () => {
           .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
       ).toEqual([]);
     });
+
+    test(`without a CIS deductions account the screen says where to choose it, and the link leads to the field (issue 42), ${width}px`, async ({
+      page,
+    }) => {
+      await connectDemo(page, { active: 'Demo Builders Ltd' });
+      await saveCisSettings(page);
+      const cleared = await page.request.put('/api/xero/cis/settings', {
+        data: {
+          contractorName: null,
+          utr: null,
+          employerReference: null,
+          accountsOfficeReference: null,
+          materialsAccountCodes: ['322'],
+          deductionAccountCode: null,
+        },
+        headers: { origin: APP_ORIGIN },
+      });
+      expect(cleared.status()).toBe(200);
+      try {
+        await page.setViewportSize({ width, height: 900 });
+        await page.goto('/cis-invoices');
+        const notice = page.getByRole('alert', { name: 'CIS settings needed' });
+        await expect(notice).toContainText('bills with a CIS deduction cannot be created');
+        await screenshot(page, `cis-bills-issue42-settings-needed-${width}`);
+        await notice.getByRole('link', { name: 'Choose the CIS deductions account in Settings' }).click();
+        await expect(page).toHaveURL(/\/settings\?.*field=cisDeductionAccountCode/);
+        const field = page.getByRole('combobox', { name: 'CIS deductions account' });
+        await expect(field).toBeFocused();
+        await field.click();
+        await page.getByRole('option', { name: 'CIS Deductions Payable (814)' }).click();
+        await expect(page.getByRole('option', { name: /CIS Liability/ })).toHaveCount(0);
+        await expect(page.getByRole('switch', { name: 'VAT domestic reverse charge' })).not.toBeChecked();
+        await page.getByRole('button', { name: 'Save CIS settings' }).click();
+        await expect(page.getByText('CIS settings saved').first()).toBeVisible();
+        await field.scrollIntoViewIfNeeded();
+        await screenshot(page, `settings-cis-month-end-${width}`);
+        const axe = await new AxeBuilder({ page }).analyze();
+        expect(
+          axe.violations
+            .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+            .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+        ).toEqual([]);
+        await page.goto('/cis-invoices');
+        await expect(page.getByRole('heading', { name: 'Create CIS Bills' })).toBeVisible();
+        await expect(page.getByRole('alert', { name: 'CIS settings needed' })).toHaveCount(0);
+      } finally {
+        await saveCisSettings(page);
+      }
+    });
   }
 
   test('approving without a default bill account sends the user to the settings', async ({ page }) => {
