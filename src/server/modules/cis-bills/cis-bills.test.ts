@@ -804,6 +804,9 @@ describe('CIS Bills API (001 §7 CIS rows)', () => {
         ['GET', '/api/xero/cis-contacts'],
         ['POST', '/api/xero/cis-contacts/check', { contactIds: [subs['A. Patel Plastering']] }],
         ['GET', '/api/xero/direct-costs-accounts'],
+        // Issue 42's two reads.
+        ['GET', '/api/xero/cis-deduction-accounts'],
+        ['GET', '/api/xero/cis-bill-setup'],
         ['GET', '/api/xero/draft-bills'],
         ['POST', '/api/xero/create-bill', billBody(subs['A. Patel Plastering'] ?? '', 1)],
         [

@@ -152,6 +152,10 @@ describe('CIS tax truth on bills (issue 42)', () => {
       ['814', 'NONE', -15_000, 0, 'CIS deduction at 30%'],
     ]);
     expect(draft).toMatchObject({ total: 500, vatAmount: 0, cisRate: 30, cisDeduction: 150, amountDue: 350 });
+    // The "no deduction" confirmation is for contacts Xero does not mark as CIS: a CIS subcontractor is
+    // deducted from all the same.
+    const confirmed = await create(bill('R. Singh Tiling', 500, { withoutCisDeduction: true }));
+    expect(confirmed.draft).toMatchObject({ cisDeduction: 150, amountDue: 350 });
   });
 
   it('deducts nothing at 0 % (gross payment status): no deduction line, the VAT they charge', async () => {
