@@ -27,9 +27,23 @@ async function billWrites(page: Page): Promise<SandboxWrite[]> {
 
 /**
  * Saves the default bill account (321 Subcontractors) and the CIS group through the settings API, as the
- * settings screen would.
+ * settings screen would, and the CIS settings of issue 42: deductions to CIS Deductions Payable (814),
+ * materials on Materials (322), no reverse charge.
  */
 async function saveCisSettings(page: Page) {
+  const cis = await page.request.put('/api/xero/cis/settings', {
+    data: {
+      contractorName: null,
+      utr: null,
+      employerReference: null,
+      accountsOfficeReference: null,
+      materialsAccountCodes: ['322'],
+      deductionAccountCode: '814',
+      reverseCharge: false,
+    },
+    headers: { origin: APP_ORIGIN },
+  });
+  expect(cis.status(), await cis.text()).toBe(200);
   const accounts = (await (await page.request.get('/api/xero/direct-costs-accounts')).json()) as Array<{
     id: string;
     code: string;
@@ -48,15 +62,27 @@ async function saveCisSettings(page: Page) {
   expect(res.status(), await res.text()).toBe(200);
 }
 
-async function addBill(page: Page, subcontractor: string, amount: string) {
+async function chooseSubcontractor(page: Page, subcontractor: string) {
   await page.getByRole('combobox', { name: /^Subcontractor/ }).click();
   await page.getByRole('textbox', { name: 'Search contractors' }).fill(subcontractor.slice(0, 6));
   const option = page
     .getByRole('option', { name: subcontractor, exact: true })
     .or(page.getByRole('option', { name: `${subcontractor} (No UTR)`, exact: true }));
   await option.click();
+  // The rate is known once Xero's CIS settings for the contact are read (issue 42).
+  await expect(page.getByRole('combobox', { name: /^Subcontractor/ })).not.toContainText('Checking');
+}
+
+async function addBill(page: Page, subcontractor: string, amount: string, materials = '') {
+  await chooseSubcontractor(page, subcontractor);
   await page.getByRole('spinbutton', { name: 'Gross Amount' }).fill(amount);
+  await page.getByRole('spinbutton', { name: 'Materials' }).fill(materials);
   await page.getByRole('button', { name: 'Add', exact: true }).click();
+  await expect(
+    page
+      .getByRole('table', { name: 'Bills to create' })
+      .or(page.getByRole('list', { name: 'Bills to create' })),
+  ).toContainText(subcontractor);
 }
 
 function draftRow(page: Page, text: string) {
@@ -110,12 +136,9 @@ test.describe('CIS Bills', () => {
     await addBill(page, 'Stone & Sons Brickwork', '333.33');
     await expect(page.getByText('Check CIS before sending')).toBeVisible();
     const added = page.getByRole('table', { name: 'Bills to create' });
-    await expect(added.getByRole('row').filter({ hasText: 'Hughes Groundworks Ltd' })).toContainText(
-      '£222.22',
-    );
-    await expect(added.getByRole('row').filter({ hasText: 'Hughes Groundworks Ltd' })).toContainText(
-      '£888.89',
-    );
+    // Hughes charges 20 % VAT (£222.22) and is deducted 20 % of the labour alone (£222.22): £1,111.11 due.
+    const hughes = added.getByRole('row').filter({ hasText: 'Hughes Groundworks Ltd' });
+    for (const figure of ['£1,333.33', '£222.22', '£1,111.11']) await expect(hughes).toContainText(figure);
     await screenshot(page, 'cis-bills-added-light-1280');
     await page.getByRole('button', { name: 'Create 3 Bills in Xero' }).click();
     await expect(page.getByText('Created 3 of 3 bills in Xero')).toBeVisible();
@@ -174,13 +197,14 @@ test.describe('CIS Bills', () => {
     const link = /^http:\/\/localhost:\d+\/cis-invoices\?write=LL-[0-9a-f]{10}$/;
     expect(creates.map((w) => String(w.summary.url))).toEqual(creates.map(() => expect.stringMatching(link)));
     expect(new Set(creates.map((w) => w.summary.url)).size).toBe(creates.length);
+    // Xero's total is what each subcontractor is paid (issue 42): the deduction is a line of the bill.
     const created = creates.map((w) => [w.summary.total, w.summary.status, w.summary.invoiceNumber] as const);
     expect([...created].sort((a, b) => Number(a[0]) - Number(b[0]))).toEqual([
-      [333.33, 'DRAFT', reference],
-      [555.55, 'AUTHORISED', reference],
-      [1111.11, 'DRAFT', reference],
-      [2222.22, 'DRAFT', reference],
-      [4444.44, 'AUTHORISED', reference],
+      [233.34, 'DRAFT', reference], // Stone & Sons: £333.33 less 30 % (£99.99)
+      [444.44, 'AUTHORISED', reference], // K. Nowak: £555.55 less 20 % (£111.11)
+      [1111.11, 'DRAFT', reference], // Hughes: £1,111.11 + £222.22 VAT less 20 % of the labour
+      [1777.78, 'DRAFT', reference], // A. Patel: £2,222.22 less 20 %
+      [5333.33, 'AUTHORISED', reference], // Northside: 0 %, £4,444.44 + £888.89 VAT
     ]);
     const byTotal = (total: number) => creates.find((w) => w.summary.total === total)?.id;
     expect(
@@ -188,12 +212,153 @@ test.describe('CIS Bills', () => {
         .filter((w) => w.action !== 'create')
         .map((w) => [w.action, w.id, w.summary.status, w.summary.total]),
     ).toEqual([
-      ['update', byTotal(2222.22), 'DRAFT', 2500],
+      ['update', byTotal(1777.78), 'DRAFT', 2000],
       ['approve', byTotal(1111.11), 'AUTHORISED', 1111.11],
-      ['delete', byTotal(333.33), 'DELETED', 333.33],
+      ['delete', byTotal(233.34), 'DELETED', 233.34],
     ]);
     expect(writes).toHaveLength(8);
   });
+
+  for (const width of [1280, 375]) {
+    test(`shows each subcontractor's rate, VAT, materials and net: 20 %, 30 % and 0 % (issue 42), ${width}px`, async ({
+      page,
+    }) => {
+      test.setTimeout(180_000);
+      await resetSandbox(page);
+      await connectDemo(page, { active: 'Demo Builders Ltd' });
+      await saveCisSettings(page);
+      await page.request.delete(`${SANDBOX_URL}/__sandbox/ledger`);
+      await page.setViewportSize({ width, height: 900 });
+      await page.goto('/cis-invoices');
+      await expect(page.getByRole('heading', { name: 'CIS Bills', exact: true })).toBeVisible();
+      await expect(page.getByRole('combobox', { name: 'Account Code' })).toContainText(
+        'Subcontractors (321)',
+      );
+      // Nothing missing: the deductions and materials accounts are chosen.
+      await expect(page.getByRole('alert', { name: 'CIS settings needed' })).toHaveCount(0);
+
+      // Hughes Groundworks: 20 %, VAT-registered. £1,000 labour and £400 materials, 20 % VAT on both; the
+      // deduction is 20 % of the labour alone.
+      await chooseSubcontractor(page, 'Hughes Groundworks Ltd');
+      await page.getByRole('spinbutton', { name: 'Gross Amount' }).fill('1000');
+      await page.getByRole('spinbutton', { name: 'Materials' }).fill('400');
+      await expect(page.getByLabel('VAT', { exact: true })).toHaveText('£280.00');
+      await expect(page.getByLabel('CIS Deduction (20%)', { exact: true })).toHaveText('£200.00');
+      await expect(page.getByLabel('Amount Due (80%)', { exact: true })).toHaveText('£1,480.00');
+      await expect(page.getByText('of £1,680.00 total')).toBeVisible();
+      await screenshot(page, `cis-bills-issue42-entry-${width}`);
+      await page.getByRole('button', { name: 'Add', exact: true }).click();
+
+      // Stone & Sons: 30 %, not verified, no VAT.
+      await chooseSubcontractor(page, 'Stone & Sons Brickwork');
+      await page.getByRole('spinbutton', { name: 'Gross Amount' }).fill('500');
+      await expect(page.getByLabel('CIS Deduction (20%)', { exact: true })).toHaveText('£150.00');
+      await expect(page.getByText('30 % — not verified').first()).toBeVisible();
+      await page.getByRole('button', { name: 'Add', exact: true }).click();
+
+      // Northside Electrical: gross payment status, VAT-registered.
+      await chooseSubcontractor(page, 'Northside Electrical Ltd');
+      await page.getByRole('spinbutton', { name: 'Gross Amount' }).fill('100');
+      await expect(page.getByLabel('CIS Deduction (20%)', { exact: true })).toHaveText('£0.00');
+      await expect(page.getByLabel('Amount Due (80%)', { exact: true })).toHaveText('£120.00');
+      await expect(page.getByText('0 % — gross payment status').first()).toBeVisible();
+      await page.getByRole('button', { name: 'Add', exact: true }).click();
+
+      const added = page
+        .getByRole('table', { name: 'Bills to create' })
+        .or(page.getByRole('list', { name: 'Bills to create' }));
+      await expect(added).toContainText('£1,480.00');
+      await expect(added).toContainText('30 % — not verified');
+      await expect(added).toContainText('0 % — gross payment status');
+      await screenshot(page, `cis-bills-issue42-added-${width}`);
+      const axe = await new AxeBuilder({ page }).analyze();
+      expect(
+        axe.violations
+          .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+          .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+      ).toEqual([]);
+      expect(
+        await page.evaluate(
+          () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+        ),
+      ).toBe(0);
+
+      await page.getByRole('button', { name: 'Create 3 Bills in Xero' }).click();
+      await expect(page.getByText('Created 3 of 3 bills in Xero')).toBeVisible();
+      // Xero's totals are what each is paid: the deduction is a line of the bill, on CIS Deductions Payable.
+      const totals = (await billWrites(page))
+        .filter((w) => w.action === 'create')
+        .map((w) => Number(w.summary.total))
+        .sort((a, b) => a - b);
+      expect(totals).toEqual([120, 350, 1480]);
+
+      // The drafts say the same, with their VAT and materials.
+      const drafts = page
+        .getByRole('table', { name: 'Draft CIS bills' })
+        .or(page.getByRole('list', { name: 'Draft CIS bills' }));
+      await expect(drafts).toContainText('£1,680.00');
+      await expect(drafts).toContainText('£280.00');
+      await expect(drafts).toContainText('£400.00');
+      await expect(drafts).toContainText('30 % — not verified');
+      await expect(drafts).toContainText('0 % — gross payment status');
+      await screenshot(page, `cis-bills-issue42-drafts-${width}`);
+      const after = await new AxeBuilder({ page }).analyze();
+      expect(
+        after.violations
+          .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+          .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+      ).toEqual([]);
+    });
+
+    test(`without a CIS deductions account the screen says where to choose it, and the link leads to the field (issue 42), ${width}px`, async ({
+      page,
+    }) => {
+      await connectDemo(page, { active: 'Demo Builders Ltd' });
+      await saveCisSettings(page);
+      const cleared = await page.request.put('/api/xero/cis/settings', {
+        data: {
+          contractorName: null,
+          utr: null,
+          employerReference: null,
+          accountsOfficeReference: null,
+          materialsAccountCodes: ['322'],
+          deductionAccountCode: null,
+        },
+        headers: { origin: APP_ORIGIN },
+      });
+      expect(cleared.status()).toBe(200);
+      try {
+        await page.setViewportSize({ width, height: 900 });
+        await page.goto('/cis-invoices');
+        const notice = page.getByRole('alert', { name: 'CIS settings needed' });
+        await expect(notice).toContainText('bills with a CIS deduction cannot be created');
+        await screenshot(page, `cis-bills-issue42-settings-needed-${width}`);
+        await notice.getByRole('link', { name: 'Choose the CIS deductions account in Settings' }).click();
+        await expect(page).toHaveURL(/\/settings\?.*field=cisDeductionAccountCode/);
+        const field = page.getByRole('combobox', { name: 'CIS deductions account' });
+        await expect(field).toBeFocused();
+        await field.click();
+        await page.getByRole('option', { name: 'CIS Deductions Payable (814)' }).click();
+        await expect(page.getByRole('option', { name: /CIS Liability/ })).toHaveCount(0);
+        await expect(page.getByRole('switch', { name: 'VAT domestic reverse charge' })).not.toBeChecked();
+        await page.getByRole('button', { name: 'Save CIS settings' }).click();
+        await expect(page.getByText('CIS settings saved').first()).toBeVisible();
+        await field.scrollIntoViewIfNeeded();
+        await screenshot(page, `settings-cis-month-end-${width}`);
+        const axe = await new AxeBuilder({ page }).analyze();
+        expect(
+          axe.violations
+            .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+            .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+        ).toEqual([]);
+        await page.goto('/cis-invoices');
+        await expect(page.getByRole('heading', { name: 'Create CIS Bills' })).toBeVisible();
+        await expect(page.getByRole('alert', { name: 'CIS settings needed' })).toHaveCount(0);
+      } finally {
+        await saveCisSettings(page);
+      }
+    });
+  }
 
   test('approving without a default bill account sends the user to the settings', async ({ page }) => {
     await resetSandbox(page);

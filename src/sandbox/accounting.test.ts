@@ -862,3 +862,165 @@ describe('CIS bills entered by a person, paid through the API (issue 29)', () =>
     expect(listed).not.toHaveProperty('CISDeduction');
   });
 });
+
+describe('CIS accounts, the reverse charge and a deduction line (issue 42)', () => {
+  const builderContact = (name: string): string =>
+    sandbox.state.orgs.find((o) => o.Name === 'Demo Builders Ltd')?.contacts.find((c) => c.Name === name)
+      ?.ContactID ?? '';
+  const bill = (lines: Json[], extra: Json = {}) => ({
+    Type: 'ACCPAY',
+    Contact: { ContactID: builderContact('Hughes Groundworks Ltd') },
+    Date: '2026-11-20',
+    DueDate: '2026-11-20',
+    InvoiceNumber: '3327',
+    Status: 'DRAFT',
+    LineAmountTypes: 'Exclusive',
+    LineItems: lines,
+    ...extra,
+  });
+
+  it("refuses every CIS system account on a line item of a CIS-enabled organisation, in Xero's words", async () => {
+    const accounts = (
+      await get<{ Accounts: { Code?: string; SystemAccount?: string }[] }>('/Accounts', builders)
+    ).body.Accounts.filter((a) => a.SystemAccount?.startsWith('CIS'));
+    expect(accounts.map((a) => a.SystemAccount).sort()).toEqual([
+      'CISLABOUREXPENSE',
+      'CISLIABILITY',
+      'CISMATERIALS',
+    ]);
+    for (const account of accounts) {
+      const res = await send<{ Elements: { ValidationErrors: { Message: string }[] }[] }>(
+        'PUT',
+        '/Invoices',
+        { Invoices: [bill([{ Description: 'x', Quantity: 1, UnitAmount: 100, AccountCode: account.Code }])] },
+        builders,
+      );
+      expect(res.status, account.SystemAccount).toBe(400);
+      expect(res.body.Elements[0]?.ValidationErrors[0]?.Message).toBe(
+        `This organisation has Construction Industry Scheme enabled. The account code ${account.Code} cannot be used in line items via the API`,
+      );
+    }
+    expect(sandbox.ledger().writes.filter((w) => w.kind === 'bill')).toHaveLength(0);
+  });
+
+  it("offers Xero UK's domestic reverse charge rates: 20 % and 5 % shown, no VAT on the bill's total", async () => {
+    const rates = (
+      await get<{
+        TaxRates: {
+          TaxType: string;
+          Name: string;
+          ReportTaxType: string;
+          DisplayTaxRate: number;
+          EffectiveRate: number;
+          CanApplyToExpenses: boolean;
+          CanApplyToRevenue: boolean;
+        }[];
+      }>('/TaxRates', builders)
+    ).body.TaxRates.filter((t) => t.TaxType.startsWith('DRCHARGE'));
+    expect(rates.map((r) => [r.TaxType, r.ReportTaxType, r.DisplayTaxRate, r.EffectiveRate])).toEqual([
+      ['DRCHARGE20', 'DRCHARGE', 20, 0],
+      ['DRCHARGE5', 'DRCHARGE', 5, 0],
+      ['DRCHARGESUPPLY20', 'DRCHARGESUPPLY', 20, 0],
+      ['DRCHARGESUPPLY5', 'DRCHARGESUPPLY', 5, 0],
+    ]);
+    expect(rates.find((r) => r.TaxType === 'DRCHARGE20')).toMatchObject({
+      Name: 'Domestic Reverse Charge @ 20% (VAT on Expenses)',
+      CanApplyToExpenses: true,
+      CanApplyToRevenue: false,
+    });
+    const res = await send<InvList>(
+      'PUT',
+      '/Invoices',
+      {
+        Invoices: [
+          bill([
+            {
+              Description: 'Groundworks',
+              Quantity: 1,
+              UnitAmount: 1000,
+              AccountCode: '321',
+              TaxType: 'DRCHARGE20',
+            },
+          ]),
+        ],
+      },
+      builders,
+    );
+    expect(res.status).toBe(200);
+    expect(res.body.Invoices[0]).toMatchObject({ SubTotal: 1000, TotalTax: 0, Total: 1000 });
+    // The supplier's side cannot go on a bill.
+    const wrongSide = await send(
+      'PUT',
+      '/Invoices',
+      {
+        Invoices: [
+          bill([
+            {
+              Description: 'x',
+              Quantity: 1,
+              UnitAmount: 10,
+              AccountCode: '321',
+              TaxType: 'DRCHARGESUPPLY20',
+            },
+          ]),
+        ],
+      },
+      builders,
+    );
+    expect(wrongSide.status).toBe(400);
+  });
+
+  it('a bill carrying its deduction on an ordinary liability account is due at the net and closes when the net is paid', async () => {
+    const res = await send<InvList>(
+      'PUT',
+      '/Invoices',
+      {
+        Invoices: [
+          bill(
+            [
+              { Description: 'Labour', Quantity: 1, UnitAmount: 1000, AccountCode: '321', TaxType: 'INPUT2' },
+              {
+                Description: 'Materials',
+                Quantity: 1,
+                UnitAmount: 400,
+                AccountCode: '322',
+                TaxType: 'INPUT2',
+              },
+              {
+                Description: 'CIS deduction at 20%',
+                Quantity: 1,
+                UnitAmount: -200,
+                AccountCode: '814',
+                TaxType: 'NONE',
+              },
+            ],
+            { Status: 'AUTHORISED' },
+          ),
+        ],
+      },
+      builders,
+    );
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const created = res.body.Invoices[0];
+    // £1,000 labour + £400 materials + £280 VAT − £200 deduction.
+    expect(created).toMatchObject({ TotalTax: 280, Total: 1480, AmountDue: 1480 });
+    const bank = await accountByName('Business Current Account', builders);
+    const paid = await send<{ Payments: { Invoice: { AmountDue: number; Status: string } }[] }>(
+      'PUT',
+      '/Payments',
+      {
+        Payments: [
+          {
+            Invoice: { InvoiceID: created?.InvoiceID },
+            Account: { AccountID: bank.AccountID },
+            Amount: 1480,
+            Date: '2026-11-25',
+          },
+        ],
+      },
+      builders,
+    );
+    expect(paid.status).toBe(200);
+    expect(paid.body.Payments[0]?.Invoice).toMatchObject({ AmountDue: 0, Status: 'PAID' });
+  });
+});

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { amountDue } from './invoice-math';
-import { createSeed, SEED_NAMES } from './seed';
+import { BUILDERS_CIS_ACCOUNTS, createSeed, SEED_NAMES } from './seed';
 import { addDays, isoDay } from './xero-dates';
 
 const NOW = Date.parse('2026-06-15T12:00:00Z');
@@ -78,6 +78,65 @@ describe('seed data', () => {
     expect(
       builders.accounts.filter((a) => a.Type === 'DIRECTCOSTS' && !a.SystemAccount).length,
     ).toBeGreaterThanOrEqual(5);
+  });
+
+  it('gives Demo Builders a careful contractor’s CIS history: every paid bill carries its deduction (issue 42)', () => {
+    const builders = createSeed(1, 1, NOW).orgs.find((o) => o.Name === SEED_NAMES.builders);
+    if (!builders) throw new Error('missing');
+    const deductions = builders.accounts.find((a) => a.Code === BUILDERS_CIS_ACCOUNTS.deductions);
+    // An ordinary liability account, not Xero's CIS Liability system account.
+    expect(deductions).toMatchObject({ Name: 'CIS Deductions Payable', Class: 'LIABILITY' });
+    expect(deductions?.SystemAccount).toBeUndefined();
+    const byName = new Map(builders.contacts.map((c) => [c.ContactID, c]));
+    const group = builders.contactGroups.find((g) => g.Name === SEED_NAMES.cisGroup);
+    const subs = builders.contacts.filter((c) => group?.contactIds.includes(c.ContactID));
+    // Each status: 20 % with and without VAT, 30 %, 0 %, and not CIS; the names people know.
+    const status = (c: (typeof subs)[number]) =>
+      `${c.cis?.enabled ? c.cis.rate : 'not CIS'}${c.TaxNumber ? ' VAT' : ''}`;
+    expect(Object.fromEntries(subs.map((c) => [c.Name, status(c)]))).toMatchObject({
+      'Hughes Groundworks Ltd': '20 VAT',
+      'A. Patel Plastering': '20',
+      'Stone & Sons Brickwork': '30',
+      'R. Singh Tiling': '30',
+      'Northside Electrical Ltd': '0 VAT',
+      'Bright Spark Electrics': '0 VAT',
+      "M. O'Connor Scaffolding": 'not CIS',
+      'T. Evans Plumbing & Heating': 'not CIS VAT',
+    });
+    const bills = builders.invoices.filter(
+      (i) => i.Type === 'ACCPAY' && group?.contactIds.includes(i.ContactID),
+    );
+    const code = (accountCode: string) => (l: { AccountCode?: string }) => l.AccountCode === accountCode;
+    let ledgerlink = 0;
+    let xero = 0;
+    for (const bill of bills) {
+      const sub = byName.get(bill.ContactID);
+      const rate = sub?.cis?.enabled ? (sub.cis.rate ?? null) : null;
+      const labour = bill.lines.filter((l) => l.AccountCode === '321' || l.AccountCode === '327');
+      const labourNet = labour.reduce((s, l) => s + l.lineAmount, 0);
+      const line = bill.lines.find(code(BUILDERS_CIS_ACCOUNTS.deductions));
+      // No VAT for a subcontractor who charges none.
+      if (!sub?.TaxNumber) expect(bill.totalTax).toBe(0);
+      if (bill.lines.some(code('327'))) {
+        xero++;
+        expect(bill.cisDeduction).toBe(Math.round((labourNet * (rate ?? 0)) / 100));
+        expect(line).toBeUndefined();
+      } else if (rate !== null && rate > 0) {
+        ledgerlink++;
+        // rate × labour, excluding VAT and materials, rounded down; the line carries no VAT.
+        expect(line?.lineAmount).toBe(-Math.floor((labourNet * rate) / 100));
+        expect(line?.Description).toBe(`CIS deduction at ${rate}%`);
+        expect(line?.taxAmount).toBe(0);
+      } else {
+        expect(line).toBeUndefined();
+        expect(bill.cisDeduction).toBeUndefined();
+      }
+      // A paid bill was paid what was due, so Xero says Paid with nothing left.
+      if (bill.Status === 'PAID') expect(amountDue(bill)).toBe(0);
+    }
+    expect(ledgerlink).toBeGreaterThan(50);
+    expect(xero).toBeGreaterThan(3);
+    expect(bills.some((b) => b.lines.some(code(BUILDERS_CIS_ACCOUNTS.materials)))).toBe(true);
   });
 
   // How fast it seeds is a benchmark figure (the bench seeds at scale 25 and reports its time), not a test:

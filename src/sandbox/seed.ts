@@ -107,7 +107,13 @@ const BUILDER_ACCOUNTS: AccountSeed[] = [
   ['327', 'CIS Labour Expense', 'DIRECTCOSTS', 'NONE', { SystemAccount: 'CISLABOUREXPENSE' }],
   ['328', 'CIS Materials', 'DIRECTCOSTS', 'INPUT2', { SystemAccount: 'CISMATERIALS' }],
   ['815', 'CIS Liability', 'CURRLIAB', 'NONE', { SystemAccount: 'CISLIABILITY' }],
+  // An ordinary liability account: Ledgerlink books each bill's CIS deduction to it (Xero's API refuses its CIS
+  // system accounts on line items), and the firm pays HMRC from it (issue 42).
+  ['814', 'CIS Deductions Payable', 'CURRLIAB', 'NONE'],
 ];
+
+/** The demo's CIS deductions account and materials account, as its CIS settings choose them (issue 42). */
+export const BUILDERS_CIS_ACCOUNTS = { deductions: '814', materials: '322' } as const;
 
 function taxRate(
   Name: string,
@@ -145,6 +151,32 @@ export function ukTaxRates(): TaxRateRec[] {
       ...taxRate('20% (VAT on Capital Expenses)', 'CAPEXINPUT2', 'CAPEXINPUT', 20, 'expenses'),
       revenue: false,
     },
+    ...domesticReverseChargeRates(),
+  ];
+}
+
+/**
+ * Xero UK's domestic reverse charge rates for construction services (the four Xero adds with "Add Domestic
+ * Reverse Charge Tax Rates"; TaxType enum and ReportTaxType DRCHARGE / DRCHARGESUPPLY of xero_accounting.yaml).
+ * DRCHARGE20 / DRCHARGE5 are the contractor's side, on bills; DRCHARGESUPPLY20 / DRCHARGESUPPLY5 the
+ * subcontractor's, on sales. They show 20 % or 5 % but put no VAT on the document's total: the customer accounts
+ * for the VAT on its VAT return (HMRC VAT Notice 735), so a reverse-charge bill is due at its net amount.
+ * Xero's developer docs' table of default rates names the two sides the other way round; Ledgerlink picks
+ * the one that applies to expenses, whatever its name (docs/xero-api.md §4.8).
+ */
+function domesticReverseChargeRates(): TaxRateRec[] {
+  const drc = (
+    Name: string,
+    TaxType: string,
+    ReportTaxType: string,
+    percent: number,
+    applies: 'revenue' | 'expenses',
+  ): TaxRateRec => ({ ...taxRate(Name, TaxType, ReportTaxType, 0, applies), displayE4: percent * 10000 });
+  return [
+    drc('Domestic Reverse Charge @ 20% (VAT on Expenses)', 'DRCHARGE20', 'DRCHARGE', 20, 'expenses'),
+    drc('Domestic Reverse Charge @ 5% (VAT on Expenses)', 'DRCHARGE5', 'DRCHARGE', 5, 'expenses'),
+    drc('Domestic Reverse Charge @ 20% (VAT on Income)', 'DRCHARGESUPPLY20', 'DRCHARGESUPPLY', 20, 'revenue'),
+    drc('Domestic Reverse Charge @ 5% (VAT on Income)', 'DRCHARGESUPPLY5', 'DRCHARGESUPPLY', 5, 'revenue'),
   ];
 }
 
@@ -202,6 +234,11 @@ interface InvoiceSeed {
   /** Final state: how much of the total is paid, as fractions per payment. */
   plan: 'draft' | 'submitted' | 'outstanding' | 'part' | 'paid' | 'voided' | 'deleted';
   payAccounts: AccountRec[];
+  /**
+   * Entered by a person with Xero's own CIS: Xero works the deduction out at this rate on the lines coded to CIS
+   * Labour Expense, shows it on the bill and leaves the total less the deduction as due (person.ts enterBill).
+   */
+  xeroCisRate?: 0 | 20 | 30;
   attachment?: { kind: 'pdf' | 'png'; fileName: string; title: string };
 }
 
@@ -250,6 +287,16 @@ function addInvoice(b: Builder, s: InvoiceSeed): InvoiceRec {
     updatedMs: createdMs,
   };
   applyTotals(invoice);
+  if (s.xeroCisRate !== undefined) {
+    const labourAccounts = new Set(
+      org.accounts.filter((a) => a.SystemAccount === 'CISLABOUREXPENSE').map((a) => a.AccountID),
+    );
+    const labourNet = invoice.lines
+      .filter((l) => l.AccountID && labourAccounts.has(l.AccountID))
+      .reduce((sum, l) => sum + (s.mode === 'Inclusive' ? l.lineAmount - l.taxAmount : l.lineAmount), 0);
+    invoice.cisRate = s.xeroCisRate;
+    invoice.cisDeduction = Math.round((labourNet * s.xeroCisRate) / 100);
+  }
   const status: Record<InvoiceSeed['plan'], InvoiceStatus> = {
     draft: 'DRAFT',
     submitted: 'SUBMITTED',
@@ -261,7 +308,9 @@ function addInvoice(b: Builder, s: InvoiceSeed): InvoiceRec {
   };
   invoice.Status = status[s.plan];
   if (s.plan === 'paid' || s.plan === 'part') {
-    const total = invoice.total;
+    // What is paid is what is due: the total less any CIS deduction Xero holds back (a Ledgerlink bill's
+    // deduction line is already in its total).
+    const total = invoice.total - (invoice.cisDeduction ?? 0);
     const firstShare =
       s.plan === 'paid'
         ? rnd.chance(0.3)
@@ -292,7 +341,7 @@ function addInvoice(b: Builder, s: InvoiceSeed): InvoiceRec {
       org.payments.push(payment);
       invoice.amountPaid += amount;
       invoice.updatedMs = Math.max(invoice.updatedMs, paidMs);
-      if (invoice.amountPaid === invoice.total) invoice.fullyPaidOnDate = payDate;
+      if (invoice.amountPaid === total) invoice.fullyPaidOnDate = payDate;
     });
   }
   if (s.attachment) {
@@ -715,13 +764,54 @@ function seedBuilders(rnd: Random, nowMs: number, scale: number): OrgRec {
     return `${String(week).padStart(2, '0')}${String(endYear).padStart(2, '0')}`;
   };
 
+  // Subcontractors' bills as a careful contractor has them (issue 42). Most were raised in Ledgerlink: labour
+  // on Subcontractors, materials (when the subcontractor supplied some) on Materials, VAT as the subcontractor
+  // charges it, and the CIS deduction as a line of its own on CIS Deductions Payable, so Xero's total is what
+  // the subcontractor is paid and a paid bill is Paid. A few were entered in Xero by a person with Xero's own
+  // CIS (the CIS Labour Expense and CIS Materials accounts). Subcontractors Xero does not mark as CIS (scaffold
+  // hire, a plumber whose CIS details were never set) have ordinary bills with nothing deducted.
+  const { deductions: deductionCode, materials: materialsCode } = BUILDERS_CIS_ACCOUNTS;
   const billCount = Math.round(150 * scale);
   for (let i = 0; i < billCount; i++) {
     const age = i < 6 ? rnd.int(0, 6) : i < 14 ? rnd.int(0, 25) : rnd.int(7, 540);
     const date = addDays(today, -age);
     const sub = rnd.pick(subs);
     const vat = sub.AccountsPayableTaxType === 'INPUT2';
+    const taxType = vat ? 'INPUT2' : 'NONE';
+    const rate = sub.cis?.enabled ? (sub.cis.rate ?? null) : null;
     const plan: InvoiceSeed['plan'] = i < 6 ? 'draft' : i < 14 ? 'outstanding' : planFor(rnd, age, age > 30);
+    const site = rnd.pick(SITES);
+    const labourPence = rnd.int(40, 320) * 1000;
+    const materialsPence = rate !== null && rnd.chance(0.35) ? rnd.int(8, 90) * 1000 + rnd.int(0, 99) : 0;
+    // Drafts and bills awaiting payment are Ledgerlink's own; older bills were sometimes keyed into Xero.
+    const byXero = rate !== null && i >= 14 && rnd.chance(0.12);
+    const lines: InvoiceSeed['lines'] = [
+      {
+        description: rate === null && rnd.chance(0.5) ? `Scaffold hire - ${site}` : `Labour - ${site}`,
+        quantity: 1,
+        unitPence: labourPence,
+        accountCode: byXero ? '327' : '321',
+        taxType,
+      },
+    ];
+    if (materialsPence > 0)
+      lines.push({
+        description: `Materials - ${site}`,
+        quantity: 1,
+        unitPence: materialsPence,
+        accountCode: byXero ? '328' : materialsCode,
+        taxType,
+      });
+    // Ledgerlink's deduction: rate × labour (excluding VAT and materials), rounded down (src/shared/cis.ts).
+    const deductionPence = rate === null || byXero ? 0 : Math.floor((labourPence * rate) / 100);
+    if (deductionPence > 0)
+      lines.push({
+        description: `CIS deduction at ${rate}%`,
+        quantity: 1,
+        unitPence: -deductionPence,
+        accountCode: deductionCode,
+        taxType: 'NONE',
+      });
     addInvoice(b, {
       type: 'ACCPAY',
       contact: sub,
@@ -730,17 +820,10 @@ function seedBuilders(rnd: Random, nowMs: number, scale: number): OrgRec {
       mode: vat ? 'Exclusive' : 'NoTax',
       reference: '',
       invoiceNumber: taxWeek(date),
-      lines: [
-        {
-          description: `Labour - ${rnd.pick(SITES)}`,
-          quantity: 1,
-          unitPence: rnd.int(40, 320) * 1000,
-          accountCode: '321',
-          taxType: vat ? 'INPUT2' : 'NONE',
-        },
-      ],
+      lines,
       plan,
       payAccounts: [current],
+      ...(byXero && rate !== null ? { xeroCisRate: rate } : {}),
     });
   }
   for (let i = 0; i < Math.round(40 * scale); i++) {

@@ -85,8 +85,13 @@ export interface TaxRateRec {
   Name: string;
   TaxType: string;
   ReportTaxType: string;
-  /** Percent ×10 000 (20% = 200 000). */
+  /** Percent ×10 000 (20% = 200 000): the rate a line's VAT is worked out at (Xero's EffectiveRate). */
   rateE4: number;
+  /**
+   * The rate shown (Xero's DisplayTaxRate) when it differs from the effective one: the domestic reverse charge
+   * shows 20 % but puts no VAT on the bill's total (the contractor accounts for it on the VAT return).
+   */
+  displayE4?: number;
   Status: 'ACTIVE' | 'DELETED' | 'ARCHIVED' | 'PENDING';
   revenue: boolean;
   expenses: boolean;

@@ -156,8 +156,21 @@ export const DEMO_DEFAULTS: Record<
   },
 };
 
+/**
+ * The CIS settings a careful contractor would have chosen in Demo Builders Ltd (issue 42): deductions booked to
+ * its ordinary CIS Deductions Payable account (Xero's API refuses the CIS Liability system account on a bill
+ * line) and materials on Materials. The reverse charge stays off: the demo shows the VAT its subcontractors
+ * charge. Saved through PUT /api/xero/cis/settings, which checks them as it checks a person's Save.
+ */
+export const DEMO_CIS_SETTINGS: Record<
+  string,
+  { deductionAccountCode: string; materialsAccountCodes: string[] }
+> = {
+  'Demo Builders Ltd': { deductionAccountCode: '814', materialsAccountCodes: ['322'] },
+};
+
 type DemoCall = (
-  method: 'GET' | 'POST' | 'PATCH',
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT',
   url: string,
   payload?: unknown,
 ) => Promise<LightMyRequestResponse>;
@@ -239,7 +252,7 @@ export async function prepareDemo(options: {
   const { app, sandbox, credentials, appUrl } = options;
   const cookies = new Map<string, string>();
   const call = async (
-    method: 'GET' | 'POST' | 'PATCH',
+    method: 'GET' | 'POST' | 'PATCH' | 'PUT',
     url: string,
     payload?: unknown,
   ): Promise<LightMyRequestResponse> => {
@@ -307,6 +320,19 @@ export async function prepareDemo(options: {
   for (const org of organizations) {
     const choice = DEMO_DEFAULTS[org.tenantName ?? ''];
     if (choice) await chooseDemoDefaults(call, expectStatus, org, choice);
+    const cis = DEMO_CIS_SETTINGS[org.tenantName ?? ''];
+    if (cis)
+      expectStatus(
+        `saving the CIS settings of ${org.tenantName}`,
+        await call('PUT', `/api/xero/cis/settings?org=${org.id}`, {
+          contractorName: null,
+          utr: null,
+          employerReference: null,
+          accountsOfficeReference: null,
+          ...cis,
+        }),
+        200,
+      );
   }
   // The first organisation of the seed (Demo Shop Ltd: invoices to pay) is the one the demo opens on.
   const first = organizations.find((o) => o.tenantName === sandbox.sandbox.info().orgs[0]?.name);

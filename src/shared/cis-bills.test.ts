@@ -11,6 +11,8 @@ import {
   createBillsRequestSchema,
   createLocalBill,
   deriveHasValidUtr,
+  describeCisRate,
+  NO_MATERIALS_ACCOUNT_MESSAGE,
   draftBillSchema,
   findCisSubcontractors,
   getBillCreateStatus,
@@ -59,6 +61,9 @@ const contacts = [
   }),
 ];
 
+/** A subcontractor at 20 % who charges no VAT: the spec's case. */
+const CIS_20_NO_VAT = { cisRate: 20, vatTreatment: 'none', vatPercent: 0 } as const;
+
 describe('local bills', () => {
   it('computes 20 % and 80 % on pence', () => {
     const bill = createLocalBill({
@@ -67,8 +72,9 @@ describe('local bills', () => {
       contactName: 'Zed Plastering',
       date: '2025-04-06',
       reference: getDefaultBillReference('2025-04-06'),
-      grossPence: toPence('999999.99'),
+      labourPence: toPence('999999.99'),
       accountCode: '320',
+      ...CIS_20_NO_VAT,
     });
     expect(bill).toEqual({
       id: 'l1',
@@ -79,10 +85,17 @@ describe('local bills', () => {
       status: 'DRAFT',
       amount: 999999.99,
       total: 999999.99,
-      cisDeduction: 200000,
-      amountDue: 799999.99,
+      // 20 % of 99,999,999p is 19,999,999.8p: rounded down (issue 42).
+      cisDeduction: 199999.99,
+      amountDue: 800000,
       accountCode: '320',
       isLocal: true,
+      materials: 0,
+      materialsAccountCode: null,
+      vatAmount: 0,
+      vatTreatment: 'none',
+      cisRate: 20,
+      withoutCisDeduction: false,
     });
     expect(localBillSchema.parse(bill)).toEqual(bill);
   });
@@ -96,8 +109,9 @@ describe('local bills', () => {
           contactName: 'n',
           date: '2025-01-01',
           reference: 'r',
-          grossPence,
+          labourPence: grossPence,
           accountCode: 'a',
+          ...CIS_20_NO_VAT,
         });
         expect(toPence(bill.cisDeduction) + toPence(bill.amountDue)).toBe(toPence(bill.total));
       }),
@@ -115,6 +129,9 @@ describe('local bills', () => {
       total: 100,
       amountDue: 80,
       cisDeduction: 20,
+      cisRate: 20,
+      vatAmount: 0,
+      materialsAmount: 0,
       lineItems: [{ accountCode: '320' }],
     });
     expect(toBillFormRow(draft)).toMatchObject({
@@ -136,8 +153,9 @@ describe('create request (001 §7)', () => {
     contactName: 'Zed',
     date: '2025-04-06',
     reference: '0126',
-    grossPence: 12345,
+    labourPence: 12345,
     accountCode: '320',
+    ...CIS_20_NO_VAT,
   });
 
   it('is DRAFT by default and AUTHORISED when drafts are off', () => {
@@ -290,8 +308,9 @@ describe('server-side checks of the create and update bodies', () => {
     contactName: 'Zed',
     date: '2025-04-06',
     reference: '0126',
-    grossPence: 1,
+    labourPence: 1,
     accountCode: '321',
+    ...CIS_20_NO_VAT,
   });
   const firstMessage = (result: { success: boolean; error?: { issues: { message: string }[] } }) =>
     result.error?.issues[0]?.message;
@@ -347,7 +366,7 @@ describe('server-side checks of the create and update bodies', () => {
 
   it('splits the awkward amounts 0.01, 0.05 and 999999.99 as the bill is sent', () => {
     const split = (pounds: string) => {
-      const local = createLocalBill({ ...bill, grossPence: toPence(pounds) });
+      const local = createLocalBill({ ...bill, ...CIS_20_NO_VAT, labourPence: toPence(pounds) });
       return [
         local.total,
         local.cisDeduction,
@@ -357,7 +376,7 @@ describe('server-side checks of the create and update bodies', () => {
     };
     expect(split('0.01')).toEqual([0.01, 0, 0.01, 0.01]);
     expect(split('0.05')).toEqual([0.05, 0.01, 0.04, 0.05]);
-    expect(split('999999.99')).toEqual([999999.99, 200000, 799999.99, 999999.99]);
+    expect(split('999999.99')).toEqual([999999.99, 199999.99, 800000, 999999.99]);
   });
 });
 
@@ -409,5 +428,118 @@ describe('CIS settings kept per contact (issue 19)', () => {
     expect(message({ contactIds: ['42'] })).toBe('Each contact id must be a Xero contact id (a GUID)');
     expect(message({ contactIds: id })).toBe('contactIds must be a list of Xero contact ids');
     expect(message({ contactIds: [id], more: true })).not.toBeNull();
+  });
+});
+
+describe('a bill at the subcontractor’s own rate, VAT and materials (issue 42)', () => {
+  const base = {
+    id: 'l1',
+    contactId: 'c1',
+    contactName: 'Hughes Groundworks Ltd',
+    date: '2026-11-20',
+    reference: '3427',
+    accountCode: '321',
+  };
+
+  it('deducts on the labour only, adds VAT as the subcontractor charges it, and sends materials on their own line', () => {
+    const bill = createLocalBill({
+      ...base,
+      labourPence: 100_000,
+      materialsPence: 40_000,
+      materialsAccountCode: '322',
+      cisRate: 20,
+      vatTreatment: 'standard',
+      vatPercent: 20,
+    });
+    expect(bill).toMatchObject({
+      amount: 1000,
+      materials: 400,
+      vatAmount: 280,
+      total: 1680,
+      cisDeduction: 200,
+      amountDue: 1480,
+    });
+    expect(buildCreateBillRequest(bill, true).lineItems).toEqual([
+      {
+        description: 'Subcontractor services - Hughes Groundworks Ltd',
+        quantity: 1,
+        unitAmount: 1000,
+        accountCode: '321',
+      },
+      { description: 'Materials - Hughes Groundworks Ltd', quantity: 1, unitAmount: 400, accountCode: '322' },
+    ]);
+  });
+
+  it('puts no VAT on the total under the reverse charge, and none for a subcontractor who charges none', () => {
+    const drc = createLocalBill({
+      ...base,
+      labourPence: 100_000,
+      cisRate: 20,
+      vatTreatment: 'reverse-charge',
+      vatPercent: 20,
+    });
+    expect(drc).toMatchObject({ vatAmount: 0, total: 1000, cisDeduction: 200, amountDue: 800 });
+    const none = createLocalBill({
+      ...base,
+      labourPence: 50_000,
+      cisRate: 30,
+      vatTreatment: 'none',
+      vatPercent: 0,
+    });
+    expect(none).toMatchObject({ vatAmount: 0, total: 500, cisDeduction: 150, amountDue: 350 });
+  });
+
+  it('sends the confirmation for a contact not marked CIS, and deducts nothing from them', () => {
+    const bill = createLocalBill({
+      ...base,
+      labourPence: 10_000,
+      cisRate: null,
+      vatTreatment: 'none',
+      vatPercent: 0,
+      withoutCisDeduction: true,
+    });
+    expect(bill).toMatchObject({ cisDeduction: 0, amountDue: 100 });
+    expect(buildCreateBillRequest(bill, true)).toMatchObject({ withoutCisDeduction: true });
+    expect(createBillRequestSchema.parse(buildCreateBillRequest(bill, true)).withoutCisDeduction).toBe(true);
+  });
+
+  it('says what a row at another rate is: 30 % not verified, 0 % gross payment status', () => {
+    expect(describeCisRate(20)).toBeNull();
+    expect(describeCisRate(30)).toBe('30 % — not verified');
+    expect(describeCisRate(0)).toBe('0 % — gross payment status');
+    expect(describeCisRate(null)).toBe('Not CIS — no deduction');
+  });
+
+  it('converts gross and net at the row’s rate, with the spec’s texts at 20 %', () => {
+    expect(convertCisAmount('500', 'to-net', 30)).toEqual({
+      amount: '350.00',
+      title: 'Converted to net (70%)',
+      description: 'Changed £500.00 to £350.00',
+    });
+    expect(convertCisAmount('350', 'to-gross', 30)?.amount).toBe('500.00');
+    expect(convertCisAmount('100', 'to-net', 0)?.amount).toBe('100.00');
+    expect(convertCisAmount('100', 'to-net')?.title).toBe('Converted to net (80%)');
+  });
+
+  it('checks the materials amount after the spec’s checks', () => {
+    const entry = { contactId: 'c1', amount: '100', accountCode: '321', contacts: [{ id: 'c1' }] };
+    expect(validateBillEntry({ ...entry, materials: '' })).toBeNull();
+    expect(validateBillEntry({ ...entry, materials: '0' })).toBeNull();
+    expect(validateBillEntry({ ...entry, materials: '-5', materialsAccountCode: '322' })).toEqual({
+      title: 'Invalid amount',
+      description: 'Please enter a valid materials amount (0 or more)',
+    });
+    expect(
+      validateBillEntry({ ...entry, materials: '1.234', materialsAccountCode: '322' })?.description,
+    ).toMatch(/two decimal places/);
+    expect(validateBillEntry({ ...entry, materials: '50' })).toEqual({
+      title: 'Missing information',
+      description: NO_MATERIALS_ACCOUNT_MESSAGE,
+    });
+    expect(validateBillEntry({ ...entry, materials: '50', materialsAccountCode: '322' })).toBeNull();
+    // The spec's order first: a missing subcontractor is still the first thing said.
+    expect(validateBillEntry({ ...entry, contactId: '', materials: '-1' })?.description).toBe(
+      'Please select a subcontractor',
+    );
   });
 });

@@ -1,9 +1,18 @@
 /**
  * CIS Bills contracts and rules (docs/product/features.md §2–§9 CIS Bills; docs/architecture.md §4 CIS
- * Bills). The 20 % / 80 % maths and the tax-week reference live in `cis.ts`.
+ * Bills; issue 42). The CIS maths (each subcontractor's rate, on labour only) and the tax-week reference live
+ * in `cis.ts`.
  */
 import { z } from 'zod';
-import { splitCisTotal, getCisGrossFromNetPence, getCisNetFromGrossPence, getTaxWeekReference } from './cis';
+import {
+  createCisBillFigures,
+  getCisDeductionLineDescription,
+  getCisGrossFromNetPence,
+  getCisNetFromGrossPence,
+  getTaxWeekReference,
+  type CisRate,
+  type CisVatTreatment,
+} from './cis';
 import { documentDateSchema, isoDateSchema } from './dates';
 import { refreshFlagSchema } from './input';
 import {
@@ -38,6 +47,12 @@ export const DEFAULT_BILL_ACCOUNT_HEADER = 'x-default-bill-account-id';
  * contactID, contact.name, date, reference, status, total, amountDue, cisDeduction,
  * lineItems[0].accountCode").
  */
+/** A CIS deduction rate: 0 (gross payment status), 20 (registered), 30 (not verified). */
+export const cisRateSchema = z.union([z.literal(0), z.literal(20), z.literal(30)]);
+
+/** How a bill carries VAT (src/shared/cis.ts `CisVatTreatment`). */
+export const cisVatTreatmentSchema = z.enum(['none', 'standard', 'reverse-charge']);
+
 export const draftBillSchema = z.object({
   invoiceID: z.string().min(1),
   contactID: z.string().min(1),
@@ -46,9 +61,25 @@ export const draftBillSchema = z.object({
   date: z.union([isoDateSchema, z.literal('')]),
   reference: z.string(),
   status: z.string(),
+  /** The gross bill total: labour + materials + VAT, before the deduction (issue 42). */
   total: nonNegativeMoneySchema,
+  /** `total` − `cisDeduction`: what Xero shows as due once the bill is approved. */
   amountDue: nonNegativeMoneySchema,
+  /** `cisRate` × (`total` − `vatAmount` − `materialsAmount`), rounded down (src/shared/cis.ts). */
   cisDeduction: nonNegativeMoneySchema,
+  /** Issue 42: the subcontractor's rate (Xero's CIS settings for the contact), null when not CIS. */
+  cisRate: cisRateSchema.nullable(),
+  /** Issue 42: the bill's VAT (none under the reverse charge). */
+  vatAmount: nonNegativeMoneySchema,
+  /** Issue 42: its lines on materials accounts, excluding VAT. */
+  materialsAmount: nonNegativeMoneySchema,
+  /**
+   * Beyond the spec: who booked the deduction. `ledgerlink`, a deduction line; `xero`, entered with Xero's own
+   * CIS (counted as Xero says); `none`, none yet (approving through Ledgerlink books it).
+   */
+  cisSource: z.enum(['ledgerlink', 'xero', 'none']).optional(),
+  /** Beyond the spec: how the bill carries VAT. */
+  vatTreatment: cisVatTreatmentSchema.optional(),
   lineItems: z.array(z.object({ accountCode: z.string().nullish() })),
 });
 export type DraftBill = z.infer<typeof draftBillSchema>;
@@ -111,18 +142,29 @@ export const localBillSchema = z.object({
   date: isoDateSchema,
   reference: z.string(),
   status: z.literal('DRAFT'),
+  /** The labour typed (the "Gross Amount" of the entry row), excluding VAT. */
   amount: positiveMoneySchema,
+  /** The gross bill total: labour + materials + VAT, before the deduction. */
   total: positiveMoneySchema,
   cisDeduction: nonNegativeMoneySchema,
   amountDue: nonNegativeMoneySchema,
   accountCode: z.string().min(1),
   isLocal: z.literal(true),
+  /** Issue 42: materials (excluding VAT) on `materialsAccountCode`, VAT, and the subcontractor's rate. */
+  materials: nonNegativeMoneySchema,
+  materialsAccountCode: z.string().nullable(),
+  vatAmount: nonNegativeMoneySchema,
+  vatTreatment: cisVatTreatmentSchema,
+  cisRate: cisRateSchema.nullable(),
+  /** The person confirmed a bill without a deduction for a contact Xero does not mark as CIS. */
+  withoutCisDeduction: z.boolean(),
 });
 export type LocalBill = z.infer<typeof localBillSchema>;
 
 /**
- * Build a local bill from the gross amount in pence (docs/product/features.md §3, §9): total = the amount,
- * deduction 20 % and amount due 80 % computed on pence.
+ * Build a local bill (docs/product/features.md §3, §9; issue 42) from the labour and materials typed (pence,
+ * excluding VAT), the subcontractor's rate and VAT: the deduction is the rate on the labour alone, the total
+ * carries the VAT, the amount due is the total less the deduction.
  */
 export function createLocalBill(input: {
   id: string;
@@ -130,10 +172,23 @@ export function createLocalBill(input: {
   contactName: string;
   date: string;
   reference: string;
-  grossPence: number;
+  labourPence: number;
+  materialsPence?: number;
+  materialsAccountCode?: string | null;
   accountCode: string;
+  cisRate: CisRate | null;
+  vatTreatment: CisVatTreatment;
+  /** The VAT percent the bill's lines carry (0 for none and for the reverse charge). */
+  vatPercent: number;
+  withoutCisDeduction?: boolean;
 }): LocalBill {
-  const split = splitCisTotal(input.grossPence);
+  const materialsPence = input.materialsPence ?? 0;
+  const figures = createCisBillFigures({
+    labourPence: input.labourPence,
+    materialsPence,
+    rate: input.cisRate,
+    vatPercent: input.vatTreatment === 'standard' ? input.vatPercent : 0,
+  });
   return {
     id: input.id,
     contactId: input.contactId,
@@ -141,12 +196,18 @@ export function createLocalBill(input: {
     date: input.date,
     reference: input.reference,
     status: 'DRAFT',
-    amount: fromPence(split.totalPence),
-    total: fromPence(split.totalPence),
-    cisDeduction: fromPence(split.cisDeductionPence),
-    amountDue: fromPence(split.amountDuePence),
+    amount: fromPence(figures.labourPence),
+    total: fromPence(figures.totalPence),
+    cisDeduction: fromPence(figures.cisDeductionPence),
+    amountDue: fromPence(figures.amountDuePence),
     accountCode: input.accountCode,
     isLocal: true,
+    materials: fromPence(materialsPence),
+    materialsAccountCode: materialsPence > 0 ? (input.materialsAccountCode ?? null) : null,
+    vatAmount: fromPence(figures.vatPence),
+    vatTreatment: input.vatTreatment,
+    cisRate: input.cisRate,
+    withoutCisDeduction: input.withoutCisDeduction === true,
   };
 }
 
@@ -174,6 +235,15 @@ export const cisContactSchema = z.object({
    * (`POST /api/xero/cis-contacts/check`). Absent means checked.
    */
   cisChecked: z.boolean().optional(),
+  /**
+   * Issue 42: the rate in Xero's CIS settings for the contact (0, 20 or 30); null when Xero has none (not a CIS
+   * subcontractor) or while they are not read (`cisChecked` false).
+   */
+  cisRate: cisRateSchema.nullable().optional(),
+  /** Beyond the spec (issue 42): how the subcontractor's bills carry VAT. */
+  vatTreatment: cisVatTreatmentSchema.optional(),
+  /** Beyond the spec (issue 42): the VAT percent of their bills' lines (0 for none and the reverse charge). */
+  vatPercent: z.number().min(0).max(100).optional(),
 });
 export type CisContact = z.infer<typeof cisContactSchema>;
 
@@ -282,8 +352,17 @@ const createBillFields = {
   contactId: z.string().trim().min(1, 'Please select a subcontractor').max(100),
   date: documentDateSchema(),
   reference: z.string().trim().max(255, 'Reference must be 255 characters or fewer'),
+  /**
+   * Issue 42: amounts exclude VAT (VAT is added as the subcontractor charges it). Lines on a materials account
+   * of the CIS settings are materials, every other line is labour; Ledgerlink adds the deduction line itself.
+   */
   lineItems: z.array(billLineItemSchema).min(1, 'Add at least one line').max(100),
   status: billCreateStatusSchema,
+  /**
+   * Issue 42: the person confirmed that a contact Xero does not mark as a CIS subcontractor is billed without a
+   * deduction. Without it such a bill is refused (422), never silently deducted from or paid gross.
+   */
+  withoutCisDeduction: z.boolean().optional(),
 };
 export const createBillRequestSchema = z.object(createBillFields).strict();
 export type CreateBillRequest = z.infer<typeof createBillRequestSchema>;
@@ -371,23 +450,73 @@ export function getBillCreateStatus(createAsDraft: boolean): BillCreateStatus {
   return createAsDraft ? 'DRAFT' : 'AUTHORISED';
 }
 
-/** The create request for a local bill: one line of quantity 1 at the gross amount on the chosen account. */
+/**
+ * The create request for a local bill: the labour as one line on the chosen account and the materials as one
+ * on the materials account, both excluding VAT; the server adds VAT and the deduction line (issue 42).
+ */
 export function buildCreateBillRequest(bill: LocalBill, createAsDraft: boolean): CreateBillRequest {
+  const lineItems: CreateBillRequest['lineItems'] = [
+    {
+      description: `Subcontractor services - ${bill.contactName}`,
+      quantity: 1,
+      unitAmount: bill.amount,
+      accountCode: bill.accountCode,
+    },
+  ];
+  if (bill.materials > 0 && bill.materialsAccountCode)
+    lineItems.push({
+      description: `Materials - ${bill.contactName}`,
+      quantity: 1,
+      unitAmount: bill.materials,
+      accountCode: bill.materialsAccountCode,
+    });
   return {
     contactId: bill.contactId,
     date: bill.date,
     reference: bill.reference,
-    lineItems: [
-      {
-        description: `Subcontractor services - ${bill.contactName}`,
-        quantity: 1,
-        unitAmount: bill.total,
-        accountCode: bill.accountCode,
-      },
-    ],
+    lineItems,
     status: getBillCreateStatus(createAsDraft),
+    ...(bill.withoutCisDeduction ? { withoutCisDeduction: true } : {}),
   };
 }
+
+/** The deduction line's wording on a bill Ledgerlink raises (src/shared/cis.ts). */
+export { getCisDeductionLineDescription };
+
+/**
+ * How a row at a rate other than the spec's 20 % says so (issue 42): "30 % — not verified", "0 % — gross
+ * payment status"; null at 20 %.
+ */
+export function describeCisRate(rate: CisRate | null | undefined): string | null {
+  if (rate === 30) return '30 % — not verified';
+  if (rate === 0) return '0 % — gross payment status';
+  if (rate === null) return 'Not CIS — no deduction';
+  return null;
+}
+
+/** Setup the CIS Bills screen reads (issue 42): where deductions and materials go, and the VAT setting. */
+export const cisBillSetupSchema = z.object({
+  /** The liability account deductions are booked to (Settings → CIS month-end); null until chosen. */
+  deductionAccount: z.object({ code: z.string(), name: z.string() }).nullable(),
+  /** Materials accounts of the CIS settings, the first the default for a bill's materials. */
+  materialsAccounts: z.array(z.object({ code: z.string(), name: z.string() })),
+  reverseCharge: z.boolean(),
+});
+export type CisBillSetup = z.infer<typeof cisBillSetupSchema>;
+
+/**
+ * `?field=` names of the CIS settings (Settings → CIS month-end), so a screen's "Choose … in Settings" link
+ * leads to the one missing (issue 33's links; issue 42).
+ */
+export const CIS_SETTINGS_FIELDS = {
+  deductionAccount: 'cisDeductionAccountCode',
+  materialsAccounts: 'cisMaterialsAccountCodes',
+  reverseCharge: 'cisReverseCharge',
+} as const;
+
+/** The message a bill with a deduction meets while no deductions account is chosen (issue 42). */
+export const NO_DEDUCTION_ACCOUNT_MESSAGE =
+  'Choose the CIS deductions account (an ordinary liability account) in Settings → CIS month-end before creating bills with a CIS deduction.';
 
 /**
  * Checks when adding a bill, in the order of docs/product/features.md §5: subcontractor required ('Missing
@@ -404,6 +533,9 @@ export function validateBillEntry(input: {
   amount: string;
   accountCode: string | null | undefined;
   contacts: readonly Pick<CisContact, 'id'>[];
+  /** Issue 42: the materials amount typed ('' for none) and the materials account it would go on. */
+  materials?: string;
+  materialsAccountCode?: string | null;
 }): UserMessage | null {
   if (!input.contactId) return { title: 'Missing information', description: 'Please select a subcontractor' };
   const pence = findPence(input.amount.trim());
@@ -418,8 +550,22 @@ export function validateBillEntry(input: {
   if (!input.contacts.some((c) => c.id === input.contactId)) {
     return { title: 'Error', description: 'Selected subcontractor not found' };
   }
+  const materials = (input.materials ?? '').trim();
+  if (materials !== '') {
+    const materialsPence = findPence(materials);
+    if (materialsPence === null && TOO_MANY_DECIMALS.test(materials))
+      return { title: 'Invalid amount', description: TWO_DECIMALS_MESSAGE };
+    if (materialsPence === null || materialsPence < 0)
+      return { title: 'Invalid amount', description: 'Please enter a valid materials amount (0 or more)' };
+    if (materialsPence > 0 && !input.materialsAccountCode)
+      return { title: 'Missing information', description: NO_MATERIALS_ACCOUNT_MESSAGE };
+  }
   return null;
 }
+
+/** Materials typed while the CIS settings name no materials account (issue 42). */
+export const NO_MATERIALS_ACCOUNT_MESSAGE =
+  'Choose a materials account in Settings → CIS month-end before adding materials to a bill.';
 
 /**
  * Editing a draft's amount (docs/product/features.md §5): 'Please enter a positive number' unless it is one
@@ -451,13 +597,21 @@ export function validateBillSubmission(bills: readonly unknown[]): UserMessage |
 export function convertCisAmount(
   amount: string,
   direction: 'to-net' | 'to-gross',
+  rate: CisRate = 20,
 ): { amount: string; title: string; description: string } | null {
   const pence = findPence(amount.trim());
   if (pence === null || pence < 0) return null;
-  const converted = direction === 'to-net' ? getCisNetFromGrossPence(pence) : getCisGrossFromNetPence(pence);
+  const converted =
+    direction === 'to-net' ? getCisNetFromGrossPence(pence, rate) : getCisGrossFromNetPence(pence, rate);
   return {
     amount: formatPenceAsDecimal(converted),
-    title: direction === 'to-net' ? 'Converted to net (80%)' : 'Converted to gross (100%)',
+    // At 20 % exactly the spec's texts; at another rate the share that rate leaves (issue 42).
+    title:
+      direction === 'to-gross'
+        ? 'Converted to gross (100%)'
+        : rate === 20
+          ? 'Converted to net (80%)'
+          : `Converted to net (${100 - rate}%)`,
     description: `Changed ${formatMoney(pence)} to ${formatMoney(converted)}`,
   };
 }

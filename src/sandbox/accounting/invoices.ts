@@ -42,7 +42,29 @@ const TYPES = [
 ];
 const STATUSES: InvoiceStatus[] = ['DRAFT', 'SUBMITTED', 'DELETED', 'AUTHORISED', 'PAID', 'VOIDED'];
 const LINE_AMOUNT_TYPES: LineAmountTypes[] = ['Exclusive', 'Inclusive', 'NoTax'];
-const CIS_SYSTEM_ACCOUNTS = ['CISLABOUREXPENSE', 'CISMATERIALS', 'CISLABOURINCOME', 'CISLABOUR'];
+/**
+ * Xero UK's CIS system accounts (developer.xero.com Types › SystemAccounts: CISASSETS, CISLABOUREXPENSE,
+ * CISLABOURINCOME, CISLIABILITY, CISMATERIALS; CISLABOUR and CISASSET as some organisations spell them). Xero's
+ * API refuses every one of them on a line item of a CIS-enabled organisation (docs/xero-api.md §4.8).
+ */
+const CIS_SYSTEM_ACCOUNTS = [
+  'CISLABOUREXPENSE',
+  'CISMATERIALS',
+  'CISLABOURINCOME',
+  'CISLABOUR',
+  'CISLIABILITY',
+  'CISASSETS',
+  'CISASSET',
+];
+
+/**
+ * Xero's answer to a CIS system account on a line item sent through the API, word for word as a developer
+ * reported it (community.xero.com/developer/discussion/94347466; help.xero.com/uk/CIS-AddEditBill: "You can't
+ * create or edit a CIS bill on the Xero Mobile app or API").
+ */
+export function cisAccountRefusal(code: string): string {
+  return `This organisation has Construction Industry Scheme enabled. The account code ${code} cannot be used in line items via the API`;
+}
 
 const ALLOWED: Record<InvoiceStatus, InvoiceStatus[]> = {
   DRAFT: ['DRAFT', 'SUBMITTED', 'AUTHORISED', 'DELETED'],
@@ -242,13 +264,11 @@ function parseLine(raw: unknown, index: number, lc: LineContext, errors: string[
       errors.push(`Account code '${shown}' is not a valid code for this document.`);
       account = undefined;
     } else if (
-      lc.type === 'ACCPAY' &&
+      (lc.org.cis.contractor || lc.org.cis.subContractor) &&
       account.SystemAccount &&
       CIS_SYSTEM_ACCOUNTS.includes(account.SystemAccount)
     ) {
-      errors.push(
-        `CIS bills can't be created or edited through the API: account '${shown}' is a Construction Industry Scheme (CIS) system account. Use an ordinary direct costs account.`,
-      );
+      errors.push(cisAccountRefusal(account.Code ?? shown));
     } else if (
       account.SystemAccount === 'DEBTORS' ||
       account.SystemAccount === 'CREDITORS' ||

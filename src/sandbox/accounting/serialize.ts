@@ -115,6 +115,7 @@ export function accountJson(a: AccountRec): Json {
 
 export function taxRateJson(t: TaxRateRec): Json {
   const rate = t.rateE4 / 10000;
+  const display = (t.displayE4 ?? t.rateE4) / 10000;
   return {
     Name: t.Name,
     TaxType: t.TaxType,
@@ -124,10 +125,10 @@ export function taxRateJson(t: TaxRateRec): Json {
     CanApplyToExpenses: t.expenses,
     CanApplyToLiabilities: t.liabilities,
     CanApplyToRevenue: t.revenue,
-    DisplayTaxRate: rate,
+    DisplayTaxRate: display,
     EffectiveRate: rate,
     Status: t.Status,
-    TaxComponents: [{ Name: 'VAT', Rate: rate, IsCompound: false, IsNonRecoverable: false }],
+    TaxComponents: [{ Name: 'VAT', Rate: display, IsCompound: false, IsNonRecoverable: false }],
   };
 }
 

@@ -248,6 +248,16 @@ describe('a restore, then a resend, for every kind of write', { timeout: 300_000
     draft = toApprove;
     bareDraft = toApproveBare;
     await call('POST', '/api/xero/set-active-organization', { organizationId: buildersId });
+    // Issue 42: Hughes's bills carry their CIS deduction, on the deductions account chosen in Settings.
+    const cisSettings = await call('PUT', '/api/xero/cis/settings', {
+      contractorName: null,
+      utr: null,
+      employerReference: null,
+      accountsOfficeReference: null,
+      materialsAccountCodes: [],
+      deductionAccountCode: '814',
+    });
+    if (cisSettings.statusCode !== 200) throw new Error(`CIS settings refused: ${cisSettings.body}`);
     const billAccount = (
       (await call('GET', '/api/xero/direct-costs-accounts')).json() as Array<{ id: string; code: string }>
     ).find((a) => a.code === '321');

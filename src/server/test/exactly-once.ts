@@ -20,7 +20,13 @@ import {
 import { SEED_NAMES, startSandbox, type LedgerWrite, type Sandbox } from '../../sandbox/sandbox';
 import { amountDue } from '../../sandbox/invoice-math';
 import type { OrgRec } from '../../sandbox/state';
-import { auditLog, organizations, stockJournalEntries, xeroWrites } from '../db/schema/index';
+import {
+  auditLog,
+  cisContractorSettings,
+  organizations,
+  stockJournalEntries,
+  xeroWrites,
+} from '../db/schema/index';
 import { TEST_ORIGIN } from './app';
 import { createTestDatabase, snapshotDatabase, type TestDatabase } from './database';
 import {
@@ -254,6 +260,10 @@ export async function createWorld(sandbox: Sandbox, label: string, reused?: Reus
       defaultStockJournalPostingStatus: 'draft',
     })
     .where(eq(organizations.id, shopOrg.organizationId));
+  // Issue 42: the builder's CIS deductions go to its CIS Deductions Payable account, as CIS settings choose it.
+  await t.database.db
+    .insert(cisContractorSettings)
+    .values({ organizationId: buildersOrg.organizationId, deductionAccountCode: '814' });
   const invoices = shopRec.invoices
     .filter((i) => i.Type === 'ACCREC' && i.Status === 'AUTHORISED' && i.amountPaid === 0 && i.total > 100)
     .map((i) => ({ invoiceId: i.InvoiceID, invoiceNumber: i.InvoiceNumber, duePence: i.total }));
@@ -652,6 +662,8 @@ export function billRequest(
       },
     ],
     status: authorised ? 'AUTHORISED' : 'DRAFT',
+    // The CIS group holds contacts Xero does not mark as CIS: billed without a deduction, as confirmed (issue 42).
+    withoutCisDeduction: true,
   };
 }
 

@@ -223,7 +223,7 @@ export interface NewBill {
   dueDate: string;
   reference: string;
   url?: string;
-  lineAmountTypes: 'Inclusive' | 'NoTax';
+  lineAmountTypes: 'Inclusive' | 'Exclusive' | 'NoTax';
   status: 'DRAFT' | 'AUTHORISED';
   lines: BillLineInput[];
 }
@@ -232,7 +232,7 @@ export interface NewBill {
 export interface BillChange {
   status?: 'DRAFT' | 'AUTHORISED' | 'DELETED';
   dueDate?: string;
-  lineAmountTypes?: 'Inclusive' | 'NoTax';
+  lineAmountTypes?: 'Inclusive' | 'Exclusive' | 'NoTax';
   lines?: BillLineInput[];
 }
 

@@ -139,6 +139,12 @@ export const xeroContacts = pgTable(
     isCustomer: boolean('is_customer').notNull().default(false),
     groupIds: jsonb('group_ids').$type<string[]>().notNull().default([]),
     /**
+     * The contact's VAT number (Xero's TaxNumber) and its default purchases tax rate (AccountsPayableTaxType):
+     * a subcontractor without a VAT number, or whose purchases rate is "No VAT" (NONE), charges no VAT (issue 42).
+     */
+    taxNumber: text('tax_number'),
+    accountsPayableTaxType: text('accounts_payable_tax_type'),
+    /**
      * Contact CIS settings (GET /Contacts/{id}/CISSettings), read when the contact is shown or picked and kept
      * while the contact's UpdatedDateUTC stays at `cisCheckedUpdatedUtc` (the value it had when they were read).
      */

@@ -1,22 +1,42 @@
-import { splitCisTotal } from '../../../shared/cis';
+import type { CisRate } from '../../../shared/cis';
 import {
   deriveHasValidUtr,
   isCisCheckCurrent,
+  type CisBillSetup,
   type CisContact,
   type DraftBill,
 } from '../../../shared/cis-bills';
 import { fromPence } from '../../../shared/money';
 import type { Account } from '../../../shared/settings';
 import type { CachedLine } from '../../xero/sync/mappers';
-import { CIS_SYSTEM_ACCOUNTS, type CachedBill, type CachedContact } from './cis-bills.repository';
+import {
+  createBillContext,
+  isCisSystemAccount,
+  readBillVatTreatment,
+  readCachedBill,
+  readContactCis,
+  resolveBillVat,
+} from './bill-booking';
+import type {
+  CachedAccount,
+  CachedBill,
+  CachedContact,
+  CisBillSettings,
+  CisBillsRepository,
+} from './cis-bills.repository';
 import type { CisBillsContext, CisBillsCore, CisBillsDeps } from './context';
 
 /**
- * The draft bill DTO of docs/product/features.md §3, with the 20 % deduction and 80 % amount due of
- * docs/product/features.md §9 on the bill total.
+ * The draft bill DTO of docs/product/features.md §3 with issue 42's figures: the gross total (labour +
+ * materials + VAT), the VAT, the materials, the subcontractor's rate and the deduction on the labour alone
+ * (src/shared/cis.ts `readCisBill`): the deduction line's on a bill Ledgerlink raised, Xero's on a bill entered
+ * with Xero's own CIS, else what it should be at the contact's rate.
  */
-export function toDraftBill(row: CachedBill): DraftBill {
-  const split = splitCisTotal(Math.max(0, row.totalPence));
+export function toDraftBill(
+  row: CachedBill,
+  cis: { settings: CisBillSettings; accounts: readonly CachedAccount[]; contactRate: CisRate | null },
+): DraftBill {
+  const reading = readCachedBill(row, createBillContext(cis.settings, cis.accounts, cis.contactRate));
   const lines = (row.lines as CachedLine[]) ?? [];
   return {
     invoiceID: row.invoiceId,
@@ -26,10 +46,18 @@ export function toDraftBill(row: CachedBill): DraftBill {
     // The supplier's invoice number exactly as Xero holds it: the write's mark is in the bill's Url (decision 028).
     reference: row.invoiceNumber ?? '',
     status: row.status,
-    total: fromPence(split.totalPence),
-    amountDue: fromPence(split.amountDuePence),
-    cisDeduction: fromPence(split.cisDeductionPence),
-    lineItems: lines.map((l) => ({ accountCode: l.accountCode ?? null })),
+    total: fromPence(Math.max(0, reading.totalPence)),
+    amountDue: fromPence(Math.max(0, reading.amountDuePence)),
+    cisDeduction: fromPence(Math.max(0, reading.cisDeductionPence)),
+    cisRate: reading.rate,
+    vatAmount: fromPence(Math.max(0, reading.vatPence)),
+    materialsAmount: fromPence(Math.max(0, reading.materialsPence)),
+    cisSource: reading.source,
+    vatTreatment: readBillVatTreatment(row),
+    // The deduction line is Ledgerlink's own: the spec's lineItems[0].accountCode is the labour's account.
+    lineItems: lines
+      .filter((l) => !(l.lineAmountPence < 0 && l.accountCode === cis.settings.deductionAccountCode))
+      .map((l) => ({ accountCode: l.accountCode ?? null })),
   };
 }
 
@@ -38,13 +66,29 @@ export function createBillReads(deps: CisBillsDeps, core: CisBillsCore) {
   const { repo, sync } = deps;
   const { checkUnchecked } = core;
 
+  /** What a contact DTO needs of the organisation: its CIS settings and bill tax rates, read once a request. */
+  async function readContactSetup(ctx: CisBillsContext) {
+    await sync.syncTaxRates(ctx);
+    const [settings, rates] = await Promise.all([
+      repo.findCisSettings(ctx.organizationId),
+      repo.findBillTaxRates(ctx.organizationId),
+    ]);
+    return { settings, rates };
+  }
+
   /**
-   * The CIS contact DTO: hasValidUTR from the kept settings; while they are not current, hasValidUTR null and
-   * `cisChecked` false (issue 33 item 12).
+   * The CIS contact DTO: hasValidUTR and the rate from the kept settings; while they are not current,
+   * hasValidUTR and cisRate null and `cisChecked` false (issue 33 item 12). VAT from the contact and the
+   * organisation's reverse-charge setting (issue 42).
    */
-  function toCisContact(ctx: CisBillsContext, r: CachedContact): CisContact {
+  function toCisContact(
+    ctx: CisBillsContext,
+    r: CachedContact,
+    setup: Awaited<ReturnType<typeof readContactSetup>>,
+  ): CisContact {
     const inGroup = Boolean(ctx.organization.defaultCisSubcontractorsGroupId);
     const checked = isCisCheckCurrent(r);
+    const vat = resolveBillVat(r, setup.settings, setup.rates, ctx.organization.defaultBillVatRateId);
     return {
       id: r.contactId,
       name: r.name,
@@ -53,6 +97,9 @@ export function createBillReads(deps: CisBillsDeps, core: CisBillsCore) {
       // Not known until the settings are read: null, never a false the screen would show as "(No UTR)".
       hasValidUTR: checked ? deriveHasValidUtr({ cisEnabled: r.cisEnabled, rate: r.cisRate }) : null,
       cisChecked: checked,
+      cisRate: readContactCis(r).rate,
+      vatTreatment: vat.treatment,
+      vatPercent: vat.displayPercent,
     };
   }
 
@@ -74,11 +121,12 @@ export function createBillReads(deps: CisBillsDeps, core: CisBillsCore) {
      */
     async listCisContacts(ctx: CisBillsContext, options: { refresh: boolean }): Promise<CisContact[]> {
       await sync.syncContacts(ctx, { force: options.refresh });
+      const setup = await readContactSetup(ctx);
       const rows = await repo.findSubcontractors(
         ctx.organizationId,
         ctx.organization.defaultCisSubcontractorsGroupId,
       );
-      return rows.map((r) => toCisContact(ctx, r));
+      return rows.map((r) => toCisContact(ctx, r, setup));
     },
 
     /**
@@ -90,12 +138,13 @@ export function createBillReads(deps: CisBillsDeps, core: CisBillsCore) {
       const ids = [...new Set(contactIds)];
       const rows = await repo.findContacts(ctx.organizationId, ids);
       await checkUnchecked(ctx, rows);
+      const setup = await readContactSetup(ctx);
       const fresh = new Map(
         (await repo.findContacts(ctx.organizationId, ids)).map((r) => [r.contactId, r] as const),
       );
       return ids.flatMap((id) => {
         const row = fresh.get(id);
-        return row ? [toCisContact(ctx, row)] : [];
+        return row ? [toCisContact(ctx, row, setup)] : [];
       });
     },
 
@@ -107,8 +156,50 @@ export function createBillReads(deps: CisBillsDeps, core: CisBillsCore) {
       await sync.syncAccounts(ctx, { force: options.refresh });
       const rows = await repo.findDirectCostsAccounts(ctx.organizationId);
       return rows
-        .filter((a) => !(a.systemAccount && CIS_SYSTEM_ACCOUNTS.includes(a.systemAccount)))
+        .filter((a) => !isCisSystemAccount(a))
         .map((a) => ({ id: a.accountId, code: a.code ?? '', name: a.name }));
+    },
+
+    /**
+     * Beyond the spec (issue 42): the accounts that can hold CIS deductions — active, coded, of the liability
+     * class and not system accounts (Xero's API refuses its CIS Liability account on a line item).
+     */
+    async listDeductionAccounts(ctx: CisBillsContext, options: { refresh: boolean }): Promise<Account[]> {
+      await sync.syncAccounts(ctx, { force: options.refresh });
+      const rows = await repo.findCodedAccounts(ctx.organizationId);
+      return rows
+        .filter((a) => a.status === 'ACTIVE' && a.class === 'LIABILITY' && !a.systemAccount)
+        .map((a) => ({ id: a.accountId, code: a.code ?? '', name: a.name }));
+    },
+
+    /**
+     * Beyond the spec (issue 42): what the CIS Bills screen needs of the CIS settings — the deductions account
+     * (null while none is chosen, or the one chosen is no longer usable), the materials accounts and the
+     * reverse-charge switch.
+     */
+    async getBillSetup(ctx: CisBillsContext): Promise<CisBillSetup> {
+      await sync.syncAccounts(ctx);
+      const [settings, accounts] = await Promise.all([
+        repo.findCisSettings(ctx.organizationId),
+        repo.findCodedAccounts(ctx.organizationId),
+      ]);
+      const byCode = new Map(accounts.map((a) => [a.code ?? '', a] as const));
+      const deduction = settings.deductionAccountCode ? byCode.get(settings.deductionAccountCode) : undefined;
+      const usable =
+        deduction &&
+        deduction.status === 'ACTIVE' &&
+        deduction.class === 'LIABILITY' &&
+        !deduction.systemAccount;
+      return {
+        deductionAccount: usable ? { code: deduction.code ?? '', name: deduction.name } : null,
+        materialsAccounts: settings.materialsAccountCodes.flatMap((code) => {
+          const account = byCode.get(code);
+          return account && account.status === 'ACTIVE' && !isCisSystemAccount(account)
+            ? [{ code, name: account.name }]
+            : [];
+        }),
+        reverseCharge: settings.reverseCharge,
+      };
     },
 
     /** Draft bills (ACCPAY, DRAFT) from the cache; `refresh` asks Xero what changed first; `cisOnly` keeps subcontractors' bills. */
@@ -123,8 +214,26 @@ export function createBillReads(deps: CisBillsDeps, core: CisBillsCore) {
         await sync.syncContacts(ctx);
         contactIds = await findSubcontractorIds(ctx);
       }
-      const rows = await repo.findDraftBills(ctx.organizationId, contactIds);
-      return rows.filter((r) => r.contactId).map(toDraftBill);
+      const rows = (await repo.findDraftBills(ctx.organizationId, contactIds)).filter((r) => r.contactId);
+      return toDraftBills(repo, ctx, rows);
     },
   };
+}
+
+/** Draft DTOs of cached bills, with the organisation's CIS settings, accounts and each contact's rate. */
+export async function toDraftBills(
+  repo: CisBillsRepository,
+  ctx: Pick<CisBillsContext, 'organizationId'>,
+  rows: readonly CachedBill[],
+): Promise<DraftBill[]> {
+  const ids = [...new Set(rows.map((r) => r.contactId ?? ''))].filter((id) => id !== '');
+  const [settings, accounts, contacts] = await Promise.all([
+    repo.findCisSettings(ctx.organizationId),
+    repo.findCodedAccounts(ctx.organizationId),
+    repo.findContacts(ctx.organizationId, ids),
+  ]);
+  const rates = new Map(contacts.map((c) => [c.contactId, readContactCis(c).rate] as const));
+  return rows.map((r) =>
+    toDraftBill(r, { settings, accounts, contactRate: rates.get(r.contactId ?? '') ?? null }),
+  );
 }

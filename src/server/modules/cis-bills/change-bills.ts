@@ -1,13 +1,28 @@
-import type { BillActionResponse, DraftBill } from '../../../shared/cis-bills';
-import { toPence } from '../../../shared/money';
+import {
+  getCisDeductionLineDescription,
+  getCisDeductionPence,
+  getInclusiveLineVatPence,
+  isCisDeductionLine,
+  readCisDeductionLineRate,
+  type CisRate,
+} from '../../../shared/cis';
+import { isCisCheckCurrent, type BillActionResponse, type DraftBill } from '../../../shared/cis-bills';
+import { formatMoney, toPence } from '../../../shared/money';
 import { AppError } from '../../lib/app-error';
 import type { CachedLine } from '../../xero/sync/mappers';
 import { explainUnconfirmed } from '../../xero/write-failure';
 import type { WriteKind } from '../../xero/write-ledger';
 import type { BillChange, BillLineInput } from '../../xero/xero-port';
 import { hasAnyBillMark } from './bill-link';
-import { toDraftBill } from './bill-reads';
-import type { CachedBill } from './cis-bills.repository';
+import {
+  checkDeductionAccount,
+  createBillContext,
+  isCisSystemAccount,
+  readCachedBill,
+  readContactCis,
+} from './bill-booking';
+import { toDraftBills } from './bill-reads';
+import type { CachedBill, CisBillSettings } from './cis-bills.repository';
 import { isUuid, type CisBillsContext, type CisBillsCore, type CisBillsDeps } from './context';
 
 /** A cached line's unit amount (pounds, up to 4 decimals) in pence, keeping the fractions of a penny. */
@@ -18,7 +33,7 @@ function getUnitPence(unitAmount: number | null | undefined): number {
 /** A bill's edit, approval and deletion: one writer per bill, each a ledger write. */
 export function createBillChanges(deps: CisBillsDeps, core: CisBillsCore) {
   const { repo, bills: xeroBills, sync, ledger, audit } = deps;
-  const { findAccount, cacheBill, readElement, auditOf } = core;
+  const { findAccount, cacheBill, readElement, auditOf, checkCisSettings } = core;
 
   async function getBill(ctx: CisBillsContext, invoiceId: string): Promise<CachedBill> {
     if (!isUuid(invoiceId)) throw new AppError('NOT_FOUND', 'Bill not found');
@@ -90,10 +105,55 @@ export function createBillChanges(deps: CisBillsDeps, core: CisBillsCore) {
     return { outcome, cached: cached as CachedBill | null };
   }
 
+  /** The organisation's CIS settings, its accounts, and the bill's subcontractor as Xero's CIS settings say now. */
+  async function readBillCis(ctx: CisBillsContext, bill: CachedBill) {
+    const contactId = bill.contactId ?? '';
+    let contact = contactId ? await repo.findContact(ctx.organizationId, contactId) : null;
+    if (contact && !isCisCheckCurrent(contact)) {
+      await checkCisSettings(ctx, contact.contactId);
+      contact = (await repo.findContact(ctx.organizationId, contact.contactId)) ?? contact;
+    }
+    const [settings, accounts] = await Promise.all([
+      repo.findCisSettings(ctx.organizationId),
+      repo.findCodedAccounts(ctx.organizationId),
+    ]);
+    return { settings, accounts, contactCis: readContactCis(contact) };
+  }
+
+  /**
+   * The deduction line a bill needs at `rate` on `labourPence` (none at 0), keeping the id of the one it has so
+   * Xero changes it rather than adds another. Refused while no deductions account is chosen.
+   */
+  async function deductionLineFor(
+    ctx: CisBillsContext,
+    settings: CisBillSettings,
+    rate: CisRate,
+    labourPence: number,
+    existing: CachedLine | undefined,
+    noTax: boolean,
+  ): Promise<BillLineInput | null> {
+    const deductionPence = getCisDeductionPence(labourPence, rate);
+    if (deductionPence === 0) return null;
+    const code = settings.deductionAccountCode;
+    const account = code
+      ? await findAccount(ctx, () => repo.findAccountByCode(ctx.organizationId, code))
+      : null;
+    return {
+      lineItemId: existing?.lineItemId ?? null,
+      description: getCisDeductionLineDescription(rate),
+      quantity: 1,
+      unitPence: -deductionPence,
+      accountCode: checkDeductionAccount(settings, account),
+      taxType: noTax ? null : 'NONE',
+    };
+  }
+
   return {
     /**
-     * PATCH update-bill (docs/product/features.md §7 `{amount}`): the draft's one line gets the new gross
-     * amount.
+     * PATCH update-bill (docs/product/features.md §7 `{amount}`): the draft's gross total (labour + materials +
+     * VAT, before the deduction) becomes the amount typed. Its labour line takes up the change, its materials
+     * line stays, and the deduction line is worked out again at the subcontractor's rate on the new labour
+     * (issue 42), so Xero's total is again what the subcontractor is paid.
      */
     async updateBill(
       ctx: CisBillsContext,
@@ -107,39 +167,132 @@ export function createBillChanges(deps: CisBillsDeps, core: CisBillsCore) {
           'CONFLICT',
           `This bill is ${bill.status.toLowerCase()} in Xero: only draft bills can be edited here`,
         );
+      const { settings, accounts, contactCis } = await readBillCis(ctx, bill);
       const lines = (bill.lines as CachedLine[]) ?? [];
-      const line = lines[0];
-      if (lines.length !== 1 || !line?.lineItemId)
+      const context = createBillContext(settings, accounts, contactCis.rate);
+      const cisAccounts = new Set(accounts.filter((a) => isCisSystemAccount(a)).map((a) => a.code ?? ''));
+      if (lines.some((l) => l.accountCode !== null && cisAccounts.has(l.accountCode)))
+        throw new AppError(
+          'CONFLICT',
+          "This bill was entered with Xero's own CIS, which Xero does not let other apps change: change its amount in Xero",
+        );
+      const asLine = (l: CachedLine) => ({
+        accountCode: l.accountCode,
+        description: l.description,
+        lineAmountPence: l.lineAmountPence,
+        taxAmountPence: l.taxAmountPence,
+      });
+      const deductionLines = lines.filter((l) =>
+        isCisDeductionLine(asLine(l), settings.deductionAccountCode),
+      );
+      const materials = new Set(context.materialsAccountCodes);
+      const others = lines.filter((l) => !deductionLines.includes(l));
+      const materialsLines = others.filter((l) => l.accountCode !== null && materials.has(l.accountCode));
+      const labourLines = others.filter((l) => !materialsLines.includes(l));
+      const line = labourLines[0];
+      if (
+        labourLines.length !== 1 ||
+        materialsLines.length > 1 ||
+        deductionLines.length > 1 ||
+        !line?.lineItemId
+      )
         throw new AppError('CONFLICT', 'This bill has more than one line: change its amount in Xero');
+      const materialsLine = materialsLines[0];
       const amountPence = toPence(amount);
-      // The amount is the gross the split is shown on, so it must be the bill total: a VAT-exclusive bill
-      // becomes VAT-inclusive rather than have VAT added on top of the figure typed.
-      const lineAmountTypes = bill.lineAmountTypes === 'NoTax' ? 'NoTax' : 'Inclusive';
-      const newLine: BillLineInput = {
-        lineItemId: line.lineItemId,
-        description: line.description ?? 'Subcontractor services',
-        quantity: 1,
-        unitPence: amountPence,
-        accountCode: line.accountCode,
-        taxType: line.taxType && lineAmountTypes !== 'NoTax' ? line.taxType : null,
-      };
+      const wasInclusive = bill.lineAmountTypes === 'Inclusive';
+      const noTax = bill.lineAmountTypes === 'NoTax';
+      const percent =
+        !noTax && line.taxType
+          ? Number((await repo.findBillTaxRate(ctx.organizationId, line.taxType))?.rate ?? 0)
+          : 0;
+      // A bill that carries VAT is sent VAT-inclusive, so its total is the amount typed to the penny; the
+      // materials line keeps its amount with its VAT.
+      const lineAmountTypes: 'Inclusive' | 'Exclusive' | 'NoTax' = noTax
+        ? 'NoTax'
+        : percent > 0 || wasInclusive
+          ? 'Inclusive'
+          : 'Exclusive';
+      const grossOf = (l: CachedLine) =>
+        wasInclusive || noTax ? l.lineAmountPence : l.lineAmountPence + l.taxAmountPence;
+      const materialsGross = materialsLine ? grossOf(materialsLine) : 0;
+      const labourGross = amountPence - materialsGross;
+      if (labourGross <= 0)
+        throw new AppError(
+          'VALIDATION_ERROR',
+          `The amount must be more than the bill's materials (${formatMoney(materialsGross)} with VAT)`,
+        );
+      const labourNet =
+        lineAmountTypes === 'Inclusive'
+          ? labourGross - getInclusiveLineVatPence(labourGross, percent)
+          : labourGross;
+      // The rate Xero's CIS settings give the subcontractor now; else the one the bill's deduction line names.
+      const rate =
+        contactCis.state === 'cis'
+          ? contactCis.rate
+          : contactCis.state === 'unknown'
+            ? readCisDeductionLineRate(deductionLines[0]?.description)
+            : null;
+      const newLines: BillLineInput[] = [
+        {
+          lineItemId: line.lineItemId,
+          description: line.description ?? 'Subcontractor services',
+          quantity: 1,
+          unitPence: labourGross,
+          accountCode: line.accountCode,
+          taxType: line.taxType && !noTax ? line.taxType : null,
+        },
+      ];
+      if (materialsLine)
+        newLines.push({
+          lineItemId: materialsLine.lineItemId,
+          description: materialsLine.description ?? 'Materials',
+          quantity: 1,
+          unitPence:
+            lineAmountTypes === 'Inclusive' || noTax ? materialsGross : materialsLine.lineAmountPence,
+          accountCode: materialsLine.accountCode,
+          taxType: materialsLine.taxType && !noTax ? materialsLine.taxType : null,
+        });
+      const deduction =
+        rate === null
+          ? null
+          : await deductionLineFor(
+              ctx,
+              settings,
+              rate,
+              labourNet,
+              deductionLines[0],
+              lineAmountTypes === 'NoTax',
+            );
+      if (deduction) newLines.push(deduction);
+      const deductionPence = deduction ? -deduction.unitPence : 0;
+      // What Xero's total will be: the amount typed less the deduction.
+      const expectedTotal = amountPence - deductionPence;
       const { cached } = await writeBill(ctx, {
         kind: 'bill.update',
         invoiceId,
-        amountPence,
+        amountPence: expectedTotal,
         idempotencyKey,
-        request: { invoiceId, amountPence, lineItemId: line.lineItemId },
+        request: {
+          invoiceId,
+          amountPence: expectedTotal,
+          grossPence: amountPence,
+          lineItemId: line.lineItemId,
+        },
         // Status DRAFT guards the write: Xero refuses it if the bill was approved meanwhile.
-        change: { status: 'DRAFT', lineAmountTypes, lines: [newLine] },
-        detail: { before: bill.totalPence, after: amountPence },
+        change: { status: 'DRAFT', lineAmountTypes, lines: newLines },
+        detail: { before: bill.totalPence, after: expectedTotal, grossPence: amountPence, deductionPence },
       });
       const current = cached ?? (await repo.findBill(ctx.organizationId, invoiceId)) ?? bill;
-      return toDraftBill(current);
+      const [draft] = await toDraftBills(repo, ctx, [current]);
+      if (!draft) throw new AppError('NOT_FOUND', 'Bill not found');
+      return draft;
     },
 
     /**
      * POST approve-bill (docs/product/features.md §7, header carrying the saved default bill account): lines
-     * without an account are coded to that account, then the bill is authorised.
+     * without an account are coded to that account, the deduction is booked as a line of its own at the
+     * subcontractor's rate when the bill lacks it or carries another figure (issue 42: once approved, Xero shows
+     * the net as due), then the bill is authorised. A bill entered with Xero's own CIS is approved as it is.
      */
     async approveBill(
       ctx: CisBillsContext,
@@ -171,27 +324,68 @@ export function createBillChanges(deps: CisBillsDeps, core: CisBillsCore) {
         );
       const lines = (bill.lines as CachedLine[]) ?? [];
       const needsAccount = lines.some((l) => !l.accountCode);
+      // Lines left out of an update are deleted by Xero, so every line is sent back with its id.
+      const coded = lines.map((l) => ({ ...l, accountCode: l.accountCode ?? account.code }));
+      const { settings, accounts, contactCis } = await readBillCis(ctx, bill);
+      const reading = readCachedBill(
+        { ...bill, lines: coded },
+        createBillContext(settings, accounts, contactCis.rate),
+      );
+      // The deduction the bill should carry: at the subcontractor's rate now, on its labour. Xero's own CIS
+      // counts as it is; a contact whose CIS state is not known, or not CIS, keeps what the bill has.
+      const isDeduction = (l: CachedLine) =>
+        isCisDeductionLine(
+          {
+            accountCode: l.accountCode,
+            description: l.description,
+            lineAmountPence: l.lineAmountPence,
+            taxAmountPence: l.taxAmountPence,
+          },
+          settings.deductionAccountCode,
+        );
+      let rebook: { line: BillLineInput | null } | null = null;
+      if (
+        reading.source !== 'xero' &&
+        contactCis.state === 'cis' &&
+        getCisDeductionPence(reading.labourPence, contactCis.rate) !== reading.bookedPence
+      ) {
+        const line = await deductionLineFor(
+          ctx,
+          settings,
+          contactCis.rate,
+          reading.labourPence,
+          coded.find(isDeduction),
+          bill.lineAmountTypes === 'NoTax',
+        );
+        rebook = { line };
+      }
       const change: BillChange = { status: 'AUTHORISED' };
       if (!bill.dueDate && bill.date) change.dueDate = bill.date;
-      if (needsAccount) {
-        // Lines left out of an update are deleted by Xero, so every line is sent back with its id.
-        change.lines = lines.map((l) => ({
+      if (needsAccount || rebook) {
+        change.lines = (rebook ? coded.filter((l) => !isDeduction(l)) : coded).map((l) => ({
           lineItemId: l.lineItemId,
           description: l.description ?? 'Subcontractor services',
           quantity: l.quantity ?? 1,
           unitPence: getUnitPence(l.unitAmount),
-          accountCode: l.accountCode ?? account.code,
+          accountCode: l.accountCode,
           taxType: l.taxType,
         }));
+        if (rebook?.line) change.lines.push(rebook.line);
       }
+      const deductionPence = rebook ? -(rebook.line?.unitPence ?? 0) : reading.bookedPence;
       const { outcome } = await writeBill(ctx, {
         kind: 'bill.approve',
         invoiceId,
         amountPence: bill.totalPence,
         idempotencyKey,
-        request: { invoiceId, defaultAccountId, codedLines: needsAccount },
+        request: { invoiceId, defaultAccountId, codedLines: needsAccount, deductionPence },
         change,
-        detail: { amountPence: bill.totalPence, defaultAccountId, codedLines: needsAccount },
+        detail: {
+          amountPence: bill.totalPence,
+          defaultAccountId,
+          codedLines: needsAccount,
+          ...(rebook ? { deductionPence } : {}),
+        },
       });
       return outcome.response;
     },

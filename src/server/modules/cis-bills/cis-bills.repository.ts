@@ -1,6 +1,12 @@
 import { and, asc, desc, eq, inArray, isNotNull, ne, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { xeroAccounts, xeroContacts, xeroInvoices } from '../../db/schema/index';
+import {
+  cisContractorSettings,
+  xeroAccounts,
+  xeroContacts,
+  xeroInvoices,
+  xeroTaxRates,
+} from '../../db/schema/index';
 import {
   createCacheRepository,
   type CachedAccount,
@@ -14,8 +20,8 @@ export type CachedBill = CachedInvoice;
 export type BillRow = typeof xeroInvoices.$inferInsert;
 
 /**
- * Xero's CIS system accounts: Xero refuses API bills on them (docs/xero-api.md §4.8), so they are never
- * offered.
+ * Xero's CIS system accounts: Xero's API refuses every one on a line item of a CIS-enabled organisation ("The
+ * account code … cannot be used in line items via the API", docs/xero-api.md §4.8), so they are never offered.
  */
 export const CIS_SYSTEM_ACCOUNTS = [
   'CISLABOUREXPENSE',
@@ -27,10 +33,66 @@ export const CIS_SYSTEM_ACCOUNTS = [
   'CISLIABILITY',
 ];
 
+/** What CIS Bills reads of the organisation's CIS settings (issue 42; the table cis-returns keeps). */
+export interface CisBillSettings {
+  deductionAccountCode: string | null;
+  materialsAccountCodes: string[];
+  reverseCharge: boolean;
+}
+
 /** Drizzle queries of the CIS Bills feature; every one is filtered by organisation. */
 export function createCisBillsRepository(db: Db) {
   const cache = createCacheRepository(db);
   return {
+    /**
+     * The organisation's CIS settings a bill needs (issue 42): the deductions account, the materials accounts
+     * and the reverse-charge switch; none chosen yet when the organisation has no row.
+     */
+    async findCisSettings(organizationId: number): Promise<CisBillSettings> {
+      const [row] = await db
+        .select({
+          deductionAccountCode: cisContractorSettings.deductionAccountCode,
+          materialsAccountCodes: cisContractorSettings.materialsAccountCodes,
+          reverseCharge: cisContractorSettings.reverseCharge,
+        })
+        .from(cisContractorSettings)
+        .where(eq(cisContractorSettings.organizationId, organizationId));
+      return {
+        deductionAccountCode: row?.deductionAccountCode ?? null,
+        materialsAccountCodes: row?.materialsAccountCodes ?? [],
+        reverseCharge: row?.reverseCharge ?? false,
+      };
+    },
+
+    /** Every cached account of the organisation with a code (a line names its account by code). */
+    findCodedAccounts(organizationId: number): Promise<CachedAccount[]> {
+      return db
+        .select()
+        .from(xeroAccounts)
+        .where(
+          and(
+            eq(xeroAccounts.organizationId, organizationId),
+            isNotNull(xeroAccounts.code),
+            ne(xeroAccounts.code, ''),
+          ),
+        )
+        .orderBy(asc(xeroAccounts.code), asc(xeroAccounts.name));
+    },
+
+    /** The organisation's tax rates usable on bills (active, for expenses). */
+    findBillTaxRates(organizationId: number): Promise<CachedTaxRate[]> {
+      return db
+        .select()
+        .from(xeroTaxRates)
+        .where(
+          and(
+            eq(xeroTaxRates.organizationId, organizationId),
+            eq(xeroTaxRates.status, 'ACTIVE'),
+            eq(xeroTaxRates.canApplyToExpenses, true),
+          ),
+        );
+    },
+
     /**
      * Subcontractor candidates: the members of the CIS contact group when one is set (a new subcontractor has
      * no bill yet, so Xero has not flagged it a supplier), otherwise every supplier. Archived contacts never.

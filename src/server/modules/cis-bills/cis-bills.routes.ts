@@ -5,6 +5,7 @@ import {
   billIdParamsSchema,
   checkCisContactsRequestSchema,
   checkCisContactsResponseSchema,
+  cisBillSetupSchema,
   cisBillsListQuerySchema,
   cisContactListResponseSchema,
   createBillRequestSchema,
@@ -73,6 +74,26 @@ export function registerCisBillsRoutes(
       service.listDirectCostsAccounts(contextOf(request), {
         refresh: request.query.refresh,
       }),
+  );
+
+  // Beyond the spec (issue 42): the accounts that can hold CIS deductions (ordinary liability accounts).
+  app.get(
+    '/api/xero/cis-deduction-accounts',
+    {
+      config: TENANT,
+      schema: { querystring: cisBillsListQuerySchema, response: { 200: accountSchema.array() } },
+    },
+    async (request) => service.listDeductionAccounts(contextOf(request), { refresh: request.query.refresh }),
+  );
+
+  // Beyond the spec (issue 42): where a bill's deduction and materials go, and whether the reverse charge applies.
+  app.get(
+    '/api/xero/cis-bill-setup',
+    {
+      config: TENANT,
+      schema: { querystring: cisBillsListQuerySchema, response: { 200: cisBillSetupSchema } },
+    },
+    async (request) => service.getBillSetup(contextOf(request)),
   );
 
   app.get(

@@ -6,7 +6,7 @@ import type { LedgerSnapshot } from '../../../sandbox/ledger';
 import { TEST_ORIGIN } from '../../test/app';
 import { createConnectedUser, createXeroTestApp, enableFeatures, type XeroTestApp } from '../../test/xero';
 
-type Method = 'GET' | 'POST' | 'PATCH';
+type Method = 'GET' | 'POST' | 'PATCH' | 'PUT';
 
 /** Calls on one endpoint of the sandbox ledger, e.g. ('PUT', '/api.xro/2.0/Invoices'). */
 function countCalls(ledger: LedgerSnapshot, method: string, endpoint: string): number {
@@ -82,6 +82,16 @@ describe('CIS Bills API (001 §7 CIS rows)', () => {
     call = callAs(owner.cookie);
     const active = await call('POST', '/api/xero/set-active-organization', { organizationId: buildersId });
     expect(active.statusCode).toBe(200);
+    // Issue 42: deductions go to the demo's CIS Deductions Payable account, materials to Materials.
+    const settings = await call('PUT', '/api/xero/cis/settings', {
+      contractorName: null,
+      utr: null,
+      employerReference: null,
+      accountsOfficeReference: null,
+      materialsAccountCodes: ['322'],
+      deductionAccountCode: '814',
+    });
+    expect(settings.statusCode, settings.body).toBe(200);
   });
   afterAll(() => t.close());
   beforeEach(() => {
@@ -234,14 +244,21 @@ describe('CIS Bills API (001 §7 CIS rows)', () => {
       const inv = t.sandbox.state.orgs
         .flatMap((o) => o.invoices)
         .find((i) => i.InvoiceID === first.json().invoiceID);
+      // Hughes Groundworks is VAT-registered at 20 %: the labour carries 20 % VAT, the deduction is 20 % of the
+      // labour alone, on a line of its own on the deductions account (issue 42).
       expect(inv).toMatchObject({
         Type: 'ACCPAY',
-        LineAmountTypes: 'NoTax',
+        LineAmountTypes: 'Exclusive',
         InvoiceNumber: '0726',
         Url: `${TEST_ORIGIN}/cis-invoices?write=${writeMarkOf(key)}`,
         Date: today,
       });
-      expect(inv?.lines[0]?.AccountCode).toBe('321');
+      expect(
+        inv?.lines.map((l) => [l.AccountCode, l.TaxType, l.lineAmount, l.taxAmount, l.Description]),
+      ).toEqual([
+        ['321', 'INPUT2', 123_456, 24_691, 'Subcontractor services'],
+        ['814', 'NONE', -24_691, 0, 'CIS deduction at 20%'],
+      ]);
       // The new draft is in the list at once, without asking Xero.
       t.sandbox.clearLedger();
       const drafts = (await call('GET', '/api/xero/draft-bills')).json() as Array<{
@@ -251,9 +268,12 @@ describe('CIS Bills API (001 §7 CIS rows)', () => {
         amountDue: number;
       }>;
       expect(drafts.find((d) => d.invoiceID === first.json().invoiceID)).toMatchObject({
-        total: 1234.56,
+        total: 1481.47,
+        vatAmount: 246.91,
+        materialsAmount: 0,
+        cisRate: 20,
         cisDeduction: 246.91,
-        amountDue: 987.65,
+        amountDue: 1234.56,
       });
       expect(t.sandbox.ledger().totals.all).toBe(0);
       const audit = await t.database.db.query.auditLog.findMany({
@@ -337,9 +357,10 @@ describe('CIS Bills API (001 §7 CIS rows)', () => {
       expect(res.statusCode, res.body).toBe(200);
       expect(t.sandbox.ledger().faults.dropped).toBe(1);
       expect(billWrites().length - before).toBe(1);
+      // £321.09 less K. Nowak's 20 % (£64.21, rounded down): Xero's total is what they are paid.
       const matching = t.sandbox.state.orgs
         .flatMap((o) => o.invoices)
-        .filter((i) => i.InvoiceNumber === '1126' && i.total === 32109);
+        .filter((i) => i.InvoiceNumber === '1126' && i.total === 25688);
       expect(matching).toHaveLength(1);
     });
 
@@ -394,6 +415,8 @@ describe('CIS Bills API (001 §7 CIS rows)', () => {
         ...billBody(ids[i % ids.length] ?? '', 100 + i, {
           reference: '2026',
           status: i % 4 === 0 ? 'AUTHORISED' : 'DRAFT',
+          // The three not marked CIS in Xero are billed without a deduction, as the person confirmed (issue 42).
+          withoutCisDeduction: true,
         }),
       }));
       await call('GET', '/api/xero/direct-costs-accounts');
@@ -481,13 +504,16 @@ describe('CIS Bills API (001 §7 CIS rows)', () => {
       );
       expect(res.statusCode, res.body).toBe(200);
       expect(t.sandbox.ledger().totals.all).toBe(1);
+      // R. Singh is at 30 % (not verified): 30 % of £250.05 is £75.015, £75.01 deducted.
       expect(res.json()).toMatchObject({
         invoiceID: id,
         total: 250.05,
-        cisDeduction: 50.01,
-        amountDue: 200.04,
+        cisDeduction: 75.01,
+        amountDue: 175.04,
+        cisRate: 30,
       });
-      expect(billWrites().at(-1)).toMatchObject({ action: 'update', id, summary: { total: 250.05 } });
+      // Xero's total is what R. Singh is paid: the deduction line is on the bill.
+      expect(billWrites().at(-1)).toMatchObject({ action: 'update', id, summary: { total: 175.04 } });
     });
 
     it('one writer per bill: a change while another user’s change to it is open is refused, naming who (issue 28)', async () => {
@@ -533,8 +559,8 @@ describe('CIS Bills API (001 §7 CIS rows)', () => {
       expect(second.json().message).toBe('Bill 0126 is being edited by owner; try again in a moment.');
       expect((await editing).statusCode).toBe(200);
       t.sandbox.clearFaults();
-      // Xero has the owner's change only.
-      expect(billWrites().map((w) => w.summary.total)).toEqual([130]);
+      // Xero has the owner's change only: £130 less 30 %.
+      expect(billWrites().map((w) => w.summary.total)).toEqual([91]);
     });
 
     it('turns a VAT-exclusive draft into VAT-inclusive so the total is the amount typed', async () => {
@@ -577,7 +603,8 @@ describe('CIS Bills API (001 §7 CIS rows)', () => {
       const created = await call(
         'POST',
         '/api/xero/create-bill',
-        billBody(subs['D. Walsh Joinery'] ?? '', 400),
+        // D. Walsh is not a CIS subcontractor in Xero: billed without a deduction, as the person confirmed.
+        billBody(subs['D. Walsh Joinery'] ?? '', 400, { withoutCisDeduction: true }),
       );
       const id = created.json().invoiceID as string;
       const missing = await call('POST', `/api/xero/approve-bill/${id}`);
@@ -610,7 +637,7 @@ describe('CIS Bills API (001 §7 CIS rows)', () => {
       const created = await call(
         'POST',
         '/api/xero/create-bill',
-        billBody(subs['D. Walsh Joinery'] ?? '', 410),
+        billBody(subs['D. Walsh Joinery'] ?? '', 410, { withoutCisDeduction: true }),
       );
       const id = created.json().invoiceID as string;
       const accounts = (await call('GET', '/api/xero/direct-costs-accounts')).json() as Array<{
@@ -777,6 +804,9 @@ describe('CIS Bills API (001 §7 CIS rows)', () => {
         ['GET', '/api/xero/cis-contacts'],
         ['POST', '/api/xero/cis-contacts/check', { contactIds: [subs['A. Patel Plastering']] }],
         ['GET', '/api/xero/direct-costs-accounts'],
+        // Issue 42's two reads.
+        ['GET', '/api/xero/cis-deduction-accounts'],
+        ['GET', '/api/xero/cis-bill-setup'],
         ['GET', '/api/xero/draft-bills'],
         ['POST', '/api/xero/create-bill', billBody(subs['A. Patel Plastering'] ?? '', 1)],
         [
@@ -848,6 +878,20 @@ describe('CIS Bills activity log: one line per bill write, as Xero holds them (i
         (await send(t, 'POST', '/api/xero/set-active-organization', { organizationId: buildersId }))
           .statusCode,
       ).toBe(200);
+      const settings = await t.app.inject({
+        method: 'PUT',
+        url: '/api/xero/cis/settings',
+        headers: { cookie: owner.cookie, origin: TEST_ORIGIN },
+        payload: {
+          contractorName: null,
+          utr: null,
+          employerReference: null,
+          accountsOfficeReference: null,
+          materialsAccountCodes: [],
+          deductionAccountCode: '814',
+        },
+      });
+      expect(settings.statusCode, settings.body).toBe(200);
       t.sandbox.clearLedger();
       const day = new Date().toISOString().slice(0, 10);
       const bill = (i: number, contactId = subIds[i % subIds.length] ?? '') => ({
@@ -857,6 +901,8 @@ describe('CIS Bills activity log: one line per bill write, as Xero holds them (i
         reference: `LOG-${i}`,
         lineItems: [{ description: 'Subcontractor services', quantity: 1, unitAmount: 100 + i }],
         status: 'DRAFT',
+        // Some suppliers are not CIS subcontractors in Xero (issue 42): billed without a deduction, as confirmed.
+        withoutCisDeduction: true,
       });
       const withAccount = (b: ReturnType<typeof bill>) => ({
         ...b,
@@ -873,12 +919,11 @@ describe('CIS Bills activity log: one line per bill write, as Xero holds them (i
         const again = await send(t, 'POST', '/api/xero/create-bills', { bills: four }, 'batch-four');
         expect(again.json(), again.body).toMatchObject({ created: 4, failed: 0 });
       }
-      // A batch of three: one refused by Xero (no such contact), two created.
-      const three = [
-        withAccount(bill(4)),
-        withAccount(bill(5, '00000000-0000-4000-8000-000000000000')),
-        withAccount(bill(6)),
-      ];
+      // A batch of three: one refused by Xero (its contact archived in Xero since Ledgerlink last read it), two
+      // created.
+      const archived = builders?.contacts.find((c) => c.ContactID === subIds[5]);
+      if (archived) archived.ContactStatus = 'ARCHIVED';
+      const three = [withAccount(bill(4)), withAccount(bill(5)), withAccount(bill(6))];
       const mixed = await send(t, 'POST', '/api/xero/create-bills', { bills: three }, 'batch-three');
       expect(mixed.json()).toMatchObject({ created: 2, failed: 1 });
       // Approve two bills (one of them twice with its key), delete a third.

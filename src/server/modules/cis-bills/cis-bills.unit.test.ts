@@ -2,7 +2,14 @@ import { registerWriteKinds } from '../../xero/write-kinds';
 import crypto from 'node:crypto';
 import { and, desc, eq, gt } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { auditLog, organizations, users, xeroAccounts } from '../../db/schema/index';
+import {
+  auditLog,
+  cisContractorSettings,
+  organizations,
+  users,
+  xeroAccounts,
+  xeroContacts,
+} from '../../db/schema/index';
 import { createTestDatabase, type TestDatabase } from '../../test/database';
 import type { Bill, BillAnswer, BillChange, BillsPort, ContactsPort, NewBill } from '../../xero/xero-port';
 import type { XeroSync } from '../../xero/sync/sync.service';
@@ -74,8 +81,20 @@ function createFakeBills() {
       const bill = bills.get(invoiceId);
       if (!bill) return { ok: false, errors: ['Invoice not found'] };
       const next: Bill = { ...bill, status: change.status ?? bill.status };
+      if (change.lineAmountTypes) next.lineAmountTypes = change.lineAmountTypes;
       if (change.lines) {
         next.totalPence = change.lines.reduce((sum, l) => sum + Math.round(l.quantity * l.unitPence), 0);
+        next.lines = change.lines.map((l) => ({
+          lineItemId: l.lineItemId ?? crypto.randomUUID(),
+          description: l.description,
+          quantity: l.quantity,
+          unitAmount: l.unitPence / 100,
+          accountCode: l.accountCode ?? null,
+          accountId: null,
+          taxType: l.taxType ?? null,
+          taxAmountPence: 0,
+          lineAmountPence: Math.round(l.quantity * l.unitPence),
+        }));
       }
       bills.set(invoiceId, next);
       return { ok: true, bill: next };
@@ -91,8 +110,11 @@ function createFakeBills() {
   return { port, bills, calls, sent, changes, refuse, batches, next };
 }
 
+/** Subcontractors with gross payment status (0 %): their bills carry no deduction line. */
 const SUB_A = '44444444-4444-4444-8444-444444444444';
 const SUB_B = '55555555-5555-4555-8555-555555555555';
+/** A subcontractor at 20 %, without VAT. */
+const SUB_C = '77777777-7777-4777-8777-777777777777';
 const DAY = '2026-11-20';
 
 describe('CIS Bills money rules, against an in-memory Xero', () => {
@@ -126,14 +148,48 @@ describe('CIS Bills money rules, against an in-memory Xero', () => {
     const [user] = await database.db.insert(users).values({ username: 'cara' }).returning();
     const [org] = await database.db.insert(organizations).values({ tenantId: 'fake-builders' }).returning();
     if (!user || !org) throw new Error('seed failed');
-    await database.db.insert(xeroAccounts).values({
-      organizationId: org.id,
-      accountId: '66666666-6666-4666-8666-666666666666',
-      code: '321',
-      name: 'Subcontractors',
-      type: 'DIRECTCOSTS',
-      status: 'ACTIVE',
-    });
+    await database.db.insert(xeroAccounts).values([
+      {
+        organizationId: org.id,
+        accountId: '66666666-6666-4666-8666-666666666666',
+        code: '321',
+        name: 'Subcontractors',
+        type: 'DIRECTCOSTS',
+        status: 'ACTIVE',
+      },
+      {
+        organizationId: org.id,
+        accountId: '88888888-8888-4888-8888-888888888888',
+        code: '814',
+        name: 'CIS Deductions Payable',
+        type: 'CURRLIAB',
+        class: 'LIABILITY',
+        status: 'ACTIVE',
+      },
+    ]);
+    // The subcontractors' CIS settings as read from Xero, current for their UpdatedDateUTC (issue 19).
+    const checked = new Date('2026-11-01T00:00:00Z');
+    await database.db.insert(xeroContacts).values(
+      [
+        [SUB_A, 'A', 0],
+        [SUB_B, 'B', 0],
+        [SUB_C, 'C', 20],
+      ].map(([contactId, name, rate]) => ({
+        organizationId: org.id,
+        contactId: String(contactId),
+        name: String(name),
+        status: 'ACTIVE',
+        isSupplier: true,
+        cisEnabled: true,
+        cisRate: Number(rate),
+        cisCheckedAt: checked,
+        cisCheckedUpdatedUtc: checked,
+        updatedUtc: checked,
+      })),
+    );
+    await database.db
+      .insert(cisContractorSettings)
+      .values({ organizationId: org.id, deductionAccountCode: '814', materialsAccountCodes: [] });
     ctx = {
       organizationId: org.id,
       tenantId: 'fake-builders',
@@ -152,6 +208,7 @@ describe('CIS Bills money rules, against an in-memory Xero', () => {
     const noSync = {
       syncAccounts: async () => undefined,
       syncTaxRates: async () => undefined,
+      syncContacts: async () => undefined,
     } as unknown as XeroSync;
     const contacts: ContactsPort = { cisSettings: async () => ({ enabled: true, rate: 20 }) };
     service = createCisBillsService({
@@ -166,18 +223,26 @@ describe('CIS Bills money rules, against an in-memory Xero', () => {
     registerWriteKinds(ledger, service.writeKinds);
   });
 
-  it('shows the 20 % deduction and 80 % amount due on the bill total, to the penny', () => {
-    const draft = toDraftBill({
-      invoiceId: 'b',
-      contactId: SUB_A,
-      contactName: 'A',
-      date: DAY,
-      invoiceNumber: 'r',
-      status: 'DRAFT',
-      totalPence: 123_456,
-      lines: [],
-    } as never);
-    expect(draft).toMatchObject({ total: 1234.56, cisDeduction: 246.91, amountDue: 987.65 });
+  it('shows the 20 % deduction and 80 % amount due on the bill total, rounded down to the penny', () => {
+    const draft = toDraftBill(
+      {
+        invoiceId: 'b',
+        contactId: SUB_C,
+        contactName: 'C',
+        date: DAY,
+        invoiceNumber: 'r',
+        status: 'DRAFT',
+        totalPence: 123_456,
+        lines: [],
+      } as never,
+      {
+        settings: { deductionAccountCode: '814', materialsAccountCodes: [], reverseCharge: false },
+        accounts: [],
+        contactRate: 20,
+      },
+    );
+    // 20 % of £1,234.56 is £246.912: £246.91 deducted, £987.65 due.
+    expect(draft).toMatchObject({ total: 1234.56, cisDeduction: 246.91, amountDue: 987.65, cisRate: 20 });
   });
 
   it('sends each line in pence as entered, due on its date, with no VAT without a bill VAT rate', async () => {
@@ -269,14 +334,32 @@ describe('CIS Bills money rules, against an in-memory Xero', () => {
     expect(await newLines(since)).toHaveLength(2);
   });
 
-  it('an amount change makes the one line the gross typed; approving codes a line without account, keeping its unit to 4 decimals', async () => {
+  it('an amount change makes the labour line the gross typed and works the deduction line out again; approving codes a line without account, keeping its unit to 4 decimals, and books its deduction', async () => {
     const created = await service.createBill(
       ctx,
       undefined,
-      request(SUB_A, [{ quantity: 1, unitAmount: 100 }], 'U1'),
+      request(SUB_C, [{ quantity: 1, unitAmount: 100 }], 'U1'),
     );
+    expect(fake.sent.at(-1)?.lines).toMatchObject([
+      { unitPence: 10_000, accountCode: '321' },
+      {
+        description: 'CIS deduction at 20%',
+        quantity: 1,
+        unitPence: -2_000,
+        accountCode: '814',
+        taxType: null,
+      },
+    ]);
+    const deductionLineId = (fake.bills.get(created.invoiceID)?.lines as { lineItemId: string }[])[1]
+      ?.lineItemId;
     const updated = await service.updateBill(ctx, created.invoiceID, 250.5, undefined);
-    expect(fake.changes[0]).toMatchObject({ status: 'DRAFT', lines: [{ quantity: 1, unitPence: 25_050 }] });
+    expect(fake.changes[0]).toMatchObject({
+      status: 'DRAFT',
+      lines: [
+        { quantity: 1, unitPence: 25_050 },
+        { lineItemId: deductionLineId, unitPence: -5_010, accountCode: '814' },
+      ],
+    });
     expect(updated).toMatchObject({ total: 250.5, cisDeduction: 50.1, amountDue: 200.4 });
 
     // A bill entered in Xero with an uncoded line of £12.3456 a unit.
@@ -285,7 +368,15 @@ describe('CIS Bills money rules, against an in-memory Xero', () => {
     const uncoded = {
       ...bill,
       invoiceId: crypto.randomUUID(),
-      lines: [{ ...(bill.lines as object[])[0], accountCode: null, unitAmount: 12.3456, quantity: 2 }],
+      lines: [
+        {
+          ...(bill.lines as object[])[0],
+          accountCode: null,
+          unitAmount: 12.3456,
+          quantity: 2,
+          lineAmountPence: 2_469,
+        },
+      ],
     } as Bill;
     fake.bills.set(uncoded.invoiceId, uncoded);
     await createCisBillsRepository(database.db).upsertBill({
@@ -295,7 +386,12 @@ describe('CIS Bills money rules, against an in-memory Xero', () => {
     await service.approveBill(ctx, uncoded.invoiceId, '66666666-6666-4666-8666-666666666666', undefined);
     expect(fake.changes[1]).toMatchObject({
       status: 'AUTHORISED',
-      lines: [{ quantity: 2, unitPence: 1234.56, accountCode: '321' }],
+      lines: [
+        { quantity: 2, unitPence: 1234.56, accountCode: '321' },
+        // Entered in Xero without its deduction: approving books it, so Xero shows the net as due.
+        // 20 % of £24.69, rounded down.
+        { description: 'CIS deduction at 20%', unitPence: -493, accountCode: '814' },
+      ],
     });
   });
   it("a create whose answer was lost is found by the mark in the bill's Url with one read, and answered as Xero has it", async () => {

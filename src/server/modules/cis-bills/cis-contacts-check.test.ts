@@ -42,7 +42,7 @@ describe('CIS subcontractors checked when shown (issue 19)', () => {
   let shopId: number;
   let buildersId: number;
   type Reply = Awaited<ReturnType<XeroTestApp['app']['inject']>>;
-  let call: (method: 'GET' | 'POST', url: string, body?: unknown) => Promise<Reply>;
+  let call: (method: 'GET' | 'POST' | 'PUT', url: string, body?: unknown) => Promise<Reply>;
   let list: CisContact[] = [];
   const today = new Date().toISOString().slice(0, 10);
 
@@ -65,6 +65,8 @@ describe('CIS subcontractors checked when shown (issue 19)', () => {
       reference: '0126',
       lineItems: [{ description: 'Labour', quantity: 1, unitAmount: 100, accountCode: '321' }],
       status: 'DRAFT',
+      // Whichever subcontractor is picked, CIS or not (issue 42: a contact not marked CIS needs the confirmation).
+      withoutCisDeduction: true,
     };
   }
 
@@ -114,6 +116,16 @@ describe('CIS subcontractors checked when shown (issue 19)', () => {
       });
     const active = await call('POST', '/api/xero/set-active-organization', { organizationId: buildersId });
     expect(active.statusCode).toBe(200);
+    // Issue 42: a bill with a deduction needs the deductions account.
+    const settings = await call('PUT', '/api/xero/cis/settings', {
+      contractorName: null,
+      utr: null,
+      employerReference: null,
+      accountsOfficeReference: null,
+      materialsAccountCodes: [],
+      deductionAccountCode: '814',
+    });
+    expect(settings.statusCode, settings.body).toBe(200);
   });
   afterAll(() => t.close());
 

@@ -47,8 +47,9 @@ export interface CreateRecord {
   date: string;
   reference: string;
   status: 'DRAFT' | 'AUTHORISED';
+  /** Xero's Total: labour + materials + VAT − the deduction line, what the subcontractor is paid. */
   totalPence: number;
-  lineAmountTypes: 'Inclusive' | 'NoTax';
+  lineAmountTypes: 'Inclusive' | 'Exclusive' | 'NoTax';
   lines: {
     description: string;
     quantity: number;
@@ -56,6 +57,15 @@ export interface CreateRecord {
     accountCode: string;
     taxType: string | null;
   }[];
+  /** Issue 42: the bill's CIS figures as sent (absent on writes recorded before). */
+  cis?: {
+    rate: 0 | 20 | 30 | null;
+    labourPence: number;
+    materialsPence: number;
+    vatPence: number;
+    deductionPence: number;
+    vatTreatment: 'none' | 'standard' | 'reverse-charge';
+  };
 }
 
 export interface PreparedBill {

@@ -1,3 +1,4 @@
+import { getCisDeductionLineDescription, getLineVatPence, splitCisBill } from '../../../shared/cis';
 import {
   isCisCheckCurrent,
   type BillActionResponse,
@@ -9,8 +10,16 @@ import { AppError } from '../../lib/app-error';
 import { createBatcher } from '../../xero/batcher';
 import { explainUnconfirmed } from '../../xero/write-failure';
 import type { BillAnswer, NewBill } from '../../xero/xero-port';
-import { CIS_SYSTEM_ACCOUNTS } from './cis-bills.repository';
+import { checkDeductionAccount, isCisSystemAccount, readContactCis, resolveBillVat } from './bill-booking';
 import type { CisBillsContext, CisBillsCore, CisBillsDeps, CreateRecord, PreparedBill } from './context';
+
+/**
+ * A bill for a contact Xero does not mark as a CIS subcontractor, sent without the person's confirmation
+ * (issue 42).
+ */
+export function notCisMessage(name: string): string {
+  return `${name} is not a CIS subcontractor in Xero, so Ledgerlink will not work out a deduction. Set up their CIS rate in Xero, or confirm the bill is outside the Construction Industry Scheme to create it without a deduction.`;
+}
 
 /** Line amount in pence: quantity (up to 4 decimals) × unit price, rounded half up as Xero rounds a line. */
 function getLinePence(quantity: number, unitPence: number): number {
@@ -42,20 +51,50 @@ export function createBillCreation(deps: CisBillsDeps, core: CisBillsCore) {
   const { checkCisSettings, findAccount, cacheBill, readElement, markedBill, auditOf } = core;
 
   async function prepareBill(ctx: CisBillsContext, request: CreateBillRequest): Promise<PreparedBill> {
-    const contact = await repo.findContact(ctx.organizationId, request.contactId);
-    if (contact?.status === 'ARCHIVED')
+    let contact = await repo.findContact(ctx.organizationId, request.contactId);
+    if (!contact) {
+      // A contact added in Xero since the last look: one incremental read brings it in.
+      await sync.syncContacts(ctx, { force: true });
+      contact = await repo.findContact(ctx.organizationId, request.contactId);
+    }
+    if (!contact)
+      throw new AppError(
+        'VALIDATION_ERROR',
+        `The contact with ID '${request.contactId}' could not be found in Xero. Refresh the subcontractors and choose again.`,
+      );
+    if (contact.status === 'ARCHIVED')
       throw new AppError('VALIDATION_ERROR', `${contact.name} is archived in Xero and cannot be billed`);
     // A bill never goes out on a subcontractor's unknown CIS state: an unchecked contact is checked first
     // (no call when its kept settings are current; one for several bills of the same contact).
-    if (contact && !isCisCheckCurrent(contact)) await checkCisSettings(ctx, contact.contactId);
-    let taxType: string | null = null;
-    if (ctx.organization.defaultBillVatRateId) {
-      await sync.syncTaxRates(ctx);
-      taxType =
-        (await repo.findBillTaxRate(ctx.organizationId, ctx.organization.defaultBillVatRateId))?.taxType ??
-        null;
+    if (!isCisCheckCurrent(contact)) {
+      await checkCisSettings(ctx, contact.contactId);
+      contact = (await repo.findContact(ctx.organizationId, contact.contactId)) ?? contact;
     }
+    const cis = readContactCis(contact);
+    if (cis.state === 'unknown')
+      throw new AppError(
+        'UNPROCESSABLE',
+        `Xero has no CIS rate for ${contact.name}, so the deduction cannot be worked out. Please set up the CIS rate for this subcontractor in your Xero account.`,
+      );
+    // Issue 42: a contact Xero does not mark as a CIS subcontractor is never silently deducted from, nor silently
+    // paid in full: the person says the work is outside CIS (scaffold hire, materials only) or sets CIS up.
+    if (cis.state === 'not-cis' && request.withoutCisDeduction !== true)
+      throw new AppError('UNPROCESSABLE', notCisMessage(contact.name));
+
+    const settings = await repo.findCisSettings(ctx.organizationId);
+    await sync.syncTaxRates(ctx);
+    const vat = resolveBillVat(
+      contact,
+      settings,
+      await repo.findBillTaxRates(ctx.organizationId),
+      ctx.organization.defaultBillVatRateId,
+    );
+    if (vat.problem) throw new AppError('VALIDATION_ERROR', vat.problem);
+    const materialsCodes = new Set(settings.materialsAccountCodes);
     const lines: CreateRecord['lines'] = [];
+    let labourPence = 0;
+    let materialsPence = 0;
+    let vatPence = 0;
     for (const line of request.lineItems) {
       const account = await findAccount(ctx, () =>
         repo.findAccountByCode(ctx.organizationId, line.accountCode),
@@ -66,12 +105,12 @@ export function createBillCreation(deps: CisBillsDeps, core: CisBillsCore) {
           `Account code '${line.accountCode}' is not an active account in Xero. Refresh the accounts and choose another.`,
         );
       }
-      if (account.systemAccount && CIS_SYSTEM_ACCOUNTS.includes(account.systemAccount)) {
-        // Xero does not accept CIS bills through the API (docs/xero-api.md §4.8): say so before spending a
-        // call.
+      if (isCisSystemAccount(account)) {
+        // Xero's API refuses its CIS system accounts on line items (docs/xero-api.md §4.8): say so in Xero's
+        // words before spending a call.
         throw new AppError(
           'UNPROCESSABLE',
-          `${account.name} (${line.accountCode}) is a Construction Industry Scheme (CIS) system account, which Xero does not accept on bills created through the API. Choose an ordinary direct costs account.`,
+          `This organisation has Construction Industry Scheme enabled. The account code ${line.accountCode} cannot be used in line items via the API. Choose an ordinary direct costs account.`,
         );
       }
       if (account.type === 'BANK' || ['DEBTORS', 'CREDITORS', 'GST'].includes(account.systemAccount ?? '')) {
@@ -80,26 +119,57 @@ export function createBillCreation(deps: CisBillsDeps, core: CisBillsCore) {
           `Account code '${line.accountCode}' cannot be used on a bill.`,
         );
       }
+      if (settings.deductionAccountCode && line.accountCode === settings.deductionAccountCode) {
+        throw new AppError(
+          'VALIDATION_ERROR',
+          `${account.name} (${line.accountCode}) holds the CIS deductions: Ledgerlink adds the deduction line itself.`,
+        );
+      }
+      const unitPence = toPence(line.unitAmount);
+      const linePence = getLinePence(line.quantity, unitPence);
+      if (materialsCodes.has(line.accountCode)) materialsPence += linePence;
+      else labourPence += linePence;
+      vatPence += getLineVatPence(linePence, vat.percent);
       lines.push({
         description: line.description,
         quantity: line.quantity,
-        unitPence: toPence(line.unitAmount),
+        unitPence,
         accountCode: line.accountCode,
-        taxType,
+        taxType: vat.taxType,
       });
     }
-    const totalPence = lines.reduce((sum, l) => sum + getLinePence(l.quantity, l.unitPence), 0);
-    // The amount entered is the gross the subcontractor is owed: with a bill VAT rate it includes the VAT,
-    // without one there is none, so Xero's total is always the figure the 20 % / 80 % split was shown on.
-    const lineAmountTypes = taxType ? 'Inclusive' : 'NoTax';
+    const figures = splitCisBill({ labourPence, materialsPence, vatPence, rate: cis.rate });
+    if (figures.cisDeductionPence > 0 && cis.rate !== null) {
+      const code = settings.deductionAccountCode;
+      const account = code
+        ? await findAccount(ctx, () => repo.findAccountByCode(ctx.organizationId, code))
+        : null;
+      lines.push({
+        description: getCisDeductionLineDescription(cis.rate),
+        quantity: 1,
+        unitPence: -figures.cisDeductionPence,
+        accountCode: checkDeductionAccount(settings, account),
+        // The deduction carries no VAT; on a bill without VAT no tax type is sent at all.
+        taxType: vat.lineAmountTypes === 'NoTax' ? null : 'NONE',
+      });
+    }
     const record: CreateRecord = {
       contactId: request.contactId,
       date: request.date,
       reference: request.reference,
       status: request.status,
-      totalPence,
-      lineAmountTypes,
+      // Xero's Total: what the subcontractor is paid (the deduction line is in it).
+      totalPence: figures.amountDuePence,
+      lineAmountTypes: vat.lineAmountTypes,
       lines,
+      cis: {
+        rate: cis.rate,
+        labourPence,
+        materialsPence,
+        vatPence,
+        deductionPence: figures.cisDeductionPence,
+        vatTreatment: vat.treatment,
+      },
     };
     const element: NewBill = {
       contactId: request.contactId,
@@ -108,7 +178,7 @@ export function createBillCreation(deps: CisBillsDeps, core: CisBillsCore) {
       // organisation, whatever its default bill terms.
       dueDate: request.date,
       reference: request.reference,
-      lineAmountTypes,
+      lineAmountTypes: vat.lineAmountTypes,
       status: request.status,
       lines,
     };
@@ -167,6 +237,8 @@ export function createBillCreation(deps: CisBillsDeps, core: CisBillsCore) {
                 date: bill.request.date,
                 status: bill.request.status,
                 amountPence: ready.record.totalPence,
+                cisRate: ready.record.cis?.rate ?? null,
+                cisDeductionPence: ready.record.cis?.deductionPence ?? 0,
               }),
               send: async (key) => {
                 queued = true;

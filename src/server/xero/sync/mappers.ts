@@ -198,6 +198,8 @@ export function toContactRow(
     isSupplier: c.IsSupplier ?? false,
     isCustomer: c.IsCustomer ?? false,
     groupIds: (c.ContactGroups ?? []).map((g) => g.ContactGroupID),
+    taxNumber: c.TaxNumber?.trim() || null,
+    accountsPayableTaxType: c.AccountsPayableTaxType || null,
     updatedUtc: toDateOrNull(c.UpdatedDateUTC),
     syncedAt: new Date(),
   };

@@ -67,7 +67,7 @@ export interface XeroBillInput {
   InvoiceNumber: string;
   /** "URL link to a source document – shown as 'Go to [appName]' in the Xero app" (Invoice.Url). */
   Url?: string;
-  LineAmountTypes: 'Inclusive' | 'NoTax';
+  LineAmountTypes: 'Inclusive' | 'Exclusive' | 'NoTax';
   Status: 'DRAFT' | 'AUTHORISED';
   LineItems: XeroBillLineInput[];
 }

@@ -151,6 +151,8 @@ export const xeroContactSchema = z.object({
   ContactStatus: z.string().nullish(),
   IsSupplier: z.boolean().nullish(),
   IsCustomer: z.boolean().nullish(),
+  TaxNumber: z.string().nullish(),
+  AccountsPayableTaxType: z.string().nullish(),
   ContactGroups: z.array(z.object({ ContactGroupID: z.string() }).passthrough()).nullish(),
   UpdatedDateUTC: z.string().nullish(),
 });

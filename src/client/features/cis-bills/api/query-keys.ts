@@ -7,4 +7,6 @@ export const cisBillsKeys = {
   contacts: (orgId: number) => ['org', orgId, 'cis-bills', 'cis-contacts'] as const,
   accounts: (orgId: number) => ['org', orgId, 'cis-bills', 'direct-costs-accounts'] as const,
   drafts: (orgId: number) => ['org', orgId, 'cis-bills', 'draft-bills'] as const,
+  /** Issue 42: the deductions and materials accounts and the reverse-charge setting. */
+  setup: (orgId: number) => ['org', orgId, 'cis-bills', 'setup'] as const,
 };

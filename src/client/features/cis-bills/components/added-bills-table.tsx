@@ -6,6 +6,7 @@ import { Button } from '@/client/components/ui/button';
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@/client/components/ui/table';
 import { useNarrowScreen } from '@/client/lib/narrow-screen';
 import { cn } from '@/client/lib/utils';
+import { describeDeduction } from '../utils/bill-entry';
 import type { AddedBill } from '../utils/bill-run';
 import { CIS_CHECKING_TEXT, CIS_NOT_CHECKED_TEXT } from '../utils/messages';
 
@@ -40,7 +41,16 @@ function CisState({
   return null;
 }
 
-/** The bills added so far, with their total, waiting for "Create N Bill(s) in Xero". */
+/** The note under a bill's deduction: its rate when not 20 %, or that nothing is deducted (issue 42). */
+function RateNote({ bill }: { bill: AddedBill }) {
+  const note = describeDeduction(bill.cisRate);
+  return note ? <span className="block text-xs font-medium text-warning-foreground">{note}</span> : null;
+}
+
+/**
+ * The bills added so far, with their total, waiting for "Create N Bill(s) in Xero": the gross (labour,
+ * materials and VAT), the materials and VAT in it, the deduction at the subcontractor's rate and the amount due.
+ */
 export function AddedBillsTable(props: {
   bills: AddedBill[];
   isCisVerified: BillCisVerification;
@@ -89,14 +99,29 @@ function AddedBillsCards({
                 <dd className="text-sm tabular-nums">{formatPounds(bill.total)}</dd>
               </div>
               <div>
-                <dt className="text-muted-foreground">CIS (20%)</dt>
+                <dt className="text-muted-foreground">Materials</dt>
+                <dd className="text-sm tabular-nums">{formatPounds(bill.materials)}</dd>
+              </div>
+              <div>
+                <dt className="text-muted-foreground">VAT</dt>
+                <dd className="text-sm tabular-nums">
+                  {bill.vatTreatment === 'standard'
+                    ? formatPounds(bill.vatAmount)
+                    : bill.vatTreatment === 'none'
+                      ? 'No VAT'
+                      : 'Reverse charge'}
+                </dd>
+              </div>
+              <div>
+                <dt className="text-muted-foreground">CIS ({bill.cisRate ?? 0}%)</dt>
                 <dd className="text-sm tabular-nums">{formatPounds(bill.cisDeduction)}</dd>
               </div>
               <div>
-                <dt className="text-muted-foreground">Due (80%)</dt>
+                <dt className="text-muted-foreground">Due</dt>
                 <dd className="text-sm tabular-nums">{formatPounds(bill.amountDue)}</dd>
               </div>
             </dl>
+            <RateNote bill={bill} />
           </li>
         ))}
       </ul>
@@ -116,6 +141,8 @@ function AddedBillsGrid({
 }: Parameters<typeof AddedBillsTable>[0]) {
   const totals = {
     gross: sumPence(bills.map((b) => toPence(b.total))),
+    materials: sumPence(bills.map((b) => toPence(b.materials))),
+    vat: sumPence(bills.map((b) => toPence(b.vatAmount))),
     deduction: sumPence(bills.map((b) => toPence(b.cisDeduction))),
     due: sumPence(bills.map((b) => toPence(b.amountDue))),
   };
@@ -126,6 +153,8 @@ function AddedBillsGrid({
           <TableHead>Subcontractor</TableHead>
           <TableHead>Reference</TableHead>
           <TableHead className="text-right">Gross Amount</TableHead>
+          <TableHead className="text-right">Materials</TableHead>
+          <TableHead className="text-right">VAT</TableHead>
           <TableHead className="text-right">CIS Deduction (20%)</TableHead>
           <TableHead className="text-right">Amount Due (80%)</TableHead>
           <TableHead className="w-12">
@@ -136,7 +165,7 @@ function AddedBillsGrid({
       <TableBody>
         {bills.length === 0 ? (
           <TableRow>
-            <TableCell colSpan={6} className="py-8 text-center text-muted-foreground">
+            <TableCell colSpan={8} className="py-8 text-center text-muted-foreground">
               {EMPTY_TEXT}
             </TableCell>
           </TableRow>
@@ -150,7 +179,19 @@ function AddedBillsGrid({
                 </TableCell>
                 <TableCell className="tabular-nums">{bill.reference || '—'}</TableCell>
                 <TableCell className="text-right tabular-nums">{formatPounds(bill.total)}</TableCell>
-                <TableCell className="text-right tabular-nums">{formatPounds(bill.cisDeduction)}</TableCell>
+                <TableCell className="text-right tabular-nums">{formatPounds(bill.materials)}</TableCell>
+                <TableCell className="text-right tabular-nums">
+                  {formatPounds(bill.vatAmount)}
+                  {bill.vatTreatment !== 'standard' ? (
+                    <span className="block text-xs text-muted-foreground">
+                      {bill.vatTreatment === 'none' ? 'No VAT' : 'Reverse charge'}
+                    </span>
+                  ) : null}
+                </TableCell>
+                <TableCell className="text-right tabular-nums">
+                  {formatPounds(bill.cisDeduction)}
+                  <RateNote bill={bill} />
+                </TableCell>
                 <TableCell className="text-right tabular-nums">{formatPounds(bill.amountDue)}</TableCell>
                 <TableCell>
                   <RemoveBillButton bill={bill} onRemove={onRemove} disabled={disabled} />
@@ -162,6 +203,10 @@ function AddedBillsGrid({
               <TableCell className="text-right tabular-nums">
                 {formatPounds(fromPence(totals.gross))}
               </TableCell>
+              <TableCell className="text-right tabular-nums">
+                {formatPounds(fromPence(totals.materials))}
+              </TableCell>
+              <TableCell className="text-right tabular-nums">{formatPounds(fromPence(totals.vat))}</TableCell>
               <TableCell className="text-right tabular-nums">
                 {formatPounds(fromPence(totals.deduction))}
               </TableCell>

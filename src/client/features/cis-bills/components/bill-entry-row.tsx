@@ -1,20 +1,55 @@
 import { ArrowLeftRight, Plus, RefreshCw, TriangleAlert } from 'lucide-react';
+import type { ComponentProps } from 'react';
 import { Controller, useWatch, type UseFormReturn } from 'react-hook-form';
-import { isCisChecked, type CisContact } from '@/shared/cis-bills';
+import type { CisBillFigures } from '@/shared/cis';
+import { describeCisRate, isCisChecked, type CisContact } from '@/shared/cis-bills';
 import { formatPounds, fromPence } from '@/shared/money';
 import { Button } from '@/client/components/ui/button';
+import { Checkbox } from '@/client/components/ui/checkbox';
 import { Input } from '@/client/components/ui/input';
 import { Label } from '@/client/components/ui/label';
 import { Tooltip } from '@/client/components/ui/tooltip';
 import type { CisContactChecks } from '../hooks/use-cis-contact-checks';
+import { describeVat, type ContactTax } from '../utils/bill-entry';
 import type { BillForm } from '../utils/bill-form';
 import { SubcontractorPicker } from './subcontractor-picker';
 
-const COLUMNS = 'md:grid-cols-[minmax(0,2.2fr)_minmax(0,1.2fr)_6.5rem_minmax(0,1fr)_minmax(0,1fr)_5.5rem]';
+/** Eight columns need a laptop's width: below `lg` the row stacks (issue 42 added Materials and VAT). */
+const COLUMNS =
+  'lg:grid-cols-[minmax(0,2fr)_minmax(0,1.1fr)_6rem_minmax(0,1fr)_minmax(0,0.9fr)_minmax(0,1fr)_minmax(0,1fr)_5.5rem]';
+
+/** A pounds input with its £ sign. */
+function PoundsInput({ id, onEnter, ...props }: ComponentProps<typeof Input> & { onEnter: () => void }) {
+  return (
+    <div className="relative">
+      <span
+        aria-hidden
+        className="pointer-events-none absolute left-3 top-1/2 -translate-y-1/2 text-sm text-muted-foreground"
+      >
+        £
+      </span>
+      <Input
+        id={id}
+        type="number"
+        inputMode="decimal"
+        min={0}
+        step={0.01}
+        placeholder="0.00"
+        className="pl-7 tabular-nums"
+        onKeyDown={(e) => {
+          if (e.key === 'Enter') onEnter();
+        }}
+        {...props}
+      />
+    </div>
+  );
+}
 
 /**
- * The next bill: the subcontractor, the amount (gross, or net grossed up ÷ 0.8), the 20 % deduction and 80 %
- * amount due it makes, and Add. Enter in the amount adds the bill too.
+ * The next bill (docs/product/features.md §2; issue 42): the subcontractor, the labour as the gross amount
+ * (or net, grossed up at the subcontractor's rate), the materials beside it, the VAT the subcontractor charges,
+ * and the deduction and amount due they make. A row at a rate other than 20 % says so; a contact Xero does not
+ * mark as CIS is flagged and needs "No CIS deduction" ticked. Enter in an amount adds the bill too.
  */
 export function BillEntryRow({
   formId,
@@ -25,6 +60,8 @@ export function BillEntryRow({
   isRefreshingContacts,
   onRefreshContacts,
   cisChecks,
+  tax,
+  hasMaterialsAccount,
   preview,
   onConvert,
   onAdd,
@@ -38,17 +75,25 @@ export function BillEntryRow({
   isRefreshingContacts: boolean;
   onRefreshContacts: () => void;
   cisChecks: CisContactChecks;
-  /** The deduction and amount due of the amount typed, or null when it is not an amount. */
-  preview: { cisDeductionPence: number; amountDuePence: number } | null;
+  /** The selected subcontractor's CIS and VAT. */
+  tax: ContactTax;
+  /** Whether the CIS settings name a materials account (without one the bill carries no materials). */
+  hasMaterialsAccount: boolean;
+  /** The figures of what is typed, or null when it is not an amount or the rate is not known yet. */
+  preview: CisBillFigures | null;
   onConvert: () => void;
   onAdd: () => void;
   disabled: boolean;
 }) {
   const basis = useWatch({ control: form.control, name: 'basis' });
+  const rateNote = selectedContact && tax.state !== 'checking' ? describeCisRate(tax.rate) : null;
+  const money = (pence: number | undefined) => (pence === undefined ? '—' : formatPounds(fromPence(pence)));
+  const notCis = selectedContact !== undefined && tax.state === 'not-cis';
+  const vatText = selectedContact ? describeVat(tax.vatTreatment, tax.vatShownPercent) : null;
   return (
     <div className="rounded-xl border border-border">
       <div
-        className={`hidden ${COLUMNS} items-center gap-3 border-b border-border bg-muted/60 px-3 py-2 text-xs font-semibold uppercase tracking-wide text-muted-foreground md:grid`}
+        className={`hidden ${COLUMNS} items-center gap-3 border-b border-border bg-muted/60 px-3 py-2 text-xs font-semibold uppercase tracking-wide text-muted-foreground lg:grid`}
       >
         <span className="flex items-center gap-1">
           Subcontractor
@@ -69,20 +114,22 @@ export function BillEntryRow({
         </span>
         <span>Gross Amount</span>
         <span aria-hidden />
+        <span>Materials</span>
+        <span>VAT</span>
         <span>CIS Deduction (20%)</span>
         <span>Amount Due (80%)</span>
         <span>Actions</span>
       </div>
-      <div className={`grid grid-cols-2 items-start gap-3 p-3 ${COLUMNS} md:items-center`}>
-        <div className="col-span-2 grid gap-1.5 md:col-span-1">
-          <div className="flex items-center justify-between gap-2 md:contents">
-            <Label htmlFor={`${formId}-contact`} className="md:sr-only">
+      <div className={`grid grid-cols-2 items-start gap-3 p-3 ${COLUMNS} lg:items-center`}>
+        <div className="col-span-2 grid min-w-0 gap-1.5 lg:col-span-1">
+          <div className="flex flex-wrap items-center justify-between gap-x-2 lg:contents">
+            <Label htmlFor={`${formId}-contact`} className="lg:sr-only">
               Subcontractor
             </Label>
             <Button
               variant="ghost"
               size="sm"
-              className="h-7 px-2 text-xs md:hidden"
+              className="h-7 px-2 text-xs lg:hidden"
               onClick={onRefreshContacts}
               disabled={isRefreshingContacts}
             >
@@ -105,50 +152,63 @@ export function BillEntryRow({
               />
             )}
           />
-          {selectedContact && isCisChecked(selectedContact) && !selectedContact.hasValidUTR ? (
+          {notCis ? (
+            <div className="grid gap-1.5">
+              <p className="flex items-center gap-1 text-[13px] text-warning-foreground">
+                <TriangleAlert aria-hidden className="size-3.5 shrink-0" />
+                Not a CIS subcontractor in Xero: nothing is deducted
+              </p>
+              <div className="flex items-center gap-2">
+                <Controller
+                  control={form.control}
+                  name="withoutCisDeduction"
+                  render={({ field }) => (
+                    <Checkbox
+                      id={`${formId}-no-cis`}
+                      checked={field.value}
+                      onCheckedChange={(checked) => field.onChange(checked === true)}
+                    />
+                  )}
+                />
+                <Label htmlFor={`${formId}-no-cis`} className="text-[13px] font-normal">
+                  No CIS deduction: the work is outside CIS
+                </Label>
+              </div>
+            </div>
+          ) : selectedContact && isCisChecked(selectedContact) && !selectedContact.hasValidUTR ? (
             <p className="flex items-center gap-1 text-[13px] text-warning-foreground">
               <TriangleAlert aria-hidden className="size-3.5 shrink-0" />
               No verified CIS settings in Xero
             </p>
           ) : null}
         </div>
-        <div className="col-span-2 grid gap-1.5 sm:col-span-1 md:col-span-1">
-          <Label htmlFor={`${formId}-amount`} className="md:sr-only">
-            {basis === 'net' ? 'Net Amount (80%)' : 'Gross Amount'}
+        <div className="col-span-2 grid gap-1.5 sm:col-span-1 lg:col-span-1">
+          <Label htmlFor={`${formId}-amount`} className="lg:sr-only">
+            {basis === 'net' ? `Net Amount (${100 - (tax.rate ?? 20)}%)` : 'Gross Amount'}
           </Label>
-          <div className="relative">
-            <span
-              aria-hidden
-              className="pointer-events-none absolute left-3 top-1/2 -translate-y-1/2 text-sm text-muted-foreground"
-            >
-              £
-            </span>
-            <Input
-              id={`${formId}-amount`}
-              type="number"
-              inputMode="decimal"
-              min={0}
-              step={0.01}
-              placeholder="0.00"
-              className="pl-7 tabular-nums"
-              {...form.register('amount')}
-              onKeyDown={(e) => {
-                if (e.key === 'Enter') onAdd();
-              }}
-            />
-          </div>
-          {basis === 'net' ? (
-            <p className="text-[13px] text-muted-foreground">Net figure: the bill is grossed up ÷ 0.8</p>
-          ) : null}
+          <PoundsInput id={`${formId}-amount`} onEnter={onAdd} {...form.register('amount')} />
+          <p className="text-[13px] text-muted-foreground">
+            {basis === 'net'
+              ? `Net figure: the labour is grossed up at ${tax.rate ?? 20}%`
+              : 'Labour, excluding VAT'}
+          </p>
         </div>
-        <div className="col-span-2 sm:col-span-1 md:col-span-1">
-          <Tooltip content={basis === 'gross' ? 'Convert to net (80%)' : 'Convert to gross (100%)'}>
+        <div className="col-span-2 sm:col-span-1 lg:col-span-1">
+          <Tooltip
+            content={
+              basis === 'gross' ? `Convert to net (${100 - (tax.rate ?? 20)}%)` : 'Convert to gross (100%)'
+            }
+          >
             <Button
               variant="outline"
               size="sm"
-              className="w-full sm:mt-6 md:mt-0 md:w-auto"
+              className="w-full sm:mt-6 lg:mt-0 lg:w-auto"
               // The name starts with the visible word (axe label-content-name-mismatch, issue 17 item 17).
-              aria-label={basis === 'gross' ? 'Gross: convert to net (80%)' : 'Net: convert to gross (100%)'}
+              aria-label={
+                basis === 'gross'
+                  ? `Gross: convert to net (${100 - (tax.rate ?? 20)}%)`
+                  : 'Net: convert to gross (100%)'
+              }
               onClick={onConvert}
             >
               <ArrowLeftRight aria-hidden />
@@ -156,20 +216,46 @@ export function BillEntryRow({
             </Button>
           </Tooltip>
         </div>
+        <div className="col-span-2 grid gap-1.5 sm:col-span-1 lg:col-span-1">
+          <Label htmlFor={`${formId}-materials`} className="lg:sr-only">
+            Materials
+          </Label>
+          <PoundsInput
+            id={`${formId}-materials`}
+            onEnter={onAdd}
+            disabled={!hasMaterialsAccount}
+            aria-describedby={`${formId}-materials-hint`}
+            {...form.register('materials')}
+          />
+          <p id={`${formId}-materials-hint`} className="text-[13px] text-muted-foreground">
+            {hasMaterialsAccount ? 'Excluding VAT; no deduction' : 'No materials account in Settings'}
+          </p>
+        </div>
         <div className="grid gap-1 text-sm">
-          <span className="text-xs text-muted-foreground md:hidden">CIS Deduction (20%)</span>
+          <span className="text-xs text-muted-foreground lg:hidden">VAT</span>
+          <span className="tabular-nums" aria-label="VAT">
+            {preview ? money(preview.vatPence) : '—'}
+          </span>
+          {vatText ? <span className="text-xs text-muted-foreground">{vatText}</span> : null}
+        </div>
+        <div className="grid gap-1 text-sm">
+          <span className="text-xs text-muted-foreground lg:hidden">CIS Deduction (20%)</span>
           <span className="tabular-nums" aria-label="CIS Deduction (20%)">
-            {preview ? formatPounds(fromPence(preview.cisDeductionPence)) : '—'}
+            {preview ? money(preview.cisDeductionPence) : '—'}
           </span>
+          {rateNote ? <span className="text-xs font-medium text-warning-foreground">{rateNote}</span> : null}
         </div>
         <div className="grid gap-1 text-sm">
-          <span className="text-xs text-muted-foreground md:hidden">Amount Due (80%)</span>
+          <span className="text-xs text-muted-foreground lg:hidden">Amount Due (80%)</span>
           <span className="tabular-nums font-medium" aria-label="Amount Due (80%)">
-            {preview ? formatPounds(fromPence(preview.amountDuePence)) : '—'}
+            {preview ? money(preview.amountDuePence) : '—'}
           </span>
+          {preview && (preview.vatPence > 0 || preview.materialsPence > 0) ? (
+            <span className="text-xs text-muted-foreground">of {money(preview.totalPence)} total</span>
+          ) : null}
         </div>
-        <div className="col-span-2 md:col-span-1">
-          <Button onClick={onAdd} className="w-full md:w-auto" disabled={disabled}>
+        <div className="col-span-2 lg:col-span-1">
+          <Button onClick={onAdd} className="w-full lg:w-auto" disabled={disabled}>
             <Plus aria-hidden />
             Add
           </Button>

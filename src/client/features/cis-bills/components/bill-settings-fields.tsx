@@ -1,12 +1,17 @@
 import { Controller, type UseFormReturn } from 'react-hook-form';
+import type { CisBillSetup } from '@/shared/cis-bills';
 import type { Account } from '@/shared/settings';
 import { Checkbox } from '@/client/components/ui/checkbox';
 import { Input } from '@/client/components/ui/input';
 import { Label } from '@/client/components/ui/label';
+import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from '@/client/components/ui/select';
 import type { BillForm } from '../utils/bill-form';
 import { AccountCodeSelect } from './account-code-select';
 
-/** What every bill of the batch shares: the bill date, the tax-week reference, the account and draft or not. */
+/**
+ * What every bill of the batch shares: the bill date, the tax-week reference, the account, the materials
+ * account when the CIS settings name more than one (issue 42), and draft or not.
+ */
 export function BillSettingsFields({
   formId,
   form,
@@ -16,6 +21,7 @@ export function BillSettingsFields({
   isLoadingAccounts,
   isAccountsError,
   onRefreshAccounts,
+  materialsAccounts,
   disabled,
 }: {
   formId: string;
@@ -26,6 +32,8 @@ export function BillSettingsFields({
   isLoadingAccounts: boolean;
   isAccountsError: boolean;
   onRefreshAccounts: () => void;
+  /** The materials accounts of the CIS settings: the first is used unless another is chosen. */
+  materialsAccounts: CisBillSetup['materialsAccounts'];
   disabled: boolean;
 }) {
   return (
@@ -73,6 +81,34 @@ export function BillSettingsFields({
           />
         </div>
       </div>
+
+      {materialsAccounts.length > 1 ? (
+        <div className="grid gap-1.5 sm:max-w-xs">
+          <Label htmlFor={`${formId}-materials-account`}>Materials Account</Label>
+          <Controller
+            control={form.control}
+            name="materialsAccountCode"
+            render={({ field }) => (
+              <Select
+                value={field.value || materialsAccounts[0]?.code}
+                onValueChange={field.onChange}
+                disabled={disabled}
+              >
+                <SelectTrigger id={`${formId}-materials-account`}>
+                  <SelectValue />
+                </SelectTrigger>
+                <SelectContent>
+                  {materialsAccounts.map((a) => (
+                    <SelectItem key={a.code} value={a.code}>
+                      {a.name} ({a.code})
+                    </SelectItem>
+                  ))}
+                </SelectContent>
+              </Select>
+            )}
+          />
+        </div>
+      ) : null}
 
       <div className="flex items-center gap-2">
         <Controller

@@ -2,7 +2,7 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse, delay } from 'msw';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { CisContact, DraftBill } from '@/shared/cis-bills';
+import type { CisBillSetup, CisContact, DraftBill } from '@/shared/cis-bills';
 import { getTaxWeekReference } from '@/shared/cis';
 import { getUkToday } from '@/shared/dates';
 import { makeConnection, makeOrganization } from '@/client/testing/fixtures';
@@ -13,11 +13,53 @@ import { CisBillsPage } from './cis-bills-page';
 const ACCOUNT_321 = '8c1f2d3e-4b5a-4c6d-8e7f-901234567890';
 
 const contacts: CisContact[] = [
-  { id: 'c-stone', name: 'Stone & Sons Brickwork', isContractor: true, isSupplier: true, hasValidUTR: false },
-  { id: 'c-hughes', name: 'Hughes Groundworks Ltd', isContractor: true, isSupplier: true, hasValidUTR: true },
-  { id: 'c-patel', name: 'A. Patel Plastering', isContractor: true, isSupplier: true, hasValidUTR: true },
-  { id: 'c-customer', name: 'Mr & Mrs Green', isContractor: false, isSupplier: false, hasValidUTR: false },
+  {
+    id: 'c-stone',
+    name: 'Stone & Sons Brickwork',
+    isContractor: true,
+    isSupplier: true,
+    hasValidUTR: false,
+    cisRate: 30,
+    vatTreatment: 'none',
+    vatPercent: 0,
+  },
+  {
+    id: 'c-hughes',
+    name: 'Hughes Groundworks Ltd',
+    isContractor: true,
+    isSupplier: true,
+    hasValidUTR: true,
+    cisRate: 20,
+    vatTreatment: 'standard',
+    vatPercent: 20,
+  },
+  {
+    id: 'c-patel',
+    name: 'A. Patel Plastering',
+    isContractor: true,
+    isSupplier: true,
+    hasValidUTR: true,
+    cisRate: 20,
+    vatTreatment: 'none',
+    vatPercent: 0,
+  },
+  {
+    id: 'c-customer',
+    name: 'Mr & Mrs Green',
+    isContractor: false,
+    isSupplier: false,
+    hasValidUTR: false,
+    cisRate: null,
+    vatTreatment: 'none',
+    vatPercent: 0,
+  },
 ];
+/** Issue 42: the demo's CIS settings — deductions to 814, materials to 322, no reverse charge. */
+const setup: CisBillSetup = {
+  deductionAccount: { code: '814', name: 'CIS Deductions Payable' },
+  materialsAccounts: [{ code: '322', name: 'Materials' }],
+  reverseCharge: false,
+};
 const accounts = [
   { id: 'a-310', code: '310', name: 'Cost of Goods Sold' },
   { id: ACCOUNT_321, code: '321', name: 'Subcontractors' },
@@ -34,6 +76,9 @@ function makeDraft(overrides: Partial<DraftBill> = {}): DraftBill {
     total: 1000,
     cisDeduction: 200,
     amountDue: 800,
+    cisRate: 20,
+    vatAmount: 0,
+    materialsAmount: 0,
     lineItems: [{ accountCode: '321' }],
     ...overrides,
   };
@@ -48,7 +93,11 @@ const builderOrg = makeOrganization({
 
 /** The builder organisation, connected, CIS Bills on, with a saved default bill account. */
 function useBuilder(
-  options: { connection?: Parameters<typeof makeConnection>[0]; drafts?: DraftBill[] } = {},
+  options: {
+    connection?: Parameters<typeof makeConnection>[0];
+    drafts?: DraftBill[];
+    setup?: CisBillSetup;
+  } = {},
 ) {
   server.use(
     http.get('*/api/xero/connection', () =>
@@ -67,6 +116,7 @@ function useBuilder(
     http.get('*/api/xero/cis-contacts', () => HttpResponse.json(contacts)),
     http.get('*/api/xero/direct-costs-accounts', () => HttpResponse.json(accounts)),
     http.get('*/api/xero/draft-bills', () => HttpResponse.json(options.drafts ?? [])),
+    http.get('*/api/xero/cis-bill-setup', () => HttpResponse.json(options.setup ?? setup)),
   );
 }
 
@@ -259,11 +309,12 @@ describe('Create CIS Bills card', () => {
     await user.type(screen.getByRole('spinbutton', { name: 'Net Amount (80%)' }), '800');
     expect(screen.getByLabelText('CIS Deduction (20%)')).toHaveTextContent('£200.00');
     expect(screen.getByLabelText('Amount Due (80%)')).toHaveTextContent('£800.00');
+    // A. Patel is at 20 % and charges no VAT: the spec's case.
     await user.click(screen.getByRole('combobox', { name: /^Subcontractor/ }));
-    await user.click(await screen.findByRole('option', { name: 'Hughes Groundworks Ltd' }));
+    await user.click(await screen.findByRole('option', { name: 'A. Patel Plastering' }));
     await user.click(screen.getByRole('button', { name: 'Add' }));
     const row = within(screen.getByRole('table', { name: 'Bills to create' })).getByRole('row', {
-      name: /Hughes/,
+      name: /Patel/,
     });
     expect(row).toHaveTextContent('£1,000.00');
     expect(row).toHaveTextContent('£200.00');
@@ -606,7 +657,9 @@ describe('subcontractors checked when shown (issue 19)', () => {
   const truth = (id: string): CisContact => {
     const contact = unchecked.find((c) => c.id === id);
     if (!contact) throw new Error(`unknown ${id}`);
-    return { ...contact, hasValidUTR: Number(id.slice(2)) % 2 === 1, cisChecked: true };
+    // Verified at 20 %, or HMRC could not verify them: 30 %, "(No UTR)".
+    const verified = Number(id.slice(2)) % 2 === 1;
+    return { ...contact, hasValidUTR: verified, cisChecked: true, cisRate: verified ? 20 : 30 };
   };
   const expectedLabel = (c: CisContact) => (truth(c.id).hasValidUTR ? c.name : `${c.name} (No UTR)`);
 
@@ -708,5 +761,230 @@ describe('subcontractors checked when shown (issue 19)', () => {
     ).toBeInTheDocument();
     expect(endpoint.requests.flat().filter((id) => id === 'c-12')).toHaveLength(1);
     expect(screen.getByText('No verified CIS settings in Xero')).toBeInTheDocument();
+  });
+});
+
+describe('each subcontractor’s own rate, VAT and materials (issue 42)', () => {
+  const more: CisContact[] = [
+    ...contacts,
+    {
+      id: 'c-northside',
+      name: 'Northside Electrical Ltd',
+      isContractor: true,
+      isSupplier: true,
+      hasValidUTR: true,
+      cisRate: 0,
+      vatTreatment: 'standard',
+      vatPercent: 20,
+    },
+    {
+      id: 'c-oconnor',
+      name: "M. O'Connor Scaffolding",
+      isContractor: true,
+      isSupplier: true,
+      hasValidUTR: false,
+      cisRate: null,
+      vatTreatment: 'none',
+      vatPercent: 0,
+    },
+  ];
+
+  function useBuilderWithMore(options: Parameters<typeof useBuilder>[0] = {}) {
+    useBuilder(options);
+    server.use(http.get('*/api/xero/cis-contacts', () => HttpResponse.json(more)));
+  }
+
+  async function choose(user: ReturnType<typeof userEvent.setup>, name: string) {
+    await user.click(screen.getByRole('combobox', { name: /^Subcontractor/ }));
+    await user.click(
+      await screen.findByRole('option', {
+        name: (accessible) => accessible === name || accessible === `${name} (No UTR)`,
+      }),
+    );
+  }
+
+  async function type(user: ReturnType<typeof userEvent.setup>, label: string, value: string) {
+    const input = screen.getByRole('spinbutton', { name: label });
+    await user.clear(input);
+    await user.type(input, value);
+  }
+
+  it('Hughes (20 %, VAT-registered): VAT on labour and materials, the deduction on the labour only, and both lines sent', async () => {
+    const user = userEvent.setup();
+    useBuilderWithMore();
+    const sent: Array<{ bills: Array<{ id: string; lineItems: unknown[]; withoutCisDeduction?: boolean }> }> =
+      [];
+    server.use(
+      http.post('*/api/xero/create-bills', async ({ request }) => {
+        const body = (await request.json()) as (typeof sent)[number];
+        sent.push(body);
+        return HttpResponse.json({
+          results: body.bills.map((b) => ({ id: b.id, ok: true, invoiceID: `inv-${b.id}`, status: 'DRAFT' })),
+          created: body.bills.length,
+          failed: 0,
+        });
+      }),
+    );
+    await openMain();
+    await screen.findByText('Subcontractors (321)');
+    await choose(user, 'Hughes Groundworks Ltd');
+    await type(user, 'Gross Amount', '1000');
+    await type(user, 'Materials', '400');
+    expect(screen.getByLabelText('VAT')).toHaveTextContent('£280.00');
+    expect(screen.getByText('20 % VAT')).toBeInTheDocument();
+    expect(screen.getByLabelText('CIS Deduction (20%)')).toHaveTextContent('£200.00');
+    expect(screen.getByLabelText('Amount Due (80%)')).toHaveTextContent('£1,480.00');
+    expect(screen.getByText('of £1,680.00 total')).toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Add' }));
+    const row = within(screen.getByRole('table', { name: 'Bills to create' })).getByRole('row', {
+      name: /Hughes/,
+    });
+    for (const figure of ['£1,680.00', '£400.00', '£280.00', '£200.00', '£1,480.00'])
+      expect(row).toHaveTextContent(figure);
+    await user.click(screen.getByRole('button', { name: 'Create 1 Bill in Xero' }));
+    await waitFor(() => expect(sent).toHaveLength(1));
+    expect(sent[0]?.bills[0]?.lineItems).toEqual([
+      {
+        description: 'Subcontractor services - Hughes Groundworks Ltd',
+        quantity: 1,
+        unitAmount: 1000,
+        accountCode: '321',
+      },
+      { description: 'Materials - Hughes Groundworks Ltd', quantity: 1, unitAmount: 400, accountCode: '322' },
+    ]);
+  });
+
+  it('Stone & Sons at 30 % and Northside at 0 %: each row says its rate and follows it', async () => {
+    const user = userEvent.setup();
+    useBuilderWithMore();
+    await openMain();
+    await screen.findByText('Subcontractors (321)');
+    await choose(user, 'Stone & Sons Brickwork');
+    await type(user, 'Gross Amount', '500');
+    expect(screen.getByLabelText('CIS Deduction (20%)')).toHaveTextContent('£150.00');
+    expect(screen.getByLabelText('Amount Due (80%)')).toHaveTextContent('£350.00');
+    expect(screen.getByText('30 % — not verified')).toBeInTheDocument();
+    expect(screen.getByLabelText('VAT')).toHaveTextContent('£0.00');
+    expect(screen.getByText('No VAT')).toBeInTheDocument();
+    // The convert toggle works at the row's rate: net is 70 % at 30 %.
+    await user.click(screen.getByRole('button', { name: 'Gross: convert to net (70%)' }));
+    expect(screen.getByRole('spinbutton', { name: 'Net Amount (70%)' })).toHaveValue(350);
+    await user.click(screen.getByRole('button', { name: 'Net: convert to gross (100%)' }));
+    await user.click(screen.getByRole('button', { name: 'Add' }));
+
+    await choose(user, 'Northside Electrical Ltd');
+    await type(user, 'Gross Amount', '100');
+    expect(screen.getByLabelText('CIS Deduction (20%)')).toHaveTextContent('£0.00');
+    expect(screen.getByLabelText('Amount Due (80%)')).toHaveTextContent('£120.00');
+    expect(screen.getByText('0 % — gross payment status')).toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Add' }));
+    const table = screen.getByRole('table', { name: 'Bills to create' });
+    const stone = within(table).getByRole('row', { name: /Stone/ });
+    expect(stone).toHaveTextContent('£150.00');
+    expect(stone).toHaveTextContent('30 % — not verified');
+    const northside = within(table).getByRole('row', { name: /Northside/ });
+    expect(northside).toHaveTextContent('£120.00');
+    expect(northside).toHaveTextContent('0 % — gross payment status');
+  });
+
+  it('flags a contact Xero does not mark as CIS, and adds it without a deduction only once the person ticks so', async () => {
+    const user = userEvent.setup();
+    useBuilderWithMore();
+    await openMain();
+    await screen.findByText('Subcontractors (321)');
+    await choose(user, "M. O'Connor Scaffolding");
+    expect(screen.getByText('Not a CIS subcontractor in Xero: nothing is deducted')).toBeInTheDocument();
+    await type(user, 'Gross Amount', '250');
+    expect(screen.getByLabelText('CIS Deduction (20%)')).toHaveTextContent('£0.00');
+    await user.click(screen.getByRole('button', { name: 'Add' }));
+    expect((await screen.findAllByText('Not a CIS subcontractor')).length).toBeGreaterThan(0);
+    expect(screen.queryByRole('row', { name: /O'Connor/ })).toBeNull();
+    await user.click(screen.getByRole('checkbox', { name: 'No CIS deduction: the work is outside CIS' }));
+    await user.click(screen.getByRole('button', { name: 'Add' }));
+    const row = within(screen.getByRole('table', { name: 'Bills to create' })).getByRole('row', {
+      name: /O'Connor/,
+    });
+    expect(row).toHaveTextContent('Not CIS — no deduction');
+    expect(row).toHaveTextContent('£250.00');
+  });
+
+  it('says where to choose the missing CIS deductions and materials accounts, and refuses a bill with a deduction meanwhile', async () => {
+    const user = userEvent.setup();
+    useBuilderWithMore({ setup: { deductionAccount: null, materialsAccounts: [], reverseCharge: false } });
+    await openMain();
+    const notice = await screen.findByRole('alert', { name: 'CIS settings needed' });
+    expect(within(notice).getByText('2 CIS settings are missing')).toBeInTheDocument();
+    expect(
+      within(notice).getByRole('link', { name: 'Choose the CIS deductions account in Settings' }),
+    ).toHaveAttribute('href', '/settings?org=2&field=cisDeductionAccountCode');
+    expect(
+      within(notice).getByRole('link', { name: 'Choose a materials account in Settings' }),
+    ).toHaveAttribute('href', '/settings?org=2&field=cisMaterialsAccountCodes');
+    expect(screen.getByRole('spinbutton', { name: 'Materials' })).toBeDisabled();
+    await screen.findByText('Subcontractors (321)');
+    await choose(user, 'A. Patel Plastering');
+    await type(user, 'Gross Amount', '100');
+    await user.click(screen.getByRole('button', { name: 'Add' }));
+    expect((await screen.findAllByText('CIS deductions account needed')).length).toBeGreaterThan(0);
+    // At 0 % nothing is deducted: no account needed.
+    await choose(user, 'Northside Electrical Ltd');
+    await type(user, 'Gross Amount', '100');
+    await user.click(screen.getByRole('button', { name: 'Add' }));
+    expect(
+      within(screen.getByRole('table', { name: 'Bills to create' })).getByRole('row', { name: /Northside/ }),
+    ).toBeInTheDocument();
+  });
+
+  it('lists drafts with their VAT, materials and rate: 30 % said, the reverse charge said, Xero’s own CIS said', async () => {
+    useBuilderWithMore({
+      drafts: [
+        makeDraft({
+          invoiceID: 'd-hughes',
+          total: 1680,
+          vatAmount: 280,
+          materialsAmount: 400,
+          cisDeduction: 200,
+          amountDue: 1480,
+          vatTreatment: 'standard',
+        }),
+        makeDraft({
+          invoiceID: 'd-stone',
+          contactID: 'c-stone',
+          contact: { name: 'Stone & Sons Brickwork' },
+          total: 500,
+          cisRate: 30,
+          cisDeduction: 150,
+          amountDue: 350,
+          vatTreatment: 'none',
+        }),
+        makeDraft({
+          invoiceID: 'd-coastal',
+          contact: { name: 'Coastal Drylining Ltd' },
+          total: 1000,
+          cisDeduction: 200,
+          amountDue: 800,
+          vatTreatment: 'reverse-charge',
+        }),
+        makeDraft({
+          invoiceID: 'd-patel',
+          contact: { name: 'A. Patel Plastering' },
+          total: 790,
+          materialsAmount: 90,
+          cisDeduction: 140,
+          amountDue: 650,
+          cisSource: 'xero',
+        }),
+      ],
+    });
+    await openMain();
+    const table = await screen.findByRole('table', { name: 'Draft CIS bills' });
+    expect(within(table).getByRole('columnheader', { name: 'VAT' })).toBeInTheDocument();
+    expect(within(table).getByRole('columnheader', { name: 'Materials' })).toBeInTheDocument();
+    const hughes = within(table).getByRole('row', { name: /Hughes/ });
+    for (const figure of ['£1,680.00', '£280.00', '£400.00', '£200.00', '£1,480.00'])
+      expect(hughes).toHaveTextContent(figure);
+    expect(within(table).getByRole('row', { name: /Stone/ })).toHaveTextContent('30 % — not verified');
+    expect(within(table).getByRole('row', { name: /Coastal/ })).toHaveTextContent('Reverse charge');
+    expect(within(table).getByRole('row', { name: /Patel/ })).toHaveTextContent("20 % — Xero's own CIS");
   });
 });

@@ -1,12 +1,13 @@
 import { RefreshCw, Send } from 'lucide-react';
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import { useForm, useWatch } from 'react-hook-form';
-import { getCisGrossFromNetPence, splitCisTotal } from '@/shared/cis';
+import { getCisGrossFromNetPence, type CisRate } from '@/shared/cis';
 import {
   convertCisAmount,
   createLocalBill,
   getDefaultBillReference,
   isCisChecked,
+  NO_DEDUCTION_ACCOUNT_MESSAGE,
   validateBillEntry,
 } from '@/shared/cis-bills';
 import { DOCUMENT_DATE_RANGE_MESSAGE, getUkToday, isDocumentDate, isIsoDate } from '@/shared/dates';
@@ -18,22 +19,43 @@ import { getAccountIdPreview } from '@/client/lib/account-labels';
 import type { Connection } from '@/client/lib/connection';
 import { newIdempotencyKey } from '@/client/lib/idempotency';
 import { toast } from '@/client/lib/toast';
+import { useCisBillSetup } from '../api/get-cis-bill-setup';
 import { useBillLists } from '../hooks/use-bill-lists';
 import { showMessage, useBillRun } from '../hooks/use-bill-run';
 import { useCisContactChecks } from '../hooks/use-cis-contact-checks';
 import { createBillForm, type AmountBasis, type BillForm } from '../utils/bill-form';
+import { getContactTax, previewBill, type ContactTax } from '../utils/bill-entry';
 import { keepUnsentBills, type AddedBill } from '../utils/bill-run';
 import { getCreateBillsButtonLabel } from '../utils/messages';
 import { AddedBillsTable, UnverifiedBillsAlert } from './added-bills-table';
 import { BillEntryRow } from './bill-entry-row';
 import { BillSettingsFields } from './bill-settings-fields';
+import { CisSetupNotice } from './cis-setup-notice';
 import { CreationProgress } from './creation-progress';
 
-/** The figure typed, as gross pence (a net figure is grossed up ÷ 0.8), or null when it is not an amount. */
-function toGrossPence(amount: string, basis: AmountBasis): number | null {
+/**
+ * The labour typed, as gross pence (a net figure is grossed up at the subcontractor's rate: ÷ 0.8 at 20 %), or
+ * null when it is not an amount.
+ */
+function toGrossPence(amount: string, basis: AmountBasis, rate: CisRate): number | null {
   const entered = findPence(amount.trim());
   if (entered === null || entered < 0) return null;
-  return basis === 'net' ? getCisGrossFromNetPence(entered) : entered;
+  return basis === 'net' ? getCisGrossFromNetPence(entered, rate) : entered;
+}
+
+/** The row before a subcontractor is chosen: docs/product/features.md §9's 20 % on a bill without VAT. */
+const SPEC_CASE: ContactTax = {
+  state: 'cis',
+  rate: 20,
+  vatTreatment: 'none',
+  vatPercent: 0,
+  vatShownPercent: 0,
+};
+
+/** The materials typed in pence: 0 when left empty (or not an amount: Add says why). */
+function toMaterialsPence(materials: string): number {
+  const pence = findPence(materials.trim());
+  return pence !== null && pence > 0 ? pence : 0;
 }
 
 /**
@@ -53,10 +75,11 @@ export function CreateBillsCard({ connection, orgId }: { connection: Connection;
   });
   const isProcessing = billRun.isProcessing;
 
+  const setup = useCisBillSetup(orgId);
   const form = useForm<BillForm>({ defaultValues: createBillForm(getUkToday()) });
-  const [accountCode, contactId, amount, basis] = useWatch({
+  const [accountCode, contactId, amount, basis, materials, materialsAccountCode] = useWatch({
     control: form.control,
-    name: ['accountCode', 'contactId', 'amount', 'basis'],
+    name: ['accountCode', 'contactId', 'amount', 'basis', 'materials', 'materialsAccountCode'],
   });
   /** Once the user types a reference, a new bill date no longer rewrites it. */
   const referenceEdited = useRef(false);
@@ -84,15 +107,24 @@ export function CreateBillsCard({ connection, orgId }: { connection: Connection;
     if (accountCode === '' && defaultAccountCode !== '') setValue('accountCode', defaultAccountCode);
   }, [accountCode, defaultAccountCode, setValue]);
 
-  const typedGross = toGrossPence(amount, basis);
-  const preview = typedGross === null ? null : splitCisTotal(typedGross);
+  // Issue 42: the subcontractor's own rate and VAT, and the materials beside the labour.
+  const tax = getContactTax(selectedContact, setup.data);
+  const rowRate: CisRate = tax.rate ?? (tax.state === 'not-cis' ? 0 : 20);
+  const materialsAccounts = setup.data?.materialsAccounts ?? [];
+  const materialsCode = materialsAccountCode || materialsAccounts[0]?.code || '';
+  const typedGross = toGrossPence(amount, basis, rowRate);
+  // Before a subcontractor is chosen the row shows the spec's case: 20 %, no VAT.
+  const preview = previewBill(selectedContact ? tax : SPEC_CASE, {
+    labourPence: typedGross,
+    materialsPence: toMaterialsPence(materials),
+  });
 
   function followDate(date: string) {
     if (!referenceEdited.current && isIsoDate(date)) setValue('reference', getDefaultBillReference(date));
   }
 
   function convert() {
-    const result = convertCisAmount(amount, basis === 'gross' ? 'to-net' : 'to-gross');
+    const result = convertCisAmount(amount, basis === 'gross' ? 'to-net' : 'to-gross', rowRate);
     if (!result) return;
     setValue('amount', result.amount);
     setValue('basis', basis === 'gross' ? 'net' : 'gross');
@@ -100,8 +132,16 @@ export function CreateBillsCard({ connection, orgId }: { connection: Connection;
   }
 
   function addBill() {
-    const { date, reference, contactId, amount, accountCode, basis } = form.getValues();
-    const problem = validateBillEntry({ contactId, amount, accountCode, contacts: lists.contacts });
+    const values = form.getValues();
+    const { date, reference, contactId, amount, accountCode, basis } = values;
+    const problem = validateBillEntry({
+      contactId,
+      amount,
+      accountCode,
+      contacts: lists.contacts,
+      materials: values.materials,
+      materialsAccountCode: materialsCode,
+    });
     if (problem) return showMessage(problem);
     if (!isIsoDate(date))
       return showMessage({ title: 'Missing information', description: 'Please select a bill date' });
@@ -109,17 +149,50 @@ export function CreateBillsCard({ connection, orgId }: { connection: Connection;
     if (!isDocumentDate(date))
       return showMessage({ title: 'Invalid date', description: DOCUMENT_DATE_RANGE_MESSAGE });
     const contact = contactById.get(contactId);
-    const grossPence = toGrossPence(amount, basis);
-    if (!contact || grossPence === null) return;
+    if (!contact) return;
+    const contactTax = getContactTax(contact, setup.data);
+    // Issue 42: the deduction follows the subcontractor's rate, so it is known before the bill is added.
+    if (contactTax.state === 'checking')
+      return showMessage(
+        {
+          title: 'Checking CIS settings',
+          description: `Ledgerlink is reading ${contact.name}'s CIS settings from Xero: add the bill in a moment.`,
+        },
+        'warning',
+      );
+    if (contactTax.state === 'unknown')
+      return showMessage({
+        title: 'CIS Configuration Error',
+        description: 'Please set up the CIS rate for this subcontractor in your Xero account.',
+      });
+    if (contactTax.state === 'not-cis' && !values.withoutCisDeduction)
+      return showMessage({
+        title: 'Not a CIS subcontractor',
+        description: `${contact.name} is not a CIS subcontractor in Xero. Tick "No CIS deduction" if the work is outside CIS, or set up their CIS rate in Xero.`,
+      });
+    const grossPence = toGrossPence(amount, basis, contactTax.rate ?? 0);
+    if (grossPence === null) return;
+    const materialsPence = toMaterialsPence(values.materials);
     const bill = createLocalBill({
       id: newIdempotencyKey(),
       contactId: contact.id,
       contactName: contact.name,
       date,
       reference: reference.trim(),
-      grossPence,
+      labourPence: grossPence,
+      materialsPence,
+      materialsAccountCode: materialsCode || null,
       accountCode,
+      cisRate: contactTax.rate,
+      vatTreatment: contactTax.vatTreatment,
+      vatPercent: contactTax.vatPercent,
+      withoutCisDeduction: contactTax.state === 'not-cis',
     });
+    if (bill.cisDeduction > 0 && setup.data && !setup.data.deductionAccount)
+      return showMessage({
+        title: 'CIS deductions account needed',
+        description: NO_DEDUCTION_ACCOUNT_MESSAGE,
+      });
     setBills((list) => [
       ...list,
       { ...bill, attemptId: bill.id, cisVerified: isCisChecked(contact) ? contact.hasValidUTR : null },
@@ -127,6 +200,8 @@ export function CreateBillsCard({ connection, orgId }: { connection: Connection;
     setValue('contactId', '');
     setValue('amount', '');
     setValue('basis', 'gross');
+    setValue('materials', '');
+    setValue('withoutCisDeduction', false);
   }
 
   return (
@@ -135,7 +210,8 @@ export function CreateBillsCard({ connection, orgId }: { connection: Connection;
         <div className="min-w-0">
           <CardTitle>Create CIS Bills</CardTitle>
           <CardDescription>
-            Bills for subcontractors with the 20% CIS deduction and the 80% amount due.
+            Bills for subcontractors with the CIS deduction at each one's rate (20% for most) on the labour,
+            not on VAT or materials, and the amount due.
             {connection.defaultBillAccountId ? (
               <span className="mt-1 block">
                 Default bill account:{' '}
@@ -154,6 +230,7 @@ export function CreateBillsCard({ connection, orgId }: { connection: Connection;
         </Button>
       </CardHeader>
       <CardContent className="grid grid-cols-1 gap-5">
+        <CisSetupNotice setup={setup.data} orgId={orgId} />
         <BillSettingsFields
           formId={formId}
           form={form}
@@ -163,6 +240,7 @@ export function CreateBillsCard({ connection, orgId }: { connection: Connection;
           isLoadingAccounts={lists.isLoadingAccounts}
           isAccountsError={lists.isAccountsError}
           onRefreshAccounts={lists.refreshAccounts}
+          materialsAccounts={materialsAccounts}
           disabled={isProcessing}
         />
         <BillEntryRow
@@ -174,6 +252,8 @@ export function CreateBillsCard({ connection, orgId }: { connection: Connection;
           isRefreshingContacts={lists.isRefreshingContacts}
           onRefreshContacts={lists.refreshContacts}
           cisChecks={cisChecks}
+          tax={tax}
+          hasMaterialsAccount={materialsCode !== ''}
           preview={preview}
           onConvert={convert}
           onAdd={addBill}

@@ -29,6 +29,7 @@ import {
   describeDeleteBillError,
   SESSION_EXPIRED_TOAST,
 } from '../utils/messages';
+import { describeDeduction } from '../utils/bill-entry';
 import { DeleteBillDialog } from './delete-bill-dialog';
 import { newIdempotencyKey } from '@/client/lib/idempotency';
 
@@ -37,6 +38,24 @@ function readServerMessage(error: unknown): string | null {
   return isApiError(error) && error.message.trim() !== '' && !/^HTTP Error/.test(error.message)
     ? error.message
     : null;
+}
+
+/** The VAT of a draft: its amount, or that it carries none or is under the reverse charge (issue 42). */
+function DraftVat({ bill }: { bill: DraftBill }) {
+  return (
+    <>
+      {formatPounds(bill.vatAmount)}
+      {bill.vatTreatment === 'reverse-charge' ? (
+        <span className="block text-xs text-muted-foreground">Reverse charge</span>
+      ) : null}
+    </>
+  );
+}
+
+/** The note under a draft's deduction: its rate when not 20 %, or Xero's own CIS (issue 42). */
+function DeductionNote({ bill }: { bill: DraftBill }) {
+  const note = describeDeduction(bill.cisRate, bill.cisSource);
+  return note ? <span className="block text-xs font-medium text-warning-foreground">{note}</span> : null;
 }
 
 /** What a draft's row or card shows while it is edited, saved, approved or deleted. */
@@ -50,7 +69,8 @@ interface RowState {
 /**
  * 'Draft CIS Bills' (docs/product/features.md §2): Refresh, the drafts with Subcontractor, Reference, Date,
  * Gross Amount, CIS Deduction, Amount Due, and per row Edit amount (Save/Cancel), Approve (spinner) and
- * Delete (confirmation).
+ * Delete (confirmation). Issue 42: the VAT and materials in the gross beside them, the deduction at the
+ * subcontractor's rate (said when not 20 %) on the labour alone.
  */
 export function DraftBillsCard({
   connection,
@@ -375,8 +395,21 @@ export function DraftBillsCard({
                   </div>
                 </div>
                 <div className="min-w-0">
+                  <p className="text-xs text-muted-foreground">VAT</p>
+                  <p className="tabular-nums">
+                    <DraftVat bill={bill} />
+                  </p>
+                </div>
+                <div className="min-w-0">
+                  <p className="text-xs text-muted-foreground">Materials</p>
+                  <p className="tabular-nums">{formatPounds(bill.materialsAmount)}</p>
+                </div>
+                <div className="min-w-0">
                   <p className="text-xs text-muted-foreground">CIS Deduction</p>
-                  <p className="tabular-nums">{formatPounds(bill.cisDeduction)}</p>
+                  <p className="tabular-nums">
+                    {formatPounds(bill.cisDeduction)}
+                    <DeductionNote bill={bill} />
+                  </p>
                 </div>
                 <div className="min-w-0">
                   <p className="text-xs text-muted-foreground">Amount Due</p>
@@ -414,6 +447,8 @@ export function DraftBillsCard({
                 <TableHead>Reference</TableHead>
                 <TableHead>Date</TableHead>
                 <TableHead className="text-right">Gross Amount</TableHead>
+                <TableHead className="text-right">VAT</TableHead>
+                <TableHead className="text-right">Materials</TableHead>
                 <TableHead className="text-right">CIS Deduction</TableHead>
                 <TableHead className="text-right">Amount Due</TableHead>
                 <TableHead className="text-right">Actions</TableHead>
@@ -422,7 +457,7 @@ export function DraftBillsCard({
             <TableBody>
               {drafts.isLoading ? (
                 <TableRow>
-                  <TableCell colSpan={7} className="py-8 text-center text-muted-foreground">
+                  <TableCell colSpan={9} className="py-8 text-center text-muted-foreground">
                     <span className="inline-flex items-center gap-2">
                       <Spinner className="size-4" label="Loading" />
                       Loading draft bills...
@@ -431,7 +466,7 @@ export function DraftBillsCard({
                 </TableRow>
               ) : drafts.isError && bills.length === 0 ? (
                 <TableRow>
-                  <TableCell colSpan={7} className="py-8 text-center text-destructive">
+                  <TableCell colSpan={9} className="py-8 text-center text-destructive">
                     {getMessage(drafts.error, 'Could not load the draft bills.')}{' '}
                     <Button variant="link" className="h-auto p-0" onClick={() => void drafts.refetch()}>
                       Try again
@@ -440,7 +475,7 @@ export function DraftBillsCard({
                 </TableRow>
               ) : bills.length === 0 ? (
                 <TableRow>
-                  <TableCell colSpan={7} className="py-8 text-center text-muted-foreground">
+                  <TableCell colSpan={9} className="py-8 text-center text-muted-foreground">
                     No draft bills found. Create a new bill above or check your Xero account.
                   </TableCell>
                 </TableRow>
@@ -456,7 +491,14 @@ export function DraftBillsCard({
                       </TableCell>
                       <TableCell className="text-right tabular-nums">{renderAmount(bill, row)}</TableCell>
                       <TableCell className="text-right tabular-nums">
+                        <DraftVat bill={bill} />
+                      </TableCell>
+                      <TableCell className="text-right tabular-nums">
+                        {formatPounds(bill.materialsAmount)}
+                      </TableCell>
+                      <TableCell className="text-right tabular-nums">
                         {formatPounds(bill.cisDeduction)}
+                        <DeductionNote bill={bill} />
                       </TableCell>
                       <TableCell className="text-right tabular-nums">
                         {formatPounds(bill.amountDue)}

@@ -16,6 +16,11 @@ export interface BillForm {
   contactId: string;
   amount: string;
   basis: AmountBasis;
+  /** Issue 42: the materials of the next bill, excluding VAT ('' for none), and the account they go on. */
+  materials: string;
+  materialsAccountCode: string;
+  /** Issue 42: the person confirms a bill without a deduction for a contact Xero does not mark as CIS. */
+  withoutCisDeduction: boolean;
 }
 
 export function createBillForm(today: string): BillForm {
@@ -27,5 +32,8 @@ export function createBillForm(today: string): BillForm {
     contactId: '',
     amount: '',
     basis: 'gross',
+    materials: '',
+    materialsAccountCode: '',
+    withoutCisDeduction: false,
   };
 }

@@ -10,8 +10,11 @@ function bill(id: string, name: string): AddedBill {
     contactName: name,
     date: '2026-11-20',
     reference: '3326',
-    grossPence: 100_00,
+    labourPence: 100_00,
     accountCode: '320',
+    cisRate: 20,
+    vatTreatment: 'none',
+    vatPercent: 0,
   });
   return { ...local, attemptId: `attempt-${id}`, cisVerified: true };
 }

@@ -1,5 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
+import { useSearch } from 'wouter';
+import { CIS_SETTINGS_FIELDS } from '@/shared/cis-bills';
 import { cisSettingsRequestSchema, type CisSettings } from '@/shared/cis-returns';
 import { accountSchema } from '@/shared/settings';
 import { Button } from '@/client/components/ui/button';
@@ -8,7 +10,9 @@ import { Checkbox } from '@/client/components/ui/checkbox';
 import { FormField } from '@/client/components/ui/form-field';
 import { Input } from '@/client/components/ui/input';
 import { Label } from '@/client/components/ui/label';
+import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from '@/client/components/ui/select';
 import { Spinner } from '@/client/components/ui/spinner';
+import { Switch } from '@/client/components/ui/switch';
 import { api, getMessage } from '@/client/lib/api-client';
 import { orgUrl } from '@/client/lib/org-url';
 import { toast } from '@/client/lib/toast';
@@ -16,7 +20,15 @@ import { cisReturnsKeys } from '../api/query-keys';
 import { useCisSettings, useUpdateCisSettings } from '../api/settings';
 
 type Field =
-  'contractorName' | 'utr' | 'employerReference' | 'accountsOfficeReference' | 'materialsAccountCodes';
+  | 'contractorName'
+  | 'utr'
+  | 'employerReference'
+  | 'accountsOfficeReference'
+  | 'materialsAccountCodes'
+  | 'deductionAccountCode';
+
+/** Radix's Select has no empty value: this one stands for "no deductions account chosen". */
+const NO_ACCOUNT = '__none__';
 
 /** The bill accounts a materials line may be on (GET /api/xero/direct-costs-accounts). */
 function useBillAccounts(orgId: number) {
@@ -27,8 +39,42 @@ function useBillAccounts(orgId: number) {
   });
 }
 
+/**
+ * The accounts that can hold CIS deductions (GET /api/xero/cis-deduction-accounts, issue 42): ordinary
+ * liability accounts; Xero's API refuses its CIS Liability system account on a bill line.
+ */
+function useDeductionAccounts(orgId: number) {
+  return useQuery({
+    queryKey: [...cisReturnsKeys.settings(orgId), 'deduction-accounts'],
+    queryFn: () =>
+      api.get(orgUrl('/api/xero/cis-deduction-accounts', orgId), { schema: accountSchema.array() }),
+  });
+}
+
+/**
+ * `?field=` (CIS Bills' "Choose … in Settings" links, issue 42): that field in view, focused and ringed, once
+ * the card has loaded.
+ */
+function useLinkedField(): string | null {
+  const field = new URLSearchParams(useSearch()).get('field');
+  const known = Object.values(CIS_SETTINGS_FIELDS) as string[];
+  const target = field && known.includes(field) ? field : null;
+  useEffect(() => {
+    if (!target) return;
+    const wrapper = document.querySelector(`[data-field="${CSS.escape(target)}"]`);
+    if (!wrapper) return;
+    wrapper.scrollIntoView?.({ block: 'center' });
+    wrapper.querySelector<HTMLElement>('button, input')?.focus({ preventScroll: true });
+  }, [target]);
+  return target;
+}
+
 function SettingsForm({ orgId, settings }: { orgId: number; settings: CisSettings }) {
   const accounts = useBillAccounts(orgId);
+  const deductionAccounts = useDeductionAccounts(orgId);
+  const linkedField = useLinkedField();
+  const [deductionAccountCode, setDeductionAccountCode] = useState(settings.deductionAccountCode ?? '');
+  const [reverseCharge, setReverseCharge] = useState(settings.reverseCharge);
   const save = useUpdateCisSettings(orgId);
   const [values, setValues] = useState({
     contractorName: settings.contractorName ?? '',
@@ -45,7 +91,12 @@ function SettingsForm({ orgId, settings }: { orgId: number; settings: CisSetting
 
   function submit(event: FormEvent) {
     event.preventDefault();
-    const request = { ...values, materialsAccountCodes: materials };
+    const request = {
+      ...values,
+      materialsAccountCodes: materials,
+      deductionAccountCode: deductionAccountCode || null,
+      reverseCharge,
+    };
     const parsed = cisSettingsRequestSchema.safeParse(request);
     if (!parsed.success) {
       const found: Partial<Record<Field, string>> = {};
@@ -100,12 +151,85 @@ function SettingsForm({ orgId, settings }: { orgId: number; settings: CisSetting
           />
         </FormField>
       </div>
-      <fieldset className="grid gap-2">
+      <div
+        className={
+          linkedField === CIS_SETTINGS_FIELDS.deductionAccount
+            ? 'grid gap-1.5 rounded-lg ring-2 ring-primary ring-offset-4 ring-offset-card sm:max-w-md'
+            : 'grid gap-1.5 sm:max-w-md'
+        }
+        data-field={CIS_SETTINGS_FIELDS.deductionAccount}
+      >
+        <Label htmlFor={`cis-deduction-account-${orgId}`}>CIS deductions account</Label>
+        <Select
+          value={deductionAccountCode || NO_ACCOUNT}
+          onValueChange={(value) => setDeductionAccountCode(value === NO_ACCOUNT ? '' : value)}
+        >
+          <SelectTrigger
+            id={`cis-deduction-account-${orgId}`}
+            aria-describedby={`cis-deduction-account-${orgId}-hint`}
+            aria-invalid={errors.deductionAccountCode ? true : undefined}
+          >
+            <SelectValue />
+          </SelectTrigger>
+          <SelectContent>
+            <SelectItem value={NO_ACCOUNT}>None chosen</SelectItem>
+            {(deductionAccounts.data ?? []).map((a) => (
+              <SelectItem key={a.id} value={a.code}>
+                {a.name} ({a.code})
+              </SelectItem>
+            ))}
+            {deductionAccountCode &&
+            !(deductionAccounts.data ?? []).some((a) => a.code === deductionAccountCode) ? (
+              <SelectItem value={deductionAccountCode}>{deductionAccountCode}</SelectItem>
+            ) : null}
+          </SelectContent>
+        </Select>
+        <p id={`cis-deduction-account-${orgId}-hint`} className="text-[13px] text-muted-foreground">
+          An ordinary liability account, such as CIS Deductions Payable. Each bill books its CIS deduction to
+          it as a line of its own, so paying the subcontractor the net marks the bill Paid; the month's
+          deductions wait there until you pay HMRC. Xero's own CIS Liability account cannot be used: Xero's
+          API refuses it.
+        </p>
+        {errors.deductionAccountCode ? (
+          <p className="text-sm text-destructive">{errors.deductionAccountCode}</p>
+        ) : null}
+      </div>
+      <div
+        className={
+          linkedField === CIS_SETTINGS_FIELDS.reverseCharge
+            ? 'grid gap-1.5 rounded-lg ring-2 ring-primary ring-offset-4 ring-offset-card'
+            : 'grid gap-1.5'
+        }
+        data-field={CIS_SETTINGS_FIELDS.reverseCharge}
+      >
+        <div className="flex items-center gap-2">
+          <Switch
+            id={`cis-reverse-charge-${orgId}`}
+            checked={reverseCharge}
+            onCheckedChange={setReverseCharge}
+            aria-describedby={`cis-reverse-charge-${orgId}-hint`}
+          />
+          <Label htmlFor={`cis-reverse-charge-${orgId}`}>VAT domestic reverse charge</Label>
+        </div>
+        <p id={`cis-reverse-charge-${orgId}-hint`} className="text-[13px] text-muted-foreground">
+          On: bills from VAT-registered subcontractors carry Xero's Domestic Reverse Charge rate (DRCHARGE20).
+          No VAT is paid to them; you account for it on your VAT return. Off: they carry the VAT they charge.
+          Subcontractors without a VAT number never carry VAT.
+        </p>
+      </div>
+      <fieldset
+        className={
+          linkedField === CIS_SETTINGS_FIELDS.materialsAccounts
+            ? 'grid gap-2 rounded-lg ring-2 ring-primary ring-offset-4 ring-offset-card'
+            : 'grid gap-2'
+        }
+        data-field={CIS_SETTINGS_FIELDS.materialsAccounts}
+      >
         <legend className="text-sm font-medium">Materials accounts</legend>
         <p className="text-sm text-muted-foreground">
-          Bill lines on these accounts count as materials: no CIS deduction applies to them. None by default,
-          so Ledgerlink's own one-line bills stay all labour. Lines on Xero's CIS Materials account always
-          count.
+          Bill lines on these accounts count as materials: no CIS deduction applies to them. A bill's
+          materials go on the first one chosen (CIS Bills offers the others). Lines on Xero's CIS Materials
+          account always count.
         </p>
         {accounts.isLoading ? (
           <Spinner />
@@ -147,7 +271,8 @@ function SettingsForm({ orgId, settings }: { orgId: number; settings: CisSetting
 
 /**
  * Settings → CIS month-end (issue 29): the contractor's name on statements, UTR, employer and accounts office
- * references, and which accounts hold materials. Composed into the Settings screen by the app.
+ * references, which accounts hold materials, and (issue 42) the liability account CIS deductions are booked to
+ * and the VAT domestic reverse charge. Composed into the Settings screen by the app.
  */
 export function CisSettingsCard({ orgId }: { orgId: number }) {
   const settings = useCisSettings(orgId);

@@ -75,7 +75,13 @@ function useSettingsServer(
         employerReference: null,
         accountsOfficeReference: null,
         materialsAccountCodes: [],
+        deductionAccountCode: null,
+        reverseCharge: false,
       }),
+    ),
+    // Issue 42: the liability accounts a CIS deduction can be booked to.
+    http.get('*/api/xero/cis-deduction-accounts', () =>
+      HttpResponse.json([{ id: 'acc-814', name: 'CIS Deductions Payable', code: '814' }]),
     ),
     http.get('*/api/xero/contacts', ({ request }) => {
       const url = new URL(request.url);
@@ -381,5 +387,51 @@ describe('Settings page, General tab (000 §2)', () => {
     expect(within(general).getByRole('button', { name: 'Reconnect' })).toBeEnabled();
     expect(screen.queryByRole('status', { name: 'Selecting the organization' })).not.toBeInTheDocument();
     expect(switched).toEqual([]);
+  });
+});
+
+describe('CIS month-end: the deductions account and the reverse charge (issue 42)', () => {
+  it('offers the liability accounts, saves the choice and the switch; a CIS Bills link leads to the field', async () => {
+    const user = userEvent.setup();
+    useSettingsServer();
+    const puts: Array<Record<string, unknown>> = [];
+    server.use(
+      http.get('*/api/xero/connection', () => HttpResponse.json(makeConnection({ featureCisBills: true }))),
+      http.get('*/api/user-organizations', () =>
+        HttpResponse.json([makeOrganization({ featureCisBills: true })]),
+      ),
+      http.put('*/api/xero/cis/settings', async ({ request }) => {
+        const body = (await request.json()) as Record<string, unknown>;
+        puts.push(body);
+        return HttpResponse.json({
+          contractorName: null,
+          defaultContractorName: 'Demo Builders Ltd',
+          utr: null,
+          employerReference: null,
+          accountsOfficeReference: null,
+          materialsAccountCodes: [],
+          deductionAccountCode: body.deductionAccountCode ?? null,
+          reverseCharge: body.reverseCharge === true,
+        });
+      }),
+    );
+    renderApp('/settings?field=cisDeductionAccountCode');
+    const trigger = await screen.findByRole('combobox', { name: 'CIS deductions account' });
+    // The link from CIS Bills puts the focus on the field it names.
+    await waitFor(() => expect(trigger).toHaveFocus());
+    expect(trigger).toHaveTextContent('None chosen');
+    expect(screen.getByText(/Xero's own CIS Liability account cannot be used/)).toBeInTheDocument();
+    await user.click(trigger);
+    await user.click(await screen.findByRole('option', { name: 'CIS Deductions Payable (814)' }));
+    const reverse = screen.getByRole('switch', { name: 'VAT domestic reverse charge' });
+    expect(reverse).not.toBeChecked();
+    await user.click(reverse);
+    await user.click(screen.getByRole('button', { name: 'Save CIS settings' }));
+    await waitFor(() => expect(puts).toHaveLength(1));
+    expect(puts[0]).toMatchObject({
+      deductionAccountCode: '814',
+      reverseCharge: true,
+      materialsAccountCodes: [],
+    });
   });
 });
