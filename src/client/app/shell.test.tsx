@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { inMinutes, makeConnection } from '@/client/testing/fixtures';
 import { renderApp } from '@/client/testing/render-app';
 import { server, signedOutHandlers } from '@/client/testing/server';
+import { clickDeferredTrigger, userMenuButton } from '@/client/testing/deferred';
 
 describe('routes (spec 000 §2)', () => {
   it('/ redirects to /organizations', async () => {
@@ -114,7 +115,7 @@ describe('header', () => {
   it('the user menu greys out features that are off', async () => {
     const user = userEvent.setup();
     renderApp('/organizations');
-    await user.click(await screen.findByRole('button', { name: 'User menu for sam' }));
+    await clickDeferredTrigger(user, userMenuButton('sam'));
     const menu = await screen.findByRole('menu');
     for (const name of [
       'Organizations',
@@ -144,7 +145,7 @@ describe('header', () => {
     );
     const user = userEvent.setup();
     renderApp('/organizations');
-    await user.click(await screen.findByRole('button', { name: 'User menu for sam' }));
+    await clickDeferredTrigger(user, userMenuButton('sam'));
     await user.click(await screen.findByRole('menuitem', { name: 'Logout' }));
     expect(await screen.findByText('Logged out')).toBeInTheDocument();
     await waitFor(() => expect(window.location.pathname).toBe('/auth'));
@@ -155,7 +156,7 @@ describe('header', () => {
     server.use(http.post('*/api/logout', () => HttpResponse.json({ message: 'nope' }, { status: 500 })));
     const user = userEvent.setup();
     renderApp('/organizations');
-    await user.click(await screen.findByRole('button', { name: 'User menu for sam' }));
+    await clickDeferredTrigger(user, userMenuButton('sam'));
     await user.click(await screen.findByRole('menuitem', { name: 'Logout' }));
     expect(await screen.findByText('Failed to log out. Please try again.')).toBeInTheDocument();
   });

@@ -7,6 +7,7 @@ import { FeatureCard } from '@/client/features/settings/components/feature-card'
 import { testUser } from '@/client/testing/fixtures';
 import { renderApp, renderWithProviders } from '@/client/testing/render-app';
 import { server } from '@/client/testing/server';
+import { clickDeferredTrigger, userMenuButton } from '@/client/testing/deferred';
 
 /** Issue 22: administrators are pointed at the feature switches; everyone else keeps the spec's wording. */
 function signInAs(isAdmin: boolean) {
@@ -39,7 +40,7 @@ describe('administrators are pointed at the switch', () => {
     signInAs(true);
     const user = userEvent.setup();
     renderApp('/organizations');
-    await user.click(await screen.findByRole('button', { name: 'User menu for sam' }));
+    await clickDeferredTrigger(user, userMenuButton('sam'));
     await user.click(
       within(await screen.findByRole('menu', {})).getByRole('menuitem', {
         name: 'Administration',
@@ -53,7 +54,7 @@ describe('administrators are pointed at the switch', () => {
     signInAs(false);
     const user = userEvent.setup();
     renderApp('/organizations');
-    await user.click(await screen.findByRole('button', { name: 'User menu for sam' }));
+    await clickDeferredTrigger(user, userMenuButton('sam'));
     const menu = await screen.findByRole('menu', {});
     expect(within(menu).getByRole('menuitem', { name: 'Settings' })).toBeInTheDocument();
     expect(within(menu).queryByRole('menuitem', { name: 'Administration' })).not.toBeInTheDocument();

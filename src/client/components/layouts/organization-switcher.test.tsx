@@ -1,10 +1,11 @@
-import { screen, waitFor, within } from '@testing-library/react';
+import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 import { builderOrg, makeOrganization, shopOrg } from '@/client/testing/fixtures';
 import { renderApp } from '@/client/testing/render-app';
 import { server } from '@/client/testing/server';
+import { clickDeferredTrigger } from '@/client/testing/deferred';
 
 function header() {
   return screen.getByRole('banner');
@@ -23,14 +24,10 @@ describe('organisation switcher (spec 000 §2)', () => {
     );
     const user = userEvent.setup();
     renderApp('/organizations');
-    // The switcher is drawn first as a placeholder and replaced by Radix's Select once its chunk has loaded
-    // (when the browser is idle). On a busy machine that can happen between finding the trigger and clicking it,
-    // and a click on the replaced placeholder opens nothing (issue 46): wait for the Select itself, then click it.
     const trigger = async () =>
       (await within(header()).findAllByRole('combobox', { name: 'Organization' }))[0];
-    await waitFor(async () => expect(await trigger()).toHaveAttribute('data-state', 'closed'));
     expect(await trigger()).toHaveTextContent('Corner Shop Ltd');
-    await user.click((await trigger()) as HTMLElement);
+    await clickDeferredTrigger(user, trigger);
     const options = await screen.findAllByRole('option');
     expect(options.map((o) => o.textContent)).toEqual(['Acme Builders', 'Corner Shop Ltd']);
   });
