@@ -34,6 +34,10 @@ export default defineConfig({
         test: {
           name: 'client',
           environment: 'jsdom',
+          // A page test drives a whole screen through a dozen user actions in jsdom: 20-30 s on two cores at a load
+          // of 15 (issue 46, docs/testing.md), against 2-5 s on a quiet machine. The limit is for a test that hangs,
+          // not a measure of speed, so it leaves room for a busy CI machine.
+          testTimeout: 90_000,
           include: ['src/client/**/*.test.{ts,tsx}'],
           // setup-storage first: modules imported by setup.ts (MSW's cookie store) read localStorage on import.
           setupFiles: [
