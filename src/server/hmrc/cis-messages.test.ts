@@ -197,7 +197,7 @@ describe('the verification request (IR-CIS-VERIFY), against CISverification-v1-2
     expect(xml).toMatch(/<Declaration>yes<\/Declaration>/);
   });
 
-  it('refuses a temporary NINO, a company without its CRN and more than 100 subcontractors', () => {
+  it('refuses a temporary NINO, a CRN of another shape and more than 100 subcontractors', () => {
     const one = {
       type: 'soletrader' as const,
       name: { fore: 'Anil', sur: 'Patel' },
@@ -214,7 +214,9 @@ describe('the verification request (IR-CIS-VERIFY), against CISverification-v1-2
         buildVerificationRequest({
           contractor,
           periodEnd: '2026-12-05',
-          subcontractors: [{ type: 'company', name: { tradingName: 'A Ltd' }, utr: '1111111111' }],
+          subcontractors: [
+            { type: 'company', name: { tradingName: 'A Ltd' }, utr: '1111111111', crn: '123456789' },
+          ],
         }),
       ),
     ).toEqual(['subcontractors.0.crn']);

@@ -341,16 +341,6 @@ export function buildVerificationRequest(input: {
         field: `${field}.crn`,
         message: 'The company registration number must be 8 digits, or 2 letters and up to 6 digits.',
       });
-    if (s.type === 'company' && crn === null)
-      problems.push({
-        field: `${field}.crn`,
-        message: 'HMRC needs the company registration number to verify a company.',
-      });
-    if (s.type === 'soletrader' && nino === null)
-      problems.push({
-        field: `${field}.nino`,
-        message: 'HMRC needs the National Insurance number to verify a sole trader.',
-      });
     const partnership = s.type === 'partnership' ? (s.partnership ?? null) : null;
     if (s.type === 'partnership' && (!partnership || !UTR_RE.test(partnership.utr.replace(/\s+/g, ''))))
       problems.push({

@@ -64,6 +64,7 @@ describe('Canonical XML 1.0 of a subtree', () => {
   const canonicalOf = (xml: string, path: string[]) => {
     let at = parseXml(xml).documentElement;
     for (const name of path) at = childElements(at, name)[0] ?? at;
+    if (!at) throw new Error('no element');
     return canonicalize(at);
   };
 
