@@ -129,6 +129,8 @@ export interface HmrcSandbox {
   messages(): Array<Omit<QueuedMessage, 'answer'>>;
   setFaults(faults: HmrcFaults): void;
   clearFaults(): void;
+  /** Every answer held back (answerDelayMs, pollsBeforeAnswer) is ready at the next poll. */
+  release(): void;
   reset(): void;
   close(): Promise<void>;
 }
@@ -607,6 +609,13 @@ export async function startHmrcSandbox(options: HmrcSandboxOptions = {}): Promis
     clearFaults() {
       faults = {};
     },
+    release() {
+      for (const m of state.messages) {
+        m.readyAtMs = 0;
+        m.pollsLeft = 0;
+      }
+      save();
+    },
     reset() {
       state = freshState();
       faults = {};
@@ -638,6 +647,10 @@ export async function startHmrcSandbox(options: HmrcSandboxOptions = {}): Promis
   app.delete('/__hmrc/faults', async () => {
     faults = {};
     return faults;
+  });
+  app.post('/__hmrc/release', async () => {
+    sandbox.release();
+    return { released: true };
   });
   app.post('/__hmrc/reset', async () => {
     sandbox.reset();

@@ -22,6 +22,9 @@ export const HMRC_ENDPOINTS = {
   test: 'https://test-transaction-engine.tax.service.gov.uk/submission',
 } as const;
 
+/** The software as HMRC knows it (ChannelRouting/Product and Version). */
+export const HMRC_PRODUCT = { product: 'Ledgerlink', version: '0.1.0' } as const;
+
 /** What the recorded copy of a message holds where the password was: a message is never stored with it. */
 export const PASSWORD_PLACEHOLDER = '[redacted]';
 

@@ -117,8 +117,10 @@ export function createHmrcFilingService(deps: {
   audit: AuditLog;
   endpoints: HmrcEndpointConfig;
   cisReturns: CisReturnsPort;
-  /** Reads the contacts Xero changed (an email address added meanwhile). */
-  syncContacts: (ctx: HmrcContext) => Promise<unknown>;
+  /** Reads the contacts (`fresh`: asks Xero what changed since the last look, an email address added meanwhile). */
+  syncContacts: (ctx: HmrcContext, fresh: boolean) => Promise<unknown>;
+  /** CIS Bills' read of contacts' CIS settings in Xero (one call per contact not yet read): Xero's rate. */
+  checkCisContacts: (ctx: HmrcContext, contactIds: readonly string[]) => Promise<unknown>;
   mailer: Mailer;
   instanceId: string;
   log?: { warn: (o: object, m: string) => void; info?: (o: object, m: string) => void };
@@ -569,7 +571,8 @@ export function createHmrcFilingService(deps: {
 
       const credentials = await readCredentials(ctx.organizationId);
       if (!credentials) throw new AppError('UNPROCESSABLE', NO_CREDENTIALS);
-      await deps.syncContacts(ctx).catch(() => undefined);
+      await deps.syncContacts(ctx, false).catch(() => undefined);
+      await deps.checkCisContacts(ctx, [id]).catch(() => undefined);
       const [contact] = await repo.findContacts(ctx.organizationId, [id]);
       if (!contact) throw new AppError('NOT_FOUND', 'Contact not found in Xero');
       const [kept] = await repo.findUtrs(ctx.organizationId, [id]);
@@ -797,7 +800,8 @@ export function createHmrcFilingService(deps: {
           'Email is not set up on this server: an administrator sets SMTP_URL (docs/hmrc.md).',
         );
       const statements = await cisReturns.getStatements(ctx, period, contactId);
-      await deps.syncContacts(ctx).catch(() => undefined);
+      // The address Xero holds now: what changed in Xero since the last look is read first (one call).
+      await deps.syncContacts(ctx, true).catch(() => undefined);
       const id = contactId.toLowerCase();
       const [contact] = await repo.findContacts(ctx.organizationId, [id]);
       const first = statements[0];

@@ -340,7 +340,10 @@ export function createSubmissionDriver(
     async drive(id: number, waitMs: number): Promise<SubmissionRow> {
       const deadline = Date.now() + waitMs;
       let row = await repo.getSubmission(id);
-      while (row && row.state === 'sending' && Date.now() < deadline) {
+      let first = true;
+      // At least one step, however short the wait: a reader asking "where is it now" pushes it on once.
+      while (row && row.state === 'sending' && (first || Date.now() < deadline)) {
+        first = false;
         const before = `${row.phase}|${row.correlationId}|${row.nextPollAt?.getTime()}`;
         row = await advance(row);
         if (row.state !== 'sending') break;
