@@ -492,10 +492,7 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
     registerCisBillsRoutes(app, { service: cisBills });
     registerCisReturnsRoutes(app, { service: cisReturns });
     registerStockJournalRoutes(app, { service: stockJournal });
-    registerHmrcFilingRoutes(app, {
-      service: hmrcFiling,
-      memberOrganizations: async (userId) => (await orgs.listForUser(userId)).map((m) => m.org.id),
-    });
+    registerHmrcFilingRoutes(app, { service: hmrcFiling });
     registerXeroWebhookRoutes(app, { webhookKey, processor: webhooks, health: webhookHealth });
     registerLiveEventsRoutes(app, {
       live,

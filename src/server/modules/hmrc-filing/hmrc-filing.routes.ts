@@ -23,7 +23,6 @@ import {
 } from '../../../shared/hmrc-filing';
 import { AppError } from '../../lib/app-error';
 import { readIdempotencyKey } from '../../lib/idempotency-key';
-import { requireUser } from '../auth/guards';
 import { contextOf } from '../organizations/tenancy';
 import type { HmrcFilingService } from './hmrc-filing.service';
 
@@ -34,10 +33,7 @@ const TENANT = { tenant: 'cis-bills' } as const;
  * Filing with HMRC (issue 43): set-up, verification, the return's submission, statements by email, deadlines, and
  * demo mode's outbox (the mail of the organisations the signed-in user belongs to).
  */
-export function registerHmrcFilingRoutes(
-  root: FastifyInstance,
-  deps: { service: HmrcFilingService; memberOrganizations: (userId: number) => Promise<number[]> },
-): void {
+export function registerHmrcFilingRoutes(root: FastifyInstance, deps: { service: HmrcFilingService }): void {
   const app = root.withTypeProvider<ZodTypeProvider>();
   const { service } = deps;
 
@@ -183,10 +179,9 @@ export function registerHmrcFilingRoutes(
     async (request) => service.getDeadline(contextOf(request)),
   );
 
-  // Demo mode's outbox: what Ledgerlink "sent" by email, for the organisations the user belongs to.
+  // Demo mode's outbox: what Ledgerlink "sent" by email for the organisation (statements, reminders).
   const outboxMessage = z.object({
     id: z.number(),
-    organizationId: z.number().nullable(),
     to: z.string(),
     from: z.string(),
     subject: z.string(),
@@ -195,20 +190,20 @@ export function registerHmrcFilingRoutes(
     sentAt: z.string(),
   });
   const outboxId = z.object({ id: z.coerce.number().int().positive().max(2_147_483_647) });
-  async function mayRead(userId: number, organizationId: number | null) {
-    if (organizationId === null) return false;
-    return (await deps.memberOrganizations(userId)).includes(organizationId);
-  }
   app.get(
-    '/api/outbox',
-    { schema: { response: { 200: z.object({ messages: z.array(outboxMessage) }) } } },
+    '/api/xero/cis/outbox',
+    {
+      config: TENANT,
+      schema: {
+        querystring: orgQuerySchema,
+        response: { 200: z.object({ messages: z.array(outboxMessage) }) },
+      },
+    },
     async (request) => {
-      const user = requireUser(request);
-      const rows = await service.findOutbox(await deps.memberOrganizations(user.id));
+      const rows = await service.findOutbox([contextOf(request).organizationId]);
       return {
         messages: rows.map((r) => ({
           id: r.id,
-          organizationId: r.organizationId,
           to: r.sentTo,
           from: r.sentFrom,
           subject: r.subject,
@@ -220,12 +215,17 @@ export function registerHmrcFilingRoutes(
     },
   );
   app.get(
-    '/api/outbox/:id/attachments/:position',
-    { schema: { params: outboxId.extend({ position: z.coerce.number().int().min(0).max(100) }) } },
+    '/api/xero/cis/outbox/:id/attachments/:position',
+    {
+      config: TENANT,
+      schema: {
+        params: outboxId.extend({ position: z.coerce.number().int().min(0).max(100) }),
+        querystring: orgQuerySchema,
+      },
+    },
     async (request, reply) => {
-      const user = requireUser(request);
       const found = await service.findOutboxAttachment(request.params.id, request.params.position);
-      if (!found || !(await mayRead(user.id, found.organizationId)))
+      if (!found || found.organizationId !== contextOf(request).organizationId)
         throw new AppError('NOT_FOUND', 'No such attachment in the outbox');
       return reply
         .header('content-type', found.contentType)
@@ -233,14 +233,17 @@ export function registerHmrcFilingRoutes(
         .send(found.content);
     },
   );
-  app.get('/api/outbox/:id/raw', { schema: { params: outboxId } }, async (request, reply) => {
-    const user = requireUser(request);
-    const found = await service.findOutboxRaw(request.params.id);
-    if (!found || !(await mayRead(user.id, found.organizationId)))
-      throw new AppError('NOT_FOUND', 'No such message in the outbox');
-    return reply
-      .header('content-type', 'message/rfc822')
-      .header('content-disposition', `attachment; filename="message-${request.params.id}.eml"`)
-      .send(found.raw);
-  });
+  app.get(
+    '/api/xero/cis/outbox/:id/raw',
+    { config: TENANT, schema: { params: outboxId, querystring: orgQuerySchema } },
+    async (request, reply) => {
+      const found = await service.findOutboxRaw(request.params.id);
+      if (!found || found.organizationId !== contextOf(request).organizationId)
+        throw new AppError('NOT_FOUND', 'No such message in the outbox');
+      return reply
+        .header('content-type', 'message/rfc822')
+        .header('content-disposition', `attachment; filename="message-${request.params.id}.eml"`)
+        .send(found.raw);
+    },
+  );
 }

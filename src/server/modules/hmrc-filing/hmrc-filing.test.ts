@@ -474,7 +474,7 @@ describe('filing with HMRC (issue 43)', () => {
       via: 'outbox',
       sentBy: 'bella',
     });
-    const outbox = (await call('GET', '/api/outbox')).json() as {
+    const outbox = (await call('GET', '/api/xero/cis/outbox')).json() as {
       messages: Array<{ id: number; to: string; subject: string; attachments: Array<{ filename: string }> }>;
     };
     const message = outbox.messages[0];
@@ -482,13 +482,21 @@ describe('filing with HMRC (issue 43)', () => {
       to: 'accounts@hughes.groundworks.ltd.example',
       subject: expect.stringContaining('CIS payment and deduction statement'),
     });
-    const pdf = await call('GET', `/api/outbox/${message?.id}/attachments/0`);
+    const pdf = await call('GET', `/api/xero/cis/outbox/${message?.id}/attachments/0`);
     expect(pdf.headers['content-type']).toBe('application/pdf');
     expect(pdf.rawPayload.subarray(0, 5).toString()).toBe('%PDF-');
-    // Another organisation's member cannot open it.
+    // Another organisation's member cannot open it, naming this organisation or their own.
     expect(
-      (await callAs(stranger.cookie)('GET', `/api/outbox/${message?.id}/attachments/0`)).statusCode,
-    ).toBe(404);
+      (await callAs(stranger.cookie)('GET', `/api/xero/cis/outbox/${message?.id}/attachments/0`)).statusCode,
+    ).toBe(403);
+    const strangerOrg = stranger.orgs[0]?.organizationId ?? 0;
+    await enableFeatures(t, strangerOrg);
+    const own = await t.app.inject({
+      method: 'GET',
+      url: `/api/xero/cis/outbox/${message?.id}/attachments/0?org=${strangerOrg}`,
+      headers: { cookie: stranger.cookie, origin: TEST_ORIGIN },
+    });
+    expect(own.statusCode).toBe(404);
     const emails = (await call('GET', `/api/xero/cis/statements/emails?period=${p}`)).json() as {
       emails: Array<{ to: string }>;
     };
