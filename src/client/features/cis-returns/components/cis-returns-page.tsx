@@ -27,6 +27,7 @@ import { useCisFiling } from '../api/filing';
 import { getCisMonths, useCisMonths } from '../api/get-months';
 import { cisDownloads, getCisReturn, useCisReturn } from '../api/get-return';
 import { cisReturnsKeys } from '../api/query-keys';
+import { HmrcFilingCard } from './hmrc-filing-card';
 import { useCisSettings } from '../api/settings';
 import { SubcontractorRefsDialog } from './subcontractor-refs-dialog';
 
@@ -531,6 +532,7 @@ function CisReturnsMain({ orgId, tenantName }: { orgId: number; tenantName: stri
             ) : (
               <PageSpinner label="Reading the month's payments" />
             )}
+            {ret.data ? <HmrcFilingCard orgId={orgId} ret={ret.data} /> : null}
           </div>
         </div>
       )}
