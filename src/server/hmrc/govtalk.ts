@@ -12,7 +12,7 @@
  * - `request`/`delete` with the CorrelationID once the answer is kept, which takes it off HMRC's queue;
  * - `request`/`list` (a data request): the sender's messages still on the queue, each a StatusRecord with the
  *   CorrelationID, the TransactionID the sender gave it and its status. Ledgerlink sets its own TransactionID on
- *   every submission and finds a submission whose acknowledgement was lost this way (decision 034).
+ *   every submission and finds a submission whose acknowledgement was lost this way (decision 043).
  */
 import type { Document, Element } from '@xmldom/xmldom';
 import {

@@ -1,5 +1,5 @@
 /**
- * The Transaction Engine client (issue 43, decision 034): HTTP to HMRC's submission and poll endpoints, one
+ * The Transaction Engine client (issue 43, decision 043): HTTP to HMRC's submission and poll endpoints, one
  * GovTalk message per call. It knows the protocol and nothing of Ledgerlink's tables: the filing module records a
  * submission before it calls `submit` and keeps every answer it gets.
  */

@@ -16,7 +16,7 @@ import { users } from './users';
 import { organizations } from './xero';
 
 /**
- * Filing with HMRC (issue 43, decision 034): the contractor's Government Gateway credentials, each message sent to
+ * Filing with HMRC (issue 43, decision 043): the contractor's Government Gateway credentials, each message sent to
  * HMRC's Transaction Engine with its outcome, the subcontractors' verifications, the statements emailed and the
  * demo's outbox.
  */
@@ -50,7 +50,7 @@ export const hmrcCredentials = pgTable('hmrc_credentials', {
 
 /**
  * One message to HMRC (a monthly return or a verification request), recorded before it is sent and never sent
- * twice (decision 034): `state` is what the screens say (sending, accepted, rejected); `phase` where the exchange
+ * twice (decision 043): `state` is what the screens say (sending, accepted, rejected); `phase` where the exchange
  * is (recorded → submitting → polling → answered). The message is kept without the password.
  */
 export const hmrcSubmissions = pgTable(
@@ -105,7 +105,7 @@ export const hmrcSubmissions = pgTable(
     uniqueIndex('hmrc_submissions_key_idx')
       .on(t.organizationId, t.kind, t.idempotencyKey)
       .where(sql`${t.idempotencyKey} is not null`),
-    // One return per month on its way or accepted: a second one is the first one's outcome (decision 034).
+    // One return per month on its way or accepted: a second one is the first one's outcome (decision 043).
     uniqueIndex('hmrc_submissions_one_return_idx')
       .on(t.organizationId, t.period)
       .where(sql`${t.kind} = 'cis300' and ${t.state} in ('sending', 'accepted')`),

@@ -1,5 +1,5 @@
 /**
- * Filing with HMRC (issue 43, decision 034): the contractor's Government Gateway credentials, subcontractor
+ * Filing with HMRC (issue 43, decision 043): the contractor's Government Gateway credentials, subcontractor
  * verification, the monthly return sent to HMRC's Transaction Engine and its receipt, statements emailed to
  * subcontractors, deadlines and the reminder. The figures filed are the CIS month-end's (cis-returns), reached
  * through the narrow `CisReturnsPort` the wiring hands in; the exchange with HMRC is submission-driver.ts.

@@ -1,5 +1,5 @@
 /**
- * The exchange with HMRC's Transaction Engine for one recorded submission (issue 43, decision 034), one step at a
+ * The exchange with HMRC's Transaction Engine for one recorded submission (issue 43, decision 043), one step at a
  * time, so the request that asked for it, a retry, another instance or the background job may all push it on and
  * exactly one sends each message:
  *
