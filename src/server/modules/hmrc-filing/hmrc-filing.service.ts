@@ -459,9 +459,12 @@ export function createHmrcFilingService(deps: {
     /** The subcontractors of the organisation with what HMRC's rule asks and their latest verification. */
     async listSubcontractors(ctx: HmrcContext): Promise<SubcontractorStatus[]> {
       const group = ctx.organization.defaultCisSubcontractorsGroupId;
+      // CIS Bills' subcontractors: the CIS group's members when one is chosen, else the suppliers; and any contact
+      // Xero has CIS on for (docs/architecture.md §4, CIS Bills).
       const contacts = (await repo.findContacts(ctx.organizationId)).filter(
         (c) =>
-          c.status !== 'ARCHIVED' && (c.cisEnabled === true || (group ? c.groupIds.includes(group) : false)),
+          c.status !== 'ARCHIVED' &&
+          (c.cisEnabled === true || (group ? c.groupIds.includes(group) : c.isSupplier)),
       );
       const ids = contacts.map((c) => c.contactId);
       const [lastPaid, utrs, verifications, open] = await Promise.all([
