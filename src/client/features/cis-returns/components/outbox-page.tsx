@@ -56,7 +56,13 @@ function OutboxMain({ orgId, tenantName }: { orgId: number; tenantName: string |
                   <pre className="whitespace-pre-wrap break-words font-sans text-sm">{m.body}</pre>
                   <div className="flex flex-wrap gap-2">
                     {m.attachments.map((a, position) => (
-                      <Button key={a.filename} asChild size="sm" variant="outline">
+                      <Button
+                        key={a.filename}
+                        asChild
+                        size="sm"
+                        variant="outline"
+                        className="h-auto min-h-8 max-w-full whitespace-normal break-all text-left"
+                      >
                         <a
                           href={outboxLinks.attachment(orgId, m.id, position)}
                           target="_blank"
