@@ -214,7 +214,7 @@ function SubmissionState({ submission, ret }: { submission: Submission; ret: Cis
           <AlertDescription>
             <span className="block">
               Sent {when}; accepted {receipt ? receipt.timestamp.replace('T', ' ').slice(0, 16) : ''}.
-              {submission.gatewayTest
+              {submission.gatewayTest && !ret.filing
                 ? ' A test submission (GatewayTest): HMRC checked it without filing it.'
                 : ''}
             </span>
