@@ -12,6 +12,7 @@ import {
 import { SETTING_FIELD_LABELS } from '../shared/settings';
 import type { XeroEndpoints } from './xero/endpoints';
 import type { ServerConfig } from './config/env';
+import { prepareHmrcDemo, type DemoHmrcSandbox } from './hmrc-demo';
 
 export const DEMO_CLIENT_ID = 'ledgerlink-demo';
 
@@ -248,6 +249,8 @@ export async function prepareDemo(options: {
   credentials: { username: string; password: string };
   appUrl: string;
   dataDir: string;
+  /** Demo mode's HMRC: Demo Builders Ltd is set up to file with it (issue 43). */
+  hmrc?: DemoHmrcSandbox | undefined;
 }): Promise<string[]> {
   const { app, sandbox, credentials, appUrl } = options;
   const cookies = new Map<string, string>();
@@ -334,6 +337,7 @@ export async function prepareDemo(options: {
         200,
       );
   }
+  if (options.hmrc) await prepareHmrcDemo({ call, expectStatus, organizations, hmrc: options.hmrc });
   // The first organisation of the seed (Demo Shop Ltd: invoices to pay) is the one the demo opens on.
   const first = organizations.find((o) => o.tenantName === sandbox.sandbox.info().orgs[0]?.name);
   if (first) {

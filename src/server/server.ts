@@ -3,6 +3,7 @@ import type { XeroEndpoints } from './xero/endpoints';
 import { ConfigError, loadConfig, type ServerConfig } from './config/env';
 import { DatabaseUnavailableError, migrateDatabase, openDatabase, type Database } from './db/client';
 import { prepareDemo, readDemoSetup, startDemoSandbox, writeDemoSetup } from './demo';
+import { startDemoHmrcSandbox, type DemoHmrcSandbox } from './hmrc-demo';
 import { DataDirInUseError, lockDataDir } from './lib/data-dir-lock';
 import { createPrettyStream, requestsAtDebug } from './lib/logger';
 import { createUsersRepository } from './modules/auth/auth.repository';
@@ -57,6 +58,7 @@ async function main() {
 
   let xero: XeroEndpoints;
   let sandbox: Awaited<ReturnType<typeof startDemoSandbox>> | undefined;
+  let hmrcSandbox: DemoHmrcSandbox | undefined;
   if (config.xeroMode === 'live') {
     xero = {
       issuer: config.xero.issuer,
@@ -77,6 +79,16 @@ async function main() {
     }
     xero = sandbox.endpoints;
   }
+  // Demo mode files with the built-in HMRC unless HMRC_ENDPOINT names another (issue 43).
+  if (config.hmrc.endpoint === 'sandbox') {
+    try {
+      hmrcSandbox = await startDemoHmrcSandbox(config);
+    } catch (error) {
+      fail(
+        `cannot start the built-in HMRC sandbox on port ${config.hmrc.sandboxPort} (HMRC_SANDBOX_PORT): ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+  }
 
   // Printed only once the server listens: a start that fails on a taken port shows no password.
   const created: string[] = [];
@@ -94,6 +106,7 @@ async function main() {
     config,
     database,
     xero,
+    hmrc: hmrcSandbox ? { submissionUrl: hmrcSandbox.submissionUrl, kind: 'sandbox' } : undefined,
     demoCredentials,
     logger: {
       // Demo mode: the terminal keeps the ready line and the password; LOG_LEVEL=debug shows each request.
@@ -114,6 +127,7 @@ async function main() {
         credentials: demoCredentials,
         appUrl: config.appUrl,
         dataDir: config.dataDir,
+        hmrc: hmrcSandbox,
       });
       demoLine = `Demo ready: ${names.join(' and ')} connected, every feature switched on, Settings defaults chosen`;
     } catch (error) {
@@ -155,6 +169,7 @@ async function main() {
     try {
       await app.close();
       await sandbox?.close();
+      await hmrcSandbox?.close();
       await database.close();
     } finally {
       process.exit(0);

@@ -43,7 +43,17 @@ import { registerCisBillsRoutes } from './modules/cis-bills/cis-bills.routes';
 import { createCisBillsService } from './modules/cis-bills/cis-bills.service';
 import { createCisReturnsRepository } from './modules/cis-returns/cis-returns.repository';
 import { registerCisReturnsRoutes } from './modules/cis-returns/cis-returns.routes';
-import { createCisReturnsService } from './modules/cis-returns/cis-returns.service';
+import { createCisReturnsService, type CisStatement } from './modules/cis-returns/cis-returns.service';
+import { renderStatementsPdf, statementFileName } from './modules/cis-returns/statement-pdf';
+import { createHmrcFilingRepository } from './modules/hmrc-filing/hmrc-filing.repository';
+import { registerHmrcFilingRoutes } from './modules/hmrc-filing/hmrc-filing.routes';
+import {
+  createHmrcFilingService,
+  type HmrcEndpointConfig,
+  type StatementData,
+} from './modules/hmrc-filing/hmrc-filing.service';
+import { HMRC_ENDPOINTS, HMRC_PRODUCT } from './hmrc/transaction-engine';
+import { createMailer } from './mail/mailer';
 import { registerLiveEventsRoutes } from './modules/live-events/live-events.routes';
 import { createEgressMeter } from './modules/organizations/egress-meter';
 import { createOrganizationsRepository } from './modules/organizations/organizations.repository';
@@ -82,6 +92,21 @@ const HOUSEKEEPING_MS = 15 * 60_000;
 const WEBHOOK_SWEEP_MS = 30_000;
 /** Applied webhook deliveries are purged at most this often (by the sweep). */
 const WEBHOOK_PURGE_MS = 15 * 60_000;
+/** HMRC submissions with a poll due are looked at this often (HMRC's own interval is 10 s or more). */
+const HMRC_POLL_MS = 2_000;
+/** The deadline reminders are looked at this often. */
+const REMINDER_CHECK_MS = 30 * 60_000;
+
+/** Where returns go: demo mode's sandbox, or HMRC_ENDPOINT (test, live or a URL); nowhere when neither. */
+function resolveHmrcEndpoints(config: ServerConfig, demo: BuildAppOptions['hmrc']): HmrcEndpointConfig {
+  const base = { vendorId: config.hmrc.vendorId, gatewayTest: config.hmrc.gatewayTest, ...HMRC_PRODUCT };
+  const configured = config.hmrc.endpoint;
+  if (configured === 'test' || configured === 'live')
+    return { ...base, submissionUrl: HMRC_ENDPOINTS[configured], kind: configured };
+  if (configured && configured !== 'sandbox') return { ...base, submissionUrl: configured, kind: 'custom' };
+  if (demo) return { ...base, submissionUrl: demo.submissionUrl, kind: 'sandbox' };
+  return { ...base, submissionUrl: null, kind: null };
+}
 
 /**
  * The wiring's part of what a built app's builder's caller sees (app.ts `AppParts`; the app is not decorated
@@ -121,6 +146,8 @@ export interface BuildAppOptions {
   config: ServerConfig;
   database: Database;
   xero: XeroEndpoints;
+  /** Where returns go when not HMRC_ENDPOINT's: demo mode's built-in HMRC sandbox (issue 43). */
+  hmrc?: { submissionUrl: string; kind: 'sandbox' } | undefined;
   /** false silences request logs (tests); an object is passed to pino. */
   logger?: boolean | Record<string, unknown>;
   /** Folder of the built client; defaults to dist/client. */
@@ -137,6 +164,8 @@ export interface BuildAppOptions {
       'backoffMs' | 'maxAttempts' | 'maxRetryAfterMs' | 'timeoutMs' | 'gate' | 'createGate'
     >
   >;
+  /** How long a request waits for HMRC's answer before answering "sending" (tests shorten it; issue 43). */
+  hmrcWaitMs?: { verify?: number; submit?: number };
   /** On PostgreSQL: limits of the Xero gate shared by all instances (tests lower them with the sandbox's). */
   xeroGate?: Partial<SharedGateOptions>;
   /**
@@ -324,6 +353,44 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
     checkCisContacts: (ctx, contactIds) => cisBills.checkCisContacts(ctx, contactIds),
     log,
   });
+  // Filing with HMRC (issue 43): the figures are the CIS month-end's, reached through a narrow port.
+  const hmrcFiling = createHmrcFilingService({
+    repo: createHmrcFilingRepository(db),
+    box,
+    audit,
+    endpoints: resolveHmrcEndpoints(config, options.hmrc),
+    cisReturns: {
+      getReturn: (ctx, period, refresh) => cisReturns.getReturn(ctx, period, refresh),
+      getSettings: (ctx) => cisReturns.getSettings(ctx),
+      getStatements: async (ctx, period, contactId) =>
+        (await cisReturns.getStatements(ctx, period, contactId)) as unknown as StatementData[],
+      renderStatementsPdf: (statements) => renderStatementsPdf(statements as unknown as CisStatement[]),
+      statementFileName,
+      // An accepted return marks the month filed with HMRC's receipt (issue 42's one filing path); the whole
+      // exchange is also kept with the submission (hmrc_submissions).
+      markFiled: (ctx, period, filedOn, receipt) =>
+        cisReturns.recordFiling(ctx, period, {
+          filedOn,
+          source: 'hmrc',
+          receipt: {
+            irmark: receipt.irmark,
+            receivedAt: receipt.timestamp,
+            correlationId: receipt.correlationId,
+          },
+        }),
+      updateRefs: (ctx, contactId, refs) => cisReturns.updateRefs(ctx, contactId, refs),
+    },
+    syncContacts: (ctx, fresh) => sync.syncContacts(ctx, { force: fresh }),
+    checkCisContacts: (ctx, contactIds) => cisBills.checkCisContacts(ctx, contactIds),
+    mailer: createMailer({
+      smtpUrl: config.mail.smtpUrl,
+      from: config.mail.from,
+      outbox: config.xeroMode === 'demo' ? db : null,
+    }),
+    instanceId: ledger.instanceId,
+    log,
+    ...(options.hmrcWaitMs ? { waitMs: options.hmrcWaitMs } : {}),
+  });
   const stockJournal = createStockJournalService({
     repo: createStockJournalRepository(db),
     sync,
@@ -387,6 +454,20 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
         }
       },
     },
+    {
+      // Submissions to HMRC still on their way: polled when due, looked up when their answer was lost (issue 43).
+      name: 'hmrc submissions',
+      everyMs: HMRC_POLL_MS,
+      runAtStart: true,
+      run: () => hmrcFiling.driver.runDue(),
+    },
+    {
+      // 5 days before the 19th: the contractor's reminder of a return not yet filed (issue 43).
+      name: 'cis reminders',
+      everyMs: REMINDER_CHECK_MS,
+      runAtStart: true,
+      run: () => hmrcFiling.sendReminders(),
+    },
   ];
   const jobs = createJobs(jobList, log);
 
@@ -421,6 +502,7 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
     registerCisBillsRoutes(app, { service: cisBills });
     registerCisReturnsRoutes(app, { service: cisReturns });
     registerStockJournalRoutes(app, { service: stockJournal });
+    registerHmrcFilingRoutes(app, { service: hmrcFiling });
     registerXeroWebhookRoutes(app, { webhookKey, processor: webhooks, health: webhookHealth });
     registerLiveEventsRoutes(app, {
       live,

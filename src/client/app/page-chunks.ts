@@ -21,6 +21,7 @@ const PAGE_LOADERS: Record<string, PageLoader> = {
   [paths.addInvoices.path]: () => import('./routes/add-invoices'),
   [paths.cisInvoices.path]: () => import('./routes/cis-bills'),
   [paths.cisReturns.path]: () => import('./routes/cis-returns'),
+  [paths.outbox.path]: () => import('./routes/outbox'),
   [paths.stockJournal.path]: () => import('./routes/stock-journal'),
 };
 

@@ -24,6 +24,7 @@ const PayInvoicesRoute = lazyPage(paths.invoices.path);
 const AddInvoicesRoute = lazyPage(paths.addInvoices.path);
 const CisBillsRoute = lazyPage(paths.cisInvoices.path);
 const CisReturnsRoute = lazyPage(paths.cisReturns.path);
+const OutboxRoute = lazyPage(paths.outbox.path);
 const StockJournalRoute = lazyPage(paths.stockJournal.path);
 const AccountSecurityRoute = lazyPage(paths.accountSecurity.path);
 
@@ -126,6 +127,9 @@ export function AppRouter() {
         </Route>
         <Route path={paths.cisReturns.path}>
           <FeaturePage feature="cis-bills" component={CisReturnsRoute} />
+        </Route>
+        <Route path={paths.outbox.path}>
+          <FeaturePage feature="cis-bills" component={OutboxRoute} />
         </Route>
         <Route path={paths.stockJournal.path}>
           <FeaturePage feature="stock-journal" component={StockJournalRoute} />

@@ -29,6 +29,8 @@ export const paths = {
   cisInvoices: { path: '/cis-invoices', getHref: () => '/cis-invoices' },
   /** Not in the spec: the CIS month-end beside CIS Bills, behind the same flag (issue 29). */
   cisReturns: { path: '/cis-returns', getHref: () => '/cis-returns' },
+  /** Not in the spec: demo mode's outbox of the emails Ledgerlink sent (issue 43). */
+  outbox: { path: '/outbox', getHref: () => '/outbox' },
   stockJournal: { path: '/stock-journal', getHref: () => '/stock-journal' },
   settings: {
     path: '/settings',

@@ -60,3 +60,18 @@ export const builderOrg = makeOrganization({
   featureStockJournal: false,
   rateLimits: { minuteRemaining: 57, dayRemaining: 4980 },
 });
+
+/** What is due (issue 43): the month to 5 December 2026, due on the 19th, not filed. */
+export const cisDeadline = {
+  today: '2026-12-10',
+  period: '2026-12',
+  end: '2026-12-05',
+  returnDueDate: '2026-12-19',
+  statementsDueDate: '2026-12-19',
+  paymentDueDate: '2026-12-22',
+  daysToDue: 9,
+  state: 'due',
+  reminderDate: '2026-12-14',
+  remindersEnabled: false,
+  overdueEarlier: 0,
+};

@@ -88,6 +88,37 @@ const envSchema = z
       )
       .default('256')
       .transform(Number),
+    // Filing with HMRC (issue 43, docs/hmrc.md): HMRC's Transaction Engine, `test`, `live` or a URL (a sandbox);
+    // unset: the built-in HMRC sandbox in demo mode, no filing in live mode.
+    HMRC_ENDPOINT: optionalText.pipe(
+      z
+        .string()
+        .refine(
+          (v) => v === 'test' || v === 'live' || /^https?:\/\/[^\s]+$/.test(v),
+          'must be test, live or the URL of a Transaction Engine (https://…/submission)',
+        )
+        .optional(),
+    ),
+    // The software's vendor ID from HMRC's Software Developer Support Team (4 digits).
+    HMRC_VENDOR_ID: optionalText.pipe(
+      z
+        .string()
+        .regex(/^[0-9]{4}$/, 'must be the 4-digit vendor ID HMRC issued')
+        .optional(),
+    ),
+    // Test submissions (GatewayTest 1): validated and answered by HMRC, never processed. Default: on except live.
+    HMRC_GATEWAY_TEST: booleanish.optional(),
+    // Demo mode's built-in HMRC sandbox; 0 = a free port.
+    HMRC_SANDBOX_PORT: port(0),
+    // Statements and reminders by email (issue 43): smtp://user:password@host:587 or smtps://…:465; unset: demo
+    // mode keeps mail in its outbox (/outbox), live mode sends none.
+    SMTP_URL: optionalText.pipe(
+      z
+        .string()
+        .regex(/^smtps?:\/\/[^\s]+$/, 'must be an smtp:// or smtps:// URL')
+        .optional(),
+    ),
+    MAIL_FROM: optionalText,
     // Operations (docs/operations.md "Metrics"): GET /metrics, off by default, behind a bearer token when on.
     METRICS_ENABLED: booleanish.default(false),
     METRICS_TOKEN: optionalText.pipe(
@@ -107,6 +138,19 @@ const envSchema = z
         code: 'custom',
         path: ['TOKEN_ENCRYPTION_KEY'],
         message: 'is required with live Xero keys (openssl rand -base64 32)',
+      });
+    }
+    // A sandbox on this machine takes any vendor ID; HMRC's own endpoints need the one it issued.
+    if (
+      env.HMRC_ENDPOINT &&
+      !env.HMRC_VENDOR_ID &&
+      !/^http:\/\/(127\.|localhost|\[::1\])/.test(env.HMRC_ENDPOINT)
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['HMRC_VENDOR_ID'],
+        message:
+          "is required with HMRC_ENDPOINT: the 4-digit vendor ID HMRC's Software Developer Support Team issued",
       });
     }
     if (env.METRICS_ENABLED && !env.METRICS_TOKEN) {
@@ -161,6 +205,13 @@ export interface ServerConfig {
   attachmentStore: { maxBytes: number };
   /** GET /metrics (Prometheus): served only when enabled, to `Authorization: Bearer <token>`. */
   metrics: { enabled: boolean; token: string | undefined };
+  /**
+   * Filing with HMRC (issue 43): where submissions go (`sandbox`: demo mode's built-in one; null: no filing), the
+   * software's vendor ID and whether submissions are test ones (GatewayTest).
+   */
+  hmrc: { endpoint: string | null; vendorId: string; gatewayTest: boolean; sandboxPort: number };
+  /** Email (statements, reminders): SMTP_URL, or the demo outbox; `from` is every message's sender. */
+  mail: { smtpUrl: string | undefined; from: string };
 }
 
 export class ConfigError extends Error {
@@ -179,7 +230,7 @@ function configError(error: z.ZodError, source: NodeJS.ProcessEnv): ConfigError 
   const variable = String(issue?.path[0] ?? 'environment');
   const raw = source[variable];
   const got = raw === undefined ? '' : ` (got "${raw.length > 40 ? `${raw.slice(0, 40)}…` : raw}")`;
-  const secret = /SECRET|PASSWORD|KEY|TOKEN|DATABASE_URL/.test(variable);
+  const secret = /SECRET|PASSWORD|KEY|TOKEN|DATABASE_URL|SMTP_URL/.test(variable);
   return new ConfigError(variable, `${issue?.message ?? 'is invalid'}${secret ? '' : got}`);
 }
 
@@ -223,5 +274,15 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): ServerConfi
     sandbox: { port: env.SANDBOX_PORT, scale: env.SANDBOX_SCALE, seed: env.SANDBOX_SEED },
     attachmentStore: { maxBytes: Math.floor(env.ATTACHMENT_STORE_MB * 1024 * 1024) },
     metrics: { enabled: env.METRICS_ENABLED, token: env.METRICS_TOKEN },
+    hmrc: {
+      endpoint: env.HMRC_ENDPOINT ?? (env.XERO_CLIENT_ID ? null : 'sandbox'),
+      vendorId: env.HMRC_VENDOR_ID ?? '0000',
+      gatewayTest: env.HMRC_GATEWAY_TEST ?? env.HMRC_ENDPOINT !== 'live',
+      sandboxPort: env.HMRC_SANDBOX_PORT,
+    },
+    mail: {
+      smtpUrl: env.SMTP_URL,
+      from: env.MAIL_FROM ?? `Ledgerlink <no-reply@${new URL(appUrl).hostname}>`,
+    },
   };
 }

@@ -30,6 +30,10 @@ export const REDACT_PATHS = [
   '*.secret',
   '*.totp',
   '*.code',
+  // The contractor's Government Gateway credentials (issue 43) and the mail server's URL, which holds a password.
+  '*.gatewayUserId',
+  '*.senderId',
+  '*.smtpUrl',
   'password',
   'accessToken',
   'refreshToken',

@@ -19,6 +19,8 @@ export interface TestAppOptions {
   xeroGate?: BuildAppOptions['xeroGate'];
   /** Pino options (e.g. a `stream` to capture log lines); silent by default. */
   logger?: Record<string, unknown>;
+  /** How long a request waits for HMRC's answer (issue 43). */
+  hmrcWaitMs?: BuildAppOptions['hmrcWaitMs'];
   /** false: requests do not wait for the database's change notices first (tests over HTTP; see buildApp). */
   settleNoticesFirst?: boolean;
 }
@@ -54,6 +56,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     settleNoticesFirst: options.settleNoticesFirst ?? true,
     ...(options.xeroHttp ? { xeroHttp: options.xeroHttp } : {}),
     ...(options.xeroGate ? { xeroGate: options.xeroGate } : {}),
+    ...(options.hmrcWaitMs ? { hmrcWaitMs: options.hmrcWaitMs } : {}),
     xero: {
       issuer: 'http://127.0.0.1:9',
       apiUrl: 'http://127.0.0.1:9',

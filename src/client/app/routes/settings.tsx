@@ -16,6 +16,7 @@ import { ReconnectNeeded } from '@/client/components/xero/reconnect-needed';
 import { Tabs, TabsContent, TabsList, TabsTrigger } from '@/client/components/ui/tabs';
 import { AdminPanel } from '@/client/features/admin/components/admin-panel';
 import { CisSettingsCard } from '@/client/features/cis-returns/components/cis-settings-card';
+import { HmrcSettingsCard } from '@/client/features/cis-returns/components/hmrc-settings-card';
 import { SettingsGeneral } from '@/client/features/settings/components/settings-general';
 import { confirmDiscardUnsaved } from '@/client/lib/unsaved-changes';
 
@@ -107,7 +108,10 @@ export default function SettingsRoute() {
             <>
               <SettingsGeneral connection={connection} isLoading={isLoading || flagsLoading} flags={flags} />
               {connection?.connected && connection.organizationId !== null && flags['cis-bills'] ? (
-                <CisSettingsCard orgId={connection.organizationId} />
+                <>
+                  <CisSettingsCard orgId={connection.organizationId} />
+                  <HmrcSettingsCard orgId={connection.organizationId} />
+                </>
               ) : null}
             </>
           )}

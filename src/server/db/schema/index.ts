@@ -9,3 +9,4 @@ export * from './xero-gate';
 export * from './webhooks';
 export * from './attachments';
 export * from './cis-returns';
+export * from './hmrc';

@@ -7,6 +7,7 @@ import { useConnection, type Connection } from '@/client/lib/connection';
 import { useFeatureFlags } from '@/client/lib/feature-access';
 import { CreateBillsCard } from './create-bills-card';
 import { DraftBillsCard } from './draft-bills-card';
+import { HmrcVerificationCard } from './hmrc-verification-card';
 import { CisFeatureDisabledState, CisNotConnectedState, SessionExpiredState } from './cis-page-states';
 
 /**
@@ -60,6 +61,7 @@ function CisBillsMain({
         <MissingDefaultsNotice feature="cis-bills" defaults={connection} organizationId={orgId} />
         <CreateBillsCard connection={connection} orgId={orgId} />
         <DraftBillsCard connection={connection} orgId={orgId} onSessionExpired={onSessionExpired} />
+        <HmrcVerificationCard orgId={orgId} />
       </div>
     </div>
   );

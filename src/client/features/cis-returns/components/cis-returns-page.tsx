@@ -10,6 +10,7 @@ import { useConnection } from '@/client/lib/connection';
 import { useCisReturnsPage } from '../hooks/use-cis-returns-page';
 import { MonthsCard } from './months-card';
 import { PenaltyBasis } from './penalty-basis';
+import { HmrcFilingCard } from './hmrc-filing-card';
 import { ReturnCard } from './return-card';
 import { SubcontractorRefsDialog } from './subcontractor-refs-dialog';
 
@@ -95,6 +96,7 @@ function CisReturnsMain({ orgId, tenantName }: { orgId: number; tenantName: stri
             ) : (
               <PageSpinner label="Reading the month's payments" />
             )}
+            {ret.data ? <HmrcFilingCard orgId={orgId} ret={ret.data} /> : null}
           </div>
         </div>
       )}

@@ -6,6 +6,7 @@ import { getOrganizationName, type Egress, type UserOrganization } from '@/share
 import { describeWebhookHealth } from '../utils/live-updates';
 import { Badge } from '@/client/components/ui/badge';
 import { Button } from '@/client/components/ui/button';
+import { CisDeadlineItem } from '@/client/components/hmrc/cis-deadline';
 import { Card, CardContent, CardFooter, CardHeader, CardTitle } from '@/client/components/ui/card';
 import { Spinner } from '@/client/components/ui/spinner';
 import { Tooltip } from '@/client/components/ui/tooltip';
@@ -178,6 +179,9 @@ export function OrganizationCard({
               </dt>
               <dd className="tabular">{describeDownload(org.downloadedThisMonth)}</dd>
             </>
+          ) : null}
+          {org.connected && isFeatureEnabled(org, 'cis-bills') ? (
+            <CisDeadlineItem orgId={org.organizationId} />
           ) : null}
           {org.connected && org.liveUpdates ? (
             <>
