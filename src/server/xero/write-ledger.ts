@@ -79,6 +79,8 @@ export function createWriteLedger(deps: WriteLedgerDeps) {
     registerLocal: registry.registerLocal,
     ...createLedgerRecording(deps, instance, recall, settling, local),
     recallForgotten: recall.recallForgotten,
+    /** Whether the database was restored lately (RESTORE_LOOKUP_MS): a key it does not know may be forgotten. */
+    restoredLately: recall.restoredLately,
     settleIfStale: settling.settleIfStale,
     ...createLedgerReconciler(deps, instance, registry, settling, local),
     /** Settles one open write by asking Xero (see lookUp); the row as it stands afterwards. */
