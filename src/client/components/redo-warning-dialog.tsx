@@ -25,7 +25,8 @@ export function RedoWarningDialog({
 }) {
   return (
     <Dialog open onOpenChange={(open) => (open ? undefined : onChoose(false))}>
-      <DialogContent aria-describedby="redo-warning-text" role="alertdialog">
+      {/* Above the screen's own "Processing…" overlay (z-90), which stays while the person decides. */}
+      <DialogContent aria-describedby="redo-warning-text" role="alertdialog" className="z-[100]">
         <DialogHeader>
           <DialogTitle>{words.title}</DialogTitle>
           <DialogDescription id="redo-warning-text">

@@ -1,11 +1,14 @@
-import { redoSuspectsOf } from '@/shared/redo-warning';
-import { REDO_CONFIRM_HEADER, REDO_CONFIRMED } from '@/shared/redo-warning';
-import { isApiError } from './api-client';
+import { REDO_CONFIRM_HEADER, REDO_CONFIRMED, redoSuspectsOf, type RedoSuspect } from '@/shared/redo-warning';
+import { ApiError, isApiError } from './api-client';
 
-/** The person chose not to send it after the redo warning: nothing was sent. */
-export class RedoDeclined extends Error {
-  constructor(message: string) {
-    super(message);
+/**
+ * The person chose not to send it after the redo warning: nothing was sent. An answer of the server's kind (the
+ * 409 it was), so every screen's own error path words it: "Not sent: Xero already has …".
+ */
+export class RedoDeclined extends ApiError {
+  constructor(warning: ApiError, suspects: readonly RedoSuspect[]) {
+    const message = `Not sent: ${suspects.map((s) => s.message).join('. ')}.`;
+    super(message, warning.status, { ...(warning.body as object), message }, warning.path);
     this.name = 'RedoDeclined';
   }
 }
@@ -29,9 +32,9 @@ export async function sendWithRedoWarning<T>(
     return await send(false);
   } catch (error) {
     const suspects = isApiError(error) && error.status === 409 ? redoSuspectsOf(error.body) : [];
-    if (suspects.length === 0) throw error;
+    if (!isApiError(error) || suspects.length === 0) throw error;
     const { askRedo } = await import('@/client/components/redo-warning-dialog');
-    if (!(await askRedo(suspects, words))) throw new RedoDeclined(suspects.map((s) => s.message).join('. '));
+    if (!(await askRedo(suspects, words))) throw new RedoDeclined(error, suspects);
     return send(true);
   }
 }

@@ -469,7 +469,7 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
     } catch (error) {
       // The person chose not to make it again after the redo warning (issue 44): nothing was sent.
       if (error instanceof RedoDeclined) {
-        toast({ title: 'Invoice not created', description: `${error.message}.`, variant: 'info' });
+        toast({ title: 'Invoice not created', description: error.message, variant: 'info' });
         return;
       }
       const text = getMessage(error, 'Failed to create the invoice');

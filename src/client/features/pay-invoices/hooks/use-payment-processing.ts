@@ -176,7 +176,7 @@ export function usePaymentProcessing(orgId: number) {
           return null;
         }
         if (error instanceof RedoDeclined) {
-          toast({ title: 'Payment not sent', description: `${error.message}.`, variant: 'info' });
+          toast({ title: 'Payment not sent', description: error.message, variant: 'info' });
           return null;
         }
         const message = getMessage(error, '');
