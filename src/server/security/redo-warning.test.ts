@@ -142,6 +142,35 @@ describe('the redo warning after a restore (issue 44)', () => {
     expect(bills()).toHaveLength(2);
   });
 
+  it('a batch of two alike bills the restore forgot, resent with its key, is answered and never warned (the soak)', async () => {
+    await owner.call('POST', '/api/xero/set-active-organization', { organizationId: buildersId });
+    const contacts = (await owner.call('GET', '/api/xero/cis-contacts')).json() as Array<{ id: string }>;
+    const accounts = (await owner.call('GET', '/api/xero/direct-costs-accounts')).json() as Array<{
+      code: string;
+    }>;
+    const [contact] = contacts;
+    const [account] = accounts;
+    if (!contact || !account) throw new Error('no subcontractor or account');
+    const alike = (id: string) => ({
+      id,
+      contactId: contact.id,
+      date: getUkToday(),
+      reference: 'R-5511',
+      status: 'DRAFT',
+      lineItems: [{ description: 'Labour', quantity: 1, unitAmount: 300, accountCode: account.code }],
+    });
+    const batch = { bills: [alike('one'), alike('two')] };
+    const bills = () =>
+      inXero('Demo Builders Ltd').invoices.filter((i) => i.Type === 'ACCPAY' && i.InvoiceNumber === 'R-5511');
+    expect((await post('/api/xero/create-bills', batch, 'redo-batch')).statusCode).toBe(200);
+    expect(bills()).toHaveLength(2);
+    await restoreForgetting('redo-batch');
+    const resent = await post('/api/xero/create-bills', batch, 'redo-batch');
+    expect(resent.statusCode, resent.body).toBe(200);
+    expect((resent.json() as { created: number }).created).toBe(2);
+    expect(bills()).toHaveLength(2);
+  });
+
   it('a payment Xero already has: warned naming its amount and invoice, paid once confirmed', async () => {
     await owner.call('POST', '/api/xero/set-active-organization', { organizationId: shopId });
     const invoices = ((await owner.call('GET', '/api/xero/invoices')).json() as Invoice[]).filter(

@@ -8,7 +8,8 @@ import type { CisBillsContext, CisBillsDeps, CreateRecord } from './context';
  * Ledgerlink does not know are sent, each contact's bills in Xero are read (one read per contact, as the finder
  * of a forgotten bill reads them). A bill there from the same subcontractor with the same reference and total,
  * neither deleted nor voided, that Ledgerlink's restored records do not hold, and that is not this very request's
- * own bill (its write's mark: a resend is answered by the ledger, never warned), refuses the whole request with a
+ * own bill or a sibling's in the batch (their writes' marks: a resend is answered by the ledger, never warned),
+ * refuses the whole request with a
  * 409 naming each (src/shared/redo-warning.ts) unless the person confirmed. Nothing is sent then.
  */
 export async function checkBillsRedo(
@@ -23,22 +24,28 @@ export async function checkBillsRedo(
     bills.flatMap((b) => (b.key ? [b.key] : [])),
   );
   const fresh = bills.filter((b) => !b.key || !known.has(b.key));
+  const ownKeys = bills.flatMap((b) => (b.key ? [b.key] : []));
   const byContact = new Map<string, Awaited<ReturnType<CisBillsDeps['bills']['listChangedForContact']>>>();
   const suspects: RedoSuspect[] = [];
   const now = Date.now();
-  for (const { key, record } of fresh) {
+  for (const { record } of fresh) {
     let inXero = byContact.get(record.contactId);
     if (!inXero) {
       inXero = await deps.bills.listChangedForContact(ctx, record.contactId, null);
       byContact.set(record.contactId, inXero);
     }
+    // A bill of this request is in Xero under its own mark: the browser resending a batch the restore forgot
+    // (a person's redo has a new key). The ledger answers it; nothing is warned.
+    if (inXero.some((bill) => ownKeys.some((own) => isBillOfWrite(bill, own)))) return;
     for (const bill of inXero) {
       if (
         bill.status === 'DELETED' ||
         bill.status === 'VOIDED' ||
         (bill.invoiceNumber ?? '') !== record.reference ||
         bill.totalPence !== record.totalPence ||
-        (key !== undefined && isBillOfWrite(bill, key)) ||
+        // This request's own bills (a resend of a batch the restore forgot, answered by the ledger), its
+        // siblings' included: two bills of one batch may share a subcontractor, reference and amount.
+        ownKeys.some((own) => isBillOfWrite(bill, own)) ||
         suspects.some((s) => s.xeroId === bill.invoiceId) ||
         (await deps.ledger.findConfirmedByXeroId(ctx.organizationId, 'bill.create', bill.invoiceId))
       )
