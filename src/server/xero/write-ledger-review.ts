@@ -186,12 +186,8 @@ export function createLedgerReview(
                 viewsDue: true,
                 ...(isLocal && before.response === null ? { response: before.request as object } : {}),
               }
-            : {
-                state: 'failed' as const,
-                error: outcome.error,
-                completedAt: new Date(),
-                ...(isLocal ? { viewsDue: true } : {}),
-              };
+            : // Cancelled, the open screens are told too (their lists and a period waiting on it read again).
+              { state: 'failed' as const, error: outcome.error, completedAt: new Date(), viewsDue: true };
         const [after] = await tx
           .update(xeroWrites)
           .set(values)
