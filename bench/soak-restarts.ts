@@ -33,14 +33,44 @@ export const restartFigures = {
  */
 export const changedInXeroByPerson = new Set<string>();
 
-/** Before a kill: which kinds of write are open in the ledger (shared by both instances). */
+/** The people's requests on their way now, by what they do (counted around each request by the soak's `act`). */
+const requestsInFlight = { pendingCash: 0, billCreates: 0 };
+
+/** What a request does, as far as the kills are counted: saves pending cash, creates bills, or neither. */
+function requestKind(url: string, body: unknown): keyof typeof requestsInFlight | null {
+  if (url.startsWith('/api/xero/create-bill')) return 'billCreates';
+  const b = (body ?? {}) as {
+    invoices?: Array<{ approve?: boolean }>;
+    approve?: boolean;
+    cashAmount?: number;
+  };
+  if (url.startsWith('/api/xero/draft-invoices/update') && b.invoices?.some((i) => i.approve === false))
+    return 'pendingCash';
+  if (url.startsWith('/api/xero/draft-invoices/create') && b.approve === false && (b.cashAmount ?? 0) > 0)
+    return 'pendingCash';
+  return null;
+}
+
+/** Counts a request while it is on its way; answers what to call when its answer (or its failure) is in. */
+export function trackRequest(url: string, body: unknown): () => void {
+  const kind = requestKind(url, body);
+  if (kind) requestsInFlight[kind] += 1;
+  return () => {
+    if (kind) requestsInFlight[kind] -= 1;
+  };
+}
+
+/**
+ * Before a kill: whether a request saving pending cash, or creating bills, is on its way, or such a write is open
+ * in the ledger both instances share.
+ */
 export async function noteInFlight(db: pg.Client): Promise<void> {
   const rows = await db.query<{ kind: string }>(
     "select distinct kind from xero_writes where state in ('pending','sent','unknown')",
   );
   const kinds = new Set(rows.rows.map((r) => r.kind));
-  if (kinds.has('cash.pending')) restartFigures.killsWithPendingCash += 1;
-  if (kinds.has('bill.create')) restartFigures.killsWithBillCreates += 1;
+  if (kinds.has('cash.pending') || requestsInFlight.pendingCash > 0) restartFigures.killsWithPendingCash += 1;
+  if (kinds.has('bill.create') || requestsInFlight.billCreates > 0) restartFigures.killsWithBillCreates += 1;
 }
 
 /**

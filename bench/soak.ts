@@ -63,6 +63,7 @@ import {
   noteInFlight,
   restartFigures,
   SLOW_INVOICES,
+  trackRequest,
 } from './soak-restarts';
 
 const DAYS = Number(process.env.SOAK_DAYS ?? 30);
@@ -348,10 +349,12 @@ async function act(
       continue;
     }
     if (attempt > 0) figures.resends += 1;
+    const answered = trackRequest(url, body);
     try {
       const res = await tab(person, org)
         .on(instance.server.url)
-        .send(method, url, body, { ...headers, 'idempotency-key': key });
+        .send(method, url, body, { ...headers, 'idempotency-key': key })
+        .finally(answered);
       const stillOpen = res.status === 409 && /already being processed/i.test(res.text);
       if (res.status < 300)
         return { told: nothingDone(res.text) ? 'refused' : 'success', status: res.status, text: res.text };
@@ -798,7 +801,9 @@ async function day(world: World, n: number): Promise<void> {
   ];
   // Some days an instance dies while the day's writes are in flight.
   const crashes = n % 6 === 2 || inFlightDay;
-  const crash = crashes ? sleep(300 + random() * 2500).then(() => crashOne(world)) : Promise.resolve();
+  // On an in-flight day the kill waits for the drafts' first read (slow) so their pending cash is on its way.
+  const wait = inFlightDay ? 2_600 + random() * 2_000 : 300 + random() * 2500;
+  const crash = crashes ? sleep(wait).then(() => crashOne(world)) : Promise.resolve();
   personInXero(world);
   const settled = await Promise.allSettled([...work, crash]);
   for (const s of settled) if (s.status === 'rejected') console.error(`  day ${n}: ${String(s.reason)}`);
