@@ -7,6 +7,9 @@ import type { WriteLedger, WriteRow } from '../write-ledger';
 import type { SyncContext } from './context';
 import type { XeroSync } from './sync.service';
 
+/** How long the catch-up keeps trying to read a settled write's changes before leaving them to a refresh. */
+const GIVE_UP_MS = 24 * 60 * 60_000;
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
@@ -88,8 +91,13 @@ export function createWriteCatchUp(deps: {
         }
       }
       if (!done) {
+        // A day of trying (nobody of the organisation connected, say): given up, the next refresh reads Xero.
+        const stale = writes.filter(
+          (w) => Date.now() - (w.completedAt ?? w.createdAt).getTime() > GIVE_UP_MS,
+        );
+        await ledger.clearViewsDue(stale.map((w) => w.id));
         deps.log?.warn(
-          { err: lastError, organizationId },
+          { err: lastError, organizationId, givenUp: stale.length },
           'settled writes could not be read into the cache yet; trying again at the next pass',
         );
         return false;
