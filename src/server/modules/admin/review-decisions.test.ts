@@ -396,6 +396,33 @@ describe('Needs review: decisions that change what they say (issue 44)', () => {
     expect(paymentsInXero(draft.id)).toEqual([500]);
   });
 
+  it('an approval resent while its first attempt is still on its way is answered "already being processed", never "not approved"', async () => {
+    const draft = await createDraft(25);
+    const key = 'in-flight-approval';
+    const { approval } = await heldApprovalWithCash(draft, key);
+    // Not held: sent a moment ago by this very instance, which is alive (as the soak's resend met it).
+    await t.database.db
+      .update(xeroWrites)
+      .set({ state: 'sent', error: null, sentAt: new Date(), instanceId: t.parts.ledger.instanceId })
+      .where(eq(xeroWrites.id, approval));
+    await t.database.db
+      .update(xeroWrites)
+      .set({ state: 'pending', error: null })
+      .where(eq(xeroWrites.dependsOn, approval));
+    const resent = await t.app.inject({
+      method: 'POST',
+      url: '/api/xero/draft-invoices/update',
+      headers: { cookie: owner.cookie, origin: TEST_ORIGIN, 'idempotency-key': key },
+      payload: { invoices: [{ id: draft.id, cashAmount: 5, approve: true }] },
+    });
+    expect(resent.statusCode, resent.body).toBe(409);
+    expect((resent.json() as { message: string }).message).toBe(
+      'This change is already being processed. Refresh in a moment to see the result.',
+    );
+    expect(Number(resent.headers['retry-after'])).toBeGreaterThan(0);
+    expect(paymentsInXero(draft.id)).toEqual([]);
+  });
+
   it('a payment the reconciler finds in Xero reaches the cached list and the open screens without a refresh', async () => {
     const draft = await createDraft(60);
     // Approved with £6.00 cash in Xero; the answers were lost (a crash) and the cache still shows the draft.
