@@ -22,6 +22,11 @@
  *   SOAK_DAYS=5 SOAK_SEED=7 npm run soak  # shorter, another schedule
  *   SOAK_OUT=/tmp/soak.md npm run soak    # where the report goes (default: printed, and appended to nothing)
  *   BENCH_PG_URL=postgres://… npm run soak  # an empty database on a running server instead of a throwaway one
+ *   SOAK_WEBHOOKS=off npm run soak        # no Xero webhooks, as a server behind NAT or on a laptop (issue 44)
+ *
+ * Issue 44 (bench/soak-restarts.ts): some days an instance is killed while pending cash and bill creates are on
+ * their way (Xero slow on /Invoices), and after each restart every list screen is compared with Xero as a screen
+ * reads it, without a refresh.
  *
  * Loopback only; every loop is bounded in count and time.
  */
