@@ -74,6 +74,7 @@ import { createConnectionService } from './modules/xero-connection/connection.se
 import { createOAuthRequests } from './modules/xero-connection/oauth-requests';
 import { registerXeroWebhookRoutes } from './modules/xero-webhooks/webhooks.routes';
 import { createXeroSync, type SyncContext } from './xero/sync/sync.service';
+import { createWriteCatchUp } from './xero/sync/write-catch-up';
 import { createWebhookHealth } from './xero/webhooks/health';
 import { createWebhookProcessor } from './xero/webhooks/processor';
 import { createWriteLedger, RECONCILE_INTERVAL_MS } from './xero/write-ledger';
@@ -117,6 +118,8 @@ export interface WiringParts {
   xeroHttp: ReturnType<typeof createXeroHttp>;
   ledger: ReturnType<typeof createWriteLedger>;
   sync: ReturnType<typeof createXeroSync>;
+  /** Reads what the ledger settled without its request into the cache and tells the screens (issue 44). */
+  catchUp: ReturnType<typeof createWriteCatchUp>;
   /** Who asks, kept in memory between requests (src/server/modules/auth/principal-cache.ts). */
   principals: ReturnType<typeof createPrincipalCache<PrincipalRow>>;
 }
@@ -299,6 +302,9 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
   const bodies = createBodyCache({ maxBytes: BODY_CACHE_MAX_BYTES });
   // Xero's webhooks in (signed deliveries, applied after the answer), live screens out (docs/decisions/018-webhooks.md).
   const live = createLiveEvents({ database, log });
+  // What the ledger settled without its request (a look-up after a crash, the reconciler), read into the cache and
+  // told to the open screens, with or without webhooks (issue 44).
+  const catchUp = createWriteCatchUp({ db, ledger, sync, live, log });
   const webhooks = createWebhookProcessor({
     db,
     sync,
@@ -440,13 +446,15 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
     },
     {
       // Settles the writes the staleness rule calls stale (a crashed instance's, a lost answer) by asking Xero,
-      // at start and every RECONCILE_INTERVAL_MS, one pass at a time.
+      // at start and every RECONCILE_INTERVAL_MS, one pass at a time; then what was settled without its request
+      // is read into the cache and told to the open screens (issue 44).
       name: 'reconcile',
       everyMs: RECONCILE_INTERVAL_MS,
       runAtStart: true,
       run: async () => {
         try {
           await ledger.reconcile();
+          await catchUp.run();
           metrics.reconcilerRan('ok');
         } catch (error) {
           metrics.reconcilerRan('error');
@@ -521,8 +529,10 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
         ...cisBills.writeKinds,
         ...stockJournal.writeKinds,
       ],
-      // The steps of Add Invoices' intents (a cash payment after its approval, pending cash on a new draft).
+      // The steps of Add Invoices' intents (a cash payment after its approval).
       addInvoices.writeSteps,
+      // Writes that never go to Xero (pending cash on a draft), settled from the database (issue 44).
+      addInvoices.localKinds,
     );
   }
 
@@ -557,7 +567,7 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
   }
 
   return {
-    parts: { tokens, xeroHttp, ledger, sync, principals },
+    parts: { tokens, xeroHttp, ledger, sync, principals, catchUp },
     sessions,
     resolveTenant,
     registerModules,

@@ -173,8 +173,13 @@ export const adminReviewWritesResponseSchema = z.array(adminReviewWriteSchema);
 
 /** What Xero says now: it has the change (with its id), it does not, or it could not be asked. */
 export const xeroLookupSchema = z.discriminatedUnion('status', [
-  z.object({ status: z.literal('found'), xeroId: z.string().nullable() }),
-  z.object({ status: z.literal('missing') }),
+  /** `keptBy: 'ledgerlink'`: a change that never goes to Xero (pending cash), looked up in Ledgerlink's own rows. */
+  z.object({
+    status: z.literal('found'),
+    xeroId: z.string().nullable(),
+    keptBy: z.literal('ledgerlink').optional(),
+  }),
+  z.object({ status: z.literal('missing'), keptBy: z.literal('ledgerlink').optional() }),
   z.object({ status: z.literal('unavailable'), message: z.string() }),
 ]);
 export type XeroLookup = z.infer<typeof xeroLookupSchema>;

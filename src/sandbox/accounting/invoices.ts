@@ -15,7 +15,7 @@ import {
 } from '../money';
 import { nextUpdated, type Runtime } from '../runtime';
 import type { ContactRec, InvoiceRec, InvoiceStatus, InvoiceType, LineRec, OrgRec } from '../state';
-import { addDays, dayToMs, isoDay, parseModifiedSince, parseRequestDay } from '../xero-dates';
+import { addDays, dayToMs, isoDay, msDateTime, parseModifiedSince, parseRequestDay } from '../xero-dates';
 import {
   ElementErrors,
   elementsOf,
@@ -633,6 +633,29 @@ export function registerInvoiceRoutes(app: FastifyInstance, rt: Runtime): void {
           }),
         ]),
       );
+    },
+  );
+
+  // An invoice's history and notes (developer.xero.com/documentation/api/accounting/historyandnotes): when it
+  // was created, and when it was last changed, as Xero's "Created" and "Edited" records.
+  app.get<{ Params: { InvoiceID: string } }>(
+    '/Invoices/:InvoiceID/History',
+    apiRoute(read),
+    async (request, reply) => {
+      const ctx = ctxOf(request);
+      const inv = findInvoice(ctx.org, request.params.InvoiceID);
+      if (!inv) throw XeroError.notFound();
+      const record = (changes: string, ms: number, details: string) => ({
+        Changes: changes,
+        DateUTCString: new Date(ms).toISOString().slice(0, 19),
+        DateUTC: msDateTime(ms),
+        User: 'System Generated',
+        Details: details,
+      });
+      const records = [record('Created', inv.createdMs, `${inv.InvoiceNumber || inv.Type} created.`)];
+      if (inv.updatedMs > inv.createdMs)
+        records.unshift(record('Edited', inv.updatedMs, `${inv.InvoiceNumber || inv.Type} changed.`));
+      return reply.send(envelope(rt, 'HistoryRecords', records));
     },
   );
 

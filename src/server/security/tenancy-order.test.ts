@@ -195,4 +195,21 @@ describe('the order of checks on organisation-scoped routes', () => {
       ),
     ).toMatchObject({ status: 400, message: 'The request names two different organizations' });
   });
+
+  it('refuses an organisation named in brackets (?org[]=) rather than serving the active one (issue 44)', async () => {
+    const list = { method: 'GET', url: '/api/xero/invoices', schema: {} } as RegisteredRoute;
+    for (const query of [
+      `org[]=${orgA}`,
+      `org[0]=${orgA}`,
+      `organizationId[]=${orgA}`,
+      `org[]=${orgB}`,
+      `org=${orgA}&org[]=${orgA}`,
+    ])
+      expect(await send({ url: `/api/xero/invoices?${query}` }, list), query).toMatchObject({
+        status: 400,
+        message: 'Invalid organization ID',
+      });
+    // The plain spelling still works.
+    expect((await send({ url: `/api/xero/invoices?org=${orgA}` }, list)).status).toBe(200);
+  });
 });

@@ -1,6 +1,7 @@
 import type {
   AfterRestore,
   ConfirmHook,
+  LocalWrite,
   StepRunner,
   WriteFinder,
   WriteLedger,
@@ -33,6 +34,12 @@ export interface WriteStepHandlers {
   onConfirm?: ConfirmHook;
 }
 
+/** A kind of write that never goes to Xero (issue 44): applied with its confirmation, settled from the database. */
+export interface LocalKindHandlers {
+  kind: WriteKind;
+  local: LocalWrite;
+}
+
 /**
  * Registers each kind's finder (and retrier), and each step's runner and confirm hook, with the ledger: the one
  * place a feature's writes are made known to it.
@@ -41,7 +48,9 @@ export function registerWriteKinds(
   ledger: WriteLedger,
   kinds: readonly WriteKindHandlers[],
   steps: readonly WriteStepHandlers[] = [],
+  locals: readonly LocalKindHandlers[] = [],
 ): void {
+  for (const { kind, local } of locals) ledger.registerLocal(kind, local);
   for (const { kind, find, afterRestore, retry } of kinds) {
     ledger.registerFinder(kind, find, afterRestore);
     if (retry) ledger.registerRetrier(kind, retry);

@@ -1,7 +1,7 @@
 import { and, desc, eq, inArray, isNotNull, lt, ne, sql } from 'drizzle-orm';
 import { xeroWrites } from '../db/schema/index';
 import { OPEN_WRITE_STATES, type WriteKind, type XeroWriteState } from './write-ledger-rules';
-import type { WriteLedgerDeps, WriteRow } from './write-ledger-types';
+import type { Tx, WriteLedgerDeps, WriteRow } from './write-ledger-types';
 
 /** What the features ask of the ledger's rows: writes by key, by Xero id, by target, and its housekeeping. */
 export function createLedgerQueries({ db }: WriteLedgerDeps) {
@@ -89,6 +89,28 @@ export function createLedgerQueries({ db }: WriteLedgerDeps) {
         );
       const own = new Set(ownKeys);
       return new Set(rows.filter((r) => r.targetId && !own.has(r.key)).map((r) => r.targetId as string));
+    },
+
+    /**
+     * In `tx`: the confirmed writes of these kinds on a target (any case of its id), but `exceptId` (issue 44:
+     * what Ledgerlink's own settled writes account for, to tell whether an older version applied a local write).
+     */
+    async findConfirmedOnTarget(
+      tx: Tx,
+      scope: { organizationId: number; targetId: string; kinds: readonly WriteKind[]; exceptId: number },
+    ): Promise<WriteRow[]> {
+      return tx
+        .select()
+        .from(xeroWrites)
+        .where(
+          and(
+            eq(xeroWrites.organizationId, scope.organizationId),
+            eq(xeroWrites.state, 'confirmed'),
+            inArray(xeroWrites.kind, [...scope.kinds]),
+            ne(xeroWrites.id, scope.exceptId),
+            sql`lower(${xeroWrites.targetId}) = ${scope.targetId.toLowerCase()}`,
+          ),
+        );
     },
 
     /** The newest write of this kind on a target, whatever its state (null when there is none). */

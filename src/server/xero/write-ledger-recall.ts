@@ -142,6 +142,9 @@ export function createLedgerRecall(
           sentAt: null,
           instanceId,
           completedAt: null,
+          viewsDue: false,
+          reviewClaimBy: null,
+          reviewClaimAt: null,
         };
         const before = step.after === undefined ? undefined : rows[step.after];
         if (before?.state === 'confirmed') {
@@ -175,6 +178,8 @@ export function createLedgerRecall(
                 xeroId: found.xeroId ?? null,
                 response: found.response,
                 completedAt: new Date(),
+                // Found in Xero, never seen by the cache the restore put back (issue 44).
+                viewsDue: true,
               }
             : row,
         );

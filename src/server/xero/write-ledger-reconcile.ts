@@ -8,6 +8,7 @@ import {
   type XeroWriteState,
 } from './write-ledger-rules';
 import type { LedgerInstance } from './write-ledger-instance';
+import type { LedgerLocal } from './write-ledger-local';
 import type { LedgerRegistry } from './write-ledger-registry';
 import { NOT_SENT_MESSAGE, type LedgerSettling } from './write-ledger-settle';
 import type { WriteLedgerDeps, WriteRow } from './write-ledger-types';
@@ -18,6 +19,7 @@ export function createLedgerReconciler(
   { senderOf }: LedgerInstance,
   { finders }: LedgerRegistry,
   { settle, lookUp, settleIfStale, resumeStep }: LedgerSettling,
+  local: Pick<LedgerLocal, 'isLocal' | 'settleLocalStale'>,
 ) {
   const { db } = deps;
   return {
@@ -56,6 +58,12 @@ export function createLedgerReconciler(
       rows.sort((a, b) => a.write.id - b.write.id);
       for (const { write, tenantId } of rows) {
         if (!(await isStale(write))) continue;
+        if (local.isLocal(write.kind)) {
+          // Never sent to Xero: settled from the database, never "outcome unknown" (issue 44).
+          const now = await local.settleLocalStale(write.id);
+          if (now && now.state !== write.state) counts[now.state as XeroWriteState] += 1;
+          continue;
+        }
         if (write.state === 'pending' && write.dependsOn !== null) {
           const resumed = await resumeStep(write, tenantId);
           if (resumed) counts[resumed] += 1;

@@ -4,6 +4,7 @@ import { xeroWrites } from '../db/schema/index';
 import { AppError } from '../lib/app-error';
 import { DIFFERENT_CHANGE_MESSAGE, fingerprintOf, OPEN_WRITE_STATES } from './write-ledger-rules';
 import type { LedgerInstance } from './write-ledger-instance';
+import type { LedgerLocal } from './write-ledger-local';
 import { lockDocument } from './write-ledger-locks';
 import type { LedgerRecall } from './write-ledger-recall';
 import { DEFINITE_FAILURES, NOT_SENT_MESSAGE, type LedgerSettling } from './write-ledger-settle';
@@ -38,6 +39,7 @@ export function createLedgerRecording(
   { instanceId }: LedgerInstance,
   { restoredLately, lookUpForgotten, recallForgotten }: LedgerRecall,
   { update, settle, claim, correctToConfirmed, findById, settleIfStale }: LedgerSettling,
+  local: Pick<LedgerLocal, 'isLocal' | 'applyLocal'>,
 ) {
   const { db } = deps;
 
@@ -93,11 +95,31 @@ export function createLedgerRecording(
     );
   }
 
+  /**
+   * A local write (issue 44: nothing goes to Xero) applied and confirmed in one transaction, or failed with its
+   * refusal; answered as a sent write is. Still pending: the step before it is not confirmed yet.
+   */
+  async function finishLocal<R>(
+    row: WriteRow,
+  ): Promise<WriteOutcome<R> & { writeId: number; replayed: boolean }> {
+    const wasPending = row.state === 'pending';
+    const now = wasPending ? ((await local.applyLocal(row.id, false)) ?? row) : row;
+    if (now.state === 'pending' || now.state === 'sent' || now.state === 'unknown') {
+      const { row: settled, retryAfterMs } = await settleIfStale(now, '');
+      return answerRecorded<R>(settled, retryAfterMs);
+    }
+    if (now.state === 'failed')
+      throw new AppError(wasPending ? 'VALIDATION_ERROR' : 'XERO_REJECTED', now.error ?? NOT_SENT_MESSAGE);
+    if (now.state === 'needs_review') return answerRecorded<R>(now, 0);
+    return { xeroId: null, response: now.response as R, writeId: now.id, replayed: !wasPending };
+  }
+
   async function finish<R>(
     row: WriteRow,
     spec: WriteSpec<R>,
     alreadyClaimed = false,
   ): Promise<WriteOutcome<R> & { writeId: number; replayed: boolean }> {
+    if (local.isLocal(row.kind)) return finishLocal<R>(row);
     let forgotten: WriteOutcome<unknown> | null;
     try {
       forgotten = await findForgottenWrite(row, spec as WriteSpec<unknown>, spec.tenantId);
@@ -145,11 +167,12 @@ export function createLedgerRecording(
         writeState: 'unknown',
       });
     }
-    const settled = await settle(row.id, {
-      state: 'confirmed',
-      xeroId: outcome.xeroId ?? null,
-      response: outcome.response,
-    });
+    // The request holds Xero's answer and writes the cache with it: nothing for the catch-up.
+    const settled = await settle(
+      row.id,
+      { state: 'confirmed', xeroId: outcome.xeroId ?? null, response: outcome.response },
+      false,
+    );
     // Settled meanwhile by a look-up that found nothing (this instance was taken for dead while Xero was
     // still applying it): Xero's own answer is the truth, so the write is corrected to confirmed.
     if (!settled) await correctToConfirmed(row.id, outcome);
@@ -201,6 +224,7 @@ export function createLedgerRecording(
         // A step of an intent, recorded before the first step was sent: claim it (once the step before it
         // is confirmed) and send it; whoever claimed it first (this request, a retry, the reconciler) sends it.
         let recorded = (await findById(spec.step.id)) ?? spec.step;
+        if (local.isLocal(recorded.kind)) return finishLocal<R>(recorded);
         if (recorded.state === 'pending') {
           const claimed = await claim(recorded);
           if (claimed) return finish(claimed, spec, true);

@@ -1,5 +1,12 @@
 import type { WriteKind } from './write-ledger-rules';
-import type { AfterRestore, ConfirmHook, StepRunner, WriteFinder, WriteRetrier } from './write-ledger-types';
+import type {
+  AfterRestore,
+  ConfirmHook,
+  LocalWrite,
+  StepRunner,
+  WriteFinder,
+  WriteRetrier,
+} from './write-ledger-types';
 
 /**
  * What the features register with the ledger, one of each per kind: finders (and how a kind is looked up after a
@@ -13,6 +20,7 @@ export function createLedgerRegistry() {
   const byState = new Set<WriteKind>();
   const stepRunners = new Map<WriteKind, StepRunner>();
   const confirmHooks = new Map<WriteKind, ConfirmHook[]>();
+  const localKinds = new Map<WriteKind, LocalWrite>();
 
   return {
     finders,
@@ -21,6 +29,7 @@ export function createLedgerRegistry() {
     byState,
     stepRunners,
     confirmHooks,
+    localKinds,
 
     /**
      * One registration per kind, the one idiom for finders (issue 28): `find` settles a write whose answer
@@ -50,6 +59,16 @@ export function createLedgerRegistry() {
     registerRetrier(kind: WriteKind, retrier: WriteRetrier) {
       if (retriers.has(kind)) throw new Error(`A retrier for '${kind}' writes is already registered`);
       retriers.set(kind, retrier);
+    },
+
+    /**
+     * A kind that never goes to Xero (issue 44, see LocalWrite): applied with its confirmation, settled from
+     * the database. It has no finder, step runner or retrier: registering one as well is a wiring mistake.
+     */
+    registerLocal(kind: WriteKind, local: LocalWrite) {
+      if (localKinds.has(kind) || finders.has(kind) || stepRunners.has(kind))
+        throw new Error(`'${kind}' writes are already registered`);
+      localKinds.set(kind, local);
     },
 
     canRetry(kind: WriteKind): boolean {

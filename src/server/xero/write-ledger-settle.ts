@@ -1,4 +1,4 @@
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, isNull } from 'drizzle-orm';
 import { auditLog, xeroWrites } from '../db/schema/index';
 import { AppError } from '../lib/app-error';
 import {
@@ -28,6 +28,18 @@ export const DEFINITE_FAILURES = new Set([
 /** A write that was never sent (its instance stopped first), settled as failed. */
 export const NOT_SENT_MESSAGE = 'Not sent: Ledgerlink stopped before sending it to Xero.';
 
+/** The text of a step held because the step before it waits for review (resumeStep). */
+export function waitsOnMessage(before: WriteRow): string {
+  return `Not sent: it waits on write ${before.id} (${before.kind}), whose outcome is not known.`;
+}
+
+/** What settling needs of the local writes' part (write-ledger-local.ts): writes that never go to Xero. */
+export interface LocalSettling {
+  isLocal(kind: WriteRow['kind']): boolean;
+  applyLocal(id: number, viewsDue: boolean): Promise<WriteRow | null>;
+  settleLocalStale(id: number): Promise<WriteRow | null>;
+}
+
 /**
  * Settling writes: a write moved to confirmed or failed with its activity-log line (once, whoever settles it),
  * a recorded step claimed for sending, an open write looked up in Xero, the staleness rule applied to one write,
@@ -39,6 +51,8 @@ export function createLedgerSettling(
   { finders, stepRunners, confirmHooks }: LedgerRegistry,
 ) {
   const { db } = deps;
+  /** The local writes' part (write-ledger-local.ts), bound once both are built: it settles with these. */
+  let local: LocalSettling | null = null;
 
   async function update(id: number, values: Partial<typeof xeroWrites.$inferInsert>) {
     await db.update(xeroWrites).set(values).where(eq(xeroWrites.id, id));
@@ -70,9 +84,23 @@ export function createLedgerSettling(
   async function afterSettled(tx: Tx, row: WriteRow) {
     if (row.state === 'confirmed') {
       for (const hook of confirmHooks.get(row.kind) ?? []) await hook(tx, row);
+      // Steps held only because this write waited for review (issue 44): it is settled, so they go on, sent by
+      // whoever finds them (the reconciler) as any step whose step before it is confirmed.
+      await tx
+        .update(xeroWrites)
+        .set({ state: 'pending', error: null })
+        .where(
+          and(
+            eq(xeroWrites.dependsOn, row.id),
+            eq(xeroWrites.state, 'needs_review'),
+            isNull(xeroWrites.sentAt),
+            eq(xeroWrites.error, waitsOnMessage(row)),
+          ),
+        );
       return;
     }
     if (row.state !== 'failed') return;
+    // Steps waiting on it, pending or held because it was (never sent: nothing of them reached Xero).
     const waiting = await tx
       .update(xeroWrites)
       .set({
@@ -80,9 +108,18 @@ export function createLedgerSettling(
         error: `Not sent: the step before it (write ${row.id}) was not applied in Xero.`,
         completedAt: new Date(),
       })
-      .where(and(eq(xeroWrites.dependsOn, row.id), eq(xeroWrites.state, 'pending')))
+      .where(
+        and(
+          eq(xeroWrites.dependsOn, row.id),
+          inArray(xeroWrites.state, ['pending', 'needs_review']),
+          isNull(xeroWrites.sentAt),
+        ),
+      )
       .returning();
-    for (const step of waiting) await writeAuditLine(tx, step);
+    for (const step of waiting) {
+      await writeAuditLine(tx, step);
+      await afterSettled(tx, step);
+    }
   }
 
   /**
@@ -94,6 +131,11 @@ export function createLedgerSettling(
     id: number,
     outcome:
       { state: 'confirmed'; xeroId: string | null; response: unknown } | { state: 'failed'; error: string },
+    /**
+     * Whether the cached views still have to take it (issue 44): a write confirmed by anyone but the request
+     * holding Xero's answer (which writes the cache itself) is read into the cache by the catch-up.
+     */
+    viewsDue = outcome.state === 'confirmed',
   ): Promise<WriteRow | null> {
     const values =
       outcome.state === 'confirmed'
@@ -103,6 +145,7 @@ export function createLedgerSettling(
             response: outcome.response as object,
             error: null,
             completedAt: new Date(),
+            ...(viewsDue ? { viewsDue: true } : {}),
           }
         : { state: 'failed' as const, error: outcome.error, completedAt: new Date() };
     return db.transaction(async (tx) => {
@@ -220,6 +263,11 @@ export function createLedgerSettling(
     const nowMs = Date.now();
     if (!isWriteStale(row, sender.alive, nowMs))
       return { row, retryAfterMs: msUntilStale(row, sender, nowMs) };
+    if (local?.isLocal(row.kind)) {
+      // Never sent to Xero: settled from the database (issue 44).
+      const now = (await local.settleLocalStale(row.id)) ?? row;
+      return { row: now, retryAfterMs: isOpenWriteState(now.state) ? HEARTBEAT_INTERVAL_MS : 0 };
+    }
     if (row.state === 'pending' && row.dependsOn !== null) {
       // A step of an intent whose request stopped: finished (or settled) once the step before it is.
       await resumeStep(row, tenantId);
@@ -247,11 +295,12 @@ export function createLedgerSettling(
    */
   async function resumeStep(write: WriteRow, tenantId: string): Promise<XeroWriteState | null> {
     const before = write.dependsOn === null ? null : await findById(write.dependsOn);
+    if (local?.isLocal(write.kind)) {
+      const now = await local.applyLocal(write.id, true);
+      return now && now.state !== 'pending' && now.state !== 'sent' ? now.state : null;
+    }
     if (before?.state === 'needs_review') {
-      await update(write.id, {
-        state: 'needs_review',
-        error: `Not sent: it waits on write ${before.id} (${before.kind}), whose outcome is not known.`,
-      });
+      await update(write.id, { state: 'needs_review', error: waitsOnMessage(before) });
       return 'needs_review';
     }
     if (before && before.state !== 'confirmed' && before.state !== 'failed') return null;
@@ -295,6 +344,10 @@ export function createLedgerSettling(
   }
 
   return {
+    /** Binds the local writes' part (built from this one, write-ledger.ts). */
+    bindLocal(part: LocalSettling) {
+      local = part;
+    },
     update,
     writeAuditLine,
     afterSettled,

@@ -131,6 +131,27 @@ export type WriteFinder = (
  */
 export type AfterRestore = WriteFinder | 'find';
 
+/**
+ * A kind of write that never goes to Xero (issue 44): Ledgerlink's own rows are its only effect (pending cash
+ * on a draft). It is applied in the very transaction that confirms it, so a crash leaves it either confirmed
+ * and applied or pending and not applied, never "outcome unknown": the ledger settles it from the database.
+ */
+export interface LocalWrite {
+  /**
+   * What only the step before it told (the id of the invoice it created), as a StepRunner's `bind`.
+   */
+  bind?: StepRunner['bind'];
+  /** Applies it to Ledgerlink's rows, in the confirming transaction; a refusal (its message) changes nothing. */
+  apply: (tx: Tx, row: WriteRow) => Promise<{ refused: string } | { response: unknown }>;
+  /**
+   * Whether Ledgerlink's rows hold a write recorded before local writes were applied with their confirmation
+   * (one left sent, unknown, or held for review by an older version); null when the rows cannot tell.
+   */
+  isApplied: (tx: Tx, row: WriteRow) => Promise<boolean | null>;
+  /** Takes an applied write back out of Ledgerlink's rows (an administrator cancels it). */
+  undo: (tx: Tx, row: WriteRow) => Promise<void>;
+}
+
 /** Who sends a held write again (an administrator), and to which Xero organisation. */
 export interface RetryActor {
   userId: number;

@@ -197,6 +197,8 @@ export interface AddInvoicesXero {
     claimed: Set<string>,
     mark: { has: (reference: string | null | undefined) => boolean; byMarkOnly?: boolean },
   ): Promise<InvoiceFacts | null>;
+  /** When Xero created the invoice (its history), for the redo warning (issue 44); null when it does not say. */
+  createdAt(ctx: XeroContext, invoiceId: string): Promise<Date | null>;
 }
 
 // CIS Bills: purchase bills and contacts' CIS settings (docs/xero-api.md §4.1, §4.8)
@@ -277,6 +279,11 @@ export interface BillsPort {
    * lost, or which a restore forgot, is found (decision 028).
    */
   listChangedForContact(ctx: XeroContext, contactId: string, modifiedSince: Date | null): Promise<Bill[]>;
+  /**
+   * When Xero created the bill (its history), for the redo warning (issue 44); null when it does not say.
+   * Optional, so a fake port without it words the warning without the age.
+   */
+  createdAt?(ctx: XeroContext, invoiceId: string): Promise<Date | null>;
 }
 
 export interface ContactsPort {

@@ -1,5 +1,7 @@
+import { sql } from 'drizzle-orm';
 import {
   bigint,
+  boolean,
   bigserial,
   date,
   index,
@@ -71,6 +73,18 @@ export const xeroWrites = pgTable(
      */
     instanceId: text('instance_id'),
     completedAt: timestamp('completed_at', { withTimezone: true }),
+    /**
+     * Settled without the request that made it (a look-up, the reconciler, a step it finished, an
+     * administrator), so the cached views have not taken it yet (issue 44): the catch-up reads what it changed
+     * from Xero into the cache and tells the open screens, then clears this. Set in the settling transaction.
+     */
+    viewsDue: boolean('views_due').notNull().default(false),
+    /**
+     * An administrator sending this held write again (issue 44): who, and since when. While it is fresh, a
+     * cancel or a second "Send again" is refused, so a cancel never reports a change Xero is being sent.
+     */
+    reviewClaimBy: text('review_claim_by'),
+    reviewClaimAt: timestamp('review_claim_at', { withTimezone: true }),
   },
   (t) => [
     uniqueIndex('xero_writes_key_idx').on(t.organizationId, t.idempotencyKey),
@@ -78,6 +92,9 @@ export const xeroWrites = pgTable(
     index('xero_writes_target_idx').on(t.organizationId, t.kind, t.targetId),
     index('xero_writes_document_idx').on(t.organizationId, t.document),
     index('xero_writes_depends_idx').on(t.dependsOn),
+    index('xero_writes_views_due_idx')
+      .on(t.organizationId)
+      .where(sql`${t.viewsDue}`),
   ],
 );
 

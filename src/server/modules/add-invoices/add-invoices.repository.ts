@@ -41,6 +41,31 @@ export const lockedDraftQueries = {
     return row?.status ?? null;
   },
 
+  /**
+   * Adds cash to a draft's pending amount (in the transaction that confirms its ledger write, issue 44), in one
+   * statement refusing (false) when the new pending amount would be above `limitPence` (the invoice total).
+   */
+  async addPendingCash(
+    tx: Db,
+    organizationId: number,
+    invoiceId: string,
+    pence: number,
+    limitPence: number,
+    userId: number,
+  ): Promise<boolean> {
+    if (pence > limitPence) return false;
+    const rows = await tx
+      .insert(draftCashAmounts)
+      .values({ organizationId, invoiceId, amountPence: pence, userId, updatedAt: new Date() })
+      .onConflictDoUpdate({
+        target: [draftCashAmounts.organizationId, draftCashAmounts.invoiceId],
+        set: { amountPence: sql`${draftCashAmounts.amountPence} + ${pence}`, userId, updatedAt: new Date() },
+        setWhere: sql`${draftCashAmounts.amountPence} + ${pence} <= ${limitPence}`,
+      })
+      .returning({ amountPence: draftCashAmounts.amountPence });
+    return rows.length > 0;
+  },
+
   /** Takes `pence` off the pending cash once it is paid in Xero (in the transaction that confirms the payment). */
   async consumePendingCash(tx: Db, organizationId: number, invoiceId: string, pence: number): Promise<void> {
     if (pence <= 0) return;

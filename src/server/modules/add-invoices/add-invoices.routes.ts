@@ -11,6 +11,7 @@ import {
   unfinishedDraftActionsSchema,
 } from '../../../shared/add-invoices';
 import { readIdempotencyKey } from '../../lib/idempotency-key';
+import { readRedoConfirmed } from '../../lib/redo-warning';
 import { refreshFlagSchema } from '../../../shared/input';
 import { contextOf } from '../organizations/tenancy';
 import { createActionKey, type AddInvoicesService } from './add-invoices.service';
@@ -104,7 +105,7 @@ export function registerAddInvoicesRoutes(
     async (request) => {
       const ctx = contextOf(request);
       const actionKey = readActionKey(request);
-      return service.createInvoice(ctx, request.body, actionKey);
+      return service.createInvoice(ctx, request.body, actionKey, readRedoConfirmed(request));
     },
   );
 }

@@ -11,6 +11,7 @@ import type { WriteFailure } from '../../xero/write-failure';
 import {
   DIFFERENT_CHANGE_MESSAGE,
   invoiceDocument,
+  isOpenWriteState,
   type IntentStep,
   type WriteRow,
 } from '../../xero/write-ledger';
@@ -272,6 +273,13 @@ export function createDraftApprovals(
     return rows ? planOfRecorded(item, invoice, rows) : null;
   }
 
+  /** A same-key resend answered "already being processed": the write is open, its outcome not known yet. */
+  function isStillOpen(reason: unknown): boolean {
+    return (
+      reason instanceof AppError && reason.code === 'CONFLICT' && isOpenWriteState(reason.extra?.writeState)
+    );
+  }
+
   function overTotal(invoice: CachedInvoiceRow, cashPence: number, pendingPence: number): string | null {
     if (cashPence <= invoice.totalPence) return null;
     const already = pendingPence > 0 ? ` (${formatMoney(pendingPence)} is already pending)` : '';
@@ -419,12 +427,19 @@ export function createDraftApprovals(
     }
 
     const approved: ApprovalPlan[] = [];
+    const stillOpen: Array<{ plan: ApprovalPlan; reason: unknown }> = [];
     for (const part of chunk(approvals, XERO_BATCH_SIZE)) {
       const results = await approveChunk(ctx, part, (id) => keysOf(id).approve);
       for (const [i, result] of results.entries()) {
         const plan = part[i];
         if (!plan) continue;
         if (result.status === 'rejected') {
+          // Its earlier attempt is still on its way (a resend while the first request, or the instance that
+          // sent it, is still being waited for): in doubt, never "not approved" (issue 44, the soak).
+          if (isStillOpen(result.reason)) {
+            stillOpen.push({ plan, reason: result.reason });
+            continue;
+          }
           fail(plan.invoice.invoiceId, describeApprovalFailure(plan, result.reason));
           continue;
         }
@@ -467,6 +482,16 @@ export function createDraftApprovals(
         processed += 1;
       }
     }
+    // Only rows still on their way from an earlier attempt: the answer is the same key's "already being
+    // processed" (409, Retry-After), as for one write, so the browser asks again and gets the outcome.
+    const [firstOpen] = stillOpen;
+    if (firstOpen && processed === 0 && failed.length === 0) throw firstOpen.reason;
+    for (const { plan } of stillOpen)
+      failed.push({
+        id: plan.invoice.invoiceId,
+        message: `Invoice ${numberOf(plan.invoice)} is still being approved by an earlier attempt of this change: refresh in a moment to see the result${plan.cashPence > 0 ? `; its cash of ${formatMoney(plan.cashPence)} is paid once, when Xero confirms the approval` : ''}.`,
+        conflict: true,
+      });
     // Refused outright because someone else acted first: a 409, so the screen refreshes (issue 28).
     if (processed === 0 && conflicts > 0 && conflicts === failed.length)
       throw new AppError('CONFLICT', failed.map((f) => f.message).join(' '));

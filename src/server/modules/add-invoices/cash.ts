@@ -1,4 +1,3 @@
-import { AppError } from '../../lib/app-error';
 import { formatMoney, fromPence } from '../../../shared/money';
 import { chunk, createBatcher } from '../../xero/batcher';
 import { describeWriteFailure, type WriteFailure } from '../../xero/write-failure';
@@ -41,6 +40,13 @@ export interface CashPaymentRequest {
   isCard: false;
   requestedPence: number;
   fromPendingPence: number;
+}
+
+/** Pending cash as the ledger records it (kind 'cash.pending'); `invoiceId` is bound once a new invoice exists. */
+export interface PendingCashRequest {
+  invoiceId: string | null;
+  amountPence: number;
+  limitPence: number;
 }
 
 export function cashPaymentRequest(
@@ -177,7 +183,8 @@ export function createCashWrites({ repo, ledger, xero }: Pick<AddInvoicesDeps, '
 
   /**
    * Keeps cash against a draft in Ledgerlink (docs/architecture.md §4). It goes through the write ledger like
-   * a Xero write (kind 'cash.pending', nothing is sent to Xero) so a retried action adds it once, not twice.
+   * a Xero write (kind 'cash.pending', nothing is sent to Xero) so a retried action adds it once, not twice,
+   * applied in the transaction that confirms it (issue 44).
    */
   async function keepPendingCash(
     ctx: AddInvoicesContext,
@@ -205,22 +212,9 @@ export function createCashWrites({ repo, ledger, xero }: Pick<AddInvoicesDeps, '
           pence,
           invoice.pendingBeforePence,
         ),
-        send: async () => {
-          const ok = await repo.addPendingCash(
-            ctx.organizationId,
-            invoice.invoiceId,
-            pence,
-            invoice.limitPence,
-            ctx.userId,
-          );
-          if (!ok) {
-            throw new AppError(
-              'VALIDATION_ERROR',
-              `The cash amount is more than the total of invoice ${invoice.invoiceNumber}. Refresh the list and try again.`,
-            );
-          }
-          return { xeroId: null, response: request };
-        },
+        // Never called: the ledger applies pending cash itself, in the transaction that confirms it
+        // (a local write, issue 44; ledger-hooks.ts `pendingCash`, which refuses cash over the total).
+        send: () => Promise.resolve({ xeroId: null, response: request }),
       });
       return null;
     } catch (e) {

@@ -2,6 +2,7 @@ import type { DraftInvoiceCreateRequest, DraftInvoiceCreateResponse } from '../.
 import { formatDateNumeric } from '../../../shared/dates';
 import { toPence } from '../../../shared/money';
 import { AppError } from '../../lib/app-error';
+import { checkNewInvoiceRedo } from './redo-check';
 import { withWriteMark, type IntentStep } from '../../xero/write-ledger';
 import type { InvoiceFacts } from '../../xero/xero-port';
 import { cashPaymentRequest, describeCashFailure, type CashWrites } from './cash';
@@ -30,6 +31,7 @@ export function createNewInvoices(
     ctx: AddInvoicesContext,
     body: DraftInvoiceCreateRequest,
     actionKey: string,
+    confirmRedo = false,
   ): Promise<DraftInvoiceCreateResponse> {
     const org = ctx.organization;
     const missing = [
@@ -65,6 +67,13 @@ export function createNewInvoices(
       reference: withWriteMark('', createKey),
     });
 
+    // Issue 44: after a restore, an invoice like one Xero already has is named before anything is sent.
+    await checkNewInvoiceRedo(
+      { xero, ledger },
+      ctx,
+      { request, totalPence, date: body.date, key: createKey },
+      confirmRedo,
+    );
     const cashKey = `${actionKey}:${body.approve ? 'payment' : 'pending'}:new`;
     const { rows } = await ledger.recordIntent({
       organizationId: ctx.organizationId,

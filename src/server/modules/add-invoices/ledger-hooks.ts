@@ -5,6 +5,7 @@ import {
   RETRY_REFUSED_KIND,
   withWriteMark,
   type ConfirmHook,
+  type LocalWrite,
   type RetryActor,
   type StepRunner,
   type WriteAudit,
@@ -12,9 +13,9 @@ import {
 } from '../../xero/write-ledger';
 import type { ApprovalRequest, InvoiceFacts, XeroContext } from '../../xero/xero-port';
 import { lockedDraftQueries } from './add-invoices.repository';
-import type { CashPaymentRequest } from './cash';
+import type { CashPaymentRequest, PendingCashRequest } from './cash';
 import type { AddInvoicesDeps } from './context';
-import type { WriteKindHandlers, WriteStepHandlers } from '../../xero/write-kinds';
+import type { LocalKindHandlers, WriteKindHandlers, WriteStepHandlers } from '../../xero/write-kinds';
 
 /**
  * What the write ledger needs from Add Invoices to settle its writes without the request that made them
@@ -23,7 +24,6 @@ import type { WriteKindHandlers, WriteStepHandlers } from '../../xero/write-kind
  * all answered for the wiring site to register (src/server/xero/write-kinds.ts).
  */
 export function createAddInvoicesWriteKinds({
-  repo,
   ledger,
   xero,
 }: Pick<AddInvoicesDeps, 'repo' | 'ledger' | 'xero'>) {
@@ -103,23 +103,61 @@ export function createAddInvoicesWriteKinds({
       return { xeroId: answer.value?.paymentId ?? null, response: answer.value };
     },
   };
-  /** A new draft's cash, kept on our side until the draft is approved through Ledgerlink. */
-  const runPendingCash: StepRunner = {
+  /**
+   * Cash kept pending on a draft (a draft row's, or a new draft's once Xero created it): Ledgerlink's own row,
+   * never sent to Xero, so the ledger applies it in the transaction that confirms it and settles it from the
+   * database after a crash (issue 44: it was left "outcome unknown", and a cancel left the cash on the draft).
+   */
+  const pendingCash: LocalWrite = {
     bind: bindToCreated,
-    send: async (row) => {
-      const request = row.request as { invoiceId: string | null; amountPence: number; limitPence: number };
+    apply: async (tx, row) => {
+      const request = row.request as PendingCashRequest;
       const invoiceId = row.targetId ?? request.invoiceId;
       if (!invoiceId || row.userId === null)
-        throw new AppError('VALIDATION_ERROR', 'The pending cash does not name its invoice.');
-      const ok = await repo.addPendingCash(
+        return { refused: 'The pending cash does not name its invoice.' };
+      const ok = await lockedDraftQueries.addPendingCash(
+        tx,
         row.organizationId,
         invoiceId,
         request.amountPence,
         request.limitPence,
         row.userId,
       );
-      if (!ok) throw new AppError('VALIDATION_ERROR', 'The cash amount is more than the invoice total.');
-      return { xeroId: null, response: request };
+      if (!ok) {
+        const number = (row.audit as WriteAudit | null)?.detail?.invoiceNumber;
+        const named = typeof number === 'string' && number ? `invoice ${number}` : 'the invoice';
+        return {
+          refused: `The cash amount is more than the total of ${named}. Refresh the list and try again.`,
+        };
+      }
+      return { response: request };
+    },
+    // A write an older version left sent or held: the pending cash now against what Ledgerlink's settled
+    // writes account for (every pending cash is added and paid through the ledger), with it or without it.
+    isApplied: async (tx, row) => {
+      const invoiceId = row.targetId ?? (row.request as PendingCashRequest).invoiceId;
+      if (!invoiceId || row.amountPence === null) return null;
+      const now =
+        (await lockedDraftQueries.findPendingCash(tx, row.organizationId, invoiceId))?.amountPence ?? 0;
+      const settled = await ledger.findConfirmedOnTarget(tx, {
+        organizationId: row.organizationId,
+        targetId: invoiceId,
+        kinds: ['cash.pending', 'payment'],
+        exceptId: row.id,
+      });
+      const accounted = settled.reduce((sum, w) => {
+        if (w.kind === 'cash.pending') return sum + (w.amountPence ?? 0);
+        if ((w.audit as WriteAudit | null)?.action !== 'add-invoices.cash-payment') return sum;
+        return sum - ((w.request as Partial<CashPaymentRequest>).fromPendingPence ?? 0);
+      }, 0);
+      if (now === accounted) return false;
+      if (now === accounted + row.amountPence) return true;
+      return null;
+    },
+    undo: async (tx, row) => {
+      const invoiceId = row.targetId ?? (row.request as PendingCashRequest).invoiceId;
+      if (invoiceId && row.amountPence)
+        await lockedDraftQueries.consumePendingCash(tx, row.organizationId, invoiceId, row.amountPence);
     },
   };
 
@@ -193,7 +231,8 @@ export function createAddInvoicesWriteKinds({
   const writeSteps: WriteStepHandlers[] = [
     { kind: 'invoice.approve', onConfirm: onApprovalConfirmed },
     { kind: 'payment', runStep: runCashPayment, onConfirm: onPaymentConfirmed },
-    { kind: 'cash.pending', runStep: runPendingCash },
   ];
-  return { writeKinds, writeSteps };
+  /** Add Invoices' writes that never go to Xero (registered by the wiring site). */
+  const localKinds: LocalKindHandlers[] = [{ kind: 'cash.pending', local: pendingCash }];
+  return { writeKinds, writeSteps, localKinds };
 }

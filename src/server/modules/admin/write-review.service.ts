@@ -62,6 +62,8 @@ export function createWriteReviewService(deps: { ledger: WriteLedger }) {
       if (action.action === 'retry') {
         const retried = await ledger.retryReview(writeId, tenantId, by);
         if (!retried) throw new AppError('CONFLICT', ALREADY_SETTLED_MESSAGE);
+        // The steps that waited on it (an approval's cash) go on with the write that carried it (issue 44).
+        await ledger.resumeWaitingOn(retried.retried.writeId, tenantId);
         return { ...reviewView(retried.after, tenantName), retriedAs: retried.retried };
       }
       const settled = await ledger.settleReview(
@@ -72,6 +74,8 @@ export function createWriteReviewService(deps: { ledger: WriteLedger }) {
         by,
       );
       if (!settled) throw new AppError('CONFLICT', ALREADY_SETTLED_MESSAGE);
+      // Marked done, the steps that waited on it go on now (issue 44).
+      if (settled.after.state === 'confirmed') await ledger.resumeWaitingOn(writeId, tenantId);
       return reviewView(settled.after, tenantName);
     },
   };

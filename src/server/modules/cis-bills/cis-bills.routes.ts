@@ -19,6 +19,7 @@ import {
   updateBillResponseSchema,
 } from '../../../shared/cis-bills';
 import { accountSchema } from '../../../shared/settings';
+import { readRedoConfirmed } from '../../lib/redo-warning';
 import { readIdempotencyKey } from '../../lib/idempotency-key';
 import { contextOf } from '../organizations/tenancy';
 import type { CisBillsService } from './cis-bills.service';
@@ -115,7 +116,13 @@ export function registerCisBillsRoutes(
       config: TENANT,
       schema: { body: createBillRequestSchema, response: { 200: createBillResponseSchema } },
     },
-    async (request) => service.createBill(contextOf(request), readIdempotencyKey(request), request.body),
+    async (request) =>
+      service.createBill(
+        contextOf(request),
+        readIdempotencyKey(request),
+        request.body,
+        readRedoConfirmed(request),
+      ),
   );
 
   // Beyond the spec: several bills in one request, sent to Xero as one batch (per-bill results).
@@ -135,6 +142,7 @@ export function registerCisBillsRoutes(
           key: key ? `${key}:${id}` : undefined,
           request: bill,
         })),
+        readRedoConfirmed(request),
       );
       const created = results.filter((r) => r.ok).length;
       return { results, created, failed: results.length - created };

@@ -12,6 +12,7 @@ import { explainUnconfirmed } from '../../xero/write-failure';
 import type { BillAnswer, NewBill } from '../../xero/xero-port';
 import { checkDeductionAccount, isCisSystemAccount, readContactCis, resolveBillVat } from './bill-booking';
 import type { CisBillsContext, CisBillsCore, CisBillsDeps, CreateRecord, PreparedBill } from './context';
+import { checkBillsRedo } from './redo-check';
 
 /**
  * A bill for a contact Xero does not mark as a CIS subcontractor, sent without the person's confirmation
@@ -192,6 +193,7 @@ export function createBillCreation(deps: CisBillsDeps, core: CisBillsCore) {
   async function createMany(
     ctx: CisBillsContext,
     bills: { id: string; key: string | undefined; request: CreateBillRequest }[],
+    confirmRedo = false,
   ): Promise<{ result: CreateBillResult; error: unknown }[]> {
     const prepared = await Promise.all(
       bills.map(async (bill) => {
@@ -203,6 +205,13 @@ export function createBillCreation(deps: CisBillsDeps, core: CisBillsCore) {
       }),
     );
     const sendable = prepared.filter((p) => p.prepared !== null);
+    // Issue 44: after a restore, bills Xero already has are named before anything is sent (redo-check.ts).
+    await checkBillsRedo(
+      deps,
+      ctx,
+      sendable.map((p) => ({ key: p.bill.key, record: p.prepared!.record })),
+      confirmRedo,
+    );
     // One Xero call for the bills that need sending, under the one batcher's rule: the bills sorted by their
     // keys and a key made from them, so a retry of the same bills sends the same body under the same key.
     const batch = createBatcher<NewBill, BillAnswer>(sendable.length, (elements, batchKey) =>
@@ -360,8 +369,9 @@ export function createBillCreation(deps: CisBillsDeps, core: CisBillsCore) {
     async createBills(
       ctx: CisBillsContext,
       bills: { id: string; key: string | undefined; request: CreateBillRequest }[],
+      confirmRedo = false,
     ): Promise<CreateBillResult[]> {
-      return (await createMany(ctx, bills)).map((o) => o.result);
+      return (await createMany(ctx, bills, confirmRedo)).map((o) => o.result);
     },
 
     /**
@@ -372,8 +382,9 @@ export function createBillCreation(deps: CisBillsDeps, core: CisBillsCore) {
       ctx: CisBillsContext,
       key: string | undefined,
       request: CreateBillRequest,
+      confirmRedo = false,
     ): Promise<BillActionResponse> {
-      const [outcome] = await createMany(ctx, [{ id: 'bill', key, request }]);
+      const [outcome] = await createMany(ctx, [{ id: 'bill', key, request }], confirmRedo);
       if (outcome?.result.ok && outcome.result.invoiceID)
         return {
           invoiceID: outcome.result.invoiceID,

@@ -28,12 +28,21 @@ declare module 'fastify' {
 /** What an organisation-scoped route declares in `config.tenant`: its feature, or none. */
 export type TenantScope = FeatureKey | 'organization';
 
+/**
+ * A query key that names an organisation in another spelling: `org[]`, `org[0]`, `organizationId[x]` (PHP's and
+ * qs's arrays and objects). Never an id Ledgerlink reads, so it is refused (issue 44: `?org[]=1` was ignored and
+ * the active organisation served, where two organisations named at once are refused).
+ */
+const BRACKETED_ORGANIZATION = /^(?:org|organizationId)\[/;
+
 /** The values of `org` and `organizationId` a query object holds, as sent (empty ones left out). */
 function organizationsInQuery(query: unknown): unknown[] {
   const q = (query ?? {}) as Record<string, unknown>;
   const found: unknown[] = [];
   for (const value of [q.org, q.organizationId])
     if (value !== undefined && value !== null && value !== '') found.push(value);
+  // Kept as the key and its value, never a database id: refused as "Invalid organization ID".
+  for (const key of Object.keys(q)) if (BRACKETED_ORGANIZATION.test(key)) found.push({ [key]: q[key] });
   return found;
 }
 

@@ -9,6 +9,7 @@ import {
   type PaymentUndoResult,
 } from '../../../shared/pay-invoices';
 import { AppError } from '../../lib/app-error';
+import { checkPaymentRedo } from './redo-check';
 import {
   describeBusyDocument,
   invoiceDocument,
@@ -175,6 +176,7 @@ export function createPaymentWrites(deps: PayInvoicesDeps, core: PayInvoicesCore
       ctx: PayContext,
       payment: PaymentRequest,
       idempotencyKey: string | undefined,
+      confirmRedo = false,
     ): Promise<PaymentResult> {
       const requestedPence = toPence(payment.amount);
       if (idempotencyKey) {
@@ -187,6 +189,8 @@ export function createPaymentWrites(deps: PayInvoicesDeps, core: PayInvoicesCore
       // is answered with that payment, not refused as more than is due.
       const recalled = await recallPayment(ctx, payment, account, idempotencyKey);
       if (recalled) return recalled;
+      // Issue 44: after a restore, a payment like one Xero already has is named before it is sent.
+      await checkPaymentRedo(deps, ctx, payment, idempotencyKey, confirmRedo);
       if (!account) {
         await sync.syncAccounts(ctx);
         account = await repo.findPaymentAccount(ctx.organizationId, payment.accountId);

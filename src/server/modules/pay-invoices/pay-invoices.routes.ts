@@ -15,6 +15,7 @@ import {
   paymentUndoResultSchema,
 } from '../../../shared/pay-invoices';
 import { AppError } from '../../lib/app-error';
+import { readRedoConfirmed } from '../../lib/redo-warning';
 import { readIdempotencyKey } from '../../lib/idempotency-key';
 import { sendCachedBody } from '../../lib/body-cache';
 import { isXeroId, refreshFlagSchema, xeroIdSchema as guid } from '../../../shared/input';
@@ -153,7 +154,7 @@ export function registerPayInvoicesRoutes(
     { config: TENANT, schema: { body: paymentRequestSchema, response: { 200: paymentResultSchema } } },
     async (request) => {
       const key = readIdempotencyKey(request);
-      return service.pay(contextOf(request), request.body, key);
+      return service.pay(contextOf(request), request.body, key, readRedoConfirmed(request));
     },
   );
 

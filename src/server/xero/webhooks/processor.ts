@@ -82,6 +82,53 @@ export interface InvoiceChangeFacts {
   newPayments: Array<{ paymentId: string; amountPence: number; reference: string | null }>;
 }
 
+/** A cached invoice, or what Xero says of it now, as far as a change told to the screens needs it. */
+interface InvoiceFigures {
+  invoiceId: string;
+  invoiceNumber?: string | null;
+  type: string;
+  status: string;
+  amountDuePence?: number | null;
+  amountPaidPence?: number | null;
+  totalPence?: number | null;
+  payments?: unknown;
+}
+
+/**
+ * One invoice's change as the open screens are told it (live events, decision 018): the cached figures before
+ * (`old`, null when the cache did not have it) and Xero's now, with the payments Xero lists that the cache did not.
+ */
+export function describeInvoiceChange(
+  old: InvoiceFigures | undefined,
+  now: InvoiceFigures,
+): InvoiceChangeFacts {
+  const payments = (now.payments ?? []) as Array<KnownPayment & { reference?: string | null }>;
+  return {
+    invoiceId: now.invoiceId,
+    invoiceNumber: now.invoiceNumber ?? null,
+    type: now.type,
+    before: old
+      ? {
+          status: old.status,
+          amountDuePence: old.amountDuePence ?? 0,
+          amountPaidPence: old.amountPaidPence ?? 0,
+        }
+      : null,
+    after: {
+      status: now.status,
+      amountDuePence: now.amountDuePence ?? 0,
+      amountPaidPence: now.amountPaidPence ?? 0,
+      totalPence: now.totalPence ?? 0,
+    },
+    newPayments: old
+      ? findNewPayments(
+          { payments: (old.payments ?? []) as KnownPayment[], amountPaidPence: old.amountPaidPence ?? 0 },
+          payments,
+        ).map((p) => ({ paymentId: p.paymentId, amountPence: p.amountPence, reference: p.reference ?? null }))
+      : [],
+  };
+}
+
 interface Logger {
   warn(obj: object, msg: string): void;
 }
@@ -284,38 +331,7 @@ export function createWebhookProcessor(deps: {
           ];
         });
         const rows = [...read, ...known.flatMap((id) => beforeById.get(id) ?? []), ...answered];
-        const changes: InvoiceChangeFacts[] = rows.map((r) => {
-          const old = beforeById.get(r.invoiceId.toLowerCase());
-          const payments = (r.payments ?? []) as Array<KnownPayment & { reference?: string | null }>;
-          return {
-            invoiceId: r.invoiceId,
-            invoiceNumber: r.invoiceNumber ?? null,
-            type: r.type,
-            before: old
-              ? {
-                  status: old.status,
-                  amountDuePence: old.amountDuePence,
-                  amountPaidPence: old.amountPaidPence,
-                }
-              : null,
-            after: {
-              status: r.status,
-              amountDuePence: r.amountDuePence ?? 0,
-              amountPaidPence: r.amountPaidPence ?? 0,
-              totalPence: r.totalPence ?? 0,
-            },
-            newPayments: old
-              ? findNewPayments(
-                  { payments: (old.payments ?? []) as KnownPayment[], amountPaidPence: old.amountPaidPence },
-                  payments,
-                ).map((p) => ({
-                  paymentId: p.paymentId,
-                  amountPence: p.amountPence,
-                  reference: p.reference ?? null,
-                }))
-              : [],
-          };
-        });
+        const changes = rows.map((r) => describeInvoiceChange(beforeById.get(r.invoiceId.toLowerCase()), r));
         if (changes.length > 0) await live.publish(ctx.organizationId, 'invoices', { invoices: changes });
       }
       if (contactIds.length > 0) {

@@ -1,3 +1,4 @@
+import { readInvoiceCreatedAt } from './history';
 import { z } from 'zod';
 import { fromPence } from '../../../shared/money';
 import { AppError } from '../../lib/app-error';
@@ -142,6 +143,7 @@ export function createAddInvoicesXero(http: XeroHttp): AddInvoicesXero {
   const approvalOf = (request: ApprovalRequest) => request as unknown as XeroApproveElement;
   const newInvoiceOf = (request: NewInvoiceRequest) => request as unknown as XeroNewInvoiceElement;
   return {
+    createdAt: (ctx, invoiceId) => readInvoiceCreatedAt(http, ctx, invoiceId),
     /** A status-only approval of a draft; a draft without a due date gets `dueDate` (Xero refuses it otherwise). */
     approvalRequest(invoiceId, dueDate) {
       const element: XeroApproveElement = {

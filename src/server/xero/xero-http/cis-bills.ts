@@ -1,3 +1,4 @@
+import { readInvoiceCreatedAt } from './history';
 import { z } from 'zod';
 import { AppError } from '../../lib/app-error';
 import type { Bill, BillAnswer, BillLineInput, BillsPort, ContactsPort, NewBill } from '../xero-port';
@@ -145,6 +146,7 @@ export const BILL_LOOKUP_PAGE = 100;
  */
 export function createBillsHttp(http: XeroHttp): BillsPort {
   return {
+    createdAt: (ctx, invoiceId) => readInvoiceCreatedAt(http, ctx, invoiceId),
     async createMany(ctx, bills, idempotencyKey) {
       const { data } = await http.send(ctx.userId, ctx.tenantId, {
         method: 'PUT',

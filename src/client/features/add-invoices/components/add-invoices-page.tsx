@@ -37,6 +37,7 @@ import { useConnection, type Connection } from '@/client/lib/connection';
 import { MissingDefaultsNotice } from '@/client/components/xero/missing-defaults-notice';
 import { useFeatureFlags } from '@/client/lib/feature-access';
 import { queryKeys } from '@/client/lib/query-client';
+import { RedoDeclined } from '@/client/lib/redo-warning';
 import { toast } from '@/client/lib/toast';
 import { useCreateDraftInvoice } from '../api/create-draft-invoice';
 import { getDraftInvoices, useDraftInvoices } from '../api/get-draft-invoices';
@@ -466,6 +467,11 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
       setForm(createNewInvoiceForm(getUkToday()));
       await refetchWithRefresh();
     } catch (error) {
+      // The person chose not to make it again after the redo warning (issue 44): nothing was sent.
+      if (error instanceof RedoDeclined) {
+        toast({ title: 'Invoice not created', description: error.message, variant: 'info' });
+        return;
+      }
       const text = getMessage(error, 'Failed to create the invoice');
       toast({
         title: 'Error creating invoice',

@@ -18,6 +18,11 @@ export const NO_REVIEW_TEXT = 'Nothing needs review: every write to Xero has bee
 
 /** What Xero says now, in words. */
 export function describeXero(xero: XeroLookup): string {
+  // A change that never goes to Xero (pending cash) is looked up in Ledgerlink's own records (issue 44).
+  if (xero.status !== 'unavailable' && xero.keptBy === 'ledgerlink')
+    return xero.status === 'found'
+      ? 'Saved in Ledgerlink (this change never goes to Xero): cancelling it takes it back out'
+      : 'Not saved in Ledgerlink (this change never goes to Xero): marking it done saves it';
   if (xero.status === 'found') return `Xero has it${xero.xeroId ? ` (${xero.xeroId})` : ''}`;
   if (xero.status === 'missing') return 'Xero does not have it';
   return `Could not ask Xero: ${xero.message}`;

@@ -7,6 +7,7 @@ import {
 import { api } from '@/client/lib/api-client';
 import { orgUrl } from '@/client/lib/org-url';
 import { idempotencyHeader } from '@/client/lib/idempotency';
+import { redoConfirmHeader, sendWithRedoWarning } from '@/client/lib/redo-warning';
 
 /**
  * POST /api/xero/create-bills: several bills in one request, which the server sends to Xero as one call, with
@@ -18,13 +19,14 @@ export function createBills(
   orgId: number,
   bills: Array<CreateBillRequest & { id: string }>,
   idempotencyKey: string,
+  confirmRedo = false,
 ): Promise<CreateBillsResponse> {
   return api.post(
     orgUrl('/api/xero/create-bills', orgId),
     { bills },
     {
       schema: createBillsResponseSchema,
-      headers: idempotencyHeader(idempotencyKey),
+      headers: { ...idempotencyHeader(idempotencyKey), ...redoConfirmHeader(confirmRedo) },
     },
   );
 }
@@ -38,6 +40,12 @@ export function useCreateBills(orgId: number) {
     }: {
       bills: Array<CreateBillRequest & { id: string }>;
       idempotencyKey: string;
-    }) => createBills(orgId, bills, idempotencyKey),
+    }) =>
+      // After a restore, bills like ones Xero already has are shown to the person first (issue 44), and
+      // sent again under the same key only if they choose to go on.
+      sendWithRedoWarning((confirmRedo) => createBills(orgId, bills, idempotencyKey, confirmRedo), {
+        title: 'Xero may already have these bills',
+        goOn: 'Create them anyway',
+      }),
   });
 }

@@ -3,6 +3,7 @@ import { paymentResultSchema, type PaymentRequest, type PaymentResult } from '@/
 import { api } from '@/client/lib/api-client';
 import { orgUrl } from '@/client/lib/org-url';
 import { idempotencyHeader } from '@/client/lib/idempotency';
+import { redoConfirmHeader } from '@/client/lib/redo-warning';
 
 /**
  * POST /api/xero/payments (docs/product/features.md §7): one payment item. The Idempotency-Key is made once
@@ -13,17 +14,26 @@ export function createPayment(
   orgId: number,
   payment: PaymentRequest,
   idempotencyKey: string,
+  confirmRedo = false,
 ): Promise<PaymentResult> {
   return api.post(orgUrl('/api/xero/payments', orgId), payment, {
     schema: paymentResultSchema,
-    headers: idempotencyHeader(idempotencyKey),
+    headers: { ...idempotencyHeader(idempotencyKey), ...redoConfirmHeader(confirmRedo) },
   });
 }
 
 /** One payment item as a mutation of the organisation on screen (the caller makes the key, once per item). */
 export function useCreatePayment(orgId: number) {
   return useMutation({
-    mutationFn: ({ payment, idempotencyKey }: { payment: PaymentRequest; idempotencyKey: string }) =>
-      createPayment(orgId, payment, idempotencyKey),
+    mutationFn: ({
+      payment,
+      idempotencyKey,
+      confirmRedo,
+    }: {
+      payment: PaymentRequest;
+      idempotencyKey: string;
+      /** The person chose to go on after the redo warning (issue 44). */
+      confirmRedo?: boolean;
+    }) => createPayment(orgId, payment, idempotencyKey, confirmRedo),
   });
 }

@@ -11,6 +11,7 @@ import {
 } from '@/shared/pay-invoices';
 import { getMessage } from '@/client/lib/api-client';
 import { isTransientFailure } from '@/client/lib/api-errors';
+import { RedoDeclined, sendWithRedoWarning } from '@/client/lib/redo-warning';
 import { toast } from '@/client/lib/toast';
 import { isXeroAccessLost, XERO_ACCESS_LOST_MESSAGE } from '@/client/lib/xero-access';
 import { sleep } from '@/client/lib/utils';
@@ -102,7 +103,11 @@ export function usePaymentProcessing(orgId: number) {
       try {
         for (let i = 0; i < items.length; i += 1) {
           const item = items[i] as PaymentRequest;
-          const result = await sendPayment({ payment: item, idempotencyKey: keys[i] as string });
+          // After a restore, a payment like one Xero already has is shown to the person first (issue 44).
+          const result = await sendWithRedoWarning(
+            (confirmRedo) => sendPayment({ payment: item, idempotencyKey: keys[i] as string, confirmRedo }),
+            { title: 'Xero may already have this payment', goOn: 'Pay it again' },
+          );
           remainingPence = result.isInvoiceFullyPaid ? 0 : roundPoundsToPence(result.amountDue);
           if (result.undone) {
             // Not "Paid" with an Undo: that payment is gone from Xero, and the balance is as it is now.
@@ -168,6 +173,10 @@ export function usePaymentProcessing(orgId: number) {
         }
         if (lost) {
           toast({ ...XERO_ACCESS_LOST_MESSAGE, variant: 'destructive' });
+          return null;
+        }
+        if (error instanceof RedoDeclined) {
+          toast({ title: 'Payment not sent', description: error.message, variant: 'info' });
           return null;
         }
         const message = getMessage(error, '');
