@@ -14,6 +14,24 @@ export const defaultHandlers = [
   // Filing with HMRC (issue 43): nothing verified, sent or emailed yet; the month due on the 19th.
   http.get('*/api/xero/cis/subcontractors/verifications', () => HttpResponse.json({ subcontractors: [] })),
   http.get('*/api/xero/cis/deadlines', () => HttpResponse.json(cisDeadline)),
+  // The CIS Returns page's "File with HMRC" card: no credentials kept, the month never sent, nothing emailed.
+  http.get('*/api/xero/cis/hmrc', () =>
+    HttpResponse.json({
+      configured: false,
+      userIdHint: null,
+      updatedAt: null,
+      updatedBy: null,
+      endpoint: 'sandbox',
+      gatewayTest: true,
+      mail: 'outbox',
+      remindersEnabled: false,
+      reminderEmail: null,
+    }),
+  ),
+  http.get('*/api/xero/cis/returns/:period/submission', () =>
+    HttpResponse.json({ message: 'This month has not been sent to HMRC from Ledgerlink' }, { status: 404 }),
+  ),
+  http.get('*/api/xero/cis/statements/emails', () => HttpResponse.json({ emails: [] })),
   http.get('*/api/feature-flags', () =>
     HttpResponse.json(
       [shopOrg, builderOrg].map((o) => ({
