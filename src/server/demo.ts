@@ -374,7 +374,9 @@ async function prepareDemoCisHistory(
  */
 export async function prepareDemo(options: {
   app: FastifyInstance;
-  sandbox: Awaited<ReturnType<typeof startDemoSandbox>>;
+  sandbox: Pick<Awaited<ReturnType<typeof startDemoSandbox>>, 'url'> & {
+    sandbox: Pick<Awaited<ReturnType<typeof startDemoSandbox>>['sandbox'], 'info' | 'setAutoConsent'>;
+  };
   credentials: { username: string; password: string };
   appUrl: string;
   dataDir: string;
