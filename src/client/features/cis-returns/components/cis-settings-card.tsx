@@ -27,6 +27,9 @@ type Field =
   | 'materialsAccountCodes'
   | 'deductionAccountCode';
 
+/** A reference shown read-only to a member: it looks set, not editable. */
+const LOCKED_INPUT = 'bg-muted text-foreground';
+
 /** Radix's Select has no empty value: this one stands for "no deductions account chosen". */
 const NO_ACCOUNT = '__none__';
 
@@ -160,6 +163,7 @@ function SettingsForm({ orgId, settings }: { orgId: number; settings: CisSetting
             inputMode="numeric"
             autoComplete="off"
             readOnly={locked.utr}
+            className={locked.utr ? LOCKED_INPUT : undefined}
           />
         </FormField>
         <FormField
@@ -172,6 +176,7 @@ function SettingsForm({ orgId, settings }: { orgId: number; settings: CisSetting
             onChange={set('employerReference')}
             autoComplete="off"
             readOnly={locked.employerReference}
+            className={locked.employerReference ? LOCKED_INPUT : undefined}
           />
         </FormField>
         <FormField
@@ -186,6 +191,7 @@ function SettingsForm({ orgId, settings }: { orgId: number; settings: CisSetting
             onChange={set('accountsOfficeReference')}
             autoComplete="off"
             readOnly={locked.accountsOfficeReference}
+            className={locked.accountsOfficeReference ? LOCKED_INPUT : undefined}
           />
         </FormField>
       </div>
