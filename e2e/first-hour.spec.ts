@@ -193,5 +193,18 @@ test.describe('a fresh demo', () => {
       await expect(page.getByText('Successfully created 1 bill', { exact: true }).first()).toBeVisible();
       await screenshot(page, 'first-hour-7-cis-bills-created');
     });
+
+    await test.step('CIS Returns on Demo Builders: a careful contractor’s history (issue 42 item 7)', async () => {
+      await page.goto(`${origin}/cis-returns`);
+      const months = page.getByRole('list', { name: 'Tax months' });
+      await expect(months.getByText('In progress')).toBeVisible();
+      // Every month due before today filed; one a few days late, keeping its £100; nothing overdue.
+      await expect(months.getByText(/Filed \d{1,2} \w{3} \d{4}/).first()).toBeVisible();
+      await expect(months.getByText('Late · £100.00 penalty')).toHaveCount(1);
+      await expect(months.getByText(/Overdue/)).toHaveCount(0);
+      // The return shown (or its checklist, while the month is open) misses no reference.
+      await expect(page.getByText(/· \d+ missing/)).toHaveCount(0);
+      await screenshot(page, 'first-hour-8-cis-returns');
+    });
   });
 });

@@ -36,7 +36,7 @@ test.describe('settings a feature needs', () => {
     if (!shop) throw new Error('Demo Shop not connected');
 
     await page.goto('/add-invoices');
-    const notice = page.getByRole('alert', { name: 'Settings needed' });
+    const notice = page.getByRole('alert', { name: 'Settings needed', exact: true });
     await expect(notice).toContainText('3 settings are missing');
     await expect(notice).toContainText('Without a cash account, cash amounts cannot be recorded.');
     await expect(notice).toContainText('Without a sales account, new invoices cannot be created.');
@@ -77,7 +77,7 @@ test.describe('settings a feature needs', () => {
     });
     expect(res.status()).toBe(200);
     await page.goto('/cis-invoices');
-    const cisNotice = page.getByRole('alert', { name: 'Settings needed' });
+    const cisNotice = page.getByRole('alert', { name: 'Settings needed', exact: true });
     await expect(cisNotice).toContainText('One setting is missing');
     await expect(cisNotice).toContainText('Without a bill account, bills cannot be approved.');
     await screenshot(page, 'settings-needed-cis-bills-1280');

@@ -170,6 +170,59 @@ export const DEMO_CIS_SETTINGS: Record<
   'Demo Builders Ltd': { deductionAccountCode: '814', materialsAccountCodes: ['322'] },
 };
 
+/**
+ * The references a careful contractor keeps (issue 42 item 6): the firm's UTR, employer reference and accounts
+ * office reference as HMRC gave them. Made up for the demo in HMRC's formats (CISR12160); they belong to no one.
+ */
+export const DEMO_CIS_REFERENCES: Record<
+  string,
+  { utr: string; employerReference: string; accountsOfficeReference: string }
+> = {
+  'Demo Builders Ltd': {
+    utr: '7418529630',
+    employerReference: '475/DB42042',
+    accountsOfficeReference: '475PD00042042',
+  },
+};
+
+/**
+ * A subcontractor's UTR and, at 30 %, the verification number HMRC gave when it could not match them (CIS340
+ * §3.8), as the contractor noted them when verifying: made up from the name, in HMRC's formats, the same at every
+ * start (so a screenshot or a test can name them).
+ */
+export function demoSubcontractorRefs(
+  name: string,
+  rate: number,
+): { utr: string; verificationNumber: string | null } {
+  const digits = (salt: string) =>
+    [...crypto.createHash('sha256').update(`${salt}:${name}`).digest()]
+      .slice(0, 10)
+      .map((byte) => String(byte % 10))
+      .join('');
+  // A UTR never starts with 0 on HMRC's letters; neither do the demo's.
+  const utr = `${(Number(digits('utr')[0]) % 9) + 1}${digits('utr').slice(1)}`;
+  return { utr, verificationNumber: rate === 30 ? `V${digits('verification')}A` : null };
+}
+
+/** The day the demo contractor filed a month's return: a week after the month ended, never after today. */
+function demoFiledOn(end: string, dueDate: string, today: string): string {
+  const day = new Date(`${end}T00:00:00Z`);
+  day.setUTCDate(day.getUTCDate() + 7);
+  const onTime = day.toISOString().slice(0, 10);
+  return [onTime, dueDate, today].sort()[0] ?? today;
+}
+
+/** The day a return filed a few days late was filed: three days after its due date (a £100 penalty, CH62400). */
+function demoLateFiledOn(dueDate: string, today: string): string {
+  const day = new Date(`${dueDate}T00:00:00Z`);
+  day.setUTCDate(day.getUTCDate() + 3);
+  const late = day.toISOString().slice(0, 10);
+  return late < today ? late : today;
+}
+
+/** How many months back the demo's one late return is: late enough to carry its £100, recent enough to see. */
+export const DEMO_LATE_MONTHS_AGO = 6;
+
 type DemoCall = (
   method: 'GET' | 'POST' | 'PATCH' | 'PUT',
   url: string,
@@ -235,6 +288,83 @@ async function chooseDemoDefaults(
 }
 
 /**
+ * A careful contractor's CIS history in Demo Builders Ltd (issue 42 item 7), kept through the app's own routes as
+ * a bookkeeper keeps it: the firm's references saved in Settings → CIS month-end; each CIS subcontractor's UTR
+ * (and, at 30 %, verification number) kept in CIS Returns; every month whose return was due before today marked
+ * filed a week after it ended, except one filed three days late that keeps its £100 penalty (the demo shows what
+ * a late return costs). The month in progress, and a month ended whose return is not due yet, are left open.
+ */
+async function prepareDemoCisHistory(
+  call: DemoCall,
+  expectStatus: (step: string, res: LightMyRequestResponse, status: number) => void,
+  org: { id: number; tenantName: string | null },
+  references: (typeof DEMO_CIS_REFERENCES)[string],
+  settings: (typeof DEMO_CIS_SETTINGS)[string],
+): Promise<void> {
+  const q = `org=${org.id}`;
+  const read = async <T>(step: string, url: string): Promise<T> => {
+    const res = await call('GET', url);
+    expectStatus(step, res, 200);
+    return JSON.parse(res.body) as T;
+  };
+  expectStatus(
+    `saving the CIS references of ${org.tenantName}`,
+    await call('PUT', `/api/xero/cis/settings?${q}`, { contractorName: null, ...references, ...settings }),
+    200,
+  );
+  type Contact = { id: string; name: string; cisRate?: number | null; cisChecked?: boolean };
+  let contacts = await read<Contact[]>(
+    `reading the subcontractors of ${org.tenantName}`,
+    `/api/xero/cis-contacts?${q}`,
+  );
+  const unchecked = contacts.filter((c) => c.cisChecked === false).map((c) => c.id);
+  if (unchecked.length > 0) {
+    expectStatus(
+      `checking the subcontractors' CIS settings in ${org.tenantName}`,
+      await call('POST', `/api/xero/cis-contacts/check?${q}`, { contactIds: unchecked }),
+      200,
+    );
+    contacts = await read<Contact[]>(
+      `reading the subcontractors of ${org.tenantName}`,
+      `/api/xero/cis-contacts?${q}`,
+    );
+  }
+  for (const contact of contacts) {
+    // Only those Xero marks as CIS subcontractors: a scaffold hire firm outside the scheme has no return line.
+    if (contact.cisRate === null || contact.cisRate === undefined) continue;
+    expectStatus(
+      `keeping the UTR of ${contact.name}`,
+      await call(
+        'PUT',
+        `/api/xero/cis/subcontractors/${contact.id}?${q}`,
+        demoSubcontractorRefs(contact.name, contact.cisRate),
+      ),
+      200,
+    );
+  }
+  type Month = { period: string; end: string; dueDate: string; state: string };
+  const { months, today } = await read<{ months: Month[]; today: string }>(
+    `reading the CIS months of ${org.tenantName}`,
+    `/api/xero/cis/months?${q}`,
+  );
+  const overdue = months
+    .filter((m) => m.state === 'overdue')
+    .sort((a, b) => a.period.localeCompare(b.period));
+  const late = overdue.at(-DEMO_LATE_MONTHS_AGO);
+  for (const month of overdue) {
+    const filedOn =
+      month === late && overdue.indexOf(month) > 0
+        ? demoLateFiledOn(month.dueDate, today)
+        : demoFiledOn(month.end, month.dueDate, today);
+    expectStatus(
+      `marking the CIS return of ${month.period} filed in ${org.tenantName}`,
+      await call('POST', `/api/xero/cis/returns/${month.period}/filing?${q}`, { filedOn }),
+      200,
+    );
+  }
+}
+
+/**
  * Demo mode's first start: the demo administrator connects both sandbox organisations and switches every
  * feature on and chooses each organisation's Settings defaults (DEMO_DEFAULTS), through the app's own
  * routes exactly as a person would — sign in, GET /api/xero/connect, the sandbox's authorize endpoint
@@ -245,7 +375,9 @@ async function chooseDemoDefaults(
  */
 export async function prepareDemo(options: {
   app: FastifyInstance;
-  sandbox: Awaited<ReturnType<typeof startDemoSandbox>>;
+  sandbox: Pick<Awaited<ReturnType<typeof startDemoSandbox>>, 'url'> & {
+    sandbox: Pick<Awaited<ReturnType<typeof startDemoSandbox>>['sandbox'], 'info' | 'setAutoConsent'>;
+  };
   credentials: { username: string; password: string };
   appUrl: string;
   dataDir: string;
@@ -336,6 +468,8 @@ export async function prepareDemo(options: {
         }),
         200,
       );
+    const references = DEMO_CIS_REFERENCES[org.tenantName ?? ''];
+    if (cis && references) await prepareDemoCisHistory(call, expectStatus, org, references, cis);
   }
   if (options.hmrc) await prepareHmrcDemo({ call, expectStatus, organizations, hmrc: options.hmrc });
   // The first organisation of the seed (Demo Shop Ltd: invoices to pay) is the one the demo opens on.

@@ -25,20 +25,28 @@
  *   unchanged and the amount due is the total less the deduction.
  */
 
+import {
+  CIS_DEDUCTION_LINE_RE,
+  getCisDeductionLineDescription,
+  isCisDeductionLine,
+  readCisDeductionLineRate,
+  readCisDocument,
+  toCisRate,
+  type CisBillLine,
+  type CisRate,
+} from './cis';
+
 /** `CIS deduction at 20%`: the description of the line a Ledgerlink bill carries its deduction on. */
-export const CIS_DEDUCTION_LINE_RE = /^\s*CIS deduction at (0|20|30)\s?%\s*$/i;
+export { CIS_DEDUCTION_LINE_RE };
 
-/** The description CIS Bills gives a bill's deduction line. */
+/** The description CIS Bills gives a bill's deduction line (src/shared/cis.ts, one wording for both sides). */
 export function describeDeductionLine(ratePercent: number): string {
-  return `CIS deduction at ${ratePercent}%`;
+  const rate = toCisRate(ratePercent);
+  if (rate === null) throw new RangeError(`Not a CIS rate: ${ratePercent}`);
+  return getCisDeductionLineDescription(rate);
 }
 
-export interface CisLineFacts {
-  accountCode: string | null;
-  description: string | null;
-  lineAmountPence: number;
-  taxAmountPence: number;
-}
+export type CisLineFacts = CisBillLine;
 
 /** A bill or a supplier credit note as Xero has it (the parts the return reads). */
 export interface CisDocumentFacts {
@@ -46,9 +54,9 @@ export interface CisDocumentFacts {
   lines: readonly CisLineFacts[];
   /** Xero's Total (with VAT; a Ledgerlink bill's deduction line already taken off). */
   totalPence: number;
-  /** Xero's own CISDeduction, only where Xero computed one (null otherwise). */
+  /** Xero's own CISDeduction as read (null when Xero sent none; 0.00 on a single read of any bill is none). */
   xeroDeductionPence: number | null;
-  /** Xero's CISRate in percent, only beside a deduction Xero computed. */
+  /** Xero's CISRate in percent (or as a fraction), only beside a deduction Xero computed. */
   xeroRate: number | null;
 }
 
@@ -68,7 +76,7 @@ export interface DocumentCisFigures extends CisFigures {
   /** What the subcontractor is owed for it: Xero's Total less a deduction Xero computed beside it. */
   payablePence: number;
   /** The rate the document was deducted at, as it says (`at N%`, or Xero's CISRate); null when it does not say. */
-  rateUsed: number | null;
+  rateUsed: CisRate | null;
   /** Lines on the deductions account or described as a CIS deduction. */
   deductionLines: number;
 }
@@ -80,60 +88,33 @@ export const ZERO_FIGURES: CisFigures = Object.freeze({
 });
 
 /** A CIS rate in percent (0, 20 or 30) from what Xero or a line says (Xero may write 0.2 for 20 %); else null. */
-export function normalizeCisRate(value: number | null | undefined): number | null {
-  if (value === null || value === undefined || !Number.isFinite(value)) return null;
-  const percent = value > 0 && value < 1 ? Math.round(value * 100) : Math.round(value);
-  return percent === 0 || percent === 20 || percent === 30 ? percent : null;
+export function normalizeCisRate(value: number | null | undefined): CisRate | null {
+  return toCisRate(value);
 }
 
 /** The rate a deduction line names (`CIS deduction at 30%` → 30), or null. */
-export function getDeductionLineRate(description: string | null): number | null {
-  const match = CIS_DEDUCTION_LINE_RE.exec(description ?? '');
-  return match ? Number(match[1]) : null;
+export function getDeductionLineRate(description: string | null): CisRate | null {
+  return readCisDeductionLineRate(description);
 }
 
 /** Whether a line carries the deduction: on the deductions account, or described as CIS Bills describes it. */
 export function isDeductionLine(line: CisLineFacts, rule: CisAccountsRule): boolean {
-  if (line.lineAmountPence > 0) return false;
-  if (rule.deductionAccountCode !== null && line.accountCode === rule.deductionAccountCode) return true;
-  return getDeductionLineRate(line.description) !== null;
+  return isCisDeductionLine(line, rule.deductionAccountCode);
 }
 
-/** A line's amount excluding VAT. */
-function netOf(line: CisLineFacts, lineAmountTypes: string | null): number {
-  return lineAmountTypes === 'Inclusive' ? line.lineAmountPence - line.taxAmountPence : line.lineAmountPence;
-}
-
-/** A document's CIS figures in full, under the accounts rule that stood when a payment on it was first seen. */
+/**
+ * A document's CIS figures in full, under the accounts rule that stood when a payment on it was first seen: the
+ * one reading of a document's lines that CIS Bills uses too (src/shared/cis.ts `readCisDocument`).
+ */
 export function getDocumentCisFigures(doc: CisDocumentFacts, rule: CisAccountsRule): DocumentCisFigures {
-  const materials = new Set(rule.materialsAccountCodes);
-  let gross = 0;
-  let materialsPence = 0;
-  let deduction = 0;
-  let deductionLines = 0;
-  const rates = new Set<number>();
-  for (const line of doc.lines) {
-    const net = netOf(line, doc.lineAmountTypes);
-    if (isDeductionLine(line, rule)) {
-      deduction -= net;
-      deductionLines += 1;
-      const rate = getDeductionLineRate(line.description);
-      if (rate !== null) rates.add(rate);
-      continue;
-    }
-    gross += net;
-    if (line.accountCode !== null && materials.has(line.accountCode)) materialsPence += net;
-  }
-  const xeroDeduction = doc.xeroDeductionPence ?? 0;
-  const xeroRate = normalizeCisRate(doc.xeroRate);
-  if (xeroDeduction > 0 && xeroRate !== null) rates.add(xeroRate);
+  const read = readCisDocument(doc, rule);
   return {
-    grossPence: gross,
-    materialsPence,
-    deductionPence: deduction + xeroDeduction,
-    payablePence: doc.totalPence - xeroDeduction,
-    rateUsed: rates.size === 1 ? ([...rates][0] ?? null) : null,
-    deductionLines,
+    grossPence: read.grossPence,
+    materialsPence: read.materialsPence,
+    deductionPence: read.deductionPence,
+    payablePence: doc.totalPence - read.xeroDeductionPence,
+    rateUsed: read.rateUsed,
+    deductionLines: read.deductionLines,
   };
 }
 

@@ -454,6 +454,10 @@ export function mayChangeFiledUnder(before: string | null, after: string | null,
   return isAdmin || before === null || before === after;
 }
 
+/** What a screen says beside a filed-under reference it shows read-only to a member (FILED_UNDER_FIELDS). */
+export const FILED_UNDER_LOCKED_HINT =
+  'Set: only an administrator can change it, as returns are filed under it';
+
 export function filedUnderMessage(fields: readonly FiledUnderField[]): string {
   const names = fields.map((f) => FILED_UNDER_FIELDS[f]);
   const list = names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : (names[0] ?? '');

@@ -23,6 +23,7 @@ import {
   getUkTaxYear,
   splitCisTotal,
 } from './cis';
+import { getDocumentCisFigures } from './cis-figures';
 import { MAX_AMOUNT_PENCE, toPence } from './money';
 
 describe('CIS split (001 §9)', () => {
@@ -380,5 +381,89 @@ describe('Reading a bill for CIS (issue 42)', () => {
     expect(readCisDeductionLineRate('CIS deduction at 25%')).toBeNull();
     expect(readCisDeductionLineRate('Labour')).toBeNull();
     expect(isCisDeductionLine(line('814', 100), '814')).toBe(false); // a positive line is never the deduction
+  });
+});
+
+describe('CIS Bills and CIS Returns read a bill the same way (issue 42)', () => {
+  const context: CisBillContext = {
+    deductionAccountCode: '814',
+    materialsAccountCodes: ['322'],
+    cisLabourAccountCodes: ['327'],
+    contactRate: 20,
+  };
+  const anyLine = fc.record({
+    accountCode: fc.constantFrom('321', '322', '327', '814', null),
+    description: fc.constantFrom('Labour', 'Tiles', 'CIS deduction at 20%', 'cis deduction at 30 %', null),
+    lineAmountPence: fc.integer({ min: -200_000, max: 500_000 }),
+    taxAmountPence: fc.integer({ min: 0, max: 100_000 }),
+  });
+  const anyBill = fc.record({
+    lineAmountTypes: fc.constantFrom('Exclusive', 'Inclusive', 'NoTax'),
+    lines: fc.array(anyLine, { maxLength: 5 }),
+    xeroCisDeductionPence: fc.option(fc.integer({ min: 0, max: 50_000 })),
+    xeroCisRate: fc.option(fc.constantFrom(0, 20, 30, 0.2)),
+  });
+
+  it('a booked deduction, the materials and what is due are one figure on both screens', () => {
+    fc.assert(
+      fc.property(anyBill, (bill) => {
+        const billSide = readCisBill(bill, context);
+        // Xero's Total: every line (the deduction line included) with VAT on top unless the lines include it.
+        const total = bill.lines.reduce(
+          (sum, l) => sum + l.lineAmountPence + (bill.lineAmountTypes === 'Inclusive' ? 0 : l.taxAmountPence),
+          0,
+        );
+        const returnSide = getDocumentCisFigures(
+          {
+            lineAmountTypes: bill.lineAmountTypes,
+            lines: bill.lines,
+            totalPence: total,
+            xeroDeductionPence: bill.xeroCisDeductionPence,
+            xeroRate: bill.xeroCisRate,
+          },
+          context,
+        );
+        expect(billSide.materialsPence).toBe(returnSide.materialsPence);
+        if (billSide.source === 'none') {
+          // Nothing booked: the return counts nothing deducted; CIS Bills says what approving would book.
+          expect(returnSide.deductionPence).toBe(0);
+          expect(billSide.bookedPence).toBe(0);
+        } else {
+          expect(billSide.cisDeductionPence).toBe(returnSide.deductionPence);
+        }
+        // Labour is never below nothing on CIS Bills; otherwise the gross and what is due agree to the penny.
+        if (returnSide.grossPence >= returnSide.materialsPence) {
+          expect(billSide.labourPence + billSide.materialsPence).toBe(returnSide.grossPence);
+          if (billSide.source !== 'none') expect(billSide.amountDuePence).toBe(returnSide.payablePence);
+        }
+      }),
+    );
+  });
+
+  it('the deduction line is found by the same words and account on both sides', () => {
+    const bill = {
+      lineAmountTypes: 'NoTax',
+      lines: [
+        { accountCode: '321', description: 'Labour', lineAmountPence: 50_000, taxAmountPence: 0 },
+        {
+          accountCode: '999',
+          description: 'CIS Deduction at 30 %',
+          lineAmountPence: -15_000,
+          taxAmountPence: 0,
+        },
+      ],
+    };
+    const billSide = readCisBill({ ...bill, xeroCisDeductionPence: null, xeroCisRate: null }, context);
+    const returnSide = getDocumentCisFigures(
+      { ...bill, totalPence: 35_000, xeroDeductionPence: null, xeroRate: null },
+      context,
+    );
+    expect(billSide).toMatchObject({
+      source: 'ledgerlink',
+      rate: 30,
+      cisDeductionPence: 15_000,
+      amountDuePence: 35_000,
+    });
+    expect(returnSide).toMatchObject({ rateUsed: 30, deductionPence: 15_000, payablePence: 35_000 });
   });
 });

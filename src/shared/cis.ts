@@ -26,10 +26,15 @@ export const CIS_AMOUNT_DUE_PERCENT = 80;
 /** A CIS deduction rate HMRC sets, in percent: 0 gross payment status, 20 registered, 30 not verified. */
 export type CisRate = 0 | 20 | 30;
 
-/** The rate when `value` is one of HMRC's three (0, 20, 30), else null. */
+/**
+ * The rate when `value` is one of HMRC's three (0, 20, 30), else null. Xero writes a contact's or a bill's CIS
+ * rate as a percent (20) and sometimes as a fraction (0.2); a string ("20") reads as its number.
+ */
 export function toCisRate(value: unknown): CisRate | null {
   const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-  return n === 0 || n === 20 || n === 30 ? n : null;
+  if (typeof n !== 'number' || !Number.isFinite(n)) return null;
+  const percent = n > 0 && n < 1 ? Math.round(n * 100) : n;
+  return percent === 0 || percent === 20 || percent === 30 ? percent : null;
 }
 
 /** The split of a CIS bill total, all in pence. */
@@ -207,11 +212,15 @@ export function getCisDeductionLineDescription(rate: CisRate): string {
   return `CIS deduction at ${rate}%`;
 }
 
-const DEDUCTION_LINE_RE = /^CIS deduction at (0|20|30)%$/;
+/**
+ * A deduction line's description, as Ledgerlink writes it and as a bookkeeper may retype it in Xero ("CIS
+ * deduction at 30 %", any case): the rate is the number in it.
+ */
+export const CIS_DEDUCTION_LINE_RE = /^\s*CIS deduction at (0|20|30)\s?%\s*$/i;
 
 /** The rate a deduction line's description names, or null when it is not one of Ledgerlink's. */
 export function readCisDeductionLineRate(description: string | null | undefined): CisRate | null {
-  const match = DEDUCTION_LINE_RE.exec((description ?? '').trim());
+  const match = CIS_DEDUCTION_LINE_RE.exec(description ?? '');
   return match ? toCisRate(match[1]) : null;
 }
 
@@ -223,41 +232,128 @@ export interface CisBillLine {
   taxAmountPence: number;
 }
 
-/** What tells a bill's lines apart: the organisation's CIS settings, Xero's CIS accounts, the contact's rate. */
-export interface CisBillContext {
+/**
+ * Whether a line is Ledgerlink's deduction line: never above zero, and on the deductions account or worded as
+ * one (so a later change of the deductions account does not lose the bills booked before it).
+ */
+export function isCisDeductionLine(line: CisBillLine, deductionAccountCode: string | null): boolean {
+  if (line.lineAmountPence > 0) return false;
+  if (deductionAccountCode !== null && line.accountCode === deductionAccountCode) return true;
+  return readCisDeductionLineRate(line.description) !== null;
+}
+
+/** The accounts that tell a document's lines apart, as they stood when it is read. */
+export interface CisLineRule {
   /** The liability account Ledgerlink books deductions to (Settings); null until chosen. */
   deductionAccountCode: string | null;
   /** Accounts whose lines are materials: the CIS settings' ones and Xero's CIS Materials account. */
   materialsAccountCodes: readonly string[];
   /** Codes of Xero's CIS Labour Expense account: a bill on it was entered with Xero's own CIS. */
+  cisLabourAccountCodes?: readonly string[];
+}
+
+/** A bill or a supplier credit note as Xero has it, the parts CIS reads. */
+export interface CisDocumentLines {
+  lineAmountTypes: string | null;
+  lines: readonly CisBillLine[];
+  /** Xero's CISDeduction in pence as read (null when Xero sent none; a single read of any bill may say 0). */
+  xeroDeductionPence: number | null;
+  /** Xero's CISRate as read (20, or 0.2), null when Xero sent none. */
+  xeroRate: number | string | null;
+}
+
+/**
+ * THE reading of a CIS document's lines (issue 42), used by CIS Bills (`readCisBill`) and CIS Returns
+ * (src/shared/cis-figures.ts `getDocumentCisFigures`) alike, so the two screens cannot disagree about a bill:
+ * - the deduction is what the bill holds: −(its deduction lines, see {@link isCisDeductionLine}) plus Xero's
+ *   own CISDeduction when above 0 (a bill a person entered with Xero's CIS; Xero's 0.00 on a single read of an
+ *   ordinary bill is no deduction, so a single read and a list read agree);
+ * - the gross is every other line excluding VAT (CISR61140: the payment excluding VAT); the materials are the
+ *   lines on a materials account, excluding VAT (CISR13070); the labour is the gross less the materials;
+ * - the rate is the one the document says it was deducted at (`at N%`, or Xero's CISRate beside its
+ *   deduction), null when it says none or more than one.
+ */
+export interface CisDocumentReading {
+  grossPence: number;
+  labourPence: number;
+  materialsPence: number;
+  vatPence: number;
+  /** Deducted on the bill's own lines (Ledgerlink's booking). */
+  lineDeductionPence: number;
+  /** Deducted by Xero's own CIS (CISDeduction above 0), else 0. */
+  xeroDeductionPence: number;
+  /** The whole deduction the document holds. */
+  deductionPence: number;
+  deductionLines: number;
+  rateUsed: CisRate | null;
+  /** Any line on Xero's CIS Labour Expense account (entered with Xero's own CIS). */
+  onXeroCisLabour: boolean;
+}
+
+export function readCisDocument(doc: CisDocumentLines, rule: CisLineRule): CisDocumentReading {
+  const inclusive = doc.lineAmountTypes === 'Inclusive';
+  const materials = new Set(rule.materialsAccountCodes);
+  const labourAccounts = new Set(rule.cisLabourAccountCodes ?? []);
+  let grossPence = 0;
+  let materialsPence = 0;
+  let vatPence = 0;
+  let lineDeductionPence = 0;
+  let deductionLines = 0;
+  let onXeroCisLabour = false;
+  const rates = new Set<CisRate>();
+  for (const line of doc.lines) {
+    const net = inclusive ? line.lineAmountPence - line.taxAmountPence : line.lineAmountPence;
+    // The bill's VAT is every line's (a deduction line carries none when Ledgerlink books it).
+    vatPence += line.taxAmountPence;
+    if (isCisDeductionLine(line, rule.deductionAccountCode)) {
+      lineDeductionPence -= net;
+      deductionLines += 1;
+      const rate = readCisDeductionLineRate(line.description);
+      if (rate !== null) rates.add(rate);
+      continue;
+    }
+    grossPence += net;
+    if (line.accountCode !== null && materials.has(line.accountCode)) materialsPence += net;
+    if (line.accountCode !== null && labourAccounts.has(line.accountCode)) onXeroCisLabour = true;
+  }
+  const xeroDeductionPence = Math.max(0, doc.xeroDeductionPence ?? 0);
+  const xeroRate = toCisRate(doc.xeroRate);
+  if (xeroDeductionPence > 0 && xeroRate !== null) rates.add(xeroRate);
+  return {
+    grossPence,
+    labourPence: Math.max(0, grossPence - materialsPence),
+    materialsPence,
+    vatPence,
+    lineDeductionPence,
+    xeroDeductionPence,
+    deductionPence: lineDeductionPence + xeroDeductionPence,
+    deductionLines,
+    rateUsed: rates.size === 1 ? ([...rates][0] ?? null) : null,
+    onXeroCisLabour,
+  };
+}
+
+/** What tells a bill's lines apart, and the subcontractor's rate in Xero's CIS settings for the contact. */
+export interface CisBillContext extends CisLineRule {
   cisLabourAccountCodes: readonly string[];
   /** The subcontractor's rate in Xero's CIS settings for the contact; null when Xero has none (not CIS). */
   contactRate: CisRate | null;
 }
 
 /**
- * A bill read for CIS (issue 42): who booked its deduction and its figures. `ledgerlink`: it carries a
- * deduction line (Ledgerlink's booking); `xero`: entered with Xero's own CIS (a CIS subcontractor's bill on
- * Xero's CIS Labour Expense account, or with a CISDeduction above 0), counted as Xero says; `none`: no
- * deduction booked yet — its figures say what the deduction should be at the contact's rate. `bookedPence`
- * is the deduction the bill holds now (the deduction line's, or Xero's).
+ * A bill read for CIS Bills (issue 42): who booked its deduction and its figures. `ledgerlink`: it carries a
+ * deduction line (Ledgerlink's booking); `xero`: entered with Xero's own CIS (Xero's CISDeduction above 0, or a
+ * CIS subcontractor's bill on Xero's CIS Labour Expense account); in both the deduction is what the bill holds
+ * (what Xero shows as due and what the CIS return counts: {@link readCisDocument}). `none`: no deduction booked
+ * yet: its figures say what the deduction should be at the contact's rate (what approving it books).
+ * `bookedPence` is the deduction the bill holds now.
  */
 export interface CisBillReading extends CisBillFigures {
   source: 'ledgerlink' | 'xero' | 'none';
   bookedPence: number;
 }
 
-/** Whether a line is Ledgerlink's deduction line: below zero, on the deductions account or worded as one. */
-export function isCisDeductionLine(line: CisBillLine, deductionAccountCode: string | null): boolean {
-  if (line.lineAmountPence >= 0) return false;
-  if (deductionAccountCode && line.accountCode === deductionAccountCode) return true;
-  return readCisDeductionLineRate(line.description) !== null;
-}
-
-/**
- * Reads a bill's CIS figures from its lines (Xero's amounts, in pence). Lines are labour unless they are on a
- * materials account or are the deduction line; VAT is the VAT of the other lines.
- */
+/** Reads a bill's CIS figures for CIS Bills, from the one reading of its lines ({@link readCisDocument}). */
 export function readCisBill(
   bill: {
     lineAmountTypes: string | null;
@@ -268,49 +364,39 @@ export function readCisBill(
   },
   context: CisBillContext,
 ): CisBillReading {
-  const inclusive = bill.lineAmountTypes === 'Inclusive';
-  const deductionLines = bill.lines.filter((l) => isCisDeductionLine(l, context.deductionAccountCode));
-  const others = bill.lines.filter((l) => !deductionLines.includes(l));
-  const materials = new Set(context.materialsAccountCodes);
-  const net = (l: CisBillLine) => (inclusive ? l.lineAmountPence - l.taxAmountPence : l.lineAmountPence);
-  const vatPence = others.reduce((sum, l) => sum + l.taxAmountPence, 0);
-  const materialsPence = others
-    .filter((l) => l.accountCode !== null && materials.has(l.accountCode))
-    .reduce((sum, l) => sum + net(l), 0);
-  const netPence = others.reduce((sum, l) => sum + net(l), 0);
-  const labourPence = Math.max(0, netPence - materialsPence);
-  const bookedLine = -deductionLines.reduce((sum, l) => sum + l.lineAmountPence, 0);
-
-  if (deductionLines.length > 0) {
-    const rate = readCisDeductionLineRate(deductionLines[0]?.description) ?? context.contactRate;
-    return {
-      ...splitCisBill({ labourPence, materialsPence, vatPence, rate }),
-      source: 'ledgerlink',
-      bookedPence: bookedLine,
-    };
-  }
-  const labourAccounts = new Set(context.cisLabourAccountCodes);
-  const onXeroCis = others.some((l) => l.accountCode !== null && labourAccounts.has(l.accountCode));
-  const xeroDeduction = bill.xeroCisDeductionPence ?? 0;
-  if (context.contactRate !== null && (onXeroCis || xeroDeduction > 0)) {
-    const figures = splitCisBill({
-      labourPence,
-      materialsPence,
-      vatPence,
-      rate: toCisRate(bill.xeroCisRate) ?? context.contactRate,
-    });
-    return {
-      ...figures,
-      cisDeductionPence: xeroDeduction,
-      amountDuePence: figures.totalPence - xeroDeduction,
-      source: 'xero',
-      bookedPence: xeroDeduction,
-    };
-  }
+  const read = readCisDocument(
+    {
+      lineAmountTypes: bill.lineAmountTypes,
+      lines: bill.lines,
+      xeroDeductionPence: bill.xeroCisDeductionPence,
+      xeroRate: bill.xeroCisRate,
+    },
+    context,
+  );
+  const parts = {
+    labourPence: read.labourPence,
+    materialsPence: read.materialsPence,
+    vatPence: read.vatPence,
+  };
+  const source =
+    read.deductionLines > 0
+      ? 'ledgerlink'
+      : read.xeroDeductionPence > 0 || (context.contactRate !== null && read.onXeroCisLabour)
+        ? 'xero'
+        : 'none';
+  if (source === 'none')
+    return { ...splitCisBill({ ...parts, rate: context.contactRate }), source, bookedPence: 0 };
+  const rate =
+    source === 'xero'
+      ? (toCisRate(bill.xeroCisRate) ?? read.rateUsed ?? context.contactRate)
+      : (read.rateUsed ?? context.contactRate);
+  const figures = splitCisBill({ ...parts, rate });
   return {
-    ...splitCisBill({ labourPence, materialsPence, vatPence, rate: context.contactRate }),
-    source: 'none',
-    bookedPence: 0,
+    ...figures,
+    cisDeductionPence: read.deductionPence,
+    amountDuePence: figures.totalPence - read.deductionPence,
+    source,
+    bookedPence: read.deductionPence,
   };
 }
 

@@ -1,4 +1,4 @@
-import type { CisRate } from '../../../shared/cis';
+import { isCisDeductionLine, type CisRate } from '../../../shared/cis';
 import {
   deriveHasValidUtr,
   isCisCheckCurrent,
@@ -56,7 +56,7 @@ export function toDraftBill(
     vatTreatment: readBillVatTreatment(row),
     // The deduction line is Ledgerlink's own: the spec's lineItems[0].accountCode is the labour's account.
     lineItems: lines
-      .filter((l) => !(l.lineAmountPence < 0 && l.accountCode === cis.settings.deductionAccountCode))
+      .filter((l) => !isCisDeductionLine(l, cis.settings.deductionAccountCode))
       .map((l) => ({ accountCode: l.accountCode ?? null })),
   };
 }

@@ -657,7 +657,12 @@ export function createCisReturnsService(deps: {
       const ruleChanges =
         codes.slice().sort().join(',') !== [...before.materialsAccountCodes].sort().join(',') ||
         (deductionCode !== undefined && deductionCode !== before.deductionAccountCode);
-      if (ruleChanges) {
+      // The first save of the CIS settings sets the rule rather than changing one: no Ledgerlink bill carries a
+      // deduction before it (CIS Bills needs the deductions account), so the history not counted yet is read
+      // under the accounts the contractor names now, as it was booked (a contractor's materials account was
+      // their materials account before they told Ledgerlink). Payments already counted stay as counted.
+      const firstSave = (await repo.findSettings(ctx.organizationId)) === null;
+      if (ruleChanges && !firstSave) {
         // What was paid before this change is counted under the accounts as they stood (issue 42).
         try {
           await sync.ensureInvoices(ctx, { key: 'bills-paid' });

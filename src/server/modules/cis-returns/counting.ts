@@ -62,13 +62,15 @@ function toEvents(payments: unknown[]): CisPaymentEvent[] {
 }
 
 /**
- * Whether a contact's documents are CIS ones: Xero's CIS settings for the contact have CIS enabled, or the contact
- * is in the organisation's CIS subcontractors group. A document with a deduction withheld (Xero's own, or a line
- * on the deductions account) is one too, whatever the contact's settings say (the return then flags the contact).
+ * Whether a contact's documents are CIS ones: Xero's CIS settings for the contact decide when they are known (CIS
+ * enabled, or not: a scaffold hire firm in the CIS group whose settings say no CIS is paid outside the scheme,
+ * CIS340 §1, and CIS Bills raises its bills without a deduction); while they are not known, the organisation's
+ * CIS subcontractors group does. A document with a deduction withheld (Xero's own, or a line on the deductions
+ * account) is one too, whatever the contact's settings say (the return then flags the contact).
  */
 export function isCisContact(ctx: CisReturnsContext, contact: CachedContact | undefined): boolean {
   if (!contact) return false;
-  if (contact.cisEnabled === true) return true;
+  if (contact.cisEnabled !== null) return contact.cisEnabled;
   const group = ctx.organization.defaultCisSubcontractorsGroupId;
   return Boolean(group && contact.groupIds.includes(group));
 }

@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
 import { useSearch } from 'wouter';
 import { CIS_SETTINGS_FIELDS } from '@/shared/cis-bills';
-import { cisSettingsRequestSchema, type CisSettings } from '@/shared/cis-returns';
+import { cisSettingsRequestSchema, FILED_UNDER_LOCKED_HINT, type CisSettings } from '@/shared/cis-returns';
 import { accountSchema } from '@/shared/settings';
 import { Button } from '@/client/components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/client/components/ui/card';
@@ -26,6 +26,9 @@ type Field =
   | 'accountsOfficeReference'
   | 'materialsAccountCodes'
   | 'deductionAccountCode';
+
+/** A reference shown read-only to a member: it looks set, not editable. */
+const LOCKED_INPUT = 'bg-muted text-foreground';
 
 /** Radix's Select has no empty value: this one stands for "no deductions account chosen". */
 const NO_ACCOUNT = '__none__';
@@ -88,6 +91,16 @@ function SettingsForm({ orgId, settings }: { orgId: number; settings: CisSetting
 
   const set = (field: keyof typeof values) => (event: { target: { value: string } }) =>
     setValues((v) => ({ ...v, [field]: event.target.value }));
+  // Returns are filed under these: once set, a member sees them read-only and only an administrator changes
+  // them (FILED_UNDER_FIELDS; the server refuses a member's change with 403).
+  const lockedOf = (value: string | null) => !settings.canChangeFiledUnder && value !== null;
+  const locked = {
+    utr: lockedOf(settings.utr),
+    employerReference: lockedOf(settings.employerReference),
+    accountsOfficeReference: lockedOf(settings.accountsOfficeReference),
+    deductionAccountCode: lockedOf(settings.deductionAccountCode),
+  };
+  const anyLocked = Object.values(locked).some(Boolean);
 
   function submit(event: FormEvent) {
     event.preventDefault();
@@ -121,6 +134,12 @@ function SettingsForm({ orgId, settings }: { orgId: number; settings: CisSetting
 
   return (
     <form className="grid gap-4" onSubmit={submit} noValidate>
+      {anyLocked ? (
+        <p className="text-sm text-muted-foreground" data-testid="cis-settings-locked">
+          Your returns are filed under the references set here: only an administrator can change them. Ask an
+          administrator if one is wrong.
+        </p>
+      ) : null}
       <div className="grid gap-4 sm:grid-cols-2">
         <FormField
           label="Contractor's name on statements"
@@ -133,21 +152,46 @@ function SettingsForm({ orgId, settings }: { orgId: number; settings: CisSetting
             placeholder={settings.defaultContractorName}
           />
         </FormField>
-        <FormField label="Contractor's UTR" error={errors.utr} hint="10 digits">
-          <Input value={values.utr} onChange={set('utr')} inputMode="numeric" autoComplete="off" />
+        <FormField
+          label="Contractor's UTR"
+          error={errors.utr}
+          hint={locked.utr ? FILED_UNDER_LOCKED_HINT : '10 digits'}
+        >
+          <Input
+            value={values.utr}
+            onChange={set('utr')}
+            inputMode="numeric"
+            autoComplete="off"
+            readOnly={locked.utr}
+            className={locked.utr ? LOCKED_INPUT : undefined}
+          />
         </FormField>
-        <FormField label="Employer reference" error={errors.employerReference} hint="Like 123/AB45678">
-          <Input value={values.employerReference} onChange={set('employerReference')} autoComplete="off" />
+        <FormField
+          label="Employer reference"
+          error={errors.employerReference}
+          hint={locked.employerReference ? FILED_UNDER_LOCKED_HINT : 'Like 123/AB45678'}
+        >
+          <Input
+            value={values.employerReference}
+            onChange={set('employerReference')}
+            autoComplete="off"
+            readOnly={locked.employerReference}
+            className={locked.employerReference ? LOCKED_INPUT : undefined}
+          />
         </FormField>
         <FormField
           label="Accounts office reference"
           error={errors.accountsOfficeReference}
-          hint="13 characters, like 123PA00012345"
+          hint={
+            locked.accountsOfficeReference ? FILED_UNDER_LOCKED_HINT : '13 characters, like 123PA00012345'
+          }
         >
           <Input
             value={values.accountsOfficeReference}
             onChange={set('accountsOfficeReference')}
             autoComplete="off"
+            readOnly={locked.accountsOfficeReference}
+            className={locked.accountsOfficeReference ? LOCKED_INPUT : undefined}
           />
         </FormField>
       </div>
@@ -163,6 +207,7 @@ function SettingsForm({ orgId, settings }: { orgId: number; settings: CisSetting
         <Select
           value={deductionAccountCode || NO_ACCOUNT}
           onValueChange={(value) => setDeductionAccountCode(value === NO_ACCOUNT ? '' : value)}
+          disabled={locked.deductionAccountCode}
         >
           <SelectTrigger
             id={`cis-deduction-account-${orgId}`}
@@ -185,10 +230,10 @@ function SettingsForm({ orgId, settings }: { orgId: number; settings: CisSetting
           </SelectContent>
         </Select>
         <p id={`cis-deduction-account-${orgId}-hint`} className="text-[13px] text-muted-foreground">
-          An ordinary liability account, such as CIS Deductions Payable. Each bill books its CIS deduction to
-          it as a line of its own, so paying the subcontractor the net marks the bill Paid; the month's
-          deductions wait there until you pay HMRC. Xero's own CIS Liability account cannot be used: Xero's
-          API refuses it.
+          {locked.deductionAccountCode ? `${FILED_UNDER_LOCKED_HINT}. ` : null}An ordinary liability account,
+          such as CIS Deductions Payable. Each bill books its CIS deduction to it as a line of its own, so
+          paying the subcontractor the net marks the bill Paid; the month's deductions wait there until you
+          pay HMRC. Xero's own CIS Liability account cannot be used: Xero's API refuses it.
         </p>
         {errors.deductionAccountCode ? (
           <p className="text-sm text-destructive">{errors.deductionAccountCode}</p>

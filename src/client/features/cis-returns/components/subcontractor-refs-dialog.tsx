@@ -1,5 +1,9 @@
 import { useState, type FormEvent } from 'react';
-import { subcontractorRefsRequestSchema, type CisReturnLine } from '@/shared/cis-returns';
+import {
+  FILED_UNDER_LOCKED_HINT,
+  subcontractorRefsRequestSchema,
+  type CisReturnLine,
+} from '@/shared/cis-returns';
 import { Button } from '@/client/components/ui/button';
 import {
   Dialog,
@@ -16,7 +20,7 @@ import { getMessage } from '@/client/lib/api-client';
 import { toast } from '@/client/lib/toast';
 import { useUpdateSubcontractorRefs } from '../api/update-subcontractor';
 
-const LOCKED_HINT = 'Set: only an administrator can change it, as returns are filed under it';
+const LOCKED_HINT = FILED_UNDER_LOCKED_HINT;
 
 /**
  * A subcontractor's UTR and verification number (issue 29): Xero's API has neither, so Ledgerlink keeps them.

@@ -398,6 +398,8 @@ function SettingsForm({
             vat.isLoading,
             'VAT rate',
             flags['cis-bills'],
+            // Issue 42: a CIS bill's VAT follows the subcontractor; this rate is only the fallback.
+            'Used on CIS bills from VAT-registered subcontractors whose Xero contact names no purchases VAT rate. Those without a VAT number are billed without VAT.',
           )}
           {idSelect(
             'defaultCisSubcontractorsGroupId',

@@ -138,6 +138,12 @@ describe('Settings page, General tab (000 §2)', () => {
       expect(within(add).getByLabelText('Default contact')).toHaveTextContent('Daily Sales'),
     );
     expect(within(add).getByLabelText('Tax status')).toHaveTextContent('Tax inclusive');
+    // Issue 42: a CIS bill's VAT follows the subcontractor; the bill VAT rate is only its fallback.
+    expect(
+      within(screen.getByRole('region', { name: 'CIS Bills' })).getByLabelText('Bill VAT rate'),
+    ).toHaveAccessibleDescription(
+      /VAT-registered subcontractors whose Xero contact names no purchases VAT rate/,
+    );
     expect(within(pay).getByRole('button', { name: 'Refresh Accounts' })).toBeEnabled();
     expect(screen.getByRole('button', { name: 'Save Settings' })).toBeEnabled();
   });
