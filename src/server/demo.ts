@@ -13,6 +13,7 @@ import { SETTING_FIELD_LABELS } from '../shared/settings';
 import type { XeroEndpoints } from './xero/endpoints';
 import type { ServerConfig } from './config/env';
 import { prepareHmrcDemo, type DemoHmrcSandbox } from './hmrc-demo';
+import { DEMO_SCHEME, sameName, seedRegister } from '../sandbox/hmrc/register';
 
 export const DEMO_CLIENT_ID = 'ledgerlink-demo';
 
@@ -173,22 +174,27 @@ export const DEMO_CIS_SETTINGS: Record<
 /**
  * The references a careful contractor keeps (issue 42 item 6): the firm's UTR, employer reference and accounts
  * office reference as HMRC gave them. Made up for the demo in HMRC's formats (CISR12160); they belong to no one.
+ * They are the ones the built-in HMRC sandbox enrols (src/sandbox/hmrc/register.ts), so a demo return sent to it
+ * is accepted (issue 43).
  */
 export const DEMO_CIS_REFERENCES: Record<
   string,
   { utr: string; employerReference: string; accountsOfficeReference: string }
 > = {
-  'Demo Builders Ltd': {
-    utr: '7418529630',
-    employerReference: '475/DB42042',
-    accountsOfficeReference: '475PD00042042',
+  [DEMO_SCHEME.name]: {
+    utr: DEMO_SCHEME.utr,
+    employerReference: `${DEMO_SCHEME.taxOfficeNumber}/${DEMO_SCHEME.taxOfficeReference}`,
+    accountsOfficeReference: DEMO_SCHEME.accountsOfficeReference,
   },
 };
 
+const DEMO_REGISTER = seedRegister();
+
 /**
- * A subcontractor's UTR and, at 30 %, the verification number HMRC gave when it could not match them (CIS340
- * §3.8), as the contractor noted them when verifying: made up from the name, in HMRC's formats, the same at every
- * start (so a screenshot or a test can name them).
+ * A subcontractor's UTR as HMRC's register (the built-in HMRC sandbox's) has it, so verifying them from the demo
+ * matches; and, at 30 %, the verification number HMRC gave when it could not match them (CIS340 §3.8), as the
+ * contractor noted it: made up from the name in HMRC's format, the same at every start (so a screenshot or a test
+ * can name it). A name the register does not hold gets a UTR made up the same way.
  */
 export function demoSubcontractorRefs(
   name: string,
@@ -200,7 +206,9 @@ export function demoSubcontractorRefs(
       .map((byte) => String(byte % 10))
       .join('');
   // A UTR never starts with 0 on HMRC's letters; neither do the demo's.
-  const utr = `${(Number(digits('utr')[0]) % 9) + 1}${digits('utr').slice(1)}`;
+  const utr =
+    DEMO_REGISTER.find((r) => sameName(r.name, name))?.utr ??
+    `${(Number(digits('utr')[0]) % 9) + 1}${digits('utr').slice(1)}`;
   return { utr, verificationNumber: rate === 30 ? `V${digits('verification')}A` : null };
 }
 
