@@ -178,4 +178,47 @@ describe('header', () => {
     expect(within(footer).getByText(/© \d{4} Ledgerlink/)).toBeInTheDocument();
     expect(within(footer).getByRole('link', { name: 'Settings' })).toHaveAttribute('href', '/settings');
   });
+
+  it('the footer offers Settings only once someone has signed in (issue 45 item 4)', async () => {
+    server.use(...signedOutHandlers);
+    renderApp('/auth');
+    await screen.findByRole('heading', { name: 'Welcome to Ledgerlink' });
+    const footer = screen.getByRole('contentinfo');
+    expect(within(footer).getByText(/© \d{4} Ledgerlink/)).toBeInTheDocument();
+    expect(within(footer).queryByRole('link', { name: 'Settings' })).not.toBeInTheDocument();
+  });
+});
+
+describe('browser tab titles (issue 45 item 4)', () => {
+  it('names the screen', async () => {
+    renderApp('/organizations');
+    await screen.findByRole('heading', { name: 'Your Xero Organizations' });
+    await waitFor(() => expect(document.title).toBe('Your Xero Organizations · Ledgerlink'));
+  });
+
+  it('adds the active organisation where the screen works on one', async () => {
+    server.use(
+      http.get('*/api/xero/invoices', () => HttpResponse.json([])),
+      http.get('*/api/xero/bank-accounts', () =>
+        HttpResponse.json({ creditCardAccounts: [], cashAccounts: [] }),
+      ),
+    );
+    renderApp('/invoices');
+    await waitFor(() => expect(document.title).toBe('Pay Invoices · Corner Shop Ltd · Ledgerlink'), {
+      timeout: 15_000,
+    });
+  });
+
+  it('names the sign-in page', async () => {
+    server.use(...signedOutHandlers);
+    renderApp('/auth');
+    await screen.findByRole('heading', { name: 'Welcome to Ledgerlink' });
+    await waitFor(() => expect(document.title).toBe('Sign in · Ledgerlink'));
+  });
+
+  it('names the 404', async () => {
+    renderApp('/no-such-page');
+    await screen.findByRole('heading', { name: 'Page not found' });
+    await waitFor(() => expect(document.title).toBe('Page not found · Ledgerlink'));
+  });
 });

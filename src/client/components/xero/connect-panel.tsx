@@ -5,6 +5,7 @@ import { isNeverConnected, isReconnectionRequired, CONNECTION_ERRORS } from '@/s
 import { apiPaths, paths } from '@/client/config/paths';
 import { api, getMessage, isApiError } from '@/client/lib/api-client';
 import { useConnection } from '@/client/lib/connection';
+import { useDocumentTitle } from '@/client/lib/document-title';
 import { toast } from '@/client/lib/toast';
 import { sleep } from '@/client/lib/utils';
 import {
@@ -71,6 +72,7 @@ export function ConnectPanel() {
   }
 
   const title = reconnectMode ? `Reconnect to Xero` : `Connect to Xero`;
+  useDocumentTitle(title);
   const busy = pending !== null;
 
   return (

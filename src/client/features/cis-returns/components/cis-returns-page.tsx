@@ -30,9 +30,11 @@ import { cisReturnsKeys } from '../api/query-keys';
 import { useCisSettings } from '../api/settings';
 import { SubcontractorRefsDialog } from './subcontractor-refs-dialog';
 
-/** "6 Nov – 5 Dec 2026": a tax month in a list. */
+/** "6 Nov – 5 Dec 2026": a tax month in a list; "6 Dec 2025 – 5 Jan 2026" across a new year (issue 45 item 4). */
 function describeRange(month: { start: string; end: string }): string {
   const [startDay, startMonth] = formatDateShort(month.start).split(' ');
+  if (month.start.slice(0, 4) !== month.end.slice(0, 4))
+    return `${formatDateShort(month.start)} – ${formatDateShort(month.end)}`;
   return `${startDay} ${startMonth} – ${formatDateShort(month.end)}`;
 }
 
@@ -473,8 +475,10 @@ function CisReturnsMain({ orgId, tenantName }: { orgId: number; tenantName: stri
             <Button variant="outline" size="sm" onClick={() => void refresh()} disabled={refreshing}>
               {refreshing ? <Spinner /> : <RefreshCw aria-hidden />} Refresh from Xero
             </Button>
-            <Button asChild variant="ghost" size="sm">
-              <Link href={paths.cisInvoices.getHref()}>CIS Bills</Link>
+            <Button asChild variant="outline" size="sm">
+              <Link href={paths.cisInvoices.getHref()}>
+                <FileText aria-hidden /> CIS Bills
+              </Link>
             </Button>
           </>
         }
