@@ -105,7 +105,7 @@ export function createConnectService(deps: {
       if (!callback.startedHere) {
         await audit.record({
           userId,
-          action: `xero.${pending.purpose}`,
+          action: pending.purpose === 'reconnect' ? 'xero.reconnect' : 'xero.connect',
           result: 'failure',
           ip,
           detail: { reason: 'state_not_bound_to_browser' },
