@@ -111,6 +111,36 @@ describe('header', () => {
     expect(screen.queryByRole('combobox', { name: 'Organization' })).not.toBeInTheDocument();
   });
 
+  it.each([
+    ['revoked', 'Xero access revoked'],
+    ['expired', 'Xero connection expired'],
+  ] as const)(
+    'a connection %s says so in one wording: header, connect page, one Reconnect (issue 45 item 2)',
+    async (lostReason, title) => {
+      server.use(
+        http.get('*/api/xero/connection', () =>
+          HttpResponse.json({ connected: false, error: 'Token refresh failed', lostReason }),
+        ),
+        http.get('*/api/xero/invoices', () => HttpResponse.json([])),
+      );
+      renderApp('/invoices');
+      const header = screen.getByRole('banner');
+      // The wide and the compact pill (one shows per screen width): both say it.
+      const pills = await within(header).findAllByRole('status');
+      for (const pill of pills) {
+        expect(pill).toHaveAttribute('data-status', 'lost');
+        expect(pill).toHaveTextContent(title);
+      }
+      expect(await screen.findByRole('heading', { name: 'Reconnect to Xero' })).toBeInTheDocument();
+      const main = screen.getByRole('main');
+      expect(within(main).getByText(title)).toBeInTheDocument();
+      expect(within(main).queryByText(/has expired/)).not.toBeInTheDocument();
+      expect(within(main).getAllByRole('button', { name: /Reconnect/ })).toHaveLength(1);
+      expect(within(main).queryByText(/Force Reconnect/)).not.toBeInTheDocument();
+      await waitFor(() => expect(document.title).toBe('Reconnect to Xero · Ledgerlink'));
+    },
+  );
+
   it('the user menu greys out features that are off', async () => {
     const user = userEvent.setup();
     renderApp('/organizations');

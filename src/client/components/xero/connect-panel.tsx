@@ -1,7 +1,12 @@
 import { AlertCircle, Link2, RefreshCw } from 'lucide-react';
 import { useState } from 'react';
 import { Link } from 'wouter';
-import { isNeverConnected, isReconnectionRequired, CONNECTION_ERRORS } from '@/shared/connection-rules';
+import {
+  CONNECTION_ERRORS,
+  describeConnectionLoss,
+  getConnectionState,
+  isNeverConnected,
+} from '@/shared/connection-rules';
 import { apiPaths, paths } from '@/client/config/paths';
 import { api, getMessage, isApiError } from '@/client/lib/api-client';
 import { useConnection } from '@/client/lib/connection';
@@ -32,7 +37,11 @@ export function ConnectPanel() {
   const { data: connection } = useConnection();
   const [pending, setPending] = useState<Action | null>(null);
   const [authError, setAuthError] = useState(false);
-  const reconnectMode = isReconnectionRequired(connection?.error);
+  // Reconnect mode when the connection was lost (docs/product/shell.md §2: the error asks for a reconnection),
+  // saying why in the one wording (issue 45 item 2).
+  const state = getConnectionState(connection);
+  const reconnectMode = state.kind === 'lost';
+  const loss = state.kind === 'lost' ? describeConnectionLoss(state.reason) : null;
   // Nothing was ever connected: there is nothing to reconnect, so only Connect (issue 33 item 5).
   const neverConnected = isNeverConnected(connection);
   const notAuthenticated = Boolean(connection?.error?.includes(CONNECTION_ERRORS.notAuthenticated));
@@ -84,11 +93,20 @@ export function ConnectPanel() {
           </div>
           <div>
             <h1 className="text-2xl font-semibold tracking-tight">{title}</h1>
-            <p className="mt-2 text-sm text-muted-foreground">
-              {reconnectMode
-                ? `Your Xero connection has expired. Reconnect to keep working with your organisations.`
-                : `Connect Ledgerlink to your Xero organisations to pay invoices, add sales, create CIS bills and post stock journals.`}
-            </p>
+            {loss ? (
+              <>
+                <p className="mt-3 inline-flex items-center gap-2 rounded-full bg-destructive-soft px-3 py-1 text-sm font-medium text-destructive">
+                  <AlertCircle aria-hidden className="size-4" />
+                  {loss.title}
+                </p>
+                <p className="mt-2 text-sm text-muted-foreground">{loss.explanation}</p>
+              </>
+            ) : (
+              <p className="mt-2 text-sm text-muted-foreground">
+                Connect Ledgerlink to your Xero organisations to pay invoices, add sales, create CIS bills and
+                post stock journals.
+              </p>
+            )}
           </div>
 
           {showAuthError ? (
@@ -127,7 +145,10 @@ export function ConnectPanel() {
                 Connect
               </Button>
             )}
-            {neverConnected ? null : (
+            {/* Force Reconnect runs Xero's consent again while connected; in reconnect mode it would be a
+                second Reconnect doing the same (issue 45 item 2), and a user who never connected has nothing to
+                renew (issue 33 item 5). */}
+            {neverConnected || reconnectMode ? null : (
               <Button size="lg" variant="outline" disabled={busy} onClick={() => void start('force')}>
                 {pending === 'force' ? (
                   <Spinner className="size-4" label="Reconnecting" />
@@ -138,10 +159,11 @@ export function ConnectPanel() {
               </Button>
             )}
           </div>
-          {neverConnected ? null : (
-            <p className="text-xs text-muted-foreground">
-              If you encounter connection issues, try using the Force Reconnect option.
-            </p>
+          {neverConnected || reconnectMode ? null : (
+            <div className="grid gap-1 text-xs text-muted-foreground">
+              <p>If you encounter connection issues, try using the Force Reconnect option.</p>
+              <p>It asks Xero again for every organisation, including those still connected.</p>
+            </div>
           )}
         </CardContent>
       </Card>
