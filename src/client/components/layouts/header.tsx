@@ -63,7 +63,7 @@ export function Header() {
                     </span>
                   </>
                 ) : null}
-                <Button size="sm" variant="outline" onClick={() => navigate(paths.connect.getHref())}>
+                <Button size="sm" variant="xero" onClick={() => navigate(paths.connect.getHref())}>
                   {/* Nothing to renew for a user who never connected (issue 33 item 5). */}
                   {isNeverConnected(connection) ? (
                     <>

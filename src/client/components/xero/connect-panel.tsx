@@ -127,7 +127,7 @@ export function ConnectPanel() {
 
           <div className="flex w-full flex-col gap-2 sm:flex-row sm:justify-center">
             {reconnectMode ? (
-              <Button size="lg" disabled={busy} onClick={() => void start('reconnect')}>
+              <Button size="lg" variant="xero" disabled={busy} onClick={() => void start('reconnect')}>
                 {pending === 'reconnect' ? (
                   <Spinner className="size-4 text-current" label="Reconnecting" />
                 ) : (
@@ -136,7 +136,7 @@ export function ConnectPanel() {
                 Reconnect
               </Button>
             ) : (
-              <Button size="lg" disabled={busy} onClick={() => void start('connect')}>
+              <Button size="lg" variant="xero" disabled={busy} onClick={() => void start('connect')}>
                 {pending === 'connect' ? (
                   <Spinner className="size-4 text-current" label="Connecting" />
                 ) : (
@@ -149,7 +149,7 @@ export function ConnectPanel() {
                 second Reconnect doing the same (issue 45 item 2), and a user who never connected has nothing to
                 renew (issue 33 item 5). */}
             {neverConnected || reconnectMode ? null : (
-              <Button size="lg" variant="outline" disabled={busy} onClick={() => void start('force')}>
+              <Button size="lg" variant="xeroOutline" disabled={busy} onClick={() => void start('force')}>
                 {pending === 'force' ? (
                   <Spinner className="size-4" label="Reconnecting" />
                 ) : (

@@ -30,7 +30,7 @@ export function ReconnectNeeded({ what }: { what: string }) {
         <h2 className="text-lg font-semibold">{loss.title}</h2>
         <p className="max-w-md text-sm text-muted-foreground">{loss.explanation}</p>
         <p className="max-w-md text-sm text-muted-foreground">Until then {what} cannot be read from Xero.</p>
-        <Button disabled={starting} onClick={() => void start()}>
+        <Button variant="xero" disabled={starting} onClick={() => void start()}>
           {starting ? (
             <Spinner className="size-4 text-current" label="Reconnecting" />
           ) : (

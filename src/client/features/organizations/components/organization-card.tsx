@@ -288,6 +288,7 @@ export function OrganizationCard({
             <p data-not-connected={org.notConnectedReason ?? 'disconnected'}>{notConnectedText(org, name)}</p>
             <Button
               size="sm"
+              variant="xero"
               disabled={busy || connecting}
               onClick={onConnect}
               aria-label={`Connect ${name}`}

@@ -198,7 +198,7 @@ export function OrganizationsPage() {
       {neverConnected ? null : (
         <Button
           // The one Reconnect of the page while Xero refuses the connection (issue 45 item 2): the primary button.
-          variant={reconnectRequired ? 'default' : 'outline'}
+          variant={reconnectRequired ? 'xero' : 'xeroOutline'}
           disabled={starting !== null}
           onClick={() => void start('reconnect')}
         >
@@ -210,7 +210,7 @@ export function OrganizationsPage() {
           Reconnect
         </Button>
       )}
-      <Button disabled={starting !== null} onClick={() => void start('connect')}>
+      <Button variant="xero" disabled={starting !== null} onClick={() => void start('connect')}>
         {starting === 'connect' ? (
           <Spinner className="size-4 text-current" label="Connecting" />
         ) : (
@@ -266,6 +266,7 @@ export function OrganizationsPage() {
                     <Button
                       key={org.organizationId}
                       size="sm"
+                      variant="xero"
                       disabled={starting !== null}
                       onClick={() => void start('connect', org.organizationId)}
                     >
@@ -321,7 +322,7 @@ function EmptyState({
           <>
             <h2 className="text-lg font-semibold">Xero Connection Needs Refreshing</h2>
             <p className="max-w-md text-sm text-muted-foreground">{explanation}</p>
-            <Button disabled={starting !== null} onClick={() => onStart('reconnect')}>
+            <Button variant="xero" disabled={starting !== null} onClick={() => onStart('reconnect')}>
               {starting === 'reconnect' ? (
                 <Spinner className="size-4 text-current" label="Reconnecting" />
               ) : (
@@ -336,7 +337,7 @@ function EmptyState({
             <p className="max-w-md text-sm text-muted-foreground">
               Connect a Xero organisation to start paying invoices, adding sales and posting journals.
             </p>
-            <Button disabled={starting !== null} onClick={() => onStart('connect')}>
+            <Button variant="xero" disabled={starting !== null} onClick={() => onStart('connect')}>
               {starting === 'connect' ? (
                 <Spinner className="size-4 text-current" label="Connecting" />
               ) : (
