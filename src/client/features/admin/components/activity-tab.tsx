@@ -232,7 +232,7 @@ export function ActivityTab() {
                     >
                       {entry.description}
                     </TableCell>
-                    <TableCell className="max-sm:order-2 max-sm:ml-auto max-sm:p-0">
+                    <TableCell className="max-sm:order-5 max-sm:ml-auto max-sm:p-0">
                       <Badge variant={entry.result === 'success' ? 'success' : 'destructive'}>
                         {entry.result === 'success' ? 'Success' : 'Failure'}
                       </Badge>

@@ -12,6 +12,6 @@ export function describeWebhookHealth(health: WebhookHealth): string {
     case 'silent':
       return "Xero's updates have stopped arriving; Ledgerlink is checking Xero on each refresh.";
     case 'connection-lost':
-      return 'Off until Xero is reconnected: nothing of this organization is read meanwhile.';
+      return 'Off until Xero is reconnected.';
   }
 }
