@@ -158,8 +158,11 @@ export function markConnectionLost(queryClient: QueryClient): void {
     ...(current ? { tenantName: current.tenantName, organizationId: current.organizationId } : {}),
   });
   void queryClient.invalidateQueries({ queryKey: queryKeys.userOrganizations });
-  // The server knows why (expired, revoked, removed in Xero: issue 45 item 2): read it, so every screen says it.
-  void queryClient.invalidateQueries({ queryKey: queryKeys.connection });
+  // The server knows why (expired, revoked, removed in Xero: issue 45 item 2): read it, so every screen says
+  // it. Only a status that agrees the connection is gone replaces this one; otherwise the usual re-read decides.
+  void getConnection().then((fresh) => {
+    if (!fresh.connected) queryClient.setQueryData<Connection>(queryKeys.connection, fresh);
+  });
 }
 
 /** Wires the "Xero access lost" answers of the fetch wrapper to the connection status; returns the unsubscribe. */
