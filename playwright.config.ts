@@ -61,6 +61,9 @@ export default defineConfig({
       // The specs create about twenty accounts from 127.0.0.1 in one run (more with retries): past the
       // default 20 an hour, a late spec's sign-up was refused with 429.
       REGISTRATIONS_PER_HOUR: '500',
+      // A revoke made in Xero is noticed by the server's watch within seconds rather than two minutes
+      // (e2e/new-user.spec.ts, issue 45): each signed-in user's GET /connections every 4 s.
+      XERO_CONNECTIONS_CHECK_SECONDS: '4',
       ...(process.env.E2E_DATABASE_URL ? { DATABASE_URL: process.env.E2E_DATABASE_URL } : {}),
     },
   },

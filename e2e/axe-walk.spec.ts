@@ -1,6 +1,6 @@
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
-import { APP_ORIGIN, connectDemo, expect, setTheme, test } from './fixtures';
+import { APP_ORIGIN, connectDemo, expect, sandbox, SANDBOX_URL, setTheme, test } from './fixtures';
 import { SCREENS } from './screens';
 
 /**
@@ -70,4 +70,62 @@ test.describe('axe walk over every screen (issue 17)', () => {
       });
     }
   }
+
+  // Issue 45: the disconnect dialog, and the screens a lost connection shows (Organizations, Connect, a feature
+  // page, Settings), in both themes at both widths, for a user of its own (the revoke ends their grant only).
+  test('the disconnect dialog and the reconnect-needed screens: axe serious + critical = 0', async ({
+    page,
+  }) => {
+    const username = `e2e.axe45.${Date.now().toString(36)}`;
+    const email = `${username}@example.com`;
+    const res = await page.request.post('/api/register', {
+      data: { username, password: 'Sturdy-Ledger-Pass-1' },
+      headers: { origin: APP_ORIGIN },
+    });
+    expect(res.status(), await res.text()).toBe(201);
+    await sandbox(page, '/__sandbox/auto-consent', { email, tenants: 'all' });
+    const start = await page.request.get('/api/xero/connect');
+    await page.goto((await start.json()).url);
+    await expect(page).toHaveURL(/\/organizations/);
+    await page.request.delete(`${SANDBOX_URL}/__sandbox/auto-consent`);
+    const problems: string[] = [];
+    for (const theme of ['light', 'dark'] as const) {
+      await setTheme(page, theme);
+      for (const width of [1280, 375]) {
+        await page.setViewportSize({ width, height: 900 });
+        await page.goto('/organizations');
+        await page.getByRole('button', { name: 'Disconnect Demo Shop Ltd' }).click();
+        await expect(page.getByRole('dialog', { name: 'Disconnect Demo Shop Ltd from Xero?' })).toBeVisible();
+        problems.push(...(await check(page, `disconnect dialog ${theme} ${width}`)));
+        await page.keyboard.press('Escape');
+      }
+    }
+    await sandbox(page, '/__sandbox/faults', { revokeTokens: { email } });
+    await expect
+      .poll(async () => (await (await page.request.get('/api/xero/connection')).json()).lostReason, {
+        timeout: 30_000,
+      })
+      .toBe('revoked');
+    const lostScreens: Array<[string, () => Promise<void>]> = [
+      [
+        '/organizations',
+        () => expect(page.getByRole('alert').filter({ hasText: 'Xero access revoked' })).toBeVisible(),
+      ],
+      ['/connect', () => expect(page.getByRole('heading', { name: 'Reconnect to Xero' })).toBeVisible()],
+      ['/invoices', () => expect(page.getByRole('heading', { name: 'Reconnect to Xero' })).toBeVisible()],
+      ['/settings', () => expect(page.getByRole('heading', { name: 'Xero access revoked' })).toBeVisible()],
+    ];
+    for (const theme of ['light', 'dark'] as const) {
+      await setTheme(page, theme);
+      for (const width of [1280, 375]) {
+        await page.setViewportSize({ width, height: 900 });
+        for (const [path, ready] of lostScreens) {
+          await page.goto(path);
+          await ready();
+          problems.push(...(await check(page, `${path} (access revoked) ${theme} ${width}`)));
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+  });
 });

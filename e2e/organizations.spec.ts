@@ -69,7 +69,11 @@ function indicator(page: Page) {
   return page
     .getByRole('banner')
     .getByRole('status')
-    .filter({ hasText: /Connected to Xero|Token expires in <5 min|Connection needs refresh/ });
+    .filter({
+      hasText:
+        /Connected to Xero|Token expires in <5 min|Connection needs refresh|Xero access revoked|Xero connection expired|Xero connection lost/,
+    })
+    .first();
 }
 
 async function activeCard(page: Page): Promise<string> {
@@ -259,13 +263,11 @@ test.describe('organisations', () => {
     await page.reload();
     const reconnect = page.getByRole('banner').getByRole('button', { name: 'Reconnect' });
     await expect(reconnect).toBeVisible();
-    // Issue 33 item 3: the red state of docs/product/shell.md §2 (no expiry is known), beside Reconnect.
-    await expect(indicator(page)).toHaveText('Connection needs refresh');
-    await expect(indicator(page)).toHaveAttribute('data-status', 'expired');
-    await expect(
-      page.getByRole('alert').filter({ hasText: 'Xero Connection Needs Refreshing' }),
-    ).toBeVisible();
-    await expect(page.getByRole('group', { name: SHOP }).getByText('Reconnect needed')).toBeVisible();
+    // Issue 33 item 3: red beside Reconnect; issue 45 item 2: saying what happened, in one wording.
+    await expect(indicator(page)).toHaveText('Xero access revoked');
+    await expect(indicator(page)).toHaveAttribute('data-status', 'lost');
+    await expect(page.getByRole('alert').filter({ hasText: 'Xero access revoked' })).toBeVisible();
+    await expect(page.getByRole('group', { name: SHOP }).getByText('Xero access revoked')).toBeVisible();
     // Issue 17 item 7: nothing on the card opens until the organisation is reconnected.
     for (const name of ['Pay Invoices', 'Add Invoices', 'CIS Bills', 'Stock Journal']) {
       await expect(page.getByRole('group', { name: SHOP }).getByRole('button', { name })).toBeDisabled();
@@ -299,8 +301,8 @@ test.describe('organisations', () => {
     const other = listed.find((o) => !o.isActive);
     await page.goto(`/settings?org=${other?.organizationId}`);
     const general = page.getByRole('tabpanel', { name: 'General' });
-    await expect(general.getByRole('heading', { name: 'Xero Connection Needs Refreshing' })).toBeVisible();
-    await expect(general).toContainText('Xero no longer accepts Ledgerlink’s connection');
+    await expect(general.getByRole('heading', { name: 'Xero access revoked' })).toBeVisible();
+    await expect(general).toContainText('Ledgerlink’s access was revoked in Xero');
     await expect(general.getByRole('button', { name: 'Reconnect' })).toBeEnabled();
     await expect(
       page.getByRole('status', { name: /Selecting the organization|Loading settings/ }),
@@ -310,7 +312,7 @@ test.describe('organisations', () => {
     expect(after.find((o) => o.isActive)?.organizationId).not.toBe(other?.organizationId);
     await screenshot(page, 'settings-reconnect-needed-light-1280');
     await page.setViewportSize({ width: 375, height: 800 });
-    await expect(indicator(page)).toHaveAttribute('data-status', 'expired');
+    await expect(indicator(page)).toHaveAttribute('data-status', 'lost');
     await expect(page.getByRole('banner').getByRole('button', { name: 'Reconnect' })).toBeInViewport();
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
     await screenshot(page, 'settings-reconnect-needed-light-375');
@@ -320,9 +322,9 @@ test.describe('organisations', () => {
     await reconnect.click();
     await expect(page).toHaveURL(/\/connect$/);
     await expect(page.getByRole('heading', { name: 'Reconnect to Xero' })).toBeVisible();
-    await expect(
-      page.getByText('If you encounter connection issues, try using the Force Reconnect option.'),
-    ).toBeVisible();
+    // Issue 45 item 2: one Reconnect, no Force Reconnect doing the same beside it.
+    await expect(page.getByRole('main').getByText('Xero access revoked')).toBeVisible();
+    await expect(page.getByRole('main').getByRole('button', { name: /Force Reconnect/ })).toHaveCount(0);
     await noSeriousViolations(page, '/connect (reconnect)');
     await screenshot(page, 'connect-reconnect-light-1280');
     await sandbox(page, '/__sandbox/config', { accessTokenTtlSeconds: defaultTtl });

@@ -122,6 +122,8 @@ export interface WiringParts {
   catchUp: ReturnType<typeof createWriteCatchUp>;
   /** Who asks, kept in memory between requests (src/server/modules/auth/principal-cache.ts). */
   principals: ReturnType<typeof createPrincipalCache<PrincipalRow>>;
+  /** One round of the connections watch now (issue 45): how many users' connections were read. */
+  watchConnections: (options?: { allDue?: boolean }) => Promise<number>;
 }
 
 export interface Wiring {
@@ -212,7 +214,18 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
 
   // Xero: the one client (docs/code-style.md §4), pointed at Xero or the sandbox by the endpoints alone.
   const oauth = createXeroOAuth(options.xero);
-  const tokens = createTokenStore({ db, box, oauth });
+  // A connection found lost (expired or revoked, issue 45 item 2) is said once, by the connection service below.
+  const tokens = createTokenStore({
+    db,
+    box,
+    oauth,
+    onLost: (userId, reason) =>
+      void connection
+        .noteLost(userId, reason)
+        .catch((error: unknown) =>
+          log.warn({ err: error, userId }, 'recording a lost Xero connection failed'),
+        ),
+  });
   const orgs = createOrganizationsRepository(database);
   const lastRateWrite = new Map<string, number>();
   const egress = createEgressMeter({ store: orgs, log });
@@ -257,7 +270,14 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
   // The Xero port, every part built here once; services get only the part they use (docs/code-style.md §4).
   const xero = createXeroPort(xeroHttp);
   const oauthRequests = createOAuthRequests(db);
-  const connection = createConnectionService({ orgs, tokens, xero: xero.connections, audit });
+  const connection = createConnectionService({
+    orgs,
+    tokens,
+    xero: xero.connections,
+    audit,
+    log,
+    watchEveryMs: config.xero.connectionsCheckMs,
+  });
   // The two OAuth flows: connecting organisations, and Sign in with Xero (which connects them in the same consent).
   const uris = redirectUris(config.appUrl);
   const connect = createConnectService({
@@ -445,6 +465,16 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
       },
     },
     {
+      // A revoke or a disconnect made in Xero, noticed with nobody acting (issue 45 item 2): Xero's identity
+      // service only (GET /connections), never the Accounting API; signed-in users only.
+      // It looks for users due a read twice a period, so each is read about every XERO_CONNECTIONS_CHECK_SECONDS.
+      name: 'connections watch',
+      everyMs: Math.max(1_000, Math.floor(config.xero.connectionsCheckMs / 2)),
+      run: async () => {
+        await connection.watchConnections();
+      },
+    },
+    {
       // Settles the writes the staleness rule calls stale (a crashed instance's, a lost answer) by asking Xero,
       // at start and every RECONCILE_INTERVAL_MS, one pass at a time; then what was settled without its request
       // is read into the cache and told to the open screens (issue 44).
@@ -567,7 +597,15 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
   }
 
   return {
-    parts: { tokens, xeroHttp, ledger, sync, principals, catchUp },
+    parts: {
+      tokens,
+      xeroHttp,
+      ledger,
+      sync,
+      principals,
+      catchUp,
+      watchConnections: (options) => connection.watchConnections(options),
+    },
     sessions,
     resolveTenant,
     registerModules,

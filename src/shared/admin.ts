@@ -111,6 +111,11 @@ export const auditEntrySchema = z.object({
   organizationName: z.string().nullable(),
   /** What the target is to a person: an invoice's number rather than its id (`getAuditTargetLabel`). */
   targetLabel: z.string().nullable(),
+  /**
+   * The line in words (issue 45 item 3): "Paid £120.00 on invoice INV-0042 with Business Credit Card (800)",
+   * by the action's describer (src/server/modules/audit/describe.ts).
+   */
+  description: z.string(),
 });
 export type AuditEntry = z.infer<typeof auditEntrySchema>;
 

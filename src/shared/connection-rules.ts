@@ -98,6 +98,10 @@ export const CONNECTION_ERRORS = {
  */
 export const NEVER_CONNECTED_ERROR = 'Not connected to Xero';
 
+/** The connection status's error when no organisation of the user's is connected (each disconnected). */
+export const NO_CONNECTED_ORGANIZATION_ERROR =
+  'No connected organization. Connect an organization to continue.';
+
 /** Whether the status says the user has no Xero connection to renew: nothing was ever connected. */
 export function isNeverConnected(
   status: { connected: boolean; error?: string | undefined } | undefined,
@@ -109,6 +113,8 @@ export function isNeverConnected(
 export interface NormalizedConnectionStatus {
   connected: boolean;
   error?: string;
+  /** Why the connection was lost (issue 45), when the server said. */
+  lostReason: ConnectionLossReason | null;
   tenantName: string;
   tenantId: string;
   organizationId: number | null;
@@ -143,6 +149,7 @@ type ConnectionStatusFields = StoredDefaults & {
 } & {
   connected: boolean;
   error?: string | undefined;
+  lostReason?: ConnectionLossReason | null | undefined;
   tenantName?: string | null | undefined;
   tenantId?: string | null | undefined;
   organizationId?: number | null | undefined;
@@ -153,6 +160,7 @@ export function normalizeConnectionStatus(raw: ConnectionStatusFields): Normaliz
   return {
     connected: raw.connected,
     ...(raw.error ? { error: raw.error } : {}),
+    lostReason: !raw.connected && isConnectionLossReason(raw.lostReason) ? raw.lostReason : null,
     tenantName: raw.tenantName ?? '',
     tenantId: raw.tenantId ?? '',
     organizationId: raw.organizationId ?? null,
@@ -203,4 +211,112 @@ export function isReconnectionRequired(error: string | null | undefined): boolea
  */
 export function isTokenRefreshPending(error: string | null | undefined): boolean {
   return error === CONNECTION_ERRORS.aboutToExpire || error === CONNECTION_ERRORS.expired;
+}
+
+/**
+ * Why a Xero connection was lost (issue 45 items 1 and 2), as the server found it:
+ * - `expired`: Xero no longer honours the refresh token because it went unused for 60 days (Xero's OAuth FAQ,
+ *   developer.xero.com/faq/oauth2; ../shared/xero-openapi/REFERENCE.md §2.2), or none was kept;
+ * - `revoked`: Xero refused a refresh token that was in date: the grant was revoked (in Xero's Connected apps,
+ *   or by revoking the token), which ends every organisation's connection at once;
+ * - `removed`: Xero's GET /connections no longer lists the organisation: someone disconnected it from
+ *   Ledgerlink in Xero while the others stay connected.
+ */
+export const CONNECTION_LOSS_REASONS = ['expired', 'revoked', 'removed'] as const;
+export type ConnectionLossReason = (typeof CONNECTION_LOSS_REASONS)[number];
+
+export function isConnectionLossReason(value: unknown): value is ConnectionLossReason {
+  return (CONNECTION_LOSS_REASONS as readonly unknown[]).includes(value);
+}
+
+/**
+ * The one wording of a lost connection (issue 45 item 2): the header, the reconnect screens, the Organizations
+ * cards and banner, the activity log and the server's warning all say it in these words. `title` names what
+ * happened; `past` finishes "Demo Shop Ltd was …"; `explanation` says what it means and what to do.
+ */
+export const CONNECTION_LOSS_TEXTS: Record<
+  ConnectionLossReason,
+  { title: string; past: string; explanation: string }
+> = {
+  expired: {
+    title: 'Xero connection expired',
+    past: 'no longer connected: its Xero connection expired',
+    explanation:
+      'Xero ends a connection that has not been used for 60 days, so Ledgerlink can no longer read or send anything. Reconnect to carry on; nothing has been changed.',
+  },
+  revoked: {
+    title: 'Xero access revoked',
+    past: 'no longer connected: Ledgerlink’s access was revoked in Xero',
+    explanation:
+      'Ledgerlink’s access was revoked in Xero, so it can no longer read or send anything. Reconnect to carry on; nothing has been changed.',
+  },
+  removed: {
+    title: 'Removed in Xero',
+    past: 'disconnected from Ledgerlink in Xero',
+    explanation:
+      'It was disconnected from Ledgerlink in Xero (Settings → Connected apps). Its history is kept; connect it again to use it.',
+  },
+};
+
+/** The words for a lost connection whose cause is not known yet (an answer said so before the status did). */
+export const CONNECTION_LOST_TEXT = {
+  title: 'Xero connection lost',
+  explanation:
+    'Xero no longer accepts Ledgerlink’s connection. Reconnect to carry on; nothing has been changed.',
+} as const;
+
+/** Why an organisation is not connected, as the server records it (issue 45 item 1). */
+export const NOT_CONNECTED_REASONS = ['disconnected', 'removed', 'not-included'] as const;
+export type NotConnectedReason = (typeof NOT_CONNECTED_REASONS)[number];
+
+/** "Demo Builders Ltd was not included in what you allowed in Xero": a consent that left it out. */
+export function describeNotIncluded(names: readonly string[]): string {
+  const list =
+    names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names.at(-1) ?? ''}`;
+  return `${list} ${names.length > 1 ? 'were' : 'was'} not included in what you allowed in Xero`;
+}
+
+/**
+ * The connection in one state (issue 45 item 2), from the status the server answers: every screen reads this,
+ * never the error text itself.
+ * - `connected`: with its token's state (docs/product/shell.md §4: valid, expiring, expired);
+ * - `lost`: Xero refuses the user's connection (expired or revoked) or removed the active organisation;
+ *   `reason` is null until the server has said why;
+ * - `none`: connected once, but no organisation is connected now (each disconnected);
+ * - `never`: nothing was ever connected;
+ * - `unknown`: the status could not be read (or the session has ended).
+ */
+export type ConnectionState =
+  | { kind: 'connected'; token: TokenStatus }
+  | { kind: 'lost'; reason: ConnectionLossReason | null }
+  | { kind: 'none' }
+  | { kind: 'never' }
+  | { kind: 'unknown' };
+
+export function getConnectionState(
+  status:
+    | {
+        connected: boolean;
+        error?: string | undefined;
+        tokenExpiry?: string | null | undefined;
+        lostReason?: ConnectionLossReason | null | undefined;
+      }
+    | undefined,
+  now: number = Date.now(),
+): ConnectionState {
+  if (!status) return { kind: 'unknown' };
+  if (status.connected) return { kind: 'connected', token: getTokenStatus(status.tokenExpiry, now) };
+  if (status.lostReason) return { kind: 'lost', reason: status.lostReason };
+  if (isReconnectionRequired(status.error)) return { kind: 'lost', reason: null };
+  if (status.error === NEVER_CONNECTED_ERROR) return { kind: 'never' };
+  if (status.error === NO_CONNECTED_ORGANIZATION_ERROR) return { kind: 'none' };
+  return { kind: 'unknown' };
+}
+
+/** The title and explanation of a lost connection, in the one wording. */
+export function describeConnectionLoss(reason: ConnectionLossReason | null): {
+  title: string;
+  explanation: string;
+} {
+  return reason ? CONNECTION_LOSS_TEXTS[reason] : CONNECTION_LOST_TEXT;
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { POSTING_STATUSES, TAX_STATUSES } from './connection-rules';
+import { CONNECTION_LOSS_REASONS, POSTING_STATUSES, TAX_STATUSES } from './connection-rules';
 
 // Texts and rules are zod-free so the client's first screen can import them without zod.
 export * from './connection-rules';
@@ -22,6 +22,12 @@ export const connectionStatusSchema = z.object({
   organizationId: z.number().int().nullish(),
   /** ISO 8601 date-time of the access token's expiry. */
   tokenExpiry: z.string().nullish(),
+  /**
+   * Beyond the spec (issue 45): why the connection was lost, when it was: 'expired', 'revoked' (Xero refuses the
+   * tokens) or 'removed' (no organisation is connected because Xero stopped listing them). The error text
+   * stays the spec's.
+   */
+  lostReason: z.enum(CONNECTION_LOSS_REASONS).nullish(),
   defaultCreditCardAccountId: optionalId,
   defaultCashAccountId: optionalId,
   defaultSalesAccountId: optionalId,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { NOT_CONNECTED_REASONS } from './connection-rules';
 import { webhookHealthSchema } from './webhook-health';
 
 // Names and rules are zod-free so the client's first screen can import them without zod.
@@ -42,6 +43,14 @@ export const userOrganizationSchema = z.object({
   downloadedThisMonth: egressSchema.nullish(),
   /** Live updates from Xero's webhooks, or the fallback to checking Xero on each refresh (decision 018). */
   liveUpdates: webhookHealthSchema.nullish(),
+  /**
+   * Beyond the spec (issue 45 item 1): why a membership is not connected ('disconnected' here, 'removed' in
+   * Xero, 'not-included' in the last consent) and since when (ISO 8601); null when connected or not known.
+   */
+  notConnectedReason: z.enum(NOT_CONNECTED_REASONS).nullish(),
+  notConnectedSince: z.string().nullish(),
+  /** Xero refuses the user's tokens (issue 45 item 2): 'expired' or 'revoked'; null while they work. */
+  lostReason: z.enum(['expired', 'revoked']).nullish(),
 });
 export type UserOrganization = z.infer<typeof userOrganizationSchema>;
 export const userOrganizationsResponseSchema = z.array(userOrganizationSchema);

@@ -14,7 +14,14 @@ export const WEBHOOK_GAP_GRACE_MS = 60_000;
  */
 export const WEBHOOK_SILENCE_MS = 120_000;
 
-export const WEBHOOK_FALLBACK_REASONS = ['no-key', 'not-started', 'gap', 'silent'] as const;
+/** `connection-lost`: Xero no longer accepts the connection, so nothing of this organisation is read (issue 45). */
+export const WEBHOOK_FALLBACK_REASONS = [
+  'no-key',
+  'not-started',
+  'gap',
+  'silent',
+  'connection-lost',
+] as const;
 type WebhookFallbackReason = (typeof WEBHOOK_FALLBACK_REASONS)[number];
 
 /** GET /api/user-organizations, `liveUpdates`: the organisation's live updates from Xero. */

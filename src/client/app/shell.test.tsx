@@ -112,6 +112,36 @@ describe('header', () => {
     expect(screen.queryByRole('combobox', { name: 'Organization' })).not.toBeInTheDocument();
   });
 
+  it.each([
+    ['revoked', 'Xero access revoked'],
+    ['expired', 'Xero connection expired'],
+  ] as const)(
+    'a connection %s says so in one wording: header, connect page, one Reconnect (issue 45 item 2)',
+    async (lostReason, title) => {
+      server.use(
+        http.get('*/api/xero/connection', () =>
+          HttpResponse.json({ connected: false, error: 'Token refresh failed', lostReason }),
+        ),
+        http.get('*/api/xero/invoices', () => HttpResponse.json([])),
+      );
+      renderApp('/invoices');
+      const header = screen.getByRole('banner');
+      // The wide and the compact pill (one shows per screen width): both say it.
+      const pills = await within(header).findAllByRole('status');
+      for (const pill of pills) {
+        expect(pill).toHaveAttribute('data-status', 'lost');
+        expect(pill).toHaveTextContent(title);
+      }
+      expect(await screen.findByRole('heading', { name: 'Reconnect to Xero' })).toBeInTheDocument();
+      const main = screen.getByRole('main');
+      expect(within(main).getByText(title)).toBeInTheDocument();
+      expect(within(main).queryByText(/has expired/)).not.toBeInTheDocument();
+      expect(within(main).getAllByRole('button', { name: /Reconnect/ })).toHaveLength(1);
+      expect(within(main).queryByText(/Force Reconnect/)).not.toBeInTheDocument();
+      await waitFor(() => expect(document.title).toBe('Reconnect to Xero · Ledgerlink'));
+    },
+  );
+
   it('the user menu greys out features that are off', async () => {
     const user = userEvent.setup();
     renderApp('/organizations');
@@ -178,5 +208,48 @@ describe('header', () => {
     const footer = screen.getByRole('contentinfo');
     expect(within(footer).getByText(/© \d{4} Ledgerlink/)).toBeInTheDocument();
     expect(within(footer).getByRole('link', { name: 'Settings' })).toHaveAttribute('href', '/settings');
+  });
+
+  it('the footer offers Settings only once someone has signed in (issue 45 item 4)', async () => {
+    server.use(...signedOutHandlers);
+    renderApp('/auth');
+    await screen.findByRole('heading', { name: 'Welcome to Ledgerlink' });
+    const footer = screen.getByRole('contentinfo');
+    expect(within(footer).getByText(/© \d{4} Ledgerlink/)).toBeInTheDocument();
+    expect(within(footer).queryByRole('link', { name: 'Settings' })).not.toBeInTheDocument();
+  });
+});
+
+describe('browser tab titles (issue 45 item 4)', () => {
+  it('names the screen', async () => {
+    renderApp('/organizations');
+    await screen.findByRole('heading', { name: 'Your Xero Organizations' });
+    await waitFor(() => expect(document.title).toBe('Your Xero Organizations · Ledgerlink'));
+  });
+
+  it('adds the active organisation where the screen works on one', async () => {
+    server.use(
+      http.get('*/api/xero/invoices', () => HttpResponse.json([])),
+      http.get('*/api/xero/bank-accounts', () =>
+        HttpResponse.json({ creditCardAccounts: [], cashAccounts: [] }),
+      ),
+    );
+    renderApp('/invoices');
+    await waitFor(() => expect(document.title).toBe('Pay Invoices · Corner Shop Ltd · Ledgerlink'), {
+      timeout: 15_000,
+    });
+  });
+
+  it('names the sign-in page', async () => {
+    server.use(...signedOutHandlers);
+    renderApp('/auth');
+    await screen.findByRole('heading', { name: 'Welcome to Ledgerlink' });
+    await waitFor(() => expect(document.title).toBe('Sign in · Ledgerlink'));
+  });
+
+  it('names the 404', async () => {
+    renderApp('/no-such-page');
+    await screen.findByRole('heading', { name: 'Page not found' });
+    await waitFor(() => expect(document.title).toBe('Page not found · Ledgerlink'));
   });
 });

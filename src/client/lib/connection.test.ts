@@ -81,3 +81,44 @@ describe('connection status (spec 000 §3–§4)', () => {
     expect(sessionStorage.getItem(SESSION_KEYS.lastAuthState)).toBe('session_expired');
   });
 });
+
+describe('a connection found lost by an answer (issue 45 item 2)', () => {
+  it('is lost at once, then says why when the server agrees', async () => {
+    const { QueryClient } = await import('@tanstack/react-query');
+    const { markConnectionLost } = await import('./connection');
+    const { queryKeys } = await import('./query-client');
+    const { getConnectionState } = await import('@/shared/connection-rules');
+    server.use(
+      http.get('*/api/xero/connection', () =>
+        HttpResponse.json({ connected: false, error: 'Token refresh failed', lostReason: 'revoked' }),
+      ),
+    );
+    const client = new QueryClient();
+    client.setQueryData(queryKeys.connection, makeConnection());
+    markConnectionLost(client);
+    expect(getConnectionState(client.getQueryData(queryKeys.connection))).toEqual({
+      kind: 'lost',
+      reason: null,
+    });
+    await expect
+      .poll(() => getConnectionState(client.getQueryData(queryKeys.connection)))
+      .toEqual({ kind: 'lost', reason: 'revoked' });
+  });
+
+  it('stays lost when the server still says connected: the usual re-read decides', async () => {
+    const { QueryClient } = await import('@tanstack/react-query');
+    const { markConnectionLost } = await import('./connection');
+    const { queryKeys } = await import('./query-client');
+    let reads = 0;
+    server.use(
+      http.get('*/api/xero/connection', () => {
+        reads += 1;
+        return HttpResponse.json(makeConnection());
+      }),
+    );
+    const client = new QueryClient();
+    markConnectionLost(client);
+    await expect.poll(() => reads).toBe(1);
+    expect((client.getQueryData(queryKeys.connection) as { connected: boolean }).connected).toBe(false);
+  });
+});

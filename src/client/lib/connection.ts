@@ -2,9 +2,11 @@ import { queryOptions, useQuery, useQueryClient, type QueryClient } from '@tanst
 import { useEffect, useRef } from 'react';
 import {
   CONNECTION_ERRORS,
+  getConnectionState,
   isReconnectionRequired,
   isTokenRefreshPending,
   normalizeConnectionStatus,
+  type ConnectionState,
   type NormalizedConnectionStatus,
 } from '@/shared/connection-rules';
 import { apiPaths } from '@/client/config/paths';
@@ -156,6 +158,11 @@ export function markConnectionLost(queryClient: QueryClient): void {
     ...(current ? { tenantName: current.tenantName, organizationId: current.organizationId } : {}),
   });
   void queryClient.invalidateQueries({ queryKey: queryKeys.userOrganizations });
+  // The server knows why (expired, revoked, removed in Xero: issue 45 item 2): read it, so every screen says
+  // it. Only a status that agrees the connection is gone replaces this one; otherwise the usual re-read decides.
+  void getConnection().then((fresh) => {
+    if (!fresh.connected) queryClient.setQueryData<Connection>(queryKeys.connection, fresh);
+  });
 }
 
 /** Wires the "Xero access lost" answers of the fetch wrapper to the connection status; returns the unsubscribe. */
@@ -163,6 +170,18 @@ export function watchXeroAccessLost(queryClient: QueryClient): () => void {
   return onXeroAccessLost(() => markConnectionLost(queryClient));
 }
 
+/**
+ * Xero no longer accepts the user's tokens (expired or revoked, issue 45 item 2): nothing of any organisation can
+ * be read until a reconnect, and the screens say why in the one wording (`describeConnectionLoss`). An
+ * organisation removed in Xero is not this: its card says so, and the others carry on.
+ */
 export function needsReconnection(connection: Connection | undefined): boolean {
-  return Boolean(connection && !connection.connected && isReconnectionRequired(connection.error));
+  const state = getConnectionState(connection);
+  return state.kind === 'lost' && state.reason !== 'removed';
+}
+
+/** The connection in one state (src/shared/connection-rules.ts `getConnectionState`): what every screen reads. */
+export function useConnectionState(): ConnectionState {
+  const { data } = useConnection();
+  return getConnectionState(data);
 }

@@ -27,6 +27,11 @@ export const LOCAL_KEYS = {
    * Default bill account, bill VAT rate, stock journal contact and margin rate (docs/product/shell.md §3).
    */
   savedDefaults: 'xero_saved_defaults',
+  /**
+   * The organisations whose removal in Xero this browser has already said ("id:since", issue 45 item 2): the
+   * background watch may notice a removal before the page does, and it is said once either way.
+   */
+  removalsSaid: 'xero_removals_said',
 } as const;
 
 type Area = 'session' | 'local';

@@ -120,12 +120,20 @@ function readAuthUrl(value: unknown): AuthUrl | null {
   };
 }
 
-/** GET /api/xero/connect then redirect after 100 ms. Returns false when it did not redirect. */
-export async function connectToXero(): Promise<boolean> {
+/**
+ * GET /api/xero/connect then redirect after 100 ms. Returns false when it did not redirect. Connect on an
+ * organisation's card names it (`organizationId`), so the return can say when Xero's consent left it out
+ * (issue 45 item 1).
+ */
+export async function connectToXero(options: { organizationId?: number } = {}): Promise<boolean> {
   markAuthorizationInProgress('connect');
   let answer: AuthUrl | null;
   try {
-    answer = readAuthUrl(await api.get(apiPaths.xeroConnect));
+    const path =
+      options.organizationId === undefined
+        ? apiPaths.xeroConnect
+        : `${apiPaths.xeroConnect}?organizationId=${encodeURIComponent(options.organizationId)}`;
+    answer = readAuthUrl(await api.get(path));
   } catch (error) {
     clearAuthorizationInProgress();
     console.warn('Failed to start Xero connection process', error);

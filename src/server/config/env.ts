@@ -66,6 +66,9 @@ const envSchema = z
     REQUIRE_MFA_FOR_ADMINS: booleanish.default(false),
     // New accounts one address may create in an hour (POST /api/register; README "Configuration").
     REGISTRATIONS_PER_HOUR: positiveInt(20),
+    // How often each signed-in user's Xero connections are read, so a revoke or a disconnect made in Xero shows
+    // without anyone acting (issue 45; README "Configuration").
+    XERO_CONNECTIONS_CHECK_SECONDS: positiveInt(120),
     XERO_CLIENT_ID: optionalText,
     XERO_CLIENT_SECRET: optionalText,
     XERO_SCOPES: z.string().min(1).default(DEFAULT_XERO_SCOPES),
@@ -199,6 +202,8 @@ export interface ServerConfig {
     apiUrl: string;
     /** Signs Xero's webhook deliveries; unset = no webhooks, screens refresh with If-Modified-Since as before. */
     webhookKey: string | undefined;
+    /** Each signed-in user's GET /connections is read at most this often by the connections watch (issue 45). */
+    connectionsCheckMs: number;
   };
   sandbox: { port: number; scale: number; seed: number };
   /** Attachments fetched from Xero kept in the database (issue 19): the size budget, 0 = none kept. */
@@ -270,6 +275,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): ServerConfi
       issuer: env.XERO_ISSUER.replace(/\/$/, ''),
       apiUrl: env.XERO_API_URL.replace(/\/$/, ''),
       webhookKey: env.XERO_WEBHOOK_KEY,
+      connectionsCheckMs: env.XERO_CONNECTIONS_CHECK_SECONDS * 1000,
     },
     sandbox: { port: env.SANDBOX_PORT, scale: env.SANDBOX_SCALE, seed: env.SANDBOX_SEED },
     attachmentStore: { maxBytes: Math.floor(env.ATTACHMENT_STORE_MB * 1024 * 1024) },

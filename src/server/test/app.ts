@@ -44,6 +44,9 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     APP_URL: TEST_ORIGIN,
     // One key for every instance in a test, as instances sharing a database must share it.
     TOKEN_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
+    // The connections watch (issue 45) reads Xero only when a test asks: `parts.watchConnections()`, or a
+    // shorter period in `env`. Its background reads would otherwise move the counts a test compares.
+    XERO_CONNECTIONS_CHECK_SECONDS: '86400',
     ...options.env,
   });
   const database = options.database ?? (await createTestDatabase());

@@ -2,8 +2,10 @@ import { Compass } from 'lucide-react';
 import { Link } from 'wouter';
 import { paths } from '@/client/config/paths';
 import { Button } from '@/client/components/ui/button';
+import { useDocumentTitle } from '@/client/lib/document-title';
 
 export default function NotFoundRoute() {
+  useDocumentTitle('Page not found');
   return (
     <div className="flex min-h-[50vh] flex-col items-center justify-center gap-3 text-center">
       <div className="flex size-12 items-center justify-center rounded-full bg-muted text-muted-foreground">

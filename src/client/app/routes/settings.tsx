@@ -19,6 +19,7 @@ import { CisSettingsCard } from '@/client/features/cis-returns/components/cis-se
 import { HmrcSettingsCard } from '@/client/features/cis-returns/components/hmrc-settings-card';
 import { SettingsGeneral } from '@/client/features/settings/components/settings-general';
 import { confirmDiscardUnsaved } from '@/client/lib/unsaved-changes';
+import { useDocumentTitle } from '@/client/lib/document-title';
 
 /**
  * `/settings?org={id}` (docs/product/shell.md §2, §4): the card's Settings button activates the organisation
@@ -73,6 +74,7 @@ export default function SettingsRoute() {
   const { flags, isLoading: flagsLoading } = useFeatureFlags();
   const switching = useOrganizationFromLink(connection);
   const initialTab = new URLSearchParams(search).get('tab') === 'admin' ? 'admin' : 'general';
+  useDocumentTitle('Settings', { organization: true });
 
   function goBack() {
     if (!confirmDiscardUnsaved()) return;

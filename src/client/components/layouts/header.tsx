@@ -3,7 +3,7 @@ import { Link, useLocation } from 'wouter';
 import { isNeverConnected } from '@/shared/connection-rules';
 import { paths } from '@/client/config/paths';
 import { useUser } from '@/client/lib/auth';
-import { needsReconnection, useConnection } from '@/client/lib/connection';
+import { useConnection, useConnectionState } from '@/client/lib/connection';
 import { Button } from '@/client/components/ui/button';
 import { cn } from '@/client/lib/utils';
 import { ConnectionIndicator } from './connection-indicator';
@@ -15,6 +15,7 @@ import { UserMenu } from './user-menu';
 export function Header() {
   const { data: user } = useUser();
   const { data: connection } = useConnection();
+  const state = useConnectionState();
   const [, navigate] = useLocation();
   const signedIn = Boolean(user);
   const connected = Boolean(user && connection?.connected);
@@ -50,9 +51,9 @@ export function Header() {
               </>
             ) : (
               <>
-                {/* Xero refused the tokens: no expiry is known, so the indicator is red beside Reconnect
-                    (docs/product/shell.md §2, issue 33 item 3). */}
-                {needsReconnection(connection) ? (
+                {/* Xero refused or removed the connection: the indicator is red beside Reconnect and says what
+                    happened, in the words every screen uses (docs/product/shell.md §2; issues 33 item 3, 45). */}
+                {state.kind === 'lost' ? (
                   <>
                     <span className="hidden lg:inline-flex">
                       <ConnectionIndicator connection={connection} />
@@ -62,7 +63,7 @@ export function Header() {
                     </span>
                   </>
                 ) : null}
-                <Button size="sm" variant="outline" onClick={() => navigate(paths.connect.getHref())}>
+                <Button size="sm" variant="xero" onClick={() => navigate(paths.connect.getHref())}>
                   {/* Nothing to renew for a user who never connected (issue 33 item 5). */}
                   {isNeverConnected(connection) ? (
                     <>

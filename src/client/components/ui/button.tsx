@@ -14,6 +14,11 @@ export const buttonVariants = cva(
         secondary: 'bg-muted text-foreground hover:bg-accent',
         ghost: 'text-foreground hover:bg-muted',
         link: 'text-primary underline-offset-4 hover:underline',
+        // Xero's own buttons (issue 45 item 6): "Sign in with Xero", "Connect to Xero" and the connect and
+        // reconnect actions filled in Xero's blue; Disconnect and the other Xero actions outlined in it.
+        xero: 'bg-xero-action font-semibold text-xero-action-foreground shadow-sm ring-1 ring-xero-blue/60 ring-inset hover:bg-xero-action-hover',
+        xeroOutline:
+          'border border-xero-blue bg-card font-semibold text-xero-outline-foreground shadow-xs hover:bg-xero-blue/10',
       },
       size: {
         default: 'h-9 px-4',

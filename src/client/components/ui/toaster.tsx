@@ -91,7 +91,9 @@ export function Toaster() {
           </Toast.Close>
         </Toast.Root>
       ))}
-      <Toast.Viewport className="fixed bottom-0 right-0 z-[100] flex w-full max-w-[420px] flex-col gap-2 p-4 outline-none" />
+      {/* On a phone a toast at the bottom covered what the user was typing into (the CIS Bills entry form
+          after "Organization Changed", issue 45 item 4): there it comes down over the header instead. */}
+      <Toast.Viewport className="fixed right-0 bottom-0 z-[100] flex w-full max-w-[420px] flex-col gap-2 p-4 outline-none max-sm:top-0 max-sm:bottom-auto max-sm:p-2" />
     </Toast.Provider>
   );
 }

@@ -1,10 +1,16 @@
 import { AlertCircle, Link2, RefreshCw } from 'lucide-react';
 import { useState } from 'react';
 import { Link } from 'wouter';
-import { isNeverConnected, isReconnectionRequired, CONNECTION_ERRORS } from '@/shared/connection-rules';
+import {
+  CONNECTION_ERRORS,
+  describeConnectionLoss,
+  getConnectionState,
+  isNeverConnected,
+} from '@/shared/connection-rules';
 import { apiPaths, paths } from '@/client/config/paths';
 import { api, getMessage, isApiError } from '@/client/lib/api-client';
 import { useConnection } from '@/client/lib/connection';
+import { useDocumentTitle } from '@/client/lib/document-title';
 import { toast } from '@/client/lib/toast';
 import { sleep } from '@/client/lib/utils';
 import {
@@ -31,7 +37,11 @@ export function ConnectPanel() {
   const { data: connection } = useConnection();
   const [pending, setPending] = useState<Action | null>(null);
   const [authError, setAuthError] = useState(false);
-  const reconnectMode = isReconnectionRequired(connection?.error);
+  // Reconnect mode when the connection was lost (docs/product/shell.md §2: the error asks for a reconnection),
+  // saying why in the one wording (issue 45 item 2).
+  const state = getConnectionState(connection);
+  const reconnectMode = state.kind === 'lost';
+  const loss = state.kind === 'lost' ? describeConnectionLoss(state.reason) : null;
   // Nothing was ever connected: there is nothing to reconnect, so only Connect (issue 33 item 5).
   const neverConnected = isNeverConnected(connection);
   const notAuthenticated = Boolean(connection?.error?.includes(CONNECTION_ERRORS.notAuthenticated));
@@ -71,6 +81,7 @@ export function ConnectPanel() {
   }
 
   const title = reconnectMode ? `Reconnect to Xero` : `Connect to Xero`;
+  useDocumentTitle(title);
   const busy = pending !== null;
 
   return (
@@ -82,11 +93,20 @@ export function ConnectPanel() {
           </div>
           <div>
             <h1 className="text-2xl font-semibold tracking-tight">{title}</h1>
-            <p className="mt-2 text-sm text-muted-foreground">
-              {reconnectMode
-                ? `Your Xero connection has expired. Reconnect to keep working with your organisations.`
-                : `Connect Ledgerlink to your Xero organisations to pay invoices, add sales, create CIS bills and post stock journals.`}
-            </p>
+            {loss ? (
+              <>
+                <p className="mt-3 inline-flex items-center gap-2 rounded-full bg-destructive-soft px-3 py-1 text-sm font-medium text-destructive">
+                  <AlertCircle aria-hidden className="size-4" />
+                  {loss.title}
+                </p>
+                <p className="mt-2 text-sm text-muted-foreground">{loss.explanation}</p>
+              </>
+            ) : (
+              <p className="mt-2 text-sm text-muted-foreground">
+                Connect Ledgerlink to your Xero organisations to pay invoices, add sales, create CIS bills and
+                post stock journals.
+              </p>
+            )}
           </div>
 
           {showAuthError ? (
@@ -107,7 +127,7 @@ export function ConnectPanel() {
 
           <div className="flex w-full flex-col gap-2 sm:flex-row sm:justify-center">
             {reconnectMode ? (
-              <Button size="lg" disabled={busy} onClick={() => void start('reconnect')}>
+              <Button size="lg" variant="xero" disabled={busy} onClick={() => void start('reconnect')}>
                 {pending === 'reconnect' ? (
                   <Spinner className="size-4 text-current" label="Reconnecting" />
                 ) : (
@@ -116,7 +136,7 @@ export function ConnectPanel() {
                 Reconnect
               </Button>
             ) : (
-              <Button size="lg" disabled={busy} onClick={() => void start('connect')}>
+              <Button size="lg" variant="xero" disabled={busy} onClick={() => void start('connect')}>
                 {pending === 'connect' ? (
                   <Spinner className="size-4 text-current" label="Connecting" />
                 ) : (
@@ -125,8 +145,11 @@ export function ConnectPanel() {
                 Connect
               </Button>
             )}
-            {neverConnected ? null : (
-              <Button size="lg" variant="outline" disabled={busy} onClick={() => void start('force')}>
+            {/* Force Reconnect runs Xero's consent again while connected; in reconnect mode it would be a
+                second Reconnect doing the same (issue 45 item 2), and a user who never connected has nothing to
+                renew (issue 33 item 5). */}
+            {neverConnected || reconnectMode ? null : (
+              <Button size="lg" variant="xeroOutline" disabled={busy} onClick={() => void start('force')}>
                 {pending === 'force' ? (
                   <Spinner className="size-4" label="Reconnecting" />
                 ) : (
@@ -136,10 +159,11 @@ export function ConnectPanel() {
               </Button>
             )}
           </div>
-          {neverConnected ? null : (
-            <p className="text-xs text-muted-foreground">
-              If you encounter connection issues, try using the Force Reconnect option.
-            </p>
+          {neverConnected || reconnectMode ? null : (
+            <div className="grid gap-1 text-xs text-muted-foreground">
+              <p>If you encounter connection issues, try using the Force Reconnect option.</p>
+              <p>It asks Xero again for every organisation, including those still connected.</p>
+            </div>
           )}
         </CardContent>
       </Card>

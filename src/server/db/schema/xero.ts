@@ -20,6 +20,11 @@ export const oauthRequests = pgTable('oauth_requests', {
   userId: integer('user_id').references(() => users.id, { onDelete: 'cascade' }),
   codeVerifier: text('code_verifier').notNull(),
   nonce: text('nonce').notNull(),
+  /**
+   * The organisation the user asked to connect (Connect on its card, issue 45 item 1): the callback says so
+   * when the consent left it out. Not a foreign key: the request lives 15 minutes and only names it.
+   */
+  organizationId: integer('organization_id'),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 });
 
@@ -40,8 +45,27 @@ export const xeroTokens = pgTable('xero_tokens', {
     .notNull()
     .default('active'),
   lastError: text('last_error'),
+  /**
+   * Why the connection needs reconnecting (issue 45): 'expired' (the refresh token went unused past Xero's 60
+   * days, or none was kept) or 'revoked' (Xero refused a refresh token still in date). Null while active.
+   */
+  lostReason: text('lost_reason', { enum: ['expired', 'revoked'] }),
+  /** When the loss was noticed. */
+  lostAt: timestamp('lost_at', { withTimezone: true }),
   refreshedAt: timestamp('refreshed_at', { withTimezone: true }),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/**
+ * When Xero's GET /connections was last read for a user by the connections watch (issue 45 item 2): an instance
+ * claims a user by moving `checked_at` forward, so each user is asked once a round whichever instance asks. A
+ * table of its own: a change to `xero_tokens` is a change of who asks, announced to every instance (0019).
+ */
+export const xeroConnectionChecks = pgTable('xero_connection_checks', {
+  userId: integer('user_id')
+    .primaryKey()
+    .references(() => users.id, { onDelete: 'cascade' }),
+  checkedAt: timestamp('checked_at', { withTimezone: true }).notNull(),
 });
 
 export const organizations = pgTable(
@@ -99,6 +123,13 @@ export const userOrganizations = pgTable(
     /** Xero's connection id (GET /connections `id`), used to disconnect. */
     connectionId: text('connection_id'),
     connected: boolean('connected').notNull().default(true),
+    /**
+     * Why a membership is not connected (issue 45 item 1): 'disconnected' here (Disconnect on its card),
+     * 'removed' in Xero (Xero's GET /connections stopped listing it), or 'not-included' (a consent that left it
+     * out). Null while connected, and for a membership disconnected before this was recorded.
+     */
+    disconnectedReason: text('disconnected_reason', { enum: ['disconnected', 'removed', 'not-included'] }),
+    disconnectedAt: timestamp('disconnected_at', { withTimezone: true }),
     isActive: boolean('is_active').notNull().default(false),
     lastAccessed: timestamp('last_accessed', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),

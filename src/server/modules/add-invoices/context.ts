@@ -1,5 +1,5 @@
 /** What every part of Add Invoices shares: who acts, what the service is built from, its texts and activity lines. */
-import type { AuditLog } from '../audit/audit';
+import type { AuditLog, AuditAction } from '../audit/audit';
 import type { OrganizationAccessRow } from '../organizations/organizations.repository';
 import { AppError } from '../../lib/app-error';
 import type { XeroSync } from '../../xero/sync/sync.service';
@@ -63,7 +63,7 @@ export function requireCashAccount(ctx: AddInvoicesContext): string {
 /** The activity-log line of a write: the ledger writes it once the write settles. */
 export const auditOf = (
   ctx: AddInvoicesContext,
-  action: string,
+  action: AuditAction,
   target: string | null,
   detail: Record<string, unknown>,
 ): WriteAudit => ({

@@ -1,7 +1,29 @@
-import { and, asc, count, desc, eq, getTableColumns, gte, lte, ne, sql, type SQL } from 'drizzle-orm';
+import {
+  and,
+  asc,
+  count,
+  desc,
+  eq,
+  getTableColumns,
+  gte,
+  inArray,
+  lte,
+  ne,
+  sql,
+  type SQL,
+} from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { announceLocalChange } from '../../db/local-notices';
-import { auditLog, organizations, users, xeroInvoices } from '../../db/schema/index';
+import {
+  auditLog,
+  organizations,
+  users,
+  xeroAccounts,
+  xeroContactGroups,
+  xeroContacts,
+  xeroInvoices,
+  xeroTaxRates,
+} from '../../db/schema/index';
 
 export interface AuditFilter {
   action?: string | undefined;
@@ -58,6 +80,63 @@ export function createAdminRepository(db: Db) {
         .returning();
       announceLocalChange(db, `u:${userId}`);
       return rows[0] ?? null;
+    },
+    /**
+     * What Ledgerlink's copy of Xero calls the ids an activity log page holds (issue 45 item 3): accounts (name
+     * and code), contacts, VAT rates (by tax type) and contact groups of the organisations named, looked up by
+     * the ids and codes gathered from the lines. Never a call to Xero.
+     */
+    async findAuditNames(organizationIds: number[], ids: string[]) {
+      const none = { accounts: [], contacts: [], taxRates: [], groups: [] };
+      if (organizationIds.length === 0 || ids.length === 0) return none;
+      const [accounts, contacts, taxRates, groups] = await Promise.all([
+        db
+          .select({
+            organizationId: xeroAccounts.organizationId,
+            id: xeroAccounts.accountId,
+            code: xeroAccounts.code,
+            name: xeroAccounts.name,
+          })
+          .from(xeroAccounts)
+          .where(
+            and(inArray(xeroAccounts.organizationId, organizationIds), inArray(xeroAccounts.accountId, ids)),
+          ),
+        db
+          .select({
+            organizationId: xeroContacts.organizationId,
+            id: xeroContacts.contactId,
+            name: xeroContacts.name,
+          })
+          .from(xeroContacts)
+          .where(
+            and(inArray(xeroContacts.organizationId, organizationIds), inArray(xeroContacts.contactId, ids)),
+          ),
+        db
+          .select({
+            organizationId: xeroTaxRates.organizationId,
+            id: xeroTaxRates.taxType,
+            name: xeroTaxRates.name,
+            rate: xeroTaxRates.rate,
+          })
+          .from(xeroTaxRates)
+          .where(
+            and(inArray(xeroTaxRates.organizationId, organizationIds), inArray(xeroTaxRates.taxType, ids)),
+          ),
+        db
+          .select({
+            organizationId: xeroContactGroups.organizationId,
+            id: xeroContactGroups.groupId,
+            name: xeroContactGroups.name,
+          })
+          .from(xeroContactGroups)
+          .where(
+            and(
+              inArray(xeroContactGroups.organizationId, organizationIds),
+              inArray(xeroContactGroups.groupId, ids),
+            ),
+          ),
+      ]);
+      return { accounts, contacts, taxRates, groups };
     },
     listAudit(query: AuditFilter) {
       const filters: SQL[] = [];

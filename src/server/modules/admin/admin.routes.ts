@@ -11,7 +11,6 @@ import {
   adminUsersResponseSchema,
   AUDIT_MAX_LIMIT,
   auditEntrySchema,
-  getAuditTargetLabel,
   auditQuerySchema,
   featureTogglePatchSchema,
   adminReviewWriteDetailSchema,
@@ -137,11 +136,10 @@ export function registerAdminRoutes(
     async (request) => {
       requireAdmin(request);
       const rows = await service.listAudit(request.query, request.query.limit);
-      return rows.map(({ cachedInvoiceNumber, ...r }) => ({
+      return rows.map(({ cachedInvoiceNumber: _cached, ...r }) => ({
         ...r,
         at: r.at.toISOString(),
         detail: r.detail ?? null,
-        targetLabel: getAuditTargetLabel({ ...r, cachedInvoiceNumber }),
       }));
     },
   );
@@ -149,13 +147,15 @@ export function registerAdminRoutes(
   app.get('/api/admin/audit.csv', { schema: { querystring: auditQuerySchema } }, async (request, reply) => {
     requireAdmin(request);
     const rows = await service.listAudit(request.query, AUDIT_MAX_LIMIT);
+    // What happened in words first (issue 45 item 3); the raw columns as recorded at the end.
     const header = [
       'When (UTC)',
       'User',
       'Organization',
+      'What happened',
+      'Result',
       'Action',
       'Target',
-      'Result',
       'Detail',
       'IP address',
       'Organization ID',
@@ -168,9 +168,10 @@ export function registerAdminRoutes(
           r.at.toISOString(),
           r.username ?? r.userId,
           r.organizationName ?? r.organizationId,
-          r.action,
-          getAuditTargetLabel(r),
+          r.description,
           r.result,
+          r.action,
+          r.targetLabel,
           r.detail,
           r.ip,
           r.organizationId,

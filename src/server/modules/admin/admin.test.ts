@@ -126,7 +126,7 @@ describe('the admin API', () => {
     const csv = await as(t.app, cookie)('GET', '/api/admin/audit.csv');
     expect(csv.headers['content-type']).toContain('text/csv');
     expect(csv.body.split('\r\n')[0]).toBe(
-      '"When (UTC)","User","Organization","Action","Target","Result","Detail","IP address","Organization ID","Target ID"',
+      '"When (UTC)","User","Organization","What happened","Result","Action","Target","Detail","IP address","Organization ID","Target ID"',
     );
     expect(csv.body).toContain('"admin.features"');
     expect((await ordinary('GET', '/api/admin/audit')).statusCode).toBe(403);
@@ -179,9 +179,13 @@ describe('the admin API', () => {
       ['payment.create', 'Demo Shop Ltd', 'INV-0037'],
     ]);
     const csv = (await reader('GET', '/api/admin/audit.csv?action=payment.')).body.split('\r\n');
-    expect(csv[1]).toContain('"boss","Demo Shop Ltd","payment.delete","INV-0042","success"');
+    expect(csv[1]).toContain(
+      '"boss","Demo Shop Ltd","Payment: delete","success","payment.delete","INV-0042"',
+    );
     expect(csv[1]).toContain(`"${orgId}","6f1c2d1e-0000-4000-8000-00000000aaaa"`);
-    expect(csv[2]).toContain('"Demo Shop Ltd","payment.create","INV-0037"');
+    expect(csv[2]).toContain(
+      '"Demo Shop Ltd","Paid £10.00 on invoice INV-0037 from an account","success","payment.create","INV-0037"',
+    );
   });
 });
 

@@ -1,11 +1,15 @@
 import type { Db } from '../../db/client';
 import { auditLog } from '../../db/schema/index';
+import type { AuditAction } from './actions';
+
+export type { AuditAction };
 
 export interface AuditRecord {
   userId?: number | null;
   username?: string | null;
   organizationId?: number | null;
-  action: string;
+  /** A registered action, with its describer beside the code that records it (src/server/modules/audit/actions.ts). */
+  action: AuditAction;
   target?: string | null;
   result: 'success' | 'failure';
   detail?: Record<string, unknown>;

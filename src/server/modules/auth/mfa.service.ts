@@ -16,7 +16,7 @@ import {
 } from '../../../shared/mfa';
 import { AppError } from '../../lib/app-error';
 import type { SecretBox } from '../../lib/crypto';
-import type { AuditLog } from '../audit/audit';
+import type { AuditLog, AuditAction } from '../audit/audit';
 import type { MfaLimiter } from './mfa.limiter';
 import type { MfaRepository } from './mfa.repository';
 import { hashPassword, verifyPassword } from './password';
@@ -108,7 +108,7 @@ export function createMfaService(deps: {
   /** Runs one limited attempt: counts it, evaluates it, and turns a wrong answer into the message to show. */
   async function attempt(
     ctx: MfaContext,
-    action: string,
+    action: AuditAction,
     evaluate: () => Promise<CodeCheck | { ok: false; reason: 'password' }>,
   ) {
     const attemptId = await limiter.begin(ctx.userId, ctx.ip);

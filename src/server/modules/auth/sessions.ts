@@ -67,6 +67,8 @@ export interface XeroTokenStatus {
   expiresAt: Date;
   lastError: string | null;
   hasRefreshToken: boolean;
+  /** Why it needs reconnecting (issue 45): 'expired' or 'revoked'; null while active. */
+  lostReason: 'expired' | 'revoked' | null;
 }
 
 /** The organisation a request works on, read with its session: membership, flags, and invoice-cache version. */
@@ -103,7 +105,8 @@ const PRINCIPAL_SQL = `select r.ord::int as ord, json_build_object(
   'userId', u.id, 'username', u.username, 'email', u.email, 'isAdmin', u.is_admin,
   'isXeroUser', u.xero_user_id is not null, 'mfaEnabled', u.mfa_enabled,
   'token', case when t.user_id is null then null else json_build_object(
-    'status', t.status, 'expiresAt', t.expires_at, 'lastError', t.last_error, 'hasRefreshToken', t.refresh_token_enc is not null) end,
+    'status', t.status, 'expiresAt', t.expires_at, 'lastError', t.last_error, 'hasRefreshToken', t.refresh_token_enc is not null,
+    'lostReason', t.lost_reason) end,
   'requested', r.org, 'membership', row_to_json(uo), 'org', row_to_json(o), 'cacheVersion', coalesce(v.version, 0)
 )::text as principal
 from unnest($1::text[], $2::int[]) with ordinality as r(sid, org, ord)
@@ -141,6 +144,7 @@ interface PrincipalJson {
     expiresAt: string;
     lastError: string | null;
     hasRefreshToken: boolean;
+    lostReason?: 'expired' | 'revoked' | null;
   } | null;
   requested: number;
   membership: Record<string, unknown> | null;
@@ -177,7 +181,13 @@ function readPrincipalRow(text: string): PrincipalRow {
       isXeroUser: json.isXeroUser,
       mfaEnabled: json.mfaEnabled,
     },
-    token: json.token ? { ...json.token, expiresAt: new Date(json.token.expiresAt) } : null,
+    token: json.token
+      ? {
+          ...json.token,
+          expiresAt: new Date(json.token.expiresAt),
+          lostReason: json.token.lostReason ?? null,
+        }
+      : null,
     requested: json.requested,
     found,
     cacheVersion: Number(json.cacheVersion),

@@ -161,7 +161,7 @@ export function createXeroSignInService(deps: {
 
       let warning: string | undefined;
       try {
-        const orgs = await connection.syncFromXero(user.id);
+        const { orgs } = await connection.recordConsent(user.id);
         if (orgs.length === 0) warning = 'no_tenants';
       } catch (e) {
         log.warn({ err: e }, 'Sign in with Xero: connections could not be read');

@@ -3,7 +3,7 @@ import { AppError } from '../../lib/app-error';
 import type { Bill, BillAnswer, BillsPort, ContactsPort, NewBill } from '../../xero/xero-port';
 import type { SyncContext, XeroSync } from '../../xero/sync/sync.service';
 import type { WriteLedger } from '../../xero/write-ledger';
-import type { AuditLog } from '../audit/audit';
+import type { AuditLog, AuditAction } from '../audit/audit';
 import type { OrganizationRow } from '../organizations/organizations.repository';
 import { billLinkOf } from './bill-link';
 import type { CachedBill, CachedContact, CisBillsRepository } from './cis-bills.repository';
@@ -155,7 +155,7 @@ export function createCisBillsCore(deps: CisBillsDeps) {
    */
   function auditOf(
     ctx: CisBillsContext,
-    action: string,
+    action: AuditAction,
     target: string | null,
     detail: Record<string, unknown>,
   ) {

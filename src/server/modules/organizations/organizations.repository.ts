@@ -1,8 +1,8 @@
-import { and, eq, inArray, notInArray, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, lt, notInArray, or, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import { announceLocalChange } from '../../db/local-notices';
 import { createPreparedStatement, readJsonRow } from '../../db/prepared';
-import { organizations, userOrganizations } from '../../db/schema/index';
+import { organizations, userOrganizations, xeroConnectionChecks, xeroTokens } from '../../db/schema/index';
 import type { XeroTenantConnection } from '../../xero/xero-port';
 
 export type OrganizationRow = typeof organizations.$inferSelect;
@@ -37,11 +37,20 @@ export function createOrganizationsRepository(database: Database) {
   return {
     /**
      * Records what Xero's GET /connections says this user has connected: organisations are created or
-     * renamed, the user is linked to each, and links Xero no longer lists are marked disconnected.
-     * The user keeps (or gets) exactly one active connected organisation.
+     * renamed, the user is linked to each, and links Xero no longer lists are marked not connected with
+     * `missing` as the reason (issue 45 item 1: 'not-included' after a consent that left them out, 'removed'
+     * when Xero stopped listing them). After a consent (`consented`) each organisation in it was connected now:
+     * its "Last connected" moves. The user keeps (or gets) exactly one active connected organisation.
+     * Answers the organisations listed and the memberships this call turned from connected to not.
      */
-    async syncConnections(userId: number, connections: XeroTenantConnection[]): Promise<OrganizationRow[]> {
+    async syncConnections(
+      userId: number,
+      connections: XeroTenantConnection[],
+      options: { missing?: 'removed' | 'not-included'; consented?: boolean } = {},
+    ): Promise<{ orgs: OrganizationRow[]; dropped: OrganizationRow[] }> {
+      const missing = options.missing ?? 'removed';
       const synced = await db.transaction(async (tx) => {
+        const now = new Date();
         const orgs: OrganizationRow[] = [];
         for (const c of connections) {
           const [org] = await tx
@@ -49,29 +58,38 @@ export function createOrganizationsRepository(database: Database) {
             .values({ tenantId: c.tenantId, tenantName: c.tenantName })
             .onConflictDoUpdate({
               target: organizations.tenantId,
-              set: { tenantName: c.tenantName, updatedAt: new Date() },
+              set: { tenantName: c.tenantName, updatedAt: now },
             })
             .returning();
           if (!org) continue;
           orgs.push(org);
+          const connectedNow = {
+            connectionId: c.connectionId,
+            connected: true,
+            disconnectedReason: null,
+            disconnectedAt: null,
+            ...(options.consented ? { lastAccessed: now } : {}),
+          };
           await tx
             .insert(userOrganizations)
-            .values({ userId, organizationId: org.id, connectionId: c.connectionId, connected: true })
+            .values({ userId, organizationId: org.id, ...connectedNow })
             .onConflictDoUpdate({
               target: [userOrganizations.userId, userOrganizations.organizationId],
-              set: { connectionId: c.connectionId, connected: true },
+              set: connectedNow,
             });
         }
         const keep = orgs.map((o) => o.id);
-        await tx
+        const dropped = await tx
           .update(userOrganizations)
-          .set({ connected: false, isActive: false })
+          .set({ connected: false, isActive: false, disconnectedReason: missing, disconnectedAt: now })
           .where(
             and(
               eq(userOrganizations.userId, userId),
+              eq(userOrganizations.connected, true),
               keep.length > 0 ? notInArray(userOrganizations.organizationId, keep) : sql`true`,
             ),
-          );
+          )
+          .returning({ organizationId: userOrganizations.organizationId });
         const active = await tx
           .select()
           .from(userOrganizations)
@@ -87,15 +105,20 @@ export function createOrganizationsRepository(database: Database) {
           if (first) {
             await tx
               .update(userOrganizations)
-              .set({ isActive: true, lastAccessed: new Date() })
+              .set({ isActive: true, lastAccessed: now })
               .where(
                 and(eq(userOrganizations.userId, userId), eq(userOrganizations.organizationId, first.id)),
               );
           }
         }
-        return orgs;
+        const droppedIds = dropped.map((d) => d.organizationId);
+        const droppedOrgs =
+          droppedIds.length > 0
+            ? await tx.select().from(organizations).where(inArray(organizations.id, droppedIds))
+            : [];
+        return { orgs, dropped: droppedOrgs };
       });
-      announceLocalChange(db, `u:${userId}`, ...synced.map((org) => `o:${org.id}`));
+      announceLocalChange(db, `u:${userId}`, ...synced.orgs.map((org) => `o:${org.id}`));
       return synced;
     },
 
@@ -148,10 +171,16 @@ export function createOrganizationsRepository(database: Database) {
       announceLocalChange(db, `u:${userId}`);
     },
 
+    /** Disconnect on a card (issue 33 item 4): not connected, with the reason recorded (issue 45 item 1). */
     async markDisconnected(userId: number, organizationIds?: number[]): Promise<void> {
       await db
         .update(userOrganizations)
-        .set({ connected: false, isActive: false })
+        .set({
+          connected: false,
+          isActive: false,
+          disconnectedReason: 'disconnected',
+          disconnectedAt: new Date(),
+        })
         .where(
           and(
             eq(userOrganizations.userId, userId),
@@ -159,6 +188,22 @@ export function createOrganizationsRepository(database: Database) {
               ? inArray(userOrganizations.organizationId, organizationIds.length > 0 ? organizationIds : [-1])
               : sql`true`,
           ),
+        );
+      announceLocalChange(db, `u:${userId}`);
+    },
+
+    /** A consent left out the organisation the user asked to connect (issue 45 item 1): said on its card. */
+    async markNotIncluded(userId: number, organizationId: number): Promise<void> {
+      await db
+        .update(userOrganizations)
+        .set({
+          connected: false,
+          isActive: false,
+          disconnectedReason: 'not-included',
+          disconnectedAt: new Date(),
+        })
+        .where(
+          and(eq(userOrganizations.userId, userId), eq(userOrganizations.organizationId, organizationId)),
         );
       announceLocalChange(db, `u:${userId}`);
     },
@@ -188,6 +233,48 @@ export function createOrganizationsRepository(database: Database) {
           })
           .where(eq(organizations.tenantId, tenantId));
       }
+    },
+
+    /**
+     * The users whose Xero connections the watch reads now (issue 45 item 2), claimed so that no other instance
+     * reads them this round: a working token, a connected organisation, someone signed in (a session seen after
+     * `seenAfter`), and not read since `dueBefore`. At most `limit`, the longest unread first.
+     */
+    async claimConnectionChecks(options: {
+      dueBefore: Date;
+      seenAfter: Date;
+      limit: number;
+    }): Promise<number[]> {
+      const due = options.dueBefore.toISOString();
+      const seen = options.seenAfter.toISOString();
+      const candidates = await db
+        .select({ userId: xeroTokens.userId })
+        .from(xeroTokens)
+        .leftJoin(xeroConnectionChecks, eq(xeroConnectionChecks.userId, xeroTokens.userId))
+        .where(
+          and(
+            eq(xeroTokens.status, 'active'),
+            or(isNull(xeroConnectionChecks.checkedAt), lt(xeroConnectionChecks.checkedAt, new Date(due))),
+            sql`exists (select 1 from sessions s where s.user_id = ${xeroTokens.userId} and s.expires_at > now()
+              and s.last_seen_at > ${seen}::timestamptz and not s.mfa_pending)`,
+            sql`exists (select 1 from user_organizations uo where uo.user_id = ${xeroTokens.userId} and uo.connected)`,
+          ),
+        )
+        .orderBy(sql`${xeroConnectionChecks.checkedAt} asc nulls first`, asc(xeroTokens.userId))
+        .limit(options.limit);
+      if (candidates.length === 0) return [];
+      const now = new Date();
+      // The claim: a row another instance moved past `dueBefore` meanwhile is not updated, so not returned.
+      const claimed = await db
+        .insert(xeroConnectionChecks)
+        .values(candidates.map((c) => ({ userId: c.userId, checkedAt: now })))
+        .onConflictDoUpdate({
+          target: xeroConnectionChecks.userId,
+          set: { checkedAt: now },
+          setWhere: lt(xeroConnectionChecks.checkedAt, new Date(due)),
+        })
+        .returning({ userId: xeroConnectionChecks.userId });
+      return claimed.map((c) => c.userId);
     },
 
     async findById(organizationId: number) {

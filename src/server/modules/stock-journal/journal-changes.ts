@@ -1,3 +1,4 @@
+import { formatCount } from '../../../shared/counts';
 import {
   getStockJournalKey,
   getStockJournalReference,
@@ -130,7 +131,7 @@ export function createJournalChanges(deps: StockJournalServiceDeps) {
       username: tenant.username,
       organizationId: tenant.organizationId,
       action: 'stock-journal.sync-status',
-      target: `${changes.length} journal(s)`,
+      target: formatCount(changes.length, 'journal'),
       result: 'success',
       detail: { changes },
     });

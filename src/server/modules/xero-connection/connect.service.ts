@@ -60,7 +60,12 @@ export function createConnectService(deps: {
      * GET /api/xero/connect and /reconnect: Xero's consent URL, the flow's checks kept server-side. The route
      * binds `state` to the browser that asked.
      */
-    async startAuthorization(userId: number, purpose: 'connect' | 'reconnect', log: FlowLog) {
+    async startAuthorization(
+      userId: number,
+      purpose: 'connect' | 'reconnect',
+      log: FlowLog,
+      organizationId: number | null = null,
+    ) {
       let authorization: Awaited<ReturnType<typeof createAuthorization>>;
       try {
         authorization = await createAuthorization(oauth, deps.redirectUri);
@@ -73,7 +78,7 @@ export function createConnectService(deps: {
             : 'Failed to generate Xero reconnection URL',
         );
       }
-      await oauthRequests.create({ ...authorization.checks, purpose, userId });
+      await oauthRequests.create({ ...authorization.checks, purpose, userId, organizationId });
       return {
         url: authorization.url,
         cancelUrl: `${deps.appUrl}/xero-cancel`,
@@ -100,7 +105,7 @@ export function createConnectService(deps: {
       if (!callback.startedHere) {
         await audit.record({
           userId,
-          action: `xero.${pending.purpose}`,
+          action: pending.purpose === 'reconnect' ? 'xero.reconnect' : 'xero.connect',
           result: 'failure',
           ip,
           detail: { reason: 'state_not_bound_to_browser' },
@@ -128,8 +133,9 @@ export function createConnectService(deps: {
       await tokens.save(userId, tokenSet, tokenSet.idTokenClaims?.xero_userid ?? null);
 
       let orgs;
+      let notIncluded;
       try {
-        orgs = await connection.syncFromXero(userId);
+        ({ orgs, notIncluded } = await connection.recordConsent(userId, pending.organizationId));
       } catch (e) {
         log.warn({ err: e }, 'Xero connections could not be read');
         const message = e instanceof AppError ? e.message : 'Could not record the organisations';
@@ -145,9 +151,19 @@ export function createConnectService(deps: {
         action: pending.purpose === 'reconnect' ? 'xero.reconnect' : 'xero.connect',
         result: 'success',
         ip,
-        detail: { organizations: orgs.map((o) => o.tenantName) },
+        detail: {
+          organizations: orgs.map((o) => o.tenantName),
+          ...(notIncluded.length > 0 ? { notIncluded: notIncluded.map((o) => o.tenantName) } : {}),
+        },
       });
-      return organizationsUrl({ connected: 'true' });
+      // Organisations the consent left out are named by the page (issue 45 item 1): `not_included` carries
+      // their ids. When the one the user asked to connect is among them, nothing they asked for was connected,
+      // so the page does not say "Connected to Xero".
+      const leftOut: Record<string, string> =
+        notIncluded.length > 0 ? { not_included: notIncluded.map((o) => o.id).join(',') } : {};
+      const wantedLeftOut =
+        pending.organizationId !== null && notIncluded.some((o) => o.id === pending.organizationId);
+      return organizationsUrl(wantedLeftOut ? leftOut : { connected: 'true', ...leftOut });
     },
   };
 }

@@ -47,19 +47,35 @@ export function registerConnectionRoutes(
   const app = root.withTypeProvider<ZodTypeProvider>();
   const { connection, connect } = deps;
 
-  const start = async (request: FastifyRequest, reply: FastifyReply, purpose: 'connect' | 'reconnect') => {
+  const start = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    purpose: 'connect' | 'reconnect',
+    organizationId: number | null = null,
+  ) => {
+    const userId = requireUser(request).id;
+    // Connect on a card names its organisation (issue 45 item 1): only one of the user's own.
+    if (organizationId !== null) await connection.requireMembership(userId, organizationId);
     const { state, ...answer } = await connect.startAuthorization(
-      requireUser(request).id,
+      userId,
       purpose,
       request.log,
+      organizationId,
     );
     bindToBrowser(request, reply, state, deps.secureCookie);
     return answer;
   };
   app.get(
     '/api/xero/connect',
-    { schema: { response: { 200: xeroAuthUrlResponseSchema } } },
-    (request, reply) => start(request, reply, 'connect'),
+    {
+      schema: {
+        // Beyond the spec: Connect on an organisation's card names it, so the page can say when Xero's
+        // consent left it out (issue 45 item 1).
+        querystring: z.object({ organizationId: organizationIdSchema.optional() }),
+        response: { 200: xeroAuthUrlResponseSchema },
+      },
+    },
+    (request, reply) => start(request, reply, 'connect', request.query.organizationId ?? null),
   );
   app.get(
     '/api/xero/reconnect',
@@ -108,7 +124,14 @@ export function registerConnectionRoutes(
       const orgs = await connection.listUserOrganizations(requireUser(request).id, request.principal);
       if (!deps.liveUpdates || orgs.length === 0) return orgs;
       const health = await deps.liveUpdates(orgs.map((o) => o.tenantId));
-      return orgs.map((o) => ({ ...o, liveUpdates: health.get(o.tenantId) ?? null }));
+      // While Xero refuses the connection nothing of the organisation is read, whatever the webhooks' state
+      // (issue 45 item 2: the card said "Live updates: On" after a revoke).
+      return orgs.map((o) => ({
+        ...o,
+        liveUpdates: o.lostReason
+          ? { state: 'fallback' as const, reason: 'connection-lost' as const, since: null }
+          : (health.get(o.tenantId) ?? null),
+      }));
     },
   );
 

@@ -1,5 +1,10 @@
 import type { ConnectionStatus } from '../../../shared/connection';
-import { CONNECTION_ERRORS, NEVER_CONNECTED_ERROR } from '../../../shared/connection';
+import {
+  CONNECTION_ERRORS,
+  CONNECTION_LOSS_TEXTS,
+  NEVER_CONNECTED_ERROR,
+  NO_CONNECTED_ORGANIZATION_ERROR,
+} from '../../../shared/connection';
 import type { UserOrganization } from '../../../shared/organizations';
 import { toConnectionDefaults } from '../../../shared/settings';
 import { AppError } from '../../lib/app-error';
@@ -34,15 +39,39 @@ export function toOrganizationDefaults(org: OrganizationAccessRow) {
   };
 }
 
-const NO_CONNECTED_ORGANIZATION = 'No connected organization. Connect an organization to continue.';
+const NO_CONNECTED_ORGANIZATION = NO_CONNECTED_ORGANIZATION_ERROR;
+
+/** Someone signed in this recently counts as present for the connections watch (issue 45 item 2). */
+export const WATCH_SEEN_WITHIN_MS = 30 * 60_000;
+/**
+ * Users read in one run of the watch, one after another (the rest wait for the next run, longest unread first):
+ * at about 0.2 s a read, a run stays well inside the half period between runs.
+ */
+const WATCH_BATCH = 100;
+
+/** "Demo Shop Ltd and Demo Builders Ltd". */
+function nameList(names: readonly string[]): string {
+  return names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names.at(-1) ?? ''}`;
+}
+
+/** Where the service's warnings go: the app's log (pino). */
+export interface ConnectionLog {
+  warn(obj: object, msg: string): void;
+  debug(obj: object, msg: string): void;
+}
 
 /** A token that cannot be used whatever its expiry: the answer is settled without reading it further. */
 function describeSettledToken(
-  token: Pick<XeroTokenStatus, 'status' | 'lastError' | 'hasRefreshToken'>,
+  token: Pick<XeroTokenStatus, 'status' | 'lastError' | 'hasRefreshToken' | 'lostReason'>,
 ): ConnectionStatus | null {
   if (token.status === 'reconnect_required')
-    return { connected: false, error: token.lastError ?? CONNECTION_ERRORS.refreshFailed };
-  if (!token.hasRefreshToken) return { connected: false, error: CONNECTION_ERRORS.noRefreshToken };
+    return {
+      connected: false,
+      error: token.lastError ?? CONNECTION_ERRORS.refreshFailed,
+      lostReason: token.lostReason ?? 'revoked',
+    };
+  if (!token.hasRefreshToken)
+    return { connected: false, error: CONNECTION_ERRORS.noRefreshToken, lostReason: 'expired' };
   return null;
 }
 
@@ -95,8 +124,57 @@ export function createConnectionService(deps: {
   tokens: TokenStore;
   xero: XeroConnectionsPort;
   audit: AuditLog;
+  log: ConnectionLog;
+  /** Each signed-in user's Xero connections are read at most this often by the watch (XERO_CONNECTIONS_CHECK_SECONDS). */
+  watchEveryMs?: number;
 }) {
-  const { orgs, tokens, xero, audit } = deps;
+  const { orgs, tokens, xero, audit, log } = deps;
+  const watchEveryMs = deps.watchEveryMs ?? 120_000;
+
+  /**
+   * No organisation of the user's is connected: when the last ones went because Xero stopped listing them, the
+   * answer says so (issue 45 item 2) rather than only "no connected organization".
+   */
+  async function describeNoneConnected(userId: number): Promise<ConnectionStatus> {
+    const memberships = await orgs.listForUser(userId);
+    const removed = memberships.some((m) => m.membership.disconnectedReason === 'removed');
+    return {
+      connected: false,
+      error: NO_CONNECTED_ORGANIZATION,
+      ...(removed ? { lostReason: 'removed' as const } : {}),
+    };
+  }
+
+  /**
+   * Reads Xero's GET /connections and records it: what Xero no longer lists is marked not connected, "removed"
+   * in Xero, each one once (the update that turns it is the one that reports it, whichever instance or request
+   * gets there first): one activity-log line and one warning naming it. One identity call, no Accounting API
+   * call; nothing to read for a user who never connected or must reconnect. A grant Xero refuses throws
+   * XERO_AUTH_EXPIRED after the token store has marked it lost (which says so once itself: `noteLost`).
+   */
+  async function checkConnections(userId: number, ip: string | null): Promise<string[]> {
+    const current = await tokens.read(userId);
+    if (!current || current.status === 'reconnect_required') return [];
+    const { dropped } = await orgs.syncConnections(userId, await xero.listConnections(userId), {
+      missing: 'removed',
+    });
+    for (const org of dropped) {
+      const name = org.tenantName ?? 'Unknown Organization';
+      log.warn(
+        { userId, organizationId: org.id, tenantId: org.tenantId },
+        `Xero: ${name} was ${CONNECTION_LOSS_TEXTS.removed.past}; it is no longer connected`,
+      );
+      await audit.record({
+        userId,
+        organizationId: org.id,
+        action: 'xero.disconnected-in-xero',
+        target: org.tenantName,
+        result: 'success',
+        ip,
+      });
+    }
+    return dropped.map((o) => o.tenantName ?? 'Unknown Organization');
+  }
 
   return {
     /**
@@ -113,8 +191,7 @@ export function createConnectionService(deps: {
         const settled = describeSettledToken(token);
         if (settled) return settled;
         if (token.expiresAt.getTime() - Date.now() > RENEW_AHEAD_MS) {
-          if (!knownActive || !knownActive.membership.connected)
-            return { connected: false, error: NO_CONNECTED_ORGANIZATION };
+          if (!knownActive || !knownActive.membership.connected) return describeNoneConnected(userId);
           return describeConnected(knownActive.org, token.expiresAt);
         }
       }
@@ -129,7 +206,11 @@ export function createConnectionService(deps: {
           current = await tokens.refresh(userId, false, undefined, RENEW_AHEAD_MS);
         } catch (e) {
           if (e instanceof AppError && e.code === 'XERO_AUTH_EXPIRED')
-            return { connected: false, error: e.message };
+            return {
+              connected: false,
+              error: e.message,
+              lostReason: (await tokens.read(userId))?.lostReason ?? 'revoked',
+            };
           // Xero could not be reached: a token with time left is still good; say so only when it is running out.
           const left = current.expiresAt.getTime() - Date.now();
           if (left <= REFRESH_MARGIN_MS)
@@ -137,8 +218,7 @@ export function createConnectionService(deps: {
         }
       }
       const active = await orgs.findActive(userId);
-      if (!active || !active.membership.connected)
-        return { connected: false, error: NO_CONNECTED_ORGANIZATION };
+      if (!active || !active.membership.connected) return describeNoneConnected(userId);
       return describeConnected(active.org, current.expiresAt, error);
     },
 
@@ -156,6 +236,7 @@ export function createConnectionService(deps: {
       const valid = Boolean(
         current && current.status === 'active' && expiry && expiry.getTime() > Date.now(),
       );
+      const lostReason = current?.status === 'reconnect_required' ? (current.lostReason ?? 'revoked') : null;
       const thisMonth = egressMonthOf(new Date());
       return rows.map(({ org, membership }) => ({
         organizationId: org.id,
@@ -170,6 +251,10 @@ export function createConnectionService(deps: {
         featureAddInvoices: org.featureAddInvoices,
         featureCisBills: org.featureCisBills,
         featureStockJournal: org.featureStockJournal,
+        notConnectedReason: membership.connected ? null : membership.disconnectedReason,
+        notConnectedSince:
+          membership.connected || !membership.disconnectedAt ? null : membership.disconnectedAt.toISOString(),
+        lostReason: membership.connected ? lostReason : null,
         rateLimits:
           org.rateUpdatedAt === null
             ? null
@@ -214,36 +299,103 @@ export function createConnectionService(deps: {
       };
     },
 
-    /** Pulls the user's connections from Xero and records them; returns how many organisations there are. */
-    async syncFromXero(userId: number): Promise<OrganizationRow[]> {
+    /**
+     * After a consent (connect, reconnect, Sign in with Xero): records the organisations Xero now lists, each
+     * connected now ("Last connected" moves). Those the user had connected, or asked to connect
+     * (`wantedOrganizationId`, Connect on its card), that the consent left out are marked 'not-included' and
+     * answered (issue 45 item 1): Xero's consent page lets a person untick an organisation.
+     */
+    async recordConsent(
+      userId: number,
+      wantedOrganizationId?: number | null,
+    ): Promise<{ orgs: OrganizationRow[]; notIncluded: OrganizationRow[] }> {
       const connections = await xero.listConnections(userId);
-      return orgs.syncConnections(userId, connections);
+      const { orgs: listed, dropped } = await orgs.syncConnections(userId, connections, {
+        missing: 'not-included',
+        consented: true,
+      });
+      const notIncluded = [...dropped];
+      const wanted = wantedOrganizationId ?? null;
+      if (wanted !== null && !listed.some((o) => o.id === wanted) && !dropped.some((o) => o.id === wanted)) {
+        const found = await orgs.findMembership(userId, wanted);
+        if (found) {
+          await orgs.markNotIncluded(userId, wanted);
+          notIncluded.push(found.org);
+        }
+      }
+      return { orgs: listed, notIncluded };
     },
 
     /**
-     * Reads Xero's GET /connections again and records it (issue 33 item 4): an organisation disconnected in
-     * Xero's own web app (Settings → Connected apps) shows as not connected, each one once in the activity
-     * log. One identity call, no Accounting API call; nothing to read for a user who never connected.
+     * POST /api/xero/connections/refresh, when the Organizations page opens: Xero's GET /connections read again
+     * (issue 33 item 4); the connections watch does the same every few minutes with nobody acting (issue 45).
      */
     async refreshConnections(userId: number, ip: string): Promise<{ disconnectedInXero: string[] }> {
-      const current = await tokens.read(userId);
-      // Never connected, or already waiting for a reconnect: Xero has nothing to tell.
-      if (!current || current.status === 'reconnect_required') return { disconnectedInXero: [] };
-      const before = await orgs.listForUser(userId);
-      const synced = await orgs.syncConnections(userId, await xero.listConnections(userId));
-      const kept = new Set(synced.map((o) => o.id));
-      const gone = before.filter((r) => r.membership.connected && !kept.has(r.org.id));
-      for (const { org } of gone) {
+      return { disconnectedInXero: await checkConnections(userId, ip) };
+    },
+
+    /**
+     * The connections watch (issue 45 item 2), a background job: a revoke or a disconnect made in Xero is
+     * noticed within minutes though nobody acts. Each signed-in user with a working connection has Xero's
+     * GET /connections read at most every `watchEveryMs` (identity service only: no Accounting API call, nothing
+     * counted against an organisation's limits); a user is claimed in the database first, so several instances
+     * never read the same user twice in a round. Answers how many users were read.
+     */
+    async watchConnections(options: { allDue?: boolean } = {}): Promise<number> {
+      const now = new Date();
+      const due = await orgs.claimConnectionChecks({
+        // A little early, so a user due a read just after a run is read by it rather than a whole run later.
+        // `allDue` (tests): every watched user is due now, however recently read.
+        dueBefore: options.allDue
+          ? new Date(now.getTime() + 1000)
+          : new Date(now.getTime() - watchEveryMs * 0.9),
+        seenAfter: new Date(now.getTime() - WATCH_SEEN_WITHIN_MS),
+        limit: WATCH_BATCH,
+      });
+      for (const userId of due) {
+        try {
+          await checkConnections(userId, null);
+        } catch (error) {
+          // Refused by Xero: the token store has marked it lost and said so (noteLost). Xero unreachable or
+          // busy: the next round asks again.
+          if (!(error instanceof AppError && error.code === 'XERO_AUTH_EXPIRED'))
+            log.debug(
+              { err: error, userId },
+              'reading the Xero connections failed; the next round asks again',
+            );
+        }
+      }
+      return due.length;
+    },
+
+    /**
+     * The token store found the user's connection lost (issue 45 item 2): said once, as a warning naming each
+     * organisation it ends, and one activity-log line per organisation.
+     */
+    async noteLost(userId: number, reason: 'expired' | 'revoked'): Promise<void> {
+      const connected = (await orgs.listForUser(userId)).filter((m) => m.membership.connected);
+      const names = connected.map((m) => m.org.tenantName ?? 'Unknown Organization');
+      const text = CONNECTION_LOSS_TEXTS[reason];
+      log.warn(
+        { userId, reason, organizationIds: connected.map((m) => m.org.id) },
+        `${text.title}: ${names.length > 0 ? nameList(names) : 'no organisation'} ${names.length === 1 ? 'needs' : 'need'} reconnecting (user ${userId})`,
+      );
+      for (const { org } of connected) {
         await audit.record({
           userId,
           organizationId: org.id,
-          action: 'xero.disconnected-in-xero',
+          action: 'xero.connection-lost',
           target: org.tenantName,
-          result: 'success',
-          ip,
+          result: 'failure',
+          detail: { reason },
         });
       }
-      return { disconnectedInXero: gone.map((r) => r.org.tenantName ?? 'Unknown Organization') };
+    },
+
+    /** The organisation must be one of the user's (a connect naming it): 404 otherwise, as setActive says. */
+    async requireMembership(userId: number, organizationId: number): Promise<void> {
+      if (!(await orgs.findMembership(userId, organizationId)))
+        throw new AppError('NOT_FOUND', `Organization with ID ${organizationId} not found`);
     },
 
     /** Disconnects one organisation at Xero (DELETE /connections/{id}) and here. */

@@ -189,7 +189,7 @@ describe('connecting Xero and choosing an organisation', () => {
       .set({ expiresAt: new Date(Date.now() - 1000) })
       .where(eq(xeroTokens.userId, user.user.id));
     const first = (await user.call('GET', '/api/xero/connection')).json();
-    expect(first).toEqual({ connected: false, error: 'Token refresh failed' });
+    expect(first).toEqual({ connected: false, error: 'Token refresh failed', lostReason: 'revoked' });
     const refreshes = t.sandbox.ledger().refreshCount;
     const again = (await user.call('GET', '/api/xero/connection')).json();
     expect(again.error).toBe('Token refresh failed');

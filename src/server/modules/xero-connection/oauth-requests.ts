@@ -19,6 +19,8 @@ export function createOAuthRequests(db: Db) {
       userId: number | null;
       codeVerifier: string;
       nonce: string;
+      /** Connect on an organisation's card: the organisation asked for (issue 45 item 1). */
+      organizationId?: number | null;
     }) {
       await db.delete(oauthRequests).where(lt(oauthRequests.createdAt, new Date(Date.now() - MAX_AGE_MS)));
       await db.insert(oauthRequests).values(values);

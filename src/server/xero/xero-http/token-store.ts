@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { announceLocalChange } from '../../db/local-notices';
 import { xeroTokens } from '../../db/schema/index';
@@ -17,6 +17,23 @@ export const REFRESH_MARGIN_MS = 2 * 60_000;
  */
 export const RENEW_AHEAD_MS = 10 * 60_000;
 
+/**
+ * An unused refresh token expires after 60 days (developer.xero.com/faq/oauth2; ../shared/xero-openapi/REFERENCE.md
+ * §2.2). Xero answers `invalid_grant` alike for an expired token and a revoked one.
+ */
+export const REFRESH_TOKEN_LIFETIME_MS = 60 * 24 * 60 * 60_000;
+
+/** Why a connection needs reconnecting (issue 45): see `ConnectionLossReason` in src/shared/connection-rules.ts. */
+export type TokenLossReason = 'expired' | 'revoked';
+
+/**
+ * Why Xero refused a refresh token (`invalid_grant`): one last issued (saved or rotated) 60 days ago or more
+ * has expired; one still in date was revoked (in Xero's Connected apps, or by revoking the token).
+ */
+export function classifyRefusedRefresh(issuedAt: Date, now: Date = new Date()): TokenLossReason {
+  return now.getTime() - issuedAt.getTime() >= REFRESH_TOKEN_LIFETIME_MS ? 'expired' : 'revoked';
+}
+
 export interface StoredTokens {
   userId: number;
   xeroUserId: string | null;
@@ -26,6 +43,9 @@ export interface StoredTokens {
   scopes: string;
   status: 'active' | 'reconnect_required';
   lastError: string | null;
+  /** Why it needs reconnecting, and since when; null while active. */
+  lostReason: TokenLossReason | null;
+  lostAt: Date | null;
 }
 
 type Row = typeof xeroTokens.$inferSelect;
@@ -43,6 +63,11 @@ export function createTokenStore(deps: {
   box: SecretBox;
   oauth: XeroOAuth;
   onRefresh?: (userId: number) => void;
+  /**
+   * The connection was found lost (issue 45 item 2): called once, after the change is committed, by whichever
+   * request or job found it; never again until the user reconnects.
+   */
+  onLost?: (userId: number, reason: TokenLossReason) => void;
 }) {
   const { db, box, oauth } = deps;
   const inFlight = new Map<number, Promise<StoredTokens>>();
@@ -56,6 +81,8 @@ export function createTokenStore(deps: {
     scopes: row.scopes,
     status: row.status,
     lastError: row.lastError,
+    lostReason: row.lostReason,
+    lostAt: row.lostAt,
   });
 
   async function read(userId: number): Promise<StoredTokens | null> {
@@ -71,6 +98,8 @@ export function createTokenStore(deps: {
       scopes: tokens.scope,
       status: 'active' as const,
       lastError: null,
+      lostReason: null,
+      lostAt: null,
       updatedAt: new Date(),
       ...(xeroUserId ? { xeroUserId } : {}),
     };
@@ -89,6 +118,7 @@ export function createTokenStore(deps: {
   ): Promise<StoredTokens> {
     // A failure is returned, not thrown, from the transaction so that marking the connection
     // "reconnection required" is committed rather than rolled back with it.
+    let lost: TokenLossReason | null = null;
     const outcome = await db.transaction(async (tx): Promise<StoredTokens | AppError> => {
       const rows = await tx.select().from(xeroTokens).where(eq(xeroTokens.userId, userId)).for('update');
       const row = rows[0];
@@ -104,11 +134,14 @@ export function createTokenStore(deps: {
         if (current.accessToken !== rejectedAccessToken) return current;
       } else if (force && row.refreshedAt && Date.now() - row.refreshedAt.getTime() < 5_000) return current;
       if (!current.refreshToken) {
+        lost = 'expired';
         await tx
           .update(xeroTokens)
           .set({
             status: 'reconnect_required',
             lastError: CONNECTION_ERRORS.noRefreshToken,
+            lostReason: lost,
+            lostAt: new Date(),
             updatedAt: new Date(),
           })
           .where(eq(xeroTokens.userId, userId));
@@ -123,11 +156,16 @@ export function createTokenStore(deps: {
           error instanceof OAuthError &&
           (error.error === 'invalid_grant' || error.error === 'unauthorized_client')
         ) {
+          // The refresh token was last issued when it was saved (a consent) or rotated (a refresh).
+          const issuedAt = new Date(Math.max(row.updatedAt.getTime(), row.refreshedAt?.getTime() ?? 0));
+          lost = classifyRefusedRefresh(issuedAt);
           await tx
             .update(xeroTokens)
             .set({
               status: 'reconnect_required',
               lastError: CONNECTION_ERRORS.refreshFailed,
+              lostReason: lost,
+              lostAt: new Date(),
               updatedAt: new Date(),
             })
             .where(eq(xeroTokens.userId, userId));
@@ -158,6 +196,7 @@ export function createTokenStore(deps: {
     });
     // The token's state is part of who asks (its expiry, or "reconnect required"): forgotten here at once.
     announceLocalChange(db, `u:${userId}`);
+    if (lost) deps.onLost?.(userId, lost);
     if (outcome instanceof AppError) throw outcome;
     return outcome;
   }
@@ -195,12 +234,24 @@ export function createTokenStore(deps: {
       if (current.expiresAt.getTime() - Date.now() > REFRESH_MARGIN_MS) return current;
       return refresh(userId);
     },
-    async markReconnectRequired(userId: number, message: string): Promise<void> {
-      await db
+    async markReconnectRequired(
+      userId: number,
+      message: string,
+      reason: TokenLossReason = 'revoked',
+    ): Promise<void> {
+      const changed = await db
         .update(xeroTokens)
-        .set({ status: 'reconnect_required', lastError: message, updatedAt: new Date() })
-        .where(eq(xeroTokens.userId, userId));
+        .set({
+          status: 'reconnect_required',
+          lastError: message,
+          lostReason: reason,
+          lostAt: new Date(),
+          updatedAt: new Date(),
+        })
+        .where(and(eq(xeroTokens.userId, userId), eq(xeroTokens.status, 'active')))
+        .returning({ userId: xeroTokens.userId });
       announceLocalChange(db, `u:${userId}`);
+      if (changed.length > 0) deps.onLost?.(userId, reason);
     },
     async remove(userId: number): Promise<void> {
       await db.delete(xeroTokens).where(eq(xeroTokens.userId, userId));

@@ -123,6 +123,8 @@ describe('Add Invoices screen (001 §2–§8)', () => {
     expect(screen.getByText('20/11/2026')).toBeInTheDocument();
     expect(screen.getByText('£1,250.50')).toBeInTheDocument();
     expect(screen.getByText('£12.25 cash pending')).toBeInTheDocument();
+    // Said where it shows, not only in a tooltip (issue 45 item 4).
+    expect(screen.getByText('Paid into the cash account when the invoice is approved')).toBeInTheDocument();
     const newRow = screen
       .getAllByRole('row')
       .find((r) => r.hasAttribute('data-new-invoice-row')) as HTMLElement;

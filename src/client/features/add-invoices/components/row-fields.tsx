@@ -75,18 +75,20 @@ export function AmountInput({
 
 /**
  * Cash recorded in Ledgerlink against a draft, paid when the draft is approved here
- * (docs/architecture.md §4).
+ * (docs/architecture.md §4). What "pending" means is said beside it, not only in a tooltip a phone cannot
+ * show (issue 45 item 4).
  */
 export function PendingCashBadge({ row }: { row: Pick<DraftInvoiceRow, 'pendingCashAmount' | 'currency'> }) {
   if (row.pendingCashAmount <= 0) return null;
   return (
-    <Badge
-      variant="warning"
-      className="w-fit"
-      title="Cash recorded in Ledgerlink; it is paid into the cash account when this invoice is approved here"
-    >
-      {formatPounds(row.pendingCashAmount, row.currency)} cash pending
-    </Badge>
+    <span className="flex flex-col gap-0.5">
+      <Badge variant="warning" className="w-fit">
+        {formatPounds(row.pendingCashAmount, row.currency)} cash pending
+      </Badge>
+      <span className="max-w-48 text-xs text-muted-foreground">
+        Paid into the cash account when the invoice is approved
+      </span>
+    </span>
   );
 }
 

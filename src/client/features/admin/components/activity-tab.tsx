@@ -34,30 +34,6 @@ const ACTION_KINDS: Array<[prefix: string, label: string]> = [
 
 const when = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'medium' });
 
-function describeValue(value: unknown): string {
-  if (value === null || value === undefined || value === '') return 'none';
-  if (typeof value === 'object') return JSON.stringify(value);
-  return String(value);
-}
-
-/** A short, readable form of an entry's detail: "field: before → after" for changes, "key: value" otherwise. */
-export function describeDetail(detail: AuditEntry['detail']): string {
-  if (!detail) return '';
-  const before = detail.before as Record<string, unknown> | undefined;
-  const after = detail.after as Record<string, unknown> | undefined;
-  if (before && after && typeof before === 'object' && typeof after === 'object') {
-    return Object.keys(after)
-      .map(
-        (key) =>
-          `${key.replace(/^default/, '')}: ${describeValue(before[key])} → ${describeValue(after[key])}`,
-      )
-      .join('; ');
-  }
-  return Object.entries(detail)
-    .map(([key, value]) => `${key}: ${describeValue(value)}`)
-    .join('; ');
-}
-
 function Filter({ id, label, children }: { id: string; label: string; children: ReactNode }) {
   return (
     <div className="grid gap-1.5">
@@ -217,21 +193,19 @@ export function ActivityTab() {
                 <TableHead>When</TableHead>
                 <TableHead>User</TableHead>
                 <TableHead>Organization</TableHead>
-                <TableHead>Action</TableHead>
+                <TableHead>What happened</TableHead>
                 <TableHead>Result</TableHead>
-                <TableHead>Details</TableHead>
               </TableRow>
             </TableHeader>
             <TableBody className="max-sm:block">
               {entries.length === 0 ? (
                 <TableRow>
-                  <TableCell colSpan={6} className="py-6 text-center text-muted-foreground">
+                  <TableCell colSpan={5} className="py-6 text-center text-muted-foreground">
                     No activity matches these filters.
                   </TableCell>
                 </TableRow>
               ) : null}
               {entries.map((entry) => {
-                const detail = describeDetail(entry.detail);
                 return (
                   <TableRow
                     key={entry.id}
@@ -250,23 +224,18 @@ export function ActivityTab() {
                           `#${entry.organizationId}`)
                         : '—'}
                     </TableCell>
-                    <TableCell className="max-sm:order-1 max-sm:p-0">
-                      <code className="text-xs">{entry.action}</code>
-                      {entry.target ? (
-                        <div className="text-xs text-muted-foreground">
-                          {entry.targetLabel ?? entry.target}
-                        </div>
-                      ) : null}
+                    {/* The line in words, by its action's describer on the server (issue 45 item 3); the codes,
+                        ids and pence stay in the CSV's last columns. */}
+                    <TableCell
+                      className="max-w-[32rem] text-sm break-words max-sm:order-1 max-sm:max-w-none max-sm:basis-full max-sm:p-0"
+                      data-action={entry.action}
+                    >
+                      {entry.description}
                     </TableCell>
-                    <TableCell className="max-sm:order-2 max-sm:ml-auto max-sm:p-0">
+                    <TableCell className="max-sm:order-5 max-sm:ml-auto max-sm:p-0">
                       <Badge variant={entry.result === 'success' ? 'success' : 'destructive'}>
                         {entry.result === 'success' ? 'Success' : 'Failure'}
                       </Badge>
-                    </TableCell>
-                    <TableCell className="max-w-[22rem] max-sm:order-5 max-sm:max-w-none max-sm:basis-full max-sm:p-0">
-                      <p className="line-clamp-2 break-words text-xs text-muted-foreground" title={detail}>
-                        {detail || '—'}
-                      </p>
                     </TableCell>
                   </TableRow>
                 );

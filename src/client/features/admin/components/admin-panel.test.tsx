@@ -79,6 +79,7 @@ function useAdminServer(options: { featurePatch?: () => Response } = {}) {
                 target: 'Corner Shop Ltd',
                 organizationName: 'Corner Shop Ltd',
                 targetLabel: 'Corner Shop Ltd',
+                description: 'Changed the tax status from Tax inclusive to No tax',
                 result: 'success',
                 detail: {
                   before: { defaultTaxStatus: 'Tax inclusive' },
@@ -247,8 +248,12 @@ describe('Admin panel (000 §2, §4, §6)', () => {
     useAdminServer();
     await openAdminTab(user);
     await user.click(await screen.findByRole('tab', { name: 'Activity' }));
-    expect(await screen.findByText('settings.update')).toBeInTheDocument();
-    expect(screen.getByText('TaxStatus: Tax inclusive → No tax')).toBeInTheDocument();
+    // Each line in words (issue 45 item 3): no action code, no JSON.
+    expect(
+      await screen.findByRole('cell', { name: 'Changed the tax status from Tax inclusive to No tax' }),
+    ).toBeInTheDocument();
+    expect(screen.queryByText('settings.update')).not.toBeInTheDocument();
+    expect(screen.getByRole('columnheader', { name: 'What happened' })).toBeInTheDocument();
     expect(screen.getByRole('link', { name: 'Export CSV' })).toHaveAttribute('href', '/api/admin/audit.csv');
     await user.click(screen.getByLabelText('Action'));
     await user.click(await screen.findByRole('option', { name: 'Settings and maintenance' }));

@@ -128,8 +128,15 @@ export function AuthPage() {
             </Alert>
           ) : null}
 
-          <Button size="lg" className="w-full" onClick={() => browser.assign(apiPaths.authXero)}>
-            <XeroGlyph /> Sign in with Xero
+          {/* Xero's Sign in with Xero button (issue 45 item 6): Xero's colours and words. Xero asks that its
+              logo not be drawn into buttons of one's own, so none is. */}
+          <Button
+            size="lg"
+            variant="xero"
+            className="w-full"
+            onClick={() => browser.assign(apiPaths.authXero)}
+          >
+            Sign in with Xero
           </Button>
 
           {config.data?.demoLogin ? (
@@ -182,15 +189,6 @@ export function AuthPage() {
 
       <MarketingPanel />
     </div>
-  );
-}
-
-function XeroGlyph() {
-  return (
-    <svg viewBox="0 0 24 24" aria-hidden className="size-5">
-      <circle cx="12" cy="12" r="11" fill="currentColor" opacity="0.2" />
-      <path d="M8 8l8 8M16 8l-8 8" stroke="currentColor" strokeWidth="2.2" strokeLinecap="round" />
-    </svg>
   );
 }
 

@@ -15,7 +15,7 @@ import { findPence } from '@/shared/money';
 import { Button } from '@/client/components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/client/components/ui/card';
 import { Spinner } from '@/client/components/ui/spinner';
-import { getAccountIdPreview } from '@/client/lib/account-labels';
+import { getAccountIdPreview, getAccountLabel } from '@/client/lib/account-labels';
 import type { Connection } from '@/client/lib/connection';
 import { newIdempotencyKey } from '@/client/lib/idempotency';
 import { toast } from '@/client/lib/toast';
@@ -74,6 +74,8 @@ export function CreateBillsCard({ connection, orgId }: { connection: Connection;
     onSettled: (results) => setBills((list) => keepUnsentBills(list, results)),
   });
   const isProcessing = billRun.isProcessing;
+  // The default bill account by its name and code (issue 45 item 4); the spec's 8-character id stays beside it.
+  const defaultAccount = lists.accounts.find((a) => a.id === connection.defaultBillAccountId);
 
   const setup = useCisBillSetup(orgId);
   const form = useForm<BillForm>({ defaultValues: createBillForm(getUkToday()) });
@@ -214,8 +216,10 @@ export function CreateBillsCard({ connection, orgId }: { connection: Connection;
             not on VAT or materials, and the amount due.
             {connection.defaultBillAccountId ? (
               <span className="mt-1 block">
-                Default bill account:{' '}
-                <span className="font-mono">{getAccountIdPreview(connection.defaultBillAccountId)}</span>
+                Default bill account: {defaultAccount ? getAccountLabel(defaultAccount) : null}{' '}
+                <span className="font-mono text-xs">
+                  {getAccountIdPreview(connection.defaultBillAccountId)}
+                </span>
               </span>
             ) : null}
           </CardDescription>

@@ -1,4 +1,4 @@
-import { AlertTriangle, RefreshCw } from 'lucide-react';
+import { AlertTriangle, FileText, RefreshCw } from 'lucide-react';
 import { Link } from 'wouter';
 import { paths } from '@/client/config/paths';
 import { PageHeader } from '@/client/components/layouts/page-header';
@@ -46,8 +46,10 @@ function CisReturnsMain({ orgId, tenantName }: { orgId: number; tenantName: stri
             >
               {page.refreshing ? <Spinner /> : <RefreshCw aria-hidden />} Refresh from Xero
             </Button>
-            <Button asChild variant="ghost" size="sm">
-              <Link href={paths.cisInvoices.getHref()}>CIS Bills</Link>
+            <Button asChild variant="outline" size="sm">
+              <Link href={paths.cisInvoices.getHref()}>
+                <FileText aria-hidden /> CIS Bills
+              </Link>
             </Button>
           </>
         }

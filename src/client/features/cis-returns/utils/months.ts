@@ -3,6 +3,9 @@ import { formatDateShort } from '@/shared/dates';
 /** "6 Nov – 5 Dec 2026": a tax month in a list or a heading. */
 export function describeRange(month: { start: string; end: string }): string {
   const [startDay, startMonth] = formatDateShort(month.start).split(' ');
+  // Across a new year both years are given: "6 Dec 2025 – 5 Jan 2026" (issue 45 item 4).
+  if (month.start.slice(0, 4) !== month.end.slice(0, 4))
+    return `${formatDateShort(month.start)} – ${formatDateShort(month.end)}`;
   return `${startDay} ${startMonth} – ${formatDateShort(month.end)}`;
 }
 

@@ -40,13 +40,8 @@ export function DisconnectDialog({
   return (
     <Dialog open={open} onOpenChange={(next) => (running ? undefined : setOpen(next))}>
       <DialogTrigger asChild>
-        <Button
-          size="sm"
-          variant="ghost"
-          disabled={disabled}
-          aria-label={`Disconnect ${name}`}
-          className="text-muted-foreground hover:text-destructive"
-        >
+        {/* Xero's Disconnect button (issue 45 item 6): outlined in Xero's blue. */}
+        <Button size="sm" variant="xeroOutline" disabled={disabled} aria-label={`Disconnect ${name}`}>
           <Unplug aria-hidden /> Disconnect
         </Button>
       </DialogTrigger>

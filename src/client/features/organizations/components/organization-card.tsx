@@ -1,6 +1,12 @@
 import { formatDistanceToNowStrict } from 'date-fns';
 import { CheckCircle2, Clock, Download, Gauge, Lock, Plug, Radio, Settings } from 'lucide-react';
-import { getTokenStatus } from '@/shared/connection';
+import {
+  CONNECTION_LOSS_TEXTS,
+  describeConnectionLoss,
+  describeNotIncluded,
+  getTokenStatus,
+  type ConnectionLossReason,
+} from '@/shared/connection';
 import { FEATURE_KEYS, FEATURE_LABELS, isFeatureEnabled, type FeatureKey } from '@/shared/feature-flags';
 import { getOrganizationName, type Egress, type UserOrganization } from '@/shared/organizations';
 import { describeWebhookHealth } from '../utils/live-updates';
@@ -40,12 +46,13 @@ function parseDate(value: string | null | undefined): Date | null {
 
 function TokenExpiry({
   tokenExpiry,
-  reconnectRequired,
+  lost,
 }: {
   tokenExpiry: string | null | undefined;
-  reconnectRequired: boolean;
+  /** What happened to the connection, in the words every screen uses (issue 45 item 2); null while it works. */
+  lost: string | null;
 }) {
-  if (reconnectRequired) return <span className="font-medium text-destructive">Reconnect needed</span>;
+  if (lost) return <span className="font-medium text-destructive">{lost}</span>;
   const expiry = parseDate(tokenExpiry);
   if (!expiry) return <span className="text-muted-foreground">Unknown</span>;
   const status = getTokenStatus(tokenExpiry);
@@ -68,6 +75,18 @@ function TokenExpiry({
   );
 }
 
+/** Why a not-connected organisation is not connected, on its card (issue 45 item 1). */
+function notConnectedText(org: UserOrganization, name: string): string {
+  switch (org.notConnectedReason) {
+    case 'removed':
+      return `${CONNECTION_LOSS_TEXTS.removed.explanation}`;
+    case 'not-included':
+      return `${describeNotIncluded([name])}. Connect it and tick it on Xero’s page to use it.`;
+    default:
+      return 'Disconnected from Xero. Its history is kept; connect it again to use it.';
+  }
+}
+
 /** Why a card's buttons are off while Xero's tokens for it are refused (issue 17 item 7, issue 33 item 3). */
 const RECONNECT_FIRST = 'Reconnect to Xero first';
 /** Why a disconnected organisation's buttons are off (issue 33 item 4). */
@@ -77,6 +96,8 @@ export interface OrganizationCardProps {
   organization: UserOrganization;
   /** Xero refused the user's tokens (revoked or refresh failed): the expiry no longer means anything. */
   reconnectRequired?: boolean;
+  /** Why, as the connection says (issue 45 item 2); the card's own `lostReason` when the page knows none. */
+  lostReason?: ConnectionLossReason | null;
   pending: boolean;
   busy: boolean;
   onActivate: () => void;
@@ -93,6 +114,7 @@ export interface OrganizationCardProps {
 export function OrganizationCard({
   organization: org,
   reconnectRequired = false,
+  lostReason = null,
   pending,
   busy,
   onActivate,
@@ -158,7 +180,9 @@ export function OrganizationCard({
           <dd>
             <TokenExpiry
               tokenExpiry={org.tokenExpiry}
-              reconnectRequired={reconnectRequired && org.connected}
+              lost={
+                needsReconnect ? describeConnectionLoss(lostReason ?? org.lostReason ?? null).title : null
+              }
             />
           </dd>
           {org.rateLimits ? (
@@ -265,9 +289,10 @@ export function OrganizationCard({
         </div>
         {!org.connected ? (
           <div className="flex basis-full flex-wrap items-center justify-between gap-2 text-sm text-muted-foreground">
-            <p>Disconnected from Xero. Its history is kept; connect it again to use it.</p>
+            <p data-not-connected={org.notConnectedReason ?? 'disconnected'}>{notConnectedText(org, name)}</p>
             <Button
               size="sm"
+              variant="xero"
               disabled={busy || connecting}
               onClick={onConnect}
               aria-label={`Connect ${name}`}

@@ -1,10 +1,11 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { builderOrg, makeConnection, makeOrganization, shopOrg } from '@/client/testing/fixtures';
 import { renderApp } from '@/client/testing/render-app';
 import { server } from '@/client/testing/server';
+import { dismissToast, getToasts } from '@/client/lib/toast';
 import { CONNECTION_QUERY_ERRORS } from '../utils/connection-query-messages';
 
 describe('Organizations page (spec 000 §2)', () => {
@@ -86,7 +87,14 @@ describe('Organizations page (spec 000 §2)', () => {
         HttpResponse.json([
           shopOrg,
           goneInXero
-            ? { ...builderOrg, connected: false, hasValidToken: false, tokenExpiry: null }
+            ? {
+                ...builderOrg,
+                connected: false,
+                hasValidToken: false,
+                tokenExpiry: null,
+                notConnectedReason: 'removed',
+                notConnectedSince: '2026-11-24T12:00:00.000Z',
+              }
             : builderOrg,
         ]),
       ),
@@ -96,6 +104,77 @@ describe('Organizations page (spec 000 §2)', () => {
     expect(screen.getByText(/Acme Builders was disconnected from Ledgerlink in Xero/)).toBeInTheDocument();
     const builder = screen.getByRole('group', { name: 'Acme Builders' });
     expect(await within(builder).findByRole('button', { name: 'Connect Acme Builders' })).toBeEnabled();
+    // Issue 45: the card says where it happened, not "Disconnected from Xero" as if someone here had.
+    expect(
+      within(builder).getByText(
+        'It was disconnected from Ledgerlink in Xero (Settings → Connected apps). Its history is kept; connect it again to use it.',
+      ),
+    ).toBeInTheDocument();
+  });
+
+  it('says a removal the server’s watch found first, once per removal in this browser (issue 45 item 2)', async () => {
+    server.use(
+      http.get('*/api/user-organizations', () =>
+        HttpResponse.json([
+          shopOrg,
+          {
+            ...builderOrg,
+            connected: false,
+            hasValidToken: false,
+            tokenExpiry: null,
+            notConnectedReason: 'removed',
+            notConnectedSince: '2026-11-25T08:00:00.000Z',
+          },
+        ]),
+      ),
+    );
+    const first = renderApp('/organizations');
+    expect(
+      await screen.findByText(/Acme Builders was disconnected from Ledgerlink in Xero/),
+    ).toBeInTheDocument();
+    first.unmount();
+    for (const shown of getToasts()) dismissToast(shown.id);
+    await waitFor(() =>
+      expect(
+        screen.queryByText(/Acme Builders was disconnected from Ledgerlink in Xero/),
+      ).not.toBeInTheDocument(),
+    );
+    renderApp('/organizations');
+    await screen.findByRole('group', { name: 'Acme Builders' });
+    expect(getToasts().filter((t) => t.open && t.title === 'Disconnected in Xero')).toHaveLength(0);
+  });
+
+  it('after a consent that left an organisation out, names it and offers to connect it (issue 45 item 1)', async () => {
+    const connects: string[] = [];
+    server.use(
+      http.get('*/api/user-organizations', () =>
+        HttpResponse.json([
+          shopOrg,
+          { ...builderOrg, connected: false, hasValidToken: false, notConnectedReason: 'not-included' },
+        ]),
+      ),
+      http.get('*/api/xero/connect', ({ request }) => {
+        connects.push(new URL(request.url).search);
+        return HttpResponse.json({ message: 'stop here' }, { status: 500 });
+      }),
+    );
+    const user = userEvent.setup();
+    renderApp(`/organizations?connected=true&not_included=${builderOrg.organizationId}`);
+    const toastText = await screen.findByText('Acme Builders was not included in what you allowed in Xero.');
+    expect(toastText).toBeInTheDocument();
+    const alert = (await screen.findAllByRole('alert')).find((a) =>
+      a.textContent?.includes('Acme Builders was not included in what you allowed in Xero'),
+    );
+    expect(alert).toBeDefined();
+    expect(window.location.search).toBe('');
+    const builder = screen.getByRole('group', { name: 'Acme Builders' });
+    expect(
+      within(builder).getByText(
+        'Acme Builders was not included in what you allowed in Xero. Connect it and tick it on Xero’s page to use it.',
+      ),
+    ).toBeInTheDocument();
+    await user.click(within(alert as HTMLElement).getByRole('button', { name: 'Connect Acme Builders' }));
+    await vi.waitFor(() => expect(connects).toEqual([`?organizationId=${builderOrg.organizationId}`]));
   });
 
   it("says in each card whether Xero's changes arrive live, or are checked on each refresh (issue 18)", async () => {
@@ -248,15 +327,18 @@ describe('Organizations page (spec 000 §2)', () => {
   it('with organisations listed but the connection refused by Xero, says so above the cards and on each token line', async () => {
     server.use(
       http.get('*/api/xero/connection', () =>
-        HttpResponse.json({ connected: false, error: 'Token refresh failed' }),
+        HttpResponse.json({ connected: false, error: 'Token refresh failed', lostReason: 'revoked' }),
       ),
     );
     renderApp('/organizations');
     const alert = await screen.findByRole('alert');
-    expect(within(alert).getByText('Xero Connection Needs Refreshing')).toBeInTheDocument();
-    expect(within(alert).getByRole('button', { name: 'Reconnect now' })).toBeInTheDocument();
+    // Issue 45 item 2: what happened, in one wording, and one Reconnect (the page's own, now primary).
+    expect(within(alert).getByText('Xero access revoked')).toBeInTheDocument();
+    expect(within(alert).queryByRole('button')).not.toBeInTheDocument();
+    const main = screen.getByRole('main');
+    expect(within(main).getAllByRole('button', { name: /Reconnect/ })).toHaveLength(1);
     const shop = screen.getByRole('group', { name: 'Corner Shop Ltd' });
-    expect(within(shop).getByText('Reconnect needed')).toBeInTheDocument();
+    expect(within(shop).getByText('Xero access revoked')).toBeInTheDocument();
     expect(within(shop).queryByText(/^Expires in/)).not.toBeInTheDocument();
     // Issue 17 item 7: no feature can be opened until the organisation is reconnected.
     for (const name of ['Pay Invoices', 'Add Invoices', 'Stock Journal']) {

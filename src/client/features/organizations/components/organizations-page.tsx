@@ -2,12 +2,18 @@ import { useQueryClient } from '@tanstack/react-query';
 import { AlertTriangle, Building2, Plus, RefreshCw } from 'lucide-react';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useLocation, useSearch } from 'wouter';
-import { isNeverConnected } from '@/shared/connection-rules';
-import { sortOrganizationsByName } from '@/shared/organizations';
+import {
+  describeConnectionLoss,
+  describeNotIncluded,
+  getConnectionState,
+  isNeverConnected,
+} from '@/shared/connection-rules';
+import { getOrganizationName, sortOrganizationsByName, type UserOrganization } from '@/shared/organizations';
 import { featureHref } from '@/client/config/paths';
 import { needsReconnection, useConnection } from '@/client/lib/connection';
 import { invalidateOrganizationData, useUserOrganizations } from '@/client/lib/organizations';
 import { queryKeys } from '@/client/lib/query-client';
+import { LOCAL_KEYS, readStorage, writeStorage } from '@/client/lib/storage';
 import { toast } from '@/client/lib/toast';
 import {
   clearAuthorizationInProgress,
@@ -24,42 +30,82 @@ import { useOrganizationActions } from '../hooks/use-organization-actions';
 import { CONNECTED_TOAST, getConnectionErrorToast } from '../utils/connection-query-messages';
 import { OrganizationCard } from './organization-card';
 
-const RETURN_PARAMS = ['error', 'reason', 'message', 'connected'];
+/** `not_included` (beyond the spec, issue 45 item 1): the organisations Xero's consent left out, by id. */
+const RETURN_PARAMS = ['error', 'reason', 'message', 'connected', 'not_included'];
 
-/** The return from Xero: error, reason, message, connected — handled once per visit, then removed. */
-function useReturnParamsOnce() {
+/** The ids of a `not_included` parameter ("5,7"); anything else in it is ignored. */
+function readIds(value: string | null): number[] {
+  return (value ?? '')
+    .split(',')
+    .filter((part) => /^\d{1,10}$/.test(part))
+    .map(Number);
+}
+
+/**
+ * The return from Xero: error, reason, message, connected — handled once per visit, then removed. A consent
+ * that left organisations out (`not_included`) says which (issue 45 item 1); when the one asked for was left
+ * out there is no `connected=true`, so nothing says "Connected to Xero". Answers the ids left out, for the
+ * visit.
+ */
+function useReturnParamsOnce(known: readonly UserOrganization[], listed: boolean): number[] {
   const search = useSearch();
   const [location, navigate] = useLocation();
   const queryClient = useQueryClient();
   const handled = useRef(false);
+  const [notIncluded, setNotIncluded] = useState<number[]>([]);
   useEffect(() => {
     if (handled.current) return;
     const params = new URLSearchParams(search);
     if (!RETURN_PARAMS.some((key) => params.has(key))) return;
+    // The organisations left out are named from the list: wait for it.
+    if (params.has('not_included') && !listed) return;
     handled.current = true;
     clearAuthorizationInProgress();
     const error = params.get('error');
+    const leftOut = readIds(params.get('not_included'));
+    const names = leftOut.map((id) => {
+      const org = known.find((o) => o.organizationId === id);
+      return org ? getOrganizationName(org) : 'An organisation';
+    });
     if (error) {
       toast(getConnectionErrorToast(error, { reason: params.get('reason'), message: params.get('message') }));
     } else if (params.get('connected') === 'true') {
-      toast(CONNECTED_TOAST);
+      toast(
+        leftOut.length > 0
+          ? { ...CONNECTED_TOAST, description: `${describeNotIncluded(names)}.`, variant: 'warning' }
+          : CONNECTED_TOAST,
+      );
+    } else if (leftOut.length > 0) {
+      toast({
+        title: `Not connected`,
+        description: `${describeNotIncluded(names)}. Connect again and tick it on Xero’s page.`,
+        variant: 'warning',
+      });
+    }
+    if (!error) {
+      setNotIncluded(leftOut);
       void queryClient.invalidateQueries({ queryKey: queryKeys.connection });
       void queryClient.invalidateQueries({ queryKey: queryKeys.userOrganizations });
     }
     for (const key of RETURN_PARAMS) params.delete(key);
     const rest = params.toString();
     navigate(rest ? `${location}?${rest}` : location, { replace: true });
-  }, [search, location, navigate, queryClient]);
+  }, [search, location, navigate, queryClient, known, listed]);
+  return notIncluded;
 }
 
 type Starting = 'connect' | 'reconnect' | null;
 
+/** "5:2026-03-03T09:00:00.000Z": one removal of one organisation, as this browser remembers having said it. */
+const removalKey = (org: UserOrganization) => `${org.organizationId}:${org.notConnectedSince ?? ''}`;
+
 /**
- * An organisation disconnected in Xero's own web app (Settings → Connected apps) is found when this page opens:
- * the server reads Xero's connections once per visit, and a card that went away turns to "Not connected" with
- * Connect (issue 33 item 4). A whole grant revoked in Xero shows as the reconnect state instead.
+ * An organisation disconnected in Xero's own web app (Settings → Connected apps) is found when this page opens
+ * (the server reads Xero's connections once per visit), or before, by the server's watch (issue 45 item 2); its
+ * card turns to "Not connected" with Connect (issue 33 item 4), and a toast says so once per removal in this
+ * browser. A whole grant revoked in Xero shows as the reconnect state instead.
  */
-function useDisconnectsMadeInXero(connected: boolean) {
+function useDisconnectsMadeInXero(connected: boolean, organizations: readonly UserOrganization[]) {
   const queryClient = useQueryClient();
   const checked = useRef(false);
   useEffect(() => {
@@ -72,25 +118,44 @@ function useDisconnectsMadeInXero(connected: boolean) {
           queryClient.invalidateQueries({ queryKey: queryKeys.userOrganizations }),
           invalidateOrganizationData(queryClient),
         ]);
-        toast({
-          title: 'Disconnected in Xero',
-          description: `${gone.join(' and ')} ${gone.length === 1 ? 'was' : 'were'} disconnected from Ledgerlink in Xero. History is kept; Connect on the card brings it back.`,
-          variant: 'warning',
-        });
       })
       // Xero unreachable: the cards stay as they were; a connection Xero refuses is handled by the fetch wrapper.
       .catch(() => undefined);
   }, [connected, queryClient]);
+
+  const removed = organizations.filter((o) => !o.connected && o.notConnectedReason === 'removed');
+  const unsaid = removed.filter(
+    (o) => !(readStorage('local', LOCAL_KEYS.removalsSaid) ?? '').split(' ').includes(removalKey(o)),
+  );
+  const names = unsaid.map(getOrganizationName).join('\u0000');
+  useEffect(() => {
+    if (!names) return;
+    const list = names.split('\u0000');
+    const said = (readStorage('local', LOCAL_KEYS.removalsSaid) ?? '').split(' ').filter(Boolean);
+    writeStorage('local', LOCAL_KEYS.removalsSaid, [...said, ...unsaid.map(removalKey)].slice(-50).join(' '));
+    toast({
+      title: 'Disconnected in Xero',
+      description: `${list.join(' and ')} ${list.length === 1 ? 'was' : 'were'} disconnected from Ledgerlink in Xero. History is kept; Connect on the card brings it back.`,
+      variant: 'warning',
+    });
+    // `unsaid` is read with `names`, which says when it changed.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [names]);
 }
 
 export function OrganizationsPage() {
-  useReturnParamsOnce();
   const { data: connection } = useConnection();
   const organizationsQuery = useUserOrganizations();
   const organizations = useMemo(
     () => sortOrganizationsByName(organizationsQuery.data ?? []),
     [organizationsQuery.data],
   );
+  const notIncludedIds = useReturnParamsOnce(organizations, organizationsQuery.isSuccess);
+  const state = getConnectionState(connection);
+  const loss =
+    state.kind === 'lost' && state.reason !== 'removed' ? describeConnectionLoss(state.reason) : null;
+  // Left out of the consent just made, and still not connected: said at the top, with the way to connect them.
+  const notIncluded = organizations.filter((o) => notIncludedIds.includes(o.organizationId) && !o.connected);
   const actions = useOrganizationActions(organizations);
   const [starting, setStarting] = useState<Starting>(null);
   const reconnectRequired = needsReconnection(connection);
@@ -115,11 +180,14 @@ export function OrganizationsPage() {
     }
   }, [renewedExpiry, listedExpiry, queryClient]);
 
-  useDisconnectsMadeInXero(Boolean(connection?.connected));
+  useDisconnectsMadeInXero(Boolean(connection?.connected), organizations);
 
-  async function start(mode: 'connect' | 'reconnect') {
+  async function start(mode: 'connect' | 'reconnect', organizationId?: number) {
     setStarting(mode);
-    const redirected = mode === 'connect' ? await connectToXero() : await reconnectToXero();
+    const redirected =
+      mode === 'connect'
+        ? await connectToXero(organizationId === undefined ? {} : { organizationId })
+        : await reconnectToXero();
     if (!redirected) setStarting(null);
   }
 
@@ -128,7 +196,12 @@ export function OrganizationsPage() {
   const topButtons = (
     <>
       {neverConnected ? null : (
-        <Button variant="outline" disabled={starting !== null} onClick={() => void start('reconnect')}>
+        <Button
+          // The one Reconnect of the page while Xero refuses the connection (issue 45 item 2): the primary button.
+          variant={reconnectRequired ? 'xero' : 'xeroOutline'}
+          disabled={starting !== null}
+          onClick={() => void start('reconnect')}
+        >
           {starting === 'reconnect' ? (
             <Spinner className="size-4" label="Reconnecting" />
           ) : (
@@ -137,7 +210,7 @@ export function OrganizationsPage() {
           Reconnect
         </Button>
       )}
-      <Button disabled={starting !== null} onClick={() => void start('connect')}>
+      <Button variant="xero" disabled={starting !== null} onClick={() => void start('connect')}>
         {starting === 'connect' ? (
           <Spinner className="size-4 text-current" label="Connecting" />
         ) : (
@@ -160,34 +233,47 @@ export function OrganizationsPage() {
       ) : organizations.length === 0 ? (
         <EmptyState
           reconnect={needsReconnection(connection)}
+          explanation={loss?.explanation ?? describeConnectionLoss(null).explanation}
           starting={starting}
           onStart={(mode) => void start(mode)}
         />
       ) : (
         <>
-          {reconnectRequired ? (
+          {loss ? (
+            // What happened, in the words every screen uses (issue 45 item 2); Reconnect is the page's own button.
+            <Alert variant="warning" className="mb-4">
+              <AlertTriangle aria-hidden />
+              <div>
+                <AlertTitle>{loss.title}</AlertTitle>
+                <AlertDescription>{loss.explanation}</AlertDescription>
+              </div>
+            </Alert>
+          ) : null}
+          {notIncluded.length > 0 ? (
             <Alert variant="warning" className="mb-4 items-start">
               <AlertTriangle aria-hidden />
-              <div className="flex flex-1 flex-col gap-3 sm:flex-row sm:items-center sm:justify-between">
+              <div className="flex flex-1 flex-col gap-3">
                 <div>
-                  <AlertTitle>Xero Connection Needs Refreshing</AlertTitle>
+                  <AlertTitle>{describeNotIncluded(notIncluded.map(getOrganizationName))}</AlertTitle>
                   <AlertDescription>
-                    Xero no longer accepts this connection. Reconnect to keep working with your organisations.
+                    Xero’s page lets you tick the organisations Ledgerlink may use. To connect{' '}
+                    {notIncluded.length === 1 ? 'it' : 'them'}, choose Connect and tick{' '}
+                    {notIncluded.length === 1 ? 'it' : 'each one'} there.
                   </AlertDescription>
                 </div>
-                <Button
-                  size="sm"
-                  className="shrink-0 self-start sm:self-center"
-                  disabled={starting !== null}
-                  onClick={() => void start('reconnect')}
-                >
-                  {starting === 'reconnect' ? (
-                    <Spinner className="size-4 text-current" label="Reconnecting" />
-                  ) : (
-                    <RefreshCw aria-hidden />
-                  )}
-                  Reconnect now
-                </Button>
+                <div className="flex flex-wrap gap-2">
+                  {notIncluded.map((org) => (
+                    <Button
+                      key={org.organizationId}
+                      size="sm"
+                      variant="xero"
+                      disabled={starting !== null}
+                      onClick={() => void start('connect', org.organizationId)}
+                    >
+                      <Plus aria-hidden /> Connect {getOrganizationName(org)}
+                    </Button>
+                  ))}
+                </div>
               </div>
             </Alert>
           ) : null}
@@ -197,13 +283,14 @@ export function OrganizationsPage() {
                 key={org.organizationId}
                 organization={org}
                 reconnectRequired={reconnectRequired}
+                lostReason={state.kind === 'lost' ? state.reason : null}
                 pending={actions.pendingId === org.organizationId}
                 busy={actions.pendingId !== null}
                 onActivate={() => void actions.activate(org)}
                 onOpenFeature={(feature) => void actions.openFeature(org, featureHref[feature])}
                 onOpenSettings={() => void actions.openSettings(org)}
                 onDisconnect={() => actions.disconnect(org)}
-                onConnect={() => void start('connect')}
+                onConnect={() => void start('connect', org.organizationId)}
                 connecting={starting !== null}
               />
             ))}
@@ -216,10 +303,12 @@ export function OrganizationsPage() {
 
 function EmptyState({
   reconnect,
+  explanation,
   starting,
   onStart,
 }: {
   reconnect: boolean;
+  explanation: string;
   starting: Starting;
   onStart: (mode: 'connect' | 'reconnect') => void;
 }) {
@@ -232,10 +321,8 @@ function EmptyState({
         {reconnect ? (
           <>
             <h2 className="text-lg font-semibold">Xero Connection Needs Refreshing</h2>
-            <p className="max-w-md text-sm text-muted-foreground">
-              Your Xero authorisation has expired. Reconnect to see and use your organisations again.
-            </p>
-            <Button disabled={starting !== null} onClick={() => onStart('reconnect')}>
+            <p className="max-w-md text-sm text-muted-foreground">{explanation}</p>
+            <Button variant="xero" disabled={starting !== null} onClick={() => onStart('reconnect')}>
               {starting === 'reconnect' ? (
                 <Spinner className="size-4 text-current" label="Reconnecting" />
               ) : (
@@ -250,7 +337,7 @@ function EmptyState({
             <p className="max-w-md text-sm text-muted-foreground">
               Connect a Xero organisation to start paying invoices, adding sales and posting journals.
             </p>
-            <Button disabled={starting !== null} onClick={() => onStart('connect')}>
+            <Button variant="xero" disabled={starting !== null} onClick={() => onStart('connect')}>
               {starting === 'connect' ? (
                 <Spinner className="size-4 text-current" label="Connecting" />
               ) : (

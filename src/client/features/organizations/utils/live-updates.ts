@@ -11,5 +11,7 @@ export function describeWebhookHealth(health: WebhookHealth): string {
     case 'gap':
     case 'silent':
       return "Xero's updates have stopped arriving; Ledgerlink is checking Xero on each refresh.";
+    case 'connection-lost':
+      return 'Off until Xero is reconnected.';
   }
 }

@@ -377,7 +377,7 @@ describe('Settings page, General tab (000 §2)', () => {
     const switched: unknown[] = [];
     server.use(
       http.get('*/api/xero/connection', () =>
-        HttpResponse.json({ connected: false, error: 'Token refresh failed' }),
+        HttpResponse.json({ connected: false, error: 'Token refresh failed', lostReason: 'revoked' }),
       ),
       http.post('*/api/xero/set-active-organization', async ({ request }) => {
         switched.push(await request.json());
@@ -385,11 +385,10 @@ describe('Settings page, General tab (000 §2)', () => {
       }),
     );
     renderApp('/settings?org=2');
-    expect(
-      await screen.findByRole('heading', { name: 'Xero Connection Needs Refreshing' }),
-    ).toBeInTheDocument();
+    // What happened, in the words every screen uses (issue 45 item 2).
+    expect(await screen.findByRole('heading', { name: 'Xero access revoked' })).toBeInTheDocument();
     const general = screen.getByRole('tabpanel', { name: 'General' });
-    expect(general).toHaveTextContent('Xero no longer accepts Ledgerlink’s connection');
+    expect(general).toHaveTextContent('Ledgerlink’s access was revoked in Xero');
     expect(within(general).getByRole('button', { name: 'Reconnect' })).toBeEnabled();
     expect(screen.queryByRole('status', { name: 'Selecting the organization' })).not.toBeInTheDocument();
     expect(switched).toEqual([]);

@@ -35,6 +35,27 @@ function formatAxis(value: number): string {
   return `£${value.toFixed(0)}`;
 }
 
+/** A week's axis label ("1 Dec") as two lines: the day, then the month. */
+function WeekTick(props: { x?: number | string; y?: number | string; payload?: { value?: unknown } }) {
+  const [day = '', month = ''] = String(props.payload?.value ?? '').split(' ');
+  return (
+    <text
+      x={Number(props.x ?? 0)}
+      y={Number(props.y ?? 0)}
+      textAnchor="middle"
+      fontSize={11}
+      fill="var(--color-muted-foreground)"
+    >
+      <tspan x={Number(props.x ?? 0)} dy="0.71em">
+        {day}
+      </tspan>
+      <tspan x={Number(props.x ?? 0)} dy="1.2em">
+        {month}
+      </tspan>
+    </text>
+  );
+}
+
 interface TooltipProps {
   active?: boolean;
   payload?: ReadonlyArray<{ payload?: ChartPoint }>;
@@ -78,12 +99,15 @@ export default function SalesChart({ points }: { points: ChartPoint[] }) {
         <ResponsiveContainer width="100%" height="100%">
           <ComposedChart data={points} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
             <CartesianGrid vertical={false} stroke="var(--color-border)" />
+            {/* Every week keeps its label (issue 45 item 4: at 375 px one was dropped for want of room): the day
+                above the month, so a label takes the width of "Dec", not of "28 Dec". */}
             <XAxis
               dataKey="label"
               tickLine={false}
               axisLine={false}
-              tick={{ fontSize: 11, fill: 'var(--color-muted-foreground)' }}
-              minTickGap={12}
+              interval={0}
+              height={34}
+              tick={WeekTick}
             />
             <YAxis
               tickFormatter={formatAxis}
