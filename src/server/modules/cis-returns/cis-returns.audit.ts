@@ -104,7 +104,7 @@ export const cisReturnsAuditActions = defineAuditActions({
     describe: (line) => {
       const kind = NIL_KINDS[textOf(line.detail, 'kind') ?? ''];
       const by = textOf(line.detail, 'markedBy');
-      return `Took the nil-month mark${kind ? ` "${kind}"` : ''} off ${returnText(textOf(line.detail, 'period') ?? line.target)}${by ? ` (marked by ${by})` : ''}`;
+      return `Took the nil-month mark${kind ? ` ‘${kind}’` : ''} off ${returnText(textOf(line.detail, 'period') ?? line.target)}${by ? ` (marked by ${by})` : ''}`;
     },
     example: { target: '2026-01', detail: { period: '2026-01', kind: 'told-in-advance', markedBy: 'sam' } },
   },

@@ -54,9 +54,11 @@ export const hmrcFilingAuditActions = defineAuditActions({
   'hmrc.return-accepted': {
     describe: (line) => {
       const receipt = recordOf(line.detail, 'receipt');
-      const irmark = receipt ? textOf(receipt, 'irmark') : null;
+      // The IRmark itself is kept with the return (CIS Returns shows it); the log says a receipt came and when.
+      const stamp = receipt ? textOf(receipt, 'timestamp') : null;
+      const received = stamp ? dateText(stamp.slice(0, 10)) : null;
       const filed = line.detail['markedFiled'] === false ? ' (a test: the month stays to be filed)' : '';
-      return `HMRC accepted ${returnText(textOf(line.detail, 'period') ?? line.target)}${irmark ? `, receipt ${irmark}` : ''}${filed}`;
+      return `HMRC accepted ${returnText(textOf(line.detail, 'period') ?? line.target)}${receipt ? `, with its receipt${received ? ` of ${received}` : ''}` : ''}${filed}`;
     },
     example: {
       target: '2026-01',
