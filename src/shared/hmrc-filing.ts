@@ -40,6 +40,41 @@ export function verificationReason(lastPaidOn: string | null, today: string): st
   return null;
 }
 
+/**
+ * A subcontractor's latest verification with HMRC, as the deduction and the return use it (issue 43: HMRC's answer
+ * "is the rate the deduction uses"). `verificationNumber` is HMRC's; an unmatched subcontractor's (rate 30) carries a
+ * letter at its end and is the one a return and a statement must quote (CISR12160, CIS300 "VerificationNumber").
+ */
+export interface VerifiedRate {
+  rate: 0 | 20 | 30;
+  matched: boolean;
+  verificationNumber: string | null;
+  verifiedAt: string;
+}
+
+/**
+ * The one narrow port CIS Bills and CIS Returns read verifications through (handed in by src/server/wiring.ts):
+ * the latest verification of each of these contacts (ids compared without case), keyed by lower-case contact id.
+ */
+export type FindVerifiedRates = (
+  organizationId: number,
+  contactIds: readonly string[],
+) => Promise<ReadonlyMap<string, VerifiedRate>>;
+
+/** The verification number a return line at the higher rate quotes: HMRC's unmatched answer, or one typed. */
+export function pickVerificationNumber(
+  typed: { verificationNumber: string | null; updatedAt?: Date | string | null } | undefined,
+  verified: VerifiedRate | undefined,
+): string | null {
+  const fromHmrc = verified && verified.rate === 30 ? verified.verificationNumber : null;
+  const own = typed?.verificationNumber ?? null;
+  if (!fromHmrc) return own;
+  if (!own) return fromHmrc;
+  // Both: the later one (a number typed after a verification from Ledgerlink, from a verification done elsewhere).
+  const typedAt = typed?.updatedAt ? new Date(typed.updatedAt).getTime() : 0;
+  return typedAt > new Date(verified?.verifiedAt ?? 0).getTime() ? own : fromHmrc;
+}
+
 /** The day the deadline reminder goes: 5 days before the return's due date (the 14th). */
 export const REMINDER_DAYS_BEFORE = 5;
 export function getReminderDate(period: string): string {

@@ -6,11 +6,13 @@
  */
 import {
   CIS_HIGHER_RATE,
+  getFilingRefusal,
   getPeriodOf,
   getTaxMonth,
   hasPeriodEnded,
   shiftPeriod,
   type CisReturn,
+  type CisReturnLine,
   type CisSettings,
 } from '../../../shared/cis-returns';
 import { getDaysBetween, getUkToday } from '../../../shared/dates';
@@ -51,6 +53,7 @@ import type { AuditLog } from '../audit/audit';
 import type { RequestContext } from '../organizations/tenancy';
 import type { HmrcFilingRepository, SubmissionRow, VerificationRow } from './hmrc-filing.repository';
 import { createSubmissionDriver } from './submission-driver';
+import { createVerifiedRates } from './verified-rates';
 
 /** What filing reads of a request: who, which organisation (and its Settings), from where. */
 export type HmrcContext = Pick<
@@ -75,11 +78,16 @@ export interface CisReturnsPort {
   getStatements(ctx: HmrcContext, period: string, contactId: string | null): Promise<StatementData[]>;
   renderStatementsPdf(statements: StatementData[]): Promise<Uint8Array>;
   statementFileName(period: string, name: string | null): string;
+  /**
+   * Marks the month filed through the CIS month-end's one filing path, as HMRC accepted it: the lines and totals
+   * sent (the checks were passed before sending), with HMRC's receipt.
+   */
   markFiled(
     ctx: HmrcContext,
     period: string,
     filedOn: string,
     receipt: { irmark: string; timestamp: string; correlationId: string | null },
+    asSent: { lines: ReadonlyArray<Omit<CisReturnLine, 'flags'>>; totals: CisReturn['totals'] },
   ): Promise<unknown>;
   updateRefs(
     ctx: HmrcContext,
@@ -190,17 +198,28 @@ export function createHmrcFilingService(deps: {
       const period = row.period ?? '';
       if (row.state === 'accepted') {
         const receipt = row.receipt as { irmark: string; timestamp: string };
+        const request = row.request as {
+          lines?: Array<Omit<CisReturnLine, 'flags'>>;
+          returnLines?: Array<Omit<CisReturnLine, 'flags'>>;
+          totals?: CisReturn['totals'];
+        };
         // A test submission to HMRC's own service is validated and never filed: the month stays to be filed.
         const filed = !row.gatewayTest || endpoints.kind === 'sandbox' || endpoints.kind === 'custom';
         if (filed) {
           const org = await repo.findOrganization(row.organizationId);
           if (org) {
             try {
-              await cisReturns.markFiled(contextFor(org, row), period, today(), {
-                irmark: receipt.irmark,
-                timestamp: receipt.timestamp,
-                correlationId: row.correlationId,
-              });
+              await cisReturns.markFiled(
+                contextFor(org, row),
+                period,
+                today(),
+                { irmark: receipt.irmark, timestamp: receipt.timestamp, correlationId: row.correlationId },
+                {
+                  // The return's own figures (pence) as read when sent; HMRC took payments in whole pounds.
+                  lines: request.returnLines ?? request.lines ?? [],
+                  totals: request.totals ?? { grossAmount: 0, materialsAmount: 0, deductionAmount: 0 },
+                },
+              );
             } catch (error) {
               // Already marked filed by hand: HMRC's receipt is kept here all the same.
               deps.log?.warn({ err: error, period }, 'marking an accepted return as filed failed');
@@ -500,27 +519,8 @@ export function createHmrcFilingService(deps: {
         .sort((a, b) => a.name.localeCompare(b.name, 'en-GB'));
     },
 
-    /**
-     * The verified rates of these contacts, for the deduction (issue 43: "it is the rate the deduction uses").
-     * CIS Bills and CIS Returns call this through the wiring (see the report of issue 43).
-     */
-    async findVerifiedRates(organizationId: number, contactIds: readonly string[]) {
-      const rows = await repo.findVerifications(
-        organizationId,
-        contactIds.map((c) => c.toLowerCase()),
-      );
-      return new Map(
-        rows.map((r) => [
-          r.contactId,
-          {
-            rate: r.rate as 0 | 20 | 30,
-            verificationNumber: r.verificationNumber,
-            matched: r.matched,
-            verifiedAt: r.verifiedAt.toISOString(),
-          },
-        ]),
-      );
-    },
+    /** The verified rates of these contacts (the same reader the wiring hands CIS Bills and CIS Returns). */
+    findVerifiedRates: createVerifiedRates(repo),
 
     async getVerification(
       ctx: HmrcContext,
@@ -696,27 +696,24 @@ export function createHmrcFilingService(deps: {
           'CONFLICT',
           `This return is already marked as filed (on ${ret.filing.filedOn} by ${ret.filing.filedBy}): nothing was sent. If HMRC does not have it, an administrator can undo the mark and send it from here.`,
         );
+      // One rule decides what may be filed (getFilingRefusal): what a person marking the month filed would be
+      // refused for, the submission is refused for, before anything is sent. The return's lines already carry the
+      // verification number HMRC answered a verification from Ledgerlink with (issue 43).
+      const refusal = getFilingRefusal(ret.checks, 'sent to HMRC');
+      if (refusal)
+        throw new AppError('UNPROCESSABLE', refusal.message, undefined, { missing: refusal.missing });
       const contractor = await contractorRefs(ctx);
-      const verified = await repo.findVerifications(
-        ctx.organizationId,
-        ret.lines.map((l) => l.contactId.toLowerCase()),
-      );
-      const verifiedNumber = new Map(verified.map((v) => [v.contactId, v.verificationNumber]));
-      const lines = ret.lines.map((l) => {
-        const unmatched = l.rate === CIS_HIGHER_RATE;
-        return {
-          contactId: l.contactId,
-          name: l.name,
-          utr: l.utr,
-          verificationNumber: unmatched
-            ? (l.verificationNumber ?? verifiedNumber.get(l.contactId.toLowerCase()) ?? null)
-            : null,
-          rate: l.rate,
-          grossAmount: fromPence(toWholePoundsPence(toPence(l.grossAmount))),
-          materialsAmount: fromPence(toWholePoundsPence(toPence(l.materialsAmount))),
-          deductionAmount: l.deductionAmount,
-        };
-      });
+      const returnLines = ret.lines.map(({ flags: _flags, ...line }) => line);
+      const lines = ret.lines.map((l) => ({
+        contactId: l.contactId,
+        name: l.name,
+        utr: l.utr,
+        verificationNumber: l.rate === CIS_HIGHER_RATE ? l.verificationNumber : null,
+        rate: l.rate,
+        grossAmount: fromPence(toWholePoundsPence(toPence(l.grossAmount))),
+        materialsAmount: fromPence(toWholePoundsPence(toPence(l.materialsAmount))),
+        deductionAmount: l.deductionAmount,
+      }));
       const nil = lines.length === 0;
       let built;
       try {
@@ -761,7 +758,7 @@ export function createHmrcFilingService(deps: {
         irmarkBase32: prepared.irmark.base32,
         gatewayTest: endpoints.gatewayTest,
         requestXml: prepared.recorded,
-        request: { period, nil, inactive: Boolean(input.inactive), lines, totals: ret.totals },
+        request: { period, nil, inactive: Boolean(input.inactive), lines, returnLines, totals: ret.totals },
         declarations: input.declarations,
         createdByUserId: ctx.userId,
         createdByName: ctx.username,
