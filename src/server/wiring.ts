@@ -47,7 +47,7 @@ import { createCisReturnsService, type CisStatement } from './modules/cis-return
 import { renderStatementsPdf, statementFileName } from './modules/cis-returns/statement-pdf';
 import { createHmrcFilingRepository } from './modules/hmrc-filing/hmrc-filing.repository';
 import { registerHmrcFilingRoutes } from './modules/hmrc-filing/hmrc-filing.routes';
-import { createVerifiedRates } from './modules/hmrc-filing/verified-rates';
+import { createReturnInFlight, createVerifiedRates } from './modules/hmrc-filing/ports';
 import {
   createHmrcFilingService,
   type HmrcEndpointConfig,
@@ -364,6 +364,7 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
     audit,
     checkCisContacts: (ctx, contactIds) => cisBills.checkCisContacts(ctx, contactIds),
     verifiedRates,
+    returnInFlight: createReturnInFlight(hmrcFilingRepo),
     log,
   });
   // Filing with HMRC (issue 43): the figures are the CIS month-end's, reached through a narrow port.

@@ -31,13 +31,23 @@ export function isVerificationNeeded(lastPaidOn: string | null, today: string): 
   return getTaxYearOf(lastPaidOn) < getTaxYearOf(today) - 2;
 }
 
-/** Why a subcontractor needs verifying, in words; null when HMRC's rule does not ask for it. */
-export function verificationReason(lastPaidOn: string | null, today: string): string | null {
+/**
+ * Why a subcontractor needs verifying, in words; null when HMRC's rule does not ask for it. `as`: asked before the
+ * next payment (today), or about a tax month's payments (`lastPaidOn` then before the month, `today` its first day).
+ */
+export function verificationReason(
+  lastPaidOn: string | null,
+  today: string,
+  as: 'today' | 'month' = 'today',
+): string | null {
+  if (!isVerificationNeeded(lastPaidOn, today)) return null;
+  if (as === 'month')
+    return lastPaidOn
+      ? 'Not paid in the tax year of this month or the two before it: HMRC’s rule asks for a verification before paying again, and none from Ledgerlink is recorded by the month’s end.'
+      : 'First paid this month: HMRC’s rule asks for a verification before the first payment, and none from Ledgerlink is recorded by the month’s end.';
   if (!lastPaidOn)
     return 'Not paid before: HMRC asks contractors to verify a new subcontractor before paying them.';
-  if (isVerificationNeeded(lastPaidOn, today))
-    return 'Not paid in this tax year or the two before it: HMRC asks for the subcontractor to be verified again.';
-  return null;
+  return 'Not paid in this tax year or the two before it: HMRC asks for the subcontractor to be verified again.';
 }
 
 /**

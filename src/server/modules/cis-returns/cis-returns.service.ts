@@ -30,7 +30,11 @@ import {
   type SubcontractorRefs,
 } from '../../../shared/cis-returns';
 import { formatDateMedium, getDaysBetween, getIsoWeekday, getUkToday } from '../../../shared/dates';
-import { pickVerificationNumber, type FindVerifiedRates, type VerifiedRate } from '../../../shared/hmrc-filing';
+import {
+  pickVerificationNumber,
+  type FindVerifiedRates,
+  type VerifiedRate,
+} from '../../../shared/hmrc-filing';
 import { fromPence, toPence } from '../../../shared/money';
 import { AppError } from '../../lib/app-error';
 import type { XeroSync } from '../../xero/sync/sync.service';
@@ -163,6 +167,11 @@ export function createCisReturnsService(deps: {
    * given where the bills do not say one, and the verification number a 30 % line quotes. None without it.
    */
   verifiedRates?: FindVerifiedRates;
+  /** Issue 43: the month's return on its way to HMRC from Ledgerlink (who sent it, when), or null. */
+  returnInFlight?: (
+    organizationId: number,
+    period: string,
+  ) => Promise<{ sentBy: string; sentAt: string } | null>;
   /** Today's date, for tests (default: the UK's today). */
   today?: () => string;
   log?: { warn: (o: object, m: string) => void };
@@ -296,7 +305,10 @@ export function createCisReturnsService(deps: {
         ])
       ).map((r) => [r.contactId, r]),
     );
-    const verified = await verifiedRatesOf(ctx.organizationId, [...refs.keys(), ...figures.lines.map((l) => l.contactId)]);
+    const verified = await verifiedRatesOf(ctx.organizationId, [
+      ...refs.keys(),
+      ...figures.lines.map((l) => l.contactId),
+    ]);
     const lines = toLines(figures, refs, verified);
     const filing = toFiling(view?.filing, view?.penalty);
     const changes = filing?.lines ? diffReturnLines(filing.lines, lines) : [];
@@ -355,6 +367,15 @@ export function createCisReturnsService(deps: {
     if (day > now) throw new AppError('VALIDATION_ERROR', 'Filed date cannot be in the future');
     if (day <= month.end)
       throw new AppError('VALIDATION_ERROR', `Filed date must be after the tax month's end (${month.end})`);
+    if (input.source === 'manual') {
+      // Sent to HMRC from Ledgerlink and not answered yet: HMRC's answer decides, and marks the month if accepted.
+      const inFlight = await deps.returnInFlight?.(ctx.organizationId, period);
+      if (inFlight)
+        throw new AppError(
+          'CONFLICT',
+          `This return is on its way to HMRC (sent by ${inFlight.sentBy} on ${formatDateMedium(inFlight.sentAt.slice(0, 10))}): HMRC's answer marks the month filed. Wait for it on the File with HMRC card.`,
+        );
+    }
     const [already] = await repo.findFilings(ctx.organizationId, [period]);
     if (already) {
       // Marked by hand while HMRC was answering: the month is filed already; HMRC's receipt is kept with it.

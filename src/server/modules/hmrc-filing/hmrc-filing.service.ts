@@ -53,7 +53,7 @@ import type { AuditLog } from '../audit/audit';
 import type { RequestContext } from '../organizations/tenancy';
 import type { HmrcFilingRepository, SubmissionRow, VerificationRow } from './hmrc-filing.repository';
 import { createSubmissionDriver } from './submission-driver';
-import { createVerifiedRates } from './verified-rates';
+import { createVerifiedRates } from './ports';
 
 /** What filing reads of a request: who, which organisation (and its Settings), from where. */
 export type HmrcContext = Pick<
@@ -348,7 +348,8 @@ export function createHmrcFilingService(deps: {
       verifiedBy: row.verifiedByName,
       utr: row.utr,
       xeroRate,
-      disagreesWithXero: xeroRate !== null && xeroRate !== row.rate,
+      // Xero's contact says another rate, or that the contact is not a CIS subcontractor at all: the screens say so.
+      disagreesWithXero: xero?.cisEnabled === false || (xeroRate !== null && xeroRate !== row.rate),
     };
   }
 
@@ -475,8 +476,14 @@ export function createHmrcFilingService(deps: {
 
     // ---- Verification ---------------------------------------------------------------------------------------
 
-    /** The subcontractors of the organisation with what HMRC's rule asks and their latest verification. */
-    async listSubcontractors(ctx: HmrcContext): Promise<SubcontractorStatus[]> {
+    /**
+     * The subcontractors of the organisation with what HMRC's rule asks and their latest verification. HMRC's rule
+     * (CISR51050): verify a subcontractor before paying them unless they were paid in this tax year or the two before
+     * it. Without `period` it is asked as of today, before the next payment (CIS Bills); with one, as it stood for
+     * that tax month's payments (CIS Returns: "verified where the rules require it", the return's declaration):
+     * payments before the month, and verifications made by its end.
+     */
+    async listSubcontractors(ctx: HmrcContext, period: string | null = null): Promise<SubcontractorStatus[]> {
       const group = ctx.organization.defaultCisSubcontractorsGroupId;
       // CIS Bills' subcontractors: the CIS group's members when one is chosen, else the suppliers; and any contact
       // Xero has CIS on for (docs/architecture.md §4, CIS Bills).
@@ -486,32 +493,35 @@ export function createHmrcFilingService(deps: {
           (c.cisEnabled === true || (group ? c.groupIds.includes(group) : c.isSupplier)),
       );
       const ids = contacts.map((c) => c.contactId);
+      const month = period ? getTaxMonth(period) : null;
       const [lastPaid, utrs, verifications, open] = await Promise.all([
-        repo.findLastPaid(ctx.organizationId),
+        repo.findLastPaid(ctx.organizationId, month?.start ?? null),
         repo.findUtrs(ctx.organizationId, ids),
         repo.findVerifications(ctx.organizationId, ids),
         repo.findOpenVerifications(ctx.organizationId),
       ]);
-      const now = today();
+      // As of a month: its first day (a tax year starts on 6 April, the first day of a tax month).
+      const asOf = month?.start ?? today();
       const utrOf = new Map(utrs.map((u) => [u.contactId, u.utr]));
       const verificationOf = new Map(verifications.map((v) => [v.contactId, v]));
       const sending = new Set(open.map((o) => o.contactId));
       return contacts
         .map((c) => {
-          const paid = lastPaid.get(c.contactId) ?? null;
+          const paid = lastPaid.get(c.contactId.toLowerCase()) ?? null;
           const v = verificationOf.get(c.contactId);
-          // A verification counts as a first contact with HMRC: the rule is then about payments since.
-          const since = v
-            ? ([paid, v.verifiedAt.toISOString().slice(0, 10)].filter(Boolean).sort().at(-1) ?? null)
-            : paid;
+          const verifiedOn = v ? v.verifiedAt.toISOString().slice(0, 10) : null;
+          // A verification counts as a first contact with HMRC: the rule is then about payments since. For a month,
+          // only one made by its end counts.
+          const counts = verifiedOn !== null && (!month || verifiedOn <= month.end);
+          const since = counts ? ([paid, verifiedOn].filter(Boolean).sort().at(-1) ?? null) : paid;
           return {
             contactId: c.contactId,
             name: c.name,
             utr: utrOf.get(c.contactId) ?? null,
             email: c.email,
             lastPaidOn: paid,
-            needsVerification: isVerificationNeeded(since, now),
-            reason: verificationReason(since, now),
+            needsVerification: isVerificationNeeded(since, asOf),
+            reason: verificationReason(since, asOf, month ? 'month' : 'today'),
             verification: v ? toVerification(v, c) : null,
             sending: sending.has(c.contactId),
           };
