@@ -44,7 +44,7 @@ export function verificationReason(
   if (as === 'month')
     return lastPaidOn
       ? 'Not paid in the tax year of this month or the two before it: HMRC’s rule asks for a verification before paying again, and none from Ledgerlink is recorded by the month’s end.'
-      : 'First paid this month: HMRC’s rule asks for a verification before the first payment, and none from Ledgerlink is recorded by the month’s end.';
+      : 'Not paid before this month: HMRC’s rule asks for a verification before the first payment, and none from Ledgerlink is recorded by the month’s end.';
   if (!lastPaidOn)
     return 'Not paid before: HMRC asks contractors to verify a new subcontractor before paying them.';
   return 'Not paid in this tax year or the two before it: HMRC asks for the subcontractor to be verified again.';

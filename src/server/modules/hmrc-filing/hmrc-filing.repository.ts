@@ -2,6 +2,7 @@ import { and, asc, desc, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import {
   cisCountedPayments,
+  cisNilMonths,
   cisReturnFilings,
   cisStatementEmails,
   cisSubcontractorRefs,
@@ -310,19 +311,30 @@ export function createHmrcFilingRepository(db: Db) {
       return new Map(list.map((r) => [String(r.contact_id), String(r.last_paid).slice(0, 10)]));
     },
 
-    /** Months marked filed (the CIS month-end's table, read only). */
+    /**
+     * Months with nothing more to send: marked filed, or nil months marked "HMRC told in advance" / "scheme
+     * inactive" (the CIS month-end's tables, read only). No reminder goes for them.
+     */
     async findFiledPeriods(organizationId: number, periods: readonly string[]): Promise<Set<string>> {
       if (periods.length === 0) return new Set();
-      const rows = await db
-        .select({ period: cisReturnFilings.period })
-        .from(cisReturnFilings)
-        .where(
-          and(
-            eq(cisReturnFilings.organizationId, organizationId),
-            inArray(cisReturnFilings.period, [...periods]),
+      const [filed, nil] = await Promise.all([
+        db
+          .select({ period: cisReturnFilings.period })
+          .from(cisReturnFilings)
+          .where(
+            and(
+              eq(cisReturnFilings.organizationId, organizationId),
+              inArray(cisReturnFilings.period, [...periods]),
+            ),
           ),
-        );
-      return new Set(rows.map((r) => r.period));
+        db
+          .select({ period: cisNilMonths.period })
+          .from(cisNilMonths)
+          .where(
+            and(eq(cisNilMonths.organizationId, organizationId), inArray(cisNilMonths.period, [...periods])),
+          ),
+      ]);
+      return new Set([...filed, ...nil].map((r) => r.period));
     },
 
     async findAcceptedPeriods(organizationId: number, periods: readonly string[]): Promise<Set<string>> {
