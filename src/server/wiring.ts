@@ -47,6 +47,7 @@ import { createCisReturnsService, type CisStatement } from './modules/cis-return
 import { renderStatementsPdf, statementFileName } from './modules/cis-returns/statement-pdf';
 import { createHmrcFilingRepository } from './modules/hmrc-filing/hmrc-filing.repository';
 import { registerHmrcFilingRoutes } from './modules/hmrc-filing/hmrc-filing.routes';
+import { createReturnInFlight, createVerifiedRates } from './modules/hmrc-filing/ports';
 import {
   createHmrcFilingService,
   type HmrcEndpointConfig,
@@ -361,8 +362,13 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
     sync,
     audit,
   });
+  // Issue 43: HMRC's answer to a verification is the rate a contact is given, for CIS Bills and CIS Returns alike:
+  // one narrow reader of the verifications kept by HMRC filing.
+  const hmrcFilingRepo = createHmrcFilingRepository(db);
+  const verifiedRates = createVerifiedRates(hmrcFilingRepo);
   const cisBills = createCisBillsService({
     repo: createCisBillsRepository(db),
+    verifiedRates,
     bills: xero.bills,
     contacts: xero.contacts,
     sync,
@@ -377,11 +383,13 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
     sync,
     audit,
     checkCisContacts: (ctx, contactIds) => cisBills.checkCisContacts(ctx, contactIds),
+    verifiedRates,
+    returnInFlight: createReturnInFlight(hmrcFilingRepo),
     log,
   });
   // Filing with HMRC (issue 43): the figures are the CIS month-end's, reached through a narrow port.
   const hmrcFiling = createHmrcFilingService({
-    repo: createHmrcFilingRepository(db),
+    repo: hmrcFilingRepo,
     box,
     audit,
     endpoints: resolveHmrcEndpoints(config, options.hmrc),
@@ -394,7 +402,7 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
       statementFileName,
       // An accepted return marks the month filed with HMRC's receipt (issue 42's one filing path); the whole
       // exchange is also kept with the submission (hmrc_submissions).
-      markFiled: (ctx, period, filedOn, receipt) =>
+      markFiled: (ctx, period, filedOn, receipt, asSent) =>
         cisReturns.recordFiling(ctx, period, {
           filedOn,
           source: 'hmrc',
@@ -403,6 +411,7 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
             receivedAt: receipt.timestamp,
             correlationId: receipt.correlationId,
           },
+          asSent,
         }),
       updateRefs: (ctx, contactId, refs) => cisReturns.updateRefs(ctx, contactId, refs),
     },

@@ -240,6 +240,24 @@ export const cisContactSchema = z.object({
    * subcontractor) or while they are not read (`cisChecked` false).
    */
   cisRate: cisRateSchema.nullable().optional(),
+  /**
+   * Issue 43: HMRC's answer to the contact's latest verification from Ledgerlink, when there is one. Its rate is
+   * then `cisRate`, the rate the deduction uses, whatever Xero's contact says (`xeroCisRate`).
+   */
+  verified: z
+    .object({
+      rate: cisRateSchema,
+      matched: z.boolean(),
+      verificationNumber: z.string().nullable(),
+      verifiedAt: z.string(),
+    })
+    .nullable()
+    .optional(),
+  /**
+   * Issue 43, with `verified`: what Xero's CIS settings for the contact say (0, 20 or 30; null when Xero marks it
+   * as not CIS or they are not read), so the screen can say where Xero disagrees with HMRC.
+   */
+  xeroCisRate: cisRateSchema.nullable().optional(),
   /** Beyond the spec (issue 42): how the subcontractor's bills carry VAT. */
   vatTreatment: cisVatTreatmentSchema.optional(),
   /** Beyond the spec (issue 42): the VAT percent of their bills' lines (0 for none and the reverse charge). */

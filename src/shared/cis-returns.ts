@@ -425,10 +425,29 @@ export function getFilingChecks(
   return checks;
 }
 
-/** The refusal's message: each missing thing named. */
-export function describeMissingForFiling(checks: readonly CisFilingCheck[]): string {
+/** The refusal's message: each missing thing named ("filed" when marked by hand, "sent to HMRC" from Ledgerlink). */
+export function describeMissingForFiling(
+  checks: readonly CisFilingCheck[],
+  verb: 'filed' | 'sent to HMRC' = 'filed',
+): string {
   const missing = checks.filter((c) => !c.ok).map((c) => c.label);
-  return `This return cannot be filed yet. Missing: ${missing.join('; ')}.`;
+  return `This return cannot be ${verb} yet. Missing: ${missing.join('; ')}.`;
+}
+
+/**
+ * The one rule of what may be filed (issues 42 and 43): a return marked filed by hand and one sent to HMRC from
+ * Ledgerlink are both refused, naming each thing missing, until every check passes. Null when it may be filed.
+ */
+export function getFilingRefusal(
+  checks: readonly CisFilingCheck[],
+  verb: 'filed' | 'sent to HMRC' = 'filed',
+): { message: string; missing: Array<Pick<CisFilingCheck, 'code' | 'label' | 'contactId'>> } | null {
+  const missing = checks.filter((c) => !c.ok);
+  if (missing.length === 0) return null;
+  return {
+    message: describeMissingForFiling(checks, verb),
+    missing: missing.map((c) => ({ code: c.code, label: c.label, contactId: c.contactId })),
+  };
 }
 
 // ---- Who may change what a return is filed under (issue 44 item 4) -----------------------------------------

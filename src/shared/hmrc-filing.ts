@@ -31,13 +31,58 @@ export function isVerificationNeeded(lastPaidOn: string | null, today: string): 
   return getTaxYearOf(lastPaidOn) < getTaxYearOf(today) - 2;
 }
 
-/** Why a subcontractor needs verifying, in words; null when HMRC's rule does not ask for it. */
-export function verificationReason(lastPaidOn: string | null, today: string): string | null {
+/**
+ * Why a subcontractor needs verifying, in words; null when HMRC's rule does not ask for it. `as`: asked before the
+ * next payment (today), or about a tax month's payments (`lastPaidOn` then before the month, `today` its first day).
+ */
+export function verificationReason(
+  lastPaidOn: string | null,
+  today: string,
+  as: 'today' | 'month' = 'today',
+): string | null {
+  if (!isVerificationNeeded(lastPaidOn, today)) return null;
+  if (as === 'month')
+    return lastPaidOn
+      ? 'Not paid in the tax year of this month or the two before it: HMRC’s rule asks for a verification before paying again, and none from Ledgerlink is recorded by the month’s end.'
+      : 'Not paid before this month: HMRC’s rule asks for a verification before the first payment, and none from Ledgerlink is recorded by the month’s end.';
   if (!lastPaidOn)
     return 'Not paid before: HMRC asks contractors to verify a new subcontractor before paying them.';
-  if (isVerificationNeeded(lastPaidOn, today))
-    return 'Not paid in this tax year or the two before it: HMRC asks for the subcontractor to be verified again.';
-  return null;
+  return 'Not paid in this tax year or the two before it: HMRC asks for the subcontractor to be verified again.';
+}
+
+/**
+ * A subcontractor's latest verification with HMRC, as the deduction and the return use it (issue 43: HMRC's answer
+ * "is the rate the deduction uses"). `verificationNumber` is HMRC's; an unmatched subcontractor's (rate 30) carries a
+ * letter at its end and is the one a return and a statement must quote (CISR12160, CIS300 "VerificationNumber").
+ */
+export interface VerifiedRate {
+  rate: 0 | 20 | 30;
+  matched: boolean;
+  verificationNumber: string | null;
+  verifiedAt: string;
+}
+
+/**
+ * The one narrow port CIS Bills and CIS Returns read verifications through (handed in by src/server/wiring.ts):
+ * the latest verification of each of these contacts (ids compared without case), keyed by lower-case contact id.
+ */
+export type FindVerifiedRates = (
+  organizationId: number,
+  contactIds: readonly string[],
+) => Promise<ReadonlyMap<string, VerifiedRate>>;
+
+/** The verification number a return line at the higher rate quotes: HMRC's unmatched answer, or one typed. */
+export function pickVerificationNumber(
+  typed: { verificationNumber: string | null; updatedAt?: Date | string | null } | undefined,
+  verified: VerifiedRate | undefined,
+): string | null {
+  const fromHmrc = verified && verified.rate === 30 ? verified.verificationNumber : null;
+  const own = typed?.verificationNumber ?? null;
+  if (!fromHmrc) return own;
+  if (!own) return fromHmrc;
+  // Both: the later one (a number typed after a verification from Ledgerlink, from a verification done elsewhere).
+  const typedAt = typed?.updatedAt ? new Date(typed.updatedAt).getTime() : 0;
+  return typedAt > new Date(verified?.verifiedAt ?? 0).getTime() ? own : fromHmrc;
 }
 
 /** The day the deadline reminder goes: 5 days before the return's due date (the 14th). */

@@ -32,6 +32,8 @@ export const hmrcKeys = {
 };
 /** The CIS month-end's own keys start here (src/client/features/cis-returns/api/query-keys.ts). */
 const cisReturnsAll = (orgId: number) => ['org', orgId, 'cis-returns'] as const;
+/** CIS Bills' subcontractors and drafts: a verification changes the rate a contact is given (issue 43). */
+const cisBillsAll = (orgId: number) => ['org', orgId, 'cis-bills'] as const;
 
 export function useHmrcSetup(orgId: number) {
   return useQuery({
@@ -62,11 +64,15 @@ export function useSaveHmrcSetup(orgId: number) {
   };
 }
 
-export function useSubcontractorStatuses(orgId: number) {
+/**
+ * The subcontractors with HMRC's rule for each (verify before paying: CISR51050) and their latest verification: as of
+ * today (CIS Bills, before the next payment), or as it stood for a tax month's payments (`period`, CIS Returns).
+ */
+export function useSubcontractorStatuses(orgId: number, period: string | null = null) {
   return useQuery({
-    queryKey: hmrcKeys.subcontractors(orgId),
+    queryKey: period ? [...hmrcKeys.subcontractors(orgId), period] : hmrcKeys.subcontractors(orgId),
     queryFn: () =>
-      api.get(orgUrl('/api/xero/cis/subcontractors/verifications', orgId), {
+      api.get(orgUrl('/api/xero/cis/subcontractors/verifications', orgId, { period: period ?? undefined }), {
         schema: subcontractorStatusesSchema,
       }),
   });
@@ -90,6 +96,7 @@ export function useVerifySubcontractor(orgId: number) {
     onSettled: () => {
       void queryClient.invalidateQueries({ queryKey: hmrcKeys.all(orgId) });
       void queryClient.invalidateQueries({ queryKey: cisReturnsAll(orgId) });
+      void queryClient.invalidateQueries({ queryKey: cisBillsAll(orgId) });
     },
   });
 }
@@ -101,6 +108,23 @@ export function getVerification(orgId: number, contactId: string) {
       schema: verifyAnswerSchema,
     },
   );
+}
+
+/**
+ * Asks for a verification's answer again; once HMRC has answered, what shows the rate a contact is given (CIS Bills,
+ * CIS Returns, the verification lists) is read again.
+ */
+export function useAskVerificationAgain(orgId: number) {
+  const queryClient = useQueryClient();
+  return async (contactId: string) => {
+    const answer = await getVerification(orgId, contactId);
+    if (!('state' in answer)) {
+      void queryClient.invalidateQueries({ queryKey: hmrcKeys.all(orgId) });
+      void queryClient.invalidateQueries({ queryKey: cisReturnsAll(orgId) });
+      void queryClient.invalidateQueries({ queryKey: cisBillsAll(orgId) });
+    }
+    return answer;
+  };
 }
 
 /** The month's submission, or null when it was never sent from Ledgerlink; asked again while it is on its way. */

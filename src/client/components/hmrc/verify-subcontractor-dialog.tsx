@@ -23,7 +23,7 @@ import { Input } from '@/client/components/ui/input';
 import { SELECT_TRIGGER_CLASS } from '@/client/components/ui/select-trigger-class';
 import { Spinner } from '@/client/components/ui/spinner';
 import { getMessage } from '@/client/lib/api-client';
-import { getVerification, useVerifySubcontractor, type VerifyAnswer } from '@/client/lib/hmrc';
+import { useAskVerificationAgain, useVerifySubcontractor, type VerifyAnswer } from '@/client/lib/hmrc';
 import { newIdempotencyKey } from '@/client/lib/idempotency';
 
 /** "20 % — net", said the way the return says a rate. */
@@ -49,10 +49,14 @@ export function VerificationSummary({ verification }: { verification: Verificati
         <Alert variant="warning">
           <AlertTriangle aria-hidden />
           <div>
-            <AlertTitle>Xero says {verification.xeroRate}%</AlertTitle>
+            <AlertTitle>
+              {verification.xeroRate === null
+                ? 'Xero does not mark this contact as a CIS subcontractor'
+                : `Xero says ${verification.xeroRate}%`}
+            </AlertTitle>
             <AlertDescription>
-              HMRC's answer is {verification.rate}%: deductions use HMRC's rate. Change the contact's CIS rate
-              in Xero to match.
+              HMRC's answer is {verification.rate}%: deductions use HMRC's rate. Change the contact's CIS
+              settings in Xero to match.
             </AlertDescription>
           </div>
         </Alert>
@@ -103,6 +107,7 @@ export function VerifySubcontractorDialog({
   const [answer, setAnswer] = useState<VerifyAnswer | null>(null);
   const [checking, setChecking] = useState(false);
   const verify = useVerifySubcontractor(orgId);
+  const askVerificationAgain = useAskVerificationAgain(orgId);
   const set = (name: keyof Fields) => (e: { target: { value: string } }) =>
     setFields((f) => ({ ...f, [name]: e.target.value }));
 
@@ -126,7 +131,7 @@ export function VerifySubcontractorDialog({
   async function askAgain() {
     setChecking(true);
     try {
-      setAnswer(await getVerification(orgId, contact.contactId));
+      setAnswer(await askVerificationAgain(contact.contactId));
     } finally {
       setChecking(false);
     }

@@ -7,6 +7,7 @@ import {
   type CisVatTreatment,
 } from '../../../shared/cis';
 import { NO_DEDUCTION_ACCOUNT_MESSAGE } from '../../../shared/cis-bills';
+import type { VerifiedRate } from '../../../shared/hmrc-filing';
 import { AppError } from '../../lib/app-error';
 import type { CachedLine } from '../../xero/sync/mappers';
 import {
@@ -34,8 +35,21 @@ export type ContactCis =
   /** CIS enabled without a rate Ledgerlink knows, or the settings not read: no deduction can be worked out. */
   | { state: 'unknown'; rate: null };
 
-/** The contact's CIS state from its cached settings (current ones only: issue 19). */
-export function readContactCis(contact: CachedContact | null | undefined): ContactCis {
+/**
+ * The contact's CIS state: the rate a contact is given. HMRC's answer to a verification from Ledgerlink when there
+ * is one (issue 43: "it is the rate the deduction uses"; the screens say where Xero's contact says otherwise),
+ * else its cached Xero CIS settings (current ones only: issue 19).
+ */
+export function readContactCis(
+  contact: CachedContact | null | undefined,
+  verified?: VerifiedRate | undefined,
+): ContactCis {
+  if (verified) return { state: 'cis', rate: verified.rate };
+  return readXeroContactCis(contact);
+}
+
+/** What Xero's CIS settings for the contact say (current ones only: issue 19). */
+export function readXeroContactCis(contact: CachedContact | null | undefined): ContactCis {
   if (!contact || !isCisCheckCurrent(contact) || contact.cisEnabled === null)
     return { state: 'unknown', rate: null };
   if (contact.cisEnabled !== true) return { state: 'not-cis', rate: null };

@@ -1,4 +1,5 @@
 import { isCisDeductionLine, type CisRate } from '../../../shared/cis';
+import type { VerifiedRate } from '../../../shared/hmrc-filing';
 import {
   deriveHasValidUtr,
   isCisCheckCurrent,
@@ -15,6 +16,7 @@ import {
   readBillVatTreatment,
   readCachedBill,
   readContactCis,
+  readXeroContactCis,
   resolveBillVat,
 } from './bill-booking';
 import type {
@@ -64,7 +66,7 @@ export function toDraftBill(
 /** The lists CIS Bills shows: subcontractors with their CIS state, direct-costs accounts and draft bills. */
 export function createBillReads(deps: CisBillsDeps, core: CisBillsCore) {
   const { repo, sync } = deps;
-  const { checkUnchecked } = core;
+  const { checkUnchecked, verifiedRatesOf } = core;
 
   /** What a contact DTO needs of the organisation: its CIS settings and bill tax rates, read once a request. */
   async function readContactSetup(ctx: CisBillsContext) {
@@ -79,12 +81,14 @@ export function createBillReads(deps: CisBillsDeps, core: CisBillsCore) {
   /**
    * The CIS contact DTO: hasValidUTR and the rate from the kept settings; while they are not current,
    * hasValidUTR and cisRate null and `cisChecked` false (issue 33 item 12). VAT from the contact and the
-   * organisation's reverse-charge setting (issue 42).
+   * organisation's reverse-charge setting (issue 42). A contact verified with HMRC from Ledgerlink is given HMRC's
+   * rate, with Xero's beside it (issue 43); HMRC matched it, so its UTR is valid, or did not (30 %).
    */
   function toCisContact(
     ctx: CisBillsContext,
     r: CachedContact,
     setup: Awaited<ReturnType<typeof readContactSetup>>,
+    verified: VerifiedRate | undefined,
   ): CisContact {
     const inGroup = Boolean(ctx.organization.defaultCisSubcontractorsGroupId);
     const checked = isCisCheckCurrent(r);
@@ -92,12 +96,27 @@ export function createBillReads(deps: CisBillsDeps, core: CisBillsCore) {
     return {
       id: r.contactId,
       name: r.name,
-      isContractor: inGroup || (checked && r.cisEnabled === true),
+      isContractor: inGroup || (checked && r.cisEnabled === true) || verified !== undefined,
       isSupplier: r.isSupplier,
       // Not known until the settings are read: null, never a false the screen would show as "(No UTR)".
-      hasValidUTR: checked ? deriveHasValidUtr({ cisEnabled: r.cisEnabled, rate: r.cisRate }) : null,
+      hasValidUTR: checked
+        ? verified
+          ? verified.rate !== 30
+          : deriveHasValidUtr({ cisEnabled: r.cisEnabled, rate: r.cisRate })
+        : null,
       cisChecked: checked,
-      cisRate: readContactCis(r).rate,
+      cisRate: readContactCis(r, verified).rate,
+      ...(verified
+        ? {
+            verified: {
+              rate: verified.rate,
+              matched: verified.matched,
+              verificationNumber: verified.verificationNumber,
+              verifiedAt: verified.verifiedAt,
+            },
+            xeroCisRate: readXeroContactCis(r).rate,
+          }
+        : {}),
       vatTreatment: vat.treatment,
       vatPercent: vat.displayPercent,
     };
@@ -126,7 +145,11 @@ export function createBillReads(deps: CisBillsDeps, core: CisBillsCore) {
         ctx.organizationId,
         ctx.organization.defaultCisSubcontractorsGroupId,
       );
-      return rows.map((r) => toCisContact(ctx, r, setup));
+      const verified = await verifiedRatesOf(
+        ctx,
+        rows.map((r) => r.contactId),
+      );
+      return rows.map((r) => toCisContact(ctx, r, setup, verified.get(r.contactId.toLowerCase())));
     },
 
     /**
@@ -142,9 +165,10 @@ export function createBillReads(deps: CisBillsDeps, core: CisBillsCore) {
       const fresh = new Map(
         (await repo.findContacts(ctx.organizationId, ids)).map((r) => [r.contactId, r] as const),
       );
+      const verified = await verifiedRatesOf(ctx, ids);
       return ids.flatMap((id) => {
         const row = fresh.get(id);
-        return row ? [toCisContact(ctx, row, setup)] : [];
+        return row ? [toCisContact(ctx, row, setup, verified.get(row.contactId.toLowerCase()))] : [];
       });
     },
 
@@ -215,24 +239,33 @@ export function createBillReads(deps: CisBillsDeps, core: CisBillsCore) {
         contactIds = await findSubcontractorIds(ctx);
       }
       const rows = (await repo.findDraftBills(ctx.organizationId, contactIds)).filter((r) => r.contactId);
-      return toDraftBills(repo, ctx, rows);
+      return toDraftBills(repo, ctx, rows, verifiedRatesOf);
     },
   };
 }
 
-/** Draft DTOs of cached bills, with the organisation's CIS settings, accounts and each contact's rate. */
+/**
+ * Draft DTOs of cached bills, with the organisation's CIS settings, accounts and the rate each contact is given
+ * (HMRC's verified rate, else Xero's: issue 43).
+ */
 export async function toDraftBills(
   repo: CisBillsRepository,
   ctx: Pick<CisBillsContext, 'organizationId'>,
   rows: readonly CachedBill[],
+  verifiedRatesOf?: CisBillsCore['verifiedRatesOf'],
 ): Promise<DraftBill[]> {
   const ids = [...new Set(rows.map((r) => r.contactId ?? ''))].filter((id) => id !== '');
-  const [settings, accounts, contacts] = await Promise.all([
+  const [settings, accounts, contacts, verified] = await Promise.all([
     repo.findCisSettings(ctx.organizationId),
     repo.findCodedAccounts(ctx.organizationId),
     repo.findContacts(ctx.organizationId, ids),
+    verifiedRatesOf ? verifiedRatesOf(ctx, ids) : Promise.resolve(new Map<string, VerifiedRate>()),
   ]);
-  const rates = new Map(contacts.map((c) => [c.contactId, readContactCis(c).rate] as const));
+  const rates = new Map(
+    contacts.map(
+      (c) => [c.contactId, readContactCis(c, verified.get(c.contactId.toLowerCase())).rate] as const,
+    ),
+  );
   return rows.map((r) =>
     toDraftBill(r, { settings, accounts, contactRate: rates.get(r.contactId ?? '') ?? null }),
   );

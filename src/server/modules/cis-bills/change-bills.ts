@@ -33,7 +33,7 @@ function getUnitPence(unitAmount: number | null | undefined): number {
 /** A bill's edit, approval and deletion: one writer per bill, each a ledger write. */
 export function createBillChanges(deps: CisBillsDeps, core: CisBillsCore) {
   const { repo, bills: xeroBills, sync, ledger, audit } = deps;
-  const { findAccount, cacheBill, readElement, auditOf, checkCisSettings } = core;
+  const { findAccount, cacheBill, readElement, auditOf, checkCisSettings, verifiedRateOf } = core;
 
   async function getBill(ctx: CisBillsContext, invoiceId: string): Promise<CachedBill> {
     if (!isUuid(invoiceId)) throw new AppError('NOT_FOUND', 'Bill not found');
@@ -105,7 +105,7 @@ export function createBillChanges(deps: CisBillsDeps, core: CisBillsCore) {
     return { outcome, cached: cached as CachedBill | null };
   }
 
-  /** The organisation's CIS settings, its accounts, and the bill's subcontractor as Xero's CIS settings say now. */
+  /** The organisation's CIS settings, its accounts, and the rate the bill's subcontractor is given now (issue 43). */
   async function readBillCis(ctx: CisBillsContext, bill: CachedBill) {
     const contactId = bill.contactId ?? '';
     let contact = contactId ? await repo.findContact(ctx.organizationId, contactId) : null;
@@ -117,7 +117,8 @@ export function createBillChanges(deps: CisBillsDeps, core: CisBillsCore) {
       repo.findCisSettings(ctx.organizationId),
       repo.findCodedAccounts(ctx.organizationId),
     ]);
-    return { settings, accounts, contactCis: readContactCis(contact) };
+    const verified = await verifiedRateOf(ctx, contact?.contactId);
+    return { settings, accounts, contactCis: readContactCis(contact, verified) };
   }
 
   /**
@@ -283,7 +284,7 @@ export function createBillChanges(deps: CisBillsDeps, core: CisBillsCore) {
         detail: { before: bill.totalPence, after: expectedTotal, grossPence: amountPence, deductionPence },
       });
       const current = cached ?? (await repo.findBill(ctx.organizationId, invoiceId)) ?? bill;
-      const [draft] = await toDraftBills(repo, ctx, [current]);
+      const [draft] = await toDraftBills(repo, ctx, [current], core.verifiedRatesOf);
       if (!draft) throw new AppError('NOT_FOUND', 'Bill not found');
       return draft;
     },

@@ -1,4 +1,5 @@
 import { isCisCheckCurrent } from '../../../shared/cis-bills';
+import type { FindVerifiedRates, VerifiedRate } from '../../../shared/hmrc-filing';
 import { AppError } from '../../lib/app-error';
 import type { Bill, BillAnswer, BillsPort, ContactsPort, NewBill } from '../../xero/xero-port';
 import type { SyncContext, XeroSync } from '../../xero/sync/sync.service';
@@ -32,6 +33,11 @@ export interface CisBillsDeps {
    * to CIS Bills there and carries the write's mark (decision 028).
    */
   appUrl: string;
+  /**
+   * Issue 43: subcontractors' verifications with HMRC (hmrc-filing, through the wiring). HMRC's answer is the rate
+   * a verified contact is given; without this port, Xero's CIS settings alone.
+   */
+  verifiedRates?: FindVerifiedRates;
   log?: { warn: (o: object, m: string) => void };
 }
 
@@ -162,6 +168,32 @@ export function createCisBillsCore(deps: CisBillsDeps) {
     return { action, target, username: ctx.username, ip: ctx.ip, detail };
   }
 
-  return { checkCisSettings, checkUnchecked, findAccount, cacheBill, readElement, markedBill, auditOf };
+  /** HMRC's answer to each contact's latest verification from Ledgerlink (lower-case ids), for `readContactCis`. */
+  async function verifiedRatesOf(
+    ctx: Pick<CisBillsContext, 'organizationId'>,
+    contactIds: readonly string[],
+  ): Promise<ReadonlyMap<string, VerifiedRate>> {
+    if (!deps.verifiedRates || contactIds.length === 0) return new Map();
+    return deps.verifiedRates(ctx.organizationId, contactIds);
+  }
+  async function verifiedRateOf(
+    ctx: Pick<CisBillsContext, 'organizationId'>,
+    contactId: string | null | undefined,
+  ): Promise<VerifiedRate | undefined> {
+    if (!contactId) return undefined;
+    return (await verifiedRatesOf(ctx, [contactId])).get(contactId.toLowerCase());
+  }
+
+  return {
+    checkCisSettings,
+    checkUnchecked,
+    findAccount,
+    cacheBill,
+    readElement,
+    markedBill,
+    auditOf,
+    verifiedRatesOf,
+    verifiedRateOf,
+  };
 }
 export type CisBillsCore = ReturnType<typeof createCisBillsCore>;

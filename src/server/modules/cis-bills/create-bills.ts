@@ -49,7 +49,7 @@ function describeFailure(error: unknown): { statusCode: number; message: string 
 /** Creating bills, one or a batch: each its own ledger write, sent together in one Xero call. */
 export function createBillCreation(deps: CisBillsDeps, core: CisBillsCore) {
   const { repo, bills: xeroBills, sync, ledger } = deps;
-  const { checkCisSettings, findAccount, cacheBill, readElement, markedBill, auditOf } = core;
+  const { checkCisSettings, findAccount, cacheBill, readElement, markedBill, auditOf, verifiedRateOf } = core;
 
   async function prepareBill(ctx: CisBillsContext, request: CreateBillRequest): Promise<PreparedBill> {
     let contact = await repo.findContact(ctx.organizationId, request.contactId);
@@ -71,7 +71,8 @@ export function createBillCreation(deps: CisBillsDeps, core: CisBillsCore) {
       await checkCisSettings(ctx, contact.contactId);
       contact = (await repo.findContact(ctx.organizationId, contact.contactId)) ?? contact;
     }
-    const cis = readContactCis(contact);
+    // The rate the contact is given: HMRC's answer to a verification from Ledgerlink, else Xero's (issue 43).
+    const cis = readContactCis(contact, await verifiedRateOf(ctx, contact.contactId));
     if (cis.state === 'unknown')
       throw new AppError(
         'UNPROCESSABLE',

@@ -1,4 +1,4 @@
-import { and, asc, eq, getTableColumns, gte, inArray, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, gte, inArray, isNull, lte, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import {
   cisContractorSettings,
@@ -309,6 +309,33 @@ export function createCisReturnsRepository(db: Db) {
         .onConflictDoNothing()
         .returning({ period: cisReturnFilings.period });
       return inserted.length > 0;
+    },
+
+    /**
+     * Keeps HMRC's receipt with a month already marked filed by hand (issue 43: HMRC accepted a return sent from
+     * Ledgerlink while someone marked the month): only a mark without a receipt; answers whether it was kept.
+     */
+    async attachReceipt(
+      organizationId: number,
+      period: string,
+      receipt: { irmark: string | null; receivedAt: string | null; correlationId: string | null },
+    ): Promise<boolean> {
+      const updated = await db
+        .update(cisReturnFilings)
+        .set({
+          irmark: receipt.irmark,
+          hmrcReceivedAt: receipt.receivedAt ? new Date(receipt.receivedAt) : null,
+          correlationId: receipt.correlationId,
+        })
+        .where(
+          and(
+            eq(cisReturnFilings.organizationId, organizationId),
+            eq(cisReturnFilings.period, period),
+            isNull(cisReturnFilings.irmark),
+          ),
+        )
+        .returning({ period: cisReturnFilings.period });
+      return updated.length > 0;
     },
 
     /** Removes the mark; answers the row removed, or null when the month was not marked. */

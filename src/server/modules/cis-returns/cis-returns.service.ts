@@ -1,7 +1,7 @@
 import {
   CIS_HIGHER_RATE,
   CORRECTION_ADVICE,
-  describeMissingForFiling,
+  getFilingRefusal,
   diffReturnLines,
   filedUnderMessage,
   getDeductionsPaymentDueDate,
@@ -30,6 +30,11 @@ import {
   type SubcontractorRefs,
 } from '../../../shared/cis-returns';
 import { formatDateMedium, getDaysBetween, getIsoWeekday, getUkToday } from '../../../shared/dates';
+import {
+  pickVerificationNumber,
+  type FindVerifiedRates,
+  type VerifiedRate,
+} from '../../../shared/hmrc-filing';
 import { fromPence, toPence } from '../../../shared/money';
 import { AppError } from '../../lib/app-error';
 import type { XeroSync } from '../../xero/sync/sync.service';
@@ -58,12 +63,19 @@ export interface CisStatement {
   corrected: boolean;
 }
 
-/** How a return comes to be filed: marked by a person, or sent through Ledgerlink with HMRC's receipt (issue 43). */
-export interface FilingInput {
-  filedOn?: string | undefined;
-  source: 'manual' | 'hmrc';
-  receipt: CisFilingReceipt | null;
-}
+/**
+ * How a return comes to be filed: marked by a person, or sent through Ledgerlink with HMRC's receipt (issue 43).
+ * A return HMRC accepted is filed as it was sent (`asSent`: the lines and totals the submission read), whatever
+ * moved since: the checks were applied before it was sent (getFilingRefusal), and HMRC has it.
+ */
+export type FilingInput =
+  | { filedOn?: string | undefined; source: 'manual'; receipt: null }
+  | {
+      filedOn?: string | undefined;
+      source: 'hmrc';
+      receipt: CisFilingReceipt;
+      asSent: { lines: ReadonlyArray<Omit<CisReturnLine, 'flags'>>; totals: CisReturn['totals'] };
+    };
 
 /** A month as the months list and the return both see it. */
 interface MonthView {
@@ -86,15 +98,19 @@ function toNilMark(row: NilMonthRow | undefined): CisNilMark | null {
 
 function toLines(
   figures: MonthFigures,
-  refs: ReadonlyMap<string, { utr: string | null; verificationNumber: string | null }>,
+  refs: ReadonlyMap<string, { utr: string | null; verificationNumber: string | null; updatedAt?: Date }>,
+  verified: ReadonlyMap<string, VerifiedRate>,
 ): CisReturnLine[] {
   return figures.lines.map((l) => {
     const ref = refs.get(l.contactId);
+    // At 30 % the line quotes HMRC's verification number: the one HMRC answered a verification from Ledgerlink
+    // with, or one typed (a verification done elsewhere), the later of the two (issue 43).
+    const number = pickVerificationNumber(ref, verified.get(l.contactId.toLowerCase()));
     return {
       contactId: l.contactId,
       name: l.name,
       utr: ref?.utr ?? null,
-      verificationNumber: l.rate === CIS_HIGHER_RATE ? (ref?.verificationNumber ?? null) : null,
+      verificationNumber: l.rate === CIS_HIGHER_RATE ? number : null,
       rate: l.rate,
       grossAmount: fromPence(l.grossPence),
       materialsAmount: fromPence(l.materialsPence),
@@ -146,6 +162,16 @@ export function createCisReturnsService(deps: {
   audit: AuditLog;
   /** CIS Bills' check of contacts' CIS settings (one call per contact not yet checked, single-flight). */
   checkCisContacts: (ctx: CisReturnsContext, contactIds: readonly string[]) => Promise<unknown>;
+  /**
+   * Issue 43: subcontractors' verifications with HMRC (hmrc-filing, through the wiring): the rate a contact is
+   * given where the bills do not say one, and the verification number a 30 % line quotes. None without it.
+   */
+  verifiedRates?: FindVerifiedRates;
+  /** Issue 43: the month's return on its way to HMRC from Ledgerlink (who sent it, when), or null. */
+  returnInFlight?: (
+    organizationId: number,
+    period: string,
+  ) => Promise<{ sentBy: string; sentAt: string } | null>;
   /** Today's date, for tests (default: the UK's today). */
   today?: () => string;
   log?: { warn: (o: object, m: string) => void };
@@ -153,6 +179,7 @@ export function createCisReturnsService(deps: {
   const { repo, sync, audit } = deps;
   const today = deps.today ?? (() => getUkToday());
   const counting = createPaymentCounting(deps);
+  const verifiedRatesOf: FindVerifiedRates = deps.verifiedRates ?? (() => Promise.resolve(new Map()));
 
   async function readSettings(ctx: CisReturnsContext): Promise<CisSettings> {
     const row = await repo.findSettings(ctx.organizationId);
@@ -193,7 +220,8 @@ export function createCisReturnsService(deps: {
         (c) => [c.contactId, c],
       ),
     );
-    const figures = buildMonthLines(counted, contacts);
+    const verified = await verifiedRatesOf(ctx.organizationId, [...contacts.keys()]);
+    const figures = buildMonthLines(counted, contacts, verified);
     const filings = new Map((await repo.findAllFilings(ctx.organizationId)).map((f) => [f.period, f]));
     const marks = new Map((await repo.findNilMonths(ctx.organizationId)).map((m) => [m.period, m]));
     const settings = await repo.findSettings(ctx.organizationId);
@@ -277,7 +305,11 @@ export function createCisReturnsService(deps: {
         ])
       ).map((r) => [r.contactId, r]),
     );
-    const lines = toLines(figures, refs);
+    const verified = await verifiedRatesOf(ctx.organizationId, [
+      ...refs.keys(),
+      ...figures.lines.map((l) => l.contactId),
+    ]);
+    const lines = toLines(figures, refs, verified);
     const filing = toFiling(view?.filing, view?.penalty);
     const changes = filing?.lines ? diffReturnLines(filing.lines, lines) : [];
     const { due, note } = paymentNote(period);
@@ -335,15 +367,34 @@ export function createCisReturnsService(deps: {
     if (day > now) throw new AppError('VALIDATION_ERROR', 'Filed date cannot be in the future');
     if (day <= month.end)
       throw new AppError('VALIDATION_ERROR', `Filed date must be after the tax month's end (${month.end})`);
+    if (input.source === 'manual') {
+      // Sent to HMRC from Ledgerlink and not answered yet: HMRC's answer decides, and marks the month if accepted.
+      const inFlight = await deps.returnInFlight?.(ctx.organizationId, period);
+      if (inFlight)
+        throw new AppError(
+          'CONFLICT',
+          `This return is on its way to HMRC (sent by ${inFlight.sentBy} on ${formatDateMedium(inFlight.sentAt.slice(0, 10))}): HMRC's answer marks the month filed. Wait for it on the File with HMRC card.`,
+        );
+    }
     const [already] = await repo.findFilings(ctx.organizationId, [period]);
-    if (already) throw new AppError('CONFLICT', 'This return is already marked as filed');
-    // What is filed is what Xero has now: the bills changed since the last look are read first.
-    const ret = await buildReturn(ctx, period, true);
-    const missing = ret.checks.filter((c) => !c.ok);
-    if (missing.length > 0)
-      throw new AppError('UNPROCESSABLE', describeMissingForFiling(ret.checks), undefined, {
-        missing: missing.map((c) => ({ code: c.code, label: c.label, contactId: c.contactId })),
-      });
+    if (already) {
+      // Marked by hand while HMRC was answering: the month is filed already; HMRC's receipt is kept with it.
+      if (input.source === 'hmrc' && (await repo.attachReceipt(ctx.organizationId, period, input.receipt)))
+        return readFiling(ctx, period, now);
+      throw new AppError('CONFLICT', 'This return is already marked as filed');
+    }
+    let filed: { lines: ReadonlyArray<Omit<CisReturnLine, 'flags'>>; totals: CisReturn['totals'] };
+    if (input.source === 'hmrc') {
+      // HMRC accepted what was sent: that is what is filed (the checks were passed before sending).
+      filed = input.asSent;
+    } else {
+      // What is filed is what Xero has now: the bills changed since the last look are read first.
+      const ret = await buildReturn(ctx, period, true);
+      const refusal = getFilingRefusal(ret.checks);
+      if (refusal)
+        throw new AppError('UNPROCESSABLE', refusal.message, undefined, { missing: refusal.missing });
+      filed = ret;
+    }
     const inserted = await repo.insertFiling({
       organizationId: ctx.organizationId,
       period,
@@ -351,9 +402,18 @@ export function createCisReturnsService(deps: {
       filedByUserId: ctx.userId,
       filedByName: ctx.username,
       source: input.source,
-      lines: ret.lines.map(({ flags: _flags, ...line }) => line),
-      totals: ret.totals,
-      deductionPence: toPence(ret.totals.deductionAmount),
+      lines: filed.lines.map((l) => ({
+        contactId: l.contactId,
+        name: l.name,
+        utr: l.utr,
+        verificationNumber: l.verificationNumber,
+        rate: l.rate,
+        grossAmount: l.grossAmount,
+        materialsAmount: l.materialsAmount,
+        deductionAmount: l.deductionAmount,
+      })),
+      totals: filed.totals,
+      deductionPence: toPence(filed.totals.deductionAmount),
       irmark: input.receipt?.irmark ?? null,
       hmrcReceivedAt: input.receipt?.receivedAt ? new Date(input.receipt.receivedAt) : null,
       correlationId: input.receipt?.correlationId ?? null,
@@ -370,11 +430,15 @@ export function createCisReturnsService(deps: {
         dueDate: month.dueDate,
         late,
         source: input.source,
-        totals: ret.totals,
-        subcontractors: ret.lines.length,
+        totals: filed.totals,
+        subcontractors: filed.lines.length,
         ...(input.receipt ? { receipt: input.receipt } : {}),
       },
     });
+    return readFiling(ctx, period, now);
+  }
+
+  async function readFiling(ctx: CisReturnsContext, period: string, now: string): Promise<CisFiling> {
     const months = await readMonths(ctx, now);
     const view = months.get(period);
     return toFiling(view?.filing, view?.penalty) as CisFiling;

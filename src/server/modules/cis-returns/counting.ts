@@ -12,6 +12,7 @@ import {
   type CountedPayment,
   type CreditAllocation,
 } from '../../../shared/cis-figures';
+import type { FindVerifiedRates, VerifiedRate } from '../../../shared/hmrc-filing';
 import type { CachedLine, CachedPayment } from '../../xero/sync/mappers';
 import type { CisReturnsContext } from './cis-returns.service';
 import type {
@@ -85,6 +86,8 @@ export function isCisContact(ctx: CisReturnsContext, contact: CachedContact | un
 export function createPaymentCounting(deps: {
   repo: CisReturnsRepository;
   checkCisContacts: (ctx: CisReturnsContext, contactIds: readonly string[]) => Promise<unknown>;
+  /** Issue 43: a contact verified with HMRC from Ledgerlink is a CIS subcontractor at HMRC's rate. */
+  verifiedRates?: FindVerifiedRates;
   log?: { warn: (o: object, m: string) => void };
 }) {
   const { repo } = deps;
@@ -106,10 +109,18 @@ export function createPaymentCounting(deps: {
     doc: { id: string; type: 'ACCPAY' | 'ACCPAYCREDIT'; contactId: string; contactName: string },
     payments: readonly CisPaymentEvent[],
     counted: readonly CountedPayment[],
-    meta: { rateUsed: number | null; contact: CachedContact | undefined; rule: CisAccountsRule },
+    meta: {
+      rateUsed: number | null;
+      contact: CachedContact | undefined;
+      verified: VerifiedRate | undefined;
+      rule: CisAccountsRule;
+    },
   ) {
     const dates = new Map(payments.map((p) => [p.paymentId, p.date]));
     const contactCis = meta.contact?.cisEnabled === true;
+    // The rate the contact is given: HMRC's answer to a verification from Ledgerlink, else Xero's (issue 43).
+    const contactRate =
+      meta.verified?.rate ?? (contactCis ? normalizeCisRate(meta.contact?.cisRate ?? null) : null);
     return counted.map((c) => {
       const figures = doc.type === 'ACCPAYCREDIT' ? negateFigures(c.figures) : c.figures;
       return {
@@ -126,7 +137,7 @@ export function createPaymentCounting(deps: {
         deductionPence: figures.deductionPence,
         rateUsed: meta.rateUsed,
         contactCis,
-        contactRate: contactCis ? normalizeCisRate(meta.contact?.cisRate ?? null) : null,
+        contactRate,
         rule: { ...meta.rule, materialsAccountCodes: [...meta.rule.materialsAccountCodes] },
       };
     });
@@ -164,7 +175,15 @@ export function createPaymentCounting(deps: {
       const contacts = new Map(
         (await repo.findContacts(ctx.organizationId, contactIds)).map((c) => [c.contactId, c]),
       );
-      const candidates = contactIds.filter((id) => isCisContact(ctx, contacts.get(id)));
+      const verified = deps.verifiedRates
+        ? await deps.verifiedRates(ctx.organizationId, contactIds)
+        : new Map<string, VerifiedRate>();
+      const verifiedOf = (contact: CachedContact | undefined) =>
+        contact ? verified.get(contact.contactId.toLowerCase()) : undefined;
+      // Xero's CIS settings or the group decide (isCisContact), and a contact verified with HMRC is one too.
+      const isCis = (c: CisReturnsContext, contact: CachedContact | undefined) =>
+        isCisContact(c, contact) || verifiedOf(contact) !== undefined;
+      const candidates = contactIds.filter((id) => isCis(ctx, contacts.get(id)));
       const rule = await currentRule(ctx);
       const rows: Array<ReturnType<typeof toRows>[number]> = [];
 
@@ -191,7 +210,7 @@ export function createPaymentCounting(deps: {
       function countBill(c: CisReturnsContext, bill: CachedInvoice) {
         const contact = bill.contactId ? contacts.get(bill.contactId) : undefined;
         const figures = getDocumentCisFigures(toFacts(bill), rule);
-        if (!isCisContact(c, contact) && figures.deductionPence <= 0) return [];
+        if (!isCis(c, contact) && figures.deductionPence <= 0) return [];
         const net = setOffCredits(
           toOwed(figures),
           allocations
@@ -213,7 +232,7 @@ export function createPaymentCounting(deps: {
           },
           payments,
           counted,
-          { rateUsed: figures.rateUsed, contact, rule },
+          { rateUsed: figures.rateUsed, contact, verified: verifiedOf(contact), rule },
         );
       }
 
@@ -228,7 +247,7 @@ export function createPaymentCounting(deps: {
       function countRefunds(c: CisReturnsContext, credit: CachedCreditNote) {
         const contact = credit.contactId ? contacts.get(credit.contactId) : undefined;
         const figures = getDocumentCisFigures(toFacts(credit), rule);
-        if (!isCisContact(c, contact) && figures.deductionPence <= 0) return [];
+        if (!isCis(c, contact) && figures.deductionPence <= 0) return [];
         const allocated = ((credit.allocations as CachedAllocation[]) ?? []).reduce(
           (sum, a) => sum + a.amountPence,
           0,
@@ -251,7 +270,7 @@ export function createPaymentCounting(deps: {
           },
           payments,
           counted,
-          { rateUsed: figures.rateUsed, contact, rule },
+          { rateUsed: figures.rateUsed, contact, verified: verifiedOf(contact), rule },
         );
       }
 

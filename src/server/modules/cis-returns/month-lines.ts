@@ -1,5 +1,7 @@
 import { getExpectedDeductionPence } from '../../../shared/cis-figures';
 import { getPeriodOf, type CisLineFlag } from '../../../shared/cis-returns';
+import { formatDateMedium } from '../../../shared/dates';
+import type { VerifiedRate } from '../../../shared/hmrc-filing';
 import { formatMoney } from '../../../shared/money';
 import type { CachedContact, CountedPaymentState } from './cis-returns.repository';
 
@@ -28,12 +30,14 @@ export function emptyMonth(): MonthFigures {
 /**
  * The months' lines from the payments counted (issue 42): per tax month (by payment date) and subcontractor, the
  * figures each payment carried when it was first counted, added up; a credit note's refund takes its share off.
- * The rate is the one the bills say they were deducted at, else Xero's rate for the contact when counted. The
- * flags tell the contractor what to look at before filing.
+ * The rate is the one the bills say they were deducted at, else the rate the contact was given when counted. The
+ * flags tell the contractor what to look at before filing; a rate that differs is measured against the rate the
+ * contact is given now: HMRC's answer to a verification from Ledgerlink (issue 43), else Xero's CIS settings.
  */
 export function buildMonthLines(
   counted: readonly CountedPaymentState[],
   contacts: ReadonlyMap<string, CachedContact>,
+  verified: ReadonlyMap<string, VerifiedRate> = new Map(),
 ): Map<string, MonthFigures> {
   const byMonth = new Map<string, Map<string, CountedPaymentState[]>>();
   for (const row of counted) {
@@ -49,7 +53,7 @@ export function buildMonthLines(
     for (const [contactId, rows] of byContact) {
       const contact = contacts.get(contactId);
       const name = contact?.name ?? rows[rows.length - 1]?.contactName ?? '';
-      lines.push(buildLine(contactId, name, rows, contact));
+      lines.push(buildLine(contactId, name, rows, contact, verified.get(contactId.toLowerCase())));
     }
     lines.sort((a, b) => a.name.localeCompare(b.name, 'en-GB') || a.contactId.localeCompare(b.contactId));
     out.set(period, {
@@ -69,6 +73,7 @@ function buildLine(
   name: string,
   rows: readonly CountedPaymentState[],
   contact: CachedContact | undefined,
+  verified: VerifiedRate | undefined,
 ): MonthLine {
   const flags: CisLineFlag[] = [];
   let gross = 0;
@@ -96,7 +101,8 @@ function buildLine(
       sum + getExpectedDeductionPence({ grossPence: labour, materialsPence: 0, deductionPence: 0 }, rate),
     0,
   );
-  const currentRate = contact?.cisEnabled === true ? contact.cisRate : null;
+  const xeroRate = contact?.cisEnabled === true ? contact.cisRate : null;
+  const currentRate = verified?.rate ?? xeroRate;
   const rate = rates.size === 1 ? lastRate : rates.size === 0 ? currentRate : lastRate;
   if (rows.some((r) => !r.contactCis) && contact?.cisEnabled !== true)
     flags.push({
@@ -124,7 +130,9 @@ function buildLine(
   else if (rate !== null && currentRate !== null && currentRate !== undefined && rate !== currentRate)
     flags.push({
       code: 'rate-differs',
-      message: `Deducted at ${rate} %, while Xero's CIS settings for ${name} now say ${currentRate} %.`,
+      message: verified
+        ? `Deducted at ${rate} %, while HMRC verified ${name} at ${verified.rate} % on ${formatDateMedium(verified.verifiedAt.slice(0, 10))}.`
+        : `Deducted at ${rate} %, while Xero's CIS settings for ${name} now say ${currentRate} %.`,
     });
   if (gross < 0 || deduction < 0 || materials < 0)
     flags.push({

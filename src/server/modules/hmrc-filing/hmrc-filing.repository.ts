@@ -1,6 +1,8 @@
 import { and, asc, desc, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import {
+  cisCountedPayments,
+  cisNilMonths,
   cisReturnFilings,
   cisStatementEmails,
   cisSubcontractorRefs,
@@ -280,13 +282,28 @@ export function createHmrcFilingRepository(db: Db) {
     },
 
     /** The last day each contact was paid on a bill (the invoice cache's payments), by contact. */
-    async findLastPaid(organizationId: number): Promise<Map<string, string>> {
+    /**
+     * When each contact was last paid (HMRC's rule asks about payments in this tax year and the two before it): the
+     * latest payment on a bill in the cache, or counted for the CIS return (cis_counted_payments, kept after the
+     * cache's clean-up drops paid bills older than three months: decision 042). `before`: payments before that day.
+     */
+    async findLastPaid(organizationId: number, before: string | null = null): Promise<Map<string, string>> {
+      const until = before ?? '9999-12-31';
       const rows = await db.execute<{ contact_id: string; last_paid: string }>(sql`
-        select ${xeroInvoices.contactId} as contact_id, max(p->>'date') as last_paid
-        from ${xeroInvoices}, jsonb_array_elements(${xeroInvoices.payments}) p
-        where ${xeroInvoices.organizationId} = ${organizationId} and ${xeroInvoices.type} = 'ACCPAY'
-          and ${xeroInvoices.contactId} is not null
-        group by ${xeroInvoices.contactId}`);
+        select lower(contact_id) as contact_id, max(last_paid) as last_paid from (
+          select ${xeroInvoices.contactId} as contact_id, max(substr(p->>'date', 1, 10)) as last_paid
+          from ${xeroInvoices}, jsonb_array_elements(${xeroInvoices.payments}) p
+          where ${xeroInvoices.organizationId} = ${organizationId} and ${xeroInvoices.type} = 'ACCPAY'
+            and ${xeroInvoices.contactId} is not null and substr(p->>'date', 1, 10) < ${until}
+          group by ${xeroInvoices.contactId}
+          union all
+          select ${cisCountedPayments.contactId} as contact_id, max(${cisCountedPayments.date})::text as last_paid
+          from ${cisCountedPayments}
+          where ${cisCountedPayments.organizationId} = ${organizationId}
+            and ${cisCountedPayments.documentType} = 'ACCPAY' and ${cisCountedPayments.date} < ${until}
+          group by ${cisCountedPayments.contactId}
+        ) paid
+        group by lower(contact_id)`);
       const list =
         (Array.isArray(rows)
           ? rows
@@ -294,19 +311,30 @@ export function createHmrcFilingRepository(db: Db) {
       return new Map(list.map((r) => [String(r.contact_id), String(r.last_paid).slice(0, 10)]));
     },
 
-    /** Months marked filed (the CIS month-end's table, read only). */
+    /**
+     * Months with nothing more to send: marked filed, or nil months marked "HMRC told in advance" / "scheme
+     * inactive" (the CIS month-end's tables, read only). No reminder goes for them.
+     */
     async findFiledPeriods(organizationId: number, periods: readonly string[]): Promise<Set<string>> {
       if (periods.length === 0) return new Set();
-      const rows = await db
-        .select({ period: cisReturnFilings.period })
-        .from(cisReturnFilings)
-        .where(
-          and(
-            eq(cisReturnFilings.organizationId, organizationId),
-            inArray(cisReturnFilings.period, [...periods]),
+      const [filed, nil] = await Promise.all([
+        db
+          .select({ period: cisReturnFilings.period })
+          .from(cisReturnFilings)
+          .where(
+            and(
+              eq(cisReturnFilings.organizationId, organizationId),
+              inArray(cisReturnFilings.period, [...periods]),
+            ),
           ),
-        );
-      return new Set(rows.map((r) => r.period));
+        db
+          .select({ period: cisNilMonths.period })
+          .from(cisNilMonths)
+          .where(
+            and(eq(cisNilMonths.organizationId, organizationId), inArray(cisNilMonths.period, [...periods])),
+          ),
+      ]);
+      return new Set([...filed, ...nil].map((r) => r.period));
     },
 
     async findAcceptedPeriods(organizationId: number, periods: readonly string[]): Promise<Set<string>> {

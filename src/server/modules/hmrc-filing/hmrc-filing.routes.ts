@@ -4,8 +4,10 @@ import { z } from 'zod';
 import {
   cisStatementQuerySchema,
   contactIdParamsSchema,
+  orgQueryFields,
   orgQuerySchema,
   periodParamsSchema,
+  periodSchema,
 } from '../../../shared/cis-returns';
 import {
   cisDeadlineSchema,
@@ -76,9 +78,15 @@ export function registerHmrcFilingRoutes(root: FastifyInstance, deps: { service:
     '/api/xero/cis/subcontractors/verifications',
     {
       config: TENANT,
-      schema: { querystring: orgQuerySchema, response: { 200: subcontractorStatusesSchema } },
+      schema: {
+        // `period`: HMRC's rule as it stood for that tax month's payments (CIS Returns), else as of today (CIS Bills).
+        querystring: z.object({ ...orgQueryFields, period: periodSchema.optional() }),
+        response: { 200: subcontractorStatusesSchema },
+      },
     },
-    async (request) => ({ subcontractors: await service.listSubcontractors(contextOf(request)) }),
+    async (request) => ({
+      subcontractors: await service.listSubcontractors(contextOf(request), request.query.period ?? null),
+    }),
   );
   app.post(
     '/api/xero/cis/subcontractors/:contactId/verification',

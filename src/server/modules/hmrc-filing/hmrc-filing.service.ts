@@ -6,11 +6,13 @@
  */
 import {
   CIS_HIGHER_RATE,
+  getFilingRefusal,
   getPeriodOf,
   getTaxMonth,
   hasPeriodEnded,
   shiftPeriod,
   type CisReturn,
+  type CisReturnLine,
   type CisSettings,
 } from '../../../shared/cis-returns';
 import { getDaysBetween, getUkToday } from '../../../shared/dates';
@@ -51,6 +53,7 @@ import type { AuditLog } from '../audit/audit';
 import type { RequestContext } from '../organizations/tenancy';
 import type { HmrcFilingRepository, SubmissionRow, VerificationRow } from './hmrc-filing.repository';
 import { createSubmissionDriver } from './submission-driver';
+import { createVerifiedRates } from './ports';
 
 /** What filing reads of a request: who, which organisation (and its Settings), from where. */
 export type HmrcContext = Pick<
@@ -75,11 +78,16 @@ export interface CisReturnsPort {
   getStatements(ctx: HmrcContext, period: string, contactId: string | null): Promise<StatementData[]>;
   renderStatementsPdf(statements: StatementData[]): Promise<Uint8Array>;
   statementFileName(period: string, name: string | null): string;
+  /**
+   * Marks the month filed through the CIS month-end's one filing path, as HMRC accepted it: the lines and totals
+   * sent (the checks were passed before sending), with HMRC's receipt.
+   */
   markFiled(
     ctx: HmrcContext,
     period: string,
     filedOn: string,
     receipt: { irmark: string; timestamp: string; correlationId: string | null },
+    asSent: { lines: ReadonlyArray<Omit<CisReturnLine, 'flags'>>; totals: CisReturn['totals'] },
   ): Promise<unknown>;
   updateRefs(
     ctx: HmrcContext,
@@ -190,17 +198,28 @@ export function createHmrcFilingService(deps: {
       const period = row.period ?? '';
       if (row.state === 'accepted') {
         const receipt = row.receipt as { irmark: string; timestamp: string };
+        const request = row.request as {
+          lines?: Array<Omit<CisReturnLine, 'flags'>>;
+          returnLines?: Array<Omit<CisReturnLine, 'flags'>>;
+          totals?: CisReturn['totals'];
+        };
         // A test submission to HMRC's own service is validated and never filed: the month stays to be filed.
         const filed = !row.gatewayTest || endpoints.kind === 'sandbox' || endpoints.kind === 'custom';
         if (filed) {
           const org = await repo.findOrganization(row.organizationId);
           if (org) {
             try {
-              await cisReturns.markFiled(contextFor(org, row), period, today(), {
-                irmark: receipt.irmark,
-                timestamp: receipt.timestamp,
-                correlationId: row.correlationId,
-              });
+              await cisReturns.markFiled(
+                contextFor(org, row),
+                period,
+                today(),
+                { irmark: receipt.irmark, timestamp: receipt.timestamp, correlationId: row.correlationId },
+                {
+                  // The return's own figures (pence) as read when sent; HMRC took payments in whole pounds.
+                  lines: request.returnLines ?? request.lines ?? [],
+                  totals: request.totals ?? { grossAmount: 0, materialsAmount: 0, deductionAmount: 0 },
+                },
+              );
             } catch (error) {
               // Already marked filed by hand: HMRC's receipt is kept here all the same.
               deps.log?.warn({ err: error, period }, 'marking an accepted return as filed failed');
@@ -329,7 +348,8 @@ export function createHmrcFilingService(deps: {
       verifiedBy: row.verifiedByName,
       utr: row.utr,
       xeroRate,
-      disagreesWithXero: xeroRate !== null && xeroRate !== row.rate,
+      // Xero's contact says another rate, or that the contact is not a CIS subcontractor at all: the screens say so.
+      disagreesWithXero: xero?.cisEnabled === false || (xeroRate !== null && xeroRate !== row.rate),
     };
   }
 
@@ -456,8 +476,14 @@ export function createHmrcFilingService(deps: {
 
     // ---- Verification ---------------------------------------------------------------------------------------
 
-    /** The subcontractors of the organisation with what HMRC's rule asks and their latest verification. */
-    async listSubcontractors(ctx: HmrcContext): Promise<SubcontractorStatus[]> {
+    /**
+     * The subcontractors of the organisation with what HMRC's rule asks and their latest verification. HMRC's rule
+     * (CISR51050): verify a subcontractor before paying them unless they were paid in this tax year or the two before
+     * it. Without `period` it is asked as of today, before the next payment (CIS Bills); with one, as it stood for
+     * that tax month's payments (CIS Returns: "verified where the rules require it", the return's declaration):
+     * payments before the month, and verifications made by its end.
+     */
+    async listSubcontractors(ctx: HmrcContext, period: string | null = null): Promise<SubcontractorStatus[]> {
       const group = ctx.organization.defaultCisSubcontractorsGroupId;
       // CIS Bills' subcontractors: the CIS group's members when one is chosen, else the suppliers; and any contact
       // Xero has CIS on for (docs/architecture.md §4, CIS Bills).
@@ -467,32 +493,35 @@ export function createHmrcFilingService(deps: {
           (c.cisEnabled === true || (group ? c.groupIds.includes(group) : c.isSupplier)),
       );
       const ids = contacts.map((c) => c.contactId);
+      const month = period ? getTaxMonth(period) : null;
       const [lastPaid, utrs, verifications, open] = await Promise.all([
-        repo.findLastPaid(ctx.organizationId),
+        repo.findLastPaid(ctx.organizationId, month?.start ?? null),
         repo.findUtrs(ctx.organizationId, ids),
         repo.findVerifications(ctx.organizationId, ids),
         repo.findOpenVerifications(ctx.organizationId),
       ]);
-      const now = today();
+      // As of a month: its first day (a tax year starts on 6 April, the first day of a tax month).
+      const asOf = month?.start ?? today();
       const utrOf = new Map(utrs.map((u) => [u.contactId, u.utr]));
       const verificationOf = new Map(verifications.map((v) => [v.contactId, v]));
       const sending = new Set(open.map((o) => o.contactId));
       return contacts
         .map((c) => {
-          const paid = lastPaid.get(c.contactId) ?? null;
+          const paid = lastPaid.get(c.contactId.toLowerCase()) ?? null;
           const v = verificationOf.get(c.contactId);
-          // A verification counts as a first contact with HMRC: the rule is then about payments since.
-          const since = v
-            ? ([paid, v.verifiedAt.toISOString().slice(0, 10)].filter(Boolean).sort().at(-1) ?? null)
-            : paid;
+          const verifiedOn = v ? v.verifiedAt.toISOString().slice(0, 10) : null;
+          // A verification counts as a first contact with HMRC: the rule is then about payments since. For a month,
+          // only one made by its end counts.
+          const counts = verifiedOn !== null && (!month || verifiedOn <= month.end);
+          const since = counts ? ([paid, verifiedOn].filter(Boolean).sort().at(-1) ?? null) : paid;
           return {
             contactId: c.contactId,
             name: c.name,
             utr: utrOf.get(c.contactId) ?? null,
             email: c.email,
             lastPaidOn: paid,
-            needsVerification: isVerificationNeeded(since, now),
-            reason: verificationReason(since, now),
+            needsVerification: isVerificationNeeded(since, asOf),
+            reason: verificationReason(since, asOf, month ? 'month' : 'today'),
             verification: v ? toVerification(v, c) : null,
             sending: sending.has(c.contactId),
           };
@@ -500,27 +529,8 @@ export function createHmrcFilingService(deps: {
         .sort((a, b) => a.name.localeCompare(b.name, 'en-GB'));
     },
 
-    /**
-     * The verified rates of these contacts, for the deduction (issue 43: "it is the rate the deduction uses").
-     * CIS Bills and CIS Returns call this through the wiring (see the report of issue 43).
-     */
-    async findVerifiedRates(organizationId: number, contactIds: readonly string[]) {
-      const rows = await repo.findVerifications(
-        organizationId,
-        contactIds.map((c) => c.toLowerCase()),
-      );
-      return new Map(
-        rows.map((r) => [
-          r.contactId,
-          {
-            rate: r.rate as 0 | 20 | 30,
-            verificationNumber: r.verificationNumber,
-            matched: r.matched,
-            verifiedAt: r.verifiedAt.toISOString(),
-          },
-        ]),
-      );
-    },
+    /** The verified rates of these contacts (the same reader the wiring hands CIS Bills and CIS Returns). */
+    findVerifiedRates: createVerifiedRates(repo),
 
     async getVerification(
       ctx: HmrcContext,
@@ -696,27 +706,24 @@ export function createHmrcFilingService(deps: {
           'CONFLICT',
           `This return is already marked as filed (on ${ret.filing.filedOn} by ${ret.filing.filedBy}): nothing was sent. If HMRC does not have it, an administrator can undo the mark and send it from here.`,
         );
+      // One rule decides what may be filed (getFilingRefusal): what a person marking the month filed would be
+      // refused for, the submission is refused for, before anything is sent. The return's lines already carry the
+      // verification number HMRC answered a verification from Ledgerlink with (issue 43).
+      const refusal = getFilingRefusal(ret.checks, 'sent to HMRC');
+      if (refusal)
+        throw new AppError('UNPROCESSABLE', refusal.message, undefined, { missing: refusal.missing });
       const contractor = await contractorRefs(ctx);
-      const verified = await repo.findVerifications(
-        ctx.organizationId,
-        ret.lines.map((l) => l.contactId.toLowerCase()),
-      );
-      const verifiedNumber = new Map(verified.map((v) => [v.contactId, v.verificationNumber]));
-      const lines = ret.lines.map((l) => {
-        const unmatched = l.rate === CIS_HIGHER_RATE;
-        return {
-          contactId: l.contactId,
-          name: l.name,
-          utr: l.utr,
-          verificationNumber: unmatched
-            ? (l.verificationNumber ?? verifiedNumber.get(l.contactId.toLowerCase()) ?? null)
-            : null,
-          rate: l.rate,
-          grossAmount: fromPence(toWholePoundsPence(toPence(l.grossAmount))),
-          materialsAmount: fromPence(toWholePoundsPence(toPence(l.materialsAmount))),
-          deductionAmount: l.deductionAmount,
-        };
-      });
+      const returnLines = ret.lines.map(({ flags: _flags, ...line }) => line);
+      const lines = ret.lines.map((l) => ({
+        contactId: l.contactId,
+        name: l.name,
+        utr: l.utr,
+        verificationNumber: l.rate === CIS_HIGHER_RATE ? l.verificationNumber : null,
+        rate: l.rate,
+        grossAmount: fromPence(toWholePoundsPence(toPence(l.grossAmount))),
+        materialsAmount: fromPence(toWholePoundsPence(toPence(l.materialsAmount))),
+        deductionAmount: l.deductionAmount,
+      }));
       const nil = lines.length === 0;
       let built;
       try {
@@ -761,7 +768,7 @@ export function createHmrcFilingService(deps: {
         irmarkBase32: prepared.irmark.base32,
         gatewayTest: endpoints.gatewayTest,
         requestXml: prepared.recorded,
-        request: { period, nil, inactive: Boolean(input.inactive), lines, totals: ret.totals },
+        request: { period, nil, inactive: Boolean(input.inactive), lines, returnLines, totals: ret.totals },
         declarations: input.declarations,
         createdByUserId: ctx.userId,
         createdByName: ctx.username,

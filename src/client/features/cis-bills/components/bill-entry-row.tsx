@@ -3,6 +3,7 @@ import type { ComponentProps } from 'react';
 import { Controller, useWatch, type UseFormReturn } from 'react-hook-form';
 import type { CisBillFigures } from '@/shared/cis';
 import { describeCisRate, isCisChecked, type CisContact } from '@/shared/cis-bills';
+import type { SubcontractorStatus } from '@/shared/hmrc-filing';
 import { formatPounds, fromPence } from '@/shared/money';
 import { Button } from '@/client/components/ui/button';
 import { Checkbox } from '@/client/components/ui/checkbox';
@@ -10,6 +11,7 @@ import { Input } from '@/client/components/ui/input';
 import { Label } from '@/client/components/ui/label';
 import { Tooltip } from '@/client/components/ui/tooltip';
 import type { CisContactChecks } from '../hooks/use-cis-contact-checks';
+import { HmrcRateNote } from './hmrc-rate-note';
 import { describeVat, type ContactTax } from '../utils/bill-entry';
 import type { BillForm } from '../utils/bill-form';
 import { SubcontractorPicker } from './subcontractor-picker';
@@ -61,6 +63,7 @@ export function BillEntryRow({
   onRefreshContacts,
   cisChecks,
   tax,
+  verificationStatus,
   hasMaterialsAccount,
   preview,
   onConvert,
@@ -77,6 +80,8 @@ export function BillEntryRow({
   cisChecks: CisContactChecks;
   /** The selected subcontractor's CIS and VAT. */
   tax: ContactTax;
+  /** Issue 43: what HMRC's rule asks of the selected subcontractor (verify before paying), when known. */
+  verificationStatus?: SubcontractorStatus | undefined;
   /** Whether the CIS settings name a materials account (without one the bill carries no materials). */
   hasMaterialsAccount: boolean;
   /** The figures of what is typed, or null when it is not an amount or the rate is not known yet. */
@@ -175,12 +180,16 @@ export function BillEntryRow({
                 </Label>
               </div>
             </div>
-          ) : selectedContact && isCisChecked(selectedContact) && !selectedContact.hasValidUTR ? (
+          ) : selectedContact &&
+            !selectedContact.verified &&
+            isCisChecked(selectedContact) &&
+            !selectedContact.hasValidUTR ? (
             <p className="flex items-center gap-1 text-[13px] text-warning-foreground">
               <TriangleAlert aria-hidden className="size-3.5 shrink-0" />
               No verified CIS settings in Xero
             </p>
           ) : null}
+          {selectedContact ? <HmrcRateNote contact={selectedContact} status={verificationStatus} /> : null}
         </div>
         <div className="col-span-2 grid gap-1.5 sm:col-span-1 lg:col-span-1">
           <Label htmlFor={`${formId}-amount`} className="lg:sr-only">

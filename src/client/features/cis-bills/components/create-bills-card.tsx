@@ -17,6 +17,7 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/cli
 import { Spinner } from '@/client/components/ui/spinner';
 import { getAccountIdPreview, getAccountLabel } from '@/client/lib/account-labels';
 import type { Connection } from '@/client/lib/connection';
+import { useSubcontractorStatuses } from '@/client/lib/hmrc';
 import { newIdempotencyKey } from '@/client/lib/idempotency';
 import { toast } from '@/client/lib/toast';
 import { useCisBillSetup } from '../api/get-cis-bill-setup';
@@ -111,6 +112,13 @@ export function CreateBillsCard({ connection, orgId }: { connection: Connection;
 
   // Issue 42: the subcontractor's own rate and VAT, and the materials beside the labour.
   const tax = getContactTax(selectedContact, setup.data);
+  // Issue 43: HMRC's rule for the picked subcontractor (the same list the verification card reads: one request).
+  const statuses = useSubcontractorStatuses(orgId);
+  const verificationStatus = selectedContact
+    ? statuses.data?.subcontractors.find(
+        (s) => s.contactId.toLowerCase() === selectedContact.id.toLowerCase(),
+      )
+    : undefined;
   const rowRate: CisRate = tax.rate ?? (tax.state === 'not-cis' ? 0 : 20);
   const materialsAccounts = setup.data?.materialsAccounts ?? [];
   const materialsCode = materialsAccountCode || materialsAccounts[0]?.code || '';
@@ -257,6 +265,7 @@ export function CreateBillsCard({ connection, orgId }: { connection: Connection;
           onRefreshContacts={lists.refreshContacts}
           cisChecks={cisChecks}
           tax={tax}
+          verificationStatus={verificationStatus}
           hasMaterialsAccount={materialsCode !== ''}
           preview={preview}
           onConvert={convert}

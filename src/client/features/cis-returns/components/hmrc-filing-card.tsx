@@ -1,7 +1,7 @@
 import { AlertTriangle, BadgeCheck, CheckCircle2, Inbox, Mail, Send } from 'lucide-react';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
-import type { CisReturn, CisReturnLine } from '@/shared/cis-returns';
+import { getFilingRefusal, type CisReturn, type CisReturnLine } from '@/shared/cis-returns';
 import { formatDateMedium } from '@/shared/dates';
 import type { Submission } from '@/shared/hmrc-filing';
 import { formatPounds } from '@/shared/money';
@@ -37,6 +37,7 @@ import {
 } from '@/client/lib/hmrc';
 import { newIdempotencyKey } from '@/client/lib/idempotency';
 import { toast } from '@/client/lib/toast';
+import { canMakeStatement } from '../utils/statements';
 
 const describe = (ret: Pick<CisReturn, 'start' | 'end'>) =>
   `${formatDateMedium(ret.start)} – ${formatDateMedium(ret.end)}`;
@@ -270,7 +271,7 @@ function SubmissionState({ submission, ret }: { submission: Submission; ret: Cis
 export function HmrcFilingCard({ orgId, ret }: { orgId: number; ret: CisReturn }) {
   const setup = useHmrcSetup(orgId);
   const submission = useSubmission(orgId, ret.period);
-  const statuses = useSubcontractorStatuses(orgId);
+  const statuses = useSubcontractorStatuses(orgId, ret.period);
   const emails = useStatementEmails(orgId, ret.period);
   const email = useEmailStatement(orgId, ret.period);
   const deadline = useCisDeadline(orgId);
@@ -279,9 +280,18 @@ export function HmrcFilingCard({ orgId, ret }: { orgId: number; ret: CisReturn }
   const [includeGross, setIncludeGross] = useState(false);
   const current = submission.data ?? null;
   const canSend = !ret.isCurrent && !ret.filing && (!current || current.state === 'rejected');
-  const statusOf = new Map((statuses.data?.subcontractors ?? []).map((s) => [s.contactId, s]));
+  // The one rule of what may be filed (issue 42's checks): the server refuses the same, naming the same things.
+  const refusal = getFilingRefusal(ret.checks, 'sent to HMRC');
+  const statusOf = new Map((statuses.data?.subcontractors ?? []).map((s) => [s.contactId.toLowerCase(), s]));
   const sentTo = new Map((emails.data?.emails ?? []).map((e) => [e.contactId, e]));
-  const toEmail = ret.lines.filter((l) => includeGross || l.rate !== 0);
+  // A statement carries every reference CISR12160 asks for, or is not made (the server refuses it too).
+  const missingFor = (line: CisReturnLine) =>
+    ret.checks
+      .filter((c) => !c.ok && (c.code === 'employer-reference' || c.contactId === line.contactId))
+      .map((c) => c.label);
+  const toEmail = ret.lines.filter(
+    (l) => (includeGross || l.rate !== 0) && canMakeStatement(ret, l.contactId),
+  );
 
   function emailOne(line: CisReturnLine) {
     return email.mutateAsync(line.contactId).then(
@@ -335,7 +345,12 @@ export function HmrcFilingCard({ orgId, ret }: { orgId: number; ret: CisReturn }
         </CardDescription>
         <div className="flex flex-wrap gap-2">
           {canSend ? (
-            <Button size="sm" onClick={() => setSending(true)} disabled={Boolean(notSetUp)}>
+            <Button
+              size="sm"
+              onClick={() => setSending(true)}
+              disabled={Boolean(notSetUp) || refusal !== null}
+              aria-describedby={refusal ? `send-refusal-${ret.period}` : undefined}
+            >
               <Send aria-hidden />{' '}
               {current?.state === 'rejected' ? 'Send again' : ret.nil ? 'Send nil return' : 'Send to HMRC'}
             </Button>
@@ -383,6 +398,12 @@ export function HmrcFilingCard({ orgId, ret }: { orgId: number; ret: CisReturn }
             </div>
           </Alert>
         ) : null}
+        {canSend && refusal ? (
+          <p id={`send-refusal-${ret.period}`} className="text-sm text-muted-foreground">
+            {refusal.message} Add {refusal.missing.length === 1 ? 'it' : 'them'} under “Before filing”, then
+            send.
+          </p>
+        ) : null}
         {ret.isCurrent && !current ? (
           <p className="text-sm text-muted-foreground">
             It can be sent once the month ends on {formatDateMedium(ret.end)}.
@@ -401,8 +422,9 @@ export function HmrcFilingCard({ orgId, ret }: { orgId: number; ret: CisReturn }
               aria-label={`Subcontractors of ${describe(ret)}: verification and statements`}
             >
               {ret.lines.map((line) => {
-                const status = statusOf.get(line.contactId.toLowerCase()) ?? statusOf.get(line.contactId);
+                const status = statusOf.get(line.contactId.toLowerCase());
                 const emailed = sentTo.get(line.contactId.toLowerCase());
+                const missing = missingFor(line);
                 return (
                   <li
                     key={line.contactId}
@@ -415,12 +437,22 @@ export function HmrcFilingCard({ orgId, ret }: { orgId: number; ret: CisReturn }
                       ) : (
                         <p className="text-xs text-muted-foreground">Not verified from Ledgerlink</p>
                       )}
+                      {status?.needsVerification && status.reason ? (
+                        <p className="flex flex-wrap items-center gap-2 text-xs">
+                          <Badge variant="warning" className="w-fit">
+                            {status.verification ? 'Verify again' : 'Verify before paying'}
+                          </Badge>
+                          <span className="text-muted-foreground">{status.reason}</span>
+                        </p>
+                      ) : null}
                       <p className="text-xs text-muted-foreground">
                         {emailed
                           ? `Statement emailed to ${emailed.to} on ${formatDateMedium(emailed.sentAt.slice(0, 10))}`
-                          : line.rate === 0
-                            ? 'Paid gross: a statement is optional'
-                            : 'Statement not emailed yet'}
+                          : missing.length > 0
+                            ? `No statement until it carries every reference HMRC asks for. Missing: ${missing.join('; ')}.`
+                            : line.rate === 0
+                              ? 'Paid gross: a statement is optional'
+                              : 'Statement not emailed yet'}
                       </p>
                     </div>
                     <div className="flex flex-wrap gap-2">
@@ -437,7 +469,7 @@ export function HmrcFilingCard({ orgId, ret }: { orgId: number; ret: CisReturn }
                           size="sm"
                           variant="outline"
                           onClick={() => void emailOne(line)}
-                          disabled={email.isPending}
+                          disabled={email.isPending || missing.length > 0}
                           aria-label={`Email the statement to ${line.name}`}
                         >
                           <Mail aria-hidden /> Email
