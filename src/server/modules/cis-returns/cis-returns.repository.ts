@@ -10,13 +10,20 @@ import {
   xeroCreditNotes,
   xeroInvoices,
 } from '../../db/schema/index';
-import type { CachedAllocation } from './counting';
 import {
   createCacheRepository,
   type CachedAccount,
   type CachedContact,
   type CachedInvoice,
 } from '../../xero/cache/cache.repository';
+
+/** A credit note's allocation as the cache keeps it. */
+export interface CachedAllocation {
+  allocationId: string | null;
+  invoiceId: string;
+  amountPence: number;
+  date: string | null;
+}
 
 export type { CachedAccount, CachedContact, CachedInvoice };
 export type ContractorSettingsRow = typeof cisContractorSettings.$inferSelect;

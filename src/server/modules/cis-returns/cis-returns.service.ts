@@ -39,16 +39,12 @@ import { fromPence, toPence } from '../../../shared/money';
 import { AppError } from '../../lib/app-error';
 import type { XeroSync } from '../../xero/sync/sync.service';
 import type { AuditLog } from '../audit/audit';
-import type { RequestContext } from '../organizations/tenancy';
 import type { CisReturnsRepository, FilingRow, NilMonthRow } from './cis-returns.repository';
-import { createPaymentCounting } from './counting';
+import { createPaymentCounting, type CisReturnsContext } from './counting';
 import { buildMonthLines, emptyMonth, type MonthFigures } from './month-lines';
 
 /** What the CIS month-end reads of a request: the organisation, who asks, and their Xero token's owner. */
-export type CisReturnsContext = Pick<
-  RequestContext,
-  'organizationId' | 'tenantId' | 'userId' | 'username' | 'isAdmin' | 'ip' | 'organization'
->;
+export type { CisReturnsContext } from './counting';
 
 /** A statement's data: everything HMRC asks a payment and deduction statement to carry (CISR12160). */
 export interface CisStatement {

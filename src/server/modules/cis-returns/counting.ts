@@ -13,9 +13,10 @@ import {
   type CreditAllocation,
 } from '../../../shared/cis-figures';
 import type { FindVerifiedRates, VerifiedRate } from '../../../shared/hmrc-filing';
+import type { RequestContext } from '../organizations/tenancy';
 import type { CachedLine, CachedPayment } from '../../xero/sync/mappers';
-import type { CisReturnsContext } from './cis-returns.service';
 import type {
+  CachedAllocation,
   CachedContact,
   CachedCreditNote,
   CachedInvoice,
@@ -23,16 +24,14 @@ import type {
   CountedPaymentRow,
 } from './cis-returns.repository';
 
+/** What the CIS Returns module needs of a request (the service re-exports it). */
+export type CisReturnsContext = Pick<
+  RequestContext,
+  'organizationId' | 'tenantId' | 'userId' | 'username' | 'isAdmin' | 'ip' | 'organization'
+>;
+
 /** Xero's CIS Materials system account: its lines are materials whatever the settings say (docs/xero-api.md §4.8). */
 const CIS_MATERIALS_SYSTEM_ACCOUNT = 'CISMATERIALS';
-
-/** A credit note's allocation as the cache keeps it. */
-export interface CachedAllocation {
-  allocationId: string | null;
-  invoiceId: string;
-  amountPence: number;
-  date: string | null;
-}
 
 function toFacts(row: {
   lineAmountTypes: string | null;
