@@ -19,7 +19,7 @@ import { XERO_ACCOUNT_CLASS_BY_TYPE } from '../../../shared/xero-accounts';
 import { AppError } from '../../lib/app-error';
 import type { AccountsPort } from '../../xero/xero-port';
 import type { XeroSync } from '../../xero/sync/sync.service';
-import { PAYMENT_WRITE_KINDS, type WriteLedger } from '../../xero/write-ledger';
+import { PAYMENT_WRITE_KINDS, type WriteLedger } from '../../ledger/index';
 import type { AuditLog } from '../audit/audit';
 import type { RequestContext } from '../organizations/tenancy';
 import type {
