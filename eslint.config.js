@@ -16,6 +16,22 @@ const clientFeatures = fs
   .filter((entry) => entry.isDirectory())
   .map((entry) => entry.name);
 
+// Everything outside the write ledger's room (src/server/ledger), as globs so a new file or folder is fenced off
+// from its inside at once. The table's definition (db/schema/ledger.ts) is left to its own zone below.
+const outsideLedger = [
+  './src/client/**',
+  './src/shared/**',
+  './src/sandbox/**',
+  './bench/**',
+  './scripts/**',
+  './e2e/**',
+  './src/server/*.ts',
+  './src/server/!(ledger|db)/**',
+  './src/server/db/*.ts',
+  './src/server/db/!(schema)/**',
+  './src/server/db/schema/!(ledger).ts',
+];
+
 /**
  * Which part of the tree may import which (docs/code-style.md §1–§4), checked on the resolved file, so a relative path
  * (`../../server/x`) is caught like an `@/` alias. Paths are relative to this file.
@@ -72,6 +88,30 @@ const zones = {
       target: './src/server/xero',
       from: ['./src/server/app.ts', './src/server/wiring.ts', './src/server/modules'],
       message: 'The Xero layer knows nothing of the app: define what it needs in src/server/xero.',
+    },
+  ],
+  // The write ledger is a room of its own (issue 46, src/server/ledger/README.md): the rest of the app imports its
+  // index.ts only, and the ledger knows nothing of the app's wiring or its feature modules. The table's definition
+  // reads the states and kinds from rules.ts (the index imports the schema: through it would be a cycle).
+  ledger: [
+    {
+      target: outsideLedger,
+      from: './src/server/ledger',
+      except: ['./index.ts'],
+      message:
+        "The write ledger's inside is its own: import src/server/ledger/index.ts, which says what it offers.",
+    },
+    {
+      target: './src/server/db/schema/ledger.ts',
+      from: './src/server/ledger',
+      except: ['./rules.ts'],
+      message: "The ledger's table reads only the ledger's rules (rules.ts): the index imports the schema.",
+    },
+    {
+      target: './src/server/ledger',
+      from: ['./src/server/app.ts', './src/server/wiring.ts', './src/server/modules'],
+      message:
+        'The write ledger knows nothing of the app: features register their kinds with it (write-kinds.ts).',
     },
   ],
   // (d) Routes -> service -> repository (docs/code-style.md §4): a routes file speaks HTTP and calls its service, which
@@ -267,7 +307,7 @@ export default tseslint.config(
           message: 'No Xero request bodies in feature modules: the Xero port builds them.',
         },
       ],
-      // The write ledger (src/server/xero/write-ledger.ts) owns the table xero_writes alone: modules ask it.
+      // The write ledger (src/server/ledger/) owns the table xero_writes alone: modules ask it.
       'no-restricted-imports': [
         'error',
         {
@@ -275,8 +315,7 @@ export default tseslint.config(
             {
               group: ['**/db/schema', '**/db/schema/**'],
               importNames: ['xeroWrites'],
-              message:
-                'The write ledger owns xero_writes: use a function of src/server/xero/write-ledger.ts.',
+              message: 'The write ledger owns xero_writes: use a function of src/server/ledger/index.ts.',
             },
             // Issue 31: services get the Xero port (src/server/xero/xero-port.ts), built once by the wiring site.
             {

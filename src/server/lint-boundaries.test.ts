@@ -115,6 +115,38 @@ describe('lint fails on an import across a boundary', () => {
     );
   });
 
+  it('anything outside the write ledger importing its inside rather than its index (issue 46)', async () => {
+    const message = "The write ledger's inside is its own";
+    await expectRefused(
+      'src/server/modules/pay-invoices/boundary-fixture.ts',
+      ['../../ledger/settle', '../../ledger/rules', '../../ledger/write-kinds'],
+      message,
+    );
+    await expectRefused(
+      'src/server/modules/pay-invoices/boundary-fixture.test.ts',
+      ['../../ledger/types'],
+      message,
+    );
+    await expectRefused('src/server/xero/sync/boundary-fixture.ts', ['../../ledger/views-due'], message);
+    await expectRefused('src/server/boundary-fixture.ts', ['./ledger/write-ledger'], message);
+    await expectRefused('src/server/db/schema/boundary-fixture.ts', ['../../ledger/rules'], message);
+    await expectRefused('bench/parts/boundary-fixture.ts', ['../../src/server/ledger/record'], message);
+    // The table's definition reads the states and kinds from rules.ts, and nothing else of the inside.
+    await expectRefused(
+      'src/server/db/schema/ledger.ts',
+      ['../../ledger/settle'],
+      "The ledger's table reads only",
+    );
+  });
+
+  it('the write ledger importing the app’s wiring or a feature module', async () => {
+    await expectRefused(
+      'src/server/ledger/boundary-fixture.ts',
+      ['../wiring', '../modules/pay-invoices/pay-invoices.service'],
+      'The write ledger knows nothing of the app',
+    );
+  });
+
   it('a file name that is not kebab-case', async () => {
     const messages = await lint('src/server/lib/bodyCache.ts', 'export const x = 1;\n');
     expect(messages.map((m) => m.rule)).toContain('check-file/filename-naming-convention');
@@ -147,6 +179,19 @@ describe('lint fails on an import across a boundary', () => {
       [
         'src/sandbox/boundary-fixture.ts',
         `import { createRandom } from './random';\nexport const x = createRandom;\n`,
+      ],
+      // The write ledger: its index from anywhere, its parts from each other, its rules from its table.
+      [
+        'src/server/modules/pay-invoices/boundary-fixture.ts',
+        `import { createWriteLedger } from '../../ledger/index';\nimport { fingerprintOf } from '../../ledger';\nexport const x = [createWriteLedger, fingerprintOf];\n`,
+      ],
+      [
+        'src/server/ledger/boundary-fixture.ts',
+        `import { createLedgerSettling } from './settle';\nimport { isNotApplied } from '../xero/xero-http/http';\nexport const x = [createLedgerSettling, isNotApplied];\n`,
+      ],
+      [
+        'src/server/db/schema/ledger.ts',
+        `import { WRITE_KINDS } from '../../ledger/rules';\nexport const x = WRITE_KINDS;\n`,
       ],
     ] as const;
     for (const [file, code] of allowed) {

@@ -13,6 +13,7 @@ import type { XeroEndpoints } from './xero/endpoints';
 import type { XeroHttpOptions } from './xero/xero-http/http';
 import type { SharedGateOptions } from './xero/xero-http/shared-gate';
 import { redirectUris } from './demo';
+import { createWriteLedger, RECONCILE_INTERVAL_MS, registerWriteKinds } from './ledger/index';
 import { AppError } from './lib/app-error';
 import { createBodyCache } from './lib/body-cache';
 import { createSecretBox, loadEncryptionKey } from './lib/crypto';
@@ -75,11 +76,9 @@ import { createConnectionService } from './modules/xero-connection/connection.se
 import { createOAuthRequests } from './modules/xero-connection/oauth-requests';
 import { registerXeroWebhookRoutes } from './modules/xero-webhooks/webhooks.routes';
 import { createXeroSync, type SyncContext } from './xero/sync/sync.service';
-import { createWriteCatchUp } from './xero/sync/write-catch-up';
+import { createWriteCatchUp } from './xero/sync/settled-write-catch-up';
 import { createWebhookHealth } from './xero/webhooks/health';
 import { createWebhookProcessor } from './xero/webhooks/processor';
-import { createWriteLedger, RECONCILE_INTERVAL_MS } from './xero/write-ledger';
-import { registerWriteKinds } from './xero/write-kinds';
 import { createXeroPort } from './xero/xero-http/adapter';
 import { createXeroHttp } from './xero/xero-http/http';
 import { createXeroOAuth } from './xero/xero-http/oauth';
@@ -559,7 +558,7 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
     });
 
     // Every kind of Xero write, in one list: how its lost answer is looked up in Xero, how a resend after a
-    // restore is kept from doubling it, and who sends a held one again (decision 015, src/server/xero/write-kinds.ts).
+    // restore is kept from doubling it, and who sends a held one again (decision 015, src/server/ledger/write-kinds.ts).
     registerWriteKinds(
       ledger,
       [

@@ -28,7 +28,7 @@ import type { OrgRec } from '../../sandbox/state';
 import { migrateDatabase, openDatabase } from '../db/client';
 import { backupDatabase, restoreDatabase } from '../db/backup';
 import { auditLog, organizations, xeroAccounts, xeroContacts, xeroInvoices } from '../db/schema/index';
-import { writeMarkOf } from '../xero/write-ledger-rules';
+import { writeMarkOf } from '../ledger/index';
 import { TEST_ORIGIN } from '../test/app';
 import type { TestDatabase } from '../test/database';
 import { as, register } from '../test/session';

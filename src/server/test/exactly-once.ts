@@ -36,8 +36,13 @@ import {
   TEST_CLIENT,
   type XeroTestApp,
 } from './xero';
-import { fingerprintOf, type WriteAudit, type WriteRow } from '../xero/write-ledger';
-import { withoutWriteMark, withWriteMark } from '../xero/write-ledger-rules';
+import {
+  fingerprintOf,
+  withoutWriteMark,
+  withWriteMark,
+  type WriteAudit,
+  type WriteRow,
+} from '../ledger/index';
 import { buildPaymentBody } from '../xero/xero-http/pay-invoices';
 import { buildManualJournalBody } from '../xero/xero-http/stock-journal';
 

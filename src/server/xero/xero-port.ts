@@ -45,7 +45,7 @@ export interface XeroPaymentFacts {
   date: string | null;
   /** AUTHORISED or DELETED. */
   status: string | null;
-  /** The payment's Reference, with the mark of the write that made it (write-ledger-rules.ts writeMarkOf). */
+  /** The payment's Reference, with the mark of the write that made it (src/server/ledger/rules.ts, writeMarkOf). */
   reference?: string | null;
   /** Xero's UpdatedDateUTC of the payment (ISO): when the balance below was Xero's. */
   updatedUtc: string | null;

@@ -13,7 +13,7 @@ import {
   timestamp,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
-import { WRITE_KINDS, XERO_WRITE_STATES } from '../../xero/write-ledger-rules';
+import { WRITE_KINDS, XERO_WRITE_STATES } from '../../ledger/rules';
 import { users } from './users';
 import { organizations } from './xero';
 
@@ -22,7 +22,7 @@ import { organizations } from './xero';
  * is sent, with its idempotency key and a fingerprint of the request, and moves pending → sent → confirmed |
  * failed, or `unknown` when the answer was lost and Xero must be asked before anything is sent again.
  */
-export { XERO_WRITE_STATES, type XeroWriteState } from '../../xero/write-ledger-rules';
+export { XERO_WRITE_STATES, type XeroWriteState } from '../../ledger/rules';
 
 export const xeroWrites = pgTable(
   'xero_writes',
@@ -32,7 +32,7 @@ export const xeroWrites = pgTable(
       .notNull()
       .references(() => organizations.id, { onDelete: 'cascade' }),
     userId: integer('user_id').references(() => users.id, { onDelete: 'set null' }),
-    /** One of WRITE_KINDS (src/server/xero/write-ledger-rules.ts). */
+    /** One of WRITE_KINDS (src/server/ledger/rules.ts). */
     kind: text('kind', { enum: WRITE_KINDS }).notNull(),
     idempotencyKey: text('idempotency_key').notNull(),
     /** SHA-256 of the canonical request: the same key with a different request is refused. */

@@ -7,14 +7,14 @@ import { getUkToday } from '../../../shared/dates';
 import { formatMoney, fromPence, toPence } from '../../../shared/money';
 import { AppError } from '../../lib/app-error';
 import { chunk, createBatcher } from '../../xero/batcher';
-import type { WriteFailure } from '../../xero/write-failure';
 import {
   DIFFERENT_CHANGE_MESSAGE,
+  type IntentStep,
   invoiceDocument,
   isOpenWriteState,
-  type IntentStep,
+  type WriteFailure,
   type WriteRow,
-} from '../../xero/write-ledger';
+} from '../../ledger/index';
 import type { ApprovalRequest, ElementResult, InvoiceFacts } from '../../xero/xero-port';
 import { lockedDraftQueries, type CachedInvoiceRow } from './add-invoices.repository';
 import { executeInBatch } from './batch-write';
@@ -251,7 +251,7 @@ export function createDraftApprovals(
 
   /**
    * For a day after a restore, one draft row's action under keys the ledger does not know is looked up in
-   * Xero before anything compares it with the cached draft (write-ledger-recall.ts): an approval the restore
+   * Xero before anything compares it with the cached draft (src/server/ledger/restore-recall.ts): an approval the restore
    * forgot is answered as the first time (approved, its cash paid once), not refused as "no longer a draft".
    * Null when Xero does not have it (or no restore was lately): the row is judged as a new change.
    */

@@ -1,6 +1,6 @@
 import { AppError } from '../../lib/app-error';
 import type { Batcher } from '../../xero/batcher';
-import type { WriteLedger, WriteSpec } from '../../xero/write-ledger';
+import type { WriteLedger, WriteSpec } from '../../ledger/index';
 import type { ElementResult } from '../../xero/xero-port';
 import type { AddInvoicesContext } from './context';
 

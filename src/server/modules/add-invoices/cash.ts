@@ -1,7 +1,6 @@
 import { formatMoney, fromPence } from '../../../shared/money';
 import { chunk, createBatcher } from '../../xero/batcher';
-import { describeWriteFailure, type WriteFailure } from '../../xero/write-failure';
-import { withWriteMark, type WriteRow } from '../../xero/write-ledger';
+import { describeWriteFailure, withWriteMark, type WriteFailure, type WriteRow } from '../../ledger/index';
 import type { ElementResult, NewPayment, XeroPaymentFacts } from '../../xero/xero-port';
 import { executeInBatch } from './batch-write';
 import {

@@ -3,7 +3,7 @@ import type { AuditLog, AuditAction } from '../audit/audit';
 import type { OrganizationAccessRow } from '../organizations/organizations.repository';
 import { AppError } from '../../lib/app-error';
 import type { XeroSync } from '../../xero/sync/sync.service';
-import type { WriteAudit, WriteLedger } from '../../xero/write-ledger';
+import type { WriteAudit, WriteLedger } from '../../ledger/index';
 import type { AddInvoicesXero } from '../../xero/xero-port';
 import type { AddInvoicesRepository, CachedInvoiceRow } from './add-invoices.repository';
 

@@ -3,7 +3,7 @@ import { formatDateNumeric } from '../../../shared/dates';
 import { toPence } from '../../../shared/money';
 import { AppError } from '../../lib/app-error';
 import { checkNewInvoiceRedo } from './redo-check';
-import { withWriteMark, type IntentStep } from '../../xero/write-ledger';
+import { withWriteMark, type IntentStep } from '../../ledger/index';
 import type { InvoiceFacts } from '../../xero/xero-port';
 import { cashPaymentRequest, describeCashFailure, type CashWrites } from './cash';
 import {

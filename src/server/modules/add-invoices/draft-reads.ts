@@ -1,7 +1,7 @@
 import type { DraftInvoice, NewInvoiceDefaults, UnfinishedDraftAction } from '../../../shared/add-invoices';
 import { getUkToday } from '../../../shared/dates';
 import { formatMoney, fromPence } from '../../../shared/money';
-import type { WriteAudit } from '../../xero/write-ledger';
+import type { WriteAudit } from '../../ledger/index';
 import { syncCtx, type AddInvoicesContext, type AddInvoicesDeps } from './context';
 
 /** What the Add Invoices screen reads: the drafts, the user's unfinished changes, the New Invoice defaults. */

@@ -1,27 +1,29 @@
 import { AppError } from '../../lib/app-error';
 import {
+  type ConfirmHook,
   hasWriteMark,
   HELD_USER_GONE,
-  RETRY_REFUSED_KIND,
-  withWriteMark,
-  type ConfirmHook,
+  type LocalKindHandlers,
   type LocalWrite,
+  RETRY_REFUSED_KIND,
   type RetryActor,
   type StepRunner,
+  withWriteMark,
   type WriteAudit,
+  type WriteKindHandlers,
   type WriteRow,
-} from '../../xero/write-ledger';
+  type WriteStepHandlers,
+} from '../../ledger/index';
 import type { ApprovalRequest, InvoiceFacts, XeroContext } from '../../xero/xero-port';
 import { lockedDraftQueries } from './add-invoices.repository';
 import type { CashPaymentRequest, PendingCashRequest } from './cash';
 import type { AddInvoicesDeps } from './context';
-import type { LocalKindHandlers, WriteKindHandlers, WriteStepHandlers } from '../../xero/write-kinds';
 
 /**
  * What the write ledger needs from Add Invoices to settle its writes without the request that made them
  * (issue 28): finders that look a lost answer up in Xero and the retry of a held approval (`writeKinds`), and
  * the runners of the steps an intent left unsent and the hooks run when a write is confirmed (`writeSteps`),
- * all answered for the wiring site to register (src/server/xero/write-kinds.ts).
+ * all answered for the wiring site to register (src/server/ledger/write-kinds.ts).
  */
 export function createAddInvoicesWriteKinds({
   ledger,

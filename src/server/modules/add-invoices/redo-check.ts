@@ -1,6 +1,6 @@
 import { describeInvoiceRedo } from '../../../shared/redo-warning';
 import { refuseRedo } from '../../lib/redo-warning';
-import { hasWriteMark } from '../../xero/write-ledger';
+import { hasWriteMark } from '../../ledger/index';
 import type { AddInvoicesContext, AddInvoicesDeps } from './context';
 
 /**

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLog, organizations, xeroInvoices } from '../../db/schema/index';
 import { createTestApp, type TestApp } from '../../test/app';
 import { as, register } from '../../test/session';
-import type { WriteKind } from '../../xero/write-ledger';
+import type { WriteKind } from '../../ledger/index';
 
 /** A kind of write only these tests know, with the finder they register. */
 const TEST_KIND = 'review.test' as WriteKind;

@@ -13,7 +13,7 @@ import {
 } from '../../db/schema/index';
 import { TEST_ORIGIN } from '../../test/app';
 import { createConnectedUser, createXeroTestApp, enableFeatures, type XeroTestApp } from '../../test/xero';
-import { fingerprintOf, type WriteAudit, type WriteKind } from '../../xero/write-ledger';
+import { fingerprintOf, type WriteAudit, type WriteKind } from '../../ledger/index';
 
 /**
  * Issue 44: a review decision changes what it says it changes, and a write that never goes to Xero (pending

@@ -4,12 +4,7 @@ import { addDays, getUkToday } from '../../../shared/dates';
 import { getStockJournalReference, splitSalesPeriod, type SalesPeriod } from '../../../shared/stock-journal';
 import { organizations, xeroWrites } from '../../db/schema/index';
 import { createConnectedUser, createXeroTestApp, enableFeatures, type XeroTestApp } from '../../test/xero';
-import {
-  fingerprintOf,
-  RETRY_REFUSED_FOUND,
-  withoutWriteMark,
-  type WriteKind,
-} from '../../xero/write-ledger';
+import { fingerprintOf, RETRY_REFUSED_FOUND, withoutWriteMark, type WriteKind } from '../../ledger/index';
 import { JOURNAL_MESSAGES } from '../stock-journal/stock-journal.service';
 
 /**

@@ -4,7 +4,7 @@ import { getUkToday } from '../../../shared/dates';
 import type { Invoice } from '../../../shared/pay-invoices';
 import { auditLog, xeroWrites } from '../../db/schema/index';
 import { createConnectedUser, createXeroTestApp, enableFeatures, type XeroTestApp } from '../../test/xero';
-import { fingerprintOf, RETRY_REFUSED_FOUND, type WriteAudit } from '../../xero/write-ledger';
+import { fingerprintOf, RETRY_REFUSED_FOUND, type WriteAudit } from '../../ledger/index';
 
 /**
  * "Send again" on the administrators' review list (issue 20 part 4) against the sandbox: a payment held for

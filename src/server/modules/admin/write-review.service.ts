@@ -5,7 +5,7 @@ import {
   type AdminSettleWriteRequest,
 } from '../../../shared/admin';
 import { AppError } from '../../lib/app-error';
-import type { WriteAudit, WriteLedger, WriteRow } from '../../xero/write-ledger';
+import type { WriteAudit, WriteLedger, WriteRow } from '../../ledger/index';
 
 const ALREADY_SETTLED_MESSAGE = 'This write was already settled. Refresh the list.';
 

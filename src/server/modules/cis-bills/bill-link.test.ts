@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { withWriteMark, writeMarkOf } from '../../xero/write-ledger';
+import { withWriteMark, writeMarkOf } from '../../ledger/index';
 import { billLinkOf, hasAnyBillMark, isBillOfWrite } from './bill-link';
 
 describe("a CIS bill's write mark in Xero (decision 028)", () => {

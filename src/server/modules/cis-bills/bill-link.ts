@@ -1,4 +1,4 @@
-import { hasWriteMark, writeMarkOf } from '../../xero/write-ledger';
+import { hasWriteMark, writeMarkOf } from '../../ledger/index';
 
 /**
  * Where a CIS bill written by Ledgerlink leaves its write's mark in Xero (decision 028): in Xero's

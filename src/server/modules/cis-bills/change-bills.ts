@@ -10,8 +10,7 @@ import { isCisCheckCurrent, type BillActionResponse, type DraftBill } from '../.
 import { formatMoney, toPence } from '../../../shared/money';
 import { AppError } from '../../lib/app-error';
 import type { CachedLine } from '../../xero/sync/mappers';
-import { explainUnconfirmed } from '../../xero/write-failure';
-import type { WriteKind } from '../../xero/write-ledger';
+import { explainUnconfirmed, type WriteKind } from '../../ledger/index';
 import type { BillChange, BillLineInput } from '../../xero/xero-port';
 import { hasAnyBillMark } from './bill-link';
 import {

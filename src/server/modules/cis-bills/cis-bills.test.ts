@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { writeMarkOf } from '../../xero/write-ledger-rules';
+import { writeMarkOf } from '../../ledger/index';
 import { auditLog, organizations, xeroWrites } from '../../db/schema/index';
 import type { LedgerSnapshot } from '../../../sandbox/ledger';
 import { TEST_ORIGIN } from '../../test/app';

@@ -1,4 +1,4 @@
-import { registerWriteKinds } from '../../xero/write-kinds';
+import { createWriteLedger, registerWriteKinds } from '../../ledger/index';
 import crypto from 'node:crypto';
 import { and, desc, eq, gt } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -14,7 +14,6 @@ import { createTestDatabase, type TestDatabase } from '../../test/database';
 import type { Bill, BillAnswer, BillChange, BillsPort, ContactsPort, NewBill } from '../../xero/xero-port';
 import type { XeroSync } from '../../xero/sync/sync.service';
 import { batchKeyOf } from '../../xero/batcher';
-import { createWriteLedger } from '../../xero/write-ledger';
 import { createAuditLog } from '../audit/audit';
 import { createCisBillsRepository } from './cis-bills.repository';
 import { createCisBillsService, toDraftBill, type CisBillsContext } from './cis-bills.service';

@@ -3,7 +3,7 @@ import type { FindVerifiedRates, VerifiedRate } from '../../../shared/hmrc-filin
 import { AppError } from '../../lib/app-error';
 import type { Bill, BillAnswer, BillsPort, ContactsPort, NewBill } from '../../xero/xero-port';
 import type { SyncContext, XeroSync } from '../../xero/sync/sync.service';
-import type { WriteLedger } from '../../xero/write-ledger';
+import type { WriteLedger } from '../../ledger/index';
 import type { AuditLog, AuditAction } from '../audit/audit';
 import type { OrganizationRow } from '../organizations/organizations.repository';
 import { billLinkOf } from './bill-link';

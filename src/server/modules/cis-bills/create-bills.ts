@@ -8,7 +8,7 @@ import {
 import { roundHalfUp, toPence } from '../../../shared/money';
 import { AppError } from '../../lib/app-error';
 import { createBatcher } from '../../xero/batcher';
-import { explainUnconfirmed } from '../../xero/write-failure';
+import { explainUnconfirmed } from '../../ledger/index';
 import type { BillAnswer, NewBill } from '../../xero/xero-port';
 import { checkDeductionAccount, isCisSystemAccount, readContactCis, resolveBillVat } from './bill-booking';
 import type { CisBillsContext, CisBillsCore, CisBillsDeps, CreateRecord, PreparedBill } from './context';

@@ -1,15 +1,15 @@
-import type { WriteKindHandlers } from '../../xero/write-kinds';
-import type { BillActionResponse } from '../../../shared/cis-bills';
-import { AppError } from '../../lib/app-error';
-import { explainUnconfirmed } from '../../xero/write-failure';
-import type { Bill, NewBill, XeroContext } from '../../xero/xero-port';
 import {
+  explainUnconfirmed,
   HELD_USER_GONE,
   RETRY_REFUSED_KIND,
   type RetryActor,
+  type WriteKindHandlers,
   type WriteOutcome,
   type WriteRow,
-} from '../../xero/write-ledger';
+} from '../../ledger/index';
+import type { BillActionResponse } from '../../../shared/cis-bills';
+import { AppError } from '../../lib/app-error';
+import type { Bill, NewBill, XeroContext } from '../../xero/xero-port';
 import { hasAnyBillMark, isBillOfWrite } from './bill-link';
 import type { BillChanges } from './change-bills';
 import {

@@ -17,7 +17,7 @@ import type { CisMessageClass, GovTalkAnswer, GovTalkSender, SchemeKeys } from '
 import { readSuccessReceipt } from '../../hmrc/govtalk';
 import { describeErrors, isRecoverable, type HmrcReason } from '../../hmrc/errors';
 import { TransportError, withPassword, type TransactionEngine } from '../../hmrc/transaction-engine';
-import { isSenderAlive } from '../../xero/write-ledger-rules';
+import { isSenderAlive } from '../../ledger/index';
 import type { HmrcFilingRepository, SubmissionRow } from './hmrc-filing.repository';
 
 /** A send still unanswered this long (HMRC's 30 s call limit, with room) is looked up even if its sender lives. */

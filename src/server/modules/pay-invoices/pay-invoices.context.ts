@@ -4,7 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { AppError } from '../../lib/app-error';
 import type { BodyCache } from '../../lib/body-cache';
 import type { XeroSync, SyncContext } from '../../xero/sync/sync.service';
-import type { WriteLedger } from '../../xero/write-ledger';
+import type { WriteLedger } from '../../ledger/index';
 import type { PayInvoicesXero } from '../../xero/xero-port';
 import type { AuditLog } from '../audit/audit';
 import type { AttachmentStoreRepository } from './attachment-store.repository';

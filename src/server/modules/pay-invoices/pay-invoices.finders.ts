@@ -7,7 +7,7 @@ import {
   hasWriteMark,
   type WriteOutcome,
   type WriteRow as LedgerWriteRow,
-} from '../../xero/write-ledger';
+} from '../../ledger/index';
 import type { XeroContext, XeroPaymentFacts } from '../../xero/xero-port';
 import {
   translateRejection,

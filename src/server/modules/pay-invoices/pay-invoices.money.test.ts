@@ -5,8 +5,7 @@ import { AppError } from '../../lib/app-error';
 import { createBodyCache } from '../../lib/body-cache';
 import { createTestDatabase, type TestDatabase } from '../../test/database';
 import type { XeroSync } from '../../xero/sync/sync.service';
-import { registerWriteKinds } from '../../xero/write-kinds';
-import { createWriteLedger, type WriteLedger } from '../../xero/write-ledger';
+import { createWriteLedger, registerWriteKinds, type WriteLedger } from '../../ledger/index';
 import type {
   NewPayment,
   PayInvoicesXero,

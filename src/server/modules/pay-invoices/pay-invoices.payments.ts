@@ -16,7 +16,7 @@ import {
   withWriteMark,
   type RetryActor,
   type WriteRow as LedgerWriteRow,
-} from '../../xero/write-ledger';
+} from '../../ledger/index';
 import type { XeroPaymentFacts } from '../../xero/xero-port';
 import {
   isOutOfDateRefusal,
@@ -185,7 +185,7 @@ export function createPaymentWrites(deps: PayInvoicesDeps, core: PayInvoicesCore
       }
       let account = await repo.findPaymentAccount(ctx.organizationId, payment.accountId);
       // A key a restore may have forgotten is looked up in Xero (by its mark) before the payment is judged
-      // against the cached balance (write-ledger-recall.ts): a resend of a payment that paid the invoice in full
+      // against the cached balance (src/server/ledger/restore-recall.ts): a resend of a payment that paid the invoice in full
       // is answered with that payment, not refused as more than is due.
       const recalled = await recallPayment(ctx, payment, account, idempotencyKey);
       if (recalled) return recalled;

@@ -1,7 +1,7 @@
 import { and, asc, count, eq, gt, isNull, lte, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { xeroAccounts, xeroInvoices } from '../../db/schema/index';
-import type { WriteRow } from '../../xero/write-ledger';
+import type { WriteRow } from '../../ledger/index';
 import type { CachedAccount } from '../../xero/cache/cache.repository';
 import type { CachedPayment } from '../../xero/sync/mappers';
 

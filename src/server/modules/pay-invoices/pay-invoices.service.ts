@@ -1,4 +1,4 @@
-import type { WriteKindHandlers } from '../../xero/write-kinds';
+import type { WriteKindHandlers } from '../../ledger/index';
 import { createPayInvoicesCore, type PayInvoicesDeps } from './pay-invoices.context';
 import { createPaymentFinders } from './pay-invoices.finders';
 import { createPaymentWrites } from './pay-invoices.payments';

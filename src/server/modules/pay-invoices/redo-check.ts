@@ -2,7 +2,7 @@ import type { PaymentRequest } from '../../../shared/pay-invoices';
 import { toPence } from '../../../shared/money';
 import { describePaymentRedo, type RedoSuspect } from '../../../shared/redo-warning';
 import { refuseRedo } from '../../lib/redo-warning';
-import { hasWriteMark } from '../../xero/write-ledger';
+import { hasWriteMark } from '../../ledger/index';
 import type { PayContext, PayInvoicesDeps } from './pay-invoices.context';
 
 /**

@@ -11,7 +11,7 @@ import {
 } from '../../db/schema/index';
 import { TEST_ORIGIN } from '../../test/app';
 import { createConnectedUser, createXeroTestApp, type XeroTestApp } from '../../test/xero';
-import type { WriteKind } from '../../xero/write-ledger';
+import type { WriteKind } from '../../ledger/index';
 
 type Item = { id: string; name: string; code?: string };
 type Call = Awaited<ReturnType<typeof createConnectedUser>>['call'];

@@ -28,7 +28,7 @@ import {
   type WriteOutcome,
   type WriteRow,
   withoutWriteMark,
-} from '../../xero/write-ledger';
+} from '../../ledger/index';
 import type { StockJournalEntryRow, StockJournalRepository } from './stock-journal.repository';
 
 /** The kind the write ledger files journal creations under (and finds lost ones by). */

@@ -6,7 +6,7 @@ import {
 } from '../../../shared/stock-journal';
 import type { RequestContext } from '../organizations/tenancy';
 import { isLiveJournal } from '../../xero/xero-port';
-import { withoutWriteMark } from '../../xero/write-ledger';
+import { withoutWriteMark } from '../../ledger/index';
 import { MANUAL_JOURNALS_RESOURCE } from './stock-journal.repository';
 import { toXeroContext, type StockJournalServiceDeps } from './context';
 

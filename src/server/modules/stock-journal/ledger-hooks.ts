@@ -1,16 +1,16 @@
-import type { WriteKindHandlers } from '../../xero/write-kinds';
+import {
+  hasWriteMark,
+  HELD_USER_GONE,
+  type RetryActor,
+  withoutWriteMark,
+  withWriteMark,
+  type WriteKindHandlers,
+  type WriteOutcome,
+  type WriteRow,
+} from '../../ledger/index';
 import type { JournalCreateResponse } from '../../../shared/stock-journal';
 import { AppError } from '../../lib/app-error';
 import type { XeroContext } from '../../xero/xero-port';
-import {
-  HELD_USER_GONE,
-  type RetryActor,
-  type WriteOutcome,
-  type WriteRow,
-  hasWriteMark,
-  withoutWriteMark,
-  withWriteMark,
-} from '../../xero/write-ledger';
 import {
   findPeriodJournal,
   JOURNAL_MESSAGES,

@@ -10,15 +10,15 @@ import {
   type JournalCreateResponse,
 } from '../../../shared/stock-journal';
 import { AppError } from '../../lib/app-error';
-import { explainUnconfirmed } from '../../xero/write-failure';
-import type { RequestContext } from '../organizations/tenancy';
-import { isLiveJournal } from '../../xero/xero-port';
 import {
   describeBusyDocument,
+  explainUnconfirmed,
   isOpenWriteState,
-  type WriteRow,
   withWriteMark,
-} from '../../xero/write-ledger';
+  type WriteRow,
+} from '../../ledger/index';
+import type { RequestContext } from '../organizations/tenancy';
+import { isLiveJournal } from '../../xero/xero-port';
 import type { NewStockJournalEntry, StockJournalEntryRow } from './stock-journal.repository';
 import {
   JOURNAL_MESSAGES,

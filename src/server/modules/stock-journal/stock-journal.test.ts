@@ -13,7 +13,7 @@ import type { OrgRec } from '../../../sandbox/state';
 import { auditLog, organizations, stockJournalEntries, xeroWrites } from '../../db/schema/index';
 import { TEST_ORIGIN } from '../../test/app';
 import { createConnectedUser, createXeroTestApp, enableFeatures, type XeroTestApp } from '../../test/xero';
-import { withoutWriteMark, withWriteMark } from '../../xero/write-ledger-rules';
+import { withoutWriteMark, withWriteMark } from '../../ledger/index';
 import { JOURNAL_MESSAGES, JOURNALS_FRESH_MS } from './stock-journal.service';
 
 type Owner = Awaited<ReturnType<typeof createConnectedUser>>;

@@ -1,38 +1,28 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { RefreshCw, TriangleAlert } from 'lucide-react';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useLocation } from 'wouter';
 import {
   DEFAULT_DRAFT_SORT,
-  applyProcessedRows,
   buildCreateRequest,
-  buildUpdateItems,
   canProcessNewInvoice,
-  createDraftInvoiceRow,
   createNewInvoiceForm,
   needsZeroAmountConfirmation,
-  sortDraftInvoices,
   toggleDraftSort,
-  validateDraftInvoiceRow,
   validateNewInvoice,
-  validateProcessAll,
-  type DraftInvoice,
   type DraftInvoiceRow,
-  type DraftInvoiceUpdateItem,
   type DraftSort,
   type NewInvoiceForm,
 } from '@/shared/add-invoices';
-import { formatCount } from '@/shared/counts';
 import { getUkToday } from '@/shared/dates';
 import { findDefaultNamedIn } from '@/shared/required-defaults-rules';
-import { formatPounds, fromPence, toPence } from '@/shared/money';
 import { paths } from '@/client/config/paths';
 import { Alert, AlertDescription, AlertTitle } from '@/client/components/ui/alert';
 import { FeatureDisabledState, NotConnectedState } from '@/client/components/state-card';
 import { Button } from '@/client/components/ui/button';
 import { PageSpinner, Spinner } from '@/client/components/ui/spinner';
 import { getMessage } from '@/client/lib/api-client';
-import { isConflict, isFeatureDisabled, isNotConnected } from '@/client/lib/api-errors';
+import { isFeatureDisabled, isNotConnected } from '@/client/lib/api-errors';
 import { useConnection, type Connection } from '@/client/lib/connection';
 import { MissingDefaultsNotice } from '@/client/components/xero/missing-defaults-notice';
 import { useFeatureFlags } from '@/client/lib/feature-access';
@@ -44,39 +34,17 @@ import { getDraftInvoices, useDraftInvoices } from '../api/get-draft-invoices';
 import { useNewInvoiceDefaults } from '../api/get-new-invoice-defaults';
 import { useUnfinishedActions } from '../api/get-unfinished-actions';
 import { addInvoicesKeys } from '../api/query-keys';
-import { useUpdateDraftInvoices } from '../api/update-draft-invoices';
 import { useNarrowScreen } from '@/client/lib/narrow-screen';
 import { DraftInvoiceCards } from './draft-invoice-cards';
 import { DraftInvoicesTable } from './draft-invoices-table';
-import {
-  ProcessAllProgressBar,
-  ProcessAllSummaryPanel,
-  type ProcessAllProgress,
-  type ProcessAllSummary,
-} from './process-all-status';
+import { ProcessAllProgressBar, ProcessAllSummaryPanel } from './process-all-status';
 import { ZeroAmountDialog } from './zero-amount-dialog';
+import { useDraftEdits } from '../hooks/use-draft-edits';
+import { useDraftProcessing } from '../hooks/use-draft-processing';
 
 /** docs/product/features.md §2: the header is one line, "{title} - {subtitle}". */
 export const ADD_INVOICES_HEADER = 'Add Invoices - Add cash sales and approve draft invoices';
 const [HEADER_TITLE, HEADER_SUBTITLE] = ADD_INVOICES_HEADER.split(' - ') as [string, string];
-
-/**
- * Rows per Process All request. One request already batches its approvals and payments into one Xero call
- * each (up to 50); 25 per request lets the progress bar move on a long list for 2 extra Xero calls per 50.
- */
-export const PROCESS_ALL_BATCH_SIZE = 25;
-
-type RowEdit = Pick<DraftInvoiceRow, 'cashAmount' | 'approve'>;
-
-/** One clear message for an invoice Xero approved whose cash payment was not recorded (issue 17 item 3). */
-export function describeApprovedCashFailed(invoiceNumber: string, cashAmount: number, currency: string) {
-  const cash =
-    cashAmount > 0 ? `its cash payment of ${formatPounds(cashAmount, currency)}` : 'its cash payment';
-  return {
-    title: 'Approved, Cash Not Recorded',
-    description: `${invoiceNumber} was approved in Xero, but ${cash} was not recorded. Pay it on Pay Invoices, where the invoice is now waiting.`,
-  };
-}
 
 /** docs/product/features.md §2 Add Invoices: no connection. */
 function AddInvoicesNotConnectedState() {
@@ -130,32 +98,31 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
     connection.defaultCashAccountId,
     connection.defaultVatRateId,
   ]);
-  const [edits, setEdits] = useState<Record<string, RowEdit>>({});
-  const [processingIds, setProcessingIds] = useState<ReadonlySet<string>>(new Set());
   const [sort, setSort] = useState<DraftSort>(DEFAULT_DRAFT_SORT);
   const [confirmRowId, setConfirmRowId] = useState<string | null>(null);
-  const [progress, setProgress] = useState<ProcessAllProgress | null>(null);
-  const [summary, setSummary] = useState<ProcessAllSummary | null>(null);
   const [form, setForm] = useState<NewInvoiceForm>(() => createNewInvoiceForm(getUkToday()));
   const createMutation = useCreateDraftInvoice(orgId);
-  const updateMutation = useUpdateDraftInvoices(orgId);
   const creating = createMutation.isPending;
   const [refreshing, setRefreshing] = useState(false);
   const narrow = useNarrowScreen();
   const DraftInvoicesView = narrow ? DraftInvoiceCards : DraftInvoicesTable;
 
-  const rows = useMemo(
-    () =>
-      sortDraftInvoices(
-        (drafts.data ?? []).map((d) => ({
-          ...createDraftInvoiceRow(d),
-          ...edits[d.id],
-          processing: processingIds.has(d.id),
-        })),
-        sort,
-      ),
-    [drafts.data, edits, processingIds, sort],
+  const draftsKey = addInvoicesKeys.drafts(orgId);
+  const { rows, setEdit, markProcessing, applyProcessed, approveAll } = useDraftEdits(
+    orgId,
+    drafts.data,
+    sort,
   );
+  // refetchWithRefresh, leftTheDrafts and openSettingsFor are this screen's, declared below.
+  const { processRow, processAll, progress, summary, setSummary } = useDraftProcessing({
+    orgId,
+    rows,
+    markProcessing,
+    applyProcessed,
+    refetchWithRefresh,
+    leftTheDrafts,
+    openSettingsFor,
+  });
 
   // docs/product/features.md §8 "loading drafts fails: 'Error' / 'Failed to load draft invoices from Xero'"
   // (once per failure).
@@ -171,7 +138,6 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
   if (drafts.error && isNotConnected(drafts.error)) return <AddInvoicesNotConnectedState />;
 
   const busy = progress !== null;
-  const draftsKey = addInvoicesKeys.drafts(orgId);
 
   /** docs/product/features.md §4: re-fetch with refresh (the server asks Xero for what changed). */
   async function refetchWithRefresh(): Promise<boolean> {
@@ -219,56 +185,6 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
     }
   }
 
-  function setEdit(id: string, patch: Partial<RowEdit>) {
-    setEdits((prev) => {
-      const current = prev[id] ?? { cashAmount: '', approve: false };
-      return { ...prev, [id]: { ...current, ...patch } };
-    });
-  }
-
-  function markProcessing(ids: readonly string[], on: boolean) {
-    setProcessingIds((prev) => {
-      const next = new Set(prev);
-      for (const id of ids) {
-        if (on) next.add(id);
-        else next.delete(id);
-      }
-      return next;
-    });
-  }
-
-  /**
-   * docs/product/features.md §4 after a successful process: an approved invoice leaves the list; one not
-   * approved keeps its place with cash cleared, and its cash now shows as pending.
-   */
-  function applyProcessed(items: readonly DraftInvoiceUpdateItem[]) {
-    const done = new Set(items.map((i) => i.id));
-    const byId = new Map(items.map((i) => [i.id, i]));
-    queryClient.setQueryData<DraftInvoice[]>(draftsKey, (old) => {
-      if (!old) return old;
-      const kept = applyProcessedRows(
-        old.map((d) => ({ ...createDraftInvoiceRow(d), approve: byId.get(d.id)?.approve ?? false })),
-        done,
-      );
-      const keptIds = new Set(kept.map((r) => r.id));
-      return old
-        .filter((d) => keptIds.has(d.id))
-        .map((d) => {
-          const item = byId.get(d.id);
-          if (!item || item.approve) return d;
-          return {
-            ...d,
-            pendingCashAmount: fromPence(toPence(d.pendingCashAmount) + toPence(item.cashAmount)),
-          };
-        });
-    });
-    setEdits((prev) => {
-      const next = { ...prev };
-      for (const id of done) delete next[id];
-      return next;
-    });
-  }
-
   function changeApprove(row: DraftInvoiceRow, checked: boolean) {
     // docs/product/features.md §4: approving with zero or empty cash asks first. Pending cash is paid on
     // approval, so then it is not £0.
@@ -277,15 +193,6 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
       return;
     }
     setEdit(row.id, { approve: checked });
-  }
-
-  function approveAll(checked: boolean) {
-    // docs/product/features.md §4: "The header checkbox sets approve for all rows without confirmation."
-    setEdits((prev) => {
-      const next = { ...prev };
-      for (const row of rows) next[row.id] = { cashAmount: row.cashAmount, approve: checked };
-      return next;
-    });
   }
 
   /** "Open Settings" at the default a refusal names (issue 33 item 6), for its toast. */
@@ -299,147 +206,6 @@ function DraftInvoicesScreen({ connection, orgId }: { connection: Connection; or
         onAction: () => navigate(paths.settings.getHref(orgId, undefined, named.field)),
       },
     };
-  }
-
-  async function processRow(row: DraftInvoiceRow) {
-    const invalid = validateDraftInvoiceRow(row);
-    if (invalid) {
-      toast({ ...invalid, variant: 'destructive' });
-      return;
-    }
-    const items = buildUpdateItems([row]);
-    markProcessing([row.id], true);
-    try {
-      const result = await updateMutation.mutateAsync({ invoices: items });
-      const failure = result.failed.find((f) => f.id === row.id);
-      if (failure?.approved) {
-        // The server says Xero approved it and how its cash failed (issue 17 item 3): its one message, the row leaves.
-        await leftTheDrafts(row.id);
-        toast({
-          title:
-            failure.cashOutcome === 'unconfirmed'
-              ? 'Approved, Cash Not Confirmed'
-              : 'Approved, Cash Not Recorded',
-          description: failure.message,
-          variant: 'warning',
-          duration: 10_000,
-        });
-      } else if (failure && row.approve && (await leftTheDrafts(row.id))) {
-        // Xero approved it, then the cash failed: the invoice is no longer a draft (issue 17 item 3).
-        toast({
-          ...describeApprovedCashFailed(
-            row.invoiceNumber,
-            (items[0]?.cashAmount ?? 0) + row.pendingCashAmount,
-            row.currency,
-          ),
-          variant: 'warning',
-          duration: 10_000,
-        });
-      } else if (failure) {
-        toast({
-          title: 'Error processing invoice',
-          description: failure.message,
-          variant: 'destructive',
-          ...openSettingsFor(failure.message),
-        });
-      } else {
-        applyProcessed(items);
-        toast({
-          title: row.approve ? 'Invoice Approved' : 'Cash Amount Saved',
-          description: row.approve
-            ? `${row.invoiceNumber} was approved in Xero${items[0] && items[0].cashAmount + row.pendingCashAmount > 0 ? ' and its cash payment recorded' : ''}.`
-            : `The cash amount for ${row.invoiceNumber} is kept and will be paid when the invoice is approved here.`,
-          variant: 'success',
-        });
-      }
-    } catch (error) {
-      if (isConflict(error)) {
-        // Someone else acted on this draft first: say who and what, and show the list as it is now. What
-        // was typed stays, to be applied again if it still makes sense.
-        toast({
-          title: 'Changed by someone else',
-          description: getMessage(error, 'This invoice was changed by someone else. Refresh the list.'),
-          variant: 'warning',
-          duration: 10_000,
-        });
-        await refetchWithRefresh();
-      } else {
-        const text = getMessage(error, 'Failed to process the invoice');
-        toast({
-          title: 'Error processing invoice',
-          description: text,
-          variant: 'destructive',
-          ...openSettingsFor(text),
-        });
-      }
-    } finally {
-      markProcessing([row.id], false);
-    }
-  }
-
-  async function processAll() {
-    const invalid = validateProcessAll(rows);
-    if (invalid) {
-      toast({ ...invalid, variant: 'destructive' });
-      return;
-    }
-    const items = buildUpdateItems(rows);
-    const numberOf = new Map(rows.map((r) => [r.id, r.invoiceNumber || r.id]));
-    const succeeded: DraftInvoiceUpdateItem[] = [];
-    const failed: ProcessAllSummary['failed'] = [];
-    setSummary(null);
-    setProgress({ done: 0, total: items.length });
-    markProcessing(
-      items.map((i) => i.id),
-      true,
-    );
-    for (let start = 0; start < items.length; start += PROCESS_ALL_BATCH_SIZE) {
-      const batch = items.slice(start, start + PROCESS_ALL_BATCH_SIZE);
-      try {
-        const result = await updateMutation.mutateAsync({ invoices: batch, processAll: true });
-        const failedIds = new Map(result.failed.map((f) => [f.id, f.message]));
-        for (const item of batch) {
-          const message = failedIds.get(item.id);
-          if (message === undefined) succeeded.push(item);
-          else failed.push({ invoiceNumber: numberOf.get(item.id) ?? item.id, message });
-        }
-      } catch (error) {
-        const message = getMessage(error, 'Failed to save changes');
-        for (const item of batch) failed.push({ invoiceNumber: numberOf.get(item.id) ?? item.id, message });
-      }
-      setProgress({ done: Math.min(items.length, start + batch.length), total: items.length });
-    }
-    applyProcessed(succeeded);
-    markProcessing(
-      items.map((i) => i.id),
-      false,
-    );
-    setProgress(null);
-    setSummary({
-      approved: succeeded.filter((i) => i.approve).map((i) => numberOf.get(i.id) ?? i.id),
-      cashKept: succeeded.filter((i) => !i.approve).map((i) => numberOf.get(i.id) ?? i.id),
-      failed,
-    });
-    if (failed.length === 0) {
-      toast({
-        title: 'Invoices Processed',
-        description: `Processed ${formatCount(succeeded.length, 'invoice')}.`,
-        variant: 'success',
-      });
-    } else {
-      const first = failed[0];
-      toast({
-        title: 'Error saving changes',
-        description:
-          failed.length === 1 && first
-            ? `${first.invoiceNumber}: ${first.message}`
-            : `${failed.length} of ${formatCount(items.length, 'invoice')} could not be processed. See the summary below the table.`,
-        variant: 'destructive',
-        ...openSettingsFor(failed.every((f) => f.message === first?.message) ? (first?.message ?? '') : ''),
-      });
-    }
-    // A failed approval may still have been applied (approved, then the cash failed): read the list again.
-    if (succeeded.length > 0 || failed.length > 0) await refetchWithRefresh();
   }
 
   async function createInvoice() {

@@ -11,7 +11,7 @@ import {
   withWriteMark,
   writeMarkOf,
   type XeroWriteState,
-} from './write-ledger-rules';
+} from './rules';
 
 const T0 = Date.parse('2026-11-27T09:00:00Z');
 const row = (state: XeroWriteState, sentAgoMs: number | null, createdAgoMs = sentAgoMs ?? 0) => ({

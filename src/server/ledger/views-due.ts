@@ -1,11 +1,11 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import { organizations, xeroWrites } from '../db/schema/index';
-import type { WriteLedgerDeps, WriteRow } from './write-ledger-types';
+import type { WriteLedgerDeps, WriteRow } from './types';
 
 /**
  * Writes settled without the request that made them (issue 44: a look-up, the reconciler, a step it finished,
  * an administrator's decision), flagged `views_due` in the settling transaction: the cache has not taken what
- * they changed. The catch-up (src/server/xero/sync/write-catch-up.ts) reads those changes into the cache, tells
+ * they changed. The catch-up (src/server/xero/sync/settled-write-catch-up.ts) reads those changes into the cache, tells
  * the open screens, and clears the flag. A crash in between leaves the flag for the next pass.
  */
 export function createLedgerViews({ db }: WriteLedgerDeps) {

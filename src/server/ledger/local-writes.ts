@@ -1,10 +1,10 @@
 import { eq } from 'drizzle-orm';
 import { xeroWrites } from '../db/schema/index';
 import { AppError } from '../lib/app-error';
-import type { WriteKind } from './write-ledger-rules';
-import type { LedgerRegistry } from './write-ledger-registry';
-import { waitsOnMessage, type LedgerSettling } from './write-ledger-settle';
-import type { LocalWrite, Tx, WriteLedgerDeps, WriteRow } from './write-ledger-types';
+import type { WriteKind } from './rules';
+import type { LedgerRegistry } from './registry';
+import { waitsOnMessage, type LedgerSettling } from './settle';
+import type { LocalWrite, Tx, WriteLedgerDeps, WriteRow } from './types';
 
 /** A local write whose request stopped before it was applied: failed, as a Xero write never sent is. */
 export const NOT_SAVED_MESSAGE = 'Not saved: Ledgerlink stopped before saving it.';

@@ -1,13 +1,13 @@
 import { and, eq, inArray, ne, notInArray } from 'drizzle-orm';
 import { xeroWrites } from '../db/schema/index';
 import { AppError } from '../lib/app-error';
-import { RESTORE_CHECK_UNAVAILABLE, RESTORE_LOOKUP_MS } from './write-ledger-rules';
-import type { LedgerInstance } from './write-ledger-instance';
-import { lockDocument } from './write-ledger-locks';
-import { fingerprintOf } from './write-ledger-rules';
-import type { LedgerRegistry } from './write-ledger-registry';
-import type { LedgerSettling } from './write-ledger-settle';
-import type { DocumentRef, IntentStep, WriteLedgerDeps, WriteOutcome, WriteRow } from './write-ledger-types';
+import { RESTORE_CHECK_UNAVAILABLE, RESTORE_LOOKUP_MS } from './rules';
+import type { LedgerInstance } from './instance';
+import { lockDocument } from './document-locks';
+import { fingerprintOf } from './rules';
+import type { LedgerRegistry } from './registry';
+import type { LedgerSettling } from './settle';
+import type { DocumentRef, IntentStep, WriteLedgerDeps, WriteOutcome, WriteRow } from './types';
 
 /** The same request recorded by another request while this one asked Xero: its rows answer it. */
 class RecordedMeanwhile extends Error {}
@@ -39,7 +39,7 @@ export function createLedgerRecall(
   /**
    * Asks Xero, through the kind's `afterRestore` look-up, for the write `row` stands for: what Xero has, or null
    * (Xero does not have it, or the kind has nothing to look up). A look-up that finds the key's mark on another
-   * change refuses it (VALIDATION_ERROR, DIFFERENT_CHANGE_MESSAGE, write-ledger-rules.ts); one that cannot ask Xero is
+   * change refuses it (VALIDATION_ERROR, DIFFERENT_CHANGE_MESSAGE, rules.ts); one that cannot ask Xero is
    * XERO_UNAVAILABLE (RESTORE_CHECK_UNAVAILABLE), so the same key can be tried again.
    */
   async function lookUpForgotten(row: WriteRow, tenantId: string): Promise<WriteOutcome<unknown> | null> {

@@ -1,7 +1,7 @@
 import { and, desc, eq, inArray, isNotNull, lt, ne, sql } from 'drizzle-orm';
 import { xeroWrites } from '../db/schema/index';
-import { OPEN_WRITE_STATES, type WriteKind, type XeroWriteState } from './write-ledger-rules';
-import type { Tx, WriteLedgerDeps, WriteRow } from './write-ledger-types';
+import { OPEN_WRITE_STATES, type WriteKind, type XeroWriteState } from './rules';
+import type { Tx, WriteLedgerDeps, WriteRow } from './types';
 
 /** What the features ask of the ledger's rows: writes by key, by Xero id, by target, and its housekeeping. */
 export function createLedgerQueries({ db }: WriteLedgerDeps) {

@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
 import { desc, eq, lt, sql } from 'drizzle-orm';
 import { ledgerInstances, ledgerRestores } from '../db/schema/index';
-import { HEARTBEAT_INTERVAL_MS, isSenderAlive, type SenderFacts } from './write-ledger-rules';
-import type { WriteLedgerDeps, WriteRow } from './write-ledger-types';
+import { HEARTBEAT_INTERVAL_MS, isSenderAlive, type SenderFacts } from './rules';
+import type { WriteLedgerDeps, WriteRow } from './types';
 
 /**
  * This server instance in the ledger: its id, its heartbeat in ledger_instances (so a dead instance's writes are

@@ -2,14 +2,14 @@ import crypto from 'node:crypto';
 import { and, eq, inArray, ne, sql } from 'drizzle-orm';
 import { xeroWrites } from '../db/schema/index';
 import { AppError } from '../lib/app-error';
-import { DIFFERENT_CHANGE_MESSAGE, fingerprintOf, OPEN_WRITE_STATES } from './write-ledger-rules';
-import type { LedgerInstance } from './write-ledger-instance';
-import type { LedgerLocal } from './write-ledger-local';
-import { lockDocument } from './write-ledger-locks';
-import type { LedgerRecall } from './write-ledger-recall';
-import { DEFINITE_FAILURES, NOT_SENT_MESSAGE, type LedgerSettling } from './write-ledger-settle';
-import type { WriteLedgerDeps, WriteOutcome, WriteRow, WriteSpec } from './write-ledger-types';
-import { isNotApplied } from './xero-http/http';
+import { DIFFERENT_CHANGE_MESSAGE, fingerprintOf, OPEN_WRITE_STATES } from './rules';
+import type { LedgerInstance } from './instance';
+import type { LedgerLocal } from './local-writes';
+import { lockDocument } from './document-locks';
+import type { LedgerRecall } from './restore-recall';
+import { DEFINITE_FAILURES, NOT_SENT_MESSAGE, type LedgerSettling } from './settle';
+import type { WriteLedgerDeps, WriteOutcome, WriteRow, WriteSpec } from './types';
+import { isNotApplied } from '../xero/xero-http/http';
 
 export const UNKNOWN_OUTCOME_MESSAGE =
   'Xero did not confirm this change in time. Ledgerlink will check with Xero before anything is sent again; refresh in a minute to see the result.';
@@ -45,7 +45,7 @@ export function createLedgerRecording(
 
   /**
    * Before a write under a caller's key the ledger has just met is sent: when the database was restored
-   * lately the key may be one the restore forgot, so Xero is asked for it first (write-ledger-recall.ts).
+   * lately the key may be one the restore forgot, so Xero is asked for it first (restore-recall.ts).
    * Answers what Xero has (the write then settles as confirmed, nothing is sent), or null to send.
    */
   async function findForgottenWrite(row: WriteRow, spec: WriteSpec<unknown>, tenantId: string) {
@@ -183,7 +183,7 @@ export function createLedgerRecording(
     /**
      * One write under a caller's key, before its feature compares it with what Ledgerlink holds (a cached
      * balance, a week Xero has a journal for): for RESTORE_LOOKUP_MS after a restore the key may be one the
-     * restore forgot, so Xero is asked for it first (`recallForgotten`, write-ledger-recall.ts). Found, the
+     * restore forgot, so Xero is asked for it first (`recallForgotten`, restore-recall.ts). Found, the
      * write is recorded confirmed (its success line written) and answered with what Xero has; the same key
      * recorded meanwhile (sent twice at once) is answered as `execute` answers a same key: the first outcome,
      * "already being processed" while open, or refused as a different change. Otherwise null, nothing is

@@ -1,8 +1,8 @@
 import { and, eq, inArray, notInArray, sql } from 'drizzle-orm';
 import { xeroWrites } from '../db/schema/index';
 import { AppError } from '../lib/app-error';
-import { OPEN_WRITE_STATES, type WriteKind } from './write-ledger-rules';
-import type { Tx, WriteAudit, WriteRow } from './write-ledger-types';
+import { OPEN_WRITE_STATES, type WriteKind } from './rules';
+import type { Tx, WriteAudit, WriteRow } from './types';
 
 /** How the message refusing a second writer names what the first one is doing ("being approved"). */
 const DOCUMENT_VERBS: Record<WriteKind, string> = {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLog, ledgerInstances, organizations, users, xeroWrites } from '../db/schema/index';
 import { createTestDatabase, type TestDatabase } from '../test/database';
 import { AppError } from '../lib/app-error';
-import { createWriteLedger, HEARTBEAT_STALE_MS, type WriteLedger, type WriteSpec } from './write-ledger';
+import { createWriteLedger, HEARTBEAT_STALE_MS, type WriteLedger, type WriteSpec } from './index';
 
 /**
  * Two server instances on one database (issue 28 item 5): a write the first one sent when it died is

@@ -1,13 +1,6 @@
-import type {
-  AfterRestore,
-  ConfirmHook,
-  LocalWrite,
-  StepRunner,
-  WriteFinder,
-  WriteLedger,
-  WriteRetrier,
-} from './write-ledger';
-import type { WriteKind } from './write-ledger-rules';
+import type { WriteKind } from './rules';
+import type { AfterRestore, ConfirmHook, LocalWrite, StepRunner, WriteFinder, WriteRetrier } from './types';
+import type { WriteLedger } from './write-ledger';
 
 /**
  * How the ledger settles one kind of Xero write without the request that made it (decision 015): `find` looks a

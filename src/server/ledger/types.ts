@@ -1,7 +1,7 @@
 import type { Db } from '../db/client';
 import type { xeroWrites } from '../db/schema/index';
-import type { WriteKind } from './write-ledger-rules';
-import type { XeroContext } from './xero-port';
+import type { WriteKind } from './rules';
+import type { XeroContext } from '../xero/xero-port';
 
 export type WriteRow = typeof xeroWrites.$inferSelect;
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
@@ -106,7 +106,7 @@ export interface WriteSpec<R> {
   step?: WriteRow;
   /**
    * Xero was asked for this key's write a moment ago (`recallForgotten`, before the feature's checks) and has
-   * none: it is not asked again before sending (write-ledger-recall.ts).
+   * none: it is not asked again before sending (restore-recall.ts).
    */
   lookedUp?: boolean;
 }

@@ -1,9 +1,9 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { xeroWrites } from '../db/schema/index';
-import type { LedgerInstance } from './write-ledger-instance';
-import { lockDocument } from './write-ledger-locks';
-import { fingerprintOf } from './write-ledger-rules';
-import type { DocumentRef, IntentStep, Tx, WriteLedgerDeps, WriteRow } from './write-ledger-types';
+import type { LedgerInstance } from './instance';
+import { lockDocument } from './document-locks';
+import { fingerprintOf } from './rules';
+import type { DocumentRef, IntentStep, Tx, WriteLedgerDeps, WriteRow } from './types';
 
 /** Intents of several steps (issue 28): every step of an action recorded, under its document's lock, before the first is sent. */
 export function createLedgerIntents({ db }: WriteLedgerDeps, { instanceId }: LedgerInstance) {

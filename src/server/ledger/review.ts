@@ -1,11 +1,11 @@
 import { and, eq, inArray, isNull, lt, or } from 'drizzle-orm';
 import { auditLog, organizations, xeroWrites } from '../db/schema/index';
 import { AppError } from '../lib/app-error';
-import { MAX_IN_FLIGHT_MS, type WriteKind } from './write-ledger-rules';
-import type { LedgerLocal } from './write-ledger-local';
-import type { LedgerRegistry } from './write-ledger-registry';
-import type { LedgerSettling } from './write-ledger-settle';
-import type { Tx, WriteAudit, WriteLedgerDeps, WriteRow } from './write-ledger-types';
+import { MAX_IN_FLIGHT_MS, type WriteKind } from './rules';
+import type { LedgerLocal } from './local-writes';
+import type { LedgerRegistry } from './registry';
+import type { LedgerSettling } from './settle';
+import type { Tx, WriteAudit, WriteLedgerDeps, WriteRow } from './types';
 
 export const RETRY_REFUSED_FOUND = 'Xero already has this change: mark it done instead of sending it again.';
 export const RETRY_REFUSED_KIND =

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 /**
  * The write ledger's rules, defined once (issue 28; docs/decisions/015-write-ledger.md): the states a write
  * moves through, the kinds of write, which states are open, and when an open write may be settled by asking
- * Xero. The ledger (write-ledger.ts, which re-exports all of this), its table and every feature use these; no
+ * Xero. The ledger (index.ts re-exports all of this), its table and every feature use these; no
  * feature spells a state, a kind or a time limit of its own. No I/O here, so the rules are unit-tested alone.
  */
 

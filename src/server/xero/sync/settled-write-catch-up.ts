@@ -3,7 +3,7 @@ import type { Db } from '../../db/client';
 import { xeroInvoices } from '../../db/schema/index';
 import type { LiveEvents } from '../../lib/live-events';
 import { describeInvoiceChange } from '../webhooks/processor';
-import type { WriteLedger, WriteRow } from '../write-ledger';
+import type { WriteLedger, WriteRow } from '../../ledger/index';
 import type { SyncContext } from './context';
 import type { XeroSync } from './sync.service';
 

@@ -8,11 +8,11 @@ import {
   msUntilStale,
   OPEN_WRITE_STATES,
   type XeroWriteState,
-} from './write-ledger-rules';
-import type { LedgerInstance } from './write-ledger-instance';
-import type { LedgerRegistry } from './write-ledger-registry';
-import type { Tx, WriteAudit, WriteLedgerDeps, WriteOutcome, WriteRow } from './write-ledger-types';
-import { isNotApplied } from './xero-http/http';
+} from './rules';
+import type { LedgerInstance } from './instance';
+import type { LedgerRegistry } from './registry';
+import type { Tx, WriteAudit, WriteLedgerDeps, WriteOutcome, WriteRow } from './types';
+import { isNotApplied } from '../xero/xero-http/http';
 
 /** Errors where Xero certainly did not apply the write. */
 export const DEFINITE_FAILURES = new Set([
@@ -33,7 +33,7 @@ export function waitsOnMessage(before: WriteRow): string {
   return `Not sent: it waits on write ${before.id} (${before.kind}), whose outcome is not known.`;
 }
 
-/** What settling needs of the local writes' part (write-ledger-local.ts): writes that never go to Xero. */
+/** What settling needs of the local writes' part (local-writes.ts): writes that never go to Xero. */
 export interface LocalSettling {
   isLocal(kind: WriteRow['kind']): boolean;
   applyLocal(id: number, viewsDue: boolean): Promise<WriteRow | null>;
@@ -51,7 +51,7 @@ export function createLedgerSettling(
   { finders, stepRunners, confirmHooks }: LedgerRegistry,
 ) {
   const { db } = deps;
-  /** The local writes' part (write-ledger-local.ts), bound once both are built: it settles with these. */
+  /** The local writes' part (local-writes.ts), bound once both are built: it settles with these. */
   let local: LocalSettling | null = null;
 
   async function update(id: number, values: Partial<typeof xeroWrites.$inferInsert>) {
@@ -250,7 +250,7 @@ export function createLedgerSettling(
   }
 
   /**
-   * The staleness rule applied to one open write (write-ledger-rules.ts): when it is stale, a pending write
+   * The staleness rule applied to one open write (rules.ts): when it is stale, a pending write
    * (never sent) fails and a sent or unknown one is looked up in Xero. Answers the row as it stands
    * afterwards and, while it is still in flight, how long until it may be called stale.
    */

@@ -1,12 +1,5 @@
-import type { WriteKind } from './write-ledger-rules';
-import type {
-  AfterRestore,
-  ConfirmHook,
-  LocalWrite,
-  StepRunner,
-  WriteFinder,
-  WriteRetrier,
-} from './write-ledger-types';
+import type { WriteKind } from './rules';
+import type { AfterRestore, ConfirmHook, LocalWrite, StepRunner, WriteFinder, WriteRetrier } from './types';
 
 /**
  * What the features register with the ledger, one of each per kind: finders (and how a kind is looked up after a

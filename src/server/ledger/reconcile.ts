@@ -6,12 +6,12 @@ import {
   type SenderFacts,
   type WriteKind,
   type XeroWriteState,
-} from './write-ledger-rules';
-import type { LedgerInstance } from './write-ledger-instance';
-import type { LedgerLocal } from './write-ledger-local';
-import type { LedgerRegistry } from './write-ledger-registry';
-import { NOT_SENT_MESSAGE, type LedgerSettling } from './write-ledger-settle';
-import type { WriteLedgerDeps, WriteRow } from './write-ledger-types';
+} from './rules';
+import type { LedgerInstance } from './instance';
+import type { LedgerLocal } from './local-writes';
+import type { LedgerRegistry } from './registry';
+import { NOT_SENT_MESSAGE, type LedgerSettling } from './settle';
+import type { WriteLedgerDeps, WriteRow } from './types';
 
 /** Reconciling: the open writes the staleness rule calls stale settled in one pass, or those on one target. */
 export function createLedgerReconciler(
@@ -24,7 +24,7 @@ export function createLedgerReconciler(
   const { db } = deps;
   return {
     /**
-     * Settles the open writes the staleness rule calls stale (write-ledger-rules.ts: the instance that holds
+     * Settles the open writes the staleness rule calls stale (rules.ts: the instance that holds
      * it stopped beating, its answer was lost, or it has been in flight too long): a pending write was never
      * sent and fails; the others are looked up in Xero and end confirmed, failed (Xero does not have it), or
      * needs_review when there is no way to tell. `olderThanMs` instead settles every open write older than
