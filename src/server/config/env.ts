@@ -78,6 +78,13 @@ const envSchema = z
     SANDBOX_PORT: port(5055),
     SANDBOX_SCALE: positiveInt(1),
     SANDBOX_SEED: positiveInt(1),
+    // Demo mode: client organisations for the demo's owner beside the two demo ones, a practice's book (issue 47).
+    SANDBOX_CLIENTS: z.coerce
+      .number({ error: 'must be a whole number from 0 to 1000' })
+      .int('must be a whole number from 0 to 1000')
+      .min(0, 'must be a whole number from 0 to 1000')
+      .max(1000, 'must be a whole number from 0 to 1000')
+      .default(0),
     // Attachment bytes kept in the database, in MB (decimals allowed); 0 = none kept, every view downloads.
     ATTACHMENT_STORE_MB: z
       .string()
@@ -156,7 +163,7 @@ export interface ServerConfig {
     /** Signs Xero's webhook deliveries; unset = no webhooks, screens refresh with If-Modified-Since as before. */
     webhookKey: string | undefined;
   };
-  sandbox: { port: number; scale: number; seed: number };
+  sandbox: { port: number; scale: number; seed: number; clients: number };
   /** Attachments fetched from Xero kept in the database (issue 19): the size budget, 0 = none kept. */
   attachmentStore: { maxBytes: number };
   /** GET /metrics (Prometheus): served only when enabled, to `Authorization: Bearer <token>`. */
@@ -220,7 +227,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): ServerConfi
       apiUrl: env.XERO_API_URL.replace(/\/$/, ''),
       webhookKey: env.XERO_WEBHOOK_KEY,
     },
-    sandbox: { port: env.SANDBOX_PORT, scale: env.SANDBOX_SCALE, seed: env.SANDBOX_SEED },
+    sandbox: {
+      port: env.SANDBOX_PORT,
+      scale: env.SANDBOX_SCALE,
+      seed: env.SANDBOX_SEED,
+      clients: env.SANDBOX_CLIENTS,
+    },
     attachmentStore: { maxBytes: Math.floor(env.ATTACHMENT_STORE_MB * 1024 * 1024) },
     metrics: { enabled: env.METRICS_ENABLED, token: env.METRICS_TOKEN },
   };
