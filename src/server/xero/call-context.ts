@@ -53,3 +53,17 @@ export function refuseIfCacheOnly(): boolean {
   scope.refused += 1;
   return true;
 }
+
+/** Whether the work running now may call Xero at all (false inside `runCacheOnly`). */
+export function isCacheOnly(): boolean {
+  return scopes.getStore()?.cacheOnly === true;
+}
+
+/**
+ * Inside `runCacheOnly`: something the answer needs is not in the cache (and was not asked of Xero), so the
+ * answer is not whole; counted as a refused call.
+ */
+export function noteNotInCache(): void {
+  const scope = scopes.getStore();
+  if (scope?.cacheOnly) scope.refused += 1;
+}

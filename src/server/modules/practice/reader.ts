@@ -1,0 +1,138 @@
+import { AppError } from '../../lib/app-error';
+import { runCacheOnly, runInBackground } from '../../xero/call-context';
+import type { RequestContext } from '../organizations/tenancy';
+import { computeFigures, missingReads, resourcesOf, type FigureSources, type OrgFigures } from './figures';
+import type { PracticeRepository } from './practice.repository';
+
+/** Organisations read at once by the background reader (each within its own Xero limits, all in the app's). */
+export const READ_CONCURRENCY = 6;
+
+/** What the reader tells the rows: figures (whole or so far), or why there are none. */
+export type ReadOutcome =
+  | { kind: 'figures'; figures: OrgFigures; complete: boolean; stamp: string }
+  | { kind: 'failed'; message: string; stamp: string };
+
+interface Job {
+  ctx: RequestContext;
+  state: 'waiting' | 'reading';
+}
+
+/**
+ * The Today page's background reads (issue 47): an organisation whose row cannot be answered from the cache is
+ * read here, as a first visit of each of its screens would read it, under the gate's background priority, so a
+ * person's own screen is never kept waiting by a practice-wide read. A few organisations at a time, in the order
+ * they were asked for; each is tried from the cache first (after a restart most need no call). The row is
+ * published after the first page of its invoice list, "so far", and again once everything is in.
+ */
+export function createPracticeReader(deps: {
+  sources: FigureSources;
+  repo: PracticeRepository;
+  /** The stamp of what an organisation's row is made of (change-notices.ts), taken before each read. */
+  stampOf: (organizationId: number) => string;
+  publish: (organizationId: number, outcome: ReadOutcome) => void;
+  /** A job was queued, started or ended. */
+  onStateChange: (organizationId: number) => void;
+  concurrency?: number;
+  log?: { warn: (o: object, m: string) => void };
+}) {
+  const { sources, repo, stampOf, publish, onStateChange } = deps;
+  const concurrency = deps.concurrency ?? READ_CONCURRENCY;
+  const jobs = new Map<number, Job>();
+  const queue: number[] = [];
+  const running = new Set<Promise<void>>();
+  let active = 0;
+  let closed = false;
+
+  /** The figures from the cache alone, or null when something would have to be read from Xero. */
+  async function fromCache(ctx: RequestContext): Promise<OrgFigures | null> {
+    const states = await repo.findReadStates([ctx.organizationId], resourcesOf(ctx.organization));
+    if (missingReads(ctx.organization, states.get(ctx.organizationId), false).length > 0) return null;
+    const { value, refused } = await runCacheOnly(() => computeFigures(sources, ctx, 'cache'));
+    return refused > 0 ? null : value;
+  }
+
+  async function read(ctx: RequestContext): Promise<void> {
+    const id = ctx.organizationId;
+    const cached = await fromCache(ctx);
+    if (cached) {
+      publish(id, { kind: 'figures', figures: cached, complete: true, stamp: stampOf(id) });
+      return;
+    }
+    // Twice at most: something read meanwhile may need one more look (a subcontractor paid while reading).
+    for (let pass = 0; pass < 2; pass++) {
+      const stamp = stampOf(id);
+      const first = await runInBackground(() => computeFigures(sources, ctx, 'read'));
+      const listDone = first.invoicesAwaiting?.complete !== false;
+      publish(id, { kind: 'figures', figures: first, complete: listDone, stamp });
+      if (!listDone) await runInBackground(() => sources.payInvoices.readInvoiceList(ctx));
+      const stampAfter = stampOf(id);
+      const whole = await fromCache(ctx);
+      if (whole) {
+        publish(id, { kind: 'figures', figures: whole, complete: true, stamp: stampAfter });
+        return;
+      }
+    }
+    throw new AppError('XERO_UNAVAILABLE', 'Not everything could be read from Xero; it is tried again soon.');
+  }
+
+  function pump(): void {
+    while (!closed && active < concurrency && queue.length > 0) {
+      const id = queue.shift();
+      const job = id === undefined ? undefined : jobs.get(id);
+      if (id === undefined || !job) continue;
+      active += 1;
+      job.state = 'reading';
+      onStateChange(id);
+      const done: Promise<void> = read(job.ctx)
+        .catch((error: unknown) => {
+          const message =
+            error instanceof AppError
+              ? error.message
+              : 'Reading this organisation from Xero failed; it is tried again soon.';
+          if (!(error instanceof AppError))
+            deps.log?.warn(
+              { err: error, organizationId: id },
+              'reading an organisation for the Today page failed',
+            );
+          publish(id, { kind: 'failed', message, stamp: stampOf(id) });
+        })
+        .finally(() => {
+          active -= 1;
+          jobs.delete(id);
+          running.delete(done);
+          onStateChange(id);
+          pump();
+        });
+      running.add(done);
+    }
+  }
+
+  return {
+    /** Queues the organisation's read (once: a read queued or going on is not queued again). */
+    enqueue(ctx: RequestContext): void {
+      if (closed || jobs.has(ctx.organizationId)) return;
+      jobs.set(ctx.organizationId, { ctx, state: 'waiting' });
+      queue.push(ctx.organizationId);
+      onStateChange(ctx.organizationId);
+      pump();
+    },
+
+    /** Where the organisation's read is: waiting in the queue, being read, or none. */
+    stateOf(organizationId: number): 'waiting' | 'reading' | undefined {
+      return jobs.get(organizationId)?.state;
+    },
+
+    /** Reads going on or waiting, on this instance. */
+    get size(): number {
+      return jobs.size;
+    },
+
+    /** Stops starting reads; those going on finish (their own reads stop after the page they are on). */
+    async close(): Promise<void> {
+      closed = true;
+      queue.length = 0;
+      await Promise.allSettled([...running]);
+    },
+  };
+}
+export type PracticeReader = ReturnType<typeof createPracticeReader>;
