@@ -25,7 +25,7 @@ import { RateLimits } from './limits';
 import { loadState, StateSaver } from './persistence';
 import { createRandom } from './random';
 import type { AutoConsent, Runtime, RuntimeSettings } from './runtime';
-import { createSeed } from './seed';
+import { createPracticeSeed } from './seed-practice';
 import { STATE_VERSION, type SandboxState } from './state';
 import { approveInvoice, editContact, editInvoice, enterBill, payInvoice, voidInvoice } from './person';
 import { WebhookSender, type WebhookConfig } from './webhooks';
@@ -131,7 +131,7 @@ async function freshState(
   keys?: { privateJwk: JWK; publicJwk: JWK },
 ): Promise<SandboxState> {
   const { privateJwk, publicJwk } = keys ?? (await createSigningKeys());
-  const seeded = createSeed(seed, scale, nowMs, practiceClients);
+  const seeded = createPracticeSeed(seed, scale, nowMs, practiceClients);
   return {
     version: STATE_VERSION,
     seed,

@@ -9,6 +9,9 @@
  */
 import {
   addInvoice,
+  createSeed,
+  SEED_NAMES,
+  type SeedResult,
   BUILDER_ACCOUNTS,
   CIS_GROUP,
   COMMON_ACCOUNTS,
@@ -372,4 +375,19 @@ export function seedClient(seed: number, index: number, nowMs: number, scale: nu
   if (kind === 'contractor') addContractorWork(b);
   numberInvoices(org);
   return org;
+}
+
+/**
+ * The seed with a practice: the demo organisations and users (seed.ts), and `clients` client organisations for
+ * the owner, each at `scale`.
+ */
+export function createPracticeSeed(seed: number, scale: number, nowMs: number, clients: number): SeedResult {
+  const seeded = createSeed(seed, scale, nowMs);
+  const safeScale = Number.isFinite(scale) && scale > 0 ? scale : 1;
+  const extra = Array.from({ length: Math.max(0, Math.floor(clients)) }, (_, i) =>
+    seedClient(seed, i, nowMs, safeScale),
+  );
+  const owner = seeded.users.find((u) => u.email === SEED_NAMES.users.owner);
+  owner?.tenantIds.push(...extra.map((o) => o.OrganisationID));
+  return { orgs: [...seeded.orgs, ...extra], users: seeded.users };
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { amountDue } from './invoice-math';
 import { createSeed, SEED_NAMES } from './seed';
+import { createPracticeSeed } from './seed-practice';
 import { addDays, isoDay } from './xero-dates';
 
 const NOW = Date.parse('2026-06-15T12:00:00Z');
@@ -91,7 +92,7 @@ describe('seed data', () => {
 
   it('seeds a practice: N client organisations for the owner, each with its mix of work (issue 47)', () => {
     const plain = createSeed(1, 2, NOW);
-    const { orgs, users } = createSeed(1, 2, NOW, 6);
+    const { orgs, users } = createPracticeSeed(1, 2, NOW, 6);
     expect(orgs).toHaveLength(8);
     const owner = users.find((u) => u.email === SEED_NAMES.users.owner);
     expect(owner?.tenantIds).toEqual(orgs.map((o) => o.OrganisationID));
@@ -127,6 +128,6 @@ describe('seed data', () => {
     expect(contractor.invoices.some((i) => i.Type === 'ACCPAY' && i.Status === 'DRAFT')).toBe(true);
     expect(contractor.payments.some((p) => p.PaymentType === 'ACCPAYPAYMENT')).toBe(true);
     // Deterministic for the seed.
-    expect(JSON.stringify(createSeed(1, 2, NOW, 6))).toBe(JSON.stringify({ orgs, users }));
+    expect(JSON.stringify(createPracticeSeed(1, 2, NOW, 6))).toBe(JSON.stringify({ orgs, users }));
   });
 });

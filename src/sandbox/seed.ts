@@ -21,7 +21,6 @@ import type {
   TaxRateRec,
   UserRec,
 } from './state';
-import { seedClient } from './seed-practice';
 import { addDays, dayToMs, isoDay } from './xero-dates';
 
 export const DEMO_SHOP = 'Demo Shop Ltd';
@@ -814,18 +813,11 @@ export interface SeedResult {
   users: UserRec[];
 }
 
-/**
- * The seed: the two demo organisations and their users, and `practiceClients` more organisations for the owner
- * (seed-practice.ts, issue 47), each at `scale`.
- */
-export function createSeed(seed: number, scale: number, nowMs: number, practiceClients = 0): SeedResult {
+export function createSeed(seed: number, scale: number, nowMs: number): SeedResult {
   const rnd = createRandom(seed, 1);
   const safeScale = Number.isFinite(scale) && scale > 0 ? scale : 1;
   const shop = seedShop(createRandom(seed, 2), nowMs, safeScale);
   const builders = seedBuilders(createRandom(seed, 3), nowMs, safeScale);
-  const clients = Array.from({ length: Math.max(0, Math.floor(practiceClients)) }, (_, i) =>
-    seedClient(seed, i, nowMs, safeScale),
-  );
   const user = (email: string, givenName: string, familyName: string, tenantIds: string[]): UserRec => ({
     userId: rnd.uuid(),
     email,
@@ -835,13 +827,9 @@ export function createSeed(seed: number, scale: number, nowMs: number, practiceC
     createdMs: shop.createdMs,
   });
   return {
-    orgs: [shop, builders, ...clients],
+    orgs: [shop, builders],
     users: [
-      user(SEED_NAMES.users.owner, 'Olivia', 'Owner', [
-        shop.OrganisationID,
-        builders.OrganisationID,
-        ...clients.map((c) => c.OrganisationID),
-      ]),
+      user(SEED_NAMES.users.owner, 'Olivia', 'Owner', [shop.OrganisationID, builders.OrganisationID]),
       user(SEED_NAMES.users.shopStaff, 'Sam', 'Staff', [shop.OrganisationID]),
       user(SEED_NAMES.users.builderBookkeeper, 'Bella', 'Bookkeeper', [builders.OrganisationID]),
     ],
