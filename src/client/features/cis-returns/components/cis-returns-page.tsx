@@ -1,7 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { AlertTriangle, CheckCircle2, Download, FileText, Pencil, RefreshCw, Undo2 } from 'lucide-react';
 import { useState } from 'react';
-import { Link } from 'wouter';
+import { Link, useSearch } from 'wouter';
 import {
   getPenaltySchedule,
   type CisMonthSummary,
@@ -431,13 +431,15 @@ function CisReturnsMain({ orgId, tenantName }: { orgId: number; tenantName: stri
   const queryClient = useQueryClient();
   const months = useCisMonths(orgId);
   const user = useUser();
+  // A link may name the month (`?period=YYYY-MM`, the Today page's CIS return, issue 47).
+  const linked = new URLSearchParams(useSearch()).get('period');
   const [chosen, setChosen] = useState<string | null>(null);
   const [refreshing, setRefreshing] = useState(false);
   const [editing, setEditing] = useState<CisReturnLine | null>(null);
   // The newest month that has ended, else the current one: the return someone comes here to file.
   const list = months.data?.months ?? [];
   const fallback = list.find((m) => m.state !== 'current')?.period ?? list[0]?.period ?? null;
-  const period = chosen ?? fallback;
+  const period = chosen ?? (linked && list.some((m) => m.period === linked) ? linked : null) ?? fallback;
   const ret = useCisReturn(orgId, period);
   const settings = useCisSettings(orgId);
   const missingReference = settings.data ? !settings.data.employerReference : false;

@@ -1,10 +1,10 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { AlertTriangle, Building2, Plus, RefreshCw } from 'lucide-react';
+import { AlertTriangle, Building2, ListChecks, Plus, RefreshCw } from 'lucide-react';
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { useLocation, useSearch } from 'wouter';
+import { Link, useLocation, useSearch } from 'wouter';
 import { isNeverConnected } from '@/shared/connection-rules';
 import { sortOrganizationsByName } from '@/shared/organizations';
-import { featureHref } from '@/client/config/paths';
+import { featureHref, paths } from '@/client/config/paths';
 import { needsReconnection, useConnection } from '@/client/lib/connection';
 import { invalidateOrganizationData, useUserOrganizations } from '@/client/lib/organizations';
 import { queryKeys } from '@/client/lib/query-client';
@@ -127,6 +127,14 @@ export function OrganizationsPage() {
   const neverConnected = isNeverConnected(connection) && organizations.length === 0;
   const topButtons = (
     <>
+      {/* Every organisation at a glance (issue 47), for someone who keeps more than one. */}
+      {organizations.length > 1 ? (
+        <Button asChild variant="ghost">
+          <Link href={paths.today.getHref()}>
+            <ListChecks aria-hidden /> Today
+          </Link>
+        </Button>
+      ) : null}
       {neverConnected ? null : (
         <Button variant="outline" disabled={starting !== null} onClick={() => void start('reconnect')}>
           {starting === 'reconnect' ? (
