@@ -84,7 +84,7 @@ test.describe('Today', () => {
     // Demo Builders is the active organisation: the shop's drafts open Add Invoices on the shop.
     await shop.getByRole('link', { name: /drafts? to approve$/ }).click();
     await expect(page).toHaveURL(new RegExp(`/add-invoices\\?org=${shopRow.organizationId}$`));
-    await expect(page.getByRole('heading', { name: 'Add Invoices', exact: true })).toBeVisible({
+    await expect(page.getByRole('heading', { name: /^Add Invoices/, level: 1 })).toBeVisible({
       timeout: 20_000,
     });
     await expect(page.getByText('Now working with: Demo Shop Ltd').first()).toBeVisible();

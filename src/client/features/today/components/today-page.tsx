@@ -36,24 +36,33 @@ const COLUMNS: Array<{ key: Cell['key']; title: string }> = [
 
 function Figure({ cell, name }: { cell: Cell; name: string }) {
   const className = cn('tabular-nums', TONES[cell.tone]);
+  const detail = cell.detail ? (
+    <span aria-hidden className="block text-xs font-normal text-muted-foreground">
+      {cell.detail}
+    </span>
+  ) : null;
   if (!cell.href)
     return (
       <span className={className} title={cell.description}>
         <span aria-hidden>{cell.text}</span>
         <span className="sr-only">{cell.description}</span>
+        {detail}
       </span>
     );
   return (
-    <Link
-      href={cell.href}
-      className={cn(
-        className,
-        'rounded underline-offset-4 hover:underline focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring',
-      )}
-      aria-label={`${name}: ${cell.description}`}
-    >
-      {cell.text}
-    </Link>
+    <>
+      <Link
+        href={cell.href}
+        className={cn(
+          className,
+          'rounded underline-offset-4 hover:underline focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring',
+        )}
+        aria-label={`${name}: ${cell.description}`}
+      >
+        {cell.text}
+      </Link>
+      {detail}
+    </>
   );
 }
 
@@ -150,7 +159,7 @@ function WideTable({ rows }: { rows: TodayRow[] }) {
           const cells = describeCells(row);
           return (
             <TableRow key={row.organizationId} data-organization-id={row.organizationId}>
-              <TableCell className="max-w-56">
+              <TableCell className="min-w-36 max-w-56">
                 <span className="font-medium">{name}</span>
                 <Status row={row} />
               </TableCell>

@@ -18,7 +18,8 @@ describe('a Today row, figure by figure', () => {
     });
     expect(cells.bills).toMatchObject({ text: '0', href: '/cis-invoices?org=7', tone: 'muted' });
     expect(cells.cis).toMatchObject({
-      text: 'Overdue · £100.00 penalty (2 months overdue)',
+      text: 'Overdue · £100.00 penalty',
+      detail: '2 months overdue',
       href: '/cis-returns?org=7&period=2026-11',
       tone: 'danger',
     });
@@ -41,7 +42,8 @@ describe('a Today row, figure by figure', () => {
         }),
       ).map((c) => [c.key, c]),
     );
-    expect(cells.invoices?.text).toBe('250 of 5,068 so far · £10.00');
+    expect(cells.invoices).toMatchObject({ text: '250 · £10.00', detail: 'Read so far, of 5,068' });
+    expect(cells.invoices?.description).toBe('250 invoices awaiting payment so far, £10.00 due');
     expect(cells.bills).toMatchObject({ text: '—', href: null });
     expect(cells.cis).toMatchObject({ text: '—', href: null });
     expect(cells.stock).toMatchObject({ text: '—', href: null });

@@ -12,6 +12,8 @@ export interface Cell {
   key: 'invoices' | 'drafts' | 'bills' | 'cis' | 'stock' | 'review';
   label: string;
   text: string;
+  /** A second, smaller line ("11 months overdue"), or null. */
+  detail: string | null;
   /** Words for a screen reader where the text alone is terse ("3" → "3 drafts to approve"). */
   description: string;
   href: string | null;
@@ -21,7 +23,15 @@ export interface Cell {
 const NOT_IN_USE = '—';
 
 function notInUse(key: Cell['key'], label: string): Cell {
-  return { key, label, text: NOT_IN_USE, description: `${label}: not in use`, href: null, tone: 'none' };
+  return {
+    key,
+    label,
+    text: NOT_IN_USE,
+    detail: null,
+    description: `${label}: not in use`,
+    href: null,
+    tone: 'none',
+  };
 }
 
 /** Every figure of a row, in the page's column order. */
@@ -33,15 +43,17 @@ export function describeCells(row: TodayRow): Cell[] {
   if (!invoices) cells.push(notInUse('invoices', 'Invoices awaiting payment'));
   else {
     const soFar = !invoices.complete;
-    const count = soFar
-      ? `${invoices.count.toLocaleString('en-GB')}${invoices.total !== null ? ` of ${invoices.total.toLocaleString('en-GB')}` : ''} so far`
-      : invoices.count.toLocaleString('en-GB');
     const other =
       invoices.otherCurrencies > 0 ? ` (and ${invoices.otherCurrencies} in other currencies)` : '';
     cells.push({
       key: 'invoices',
       label: 'Invoices awaiting payment',
-      text: `${count} · ${formatPounds(invoices.amount)}`,
+      text: `${invoices.count.toLocaleString('en-GB')} · ${formatPounds(invoices.amount)}`,
+      detail: soFar
+        ? `Read so far${invoices.total !== null ? `, of ${invoices.total.toLocaleString('en-GB')}` : ''}`
+        : invoices.otherCurrencies > 0
+          ? `+${invoices.otherCurrencies} in other currencies`
+          : null,
       description: `${formatCount(invoices.count, 'invoice')} awaiting payment${soFar ? ' so far' : ''}, ${formatPounds(invoices.amount)} due${other}`,
       href: paths.invoices.getHref({ org }),
       tone: invoices.count > 0 ? 'work' : 'muted',
@@ -62,6 +74,7 @@ export function describeCells(row: TodayRow): Cell[] {
           key,
           label,
           text: value.toLocaleString('en-GB'),
+          detail: null,
           description: formatCount(value, one, many),
           href,
           tone: value > 0 ? 'work' : 'muted',
@@ -90,10 +103,10 @@ export function describeCells(row: TodayRow): Cell[] {
   if (!cis) cells.push(notInUse('cis', 'CIS return'));
   else {
     const href = paths.cisReturns.getHref({ org, period: cis.period });
-    const more = cis.overdueMonths > 1 ? ` (${cis.overdueMonths} months overdue)` : '';
+    const more = cis.overdueMonths > 1 ? `${cis.overdueMonths} months overdue` : null;
     const words: Record<typeof cis.state, { text: string; tone: Cell['tone'] }> = {
       overdue: {
-        text: `Overdue${cis.penaltyAmount > 0 ? ` · ${formatPounds(cis.penaltyAmount)} penalty` : ''}${more}`,
+        text: `Overdue${cis.penaltyAmount > 0 ? ` · ${formatPounds(cis.penaltyAmount)} penalty` : ''}`,
         tone: 'danger',
       },
       due: {
@@ -105,11 +118,13 @@ export function describeCells(row: TodayRow): Cell[] {
       'not-needed': { text: 'No return needed', tone: 'muted' },
     };
     const { text, tone } = words[cis.state];
+    const detail = cis.state === 'overdue' ? more : null;
     cells.push({
       key: 'cis',
       label: 'CIS return',
       text,
-      description: `CIS return for the tax month ending ${cis.period}: ${text}`,
+      detail,
+      description: `CIS return for the tax month ending ${cis.period}: ${text}${detail ? ` (${detail})` : ''}`,
       href,
       tone,
     });
@@ -123,6 +138,7 @@ export function describeCells(row: TodayRow): Cell[] {
           key: 'stock',
           label: 'Stock journal weeks not posted',
           text: row.stockJournalUnposted.toLocaleString('en-GB'),
+          detail: null,
           description: `${formatCount(row.stockJournalUnposted, 'week')} of stock journal not posted`,
           href: paths.stockJournal.getHref({
             org,
@@ -138,6 +154,7 @@ export function describeCells(row: TodayRow): Cell[] {
     key: 'review',
     label: 'Writes in Needs review',
     text: row.needsReview.toLocaleString('en-GB'),
+    detail: null,
     description: `${formatCount(row.needsReview, 'write')} in Needs review`,
     href: row.canReview ? paths.settings.getHref(org, 'review') : null,
     tone: row.needsReview > 0 ? 'danger' : 'muted',
@@ -149,16 +166,12 @@ export function describeCells(row: TodayRow): Cell[] {
 export function describeConnection(row: TodayRow): { text: string; detail: string; tone: Cell['tone'] } {
   const { state, liveUpdates } = row.connection;
   if (state === 'not-connected')
-    return { text: 'Not connected', detail: 'Connect it again from Organizations.', tone: 'muted' };
+    return { text: 'Not connected', detail: 'Connect it from Organizations', tone: 'muted' };
   if (state === 'reconnect')
-    return { text: 'Reconnect to Xero', detail: 'Xero no longer accepts the connection.', tone: 'danger' };
+    return { text: 'Reconnect to Xero', detail: 'Xero refuses the connection', tone: 'danger' };
   if (liveUpdates?.state === 'fallback')
-    return {
-      text: 'Connected',
-      detail: 'Live updates off: changes made in Xero show when a screen refreshes.',
-      tone: 'warning',
-    };
-  return { text: 'Connected', detail: 'Live: changes made in Xero show here within seconds.', tone: 'done' };
+    return { text: 'Connected', detail: 'Live updates off: Xero is checked on refresh', tone: 'warning' };
+  return { text: 'Connected', detail: 'Live updates on', tone: 'done' };
 }
 
 /** What the row's status says when its figures are not all in. */
