@@ -26,6 +26,8 @@ const HEALTH_FRESH_MS = 10_000;
 const INLINE_BUDGET_MS = 250;
 /** A row whose read failed is tried again after this long (or at once when what it is made of changes). */
 const FAILED_RETRY_MS = 60_000;
+/** Users whose answer is kept serialised (the least recently asked go first). */
+const MAX_KEPT_BODIES = 1_000;
 
 /** One organisation's row as kept: the figures every user of it sees, and what they were computed from. */
 interface KeptRow {
@@ -300,9 +302,12 @@ export function createPracticeService(deps: PracticeDeps) {
       );
       const body = await packBody(version, Buffer.from(JSON.stringify(list)));
       // Kept only when nothing changed while it was built (a change then would be missing from it).
-      if (notices.on && version === startedAt && reader.size === 0)
+      bodies.delete(user.id);
+      if (notices.on && version === startedAt && reader.size === 0) {
         bodies.set(user.id, { body, version, day, until: live.at + HEALTH_FRESH_MS, tokenKey });
-      else bodies.delete(user.id);
+        if (bodies.size > MAX_KEPT_BODIES) bodies.delete(bodies.keys().next().value ?? user.id);
+        if (health.size > MAX_KEPT_BODIES) health.delete(health.keys().next().value ?? user.id);
+      }
       return body;
     },
 

@@ -11,7 +11,7 @@ const REOPEN_MS = 10_000;
  * changed (a change made in Xero, a read finished, a draft approved in another tab) and the page asks for its
  * rows again, which costs the server no Xero call. The browser reconnects a dropped stream by itself; one the
  * server refused is opened again a little later, and the rows are asked for again on reconnecting, since a
- * change may have been missed meanwhile.
+ * change may have been missed meanwhile (and once when it first opens, for the changes before it).
  */
 export function useTodayEvents(enabled: boolean): void {
   const queryClient = useQueryClient();
@@ -20,7 +20,6 @@ export function useTodayEvents(enabled: boolean): void {
     let source: EventSource | null = null;
     let reopen: ReturnType<typeof setTimeout> | undefined;
     let stopped = false;
-    let opened = false;
     const origin = env.apiOrigin ?? window.location.origin;
     const refetch = () => void queryClient.invalidateQueries({ queryKey: todayKeys.rows });
     const open = () => {
@@ -29,10 +28,8 @@ export function useTodayEvents(enabled: boolean): void {
       });
       source = current;
       current.addEventListener('rows', refetch);
-      current.onopen = () => {
-        if (opened) refetch();
-        opened = true;
-      };
+      // Rows that changed before the stream was open (the first answer came before it) are asked for again.
+      current.onopen = refetch;
       current.onerror = () => {
         if (current.readyState !== EventSource.CLOSED || stopped) return;
         reopen = setTimeout(open, REOPEN_MS);
