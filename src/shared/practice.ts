@@ -71,6 +71,10 @@ export const todayRowSchema = z.object({
   needsReview: z.number().int(),
   /** Whether this user may open Admin → Needs review (administrators). */
   canReview: z.boolean(),
+  /** Figures still being read while the row is `reading` (the others are shown already); empty otherwise. */
+  pending: z.array(
+    z.enum(['invoicesAwaiting', 'draftInvoices', 'draftBills', 'cis', 'stockJournalUnposted']),
+  ),
 });
 export type TodayRow = z.infer<typeof todayRowSchema>;
 export const todayResponseSchema = z.array(todayRowSchema);

@@ -85,6 +85,7 @@ export function makeTodayRow(over: Partial<TodayRow> = {}): TodayRow {
     stockJournalWeeks: { fromDate: '2026-10-01', toDate: '2026-11-22' },
     needsReview: 1,
     canReview: true,
+    pending: [],
     ...over,
   };
 }

@@ -6,7 +6,7 @@ import type { SalesPeriod, SalesQuery, StockJournalEntry } from '../../../shared
 import type { DraftBill } from '../../../shared/cis-bills';
 import type { DraftInvoice } from '../../../shared/add-invoices';
 import type { InvoiceSyncStatus } from '../../../shared/pay-invoices';
-import { describeView, isComplete } from '../../xero/sync/invoice-views';
+import { describeView, isComplete, type InvoiceView } from '../../xero/sync/invoice-views';
 import type { RequestContext } from '../organizations/tenancy';
 import type { ReadState } from './practice.repository';
 
@@ -40,7 +40,17 @@ export interface FigureSources {
   getSales(ctx: RequestContext, query: SalesQuery): Promise<SalesPeriod[]>;
   listEntries(ctx: RequestContext): Promise<StockJournalEntry[]>;
   listKnownEntries(ctx: RequestContext): Promise<StockJournalEntry[]>;
+  /**
+   * What the screens above read first, started side by side by a background read (`warmUp`) so each screen's
+   * code then finds it in the cache: a view read whole if it never was, the contacts and accounts.
+   */
+  ensureView(ctx: RequestContext, view: InvoiceView): Promise<unknown>;
+  syncContacts(ctx: RequestContext): Promise<unknown>;
+  syncAccounts(ctx: RequestContext): Promise<unknown>;
 }
+
+/** A row's figures by name, as the answer names them. */
+export type FigureKey = 'invoicesAwaiting' | 'draftInvoices' | 'draftBills' | 'cis' | 'stockJournalUnposted';
 
 /** The figures of a row: the part every user of the organisation sees alike. */
 export type OrgFigures = Pick<
@@ -99,6 +109,56 @@ export function missingReads(org: Org, state: ReadState | undefined, listBeingRe
   return missing;
 }
 
+/** The figures that need CIS Bills' reads (the subcontractors' contacts, bills and CIS settings). */
+export const CIS_FIGURES: readonly FigureKey[] = ['draftBills', 'cis'];
+
+/** The figures an organisation's row has: those of the features switched on (Stock Journal: with a customer). */
+export function figuresOf(org: Org): FigureKey[] {
+  const keys: FigureKey[] = [];
+  if (org.featurePayInvoices) keys.push('invoicesAwaiting');
+  if (org.featureAddInvoices) keys.push('draftInvoices');
+  if (org.featureCisBills) keys.push('draftBills', 'cis');
+  if (org.featureStockJournal && org.defaultStockJournalContactId) keys.push('stockJournalUnposted');
+  return keys;
+}
+
+/**
+ * Starts side by side what the row's screens read first, instead of one screen's read after another's: `list`,
+ * the invoice list's first page; `first`, what the other figures but CIS Bills' need (the drafts, the
+ * stock-journal customer's sales and the journals); `cis`, what CIS Bills and CIS Returns read (draft and paid
+ * bills, contacts, accounts).
+ * An organisation's first open then takes about as long as its longest read, within the gate's background share.
+ */
+export async function warmUp(
+  sources: FigureSources,
+  ctx: RequestContext,
+  part: 'list' | 'first' | 'cis',
+): Promise<void> {
+  const org = ctx.organization;
+  const reads: Array<Promise<unknown>> = [];
+  if (part === 'list') {
+    if (org.featurePayInvoices) reads.push(sources.payInvoices.startInvoiceList(ctx));
+  } else if (part === 'first') {
+    if (org.featureAddInvoices) reads.push(sources.ensureView(ctx, { key: 'sales-draft' }));
+    const customerId = org.defaultStockJournalContactId;
+    if (org.featureStockJournal && customerId)
+      reads.push(
+        sources.ensureView(ctx, { key: 'sales-contact', contactId: customerId.toLowerCase() }),
+        sources.listEntries(ctx),
+      );
+  } else if (org.featureCisBills) {
+    reads.push(
+      sources.ensureView(ctx, { key: 'bills-draft' }),
+      sources.ensureView(ctx, { key: 'bills-paid' }),
+      sources.syncContacts(ctx),
+      sources.syncAccounts(ctx),
+    );
+  }
+  const settled = await Promise.allSettled(reads);
+  const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+}
+
 /**
  * A row's figures for one organisation. `read`: as each screen does on a first visit (the invoice list's first
  * page, the other views whole, CIS settings, the journals), with `background` priority from the caller; the
@@ -109,8 +169,15 @@ export async function computeFigures(
   ctx: RequestContext,
   mode: 'read' | 'cache',
   today = getUkToday(),
+  leaveOut: ReadonlySet<FigureKey> = new Set(),
 ): Promise<OrgFigures> {
-  const org = ctx.organization;
+  const org = { ...ctx.organization };
+  // A figure left out is not read (it stays null; the caller says it is still being read).
+  if (leaveOut.has('invoicesAwaiting')) org.featurePayInvoices = false;
+  if (leaveOut.has('draftInvoices')) org.featureAddInvoices = false;
+  if (leaveOut.has('stockJournalUnposted')) org.featureStockJournal = false;
+  const leaveOutCis = leaveOut.has('cis');
+  const leaveOutBills = leaveOut.has('draftBills');
   const figures: OrgFigures = { ...NO_FIGURES };
   const work: Array<Promise<void>> = [];
   const run = (task: () => Promise<void>) => {
@@ -134,9 +201,12 @@ export async function computeFigures(
     run(async () => {
       figures.draftInvoices = (await sources.listDrafts(ctx, { refresh: false })).length;
     });
-  if (org.featureCisBills)
+  if (org.featureCisBills && !leaveOutBills)
     run(async () => {
       figures.draftBills = (await sources.listDraftBills(ctx, { refresh: false, cisOnly: true })).length;
+    });
+  if (org.featureCisBills && !leaveOutCis)
+    run(async () => {
       figures.cis = await sources.readCisMonth(ctx);
     });
   const customerId = org.defaultStockJournalContactId;

@@ -14,6 +14,7 @@ import {
   missingReads,
   NO_FIGURES,
   resourcesOf,
+  type FigureKey,
   type FigureSources,
   type OrgFigures,
 } from './figures';
@@ -32,6 +33,8 @@ const MAX_KEPT_BODIES = 1_000;
 /** One organisation's row as kept: the figures every user of it sees, and what they were computed from. */
 interface KeptRow {
   figures: OrgFigures;
+  /** Figures not read yet (a row shown while its read goes on). */
+  pending: FigureKey[];
   needsReview: number;
   /** ready: whole; reading: published by the reader before the invoice list was whole; failed: `message`. */
   status: 'ready' | 'reading' | 'failed';
@@ -82,6 +85,7 @@ export function createPracticeService(deps: PracticeDeps) {
   const { repo, sources, notices } = deps;
   const rows = new Map<number, KeptRow>();
   const bodies = new Map<number, KeptBody>();
+  const building = new Map<string, Promise<CachedBody>>();
   const health = new Map<number, { at: number; byTenant: Map<string, WebhookHealth> }>();
   const changes = new EventEmitter();
   changes.setMaxListeners(0);
@@ -105,6 +109,7 @@ export function createPracticeService(deps: PracticeDeps) {
       if (outcome.kind === 'failed') {
         rows.set(id, {
           figures: before?.figures ?? NO_FIGURES,
+          pending: [],
           needsReview: before?.needsReview ?? 0,
           status: 'failed',
           message: outcome.message,
@@ -115,6 +120,7 @@ export function createPracticeService(deps: PracticeDeps) {
       } else {
         rows.set(id, {
           figures: outcome.figures,
+          pending: outcome.pending,
           needsReview: before?.needsReview ?? 0,
           status: outcome.complete ? 'ready' : 'reading',
           message: null,
@@ -214,6 +220,7 @@ export function createPracticeService(deps: PracticeDeps) {
       }
       rows.set(org.id, {
         figures: value,
+        pending: [],
         needsReview: review.get(org.id) ?? 0,
         status: 'ready',
         message: null,
@@ -242,6 +249,7 @@ export function createPracticeService(deps: PracticeDeps) {
       return {
         ...base,
         ...NO_FIGURES,
+        pending: [],
         status: connection === 'not-connected' ? 'not-connected' : 'failed',
         message:
           connection === 'not-connected'
@@ -254,6 +262,7 @@ export function createPracticeService(deps: PracticeDeps) {
     return {
       ...base,
       ...(kept?.figures ?? NO_FIGURES),
+      pending: job ? (kept?.pending ?? []) : [],
       needsReview: kept?.needsReview ?? 0,
       status: job ?? kept?.status ?? 'waiting',
       message: job ? null : (kept?.message ?? null),
@@ -262,6 +271,54 @@ export function createPracticeService(deps: PracticeDeps) {
 
   function tokenKeyOf(token: RequestPrincipal['xeroToken']): string {
     return token ? `${token.status}:${token.hasRefreshToken}` : 'none';
+  }
+
+  /** The user's answer built now: their memberships, their rows brought up to date, sorted and serialised. */
+  async function build(
+    user: SessionUser,
+    token: RequestPrincipal['xeroToken'],
+    day: string,
+    tokenKey: string,
+  ): Promise<CachedBody> {
+    const startedAt = version;
+    const memberships = await deps.listMemberships(user.id);
+    const connected = memberships
+      .filter((m) => connectionOf(m.membership, token) === 'connected')
+      .map((m) => m.org);
+    await refreshRows(user, connected, day);
+    const live = await healthOf(
+      user.id,
+      connected.map((o) => o.tenantId),
+    );
+    const list = sortTodayRows(
+      memberships.map(({ org, membership }) =>
+        toRow(org, membership, user, token, live.byTenant.get(org.tenantId) ?? null),
+      ),
+    );
+    const body = await packBody(version, Buffer.from(JSON.stringify(list)));
+    // Kept only when nothing changed while it was built (a change then would be missing from it).
+    bodies.delete(user.id);
+    if (notices.on && version === startedAt && reader.size === 0) {
+      bodies.set(user.id, { body, version, day, until: live.at + HEALTH_FRESH_MS, tokenKey });
+      if (bodies.size > MAX_KEPT_BODIES) bodies.delete(bodies.keys().next().value ?? user.id);
+      if (health.size > MAX_KEPT_BODIES) health.delete(health.keys().next().value ?? user.id);
+    }
+    return body;
+  }
+
+  /** Requests arriving together share one build of the user's answer (one for the same state of things). */
+  function buildOnce(
+    user: SessionUser,
+    token: RequestPrincipal['xeroToken'],
+    day: string,
+    tokenKey: string,
+  ): Promise<CachedBody> {
+    const key = `${user.id}:${version}:${day}:${tokenKey}`;
+    const running = building.get(key);
+    if (running) return running;
+    const promise = build(user, token, day, tokenKey).finally(() => building.delete(key));
+    building.set(key, promise);
+    return promise;
   }
 
   return {
@@ -276,39 +333,15 @@ export function createPracticeService(deps: PracticeDeps) {
       const token = principal.xeroToken;
       const tokenKey = tokenKeyOf(token);
       const kept = bodies.get(user.id);
-      if (
-        kept &&
-        notices.on &&
-        kept.version === version &&
-        kept.day === day &&
-        kept.until > Date.now() &&
-        kept.tokenKey === tokenKey
-      )
+      if (kept && notices.on && kept.version === version && kept.day === day && kept.tokenKey === tokenKey) {
+        if (kept.until > Date.now()) return kept.body;
+        // Only the live-update health has aged: it is read again once, the answer as it stands meanwhile.
+        void buildOnce(user, token, day, tokenKey).catch((error: unknown) =>
+          deps.log?.warn({ err: error }, 'the Today page could not be built again'),
+        );
         return kept.body;
-      const startedAt = version;
-      const memberships = await deps.listMemberships(user.id);
-      const connected = memberships
-        .filter((m) => connectionOf(m.membership, token) === 'connected')
-        .map((m) => m.org);
-      await refreshRows(user, connected, day);
-      const live = await healthOf(
-        user.id,
-        connected.map((o) => o.tenantId),
-      );
-      const list = sortTodayRows(
-        memberships.map(({ org, membership }) =>
-          toRow(org, membership, user, token, live.byTenant.get(org.tenantId) ?? null),
-        ),
-      );
-      const body = await packBody(version, Buffer.from(JSON.stringify(list)));
-      // Kept only when nothing changed while it was built (a change then would be missing from it).
-      bodies.delete(user.id);
-      if (notices.on && version === startedAt && reader.size === 0) {
-        bodies.set(user.id, { body, version, day, until: live.at + HEALTH_FRESH_MS, tokenKey });
-        if (bodies.size > MAX_KEPT_BODIES) bodies.delete(bodies.keys().next().value ?? user.id);
-        if (health.size > MAX_KEPT_BODIES) health.delete(health.keys().next().value ?? user.id);
       }
-      return body;
+      return buildOnce(user, token, day, tokenKey);
     },
 
     /**

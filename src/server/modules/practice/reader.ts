@@ -1,15 +1,25 @@
 import { AppError } from '../../lib/app-error';
 import { runCacheOnly, runInBackground } from '../../xero/call-context';
 import type { RequestContext } from '../organizations/tenancy';
-import { computeFigures, missingReads, resourcesOf, type FigureSources, type OrgFigures } from './figures';
+import {
+  CIS_FIGURES,
+  computeFigures,
+  figuresOf,
+  missingReads,
+  resourcesOf,
+  warmUp,
+  type FigureKey,
+  type FigureSources,
+  type OrgFigures,
+} from './figures';
 import type { PracticeRepository } from './practice.repository';
 
 /** Organisations read at once by the background reader (each within its own Xero limits, all in the app's). */
-export const READ_CONCURRENCY = 6;
+export const READ_CONCURRENCY = 10;
 
 /** What the reader tells the rows: figures (whole or so far), or why there are none. */
 export type ReadOutcome =
-  | { kind: 'figures'; figures: OrgFigures; complete: boolean; stamp: string }
+  | { kind: 'figures'; figures: OrgFigures; complete: boolean; pending: FigureKey[]; stamp: string }
   | { kind: 'failed'; message: string; stamp: string };
 
 interface Job {
@@ -55,20 +65,40 @@ export function createPracticeReader(deps: {
     const id = ctx.organizationId;
     const cached = await fromCache(ctx);
     if (cached) {
-      publish(id, { kind: 'figures', figures: cached, complete: true, stamp: stampOf(id) });
+      publish(id, { kind: 'figures', figures: cached, complete: true, pending: [], stamp: stampOf(id) });
       return;
     }
     // Twice at most: something read meanwhile may need one more look (a subcontractor paid while reading).
     for (let pass = 0; pass < 2; pass++) {
       const stamp = stampOf(id);
+      // The row is shown as its figures come ("so far"), each read side by side with the others: first the
+      // invoice list's first page, then the drafts and the stock journal, then CIS Bills' reads and the
+      // subcontractors' CIS settings (one call each) for the CIS figures.
+      const all = figuresOf(ctx.organization);
+      const showSoFar = async (shown: readonly FigureKey[]) => {
+        const pending = all.filter((k) => !shown.includes(k));
+        const quick = await runCacheOnly(() =>
+          computeFigures(sources, ctx, 'cache', undefined, new Set<FigureKey>(pending)),
+        );
+        if (quick.refused === 0)
+          publish(id, { kind: 'figures', figures: quick.value, complete: false, pending, stamp });
+      };
+      const others = runInBackground(() => warmUp(sources, ctx, 'first'));
+      if (all.includes('invoicesAwaiting')) {
+        await runInBackground(() => warmUp(sources, ctx, 'list'));
+        await showSoFar(['invoicesAwaiting']);
+      }
+      await others;
+      await showSoFar(all.filter((k) => !CIS_FIGURES.includes(k)));
+      await runInBackground(() => warmUp(sources, ctx, 'cis'));
       const first = await runInBackground(() => computeFigures(sources, ctx, 'read'));
       const listDone = first.invoicesAwaiting?.complete !== false;
-      publish(id, { kind: 'figures', figures: first, complete: listDone, stamp });
+      publish(id, { kind: 'figures', figures: first, complete: listDone, pending: [], stamp });
       if (!listDone) await runInBackground(() => sources.payInvoices.readInvoiceList(ctx));
       const stampAfter = stampOf(id);
       const whole = await fromCache(ctx);
       if (whole) {
-        publish(id, { kind: 'figures', figures: whole, complete: true, stamp: stampAfter });
+        publish(id, { kind: 'figures', figures: whole, complete: true, pending: [], stamp: stampAfter });
         return;
       }
     }

@@ -50,6 +50,17 @@ describe('a Today row, figure by figure', () => {
     expect(cells.review?.href).toBeNull();
   });
 
+  it('says a figure is still being read while its row is read', () => {
+    const cis = describeCells(makeTodayRow({ status: 'reading', pending: ['cis'], cis: null })).find(
+      (c) => c.key === 'cis',
+    );
+    expect(cis).toMatchObject({
+      text: 'Reading…',
+      href: null,
+      description: 'CIS return: still being read from Xero',
+    });
+  });
+
   it('says when a CIS return is due, filed or needs none', () => {
     const cis = (over: Partial<NonNullable<TodayRow['cis']>>) =>
       describeCells(makeTodayRow({ cis: { ...makeTodayRow().cis!, ...over } })).find((c) => c.key === 'cis');

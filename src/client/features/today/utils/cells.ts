@@ -34,8 +34,33 @@ function notInUse(key: Cell['key'], label: string): Cell {
   };
 }
 
-/** Every figure of a row, in the page's column order. */
+/** The answer's name of each figure. */
+const FIGURE_OF: Record<Cell['key'], TodayRow['pending'][number] | null> = {
+  invoices: 'invoicesAwaiting',
+  drafts: 'draftInvoices',
+  bills: 'draftBills',
+  cis: 'cis',
+  stock: 'stockJournalUnposted',
+  review: null,
+};
+
+/** Every figure of a row, in the page's column order; one still being read says so. */
 export function describeCells(row: TodayRow): Cell[] {
+  return listCells(row).map((cell) => {
+    const figure = FIGURE_OF[cell.key];
+    if (!figure || !row.pending.includes(figure)) return cell;
+    return {
+      ...cell,
+      text: 'Reading…',
+      detail: null,
+      description: `${cell.label}: still being read from Xero`,
+      href: null,
+      tone: 'muted',
+    };
+  });
+}
+
+function listCells(row: TodayRow): Cell[] {
   const org = row.organizationId;
   const cells: Cell[] = [];
 
