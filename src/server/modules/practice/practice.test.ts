@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CisMonthsResponse } from '../../../shared/cis-returns';
 import type { DraftBill } from '../../../shared/cis-bills';
@@ -19,7 +19,7 @@ import {
 } from '../../../shared/stock-journal';
 import { getUkToday } from '../../../shared/dates';
 import { sumPence, toPence, fromPence } from '../../../shared/money';
-import { organizations, xeroWebhookFeed, xeroWrites } from '../../db/schema/index';
+import { organizations, userOrganizations, xeroWebhookFeed, xeroWrites } from '../../db/schema/index';
 import { createConnectedUser, createXeroTestApp, enableFeatures, type XeroTestApp } from '../../test/xero';
 import { register } from '../../test/session';
 
@@ -193,6 +193,17 @@ describe('the Today page (issue 47)', { timeout: 120_000 }, () => {
     });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual([]);
+  });
+
+  it('drops an organisation from the next answer once the user is no longer linked to it', async () => {
+    const before = await today(sam);
+    expect(before.map((r) => r.organizationId)).toEqual([shopId]);
+    await t.database.db
+      .delete(userOrganizations)
+      .where(and(eq(userOrganizations.userId, sam.user.id), eq(userOrganizations.organizationId, shopId)));
+    expect(await today(sam)).toEqual([]);
+    // The owner's rows are unchanged.
+    expect((await today(owner)).map((r) => r.organizationId).sort()).toEqual([shopId, buildersId].sort());
   });
 
   it('brings a change made in Xero to the row, and tells an open page', async () => {
