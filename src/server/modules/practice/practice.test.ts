@@ -196,8 +196,15 @@ describe('the Today page (issue 47)', { timeout: 120_000 }, () => {
   });
 
   it('drops an organisation from the next answer once the user is no longer linked to it', async () => {
-    const before = await today(sam);
+    const before = await until(() => today(sam), allReady);
     expect(before.map((r) => r.organizationId)).toEqual([shopId]);
+    // Nothing is being read any more: the answer is now kept, and served as kept until something changes.
+    await until(
+      async () => t.parts.practice.reading,
+      (n) => n === 0,
+    );
+    await today(sam);
+    await today(sam);
     await t.database.db
       .delete(userOrganizations)
       .where(and(eq(userOrganizations.userId, sam.user.id), eq(userOrganizations.organizationId, shopId)));
