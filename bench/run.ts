@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: every benchmark against the built-in sandbox on loopback, bounded in time, results in
  * bench/results.md. Parts: calls (Xero calls per action), server (load and memory), page (bundle and
- * Chromium timings), scale-out (two instances on one PostgreSQL). Sizes and repetitions: bench/README.md.
+ * Chromium timings), scale-out (two instances on one PostgreSQL), practice (the Today page at 100 organisations,
+ * issue 47). Sizes and repetitions: bench/README.md.
  *
  *   npm run bench                    every part at the goal sizes
  *   npm run bench -- calls page      some parts only
@@ -14,6 +15,7 @@ import { readOptions } from './lib/options';
 import { startPostgres, type PostgresServer } from './lib/postgres';
 import { keepUnselectedSections, renderResults, type BenchResults, type PartOutcome } from './lib/report';
 import { runPage } from './parts/page';
+import { runPractice } from './parts/practice';
 import { runScaleOut } from './parts/scale-out';
 import { runServer } from './parts/server';
 import { runXeroCalls } from './parts/xero-calls';
@@ -50,7 +52,10 @@ const results: BenchResults = {
 log(`parts: ${options.parts.join(', ')}${options.quick ? ' (BENCH_QUICK)' : ''}`);
 
 // One PostgreSQL for the parts that use it (load on PostgreSQL beside PGlite; scale-out), when one can start.
-const needsPg = options.parts.includes('server') || options.parts.includes('scale-out');
+const needsPg =
+  options.parts.includes('server') ||
+  options.parts.includes('scale-out') ||
+  options.parts.includes('practice');
 const pgStart = needsPg ? await startPostgres(options.pgBin) : null;
 const pg: PostgresServer | null = pgStart && !('unavailable' in pgStart) ? pgStart : null;
 const pgMissing = pgStart && 'unavailable' in pgStart ? pgStart.unavailable : null;
@@ -67,6 +72,8 @@ try {
       ? await runPart('scale-out', () => runScaleOut(options, server, log))
       : { kind: 'skipped', reason: pgMissing ?? 'no PostgreSQL' };
   }
+  if (options.parts.includes('practice'))
+    results.practice = await runPart('practice', () => runPractice(options, log, pg, pgMissing));
 } finally {
   pg?.stop();
 }

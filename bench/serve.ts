@@ -20,6 +20,8 @@ interface AppSpec {
   env?: Record<string, string>;
   /** The built client to serve (the page benchmark's first visit); none by default. */
   clientDir?: string;
+  /** Xero's own limits in the app's gate (the practice benchmark); lifted by default (harness UNPACED_GATE). */
+  paced?: boolean;
 }
 
 async function startApp(spec: AppSpec): Promise<{ port: number; close: () => Promise<void> }> {
@@ -32,6 +34,7 @@ async function startApp(spec: AppSpec): Promise<{ port: number; close: () => Pro
     dataDir: spec.dataDir,
     ...(spec.env ? { env: spec.env } : {}),
     ...(spec.clientDir ? { clientDir: spec.clientDir } : {}),
+    ...(spec.paced ? { paced: true } : {}),
   });
   return { port: Number(new URL(running.url).port), close: () => running.close() };
 }

@@ -84,6 +84,10 @@ test.describe('a fresh demo', () => {
     await screenshot(page, 'first-hour-1-sign-in');
     await page.getByRole('button', { name: 'Try the demo' }).click();
 
+    // Two organisations: the landing page is Today (issue 47), the Organizations page one click away.
+    await expect(page).toHaveURL(/\/today/);
+    await expect(page.getByRole('heading', { name: 'Today', level: 1 })).toBeVisible();
+    await page.getByRole('link', { name: 'Your Xero Organizations' }).click();
     await expect(page).toHaveURL(/\/organizations/);
     const shop = page.getByRole('group', { name: 'Demo Shop Ltd' });
     const builders = page.getByRole('group', { name: 'Demo Builders Ltd' });
@@ -123,7 +127,8 @@ test.describe('a fresh demo', () => {
   }) => {
     await page.goto(`${origin}/auth`);
     await page.getByRole('button', { name: 'Try the demo' }).click();
-    await expect(page).toHaveURL(/\/organizations/);
+    await expect(page).toHaveURL(/\/today/);
+    await page.goto(`${origin}/organizations`);
 
     await test.step('Settings: the defaults a person would choose, none left at "None"', async () => {
       await page

@@ -11,6 +11,14 @@ export const SCREENS: Array<{ path: string; ready: (page: Page) => Promise<void>
     ready: (page) => expect(page.getByRole('heading', { name: 'Your Xero Organizations' })).toBeVisible(),
   },
   {
+    // Issue 47: every organisation at a glance, once each row is read.
+    path: '/today',
+    ready: async (page) => {
+      await expect(page.getByRole('heading', { name: 'Today', level: 1 })).toBeVisible();
+      await expect(page.getByRole('progressbar')).toHaveCount(0, { timeout: 60_000 });
+    },
+  },
+  {
     path: '/invoices',
     ready: (page) => expect(page.getByRole('button', { name: 'Process Payments' }).first()).toBeVisible(),
   },

@@ -49,6 +49,8 @@ export async function startBenchSandbox(options: {
   scale: number;
   origins?: string[];
   paced?: boolean;
+  /** Client organisations for the owner beside the two demo ones (SANDBOX_CLIENTS, issue 47). */
+  practiceClients?: number;
 }): Promise<Sandbox> {
   const origins = options.origins ?? [BENCH_ORIGIN];
   return startSandbox({
@@ -56,6 +58,7 @@ export async function startBenchSandbox(options: {
     dataDir: null,
     seed: 1,
     scale: options.scale,
+    ...(options.practiceClients ? { practiceClients: options.practiceClients } : {}),
     clients: [
       {
         ...BENCH_CLIENT,
@@ -267,16 +270,16 @@ export async function signIn(client: ApiClient, credentials = BENCH_ADMIN): Prom
 
 /**
  * Connects Xero for the signed-in user as the browser does, with the sandbox approving the consent at once
- * as `email` for every organisation. `callbackClient` may be another instance (scale-out: the OAuth state
+ * as `email` for every organisation (or those named in `tenants`). `callbackClient` may be another instance (scale-out: the OAuth state
  * must be shared). Returns the user's organisations.
  */
 export async function connectXero(
   client: ApiClient,
   sandbox: Pick<Sandbox, 'setAutoConsent'>,
-  options: { email?: string; callbackClient?: ApiClient } = {},
+  options: { email?: string; callbackClient?: ApiClient; tenants?: 'all' | string[] } = {},
 ): Promise<UserOrganization[]> {
   const { url } = await client.json<{ url: string }>('GET', '/api/xero/connect');
-  sandbox.setAutoConsent({ email: options.email ?? OWNER_EMAIL, tenants: 'all' });
+  sandbox.setAutoConsent({ email: options.email ?? OWNER_EMAIL, tenants: options.tenants ?? 'all' });
   let location: string | null;
   try {
     const authorize = await fetch(url, { redirect: 'manual' });

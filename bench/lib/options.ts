@@ -4,7 +4,7 @@
  * sizes issue 12 sets its goals at, with short repetitions so the whole run stays well under 15 minutes on
  * a 2-core machine.
  */
-export const BENCH_PARTS = ['calls', 'server', 'page', 'scale-out'] as const;
+export const BENCH_PARTS = ['calls', 'server', 'page', 'scale-out', 'practice'] as const;
 export type BenchPart = (typeof BENCH_PARTS)[number];
 
 export interface BenchOptions {
@@ -30,6 +30,10 @@ export interface BenchOptions {
   /** Page loads timed in Chromium. */
   pageRuns: number;
   chromiumPath: string;
+  /** The practice (issue 47): client organisations, the sandbox scale of each (25: 5,000 awaiting payment), Xero's latency. */
+  practiceOrgs: number;
+  practiceScale: number;
+  practiceLatencyMs: number;
   /** Where PostgreSQL's binaries are (Debian's postgresql package). */
   pgBin: string;
   out: string;
@@ -85,6 +89,9 @@ export function readOptions(argv: string[]): BenchOptions {
     memInvoices: readInt('BENCH_MEM_INVOICES', quick ? 2000 : 10_000),
     memRuns: readInt('BENCH_MEM_RUNS', quick ? 1 : 2),
     pageRuns: readInt('BENCH_PAGE_RUNS', quick ? 2 : 5),
+    practiceOrgs: readInt('BENCH_PRACTICE_ORGS', quick ? 10 : 100),
+    practiceScale: readInt('BENCH_PRACTICE_SCALE', quick ? 2 : 25),
+    practiceLatencyMs: readInt('BENCH_PRACTICE_LATENCY_MS', 400, 0),
     chromiumPath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     pgBin: process.env.BENCH_PG_BIN ?? '/usr/lib/postgresql/15/bin',
     out: process.env.BENCH_OUT ?? 'bench/results.md',

@@ -4,6 +4,7 @@
  */
 import type { CallsResult, CallsRow, LiveUpdatesResult } from '../parts/xero-calls';
 import type { PageResult } from '../parts/page';
+import type { PracticeResult } from '../parts/practice';
 import type { ScaleOutResult } from '../parts/scale-out';
 import type { ServerResult } from '../parts/server';
 import type { MachineInfo } from './machine';
@@ -22,6 +23,7 @@ export interface BenchResults {
   server?: PartOutcome<ServerResult>;
   page?: PartOutcome<PageResult>;
   scaleOut?: PartOutcome<ScaleOutResult>;
+  practice?: PartOutcome<PracticeResult>;
 }
 
 const mark = (met: boolean) => (met ? 'met' : '**missed**');
@@ -343,6 +345,66 @@ function renderScaleOut(result: ScaleOutResult): string[] {
   return lines;
 }
 
+/** Issue 47's goals. */
+const PRACTICE_GOALS = { peakMb: 400, warmMs: 50, ratio: 0.5, firstRowMs: 2_000 };
+
+export function renderPractice(result: PracticeResult): string[] {
+  const runs = result.runsByDatabase;
+  const cell = (render: (r: PracticeResult['runsByDatabase'][number]) => string) =>
+    runs.map((r) => render(r)).join(' | ');
+  const ms = (v: number | null) => (v === null ? 'did not happen' : `${formatNumber(v)} ms`);
+  const seconds = (v: number | null) => (v === null ? 'did not finish' : `${formatNumber(v / 1000, 1)} s`);
+  const goal = (met: boolean | null, text: string) => (met === null ? `${text}: —` : `${text}: ${mark(met)}`);
+  const all = (test: (r: (typeof runs)[number]) => boolean | null) => {
+    const seen = runs.map(test);
+    return seen.some((v) => v === null) ? null : seen.every(Boolean);
+  };
+  const violations = (r: (typeof runs)[number]) =>
+    r.cold.violations.minute +
+    r.cold.violations.concurrent +
+    r.cold.violations.day +
+    r.cold.violations.appMinute;
+  return [
+    `One user keeps ${formatNumber(result.organizations)} client organisations of the sandbox (\`SANDBOX_CLIENTS\`, each at scale ${result.scale}: ${formatNumber(200 * result.scale)} sales invoices awaiting payment, drafts, bills, a shop's stock journals or a contractor's CIS subcontractors, every feature on). One instance in its own process (${result.serverCommand}) on each database in turn, fresh, with Xero's own limits in its gate and in the sandbox (60 calls a minute and 5 at once per organisation, 10,000 a minute for the app) and ${result.latencyMs} ms added to every Xero answer. The cold first open asks for GET /api/practice/today every 100 ms until every row is read; the warm page is autocannon, ${result.connections} connections, ${result.durationSec} s a measurement, ${result.runs} measurement(s), beside a bare Fastify route answering the same bytes (gzip), as in §2.${result.postgresMissing ? ` PostgreSQL: ${result.postgresMissing}.` : ''}`,
+    '',
+    `| Measure | ${runs.map((r) => r.database).join(' | ')} | Goal |`,
+    `|---|${runs.map(() => '---').join('|')}|---|`,
+    `| Organisations (rows) | ${cell((r) => formatNumber(r.organizations))} | — |`,
+    `| Invoices awaiting payment per organisation | ${cell((r) => formatSpread(r.invoicesPerOrg))} | — |`,
+    `| Cold first open: first row with figures | ${cell((r) => ms(r.cold.firstRowMs))} | ${goal(
+      all((r) => (r.cold.firstRowMs === null ? false : r.cold.firstRowMs <= PRACTICE_GOALS.firstRowMs)),
+      '≤ 2 s',
+    )} |`,
+    `| Cold first open: first row read whole | ${cell((r) => ms(r.cold.firstReadyMs))} | — |`,
+    `| Cold first open: every row read (time to complete) | ${cell((r) => seconds(r.cold.completeMs))} | — |`,
+    `| Cold first open: Xero calls (per organisation) | ${cell((r) => `${formatNumber(r.cold.calls)} (${formatNumber(r.cold.calls / Math.max(1, r.organizations), 1)})`)} | — |`,
+    `| Cold first open: calls over a Xero limit (minute / at once / day / app minute) | ${cell((r) => `${violations(r)} (${r.cold.violations.minute} / ${r.cold.violations.concurrent} / ${r.cold.violations.day} / ${r.cold.violations.appMinute})`)} | ${goal(
+      all((r) => violations(r) === 0),
+      '0',
+    )} |`,
+    `| Cold first open: rows that failed | ${cell((r) => formatNumber(r.cold.failedRows))} | — |`,
+    `| Warm page: bytes | ${cell((r) => formatBytes(r.warm.bytes))} | — |`,
+    `| Warm page: latency p50 / p99 | ${cell((r) => `${formatSpread(r.warm.p50, 0, ' ms')} / ${formatSpread(r.warm.p99, 0, ' ms')}`)} | ${goal(
+      all((r) => (r.warm.p99 ? r.warm.p99.median <= PRACTICE_GOALS.warmMs : null)),
+      'p99 ≤ 50 ms',
+    )} |`,
+    `| Warm page: requests a second (bare route) | ${cell((r) => `${formatSpread(r.warm.rps)} (${formatSpread(r.warm.bareRps)})`)} | — |`,
+    `| Warm page: ÷ bare | ${cell((r) => formatSpread(r.warm.ratio, 3))} | ${goal(
+      all((r) => (r.warm.ratio ? r.warm.ratio.median >= PRACTICE_GOALS.ratio : null)),
+      '≥ 0.5',
+    )} |`,
+    `| Warm page: Xero calls during the load | ${cell((r) => formatNumber(r.warm.xeroCalls))} | ${goal(
+      all((r) => r.warm.xeroCalls === 0),
+      '0',
+    )} |`,
+    `| Server process: RSS after start / peak (VmHWM) | ${cell((r) => `${r.idleMb === null ? 'n/a' : `${formatNumber(r.idleMb)} MB`} / ${r.peakMb === null ? 'n/a' : `${formatNumber(r.peakMb)} MB`}`)} | ${goal(
+      all((r) => (r.peakMb === null ? null : r.peakMb <= PRACTICE_GOALS.peakMb)),
+      '≤ 400 MB',
+    )} |`,
+    '',
+  ];
+}
+
 export function renderResults(results: BenchResults): string {
   const m = results.machine;
   const lines = [
@@ -364,6 +426,9 @@ export function renderResults(results: BenchResults): string {
     '## 4. Scale-out: two instances, one PostgreSQL',
     '',
     ...outcomeBlock(results.scaleOut, renderScaleOut),
+    '## 6. Practice: every organisation at a glance (issue 47)',
+    '',
+    ...outcomeBlock(results.practice, renderPractice),
   ];
   return `${lines.join('\n').trimEnd()}\n`;
 }

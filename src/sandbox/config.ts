@@ -4,6 +4,7 @@ import { z } from 'zod';
 /** `npm run sandbox`'s variables. A bad value stops it with one line naming the variable, as the server does. */
 const WHOLE_PORT = 'must be a whole number from 0 to 65535';
 const POSITIVE = 'must be a positive whole number';
+const CLIENTS = 'must be a whole number from 0 to 1000';
 
 const schema = z.object({
   SANDBOX_HOST: z.string().min(1).default('127.0.0.1'),
@@ -15,6 +16,12 @@ const schema = z.object({
     .default(5055),
   SANDBOX_SCALE: z.coerce.number({ error: POSITIVE }).int(POSITIVE).positive(POSITIVE).default(1),
   SANDBOX_SEED: z.coerce.number({ error: POSITIVE }).int(POSITIVE).positive(POSITIVE).default(1),
+  SANDBOX_CLIENTS: z.coerce
+    .number({ error: CLIENTS })
+    .int(CLIENTS)
+    .min(0, CLIENTS)
+    .max(1000, CLIENTS)
+    .default(0),
   DATA_DIR: z.string().min(1).default('./data'),
   SANDBOX_CLIENT_SECRET: z.string().min(1).default('demo-secret'),
   SANDBOX_REDIRECT_URIS: z
@@ -50,6 +57,7 @@ export function loadSandboxConfig(source: NodeJS.ProcessEnv = process.env) {
     port: env.SANDBOX_PORT,
     scale: env.SANDBOX_SCALE,
     seed: env.SANDBOX_SEED,
+    practiceClients: env.SANDBOX_CLIENTS,
     dataDir: path.resolve(env.DATA_DIR),
     clientSecret: env.SANDBOX_CLIENT_SECRET,
     redirectUris: env.SANDBOX_REDIRECT_URIS.split(',')

@@ -17,7 +17,8 @@ export interface SandboxInfo {
   now: string;
   seed: number;
   scale: number;
-  orgs: { tenantId: string; name: string; invoiceCount: number }[];
+  /** `kind`: a practice client's kind of business (SANDBOX_CLIENTS, issue 47). */
+  orgs: { tenantId: string; name: string; invoiceCount: number; kind?: 'shop' | 'contractor' | 'services' }[];
   users: { userId: string; email: string; name: string; tenantIds: string[] }[];
   clients: string[];
   settings: RuntimeSettings;

@@ -1,4 +1,7 @@
-/** `npm run sandbox`: the Xero sandbox on its own (SANDBOX_PORT, DATA_DIR/sandbox, SANDBOX_SCALE, SANDBOX_SEED). */
+/**
+ * `npm run sandbox`: the Xero sandbox on its own (SANDBOX_PORT, DATA_DIR/sandbox, SANDBOX_SCALE, SANDBOX_SEED,
+ * SANDBOX_CLIENTS).
+ */
 import path from 'node:path';
 import { loadSandboxConfig, SandboxConfigError } from './config';
 import { startSandbox } from './sandbox';
@@ -25,6 +28,7 @@ try {
     dataDir: path.join(config.dataDir, 'sandbox'),
     scale: config.scale,
     seed: config.seed,
+    practiceClients: config.practiceClients,
     clients: [
       { clientId: 'ledgerlink-demo', clientSecret: config.clientSecret, redirectUris: config.redirectUris },
     ],

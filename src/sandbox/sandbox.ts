@@ -26,7 +26,7 @@ import { RateLimits } from './limits';
 import { loadState, StateSaver } from './persistence';
 import { createRandom } from './random';
 import type { AutoConsent, Runtime, RuntimeSettings } from './runtime';
-import { createSeed } from './seed';
+import { createPracticeSeed } from './seed-practice';
 import { STATE_VERSION, type SandboxState } from './state';
 import { approveInvoice, editContact, editInvoice, enterBill, payInvoice, voidInvoice } from './person';
 import { allocateCreditNote, enterCreditNote, refundCreditNote, removePayment } from './person-credit';
@@ -58,8 +58,13 @@ export interface SandboxOptions {
   dataDir?: string | null;
   /** Deterministic seed data, default 1. */
   seed?: number;
-  /** SANDBOX_SCALE volume multiplier, default 1 (≈2,300 invoices; 10 ≈ 20,000). */
+  /** SANDBOX_SCALE volume multiplier, default 1 (≈2,300 invoices; 10 ≈ 20,000), per organisation. */
   scale?: number;
+  /**
+   * SANDBOX_CLIENTS: this many client organisations for the owner beside the two demo ones, a practice's book
+   * (issue 47, seed-practice.ts); each has 200 × scale sales invoices awaiting payment. Default 0.
+   */
+  practiceClients?: number;
   /** Default 1800. */
   accessTokenTtlSeconds?: number;
   /** How long a rotated refresh token can still be redeemed. Default 1800. */
@@ -123,15 +128,17 @@ function settingsFrom(options: SandboxOptions): RuntimeSettings {
 async function freshState(
   seed: number,
   scale: number,
+  practiceClients: number,
   nowMs: number,
   keys?: { privateJwk: JWK; publicJwk: JWK },
 ): Promise<SandboxState> {
   const { privateJwk, publicJwk } = keys ?? (await createSigningKeys());
-  const seeded = createSeed(seed, scale, nowMs);
+  const seeded = createPracticeSeed(seed, scale, nowMs, practiceClients);
   return {
     version: STATE_VERSION,
     seed,
     scale,
+    ...(practiceClients > 0 ? { practiceClients } : {}),
     seededAtMs: nowMs,
     identity: {
       privateJwk,
@@ -150,20 +157,24 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const port = options.port ?? 5055;
   const seed = options.seed ?? 1;
   const scale = options.scale ?? 1;
+  const practiceClients = options.practiceClients ?? 0;
   const dataDir = options.dataDir ? path.resolve(options.dataDir) : null;
   const baseNow = options.now ?? (() => new Date());
   let clockOffset = 0;
   const now = (): number => baseNow().getTime() + clockOffset;
 
   let state = dataDir ? await loadState(dataDir) : null;
-  if (state && (state.seed !== seed || state.scale !== scale)) {
+  if (
+    state &&
+    (state.seed !== seed || state.scale !== scale || (state.practiceClients ?? 0) !== practiceClients)
+  ) {
     console.warn(
-      `[sandbox] stored state was seeded with seed ${state.seed} scale ${state.scale}; reseeding with seed ${seed} scale ${scale}`,
+      `[sandbox] stored state was seeded with seed ${state.seed} scale ${state.scale} clients ${state.practiceClients ?? 0}; reseeding with seed ${seed} scale ${scale} clients ${practiceClients}`,
     );
     state = null;
   }
   const loaded = state !== null;
-  const initial = state ?? (await freshState(seed, scale, now()));
+  const initial = state ?? (await freshState(seed, scale, practiceClients, now()));
   const keys = await importSigningKeys(initial.identity.privateJwk, initial.identity.publicJwk);
 
   const random = createRandom(seed, 99);
@@ -226,6 +237,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
         tenantId: o.OrganisationID,
         name: o.Name,
         invoiceCount: o.invoices.length,
+        ...(o.practiceKind ? { kind: o.practiceKind } : {}),
       })),
       users: rt.state.identity.users.map((u) => ({
         userId: u.userId,
@@ -239,7 +251,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     reset: async () => {
       clockOffset = 0;
       // Keep the signing keys: clients cache the JWKS.
-      rt.state = await freshState(seed, scale, now(), {
+      rt.state = await freshState(seed, scale, practiceClients, now(), {
         privateJwk: rt.state.identity.privateJwk,
         publicJwk: rt.state.identity.publicJwk,
       });

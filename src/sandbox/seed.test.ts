@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { amountDue } from './invoice-math';
 import { BUILDERS_CIS_ACCOUNTS, createSeed, SEED_NAMES } from './seed';
+import { createPracticeSeed } from './seed-practice';
 import { addDays, isoDay } from './xero-dates';
 
 const NOW = Date.parse('2026-06-15T12:00:00Z');
@@ -146,5 +147,46 @@ describe('seed data', () => {
     const invoices = big.orgs.flatMap((o) => o.invoices);
     expect(invoices.length).toBeGreaterThan(20_000);
     expect(new Set(invoices.map((i) => i.InvoiceID)).size).toBe(invoices.length);
+  });
+
+  it('seeds a practice: N client organisations for the owner, each with its mix of work (issue 47)', () => {
+    const plain = createSeed(1, 2, NOW);
+    const { orgs, users } = createPracticeSeed(1, 2, NOW, 6);
+    expect(orgs).toHaveLength(8);
+    const owner = users.find((u) => u.email === SEED_NAMES.users.owner);
+    expect(owner?.tenantIds).toEqual(orgs.map((o) => o.OrganisationID));
+    // The other users keep their demo organisation only.
+    expect(users.filter((u) => u !== owner).every((u) => u.tenantIds.length === 1)).toBe(true);
+    // The two demo organisations are the same as without clients.
+    expect(JSON.stringify(orgs.slice(0, 2))).toBe(JSON.stringify(plain.orgs));
+    const clients = orgs.slice(2);
+    expect(new Set(clients.map((o) => o.Name)).size).toBe(6);
+    expect(clients.map((o) => o.practiceKind)).toEqual([
+      'shop',
+      'contractor',
+      'services',
+      'shop',
+      'contractor',
+      'services',
+    ]);
+    for (const org of clients) {
+      const awaiting = org.invoices.filter(
+        (i) => i.Type === 'ACCREC' && i.Status === 'AUTHORISED' && amountDue(i) > 0,
+      );
+      // 200 × scale, and a shop's few recent takings not yet paid.
+      expect(awaiting.length).toBeGreaterThanOrEqual(400);
+      expect(awaiting.length).toBeLessThan(420);
+      expect(org.invoices.some((i) => i.Status === 'PAID')).toBe(true);
+    }
+    const shop = clients[0]!;
+    expect(shop.contacts.some((c) => c.Name === SEED_NAMES.dailySalesContact)).toBe(true);
+    expect(shop.journals.length).toBeGreaterThan(0);
+    const contractor = clients[1]!;
+    expect(contractor.cis.contractor).toBe(true);
+    expect(contractor.contactGroups.some((g) => g.Name === SEED_NAMES.cisGroup)).toBe(true);
+    expect(contractor.invoices.some((i) => i.Type === 'ACCPAY' && i.Status === 'DRAFT')).toBe(true);
+    expect(contractor.payments.some((p) => p.PaymentType === 'ACCPAYPAYMENT')).toBe(true);
+    // Deterministic for the seed.
+    expect(JSON.stringify(createPracticeSeed(1, 2, NOW, 6))).toBe(JSON.stringify({ orgs, users }));
   });
 });

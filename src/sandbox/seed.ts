@@ -46,7 +46,7 @@ export const SEED_NAMES = {
 
 const DAY = 86_400_000;
 
-type AccountSeed = [
+export type AccountSeed = [
   code: string | undefined,
   name: string,
   type: AccountType,
@@ -54,7 +54,7 @@ type AccountSeed = [
   extra?: Partial<AccountRec>,
 ];
 
-const COMMON_ACCOUNTS: AccountSeed[] = [
+export const COMMON_ACCOUNTS: AccountSeed[] = [
   [
     '090',
     'Business Current Account',
@@ -93,14 +93,14 @@ const COMMON_ACCOUNTS: AccountSeed[] = [
   ['970', 'Owner A Funds Introduced', 'EQUITY', 'NONE', { EnablePaymentsToAccount: true }],
 ];
 
-const SHOP_ACCOUNTS: AccountSeed[] = [
+export const SHOP_ACCOUNTS: AccountSeed[] = [
   [undefined, 'Old Credit Card', 'BANK', 'NONE', { BankAccountType: 'CREDITCARD', Status: 'ARCHIVED' }],
   ['311', 'Cost of Sales - Food', 'DIRECTCOSTS', 'ZERORATEDINPUT'],
   ['631', 'Stock - Shop Floor', 'INVENTORY', 'NONE'],
   ['632', 'Stock - Warehouse', 'CURRENT', 'NONE'],
 ];
 
-const BUILDER_ACCOUNTS: AccountSeed[] = [
+export const BUILDER_ACCOUNTS: AccountSeed[] = [
   ['321', 'Subcontractors', 'DIRECTCOSTS', 'INPUT2'],
   ['322', 'Materials', 'DIRECTCOSTS', 'INPUT2'],
   ['326', 'Plant Hire', 'DIRECTCOSTS', 'INPUT2'],
@@ -180,7 +180,7 @@ function domesticReverseChargeRates(): TaxRateRec[] {
   ];
 }
 
-function makeAccounts(rnd: Random, seeds: AccountSeed[], createdMs: number): AccountRec[] {
+export function makeAccounts(rnd: Random, seeds: AccountSeed[], createdMs: number): AccountRec[] {
   return seeds.map(([code, name, type, taxType, extra]) => ({
     AccountID: rnd.uuid(),
     ...(code ? { Code: code } : {}),
@@ -197,7 +197,12 @@ function makeAccounts(rnd: Random, seeds: AccountSeed[], createdMs: number): Acc
   }));
 }
 
-function contact(rnd: Random, name: string, updatedMs: number, extra: Partial<ContactRec> = {}): ContactRec {
+export function contact(
+  rnd: Random,
+  name: string,
+  updatedMs: number,
+  extra: Partial<ContactRec> = {},
+): ContactRec {
   const slug = name
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '.')
@@ -215,14 +220,14 @@ function contact(rnd: Random, name: string, updatedMs: number, extra: Partial<Co
   };
 }
 
-interface Builder {
+export interface Builder {
   org: OrgRec;
   rnd: Random;
   today: string;
   nowMs: number;
 }
 
-interface InvoiceSeed {
+export interface InvoiceSeed {
   type: InvoiceType;
   contact: ContactRec;
   date: string;
@@ -246,7 +251,7 @@ function clampMs(b: Builder, ms: number): number {
   return Math.min(ms, b.nowMs - 1000);
 }
 
-function addInvoice(b: Builder, s: InvoiceSeed): InvoiceRec {
+export function addInvoice(b: Builder, s: InvoiceSeed): InvoiceRec {
   const { org, rnd } = b;
   const createdMs = clampMs(b, dayToMs(s.date) + rnd.int(8, 20) * 3_600_000 + rnd.int(0, 3_599_999));
   const invoice: InvoiceRec = {
@@ -361,7 +366,7 @@ function addInvoice(b: Builder, s: InvoiceSeed): InvoiceRec {
   return invoice;
 }
 
-function planFor(rnd: Random, ageDays: number, overdue: boolean): InvoiceSeed['plan'] {
+export function planFor(rnd: Random, ageDays: number, overdue: boolean): InvoiceSeed['plan'] {
   if (ageDays > 60) {
     const r = rnd.next();
     if (r < 0.9) return 'paid';
@@ -378,7 +383,7 @@ function planFor(rnd: Random, ageDays: number, overdue: boolean): InvoiceSeed['p
   return 'submitted';
 }
 
-function numberInvoices(org: OrgRec): void {
+export function numberInvoices(org: OrgRec): void {
   const sales = org.invoices.filter((i) => i.Type === 'ACCREC').sort((a, b) => a.createdMs - b.createdMs);
   let n = 1;
   for (const inv of sales) {
@@ -448,7 +453,7 @@ const SITES = [
   'Surgery roof repair',
 ];
 
-function makeOrg(rnd: Random, name: string, nowMs: number, extra: Partial<OrgRec>): OrgRec {
+export function makeOrg(rnd: Random, name: string, nowMs: number, extra: Partial<OrgRec>): OrgRec {
   const createdMs = nowMs - 3 * 365 * DAY;
   return {
     OrganisationID: rnd.uuid(),

@@ -292,12 +292,16 @@ export interface OrgRec {
   journals: JournalRec[];
   attachments: AttachmentRec[];
   nextInvoiceNumber: number;
+  /** A practice client's kind of business (seed-practice.ts, issue 47); absent for the demo organisations. */
+  practiceKind?: 'shop' | 'contractor' | 'services';
 }
 
 export interface SandboxState {
   version: number;
   seed: number;
   scale: number;
+  /** Client organisations seeded for the owner beside the two demo ones (issue 47); absent: none. */
+  practiceClients?: number;
   seededAtMs: number;
   identity: IdentityState;
   orgs: OrgRec[];

@@ -43,6 +43,7 @@ export async function startDemoSandbox(config: ServerConfig) {
     dataDir: path.join(config.dataDir, 'sandbox'),
     seed: config.sandbox.seed,
     scale: config.sandbox.scale,
+    practiceClients: config.sandbox.clients,
     clients: [
       { clientId: DEMO_CLIENT_ID, clientSecret, redirectUris: [uris.connect, uris.signin, ...redirects] },
     ],
@@ -230,6 +231,39 @@ function demoLateFiledOn(dueDate: string, today: string): string {
 
 /** How many months back the demo's one late return is: late enough to carry its £100, recent enough to see. */
 export const DEMO_LATE_MONTHS_AGO = 6;
+
+/**
+ * The Settings of a practice's client organisation (SANDBOX_CLIENTS, issue 47), by its kind of business: a shop
+ * as Demo Shop Ltd, a contractor as Demo Builders Ltd, a services firm with the common accounts alone.
+ */
+const CLIENT_DEFAULTS: Record<'shop' | 'contractor' | 'services', (typeof DEMO_DEFAULTS)[string]> = {
+  shop: DEMO_DEFAULTS['Demo Shop Ltd']!,
+  contractor: {
+    names: {
+      defaultCreditCardAccountId: 'Business Credit Card',
+      defaultCashAccountId: 'Cash',
+      defaultSalesAccountId: 'Sales',
+      defaultVatRateId: '20% (VAT on Income)',
+      defaultBillVatRateId: '20% (VAT on Expenses)',
+      defaultBillAccountId: 'Subcontractors',
+      defaultCisSubcontractorsGroupId: 'CIS Subcontractors',
+    },
+    taxStatus: 'Tax exclusive',
+    postingStatus: 'draft',
+  },
+  services: {
+    names: {
+      defaultCreditCardAccountId: 'Business Credit Card',
+      defaultCashAccountId: 'Cash',
+      defaultSalesAccountId: 'Sales',
+      defaultVatRateId: '20% (VAT on Income)',
+      defaultBillVatRateId: '20% (VAT on Expenses)',
+      defaultBillAccountId: 'General Expenses',
+    },
+    taxStatus: 'Tax exclusive',
+    postingStatus: 'draft',
+  },
+};
 
 type DemoCall = (
   method: 'GET' | 'POST' | 'PATCH' | 'PUT',
@@ -460,8 +494,10 @@ export async function prepareDemo(options: {
       );
     }
   }
+  const kinds = new Map(sandbox.sandbox.info().orgs.map((o) => [o.name, o.kind]));
   for (const org of organizations) {
-    const choice = DEMO_DEFAULTS[org.tenantName ?? ''];
+    const kind = kinds.get(org.tenantName ?? '');
+    const choice = DEMO_DEFAULTS[org.tenantName ?? ''] ?? (kind ? CLIENT_DEFAULTS[kind] : undefined);
     if (choice) await chooseDemoDefaults(call, expectStatus, org, choice);
     const cis = DEMO_CIS_SETTINGS[org.tenantName ?? ''];
     if (cis)

@@ -64,6 +64,11 @@ import { createAttachmentStoreRepository } from './modules/pay-invoices/attachme
 import { createPayInvoicesRepository } from './modules/pay-invoices/pay-invoices.repository';
 import { registerPayInvoicesRoutes } from './modules/pay-invoices/pay-invoices.routes';
 import { createPayInvoicesService } from './modules/pay-invoices/pay-invoices.service';
+import { createChangeNotices } from './modules/practice/change-notices';
+import { createCisMonthReader } from './modules/practice/cis-month';
+import { createPracticeRepository } from './modules/practice/practice.repository';
+import { registerPracticeRoutes } from './modules/practice/practice.routes';
+import { createPracticeService } from './modules/practice/practice.service';
 import { createSettingsRepository } from './modules/settings/settings.repository';
 import { registerSettingsRoutes } from './modules/settings/settings.routes';
 import { createSettingsService } from './modules/settings/settings.service';
@@ -75,6 +80,7 @@ import { registerConnectionRoutes } from './modules/xero-connection/connection.r
 import { createConnectionService } from './modules/xero-connection/connection.service';
 import { createOAuthRequests } from './modules/xero-connection/oauth-requests';
 import { registerXeroWebhookRoutes } from './modules/xero-webhooks/webhooks.routes';
+import { isCacheOnly, noteNotInCache } from './xero/call-context';
 import { createXeroSync, type SyncContext } from './xero/sync/sync.service';
 import { createWriteCatchUp } from './xero/sync/settled-write-catch-up';
 import { createWebhookHealth } from './xero/webhooks/health';
@@ -124,6 +130,8 @@ export interface WiringParts {
   principals: ReturnType<typeof createPrincipalCache<PrincipalRow>>;
   /** One round of the connections watch now (issue 45): how many users' connections were read. */
   watchConnections: (options?: { allDue?: boolean }) => Promise<number>;
+  /** The Today page's rows and background reads (src/server/modules/practice, issue 47). */
+  practice: ReturnType<typeof createPracticeService>;
 }
 
 export interface Wiring {
@@ -437,6 +445,50 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
     log,
   });
 
+  // The Today page (issue 47): every organisation's row through each feature's own code (figures.ts), kept until
+  // the database announces a change. Its CIS month comes from CIS Returns' own months, through an instance whose
+  // check of subcontractors' CIS settings calls Xero only when the row is read in the background (from the cache
+  // it says what it lacks instead).
+  const practiceCisReturns = createCisReturnsService({
+    repo: createCisReturnsRepository(db),
+    sync,
+    audit,
+    checkCisContacts: async (ctx, contactIds) => {
+      if (!isCacheOnly()) return cisBills.checkCisContacts(ctx, contactIds);
+      if ((await cisBills.findUncheckedCisContacts(ctx, contactIds)).length > 0) noteNotInCache();
+      return [];
+    },
+    verifiedRates,
+    returnInFlight: createReturnInFlight(hmrcFilingRepo),
+    log,
+  });
+  const changeNotices = createChangeNotices({ database, log });
+  const practice = createPracticeService({
+    repo: createPracticeRepository(db),
+    notices: changeNotices,
+    sources: {
+      payInvoices: {
+        summarizeOutstanding: (ctx) => payInvoices.summarizeOutstanding(ctx),
+        startInvoiceList: (ctx) => payInvoices.startInvoiceList(ctx),
+        readInvoiceList: (ctx) => payInvoices.readInvoiceList(ctx),
+      },
+      listDrafts: (ctx, o) => addInvoices.listDrafts(ctx, o),
+      listDraftBills: (ctx, o) => cisBills.listDraftBills(ctx, o),
+      readCisMonth: createCisMonthReader((ctx, o) => practiceCisReturns.listMonths(ctx, o)),
+      getSales: (ctx, query) => stockJournal.getSales(ctx, query),
+      listEntries: (ctx) => stockJournal.listEntries(ctx),
+      listKnownEntries: (ctx) => stockJournal.listKnownEntries(ctx),
+      ensureView: (ctx, view) => sync.ensureInvoices(ctx, view),
+      syncContacts: (ctx) => sync.syncContacts(ctx),
+      syncAccounts: (ctx) => sync.syncAccounts(ctx),
+    },
+    listMemberships: (userId) => orgs.listForUser(userId),
+    liveUpdates: (tenantIds) => webhookHealth.healthOf(tenantIds),
+    // Admin → Needs review's own list (write-review.service.ts), each write's organisation.
+    listNeedsReview: async () => (await ledger.listNeedsReview()).map((r) => r.write),
+    log,
+  });
+
   // The background jobs, each named, started when the app is ready and stopped when it closes.
   let lastWebhookPurge = 0;
   const jobList: Job[] = [
@@ -549,6 +601,7 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
     registerCisReturnsRoutes(app, { service: cisReturns });
     registerStockJournalRoutes(app, { service: stockJournal });
     registerHmrcFilingRoutes(app, { service: hmrcFiling });
+    registerPracticeRoutes(app, { service: practice, isLive: (sessionId) => sessions.isLive(sessionId) });
     registerXeroWebhookRoutes(app, { webhookKey, processor: webhooks, health: webhookHealth });
     registerLiveEventsRoutes(app, {
       live,
@@ -613,6 +666,7 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
       principals,
       catchUp,
       watchConnections: (options) => connection.watchConnections(options),
+      practice,
     },
     sessions,
     resolveTenant,
@@ -620,6 +674,7 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
     startPageData,
     async start() {
       await live.start();
+      await changeNotices.start();
       // Events stored by an instance that stopped before applying them.
       if (webhookKey) void webhooks.drain();
       // This instance's heartbeat (issue 28 item 5), then the first reconcile pass with the jobs.
@@ -630,7 +685,10 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
       jobs.stop();
       await ledger.stop().catch((error: unknown) => log.warn({ err: error }, 'ledger stop failed'));
       await live.close();
-      // A first visit's read goes on after its answer (issue 19): it stops after its page before the database closes.
+      // The Today page's background reads, then a first visit's read, which goes on after its answer (issue 19): they
+      // stop after the page they are on before the database closes.
+      await practice.close();
+      await changeNotices.close();
       await sync.close();
       await sharedGates?.close();
       await egress.flush();

@@ -13,6 +13,7 @@ type PageLoader = () => Promise<PageModule>;
 const PAGE_LOADERS: Record<string, PageLoader> = {
   [paths.auth.path]: () => import('./routes/auth'),
   [paths.organizations.path]: () => import('./routes/organizations'),
+  [paths.today.path]: () => import('./routes/today'),
   [paths.connect.path]: () => import('./routes/connect'),
   [paths.xeroCancel.path]: () => import('./routes/xero-cancel'),
   [paths.settings.path]: () => import('./routes/settings'),

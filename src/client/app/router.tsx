@@ -7,9 +7,11 @@ import { AppErrorScreen, ErrorScreen } from '@/client/components/errors/error-sc
 import { AppLayout } from '@/client/components/layouts/app-layout';
 import { PageSpinner } from '@/client/components/ui/spinner';
 import { FeatureGuard, RequireXeroConnection } from '@/client/components/xero/connection-gate';
+import { OrganizationFromLink } from '@/client/components/xero/organization-from-link';
 import { useUser } from '@/client/lib/auth';
 import { useFeatureFlags } from '@/client/lib/feature-access';
 import { whenIdle } from '@/client/lib/idle';
+import { useUserOrganizations } from '@/client/lib/organizations';
 import { getLikelyNextPages, lazyPage, prefetchPage } from './page-chunks';
 import { ProtectedRoute } from './protected-route';
 import NotFoundRoute from './routes/not-found';
@@ -17,6 +19,7 @@ import NotFoundRoute from './routes/not-found';
 // Every page but the 404 loads on demand: the first screen is the shell (header, router, spinner) only.
 const AuthRoute = lazyPage(paths.auth.path);
 const OrganizationsRoute = lazyPage(paths.organizations.path);
+const TodayRoute = lazyPage(paths.today.path);
 const ConnectRoute = lazyPage(paths.connect.path);
 const XeroCancelRoute = lazyPage(paths.xeroCancel.path);
 const SettingsRoute = lazyPage(paths.settings.path);
@@ -64,9 +67,23 @@ function Protected({ children }: { children: ReactNode }) {
 }
 
 /**
+ * `/`: Today for anyone with more than one organisation (issue 47), the organisations page otherwise (and for a
+ * visitor signed out, who is sent on to sign in from there).
+ */
+function HomeRedirect() {
+  const user = useUser();
+  const organizations = useUserOrganizations();
+  const signedIn = Boolean(user.data);
+  if (user.isLoading || (signedIn && !organizations.data && !organizations.isError)) return <PageSpinner />;
+  const many = signedIn && (organizations.data?.length ?? 0) > 1;
+  return <Redirect to={many ? paths.today.getHref() : paths.organizations.getHref()} replace />;
+}
+
+/**
  * A feature page: signed in, connected (else the connect page), and the feature on for the organisation.
  * Pages whose own 001 states say what to do without a connection (Add Invoices, CIS Bills) show those
- * instead of the connect page (issue 17 item 14).
+ * instead of the connect page (issue 17 item 14). A link naming an organisation (`?org=`, the Today page's
+ * figures) makes it the active one first (issue 47).
  */
 function FeaturePage({
   feature,
@@ -78,9 +95,11 @@ function FeaturePage({
   ownConnectionStates?: boolean;
 }) {
   const page = (
-    <FeatureGuard feature={feature}>
-      <Component />
-    </FeatureGuard>
+    <OrganizationFromLink>
+      <FeatureGuard feature={feature}>
+        <Component />
+      </FeatureGuard>
+    </OrganizationFromLink>
   );
   return (
     <Protected>
@@ -96,7 +115,7 @@ export function AppRouter() {
       <PrefetchLikelyPages />
       <Switch>
         <Route path={paths.home.path}>
-          <Redirect to={paths.organizations.getHref()} replace />
+          <HomeRedirect />
         </Route>
         <Route path={paths.auth.path}>
           <Page>
@@ -109,6 +128,11 @@ export function AppRouter() {
         <Route path={paths.organizations.path}>
           <Protected>
             <OrganizationsRoute />
+          </Protected>
+        </Route>
+        <Route path={paths.today.path}>
+          <Protected>
+            <TodayRoute />
           </Protected>
         </Route>
         <Route path={paths.connect.path}>

@@ -2,16 +2,28 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { inMinutes, makeConnection } from '@/client/testing/fixtures';
+import { inMinutes, makeConnection, makeOrganization } from '@/client/testing/fixtures';
 import { renderApp } from '@/client/testing/render-app';
 import { server, signedOutHandlers } from '@/client/testing/server';
 import { clickDeferredTrigger, userMenuButton } from '@/client/testing/deferred';
 
 describe('routes (spec 000 §2)', () => {
-  it('/ redirects to /organizations', async () => {
+  it('/ redirects to /organizations for someone with one organisation', async () => {
+    server.use(
+      http.get('*/api/user-organizations', () =>
+        HttpResponse.json([{ ...makeOrganization(), organizationId: 1 }]),
+      ),
+    );
     renderApp('/');
     expect(await screen.findByRole('heading', { name: 'Your Xero Organizations' })).toBeInTheDocument();
     expect(window.location.pathname).toBe('/organizations');
+  });
+
+  it('/ redirects to /today for someone with more than one organisation (issue 47)', async () => {
+    server.use(http.get('*/api/practice/today', () => HttpResponse.json([])));
+    renderApp('/');
+    expect(await screen.findByRole('heading', { name: 'Today' })).toBeInTheDocument();
+    expect(window.location.pathname).toBe('/today');
   });
 
   it('a protected route sends a signed-out visitor to /auth', async () => {

@@ -23,22 +23,27 @@ export const paths = {
   /** Not in the spec's route table, but the spec sends people to /login in two places; it redirects to /auth. */
   login: { path: '/login', getHref: () => '/login' },
   organizations: { path: '/organizations', getHref: (query?: Query) => withQuery('/organizations', query) },
+  /**
+   * Not in the spec: every organisation at a glance, the landing page of anyone with more than one (issue 47).
+   */
+  today: { path: '/today', getHref: () => '/today' },
   connect: { path: '/connect', getHref: () => '/connect' },
-  invoices: { path: '/invoices', getHref: () => '/invoices' },
-  addInvoices: { path: '/add-invoices', getHref: () => '/add-invoices' },
-  cisInvoices: { path: '/cis-invoices', getHref: () => '/cis-invoices' },
+  invoices: { path: '/invoices', getHref: (query?: Query) => withQuery('/invoices', query) },
+  addInvoices: { path: '/add-invoices', getHref: (query?: Query) => withQuery('/add-invoices', query) },
+  cisInvoices: { path: '/cis-invoices', getHref: (query?: Query) => withQuery('/cis-invoices', query) },
   /** Not in the spec: the CIS month-end beside CIS Bills, behind the same flag (issue 29). */
-  cisReturns: { path: '/cis-returns', getHref: () => '/cis-returns' },
+  cisReturns: { path: '/cis-returns', getHref: (query?: Query) => withQuery('/cis-returns', query) },
   /** Not in the spec: demo mode's outbox of the emails Ledgerlink sent (issue 43). */
   outbox: { path: '/outbox', getHref: () => '/outbox' },
-  stockJournal: { path: '/stock-journal', getHref: () => '/stock-journal' },
+  stockJournal: { path: '/stock-journal', getHref: (query?: Query) => withQuery('/stock-journal', query) },
   settings: {
     path: '/settings',
     /**
-     * `tab: 'admin'` opens Settings → Admin (the feature switches); `field` (a default's name, e.g.
-     * `defaultCashAccountId`) scrolls to that field and puts the focus on it (issue 33).
+     * `tab: 'admin'` opens Settings → Admin (the feature switches), `'review'` Admin → Needs review (issue 47);
+     * `field` (a default's name, e.g. `defaultCashAccountId`) scrolls to that field and puts the focus on it
+     * (issue 33).
      */
-    getHref: (orgId?: string | number | null, tab?: 'admin', field?: string) =>
+    getHref: (orgId?: string | number | null, tab?: 'admin' | 'review', field?: string) =>
       withQuery('/settings', { org: orgId ?? undefined, tab, field }),
   },
   xeroCancel: { path: '/xero-cancel', getHref: () => '/xero-cancel' },

@@ -1,6 +1,7 @@
 import type { CurrentUser } from '@/shared/auth';
 import type { ConnectionStatus } from '@/shared/connection';
 import type { UserOrganization } from '@/shared/organizations';
+import type { TodayRow } from '@/shared/practice';
 
 export const testUser: CurrentUser = {
   id: 1,
@@ -75,3 +76,31 @@ export const cisDeadline = {
   remindersEnabled: false,
   overdueEarlier: 0,
 };
+
+/** A row of the Today page (issue 47): an organisation with a little of everything to do. */
+export function makeTodayRow(over: Partial<TodayRow> = {}): TodayRow {
+  return {
+    organizationId: 7,
+    tenantName: 'Bramley Builders Ltd',
+    connection: { state: 'connected', liveUpdates: { state: 'live' } },
+    status: 'ready',
+    message: null,
+    invoicesAwaiting: { count: 1200, amount: 4321.5, otherCurrencies: 0, complete: true, total: 1200 },
+    draftInvoices: 3,
+    draftBills: 0,
+    cis: {
+      period: '2026-11',
+      state: 'overdue',
+      dueDate: '2026-11-19',
+      daysToDue: -9,
+      penaltyAmount: 100,
+      overdueMonths: 2,
+    },
+    stockJournalUnposted: 2,
+    stockJournalWeeks: { fromDate: '2026-10-01', toDate: '2026-11-22' },
+    needsReview: 1,
+    canReview: true,
+    pending: [],
+    ...over,
+  };
+}

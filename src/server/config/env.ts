@@ -81,6 +81,13 @@ const envSchema = z
     SANDBOX_PORT: port(5055),
     SANDBOX_SCALE: positiveInt(1),
     SANDBOX_SEED: positiveInt(1),
+    // Demo mode: client organisations for the demo's owner beside the two demo ones, a practice's book (issue 47).
+    SANDBOX_CLIENTS: z.coerce
+      .number({ error: 'must be a whole number from 0 to 1000' })
+      .int('must be a whole number from 0 to 1000')
+      .min(0, 'must be a whole number from 0 to 1000')
+      .max(1000, 'must be a whole number from 0 to 1000')
+      .default(0),
     // Attachment bytes kept in the database, in MB (decimals allowed); 0 = none kept, every view downloads.
     ATTACHMENT_STORE_MB: z
       .string()
@@ -205,7 +212,7 @@ export interface ServerConfig {
     /** Each signed-in user's GET /connections is read at most this often by the connections watch (issue 45). */
     connectionsCheckMs: number;
   };
-  sandbox: { port: number; scale: number; seed: number };
+  sandbox: { port: number; scale: number; seed: number; clients: number };
   /** Attachments fetched from Xero kept in the database (issue 19): the size budget, 0 = none kept. */
   attachmentStore: { maxBytes: number };
   /** GET /metrics (Prometheus): served only when enabled, to `Authorization: Bearer <token>`. */
@@ -277,7 +284,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): ServerConfi
       webhookKey: env.XERO_WEBHOOK_KEY,
       connectionsCheckMs: env.XERO_CONNECTIONS_CHECK_SECONDS * 1000,
     },
-    sandbox: { port: env.SANDBOX_PORT, scale: env.SANDBOX_SCALE, seed: env.SANDBOX_SEED },
+    sandbox: {
+      port: env.SANDBOX_PORT,
+      scale: env.SANDBOX_SCALE,
+      seed: env.SANDBOX_SEED,
+      clients: env.SANDBOX_CLIENTS,
+    },
     attachmentStore: { maxBytes: Math.floor(env.ATTACHMENT_STORE_MB * 1024 * 1024) },
     metrics: { enabled: env.METRICS_ENABLED, token: env.METRICS_TOKEN },
     hmrc: {

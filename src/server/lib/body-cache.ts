@@ -32,7 +32,7 @@ export async function plainBytes(entry: CachedBody): Promise<Buffer> {
 }
 
 /** Builds the entry for `json`: compressed once here, at build time, when it is large. */
-async function packBody(version: number, json: Buffer): Promise<CachedBody> {
+export async function packBody(version: number, json: Buffer): Promise<CachedBody> {
   const base = { version, etag: describeEtag(json), length: json.length };
   if (json.length < COMPRESS_FROM_BYTES) return { ...base, plain: json, gzipped: null };
   try {

@@ -28,6 +28,8 @@ const PUBLIC = new Set([
 /** Routes that are not part of a feature, so they answer with the feature flags off. */
 const NOT_FEATURE_GATED = [
   /^\/api\/(config|register|login|logout|user|user-organizations|feature-flags)$/,
+  // The Today page: every organisation the caller may see, none named by the request (issue 47).
+  /^\/api\/practice\/(today|events)$/,
   /^\/api\/docs/,
   /^\/api\/auth\//,
   /^\/api\/admin\//,
@@ -44,6 +46,8 @@ const NOT_FEATURE_GATED = [
  */
 const USER_SCOPED = [
   /^\/api\/(config|register|login|logout|user|user-organizations|feature-flags)$/,
+  // The Today page: every organisation the caller may see, none named by the request (issue 47).
+  /^\/api\/practice\/(today|events)$/,
   /^\/api\/docs/,
   /^\/api\/auth\//,
   /^\/api\/admin\//,

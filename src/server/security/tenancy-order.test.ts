@@ -16,6 +16,8 @@ import { createConnectedUser, createXeroTestApp, enableFeatures, type XeroTestAp
 /** Routes that work on the caller's own account, not on an organisation (as isolation.test.ts). */
 const USER_SCOPED = [
   /^\/api\/(config|register|login|logout|user|user-organizations|feature-flags)$/,
+  // The Today page: every organisation the caller may see, none named by the request (issue 47).
+  /^\/api\/practice\/(today|events)$/,
   /^\/api\/docs/,
   /^\/api\/auth\//,
   /^\/api\/admin\//,

@@ -3,6 +3,7 @@ import {
   Building2,
   FilePlus2,
   HardHat,
+  ListChecks,
   LogOut,
   PackageOpen,
   ReceiptText,
@@ -85,6 +86,9 @@ export default function UserMenuDropdown({
       <DropdownMenuContent>
         <DropdownMenuLabel className="truncate text-sm text-foreground">{user.username}</DropdownMenuLabel>
         <DropdownMenuSeparator />
+        <DropdownMenuItem onSelect={withUnsavedCheck(() => navigate(paths.today.getHref()))}>
+          <ListChecks aria-hidden /> Today
+        </DropdownMenuItem>
         <DropdownMenuItem onSelect={withUnsavedCheck(() => navigate(paths.organizations.getHref()))}>
           <Building2 aria-hidden /> Organizations
         </DropdownMenuItem>

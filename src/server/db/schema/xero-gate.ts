@@ -1,4 +1,4 @@
-import { bigserial, index, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigserial, index, pgTable, smallint, text, timestamp } from 'drizzle-orm/pg-core';
 
 /**
  * The Xero call gate shared by every instance on one PostgreSQL (docs/decisions/, "shared Xero gate"): one row
@@ -19,6 +19,11 @@ export const xeroGateCalls = pgTable(
     startedAt: timestamp('started_at', { withTimezone: true }),
     answeredAt: timestamp('answered_at', { withTimezone: true }),
     leaseUntil: timestamp('lease_until', { withTimezone: true }).notNull(),
+    /**
+     * 0 a person's call, 1 a background read (issue 47): a waiting person's call goes before every waiting
+     * background call of its organisation, and background calls leave part of each limit to people.
+     */
+    priority: smallint('priority').notNull().default(0),
   },
   (t) => [
     index('xero_gate_calls_tenant_state_idx').on(t.tenantId, t.state, t.id),

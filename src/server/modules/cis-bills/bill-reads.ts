@@ -173,6 +173,15 @@ export function createBillReads(deps: CisBillsDeps, core: CisBillsCore) {
     },
 
     /**
+     * Which of these contacts' CIS settings Ledgerlink does not hold current, from the cache alone (the Today
+     * page, issue 47: it answers without Xero and leaves these to a background read through `checkCisContacts`).
+     */
+    async findUncheckedCisContacts(ctx: CisBillsContext, contactIds: readonly string[]): Promise<string[]> {
+      const rows = await repo.findContacts(ctx.organizationId, [...new Set(contactIds)]);
+      return rows.filter((r) => !isCisCheckCurrent(r)).map((r) => r.contactId);
+    },
+
+    /**
      * Active direct-costs accounts (docs/architecture.md §4: bills go on the chosen direct-costs account),
      * CIS system accounts left out.
      */

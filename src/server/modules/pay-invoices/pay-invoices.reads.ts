@@ -163,6 +163,26 @@ export function createPayInvoicesReads(deps: PayInvoicesDeps, core: PayInvoicesC
       await sync.ensureInvoicesInBackground(ctx, SALES_OPEN);
     },
 
+    /**
+     * What the list holds, counted (the Today page, issue 47): how many invoices await payment and what is due on
+     * them, from the rows the list is made of, with how far the list's read from Xero has got (the screen says
+     * "1,000 of 5,048" until it is whole). Reads nothing from Xero.
+     */
+    async summarizeOutstanding(ctx: PayContext): Promise<{
+      count: number;
+      amountDuePence: number;
+      otherCurrencies: number;
+      progress: InvoiceSyncStatus;
+    }> {
+      const progress = await sync.readInvoiceProgress(ctx, SALES_OPEN);
+      return { ...(await repo.summarizeOutstanding(ctx.organizationId)), progress };
+    },
+
+    /** The whole list read from Xero if it never was (every page; nothing when it is in the cache). */
+    async readInvoiceList(ctx: PayContext): Promise<void> {
+      await sync.ensureInvoices(ctx, SALES_OPEN);
+    },
+
     /** POST /api/xero/invoices/refresh: drop the cached view and read it again from Xero. */
     async forceRefresh(ctx: PayContext): Promise<ForceRefreshResponse> {
       await sync.syncInvoices(ctx, SALES_OPEN, { full: true });

@@ -122,6 +122,31 @@ export function createPayInvoicesRepository(db: Db) {
       return row?.body ? `[${row.body}]` : '[]';
     },
 
+    /**
+     * How many invoices the list holds and what is due on them in pounds (the Today page, issue 47): the list's
+     * own rows (`outstanding`), added up by the database. Invoices in another currency are counted, and their
+     * amounts left out of the pounds and counted apart.
+     */
+    async summarizeOutstanding(
+      organizationId: number,
+    ): Promise<{ count: number; amountDuePence: number; otherCurrencies: number }> {
+      const i = xeroInvoices;
+      const inPounds = sql`coalesce(nullif(${i.currencyCode}, ''), 'GBP') = 'GBP'`;
+      const [row] = await db
+        .select({
+          n: count(),
+          due: sql<string | null>`sum(${i.amountDuePence}) filter (where ${inPounds})`,
+          other: sql<string>`count(*) filter (where not (${inPounds}))`,
+        })
+        .from(i)
+        .where(outstanding(organizationId));
+      return {
+        count: Number(row?.n ?? 0),
+        amountDuePence: Number(row?.due ?? 0),
+        otherCurrencies: Number(row?.other ?? 0),
+      };
+    },
+
     async countOutstanding(organizationId: number): Promise<number> {
       const [row] = await db.select({ n: count() }).from(xeroInvoices).where(outstanding(organizationId));
       return Number(row?.n ?? 0);

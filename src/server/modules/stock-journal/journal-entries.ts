@@ -37,6 +37,34 @@ export function createJournalEntries(
     return { updatedCount: changes.length };
   }
 
+  /** The entries Ledgerlink holds; a pending one whose write the ledger has since settled takes its outcome. */
+  async function listKnownEntries(tenant: RequestContext): Promise<StockJournalEntry[]> {
+    const rows = await repo.listEntries(tenant.organizationId);
+    const out: StockJournalEntry[] = [];
+    for (const row of rows) {
+      if (row.status === PENDING_STATUS) {
+        const write = await findEntryWrite(tenant.organizationId, row);
+        if (write?.state === 'confirmed' && write.xeroId) {
+          const response = write.response as JournalCreateResponse | null;
+          const updated = await repo.updateEntry(tenant.organizationId, row.id, {
+            journalId: write.xeroId,
+            status: response?.status ?? 'DRAFT',
+            writeId: write.id,
+          });
+          if (updated) out.push(toEntryDto(updated));
+          continue;
+        }
+        if (write?.state === 'failed') {
+          // Settled as "Xero does not have it": the period is free again.
+          await repo.deleteEntry(tenant.organizationId, row.id);
+          continue;
+        }
+      }
+      out.push(toEntryDto(row));
+    }
+    return out;
+  }
+
   return {
     /**
      * The organisation's entries (docs/product/features.md §3), level with Xero's journals: the screen reads
@@ -57,31 +85,14 @@ export function createJournalEntries(
           'reading the journals from Xero failed; listing the entries as they are',
         );
       }
-      const rows = await repo.listEntries(tenant.organizationId);
-      const out: StockJournalEntry[] = [];
-      for (const row of rows) {
-        if (row.status === PENDING_STATUS) {
-          const write = await findEntryWrite(tenant.organizationId, row);
-          if (write?.state === 'confirmed' && write.xeroId) {
-            const response = write.response as JournalCreateResponse | null;
-            const updated = await repo.updateEntry(tenant.organizationId, row.id, {
-              journalId: write.xeroId,
-              status: response?.status ?? 'DRAFT',
-              writeId: write.id,
-            });
-            if (updated) out.push(toEntryDto(updated));
-            continue;
-          }
-          if (write?.state === 'failed') {
-            // Settled as "Xero does not have it": the period is free again.
-            await repo.deleteEntry(tenant.organizationId, row.id);
-            continue;
-          }
-        }
-        out.push(toEntryDto(row));
-      }
-      return out;
+      return listKnownEntries(tenant);
     },
+
+    /**
+     * The entries as `listEntries` lists them, without first reading the journals Xero changed (the Today page,
+     * issue 47, answers from what Ledgerlink holds; Xero sends no webhooks for journals).
+     */
+    listKnownEntries,
 
     /**
      * Settles pending entries and re-reads the journals Xero changed (docs/product/features.md §7

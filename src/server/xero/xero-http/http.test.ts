@@ -3,8 +3,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { xeroAccounts, xeroInvoices, xeroWrites } from '../../db/schema/index';
 import { AppError } from '../../lib/app-error';
 import { createConnectedUser, createXeroTestApp, type XeroTestApp } from '../../test/xero';
+import { runCacheOnly, runInBackground } from '../call-context';
 import { isNotApplied } from './http';
-import { TenantGate } from './tenant-gate';
+import { AppWindow, TenantGate } from './tenant-gate';
 
 describe('the Xero HTTP client against the sandbox', () => {
   let t: XeroTestApp;
@@ -233,6 +234,159 @@ describe('TenantGate', () => {
       expect(started).toBe(true);
     } finally {
       vi.useRealTimers();
+    }
+  });
+
+  it("starts a waiting person's call before every waiting background read (issue 47)", async () => {
+    const gate = new TenantGate({ maxInFlight: 1, perMinute: 60, windowMs: 60_000 });
+    await gate.acquire();
+    const order: string[] = [];
+    const queue = (label: string, priority: 'person' | 'background') =>
+      gate.acquire(priority).then(() => {
+        order.push(label);
+        gate.release();
+      });
+    const all = [
+      queue('background 1', 'background'),
+      queue('background 2', 'background'),
+      queue('person 1', 'person'),
+      queue('background 3', 'background'),
+      queue('person 2', 'person'),
+    ];
+    gate.release();
+    await Promise.all(all);
+    expect(order).toEqual(['person 1', 'person 2', 'background 1', 'background 2', 'background 3']);
+  });
+
+  it('keeps a call in flight and a sixth of the minute free of background reads, for a person', async () => {
+    vi.useFakeTimers();
+    try {
+      const gate = new TenantGate({ maxInFlight: 5, perMinute: 60, windowMs: 60_000 });
+      let background = 0;
+      const held: Array<Promise<void>> = [];
+      for (let i = 0; i < 10; i++)
+        held.push(
+          gate.acquire('background').then(() => {
+            background += 1;
+          }),
+        );
+      await vi.advanceTimersByTimeAsync(1);
+      // Four of the five in flight: the fifth is a person's.
+      expect(background).toBe(4);
+      let person = false;
+      void gate.acquire('person').then(() => {
+        person = true;
+      });
+      await vi.advanceTimersByTimeAsync(1);
+      expect(person).toBe(true);
+      gate.release();
+      // Background reads answered one after another: 50 of the minute's 60 at most.
+      for (let i = 0; i < 60; i++) {
+        gate.release();
+        void gate.acquire('background').then(() => {
+          background += 1;
+        });
+        await vi.advanceTimersByTimeAsync(1);
+      }
+      expect(background).toBeLessThanOrEqual(50);
+      let second = false;
+      void gate.acquire('person').then(() => {
+        second = true;
+      });
+      await vi.advanceTimersByTimeAsync(1);
+      expect(second).toBe(true);
+      void held;
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("keeps the app's minute across organisations, a tenth of it for people", async () => {
+    vi.useFakeTimers();
+    try {
+      const app = new AppWindow(20, 60_000);
+      const limits = { maxInFlight: 5, perMinute: 60, windowMs: 60_000 };
+      const gates = Array.from({ length: 5 }, () => new TenantGate(limits, app));
+      let background = 0;
+      for (const gate of gates)
+        for (let i = 0; i < 8; i++)
+          void gate.acquire('background').then(() => {
+            background += 1;
+            gate.release();
+          });
+      await vi.advanceTimersByTimeAsync(10);
+      // 18 of the app's 20 for background reads, whatever the organisation.
+      expect(background).toBe(18);
+      let people = 0;
+      for (const gate of gates.slice(0, 3))
+        void gate.acquire('person').then(() => {
+          people += 1;
+          gate.release();
+        });
+      await vi.advanceTimersByTimeAsync(10);
+      expect(people).toBe(2);
+      // A minute on, the window has room again and every waiter is served, people first.
+      await vi.advanceTimersByTimeAsync(60_000);
+      expect(people).toBe(3);
+      expect(background).toBe(35);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
+describe('whose calls they are (issue 47)', () => {
+  let t: XeroTestApp;
+  let userId = 0;
+  let tenantId = '';
+
+  beforeAll(async () => {
+    t = await createXeroTestApp();
+    const owner = await createConnectedUser(t, 'priority.owner', { tenants: ['Demo Shop Ltd'] });
+    userId = owner.user.id;
+    tenantId = owner.orgs[0]?.tenantId ?? '';
+  });
+  afterAll(() => t.close());
+
+  it('refuses every Xero call inside runCacheOnly before it leaves, and counts it', async () => {
+    t.sandbox.clearLedger();
+    const { value, refused } = await runCacheOnly(async () => {
+      const first = await t.parts.xeroHttp
+        .send(userId, tenantId, { method: 'GET', path: '/api.xro/2.0/Organisation' })
+        .then(
+          () => 'sent',
+          (error: unknown) => (error as AppError).code,
+        );
+      return first;
+    });
+    expect(value).toBe('XERO_UNAVAILABLE');
+    expect(refused).toBe(1);
+    expect(t.sandbox.ledger().totals.all).toBe(0);
+    // Outside it, the same call goes as before.
+    await t.parts.xeroHttp.send(userId, tenantId, { method: 'GET', path: '/api.xro/2.0/Organisation' });
+    expect(t.sandbox.ledger().totals.all).toBe(1);
+  });
+
+  it("lets a person's call past background reads queued for the same organisation", async () => {
+    // Every background read waits on a slow Xero; the person's call, queued last, is answered first among the waiting.
+    t.sandbox.setFaults({ latencyMs: 200 });
+    try {
+      const done: string[] = [];
+      const read = (label: string) =>
+        t.parts.xeroHttp
+          .send(userId, tenantId, { method: 'GET', path: '/api.xro/2.0/Organisation' })
+          .then(() => done.push(label));
+      const background = runInBackground(() =>
+        Promise.all(Array.from({ length: 12 }, (_, i) => read(`background ${i + 1}`))),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const person = read('person');
+      await Promise.all([background, person]);
+      // Four background reads were in flight when the person asked (the fifth slot is kept for people).
+      expect(done.indexOf('person')).toBeLessThanOrEqual(4);
+      expect(t.sandbox.ledger().violations).toEqual({ minute: 0, concurrent: 0, day: 0, appMinute: 0 });
+    } finally {
+      t.sandbox.clearFaults();
     }
   });
 });

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { AppError } from '../../lib/app-error';
-import { TenantGate, XERO_LIMITS, type TenantGateOptions, type XeroGate } from './tenant-gate';
+import { currentXeroPriority, refuseIfCacheOnly } from '../call-context';
+import { AppWindow, TenantGate, XERO_LIMITS, type TenantGateOptions, type XeroGate } from './tenant-gate';
 import type { TokenStore } from './token-store';
 
 export interface XeroRequest<T> {
@@ -121,10 +122,13 @@ export function isNotApplied(error: unknown): boolean {
  */
 export function createXeroHttp(options: XeroHttpOptions) {
   const gates = new Map<string, XeroGate>();
+  const limits = options.gate ?? XERO_LIMITS;
+  // The app's minute, every organisation's gate together (this instance is the whole app unless the gate is shared).
+  const appWindow = new AppWindow(limits.appPerMinute ?? XERO_LIMITS.appPerMinute ?? 10_000, limits.windowMs);
   const gateFor = (tenantId: string): XeroGate => {
     let gate = gates.get(tenantId);
     if (!gate) {
-      gate = options.createGate?.(tenantId) ?? new TenantGate(options.gate ?? XERO_LIMITS);
+      gate = options.createGate?.(tenantId) ?? new TenantGate(limits, appWindow);
       gates.set(tenantId, gate);
     }
     return gate;
@@ -144,6 +148,9 @@ export function createXeroHttp(options: XeroHttpOptions) {
     tenantId: string | null,
     request: XeroRequest<T>,
   ): Promise<XeroResponse<T>> {
+    // The Today page answers from the cache alone (issue 47): nothing leaves, and the caller is told.
+    if (refuseIfCacheOnly())
+      throw new AppError('XERO_UNAVAILABLE', 'Not read from Xero now: answered from what Ledgerlink holds.');
     const attempts = { mayHaveApplied: false };
     try {
       return await sendAttempts(userId, tenantId, request, attempts);
@@ -172,6 +179,8 @@ export function createXeroHttp(options: XeroHttpOptions) {
       if (value !== undefined) url.searchParams.set(key, String(value));
     }
     const gate = tenantId ? gateFor(tenantId) : null;
+    // A person's call goes before any background read of the organisation (issue 47).
+    const priority = currentXeroPriority();
     const triesAllowed = Math.max(1, request.attempts ?? maxAttempts);
     let forcedRefresh = false;
     for (let attempt = 0; ; attempt += 1) {
@@ -185,7 +194,7 @@ export function createXeroHttp(options: XeroHttpOptions) {
       if (request.idempotencyKey) headers['Idempotency-Key'] = request.idempotencyKey;
       if (request.ifModifiedSince) headers['If-Modified-Since'] = request.ifModifiedSince.toUTCString();
 
-      if (gate) await gate.acquire();
+      if (gate) await gate.acquire(priority);
       const sentAt = performance.now();
       const report = (status: number, extra: Partial<XeroCallEvent> = {}) =>
         options.onCall?.({

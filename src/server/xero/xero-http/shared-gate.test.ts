@@ -6,7 +6,7 @@
 import crypto from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startPostgres, type PostgresServer } from '../../../../bench/lib/postgres';
 import { migrateDatabase, openDatabase, type Database } from '../../db/client';
 import { xeroAccounts, xeroInvoices } from '../../db/schema/index';
@@ -105,6 +105,43 @@ describe('the shared gate itself', () => {
     await Promise.all(waiting);
     expect(granted).toEqual(['a1', 'a2', 'b1', 'b2', 'a3']);
     for (const g of [a, a, b, b, a]) g.release();
+  });
+
+  it("grants a waiting person's call before every waiting background read, whichever instance queued them (issue 47)", async () => {
+    const a = (await instance()).createGate('tenant-priority');
+    const b = (await instance()).createGate('tenant-priority');
+    await Promise.all(Array.from({ length: 5 }, () => a.acquire()));
+    const granted: string[] = [];
+    const queue = (gate: typeof a, label: string, priority: 'person' | 'background') =>
+      gate.acquire(priority).then(() => granted.push(label));
+    const waiting = [queue(a, 'background a', 'background'), queue(b, 'background b', 'background')];
+    await rows('tenant-priority', 'waiting', 2);
+    waiting.push(queue(b, 'person b', 'person'));
+    await rows('tenant-priority', 'waiting', 3);
+    waiting.push(queue(a, 'person a', 'person'));
+    await rows('tenant-priority', 'waiting', 4);
+    for (let i = 0; i < 5; i++) a.release();
+    await Promise.all(waiting);
+    expect(granted.slice(0, 2)).toEqual(['person b', 'person a']);
+    expect(granted.slice(2).sort()).toEqual(['background a', 'background b']);
+    for (const g of [a, a, b, b]) g.release();
+  });
+
+  it('keeps one call in flight free of background reads for a person (issue 47)', async () => {
+    const a = (await instance()).createGate('tenant-headroom');
+    const b = (await instance()).createGate('tenant-headroom');
+    await Promise.all(Array.from({ length: 4 }, () => a.acquire('background')));
+    let fifth = false;
+    void b.acquire('background').then(() => (fifth = true));
+    await rows('tenant-headroom', 'waiting', 1);
+    // The person's call is let through at once; the fifth background read still waits.
+    await b.acquire('person');
+    expect(fifth).toBe(false);
+    b.release();
+    a.release();
+    await vi.waitFor(() => expect(fifth).toBe(true));
+    for (let i = 0; i < 3; i++) a.release();
+    b.release();
   });
 
   it('lets other instances go on when an instance dies holding calls in flight', async () => {

@@ -15,7 +15,8 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { AppError } from '../../lib/app-error';
-import { dayLimitError, type TenantGateOptions, type XeroGate } from './tenant-gate';
+import type { XeroCallPriority } from '../call-context';
+import { backgroundShare, dayLimitError, type TenantGateOptions, type XeroGate } from './tenant-gate';
 
 export interface SharedGateOptions extends TenantGateOptions {
   /** Calls per organisation in any 24 hours (Xero: 5,000). */
@@ -44,6 +45,7 @@ const CHANNEL = 'ledgerlink_xero_gate';
 
 interface Waiter {
   id: number | undefined;
+  priority: XeroCallPriority;
   resolve: () => void;
   reject: (error: Error) => void;
 }
@@ -144,11 +146,15 @@ export function createSharedGates(
       return [...ids, ...this.inFlight];
     }
 
-    acquire(): Promise<void> {
+    acquire(priority: XeroCallPriority = 'person'): Promise<void> {
       if (this.localDayBlockedUntil > Date.now()) return Promise.reject(dayLimitError());
       void listen();
       return new Promise((resolve, reject) => {
-        this.waiters.push({ id: undefined, resolve, reject });
+        const waiter: Waiter = { id: undefined, priority, resolve, reject };
+        // This instance asks about its people's calls first, as the database grants them (issue 47).
+        const firstBackground = this.waiters.findIndex((w) => w.priority === 'background');
+        if (priority === 'person' && firstBackground >= 0) this.waiters.splice(firstBackground, 0, waiter);
+        else this.waiters.push(waiter);
         this.pump();
       });
     }
@@ -234,7 +240,7 @@ export function createSharedGates(
         const now = Date.now();
         if (this.localPausedUntil > now) return this.sleep(this.localPausedUntil - now);
         if (this.inFlight.length >= o.maxInFlight) return;
-        const decision = await this.decide(head.id);
+        const decision = await this.decide(head.id, head.priority);
         if (decision.grant) {
           this.waiters.shift();
           this.inFlight.push(head.id);
@@ -271,11 +277,13 @@ export function createSharedGates(
     private async enqueueNew(): Promise<void> {
       const fresh = this.waiters.filter((w) => w.id === undefined);
       if (fresh.length === 0) return;
-      const result = await pool.query<{ id: string }>(
-        `insert into xero_gate_calls (tenant_id, instance_id, state, lease_until)
-         select $1, $2, 'waiting', clock_timestamp() + make_interval(secs => $4::double precision / 1000) from generate_series(1, $3::int)
+      // One row per waiter, in the local order (ids follow it: `with ordinality`), each with its priority.
+      const result = await pool.query<{ id: string; n: string }>(
+        `insert into xero_gate_calls (tenant_id, instance_id, state, lease_until, priority)
+         select $1, $2, 'waiting', clock_timestamp() + make_interval(secs => $4::double precision / 1000), p.priority
+         from unnest($3::smallint[]) with ordinality as p(priority, n) order by p.n
          returning id`,
-        [this.tenantId, instanceId, fresh.length, o.leaseMs],
+        [this.tenantId, instanceId, fresh.map((w) => (w.priority === 'background' ? 1 : 0)), o.leaseMs],
       );
       const ids = result.rows.map((r) => Number(r.id)).sort((a, b) => a - b);
       fresh.forEach((waiter, i) => {
@@ -283,7 +291,13 @@ export function createSharedGates(
       });
     }
 
-    private async decide(id: number): Promise<Decision> {
+    private async decide(id: number, priority: XeroCallPriority): Promise<Decision> {
+      // A background read waits behind every waiting person's call of the organisation and leaves one call in
+      // flight, a sixth of the minute and a tenth of the app's minute to people (issue 47, tenant-gate.ts).
+      const background = priority === 'background';
+      const maxInFlight = background ? backgroundShare(o.maxInFlight, o.maxInFlight) : o.maxInFlight;
+      const perMinute = background ? backgroundShare(o.perMinute, 6) : o.perMinute;
+      const appPerMinute = background ? backgroundShare(o.appPerMinute, 10) : o.appPerMinute;
       const client = await pool.connect();
       try {
         await client.query('begin');
@@ -310,7 +324,8 @@ export function createSharedGates(
           `with c as (select clock_timestamp() as t)
            select
              (extract(epoch from c.t) * 1000)::bigint as now_ms,
-             (select count(*) from xero_gate_calls where tenant_id = $1 and state = 'waiting' and id < $2) as ahead,
+             (select count(*) from xero_gate_calls where tenant_id = $1 and state = 'waiting' and id <> $2
+                and (priority < $3 or (priority = $3 and id < $2))) as ahead,
              (select count(*) from xero_gate_calls where tenant_id = $1 and state = 'in_flight') as in_flight,
              (select count(*) from xero_gate_calls where tenant_id = $1 and state = 'done' and answered_at > c.t - ${window}) as minute_done,
              (select (extract(epoch from min(answered_at)) * 1000)::bigint from xero_gate_calls where tenant_id = $1 and state = 'done' and answered_at > c.t - ${window}) as minute_oldest_ms,
@@ -320,7 +335,7 @@ export function createSharedGates(
              (select (extract(epoch from paused_until) * 1000)::bigint from xero_gate_tenants where tenant_id = $1) as paused_ms,
              (select (extract(epoch from day_blocked_until) * 1000)::bigint from xero_gate_tenants where tenant_id = $1) as day_blocked_ms
            from c`,
-          [this.tenantId, id],
+          [this.tenantId, id, background ? 1 : 0],
         );
         const r = rows[0];
         if (!r) throw new Error('xero gate: no answer from the database');
@@ -333,16 +348,16 @@ export function createSharedGates(
           decision = { grant: false, dayLimit: true };
         } else if (Number(r.paused_ms ?? 0) > now) {
           decision = { grant: false, waitMs: Number(r.paused_ms) - now };
-        } else if (Number(r.ahead) > 0 || inFlight >= o.maxInFlight) {
+        } else if (Number(r.ahead) > 0 || inFlight >= maxInFlight) {
           decision = { grant: false, waitMs: o.pollMs };
-        } else if (Number(r.minute_done) + inFlight >= o.perMinute) {
+        } else if (Number(r.minute_done) + inFlight >= perMinute) {
           decision = {
             grant: false,
             waitMs: r.minute_oldest_ms ? Number(r.minute_oldest_ms) + o.windowMs - now : o.pollMs,
           };
         } else if (Number(r.day) >= o.perDay) {
           decision = { grant: false, dayLimit: true };
-        } else if (Number(r.app_minute) >= o.appPerMinute) {
+        } else if (Number(r.app_minute) >= appPerMinute) {
           decision = {
             grant: false,
             waitMs: r.app_oldest_ms

@@ -12,9 +12,9 @@ export const NO_ADMIN_ACCESS_TEXT = 'You do not have administrator access.';
 
 /**
  * The Admin tab (docs/product/shell.md §2 Admin panel, §6): Organizations, Users, Activity and Needs review
- * (beyond the spec), for admins only.
+ * (beyond the spec), for admins only. `initialTab` opens Needs review (the Today page's link, issue 47).
  */
-export function AdminPanel() {
+export function AdminPanel({ initialTab }: { initialTab?: 'review' } = {}) {
   const { data: user } = useUser();
   const admin = useIsAdmin(Boolean(user));
   if (admin.isLoading) return <PageSpinner label="Checking administrator access" />;
@@ -31,7 +31,7 @@ export function AdminPanel() {
     );
   }
   return (
-    <Tabs defaultValue="organizations">
+    <Tabs defaultValue={initialTab ?? 'organizations'}>
       {/* Four tabs are wider than a 375 px phone: they wrap instead of scrolling the page sideways (issue 17). */}
       <TabsList className="h-auto flex-wrap">
         <TabsTrigger value="organizations">Organizations</TabsTrigger>

@@ -1,5 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
+import { useSearch } from 'wouter';
 import type { CisReturnLine } from '@/shared/cis-returns';
 import { getMessage } from '@/client/lib/api-client';
 import { useUser } from '@/client/lib/auth';
@@ -23,7 +24,10 @@ export function useCisReturnsPage(orgId: number) {
   const [refreshing, setRefreshing] = useState(false);
   const [editing, setEditing] = useState<CisReturnLine | null>(null);
   const list = months.data?.months ?? [];
-  const period = chosen ?? pickDefaultPeriod(list);
+  // A link may name the month (`?period=YYYY-MM`, the Today page's CIS return, issue 47).
+  const linked = new URLSearchParams(useSearch()).get('period');
+  const period =
+    chosen ?? (linked && list.some((m) => m.period === linked) ? linked : null) ?? pickDefaultPeriod(list);
   const ret = useCisReturn(orgId, period);
 
   async function refresh() {

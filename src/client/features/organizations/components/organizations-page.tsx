@@ -1,7 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { AlertTriangle, Building2, Plus, RefreshCw } from 'lucide-react';
+import { AlertTriangle, Building2, ListChecks, Plus, RefreshCw } from 'lucide-react';
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { useLocation, useSearch } from 'wouter';
+import { Link, useLocation, useSearch } from 'wouter';
 import {
   describeConnectionLoss,
   describeNotIncluded,
@@ -9,7 +9,7 @@ import {
   isNeverConnected,
 } from '@/shared/connection-rules';
 import { getOrganizationName, sortOrganizationsByName, type UserOrganization } from '@/shared/organizations';
-import { featureHref } from '@/client/config/paths';
+import { featureHref, paths } from '@/client/config/paths';
 import { needsReconnection, useConnection } from '@/client/lib/connection';
 import { invalidateOrganizationData, useUserOrganizations } from '@/client/lib/organizations';
 import { queryKeys } from '@/client/lib/query-client';
@@ -195,6 +195,14 @@ export function OrganizationsPage() {
   const neverConnected = isNeverConnected(connection) && organizations.length === 0;
   const topButtons = (
     <>
+      {/* Every organisation at a glance (issue 47), for someone who keeps more than one. */}
+      {organizations.length > 1 ? (
+        <Button asChild variant="ghost">
+          <Link href={paths.today.getHref()}>
+            <ListChecks aria-hidden /> Today
+          </Link>
+        </Button>
+      ) : null}
       {neverConnected ? null : (
         <Button
           // The one Reconnect of the page while Xero refuses the connection (issue 45 item 2): the primary button.

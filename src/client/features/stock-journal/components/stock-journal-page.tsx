@@ -2,12 +2,14 @@ import { formatCount } from '@/shared/counts';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Download, Info } from 'lucide-react';
 import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
-import { Link } from 'wouter';
-import { getCurrentMonthRange, getUkToday } from '@/shared/dates';
+import { Link, useSearch } from 'wouter';
+import { getCurrentMonthRange, getDaysBetween, getUkToday, isIsoDate } from '@/shared/dates';
 import {
   ALL_CUSTOMERS,
   filterPeriodsByJournalStatus,
   indexStockJournalEntries,
+  MAX_SALES_RANGE_DAYS,
+  type JournalStatusFilter,
 } from '@/shared/stock-journal';
 import { paths } from '@/client/config/paths';
 import { isApiError } from '@/client/lib/api-client';
@@ -74,8 +76,35 @@ function FeatureNotAvailable() {
   );
 }
 
+/**
+ * The range and journal status a link opens the screen on (`?from=&to=&status=`, the Today page's "weeks to
+ * post", issue 47); the current month and every status otherwise. A range that is not one is ignored.
+ */
+function readLinkFilters(search: string): {
+  fromDate?: string;
+  toDate?: string;
+  journalStatus?: JournalStatusFilter;
+} {
+  const params = new URLSearchParams(search);
+  const from = params.get('from') ?? '';
+  const to = params.get('to') ?? '';
+  const status = params.get('status');
+  const range =
+    isIsoDate(from) &&
+    isIsoDate(to) &&
+    getDaysBetween(from, to) >= 0 &&
+    getDaysBetween(from, to) < MAX_SALES_RANGE_DAYS
+      ? { fromDate: from, toDate: to }
+      : {};
+  const statuses: readonly JournalStatusFilter[] = ['all', 'posted', 'unposted'];
+  const known = statuses.find((s) => s === status);
+  const journalStatus = known ? { journalStatus: known } : {};
+  return { ...range, ...journalStatus };
+}
+
 /** Stock Journal (docs/product/features.md §2 /stock-journal): weekly sales, their journals, and posting. */
 export function StockJournalPage() {
+  const search = useSearch();
   const queryClient = useQueryClient();
   const { data: connection } = useQuery({
     ...connectionQueryOptions(),
@@ -93,6 +122,7 @@ export function StockJournalPage() {
     marginRate: connection ? String(connection.defaultStockJournalMarginRate) : '',
     journalStatus: 'all',
     ...getCurrentMonthRange(),
+    ...readLinkFilters(search),
   }));
   // The saved customer and margin rate arrive with the connection; take them once, unless the user chose first.
   const [seededFor, setSeededFor] = useState<number | null>(connection ? orgId : null);

@@ -1,0 +1,1 @@
+ALTER TABLE "xero_gate_calls" ADD COLUMN "priority" smallint DEFAULT 0 NOT NULL;

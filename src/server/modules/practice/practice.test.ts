@@ -1,0 +1,286 @@
+import crypto from 'node:crypto';
+import { and, eq, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CisMonthsResponse } from '../../../shared/cis-returns';
+import type { DraftBill } from '../../../shared/cis-bills';
+import type { DraftInvoice } from '../../../shared/add-invoices';
+import type { Invoice } from '../../../shared/pay-invoices';
+import {
+  getUnpostedWeeksRange,
+  pickCisMonth,
+  todayResponseSchema,
+  type TodayRow,
+} from '../../../shared/practice';
+import {
+  filterPeriodsByJournalStatus,
+  indexStockJournalEntries,
+  type SalesPeriod,
+  type StockJournalEntry,
+} from '../../../shared/stock-journal';
+import { getUkToday } from '../../../shared/dates';
+import { sumPence, toPence, fromPence } from '../../../shared/money';
+import { organizations, userOrganizations, xeroWebhookFeed, xeroWrites } from '../../db/schema/index';
+import { createConnectedUser, createXeroTestApp, enableFeatures, type XeroTestApp } from '../../test/xero';
+import { register } from '../../test/session';
+
+const KEY = 'practice-webhook-key-0123456789abcdef';
+const SHOP = 'Demo Shop Ltd';
+const BUILDERS = 'Demo Builders Ltd';
+
+async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean, ms = 30_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await read();
+    if (ok(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+type Owner = Awaited<ReturnType<typeof createConnectedUser>>;
+
+describe('the Today page (issue 47)', { timeout: 120_000 }, () => {
+  let t: XeroTestApp;
+  let base = '';
+  let owner: Owner;
+  let sam: Owner;
+  let shopId = 0;
+  let buildersId = 0;
+  let dailySales = '';
+
+  const today = async (who: Owner, query = ''): Promise<TodayRow[]> => {
+    const res = await who.call('GET', `/api/practice/today${query}`);
+    expect(res.statusCode, res.body).toBe(200);
+    return todayResponseSchema.parse(res.json());
+  };
+  const rowOf = (rows: TodayRow[], id: number) => {
+    const row = rows.find((r) => r.organizationId === id);
+    if (!row) throw new Error(`no row for organisation ${id}`);
+    return row;
+  };
+  const allReady = (rows: TodayRow[]) => rows.every((r) => r.status === 'ready');
+
+  beforeAll(async () => {
+    t = await createXeroTestApp({
+      env: { XERO_WEBHOOK_KEY: KEY },
+      sandbox: { minuteLimit: 10_000 },
+      xeroHttp: { gate: { maxInFlight: 5, perMinute: 10_000, windowMs: 60_500 } },
+    });
+    owner = await createConnectedUser(t, 'practice.owner');
+    sam = await createConnectedUser(t, 'practice.sam', {
+      email: 'staff@demoshop.example',
+      tenants: [SHOP],
+    });
+    shopId = owner.orgs.find((o) => o.tenantName === SHOP)!.organizationId;
+    buildersId = owner.orgs.find((o) => o.tenantName === BUILDERS)!.organizationId;
+    await enableFeatures(t, shopId);
+    await enableFeatures(t, buildersId);
+    const shop = t.sandbox.state.orgs.find((o) => o.Name === SHOP)!;
+    const builders = t.sandbox.state.orgs.find((o) => o.Name === BUILDERS)!;
+    dailySales = shop.contacts.find((c) => c.Name === 'Daily Sales')!.ContactID;
+    await t.database.db
+      .update(organizations)
+      .set({ defaultStockJournalContactId: dailySales })
+      .where(eq(organizations.id, shopId));
+    await t.database.db
+      .update(organizations)
+      .set({
+        defaultCisSubcontractorsGroupId: builders.contactGroups.find((g) => g.Name === 'CIS Subcontractors')!
+          .ContactGroupID,
+      })
+      .where(eq(organizations.id, buildersId));
+    base = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    t.sandbox.setWebhooks({ url: `${base}/api/xero/webhooks`, key: KEY, batchMs: 50 });
+    await until(
+      async () => t.sandbox.getWebhooks().state,
+      (state) => state === 'active',
+    );
+    await t.database.db.update(xeroWebhookFeed).set({ firstDeliveryAt: sql`now() - interval '1 hour'` });
+  }, 120_000);
+  afterAll(() => t.close());
+
+  it('is for signed-in users only', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/api/practice/today' });
+    expect(res.statusCode).toBe(401);
+  });
+
+  it('reads each organisation once in the background on a first open, then every figure is its screen answer', async () => {
+    t.sandbox.clearLedger();
+    const first = await today(owner);
+    expect(first.map((r) => r.tenantName).sort()).toEqual([BUILDERS, SHOP]);
+    // Nothing was in the cache: the rows are being read, in the background.
+    expect(first.every((r) => ['waiting', 'reading', 'ready'].includes(r.status))).toBe(true);
+    const rows = await until(() => today(owner), allReady);
+    expect(rows.map((r) => r.status)).toEqual(['ready', 'ready']);
+    expect(t.sandbox.ledger().violations).toEqual({ minute: 0, concurrent: 0, day: 0, appMinute: 0 });
+
+    for (const id of [shopId, buildersId]) {
+      const row = rowOf(rows, id);
+      const q = `org=${id}`;
+      // Pay Invoices: the list's length and what is due on it.
+      const invoices = (await owner.call('GET', `/api/xero/invoices?${q}`)).json() as Invoice[];
+      expect(row.invoicesAwaiting).toMatchObject({
+        count: invoices.length,
+        amount: fromPence(sumPence(invoices.map((i) => toPence(i.amountDue)))),
+        complete: true,
+      });
+      expect(invoices.length).toBeGreaterThan(0);
+      // Add Invoices: the drafts listed.
+      const drafts = (await owner.call('GET', `/api/xero/draft-invoices?${q}`)).json() as DraftInvoice[];
+      expect(row.draftInvoices).toBe(drafts.length);
+      // CIS Bills: the subcontractors' draft bills, as the screen asks for them.
+      const bills = (
+        await owner.call('GET', `/api/xero/draft-bills?${q}&cisOnly=true`)
+      ).json() as DraftBill[];
+      expect(row.draftBills).toBe(bills.length);
+      // CIS Returns: the month the row names, from the screen's own months.
+      const months = (await owner.call('GET', `/api/xero/cis/months?${q}`)).json() as CisMonthsResponse;
+      expect(row.cis).toEqual(pickCisMonth(months.months));
+      // Admin → Needs review.
+      const review = (await owner.call('GET', '/api/admin/writes/review')).json() as Array<{
+        organizationId: number;
+      }>;
+      expect(row.needsReview).toBe(review.filter((w) => w.organizationId === id).length);
+    }
+    expect(rowOf(rows, buildersId).draftBills).toBeGreaterThan(0);
+    expect(rowOf(rows, shopId).draftInvoices).toBeGreaterThan(0);
+
+    // Stock Journal (Demo Shop's customer is chosen; Demo Builders' is not: no figure).
+    const shop = rowOf(rows, shopId);
+    const weeks = getUnpostedWeeksRange(getUkToday());
+    expect(shop.stockJournalWeeks).toEqual(weeks);
+    const sales = (
+      await owner.call(
+        'GET',
+        `/api/xero/sales?org=${shopId}&customerId=${dailySales}&fromDate=${weeks.fromDate}&toDate=${weeks.toDate}`,
+      )
+    ).json() as SalesPeriod[];
+    const entries = (
+      await owner.call('GET', `/api/xero/stock-journal/entries?org=${shopId}`)
+    ).json() as StockJournalEntry[];
+    expect(shop.stockJournalUnposted).toBe(
+      filterPeriodsByJournalStatus(sales, indexStockJournalEntries(entries), 'unposted').length,
+    );
+    expect(shop.stockJournalUnposted).toBeGreaterThan(0);
+    expect(rowOf(rows, buildersId).stockJournalUnposted).toBeNull();
+    expect(rows.every((r) => r.connection.state === 'connected')).toBe(true);
+  });
+
+  it('costs no Xero call once the caches are warm and webhooks are healthy', async () => {
+    await until(() => today(owner), allReady);
+    t.sandbox.clearLedger();
+    for (let i = 0; i < 3; i++) await today(owner);
+    expect(t.sandbox.ledger().totals.all).toBe(0);
+    // The same answer again is a 304.
+    const res = await owner.call('GET', '/api/practice/today');
+    const again = await t.app.inject({
+      method: 'GET',
+      url: '/api/practice/today',
+      headers: { cookie: owner.cookie, 'if-none-match': String(res.headers.etag) },
+    });
+    expect(again.statusCode).toBe(304);
+  });
+
+  it("never lists another user's organisations, whatever the request names", async () => {
+    const mine = await today(sam);
+    expect(mine.map((r) => r.tenantName)).toEqual([SHOP]);
+    const named = await today(sam, `?org=${buildersId}&organizationId=${buildersId}`);
+    expect(named.map((r) => r.organizationId)).toEqual([shopId]);
+    const stranger = await register(t.app, 'practice.stranger');
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/api/practice/today',
+      headers: { cookie: stranger.cookie },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual([]);
+  });
+
+  it('drops an organisation from the next answer once the user is no longer linked to it', async () => {
+    const before = await until(() => today(sam), allReady);
+    expect(before.map((r) => r.organizationId)).toEqual([shopId]);
+    // Nothing is being read any more: the answer is now kept, and served as kept until something changes.
+    await until(
+      async () => t.parts.practice.reading,
+      (n) => n === 0,
+    );
+    await today(sam);
+    await today(sam);
+    await t.database.db
+      .delete(userOrganizations)
+      .where(and(eq(userOrganizations.userId, sam.user.id), eq(userOrganizations.organizationId, shopId)));
+    expect(await today(sam)).toEqual([]);
+    // The owner's rows are unchanged.
+    expect((await today(owner)).map((r) => r.organizationId).sort()).toEqual([shopId, buildersId].sort());
+  });
+
+  it('brings a change made in Xero to the row, and tells an open page', async () => {
+    const before = rowOf(await until(() => today(owner), allReady), shopId);
+    const invoices = (await owner.call('GET', `/api/xero/invoices?org=${shopId}`)).json() as Invoice[];
+    const target = invoices.find((i) => i.status === 'AUTHORISED' && i.amountDue > 1)!;
+    const stream = await fetch(`${base}/api/practice/events`, {
+      headers: { accept: 'text/event-stream', cookie: owner.cookie },
+    });
+    expect(stream.headers.get('content-type')).toContain('text/event-stream');
+    const reader = stream.body!.getReader();
+    let text = '';
+    const told = (async () => {
+      const decoder = new TextDecoder();
+      while (!text.includes(`"organizationIds":[${shopId}`)) {
+        const chunk = await reader.read();
+        if (chunk.done) break;
+        text += decoder.decode(chunk.value, { stream: true });
+      }
+    })();
+    // As a person in Xero's own web app: the invoice is paid in full.
+    t.sandbox.payInvoice(target.invoiceId, { amount: target.amountDue });
+    await t.sandbox.flushWebhooks();
+    await Promise.race([told, new Promise((resolve) => setTimeout(resolve, 20_000))]);
+    await reader.cancel().catch(() => undefined);
+    expect(text).toContain('event: rows');
+    const after = await until(
+      () => today(owner),
+      (rows) => rowOf(rows, shopId).invoicesAwaiting?.count === (before.invoicesAwaiting?.count ?? 0) - 1,
+    );
+    expect(rowOf(after, shopId).invoicesAwaiting).toMatchObject({
+      count: (before.invoicesAwaiting?.count ?? 0) - 1,
+      amount: fromPence(toPence(before.invoicesAwaiting?.amount ?? 0) - toPence(target.amountDue)),
+    });
+  });
+
+  it("follows Ledgerlink's own changes: a CIS return filed, a write held for review", async () => {
+    const rows = await until(() => today(owner), allReady);
+    const cis = rowOf(rows, buildersId).cis;
+    expect(cis?.state).toBe('overdue');
+    const filed = await owner.call(
+      'POST',
+      `/api/xero/cis/returns/${cis!.period}/filing?org=${buildersId}`,
+      {},
+    );
+    expect(filed.statusCode, filed.body).toBeLessThan(300);
+    const afterFiling = await until(
+      () => today(owner),
+      (r) => rowOf(r, buildersId).cis?.period !== cis!.period || rowOf(r, buildersId).cis?.state === 'filed',
+    );
+    const months = (
+      await owner.call('GET', `/api/xero/cis/months?org=${buildersId}`)
+    ).json() as CisMonthsResponse;
+    expect(rowOf(afterFiling, buildersId).cis).toEqual(pickCisMonth(months.months));
+
+    await t.database.db.insert(xeroWrites).values({
+      organizationId: shopId,
+      userId: owner.user.id,
+      kind: 'payment',
+      idempotencyKey: crypto.randomUUID(),
+      fingerprint: 'x',
+      state: 'needs_review',
+      request: {},
+    });
+    const held = await until(
+      () => today(owner),
+      (r) => rowOf(r, shopId).needsReview === 1,
+    );
+    expect(rowOf(held, shopId).needsReview).toBe(1);
+    // Writes that need a person sort the organisation first.
+    expect(held[0]?.organizationId).toBe(shopId);
+  });
+});
