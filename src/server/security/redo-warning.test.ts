@@ -128,7 +128,7 @@ describe('the redo warning after a restore (issue 44)', () => {
     expect(warned.statusCode).toBe(409);
     const suspects = redoSuspectsOf(warned.json());
     expect(suspects.map((s) => s.message)).toEqual([
-      `Xero already has a bill from ${contact.name} with reference R-4826 for £500.00, created just now`,
+      `Xero already has a bill from ${contact.name} with reference R-4826 for £500.00 (£400.00 after the CIS deduction), created just now`,
     ]);
     expect(suspects[0]?.xeroId).toBe(bills()[0]?.InvoiceID);
     expect(bills()).toHaveLength(1);
