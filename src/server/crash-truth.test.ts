@@ -4,6 +4,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgres, type PostgresServer } from '../../bench/lib/postgres';
+import { DEMO_CIS_SETTINGS } from './demo';
 import {
   browserOn,
   bundleServer,
@@ -242,6 +243,16 @@ describe('after a kill -9, without webhooks (issue 44)', () => {
       const builders = w.orgs.get('Demo Builders Ltd');
       if (!builders) throw new Error('Demo Builders is not connected');
       await prepare(w, builders);
+      // Issue 42: the deductions go to the account the contractor chose in Settings → CIS month-end, as the
+      // demo's careful contractor chose it.
+      const cisSettings = await w.call('PUT', `/api/xero/cis/settings?org=${builders}`, {
+        contractorName: null,
+        utr: null,
+        employerReference: null,
+        accountsOfficeReference: null,
+        ...DEMO_CIS_SETTINGS['Demo Builders Ltd'],
+      });
+      expect(cisSettings.status, await cisSettings.clone().text()).toBe(200);
       // Item 3: three bills in one request; Xero creates them at once and answers 3 s late; killed at 2.7 s.
       const contacts = await json<Array<{ id: string; name: string }>>(
         await w.call('GET', `/api/xero/cis-contacts?org=${builders}`),
@@ -249,7 +260,8 @@ describe('after a kill -9, without webhooks (issue 44)', () => {
       const accounts = await json<Array<{ code: string }>>(
         await w.call('GET', `/api/xero/direct-costs-accounts?org=${builders}`),
       );
-      const [contact] = contacts;
+      // A 20 % subcontractor billing labour, as the CIS Bills screen sends it.
+      const contact = contacts.find((c) => c.name === 'Hughes Groundworks Ltd');
       const [account] = accounts;
       if (!contact || !account) throw new Error('the seed has no subcontractor or direct costs account');
       const billsBefore = await json<Array<{ invoiceID: string }>>(

@@ -29,6 +29,21 @@ describe('the redo warning in words (issue 44)', () => {
     ).toBe(
       'Xero already has a bill from R. Singh Tiling with reference 3726 for £500.00, created 10 minutes ago',
     );
+    // Issue 42: R. Singh at 30 % on £500 of labour; Xero totals the bill £350.00 after its deduction line.
+    expect(
+      describeBillRedo(
+        {
+          contactName: 'R. Singh Tiling',
+          reference: '3726',
+          totalPence: 50_000,
+          deductionPence: 15_000,
+          createdAt,
+        },
+        now,
+      ),
+    ).toBe(
+      'Xero already has a bill from R. Singh Tiling with reference 3726 for £500.00 (£350.00 after the CIS deduction), created 10 minutes ago',
+    );
     expect(describePaymentRedo({ invoiceNumber: 'INV-0042', amountPence: 1_234, createdAt: null }, now)).toBe(
       'Xero already has a payment of £12.34 on INV-0042',
     );

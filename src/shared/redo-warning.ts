@@ -41,13 +41,27 @@ export function describeAge(thenMs: number, nowMs: number): string {
 const created = (createdAt: string | null, nowMs: number) =>
   createdAt ? `, created ${describeAge(Date.parse(createdAt), nowMs)}` : '';
 
-/** "Xero already has a bill from R. Singh Tiling with reference 3726 for £500.00, created 10 minutes ago" */
+/**
+ * "Xero already has a bill from R. Singh Tiling with reference 3726 for £500.00 (£350.00 after the CIS deduction),
+ * created 10 minutes ago". `totalPence` is the bill as the person entered it and the CIS Bills screen totals it
+ * (labour, materials and VAT, before the deduction); a bill with a deduction also says what Xero totals it, as its
+ * deduction line leaves it (issue 42), so the person can find it in Xero.
+ */
 export function describeBillRedo(
-  bill: { contactName: string; reference: string; totalPence: number; createdAt: string | null },
+  bill: {
+    contactName: string;
+    reference: string;
+    totalPence: number;
+    /** The CIS deduction the bill carries as a line of its own; 0 or absent for none. */
+    deductionPence?: number;
+    createdAt: string | null;
+  },
   nowMs: number,
 ): string {
   const reference = bill.reference ? ` with reference ${bill.reference}` : ' with no reference';
-  return `Xero already has a bill from ${bill.contactName}${reference} for ${formatMoney(bill.totalPence)}${created(bill.createdAt, nowMs)}`;
+  const deduction = bill.deductionPence ?? 0;
+  const net = deduction > 0 ? ` (${formatMoney(bill.totalPence - deduction)} after the CIS deduction)` : '';
+  return `Xero already has a bill from ${bill.contactName}${reference} for ${formatMoney(bill.totalPence)}${net}${created(bill.createdAt, nowMs)}`;
 }
 
 /** "Xero already has a payment of £12.34 on INV-0042, created 10 minutes ago" */

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getUkToday } from '../../shared/dates';
 import type { Invoice } from '../../shared/pay-invoices';
 import { REDO_CONFIRM_HEADER, redoSuspectsOf } from '../../shared/redo-warning';
+import { DEMO_CIS_SETTINGS } from '../demo';
 import { organizations, xeroAccounts, xeroContacts, xeroWrites } from '../db/schema/index';
 import { TEST_ORIGIN } from '../test/app';
 import { createConnectedUser, createXeroTestApp, enableFeatures, type XeroTestApp } from '../test/xero';
@@ -53,6 +54,16 @@ describe('the redo warning after a restore (issue 44)', () => {
     [shopId, buildersId] = [shop.organizationId, builders.organizationId];
     await enableFeatures(t, shopId);
     await enableFeatures(t, buildersId);
+    // Issue 42: a bill with a deduction books it to the deductions account the contractor chose in Settings →
+    // CIS month-end; the builder chooses what the demo's careful contractor chose.
+    const cisSettings = await owner.call('PUT', `/api/xero/cis/settings?org=${buildersId}`, {
+      contractorName: null,
+      utr: null,
+      employerReference: null,
+      accountsOfficeReference: null,
+      ...DEMO_CIS_SETTINGS['Demo Builders Ltd'],
+    });
+    expect(cisSettings.statusCode, cisSettings.body).toBe(200);
     const ctx = { organizationId: shopId, tenantId: shop.tenantId, userId: owner.user.id };
     await t.parts.sync.syncAccounts(ctx);
     await t.parts.sync.syncContacts(ctx);
@@ -91,7 +102,9 @@ describe('the redo warning after a restore (issue 44)', () => {
     const accounts = (await owner.call('GET', '/api/xero/direct-costs-accounts')).json() as Array<{
       code: string;
     }>;
-    const [contact] = contacts;
+    // A. Patel Plastering: 20 %, no VAT, so the bill as entered (£500) and Xero's total after the deduction
+    // line (£400) differ, and the warning must name the one the person entered.
+    const contact = contacts.find((c) => c.name === 'A. Patel Plastering');
     const [account] = accounts;
     if (!contact || !account) throw new Error('no subcontractor or account');
     const bill = {
@@ -115,7 +128,7 @@ describe('the redo warning after a restore (issue 44)', () => {
     expect(warned.statusCode).toBe(409);
     const suspects = redoSuspectsOf(warned.json());
     expect(suspects.map((s) => s.message)).toEqual([
-      `Xero already has a bill from ${contact.name} with reference R-4826 for £500.00, created just now`,
+      `Xero already has a bill from ${contact.name} with reference R-4826 for £500.00 (£400.00 after the CIS deduction), created just now`,
     ]);
     expect(suspects[0]?.xeroId).toBe(bills()[0]?.InvoiceID);
     expect(bills()).toHaveLength(1);
@@ -144,11 +157,14 @@ describe('the redo warning after a restore (issue 44)', () => {
 
   it('a batch of two alike bills the restore forgot, resent with its key, is answered and never warned (the soak)', async () => {
     await owner.call('POST', '/api/xero/set-active-organization', { organizationId: buildersId });
-    const contacts = (await owner.call('GET', '/api/xero/cis-contacts')).json() as Array<{ id: string }>;
+    const contacts = (await owner.call('GET', '/api/xero/cis-contacts')).json() as Array<{
+      id: string;
+      name: string;
+    }>;
     const accounts = (await owner.call('GET', '/api/xero/direct-costs-accounts')).json() as Array<{
       code: string;
     }>;
-    const [contact] = contacts;
+    const contact = contacts.find((c) => c.name === 'Hughes Groundworks Ltd');
     const [account] = accounts;
     if (!contact || !account) throw new Error('no subcontractor or account');
     const alike = (id: string) => ({

@@ -59,7 +59,10 @@ export async function checkBillsRedo(
           {
             contactName: bill.contactName ?? 'this subcontractor',
             reference: record.reference,
-            totalPence: record.totalPence,
+            // The bill as the person entered it (the CIS Bills screen's total), not Xero's total after the
+            // deduction line (issue 42): a redo of a £500 bill named as £400 reads as another bill.
+            totalPence: record.totalPence + (record.cis?.deductionPence ?? 0),
+            deductionPence: record.cis?.deductionPence ?? 0,
             createdAt,
           },
           now,
