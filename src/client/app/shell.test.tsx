@@ -259,6 +259,26 @@ describe('browser tab titles (issue 45 item 4)', () => {
     await waitFor(() => expect(document.title).toBe('Sign in · Ledgerlink'));
   });
 
+  it('names the Today page, which spans every organisation (issue 47)', async () => {
+    renderApp('/today');
+    await screen.findByRole('heading', { name: 'Today' });
+    await waitFor(() => expect(document.title).toBe('Today · Ledgerlink'));
+  });
+
+  it("names demo mode's Outbox and its organisation (issue 43)", async () => {
+    server.use(
+      http.get('*/api/xero/connection', () =>
+        HttpResponse.json(
+          makeConnection({ tenantName: 'Acme Builders', organizationId: 2, featureCisBills: true }),
+        ),
+      ),
+      http.get('*/api/xero/cis/outbox', () => HttpResponse.json({ messages: [] })),
+    );
+    renderApp('/outbox');
+    expect(await screen.findByText('No email yet')).toBeInTheDocument();
+    await waitFor(() => expect(document.title).toBe('Outbox · Acme Builders · Ledgerlink'));
+  });
+
   it('names the 404', async () => {
     renderApp('/no-such-page');
     await screen.findByRole('heading', { name: 'Page not found' });

@@ -1,6 +1,6 @@
 import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
-import { builderOrg, cisDeadline, makeConnection, shopOrg, testUser } from './fixtures';
+import { builderOrg, cisDeadline, makeConnection, makeTodayRow, shopOrg, testUser } from './fixtures';
 
 /** Default answers: a signed-in user connected to the shop organisation. Tests override with server.use(). */
 export const defaultHandlers = [
@@ -11,6 +11,14 @@ export const defaultHandlers = [
   http.get('*/api/xero/connection', () => HttpResponse.json(makeConnection())),
   http.get('*/api/user-organizations', () => HttpResponse.json([shopOrg, builderOrg])),
   http.post('*/api/xero/connections/refresh', () => HttpResponse.json({ disconnectedInXero: [] })),
+  // The Today page (issue 47), where `/` lands someone with more than one organisation: a row for each of the two.
+  http.get('*/api/practice/today', () =>
+    HttpResponse.json(
+      [shopOrg, builderOrg].map((o) =>
+        makeTodayRow({ organizationId: o.organizationId, tenantName: o.tenantName }),
+      ),
+    ),
+  ),
   // Filing with HMRC (issue 43): nothing verified, sent or emailed yet; the month due on the 19th.
   http.get('*/api/xero/cis/subcontractors/verifications', () => HttpResponse.json({ subcontractors: [] })),
   http.get('*/api/xero/cis/deadlines', () => HttpResponse.json(cisDeadline)),

@@ -6,9 +6,10 @@ import { listenOn, type PgListener } from '../../lib/pg-listen';
 import { PRINCIPAL_CHANNEL } from '../auth/principal-cache';
 
 /**
- * The channel migration 0023's triggers announce what the Today page's rows are made of beyond who may see them:
- * contacts (their CIS settings and groups), CIS filings and settings, stock-journal entries, writes entering or
- * leaving Needs review and what has been read of Xero (xero_sync_state, leases left out).
+ * The channel migration 0029's triggers announce what the Today page's rows are made of beyond who may see them:
+ * contacts (their CIS settings and groups), CIS filings and settings, the CIS month's counted payments, supplier
+ * credit notes and nil-month marks, stock-journal entries, writes entering or leaving Needs review and what has
+ * been read of Xero (xero_sync_state, leases left out).
  */
 export const PRACTICE_CHANNEL = 'ledgerlink_practice';
 
@@ -26,7 +27,7 @@ export type Change = { kind: 'org'; id: number } | { kind: 'user'; id: number } 
  * Every change the database announces about what the Today page shows (issue 47), counted per organisation and
  * per user, so a row computed before a change is never served after it: on the principals' channel (migration
  * 0019: organisations' flags and defaults, memberships, tokens, the invoice-cache version) and the practice
- * channel (migration 0023). Like the principal cache (decision 032) it is off until its LISTEN is in place and
+ * channel (migration 0029). Like the principal cache (decision 032) it is off until its LISTEN is in place and
  * whenever the connection stops delivering (a ping it sends itself), and every count moves when it comes back,
  * so nothing kept from before is trusted.
  */

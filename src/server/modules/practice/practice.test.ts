@@ -1,7 +1,15 @@
 import crypto from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CisMonthsResponse } from '../../../shared/cis-returns';
+import {
+  getPeriodOf,
+  getTaxMonth,
+  isNilReturnRequired,
+  shiftPeriod,
+  type CisMonthsResponse,
+  type CisReturn,
+  type CisSettings,
+} from '../../../shared/cis-returns';
 import type { DraftBill } from '../../../shared/cis-bills';
 import type { DraftInvoice } from '../../../shared/add-invoices';
 import type { Invoice } from '../../../shared/pay-invoices';
@@ -19,7 +27,15 @@ import {
 } from '../../../shared/stock-journal';
 import { getUkToday } from '../../../shared/dates';
 import { sumPence, toPence, fromPence } from '../../../shared/money';
-import { organizations, userOrganizations, xeroWebhookFeed, xeroWrites } from '../../db/schema/index';
+import {
+  cisCountedPayments,
+  cisNilMonths,
+  organizations,
+  userOrganizations,
+  xeroCreditNotes,
+  xeroWebhookFeed,
+  xeroWrites,
+} from '../../db/schema/index';
 import { createConnectedUser, createXeroTestApp, enableFeatures, type XeroTestApp } from '../../test/xero';
 import { register } from '../../test/session';
 
@@ -251,6 +267,34 @@ describe('the Today page (issue 47)', { timeout: 120_000 }, () => {
     const rows = await until(() => today(owner), allReady);
     const cis = rowOf(rows, buildersId).cis;
     expect(cis?.state).toBe('overdue');
+    // Filing needs the contractor's and each subcontractor's references (issue 42: one rule for what may be
+    // filed, CISR12160): a member fills in what the return says is missing, as on CIS Returns.
+    const ret = (
+      await owner.call('GET', `/api/xero/cis/returns?period=${cis!.period}&org=${buildersId}`)
+    ).json() as CisReturn;
+    const settings = (
+      await owner.call('GET', `/api/xero/cis/settings?org=${buildersId}`)
+    ).json() as CisSettings;
+    const saved = await owner.call('PUT', `/api/xero/cis/settings?org=${buildersId}`, {
+      contractorName: settings.contractorName,
+      utr: '9876543210',
+      employerReference: '123/AB45678',
+      accountsOfficeReference: '123PA00012345',
+      materialsAccountCodes: settings.materialsAccountCodes,
+    });
+    expect(saved.statusCode, saved.body).toBe(200);
+    const missing = ret.checks.filter((c) => !c.ok && c.contactId);
+    const contacts = [...new Set(missing.map((c) => c.contactId!))];
+    for (const [i, contactId] of contacts.entries()) {
+      const line = ret.lines.find((l) => l.contactId === contactId);
+      const refs = await owner.call('PUT', `/api/xero/cis/subcontractors/${contactId}?org=${buildersId}`, {
+        utr: line?.utr ?? `11111111${String(i).padStart(2, '0')}`,
+        verificationNumber: missing.some((c) => c.contactId === contactId && c.code === 'verification-number')
+          ? `V00000000${String(i).padStart(2, '0')}AB`
+          : undefined,
+      });
+      expect(refs.statusCode, refs.body).toBe(200);
+    }
     const filed = await owner.call(
       'POST',
       `/api/xero/cis/returns/${cis!.period}/filing?org=${buildersId}`,
@@ -282,5 +326,107 @@ describe('the Today page (issue 47)', { timeout: 120_000 }, () => {
     expect(rowOf(held, shopId).needsReview).toBe(1);
     // Writes that need a person sort the organisation first.
     expect(held[0]?.organizationId).toBe(shopId);
+  });
+  it('follows what a CIS month is made of since issues 42 and 45: counted payments, credit notes, nil marks', async () => {
+    // Written as any writer would (a sync, another instance): only migration 0029's triggers tell the kept rows.
+    const settled = async () => {
+      await until(() => today(owner), allReady);
+      await until(
+        async () => t.parts.practice.reading,
+        (n) => n === 0,
+      );
+      return today(owner);
+    };
+    /** The row's CIS month moves off `before` by itself, and is then what CIS Returns shows. */
+    const moves = async (id: number, before: TodayRow['cis'], what: string) => {
+      const rows = await until(
+        () => today(owner),
+        (r) => JSON.stringify(rowOf(r, id).cis) !== JSON.stringify(before),
+      );
+      expect(rowOf(rows, id).cis, what).not.toEqual(before);
+      const months = (await owner.call('GET', `/api/xero/cis/months?org=${id}`)).json() as CisMonthsResponse;
+      expect(rowOf(rows, id).cis, what).toEqual(pickCisMonth(months.months));
+      return settled().then((r) => rowOf(r, id).cis);
+    };
+    const builders = t.sandbox.state.orgs.find((o) => o.Name === BUILDERS)!;
+    const contact = builders.contacts.find((c) => c.Name === 'Hughes Groundworks Ltd')!;
+    // A tax month before nil returns became compulsory (6 April 2026) and before Demo Builders' first payment:
+    // without a payment it needs no return, with one it is long overdue.
+    const refundMonth = '2025-03';
+    const months = (
+      await owner.call('GET', `/api/xero/cis/months?org=${buildersId}`)
+    ).json() as CisMonthsResponse;
+    expect(months.months.every((m) => m.period > refundMonth)).toBe(true);
+
+    const original = rowOf(await settled(), buildersId).cis;
+    await t.database.db.insert(cisCountedPayments).values({
+      organizationId: buildersId,
+      paymentId: 'practice-refund-1',
+      documentId: 'practice-credit-1',
+      documentType: 'ACCPAYCREDIT',
+      contactId: contact.ContactID,
+      contactName: contact.Name,
+      date: getTaxMonth(refundMonth).start,
+      amountPence: -8000,
+      grossPence: -10000,
+      materialsPence: 0,
+      deductionPence: -2000,
+      rateUsed: 20,
+      contactCis: true,
+      contactRate: 20,
+      rule: { materialsAccountCodes: [], deductionAccountCode: null },
+    });
+    const counted = await moves(buildersId, original, 'a counted refund');
+    // Xero's copy of the credit note does not list the refund: it stops counting.
+    await t.database.db.insert(xeroCreditNotes).values({
+      organizationId: buildersId,
+      creditNoteId: 'practice-credit-1',
+      type: 'ACCPAYCREDIT',
+      contactId: contact.ContactID,
+      contactName: contact.Name,
+      status: 'AUTHORISED',
+      payments: [],
+    });
+    const uncounted = await moves(buildersId, counted, 'a credit note without the refund');
+    await t.database.db
+      .update(xeroCreditNotes)
+      .set({
+        payments: [
+          { paymentId: 'practice-refund-1', date: getTaxMonth(refundMonth).start, amountPence: 8000 },
+        ],
+      })
+      .where(eq(xeroCreditNotes.creditNoteId, 'practice-credit-1'));
+    expect(await moves(buildersId, uncounted, 'a credit note listing the refund')).toEqual(counted);
+    // Gone from Xero's copy (the refund counts again, as one whose document is not cached), then the refund
+    // itself: the month is as it was.
+    await t.database.db.delete(xeroCreditNotes).where(eq(xeroCreditNotes.creditNoteId, 'practice-credit-1'));
+    await settled();
+    await t.database.db
+      .delete(cisCountedPayments)
+      .where(eq(cisCountedPayments.paymentId, 'practice-refund-1'));
+    expect(await moves(buildersId, counted, 'the refund taken off')).toEqual(original);
+
+    // Demo Shop has paid no subcontractor: its CIS history starts with a nil month marked three months ago, so
+    // the nil months since need returns (compulsory from 6 April 2026), and are overdue.
+    const shopBefore = rowOf(await settled(), shopId).cis;
+    expect(shopBefore?.state).not.toBe('overdue');
+    const marked = shiftPeriod(getPeriodOf(getUkToday()), 3);
+    expect(isNilReturnRequired(marked)).toBe(true);
+    await t.database.db.insert(cisNilMonths).values({
+      organizationId: shopId,
+      period: marked,
+      kind: 'told-in-advance',
+      markedByUserId: owner.user.id,
+      markedByName: 'practice.owner',
+    });
+    expect((await moves(shopId, shopBefore, 'a nil month marked'))?.state).toBe('overdue');
+    await t.database.db
+      .delete(cisNilMonths)
+      .where(and(eq(cisNilMonths.organizationId, shopId), eq(cisNilMonths.period, marked)));
+    const shopAfter = await until(
+      () => today(owner),
+      (r) => rowOf(r, shopId).cis?.state !== 'overdue',
+    );
+    expect(rowOf(shopAfter, shopId).cis, 'the nil mark taken off').toEqual(shopBefore);
   });
 });

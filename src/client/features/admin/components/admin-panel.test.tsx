@@ -276,6 +276,39 @@ describe('getChangedFields', () => {
 });
 
 describe('Admin → Needs review (issue 20 part 4)', () => {
+  it("opens straight on Needs review from a link saying so (/settings?tab=review, the Today page's figure, issue 47)", async () => {
+    useAdminServer();
+    server.use(
+      http.get('*/api/xero/settings/bank-accounts', () =>
+        HttpResponse.json({ creditCardAccounts: [], cashAccounts: [] }),
+      ),
+      http.get('*/api/xero/:list', () => HttpResponse.json([])),
+      http.get('*/api/admin/writes/review', () =>
+        HttpResponse.json([
+          {
+            id: 41,
+            organizationId: 1,
+            organizationName: 'Corner Shop Ltd',
+            kind: 'payment',
+            amountPence: 12_345,
+            targetId: 'INV-0042',
+            username: 'olivia',
+            createdAt: '2026-11-20T09:30:00.000Z',
+            summary: 'payment.create',
+            request: { invoice: 'INV-0042' },
+            error: 'Outcome unknown: please check this in Xero.',
+            state: 'needs_review',
+            canRetry: true,
+          },
+        ]),
+      ),
+    );
+    renderApp('/settings?tab=review');
+    expect(await screen.findByRole('tab', { name: 'Needs review' })).toHaveAttribute('aria-selected', 'true');
+    expect(screen.getByRole('tab', { name: 'Admin' })).toHaveAttribute('aria-selected', 'true');
+    expect(await screen.findByText('INV-0042')).toBeInTheDocument();
+  });
+
   it('lists writes that need a person, asks Xero when one is opened, and marks it done', async () => {
     const user = userEvent.setup();
     useAdminServer();

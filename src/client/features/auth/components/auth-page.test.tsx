@@ -2,7 +2,7 @@ import { act, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it, vi } from 'vitest';
-import { testUser } from '@/client/testing/fixtures';
+import { shopOrg, testUser } from '@/client/testing/fixtures';
 import { renderApp } from '@/client/testing/render-app';
 import { server, signedOutHandlers } from '@/client/testing/server';
 import { api } from '@/client/lib/api-client';
@@ -21,9 +21,17 @@ describe('/auth (spec 000 §2)', () => {
     assign.mockRestore();
   });
 
-  it('redirects a signed-in user to /', async () => {
+  it('redirects a signed-in user to /, which is Today for someone with two organisations (issue 47)', async () => {
+    renderApp('/auth');
+    await waitFor(() => expect(window.location.pathname).toBe('/today'));
+    expect(await screen.findByRole('heading', { name: 'Today' })).toBeInTheDocument();
+  });
+
+  it('redirects a signed-in user with one organisation to /, which is /organizations', async () => {
+    server.use(http.get('*/api/user-organizations', () => HttpResponse.json([shopOrg])));
     renderApp('/auth');
     await waitFor(() => expect(window.location.pathname).toBe('/organizations'));
+    expect(await screen.findByRole('heading', { name: 'Your Xero Organizations' })).toBeInTheDocument();
   });
 
   it('after Sign in with Xero (xero_callback=true) goes to /organizations after 1.5 s', async () => {
@@ -96,7 +104,7 @@ describe('password sign-in and registration', () => {
     expect(screen.getByText('Login failed')).toBeInTheDocument();
   });
 
-  it('signs in and lands on /organizations', async () => {
+  it('signs in and lands on / (Today: the test user has two organisations, issue 47)', async () => {
     let signedIn = false;
     server.use(
       http.get('*/api/auth/current-user', () =>
@@ -115,7 +123,7 @@ describe('password sign-in and registration', () => {
     await user.type(await screen.findByLabelText('Username'), 'sam');
     await user.type(screen.getByLabelText('Password'), 'correct-horse');
     await user.click(screen.getByRole('button', { name: 'Sign in' }));
-    expect(await screen.findByRole('heading', { name: 'Your Xero Organizations' })).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { name: 'Today' })).toBeInTheDocument();
   });
 
   it('registration checks the password rules and the confirmation', async () => {
@@ -174,7 +182,7 @@ describe('password sign-in and registration', () => {
     const user = userEvent.setup();
     renderApp('/auth');
     await user.click(await screen.findByRole('button', { name: 'Try the demo' }));
-    expect(await screen.findByRole('heading', { name: 'Your Xero Organizations' })).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { name: 'Today' })).toBeInTheDocument();
   });
 
   it('in live mode there is no demo button', async () => {
@@ -261,7 +269,7 @@ describe('a session that ends elsewhere (issue 17 items 8, 10)', () => {
     );
     await user.type(screen.getByLabelText('Password'), 'right-password-1');
     await user.click(screen.getByRole('button', { name: /^Sign in$/ }));
-    await waitFor(() => expect(window.location.pathname).toBe('/organizations'));
+    await waitFor(() => expect(window.location.pathname).toBe('/today'));
     await waitFor(() => expect(screen.queryByText('Invalid email or password')).not.toBeInTheDocument());
   });
 });

@@ -77,7 +77,7 @@ describe('two-step sign-in on /auth', () => {
     expect(await screen.findByText(MFA_TEXTS.wrongCode)).toBeInTheDocument();
     await user.type(screen.getByLabelText('Authentication code'), '123456');
     await user.click(screen.getByRole('button', { name: 'Verify' }));
-    expect(await screen.findByRole('heading', { name: 'Your Xero Organizations' })).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { name: 'Today' })).toBeInTheDocument();
   });
 
   it('accepts a recovery code instead', async () => {
@@ -96,7 +96,7 @@ describe('two-step sign-in on /auth', () => {
     await user.click(await screen.findByRole('button', { name: 'Use a recovery code' }));
     await user.type(screen.getByLabelText('Recovery code'), 'abcde-fghjk');
     await user.click(screen.getByRole('button', { name: 'Verify' }));
-    expect(await screen.findByRole('heading', { name: 'Your Xero Organizations' })).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { name: 'Today' })).toBeInTheDocument();
   });
 
   it('Back to sign in ends the pending sign-in', async () => {
@@ -149,7 +149,7 @@ describe('two-step sign-in on /auth', () => {
     // Still here while the codes are on screen, even though the session is now whole.
     expect(window.location.pathname).toBe('/auth');
     await user.click(screen.getByRole('button', { name: 'I have saved my codes, continue' }));
-    expect(await screen.findByRole('heading', { name: 'Your Xero Organizations' })).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { name: 'Today' })).toBeInTheDocument();
   });
 });
 

@@ -34,6 +34,14 @@ describe('Create CIS Bills: the default bill account', () => {
         ]),
       ),
       http.get('*/api/xero/draft-bills', () => HttpResponse.json([])),
+      // Where a bill's deduction and materials go (issue 42), chosen in Settings.
+      http.get('*/api/xero/cis-bill-setup', () =>
+        HttpResponse.json({
+          deductionAccount: { code: '814', name: 'CIS Deductions Payable' },
+          materialsAccounts: [{ code: '322', name: 'Materials' }],
+          reverseCharge: false,
+        }),
+      ),
     );
     renderApp('/cis-invoices');
     const line = await screen.findByText(/Default bill account:/, {}, { timeout: 15_000 });

@@ -219,6 +219,41 @@ describe('CIS Returns (issue 42)', () => {
     );
   });
 
+  it('opens on the month a link names (?period=, the Today page’s CIS return, issue 47), else the newest ended', async () => {
+    const october = month({
+      period: '2026-10',
+      start: '2026-09-06',
+      end: '2026-10-05',
+      dueDate: '2026-10-19',
+      daysToDue: -40,
+    });
+    const octoberReturn = makeReturn({
+      period: '2026-10',
+      start: '2026-09-06',
+      end: '2026-10-05',
+      dueDate: '2026-10-19',
+    });
+    useBuilder({
+      months: [month({}), october],
+      returns: { '2026-11': makeReturn(), '2026-10': octoberReturn },
+    });
+    window.history.replaceState(null, '', '/cis-returns?period=2026-10');
+    const { unmount } = renderWithProviders(<CisReturnsPage />);
+    expect(
+      await screen.findByText('Monthly return (CIS300): 6 Sep – 5 Oct 2026', {}, { timeout: 15_000 }),
+    ).toBeInTheDocument();
+    const months = screen.getByRole('list', { name: 'Tax months' });
+    expect(within(months).getByRole('button', { current: true })).toHaveAttribute('data-period', '2026-10');
+    unmount();
+
+    // A month the list does not hold (an old link, a typed address) opens the newest ended month instead.
+    window.history.replaceState(null, '', '/cis-returns?period=2019-01');
+    renderWithProviders(<CisReturnsPage />);
+    expect(
+      await screen.findByText('Monthly return (CIS300): 6 Oct – 5 Nov 2026', {}, { timeout: 15_000 }),
+    ).toBeInTheDocument();
+  });
+
   it('will not mark a return filed while a reference is missing, and says which', async () => {
     useBuilder({ months: [month({})], returns: { '2026-11': makeReturn() } });
     const user = userEvent.setup();

@@ -36,6 +36,18 @@ describe('Organizations page (spec 000 §2)', () => {
     expect(within(shop).queryByText(/this minute/)).not.toBeInTheDocument();
   });
 
+  it('links to Today for someone with more than one organisation, and keeps its own texts (issue 47)', async () => {
+    const { unmount } = renderApp('/organizations');
+    expect(await screen.findByRole('heading', { name: 'Your Xero Organizations' })).toBeInTheDocument();
+    expect(await screen.findByRole('link', { name: 'Today' })).toHaveAttribute('href', '/today');
+    unmount();
+
+    server.use(http.get('*/api/user-organizations', () => HttpResponse.json([shopOrg])));
+    renderApp('/organizations');
+    expect(await screen.findAllByRole('group')).toHaveLength(1);
+    expect(screen.queryByRole('link', { name: 'Today' })).not.toBeInTheDocument();
+  });
+
   it('Disconnect asks first, saying what happens, then turns the card to Not connected with Connect (issue 33 item 4)', async () => {
     let connected = true;
     const sent: unknown[] = [];
