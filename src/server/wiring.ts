@@ -6,20 +6,10 @@
  */
 import nodeCrypto from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { FEATURE_PATHS, type FeatureKey } from '../shared/feature-flags-rules';
+import { FEATURE_PATHS } from '../shared/feature-flags-rules';
 import type { ServerConfig } from './config/env';
-import type { Database } from './db/client';
-import type { XeroEndpoints } from './xero/endpoints';
-import type { XeroHttpOptions } from './xero/xero-http/http';
-import type { SharedGateOptions } from './xero/xero-http/shared-gate';
-import { redirectUris } from './demo';
-import { createWriteLedger, RECONCILE_INTERVAL_MS, registerWriteKinds } from './ledger/index';
-import { AppError } from './lib/app-error';
-import { createBodyCache } from './lib/body-cache';
-import { createSecretBox, loadEncryptionKey } from './lib/crypto';
+import { RECONCILE_INTERVAL_MS, registerWriteKinds, type WriteLedger } from './ledger/index';
 import { createJobs, type Job } from './lib/jobs';
-import { createLiveEvents } from './lib/live-events';
-import { registerMetrics, type AppMetrics } from './metrics/metrics';
 import { createAddInvoicesRepository } from './modules/add-invoices/add-invoices.repository';
 import { registerAddInvoicesRoutes } from './modules/add-invoices/add-invoices.routes';
 import { createAddInvoicesService } from './modules/add-invoices/add-invoices.service';
@@ -27,7 +17,7 @@ import { createAdminRepository } from './modules/admin/admin.repository';
 import { registerAdminRoutes } from './modules/admin/admin.routes';
 import { createAdminService } from './modules/admin/admin.service';
 import { createWriteReviewService } from './modules/admin/write-review.service';
-import { createAuditLog } from './modules/audit/audit';
+import { auditModule } from './modules/audit/index';
 import { createUsersRepository } from './modules/auth/auth.repository';
 import { registerAuthRoutes } from './modules/auth/auth.routes';
 import { createAuthService } from './modules/auth/auth.service';
@@ -35,8 +25,8 @@ import { createLoginLimiter } from './modules/auth/login-limiter';
 import { createMfaLimiter } from './modules/auth/mfa.limiter';
 import { createMfaRepository } from './modules/auth/mfa.repository';
 import { createMfaService } from './modules/auth/mfa.service';
-import { createPrincipalCache } from './modules/auth/principal-cache';
-import { createSessionStore, type PrincipalRow } from './modules/auth/sessions';
+import type { PrincipalCache } from './modules/auth/principal-cache';
+import type { PrincipalRow, SessionStore } from './modules/auth/sessions';
 import { registerXeroSignInRoutes } from './modules/auth/xero-signin.routes';
 import { createXeroSignInService } from './modules/auth/xero-signin.service';
 import { createCisBillsRepository } from './modules/cis-bills/cis-bills.repository';
@@ -57,9 +47,8 @@ import {
 import { HMRC_ENDPOINTS, HMRC_PRODUCT } from './hmrc/transaction-engine';
 import { createMailer } from './mail/mailer';
 import { registerLiveEventsRoutes } from './modules/live-events/live-events.routes';
-import { createEgressMeter } from './modules/organizations/egress-meter';
-import { createOrganizationsRepository } from './modules/organizations/organizations.repository';
-import { createTenancy, type RequestContext, type ResolveTenant } from './modules/organizations/tenancy';
+import { organizationsModule } from './modules/organizations/index';
+import type { ResolveTenant } from './modules/organizations/tenancy';
 import { createAttachmentStoreRepository } from './modules/pay-invoices/attachment-store.repository';
 import { createPayInvoicesRepository } from './modules/pay-invoices/pay-invoices.repository';
 import { registerPayInvoicesRoutes } from './modules/pay-invoices/pay-invoices.routes';
@@ -68,7 +57,7 @@ import { createChangeNotices } from './modules/practice/change-notices';
 import { createCisMonthReader } from './modules/practice/cis-month';
 import { createPracticeRepository } from './modules/practice/practice.repository';
 import { registerPracticeRoutes } from './modules/practice/practice.routes';
-import { createPracticeService } from './modules/practice/practice.service';
+import { createPracticeService, type PracticeService } from './modules/practice/practice.service';
 import { createSettingsRepository } from './modules/settings/settings.repository';
 import { registerSettingsRoutes } from './modules/settings/settings.routes';
 import { createSettingsService } from './modules/settings/settings.service';
@@ -81,18 +70,14 @@ import { createConnectionService } from './modules/xero-connection/connection.se
 import { createOAuthRequests } from './modules/xero-connection/oauth-requests';
 import { registerXeroWebhookRoutes } from './modules/xero-webhooks/webhooks.routes';
 import { isCacheOnly, noteNotInCache } from './xero/call-context';
-import { createXeroSync, type SyncContext } from './xero/sync/sync.service';
-import { createWriteCatchUp } from './xero/sync/settled-write-catch-up';
-import { createWebhookHealth } from './xero/webhooks/health';
-import { createWebhookProcessor } from './xero/webhooks/processor';
-import { createXeroPort } from './xero/xero-http/adapter';
-import { createXeroHttp } from './xero/xero-http/http';
-import { createXeroOAuth } from './xero/xero-http/oauth';
-import { createSharedGates } from './xero/xero-http/shared-gate';
-import { createTokenStore } from './xero/xero-http/token-store';
+import type { XeroSync } from './xero/sync/sync.service';
+import type { WriteCatchUp } from './xero/sync/settled-write-catch-up';
+import type { XeroHttp } from './xero/xero-http/http';
+import type { TokenStore } from './xero/xero-http/token-store';
+import type { BuildAppOptions } from './wiring/build-options';
+import { createPageDataStarter } from './wiring/page-data';
+import { createSharedParts } from './wiring/shared-parts';
 
-/** Memory for serialised cached answers: a 5,000-invoice list is about 1.3 MB. */
-const BODY_CACHE_MAX_BYTES = 64 * 1024 * 1024;
 /** Expired sessions and old sign-in attempts are purged this often. */
 const HOUSEKEEPING_MS = 15 * 60_000;
 /** Webhook deliveries left unapplied, gaps given up on and old live events are looked at this often. */
@@ -120,24 +105,24 @@ function resolveHmrcEndpoints(config: ServerConfig, demo: BuildAppOptions['hmrc'
  * with them): a reconcile pass run now, a sync run directly, a raw Xero call for a fault, a token read back.
  */
 export interface WiringParts {
-  tokens: ReturnType<typeof createTokenStore>;
-  xeroHttp: ReturnType<typeof createXeroHttp>;
-  ledger: ReturnType<typeof createWriteLedger>;
-  sync: ReturnType<typeof createXeroSync>;
+  tokens: TokenStore;
+  xeroHttp: XeroHttp;
+  ledger: WriteLedger;
+  sync: XeroSync;
   /** Reads what the ledger settled without its request into the cache and tells the screens (issue 44). */
-  catchUp: ReturnType<typeof createWriteCatchUp>;
+  catchUp: WriteCatchUp;
   /** Who asks, kept in memory between requests (src/server/modules/auth/principal-cache.ts). */
-  principals: ReturnType<typeof createPrincipalCache<PrincipalRow>>;
+  principals: PrincipalCache<PrincipalRow>;
   /** One round of the connections watch now (issue 45): how many users' connections were read. */
   watchConnections: (options?: { allDue?: boolean }) => Promise<number>;
   /** The Today page's rows and background reads (src/server/modules/practice, issue 47). */
-  practice: ReturnType<typeof createPracticeService>;
+  practice: PracticeService;
 }
 
 export interface Wiring {
   parts: WiringParts;
   /** Who asks: read by app.ts's request hook with the organisation the request names. */
-  sessions: ReturnType<typeof createSessionStore>;
+  sessions: SessionStore;
   /** Which organisation a request works on: app.ts's tenancy hook (docs/decisions/007-tenancy.md). */
   resolveTenant: ResolveTenant;
   /** Registers every module's routes and every kind of Xero write, once. */
@@ -154,64 +139,37 @@ export interface Wiring {
   stop(): Promise<void>;
 }
 
-/** What buildApp is given: the configuration, the database, Xero's addresses, and what tests tune. */
-export interface BuildAppOptions {
-  config: ServerConfig;
-  database: Database;
-  xero: XeroEndpoints;
-  /** Where returns go when not HMRC_ENDPOINT's: demo mode's built-in HMRC sandbox (issue 43). */
-  hmrc?: { submissionUrl: string; kind: 'sandbox' } | undefined;
-  /** false silences request logs (tests); an object is passed to pino. */
-  logger?: boolean | Record<string, unknown>;
-  /** Folder of the built client; defaults to dist/client. */
-  clientDir?: string;
-  /**
-   * Demo mode only: the bootstrap admin's credentials, offered to the development helper
-   * (docs/product/shell.md §6).
-   */
-  demoCredentials?: { username: string; password: string } | undefined;
-  /** Tests tune retries and back-off of the Xero client (and may hold its calls at the gate). */
-  xeroHttp?: Partial<
-    Pick<
-      XeroHttpOptions,
-      'backoffMs' | 'maxAttempts' | 'maxRetryAfterMs' | 'timeoutMs' | 'gate' | 'createGate'
-    >
-  >;
-  /** How long a request waits for HMRC's answer before answering "sending" (tests shorten it; issue 43). */
-  hmrcWaitMs?: { verify?: number; submit?: number };
-  /** On PostgreSQL: limits of the Xero gate shared by all instances (tests lower them with the sandbox's). */
-  xeroGate?: Partial<SharedGateOptions>;
-  /**
-   * Tests: each request first waits until this instance has read every change notice committed before it
-   * (principal-cache.ts `settled`). An injected request runs in the very tick a test's write returns, before a
-   * PostgreSQL notice can be read off its socket; a request over a network arrives after it.
-   */
-  settleNoticesFirst?: boolean;
-}
+export type { BuildAppOptions } from './wiring/build-options';
 
 /** Builds every collaborator of the app once (docs/code-style.md §4); registers nothing until asked. */
 export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wiring {
   const { config, database } = options;
   const db = database.db;
   const log = app.log;
-  const audit = createAuditLog(db, log);
-  // Who asks, kept in memory while the database's change notices reach this instance (issue 32).
-  const principals = createPrincipalCache<PrincipalRow>({ database, log });
-  void principals.start();
-  const sessions = createSessionStore(database, {
-    ...config.session,
-    principalQueriesInFlight: database.kind === 'pglite' ? 1 : 4,
-    cache: principals,
-  });
+  const audit = auditModule(db, log).service;
+  const organizations = organizationsModule(database, log);
+  const parts = createSharedParts(app, options, { audit, organizations: organizations.service });
+  const { principals, sessions, box, tokens, oauth, orgs, resolveTenant, sharedGates } = parts;
+  const {
+    metrics,
+    webhookKey,
+    webhookHealth,
+    xeroHttp,
+    xero,
+    ledger,
+    sync,
+    bodies,
+    live,
+    catchUp,
+    webhooks,
+  } = parts;
   const users = createUsersRepository(db);
-  const encryptionKey = loadEncryptionKey({ configured: config.tokenEncryptionKey, dataDir: config.dataDir });
   // Device cookies of the sign-in limits are signed with a key of their own, derived from the encryption key.
   const limiter = createLoginLimiter(
     db,
-    nodeCrypto.createHmac('sha256', encryptionKey).update('ledgerlink device cookie').digest(),
+    nodeCrypto.createHmac('sha256', parts.encryptionKey).update('ledgerlink device cookie').digest(),
   );
   const auth = createAuthService({ users, limiter, audit });
-  const box = createSecretBox(encryptionKey);
   const mfa = createMfaService({
     repo: createMfaRepository(db),
     limiter: createMfaLimiter(db),
@@ -219,64 +177,6 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
     audit,
     requireMfaForAdmins: config.requireMfaForAdmins,
   });
-
-  // Xero: the one client (docs/code-style.md §4), pointed at Xero or the sandbox by the endpoints alone.
-  const oauth = createXeroOAuth(options.xero);
-  // A connection found lost (expired or revoked, issue 45 item 2) is said once, by the connection service below.
-  const tokens = createTokenStore({
-    db,
-    box,
-    oauth,
-    onLost: (userId, reason) =>
-      void connection
-        .noteLost(userId, reason)
-        .catch((error: unknown) =>
-          log.warn({ err: error, userId }, 'recording a lost Xero connection failed'),
-        ),
-  });
-  const orgs = createOrganizationsRepository(database);
-  const lastRateWrite = new Map<string, number>();
-  const egress = createEgressMeter({ store: orgs, log });
-  // On PostgreSQL the instances keep Xero's limits together (shared-gate.ts); PGlite has one instance.
-  const sharedGates =
-    database.kind === 'postgres' && database.pool && !options.xeroHttp?.createGate
-      ? createSharedGates(database.pool, { ...options.xeroHttp?.gate, ...options.xeroGate }, log)
-      : undefined;
-  const metrics: AppMetrics = registerMetrics(app, {
-    ...config.metrics,
-    db,
-    gateQueues: () => xeroHttp.gateQueues(),
-  });
-  const webhookKey = options.xero.webhookKey ?? config.xero.webhookKey;
-  const webhookHealth = createWebhookHealth({
-    db,
-    keyConfigured: Boolean(webhookKey),
-    onFallback: (reason) => metrics.webhookFallback(reason),
-  });
-  const xeroHttp = createXeroHttp({
-    apiUrl: options.xero.apiUrl,
-    tokens,
-    ...options.xeroHttp,
-    // A gate given by the caller (tests that hold Xero's calls) wins over the shared one.
-    ...(sharedGates && !options.xeroHttp?.createGate ? { createGate: sharedGates.createGate } : {}),
-    onCall: (event) => {
-      metrics.onXeroCall(event);
-      webhookHealth.onXeroCall(event);
-    },
-    onReceived: (event) => {
-      metrics.onXeroReceived(event);
-      egress.record(event.tenantId, event.bytes);
-    },
-    onRateLimits: (tenantId, limits) => {
-      // Remember the budget for the organisation cards, at most every few seconds per organisation.
-      const now = Date.now();
-      if (now - (lastRateWrite.get(tenantId) ?? 0) < 5_000) return;
-      lastRateWrite.set(tenantId, now);
-      void orgs.updateRateLimits(tenantId, limits).catch(() => undefined);
-    },
-  });
-  // The Xero port, every part built here once; services get only the part they use (docs/code-style.md §4).
-  const xero = createXeroPort(xeroHttp);
   const oauthRequests = createOAuthRequests(db);
   const connection = createConnectionService({
     orgs,
@@ -286,8 +186,10 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
     log,
     watchEveryMs: config.xero.connectionsCheckMs,
   });
+  // A connection found lost (expired or revoked, issue 45 item 2) is said once, by the connection service.
+  parts.onConnectionLost((userId, reason) => connection.noteLost(userId, reason));
   // The two OAuth flows: connecting organisations, and Sign in with Xero (which connects them in the same consent).
-  const uris = redirectUris(config.appUrl);
+  const uris = parts.redirectUris;
   const connect = createConnectService({
     connection,
     oauth,
@@ -305,40 +207,6 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
     connection,
     audit,
     redirectUri: uris.signin,
-  });
-  const resolveTenant = createTenancy(orgs);
-  const ledger = createWriteLedger({ db, log });
-  // Live updates from Xero's webhooks, or the fallback to If-Modified-Since (docs/decisions/018-webhooks.md).
-  const sync = createXeroSync({
-    db,
-    http: xeroHttp,
-    // Without a key every refresh asks Xero, as before webhooks: nothing to decide, nothing to count.
-    ...(webhookKey
-      ? {
-          mayUseCache: (ctx: SyncContext, lastSyncAt: Date | null, check?: 'refresh' | 'payment') =>
-            webhookHealth.mayUseCache(ctx, lastSyncAt, check),
-        }
-      : {}),
-    onChangesRead: (ctx, changedAt) =>
-      void webhookHealth.expectDelivery(ctx.tenantId, changedAt).catch(() => undefined),
-    onBackgroundError: (ctx, error) =>
-      log.warn(
-        { err: error, organizationId: ctx.organizationId },
-        'reading invoices from Xero stopped after the first page; the next request carries on',
-      ),
-  });
-  const bodies = createBodyCache({ maxBytes: BODY_CACHE_MAX_BYTES });
-  // Xero's webhooks in (signed deliveries, applied after the answer), live screens out (docs/decisions/018-webhooks.md).
-  const live = createLiveEvents({ database, log });
-  // What the ledger settled without its request (a look-up after a crash, the reconciler), read into the cache and
-  // told to the open screens, with or without webhooks (issue 44).
-  const catchUp = createWriteCatchUp({ db, ledger, sync, live, log });
-  const webhooks = createWebhookProcessor({
-    db,
-    sync,
-    live,
-    log,
-    onApplied: (lag) => metrics.webhookApplied(lag),
   });
 
   // The feature services, each given the part of the port it uses and the shared collaborators.
@@ -627,35 +495,14 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
     );
   }
 
-  /** What each page asks Xero for first, started with the page (startPageData). */
-  const pageData = new Map<string, { feature: FeatureKey; start: (ctx: RequestContext) => Promise<void> }>([
-    [
-      FEATURE_PATHS['pay-invoices'],
-      { feature: 'pay-invoices', start: (ctx) => payInvoices.startInvoiceList(ctx) },
-    ],
+  // What each page asks Xero for first, started with the page.
+  const startPageData = createPageDataStarter({ sessions, resolveTenant }, [
+    {
+      path: FEATURE_PATHS['pay-invoices'],
+      feature: 'pay-invoices',
+      start: (ctx) => payInvoices.startInvoiceList(ctx),
+    },
   ]);
-
-  async function startPageData(request: FastifyRequest, pathname: string): Promise<void> {
-    const page = pageData.get(pathname);
-    if (!page) return;
-    try {
-      // The page shows the active organisation (the client's choice is kept on the server; a page's own query
-      // string names none the client reads): the same session, membership, connection and feature checks as the
-      // page's own requests, through the same code.
-      const principal = await sessions.loadPrincipal(request, 0);
-      if (!principal.session || principal.session.mfaPending) return;
-      request.principal = principal;
-      request.session = principal.session;
-      request.queriedOrganization = [];
-      await page.start(await resolveTenant(request, page.feature));
-    } catch (error) {
-      // Refused (no active organisation, not connected, feature off) or Xero failed: the page's own request
-      // meets the same and tells the user; nothing here is theirs to see.
-      if (error instanceof AppError && error.statusCode < 500)
-        request.log.debug({ err: error }, 'page data not started');
-      else request.log.warn({ err: error }, `reading ${pathname}'s data with the page failed`);
-    }
-  }
 
   return {
     parts: {
@@ -665,7 +512,7 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
       sync,
       principals,
       catchUp,
-      watchConnections: (options) => connection.watchConnections(options),
+      watchConnections: (watch) => connection.watchConnections(watch),
       practice,
     },
     sessions,
@@ -691,7 +538,7 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
       await changeNotices.close();
       await sync.close();
       await sharedGates?.close();
-      await egress.flush();
+      await organizations.close();
       await principals.close();
     },
   };
