@@ -4,7 +4,6 @@
  * the Fastify app itself (its plugins and hooks) and calls this once; nothing else builds a service.
  * Routes files never build a repository (lint: *.routes.ts imports no *.repository.ts nor the db layer).
  */
-import nodeCrypto from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { FEATURE_PATHS } from '../shared/feature-flags-rules';
 import type { ServerConfig } from './config/env';
@@ -13,22 +12,14 @@ import { createJobs, type Job } from './lib/jobs';
 import { createAddInvoicesRepository } from './modules/add-invoices/add-invoices.repository';
 import { registerAddInvoicesRoutes } from './modules/add-invoices/add-invoices.routes';
 import { createAddInvoicesService } from './modules/add-invoices/add-invoices.service';
-import { createAdminRepository } from './modules/admin/admin.repository';
-import { registerAdminRoutes } from './modules/admin/admin.routes';
-import { createAdminService } from './modules/admin/admin.service';
-import { createWriteReviewService } from './modules/admin/write-review.service';
+import { adminModule } from './modules/admin/index';
 import { auditModule } from './modules/audit/index';
-import { createUsersRepository } from './modules/auth/auth.repository';
-import { registerAuthRoutes } from './modules/auth/auth.routes';
-import { createAuthService } from './modules/auth/auth.service';
-import { createLoginLimiter } from './modules/auth/login-limiter';
-import { createMfaLimiter } from './modules/auth/mfa.limiter';
-import { createMfaRepository } from './modules/auth/mfa.repository';
-import { createMfaService } from './modules/auth/mfa.service';
+import { authModule } from './modules/auth/index';
+import { liveEventsModule } from './modules/live-events/index';
+import { xeroConnectionModule } from './modules/xero-connection/index';
+import { xeroWebhooksModule } from './modules/xero-webhooks/index';
 import type { PrincipalCache } from './modules/auth/principal-cache';
 import type { PrincipalRow, SessionStore } from './modules/auth/sessions';
-import { registerXeroSignInRoutes } from './modules/auth/xero-signin.routes';
-import { createXeroSignInService } from './modules/auth/xero-signin.service';
 import { createCisBillsRepository } from './modules/cis-bills/cis-bills.repository';
 import { registerCisBillsRoutes } from './modules/cis-bills/cis-bills.routes';
 import { createCisBillsService } from './modules/cis-bills/cis-bills.service';
@@ -46,7 +37,6 @@ import {
 } from './modules/hmrc-filing/hmrc-filing.service';
 import { HMRC_ENDPOINTS, HMRC_PRODUCT } from './hmrc/transaction-engine';
 import { createMailer } from './mail/mailer';
-import { registerLiveEventsRoutes } from './modules/live-events/live-events.routes';
 import { organizationsModule } from './modules/organizations/index';
 import type { ResolveTenant } from './modules/organizations/tenancy';
 import { createAttachmentStoreRepository } from './modules/pay-invoices/attachment-store.repository';
@@ -64,11 +54,6 @@ import { createSettingsService } from './modules/settings/settings.service';
 import { createStockJournalRepository } from './modules/stock-journal/stock-journal.repository';
 import { registerStockJournalRoutes } from './modules/stock-journal/stock-journal.routes';
 import { createStockJournalService } from './modules/stock-journal/stock-journal.service';
-import { createConnectService } from './modules/xero-connection/connect.service';
-import { registerConnectionRoutes } from './modules/xero-connection/connection.routes';
-import { createConnectionService } from './modules/xero-connection/connection.service';
-import { createOAuthRequests } from './modules/xero-connection/oauth-requests';
-import { registerXeroWebhookRoutes } from './modules/xero-webhooks/webhooks.routes';
 import { isCacheOnly, noteNotInCache } from './xero/call-context';
 import type { XeroSync } from './xero/sync/sync.service';
 import type { WriteCatchUp } from './xero/sync/settled-write-catch-up';
@@ -78,12 +63,6 @@ import type { BuildAppOptions } from './wiring/build-options';
 import { createPageDataStarter } from './wiring/page-data';
 import { createSharedParts } from './wiring/shared-parts';
 
-/** Expired sessions and old sign-in attempts are purged this often. */
-const HOUSEKEEPING_MS = 15 * 60_000;
-/** Webhook deliveries left unapplied, gaps given up on and old live events are looked at this often. */
-const WEBHOOK_SWEEP_MS = 30_000;
-/** Applied webhook deliveries are purged at most this often (by the sweep). */
-const WEBHOOK_PURGE_MS = 15 * 60_000;
 /** HMRC submissions with a poll due are looked at this often (HMRC's own interval is 10 s or more). */
 const HMRC_POLL_MS = 2_000;
 /** The deadline reminders are looked at this often. */
@@ -149,7 +128,7 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
   const audit = auditModule(db, log).service;
   const organizations = organizationsModule(database, log);
   const parts = createSharedParts(app, options, { audit, organizations: organizations.service });
-  const { principals, sessions, box, tokens, oauth, orgs, resolveTenant, sharedGates } = parts;
+  const { principals, sessions, box, tokens, orgs, resolveTenant, sharedGates } = parts;
   const {
     metrics,
     webhookKey,
@@ -163,51 +142,12 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
     catchUp,
     webhooks,
   } = parts;
-  const users = createUsersRepository(db);
-  // Device cookies of the sign-in limits are signed with a key of their own, derived from the encryption key.
-  const limiter = createLoginLimiter(
-    db,
-    nodeCrypto.createHmac('sha256', parts.encryptionKey).update('ledgerlink device cookie').digest(),
-  );
-  const auth = createAuthService({ users, limiter, audit });
-  const mfa = createMfaService({
-    repo: createMfaRepository(db),
-    limiter: createMfaLimiter(db),
-    box: () => box,
-    audit,
-    requireMfaForAdmins: config.requireMfaForAdmins,
-  });
-  const oauthRequests = createOAuthRequests(db);
-  const connection = createConnectionService({
-    orgs,
-    tokens,
-    xero: xero.connections,
-    audit,
-    log,
-    watchEveryMs: config.xero.connectionsCheckMs,
-  });
-  // A connection found lost (expired or revoked, issue 45 item 2) is said once, by the connection service.
-  parts.onConnectionLost((userId, reason) => connection.noteLost(userId, reason));
-  // The two OAuth flows: connecting organisations, and Sign in with Xero (which connects them in the same consent).
-  const uris = parts.redirectUris;
-  const connect = createConnectService({
-    connection,
-    oauth,
-    oauthRequests,
-    tokens,
-    audit,
-    redirectUri: uris.connect,
-    appUrl: config.appUrl,
-  });
-  const signIn = createXeroSignInService({
-    users,
-    oauth,
-    oauthRequests,
-    tokens,
-    connection,
-    audit,
-    redirectUri: uris.signin,
-  });
+  const xeroConnection = xeroConnectionModule(parts);
+  const { connection } = xeroConnection.service;
+  const auth = authModule(parts, xeroConnection.service);
+  const admin = adminModule(parts, auth.service);
+  const xeroWebhooks = xeroWebhooksModule(parts);
+  const liveEvents = liveEventsModule(parts);
 
   // The feature services, each given the part of the port it uses and the shared collaborators.
   const settings = createSettingsService({
@@ -358,50 +298,10 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
   });
 
   // The background jobs, each named, started when the app is ready and stopped when it closes.
-  let lastWebhookPurge = 0;
   const jobList: Job[] = [
-    {
-      name: 'housekeeping',
-      everyMs: HOUSEKEEPING_MS,
-      run: () => {
-        void sessions
-          .purgeExpired()
-          .catch((error: unknown) => log.warn({ err: error }, 'purging expired sessions failed'));
-        void limiter
-          .purgeOld()
-          .catch((error: unknown) => log.warn({ err: error }, 'purging old sign-in attempts failed'));
-      },
-    },
-    {
-      name: 'webhook sweep',
-      everyMs: WEBHOOK_SWEEP_MS,
-      run: () => {
-        if (webhookKey) void webhooks.drain();
-        if (webhookKey)
-          void webhookHealth
-            .giveUpOldGaps()
-            .catch((error: unknown) => log.warn({ err: error }, 'checking webhook gaps failed'));
-        void live
-          .purgeOld()
-          .catch((error: unknown) => log.warn({ err: error }, 'purging old live events failed'));
-        if (Date.now() - lastWebhookPurge > WEBHOOK_PURGE_MS) {
-          lastWebhookPurge = Date.now();
-          void webhooks
-            .purgeProcessed()
-            .catch((error: unknown) => log.warn({ err: error }, 'purging processed webhook events failed'));
-        }
-      },
-    },
-    {
-      // A revoke or a disconnect made in Xero, noticed with nobody acting (issue 45 item 2): Xero's identity
-      // service only (GET /connections), never the Accounting API; signed-in users only.
-      // It looks for users due a read twice a period, so each is read about every XERO_CONNECTIONS_CHECK_SECONDS.
-      name: 'connections watch',
-      everyMs: Math.max(1_000, Math.floor(config.xero.connectionsCheckMs / 2)),
-      run: async () => {
-        await connection.watchConnections();
-      },
-    },
+    ...auth.jobs,
+    ...xeroWebhooks.jobs,
+    ...xeroConnection.jobs,
     {
       // Settles the writes the staleness rule calls stale (a crashed instance's, a lost answer) by asking Xero,
       // at start and every RECONCILE_INTERVAL_MS, one pass at a time; then what was settled without its request
@@ -438,30 +338,9 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
   const jobs = createJobs(jobList, log);
 
   function registerModules(): void {
-    registerAuthRoutes(app, {
-      auth,
-      sessions,
-      demoCredentials: options.demoCredentials,
-      mfa,
-      limiter,
-      secureCookie: config.session.secureCookie,
-      registrationsPerHour: config.registrationsPerHour,
-    });
-    registerConnectionRoutes(app, {
-      connection,
-      connect,
-      secureCookie: config.session.secureCookie,
-      liveUpdates: (tenantIds) => webhookHealth.healthOf(tenantIds),
-    });
-    registerXeroSignInRoutes(app, {
-      signIn,
-      sessions,
-      secureCookie: config.session.secureCookie,
-    });
-    registerAdminRoutes(app, {
-      service: createAdminService({ admin: createAdminRepository(db), users, audit, limiter }),
-      review: createWriteReviewService({ ledger }),
-    });
+    xeroConnection.register(app);
+    auth.register(app);
+    admin.register(app);
     registerSettingsRoutes(app, { settings });
     registerPayInvoicesRoutes(app, { service: payInvoices });
     registerAddInvoicesRoutes(app, { service: addInvoices });
@@ -470,13 +349,8 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
     registerStockJournalRoutes(app, { service: stockJournal });
     registerHmrcFilingRoutes(app, { service: hmrcFiling });
     registerPracticeRoutes(app, { service: practice, isLive: (sessionId) => sessions.isLive(sessionId) });
-    registerXeroWebhookRoutes(app, { webhookKey, processor: webhooks, health: webhookHealth });
-    registerLiveEventsRoutes(app, {
-      live,
-      mayStillRead: async (sessionId, userId, organizationId) =>
-        (await sessions.isLive(sessionId)) &&
-        Boolean((await orgs.findMembership(userId, organizationId))?.membership.connected),
-    });
+    xeroWebhooks.register(app);
+    liveEvents.register(app);
 
     // Every kind of Xero write, in one list: how its lost answer is looked up in Xero, how a resend after a
     // restore is kept from doubling it, and who sends a held one again (decision 015, src/server/ledger/write-kinds.ts).
