@@ -5,17 +5,17 @@
  * Routes files never build a repository (lint: *.routes.ts imports no *.repository.ts nor the db layer).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { FEATURE_PATHS } from '../shared/feature-flags-rules';
 import type { ServerConfig } from './config/env';
 import { RECONCILE_INTERVAL_MS, registerWriteKinds, type WriteLedger } from './ledger/index';
 import { createJobs, type Job } from './lib/jobs';
-import { createAddInvoicesRepository } from './modules/add-invoices/add-invoices.repository';
-import { registerAddInvoicesRoutes } from './modules/add-invoices/add-invoices.routes';
-import { createAddInvoicesService } from './modules/add-invoices/add-invoices.service';
 import { adminModule } from './modules/admin/index';
+import { addInvoicesModule } from './modules/add-invoices/index';
 import { auditModule } from './modules/audit/index';
 import { authModule } from './modules/auth/index';
 import { liveEventsModule } from './modules/live-events/index';
+import { payInvoicesModule } from './modules/pay-invoices/index';
+import { settingsModule } from './modules/settings/index';
+import { stockJournalModule } from './modules/stock-journal/index';
 import { xeroConnectionModule } from './modules/xero-connection/index';
 import { xeroWebhooksModule } from './modules/xero-webhooks/index';
 import type { PrincipalCache } from './modules/auth/principal-cache';
@@ -39,21 +39,11 @@ import { HMRC_ENDPOINTS, HMRC_PRODUCT } from './hmrc/transaction-engine';
 import { createMailer } from './mail/mailer';
 import { organizationsModule } from './modules/organizations/index';
 import type { ResolveTenant } from './modules/organizations/tenancy';
-import { createAttachmentStoreRepository } from './modules/pay-invoices/attachment-store.repository';
-import { createPayInvoicesRepository } from './modules/pay-invoices/pay-invoices.repository';
-import { registerPayInvoicesRoutes } from './modules/pay-invoices/pay-invoices.routes';
-import { createPayInvoicesService } from './modules/pay-invoices/pay-invoices.service';
 import { createChangeNotices } from './modules/practice/change-notices';
 import { createCisMonthReader } from './modules/practice/cis-month';
 import { createPracticeRepository } from './modules/practice/practice.repository';
 import { registerPracticeRoutes } from './modules/practice/practice.routes';
 import { createPracticeService, type PracticeService } from './modules/practice/practice.service';
-import { createSettingsRepository } from './modules/settings/settings.repository';
-import { registerSettingsRoutes } from './modules/settings/settings.routes';
-import { createSettingsService } from './modules/settings/settings.service';
-import { createStockJournalRepository } from './modules/stock-journal/stock-journal.repository';
-import { registerStockJournalRoutes } from './modules/stock-journal/stock-journal.routes';
-import { createStockJournalService } from './modules/stock-journal/stock-journal.service';
 import { isCacheOnly, noteNotInCache } from './xero/call-context';
 import type { XeroSync } from './xero/sync/sync.service';
 import type { WriteCatchUp } from './xero/sync/settled-write-catch-up';
@@ -129,19 +119,7 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
   const organizations = organizationsModule(database, log);
   const parts = createSharedParts(app, options, { audit, organizations: organizations.service });
   const { principals, sessions, box, tokens, orgs, resolveTenant, sharedGates } = parts;
-  const {
-    metrics,
-    webhookKey,
-    webhookHealth,
-    xeroHttp,
-    xero,
-    ledger,
-    sync,
-    bodies,
-    live,
-    catchUp,
-    webhooks,
-  } = parts;
+  const { metrics, webhookKey, webhookHealth, xeroHttp, xero, ledger, sync, live, catchUp, webhooks } = parts;
   const xeroConnection = xeroConnectionModule(parts);
   const { connection } = xeroConnection.service;
   const auth = authModule(parts, xeroConnection.service);
@@ -149,34 +127,11 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
   const xeroWebhooks = xeroWebhooksModule(parts);
   const liveEvents = liveEventsModule(parts);
 
-  // The feature services, each given the part of the port it uses and the shared collaborators.
-  const settings = createSettingsService({
-    repo: createSettingsRepository(db),
-    sync,
-    accounts: xero.accounts,
-    audit,
-    ledger,
-  });
-  const payInvoices = createPayInvoicesService({
-    repo: createPayInvoicesRepository(db),
-    sync,
-    xero: xero.payInvoices,
-    ledger,
-    audit,
-    bodies,
-    attachmentStore: {
-      repo: createAttachmentStoreRepository(db),
-      maxBytes: config.attachmentStore.maxBytes,
-      log,
-    },
-  });
-  const addInvoices = createAddInvoicesService({
-    repo: createAddInvoicesRepository(db),
-    xero: xero.addInvoices,
-    ledger,
-    sync,
-    audit,
-  });
+  const settings = settingsModule(parts);
+  const payInvoicesEntry = payInvoicesModule(parts);
+  const payInvoices = payInvoicesEntry.service;
+  const addInvoicesEntry = addInvoicesModule(parts);
+  const addInvoices = addInvoicesEntry.service;
   // Issue 43: HMRC's answer to a verification is the rate a contact is given, for CIS Bills and CIS Returns alike:
   // one narrow reader of the verifications kept by HMRC filing.
   const hmrcFilingRepo = createHmrcFilingRepository(db);
@@ -241,17 +196,8 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
     log,
     ...(options.hmrcWaitMs ? { waitMs: options.hmrcWaitMs } : {}),
   });
-  const stockJournal = createStockJournalService({
-    repo: createStockJournalRepository(db),
-    sync,
-    journals: xero.journals,
-    sales: xero.sales,
-    ledger,
-    audit,
-    bodies,
-    checkToken: (userId) => tokens.getAccessToken(userId),
-    log,
-  });
+  const stockJournalEntry = stockJournalModule(parts);
+  const stockJournal = stockJournalEntry.service;
 
   // The Today page (issue 47): every organisation's row through each feature's own code (figures.ts), kept until
   // the database announces a change. Its CIS month comes from CIS Returns' own months, through an instance whose
@@ -341,12 +287,12 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
     xeroConnection.register(app);
     auth.register(app);
     admin.register(app);
-    registerSettingsRoutes(app, { settings });
-    registerPayInvoicesRoutes(app, { service: payInvoices });
-    registerAddInvoicesRoutes(app, { service: addInvoices });
+    settings.register(app);
+    payInvoicesEntry.register(app);
+    addInvoicesEntry.register(app);
     registerCisBillsRoutes(app, { service: cisBills });
     registerCisReturnsRoutes(app, { service: cisReturns });
-    registerStockJournalRoutes(app, { service: stockJournal });
+    stockJournalEntry.register(app);
     registerHmrcFilingRoutes(app, { service: hmrcFiling });
     registerPracticeRoutes(app, { service: practice, isLive: (sessionId) => sessions.isLive(sessionId) });
     xeroWebhooks.register(app);
@@ -370,13 +316,7 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
   }
 
   // What each page asks Xero for first, started with the page.
-  const startPageData = createPageDataStarter({ sessions, resolveTenant }, [
-    {
-      path: FEATURE_PATHS['pay-invoices'],
-      feature: 'pay-invoices',
-      start: (ctx) => payInvoices.startInvoiceList(ctx),
-    },
-  ]);
+  const startPageData = createPageDataStarter({ sessions, resolveTenant }, [payInvoicesEntry.pageData]);
 
   return {
     parts: {

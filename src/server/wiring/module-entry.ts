@@ -9,7 +9,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { FeatureKey } from '../../shared/feature-flags-rules';
 import type { ServerConfig } from '../config/env';
 import type { Database, Db } from '../db/client';
-import type { WriteKindHandlers, WriteLedger } from '../ledger/index';
+import type { LocalKindHandlers, WriteKindHandlers, WriteLedger, WriteStepHandlers } from '../ledger/index';
 import type { BodyCache } from '../lib/body-cache';
 import type { SecretBox } from '../lib/crypto';
 import type { Job } from '../lib/jobs';
@@ -98,6 +98,10 @@ export interface ModuleEntry {
   jobs?: Job[];
   /** Its kinds of Xero write: how a lost answer is found, a resend kept single, a held one sent again. */
   writeKinds?: readonly WriteKindHandlers[];
+  /** The steps of its intents (run when an intent's step was left unsent, hooks run on a confirmed write). */
+  writeSteps?: readonly WriteStepHandlers[];
+  /** Its writes that never go to Xero, settled from the database (issue 44). */
+  localKinds?: readonly LocalKindHandlers[];
   /** Its pages whose first data starts with their HTML. */
   pageData?: PageData;
   /** When the app is ready, and when it closes (after the jobs have stopped). */
