@@ -5,12 +5,14 @@
  * Routes files never build a repository (lint: *.routes.ts imports no *.repository.ts nor the db layer).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { ServerConfig } from './config/env';
 import { RECONCILE_INTERVAL_MS, registerWriteKinds, type WriteLedger } from './ledger/index';
 import { createJobs, type Job } from './lib/jobs';
 import { adminModule } from './modules/admin/index';
 import { addInvoicesModule } from './modules/add-invoices/index';
 import { auditModule } from './modules/audit/index';
+import { cisBillsModule } from './modules/cis-bills/index';
+import { cisReturnsModule } from './modules/cis-returns/index';
+import { hmrcFilingModule, hmrcVerifications } from './modules/hmrc-filing/index';
 import { authModule } from './modules/auth/index';
 import { liveEventsModule } from './modules/live-events/index';
 import { payInvoicesModule } from './modules/pay-invoices/index';
@@ -20,23 +22,6 @@ import { xeroConnectionModule } from './modules/xero-connection/index';
 import { xeroWebhooksModule } from './modules/xero-webhooks/index';
 import type { PrincipalCache } from './modules/auth/principal-cache';
 import type { PrincipalRow, SessionStore } from './modules/auth/sessions';
-import { createCisBillsRepository } from './modules/cis-bills/cis-bills.repository';
-import { registerCisBillsRoutes } from './modules/cis-bills/cis-bills.routes';
-import { createCisBillsService } from './modules/cis-bills/cis-bills.service';
-import { createCisReturnsRepository } from './modules/cis-returns/cis-returns.repository';
-import { registerCisReturnsRoutes } from './modules/cis-returns/cis-returns.routes';
-import { createCisReturnsService, type CisStatement } from './modules/cis-returns/cis-returns.service';
-import { renderStatementsPdf, statementFileName } from './modules/cis-returns/statement-pdf';
-import { createHmrcFilingRepository } from './modules/hmrc-filing/hmrc-filing.repository';
-import { registerHmrcFilingRoutes } from './modules/hmrc-filing/hmrc-filing.routes';
-import { createReturnInFlight, createVerifiedRates } from './modules/hmrc-filing/ports';
-import {
-  createHmrcFilingService,
-  type HmrcEndpointConfig,
-  type StatementData,
-} from './modules/hmrc-filing/hmrc-filing.service';
-import { HMRC_ENDPOINTS, HMRC_PRODUCT } from './hmrc/transaction-engine';
-import { createMailer } from './mail/mailer';
 import { organizationsModule } from './modules/organizations/index';
 import type { ResolveTenant } from './modules/organizations/tenancy';
 import { createChangeNotices } from './modules/practice/change-notices';
@@ -44,7 +29,6 @@ import { createCisMonthReader } from './modules/practice/cis-month';
 import { createPracticeRepository } from './modules/practice/practice.repository';
 import { registerPracticeRoutes } from './modules/practice/practice.routes';
 import { createPracticeService, type PracticeService } from './modules/practice/practice.service';
-import { isCacheOnly, noteNotInCache } from './xero/call-context';
 import type { XeroSync } from './xero/sync/sync.service';
 import type { WriteCatchUp } from './xero/sync/settled-write-catch-up';
 import type { XeroHttp } from './xero/xero-http/http';
@@ -52,22 +36,6 @@ import type { TokenStore } from './xero/xero-http/token-store';
 import type { BuildAppOptions } from './wiring/build-options';
 import { createPageDataStarter } from './wiring/page-data';
 import { createSharedParts } from './wiring/shared-parts';
-
-/** HMRC submissions with a poll due are looked at this often (HMRC's own interval is 10 s or more). */
-const HMRC_POLL_MS = 2_000;
-/** The deadline reminders are looked at this often. */
-const REMINDER_CHECK_MS = 30 * 60_000;
-
-/** Where returns go: demo mode's sandbox, or HMRC_ENDPOINT (test, live or a URL); nowhere when neither. */
-function resolveHmrcEndpoints(config: ServerConfig, demo: BuildAppOptions['hmrc']): HmrcEndpointConfig {
-  const base = { vendorId: config.hmrc.vendorId, gatewayTest: config.hmrc.gatewayTest, ...HMRC_PRODUCT };
-  const configured = config.hmrc.endpoint;
-  if (configured === 'test' || configured === 'live')
-    return { ...base, submissionUrl: HMRC_ENDPOINTS[configured], kind: configured };
-  if (configured && configured !== 'sandbox') return { ...base, submissionUrl: configured, kind: 'custom' };
-  if (demo) return { ...base, submissionUrl: demo.submissionUrl, kind: 'sandbox' };
-  return { ...base, submissionUrl: null, kind: null };
-}
 
 /**
  * The wiring's part of what a built app's builder's caller sees (app.ts `AppParts`; the app is not decorated
@@ -112,14 +80,14 @@ export type { BuildAppOptions } from './wiring/build-options';
 
 /** Builds every collaborator of the app once (docs/code-style.md §4); registers nothing until asked. */
 export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wiring {
-  const { config, database } = options;
+  const { database } = options;
   const db = database.db;
   const log = app.log;
   const audit = auditModule(db, log).service;
   const organizations = organizationsModule(database, log);
   const parts = createSharedParts(app, options, { audit, organizations: organizations.service });
-  const { principals, sessions, box, tokens, orgs, resolveTenant, sharedGates } = parts;
-  const { metrics, webhookKey, webhookHealth, xeroHttp, xero, ledger, sync, live, catchUp, webhooks } = parts;
+  const { principals, sessions, tokens, orgs, resolveTenant, sharedGates } = parts;
+  const { metrics, webhookKey, webhookHealth, xeroHttp, ledger, sync, live, catchUp, webhooks } = parts;
   const xeroConnection = xeroConnectionModule(parts);
   const { connection } = xeroConnection.service;
   const auth = authModule(parts, xeroConnection.service);
@@ -132,90 +100,16 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
   const payInvoices = payInvoicesEntry.service;
   const addInvoicesEntry = addInvoicesModule(parts);
   const addInvoices = addInvoicesEntry.service;
-  // Issue 43: HMRC's answer to a verification is the rate a contact is given, for CIS Bills and CIS Returns alike:
-  // one narrow reader of the verifications kept by HMRC filing.
-  const hmrcFilingRepo = createHmrcFilingRepository(db);
-  const verifiedRates = createVerifiedRates(hmrcFilingRepo);
-  const cisBills = createCisBillsService({
-    repo: createCisBillsRepository(db),
-    verifiedRates,
-    bills: xero.bills,
-    contacts: xero.contacts,
-    sync,
-    ledger,
-    audit,
-    appUrl: config.appUrl,
-    log,
-  });
-  // The CIS month-end (issue 29): behind the CIS Bills flag, reading the subcontractors' CIS settings as CIS Bills does.
-  const cisReturns = createCisReturnsService({
-    repo: createCisReturnsRepository(db),
-    sync,
-    audit,
-    checkCisContacts: (ctx, contactIds) => cisBills.checkCisContacts(ctx, contactIds),
-    verifiedRates,
-    returnInFlight: createReturnInFlight(hmrcFilingRepo),
-    log,
-  });
-  // Filing with HMRC (issue 43): the figures are the CIS month-end's, reached through a narrow port.
-  const hmrcFiling = createHmrcFilingService({
-    repo: hmrcFilingRepo,
-    box,
-    audit,
-    endpoints: resolveHmrcEndpoints(config, options.hmrc),
-    cisReturns: {
-      getReturn: (ctx, period, refresh) => cisReturns.getReturn(ctx, period, refresh),
-      getSettings: (ctx) => cisReturns.getSettings(ctx),
-      getStatements: async (ctx, period, contactId) =>
-        (await cisReturns.getStatements(ctx, period, contactId)) as unknown as StatementData[],
-      renderStatementsPdf: (statements) => renderStatementsPdf(statements as unknown as CisStatement[]),
-      statementFileName,
-      // An accepted return marks the month filed with HMRC's receipt (issue 42's one filing path); the whole
-      // exchange is also kept with the submission (hmrc_submissions).
-      markFiled: (ctx, period, filedOn, receipt, asSent) =>
-        cisReturns.recordFiling(ctx, period, {
-          filedOn,
-          source: 'hmrc',
-          receipt: {
-            irmark: receipt.irmark,
-            receivedAt: receipt.timestamp,
-            correlationId: receipt.correlationId,
-          },
-          asSent,
-        }),
-      updateRefs: (ctx, contactId, refs) => cisReturns.updateRefs(ctx, contactId, refs),
-    },
-    syncContacts: (ctx, fresh) => sync.syncContacts(ctx, { force: fresh }),
-    checkCisContacts: (ctx, contactIds) => cisBills.checkCisContacts(ctx, contactIds),
-    mailer: createMailer({
-      smtpUrl: config.mail.smtpUrl,
-      from: config.mail.from,
-      outbox: config.xeroMode === 'demo' ? db : null,
-    }),
-    instanceId: ledger.instanceId,
-    log,
-    ...(options.hmrcWaitMs ? { waitMs: options.hmrcWaitMs } : {}),
-  });
+  const verifications = hmrcVerifications(parts);
+  const cisBillsEntry = cisBillsModule(parts, verifications);
+  const cisBills = cisBillsEntry.service;
+  const cisReturns = cisReturnsModule(parts, { cisBills, ...verifications });
+  const hmrcFiling = hmrcFilingModule(parts, { cisReturns: cisReturns.service, cisBills });
   const stockJournalEntry = stockJournalModule(parts);
   const stockJournal = stockJournalEntry.service;
 
   // The Today page (issue 47): every organisation's row through each feature's own code (figures.ts), kept until
-  // the database announces a change. Its CIS month comes from CIS Returns' own months, through an instance whose
-  // check of subcontractors' CIS settings calls Xero only when the row is read in the background (from the cache
-  // it says what it lacks instead).
-  const practiceCisReturns = createCisReturnsService({
-    repo: createCisReturnsRepository(db),
-    sync,
-    audit,
-    checkCisContacts: async (ctx, contactIds) => {
-      if (!isCacheOnly()) return cisBills.checkCisContacts(ctx, contactIds);
-      if ((await cisBills.findUncheckedCisContacts(ctx, contactIds)).length > 0) noteNotInCache();
-      return [];
-    },
-    verifiedRates,
-    returnInFlight: createReturnInFlight(hmrcFilingRepo),
-    log,
-  });
+  // the database announces a change.
   const changeNotices = createChangeNotices({ database, log });
   const practice = createPracticeService({
     repo: createPracticeRepository(db),
@@ -228,7 +122,7 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
       },
       listDrafts: (ctx, o) => addInvoices.listDrafts(ctx, o),
       listDraftBills: (ctx, o) => cisBills.listDraftBills(ctx, o),
-      readCisMonth: createCisMonthReader((ctx, o) => practiceCisReturns.listMonths(ctx, o)),
+      readCisMonth: createCisMonthReader((ctx, o) => cisReturns.forToday.listMonths(ctx, o)),
       getSales: (ctx, query) => stockJournal.getSales(ctx, query),
       listEntries: (ctx) => stockJournal.listEntries(ctx),
       listKnownEntries: (ctx) => stockJournal.listKnownEntries(ctx),
@@ -266,20 +160,7 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
         }
       },
     },
-    {
-      // Submissions to HMRC still on their way: polled when due, looked up when their answer was lost (issue 43).
-      name: 'hmrc submissions',
-      everyMs: HMRC_POLL_MS,
-      runAtStart: true,
-      run: () => hmrcFiling.driver.runDue(),
-    },
-    {
-      // 5 days before the 19th: the contractor's reminder of a return not yet filed (issue 43).
-      name: 'cis reminders',
-      everyMs: REMINDER_CHECK_MS,
-      runAtStart: true,
-      run: () => hmrcFiling.sendReminders(),
-    },
+    ...hmrcFiling.jobs,
   ];
   const jobs = createJobs(jobList, log);
 
@@ -290,10 +171,10 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
     settings.register(app);
     payInvoicesEntry.register(app);
     addInvoicesEntry.register(app);
-    registerCisBillsRoutes(app, { service: cisBills });
-    registerCisReturnsRoutes(app, { service: cisReturns });
+    cisBillsEntry.register(app);
+    cisReturns.register(app);
     stockJournalEntry.register(app);
-    registerHmrcFilingRoutes(app, { service: hmrcFiling });
+    hmrcFiling.register(app);
     registerPracticeRoutes(app, { service: practice, isLive: (sessionId) => sessions.isLive(sessionId) });
     xeroWebhooks.register(app);
     liveEvents.register(app);
