@@ -1,41 +1,43 @@
 /**
- * The one wiring site (docs/code-style.md §4, issue 31 item 2): every port, service and background job is built
- * here, every module's routes and every kind of Xero write are registered here, each in one list. app.ts holds
- * the Fastify app itself (its plugins and hooks) and calls this once; nothing else builds a service.
- * Routes files never build a repository (lint: *.routes.ts imports no *.repository.ts nor the db layer).
+ * The one wiring site (docs/code-style.md §4; issues 31 and 46): builds the shared parts once (src/server/wiring/)
+ * and lists the modules, one line each, in the order the services they are given need. Each module wires itself in
+ * its own entry (`src/server/modules/<module>/index.ts`) from the shared parts and, where it needs another module's
+ * service, that service passed by name. app.ts holds the Fastify app itself (its plugins and hooks) and calls this
+ * once; nothing else builds a service. Routes files never build a repository (lint: *.routes.ts imports no
+ * *.repository.ts nor the db layer).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { RECONCILE_INTERVAL_MS, registerWriteKinds, type WriteLedger } from './ledger/index';
-import { createJobs, type Job } from './lib/jobs';
-import { adminModule } from './modules/admin/index';
+import { registerWriteKinds, type WriteLedger } from './ledger/index';
+import { createJobs } from './lib/jobs';
 import { addInvoicesModule } from './modules/add-invoices/index';
+import { adminModule } from './modules/admin/index';
 import { auditModule } from './modules/audit/index';
+import { authModule } from './modules/auth/index';
+import type { PrincipalCache } from './modules/auth/principal-cache';
+import type { PrincipalRow, SessionStore } from './modules/auth/sessions';
 import { cisBillsModule } from './modules/cis-bills/index';
 import { cisReturnsModule } from './modules/cis-returns/index';
 import { hmrcFilingModule, hmrcVerifications } from './modules/hmrc-filing/index';
-import { authModule } from './modules/auth/index';
 import { liveEventsModule } from './modules/live-events/index';
+import { organizationsModule } from './modules/organizations/index';
+import type { ResolveTenant } from './modules/organizations/tenancy';
 import { payInvoicesModule } from './modules/pay-invoices/index';
+import { practiceModule } from './modules/practice/index';
+import type { PracticeService } from './modules/practice/practice.service';
 import { settingsModule } from './modules/settings/index';
 import { stockJournalModule } from './modules/stock-journal/index';
 import { xeroConnectionModule } from './modules/xero-connection/index';
 import { xeroWebhooksModule } from './modules/xero-webhooks/index';
-import type { PrincipalCache } from './modules/auth/principal-cache';
-import type { PrincipalRow, SessionStore } from './modules/auth/sessions';
-import { organizationsModule } from './modules/organizations/index';
-import type { ResolveTenant } from './modules/organizations/tenancy';
-import { createChangeNotices } from './modules/practice/change-notices';
-import { createCisMonthReader } from './modules/practice/cis-month';
-import { createPracticeRepository } from './modules/practice/practice.repository';
-import { registerPracticeRoutes } from './modules/practice/practice.routes';
-import { createPracticeService, type PracticeService } from './modules/practice/practice.service';
-import type { XeroSync } from './xero/sync/sync.service';
+import type { BuildAppOptions } from './wiring/build-options';
+import type { ModuleEntry } from './wiring/module-entry';
+import { createPageDataStarter } from './wiring/page-data';
+import { createSharedParts, reconcileJob } from './wiring/shared-parts';
 import type { WriteCatchUp } from './xero/sync/settled-write-catch-up';
+import type { XeroSync } from './xero/sync/sync.service';
 import type { XeroHttp } from './xero/xero-http/http';
 import type { TokenStore } from './xero/xero-http/token-store';
-import type { BuildAppOptions } from './wiring/build-options';
-import { createPageDataStarter } from './wiring/page-data';
-import { createSharedParts } from './wiring/shared-parts';
+
+export type { BuildAppOptions } from './wiring/build-options';
 
 /**
  * The wiring's part of what a built app's builder's caller sees (app.ts `AppParts`; the app is not decorated
@@ -70,155 +72,96 @@ export interface Wiring {
    * Never throws: a page asked for signed out, without access or with the feature off starts nothing.
    */
   startPageData(request: FastifyRequest, pathname: string): Promise<void>;
-  /** When the app is ready: live events, the ledger's heartbeat, then the background jobs. */
+  /** When the app is ready: live events, the Today page's notices, the ledger's heartbeat, then the jobs. */
   start(): Promise<void>;
   /** When the app closes: the jobs, then each collaborator holding a connection, a timer or unsaved counts. */
   stop(): Promise<void>;
 }
 
-export type { BuildAppOptions } from './wiring/build-options';
-
 /** Builds every collaborator of the app once (docs/code-style.md §4); registers nothing until asked. */
 export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wiring {
   const { database } = options;
-  const db = database.db;
-  const log = app.log;
-  const audit = auditModule(db, log).service;
-  const organizations = organizationsModule(database, log);
-  const parts = createSharedParts(app, options, { audit, organizations: organizations.service });
-  const { principals, sessions, tokens, orgs, resolveTenant, sharedGates } = parts;
-  const { metrics, webhookKey, webhookHealth, xeroHttp, ledger, sync, live, catchUp, webhooks } = parts;
-  const xeroConnection = xeroConnectionModule(parts);
-  const { connection } = xeroConnection.service;
-  const auth = authModule(parts, xeroConnection.service);
-  const admin = adminModule(parts, auth.service);
-  const xeroWebhooks = xeroWebhooksModule(parts);
-  const liveEvents = liveEventsModule(parts);
-
-  const settings = settingsModule(parts);
-  const payInvoicesEntry = payInvoicesModule(parts);
-  const payInvoices = payInvoicesEntry.service;
-  const addInvoicesEntry = addInvoicesModule(parts);
-  const addInvoices = addInvoicesEntry.service;
-  const verifications = hmrcVerifications(parts);
-  const cisBillsEntry = cisBillsModule(parts, verifications);
-  const cisBills = cisBillsEntry.service;
-  const cisReturns = cisReturnsModule(parts, { cisBills, ...verifications });
-  const hmrcFiling = hmrcFilingModule(parts, { cisReturns: cisReturns.service, cisBills });
-  const stockJournalEntry = stockJournalModule(parts);
-  const stockJournal = stockJournalEntry.service;
-
-  // The Today page (issue 47): every organisation's row through each feature's own code (figures.ts), kept until
-  // the database announces a change.
-  const changeNotices = createChangeNotices({ database, log });
-  const practice = createPracticeService({
-    repo: createPracticeRepository(db),
-    notices: changeNotices,
-    sources: {
-      payInvoices: {
-        summarizeOutstanding: (ctx) => payInvoices.summarizeOutstanding(ctx),
-        startInvoiceList: (ctx) => payInvoices.startInvoiceList(ctx),
-        readInvoiceList: (ctx) => payInvoices.readInvoiceList(ctx),
-      },
-      listDrafts: (ctx, o) => addInvoices.listDrafts(ctx, o),
-      listDraftBills: (ctx, o) => cisBills.listDraftBills(ctx, o),
-      readCisMonth: createCisMonthReader((ctx, o) => cisReturns.forToday.listMonths(ctx, o)),
-      getSales: (ctx, query) => stockJournal.getSales(ctx, query),
-      listEntries: (ctx) => stockJournal.listEntries(ctx),
-      listKnownEntries: (ctx) => stockJournal.listKnownEntries(ctx),
-      ensureView: (ctx, view) => sync.ensureInvoices(ctx, view),
-      syncContacts: (ctx) => sync.syncContacts(ctx),
-      syncAccounts: (ctx) => sync.syncAccounts(ctx),
-    },
-    listMemberships: (userId) => orgs.listForUser(userId),
-    liveUpdates: (tenantIds) => webhookHealth.healthOf(tenantIds),
-    // Admin → Needs review's own list (write-review.service.ts), each write's organisation.
-    listNeedsReview: async () => (await ledger.listNeedsReview()).map((r) => r.write),
-    log,
+  // The activity log and the organisations, which the shared parts stand on; then the shared parts.
+  const audit = auditModule(database.db, app.log);
+  const organizations = organizationsModule(database, app.log);
+  const parts = createSharedParts(app, options, {
+    audit: audit.service,
+    organizations: organizations.service,
   });
+  const { log, sessions, principals, ledger, live, sync } = parts;
+
+  // The modules, one line each, in the order the services they are given need; their routes are registered in
+  // this order too.
+  const modules: ModuleEntry[] = [];
+  const use = <Entry extends ModuleEntry>(entry: Entry): Entry => (modules.push(entry), entry);
+  const xeroConnection = use(xeroConnectionModule(parts));
+  const auth = use(authModule(parts, xeroConnection.service));
+  use(adminModule(parts, auth.service));
+  use(settingsModule(parts));
+  const payInvoices = use(payInvoicesModule(parts));
+  const addInvoices = use(addInvoicesModule(parts));
+  const verifications = hmrcVerifications(parts);
+  const cisBills = use(cisBillsModule(parts, verifications));
+  const cisReturns = use(cisReturnsModule(parts, { cisBills: cisBills.service, ...verifications }));
+  const stockJournal = use(stockJournalModule(parts));
+  const hmrcFiling = use(
+    hmrcFilingModule(parts, { cisReturns: cisReturns.service, cisBills: cisBills.service }),
+  );
+  const practice = use(
+    practiceModule(parts, {
+      payInvoices: payInvoices.service,
+      addInvoices: addInvoices.service,
+      cisBills: cisBills.service,
+      cisReturns: cisReturns.forToday,
+      stockJournal: stockJournal.service,
+    }),
+  );
+  const xeroWebhooks = use(xeroWebhooksModule(parts));
+  use(liveEventsModule(parts));
 
   // The background jobs, each named, started when the app is ready and stopped when it closes.
-  const jobList: Job[] = [
-    ...auth.jobs,
-    ...xeroWebhooks.jobs,
-    ...xeroConnection.jobs,
-    {
-      // Settles the writes the staleness rule calls stale (a crashed instance's, a lost answer) by asking Xero,
-      // at start and every RECONCILE_INTERVAL_MS, one pass at a time; then what was settled without its request
-      // is read into the cache and told to the open screens (issue 44).
-      name: 'reconcile',
-      everyMs: RECONCILE_INTERVAL_MS,
-      runAtStart: true,
-      run: async () => {
-        try {
-          await ledger.reconcile();
-          await catchUp.run();
-          metrics.reconcilerRan('ok');
-        } catch (error) {
-          metrics.reconcilerRan('error');
-          throw error;
-        }
-      },
-    },
-    ...hmrcFiling.jobs,
-  ];
-  const jobs = createJobs(jobList, log);
+  const jobs = createJobs(
+    [...auth.jobs, ...xeroWebhooks.jobs, ...xeroConnection.jobs, reconcileJob(parts), ...hmrcFiling.jobs],
+    log,
+  );
 
   function registerModules(): void {
-    xeroConnection.register(app);
-    auth.register(app);
-    admin.register(app);
-    settings.register(app);
-    payInvoicesEntry.register(app);
-    addInvoicesEntry.register(app);
-    cisBillsEntry.register(app);
-    cisReturns.register(app);
-    stockJournalEntry.register(app);
-    hmrcFiling.register(app);
-    registerPracticeRoutes(app, { service: practice, isLive: (sessionId) => sessions.isLive(sessionId) });
-    xeroWebhooks.register(app);
-    liveEvents.register(app);
-
-    // Every kind of Xero write, in one list: how its lost answer is looked up in Xero, how a resend after a
-    // restore is kept from doubling it, and who sends a held one again (decision 015, src/server/ledger/write-kinds.ts).
+    for (const entry of modules) entry.register?.(app);
+    // Every kind of Xero write, in one list: how its lost answer is looked up in Xero, how a resend after a restore
+    // is kept from doubling it, who sends a held one again, the steps of intents (a cash payment after its
+    // approval) and the writes that never go to Xero (decision 015, src/server/ledger/write-kinds.ts; issue 44).
     registerWriteKinds(
       ledger,
-      [
-        ...payInvoices.writeKinds,
-        ...addInvoices.writeKinds,
-        ...cisBills.writeKinds,
-        ...stockJournal.writeKinds,
-      ],
-      // The steps of Add Invoices' intents (a cash payment after its approval).
-      addInvoices.writeSteps,
-      // Writes that never go to Xero (pending cash on a draft), settled from the database (issue 44).
-      addInvoices.localKinds,
+      modules.flatMap((entry) => entry.writeKinds ?? []),
+      modules.flatMap((entry) => entry.writeSteps ?? []),
+      modules.flatMap((entry) => entry.localKinds ?? []),
     );
   }
 
-  // What each page asks Xero for first, started with the page.
-  const startPageData = createPageDataStarter({ sessions, resolveTenant }, [payInvoicesEntry.pageData]);
-
   return {
     parts: {
-      tokens,
-      xeroHttp,
+      tokens: parts.tokens,
+      xeroHttp: parts.xeroHttp,
       ledger,
       sync,
       principals,
-      catchUp,
-      watchConnections: (watch) => connection.watchConnections(watch),
-      practice,
+      catchUp: parts.catchUp,
+      watchConnections: (watch) => xeroConnection.service.connection.watchConnections(watch),
+      practice: practice.service,
     },
     sessions,
-    resolveTenant,
+    resolveTenant: parts.resolveTenant,
     registerModules,
-    startPageData,
+    // What each page asks Xero for first, started with the page (the modules' `pageData`).
+    startPageData: createPageDataStarter(
+      parts,
+      modules.flatMap((entry) => (entry.pageData ? [entry.pageData] : [])),
+    ),
     async start() {
       await live.start();
-      await changeNotices.start();
+      await practice.start();
       // Events stored by an instance that stopped before applying them.
-      if (webhookKey) void webhooks.drain();
+      if (parts.webhookKey) void parts.webhooks.drain();
       // This instance's heartbeat (issue 28 item 5), then the first reconcile pass with the jobs.
       await ledger.start();
       jobs.start();
@@ -227,12 +170,12 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
       jobs.stop();
       await ledger.stop().catch((error: unknown) => log.warn({ err: error }, 'ledger stop failed'));
       await live.close();
-      // The Today page's background reads, then a first visit's read, which goes on after its answer (issue 19): they
-      // stop after the page they are on before the database closes.
+      // The Today page's background reads and its notices, then a first visit's read, which goes on after its answer
+      // (issue 19): they stop after the page they are on before the database closes.
       await practice.close();
-      await changeNotices.close();
       await sync.close();
-      await sharedGates?.close();
+      await parts.sharedGates?.close();
+      // The bytes read from Xero, counted since the last write (decision 019).
       await organizations.close();
       await principals.close();
     },

@@ -5,9 +5,10 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { redirectUris } from '../demo';
-import { createWriteLedger } from '../ledger/index';
+import { createWriteLedger, RECONCILE_INTERVAL_MS } from '../ledger/index';
 import { createBodyCache } from '../lib/body-cache';
 import { createSecretBox, loadEncryptionKey } from '../lib/crypto';
+import type { Job } from '../lib/jobs';
 import { createLiveEvents } from '../lib/live-events';
 import type { AuditLog } from '../modules/audit/audit';
 import { createPrincipalCache } from '../modules/auth/principal-cache';
@@ -81,5 +82,29 @@ export function createSharedParts(
     ledger,
     live,
     bodies: createBodyCache({ maxBytes: BODY_CACHE_MAX_BYTES }),
+  };
+}
+
+/**
+ * The ledger's job: settles the writes the staleness rule calls stale (a crashed instance's, a lost answer) by asking
+ * Xero, at start and every RECONCILE_INTERVAL_MS, one pass at a time; then what was settled without its request is
+ * read into the cache and told to the open screens (issue 44).
+ */
+export function reconcileJob(parts: Pick<SharedParts, 'ledger' | 'catchUp' | 'metrics'>): Job {
+  const { ledger, catchUp, metrics } = parts;
+  return {
+    name: 'reconcile',
+    everyMs: RECONCILE_INTERVAL_MS,
+    runAtStart: true,
+    run: async () => {
+      try {
+        await ledger.reconcile();
+        await catchUp.run();
+        metrics.reconcilerRan('ok');
+      } catch (error) {
+        metrics.reconcilerRan('error');
+        throw error;
+      }
+    },
   };
 }
