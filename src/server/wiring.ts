@@ -93,7 +93,10 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
   // The modules, one line each, in the order the services they are given need; their routes are registered in
   // this order too.
   const modules: ModuleEntry[] = [];
-  const use = <Entry extends ModuleEntry>(entry: Entry): Entry => (modules.push(entry), entry);
+  const use = <Entry extends ModuleEntry>(entry: Entry): Entry => {
+    modules.push(entry);
+    return entry;
+  };
   const xeroConnection = use(xeroConnectionModule(parts));
   const auth = use(authModule(parts, xeroConnection.service));
   use(adminModule(parts, auth.service));
