@@ -82,11 +82,11 @@ const zones = {
         'The sandbox stands alone like Xero: it imports nothing of the app (src/server, src/shared, src/client).',
     },
   ],
-  // The Xero client knows nothing of the app's wiring or its feature modules.
+  // The Xero client knows nothing of the app's wiring (wiring.ts and its shared parts) or its feature modules.
   xero: [
     {
       target: './src/server/xero',
-      from: ['./src/server/app.ts', './src/server/wiring.ts', './src/server/modules'],
+      from: ['./src/server/app.ts', './src/server/wiring.ts', './src/server/wiring', './src/server/modules'],
       message: 'The Xero layer knows nothing of the app: define what it needs in src/server/xero.',
     },
   ],
@@ -109,19 +109,29 @@ const zones = {
     },
     {
       target: './src/server/ledger',
-      from: ['./src/server/app.ts', './src/server/wiring.ts', './src/server/modules'],
+      from: ['./src/server/app.ts', './src/server/wiring.ts', './src/server/wiring', './src/server/modules'],
       message:
         'The write ledger knows nothing of the app: features register their kinds with it (write-kinds.ts).',
     },
   ],
   // (d) Routes -> service -> repository (docs/code-style.md §4): a routes file speaks HTTP and calls its service, which
-  // src/server/wiring.ts builds; it never builds or reads a repository or the database itself.
+  // its module's entry (index.ts) builds; it never builds or reads a repository or the database itself.
   routesToData: [
     {
       target: './src/server/modules/**/*.routes.ts',
       from: ['./src/server/modules/**/*.repository.ts', './src/server/db/**'],
       message:
-        'A routes file never reaches the data: it calls its service, built with its repository in src/server/wiring.ts.',
+        "A routes file never reaches the data: it calls its service, built with its repository in its module's entry (index.ts).",
+    },
+  ],
+  // A module's entry (src/server/modules/<module>/index.ts) is src/server/wiring.ts's alone (issue 46): another
+  // module is handed the service it needs by name there, so dependencies stay explicit and one way.
+  moduleEntries: [
+    {
+      target: ['./src/server/modules', './src/server/wiring'],
+      from: './src/server/modules/*/index.ts',
+      message:
+        "A module's entry is src/server/wiring.ts's alone: take another module's service as an argument of your entry.",
     },
   ],
   // (e) Feature code reaches Xero through the port; only tests and the wiring (demo.ts) start the sandbox.

@@ -110,9 +110,19 @@ describe('lint fails on an import across a boundary', () => {
   it('the Xero layer importing the app’s wiring', async () => {
     await expectRefused(
       'src/server/xero/xero-http/boundary-fixture.ts',
-      ['../../app'],
+      ['../../app', '../../wiring', '../../wiring/shared-parts'],
       'The Xero layer knows nothing of the app',
     );
+  });
+
+  it('a module or a shared part importing a module’s entry, which is wiring.ts’s alone (issue 46)', async () => {
+    const message = "A module's entry is src/server/wiring.ts's alone";
+    await expectRefused(
+      'src/server/modules/practice/boundary-fixture.ts',
+      ['../pay-invoices/index', '../cis-returns'],
+      message,
+    );
+    await expectRefused('src/server/wiring/boundary-fixture.ts', ['../modules/auth/index'], message);
   });
 
   it('anything outside the write ledger importing its inside rather than its index (issue 46)', async () => {
@@ -192,6 +202,15 @@ describe('lint fails on an import across a boundary', () => {
       [
         'src/server/db/schema/ledger.ts',
         `import { WRITE_KINDS } from '../../ledger/rules';\nexport const x = WRITE_KINDS;\n`,
+      ],
+      // Module entries: listed by wiring.ts; an entry takes another module's service type from its service file.
+      [
+        'src/server/boundary-fixture.ts',
+        `import { payInvoicesModule } from './modules/pay-invoices/index';\nexport const x = payInvoicesModule;\n`,
+      ],
+      [
+        'src/server/modules/practice/boundary-fixture.ts',
+        `import type { PayInvoicesService } from '../pay-invoices/pay-invoices.service';\nexport type X = PayInvoicesService;\n`,
       ],
     ] as const;
     for (const [file, code] of allowed) {

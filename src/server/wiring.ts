@@ -1,143 +1,67 @@
 /**
- * The one wiring site (docs/code-style.md §4, issue 31 item 2): every port, service and background job is built
- * here, every module's routes and every kind of Xero write are registered here, each in one list. app.ts holds
- * the Fastify app itself (its plugins and hooks) and calls this once; nothing else builds a service.
- * Routes files never build a repository (lint: *.routes.ts imports no *.repository.ts nor the db layer).
+ * The one wiring site (docs/code-style.md §4; issues 31 and 46): builds the shared parts once (src/server/wiring/)
+ * and lists the modules, one line each, in the order the services they are given need. Each module wires itself in
+ * its own entry (`src/server/modules/<module>/index.ts`) from the shared parts and, where it needs another module's
+ * service, that service passed by name. app.ts holds the Fastify app itself (its plugins and hooks) and calls this
+ * once; nothing else builds a service. Routes files never build a repository (lint: *.routes.ts imports no
+ * *.repository.ts nor the db layer).
  */
-import nodeCrypto from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { FEATURE_PATHS, type FeatureKey } from '../shared/feature-flags-rules';
-import type { ServerConfig } from './config/env';
-import type { Database } from './db/client';
-import type { XeroEndpoints } from './xero/endpoints';
-import type { XeroHttpOptions } from './xero/xero-http/http';
-import type { SharedGateOptions } from './xero/xero-http/shared-gate';
-import { redirectUris } from './demo';
-import { createWriteLedger, RECONCILE_INTERVAL_MS, registerWriteKinds } from './ledger/index';
-import { AppError } from './lib/app-error';
-import { createBodyCache } from './lib/body-cache';
-import { createSecretBox, loadEncryptionKey } from './lib/crypto';
-import { createJobs, type Job } from './lib/jobs';
-import { createLiveEvents } from './lib/live-events';
-import { registerMetrics, type AppMetrics } from './metrics/metrics';
-import { createAddInvoicesRepository } from './modules/add-invoices/add-invoices.repository';
-import { registerAddInvoicesRoutes } from './modules/add-invoices/add-invoices.routes';
-import { createAddInvoicesService } from './modules/add-invoices/add-invoices.service';
-import { createAdminRepository } from './modules/admin/admin.repository';
-import { registerAdminRoutes } from './modules/admin/admin.routes';
-import { createAdminService } from './modules/admin/admin.service';
-import { createWriteReviewService } from './modules/admin/write-review.service';
-import { createAuditLog } from './modules/audit/audit';
-import { createUsersRepository } from './modules/auth/auth.repository';
-import { registerAuthRoutes } from './modules/auth/auth.routes';
-import { createAuthService } from './modules/auth/auth.service';
-import { createLoginLimiter } from './modules/auth/login-limiter';
-import { createMfaLimiter } from './modules/auth/mfa.limiter';
-import { createMfaRepository } from './modules/auth/mfa.repository';
-import { createMfaService } from './modules/auth/mfa.service';
-import { createPrincipalCache } from './modules/auth/principal-cache';
-import { createSessionStore, type PrincipalRow } from './modules/auth/sessions';
-import { registerXeroSignInRoutes } from './modules/auth/xero-signin.routes';
-import { createXeroSignInService } from './modules/auth/xero-signin.service';
-import { createCisBillsRepository } from './modules/cis-bills/cis-bills.repository';
-import { registerCisBillsRoutes } from './modules/cis-bills/cis-bills.routes';
-import { createCisBillsService } from './modules/cis-bills/cis-bills.service';
-import { createCisReturnsRepository } from './modules/cis-returns/cis-returns.repository';
-import { registerCisReturnsRoutes } from './modules/cis-returns/cis-returns.routes';
-import { createCisReturnsService, type CisStatement } from './modules/cis-returns/cis-returns.service';
-import { renderStatementsPdf, statementFileName } from './modules/cis-returns/statement-pdf';
-import { createHmrcFilingRepository } from './modules/hmrc-filing/hmrc-filing.repository';
-import { registerHmrcFilingRoutes } from './modules/hmrc-filing/hmrc-filing.routes';
-import { createReturnInFlight, createVerifiedRates } from './modules/hmrc-filing/ports';
-import {
-  createHmrcFilingService,
-  type HmrcEndpointConfig,
-  type StatementData,
-} from './modules/hmrc-filing/hmrc-filing.service';
-import { HMRC_ENDPOINTS, HMRC_PRODUCT } from './hmrc/transaction-engine';
-import { createMailer } from './mail/mailer';
-import { registerLiveEventsRoutes } from './modules/live-events/live-events.routes';
-import { createEgressMeter } from './modules/organizations/egress-meter';
-import { createOrganizationsRepository } from './modules/organizations/organizations.repository';
-import { createTenancy, type RequestContext, type ResolveTenant } from './modules/organizations/tenancy';
-import { createAttachmentStoreRepository } from './modules/pay-invoices/attachment-store.repository';
-import { createPayInvoicesRepository } from './modules/pay-invoices/pay-invoices.repository';
-import { registerPayInvoicesRoutes } from './modules/pay-invoices/pay-invoices.routes';
-import { createPayInvoicesService } from './modules/pay-invoices/pay-invoices.service';
-import { createChangeNotices } from './modules/practice/change-notices';
-import { createCisMonthReader } from './modules/practice/cis-month';
-import { createPracticeRepository } from './modules/practice/practice.repository';
-import { registerPracticeRoutes } from './modules/practice/practice.routes';
-import { createPracticeService } from './modules/practice/practice.service';
-import { createSettingsRepository } from './modules/settings/settings.repository';
-import { registerSettingsRoutes } from './modules/settings/settings.routes';
-import { createSettingsService } from './modules/settings/settings.service';
-import { createStockJournalRepository } from './modules/stock-journal/stock-journal.repository';
-import { registerStockJournalRoutes } from './modules/stock-journal/stock-journal.routes';
-import { createStockJournalService } from './modules/stock-journal/stock-journal.service';
-import { createConnectService } from './modules/xero-connection/connect.service';
-import { registerConnectionRoutes } from './modules/xero-connection/connection.routes';
-import { createConnectionService } from './modules/xero-connection/connection.service';
-import { createOAuthRequests } from './modules/xero-connection/oauth-requests';
-import { registerXeroWebhookRoutes } from './modules/xero-webhooks/webhooks.routes';
-import { isCacheOnly, noteNotInCache } from './xero/call-context';
-import { createXeroSync, type SyncContext } from './xero/sync/sync.service';
-import { createWriteCatchUp } from './xero/sync/settled-write-catch-up';
-import { createWebhookHealth } from './xero/webhooks/health';
-import { createWebhookProcessor } from './xero/webhooks/processor';
-import { createXeroPort } from './xero/xero-http/adapter';
-import { createXeroHttp } from './xero/xero-http/http';
-import { createXeroOAuth } from './xero/xero-http/oauth';
-import { createSharedGates } from './xero/xero-http/shared-gate';
-import { createTokenStore } from './xero/xero-http/token-store';
+import { registerWriteKinds, type WriteLedger } from './ledger/index';
+import { createJobs } from './lib/jobs';
+import { addInvoicesModule } from './modules/add-invoices/index';
+import { adminModule } from './modules/admin/index';
+import { auditModule } from './modules/audit/index';
+import { authModule } from './modules/auth/index';
+import type { PrincipalCache } from './modules/auth/principal-cache';
+import type { PrincipalRow, SessionStore } from './modules/auth/sessions';
+import { cisBillsModule } from './modules/cis-bills/index';
+import { cisReturnsModule } from './modules/cis-returns/index';
+import { hmrcFilingModule, hmrcVerifications } from './modules/hmrc-filing/index';
+import { liveEventsModule } from './modules/live-events/index';
+import { organizationsModule } from './modules/organizations/index';
+import type { ResolveTenant } from './modules/organizations/tenancy';
+import { payInvoicesModule } from './modules/pay-invoices/index';
+import { practiceModule } from './modules/practice/index';
+import type { PracticeService } from './modules/practice/practice.service';
+import { settingsModule } from './modules/settings/index';
+import { stockJournalModule } from './modules/stock-journal/index';
+import { xeroConnectionModule } from './modules/xero-connection/index';
+import { xeroWebhooksModule } from './modules/xero-webhooks/index';
+import type { BuildAppOptions } from './wiring/build-options';
+import type { ModuleEntry } from './wiring/module-entry';
+import { createPageDataStarter } from './wiring/page-data';
+import { createSharedParts, reconcileJob } from './wiring/shared-parts';
+import type { WriteCatchUp } from './xero/sync/settled-write-catch-up';
+import type { XeroSync } from './xero/sync/sync.service';
+import type { XeroHttp } from './xero/xero-http/http';
+import type { TokenStore } from './xero/xero-http/token-store';
 
-/** Memory for serialised cached answers: a 5,000-invoice list is about 1.3 MB. */
-const BODY_CACHE_MAX_BYTES = 64 * 1024 * 1024;
-/** Expired sessions and old sign-in attempts are purged this often. */
-const HOUSEKEEPING_MS = 15 * 60_000;
-/** Webhook deliveries left unapplied, gaps given up on and old live events are looked at this often. */
-const WEBHOOK_SWEEP_MS = 30_000;
-/** Applied webhook deliveries are purged at most this often (by the sweep). */
-const WEBHOOK_PURGE_MS = 15 * 60_000;
-/** HMRC submissions with a poll due are looked at this often (HMRC's own interval is 10 s or more). */
-const HMRC_POLL_MS = 2_000;
-/** The deadline reminders are looked at this often. */
-const REMINDER_CHECK_MS = 30 * 60_000;
-
-/** Where returns go: demo mode's sandbox, or HMRC_ENDPOINT (test, live or a URL); nowhere when neither. */
-function resolveHmrcEndpoints(config: ServerConfig, demo: BuildAppOptions['hmrc']): HmrcEndpointConfig {
-  const base = { vendorId: config.hmrc.vendorId, gatewayTest: config.hmrc.gatewayTest, ...HMRC_PRODUCT };
-  const configured = config.hmrc.endpoint;
-  if (configured === 'test' || configured === 'live')
-    return { ...base, submissionUrl: HMRC_ENDPOINTS[configured], kind: configured };
-  if (configured && configured !== 'sandbox') return { ...base, submissionUrl: configured, kind: 'custom' };
-  if (demo) return { ...base, submissionUrl: demo.submissionUrl, kind: 'sandbox' };
-  return { ...base, submissionUrl: null, kind: null };
-}
+export type { BuildAppOptions } from './wiring/build-options';
 
 /**
  * The wiring's part of what a built app's builder's caller sees (app.ts `AppParts`; the app is not decorated
  * with them): a reconcile pass run now, a sync run directly, a raw Xero call for a fault, a token read back.
  */
 export interface WiringParts {
-  tokens: ReturnType<typeof createTokenStore>;
-  xeroHttp: ReturnType<typeof createXeroHttp>;
-  ledger: ReturnType<typeof createWriteLedger>;
-  sync: ReturnType<typeof createXeroSync>;
+  tokens: TokenStore;
+  xeroHttp: XeroHttp;
+  ledger: WriteLedger;
+  sync: XeroSync;
   /** Reads what the ledger settled without its request into the cache and tells the screens (issue 44). */
-  catchUp: ReturnType<typeof createWriteCatchUp>;
+  catchUp: WriteCatchUp;
   /** Who asks, kept in memory between requests (src/server/modules/auth/principal-cache.ts). */
-  principals: ReturnType<typeof createPrincipalCache<PrincipalRow>>;
+  principals: PrincipalCache<PrincipalRow>;
   /** One round of the connections watch now (issue 45): how many users' connections were read. */
   watchConnections: (options?: { allDue?: boolean }) => Promise<number>;
   /** The Today page's rows and background reads (src/server/modules/practice, issue 47). */
-  practice: ReturnType<typeof createPracticeService>;
+  practice: PracticeService;
 }
 
 export interface Wiring {
   parts: WiringParts;
   /** Who asks: read by app.ts's request hook with the organisation the request names. */
-  sessions: ReturnType<typeof createSessionStore>;
+  sessions: SessionStore;
   /** Which organisation a request works on: app.ts's tenancy hook (docs/decisions/007-tenancy.md). */
   resolveTenant: ResolveTenant;
   /** Registers every module's routes and every kind of Xero write, once. */
@@ -148,535 +72,99 @@ export interface Wiring {
    * Never throws: a page asked for signed out, without access or with the feature off starts nothing.
    */
   startPageData(request: FastifyRequest, pathname: string): Promise<void>;
-  /** When the app is ready: live events, the ledger's heartbeat, then the background jobs. */
+  /** When the app is ready: live events, the Today page's notices, the ledger's heartbeat, then the jobs. */
   start(): Promise<void>;
   /** When the app closes: the jobs, then each collaborator holding a connection, a timer or unsaved counts. */
   stop(): Promise<void>;
 }
 
-/** What buildApp is given: the configuration, the database, Xero's addresses, and what tests tune. */
-export interface BuildAppOptions {
-  config: ServerConfig;
-  database: Database;
-  xero: XeroEndpoints;
-  /** Where returns go when not HMRC_ENDPOINT's: demo mode's built-in HMRC sandbox (issue 43). */
-  hmrc?: { submissionUrl: string; kind: 'sandbox' } | undefined;
-  /** false silences request logs (tests); an object is passed to pino. */
-  logger?: boolean | Record<string, unknown>;
-  /** Folder of the built client; defaults to dist/client. */
-  clientDir?: string;
-  /**
-   * Demo mode only: the bootstrap admin's credentials, offered to the development helper
-   * (docs/product/shell.md §6).
-   */
-  demoCredentials?: { username: string; password: string } | undefined;
-  /** Tests tune retries and back-off of the Xero client (and may hold its calls at the gate). */
-  xeroHttp?: Partial<
-    Pick<
-      XeroHttpOptions,
-      'backoffMs' | 'maxAttempts' | 'maxRetryAfterMs' | 'timeoutMs' | 'gate' | 'createGate'
-    >
-  >;
-  /** How long a request waits for HMRC's answer before answering "sending" (tests shorten it; issue 43). */
-  hmrcWaitMs?: { verify?: number; submit?: number };
-  /** On PostgreSQL: limits of the Xero gate shared by all instances (tests lower them with the sandbox's). */
-  xeroGate?: Partial<SharedGateOptions>;
-  /**
-   * Tests: each request first waits until this instance has read every change notice committed before it
-   * (principal-cache.ts `settled`). An injected request runs in the very tick a test's write returns, before a
-   * PostgreSQL notice can be read off its socket; a request over a network arrives after it.
-   */
-  settleNoticesFirst?: boolean;
-}
-
 /** Builds every collaborator of the app once (docs/code-style.md §4); registers nothing until asked. */
 export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wiring {
-  const { config, database } = options;
-  const db = database.db;
-  const log = app.log;
-  const audit = createAuditLog(db, log);
-  // Who asks, kept in memory while the database's change notices reach this instance (issue 32).
-  const principals = createPrincipalCache<PrincipalRow>({ database, log });
-  void principals.start();
-  const sessions = createSessionStore(database, {
-    ...config.session,
-    principalQueriesInFlight: database.kind === 'pglite' ? 1 : 4,
-    cache: principals,
+  const { database } = options;
+  // The activity log and the organisations, which the shared parts stand on; then the shared parts.
+  const audit = auditModule(database.db, app.log);
+  const organizations = organizationsModule(database, app.log);
+  const parts = createSharedParts(app, options, {
+    audit: audit.service,
+    organizations: organizations.service,
   });
-  const users = createUsersRepository(db);
-  const encryptionKey = loadEncryptionKey({ configured: config.tokenEncryptionKey, dataDir: config.dataDir });
-  // Device cookies of the sign-in limits are signed with a key of their own, derived from the encryption key.
-  const limiter = createLoginLimiter(
-    db,
-    nodeCrypto.createHmac('sha256', encryptionKey).update('ledgerlink device cookie').digest(),
+  const { log, sessions, principals, ledger, live, sync } = parts;
+
+  // The modules, one line each, in the order the services they are given need; their routes are registered in
+  // this order too.
+  const modules: ModuleEntry[] = [];
+  const use = <Entry extends ModuleEntry>(entry: Entry): Entry => {
+    modules.push(entry);
+    return entry;
+  };
+  const xeroConnection = use(xeroConnectionModule(parts));
+  const auth = use(authModule(parts, xeroConnection.service));
+  use(adminModule(parts, auth.service));
+  use(settingsModule(parts));
+  const payInvoices = use(payInvoicesModule(parts));
+  const addInvoices = use(addInvoicesModule(parts));
+  const verifications = hmrcVerifications(parts);
+  const cisBills = use(cisBillsModule(parts, verifications));
+  const cisReturns = use(cisReturnsModule(parts, { cisBills: cisBills.service, ...verifications }));
+  const stockJournal = use(stockJournalModule(parts));
+  const hmrcFiling = use(
+    hmrcFilingModule(parts, { cisReturns: cisReturns.service, cisBills: cisBills.service }),
   );
-  const auth = createAuthService({ users, limiter, audit });
-  const box = createSecretBox(encryptionKey);
-  const mfa = createMfaService({
-    repo: createMfaRepository(db),
-    limiter: createMfaLimiter(db),
-    box: () => box,
-    audit,
-    requireMfaForAdmins: config.requireMfaForAdmins,
-  });
-
-  // Xero: the one client (docs/code-style.md §4), pointed at Xero or the sandbox by the endpoints alone.
-  const oauth = createXeroOAuth(options.xero);
-  // A connection found lost (expired or revoked, issue 45 item 2) is said once, by the connection service below.
-  const tokens = createTokenStore({
-    db,
-    box,
-    oauth,
-    onLost: (userId, reason) =>
-      void connection
-        .noteLost(userId, reason)
-        .catch((error: unknown) =>
-          log.warn({ err: error, userId }, 'recording a lost Xero connection failed'),
-        ),
-  });
-  const orgs = createOrganizationsRepository(database);
-  const lastRateWrite = new Map<string, number>();
-  const egress = createEgressMeter({ store: orgs, log });
-  // On PostgreSQL the instances keep Xero's limits together (shared-gate.ts); PGlite has one instance.
-  const sharedGates =
-    database.kind === 'postgres' && database.pool && !options.xeroHttp?.createGate
-      ? createSharedGates(database.pool, { ...options.xeroHttp?.gate, ...options.xeroGate }, log)
-      : undefined;
-  const metrics: AppMetrics = registerMetrics(app, {
-    ...config.metrics,
-    db,
-    gateQueues: () => xeroHttp.gateQueues(),
-  });
-  const webhookKey = options.xero.webhookKey ?? config.xero.webhookKey;
-  const webhookHealth = createWebhookHealth({
-    db,
-    keyConfigured: Boolean(webhookKey),
-    onFallback: (reason) => metrics.webhookFallback(reason),
-  });
-  const xeroHttp = createXeroHttp({
-    apiUrl: options.xero.apiUrl,
-    tokens,
-    ...options.xeroHttp,
-    // A gate given by the caller (tests that hold Xero's calls) wins over the shared one.
-    ...(sharedGates && !options.xeroHttp?.createGate ? { createGate: sharedGates.createGate } : {}),
-    onCall: (event) => {
-      metrics.onXeroCall(event);
-      webhookHealth.onXeroCall(event);
-    },
-    onReceived: (event) => {
-      metrics.onXeroReceived(event);
-      egress.record(event.tenantId, event.bytes);
-    },
-    onRateLimits: (tenantId, limits) => {
-      // Remember the budget for the organisation cards, at most every few seconds per organisation.
-      const now = Date.now();
-      if (now - (lastRateWrite.get(tenantId) ?? 0) < 5_000) return;
-      lastRateWrite.set(tenantId, now);
-      void orgs.updateRateLimits(tenantId, limits).catch(() => undefined);
-    },
-  });
-  // The Xero port, every part built here once; services get only the part they use (docs/code-style.md §4).
-  const xero = createXeroPort(xeroHttp);
-  const oauthRequests = createOAuthRequests(db);
-  const connection = createConnectionService({
-    orgs,
-    tokens,
-    xero: xero.connections,
-    audit,
-    log,
-    watchEveryMs: config.xero.connectionsCheckMs,
-  });
-  // The two OAuth flows: connecting organisations, and Sign in with Xero (which connects them in the same consent).
-  const uris = redirectUris(config.appUrl);
-  const connect = createConnectService({
-    connection,
-    oauth,
-    oauthRequests,
-    tokens,
-    audit,
-    redirectUri: uris.connect,
-    appUrl: config.appUrl,
-  });
-  const signIn = createXeroSignInService({
-    users,
-    oauth,
-    oauthRequests,
-    tokens,
-    connection,
-    audit,
-    redirectUri: uris.signin,
-  });
-  const resolveTenant = createTenancy(orgs);
-  const ledger = createWriteLedger({ db, log });
-  // Live updates from Xero's webhooks, or the fallback to If-Modified-Since (docs/decisions/018-webhooks.md).
-  const sync = createXeroSync({
-    db,
-    http: xeroHttp,
-    // Without a key every refresh asks Xero, as before webhooks: nothing to decide, nothing to count.
-    ...(webhookKey
-      ? {
-          mayUseCache: (ctx: SyncContext, lastSyncAt: Date | null, check?: 'refresh' | 'payment') =>
-            webhookHealth.mayUseCache(ctx, lastSyncAt, check),
-        }
-      : {}),
-    onChangesRead: (ctx, changedAt) =>
-      void webhookHealth.expectDelivery(ctx.tenantId, changedAt).catch(() => undefined),
-    onBackgroundError: (ctx, error) =>
-      log.warn(
-        { err: error, organizationId: ctx.organizationId },
-        'reading invoices from Xero stopped after the first page; the next request carries on',
-      ),
-  });
-  const bodies = createBodyCache({ maxBytes: BODY_CACHE_MAX_BYTES });
-  // Xero's webhooks in (signed deliveries, applied after the answer), live screens out (docs/decisions/018-webhooks.md).
-  const live = createLiveEvents({ database, log });
-  // What the ledger settled without its request (a look-up after a crash, the reconciler), read into the cache and
-  // told to the open screens, with or without webhooks (issue 44).
-  const catchUp = createWriteCatchUp({ db, ledger, sync, live, log });
-  const webhooks = createWebhookProcessor({
-    db,
-    sync,
-    live,
-    log,
-    onApplied: (lag) => metrics.webhookApplied(lag),
-  });
-
-  // The feature services, each given the part of the port it uses and the shared collaborators.
-  const settings = createSettingsService({
-    repo: createSettingsRepository(db),
-    sync,
-    accounts: xero.accounts,
-    audit,
-    ledger,
-  });
-  const payInvoices = createPayInvoicesService({
-    repo: createPayInvoicesRepository(db),
-    sync,
-    xero: xero.payInvoices,
-    ledger,
-    audit,
-    bodies,
-    attachmentStore: {
-      repo: createAttachmentStoreRepository(db),
-      maxBytes: config.attachmentStore.maxBytes,
-      log,
-    },
-  });
-  const addInvoices = createAddInvoicesService({
-    repo: createAddInvoicesRepository(db),
-    xero: xero.addInvoices,
-    ledger,
-    sync,
-    audit,
-  });
-  // Issue 43: HMRC's answer to a verification is the rate a contact is given, for CIS Bills and CIS Returns alike:
-  // one narrow reader of the verifications kept by HMRC filing.
-  const hmrcFilingRepo = createHmrcFilingRepository(db);
-  const verifiedRates = createVerifiedRates(hmrcFilingRepo);
-  const cisBills = createCisBillsService({
-    repo: createCisBillsRepository(db),
-    verifiedRates,
-    bills: xero.bills,
-    contacts: xero.contacts,
-    sync,
-    ledger,
-    audit,
-    appUrl: config.appUrl,
-    log,
-  });
-  // The CIS month-end (issue 29): behind the CIS Bills flag, reading the subcontractors' CIS settings as CIS Bills does.
-  const cisReturns = createCisReturnsService({
-    repo: createCisReturnsRepository(db),
-    sync,
-    audit,
-    checkCisContacts: (ctx, contactIds) => cisBills.checkCisContacts(ctx, contactIds),
-    verifiedRates,
-    returnInFlight: createReturnInFlight(hmrcFilingRepo),
-    log,
-  });
-  // Filing with HMRC (issue 43): the figures are the CIS month-end's, reached through a narrow port.
-  const hmrcFiling = createHmrcFilingService({
-    repo: hmrcFilingRepo,
-    box,
-    audit,
-    endpoints: resolveHmrcEndpoints(config, options.hmrc),
-    cisReturns: {
-      getReturn: (ctx, period, refresh) => cisReturns.getReturn(ctx, period, refresh),
-      getSettings: (ctx) => cisReturns.getSettings(ctx),
-      getStatements: async (ctx, period, contactId) =>
-        (await cisReturns.getStatements(ctx, period, contactId)) as unknown as StatementData[],
-      renderStatementsPdf: (statements) => renderStatementsPdf(statements as unknown as CisStatement[]),
-      statementFileName,
-      // An accepted return marks the month filed with HMRC's receipt (issue 42's one filing path); the whole
-      // exchange is also kept with the submission (hmrc_submissions).
-      markFiled: (ctx, period, filedOn, receipt, asSent) =>
-        cisReturns.recordFiling(ctx, period, {
-          filedOn,
-          source: 'hmrc',
-          receipt: {
-            irmark: receipt.irmark,
-            receivedAt: receipt.timestamp,
-            correlationId: receipt.correlationId,
-          },
-          asSent,
-        }),
-      updateRefs: (ctx, contactId, refs) => cisReturns.updateRefs(ctx, contactId, refs),
-    },
-    syncContacts: (ctx, fresh) => sync.syncContacts(ctx, { force: fresh }),
-    checkCisContacts: (ctx, contactIds) => cisBills.checkCisContacts(ctx, contactIds),
-    mailer: createMailer({
-      smtpUrl: config.mail.smtpUrl,
-      from: config.mail.from,
-      outbox: config.xeroMode === 'demo' ? db : null,
+  const practice = use(
+    practiceModule(parts, {
+      payInvoices: payInvoices.service,
+      addInvoices: addInvoices.service,
+      cisBills: cisBills.service,
+      cisReturns: cisReturns.forToday,
+      stockJournal: stockJournal.service,
     }),
-    instanceId: ledger.instanceId,
-    log,
-    ...(options.hmrcWaitMs ? { waitMs: options.hmrcWaitMs } : {}),
-  });
-  const stockJournal = createStockJournalService({
-    repo: createStockJournalRepository(db),
-    sync,
-    journals: xero.journals,
-    sales: xero.sales,
-    ledger,
-    audit,
-    bodies,
-    checkToken: (userId) => tokens.getAccessToken(userId),
-    log,
-  });
-
-  // The Today page (issue 47): every organisation's row through each feature's own code (figures.ts), kept until
-  // the database announces a change. Its CIS month comes from CIS Returns' own months, through an instance whose
-  // check of subcontractors' CIS settings calls Xero only when the row is read in the background (from the cache
-  // it says what it lacks instead).
-  const practiceCisReturns = createCisReturnsService({
-    repo: createCisReturnsRepository(db),
-    sync,
-    audit,
-    checkCisContacts: async (ctx, contactIds) => {
-      if (!isCacheOnly()) return cisBills.checkCisContacts(ctx, contactIds);
-      if ((await cisBills.findUncheckedCisContacts(ctx, contactIds)).length > 0) noteNotInCache();
-      return [];
-    },
-    verifiedRates,
-    returnInFlight: createReturnInFlight(hmrcFilingRepo),
-    log,
-  });
-  const changeNotices = createChangeNotices({ database, log });
-  const practice = createPracticeService({
-    repo: createPracticeRepository(db),
-    notices: changeNotices,
-    sources: {
-      payInvoices: {
-        summarizeOutstanding: (ctx) => payInvoices.summarizeOutstanding(ctx),
-        startInvoiceList: (ctx) => payInvoices.startInvoiceList(ctx),
-        readInvoiceList: (ctx) => payInvoices.readInvoiceList(ctx),
-      },
-      listDrafts: (ctx, o) => addInvoices.listDrafts(ctx, o),
-      listDraftBills: (ctx, o) => cisBills.listDraftBills(ctx, o),
-      readCisMonth: createCisMonthReader((ctx, o) => practiceCisReturns.listMonths(ctx, o)),
-      getSales: (ctx, query) => stockJournal.getSales(ctx, query),
-      listEntries: (ctx) => stockJournal.listEntries(ctx),
-      listKnownEntries: (ctx) => stockJournal.listKnownEntries(ctx),
-      ensureView: (ctx, view) => sync.ensureInvoices(ctx, view),
-      syncContacts: (ctx) => sync.syncContacts(ctx),
-      syncAccounts: (ctx) => sync.syncAccounts(ctx),
-    },
-    listMemberships: (userId) => orgs.listForUser(userId),
-    liveUpdates: (tenantIds) => webhookHealth.healthOf(tenantIds),
-    // Admin → Needs review's own list (write-review.service.ts), each write's organisation.
-    listNeedsReview: async () => (await ledger.listNeedsReview()).map((r) => r.write),
-    log,
-  });
+  );
+  const xeroWebhooks = use(xeroWebhooksModule(parts));
+  use(liveEventsModule(parts));
 
   // The background jobs, each named, started when the app is ready and stopped when it closes.
-  let lastWebhookPurge = 0;
-  const jobList: Job[] = [
-    {
-      name: 'housekeeping',
-      everyMs: HOUSEKEEPING_MS,
-      run: () => {
-        void sessions
-          .purgeExpired()
-          .catch((error: unknown) => log.warn({ err: error }, 'purging expired sessions failed'));
-        void limiter
-          .purgeOld()
-          .catch((error: unknown) => log.warn({ err: error }, 'purging old sign-in attempts failed'));
-      },
-    },
-    {
-      name: 'webhook sweep',
-      everyMs: WEBHOOK_SWEEP_MS,
-      run: () => {
-        if (webhookKey) void webhooks.drain();
-        if (webhookKey)
-          void webhookHealth
-            .giveUpOldGaps()
-            .catch((error: unknown) => log.warn({ err: error }, 'checking webhook gaps failed'));
-        void live
-          .purgeOld()
-          .catch((error: unknown) => log.warn({ err: error }, 'purging old live events failed'));
-        if (Date.now() - lastWebhookPurge > WEBHOOK_PURGE_MS) {
-          lastWebhookPurge = Date.now();
-          void webhooks
-            .purgeProcessed()
-            .catch((error: unknown) => log.warn({ err: error }, 'purging processed webhook events failed'));
-        }
-      },
-    },
-    {
-      // A revoke or a disconnect made in Xero, noticed with nobody acting (issue 45 item 2): Xero's identity
-      // service only (GET /connections), never the Accounting API; signed-in users only.
-      // It looks for users due a read twice a period, so each is read about every XERO_CONNECTIONS_CHECK_SECONDS.
-      name: 'connections watch',
-      everyMs: Math.max(1_000, Math.floor(config.xero.connectionsCheckMs / 2)),
-      run: async () => {
-        await connection.watchConnections();
-      },
-    },
-    {
-      // Settles the writes the staleness rule calls stale (a crashed instance's, a lost answer) by asking Xero,
-      // at start and every RECONCILE_INTERVAL_MS, one pass at a time; then what was settled without its request
-      // is read into the cache and told to the open screens (issue 44).
-      name: 'reconcile',
-      everyMs: RECONCILE_INTERVAL_MS,
-      runAtStart: true,
-      run: async () => {
-        try {
-          await ledger.reconcile();
-          await catchUp.run();
-          metrics.reconcilerRan('ok');
-        } catch (error) {
-          metrics.reconcilerRan('error');
-          throw error;
-        }
-      },
-    },
-    {
-      // Submissions to HMRC still on their way: polled when due, looked up when their answer was lost (issue 43).
-      name: 'hmrc submissions',
-      everyMs: HMRC_POLL_MS,
-      runAtStart: true,
-      run: () => hmrcFiling.driver.runDue(),
-    },
-    {
-      // 5 days before the 19th: the contractor's reminder of a return not yet filed (issue 43).
-      name: 'cis reminders',
-      everyMs: REMINDER_CHECK_MS,
-      runAtStart: true,
-      run: () => hmrcFiling.sendReminders(),
-    },
-  ];
-  const jobs = createJobs(jobList, log);
+  const jobs = createJobs(
+    [...auth.jobs, ...xeroWebhooks.jobs, ...xeroConnection.jobs, reconcileJob(parts), ...hmrcFiling.jobs],
+    log,
+  );
 
   function registerModules(): void {
-    registerAuthRoutes(app, {
-      auth,
-      sessions,
-      demoCredentials: options.demoCredentials,
-      mfa,
-      limiter,
-      secureCookie: config.session.secureCookie,
-      registrationsPerHour: config.registrationsPerHour,
-    });
-    registerConnectionRoutes(app, {
-      connection,
-      connect,
-      secureCookie: config.session.secureCookie,
-      liveUpdates: (tenantIds) => webhookHealth.healthOf(tenantIds),
-    });
-    registerXeroSignInRoutes(app, {
-      signIn,
-      sessions,
-      secureCookie: config.session.secureCookie,
-    });
-    registerAdminRoutes(app, {
-      service: createAdminService({ admin: createAdminRepository(db), users, audit, limiter }),
-      review: createWriteReviewService({ ledger }),
-    });
-    registerSettingsRoutes(app, { settings });
-    registerPayInvoicesRoutes(app, { service: payInvoices });
-    registerAddInvoicesRoutes(app, { service: addInvoices });
-    registerCisBillsRoutes(app, { service: cisBills });
-    registerCisReturnsRoutes(app, { service: cisReturns });
-    registerStockJournalRoutes(app, { service: stockJournal });
-    registerHmrcFilingRoutes(app, { service: hmrcFiling });
-    registerPracticeRoutes(app, { service: practice, isLive: (sessionId) => sessions.isLive(sessionId) });
-    registerXeroWebhookRoutes(app, { webhookKey, processor: webhooks, health: webhookHealth });
-    registerLiveEventsRoutes(app, {
-      live,
-      mayStillRead: async (sessionId, userId, organizationId) =>
-        (await sessions.isLive(sessionId)) &&
-        Boolean((await orgs.findMembership(userId, organizationId))?.membership.connected),
-    });
-
-    // Every kind of Xero write, in one list: how its lost answer is looked up in Xero, how a resend after a
-    // restore is kept from doubling it, and who sends a held one again (decision 015, src/server/ledger/write-kinds.ts).
+    for (const entry of modules) entry.register?.(app);
+    // Every kind of Xero write, in one list: how its lost answer is looked up in Xero, how a resend after a restore
+    // is kept from doubling it, who sends a held one again, the steps of intents (a cash payment after its
+    // approval) and the writes that never go to Xero (decision 015, src/server/ledger/write-kinds.ts; issue 44).
     registerWriteKinds(
       ledger,
-      [
-        ...payInvoices.writeKinds,
-        ...addInvoices.writeKinds,
-        ...cisBills.writeKinds,
-        ...stockJournal.writeKinds,
-      ],
-      // The steps of Add Invoices' intents (a cash payment after its approval).
-      addInvoices.writeSteps,
-      // Writes that never go to Xero (pending cash on a draft), settled from the database (issue 44).
-      addInvoices.localKinds,
+      modules.flatMap((entry) => entry.writeKinds ?? []),
+      modules.flatMap((entry) => entry.writeSteps ?? []),
+      modules.flatMap((entry) => entry.localKinds ?? []),
     );
-  }
-
-  /** What each page asks Xero for first, started with the page (startPageData). */
-  const pageData = new Map<string, { feature: FeatureKey; start: (ctx: RequestContext) => Promise<void> }>([
-    [
-      FEATURE_PATHS['pay-invoices'],
-      { feature: 'pay-invoices', start: (ctx) => payInvoices.startInvoiceList(ctx) },
-    ],
-  ]);
-
-  async function startPageData(request: FastifyRequest, pathname: string): Promise<void> {
-    const page = pageData.get(pathname);
-    if (!page) return;
-    try {
-      // The page shows the active organisation (the client's choice is kept on the server; a page's own query
-      // string names none the client reads): the same session, membership, connection and feature checks as the
-      // page's own requests, through the same code.
-      const principal = await sessions.loadPrincipal(request, 0);
-      if (!principal.session || principal.session.mfaPending) return;
-      request.principal = principal;
-      request.session = principal.session;
-      request.queriedOrganization = [];
-      await page.start(await resolveTenant(request, page.feature));
-    } catch (error) {
-      // Refused (no active organisation, not connected, feature off) or Xero failed: the page's own request
-      // meets the same and tells the user; nothing here is theirs to see.
-      if (error instanceof AppError && error.statusCode < 500)
-        request.log.debug({ err: error }, 'page data not started');
-      else request.log.warn({ err: error }, `reading ${pathname}'s data with the page failed`);
-    }
   }
 
   return {
     parts: {
-      tokens,
-      xeroHttp,
+      tokens: parts.tokens,
+      xeroHttp: parts.xeroHttp,
       ledger,
       sync,
       principals,
-      catchUp,
-      watchConnections: (options) => connection.watchConnections(options),
-      practice,
+      catchUp: parts.catchUp,
+      watchConnections: (watch) => xeroConnection.service.connection.watchConnections(watch),
+      practice: practice.service,
     },
     sessions,
-    resolveTenant,
+    resolveTenant: parts.resolveTenant,
     registerModules,
-    startPageData,
+    // What each page asks Xero for first, started with the page (the modules' `pageData`).
+    startPageData: createPageDataStarter(
+      parts,
+      modules.flatMap((entry) => (entry.pageData ? [entry.pageData] : [])),
+    ),
     async start() {
       await live.start();
-      await changeNotices.start();
+      await practice.start();
       // Events stored by an instance that stopped before applying them.
-      if (webhookKey) void webhooks.drain();
+      if (parts.webhookKey) void parts.webhooks.drain();
       // This instance's heartbeat (issue 28 item 5), then the first reconcile pass with the jobs.
       await ledger.start();
       jobs.start();
@@ -685,13 +173,13 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
       jobs.stop();
       await ledger.stop().catch((error: unknown) => log.warn({ err: error }, 'ledger stop failed'));
       await live.close();
-      // The Today page's background reads, then a first visit's read, which goes on after its answer (issue 19): they
-      // stop after the page they are on before the database closes.
+      // The Today page's background reads and its notices, then a first visit's read, which goes on after its answer
+      // (issue 19): they stop after the page they are on before the database closes.
       await practice.close();
-      await changeNotices.close();
       await sync.close();
-      await sharedGates?.close();
-      await egress.flush();
+      await parts.sharedGates?.close();
+      // The bytes read from Xero, counted since the last write (decision 019).
+      await organizations.close();
       await principals.close();
     },
   };
