@@ -5,7 +5,7 @@
 import { Writable } from 'node:stream';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { auditLog, xeroTokens } from '../../db/schema/index';
+import { auditLog, organizations, userOrganizations, xeroTokens } from '../../db/schema/index';
 import { as } from '../../test/session';
 import {
   connectXero,
@@ -91,6 +91,23 @@ describe('a connection lost on Xero’s side (issue 45 item 2)', () => {
     const before = t.sandbox.ledger().identity.connections ?? 0;
     await t.parts.watchConnections({ allDue: true });
     expect(t.sandbox.ledger().identity.connections ?? 0).toBe(before);
+  });
+
+  it('a round that finds nothing changed in Xero writes nothing, so no kept page or principal is emptied', async () => {
+    const user = await createConnectedUser(t, 'nothing.changed', { email: 'nothingchanged@example.com' });
+    const rows = () =>
+      t.database.db
+        .select({ updatedAt: organizations.updatedAt, membership: userOrganizations })
+        .from(userOrganizations)
+        .innerJoin(organizations, eq(organizations.id, userOrganizations.organizationId))
+        .where(eq(userOrganizations.userId, user.user.id));
+    const before = await rows();
+    expect(before.length).toBeGreaterThan(0);
+    const read = t.sandbox.ledger().identity.connections ?? 0;
+    await t.parts.watchConnections({ allDue: true });
+    // Xero was asked (the round happened), and nothing Ledgerlink keeps was rewritten.
+    expect(t.sandbox.ledger().identity.connections ?? 0).toBeGreaterThan(read);
+    expect(await rows()).toEqual(before);
   });
 
   it('reads a user once a period, however often the watch runs', async () => {

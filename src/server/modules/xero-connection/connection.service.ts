@@ -13,10 +13,12 @@ import {
   RENEW_AHEAD_MS,
   type TokenStore,
   type XeroConnectionsPort,
+  type XeroTenantConnection,
 } from '../../xero/xero-port';
 import type { AuditLog } from '../audit/audit';
 import type { RequestPrincipal, XeroTokenStatus } from '../auth/sessions';
 import type {
+  MembershipRow,
   OrganizationAccessRow,
   OrganizationRow,
   OrganizationsRepository,
@@ -119,6 +121,27 @@ function buildConnected(org: OrganizationAccessRow, tokenExpiry: Date, error?: s
   };
 }
 
+/**
+ * Xero lists the same connections the user's memberships already record as connected: same organisations,
+ * connection ids and names, none missing. A round of the connections watch that finds this writes nothing.
+ */
+function sameConnections(
+  listed: readonly XeroTenantConnection[],
+  memberships: ReadonlyArray<{ org: OrganizationRow; membership: MembershipRow }>,
+): boolean {
+  const connected = memberships.filter((m) => m.membership.connected);
+  if (connected.length !== listed.length) return false;
+  const byTenant = new Map(connected.map((m) => [m.org.tenantId, m]));
+  return listed.every((c) => {
+    const known = byTenant.get(c.tenantId);
+    return (
+      known !== undefined &&
+      known.membership.connectionId === c.connectionId &&
+      known.org.tenantName === c.tenantName
+    );
+  });
+}
+
 export function createConnectionService(deps: {
   orgs: OrganizationsRepository;
   tokens: TokenStore;
@@ -155,9 +178,11 @@ export function createConnectionService(deps: {
   async function checkConnections(userId: number, ip: string | null): Promise<string[]> {
     const current = await tokens.read(userId);
     if (!current || current.status === 'reconnect_required') return [];
-    const { dropped } = await orgs.syncConnections(userId, await xero.listConnections(userId), {
-      missing: 'removed',
-    });
+    const listed = await xero.listConnections(userId);
+    // Nothing changed in Xero (the watch's usual round): write nothing, so no change notice empties the
+    // principals and the Today page's rows of every organisation the user keeps (decisions 032, 047).
+    if (sameConnections(listed, await orgs.listForUser(userId))) return [];
+    const { dropped } = await orgs.syncConnections(userId, listed, { missing: 'removed' });
     for (const org of dropped) {
       const name = org.tenantName ?? 'Unknown Organization';
       log.warn(
