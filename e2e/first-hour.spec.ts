@@ -1,13 +1,16 @@
 /**
  * A new user's first hour: `npm start` on an empty data folder, then "Try the demo". This spec starts its own
  * server as `npm start` does (demo mode, no ADMIN_* variables, its own DATA_DIR and ports) instead of the
- * shared e2e server, whose administrator is created from ADMIN_USERNAME/ADMIN_PASSWORD.
+ * shared e2e server, whose administrator is created from ADMIN_USERNAME/ADMIN_PASSWORD: the server bundle
+ * scripts/e2e.mjs has just built, with the Node flags of `npm run start:only` (what `npm start` runs once it has
+ * built), rather than the TypeScript sources through tsx, which cost half a minute of compiling on a busy machine.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { startCommandFlags } from '../src/server/test/start-command';
 import { expect, screenshot, test } from './fixtures';
 
 async function freePort(): Promise<number> {
@@ -34,7 +37,7 @@ test.describe('a fresh demo', () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ledgerlink-first-hour-'));
     const [port, sandboxPort] = [await freePort(), await freePort()];
     origin = `http://localhost:${port}`;
-    server = spawn(process.execPath, ['--import', 'tsx', 'src/server/server.ts'], {
+    server = spawn(process.execPath, [...startCommandFlags(), 'dist/server/server.mjs'], {
       env: {
         PATH: process.env.PATH ?? '',
         HOME: process.env.HOME ?? '',

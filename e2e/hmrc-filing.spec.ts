@@ -23,10 +23,39 @@ async function axeClean(page: Page, label: string) {
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${label}: ${v.id} → ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
   expect(problems).toEqual([]);
-  const overflow = await page.evaluate(
-    () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
-  );
-  expect(overflow, `${label} scrolls sideways`).toBeLessThanOrEqual(0);
+  // What sticks out past the right edge, named so a failure says where to look.
+  const overflow = await page.evaluate(() => {
+    const width = document.documentElement.clientWidth;
+    const past = [...document.body.querySelectorAll('*')]
+      .filter((el) => el.getBoundingClientRect().right > width + 0.5)
+      .filter((el) => ![...el.children].some((c) => c.getBoundingClientRect().right > width + 0.5))
+      .slice(0, 5)
+      .map((el) => `<${el.tagName.toLowerCase()}> "${(el.textContent ?? '').trim().slice(0, 60)}"`);
+    // Nor anything wider than its place inside the page (a long word widening a card, or a box in it past the
+    // card's padding): a box whose content is wider than it, or whose right edge passes its parent's padding,
+    // other than in a box meant to scroll, a screen reader's text, or one positioned on its own.
+    const inside = [...document.querySelectorAll('main *')]
+      .filter((el): el is HTMLElement => el instanceof HTMLElement && el.clientWidth > 1)
+      .filter((el) => {
+        const own = getComputedStyle(el);
+        if (own.position === 'absolute' || own.position === 'fixed') return false;
+        if (el.scrollWidth > el.clientWidth + 1 && own.overflowX === 'visible') return true;
+        const parent = el.parentElement;
+        if (!parent) return false;
+        const box = getComputedStyle(parent);
+        if (box.overflowX !== 'visible') return false;
+        const edge =
+          parent.getBoundingClientRect().right -
+          parseFloat(box.paddingRight) -
+          parseFloat(box.borderRightWidth);
+        return el.getBoundingClientRect().right > edge + 1;
+      })
+      .slice(0, 5)
+      .map((el) => `<${el.tagName.toLowerCase()}> "${(el.textContent ?? '').trim().slice(0, 60)}"`);
+    return { by: document.documentElement.scrollWidth - width, past, inside };
+  });
+  expect(overflow.by, `${label} scrolls sideways: ${overflow.past.join(', ')}`).toBeLessThanOrEqual(0);
+  expect(overflow.inside, `${label}: wider than their box`).toEqual([]);
 }
 
 test.describe('Filing with HMRC', () => {

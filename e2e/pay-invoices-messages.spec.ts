@@ -97,6 +97,21 @@ test.describe('Pay Invoices: what the screen says after a payment (issue 33)', (
 
       const banner = page.getByRole('status').filter({ hasText: 'Payment Successful!' });
       const detail = banner.getByText(`${target.invoiceNumber} · Remaining balance: `);
+      const success = toastOf(page, 'Payments Processed Successfully');
+      // The banner and the payment's toast come together, and neither covers the other: on a phone the toasts
+      // come down over the header (issue 45), the banner sits at the foot of the screen.
+      await expect(banner).toBeVisible();
+      await expect(success).toBeVisible();
+      const [bannerBox, toastBox] = [await banner.boundingBox(), await success.boundingBox()];
+      expect(
+        !!bannerBox &&
+          !!toastBox &&
+          (bannerBox.y + bannerBox.height <= toastBox.y ||
+            toastBox.y + toastBox.height <= bannerBox.y ||
+            bannerBox.x + bannerBox.width <= toastBox.x ||
+            toastBox.x + toastBox.width <= bannerBox.x),
+        `banner ${JSON.stringify(bannerBox)} and toast ${JSON.stringify(toastBox)} overlap`,
+      ).toBe(true);
       // Hold the banner (it waits while the pointer is on it) to measure it.
       await banner.hover();
       await expect(detail).toHaveText(
@@ -111,7 +126,6 @@ test.describe('Pay Invoices: what the screen says after a payment (issue 33)', (
       await screenshot(page, `pay-invoices-success-banner-${width}`);
 
       // The toast says one payment, and offers Undo as a button.
-      const success = toastOf(page, 'Payments Processed Successfully');
       await expect(success).toContainText(`Processed 1 payment for invoice ${target.invoiceNumber}`);
       // Focus on the toast's button holds the toast (and reaches it by keyboard) while axe reads the screen.
       const undo = success.getByRole('button', { name: 'Undo' });

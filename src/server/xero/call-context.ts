@@ -44,6 +44,23 @@ export async function runCacheOnly<T>(work: () => Promise<T>): Promise<{ value: 
 }
 
 /**
+ * `work`'s answer from the cache alone, or null when it was not all there: a Xero call it would have made was
+ * refused (or it said it lacked something, `noteNotInCache`), whether it then answered or failed for want of it.
+ * Code written before the Today page may let a refused call's XERO_UNAVAILABLE escape (issue 42's credit-notes
+ * check, asked of Xero when the month-end opens): that is "not in the cache", not a failure of the row.
+ */
+export async function readCacheOnly<T>(work: () => Promise<T>): Promise<T | null> {
+  const scope: CallScope = { priority: 'background', cacheOnly: true, refused: 0 };
+  try {
+    const value = await scopes.run(scope, work);
+    return scope.refused > 0 ? null : value;
+  } catch (error) {
+    if (scope.refused > 0) return null;
+    throw error;
+  }
+}
+
+/**
  * Whether the call about to be made must be refused (inside `runCacheOnly`); counts it when so. Called by the
  * one HTTP path to Xero (xero-http/http.ts) before anything leaves.
  */

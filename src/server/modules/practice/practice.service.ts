@@ -4,7 +4,7 @@ import { sortTodayRows, type TodayConnectionState, type TodayRow } from '../../.
 import type { WebhookHealth } from '../../../shared/webhook-health';
 import { AppError } from '../../lib/app-error';
 import { packBody, type CachedBody } from '../../lib/body-cache';
-import { runCacheOnly } from '../../xero/call-context';
+import { readCacheOnly } from '../../xero/call-context';
 import type { RequestPrincipal, SessionUser } from '../auth/sessions';
 import type { MembershipRow, OrganizationRow } from '../organizations/organizations.repository';
 import type { RequestContext } from '../organizations/tenancy';
@@ -205,16 +205,16 @@ export function createPracticeService(deps: PracticeDeps) {
         continue;
       }
       const stamp = notices.stampOf(org.id);
-      const { value, refused } = await runCacheOnly(() => computeFigures(sources, ctx, 'cache', day)).catch(
+      const value = await readCacheOnly(() => computeFigures(sources, ctx, 'cache', day)).catch(
         (error: unknown) => {
           deps.log?.warn(
             { err: error, organizationId: org.id },
             'a Today row could not be read from the cache',
           );
-          return { value: NO_FIGURES, refused: 1 };
+          return null;
         },
       );
-      if (refused > 0) {
+      if (!value) {
         reader.enqueue(ctx);
         continue;
       }

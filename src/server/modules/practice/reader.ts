@@ -1,5 +1,5 @@
 import { AppError } from '../../lib/app-error';
-import { runCacheOnly, runInBackground } from '../../xero/call-context';
+import { readCacheOnly, runInBackground } from '../../xero/call-context';
 import type { RequestContext } from '../organizations/tenancy';
 import {
   CIS_FIGURES,
@@ -74,8 +74,7 @@ export function createPracticeReader(deps: {
   async function fromCache(ctx: RequestContext): Promise<OrgFigures | null> {
     const states = await repo.findReadStates([ctx.organizationId], resourcesOf(ctx.organization));
     if (missingReads(ctx.organization, states.get(ctx.organizationId), false).length > 0) return null;
-    const { value, refused } = await runCacheOnly(() => computeFigures(sources, ctx, 'cache'));
-    return refused > 0 ? null : value;
+    return readCacheOnly(() => computeFigures(sources, ctx, 'cache'));
   }
 
   /** A row shown: the first one ends the head start of its run of reads. */
@@ -100,11 +99,10 @@ export function createPracticeReader(deps: {
       const all = figuresOf(ctx.organization);
       const showSoFar = async (shown: readonly FigureKey[]) => {
         const pending = all.filter((k) => !shown.includes(k));
-        const quick = await runCacheOnly(() =>
+        const quick = await readCacheOnly(() =>
           computeFigures(sources, ctx, 'cache', undefined, new Set<FigureKey>(pending)),
         );
-        if (quick.refused === 0)
-          show(id, { kind: 'figures', figures: quick.value, complete: false, pending, stamp });
+        if (quick) show(id, { kind: 'figures', figures: quick, complete: false, pending, stamp });
       };
       const others = runInBackground(() => warmUp(sources, ctx, 'first'));
       if (all.includes('invoicesAwaiting')) {

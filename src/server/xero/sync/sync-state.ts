@@ -1,6 +1,7 @@
 import { and, eq, isNull, lt, or } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { AppError } from '../../lib/app-error';
+import { isCacheOnly } from '../call-context';
 import { xeroSyncState } from '../../db/schema/index';
 import type { SyncContext, SyncResult } from './context';
 
@@ -98,8 +99,13 @@ export function createSyncState(db: Db) {
         await releaseLease(ctx.organizationId, resource, {});
         throw error;
       }
-    })().finally(() => local.delete(localKey));
-    local.set(localKey, promise);
+    })().finally(() => {
+      if (local.get(localKey) === promise) local.delete(localKey);
+    });
+    // A run allowed no Xero call (the Today page answering from the cache, call-context.ts) is not shared: a
+    // person's read arriving meanwhile would be answered with its refusal ("Not read from Xero now"). It still
+    // holds the lease, so that read waits for it to let go and then reads Xero itself.
+    if (!isCacheOnly()) local.set(localKey, promise);
     return promise;
   }
 

@@ -224,7 +224,8 @@ function SubmissionState({ submission, ret }: { submission: Submission; ret: Cis
                 <dt className="font-medium">IRmark</dt>
                 <dd className="break-all font-mono">{receipt.irmarkBase32}</dd>
                 <dt className="font-medium">HMRC's receipt</dt>
-                <dd>{receipt.message}</dd>
+                {/* It quotes the IRmark, one word: on a phone it breaks anywhere rather than widen the card. */}
+                <dd className="wrap-anywhere">{receipt.message}</dd>
                 {receipt.hmrcIrmark === null ? (
                   <>
                     <dt className="font-medium">Note</dt>
@@ -233,7 +234,9 @@ function SubmissionState({ submission, ret }: { submission: Submission; ret: Cis
                 ) : receipt.hmrcIrmark !== receipt.irmark ? (
                   <>
                     <dt className="font-medium">Note</dt>
-                    <dd>HMRC's receipt quotes another IRmark ({receipt.hmrcIrmark}) than the one sent.</dd>
+                    <dd className="wrap-anywhere">
+                      HMRC's receipt quotes another IRmark ({receipt.hmrcIrmark}) than the one sent.
+                    </dd>
                   </>
                 ) : null}
               </dl>

@@ -29,7 +29,14 @@ export function MonthNotice({ ret }: { ret: CisReturn }) {
           <AlertTitle>{late ? 'Filed late' : 'Filed'}</AlertTitle>
           <AlertDescription>
             Marked as filed with HMRC on {formatDateMedium(ret.filing.filedOn)} by {ret.filing.filedBy}.
-            {ret.filing.receipt?.irmark ? ` HMRC's receipt (IRmark) ${ret.filing.receipt.irmark}.` : ''}
+            {ret.filing.receipt?.irmark ? (
+              <>
+                {' '}
+                HMRC's receipt (IRmark){' '}
+                {/* The IRmark is one word (base64): on a phone it breaks anywhere rather than widen the page. */}
+                <span className="break-all">{ret.filing.receipt.irmark}</span>.
+              </>
+            ) : null}
             {late && ret.filing.penaltyAmount > 0 ? (
               <>
                 {' '}

@@ -42,7 +42,9 @@ function OutboxMain({ orgId, tenantName }: { orgId: number; tenantName: string |
           </div>
         </Alert>
       ) : (
-        <ul className="grid gap-4" aria-label="Emails sent">
+        // One column as wide as the page (minmax(0, 1fr)): an implicit column took the width an attachment's
+        // name asked for, 10 px past the page's margin at 375 px.
+        <ul className="grid grid-cols-1 gap-4" aria-label="Emails sent">
           {messages.map((m) => (
             <li key={m.id}>
               <Card>

@@ -41,7 +41,9 @@ export function PaymentSuccessBanner({
   }, [isHeld, isUndoing]);
   const completed = run.outcome.tag === 'COMPLETED';
   return (
-    <div className="pointer-events-none fixed inset-x-0 top-20 z-[80] flex justify-center px-4">
+    // Under the header; on a phone at the foot of the screen, since a phone's toasts come down over the header
+    // (components/ui/toaster.tsx, issue 45) and the payment's own toast would cover this banner and its Undo.
+    <div className="pointer-events-none fixed inset-x-0 top-20 z-[80] flex justify-center px-4 max-sm:top-auto max-sm:bottom-4">
       <div
         role="status"
         aria-live="polite"
