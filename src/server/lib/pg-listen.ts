@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import pg from 'pg';
 
 /** A connection of its own LISTENing on one channel. */
 export interface PgListener {
@@ -7,17 +7,20 @@ export interface PgListener {
 }
 
 /**
- * Takes a connection from the pool and LISTENs on `channel`: each notice's payload goes to `onPayload`. If the
- * connection fails once listening, it is destroyed and `onLost` is called, once. A LISTENing connection never goes
- * back to the pool (a later query would inherit the LISTEN and these handlers): it is destroyed, once, whether it
- * failed or was stopped. Rejects, holding nothing, when the LISTEN itself fails.
+ * Opens a connection of its own, with the pool's settings, and LISTENs on `channel`: each notice's payload goes to
+ * `onPayload`. If the connection fails once listening, it is closed and `onLost` is called, once. The connection is
+ * never one of the pool's: a listener holds its connection for the life of the instance, and the principals, live
+ * events and the Today page (two channels) listen at once, so taking them from the pool left half of its ten
+ * connections to queries, and a write waiting on Xero's lost answer then waited 5 s for a connection and failed
+ * (issue 47's listeners on PostgreSQL). It is closed, once, whether it failed or was stopped. Rejects, holding
+ * nothing, when the LISTEN itself fails.
  */
 export async function listenOn(
   pool: pg.Pool,
   channel: string,
   handlers: { onPayload(payload: string): void; onLost(error: unknown): void },
 ): Promise<PgListener> {
-  const client = await pool.connect();
+  const client = new pg.Client(pool.options);
   let listening = false;
   let released = false;
   const destroy = (): boolean => {
@@ -27,7 +30,7 @@ export async function listenOn(
     client.off('error', onError);
     // A late error of the dead connection must not be an uncaught exception.
     client.on('error', () => undefined);
-    client.release(true);
+    void client.end().catch(() => undefined);
     return true;
   };
   const onMessage = (message: pg.Notification) => {
@@ -39,6 +42,7 @@ export async function listenOn(
   client.on('notification', onMessage);
   client.on('error', onError);
   try {
+    await client.connect();
     await client.query(`LISTEN ${channel}`);
   } catch (error) {
     destroy();
