@@ -155,8 +155,12 @@ export function createConnectionService(deps: {
   async function checkConnections(userId: number, ip: string | null): Promise<string[]> {
     const current = await tokens.read(userId);
     if (!current || current.status === 'reconnect_required') return [];
+    // The watch and a person's check may read the same user's list side by side: the one read first must not
+    // undo what the other recorded meanwhile (organizations.repository.ts syncConnections, `readAt`).
+    const readAt = new Date();
     const { dropped } = await orgs.syncConnections(userId, await xero.listConnections(userId), {
       missing: 'removed',
+      readAt,
     });
     for (const org of dropped) {
       const name = org.tenantName ?? 'Unknown Organization';
