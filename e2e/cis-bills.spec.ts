@@ -449,9 +449,17 @@ test.describe('CIS Bills', () => {
         await addBill(page, 'R. Singh Tiling', '1500');
         await screenshot(page, `cis-bills-${theme}-${width}`);
         await page.getByRole('combobox', { name: /^Subcontractor/ }).click();
-        await expect(page.getByRole('listbox', { name: 'Subcontractors' })).toBeVisible();
-        // Let the open animation finish before the picture.
-        await page.waitForTimeout(400);
+        const listbox = page.getByRole('listbox', { name: 'Subcontractors' });
+        await expect(listbox).toBeVisible();
+        // The picture once the pop-up's open animation has finished (waited for, not timed; a spinner's
+        // endless turn is not waited for).
+        await listbox.evaluate((el) =>
+          Promise.all(
+            (el.parentElement?.getAnimations({ subtree: true }) ?? [])
+              .filter((a) => a.effect?.getComputedTiming().iterations !== Infinity)
+              .map((a) => a.finished),
+          ),
+        );
         await page.screenshot({ path: `e2e/screenshots/cis-bills-picker-${theme}-${width}.png` });
       });
     }

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { test as base, expect, type Page } from '@playwright/test';
+import { test as base, expect, type Cookie, type Page } from '@playwright/test';
 import { E2E_ADMIN } from '../playwright.config';
 
 export { expect };
@@ -18,13 +18,27 @@ export async function screenshot(page: Page, name: string) {
   await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
 }
 
+/**
+ * Each account's device cookie from its first sign-in of the run (ll_device, login-limiter.ts). Later sign-ins
+ * present it, as a person's own browser does: only that browser's failures then count against the account. Without
+ * it every test's fresh browser was an unknown one, and past the hundredth sign-in as the administrator within the
+ * hour (the account's limit for unknown browsers) the rest of the run was refused with 429.
+ */
+const devices = new Map<string, Cookie>();
+
 /** Signs in through the API (the sign-in journeys themselves go through the form). */
 export async function signInByApi(page: Page, username = ADMIN.username, password = ADMIN.password) {
+  const known = devices.get(username);
+  if (known) await page.context().addCookies([known]);
   const res = await page.request.post('/api/login', {
     data: { username, password },
     headers: { origin: APP_ORIGIN },
   });
   expect(res.status(), await res.text()).toBe(200);
+  const device = (await page.context().cookies(`${APP_ORIGIN}/api/login`)).find(
+    (c) => c.name === 'll_device',
+  );
+  if (device) devices.set(username, device);
 }
 
 export async function setTheme(page: Page, theme: 'light' | 'dark') {

@@ -42,13 +42,20 @@ export function createOrganizationsRepository(database: Database) {
      * when Xero stopped listing them). After a consent (`consented`) each organisation in it was connected now:
      * its "Last connected" moves. The user keeps (or gets) exactly one active connected organisation.
      * Answers the organisations listed and the memberships this call turned from connected to not.
+     *
+     * A check's list (`readAt`: when it was asked of Xero) may be older than a change recorded while it was on its
+     * way: the connections watch and a person's check of the same user run side by side (issue 45). Such a list
+     * changes no membership that changed after `readAt`: it neither brings back one dropped since (another check's
+     * newer list no longer had it) nor drops one connected or chosen since (a consent, an activation). The next
+     * check, with a newer list, settles it.
      */
     async syncConnections(
       userId: number,
       connections: XeroTenantConnection[],
-      options: { missing?: 'removed' | 'not-included'; consented?: boolean } = {},
+      options: { missing?: 'removed' | 'not-included'; consented?: boolean; readAt?: Date } = {},
     ): Promise<{ orgs: OrganizationRow[]; dropped: OrganizationRow[] }> {
       const missing = options.missing ?? 'removed';
+      const readAt = options.readAt;
       const synced = await db.transaction(async (tx) => {
         const now = new Date();
         const orgs: OrganizationRow[] = [];
@@ -62,7 +69,6 @@ export function createOrganizationsRepository(database: Database) {
             })
             .returning();
           if (!org) continue;
-          orgs.push(org);
           const connectedNow = {
             connectionId: c.connectionId,
             connected: true,
@@ -70,13 +76,23 @@ export function createOrganizationsRepository(database: Database) {
             disconnectedAt: null,
             ...(options.consented ? { lastAccessed: now } : {}),
           };
-          await tx
+          const [applied] = await tx
             .insert(userOrganizations)
             .values({ userId, organizationId: org.id, ...connectedNow })
             .onConflictDoUpdate({
               target: [userOrganizations.userId, userOrganizations.organizationId],
               set: connectedNow,
-            });
+              ...(readAt
+                ? {
+                    setWhere: or(
+                      isNull(userOrganizations.disconnectedAt),
+                      lt(userOrganizations.disconnectedAt, readAt),
+                    ),
+                  }
+                : {}),
+            })
+            .returning({ organizationId: userOrganizations.organizationId });
+          if (applied) orgs.push(org);
         }
         const keep = orgs.map((o) => o.id);
         const dropped = await tx
@@ -87,6 +103,9 @@ export function createOrganizationsRepository(database: Database) {
               eq(userOrganizations.userId, userId),
               eq(userOrganizations.connected, true),
               keep.length > 0 ? notInArray(userOrganizations.organizationId, keep) : sql`true`,
+              readAt
+                ? or(isNull(userOrganizations.lastAccessed), lt(userOrganizations.lastAccessed, readAt))
+                : sql`true`,
             ),
           )
           .returning({ organizationId: userOrganizations.organizationId });

@@ -178,11 +178,14 @@ export function createConnectionService(deps: {
   async function checkConnections(userId: number, ip: string | null): Promise<string[]> {
     const current = await tokens.read(userId);
     if (!current || current.status === 'reconnect_required') return [];
+    // The watch and a person's check may read the same user's list side by side: the one read first must not
+    // undo what the other recorded meanwhile (organizations.repository.ts syncConnections, `readAt`).
+    const readAt = new Date();
     const listed = await xero.listConnections(userId);
     // Nothing changed in Xero (the watch's usual round): write nothing, so no change notice empties the
     // principals and the Today page's rows of every organisation the user keeps (decisions 032, 047).
     if (sameConnections(listed, await orgs.listForUser(userId))) return [];
-    const { dropped } = await orgs.syncConnections(userId, listed, { missing: 'removed' });
+    const { dropped } = await orgs.syncConnections(userId, listed, { missing: 'removed', readAt });
     for (const org of dropped) {
       const name = org.tenantName ?? 'Unknown Organization';
       log.warn(
