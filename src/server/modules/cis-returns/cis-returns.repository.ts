@@ -16,14 +16,10 @@ import {
   type CachedContact,
   type CachedInvoice,
 } from '../../xero/cache/cache.repository';
+import type { CachedCreditAllocation } from '../../xero/sync/mappers';
 
-/** A credit note's allocation as the cache keeps it. */
-export interface CachedAllocation {
-  allocationId: string | null;
-  invoiceId: string;
-  amountPence: number;
-  date: string | null;
-}
+/** A credit note's allocation as the cache keeps it (the sync's mapper writes it). */
+export type CachedAllocation = CachedCreditAllocation;
 
 export type { CachedAccount, CachedContact, CachedInvoice };
 export type ContractorSettingsRow = typeof cisContractorSettings.$inferSelect;

@@ -62,12 +62,7 @@ export function toInvoiceRow(organizationId: number, inv: XeroInvoice): typeof x
     taxAmountPence: toPenceFromXero(l.TaxAmount),
     lineAmountPence: toPenceFromXero(l.LineAmount),
   }));
-  const payments: CachedPayment[] = (inv.Payments ?? []).map((p) => ({
-    paymentId: p.PaymentID,
-    date: convertXeroDate(p.Date),
-    amountPence: toPenceFromXero(p.Amount),
-    reference: p.Reference ?? null,
-  }));
+  const payments = toPayments(inv.Payments);
   return {
     organizationId,
     invoiceId: inv.InvoiceID,
@@ -94,6 +89,16 @@ export function toInvoiceRow(organizationId: number, inv: XeroInvoice): typeof x
     updatedUtc: toDateOrNull(inv.UpdatedDateUTC),
     syncedAt: new Date(),
   };
+}
+
+/** A document's payments as the cache keeps them (invoices and credit notes alike). */
+function toPayments(payments: XeroInvoice['Payments']): CachedPayment[] {
+  return (payments ?? []).map((p) => ({
+    paymentId: p.PaymentID,
+    date: convertXeroDate(p.Date),
+    amountPence: toPenceFromXero(p.Amount),
+    reference: p.Reference ?? null,
+  }));
 }
 
 function toLines(items: XeroInvoice['LineItems']): CachedLine[] {
@@ -135,12 +140,7 @@ export function toCreditNoteRow(
         ]
       : [],
   );
-  const payments: CachedPayment[] = (note.Payments ?? []).map((p) => ({
-    paymentId: p.PaymentID,
-    date: convertXeroDate(p.Date),
-    amountPence: toPenceFromXero(p.Amount),
-    reference: p.Reference ?? null,
-  }));
+  const payments = toPayments(note.Payments);
   return {
     organizationId,
     creditNoteId: note.CreditNoteID,
