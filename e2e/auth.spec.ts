@@ -1,7 +1,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import { generate } from 'otplib';
 import type { Page } from '@playwright/test';
-import { APP_ORIGIN, expect, screenshot, setTheme, test } from './fixtures';
+import { APP_ORIGIN, expect, screenshot, setTheme, test, animationsSettled } from './fixtures';
 
 const PASSWORD = 'Sturdy-Ledger-Pass-1';
 
@@ -45,6 +45,7 @@ function nextCode(secret: string, stepsAhead = 1): Promise<string> {
 }
 
 async function noSeriousViolations(page: Page, label: string) {
+  await animationsSettled(page);
   const results = await new AxeBuilder({ page }).analyze();
   const serious = results.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')

@@ -1,6 +1,15 @@
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
-import { APP_ORIGIN, connectDemo, expect, sandbox, SANDBOX_URL, setTheme, test } from './fixtures';
+import {
+  APP_ORIGIN,
+  connectDemo,
+  expect,
+  sandbox,
+  SANDBOX_URL,
+  setTheme,
+  test,
+  animationsSettled,
+} from './fixtures';
 import { SCREENS } from './screens';
 
 /**
@@ -12,6 +21,7 @@ async function check(page: Page, label: string): Promise<string[]> {
   await expect(page.locator('[aria-busy="true"]'))
     .toHaveCount(0, { timeout: 15_000 })
     .catch(() => undefined);
+  await animationsSettled(page);
   const results = await new AxeBuilder({ page }).analyze();
   const problems = results.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')

@@ -9,6 +9,7 @@ import {
   screenshot,
   setTheme,
   test,
+  animationsSettled,
 } from './fixtures';
 
 interface SandboxWrite {
@@ -271,6 +272,7 @@ test.describe('CIS Bills', () => {
       await expect(added).toContainText('30 % — not verified');
       await expect(added).toContainText('0 % — gross payment status');
       await screenshot(page, `cis-bills-issue42-added-${width}`);
+      await animationsSettled(page);
       const axe = await new AxeBuilder({ page }).analyze();
       expect(
         axe.violations
@@ -302,6 +304,7 @@ test.describe('CIS Bills', () => {
       await expect(drafts).toContainText('30 % — not verified');
       await expect(drafts).toContainText('0 % — gross payment status');
       await screenshot(page, `cis-bills-issue42-drafts-${width}`);
+      await animationsSettled(page);
       const after = await new AxeBuilder({ page }).analyze();
       expect(
         after.violations
@@ -345,6 +348,7 @@ test.describe('CIS Bills', () => {
         await expect(page.getByText('CIS settings saved').first()).toBeVisible();
         await field.scrollIntoViewIfNeeded();
         await screenshot(page, `settings-cis-month-end-${width}`);
+        await animationsSettled(page);
         const axe = await new AxeBuilder({ page }).analyze();
         expect(
           axe.violations
@@ -425,6 +429,7 @@ test.describe('CIS Bills', () => {
       // The 4.13:1 of the issue came from the description drawn at 90 % opacity over the red tint: full strength.
       const description = shown.locator('[data-toast-description]');
       await expect(description).toHaveCSS('opacity', '1');
+      await animationsSettled(page);
       const contrast = await new AxeBuilder({ page })
         .include('.toast-root')
         .withRules(['color-contrast'])

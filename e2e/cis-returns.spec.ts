@@ -4,7 +4,16 @@ import { getPeriodOf, getTaxMonth, type CisMonthsResponse, type CisReturn } from
 import { getUkToday } from '../src/shared/dates';
 import { formatPounds } from '../src/shared/money';
 import { readPdfText } from '../src/server/test/pdf-text';
-import { APP_ORIGIN, connectDemo, expect, resetSandbox, sandbox, screenshot, test } from './fixtures';
+import {
+  APP_ORIGIN,
+  connectDemo,
+  expect,
+  resetSandbox,
+  sandbox,
+  screenshot,
+  test,
+  animationsSettled,
+} from './fixtures';
 
 // Issues 29 and 42: the CIS month-end screen in Chromium. A person enters a CIS bill in Xero (labour and
 // materials) and pays it there; the open return shows it without a reload (Xero's webhooks), at the
@@ -39,6 +48,7 @@ function row(page: Page, name: string) {
 
 /** axe serious + critical = 0 on what the screen shows now, and no sideways scroll. */
 async function expectAccessible(page: Page) {
+  await animationsSettled(page);
   const results = await new AxeBuilder({ page }).analyze();
   const problems = results.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')

@@ -19,6 +19,24 @@ export async function screenshot(page: Page, name: string) {
 }
 
 /**
+ * Waits until every finite animation on the page has finished (a toast sliding in or fading out, a dialog opening);
+ * a spinner's endless turn is not waited for. axe reads colours as drawn, so a toast caught half-faded reads as low
+ * contrast although it is not (CI, stop 49: the Outbox's "Statement emailed" toasts mid-animation).
+ */
+export async function animationsSettled(page: Page) {
+  for (let round = 0; round < 5; round += 1) {
+    const waited = await page.evaluate(async () => {
+      const running = document
+        .getAnimations()
+        .filter((a) => a.playState === 'running' && a.effect?.getComputedTiming().iterations !== Infinity);
+      await Promise.all(running.map((a) => a.finished.catch(() => undefined)));
+      return running.length;
+    });
+    if (waited === 0) return;
+  }
+}
+
+/**
  * Each account's device cookie from its first sign-in of the run (ll_device, login-limiter.ts). Later sign-ins
  * present it, as a person's own browser does: only that browser's failures then count against the account. Without
  * it every test's fresh browser was an unknown one, and past the hundredth sign-in as the administrator within the

@@ -3,7 +3,15 @@ import type { Page } from '@playwright/test';
 import { DEMO_SCHEME, seedRegister } from '../src/sandbox/hmrc/register';
 import { getPeriodOf, shiftPeriod, type CisReturn } from '../src/shared/cis-returns';
 import { getUkToday } from '../src/shared/dates';
-import { APP_ORIGIN, connectDemo, expect, resetSandbox, screenshot, test } from './fixtures';
+import {
+  APP_ORIGIN,
+  connectDemo,
+  expect,
+  resetSandbox,
+  screenshot,
+  test,
+  animationsSettled,
+} from './fixtures';
 
 // Issue 43: filing with HMRC in Chromium, against demo mode's built-in HMRC. A subcontractor is verified from CIS
 // Bills; the last month is sent from CIS Returns, first with a wrong Government Gateway password (HMRC's refusal
@@ -18,6 +26,7 @@ async function put(page: Page, url: string, data: unknown) {
 }
 
 async function axeClean(page: Page, label: string) {
+  await animationsSettled(page);
   const results = await new AxeBuilder({ page }).analyze();
   const problems = results.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')

@@ -9,6 +9,7 @@ import {
   screenshot,
   setTheme,
   test,
+  animationsSettled,
 } from './fixtures';
 
 const PASSWORD = 'Sturdy-Ledger-Pass-1';
@@ -92,6 +93,7 @@ async function expectActive(page: Page, name: string) {
 }
 
 async function noSeriousViolations(page: Page, label: string, disableRules: string[] = []) {
+  await animationsSettled(page);
   const results = await new AxeBuilder({ page }).disableRules(disableRules).analyze();
   const serious = results.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')

@@ -7,7 +7,16 @@
 import AxeBuilder from '@axe-core/playwright';
 import type { Page, Request } from '@playwright/test';
 import { formatMoney } from '../src/shared/money';
-import { APP_ORIGIN, connectDemo, expect, resetSandbox, SANDBOX_URL, screenshot, test } from './fixtures';
+import {
+  APP_ORIGIN,
+  connectDemo,
+  expect,
+  resetSandbox,
+  SANDBOX_URL,
+  screenshot,
+  test,
+  animationsSettled,
+} from './fixtures';
 
 interface Invoice {
   invoiceId: string;
@@ -72,6 +81,7 @@ async function payByCard(page: Page, amount: string) {
 const toastOf = (page: Page, title: string) => page.locator('.toast-root').filter({ hasText: title });
 
 async function noSeriousViolations(page: Page, label: string) {
+  await animationsSettled(page);
   const results = await new AxeBuilder({ page }).analyze();
   const serious = results.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')

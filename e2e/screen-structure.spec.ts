@@ -5,7 +5,7 @@
  */
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
-import { connectDemo, expect, screenshot, test } from './fixtures';
+import { connectDemo, expect, screenshot, test, animationsSettled } from './fixtures';
 import { SCREENS } from './screens';
 
 /** What is wrong with the page's outline: not exactly one h1, or a level skipped on the way down. */
@@ -83,6 +83,7 @@ test.describe('screen structure (issue 33 items 9 and 10)', () => {
     await page.getByRole('combobox', { name: /^Subcontractor/ }).click();
     await expect(page.getByRole('dialog', { name: 'Choose a subcontractor' })).toBeVisible();
     await expect(page.getByRole('listbox', { name: 'Subcontractors' })).toBeVisible();
+    await animationsSettled(page);
     const results = await new AxeBuilder({ page }).analyze();
     const serious = results.violations
       .filter((v) => v.impact === 'serious' || v.impact === 'critical')

@@ -1,6 +1,15 @@
 import AxeBuilder from '@axe-core/playwright';
 import type { Locator, Page } from '@playwright/test';
-import { APP_ORIGIN, connectDemo, expect, resetSandbox, screenshot, setTheme, test } from './fixtures';
+import {
+  APP_ORIGIN,
+  connectDemo,
+  expect,
+  resetSandbox,
+  screenshot,
+  setTheme,
+  test,
+  animationsSettled,
+} from './fixtures';
 
 /** Picks an option of a labelled select inside a card. */
 async function choose(page: Page, card: Locator, label: string, option: string) {
@@ -235,6 +244,7 @@ test.describe('settings', () => {
         await page.reload();
         await expect(card(page, 'Stock Journal').getByText('Feature disabled')).toBeVisible();
         await screenshot(page, `settings-all-off-${theme}-${width}`);
+        await animationsSettled(page);
         const results = await new AxeBuilder({ page }).analyze();
         const serious = results.violations
           .filter((v) => v.impact === 'serious' || v.impact === 'critical')

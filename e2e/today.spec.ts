@@ -1,7 +1,16 @@
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import type { TodayRow } from '../src/shared/practice';
-import { connectDemo, expect, resetSandbox, sandbox, screenshot, setTheme, test } from './fixtures';
+import {
+  connectDemo,
+  expect,
+  resetSandbox,
+  sandbox,
+  screenshot,
+  setTheme,
+  test,
+  animationsSettled,
+} from './fixtures';
 
 // Issue 47: a bookkeeper's morning. Someone who keeps more than one organisation lands on Today: one row per
 // organisation, most urgent first, each figure opening its screen on that organisation; a change made in Xero
@@ -11,6 +20,7 @@ const SHOP = 'Demo Shop Ltd';
 const BUILDERS = 'Demo Builders Ltd';
 
 async function axeProblems(page: Page, label: string): Promise<string[]> {
+  await animationsSettled(page);
   const results = await new AxeBuilder({ page }).analyze();
   const problems = results.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
