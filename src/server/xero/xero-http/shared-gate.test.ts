@@ -94,14 +94,20 @@ describe('the shared gate itself', () => {
     await Promise.all(Array.from({ length: 5 }, () => a.acquire()));
     const granted: string[] = [];
     const queue = (gate: typeof a, label: string) => gate.acquire().then(() => granted.push(label));
-    const waiting = [queue(a, 'a1'), queue(a, 'a2')];
-    await rows('tenant-order', 'waiting', 2);
-    waiting.push(queue(b, 'b1'), queue(b, 'b2'));
-    await rows('tenant-order', 'waiting', 4);
-    waiting.push(queue(a, 'a3'));
-    await rows('tenant-order', 'waiting', 5);
+    // Queued one after another (each waits for the one before to be written), so the order is the database's.
+    const waiting: Array<Promise<number>> = [];
+    const order: Array<[typeof a, string]> = [[a, 'a1'], [a, 'a2'], [b, 'b1'], [b, 'b2'], [a, 'a3']];
+    for (const [gate, label] of order) {
+      waiting.push(queue(gate, label));
+      await rows('tenant-order', 'waiting', waiting.length);
+    }
     expect(granted).toEqual([]);
-    for (let i = 0; i < 5; i++) a.release();
+    // One slot freed at a time, each grant seen before the next slot is freed: the order granted is then the
+    // gate's own, not which instance heard of its grant first (B hears through the database's notices).
+    for (let i = 0; i < 5; i++) {
+      a.release();
+      await vi.waitFor(() => expect(granted).toHaveLength(i + 1), { timeout: 30_000, interval: 20 });
+    }
     await Promise.all(waiting);
     expect(granted).toEqual(['a1', 'a2', 'b1', 'b2', 'a3']);
     for (const g of [a, a, b, b, a]) g.release();
