@@ -754,6 +754,15 @@ export function registerIdentityRoutes(app: FastifyInstance, rt: Runtime): void 
         familyId: rec.familyId,
         authTimeMs: rec.authTimeMs,
       });
+      // Signing is asynchronous: a revocation that arrived meanwhile wins, as at Xero, where a revoked grant
+      // issues nothing usable. Without this a refresh racing "revoke" handed out live tokens for a grant whose
+      // connections were gone, and GET /connections answered [] ("removed in Xero") instead of 401 (revoked).
+      if (rec.revoked) {
+        for (const t of rt.state.identity.accessTokens) if (t.familyId === rec.familyId) t.revoked = true;
+        for (const t of rt.state.identity.refreshTokens) if (t.familyId === rec.familyId) t.revoked = true;
+        rt.markDirty();
+        return fail(400, 'invalid_grant');
+      }
       return reply.header('cache-control', 'no-store').send(tokens);
     }
     return fail(400, 'unsupported_grant_type');

@@ -273,6 +273,42 @@ describe('faults', () => {
     expect(await dead.json()).toEqual({ error: 'invalid_grant' });
   });
 
+  it('a refresh racing a revocation hands out nothing usable: GET /connections answers 401, never an empty list', async () => {
+    // Signing a token is asynchronous; a revocation landing meanwhile used to leave the new tokens live for a
+    // grant whose connections were gone, so /connections answered [] and the app said "Removed in Xero"
+    // instead of "Xero access revoked" (e2e organizations.spec, under load). Each order must hold.
+    const email = 'racer@demoshop.example';
+    let raced = 0;
+    for (let round = 0; round < 24; round++) {
+      const c = await connect(sandbox, { email });
+      const refreshing = fetch(`${sandbox.url}/connect/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'refresh_token',
+          refresh_token: c.tokens.refresh_token,
+          client_id: 'test-client',
+          client_secret: 'test-secret',
+        }),
+      });
+      await new Promise((resolve) => setTimeout(resolve, round % 6));
+      sandbox.revokeTokens(email);
+      const res = await refreshing;
+      const body = (await res.json()) as { access_token?: string; error?: string };
+      if (res.status !== 200) {
+        expect(body).toEqual({ error: 'invalid_grant' });
+        raced += 1;
+        continue;
+      }
+      const listed = await fetch(`${sandbox.url}/connections`, {
+        headers: { authorization: `Bearer ${body.access_token}` },
+      });
+      expect(listed.status, await listed.text()).toBe(401);
+    }
+    // Some rounds revoked before or during the refresh (the race this is about), not all after it.
+    expect(raced).toBeGreaterThan(0);
+  });
+
   it('sets faults, clock and auto-consent over HTTP and reports them', async () => {
     const set = await fetch(`${sandbox.url}/__sandbox/faults`, {
       method: 'POST',
