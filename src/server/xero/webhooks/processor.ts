@@ -18,6 +18,13 @@ const CLAIM_MS = 60_000;
 const BATCH = 500;
 const MAX_ATTEMPTS = 8;
 /**
+ * Xero can deliver the event of one of Ledgerlink's own writes before Xero's answer to that write has reached
+ * Ledgerlink (the write is still `sent`): the delivery waits this long at most for the answer, so the change is
+ * known as our own and not read again (decision 018, "Our own changes").
+ */
+export const OWN_ANSWER_WAIT_MS = 3_000;
+const OWN_ANSWER_POLL_MS = 50;
+/**
  * Processed events are kept two days, then forgotten: Xero retries a delivery for up to a day, and a repeat
  * within that time is dropped by the unique key (one arriving later is applied again, harmlessly: processing
  * reads Xero's current state).
@@ -277,6 +284,32 @@ export function createWebhookProcessor(deps: {
     return changes;
   }
 
+  /**
+   * Waits (OWN_ANSWER_WAIT_MS at most) while a write of ours on one of these invoices is on its way to Xero
+   * (`sent`, its answer not in yet). Whether there was one: the caller then looks at its own changes again.
+   */
+  async function awaitOwnAnswers(organizationId: number, invoiceIds: readonly string[]): Promise<boolean> {
+    const sending = () =>
+      db
+        .select({ id: xeroWrites.id })
+        .from(xeroWrites)
+        .where(
+          and(
+            eq(xeroWrites.organizationId, organizationId),
+            eq(xeroWrites.state, 'sent'),
+            inArray(sql`lower(${xeroWrites.targetId})`, [...invoiceIds]),
+          ),
+        )
+        .limit(1);
+    if ((await sending()).length === 0) return false;
+    const deadline = Date.now() + OWN_ANSWER_WAIT_MS;
+    while (Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, OWN_ANSWER_POLL_MS));
+      if ((await sending()).length === 0) break;
+    }
+    return true;
+  }
+
   async function applyTenant(tenantId: string, events: Array<typeof xeroWebhookEvents.$inferSelect>) {
     const ids = events.map((e) => e.id);
     const reader = await findReader(tenantId);
@@ -298,22 +331,44 @@ export function createWebhookProcessor(deps: {
               inArray(sql`lower(${xeroInvoices.invoiceId})`, invoiceIds),
             ),
           );
-        const beforeById = new Map(before.map((r) => [r.invoiceId.toLowerCase(), r]));
-        const own = await findOwnChanges(ctx.organizationId, invoiceIds);
+        let beforeById = new Map(before.map((r) => [r.invoiceId.toLowerCase(), r]));
+        let own = await findOwnChanges(ctx.organizationId, invoiceIds);
         const ownTimes = (id: string) => new Set((own.get(id) ?? []).map((c) => c.at));
         const eventTimes = (id: string) =>
           events.filter((e) => e.category === 'INVOICE' && e.resourceId === id).map((e) => e.eventAt);
         // Issue 32: an invoice whose every event is a change Ledgerlink itself wrote, with the cache holding that
         // write's answer or later, is not read again (decision 018, "Our own changes"); nor is one whose answers
         // are confirmed in the ledger and still on their way into the cache.
-        const known = invoiceIds.filter((id) =>
-          isOwnChangeKnown(beforeById.get(id), eventTimes(id), ownTimes(id)),
-        );
-        const inFlight = invoiceIds.filter(
-          (id) =>
-            !known.includes(id) && isOwnChangeInFlight(beforeById.get(id), eventTimes(id), ownTimes(id)),
-        );
-        const toRead = invoiceIds.filter((id) => !known.includes(id) && !inFlight.includes(id));
+        const classify = () => {
+          const known = invoiceIds.filter((id) =>
+            isOwnChangeKnown(beforeById.get(id), eventTimes(id), ownTimes(id)),
+          );
+          const inFlight = invoiceIds.filter(
+            (id) =>
+              !known.includes(id) && isOwnChangeInFlight(beforeById.get(id), eventTimes(id), ownTimes(id)),
+          );
+          return {
+            known,
+            inFlight,
+            toRead: invoiceIds.filter((id) => !known.includes(id) && !inFlight.includes(id)),
+          };
+        };
+        let { known, inFlight, toRead } = classify();
+        // Xero's delivery came before its answer to a write of ours on one of them: that answer, not a read.
+        if (toRead.length > 0 && (await awaitOwnAnswers(ctx.organizationId, toRead))) {
+          const again = await db
+            .select()
+            .from(xeroInvoices)
+            .where(
+              and(
+                eq(xeroInvoices.organizationId, ctx.organizationId),
+                inArray(sql`lower(${xeroInvoices.invoiceId})`, invoiceIds),
+              ),
+            );
+          beforeById = new Map(again.map((r) => [r.invoiceId.toLowerCase(), r]));
+          own = await findOwnChanges(ctx.organizationId, invoiceIds);
+          ({ known, inFlight, toRead } = classify());
+        }
         const read = toRead.length > 0 ? (await sync.refreshInvoicesByIds(ctx, toRead)).rows : [];
         // An own change on its way into the cache is told as Xero's answer to the newest of its events gave it.
         const answered = inFlight.flatMap((id) => {
