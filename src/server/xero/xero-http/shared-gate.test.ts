@@ -96,7 +96,13 @@ describe('the shared gate itself', () => {
     const queue = (gate: typeof a, label: string) => gate.acquire().then(() => granted.push(label));
     // Queued one after another (each waits for the one before to be written), so the order is the database's.
     const waiting: Array<Promise<number>> = [];
-    const order: Array<[typeof a, string]> = [[a, 'a1'], [a, 'a2'], [b, 'b1'], [b, 'b2'], [a, 'a3']];
+    const order: Array<[typeof a, string]> = [
+      [a, 'a1'],
+      [a, 'a2'],
+      [b, 'b1'],
+      [b, 'b2'],
+      [a, 'a3'],
+    ];
     for (const [gate, label] of order) {
       waiting.push(queue(gate, label));
       await rows('tenant-order', 'waiting', waiting.length);
