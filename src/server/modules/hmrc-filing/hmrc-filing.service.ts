@@ -701,11 +701,16 @@ export function createHmrcFilingService(deps: {
         );
       if (!(await readCredentials(ctx.organizationId))) throw new AppError('UNPROCESSABLE', NO_CREDENTIALS);
       const ret = await cisReturns.getReturn(ctx, period, true);
-      if (ret.filing)
+      if (ret.filing) {
+        // Another administrator's submission may have reached HMRC since this request looked (two at once, under
+        // load): the month is then filed by it, and this request answers with its outcome, not a refusal.
+        const sent = await repo.findReturn(ctx.organizationId, period);
+        if (sent && sent.state !== 'rejected') return answer(sent);
         throw new AppError(
           'CONFLICT',
           `This return is already marked as filed (on ${ret.filing.filedOn} by ${ret.filing.filedBy}): nothing was sent. If HMRC does not have it, an administrator can undo the mark and send it from here.`,
         );
+      }
       // One rule decides what may be filed (getFilingRefusal): what a person marking the month filed would be
       // refused for, the submission is refused for, before anything is sent. The return's lines already carry the
       // verification number HMRC answered a verification from Ledgerlink with (issue 43).

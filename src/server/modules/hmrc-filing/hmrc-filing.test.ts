@@ -401,10 +401,15 @@ describe('filing with HMRC (issue 43)', () => {
   it('two administrators at once: one return reaches HMRC and both see its outcome', async () => {
     billPaidIn(3, 'Hughes Groundworks Ltd', 300);
     const p = period(3);
-    const second = await register(t.app, 'second-admin');
+    // Names of their own each attempt (CI retries a failed test on the same database).
+    const suffix = Date.now().toString(36);
+    const second = await register(t.app, `second-admin-${suffix}`);
     await t.database.db.update(users).set({ isAdmin: true }).where(eq(users.id, second.user.id));
-    const secondAdmin = await createConnectedUser(t, 'second-admin-x');
-    await t.database.db.update(users).set({ isAdmin: true }).where(eq(users.username, 'second-admin-x'));
+    const secondAdmin = await createConnectedUser(t, `second-admin-x-${suffix}`);
+    await t.database.db
+      .update(users)
+      .set({ isAdmin: true })
+      .where(eq(users.username, `second-admin-x-${suffix}`));
     const [a, b] = await Promise.all([
       callAs(owner.cookie)(
         'POST',
