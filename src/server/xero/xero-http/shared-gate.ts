@@ -234,7 +234,11 @@ export function createSharedGates(
       for (;;) {
         this.again = false;
         await this.enqueueNew();
-        const head = this.waiters[0];
+        // A person's call goes before this instance's background reads (issue 47), as the database orders them:
+        // asking only for the oldest waiter left a person queued here behind a background read that the database
+        // held back for that very person, and neither moved (http.test.ts, on PostgreSQL).
+        const head =
+          this.waiters.find((w) => w.priority === 'person' && w.id !== undefined) ?? this.waiters[0];
         if (!head?.id) return;
         // What this instance knows already: no need to ask the database.
         const now = Date.now();
@@ -242,7 +246,7 @@ export function createSharedGates(
         if (this.inFlight.length >= o.maxInFlight) return;
         const decision = await this.decide(head.id, head.priority);
         if (decision.grant) {
-          this.waiters.shift();
+          this.waiters.splice(this.waiters.indexOf(head), 1);
           this.inFlight.push(head.id);
           head.resolve();
           continue;
