@@ -322,16 +322,22 @@ export function createWebhookProcessor(deps: {
     const contactIds = [...new Set(events.filter((e) => e.category === 'CONTACT').map((e) => e.resourceId))];
     try {
       if (invoiceIds.length > 0) {
-        const before = await db
-          .select()
-          .from(xeroInvoices)
-          .where(
-            and(
-              eq(xeroInvoices.organizationId, ctx.organizationId),
-              inArray(sql`lower(${xeroInvoices.invoiceId})`, invoiceIds),
-            ),
+        /** The cache's rows of these invoices, by lower-case id. */
+        const readCached = async () =>
+          new Map(
+            (
+              await db
+                .select()
+                .from(xeroInvoices)
+                .where(
+                  and(
+                    eq(xeroInvoices.organizationId, ctx.organizationId),
+                    inArray(sql`lower(${xeroInvoices.invoiceId})`, invoiceIds),
+                  ),
+                )
+            ).map((r) => [r.invoiceId.toLowerCase(), r]),
           );
-        let beforeById = new Map(before.map((r) => [r.invoiceId.toLowerCase(), r]));
+        let beforeById = await readCached();
         let own = await findOwnChanges(ctx.organizationId, invoiceIds);
         const ownTimes = (id: string) => new Set((own.get(id) ?? []).map((c) => c.at));
         const eventTimes = (id: string) =>
@@ -356,16 +362,7 @@ export function createWebhookProcessor(deps: {
         let { known, inFlight, toRead } = classify();
         // Xero's delivery came before its answer to a write of ours on one of them: that answer, not a read.
         if (toRead.length > 0 && (await awaitOwnAnswers(ctx.organizationId, toRead))) {
-          const again = await db
-            .select()
-            .from(xeroInvoices)
-            .where(
-              and(
-                eq(xeroInvoices.organizationId, ctx.organizationId),
-                inArray(sql`lower(${xeroInvoices.invoiceId})`, invoiceIds),
-              ),
-            );
-          beforeById = new Map(again.map((r) => [r.invoiceId.toLowerCase(), r]));
+          beforeById = await readCached();
           own = await findOwnChanges(ctx.organizationId, invoiceIds);
           ({ known, inFlight, toRead } = classify());
         }
