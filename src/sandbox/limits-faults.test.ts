@@ -22,6 +22,18 @@ beforeEach(async () => {
   builders = tenantByName(c.tenants, 'Demo Builders Ltd');
 });
 
+/** Redeems a refresh token at the sandbox's token endpoint, as the test client. */
+const refreshToken = (token: string) =>
+  fetch(`${sandbox.url}/connect/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'refresh_token',
+      refresh_token: token,
+      client_id: 'test-client',
+      client_secret: 'test-secret',
+    }),
+  });
 const org = (tenant = shop) => api(sandbox, token, tenant, 'GET', '/Organisation');
 
 async function authorisedInvoice(): Promise<{ id: string; due: number; cardId: string }> {
@@ -241,16 +253,7 @@ describe('faults', () => {
     );
     expect(expired.status).toBe(401);
     expect(expired.body.Detail).toMatch(/^TokenExpired/);
-    const refreshed = await fetch(`${sandbox.url}/connect/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'refresh_token',
-        refresh_token: c.tokens.refresh_token,
-        client_id: 'test-client',
-        client_secret: 'test-secret',
-      }),
-    });
+    const refreshed = await refreshToken(c.tokens.refresh_token);
     const fresh = (await refreshed.json()) as { access_token: string; refresh_token: string };
     expect((await api(sandbox, fresh.access_token, shop, 'GET', '/Organisation')).status).toBe(200);
 
@@ -260,16 +263,7 @@ describe('faults', () => {
       body: JSON.stringify({ revokeTokens: { email: 'owner@demoshop.example' } }),
     });
     expect((await api(sandbox, fresh.access_token, shop, 'GET', '/Organisation')).status).toBe(401);
-    const dead = await fetch(`${sandbox.url}/connect/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'refresh_token',
-        refresh_token: fresh.refresh_token,
-        client_id: 'test-client',
-        client_secret: 'test-secret',
-      }),
-    });
+    const dead = await refreshToken(fresh.refresh_token);
     expect(await dead.json()).toEqual({ error: 'invalid_grant' });
   });
 
@@ -281,16 +275,7 @@ describe('faults', () => {
     let raced = 0;
     for (let round = 0; round < 24; round++) {
       const c = await connect(sandbox, { email });
-      const refreshing = fetch(`${sandbox.url}/connect/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({
-          grant_type: 'refresh_token',
-          refresh_token: c.tokens.refresh_token,
-          client_id: 'test-client',
-          client_secret: 'test-secret',
-        }),
-      });
+      const refreshing = refreshToken(c.tokens.refresh_token);
       await new Promise((resolve) => setTimeout(resolve, round % 6));
       sandbox.revokeTokens(email);
       const res = await refreshing;
