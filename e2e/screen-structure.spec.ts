@@ -55,9 +55,27 @@ test.describe('screen structure (issue 33 items 9 and 10)', () => {
     await page.goto('/organizations');
     for (const name of ['Demo Builders Ltd', 'Demo Shop Ltd']) {
       const card = page.getByRole('group', { name });
-      const settings = await card.getByRole('button', { name: 'Settings', exact: true }).boundingBox();
-      const disconnect = await card.getByRole('button', { name: /^Disconnect/ }).boundingBox();
-      expect(settings && disconnect).toBeTruthy();
+      const settingsButton = card.getByRole('button', { name: 'Settings', exact: true });
+      const disconnectButton = card.getByRole('button', { name: /^Disconnect/ });
+      await expect(settingsButton).toBeVisible();
+      await expect(disconnectButton).toBeVisible();
+      // Both boxes from one frame: read one after the other, a card still filling in (its CIS deadline,
+      // live-updates row) moved the footer down between the two reads and the test saw two lines.
+      const [settings, disconnect] = await card.evaluate((el) =>
+        [
+          [...el.querySelectorAll('button')].find((b) => b.textContent?.trim() === 'Settings'),
+          [...el.querySelectorAll('button')].find((b) =>
+            b.getAttribute('aria-label')?.startsWith('Disconnect'),
+          ),
+        ].map((b) => {
+          const r = b?.getBoundingClientRect();
+          return r ? { y: r.y, height: r.height } : null;
+        }),
+      );
+      expect(
+        settings && disconnect,
+        `${name}: Settings ${JSON.stringify(settings)}, Disconnect ${JSON.stringify(disconnect)}`,
+      ).toBeTruthy();
       if (!settings || !disconnect) return;
       expect(Math.abs(settings.y - disconnect.y), `${name}: Disconnect on another line`).toBeLessThan(2);
       expect(disconnect.height, `${name}: Disconnect's label wraps`).toBeLessThan(40);
