@@ -158,10 +158,17 @@ export async function compare(
       problems.lost.push(`draft ${invoice.InvoiceNumber}: approved with cash, no cash payment in Xero`);
   }
 
-  // Bills: each tag exactly once when told success; never twice (a resend after the restore included).
+  // Bills: each tag exactly once when told created; never twice (a resend after the restore included). A batch
+  // answers per bill, so a bill is told created when its own row is (a batch of two with one refused is told
+  // "1 created, 1 failed", and the refused one is not expected in Xero).
   for (const key of new Set(actions.filter((x) => x.kind === 'bills').map((a) => a.key))) {
     const acts = actions.filter((a) => a.key === key);
-    for (const tag of acts[0]?.billTags ?? []) {
+    const billIds = ((acts[0]?.request as { bills?: Array<{ id: string }> } | undefined)?.bills ?? []).map(
+      (b) => b.id,
+    );
+    const toldCreated = (tagIndex: number) =>
+      acts.some((a) => a.told === 'success' && billRowCreated(a.answer, billIds[tagIndex]));
+    for (const [tagIndex, tag] of (acts[0]?.billTags ?? []).entries()) {
       const found = builders.invoices.filter(
         (i) => i.Type === 'ACCPAY' && i.lines.some((l) => l.Description.endsWith(tag)),
       );
@@ -169,7 +176,7 @@ export async function compare(
         problems.duplicates.push(
           `bill ${tag}: ${found.length} bills in Xero${acts.some((a) => a.resent) ? ' (resent after the restore)' : ''}`,
         );
-      if (found.length === 0 && acts.some((a) => a.told === 'success'))
+      if (found.length === 0 && toldCreated(tagIndex))
         problems.lost.push(`bill ${tag}: told created, not in Xero`);
     }
   }
@@ -292,4 +299,15 @@ export async function compare(
     );
   }
   return { lostWithRestore, xeroWrites: sandboxWrites.length };
+}
+
+/** Whether a CIS Bills answer told this bill created: its own row ok (an answer without rows: the batch's word). */
+export function billRowCreated(answer: string, billId: string | undefined): boolean {
+  try {
+    const body = JSON.parse(answer) as { results?: Array<{ id: string; ok: boolean }> };
+    if (!Array.isArray(body.results)) return true;
+    return body.results.some((r) => r.id === billId && r.ok);
+  } catch {
+    return true;
+  }
 }

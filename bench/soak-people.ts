@@ -137,8 +137,16 @@ export function record(
 ) {
   const message = (() => {
     try {
-      const body = JSON.parse(answer.text) as { message?: string; error?: string; failed?: unknown };
+      const body = JSON.parse(answer.text) as {
+        message?: string;
+        error?: string;
+        failed?: unknown;
+        results?: Array<{ ok?: boolean; message?: string }>;
+      };
       const failed = Array.isArray(body.failed) ? body.failed.length : Number(body.failed ?? 0);
+      // CIS Bills answers per bill: what each refused bill was told, as the screen shows it.
+      const refused = (body.results ?? []).filter((r) => r.ok === false).map((r) => r.message ?? '');
+      if (failed > 0 && refused.length > 0) return `failed: ${failed}: ${[...new Set(refused)].join(' | ')}`;
       if (failed > 0) return `failed: ${JSON.stringify(body.failed).slice(0, 200)}`;
       return body.message ?? body.error ?? '';
     } catch {

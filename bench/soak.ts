@@ -41,6 +41,7 @@ import pg from 'pg';
 import type { Sandbox } from '../src/sandbox/sandbox';
 import type { OrgRec } from '../src/sandbox/state';
 import { backupDatabase, restoreDatabase } from '../src/server/db/backup';
+import { DEMO_CIS_SETTINGS } from '../src/server/demo';
 import { getUkToday } from '../src/shared/dates';
 import {
   ApiClient,
@@ -338,6 +339,19 @@ async function prepareDefaults(
     defaultBillVatRateId: 'INPUT2',
     defaultCisSubcontractorsGroupId:
       b.contactGroups.find((g) => g.Name === 'CIS Subcontractors')?.ContactGroupID ?? null,
+  });
+  // The CIS settings a careful contractor chooses (issue 42): without a deductions account every bill to a
+  // subcontractor paid net is refused, as it is for a person, and only gross-status bills would be created.
+  const cis = DEMO_CIS_SETTINGS[BUILDERS];
+  if (!cis) throw new Error(`no demo CIS settings for ${BUILDERS}`);
+  await client.call('PUT', `/api/xero/cis/settings?org=${builders.organizationId}`, {
+    contractorName: null,
+    utr: null,
+    employerReference: null,
+    accountsOfficeReference: null,
+    materialsAccountCodes: cis.materialsAccountCodes,
+    deductionAccountCode: cis.deductionAccountCode,
+    reverseCharge: false,
   });
   return { billAccountId };
 }
