@@ -120,8 +120,10 @@ describe('Pay Invoices, live', () => {
     expect(screen.getByRole('button', { name: 'Process Payments' })).toBeDisabled();
   });
 
-  it('holds back a payment until the list has the new balance', async () => {
+  it('holds back a payment until the list has the new balance, and keeps what was typed against the announced one', async () => {
     const source = await openScreen();
+    const user = userEvent.setup();
+    await user.type(screen.getByRole('textbox', { name: 'Card amount' }), '35');
     let release: () => void = () => undefined;
     const held = new Promise<void>((resolve) => (release = resolve));
     server.use(
@@ -131,12 +133,17 @@ describe('Pay Invoices, live', () => {
       }),
     );
     act(() => source.emit('invoices', paidInXero(1500, 2000), '8'));
-    await screen.findByText(/Paid in Xero a moment ago/);
-    const user = userEvent.setup();
-    await user.type(screen.getByRole('textbox', { name: 'Card amount' }), '35');
+    await screen.findByText(/Paid in Xero a moment ago: £20\.00 by card; £15\.00 still due/);
+    // The amount typed against the old balance goes at the event, before the list has the new one.
+    await waitFor(() => expect(screen.getByRole('textbox', { name: 'Card amount' })).toHaveValue(''));
+    // The owner pays what the notice says is due while the list is still being read: held back until it is in.
+    await user.type(screen.getByRole('textbox', { name: 'Card amount' }), '15');
     expect(screen.getByRole('button', { name: 'Process Payments' })).toBeDisabled();
     release();
-    await waitFor(() => expect(screen.getByRole('textbox', { name: 'Card amount' })).toHaveValue(''));
+    // The list catches up to the balance announced: what was typed against it stays, and can be sent.
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Process Payments' })).toBeEnabled());
+    expect(screen.getByRole('textbox', { name: 'Card amount' })).toHaveValue('15');
+    expect(screen.getByRole('textbox', { name: 'Cash amount' })).toHaveValue('0.00');
   });
 
   it('says so when the invoice on screen was paid in full elsewhere and moves on to the next', async () => {

@@ -64,7 +64,7 @@ export function PayInvoicesWorkspace({
   // Paid or changed in Xero or another browser while on screen: said in words, and no payment against the old balance.
   const changedElsewhere = useChangedElsewhere(invoice, invoices);
   const outOfSync = useOutOfSync();
-  const payment = usePaymentForm(invoice, accounts, connection);
+  const payment = usePaymentForm(invoice, accounts, connection, changedElsewhere.announcedAmountDue);
   const canProcess =
     payment.allocation !== null && canProcessPayments(payment.allocation) && !changedElsewhere.isStale;
   const refreshes = useInvoiceRefreshes({ orgId, sync, invoice, outOfSync });

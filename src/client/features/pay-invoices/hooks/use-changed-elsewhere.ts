@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { LiveInvoicesEvent } from '@/shared/live-events';
-import { formatMoney, roundPoundsToPence } from '@/shared/money';
+import { formatMoney, fromPence, roundPoundsToPence } from '@/shared/money';
 import type { Invoice } from '@/shared/pay-invoices';
 import { LIVE_INVOICES_EVENT } from '@/client/lib/live-events';
 import { describeChangeElsewhere } from '../utils/changed-elsewhere';
@@ -104,5 +104,12 @@ export function useChangedElsewhere(invoice: Invoice | null, invoices: readonly 
   }, []);
   const dismiss = useCallback(() => setNotice(null), []);
 
-  return { notice, isStale, expectOwnChange, dismiss };
+  /**
+   * The amount due a live event announced for the invoice on screen while the list still shows the old one: what
+   * the user now types against, so the payment form clears for it once, at the event, and not again when the list
+   * catches up (that would wipe an amount typed in between).
+   */
+  const announcedAmountDue = isStale && expected ? fromPence(expected.amountDuePence) : null;
+
+  return { notice, isStale, announcedAmountDue, expectOwnChange, dismiss };
 }

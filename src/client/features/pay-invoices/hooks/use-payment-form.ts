@@ -27,7 +27,10 @@ export function usePaymentForm(
   invoice: Invoice | null,
   accounts: BankAccountsResponse,
   connection: Connection | undefined,
+  /** The amount due a live event announced before the list shows it (useChangedElsewhere): typed against. */
+  announcedAmountDue: number | null = null,
 ) {
+  const amountDue = invoice ? (announcedAmountDue ?? invoice.amountDue) : 0;
   const defaults = useMemo(
     () =>
       chooseDefaultAccounts(accounts, {
@@ -54,7 +57,9 @@ export function usePaymentForm(
 
   const cardInput = useRef<HTMLInputElement>(null);
   const cashInput = useRef<HTMLInputElement>(null);
-  const invoiceKey = invoice ? `${invoice.invoiceId}:${invoice.amountDue}` : '';
+  // A new invoice or a new amount due clears the amounts: typed against the old balance, they are gone. An amount due
+  // announced by a live event counts from the event, so the list catching up to it later clears nothing.
+  const invoiceKey = invoice ? `${invoice.invoiceId}:${amountDue}` : '';
   const isFirstInvoice = useRef(true);
   /** Which amounts the user typed for this invoice; only the other, untouched one is auto-filled. */
   const typed = useRef({ card: false, cash: false });
@@ -82,12 +87,12 @@ export function usePaymentForm(
   const onCardAmountChange = (value: string) => {
     setValue('cardAmount', value);
     typed.current.card = true;
-    if (invoice && !typed.current.cash) setValue('cashAmount', getAutoFillAmount(invoice.amountDue, value));
+    if (invoice && !typed.current.cash) setValue('cashAmount', getAutoFillAmount(amountDue, value));
   };
   const onCashAmountChange = (value: string) => {
     setValue('cashAmount', value);
     typed.current.cash = true;
-    if (invoice && !typed.current.card) setValue('cardAmount', getAutoFillAmount(invoice.amountDue, value));
+    if (invoice && !typed.current.card) setValue('cardAmount', getAutoFillAmount(amountDue, value));
   };
 
   return {
