@@ -34,6 +34,7 @@ import { createPageDataStarter } from './wiring/page-data';
 import { createSharedParts, reconcileJob } from './wiring/shared-parts';
 import type { WriteCatchUp } from './xero/sync/settled-write-catch-up';
 import type { XeroSync } from './xero/sync/sync.service';
+import type { EgressMeter } from './modules/organizations/egress-meter';
 import type { XeroHttp } from './xero/xero-http/http';
 import type { TokenStore } from './xero/xero-http/token-store';
 
@@ -56,6 +57,8 @@ export interface WiringParts {
   watchConnections: (options?: { allDue?: boolean }) => Promise<number>;
   /** The Today page's rows and background reads (src/server/modules/practice, issue 47). */
   practice: PracticeService;
+  /** Bytes read from Xero per organisation, written every few seconds; `flush()` writes them now. */
+  egress: EgressMeter;
 }
 
 export interface Wiring {
@@ -151,6 +154,7 @@ export function createWiring(app: FastifyInstance, options: BuildAppOptions): Wi
       catchUp: parts.catchUp,
       watchConnections: (watch) => xeroConnection.service.connection.watchConnections(watch),
       practice: practice.service,
+      egress: organizations.service.egress,
     },
     sessions,
     resolveTenant: parts.resolveTenant,

@@ -3,7 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLog, organizations, xeroInvoices } from '../db/schema/index';
 import { TEST_ORIGIN } from '../test/app';
 import { register } from '../test/session';
-import { createConnectedUser, createXeroTestApp, enableFeatures, type XeroTestApp } from '../test/xero';
+import {
+  createConnectedUser,
+  createXeroTestApp,
+  enableFeatures,
+  settleBackgroundWork,
+  type XeroTestApp,
+} from '../test/xero';
 
 /**
  * The tenant isolation matrix (issue 11): every registered /api route × {anonymous, user A, user B, admin}
@@ -59,6 +65,9 @@ async function fingerprintOrganization(
   t: XeroTestApp,
   organizationId: number,
 ): Promise<Record<string, string>> {
+  // An earlier test's reads of B's data, still settling, are not something A changed; a read of B's data
+  // started by A's requests would still show, as egress counted after this.
+  await settleBackgroundWork(t);
   const result = await t.database.db.execute(
     sql`select table_name from information_schema.columns where table_schema = 'public' and column_name = 'organization_id' and table_name <> 'audit_log' order by table_name`,
   );

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { sql } from 'drizzle-orm';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../sandbox/sandbox';
 import { createTestApp, TEST_ORIGIN, type TestApp, type TestAppOptions } from './app';
 import { as, register } from './session';
@@ -111,4 +112,27 @@ export async function enableFeatures(t: TestApp, organizationId: number) {
       featureStockJournal: true,
     })
     .where(eq(organizations.id, organizationId));
+}
+
+/**
+ * Until what earlier requests left running in the background has finished: the pass reading settled writes into
+ * the cache, every read of Xero holding its lease (xero_sync_state), and the bytes read so far written to each
+ * organisation's row (the egress meter writes every few seconds). A test that counts the Xero calls of one action,
+ * or compares rows before and after one, waits for this first, so what it counts is that action's alone. Under load
+ * an earlier test's reads finished inside the next test's window (isolation.test: B's egress; issue 46).
+ */
+export async function settleBackgroundWork(t: TestApp, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  await t.parts.catchUp.run();
+  for (;;) {
+    const result = await t.database.db.execute(
+      sql`select count(*)::int as n from xero_sync_state where lease_until > now()`,
+    );
+    const held = ((result as unknown as { rows?: Array<{ n: number }> }).rows ??
+      (result as unknown as Array<{ n: number }>))[0]?.n;
+    if (held === 0) break;
+    if (Date.now() > deadline) throw new Error(`${held} Xero reads still running after ${timeoutMs / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  await t.parts.egress.flush();
 }

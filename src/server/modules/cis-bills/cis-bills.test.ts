@@ -4,7 +4,13 @@ import { writeMarkOf } from '../../ledger/index';
 import { auditLog, organizations, xeroWrites } from '../../db/schema/index';
 import type { LedgerSnapshot } from '../../../sandbox/ledger';
 import { TEST_ORIGIN } from '../../test/app';
-import { createConnectedUser, createXeroTestApp, enableFeatures, type XeroTestApp } from '../../test/xero';
+import {
+  createConnectedUser,
+  createXeroTestApp,
+  enableFeatures,
+  settleBackgroundWork,
+  type XeroTestApp,
+} from '../../test/xero';
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'PUT';
 
@@ -420,6 +426,7 @@ describe('CIS Bills API (001 §7 CIS rows)', () => {
         }),
       }));
       await call('GET', '/api/xero/direct-costs-accounts');
+      await settleBackgroundWork(t);
       t.sandbox.clearLedger();
       const key = crypto.randomUUID();
       const res = await call('POST', '/api/xero/create-bills', { bills }, { 'idempotency-key': key });
@@ -435,6 +442,7 @@ describe('CIS Bills API (001 §7 CIS rows)', () => {
       ]);
       expect(batched.writes.filter((w) => w.kind === 'bill' && w.action === 'create')).toHaveLength(20);
 
+      await settleBackgroundWork(t);
       t.sandbox.clearLedger();
       const retry = await call('POST', '/api/xero/create-bills', { bills }, { 'idempotency-key': key });
       expect(retry.json().results).toEqual(res.json().results);
@@ -626,13 +634,14 @@ describe('CIS Bills API (001 §7 CIS rows)', () => {
         'x-default-bill-account-id': '00000000-0000-4000-8000-000000000000',
       });
       expect(wrong.statusCode).toBe(400);
+      await settleBackgroundWork(t);
       t.sandbox.clearLedger();
       const res = await call('POST', `/api/xero/approve-bill/${id}`, undefined, {
         'x-default-bill-account-id': account?.id ?? '',
       });
       expect(res.statusCode, res.body).toBe(200);
       expect(res.json()).toMatchObject({ invoiceID: id, status: 'AUTHORISED' });
-      expect(t.sandbox.ledger().totals.all).toBe(1);
+      expect(t.sandbox.ledger().totals.all, JSON.stringify(t.sandbox.ledger().calls)).toBe(1);
       expect(billWrites().at(-1)).toMatchObject({ action: 'approve', id });
       const drafts = (await call('GET', '/api/xero/draft-bills')).json() as Array<{ invoiceID: string }>;
       expect(drafts.some((d) => d.invoiceID === id)).toBe(false);
