@@ -34,6 +34,8 @@ export interface BenchOptions {
   practiceOrgs: number;
   practiceScale: number;
   practiceLatencyMs: number;
+  /** The practice's warm rates with the load generator and the server on CPUs of their own (BENCH_PIN=1). */
+  pin: boolean;
   /** Where PostgreSQL's binaries are (Debian's postgresql package). */
   pgBin: string;
   out: string;
@@ -92,6 +94,7 @@ export function readOptions(argv: string[]): BenchOptions {
     practiceOrgs: readInt('BENCH_PRACTICE_ORGS', quick ? 10 : 100),
     practiceScale: readInt('BENCH_PRACTICE_SCALE', quick ? 2 : 25),
     practiceLatencyMs: readInt('BENCH_PRACTICE_LATENCY_MS', 400, 0),
+    pin: ['1', 'true', 'yes'].includes(process.env.BENCH_PIN ?? ''),
     chromiumPath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     pgBin: process.env.BENCH_PG_BIN ?? '/usr/lib/postgresql/15/bin',
     out: process.env.BENCH_OUT ?? 'bench/results.md',

@@ -393,6 +393,8 @@ export function renderPractice(result: PracticeResult): string[] {
       all((r) => (r.warm.ratio ? r.warm.ratio.median >= PRACTICE_GOALS.ratio : null)),
       '≥ 0.5',
     )} |`,
+    `| Warm page: server CPU per request, app (bare route) | ${cell((r) => `${formatSpread(r.warm.cpuUs, 0, ' µs')} (${formatSpread(r.warm.bareCpuUs, 0, ' µs')})`)} | — |`,
+    `| Warm page: bare route's CPU ÷ app's${runs.some((r) => r.warm.pinned) ? ' (load generator and server pinned apart)' : ''} | ${cell((r) => formatSpread(r.warm.cpuRatio, 3))} | — |`,
     `| Warm page: Xero calls during the load | ${cell((r) => formatNumber(r.warm.xeroCalls))} | ${goal(
       all((r) => r.warm.xeroCalls === 0),
       '0',

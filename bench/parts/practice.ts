@@ -29,6 +29,7 @@ import {
   startBenchSandbox,
 } from '../lib/harness';
 import type { BenchOptions } from '../lib/options';
+import { pinApart, processCpuMs } from '../lib/pin';
 import type { PostgresServer } from '../lib/postgres';
 import { summarize, type Spread } from '../lib/stats';
 
@@ -55,6 +56,13 @@ export interface PracticeRun {
     rps: Spread | null;
     bareRps: Spread | null;
     ratio: Spread | null;
+    /** The server process's CPU per request (every thread, µs), the app's and the bare route's. */
+    cpuUs: Spread | null;
+    bareCpuUs: Spread | null;
+    /** The bare route's CPU per request ÷ the app's: the rate ratio were each server alone on a CPU. */
+    cpuRatio: Spread | null;
+    /** Whether the load generator and the server ran on CPUs of their own (BENCH_PIN=1, bench/lib/pin.ts). */
+    pinned: boolean;
     xeroCalls: number;
   };
   idleMb: number | null;
@@ -199,7 +207,29 @@ async function load(url: string, cookie: string, options: Pick<BenchOptions, 'co
   const failures = result.non2xx + result.errors;
   if (failures > 0)
     throw new Error(`${url}: ${failures} failed requests (${JSON.stringify(result.statusCodeStats)})`);
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    requests: result.requests.total,
+  };
+}
+
+/** One load of `url` and the CPU the server process `pid` spent on it, per request (µs; null off Linux). */
+async function loadWithCpu(
+  url: string,
+  pid: number,
+  cookie: string,
+  options: Pick<BenchOptions, 'connections' | 'durationSec'>,
+) {
+  const before = processCpuMs(pid);
+  const result = await load(url, cookie, options);
+  const after = processCpuMs(pid);
+  const cpuUs =
+    before === null || after === null || result.requests === 0
+      ? null
+      : ((after - before) * 1000) / result.requests;
+  return { ...result, cpuUs };
 }
 
 async function measure(
@@ -243,13 +273,30 @@ async function measure(
     await load(`${app.url}/api/practice/today`, cookie, { ...options, durationSec: 2 });
     await load(`${bare.url}/bare/0`, cookie, { ...options, durationSec: 2 });
     sandbox.clearLedger();
-    const samples = { p50: [] as number[], p99: [] as number[], rps: [] as number[], bare: [] as number[] };
-    for (let run = 1; run <= options.loadRuns; run++) {
-      const ours = await load(`${app.url}/api/practice/today`, cookie, options);
-      samples.p50.push(ours.p50);
-      samples.p99.push(ours.p99);
-      samples.rps.push(ours.rps);
-      samples.bare.push((await load(`${bare.url}/bare/0`, cookie, options)).rps);
+    const samples = {
+      p50: [] as number[],
+      p99: [] as number[],
+      rps: [] as number[],
+      bare: [] as number[],
+      cpu: [] as number[],
+      bareCpu: [] as number[],
+    };
+    const unpin = options.pin ? pinApart([app.pid, bare.pid]) : null;
+    try {
+      for (let run = 1; run <= options.loadRuns; run++) {
+        const ours = await loadWithCpu(`${app.url}/api/practice/today`, app.pid, cookie, options);
+        samples.p50.push(ours.p50);
+        samples.p99.push(ours.p99);
+        samples.rps.push(ours.rps);
+        const plain = await loadWithCpu(`${bare.url}/bare/0`, bare.pid, cookie, options);
+        samples.bare.push(plain.rps);
+        if (ours.cpuUs !== null && plain.cpuUs !== null) {
+          samples.cpu.push(ours.cpuUs);
+          samples.bareCpu.push(plain.cpuUs);
+        }
+      }
+    } finally {
+      unpin?.();
     }
     const warmCalls = sandbox.ledger().totals.all;
     return {
@@ -271,6 +318,10 @@ async function measure(
         rps: summarize(samples.rps),
         bareRps: summarize(samples.bare),
         ratio: summarize(samples.rps.map((v, i) => v / (samples.bare[i] || 1))),
+        cpuUs: summarize(samples.cpu),
+        bareCpuUs: summarize(samples.bareCpu),
+        cpuRatio: summarize(samples.cpu.map((v, i) => (samples.bareCpu[i] ?? 0) / (v || 1))),
+        pinned: unpin !== null,
         xeroCalls: warmCalls,
       },
       idleMb,
