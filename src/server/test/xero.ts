@@ -131,7 +131,8 @@ export async function settleBackgroundWork(t: TestApp, timeoutMs = 60_000): Prom
     const held = ((result as unknown as { rows?: Array<{ n: number }> }).rows ??
       (result as unknown as Array<{ n: number }>))[0]?.n;
     if (held === 0) break;
-    if (Date.now() > deadline) throw new Error(`${held} Xero reads still running after ${timeoutMs / 1000} s`);
+    if (Date.now() > deadline)
+      throw new Error(`${held} Xero reads still running after ${timeoutMs / 1000} s`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   await t.parts.egress.flush();
