@@ -124,6 +124,45 @@ describe('Organizations page (spec 000 §2)', () => {
     ).toBeInTheDocument();
   });
 
+  it('shows a removal the server’s watch recorded after the page read its list and before the page’s own check', async () => {
+    // The watch marks Acme Builders removed just before this page's check, so the check finds nothing new.
+    let recorded = false;
+    let checks = 0;
+    // The connection's token as the cards have it: no renewal makes the page read its list again.
+    const expiries = [shopOrg.tokenExpiry, builderOrg.tokenExpiry].map((t) => Date.parse(t ?? ''));
+    const tokenExpiry = new Date(Math.min(...expiries)).toISOString();
+    server.use(
+      http.get('*/api/xero/connection', () => HttpResponse.json(makeConnection({ tokenExpiry }))),
+      http.post('*/api/xero/connections/refresh', () => {
+        checks += 1;
+        recorded = true;
+        return HttpResponse.json({ disconnectedInXero: [] });
+      }),
+      http.get('*/api/user-organizations', () =>
+        HttpResponse.json([
+          shopOrg,
+          recorded
+            ? {
+                ...builderOrg,
+                connected: false,
+                hasValidToken: false,
+                tokenExpiry: null,
+                notConnectedReason: 'removed',
+                notConnectedSince: '2026-11-29T08:30:11.000Z',
+              }
+            : builderOrg,
+        ]),
+      ),
+    );
+    renderApp('/organizations');
+    expect(
+      await screen.findByText(/Acme Builders was disconnected from Ledgerlink in Xero/),
+    ).toBeInTheDocument();
+    const builder = screen.getByRole('group', { name: 'Acme Builders' });
+    expect(await within(builder).findByRole('button', { name: 'Connect Acme Builders' })).toBeEnabled();
+    expect(checks).toBe(1);
+  });
+
   it('says a removal the server’s watch found first, once per removal in this browser (issue 45 item 2)', async () => {
     server.use(
       http.get('*/api/user-organizations', () =>
@@ -365,6 +404,8 @@ describe('Organizations page (spec 000 §2)', () => {
     const renewed = new Date(Date.now() + 29 * 60_000).toISOString();
     let listReads = 0;
     server.use(
+      // Xero's connections unreadable: the page's own check re-reads nothing, so the second read is the renewal's.
+      http.post('*/api/xero/connections/refresh', () => HttpResponse.error()),
       http.get('*/api/xero/connection', () => HttpResponse.json(makeConnection({ tokenExpiry: renewed }))),
       http.get('*/api/user-organizations', () => {
         listReads += 1;
