@@ -43,10 +43,12 @@ export interface PrincipalCacheOptions {
  *   next), and it starts empty each time it comes back on, so nothing missed while deaf is ever served;
  * - a read that was in flight when a notice arrived is not kept (`generation`): it may predate the change.
  *
- * A change is refused on another instance as soon as its notice arrives there: PostgreSQL sends it at the
- * writer's commit, so before the writer's answer reaches anyone (on PGlite before the write returns). On the
- * writer's own instance it is refused before that: the writer announces it in process once it commits
- * (db/local-notices.ts `announceLocalChange`).
+ * A change is refused on another instance as soon as its notice arrives there. PostgreSQL hands notices to the
+ * listening connections after the writer commits, not before the writer's answer: under load a request can reach
+ * another instance before it has read the notice, and be answered as before the change (stop 52's CI check: a
+ * demoted administrator's next request on the other instance, a window of the notice's delivery). On PGlite
+ * (one instance) it is told before the write returns, and on the writer's own instance before it answers: the
+ * writer announces it in process once it commits (db/local-notices.ts `announceLocalChange`).
  */
 export function createPrincipalCache<T>(options: PrincipalCacheOptions) {
   const { database, log } = options;
