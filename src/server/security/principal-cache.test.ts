@@ -175,7 +175,10 @@ describe('who asks, kept in memory on two instances', () => {
 
   it('refuses a demoted administrator and a disconnected member on the other instance once it has heard', async () => {
     const adminCookie = await signIn(a, 'kept.owner');
-    const helper = await createConnectedUser(a, 'kept.helper', { tenants: ['Demo Shop Ltd'] });
+    // Named per attempt, so Vitest's retry can run it.
+    const helper = await createConnectedUser(a, `kept.helper.${Date.now().toString(36)}`, {
+      tenants: ['Demo Shop Ltd'],
+    });
     const promote = await http(urlA, adminCookie, 'PATCH', `/api/admin/users/${helper.user.id}/admin`, {
       isAdmin: true,
     });
@@ -291,7 +294,7 @@ describe('who asks, on the instance that made the change, with change notices ar
     expect(on.statusCode).toBe(200);
     expect((await call('GET', '/api/xero/invoices')).statusCode).toBe(200);
 
-    const helper = await createConnectedUser(t, 'late.helper', {
+    const helper = await createConnectedUser(t, `late.helper.${Date.now().toString(36)}`, {
       email: 'bookkeeper@demoshop.example',
       tenants: ['Demo Shop Ltd'],
     });
