@@ -8,6 +8,16 @@ import { server } from '@/client/testing/server';
 import { dismissToast, getToasts } from '@/client/lib/toast';
 import { CONNECTION_QUERY_ERRORS } from '../utils/connection-query-messages';
 
+/** Acme Builders as the list shows it once a removal in Xero was recorded at `since`. */
+const removedInXero = (since: string) => ({
+  ...builderOrg,
+  connected: false,
+  hasValidToken: false,
+  tokenExpiry: null,
+  notConnectedReason: 'removed' as const,
+  notConnectedSince: since,
+});
+
 describe('Organizations page (spec 000 §2)', () => {
   it('lists cards sorted by name with Active badge, Activate button, last connected and token expiry', async () => {
     server.use(
@@ -96,19 +106,7 @@ describe('Organizations page (spec 000 §2)', () => {
         return HttpResponse.json({ disconnectedInXero: ['Acme Builders'] });
       }),
       http.get('*/api/user-organizations', () =>
-        HttpResponse.json([
-          shopOrg,
-          goneInXero
-            ? {
-                ...builderOrg,
-                connected: false,
-                hasValidToken: false,
-                tokenExpiry: null,
-                notConnectedReason: 'removed',
-                notConnectedSince: '2026-11-24T12:00:00.000Z',
-              }
-            : builderOrg,
-        ]),
+        HttpResponse.json([shopOrg, goneInXero ? removedInXero('2026-11-24T12:00:00.000Z') : builderOrg]),
       ),
     );
     renderApp('/organizations');
@@ -139,19 +137,7 @@ describe('Organizations page (spec 000 §2)', () => {
         return HttpResponse.json({ disconnectedInXero: [] });
       }),
       http.get('*/api/user-organizations', () =>
-        HttpResponse.json([
-          shopOrg,
-          recorded
-            ? {
-                ...builderOrg,
-                connected: false,
-                hasValidToken: false,
-                tokenExpiry: null,
-                notConnectedReason: 'removed',
-                notConnectedSince: '2026-11-29T08:30:11.000Z',
-              }
-            : builderOrg,
-        ]),
+        HttpResponse.json([shopOrg, recorded ? removedInXero('2026-11-29T08:30:11.000Z') : builderOrg]),
       ),
     );
     renderApp('/organizations');
@@ -166,17 +152,7 @@ describe('Organizations page (spec 000 §2)', () => {
   it('says a removal the server’s watch found first, once per removal in this browser (issue 45 item 2)', async () => {
     server.use(
       http.get('*/api/user-organizations', () =>
-        HttpResponse.json([
-          shopOrg,
-          {
-            ...builderOrg,
-            connected: false,
-            hasValidToken: false,
-            tokenExpiry: null,
-            notConnectedReason: 'removed',
-            notConnectedSince: '2026-11-25T08:00:00.000Z',
-          },
-        ]),
+        HttpResponse.json([shopOrg, removedInXero('2026-11-25T08:00:00.000Z')]),
       ),
     );
     const first = renderApp('/organizations');
