@@ -144,22 +144,35 @@ export async function assembleApp(
   // A write's own instance forgets what it changed as it commits (db/local-notices.ts), without waiting for
   // its notice. The organisation's invoice-cache version moves by trigger with any invoice a write touches
   // (payments, approvals, settings, a refresh), so a write request's organisation is forgotten as it answers.
+  // A request that changed who may do what (a sign-out, a demoted administrator, a switched-off feature, a
+  // disconnect, new Xero tokens) answers once every other instance has heard of it, or can no longer serve from
+  // before it (decision 032, principal-cache.ts `peersHeard`): a millisecond or two on PostgreSQL, nothing on PGlite.
   app.addHook('onSend', (request, _reply, payload, done) => {
     const organizationId = request.principal?.tenancy?.found?.org.id;
     if (organizationId !== undefined && request.method !== 'GET' && request.method !== 'HEAD')
       principalCache.forget(`o:${organizationId}`);
+    const mark = request.accessChangesAtStart;
+    if (mark !== null && principalCache.localChanges !== mark) {
+      principalCache.peersHeard().then(
+        () => done(null, payload),
+        (error: unknown) => done(error as Error),
+      );
+      return;
+    }
     done(null, payload);
   });
 
   app.decorateRequest('session', null);
   app.decorateRequest('principal', null);
   app.decorateRequest('queriedOrganization', null);
+  app.decorateRequest('accessChangesAtStart', null);
   // Who asks, their Xero token's state and the organisation the request names (or their active one), in one
   // query shared with the requests arriving at the same moment (src/server/modules/auth/sessions.ts).
   app.addHook('onRequest', async (request) => {
     // Xero's webhook deliveries carry no session: they are trusted by their signature alone.
     // Decided on the route that matched, as the router decoded it (`/%61pi/user` is `/api/user`: issue 28).
     if (!isApiRequest(request) || routePath(request) === WEBHOOK_PATH) return;
+    request.accessChangesAtStart = principalCache.localChanges;
     if (options.settleNoticesFirst) await principalCache.settled();
     const principal = await wiring.sessions.loadPrincipal(request, readRequestedOrganization(request));
     request.principal = principal;

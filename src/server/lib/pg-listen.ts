@@ -1,5 +1,12 @@
 import pg from 'pg';
 
+/**
+ * A pool may carry, under this key, the way its listeners' connections are made: tests slow their notices down
+ * (src/server/test/slow-notices.ts). Without it a listener's connection is a plain `pg.Client` with the pool's
+ * settings.
+ */
+export const LISTENER_CLIENT = Symbol.for('ledgerlink.listenerClient');
+
 /** A connection of its own LISTENing on one channel. */
 export interface PgListener {
   /** Ends the LISTEN by destroying the connection; onLost is not called. */
@@ -20,7 +27,8 @@ export async function listenOn(
   channel: string,
   handlers: { onPayload(payload: string): void; onLost(error: unknown): void },
 ): Promise<PgListener> {
-  const client = new pg.Client(pool.options);
+  const make = (pool as { [LISTENER_CLIENT]?: () => pg.Client })[LISTENER_CLIENT];
+  const client = make ? make() : new pg.Client(pool.options);
   let listening = false;
   let released = false;
   const destroy = (): boolean => {

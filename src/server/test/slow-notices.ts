@@ -1,5 +1,6 @@
 import type { PGlite } from '@electric-sql/pglite';
-import type pg from 'pg';
+import pg from 'pg';
+import { LISTENER_CLIENT } from '../lib/pg-listen';
 import { PRINCIPAL_CHANNEL } from '../modules/auth/principal-cache';
 import type { TestDatabase } from './database';
 
@@ -34,7 +35,7 @@ export function withSlowPrincipalNotices(database: TestDatabase, delayMs: number
   }
   const pool = database.pool;
   if (!pool) return database;
-  const slowClient = (client: pg.PoolClient): pg.PoolClient => {
+  const slowClient = <C extends pg.ClientBase>(client: C): C => {
     const wrapped = new Map<Listener, Listener>();
     return new Proxy(client, {
       get(target, prop) {
@@ -55,6 +56,8 @@ export function withSlowPrincipalNotices(database: TestDatabase, delayMs: number
   };
   const slowPool = new Proxy(pool, {
     get(target, prop) {
+      // Listeners hold connections of their own, made with the pool's settings (lib/pg-listen.ts).
+      if (prop === LISTENER_CLIENT) return () => slowClient(new pg.Client(target.options));
       if (prop !== 'connect') return bound(target, prop);
       return async () => slowClient(await target.connect());
     },

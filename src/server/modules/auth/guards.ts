@@ -8,6 +8,11 @@ declare module 'fastify' {
     session: SessionInfo | null;
     /** Read with the session: the Xero token's state and the organisation asked for (null outside /api). */
     principal: RequestPrincipal | null;
+    /**
+     * How many changes to who may do what this instance had announced when the /api request began (null
+     * elsewhere): one announced since holds the answer until the other instances have heard (app.ts, decision 032).
+     */
+    accessChangesAtStart: number | null;
   }
 }
 

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { and, eq, lt, or } from 'drizzle-orm';
 import type { Database } from '../../db/client';
+import { announceLocalChange } from '../../db/local-notices';
 import { createPreparedStatement, readJsonRow } from '../../db/prepared';
 import { organizations, sessions, userOrganizations } from '../../db/schema/index';
 import { createBatchLoader } from '../../lib/batch-loader';
@@ -352,7 +353,7 @@ export function createSessionStore(database: Database, options: SessionOptions) 
     async completeMfa(sessionId: string): Promise<void> {
       await db.update(sessions).set({ mfaPending: false }).where(eq(sessions.id, sessionId));
       // The notice reaches every instance; this one forgets at once, before it answers.
-      cache?.forget(`s:${sessionId}`);
+      announceLocalChange(db, `s:${sessionId}`);
     },
 
     async destroy(request: FastifyRequest, reply: FastifyReply): Promise<void> {
@@ -360,14 +361,14 @@ export function createSessionStore(database: Database, options: SessionOptions) 
       if (token) {
         const id = sha256(token);
         await db.delete(sessions).where(eq(sessions.id, id));
-        cache?.forget(`s:${id}`);
+        announceLocalChange(db, `s:${id}`);
       }
       reply.clearCookie(SESSION_COOKIE, cookieOptions);
     },
 
     async destroyAllForUser(userId: number): Promise<void> {
       await db.delete(sessions).where(eq(sessions.userId, userId));
-      cache?.forget(`u:${userId}`);
+      announceLocalChange(db, `u:${userId}`);
     },
 
     async purgeExpired(): Promise<void> {
