@@ -284,11 +284,19 @@ async function measure(
     const unpin = options.pin ? pinApart([app.pid, bare.pid]) : null;
     try {
       for (let run = 1; run <= options.loadRuns; run++) {
-        const ours = await loadWithCpu(`${app.url}/api/practice/today`, app.pid, cookie, options);
+        // Each round measures both; which goes first alternates, so a drift of the machine's load falls on both.
+        const appFirst = run % 2 === 1;
+        const first = appFirst
+          ? await loadWithCpu(`${app.url}/api/practice/today`, app.pid, cookie, options)
+          : await loadWithCpu(`${bare.url}/bare/0`, bare.pid, cookie, options);
+        const second = appFirst
+          ? await loadWithCpu(`${bare.url}/bare/0`, bare.pid, cookie, options)
+          : await loadWithCpu(`${app.url}/api/practice/today`, app.pid, cookie, options);
+        const ours = appFirst ? first : second;
+        const plain = appFirst ? second : first;
         samples.p50.push(ours.p50);
         samples.p99.push(ours.p99);
         samples.rps.push(ours.rps);
-        const plain = await loadWithCpu(`${bare.url}/bare/0`, bare.pid, cookie, options);
         samples.bare.push(plain.rps);
         if (ours.cpuUs !== null && plain.cpuUs !== null) {
           samples.cpu.push(ours.cpuUs);
