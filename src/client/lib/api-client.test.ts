@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { api, ApiError, apiRequest, getErrorMessage, getMessage, USER_MESSAGES } from './api-client';
 import { isConnectionTroubleVisible, recordConnectionFailure } from './connection-trouble';
+import { onSessionEnded } from './session';
 import { SESSION_KEYS } from './storage';
 
 type FetchArgs = [string, RequestInit];
@@ -311,5 +312,47 @@ describe('messages users read (issue 17 item 12)', () => {
     expect(getMessage(new ApiError('Invoice is already fully paid', 422, {}, '/api/x'), 'x')).toBe(
       'Invoice is already fully paid',
     );
+  });
+});
+
+describe('a session renewed while other requests are on their way (e2e load loop, stop 53)', () => {
+  const NOT_AUTHENTICATED = '{"code":"UNAUTHENTICATED","message":"Not authenticated"}';
+
+  it('sends a request refused during "Turn on two-step sign-in" once more after it answers, and the page never hears of the 401', async () => {
+    let answerEnable: (response: Response) => void = () => undefined;
+    const ended = vi.fn();
+    const stop = onSessionEnded(ended);
+    let flagsCalls = 0;
+    fetchMock.mockImplementation(async (url) => {
+      if (url.endsWith('/api/auth/mfa/enable'))
+        return new Promise<Response>((resolve) => (answerEnable = resolve));
+      flagsCalls += 1;
+      // The old session ended as the server turned two-step sign-in on; the new cookie comes with its answer.
+      return flagsCalls === 1
+        ? respond(NOT_AUTHENTICATED, { status: 401 })
+        : respond('{"featureCisBills":true}');
+    });
+    const enable = api.post('/api/auth/mfa/enable', { code: '123456' });
+    const flags = api.get('/api/feature-flags');
+    await vi.waitFor(() => expect(flagsCalls).toBe(1));
+    // Still waiting for the renewal: not sent again yet.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(flagsCalls).toBe(1);
+    answerEnable(respond('{"recoveryCodes":[]}'));
+    await expect(enable).resolves.toEqual({ recoveryCodes: [] });
+    await expect(flags).resolves.toEqual({ featureCisBills: true });
+    expect(flagsCalls).toBe(2);
+    expect(ended).not.toHaveBeenCalled();
+    stop();
+  });
+
+  it('a 401 with no renewal about is answered as it is, and sent once', async () => {
+    const ended = vi.fn();
+    const stop = onSessionEnded(ended);
+    fetchMock.mockImplementation(async () => respond(NOT_AUTHENTICATED, { status: 401 }));
+    await expect(api.get('/api/feature-flags')).rejects.toMatchObject({ status: 401 });
+    expect(fetchMock).toHaveBeenCalledTimes(1);
+    expect(ended).toHaveBeenCalledTimes(1);
+    stop();
   });
 });

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { errorCodeOf, type ErrorCode } from '@/shared/errors-rules';
 import { env } from '@/client/config/env';
+import { apiPaths } from '@/client/config/paths';
 import { recordConnectionFailure } from './connection-trouble';
 import { isSessionEndedAnswer, recordUnauthorized, reportSessionEnded } from './session';
 import {
@@ -202,14 +203,42 @@ async function handleResponse<T>(
   return result.data;
 }
 
+/**
+ * Requests that give this browser a new session and end its old one as they run: turning two-step sign-in on
+ * (every password-only session ends) and completing it (the pending session is replaced). The new cookie
+ * arrives with their answer, so a request the page sent meanwhile may carry the old one and be refused.
+ */
+const SESSION_RENEWING_PATHS = new Set<string>([apiPaths.mfaEnable, apiPaths.mfaVerify]);
+const renewalsInFlight = new Set<Promise<unknown>>();
+let renewalsDone = 0;
+
 /** One request; throws ApiError on a failed response and the fetch error after the network retries. */
 export async function apiRequest<T = unknown>(path: string, options: RequestOptions<T> = {}): Promise<T> {
   const schemaReady = startLoadingSchema(options.schema);
-  const response = await fetchWithRetry(
-    toUrl(path),
-    buildInit(path, options),
-    options.retryNetworkErrors ?? true,
-  );
+  const send = () =>
+    fetchWithRetry(toUrl(path), buildInit(path, options), options.retryNetworkErrors ?? true);
+  const renewing = options.method === 'POST' && SESSION_RENEWING_PATHS.has(path);
+  const doneAtSend = renewalsDone;
+  let response: Response;
+  if (renewing) {
+    const exchange = send();
+    renewalsInFlight.add(exchange);
+    try {
+      response = await exchange;
+    } finally {
+      renewalsInFlight.delete(exchange);
+      renewalsDone += 1;
+    }
+  } else {
+    response = await send();
+    // Refused while this browser's session was being renewed: it may have gone out with the old cookie. Once the
+    // renewal has answered (and the browser holds the new cookie) it goes once more. A 401 is given before a
+    // route does anything, so sending it again repeats nothing.
+    if (response.status === 401 && (renewalsInFlight.size > 0 || renewalsDone !== doneAtSend)) {
+      await Promise.allSettled([...renewalsInFlight]);
+      response = await send();
+    }
+  }
   if (response.ok) options.onHeaders?.(response.headers);
   return handleResponse(path, response, schemaReady);
 }
