@@ -54,8 +54,8 @@ export interface PrincipalCacheOptions {
  *   PostgreSQL channel every instance LISTENs on (on PGlite, the one instance listens in process), and each
  *   notice drops the entries it names;
  * - the cache is off (`get` misses, `set` keeps nothing) until the LISTEN is established and whenever its
- *   connection is lost or stops delivering (a ping it sends itself every 10 s must come back before the
- *   next), and it starts empty each time it comes back on, so nothing missed while deaf is ever served;
+ *   connection is lost or stops delivering (no ping of its own back for 10 s), and it starts empty each time
+ *   it comes back on, so nothing missed while deaf is ever served;
  * - a read that was in flight when a notice arrived is not kept (`generation`): it may predate the change.
  *
  * A change is refused on every instance before the writer's answer leaves (decision 032). The writer's own
@@ -279,11 +279,11 @@ export function createPrincipalCache<T>(options: PrincipalCacheOptions) {
   async function peersHeard(): Promise<void> {
     if (!postgres || closed) return;
     // A tenth and 50 ms more than the lease: the instances' clocks measure the same second a little differently.
-    const margin = (lease: number) => lease * 1.1 + 50;
+    const leaseOutMs = leaseMs * 1.1 + 50;
     const calledAt = performance.now();
     if (!listening) {
       // Deaf here, so no answers can be heard: wait until every lease taken before this call has run out.
-      await sleep(margin(leaseMs));
+      await sleep(leaseOutMs);
       return;
     }
     const n = ++syncSent;
@@ -291,16 +291,16 @@ export function createPrincipalCache<T>(options: PrincipalCacheOptions) {
     notify(`sync:${instance}:${n}`);
     // Our own sync back: every ping committed before it has been heard here, so every peer that may be serving
     // is in `peers`.
-    await Promise.race([back, sleep(margin(leaseMs))]);
+    await Promise.race([back, sleep(leaseOutMs)]);
     if (syncSeen < n) {
-      await sleep(Math.max(0, margin(leaseMs) - (performance.now() - calledAt)));
+      await sleep(Math.max(0, leaseOutMs - (performance.now() - calledAt)));
       return;
     }
     // A peer's lease was taken at most at its newest ping we heard; pings after our sync come back to it only
     // after the change's notice.
     const waiting = new Map<string, number>();
     for (const [peer, seenAt] of peers) {
-      const until = seenAt + margin(leaseMs);
+      const until = seenAt + leaseOutMs;
       if (until > performance.now()) waiting.set(peer, until);
       else peers.delete(peer);
     }
@@ -309,10 +309,11 @@ export function createPrincipalCache<T>(options: PrincipalCacheOptions) {
         if ((heardBy.get(peer) ?? 0) >= n || until <= performance.now()) waiting.delete(peer);
       if (waiting.size === 0) break;
       const soonest = Math.min(...waiting.values()) - performance.now();
-      await Promise.race([
-        new Promise<void>((resolve) => heardWaiters.push(resolve)),
-        sleep(Math.max(1, soonest)),
-      ]);
+      let wake: () => void = () => undefined;
+      const heard = new Promise<void>((resolve) => heardWaiters.push((wake = resolve)));
+      await Promise.race([heard, sleep(Math.max(1, soonest))]);
+      // Woken by the timer: its resolver is not left behind for the next answer.
+      heardWaiters = heardWaiters.filter((w) => w !== wake);
     }
   }
 
