@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import {
   createLoggerOptions,
   createPrettyStream,
+  createRequestLogger,
   formatLogLine,
   LedgerlinkLogController,
   requestsAtDebug,
@@ -144,5 +145,78 @@ describe('a response the browser stops reading (issue 33 item 11)', () => {
     expect(left).toMatchObject({ level: 20, req: { path: '/api/events' } });
     expect(entries.filter((e) => /closed prematurely/.test(e.msg))).toEqual([]);
     expect(entries.filter((e) => e.level >= 30 && e.msg === RESPONSE_LEFT_MESSAGE)).toEqual([]);
+  });
+});
+
+describe("each request's logger (issue 47)", () => {
+  /** An app as app.ts builds it: our pino options, our log controller, and requests' loggers made on demand. */
+  function appLogging(level: string, requestsAtDebug: boolean) {
+    const { lines, stream } = capture();
+    let made = 0;
+    const app = Fastify({
+      logger: { ...createLoggerOptions(level), stream, onChild: () => void made++ },
+      logController: new LedgerlinkLogController({ requestsAtDebug }),
+      childLoggerFactory: createRequestLogger,
+      genReqId: () => 'req-7',
+    });
+    app.get('/api/quiet', async () => ({ ok: true }));
+    app.get('/api/loud', async (request) => {
+      request.log.warn(
+        { user: { password: 'hunter2' }, accessToken: 'xero-token', organizationId: 3 },
+        'Xero refused the token',
+      );
+      return { ok: true };
+    });
+    const entries = () =>
+      lines.map((l) => JSON.parse(l) as { level: number; msg: string; reqId?: string } & Record<string, unknown>);
+    return { app, entries, made: () => made };
+  }
+
+  it('is never made for a request that writes nothing kept (demo mode at info, as npm start runs)', async () => {
+    const { app, entries, made } = appLogging('info', true);
+    for (let i = 0; i < 20; i++) expect((await app.inject({ url: '/api/quiet' })).statusCode).toBe(200);
+    expect(made()).toBe(0);
+    expect(entries()).toEqual([]);
+    await app.close();
+  });
+
+  it("writes a request's own line with its request id and its secrets redacted", async () => {
+    const { app, entries, made } = appLogging('info', true);
+    await app.inject({ url: '/api/loud' });
+    expect(made()).toBe(1);
+    expect(entries()).toEqual([
+      expect.objectContaining({
+        level: 40,
+        msg: 'Xero refused the token',
+        reqId: 'req-7',
+        organizationId: 3,
+        accessToken: '[redacted]',
+        user: { password: '[redacted]' },
+      }),
+    ]);
+    expect(JSON.stringify(entries())).not.toMatch(/hunter2|xero-token/);
+    await app.close();
+  });
+
+  it('still logs every request with its id where request lines are kept (live mode at info, demo at debug)', async () => {
+    for (const [level, requestsAtDebug, expected] of [
+      ['info', false, 30],
+      ['debug', true, 20],
+    ] as const) {
+      const { app, entries } = appLogging(level, requestsAtDebug);
+      await app.inject({ url: '/api/quiet' });
+      expect(entries().map((e) => [e.msg, e.level, e.reqId])).toEqual([
+        ['incoming request', expected, 'req-7'],
+        ['request completed', expected, 'req-7'],
+      ]);
+      await app.close();
+    }
+  });
+
+  it('writes nothing at all when the level is silent', async () => {
+    const { app, entries, made } = appLogging('silent', false);
+    await app.inject({ url: '/api/loud' });
+    expect([made(), entries().length]).toEqual([0, 0]);
+    await app.close();
   });
 });

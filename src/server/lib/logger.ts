@@ -1,6 +1,11 @@
 import { Writable } from 'node:stream';
-import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { LoggerOptions } from 'pino';
+import {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
+import { levels, type Bindings, type ChildLoggerOptions, type LogFn, type LoggerOptions } from 'pino';
 
 /**
  * Paths pino blanks in every log line: credentials, tokens and cookies never reach the logs.
@@ -64,6 +69,41 @@ export const RESPONSE_LEFT_MESSAGE =
  * so it goes to debug with a sentence and the request's method and path; other stream errors stay warnings.
  */
 export class LedgerlinkLogController extends LogController {
+  readonly #requestsAtDebug: boolean;
+
+  /**
+   * `requestsAtDebug` (demo mode): Fastify's line for each request and its answer is debug, not info, as
+   * `requestsAtDebug` makes it for pino. Said here, at the source, a request that logs nothing else at a level
+   * that is on never makes its logger (`RequestLogger`).
+   */
+  constructor(options: { requestsAtDebug?: boolean } = {}) {
+    super();
+    this.#requestsAtDebug = options.requestsAtDebug === true;
+  }
+
+  override incomingRequest(request: FastifyRequest, reply: FastifyReply, metadata?: Record<string, unknown>) {
+    if (!this.#requestsAtDebug) {
+      super.incomingRequest(request, reply, metadata);
+      return;
+    }
+    if (this.isLogDisabled(request)) return;
+    request.log.debug({ req: request }, 'incoming request');
+  }
+
+  override requestCompleted(
+    error: Error | null | undefined,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    metadata?: Record<string, unknown>,
+  ) {
+    if (!this.#requestsAtDebug || error) {
+      super.requestCompleted(error, request, reply, metadata);
+      return;
+    }
+    if (this.isLogDisabled(request)) return;
+    reply.log.debug({ res: reply, responseTime: reply.elapsedTime }, 'request completed');
+  }
+
   override streamError(
     error: Error,
     request: FastifyRequest,
@@ -171,4 +211,90 @@ export function createPrettyStream(out: NodeJS.WritableStream & { hasColors?: ()
       done();
     },
   });
+}
+
+/**
+ * Each request's logger, made when the request first writes a line at a level that is on.
+ *
+ * Fastify gives every request a child of the app's logger, its request id bound, before any hook runs. With the
+ * redaction paths above, pino (9.14, @pinojs/redact) runs that id through the wildcard redactor, which parses
+ * every path again on each call: about 7 µs and 9 KB of garbage a request, a third of everything the app
+ * allocated answering a warm Today page (issue 47; measured with V8's sampling heap profiler, objects freed by
+ * GC included). Most requests write nothing at the level that is on, so they never pay for it; a request that
+ * does gets the very child Fastify would have made, bindings and redaction included.
+ */
+const LEVEL_METHODS = [
+  ['fatal', 60],
+  ['error', 50],
+  ['warn', 40],
+  ['info', 30],
+  ['debug', 20],
+  ['trace', 10],
+] as const;
+
+export class RequestLogger implements FastifyBaseLogger {
+  readonly #parent: FastifyBaseLogger;
+  readonly #bindings: Bindings;
+  readonly #options: ChildLoggerOptions;
+  #child: FastifyBaseLogger | null = null;
+
+  constructor(parent: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions) {
+    this.#parent = parent;
+    this.#bindings = bindings;
+    this.#options = options;
+  }
+
+  get level(): string {
+    return this.#child?.level ?? this.#options.level ?? this.#parent.level;
+  }
+
+  set level(level: string) {
+    this.#logger().level = level;
+  }
+
+  /** Whether a line at `level` would be written (pino's numbers: trace 10 … fatal 60; silent writes nothing). */
+  #on(level: number): boolean {
+    if (this.#child) return true;
+    const threshold = levels.values[this.level];
+    return threshold !== undefined && level >= threshold;
+  }
+
+  #logger(): FastifyBaseLogger {
+    this.#child ??= this.#parent.child(this.#bindings, this.#options);
+    return this.#child;
+  }
+
+  // Pino's level methods, on the prototype (static block below): a request's logger allocates nothing more.
+  declare fatal: LogFn;
+  declare error: LogFn;
+  declare warn: LogFn;
+  declare info: LogFn;
+  declare debug: LogFn;
+  declare trace: LogFn;
+  declare silent: LogFn;
+
+  static {
+    for (const [method, level] of LEVEL_METHODS) {
+      Object.defineProperty(this.prototype, method, {
+        value: function (this: RequestLogger, ...args: unknown[]) {
+          if (!this.#on(level)) return;
+          (this.#logger()[method] as (...a: unknown[]) => void)(...args);
+        },
+      });
+    }
+    Object.defineProperty(this.prototype, 'silent', { value: () => undefined });
+  }
+
+  child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
+    return this.#logger().child(bindings, options);
+  }
+}
+
+/** Fastify's `childLoggerFactory`: each request's logger is a `RequestLogger`. */
+export function createRequestLogger(
+  logger: FastifyBaseLogger,
+  bindings: Bindings,
+  options: ChildLoggerOptions,
+): FastifyBaseLogger {
+  return new RequestLogger(logger, bindings, options);
 }
