@@ -10,6 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Db } from '../db/client';
 import { errorAnswer } from '../lib/app-error';
+import { routeOf } from '../plugins/route-path';
 import { XERO_WRITE_STATES, xeroSyncState, xeroWrites } from '../db/schema/index';
 import type { XeroCallEvent } from '../xero/xero-http/http';
 
@@ -155,11 +156,11 @@ export function registerMetrics(app: FastifyInstance, options: MetricsOptions): 
 
   if (options.enabled) {
     app.addHook('onResponse', async (request, reply) => {
-      if (request.routeOptions.url === '/metrics') return;
+      if (routeOf(request).url === '/metrics') return;
       httpDuration.observe(
         {
           method: request.method,
-          route: request.routeOptions.url ?? '(no route)',
+          route: routeOf(request).url ?? '(no route)',
           status_code: String(reply.statusCode),
         },
         reply.elapsedTime / 1000,

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import helmet from 'helmet';
 import { AppError } from '../lib/app-error';
-import { isApiRequest, routePath } from './route-path';
+import { isApiRequest, routeOf, routePath } from './route-path';
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -109,7 +109,7 @@ export async function registerSecurity(
     // (src/server/lib/body-cache.ts).
     const headers = !isApiRequest(request)
       ? pageHeaders
-      : request.routeOptions.config.shownAsPage === true
+      : routeOf(request).config.shownAsPage === true
         ? apiPageHeaders
         : apiHeaders;
     const raw = reply.raw;

@@ -3,6 +3,7 @@ import { FEATURE_FLAG_FIELDS, FEATURE_LABELS, type FeatureKey } from '../../../s
 import { isDbId } from '../../../shared/input';
 import { AppError } from '../../lib/app-error';
 import { requireUser } from '../auth/guards';
+import { routeOf } from '../../plugins/route-path';
 import type { OrganizationAccessRow, OrganizationsRepository } from './organizations.repository';
 
 declare module 'fastify' {
@@ -170,7 +171,7 @@ export function registerTenancy(app: FastifyInstance, resolveTenant: ResolveTena
   app.decorateRequest('tenant', null);
   // A callback hook: a route with no organisation passes without a promise (issue 32).
   app.addHook('preValidation', (request, _reply, done) => {
-    const scope = request.routeOptions.config.tenant;
+    const scope = routeOf(request).config.tenant;
     if (!scope) {
       done();
       return;
