@@ -168,7 +168,9 @@ describe("each request's logger (issue 47)", () => {
       return { ok: true };
     });
     const entries = () =>
-      lines.map((l) => JSON.parse(l) as { level: number; msg: string; reqId?: string } & Record<string, unknown>);
+      lines.map(
+        (l) => JSON.parse(l) as { level: number; msg: string; reqId?: string } & Record<string, unknown>,
+      );
     return { app, entries, made: () => made };
   }
 

@@ -1,10 +1,5 @@
 import { Writable } from 'node:stream';
-import {
-  LogController,
-  type FastifyBaseLogger,
-  type FastifyReply,
-  type FastifyRequest,
-} from 'fastify';
+import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
 import { levels, type Bindings, type ChildLoggerOptions, type LogFn, type LoggerOptions } from 'pino';
 
 /**
