@@ -208,6 +208,16 @@ export function createPrettyStream(out: NodeJS.WritableStream & { hasColors?: ()
   });
 }
 
+/** Pino's level methods and numbers (trace 10 … fatal 60). */
+const LEVEL_METHODS = [
+  ['fatal', 60],
+  ['error', 50],
+  ['warn', 40],
+  ['info', 30],
+  ['debug', 20],
+  ['trace', 10],
+] as const;
+
 /**
  * Each request's logger, made when the request first writes a line at a level that is on.
  *
@@ -218,15 +228,6 @@ export function createPrettyStream(out: NodeJS.WritableStream & { hasColors?: ()
  * GC included). Most requests write nothing at the level that is on, so they never pay for it; a request that
  * does gets the very child Fastify would have made, bindings and redaction included.
  */
-const LEVEL_METHODS = [
-  ['fatal', 60],
-  ['error', 50],
-  ['warn', 40],
-  ['info', 30],
-  ['debug', 20],
-  ['trace', 10],
-] as const;
-
 export class RequestLogger implements FastifyBaseLogger {
   readonly #parent: FastifyBaseLogger;
   readonly #bindings: Bindings;
