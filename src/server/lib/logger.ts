@@ -270,15 +270,23 @@ export class RequestLogger implements FastifyBaseLogger {
   declare silent: LogFn;
 
   static {
-    for (const [method, level] of LEVEL_METHODS) {
-      Object.defineProperty(this.prototype, method, {
-        value: function (this: RequestLogger, ...args: unknown[]) {
+    // As a class's own methods are: writable and configurable (a test may spy on `request.log.warn`).
+    const method = (value: (...args: unknown[]) => void) => ({ value, writable: true, configurable: true });
+    for (const [name, level] of LEVEL_METHODS) {
+      Object.defineProperty(
+        this.prototype,
+        name,
+        method(function (this: RequestLogger, ...args: unknown[]) {
           if (!this.#on(level)) return;
-          (this.#logger()[method] as (...a: unknown[]) => void)(...args);
-        },
-      });
+          (this.#logger()[name] as (...a: unknown[]) => void)(...args);
+        }),
+      );
     }
-    Object.defineProperty(this.prototype, 'silent', { value: () => undefined });
+    Object.defineProperty(
+      this.prototype,
+      'silent',
+      method(() => undefined),
+    );
   }
 
   child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
