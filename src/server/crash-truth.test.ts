@@ -14,12 +14,12 @@ import {
   runProcess,
   SANDBOX_ENTRY,
   sandboxControl,
-  until,
   waitForLine,
   waitForReady,
   type Browser,
   type Started,
 } from './test/server-process';
+import { until } from './test/until';
 
 /**
  * Issue 44, from the outside: a real server killed with SIGKILL while Xero holds its answers, started again, with

@@ -87,17 +87,6 @@ export async function migratedDataDir(dataDir: string): Promise<string> {
   return dataDir;
 }
 
-/** Polls `read` until `done` says yes (or the deadline passes: then the last value is answered). */
-export async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 90_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  let value = await read();
-  while (!done(value) && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 500));
-    value = await read();
-  }
-  return value;
-}
-
 /** A browser on `origin`: a cookie jar and the same-origin header every change carries. */
 export function browserOn(origin: string) {
   const jar = new Map<string, string>();

@@ -10,6 +10,7 @@ import {
   xeroWebhookHealth,
 } from '../../db/schema/index';
 import { createConnectedUser, createXeroTestApp, enableFeatures, type XeroTestApp } from '../../test/xero';
+import { until } from '../../test/until';
 
 // Issue 32, the bytes of "Approve 50 drafts with cash": while Xero's webhooks keep the cache current, the
 // screen's refresh after the submit (docs/product/features.md §4, `?refresh=true`) reads nothing from Xero, and
@@ -18,16 +19,7 @@ import { createConnectedUser, createXeroTestApp, enableFeatures, type XeroTestAp
 
 const KEY = 'add-live-webhook-key-0123456789abcdef';
 
-async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (ok(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-describe('approving drafts with cash while Xero’s webhooks are live', { timeout: 60_000 }, () => {
+describe('approving drafts with cash while Xero’s webhooks are live', { timeout: 120_000 }, () => {
   let t: XeroTestApp;
   let owner: Awaited<ReturnType<typeof createConnectedUser>>;
   let tenantId: string;

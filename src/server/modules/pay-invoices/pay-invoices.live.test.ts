@@ -5,6 +5,7 @@ import type { Invoice } from '../../../shared/pay-invoices';
 import { xeroInvoices, xeroWebhookEvents, xeroWebhookFeed, xeroWebhookHealth } from '../../db/schema/index';
 import { TEST_ORIGIN } from '../../test/app';
 import { createConnectedUser, createXeroTestApp, enableFeatures, type XeroTestApp } from '../../test/xero';
+import { until } from '../../test/until';
 
 // Issue 32, "Trust what is live": while Xero's webhooks keep an organisation's cache current, a payment is
 // checked against the cached balance without reading the invoice again; Xero still refuses an overpayment, and
@@ -13,16 +14,7 @@ import { createConnectedUser, createXeroTestApp, enableFeatures, type XeroTestAp
 const KEY = 'pay-live-webhook-key-0123456789abcdef';
 const METRICS_TOKEN = 'pay-live-metrics-token-0123456789';
 
-async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (ok(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-describe('paying with the cache Xero keeps current', { timeout: 60_000 }, () => {
+describe('paying with the cache Xero keeps current', { timeout: 120_000 }, () => {
   let t: XeroTestApp;
   let owner: Awaited<ReturnType<typeof createConnectedUser>>;
   let tenantId: string;

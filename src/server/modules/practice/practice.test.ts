@@ -38,19 +38,11 @@ import {
 } from '../../db/schema/index';
 import { createConnectedUser, createXeroTestApp, enableFeatures, type XeroTestApp } from '../../test/xero';
 import { register } from '../../test/session';
+import { until } from '../../test/until';
 
 const KEY = 'practice-webhook-key-0123456789abcdef';
 const SHOP = 'Demo Shop Ltd';
 const BUILDERS = 'Demo Builders Ltd';
-
-async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (ok(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 type Owner = Awaited<ReturnType<typeof createConnectedUser>>;
 
