@@ -91,6 +91,29 @@ describe('bench results file', () => {
     expect(merged.trimEnd().endsWith('## 5. Soak: a business month\n\nsoak figures')).toBe(true);
   });
 
+  it('keeps the soak section in its place by number, between the parts before and after it', () => {
+    const bodies = ['calls', 'server', 'page', 'scale-out', 'not the soak', 'practice'];
+    const previous = page('`npm run bench` on 2026-11-28', bodies).replace(
+      '## 5. Part 5\n\nnot the soak',
+      '## 5. Soak: a business month\n\nsoak figures',
+    );
+    const fresh = page('`npm run bench -- practice` on 2026-11-29', bodies).replace(
+      /\n## 5\. Part 5\n\nnot the soak\n/,
+      '',
+    );
+    const merged = keepUnselectedSections(fresh, previous);
+    const titles = merged.split('\n').filter((line) => line.startsWith('## '));
+    expect(titles).toEqual([
+      '## 1. Part 1',
+      '## 2. Part 2',
+      '## 3. Part 3',
+      '## 4. Part 4',
+      '## 5. Soak: a business month',
+      '## 6. Part 6',
+    ]);
+    expect(merged).toContain('## 5. Soak: a business month\n\nsoak figures\n\n## 6. Part 6\n\npractice');
+  });
+
   it('a whole run, or no earlier file, is written as it is', () => {
     const fresh = page('`npm run bench` on 2026-11-24', ['a', 'b']);
     expect(keepUnselectedSections(fresh, null)).toBe(fresh);

@@ -459,33 +459,35 @@ export function keepUnselectedSections(fresh: string, previous: string | null): 
   };
   const old = sections(previous);
   const freshTitles = new Set(sections(fresh).keys());
-  const merged = fresh
-    .split(/^(?=## \d+\. )/m)
-    .map((part) => {
-      const title = part.split('\n', 1)[0] ?? '';
-      const kept = old.get(title);
-      if (!title.startsWith('## ') || !kept) return part;
-      if (!part.includes('Not run (not selected).') || kept.includes('Not run (not selected).')) {
-        // A section measured again: the notes written under the earlier figures (`### ` subsections the run
-        // does not produce, e.g. the history of an issue's changes) stay, after the new figures.
-        const own = subsections(part);
-        const notes = [...subsections(kept)].filter(([heading]) => !own.has(heading)).map(([, text]) => text);
-        return notes.length === 0
-          ? part
-          : `${part.trimEnd()}\n\n${notes.map((n) => n.trimEnd()).join('\n\n')}\n\n`;
-      }
-      let body = kept.slice(title.length).replace(/^\n+/, '');
-      // A section already kept names the run that measured it; keep that name.
-      const earlier = /^\(Kept from an earlier run: (.*)\.\)\n\n/.exec(body);
-      if (earlier) body = body.slice(earlier[0].length);
-      // A section that says which run it came from ("(From `npm run bench -- page` on …") needs no other name.
-      if (!earlier && body.startsWith('(From `')) return `${title}\n\n${body.trimEnd()}\n\n`;
-      return `${title}\n\n(Kept from an earlier run: ${earlier?.[1] ?? produced ?? 'an earlier run'}.)\n\n${body.trimEnd()}\n\n`;
-    })
-    .join('');
-  // Sections no part of `npm run bench` writes (the soak's, `npm run soak`) are kept as they are, at the end.
-  const others = [...old].filter(([title]) => !freshTitles.has(title)).map(([, text]) => text.trimEnd());
-  return [merged.trimEnd(), ...others]
+  const [head = '', ...freshSections] = fresh.split(/^(?=## \d+\. )/m);
+  const merged = freshSections.map((part) => {
+    const title = part.split('\n', 1)[0] ?? '';
+    const kept = old.get(title);
+    if (!title.startsWith('## ') || !kept) return part;
+    if (!part.includes('Not run (not selected).') || kept.includes('Not run (not selected).')) {
+      // A section measured again: the notes written under the earlier figures (`### ` subsections the run
+      // does not produce, e.g. the history of an issue's changes) stay, after the new figures.
+      const own = subsections(part);
+      const notes = [...subsections(kept)].filter(([heading]) => !own.has(heading)).map(([, text]) => text);
+      return notes.length === 0
+        ? part
+        : `${part.trimEnd()}\n\n${notes.map((n) => n.trimEnd()).join('\n\n')}\n\n`;
+    }
+    let body = kept.slice(title.length).replace(/^\n+/, '');
+    // A section already kept names the run that measured it; keep that name.
+    const earlier = /^\(Kept from an earlier run: (.*)\.\)\n\n/.exec(body);
+    if (earlier) body = body.slice(earlier[0].length);
+    // A section that says which run it came from ("(From `npm run bench -- page` on …") needs no other name.
+    if (!earlier && body.startsWith('(From `')) return `${title}\n\n${body.trimEnd()}\n\n`;
+    return `${title}\n\n(Kept from an earlier run: ${earlier?.[1] ?? produced ?? 'an earlier run'}.)\n\n${body.trimEnd()}\n\n`;
+  });
+  // Sections no part of `npm run bench` writes (the soak's, `npm run soak`) are kept as they are, in their place by
+  // number (§5 the soak's, between the parts' §4 and §6).
+  const others = [...old].filter(([title]) => !freshTitles.has(title)).map(([, text]) => text);
+  const numberOf = (section: string) => Number(/^## (\d+)\. /.exec(section)?.[1] ?? Number.MAX_SAFE_INTEGER);
+  const sectionsInOrder = [...merged, ...others].sort((a, b) => numberOf(a) - numberOf(b));
+  return [head, ...sectionsInOrder]
+    .map((part) => part.trimEnd())
     .join('\n\n')
     .replace(/\n{3,}/g, '\n\n')
     .replace(/\s*$/, '\n');
