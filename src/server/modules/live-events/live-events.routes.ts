@@ -90,7 +90,12 @@ export function registerLiveEventsRoutes(
       // Proxies (nginx) must pass each event on at once.
       'x-accel-buffering': 'no',
     });
-    raw.write(`retry: 2000\n: stream for organization ${organizationId}\n\n`);
+    // The opening block names where the stream starts (`id:` without data: the browser keeps it as its last event
+    // id, and no event fires). A screen that has seen no event yet then still reconnects with Last-Event-ID after a
+    // dropped connection or a server's restart, and gets what was published while it was away (issue 46: after a
+    // kill -9, a change settled before the screen reconnected was lost to it). Checked in Chromium: the reconnect
+    // carries the id.
+    raw.write(`id: ${lastSent}\nretry: 2000\n: stream for organization ${organizationId}\n\n`);
     for (const event of await live.readSince([organizationId], lastSent)) write(event);
     replaying = false;
     for (const event of queued.splice(0)) write(event);

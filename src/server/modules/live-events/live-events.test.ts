@@ -170,6 +170,29 @@ describe('GET /api/events', () => {
     expect(Number(missed[0]!.id)).toBeGreaterThan(Number(one!.id));
   });
 
+  it('names where a stream starts, so a screen that saw no event resumes from there and misses nothing', async () => {
+    // The opening block: an id and no data (the browser keeps the id as its last event id).
+    const reader = (await open(owner.cookie)).body!.getReader();
+    let opening = '';
+    while (!opening.includes('\n\n')) {
+      const chunk = await reader.read();
+      if (chunk.done) break;
+      opening += new TextDecoder().decode(chunk.value);
+    }
+    await reader.cancel();
+    const startsAfter = /^id: (\d+)$/m.exec(opening)?.[1];
+    expect(startsAfter, opening).toMatch(/^\d+$/);
+    expect(opening).not.toMatch(/^data:/m);
+    // The connection drops (a server killed and started again) and Xero reports a change before the browser is
+    // back: its reconnect carries the opening id, and the change reaches it.
+    const paid = await payInXero(7);
+    const resumed = await open(owner.cookie, '', { 'last-event-id': startsAfter! });
+    const missed = await readEvents(resumed, (e) => e.length >= 1, 3000);
+    expect(missed).toMatchObject([
+      { event: 'invoices', data: { invoices: [{ invoiceId: paid.invoiceId }] } },
+    ]);
+  });
+
   // Two instances share one PostgreSQL: the change applied by one reaches a stream open on the other (NOTIFY).
   it.skipIf(!process.env.TEST_DATABASE_URL)('fans out across instances on PostgreSQL', async () => {
     const second = await createXeroTestApp({
