@@ -244,7 +244,7 @@ describe('the server process', () => {
       expect(code).not.toBe(0);
       const lines = stdout.trim().split('\n');
       expect(lines.at(-1)).toMatch(
-        /^0 passed, 1 failed, 0 skipped · typecheck FAILED; not run: vitest, e2e \(\d+ s\)$/,
+        /^0 passed, 1 failed, 0 skipped · typecheck FAILED; not run: vitest, e2e \((?:\d+ min \d+|\d+) s\)$/,
       );
     },
   );

@@ -138,5 +138,6 @@ describe('secrets never leak', () => {
     const content = await call('GET', file?.url ?? '');
     expect(content.statusCode).toBe(200);
     expect(content.headers['cache-control']).toBe('no-store');
-  });
+    // Every private route through the whole app: past 30 s on CI's busiest lane (issue 46, load 17).
+  }, 120_000);
 });
